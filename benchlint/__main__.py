@@ -1,0 +1,5 @@
+"""`python -m benchlint`."""
+
+from benchlint.cli import main
+
+main()

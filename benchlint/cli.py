@@ -1,0 +1,162 @@
+"""The command line: `benchlint [PATHS]`, `benchlint rules`, `benchlint rule ID`.
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings, 2 usage, configuration or internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+import click
+
+from benchlint import __version__
+from benchlint.config import Config, ConfigError, find_config, find_root, load_config
+from benchlint.engine import lint, select_rules
+from benchlint.finding import Severity
+from benchlint.registry import all_rules, expand_selectors, get_rule
+from benchlint.report import FORMATS
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _DefaultToLint(click.Group):
+    """`benchlint PATHS...` means `benchlint lint PATHS...`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "--version")):
+            args = ["lint", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_DefaultToLint, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="benchlint")
+def main() -> None:
+    """Static analysis for LLM-inference benchmark launchers, recipes and master configs."""
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [part for value in values for part in value.split(",") if part.strip()]
+
+
+def _fail(message: str) -> None:
+    click.echo(f"benchlint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def _load(config_file: Path | None, no_config: bool, start: Path) -> Config:
+    if no_config:
+        return Config()
+    path = config_file or find_config(start)
+    if path is None:
+        return Config()
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        _fail(str(exc))
+        raise AssertionError from exc  # unreachable: _fail exits
+
+
+@main.command("lint")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(FORMATS)),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report here.")
+@click.option("--select", multiple=True, help="Only these rules (IDs or prefixes, comma-separated).")
+@click.option("--ignore", multiple=True, help="Skip these rules (IDs or prefixes).")
+@click.option(
+    "--fail-on",
+    type=click.Choice([s.value for s in Severity]),
+    help="Lowest severity that makes the exit code 1 [default: warning].",
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path), help="Configuration file.")
+@click.option("--no-config", is_flag=True, help="Ignore configuration files.")
+@click.option(
+    "--root",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Repository root [default: the configuration's folder, else the git root].",
+)
+@click.option("--show-unused-suppressions", is_flag=True, help="List inline suppressions not used.")
+def lint_command(
+    paths: tuple[Path, ...],
+    output_format: str,
+    output: Path | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fail_on: str | None,
+    exit_zero: bool,
+    config_file: Path | None,
+    no_config: bool,
+    root: Path | None,
+    show_unused_suppressions: bool,
+) -> None:
+    """Lint PATHS (default: the current directory), reading the whole repository for context."""
+    named = list(paths) or [Path(".")]
+    for path in named:
+        if not path.exists() and not path.is_symlink():
+            _fail(f"{path}: no such file or directory")
+    if config_file is not None and not config_file.is_file():
+        _fail(f"{config_file}: configuration file not found")
+    config = _load(config_file, no_config, named[0].resolve())
+    if root is None:
+        root = find_root(named[0].resolve(), config.path)
+    root = root.resolve()
+    for path in named:
+        if not path.resolve().is_relative_to(root):
+            _fail(f"{path}: is outside the repository root {root}")
+    try:
+        chosen = expand_selectors(_split(select) or config.select or ["ALL"])
+        dropped = expand_selectors(_split(ignore) + config.ignore)
+        expand_selectors(r for rules in config.per_file_ignores.values() for r in rules)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    rules = select_rules(config, chosen, dropped)
+    result = lint(root, config, rules, named)
+    report = FORMATS[output_format](result)
+    if output is not None:
+        try:
+            output.write_text(report, encoding="utf-8")
+        except OSError as exc:
+            _fail(f"{output}: cannot be written: {exc.strerror}")
+    else:
+        click.echo(report, nl=False)
+    if show_unused_suppressions:
+        for suppression in result.unused_suppressions:
+            click.echo(
+                f"{suppression.path}:{suppression.line}: unused suppression "
+                f"{','.join(suppression.rules)}",
+                err=True,
+            )
+    if result.errors:
+        for error in result.errors:
+            click.echo(f"benchlint: internal error in {error.rule}: {error.message}", err=True)
+        sys.exit(EXIT_ERROR)
+    threshold = Severity(fail_on) if fail_on else config.fail_on
+    failing = [f for f in result.findings if result.severity(f).rank >= threshold.rank]
+    sys.exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+@main.command("rules")
+def rules_command() -> None:
+    """List every rule: ID, name, default severity and what it flags."""
+    for rule in all_rules():
+        click.echo(f"{rule.id}  {rule.name:<28} {rule.severity.value:<8} {rule.summary}")
+
+
+@main.command("rule")
+@click.argument("rule_id")
+def rule_command(rule_id: str) -> None:
+    """Print the documentation of one rule."""
+    rule = get_rule(rule_id)
+    if rule is None:
+        _fail(f"unknown rule {rule_id!r}; `benchlint rules` lists them")
+        return
+    click.echo(f"# {rule.id} {rule.name} ({rule.severity.value})\n")
+    click.echo(rule.doc)

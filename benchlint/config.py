@@ -1,0 +1,171 @@
+"""`[tool.benchlint]` in pyproject.toml, or `.benchlint.toml`: discovery and validation.
+
+The directory holding the configuration is the repository root; without one, the nearest
+directory with `.git`; without that, the current directory.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchlint.finding import Severity
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """A configuration problem, reported as one line and exit code 2."""
+
+
+@dataclass
+class Layout:
+    """Where an InferenceX-style repository keeps each kind of file (globs are root-relative)."""
+
+    launchers: list[str] = field(default_factory=lambda: ["runners/launch_*.sh"])
+    # The workflow templates the master configs drive (ad-hoc dispatch workflows are not routes).
+    workflows: list[str] = field(
+        default_factory=lambda: [".github/workflows/*-tmpl.yml", ".github/workflows/*-tmpl.yaml"]
+    )
+    master_configs: list[str] = field(default_factory=lambda: ["configs/*-master.yaml"])
+    runners_file: str = "configs/runners.yaml"
+    recipe_roots: list[str] = field(
+        default_factory=lambda: [
+            "benchmarks/multi_node/srt-slurm-recipes",
+            "benchmarks/multi_node/llm-d-recipes",
+        ]
+    )
+    benchmark_lib: str = "benchmarks/benchmark_lib.sh"
+
+
+@dataclass
+class Config:
+    path: Path | None = None
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    fail_on: Severity = Severity.WARNING
+    exclude: list[str] = field(default_factory=list)
+    # Variables the caller's environment always holds, beyond the built-in list.
+    known_env: list[str] = field(default_factory=list)
+    dynamo_version: str | None = None
+    layout: Layout = field(default_factory=Layout)
+
+
+_LIST_KEYS = {"select", "ignore", "exclude", "known-env"}
+_LAYOUT_KEYS = {
+    "launchers": list,
+    "workflows": list,
+    "master-configs": list,
+    "runners-file": str,
+    "recipe-roots": list,
+    "benchmark-lib": str,
+}
+
+
+def find_config(start: Path) -> Path | None:
+    directory = start if start.is_dir() else start.parent
+    for candidate in (directory, *directory.parents):
+        dotfile = candidate / ".benchlint.toml"
+        if dotfile.is_file():
+            return dotfile
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and _has_tool_table(pyproject):
+            return pyproject
+    return None
+
+
+def find_root(start: Path, config_path: Path | None) -> Path:
+    if config_path is not None:
+        return config_path.parent.resolve()
+    directory = (start if start.is_dir() else start.parent).resolve()
+    for candidate in (directory, *directory.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return Path.cwd().resolve()
+
+
+def _has_tool_table(path: Path) -> bool:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return "benchlint" in data.get("tool", {})
+
+
+def load_config(path: Path) -> Config:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: is not UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("benchlint", {})
+    elif "tool" in data and "benchlint" in data["tool"]:
+        data = data["tool"]["benchlint"]
+    return parse_config(data, path)
+
+
+def parse_config(data: dict[str, Any], path: Path | None) -> Config:
+    config = Config(path=path)
+    where = str(path) if path else "configuration"
+    for key, value in data.items():
+        if key in _LIST_KEYS:
+            setattr(config, key.replace("-", "_"), _string_list(value, key, where))
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: per-file-ignores must be a table of glob = [rule IDs]")
+            config.per_file_ignores = {
+                str(glob): _string_list(rules, f"per-file-ignores.{glob}", where)
+                for glob, rules in value.items()
+            }
+        elif key == "fail-on":
+            config.fail_on = parse_severity(value, where)
+        elif key == "dynamo-version":
+            if not isinstance(value, str):
+                raise ConfigError(f"{where}: dynamo-version must be a string")
+            config.dynamo_version = value
+        elif key == "layout":
+            config.layout = _layout(value, where)
+        else:
+            raise ConfigError(f"{where}: unknown key {key!r}")
+    return config
+
+
+def parse_severity(value: Any, where: str) -> Severity:
+    try:
+        return Severity(value)
+    except ValueError:
+        raise ConfigError(f"{where}: fail-on must be error, warning or note, not {value!r}") from None
+
+
+def _layout(value: Any, where: str) -> Layout:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: layout must be a table")
+    layout = Layout()
+    for key, item in value.items():
+        expected = _LAYOUT_KEYS.get(key)
+        if expected is None:
+            raise ConfigError(f"{where}: unknown key 'layout.{key}'")
+        if expected is list:
+            item = _string_list(item, f"layout.{key}", where)
+        elif not isinstance(item, str):
+            raise ConfigError(f"{where}: layout.{key} must be a string")
+        setattr(layout, key.replace("-", "_"), item)
+    return layout
+
+
+def _string_list(value: Any, key: str, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: {key} must be a list of strings")
+    return list(value)

@@ -1,0 +1,222 @@
+"""Where a script's variables get their values: its own lines, the files it sources, its callers.
+
+A *route* is one way a script is started, with the environment it inherits:
+- a launcher (`runners/launch_*.sh`) is started by each workflow step that runs launchers, with
+  that step's `env:` and the master configs' `additional-settings`;
+- any script is started by every script that runs it (`bash x.sh`, exported variables pass) or
+  sources it (every variable passes), through that caller's own routes.
+A route is *complete* when benchlint sees everything that can set a variable on it; a caller that
+runs `eval` or sources a file that cannot be resolved makes the route incomplete.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from benchlint.calls import CallGraph
+from benchlint.finding import Location
+from benchlint.shell.model import Script
+from benchlint.workflow import launcher_steps
+from benchlint.workspace import Workspace
+
+# Set by the operating system, the shell, GitHub Actions or Slurm before any of our scripts run.
+BUILTIN_ENV = frozenset(
+    {
+        "HOME",
+        "PATH",
+        "USER",
+        "LOGNAME",
+        "PWD",
+        "OLDPWD",
+        "SHELL",
+        "HOSTNAME",
+        "TERM",
+        "LANG",
+        "TMPDIR",
+        "UID",
+        "EUID",
+        "PPID",
+        "RANDOM",
+        "SECONDS",
+        "LINENO",
+        "IFS",
+        "CI",
+        "CUDA_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES",
+        "HIP_VISIBLE_DEVICES",
+        "LD_LIBRARY_PATH",
+        "PYTHONPATH",
+    }
+)
+BUILTIN_PREFIXES = ("GITHUB_", "RUNNER_", "SLURM_", "SLURMD_", "PMIX_", "OMPI_", "PMI_", "BASH", "LC_")
+VALIDATORS = frozenset({"check_env_vars"})
+
+
+@dataclass(frozen=True)
+class Provenance:
+    description: str
+    location: Location | None = None
+
+
+@dataclass
+class Route:
+    name: str
+    env: dict[str, Provenance]
+    complete: bool
+    location: Location | None = None
+
+
+@dataclass
+class ScriptState:
+    """What a script has set, exported and validated before some point."""
+
+    assigned: dict[str, Provenance] = field(default_factory=dict)
+    exported: dict[str, Provenance] = field(default_factory=dict)
+    validated: set[str] = field(default_factory=set)
+    unknown: str | None = None  # why anything might be set: "eval", "sources $X"
+
+    def merge(self, other: ScriptState) -> None:
+        self.assigned.update(other.assigned)
+        self.exported.update(other.exported)
+        self.validated |= other.validated
+        self.unknown = self.unknown or other.unknown
+
+
+def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
+    return name in BUILTIN_ENV or name.startswith(BUILTIN_PREFIXES) or name in extra
+
+
+class Environment:
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.calls = CallGraph(ws)
+        self.steps = launcher_steps(ws)
+        self.settings = self._additional_settings()
+        self._routes: dict[str, list[Route]] = {}
+        self._file_states: dict[str, ScriptState] = {}
+        self._visiting: set[str] = set()
+
+    # -- a script's own lines ---------------------------------------------------------------------
+    def state_before(self, script: Script, before: int) -> ScriptState:
+        """What `script` (a file's top-level script) has done before byte offset `before`."""
+        state = ScriptState()
+        source_calls = {
+            id(c.command): c for c in self.calls.calls_in(script) if c.kind == "source"
+        }
+        for command in script.commands:
+            if command.node.start_byte >= before:
+                break
+            for assignment in command.assignments:
+                where = Provenance(
+                    f"{assignment.kind} at {script.path}:{assignment.span.line}",
+                    Location(script.path, assignment.span),
+                )
+                if assignment.value is not None or assignment.kind in ("read", "for", "default"):
+                    state.assigned[assignment.name] = where
+                if assignment.exported:
+                    state.exported[assignment.name] = state.assigned.get(assignment.name, where)
+            base = command.base
+            if base in VALIDATORS:
+                state.validated.update(w.value for w in command.args if w.static)
+            elif base == "eval":
+                state.unknown = state.unknown or "eval"
+            call = source_calls.get(id(command))
+            if call is not None:
+                if not call.targets:
+                    state.unknown = state.unknown or f"sources {call.word.text}"
+                for target in call.targets:
+                    state.merge(self.file_state(target))
+        for expansion in script.expansions:
+            if expansion.node.start_byte < before and expansion.validates:
+                state.validated.add(expansion.name)
+        return state
+
+    def file_state(self, path: str) -> ScriptState:
+        """Everything a sourced file sets (all of it: the caller sees it once `source` returns)."""
+        if path in self._file_states:
+            return self._file_states[path]
+        self._file_states[path] = ScriptState()  # a cycle of sources ends here
+        script = self.ws.shell(path)
+        state = ScriptState() if script is None else self.state_before(script, len(script.src) + 1)
+        self._file_states[path] = state
+        return state
+
+    # -- callers ----------------------------------------------------------------------------------
+    def routes(self, path: str) -> list[Route]:
+        if path in self._routes:
+            return self._routes[path]
+        if path in self._visiting:
+            return []
+        self._visiting.add(path)
+        try:
+            routes = self._launcher_routes(path) + self._caller_routes(path)
+        finally:
+            self._visiting.discard(path)
+        self._routes[path] = routes
+        return routes
+
+    def _launcher_routes(self, path: str) -> list[Route]:
+        if path not in self.ws.glob(self.ws.config.layout.launchers):
+            return []
+        routes = []
+        for step in self.steps:
+            env = {
+                name: Provenance(f"env of {step.name}", location)
+                for name, location in step.env.items()
+            }
+            for name, provenance in self.settings.items():
+                env.setdefault(name, provenance)
+            routes.append(Route(step.name, env, True, step.location))
+        return routes
+
+    def _caller_routes(self, path: str) -> list[Route]:
+        routes: list[Route] = []
+        for call in self.calls.callers.get(path, []):
+            top, command_node = call.caller, call.command.node
+            while top.parent is not None:  # a call inside `bash -c "..."`: the outer command's state
+                command_node = top.parent.node
+                top = top.parent.script
+            state = self.state_before(top, command_node.start_byte)
+            passed = dict(state.assigned if call.kind == "source" else state.exported)
+            for assignment in call.command.assignments:
+                passed[assignment.name] = Provenance(
+                    f"set on the command at {top.path}:{assignment.span.line}",
+                    Location(top.path, assignment.span),
+                )
+            span = call.command.first_line_span
+            name = f"{top.path}:{span.line}"
+            location = Location(top.path, span)
+            complete = state.unknown is None
+            upstream = self.routes(top.path)
+            if not upstream:
+                routes.append(Route(name, passed, False, location))
+            for route in upstream:
+                env = {**route.env, **passed}
+                routes.append(Route(f"{route.name} -> {name}", env, complete and route.complete, location))
+        return routes
+
+    def _additional_settings(self) -> dict[str, Provenance]:
+        """KEY=VALUE pairs from every master config's additional-settings (any entry)."""
+        settings: dict[str, Provenance] = {}
+        for path in self.ws.glob(self.ws.config.layout.master_configs):
+            document = self.ws.yaml(path)
+            if document is None:
+                continue
+            for node in document.walk():
+                if not node.is_map:
+                    continue
+                items = node.get("additional-settings")
+                if items is None or not items.is_seq:
+                    continue
+                for item in items.items:
+                    if item.is_scalar and "=" in item.value:
+                        name = item.value.split("=", 1)[0].strip()
+                        settings.setdefault(
+                            name,
+                            Provenance(
+                                f"additional-settings in {posixpath.basename(path)}",
+                                Location(path, item.span),
+                            ),
+                        )
+        return settings

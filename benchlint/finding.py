@@ -1,0 +1,51 @@
+"""What a rule reports: a finding at a location, with related locations."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "note": 1}[self.value]
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """1-based line and column; the end column is exclusive, as in SARIF."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Location:
+    path: str  # repository-relative, with forward slashes
+    span: Span
+    label: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.span.line}:{self.span.column}"
+
+
+@dataclass
+class Finding:
+    rule: str
+    message: str
+    location: Location
+    related: tuple[Location, ...] = ()
+    # What the finding is about, independent of where the file's lines moved (for fingerprints).
+    subject: str = ""
+    severity: Severity | None = None  # None: the rule's default
+    fingerprint: str = field(default="", compare=False)
+
+    def locations(self) -> tuple[Location, ...]:
+        return (self.location, *self.related)

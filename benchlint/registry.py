@@ -1,0 +1,94 @@
+"""Rule metadata and lookup. A rule is a function in `checks/`, registered with `@rule`.
+
+The module docstring of a rule is its documentation: `benchlint rule ID` prints it and SARIF
+carries it as `help.markdown`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from benchlint.finding import Finding, Severity
+
+if TYPE_CHECKING:
+    from benchlint.engine import Context
+
+Check = Callable[["Context"], Iterable[Finding]]
+_RULES: dict[str, Rule] = {}
+_ID = re.compile(r"^BL\d{3}$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    severity: Severity
+    check: Check
+    doc: str
+    tags: tuple[str, ...]
+    precision: str  # SARIF precision: very-high | high | medium | low
+
+    @property
+    def summary(self) -> str:
+        """The first line of the documentation: what the rule flags, in one sentence."""
+        for line in self.doc.splitlines():
+            line = line.strip().lstrip("#").strip()
+            if line:
+                return line
+        return self.name
+
+
+def rule(
+    id: str,
+    name: str,
+    severity: Severity,
+    tags: tuple[str, ...] = (),
+    precision: str = "high",
+) -> Callable[[Check], Check]:
+    if not _ID.match(id):
+        raise ValueError(f"rule id {id!r} is not of the form BLnnn")
+
+    def register(check: Check) -> Check:
+        module = sys.modules[check.__module__]
+        doc = (module.__doc__ or "").strip()
+        _RULES[id] = Rule(id, name, severity, check, doc, tags, precision)
+        return check
+
+    return register
+
+
+def all_rules() -> list[Rule]:
+    import checks
+
+    for info in pkgutil.iter_modules(checks.__path__):
+        importlib.import_module(f"checks.{info.name}")
+    return [_RULES[key] for key in sorted(_RULES)]
+
+
+def get_rule(rule_id: str) -> Rule | None:
+    rules = {r.id: r for r in all_rules()}
+    return rules.get(rule_id.upper())
+
+
+def expand_selectors(selectors: Iterable[str]) -> set[str]:
+    """Rule IDs matching each selector: a full ID (`BL102`), a prefix (`BL1`), or `ALL`.
+
+    Raises ValueError naming a selector that matches no rule.
+    """
+    ids = [r.id for r in all_rules()]
+    chosen: set[str] = set()
+    for selector in selectors:
+        key = selector.strip().upper()
+        if not key:
+            continue
+        matched = ids if key == "ALL" else [i for i in ids if i.startswith(key)]
+        if not matched:
+            raise ValueError(f"unknown rule or prefix {selector!r}")
+        chosen.update(matched)
+    return chosen

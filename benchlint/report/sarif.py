@@ -1,0 +1,165 @@
+"""SARIF 2.1.0 for GitHub code scanning and SARIF viewers, built with the sarif-om object model.
+
+Every selected rule is in `rules[]` with its documentation; results carry a repository-relative
+URI under `%SRCROOT%`, a full region, related locations and `partialFingerprints`. Files that could
+not be read or parsed are `toolExecutionNotifications` of the invocation.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from urllib.parse import quote
+
+import attr
+import sarif_om as om
+
+from benchlint import HOMEPAGE, __version__
+from benchlint.engine import Result
+from benchlint.finding import Location, Severity
+from benchlint.registry import Rule
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+_PROBLEM_SEVERITY = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.NOTE: "recommendation",
+}
+# Emitted even when equal to the SARIF default: code scanning wants full regions and levels.
+_ALWAYS = frozenset({"startLine", "startColumn", "endLine", "endColumn", "level", "ruleIndex"})
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _help_uri(rule: Rule) -> str:
+    return f"{HOMEPAGE}/blob/main/docs/rules.md#{rule.id.lower()}-{rule.name}"
+
+
+def _descriptor(rule: Rule) -> om.ReportingDescriptor:
+    body = rule.doc.split("\n", 1)[1].strip() if "\n" in rule.doc else rule.doc
+    return om.ReportingDescriptor(
+        id=rule.id,
+        name=rule.name,
+        short_description=om.MultiformatMessageString(text=_sentence(rule.summary)),
+        full_description=om.MultiformatMessageString(text=_sentence(body.split("\n\n")[0])),
+        help=om.MultiformatMessageString(text=rule.doc, markdown=rule.doc),
+        help_uri=_help_uri(rule),
+        default_configuration=om.ReportingConfiguration(level=_LEVEL[rule.severity]),
+        properties={
+            "tags": list(rule.tags),
+            "precision": rule.precision,
+            "problem.severity": _PROBLEM_SEVERITY[rule.severity],
+        },
+    )
+
+
+def _physical(location: Location) -> om.PhysicalLocation:
+    span = location.span
+    return om.PhysicalLocation(
+        artifact_location=om.ArtifactLocation(uri=_uri(location.path), uri_base_id=SRCROOT),
+        region=om.Region(
+            start_line=span.line,
+            start_column=span.column,
+            end_line=span.end_line,
+            end_column=max(span.end_column, span.column + 1 if span.end_line == span.line else 1),
+        ),
+    )
+
+
+def _uri(path: str) -> str:
+    return quote(path, safe="/-_.~")
+
+
+def render(result: Result) -> str:
+    rules = result.rules
+    index = {rule.id: i for i, rule in enumerate(rules)}
+    results = []
+    for finding in result.findings:
+        related = [
+            om.Location(
+                id=i,
+                physical_location=_physical(loc),
+                message=om.Message(text=_sentence(loc.label or "Related location")),
+            )
+            for i, loc in enumerate(finding.related, start=1)
+        ]
+        results.append(
+            om.Result(
+                rule_id=finding.rule,
+                rule_index=index.get(finding.rule, -1),
+                level=_LEVEL[result.severity(finding)],
+                message=om.Message(text=_sentence(finding.message)),
+                locations=[om.Location(physical_location=_physical(finding.location))],
+                related_locations=related or None,
+                partial_fingerprints={"benchlintFingerprint/v1": finding.fingerprint},
+            )
+        )
+    notifications = [
+        om.Notification(
+            level="error",
+            message=om.Message(text=_sentence(f"{failure.path} {failure.message}")),
+            locations=[
+                om.Location(physical_location=_physical(Location(failure.path, failure.span)))
+            ],
+            descriptor=om.ReportingDescriptorReference(id="BL001"),
+        )
+        for failure in result.failures
+    ]
+    notifications += [
+        om.Notification(
+            level="error",
+            message=om.Message(text=_sentence(f"internal error in {e.rule}: {e.message}")),
+        )
+        for e in result.errors
+    ]
+    run = om.Run(
+        tool=om.Tool(
+            driver=om.ToolComponent(
+                name="benchlint",
+                version=__version__,
+                semantic_version=__version__,
+                information_uri=HOMEPAGE,
+                rules=[_descriptor(rule) for rule in rules],
+            )
+        ),
+        original_uri_base_ids={
+            SRCROOT: om.ArtifactLocation(uri=result.root.as_uri().rstrip("/") + "/")
+        },
+        results=results,
+        invocations=[
+            om.Invocation(
+                execution_successful=not result.errors,
+                tool_execution_notifications=notifications or None,
+            )
+        ],
+        column_kind="utf16CodeUnits",
+    )
+    log = om.SarifLog(version="2.1.0", schema_uri=SCHEMA, runs=[run])
+    return json.dumps(_to_json(log), indent=2) + "\n"
+
+
+def _to_json(value: Any) -> Any:
+    """sarif-om objects to plain JSON, by each field's SARIF property name; None is left out."""
+    if attr.has(type(value)):
+        data = {}
+        for field in attr.fields(type(value)):
+            item = getattr(value, field.name)
+            name = field.metadata.get("schema_property_name", field.name)
+            default = field.default
+            if isinstance(default, attr.Factory):  # type: ignore[arg-type]
+                default = default.factory()
+            if item is None or (item == default and name not in _ALWAYS):
+                continue
+            data[name] = _to_json(item)
+        return data
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,692 @@
+"""The shell model: a script's commands, assignments, expansions and nested scripts.
+
+Built once per file from the tree-sitter-bash tree. Every rule that reads shell asks this model;
+none walks the tree for itself. A nested script (`bash -c "..."`, `ssh host '...'`, a heredoc fed
+to a shell) is a `Script` of its own, with `parent` set and every position mapped to the outer file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser
+
+from benchlint.finding import Span
+from benchlint.shell.words import heredoc_body, unquote
+from benchlint.source import SourceText, char_offsets
+
+_PARSER = Parser(Language(tree_sitter_bash.language()))
+
+SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
+# Commands that run another command given in their arguments.
+WRAPPERS = frozenset(
+    {
+        "srun",
+        "ssh",
+        "docker",
+        "enroot",
+        "timeout",
+        "env",
+        "nohup",
+        "sudo",
+        "exec",
+        "setsid",
+        "stdbuf",
+        "nice",
+        "numactl",
+        "time",
+        "xargs",
+        "salloc",
+        "command",
+        "taskset",
+    }
+)
+# ssh options that take a separate value.
+_SSH_VALUE_OPTIONS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
+_DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+
+
+@dataclass(eq=False)
+class Word:
+    script: Script
+    node: Node
+    value: str  # the word after quote removal; expansions kept verbatim
+    offsets: list[int]  # file char offset of each char of value
+    static: bool  # no expansion inside
+
+    @property
+    def text(self) -> str:
+        return self.script.text_of(self.node)
+
+    @property
+    def span(self) -> Span:
+        return self.script.span(self.node)
+
+    def variable(self) -> str | None:
+        """X when the whole word is `$X`, `${X}`, `"$X"` or `"${X}"`."""
+        node = self.node
+        if node.type == "string" and node.named_child_count == 1:
+            node = node.named_children[0]
+        if node.type not in ("simple_expansion", "expansion"):
+            return None
+        text = self.script.text_of(node)
+        name = text[2:-1] if text.startswith("${") else text[1:]
+        return name if name.isidentifier() else None
+
+
+@dataclass(eq=False)
+class Assignment:
+    name: str
+    value: Word | None
+    node: Node
+    command: Command
+    # assign | export | declare | local | readonly | prefix | read | for | default
+    kind: str
+    exported: bool
+
+    @property
+    def span(self) -> Span:
+        return self.command.script.span(self.node)
+
+
+@dataclass(eq=False)
+class Expansion:
+    """A parameter expansion: `$X`, `${X}`, `${X:-d}`, `${X:?msg}`, `${X:=d}`."""
+
+    name: str
+    operator: str  # "" for a plain read
+    node: Node
+    script: Script
+
+    @property
+    def validates(self) -> bool:
+        return self.operator in (":?", "?")
+
+    @property
+    def defaults(self) -> bool:
+        return self.operator in (":-", "-", ":=", "=")
+
+    @property
+    def assigns(self) -> bool:
+        return self.operator in (":=", "=")
+
+
+@dataclass(eq=False)
+class Heredoc:
+    node: Node  # the heredoc_redirect
+    body: Node | None
+    quoted: bool
+
+
+@dataclass(eq=False)
+class Command:
+    """A simple command, a declaration (`export X=1`), or a bare assignment (`X=1`, no words)."""
+
+    script: Script
+    node: Node
+    words: list[Word]
+    assignments: list[Assignment] = field(default_factory=list)
+    tested: bool = False  # its status is consumed: if/while/until condition, `&&`/`||`, `!`
+    or_guarded: bool = False  # failure runs the right side of a `||`
+    errexit: bool = False  # `set -e` in effect in this shell here
+    function: str | None = None
+    subshell: bool = False
+    background: bool = False
+    heredocs: list[Heredoc] = field(default_factory=list)
+
+    @property
+    def name(self) -> str | None:
+        if self.words and self.words[0].static:
+            return self.words[0].value
+        return None
+
+    @property
+    def base(self) -> str | None:
+        """The command name without its directory (`/usr/bin/flock` -> `flock`)."""
+        name = self.name
+        return posixpath.basename(name) if name else None
+
+    @property
+    def args(self) -> list[Word]:
+        return self.words[1:]
+
+    @property
+    def span(self) -> Span:
+        return self.script.span(self.node)
+
+    @property
+    def first_line_span(self) -> Span:
+        """The command up to the end of its first line: where a reader looks for it."""
+        span = self.span
+        if span.end_line == span.line:
+            return span
+        line_text = self.script.file.line_text(span.line)
+        return Span(span.line, span.column, span.line, len(line_text.rstrip()) + 1)
+
+    def statement(self) -> Node:
+        """The list item this command belongs to (climbing pipelines, `&&` lists, redirections)."""
+        node = self.node
+        while node.parent is not None and node.parent.type in (
+            "redirected_statement",
+            "pipeline",
+            "list",
+            "negated_command",
+        ):
+            node = node.parent
+        return node
+
+    def next_statement_reads_status(self) -> bool:
+        """The next statement reads `$?`: the author checks this command's status by hand."""
+        nxt = self.statement().next_named_sibling
+        while nxt is not None and nxt.type == "comment":
+            nxt = nxt.next_named_sibling
+        return nxt is not None and "$?" in self.script.text_of(nxt)
+
+
+class Script:
+    """One shell program: a file, or a string/heredoc run by a new shell inside one."""
+
+    def __init__(
+        self,
+        file: SourceText,
+        src: bytes,
+        char_of: Callable[[int], int],
+        parent: Command | None = None,
+        errexit_at_start: bool = False,
+    ) -> None:
+        self.file = file
+        self.path = file.path
+        self.src = src
+        self.char_of = char_of
+        self.parent = parent
+        self.errexit_at_start = errexit_at_start
+        self.tree = _PARSER.parse(src)
+        self.root = self.tree.root_node
+        self.commands: list[Command] = []
+        self.assignments: list[Assignment] = []
+        self.expansions: list[Expansion] = []
+        self.nested: list[Script] = []
+        self.functions: dict[str, Node] = {}
+        _Builder(self).build()
+
+    @property
+    def has_error(self) -> bool:
+        return self.root.has_error
+
+    def text_of(self, node: Node) -> str:
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", errors="surrogateescape")
+
+    def span(self, node: Node) -> Span:
+        start = self.char_of(node.start_byte)
+        end = self.char_of(node.end_byte - 1) + 1 if node.end_byte > node.start_byte else start
+        return self.file.span(start, end)
+
+    def walk(self) -> Iterator[Script]:
+        """This script and every script nested in it, depth first."""
+        yield self
+        for inner in self.nested:
+            yield from inner.walk()
+
+    def all_commands(self) -> Iterator[Command]:
+        for script in self.walk():
+            yield from script.commands
+
+
+def parse_file(file: SourceText) -> Script:
+    table = char_offsets(file.text)
+    char_of: Callable[[int], int] = (lambda b: b) if table is None else table.__getitem__
+    first = file.line_text(1)
+    errexit = first.startswith("#!") and errexit_change(first.split()[1:]) is True
+    return Script(file, file.data, char_of, errexit_at_start=errexit)
+
+
+def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> Script:
+    src = value.encode("utf-8", errors="surrogateescape")
+    table = char_offsets(value)
+    last = len(value)
+
+    def char_of(byte: int) -> int:
+        index = byte if table is None else table[min(byte, len(table) - 1)]
+        if index >= last:
+            return offsets[-1] + 1 if offsets else 0
+        return offsets[index]
+
+    return Script(parent.script.file, src, char_of, parent=parent, errexit_at_start=errexit)
+
+
+def errexit_change(args: list[str]) -> bool | None:
+    """The errexit state after `set ARGS`, or None when `set` leaves it alone."""
+    result: bool | None = None
+    for i, arg in enumerate(args):
+        if arg.startswith("--") or len(arg) < 2 or arg[0] not in "-+":
+            continue
+        on = arg[0] == "-"
+        letters = arg[1:]
+        if "e" in letters:
+            result = on
+        if "o" in letters and i + 1 < len(args) and args[i + 1] == "errexit":
+            result = on
+    return result
+
+
+@dataclass(frozen=True)
+class _Context:
+    tested: bool = False
+    or_guarded: bool = False
+    function: str | None = None
+    subshell: bool = False
+
+
+class _Builder:
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.errexit = script.errexit_at_start
+        self.by_node: dict[int, Command] = {}
+
+    def build(self) -> None:
+        self.walk(self.script.root, _Context())
+
+    # -- words -------------------------------------------------------------------------------
+    def word(self, node: Node) -> Word:
+        value, offsets, static = unquote(node, self.script.src, self.script.char_of)
+        return Word(self.script, node, value, offsets, static)
+
+    # -- the walk ----------------------------------------------------------------------------
+    def walk(self, node: Node, ctx: _Context) -> None:
+        kind = node.type
+        handler = getattr(self, "on_" + kind, None)
+        if handler is not None:
+            handler(node, ctx)
+            return
+        if kind in ("expansion", "simple_expansion"):
+            self.expansion(node)
+        for child in node.named_children:
+            self.walk(child, ctx)
+
+    def walk_list(self, nodes: list[Node], ctx: _Context) -> None:
+        for child in nodes:
+            self.walk(child, ctx)
+
+    def on_list(self, node: Node, ctx: _Context) -> None:
+        children = node.children
+        operator = next((c.type for c in children if c.type in ("&&", "||")), None)
+        named = [c for c in children if c.is_named]
+        if operator is None or len(named) != 2:
+            self.walk_list(named, ctx)
+            return
+        left, right = named
+        self.walk(left, replace(ctx, tested=True, or_guarded=ctx.or_guarded or operator == "||"))
+        self.walk(right, ctx)
+
+    def on_pipeline(self, node: Node, ctx: _Context) -> None:
+        named = [c for c in node.named_children]
+        for child in named[:-1]:
+            self.walk(child, replace(ctx, tested=True))
+        if named:
+            self.walk(named[-1], ctx)
+
+    def on_negated_command(self, node: Node, ctx: _Context) -> None:
+        self.walk_list(node.named_children, replace(ctx, tested=True))
+
+    def on_if_statement(self, node: Node, ctx: _Context) -> None:
+        self._conditional(node, ctx)
+
+    def on_elif_clause(self, node: Node, ctx: _Context) -> None:
+        self._conditional(node, ctx)
+
+    def on_while_statement(self, node: Node, ctx: _Context) -> None:
+        self._conditional(node, ctx)
+
+    def on_until_statement(self, node: Node, ctx: _Context) -> None:
+        self._conditional(node, ctx)
+
+    def _conditional(self, node: Node, ctx: _Context) -> None:
+        condition_ids = {c.id for c in node.children_by_field_name("condition")}
+        for child in node.named_children:
+            if child.id in condition_ids:
+                self.walk(child, replace(ctx, tested=True))
+            else:
+                self.walk(child, ctx)
+
+    def on_subshell(self, node: Node, ctx: _Context) -> None:
+        saved = self.errexit
+        self.walk_list(node.named_children, replace(ctx, subshell=True))
+        self.errexit = saved
+
+    def on_command_substitution(self, node: Node, ctx: _Context) -> None:
+        saved = self.errexit
+        self.errexit = False  # bash does not inherit errexit into $(...) without inherit_errexit
+        self.walk_list(node.named_children, replace(ctx, subshell=True, tested=False))
+        self.errexit = saved
+
+    def on_process_substitution(self, node: Node, ctx: _Context) -> None:
+        self.on_command_substitution(node, ctx)
+
+    def on_function_definition(self, node: Node, ctx: _Context) -> None:
+        name_node = node.child_by_field_name("name")
+        name = self.script.text_of(name_node) if name_node is not None else "?"
+        self.script.functions[name] = node
+        saved = self.errexit
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.walk(body, replace(ctx, function=name, tested=False, or_guarded=False))
+        self.errexit = saved
+
+    def on_for_statement(self, node: Node, ctx: _Context) -> None:
+        variable = node.child_by_field_name("variable")
+        command = self.new_command(node, [], ctx)
+        if variable is not None:
+            self.assign(command, self.script.text_of(variable), None, variable, "for", False)
+        for child in node.named_children:
+            if variable is None or child.id != variable.id:
+                self.walk(child, ctx)
+
+    def on_redirected_statement(self, node: Node, ctx: _Context) -> None:
+        body = node.child_by_field_name("body")
+        for child in node.named_children:
+            if body is None or child.id != body.id:
+                self.walk(child, ctx)
+        if body is None:
+            return
+        self.walk(body, ctx)
+        heredocs = [c for c in node.named_children if c.type == "heredoc_redirect"]
+        command = self.by_node.get(body.id)
+        if command is None or not heredocs:
+            return
+        for redirect in heredocs:
+            start = next((c for c in redirect.named_children if c.type == "heredoc_start"), None)
+            body_node = next((c for c in redirect.named_children if c.type == "heredoc_body"), None)
+            quoted = start is not None and any(q in self.script.text_of(start) for q in "'\"\\")
+            command.heredocs.append(Heredoc(redirect, body_node, quoted))
+        self.heredoc_to_shell(command)
+
+    def on_variable_assignment(self, node: Node, ctx: _Context) -> None:
+        command = self.new_command(node, [], ctx)
+        self.assignment_node(command, node, "assign", False)
+
+    def on_variable_assignments(self, node: Node, ctx: _Context) -> None:
+        command = self.new_command(node, [], ctx)
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self.assignment_node(command, child, "assign", False)
+
+    def on_declaration_command(self, node: Node, ctx: _Context) -> None:
+        keyword = node.children[0]
+        words = [Word(self.script, keyword, keyword.type, [], True)]
+        command = self.new_command(node, words, ctx)
+        flags = [self.word(c) for c in node.named_children if c.type in ("word", "concatenation")]
+        words.extend(flags)
+        kind = keyword.type if keyword.type in _DECLARATIONS else "declare"
+        exported = kind == "export" or any(
+            f.value.startswith("-") and "x" in f.value for f in flags
+        )
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self.assignment_node(command, child, kind, exported)
+            elif child.type == "variable_name":
+                self.assign(command, self.script.text_of(child), None, child, kind, exported)
+
+    def on_unset_command(self, node: Node, ctx: _Context) -> None:
+        keyword = node.children[0]
+        words = [Word(self.script, keyword, keyword.type, [], True)]
+        words.extend(self.word(c) for c in node.named_children)
+        self.new_command(node, words, ctx)
+
+    def on_command(self, node: Node, ctx: _Context) -> None:
+        words: list[Word] = []
+        prefix: list[Node] = []
+        for child in node.named_children:
+            if child.type == "command_name":
+                words.append(self.word(child.named_children[0] if child.named_children else child))
+            elif child.type == "variable_assignment":
+                prefix.append(child)
+            elif words and not child.type.endswith("_redirect"):
+                words.append(self.word(child))
+        command = self.new_command(node, words, ctx)
+        command.background = _is_background(node)
+        for assignment in prefix:
+            self.assignment_node(command, assignment, "prefix", True)
+        # expansions and substitutions inside the words run in this shell (or a subshell)
+        for child in node.named_children:
+            if child.type != "variable_assignment":
+                self.walk_inside(child, ctx)
+        self.command_effects(command)
+
+    def walk_inside(self, node: Node, ctx: _Context) -> None:
+        """Expansions and command substitutions within a word or redirect."""
+        if node.type in ("expansion", "simple_expansion"):
+            self.expansion(node)
+        if node.type in ("command_substitution", "process_substitution"):
+            self.on_command_substitution(node, ctx)
+            return
+        for child in node.named_children:
+            self.walk_inside(child, ctx)
+
+    # -- facts -------------------------------------------------------------------------------
+    def new_command(self, node: Node, words: list[Word], ctx: _Context) -> Command:
+        command = Command(
+            self.script,
+            node,
+            words,
+            tested=ctx.tested,
+            or_guarded=ctx.or_guarded,
+            errexit=self.errexit,
+            function=ctx.function,
+            subshell=ctx.subshell,
+        )
+        self.script.commands.append(command)
+        self.by_node[node.id] = command
+        return command
+
+    def assignment_node(self, command: Command, node: Node, kind: str, exported: bool) -> None:
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        if name_node is None:
+            return
+        name = self.script.text_of(name_node)
+        if name_node.type == "subscript":
+            inner = name_node.child_by_field_name("name")
+            name = self.script.text_of(inner) if inner is not None else name
+        value = self.word(value_node) if value_node is not None else None
+        self.assign(command, name, value, node, kind, exported)
+        if value_node is not None:
+            self.walk_inside(value_node, _Context(function=command.function))
+
+    def assign(
+        self,
+        command: Command,
+        name: str,
+        value: Word | None,
+        node: Node,
+        kind: str,
+        exported: bool,
+    ) -> None:
+        assignment = Assignment(name, value, node, command, kind, exported)
+        command.assignments.append(assignment)
+        self.script.assignments.append(assignment)
+
+    def expansion(self, node: Node) -> None:
+        names = [c for c in node.named_children if c.type == "variable_name"]
+        if not names:
+            return
+        operator = ""
+        if node.type == "expansion":
+            op = node.child_by_field_name("operator")
+            if op is not None:
+                operator = self.script.text_of(op)
+        expansion = Expansion(self.script.text_of(names[0]), operator, node, self.script)
+        self.script.expansions.append(expansion)
+        if expansion.assigns and self.script.commands:
+            command = self.script.commands[-1]
+            self.assign(command, expansion.name, None, node, "default", False)
+
+    def command_effects(self, command: Command) -> None:
+        base = command.base
+        values = [w.value for w in command.args]
+        if base == "set":
+            change = errexit_change(values)
+            if change is not None:
+                self.errexit = change
+        elif base in ("read", "mapfile", "readarray", "getopts", "printf"):
+            self.read_targets(command, base, values)
+        self.shell_string(command)
+
+    def read_targets(self, command: Command, base: str, values: list[str]) -> None:
+        args = command.args
+        if base == "printf":
+            if "-v" in values:
+                i = values.index("-v")
+                if i + 1 < len(args):
+                    self.assign(command, values[i + 1], None, args[i + 1].node, "read", False)
+            return
+        names: list[Word] = []
+        skip = False
+        for word in args:
+            if skip:
+                skip = False
+                continue
+            if word.value.startswith("-"):
+                skip = word.value[-1:] in ("a", "d", "n", "N", "p", "t", "u", "C", "c", "s", "O")
+                if word.value in ("-r", "-s", "-e"):
+                    skip = False
+                continue
+            if word.static and word.value.isidentifier():
+                names.append(word)
+        if base == "getopts":
+            names = names[1:2]
+        elif base in ("mapfile", "readarray"):
+            names = names[-1:]
+        for word in names:
+            self.assign(command, word.value, None, word.node, "read", False)
+
+    # -- nested scripts ----------------------------------------------------------------------
+    def shell_string(self, command: Command) -> None:
+        """`bash -c STRING` (behind wrappers) and `ssh HOST 'command'` run a new shell."""
+        invocation = _shell_invocation(command)
+        if invocation is None:
+            return
+        words, errexit = invocation
+        if not words:
+            return
+        value = ""
+        offsets: list[int] = []
+        for i, word in enumerate(words):
+            if i:
+                value += " "
+                offsets.append(offsets[-1] + 1 if offsets else 0)
+            value += word.value
+            offsets.extend(word.offsets)
+        self.script.nested.append(_nested(command, value, offsets, errexit))
+
+    def heredoc_to_shell(self, command: Command) -> None:
+        if not _reads_script_from_stdin(command):
+            return
+        errexit = _stdin_shell_errexit(command)
+        for heredoc in command.heredocs:
+            if heredoc.body is None:
+                continue
+            value, offsets = heredoc_body(
+                heredoc.body, self.script.src, self.script.char_of, heredoc.quoted
+            )
+            self.script.nested.append(_nested(command, value, offsets, errexit))
+
+
+def _is_background(node: Node) -> bool:
+    target = node
+    while target.parent is not None and target.parent.type in ("redirected_statement",):
+        target = target.parent
+    sibling = target.next_sibling
+    return sibling is not None and sibling.type == "&"
+
+
+def _shell_index(words: list[Word]) -> int | None:
+    """Index of the shell word in a command that is a shell or runs one behind wrappers."""
+    if not words or not words[0].static:
+        return None
+    first = posixpath.basename(words[0].value)
+    if first in SHELLS:
+        return 0
+    if first not in WRAPPERS:
+        return None
+    for i, word in enumerate(words[1:], start=1):
+        if word.static and posixpath.basename(word.value) in SHELLS:
+            return i
+    return None
+
+
+def _shell_flags(words: list[Word]) -> tuple[bool, bool, int]:
+    """(-c given, errexit, index of the first operand) for the words after a shell's name."""
+    has_c = False
+    errexit = False
+    i = 0
+    while i < len(words):
+        value = words[i].value
+        if value.startswith("--") or not words[i].static:
+            if not words[i].static:
+                break
+            i += 1
+            continue
+        if len(value) > 1 and value[0] in "-+":
+            letters = value[1:]
+            if "c" in letters:
+                has_c = True
+            if "e" in letters and value[0] == "-":
+                errexit = True
+            if "o" in letters:
+                if i + 1 < len(words) and words[i + 1].value == "errexit":
+                    errexit = value[0] == "-"
+                i += 1
+            i += 1
+            continue
+        break
+    return has_c, errexit, i
+
+
+def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
+    words = command.words
+    index = _shell_index(words)
+    if index is not None:
+        rest = words[index + 1 :]
+        has_c, errexit, operand = _shell_flags(rest)
+        if has_c and operand < len(rest):
+            return [rest[operand]], errexit
+        return None
+    if command.base == "ssh":
+        remote = _ssh_remote_command(words)
+        if remote:
+            return remote, False
+    return None
+
+
+def _ssh_remote_command(words: list[Word]) -> list[Word]:
+    i = 1
+    while i < len(words):
+        value = words[i].value
+        if value.startswith("-") and len(value) > 1:
+            if value[-1] in _SSH_VALUE_OPTIONS and len(value) == 2:
+                i += 1
+            i += 1
+            continue
+        return words[i + 1 :]  # words[i] is the host
+    return []
+
+
+def _reads_script_from_stdin(command: Command) -> bool:
+    words = command.words
+    index = _shell_index(words)
+    if index is not None:
+        has_c, _, operand = _shell_flags(words[index + 1 :])
+        return not has_c and operand >= len(words[index + 1 :])
+    if command.base == "ssh":
+        return not _ssh_remote_command(words)
+    return False
+
+
+def _stdin_shell_errexit(command: Command) -> bool:
+    index = _shell_index(command.words)
+    if index is None:
+        return False
+    return _shell_flags(command.words[index + 1 :])[1]

@@ -1,0 +1,141 @@
+"""The value of a shell word as the shell would see it, with each character's offset in the file.
+
+This is the one place that undoes quoting. Expansions stay verbatim (`$VAR`, `$(cmd)`): a nested
+script parses them as opaque words, and a word holding one has no static value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tree_sitter import Node
+
+EXPANSIONS = frozenset(
+    {
+        "simple_expansion",
+        "expansion",
+        "command_substitution",
+        "process_substitution",
+        "arithmetic_expansion",
+    }
+)
+# Backslash escapes honoured inside double quotes (and unquoted heredoc bodies, without `"`).
+_DQ_ESCAPES = frozenset('$`"\\')
+_HEREDOC_ESCAPES = frozenset("$`\\")
+
+
+def unquote(
+    node: Node, src: bytes, char_of: Callable[[int], int]
+) -> tuple[str, list[int], bool]:
+    """(value, file char offset of each value char, static) for a word-like node.
+
+    `char_of` maps a byte offset of `src` to a character offset in the file.
+    """
+    out: list[str] = []
+    offsets: list[int] = []
+    static = _collect(node, src, char_of, out, offsets)
+    return "".join(out), offsets, static
+
+
+def _collect(
+    node: Node, src: bytes, char_of: Callable[[int], int], out: list[str], offsets: list[int]
+) -> bool:
+    kind = node.type
+    if kind in EXPANSIONS:
+        _verbatim(node.start_byte, node.end_byte, src, char_of, out, offsets)
+        return False
+    if kind == "concatenation":
+        static = True
+        for child in node.children:
+            static = _collect(child, src, char_of, out, offsets) and static
+        return static
+    if kind == "raw_string":
+        _verbatim(node.start_byte + 1, node.end_byte - 1, src, char_of, out, offsets)
+        return True
+    if kind == "string":
+        static = not any(c.type in EXPANSIONS for c in node.children)
+        _unescape(node.start_byte + 1, node.end_byte - 1, src, char_of, out, offsets, _DQ_ESCAPES)
+        return static
+    if kind == "ansi_c_string":
+        _verbatim(node.start_byte + 2, node.end_byte - 1, src, char_of, out, offsets)
+        return True
+    # word, number, string_content and anything else: unquoted text, `\x` is `x`.
+    static = not _has_expansion(node)
+    _unescape(node.start_byte, node.end_byte, src, char_of, out, offsets, None)
+    return static
+
+
+def heredoc_body(
+    node: Node, src: bytes, char_of: Callable[[int], int], quoted: bool
+) -> tuple[str, list[int]]:
+    """The text a heredoc feeds to its command; an unquoted delimiter honours `\\$`, `\\\\`."""
+    out: list[str] = []
+    offsets: list[int] = []
+    if quoted:
+        _verbatim(node.start_byte, node.end_byte, src, char_of, out, offsets)
+    else:
+        _unescape(node.start_byte, node.end_byte, src, char_of, out, offsets, _HEREDOC_ESCAPES)
+    return "".join(out), offsets
+
+
+def _has_expansion(node: Node) -> bool:
+    return any(c.type in EXPANSIONS or _has_expansion(c) for c in node.children)
+
+
+def _chars(start: int, end: int, src: bytes, char_of: Callable[[int], int]) -> list[tuple[str, int]]:
+    """Each character of src[start:end] with its file char offset (nested scripts are not contiguous)."""
+    text = src[start:end].decode("utf-8", errors="surrogateescape")
+    if not text:
+        return []
+    if text.isascii() and char_of(end - 1) - char_of(start) == end - 1 - start:
+        first = char_of(start)  # contiguous in the file: no per-character mapping needed
+        return [(ch, first + i) for i, ch in enumerate(text)]
+    result = []
+    byte = start
+    for ch in text:
+        result.append((ch, char_of(byte)))
+        byte += 1 if ch.isascii() or "\udc80" <= ch <= "\udcff" else len(ch.encode("utf-8"))
+    return result
+
+
+def _verbatim(
+    start: int,
+    end: int,
+    src: bytes,
+    char_of: Callable[[int], int],
+    out: list[str],
+    offsets: list[int],
+) -> None:
+    for ch, offset in _chars(start, end, src, char_of):
+        out.append(ch)
+        offsets.append(offset)
+
+
+def _unescape(
+    start: int,
+    end: int,
+    src: bytes,
+    char_of: Callable[[int], int],
+    out: list[str],
+    offsets: list[int],
+    escapes: frozenset[str] | None,
+) -> None:
+    """Drop quoting backslashes. `escapes` None means unquoted context: any char can be escaped."""
+    chars = _chars(start, end, src, char_of)
+    i = 0
+    n = len(chars)
+    while i < n:
+        ch, offset = chars[i]
+        if ch == "\\" and i + 1 < n:
+            nxt, next_offset = chars[i + 1]
+            if nxt == "\n":  # line continuation disappears
+                i += 2
+                continue
+            if escapes is None or nxt in escapes:
+                out.append(nxt)
+                offsets.append(next_offset)
+                i += 2
+                continue
+        out.append(ch)
+        offsets.append(offset)
+        i += 1

@@ -1,0 +1,60 @@
+"""A file's text and the one mapping from offsets to (line, column)."""
+
+from __future__ import annotations
+
+import bisect
+
+from benchlint.finding import Span
+
+
+class SourceText:
+    """Decoded text of one file. Undecodable bytes survive as surrogate escapes (one char each)."""
+
+    def __init__(self, path: str, data: bytes) -> None:
+        self.path = path
+        self.data = data
+        self.text = data.decode("utf-8", errors="surrogateescape")
+        self.is_ascii = len(self.text) == len(data)
+        self.line_starts = [0]
+        find = self.text.find
+        index = find("\n")
+        while index >= 0:
+            self.line_starts.append(index + 1)
+            index = find("\n", index + 1)
+
+    def point(self, offset: int) -> tuple[int, int]:
+        """Character offset to a 1-based (line, column)."""
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        line, column = self.point(start)
+        end_line, end_column = self.point(max(end, start))
+        return Span(line, column, end_line, end_column)
+
+    def line_text(self, line: int) -> str:
+        if line < 1 or line > len(self.line_starts):
+            return ""
+        start = self.line_starts[line - 1]
+        end = self.text.find("\n", start)
+        return self.text[start:] if end < 0 else self.text[start:end]
+
+    @property
+    def line_count(self) -> int:
+        return len(self.line_starts)
+
+
+def char_offsets(text: str) -> list[int] | None:
+    """Byte offset -> char offset table for UTF-8 text, or None when the text is ASCII."""
+    if text.isascii():
+        return None
+    table: list[int] = []
+    extend = table.extend
+    for i, ch in enumerate(text):
+        code = ord(ch)
+        if code < 0x80 or 0xDC80 <= code <= 0xDCFF:  # ASCII, or one undecodable byte
+            table.append(i)
+        else:
+            extend([i] * (2 if code < 0x800 else 3 if code < 0x10000 else 4))
+    table.append(len(text))
+    return table

@@ -1,0 +1,63 @@
+"""Inline suppressions (`# benchlint: disable=BL102 reason`, `disable-file=`) and config ignores."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+
+from benchlint.finding import Finding
+from benchlint.source import SourceText
+
+_DIRECTIVE = re.compile(r"#\s*benchlint:\s*(disable|disable-file)=([A-Za-z0-9_,\s]+)")
+
+
+@dataclass
+class Suppression:
+    path: str
+    line: int
+    rules: tuple[str, ...]
+    whole_file: bool
+    used: set[str] = field(default_factory=set)
+
+
+def suppressions(source: SourceText) -> list[Suppression]:
+    found = []
+    if "benchlint:" not in source.text:
+        return found
+    for index, line in enumerate(source.text.splitlines(), start=1):
+        for match in _DIRECTIVE.finditer(line):
+            rules = tuple(r for r in re.split(r"[,\s]+", match.group(2).strip()) if r)
+            # the reason follows the IDs: keep only tokens that look like IDs
+            rules = tuple(r.upper() for r in rules if re.fullmatch(r"(?i)BL\d{1,3}|ALL", r))
+            if rules:
+                found.append(Suppression(source.path, index, rules, match.group(1) == "disable-file"))
+    return found
+
+
+def _matches(rule: str, selectors: tuple[str, ...]) -> str | None:
+    for selector in selectors:
+        if selector == "ALL" or rule.startswith(selector):
+            return selector
+    return None
+
+
+def is_suppressed(finding: Finding, inline: list[Suppression]) -> bool:
+    line = finding.location.span.line
+    for suppression in inline:
+        if not suppression.whole_file and suppression.line not in (line, line - 1):
+            continue
+        selector = _matches(finding.rule, suppression.rules)
+        if selector is not None:
+            suppression.used.add(selector)
+            return True
+    return False
+
+
+def ignored_by_config(finding: Finding, per_file_ignores: dict[str, list[str]]) -> bool:
+    path = finding.location.path
+    for glob, rules in per_file_ignores.items():
+        if fnmatch.fnmatch(path, glob) or fnmatch.fnmatch(path, glob.rstrip("/") + "/*"):
+            if _matches(finding.rule, tuple(r.upper() for r in rules)):
+                return True
+    return False

@@ -1,0 +1,92 @@
+"""GitHub Actions workflows that start launchers, and the environment each launcher inherits.
+
+A step whose `run:` text runs `runners/launch_...` gives its launcher the workflow's, the job's
+and the step's `env:` plus what the `run:` text exports before the launch line.
+`export ${{ ... }}` names (the master-config additional-settings) are noted as dynamic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from benchlint.finding import Location, Span
+from benchlint.workspace import Workspace
+from benchlint.yamlmodel import YNode, YamlDocument
+
+_LAUNCH = re.compile(r"runners/launch_")
+_EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
+_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
+
+
+@dataclass
+class LauncherStep:
+    workflow: str
+    job: str
+    location: Location
+    env: dict[str, Location] = field(default_factory=dict)
+    dynamic_exports: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.workflow} (job {self.job})"
+
+
+def launcher_steps(ws: Workspace) -> list[LauncherStep]:
+    steps: list[LauncherStep] = []
+    for path in ws.glob(ws.config.layout.workflows):
+        document = ws.yaml(path)
+        if document is None or document.root is None or not document.root.is_map:
+            continue
+        steps.extend(_steps_of(document, document.root))
+    return steps
+
+
+def _env_of(document: YamlDocument, node: YNode | None) -> dict[str, Location]:
+    if node is None or not node.is_map:
+        return {}
+    return {
+        key.value: Location(document.path, key.span)
+        for key, _ in node.pairs
+        if key.is_scalar
+    }
+
+
+def _steps_of(document: YamlDocument, root: YNode) -> list[LauncherStep]:
+    found: list[LauncherStep] = []
+    workflow_env = _env_of(document, root.get("env"))
+    jobs = root.get("jobs")
+    if jobs is None or not jobs.is_map:
+        return found
+    for job_key, job in jobs.pairs:
+        if not job.is_map:
+            continue
+        job_env = _env_of(document, job.get("env"))
+        steps = job.get("steps")
+        for step in steps.items if steps is not None and steps.is_seq else []:
+            run = step.get("run") if step.is_map else None
+            if run is None or not run.is_scalar or not _LAUNCH.search(run.value):
+                continue
+            location = Location(document.path, _first_line(run.span))
+            env = {**workflow_env, **job_env, **_env_of(document, step.get("env"))}
+            launcher = LauncherStep(document.path, job_key.value, location, env)
+            _read_run_text(launcher, run.value, location)
+            found.append(launcher)
+    return found
+
+
+def _first_line(span: Span) -> Span:
+    return Span(span.line, span.column, span.line, span.column + 1)
+
+
+def _read_run_text(step: LauncherStep, text: str, location: Location) -> None:
+    for line in text.splitlines():
+        if _LAUNCH.search(line):
+            break
+        if re.match(r"^\s*export\s+\$\{\{", line):
+            step.dynamic_exports = True
+            continue
+        match = _EXPORT.match(line)
+        if match:
+            for name in _NAME.findall(match.group(1)):
+                step.env.setdefault(name, location)

@@ -1,0 +1,232 @@
+"""Which files the repository has, read once and parsed lazily.
+
+Nothing outside the repository root is read: a symlink that leaves the root is reported, not
+followed, and symlinked directories are not descended (no loops). A file that cannot be read or
+parsed becomes a `Failure` (BL001) and the rest of the repository is still linted.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchlint.config import Config
+from benchlint.finding import Span
+from benchlint.shell.model import Script, parse_file
+from benchlint.source import SourceText
+from benchlint.yamlmodel import YamlDocument, YamlError, parse_yaml
+
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+    }
+)
+SHELL_SUFFIXES = (".sh", ".bash")
+YAML_SUFFIXES = (".yaml", ".yml")
+_SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
+_BASH_ERROR = re.compile(r"line (\d+): (.*)")
+
+
+@dataclass(frozen=True)
+class Failure:
+    path: str
+    message: str
+    span: Span = Span(1, 1, 1, 1)
+
+
+class Workspace:
+    def __init__(self, root: Path, config: Config) -> None:
+        self.root = root.resolve()
+        self.config = config
+        self.failures: dict[str, Failure] = {}
+        self.shell_paths: list[str] = []
+        self.yaml_paths: list[str] = []
+        self._sources: dict[str, SourceText | None] = {}
+        self._shell: dict[str, Script | None] = {}
+        self._yaml: dict[str, YamlDocument | None] = {}
+        self._discover()
+
+    # -- discovery -------------------------------------------------------------------------------
+    def _excluded(self, rel: str) -> bool:
+        return any(
+            fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*")
+            for pattern in self.config.exclude
+        )
+
+    def _discover(self) -> None:
+        for directory, dirnames, filenames in os.walk(self.root):
+            rel_dir = os.path.relpath(directory, self.root)
+            rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in SKIP_DIRS and not self._excluded(rel_dir + d)
+            )
+            for name in sorted(filenames):
+                rel = rel_dir + name
+                if self._excluded(rel):
+                    continue
+                if name.endswith(SHELL_SUFFIXES):
+                    self.shell_paths.append(rel)
+                elif name.endswith(YAML_SUFFIXES):
+                    self.yaml_paths.append(rel)
+                elif "." not in name and self._has_shell_shebang(rel):
+                    self.shell_paths.append(rel)
+
+    def _has_shell_shebang(self, rel: str) -> bool:
+        path = self.root / rel
+        if path.is_symlink() or not path.is_file():
+            return False
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(128)
+        except OSError:
+            return False
+        return bool(_SHEBANG.match(head))
+
+    @property
+    def files_read(self) -> int:
+        return len(self._sources)
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted(self.shell_paths + self.yaml_paths)
+
+    def glob(self, patterns: list[str]) -> list[str]:
+        return [p for p in self.paths if any(fnmatch.fnmatch(p, pat) for pat in patterns)]
+
+    def exists(self, rel: str) -> bool:
+        return rel in self._path_set
+
+    @property
+    def _path_set(self) -> set[str]:
+        cached: set[str] | None = getattr(self, "_paths_cache", None)
+        if cached is None:
+            cached = set(self.paths)
+            self._paths_cache = cached
+        return cached
+
+    # -- reading ---------------------------------------------------------------------------------
+    def source(self, rel: str) -> SourceText | None:
+        if rel not in self._sources:
+            self._sources[rel] = self._read(rel)
+        return self._sources[rel]
+
+    def _read(self, rel: str) -> SourceText | None:
+        path = self.root / rel
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:
+            reason = "a symlink loop" if isinstance(exc, RuntimeError) else _reason(exc)
+            self._fail(rel, f"cannot be read: {reason}")
+            return None
+        if not real.is_relative_to(self.root):
+            self._fail(rel, "is a symlink to a path outside the repository; not read")
+            return None
+        try:
+            data = real.read_bytes()
+        except OSError as exc:
+            self._fail(rel, f"cannot be read: {_reason(exc)}")
+            return None
+        if b"\0" in data[:8192]:
+            self._fail(rel, "is a binary file, not text")
+            return None
+        return SourceText(rel, data)
+
+    def _fail(self, rel: str, message: str, span: Span = Span(1, 1, 1, 1)) -> None:
+        self.failures.setdefault(rel, Failure(rel, message, span))
+
+    # -- parsing ---------------------------------------------------------------------------------
+    def shell(self, rel: str) -> Script | None:
+        if rel not in self._shell:
+            self._shell[rel] = self._parse_shell(rel)
+        return self._shell[rel]
+
+    def _parse_shell(self, rel: str) -> Script | None:
+        source = self.source(rel)
+        if source is None:
+            return None
+        try:
+            script = parse_file(source)
+        except RecursionError:
+            self._fail(rel, "is nested too deeply to analyse")
+            return None
+        if script.has_error:
+            problem = _bash_syntax_error(source.data)
+            if problem is not None:
+                line, message = problem
+                line = min(max(line, 1), source.line_count)
+                width = len(source.line_text(line)) + 1
+                self._fail(rel, f"is not valid shell: {message}", Span(line, 1, line, width))
+        return script
+
+    def yaml(self, rel: str) -> YamlDocument | None:
+        if rel not in self._yaml:
+            self._yaml[rel] = self._parse_yaml(rel)
+        return self._yaml[rel]
+
+    def _parse_yaml(self, rel: str) -> YamlDocument | None:
+        source = self.source(rel)
+        if source is None:
+            return None
+        try:
+            return parse_yaml(source)
+        except YamlError as exc:
+            self._fail(rel, f"is not valid YAML: {exc.message}", exc.span)
+        except RecursionError:
+            self._fail(rel, "is nested too deeply to analyse")
+        return None
+
+    def shell_scripts(self) -> list[Script]:
+        return [s for s in (self.shell(p) for p in self.shell_paths) if s is not None]
+
+    def yaml_documents(self) -> list[YamlDocument]:
+        return [d for d in (self.yaml(p) for p in self.yaml_paths) if d is not None]
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def _bash_syntax_error(data: bytes) -> tuple[int, str] | None:
+    """Ask `bash -n` (read, never execute) whether a file tree-sitter stumbled on is really invalid.
+
+    tree-sitter-bash rejects some valid constructs; only a script bash itself rejects is reported.
+    Without bash on the machine, tree-sitter's recovery is trusted and nothing is reported.
+    """
+    bash = shutil.which("bash")
+    if bash is None:
+        return None
+    try:
+        result = subprocess.run(
+            [bash, "-n"],
+            input=data,
+            capture_output=True,
+            timeout=10,
+            check=False,
+            env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if result.returncode == 0:
+        return None
+    text = result.stderr.decode("utf-8", errors="replace")
+    for line in text.splitlines():
+        match = _BASH_ERROR.search(line)
+        if match:
+            return int(match.group(1)), match.group(2).strip()
+    return 1, " ".join(text.split())[:200] or "bash -n rejects it"

@@ -1,0 +1,223 @@
+"""YAML as positioned nodes, with duplicate keys kept as data.
+
+Composes (never constructs) with ruamel.yaml: the C-backed loader first, the pure-Python
+round-trip composer where the C one rejects valid YAML 1.2 (a plain scalar with `:` inside a flow
+mapping, as in `{url: http://head:8000}`). Mappings keep every pair in order, so a duplicate key is
+visible to BL203 instead of silently collapsing; lookups follow PyYAML and take the last value.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from benchlint.finding import Span
+from benchlint.source import SourceText
+
+try:
+    # The base loader composes without resolving tags: scalars are resolved lazily by `.scalar`.
+    from ruamel.yaml.cyaml import CBaseLoader as _CLoader
+except ImportError:  # pragma: no cover - the pure composer still works
+    _CLoader = None
+
+# YAML 1.2 core schema, for plain scalars.
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_INT_BASE = re.compile(r"^0o[0-7]+$|^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_SPECIAL_FLOAT = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"), ".nan": float("nan")}
+
+
+@dataclass(eq=False)
+class YNode:
+    kind: str  # "map" | "seq" | "scalar"
+    span: Span
+    value: str = ""  # scalar text (after YAML unquoting)
+    style: str | None = None  # scalar quoting style: None (plain), "'", '"', "|", ">"
+    pairs: list[tuple[YNode, YNode]] = field(default_factory=list)
+    items: list[YNode] = field(default_factory=list)
+
+    @property
+    def is_map(self) -> bool:
+        return self.kind == "map"
+
+    @property
+    def is_seq(self) -> bool:
+        return self.kind == "seq"
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.kind == "scalar"
+
+    def get(self, key: str) -> YNode | None:
+        """The value for `key`; on a duplicate key the last one, as PyYAML does."""
+        found = None
+        for k, v in self.pairs:
+            if k.is_scalar and k.value == key:
+                found = v
+        return found
+
+    def key_node(self, key: str) -> YNode | None:
+        found = None
+        for k, _ in self.pairs:
+            if k.is_scalar and k.value == key:
+                found = k
+        return found
+
+    def path(self, *keys: str) -> YNode | None:
+        node: YNode | None = self
+        for key in keys:
+            if node is None or not node.is_map:
+                return None
+            node = node.get(key)
+        return node
+
+    @property
+    def scalar(self) -> Any:
+        """The Python value of a scalar: quoted ones are strings, plain ones follow YAML 1.2 core."""
+        if not self.is_scalar:
+            return None
+        text = self.value
+        if self.style is not None:
+            return text
+        if _NULL.match(text):
+            return None
+        if _BOOL.match(text):
+            return text.lower() == "true"
+        if _INT.match(text):
+            return int(text)
+        if _INT_BASE.match(text):
+            return int(text, 0)
+        if _FLOAT.match(text):
+            return float(text)
+        lowered = text.lower()
+        return _SPECIAL_FLOAT.get(lowered, text)
+
+
+@dataclass(eq=False)
+class Duplicate:
+    mapping: YNode
+    first: YNode  # the first key
+    again: YNode  # a later key with the same text
+    winner: YNode  # the value PyYAML keeps: the last
+
+
+class YamlDocument:
+    def __init__(self, file: SourceText, documents: list[YNode]) -> None:
+        self.file = file
+        self.path = file.path
+        self.documents = documents
+
+    @property
+    def root(self) -> YNode | None:
+        return self.documents[0] if self.documents else None
+
+    def walk(self) -> Iterator[YNode]:
+        seen: set[int] = set()
+        stack = list(reversed(self.documents))
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            yield node
+            for k, v in reversed(node.pairs):
+                stack.extend((v, k))
+            stack.extend(reversed(node.items))
+
+    def duplicates(self) -> Iterator[Duplicate]:
+        for node in self.walk():
+            if not node.is_map:
+                continue
+            first: dict[str, YNode] = {}
+            last_value: dict[str, YNode] = {}
+            for k, v in node.pairs:
+                if k.is_scalar:
+                    last_value[k.value] = v
+            for k, _ in node.pairs:
+                if not k.is_scalar:
+                    continue
+                if k.value in first:
+                    yield Duplicate(node, first[k.value], k, last_value[k.value])
+                else:
+                    first[k.value] = k
+
+
+class YamlError(Exception):
+    def __init__(self, message: str, span: Span) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+def parse_yaml(file: SourceText) -> YamlDocument:
+    """Compose every document of the file, or raise YamlError with the problem's position."""
+    try:
+        raw = _compose_fast(file.text)
+    except (YAMLError, UnicodeError, ValueError):
+        raw = None
+    if raw is None:
+        try:
+            raw = _compose_pure(file.text)
+        except MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark is not None else 1
+            column = mark.column + 1 if mark is not None else 1
+            message = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
+            raise YamlError(message, Span(line, column, line, column + 1)) from None
+        except (YAMLError, UnicodeError, ValueError, RecursionError) as exc:
+            message = " ".join(str(exc).split())[:200] or type(exc).__name__
+            raise YamlError(message, Span(1, 1, 1, 1)) from None
+    memo: dict[int, YNode] = {}
+    return YamlDocument(file, [_convert(node, memo) for node in raw])
+
+
+def _compose_fast(text: str) -> list[Any] | None:
+    if _CLoader is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loader = _CLoader(text)
+    try:
+        nodes = []
+        while loader.check_node():
+            nodes.append(loader.get_node())
+        return nodes
+    finally:
+        loader.dispose()
+
+
+def _compose_pure(text: str) -> list[Any]:
+    yaml = YAML(typ="rt", pure=True)
+    return [node for node in yaml.compose_all(text) if node is not None]
+
+
+def _convert(node: Any, memo: dict[int, YNode]) -> YNode:
+    known = memo.get(id(node))
+    if known is not None:
+        return known  # an alias: the anchored node itself (also ends recursive aliases)
+    start, end = node.start_mark, node.end_mark
+    span = Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+    if isinstance(node, ScalarNode):
+        result = YNode("scalar", span, value=str(node.value), style=node.style or None)
+        memo[id(node)] = result
+        return result
+    if isinstance(node, MappingNode):
+        result = YNode("map", span)
+        memo[id(node)] = result
+        result.pairs = [(_convert(k, memo), _convert(v, memo)) for k, v in node.value]
+        return result
+    if isinstance(node, SequenceNode):
+        result = YNode("seq", span)
+        memo[id(node)] = result
+        result.items = [_convert(item, memo) for item in node.value]
+        return result
+    raise YamlError(f"unexpected YAML node {type(node).__name__}", span)

@@ -1,0 +1,1 @@
+"""benchlint rules, one module per rule."""

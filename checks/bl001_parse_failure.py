@@ -1,0 +1,52 @@
+"""A file benchlint was asked to read but could not read or parse.
+
+## What it does
+Reports a shell script or YAML file that cannot be read (permissions, a symlink loop, a symlink
+that leaves the repository, binary content) or parsed (invalid YAML; shell that `bash -n`
+rejects). Every other file is still linted.
+
+## Why is this bad?
+A file benchlint cannot read is a file no rule checked. A recipe with a YAML syntax error fails
+when srtctl loads it, after the allocation was granted.
+
+## Example
+```yaml path=recipes/broken.yaml
+backend:
+  vllm_config: {prefill: [--tensor-parallel-size, 8}
+```
+
+## Use instead
+```yaml path=recipes/broken.yaml
+backend:
+  vllm_config: {prefill: [--tensor-parallel-size, 8]}
+```
+
+## Exceptions
+tree-sitter-bash does not parse a few valid constructs; shell is reported only when `bash -n`
+(which reads a script without running any of it) rejects it too. A nested script (`bash -c "..."`)
+is never reported: its text is often built from expansions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+
+
+@rule("BL001", "parse-failure", Severity.ERROR, tags=("reliability",), precision="very-high")
+def check(ctx: Context) -> Iterator[Finding]:
+    ws = ctx.ws
+    for path in ws.shell_paths:
+        ws.shell(path)
+    for path in ws.yaml_paths:
+        ws.yaml(path)
+    for failure in ws.failures.values():
+        yield Finding(
+            "BL001",
+            f"{failure.path} {failure.message}",
+            Location(failure.path, failure.span),
+            subject=failure.message,
+        )

@@ -1,0 +1,105 @@
+"""`export X="$X"` where nothing on the way to that line gives X a value.
+
+## What it does
+Reports `export X="$X"`, `export X=$X` and `X=$X; export X` when X has no value source on the
+path to that line:
+- the script does not assign X earlier (`X=...`, `read X`, `for X in`, `: "${X:=default}"`), nor
+  validate it (`check_env_vars X`, `${X:?}`), nor source a file that does;
+- no caller provides it. For a launcher (`runners/launch_*.sh`) the callers are the workflow steps
+  that run launchers (their `env:` blocks and exports) and the master configs'
+  `additional-settings`; for any script, the scripts that run it (exported variables) or source it
+  (all variables), and their own callers in turn.
+
+The finding names each route on which X arrives unset.
+
+## Why is this bad?
+The line looks like it passes a value through, but it only turns "unset" into "set to the empty
+string". `set -u` no longer catches it, and the next command gets an empty argument: a server
+started with `--port ""`, a readiness probe polling `http://host:/health` for two hours.
+
+## Example
+```bash path=runners/launch_example.sh
+export PORT="$PORT"
+vllm serve "$MODEL" --port "$PORT"
+```
+
+## Use instead
+```bash path=runners/launch_example.sh
+export PORT="${PORT:-8888}"
+vllm serve "$MODEL" --port "$PORT"
+```
+
+## Exceptions
+A script whose callers benchlint cannot see (nothing in the repository runs or sources it) is not
+reported, nor is a line after `eval` or after sourcing a file whose path cannot be resolved: either
+may set anything. Variables the system, GitHub Actions or Slurm always set (`HOME`, `GITHUB_*`,
+`SLURM_*`, ...) and those listed in `known-env` count as provided. Assignments earlier in the text
+count even when they are in a branch that may not run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint.engine import Context
+from benchlint.environment import is_builtin
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.shell.model import Assignment, Script
+
+
+def _exported_later(script: Script, assignment: Assignment) -> bool:
+    start = assignment.node.start_byte
+    return any(
+        other.name == assignment.name and other.exported and other.node.start_byte > start
+        for other in script.assignments
+    )
+
+
+def _self_referential(script: Script) -> Iterator[Assignment]:
+    for assignment in script.assignments:
+        if assignment.value is None or assignment.value.variable() != assignment.name:
+            continue
+        if assignment.kind == "local":
+            continue
+        if assignment.exported or _exported_later(script, assignment):
+            yield assignment
+
+
+@rule("BL101", "self-referential-export", Severity.ERROR, tags=("shell", "environment"))
+def check(ctx: Context) -> Iterator[Finding]:
+    environment = ctx.environment
+    known = ctx.config.known_env
+    for script in ctx.ws.shell_scripts():
+        candidates = list(_self_referential(script))
+        if not candidates:
+            continue
+        routes = environment.routes(script.path)
+        if not routes:
+            continue  # nobody in the repository runs it: its caller is unknown
+        for assignment in candidates:
+            name = assignment.name
+            if is_builtin(name, known):
+                continue
+            state = environment.state_before(script, assignment.command.node.start_byte)
+            if state.unknown or name in state.assigned or name in state.validated:
+                continue
+            unset_on = [r for r in routes if r.complete and name not in r.env]
+            if not unset_on:
+                continue
+            shown = ", ".join(r.name for r in unset_on[:3])
+            more = f" and {len(unset_on) - 3} more" if len(unset_on) > 3 else ""
+            text = script.text_of(assignment.node)
+            yield Finding(
+                "BL101",
+                f"`{text}` exports {name} as an empty string: nothing sets {name} before this "
+                f"line when the script is started from {shown}{more}; give it a default "
+                f'(`"${{{name}:-...}}"`) or fail early (`: "${{{name}:?}}"`)',
+                Location(script.path, assignment.span),
+                related=tuple(
+                    Location(r.location.path, r.location.span, f"started from {r.name}")
+                    for r in unset_on[:5]
+                    if r.location is not None
+                ),
+                subject=name,
+            )

@@ -1,0 +1,62 @@
+"""The same key twice in one YAML mapping.
+
+## What it does
+Reports every key that appears again in the same mapping of a recipe, master config, workflow
+or any other YAML file benchlint reads, at the repeated key, with the first as a related location.
+
+## Why is this bad?
+YAML forbids duplicate keys, but PyYAML (which srtctl and the sweep tooling use) silently keeps
+the *last* value. An edit to the first `max_attempts:` of a recipe then changes nothing, and the
+reviewer reads a value the job never sees.
+
+## Example
+```yaml path=recipes/example.yaml
+health_check:
+  max_attempts: 1440
+  interval_seconds: 10
+  max_attempts: 360
+```
+
+## Use instead
+```yaml path=recipes/example.yaml
+health_check:
+  max_attempts: 1440
+  interval_seconds: 10
+```
+
+## References
+- YAML 1.2.2, 3.2.1.1: "the content of a mapping node is an unordered set of key/value node pairs,
+  with the restriction that each of the keys is unique".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.yamlmodel import YNode
+
+
+def _show(node: YNode) -> str:
+    if node.is_scalar:
+        text = node.value if len(node.value) <= 40 else node.value[:37] + "..."
+        return repr(text) if node.style in ("'", '"') or not text else text
+    return "a mapping" if node.is_map else "a sequence"
+
+
+@rule("BL203", "duplicate-key", Severity.ERROR, tags=("yaml", "correctness"), precision="very-high")
+def check(ctx: Context) -> Iterator[Finding]:
+    for document in ctx.ws.yaml_documents():
+        for duplicate in document.duplicates():
+            key = duplicate.again.value
+            first_line = duplicate.first.span.line
+            yield Finding(
+                "BL203",
+                f"key '{key}' is repeated in this mapping (first at line {first_line}); "
+                f"PyYAML keeps the last value, {_show(duplicate.winner)}",
+                Location(document.path, duplicate.again.span),
+                related=(Location(document.path, duplicate.first.span, f"first '{key}'"),),
+                subject=key,
+            )
