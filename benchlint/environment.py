@@ -11,6 +11,7 @@ runs `eval` or sources a file that cannot be resolved makes the route incomplete
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 from dataclasses import dataclass, field
 
@@ -81,6 +82,10 @@ class ScriptState:
         self.exported.update(other.exported)
         self.validated |= other.validated
         self.unknown = self.unknown or other.unknown
+
+
+def _is_launcher(path: str, ws: Workspace) -> bool:
+    return any(fnmatch.fnmatch(path, pattern) for pattern in ws.config.layout.launchers)
 
 
 def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
@@ -157,7 +162,7 @@ class Environment:
         return routes
 
     def _launcher_routes(self, path: str) -> list[Route]:
-        if path not in self.ws.glob(self.ws.config.layout.launchers):
+        if not any(_is_launcher(alias, self.ws) for alias in self.ws.aliases(path)):
             return []
         routes = []
         for step in self.steps:

@@ -57,6 +57,8 @@ class Workspace:
         self.failures: dict[str, Failure] = {}
         self.shell_paths: list[str] = []
         self.yaml_paths: list[str] = []
+        # A symlink to another file of the repository is linted once, as its target.
+        self.symlinks: dict[str, str] = {}
         self._sources: dict[str, SourceText | None] = {}
         self._shell: dict[str, Script | None] = {}
         self._yaml: dict[str, YamlDocument | None] = {}
@@ -80,12 +82,31 @@ class Workspace:
                 rel = rel_dir + name
                 if self._excluded(rel):
                     continue
+                if self._is_internal_link(rel):
+                    continue
                 if name.endswith(SHELL_SUFFIXES):
                     self.shell_paths.append(rel)
                 elif name.endswith(YAML_SUFFIXES):
                     self.yaml_paths.append(rel)
                 elif "." not in name and self._has_shell_shebang(rel):
                     self.shell_paths.append(rel)
+
+    def _is_internal_link(self, rel: str) -> bool:
+        path = self.root / rel
+        if not path.is_symlink():
+            return False
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return False  # broken or looping: kept, so that reading it reports why
+        if not real.is_relative_to(self.root) or not real.is_file():
+            return False
+        self.symlinks[rel] = real.relative_to(self.root).as_posix()
+        return True
+
+    def aliases(self, rel: str) -> list[str]:
+        """The paths a file is known by: itself and every symlink to it."""
+        return [rel, *(link for link, target in self.symlinks.items() if target == rel)]
 
     def _has_shell_shebang(self, rel: str) -> bool:
         path = self.root / rel

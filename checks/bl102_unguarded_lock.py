@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from benchlint.engine import Context
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.registry import rule
 from benchlint.shell.model import WRAPPERS, Command, Word
 
@@ -87,6 +87,12 @@ def _gives_up(args: list[str]) -> str | None:
     return None
 
 
+def _from_word(command: Command, word: Word) -> Span:
+    """From the `flock` word (behind any wrapper) to the end of the command's first line."""
+    start, end = word.span, command.first_line_span
+    return Span(start.line, start.column, end.end_line, max(end.end_column, start.end_column))
+
+
 def _shell_name(command: Command) -> str:
     parent = command.script.parent
     if parent is None:
@@ -120,6 +126,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "BL102",
                 f"`{text}` can fail {when}, and {shell} goes on without the lock ({why}); "
                 "add `|| { echo 'lock failed' >&2; exit 1; }` or `set -e` in that shell",
-                Location(script.path, command.first_line_span),
+                Location(script.path, _from_word(command, words[0])),
                 subject=text,
             )

@@ -1,0 +1,1 @@
+launch_b200-dgxc.sh

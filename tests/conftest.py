@@ -1,0 +1,51 @@
+"""Shared helpers: write a small repository to disk and lint it through the engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchlint.config import Config
+from benchlint.engine import Result, lint, select_rules
+from benchlint.registry import expand_selectors
+
+REPO = Path(__file__).resolve().parent.parent
+TESTDATA = REPO / "testdata"
+
+
+def write_repo(root: Path, files: dict[str, str], symlinks: dict[str, str] | None = None) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".benchlint.toml").write_text("")
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    for link, target in (symlinks or {}).items():
+        (root / link).parent.mkdir(parents=True, exist_ok=True)
+        (root / link).symlink_to(target)
+    return root
+
+
+def run_lint(
+    root: Path, select: str = "ALL", named: list[Path] | None = None, config: Config | None = None
+) -> Result:
+    config = config or Config()
+    rules = select_rules(config, expand_selectors([select]), set())
+    return lint(root, config, rules, named or [root])
+
+
+def positions(result: Result, rule: str | None = None) -> list[str]:
+    return sorted(
+        f"{f.location.path}:{f.location.span.line}:{f.location.span.column}"
+        for f in result.findings
+        if rule is None or f.rule == rule
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    def make(files: dict[str, str], symlinks: dict[str, str] | None = None) -> Path:
+        return write_repo(tmp_path / "repo", files, symlinks)
+
+    return make

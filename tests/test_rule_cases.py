@@ -1,0 +1,46 @@
+"""Every case of testdata/cases/BLxxx.yaml: the rule's exact findings, and none on near misses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from tests.conftest import TESTDATA, positions, run_lint, write_repo
+
+
+def _cases() -> list[Any]:
+    params = []
+    for path in sorted((TESTDATA / "cases").glob("BL*.yaml")):
+        data = YAML(typ="safe").load(path.read_text())
+        for case in data["cases"]:
+            params.append(pytest.param(data["rule"], case, id=f"{data['rule']}: {case['name']}"))
+    return params
+
+
+@pytest.mark.parametrize(("rule", "case"), _cases())
+def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo", case["files"], case.get("symlinks"))
+    result = run_lint(root, select=rule)
+    assert not result.errors
+    assert positions(result, rule) == sorted(case["expect"])
+    assert all(f.rule == rule for f in result.findings)
+
+
+def test_every_rule_has_positive_and_near_miss_cases() -> None:
+    from benchlint.registry import all_rules
+
+    covered: dict[str, tuple[int, int]] = {}
+    for param in _cases():
+        rule, case = param.values
+        positive, negative = covered.get(rule, (0, 0))
+        if case["expect"]:
+            positive += 1
+        else:
+            negative += 1
+        covered[rule] = (positive, negative)
+    for rule in all_rules():
+        positive, negative = covered.get(rule.id, (0, 0))
+        assert positive and negative, f"{rule.id} needs failing and passing cases"
