@@ -103,9 +103,10 @@ def lint_command(
             _fail(f"{path}: no such file or directory")
     if config_file is not None and not config_file.is_file():
         _fail(f"{config_file}: configuration file not found")
-    config = _load(config_file, no_config, named[0].resolve())
+    start = named[0].resolve()
+    config = _load(config_file, no_config, start)
     if root is None:
-        root = find_root(named[0].resolve(), config.path)
+        root = find_root(start, config.path or find_config(start))
     root = root.resolve()
     for path in named:
         if not path.resolve().is_relative_to(root):

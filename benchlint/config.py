@@ -1,7 +1,7 @@
 """`[tool.benchlint]` in pyproject.toml, or `.benchlint.toml`: discovery and validation.
 
 The directory holding the configuration is the repository root; without one, the nearest
-directory with `.git`; without that, the current directory.
+directory with `.git`; without that, the first path named (or the folder of a named file).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def find_root(start: Path, config_path: Path | None) -> Path:
     for candidate in (directory, *directory.parents):
         if (candidate / ".git").exists():
             return candidate
-    return Path.cwd().resolve()
+    return directory
 
 
 def _has_tool_table(path: Path) -> bool:

@@ -158,6 +158,9 @@ class Workspace:
         if not real.is_relative_to(self.root):
             self._fail(rel, "is a symlink to a path outside the repository; not read")
             return None
+        if not real.is_file():  # a FIFO or device would block or never end
+            self._fail(rel, "is not a regular file; not read")
+            return None
         try:
             data = real.read_bytes()
         except OSError as exc:

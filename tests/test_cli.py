@@ -1,0 +1,117 @@
+"""The command line contract: exit codes, selection, configuration, suppression and formats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from benchlint.cli import main
+from tests.conftest import write_repo
+
+LAUNCHER = "set +e\nexec 9>/tmp/l\nflock -w 5 9\n"
+DUPLICATE = "a: 1\na: 2\n"
+
+
+def invoke(*args: str | Path) -> tuple[int, str, str]:
+    outcome = CliRunner().invoke(main, [str(a) for a in args])
+    return outcome.exit_code, outcome.stdout, outcome.stderr
+
+
+def test_exit_codes_and_fail_on(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"run.sh": LAUNCHER})
+    assert invoke(root)[0] == 1
+    assert invoke(root, "--exit-zero")[0] == 0
+    clean = write_repo(tmp_path / "clean", {"run.sh": "echo ok\n"})
+    assert invoke(clean)[0] == 0
+
+
+def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"run.sh": LAUNCHER})
+    for args, message in [
+        ((root, "--select", "BL999"), "unknown rule or prefix 'BL999'"),
+        ((root, "--ignore", "XX"), "unknown rule or prefix 'XX'"),
+        ((tmp_path / "missing",), "no such file or directory"),
+        ((root, "--config", tmp_path / "nope.toml"), "configuration file not found"),
+    ]:
+        code, _, err = invoke(*args)
+        assert code == 2, args
+        assert message in err
+        assert len(err.strip().splitlines()) == 1
+    code, _, err = invoke("rule", "BL999")
+    assert code == 2 and "unknown rule 'BL999'" in err
+
+
+def test_bad_config_exits_2(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"run.sh": LAUNCHER})
+    (root / ".benchlint.toml").write_text("selct = ['BL102']\n")
+    code, _, err = invoke(root)
+    assert code == 2 and "unknown key 'selct'" in err
+    (root / ".benchlint.toml").write_text("fail-on = 'sometimes'\n")
+    assert invoke(root)[0] == 2
+    (root / ".benchlint.toml").write_text("select = [\n")
+    code, _, err = invoke(root)
+    assert code == 2 and "invalid TOML" in err
+
+
+def test_select_ignore_and_prefixes(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"run.sh": LAUNCHER, "a.yaml": DUPLICATE})
+
+    def rules(*args: str) -> list[str]:
+        code, out, _ = invoke(root, "--format", "json", *args)
+        return [f["rule"] for f in json.loads(out)["findings"]]
+
+    assert rules() == ["BL203", "BL102"]
+    assert rules("--select", "BL2") == ["BL203"]
+    assert rules("--ignore", "bl203") == ["BL102"]
+    assert rules("--select", "BL102,BL203", "--ignore", "BL102") == ["BL203"]
+
+
+def test_config_file_select_fail_on_and_per_file_ignores(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"runners/run.sh": LAUNCHER, "a.yaml": DUPLICATE})
+    (root / ".benchlint.toml").unlink()
+    (root / "pyproject.toml").write_text(
+        '[tool.benchlint]\nper-file-ignores = { "runners/*" = ["BL102"] }\n'
+    )
+    code, out, _ = invoke(root / "runners", "--format", "concise")
+    assert code == 0 and out == ""
+    code, out, _ = invoke(root, "--format", "concise")
+    assert code == 1 and out.startswith("a.yaml:2:1: error:")
+    code, out, _ = invoke(root, "--no-config", "--format", "concise")
+    assert len(out.splitlines()) == 2
+
+
+def test_inline_suppressions(tmp_path: Path) -> None:
+    launcher = (
+        "set +e\n"
+        "flock -w 5 9  # benchlint: disable=BL102 the job is alone on this node\n"
+        "# benchlint: disable=BL102\n"
+        "flock -w 5 8\n"
+        "flock -w 5 7\n"
+        "# benchlint: disable=BL101 wrong rule\n"
+        "flock -w 5 6\n"
+    )
+    root = write_repo(tmp_path / "r", {"run.sh": launcher, "a.yaml": "# benchlint: disable-file=BL203\n" + DUPLICATE})
+    code, out, err = invoke(root, "--format", "concise", "--show-unused-suppressions")
+    assert [line.split(": ")[0] for line in out.splitlines()] == ["run.sh:5:1", "run.sh:7:1"]
+    assert "run.sh:6: unused suppression BL101" in err
+
+
+def test_github_format_escapes(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"x,y.yaml": "a: 1\na: 2\n"})
+    code, out, _ = invoke(root, "--format", "github")
+    assert out.startswith("::error file=x%2Cy.yaml,line=2,col=1,endLine=2,endColumn=2,title=BL203::")
+
+
+def test_output_file_and_rules_listing(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"a.yaml": DUPLICATE})
+    report = tmp_path / "out.json"
+    code, out, _ = invoke(root, "--format", "json", "--output", report)
+    assert code == 1 and out == ""
+    assert json.loads(report.read_text())["findings"][0]["rule"] == "BL203"
+    code, out, _ = invoke("rules")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == ["BL001", "BL101", "BL102", "BL203"]
+    code, out, _ = invoke("rule", "bl102")
+    assert code == 0 and out.startswith("# BL102 unguarded-lock (error)") and "## Use instead" in out

@@ -1,0 +1,75 @@
+"""Hostile input: every bad file gives BL001 (or nothing), never a traceback, and the rest is linted."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from benchlint.cli import main
+from tests.conftest import positions, run_lint, write_repo
+
+BAD_LOCK = "set +e\nflock -w 5 9\n"  # a BL102 finding, to show the rest is still linted
+
+
+def _messages(result, rule="BL001"):  # type: ignore[no-untyped-def]
+    return {f.location.path: f.message for f in result.findings if f.rule == rule}
+
+
+def test_binary_non_utf8_and_still_linted(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"ok.sh": BAD_LOCK})
+    (root / "blob.sh").write_bytes(b"\x7fELF\x00\x00\x01binary")
+    (root / "latin1.sh").write_bytes(b"# caf\xe9\nflock -n 9\n")
+    (root / "bad.yaml").write_bytes(b"key: \xff\xfe value\n")
+    result = run_lint(root)
+    messages = _messages(result)
+    assert messages["blob.sh"] == "blob.sh is a binary file, not text"
+    assert "latin1.sh" not in messages  # bash reads bytes; so does benchlint
+    assert positions(result, "BL102") == ["latin1.sh:2:1", "ok.sh:2:1"]
+    assert not result.errors
+
+
+def test_symlink_loop_outside_root_and_fifo(tmp_path: Path) -> None:
+    outside = tmp_path / "secret.sh"
+    outside.write_text("flock -n 9\n")
+    root = write_repo(tmp_path / "r", {"ok.sh": BAD_LOCK})
+    (root / "loop_a.sh").symlink_to("loop_b.sh")
+    (root / "loop_b.sh").symlink_to("loop_a.sh")
+    (root / "escape.sh").symlink_to(outside)
+    os.mkfifo(root / "pipe.sh")
+    (root / "dirlink").symlink_to(root)  # a directory loop is not descended
+    result = run_lint(root)
+    messages = _messages(result)
+    assert messages["escape.sh"].endswith("is a symlink to a path outside the repository; not read")
+    assert "cannot be read" in messages["loop_a.sh"]
+    assert messages["pipe.sh"].endswith("is not a regular file; not read")
+    assert positions(result, "BL102") == ["ok.sh:2:1"]  # secret.sh was never read
+
+
+def test_deep_nesting_and_long_line(tmp_path: Path) -> None:
+    deep_yaml = "a: " + "[" * 2000 + "]" * 2000 + "\n"
+    deep_shell = "echo " + "$(" * 300 + "x" + ")" * 300 + "\n"
+    long_line = "echo " + "x" * 2_000_000 + "\n"
+    root = write_repo(
+        tmp_path / "r",
+        {"deep.yaml": deep_yaml, "deep.sh": deep_shell, "long.sh": long_line, "ok.sh": BAD_LOCK},
+    )
+    result = run_lint(root)
+    assert not result.errors
+    assert positions(result, "BL102") == ["ok.sh:2:1"]
+
+
+def test_cli_never_writes_the_files_it_reads(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"ok.sh": BAD_LOCK, "a.yaml": "a: 1\na: 2\n"})
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    outcome = CliRunner().invoke(main, [str(root), "--format", "sarif"])
+    assert outcome.exit_code == 1
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+
+
+def test_deep_yaml_is_reported_not_crashed(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"deep.yaml": "a: " + "[" * 5000 + "]" * 5000 + "\n"})
+    result = run_lint(root)
+    assert positions(result, "BL001") == ["deep.yaml:1:1"]
+    assert "nested too deeply" in result.findings[0].message
