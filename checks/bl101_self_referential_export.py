@@ -66,6 +66,14 @@ def _self_referential(script: Script) -> Iterator[Assignment]:
             yield assignment
 
 
+def _shown(script: Script, assignment: Assignment) -> str:
+    """`export X="$X"` when that is the whole statement, else just `X="$X"`."""
+    command = assignment.command
+    if command.words and len(command.assignments) == 1:
+        return script.text_of(command.node)
+    return script.text_of(assignment.node)
+
+
 @rule("BL101", "self-referential-export", Severity.ERROR, tags=("shell", "environment"))
 def check(ctx: Context) -> Iterator[Finding]:
     environment = ctx.environment
@@ -89,7 +97,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             shown = ", ".join(r.name for r in unset_on[:3])
             more = f" and {len(unset_on) - 3} more" if len(unset_on) > 3 else ""
-            text = script.text_of(assignment.node)
+            text = _shown(script, assignment)
             yield Finding(
                 "BL101",
                 f"`{text}` exports {name} as an empty string: nothing sets {name} before this "

@@ -1,0 +1,93 @@
+"""The shell model: quoting undone with positions kept, nested shells, errexit, assignments."""
+
+from __future__ import annotations
+
+from benchlint.shell import Script, parse_file
+from benchlint.source import SourceText
+
+
+def parse(text: str) -> Script:
+    return parse_file(SourceText("t.sh", text.encode()))
+
+
+def where(script: Script, name: str) -> list[tuple[int, int, bool]]:
+    return [
+        (c.span.line, c.span.column, c.errexit)
+        for c in script.all_commands()
+        if c.name == name
+    ]
+
+
+def test_nested_positions_across_escapes_and_line_breaks() -> None:
+    script = parse(
+        'set -e\n'
+        'srun -N2 bash -c "echo \\"a\\" \\\n'
+        '  && touch \\"$F\\"; ssh h \'mkdir -p /x\'"\n'
+    )
+    (inner,) = script.nested
+    assert inner.parent is not None and inner.parent.name == "srun"
+    assert where(script, "echo") == [(2, 19, False)]
+    assert where(script, "touch") == [(3, 6, False)]
+    (remote,) = inner.nested
+    assert where(remote, "mkdir") == [(3, 27, False)]
+    assert where(script, "srun") == [(2, 1, True)]
+
+
+def test_unicode_columns_are_characters() -> None:
+    script = parse('echo "héllo"; bash -c "echo ünïcode; mkdir x"\n')
+    assert where(script, "mkdir") == [(1, 38, False)]
+
+
+def test_errexit_state() -> None:
+    script = parse(
+        "#!/bin/bash -e\n"
+        "a\n"
+        "set +e\n"
+        "b\n"
+        "set -euo pipefail\n"
+        "c\n"
+        "( set +e; d )\n"
+        "e\n"
+        "x=$(f)\n"
+        "bash -ec 'g'\n"
+    )
+    flags = [(c.name, c.errexit) for c in script.all_commands() if c.name != "set"]
+    assert flags == [("a", True), ("b", False), ("c", True), ("d", False), ("e", True),
+                     (None, True), ("f", False), ("bash", True), ("g", True)]
+
+
+def test_conditions_and_guards() -> None:
+    script = parse("if a; then b; fi\nc || d\ne && f\n! g\nh | i\nwhile j; do k; done\n")
+    tested = {c.name: (c.tested, c.or_guarded) for c in script.commands}
+    assert tested == {
+        "a": (True, False), "b": (False, False), "c": (True, True), "d": (False, False),
+        "e": (True, False), "f": (False, False), "g": (True, False), "h": (True, False),
+        "i": (False, False), "j": (True, False), "k": (False, False),
+    }
+
+
+def test_assignments_and_expansions() -> None:
+    script = parse(
+        'export A="$A" B=${B} C="${C:-x}"\nD=1 cmd\nread -r E F\n: "${G:=1}" "${H:?}"\n'
+        "declare -x I\nlocal J=$J\nfor K in 1; do :; done\n"
+    )
+    found = [(a.name, a.kind, a.exported, a.value.variable() if a.value else None)
+             for a in script.assignments]
+    assert found == [
+        ("A", "export", True, "A"), ("B", "export", True, "B"), ("C", "export", True, None),
+        ("D", "prefix", True, None), ("E", "read", False, None), ("F", "read", False, None),
+        ("G", "default", False, None), ("I", "declare", True, None), ("J", "local", False, "J"),
+        ("K", "for", False, None),
+    ]
+    assert [(e.name, e.operator) for e in script.expansions if e.operator] == [
+        ("C", ":-"), ("G", ":="), ("H", ":?")
+    ]
+
+
+def test_heredoc_to_shell_is_nested_and_quoted_body_is_verbatim() -> None:
+    script = parse("ssh host <<'EOF'\nrm -rf \\$HOME/x\nEOF\nbash <<EOF\necho \\$HOME\nEOF\n")
+    first, second = script.nested
+    assert first.src == b"rm -rf \\$HOME/x\n"  # quoted delimiter: the remote shell sees \$
+    assert second.src == b"echo $HOME\n"  # unquoted: the outer shell removed the backslash
+    assert where(script, "rm") == [(2, 1, False)]
+    assert where(script, "echo") == [(5, 1, False)]
