@@ -19,7 +19,9 @@ from benchlint.workspace import Workspace
 
 ROOT_VARIABLES = frozenset({"GITHUB_WORKSPACE", "INFMAX_WORKSPACE", "PWD"})
 ROOT_MOUNTS = ("/workspace/", "/infmax-workspace/")
-_EXPANSION = re.compile(r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]")
+_EXPANSION = re.compile(
+    r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
+)
 _SOURCE_COMMANDS = frozenset({"source", "."})
 
 
@@ -106,7 +108,7 @@ def _is_script_dir(expr: str) -> bool:
 
 
 def _leading_expansion(value: str) -> tuple[str, str]:
-    """Split `$(...)rest`, `${...}rest`, `$NAME/rest` into (expansion, rest); ("", value) if none."""
+    """`$(...)rest`, `${...}rest`, `$NAME/rest` as (expansion, rest); ("", value) if none."""
     if not value.startswith("$"):
         return "", value
     if value.startswith("$("):

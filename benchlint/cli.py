@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+
 import click
 
 from benchlint import __version__
@@ -67,7 +68,9 @@ def _load(config_file: Path | None, no_config: bool, start: Path) -> Config:
     help="Output format.",
 )
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report here.")
-@click.option("--select", multiple=True, help="Only these rules (IDs or prefixes, comma-separated).")
+@click.option(
+    "--select", multiple=True, help="Only these rules (IDs or prefixes, comma-separated)."
+)
 @click.option("--ignore", multiple=True, help="Skip these rules (IDs or prefixes).")
 @click.option(
     "--fail-on",
@@ -75,7 +78,9 @@ def _load(config_file: Path | None, no_config: bool, start: Path) -> Config:
     help="Lowest severity that makes the exit code 1 [default: warning].",
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("--config", "config_file", type=click.Path(path_type=Path), help="Configuration file.")
+@click.option(
+    "--config", "config_file", type=click.Path(path_type=Path), help="Configuration file."
+)
 @click.option("--no-config", is_flag=True, help="Ignore configuration files.")
 @click.option(
     "--root",

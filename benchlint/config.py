@@ -16,7 +16,7 @@ from benchlint.finding import Severity
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 
 class ConfigError(Exception):
@@ -144,7 +144,9 @@ def parse_severity(value: Any, where: str) -> Severity:
     try:
         return Severity(value)
     except ValueError:
-        raise ConfigError(f"{where}: fail-on must be error, warning or note, not {value!r}") from None
+        raise ConfigError(
+            f"{where}: fail-on must be error, warning or note, not {value!r}"
+        ) from None
 
 
 def _layout(value: Any, where: str) -> Layout:

@@ -96,9 +96,7 @@ def lint(root: Path, config: Config, rules: list[Rule], named: list[Path]) -> Re
         findings.append(finding)
     findings.sort(key=lambda f: (f.location.path, f.location.span, f.rule))
     _fingerprint(findings, ws)
-    unused = [
-        s for entries in inline.values() for s in entries if not s.used and not s.whole_file
-    ]
+    unused = [s for entries in inline.values() for s in entries if not s.used and not s.whole_file]
     failures = [f for f in ws.failures.values() if scope is None or _inside(f.path, scope)]
     return Result(root, rules, findings, failures, ws.files_read, errors, unused, ws)
 
@@ -130,5 +128,3 @@ def _fingerprint(findings: list[Finding], ws: Workspace) -> None:
         seen[key] = seen.get(key, 0) + 1
         digest = hashlib.sha256(f"{key}\0{seen[key]}".encode("utf-8", "surrogateescape"))
         finding.fingerprint = digest.hexdigest()[:32]
-
-

@@ -50,7 +50,17 @@ BUILTIN_ENV = frozenset(
         "PYTHONPATH",
     }
 )
-BUILTIN_PREFIXES = ("GITHUB_", "RUNNER_", "SLURM_", "SLURMD_", "PMIX_", "OMPI_", "PMI_", "BASH", "LC_")
+BUILTIN_PREFIXES = (
+    "GITHUB_",
+    "RUNNER_",
+    "SLURM_",
+    "SLURMD_",
+    "PMIX_",
+    "OMPI_",
+    "PMI_",
+    "BASH",
+    "LC_",
+)
 VALIDATORS = frozenset({"check_env_vars"})
 
 
@@ -106,9 +116,7 @@ class Environment:
     def state_before(self, script: Script, before: int) -> ScriptState:
         """What `script` (a file's top-level script) has done before byte offset `before`."""
         state = ScriptState()
-        source_calls = {
-            id(c.command): c for c in self.calls.calls_in(script) if c.kind == "source"
-        }
+        source_calls = {id(c.command): c for c in self.calls.calls_in(script) if c.kind == "source"}
         for command in script.commands:
             if command.node.start_byte >= before:
                 break
@@ -179,7 +187,9 @@ class Environment:
         routes: list[Route] = []
         for call in self.calls.callers.get(path, []):
             top, command_node = call.caller, call.command.node
-            while top.parent is not None:  # a call inside `bash -c "..."`: the outer command's state
+            while (
+                top.parent is not None
+            ):  # a call inside `bash -c "..."`: the outer command's state
                 command_node = top.parent.node
                 top = top.parent.script
             state = self.state_before(top, command_node.start_byte)
@@ -198,7 +208,9 @@ class Environment:
                 routes.append(Route(name, passed, False, location))
             for route in upstream:
                 env = {**route.env, **passed}
-                routes.append(Route(f"{route.name} -> {name}", env, complete and route.complete, location))
+                routes.append(
+                    Route(f"{route.name} -> {name}", env, complete and route.complete, location)
+                )
         return routes
 
     def _additional_settings(self) -> dict[str, Provenance]:

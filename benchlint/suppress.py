@@ -22,7 +22,7 @@ class Suppression:
 
 
 def suppressions(source: SourceText) -> list[Suppression]:
-    found = []
+    found: list[Suppression] = []
     if "benchlint:" not in source.text:
         return found
     for index, line in enumerate(source.text.splitlines(), start=1):
@@ -31,7 +31,9 @@ def suppressions(source: SourceText) -> list[Suppression]:
             # the reason follows the IDs: keep only tokens that look like IDs
             rules = tuple(r.upper() for r in rules if re.fullmatch(r"(?i)BL\d{1,3}|ALL", r))
             if rules:
-                found.append(Suppression(source.path, index, rules, match.group(1) == "disable-file"))
+                found.append(
+                    Suppression(source.path, index, rules, match.group(1) == "disable-file")
+                )
     return found
 
 
@@ -57,7 +59,7 @@ def is_suppressed(finding: Finding, inline: list[Suppression]) -> bool:
 def ignored_by_config(finding: Finding, per_file_ignores: dict[str, list[str]]) -> bool:
     path = finding.location.path
     for glob, rules in per_file_ignores.items():
-        if fnmatch.fnmatch(path, glob) or fnmatch.fnmatch(path, glob.rstrip("/") + "/*"):
-            if _matches(finding.rule, tuple(r.upper() for r in rules)):
-                return True
+        in_scope = fnmatch.fnmatch(path, glob) or fnmatch.fnmatch(path, glob.rstrip("/") + "/*")
+        if in_scope and _matches(finding.rule, tuple(r.upper() for r in rules)):
+            return True
     return False

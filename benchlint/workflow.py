@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from benchlint.finding import Location, Span
 from benchlint.workspace import Workspace
-from benchlint.yamlmodel import YNode, YamlDocument
+from benchlint.yamlmodel import YamlDocument, YNode
 
 _LAUNCH = re.compile(r"runners/launch_")
 _EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
@@ -45,11 +45,7 @@ def launcher_steps(ws: Workspace) -> list[LauncherStep]:
 def _env_of(document: YamlDocument, node: YNode | None) -> dict[str, Location]:
     if node is None or not node.is_map:
         return {}
-    return {
-        key.value: Location(document.path, key.span)
-        for key, _ in node.pairs
-        if key.is_scalar
-    }
+    return {key.value: Location(document.path, key.span) for key, _ in node.pairs if key.is_scalar}
 
 
 def _steps_of(document: YamlDocument, root: YNode) -> list[LauncherStep]:

@@ -43,11 +43,14 @@ _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
 _BASH_ERROR = re.compile(r"line (\d+): (.*)")
 
 
+FILE_START = Span(1, 1, 1, 1)
+
+
 @dataclass(frozen=True)
 class Failure:
     path: str
     message: str
-    span: Span = Span(1, 1, 1, 1)
+    span: Span = FILE_START
 
 
 class Workspace:
@@ -171,7 +174,7 @@ class Workspace:
             return None
         return SourceText(rel, data)
 
-    def _fail(self, rel: str, message: str, span: Span = Span(1, 1, 1, 1)) -> None:
+    def _fail(self, rel: str, message: str, span: Span = FILE_START) -> None:
         self.failures.setdefault(rel, Failure(rel, message, span))
 
     # -- parsing ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from benchlint.finding import Span
 from benchlint.source import SourceText
 
+_CLoader: Any
 try:
     # The base loader composes without resolving tags: scalars are resolved lazily by `.scalar`.
     from ruamel.yaml.cyaml import CBaseLoader as _CLoader
@@ -33,7 +34,12 @@ _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 _INT = re.compile(r"^[-+]?[0-9]+$")
 _INT_BASE = re.compile(r"^0o[0-7]+$|^0x[0-9a-fA-F]+$")
 _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
-_SPECIAL_FLOAT = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"), ".nan": float("nan")}
+_SPECIAL_FLOAT = {
+    ".inf": float("inf"),
+    "+.inf": float("inf"),
+    "-.inf": float("-inf"),
+    ".nan": float("nan"),
+}
 
 
 @dataclass(eq=False)
@@ -82,7 +88,7 @@ class YNode:
 
     @property
     def scalar(self) -> Any:
-        """The Python value of a scalar: quoted ones are strings, plain ones follow YAML 1.2 core."""
+        """The Python value of a scalar: quoted ones are strings, plain ones as YAML 1.2 core."""
         if not self.is_scalar:
             return None
         text = self.value

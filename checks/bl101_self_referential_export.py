@@ -18,6 +18,7 @@ string". `set -u` no longer catches it, and the next command gets an empty argum
 started with `--port ""`, a readiness probe polling `http://host:/health` for two hours.
 
 ## Example
+A launcher started by a workflow template whose `env:` does not set PORT:
 ```bash path=runners/launch_example.sh
 export PORT="$PORT"
 vllm serve "$MODEL" --port "$PORT"

@@ -59,7 +59,7 @@ def test_select_ignore_and_prefixes(tmp_path: Path) -> None:
     root = write_repo(tmp_path / "r", {"run.sh": LAUNCHER, "a.yaml": DUPLICATE})
 
     def rules(*args: str) -> list[str]:
-        code, out, _ = invoke(root, "--format", "json", *args)
+        _, out, _ = invoke(root, "--format", "json", *args)
         return [f["rule"] for f in json.loads(out)["findings"]]
 
     assert rules() == ["BL203", "BL102"]
@@ -92,16 +92,21 @@ def test_inline_suppressions(tmp_path: Path) -> None:
         "# benchlint: disable=BL101 wrong rule\n"
         "flock -w 5 6\n"
     )
-    root = write_repo(tmp_path / "r", {"run.sh": launcher, "a.yaml": "# benchlint: disable-file=BL203\n" + DUPLICATE})
-    code, out, err = invoke(root, "--format", "concise", "--show-unused-suppressions")
+    root = write_repo(
+        tmp_path / "r",
+        {"run.sh": launcher, "a.yaml": "# benchlint: disable-file=BL203\n" + DUPLICATE},
+    )
+    _, out, err = invoke(root, "--format", "concise", "--show-unused-suppressions")
     assert [line.split(": ")[0] for line in out.splitlines()] == ["run.sh:5:1", "run.sh:7:1"]
     assert "run.sh:6: unused suppression BL101" in err
 
 
 def test_github_format_escapes(tmp_path: Path) -> None:
     root = write_repo(tmp_path / "r", {"x,y.yaml": "a: 1\na: 2\n"})
-    code, out, _ = invoke(root, "--format", "github")
-    assert out.startswith("::error file=x%2Cy.yaml,line=2,col=1,endLine=2,endColumn=2,title=BL203::")
+    _, out, _ = invoke(root, "--format", "github")
+    assert out.startswith(
+        "::error file=x%2Cy.yaml,line=2,col=1,endLine=2,endColumn=2,title=BL203::"
+    )
 
 
 def test_output_file_and_rules_listing(tmp_path: Path) -> None:
@@ -114,4 +119,6 @@ def test_output_file_and_rules_listing(tmp_path: Path) -> None:
     assert code == 0
     assert [line.split()[0] for line in out.splitlines()] == ["BL001", "BL101", "BL102", "BL203"]
     code, out, _ = invoke("rule", "bl102")
-    assert code == 0 and out.startswith("# BL102 unguarded-lock (error)") and "## Use instead" in out
+    assert (
+        code == 0 and out.startswith("# BL102 unguarded-lock (error)") and "## Use instead" in out
+    )

@@ -1,4 +1,4 @@
-"""The example repository of the README quick start: every planted bug found, no near miss reported."""
+"""The README's example repository: every planted bug found, no near miss reported."""
 
 from __future__ import annotations
 
@@ -30,9 +30,7 @@ def _lint(*args: str) -> tuple[int, str]:
 def test_example_findings_exactly() -> None:
     code, output = _lint("--format", "json")
     assert code == 1
-    found = [
-        (f["rule"], f["path"], f["line"], f["column"]) for f in json.loads(output)["findings"]
-    ]
+    found = [(f["rule"], f["path"], f["line"], f["column"]) for f in json.loads(output)["findings"]]
     assert found == EXPECTED
 
 

@@ -21,8 +21,8 @@ jobs:
     steps:
       - run: bash ./runners/launch_${RUNNER_NAME%%_*}.sh
 """
-BAD = "#!/usr/bin/env bash\nexport PORT=\"$PORT\"\nvllm serve m --port \"$PORT\"\n"
-GOOD = "#!/usr/bin/env bash\nexport PORT=\"${PORT:-8888}\"\nvllm serve m --port \"$PORT\"\n"
+BAD = '#!/usr/bin/env bash\nexport PORT="$PORT"\nvllm serve m --port "$PORT"\n'
+GOOD = '#!/usr/bin/env bash\nexport PORT="${PORT:-8888}"\nvllm serve m --port "$PORT"\n'
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -66,7 +66,7 @@ def test_hook_fails_on_a_bad_launcher_and_passes_on_a_clean_one(
 ) -> None:
     bad = _try_repo(_project(tmp_path / "bad", BAD), pre_commit_home)
     assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert "runners/launch_b200.sh:2:8: error: `export PORT=\"$PORT\"`" in bad.stdout
+    assert 'runners/launch_b200.sh:2:8: error: `export PORT="$PORT"`' in bad.stdout
     good = _try_repo(_project(tmp_path / "good", GOOD), pre_commit_home)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout

@@ -1,4 +1,4 @@
-"""Hostile input: every bad file gives BL001 (or nothing), never a traceback, and the rest is linted."""
+"""Hostile input: BL001 or nothing, never a traceback, and the rest is still linted."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SARIF: accepted by the real `sarif-multitool validate --rule-kind "Gh;Sarif"`, with stable fingerprints."""
+"""SARIF that the real `sarif-multitool validate --rule-kind "Gh;Sarif"` accepts."""
 
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ def test_multitool_accepts_the_example_report(tmp_path: Path) -> None:
         timeout=300,
     )
     problems = [
-        (r["ruleId"], r.get("message")) for run in json.loads(checked.read_text())["runs"]
+        (r["ruleId"], r.get("message"))
+        for run in json.loads(checked.read_text())["runs"]
         for r in run.get("results", [])
     ]
     assert problems == []

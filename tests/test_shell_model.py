@@ -12,17 +12,13 @@ def parse(text: str) -> Script:
 
 def where(script: Script, name: str) -> list[tuple[int, int, bool]]:
     return [
-        (c.span.line, c.span.column, c.errexit)
-        for c in script.all_commands()
-        if c.name == name
+        (c.span.line, c.span.column, c.errexit) for c in script.all_commands() if c.name == name
     ]
 
 
 def test_nested_positions_across_escapes_and_line_breaks() -> None:
     script = parse(
-        'set -e\n'
-        'srun -N2 bash -c "echo \\"a\\" \\\n'
-        '  && touch \\"$F\\"; ssh h \'mkdir -p /x\'"\n'
+        'set -e\nsrun -N2 bash -c "echo \\"a\\" \\\n  && touch \\"$F\\"; ssh h \'mkdir -p /x\'"\n'
     )
     (inner,) = script.nested
     assert inner.parent is not None and inner.parent.name == "srun"
@@ -52,17 +48,34 @@ def test_errexit_state() -> None:
         "bash -ec 'g'\n"
     )
     flags = [(c.name, c.errexit) for c in script.all_commands() if c.name != "set"]
-    assert flags == [("a", True), ("b", False), ("c", True), ("d", False), ("e", True),
-                     (None, True), ("f", False), ("bash", True), ("g", True)]
+    assert flags == [
+        ("a", True),
+        ("b", False),
+        ("c", True),
+        ("d", False),
+        ("e", True),
+        (None, True),
+        ("f", False),
+        ("bash", True),
+        ("g", True),
+    ]
 
 
 def test_conditions_and_guards() -> None:
     script = parse("if a; then b; fi\nc || d\ne && f\n! g\nh | i\nwhile j; do k; done\n")
     tested = {c.name: (c.tested, c.or_guarded) for c in script.commands}
     assert tested == {
-        "a": (True, False), "b": (False, False), "c": (True, True), "d": (False, False),
-        "e": (True, False), "f": (False, False), "g": (True, False), "h": (True, False),
-        "i": (False, False), "j": (True, False), "k": (False, False),
+        "a": (True, False),
+        "b": (False, False),
+        "c": (True, True),
+        "d": (False, False),
+        "e": (True, False),
+        "f": (False, False),
+        "g": (True, False),
+        "h": (True, False),
+        "i": (False, False),
+        "j": (True, False),
+        "k": (False, False),
     }
 
 
@@ -71,16 +84,26 @@ def test_assignments_and_expansions() -> None:
         'export A="$A" B=${B} C="${C:-x}"\nD=1 cmd\nread -r E F\n: "${G:=1}" "${H:?}"\n'
         "declare -x I\nlocal J=$J\nfor K in 1; do :; done\n"
     )
-    found = [(a.name, a.kind, a.exported, a.value.variable() if a.value else None)
-             for a in script.assignments]
+    found = [
+        (a.name, a.kind, a.exported, a.value.variable() if a.value else None)
+        for a in script.assignments
+    ]
     assert found == [
-        ("A", "export", True, "A"), ("B", "export", True, "B"), ("C", "export", True, None),
-        ("D", "prefix", True, None), ("E", "read", False, None), ("F", "read", False, None),
-        ("G", "default", False, None), ("I", "declare", True, None), ("J", "local", False, "J"),
+        ("A", "export", True, "A"),
+        ("B", "export", True, "B"),
+        ("C", "export", True, None),
+        ("D", "prefix", True, None),
+        ("E", "read", False, None),
+        ("F", "read", False, None),
+        ("G", "default", False, None),
+        ("I", "declare", True, None),
+        ("J", "local", False, "J"),
         ("K", "for", False, None),
     ]
     assert [(e.name, e.operator) for e in script.expansions if e.operator] == [
-        ("C", ":-"), ("G", ":="), ("H", ":?")
+        ("C", ":-"),
+        ("G", ":="),
+        ("H", ":?"),
     ]
 
 

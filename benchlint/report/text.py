@@ -48,7 +48,9 @@ def render(result: Result) -> str:
         out.append(f"benchlint: internal error in {error.rule}: {error.message}")
     total = len(result.findings)
     if total:
-        parts = [f"{counts[s]} {s.value}{'s' if counts[s] != 1 else ''}" for s in Severity if counts[s]]
+        parts = [
+            f"{counts[s]} {s.value}{'s' if counts[s] != 1 else ''}" for s in Severity if counts[s]
+        ]
         out.append(
             f"Found {total} finding{'s' if total != 1 else ''} ({', '.join(parts)}) "
             f"in {result.files_read} files read."

@@ -24,9 +24,7 @@ _DQ_ESCAPES = frozenset('$`"\\')
 _HEREDOC_ESCAPES = frozenset("$`\\")
 
 
-def unquote(
-    node: Node, src: bytes, char_of: Callable[[int], int]
-) -> tuple[str, list[int], bool]:
+def unquote(node: Node, src: bytes, char_of: Callable[[int], int]) -> tuple[str, list[int], bool]:
     """(value, file char offset of each value char, static) for a word-like node.
 
     `char_of` maps a byte offset of `src` to a character offset in the file.
@@ -82,8 +80,10 @@ def _has_expansion(node: Node) -> bool:
     return any(c.type in EXPANSIONS or _has_expansion(c) for c in node.children)
 
 
-def _chars(start: int, end: int, src: bytes, char_of: Callable[[int], int]) -> list[tuple[str, int]]:
-    """Each character of src[start:end] with its file char offset (nested scripts are not contiguous)."""
+def _chars(
+    start: int, end: int, src: bytes, char_of: Callable[[int], int]
+) -> list[tuple[str, int]]:
+    """Each char of src[start:end] with its file offset (nested scripts are not contiguous)."""
     text = src[start:end].decode("utf-8", errors="surrogateescape")
     if not text:
         return []
