@@ -4,12 +4,12 @@ Paths are resolved the way the scripts are run in an InferenceX-style repository
 repository root (launchers run from the checkout) or to the script's own directory
 (`$(dirname "$0")`, a `SCRIPT_DIR` assigned from it); container mounts of the checkout
 (`/workspace`, `/infmax-workspace`, `$GITHUB_WORKSPACE`, `$INFMAX_WORKSPACE`) are the root.
-Any other expansion is a wildcard, so one launcher line can run many benchmark scripts.
+Any other expansion stands for the values the script assigns to that variable, or else for any one
+path component, so one launcher line can run many benchmark scripts.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import re
 from dataclasses import dataclass
@@ -77,13 +77,12 @@ class CallGraph:
         self.calls: list[Call] = []
         self.callers: dict[str, list[Call]] = {}
         for script in ws.shell_scripts():
-            dir_aliases = _script_dir_variables(script)
             for command in script.all_commands():
                 found = script_word(command)
                 if found is None:
                     continue
                 kind, word = found
-                targets = tuple(resolve(ws, script.path, word.value, dir_aliases) or ())
+                targets = tuple(resolve(ws, script, word.value) or ())
                 call = Call(script, command, kind, targets, word)
                 self.calls.append(call)
                 for target in targets:
@@ -134,47 +133,72 @@ def _variable_of(expr: str) -> str:
     return expr.strip("${}").split("%")[0].split(":")[0].split("[")[0]
 
 
-def resolve(
-    ws: Workspace, script_path: str, value: str, dir_aliases: frozenset[str] = frozenset()
-) -> list[str] | None:
+def resolve(ws: Workspace, script: Script, value: str) -> list[str] | None:
     """Repository paths a script path word can name, or None when it says too little to tell."""
     head, rest = _leading_expansion(value.strip())
-    script_dir = posixpath.dirname(script_path)
-    bases: list[str]
+    script_dir = posixpath.dirname(script.path)
+    bases: list[str] | None
     if head:
         name = _variable_of(head)
-        if _is_script_dir(head) or name in dir_aliases:
+        if _is_script_dir(head) or name in _script_dir_variables(script):
             bases = [script_dir]
         elif name in ROOT_VARIABLES or head == "$(pwd)":
             bases = [""]
         else:
-            bases = []
-            rest = "*" + rest
+            bases, rest = None, head + rest
     else:
         bases = ["", script_dir]
-    pattern = _EXPANSION.sub("*", rest)
-    if not pattern.strip("*/.") or not re.search(r"[A-Za-z0-9_]", pattern.replace(".sh", "")):
+    if not re.search(r"[A-Za-z0-9_]", _EXPANSION.sub("", rest).replace(".sh", "")):
         return None
     candidates: list[str] = []
-    if pattern.startswith("/"):
-        candidates = _mount_candidates(pattern)
-    elif not bases:
-        candidates = [pattern if pattern.startswith("*") else "*/" + pattern]
+    if bases is None:
+        candidates = [rest]
+    elif rest.startswith("/") and not head:
+        candidates = _mount_candidates(rest)
     else:
         for base in bases:
-            joined = posixpath.normpath(posixpath.join(base, pattern))
+            joined = posixpath.normpath(posixpath.join(base, rest))
             if not joined.startswith(".."):
                 candidates.append(joined)
     for candidate in candidates:
-        matches = [p for p in ws.shell_paths if fnmatch.fnmatchcase(p, candidate)]
+        prefix = "(?:.*/)?" if bases is None else ""
+        pattern = re.compile(prefix + _pattern(candidate, script, 0))
+        matches = [p for p in ws.shell_paths if pattern.fullmatch(p)]
         if matches:
             return matches
     return []
 
 
-def _mount_candidates(pattern: str) -> list[str]:
+def _pattern(text: str, script: Script, depth: int) -> str:
+    """A regular expression for a path word: literal text, and for each expansion the values the
+    script assigns to that variable, or any single path component."""
+    out = []
+    position = 0
+    for match in _EXPANSION.finditer(text):
+        out.append(re.escape(text[position : match.start()]))
+        out.append(_expansion_pattern(match.group(0), script, depth))
+        position = match.end()
+    out.append(re.escape(text[position:]))
+    return "".join(out)
+
+
+def _expansion_pattern(expansion: str, script: Script, depth: int) -> str:
+    simple = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", expansion)
+    if simple is None or depth >= 3:
+        return "[^/]*"
+    name = simple.group(1)
+    values = [
+        a.value.value for a in script.assignments if a.name == name and a.value is not None
+    ]
+    if not values or len(values) > 16:
+        return "[^/]*"
+    alternatives = sorted({_pattern(v, script, depth + 1) for v in values})
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+def _mount_candidates(path: str) -> list[str]:
     for mount in ROOT_MOUNTS:
-        if pattern.startswith(mount):
-            return [pattern[len(mount) :]]
-    parts = pattern.strip("/").split("/")
+        if path.startswith(mount):
+            return [path[len(mount) :]]
+    parts = path.strip("/").split("/")
     return ["/".join(parts[i:]) for i in range(1, len(parts))]
