@@ -187,9 +187,7 @@ def _expansion_pattern(expansion: str, script: Script, depth: int) -> str:
     if simple is None or depth >= 3:
         return "[^/]*"
     name = simple.group(1)
-    values = [
-        a.value.value for a in script.assignments if a.name == name and a.value is not None
-    ]
+    values = [a.value.value for a in script.assignments if a.name == name and a.value is not None]
     if not values or len(values) > 16:
         return "[^/]*"
     alternatives = sorted({_pattern(v, script, depth + 1) for v in values})

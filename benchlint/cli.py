@@ -16,6 +16,7 @@ from benchlint.engine import lint, select_rules
 from benchlint.finding import Severity
 from benchlint.registry import all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS
+from benchlint.suppress import baseline_fingerprints
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -87,6 +88,11 @@ def _load(config_file: Path | None, no_config: bool, start: Path) -> Config:
     type=click.Path(path_type=Path, file_okay=False),
     help="Repository root [default: the configuration's folder, else the git root].",
 )
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Report only findings not in this earlier JSON or SARIF report.",
+)
 @click.option("--show-unused-suppressions", is_flag=True, help="List inline suppressions not used.")
 def lint_command(
     paths: tuple[Path, ...],
@@ -99,6 +105,7 @@ def lint_command(
     config_file: Path | None,
     no_config: bool,
     root: Path | None,
+    baseline: Path | None,
     show_unused_suppressions: bool,
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
@@ -123,8 +130,15 @@ def lint_command(
     except ValueError as exc:
         _fail(str(exc))
         return
+    known: set[str] = set()
+    if baseline is not None:
+        try:
+            known = baseline_fingerprints(baseline)
+        except ValueError as exc:
+            _fail(str(exc))
     rules = select_rules(config, chosen, dropped)
     result = lint(root, config, rules, named)
+    result.findings = [f for f in result.findings if f.fingerprint not in known]
     report = FORMATS[output_format](result)
     if output is not None:
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 class Severity(enum.Enum):
@@ -16,8 +17,7 @@ class Severity(enum.Enum):
         return {"error": 3, "warning": 2, "note": 1}[self.value]
 
 
-@dataclass(frozen=True, order=True)
-class Span:
+class Span(NamedTuple):
     """1-based line and column; the end column is exclusive, as in SARIF."""
 
     line: int

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from benchlint.finding import Finding
 from benchlint.source import SourceText
@@ -54,6 +56,24 @@ def is_suppressed(finding: Finding, inline: list[Suppression]) -> bool:
             suppression.used.add(selector)
             return True
     return False
+
+
+def baseline_fingerprints(path: Path) -> set[str]:
+    """Fingerprints of an earlier run's `--format json` or `--format sarif` report."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: not a benchlint JSON or SARIF report ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a benchlint JSON or SARIF report")
+    if "runs" in data:
+        return {
+            fingerprint
+            for run in data["runs"]
+            for result in run.get("results", [])
+            for fingerprint in result.get("partialFingerprints", {}).values()
+        }
+    return {f["fingerprint"] for f in data.get("findings", []) if "fingerprint" in f}
 
 
 def ignored_by_config(finding: Finding, per_file_ignores: dict[str, list[str]]) -> bool:

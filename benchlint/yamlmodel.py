@@ -42,7 +42,7 @@ _SPECIAL_FLOAT = {
 }
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class YNode:
     kind: str  # "map" | "seq" | "scalar"
     span: Span

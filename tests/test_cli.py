@@ -122,3 +122,28 @@ def test_output_file_and_rules_listing(tmp_path: Path) -> None:
     assert (
         code == 0 and out.startswith("# BL102 unguarded-lock (error)") and "## Use instead" in out
     )
+
+
+def test_baseline_reports_only_new_findings(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"run.sh": LAUNCHER})
+    for fmt in ("json", "sarif"):
+        baseline = tmp_path / f"baseline.{fmt}"
+        invoke(root, "--format", fmt, "--output", baseline)
+        (root / "run.sh").write_text("# moved down\n" + LAUNCHER)
+        assert invoke(root, "--baseline", baseline, "--format", "concise")[:2] == (0, "")
+        (root / "run.sh").write_text(LAUNCHER + "flock -n 9\n")
+        code, out, _ = invoke(root, "--baseline", baseline, "--format", "concise")
+        assert code == 1 and out.startswith("run.sh:4:1: error: `flock -n 9`")
+        (root / "run.sh").write_text(LAUNCHER)
+    (tmp_path / "junk.json").write_text("[1, 2]")
+    code, _, err = invoke(root, "--baseline", tmp_path / "junk.json")
+    assert code == 2 and "not a benchlint JSON or SARIF report" in err
+
+
+def test_config_select_and_fail_on(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"run.sh": LAUNCHER, "a.yaml": DUPLICATE})
+    (root / ".benchlint.toml").write_text('select = ["BL2"]\nfail-on = "error"\n')
+    code, out, _ = invoke(root, "--format", "concise")
+    assert code == 1 and [line.split(": ")[0] for line in out.splitlines()] == ["a.yaml:2:1"]
+    code, out, _ = invoke(root, "--format", "concise", "--select", "BL102")
+    assert [line.split(": ")[0] for line in out.splitlines()] == ["run.sh:3:1"]
