@@ -121,6 +121,16 @@ class Heredoc:
     quoted: bool
 
 
+@dataclass(frozen=True, eq=False)
+class Guard:
+    """A condition a command runs under: `if COND` (expect True), its `else` (expect False),
+    `COND && cmd`, `COND || cmd`, or a `case WORD in PATTERNS)` item (patterns set)."""
+
+    node: Node  # the condition statement, or the case word
+    expect: bool
+    patterns: tuple[Node, ...] = ()
+
+
 @dataclass(eq=False)
 class Command:
     """A simple command, a declaration (`export X=1`), or a bare assignment (`X=1`, no words)."""
@@ -136,6 +146,7 @@ class Command:
     subshell: bool = False
     background: bool = False
     heredocs: list[Heredoc] = field(default_factory=list)
+    guards: tuple[Guard, ...] = ()  # outermost first
 
     @property
     def name(self) -> str | None:
@@ -278,6 +289,10 @@ class _Context:
     or_guarded: bool = False
     function: str | None = None
     subshell: bool = False
+    guards: tuple[Guard, ...] = ()
+
+    def under(self, guard: Guard) -> _Context:
+        return replace(self, guards=(*self.guards, guard))
 
 
 class _Builder:
@@ -319,7 +334,7 @@ class _Builder:
             return
         left, right = named
         self.walk(left, replace(ctx, tested=True, or_guarded=ctx.or_guarded or operator == "||"))
-        self.walk(right, ctx)
+        self.walk(right, ctx.under(Guard(left, operator == "&&")))
 
     def on_pipeline(self, node: Node, ctx: _Context) -> None:
         named = [c for c in node.named_children]
@@ -332,10 +347,42 @@ class _Builder:
         self.walk_list(node.named_children, replace(ctx, tested=True))
 
     def on_if_statement(self, node: Node, ctx: _Context) -> None:
-        self._conditional(node, ctx)
+        """then-branch under (cond, True); each elif and the else under every earlier (cond, False)."""
+        conditions = _conditions(node)
+        for condition in conditions:
+            self.walk(condition, replace(ctx, tested=True))
+        failed = [Guard(conditions[-1], False)] if conditions else []
+        branch = ctx.under(Guard(conditions[-1], True)) if conditions else ctx
+        for child in node.named_children:
+            if child.type == "elif_clause":
+                elif_conditions = _conditions(child)
+                before = replace(ctx, guards=(*ctx.guards, *failed))
+                for condition in elif_conditions:
+                    self.walk(condition, replace(before, tested=True))
+                last = elif_conditions[-1] if elif_conditions else child
+                inside = before.under(Guard(last, True))
+                for grandchild in child.named_children:
+                    if not any(grandchild.id == c.id for c in elif_conditions):
+                        self.walk(grandchild, inside)
+                failed.append(Guard(last, False))
+            elif child.type == "else_clause":
+                self.walk_list(child.named_children, replace(ctx, guards=(*ctx.guards, *failed)))
+            elif not any(child.id == c.id for c in conditions):
+                self.walk(child, branch)
 
-    def on_elif_clause(self, node: Node, ctx: _Context) -> None:
-        self._conditional(node, ctx)
+    def on_case_statement(self, node: Node, ctx: _Context) -> None:
+        value = node.child_by_field_name("value")
+        earlier: list[Guard] = []  # the first matching item wins
+        for child in node.named_children:
+            if child.type != "case_item" or value is None:
+                self.walk(child, ctx)
+                continue
+            patterns = tuple(child.children_by_field_name("value"))
+            inside = replace(ctx, guards=(*ctx.guards, *earlier, Guard(value, True, patterns)))
+            earlier.append(Guard(value, False, patterns))
+            for grandchild in child.named_children:
+                if not any(grandchild.id == p.id for p in patterns):
+                    self.walk(grandchild, inside)
 
     def on_while_statement(self, node: Node, ctx: _Context) -> None:
         self._conditional(node, ctx)
@@ -476,6 +523,7 @@ class _Builder:
             errexit=self.errexit,
             function=ctx.function,
             subshell=ctx.subshell,
+            guards=ctx.guards,
         )
         self.script.commands.append(command)
         self.by_node[node.id] = command
@@ -592,6 +640,17 @@ class _Builder:
                 heredoc.body, self.script.src, self.script.char_of, heredoc.quoted
             )
             self.script.nested.append(_nested(command, value, offsets, errexit))
+
+
+def _conditions(node: Node) -> list[Node]:
+    """The condition statements of an `if`/`elif`: the named children before `then`."""
+    found = []
+    for child in node.children:
+        if child.type == "then":
+            break
+        if child.is_named and child.type != "comment":
+            found.append(child)
+    return found
 
 
 def _is_background(node: Node) -> bool:
