@@ -1,0 +1,433 @@
+"""Simulated edits of a recipe: the `sed` subset launchers use, appends, and `yq -i` assignments.
+
+Nothing is executed. A sed script is parsed and run line by line in Python, its regular
+expressions translated from POSIX BRE/ERE and matched by the `regex` module with a timeout, so a
+pathological expression taken from a script cannot hang benchlint: it becomes a `RewriteError`
+(reported as a note), as does any construct outside the subset.
+
+Supported: addresses (line numbers, `$`, `/re/`, `\\cREc`, ranges, `!`), `{ ... }` groups, and the
+commands `s` (any delimiter; flags g, N, I, M, p, w ignored), `d`, `a`, `i`, `c`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import regex
+
+MATCH_TIMEOUT = 0.25  # seconds for one regular-expression call
+MAX_TEXT = 2_000_000  # characters of recipe text a simulation accepts
+MAX_COMMANDS = 200
+PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*")
+
+
+class RewriteError(Exception):
+    """A rewrite benchlint cannot simulate; the message says why."""
+
+
+@dataclass
+class Address:
+    kind: str  # "line" | "last" | "regex"
+    line: int = 0
+    pattern: regex.Pattern[str] | None = None
+
+
+@dataclass(eq=False)
+class SedCommand:
+    op: str  # s d a i c {
+    first: Address | None = None
+    second: Address | None = None
+    negate: bool = False
+    pattern: regex.Pattern[str] | None = None
+    replacement: list[str | int] = field(default_factory=list)  # text, or group number
+    count: int = 1  # 0: every match (g)
+    text: str = ""
+    children: list[SedCommand] = field(default_factory=list)
+    active: bool = False  # inside its range
+
+
+# -- regular expressions ---------------------------------------------------------------------
+def translate(expression: str, extended: bool) -> str:
+    """A POSIX BRE (or ERE) as a pattern for the `regex` module."""
+    out: list[str] = []
+    i = 0
+    n = len(expression)
+    while i < n:
+        ch = expression[i]
+        if ch == "[":
+            end = _bracket_end(expression, i)
+            body = expression[i + 1 : end].replace("\\", "\\\\")
+            out.append("[" + body + "]")
+            i = end + 1
+            continue
+        if ch == "\\" and i + 1 < n:
+            nxt = expression[i + 1]
+            i += 2
+            if nxt in "<>":
+                out.append(r"\b(?=\w)" if nxt == "<" else r"\b(?<=\w)")
+            elif nxt == "n":
+                out.append(r"\n")
+            elif nxt == "t":
+                out.append(r"\t")
+            elif nxt.isdigit() or nxt in "wWsSbB":
+                out.append("\\" + nxt)
+            elif not extended and nxt in "(){}+?|":
+                out.append(nxt)
+            else:
+                out.append(regex.escape(nxt))
+            continue
+        if not extended and ch in "(){}+?|":
+            out.append("\\" + ch)
+        elif ch == "*" and (not out or out[-1] in ("^", "(", "|")):
+            out.append(r"\*")
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _bracket_end(expression: str, start: int) -> int:
+    i = start + 1
+    if i < len(expression) and expression[i] == "^":
+        i += 1
+    if i < len(expression) and expression[i] == "]":
+        i += 1
+    while i < len(expression):
+        if expression.startswith("[:", i):
+            close = expression.find(":]", i + 2)
+            i = close + 2 if close >= 0 else i + 1
+            continue
+        if expression[i] == "]":
+            return i
+        i += 1
+    raise RewriteError(f"unterminated bracket expression in {expression!r}")
+
+
+def _compile(expression: str, extended: bool, flags: str = "") -> regex.Pattern[str]:
+    if PLACEHOLDER.search(expression):
+        raise RewriteError(f"the expression {expression!r} depends on a shell variable")
+    options = regex.V0
+    if "I" in flags or "i" in flags:
+        options |= regex.IGNORECASE
+    if "M" in flags or "m" in flags:
+        options |= regex.MULTILINE
+    try:
+        return regex.compile(translate(expression, extended), options)
+    except regex.error as exc:
+        raise RewriteError(f"cannot read the expression {expression!r}: {exc}") from None
+
+
+def _replacement(text: str) -> list[str | int]:
+    parts: list[str | int] = []
+    literal: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "&":
+            parts.extend(["".join(literal), 0])
+            literal = []
+        elif ch == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            i += 1
+            if nxt.isdigit():
+                parts.extend(["".join(literal), int(nxt)])
+                literal = []
+            elif nxt in "LUElu":
+                raise RewriteError("case conversion in a replacement is not simulated")
+            else:
+                literal.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+        else:
+            literal.append(ch)
+        i += 1
+    parts.append("".join(literal))
+    return [p for p in parts if p != ""]
+
+
+# -- parsing ---------------------------------------------------------------------------------
+class _Reader:
+    def __init__(self, script: str, extended: bool) -> None:
+        self.s = script
+        self.i = 0
+        self.extended = extended
+
+    def peek(self) -> str:
+        return self.s[self.i] if self.i < len(self.s) else ""
+
+    def skip_space(self, newlines: bool = True) -> None:
+        while self.peek() and (self.peek() in " \t" or (newlines and self.peek() in "\n;")):
+            self.i += 1
+
+    def delimited(self, delimiter: str) -> str:
+        out: list[str] = []
+        while True:
+            ch = self.peek()
+            if not ch:
+                raise RewriteError("unterminated expression")
+            self.i += 1
+            if ch == "\\" and self.peek():
+                nxt = self.s[self.i]
+                self.i += 1
+                out.append(nxt if nxt == delimiter else "\\" + nxt)
+            elif ch == delimiter:
+                return "".join(out)
+            elif ch == "\n" and delimiter != "\n":
+                out.append("\\n")
+            else:
+                out.append(ch)
+
+    def address(self) -> Address | None:
+        ch = self.peek()
+        if ch.isdigit():
+            start = self.i
+            while self.peek().isdigit():
+                self.i += 1
+            return Address("line", line=int(self.s[start : self.i]))
+        if ch == "$":
+            self.i += 1
+            return Address("last")
+        if ch in ("/", "\\"):
+            self.i += 1
+            delimiter = "/"
+            if ch == "\\":
+                delimiter = self.peek()
+                self.i += 1
+            expression = self.delimited(delimiter)
+            flags = ""
+            while self.peek() in ("I", "M"):
+                flags += self.peek()
+                self.i += 1
+            return Address("regex", pattern=_compile(expression, self.extended, flags))
+        return None
+
+    def text_argument(self) -> str:
+        """The text of `a`, `i`, `c`: `a text`, `a\\` newline text, or GNU `a\\text`."""
+        if self.peek() == "\\":
+            self.i += 1
+            if self.peek() == "\n":
+                self.i += 1
+        else:
+            self.skip_space(newlines=False)
+        out: list[str] = []
+        while self.peek():
+            ch = self.s[self.i]
+            self.i += 1
+            if ch == "\\" and self.peek():
+                nxt = self.s[self.i]
+                self.i += 1
+                out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            elif ch == "\n":
+                break
+            else:
+                out.append(ch)
+        return "".join(out)
+
+    def commands(self, nested: bool = False) -> list[SedCommand]:
+        found: list[SedCommand] = []
+        while True:
+            self.skip_space()
+            if not self.peek():
+                if nested:
+                    raise RewriteError("unterminated { group")
+                return found
+            if self.peek() == "}":
+                if not nested:
+                    raise RewriteError("unexpected }")
+                self.i += 1
+                return found
+            if len(found) > MAX_COMMANDS:
+                raise RewriteError("the sed script is too long to simulate")
+            found.append(self.command())
+
+    def command(self) -> SedCommand:
+        first = self.address()
+        second = None
+        if first is not None and self.peek() == ",":
+            self.i += 1
+            second = self.address()
+            if second is None:
+                raise RewriteError("this form of address range is not simulated")
+        self.skip_space(newlines=False)
+        negate = self.peek() == "!"
+        if negate:
+            self.i += 1
+            self.skip_space(newlines=False)
+        op = self.peek()
+        self.i += 1
+        command = SedCommand(op, first, second, negate)
+        if op == "{":
+            command.children = self.commands(nested=True)
+        elif op == "s":
+            delimiter = self.peek()
+            self.i += 1
+            expression = self.delimited(delimiter)
+            replacement = self.delimited(delimiter)
+            flags = ""
+            while self.peek() and self.peek() not in ";\n}":
+                flags += self.peek()
+                self.i += 1
+            flags = flags.strip()
+            command.pattern = _compile(expression, self.extended, flags)
+            command.replacement = _replacement(replacement)
+            digits = "".join(c for c in flags if c.isdigit())
+            command.count = 0 if "g" in flags else int(digits or 1)
+            if digits and "g" not in flags and int(digits) > 1:
+                raise RewriteError("s///N with N > 1 is not simulated")
+        elif op in ("a", "i", "c"):
+            command.text = self.text_argument()
+        elif op == "d":
+            pass
+        else:
+            raise RewriteError(f"the sed command {op!r} is not simulated")
+        return command
+
+
+def parse_sed(script: str, extended: bool = False) -> list[SedCommand]:
+    return _Reader(script, extended).commands()
+
+
+# -- running ---------------------------------------------------------------------------------
+def _call(function: Callable[..., object], *args: object, **kwargs: object) -> object:
+    try:
+        return function(*args, timeout=MATCH_TIMEOUT, **kwargs)
+    except TimeoutError:
+        raise RewriteError(
+            f"a regular expression took longer than {MATCH_TIMEOUT} s; not simulated"
+        ) from None
+
+
+def _matches(address: Address, line: str, number: int, last: bool) -> bool:
+    if address.kind == "line":
+        return number == address.line
+    if address.kind == "last":
+        return last
+    assert address.pattern is not None
+    return _call(address.pattern.search, line) is not None
+
+
+def _selected(command: SedCommand, line: str, number: int, last: bool) -> bool:
+    if command.first is None:
+        hit = True
+    elif command.second is None:
+        hit = _matches(command.first, line, number, last)
+    elif command.active:
+        hit = True
+        second = command.second
+        if second.kind == "line":
+            command.active = number < second.line
+        elif _matches(second, line, number, last):
+            command.active = False
+    else:
+        hit = _matches(command.first, line, number, last)
+        if hit:
+            second = command.second
+            command.active = not (second.kind == "line" and second.line <= number)
+    return hit != command.negate
+
+
+@dataclass
+class _Cycle:
+    line: str
+    before: list[str] = field(default_factory=list)
+    after: list[str] = field(default_factory=list)
+    deleted: bool = False
+
+
+def _run(commands: list[SedCommand], cycle: _Cycle, number: int, last: bool) -> None:
+    for command in commands:
+        if cycle.deleted:
+            return
+        if not _selected(command, cycle.line, number, last):
+            continue
+        if command.op == "{":
+            _run(command.children, cycle, number, last)
+        elif command.op == "s":
+            cycle.line = _substitute(command, cycle.line)
+        elif command.op == "d":
+            cycle.deleted = True
+        elif command.op == "a":
+            cycle.after.append(command.text)
+        elif command.op == "i":
+            cycle.before.append(command.text)
+        elif command.op == "c":
+            cycle.deleted = True
+            if command.second is None or not command.active:
+                cycle.before.append(command.text)
+
+
+def _substitute(command: SedCommand, line: str) -> str:
+    assert command.pattern is not None
+    parts = command.replacement
+
+    def expand(match: regex.Match[str]) -> str:
+        return "".join(p if isinstance(p, str) else (match.group(p) or "") for p in parts)
+
+    return str(_call(command.pattern.sub, expand, line, count=command.count))
+
+
+def run_sed(commands: list[SedCommand], text: str) -> str:
+    if len(text) > MAX_TEXT:
+        raise RewriteError("the recipe is too large to simulate")
+    for command in _all(commands):
+        command.active = False
+    trailing = text.endswith("\n")
+    lines = text[:-1].split("\n") if trailing else text.split("\n")
+    out: list[str] = []
+    for index, line in enumerate(lines):
+        cycle = _Cycle(line)
+        _run(commands, cycle, index + 1, index == len(lines) - 1)
+        out.extend(cycle.before)
+        if not cycle.deleted:
+            out.append(cycle.line)
+        out.extend(cycle.after)
+    return "\n".join(out) + ("\n" if trailing or not out else "")
+
+
+def _all(commands: list[SedCommand]) -> list[SedCommand]:
+    found = []
+    for command in commands:
+        found.append(command)
+        found.extend(_all(command.children))
+    return found
+
+
+# -- printf and echo -------------------------------------------------------------------------
+def printf_text(format_string: str, args: list[str]) -> str:
+    """What `printf FORMAT ARGS...` writes, for the `%s`/`%d` and backslash-escape subset."""
+    out: list[str] = []
+    remaining = list(args)
+    i = 0
+    while i < len(format_string):
+        ch = format_string[i]
+        if ch == "\\" and i + 1 < len(format_string):
+            nxt = format_string[i + 1]
+            out.append({"n": "\n", "t": "\t", "\\": "\\"}.get(nxt, "\\" + nxt))
+            i += 2
+            continue
+        if ch == "%" and i + 1 < len(format_string):
+            spec = regex.match(r"%[-+ 0#]*[0-9]*(?:\.[0-9]+)?([sdifgxc%])", format_string[i:])
+            if spec is None:
+                raise RewriteError(f"printf format {format_string!r} is not simulated")
+            if spec.group(1) == "%":
+                out.append("%")
+            else:
+                out.append(remaining.pop(0) if remaining else "")
+            i += spec.end()
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def echo_text(args: list[str]) -> str:
+    escapes = False
+    newline = True
+    while args and regex.fullmatch(r"-[neE]+", args[0]):
+        flags = args.pop(0)
+        newline = newline and "n" not in flags
+        escapes = "e" in flags
+    text = " ".join(args)
+    if escapes:
+        text = printf_text(text.replace("%", "%%"), [])
+    return text + ("\n" if newline else "")
