@@ -14,6 +14,7 @@ from benchlint.finding import Finding, Severity
 from benchlint.registry import Rule, all_rules
 from benchlint.source import SourceText
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
+from benchlint.wiring import Wiring
 from benchlint.workspace import Failure, Workspace
 
 
@@ -25,8 +26,12 @@ class Context:
         self.config = ws.config
 
     @cached_property
+    def wiring(self) -> Wiring:
+        return Wiring(self.ws)
+
+    @cached_property
     def environment(self) -> Environment:
-        return Environment(self.ws)
+        return Environment(self.ws, self.wiring)
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """Where a script's variables get their values: its own lines, the files it sources, its callers.
 
 A *route* is one way a script is started, with the environment it inherits:
-- a launcher (`runners/launch_*.sh`) is started by each workflow step that runs launchers, with
-  that step's `env:` and the master configs' `additional-settings`;
+- a launcher (`runners/launch_*.sh`) is started for every search-space element of every
+  master-config entry routed to it, with the workflow template's `env:`, the entry's fields and
+  the element's `additional-settings` (without entries, by each workflow step that runs launchers);
 - any script is started by every script that runs it (`bash x.sh`, exported variables pass) or
   sources it (every variable passes), through that caller's own routes.
 A route is *complete* when benchlint sees everything that can set a variable on it; a caller that
@@ -11,14 +12,13 @@ runs `eval` or sources a file that cannot be resolved makes the route incomplete
 
 from __future__ import annotations
 
-import fnmatch
-import posixpath
 from dataclasses import dataclass, field
 
 from benchlint.calls import CallGraph
 from benchlint.finding import Location
 from benchlint.shell.model import Script
-from benchlint.workflow import launcher_steps
+from benchlint.wiring import Wiring, entry_environment
+from benchlint.workflow import LauncherStep
 from benchlint.workspace import Workspace
 
 # Set by the operating system, the shell, GitHub Actions or Slurm before any of our scripts run.
@@ -94,20 +94,15 @@ class ScriptState:
         self.unknown = self.unknown or other.unknown
 
 
-def _is_launcher(path: str, ws: Workspace) -> bool:
-    return any(fnmatch.fnmatch(path, pattern) for pattern in ws.config.layout.launchers)
-
-
 def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     return name in BUILTIN_ENV or name.startswith(BUILTIN_PREFIXES) or name in extra
 
 
 class Environment:
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, wiring: Wiring) -> None:
         self.ws = ws
+        self.wiring = wiring
         self.calls = CallGraph(ws)
-        self.steps = launcher_steps(ws)
-        self.settings = self._additional_settings()
         self._routes: dict[str, list[Route]] = {}
         self._file_states: dict[str, ScriptState] = {}
         self._visiting: set[str] = set()
@@ -170,18 +165,35 @@ class Environment:
         return routes
 
     def _launcher_routes(self, path: str) -> list[Route]:
-        if not any(_is_launcher(alias, self.ws) for alias in self.ws.aliases(path)):
+        """One route per search-space element routed here; without master-config entries for
+        this launcher, one per workflow step that runs launchers."""
+        if not self.wiring.is_launcher(path):
             return []
         routes = []
-        for step in self.steps:
-            env = {
-                name: Provenance(f"env of {step.name}", location)
-                for name, location in step.env.items()
-            }
-            for name, provenance in self.settings.items():
-                env.setdefault(name, provenance)
-            routes.append(Route(step.name, env, True, step.location))
+        for wired in self.wiring.routes_for_launcher(path):
+            step, element = wired.step, wired.element
+            env = self._step_env(step) if step is not None else {}
+            for name, value in entry_environment(element).items():
+                if value:
+                    env.setdefault(
+                        name, Provenance(f"entry {element.entry.name}", element.entry.location)
+                    )
+            for name, setting in element.settings.items():
+                env[name] = Provenance(
+                    f"additional-settings of {element.entry.name}", setting.location
+                )
+            routes.append(Route(element.entry.name, env, True, element.entry.location))
+        if routes:
+            return routes
+        for step in self.wiring.steps:
+            routes.append(Route(step.name, self._step_env(step), True, step.location))
         return routes
+
+    @staticmethod
+    def _step_env(step: LauncherStep) -> dict[str, Provenance]:
+        return {
+            name: Provenance(f"env of {step.name}", location) for name, location in step.env.items()
+        }
 
     def _caller_routes(self, path: str) -> list[Route]:
         routes: list[Route] = []
@@ -212,28 +224,3 @@ class Environment:
                     Route(f"{route.name} -> {name}", env, complete and route.complete, location)
                 )
         return routes
-
-    def _additional_settings(self) -> dict[str, Provenance]:
-        """KEY=VALUE pairs from every master config's additional-settings (any entry)."""
-        settings: dict[str, Provenance] = {}
-        for path in self.ws.glob(self.ws.config.layout.master_configs):
-            document = self.ws.yaml(path)
-            if document is None:
-                continue
-            for node in document.walk():
-                if not node.is_map:
-                    continue
-                items = node.get("additional-settings")
-                if items is None or not items.is_seq:
-                    continue
-                for item in items.items:
-                    if item.is_scalar and "=" in item.value:
-                        name = item.value.split("=", 1)[0].strip()
-                        settings.setdefault(
-                            name,
-                            Provenance(
-                                f"additional-settings in {posixpath.basename(path)}",
-                                Location(path, item.span),
-                            ),
-                        )
-        return settings

@@ -105,7 +105,7 @@ def _bracket_end(expression: str, start: int) -> int:
     raise RewriteError(f"unterminated bracket expression in {expression!r}")
 
 
-def _compile(expression: str, extended: bool, flags: str = "") -> regex.Pattern[str]:
+def compile_pattern(expression: str, extended: bool, flags: str = "") -> regex.Pattern[str]:
     if PLACEHOLDER.search(expression):
         raise RewriteError(f"the expression {expression!r} depends on a shell variable")
     options = regex.V0
@@ -198,7 +198,7 @@ class _Reader:
             while self.peek() in ("I", "M"):
                 flags += self.peek()
                 self.i += 1
-            return Address("regex", pattern=_compile(expression, self.extended, flags))
+            return Address("regex", pattern=compile_pattern(expression, self.extended, flags))
         return None
 
     def text_argument(self) -> str:
@@ -268,7 +268,7 @@ class _Reader:
                 flags += self.peek()
                 self.i += 1
             flags = flags.strip()
-            command.pattern = _compile(expression, self.extended, flags)
+            command.pattern = compile_pattern(expression, self.extended, flags)
             command.replacement = _replacement(replacement)
             digits = "".join(c for c in flags if c.isdigit())
             command.count = 0 if "g" in flags else int(digits or 1)
@@ -297,13 +297,17 @@ def _call(function: Callable[..., object], *args: object, **kwargs: object) -> o
         ) from None
 
 
+def search(pattern: regex.Pattern[str], line: str) -> bool:
+    return _call(pattern.search, line) is not None
+
+
 def _matches(address: Address, line: str, number: int, last: bool) -> bool:
     if address.kind == "line":
         return number == address.line
     if address.kind == "last":
         return last
     assert address.pattern is not None
-    return _call(address.pattern.search, line) is not None
+    return search(address.pattern, line)
 
 
 def _selected(command: SedCommand, line: str, number: int, last: bool) -> bool:

@@ -26,6 +26,7 @@ class LauncherStep:
     location: Location
     env: dict[str, Location] = field(default_factory=dict)
     dynamic_exports: bool = False
+    multinode: bool = False  # the step exports IS_MULTINODE=true
 
     @property
     def name(self) -> str:
@@ -86,3 +87,4 @@ def _read_run_text(step: LauncherStep, text: str, location: Location) -> None:
         if match:
             for name in _NAME.findall(match.group(1)):
                 step.env.setdefault(name, location)
+            step.multinode = step.multinode or "IS_MULTINODE=true" in match.group(1)

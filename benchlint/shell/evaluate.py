@@ -8,23 +8,38 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Mapping
+from collections.abc import Callable
+from typing import Protocol
 
 from tree_sitter import Node
 
 from benchlint.shell.model import Guard, Script
 from benchlint.shell.words import unquote
 
-Env = Mapping[str, str]
+
+class Env(Protocol):
+    """Variable values: a string, "" when unset, None when it cannot be known statically."""
+
+    def get(self, name: str, /) -> str | None: ...
+
+
 _SIMPLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}$`]*)\}")
 
 
-def guards_hold(script: Script, guards: tuple[Guard, ...], env: Env) -> bool | None:
-    """False if some guard is false; True if all are true; None otherwise."""
+Probe = Callable[[Node], "bool | None"]
+
+
+def guards_hold(
+    script: Script, guards: tuple[Guard, ...], env: Env, probe: Probe | None = None
+) -> bool | None:
+    """False if some guard is false; True if all are true; None otherwise.
+
+    `probe` decides a command used as a condition (`grep -q ... "$CONFIG_PATH"`) when it can.
+    """
     result: bool | None = True
     for guard in guards:
-        value = guard_holds(script, guard, env)
+        value = guard_holds(script, guard, env, probe)
         if value is False:
             return False
         if value is None:
@@ -32,7 +47,7 @@ def guards_hold(script: Script, guards: tuple[Guard, ...], env: Env) -> bool | N
     return result
 
 
-def guard_holds(script: Script, guard: Guard, env: Env) -> bool | None:
+def guard_holds(script: Script, guard: Guard, env: Env, probe: Probe | None = None) -> bool | None:
     if guard.patterns:
         word = value_of(script, guard.node, env)
         if word is None:
@@ -43,7 +58,7 @@ def guard_holds(script: Script, guard: Guard, env: Env) -> bool | None:
             if (pattern := value_of(script, node, env, raw=True)) is not None
         )
         return matched == guard.expect
-    value = condition(script, guard.node, env)
+    value = condition(script, guard.node, env, probe)
     return None if value is None else value == guard.expect
 
 
@@ -61,6 +76,8 @@ def value_of(script: Script, node: Node, env: Env, raw: bool = False) -> str | N
         out.append(value[position : match.start()])
         if match.group(1):
             known = env.get(match.group(1))
+            if known is None:
+                return None
             out.append(known if known else match.group(2))
         else:
             known = env.get(match.group(3))
@@ -75,22 +92,22 @@ def value_of(script: Script, node: Node, env: Env, raw: bool = False) -> str | N
     return "".join(out)
 
 
-def condition(script: Script, node: Node, env: Env) -> bool | None:
+def condition(script: Script, node: Node, env: Env, probe: Probe | None = None) -> bool | None:
     kind = node.type
     if kind == "test_command":
         inner = [c for c in node.named_children]
         return _expression(script, inner[0], env) if len(inner) == 1 else None
     if kind == "negated_command":
         inner_nodes = node.named_children
-        value = condition(script, inner_nodes[-1], env) if inner_nodes else None
+        value = condition(script, inner_nodes[-1], env, probe) if inner_nodes else None
         return None if value is None else not value
     if kind == "list":
         named = node.named_children
         operator = next((c.type for c in node.children if c.type in ("&&", "||")), None)
         if len(named) != 2 or operator is None:
             return None
-        left = condition(script, named[0], env)
-        right = condition(script, named[1], env)
+        left = condition(script, named[0], env, probe)
+        right = condition(script, named[1], env, probe)
         return _and(left, right) if operator == "&&" else _or(left, right)
     if kind == "command" and node.named_children:
         name = script.text_of(node.named_children[0])
@@ -98,6 +115,8 @@ def condition(script: Script, node: Node, env: Env) -> bool | None:
             return True
         if name == "false":
             return False
+        if probe is not None:
+            return probe(node)
     return None
 
 

@@ -121,6 +121,12 @@ class Heredoc:
     quoted: bool
 
 
+@dataclass(eq=False)
+class Redirect:
+    operator: str  # ">", ">>", "<", "&>", ...
+    target: Word
+
+
 @dataclass(frozen=True, eq=False)
 class Guard:
     """A condition a command runs under: `if COND` (expect True), its `else` (expect False),
@@ -147,6 +153,7 @@ class Command:
     background: bool = False
     heredocs: list[Heredoc] = field(default_factory=list)
     guards: tuple[Guard, ...] = ()  # outermost first
+    redirects: list[Redirect] = field(default_factory=list)
 
     @property
     def name(self) -> str | None:
@@ -347,7 +354,7 @@ class _Builder:
         self.walk_list(node.named_children, replace(ctx, tested=True))
 
     def on_if_statement(self, node: Node, ctx: _Context) -> None:
-        """then-branch under (cond, True); each elif and the else under every earlier (cond, False)."""
+        """then under (cond, True); each elif and the else under every earlier (cond, False)."""
         conditions = _conditions(node)
         for condition in conditions:
             self.walk(condition, replace(ctx, tested=True))
@@ -441,6 +448,12 @@ class _Builder:
         self.walk(body, ctx)
         heredocs = [c for c in node.named_children if c.type == "heredoc_redirect"]
         command = self.by_node.get(body.id)
+        if command is not None:
+            for child in node.named_children:
+                self.redirect(command, child)
+                if child.type == "heredoc_redirect":  # `cat <<EOF >> file`
+                    for inner in child.named_children:
+                        self.redirect(command, inner)
         if command is None or not heredocs:
             return
         for redirect in heredocs:
@@ -494,6 +507,8 @@ class _Builder:
                 words.append(self.word(child))
         command = self.new_command(node, words, ctx)
         command.background = _is_background(node)
+        for child in node.named_children:
+            self.redirect(command, child)
         for assignment in prefix:
             self.assignment_node(command, assignment, "prefix", True)
         # expansions and substitutions inside the words run in this shell (or a subshell)
@@ -511,6 +526,14 @@ class _Builder:
             return
         for child in node.named_children:
             self.walk_inside(child, ctx)
+
+    def redirect(self, command: Command, node: Node) -> None:
+        if node.type != "file_redirect":
+            return
+        target = node.child_by_field_name("destination")
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        if target is not None:
+            command.redirects.append(Redirect(operator, self.word(target)))
 
     # -- facts -------------------------------------------------------------------------------
     def new_command(self, node: Node, words: list[Word], ctx: _Context) -> Command:

@@ -1,0 +1,290 @@
+"""What a launcher does to the recipe it runs, read from its shell model.
+
+- recipe variables: `CONFIG_FILE`, `EVAL_CONFIG_FILE`, and every variable assigned from one of them
+  (`CONFIG_PATH="${CONFIG_FILE%%:*}"`);
+- overlays: `cp -rT <repository folder> recipes/<dir>` (and single-file copies) into the
+  srt-slurm checkout, which make `recipes/<dir>/...` a file of this repository;
+- rewrites of the recipe, in order: `sed -i`, appends (`printf`/`echo`/`cat <<EOF` with `>>`),
+  `yq -i '.a.b = v'`;
+- the `default_time_limit` written into `srtslurm.yaml`.
+Each fact keeps its command, whose guards say under which entry values it applies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from benchlint.calls import ROOT_VARIABLES
+from benchlint.finding import Location, Span
+from benchlint.rewrite import (
+    PLACEHOLDER,
+    RewriteError,
+    SedCommand,
+    compile_pattern,
+    echo_text,
+    parse_sed,
+    printf_text,
+    search,
+)
+from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.words import heredoc_body
+
+RECIPE_VARIABLES = ("CONFIG_FILE", "EVAL_CONFIG_FILE")
+_TIME_LIMIT = re.compile(r"^default_time_limit:\s*(.+?)\s*$", re.M)
+
+
+@dataclass(eq=False)
+class Overlay:
+    source: str  # repository path copied
+    target: str  # path in the srt-slurm checkout, "recipes/..."
+    command: Command
+
+
+@dataclass(eq=False)
+class Rewrite:
+    kind: str  # "sed" | "append" | "yq"
+    command: Command
+    sed: list[SedCommand] = field(default_factory=list)
+    text: str = ""  # appended text
+    yq_path: tuple[str, ...] = ()
+    yq_value: str | None = None  # None: del()
+    error: str = ""  # why it cannot be simulated
+
+    @property
+    def location(self) -> Location:
+        return Location(self.command.script.path, self.command.first_line_span)
+
+    @property
+    def line(self) -> int:
+        return self.command.span.line
+
+
+@dataclass(eq=False)
+class TimeLimit:
+    value: str
+    command: Command  # the command that writes srtslurm.yaml (its guards apply)
+    span: Span
+    guards_from: Command | None = None  # the assignment that gave a `${VAR}` its value
+
+
+class LauncherModel:
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.path = script.path
+        self.recipe_variables = _recipe_variables(script)
+        self.overlays: list[Overlay] = []
+        self.rewrites: list[Rewrite] = []
+        self.time_limits: list[TimeLimit] = []
+        self._by_node = {command.node.id: command for command in script.all_commands()}
+        for command in script.all_commands():
+            self._overlay(command)
+            self._rewrite(command)
+            self._time_limit(command)
+
+    def grep_probe(self, text: str) -> Callable[[Node], bool | None]:
+        """Decides `grep -q PATTERN "$CONFIG_PATH"` conditions against the recipe's current text."""
+
+        def probe(node: Node) -> bool | None:
+            command = self._by_node.get(node.id)
+            if command is None or command.base != "grep":
+                return None
+            args = command.args
+            if not any(self.refers_to_recipe(w) for w in args):
+                return None
+            options = [w.value for w in args if w.value.startswith("-")]
+            operands = [w for w in args if not w.value.startswith("-")]
+            if not operands or not operands[0].static or any("F" in o for o in options):
+                return None
+            extended = any("E" in o for o in options)
+            try:
+                pattern = compile_pattern(operands[0].value, extended)
+                return any(search(pattern, line) for line in text.split("\n"))
+            except RewriteError:
+                return None
+
+        return probe
+
+    def refers_to_recipe(self, word: Word) -> bool:
+        return any(
+            re.search(rf"\$\{{?{name}\b", word.value) is not None for name in self.recipe_variables
+        )
+
+    # -- overlays ----------------------------------------------------------------------------
+    def _overlay(self, command: Command) -> None:
+        if command.base != "cp":
+            return
+        operands = [w for w in command.args if not w.value.startswith("-")]
+        if len(operands) != 2:
+            return
+        source, target = (_repository_path(operands[0].value), _checkout_path(operands[1].value))
+        if source is None or target is None:
+            return
+        self.overlays.append(Overlay(source.rstrip("/"), target.rstrip("/"), command))
+
+    # -- rewrites ----------------------------------------------------------------------------
+    def _rewrite(self, command: Command) -> None:
+        base = command.base
+        if base == "sed":
+            self._sed(command)
+        elif base == "yq":
+            self._yq(command)
+        targets = [r for r in command.redirects if r.operator == ">>"]
+        if base == "tee" and any(w.value in ("-a", "--append") for w in command.args):
+            appended = [w for w in command.args if not w.value.startswith("-")]
+            if any(self.refers_to_recipe(w) for w in appended):
+                self._append(command)
+        elif any(self.refers_to_recipe(r.target) for r in targets):
+            self._append(command)
+
+    def _sed(self, command: Command) -> None:
+        args = command.args
+        values = [w.value for w in args]
+        in_place = any(
+            v == "--in-place" or v.startswith("--in-place=") or re.fullmatch(r"-[a-zA-Z]*i.*", v)
+            for v in values
+            if v.startswith("-")
+        )
+        if not in_place or not any(self.refers_to_recipe(w) for w in args):
+            return
+        extended = any(
+            v in ("-E", "-r", "--regexp-extended") or re.fullmatch(r"-[a-zA-Z]*[Er][a-zA-Z]*", v)
+            for v in values
+        )
+        scripts: list[Word] = []
+        operands: list[Word] = []
+        skip = False
+        for i, word in enumerate(args):
+            if skip:
+                skip = False
+                continue
+            if word.value in ("-e", "--expression"):
+                if i + 1 < len(args):
+                    scripts.append(args[i + 1])
+                skip = True
+            elif word.value.startswith("-"):
+                continue
+            else:
+                operands.append(word)
+        if not scripts and operands:
+            scripts = [operands.pop(0)]
+        rewrite = Rewrite("sed", command)
+        try:
+            text = "\n".join(w.value for w in scripts)
+            rewrite.sed = parse_sed(text, extended)
+        except RewriteError as exc:
+            rewrite.error = str(exc)
+        self.rewrites.append(rewrite)
+
+    def _append(self, command: Command) -> None:
+        rewrite = Rewrite("append", command)
+        base = command.base
+        values = [w.value for w in command.args]
+        if base == "printf" and values:
+            try:
+                rewrite.text = printf_text(values[0], values[1:])
+            except RewriteError as exc:
+                rewrite.error = str(exc)
+        elif base == "echo":
+            rewrite.text = echo_text(values)
+        elif base in ("cat", "tee") and command.heredocs:
+            heredoc = command.heredocs[0]
+            if heredoc.body is not None:
+                script = command.script
+                rewrite.text = heredoc_body(
+                    heredoc.body, script.src, script.char_of, heredoc.quoted
+                )[0]
+        else:
+            rewrite.error = f"what `{base}` appends is not simulated"
+        self.rewrites.append(rewrite)
+
+    def _yq(self, command: Command) -> None:
+        args = command.args
+        values = [w.value for w in args]
+        if not any(v in ("-i", "--inplace") for v in values):
+            return
+        if not any(self.refers_to_recipe(w) for w in args):
+            return
+        expressions = [v for v in values if not v.startswith("-") and v not in ("e", "eval")]
+        rewrite = Rewrite("yq", command)
+        match = re.fullmatch(
+            r"\s*((?:\.[A-Za-z0-9_-]+)+)\s*=\s*(.+?)\s*", expressions[0] if expressions else ""
+        )
+        deletion = re.fullmatch(
+            r"\s*del\(\s*((?:\.[A-Za-z0-9_-]+)+)\s*\)\s*", expressions[0] if expressions else ""
+        )
+        if match:
+            rewrite.yq_path = tuple(match.group(1).split(".")[1:])
+            rewrite.yq_value = match.group(2).strip("\"'")
+        elif deletion:
+            rewrite.yq_path = tuple(deletion.group(1).split(".")[1:])
+        else:
+            rewrite.error = "this yq expression is not simulated"
+        self.rewrites.append(rewrite)
+
+    # -- srtslurm.yaml -----------------------------------------------------------------------
+    def _time_limit(self, command: Command) -> None:
+        writes = any(r.target.value.endswith("srtslurm.yaml") for r in command.redirects)
+        if not writes or not command.heredocs:
+            return
+        heredoc = command.heredocs[0]
+        if heredoc.body is None:
+            return
+        script = command.script
+        text, offsets = heredoc_body(heredoc.body, script.src, script.char_of, heredoc.quoted)
+        for match in _TIME_LIMIT.finditer(text):
+            raw = match.group(1).strip().strip("\"'")
+            start, end = offsets[match.start()], offsets[match.end() - 1] + 1
+            span = script.file.span(start, end)
+            variable = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", raw)
+            if variable is None:
+                self.time_limits.append(TimeLimit(raw, command, span))
+                continue
+            for assignment in script.assignments:
+                if assignment.name == variable.group(1) and assignment.value is not None:
+                    value = assignment.value.value.strip("\"'")
+                    if not PLACEHOLDER.search(value):
+                        self.time_limits.append(
+                            TimeLimit(value, command, span, guards_from=assignment.command)
+                        )
+
+
+def _recipe_variables(script: Script) -> set[str]:
+    names = set(RECIPE_VARIABLES)
+    changed = True
+    while changed:
+        changed = False
+        for assignment in script.assignments:
+            value = assignment.value
+            if value is None or assignment.name in names:
+                continue
+            if any(re.search(rf"\$\{{?{n}\b", value.value) for n in names):
+                names.add(assignment.name)
+                changed = True
+    return names
+
+
+def _repository_path(value: str) -> str | None:
+    """`$GITHUB_WORKSPACE/benchmarks/x` or `benchmarks/x` as a repository path."""
+    match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/", value)
+    if match:
+        if match.group(1) not in ROOT_VARIABLES:
+            return None
+        value = value[match.end() :]
+    if "$" in value or value.startswith("/"):
+        return None
+    return value.removeprefix("./")
+
+
+def _checkout_path(value: str) -> str | None:
+    """`recipes/x`, `srt-slurm/recipes/x` or `$SRT_REPO_DIR/recipes/x` as `recipes/x`."""
+    value = value.rstrip("/") + "/"
+    index = value.find("recipes/")
+    if index < 0 or "$" in value[index:]:
+        return None
+    if index and value[index - 1] != "/":
+        return None
+    return value[index:]

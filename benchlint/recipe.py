@@ -1,0 +1,91 @@
+"""Facts about srt-slurm recipes: the health-check window, Slurm wall time, override layout."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from benchlint.yamlmodel import YNode
+
+# srtctl's defaults when a recipe has no health_check block.
+DEFAULT_MAX_ATTEMPTS = 180
+DEFAULT_INTERVAL_SECONDS = 10
+_SLURM_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
+
+
+def settings_root(root: YNode | None) -> YNode | None:
+    """Where a recipe keeps its settings: the document, or `base:` in override-style recipes."""
+    if root is None or not root.is_map:
+        return None
+    base = root.get("base")
+    if base is not None and base.is_map and root.get("health_check") is None:
+        return base
+    return root
+
+
+@dataclass(frozen=True)
+class HealthWindow:
+    attempts: int
+    interval: int
+    attempts_node: YNode | None
+    interval_node: YNode | None
+
+    @property
+    def seconds(self) -> int:
+        return self.attempts * self.interval
+
+    def describe(self) -> str:
+        return f"{self.attempts} × {self.interval} s = {duration(self.seconds)}"
+
+
+def health_window(root: YNode | None) -> HealthWindow | None:
+    """The readiness window max_attempts × interval_seconds (srtctl defaults where absent)."""
+    settings = settings_root(root)
+    block = settings.get("health_check") if settings is not None else None
+    attempts_node = block.get("max_attempts") if block is not None and block.is_map else None
+    interval_node = block.get("interval_seconds") if block is not None and block.is_map else None
+    attempts = _integer(attempts_node, DEFAULT_MAX_ATTEMPTS)
+    interval = _integer(interval_node, DEFAULT_INTERVAL_SECONDS)
+    if attempts is None or interval is None:
+        return None
+    return HealthWindow(attempts, interval, attempts_node, interval_node)
+
+
+def _integer(node: YNode | None, default: int) -> int | None:
+    if node is None:
+        return default
+    value = node.scalar
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def slurm_seconds(text: str) -> int | None:
+    """Slurm's time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S."""
+    match = _SLURM_TIME.match(text.strip().strip("\"'"))
+    if match is None:
+        return None
+    days, first, second, third = match.groups()
+    if days is not None:
+        hours, minutes, seconds = int(first), int(second or 0), int(third or 0)
+        return ((int(days) * 24 + hours) * 60 + minutes) * 60 + seconds
+    if second is None:
+        return int(first) * 60
+    if third is None:
+        return int(first) * 60 + int(second)
+    return (int(first) * 60 + int(second)) * 60 + int(third)
+
+
+def duration(seconds: int) -> str:
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600} h"
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds % 60 == 0:
+        return f"{seconds // 60} min"
+    return f"{seconds} s"
+
+
+def number(node: YNode | None) -> float | None:
+    value = node.scalar if node is not None else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)

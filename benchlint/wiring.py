@@ -1,0 +1,487 @@
+"""How the repository's files wire together: master-config entries -> runner labels -> launchers
+-> recipes, and what each launcher does to each recipe it runs.
+
+Built once per run (`Context.wiring`) and shared by every rule. A *route* is one search-space
+element of one entry run by one launcher; its environment (the entry's fields, the scenario, the
+element's additional-settings) decides the launcher's conditions. A condition that cannot be
+decided statically is taken as possibly true, and the route remembers it was assumed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from benchlint.finding import Location
+from benchlint.launcher import LauncherModel, Overlay, Rewrite
+from benchlint.rewrite import RewriteError, run_sed
+from benchlint.shell.evaluate import Probe, guards_hold
+from benchlint.shell.model import Command
+from benchlint.source import SourceText
+from benchlint.workflow import LauncherStep, launcher_steps
+from benchlint.workspace import Workspace
+from benchlint.yamlmodel import YamlDocument, YamlError, YNode, parse_yaml
+
+SRT_RECIPES = "recipes/"
+_SELECTOR = re.compile(
+    r"^(?P<path>[^:]+)(?::(?P<selector>[A-Za-z0-9_.-]+)(?:\[(?P<index>\d+)\])?)?$"
+)
+
+
+@dataclass(eq=False)
+class Setting:
+    name: str
+    value: str
+    location: Location
+
+
+@dataclass(eq=False)
+class Element:
+    """One search-space element of one scenario of one entry."""
+
+    entry: Entry
+    scenario: str
+    label: str  # "fixed-seq-len[0].search-space[2]"
+    location: Location
+    isl: str | None = None
+    osl: str | None = None
+    settings: dict[str, Setting] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class Entry:
+    name: str
+    path: str
+    location: Location
+    fields: dict[str, str]
+    runner: str | None
+    runner_location: Location | None
+    multinode: bool
+    elements: list[Element] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class RecipeRef:
+    """Where a CONFIG_FILE value leads for one route."""
+
+    status: str  # local | missing | upstream | outside | unknown
+    setting: Setting
+    path: str | None = None  # repository path (local, missing)
+    selector: str | None = None
+    index: int | None = None
+    overlay: Overlay | None = None
+
+
+@dataclass
+class Change:
+    """A recipe value a launcher's rewrites change (old and new), remove (new None) or add."""
+
+    path: tuple[str, ...]
+    key: YNode | None  # the key in the original recipe
+    old: YNode | None
+    new: YNode | None
+    rewrites: list[Rewrite] = field(default_factory=list)  # every rewrite that touched it
+
+
+@dataclass(eq=False)
+class Effective:
+    """A recipe as a route's launcher leaves it."""
+
+    original: YamlDocument
+    text: str
+    document: YamlDocument | None
+    applied: list[Rewrite]
+    assumed: list[Command]  # applied although their condition could not be decided
+    errors: list[tuple[Rewrite, str]]
+    changes: list[Change]
+
+
+class ConditionEnv:
+    """Variables for deciding a launcher's conditions: known, unknown (None) or unset ("")."""
+
+    def __init__(self, known: dict[str, str], unknown: set[str]) -> None:
+        self.known = known
+        self.unknown = unknown
+
+    def get(self, name: str) -> str | None:
+        if name in self.unknown:
+            return None
+        return self.known.get(name, "")
+
+
+@dataclass(eq=False)
+class Route:
+    element: Element
+    launcher: LauncherModel
+    runner_names: list[str]
+    step: LauncherStep | None
+    env: ConditionEnv
+
+    @property
+    def entry(self) -> Entry:
+        return self.element.entry
+
+    def holds(self, command: Command, probe: Probe | None = None) -> bool | None:
+        return guards_hold(command.script, command.guards, self.env, probe)
+
+
+class Wiring:
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.layout = ws.config.layout
+        self.entries = self._entries()
+        self.labels, self.label_locations = self._labels()
+        self.steps = launcher_steps(ws)
+        self._launchers: dict[str, LauncherModel | None] = {}
+        self._effective: dict[tuple[int, str], Effective | None] = {}
+
+    # -- master configs --------------------------------------------------------------------
+    def _entries(self) -> list[Entry]:
+        entries: list[Entry] = []
+        for path in self.ws.glob(self.layout.master_configs):
+            document = self.ws.yaml(path)
+            root = document.root if document is not None else None
+            if root is None or not root.is_map:
+                continue
+            for key, node in root.pairs:
+                if key.is_scalar and node.is_map:
+                    entries.append(_entry(path, key, node))
+        return entries
+
+    def _labels(self) -> tuple[dict[str, list[str]], dict[str, Location]]:
+        path = self.layout.runners_file
+        document = self.ws.yaml(path) if path in self.ws.yaml_paths else None
+        labels: dict[str, list[str]] = {}
+        locations: dict[str, Location] = {}
+        root = document.root if document is not None else None
+        mapping = root.get("labels") if root is not None and root.is_map else None
+        if mapping is None or not mapping.is_map:
+            return labels, locations
+        for key, value in mapping.pairs:
+            if key.is_scalar:
+                names = [i.value for i in value.items if i.is_scalar] if value.is_seq else []
+                labels[key.value] = names
+                locations[key.value] = Location(path, key.span)
+        return labels, locations
+
+    @property
+    def has_runners_file(self) -> bool:
+        return self.layout.runners_file in self.ws.yaml_paths
+
+    # -- launchers -------------------------------------------------------------------------
+    def launcher_path(self, runner_name: str) -> str | None:
+        """`runners/launch_<prefix>.sh` for a runner name, following symlinks; None if absent."""
+        prefix = runner_name.split("_", 1)[0]
+        for pattern in self.layout.launchers:
+            candidate = pattern.replace("*", prefix, 1)
+            if candidate in self.ws.symlinks:
+                return self.ws.symlinks[candidate]
+            if candidate in self.ws.shell_paths:
+                return candidate
+        return None
+
+    def launcher(self, path: str) -> LauncherModel | None:
+        if path not in self._launchers:
+            script = self.ws.shell(path)
+            self._launchers[path] = LauncherModel(script) if script is not None else None
+        return self._launchers[path]
+
+    def is_launcher(self, path: str) -> bool:
+        return any(
+            fnmatch.fnmatch(alias, pattern)
+            for alias in self.ws.aliases(path)
+            for pattern in self.layout.launchers
+        )
+
+    # -- routes ----------------------------------------------------------------------------
+    @cached_property
+    def routes(self) -> list[Route]:
+        routes: list[Route] = []
+        for entry in self.entries:
+            names = self.labels.get(entry.runner or "", [])
+            by_launcher: dict[str, list[str]] = {}
+            for name in names:
+                path = self.launcher_path(name)
+                if path is not None:
+                    by_launcher.setdefault(path, []).append(name)
+            for path, runner_names in by_launcher.items():
+                launcher = self.launcher(path)
+                if launcher is None:
+                    continue
+                step = self._step_for(entry)
+                for element in entry.elements:
+                    env = self._condition_env(element, launcher, step)
+                    routes.append(Route(element, launcher, runner_names, step, env))
+        return routes
+
+    def routes_for_launcher(self, path: str) -> list[Route]:
+        return [r for r in self.routes if r.launcher.path == path]
+
+    def _step_for(self, entry: Entry) -> LauncherStep | None:
+        matching = [s for s in self.steps if s.multinode == entry.multinode]
+        return matching[0] if matching else (self.steps[0] if self.steps else None)
+
+    def _condition_env(
+        self, element: Element, launcher: LauncherModel, step: LauncherStep | None
+    ) -> ConditionEnv:
+        known = entry_environment(element)
+        unknown = set(step.env) if step is not None else set()
+        unknown -= set(known)
+        for assignment in launcher.script.assignments:
+            value = assignment.value.value if assignment.value is not None else ""
+            keeps = re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", value)
+            if not (keeps and assignment.name in known):
+                unknown.add(assignment.name)
+        return ConditionEnv(known, unknown)
+
+    # -- recipes ---------------------------------------------------------------------------
+    def recipe(self, route: Route, variable: str = "CONFIG_FILE") -> RecipeRef | None:
+        setting = route.element.settings.get(variable)
+        if setting is None:
+            return None
+        return self.resolve(setting, route)
+
+    def resolve(self, setting: Setting, route: Route) -> RecipeRef:
+        match = _SELECTOR.match(setting.value.strip())
+        if match is None:
+            return RecipeRef("unknown", setting)
+        rel = match.group("path")
+        selector = match.group("selector")
+        index = int(match.group("index")) if match.group("index") is not None else None
+        if rel.startswith("/") or ".." in rel.split("/"):
+            return RecipeRef("outside", setting, selector=selector)
+        if rel.startswith(SRT_RECIPES):
+            for overlay in reversed(route.launcher.overlays):
+                if route.holds(overlay.command) is False:
+                    continue
+                if rel == overlay.target or rel.startswith(overlay.target + "/"):
+                    local = overlay.source + rel[len(overlay.target) :]
+                    status = "local" if local in self.ws.yaml_paths else "missing"
+                    return RecipeRef(status, setting, local, selector, index, overlay)
+            return RecipeRef("upstream", setting, None, selector, index)
+        if "/" in rel:
+            status = "local" if rel in self.ws.yaml_paths else "missing"
+            return RecipeRef(status, setting, rel, selector, index)
+        for root in self.layout.recipe_roots:
+            candidate = posixpath.join(root, rel)
+            if candidate in self.ws.yaml_paths:
+                return RecipeRef("local", setting, candidate, selector, index)
+        return RecipeRef("unknown", setting, None, selector, index)
+
+    # -- effective recipes -----------------------------------------------------------------
+    def effective(self, route: Route, recipe: RecipeRef) -> Effective | None:
+        """The recipe after the launcher's rewrites that apply on this route."""
+        if recipe.status != "local" or recipe.path is None:
+            return None
+        document = self.ws.yaml(recipe.path)
+        if document is None:
+            return None
+        decisions = [(r, route.holds(r.command)) for r in route.launcher.rewrites]
+        applying = [r for r, holds in decisions if holds is not False]
+        key = (id(route.launcher), recipe.path + repr([(id(r), h) for r, h in decisions]))
+        if key not in self._effective:
+            self._effective[key] = _simulate(document, applying, route)
+        return self._effective[key]
+
+
+def entry_environment(element: Element) -> dict[str, str]:
+    entry = element.entry
+    env = {
+        "IMAGE": entry.fields.get("image", ""),
+        "MODEL": entry.fields.get("model", ""),
+        "MODEL_PREFIX": entry.fields.get("model-prefix", ""),
+        "FRAMEWORK": entry.fields.get("framework", ""),
+        "PRECISION": entry.fields.get("precision", ""),
+        "IS_AGENTIC": "1" if element.scenario == "agentic-coding" else "0",
+    }
+    if entry.multinode:
+        env["IS_MULTINODE"] = "true"
+    if element.isl is not None:
+        env["ISL"] = element.isl
+    if element.osl is not None:
+        env["OSL"] = element.osl
+    env.update({name: s.value for name, s in element.settings.items()})
+    return env
+
+
+def _entry(path: str, key: YNode, node: YNode) -> Entry:
+    fields = {k.value: v.value for k, v in node.pairs if k.is_scalar and v.is_scalar and v.value}
+    runner = node.get("runner")
+    multinode = node.get("multinode")
+    entry = Entry(
+        name=key.value,
+        path=path,
+        location=Location(path, key.span),
+        fields=fields,
+        runner=runner.value if runner is not None and runner.is_scalar else None,
+        runner_location=Location(path, runner.span) if runner is not None else None,
+        multinode=multinode is not None and multinode.scalar is True,
+    )
+    scenarios = node.get("scenarios")
+    groups: list[tuple[str, YNode]] = []
+    if scenarios is not None and scenarios.is_map:
+        groups = [(k.value, v) for k, v in scenarios.pairs if k.is_scalar]
+    elif scenarios is not None and scenarios.is_seq:
+        groups = [("fixed-seq-len", scenarios)]
+    for scenario, items in groups:
+        for i, item in enumerate(items.items if items.is_seq else []):
+            if not item.is_map:
+                continue
+            space = item.get("search-space")
+            for j, element_node in enumerate(
+                space.items if space is not None and space.is_seq else []
+            ):
+                element = Element(
+                    entry,
+                    scenario,
+                    f"{scenario}[{i}].search-space[{j}]",
+                    Location(path, element_node.span),
+                    _scalar_text(item.get("isl")),
+                    _scalar_text(item.get("osl")),
+                )
+                for side in ("prefill", "decode"):  # decode wins on a duplicate key
+                    block = element_node.get(side) if element_node.is_map else None
+                    settings = (
+                        block.get("additional-settings")
+                        if block is not None and block.is_map
+                        else None
+                    )
+                    for setting in (
+                        settings.items if settings is not None and settings.is_seq else []
+                    ):
+                        if setting.is_scalar and "=" in setting.value:
+                            name, value = setting.value.split("=", 1)
+                            element.settings[name.strip()] = Setting(
+                                name.strip(), value.strip(), Location(path, setting.span)
+                            )
+                entry.elements.append(element)
+    return entry
+
+
+def _scalar_text(node: YNode | None) -> str | None:
+    return node.value if node is not None and node.is_scalar else None
+
+
+def _simulate(document: YamlDocument, rewrites: list[Rewrite], route: Route) -> Effective:
+    """Apply the rewrites in order; each change remembers every rewrite that touched its key.
+
+    A rewrite guarded by `grep -q PATTERN "$CONFIG_PATH"` is decided on the text as it is then.
+    """
+    text = document.file.text
+    applied: list[Rewrite] = []
+    assumed: list[Command] = []
+    errors: list[tuple[Rewrite, str]] = []
+    current: YamlDocument | None = document
+    touched: dict[tuple[str, ...], list[Rewrite]] = {}
+    for rewrite in rewrites:
+        holds = route.holds(rewrite.command, route.launcher.grep_probe(text))
+        if holds is False:
+            continue
+        if holds is None:
+            assumed.append(rewrite.command)
+        if rewrite.error:
+            errors.append((rewrite, rewrite.error))
+            continue
+        try:
+            new_text = _apply(rewrite, text)
+        except RewriteError as exc:
+            errors.append((rewrite, str(exc)))
+            continue
+        if new_text == text:
+            continue
+        applied.append(rewrite)
+        text = new_text
+        new_document = _parse(document.path, text)
+        if current is not None and new_document is not None:
+            for change in _diff(current, new_document):
+                touched.setdefault(change.path, []).append(rewrite)
+        current = new_document
+    changes = []
+    if current is not None and applied:
+        for change in _diff(document, current):
+            change.rewrites = touched.get(change.path, applied[-1:])
+            changes.append(change)
+    return Effective(document, text, current, applied, assumed, errors, changes)
+
+
+def _parse(path: str, text: str) -> YamlDocument | None:
+    try:
+        return parse_yaml(SourceText(path, text.encode("utf-8", "surrogateescape")))
+    except YamlError:
+        return None
+
+
+def _apply(rewrite: Rewrite, text: str) -> str:
+    if rewrite.kind == "sed":
+        return run_sed(rewrite.sed, text)
+    if rewrite.kind == "append":
+        separator = "" if not text or text.endswith("\n") else "\n"
+        return text + separator + rewrite.text
+    if rewrite.kind == "yq":
+        return _apply_yq(rewrite, text)
+    raise RewriteError(f"unknown rewrite {rewrite.kind}")
+
+
+def _apply_yq(rewrite: Rewrite, text: str) -> str:
+    document = _parse("recipe", text)
+    if document is None:
+        raise RewriteError("the recipe is not valid YAML before this yq edit")
+    root = document.root
+    node = root.path(*rewrite.yq_path) if root is not None else None
+    if node is None or not node.is_scalar:
+        raise RewriteError("yq adds a key the recipe does not have; not simulated")
+    lines = text.split("\n")
+    span = node.span
+    if span.line != span.end_line or rewrite.yq_value is None:
+        raise RewriteError("this yq edit is not simulated")
+    line = lines[span.line - 1]
+    lines[span.line - 1] = line[: span.column - 1] + rewrite.yq_value + line[span.end_column - 1 :]
+    return "\n".join(lines)
+
+
+def _leaves(
+    node: YNode | None, prefix: tuple[str, ...] = ()
+) -> dict[tuple[str, ...], tuple[YNode | None, YNode]]:
+    """Every scalar (and empty collection) by key path, as PyYAML sees it (last key wins)."""
+    found: dict[tuple[str, ...], tuple[YNode | None, YNode]] = {}
+    if node is None:
+        return found
+    if node.is_map:
+        seen: dict[str, tuple[YNode, YNode]] = {}
+        for k, v in node.pairs:
+            if k.is_scalar:
+                seen[k.value] = (k, v)
+        for name, (k, v) in seen.items():
+            if v.is_scalar or (not v.pairs and not v.items):
+                path = (*prefix, name)
+                found[path] = (k, v)
+            else:
+                found.update(_leaves(v, (*prefix, name)))
+    elif node.is_seq:
+        for i, item in enumerate(node.items):
+            if item.is_scalar:
+                path = (*prefix, f"[{i}]")
+                found[path] = (None, item)
+            else:
+                found.update(_leaves(item, (*prefix, f"[{i}]")))
+    return found
+
+
+def _diff(old: YamlDocument, new: YamlDocument) -> list[Change]:
+    before = _leaves(old.root)
+    after = _leaves(new.root)
+    changes: list[Change] = []
+    for path, (key, value) in before.items():
+        if path not in after:
+            changes.append(Change(path, key, value, None))
+            continue
+        new_value = after[path][1]
+        if value.is_scalar and new_value.is_scalar and value.value != new_value.value:
+            changes.append(Change(path, key, value, new_value))
+    for path, (_, value) in after.items():
+        if path not in before:
+            changes.append(Change(path, None, None, value))
+    return changes

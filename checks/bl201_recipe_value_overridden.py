@@ -1,0 +1,218 @@
+"""A launcher rewrite that defeats a value the recipe sets on purpose.
+
+## What it does
+Simulates, for every search-space element routed to a launcher, the launcher's rewrites of the
+element's recipe (`sed -i` substitutions and range deletes, `printf`/`echo`/`cat <<EOF >>`
+appends, `yq -i`), under the conditions that hold for that entry, and reports each value the
+recipe sets explicitly that comes out lower (numbers), different (anything else) or removed.
+For `health_check` the window `max_attempts × interval_seconds` is compared, so a rewrite that
+trades attempts for a longer interval is not reported. Located at the recipe's key; the launcher
+lines and the master-config entry are related locations.
+
+## Why is this bad?
+A recipe that asks for a 4-hour load window (`max_attempts: 1440` at 10 s) because its model
+takes that long to load gets 2 hours from a launcher's generic clamp, and the job dies at
+startup, every time, for a reason nobody sees in the recipe.
+
+## Example
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/vllm/big.yaml
+name: big
+health_check:
+  max_attempts: 1440
+  interval_seconds: 10
+```
+```bash path=runners/launch_b200-dgxc.sh
+sed -i 's/^  max_attempts: [0-9]*/  max_attempts: 720/' "$CONFIG_FILE"
+```
+```yaml path=configs/runners.yaml
+labels:
+  b200: [b200-dgxc_0]
+```
+```yaml path=configs/nvidia-master.yaml
+big-b200:
+  runner: b200
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - prefill:
+          additional-settings:
+          - CONFIG_FILE=benchmarks/multi_node/srt-slurm-recipes/vllm/big.yaml
+```
+
+## Use instead
+Give a window only to recipes that set none (a launcher may also raise a value: a floor is fine):
+```bash path=runners/launch_b200-dgxc.sh
+if ! grep -q '^health_check:' "$CONFIG_FILE"; then
+    printf 'health_check:\n  max_attempts: 720\n  interval_seconds: 10\n' >> "$CONFIG_FILE"
+fi
+```
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/vllm/big.yaml
+name: big
+health_check:
+  max_attempts: 1440
+  interval_seconds: 10
+```
+```yaml path=configs/runners.yaml
+labels:
+  b200: [b200-dgxc_0]
+```
+```yaml path=configs/nvidia-master.yaml
+big-b200:
+  runner: b200
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - prefill:
+          additional-settings:
+          - CONFIG_FILE=benchmarks/multi_node/srt-slurm-recipes/vllm/big.yaml
+```
+
+## Exceptions
+The job name (top-level `name:`) is the launcher's to set. Keys a rewrite adds that the recipe
+does not set are not reported. A condition benchlint cannot decide statically is taken as true,
+and the finding says so. A rewrite it cannot simulate (a construct outside the supported `sed`
+subset, an expression that takes too long) is skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.launcher import Rewrite
+from benchlint.recipe import HealthWindow, health_window, number
+from benchlint.registry import rule
+from benchlint.shell.model import Command
+from benchlint.wiring import Change, Effective, Route
+from benchlint.yamlmodel import YNode
+
+METADATA_KEYS = {("name",)}
+
+
+@dataclass
+class _Report:
+    recipe: str
+    key: YNode
+    what: str
+    rewrites: list[Rewrite]
+    routes: list[Route] = field(default_factory=list)
+    assumed: list[Command] = field(default_factory=list)
+
+
+def _value(node: YNode | None) -> str:
+    if node is None:
+        return "(removed)"
+    return node.value if node.is_scalar else "a block"
+
+
+def _is_health(path: tuple[str, ...]) -> bool:
+    return len(path) >= 2 and path[-2] == "health_check"
+
+
+def _judge(change: Change, effective: Effective) -> str | None:
+    """What is wrong with this change, or None when it is a floor, an addition or metadata."""
+    path = change.path
+    if change.old is None or change.key is None or path in METADATA_KEYS:
+        return None
+    dotted = ".".join(path)
+    if _is_health(path) and path[-1] in ("max_attempts", "interval_seconds"):
+        return None  # judged as a window below
+    if change.new is None:
+        return f"{dotted}: {_value(change.old)} is removed"
+    old, new = number(change.old), number(change.new)
+    if old is not None and new is not None:
+        if new >= old:
+            return None
+        return f"{dotted}: {change.old.value} is lowered to {change.new.value}"
+    return f"{dotted}: {change.old.value} is rewritten to {change.new.value}"
+
+
+def _window_problem(effective: Effective) -> tuple[YNode, str] | None:
+    before = health_window(effective.original.root)
+    after = health_window(effective.document.root if effective.document else None)
+    if before is None or after is None or after.seconds >= before.seconds:
+        return None
+    key = _explicit_key(before)
+    if key is None:
+        return None
+    return key, (
+        f"health_check {before.describe()} is cut to {after.describe()}"
+        if after.attempts_node is not None or after.interval_node is not None
+        else f"health_check {before.describe()} is removed (srtctl's default is {after.describe()})"
+    )
+
+
+def _explicit_key(window: HealthWindow) -> YNode | None:
+    return window.attempts_node or window.interval_node
+
+
+@rule("BL201", "recipe-value-overridden", Severity.ERROR, tags=("wiring", "recipes"))
+def check(ctx: Context) -> Iterator[Finding]:
+    wiring = ctx.wiring
+    reports: dict[tuple[str, int, int, str], _Report] = {}
+    for route in wiring.routes:
+        recipe = wiring.recipe(route)
+        if recipe is None:
+            continue
+        effective = wiring.effective(route, recipe)
+        if effective is None or not effective.applied:
+            continue
+        found: list[tuple[YNode, str, list[Rewrite]]] = []
+        for change in effective.changes:
+            what = _judge(change, effective)
+            if what is not None and change.key is not None:
+                found.append((change.key, what, change.rewrites))
+        window = _window_problem(effective)
+        if window is not None:
+            health = [c.rewrites for c in effective.changes if _is_health(c.path)]
+            rewrites = [r for group in health for r in group]
+            found.append((window[0], window[1], list(dict.fromkeys(rewrites))))
+        for key, what, rewrites in found:
+            # the key node belongs to the original recipe; locate by its key text
+            index = (recipe.path or "", key.span.line, key.span.column, what)
+            report = reports.setdefault(index, _Report(recipe.path or "", key, what, rewrites))
+            report.routes.append(route)
+            report.assumed.extend(
+                c for c in effective.assumed if any(r.command is c for r in rewrites)
+            )
+    for report in reports.values():
+        yield _finding(report)
+
+
+def _finding(report: _Report) -> Finding:
+    launchers = sorted({r.launcher.path for r in report.routes})
+    entries = list(dict.fromkeys(r.entry.name for r in report.routes))
+    by = ", ".join(f"{r.command.script.path}:{r.line}" for r in report.rewrites) or ", ".join(
+        launchers
+    )
+    shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
+    condition = ""
+    if report.assumed:
+        lines = sorted({c.span.line for c in report.assumed})
+        condition = (
+            f" (if the condition on line {', '.join(map(str, lines))} holds; "
+            "benchlint cannot decide it statically)"
+        )
+    related = [
+        Location(r.command.script.path, r.command.first_line_span, "rewrite")
+        for r in report.rewrites
+    ]
+    first = report.routes[0]
+    setting = first.element.settings.get("CONFIG_FILE")
+    if setting is not None:
+        related.append(
+            Location(setting.location.path, setting.location.span, f"entry {first.entry.name}")
+        )
+    return Finding(
+        "BL201",
+        f"{report.what} by {by} for {shown} (routed to {', '.join(launchers)}){condition}",
+        Location(report.recipe, report.key.span),
+        related=tuple(related),
+        subject=report.what,
+    )

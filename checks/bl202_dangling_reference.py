@@ -1,0 +1,169 @@
+"""A master-config recipe reference that leads nowhere.
+
+## What it does
+Follows each search-space element's `CONFIG_FILE` and `EVAL_CONFIG_FILE` (from its
+`additional-settings`) through every launcher its runner label leads to, and reports:
+- a `recipes/<path>` that falls inside a folder the launcher overlays from this repository
+  (`cp -rT benchmarks/multi_node/srt-slurm-recipes/vllm recipes/vllm`) but names no file there;
+- a `benchmarks/multi_node/srt-slurm-recipes/<path>` that does not exist;
+- a selector the recipe does not define (`:override_x`, `:zip_override_x[i]`) or an index past
+  the end of the zipped lists;
+- a path that leaves the repository (`../../x`), which benchlint does not follow.
+
+## Why is this bad?
+The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
+job fails after the allocation was granted; or, worse, an upstream recipe of the same name runs
+in place of the one the entry meant.
+
+## Example
+```yaml path=configs/nvidia-master.yaml
+dsr1-fp8-gb200-dynamo-vllm:
+  runner: gb200
+  multinode: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - prefill:
+          additional-settings: ["CONFIG_FILE=recipes/vllm/dsr1/disagg-8k1k-v2.yaml"]
+```
+```bash path=runners/launch_gb200-nv.sh
+cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/vllm" recipes/vllm
+srtctl apply -f "${CONFIG_FILE%%:*}"
+```
+```yaml path=configs/runners.yaml
+labels:
+  gb200: [gb200-nv_0]
+```
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml
+name: dsr1
+```
+
+## Use instead
+```yaml path=configs/nvidia-master.yaml
+dsr1-fp8-gb200-dynamo-vllm:
+  runner: gb200
+  multinode: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - prefill:
+          additional-settings: ["CONFIG_FILE=recipes/vllm/dsr1/disagg-8k1k.yaml"]
+```
+```bash path=runners/launch_gb200-nv.sh
+cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/vllm" recipes/vllm
+srtctl apply -f "${CONFIG_FILE%%:*}"
+```
+```yaml path=configs/runners.yaml
+labels:
+  gb200: [gb200-nv_0]
+```
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml
+name: dsr1
+```
+
+## Exceptions
+A `recipes/...` path outside every overlay is an upstream srt-slurm recipe: it cannot be checked
+offline and is never reported. An overlay whose condition is false for the entry does not count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.wiring import RecipeRef, Wiring
+from benchlint.yamlmodel import YNode
+
+
+def _zip_length(node: YNode) -> int | None:
+    """How many variants a zip_override block has: the length of its lists."""
+    lengths = [len(n.items) for n in _walk(node) if n.is_seq]
+    return min(lengths) if lengths else None
+
+
+def _walk(node: YNode) -> Iterator[YNode]:
+    yield node
+    if node.is_map:
+        for _, value in node.pairs:
+            yield from _walk(value)
+
+
+def _selector_problem(wiring: Wiring, recipe: RecipeRef) -> str | None:
+    if recipe.selector is None or recipe.path is None:
+        return None
+    document = wiring.ws.yaml(recipe.path)
+    root = document.root if document is not None else None
+    if root is None or not root.is_map:
+        return None
+    block = root.get(recipe.selector)
+    if block is None:
+        defined = [
+            k.value for k, _ in root.pairs if k.value.startswith(("override", "zip_override"))
+        ]
+        known = f" (it defines {', '.join(defined)})" if defined else " (it defines no overrides)"
+        return f"selects '{recipe.selector}', which {recipe.path} does not define{known}"
+    if recipe.selector.startswith("zip_override") and recipe.index is not None:
+        length = _zip_length(block)
+        if length is not None and recipe.index >= length:
+            return (
+                f"selects {recipe.selector}[{recipe.index}], but the lists of "
+                f"'{recipe.selector}' in {recipe.path} have {length} entries (0..{length - 1})"
+            )
+    return None
+
+
+@rule("BL202", "dangling-reference", Severity.ERROR, tags=("wiring",))
+def check(ctx: Context) -> Iterator[Finding]:
+    wiring = ctx.wiring
+    reported: dict[tuple[str, int, int, str], Finding] = {}
+    for route in wiring.routes:
+        for variable in ("CONFIG_FILE", "EVAL_CONFIG_FILE"):
+            recipe = wiring.recipe(route, variable)
+            if recipe is None:
+                continue
+            setting = recipe.setting
+            launcher = route.launcher.path
+            related: tuple[Location, ...] = ()
+            if recipe.status == "missing":
+                if recipe.overlay is not None:
+                    overlay = recipe.overlay
+                    related = (
+                        Location(
+                            launcher,
+                            overlay.command.first_line_span,
+                            f"{launcher} copies {overlay.source} to {overlay.target}",
+                        ),
+                    )
+                    why = (
+                        f"resolves through {launcher}'s overlay of {overlay.source} to "
+                        f"{recipe.path}, which does not exist"
+                    )
+                else:
+                    why = f"names {recipe.path}, which does not exist"
+            elif recipe.status == "outside":
+                why = "points outside the repository; benchlint does not follow it"
+            elif recipe.status == "local":
+                problem = _selector_problem(wiring, recipe)
+                if problem is None:
+                    continue
+                why = problem
+            else:
+                continue
+            span = setting.location.span
+            key = (setting.location.path, span.line, span.column, why)
+            if key in reported:
+                continue
+            reported[key] = Finding(
+                "BL202",
+                f"{variable}={setting.value} of {route.entry.name} {why}",
+                setting.location,
+                related=related,
+                subject=f"{variable}={setting.value}",
+            )
+    yield from reported.values()

@@ -1,0 +1,204 @@
+"""A health-check window that does not fit in the job's wall time.
+
+## What it does
+For every search-space element routed to a launcher, takes the recipe as the launcher leaves it
+and reports:
+- a readiness window (`health_check.max_attempts × interval_seconds`, srtctl's default 180 × 10 s
+  where absent) that is not shorter than the Slurm wall time (`slurm.time_limit`, else the
+  `default_time_limit` the launcher writes into `srtslurm.yaml` on that entry's branch);
+- a `VLLM_ENGINE_READY_TIMEOUT_S` longer than that window.
+
+## Why is this bad?
+If the server may take the whole allocation to become ready, Slurm kills the job before a single
+request is measured; if the engine waits longer than the readiness probe, the probe gives up on a
+server that would have come up.
+
+## Example
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/vllm/big.yaml
+name: big
+slurm:
+  time_limit: "02:00:00"
+health_check:
+  max_attempts: 1440
+  interval_seconds: 10
+```
+```bash path=runners/launch_b200-dgxc.sh
+srtctl apply -f "$CONFIG_FILE"
+```
+```yaml path=configs/runners.yaml
+labels:
+  b200: [b200-dgxc_0]
+```
+```yaml path=configs/nvidia-master.yaml
+big-b200:
+  runner: b200
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - prefill:
+          additional-settings:
+          - CONFIG_FILE=benchmarks/multi_node/srt-slurm-recipes/vllm/big.yaml
+```
+
+## Use instead
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/vllm/big.yaml
+name: big
+slurm:
+  time_limit: "06:00:00"
+health_check:
+  max_attempts: 1440
+  interval_seconds: 10
+```
+```bash path=runners/launch_b200-dgxc.sh
+srtctl apply -f "$CONFIG_FILE"
+```
+```yaml path=configs/runners.yaml
+labels:
+  b200: [b200-dgxc_0]
+```
+```yaml path=configs/nvidia-master.yaml
+big-b200:
+  runner: b200
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - prefill:
+          additional-settings:
+          - CONFIG_FILE=benchmarks/multi_node/srt-slurm-recipes/vllm/big.yaml
+```
+
+## Exceptions
+When a launcher's branches give several `default_time_limit` values and benchlint cannot decide
+which applies, the longest is used. Upstream recipes are not read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.recipe import duration, health_window, settings_root, slurm_seconds
+from benchlint.registry import rule
+from benchlint.wiring import Route, Wiring
+from benchlint.yamlmodel import YNode
+
+
+def _wall_time(
+    wiring: Wiring, route: Route, settings: YNode | None
+) -> tuple[int, str, Location | None] | None:
+    slurm = settings.get("slurm") if settings is not None else None
+    limit = slurm.get("time_limit") if slurm is not None and slurm.is_map else None
+    if limit is not None and limit.is_scalar:
+        seconds = slurm_seconds(limit.value)
+        if seconds is not None:
+            return seconds, f"slurm.time_limit {limit.value}", None
+    best: tuple[int, str, Location | None] | None = None
+    for time_limit in route.launcher.time_limits:
+        if route.holds(time_limit.command) is False:
+            continue
+        if time_limit.guards_from is not None and route.holds(time_limit.guards_from) is False:
+            continue
+        seconds = slurm_seconds(time_limit.value)
+        if seconds is None:
+            continue
+        where = Location(route.launcher.path, time_limit.span, "default_time_limit")
+        if best is None or seconds > best[0]:
+            best = (
+                seconds,
+                f"default_time_limit {time_limit.value} of {route.launcher.path}",
+                where,
+            )
+    return best
+
+
+def _engine_timeouts(node: YNode | None) -> Iterator[YNode]:
+    if node is None:
+        return
+    for key, value in node.pairs:
+        if key.is_scalar and key.value == "VLLM_ENGINE_READY_TIMEOUT_S":
+            yield value
+        yield from _engine_timeouts(value) if value.is_map else iter(())
+    for item in node.items:
+        yield from _engine_timeouts(item)
+
+
+@rule("BL204", "time-budget", Severity.ERROR, tags=("wiring", "recipes"))
+def check(ctx: Context) -> Iterator[Finding]:
+    wiring = ctx.wiring
+    reported: dict[tuple[str, int, int, str], tuple[Finding, list[str]]] = {}
+    for route in wiring.routes:
+        recipe = wiring.recipe(route)
+        if recipe is None or recipe.path is None or recipe.status != "local":
+            continue
+        effective = wiring.effective(route, recipe)
+        document = effective.document if effective is not None else wiring.ws.yaml(recipe.path)
+        original = wiring.ws.yaml(recipe.path)
+        if document is None or original is None:
+            continue
+        window = health_window(document.root)
+        if window is None:
+            continue
+        settings = settings_root(document.root)
+        anchor = health_window(original.root)
+        key = anchor.attempts_node if anchor is not None else None
+        problems: list[tuple[YNode | None, str, Location | None]] = []
+        wall = _wall_time(wiring, route, settings)
+        if wall is not None and window.seconds >= wall[0]:
+            problems.append(
+                (
+                    key,
+                    f"the health-check window ({window.describe()}) is not shorter than the "
+                    f"wall time ({wall[1]}, {duration(wall[0])}): Slurm can end the job before "
+                    "the server is ready",
+                    wall[2],
+                )
+            )
+        original_settings = settings_root(original.root)
+        for timeout in _engine_timeouts(original_settings):
+            value = timeout.scalar
+            try:
+                seconds = int(value)
+            except (TypeError, ValueError):
+                continue
+            if seconds > window.seconds:
+                problems.append(
+                    (
+                        timeout,
+                        f"VLLM_ENGINE_READY_TIMEOUT_S={seconds} ({duration(seconds)}) is longer "
+                        f"than the health-check window ({window.describe()}): the probe gives "
+                        "up before the engine does",
+                        None,
+                    )
+                )
+        for node, message, related in problems:
+            span = node.span if node is not None else None
+            location = Location(recipe.path, span) if span is not None else None
+            if location is None and related is not None:
+                location = related
+            if location is None:
+                continue
+            index = (location.path, location.span.line, location.span.column, message)
+            if index in reported:
+                reported[index][1].append(route.entry.name)
+                continue
+            extra = (related,) if related is not None and related != location else ()
+            setting = route.element.settings.get("CONFIG_FILE")
+            if setting is not None:
+                extra = (
+                    *extra,
+                    Location(
+                        setting.location.path, setting.location.span, f"entry {route.entry.name}"
+                    ),
+                )
+            finding = Finding("BL204", message, location, related=extra, subject=message)
+            reported[index] = (finding, [route.entry.name])
+    for finding, entries in reported.values():
+        unique = list(dict.fromkeys(entries))
+        shown = ", ".join(unique[:3]) + (f" and {len(unique) - 3} more" if len(unique) > 3 else "")
+        finding.message += f" (for {shown})"
+        yield finding

@@ -1,0 +1,88 @@
+"""A master-config `runner:` label that leads to no launcher.
+
+## What it does
+Reports an entry whose `runner:` label `configs/runners.yaml` does not define (a warning: the
+label may still exist on GitHub's side, but nothing in the repository says which launcher runs
+the entry), and a label whose runner names lead to no launch script: the workflow runs
+`bash ./runners/launch_${RUNNER_NAME%%_*}.sh`, so a runner `gb300-cw_0` needs
+`runners/launch_gb300-cw.sh` (an error: the job fails at once on that runner).
+
+## Why is this bad?
+The sweep schedules the entry, a runner picks it up, and the job dies before it starts, or the
+entry silently never runs because the runner-node filter finds no node for an unknown label.
+
+## Example
+```yaml path=configs/nvidia-master.yaml
+dsr1-fp8-gb300-dynamo-trt:
+  runner: gb300-nv
+  multinode: true
+```
+```yaml path=configs/runners.yaml
+labels:
+  cluster:gb300-nv: [gb300-nv_0]
+```
+
+## Use instead
+```yaml path=configs/nvidia-master.yaml
+dsr1-fp8-gb300-dynamo-trt:
+  runner: cluster:gb300-nv
+  multinode: true
+```
+```yaml path=configs/runners.yaml
+labels:
+  cluster:gb300-nv: [gb300-nv_0]
+```
+```bash path=runners/launch_gb300-nv.sh
+srtctl apply -f "$CONFIG_FILE"
+```
+
+## Exceptions
+Nothing is reported when the repository has no runners file (`layout.runners-file`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+
+
+@rule("BL205", "unresolved-runner", Severity.ERROR, tags=("wiring",))
+def check(ctx: Context) -> Iterator[Finding]:
+    wiring = ctx.wiring
+    if not wiring.has_runners_file:
+        return
+    runners_file = ctx.config.layout.runners_file
+    for entry in wiring.entries:
+        if entry.runner is None or entry.runner_location is None:
+            continue
+        label = entry.runner
+        if label not in wiring.labels:
+            close = difflib.get_close_matches(label, list(wiring.labels), n=1, cutoff=0.75)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            yield Finding(
+                "BL205",
+                f"runner label '{label}' of {entry.name} is not defined in {runners_file}"
+                f"{hint}: nothing says which launcher runs this entry, and the sweep's "
+                "runner-node filter finds no node for it",
+                entry.runner_location,
+                subject=label,
+                severity=Severity.WARNING,
+            )
+            continue
+        missing = [n for n in wiring.labels[label] if wiring.launcher_path(n) is None]
+        if not missing:
+            continue
+        scripts = sorted({f"launch_{n.split('_', 1)[0]}.sh" for n in missing})
+        yield Finding(
+            "BL205",
+            f"runner label '{label}' of {entry.name} lists {', '.join(missing)}, but "
+            f"{', '.join(scripts)} does not exist: a job that runner picks up fails at "
+            "`bash ./runners/launch_${RUNNER_NAME%%_*}.sh`",
+            entry.runner_location,
+            related=(Location(runners_file, wiring.label_locations[label].span, f"label {label}"),),
+            subject=label + ":" + ",".join(missing),
+        )
