@@ -182,7 +182,7 @@ class Environment:
                 env[name] = Provenance(
                     f"additional-settings of {element.entry.name}", setting.location
                 )
-            routes.append(Route(element.entry.name, env, True, element.entry.location))
+            routes.append(Route(f"entry {element.entry.name}", env, True, element.entry.location))
         if routes:
             return routes
         for step in self.wiring.steps:

@@ -27,7 +27,7 @@ def settings_root(root: YNode | None) -> YNode | None:
 class HealthWindow:
     attempts: int
     interval: int
-    attempts_node: YNode | None
+    attempts_node: YNode | None  # the keys, where the recipe sets them
     interval_node: YNode | None
 
     @property
@@ -42,13 +42,19 @@ def health_window(root: YNode | None) -> HealthWindow | None:
     """The readiness window max_attempts × interval_seconds (srtctl defaults where absent)."""
     settings = settings_root(root)
     block = settings.get("health_check") if settings is not None else None
-    attempts_node = block.get("max_attempts") if block is not None and block.is_map else None
-    interval_node = block.get("interval_seconds") if block is not None and block.is_map else None
-    attempts = _integer(attempts_node, DEFAULT_MAX_ATTEMPTS)
-    interval = _integer(interval_node, DEFAULT_INTERVAL_SECONDS)
+    mapping = block if block is not None and block.is_map else None
+    attempts = _integer(mapping.get("max_attempts") if mapping else None, DEFAULT_MAX_ATTEMPTS)
+    interval = _integer(
+        mapping.get("interval_seconds") if mapping else None, DEFAULT_INTERVAL_SECONDS
+    )
     if attempts is None or interval is None:
         return None
-    return HealthWindow(attempts, interval, attempts_node, interval_node)
+    return HealthWindow(
+        attempts,
+        interval,
+        mapping.key_node("max_attempts") if mapping else None,
+        mapping.key_node("interval_seconds") if mapping else None,
+    )
 
 
 def _integer(node: YNode | None, default: int) -> int | None:

@@ -213,7 +213,7 @@ class Wiring:
                     continue
                 step = self._step_for(entry)
                 for element in entry.elements:
-                    env = self._condition_env(element, launcher, step)
+                    env = self._condition_env(element, launcher, step, runner_names)
                     routes.append(Route(element, launcher, runner_names, step, env))
         return routes
 
@@ -225,11 +225,20 @@ class Wiring:
         return matching[0] if matching else (self.steps[0] if self.steps else None)
 
     def _condition_env(
-        self, element: Element, launcher: LauncherModel, step: LauncherStep | None
+        self,
+        element: Element,
+        launcher: LauncherModel,
+        step: LauncherStep | None,
+        runner_names: list[str],
     ) -> ConditionEnv:
         known = entry_environment(element)
         unknown = set(step.env) if step is not None else set()
         unknown -= set(known)
+        # The workflow picks the launcher by the runner's name, so that name is one of these.
+        if len(runner_names) == 1:
+            known["RUNNER_NAME"] = runner_names[0]
+        else:
+            unknown.add("RUNNER_NAME")
         for assignment in launcher.script.assignments:
             value = assignment.value.value if assignment.value is not None else ""
             keeps = re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", value)

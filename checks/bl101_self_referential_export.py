@@ -96,8 +96,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             unset_on = [r for r in routes if r.complete and name not in r.env]
             if not unset_on:
                 continue
-            shown = ", ".join(r.name for r in unset_on[:3])
-            more = f" and {len(unset_on) - 3} more" if len(unset_on) > 3 else ""
+            names = list(dict.fromkeys(r.name for r in unset_on))
+            shown = ", ".join(names[:3])
+            more = f" and {len(names) - 3} more" if len(names) > 3 else ""
             text = _shown(script, assignment)
             yield Finding(
                 "BL101",
@@ -106,9 +107,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f'(`"${{{name}:-...}}"`) or fail early (`: "${{{name}:?}}"`)',
                 Location(script.path, assignment.span),
                 related=tuple(
-                    Location(r.location.path, r.location.span, f"started from {r.name}")
-                    for r in unset_on[:5]
-                    if r.location is not None
-                ),
+                    dict.fromkeys(
+                        Location(r.location.path, r.location.span, f"started from {r.name}")
+                        for r in unset_on
+                        if r.location is not None
+                    )
+                )[:5],
                 subject=name,
             )

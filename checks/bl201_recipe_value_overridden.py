@@ -211,7 +211,7 @@ def _finding(report: _Report) -> Finding:
         )
     return Finding(
         "BL201",
-        f"{report.what} by {by} for {shown} (routed to {', '.join(launchers)}){condition}",
+        f"{report.what} by {by} for {shown}{condition}",
         Location(report.recipe, report.key.span),
         related=tuple(related),
         subject=report.what,

@@ -121,31 +121,29 @@ def _selector_problem(wiring: Wiring, recipe: RecipeRef) -> str | None:
 @rule("BL202", "dangling-reference", Severity.ERROR, tags=("wiring",))
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
-    reported: dict[tuple[str, int, int, str], Finding] = {}
+    found: dict[tuple[str, int, int, str], tuple[Finding, list[str]]] = {}
     for route in wiring.routes:
         for variable in ("CONFIG_FILE", "EVAL_CONFIG_FILE"):
             recipe = wiring.recipe(route, variable)
             if recipe is None:
                 continue
-            setting = recipe.setting
             launcher = route.launcher.path
             related: tuple[Location, ...] = ()
-            if recipe.status == "missing":
-                if recipe.overlay is not None:
-                    overlay = recipe.overlay
-                    related = (
-                        Location(
-                            launcher,
-                            overlay.command.first_line_span,
-                            f"{launcher} copies {overlay.source} to {overlay.target}",
-                        ),
-                    )
-                    why = (
-                        f"resolves through {launcher}'s overlay of {overlay.source} to "
-                        f"{recipe.path}, which does not exist"
-                    )
-                else:
-                    why = f"names {recipe.path}, which does not exist"
+            if recipe.status == "missing" and recipe.overlay is not None:
+                overlay = recipe.overlay
+                related = (
+                    Location(
+                        launcher,
+                        overlay.command.first_line_span,
+                        f"copies {overlay.source} to {overlay.target}",
+                    ),
+                )
+                why = (
+                    f"resolves through the overlay of {overlay.source} to {recipe.path}, "
+                    "which does not exist"
+                )
+            elif recipe.status == "missing":
+                why = f"names {recipe.path}, which does not exist"
             elif recipe.status == "outside":
                 why = "points outside the repository; benchlint does not follow it"
             elif recipe.status == "local":
@@ -155,15 +153,21 @@ def check(ctx: Context) -> Iterator[Finding]:
                 why = problem
             else:
                 continue
+            setting = recipe.setting
             span = setting.location.span
             key = (setting.location.path, span.line, span.column, why)
-            if key in reported:
-                continue
-            reported[key] = Finding(
-                "BL202",
-                f"{variable}={setting.value} of {route.entry.name} {why}",
-                setting.location,
-                related=related,
-                subject=f"{variable}={setting.value}",
-            )
-    yield from reported.values()
+            if key not in found:
+                finding = Finding(
+                    "BL202",
+                    f"{variable}={setting.value} of {route.entry.name} {why}",
+                    setting.location,
+                    subject=f"{variable}={setting.value}",
+                )
+                found[key] = (finding, [])
+            finding, launchers = found[key]
+            if launcher not in launchers:
+                launchers.append(launcher)
+                finding.related = (*finding.related, *related)
+    for finding, launchers in found.values():
+        finding.message += f" (run by {', '.join(launchers)})"
+        yield finding

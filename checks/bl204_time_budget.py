@@ -116,13 +116,14 @@ def _wall_time(
     return best
 
 
-def _engine_timeouts(node: YNode | None) -> Iterator[YNode]:
+def _engine_timeouts(node: YNode | None) -> Iterator[tuple[YNode, YNode]]:
+    """(key, value) of every VLLM_ENGINE_READY_TIMEOUT_S in the recipe's settings."""
     if node is None:
         return
     for key, value in node.pairs:
         if key.is_scalar and key.value == "VLLM_ENGINE_READY_TIMEOUT_S":
-            yield value
-        yield from _engine_timeouts(value) if value.is_map else iter(())
+            yield key, value
+        yield from _engine_timeouts(value)
     for item in node.items:
         yield from _engine_timeouts(item)
 
@@ -159,7 +160,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 )
             )
         original_settings = settings_root(original.root)
-        for timeout in _engine_timeouts(original_settings):
+        for timeout_key, timeout in _engine_timeouts(original_settings):
             value = timeout.scalar
             try:
                 seconds = int(value)
@@ -168,7 +169,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             if seconds > window.seconds:
                 problems.append(
                     (
-                        timeout,
+                        timeout_key,
                         f"VLLM_ENGINE_READY_TIMEOUT_S={seconds} ({duration(seconds)}) is longer "
                         f"than the health-check window ({window.describe()}): the probe gives "
                         "up before the engine does",

@@ -117,7 +117,16 @@ def test_output_file_and_rules_listing(tmp_path: Path) -> None:
     assert json.loads(report.read_text())["findings"][0]["rule"] == "BL203"
     code, out, _ = invoke("rules")
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == ["BL001", "BL101", "BL102", "BL203"]
+    assert [line.split()[0] for line in out.splitlines()] == [
+        "BL001",
+        "BL101",
+        "BL102",
+        "BL201",
+        "BL202",
+        "BL203",
+        "BL204",
+        "BL205",
+    ]
     code, out, _ = invoke("rule", "bl102")
     assert (
         code == 0 and out.startswith("# BL102 unguarded-lock (error)") and "## Use instead" in out

@@ -13,12 +13,22 @@ EXAMPLE = TESTDATA / "example"
 EXPECTED = [
     ("BL001", "benchmarks/multi_node/collect_results.sh", 6, 1),
     ("BL001", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/broken.yaml", 4, 40),
+    # base.health_check 4 h against slurm.time_limit 4 h (the clamp does not reach `base:`)
+    ("BL204", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/zip-1k1k.yaml", 7, 5),
+    ("BL204", "benchmarks/multi_node/srt-slurm-recipes/trtllm/kimi/agg.yaml", 6, 5),
+    # one label, two launchers: the clamp (2 h) and the delete-and-append (1 h)
+    ("BL201", "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml", 12, 3),
+    ("BL201", "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml", 12, 3),
     ("BL203", "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml", 23, 7),
-    ("BL203", "configs/nvidia-master.yaml", 38, 3),
+    ("BL205", "configs/nvidia-master.yaml", 5, 11),
+    ("BL202", "configs/nvidia-master.yaml", 45, 13),
+    ("BL203", "configs/nvidia-master.yaml", 51, 3),
+    ("BL202", "configs/nvidia-master.yaml", 78, 13),
+    ("BL205", "configs/nvidia-master.yaml", 108, 11),
     ("BL101", "runners/launch_b200-dgxc.sh", 7, 8),
     ("BL102", "runners/launch_b200-dgxc.sh", 20, 5),
     ("BL101", "runners/launch_gb200-nv.sh", 9, 1),
-    ("BL102", "runners/launch_gb200-nv.sh", 18, 1),
+    ("BL102", "runners/launch_gb200-nv.sh", 15, 1),
 ]
 
 
@@ -39,7 +49,7 @@ def test_text_output_shows_location_and_source_line() -> None:
     assert code == 1
     assert "runners/launch_b200-dgxc.sh:20:5: error: `flock -w 1800 9` can fail" in output
     assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^" in output
-    assert "Found 8 findings (8 errors)" in output
+    assert "Found 16 findings (15 errors, 1 warning)" in output
 
 
 def test_named_path_limits_the_report_not_the_context() -> None:
@@ -52,5 +62,18 @@ def test_named_path_limits_the_report_not_the_context() -> None:
         "runners/launch_b200-dgxc.sh:7:8",
         "runners/launch_b200-dgxc.sh:20:5",
     ]
-    # the PORT finding needs the workflow templates, which were not named
-    assert "benchmark-tmpl.yml" in lines[0]
+    # the PORT finding needs the master config and workflow templates, which were not named
+    assert "started from entry dsr1-fp8-b200-vllm" in lines[0]
+
+
+def test_messages_name_the_route() -> None:
+    _, output = _lint("--format", "concise")
+    assert (
+        "disagg-8k1k.yaml:12:3: error: health_check 1440 × 10 s = 4 h is cut to 720 × 10 s = 2 h "
+        "by runners/launch_gb200-nv.sh:34 for dsr1-fp8-gb200-dynamo-vllm [BL201]"
+    ) in output
+    assert (
+        "is cut to 360 × 10 s = 1 h by runners/launch_gb200-cw.sh:15, runners/launch_gb200-cw.sh:16"
+    ) in output
+    assert "(run by runners/launch_gb200-nv.sh, runners/launch_gb200-cw.sh)" in output
+    assert "default_time_limit" not in output  # gb300's 4 h fits kimi's 3 h window

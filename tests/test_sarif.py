@@ -60,7 +60,16 @@ def test_report_shape() -> None:
     run = log["runs"][0]
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
     rules = run["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == ["BL001", "BL101", "BL102", "BL203"]
+    assert [r["id"] for r in rules] == [
+        "BL001",
+        "BL101",
+        "BL102",
+        "BL201",
+        "BL202",
+        "BL203",
+        "BL204",
+        "BL205",
+    ]
     assert all(r["help"]["markdown"].startswith(r["shortDescription"]["text"][:-1]) for r in rules)
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].endswith("/testdata/example/")
     for result in run["results"]:
@@ -71,10 +80,16 @@ def test_report_shape() -> None:
         assert result["message"]["text"].endswith(".")
     port = next(r for r in run["results"] if r["ruleId"] == "BL101")
     related = [r["physicalLocation"]["artifactLocation"]["uri"] for r in port["relatedLocations"]]
-    assert related == [
-        ".github/workflows/benchmark-multinode-tmpl.yml",
-        ".github/workflows/benchmark-tmpl.yml",
+    assert related == ["configs/nvidia-master.yaml"]  # the entry that starts the launcher
+    clamp = next(r for r in run["results"] if r["ruleId"] == "BL201")
+    related = [
+        (
+            r["physicalLocation"]["artifactLocation"]["uri"],
+            r["physicalLocation"]["region"]["startLine"],
+        )
+        for r in clamp["relatedLocations"]
     ]
+    assert related == [("runners/launch_gb200-nv.sh", 34), ("configs/nvidia-master.yaml", 34)]
     notified = [
         n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         for n in run["invocations"][0]["toolExecutionNotifications"]
