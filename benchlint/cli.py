@@ -12,11 +12,13 @@ import click
 
 from benchlint import __version__
 from benchlint.config import Config, ConfigError, find_config, find_root, load_config
-from benchlint.engine import lint, select_rules
+from benchlint.engine import Context, lint, select_rules
+from benchlint.explain import ExplainError, explain, render_json, render_text
 from benchlint.finding import Severity
 from benchlint.registry import all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS
 from benchlint.suppress import baseline_fingerprints
+from benchlint.workspace import Workspace
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -56,6 +58,26 @@ def _load(config_file: Path | None, no_config: bool, start: Path) -> Config:
     except ConfigError as exc:
         _fail(str(exc))
         raise AssertionError from exc  # unreachable: _fail exits
+
+
+def _setup(
+    named: list[Path], config_file: Path | None, no_config: bool, root: Path | None
+) -> tuple[Config, Path]:
+    """The configuration and repository root for the paths named; exits 2 on a bad one."""
+    for path in named:
+        if not path.exists() and not path.is_symlink():
+            _fail(f"{path}: no such file or directory")
+    if config_file is not None and not config_file.is_file():
+        _fail(f"{config_file}: configuration file not found")
+    start = named[0].resolve()
+    config = _load(config_file, no_config, start)
+    if root is None:
+        root = find_root(start, config.path or find_config(start))
+    root = root.resolve()
+    for path in named:
+        if not path.resolve().is_relative_to(root):
+            _fail(f"{path}: is outside the repository root {root}")
+    return config, root
 
 
 @main.command("lint")
@@ -110,19 +132,7 @@ def lint_command(
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
     named = list(paths) or [Path(".")]
-    for path in named:
-        if not path.exists() and not path.is_symlink():
-            _fail(f"{path}: no such file or directory")
-    if config_file is not None and not config_file.is_file():
-        _fail(f"{config_file}: configuration file not found")
-    start = named[0].resolve()
-    config = _load(config_file, no_config, start)
-    if root is None:
-        root = find_root(start, config.path or find_config(start))
-    root = root.resolve()
-    for path in named:
-        if not path.resolve().is_relative_to(root):
-            _fail(f"{path}: is outside the repository root {root}")
+    config, root = _setup(named, config_file, no_config, root)
     try:
         chosen = expand_selectors(_split(select) or config.select or ["ALL"])
         dropped = expand_selectors(_split(ignore) + config.ignore)
@@ -180,3 +190,36 @@ def rule_command(rule_id: str) -> None:
         return
     click.echo(f"# {rule.id} {rule.name} ({rule.severity.value})\n")
     click.echo(rule.doc)
+
+
+@main.command("explain")
+@click.argument("target")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "--config", "config_file", type=click.Path(path_type=Path), help="Configuration file."
+)
+@click.option("--no-config", is_flag=True, help="Ignore configuration files.")
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), help="Repository root.")
+def explain_command(
+    target: str, output_format: str, config_file: Path | None, no_config: bool, root: Path | None
+) -> None:
+    """How a recipe (path) or a master-config entry (name) is reached: entries, runner labels,
+    launchers, the rewrites each launcher applies, and the effective values."""
+    candidate = Path(target)
+    start = candidate if candidate.exists() else (root or Path("."))
+    config, root = _setup([start], config_file, no_config, root)
+    if candidate.exists():
+        target = candidate.resolve().relative_to(root).as_posix()
+    ctx = Context(Workspace(root, config))
+    try:
+        items = explain(ctx.wiring, target)
+    except ExplainError as exc:
+        _fail(str(exc))
+        return
+    click.echo(render_json(items) if output_format == "json" else render_text(items), nl=False)

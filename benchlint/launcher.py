@@ -123,7 +123,11 @@ class LauncherModel:
         source, target = (_repository_path(operands[0].value), _checkout_path(operands[1].value))
         if source is None or target is None:
             return
-        self.overlays.append(Overlay(source.rstrip("/"), target.rstrip("/"), command))
+        source, target = source.rstrip("/"), target.rstrip("/")
+        is_file = source.endswith((".yaml", ".yml"))
+        if is_file and not target.endswith((".yaml", ".yml")):  # `cp recipe.yaml recipes/dir/`
+            target = f"{target}/{source.rsplit('/', 1)[-1]}"
+        self.overlays.append(Overlay(source, target, command))
 
     # -- rewrites ----------------------------------------------------------------------------
     def _rewrite(self, command: Command) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import re
 from dataclasses import dataclass, field
@@ -10,6 +9,7 @@ from pathlib import Path
 
 from benchlint.finding import Finding
 from benchlint.source import SourceText
+from benchlint.workspace import path_matches
 
 _DIRECTIVE = re.compile(r"#\s*benchlint:\s*(disable|disable-file)=([A-Za-z0-9_,\s]+)")
 
@@ -79,7 +79,7 @@ def baseline_fingerprints(path: Path) -> set[str]:
 def ignored_by_config(finding: Finding, per_file_ignores: dict[str, list[str]]) -> bool:
     path = finding.location.path
     for glob, rules in per_file_ignores.items():
-        in_scope = fnmatch.fnmatch(path, glob) or fnmatch.fnmatch(path, glob.rstrip("/") + "/*")
-        if in_scope and _matches(finding.rule, tuple(r.upper() for r in rules)):
+        selectors = tuple(r.upper() for r in rules)
+        if path_matches(path, glob, inside=True) and _matches(finding.rule, selectors):
             return True
     return False

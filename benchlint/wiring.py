@@ -9,7 +9,6 @@ decided statically is taken as possibly true, and the route remembers it was ass
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from benchlint.shell.evaluate import Probe, guards_hold
 from benchlint.shell.model import Command
 from benchlint.source import SourceText
 from benchlint.workflow import LauncherStep, launcher_steps
-from benchlint.workspace import Workspace
+from benchlint.workspace import Workspace, path_matches
 from benchlint.yamlmodel import YamlDocument, YamlError, YNode, parse_yaml
 
 SRT_RECIPES = "recipes/"
@@ -105,6 +104,7 @@ class ConditionEnv:
     def __init__(self, known: dict[str, str], unknown: set[str]) -> None:
         self.known = known
         self.unknown = unknown
+        self.memo: dict[int, bool | None] = {}  # guard -> decision, guards live as long as the run
 
     def get(self, name: str) -> str | None:
         if name in self.unknown:
@@ -191,7 +191,7 @@ class Wiring:
 
     def is_launcher(self, path: str) -> bool:
         return any(
-            fnmatch.fnmatch(alias, pattern)
+            path_matches(alias, pattern)
             for alias in self.ws.aliases(path)
             for pattern in self.layout.launchers
         )

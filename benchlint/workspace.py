@@ -7,7 +7,7 @@ parsed becomes a `Failure` (BL001) and the rest of the repository is still linte
 
 from __future__ import annotations
 
-import fnmatch
+import functools
 import os
 import re
 import shutil
@@ -46,6 +46,46 @@ _BASH_ERROR = re.compile(r"line (\d+): (.*)")
 FILE_START = Span(1, 1, 1, 1)
 
 
+@functools.lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
+
+
+def path_matches(path: str, pattern: str, inside: bool = False) -> bool:
+    """Glob match of a repository path: `*` stays within one folder, `**` crosses folders.
+
+    With `inside`, a pattern naming a folder also matches every path under it.
+    """
+    pattern = pattern.rstrip("/") if inside else pattern
+    if _glob_regex(pattern).fullmatch(path):
+        return True
+    if inside:
+        parent = path
+        while "/" in parent:
+            parent = parent.rsplit("/", 1)[0]
+            if _glob_regex(pattern).fullmatch(parent):
+                return True
+    return False
+
+
 @dataclass(frozen=True)
 class Failure:
     path: str
@@ -69,10 +109,7 @@ class Workspace:
 
     # -- discovery -------------------------------------------------------------------------------
     def _excluded(self, rel: str) -> bool:
-        return any(
-            fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*")
-            for pattern in self.config.exclude
-        )
+        return any(path_matches(rel, pattern, inside=True) for pattern in self.config.exclude)
 
     def _discover(self) -> None:
         for directory, dirnames, filenames in os.walk(self.root):
@@ -131,7 +168,7 @@ class Workspace:
         return sorted(self.shell_paths + self.yaml_paths)
 
     def glob(self, patterns: list[str]) -> list[str]:
-        return [p for p in self.paths if any(fnmatch.fnmatch(p, pat) for pat in patterns)]
+        return [p for p in self.paths if any(path_matches(p, pat) for pat in patterns)]
 
     def exists(self, rel: str) -> bool:
         return rel in self._path_set

@@ -156,3 +156,17 @@ def test_config_select_and_fail_on(tmp_path: Path) -> None:
     assert code == 1 and [line.split(": ")[0] for line in out.splitlines()] == ["a.yaml:2:1"]
     code, out, _ = invoke(root, "--format", "concise", "--select", "BL102")
     assert [line.split(": ")[0] for line in out.splitlines()] == ["run.sh:3:1"]
+
+
+def test_globs_stay_within_a_folder(tmp_path: Path) -> None:
+    from benchlint.workspace import path_matches
+
+    assert path_matches("configs/nvidia-master.yaml", "configs/*-master.yaml")
+    assert not path_matches("configs/deprecated/old-master.yaml", "configs/*-master.yaml")
+    assert path_matches("configs/deprecated/old-master.yaml", "configs/**/*-master.yaml")
+    assert path_matches("experimental/x/run.sh", "experimental", inside=True)
+    assert not path_matches("experimental-2/run.sh", "experimental", inside=True)
+    root = write_repo(tmp_path / "r", {"experimental/x/run.sh": LAUNCHER, "run.sh": LAUNCHER})
+    (root / ".benchlint.toml").write_text('exclude = ["experimental"]\n')
+    _, out, _ = invoke(root, "--format", "concise")
+    assert [line.split(": ")[0] for line in out.splitlines()] == ["run.sh:3:1"]

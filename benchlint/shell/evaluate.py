@@ -14,7 +14,6 @@ from typing import Protocol
 from tree_sitter import Node
 
 from benchlint.shell.model import Guard, Script
-from benchlint.shell.words import unquote
 
 
 class Env(Protocol):
@@ -25,6 +24,7 @@ class Env(Protocol):
 
 _SIMPLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}$`]*)\}")
+_EXPANSION = re.compile(_DEFAULT.pattern + "|" + _SIMPLE.pattern)
 
 
 Probe = Callable[[Node], "bool | None"]
@@ -38,8 +38,14 @@ def guards_hold(
     `probe` decides a command used as a condition (`grep -q ... "$CONFIG_PATH"`) when it can.
     """
     result: bool | None = True
+    memo = getattr(env, "memo", None) if probe is None else None
     for guard in guards:
-        value = guard_holds(script, guard, env, probe)
+        if memo is not None and id(guard) in memo:
+            value = memo[id(guard)]
+        else:
+            value = guard_holds(script, guard, env, probe)
+            if memo is not None:
+                memo[id(guard)] = value
         if value is False:
             return False
         if value is None:
@@ -66,13 +72,13 @@ def value_of(script: Script, node: Node, env: Env, raw: bool = False) -> str | N
     """A word's value with `$X`, `${X}` and `${X:-default}` taken from env; None if unknown."""
     if raw:
         return script.text_of(node).strip("'\"")
-    value, _, static = unquote(node, script.src, script.char_of)
-    if static:
+    word = script.word(node)
+    value = word.value
+    if word.static:
         return value
     out = []
     position = 0
-    pattern = re.compile(_DEFAULT.pattern + "|" + _SIMPLE.pattern)
-    for match in pattern.finditer(value):
+    for match in _EXPANSION.finditer(value):
         out.append(value[position : match.start()])
         if match.group(1):
             known = env.get(match.group(1))

@@ -228,7 +228,17 @@ class Script:
         self.expansions: list[Expansion] = []
         self.nested: list[Script] = []
         self.functions: dict[str, Node] = {}
+        self._words: dict[int, Word] = {}
         _Builder(self).build()
+
+    def word(self, node: Node) -> Word:
+        """The word at a node, quote removal done once."""
+        word = self._words.get(node.id)
+        if word is None:
+            value, offsets, static = unquote(node, self.src, self.char_of)
+            word = Word(self, node, value, offsets, static)
+            self._words[node.id] = word
+        return word
 
     @property
     def has_error(self) -> bool:
@@ -313,8 +323,7 @@ class _Builder:
 
     # -- words -------------------------------------------------------------------------------
     def word(self, node: Node) -> Word:
-        value, offsets, static = unquote(node, self.script.src, self.script.char_of)
-        return Word(self.script, node, value, offsets, static)
+        return self.script.word(node)
 
     # -- the walk ----------------------------------------------------------------------------
     def walk(self, node: Node, ctx: _Context) -> None:

@@ -1,0 +1,161 @@
+"""`benchlint explain`: how a recipe is reached and what reaches the job.
+
+For a recipe path or a master-config entry name: every route (entry, search-space element,
+runner label, runner names, launcher), the overlay that makes the recipe local, the rewrites the
+launcher applies on that route with what each changes, and the effective health-check window and
+wall time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from benchlint.recipe import health_window, settings_root, slurm_seconds
+from benchlint.wiring import Effective, RecipeRef, Route, Wiring
+
+
+@dataclass
+class Explained:
+    route: Route
+    recipe: RecipeRef | None
+    effective: Effective | None
+
+
+class ExplainError(Exception):
+    pass
+
+
+def explain(wiring: Wiring, target: str) -> list[Explained]:
+    target = target.strip().removeprefix("./")
+    entry_names = {e.name for e in wiring.entries}
+    found: list[Explained] = []
+    for route in wiring.routes:
+        recipe = wiring.recipe(route)
+        by_entry = target in entry_names and route.entry.name == target
+        by_recipe = recipe is not None and recipe.path is not None and recipe.path == target
+        if by_entry or by_recipe:
+            effective = wiring.effective(route, recipe) if recipe is not None else None
+            found.append(Explained(route, recipe, effective))
+    if not found:
+        if target in entry_names:
+            raise ExplainError(f"entry {target!r} reaches no launcher (see BL205)")
+        raise ExplainError(
+            f"{target!r} is neither a master-config entry nor a recipe any entry routes to"
+        )
+    return found
+
+
+def _wall_time(item: Explained) -> str | None:
+    document = item.effective.document if item.effective is not None else None
+    settings = settings_root(document.root) if document is not None else None
+    slurm = settings.get("slurm") if settings is not None else None
+    limit = slurm.get("time_limit") if slurm is not None and slurm.is_map else None
+    if limit is not None and limit.is_scalar:
+        return f"{limit.value} (slurm.time_limit)"
+    limits = [
+        t.value
+        for t in item.route.launcher.time_limits
+        if item.route.holds(t.command) is not False
+        and (t.guards_from is None or item.route.holds(t.guards_from) is not False)
+    ]
+    if not limits:
+        return None
+    longest = max(limits, key=lambda v: slurm_seconds(v) or 0)
+    return f"{longest} (default_time_limit of {item.route.launcher.path})"
+
+
+def as_data(items: list[Explained]) -> list[dict[str, Any]]:
+    data = []
+    for item in items:
+        route, recipe, effective = item.route, item.recipe, item.effective
+        window = None
+        assumed = effective.assumed if effective is not None else []
+        if effective is not None and effective.document is not None:
+            health = health_window(effective.document.root)
+            window = health.describe() if health is not None else None
+        data.append(
+            {
+                "entry": route.entry.name,
+                "master_config": f"{route.entry.location.path}:{route.entry.location.span.line}",
+                "element": route.element.label,
+                "runner_label": route.entry.runner,
+                "runner_names": route.runner_names,
+                "launcher": route.launcher.path,
+                "config_file": recipe.setting.value if recipe is not None else None,
+                "recipe": recipe.path if recipe is not None else None,
+                "recipe_status": recipe.status if recipe is not None else None,
+                "overlay": (
+                    {
+                        "source": recipe.overlay.source,
+                        "target": recipe.overlay.target,
+                        "line": recipe.overlay.command.span.line,
+                    }
+                    if recipe is not None and recipe.overlay is not None
+                    else None
+                ),
+                "rewrites": [
+                    {
+                        "line": r.line,
+                        "command": r.command.script.text_of(r.command.statement()).split("\n")[0],
+                        "condition_undecided": r.command in assumed,
+                    }
+                    for r in (effective.applied if effective is not None else [])
+                ],
+                "changes": [
+                    {
+                        "key": ".".join(c.path),
+                        "old": c.old.value if c.old is not None and c.old.is_scalar else None,
+                        "new": c.new.value if c.new is not None and c.new.is_scalar else None,
+                        "rewrite_lines": [r.line for r in c.rewrites],
+                    }
+                    for c in (effective.changes if effective is not None else [])
+                ],
+                "not_simulated": [
+                    {"line": r.line, "why": why}
+                    for r, why in (effective.errors if effective is not None else [])
+                ],
+                "health_check": window,
+                "wall_time": _wall_time(item),
+            }
+        )
+    return data
+
+
+def render_json(items: list[Explained]) -> str:
+    return json.dumps(as_data(items), indent=2) + "\n"
+
+
+def render_text(items: list[Explained]) -> str:
+    out: list[str] = []
+    for data in as_data(items):
+        out.append(
+            f"{data['entry']} [{data['element']}] ({data['master_config']})"
+            f"\n  runner label {data['runner_label']} -> {', '.join(data['runner_names'])}"
+            f" -> {data['launcher']}"
+        )
+        if data["config_file"] is None:
+            out.append("  no CONFIG_FILE in this element's additional-settings")
+        else:
+            where = data["recipe"] or "not in this repository"
+            out.append(f"  CONFIG_FILE={data['config_file']} -> {where} ({data['recipe_status']})")
+        if data["overlay"]:
+            overlay = data["overlay"]
+            out.append(
+                f"  overlay (line {overlay['line']}): {overlay['source']} -> {overlay['target']}"
+            )
+        for rewrite in data["rewrites"]:
+            note = " (condition not decidable statically)" if rewrite["condition_undecided"] else ""
+            out.append(f"  rewrite line {rewrite['line']}: {rewrite['command']}{note}")
+        for change in data["changes"]:
+            lines = ", ".join(str(n) for n in change["rewrite_lines"])
+            out.append(f"    {change['key']}: {change['old']} -> {change['new']} (line {lines})")
+        for skipped in data["not_simulated"]:
+            out.append(f"  not simulated, line {skipped['line']}: {skipped['why']}")
+        if data["health_check"]:
+            out.append(f"  effective health_check: {data['health_check']}")
+        if data["wall_time"]:
+            out.append(f"  wall time: {data['wall_time']}")
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,54 @@
+"""`benchlint explain`: the route to a recipe, the rewrites it suffers, the effective values."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from benchlint.cli import main
+from tests.conftest import TESTDATA
+
+EXAMPLE = TESTDATA / "example"
+RECIPE = "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml"
+
+
+def _explain(*args: str) -> tuple[int, str]:
+    outcome = CliRunner().invoke(main, ["explain", *args])
+    return outcome.exit_code, outcome.output
+
+
+def test_explain_recipe_shows_the_clamp() -> None:
+    code, output = _explain(str(EXAMPLE / RECIPE))
+    assert code == 0
+    assert "runner label gb200 -> gb200-nv_0 -> runners/launch_gb200-nv.sh" in output
+    assert (
+        "overlay (line 22): benchmarks/multi_node/srt-slurm-recipes/vllm -> recipes/vllm" in output
+    )
+    assert "    health_check.max_attempts: 1440 -> 720 (line 34)" in output
+    assert "  effective health_check: 720 × 10 s = 2 h" in output
+    assert "    health_check.max_attempts: 1440 -> 360 (line 15, 16)" in output
+
+
+def test_explain_entry_as_json() -> None:
+    code, output = _explain(
+        "glm5-fp4-gb200-dynamo-sglang", "--root", str(EXAMPLE), "--format", "json"
+    )
+    assert code == 0
+    routes = json.loads(output)
+    assert [r["recipe_status"] for r in routes] == ["local", "local", "local", "upstream"]
+    assert routes[0]["recipe"] == (
+        "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-1k1k.yaml"
+    )
+    assert routes[0]["overlay"]["target"] == "recipes/sglang/glm-5"
+    raised = [c for c in routes[0]["changes"] if c["key"] == "health_check.max_attempts"]
+    assert raised == [
+        {"key": "health_check.max_attempts", "old": "360", "new": "720", "rewrite_lines": [34]}
+    ]
+    assert routes[0]["wall_time"] == "4:00:00 (default_time_limit of runners/launch_gb200-nv.sh)"
+
+
+def test_explain_unknown_target_exits_2() -> None:
+    code, output = _explain("no-such-entry", "--root", str(EXAMPLE))
+    assert code == 2
+    assert "neither a master-config entry nor a recipe" in output
