@@ -77,3 +77,14 @@ def test_messages_name_the_route() -> None:
     ) in output
     assert "(run by runners/launch_gb200-nv.sh, runners/launch_gb200-cw.sh)" in output
     assert "default_time_limit" not in output  # gb300's 4 h fits kimi's 3 h window
+
+
+def test_naming_a_launcher_reports_the_recipes_its_rewrites_defeat() -> None:
+    outcome = CliRunner().invoke(
+        main, [str(EXAMPLE / "runners" / "launch_gb200-cw.sh"), "--format", "json"]
+    )
+    found = [(f["rule"], f["path"], f["line"]) for f in json.loads(outcome.output)["findings"]]
+    assert found == [
+        ("BL201", "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml", 12),
+        ("BL202", "configs/nvidia-master.yaml", 45),
+    ]
