@@ -95,3 +95,63 @@ def number(node: YNode | None) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
+
+
+# -- how a recipe serves ----------------------------------------------------------------------
+ENGINE_ROLES = ("prefill", "decode", "aggregated")
+
+
+def frontend_type(root: YNode | None) -> str:
+    """`frontend.type` (dynamo, vllm, sglang); srt-slurm's default is dynamo."""
+    settings = settings_root(root)
+    frontend = settings.get("frontend") if settings is not None else None
+    kind = frontend.get("type") if frontend is not None and frontend.is_map else None
+    return kind.value.strip().lower() if kind is not None and kind.is_scalar else "dynamo"
+
+
+def frontend_args(root: YNode | None) -> dict[str, str]:
+    settings = settings_root(root)
+    frontend = settings.get("frontend") if settings is not None else None
+    args = frontend.get("args") if frontend is not None and frontend.is_map else None
+    if args is None or not args.is_map:
+        return {}
+    return {k.value: v.value for k, v in args.pairs if k.is_scalar and v.is_scalar}
+
+
+def dynamo_pin(root: YNode | None) -> str | None:
+    """The Dynamo release a recipe installs (`dynamo.version`, `dynamo.wheel`), if it pins one."""
+    settings = settings_root(root)
+    dynamo = settings.get("dynamo") if settings is not None else None
+    if dynamo is None or not dynamo.is_map:
+        return None
+    for key in ("version", "wheel"):
+        value = dynamo.get(key)
+        if value is not None and value.is_scalar and re.match(r"\d+\.\d+", value.value):
+            return value.value
+    return None
+
+
+def engine_configs(root: YNode | None, engine: str) -> list[tuple[str, YNode]]:
+    """Every `backend.<engine>_config.<role>` mapping, in the recipe and in its override blocks,
+    as (where, mapping): where is the dotted path for messages."""
+    if root is None or not root.is_map:
+        return []
+    found: list[tuple[str, YNode]] = []
+    blocks = [("", root)]
+    for key, value in root.pairs:
+        if (
+            key.is_scalar
+            and value.is_map
+            and (key.value == "base" or key.value.startswith(("override", "zip_override")))
+        ):
+            blocks.append((key.value + ".", value))
+    for prefix, block in blocks:
+        backend = block.get("backend")
+        config = backend.get(f"{engine}_config") if backend is not None and backend.is_map else None
+        if config is None or not config.is_map:
+            continue
+        for role in ENGINE_ROLES:
+            mapping = config.get(role)
+            if mapping is not None and mapping.is_map:
+                found.append((f"{prefix}backend.{engine}_config.{role}", mapping))
+    return found

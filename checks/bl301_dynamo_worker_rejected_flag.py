@@ -1,0 +1,149 @@
+"""A flag the Dynamo vLLM worker rejects at start-up.
+
+## What it does
+Reports vLLM *frontend* flags (and Dynamo flags a release does not have) given to the Dynamo vLLM
+worker: in a Dynamo-served recipe's `backend.vllm_config.{prefill,decode,aggregated}` (also under
+`base:` and override blocks), and on `python -m dynamo.vllm` command lines in scripts, nested
+ones included. The worker builds its parser from vLLM's *engine* arguments plus its own `--dyn-*`
+flags, so anything else ends it with `unrecognized arguments`. The Dynamo release is
+`dynamo-version` from the configuration, else the one the recipe installs (`dynamo.version` /
+`dynamo.wheel`), else the flags every checked release rejects. The message names the
+replacement (`--dyn-tool-call-parser`, `--custom-jinja-template`, `python -m dynamo.frontend
+--http-port`, ...) or says to drop it. `--reasoning-parser` is accepted but only configures
+vLLM's engine-side reasoning; without `--dyn-reasoning-parser` next to it, that is a note.
+
+## Why is this bad?
+Every worker of a 16-GPU disaggregated job dies within seconds of start-up with
+`__main__.py: error: unrecognized arguments: --tool-call-parser kimi_k3`, after the allocation
+was granted and the model download began.
+
+## Example
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/vllm/kimi/agg.yaml
+frontend:
+  type: dynamo
+backend:
+  type: vllm
+  vllm_config:
+    aggregated:
+      tool-call-parser: kimi_k3
+      enable-auto-tool-choice: true
+```
+
+## Use instead
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/vllm/kimi/agg.yaml
+frontend:
+  type: dynamo
+backend:
+  type: vllm
+  vllm_config:
+    aggregated:
+      dyn-tool-call-parser: kimi_k3
+```
+
+## Exceptions
+Recipes served with `frontend.type: vllm` (`vllm serve`, not a Dynamo worker), a frontend with
+`dyn-chat-processor: vllm`, and SGLang or TRT-LLM workers are not checked. A flag the measured
+data does not name (for example an engine flag newer than a release's vLLM pin) is never
+reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint.dynamo import flag_name, worker_flags
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.recipe import dynamo_pin, engine_configs, frontend_args, frontend_type
+from benchlint.registry import rule
+from benchlint.shell.model import Command, Word
+from benchlint.workspace import path_matches
+
+
+def _release_text(release: str | None) -> str:
+    return f"Dynamo {release}" if release else "every checked Dynamo release (0.4.0-1.6.1)"
+
+
+def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> Iterator[Finding]:
+    document = ctx.ws.yaml(path)
+    root = document.root if document is not None else None
+    if root is None or frontend_type(root) != "dynamo":
+        return
+    if frontend_args(root).get("dyn-chat-processor") == "vllm":
+        return
+    data = worker_flags()
+    release = data.release_for(release_override or dynamo_pin(root))
+    rejected = data.rejected_by(release)
+    for where, mapping in engine_configs(root, "vllm"):
+        flags = {flag_name(k.value): k for k, _ in mapping.pairs if k.is_scalar}
+        for flag, key in flags.items():
+            value = mapping.get(key.value)
+            shown = (
+                f"{key.value}: {value.value}"
+                if value is not None and value.is_scalar
+                else key.value
+            )
+            if flag in rejected:
+                yield Finding(
+                    "BL301",
+                    f"`{shown}` in {where} is rejected by the Dynamo vLLM worker of "
+                    f"{_release_text(release)} (`unrecognized arguments: {flag}`): "
+                    f"{data.advice(flag)}",
+                    Location(path, key.span),
+                    subject=f"{where}.{flag}",
+                )
+            elif flag == "--reasoning-parser" and "--dyn-reasoning-parser" not in flags:
+                yield Finding(
+                    "BL301",
+                    f"`{shown}` in {where} only sets vLLM's engine-side reasoning; Dynamo parses "
+                    "reasoning in responses only with `dyn-reasoning-parser` as well",
+                    Location(path, key.span),
+                    subject=f"{where}.{flag}",
+                    severity=Severity.NOTE,
+                )
+
+
+def _worker_flags(command: Command) -> list[Word] | None:
+    """The words after `python -m dynamo.vllm`, if the command starts the worker."""
+    words = command.words
+    for i, word in enumerate(words[:-1]):
+        if word.value == "-m" and words[i + 1].value == "dynamo.vllm":
+            first = words[0].value.rsplit("/", 1)[-1] if words else ""
+            if first.startswith("python") or any(
+                w.value.rsplit("/", 1)[-1].startswith("python") for w in words[:i]
+            ):
+                return words[i + 2 :]
+    return None
+
+
+def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Finding]:
+    data = worker_flags()
+    release = data.release_for(release_override)
+    rejected = data.rejected_by(release)
+    for script in ctx.ws.shell_scripts():
+        for command in script.all_commands():
+            words = _worker_flags(command)
+            if words is None:
+                continue
+            for word in words:
+                if not word.value.startswith("--"):
+                    continue
+                flag = flag_name(word.value)
+                if flag in rejected:
+                    yield Finding(
+                        "BL301",
+                        f"`{word.value}` on `python -m dynamo.vllm` is rejected by the worker of "
+                        f"{_release_text(release)}: {data.advice(flag)}",
+                        Location(script.path, word.span),
+                        subject=flag,
+                    )
+
+
+@rule("BL301", "dynamo-worker-rejected-flag", Severity.ERROR, tags=("engines", "dynamo"))
+def check(ctx: Context) -> Iterator[Finding]:
+    override = ctx.config.dynamo_version
+    roots = ctx.config.layout.recipe_roots
+    for path in ctx.ws.yaml_paths:
+        if any(path_matches(path, root, inside=True) for root in roots):
+            yield from _recipe_findings(ctx, path, override)
+    yield from _script_findings(ctx, override)
