@@ -53,6 +53,8 @@ class WorkerFlags:
         if replacement:
             return f"use {replacement}" if replacement.startswith("--") else replacement
         note = self.note.get(flag)
+        if note and "drop it" in note:
+            return note
         return f"drop it ({note})" if note else "drop it"
 
 

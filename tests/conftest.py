@@ -17,7 +17,7 @@ TESTDATA = REPO / "testdata"
 def write_repo(root: Path, files: dict[str, str], symlinks: dict[str, str] | None = None) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / ".benchlint.toml").write_text("")
-    for rel, text in files.items():
+    for rel, text in files.items():  # a case may bring its own .benchlint.toml
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
+from benchlint.config import load_config
 from tests.conftest import TESTDATA, positions, run_lint, write_repo
 
 
@@ -23,7 +24,7 @@ def _cases() -> list[Any]:
 @pytest.mark.parametrize(("rule", "case"), _cases())
 def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
     root = write_repo(tmp_path / "repo", case["files"], case.get("symlinks"))
-    result = run_lint(root, select=rule)
+    result = run_lint(root, select=rule, config=load_config(root / ".benchlint.toml"))
     assert not result.errors
     assert positions(result, rule) == sorted(case["expect"])
     assert all(f.rule == rule for f in result.findings)
