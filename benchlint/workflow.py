@@ -33,6 +33,32 @@ class LauncherStep:
         return f"{self.workflow} (job {self.job})"
 
 
+def cancels_runner_jobs(ws: Workspace) -> bool:
+    """Whether every workflow that runs launchers also runs `scancel --name=${{ runner.name }}`
+    in a step of its own (InferenceX's pre/post-run resource cleanup)."""
+    found = False
+    for path in ws.glob(ws.config.layout.workflows):
+        document = ws.yaml(path)
+        if document is None:
+            continue
+        runs = [
+            run.value
+            for node in document.walk()
+            if node.is_map and (run := node.get("run")) is not None and run.is_scalar
+        ]
+        launches = any(_LAUNCH.search(text) for text in runs)
+        if not launches:
+            continue
+        cleans = any(
+            "scancel" in text and "runner.name" in text and not _LAUNCH.search(text)
+            for text in runs
+        )
+        if not cleans:
+            return False
+        found = True
+    return found
+
+
 def launcher_steps(ws: Workspace) -> list[LauncherStep]:
     steps: list[LauncherStep] = []
     for path in ws.glob(ws.config.layout.workflows):

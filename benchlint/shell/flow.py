@@ -1,0 +1,145 @@
+"""Control flow of a script's own shell, in the order it runs, for straight-line launcher code.
+
+The statements are the commands of the script's top level in text order, through `if`/`case`,
+loops and `&&`/`||` lists (every branch is taken as reachable; guards say which are conditional).
+Function bodies are not inlined, subshells and command substitutions are their own shells, and
+nested scripts (`bash -c`) are separate `Script`s. Within that model a rule can ask which commands
+can end the script between two points (`exit`, `return` at the top of a sourced file, a failing
+command under errexit) and which `trap ... EXIT` handlers are registered before a point.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from benchlint.shell.model import Command, Script
+
+# Commands that do not fail in practice, so errexit does not make them exit paths.
+_CANNOT_FAIL = frozenset(
+    {
+        "echo",
+        "printf",
+        ":",
+        "true",
+        "set",
+        "shopt",
+        "trap",
+        "export",
+        "declare",
+        "typeset",
+        "local",
+        "readonly",
+        "unset",
+        "shift",
+        "sleep",
+        "date",
+        "hostname",
+        "whoami",
+        "nproc",
+        "pwd",
+    }
+)
+_EXIT_SIGNALS = frozenset({"EXIT", "0", "SIGEXIT"})
+
+
+@dataclass(frozen=True)
+class ExitPath:
+    command: Command
+    kind: str  # "exit" | "return" | "errexit"
+
+    def describe(self) -> str:
+        text = self.command.script.text_of(self.command.node).split("\n")[0]
+        if self.kind == "errexit":
+            return f"`{text}` failing under `set -e` (line {self.command.span.line})"
+        return f"`{text}` (line {self.command.span.line})"
+
+
+@dataclass(frozen=True)
+class Trap:
+    command: Command
+    action: str  # the handler's text; a function name is resolved to its body
+    signals: tuple[str, ...]
+
+    @property
+    def on_exit(self) -> bool:
+        return any(s.upper() in _EXIT_SIGNALS for s in self.signals)
+
+
+class Flow:
+    def __init__(self, script: Script, sourced: bool = False) -> None:
+        self.script = script
+        self.sourced = sourced
+        # the script's own shell: not inside functions, subshells or command substitutions
+        self.statements = [
+            c
+            for c in script.commands
+            if c.function is None and not c.subshell and (c.words or c.assignments)
+        ]
+        self._index = {id(c): i for i, c in enumerate(self.statements)}
+
+    def index(self, command: Command) -> int | None:
+        return self._index.get(id(command))
+
+    def statement_of(self, command: Command) -> Command | None:
+        """The statement of this shell that runs `command` (itself, or the one whose command
+        substitution holds it: `JOB_ID=$(salloc ...)`)."""
+        if id(command) in self._index:
+            return command
+        start, end = command.node.start_byte, command.node.end_byte
+        for statement in self.statements:
+            node = statement.node
+            if node.start_byte <= start and end <= node.end_byte:
+                return statement
+        return None
+
+    def exit_path(self, command: Command) -> ExitPath | None:
+        base = command.base
+        if base == "exit":
+            return ExitPath(command, "exit")
+        if base == "return" and self.sourced:
+            return ExitPath(command, "return")
+        substitutes = "$(" in self.script.text_of(command.node) or "`" in self.script.text_of(
+            command.node
+        )
+        can_fail = base not in _CANNOT_FAIL if command.words else substitutes
+        if (
+            command.errexit
+            and not command.tested
+            and not command.or_guarded
+            and can_fail
+            and not command.background
+        ):
+            return ExitPath(command, "errexit")
+        return None
+
+    def exits_between(self, start: int, end: int | None) -> list[ExitPath]:
+        """Exit paths strictly after statement `start` and before `end` (None: to the end)."""
+        stop = len(self.statements) if end is None else end
+        found = []
+        for command in self.statements[start + 1 : stop]:
+            path = self.exit_path(command)
+            if path is not None:
+                found.append(path)
+        return found
+
+    def traps(self) -> list[tuple[int, Trap]]:
+        """Every `trap ACTION SIGNALS...` of this shell with its statement index."""
+        found = []
+        for i, command in enumerate(self.statements):
+            if command.base != "trap":
+                continue
+            args = [w.value for w in command.args]
+            if not args or args[0] in ("-l", "-p"):
+                continue
+            action, signals = args[0], tuple(args[1:])
+            if action == "-":
+                continue
+            found.append((i, Trap(command, self._handler_text(action), signals)))
+        return found
+
+    def _handler_text(self, action: str) -> str:
+        name = action.strip()
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and name in self.script.functions:
+            return self.script.text_of(self.script.functions[name])
+        return action
