@@ -1,0 +1,167 @@
+"""`--data-parallel-hybrid-lb` on several nodes with only the head node's endpoint in use.
+
+## What it does
+Reports `--data-parallel-hybrid-lb` in a native multi-node vLLM launch where nothing spreads the
+requests over the nodes:
+- a `vllm serve` command line (or the argument array it runs) in a script that starts ranks on
+  other nodes (`--data-parallel-start-rank`, `--data-parallel-address`,
+  `--data-parallel-size-local`, `srun -N 2`...) and runs no router, proxy or Dynamo frontend;
+- `data-parallel-hybrid-lb: true` in a `frontend.type: vllm` recipe with more than one node and
+  no multiple-frontend load balancing.
+
+## Why is this bad?
+With hybrid load balancing every node runs its own API server that only feeds its local ranks.
+When the client and the health check talk to the head node alone, the other nodes never see a
+request: the "16-GPU" numbers measure 8 GPUs, and nothing fails to say so.
+
+## Example
+```bash path=benchmarks/multi_node/serve.sh
+vllm serve "$MODEL" --data-parallel-size 16 --data-parallel-size-local 8 \
+    --data-parallel-start-rank "$START_RANK" --data-parallel-address "$HEAD" \
+    --data-parallel-hybrid-lb --port 8000
+```
+
+## Use instead
+Internal load balancing: the head node's API server spreads requests over every rank, the other
+nodes run `--headless`.
+```bash path=benchmarks/multi_node/serve.sh
+if [[ "$NODE_RANK" == 0 ]]; then
+    vllm serve "$MODEL" --data-parallel-size 16 --data-parallel-size-local 8 \
+        --data-parallel-address "$HEAD" --port 8000
+else
+    vllm serve "$MODEL" --data-parallel-size 16 --data-parallel-size-local 8 \
+        --data-parallel-start-rank "$START_RANK" --data-parallel-address "$HEAD" --headless
+fi
+```
+
+## Exceptions
+A script that also runs a router (`*router*`, nginx, envoy, an llm-d endpoint picker) or
+`dynamo.frontend` is taken to spread requests over every node's endpoint. Recipes served by a
+Dynamo frontend are not reported. Whether the client talks to one endpoint is inferred from the
+absence of such a router, not traced through the client's code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.recipe import engine_configs, frontend_type, settings_root
+from benchlint.registry import rule
+from benchlint.shell.model import Script
+from benchlint.workspace import path_matches
+from benchlint.yamlmodel import YNode
+
+HYBRID = "--data-parallel-hybrid-lb"
+_MULTI_NODE = (
+    "--data-parallel-start-rank",
+    "--data-parallel-address",
+    "--data-parallel-size-local",
+)
+_ROUTER = re.compile(r"router|nginx|envoy|haproxy|^epp$|dynamo\.frontend|llm-d-inference")
+
+
+def _runs_vllm_serve(script: Script) -> bool:
+    for command in script.all_commands():
+        values = [w.value for w in command.words]
+        for i, value in enumerate(values[:-1]):
+            if value.rsplit("/", 1)[-1] == "vllm" and values[i + 1] == "serve":
+                return True
+        if "vllm.entrypoints.openai.api_server" in values:
+            return True
+    return False
+
+
+def _multi_node(script: Script) -> bool:
+    """Ranks on other nodes: DP start ranks or addresses, or `srun -N 2`."""
+    if any(flag in script.text_of(script.root) for flag in _MULTI_NODE):
+        return True
+    for command in script.all_commands():
+        values = [w.value for w in command.args]
+        for i, value in enumerate(values):
+            count = value.split("=", 1)[1] if value.startswith("--nodes=") else None
+            if value in ("-N", "--nodes") and i + 1 < len(values):
+                count = values[i + 1]
+            if command.base == "srun" and count is not None and count.isdigit() and int(count) > 1:
+                return True
+    return False
+
+
+def _has_router(script: Script) -> bool:
+    for command in script.all_commands():
+        for word in command.words[:4]:
+            if word.static and _ROUTER.search(word.value.rsplit("/", 1)[-1]):
+                return True
+    return False
+
+
+def _script_findings(script: Script) -> Iterator[Finding]:
+    if not _runs_vllm_serve(script) or not _multi_node(script) or _has_router(script):
+        return
+    for command in script.all_commands():
+        words = list(command.words)
+        for assignment in command.assignments:  # ARGS=(... --data-parallel-hybrid-lb ...)
+            value = assignment.value
+            if value is not None and value.node.type == "array":
+                words.extend(script.word(item) for item in value.node.named_children)
+        for word in words:
+            if word.value == HYBRID:
+                yield Finding(
+                    "BL302",
+                    f"`{HYBRID}` runs an API server on every node, but this multi-node vLLM "
+                    "launch has no router or Dynamo frontend: requests sent to the head node "
+                    "reach only its local ranks; use internal load balancing (drop the flag, "
+                    "`--headless` on ranks above 0) or route to every node's endpoint",
+                    Location(script.path, word.span),
+                    subject=HYBRID,
+                )
+
+
+def _node_count(settings: YNode | None) -> int:
+    if settings is None:
+        return 0
+    resources = settings.get("resources")
+    if resources is None or not resources.is_map:
+        return 0
+    total = 0
+    for key, value in resources.pairs:
+        if key.is_scalar and key.value.endswith("_nodes") and isinstance(value.scalar, int):
+            total = max(total, value.scalar)
+    return total
+
+
+def _recipe_findings(ctx: Context, path: str) -> Iterator[Finding]:
+    document = ctx.ws.yaml(path)
+    root = document.root if document is not None else None
+    if root is None or frontend_type(root) != "vllm":
+        return
+    settings = settings_root(root)
+    frontend = settings.get("frontend") if settings is not None else None
+    spread = frontend.get("enable_multiple_frontends") if frontend is not None else None
+    if spread is not None and spread.scalar is True:
+        return
+    if _node_count(settings) < 2:
+        return
+    for where, mapping in engine_configs(root, "vllm"):
+        for key, value in mapping.pairs:
+            if key.is_scalar and key.value.replace("_", "-") == HYBRID[2:] and value.scalar is True:
+                yield Finding(
+                    "BL302",
+                    f"`{key.value}: true` in {where} of a multi-node `frontend.type: vllm` recipe "
+                    "with a single frontend: only the head node's ranks get requests; drop it "
+                    "for internal load balancing, or enable multiple frontends",
+                    Location(path, key.span),
+                    subject=f"{where}.{HYBRID}",
+                )
+
+
+@rule("BL302", "hybrid-lb-single-endpoint", Severity.ERROR, tags=("engines", "vllm"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for script in ctx.ws.shell_scripts():
+        yield from _script_findings(script)
+    roots = ctx.config.layout.recipe_roots
+    for path in ctx.ws.yaml_paths:
+        if any(path_matches(path, root, inside=True) for root in roots):
+            yield from _recipe_findings(ctx, path)
