@@ -1,0 +1,166 @@
+"""A flag of one serving engine on another engine's command line or config.
+
+## What it does
+Reports, from the flag lists of the released engines (`benchlint/data/engine_flags.json`: vLLM
+0.10.0-0.31.0, SGLang 0.5.4-0.5.23):
+- on `python -m sglang.launch_server` and in a recipe's `backend.sglang_config.<role>`, a flag only
+  vLLM has (`--enable-auto-tool-choice`, `--max-num-seqs`, `--gpu-memory-utilization`);
+- on `vllm serve` and in `backend.vllm_config.<role>`, a flag only SGLang has
+  (`--mem-fraction-static`, `--max-running-requests`, `--disable-radix-cache`).
+The message names the other engine's spelling where there is one.
+
+## Why is this bad?
+Both servers use argparse and exit at once on an unknown option: the job fails after the
+allocation was granted. Flags copied between recipes of the two engines are the usual cause.
+
+## Example
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/sglang/a.yaml
+backend:
+  type: sglang
+  sglang_config:
+    decode:
+      enable-auto-tool-choice: true
+      gpu-memory-utilization: 0.9
+```
+
+## Use instead
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/sglang/a.yaml
+backend:
+  type: sglang
+  sglang_config:
+    decode:
+      tool-call-parser: kimi_k2
+      mem-fraction-static: 0.9
+```
+
+## Exceptions
+A flag either engine has, a flag neither list knows (Dynamo's `--dyn-*` flags, options newer
+than the listed releases) and an abbreviation the other engine's argparse would accept are not
+reported.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+
+from benchlint.dynamo import flag_name
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.recipe import engine_configs
+from benchlint.registry import rule
+from benchlint.shell.model import WRAPPERS, Command, Word
+from benchlint.workspace import path_matches
+
+# The other engine's spelling of the same setting.
+EQUIVALENT = {
+    "--max-num-seqs": "--max-running-requests",
+    "--gpu-memory-utilization": "--mem-fraction-static",
+    "--max-num-batched-tokens": "--chunked-prefill-size",
+    "--enable-auto-tool-choice": "nothing like it: drop it (--tool-call-parser is enough)",
+    "--mem-fraction-static": "--gpu-memory-utilization",
+    "--max-running-requests": "--max-num-seqs",
+    "--chunked-prefill-size": "--max-num-batched-tokens",
+    "--disable-radix-cache": "--no-enable-prefix-caching",
+}
+ENGINES = {"vllm": "vLLM", "sglang": "SGLang"}
+
+
+@dataclass(frozen=True)
+class EngineFlags:
+    flags: dict[str, frozenset[str]]
+    source: dict[str, str]
+
+    def foreign(self, engine: str, flag: str) -> str | None:
+        """The engine that owns `flag` when `engine` does not accept it, else None."""
+        own = self.flags[engine]
+        if flag in own or any(f.startswith(flag) for f in own):  # argparse accepts prefixes
+            return None
+        for other, flags in self.flags.items():
+            if other != engine and flag in flags:
+                return other
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def engine_flags() -> EngineFlags:
+    text = resources.files("benchlint").joinpath("data/engine_flags.json").read_text()
+    data = json.loads(text)
+    return EngineFlags(
+        {"vllm": frozenset(data["vllm"]), "sglang": frozenset(data["sglang"])}, data["source"]
+    )
+
+
+def _message(flag: str, shown: str, engine: str, owner: str, where: str) -> str:
+    equivalent = EQUIVALENT.get(flag)
+    hint = f"; {ENGINES[engine]}'s spelling: {equivalent}" if equivalent else ""
+    if equivalent and equivalent.startswith("nothing"):
+        hint = f"; {ENGINES[engine]} has {equivalent}"
+    return (
+        f"`{shown}` {where} is a {ENGINES[owner]} flag that {ENGINES[engine]} does not have: "
+        f"the server exits with `unrecognized arguments`{hint}"
+    )
+
+
+def _launch_engine(command: Command) -> tuple[str, list[Word]] | None:
+    """`vllm serve ...` or `python -m sglang.launch_server ...`, directly or behind a wrapper."""
+    words = command.words
+    values = [w.value for w in words]
+    runs_others = command.base in WRAPPERS or (command.base or "").startswith("python")
+    for i, value in enumerate(values[:-1]):
+        if i and not runs_others:
+            break
+        if value.rsplit("/", 1)[-1] == "vllm" and values[i + 1] == "serve":
+            return "vllm", words[i + 2 :]
+        if value == "-m" and values[i + 1] in ("sglang.launch_server", "sglang.launch_server.py"):
+            return "sglang", words[i + 2 :]
+    return None
+
+
+@rule("BL303", "engine-flag-mismatch", Severity.ERROR, tags=("engines",))
+def check(ctx: Context) -> Iterator[Finding]:
+    data = engine_flags()
+    for script in ctx.ws.shell_scripts():
+        for command in script.all_commands():
+            launch = _launch_engine(command)
+            if launch is None:
+                continue
+            engine, words = launch
+            for word in words:
+                if not word.value.startswith("--"):
+                    continue
+                flag = flag_name(word.value)
+                owner = data.foreign(engine, flag)
+                if owner is not None:
+                    where = f"on `{command.name}`" if command.name else "here"
+                    yield Finding(
+                        "BL303",
+                        _message(flag, word.value, engine, owner, where),
+                        Location(script.path, word.span),
+                        subject=flag,
+                    )
+    roots = ctx.config.layout.recipe_roots
+    for path in ctx.ws.yaml_paths:
+        if not any(path_matches(path, root, inside=True) for root in roots):
+            continue
+        document = ctx.ws.yaml(path)
+        root_node = document.root if document is not None else None
+        for engine in ENGINES:
+            for where, mapping in engine_configs(root_node, engine):
+                for key, value in mapping.pairs:
+                    if not key.is_scalar:
+                        continue
+                    flag = flag_name(key.value)
+                    owner = data.foreign(engine, flag)
+                    if owner is None:
+                        continue
+                    shown = f"{key.value}: {value.value}" if value.is_scalar else key.value
+                    yield Finding(
+                        "BL303",
+                        _message(flag, shown, engine, owner, f"in {where}"),
+                        Location(path, key.span),
+                        subject=f"{where}.{flag}",
+                    )
