@@ -53,10 +53,10 @@ from collections.abc import Iterator
 
 from benchlint.dynamo import flag_name, worker_flags
 from benchlint.engine import Context
+from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import dynamo_pin, engine_configs, frontend_args, frontend_type
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Word
 from benchlint.workspace import path_matches
 
 
@@ -103,29 +103,15 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
                 )
 
 
-def _worker_flags(command: Command) -> list[Word] | None:
-    """The words after `python -m dynamo.vllm`, if the command starts the worker."""
-    words = command.words
-    for i, word in enumerate(words[:-1]):
-        if word.value == "-m" and words[i + 1].value == "dynamo.vllm":
-            first = words[0].value.rsplit("/", 1)[-1] if words else ""
-            if first.startswith("python") or any(
-                w.value.rsplit("/", 1)[-1].startswith("python") for w in words[:i]
-            ):
-                return words[i + 2 :]
-    return None
-
-
 def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Finding]:
     data = worker_flags()
     release = data.release_for(release_override)
     rejected = data.rejected_by(release)
     for script in ctx.ws.shell_scripts():
-        for command in script.all_commands():
-            words = _worker_flags(command)
-            if words is None:
+        for launch in launches(script):
+            if launch.module != "dynamo.vllm":
                 continue
-            for word in words:
+            for word in launch.args:
                 if not word.value.startswith("--"):
                     continue
                 flag = flag_name(word.value)

@@ -47,6 +47,7 @@ import re
 from collections.abc import Iterator
 
 from benchlint.engine import Context
+from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import engine_configs, frontend_type, settings_root
 from benchlint.registry import rule
@@ -64,14 +65,7 @@ _ROUTER = re.compile(r"router|nginx|envoy|haproxy|^epp$|dynamo\.frontend|llm-d-i
 
 
 def _runs_vllm_serve(script: Script) -> bool:
-    for command in script.all_commands():
-        values = [w.value for w in command.words]
-        for i, value in enumerate(values[:-1]):
-            if value.rsplit("/", 1)[-1] == "vllm" and values[i + 1] == "serve":
-                return True
-        if "vllm.entrypoints.openai.api_server" in values:
-            return True
-    return False
+    return any(launch.engine == "vllm" for launch in launches(script))
 
 
 def _multi_node(script: Script) -> bool:

@@ -49,10 +49,10 @@ from importlib import resources
 
 from benchlint.dynamo import flag_name
 from benchlint.engine import Context
+from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import engine_configs
 from benchlint.registry import rule
-from benchlint.shell.model import WRAPPERS, Command, Word
 from benchlint.workspace import path_matches
 
 # The other engine's spelling of the same setting.
@@ -105,31 +105,15 @@ def _message(flag: str, shown: str, engine: str, owner: str, where: str) -> str:
     )
 
 
-def _launch_engine(command: Command) -> tuple[str, list[Word]] | None:
-    """`vllm serve ...` or `python -m sglang.launch_server ...`, directly or behind a wrapper."""
-    words = command.words
-    values = [w.value for w in words]
-    runs_others = command.base in WRAPPERS or (command.base or "").startswith("python")
-    for i, value in enumerate(values[:-1]):
-        if i and not runs_others:
-            break
-        if value.rsplit("/", 1)[-1] == "vllm" and values[i + 1] == "serve":
-            return "vllm", words[i + 2 :]
-        if value == "-m" and values[i + 1] in ("sglang.launch_server", "sglang.launch_server.py"):
-            return "sglang", words[i + 2 :]
-    return None
-
-
 @rule("BL303", "engine-flag-mismatch", Severity.ERROR, tags=("engines",))
 def check(ctx: Context) -> Iterator[Finding]:
     data = engine_flags()
     for script in ctx.ws.shell_scripts():
-        for command in script.all_commands():
-            launch = _launch_engine(command)
-            if launch is None:
+        for launch in launches(script):
+            if launch.engine not in ENGINES:
                 continue
-            engine, words = launch
-            for word in words:
+            engine, command = launch.engine, launch.command
+            for word in launch.args:
                 if not word.value.startswith("--"):
                     continue
                 flag = flag_name(word.value)

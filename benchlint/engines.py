@@ -1,0 +1,63 @@
+"""How scripts start serving engines: the one place that recognises an engine launch.
+
+`vllm serve`, `python -m vllm.entrypoints.openai.api_server`, `python -m sglang.launch_server`,
+`python -m dynamo.<x>`, `trtllm-serve`, directly or behind a wrapper (`srun`, `env`, `nohup`...),
+and argument arrays that hold such a command (`VLLM_CMD=(vllm serve ...)`, run later as
+`"${VLLM_CMD[@]}"`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchlint.shell.model import WRAPPERS, Command, Script, Word
+
+
+@dataclass(frozen=True)
+class Launch:
+    engine: str  # vllm | sglang | dynamo | trtllm
+    module: str  # "vllm serve", "sglang.launch_server", "dynamo.vllm", "trtllm-serve"
+    command: Command
+    args: tuple[Word, ...]  # the words after the program
+
+
+def launch_in(words: list[Word], command: Command) -> Launch | None:
+    values = [w.value for w in words]
+    base = (values[0].rsplit("/", 1)[-1] if values else "") or ""
+    runs_others = base in WRAPPERS or base.startswith("python")
+    for i, value in enumerate(values):
+        if i and not runs_others:
+            break
+        name = value.rsplit("/", 1)[-1]
+        following = values[i + 1] if i + 1 < len(values) else ""
+        if name == "vllm" and following == "serve":
+            return Launch("vllm", "vllm serve", command, tuple(words[i + 2 :]))
+        if name == "trtllm-serve":
+            return Launch("trtllm", "trtllm-serve", command, tuple(words[i + 1 :]))
+        if value == "-m" and following:
+            module = following
+            if module == "vllm.entrypoints.openai.api_server":
+                return Launch("vllm", module, command, tuple(words[i + 2 :]))
+            if module in ("sglang.launch_server", "sglang.launch_server.py"):
+                return Launch("sglang", module, command, tuple(words[i + 2 :]))
+            if module.startswith("dynamo."):
+                return Launch("dynamo", module, command, tuple(words[i + 2 :]))
+    return None
+
+
+def launches(script: Script) -> list[Launch]:
+    """Every engine launch in the script and its nested scripts, in text order, including
+    argument arrays that hold a launch command."""
+    found: list[Launch] = []
+    for command in script.all_commands():
+        launch = launch_in(command.words, command)
+        if launch is not None:
+            found.append(launch)
+        for assignment in command.assignments:
+            value = assignment.value
+            if value is not None and value.node.type == "array":
+                items = [command.script.word(n) for n in value.node.named_children]
+                launch = launch_in(items, command)
+                if launch is not None:
+                    found.append(launch)
+    return found
