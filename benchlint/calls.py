@@ -141,11 +141,11 @@ def resolve(ws: Workspace, script: Script, value: str) -> list[str] | None:
     if head:
         name = _variable_of(head)
         if _is_script_dir(head) or name in _script_dir_variables(script):
-            bases = [script_dir]
+            bases, rest = [script_dir], rest.lstrip("/")
         elif name in ROOT_VARIABLES or head == "$(pwd)":
-            bases = [""]
-        else:
-            bases, rest = None, head + rest
+            bases, rest = [""], rest.lstrip("/")
+        else:  # an unknown folder: match the rest as a path suffix
+            bases, rest = None, rest.lstrip("/")
     else:
         bases = ["", script_dir]
     if not re.search(r"[A-Za-z0-9_]", _EXPANSION.sub("", rest).replace(".sh", "")):

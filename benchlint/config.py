@@ -41,6 +41,8 @@ class Layout:
         ]
     )
     benchmark_lib: str = "benchmarks/benchmark_lib.sh"
+    # Scripts that start engines with variables their caller provides (BL104).
+    entrypoints: list[str] = field(default_factory=lambda: ["benchmarks/**/*.sh"])
 
 
 @dataclass
@@ -65,6 +67,7 @@ _LAYOUT_KEYS = {
     "runners-file": str,
     "recipe-roots": list,
     "benchmark-lib": str,
+    "entrypoints": list,
 }
 
 

@@ -12,11 +12,12 @@ runs `eval` or sources a file that cannot be resolved makes the route incomplete
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from benchlint.calls import CallGraph
 from benchlint.finding import Location
-from benchlint.shell.model import Script
+from benchlint.shell.model import Command, Script
 from benchlint.wiring import Wiring, entry_environment
 from benchlint.workflow import LauncherStep
 from benchlint.workspace import Workspace
@@ -94,6 +95,26 @@ class ScriptState:
         self.unknown = self.unknown or other.unknown
 
 
+_EMPTY_TEST = re.compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def runs_when_empty(command: Command) -> dict[str, bool]:
+    """For each variable an emptiness test guards this command with: True when the command runs
+    only if it is empty (`[[ -z $X ]] && cmd`), False when only if it is set (`[ -n "$X" ]`)."""
+    found: dict[str, bool] = {}
+    script = command.script
+    for guard in command.guards:
+        for match in _EMPTY_TEST.finditer(script.text_of(guard.node)):
+            found[match.group(2)] = (match.group(1) == "z") == guard.expect
+    return found
+
+
+def _tested_for_empty(exit_command: Command) -> set[str]:
+    """Variables whose emptiness sends the script to this `exit`:
+    `[[ -z $X ]] && exit`, `if [ -z "$X" ]; then exit`, `[ -n "$X" ] || exit`."""
+    return {name for name, empty in runs_when_empty(exit_command).items() if empty}
+
+
 def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     return name in BUILTIN_ENV or name.startswith(BUILTIN_PREFIXES) or name in extra
 
@@ -127,6 +148,8 @@ class Environment:
             base = command.base
             if base in VALIDATORS:
                 state.validated.update(w.value for w in command.args if w.static)
+            elif base == "exit":
+                state.validated.update(_tested_for_empty(command))
             elif base == "eval":
                 state.unknown = state.unknown or "eval"
             call = source_calls.get(id(command))

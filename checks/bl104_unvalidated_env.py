@@ -1,0 +1,134 @@
+"""An entrypoint that hands its caller's variables to an engine without checking them.
+
+## What it does
+In an entrypoint (by default any script under `benchmarks/`, `layout.entrypoints`), finds the
+variables it expects from its caller: read, but assigned neither in the script nor in anything it
+sources, and not read with a default (`${X:-d}`). It reports the first engine command line
+(`vllm serve`, `python -m sglang.launch_server`, `python -m dynamo.*`, `trtllm-serve`, or an
+argument array such as `VLLM_CMD=(...)` run later) that uses one of them when nothing validated
+it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the script's own function),
+`: "${X:?}"`, or `[[ -z $X ]] && exit` / `if [ -z "$X" ]; then ... exit`. Located at the first
+unvalidated use; the message lists every unvalidated variable of that command.
+
+## Why is this bad?
+`set -u` does not catch a variable that is set but empty, and launchers do export empty values
+(`export PORT="$PORT"`). The engine then gets `--port ""` or a model path of `""`, and the failure
+shows up as a readiness probe that polls `http://host:/health` until the job's time runs out.
+
+## Example
+```bash path=benchmarks/single_node/serve.sh
+vllm serve "$MODEL_PATH" --port "$PORT" --tensor-parallel-size 8
+```
+
+## Use instead
+```bash path=benchmarks/single_node/serve.sh
+: "${MODEL_PATH:?MODEL_PATH must be set}" "${PORT:?PORT must be set}"
+vllm serve "$MODEL_PATH" --port "$PORT" --tensor-parallel-size 8
+```
+
+## Exceptions
+Scripts that other scripts source are libraries, not entrypoints. Variables the system, GitHub
+Actions or Slurm set, and those in `known-env`, are not checked. Validation is read in text order:
+a check inside a function that runs later does not count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from benchlint.engine import Context
+from benchlint.engines import Launch, launches
+from benchlint.environment import is_builtin, runs_when_empty
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.shell.model import Script, Word
+from benchlint.workspace import path_matches
+
+
+def _expansions(node: Node) -> Iterator[Node]:
+    if node.type in ("simple_expansion", "expansion"):
+        yield node
+    for child in node.named_children:
+        yield from _expansions(child)
+
+
+def _plain_read(script: Script, node: Node) -> str | None:
+    """X for `$X` or `${X}` (no default, no validation, not an array-length or slice)."""
+    text = script.text_of(node)
+    inner = text[2:-1] if text.startswith("${") else text[1:]
+    return inner if inner.isidentifier() else None
+
+
+def _array_name(word: Word) -> str | None:
+    text = word.value
+    if text.startswith("${") and text.endswith("[@]}"):
+        return text[2:-4]
+    return None
+
+
+def _consumed(launch: Launch) -> list[tuple[str, Node]]:
+    """Variables the engine command reads, with their expansion, in text order; argument arrays
+    the command expands (`"${ARGS[@]}"`) are followed to their assignments. A read guarded by a
+    test that the variable is set (`[ -n "$X" ] && ARGS=(--x "$X")`) is already checked."""
+    script = launch.command.script
+    words = [(w, launch.command) for w in launch.args]
+    arrays = {name for w, _ in words if (name := _array_name(w)) is not None}
+    for assignment in script.assignments:
+        value = assignment.value
+        if assignment.name in arrays and value is not None and value.node.type == "array":
+            words.extend((script.word(n), assignment.command) for n in value.node.named_children)
+    found = []
+    for word, command in words:
+        checked = {n for n, empty in runs_when_empty(command).items() if not empty}
+        for node in _expansions(word.node):
+            name = _plain_read(script, node)
+            if name is not None and name not in arrays and name not in checked:
+                found.append((name, node))
+    return found
+
+
+@rule("BL104", "unvalidated-env", Severity.WARNING, tags=("shell", "environment"))
+def check(ctx: Context) -> Iterator[Finding]:
+    environment = ctx.environment
+    layout = ctx.config.layout
+    sourced = {t for c in environment.calls.calls if c.kind == "source" for t in c.targets}
+    for path in ctx.ws.shell_paths:
+        if path in sourced or not any(path_matches(path, g) for g in layout.entrypoints):
+            continue
+        script = ctx.ws.shell(path)
+        if script is None:
+            continue
+        everything = environment.state_before(script, len(script.src) + 1)
+        if everything.unknown:
+            continue
+        provided_here = set(everything.assigned)
+        for launch in launches(script):
+            top, node = launch.command.script, launch.command.node
+            while top.parent is not None:
+                node, top = top.parent.node, top.parent.script
+            before = environment.state_before(top, node.start_byte)
+            unvalidated: dict[str, Node] = {}
+            for name, expansion in _consumed(launch):
+                if (
+                    name in provided_here
+                    or name in before.validated
+                    or is_builtin(name, ctx.config.known_env)
+                ):
+                    continue
+                unvalidated.setdefault(name, expansion)
+            if not unvalidated:
+                continue
+            names = ", ".join(f"${n}" for n in unvalidated)
+            first = next(iter(unvalidated.values()))
+            shown = " ".join(n for n in unvalidated)
+            yield Finding(
+                "BL104",
+                f"`{launch.module}` gets {names} from the caller with no check before it: an "
+                f"empty value reaches the engine as an empty argument; add `check_env_vars "
+                f'{shown}` or `: "${{{next(iter(unvalidated))}:?}}"` before this line',
+                Location(path, launch.command.script.span(first)),
+                subject=f"{launch.module}:{shown}",
+            )
+            break
