@@ -19,7 +19,7 @@ from benchlint.config import Config
 from benchlint.finding import Span
 from benchlint.shell.model import Script, parse_file
 from benchlint.source import SourceText
-from benchlint.yamlmodel import YamlDocument, YamlError, parse_yaml
+from benchlint.yamlmodel import DepthError, YamlDocument, YamlError, parse_yaml
 
 SKIP_DIRS = frozenset(
     {
@@ -251,7 +251,7 @@ class Workspace:
             return parse_yaml(source)
         except YamlError as exc:
             self._fail(rel, f"is not valid YAML: {exc.message}", exc.span)
-        except RecursionError:
+        except (DepthError, RecursionError):
             self._fail(rel, "is nested too deeply to analyse")
         return None
 

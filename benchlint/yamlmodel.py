@@ -16,17 +16,26 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from benchlint.finding import Span
 from benchlint.source import SourceText
 
-_CLoader: Any
+_CParser: Any
 try:
-    # The base loader composes without resolving tags: scalars are resolved lazily by `.scalar`.
-    from ruamel.yaml.cyaml import CBaseLoader as _CLoader
+    # libyaml's events, turned into YNodes directly; scalars are resolved lazily by `.scalar`.
+    from ruamel.yaml.cyaml import CParser as _CParser  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - the pure composer still works
-    _CLoader = None
+    _CParser = None
 
 # YAML 1.2 core schema, for plain scalars.
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
@@ -157,6 +166,13 @@ class YamlDocument:
                     first[k.value] = k
 
 
+MAX_DEPTH = 200  # deeper than any configuration; keeps every recursive reader safe
+
+
+class DepthError(ValueError):
+    pass
+
+
 class YamlError(Exception):
     def __init__(self, message: str, span: Span) -> None:
         super().__init__(message)
@@ -167,38 +183,92 @@ class YamlError(Exception):
 def parse_yaml(file: SourceText) -> YamlDocument:
     """Compose every document of the file, or raise YamlError with the problem's position."""
     try:
-        raw = _compose_fast(file.text)
+        built = _build_fast(file.text)
+    except DepthError:
+        raise
     except (YAMLError, UnicodeError, ValueError):
-        raw = None
-    if raw is None:
-        try:
-            raw = _compose_pure(file.text)
-        except MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            line = mark.line + 1 if mark is not None else 1
-            column = mark.column + 1 if mark is not None else 1
-            message = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
-            raise YamlError(message, Span(line, column, line, column + 1)) from None
-        except (YAMLError, UnicodeError, ValueError, RecursionError) as exc:
-            message = " ".join(str(exc).split())[:200] or type(exc).__name__
-            raise YamlError(message, Span(1, 1, 1, 1)) from None
+        built = None
+    if built is not None:
+        return YamlDocument(file, built)
+    try:
+        raw = _compose_pure(file.text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        column = mark.column + 1 if mark is not None else 1
+        message = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
+        raise YamlError(message, Span(line, column, line, column + 1)) from None
+    except (YAMLError, UnicodeError, ValueError, RecursionError) as exc:
+        message = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise YamlError(message, Span(1, 1, 1, 1)) from None
     memo: dict[int, YNode] = {}
     return YamlDocument(file, [_convert(node, memo) for node in raw])
 
 
-def _compose_fast(text: str) -> list[Any] | None:
-    if _CLoader is None:
+def _build_fast(text: str) -> list[YNode] | None:
+    """YNodes straight from the C parser's events: no intermediate node graph."""
+    if _CParser is None:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        loader = _CLoader(text)
+        parser = _CParser(text)
+    documents: list[YNode] = []
+    stack: list[list[Any]] = []  # [collection, pending key]
+    anchors: dict[str, YNode] = {}
+
+    def add(node: YNode) -> None:
+        if not stack:
+            documents.append(node)
+            return
+        top = stack[-1]
+        parent = top[0]
+        if parent.kind == "seq":
+            parent.items.append(node)
+        elif top[1] is None:
+            top[1] = node
+        else:
+            parent.pairs.append((top[1], node))
+            top[1] = None
+
     try:
-        nodes = []
-        while loader.check_node():
-            nodes.append(loader.get_node())
-        return nodes
+        while True:
+            event = parser.get_event()
+            kind = type(event)
+            if kind is ScalarEvent:
+                start, end = event.start_mark, event.end_mark
+                node = YNode(
+                    "scalar",
+                    Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1),
+                    value=event.value,
+                    style=event.style or None,
+                )
+                if event.anchor:
+                    anchors[event.anchor] = node
+                add(node)
+            elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                start = event.start_mark
+                node = YNode(
+                    "map" if kind is MappingStartEvent else "seq",
+                    Span(start.line + 1, start.column + 1, start.line + 1, start.column + 1),
+                )
+                if event.anchor:
+                    anchors[event.anchor] = node
+                stack.append([node, None])
+                if len(stack) > MAX_DEPTH:
+                    raise DepthError(f"nested more than {MAX_DEPTH} levels deep")
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                node = stack.pop()[0]
+                end = event.end_mark
+                node.span = Span(node.span.line, node.span.column, end.line + 1, end.column + 1)
+                add(node)
+            elif kind is AliasEvent:
+                if event.anchor not in anchors:
+                    raise YAMLError(f"unknown alias {event.anchor!r}")
+                add(anchors[event.anchor])
+            elif kind is StreamEndEvent or event is None:
+                return documents
     finally:
-        loader.dispose()
+        parser.dispose()
 
 
 def _compose_pure(text: str) -> list[Any]:
