@@ -6,13 +6,14 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings, 2 usage, configuration 
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import click
 
 from benchlint import __version__
 from benchlint.config import Config, ConfigError, find_config, find_root, load_config
-from benchlint.engine import Context, lint, select_rules
+from benchlint.engine import Context, Result, lint, select_rules
 from benchlint.explain import ExplainError, explain, render_json, render_text
 from benchlint.finding import Severity
 from benchlint.registry import all_rules, expand_selectors, get_rule
@@ -116,6 +117,9 @@ def _setup(
     help="Report only findings not in this earlier JSON or SARIF report.",
 )
 @click.option("--show-unused-suppressions", is_flag=True, help="List inline suppressions not used.")
+@click.option(
+    "--statistics", is_flag=True, help="Print findings per rule, files read and time to stderr."
+)
 def lint_command(
     paths: tuple[Path, ...],
     output_format: str,
@@ -129,8 +133,10 @@ def lint_command(
     root: Path | None,
     baseline: Path | None,
     show_unused_suppressions: bool,
+    statistics: bool,
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
+    started = time.perf_counter()
     named = list(paths) or [Path(".")]
     config, root = _setup(named, config_file, no_config, root)
     try:
@@ -164,6 +170,8 @@ def lint_command(
                 f"{','.join(suppression.rules)}",
                 err=True,
             )
+    if statistics:
+        _print_statistics(result, time.perf_counter() - started)
     if result.errors:
         for error in result.errors:
             click.echo(f"benchlint: internal error in {error.rule}: {error.message}", err=True)
@@ -171,6 +179,18 @@ def lint_command(
     threshold = Severity(fail_on) if fail_on else config.fail_on
     failing = [f for f in result.findings if result.severity(f).rank >= threshold.rank]
     sys.exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+def _print_statistics(result: Result, seconds: float) -> None:
+    counts: dict[str, int] = {}
+    for finding in result.findings:
+        counts[finding.rule] = counts.get(finding.rule, 0) + 1
+    lines = [f"{rule.id}  {rule.name:<28} {counts.get(rule.id, 0):>6}" for rule in result.rules]
+    lines.append(
+        f"findings {len(result.findings)}, files read {result.files_read}, "
+        f"unparsed {len(result.failures)}, {seconds:.2f} s"
+    )
+    click.echo("\n".join(lines), err=True)
 
 
 @main.command("rules")

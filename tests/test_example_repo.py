@@ -12,6 +12,7 @@ from tests.conftest import TESTDATA
 EXAMPLE = TESTDATA / "example"
 EXPECTED = [
     ("BL001", "benchmarks/multi_node/collect_results.sh", 6, 1),
+    ("BL303", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml", 8, 7),
     ("BL001", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/broken.yaml", 4, 40),
     # base.health_check 4 h against slurm.time_limit 4 h (the clamp does not reach `base:`)
     ("BL204", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/zip-1k1k.yaml", 7, 5),
@@ -20,6 +21,9 @@ EXPECTED = [
     ("BL201", "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml", 12, 3),
     ("BL201", "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml", 12, 3),
     ("BL203", "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml", 23, 7),
+    ("BL301", "benchmarks/multi_node/srt-slurm-recipes/vllm/kimi/agg-agentic.yaml", 11, 7),
+    ("BL302", "benchmarks/multi_node/vllm_dp_serve.sh", 7, 5),
+    ("BL104", "benchmarks/single_node/kimi_fp4_mi355x.sh", 5, 13),
     ("BL205", "configs/nvidia-master.yaml", 5, 11),
     ("BL202", "configs/nvidia-master.yaml", 45, 13),
     ("BL203", "configs/nvidia-master.yaml", 51, 3),
@@ -29,6 +33,7 @@ EXPECTED = [
     ("BL102", "runners/launch_b200-dgxc.sh", 20, 5),
     ("BL101", "runners/launch_gb200-nv.sh", 9, 1),
     ("BL102", "runners/launch_gb200-nv.sh", 15, 1),
+    ("BL103", "runners/launch_mi355x-amds.sh", 5, 10),
 ]
 
 
@@ -49,7 +54,7 @@ def test_text_output_shows_location_and_source_line() -> None:
     assert code == 1
     assert "runners/launch_b200-dgxc.sh:20:5: error: `flock -w 1800 9` can fail" in output
     assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^" in output
-    assert "Found 16 findings (15 errors, 1 warning)" in output
+    assert "Found 21 findings (18 errors, 3 warnings)" in output
 
 
 def test_named_path_limits_the_report_not_the_context() -> None:
