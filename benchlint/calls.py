@@ -72,24 +72,52 @@ def script_word(command: Command) -> tuple[str, Word] | None:
 
 
 class CallGraph:
+    """Calls are found per script on demand; the reverse (who calls a file) scans every script
+    once, only when a rule asks for it."""
+
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
-        self.calls: list[Call] = []
-        self.callers: dict[str, list[Call]] = {}
-        for script in ws.shell_scripts():
-            for command in script.all_commands():
-                found = script_word(command)
-                if found is None:
-                    continue
-                kind, word = found
-                targets = tuple(resolve(ws, script, word.value) or ())
-                call = Call(script, command, kind, targets, word)
-                self.calls.append(call)
-                for target in targets:
-                    self.callers.setdefault(target, []).append(call)
+        self._by_script: dict[int, list[Call]] = {}
+        self._callers: dict[str, list[Call]] | None = None
 
     def calls_in(self, script: Script) -> list[Call]:
-        return [c for c in self.calls if c.caller is script]
+        """Every call in `script`, its nested scripts included."""
+        key = id(script)
+        if key not in self._by_script:
+            found = []
+            for command in script.all_commands():
+                word_found = script_word(command)
+                if word_found is None:
+                    continue
+                kind, word = word_found
+                targets = tuple(resolve(self.ws, script, word.value) or ())
+                found.append(Call(script, command, kind, targets, word))
+            self._by_script[key] = found
+        return self._by_script[key]
+
+    @property
+    def callers(self) -> dict[str, list[Call]]:
+        if self._callers is None:
+            self._callers = {}
+            for script in self.ws.shell_scripts():
+                for call in self.calls_in(script):
+                    for target in call.targets:
+                        self._callers.setdefault(target, []).append(call)
+        return self._callers
+
+    def is_sourced(self, path: str) -> bool:
+        """Whether some script sources `path`; only scripts that name its file are parsed."""
+        name = posixpath.basename(path)
+        for other in self.ws.shell_paths:
+            source = self.ws.source(other)
+            if source is None or name not in source.text:
+                continue
+            script = self.ws.shell(other)
+            if script is not None and any(
+                c.kind == "source" and path in c.targets for c in self.calls_in(script)
+            ):
+                return True
+        return False
 
 
 def _script_dir_variables(script: Script) -> frozenset[str]:

@@ -12,18 +12,70 @@ from benchlint.config import Config
 from benchlint.environment import Environment
 from benchlint.finding import Finding, Severity
 from benchlint.registry import Rule, all_rules
+from benchlint.shell.model import Script
 from benchlint.source import SourceText
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
-from benchlint.wiring import Wiring
+from benchlint.wiring import Route, Wiring
 from benchlint.workspace import Failure, Workspace
+from benchlint.yamlmodel import YamlDocument
 
 
 class Context:
     """What rules see: the workspace and the models built from it, each built once on demand."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, scope: list[str] | None = None) -> None:
         self.ws = ws
         self.config = ws.config
+        self.scope = scope  # the paths named, relative to the root; None: everything
+
+    def in_scope(self, paths: list[str]) -> list[str]:
+        """The paths a file-local rule must look at: those inside a named path (all if none).
+        Findings are filtered by scope anyway; this only spares the work."""
+        if self.scope is None:
+            return paths
+        scope = self.scope
+        return [p for p in paths if _inside(p, scope)]
+
+    def shell_scripts(self) -> list[Script]:
+        scripts = (self.ws.shell(p) for p in self.in_scope(self.ws.shell_paths))
+        return [s for s in scripts if s is not None]
+
+    def yaml_documents(self) -> list[YamlDocument]:
+        documents = (self.ws.yaml(p) for p in self.in_scope(self.ws.yaml_paths))
+        return [d for d in documents if d is not None]
+
+    def routes(self) -> list[Route]:
+        """The routes whose findings can land in scope: through a named launcher, master
+        config or recipe."""
+        wiring = self.wiring
+        if self.scope is None:
+            return wiring.routes
+        recipes_of = {
+            id(route): [
+                r.path
+                for r in (wiring.recipe(route, v) for v in ("CONFIG_FILE", "EVAL_CONFIG_FILE"))
+                if r is not None and r.path is not None
+            ]
+            for route in wiring.routes
+        }
+        touched: set[str] = set()
+        for route in wiring.routes:
+            paths = [*self.ws.aliases(route.launcher.path), route.entry.path]
+            if self.route_in_scope(*paths, *recipes_of[id(route)]):
+                touched.update(recipes_of[id(route)])
+        # every route to a touched recipe, so that messages name all its entries and launchers
+        return [
+            route
+            for route in wiring.routes
+            if touched.intersection(recipes_of[id(route)])
+            or self.route_in_scope(*self.ws.aliases(route.launcher.path), route.entry.path)
+        ]
+
+    def route_in_scope(self, *paths: str | None) -> bool:
+        """Whether a cross-file finding over these files can have a location in scope."""
+        if self.scope is None:
+            return True
+        return any(p is not None and _inside(p, self.scope) for p in paths)
 
     @cached_property
     def wiring(self) -> Wiring:
@@ -73,7 +125,8 @@ def select_rules(config: Config, select: set[str] | None, ignore: set[str]) -> l
 
 def lint(root: Path, config: Config, rules: list[Rule], named: list[Path]) -> Result:
     ws = Workspace(root, config)
-    ctx = Context(ws)
+    scope = _scope(root, named)
+    ctx = Context(ws, scope)
     raw: list[Finding] = []
     errors: list[RuleError] = []
     for rule in rules:
@@ -84,7 +137,6 @@ def lint(root: Path, config: Config, rules: list[Rule], named: list[Path]) -> Re
             errors.append(RuleError(rule.id, f"{type(exc).__name__}: {exc}"))
             if os.environ.get("BENCHLINT_DEBUG"):
                 raise
-    scope = _scope(root, named)
     findings: list[Finding] = []
     inline: dict[str, list[Suppression]] = {}
     for finding in raw:

@@ -181,7 +181,9 @@ class Environment:
             return []
         self._visiting.add(path)
         try:
-            routes = self._launcher_routes(path) + self._caller_routes(path)
+            routes = self._launcher_routes(path)
+            if not routes:  # a launcher's callers are its workflows; others need the call graph
+                routes = self._caller_routes(path)
         finally:
             self._visiting.discard(path)
         self._routes[path] = routes

@@ -39,9 +39,9 @@ from benchlint.registry import rule
 @rule("BL001", "parse-failure", Severity.ERROR, tags=("reliability",), precision="very-high")
 def check(ctx: Context) -> Iterator[Finding]:
     ws = ctx.ws
-    for path in ws.shell_paths:
+    for path in ctx.in_scope(ws.shell_paths):
         ws.shell(path)
-    for path in ws.yaml_paths:
+    for path in ctx.in_scope(ws.yaml_paths):
         ws.yaml(path)
     for failure in ws.failures.values():
         yield Finding(

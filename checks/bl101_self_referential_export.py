@@ -40,6 +40,7 @@ count even when they are in a branch that may not run.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint.engine import Context
@@ -47,6 +48,8 @@ from benchlint.environment import is_builtin
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Assignment, Script
+
+_LOOKS_SELF_REFERENTIAL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=[\"']?\$\{?\1\b")
 
 
 def _exported_later(script: Script, assignment: Assignment) -> bool:
@@ -79,7 +82,15 @@ def _shown(script: Script, assignment: Assignment) -> str:
 def check(ctx: Context) -> Iterator[Finding]:
     environment = ctx.environment
     known = ctx.config.known_env
-    for script in ctx.ws.shell_scripts():
+    # Every script with the pattern in its text: a finding's related locations (the entry or
+    # workflow that starts it) can be in scope while the script is not.
+    for path in ctx.ws.shell_paths:
+        source = ctx.ws.source(path)
+        if source is None or not _LOOKS_SELF_REFERENTIAL.search(source.text):
+            continue
+        script = ctx.ws.shell(path)
+        if script is None:
+            continue
         candidates = list(_self_referential(script))
         if not candidates:
             continue

@@ -102,7 +102,7 @@ def _shell_name(command: Command) -> str:
 
 @rule("BL102", "unguarded-lock", Severity.ERROR, tags=("shell", "concurrency"))
 def check(ctx: Context) -> Iterator[Finding]:
-    for script in ctx.ws.shell_scripts():
+    for script in ctx.shell_scripts():
         for command in script.all_commands():
             words = _flock_words(command)
             if words is None:

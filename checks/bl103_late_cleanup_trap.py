@@ -244,12 +244,14 @@ def _named_after_runner(command: Command) -> bool:
 
 @rule("BL103", "late-cleanup-trap", Severity.WARNING, tags=("shell", "resources"))
 def check(ctx: Context) -> Iterator[Finding]:
-    calls = ctx.environment.calls.calls
-    sourced = {t for call in calls if call.kind == "source" for t in call.targets}
+    calls = ctx.environment.calls
     workflow_cleans = cancels_runner_jobs(ctx.ws)
-    for script in ctx.ws.shell_scripts():
+    for path in ctx.in_scope(ctx.ws.shell_paths):
+        script = ctx.ws.shell(path)
+        if script is None:
+            continue
         host = ctx.wiring.is_launcher(script.path)
-        for finding, resource in _check_script(script, script.path in sourced):
+        for finding, resource in _check_script(script, calls.is_sourced(path)):
             if resource.what in _HOST_ONLY and not host:
                 continue  # inside a job or container, the process ends with it
             if (

@@ -93,9 +93,10 @@ def _consumed(launch: Launch) -> list[tuple[str, Node]]:
 def check(ctx: Context) -> Iterator[Finding]:
     environment = ctx.environment
     layout = ctx.config.layout
-    sourced = {t for c in environment.calls.calls if c.kind == "source" for t in c.targets}
-    for path in ctx.ws.shell_paths:
-        if path in sourced or not any(path_matches(path, g) for g in layout.entrypoints):
+    for path in ctx.in_scope(ctx.ws.shell_paths):
+        if not any(path_matches(path, g) for g in layout.entrypoints):
+            continue
+        if environment.calls.is_sourced(path):
             continue
         script = ctx.ws.shell(path)
         if script is None:

@@ -156,7 +156,7 @@ def _explicit_key(window: HealthWindow) -> YNode | None:
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     reports: dict[tuple[str, int, int, str], _Report] = {}
-    for route in wiring.routes:
+    for route in ctx.routes():
         recipe = wiring.recipe(route)
         if recipe is None:
             continue

@@ -48,7 +48,7 @@ def _show(node: YNode) -> str:
 
 @rule("BL203", "duplicate-key", Severity.ERROR, tags=("yaml", "correctness"), precision="very-high")
 def check(ctx: Context) -> Iterator[Finding]:
-    for document in ctx.ws.yaml_documents():
+    for document in ctx.yaml_documents():
         for duplicate in document.duplicates():
             key = duplicate.again.value
             first_line = duplicate.first.span.line

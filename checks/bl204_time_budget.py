@@ -132,7 +132,7 @@ def _engine_timeouts(node: YNode | None) -> Iterator[tuple[YNode, YNode]]:
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     reported: dict[tuple[str, int, int, str], tuple[Finding, list[str]]] = {}
-    for route in wiring.routes:
+    for route in ctx.routes():
         recipe = wiring.recipe(route)
         if recipe is None or recipe.path is None or recipe.status != "local":
             continue

@@ -107,7 +107,7 @@ def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Fin
     data = worker_flags()
     release = data.release_for(release_override)
     rejected = data.rejected_by(release)
-    for script in ctx.ws.shell_scripts():
+    for script in ctx.shell_scripts():
         for launch in launches(script):
             if launch.module != "dynamo.vllm":
                 continue
@@ -129,7 +129,7 @@ def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Fin
 def check(ctx: Context) -> Iterator[Finding]:
     override = ctx.config.dynamo_version
     roots = ctx.config.layout.recipe_roots
-    for path in ctx.ws.yaml_paths:
+    for path in ctx.in_scope(ctx.ws.yaml_paths):
         if any(path_matches(path, root, inside=True) for root in roots):
             yield from _recipe_findings(ctx, path, override)
     yield from _script_findings(ctx, override)

@@ -153,9 +153,9 @@ def _recipe_findings(ctx: Context, path: str) -> Iterator[Finding]:
 
 @rule("BL302", "hybrid-lb-single-endpoint", Severity.ERROR, tags=("engines", "vllm"))
 def check(ctx: Context) -> Iterator[Finding]:
-    for script in ctx.ws.shell_scripts():
+    for script in ctx.shell_scripts():
         yield from _script_findings(script)
     roots = ctx.config.layout.recipe_roots
-    for path in ctx.ws.yaml_paths:
+    for path in ctx.in_scope(ctx.ws.yaml_paths):
         if any(path_matches(path, root, inside=True) for root in roots):
             yield from _recipe_findings(ctx, path)

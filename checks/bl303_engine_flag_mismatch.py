@@ -108,7 +108,7 @@ def _message(flag: str, shown: str, engine: str, owner: str, where: str) -> str:
 @rule("BL303", "engine-flag-mismatch", Severity.ERROR, tags=("engines",))
 def check(ctx: Context) -> Iterator[Finding]:
     data = engine_flags()
-    for script in ctx.ws.shell_scripts():
+    for script in ctx.shell_scripts():
         for launch in launches(script):
             if launch.engine not in ENGINES:
                 continue
@@ -127,7 +127,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                         subject=flag,
                     )
     roots = ctx.config.layout.recipe_roots
-    for path in ctx.ws.yaml_paths:
+    for path in ctx.in_scope(ctx.ws.yaml_paths):
         if not any(path_matches(path, root, inside=True) for root in roots):
             continue
         document = ctx.ws.yaml(path)

@@ -93,3 +93,24 @@ def test_naming_a_launcher_reports_the_recipes_its_rewrites_defeat() -> None:
         ("BL201", "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml", 12),
         ("BL202", "configs/nvidia-master.yaml", 45),
     ]
+
+
+def test_naming_any_file_gives_exactly_the_full_run_filtered_to_it() -> None:
+    """The scope only spares work: every file named alone reports what the full run reports
+    with a location in it."""
+    _, output = _lint("--format", "json")
+    full = json.loads(output)["findings"]
+
+    def key(f: dict) -> tuple:  # type: ignore[type-arg]
+        return (f["rule"], f["path"], f["line"], f["column"], f["message"])
+
+    files = [p for p in EXAMPLE.rglob("*") if p.is_file() and p.suffix in (".sh", ".yaml", ".yml")]
+    assert len(files) > 20
+    for path in files:
+        rel = path.resolve().relative_to(EXAMPLE.resolve()).as_posix()  # a symlink: its target
+        outcome = CliRunner().invoke(main, [str(path), "--format", "json"])
+        got = sorted(key(f) for f in json.loads(outcome.output)["findings"])
+        expected = sorted(
+            key(f) for f in full if f["path"] == rel or any(r["path"] == rel for r in f["related"])
+        )
+        assert got == expected, rel
