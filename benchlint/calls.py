@@ -106,7 +106,10 @@ class CallGraph:
         return self._callers
 
     def is_sourced(self, path: str) -> bool:
-        """Whether some script sources `path`; only scripts that name its file are parsed."""
+        """Whether some script sources `path`; without the full graph, only scripts that name
+        its file are parsed."""
+        if self._callers is not None:
+            return any(c.kind == "source" for c in self._callers.get(path, []))
         name = posixpath.basename(path)
         for other in self.ws.shell_paths:
             source = self.ws.source(other)

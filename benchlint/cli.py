@@ -17,7 +17,7 @@ from benchlint.engine import Context, Result, lint, select_rules
 from benchlint.explain import ExplainError, explain, render_json, render_text
 from benchlint.finding import Severity
 from benchlint.registry import all_rules, expand_selectors, get_rule
-from benchlint.report import FORMATS
+from benchlint.report import FORMATS, renderer
 from benchlint.suppress import baseline_fingerprints
 from benchlint.workspace import Workspace
 
@@ -155,7 +155,7 @@ def lint_command(
     rules = select_rules(config, chosen, dropped)
     result = lint(root, config, rules, named)
     result.findings = [f for f in result.findings if f.fingerprint not in known]
-    report = FORMATS[output_format](result)
+    report = renderer(output_format)(result)
     if output is not None:
         try:
             output.write_text(report, encoding="utf-8")

@@ -245,6 +245,8 @@ def _named_after_runner(command: Command) -> bool:
 @rule("BL103", "late-cleanup-trap", Severity.WARNING, tags=("shell", "resources"))
 def check(ctx: Context) -> Iterator[Finding]:
     calls = ctx.environment.calls
+    if ctx.scope is None:
+        calls.callers  # noqa: B018 - one pass over every script answers is_sourced for all
     workflow_cleans = cancels_runner_jobs(ctx.ws)
     for path in ctx.in_scope(ctx.ws.shell_paths):
         script = ctx.ws.shell(path)
