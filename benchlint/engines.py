@@ -15,7 +15,25 @@ from benchlint.shell.model import WRAPPERS, Command, Script, Word
 
 @dataclass(frozen=True)
 class Launch:
-    engine: str  # vllm | sglang | dynamo | trtllm
+    engine: str  # vllm | sglang | sglang_router | dynamo | trtllm
+
+    @property
+    def server(self) -> str | None:
+        """The HTTP server clients talk to, if this launch starts one."""
+        if self.engine == "dynamo":
+            return "dynamo" if self.module == "dynamo.frontend" else None
+        return self.engine
+
+    def option(self, name: str) -> str | None:
+        """The raw text of `--name VALUE` or `--name=VALUE` on this launch."""
+        values = [w.value for w in self.args]
+        for i, value in enumerate(values):
+            if value == name and i + 1 < len(values):
+                return values[i + 1]
+            if value.startswith(name + "="):
+                return value.split("=", 1)[1]
+        return None
+
     module: str  # "vllm serve", "sglang.launch_server", "dynamo.vllm", "trtllm-serve"
     command: Command
     args: tuple[Word, ...]  # the words after the program
@@ -40,6 +58,8 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
                 return Launch("vllm", module, command, tuple(words[i + 2 :]))
             if module in ("sglang.launch_server", "sglang.launch_server.py"):
                 return Launch("sglang", module, command, tuple(words[i + 2 :]))
+            if module == "sglang_router.launch_router":
+                return Launch("sglang_router", module, command, tuple(words[i + 2 :]))
             if module.startswith("dynamo."):
                 return Launch("dynamo", module, command, tuple(words[i + 2 :]))
     return None

@@ -155,3 +155,47 @@ def engine_configs(root: YNode | None, engine: str) -> list[tuple[str, YNode]]:
             if mapping is not None and mapping.is_map:
                 found.append((f"{prefix}backend.{engine}_config.{role}", mapping))
     return found
+
+
+_WORKSPACE_SCRIPT = re.compile(
+    r"(?:/infmax-workspace|\$\{?INFMAX_CONTAINER_WORKSPACE\}?|\$\{?INFMAX_WORKSPACE\}?)/(\S+\.sh)"
+)
+
+
+def backend_type(root: YNode | None) -> str | None:
+    settings = settings_root(root)
+    backend = settings.get("backend") if settings is not None else None
+    kind = backend.get("type") if backend is not None and backend.is_map else None
+    return kind.value.strip().lower() if kind is not None and kind.is_scalar else None
+
+
+def benchmark_script(root: YNode | None) -> str | None:
+    """The repository script a recipe's `benchmark.command` runs (`bash /infmax-workspace/x.sh`:
+    srt-slurm mounts this repository at /infmax-workspace)."""
+    settings = settings_root(root)
+    benchmark = settings.get("benchmark") if settings is not None else None
+    command = benchmark.get("command") if benchmark is not None and benchmark.is_map else None
+    if command is None or not command.is_scalar:
+        return None
+    match = _WORKSPACE_SCRIPT.search(command.value)
+    return match.group(1) if match else None
+
+
+def sets_variable(root: YNode | None, name: str, values: tuple[str, ...]) -> bool:
+    """Whether the recipe sets `name` to one of `values` anywhere (an env block of any role)."""
+    if root is None:
+        return False
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for key, value in node.pairs:
+            if (
+                key.is_scalar
+                and key.value == name
+                and value.is_scalar
+                and value.value.strip().lower() in values
+            ):
+                return True
+            stack.append(value)
+        stack.extend(node.items)
+    return False

@@ -12,6 +12,8 @@ from tests.conftest import TESTDATA
 EXAMPLE = TESTDATA / "example"
 EXPECTED = [
     ("BL001", "benchmarks/multi_node/collect_results.sh", 6, 1),
+    # the shared drain client: clean for the Dynamo recipe, wrong for the `vllm serve` one
+    ("BL304", "benchmarks/multi_node/drain_client.sh", 5, 61),
     ("BL303", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml", 8, 7),
     ("BL001", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/broken.yaml", 4, 40),
     # base.health_check 4 h against slurm.time_limit 4 h (the clamp does not reach `base:`)
@@ -54,7 +56,7 @@ def test_text_output_shows_location_and_source_line() -> None:
     assert code == 1
     assert "runners/launch_b200-dgxc.sh:20:5: error: `flock -w 1800 9` can fail" in output
     assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^" in output
-    assert "Found 21 findings (18 errors, 3 warnings)" in output
+    assert "Found 22 findings (19 errors, 3 warnings)" in output
 
 
 def test_named_path_limits_the_report_not_the_context() -> None:

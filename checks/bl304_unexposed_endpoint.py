@@ -1,0 +1,260 @@
+"""A probe of an HTTP route or a metric the server on that path does not expose.
+
+## What it does
+Finds the probes in scripts — `curl`/`wget` URLs with a path, `--health-endpoint` style flags,
+and metric names (`vllm:…`, `sglang:…`, `dynamo_frontend_…`) matched in the script — and decides
+which server each talks to: the launch in the same script (by port when there are several), or
+the recipes that run the script as their `benchmark.command` (`bash /infmax-workspace/<path>`).
+It reports a route that server does not expose (from the released servers' route tables in
+`benchlint/data/endpoints.json`; vLLM's development routes such as `/reset_prefix_cache` only
+with `VLLM_SERVER_DEV_MODE=1`) and a metric family the server's frontend and workers do not
+publish. For a client script that several recipes run, the message names the recipes for
+which the probe fails.
+
+## Why is this bad?
+A readiness probe of a route that does not exist fails until the job's time runs out; a drain
+step that waits for a metric nobody publishes passes at once, or never; a cache flush that 404s
+leaves warm caches in the next measurement.
+
+## Example
+```bash path=benchmarks/single_node/serve.sh
+vllm serve "$MODEL" --port 8000 &
+curl -sf -X POST http://localhost:8000/flush_cache
+```
+
+## Use instead
+```bash path=benchmarks/single_node/serve.sh
+export VLLM_SERVER_DEV_MODE=1
+vllm serve "$MODEL" --port 8000 &
+curl -sf -X POST http://localhost:8000/reset_prefix_cache
+```
+
+## Exceptions
+A probe under a condition on the server type (`if [[ $FRAMEWORK == vllm* ]]`) is taken as
+guarded. Routes of the Rust servers (Dynamo's frontend, sglang_router) and of TRT-LLM are not
+checked: their route tables cannot be read from the released packages reliably; their metric
+families are. A probe whose URL path is built from variables is not checked.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+
+from benchlint.engine import Context
+from benchlint.engines import launches
+from benchlint.finding import Finding, Location, Severity
+from benchlint.recipe import backend_type, benchmark_script, frontend_type, sets_variable
+from benchlint.registry import rule
+from benchlint.shell.model import Command, Script, Word
+
+_URL = re.compile(r"https?://([^/\s\"']*)(/[^\s\"'?#]*)")
+_METRIC = re.compile(
+    r"(?<![A-Za-z0-9_])(vllm:[a-z0-9_:]+|sglang:[a-z0-9_:]+|dynamo_frontend_[a-z0-9_]+)"
+)
+_HEALTH_FLAGS = ("--health-endpoint", "--health-path", "--health-check-path")
+_SERVER_TYPE = re.compile(r"FRAMEWORK|BACKEND|FRONTEND|ENGINE|SERVER_TYPE|_TYPE\b", re.I)
+DEFAULT_PORTS = {"vllm": "8000", "sglang": "30000", "sglang_router": "30000", "dynamo": "8000"}
+NAMES = {
+    "vllm": "vLLM's server",
+    "sglang": "SGLang's server",
+    "sglang_router": "sglang_router",
+    "dynamo": "the Dynamo frontend",
+    "trtllm": "trtllm-serve",
+}
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    routes: dict[str, frozenset[str]]
+    dev_routes: frozenset[str]
+    prefixes: dict[str, tuple[str, ...]]
+    source: dict[str, str]
+
+    def exposes(self, server: str, path: str, dev_mode: bool) -> bool | None:
+        """Whether the server has this route; None when its routes are not known."""
+        routes = self.routes.get(server)
+        if routes is None:
+            return None
+        if server == "vllm" and dev_mode and path in self.dev_routes:
+            return True
+        for route in routes:
+            pattern = re.sub(r"\\\{[^}]*:path\\\}", ".+", re.escape(route))
+            pattern = re.sub(r"\\\{[^}]*\\\}", "[^/]+", pattern)
+            if re.fullmatch(pattern, path.rstrip("/") or "/"):
+                return True
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def endpoints() -> Endpoints:
+    data = json.loads(resources.files("benchlint").joinpath("data/endpoints.json").read_text())
+    servers = data["servers"]
+    prefixes = {name: tuple(s["metric_prefixes"]) for name, s in servers.items()}
+    prefixes.update({name: tuple(p) for name, p in data["metric_prefixes"].items()})
+    return Endpoints(
+        {name: frozenset(s["routes"]) for name, s in servers.items()},
+        frozenset(servers["vllm"]["dev_mode_routes"]),
+        prefixes,
+        data["source"],
+    )
+
+
+@dataclass(frozen=True)
+class Probe:
+    command: Command
+    word: Word
+    kind: str  # "route" | "metric"
+    value: str  # the path or the metric name
+    port: str | None  # the URL's port text, for matching a launch
+    start: int = 0  # where the value sits in the word's text
+    end: int = 0
+
+    @property
+    def location(self) -> Location:
+        word = self.word
+        if word.offsets and self.end > self.start:
+            span = word.script.file.span(word.offsets[self.start], word.offsets[self.end - 1] + 1)
+        else:
+            span = word.span
+        return Location(word.script.path, span)
+
+
+def _probes(script: Script) -> Iterator[Probe]:
+    for command in script.all_commands():
+        if command.base in ("echo", "printf", "cat", "tee", ":"):
+            continue
+        words = command.words
+        for i, word in enumerate(words):
+            value = word.value
+            if command.base in ("curl", "wget"):
+                for match in _URL.finditer(value):
+                    host, path = match.group(1), match.group(2)
+                    if "$" in path or "`" in path or not _local(host):
+                        continue
+                    port = host.rsplit(":", 1)[1] if ":" in host else None
+                    yield Probe(command, word, "route", path, port, match.start(2), match.end(2))
+            if value in _HEALTH_FLAGS and i + 1 < len(words) and words[i + 1].static:
+                yield Probe(command, words[i + 1], "route", words[i + 1].value, None)
+            elif value.startswith(tuple(f + "=" for f in _HEALTH_FLAGS)) and word.static:
+                yield Probe(command, word, "route", value.split("=", 1)[1], None)
+            for match in _METRIC.finditer(value):
+                yield Probe(
+                    command, word, "metric", match.group(1), None, match.start(), match.end()
+                )
+
+
+def _local(host: str) -> bool:
+    """A server this job started: a port, a loopback name, or a host held in a variable;
+    not a download from the internet."""
+    name = host.rsplit(":", 1)[0] if ":" in host else host
+    return ":" in host or name in ("localhost", "127.0.0.1", "0.0.0.0") or name.startswith("$")
+
+
+def _guarded_by_server_type(probe: Probe) -> bool:
+    script = probe.command.script
+    return any(_SERVER_TYPE.search(script.text_of(g.node)) for g in probe.command.guards)
+
+
+def _dev_mode(script: Script) -> bool:
+    return (
+        re.search(r"VLLM_SERVER_DEV_MODE=[\"']?(1|true)", script.text_of(script.root)) is not None
+    )
+
+
+def _problem(probe: Probe, frontend: str | None, workers: set[str], dev_mode: bool) -> str | None:
+    data = endpoints()
+    if probe.kind == "route":
+        if frontend is None:
+            return None
+        exposed = data.exposes(frontend, probe.value, dev_mode)
+        if exposed is not False:
+            return None
+        if frontend == "vllm" and probe.value in data.dev_routes:
+            return f"{NAMES['vllm']} exposes `{probe.value}` only with VLLM_SERVER_DEV_MODE=1"
+        return f"{NAMES[frontend]} has no route `{probe.value}`"
+    servers = ({frontend} if frontend else set()) | workers
+    allowed = tuple(p for s in servers for p in data.prefixes.get(s, ()))
+    if not servers or probe.value.startswith(allowed):
+        return None
+    shown = " and ".join(sorted(NAMES[s] for s in servers if s in NAMES))
+    return f"`{probe.value}` is not a metric of {shown}"
+
+
+def _launch_server(script: Script, probe: Probe) -> tuple[str | None, set[str]] | None:
+    """(frontend, workers) from the launches in the script, or None when it starts none."""
+    servers = [(launch, launch.server) for launch in launches(script) if launch.server]
+    if not servers:
+        return None
+    if probe.port is not None:
+        # the launch serving that port; a port no launch names belongs to something else
+        matching = {
+            s
+            for launch, s in servers
+            if (launch.option("--port") or DEFAULT_PORTS.get(s or "", "")) == probe.port
+        }
+        if len(matching) != 1:
+            return None
+        server = matching.pop()
+        return server, {server}
+    kinds = {s for _, s in servers}
+    if len(kinds) == 1:
+        server = kinds.pop()
+        return server, {server}
+    return None
+
+
+@rule("BL304", "unexposed-endpoint", Severity.ERROR, tags=("engines", "http"))
+def check(ctx: Context) -> Iterator[Finding]:
+    runners: dict[str, list[tuple[str, str, set[str], bool]]] = {}
+    for path in ctx.ws.yaml_paths:
+        if not any(
+            path.startswith(root.rstrip("/") + "/") for root in ctx.config.layout.recipe_roots
+        ):
+            continue
+        document = ctx.ws.yaml(path)
+        root = document.root if document is not None else None
+        runs = benchmark_script(root)
+        if runs is None:
+            continue
+        frontend = frontend_type(root)
+        backend = backend_type(root)
+        workers = {backend} if backend else set()
+        dev = sets_variable(root, "VLLM_SERVER_DEV_MODE", ("1", "true"))
+        runners.setdefault(runs, []).append((path, frontend, workers, dev))
+    for script in ctx.shell_scripts():
+        dev_mode = _dev_mode(script)
+        for probe in _probes(script):
+            if _guarded_by_server_type(probe):
+                continue
+            launched = _launch_server(probe.command.script, probe) or _launch_server(script, probe)
+            if launched is not None:
+                server, servers = launched
+                problem = _problem(probe, server, servers, dev_mode)
+                where = ""
+            else:
+                failing = []
+                problem = None
+                for recipe, front, backends, dev in runners.get(script.path, []):
+                    found = _problem(probe, front, backends, dev_mode or dev)
+                    if found is not None:
+                        problem = found
+                        failing.append(recipe)
+                if not failing:
+                    continue
+                shown = ", ".join(failing[:3]) + (
+                    f" and {len(failing) - 3} more" if len(failing) > 3 else ""
+                )
+                where = f" when run by {shown}"
+            if problem is None:
+                continue
+            yield Finding(
+                "BL304",
+                f"{problem}{where}: this probe fails forever or tells nothing",
+                probe.location,
+                subject=f"{probe.kind}:{probe.value}",
+            )
