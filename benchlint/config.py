@@ -40,7 +40,6 @@ class Layout:
             "benchmarks/multi_node/llm-d-recipes",
         ]
     )
-    benchmark_lib: str = "benchmarks/benchmark_lib.sh"
     # Scripts that start engines with variables their caller provides (BL104).
     entrypoints: list[str] = field(default_factory=lambda: ["benchmarks/**/*.sh"])
 
@@ -66,7 +65,6 @@ _LAYOUT_KEYS = {
     "master-configs": list,
     "runners-file": str,
     "recipe-roots": list,
-    "benchmark-lib": str,
     "entrypoints": list,
 }
 

@@ -14,7 +14,6 @@ class SourceText:
         self.path = path
         self.data = data
         self.text = data.decode("utf-8", errors="surrogateescape")
-        self.is_ascii = len(self.text) == len(data)
         self.line_starts = [0]
         find = self.text.find
         index = find("\n")

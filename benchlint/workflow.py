@@ -2,7 +2,7 @@
 
 A step whose `run:` text runs `runners/launch_...` gives its launcher the workflow's, the job's
 and the step's `env:` plus what the `run:` text exports before the launch line.
-`export ${{ ... }}` names (the master-config additional-settings) are noted as dynamic.
+`export ${{ ... }}` (the master-config additional-settings) is modelled per route by the wiring.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ class LauncherStep:
     job: str
     location: Location
     env: dict[str, Location] = field(default_factory=dict)
-    dynamic_exports: bool = False
     multinode: bool = False  # the step exports IS_MULTINODE=true
 
     @property
@@ -107,8 +106,7 @@ def _read_run_text(step: LauncherStep, text: str, location: Location) -> None:
         if _LAUNCH.search(line):
             break
         if re.match(r"^\s*export\s+\$\{\{", line):
-            step.dynamic_exports = True
-            continue
+            continue  # the entries' additional-settings, modelled per route by the wiring
         match = _EXPORT.match(line)
         if match:
             for name in _NAME.findall(match.group(1)):
