@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 
 from benchlint.finding import Span
 
@@ -43,17 +44,26 @@ class SourceText:
         return len(self.line_starts)
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _utf8_width(code: int) -> int:
+    if 0xDC80 <= code <= 0xDCFF:  # one undecodable byte, kept as a surrogate escape
+        return 1
+    return 2 if code < 0x800 else 3 if code < 0x10000 else 4
+
+
 def char_offsets(text: str) -> list[int] | None:
     """Byte offset -> char offset table for UTF-8 text, or None when the text is ASCII."""
     if text.isascii():
         return None
     table: list[int] = []
-    extend = table.extend
-    for i, ch in enumerate(text):
-        code = ord(ch)
-        if code < 0x80 or 0xDC80 <= code <= 0xDCFF:  # ASCII, or one undecodable byte
-            table.append(i)
-        else:
-            extend([i] * (2 if code < 0x800 else 3 if code < 0x10000 else 4))
+    position = 0
+    for match in _NON_ASCII.finditer(text):  # ASCII runs map one to one, in C
+        index = match.start()
+        table.extend(range(position, index))
+        table.extend([index] * _utf8_width(ord(text[index])))
+        position = index + 1
+    table.extend(range(position, len(text)))
     table.append(len(text))
     return table

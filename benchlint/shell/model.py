@@ -15,7 +15,7 @@ import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
 from benchlint.finding import Span
-from benchlint.shell.words import heredoc_body, unquote
+from benchlint.shell.words import EXPANSIONS, heredoc_body, unquote
 from benchlint.source import SourceText, char_offsets
 
 _PARSER = Parser(Language(tree_sitter_bash.language()))
@@ -49,13 +49,64 @@ _SSH_VALUE_OPTIONS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
-@dataclass(eq=False)
 class Word:
-    script: Script
-    node: Node
-    value: str  # the word after quote removal; expansions kept verbatim
-    offsets: list[int]  # file char offset of each char of value
-    static: bool  # no expansion inside
+    """A shell word. Quote removal happens on first use: most words are never looked at."""
+
+    __slots__ = ("_offsets", "_static", "_value", "node", "script")
+
+    def __init__(
+        self,
+        script: Script,
+        node: Node,
+        value: str | None = None,
+        offsets: list[int] | None = None,
+        static: bool | None = None,
+    ) -> None:
+        self.script = script
+        self.node = node
+        self._value = value
+        self._offsets = offsets
+        self._static = static
+
+    @property
+    def value(self) -> str:
+        """The word after quote removal; expansions kept verbatim."""
+        if self._value is None:
+            self._unquote_fast()
+        return self._value  # type: ignore[return-value]
+
+    @property
+    def static(self) -> bool:
+        """No expansion inside."""
+        if self._static is None:
+            self._unquote_fast()
+        return bool(self._static)
+
+    @property
+    def offsets(self) -> list[int]:
+        """The file char offset of each char of the value."""
+        if self._offsets is None:
+            value, self._offsets, static = unquote(self.node, self.script.src, self.script.char_of)
+            self._value, self._static = value, static
+        return self._offsets
+
+    def _unquote_fast(self) -> None:
+        node = self.node
+        kind = node.type
+        text = self.script.text_of(node)
+        if "\\" not in text:
+            if kind in ("word", "number") and node.child_count == 0:
+                self._value, self._static = text, True
+                return
+            if kind == "raw_string":
+                self._value, self._static = text[1:-1], True
+                return
+            if kind == "string" and len(text) >= 2:
+                self._value = text[1:-1]
+                self._static = not any(c.type in EXPANSIONS for c in node.children)
+                return
+        value, self._offsets, static = unquote(node, self.script.src, self.script.char_of)
+        self._value, self._static = value, static
 
     @property
     def text(self) -> str:
@@ -235,8 +286,7 @@ class Script:
         """The word at a node, quote removal done once."""
         word = self._words.get(node.id)
         if word is None:
-            value, offsets, static = unquote(node, self.src, self.char_of)
-            word = Word(self, node, value, offsets, static)
+            word = Word(self, node)
             self._words[node.id] = word
         return word
 
