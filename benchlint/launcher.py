@@ -12,6 +12,7 @@ Each fact keeps its command, whose guards say under which entry values it applie
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,6 +85,17 @@ class LauncherModel:
             self._overlay(command)
             self._rewrite(command)
             self._time_limit(command)
+
+    @functools.cached_property
+    def assigned_names(self) -> tuple[set[str], set[str]]:
+        """(variables the launcher sets, variables it only defaults: `X="${X:-d}"`)."""
+        overwritten: set[str] = set()
+        defaulted: set[str] = set()
+        for assignment in self.script.assignments:
+            value = assignment.value.value if assignment.value is not None else ""
+            keeps = re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", value)
+            (defaulted if keeps else overwritten).add(assignment.name)
+        return overwritten, defaulted - overwritten
 
     def grep_probe(self, text: str) -> Callable[[Node], bool | None]:
         """Decides `grep -q PATTERN "$CONFIG_PATH"` conditions against the recipe's current text."""

@@ -239,11 +239,9 @@ class Wiring:
             known["RUNNER_NAME"] = runner_names[0]
         else:
             unknown.add("RUNNER_NAME")
-        for assignment in launcher.script.assignments:
-            value = assignment.value.value if assignment.value is not None else ""
-            keeps = re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", value)
-            if not (keeps and assignment.name in known):
-                unknown.add(assignment.name)
+        overwritten, defaulted = launcher.assigned_names
+        unknown |= overwritten
+        unknown |= defaulted - set(known)
         return ConditionEnv(known, unknown)
 
     # -- recipes ---------------------------------------------------------------------------

@@ -208,24 +208,32 @@ def _launch_server(script: Script, probe: Probe) -> tuple[str | None, set[str]] 
     return None
 
 
-@rule("BL304", "unexposed-endpoint", Severity.ERROR, tags=("engines", "http"))
-def check(ctx: Context) -> Iterator[Finding]:
+def _recipes_running(ctx: Context) -> dict[str, list[tuple[str, str, set[str], bool]]]:
+    """Script path -> (recipe, frontend, workers, dev mode) of each recipe whose
+    `benchmark.command` runs it."""
     runners: dict[str, list[tuple[str, str, set[str], bool]]] = {}
+    roots = tuple(root.rstrip("/") + "/" for root in ctx.config.layout.recipe_roots)
     for path in ctx.ws.yaml_paths:
-        if not any(
-            path.startswith(root.rstrip("/") + "/") for root in ctx.config.layout.recipe_roots
-        ):
+        if not path.startswith(roots):
             continue
+        source = ctx.ws.source(path)
+        if source is None or "infmax" not in source.text.lower():
+            continue  # a recipe that runs no script of this repository
         document = ctx.ws.yaml(path)
         root = document.root if document is not None else None
         runs = benchmark_script(root)
         if runs is None:
             continue
-        frontend = frontend_type(root)
         backend = backend_type(root)
-        workers = {backend} if backend else set()
         dev = sets_variable(root, "VLLM_SERVER_DEV_MODE", ("1", "true"))
-        runners.setdefault(runs, []).append((path, frontend, workers, dev))
+        entry = (path, frontend_type(root), {backend} if backend else set(), dev)
+        runners.setdefault(runs, []).append(entry)
+    return runners
+
+
+@rule("BL304", "unexposed-endpoint", Severity.ERROR, tags=("engines", "http"))
+def check(ctx: Context) -> Iterator[Finding]:
+    runners: dict[str, list[tuple[str, str, set[str], bool]]] | None = None
     for script in ctx.shell_scripts():
         dev_mode = _dev_mode(script)
         for probe in _probes(script):
@@ -237,6 +245,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 problem = _problem(probe, server, servers, dev_mode)
                 where = ""
             else:
+                if runners is None:
+                    runners = _recipes_running(ctx)
                 failing = []
                 problem = None
                 for recipe, front, backends, dev in runners.get(script.path, []):
