@@ -87,6 +87,25 @@ class LauncherModel:
             self._time_limit(command)
 
     @functools.cached_property
+    def allocations(self) -> list[tuple[Command, str]]:
+        """`salloc` commands with a static `--time`/`-t`, and that time as written."""
+        found = []
+        for command in self.script.all_commands():
+            if command.base != "salloc":
+                continue
+            words = command.args
+            for i, word in enumerate(words):
+                value = word.value
+                text = None
+                if value.startswith("--time="):
+                    text = value.split("=", 1)[1]
+                elif value in ("-t", "--time") and i + 1 < len(words):
+                    text = words[i + 1].value
+                if text is not None and "$" not in text:
+                    found.append((command, text.strip("\"'")))
+        return found
+
+    @functools.cached_property
     def assigned_names(self) -> tuple[set[str], set[str]]:
         """(variables the launcher sets, variables it only defaults: `X="${X:-d}"`)."""
         overwritten: set[str] = set()

@@ -6,7 +6,8 @@ and reports:
 - a readiness window (`health_check.max_attempts × interval_seconds`, srtctl's default 180 × 10 s
   where absent) that is not shorter than the Slurm wall time (`slurm.time_limit`, else the
   `default_time_limit` the launcher writes into `srtslurm.yaml` on that entry's branch);
-- a `VLLM_ENGINE_READY_TIMEOUT_S` longer than that window.
+- a `VLLM_ENGINE_READY_TIMEOUT_S` longer than that window;
+- an `salloc --time` in the launcher not longer than that window (located at the `salloc`).
 
 ## Why is this bad?
 If the server may take the whole allocation to become ready, Slurm kills the job before a single
@@ -159,6 +160,21 @@ def check(ctx: Context) -> Iterator[Finding]:
                     wall[2],
                 )
             )
+        for allocation, text in route.launcher.allocations:
+            seconds = slurm_seconds(text)
+            if seconds is None or route.holds(allocation) is False:
+                continue
+            if seconds <= window.seconds:
+                where = Location(route.launcher.path, allocation.first_line_span)
+                problems.append(
+                    (
+                        None,
+                        f"`salloc --time={text}` ({duration(seconds)}) is not longer than the "
+                        f"health-check window of {recipe.path} ({window.describe()}): the "
+                        "allocation can end while the server is still loading",
+                        where,
+                    )
+                )
         original_settings = settings_root(original.root)
         for timeout_key, timeout in _engine_timeouts(original_settings):
             value = timeout.scalar
