@@ -157,7 +157,10 @@ def lint_command(
         except ValueError as exc:
             _fail(str(exc))
     rules = select_rules(config, chosen, dropped)
-    result = lint(root, config, rules, named)
+    try:
+        result = lint(root, config, rules, named)
+    finally:
+        gc.enable()
     result.findings = [f for f in result.findings if f.fingerprint not in known]
     report = renderer(output_format)(result)
     if output is not None:
