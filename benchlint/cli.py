@@ -138,9 +138,6 @@ def lint_command(
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
     started = time.perf_counter()
-    # The models live until the process ends and hold few cycles: collecting while building
-    # them costs more than half the run on a large repository.
-    gc.disable()
     named = list(paths) or [Path(".")]
     config, root = _setup(named, config_file, no_config, root)
     try:
@@ -157,6 +154,9 @@ def lint_command(
         except ValueError as exc:
             _fail(str(exc))
     rules = select_rules(config, chosen, dropped)
+    # The models live as long as the run and hold few cycles: collecting while they are built
+    # costs more than half the run on a large repository.
+    gc.disable()
     try:
         result = lint(root, config, rules, named)
     finally:
