@@ -1,13 +1,13 @@
 """Where a script's variables get their values: its own lines, the files it sources, its callers.
 
-A *route* is one way a script is started, with the environment it inherits:
+A *start path* (`StartPath`) is one way a script is started, with the environment it inherits:
 - a launcher (`runners/launch_*.sh`) is started for every search-space element of every
   master-config entry routed to it, with the workflow template's `env:`, the entry's fields and
   the element's `additional-settings` (without entries, by each workflow step that runs launchers);
 - any script is started by every script that runs it (`bash x.sh`, exported variables pass) or
-  sources it (every variable passes), through that caller's own routes.
-A route is *complete* when benchlint sees everything that can set a variable on it; a caller that
-runs `eval` or sources a file that cannot be resolved makes the route incomplete.
+  sources it (every variable passes), through that caller's own start paths.
+A start path is *complete* when benchlint sees everything that can set a variable on it; a
+caller that runs `eval` or sources a file that cannot be resolved makes it incomplete.
 """
 
 from __future__ import annotations
@@ -72,7 +72,9 @@ class Provenance:
 
 
 @dataclass
-class Route:
+class StartPath:
+    """One way a script is started, with what it inherits (wiring.Route is the recipe route)."""
+
     name: str
     env: dict[str, Provenance]
     complete: bool
@@ -124,7 +126,7 @@ class Environment:
         self.ws = ws
         self.wiring = wiring
         self.calls = CallGraph(ws)
-        self._routes: dict[str, list[Route]] = {}
+        self._routes: dict[str, list[StartPath]] = {}
         self._file_states: dict[str, ScriptState] = {}
         self._visiting: set[str] = set()
 
@@ -174,7 +176,7 @@ class Environment:
         return state
 
     # -- callers ----------------------------------------------------------------------------------
-    def routes(self, path: str) -> list[Route]:
+    def routes(self, path: str) -> list[StartPath]:
         if path in self._routes:
             return self._routes[path]
         if path in self._visiting:
@@ -189,7 +191,7 @@ class Environment:
         self._routes[path] = routes
         return routes
 
-    def _launcher_routes(self, path: str) -> list[Route]:
+    def _launcher_routes(self, path: str) -> list[StartPath]:
         """One route per search-space element routed here; without master-config entries for
         this launcher, one per workflow step that runs launchers."""
         if not self.wiring.is_launcher(path):
@@ -207,11 +209,13 @@ class Environment:
                 env[name] = Provenance(
                     f"additional-settings of {element.entry.name}", setting.location
                 )
-            routes.append(Route(f"entry {element.entry.name}", env, True, element.entry.location))
+            routes.append(
+                StartPath(f"entry {element.entry.name}", env, True, element.entry.location)
+            )
         if routes:
             return routes
         for step in self.wiring.steps:
-            routes.append(Route(step.name, self._step_env(step), True, step.location))
+            routes.append(StartPath(step.name, self._step_env(step), True, step.location))
         return routes
 
     @staticmethod
@@ -220,8 +224,8 @@ class Environment:
             name: Provenance(f"env of {step.name}", location) for name, location in step.env.items()
         }
 
-    def _caller_routes(self, path: str) -> list[Route]:
-        routes: list[Route] = []
+    def _caller_routes(self, path: str) -> list[StartPath]:
+        routes: list[StartPath] = []
         for call in self.calls.callers.get(path, []):
             top, command_node = call.caller, call.command.node
             while (
@@ -242,10 +246,10 @@ class Environment:
             complete = state.unknown is None
             upstream = self.routes(top.path)
             if not upstream:
-                routes.append(Route(name, passed, False, location))
+                routes.append(StartPath(name, passed, False, location))
             for route in upstream:
                 env = {**route.env, **passed}
                 routes.append(
-                    Route(f"{route.name} -> {name}", env, complete and route.complete, location)
+                    StartPath(f"{route.name} -> {name}", env, complete and route.complete, location)
                 )
         return routes
