@@ -33,29 +33,38 @@ class LauncherStep:
 
 
 def cancels_runner_jobs(ws: Workspace) -> bool:
-    """Whether every workflow that runs launchers also runs `scancel --name=${{ runner.name }}`
-    in a step of its own (InferenceX's pre/post-run resource cleanup)."""
+    """Whether every job that runs a launcher later runs `scancel --name=${{ runner.name }}` in
+    a step that runs whatever happened (`if: always()`): InferenceX's post-run cleanup."""
     found = False
     for path in ws.glob(ws.config.layout.workflows):
         document = ws.yaml(path)
-        if document is None:
-            continue
-        runs = [
-            run.value
-            for node in document.walk()
-            if node.is_map and (run := node.get("run")) is not None and run.is_scalar
-        ]
-        launches = any(_LAUNCH.search(text) for text in runs)
-        if not launches:
-            continue
-        cleans = any(
-            "scancel" in text and "runner.name" in text and not _LAUNCH.search(text)
-            for text in runs
-        )
-        if not cleans:
-            return False
-        found = True
+        root = document.root if document is not None else None
+        jobs = root.get("jobs") if root is not None and root.is_map else None
+        for _, job in jobs.pairs if jobs is not None and jobs.is_map else []:
+            steps = job.get("steps") if job.is_map else None
+            items = steps.items if steps is not None and steps.is_seq else []
+            texts = [_run_text(step) for step in items]
+            launch = next((i for i, t in enumerate(texts) if _LAUNCH.search(t)), None)
+            if launch is None:
+                continue
+            cleans = any(
+                "scancel" in texts[i] and "runner.name" in texts[i] and _always(items[i])
+                for i in range(launch + 1, len(items))
+            )
+            if not cleans:
+                return False
+            found = True
     return found
+
+
+def _run_text(step: YNode) -> str:
+    run = step.get("run") if step.is_map else None
+    return run.value if run is not None and run.is_scalar else ""
+
+
+def _always(step: YNode) -> bool:
+    condition = step.get("if") if step.is_map else None
+    return condition is not None and condition.is_scalar and "always()" in condition.value
 
 
 def launcher_steps(ws: Workspace) -> list[LauncherStep]:

@@ -73,11 +73,20 @@ class YNode:
         return self.kind == "scalar"
 
     def get(self, key: str) -> YNode | None:
-        """The value for `key`; on a duplicate key the last one, as PyYAML does."""
+        """The value for `key` as PyYAML sees it: on a duplicate key the last one; a key of
+        the mapping itself before one merged in with `<<: *anchor`."""
         found = None
+        merged: list[YNode] = []
         for k, v in self.pairs:
             if k.is_scalar and k.value == key:
                 found = v
+            elif k.is_scalar and k.value == "<<" and k.style is None:
+                merged.extend([v] if v.is_map else [m for m in v.items if m.is_map])
+        if found is None:
+            for source in merged:
+                found = source.get(key)
+                if found is not None:
+                    break
         return found
 
     def key_node(self, key: str) -> YNode | None:

@@ -162,3 +162,16 @@ def test_globs_stay_within_a_folder(tmp_path: Path) -> None:
     (root / ".benchlint.toml").write_text('exclude = ["experimental"]\n')
     _, out, _ = invoke(root, "--format", "concise")
     assert [line.split(": ")[0] for line in out.splitlines()] == ["run.sh:3:1"]
+
+
+def test_yaml_lookups_follow_merge_keys() -> None:
+    from benchlint.source import SourceText
+    from benchlint.yamlmodel import parse_yaml
+
+    text = "base: &b {a: 1, b: 2}\nx:\n  <<: *b\n  b: 3\ny:\n  <<: [*b, {c: 4}]\n"
+    root = parse_yaml(SourceText("t.yaml", text.encode())).root
+    assert root is not None
+    assert root.path("x", "a").scalar == 1  # merged
+    assert root.path("x", "b").scalar == 3  # the mapping's own key wins
+    assert root.path("y", "c").scalar == 4
+    assert root.path("y", "z") is None
