@@ -48,3 +48,22 @@ def test_example_is_flagged_and_fix_is_clean(rule: Rule, tmp_path: Path) -> None
     good = write_repo(tmp_path / "good", _files(_section(rule, "Use instead")))
     assert positions(run_lint(bad, select=rule.id), rule.id)
     assert positions(run_lint(good, select=rule.id), rule.id) == []
+
+
+def test_rules_reference_is_up_to_date() -> None:
+    """docs/rules.md (the SARIF helpUri target) is generated from the docstrings."""
+    import importlib.util
+
+    from tests.conftest import REPO
+
+    spec = importlib.util.spec_from_file_location(
+        "write_rule_docs", REPO / "tools" / "write_rule_docs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (REPO / "docs" / "rules.md").read_text() == module.render(), (
+        "run python tools/write_rule_docs.py"
+    )
+    for rule in all_rules():
+        assert f"## {rule.id} {rule.name}\n" in module.render()
