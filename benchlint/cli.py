@@ -13,7 +13,6 @@ from pathlib import Path
 import click
 
 from benchlint import __version__
-from benchlint.cache import ParseCache, default_directory
 from benchlint.config import Config, ConfigError, find_config, find_root, load_config
 from benchlint.engine import Context, Result, lint, select_rules
 from benchlint.explain import ExplainError, explain, render_json, render_text
@@ -120,11 +119,6 @@ def _setup(
 )
 @click.option("--show-unused-suppressions", is_flag=True, help="List inline suppressions not used.")
 @click.option(
-    "--no-cache",
-    is_flag=True,
-    help="Do not read or write the parse cache (~/.cache/benchlint, BENCHLINT_CACHE_DIR).",
-)
-@click.option(
     "--statistics", is_flag=True, help="Print findings per rule, files read and time to stderr."
 )
 def lint_command(
@@ -140,7 +134,6 @@ def lint_command(
     root: Path | None,
     baseline: Path | None,
     show_unused_suppressions: bool,
-    no_cache: bool,
     statistics: bool,
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
@@ -165,8 +158,7 @@ def lint_command(
     # costs more than half the run on a large repository.
     gc.disable()
     try:
-        cache = None if no_cache else ParseCache(default_directory())
-        result = lint(root, config, rules, named, cache)
+        result = lint(root, config, rules, named)
     finally:
         gc.enable()
     result.findings = [f for f in result.findings if f.fingerprint not in known]

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from benchlint.cache import ParseCache
 from benchlint.config import Config
 from benchlint.environment import Environment
 from benchlint.finding import Finding, Severity
@@ -124,14 +123,8 @@ def select_rules(config: Config, select: set[str] | None, ignore: set[str]) -> l
     return [r for r in rules if r.id not in ignore]
 
 
-def lint(
-    root: Path,
-    config: Config,
-    rules: list[Rule],
-    named: list[Path],
-    cache: ParseCache | None = None,
-) -> Result:
-    ws = Workspace(root, config, cache)
+def lint(root: Path, config: Config, rules: list[Rule], named: list[Path]) -> Result:
+    ws = Workspace(root, config)
     scope = _scope(root, named)
     ctx = Context(ws, scope)
     raw: list[Finding] = []

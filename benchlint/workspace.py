@@ -15,19 +15,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchlint.cache import ParseCache
 from benchlint.config import Config
 from benchlint.finding import Span
 from benchlint.shell.model import Script, parse_file
 from benchlint.source import SourceText
-from benchlint.yamlmodel import (
-    DepthError,
-    YamlDocument,
-    YamlError,
-    decode,
-    encode,
-    parse_yaml,
-)
+from benchlint.yamlmodel import DepthError, YamlDocument, YamlError, parse_yaml
 
 SKIP_DIRS = frozenset(
     {
@@ -102,10 +94,9 @@ class Failure:
 
 
 class Workspace:
-    def __init__(self, root: Path, config: Config, cache: ParseCache | None = None) -> None:
+    def __init__(self, root: Path, config: Config) -> None:
         self.root = root.resolve()
         self.config = config
-        self.cache = cache
         self.failures: dict[str, Failure] = {}
         self.shell_paths: list[str] = []
         self.yaml_paths: list[str] = []
@@ -256,18 +247,8 @@ class Workspace:
         source = self.source(rel)
         if source is None:
             return None
-        if self.cache is not None:
-            cached = self.cache.load(source.data)
-            if cached is not None:
-                try:
-                    return YamlDocument(source, decode(cached))
-                except (TypeError, ValueError):
-                    pass  # a damaged entry: parse again
         try:
-            document = parse_yaml(source)
-            if self.cache is not None:
-                self.cache.store(source.data, encode(document.documents))
-            return document
+            return parse_yaml(source)
         except YamlError as exc:
             self._fail(rel, f"is not valid YAML: {exc.message}", exc.span)
         except (DepthError, RecursionError):

@@ -189,37 +189,6 @@ class YamlError(Exception):
         self.span = span
 
 
-def encode(documents: list[YNode]) -> tuple[Any, ...]:
-    """Documents as nested tuples for the parse cache (an alias is stored as a copy)."""
-
-    def node(n: YNode) -> tuple[Any, ...]:
-        return (
-            n.kind,
-            tuple(n.span),
-            n.value,
-            n.style,
-            tuple((node(k), node(v)) for k, v in n.pairs),
-            tuple(node(i) for i in n.items),
-        )
-
-    return tuple(node(d) for d in documents)
-
-
-def decode(data: tuple[Any, ...]) -> list[YNode]:
-    def node(t: tuple[Any, ...]) -> YNode:
-        kind, span, value, style, pairs, items = t
-        return YNode(
-            kind,
-            Span(*span),
-            value,
-            style,
-            [(node(k), node(v)) for k, v in pairs],
-            [node(i) for i in items],
-        )
-
-    return [node(d) for d in data]
-
-
 def parse_yaml(file: SourceText) -> YamlDocument:
     """Compose every document of the file, or raise YamlError with the problem's position."""
     try:

@@ -49,11 +49,3 @@ def repo(tmp_path: Path):  # type: ignore[no-untyped-def]
         return write_repo(tmp_path / "repo", files, symlinks)
 
     return make
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """CLI runs in tests cache parsed YAML in a folder of their own, not the user's."""
-    import os
-
-    os.environ["BENCHLINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("benchlint-cache"))
