@@ -8,6 +8,7 @@ and argument arrays that hold such a command (`VLLM_CMD=(vllm serve ...)`, run l
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from benchlint.shell.model import WRAPPERS, Command, Script, Word
@@ -65,6 +66,7 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
     return None
 
 
+@functools.cache
 def launches(script: Script) -> list[Launch]:
     """Every engine launch in the script and its nested scripts, in text order, including
     argument arrays that hold a launch command."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from benchlint.calls import CallGraph
 from benchlint.finding import Location
-from benchlint.shell.model import Command, Script
+from benchlint.shell.model import Assignment, Command, Script
 from benchlint.wiring import Wiring, entry_environment
 from benchlint.workflow import LauncherStep
 from benchlint.workspace import Workspace
@@ -67,8 +67,22 @@ VALIDATORS = frozenset({"check_env_vars"})
 
 @dataclass(frozen=True)
 class Provenance:
-    description: str
-    location: Location | None = None
+    """Where a variable's value comes from; an assignment's position is computed on demand."""
+
+    what: str
+    at: Location | Assignment | None = None
+
+    @property
+    def location(self) -> Location | None:
+        if isinstance(self.at, Assignment):
+            script = self.at.command.script
+            return Location(script.path, self.at.span)
+        return self.at
+
+    @property
+    def description(self) -> str:
+        location = self.location
+        return f"{self.what} at {location}" if location is not None else self.what
 
 
 @dataclass
@@ -139,10 +153,7 @@ class Environment:
             if command.node.start_byte >= before:
                 break
             for assignment in command.assignments:
-                where = Provenance(
-                    f"{assignment.kind} at {script.path}:{assignment.span.line}",
-                    Location(script.path, assignment.span),
-                )
+                where = Provenance(assignment.kind, assignment)
                 if assignment.value is not None or assignment.kind in ("read", "for", "default"):
                     state.assigned[assignment.name] = where
                 if assignment.exported:
@@ -236,10 +247,7 @@ class Environment:
             state = self.state_before(top, command_node.start_byte)
             passed = dict(state.assigned if call.kind == "source" else state.exported)
             for assignment in call.command.assignments:
-                passed[assignment.name] = Provenance(
-                    f"set on the command at {top.path}:{assignment.span.line}",
-                    Location(top.path, assignment.span),
-                )
+                passed[assignment.name] = Provenance("set on the command", assignment)
             span = call.command.first_line_span
             name = f"{top.path}:{span.line}"
             location = Location(top.path, span)
