@@ -13,7 +13,6 @@ class SourceText:
 
     def __init__(self, path: str, data: bytes) -> None:
         self.path = path
-        self.data = data
         self.text = data.decode("utf-8", errors="surrogateescape")
         self.line_starts = [0]
         find = self.text.find
@@ -21,6 +20,11 @@ class SourceText:
         while index >= 0:
             self.line_starts.append(index + 1)
             index = find("\n", index + 1)
+
+    @property
+    def data(self) -> bytes:
+        """The file's bytes (re-encoded exactly: undecodable bytes were kept as escapes)."""
+        return self.text.encode("utf-8", errors="surrogateescape")
 
     def point(self, offset: int) -> tuple[int, int]:
         """Character offset to a 1-based (line, column)."""
