@@ -142,6 +142,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                     f"resolves through the overlay of {overlay.source} to {recipe.path}, "
                     "which does not exist"
                 )
+                if route.holds(overlay.command) is None:
+                    why += (
+                        f" (if the condition on line {overlay.command.span.line} of {launcher} "
+                        "holds; benchlint cannot decide it statically)"
+                    )
             elif recipe.status == "missing":
                 why = f"names {recipe.path}, which does not exist"
             elif recipe.status == "outside":

@@ -99,14 +99,19 @@ def _wall_time(
         if seconds is not None:
             return seconds, f"slurm.time_limit {limit.value}", None
     best: tuple[int, str, Location | None] | None = None
+    values: set[int] = set()
+    undecided = False
     for time_limit in route.launcher.time_limits:
-        if route.holds(time_limit.command) is False:
-            continue
-        if time_limit.guards_from is not None and route.holds(time_limit.guards_from) is False:
+        holds = [route.holds(time_limit.command)]
+        if time_limit.guards_from is not None:
+            holds.append(route.holds(time_limit.guards_from))
+        if False in holds:
             continue
         seconds = slurm_seconds(time_limit.value)
         if seconds is None:
             continue
+        values.add(seconds)
+        undecided = undecided or None in holds
         where = Location(route.launcher.path, time_limit.span, "default_time_limit")
         if best is None or seconds > best[0]:
             best = (
@@ -114,6 +119,12 @@ def _wall_time(
                 f"default_time_limit {time_limit.value} of {route.launcher.path}",
                 where,
             )
+    if best is not None and undecided and len(values) > 1:
+        best = (
+            best[0],
+            best[1] + ", the longest its branches can give; benchlint cannot decide which applies",
+            best[2],
+        )
     return best
 
 
