@@ -170,17 +170,6 @@ class Workspace:
     def glob(self, patterns: list[str]) -> list[str]:
         return [p for p in self.paths if any(path_matches(p, pat) for pat in patterns)]
 
-    def exists(self, rel: str) -> bool:
-        return rel in self._path_set
-
-    @property
-    def _path_set(self) -> set[str]:
-        cached: set[str] | None = getattr(self, "_paths_cache", None)
-        if cached is None:
-            cached = set(self.paths)
-            self._paths_cache = cached
-        return cached
-
     # -- reading ---------------------------------------------------------------------------------
     def source(self, rel: str) -> SourceText | None:
         if rel not in self._sources:
@@ -257,9 +246,6 @@ class Workspace:
 
     def shell_scripts(self) -> list[Script]:
         return [s for s in (self.shell(p) for p in self.shell_paths) if s is not None]
-
-    def yaml_documents(self) -> list[YamlDocument]:
-        return [d for d in (self.yaml(p) for p in self.yaml_paths) if d is not None]
 
 
 def _reason(exc: OSError) -> str:
