@@ -43,6 +43,9 @@ class Overlay:
     source: str  # repository path copied
     target: str  # path in the srt-slurm checkout, "recipes/..."
     command: Command
+    # `cp "$LOCAL" "$CONFIG_PATH"` under `[[ -f "$LOCAL" ]]`: the recipe's own path mirrored
+    # from `source`, only where this repository has that file
+    if_present: bool = False
 
 
 @dataclass(eq=False)
@@ -151,6 +154,10 @@ class LauncherModel:
         operands = [w for w in command.args if not w.value.startswith("-")]
         if len(operands) != 2:
             return
+        mirror = self._mirror(operands[0], operands[1])
+        if mirror is not None:
+            self.overlays.append(Overlay(mirror, "recipes", command, if_present=True))
+            return
         source, target = (_repository_path(operands[0].value), _checkout_path(operands[1].value))
         if source is None or target is None:
             return
@@ -159,6 +166,26 @@ class LauncherModel:
         if is_file and not target.endswith((".yaml", ".yml")):  # `cp recipe.yaml recipes/dir/`
             target = f"{target}/{source.rsplit('/', 1)[-1]}"
         self.overlays.append(Overlay(source, target, command))
+
+    def _mirror(self, source: Word, target: Word) -> str | None:
+        """The repository folder that mirrors `recipes/`, for `cp "$LOCAL" "$CONFIG_PATH"` with
+        LOCAL="$GITHUB_WORKSPACE/<folder>/${CONFIG_PATH#recipes/}"."""
+        if not self.refers_to_recipe(target):
+            return None
+        match = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", source.value)
+        if match is None:
+            return None
+        for assignment in self.script.assignments:
+            if assignment.name != match.group(1) or assignment.value is None:
+                continue
+            value = assignment.value.value
+            tail = re.search(r"/\$\{([A-Za-z_][A-Za-z0-9_]*)#recipes/\}$", value)
+            if tail is None or tail.group(1) not in self.recipe_variables:
+                continue
+            folder = _repository_path(value[: tail.start()] + "/")
+            if folder is not None:
+                return folder.rstrip("/")
+        return None
 
     # -- rewrites ----------------------------------------------------------------------------
     def _rewrite(self, command: Command) -> None:

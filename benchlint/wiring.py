@@ -266,6 +266,8 @@ class Wiring:
                     continue
                 if rel == overlay.target or rel.startswith(overlay.target + "/"):
                     local = overlay.source + rel[len(overlay.target) :]
+                    if overlay.if_present and local not in self.ws.yaml_paths:
+                        continue  # copied only when this repository has the file
                     status = "local" if local in self.ws.yaml_paths else "missing"
                     return RecipeRef(status, setting, local, selector, index, overlay)
             return RecipeRef("upstream", setting, None, selector, index)
