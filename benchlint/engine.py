@@ -10,7 +10,7 @@ from pathlib import Path
 
 from benchlint.config import Config
 from benchlint.environment import Environment
-from benchlint.finding import Finding, Severity
+from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import Rule, all_rules
 from benchlint.shell.model import Script
 from benchlint.source import SourceText
@@ -139,7 +139,12 @@ def lint(root: Path, config: Config, rules: list[Rule], named: list[Path]) -> Re
                 raise
     findings: list[Finding] = []
     inline: dict[str, list[Suppression]] = {}
+    seen: set[tuple[str, Location, str]] = set()
     for finding in raw:
+        key = (finding.rule, finding.location, finding.message)
+        if key in seen:  # one array expanded by two launches, one file reached twice
+            continue
+        seen.add(key)
         if scope is not None and not any(_inside(loc.path, scope) for loc in finding.locations()):
             continue
         if ignored_by_config(finding, config.per_file_ignores):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from benchlint.shell.model import WRAPPERS, Command, Script, Word
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Launch:
     engine: str  # vllm | sglang | sglang_router | dynamo | trtllm
 
@@ -24,6 +24,26 @@ class Launch:
         if self.engine == "dynamo":
             return "dynamo" if self.module == "dynamo.frontend" else None
         return self.engine
+
+    @functools.cached_property
+    def argv(self) -> tuple[tuple[Word, Command], ...]:
+        """The launch's arguments, with the items of every argument array it expands
+        (`"${ARGS[@]}"`) in place of the expansion; each with the command that wrote it."""
+        script = self.command.script
+        arrays: dict[str, list[tuple[Word, Command]]] = {}
+        for assignment in script.assignments:
+            value = assignment.value
+            if value is not None and value.node.type == "array":
+                items = [(script.word(n), assignment.command) for n in value.node.named_children]
+                arrays.setdefault(assignment.name, []).extend(items)
+        found: list[tuple[Word, Command]] = []
+        for word in self.args:
+            name = array_name(word)
+            if name is not None and name in arrays:
+                found.extend(arrays[name])
+            else:
+                found.append((word, self.command))
+        return tuple(found)
 
     def option(self, name: str) -> str | None:
         """The raw text of `--name VALUE` or `--name=VALUE` on this launch."""
@@ -38,6 +58,14 @@ class Launch:
     module: str  # "vllm serve", "sglang.launch_server", "dynamo.vllm", "trtllm-serve"
     command: Command
     args: tuple[Word, ...]  # the words after the program
+
+
+def array_name(word: Word) -> str | None:
+    """NAME for a word that is `"${NAME[@]}"`."""
+    text = word.value
+    if text.startswith("${") and text.endswith("[@]}"):
+        return text[2:-4]
+    return None
 
 
 def launch_in(words: list[Word], command: Command) -> Launch | None:

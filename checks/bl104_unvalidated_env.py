@@ -39,11 +39,11 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from benchlint.engine import Context
-from benchlint.engines import Launch, launches
+from benchlint.engines import Launch, array_name, launches
 from benchlint.environment import is_builtin, runs_when_empty
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Script, Word
+from benchlint.shell.model import Script
 from benchlint.workspace import path_matches
 
 
@@ -61,30 +61,17 @@ def _plain_read(script: Script, node: Node) -> str | None:
     return inner if inner.isidentifier() else None
 
 
-def _array_name(word: Word) -> str | None:
-    text = word.value
-    if text.startswith("${") and text.endswith("[@]}"):
-        return text[2:-4]
-    return None
-
-
 def _consumed(launch: Launch) -> list[tuple[str, Node]]:
-    """Variables the engine command reads, with their expansion, in text order; argument arrays
-    the command expands (`"${ARGS[@]}"`) are followed to their assignments. A read guarded by a
-    test that the variable is set (`[ -n "$X" ] && ARGS=(--x "$X")`) is already checked."""
+    """Variables the engine command reads, with their expansion, in text order (argument arrays
+    followed). A read guarded by a test that the variable is set (`[ -n "$X" ] && ARGS=(--x
+    "$X")`) is already checked."""
     script = launch.command.script
-    words = [(w, launch.command) for w in launch.args]
-    arrays = {name for w, _ in words if (name := _array_name(w)) is not None}
-    for assignment in script.assignments:
-        value = assignment.value
-        if assignment.name in arrays and value is not None and value.node.type == "array":
-            words.extend((script.word(n), assignment.command) for n in value.node.named_children)
     found = []
-    for word, command in words:
+    for word, command in launch.argv:
         checked = {n for n, empty in runs_when_empty(command).items() if not empty}
         for node in _expansions(word.node):
             name = _plain_read(script, node)
-            if name is not None and name not in arrays and name not in checked:
+            if name is not None and name not in checked and array_name(word) is None:
                 found.append((name, node))
     return found
 

@@ -111,7 +111,7 @@ def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Fin
         for launch in launches(script):
             if launch.module != "dynamo.vllm":
                 continue
-            for word in launch.args:
+            for word, _ in launch.argv:
                 if not word.value.startswith("--"):
                     continue
                 flag = flag_name(word.value)

@@ -94,23 +94,23 @@ def _has_router(script: Script) -> bool:
 def _script_findings(script: Script) -> Iterator[Finding]:
     if not _runs_vllm_serve(script) or not _multi_node(script) or _has_router(script):
         return
-    for command in script.all_commands():
-        words = list(command.words)
-        for assignment in command.assignments:  # ARGS=(... --data-parallel-hybrid-lb ...)
-            value = assignment.value
-            if value is not None and value.node.type == "array":
-                words.extend(script.word(item) for item in value.node.named_children)
-        for word in words:
-            if word.value == HYBRID:
-                yield Finding(
-                    "BL302",
-                    f"`{HYBRID}` runs an API server on every node, but this multi-node vLLM "
-                    "launch has no router or Dynamo frontend: requests sent to the head node "
-                    "reach only its local ranks; use internal load balancing (drop the flag, "
-                    "`--headless` on ranks above 0) or route to every node's endpoint",
-                    Location(script.path, word.span),
-                    subject=HYBRID,
-                )
+    seen: set[int] = set()
+    for launch in launches(script):
+        if launch.engine != "vllm":
+            continue
+        for word, _ in launch.argv:
+            if word.value != HYBRID or id(word) in seen:
+                continue
+            seen.add(id(word))
+            yield Finding(
+                "BL302",
+                f"`{HYBRID}` runs an API server on every node, but this multi-node vLLM "
+                "launch has no router or Dynamo frontend: requests sent to the head node "
+                "reach only its local ranks; use internal load balancing (drop the flag, "
+                "`--headless` on ranks above 0) or route to every node's endpoint",
+                Location(word.script.path, word.span),
+                subject=HYBRID,
+            )
 
 
 def _node_count(settings: YNode | None) -> int:

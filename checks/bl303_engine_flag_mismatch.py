@@ -113,7 +113,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             if launch.engine not in ENGINES:
                 continue
             engine, command = launch.engine, launch.command
-            for word in launch.args:
+            for word, _ in launch.argv:
                 if not word.value.startswith("--"):
                     continue
                 flag = flag_name(word.value)
