@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 
 from benchlint.finding import Span
 
@@ -14,7 +15,8 @@ class SourceText:
     def __init__(self, path: str, data: bytes) -> None:
         self.path = path
         self.text = data.decode("utf-8", errors="surrogateescape")
-        self.line_starts = [0]
+        # 4-byte entries: a repository's line tables are a good share of the peak memory
+        self.line_starts = array("I", [0])
         find = self.text.find
         index = find("\n")
         while index >= 0:
