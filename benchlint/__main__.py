@@ -1,5 +1,5 @@
 """`python -m benchlint`."""
 
-from benchlint.cli import main
+from benchlint.cli import entry
 
-main()
+entry()

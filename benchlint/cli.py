@@ -6,6 +6,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings, 2 usage, configuration 
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ from benchlint.config import Config, ConfigError, find_config, find_root, load_c
 from benchlint.engine import Context, Result, lint, select_rules
 from benchlint.explain import ExplainError, explain, render_json, render_text
 from benchlint.finding import Severity
-from benchlint.registry import all_rules, expand_selectors, get_rule
+from benchlint.registry import Rule, all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS, renderer
 from benchlint.suppress import baseline_fingerprints
 from benchlint.workspace import Workspace
@@ -154,13 +155,43 @@ def lint_command(
         except ValueError as exc:
             _fail(str(exc))
     rules = select_rules(config, chosen, dropped)
-    # The models live as long as the run and hold few cycles: collecting while they are built
-    # costs more than half the run on a large repository.
+    # The models live as long as the run and hold few cycles: collecting while they are built,
+    # or while the report is rendered, costs more than half the run on a large repository.
     gc.disable()
     try:
-        result = lint(root, config, rules, named)
+        _lint_and_report(
+            root,
+            config,
+            rules,
+            named,
+            known,
+            output_format,
+            output,
+            show_unused_suppressions,
+            statistics,
+            started,
+            fail_on,
+            exit_zero,
+        )
     finally:
         gc.enable()
+
+
+def _lint_and_report(
+    root: Path,
+    config: Config,
+    rules: list[Rule],
+    named: list[Path],
+    known: set[str],
+    output_format: str,
+    output: Path | None,
+    show_unused_suppressions: bool,
+    statistics: bool,
+    started: float,
+    fail_on: str | None,
+    exit_zero: bool,
+) -> None:
+    result = lint(root, config, rules, named)
     result.findings = [f for f in result.findings if f.fingerprint not in known]
     report = renderer(output_format)(result)
     if output is not None:
@@ -250,3 +281,20 @@ def explain_command(
         _fail(str(exc))
         return
     click.echo(render_json(items) if output_format == "json" else render_text(items), nl=False)
+
+
+def entry() -> None:
+    """The console script: `main`, then an immediate exit. Tearing down the models of a large
+    repository object by object takes longer than building them, and the process ends anyway."""
+    try:
+        main()
+        code = EXIT_OK
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or EXIT_OK
+        else:
+            print(exc.code, file=sys.stderr)
+            code = EXIT_ERROR
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

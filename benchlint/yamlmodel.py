@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -51,14 +51,33 @@ _SPECIAL_FLOAT = {
 }
 
 
-@dataclass(eq=False, slots=True)
+_NO_PAIRS: tuple[tuple[YNode, YNode], ...] = ()
+_NO_ITEMS: tuple[YNode, ...] = ()
+
+
 class YNode:
-    kind: str  # "map" | "seq" | "scalar"
-    span: Span
-    value: str = ""  # scalar text (after YAML unquoting)
-    style: str | None = None  # scalar quoting style: None (plain), "'", '"', "|", ">"
-    pairs: list[tuple[YNode, YNode]] = field(default_factory=list)
-    items: list[YNode] = field(default_factory=list)
+    """A mapping, sequence or scalar with its span. Scalars share the empty `pairs`/`items`."""
+
+    __slots__ = ("items", "kind", "pairs", "span", "style", "value")
+
+    def __init__(
+        self,
+        kind: str,  # "map" | "seq" | "scalar"
+        span: Span,
+        value: str = "",  # scalar text (after YAML unquoting)
+        style: str | None = None,  # scalar quoting style: None (plain), "'", '"', "|", ">"
+        pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS,
+        items: Sequence[YNode] = _NO_ITEMS,
+    ) -> None:
+        self.kind = kind
+        self.span = span
+        self.value = value
+        self.style = style
+        self.pairs = pairs
+        self.items = items
+
+    def __repr__(self) -> str:
+        return f"YNode({self.kind}, {self.span}, {self.value!r})"
 
     @property
     def is_map(self) -> bool:
@@ -78,10 +97,12 @@ class YNode:
         found = None
         merged: list[YNode] = []
         for k, v in self.pairs:
-            if k.is_scalar and k.value == key:
+            if k.kind != "scalar":
+                continue
+            if k.value == key:
                 found = v
-            elif k.is_scalar and k.value == "<<" and k.style is None:
-                merged.extend([v] if v.is_map else [m for m in v.items if m.is_map])
+            elif k.value == "<<" and k.style is None:
+                merged.extend([v] if v.kind == "map" else [m for m in v.items if m.kind == "map"])
         if found is None:
             for source in merged:
                 found = source.get(key)
@@ -135,10 +156,14 @@ class Duplicate:
 
 
 class YamlDocument:
-    def __init__(self, file: SourceText, documents: list[YNode]) -> None:
+    def __init__(
+        self, file: SourceText, documents: list[YNode], repeats: list[YNode] | None = None
+    ) -> None:
         self.file = file
         self.path = file.path
         self.documents = documents
+        # the mappings with a key written twice, when the builder noted them (None: look)
+        self._repeats = repeats
 
     @property
     def root(self) -> YNode | None:
@@ -158,7 +183,8 @@ class YamlDocument:
             stack.extend(reversed(node.items))
 
     def duplicates(self) -> Iterator[Duplicate]:
-        for node in self.walk():
+        maps = self._repeats if self._repeats is not None else self.walk()
+        for node in maps:
             if not node.is_map:
                 continue
             first: dict[str, YNode] = {}
@@ -191,14 +217,15 @@ class YamlError(Exception):
 
 def parse_yaml(file: SourceText) -> YamlDocument:
     """Compose every document of the file, or raise YamlError with the problem's position."""
+    repeats: list[YNode] = []
     try:
-        built = _build_fast(file.text)
+        built = _build_fast(file.text, repeats)
     except DepthError:
         raise
     except (YAMLError, UnicodeError, ValueError):
         built = None
     if built is not None:
-        return YamlDocument(file, built)
+        return YamlDocument(file, built, repeats)
     try:
         raw = _compose_pure(file.text)
     except MarkedYAMLError as exc:
@@ -214,30 +241,30 @@ def parse_yaml(file: SourceText) -> YamlDocument:
     return YamlDocument(file, [_convert(node, memo) for node in raw])
 
 
-def _build_fast(text: str) -> list[YNode] | None:
-    """YNodes straight from the C parser's events: no intermediate node graph."""
+def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
+    """YNodes straight from the C parser's events: no intermediate node graph. Mappings with a
+    key written twice are added to `repeats`."""
     if _CParser is None:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         parser = _CParser(text)
     documents: list[YNode] = []
-    stack: list[list[Any]] = []  # [collection, pending key]
+    # one frame per open collection: [node, its pairs or items, pending key, key texts]
+    stack: list[list[Any]] = []
     anchors: dict[str, YNode] = {}
+    top: list[Any] | None = None
 
     def add(node: YNode) -> None:
-        if not stack:
+        if top is None:
             documents.append(node)
-            return
-        top = stack[-1]
-        parent = top[0]
-        if parent.kind == "seq":
-            parent.items.append(node)
-        elif top[1] is None:
-            top[1] = node
+        elif top[0].kind == "seq":
+            top[1].append(node)
+        elif top[2] is None:
+            top[2] = node
         else:
-            parent.pairs.append((top[1], node))
-            top[1] = None
+            top[1].append((top[2], node))
+            top[2] = None
 
     try:
         while True:
@@ -248,27 +275,37 @@ def _build_fast(text: str) -> list[YNode] | None:
                 node = YNode(
                     "scalar",
                     Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1),
-                    value=event.value,
-                    style=event.style or None,
+                    event.value,
+                    event.style or None,
                 )
                 if event.anchor:
                     anchors[event.anchor] = node
                 add(node)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
                 start = event.start_mark
+                children: list[Any] = []
+                is_map = kind is MappingStartEvent
                 node = YNode(
-                    "map" if kind is MappingStartEvent else "seq",
+                    "map" if is_map else "seq",
                     Span(start.line + 1, start.column + 1, start.line + 1, start.column + 1),
+                    pairs=children if is_map else _NO_PAIRS,
+                    items=_NO_ITEMS if is_map else children,
                 )
                 if event.anchor:
                     anchors[event.anchor] = node
-                stack.append([node, None])
+                top = [node, children, None]
+                stack.append(top)
                 if len(stack) > MAX_DEPTH:
                     raise DepthError(f"nested more than {MAX_DEPTH} levels deep")
             elif kind is MappingEndEvent or kind is SequenceEndEvent:
-                node = stack.pop()[0]
+                node, children, _ = stack.pop()
+                top = stack[-1] if stack else None
                 end = event.end_mark
                 node.span = Span(node.span.line, node.span.column, end.line + 1, end.column + 1)
+                if kind is MappingEndEvent and len(children) > 1:
+                    keys = {k.value for k, _ in children if k.kind == "scalar"}
+                    if len(keys) < sum(1 for k, _ in children if k.kind == "scalar"):
+                        repeats.append(node)
                 add(node)
             elif kind is AliasEvent:
                 if event.anchor not in anchors:

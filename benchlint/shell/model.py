@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
@@ -128,7 +128,7 @@ class Word:
         return name if name.isidentifier() else None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Assignment:
     name: str
     value: Word | None
@@ -143,7 +143,7 @@ class Assignment:
         return self.command.script.span(self.node)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Expansion:
     """A parameter expansion: `$X`, `${X}`, `${X:-d}`, `${X:?msg}`, `${X:=d}`."""
 
@@ -165,20 +165,20 @@ class Expansion:
         return self.operator in (":=", "=")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Heredoc:
     node: Node  # the heredoc_redirect
     body: Node | None
     quoted: bool
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Redirect:
     operator: str  # ">", ">>", "<", "&>", ...
     target: Word
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Guard:
     """A condition a command runs under: `if COND` (expect True), its `else` (expect False),
     `COND && cmd`, `COND || cmd`, or a `case WORD in PATTERNS)` item (patterns set)."""
@@ -188,7 +188,7 @@ class Guard:
     patterns: tuple[Node, ...] = ()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Command:
     """A simple command, a declaration (`export X=1`), or a bare assignment (`X=1`, no words)."""
 
@@ -350,16 +350,40 @@ def errexit_change(args: list[str]) -> bool | None:
     return result
 
 
-@dataclass(frozen=True)
 class _Context:
-    tested: bool = False
-    or_guarded: bool = False
-    function: str | None = None
-    subshell: bool = False
-    guards: tuple[Guard, ...] = ()
+    """Where the walk is: what a command found here inherits. Immutable; `with_` makes a copy."""
 
-    def under(self, guard: Guard) -> _Context:
-        return replace(self, guards=(*self.guards, guard))
+    __slots__ = ("function", "guards", "or_guarded", "subshell", "tested")
+
+    def __init__(
+        self,
+        tested: bool = False,
+        or_guarded: bool = False,
+        function: str | None = None,
+        subshell: bool = False,
+        guards: tuple[Guard, ...] = (),
+    ) -> None:
+        self.tested = tested
+        self.or_guarded = or_guarded
+        self.function = function
+        self.subshell = subshell
+        self.guards = guards
+
+    def with_(self, **changes: object) -> _Context:
+        ctx = _Context(self.tested, self.or_guarded, self.function, self.subshell, self.guards)
+        for name, value in changes.items():
+            setattr(ctx, name, value)
+        return ctx
+
+    def tested_(self) -> _Context:
+        if self.tested:
+            return self
+        return _Context(True, self.or_guarded, self.function, self.subshell, self.guards)
+
+    def under(self, *guards: Guard) -> _Context:
+        return _Context(
+            self.tested, self.or_guarded, self.function, self.subshell, (*self.guards, *guards)
+        )
 
 
 class _Builder:
@@ -378,14 +402,15 @@ class _Builder:
     # -- the walk ----------------------------------------------------------------------------
     def walk(self, node: Node, ctx: _Context) -> None:
         kind = node.type
-        handler = getattr(self, "on_" + kind, None)
+        handler = _HANDLERS.get(kind)
         if handler is not None:
-            handler(node, ctx)
+            handler(self, node, ctx)
             return
         if kind in ("expansion", "simple_expansion"):
             self.expansion(node)
-        for child in node.named_children:
-            self.walk(child, ctx)
+        if node.named_child_count:
+            for child in node.named_children:
+                self.walk(child, ctx)
 
     def walk_list(self, nodes: list[Node], ctx: _Context) -> None:
         for child in nodes:
@@ -399,32 +424,32 @@ class _Builder:
             self.walk_list(named, ctx)
             return
         left, right = named
-        self.walk(left, replace(ctx, tested=True, or_guarded=ctx.or_guarded or operator == "||"))
+        self.walk(left, ctx.with_(tested=True, or_guarded=ctx.or_guarded or operator == "||"))
         self.walk(right, ctx.under(Guard(left, operator == "&&")))
 
     def on_pipeline(self, node: Node, ctx: _Context) -> None:
         named = [c for c in node.named_children]
         for child in named[:-1]:
-            self.walk(child, replace(ctx, tested=True))
+            self.walk(child, ctx.tested_())
         if named:
             self.walk(named[-1], ctx)
 
     def on_negated_command(self, node: Node, ctx: _Context) -> None:
-        self.walk_list(node.named_children, replace(ctx, tested=True))
+        self.walk_list(node.named_children, ctx.tested_())
 
     def on_if_statement(self, node: Node, ctx: _Context) -> None:
         """then under (cond, True); each elif and the else under every earlier (cond, False)."""
         conditions = _conditions(node)
         for condition in conditions:
-            self.walk(condition, replace(ctx, tested=True))
+            self.walk(condition, ctx.tested_())
         failed = [Guard(conditions[-1], False)] if conditions else []
         branch = ctx.under(Guard(conditions[-1], True)) if conditions else ctx
         for child in node.named_children:
             if child.type == "elif_clause":
                 elif_conditions = _conditions(child)
-                before = replace(ctx, guards=(*ctx.guards, *failed))
+                before = ctx.under(*failed)
                 for condition in elif_conditions:
-                    self.walk(condition, replace(before, tested=True))
+                    self.walk(condition, before.tested_())
                 last = elif_conditions[-1] if elif_conditions else child
                 inside = before.under(Guard(last, True))
                 for grandchild in child.named_children:
@@ -432,7 +457,7 @@ class _Builder:
                         self.walk(grandchild, inside)
                 failed.append(Guard(last, False))
             elif child.type == "else_clause":
-                self.walk_list(child.named_children, replace(ctx, guards=(*ctx.guards, *failed)))
+                self.walk_list(child.named_children, ctx.under(*failed))
             elif not any(child.id == c.id for c in conditions):
                 self.walk(child, branch)
 
@@ -444,7 +469,7 @@ class _Builder:
                 self.walk(child, ctx)
                 continue
             patterns = tuple(child.children_by_field_name("value"))
-            inside = replace(ctx, guards=(*ctx.guards, *earlier, Guard(value, True, patterns)))
+            inside = ctx.under(*earlier, Guard(value, True, patterns))
             earlier.append(Guard(value, False, patterns))
             for grandchild in child.named_children:
                 if not any(grandchild.id == p.id for p in patterns):
@@ -460,19 +485,19 @@ class _Builder:
         condition_ids = {c.id for c in node.children_by_field_name("condition")}
         for child in node.named_children:
             if child.id in condition_ids:
-                self.walk(child, replace(ctx, tested=True))
+                self.walk(child, ctx.tested_())
             else:
                 self.walk(child, ctx)
 
     def on_subshell(self, node: Node, ctx: _Context) -> None:
         saved = self.errexit
-        self.walk_list(node.named_children, replace(ctx, subshell=True))
+        self.walk_list(node.named_children, ctx.with_(subshell=True))
         self.errexit = saved
 
     def on_command_substitution(self, node: Node, ctx: _Context) -> None:
         saved = self.errexit
         self.errexit = False  # bash does not inherit errexit into $(...) without inherit_errexit
-        self.walk_list(node.named_children, replace(ctx, subshell=True, tested=False))
+        self.walk_list(node.named_children, ctx.with_(subshell=True, tested=False))
         self.errexit = saved
 
     def on_process_substitution(self, node: Node, ctx: _Context) -> None:
@@ -485,7 +510,7 @@ class _Builder:
         saved = self.errexit
         body = node.child_by_field_name("body")
         if body is not None:
-            self.walk(body, replace(ctx, function=name, tested=False, or_guarded=False))
+            self.walk(body, ctx.with_(function=name, tested=False, or_guarded=False))
         self.errexit = saved
 
     def on_for_statement(self, node: Node, ctx: _Context) -> None:
@@ -578,9 +603,12 @@ class _Builder:
 
     def walk_inside(self, node: Node, ctx: _Context) -> None:
         """Expansions and command substitutions within a word or redirect."""
-        if node.type in ("expansion", "simple_expansion"):
+        if not node.named_child_count:
+            return
+        kind = node.type
+        if kind in ("expansion", "simple_expansion"):
             self.expansion(node)
-        if node.type in ("command_substitution", "process_substitution"):
+        elif kind in ("command_substitution", "process_substitution"):
             self.on_command_substitution(node, ctx)
             return
         for child in node.named_children:
@@ -722,6 +750,11 @@ class _Builder:
                 heredoc.body, self.script.src, self.script.char_of, heredoc.quoted
             )
             self.script.nested.append(_nested(command, value, offsets, errexit))
+
+
+_HANDLERS: dict[str, Callable[[_Builder, Node, _Context], None]] = {
+    name[3:]: getattr(_Builder, name) for name in dir(_Builder) if name.startswith("on_")
+}
 
 
 def _conditions(node: Node) -> list[Node]:
