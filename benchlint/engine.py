@@ -45,31 +45,62 @@ class Context:
         return [d for d in documents if d is not None]
 
     def routes(self) -> list[Route]:
-        """The routes whose findings can land in scope: through a named launcher, master
-        config or recipe."""
+        """The routes whose findings can land in scope: every route of an entry with a route
+        through a named launcher, master config or recipe (a setting's message names all its
+        launchers), and every route to a recipe those reach (a recipe's message names all its
+        entries). Launchers none of these go through are not built."""
         wiring = self.wiring
         if self.scope is None:
             return wiring.routes
-        recipes_of = {
-            id(route): [
-                r.path
-                for r in (wiring.recipe(route, v) for v in ("CONFIG_FILE", "EVAL_CONFIG_FILE"))
-                if r is not None and r.path is not None
-            ]
-            for route in wiring.routes
+        pairs = range(len(wiring.pairs))
+        named = set(self.in_scope(self.ws.yaml_paths))
+        entries = {
+            id(wiring.pairs[i][0])
+            for i in pairs
+            if self.route_in_scope(*self.ws.aliases(wiring.pairs[i][1]), wiring.pairs[i][0].path)
+            or any(named.intersection(self._recipes(r)) for r in self._reaching(i, named))
         }
-        touched: set[str] = set()
-        for route in wiring.routes:
-            paths = [*self.ws.aliases(route.launcher.path), route.entry.path]
-            if self.route_in_scope(*paths, *recipes_of[id(route)]):
-                touched.update(recipes_of[id(route)])
-        # every route to a touched recipe, so that messages name all its entries and launchers
-        return [
-            route
-            for route in wiring.routes
-            if touched.intersection(recipes_of[id(route)])
-            or self.route_in_scope(*self.ws.aliases(route.launcher.path), route.entry.path)
+        chosen = [
+            r for i in pairs if id(wiring.pairs[i][0]) in entries for r in wiring.pair_routes(i)
         ]
+        touched = {path for route in chosen for path in self._recipes(route)}
+        seen = {id(route) for route in chosen}
+        others = [
+            route
+            for i in pairs
+            if id(wiring.pairs[i][0]) not in entries
+            for route in self._reaching(i, touched)
+            if id(route) not in seen and touched.intersection(self._recipes(route))
+        ]
+        return [*chosen, *others]
+
+    def _recipes(self, route: Route) -> list[str]:
+        found = (self.wiring.recipe(route, v) for v in ("CONFIG_FILE", "EVAL_CONFIG_FILE"))
+        return [r.path for r in found if r is not None and r.path is not None]
+
+    def _reaching(self, index: int, recipes: set[str]) -> list[Route]:
+        """The routes of a pair, if any can reach one of these recipes; else none, without
+        building its launcher. A route reaches a recipe through a setting with the recipe's
+        file name, or a launcher that copies the file under another name (which it then names)."""
+        if not recipes:
+            return []
+        entry, path, _ = self.wiring.pairs[index]
+        names = {p.rsplit("/", 1)[-1] for p in recipes}
+        settings = (
+            s
+            for element in entry.elements
+            for s in (element.settings.get(v) for v in ("CONFIG_FILE", "EVAL_CONFIG_FILE"))
+            if s is not None
+        )
+        if any(s.value.split(":", 1)[0].rsplit("/", 1)[-1] in names for s in settings) or any(
+            n in self._launcher_text(path) for n in names
+        ):
+            return self.wiring.pair_routes(index)
+        return []
+
+    def _launcher_text(self, path: str) -> str:
+        source = self.ws.source(path)
+        return source.text if source is not None else ""
 
     def route_in_scope(self, *paths: str | None) -> bool:
         """Whether a cross-file finding over these files can have a location in scope."""

@@ -111,6 +111,8 @@ class ScriptState:
         self.unknown = self.unknown or other.unknown
 
 
+# commands other than assignments and `source` that change what state_before reports
+_STATE_COMMANDS = frozenset({*VALIDATORS, "exit", "eval"})
 _EMPTY_TEST = re.compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -152,6 +154,8 @@ class Environment:
         for command in script.commands:
             if command.node.start_byte >= before:
                 break
+            if not command.assignments and command.base not in _STATE_COMMANDS and not source_calls:
+                continue
             for assignment in command.assignments:
                 where = Provenance(assignment.kind, assignment)
                 if assignment.value is not None or assignment.kind in ("read", "for", "default"):
@@ -172,7 +176,7 @@ class Environment:
                 for target in call.targets:
                     state.merge(self.file_state(target))
         for expansion in script.expansions:
-            if expansion.node.start_byte < before and expansion.validates:
+            if expansion.validates and expansion.node.start_byte < before:
                 state.validated.add(expansion.name)
         return state
 
@@ -201,6 +205,14 @@ class Environment:
             self._visiting.discard(path)
         self._routes[path] = routes
         return routes
+
+    def launcher_start_files(self, path: str) -> list[str] | None:
+        """The files a launcher's routes are located in (its master-config entries, else the
+        workflows), known without building it; None for a script that is not a launcher."""
+        if not self.wiring.is_launcher(path):
+            return None
+        files = {entry.path for entry, launcher, _ in self.wiring.pairs if launcher == path}
+        return sorted(files or {step.location.path for step in self.wiring.steps})
 
     def _launcher_routes(self, path: str) -> list[StartPath]:
         """One route per search-space element routed here; without master-config entries for

@@ -136,6 +136,7 @@ class Wiring:
         self.labels, self.label_locations = self._labels()
         self.steps = launcher_steps(ws)
         self._launchers: dict[str, LauncherModel | None] = {}
+        self._pair_routes: dict[int, list[Route]] = {}
         self._effective: dict[tuple[int, str], Effective | None] = {}
 
     # -- master configs --------------------------------------------------------------------
@@ -198,8 +199,10 @@ class Wiring:
 
     # -- routes ----------------------------------------------------------------------------
     @cached_property
-    def routes(self) -> list[Route]:
-        routes: list[Route] = []
+    def pairs(self) -> list[tuple[Entry, str, list[str]]]:
+        """(entry, launcher path, runner names) for every launcher an entry's label leads to,
+        in entry order; found without building any launcher."""
+        pairs: list[tuple[Entry, str, list[str]]] = []
         for entry in self.entries:
             names = self.labels.get(entry.runner or "", [])
             by_launcher: dict[str, list[str]] = {}
@@ -207,18 +210,35 @@ class Wiring:
                 path = self.launcher_path(name)
                 if path is not None:
                     by_launcher.setdefault(path, []).append(name)
-            for path, runner_names in by_launcher.items():
-                launcher = self.launcher(path)
-                if launcher is None:
-                    continue
+            pairs.extend((entry, path, runner_names) for path, runner_names in by_launcher.items())
+        return pairs
+
+    def pair_routes(self, index: int) -> list[Route]:
+        """The routes of one (entry, launcher) pair: one per search-space element. Built once,
+        so that every caller sees the same Route objects."""
+        if index not in self._pair_routes:
+            entry, path, runner_names = self.pairs[index]
+            launcher = self.launcher(path)
+            routes: list[Route] = []
+            if launcher is not None:
                 step = self._step_for(entry)
                 for element in entry.elements:
                     env = self._condition_env(element, launcher, step, runner_names)
                     routes.append(Route(element, launcher, runner_names, step, env))
-        return routes
+            self._pair_routes[index] = routes
+        return self._pair_routes[index]
+
+    @cached_property
+    def routes(self) -> list[Route]:
+        return [route for index in range(len(self.pairs)) for route in self.pair_routes(index)]
 
     def routes_for_launcher(self, path: str) -> list[Route]:
-        return [r for r in self.routes if r.launcher.path == path]
+        return [
+            route
+            for index, (_, launcher, _) in enumerate(self.pairs)
+            if launcher == path
+            for route in self.pair_routes(index)
+        ]
 
     def _step_for(self, entry: Entry) -> LauncherStep | None:
         matching = [s for s in self.steps if s.multinode == entry.multinode]

@@ -88,6 +88,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         source = ctx.ws.source(path)
         if source is None or not _LOOKS_SELF_REFERENTIAL.search(source.text):
             continue
+        starts = environment.launcher_start_files(path)
+        if starts is not None and not ctx.route_in_scope(path, *starts):
+            continue  # a launcher whose findings cannot reach the named files
         script = ctx.ws.shell(path)
         if script is None:
             continue

@@ -122,7 +122,7 @@ def _selector_problem(wiring: Wiring, recipe: RecipeRef) -> str | None:
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     found: dict[tuple[str, int, int, str], tuple[Finding, list[str]]] = {}
-    for route in wiring.routes:  # cheap: recipes are only parsed for selectors
+    for route in ctx.routes():  # every route of a named entry: the message names them all
         for variable in ("CONFIG_FILE", "EVAL_CONFIG_FILE"):
             recipe = wiring.recipe(route, variable)
             if recipe is None:

@@ -205,6 +205,7 @@ class Command:
     heredocs: list[Heredoc] = field(default_factory=list)
     guards: tuple[Guard, ...] = ()  # outermost first
     redirects: list[Redirect] = field(default_factory=list)
+    _base: str | bool | None = field(default=False, init=False, repr=False)  # False: not yet
 
     @property
     def name(self) -> str | None:
@@ -215,8 +216,11 @@ class Command:
     @property
     def base(self) -> str | None:
         """The command name without its directory (`/usr/bin/flock` -> `flock`)."""
-        name = self.name
-        return posixpath.basename(name) if name else None
+        base = self._base
+        if base is False:
+            name = self.name
+            base = self._base = name.rsplit("/", 1)[-1] if name else None
+        return base  # type: ignore[return-value]
 
     @property
     def args(self) -> list[Word]:
