@@ -24,10 +24,13 @@ def _cases() -> list[Any]:
 @pytest.mark.parametrize(("rule", "case"), _cases())
 def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
     root = write_repo(tmp_path / "repo", case["files"], case.get("symlinks"))
-    result = run_lint(root, select=rule, config=load_config(root / ".benchlint.toml"))
+    named = [root / n for n in case["named"]] if "named" in case else None  # as pre-commit does
+    result = run_lint(root, select=rule, named=named, config=load_config(root / ".benchlint.toml"))
     assert not result.errors
     assert positions(result, rule) == sorted(case["expect"])
     assert all(f.rule == rule for f in result.findings)
+    for text in case.get("messages", []):
+        assert any(text in f.message for f in result.findings), text
 
 
 def test_every_rule_has_positive_and_near_miss_cases() -> None:
