@@ -27,6 +27,7 @@ class Context:
         self.ws = ws
         self.config = ws.config
         self.scope = scope  # the paths named, relative to the root; None: everything
+        self._routes: list[Route] | None = None
 
     def in_scope(self, paths: list[str]) -> list[str]:
         """The paths a file-local rule must look at: those inside a named path (all if none).
@@ -52,6 +53,11 @@ class Context:
         wiring = self.wiring
         if self.scope is None:
             return wiring.routes
+        if self._routes is None:
+            self._routes = self._scoped_routes(wiring)
+        return self._routes
+
+    def _scoped_routes(self, wiring: Wiring) -> list[Route]:
         pairs = range(len(wiring.pairs))
         named = set(self.in_scope(self.ws.yaml_paths))
         entries = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 from array import array
+from itertools import accumulate
 
 from benchlint.finding import Span
 
@@ -15,13 +16,18 @@ class SourceText:
     def __init__(self, path: str, data: bytes) -> None:
         self.path = path
         self.text = data.decode("utf-8", errors="surrogateescape")
-        # 4-byte entries: a repository's line tables are a good share of the peak memory
-        self.line_starts = array("I", [0])
-        find = self.text.find
-        index = find("\n")
-        while index >= 0:
-            self.line_starts.append(index + 1)
-            index = find("\n", index + 1)
+        self._line_starts: array[int] | None = None
+
+    @property
+    def line_starts(self) -> array[int]:
+        """The offset each line starts at; built on first use, in C (`split`, `accumulate`).
+        4-byte entries: a repository's line tables are a good share of the peak memory."""
+        if self._line_starts is None:
+            lengths = map(len, self.text.split("\n"))
+            starts = array("I", accumulate(map((1).__add__, lengths), initial=0))
+            starts.pop()  # the start of a line after the last one
+            self._line_starts = starts
+        return self._line_starts
 
     @property
     def data(self) -> bytes:
