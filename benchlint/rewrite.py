@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import regex
+if TYPE_CHECKING:  # imported when a sed expression is first compiled: most runs need none
+    import regex
 
 MATCH_TIMEOUT = 0.25  # seconds for one regular-expression call
 MAX_TEXT = 2_000_000  # characters of recipe text a simulation accepts
@@ -76,7 +78,7 @@ def translate(expression: str, extended: bool) -> str:
             elif not extended and nxt in "(){}+?|":
                 out.append(nxt)
             else:
-                out.append(regex.escape(nxt))
+                out.append(re.escape(nxt))
             continue
         if not extended and ch in "(){}+?|":
             out.append("\\" + ch)
@@ -108,6 +110,8 @@ def _bracket_end(expression: str, start: int) -> int:
 def compile_pattern(expression: str, extended: bool, flags: str = "") -> regex.Pattern[str]:
     if PLACEHOLDER.search(expression):
         raise RewriteError(f"the expression {expression!r} depends on a shell variable")
+    import regex
+
     options = regex.V0
     if "I" in flags or "i" in flags:
         options |= regex.IGNORECASE
@@ -410,7 +414,7 @@ def printf_text(format_string: str, args: list[str]) -> str:
             i += 2
             continue
         if ch == "%" and i + 1 < len(format_string):
-            spec = regex.match(r"%[-+ 0#]*[0-9]*(?:\.[0-9]+)?([sdifgxc%])", format_string[i:])
+            spec = re.match(r"%[-+ 0#]*[0-9]*(?:\.[0-9]+)?([sdifgxc%])", format_string[i:])
             if spec is None:
                 raise RewriteError(f"printf format {format_string!r} is not simulated")
             if spec.group(1) == "%":
@@ -427,7 +431,7 @@ def printf_text(format_string: str, args: list[str]) -> str:
 def echo_text(args: list[str]) -> str:
     escapes = False
     newline = True
-    while args and regex.fullmatch(r"-[neE]+", args[0]):
+    while args and re.fullmatch(r"-[neE]+", args[0]):
         flags = args.pop(0)
         newline = newline and "n" not in flags
         escapes = "e" in flags
