@@ -315,15 +315,19 @@ class LauncherModel:
 
 
 def _recipe_variables(script: Script) -> set[str]:
+    """CONFIG_FILE and the like, and every variable assigned from one of them (transitively)."""
     names = set(RECIPE_VARIABLES)
+    # only assignments that expand something can take a recipe variable's value
+    candidates = [a for a in script.assignments if a.value is not None and "$" in a.value.text]
     changed = True
     while changed:
         changed = False
-        for assignment in script.assignments:
+        reads = re.compile(r"\$\{?(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+        for assignment in candidates:
             value = assignment.value
             if value is None or assignment.name in names:
                 continue
-            if any(re.search(rf"\$\{{?{n}\b", value.value) for n in names):
+            if reads.search(value.value):
                 names.add(assignment.name)
                 changed = True
     return names
