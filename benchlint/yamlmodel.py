@@ -243,32 +243,23 @@ def parse_yaml(file: SourceText) -> YamlDocument:
 
 def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
     """YNodes straight from the C parser's events: no intermediate node graph. Mappings with a
-    key written twice are added to `repeats`."""
+    key written twice are added to `repeats`. (The hot loop of a run: kept flat on purpose.)"""
     if _CParser is None:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         parser = _CParser(text)
     documents: list[YNode] = []
-    # one frame per open collection: [node, its pairs or items, pending key, key texts]
+    # one frame per open collection: [node, its pairs or items, pending key (maps), is a map]
     stack: list[list[Any]] = []
     anchors: dict[str, YNode] = {}
-    top: list[Any] | None = None
-
-    def add(node: YNode) -> None:
-        if top is None:
-            documents.append(node)
-        elif top[0].kind == "seq":
-            top[1].append(node)
-        elif top[2] is None:
-            top[2] = node
-        else:
-            top[1].append((top[2], node))
-            top[2] = None
-
+    children: list[Any] = documents
+    is_map = False
+    pending: YNode | None = None
+    get_event = parser.get_event
     try:
         while True:
-            event = parser.get_event()
+            event = get_event()
             kind = type(event)
             if kind is ScalarEvent:
                 start, end = event.start_mark, event.end_mark
@@ -280,11 +271,12 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 )
                 if event.anchor:
                     anchors[event.anchor] = node
-                add(node)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
                 start = event.start_mark
-                children: list[Any] = []
-                is_map = kind is MappingStartEvent
+                stack.append([children, is_map, pending])
+                if len(stack) > MAX_DEPTH:
+                    raise DepthError(f"nested more than {MAX_DEPTH} levels deep")
+                children, is_map, pending = [], kind is MappingStartEvent, None
                 node = YNode(
                     "map" if is_map else "seq",
                     Span(start.line + 1, start.column + 1, start.line + 1, start.column + 1),
@@ -293,26 +285,35 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 )
                 if event.anchor:
                     anchors[event.anchor] = node
-                top = [node, children, None]
-                stack.append(top)
-                if len(stack) > MAX_DEPTH:
-                    raise DepthError(f"nested more than {MAX_DEPTH} levels deep")
+                stack[-1].append(node)
+                continue
             elif kind is MappingEndEvent or kind is SequenceEndEvent:
-                node, children, _ = stack.pop()
-                top = stack[-1] if stack else None
+                frame = stack.pop()
+                node = frame[3]
                 end = event.end_mark
-                node.span = Span(node.span.line, node.span.column, end.line + 1, end.column + 1)
-                if kind is MappingEndEvent and len(children) > 1:
-                    keys = {k.value for k, _ in children if k.kind == "scalar"}
-                    if len(keys) < sum(1 for k, _ in children if k.kind == "scalar"):
+                first = node.span
+                node.span = Span(first.line, first.column, end.line + 1, end.column + 1)
+                if is_map and len(children) > 1:
+                    keys = [k.value for k, _ in children if k.kind == "scalar"]
+                    if len(set(keys)) < len(keys):
                         repeats.append(node)
-                add(node)
+                children, is_map, pending = frame[0], frame[1], frame[2]
             elif kind is AliasEvent:
                 if event.anchor not in anchors:
                     raise YAMLError(f"unknown alias {event.anchor!r}")
-                add(anchors[event.anchor])
+                node = anchors[event.anchor]
             elif kind is StreamEndEvent or event is None:
                 return documents
+            else:
+                continue  # stream, document start and end
+            # the node is complete: add it to its collection
+            if not is_map:
+                children.append(node)
+            elif pending is None:
+                pending = node
+            else:
+                children.append((pending, node))
+                pending = None
     finally:
         parser.dispose()
 
