@@ -8,6 +8,7 @@ to a shell) is a `Script` of its own, with `parent` set and every position mappe
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -145,7 +146,7 @@ class Assignment:
 
 @dataclass(eq=False, slots=True)
 class Expansion:
-    """A parameter expansion: `$X`, `${X}`, `${X:-d}`, `${X:?msg}`, `${X:=d}`."""
+    """A parameter expansion with an operator: `${X:-d}`, `${X:?msg}`, `${X:=d}`, ..."""
 
     name: str
     operator: str  # "" for a plain read
@@ -410,11 +411,18 @@ class _Builder:
         if handler is not None:
             handler(self, node, ctx)
             return
-        if kind in ("expansion", "simple_expansion"):
-            self.expansion(node)
-        if node.named_child_count:
-            for child in node.named_children:
-                self.walk(child, ctx)
+        if kind in _EXPRESSIONS:
+            # nothing the model records can be inside without `${`, `$(`, a backquote or `<(`
+            if not node.named_child_count or not self.may_hold(node):
+                return
+            if kind == "expansion":
+                self.expansion(node)
+        for child in node.named_children:
+            self.walk(child, ctx)
+
+    def may_hold(self, node: Node) -> bool:
+        """Whether a word or expression can hold an expansion with an operator or a command."""
+        return _MAY_HOLD.search(self.script.src, node.start_byte, node.end_byte) is not None
 
     def walk_list(self, nodes: list[Node], ctx: _Context) -> None:
         for child in nodes:
@@ -607,10 +615,10 @@ class _Builder:
 
     def walk_inside(self, node: Node, ctx: _Context) -> None:
         """Expansions and command substitutions within a word or redirect."""
-        if not node.named_child_count:
+        if not node.named_child_count or not self.may_hold(node):
             return
         kind = node.type
-        if kind in ("expansion", "simple_expansion"):
+        if kind == "expansion":
             self.expansion(node)
         elif kind in ("command_substitution", "process_substitution"):
             self.on_command_substitution(node, ctx)
@@ -671,14 +679,14 @@ class _Builder:
         self.script.assignments.append(assignment)
 
     def expansion(self, node: Node) -> None:
+        """Record `${X<operator>...}` (plain reads are not facts anyone asks for)."""
+        op = node.child_by_field_name("operator")
+        if op is None:
+            return
         names = [c for c in node.named_children if c.type == "variable_name"]
         if not names:
             return
-        operator = ""
-        if node.type == "expansion":
-            op = node.child_by_field_name("operator")
-            if op is not None:
-                operator = self.script.text_of(op)
+        operator = self.script.text_of(op)
         expansion = Expansion(self.script.text_of(names[0]), operator, node, self.script)
         self.script.expansions.append(expansion)
         if expansion.assigns and self.script.commands:
@@ -756,6 +764,33 @@ class _Builder:
             self.script.nested.append(_nested(command, value, offsets, errexit))
 
 
+# Words and expressions: they hold commands only inside substitutions.
+_EXPRESSIONS = frozenset(
+    {
+        "test_command",
+        "binary_expression",
+        "unary_expression",
+        "parenthesized_expression",
+        "ternary_expression",
+        "postfix_expression",
+        "string",
+        "concatenation",
+        "word",
+        "number",
+        "raw_string",
+        "ansi_c_string",
+        "translated_string",
+        "simple_expansion",
+        "expansion",
+        "arithmetic_expansion",
+        "regex",
+        "extglob_pattern",
+        "array",
+        "heredoc_body",
+        "brace_expression",
+    }
+)
+_MAY_HOLD = re.compile(rb"\$[{(]|`|[<>]\(")
 _HANDLERS: dict[str, Callable[[_Builder, Node, _Context], None]] = {
     name[3:]: getattr(_Builder, name) for name in dir(_Builder) if name.startswith("on_")
 }
