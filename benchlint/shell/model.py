@@ -451,26 +451,27 @@ class _Builder:
 
     def on_if_statement(self, node: Node, ctx: _Context) -> None:
         """then under (cond, True); each elif and the else under every earlier (cond, False)."""
-        conditions = _conditions(node)
+        conditions, body = _split_at_then(node)
+        tested = ctx.tested_()
         for condition in conditions:
-            self.walk(condition, ctx.tested_())
+            self.walk(condition, tested)
         failed = [Guard(conditions[-1], False)] if conditions else []
         branch = ctx.under(Guard(conditions[-1], True)) if conditions else ctx
-        for child in node.named_children:
-            if child.type == "elif_clause":
-                elif_conditions = _conditions(child)
+        for child in body:
+            kind = child.type
+            if kind == "elif_clause":
+                elif_conditions, elif_body = _split_at_then(child)
                 before = ctx.under(*failed)
                 for condition in elif_conditions:
                     self.walk(condition, before.tested_())
                 last = elif_conditions[-1] if elif_conditions else child
                 inside = before.under(Guard(last, True))
-                for grandchild in child.named_children:
-                    if not any(grandchild.id == c.id for c in elif_conditions):
-                        self.walk(grandchild, inside)
+                for grandchild in elif_body:
+                    self.walk(grandchild, inside)
                 failed.append(Guard(last, False))
-            elif child.type == "else_clause":
+            elif kind == "else_clause":
                 self.walk_list(child.named_children, ctx.under(*failed))
-            elif not any(child.id == c.id for c in conditions):
+            else:
                 self.walk(child, branch)
 
     def on_case_statement(self, node: Node, ctx: _Context) -> None:
@@ -662,7 +663,7 @@ class _Builder:
             name = self.script.text_of(inner) if inner is not None else name
         value = self.word(value_node) if value_node is not None else None
         self.assign(command, name, value, node, kind, exported)
-        if value_node is not None:
+        if value_node is not None and value_node.named_child_count and self.may_hold(value_node):
             self.walk_inside(value_node, _Context(function=command.function))
 
     def assign(
@@ -796,15 +797,21 @@ _HANDLERS: dict[str, Callable[[_Builder, Node, _Context], None]] = {
 }
 
 
-def _conditions(node: Node) -> list[Node]:
-    """The condition statements of an `if`/`elif`: the named children before `then`."""
-    found = []
+def _split_at_then(node: Node) -> tuple[list[Node], list[Node]]:
+    """The condition statements of an `if`/`elif` (named children before `then`, comments
+    left out) and the named children after it (the body, then elif and else clauses)."""
+    conditions: list[Node] = []
+    body: list[Node] = []
+    seen_then = False
     for child in node.children:
-        if child.type == "then":
-            break
-        if child.is_named and child.type != "comment":
-            found.append(child)
-    return found
+        if seen_then:
+            if child.is_named:
+                body.append(child)
+        elif child.type == "then":
+            seen_then = True
+        elif child.is_named and child.type != "comment":
+            conditions.append(child)
+    return conditions, body
 
 
 def _is_background(node: Node) -> bool:
