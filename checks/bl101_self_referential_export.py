@@ -78,19 +78,33 @@ def _shown(script: Script, assignment: Assignment) -> str:
     return script.text_of(assignment.node)
 
 
+def _called_from_scope(ctx: Context) -> set[str]:
+    """The scripts that the named shell files run or source."""
+    calls = ctx.environment.calls
+    scripts = (ctx.ws.shell(p) for p in ctx.in_scope(ctx.ws.shell_paths))
+    return {t for s in scripts if s is not None for c in calls.calls_in(s) for t in c.targets}
+
+
 @rule("BL101", "self-referential-export", Severity.ERROR, tags=("shell", "environment"))
 def check(ctx: Context) -> Iterator[Finding]:
     environment = ctx.environment
     known = ctx.config.known_env
     # Every script with the pattern in its text: a finding's related locations (the entry or
     # workflow that starts it) can be in scope while the script is not.
+    called_from_scope: set[str] | None = None
     for path in ctx.ws.shell_paths:
-        source = ctx.ws.source(path)
-        if source is None or not _LOOKS_SELF_REFERENTIAL.search(source.text):
-            continue
         starts = environment.launcher_start_files(path)
         if starts is not None and not ctx.route_in_scope(path, *starts):
             continue  # a launcher whose findings cannot reach the named files
+        if starts is None and not ctx.route_in_scope(path):
+            # the related locations of another script's finding are where its callers call it
+            if called_from_scope is None:
+                called_from_scope = _called_from_scope(ctx)
+            if path not in called_from_scope:
+                continue
+        source = ctx.ws.source(path)
+        if source is None or not _LOOKS_SELF_REFERENTIAL.search(source.text):
+            continue
         script = ctx.ws.shell(path)
         if script is None:
             continue
