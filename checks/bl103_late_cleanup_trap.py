@@ -44,8 +44,9 @@ not cover the outer script and are ignored), and a background process without `$
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from benchlint.engine import Context
@@ -153,7 +154,9 @@ _SLURM = ("Slurm allocation", "Slurm batch job")
 _HOST_ONLY = ("background process", "temporary directory")
 
 
-def _check_script(script: Script, sourced: bool) -> Iterator[tuple[Finding, Resource]]:
+def _check_script(
+    script: Script, sourced: bool | Callable[[], bool]
+) -> Iterator[tuple[Finding, Resource]]:
     flow = Flow(script, sourced)
     traps = [(i, t) for i, t in flow.traps() if t.on_exit]
     for resource in _resources(flow):
@@ -253,7 +256,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         if script is None:
             continue
         host = ctx.wiring.is_launcher(script.path)
-        for finding, resource in _check_script(script, calls.is_sourced(path)):
+        sourced = functools.partial(calls.is_sourced, path)
+        for finding, resource in _check_script(script, sourced):
             if resource.what in _HOST_ONLY and not host:
                 continue  # inside a job or container, the process ends with it
             if (

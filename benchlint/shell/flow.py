@@ -11,6 +11,7 @@ command under errexit) and which `trap ... EXIT` handlers are registered before 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchlint.shell.model import Command, Script
@@ -67,9 +68,11 @@ class Trap:
 
 
 class Flow:
-    def __init__(self, script: Script, sourced: bool = False) -> None:
+    def __init__(self, script: Script, sourced: bool | Callable[[], bool] = False) -> None:
+        """`sourced`: whether the file is sourced (`return` ends it), or how to find out (asked
+        only when a `return` is met: finding out can mean reading other scripts)."""
         self.script = script
-        self.sourced = sourced
+        self._sourced = sourced
         # the script's own shell: not inside functions, subshells or command substitutions
         self.statements = [
             c
@@ -77,6 +80,12 @@ class Flow:
             if c.function is None and not c.subshell and (c.words or c.assignments)
         ]
         self._index = {id(c): i for i, c in enumerate(self.statements)}
+
+    @property
+    def sourced(self) -> bool:
+        if callable(self._sourced):
+            self._sourced = self._sourced()
+        return self._sourced
 
     def index(self, command: Command) -> int | None:
         return self._index.get(id(command))
