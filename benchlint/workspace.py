@@ -119,16 +119,20 @@ class Workspace:
                 d for d in dirnames if d not in SKIP_DIRS and not self._excluded(rel_dir + d)
             )
             for name in sorted(filenames):
+                shell = name.endswith(SHELL_SUFFIXES)
+                yaml = not shell and name.endswith(YAML_SUFFIXES)
+                if not shell and not yaml and "." in name:
+                    continue  # not a file benchlint reads (checked first: most files)
                 rel = rel_dir + name
                 if self._excluded(rel):
                     continue
                 if self._is_internal_link(rel):
                     continue
-                if name.endswith(SHELL_SUFFIXES):
+                if shell:
                     self.shell_paths.append(rel)
-                elif name.endswith(YAML_SUFFIXES):
+                elif yaml:
                     self.yaml_paths.append(rel)
-                elif "." not in name and self._has_shell_shebang(rel):
+                elif self._has_shell_shebang(rel):
                     self.shell_paths.append(rel)
 
     def _is_internal_link(self, rel: str) -> bool:
