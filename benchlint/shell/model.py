@@ -595,23 +595,28 @@ class _Builder:
     def on_command(self, node: Node, ctx: _Context) -> None:
         words: list[Word] = []
         prefix: list[Node] = []
+        rest: list[Node] = []  # the name, arguments and redirects
         for child in node.named_children:
-            if child.type == "command_name":
-                words.append(self.word(child.named_children[0] if child.named_children else child))
-            elif child.type == "variable_assignment":
+            kind = child.type
+            if kind == "variable_assignment":
                 prefix.append(child)
-            elif words and not child.type.endswith("_redirect"):
+                continue
+            rest.append(child)
+            if kind == "command_name":
+                inner = child.named_children
+                words.append(self.word(inner[0] if inner else child))
+            elif words and not kind.endswith("_redirect"):
                 words.append(self.word(child))
         command = self.new_command(node, words, ctx)
         command.background = _is_background(node)
-        for child in node.named_children:
-            self.redirect(command, child)
+        for child in rest:
+            if child.type == "file_redirect":
+                self.redirect(command, child)
         for assignment in prefix:
             self.assignment_node(command, assignment, "prefix", True)
         # expansions and substitutions inside the words run in this shell (or a subshell)
-        for child in node.named_children:
-            if child.type != "variable_assignment":
-                self.walk_inside(child, ctx)
+        for child in rest:
+            self.walk_inside(child, ctx)
         self.command_effects(command)
 
     def walk_inside(self, node: Node, ctx: _Context) -> None:
@@ -696,13 +701,12 @@ class _Builder:
 
     def command_effects(self, command: Command) -> None:
         base = command.base
-        values = [w.value for w in command.args]
         if base == "set":
-            change = errexit_change(values)
+            change = errexit_change([w.value for w in command.args])
             if change is not None:
                 self.errexit = change
         elif base in ("read", "mapfile", "readarray", "getopts", "printf"):
-            self.read_targets(command, base, values)
+            self.read_targets(command, base, [w.value for w in command.args])
         self.shell_string(command)
 
     def read_targets(self, command: Command, base: str, values: list[str]) -> None:
