@@ -69,9 +69,13 @@ def array_name(word: Word) -> str | None:
 
 
 def launch_in(words: list[Word], command: Command) -> Launch | None:
-    values = [w.value for w in words]
-    base = (values[0].rsplit("/", 1)[-1] if values else "") or ""
+    if not words:
+        return None
+    base = words[0].value.rsplit("/", 1)[-1]
     runs_others = base in WRAPPERS or base.startswith("python")
+    if not runs_others and base not in ("vllm", "trtllm-serve"):
+        return None  # only the first word could start an engine, and it does not
+    values = [w.value for w in words]
     for i, value in enumerate(values):
         if i and not runs_others:
             break

@@ -66,6 +66,7 @@ class Resource:
     release: re.Pattern[str]  # a command text that releases it
 
 
+_ACQUIRERS = frozenset({"salloc", "sbatch", "docker", "mktemp"})
 _SLURM_RELEASE = re.compile(r"\bscancel\b")
 _KILL = re.compile(r"\bkill\b|\bpkill\b")
 _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
@@ -80,12 +81,14 @@ def _resources(flow: Flow) -> list[Resource]:
     script = flow.script
     found: list[Resource] = []
     for command in script.commands:
+        base = command.base
+        if base not in _ACQUIRERS and not command.background:
+            continue
         values = [w.value for w in command.args]
         statement = flow.statement_of(command)
         if statement is None:
             continue
         variable = _assigned_name(statement)
-        base = command.base
         if base == "salloc" and "--no-shell" in values:
             found.append(Resource("Slurm allocation", command, statement, variable, _SLURM_RELEASE))
         elif base == "sbatch" and variable is not None and statement is not command:

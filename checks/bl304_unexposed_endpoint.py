@@ -57,6 +57,7 @@ _METRIC = re.compile(
     r"(?<![A-Za-z0-9_])(vllm:[a-z0-9_:]+|sglang:[a-z0-9_:]+|dynamo_frontend_[a-z0-9_]+)"
 )
 _HEALTH_FLAGS = ("--health-endpoint", "--health-path", "--health-check-path")
+_MAY_PROBE = re.compile(r"https?://|--health-|vllm:|sglang:|dynamo_frontend_")
 _SERVER_TYPE = re.compile(r"FRAMEWORK|BACKEND|FRONTEND|ENGINE|SERVER_TYPE|_TYPE\b", re.I)
 DEFAULT_PORTS = {"vllm": "8000", "sglang": "30000", "sglang_router": "30000", "dynamo": "8000"}
 NAMES = {
@@ -125,6 +126,8 @@ class Probe:
 
 
 def _probes(script: Script) -> Iterator[Probe]:
+    if not _MAY_PROBE.search(script.file.text):
+        return  # no URL, health flag or metric name anywhere in the file
     for command in script.all_commands():
         if command.base in ("echo", "printf", "cat", "tee", ":"):
             continue
