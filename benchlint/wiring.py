@@ -132,12 +132,31 @@ class Wiring:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self.layout = ws.config.layout
-        self.entries = self._entries()
-        self.labels, self.label_locations = self._labels()
-        self.steps = launcher_steps(ws)
         self._launchers: dict[str, LauncherModel | None] = {}
         self._pair_routes: dict[int, list[Route]] = {}
         self._effective: dict[tuple[int, str], Effective | None] = {}
+
+    # The master configs, runners.yaml and workflows are read when first asked for: a process
+    # that lints only entrypoint scripts may never need them.
+    @cached_property
+    def entries(self) -> list[Entry]:
+        return self._entries()
+
+    @cached_property
+    def _label_table(self) -> tuple[dict[str, list[str]], dict[str, Location]]:
+        return self._labels()
+
+    @property
+    def labels(self) -> dict[str, list[str]]:
+        return self._label_table[0]
+
+    @property
+    def label_locations(self) -> dict[str, Location]:
+        return self._label_table[1]
+
+    @cached_property
+    def steps(self) -> list[LauncherStep]:
+        return launcher_steps(self.ws)
 
     # -- master configs --------------------------------------------------------------------
     def _entries(self) -> list[Entry]:
