@@ -79,6 +79,9 @@ class CallGraph:
         self.ws = ws
         self._by_script: dict[int, list[Call]] = {}
         self._callers: dict[str, list[Call]] | None = None
+        # In a run split over processes: target -> (caller file, kind) for every script of the
+        # repository, gathered from all the processes (each read its own share).
+        self._facts: dict[str, list[tuple[str, str]]] | None = None
 
     def calls_in(self, script: Script) -> list[Call]:
         """Every call in `script`, its nested scripts included."""
@@ -105,9 +108,43 @@ class CallGraph:
                         self._callers.setdefault(target, []).append(call)
         return self._callers
 
+    def facts(self, paths: list[str]) -> list[tuple[str, str, tuple[str, ...]]]:
+        """(caller file, kind, targets) for every call in these files."""
+        found: list[tuple[str, str, tuple[str, ...]]] = []
+        for path in paths:
+            script = self.ws.shell(path)
+            if script is not None:
+                found.extend((path, c.kind, c.targets) for c in self.calls_in(script))
+        return found
+
+    def use_facts(self, facts: list[tuple[str, str, tuple[str, ...]]]) -> None:
+        """Answer `is_sourced` and `callers_of` from the calls of every file, gathered by the
+        processes of a split run, instead of reading every script here."""
+        table: dict[str, list[tuple[str, str]]] = {}
+        for caller, kind, targets in facts:
+            for target in targets:
+                table.setdefault(target, []).append((caller, kind))
+        self._facts = table
+
+    def callers_of(self, path: str) -> list[Call]:
+        """The calls that run or source `path`, in the order of the repository's scripts."""
+        if self._facts is None:
+            return self.callers.get(path, [])
+        files = dict.fromkeys(caller for caller, _ in self._facts.get(path, []))
+        found: list[Call] = []
+        for other in self.ws.shell_paths:
+            if other not in files:
+                continue
+            script = self.ws.shell(other)
+            if script is not None:
+                found.extend(c for c in self.calls_in(script) if path in c.targets)
+        return found
+
     def is_sourced(self, path: str) -> bool:
         """Whether some script sources `path`; without the full graph, only scripts that name
         its file are parsed."""
+        if self._facts is not None:
+            return any(kind == "source" for _, kind in self._facts.get(path, []))
         if self._callers is not None:
             return any(c.kind == "source" for c in self._callers.get(path, []))
         name = posixpath.basename(path)

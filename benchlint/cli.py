@@ -122,6 +122,12 @@ def _setup(
 @click.option(
     "--statistics", is_flag=True, help="Print findings per rule, files read and time to stderr."
 )
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 2),
+    help="Processes for a whole-repository run [default: 2 with 2 CPUs and 200 files or more].",
+)
 def lint_command(
     paths: tuple[Path, ...],
     output_format: str,
@@ -136,6 +142,7 @@ def lint_command(
     baseline: Path | None,
     show_unused_suppressions: bool,
     statistics: bool,
+    jobs: int | None,
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
     started = time.perf_counter()
@@ -172,6 +179,7 @@ def lint_command(
             started,
             fail_on,
             exit_zero,
+            jobs,
         )
     finally:
         gc.enable()
@@ -190,8 +198,9 @@ def _lint_and_report(
     started: float,
     fail_on: str | None,
     exit_zero: bool,
+    jobs: int | None,
 ) -> None:
-    result = lint(root, config, rules, named)
+    result = lint(root, config, rules, named, jobs)
     result.findings = [f for f in result.findings if f.fingerprint not in known]
     report = renderer(output_format)(result)
     if output is not None:

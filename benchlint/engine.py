@@ -23,15 +23,35 @@ from benchlint.yamlmodel import YamlDocument
 class Context:
     """What rules see: the workspace and the models built from it, each built once on demand."""
 
-    def __init__(self, ws: Workspace, scope: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        ws: Workspace,
+        scope: list[str] | None = None,
+        share: frozenset[str] | None = None,
+        owns_routes: bool = True,
+    ) -> None:
         self.ws = ws
         self.config = ws.config
         self.scope = scope  # the paths named, relative to the root; None: everything
+        # In a run split over processes: the files whose file-local work is this process's
+        # (None: all), and whether the routes are.
+        self.share = share
+        self.owns_routes = owns_routes
         self._routes: list[Route] | None = None
 
+    @property
+    def sees_everything(self) -> bool:
+        """Every file is this process's to look at: reading all of them is no waste."""
+        return self.scope is None and self.share is None
+
+    def owns(self, path: str) -> bool:
+        return self.share is None or path in self.share
+
     def in_scope(self, paths: list[str]) -> list[str]:
-        """The paths a file-local rule must look at: those inside a named path (all if none).
-        Findings are filtered by scope anyway; this only spares the work."""
+        """The paths a file-local rule must look at: those inside a named path (all if none)
+        and in this process's share. Findings are filtered by scope anyway; this spares work."""
+        if self.share is not None:
+            paths = [p for p in paths if p in self.share]
         if self.scope is None:
             return paths
         scope = self.scope
@@ -51,6 +71,8 @@ class Context:
         launchers), and every route to a recipe those reach (a recipe's message names all its
         entries). Launchers none of these go through are not built."""
         wiring = self.wiring
+        if not self.owns_routes:
+            return []
         if self.scope is None:
             return wiring.routes
         if self._routes is None:
@@ -123,7 +145,7 @@ class Context:
         return Environment(self.ws, self.wiring)
 
 
-@dataclass
+@dataclass(frozen=True)
 class RuleError:
     rule: str
     message: str
@@ -160,20 +182,22 @@ def select_rules(config: Config, select: set[str] | None, ignore: set[str]) -> l
     return [r for r in rules if r.id not in ignore]
 
 
-def lint(root: Path, config: Config, rules: list[Rule], named: list[Path]) -> Result:
+def lint(
+    root: Path, config: Config, rules: list[Rule], named: list[Path], jobs: int | None = 1
+) -> Result:
+    """One run. `jobs`: processes (None: two for a whole repository of some size on a machine
+    with two CPUs or more, else one)."""
     ws = Workspace(root, config)
     scope = _scope(root, named)
-    ctx = Context(ws, scope)
-    raw: list[Finding] = []
-    errors: list[RuleError] = []
-    for rule in rules:
-        try:
-            for finding in rule.check(ctx):
-                raw.append(finding)
-        except Exception as exc:  # a rule bug must not hide the other rules' findings
-            errors.append(RuleError(rule.id, f"{type(exc).__name__}: {exc}"))
-            if os.environ.get("BENCHLINT_DEBUG"):
-                raise
+    outcome = None
+    if _processes(ws, scope, jobs) > 1:
+        from benchlint import split  # the fork and the pipes, only when used
+
+        outcome = split.run(ws, rules, _run_rules)
+    if outcome is None:  # one process, or the second one failed
+        outcome = _run_rules(Context(ws, scope), rules)
+    raw, errors = outcome
+    errors = list(dict.fromkeys(errors))  # a rule that fails in both processes, once
     findings: list[Finding] = []
     inline: dict[str, list[Suppression]] = {}
     seen: set[tuple[str, Location, str]] = set()
@@ -196,8 +220,41 @@ def lint(root: Path, config: Config, rules: list[Rule], named: list[Path]) -> Re
     findings.sort(key=lambda f: (f.location.path, f.location.span, f.rule))
     _fingerprint(findings, ws)
     unused = [s for entries in inline.values() for s in entries if not s.used and not s.whole_file]
-    failures = [f for f in ws.failures.values() if scope is None or _inside(f.path, scope)]
+    failures = sorted(
+        (f for f in ws.failures.values() if scope is None or _inside(f.path, scope)),
+        key=lambda f: f.path,
+    )
     return Result(root, rules, findings, failures, ws.files_read, errors, unused, ws)
+
+
+def _run_rules(ctx: Context, rules: list[Rule]) -> tuple[list[Finding], list[RuleError]]:
+    raw: list[Finding] = []
+    errors: list[RuleError] = []
+    for rule in rules:
+        try:
+            for finding in rule.check(ctx):
+                raw.append(finding)
+        except Exception as exc:  # a rule bug must not hide the other rules' findings
+            errors.append(RuleError(rule.id, f"{type(exc).__name__}: {exc}"))
+            if os.environ.get("BENCHLINT_DEBUG"):
+                raise
+    return raw, errors
+
+
+# A split run pays for a second process and for reading some files twice: worth it from about
+# this many files up (measured with bench/bench.py).
+SPLIT_MIN_FILES = 200
+
+
+def _processes(ws: Workspace, scope: list[str] | None, jobs: int | None) -> int:
+    if scope is not None or not hasattr(os, "fork"):
+        return 1  # named files are few: one process
+    if jobs is not None:
+        return min(jobs, 2)
+    if len(ws.shell_paths) + len(ws.yaml_paths) < SPLIT_MIN_FILES:
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return 2 if (cpus or 1) >= 2 else 1
 
 
 def _scope(root: Path, named: list[Path]) -> list[str] | None:

@@ -249,7 +249,7 @@ class Environment:
 
     def _caller_routes(self, path: str) -> list[StartPath]:
         routes: list[StartPath] = []
-        for call in self.calls.callers.get(path, []):
+        for call in self.calls.callers_of(path):
             top, command_node = call.caller, call.command.node
             while (
                 top.parent is not None

@@ -105,6 +105,7 @@ class Workspace:
         self._sources: dict[str, SourceText | None] = {}
         self._shell: dict[str, Script | None] = {}
         self._yaml: dict[str, YamlDocument | None] = {}
+        self.read_elsewhere: set[str] = set()  # by the second process of a split run
         self._discover()
 
     # -- discovery -------------------------------------------------------------------------------
@@ -164,8 +165,12 @@ class Workspace:
         return bool(_SHEBANG.match(head))
 
     @property
+    def read_paths(self) -> list[str]:
+        return list(self._sources)
+
+    @property
     def files_read(self) -> int:
-        return len(self._sources)
+        return len(self.read_elsewhere.union(self._sources))
 
     @property
     def paths(self) -> list[str]:

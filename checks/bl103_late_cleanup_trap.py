@@ -251,7 +251,7 @@ def _named_after_runner(command: Command) -> bool:
 @rule("BL103", "late-cleanup-trap", Severity.WARNING, tags=("shell", "resources"))
 def check(ctx: Context) -> Iterator[Finding]:
     calls = ctx.environment.calls
-    if ctx.scope is None:
+    if ctx.sees_everything:
         calls.callers  # noqa: B018 - one pass over every script answers is_sourced for all
     workflow_cleans = cancels_runner_jobs(ctx.ws)
     for path in ctx.in_scope(ctx.ws.shell_paths):

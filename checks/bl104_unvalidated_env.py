@@ -80,7 +80,7 @@ def _consumed(launch: Launch) -> list[tuple[str, Node]]:
 def check(ctx: Context) -> Iterator[Finding]:
     environment = ctx.environment
     layout = ctx.config.layout
-    if ctx.scope is None:
+    if ctx.sees_everything:
         environment.calls.callers  # noqa: B018 - one pass answers is_sourced for every script
     for path in ctx.in_scope(ctx.ws.shell_paths):
         if not any(path_matches(path, g) for g in layout.entrypoints):

@@ -1,0 +1,106 @@
+"""A whole-repository run split over two processes gives exactly what one process gives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from benchlint import split
+from benchlint.config import Config, load_config
+from benchlint.engine import Context, Result, RuleError, _run_rules, lint, select_rules
+from benchlint.finding import Finding
+from benchlint.registry import Rule
+from benchlint.workspace import Workspace
+from tests.conftest import TESTDATA, write_repo
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="a split run needs os.fork")
+
+
+def _report(result: Result) -> list[tuple[Any, ...]]:
+    return [
+        (f.rule, f.location, f.message, f.related, f.subject, f.fingerprint)
+        for f in result.findings
+    ] + [("failure", f.path, f.message) for f in result.failures]
+
+
+def _both(root: Path, config: Config) -> tuple[Result, Result]:
+    rules = select_rules(config, None, set())
+    return lint(root, config, rules, [root], jobs=1), lint(root, config, rules, [root], jobs=2)
+
+
+def test_example_repository_split_equals_one_process() -> None:
+    root = TESTDATA / "example"
+    one, two = _both(root, load_config(root / ".benchlint.toml"))
+    assert _report(two) == _report(one)
+    assert len(one.findings) > 20
+    assert two.files_read == one.files_read
+
+
+def _case_repos() -> list[Any]:
+    params = []
+    for path in sorted((TESTDATA / "cases").glob("BL*.yaml")):
+        data = YAML(typ="safe").load(path.read_text())
+        for case in data["cases"]:
+            if "named" not in case:  # named files always run in one process
+                params.append(pytest.param(case, id=f"{data['rule']}: {case['name']}"))
+    return params
+
+
+@pytest.mark.parametrize("case", _case_repos())
+def test_every_case_split_equals_one_process(case: dict[str, Any], tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo", case["files"], case.get("symlinks"))
+    one, two = _both(root, load_config(root / ".benchlint.toml"))
+    assert _report(two) == _report(one)
+    assert two.errors == one.errors
+
+
+def test_every_file_is_in_exactly_one_share() -> None:
+    ws = Workspace(TESTDATA / "example", load_config(TESTDATA / "example" / ".benchlint.toml"))
+    main, second = split.shares(ws)
+    assert not main & second
+    assert main | second == set(ws.shell_paths) | set(ws.yaml_paths)
+    assert set(ws.yaml_paths) <= main  # the YAML and the launchers go with the routes
+    assert "runners/launch_gb200-nv.sh" in main
+    assert second  # the other scripts are shared out
+
+
+def test_a_dying_second_process_costs_time_not_findings() -> None:
+    root = TESTDATA / "example"
+    config = load_config(root / ".benchlint.toml")
+    rules = select_rules(config, None, set())
+    parent = os.getpid()
+
+    def dies_in_the_child(
+        ctx: Context, chosen: list[Rule]
+    ) -> tuple[list[Finding], list[RuleError]]:
+        if os.getpid() != parent:
+            os._exit(3)
+        return _run_rules(ctx, chosen)
+
+    ws = Workspace(root, config)
+    assert split.run(ws, rules, dies_in_the_child) is None  # the caller then runs it all itself
+    one = lint(root, config, rules, [root], jobs=1)
+    assert one.findings
+
+
+def test_cli_jobs_option(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from benchlint.cli import main
+
+    root = TESTDATA / "example"
+    outputs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"report-{jobs}.json"
+        result = CliRunner().invoke(
+            main, ["--jobs", jobs, "--format", "json", "-o", str(out), str(root)]
+        )
+        assert result.exit_code == 1, result.output
+        outputs.append(out.read_text())
+    assert outputs[0] == outputs[1]
+    bad = CliRunner().invoke(main, ["--jobs", "3", str(root)])
+    assert bad.exit_code == 2
