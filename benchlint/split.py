@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import resource
 import signal
 import struct
 import sys
@@ -97,7 +98,8 @@ def run(
             if theirs is not None:
                 calls.use_facts(theirs + mine)
                 raw, errors = run_rules(ctx, rules)
-                _send(up_write, (raw, errors, list(ws.failures.values()), ws.read_paths))
+                peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                _send(up_write, (raw, errors, list(ws.failures.values()), ws.read_paths, peak))
                 code = 0
         finally:
             os._exit(code)
@@ -129,10 +131,11 @@ def run(
         os.waitpid(pid, 0)
     if result is None:
         return None
-    other_raw, other_errors, failures, read = result
+    other_raw, other_errors, failures, read, peak = result
     for failure in failures:
         ws.failures.setdefault(failure.path, failure)
     ws.read_elsewhere.update(read)
+    ws.other_peak_kib = peak
     order = {rule.id: i for i, rule in enumerate(rules)}
     merged = sorted([*raw, *other_raw], key=lambda f: order.get(f.rule, len(order)))
     merged_errors = sorted([*errors, *other_errors], key=lambda e: order.get(e.rule, len(order)))

@@ -106,6 +106,7 @@ class Workspace:
         self._shell: dict[str, Script | None] = {}
         self._yaml: dict[str, YamlDocument | None] = {}
         self.read_elsewhere: set[str] = set()  # by the second process of a split run
+        self.other_peak_kib = 0  # the peak memory of that process
         self._discover()
 
     # -- discovery -------------------------------------------------------------------------------

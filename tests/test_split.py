@@ -104,3 +104,20 @@ def test_cli_jobs_option(tmp_path: Path) -> None:
     assert outputs[0] == outputs[1]
     bad = CliRunner().invoke(main, ["--jobs", "3", str(root)])
     assert bad.exit_code == 2
+
+
+def test_statistics_count_findings_per_rule_and_both_processes_memory(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from benchlint.cli import main
+
+    root = TESTDATA / "example"
+    for jobs, second in (("1", False), ("2", True)):
+        result = CliRunner().invoke(
+            main, ["--jobs", jobs, "--statistics", "-o", str(tmp_path / "out.txt"), str(root)]
+        )
+        lines = result.stderr.splitlines()
+        assert lines[5].split() == ["BL201", "recipe-value-overridden", "2"]
+        assert lines[14].startswith("findings 22, files read ")
+        assert lines[15].startswith("peak memory ")
+        assert ("in the second process" in lines[15]) is second
