@@ -2,7 +2,7 @@
 
 Building the shell and YAML models is most of a run, and it is per file, so the files are split:
 the main process takes every YAML file, the launchers and the routes through them (the wiring
-rules), the second process takes most of the other shell scripts. The one fact a file's rules
+rules), the second process every other shell script. The one fact a file's rules
 need from files the other process reads is who runs or sources it, so the processes first build
 their own scripts and exchange their calls (file names only), then run every rule on their share.
 Whatever else a rule needs from the other share (a sourced library, the script that runs this one)
@@ -36,39 +36,17 @@ if TYPE_CHECKING:
 
     RunRules = Callable[[Context, list[Rule]], tuple[list[Finding], list[RuleError]]]
 
-# The share of the non-launcher shell bytes the second process takes: the main process also has
-# the YAML and the routes (measured with bench/bench.py on InferenceX's shape).
-SECOND_SHARE = 0.9
 _HEADER = struct.Struct("<Q")
 
 
 def shares(ws: Workspace) -> tuple[frozenset[str], frozenset[str]]:
-    """(main, second): every linted file in exactly one."""
+    """(main, second): the YAML files and the launchers, and the other shell scripts. Giving the
+    main process some of the other scripts too did not make runs faster (bench/bench.py and
+    InferenceX): the routes it simulates are the longer half already."""
     wiring = Wiring(ws)
-    main = set(ws.yaml_paths)
-    rest: list[tuple[str, int]] = []
-    for path in ws.shell_paths:
-        if wiring.is_launcher(path):
-            main.add(path)
-        else:
-            rest.append((path, _size(ws, path)))
-    budget = SECOND_SHARE * sum(size for _, size in rest)
-    second: set[str] = set()
-    taken = 0
-    for path, size in rest:
-        if taken < budget:
-            second.add(path)
-            taken += size
-        else:
-            main.add(path)
-    return frozenset(main), frozenset(second)
-
-
-def _size(ws: Workspace, path: str) -> int:
-    try:
-        return (ws.root / path).lstat().st_size
-    except OSError:
-        return 0
+    launchers = {p for p in ws.shell_paths if wiring.is_launcher(p)}
+    main = frozenset(ws.yaml_paths) | launchers
+    return main, frozenset(p for p in ws.shell_paths if p not in launchers)
 
 
 def run(
