@@ -26,6 +26,7 @@ from ruamel.yaml.events import (
     StreamEndEvent,
 )
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from ruamel.yaml.scanner import ScannerError
 
 from benchlint.finding import Span
 from benchlint.source import SourceText
@@ -170,8 +171,13 @@ class YamlDocument:
         return self.documents[0] if self.documents else None
 
     def walk(self) -> Iterator[YNode]:
+        return self.nodes(self.documents)
+
+    @staticmethod
+    def nodes(documents: list[YNode]) -> Iterator[YNode]:
+        """Every node once (an aliased one too), depth first in document order."""
         seen: set[int] = set()
-        stack = list(reversed(self.documents))
+        stack = list(reversed(documents))
         while stack:
             node = stack.pop()
             if id(node) in seen:
@@ -219,7 +225,7 @@ def parse_yaml(file: SourceText) -> YamlDocument:
     """Compose every document of the file, or raise YamlError with the problem's position."""
     repeats: list[YNode] = []
     try:
-        built = _build_fast(file.text, repeats)
+        built = _build_colons(file.text, repeats)
     except DepthError:
         raise
     except (YAMLError, UnicodeError, ValueError):
@@ -239,6 +245,45 @@ def parse_yaml(file: SourceText) -> YamlDocument:
         raise YamlError(message, Span(1, 1, 1, 1)) from None
     memo: dict[int, YNode] = {}
     return YamlDocument(file, [_convert(node, memo) for node in raw])
+
+
+_MAX_COLONS = 64
+
+
+def _build_colons(text: str, repeats: list[YNode]) -> list[YNode] | None:
+    """`_build_fast`, also for YAML 1.2 flow scalars with a colon inside (`{ image: a/b:tag }`),
+    which libyaml rejects: each such colon is swapped for a character the file does not use (one
+    character for one, so every position stays), and swapped back in the scalars built."""
+    placeholder = ""
+    for _ in range(_MAX_COLONS):
+        try:
+            built = _build_fast(text, repeats)
+        except ScannerError as exc:
+            mark = exc.problem_mark
+            index = mark.index if mark is not None else -1
+            after = text[index + 1 : index + 2]
+            if exc.problem != "found unexpected ':'" or text[index : index + 1] != ":":
+                raise
+            if not after or after in " \t\r\n,[]{}":
+                raise  # a colon YAML 1.2 does not read as part of a scalar either
+            placeholder = placeholder or _unused_character(text)
+            text = text[:index] + placeholder + text[index + 1 :]
+            repeats.clear()
+            continue
+        if placeholder and built is not None:
+            for node in YamlDocument.nodes(built):
+                if node.kind == "scalar" and placeholder in node.value:
+                    node.value = node.value.replace(placeholder, ":")
+        return built
+    raise YAMLError(f"more than {_MAX_COLONS} colons in flow scalars")
+
+
+def _unused_character(text: str) -> str:
+    """A private-use character (printable for libyaml) that the text does not contain."""
+    for code in range(0xE000, 0xF900):
+        if chr(code) not in text:
+            return chr(code)
+    raise YAMLError("no unused character")
 
 
 def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
