@@ -134,6 +134,7 @@ class Wiring:
         self.layout = ws.config.layout
         self._launchers: dict[str, LauncherModel | None] = {}
         self._pair_routes: dict[int, list[Route]] = {}
+        self._leaves: dict[int, Leaves] = {}  # of the workspace's recipes, as simulations compare
         self._effective: dict[tuple[int, str], Effective | None] = {}
 
     # The master configs, runners.yaml and workflows are read when first asked for: a process
@@ -331,7 +332,7 @@ class Wiring:
         applying = [r for r, holds in decisions if holds is not False]
         key = (id(route.launcher), recipe.path + repr([(id(r), h) for r, h in decisions]))
         if key not in self._effective:
-            self._effective[key] = _simulate(document, applying, route)
+            self._effective[key] = _simulate(document, applying, route, self._leaves)
         return self._effective[key]
 
 
@@ -413,7 +414,9 @@ def _scalar_text(node: YNode | None) -> str | None:
     return node.value if node is not None and node.is_scalar else None
 
 
-def _simulate(document: YamlDocument, rewrites: list[Rewrite], route: Route) -> Effective:
+def _simulate(
+    document: YamlDocument, rewrites: list[Rewrite], route: Route, cache: dict[int, Leaves]
+) -> Effective:
     """Apply the rewrites in order; each change remembers every rewrite that touched its key.
 
     A rewrite guarded by `grep -q PATTERN "$CONFIG_PATH"` is decided on the text as it is then.
@@ -444,12 +447,12 @@ def _simulate(document: YamlDocument, rewrites: list[Rewrite], route: Route) -> 
         text = new_text
         new_document = _parse(document.path, text)
         if current is not None and new_document is not None:
-            for change in _diff(current, new_document):
+            for change in _diff(current, new_document, cache if current is document else None):
                 touched.setdefault(change.path, []).append(rewrite)
         current = new_document
     changes = []
     if current is not None and applied:
-        for change in _diff(document, current):
+        for change in _diff(document, current, cache):
             change.rewrites = touched.get(change.path, applied[-1:])
             changes.append(change)
     return Effective(document, text, current, applied, assumed, errors, changes)
@@ -518,8 +521,24 @@ def _leaves(
     return found
 
 
-def _diff(old: YamlDocument, new: YamlDocument) -> list[Change]:
-    before = _leaves(old.root)
+Leaves = dict[tuple[str, ...], tuple[YNode | None, YNode]]
+
+
+def _document_leaves(document: YamlDocument, cache: dict[int, Leaves] | None) -> Leaves:
+    """`_leaves` of a document, once per document when given a cache (documents that live as
+    long as the cache): a recipe is compared on every route to it."""
+    if cache is None:
+        return _leaves(document.root)
+    if id(document) not in cache:
+        cache[id(document)] = _leaves(document.root)
+    return cache[id(document)]
+
+
+def _diff(
+    old: YamlDocument, new: YamlDocument, cache: dict[int, Leaves] | None = None
+) -> list[Change]:
+    """What changed from `old` to `new`; `cache` keeps the leaves of `old` (a workspace file)."""
+    before = _document_leaves(old, cache)
     after = _leaves(new.root)
     changes: list[Change] = []
     for path, (key, value) in before.items():
