@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from benchlint import __version__
+from benchlint.cache import Cache
 from benchlint.config import Config, ConfigError, find_config, find_root, load_config
 from benchlint.engine import Context, Result, lint, select_rules
 from benchlint.explain import ExplainError, explain, render_json, render_text
@@ -123,6 +124,12 @@ def _setup(
     "--statistics", is_flag=True, help="Print findings per rule, files read and time to stderr."
 )
 @click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Neither read nor write the cache of master-config entries (safe to delete: "
+    "~/.cache/benchlint).",
+)
+@click.option(
     "--jobs",
     "-j",
     type=click.IntRange(1, 2),
@@ -142,6 +149,7 @@ def lint_command(
     baseline: Path | None,
     show_unused_suppressions: bool,
     statistics: bool,
+    no_cache: bool,
     jobs: int | None,
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
@@ -180,6 +188,7 @@ def lint_command(
             fail_on,
             exit_zero,
             jobs,
+            None if no_cache else Cache.default(),
         )
     finally:
         gc.enable()
@@ -199,8 +208,9 @@ def _lint_and_report(
     fail_on: str | None,
     exit_zero: bool,
     jobs: int | None,
+    cache: Cache | None,
 ) -> None:
-    result = lint(root, config, rules, named, jobs)
+    result = lint(root, config, rules, named, jobs, cache)
     result.findings = [f for f in result.findings if f.fingerprint not in known]
     report = renderer(output_format)(result)
     if output is not None:

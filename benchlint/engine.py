@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from benchlint.cache import Cache
 from benchlint.config import Config
 from benchlint.environment import Environment
 from benchlint.finding import Finding, Location, Severity
@@ -183,11 +184,16 @@ def select_rules(config: Config, select: set[str] | None, ignore: set[str]) -> l
 
 
 def lint(
-    root: Path, config: Config, rules: list[Rule], named: list[Path], jobs: int | None = 1
+    root: Path,
+    config: Config,
+    rules: list[Rule],
+    named: list[Path],
+    jobs: int | None = 1,
+    cache: Cache | None = None,
 ) -> Result:
     """One run. `jobs`: processes (None: two for a whole repository of some size on a machine
-    with two CPUs or more, else one)."""
-    ws = Workspace(root, config)
+    with two CPUs or more, else one). `cache`: facts kept between runs (None: none)."""
+    ws = Workspace(root, config, cache)
     scope = _scope(root, named)
     outcome = None
     if _processes(ws, scope, jobs) > 1:

@@ -13,8 +13,9 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
-from benchlint.finding import Location
+from benchlint.finding import Location, Span
 from benchlint.launcher import LauncherModel, Overlay, Rewrite
 from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Probe, guards_hold
@@ -163,13 +164,29 @@ class Wiring:
     def _entries(self) -> list[Entry]:
         entries: list[Entry] = []
         for path in self.ws.glob(self.layout.master_configs):
-            document = self.ws.yaml(path)
-            root = document.root if document is not None else None
-            if root is None or not root.is_map:
-                continue
-            for key, node in root.pairs:
-                if key.is_scalar and node.is_map:
-                    entries.append(_entry(path, key, node))
+            entries.extend(self._master_entries(path))
+        return entries
+
+    def _master_entries(self, path: str) -> list[Entry]:
+        """The entries of one master config; from the cache when its content was seen before
+        (parsing a 10,000-line master config is the largest cost of linting one launcher)."""
+        cache = self.ws.cache
+        source = self.ws.source(path) if cache is not None else None
+        data = source.data if source is not None else b""
+        if cache is not None and source is not None:
+            stored = cache.get("entries", path, data)
+            if stored is not None:
+                try:
+                    return [_decode_entry(path, e) for e in stored]
+                except (TypeError, ValueError):  # not what this code wrote: parse instead
+                    pass
+        document = self.ws.yaml(path)
+        root = document.root if document is not None else None
+        if root is None or not root.is_map:
+            return []
+        entries = [_entry(path, k, n) for k, n in root.pairs if k.is_scalar and n.is_map]
+        if cache is not None and source is not None:
+            cache.put("entries", path, data, [_encode_entry(e) for e in entries])
         return entries
 
     def _labels(self) -> tuple[dict[str, list[str]], dict[str, Location]]:
@@ -407,6 +424,50 @@ def _entry(path: str, key: YNode, node: YNode) -> Entry:
                                 name.strip(), value.strip(), Location(path, setting.span)
                             )
                 entry.elements.append(element)
+    return entry
+
+
+def _encode_entry(entry: Entry) -> tuple[Any, ...]:
+    """An entry as plain data for the cache (its path is the key's)."""
+    return (
+        entry.name,
+        tuple(entry.location.span),
+        entry.fields,
+        entry.runner,
+        tuple(entry.runner_location.span) if entry.runner_location is not None else None,
+        entry.multinode,
+        [
+            (
+                e.scenario,
+                e.label,
+                tuple(e.location.span),
+                e.isl,
+                e.osl,
+                [(s.name, s.value, tuple(s.location.span)) for s in e.settings.values()],
+            )
+            for e in entry.elements
+        ],
+    )
+
+
+def _decode_entry(path: str, data: tuple[Any, ...]) -> Entry:
+    name, span, fields, runner, runner_span, multinode, elements = data
+    entry = Entry(
+        name,
+        path,
+        Location(path, Span(*span)),
+        fields,
+        runner,
+        Location(path, Span(*runner_span)) if runner_span is not None else None,
+        multinode,
+    )
+    for scenario, label, element_span, isl, osl, settings in elements:
+        element = Element(entry, scenario, label, Location(path, Span(*element_span)), isl, osl)
+        for setting_name, value, setting_span in settings:
+            element.settings[setting_name] = Setting(
+                setting_name, value, Location(path, Span(*setting_span))
+            )
+        entry.elements.append(element)
     return entry
 
 

@@ -15,6 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchlint.cache import Cache
 from benchlint.config import Config
 from benchlint.finding import Span
 from benchlint.shell.model import Script, parse_file
@@ -94,9 +95,10 @@ class Failure:
 
 
 class Workspace:
-    def __init__(self, root: Path, config: Config) -> None:
+    def __init__(self, root: Path, config: Config, cache: Cache | None = None) -> None:
         self.root = root.resolve()
         self.config = config
+        self.cache = cache  # facts kept between runs (None: none)
         self.failures: dict[str, Failure] = {}
         self.shell_paths: list[str] = []
         self.yaml_paths: list[str] = []

@@ -49,3 +49,11 @@ def repo(tmp_path: Path):  # type: ignore[no-untyped-def]
         return write_repo(tmp_path / "repo", files, symlinks)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs started by the tests (the CLI, pre-commit) keep their cache in a temporary folder."""
+    monkeypatch.setenv("BENCHLINT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
