@@ -327,7 +327,8 @@ def _recipe_variables(script: Script) -> set[str]:
             value = assignment.value
             if value is None or assignment.name in names:
                 continue
-            if reads.search(value.value):
+            # the raw text first: quote removal is dear, and keeps `$NAME` and `${NAME` as written
+            if reads.search(value.text) and reads.search(value.value):
                 names.add(assignment.name)
                 changed = True
     return names
