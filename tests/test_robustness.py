@@ -73,3 +73,45 @@ def test_deep_yaml_is_reported_not_crashed(tmp_path: Path) -> None:
     result = run_lint(root)
     assert positions(result, "BL001") == ["deep.yaml:1:1"]
     assert "nested too deeply" in result.findings[0].message
+
+
+def test_hostile_files_in_a_split_run(tmp_path: Path) -> None:
+    """The same hostile files, linted by two processes: the same BL001 findings and unparsed
+    files as one process, nothing lost."""
+    from benchlint.config import Config
+    from benchlint.engine import lint, select_rules
+
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "ok.sh": BAD_LOCK,
+            "broken.yaml": "a: [1, 2\n",
+            "deep.yaml": "a: " + "[" * 2000 + "]" * 2000 + "\n",
+            "runners/launch_x.sh": BAD_LOCK,
+            "benchmarks/bad.sh": "if then fi\n",
+        },
+    )
+    (root / "blob.sh").write_bytes(b"\x7fELF\x00\x00\x01binary")
+    (root / "loop_a.sh").symlink_to("loop_b.sh")
+    (root / "loop_b.sh").symlink_to("loop_a.sh")
+    os.mkfifo(root / "pipe.yaml")
+    rules = select_rules(Config(), None, set())
+    one = lint(root, Config(), rules, [root], jobs=1)
+    two = lint(root, Config(), rules, [root], jobs=2)
+    assert [(f.rule, f.location, f.message) for f in two.findings] == [
+        (f.rule, f.location, f.message) for f in one.findings
+    ]
+    assert [(f.path, f.message) for f in two.failures] == [
+        (f.path, f.message) for f in one.failures
+    ]
+    assert set(_messages(two)) == {
+        "blob.sh",
+        "broken.yaml",
+        "deep.yaml",
+        "loop_a.sh",
+        "loop_b.sh",
+        "pipe.yaml",
+        "benchmarks/bad.sh",
+    }
+    assert positions(two, "BL102") == ["ok.sh:2:1", "runners/launch_x.sh:2:1"]
+    assert not two.errors
