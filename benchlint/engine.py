@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -260,6 +261,8 @@ def _processes(ws: Workspace, scope: list[str] | None, jobs: int | None) -> int:
         return min(jobs, 2)
     if len(ws.shell_paths) + len(ws.yaml_paths) < SPLIT_MIN_FILES:
         return 1
+    if not sys.platform.startswith("linux"):
+        return 1  # by default only where fork is the platform's own way (macOS prefers spawn)
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return 2 if (cpus or 1) >= 2 else 1
 
