@@ -133,7 +133,7 @@ def _setup(
     "--jobs",
     "-j",
     type=click.IntRange(1, 2),
-    help="Processes for a whole-repository run [default: 2 with 2 CPUs and 200 files or more].",
+    help="Processes for a whole-repository run [default: 2 on Linux with 2 CPUs and 200 files].",
 )
 def lint_command(
     paths: tuple[Path, ...],
