@@ -488,6 +488,9 @@ def _simulate(
     errors: list[tuple[Rewrite, str]] = []
     current: YamlDocument | None = document
     touched: dict[tuple[str, ...], list[Rewrite]] = {}
+    # the leaves of the original and of the current text, each computed once
+    original: Leaves | None = None
+    leaves: Leaves | None = None
     for rewrite in rewrites:
         holds = route.holds(rewrite.command, route.launcher.grep_probe(text))
         if holds is False:
@@ -504,16 +507,19 @@ def _simulate(
             continue
         if new_text == text:
             continue
+        if not applied:
+            original = leaves = _document_leaves(document, cache)
         applied.append(rewrite)
         text = new_text
         new_document = _parse(document.path, text)
-        if current is not None and new_document is not None:
-            for change in _diff(current, new_document, cache if current is document else None):
+        new_leaves = _leaves(new_document.root) if new_document is not None else None
+        if leaves is not None and new_leaves is not None:
+            for change in _diff(leaves, new_leaves):
                 touched.setdefault(change.path, []).append(rewrite)
-        current = new_document
+        current, leaves = new_document, new_leaves
     changes = []
-    if current is not None and applied:
-        for change in _diff(document, current, cache):
+    if original is not None and leaves is not None:
+        for change in _diff(original, leaves):
             change.rewrites = touched.get(change.path, applied[-1:])
             changes.append(change)
     return Effective(document, text, current, applied, assumed, errors, changes)
@@ -585,22 +591,16 @@ def _leaves(
 Leaves = dict[tuple[str, ...], tuple[YNode | None, YNode]]
 
 
-def _document_leaves(document: YamlDocument, cache: dict[int, Leaves] | None) -> Leaves:
-    """`_leaves` of a document, once per document when given a cache (documents that live as
-    long as the cache): a recipe is compared on every route to it."""
-    if cache is None:
-        return _leaves(document.root)
+def _document_leaves(document: YamlDocument, cache: dict[int, Leaves]) -> Leaves:
+    """`_leaves` of a workspace recipe, once (the cache lives as long as its documents): a
+    recipe is compared on every route to it."""
     if id(document) not in cache:
         cache[id(document)] = _leaves(document.root)
     return cache[id(document)]
 
 
-def _diff(
-    old: YamlDocument, new: YamlDocument, cache: dict[int, Leaves] | None = None
-) -> list[Change]:
-    """What changed from `old` to `new`; `cache` keeps the leaves of `old` (a workspace file)."""
-    before = _document_leaves(old, cache)
-    after = _leaves(new.root)
+def _diff(before: Leaves, after: Leaves) -> list[Change]:
+    """What changed from one document's leaves to another's."""
     changes: list[Change] = []
     for path, (key, value) in before.items():
         if path not in after:
