@@ -1,13 +1,13 @@
 """A whole-repository run in two processes, one per core.
 
 Building the shell and YAML models is most of a run, and it is per file, so the files are split:
-the main process takes every YAML file, the launchers and the routes through them (the wiring
-rules), the second process every other shell script. The one fact a file's rules
-need from files the other process reads is who runs or sources it, so the processes first build
-their own scripts and exchange their calls (file names only), then run every rule on their share.
-Whatever else a rule needs from the other share (a sourced library, the script that runs this one)
-it reads again itself. The second process is forked before any model exists, so nothing is
-shared copy-on-write that either would write to.
+the main process takes the launchers, the YAML files and the routes through them (the wiring
+rules), the second process every other shell script and the recipes no route reaches. The one
+fact a file's rules need from files the other process reads is who runs or sources it, so the
+processes first build their own scripts and exchange their calls (file names only), then run
+every rule on their share. Whatever else a rule needs from the other share (a sourced library,
+the script that runs this one) it reads again itself. The second process is forked before any
+model exists, so nothing is shared copy-on-write that either would write to.
 
 The second process sends its findings, rule errors, unparsed files and the paths it read back
 through a pipe. If it dies, its share is lost and the caller runs everything in one process.
@@ -71,9 +71,11 @@ def run(
             calls = ctx.environment.calls
             mine = calls.facts([p for p in ws.shell_paths if p in second_share])
             sending = _send_later(up_write, mine)
-            theirs = _receive(down_read)
+            message = _receive(down_read)
             sending.join()
-            if theirs is not None:
+            if message is not None:
+                theirs, given = message
+                ctx.share = second_share | given
                 calls.use_facts(theirs + mine)
                 raw, errors = run_rules(ctx, rules)
                 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -88,10 +90,12 @@ def run(
         calls = ctx.environment.calls
         try:
             mine = calls.facts([p for p in ws.shell_paths if p in main_share])
+            given = unrouted_recipes(ctx)
         except Exception:  # a model bug: the one-process run reports it where a rule meets it
             os.kill(pid, signal.SIGKILL)
             return None
-        sending = _send_later(down_write, mine)
+        ctx.share = main_share - given
+        sending = _send_later(down_write, (mine, given))
         # while the second process builds its scripts; an error here is reported by the rule
         # that needs the same thing
         with contextlib.suppress(Exception):
@@ -118,6 +122,20 @@ def run(
     merged = sorted([*raw, *other_raw], key=lambda f: order.get(f.rule, len(order)))
     merged_errors = sorted([*errors, *other_errors], key=lambda e: order.get(e.rule, len(order)))
     return merged, merged_errors
+
+
+def unrouted_recipes(ctx: Context) -> frozenset[str]:
+    """The recipes no route reaches: only file-local rules read them, so the second process can
+    take them (on InferenceX more than half the YAML, by size)."""
+    wiring = ctx.wiring
+    routed = {
+        recipe.path
+        for route in ctx.routes()
+        for recipe in (wiring.recipe(route, v) for v in ("CONFIG_FILE", "EVAL_CONFIG_FILE"))
+        if recipe is not None and recipe.path is not None
+    }
+    roots = tuple(root.rstrip("/") + "/" for root in ctx.config.layout.recipe_roots)
+    return frozenset(p for p in ctx.ws.yaml_paths if p.startswith(roots) and p not in routed)
 
 
 def _prepare(ctx: Context) -> None:

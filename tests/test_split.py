@@ -68,6 +68,17 @@ def test_every_file_is_in_exactly_one_share() -> None:
     assert second  # the other scripts are shared out
 
 
+def test_recipes_no_route_reaches_go_to_the_second_process() -> None:
+    ws = Workspace(TESTDATA / "example", load_config(TESTDATA / "example" / ".benchlint.toml"))
+    recipes = "benchmarks/multi_node/srt-slurm-recipes/"
+    assert split.unrouted_recipes(Context(ws)) == {
+        recipes + "sglang/glm5/agg-tools.yaml",
+        recipes + "sglang/glm5/broken.yaml",  # its BL001 then comes from the second process
+        recipes + "vllm/kimi/agg-agentic.yaml",  # run by a script, not routed by the wiring
+        recipes + "vllm/kimi/agg-vllm-frontend.yaml",
+    }
+
+
 def test_a_dying_second_process_costs_time_not_findings() -> None:
     root = TESTDATA / "example"
     config = load_config(root / ".benchlint.toml")
