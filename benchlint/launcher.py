@@ -114,8 +114,14 @@ class LauncherModel:
         overwritten: set[str] = set()
         defaulted: set[str] = set()
         for assignment in self.script.assignments:
-            value = assignment.value.value if assignment.value is not None else ""
-            keeps = re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", value)
+            word = assignment.value
+            # `${NAME` is in the text as written whenever the value is `${NAME:-d}`: most
+            # values need no quote removal to tell
+            keeps = (
+                word is not None
+                and "${" + assignment.name in word.text
+                and re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", word.value)
+            )
             (defaulted if keeps else overwritten).add(assignment.name)
         return overwritten, defaulted - overwritten
 
