@@ -9,6 +9,8 @@ import gc
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -19,7 +21,7 @@ from benchlint.config import Config, ConfigError, find_config, find_root, load_c
 from benchlint.engine import Context, Result, lint, select_rules
 from benchlint.explain import ExplainError, explain, render_json, render_text
 from benchlint.finding import Severity
-from benchlint.registry import Rule, all_rules, expand_selectors, get_rule
+from benchlint.registry import all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS, renderer
 from benchlint.suppress import baseline_fingerprints
 from benchlint.workspace import Workspace
@@ -170,72 +172,45 @@ def lint_command(
         except ValueError as exc:
             _fail(str(exc))
     rules = select_rules(config, chosen, dropped)
-    # The models live as long as the run and hold few cycles: collecting while they are built,
-    # or while the report is rendered, costs more than half the run on a large repository.
+    with _collector_paused():
+        result = lint(root, config, rules, named, jobs, None if no_cache else Cache.default())
+        result.findings = [f for f in result.findings if f.fingerprint not in known]
+        report = renderer(output_format)(result)
+        if output is not None:
+            try:
+                output.write_text(report, encoding="utf-8")
+            except OSError as exc:
+                _fail(f"{output}: cannot be written: {exc.strerror}")
+        else:
+            click.echo(report, nl=False)
+        if show_unused_suppressions:
+            for suppression in result.unused_suppressions:
+                click.echo(
+                    f"{suppression.path}:{suppression.line}: unused suppression "
+                    f"{','.join(suppression.rules)}",
+                    err=True,
+                )
+        if statistics:
+            _print_statistics(result, time.perf_counter() - started)
+        if result.errors:
+            for error in result.errors:
+                click.echo(f"benchlint: internal error in {error.rule}: {error.message}", err=True)
+            sys.exit(EXIT_ERROR)
+        threshold = Severity(fail_on) if fail_on else config.fail_on
+        failing = [f for f in result.findings if result.severity(f).rank >= threshold.rank]
+        sys.exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The models live as long as the run and hold few cycles: collecting while they are built,
+    or while the report is rendered, costs more than half the run on a large repository. Kept
+    off to the exit: the first collection after it is back on walks every object of the run."""
     gc.disable()
     try:
-        _lint_and_report(
-            root,
-            config,
-            rules,
-            named,
-            known,
-            output_format,
-            output,
-            show_unused_suppressions,
-            statistics,
-            started,
-            fail_on,
-            exit_zero,
-            jobs,
-            None if no_cache else Cache.default(),
-        )
+        yield
     finally:
         gc.enable()
-
-
-def _lint_and_report(
-    root: Path,
-    config: Config,
-    rules: list[Rule],
-    named: list[Path],
-    known: set[str],
-    output_format: str,
-    output: Path | None,
-    show_unused_suppressions: bool,
-    statistics: bool,
-    started: float,
-    fail_on: str | None,
-    exit_zero: bool,
-    jobs: int | None,
-    cache: Cache | None,
-) -> None:
-    result = lint(root, config, rules, named, jobs, cache)
-    result.findings = [f for f in result.findings if f.fingerprint not in known]
-    report = renderer(output_format)(result)
-    if output is not None:
-        try:
-            output.write_text(report, encoding="utf-8")
-        except OSError as exc:
-            _fail(f"{output}: cannot be written: {exc.strerror}")
-    else:
-        click.echo(report, nl=False)
-    if show_unused_suppressions:
-        for suppression in result.unused_suppressions:
-            click.echo(
-                f"{suppression.path}:{suppression.line}: unused suppression "
-                f"{','.join(suppression.rules)}",
-                err=True,
-            )
-    if statistics:
-        _print_statistics(result, time.perf_counter() - started)
-    if result.errors:
-        for error in result.errors:
-            click.echo(f"benchlint: internal error in {error.rule}: {error.message}", err=True)
-        sys.exit(EXIT_ERROR)
-    threshold = Severity(fail_on) if fail_on else config.fail_on
-    failing = [f for f in result.findings if result.severity(f).rank >= threshold.rank]
-    sys.exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
 
 
 def _print_statistics(result: Result, seconds: float) -> None:
