@@ -52,12 +52,20 @@ from benchlint.recipe import backend_type, benchmark_script, frontend_type, sets
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Script, Word
 
-_URL = re.compile(r"https?://([^/\s\"']*)(/[^\s\"'?#]*)")
+_URL_START = r"https?://"
+_URL = re.compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
+# metric name prefix -> what may follow it
+_METRIC_FAMILIES = {
+    "vllm:": "[a-z0-9_:]+",
+    "sglang:": "[a-z0-9_:]+",
+    "dynamo_frontend_": "[a-z0-9_]+",
+}
 _METRIC = re.compile(
-    r"(?<![A-Za-z0-9_])(vllm:[a-z0-9_:]+|sglang:[a-z0-9_:]+|dynamo_frontend_[a-z0-9_]+)"
+    r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(k) + v for k, v in _METRIC_FAMILIES.items()) + ")"
 )
 _HEALTH_FLAGS = ("--health-endpoint", "--health-path", "--health-check-path")
-_MAY_PROBE = re.compile(r"https?://|--health-|vllm:|sglang:|dynamo_frontend_")
+# a file with none of these holds no probe (tested once, before its words are looked at)
+_MAY_PROBE = re.compile("|".join([_URL_START, *_HEALTH_FLAGS, *_METRIC_FAMILIES]))
 _SERVER_TYPE = re.compile(r"FRAMEWORK|BACKEND|FRONTEND|ENGINE|SERVER_TYPE|_TYPE\b", re.I)
 DEFAULT_PORTS = {"vllm": "8000", "sglang": "30000", "sglang_router": "30000", "dynamo": "8000"}
 NAMES = {
