@@ -79,7 +79,7 @@ def test_recipes_no_route_reaches_go_to_the_second_process() -> None:
     }
 
 
-def test_a_dying_second_process_costs_time_not_findings() -> None:
+def test_a_dying_second_process_costs_time_not_findings(monkeypatch: pytest.MonkeyPatch) -> None:
     root = TESTDATA / "example"
     config = load_config(root / ".benchlint.toml")
     rules = select_rules(config, None, set())
@@ -93,9 +93,13 @@ def test_a_dying_second_process_costs_time_not_findings() -> None:
         return _run_rules(ctx, chosen)
 
     ws = Workspace(root, config)
-    assert split.run(ws, rules, dies_in_the_child) is None  # the caller then runs it all itself
+    assert split.run(ws, rules, dies_in_the_child) is None
     one = lint(root, config, rules, [root], jobs=1)
-    assert one.findings
+    # lint itself: the second process dies, the main one runs everything alone
+    monkeypatch.setattr("benchlint.engine._run_rules", dies_in_the_child)
+    two = lint(root, config, rules, [root], jobs=2)
+    assert _report(two) == _report(one)
+    assert len(one.findings) > 20
 
 
 def test_cli_jobs_option(tmp_path: Path) -> None:
