@@ -295,7 +295,8 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
         warnings.simplefilter("ignore")
         parser = _CParser(text)
     documents: list[YNode] = []
-    # one frame per open collection: [node, its pairs or items, pending key (maps), is a map]
+    # one frame per open collection: what was current when it opened (the enclosing
+    # collection's children, whether that is a map, its pending key), then the open node
     stack: list[list[Any]] = []
     anchors: dict[str, YNode] = {}
     children: list[Any] = documents
