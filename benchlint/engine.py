@@ -13,6 +13,7 @@ from benchlint.cache import Cache
 from benchlint.config import Config
 from benchlint.environment import Environment
 from benchlint.finding import Finding, Location, Severity
+from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import Rule, all_rules
 from benchlint.shell.model import Script
 from benchlint.source import SourceText
@@ -105,8 +106,7 @@ class Context:
         return [*chosen, *others]
 
     def _recipes(self, route: Route) -> list[str]:
-        found = (self.wiring.recipe(route, v) for v in ("CONFIG_FILE", "EVAL_CONFIG_FILE"))
-        return [r.path for r in found if r is not None and r.path is not None]
+        return [r.path for r in self.wiring.recipes(route) if r.path is not None]
 
     def _reaching(self, index: int, recipes: set[str]) -> list[Route]:
         """The routes of a pair, if any can reach one of these recipes; else none, without
@@ -119,7 +119,7 @@ class Context:
         settings = (
             s
             for element in entry.elements
-            for s in (element.settings.get(v) for v in ("CONFIG_FILE", "EVAL_CONFIG_FILE"))
+            for s in (element.settings.get(v) for v in RECIPE_VARIABLES)
             if s is not None
         )
         if any(s.value.split(":", 1)[0].rsplit("/", 1)[-1] in names for s in settings) or any(

@@ -127,13 +127,7 @@ def run(
 def unrouted_recipes(ctx: Context) -> frozenset[str]:
     """The recipes no route reaches: only file-local rules read them, so the second process can
     take them (on InferenceX more than half the YAML, by size)."""
-    wiring = ctx.wiring
-    routed = {
-        recipe.path
-        for route in ctx.routes()
-        for recipe in (wiring.recipe(route, v) for v in ("CONFIG_FILE", "EVAL_CONFIG_FILE"))
-        if recipe is not None and recipe.path is not None
-    }
+    routed = {r.path for route in ctx.routes() for r in ctx.wiring.recipes(route) if r.path}
     roots = tuple(root.rstrip("/") + "/" for root in ctx.config.layout.recipe_roots)
     return frozenset(p for p in ctx.ws.yaml_paths if p.startswith(roots) and p not in routed)
 
@@ -144,10 +138,8 @@ def _prepare(ctx: Context) -> None:
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         ctx.ws.yaml(path)
     for route in ctx.routes():
-        for variable in ("CONFIG_FILE", "EVAL_CONFIG_FILE"):
-            recipe = ctx.wiring.recipe(route, variable)
-            if recipe is not None:
-                ctx.wiring.effective(route, recipe)
+        for recipe in ctx.wiring.recipes(route):
+            ctx.wiring.effective(route, recipe)
 
 
 def _send_later(fd: int, message: object) -> threading.Thread:

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from benchlint.finding import Location, Span
-from benchlint.launcher import LauncherModel, Overlay, Rewrite
+from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite
 from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Probe, guards_hold
 from benchlint.shell.model import Command
@@ -307,6 +307,10 @@ class Wiring:
         if setting is None:
             return None
         return self.resolve(setting, route)
+
+    def recipes(self, route: Route) -> list[RecipeRef]:
+        """Where the route's CONFIG_FILE and EVAL_CONFIG_FILE lead (those its entry sets)."""
+        return [r for r in (self.recipe(route, v) for v in RECIPE_VARIABLES) if r is not None]
 
     def resolve(self, setting: Setting, route: Route) -> RecipeRef:
         match = _SELECTOR.match(setting.value.strip())

@@ -76,6 +76,7 @@ from collections.abc import Iterator
 
 from benchlint.engine import Context
 from benchlint.finding import Finding, Location, Severity
+from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import rule
 from benchlint.wiring import RecipeRef, Wiring
 from benchlint.yamlmodel import YNode
@@ -123,7 +124,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     found: dict[tuple[str, int, int, str], tuple[Finding, list[str]]] = {}
     for route in ctx.routes():  # every route of a named entry: the message names them all
-        for variable in ("CONFIG_FILE", "EVAL_CONFIG_FILE"):
+        for variable in RECIPE_VARIABLES:
             recipe = wiring.recipe(route, variable)
             if recipe is None:
                 continue
