@@ -29,7 +29,11 @@ def _report(result: Result) -> list[tuple[Any, ...]]:
 
 def _both(root: Path, config: Config) -> tuple[Result, Result]:
     rules = select_rules(config, None, set())
-    return lint(root, config, rules, [root], jobs=1), lint(root, config, rules, [root], jobs=2)
+    one = lint(root, config, rules, [root], jobs=1)
+    two = lint(root, config, rules, [root], jobs=2)
+    # the second process's results were merged (not a one-process fallback)
+    assert two.workspace is not None and two.workspace.other_peak_kib > 0
+    return one, two
 
 
 def test_example_repository_split_equals_one_process() -> None:
