@@ -2,12 +2,19 @@
 
 Building the shell and YAML models is most of a run, and it is per file, so the files are split:
 the main process takes the launchers, the YAML files and the routes through them (the wiring
-rules), the second process every other shell script and the recipes no route reaches. The one
-fact a file's rules need from files the other process reads is who runs or sources it, so the
-processes first build their own scripts and exchange their calls (file names only), then run
-every rule on their share. Whatever else a rule needs from the other share (a sourced library,
-the script that runs this one) it reads again itself. The second process is forked before any
-model exists, so nothing is shared copy-on-write that either would write to.
+rules), the second process every other shell script. The one fact a file's rules need from files
+the other process reads is who runs or sources it, so the processes first build their own scripts
+and exchange their calls (file names only), then run every rule on their share. Whatever else a
+rule needs from the other share (a sourced library, the script that runs this one) it reads again
+itself. The second process is forked before any model exists, so nothing is shared
+copy-on-write that either would write to.
+
+The recipes no route reaches are read by file-local rules only, and go to whichever process is
+free first: the main process puts them in a pool (a pipe of indices into the YAML paths) and each
+process, once its own rules are done, takes them one at a time, reads them, and then runs every
+rule on what it took. How long the routes take against the other scripts differs from one
+repository to the next (bench/bench.py's synthetic repository: the scripts; InferenceX: the
+routes), and no fixed split balances both.
 
 The second process sends its findings, rule errors, unparsed files and the paths it read back
 through a pipe. If it dies, its share is lost and the caller runs everything in one process.
@@ -37,6 +44,10 @@ if TYPE_CHECKING:
     RunRules = Callable[[Context, list[Rule]], tuple[list[Finding], list[RuleError]]]
 
 _HEADER = struct.Struct("<Q")
+_INDEX = struct.Struct("<I")  # one pooled file: its index in ws.yaml_paths
+# Writes to a pipe of at most PIPE_BUF bytes (4096 on Linux, 512 by POSIX) are never split, so
+# the pool is written in whole records and every read of one record gets a whole one.
+_POOL_CHUNK = 512 // _INDEX.size
 
 
 def shares(ws: Workspace) -> tuple[frozenset[str], frozenset[str]]:
@@ -59,6 +70,7 @@ def run(
     main_share, second_share = shares(ws)
     up_read, up_write = os.pipe()  # second -> main: its calls, then its results
     down_read, down_write = os.pipe()  # main -> second: the main process's calls
+    pool_read, pool_write = os.pipe()  # main -> either: the unrouted recipes
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -67,35 +79,39 @@ def run(
         try:
             os.close(up_read)
             os.close(down_write)
+            os.close(pool_write)
             ctx = Context(ws, None, second_share, owns_routes=False)
             calls = ctx.environment.calls
             mine = calls.facts([p for p in ws.shell_paths if p in second_share])
             sending = _send_later(up_write, mine)
-            message = _receive(down_read)
+            theirs = _receive(down_read)
             sending.join()
-            if message is not None:
-                theirs, given = message
-                ctx.share = second_share | given
+            if theirs is not None:
                 calls.use_facts(theirs + mine)
                 raw, errors = run_rules(ctx, rules)
+                more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules)
                 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-                _send(up_write, (raw, errors, list(ws.failures.values()), ws.read_paths, peak))
+                result = ([*raw, *more_raw], [*errors, *more_errors])
+                _send(up_write, (*result, list(ws.failures.values()), ws.read_paths, peak))
                 code = 0
         finally:
             os._exit(code)
     os.close(up_write)
     os.close(down_read)
+    pooling = None
     try:
         ctx = Context(ws, None, main_share, owns_routes=True)
         calls = ctx.environment.calls
         try:
             mine = calls.facts([p for p in ws.shell_paths if p in main_share])
-            given = unrouted_recipes(ctx)
+            pooled = unrouted_recipes(ctx)
         except Exception:  # a model bug: the one-process run reports it where a rule meets it
             os.kill(pid, signal.SIGKILL)
             return None
-        ctx.share = main_share - given
-        sending = _send_later(down_write, (mine, given))
+        ctx.share = main_share - pooled
+        sending = _send_later(down_write, mine)
+        index = {path: i for i, path in enumerate(ws.yaml_paths)}
+        pooling = _pool_later(pool_write, [index[p] for p in sorted(pooled)])
         # while the second process builds its scripts; an error here is reported by the rule
         # that needs the same thing
         with contextlib.suppress(Exception):
@@ -106,10 +122,16 @@ def run(
             return None
         calls.use_facts(mine + theirs)
         raw, errors = run_rules(ctx, rules)
+        more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules)
+        raw += more_raw
+        errors += more_errors
         result = _receive(up_read)
     finally:
         os.close(down_write)
         os.close(up_read)
+        os.close(pool_read)  # a pool writer still waiting gets an error and ends
+        if pooling is None:
+            os.close(pool_write)
         os.waitpid(pid, 0)
     if result is None:
         return None
@@ -142,6 +164,43 @@ def _prepare(ctx: Context) -> None:
             ctx.wiring.effective(route, recipe)
 
 
+def _run_pooled(
+    ctx: Context, pool: int, rules: list[Rule], run_rules: RunRules
+) -> tuple[list[Finding], list[RuleError]]:
+    """Take pooled recipes until the pool is empty, reading each as it is taken, then run the
+    rules on them alone (they are unrouted: no route is this pass's)."""
+    taken = []
+    while record := os.read(pool, _INDEX.size):
+        path = ctx.ws.yaml_paths[_INDEX.unpack(record)[0]]
+        with contextlib.suppress(Exception):  # a model bug: reported where a rule meets it
+            ctx.ws.yaml(path)
+        taken.append(path)
+    if not taken:
+        return [], []
+    ctx.share, ctx.owns_routes = frozenset(taken), False
+    return run_rules(ctx, rules)
+
+
+def _pool_later(fd: int, indices: list[int]) -> threading.Thread:
+    """Write the pool from a thread (a pool larger than the pipe's buffer waits for readers,
+    and they read only after their rules) in whole records, then close it: an empty pipe
+    whose writer is gone is how readers learn the pool is empty."""
+
+    def write() -> None:
+        try:
+            for start in range(0, len(indices), _POOL_CHUNK):
+                chunk = indices[start : start + _POOL_CHUNK]
+                _write_all(fd, struct.pack(f"<{len(chunk)}I", *chunk))
+        except OSError:  # every reader is gone
+            pass
+        finally:
+            os.close(fd)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return thread
+
+
 def _send_later(fd: int, message: object) -> threading.Thread:
     """Send from a thread: both processes send their calls before reading the other's, and a
     message larger than the pipe's buffer would otherwise leave both waiting."""
@@ -156,12 +215,15 @@ def _send(fd: int, message: object) -> None:
 
 
 def _write(fd: int, data: bytes) -> None:
-    view = memoryview(_HEADER.pack(len(data)) + data)
-    try:
-        while view:
-            view = view[os.write(fd, view) :]
-    except OSError:  # the other side is gone: it reports that by what it does not send
-        pass
+    # the other side is gone: it reports that by what it does not send
+    with contextlib.suppress(OSError):
+        _write_all(fd, _HEADER.pack(len(data)) + data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _receive(fd: int) -> Any:

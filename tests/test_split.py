@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -72,15 +73,65 @@ def test_every_file_is_in_exactly_one_share() -> None:
     assert second  # the other scripts are shared out
 
 
-def test_recipes_no_route_reaches_go_to_the_second_process() -> None:
+UNROUTED = {
+    "benchmarks/multi_node/srt-slurm-recipes/" + name
+    for name in (
+        "sglang/glm5/agg-tools.yaml",
+        "sglang/glm5/broken.yaml",  # its BL001 comes from whichever process takes it
+        "vllm/kimi/agg-agentic.yaml",  # run by a script, not routed by the wiring
+        "vllm/kimi/agg-vllm-frontend.yaml",
+    )
+}
+
+
+def test_recipes_no_route_reaches_are_pooled() -> None:
     ws = Workspace(TESTDATA / "example", load_config(TESTDATA / "example" / ".benchlint.toml"))
-    recipes = "benchmarks/multi_node/srt-slurm-recipes/"
-    assert split.unrouted_recipes(Context(ws)) == {
-        recipes + "sglang/glm5/agg-tools.yaml",
-        recipes + "sglang/glm5/broken.yaml",  # its BL001 then comes from the second process
-        recipes + "vllm/kimi/agg-agentic.yaml",  # run by a script, not routed by the wiring
-        recipes + "vllm/kimi/agg-vllm-frontend.yaml",
-    }
+    assert split.unrouted_recipes(Context(ws)) == UNROUTED
+
+
+@pytest.mark.parametrize("late", ["main", "second"])
+def test_the_pool_goes_to_the_process_done_first(
+    late: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whichever process takes the unrouted recipes, the findings are the one-process ones."""
+    root = TESTDATA / "example"
+    config = load_config(root / ".benchlint.toml")
+    rules = select_rules(config, None, set())
+    parent = os.getpid()
+    taken_by_main: set[str] = set()
+
+    def run_rules(ctx: Context, chosen: list[Rule]) -> tuple[list[Finding], list[RuleError]]:
+        in_main = os.getpid() == parent
+        pooled = ctx.share is not None and ctx.share <= UNROUTED
+        if in_main and pooled:
+            taken_by_main.update(ctx.share or ())
+        if in_main == (late == "main") and not pooled:
+            time.sleep(1.0)  # its own rules: the other process meanwhile empties the pool
+        return _run_rules(ctx, chosen)
+
+    one = lint(root, config, rules, [root], jobs=1)
+    monkeypatch.setattr("benchlint.engine._run_rules", run_rules)
+    two = lint(root, config, rules, [root], jobs=2)
+    assert two.workspace is not None and two.workspace.other_peak_kib > 0
+    assert {f.location.path for f in one.findings} & UNROUTED  # the pooled recipes have some
+    assert _report(two) == _report(one)
+    assert taken_by_main == (set() if late == "main" else UNROUTED)
+
+
+def test_pool_records_are_read_whole_by_competing_readers() -> None:
+    """More records than the pipe holds (the writer waits) and than one atomic write carries."""
+    indices = list(range(40_000))
+    read_fd, write_fd = os.pipe()
+    writer = split._pool_later(write_fd, indices)
+    taken: list[list[int]] = [[], []]
+    turn = 0
+    while record := os.read(read_fd, split._INDEX.size):
+        assert len(record) == split._INDEX.size
+        taken[turn].append(split._INDEX.unpack(record)[0])
+        turn = 1 - turn
+    writer.join()
+    os.close(read_fd)
+    assert sorted(taken[0] + taken[1]) == indices
 
 
 def test_a_dying_second_process_costs_time_not_findings(monkeypatch: pytest.MonkeyPatch) -> None:
