@@ -5,6 +5,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings, 2 usage, configuration 
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import sys
@@ -173,7 +174,9 @@ def lint_command(
             _fail(str(exc))
     rules = select_rules(config, chosen, dropped)
     with _collector_paused():
-        result = lint(root, config, rules, named, jobs, None if no_cache else Cache.default())
+        cache = None if no_cache else Cache.default()
+        load_reporter = functools.partial(renderer, output_format)
+        result = lint(root, config, rules, named, jobs, cache, meanwhile=load_reporter)
         result.findings = [f for f in result.findings if f.fingerprint not in known]
         report = renderer(output_format)(result)
         if output is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -191,16 +192,20 @@ def lint(
     named: list[Path],
     jobs: int | None = 1,
     cache: Cache | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> Result:
     """One run. `jobs`: processes (None: two for a whole repository of some size on a machine
-    with two CPUs or more, else one). `cache`: facts kept between runs (None: none)."""
+    with two CPUs or more, else one). `cache`: facts kept between runs (None: none).
+    `meanwhile`: work the caller does after the run anyway and that does not depend on it
+    (loading its reporter); a split run does it in the main process before the pooled recipes,
+    which even it out, so it costs the run nothing."""
     ws = Workspace(root, config, cache)
     scope = _scope(root, named)
     outcome = None
     if _processes(ws, scope, jobs) > 1:
         from benchlint import split  # the fork and the pipes, only when used
 
-        outcome = split.run(ws, rules, _run_rules)
+        outcome = split.run(ws, rules, _run_rules, meanwhile)
     if outcome is None:  # one process, or the second one failed
         outcome = _run_rules(Context(ws, scope), rules)
     raw, errors = outcome

@@ -61,10 +61,14 @@ def shares(ws: Workspace) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def run(
-    ws: Workspace, rules: list[Rule], run_rules: RunRules
+    ws: Workspace,
+    rules: list[Rule],
+    run_rules: RunRules,
+    meanwhile: Callable[[], object] | None = None,
 ) -> tuple[list[Finding], list[RuleError]] | None:
     """The rules' findings and errors over the whole repository, or None if the second
-    process failed (then nothing of it is used)."""
+    process failed (then nothing of it is used). `meanwhile` is called in the main process
+    after its own rules and before it takes from the pool."""
     from benchlint.engine import Context
 
     main_share, second_share = shares(ws)
@@ -122,6 +126,9 @@ def run(
             return None
         calls.use_facts(mine + theirs)
         raw, errors = run_rules(ctx, rules)
+        if meanwhile is not None:
+            with contextlib.suppress(Exception):  # the caller meets it again
+                meanwhile()
         more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules)
         raw += more_raw
         errors += more_errors

@@ -191,3 +191,13 @@ def test_statistics_count_findings_per_rule_and_both_processes_memory(tmp_path: 
         assert lines[14].startswith("findings 22, files read ")
         assert lines[15].startswith("peak memory ")
         assert ("in the second process" in lines[15]) is second
+
+
+def test_meanwhile_runs_once_in_the_main_process() -> None:
+    root = TESTDATA / "example"
+    config = load_config(root / ".benchlint.toml")
+    rules = select_rules(config, None, set())
+    calls: list[int] = []
+    two = lint(root, config, rules, [root], jobs=2, meanwhile=lambda: calls.append(os.getpid()))
+    assert two.workspace is not None and two.workspace.other_peak_kib > 0
+    assert calls == [os.getpid()]
