@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from benchlint.calls import CallGraph
+from benchlint.calls import Call, CallGraph
 from benchlint.finding import Location
 from benchlint.shell.model import Assignment, Command, Script
 from benchlint.wiring import Wiring, entry_environment
@@ -116,6 +116,18 @@ _STATE_COMMANDS = frozenset({*VALIDATORS, "exit", "eval"})
 _EMPTY_TEST = re.compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
+_ASSIGNING = frozenset({"read", "for", "default"})  # kinds that set a value without a word
+
+
+def _provenance(at: Provenance | Assignment, made: dict[int, Provenance]) -> Provenance:
+    if isinstance(at, Provenance):
+        return at
+    known = made.get(id(at))
+    if known is None:
+        known = made[id(at)] = Provenance(at.kind, at)
+    return known
+
+
 def runs_when_empty(command: Command) -> dict[str, bool]:
     """For each variable an emptiness test guards this command with: True when the command runs
     only if it is empty (`[[ -z $X ]] && cmd`), False when only if it is set (`[ -n "$X" ]`)."""
@@ -145,23 +157,28 @@ class Environment:
         self._routes: dict[str, list[StartPath]] = {}
         self._file_states: dict[str, ScriptState] = {}
         self._visiting: set[str] = set()
+        # id(script) -> (script, what _state_changes found in it)
+        self._changes: dict[
+            int, tuple[Script, list[tuple[int, Command, Call | None]], list[tuple[int, str]]]
+        ] = {}
 
     # -- a script's own lines ---------------------------------------------------------------------
     def state_before(self, script: Script, before: int) -> ScriptState:
         """What `script` (a file's top-level script) has done before byte offset `before`."""
         state = ScriptState()
-        source_calls = {id(c.command): c for c in self.calls.calls_in(script) if c.kind == "source"}
-        for command in script.commands:
-            if command.node.start_byte >= before:
+        # an assignment stands for its own Provenance until the end: most are overwritten
+        assigned: dict[str, Provenance | Assignment] = {}
+        exported: dict[str, Provenance | Assignment] = {}
+        changes, validations = self._state_changes(script)
+        for start, command, call in changes:
+            if start >= before:
                 break
-            if not command.assignments and command.base not in _STATE_COMMANDS and not source_calls:
-                continue
             for assignment in command.assignments:
-                where = Provenance(assignment.kind, assignment)
-                if assignment.value is not None or assignment.kind in ("read", "for", "default"):
-                    state.assigned[assignment.name] = where
+                name = assignment.name
+                if assignment.value is not None or assignment.kind in _ASSIGNING:
+                    assigned[name] = assignment
                 if assignment.exported:
-                    state.exported[assignment.name] = state.assigned.get(assignment.name, where)
+                    exported[name] = assigned.get(name, assignment)
             base = command.base
             if base in VALIDATORS:
                 state.validated.update(w.value for w in command.args if w.static)
@@ -169,16 +186,38 @@ class Environment:
                 state.validated.update(_tested_for_empty(command))
             elif base == "eval":
                 state.unknown = state.unknown or "eval"
-            call = source_calls.get(id(command))
             if call is not None:
                 if not call.targets:
                     state.unknown = state.unknown or f"sources {call.word.text}"
                 for target in call.targets:
-                    state.merge(self.file_state(target))
-        for expansion in script.expansions:
-            if expansion.validates and expansion.node.start_byte < before:
-                state.validated.add(expansion.name)
+                    sourced = self.file_state(target)
+                    assigned.update(sourced.assigned)
+                    exported.update(sourced.exported)
+                    state.validated |= sourced.validated
+                    state.unknown = state.unknown or sourced.unknown
+        made: dict[int, Provenance] = {}  # one Provenance per assignment, as the dicts share them
+        state.assigned = {name: _provenance(at, made) for name, at in assigned.items()}
+        state.exported = {name: _provenance(at, made) for name, at in exported.items()}
+        state.validated.update(name for start, name in validations if start < before)
         return state
+
+    def _state_changes(
+        self, script: Script
+    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str]]]:
+        """The script's commands that change what state_before reports, in text order, with
+        their start offsets and `source` calls; and its validating expansions (`${X:?}`)."""
+        known = self._changes.get(id(script))
+        if known is not None and known[0] is script:
+            return known[1], known[2]
+        sources = {id(c.command): c for c in self.calls.calls_in(script) if c.kind == "source"}
+        changes = []
+        for command in script.commands:
+            call = sources.get(id(command))
+            if call is not None or command.assignments or command.base in _STATE_COMMANDS:
+                changes.append((command.node.start_byte, command, call))
+        validations = [(e.node.start_byte, e.name) for e in script.expansions if e.validates]
+        self._changes[id(script)] = (script, changes, validations)
+        return changes, validations
 
     def file_state(self, path: str) -> ScriptState:
         """Everything a sourced file sets (all of it: the caller sees it once `source` returns)."""
