@@ -73,12 +73,14 @@ def _multi_node(script: Script) -> bool:
     if any(flag in script.text_of(script.root) for flag in _MULTI_NODE):
         return True
     for command in script.all_commands():
+        if command.base != "srun":
+            continue
         values = [w.value for w in command.args]
         for i, value in enumerate(values):
             count = value.split("=", 1)[1] if value.startswith("--nodes=") else None
             if value in ("-N", "--nodes") and i + 1 < len(values):
                 count = values[i + 1]
-            if command.base == "srun" and count is not None and count.isdigit() and int(count) > 1:
+            if count is not None and count.isdigit() and int(count) > 1:
                 return True
     return False
 
