@@ -48,6 +48,17 @@ class SedCommand:
     text: str = ""
     children: list[SedCommand] = field(default_factory=list)
     active: bool = False  # inside its range
+    # `pattern` over a whole text, `^` and `$` at every line (see _changed_lines)
+    _over_lines: regex.Pattern[str] | None = field(default=None, repr=False)
+
+    def over_lines(self) -> regex.Pattern[str]:
+        if self._over_lines is None:
+            import regex
+
+            assert self.pattern is not None
+            flags = self.pattern.flags | regex.MULTILINE
+            self._over_lines = regex.compile(self.pattern.pattern, flags)
+        return self._over_lines
 
 
 # -- regular expressions ---------------------------------------------------------------------
@@ -274,6 +285,10 @@ class _Reader:
             flags = flags.strip()
             command.pattern = compile_pattern(expression, self.extended, flags)
             command.replacement = _replacement(replacement)
+            groups = [p for p in command.replacement if isinstance(p, int)]
+            if max(groups, default=0) > command.pattern.groups:
+                # GNU sed: "invalid reference \N on `s' command's RHS"; the launcher fails here
+                raise RewriteError(f"invalid reference \\{max(groups)} in {replacement!r}")
             digits = "".join(c for c in flags if c.isdigit())
             command.count = 0 if "g" in flags else int(digits or 1)
             if digits and "g" not in flags and int(digits) > 1:
@@ -374,6 +389,27 @@ def _substitute(command: SedCommand, line: str) -> str:
     return str(_call(command.pattern.sub, expand, line, count=command.count))
 
 
+def _changed_lines(commands: list[SedCommand], text: str) -> set[int] | None:
+    """For a script of `s` commands without addresses, the lines (from 0) it can change: a line
+    none of their expressions matches goes through unchanged. None when that is not so simple
+    (other commands, or a match over more than one line of the text)."""
+    if not all(c.op == "s" and c.first is None and not c.negate for c in commands):
+        return None
+    lines: set[int] = set()
+    for command in commands:
+        try:
+            matches = list(command.over_lines().finditer(text, timeout=MATCH_TIMEOUT))
+        except TimeoutError:
+            raise RewriteError(
+                f"a regular expression took longer than {MATCH_TIMEOUT} s; not simulated"
+            ) from None
+        for match in matches:
+            if "\n" in match.group():
+                return None
+            lines.add(text.count("\n", 0, match.start()))
+    return lines
+
+
 def run_sed(commands: list[SedCommand], text: str) -> str:
     if len(text) > MAX_TEXT:
         raise RewriteError("the recipe is too large to simulate")
@@ -381,8 +417,12 @@ def run_sed(commands: list[SedCommand], text: str) -> str:
         command.active = False
     trailing = text.endswith("\n")
     lines = text[:-1].split("\n") if trailing else text.split("\n")
+    changed = _changed_lines(commands, text)
     out: list[str] = []
     for index, line in enumerate(lines):
+        if changed is not None and index not in changed:
+            out.append(line)
+            continue
         cycle = _Cycle(line)
         _run(commands, cycle, index + 1, index == len(lines) - 1)
         out.extend(cycle.before)

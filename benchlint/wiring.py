@@ -24,6 +24,7 @@ from benchlint.source import SourceText
 from benchlint.workflow import LauncherStep, launcher_steps
 from benchlint.workspace import Workspace, path_matches
 from benchlint.yamlmodel import YamlDocument, YamlError, YNode, parse_yaml
+from benchlint.yamlpatch import Patch, patched
 
 SRT_RECIPES = "recipes/"
 _SELECTOR = re.compile(
@@ -515,11 +516,19 @@ def _simulate(
             original = leaves = _document_leaves(document, cache)
         applied.append(rewrite)
         text = new_text
-        new_document = _parse(document.path, text)
-        new_leaves = _leaves(new_document.root) if new_document is not None else None
-        if leaves is not None and new_leaves is not None:
-            for change in _diff(leaves, new_leaves):
-                touched.setdefault(change.path, []).append(rewrite)
+        patch = patched(current, text) if current is not None else None
+        new_leaves: Leaves | None
+        if patch is not None and leaves is not None:
+            new_document: YamlDocument | None = patch.document
+            new_leaves, diff = _patched_leaves(leaves, patch)
+        else:
+            new_document = _parse(document.path, text)
+            new_leaves = _leaves(new_document.root) if new_document is not None else None
+            diff = []
+            if leaves is not None and new_leaves is not None:
+                diff = _diff(leaves, new_leaves)
+        for change in diff:
+            touched.setdefault(change.path, []).append(rewrite)
         current, leaves = new_document, new_leaves
     changes = []
     if original is not None and leaves is not None:
@@ -601,6 +610,25 @@ def _document_leaves(document: YamlDocument, cache: dict[int, Leaves]) -> Leaves
     if id(document) not in cache:
         cache[id(document)] = _leaves(document.root)
     return cache[id(document)]
+
+
+def _patched_leaves(leaves: Leaves, patch: Patch) -> tuple[Leaves, list[Change]]:
+    """`_leaves` and `_diff` after a patch, from the leaves before it: only the one scalar's
+    entry can differ (when the scalar is a leaf at all: not shadowed by a later equal key)."""
+    if patch.root != 0:
+        return leaves, []
+    path = tuple(
+        parent.pairs[position][0].value if parent.kind == "map" else f"[{position}]"
+        for parent, position in patch.ancestors
+    )
+    entry = leaves.get(path)
+    if entry is None or entry[1] is not patch.old:
+        return leaves, []
+    after = dict(leaves)
+    after[path] = (entry[0], patch.new)
+    if patch.old.value == patch.new.value:
+        return after, []
+    return after, [Change(path, entry[0], patch.old, patch.new)]
 
 
 def _diff(before: Leaves, after: Leaves) -> list[Change]:
