@@ -20,6 +20,7 @@ model:
   path: /models/dsr1
   container: 'lmsys/sglang:v0.5'
 health_check:
+  max_attempts: 60  # shadowed: the last one counts
   max_attempts: 1440
   interval_seconds: 10
 backend:
@@ -149,3 +150,27 @@ def _shown(leaves: Leaves) -> dict[tuple[str, ...], Any]:
 
 def _changes(changes: list[Change]) -> list[Any]:
     return [(c.path, c.old and c.old.value, c.new and c.new.value) for c in changes]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "changed"),
+    [
+        (
+            "max_attempts: 1440",
+            "max_attempts: 720",
+            [(("health_check", "max_attempts"), "1440", "720")],
+        ),
+        ("max_attempts: 60", "max_attempts: 30", []),  # shadowed by the later key
+        ("    - 8", "    - 16", [(("backend", "args", "[1]"), "8", "16")]),
+        ("type: sglang", "type: 'sglang'", []),  # the same value, quoted
+    ],
+)
+def test_leaves_after_a_patch(old: str, new: str, changed: list[Any]) -> None:
+    before = _parse(RECIPE)
+    text = _edit(RECIPE, old, new)
+    patch = patched(before, text)
+    assert patch is not None
+    leaves = _leaves(before.root)
+    after, changes = _patched_leaves(leaves, patch)
+    assert _changes(changes) == changed
+    assert _shown(after) == _shown(_leaves(_parse(text).root))
