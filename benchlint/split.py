@@ -26,6 +26,7 @@ import contextlib
 import os
 import pickle
 import resource
+import select
 import signal
 import struct
 import sys
@@ -93,7 +94,7 @@ def run(
             if theirs is not None:
                 calls.use_facts(theirs + mine)
                 raw, errors = run_rules(ctx, rules)
-                more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules)
+                more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules, [])
                 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
                 result = ([*raw, *more_raw], [*errors, *more_errors])
                 _send(up_write, (*result, list(ws.failures.values()), ws.read_paths, peak))
@@ -120,6 +121,8 @@ def run(
         # that needs the same thing
         with contextlib.suppress(Exception):
             _prepare(ctx)
+        taken: list[str] = []
+        _take(ctx.ws, pool_read, taken, until_readable=up_read)  # rather than wait
         theirs = _receive(up_read)
         sending.join()
         if theirs is None:
@@ -129,7 +132,7 @@ def run(
         if meanwhile is not None:
             with contextlib.suppress(Exception):  # the caller meets it again
                 meanwhile()
-        more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules)
+        more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules, taken)
         raw += more_raw
         errors += more_errors
         result = _receive(up_read)
@@ -172,20 +175,28 @@ def _prepare(ctx: Context) -> None:
 
 
 def _run_pooled(
-    ctx: Context, pool: int, rules: list[Rule], run_rules: RunRules
+    ctx: Context, pool: int, rules: list[Rule], run_rules: RunRules, taken: list[str]
 ) -> tuple[list[Finding], list[RuleError]]:
-    """Take pooled recipes until the pool is empty, reading each as it is taken, then run the
-    rules on them alone (they are unrouted: no route is this pass's)."""
-    taken = []
-    while record := os.read(pool, _INDEX.size):
-        path = ctx.ws.yaml_paths[_INDEX.unpack(record)[0]]
-        with contextlib.suppress(Exception):  # a model bug: reported where a rule meets it
-            ctx.ws.yaml(path)
-        taken.append(path)
+    """Take pooled recipes until the pool is empty, then run the rules on them and on those
+    `taken` before (they are unrouted: no route is this pass's)."""
+    _take(ctx.ws, pool, taken)
     if not taken:
         return [], []
     ctx.share, ctx.owns_routes = frozenset(taken), False
     return run_rules(ctx, rules)
+
+
+def _take(ws: Workspace, pool: int, taken: list[str], until_readable: int | None = None) -> None:
+    """Take pooled recipes, reading each as it is taken, until the pool is empty or, with
+    `until_readable`, until that pipe has a message."""
+    while until_readable is None or not select.select([until_readable], [], [], 0)[0]:
+        record = os.read(pool, _INDEX.size)
+        if not record:
+            return
+        path = ws.yaml_paths[_INDEX.unpack(record)[0]]
+        with contextlib.suppress(Exception):  # a model bug: reported where a rule meets it
+            ws.yaml(path)
+        taken.append(path)
 
 
 def _pool_later(fd: int, indices: list[int]) -> threading.Thread:

@@ -11,6 +11,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from benchlint import split
+from benchlint.calls import CallGraph
 from benchlint.config import Config, load_config
 from benchlint.engine import Context, Result, RuleError, _run_rules, lint, select_rules
 from benchlint.finding import Finding
@@ -109,13 +110,53 @@ def test_the_pool_goes_to_the_process_done_first(
             time.sleep(1.0)  # its own rules: the other process meanwhile empties the pool
         return _run_rules(ctx, chosen)
 
+    prepare = split._prepare
+
+    def slow_prepare(ctx: Context) -> None:
+        if late == "main":  # and no pool taken while the second process's calls are awaited
+            time.sleep(0.5)
+        prepare(ctx)
+
     one = lint(root, config, rules, [root], jobs=1)
     monkeypatch.setattr("benchlint.engine._run_rules", run_rules)
+    monkeypatch.setattr(split, "_prepare", slow_prepare)
     two = lint(root, config, rules, [root], jobs=2)
     assert two.workspace is not None and two.workspace.other_peak_kib > 0
     assert {f.location.path for f in one.findings} & UNROUTED  # the pooled recipes have some
     assert _report(two) == _report(one)
     assert taken_by_main == (set() if late == "main" else UNROUTED)
+
+
+def test_the_main_process_takes_from_the_pool_rather_than_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root = TESTDATA / "example"
+    config = load_config(root / ".benchlint.toml")
+    rules = select_rules(config, None, set())
+    parent = os.getpid()
+    facts = CallGraph.facts
+    taken_by_main: set[str] = set()
+
+    def slow_facts(self: CallGraph, paths: list[str]) -> list[Any]:
+        if os.getpid() != parent:
+            time.sleep(1.0)  # the second process's scripts take long
+        return facts(self, paths)
+
+    def run_rules(ctx: Context, chosen: list[Rule]) -> tuple[list[Finding], list[RuleError]]:
+        if os.getpid() == parent and ctx.share is not None:
+            if ctx.share <= UNROUTED:
+                taken_by_main.update(ctx.share)
+            else:  # its own rules are slow too: had it waited, the pool would be gone after
+                time.sleep(1.0)
+        return _run_rules(ctx, chosen)
+
+    one = lint(root, config, rules, [root], jobs=1)
+    monkeypatch.setattr(CallGraph, "facts", slow_facts)
+    monkeypatch.setattr("benchlint.engine._run_rules", run_rules)
+    two = lint(root, config, rules, [root], jobs=2)
+    assert two.workspace is not None and two.workspace.other_peak_kib > 0
+    assert taken_by_main == UNROUTED
+    assert _report(two) == _report(one)
 
 
 def test_pool_records_are_read_whole_by_competing_readers() -> None:
