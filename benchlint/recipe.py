@@ -181,6 +181,28 @@ def benchmark_script(root: YNode | None) -> str | None:
     return match.group(1) if match else None
 
 
+@dataclass(frozen=True)
+class ScriptRun:
+    """A recipe whose `benchmark.command` runs a script of this repository, and what it serves
+    that script's probes: the frontend, the worker backends, whether vLLM's dev mode is on."""
+
+    recipe: str
+    frontend: str
+    workers: frozenset[str]
+    dev_mode: bool
+
+
+def script_run(path: str, root: YNode | None) -> tuple[str, ScriptRun] | None:
+    """(the script, how this recipe runs it), or None for a recipe that runs no script."""
+    script = benchmark_script(root)
+    if script is None:
+        return None
+    backend = backend_type(root)
+    dev = sets_variable(root, "VLLM_SERVER_DEV_MODE", ("1", "true"))
+    workers = frozenset({backend} if backend else ())
+    return script, ScriptRun(path, frontend_type(root), workers, dev)
+
+
 def sets_variable(root: YNode | None, name: str, values: tuple[str, ...]) -> bool:
     """Whether the recipe sets `name` to one of `values` anywhere (an env block of any role)."""
     if root is None:

@@ -2,10 +2,11 @@
 
 Building the shell and YAML models is most of a run, and it is per file, so the files are split:
 the main process takes the launchers, the YAML files and the routes through them (the wiring
-rules), the second process every other shell script. The one fact a file's rules need from files
-the other process reads is who runs or sources it, so the processes first build their own scripts
-and exchange their calls (file names only), then run every rule on their share. Whatever else a
-rule needs from the other share (a sourced library, the script that runs this one) it reads again
+rules), the second process every other shell script. The facts a file's rules need from files
+the other process reads are who runs or sources it, so the processes first build their own
+scripts and exchange their calls (file names only), and the main process sends which recipes run
+which script (`Wiring.script_runs`, from recipes it reads anyway); then each runs every rule on
+its share. Whatever else a rule needs from the other share (a sourced library, the script that runs this one) it reads again
 itself. The second process is forked before any model exists, so nothing is shared
 copy-on-write that either would write to.
 
@@ -89,9 +90,10 @@ def run(
             calls = ctx.environment.calls
             mine = calls.facts([p for p in ws.shell_paths if p in second_share])
             sending = _send_later(up_write, mine)
-            theirs = _receive(down_read)
+            message = _receive(down_read)
             sending.join()
-            if theirs is not None:
+            if message is not None:
+                theirs, ctx.wiring.script_runs = message
                 calls.use_facts(theirs + mine)
                 raw, errors = run_rules(ctx, rules)
                 more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules, [])
@@ -110,11 +112,12 @@ def run(
         try:
             mine = calls.facts([p for p in ws.shell_paths if p in main_share])
             pooled = unrouted_recipes(ctx)
+            script_runs = ctx.wiring.script_runs  # recipes it reads for the routes anyway
         except Exception:  # a model bug: the one-process run reports it where a rule meets it
             os.kill(pid, signal.SIGKILL)
             return None
         ctx.share = main_share - pooled
-        sending = _send_later(down_write, mine)
+        sending = _send_later(down_write, (mine, script_runs))
         index = {path: i for i, path in enumerate(ws.yaml_paths)}
         pooling = _pool_later(pool_write, [index[p] for p in sorted(pooled)])
         # while the second process builds its scripts; an error here is reported by the rule

@@ -17,6 +17,7 @@ from typing import Any
 
 from benchlint.finding import Location, Span
 from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite
+from benchlint.recipe import ScriptRun, script_run
 from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Probe, guards_hold
 from benchlint.shell.model import Command
@@ -160,6 +161,24 @@ class Wiring:
     @cached_property
     def steps(self) -> list[LauncherStep]:
         return launcher_steps(self.ws)
+
+    @cached_property
+    def script_runs(self) -> dict[str, list[ScriptRun]]:
+        """Script path -> the recipes that run it (`benchmark.command`), in path order. A split
+        run's second process is given this by the main one, which reads the recipes anyway."""
+        runs: dict[str, list[ScriptRun]] = {}
+        roots = tuple(root.rstrip("/") + "/" for root in self.layout.recipe_roots)
+        for path in self.ws.yaml_paths:
+            if not path.startswith(roots):
+                continue
+            source = self.ws.source(path)
+            if source is None or "infmax" not in source.text.lower():
+                continue  # a recipe that runs no script of this repository
+            document = self.ws.yaml(path)
+            found = script_run(path, document.root if document is not None else None)
+            if found is not None:
+                runs.setdefault(found[0], []).append(found[1])
+        return runs
 
     # -- master configs --------------------------------------------------------------------
     def _entries(self) -> list[Entry]:

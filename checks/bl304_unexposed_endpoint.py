@@ -48,7 +48,6 @@ from importlib import resources
 from benchlint.engine import Context
 from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity
-from benchlint.recipe import backend_type, benchmark_script, frontend_type, sets_variable
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Script, Word
 
@@ -177,7 +176,9 @@ def _dev_mode(script: Script) -> bool:
     )
 
 
-def _problem(probe: Probe, frontend: str | None, workers: set[str], dev_mode: bool) -> str | None:
+def _problem(
+    probe: Probe, frontend: str | None, workers: set[str] | frozenset[str], dev_mode: bool
+) -> str | None:
     data = endpoints()
     if probe.kind == "route":
         if frontend is None:
@@ -219,32 +220,8 @@ def _launch_server(script: Script, probe: Probe) -> tuple[str | None, set[str]] 
     return None
 
 
-def _recipes_running(ctx: Context) -> dict[str, list[tuple[str, str, set[str], bool]]]:
-    """Script path -> (recipe, frontend, workers, dev mode) of each recipe whose
-    `benchmark.command` runs it."""
-    runners: dict[str, list[tuple[str, str, set[str], bool]]] = {}
-    roots = tuple(root.rstrip("/") + "/" for root in ctx.config.layout.recipe_roots)
-    for path in ctx.ws.yaml_paths:
-        if not path.startswith(roots):
-            continue
-        source = ctx.ws.source(path)
-        if source is None or "infmax" not in source.text.lower():
-            continue  # a recipe that runs no script of this repository
-        document = ctx.ws.yaml(path)
-        root = document.root if document is not None else None
-        runs = benchmark_script(root)
-        if runs is None:
-            continue
-        backend = backend_type(root)
-        dev = sets_variable(root, "VLLM_SERVER_DEV_MODE", ("1", "true"))
-        entry = (path, frontend_type(root), {backend} if backend else set(), dev)
-        runners.setdefault(runs, []).append(entry)
-    return runners
-
-
 @rule("BL304", "unexposed-endpoint", Severity.ERROR, tags=("engines", "http"))
 def check(ctx: Context) -> Iterator[Finding]:
-    runners: dict[str, list[tuple[str, str, set[str], bool]]] | None = None
     for script in ctx.shell_scripts():
         dev_mode = _dev_mode(script)
         for probe in _probes(script):
@@ -256,15 +233,13 @@ def check(ctx: Context) -> Iterator[Finding]:
                 problem = _problem(probe, server, servers, dev_mode)
                 where = ""
             else:
-                if runners is None:
-                    runners = _recipes_running(ctx)
                 failing = []
                 problem = None
-                for recipe, front, backends, dev in runners.get(script.path, []):
-                    found = _problem(probe, front, backends, dev_mode or dev)
+                for run in ctx.wiring.script_runs.get(script.path, []):
+                    found = _problem(probe, run.frontend, run.workers, dev_mode or run.dev_mode)
                     if found is not None:
                         problem = found
-                        failing.append(recipe)
+                        failing.append(run.recipe)
                 if not failing:
                     continue
                 shown = ", ".join(failing[:3]) + (
