@@ -5,10 +5,11 @@ the main process takes the launchers, the YAML files and the routes through them
 rules), the second process every other shell script. The facts a file's rules need from files
 the other process reads are who runs or sources it, so the processes first build their own
 scripts and exchange their calls (file names only), and the main process sends which recipes run
-which script (`Wiring.script_runs`, from recipes it reads anyway); then each runs every rule on
-its share. Whatever else a rule needs from the other share (a sourced library, the script that runs this one) it reads again
-itself. The second process is forked before any model exists, so nothing is shared
-copy-on-write that either would write to.
+which script (`Wiring.script_runs`, from recipes it reads anyway) once it has read
+them; then each runs every rule on
+its share. Whatever else a rule needs from the other share (a sourced library, the script that
+runs this one) it reads again itself. The second process is forked before any model exists, so
+nothing is shared copy-on-write that either would write to.
 
 The recipes no route reaches are read by file-local rules only, and go to whichever process is
 free first: the main process puts them in a pool (a pipe of indices into the YAML paths) and each
@@ -26,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import queue
 import resource
 import select
 import signal
@@ -53,13 +55,15 @@ _POOL_CHUNK = 512 // _INDEX.size
 
 
 def shares(ws: Workspace) -> tuple[frozenset[str], frozenset[str]]:
-    """(main, second): the YAML files and the launchers, and the other shell scripts. Giving the
-    main process some of the other scripts too did not make runs faster (bench/bench.py and
-    InferenceX): the routes it simulates are the longer half already."""
+    """(main, second): the launchers and the YAML files but the master configs, and the other
+    shell scripts and the master configs (the second process reads those first and sends their
+    entries: the main process meanwhile models its launchers)."""
     wiring = Wiring(ws)
     launchers = {p for p in ws.shell_paths if wiring.is_launcher(p)}
-    main = frozenset(ws.yaml_paths) | launchers
-    return main, frozenset(p for p in ws.shell_paths if p not in launchers)
+    masters = set(ws.glob(ws.config.layout.master_configs))
+    main = frozenset(p for p in ws.yaml_paths if p not in masters) | launchers
+    second = frozenset(p for p in ws.shell_paths if p not in launchers) | masters
+    return main, second
 
 
 def run(
@@ -87,47 +91,65 @@ def run(
             os.close(down_write)
             os.close(pool_write)
             ctx = Context(ws, None, second_share, owns_routes=False)
+            up = _Sender(up_write)
+            entries = None
+            with contextlib.suppress(Exception):  # then the main process reads them itself
+                entries = ctx.wiring.encoded_entries()
+            up.send(entries)
             calls = ctx.environment.calls
             mine = calls.facts([p for p in ws.shell_paths if p in second_share])
-            sending = _send_later(up_write, mine)
-            message = _receive(down_read)
-            sending.join()
-            if message is not None:
-                theirs, ctx.wiring.script_runs = message
+            up.send(mine)
+            theirs = _receive(down_read)
+            if theirs is not None:
                 calls.use_facts(theirs + mine)
+                # sent once the main process has read its recipes; received when first needed
+                runs_given = _Later(lambda: _receive(down_read))
+                ctx.wiring.script_runs_from = runs_given
                 raw, errors = run_rules(ctx, rules)
                 more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules, [])
+                runs_given()  # the main process waits until it is read
                 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
                 result = ([*raw, *more_raw], [*errors, *more_errors])
-                _send(up_write, (*result, list(ws.failures.values()), ws.read_paths, peak))
+                up.send((*result, list(ws.failures.values()), ws.read_paths, peak))
+                up.close()
                 code = 0
         finally:
             os._exit(code)
     os.close(up_write)
     os.close(down_read)
     pooling = None
+    sender = None
     try:
         ctx = Context(ws, None, main_share, owns_routes=True)
+        entries_given = _Later(lambda: _receive(up_read))  # the first thing it sends
+        ctx.wiring.entries_from = entries_given
         calls = ctx.environment.calls
         try:
             mine = calls.facts([p for p in ws.shell_paths if p in main_share])
             pooled = unrouted_recipes(ctx)
-            script_runs = ctx.wiring.script_runs  # recipes it reads for the routes anyway
         except Exception:  # a model bug: the one-process run reports it where a rule meets it
             os.kill(pid, signal.SIGKILL)
             return None
         ctx.share = main_share - pooled
-        sending = _send_later(down_write, (mine, script_runs))
+        sender = _Sender(down_write)
+        sender.send(mine)
         index = {path: i for i, path in enumerate(ws.yaml_paths)}
         pooling = _pool_later(pool_write, [index[p] for p in sorted(pooled)])
-        # while the second process builds its scripts; an error here is reported by the rule
-        # that needs the same thing
+        # while the second process builds its scripts (an error here is reported by the rule
+        # that needs the same thing): the YAML, the scripts recipes run, the routes
         with contextlib.suppress(Exception):
-            _prepare(ctx)
+            for path in ctx.in_scope(ctx.ws.yaml_paths):
+                ctx.ws.yaml(path)
+        script_runs = None
+        with contextlib.suppress(Exception):
+            script_runs = ctx.wiring.script_runs
+        sender.send(script_runs)
+        with contextlib.suppress(Exception):
+            _simulate(ctx)
+        entries_given()  # (read by now, unless the routes failed)
         taken: list[str] = []
         _take(ctx.ws, pool_read, taken, until_readable=up_read)  # rather than wait
         theirs = _receive(up_read)
-        sending.join()
         if theirs is None:
             return None
         calls.use_facts(mine + theirs)
@@ -140,6 +162,8 @@ def run(
         errors += more_errors
         result = _receive(up_read)
     finally:
+        if sender is not None:
+            sender.close()
         os.close(down_write)
         os.close(up_read)
         os.close(pool_read)  # a pool writer still waiting gets an error and ends
@@ -167,14 +191,47 @@ def unrouted_recipes(ctx: Context) -> frozenset[str]:
     return frozenset(p for p in ctx.ws.yaml_paths if p.startswith(roots) and p not in routed)
 
 
-def _prepare(ctx: Context) -> None:
-    """What the main process's rules need whatever the calls are: its YAML models and the
-    routes (every launcher, the master configs and the simulated recipes)."""
-    for path in ctx.in_scope(ctx.ws.yaml_paths):
-        ctx.ws.yaml(path)
+def _simulate(ctx: Context) -> None:
+    """Every route's recipes as its launcher leaves them: what the route rules read."""
     for route in ctx.routes():
         for recipe in ctx.wiring.recipes(route):
             ctx.wiring.effective(route, recipe)
+
+
+class _Later:
+    """A value computed when first asked for."""
+
+    def __init__(self, compute: Callable[[], Any]) -> None:
+        self._compute: Callable[[], Any] | None = compute
+        self._value: Any = None
+
+    def __call__(self) -> Any:
+        if self._compute is not None:
+            self._value, self._compute = self._compute(), None
+        return self._value
+
+
+class _Sender:
+    """Messages to a pipe, in order, written by a thread: both processes send before they read,
+    and a message larger than the pipe's buffer would otherwise leave both waiting."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def send(self, message: object) -> None:
+        self._queue.put(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def close(self) -> None:
+        """Wait until everything sent is written (or the reader is gone)."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while (data := self._queue.get()) is not None:
+            _write(self._fd, data)
 
 
 def _run_pooled(
@@ -220,19 +277,6 @@ def _pool_later(fd: int, indices: list[int]) -> threading.Thread:
     thread = threading.Thread(target=write, daemon=True)
     thread.start()
     return thread
-
-
-def _send_later(fd: int, message: object) -> threading.Thread:
-    """Send from a thread: both processes send their calls before reading the other's, and a
-    message larger than the pipe's buffer would otherwise leave both waiting."""
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    thread = threading.Thread(target=_write, args=(fd, data), daemon=True)
-    thread.start()
-    return thread
-
-
-def _send(fd: int, message: object) -> None:
-    _write(fd, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _write(fd: int, data: bytes) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -139,6 +140,12 @@ class Wiring:
         self._pair_routes: dict[int, list[Route]] = {}
         self._leaves: dict[int, Leaves] = {}  # of the workspace's recipes, as simulations compare
         self._effective: dict[tuple[int, str], Effective | None] = {}
+        # in a split run's second process: the main process's script_runs (None from it: read
+        # them here)
+        self.script_runs_from: Callable[[], dict[str, list[ScriptRun]] | None] | None = None
+        # in a split run's main process: the master configs' entries as the second process
+        # read them (encoded as for the cache), by path
+        self.entries_from: Callable[[], dict[str, list[tuple[Any, ...]]] | None] | None = None
 
     # The master configs, runners.yaml and workflows are read when first asked for: a process
     # that lints only entrypoint scripts may never need them.
@@ -166,6 +173,9 @@ class Wiring:
     def script_runs(self) -> dict[str, list[ScriptRun]]:
         """Script path -> the recipes that run it (`benchmark.command`), in path order. A split
         run's second process is given this by the main one, which reads the recipes anyway."""
+        given = self.script_runs_from() if self.script_runs_from is not None else None
+        if given is not None:
+            return given
         runs: dict[str, list[ScriptRun]] = {}
         roots = tuple(root.rstrip("/") + "/" for root in self.layout.recipe_roots)
         for path in self.ws.yaml_paths:
@@ -182,10 +192,21 @@ class Wiring:
 
     # -- master configs --------------------------------------------------------------------
     def _entries(self) -> list[Entry]:
+        given = self.entries_from() if self.entries_from is not None else None
         entries: list[Entry] = []
         for path in self.ws.glob(self.layout.master_configs):
-            entries.extend(self._master_entries(path))
+            if given is not None and path in given:
+                entries.extend(_decode_entry(path, e) for e in given[path])
+            else:
+                entries.extend(self._master_entries(path))
         return entries
+
+    def encoded_entries(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every master config's entries, encoded as for the cache (to send to another process)."""
+        return {
+            path: [_encode_entry(e) for e in self._master_entries(path)]
+            for path in self.ws.glob(self.layout.master_configs)
+        }
 
     def _master_entries(self, path: str) -> list[Entry]:
         """The entries of one master config; from the cache when its content was seen before

@@ -69,7 +69,9 @@ def test_every_file_is_in_exactly_one_share() -> None:
     main, second = split.shares(ws)
     assert not main & second
     assert main | second == set(ws.shell_paths) | set(ws.yaml_paths)
-    assert set(ws.yaml_paths) <= main  # the YAML and the launchers go with the routes
+    master = "configs/nvidia-master.yaml"
+    assert set(ws.yaml_paths) - {master} <= main  # the YAML and the launchers: the routes
+    assert master in second  # read first there, its entries sent
     assert "runners/launch_gb200-nv.sh" in main
     assert second  # the other scripts are shared out
 
@@ -110,16 +112,16 @@ def test_the_pool_goes_to_the_process_done_first(
             time.sleep(1.0)  # its own rules: the other process meanwhile empties the pool
         return _run_rules(ctx, chosen)
 
-    prepare = split._prepare
+    simulate = split._simulate
 
-    def slow_prepare(ctx: Context) -> None:
+    def slow_simulate(ctx: Context) -> None:
         if late == "main":  # and no pool taken while the second process's calls are awaited
             time.sleep(0.5)
-        prepare(ctx)
+        simulate(ctx)
 
     one = lint(root, config, rules, [root], jobs=1)
     monkeypatch.setattr("benchlint.engine._run_rules", run_rules)
-    monkeypatch.setattr(split, "_prepare", slow_prepare)
+    monkeypatch.setattr(split, "_simulate", slow_simulate)
     two = lint(root, config, rules, [root], jobs=2)
     assert two.workspace is not None and two.workspace.other_peak_kib > 0
     assert {f.location.path for f in one.findings} & UNROUTED  # the pooled recipes have some
@@ -242,3 +244,28 @@ def test_meanwhile_runs_once_in_the_main_process() -> None:
     two = lint(root, config, rules, [root], jobs=2, meanwhile=lambda: calls.append(os.getpid()))
     assert two.workspace is not None and two.workspace.other_peak_kib > 0
     assert calls == [os.getpid()]
+
+
+def test_the_master_config_is_read_by_the_second_process_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The main process models its launchers while the second reads the master config, whose
+    entries it then sends."""
+    root = TESTDATA / "example"
+    config = load_config(root / ".benchlint.toml")
+    rules = select_rules(config, None, set())
+    parent = os.getpid()
+    parse = Workspace._parse_yaml
+    read_by_main: list[str] = []
+
+    def recording(self: Workspace, path: str) -> Any:
+        if os.getpid() == parent:
+            read_by_main.append(path)
+        return parse(self, path)
+
+    one = lint(root, config, rules, [root], jobs=1)
+    monkeypatch.setattr(Workspace, "_parse_yaml", recording)
+    two = lint(root, config, rules, [root], jobs=2)
+    assert two.workspace is not None and two.workspace.other_peak_kib > 0
+    assert read_by_main and "configs/nvidia-master.yaml" not in read_by_main
+    assert _report(two) == _report(one)
