@@ -1,22 +1,24 @@
 """A whole-repository run in two processes, one per core.
 
-Building the shell and YAML models is most of a run, and it is per file, so the files are split:
-the main process takes the launchers, the YAML files and the routes through them (the wiring
-rules), the second process every other shell script. The facts a file's rules need from files
-the other process reads are who runs or sources it, so the processes first build their own
-scripts and exchange their calls (file names only), and the main process sends which recipes run
-which script (`Wiring.script_runs`, from recipes it reads anyway) once it has read
-them; then each runs every rule on
-its share. Whatever else a rule needs from the other share (a sourced library, the script that
-runs this one) it reads again itself. The second process is forked before any model exists, so
-nothing is shared copy-on-write that either would write to.
-
-The recipes no route reaches are read by file-local rules only, and go to whichever process is
-free first: the main process puts them in a pool (a pipe of indices into the YAML paths) and each
-process, once its own rules are done, takes them one at a time, reads them, and then runs every
-rule on what it took. How long the routes take against the other scripts differs from one
+Building the shell and YAML models is most of a run, and it is per file, so the files are shared
+out. What only one process can do comes first: the second process reads the master configs and
+sends their entries; the main process meanwhile models the launchers, then (with the entries)
+finds the routes, reads the YAML files and simulates the routes. The other shell scripts are in
+a pool (a pipe of indices into the shell paths) that each process takes from, one script at a
+time, once its own work is done. How long the routes take against the scripts differs from one
 repository to the next (bench/bench.py's synthetic repository: the scripts; InferenceX: the
 routes), and no fixed split balances both.
+
+The facts a file's rules need from files the other process read are who runs or sources it, so
+the processes exchange the calls of the scripts they modelled (file names only), and the main
+process sends which recipes run which script (`Wiring.script_runs`, from recipes it reads
+anyway); then each runs every rule on its share. Whatever else a rule needs from the other share
+(a sourced library, the script that runs this one) it reads again itself. The second process is
+forked before any model exists, so nothing is shared copy-on-write that either would write to.
+
+The recipes no route reaches are read by file-local rules only: they are a second pool, which
+either process takes from while it waits for the other's calls and once its own rules are done;
+then it runs every rule on the recipes it took.
 
 The second process sends its findings, rule errors, unparsed files and the paths it read back
 through a pipe. If it dies, its share is lost and the caller runs everything in one process.
@@ -54,16 +56,15 @@ _INDEX = struct.Struct("<I")  # one pooled file: its index in ws.yaml_paths
 _POOL_CHUNK = 512 // _INDEX.size
 
 
-def shares(ws: Workspace) -> tuple[frozenset[str], frozenset[str]]:
-    """(main, second): the launchers and the YAML files but the master configs, and the other
-    shell scripts and the master configs (the second process reads those first and sends their
-    entries: the main process meanwhile models its launchers)."""
+def shares(ws: Workspace) -> tuple[frozenset[str], frozenset[str], list[str]]:
+    """(main, second, pooled scripts): the launchers and the YAML files but the master configs;
+    the master configs (the second process reads them first and sends their entries while the
+    main process models its launchers); and every other shell script, which either takes."""
     wiring = Wiring(ws)
     launchers = {p for p in ws.shell_paths if wiring.is_launcher(p)}
     masters = set(ws.glob(ws.config.layout.master_configs))
     main = frozenset(p for p in ws.yaml_paths if p not in masters) | launchers
-    second = frozenset(p for p in ws.shell_paths if p not in launchers) | masters
-    return main, second
+    return main, frozenset(masters), [p for p in ws.shell_paths if p not in launchers]
 
 
 def run(
@@ -74,40 +75,44 @@ def run(
 ) -> tuple[list[Finding], list[RuleError]] | None:
     """The rules' findings and errors over the whole repository, or None if the second
     process failed (then nothing of it is used). `meanwhile` is called in the main process
-    after its own rules and before it takes from the pool."""
+    after its own rules and before it takes the last pooled recipes."""
     from benchlint.engine import Context
 
-    main_share, second_share = shares(ws)
-    up_read, up_write = os.pipe()  # second -> main: its calls, then its results
-    down_read, down_write = os.pipe()  # main -> second: the main process's calls
-    pool_read, pool_write = os.pipe()  # main -> either: the unrouted recipes
+    main_share, second_share, pooled_scripts = shares(ws)
+    up_read, up_write = os.pipe()  # second -> main: entries, calls, results
+    down_read, down_write = os.pipe()  # main -> second: script runs, calls
+    scripts_read, scripts_write = os.pipe()  # main -> either: the scripts
+    recipes_read, recipes_write = os.pipe()  # main -> either: the unrouted recipes
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:  # the second process: never returns into the caller
         code = 1
         try:
-            os.close(up_read)
-            os.close(down_write)
-            os.close(pool_write)
+            for fd in (up_read, down_write, scripts_write, recipes_write):
+                os.close(fd)
             ctx = Context(ws, None, second_share, owns_routes=False)
             up = _Sender(up_write)
             entries = None
             with contextlib.suppress(Exception):  # then the main process reads them itself
                 entries = ctx.wiring.encoded_entries()
             up.send(entries)
+            scripts = _take_scripts(ws, scripts_read)
             calls = ctx.environment.calls
-            mine = calls.facts([p for p in ws.shell_paths if p in second_share])
+            mine = calls.facts(scripts)
             up.send(mine)
+            script_runs = _receive(down_read)
+            recipes_taken: list[str] = []
+            _take_recipes(ws, recipes_read, recipes_taken, until=down_read)  # rather than wait
             theirs = _receive(down_read)
             if theirs is not None:
+                ctx.wiring.script_runs_from = lambda: script_runs
                 calls.use_facts(theirs + mine)
-                # sent once the main process has read its recipes; received when first needed
-                runs_given = _Later(lambda: _receive(down_read))
-                ctx.wiring.script_runs_from = runs_given
+                ctx.share = second_share | frozenset(scripts)
                 raw, errors = run_rules(ctx, rules)
-                more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules, [])
-                runs_given()  # the main process waits until it is read
+                more_raw, more_errors = _run_pooled(
+                    ctx, recipes_read, rules, run_rules, recipes_taken
+                )
                 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
                 result = ([*raw, *more_raw], [*errors, *more_errors])
                 up.send((*result, list(ws.failures.values()), ws.read_paths, peak))
@@ -115,31 +120,33 @@ def run(
                 code = 0
         finally:
             os._exit(code)
-    os.close(up_write)
-    os.close(down_read)
-    pooling = None
+    for fd in (up_write, down_read):
+        os.close(fd)
+    pooling: list[threading.Thread] = []
     sender = None
     try:
+        index = {path: i for i, path in enumerate(ws.shell_paths)}
+        pooling.append(_pool_later(scripts_write, [index[p] for p in pooled_scripts]))
         ctx = Context(ws, None, main_share, owns_routes=True)
         entries_given = _Later(lambda: _receive(up_read))  # the first thing it sends
         ctx.wiring.entries_from = entries_given
-        calls = ctx.environment.calls
+        sender = _Sender(down_write)
+        launchers = [p for p in ws.shell_paths if p in main_share]
         try:
-            mine = calls.facts([p for p in ws.shell_paths if p in main_share])
+            for path in launchers:
+                ws.shell(path)
             pooled = unrouted_recipes(ctx)
         except Exception:  # a model bug: the one-process run reports it where a rule meets it
             os.kill(pid, signal.SIGKILL)
             return None
-        ctx.share = main_share - pooled
-        sender = _Sender(down_write)
-        sender.send(mine)
         index = {path: i for i, path in enumerate(ws.yaml_paths)}
-        pooling = _pool_later(pool_write, [index[p] for p in sorted(pooled)])
-        # while the second process builds its scripts (an error here is reported by the rule
-        # that needs the same thing): the YAML, the scripts recipes run, the routes
+        pooling.append(_pool_later(recipes_write, [index[p] for p in sorted(pooled)]))
+        # what only this process can do first (an error here is reported by the rule that
+        # needs the same thing): the YAML, the scripts recipes run, the routes
         with contextlib.suppress(Exception):
             for path in ctx.in_scope(ctx.ws.yaml_paths):
-                ctx.ws.yaml(path)
+                if path not in pooled:
+                    ctx.ws.yaml(path)
         script_runs = None
         with contextlib.suppress(Exception):
             script_runs = ctx.wiring.script_runs
@@ -147,28 +154,32 @@ def run(
         with contextlib.suppress(Exception):
             _simulate(ctx)
         entries_given()  # (read by now, unless the routes failed)
+        scripts = _take_scripts(ws, scripts_read)
+        calls = ctx.environment.calls
+        mine = calls.facts(launchers + scripts)
+        sender.send(mine)
         taken: list[str] = []
-        _take(ctx.ws, pool_read, taken, until_readable=up_read)  # rather than wait
+        _take_recipes(ws, recipes_read, taken, until=up_read)  # rather than wait
         theirs = _receive(up_read)
         if theirs is None:
             return None
         calls.use_facts(mine + theirs)
+        ctx.share = (main_share - pooled) | frozenset(scripts)
         raw, errors = run_rules(ctx, rules)
         if meanwhile is not None:
             with contextlib.suppress(Exception):  # the caller meets it again
                 meanwhile()
-        more_raw, more_errors = _run_pooled(ctx, pool_read, rules, run_rules, taken)
+        more_raw, more_errors = _run_pooled(ctx, recipes_read, rules, run_rules, taken)
         raw += more_raw
         errors += more_errors
         result = _receive(up_read)
     finally:
         if sender is not None:
             sender.close()
-        os.close(down_write)
-        os.close(up_read)
-        os.close(pool_read)  # a pool writer still waiting gets an error and ends
-        if pooling is None:
-            os.close(pool_write)
+        for fd in (down_write, up_read, scripts_read, recipes_read):
+            os.close(fd)  # a pool writer still waiting gets an error and ends
+        for fd in (scripts_write, recipes_write)[len(pooling) :]:
+            os.close(fd)  # no writer took it
         os.waitpid(pid, 0)
     if result is None:
         return None
@@ -239,23 +250,40 @@ def _run_pooled(
 ) -> tuple[list[Finding], list[RuleError]]:
     """Take pooled recipes until the pool is empty, then run the rules on them and on those
     `taken` before (they are unrouted: no route is this pass's)."""
-    _take(ctx.ws, pool, taken)
+    _take_recipes(ctx.ws, pool, taken)
     if not taken:
         return [], []
     ctx.share, ctx.owns_routes = frozenset(taken), False
     return run_rules(ctx, rules)
 
 
-def _take(ws: Workspace, pool: int, taken: list[str], until_readable: int | None = None) -> None:
+def _take_scripts(ws: Workspace, pool: int) -> list[str]:
+    """Take pooled scripts until the pool is empty, modelling each as it is taken."""
+    taken: list[str] = []
+    _take(pool, ws.shell_paths, ws.shell, taken)
+    return taken
+
+
+def _take_recipes(ws: Workspace, pool: int, taken: list[str], until: int | None = None) -> None:
     """Take pooled recipes, reading each as it is taken, until the pool is empty or, with
-    `until_readable`, until that pipe has a message."""
-    while until_readable is None or not select.select([until_readable], [], [], 0)[0]:
+    `until`, until that pipe has a message."""
+    _take(pool, ws.yaml_paths, ws.yaml, taken, until)
+
+
+def _take(
+    pool: int,
+    paths: list[str],
+    build: Callable[[str], object],
+    taken: list[str],
+    until: int | None = None,
+) -> None:
+    while until is None or not select.select([until], [], [], 0)[0]:
         record = os.read(pool, _INDEX.size)
         if not record:
             return
-        path = ws.yaml_paths[_INDEX.unpack(record)[0]]
+        path = paths[_INDEX.unpack(record)[0]]
         with contextlib.suppress(Exception):  # a model bug: reported where a rule meets it
-            ws.yaml(path)
+            build(path)
         taken.append(path)
 
 

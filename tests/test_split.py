@@ -66,14 +66,14 @@ def test_every_case_split_equals_one_process(case: dict[str, Any], tmp_path: Pat
 
 def test_every_file_is_in_exactly_one_share() -> None:
     ws = Workspace(TESTDATA / "example", load_config(TESTDATA / "example" / ".benchlint.toml"))
-    main, second = split.shares(ws)
-    assert not main & second
-    assert main | second == set(ws.shell_paths) | set(ws.yaml_paths)
+    main, second, scripts = split.shares(ws)
+    assert not main & second and not (main | second) & set(scripts)
+    assert main | second | set(scripts) == set(ws.shell_paths) | set(ws.yaml_paths)
     master = "configs/nvidia-master.yaml"
     assert set(ws.yaml_paths) - {master} <= main  # the YAML and the launchers: the routes
-    assert master in second  # read first there, its entries sent
+    assert second == {master}  # read first there, its entries sent
     assert "runners/launch_gb200-nv.sh" in main
-    assert second  # the other scripts are shared out
+    assert "benchmarks/benchmark_lib.sh" in scripts  # the other scripts: whoever is free
 
 
 UNROUTED = {
@@ -104,24 +104,20 @@ def test_the_pool_goes_to_the_process_done_first(
     taken_by_main: set[str] = set()
 
     def run_rules(ctx: Context, chosen: list[Rule]) -> tuple[list[Finding], list[RuleError]]:
-        in_main = os.getpid() == parent
-        pooled = ctx.share is not None and ctx.share <= UNROUTED
-        if in_main and pooled:
-            taken_by_main.update(ctx.share or ())
-        if in_main == (late == "main") and not pooled:
-            time.sleep(1.0)  # its own rules: the other process meanwhile empties the pool
+        if os.getpid() == parent and ctx.share is not None and ctx.share <= UNROUTED:
+            taken_by_main.update(ctx.share)
         return _run_rules(ctx, chosen)
 
-    simulate = split._simulate
+    take_scripts = split._take_scripts
 
-    def slow_simulate(ctx: Context) -> None:
-        if late == "main":  # and no pool taken while the second process's calls are awaited
-            time.sleep(0.5)
-        simulate(ctx)
+    def late_take_scripts(ws: Workspace, pool: int) -> list[str]:
+        if (os.getpid() == parent) == (late == "main"):
+            time.sleep(1.0)  # the other process meanwhile takes the scripts, then the recipes
+        return take_scripts(ws, pool)
 
     one = lint(root, config, rules, [root], jobs=1)
     monkeypatch.setattr("benchlint.engine._run_rules", run_rules)
-    monkeypatch.setattr(split, "_simulate", slow_simulate)
+    monkeypatch.setattr(split, "_take_scripts", late_take_scripts)
     two = lint(root, config, rules, [root], jobs=2)
     assert two.workspace is not None and two.workspace.other_peak_kib > 0
     assert {f.location.path for f in one.findings} & UNROUTED  # the pooled recipes have some
