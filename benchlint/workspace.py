@@ -11,6 +11,7 @@ import functools
 import os
 import re
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,8 @@ from benchlint.shell.model import Script, parse_file
 from benchlint.source import SourceText
 from benchlint.yamlmodel import DepthError, YamlDocument, YamlError, parse_yaml
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 SKIP_DIRS = frozenset(
     {
         ".git",
@@ -104,6 +107,8 @@ class Workspace:
         self.yaml_paths: list[str] = []
         # A symlink to another file of the repository is linted once, as its target.
         self.symlinks: dict[str, str] = {}
+        # files discovery found under the root through no symlink: read without resolving
+        self._plain: set[str] = set()
         self._sources: dict[str, SourceText | None] = {}
         self._shell: dict[str, Script | None] = {}
         self._yaml: dict[str, YamlDocument | None] = {}
@@ -116,13 +121,29 @@ class Workspace:
         return any(path_matches(rel, pattern, inside=True) for pattern in self.config.exclude)
 
     def _discover(self) -> None:
-        for directory, dirnames, filenames in os.walk(self.root):
-            rel_dir = os.path.relpath(directory, self.root)
-            rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
-            dirnames[:] = sorted(
-                d for d in dirnames if d not in SKIP_DIRS and not self._excluded(rel_dir + d)
-            )
-            for name in sorted(filenames):
+        """Every shell and YAML file, depth first, each folder's files (by name) before its
+        folders (by name). `os.scandir` says which entries are symlinks without a system call
+        per file; symlinked folders are not descended."""
+        pending = [("", str(self.root))]
+        while pending:
+            rel_dir, directory = pending.pop()
+            try:
+                with os.scandir(directory) as scan:
+                    entries = sorted(scan, key=lambda e: e.name)
+            except OSError:
+                continue
+            folders = []
+            for entry in entries:
+                name = entry.name
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    skipped = name in SKIP_DIRS or entry.is_symlink()
+                    if not skipped and not self._excluded(rel_dir + name):
+                        folders.append((rel_dir + name + "/", entry.path))
+                    continue
                 shell = name.endswith(SHELL_SUFFIXES)
                 yaml = not shell and name.endswith(YAML_SUFFIXES)
                 if not shell and not yaml and "." in name:
@@ -130,21 +151,24 @@ class Workspace:
                 rel = rel_dir + name
                 if self._excluded(rel):
                     continue
-                if self._is_internal_link(rel):
+                link = entry.is_symlink()
+                if link and self._is_internal_link(rel):
                     continue
                 if shell:
                     self.shell_paths.append(rel)
                 elif yaml:
                     self.yaml_paths.append(rel)
-                elif self._has_shell_shebang(rel):
+                elif not link and self._has_shell_shebang(rel):
                     self.shell_paths.append(rel)
+                else:
+                    continue
+                if not link:
+                    self._plain.add(rel)
+            pending.extend(reversed(folders))
 
     def _is_internal_link(self, rel: str) -> bool:
-        path = self.root / rel
-        if not path.is_symlink():
-            return False
         try:
-            real = path.resolve(strict=True)
+            real = (self.root / rel).resolve(strict=True)
         except (OSError, RuntimeError):
             return False  # broken or looping: kept, so that reading it reports why
         if not real.is_relative_to(self.root) or not real.is_file():
@@ -158,7 +182,7 @@ class Workspace:
 
     def _has_shell_shebang(self, rel: str) -> bool:
         path = self.root / rel
-        if path.is_symlink() or not path.is_file():
+        if not path.is_file():
             return False
         try:
             with path.open("rb") as handle:
@@ -189,6 +213,8 @@ class Workspace:
         return self._sources[rel]
 
     def _read(self, rel: str) -> SourceText | None:
+        if rel in self._plain:
+            return self._read_plain(rel)
         path = self.root / rel
         try:
             real = path.resolve(strict=True)
@@ -207,6 +233,30 @@ class Workspace:
         except OSError as exc:
             self._fail(rel, f"cannot be read: {_reason(exc)}")
             return None
+        return self._text(rel, data)
+
+    def _read_plain(self, rel: str) -> SourceText | None:
+        """A file discovery found through no symlink: opened without following one (should it
+        have become a link since) and without blocking (should it have become a FIFO)."""
+        try:
+            fd = os.open(self.root / rel, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+        except OSError as exc:
+            self._fail(rel, f"cannot be read: {_reason(exc)}")
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                self._fail(rel, "is not a regular file; not read")
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = handle.read()
+        except OSError as exc:
+            self._fail(rel, f"cannot be read: {_reason(exc)}")
+            return None
+        finally:
+            os.close(fd)
+        return self._text(rel, data)
+
+    def _text(self, rel: str, data: bytes) -> SourceText | None:
         if b"\0" in data[:8192]:
             self._fail(rel, "is a binary file, not text")
             return None

@@ -47,6 +47,29 @@ def test_symlink_loop_outside_root_and_fifo(tmp_path: Path) -> None:
     assert positions(result, "BL102") == ["ok.sh:2:1"]  # secret.sh was never read
 
 
+def test_a_file_swapped_for_a_link_or_fifo_after_discovery_is_not_followed(
+    tmp_path: Path,
+) -> None:
+    """Discovered files are read without resolving their path: opened without following a
+    link and without blocking, should one be there by the time they are read."""
+    from benchlint.config import Config
+    from benchlint.workspace import Workspace
+
+    outside = tmp_path / "secret.sh"
+    outside.write_text("flock -n 9\n")
+    root = write_repo(tmp_path / "r", {"a.sh": BAD_LOCK, "b.sh": BAD_LOCK, "c.sh": BAD_LOCK})
+    ws = Workspace(root, Config())
+    (root / "a.sh").unlink()
+    (root / "a.sh").symlink_to(outside)
+    (root / "b.sh").unlink()
+    os.mkfifo(root / "b.sh")
+    assert ws.source("a.sh") is None and "cannot be read" in ws.failures["a.sh"].message
+    assert ws.source("b.sh") is None
+    assert ws.failures["b.sh"].message.endswith("is not a regular file; not read")
+    source = ws.source("c.sh")
+    assert source is not None and source.text == BAD_LOCK
+
+
 def test_deep_nesting_and_long_line(tmp_path: Path) -> None:
     deep_yaml = "a: " + "[" * 2000 + "]" * 2000 + "\n"
     deep_shell = "echo " + "$(" * 300 + "x" + ")" * 300 + "\n"
