@@ -45,6 +45,10 @@ class WorkerFlags:
         """The flags this release rejects; without a release, those every release rejects."""
         if release is not None:
             return self.rejected[release]
+        return self._rejected_by_all
+
+    @functools.cached_property
+    def _rejected_by_all(self) -> frozenset[str]:
         sets = list(self.rejected.values())
         return frozenset.intersection(*sets) if sets else frozenset()
 

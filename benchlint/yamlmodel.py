@@ -95,21 +95,18 @@ class YNode:
     def get(self, key: str) -> YNode | None:
         """The value for `key` as PyYAML sees it: on a duplicate key the last one; a key of
         the mapping itself before one merged in with `<<: *anchor`."""
-        found = None
-        merged: list[YNode] = []
-        for k, v in self.pairs:
-            if k.kind != "scalar":
-                continue
-            if k.value == key:
-                found = v
-            elif k.value == "<<" and k.style is None:
-                merged.extend([v] if v.kind == "map" else [m for m in v.items if m.kind == "map"])
-        if found is None:
-            for source in merged:
-                found = source.get(key)
-                if found is not None:
-                    break
-        return found
+        pairs = self.pairs
+        for i in range(len(pairs) - 1, -1, -1):  # the last one wins
+            k, v = pairs[i]
+            if k.value == key and k.kind == "scalar":
+                return v
+        for k, v in pairs:
+            if k.value == "<<" and k.kind == "scalar" and k.style is None:
+                for source in [v] if v.kind == "map" else [m for m in v.items if m.kind == "map"]:
+                    found = source.get(key)
+                    if found is not None:
+                        return found
+        return None
 
     def key_node(self, key: str) -> YNode | None:
         found = None

@@ -826,15 +826,14 @@ def _is_background(node: Node) -> bool:
     return sibling is not None and sibling.type == "&"
 
 
-def _shell_index(words: list[Word]) -> int | None:
+def _shell_index(command: Command) -> int | None:
     """Index of the shell word in a command that is a shell or runs one behind wrappers."""
-    if not words or not words[0].static:
-        return None
-    first = posixpath.basename(words[0].value)
+    first = command.base
     if first in SHELLS:
         return 0
     if first not in WRAPPERS:
         return None
+    words = command.words
     for i, word in enumerate(words[1:], start=1):
         if word.static and posixpath.basename(word.value) in SHELLS:
             return i
@@ -871,7 +870,7 @@ def _shell_flags(words: list[Word]) -> tuple[bool, bool, int]:
 
 def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
     words = command.words
-    index = _shell_index(words)
+    index = _shell_index(command)
     if index is not None:
         rest = words[index + 1 :]
         has_c, errexit, operand = _shell_flags(rest)
@@ -900,7 +899,7 @@ def _ssh_remote_command(words: list[Word]) -> list[Word]:
 
 def _reads_script_from_stdin(command: Command) -> bool:
     words = command.words
-    index = _shell_index(words)
+    index = _shell_index(command)
     if index is not None:
         has_c, _, operand = _shell_flags(words[index + 1 :])
         return not has_c and operand >= len(words[index + 1 :])
@@ -910,7 +909,7 @@ def _reads_script_from_stdin(command: Command) -> bool:
 
 
 def _stdin_shell_errexit(command: Command) -> bool:
-    index = _shell_index(command.words)
+    index = _shell_index(command)
     if index is None:
         return False
     return _shell_flags(command.words[index + 1 :])[1]
