@@ -196,7 +196,11 @@ class Environment:
                     state.validated |= sourced.validated
                     state.unknown = state.unknown or sourced.unknown
         made: dict[int, Provenance] = {}  # one Provenance per assignment, as the dicts share them
-        state.assigned = {name: _provenance(at, made) for name, at in assigned.items()}
+        # (most entries of a script that sources a library are the library's Provenances)
+        state.assigned = {
+            name: at if at.__class__ is Provenance else _provenance(at, made)
+            for name, at in assigned.items()
+        }
         state.exported = {name: _provenance(at, made) for name, at in exported.items()}
         state.validated.update(name for start, name in validations if start < before)
         return state

@@ -65,6 +65,8 @@ _METRIC = re.compile(
 _HEALTH_FLAGS = ("--health-endpoint", "--health-path", "--health-check-path")
 # a file with none of these holds no probe (tested once, before its words are looked at)
 _MAY_PROBE = re.compile("|".join([_URL_START, *_HEALTH_FLAGS, *_METRIC_FAMILIES]))
+_MAY_PROBE_BYTES = re.compile(_MAY_PROBE.pattern.encode())  # the same, on one command's bytes
+_HEALTH_PREFIXES = tuple(f + "=" for f in _HEALTH_FLAGS)
 _SERVER_TYPE = re.compile(r"FRAMEWORK|BACKEND|FRONTEND|ENGINE|SERVER_TYPE|_TYPE\b", re.I)
 DEFAULT_PORTS = {"vllm": "8000", "sglang": "30000", "sglang_router": "30000", "dynamo": "8000"}
 NAMES = {
@@ -138,6 +140,9 @@ def _probes(script: Script) -> Iterator[Probe]:
     for command in script.all_commands():
         if command.base in ("echo", "printf", "cat", "tee", ":"):
             continue
+        node = command.node
+        if not _MAY_PROBE_BYTES.search(command.script.src, node.start_byte, node.end_byte):
+            continue  # nor in this command
         words = command.words
         for i, word in enumerate(words):
             value = word.value
@@ -150,7 +155,7 @@ def _probes(script: Script) -> Iterator[Probe]:
                     yield Probe(command, word, "route", path, port, match.start(2), match.end(2))
             if value in _HEALTH_FLAGS and i + 1 < len(words) and words[i + 1].static:
                 yield Probe(command, words[i + 1], "route", words[i + 1].value, None)
-            elif value.startswith(tuple(f + "=" for f in _HEALTH_FLAGS)) and word.static:
+            elif value.startswith(_HEALTH_PREFIXES) and word.static:
                 yield Probe(command, word, "route", value.split("=", 1)[1], None)
             for match in _METRIC.finditer(value):
                 yield Probe(
