@@ -13,6 +13,7 @@ caller that runs `eval` or sources a file that cannot be resolved makes it incom
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from benchlint.calls import Call, CallGraph
@@ -165,45 +166,58 @@ class Environment:
     # -- a script's own lines ---------------------------------------------------------------------
     def state_before(self, script: Script, before: int) -> ScriptState:
         """What `script` (a file's top-level script) has done before byte offset `before`."""
-        state = ScriptState()
-        # an assignment stands for its own Provenance until the end: most are overwritten
+        return self.states_before(script, [before])[0]
+
+    def states_before(self, script: Script, offsets: Sequence[int]) -> list[ScriptState]:
+        """`state_before` at each offset, in one pass over the script."""
+        order = sorted(range(len(offsets)), key=offsets.__getitem__)
+        states: list[ScriptState | None] = [None] * len(offsets)
+        # an assignment stands for its own Provenance until a snapshot: most are overwritten
         assigned: dict[str, Provenance | Assignment] = {}
         exported: dict[str, Provenance | Assignment] = {}
+        validated: set[str] = set()
+        unknown: str | None = None
         changes, validations = self._state_changes(script)
-        for start, command, call in changes:
-            if start >= before:
-                break
-            for assignment in command.assignments:
-                name = assignment.name
-                if assignment.value is not None or assignment.kind in _ASSIGNING:
-                    assigned[name] = assignment
-                if assignment.exported:
-                    exported[name] = assigned.get(name, assignment)
-            base = command.base
-            if base in VALIDATORS:
-                state.validated.update(w.value for w in command.args if w.static)
-            elif base == "exit":
-                state.validated.update(_tested_for_empty(command))
-            elif base == "eval":
-                state.unknown = state.unknown or "eval"
-            if call is not None:
-                if not call.targets:
-                    state.unknown = state.unknown or f"sources {call.word.text}"
-                for target in call.targets:
-                    sourced = self.file_state(target)
-                    assigned.update(sourced.assigned)
-                    exported.update(sourced.exported)
-                    state.validated |= sourced.validated
-                    state.unknown = state.unknown or sourced.unknown
-        made: dict[int, Provenance] = {}  # one Provenance per assignment, as the dicts share them
-        # (most entries of a script that sources a library are the library's Provenances)
-        state.assigned = {
-            name: at if at.__class__ is Provenance else _provenance(at, made)
-            for name, at in assigned.items()
-        }
-        state.exported = {name: _provenance(at, made) for name, at in exported.items()}
-        state.validated.update(name for start, name in validations if start < before)
-        return state
+        position = 0
+        for i in order:
+            before = offsets[i]
+            while position < len(changes) and changes[position][0] < before:
+                command, call = changes[position][1], changes[position][2]
+                position += 1
+                for assignment in command.assignments:
+                    name = assignment.name
+                    if assignment.value is not None or assignment.kind in _ASSIGNING:
+                        assigned[name] = assignment
+                    if assignment.exported:
+                        exported[name] = assigned.get(name, assignment)
+                base = command.base
+                if base in VALIDATORS:
+                    validated.update(w.value for w in command.args if w.static)
+                elif base == "exit":
+                    validated.update(_tested_for_empty(command))
+                elif base == "eval":
+                    unknown = unknown or "eval"
+                if call is not None:
+                    if not call.targets:
+                        unknown = unknown or f"sources {call.word.text}"
+                    for target in call.targets:
+                        sourced = self.file_state(target)
+                        assigned.update(sourced.assigned)
+                        exported.update(sourced.exported)
+                        validated |= sourced.validated
+                        unknown = unknown or sourced.unknown
+            made: dict[int, Provenance] = {}  # one Provenance per assignment: the dicts share
+            states[i] = ScriptState(
+                # (most entries of a script that sources a library are its Provenances)
+                {
+                    name: at if at.__class__ is Provenance else _provenance(at, made)
+                    for name, at in assigned.items()
+                },
+                {name: _provenance(at, made) for name, at in exported.items()},
+                validated | {name for start, name in validations if start < before},
+                unknown,
+            )
+        return [state for state in states if state is not None]
 
     def _state_changes(
         self, script: Script

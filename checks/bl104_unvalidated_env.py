@@ -90,15 +90,18 @@ def check(ctx: Context) -> Iterator[Finding]:
         script = ctx.ws.shell(path)
         if script is None:
             continue
-        everything = environment.state_before(script, len(script.src) + 1)
-        if everything.unknown:
-            continue
-        provided_here = set(everything.assigned)
-        for launch in launches(script):
+        found = launches(script)
+        starts = []  # where each launch's statement starts in the file's own script
+        for launch in found:
             top, node = launch.command.script, launch.command.node
             while top.parent is not None:
                 node, top = top.parent.node, top.parent.script
-            before = environment.state_before(top, node.start_byte)
+            starts.append(node.start_byte)
+        everything, *befores = environment.states_before(script, [len(script.src) + 1, *starts])
+        if everything.unknown:
+            continue
+        provided_here = set(everything.assigned)
+        for launch, before in zip(found, befores, strict=True):
             unvalidated: dict[str, Node] = {}
             for name, expansion in _consumed(launch):
                 if (
