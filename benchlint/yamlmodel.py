@@ -96,10 +96,14 @@ class YNode:
         """The value for `key` as PyYAML sees it: on a duplicate key the last one; a key of
         the mapping itself before one merged in with `<<: *anchor`."""
         pairs = self.pairs
+        merges = False
         for i in range(len(pairs) - 1, -1, -1):  # the last one wins
-            k, v = pairs[i]
+            k = pairs[i][0]
             if k.value == key and k.kind == "scalar":
-                return v
+                return pairs[i][1]
+            merges = merges or k.value == "<<"
+        if not merges:
+            return None
         for k, v in pairs:
             if k.value == "<<" and k.kind == "scalar" and k.style is None:
                 for source in [v] if v.kind == "map" else [m for m in v.items if m.kind == "map"]:
