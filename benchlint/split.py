@@ -139,8 +139,6 @@ def run(
         except Exception:  # a model bug: the one-process run reports it where a rule meets it
             os.kill(pid, signal.SIGKILL)
             return None
-        index = {path: i for i, path in enumerate(ws.yaml_paths)}
-        pooling.append(_pool_later(recipes_write, [index[p] for p in sorted(pooled)]))
         # what only this process can do first (an error here is reported by the rule that
         # needs the same thing): the YAML, the scripts recipes run, the routes
         with contextlib.suppress(Exception):
@@ -151,6 +149,10 @@ def run(
         with contextlib.suppress(Exception):
             script_runs = ctx.wiring.script_runs
         sender.send(script_runs)
+        # the unrouted recipes that just ran a script stay here: they are read already
+        pooled = frozenset(p for p in pooled if not ws.has_yaml(p))
+        index = {path: i for i, path in enumerate(ws.yaml_paths)}
+        pooling.append(_pool_later(recipes_write, [index[p] for p in sorted(pooled)]))
         with contextlib.suppress(Exception):
             _simulate(ctx)
         entries_given()  # (read by now, unless the routes failed)

@@ -294,6 +294,10 @@ class Workspace:
             self._yaml[rel] = self._parse_yaml(rel)
         return self._yaml[rel]
 
+    def has_yaml(self, rel: str) -> bool:
+        """Whether the file's YAML was read (or failed to be) already."""
+        return rel in self._yaml
+
     def _parse_yaml(self, rel: str) -> YamlDocument | None:
         source = self.source(rel)
         if source is None:
