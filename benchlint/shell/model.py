@@ -179,7 +179,7 @@ class Redirect:
     target: Word
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class Guard:
     """A condition a command runs under: `if COND` (expect True), its `else` (expect False),
     `COND && cmd`, `COND || cmd`, or a `case WORD in PATTERNS)` item (patterns set)."""
