@@ -105,12 +105,6 @@ class ScriptState:
     validated: set[str] = field(default_factory=set)
     unknown: str | None = None  # why anything might be set: "eval", "sources $X"
 
-    def merge(self, other: ScriptState) -> None:
-        self.assigned.update(other.assigned)
-        self.exported.update(other.exported)
-        self.validated |= other.validated
-        self.unknown = self.unknown or other.unknown
-
 
 # commands other than assignments and `source` that change what state_before reports
 _STATE_COMMANDS = frozenset({*VALIDATORS, "exit", "eval"})

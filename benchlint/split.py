@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     RunRules = Callable[[Context, list[Rule]], tuple[list[Finding], list[RuleError]]]
 
 _HEADER = struct.Struct("<Q")
-_INDEX = struct.Struct("<I")  # one pooled file: its index in ws.yaml_paths
+_INDEX = struct.Struct("<I")  # one pooled file: its index in ws.shell_paths or ws.yaml_paths
 # Writes to a pipe of at most PIPE_BUF bytes (4096 on Linux, 512 by POSIX) are never split, so
 # the pool is written in whole records and every read of one record gets a whole one.
 _POOL_CHUNK = 512 // _INDEX.size
@@ -135,7 +135,7 @@ def run(
         try:
             for path in launchers:
                 ws.shell(path)
-            pooled = unrouted_recipes(ctx)
+            unrouted = unrouted_recipes(ctx)
         except Exception:  # a model bug: the one-process run reports it where a rule meets it
             os.kill(pid, signal.SIGKILL)
             return None
@@ -143,19 +143,19 @@ def run(
         # needs the same thing): the YAML, the scripts recipes run, the routes
         with contextlib.suppress(Exception):
             for path in ctx.in_scope(ctx.ws.yaml_paths):
-                if path not in pooled:
+                if path not in unrouted:
                     ctx.ws.yaml(path)
         script_runs = None
         with contextlib.suppress(Exception):
             script_runs = ctx.wiring.script_runs
         sender.send(script_runs)
         # the unrouted recipes that just ran a script stay here: they are read already
-        pooled = frozenset(p for p in pooled if not ws.has_yaml(p))
+        pooled = frozenset(p for p in unrouted if not ws.has_yaml(p))
         index = {path: i for i, path in enumerate(ws.yaml_paths)}
         pooling.append(_pool_later(recipes_write, [index[p] for p in sorted(pooled)]))
         with contextlib.suppress(Exception):
             _simulate(ctx)
-        entries_given()  # (read by now, unless the routes failed)
+        entries_given()  # read by now (the routes need them); the facts come next
         scripts = _take_scripts(ws, scripts_read)
         calls = ctx.environment.calls
         mine = calls.facts(launchers + scripts)
@@ -291,8 +291,8 @@ def _take(
 
 def _pool_later(fd: int, indices: list[int]) -> threading.Thread:
     """Write the pool from a thread (a pool larger than the pipe's buffer waits for readers,
-    and they read only after their rules) in whole records, then close it: an empty pipe
-    whose writer is gone is how readers learn the pool is empty."""
+    who take from it only once their own work is done) in whole records, then close it: an
+    empty pipe whose writer is gone is how readers learn the pool is empty."""
 
     def write() -> None:
         try:

@@ -171,7 +171,7 @@ class Wiring:
 
     @cached_property
     def script_runs(self) -> dict[str, list[ScriptRun]]:
-        """Script path -> the recipes that run it (`benchmark.command`), in path order. A split
+        """Script path -> the recipes that run it (`benchmark.command`), in discovery order. A split
         run's second process is given this by the main one, which reads the recipes anyway."""
         given = self.script_runs_from() if self.script_runs_from is not None else None
         if given is not None:
