@@ -1,13 +1,14 @@
 """A recipe after a one-line edit, without parsing it again.
 
-Nearly every rewrite a launcher applies replaces one plain value on one line (258 of the 267
-rewrites InferenceX's launchers apply: `sed -i 's/max_attempts: 1440/max_attempts: 720/'`), and
-parsing the whole recipe again after each was most of a route's simulation. When an edit is that
-simple, the new document is the old one with that scalar replaced: the nodes on the path from the
-root to it are copied, every other node is shared (nodes are never changed once built). Anything
-else (lines added or removed, a quoted or multi-line value, a value a flow collection or an alias
-shares, a new value YAML would read as more than one plain scalar) returns None, and the caller
-parses the text.
+Nearly every rewrite a launcher applies replaces one value on one line (258 of the 267 rewrites
+InferenceX's launchers apply: `sed -i 's/max_attempts: 1440/max_attempts: 720/'`), and parsing
+the whole recipe again after each was most of a route's simulation. When an edit is that simple,
+the new document is the old one with that scalar replaced: the nodes on the path from the root to
+it are copied, every other node is shared (nodes are never changed once built). Anything else
+returns None, and the caller parses the text: lines added or removed, more than one line changed,
+a value written with escapes, a tag or over several lines, a flow collection that ends on the
+line, a file with an anchor anywhere, a new value YAML would read as anything but one plain or
+simply quoted scalar.
 """
 
 from __future__ import annotations
