@@ -267,3 +267,22 @@ def test_the_master_config_is_read_by_the_second_process_only(
     assert two.workspace is not None and two.workspace.other_peak_kib > 0
     assert read_by_main and "configs/nvidia-master.yaml" not in read_by_main
     assert _report(two) == _report(one)
+
+
+def test_messages_larger_than_a_pipe_cross_in_both_directions() -> None:
+    """Both processes send before they read: a writer thread per pipe keeps either from
+    waiting on the other, and messages arrive whole and in order."""
+    up_read, up_write = os.pipe()
+    down_read, down_write = os.pipe()
+    up, down = split._Sender(up_write), split._Sender(down_write)
+    big = ["x" * 1000] * 1000  # ~1 MB pickled, far more than a pipe holds
+    up.send(big)
+    up.send("then this")
+    down.send(big[:10])
+    assert split._receive(down_read) == big[:10]
+    assert split._receive(up_read) == big
+    assert split._receive(up_read) == "then this"
+    up.close()
+    down.close()
+    for fd in (up_read, up_write, down_read, down_write):
+        os.close(fd)
