@@ -10,9 +10,11 @@ import gc
 import os
 import sys
 import time
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -31,12 +33,36 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class _DefaultToLint(click.Group):
-    """`benchlint PATHS...` means `benchlint lint PATHS...`."""
+    """`benchlint PATHS...` means `benchlint lint PATHS...`. Errors that are not findings exit 2
+    with one line: a configuration mistake, or an internal error (its traceback only with
+    `--debug` or BENCHLINT_DEBUG=1)."""
+
+    debug = False
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        end = args.index("--") if "--" in args else len(args)
+        if "--debug" in args[:end]:
+            args = [a for i, a in enumerate(args) if i >= end or a != "--debug"]
+            _DefaultToLint.debug = True
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "--version")):
             args = ["lint", *args]
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ConfigError as exc:
+            _fail(str(exc))
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except Exception as exc:
+            if self.debug or os.environ.get("BENCHLINT_DEBUG"):
+                traceback.print_exc()
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            _fail(
+                f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())} "
+                f"(at {Path(where.filename).name}:{where.lineno}; --debug shows the traceback)"
+            )
 
 
 @click.group(cls=_DefaultToLint, context_settings={"help_option_names": ["-h", "--help"]})

@@ -92,26 +92,32 @@ def find_root(start: Path, config_path: Path | None) -> Path:
 
 
 def _has_tool_table(path: Path) -> bool:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
-    return "benchlint" in data.get("tool", {})
+    """Whether a pyproject.toml met on the way up configures benchlint; one that is not valid
+    TOML is an error (whether it holds a `[tool.benchlint]` table cannot be known)."""
+    tool = _read_toml(path).get("tool", {})
+    return isinstance(tool, dict) and "benchlint" in tool
 
 
-def load_config(path: Path) -> Config:
+def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: is not UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("benchlint", {})
-    elif "tool" in data and "benchlint" in data["tool"]:
-        data = data["tool"]["benchlint"]
+
+
+def load_config(path: Path) -> Config:
+    data: Any = _read_toml(path)
+    tool = data.get("tool", {})
+    if path.name == "pyproject.toml" or (isinstance(tool, dict) and "benchlint" in tool):
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{path}: `tool` must be a table")
+        data = tool.get("benchlint", {})
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: `tool.benchlint` must be a table ([tool.benchlint])")
     return parse_config(data, path)
 
 

@@ -208,8 +208,12 @@ def sets_variable(root: YNode | None, name: str, values: tuple[str, ...]) -> boo
     if root is None:
         return False
     stack = [root]
+    seen: set[int] = set()  # aliases share nodes
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         for key, value in node.pairs:
             if (
                 key.is_scalar

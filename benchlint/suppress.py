@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -11,7 +12,10 @@ from benchlint.finding import Finding
 from benchlint.source import SourceText
 from benchlint.workspace import path_matches
 
-_DIRECTIVE = re.compile(r"#\s*benchlint:\s*(disable|disable-file)=([A-Za-z0-9_,\s]+)")
+_DIRECTIVE = re.compile(r"#\s*benchlint:\s*(disable|disable-file)=(.*)")
+# the IDs right after `=`, separated by commas or blanks; from the first other word on, the text
+# is the reason (`disable=BL101 needed on all runners` disables BL101 only)
+_ID = re.compile(r"(?i)BL\d{1,3}|ALL")
 
 
 @dataclass
@@ -27,11 +31,16 @@ def suppressions(source: SourceText) -> list[Suppression]:
     found: list[Suppression] = []
     if "benchlint:" not in source.text:
         return found
-    for index, line in enumerate(source.text.splitlines(), start=1):
-        for match in _DIRECTIVE.finditer(line):
-            rules = tuple(r for r in re.split(r"[,\s]+", match.group(2).strip()) if r)
-            # the reason follows the IDs: keep only tokens that look like IDs
-            rules = tuple(r.upper() for r in rules if re.fullmatch(r"(?i)BL\d{1,3}|ALL", r))
+    # lines as findings count them: only `\n` ends one (not a form feed or U+2028)
+    for index, line in enumerate(source.text.split("\n"), start=1):
+        match = _DIRECTIVE.search(line)
+        if match is not None:
+            rules = tuple(
+                token.upper()
+                for token in itertools.takewhile(
+                    _ID.fullmatch, (t for t in re.split(r"[,\s]+", match.group(2)) if t)
+                )
+            )
             if rules:
                 found.append(
                     Suppression(source.path, index, rules, match.group(1) == "disable-file")

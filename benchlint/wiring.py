@@ -614,12 +614,18 @@ def _apply_yq(rewrite: Rewrite, text: str) -> str:
 
 
 def _leaves(
-    node: YNode | None, prefix: tuple[str, ...] = ()
+    node: YNode | None, prefix: tuple[str, ...] = (), expanded: set[int] | None = None
 ) -> dict[tuple[str, ...], tuple[YNode | None, YNode]]:
-    """Every scalar (and empty collection) by key path, as PyYAML sees it (last key wins)."""
+    """Every scalar (and empty collection) by key path, as PyYAML sees it (last key wins).
+    A collection reached again through an alias is not expanded again: its scalars sit on the
+    same lines, and aliases of aliases would make the paths exponential in the file's size."""
     found: dict[tuple[str, ...], tuple[YNode | None, YNode]] = {}
     if node is None:
         return found
+    expanded = set() if expanded is None else expanded
+    if id(node) in expanded:
+        return found
+    expanded.add(id(node))
     if node.is_map:
         seen: dict[str, tuple[YNode, YNode]] = {}
         for k, v in node.pairs:
@@ -630,14 +636,14 @@ def _leaves(
                 path = (*prefix, name)
                 found[path] = (k, v)
             else:
-                found.update(_leaves(v, (*prefix, name)))
+                found.update(_leaves(v, (*prefix, name), expanded))
     elif node.is_seq:
         for i, item in enumerate(node.items):
             if item.is_scalar:
                 path = (*prefix, f"[{i}]")
                 found[path] = (None, item)
             else:
-                found.update(_leaves(item, (*prefix, f"[{i}]")))
+                found.update(_leaves(item, (*prefix, f"[{i}]"), expanded))
     return found
 
 

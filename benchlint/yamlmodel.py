@@ -63,7 +63,7 @@ class YNode:
 
     def __init__(
         self,
-        kind: str,  # "map" | "seq" | "scalar"
+        kind: str,  # "map" | "seq" | "scalar" | "alias" (inside the collection it names)
         span: Span,
         value: str = "",  # scalar text (after YAML unquoting)
         style: str | None = None,  # scalar quoting style: None (plain), "'", '"', "|", ">"
@@ -349,6 +349,9 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 if event.anchor not in anchors:
                     raise YAMLError(f"unknown alias {event.anchor!r}")
                 node = anchors[event.anchor]
+                if node.kind != "scalar" and any(frame[3] is node for frame in stack):
+                    start, end = event.start_mark, event.end_mark
+                    node = _recursive_alias(event.anchor, start, end)
             elif kind is StreamEndEvent or event is None:
                 return documents
             else:
@@ -365,16 +368,27 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
         parser.dispose()
 
 
+def _recursive_alias(anchor: str, start: Any, end: Any) -> YNode:
+    """An alias inside the collection it names (`a: &l [*l]`, legal YAML): a node of its own kind
+    with nothing inside, so that every walk of the model ends. PyYAML builds a recursive object
+    there; nothing a recipe means is inside it."""
+    span = Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+    return YNode("alias", span, value=anchor)
+
+
 def _compose_pure(text: str) -> list[Any]:
     yaml = YAML(typ="rt", pure=True)
     return [node for node in yaml.compose_all(text) if node is not None]
 
 
-def _convert(node: Any, memo: dict[int, YNode]) -> YNode:
-    known = memo.get(id(node))
-    if known is not None:
-        return known  # an alias: the anchored node itself (also ends recursive aliases)
+def _convert(node: Any, memo: dict[int, YNode], open_: set[int] | None = None) -> YNode:
+    open_ = set() if open_ is None else open_
     start, end = node.start_mark, node.end_mark
+    known = memo.get(id(node))
+    if known is not None:  # an alias: the anchored node itself
+        if id(node) in open_:  # inside the collection it names
+            return _recursive_alias(getattr(node, "anchor", None) or "", start, end)
+        return known
     span = Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
     if isinstance(node, ScalarNode):
         result = YNode("scalar", span, value=str(node.value), style=node.style or None)
@@ -383,11 +397,15 @@ def _convert(node: Any, memo: dict[int, YNode]) -> YNode:
     if isinstance(node, MappingNode):
         result = YNode("map", span)
         memo[id(node)] = result
-        result.pairs = [(_convert(k, memo), _convert(v, memo)) for k, v in node.value]
+        open_.add(id(node))
+        result.pairs = [(_convert(k, memo, open_), _convert(v, memo, open_)) for k, v in node.value]
+        open_.discard(id(node))
         return result
     if isinstance(node, SequenceNode):
         result = YNode("seq", span)
         memo[id(node)] = result
-        result.items = [_convert(item, memo) for item in node.value]
+        open_.add(id(node))
+        result.items = [_convert(item, memo, open_) for item in node.value]
+        open_.discard(id(node))
         return result
     raise YamlError(f"unexpected YAML node {type(node).__name__}", span)

@@ -54,8 +54,12 @@ def _on_line(
     found: list[YNode] = []
     parents: dict[int, tuple[YNode, int, bool]] = {}
     stack = [d for d in documents if d.span.line <= line <= d.span.end_line]
+    seen: set[int] = set()  # aliases share nodes
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         span = node.span
         if span.line == line or span.end_line == line:
             found.append(node)

@@ -89,10 +89,16 @@ def _zip_length(node: YNode) -> int | None:
 
 
 def _walk(node: YNode) -> Iterator[YNode]:
-    yield node
-    if node.is_map:
-        for _, value in node.pairs:
-            yield from _walk(value)
+    """The node and the values of its mappings, nested, each once (aliases share nodes)."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(value for _, value in reversed(current.pairs))
 
 
 def _selector_problem(wiring: Wiring, recipe: RecipeRef) -> str | None:

@@ -86,7 +86,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import duration, health_window, settings_root, slurm_seconds
 from benchlint.registry import rule
 from benchlint.wiring import Route, Wiring
-from benchlint.yamlmodel import YNode
+from benchlint.yamlmodel import YamlDocument, YNode
 
 
 def _wall_time(
@@ -132,12 +132,10 @@ def _engine_timeouts(node: YNode | None) -> Iterator[tuple[YNode, YNode]]:
     """(key, value) of every VLLM_ENGINE_READY_TIMEOUT_S in the recipe's settings."""
     if node is None:
         return
-    for key, value in node.pairs:
-        if key.is_scalar and key.value == "VLLM_ENGINE_READY_TIMEOUT_S":
-            yield key, value
-        yield from _engine_timeouts(value)
-    for item in node.items:
-        yield from _engine_timeouts(item)
+    for mapping in YamlDocument.nodes([node]):
+        for key, value in mapping.pairs:
+            if key.is_scalar and key.value == "VLLM_ENGINE_READY_TIMEOUT_S":
+                yield key, value
 
 
 @rule("BL204", "time-budget", Severity.ERROR, tags=("wiring", "recipes"))

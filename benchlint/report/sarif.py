@@ -18,6 +18,7 @@ from benchlint import HOMEPAGE, __version__
 from benchlint.engine import Result
 from benchlint.finding import Location, Severity
 from benchlint.registry import Rule
+from benchlint.source import SourceText
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -58,17 +59,31 @@ def _descriptor(rule: Rule) -> om.ReportingDescriptor:
     )
 
 
-def _physical(location: Location) -> om.PhysicalLocation:
+def _physical(location: Location, result: Result) -> om.PhysicalLocation:
     span = location.span
+    source = result.source(location.path)
+    start = _utf16(source, span.line, span.column)
+    end = _utf16(source, span.end_line, span.end_column)
     return om.PhysicalLocation(
         artifact_location=om.ArtifactLocation(uri=_uri(location.path), uri_base_id=SRCROOT),
         region=om.Region(
             start_line=span.line,
-            start_column=span.column,
+            start_column=start,
             end_line=span.end_line,
-            end_column=max(span.end_column, span.column + 1 if span.end_line == span.line else 1),
+            end_column=max(end, start + 1 if span.end_line == span.line else 1),
         ),
     )
+
+
+def _utf16(source: SourceText | None, line: int, column: int) -> int:
+    """A column counted in code points as a SARIF `utf16CodeUnits` column: a character outside
+    the Basic Multilingual Plane (an emoji) before it counts twice."""
+    if source is None:
+        return column
+    before = source.line_text(line)[: column - 1]
+    if before.isascii():
+        return column
+    return column + sum(1 for ch in before if ord(ch) > 0xFFFF)
 
 
 def _uri(path: str) -> str:
@@ -83,7 +98,7 @@ def render(result: Result) -> str:
         related = [
             om.Location(
                 id=i,
-                physical_location=_physical(loc),
+                physical_location=_physical(loc, result),
                 message=om.Message(text=_sentence(loc.label or "Related location")),
             )
             for i, loc in enumerate(finding.related, start=1)
@@ -94,7 +109,7 @@ def render(result: Result) -> str:
                 rule_index=index.get(finding.rule, -1),
                 level=_LEVEL[result.severity(finding)],
                 message=om.Message(text=_sentence(finding.message)),
-                locations=[om.Location(physical_location=_physical(finding.location))],
+                locations=[om.Location(physical_location=_physical(finding.location, result))],
                 related_locations=related or None,
                 partial_fingerprints={"benchlintFingerprint/v1": finding.fingerprint},
             )
@@ -104,7 +119,7 @@ def render(result: Result) -> str:
             level="error",
             message=om.Message(text=_sentence(f"{failure.path} {failure.message}")),
             locations=[
-                om.Location(physical_location=_physical(Location(failure.path, failure.span)))
+                om.Location(physical_location=_physical(Location(failure.path, failure.span), result))
             ],
             descriptor=om.ReportingDescriptorReference(id="BL001"),
         )

@@ -1,0 +1,125 @@
+"""The models say "unknown" rather than guess, and end on every input (issue 11)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from benchlint.cli import main
+from tests.conftest import TESTDATA, positions, run_lint, write_repo
+
+RECIPE = "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml"
+
+
+def _example(tmp_path: Path) -> Path:
+    root = tmp_path / "example"
+    shutil.copytree(TESTDATA / "example", root)
+    return root
+
+
+def test_recursive_aliases_end_for_every_rule_and_explain(tmp_path: Path) -> None:
+    root = _example(tmp_path)
+    recipe = root / RECIPE
+    before = positions(run_lint(root))
+    recipe.write_text(
+        recipe.read_text()
+        + "extra: &l [*l]\n"
+        + "checks: &h {max_attempts: 30, again: *h, <<: *h}\n"
+        + "limits: &s\n  time_limit: 1:00:00\n  nested: {up: *s}\n"
+    )
+    result = run_lint(root)
+    assert not result.errors
+    assert positions(result) == before  # the cycles add nothing and hide nothing
+    outcome = CliRunner().invoke(main, ["explain", "--root", str(root), str(recipe)])
+    assert outcome.exit_code == 0, outcome.output
+    assert "health" in outcome.stdout
+
+
+def test_aliases_of_aliases_stay_linear(tmp_path: Path) -> None:
+    """A "billion laughs" recipe: 2^40 paths through shared nodes, read in well under a second."""
+    lines = ["a0: &a0 {tensor-parallel-size: 8, tool-call-parser: x}"]
+    lines += [f"a{i}: &a{i} {{l: *a{i - 1}, r: *a{i - 1}}}" for i in range(1, 41)]
+    root = _example(tmp_path)
+    recipe = root / RECIPE
+    recipe.write_text(recipe.read_text() + "\n".join(lines) + "\n")
+    result = run_lint(root)
+    assert not result.errors
+
+
+def invoke(*args: str | Path) -> tuple[int, str, str]:
+    outcome = CliRunner().invoke(main, [str(a) for a in args])
+    return outcome.exit_code, outcome.stdout, outcome.stderr
+
+
+LOCKS = "set +e\nflock -w 5 9\ntouch a.yaml\n"
+
+
+def test_a_suppression_reason_is_free_text(tmp_path: Path) -> None:
+    """`all` in the reason is a word, not `ALL`; IDs end at the first other word."""
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "reason.sh": "set +e\n# benchlint: disable=BL101 needed on all runners\nflock -w 5 9\n",
+            "both.sh": "set +e\nflock -w 5 9  # benchlint: disable=BL101, BL102 two IDs\n",
+            "explicit.sh": "set +e\nflock -w 5 9  # benchlint: disable=all\n",
+            "late.sh": "set +e\nflock -w 5 9  # benchlint: disable=for BL102\n",
+        },
+    )
+    assert positions(run_lint(root)) == ["late.sh:2:1", "reason.sh:3:1"]
+
+
+def test_lines_end_only_at_newline_for_suppressions(tmp_path: Path) -> None:
+    """A form feed or U+2028 inside a line does not start one, for findings as for comments."""
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "ff.sh": "set +e\n# a\f b\u2028 c\nflock -w 5 9  # benchlint: disable=BL102\n",
+            "kept.sh": "set +e\n# a\f b\u2028 c\n# benchlint: disable=BL102\n\nflock -w 5 9\n",
+        },
+    )
+    assert positions(run_lint(root)) == ["kept.sh:5:1"]
+
+
+def test_configuration_shapes_exit_2(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"run.sh": "echo ok\n"})
+    (root / ".benchlint.toml").unlink()
+    for text, message in [
+        ("[[tool.benchlint]]\nselect = ['BL1']\n", "`tool.benchlint` must be a table"),
+        ("[tool]\nbenchlint = 3\n", "`tool.benchlint` must be a table"),
+        ("[tool.benchlint\n", "invalid TOML"),
+    ]:
+        (root / "pyproject.toml").write_text(text)
+        code, _, err = invoke(root)
+        assert code == 2, text
+        assert message in err
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_an_internal_error_exits_2_in_one_line(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import benchlint.cli
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("model bug")
+
+    root = write_repo(tmp_path / "r", {"run.sh": "echo ok\n"})
+    monkeypatch.setattr(benchlint.cli, "lint", broken)
+    code, _, err = invoke(root)
+    assert code == 2
+    assert err.startswith("benchlint: error: internal error: KeyError: 'model bug'")
+    assert len(err.strip().splitlines()) == 1
+    code, _, err = invoke("--debug", root)
+    assert code == 2 and "Traceback" in err
+
+
+def test_sarif_columns_count_utf16_code_units(tmp_path: Path) -> None:
+    """An emoji is one code point but two UTF-16 code units."""
+    root = write_repo(tmp_path / "r", {"run.sh": "set +e\necho 😀; flock -w 5 9\n"})
+    import json
+
+    code, out, _ = invoke(root, "--format", "sarif")
+    region = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"], region["endColumn"]) == (2, 10, 22)
+    code, out, _ = invoke(root, "--format", "concise")
+    assert out.startswith("run.sh:2:9:")
