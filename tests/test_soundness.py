@@ -118,8 +118,8 @@ def test_sarif_columns_count_utf16_code_units(tmp_path: Path) -> None:
     root = write_repo(tmp_path / "r", {"run.sh": "set +e\necho 😀; flock -w 5 9\n"})
     import json
 
-    code, out, _ = invoke(root, "--format", "sarif")
+    _, out, _ = invoke(root, "--format", "sarif")
     region = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"], region["endColumn"]) == (2, 10, 22)
-    code, out, _ = invoke(root, "--format", "concise")
+    _, out, _ = invoke(root, "--format", "concise")
     assert out.startswith("run.sh:2:9:")

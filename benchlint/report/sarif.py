@@ -119,7 +119,9 @@ def render(result: Result) -> str:
             level="error",
             message=om.Message(text=_sentence(f"{failure.path} {failure.message}")),
             locations=[
-                om.Location(physical_location=_physical(Location(failure.path, failure.span), result))
+                om.Location(
+                    physical_location=_physical(Location(failure.path, failure.span), result)
+                )
             ],
             descriptor=om.ReportingDescriptorReference(id="BL001"),
         )
