@@ -100,13 +100,14 @@ def _has_tool_table(path: Path) -> bool:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: is not UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return data
 
 
 def load_config(path: Path) -> Config:
