@@ -1,18 +1,20 @@
 """Deciding a launcher's conditions under one master-config entry's variables.
 
 Three-valued: True, False, or None when the condition cannot be decided statically (a variable
-the entry does not set, a command such as `grep -q`, a regular expression that does not compile).
+the entry does not set, an expansion `expand` does not model, a command such as `grep -q`, a
+regular expression outside POSIX ERE or one that runs too long). tests/test_differential.py
+holds the answers to bash's.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Callable
 from typing import Protocol
 
 from tree_sitter import Node
 
+from benchlint.shell import expand
 from benchlint.shell.model import Guard, Script
 
 
@@ -20,11 +22,6 @@ class Env(Protocol):
     """Variable values: a string, "" when unset, None when it cannot be known statically."""
 
     def get(self, name: str, /) -> str | None: ...
-
-
-_SIMPLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
-_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}$`]*)\}")
-_EXPANSION = re.compile(_DEFAULT.pattern + "|" + _SIMPLE.pattern)
 
 
 Probe = Callable[[Node], "bool | None"]
@@ -55,54 +52,52 @@ def guards_hold(
 
 def guard_holds(script: Script, guard: Guard, env: Env, probe: Probe | None = None) -> bool | None:
     if guard.patterns:
+        if _nocasematch(script):
+            return None
         word = value_of(script, guard.node, env)
         if word is None:
             return None
-        matched = any(
-            fnmatch.fnmatchcase(word, pattern)
-            for node in guard.patterns
-            if (pattern := value_of(script, node, env, raw=True)) is not None
-        )
-        return matched == guard.expect
+        decided: bool | None = False
+        for node in guard.patterns:  # `a|b)`: the first that matches wins
+            matched = _matches(script, word, node, env)
+            if matched:
+                decided = True
+                break
+            if matched is None:
+                decided = None
+        return None if decided is None else decided == guard.expect
     value = condition(script, guard.node, env, probe)
     return None if value is None else value == guard.expect
 
 
-def value_of(script: Script, node: Node, env: Env, raw: bool = False) -> str | None:
-    """A word's value with `$X`, `${X}` and `${X:-default}` taken from env; None if unknown."""
-    if raw:
-        return script.text_of(node).strip("'\"")
-    word = script.word(node)
-    value = word.value
-    if word.static:
-        return value
-    out = []
-    position = 0
-    for match in _EXPANSION.finditer(value):
-        out.append(value[position : match.start()])
-        if match.group(1):
-            known = env.get(match.group(1))
-            if known is None:
-                return None
-            out.append(known if known else match.group(2))
-        else:
-            known = env.get(match.group(3))
-            if known is None:
-                return None
-            out.append(known)
-        position = match.end()
-    rest = value[position:]
-    if "$" in rest or "`" in rest:
+def value_of(script: Script, node: Node, env: Env) -> str | None:
+    """A word's value after parameter expansion and quote removal; None if unknown."""
+    return expand.value(script.text_of(node), env.get)
+
+
+def _pieces(script: Script, node: Node, env: Env) -> list[expand.Piece] | None:
+    try:
+        return expand.expand(script.text_of(node), env.get)
+    except expand.Unknown:
         return None
-    out.append(rest)
-    return "".join(out)
+
+
+def _matches(script: Script, subject: str, pattern: Node, env: Env) -> bool | None:
+    pieces = _pieces(script, pattern, env)
+    return None if pieces is None else expand.matches(subject, pieces)
+
+
+def _nocasematch(script: Script) -> bool:
+    """`shopt -s nocasematch` changes every pattern match of the script: not modelled."""
+    return "nocasematch" in script.file.text
 
 
 def condition(script: Script, node: Node, env: Env, probe: Probe | None = None) -> bool | None:
     kind = node.type
     if kind == "test_command":
-        inner = [c for c in node.named_children]
-        return _expression(script, inner[0], env) if len(inner) == 1 else None
+        inner = [c for c in node.named_children if c.type != "comment"]
+        double = script.text_of(node).startswith("[[")
+        return _expression(script, inner[0], env, double) if len(inner) == 1 else None
     if kind == "negated_command":
         inner_nodes = node.named_children
         value = condition(script, inner_nodes[-1], env, probe) if inner_nodes else None
@@ -116,11 +111,12 @@ def condition(script: Script, node: Node, env: Env, probe: Probe | None = None) 
         right = condition(script, named[1], env, probe)
         return _and(left, right) if operator == "&&" else _or(left, right)
     if kind == "command" and node.named_children:
-        name = script.text_of(node.named_children[0])
-        if name in ("true", ":"):
-            return True
-        if name == "false":
-            return False
+        if len(node.named_children) == 1:
+            name = script.text_of(node.named_children[0])
+            if name in ("true", ":"):
+                return True
+            if name == "false":
+                return False
         if probe is not None:
             return probe(node)
     return None
@@ -138,20 +134,38 @@ def _or(left: bool | None, right: bool | None) -> bool | None:
     return False if left is False and right is False else None
 
 
-def _expression(script: Script, node: Node, env: Env) -> bool | None:
+def _operand(script: Script, node: Node, env: Env, double: bool) -> str | None:
+    """An operand's value; in `[ ]` an unquoted expansion is split and globbed, so a value that
+    would change there (blanks, glob characters, nothing at all) is unknown."""
+    pieces = _pieces(script, node, env)
+    if pieces is None:
+        return None
+    text = "".join(p.text for p in pieces)
+    split = not double and any(p.from_expansion for p in pieces)
+    if split and (not text or any(c in text for c in " \t\n*?[")):
+        return None
+    return text
+
+
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
+def _expression(script: Script, node: Node, env: Env, double: bool) -> bool | None:
     kind = node.type
     if kind == "parenthesized_expression":
         inner = node.named_children
-        return _expression(script, inner[0], env) if inner else None
+        return _expression(script, inner[0], env, double) if len(inner) == 1 else None
     if kind == "unary_expression":
         operator = node.child_by_field_name("operator")
         operands = [c for c in node.named_children if c.type != "test_operator"]
         op = script.text_of(operator) if operator is not None else ""
-        if op == "!" and operands:
-            value = _expression(script, operands[0], env)
+        if len(operands) != 1:
+            return None
+        if op == "!":
+            value = _expression(script, operands[0], env, double)
             return None if value is None else not value
-        if op in ("-z", "-n") and operands:
-            text = value_of(script, operands[0], env)
+        if op in ("-z", "-n"):
+            text = _operand(script, operands[0], env, double)
             if text is None:
                 return None
             return (text == "") == (op == "-z")
@@ -164,35 +178,49 @@ def _expression(script: Script, node: Node, env: Env) -> bool | None:
             return None
         op = script.text_of(operator)
         if op in ("&&", "-a"):
-            return _and(_expression(script, left, env), _expression(script, right, env))
+            return _and(
+                _expression(script, left, env, double), _expression(script, right, env, double)
+            )
         if op in ("||", "-o"):
-            return _or(_expression(script, left, env), _expression(script, right, env))
-        a = value_of(script, left, env)
-        b = value_of(script, right, env)
-        if a is None or b is None:
+            return _or(
+                _expression(script, left, env, double), _expression(script, right, env, double)
+            )
+        a = _operand(script, left, env, double)
+        if a is None:
             return None
-        return _compare(a, op, b, right.type)
-    if kind in ("string", "simple_expansion", "expansion", "word", "concatenation"):
-        text = value_of(script, node, env)
+        if double and op in ("==", "=", "!=", "=~"):
+            if _nocasematch(script):
+                return None
+            pieces = _pieces(script, right, env)
+            if pieces is None:
+                return None
+            if op == "=~":
+                return expand.regex_matches(a, pieces)
+            matched = expand.matches(a, pieces)
+            return None if matched is None else matched == (op != "!=")
+        b = _operand(script, right, env, double)
+        if b is None:
+            return None
+        return _compare(a, op, b, double)
+    if kind in ("string", "simple_expansion", "expansion", "word", "concatenation", "raw_string"):
+        text = _operand(script, node, env, double)
         return None if text is None else text != ""
     return None
 
 
-def _compare(a: str, op: str, b: str, right_kind: str) -> bool | None:
-    if op in ("==", "="):
-        return fnmatch.fnmatchcase(a, b) if right_kind == "word" else a == b
-    if op == "!=":
-        return not fnmatch.fnmatchcase(a, b) if right_kind == "word" else a != b
-    if op == "=~":
-        try:
-            return re.search(b, a) is not None
-        except re.error:
-            return None
+def _compare(a: str, op: str, b: str, double: bool) -> bool | None:
+    """`[ a OP b ]`, and the arithmetic comparisons of `[[ ]]`."""
+    if op in ("==", "=") and not double:
+        return a == b
+    if op == "!=" and not double:
+        return a != b
     numeric = {"-eq": 0, "-ne": 1, "-lt": 2, "-le": 3, "-gt": 4, "-ge": 5}
     if op in numeric:
-        try:
-            x, y = int(a), int(b)
-        except ValueError:
+        # `[[ ]]` reads operands as arithmetic (010 is 8, a name is its value): plain integers
+        # only; `[ ]` reads decimal integers
+        pattern = _INTEGER if double else re.compile(r"-?[0-9]+")
+        if not (pattern.fullmatch(a) and pattern.fullmatch(b)):
             return None
+        x, y = int(a), int(b)
         return [x == y, x != y, x < y, x <= y, x > y, x >= y][numeric[op]]
     return None

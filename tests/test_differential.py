@@ -1,0 +1,203 @@
+"""benchlint's models against the programs they model: bash for conditions, GNU sed for the sed
+simulation, PyYAML for scalars. The model must give the program's answer or say it does not
+know ("unknown", "not simulated"); never the opposite."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchlint.shell.evaluate import guards_hold
+from benchlint.shell.model import parse_file
+from benchlint.source import SourceText
+
+BASH = shutil.which("bash")
+needs_bash = pytest.mark.skipif(BASH is None, reason="bash is not installed")
+
+VALUES = ["", "a", "ab", "A-b", "dynamo-trt", "dynamo-", "1", "010", "8", "a b", "*", "x.y", "a*"]
+# words as they stand in a script, reading variables A and B
+WORDS = [
+    "$A",
+    '"$A"',
+    "${A}",
+    '"${A:-dynamo-}"',
+    "${A:-d}",
+    "${A-d}",
+    '"${A:+set}"',
+    "${A+set}",
+    "${A,,}",
+    "${A^^}",
+    "${A^}",
+    "${#A}",
+    '"${A#*-}"',
+    "${A##*-}",
+    '"${A%-*}"',
+    "${A%%[-.]*}",
+    "${A:1:2}",
+    "${A/a/b}",
+    "$(echo a)",
+    "$((1+1))",
+    '"$A$B"',
+    '"x${B}"',
+    "'a'",
+    '"a b"',
+    "a",
+    "1",
+    "010",
+    "dynamo-trt",
+]
+PATTERNS = [
+    *WORDS,
+    "a*",
+    '"a"*',
+    '"dynamo-"*',
+    "'*'",
+    '"*"',
+    "\\*",
+    "?b",
+    "[ab]*",
+    "[!a]*",
+    "[[:alpha:]]*",
+    "*-[a-t]*",
+    "dynamo-@(trt|vllm)",
+    "$B*",
+    '"$B"*',
+]
+REGEXES = [
+    "^a",
+    "b$",
+    "^dynamo-(trt|vllm)$",
+    '"."',
+    "a.b",
+    "^[0-9]+$",
+    "x\\.y",
+    '"a*"',
+    "a{2}",
+    "(a|b)+",
+    "$B",
+    '"$B"',
+    "\\d",
+    "a*?",
+]
+
+_ENV = st.fixed_dictionaries({"A": st.sampled_from(VALUES), "B": st.sampled_from(VALUES)})
+
+
+def _leaf() -> st.SearchStrategy[str]:
+    word, pattern = st.sampled_from(WORDS), st.sampled_from(PATTERNS)
+    return st.one_of(
+        st.builds(lambda w, p: f"[[ {w} == {p} ]]", word, pattern),
+        st.builds(lambda w, p: f"[[ {w} != {p} ]]", word, pattern),
+        st.builds(lambda w, r: f"[[ {w} =~ {r} ]]", word, st.sampled_from(REGEXES)),
+        st.builds(lambda op, w: f"[[ {op} {w} ]]", st.sampled_from(["-z", "-n"]), word),
+        st.builds(lambda w: f"[[ {w} ]]", word),
+        st.builds(lambda op, w: f"[ {op} {w} ]", st.sampled_from(["-z", "-n"]), word),
+        st.builds(
+            lambda a, op, b: f"[ {a} {op} {b} ]", word, st.sampled_from(["=", "==", "!="]), word
+        ),
+        st.builds(
+            lambda a, op, b: (
+                f"{'[[' if op[0] == '[' else '['} {a} {op[1:]} {b} {']]' if op[0] == '[' else ']'}"
+            ),
+            word,
+            st.sampled_from(["[-eq", "[-lt", "(-ge", "(-ne"]),
+            word,
+        ),
+        st.sampled_from(["true", "false", ": ok"]),
+    )
+
+
+CONDITIONS = st.recursive(
+    _leaf(),
+    lambda inner: st.one_of(
+        st.builds(lambda a, b: f"{a} && {b}", inner, inner),
+        st.builds(lambda a, b: f"{a} || {b}", inner, inner),
+        st.builds(lambda a: f"! {a}", inner),
+    ),
+    max_leaves=3,
+)
+
+
+class _Env:
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+
+    def get(self, name: str) -> str | None:
+        return self.values.get(name, "")
+
+
+def _decide(script_text: str, values: dict[str, str]) -> bool | None:
+    script = parse_file(SourceText("t.sh", script_text.encode()))
+    target = next(c for c in script.commands if script.text_of(c.node) == "echo T")
+    return guards_hold(script, target.guards, _Env(values))
+
+
+def _bash(script_text: str, values: dict[str, str], unset_empty: bool) -> bool:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}
+    for name, value in values.items():
+        if value or not unset_empty:
+            env[name] = value
+    out = subprocess.run(
+        [BASH or "bash", "-c", script_text], env=env, capture_output=True, text=True, timeout=10
+    )
+    return out.stdout.strip() == "T"
+
+
+def _agrees(script_text: str, values: dict[str, str]) -> None:
+    decided = _decide(script_text, values)
+    if decided is None:
+        return
+    # benchlint's "" is unset or empty: its answer must hold for both
+    for unset_empty in (True, False):
+        assert _bash(script_text, values, unset_empty) == decided, (script_text, values)
+
+
+@needs_bash
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(CONDITIONS, _ENV)
+def test_conditions_agree_with_bash(condition: str, values: dict[str, str]) -> None:
+    _agrees(f"if {condition}; then echo T; else echo F; fi\n", values)
+
+
+@needs_bash
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.sampled_from(WORDS), st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=3), _ENV)
+def test_case_patterns_agree_with_bash(word: str, patterns: list[str], values: dict) -> None:  # type: ignore[type-arg]
+    _agrees(f"case {word} in {'|'.join(patterns)}) echo T;; *) echo F;; esac\n", values)
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("condition", "values", "expected"),
+    [
+        ('[[ $FRAMEWORK == "dynamo-"* ]]', {"FRAMEWORK": "dynamo-trt"}, True),
+        ("[[ $FRAMEWORK == 'dynamo-*' ]]", {"FRAMEWORK": "dynamo-trt"}, False),
+        ("[[ ${X:+v} == v ]]", {"X": "1"}, True),
+        ("[[ ${X:+v} == v ]]", {"X": ""}, False),
+        ("[[ ${X,,} == abc ]]", {"X": "ABC"}, True),
+        ('[[ $X =~ ^a"."b$ ]]', {"X": "axb"}, False),
+        ("[[ $X =~ ^a.b$ ]]", {"X": "axb"}, True),
+        ("[[ $X =~ \\d ]]", {"X": "1"}, False),  # `\d` quotes d: not a digit class
+        ("[[ $X =~ a*? ]]", {"X": "ab"}, None),  # a lazy quantifier is not POSIX ERE
+        ("[[ $(hostname) == a ]]", {}, None),
+        ("[[ ${X/a/b} == b ]]", {"X": "a"}, None),
+        ("[[ ${X:0:1} == a ]]", {"X": "ab"}, None),
+        ("[[ $((X + 1)) -eq 2 ]]", {"X": "1"}, None),
+        ("[[ $X -eq 8 ]]", {"X": "010"}, None),  # arithmetic: 010 is octal 8
+    ],
+)
+def test_known_shapes(condition: str, values: dict[str, str], expected: bool | None) -> None:
+    script = f"if {condition}; then echo T; else echo F; fi\n"
+    assert _decide(script, values) is expected
+    if expected is not None:
+        assert _bash(script, values, unset_empty=True) is expected
+
+
+def test_a_catastrophic_regex_is_unknown_in_bounded_time() -> None:
+    script = "if [[ $X =~ ^(a+)+$ ]]; then echo T; fi\n"
+    assert _decide(script, {"X": "a" * 40 + "b"}) in (None, False)
