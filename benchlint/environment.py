@@ -152,6 +152,8 @@ class Environment:
         self._routes: dict[str, list[StartPath]] = {}
         self._file_states: dict[str, ScriptState] = {}
         self._visiting: set[str] = set()
+        self._sourcing: set[str] = set()
+        self._cuts: list[str] = []  # the files where a cycle of calls or sources was cut
         # id(script) -> (script, what _state_changes found in it)
         self._changes: dict[
             int, tuple[Script, list[tuple[int, Command, Call | None]], list[tuple[int, str]]]
@@ -235,18 +237,37 @@ class Environment:
         """Everything a sourced file sets (all of it: the caller sees it once `source` returns)."""
         if path in self._file_states:
             return self._file_states[path]
-        self._file_states[path] = ScriptState()  # a cycle of sources ends here
-        script = self.ws.shell(path)
-        state = ScriptState() if script is None else self.state_before(script, len(script.src) + 1)
-        self._file_states[path] = state
+        if path in self._sourcing:
+            self._cuts.append(path)  # a cycle of sources ends here
+            return ScriptState()
+        mark = len(self._cuts)
+        self._sourcing.add(path)
+        try:
+            script = self.ws.shell(path)
+            state = (
+                ScriptState() if script is None else self.state_before(script, len(script.src) + 1)
+            )
+        finally:
+            self._sourcing.discard(path)
+        if self._complete_since(mark, path):
+            self._file_states[path] = state
         return state
+
+    def _complete_since(self, mark: int, path: str) -> bool:
+        """Whether what was computed for `path` since `mark` is its answer from any caller: no
+        cycle was cut on the way except at `path` itself (a result cut short at another file
+        is that caller's view; caching it would make findings depend on the order files are
+        looked at)."""
+        return all(cut == path for cut in self._cuts[mark:])
 
     # -- callers ----------------------------------------------------------------------------------
     def routes(self, path: str) -> list[StartPath]:
         if path in self._routes:
             return self._routes[path]
         if path in self._visiting:
+            self._cuts.append(path)
             return []
+        mark = len(self._cuts)
         self._visiting.add(path)
         try:
             routes = self._launcher_routes(path)
@@ -254,7 +275,8 @@ class Environment:
                 routes = self._caller_routes(path)
         finally:
             self._visiting.discard(path)
-        self._routes[path] = routes
+        if self._complete_since(mark, path):
+            self._routes[path] = routes
         return routes
 
     def launcher_start_files(self, path: str) -> list[str] | None:

@@ -123,3 +123,64 @@ def test_sarif_columns_count_utf16_code_units(tmp_path: Path) -> None:
     assert (region["startLine"], region["startColumn"], region["endColumn"]) == (2, 10, 22)
     _, out, _ = invoke(root, "--format", "concise")
     assert out.startswith("run.sh:2:9:")
+
+
+def _cycle_repo(tmp_path: Path, name: str) -> Path:
+    """A launcher runs b.sh; b.sh and NAME.sh run each other; NAME.sh exports an unset
+    variable. Started from the launcher through b.sh, NAME.sh gets nothing: a finding in NAME.sh
+    whatever the file is called."""
+    root = _example(tmp_path / name)
+    launcher = root / "runners/launch_b200-dgxc.sh"
+    launcher.write_text(launcher.read_text() + "bash benchmarks/cyc/b.sh\n")
+    (root / "benchmarks/cyc").mkdir()
+    (root / "benchmarks/cyc/b.sh").write_text(
+        f'export MYVAR="$MYVAR"\nbash benchmarks/cyc/{name}.sh\n'
+    )
+    (root / f"benchmarks/cyc/{name}.sh").write_text(
+        'export OTHER="$OTHER"\nbash benchmarks/cyc/b.sh\n'
+    )
+    return root
+
+
+def test_a_call_cycle_gives_the_same_findings_whatever_the_file_names(tmp_path: Path) -> None:
+    for name in ("a", "z"):
+        found = positions(run_lint(_cycle_repo(tmp_path, name), select="BL101"))
+        assert f"benchmarks/cyc/{name}.sh:1:8" in found, name
+        assert "benchmarks/cyc/b.sh:1:8" in found
+
+
+def _sarif(root: Path, jobs: int) -> str:
+    from benchlint.config import Config
+    from benchlint.engine import lint, select_rules
+    from benchlint.registry import expand_selectors
+    from benchlint.report import renderer
+
+    rules = select_rules(Config(), expand_selectors(["ALL"]), set())
+    return renderer("sarif")(lint(root, Config(), rules, [root], jobs))
+
+
+def test_output_does_not_depend_on_discovery_order_or_processes(
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """The same report, byte for byte, with files discovered in shuffled orders, in one process
+    and in two."""
+    import random
+
+    from benchlint.workspace import Workspace
+
+    root = _cycle_repo(tmp_path, "z")
+    expected = _sarif(root, jobs=1)
+    assert expected == _sarif(root, jobs=2)
+    discover = Workspace._discover
+    for seed in range(4):
+        rng = random.Random(seed)
+
+        def shuffled(self: Workspace, rng: random.Random = rng) -> None:
+            discover(self)
+            rng.shuffle(self.shell_paths)
+            rng.shuffle(self.yaml_paths)
+
+        monkeypatch.setattr(Workspace, "_discover", shuffled)
+        for jobs in (1, 2):
+            assert _sarif(root, jobs) == expected, (seed, jobs)
