@@ -38,18 +38,62 @@ try:
 except ImportError:  # pragma: no cover - the pure composer still works
     _CParser = None
 
-# YAML 1.2 core schema, for plain scalars.
+# Plain scalars as PyYAML's SafeLoader resolves them (YAML 1.1): what srtctl and the sweep
+# generator read. `yes`/`on` are booleans, `010` is octal, `1_440` is 1440, `4:00:00` is the
+# base-60 integer 14400, `1e3` is a string (1.1 floats need a dot and a signed exponent).
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
-_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-_INT = re.compile(r"^[-+]?[0-9]+$")
-_INT_BASE = re.compile(r"^0o[0-7]+$|^0x[0-9a-fA-F]+$")
-_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
-_SPECIAL_FLOAT = {
-    ".inf": float("inf"),
-    "+.inf": float("inf"),
-    "-.inf": float("-inf"),
-    ".nan": float("nan"),
+_BOOL = {
+    **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
 }
+_INT = re.compile(
+    r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+    r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$"
+)
+_FLOAT = re.compile(
+    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+
+
+def _sexagesimal(digits: str) -> float:
+    value = 0.0
+    for part in digits.split(":"):
+        value = value * 60 + float(part)
+    return value
+
+
+def resolve_int(text: str) -> int:
+    """An int scalar's value, as PyYAML's construct_yaml_int computes it."""
+    value = text.replace("_", "")
+    sign = -1 if value[0] == "-" else 1
+    if value[0] in "+-":
+        value = value[1:]
+    if value == "0":
+        return 0
+    if value.startswith("0b"):
+        return sign * int(value[2:], 2)
+    if value.startswith("0x"):
+        return sign * int(value[2:], 16)
+    if ":" in value:
+        return sign * int(_sexagesimal(value))
+    if value[0] == "0":
+        return sign * int(value, 8)
+    return sign * int(value)
+
+
+def resolve_float(text: str) -> float:
+    value = text.replace("_", "").lower()
+    sign = -1.0 if value[0] == "-" else 1.0
+    if value[0] in "+-":
+        value = value[1:]
+    if value == ".inf":
+        return sign * float("inf")
+    if value == ".nan":
+        return float("nan")
+    if ":" in value:
+        return sign * _sexagesimal(value)
+    return sign * float(value)
 
 
 _NO_PAIRS: tuple[tuple[YNode, YNode], ...] = ()
@@ -104,7 +148,8 @@ class YNode:
             merges = merges or k.value == "<<"
         if not merges:
             return None
-        for k, v in pairs:
+        # several `<<` keys: the later one wins (PyYAML up to 6.0.3); in a list, the first
+        for k, v in reversed(pairs):
             if k.value == "<<" and k.kind == "scalar" and k.style is None:
                 for source in [v] if v.kind == "map" else [m for m in v.items if m.kind == "map"]:
                     found = source.get(key)
@@ -129,7 +174,8 @@ class YNode:
 
     @property
     def scalar(self) -> Any:
-        """The Python value of a scalar: quoted ones are strings, plain ones as YAML 1.2 core."""
+        """The Python value of a scalar as PyYAML's SafeLoader gives it: quoted ones are
+        strings, plain ones resolved by YAML 1.1's rules."""
         if not self.is_scalar:
             return None
         text = self.value
@@ -137,16 +183,23 @@ class YNode:
             return text
         if _NULL.match(text):
             return None
-        if _BOOL.match(text):
-            return text.lower() == "true"
+        if text in _BOOL:
+            return _BOOL[text]
         if _INT.match(text):
-            return int(text)
-        if _INT_BASE.match(text):
-            return int(text, 0)
+            return resolve_int(text)
         if _FLOAT.match(text):
-            return float(text)
-        lowered = text.lower()
-        return _SPECIAL_FLOAT.get(lowered, text)
+            return resolve_float(text)
+        return text
+
+    @property
+    def sexagesimal(self) -> bool:
+        """A plain scalar PyYAML reads as a base-60 number (`4:00:00` is 14400)."""
+        return (
+            self.is_scalar
+            and self.style is None
+            and ":" in self.value
+            and (bool(_INT.match(self.value)) or bool(_FLOAT.match(self.value)))
+        )
 
 
 @dataclass(eq=False)

@@ -52,10 +52,17 @@ def check(ctx: Context) -> Iterator[Finding]:
         for duplicate in document.duplicates():
             key = duplicate.again.value
             first_line = duplicate.first.span.line
+            if key == "<<" and duplicate.again.style is None:
+                outcome = (
+                    "PyYAML merges every one of them, not only the last, and PyYAML releases "
+                    "differ on which value a key defined by several takes; write one "
+                    "`<<: [*first, *second]`"
+                )
+            else:
+                outcome = f"PyYAML keeps the last value, {_show(duplicate.winner)}"
             yield Finding(
                 "BL203",
-                f"key '{key}' is repeated in this mapping (first at line {first_line}); "
-                f"PyYAML keeps the last value, {_show(duplicate.winner)}",
+                f"key '{key}' is repeated in this mapping (first at line {first_line}); {outcome}",
                 Location(document.path, duplicate.again.span),
                 related=(Location(document.path, duplicate.first.span, f"first '{key}'"),),
                 subject=key,

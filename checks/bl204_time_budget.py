@@ -97,7 +97,13 @@ def _wall_time(
     if limit is not None and limit.is_scalar:
         seconds = slurm_seconds(limit.value)
         if seconds is not None:
-            return seconds, f"slurm.time_limit {limit.value}", None
+            label = f"slurm.time_limit {limit.value}"
+            if limit.sexagesimal:  # what the author meant; not what srtctl is given
+                label += (
+                    f", unquoted: PyYAML reads it as the base-60 number {limit.scalar} and that "
+                    f"is what srtctl receives, so quote it"
+                )
+            return seconds, label, None
     best: tuple[int, str, Location | None] | None = None
     values: set[int] = set()
     undecided = False

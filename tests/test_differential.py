@@ -201,3 +201,64 @@ def test_known_shapes(condition: str, values: dict[str, str], expected: bool | N
 def test_a_catastrophic_regex_is_unknown_in_bounded_time() -> None:
     script = "if [[ $X =~ ^(a+)+$ ]]; then echo T; fi\n"
     assert _decide(script, {"X": "a" * 40 + "b"}) in (None, False)
+
+
+# -- YAML scalars as PyYAML reads them ----------------------------------------------------------
+SCALARS = [
+    *("yes", "No", "ON", "off", "y", "n", "true", "False", "~", "null", "", "Null"),
+    *("010", "0o10", "0x1F", "0b101", "09", "-012", "+12", "1_440", "0_7", "-1_0", "0"),
+    *("4:00:00", "190:20:30", "-1:30", "1:60", "01:30", "190:20:30.15", "1:2:3"),
+    *("1e3", "1.5e3", "1.5e+3", "1.", ".5", "012.5", ".inf", "-.Inf", ".NaN", "1_0.5"),
+    *("v0.15.1", "04:00:00", "1440", "dynamo-trt"),
+]
+
+
+@pytest.mark.parametrize("text", SCALARS)
+@pytest.mark.parametrize("style", ["plain", "quoted"])
+def test_scalars_resolve_as_pyyaml_reads_them(text: str, style: str) -> None:
+    import math
+
+    import yaml
+
+    from benchlint.yamlmodel import parse_yaml
+
+    written = f"k: {text}\n" if style == "plain" else f"k: '{text}'\n"
+    expected = yaml.safe_load(written)["k"]
+    document = parse_yaml(SourceText("t.yaml", written.encode()))
+    assert document.root is not None
+    node = document.root.get("k")
+    assert node is not None
+    got = node.scalar
+    if isinstance(expected, float) and math.isnan(expected):
+        assert isinstance(got, float) and math.isnan(got)
+    else:
+        assert (type(got), got) == (type(expected), expected), written
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(alphabet="0123456789:._-+xob eE", min_size=1, max_size=8))
+def test_generated_scalars_resolve_as_pyyaml_reads_them(text: str) -> None:
+    import math
+
+    import yaml
+
+    from benchlint.yamlmodel import YamlError, parse_yaml
+
+    written = f"k: {text}\n"
+    try:
+        expected = yaml.safe_load(written)
+    except yaml.YAMLError:
+        return
+    if not isinstance(expected, dict) or "k" not in expected:
+        return
+    try:
+        document = parse_yaml(SourceText("t.yaml", written.encode()))
+    except YamlError:
+        return
+    node = document.root.get("k") if document.root is not None else None
+    assert node is not None
+    got, want = node.scalar, expected["k"]
+    if isinstance(want, float) and math.isnan(want):
+        assert isinstance(got, float) and math.isnan(got)
+    else:
+        assert (type(got), got) == (type(want), want), written
