@@ -13,6 +13,7 @@ Each fact keeps its command, whose guards say under which entry values it applie
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -284,9 +285,10 @@ class LauncherModel:
         deletion = re.fullmatch(
             r"\s*del\(\s*((?:\.[A-Za-z0-9_-]+)+)\s*\)\s*", expressions[0] if expressions else ""
         )
-        if match:
+        literal = _yq_literal(match.group(2)) if match else None
+        if match and literal is not None:
             rewrite.yq_path = tuple(match.group(1).split(".")[1:])
-            rewrite.yq_value = match.group(2).strip("\"'")
+            rewrite.yq_value = literal
         elif deletion:
             rewrite.yq_path = tuple(deletion.group(1).split(".")[1:])
         else:
@@ -361,3 +363,18 @@ def _checkout_path(value: str) -> str | None:
     if index and value[index - 1] != "/":
         return None
     return value[index:]
+
+
+_YQ_SCALAR = re.compile(r"-?[0-9]+(\.[0-9]+)?|true|false|null")
+
+
+def _yq_literal(expression: str) -> str | None:
+    """The YAML text yq writes for the right side of `.a.b = VALUE`, when VALUE is a literal
+    (a number, true/false/null, a double-quoted string); None for anything yq computes."""
+    if _YQ_SCALAR.fullmatch(expression):
+        return expression
+    if len(expression) >= 2 and expression[0] == expression[-1] == '"':
+        inner = expression[1:-1]
+        if "\\" not in inner and '"' not in inner:
+            return json.dumps(inner)
+    return None

@@ -602,8 +602,10 @@ def _apply_yq(rewrite: Rewrite, text: str) -> str:
         raise RewriteError("the recipe is not valid YAML before this yq edit")
     root = document.root
     node = root.path(*rewrite.yq_path) if root is not None else None
+    if node is None and rewrite.yq_value is not None and root is not None:
+        return _add_yq_keys(root, rewrite.yq_path, rewrite.yq_value, text)
     if node is None or not node.is_scalar:
-        raise RewriteError("yq adds a key the recipe does not have; not simulated")
+        raise RewriteError("this yq edit replaces a mapping or a list; not simulated")
     lines = text.split("\n")
     span = node.span
     if span.line != span.end_line or rewrite.yq_value is None:
@@ -611,6 +613,37 @@ def _apply_yq(rewrite: Rewrite, text: str) -> str:
     line = lines[span.line - 1]
     lines[span.line - 1] = line[: span.column - 1] + rewrite.yq_value + line[span.end_column - 1 :]
     return "\n".join(lines)
+
+
+def _add_yq_keys(root: YNode, path: tuple[str, ...], value: str, text: str) -> str:
+    """`yq -i '.a.b = v'` where the recipe lacks `.a.b`: the keys it adds, written at the end
+    of the deepest block mapping on the path that exists."""
+    lines = text.split("\n")
+    parent, depth = root, 0
+    while depth < len(path) - 1:
+        child = parent.get(path[depth])
+        if child is None:
+            break
+        if not child.is_map:
+            raise RewriteError("yq replaces a value that is not a mapping; not simulated")
+        parent, depth = child, depth + 1
+    if not parent.is_map or not parent.pairs or _flow(parent, lines):
+        raise RewriteError("yq adds a key to an empty or flow-style mapping; not simulated")
+    indent = parent.pairs[0][0].span.column - 1
+    last = 0  # the last line (1-based) of the mapping's content
+    for key, item in parent.pairs:
+        end = item.span.end_line - (1 if not item.is_scalar and item.span.end_column == 1 else 0)
+        last = max(last, key.span.end_line, end)
+    added = []
+    for level, name in enumerate(path[depth:]):
+        tail = f" {value}" if depth + level == len(path) - 1 else ""
+        added.append(" " * (indent + 2 * level) + f"{name}:{tail}")
+    return "\n".join([*lines[:last], *added, *lines[last:]])
+
+
+def _flow(mapping: YNode, lines: list[str]) -> bool:
+    span = mapping.span
+    return lines[span.line - 1][span.column - 1 : span.column] == "{"
 
 
 def _leaves(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from benchlint.cli import main
@@ -184,3 +185,26 @@ def test_output_does_not_depend_on_discovery_order_or_processes(
         monkeypatch.setattr(Workspace, "_discover", shuffled)
         for jobs in (1, 2):
             assert _sarif(root, jobs) == expected, (seed, jobs)
+
+
+def test_yq_assignments_that_add_keys_are_simulated() -> None:
+    import yaml
+
+    from benchlint.launcher import Rewrite
+    from benchlint.wiring import _apply_yq
+
+    def apply(path: tuple[str, ...], value: str, text: str) -> object:
+        rewrite = Rewrite("yq", None, yq_path=path, yq_value=value)  # type: ignore[arg-type]
+        return yaml.safe_load(_apply_yq(rewrite, text))
+
+    recipe = "name: a\nbackend:\n  type: vllm\n  env:\n    A: 1\nslurm: {time_limit: '1:00:00'}\n"
+    assert apply(("health_check", "max_attempts"), "720", recipe) == {
+        **yaml.safe_load(recipe),
+        "health_check": {"max_attempts": 720},
+    }
+    nested = apply(("backend", "env", "B"), '"x y"', recipe)
+    assert nested["backend"] == {"type": "vllm", "env": {"A": 1, "B": "x y"}}  # type: ignore[index]
+    from benchlint.rewrite import RewriteError
+
+    with pytest.raises(RewriteError, match="flow-style"):
+        apply(("slurm", "partition"), '"p"', recipe)

@@ -228,10 +228,10 @@ def test_statistics_count_findings_per_rule_and_both_processes_memory(tmp_path: 
             main, ["--jobs", jobs, "--statistics", "-o", str(tmp_path / "out.txt"), str(root)]
         )
         lines = result.stderr.splitlines()
-        assert lines[5].split() == ["BL201", "recipe-value-overridden", "2"]
-        assert lines[14].startswith("findings 22, files read ")
-        assert lines[15].startswith("peak memory ")
-        assert ("in the second process" in lines[15]) is second
+        assert lines[6].split() == ["BL201", "recipe-value-overridden", "2"]
+        assert lines[15].startswith("findings 22, files read ")
+        assert lines[16].startswith("peak memory ")
+        assert ("in the second process" in lines[16]) is second
 
 
 def test_meanwhile_runs_once_in_the_main_process() -> None:
