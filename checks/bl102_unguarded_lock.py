@@ -2,8 +2,10 @@
 
 ## What it does
 Reports `flock -w SECONDS` and `flock -n` acquisitions whose failure nothing handles: the call is
-not an `if`/`while`/`until` condition, not followed by `||` or `&&`, its status is not read from
-`$?` on the next line, and errexit (`set -e`) is not in effect *in that shell*. The string given to
+not an `if`/`while`/`until` condition, not followed by `&&` or by a `||` that stops or retries
+(`|| true` and `|| echo ...` report the failure and carry on: they are reported even under
+`set -e`), its status is not read from `$?` on the next line, and errexit (`set -e`) is not in
+effect *in that shell*. The string given to
 `bash -c` / `sh -c` (also behind `srun`, `ssh HOST`, `docker exec`, `enroot exec`, `timeout`,
 `env`) and a heredoc fed to a shell are new shells: they do not inherit the outer `set -e`, and
 the finding points at the `flock` inside the string.
@@ -37,7 +39,10 @@ srun --jobid="$JOB_ID" bash -c "
 `set -e` as the first line inside the string is also enough.
 
 ## Exceptions
-A blocking `flock FD` (no `-w`, no `-n`) waits until it holds the lock and is not reported.
+A blocking `flock FD` (no `-w`, no `-n`) waits until it holds the lock and is not reported, nor
+is the command form (`flock -w 10 FILE cmd ...`, `flock -n FILE -c "..."`), which runs its
+command only with the lock held. A `||` that calls a function or a command benchlint does not
+know is taken to handle the failure.
 `flock -u` releases a lock and is not an acquisition. errexit is read in the order of the text:
 `set -e` inside a function that runs later is not modelled.
 """
@@ -46,44 +51,91 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tree_sitter import Node
+
 from benchlint.engine import Context
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.registry import rule
 from benchlint.shell.model import WRAPPERS, Command, Word
 
-_GIVES_UP = ("-w", "--wait", "--timeout", "-n", "--nb", "--nonblock", "--nonblocking")
 _UNLOCK = ("-u", "--unlock")
+# flock options that take a value as the next word
+_VALUED = frozenset({"-w", "--wait", "--timeout", "-E", "--conflict-exit-code", "-c", "--command"})
+# Commands that report a failure and carry on: `flock ... || <these>` does not handle it.
+_CARRIES_ON = frozenset({"true", ":", "echo", "printf", "logger", "sleep", "date", "wait"})
 
 
 def _flock_words(command: Command) -> list[Word] | None:
-    """The words from `flock` on, directly or behind a wrapper (`timeout 60 flock ...`)."""
+    """The words from `flock` on, directly or behind a wrapper (`timeout 60 flock ...`,
+    `srun --jobid="$JOB_ID" flock ...`). None for a command whose arguments are a shell's
+    script (`ssh host flock ...`): the nested script reports it, once."""
     words = command.words
-    for i, word in enumerate(words):
-        if not word.static:
-            return None
-        base = word.value.rsplit("/", 1)[-1]
-        if base == "flock":
+    if not words or not words[0].static:
+        return None
+    first = words[0].value.rsplit("/", 1)[-1]
+    if first == "flock":
+        return words
+    if first not in WRAPPERS or any(n.parent is command for n in command.script.nested):
+        return None
+    for i, word in enumerate(words[1:], start=1):
+        if word.static and word.value.rsplit("/", 1)[-1] == "flock":
             return words[i:]
-        if i == 0 and base not in WRAPPERS:
-            return None
     return None
 
 
 def _gives_up(args: list[str]) -> str | None:
-    """How the acquisition can fail: "after N s" or "at once", or None if it blocks."""
-    for i, arg in enumerate(args):
+    """How the acquisition can fail: "after N s" or "at once", or None if it blocks, releases,
+    or runs a command only once it holds the lock (`flock -w 5 FILE cmd`, `flock FILE -c ...`)."""
+    when = None
+    operands = 0
+    i = 0
+    while i < len(args):
+        arg = args[i]
         if arg in _UNLOCK:
             return None
+        if arg in ("-c", "--command") or arg.startswith("--command="):
+            return None
         if arg in ("-w", "--wait", "--timeout"):
-            return f"after {args[i + 1]} s" if i + 1 < len(args) else "on timeout"
-        if arg.startswith(("--wait=", "--timeout=")):
-            return f"after {arg.split('=', 1)[1]} s"
-        if arg in ("-n", "--nb", "--nonblock", "--nonblocking"):
-            return "at once when the lock is held"
-        if arg.startswith("-w") and len(arg) > 2 and not arg.startswith("--"):
-            return f"after {arg[2:]} s"
-        if arg.startswith("-") and not arg.startswith("--") and "n" in arg[1:]:
-            return "at once when the lock is held"
+            when = f"after {args[i + 1]} s" if i + 1 < len(args) else "on timeout"
+        elif arg.startswith(("--wait=", "--timeout=")):
+            when = f"after {arg.split('=', 1)[1]} s"
+        elif arg in ("-n", "--nb", "--nonblock", "--nonblocking"):
+            when = "at once when the lock is held"
+        elif arg.startswith("-w") and len(arg) > 2 and not arg.startswith("--"):
+            when = f"after {arg[2:]} s"
+        elif arg.startswith("-") and not arg.startswith("--") and "n" in arg[1:]:
+            when = "at once when the lock is held"
+        elif not arg.startswith("-") or arg == "-":
+            operands += 1
+            if operands > 1:
+                return None  # `flock FILE cmd ...`: the command runs only with the lock
+        i += 2 if arg in _VALUED else 1
+    return when
+
+
+def _carries_on(command: Command) -> Node | None:
+    """The right side of `flock ... || RIGHT` when all it does is report and carry on
+    (`|| true`, `|| echo "no lock"`); None when it stops, retries, or is not known."""
+    node = command.node
+    while node.parent is not None:
+        parent = node.parent
+        named = parent.named_children
+        left_of_or = (
+            parent.type == "list"
+            and named[0].id == node.id
+            and any(c.type == "||" for c in parent.children)
+        )
+        if left_of_or:
+            right = named[-1]
+            inside = [
+                c
+                for c in command.script.commands
+                if right.start_byte <= c.node.start_byte < right.end_byte
+            ]
+            return right if inside and all(c.base in _CARRIES_ON for c in inside) else None
+        if parent.type not in ("list", "redirected_statement", "pipeline", "negated_command"):
+            return None
+        node = parent
     return None
 
 
@@ -110,17 +162,21 @@ def check(ctx: Context) -> Iterator[Finding]:
             when = _gives_up([w.value for w in words[1:]])
             if when is None:
                 continue
-            if command.tested or command.or_guarded or command.errexit:
-                continue
-            if command.next_statement_reads_status():
-                continue
             shell = _shell_name(command)
-            nested = command.script.parent is not None
-            why = (
-                "that shell does not inherit the outer `set -e`"
-                if nested
-                else "errexit is off here"
-            )
+            carries_on = _carries_on(command) if command.or_guarded else None
+            if carries_on is not None:
+                why = f"`|| {script.text_of(carries_on)}` reports the failure and carries on"
+            elif (
+                command.tested
+                or command.or_guarded
+                or command.errexit
+                or command.next_statement_reads_status()
+            ):
+                continue
+            elif command.script.parent is not None:
+                why = "that shell does not inherit the outer `set -e`"
+            else:
+                why = "errexit is off here"
             text = " ".join(w.value for w in words)
             yield Finding(
                 "BL102",
