@@ -48,6 +48,7 @@ class SedCommand:
     text: str = ""
     children: list[SedCommand] = field(default_factory=list)
     active: bool = False  # inside its range
+    closed: bool = False  # a range from a line number that has ended: it does not open again
     # `pattern` over a whole text, `^` and `$` at every line (see _changed_lines)
     _over_lines: regex.Pattern[str] | None = field(default=None, repr=False)
 
@@ -56,12 +57,18 @@ class SedCommand:
             import regex
 
             assert self.pattern is not None
-            flags = self.pattern.flags | regex.MULTILINE
-            self._over_lines = regex.compile(self.pattern.pattern, flags)
+            # lines hold no newline: without DOTALL a match cannot run over into the next one
+            flags = (self.pattern.flags | regex.MULTILINE) & ~regex.DOTALL
+            self._over_lines = regex.compile(self.pattern.pattern.replace(END, "$"), flags)
         return self._over_lines
 
 
 # -- regular expressions ---------------------------------------------------------------------
+# sed's `$` without the M flag: the end of the pattern space only, not before a newline in it
+# (`s/x/\n/` puts one there), as Python's `$` also matches; `over_lines` turns it back into `$`.
+END = r"(?:$(?!\n))"
+
+
 def translate(expression: str, extended: bool) -> str:
     """A POSIX BRE (or ERE) as a pattern for the `regex` module."""
     out: list[str] = []
@@ -95,6 +102,8 @@ def translate(expression: str, extended: bool) -> str:
             out.append("\\" + ch)
         elif ch == "*" and (not out or out[-1] in ("^", "(", "|")):
             out.append(r"\*")
+        elif ch == "$":
+            out.append(END)
         else:
             out.append(ch)
         i += 1
@@ -123,13 +132,15 @@ def compile_pattern(expression: str, extended: bool, flags: str = "") -> regex.P
         raise RewriteError(f"the expression {expression!r} depends on a shell variable")
     import regex
 
-    options = regex.V0
+    options = regex.V0 | regex.DOTALL  # `.` matches a newline in the pattern space
     if "I" in flags or "i" in flags:
         options |= regex.IGNORECASE
+    translated = translate(expression, extended)
     if "M" in flags or "m" in flags:
         options |= regex.MULTILINE
+        translated = translated.replace(END, "$")
     try:
-        return regex.compile(translate(expression, extended), options)
+        return regex.compile(translated, options)
     except regex.error as exc:
         raise RewriteError(f"cannot read the expression {expression!r}: {exc}") from None
 
@@ -263,6 +274,10 @@ class _Reader:
             second = self.address()
             if second is None:
                 raise RewriteError("this form of address range is not simulated")
+            if first.kind == "line" and first.line == 0 and second.kind != "regex":
+                raise RewriteError("sed rejects line address 0 outside `0,/re/`")
+        elif first is not None and first.kind == "line" and first.line == 0:
+            raise RewriteError("sed rejects line address 0 outside `0,/re/`")
         self.skip_space(newlines=False)
         negate = self.peek() == "!"
         if negate:
@@ -283,6 +298,8 @@ class _Reader:
                 flags += self.peek()
                 self.i += 1
             flags = flags.strip()
+            if not expression:  # sed's "last regular expression used": decided at run time
+                raise RewriteError("an empty expression (the last one used) is not simulated")
             command.pattern = compile_pattern(expression, self.extended, flags)
             command.replacement = _replacement(replacement)
             groups = [p for p in command.replacement if isinstance(p, int)]
@@ -330,22 +347,34 @@ def _matches(address: Address, line: str, number: int, last: bool) -> bool:
 
 
 def _selected(command: SedCommand, line: str, number: int, last: bool) -> bool:
-    if command.first is None:
+    first, second = command.first, command.second
+    if first is None:
         hit = True
-    elif command.second is None:
-        hit = _matches(command.first, line, number, last)
+    elif second is None:
+        hit = _matches(first, line, number, last)
     elif command.active:
         hit = True
-        second = command.second
         if second.kind == "line":
+            hit = number <= second.line  # past its end (that line was skipped): not this one
             command.active = number < second.line
         elif _matches(second, line, number, last):
             command.active = False
+        command.closed = not command.active and first.kind == "line"
     else:
-        hit = _matches(command.first, line, number, last)
+        # GNU sed opens a range whose first address is a line number at the first line at or
+        # after it that reaches the command (a `d` before it can skip that very line), once
+        if first.kind == "line":
+            hit = not command.closed and number >= first.line
+            if hit and number > first.line and second.kind == "line" and number > second.line:
+                hit, command.closed = False, True  # the whole range was skipped
+        else:
+            hit = _matches(first, line, number, last)
         if hit:
-            second = command.second
-            command.active = not (second.kind == "line" and second.line <= number)
+            if second.kind == "line":
+                command.active = number < second.line
+            else:
+                command.active = not (second.kind == "last" and last)
+            command.closed = not command.active and first.kind == "line"
     return hit != command.negate
 
 
@@ -382,11 +411,23 @@ def _run(commands: list[SedCommand], cycle: _Cycle, number: int, last: bool) -> 
 def _substitute(command: SedCommand, line: str) -> str:
     assert command.pattern is not None
     parts = command.replacement
-
-    def expand(match: regex.Match[str]) -> str:
-        return "".join(p if isinstance(p, str) else (match.group(p) or "") for p in parts)
-
-    return str(_call(command.pattern.sub, expand, line, count=command.count))
+    out: list[str] = []
+    position = 0  # where the text not yet copied starts
+    done = 0
+    pattern = command.pattern
+    matches = _call(lambda text, **limit: list(pattern.finditer(text, **limit)), line)
+    for match in matches:  # type: ignore[attr-defined]
+        start, end = match.span()
+        if start == end and start == position and done:
+            continue  # GNU sed: no empty match right after the previous match
+        out.append(line[position:start])
+        out.append("".join(p if isinstance(p, str) else (match.group(p) or "") for p in parts))
+        position = end
+        done += 1
+        if command.count and done == command.count:
+            break
+    out.append(line[position:])
+    return "".join(out)
 
 
 def _changed_lines(commands: list[SedCommand], text: str) -> set[int] | None:
@@ -414,22 +455,34 @@ def run_sed(commands: list[SedCommand], text: str) -> str:
     if len(text) > MAX_TEXT:
         raise RewriteError("the recipe is too large to simulate")
     for command in _all(commands):
-        command.active = False
+        # `0,/re/`: a range already open at the first line, so /re/ can close it there
+        command.active = (
+            command.first is not None and command.first.kind == "line" and (command.first.line == 0)
+        )
+        command.closed = False
+    if not text:
+        return text  # no line, no cycle: sed writes nothing, not even what `a`/`i` add
     trailing = text.endswith("\n")
     lines = text[:-1].split("\n") if trailing else text.split("\n")
     changed = _changed_lines(commands, text)
-    out: list[str] = []
+    out: list[str] = []  # lines written, each with its newline
+    last = len(lines) - 1
+    ends_with_last_line = False  # the last thing written is the last input line's text
     for index, line in enumerate(lines):
         if changed is not None and index not in changed:
-            out.append(line)
+            out.append(line + "\n")
+            ends_with_last_line = index == last
             continue
         cycle = _Cycle(line)
-        _run(commands, cycle, index + 1, index == len(lines) - 1)
-        out.extend(cycle.before)
+        _run(commands, cycle, index + 1, index == last)
+        out.extend(text + "\n" for text in cycle.before)
         if not cycle.deleted:
-            out.append(cycle.line)
-        out.extend(cycle.after)
-    return "\n".join(out) + ("\n" if trailing or not out else "")
+            out.append(cycle.line + "\n")
+        out.extend(text + "\n" for text in cycle.after)
+        ends_with_last_line = index == last and not cycle.deleted and not cycle.after
+    written = "".join(out)
+    # GNU sed leaves out the newline the input lacked when that line is the last thing written
+    return written[:-1] if ends_with_last_line and not trailing else written
 
 
 def _all(commands: list[SedCommand]) -> list[SedCommand]:

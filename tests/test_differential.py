@@ -262,3 +262,74 @@ def test_generated_scalars_resolve_as_pyyaml_reads_them(text: str) -> None:
         assert isinstance(got, float) and math.isnan(got)
     else:
         assert (type(got), got) == (type(want), want), written
+
+
+# -- sed -----------------------------------------------------------------------------------------
+SED = shutil.which("sed")
+needs_gnu_sed = pytest.mark.skipif(
+    SED is None
+    or "GNU" not in subprocess.run([SED, "--version"], capture_output=True, text=True).stdout,
+    reason="GNU sed is not installed",
+)
+REGEXES_BRE = [
+    "a",
+    "^a",
+    "b$",
+    "a.*b",
+    "[^x]*",
+    "x*",
+    "^",
+    "$",
+    "\\(a\\)\\1",
+    "ab\\|ba",
+    "a\\{2\\}",
+]
+REGEXES_ERE = ["a+", "(a|b)x", "^(ab)+$", "[[:digit:]]+", "a{1,2}", "b?$"]
+ADDRESSES = ["", "1", "2", "$", "/a/", "/^b/", "1,2", "2,$", "/a/,/b/", "0,/a/", "/x/,$", "1!"]
+TEXTS = st.text(alphabet="abx1 \n", max_size=30)
+
+
+def _sed_command(extended: bool) -> st.SearchStrategy[str]:
+    regexes = st.sampled_from(REGEXES_ERE if extended else REGEXES_BRE)
+    return st.one_of(
+        st.builds(
+            lambda a, r, rep, fl: f"{a}s/{r}/{rep}/{fl}",
+            st.sampled_from(ADDRESSES),
+            st.one_of(regexes, st.just("")),
+            st.sampled_from(["", "X", "&&", "[&]", "\\n", "-"]),
+            st.sampled_from(["", "g", "I", "2"]),
+        ),
+        st.builds(lambda a: f"{a}d", st.sampled_from(ADDRESSES[1:])),
+        st.builds(
+            lambda a, op: f"{a}{op} new", st.sampled_from(ADDRESSES[1:]), st.sampled_from("aic")
+        ),
+    )
+
+
+def _gnu_sed(script: str, text: str, extended: bool, tmp: str) -> str | None:
+    path = os.path.join(tmp, "recipe.yaml")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    args = [SED or "sed", *(["-E"] if extended else []), "-e", script, path]
+    out = subprocess.run(args, capture_output=True, timeout=10, env={"LC_ALL": "C.UTF-8"})
+    return out.stdout.decode("utf-8") if out.returncode == 0 else None
+
+
+@needs_gnu_sed
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.booleans(), st.data(), TEXTS)
+def test_sed_simulation_agrees_with_gnu_sed(extended: bool, data: st.DataObject, text: str) -> None:
+    import tempfile
+
+    from benchlint.rewrite import RewriteError, parse_sed, run_sed
+
+    commands = data.draw(st.lists(_sed_command(extended), min_size=1, max_size=4))
+    script = ";".join(commands)
+    with tempfile.TemporaryDirectory() as tmp:
+        expected = _gnu_sed(script, text, extended, tmp)
+    try:
+        got = run_sed(parse_sed(script, extended), text)
+    except RewriteError:
+        return  # declared "not simulated"
+    assert expected is not None, f"sed rejects {script!r}, benchlint simulates it"
+    assert got == expected, (script, text)
