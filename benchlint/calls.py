@@ -14,7 +14,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from benchlint.shell.model import SHELLS, WRAPPERS, Command, Script, Word
+from benchlint.shell.model import Command, Script, Word
 from benchlint.workspace import Workspace
 
 ROOT_VARIABLES = frozenset({"GITHUB_WORKSPACE", "INFMAX_WORKSPACE", "PWD"})
@@ -36,32 +36,18 @@ class Call:
 
 def script_word(command: Command) -> tuple[str, Word] | None:
     """The script a command sources or runs, with how: ("source"|"run", word)."""
-    words = command.words
-    if not words or not words[0].static:
+    invocation = command.invocation
+    words = invocation.words
+    if not words:
         return None
-    base = posixpath.basename(words[0].value)
-    if base in _SOURCE_COMMANDS:
+    base = invocation.base
+    if base in _SOURCE_COMMANDS and not invocation.wrappers:
         return ("source", words[1]) if len(words) > 1 else None
-    if base.endswith((".sh", ".bash")):
+    if words[0].value.endswith((".sh", ".bash")):  # `./run.sh`, `srun ... "$DIR/x.sh"`
         return "run", words[0]
-    start = 0 if base in SHELLS else None
-    if start is None and base in WRAPPERS:
-        start = next(
-            (
-                i
-                for i, w in enumerate(words[1:], 1)
-                if w.static and posixpath.basename(w.value) in SHELLS
-            ),
-            None,
-        )
-        if start is None:  # `srun ... ./run.sh`, `timeout 60 x.sh`
-            for word in words[1:]:
-                if not word.value.startswith("-") and word.value.endswith((".sh", ".bash")):
-                    return "run", word
-            return None
-    if start is None:
+    if not invocation.shell:
         return None
-    for word in words[start + 1 :]:
+    for word in words[1:]:
         value = word.value
         if value.startswith("-") or value.startswith("+"):
             if "c" in value[1:] and not value.startswith("--"):

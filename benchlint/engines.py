@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from benchlint.shell.model import WRAPPERS, Command, Script, Word
+from benchlint.shell.invocation import resolve_words
+from benchlint.shell.model import Command, Script, Word
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,34 +69,35 @@ def array_name(word: Word) -> str | None:
     return None
 
 
+_MODULES = {
+    "vllm.entrypoints.openai.api_server": "vllm",
+    "sglang.launch_server": "sglang",
+    "sglang.launch_server.py": "sglang",
+    "sglang_router.launch_router": "sglang_router",
+}
+
+
 def launch_in(words: list[Word], command: Command) -> Launch | None:
+    """The engine launch these words make, behind any wrapper (`srun ... uv run vllm serve`)."""
     if not words:
         return None
-    base = words[0].value.rsplit("/", 1)[-1]
-    runs_others = base in WRAPPERS or base.startswith("python")
-    if not runs_others and base not in ("vllm", "trtllm-serve"):
-        return None  # only the first word could start an engine, and it does not
-    values = [w.value for w in words]
-    for i, value in enumerate(values):
-        if i and not runs_others:
-            break
-        name = value.rsplit("/", 1)[-1]
-        following = values[i + 1] if i + 1 < len(values) else ""
-        if name == "vllm" and following == "serve":
-            return Launch("vllm", "vllm serve", command, tuple(words[i + 2 :]))
-        if name == "trtllm-serve":
-            return Launch("trtllm", "trtllm-serve", command, tuple(words[i + 1 :]))
-        if value == "-m" and following:
-            module = following
-            if module == "vllm.entrypoints.openai.api_server":
-                return Launch("vllm", module, command, tuple(words[i + 2 :]))
-            if module in ("sglang.launch_server", "sglang.launch_server.py"):
-                return Launch("sglang", module, command, tuple(words[i + 2 :]))
-            if module == "sglang_router.launch_router":
-                return Launch("sglang_router", module, command, tuple(words[i + 2 :]))
-            if module.startswith("dynamo."):
-                return Launch("dynamo", module, command, tuple(words[i + 2 :]))
-    return None
+    invocation = (
+        command.invocation if words is command.words else resolve_words(command, tuple(words))
+    )
+    program = invocation.words
+    base = invocation.base
+    if base == "vllm" and len(program) > 1 and program[1].value == "serve":
+        return Launch("vllm", "vllm serve", command, program[2:])
+    if base == "trtllm-serve":
+        return Launch("trtllm", "trtllm-serve", command, program[1:])
+    module = invocation.module
+    if module is None:
+        return None
+    engine = _MODULES.get(module) or ("dynamo" if module.startswith("dynamo.") else None)
+    if engine is None:
+        return None
+    at = next(i for i, w in enumerate(program) if w.value == module or w.value == "-m" + module)
+    return Launch(engine, module, command, program[at + 1 :])
 
 
 @functools.cache

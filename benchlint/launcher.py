@@ -95,18 +95,10 @@ class LauncherModel:
         """`salloc` commands with a static `--time`/`-t`, and that time as written."""
         found = []
         for command in self.script.all_commands():
-            if command.base != "salloc":
-                continue
-            words = command.args
-            for i, word in enumerate(words):
-                value = word.value
-                text = None
-                if value.startswith("--time="):
-                    text = value.split("=", 1)[1]
-                elif value in ("-t", "--time") and i + 1 < len(words):
-                    text = words[i + 1].value
-                if text is not None and "$" not in text:
-                    found.append((command, text.strip("\"'")))
+            salloc = command.invocation.wrapper("salloc")
+            text = salloc.option("-t", "--time") if salloc is not None else None
+            if text is not None and "$" not in text:
+                found.append((command, text.strip("\"'")))
         return found
 
     @functools.cached_property

@@ -56,7 +56,7 @@ from tree_sitter import Node
 from benchlint.engine import Context
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.registry import rule
-from benchlint.shell.model import WRAPPERS, Command, Word
+from benchlint.shell.model import Command, Word
 
 _UNLOCK = ("-u", "--unlock")
 # flock options that take a value as the next word
@@ -69,18 +69,10 @@ def _flock_words(command: Command) -> list[Word] | None:
     """The words from `flock` on, directly or behind a wrapper (`timeout 60 flock ...`,
     `srun --jobid="$JOB_ID" flock ...`). None for a command whose arguments are a shell's
     script (`ssh host flock ...`): the nested script reports it, once."""
-    words = command.words
-    if not words or not words[0].static:
+    invocation = command.invocation
+    if invocation.base != "flock" or any(w.name == "ssh" for w in invocation.wrappers):
         return None
-    first = words[0].value.rsplit("/", 1)[-1]
-    if first == "flock":
-        return words
-    if first not in WRAPPERS or any(n.parent is command for n in command.script.nested):
-        return None
-    for i, word in enumerate(words[1:], start=1):
-        if word.static and word.value.rsplit("/", 1)[-1] == "flock":
-            return words[i:]
-    return None
+    return list(invocation.words)
 
 
 def _gives_up(args: list[str]) -> str | None:

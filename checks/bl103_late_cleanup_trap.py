@@ -66,7 +66,7 @@ class Resource:
     release: re.Pattern[str]  # a command text that releases it
 
 
-_ACQUIRERS = frozenset({"salloc", "sbatch", "docker", "mktemp"})
+_ACQUIRERS = frozenset({"salloc", "sbatch", "docker run", "podman run"})
 _SLURM_RELEASE = re.compile(r"\bscancel\b")
 _KILL = re.compile(r"\bkill\b|\bpkill\b")
 _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
@@ -81,25 +81,26 @@ def _resources(flow: Flow) -> list[Resource]:
     script = flow.script
     found: list[Resource] = []
     for command in script.commands:
-        base = command.base
-        if base not in _ACQUIRERS and not command.background:
+        invocation = command.invocation
+        wrappers = {w.name: w for w in invocation.wrappers}
+        base = invocation.base
+        if not command.background and not (wrappers.keys() & _ACQUIRERS) and base != "mktemp":
             continue
-        values = [w.value for w in command.args]
         statement = flow.statement_of(command)
         if statement is None:
             continue
         variable = _assigned_name(statement)
-        if base == "salloc" and "--no-shell" in values:
+        salloc = wrappers.get("salloc")
+        container = wrappers.get("docker run") or wrappers.get("podman run")
+        if salloc is not None and salloc.has("--no-shell"):
             found.append(Resource("Slurm allocation", command, statement, variable, _SLURM_RELEASE))
-        elif base == "sbatch" and variable is not None and statement is not command:
+        elif "sbatch" in wrappers and variable is not None and statement is not command:
             found.append(Resource("Slurm batch job", command, statement, variable, _SLURM_RELEASE))
-        elif (
-            base == "docker" and values[:1] == ["run"] and ("-d" in values or "--detach" in values)
-        ):
+        elif container is not None and container.has("-d", "--detach"):
             found.append(
                 Resource("detached container", command, statement, variable, _DOCKER_RELEASE)
             )
-        elif base == "mktemp" and "-d" in values and variable is not None:
+        elif base == "mktemp" and any(w.value == "-d" for w in invocation.args) and variable:
             remover = re.compile(rf"\brm\s+-[a-zA-Z]*r[a-zA-Z]*\b.*\${{?{variable}\b")
             if any(remover.search(script.text_of(s.node)) for s in flow.statements):
                 found.append(Resource("temporary directory", command, statement, variable, _REMOVE))
@@ -236,14 +237,12 @@ def _check_script(
 
 def _named_after_runner(command: Command) -> bool:
     """`salloc ... --job-name="$RUNNER_NAME"`: the workflow's cleanup step cancels it by name."""
-    words = [w.value for w in command.args]
-    for i, value in enumerate(words):
-        name = None
-        if value.startswith("--job-name="):
-            name = value.split("=", 1)[1]
-        elif value in ("-J", "--job-name") and i + 1 < len(words):
-            name = words[i + 1]
-        if name in ("$RUNNER_NAME", "${RUNNER_NAME}"):
+    invocation = command.invocation
+    for wrapper in (invocation.wrapper("salloc"), invocation.wrapper("sbatch")):
+        if wrapper is not None and wrapper.option("-J", "--job-name") in (
+            "$RUNNER_NAME",
+            "${RUNNER_NAME}",
+        ):
             return True
     return False
 

@@ -73,15 +73,11 @@ def _multi_node(script: Script) -> bool:
     if any(flag in script.text_of(script.root) for flag in _MULTI_NODE):
         return True
     for command in script.all_commands():
-        if command.base != "srun":
-            continue
-        values = [w.value for w in command.args]
-        for i, value in enumerate(values):
-            count = value.split("=", 1)[1] if value.startswith("--nodes=") else None
-            if value in ("-N", "--nodes") and i + 1 < len(values):
-                count = values[i + 1]
-            if count is not None and count.isdigit() and int(count) > 1:
-                return True
+        srun = command.invocation.wrapper("srun")
+        count = srun.option("-N", "--nodes") if srun is not None else None
+        minimum = count.split("-", 1)[0] if count is not None else ""  # `-N 2-4`
+        if minimum.isdigit() and int(minimum) > 1:
+            return True
     return False
 
 

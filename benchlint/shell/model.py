@@ -7,7 +7,6 @@ to a shell) is a `Script` of its own, with `parent` set and every position mappe
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -16,37 +15,12 @@ import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
 from benchlint.finding import Span
+from benchlint.shell.invocation import Invocation, resolve
 from benchlint.shell.words import EXPANSIONS, heredoc_body, unquote
 from benchlint.source import SourceText, char_offsets
 
 _PARSER = Parser(Language(tree_sitter_bash.language()))
 
-SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
-# Commands that run another command given in their arguments.
-WRAPPERS = frozenset(
-    {
-        "srun",
-        "ssh",
-        "docker",
-        "enroot",
-        "timeout",
-        "env",
-        "nohup",
-        "sudo",
-        "exec",
-        "setsid",
-        "stdbuf",
-        "nice",
-        "numactl",
-        "time",
-        "xargs",
-        "salloc",
-        "command",
-        "taskset",
-    }
-)
-# ssh options that take a separate value.
-_SSH_VALUE_OPTIONS = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
@@ -207,6 +181,14 @@ class Command:
     guards: tuple[Guard, ...] = ()  # outermost first
     redirects: list[Redirect] = field(default_factory=list)
     _base: str | bool | None = field(default=False, init=False, repr=False)  # False: not yet
+    _invocation: Invocation | None = field(default=None, init=False, repr=False)
+
+    @property
+    def invocation(self) -> Invocation:
+        """What the command runs behind its wrappers (`srun ... timeout 60 bash -c ...`)."""
+        if self._invocation is None:
+            self._invocation = resolve(self)
+        return self._invocation
 
     @property
     def name(self) -> str | None:
@@ -826,21 +808,7 @@ def _is_background(node: Node) -> bool:
     return sibling is not None and sibling.type == "&"
 
 
-def _shell_index(command: Command) -> int | None:
-    """Index of the shell word in a command that is a shell or runs one behind wrappers."""
-    first = command.base
-    if first in SHELLS:
-        return 0
-    if first not in WRAPPERS:
-        return None
-    words = command.words
-    for i, word in enumerate(words[1:], start=1):
-        if word.static and posixpath.basename(word.value) in SHELLS:
-            return i
-    return None
-
-
-def _shell_flags(words: list[Word]) -> tuple[bool, bool, int]:
+def _shell_flags(words: tuple[Word, ...]) -> tuple[bool, bool, int]:
     """(-c given, errexit, index of the first operand) for the words after a shell's name."""
     has_c = False
     errexit = False
@@ -868,48 +836,32 @@ def _shell_flags(words: list[Word]) -> tuple[bool, bool, int]:
     return has_c, errexit, i
 
 
+def _ssh_remote(invocation: Invocation) -> bool:
+    """The words are a remote command of `ssh HOST`: the remote shell reads them joined."""
+    return bool(invocation.wrappers) and invocation.wrappers[-1].name == "ssh"
+
+
 def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
-    words = command.words
-    index = _shell_index(command)
-    if index is not None:
-        rest = words[index + 1 :]
+    invocation = command.invocation
+    if invocation.shell:
+        rest = invocation.args
         has_c, errexit, operand = _shell_flags(rest)
         if has_c and operand < len(rest):
             return [rest[operand]], errexit
         return None
-    if command.base == "ssh":
-        remote = _ssh_remote_command(words)
-        if remote:
-            return remote, False
+    if _ssh_remote(invocation) and invocation.words:
+        return list(invocation.words), False
     return None
 
 
-def _ssh_remote_command(words: list[Word]) -> list[Word]:
-    i = 1
-    while i < len(words):
-        value = words[i].value
-        if value.startswith("-") and len(value) > 1:
-            if value[-1] in _SSH_VALUE_OPTIONS and len(value) == 2:
-                i += 1
-            i += 1
-            continue
-        return words[i + 1 :]  # words[i] is the host
-    return []
-
-
 def _reads_script_from_stdin(command: Command) -> bool:
-    words = command.words
-    index = _shell_index(command)
-    if index is not None:
-        has_c, _, operand = _shell_flags(words[index + 1 :])
-        return not has_c and operand >= len(words[index + 1 :])
-    if command.base == "ssh":
-        return not _ssh_remote_command(words)
-    return False
+    invocation = command.invocation
+    if invocation.shell:
+        has_c, _, operand = _shell_flags(invocation.args)
+        return not has_c and operand >= len(invocation.args)
+    return _ssh_remote(invocation) and not invocation.words
 
 
 def _stdin_shell_errexit(command: Command) -> bool:
-    index = _shell_index(command)
-    if index is None:
-        return False
-    return _shell_flags(command.words[index + 1 :])[1]
+    invocation = command.invocation
+    return invocation.shell and _shell_flags(invocation.args)[1]

@@ -1,0 +1,297 @@
+"""The command a command line runs, behind its wrappers: the one invocation resolver.
+
+`srun -N2 --jobid="$JOB" timeout 60 bash -c '...'` runs `bash -c '...'` behind `srun` and
+`timeout`. Each wrapper has a grammar: the options that take a value (as the next word,
+attached to a short option as in `-N2` or `-t30`, or after `=`), the operands that come before
+the wrapped command (the duration of `timeout`, the host of `ssh`, the image of `docker run`),
+and the options that mean it runs no command (`salloc --no-shell`, `command -v`). Rules ask for
+the wrapped command and for a wrapper's options here, and never parse either themselves.
+
+An option a grammar does not list is read as a flag; a long one with `=` carries its value.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the model builds on this module: nested shells are found through it
+    from benchlint.shell.model import Command, Word
+
+SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
+
+
+@dataclass(frozen=True)
+class Grammar:
+    # options taking a value: short letters ("N" for -N 2, -N2) and long names ("nodes")
+    short_values: str = ""
+    long_values: frozenset[str] = frozenset()
+    operands: int = 0  # words before the wrapped command: `timeout DURATION`, `ssh HOST`
+    # options after which nothing is run (`command -v`, `salloc --no-shell` runs no command)
+    stops: frozenset[str] = frozenset()
+    # NAME=VALUE words before the command are assignments (`env A=1 cmd`)
+    assignments: bool = False
+
+
+def _g(
+    short: str = "",
+    long: str = "",
+    operands: int = 0,
+    stops: str = "",
+    assignments: bool = False,
+) -> Grammar:
+    return Grammar(short, frozenset(long.split()), operands, frozenset(stops.split()), assignments)
+
+
+_SLURM = _g(
+    "ANnctpwJoeGCmxdDMSBLQiFkr",
+    "nodes ntasks cpus-per-task time partition nodelist job-name output error jobid "
+    "ntasks-per-node gpus gpus-per-node gpus-per-task gres container-image container-mounts "
+    "container-workdir container-name container-env mpi export mem mem-per-cpu mem-per-gpu "
+    "account qos exclude cpu-bind distribution het-group dependency constraint reservation "
+    "time-min begin chdir comment licenses network nice signal switches wckey wait "
+    "cores-per-socket sockets-per-node threads-per-core ntasks-per-gpu gpu-bind input "
+    "open-mode kill-on-bad-exit cpu-freq hint mail-type mail-user container-save "
+    "container-mount-home",
+)
+WRAPPER_GRAMMARS: dict[str, Grammar] = {
+    "srun": _SLURM,
+    "salloc": Grammar(_SLURM.short_values, _SLURM.long_values, stops=frozenset({"--no-shell"})),
+    "sbatch": Grammar(_SLURM.short_values, _SLURM.long_values | {"wrap"}),
+    "timeout": _g("sk", "signal kill-after", operands=1),
+    "env": _g("uCS", "unset chdir split-string", assignments=True),
+    "nohup": _g(),
+    "setsid": _g(),
+    "stdbuf": _g("ioe", "input output error"),
+    "numactl": _g(
+        "NmiCpPwb",
+        "cpunodebind membind interleave physcpubind preferred preferred-many weighted-interleave",
+    ),
+    "taskset": _g("", "", operands=1, stops="-p --pid"),
+    "sudo": _g(
+        "ugrtTpUhCDRc",
+        "user group role type prompt other-user host close-from "
+        "chdir chroot command-timeout login-class",
+    ),
+    "nice": _g("n", "adjustment"),
+    "time": _g("fo", "format output"),
+    "exec": _g("a"),
+    "command": _g(stops="-v -V"),
+    "xargs": _g(
+        "nPIdLsaEe", "max-args max-procs replace delimiter max-lines max-chars arg-file eof"
+    ),
+    "ssh": _g("BbcDEeFIiJLlmOoPpQRSWw", operands=1),
+    "docker run": _g(
+        "evpwulhmc",
+        "env volume publish workdir user label hostname memory cpu-shares name network "
+        "gpus ipc shm-size entrypoint runtime ulimit device env-file mount cpus "
+        "security-opt cap-add cap-drop platform pull restart log-driver log-opt pid "
+        "add-host dns group-add cidfile label-file memory-swap tmpfs uts userns "
+        "stop-signal stop-timeout health-cmd health-interval cpuset-cpus",
+        operands=1,
+    ),
+    "docker exec": _g("euw", "env user workdir env-file", operands=1),
+    "enroot exec": _g("", "", operands=1),
+    "enroot start": _g("emc", "env mount conf"),
+    "apptainer exec": _g("BeHWo", "bind env home pwd workdir overlay env-file mount", operands=1),
+    "uv run": _g(
+        "pw",
+        "with python project directory env-file extra group package index with-requirements "
+        "with-editable no-group only-group index-url extra-index-url",
+    ),
+    "conda run": _g("np", "name prefix cwd"),
+    "pixi run": _g("e", "manifest-path environment"),
+}
+# the same grammar under other names
+for _alias, _same in (
+    ("podman run", "docker run"),
+    ("podman exec", "docker exec"),
+    ("singularity exec", "apptainer exec"),
+    ("micromamba run", "conda run"),
+    ("mamba run", "conda run"),
+):
+    WRAPPER_GRAMMARS[_alias] = WRAPPER_GRAMMARS[_same]
+WRAPPER_GRAMMARS["enroot start"] = Grammar(
+    WRAPPER_GRAMMARS["enroot start"].short_values,
+    WRAPPER_GRAMMARS["enroot start"].long_values,
+    operands=1,
+)
+# commands with a subcommand that wraps: the first word names the family
+_SUBCOMMANDS = {
+    "docker": ("run", "exec"),
+    "podman": ("run", "exec"),
+    "enroot": ("exec", "start"),
+    "apptainer": ("exec",),
+    "singularity": ("exec",),
+    "uv": ("run",),
+    "conda": ("run",),
+    "micromamba": ("run",),
+    "mamba": ("run",),
+    "pixi": ("run",),
+}
+WRAPPERS = frozenset(WRAPPER_GRAMMARS) | frozenset(_SUBCOMMANDS)
+
+
+@dataclass(frozen=True, eq=False)
+class Wrapper:
+    name: str  # "srun", "docker run", ...
+    words: tuple[Word, ...]  # its own words: name, options and operands
+    options: tuple[tuple[str, Word | None, str], ...]  # (option, word holding it, its value)
+    operands: tuple[Word, ...] = ()
+
+    def option(self, *names: str) -> str | None:
+        """The value of the last of these options given (`-N`, `--nodes`), as written."""
+        found = None
+        for name, _, value in self.options:
+            if name in names:
+                found = value
+        return found
+
+    def has(self, *names: str) -> bool:
+        return any(name in names for name, _, _ in self.options)
+
+
+@dataclass(frozen=True, eq=False)
+class Invocation:
+    """A command line as what it runs: the wrappers around it (outermost first) and the words
+    of the command they run, from its name on. `words` is empty when the wrappers run nothing
+    (`salloc --no-shell`) or the wrapped command cannot be told (`xargs` reads it from input)."""
+
+    command: Command
+    wrappers: tuple[Wrapper, ...]
+    words: tuple[Word, ...]
+    prefix: tuple[Word, ...] = field(default=())  # `env A=1`: assignments for the command
+
+    @property
+    def name(self) -> str | None:
+        return self.words[0].value if self.words and self.words[0].static else None
+
+    @property
+    def base(self) -> str | None:
+        name = self.name
+        return posixpath.basename(name) if name else None
+
+    @property
+    def args(self) -> tuple[Word, ...]:
+        return self.words[1:]
+
+    def wrapper(self, name: str) -> Wrapper | None:
+        return next((w for w in self.wrappers if w.name == name), None)
+
+    @property
+    def module(self) -> str | None:
+        """MODULE of `python -m MODULE` (after the interpreter's own options)."""
+        base = self.base
+        if base is None or not base.startswith("python"):
+            return None
+        values = [w.value for w in self.words[1:]]
+        i = 0
+        while i < len(values):
+            value = values[i]
+            if value == "-m":
+                return values[i + 1] if i + 1 < len(values) else None
+            if value.startswith("-m") and len(value) > 2:
+                return value[2:]
+            if value in ("-X", "-W", "-Q"):
+                i += 2
+                continue
+            if not value.startswith("-"):
+                return None  # a script file
+            i += 1
+        return None
+
+    @property
+    def shell(self) -> bool:
+        return self.base in SHELLS
+
+
+def resolve(command: Command) -> Invocation:
+    return resolve_words(command, tuple(command.words))
+
+
+def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
+    """The invocation of `words` (a command's, or an argument array's items)."""
+    wrappers: list[Wrapper] = []
+    prefix: list[Word] = []
+    while words and words[0].static:
+        base = posixpath.basename(words[0].value)
+        taken = 1
+        name = base
+        if base in _SUBCOMMANDS:
+            sub = words[1].value if len(words) > 1 and words[1].static else ""
+            if sub not in _SUBCOMMANDS[base]:
+                break
+            name, taken = f"{base} {sub}", 2
+        grammar = WRAPPER_GRAMMARS.get(name)
+        if grammar is None:
+            break
+        wrapper, rest, assigned = _read(name, grammar, words, taken)
+        wrappers.append(wrapper)
+        prefix.extend(assigned)
+        if rest is None:
+            return Invocation(command, tuple(wrappers), (), tuple(prefix))
+        words = rest
+    return Invocation(command, tuple(wrappers), words, tuple(prefix))
+
+
+def _read(
+    name: str, grammar: Grammar, words: tuple[Word, ...], start: int
+) -> tuple[Wrapper, tuple[Word, ...] | None, list[Word]]:
+    """The wrapper's own words from `start` on; the rest (None: it runs nothing)."""
+    options: list[tuple[str, Word | None, str]] = []
+    operands: list[Word] = []
+    assigned: list[Word] = []
+    i = start
+    stopped = False
+    while i < len(words):
+        word = words[i]
+        value = word.value
+        if value == "--":
+            i += 1
+            break
+        if value.startswith("--") and len(value) > 2:
+            option, equals, attached = value[2:].partition("=")
+            if equals:
+                options.append(("--" + option, word, attached))
+            elif option in grammar.long_values and i + 1 < len(words):
+                options.append(("--" + option, words[i + 1], words[i + 1].value))
+                i += 1
+            else:
+                options.append(("--" + option, None, ""))
+            stopped = stopped or value in grammar.stops
+            i += 1
+            continue
+        if value.startswith("-") and len(value) > 1 and not operands:
+            letters = value[1:]
+            for j, letter in enumerate(letters):
+                if letter in grammar.short_values:
+                    attached = letters[j + 1 :].lstrip("=")
+                    if attached:
+                        options.append(("-" + letter, word, attached))
+                    elif i + 1 < len(words):
+                        options.append(("-" + letter, words[i + 1], words[i + 1].value))
+                        i += 1
+                    break
+                options.append(("-" + letter, None, ""))
+            stopped = stopped or value in grammar.stops
+            i += 1
+            continue
+        if grammar.assignments and _is_assignment(value):
+            assigned.append(word)
+            i += 1
+            continue
+        if len(operands) < grammar.operands:
+            operands.append(word)
+            i += 1
+            continue
+        break
+    wrapper = Wrapper(name, words[:i], tuple(options), tuple(operands))
+    if stopped or (name == "sbatch" and wrapper.has("--wrap")):
+        return wrapper, None, assigned
+    return wrapper, words[i:], assigned
+
+
+def _is_assignment(value: str) -> bool:
+    name, equals, _ = value.partition("=")
+    return bool(equals) and name.isidentifier()

@@ -1,0 +1,91 @@
+"""The invocation resolver: what a command line runs behind its wrappers, and their options."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchlint.engines import launches
+from benchlint.shell.model import parse_file
+from benchlint.source import SourceText
+
+
+def _invocation(line: str):  # type: ignore[no-untyped-def]
+    script = parse_file(SourceText("t.sh", (line + "\n").encode()))
+    return script.commands[0].invocation
+
+
+@pytest.mark.parametrize(
+    ("line", "wrappers", "runs"),
+    [
+        ('srun -N2 -t30 --jobid="$JOB" bash x.sh', ["srun"], "bash x.sh"),
+        (
+            "srun --nodes 2 --overlap --container-image=img python3 -m vllm.x",
+            ["srun"],
+            "python3 -m vllm.x",
+        ),
+        ("timeout -k 5 60 flock -w 5 9", ["timeout"], "flock -w 5 9"),
+        ("env -u X A=1 B=2 vllm serve m", ["env"], "vllm serve m"),
+        (
+            "nohup setsid stdbuf -oL numactl --cpunodebind=0 -m 0 cmd",
+            ["nohup", "setsid", "stdbuf", "numactl"],
+            "cmd",
+        ),
+        ("taskset -c 0-3 cmd a", ["taskset"], "cmd a"),
+        ("sudo -u svc -E cmd", ["sudo"], "cmd"),
+        ("ssh -p 22 -o X=y host cmd a", ["ssh"], "cmd a"),
+        (
+            "docker run --rm -dit --gpus all -e A=1 --name s img python -m m",
+            ["docker run"],
+            "python -m m",
+        ),
+        ("podman exec -it box bash", ["podman exec"], "bash"),
+        ("enroot start --rw -m a:b img cmd", ["enroot start"], "cmd"),
+        ("enroot exec 1234 sh -c x", ["enroot exec"], "sh -c x"),
+        ("apptainer exec --nv -B /a:/a img.sif cmd", ["apptainer exec"], "cmd"),
+        ("singularity exec img.sif cmd", ["singularity exec"], "cmd"),
+        ("uv run --with x vllm serve m", ["uv run"], "vllm serve m"),
+        ("conda run -n env --no-capture-output python app.py", ["conda run"], "python app.py"),
+        ("micromamba run -n env cmd", ["micromamba run"], "cmd"),
+        ("pixi run -e gpu serve", ["pixi run"], "serve"),
+        ("salloc --no-shell -N 2 --time=60", ["salloc"], ""),
+        ("sbatch --wrap 'srun x'", ["sbatch"], ""),
+        ("command -v vllm", ["command"], ""),
+        ("docker ps -a", [], "docker ps -a"),
+        ("vllm serve m", [], "vllm serve m"),
+    ],
+)
+def test_wrapped_command(line: str, wrappers: list[str], runs: str) -> None:
+    invocation = _invocation(line)
+    assert [w.name for w in invocation.wrappers] == wrappers
+    assert " ".join(w.text for w in invocation.words) == runs
+
+
+def test_option_forms() -> None:
+    srun = _invocation('srun -N2 -t30 --jobid="$JOB" --ntasks-per-node 1 -l x').wrapper("srun")
+    assert srun is not None
+    assert srun.option("-N", "--nodes") == "2"
+    assert srun.option("-t", "--time") == "30"
+    assert srun.option("--jobid") == "$JOB"
+    assert srun.option("--ntasks-per-node") == "1"
+    assert srun.has("-l") and not srun.has("--overlap")
+    salloc = _invocation("salloc --nodes=4 --time 8:00:00 --no-shell").wrapper("salloc")
+    assert salloc is not None
+    assert (salloc.option("-N", "--nodes"), salloc.option("-t", "--time")) == ("4", "8:00:00")
+
+
+def test_python_module_behind_options() -> None:
+    assert _invocation("python3 -u -X dev -m sglang.launch_server --tp 8").module == (
+        "sglang.launch_server"
+    )
+    assert _invocation("python3 serve.py -m x").module is None
+
+
+def test_engine_launches_through_any_wrapper() -> None:
+    text = (
+        "srun --nodes=2 uv run vllm serve m --port 8000\n"
+        "docker run --rm img python3 -m sglang.launch_server --tp 8\n"
+        "conda run -n e python -m dynamo.vllm --model m\n"
+    )
+    script = parse_file(SourceText("t.sh", text.encode()))
+    found = [(launch.engine, launch.args[0].value) for launch in launches(script)]
+    assert found == [("vllm", "m"), ("sglang", "--tp"), ("dynamo", "--model")]
