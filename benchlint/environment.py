@@ -323,13 +323,10 @@ class Environment:
     def _caller_routes(self, path: str) -> list[StartPath]:
         routes: list[StartPath] = []
         for call in self.calls.callers_of(path):
-            top, command_node = call.caller, call.command.node
-            while (
-                top.parent is not None
-            ):  # a call inside `bash -c "..."`: the outer command's state
-                command_node = top.parent.node
+            top = call.caller  # a call inside `bash -c "..."`: the outer command's state
+            while top.parent is not None:
                 top = top.parent.script
-            state = self.state_before(top, command_node.start_byte)
+            state = self.state_before(top, call.command.file_offset)
             passed = dict(state.assigned if call.kind == "source" else state.exported)
             for assignment in call.command.assignments:
                 passed[assignment.name] = Provenance("set on the command", assignment)

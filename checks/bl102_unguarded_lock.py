@@ -51,8 +51,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tree_sitter import Node
-
 from benchlint.engine import Context
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.registry import rule
@@ -105,29 +103,12 @@ def _gives_up(args: list[str]) -> str | None:
     return when
 
 
-def _carries_on(command: Command) -> Node | None:
-    """The right side of `flock ... || RIGHT` when all it does is report and carry on
-    (`|| true`, `|| echo "no lock"`); None when it stops, retries, or is not known."""
-    node = command.node
-    while node.parent is not None:
-        parent = node.parent
-        named = parent.named_children
-        left_of_or = (
-            parent.type == "list"
-            and named[0].id == node.id
-            and any(c.type == "||" for c in parent.children)
-        )
-        if left_of_or:
-            right = named[-1]
-            inside = [
-                c
-                for c in command.script.commands
-                if right.start_byte <= c.node.start_byte < right.end_byte
-            ]
-            return right if inside and all(c.base in _CARRIES_ON for c in inside) else None
-        if parent.type not in ("list", "redirected_statement", "pipeline", "negated_command"):
-            return None
-        node = parent
+def _carries_on(command: Command) -> list[Command] | None:
+    """What runs when `flock` fails, if all of it reports and carries on (`|| true`,
+    `|| echo "no lock"`); None when it stops, retries, or is not known."""
+    handlers = command.on_failure()
+    if handlers and all(c.base in _CARRIES_ON for c in handlers):
+        return handlers
     return None
 
 
@@ -157,7 +138,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             shell = _shell_name(command)
             carries_on = _carries_on(command) if command.or_guarded else None
             if carries_on is not None:
-                why = f"`|| {script.text_of(carries_on)}` reports the failure and carries on"
+                shown = "; ".join(c.script.text_of(c.node) for c in carries_on)
+                why = f"`|| {shown}` reports the failure and carries on"
             elif (
                 command.tested
                 or command.or_guarded

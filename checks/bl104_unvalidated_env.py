@@ -36,43 +36,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tree_sitter import Node
-
 from benchlint.engine import Context
 from benchlint.engines import Launch, array_name, launches
 from benchlint.environment import is_builtin, runs_when_empty
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Script
+from benchlint.shell.model import Read
 from benchlint.workspace import path_matches
 
 
-def _expansions(node: Node) -> Iterator[Node]:
-    if node.type in ("simple_expansion", "expansion"):
-        yield node
-    for child in node.named_children:
-        yield from _expansions(child)
-
-
-def _plain_read(script: Script, node: Node) -> str | None:
-    """X for `$X` or `${X}` (no default, no validation, not an array-length or slice)."""
-    text = script.text_of(node)
-    inner = text[2:-1] if text.startswith("${") else text[1:]
-    return inner if inner.isidentifier() else None
-
-
-def _consumed(launch: Launch) -> list[tuple[str, Node]]:
-    """Variables the engine command reads, with their expansion, in text order (argument arrays
-    followed). A read guarded by a test that the variable is set (`[ -n "$X" ] && ARGS=(--x
-    "$X")`) is already checked."""
-    script = launch.command.script
-    found = []
+def _consumed(launch: Launch) -> list[Read]:
+    """Variables the engine command reads plainly (`$X`, `${X}`: no default, no validation), in
+    text order (argument arrays followed). A read guarded by a test that the variable is set
+    (`[ -n "$X" ] && ARGS=(--x "$X")`) is already checked."""
+    found: list[Read] = []
     for word, command in launch.argv:
+        if array_name(word) is not None:
+            continue
         checked = {n for n, empty in runs_when_empty(command).items() if not empty}
-        for node in _expansions(word.node):
-            name = _plain_read(script, node)
-            if name is not None and name not in checked and array_name(word) is None:
-                found.append((name, node))
+        found.extend(r for r in word.reads() if r.plain and r.name not in checked)
     return found
 
 
@@ -91,26 +73,22 @@ def check(ctx: Context) -> Iterator[Finding]:
         if script is None:
             continue
         found = launches(script)
-        starts = []  # where each launch's statement starts in the file's own script
-        for launch in found:
-            top, node = launch.command.script, launch.command.node
-            while top.parent is not None:
-                node, top = top.parent.node, top.parent.script
-            starts.append(node.start_byte)
+        starts = [launch.command.file_offset for launch in found]
         everything, *befores = environment.states_before(script, [len(script.src) + 1, *starts])
         if everything.unknown:
             continue
         provided_here = set(everything.assigned)
         for launch, before in zip(found, befores, strict=True):
-            unvalidated: dict[str, Node] = {}
-            for name, expansion in _consumed(launch):
+            unvalidated: dict[str, Read] = {}
+            for read in _consumed(launch):
+                name = read.name
                 if (
                     name in provided_here
                     or name in before.validated
                     or is_builtin(name, ctx.config.known_env)
                 ):
                     continue
-                unvalidated.setdefault(name, expansion)
+                unvalidated.setdefault(name, read)
             if not unvalidated:
                 continue
             names = ", ".join(f"${n}" for n in unvalidated)
@@ -121,7 +99,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"`{launch.module}` gets {names} from the caller with no check before it: an "
                 f"empty value reaches the engine as an empty argument; add `check_env_vars "
                 f'{shown}` or `: "${{{next(iter(unvalidated))}:?}}"` before this line',
-                Location(path, launch.command.script.span(first)),
+                Location(path, first.span),
                 subject=f"{launch.module}:{shown}",
             )
             break

@@ -114,3 +114,22 @@ def test_heredoc_to_shell_is_nested_and_quoted_body_is_verbatim() -> None:
     assert second.src == b"echo $HOME\n"  # unquoted: the outer shell removed the backslash
     assert where(script, "rm") == [(2, 1, False)]
     assert where(script, "echo") == [(5, 1, False)]
+
+
+def test_reads_and_failure_handlers_come_from_the_model() -> None:
+    from benchlint.shell.model import parse_file
+    from benchlint.source import SourceText
+
+    text = 'srun bash -c "x --port $PORT ${TP:-8} ${#A} $1"\nflock -w 5 9 || echo "no lock $L"\n'
+    script = parse_file(SourceText("t.sh", text.encode()))
+    nested = script.nested[0]
+    reads = [
+        (r.name, r.operator, r.span.line, r.span.column)
+        for r in nested.commands[0].words[2].reads()
+    ]
+    assert reads == [("PORT", "", 1, 24)]
+    every = [(r.name, r.operator) for w in nested.commands[0].words for r in w.reads()]
+    assert every == [("PORT", ""), ("TP", ":-"), ("A", "#")]
+    assert nested.commands[0].file_offset == 0  # runs when the srun on line 1 does
+    flock = next(c for c in script.commands if c.base == "flock")
+    assert [script.text_of(c.node) for c in flock.on_failure()] == ['echo "no lock $L"']

@@ -91,6 +91,10 @@ class Word:
     def span(self) -> Span:
         return self.script.span(self.node)
 
+    def reads(self) -> list[Read]:
+        """The variables this word reads, in text order (command substitutions included)."""
+        return list(_reads(self.script, self.node))
+
     def variable(self) -> str | None:
         """X when the whole word is `$X`, `${X}`, `"$X"` or `"${X}"`."""
         node = self.node
@@ -101,6 +105,41 @@ class Word:
         text = self.script.text_of(node)
         name = text[2:-1] if text.startswith("${") else text[1:]
         return name if name.isidentifier() else None
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A variable read in a word: `$X`, `${X}` (operator ""), `${X:-d}` (":-"), `${#X}` ("#")."""
+
+    name: str
+    operator: str
+    node: Node
+    script: Script
+
+    @property
+    def plain(self) -> bool:
+        return not self.operator
+
+    @property
+    def span(self) -> Span:
+        return self.script.span(self.node)
+
+
+def _reads(script: Script, node: Node) -> Iterator[Read]:
+    kind = node.type
+    if kind in ("simple_expansion", "expansion"):
+        names = [c for c in node.named_children if c.type == "variable_name"]
+        subscript = next((c for c in node.named_children if c.type == "subscript"), None)
+        if names and script.text_of(names[0]).isidentifier():  # not `$1`, `$@`, `$?`
+            operator = node.child_by_field_name("operator")
+            op = script.text_of(operator) if operator is not None else ""
+            yield Read(script.text_of(names[0]), op, node, script)
+        elif subscript is not None:
+            name = subscript.child_by_field_name("name")
+            if name is not None:
+                yield Read(script.text_of(name), "[", node, script)
+    for child in node.named_children:
+        yield from _reads(script, child)
 
 
 @dataclass(eq=False, slots=True)
@@ -221,6 +260,31 @@ class Command:
             return span
         line_text = self.script.file.line_text(span.line)
         return Span(span.line, span.column, span.line, len(line_text.rstrip()) + 1)
+
+    @property
+    def file_offset(self) -> int:
+        """Where, in the file's own script, the statement that runs this command starts: a
+        command inside `bash -c "..."` runs when the outer command does."""
+        script, node = self.script, self.node
+        while script.parent is not None:
+            node, script = script.parent.node, script.parent.script
+        return node.start_byte
+
+    def on_failure(self) -> list[Command]:
+        """The commands that run when this one fails: the right side of `cmd || ...`, the
+        `else` of `if cmd` (guarded by this command's statement, expecting it false)."""
+        node = self.node
+        return [
+            c
+            for c in self.script.commands
+            if any(
+                not g.expect
+                and not g.patterns
+                and g.node.start_byte <= node.start_byte
+                and node.end_byte <= g.node.end_byte
+                for g in c.guards
+            )
+        ]
 
     def statement(self) -> Node:
         """The list item this command belongs to (climbing pipelines, `&&` lists, redirections)."""
