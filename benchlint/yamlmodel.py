@@ -285,7 +285,7 @@ def parse_yaml(file: SourceText) -> YamlDocument:
     except (YAMLError, UnicodeError, ValueError):
         built = None
     if built is not None:
-        return YamlDocument(file, built, repeats)
+        return YamlDocument(file, _lines_as_files_count_them(built, file), repeats)
     try:
         raw = _compose_pure(file.text)
     except MarkedYAMLError as exc:
@@ -293,12 +293,48 @@ def parse_yaml(file: SourceText) -> YamlDocument:
         line = mark.line + 1 if mark is not None else 1
         column = mark.column + 1 if mark is not None else 1
         message = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
-        raise YamlError(message, Span(line, column, line, column + 1)) from None
+        span = _LineMap(file).span(Span(line, column, line, column + 1))
+        raise YamlError(message, span) from None
     except (YAMLError, UnicodeError, ValueError, RecursionError) as exc:
         message = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise YamlError(message, Span(1, 1, 1, 1)) from None
     memo: dict[int, YNode] = {}
-    return YamlDocument(file, [_convert(node, memo) for node in raw])
+    converted = [_convert(node, memo) for node in raw]
+    return YamlDocument(file, _lines_as_files_count_them(converted, file))
+
+
+# YAML also ends a line at a lone \r, NEL, U+2028 and U+2029; benchlint's lines end at \n only.
+_YAML_ONLY_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+
+
+class _LineMap:
+    """YAML's (line, column) to the file's, where the two count lines differently."""
+
+    def __init__(self, file: SourceText) -> None:
+        self.file = file
+        starts = [0]
+        for match in re.finditer("\r\n|[\n\r\x85\u2028\u2029]", file.text):
+            starts.append(match.end())
+        self.starts = starts
+
+    def point(self, line: int, column: int) -> tuple[int, int]:
+        if line > len(self.starts):
+            return line, column
+        return self.file.point(self.starts[line - 1] + column - 1)
+
+    def span(self, span: Span) -> Span:
+        return Span(
+            *self.point(span.line, span.column), *self.point(span.end_line, span.end_column)
+        )
+
+
+def _lines_as_files_count_them(documents: list[YNode], file: SourceText) -> list[YNode]:
+    if not _YAML_ONLY_BREAK.search(file.text):
+        return documents
+    lines = _LineMap(file)
+    for node in YamlDocument.nodes(documents):
+        node.span = lines.span(node.span)
+    return documents
 
 
 _MAX_COLONS = 64

@@ -208,3 +208,12 @@ def test_yq_assignments_that_add_keys_are_simulated() -> None:
 
     with pytest.raises(RewriteError, match="flow-style"):
         apply(("slurm", "partition"), '"p"', recipe)
+
+
+def test_yaml_positions_count_lines_at_newlines_only(tmp_path: Path) -> None:
+    """libyaml ends a line at U+2028 and NEL as well; the findings use the file's lines."""
+    root = write_repo(
+        tmp_path / "r",
+        {"recipes/a.yaml": 'a: "one\u2028two\u0085three"\nx:\n  k: 1\n  k: 2\n'},
+    )
+    assert positions(run_lint(root, select="BL203")) == ["recipes/a.yaml:4:3"]
