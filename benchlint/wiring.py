@@ -108,7 +108,8 @@ class ConditionEnv:
     def __init__(self, known: dict[str, str], unknown: set[str]) -> None:
         self.known = known
         self.unknown = unknown
-        self.memo: dict[int, bool | None] = {}  # guard -> decision, guards live as long as the run
+        # guard -> decision (guards live as long as the run), word text -> its expansion
+        self.memo: dict[int | str, object] = {}
 
     def get(self, name: str) -> str | None:
         if name in self.unknown:
@@ -138,6 +139,7 @@ class Wiring:
         self.layout = ws.config.layout
         self._launchers: dict[str, LauncherModel | None] = {}
         self._pair_routes: dict[int, list[Route]] = {}
+        self._recipes: dict[tuple[int, str], RecipeRef | None] = {}
         self._leaves: dict[int, Leaves] = {}  # of the workspace's recipes, as simulations compare
         self._effective: dict[tuple[int, str], Effective | None] = {}
         # in a split run's second process: the main process's script_runs (None from it: read
@@ -344,10 +346,11 @@ class Wiring:
 
     # -- recipes ---------------------------------------------------------------------------
     def recipe(self, route: Route, variable: str = "CONFIG_FILE") -> RecipeRef | None:
-        setting = route.element.settings.get(variable)
-        if setting is None:
-            return None
-        return self.resolve(setting, route)
+        key = (id(route), variable)  # routes live as long as the wiring
+        if key not in self._recipes:
+            setting = route.element.settings.get(variable)
+            self._recipes[key] = None if setting is None else self.resolve(setting, route)
+        return self._recipes[key]
 
     def recipes(self, route: Route) -> list[RecipeRef]:
         """Where the route's CONFIG_FILE and EVAL_CONFIG_FILE lead (those its entry sets)."""

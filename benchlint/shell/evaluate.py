@@ -76,10 +76,17 @@ def value_of(script: Script, node: Node, env: Env) -> str | None:
 
 
 def _pieces(script: Script, node: Node, env: Env) -> list[expand.Piece] | None:
+    text = script.text_of(node)
+    memo = getattr(env, "memo", None)  # a route's environment: one expansion per word text
+    if memo is not None and text in memo:
+        return memo[text]  # type: ignore[no-any-return]
     try:
-        return expand.expand(script.text_of(node), env.get)
+        pieces: list[expand.Piece] | None = expand.expand(text, env.get)
     except expand.Unknown:
-        return None
+        pieces = None
+    if memo is not None:
+        memo[text] = pieces
+    return pieces
 
 
 def _matches(script: Script, subject: str, pattern: Node, env: Env) -> bool | None:
@@ -89,7 +96,7 @@ def _matches(script: Script, subject: str, pattern: Node, env: Env) -> bool | No
 
 def _nocasematch(script: Script) -> bool:
     """`shopt -s nocasematch` changes every pattern match of the script: not modelled."""
-    return "nocasematch" in script.file.text
+    return script.mentions("nocasematch")
 
 
 def condition(script: Script, node: Node, env: Env, probe: Probe | None = None) -> bool | None:

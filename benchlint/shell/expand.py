@@ -14,9 +14,10 @@ apart, so a form whose result differs between the two (`${X-w}`, `${X+w}`) is un
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from benchlint.rewrite import RewriteError, compile_pattern, search
 
@@ -27,8 +28,7 @@ class Unknown(Exception):
     """The word cannot be expanded statically."""
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(NamedTuple):
     """Part of an expanded word: its text, and whether it was quoted (literal in a pattern)."""
 
     text: str
@@ -58,8 +58,27 @@ _OPERATORS = (
 )
 
 
+_PLAIN = re.compile(r"[^$`\\'\"~]*")  # nothing to expand or unquote
+_QUOTED = re.compile(r'"([^$`\\"]*)"|\'([^\']*)\'')  # "literal", 'literal'
+_VARIABLE = re.compile(r'(")?\$(\{)?([A-Za-z_][A-Za-z0-9_]*)(?(2)\})(?(1)")')  # $X "${X}"
+
+
 def expand(text: str, lookup: Lookup, in_dquote: bool = False) -> list[Piece]:
     """The pieces of a word's source text after parameter expansion and quote removal."""
+    if not in_dquote:  # the two shapes most conditions are made of, without the reader
+        if _PLAIN.fullmatch(text):
+            return [Piece(text, False)] if text else []
+        literal = _QUOTED.fullmatch(text)
+        if literal is not None:
+            inner = literal.group(1) if literal.group(1) is not None else literal.group(2)
+            return [Piece(inner, True)] if inner else []
+        variable = _VARIABLE.fullmatch(text)
+        if variable is not None:
+            known = lookup(variable.group(3))
+            if known is None:
+                raise Unknown(f"${variable.group(3)} is not known")
+            quoted = variable.group(1) is not None
+            return [Piece(known, quoted, not quoted)]
     return _Reader(text, lookup, in_dquote).pieces()
 
 
@@ -268,6 +287,11 @@ _EXTGLOB = re.compile(r"[?*+@!]\(")
 def glob_regex(pieces: list[Piece]) -> str:
     """A bash pattern (`==` in `[[ ]]`, `case`, `${X%p}`) as a Python regex for `fullmatch`;
     quoted pieces are literal. Raises Unknown for extglob and brackets that quoting splits."""
+    return _glob_regex(tuple(pieces))
+
+
+@functools.lru_cache(maxsize=4096)
+def _glob_regex(pieces: tuple[Piece, ...]) -> str:
     out: list[str] = []
     for piece in pieces:
         if piece.quoted:

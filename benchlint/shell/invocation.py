@@ -152,7 +152,7 @@ class Wrapper:
         return any(name in names for name, _, _ in self.options)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class Invocation:
     """A command line as what it runs: the wrappers around it (outermost first) and the words
     of the command they run, from its name on. `words` is empty when the wrappers run nothing
@@ -162,15 +162,11 @@ class Invocation:
     wrappers: tuple[Wrapper, ...]
     words: tuple[Word, ...]
     prefix: tuple[Word, ...] = field(default=())  # `env A=1`: assignments for the command
+    base: str | None = None  # the command's name without its directory
 
     @property
     def name(self) -> str | None:
         return self.words[0].value if self.words and self.words[0].static else None
-
-    @property
-    def base(self) -> str | None:
-        name = self.name
-        return posixpath.basename(name) if name else None
 
     @property
     def args(self) -> tuple[Word, ...]:
@@ -207,6 +203,9 @@ class Invocation:
 
 
 def resolve(command: Command) -> Invocation:
+    base = command.base
+    if base not in WRAPPERS:  # most commands: nothing to resolve
+        return Invocation(command, (), tuple(command.words), (), base)
     return resolve_words(command, tuple(command.words))
 
 
@@ -232,7 +231,9 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
         if rest is None:
             return Invocation(command, tuple(wrappers), (), tuple(prefix))
         words = rest
-    return Invocation(command, tuple(wrappers), words, tuple(prefix))
+    program = words[0].value if words and words[0].static else ""
+    base = posixpath.basename(program) if program else None
+    return Invocation(command, tuple(wrappers), words, tuple(prefix), base)
 
 
 def _read(

@@ -331,7 +331,15 @@ class Script:
         self.nested: list[Script] = []
         self.functions: dict[str, Node] = {}
         self._words: dict[int, Word] = {}
+        self._mentions: dict[str, bool] = {}
         _Builder(self).build()
+
+    def mentions(self, text: str) -> bool:
+        """Whether the file's text holds `text` anywhere (asked once per file and text)."""
+        known = self._mentions.get(text)
+        if known is None:
+            known = self._mentions[text] = text in self.file.text
+        return known
 
     def word(self, node: Node) -> Word:
         """The word at a node, quote removal done once."""
