@@ -232,8 +232,8 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
             return Invocation(command, tuple(wrappers), (), tuple(prefix))
         words = rest
     program = words[0].value if words and words[0].static else ""
-    base = posixpath.basename(program) if program else None
-    return Invocation(command, tuple(wrappers), words, tuple(prefix), base)
+    wrapped = posixpath.basename(program) if program else None
+    return Invocation(command, tuple(wrappers), words, tuple(prefix), wrapped)
 
 
 def _read(
