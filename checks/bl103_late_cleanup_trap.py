@@ -131,15 +131,12 @@ def _about_itself(resource: Resource, path: ExitPath) -> bool:
     """An exit taken only when the acquisition failed (`[ -z "$JOB_ID" ] && exit 1`)."""
     if resource.variable is None:
         return False
-    pattern = re.compile(rf"\${{?{resource.variable}\b")
     script = path.command.script
-    for guard in path.command.guards:
-        node = guard.node
-        while node.type == "negated_command" and node.named_children:
-            node = node.named_children[-1]
-        if node.type == "test_command" and pattern.search(script.text_of(node)):
-            return True
-    return False
+    return any(
+        read.name == resource.variable
+        for guard in path.command.guards
+        for read in guard.test_reads(script)
+    )
 
 
 def _released_before(flow: Flow, resource: Resource, path: ExitPath, start: int) -> bool:

@@ -201,6 +201,16 @@ class Guard:
     expect: bool
     patterns: tuple[Node, ...] = ()
 
+    def test_reads(self, script: Script) -> list[Read]:
+        """The variables a `[ ... ]` or `[[ ... ]]` condition reads (through `!`); none for a
+        command run as a condition or a case item."""
+        node = self.node
+        while node.type == "negated_command" and node.named_children:
+            node = node.named_children[-1]
+        if self.patterns or node.type != "test_command":
+            return []
+        return list(_reads(script, node))
+
 
 @dataclass(eq=False, slots=True)
 class Command:
