@@ -96,10 +96,24 @@ class _Reader:
         self.in_dquote = in_dquote
         self.i = 0
         self.out: list[Piece] = []
+        self.run: list[str] = []  # literal text not yet made a piece
+        self.run_quoted: bool | None = None
 
     def add(self, text: str, quoted: bool, from_expansion: bool = False) -> None:
-        if text or from_expansion:  # an empty unquoted expansion vanishes from `[ ... ]`
-            self.out.append(Piece(text, quoted, from_expansion))
+        if not from_expansion and quoted == self.run_quoted:
+            self.run.append(text)  # literal text: one piece for a run of it
+            return
+        self.flush()
+        if from_expansion:  # an empty unquoted expansion vanishes from `[ ... ]`: keep it
+            self.out.append(Piece(text, quoted, True))
+        else:
+            self.run, self.run_quoted = [text], quoted
+
+    def flush(self) -> None:
+        text = "".join(self.run)
+        if text:
+            self.out.append(Piece(text, bool(self.run_quoted)))
+        self.run, self.run_quoted = [], None
 
     def pieces(self) -> list[Piece]:
         text = self.text
@@ -125,6 +139,7 @@ class _Reader:
             elif ch == '"' and not self.in_dquote:
                 end = _closing_dquote(text, self.i + 1)
                 inner = _Reader(text[self.i + 1 : end], self.lookup, True).pieces()
+                self.flush()
                 self.out.extend(inner)
                 self.i = end + 1
             elif ch == "`":
@@ -134,6 +149,7 @@ class _Reader:
             else:
                 self.add(ch, self.in_dquote)
                 self.i += 1
+        self.flush()
         return self.out
 
     def dollar(self) -> None:
@@ -293,7 +309,7 @@ def glob_regex(pieces: list[Piece]) -> str:
 @functools.lru_cache(maxsize=4096)
 def _glob_regex(pieces: tuple[Piece, ...]) -> str:
     out: list[str] = []
-    for piece in pieces:
+    for position, piece in enumerate(pieces):
         if piece.quoted:
             out.append(re.escape(piece.text))
             continue
@@ -310,7 +326,7 @@ def _glob_regex(pieces: tuple[Piece, ...]) -> str:
             elif ch == "[":
                 end = _bracket(text, i)
                 if end is None:
-                    if "]" in "".join(p.text for p in pieces[pieces.index(piece) + 1 :]):
+                    if "]" in "".join(p.text for p in pieces[position + 1 :]):
                         raise Unknown("a bracket expression split by quoting")
                     out.append(re.escape(ch))
                 else:
