@@ -251,9 +251,10 @@ def _print_statistics(result: Result, seconds: float) -> None:
     for finding in result.findings:
         counts[finding.rule] = counts.get(finding.rule, 0) + 1
     lines = [f"{rule.id}  {rule.name:<28} {counts.get(rule.id, 0):>6}" for rule in result.rules]
+    templates = len(result.workspace.templates) if result.workspace is not None else 0
     lines.append(
         f"findings {len(result.findings)}, files read {result.files_read}, "
-        f"unparsed {len(result.failures)}, {seconds:.2f} s"
+        f"unparsed {len(result.failures)}, templates not linted {templates}, {seconds:.2f} s"
     )
     if sys.platform != "win32":
         import resource

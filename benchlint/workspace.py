@@ -45,6 +45,7 @@ SHELL_SUFFIXES = (".sh", ".bash")
 YAML_SUFFIXES = (".yaml", ".yml")
 _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
 _BASH_ERROR = re.compile(r"line (\d+): (.*)")
+_TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")  # Go template or Jinja syntax
 
 
 FILE_START = Span(1, 1, 1, 1)
@@ -112,6 +113,9 @@ class Workspace:
         self._sources: dict[str, SourceText | None] = {}
         self._shell: dict[str, Script | None] = {}
         self._yaml: dict[str, YamlDocument | None] = {}
+        # YAML files that are templates, not YAML documents: Helm chart templates, and YAML
+        # with `{{ ... }}`/`{% ... %}` that does not parse (Go templates, Jinja)
+        self.templates: set[str] = set()
         self.read_elsewhere: set[str] = set()  # by the second process of a split run
         self.other_peak_kib = 0  # the peak memory of that process
         self._discover()
@@ -124,14 +128,15 @@ class Workspace:
         """Every shell and YAML file, depth first, each folder's files (by name) before its
         folders (by name). `os.scandir` says which entries are symlinks without a system call
         per file; symlinked folders are not descended."""
-        pending = [("", str(self.root))]
+        pending = [("", str(self.root), False)]
         while pending:
-            rel_dir, directory = pending.pop()
+            rel_dir, directory, in_templates = pending.pop()
             try:
                 with os.scandir(directory) as scan:
                     entries = sorted(scan, key=lambda e: e.name)
             except OSError:
                 continue
+            chart = any(e.name == "Chart.yaml" for e in entries)  # a Helm chart's folder
             folders = []
             for entry in entries:
                 name = entry.name
@@ -142,7 +147,8 @@ class Workspace:
                 if is_dir:
                     skipped = name in SKIP_DIRS or entry.is_symlink()
                     if not skipped and not self._excluded(rel_dir + name):
-                        folders.append((rel_dir + name + "/", entry.path))
+                        templates = in_templates or (chart and name == "templates")
+                        folders.append((rel_dir + name + "/", entry.path, templates))
                     continue
                 shell = name.endswith(SHELL_SUFFIXES)
                 yaml = not shell and name.endswith(YAML_SUFFIXES)
@@ -156,6 +162,9 @@ class Workspace:
                     continue
                 if shell:
                     self.shell_paths.append(rel)
+                elif yaml and in_templates:
+                    self.templates.add(rel)
+                    continue
                 elif yaml:
                     self.yaml_paths.append(rel)
                 elif not link and self._has_shell_shebang(rel):
@@ -305,6 +314,9 @@ class Workspace:
         try:
             return parse_yaml(source)
         except YamlError as exc:
+            if _TEMPLATE.search(source.text):
+                self.templates.add(rel)  # a template of YAML, not YAML: not a parse failure
+                return None
             self._fail(rel, f"is not valid YAML: {exc.message}", exc.span)
         except (DepthError, RecursionError):
             self._fail(rel, "is nested too deeply to analyse")

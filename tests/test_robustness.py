@@ -138,3 +138,29 @@ def test_hostile_files_in_a_split_run(tmp_path: Path) -> None:
     }
     assert positions(two, "BL102") == ["ok.sh:2:1", "runners/launch_x.sh:2:1"]
     assert not two.errors
+
+
+def test_templates_are_not_yaml(tmp_path: Path) -> None:
+    """Helm chart templates and YAML with Go/Jinja syntax are skipped (counted), never BL001;
+    a broken YAML file without template syntax still is."""
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "chart/Chart.yaml": "name: serve\nversion: 1.0.0\n",
+            "chart/values.yaml": "a: 1\na: 2\n",
+            "chart/templates/deployment.yaml": "{{- if .Values.x }}\nkind: Deployment\n{{- end }}\n",
+            "chart/templates/sub/svc.yaml": 'metadata:\n  name: {{ include "x" . }}\n',
+            "deploy/job.yaml": "spec:\n  {% for n in nodes %}\n  - {{ n }}\n  {% endfor %}\n",
+            "broken.yaml": "a: [1, 2\n",
+        },
+    )
+    result = run_lint(root)
+    assert positions(result) == ["broken.yaml:2:1", "chart/values.yaml:2:1"]
+    assert result.workspace is not None
+    assert sorted(result.workspace.templates) == [
+        "chart/templates/deployment.yaml",
+        "chart/templates/sub/svc.yaml",
+        "deploy/job.yaml",
+    ]
+    outcome = CliRunner().invoke(main, ["--statistics", str(root)])
+    assert "templates not linted 3" in outcome.stderr
