@@ -148,7 +148,7 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
         {
             "chart/Chart.yaml": "name: serve\nversion: 1.0.0\n",
             "chart/values.yaml": "a: 1\na: 2\n",
-            "chart/templates/deployment.yaml": "{{- if .Values.x }}\nkind: Deployment\n{{- end }}\n",
+            "chart/templates/deployment.yaml": "{{- if .Values.x }}\nkind: Job\n{{- end }}\n",
             "chart/templates/sub/svc.yaml": 'metadata:\n  name: {{ include "x" . }}\n',
             "deploy/job.yaml": "spec:\n  {% for n in nodes %}\n  - {{ n }}\n  {% endfor %}\n",
             "broken.yaml": "a: [1, 2\n",
