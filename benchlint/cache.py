@@ -23,7 +23,7 @@ from benchlint import __version__
 # Entries beyond this are pruned, oldest first, when one is added.
 MAX_ENTRIES = 256
 # The modules whose code decides what a cached fact is: their bytes are part of every key.
-_DERIVED_BY = ("wiring.py", "yamlmodel.py", "finding.py", "cache.py")
+_DERIVED_BY = ("wiring.py", "yamlmodel.py", "finding.py", "cache.py", "layout.py", "launcher.py")
 
 
 class Cache:

@@ -42,6 +42,11 @@ class Layout:
     )
     # Scripts that start engines with variables their caller provides (BL104).
     entrypoints: list[str] = field(default_factory=lambda: ["benchmarks/**/*.sh"])
+    # How the workflow builds a launcher's path from the runner's name (as written there; the
+    # expansions of RUNNER_NAME are evaluated, any other is a wildcard). Detected, not set.
+    launcher_templates: list[str] = field(
+        default_factory=lambda: ["runners/launch_${RUNNER_NAME%%_*}.sh"]
+    )
 
 
 @dataclass
@@ -56,6 +61,7 @@ class Config:
     known_env: list[str] = field(default_factory=list)
     dynamo_version: str | None = None
     layout: Layout = field(default_factory=Layout)
+    layout_keys: set[str] = field(default_factory=set)  # the layout settings given (not detected)
 
 
 _LIST_KEYS = {"select", "ignore", "exclude", "known-env"}
@@ -143,6 +149,7 @@ def parse_config(data: dict[str, Any], path: Path | None) -> Config:
             config.dynamo_version = value
         elif key == "layout":
             config.layout = _layout(value, where)
+            config.layout_keys = set(value)
         else:
             raise ConfigError(f"{where}: unknown key {key!r}")
     return config

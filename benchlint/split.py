@@ -62,7 +62,7 @@ def shares(ws: Workspace) -> tuple[frozenset[str], frozenset[str], list[str]]:
     main process models its launchers); and every other shell script, which either takes."""
     wiring = Wiring(ws)
     launchers = {p for p in ws.shell_paths if wiring.is_launcher(p)}
-    masters = set(ws.glob(ws.config.layout.master_configs))
+    masters = set(ws.glob(ws.layout.master_configs))
     main = frozenset(p for p in ws.yaml_paths if p not in masters) | launchers
     return main, frozenset(masters), [p for p in ws.shell_paths if p not in launchers]
 
@@ -200,7 +200,7 @@ def unrouted_recipes(ctx: Context) -> frozenset[str]:
     """The recipes no route reaches: only file-local rules read them, so the second process can
     take them (on InferenceX more than half the YAML, by size)."""
     routed = {r.path for route in ctx.routes() for r in ctx.wiring.recipes(route) if r.path}
-    roots = tuple(root.rstrip("/") + "/" for root in ctx.config.layout.recipe_roots)
+    roots = tuple(root.rstrip("/") + "/" for root in ctx.ws.layout.recipe_roots)
     return frozenset(p for p in ctx.ws.yaml_paths if p.startswith(roots) and p not in routed)
 
 

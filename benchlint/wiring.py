@@ -18,6 +18,7 @@ from typing import Any
 
 from benchlint.finding import Location, Span
 from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite
+from benchlint.layout import launcher_candidates, runner_labels
 from benchlint.recipe import ScriptRun, script_run
 from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Probe, guards_hold
@@ -136,7 +137,7 @@ class Route:
 class Wiring:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
-        self.layout = ws.config.layout
+        self.layout = ws.layout
         self._launchers: dict[str, LauncherModel | None] = {}
         self._pair_routes: dict[int, list[Route]] = {}
         self._recipes: dict[tuple[int, str], RecipeRef | None] = {}
@@ -237,9 +238,8 @@ class Wiring:
         document = self.ws.yaml(path) if path in self.ws.yaml_paths else None
         labels: dict[str, list[str]] = {}
         locations: dict[str, Location] = {}
-        root = document.root if document is not None else None
-        mapping = root.get("labels") if root is not None and root.is_map else None
-        if mapping is None or not mapping.is_map:
+        mapping = runner_labels(document.root if document is not None else None)
+        if mapping is None:
             return labels, locations
         for key, value in mapping.pairs:
             if key.is_scalar:
@@ -254,14 +254,24 @@ class Wiring:
 
     # -- launchers -------------------------------------------------------------------------
     def launcher_path(self, runner_name: str) -> str | None:
-        """`runners/launch_<prefix>.sh` for a runner name, following symlinks; None if absent."""
-        prefix = runner_name.split("_", 1)[0]
-        for pattern in self.layout.launchers:
-            candidate = pattern.replace("*", prefix, 1)
+        """The launcher the workflow runs for a runner name (`runners/launch_<prefix>.sh` from
+        `launch_${RUNNER_NAME%%_*}.sh`), following symlinks; None if absent."""
+        if "launchers" in self.ws.config.layout_keys:  # patterns given: `*` is the prefix
+            prefix = runner_name.split("_", 1)[0]
+            candidates = [pattern.replace("*", prefix, 1) for pattern in self.layout.launchers]
+        else:
+            candidates = [
+                launcher_candidates(t, runner_name) for t in self.layout.launcher_templates
+            ]
+        for candidate in candidates:
             if candidate in self.ws.symlinks:
                 return self.ws.symlinks[candidate]
             if candidate in self.ws.shell_paths:
                 return candidate
+            if "*" in candidate:  # a part the runner's name does not decide
+                matches = self.ws.glob([candidate])
+                if matches:
+                    return self.ws.symlinks.get(matches[0], matches[0])
         return None
 
     def launcher(self, path: str) -> LauncherModel | None:
@@ -440,6 +450,10 @@ def _entry(path: str, key: YNode, node: YNode) -> Entry:
         groups = [(k.value, v) for k, v in scenarios.pairs if k.is_scalar]
     elif scenarios is not None and scenarios.is_seq:
         groups = [("fixed-seq-len", scenarios)]
+    else:  # the schema before `scenarios:` (until June 2026): isl, osl and a search space
+        legacy = node.get("seq-len-configs")
+        if legacy is not None and legacy.is_seq:
+            groups = [("fixed-seq-len", legacy)]
     for scenario, items in groups:
         for i, item in enumerate(items.items if items.is_seq else []):
             if not item.is_map:

@@ -14,7 +14,9 @@ from benchlint.finding import Location, Span
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YamlDocument, YNode
 
-_LAUNCH = re.compile(r"runners/launch_")
+# a run line that starts a launcher: a `.sh` path built from the runner's name (any folder,
+# the repository root included), or a fixed one under runners/
+_LAUNCH = re.compile(r"runners/launch_|\$\{?RUNNER_NAME\b\S*\.sh")
 _EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
 _NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 
@@ -36,7 +38,7 @@ def cancels_runner_jobs(ws: Workspace) -> bool:
     """Whether every job that runs a launcher later runs `scancel --name=${{ runner.name }}` in
     a step that runs whatever happened (`if: always()`): InferenceX's post-run cleanup."""
     found = False
-    for path in ws.glob(ws.config.layout.workflows):
+    for path in ws.glob(ws.layout.workflows):
         document = ws.yaml(path)
         root = document.root if document is not None else None
         jobs = root.get("jobs") if root is not None and root.is_map else None
@@ -69,12 +71,33 @@ def _always(step: YNode) -> bool:
 
 def launcher_steps(ws: Workspace) -> list[LauncherStep]:
     steps: list[LauncherStep] = []
-    for path in ws.glob(ws.config.layout.workflows):
+    for path in ws.glob(ws.layout.workflows):
         document = ws.yaml(path)
         if document is None or document.root is None or not document.root.is_map:
             continue
         steps.extend(_steps_of(document, document.root))
     return steps
+
+
+def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:
+    """Every run line of these workflows that starts a launcher, with where it is."""
+    found = []
+    for path in ws.glob(workflows):
+        document = ws.yaml(path)
+        root = document.root if document is not None else None
+        jobs = root.get("jobs") if root is not None and root.is_map else None
+        for _, job in jobs.pairs if jobs is not None and jobs.is_map else []:
+            steps = job.get("steps") if job.is_map else None
+            for step in steps.items if steps is not None and steps.is_seq else []:
+                run = step.get("run") if step.is_map else None
+                if run is None or not run.is_scalar:
+                    continue
+                first = run.span.line + (1 if run.style in ("|", ">") else 0)
+                for offset, line in enumerate(run.value.split("\n")):
+                    if _LAUNCH.search(line):
+                        span = Span(first + offset, 1, first + offset, 1)
+                        found.append((Location(path, span), line))
+    return found
 
 
 def _env_of(document: YamlDocument, node: YNode | None) -> dict[str, Location]:

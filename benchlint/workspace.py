@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchlint.cache import Cache
-from benchlint.config import Config
+from benchlint.config import Config, Layout
 from benchlint.finding import Span
+from benchlint.layout import Detected, detect
 from benchlint.shell.model import Script, parse_file
 from benchlint.source import SourceText
 from benchlint.yamlmodel import DepthError, YamlDocument, YamlError, parse_yaml
@@ -121,6 +122,15 @@ class Workspace:
         self._discover()
 
     # -- discovery -------------------------------------------------------------------------------
+    @functools.cached_property
+    def detected(self) -> Detected:
+        """The layout in effect (configured, the rest detected) and how each fact was found."""
+        return detect(self)
+
+    @property
+    def layout(self) -> Layout:
+        return self.detected.layout
+
     def _excluded(self, rel: str) -> bool:
         return any(path_matches(rel, pattern, inside=True) for pattern in self.config.exclude)
 

@@ -61,7 +61,7 @@ def _consumed(launch: Launch) -> list[Read]:
 @rule("BL104", "unvalidated-env", Severity.WARNING, tags=("shell", "environment"))
 def check(ctx: Context) -> Iterator[Finding]:
     environment = ctx.environment
-    layout = ctx.config.layout
+    layout = ctx.ws.layout
     if ctx.sees_everything:
         environment.calls.callers  # noqa: B018 - one pass answers is_sourced for every script
     for path in ctx.in_scope(ctx.ws.shell_paths):

@@ -1,0 +1,283 @@
+"""Where a repository keeps what benchlint wires together, detected from the files' content.
+
+InferenceX moved its master configs (`.github/configs/` until July 2026, `configs/` since), gave
+its runners file a `labels:` key, renamed its entries' search space (`seq-len-configs:`, then
+`scenarios:`), started with launchers at the repository root and overlaid recipe folders of
+several names; srt-slurm keeps its recipes in `recipes/`. Names and folders are no guide, so each
+fact is found from what the files hold:
+
+- master configs: YAML files whose top-level mappings are entries (a `runner:` and a search space
+  under `scenarios:` or `seq-len-configs:`), outside `deprecated/` folders;
+- the runners file: a `runners.yaml` mapping labels to lists of runner names, under `labels:` or at
+  the top level;
+- launchers: the scripts the workflow templates run (`bash ./runners/launch_${RUNNER_NAME%%_*}.sh`
+  gives the pattern and the rule from a runner's name to its launcher);
+- recipe roots: the folders launchers copy into the srt-slurm checkout (`cp -rT DIR recipes/x`,
+  `cp -r "$DIR"/* recipes/`, `rsync -a DIR/ recipes/`), the usual folders that exist, and `recipes/`
+  in a repository that is an srt-slurm tree.
+
+A setting in `[tool.benchlint.layout]` wins over what is detected; each fact says where it was
+learned (`benchlint layout`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from benchlint.config import Layout
+from benchlint.finding import Location, Span
+
+if TYPE_CHECKING:
+    from benchlint.workspace import Workspace
+    from benchlint.yamlmodel import YNode
+
+# A `.sh` path in a workflow's run text that the runner's name picks
+_LAUNCH_TEMPLATE = re.compile(
+    r"(?<![\w$/.-])(?:\./)?([\w./-]*(?:\$\{?[A-Za-z_]\w*[^}\s]*\}?[\w.*-]*)*\.sh)"
+)
+_EXPANSION = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*")
+SEARCH_SPACES = ("scenarios", "seq-len-configs")
+DEFAULT = Layout()
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: str  # "master config" | "runners file" | "launchers" | "recipe root" | "skipped"
+    value: str  # a path or a pattern
+    detail: str  # what was found there
+    source: Location | None = None  # where it was learned
+    configured: bool = False  # from [tool.benchlint.layout]
+
+    def describe(self) -> str:
+        where = " (configured)" if self.configured else ""
+        if self.source is not None and not self.configured:
+            where = f" from {self.source.path}:{self.source.span.line}"
+        detail = f": {self.detail}" if self.detail else ""
+        return f"{self.kind} {self.value}{detail}{where}"
+
+
+@dataclass
+class Detected:
+    layout: Layout
+    facts: list[Fact]
+
+
+def detect(ws: Workspace) -> Detected:
+    """The layout in effect: what the configuration sets, the rest detected."""
+    configured = ws.config.layout
+    given = ws.config.layout_keys
+    facts: list[Fact] = []
+    layout = replace(configured)
+    if "master-configs" not in given:
+        layout.master_configs = _master_configs(ws, facts) or configured.master_configs
+    else:
+        facts += [Fact("master config", p, "", None, True) for p in configured.master_configs]
+    if "runners-file" not in given:
+        layout.runners_file = _runners_file(ws, layout.master_configs, facts)
+    else:
+        facts.append(Fact("runners file", configured.runners_file, "", None, True))
+    if "launchers" not in given:
+        templates = _launcher_templates(ws, configured.workflows, facts)
+        if templates:
+            layout.launcher_templates = templates
+            layout.launchers = list(dict.fromkeys(_glob_of(t) for t in templates))
+    else:
+        facts += [Fact("launchers", p, "", None, True) for p in configured.launchers]
+    if "recipe-roots" not in given:
+        layout.recipe_roots = _recipe_roots(ws, layout, facts)
+    else:
+        facts += [Fact("recipe root", p, "", None, True) for p in configured.recipe_roots]
+    return Detected(layout, facts)
+
+
+# -- master configs --------------------------------------------------------------------------
+def _master_configs(ws: Workspace, facts: list[Fact]) -> list[str]:
+    found = []
+    for path in ws.yaml_paths:
+        source = ws.source(path)
+        if source is None or "runner:" not in source.text or "search-space" not in source.text:
+            continue
+        verdict = _entries_in_text(source.text)
+        if verdict is None:
+            continue
+        count, schemas = verdict
+        detail = f"{count} entries (schema: {', '.join(schemas)})"
+        first = Location(path, Span(1, 1, 1, 1))
+        if "deprecated" in path.split("/")[:-1]:
+            facts.append(Fact("skipped", path, f"{detail}; in a deprecated folder", first))
+            continue
+        facts.append(Fact("master config", path, detail, first))
+        found.append(path)
+    return found
+
+
+_TOP_KEY = re.compile(r"^[^\s#-][^:#\n]*:[ \t]*(?:#.*)?$", re.MULTILINE)  # `name:` opening a block
+_RUNNER = re.compile(r"^[ \t]+runner:[ \t]*\S", re.MULTILINE)
+_SPACE = re.compile(r"^[ \t]+(scenarios|seq-len-configs):", re.MULTILINE)
+
+
+def _entries_in_text(text: str) -> tuple[int, list[str]] | None:
+    """(entries, search-space schemas) of a master config, from its text: top-level blocks that
+    hold a `runner:` and a search space. Read without parsing: the entries themselves come from
+    the wiring, and a master config is the largest YAML file of a repository."""
+    spaces = _SPACE.findall(text)
+    if not spaces or not _RUNNER.search(text):
+        return None
+    if len(spaces) * 2 < len(_TOP_KEY.findall(text)):
+        return None
+    return len(spaces), sorted(set(spaces))
+
+
+def _cached(ws: Workspace, kind: str, path: str, data: bytes, derive: Any) -> Any:
+    """A fact about one file, from the cache when its content was seen before (detection must
+    not parse every master config and launcher of a pre-commit run); None is a fact too."""
+    cache = ws.cache
+    if cache is not None:
+        stored = cache.get(kind, path, data)
+        if stored is not None:
+            return stored[0]
+    value = derive(ws, path)
+    if cache is not None:
+        cache.put(kind, path, data, [value])
+    return value
+
+
+# -- the runners file ------------------------------------------------------------------------
+def runner_labels(root: YNode | None) -> YNode | None:
+    """The mapping of labels to runner names: under `labels:`, or the top level itself (the
+    flat form InferenceX used until July 2026)."""
+    if root is None or not root.is_map:
+        return None
+    labels = root.get("labels")
+    if labels is not None and labels.is_map:
+        return labels
+    lists = [v for k, v in root.pairs if k.is_scalar and v.is_seq]
+    return root if lists and len(lists) * 2 >= len(root.pairs) else None
+
+
+def _runners_file(ws: Workspace, master_configs: list[str], facts: list[Fact]) -> str:
+    candidates = [
+        p for p in ws.yaml_paths if posixpath.basename(p) in ("runners.yaml", "runners.yml")
+    ]
+    folders = {posixpath.dirname(p) for p in ws.glob(master_configs)}
+    candidates.sort(key=lambda p: (posixpath.dirname(p) not in folders, p.count("/"), p))
+    for path in candidates:
+        document = ws.yaml(path)
+        labels = runner_labels(document.root if document is not None else None)
+        if labels is None:
+            continue
+        form = "labels:" if labels is not (document.root if document else None) else "flat"
+        facts.append(
+            Fact(
+                "runners file",
+                path,
+                f"{len(labels.pairs)} labels ({form})",
+                Location(path, labels.span),
+            )
+        )
+        return path
+    return DEFAULT.runners_file
+
+
+# -- launchers -------------------------------------------------------------------------------
+def _launcher_templates(ws: Workspace, workflows: list[str], facts: list[Fact]) -> list[str]:
+    """The launch paths the workflow templates build from the runner's name, as written."""
+    from benchlint.workflow import launch_lines  # workflows are read through the workspace
+
+    templates: list[str] = []
+    for location, line in launch_lines(ws, workflows):
+        for match in _LAUNCH_TEMPLATE.finditer(line):
+            template = match.group(1)
+            if "RUNNER_NAME" not in template or template in templates:
+                continue
+            templates.append(template)
+            facts.append(Fact("launchers", _glob_of(template), f"run as {template}", location))
+    return templates
+
+
+def _glob_of(template: str) -> str:
+    return re.sub(r"\*+", "*", _EXPANSION.sub("*", template))
+
+
+def launcher_candidates(template: str, runner_name: str) -> str:
+    """The glob of the launchers a runner picks: its name's expansions evaluated, any other
+    (`${EXP_NAME%%_*}`) left open."""
+    from benchlint.shell.expand import value
+
+    def evaluate(match: re.Match[str]) -> str:
+        known = value(match.group(), lambda n: runner_name if n == "RUNNER_NAME" else None)
+        return "*" if known is None else known
+
+    return re.sub(r"\*+", "*", _EXPANSION.sub(evaluate, template))
+
+
+# -- recipe roots ----------------------------------------------------------------------------
+def _recipe_roots(ws: Workspace, layout: Layout, facts: list[Fact]) -> list[str]:
+    roots: dict[str, None] = {}
+    folders = {posixpath.dirname(p) for p in ws.yaml_paths}
+
+    def exists(root: str) -> bool:
+        prefix = root.rstrip("/") + "/"
+        return any(f == root or f.startswith(prefix) for f in folders)
+
+    for path in ws.glob(layout.launchers):
+        source_text = ws.source(path)
+        if source_text is None or "recipes" not in source_text.text:
+            continue
+        for source, target, span in _cached(ws, "overlays", path, source_text.data, _overlays):
+            if source.endswith((".yaml", ".yml")) or source in roots or not exists(source):
+                continue
+            roots[source] = None
+            where = Location(path, Span(*span))
+            facts.append(Fact("recipe root", source, f"-> {target}/", where))
+    for root in DEFAULT.recipe_roots:
+        if root not in roots and exists(root):
+            roots[root] = None
+            facts.append(Fact("recipe root", root, "an InferenceX recipe folder"))
+    if "recipes" not in roots and _is_srt_slurm(ws):
+        roots["recipes"] = None
+        facts.append(Fact("recipe root", "recipes", "this repository is an srt-slurm tree"))
+    return _outermost(list(roots), facts) or list(DEFAULT.recipe_roots)
+
+
+def _outermost(roots: list[str], facts: list[Fact]) -> list[str]:
+    """The roots that no other root holds; the facts of the folders inside one are folded into
+    it (launchers often overlay many subfolders of one recipe folder)."""
+    kept = [r for r in roots if not any(r.startswith(o + "/") for o in roots if o != r)]
+    for root in kept:
+        inside = [f for f in facts if f.kind == "recipe root" and f.value.startswith(root + "/")]
+        if not inside:
+            continue
+        own = next((i for i, f in enumerate(facts) if f.kind == "recipe root" and f.value == root))
+        first = facts[own] if facts[own].source is not None else inside[0]
+        copies = len(inside) + (facts[own].source is not None)
+        detail = f"overlaid {copies} times" if copies > 1 else first.detail
+        facts[own] = Fact("recipe root", root, detail, first.source)
+        for fact in inside:
+            facts.remove(fact)
+    return kept
+
+
+def _overlays(ws: Workspace, path: str) -> list[tuple[str, str, tuple[int, ...]]]:
+    from benchlint.launcher import LauncherModel
+
+    script = ws.shell(path)
+    if script is None:
+        return []
+    return [
+        (o.source, o.target, tuple(o.command.first_line_span))
+        for o in LauncherModel(script).overlays
+    ]
+
+
+def _is_srt_slurm(ws: Workspace) -> bool:
+    """An srtctl checkout: `srtslurm.yaml` (or its example) at the top and recipes in `recipes/`."""
+    recipes = [p for p in ws.yaml_paths if p.startswith("recipes/")]
+    if not recipes:
+        return False
+    if any(n in ws.yaml_paths for n in ("srtslurm.yaml", "srtslurm.yaml.example")):
+        return True
+    return (ws.root / "srtslurm.yaml.example").is_file() or (ws.root / "srtslurm.yaml").is_file()
