@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import json
 import os
 import sys
 import time
@@ -21,13 +22,13 @@ import click
 from benchlint import __version__
 from benchlint.cache import Cache
 from benchlint.config import Config, ConfigError, find_config, find_root, load_config
-from benchlint.engine import Context, Result, lint, select_rules
+from benchlint.engine import STANDALONE_ENTRIES, Context, Result, lint, select_rules
 from benchlint.explain import ExplainError, explain, render_json, render_text
 from benchlint.finding import Severity
 from benchlint.registry import all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS, renderer
 from benchlint.suppress import baseline_fingerprints
-from benchlint.workspace import Workspace
+from benchlint.workspace import TooManyFiles, Workspace
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -91,6 +92,11 @@ def _load(config_file: Path | None, no_config: bool, start: Path) -> Config:
     except ConfigError as exc:
         _fail(str(exc))
         raise AssertionError from exc  # unreachable: _fail exits
+
+
+def _standalone(config: Config, root: Path, root_given: bool) -> bool:
+    """No repository around the paths: no `--root`, no configuration file, no `.git`."""
+    return not root_given and config.path is None and not (root / ".git").exists()
 
 
 def _setup(
@@ -184,6 +190,7 @@ def lint_command(
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
     started = time.perf_counter()
     named = list(paths) or [Path(".")]
+    root_option = root
     config, root = _setup(named, config_file, no_config, root)
     try:
         chosen = expand_selectors(_split(select) or config.select or ["ALL"])
@@ -199,10 +206,21 @@ def lint_command(
         except ValueError as exc:
             _fail(str(exc))
     rules = select_rules(config, chosen, dropped)
+    standalone = _standalone(config, root, root_option is not None)
     with _collector_paused():
         cache = None if no_cache else Cache.default()
         load_reporter = functools.partial(renderer, output_format)
-        result = lint(root, config, rules, named, jobs, cache, meanwhile=load_reporter)
+        try:
+            result = lint(
+                root, config, rules, named, jobs, cache, load_reporter, standalone=standalone
+            )
+        except TooManyFiles:
+            _fail(
+                f"{root} is not inside a repository (no .git, no configuration file) and holds "
+                f"more than {STANDALONE_ENTRIES} files: name the files to lint, or pass "
+                f"--root {root} to lint them all"
+            )
+            return
         result.findings = [f for f in result.findings if f.fingerprint not in known]
         report = renderer(output_format)(result)
         if output is not None:
@@ -212,6 +230,9 @@ def lint_command(
                 _fail(f"{output}: cannot be written: {exc.strerror}")
         else:
             click.echo(report, nl=False)
+        blind = result.coverage.blind_spot()
+        if blind is not None:
+            click.echo(f"benchlint: warning: {blind}", err=True)
         if show_unused_suppressions:
             for suppression in result.unused_suppressions:
                 click.echo(
@@ -317,6 +338,55 @@ def explain_command(
         _fail(str(exc))
         return
     click.echo(render_json(items) if output_format == "json" else render_text(items), nl=False)
+
+
+@main.command("layout")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "--config", "config_file", type=click.Path(path_type=Path), help="Configuration file."
+)
+@click.option("--no-config", is_flag=True, help="Ignore configuration files.")
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), help="Repository root.")
+def layout_command(
+    path: Path | None,
+    output_format: str,
+    config_file: Path | None,
+    no_config: bool,
+    root: Path | None,
+) -> None:
+    """What benchlint found where: master configs, the runners file, the launchers and the
+    recipe roots, each with the file and line that taught it (configured settings win)."""
+    config, root = _setup([path or Path(".")], config_file, no_config, root)
+    ws = Workspace(root, config, Cache.default())
+    facts = ws.detected.facts
+    if output_format == "json":
+        data = [
+            {
+                "kind": f.kind,
+                "value": f.value,
+                "detail": f.detail,
+                "configured": f.configured,
+                "source": (
+                    {"path": f.source.path, "line": f.source.span.line} if f.source else None
+                ),
+            }
+            for f in facts
+        ]
+        click.echo(json.dumps({"root": str(root), "facts": data}, indent=2))
+        return
+    for fact in facts:
+        click.echo(fact.describe())
+    if not any(f.kind == "master config" for f in facts):
+        click.echo(
+            "no master config: no YAML file here holds entries with a runner and a search space"
+        )
 
 
 def entry() -> None:

@@ -141,7 +141,7 @@ class Context:
 
     @cached_property
     def wiring(self) -> Wiring:
-        return Wiring(self.ws)
+        return wiring_of(self.ws)
 
     @cached_property
     def environment(self) -> Environment:
@@ -155,6 +155,53 @@ class RuleError:
 
 
 @dataclass
+class Coverage:
+    """What a run could wire: said in the summary line, so that a clean run on a repository
+    benchlint could not wire is not mistaken for a checked one."""
+
+    master_configs: int = 0
+    entries: int = 0
+    launchers: int = 0
+    recipes: int = 0
+    routed: int | None = None  # recipes a route reaches (None: not worked out in this run)
+    scripts: int = 0
+
+    def describe(self) -> str:
+        routed = f" ({self.routed} routed)" if self.routed is not None and self.recipes else ""
+        return (
+            f"{_count(self.master_configs, 'master config')} "
+            f"({_count(self.entries, 'entry', 'entries')}), "
+            f"{_count(self.launchers, 'launcher')}, {_count(self.recipes, 'recipe')}{routed}, "
+            f"{_count(self.scripts, 'other script')}"
+        )
+
+    def blind_spot(self) -> str | None:
+        """The warning for a repository with launchers or recipes that nothing routes to."""
+        has = " and ".join(
+            _count(n, noun)
+            for n, noun in ((self.launchers, "launcher"), (self.recipes, "recipe"))
+            if n
+        )
+        if not has:
+            return None
+        if not self.entries:
+            return (
+                f"{has} but no master-config entry: no route was checked "
+                "(`benchlint layout` shows what was detected)"
+            )
+        if self.routed == 0:
+            return (
+                f"{has} but no entry reaches a launcher: no route was checked "
+                "(`benchlint layout` shows what was detected)"
+            )
+        return None
+
+
+def _count(n: int, noun: str, plural: str = "") -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+
+
+@dataclass
 class Result:
     root: Path
     rules: list[Rule]
@@ -164,6 +211,7 @@ class Result:
     errors: list[RuleError] = field(default_factory=list)
     unused_suppressions: list[Suppression] = field(default_factory=list)
     workspace: Workspace | None = None
+    coverage: Coverage = field(default_factory=Coverage)
 
     def source(self, path: str) -> SourceText | None:
         return self.workspace.source(path) if self.workspace is not None else None
@@ -193,14 +241,21 @@ def lint(
     jobs: int | None = 1,
     cache: Cache | None = None,
     meanwhile: Callable[[], object] | None = None,
+    standalone: bool = False,
 ) -> Result:
     """One run. `jobs`: processes (None: two for a whole repository of some size on a machine
     with two CPUs or more, else one). `cache`: facts kept between runs (None: none).
+    `standalone`: the root is no repository (no `.git`, no configuration): named files are
+    linted on their own, and a walk stops (TooManyFiles) past STANDALONE_ENTRIES.
     `meanwhile`: work the caller does after the run anyway and that does not depend on it
     (loading its reporter); a split run does it in the main process before the pooled recipes,
     which even it out, so it costs the run nothing."""
-    ws = Workspace(root, config, cache)
     scope = _scope(root, named)
+    if standalone:  # not inside a repository: the files named alone, or a bounded walk
+        files = scope is not None and all(p.is_file() for p in named)
+        ws = Workspace(root, config, cache, scope if files else None, STANDALONE_ENTRIES)
+    else:
+        ws = Workspace(root, config, cache)
     outcome = None
     if _processes(ws, scope, jobs) > 1:
         from benchlint import split  # the fork and the pipes, only when used
@@ -236,7 +291,42 @@ def lint(
         (f for f in ws.failures.values() if scope is None or _inside(f.path, scope)),
         key=lambda f: f.path,
     )
-    return Result(root, rules, findings, failures, ws.files_read, errors, unused, ws)
+    result = Result(root, rules, findings, failures, ws.files_read, errors, unused, ws)
+    result.coverage = _coverage(ws, scope)
+    return result
+
+
+# A folder outside any repository is walked only this far (a system temporary folder holds
+# tens of thousands of files, none of them a launcher).
+STANDALONE_ENTRIES = 5000
+
+
+def wiring_of(ws: Workspace) -> Wiring:
+    """The one wiring of a workspace: the rules' and the run summary's."""
+    wiring = ws.models.get("wiring")
+    if not isinstance(wiring, Wiring):
+        wiring = ws.models["wiring"] = Wiring(ws)
+    return wiring
+
+
+def _coverage(ws: Workspace, scope: list[str] | None) -> Coverage:
+    layout = ws.layout
+    wiring = wiring_of(ws)
+    launchers = set(ws.glob(layout.launchers))
+    roots = tuple(root.rstrip("/") + "/" for root in layout.recipe_roots)
+    recipes = [p for p in ws.yaml_paths if p.startswith(roots)]
+    routed = None
+    if scope is None:  # the whole repository: every route was built for the rules anyway
+        reached = {ref.path for route in wiring.routes for ref in wiring.recipes(route) if ref.path}
+        routed = len(reached & set(recipes)) if wiring.pairs else 0
+    return Coverage(
+        master_configs=len(ws.glob(layout.master_configs)),
+        entries=len(wiring.entries),
+        launchers=len(launchers),
+        recipes=len(recipes),
+        routed=routed,
+        scripts=len([p for p in ws.shell_paths if p not in launchers]),
+    )
 
 
 def _run_rules(ctx: Context, rules: list[Rule]) -> tuple[list[Finding], list[RuleError]]:

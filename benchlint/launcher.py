@@ -148,16 +148,27 @@ class LauncherModel:
 
     # -- overlays ----------------------------------------------------------------------------
     def _overlay(self, command: Command) -> None:
-        if command.base != "cp":
+        """`cp -rT DIR recipes/x`, `cp -r "$DIR"/* recipes/`, `rsync -a DIR/ recipes/x/`."""
+        if command.base not in ("cp", "rsync"):
             return
-        operands = [w for w in command.args if not w.value.startswith("-")]
+        operands = []
+        skip = False
+        for word in command.args:
+            if skip:
+                skip = False
+            elif word.value.startswith("-"):
+                skip = word.value in ("--exclude", "--include", "--filter", "-e", "-t")
+            else:
+                operands.append(word)
         if len(operands) != 2:
             return
         mirror = self._mirror(operands[0], operands[1])
         if mirror is not None:
             self.overlays.append(Overlay(mirror, "recipes", command, if_present=True))
             return
-        source, target = (_repository_path(operands[0].value), _checkout_path(operands[1].value))
+        written = self._substituted(operands[0].value)
+        source = _repository_path(re.sub(r"/(?:\*|\.)?$", "", written))  # DIR/* is DIR's content
+        target = _checkout_path(operands[1].value)
         if source is None or target is None:
             return
         source, target = source.rstrip("/"), target.rstrip("/")
@@ -165,6 +176,23 @@ class LauncherModel:
         if is_file and not target.endswith((".yaml", ".yml")):  # `cp recipe.yaml recipes/dir/`
             target = f"{target}/{source.rsplit('/', 1)[-1]}"
         self.overlays.append(Overlay(source, target, command))
+
+    def _substituted(self, value: str) -> str:
+        """`$DIR/x` with DIR's value when the script gives DIR exactly one value
+        (`LOCAL_RECIPES_DIR="$GITHUB_WORKSPACE/benchmarks/..."`)."""
+        for _ in range(3):
+            match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", value)
+            if match is None or match.group(1) in ROOT_VARIABLES:
+                return value
+            values = {
+                a.value.value
+                for a in self.script.assignments
+                if a.name == match.group(1) and a.value is not None
+            }
+            if len(values) != 1:
+                return value
+            value = values.pop() + value[match.end() :]
+        return value
 
     def _mirror(self, source: Word, target: Word) -> str | None:
         """The repository folder that mirrors `recipes/`, for `cp "$LOCAL" "$CONFIG_PATH"` with

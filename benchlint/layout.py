@@ -254,7 +254,7 @@ def _outermost(roots: list[str], facts: list[Fact]) -> list[str]:
         own = next((i for i, f in enumerate(facts) if f.kind == "recipe root" and f.value == root))
         first = facts[own] if facts[own].source is not None else inside[0]
         copies = len(inside) + (facts[own].source is not None)
-        detail = f"overlaid {copies} times" if copies > 1 else first.detail
+        detail = f"overlaid {copies} times" if copies > 1 else f"{first.value} {first.detail}"
         facts[own] = Fact("recipe root", root, detail, first.source)
         for fact in inside:
             facts.remove(fact)

@@ -99,8 +99,21 @@ class Failure:
     span: Span = FILE_START
 
 
+class TooManyFiles(Exception):
+    """A walk outside any repository met more entries than `max_entries`."""
+
+
 class Workspace:
-    def __init__(self, root: Path, config: Config, cache: Cache | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        cache: Cache | None = None,
+        only: list[str] | None = None,
+        max_entries: int | None = None,
+    ) -> None:
+        """`only`: these root-relative files, not a walk (loose scripts outside a repository);
+        `max_entries`: stop a walk that meets more folder entries (TooManyFiles)."""
         self.root = root.resolve()
         self.config = config
         self.cache = cache  # facts kept between runs (None: none)
@@ -117,9 +130,15 @@ class Workspace:
         # YAML files that are templates, not YAML documents: Helm chart templates, and YAML
         # with `{{ ... }}`/`{% ... %}` that does not parse (Go templates, Jinja)
         self.templates: set[str] = set()
+        self.models: dict[str, object] = {}  # built from the workspace once per run (wiring)
         self.read_elsewhere: set[str] = set()  # by the second process of a split run
         self.other_peak_kib = 0  # the peak memory of that process
-        self._discover()
+        self._max_entries = max_entries
+        if only is None:
+            self._discover()
+        else:
+            for rel in only:
+                self._classify(rel, rel.rsplit("/", 1)[-1], Path(self.root, rel).is_symlink())
 
     # -- discovery -------------------------------------------------------------------------------
     @functools.cached_property
@@ -139,6 +158,7 @@ class Workspace:
         folders (by name). `os.scandir` says which entries are symlinks without a system call
         per file; symlinked folders are not descended."""
         pending = [("", str(self.root), False)]
+        seen = 0
         while pending:
             rel_dir, directory, in_templates = pending.pop()
             try:
@@ -146,6 +166,9 @@ class Workspace:
                     entries = sorted(scan, key=lambda e: e.name)
             except OSError:
                 continue
+            seen += len(entries)
+            if self._max_entries is not None and seen > self._max_entries:
+                raise TooManyFiles(f"more than {self._max_entries} files")
             chart = any(e.name == "Chart.yaml" for e in entries)  # a Helm chart's folder
             folders = []
             for entry in entries:
@@ -160,30 +183,32 @@ class Workspace:
                         templates = in_templates or (chart and name == "templates")
                         folders.append((rel_dir + name + "/", entry.path, templates))
                     continue
-                shell = name.endswith(SHELL_SUFFIXES)
-                yaml = not shell and name.endswith(YAML_SUFFIXES)
-                if not shell and not yaml and "." in name:
+                if not name.endswith(SHELL_SUFFIXES + YAML_SUFFIXES) and "." in name:
                     continue  # not a file benchlint reads (checked first: most files)
-                rel = rel_dir + name
-                if self._excluded(rel):
-                    continue
-                link = entry.is_symlink()
-                if link and self._is_internal_link(rel):
-                    continue
-                if shell:
-                    self.shell_paths.append(rel)
-                elif yaml and in_templates:
-                    self.templates.add(rel)
-                    continue
-                elif yaml:
-                    self.yaml_paths.append(rel)
-                elif not link and self._has_shell_shebang(rel):
-                    self.shell_paths.append(rel)
-                else:
-                    continue
-                if not link:
-                    self._plain.add(rel)
+                self._classify(rel_dir + name, name, entry.is_symlink(), in_templates)
             pending.extend(reversed(folders))
+
+    def _classify(self, rel: str, name: str, link: bool, in_templates: bool = False) -> None:
+        """Add a file found by the walk (or named) to the shell or YAML files, if it is one."""
+        shell = name.endswith(SHELL_SUFFIXES)
+        yaml = not shell and name.endswith(YAML_SUFFIXES)
+        if self._excluded(rel):
+            return
+        if link and self._is_internal_link(rel):
+            return
+        if shell:
+            self.shell_paths.append(rel)
+        elif yaml and in_templates:
+            self.templates.add(rel)
+            return
+        elif yaml:
+            self.yaml_paths.append(rel)
+        elif not link and self._has_shell_shebang(rel):
+            self.shell_paths.append(rel)
+        else:
+            return
+        if not link:
+            self._plain.add(rel)
 
     def _is_internal_link(self, rel: str) -> bool:
         try:

@@ -47,14 +47,15 @@ def render(result: Result) -> str:
     for error in result.errors:
         out.append(f"benchlint: internal error in {error.rule}: {error.message}")
     total = len(result.findings)
+    files = f"{result.files_read} file{'s' if result.files_read != 1 else ''}"
+    read = f"{files} read: {result.coverage.describe()}"
     if total:
         parts = [
             f"{counts[s]} {s.value}{'s' if counts[s] != 1 else ''}" for s in Severity if counts[s]
         ]
         out.append(
-            f"Found {total} finding{'s' if total != 1 else ''} ({', '.join(parts)}) "
-            f"in {result.files_read} files read."
+            f"Found {total} finding{'s' if total != 1 else ''} ({', '.join(parts)}) in {read}."
         )
     else:
-        out.append(f"No findings in {result.files_read} files read.")
+        out.append(f"No findings in {read}.")
     return "\n".join(out) + "\n"

@@ -1,0 +1,162 @@
+"""Layout detection: every repository of the family with no configuration, and never blind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from benchlint.cli import main
+from tests.conftest import TESTDATA, positions, run_lint, write_repo
+
+LEGACY = TESTDATA / "legacy"
+
+
+def invoke(*args: str | Path) -> tuple[int, str, str]:
+    outcome = CliRunner().invoke(main, [str(a) for a in args])
+    return outcome.exit_code, outcome.stdout, outcome.stderr
+
+
+def test_the_layout_inferencex_had_before_july_2026_is_detected() -> None:
+    code, out, _ = invoke("layout", LEGACY)
+    assert code == 0
+    assert out.splitlines() == [
+        "master config .github/configs/nvidia-master.yaml: 2 entries (schema: seq-len-configs)"
+        " from .github/configs/nvidia-master.yaml:1",
+        "runners file .github/configs/runners.yaml: 2 labels (flat) from"
+        " .github/configs/runners.yaml:2",
+        "launchers launch_*.sh: run as launch_${RUNNER_NAME%%_*}.sh from"
+        " .github/workflows/benchmark-multinode-tmpl.yml:25",
+        "recipe root benchmarks/multi_node/srt_slurm_recipes: -> recipes/ from"
+        " launch_gb200-nv.sh:8",
+    ]
+    code, out, _ = invoke("layout", LEGACY, "--format", "json")
+    facts = json.loads(out)["facts"]
+    assert facts[2]["source"] == {
+        "path": ".github/workflows/benchmark-multinode-tmpl.yml",
+        "line": 25,
+    }
+
+
+def test_the_legacy_layout_is_wired_and_linted() -> None:
+    """The root-level launcher clamps a recipe overlaid through a variable (BL201); the flat
+    runners file defines one label and not the other (one BL205, no flood); the chart template
+    is no parse failure."""
+    from benchlint.config import load_config
+
+    result = run_lint(LEGACY, config=load_config(LEGACY / ".benchlint.toml"))
+    assert positions(result) == [
+        ".github/configs/nvidia-master.yaml:28:11",
+        "benchmarks/multi_node/srt_slurm_recipes/vllm/dsr1/disagg.yaml:5:3",
+    ]
+    assert [f.rule for f in result.findings] == ["BL205", "BL201"]
+    assert result.workspace is not None
+    assert result.workspace.templates == {"deploy/chart/templates/job.yaml"}
+    code, out, err = invoke(LEGACY)
+    assert code == 1 and not err
+    assert out.rstrip().endswith(
+        "in 6 files read: 1 master config (2 entries), 1 launcher, 1 recipe (1 routed), "
+        "0 other scripts."
+    )
+
+
+def test_an_srt_slurm_tree_reads_its_recipes(tmp_path: Path) -> None:
+    root = write_repo(
+        tmp_path / "srt",
+        {
+            "srtslurm.yaml.example": "default_account: x\n",
+            "recipes/gb200/agentic.yaml": (
+                "name: agentic\n"
+                "dynamo: {version: 1.4.0}\n"
+                "backend:\n"
+                "  type: vllm\n"
+                "  vllm_config:\n"
+                "    aggregated:\n"
+                "      tool-call-parser: kimi_k2\n"
+            ),
+            "recipes/gb200/vllm-frontend.yaml": (
+                "frontend: {type: vllm}\n"
+                "backend:\n"
+                "  type: vllm\n"
+                "  vllm_config:\n"
+                "    aggregated:\n"
+                "      tool-call-parser: kimi_k2\n"
+            ),
+        },
+    )
+    assert positions(run_lint(root, select="BL301")) == ["recipes/gb200/agentic.yaml:7:7"]
+    _, out, _ = invoke("layout", root)
+    assert "recipe root recipes: this repository is an srt-slurm tree" in out
+
+
+def test_configured_settings_win(tmp_path: Path) -> None:
+    root = write_repo(
+        tmp_path / "r",
+        {
+            ".benchlint.toml": '[layout]\nmaster-configs = ["cfg/*.yaml"]\n',
+            "cfg/a.yaml": "e:\n  runner: x\n  scenarios: {fixed-seq-len: []}\n",
+            "other/b-master.yaml": "e:\n  runner: x\n  scenarios: {fixed-seq-len: []}\n",
+        },
+    )
+    _, out, _ = invoke("layout", root)
+    assert "master config cfg/*.yaml (configured)" in out
+    assert "other/b-master.yaml" not in out
+
+
+def test_overlays_through_variables_and_rsync() -> None:
+    from benchlint.launcher import LauncherModel
+    from benchlint.shell.model import parse_file
+    from benchlint.source import SourceText
+
+    text = (
+        'DIR="$GITHUB_WORKSPACE/benchmarks/multi_node/srt_slurm_recipes"\n'
+        'cp -r "$DIR"/* recipes/\n'
+        'rsync -a --exclude "*.md" "$GITHUB_WORKSPACE/recipes-local/" srt-slurm/recipes/local/\n'
+        'cp -rT "$OTHER/x" recipes/x\n'  # OTHER has no value here: not an overlay
+    )
+    model = LauncherModel(parse_file(SourceText("launch.sh", text.encode())))
+    assert [(o.source, o.target) for o in model.overlays] == [
+        ("benchmarks/multi_node/srt_slurm_recipes", "recipes"),
+        ("recipes-local", "recipes/local"),
+    ]
+
+
+def test_launchers_or_recipes_with_nothing_routed_warn(tmp_path: Path) -> None:
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "runners/launch_x.sh": 'srtctl apply -f "$CONFIG_FILE"\n',
+            "benchmarks/multi_node/srt-slurm-recipes/a.yaml": "name: a\n",
+        },
+    )
+    code, out, err = invoke(root)
+    assert code == 0
+    assert err == (
+        "benchlint: warning: 1 launcher and 1 recipe but no master-config entry: no route was "
+        "checked (`benchlint layout` shows what was detected)\n"
+    )
+    assert "0 master configs (0 entries), 1 launcher, 1 recipe (0 routed)" in out
+
+
+def test_outside_a_repository(tmp_path: Path) -> None:
+    """A named file is linted on its own; a large folder stops early; an empty one is clean."""
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    for i in range(5001):
+        (loose / f"f{i}.txt").write_text("")
+    (loose / "run.sh").write_text("set +e\nflock -w 5 9\n")
+    code, out, _ = invoke("--format", "concise", loose / "run.sh")
+    assert (code, out.split(": ")[0]) == (1, "run.sh:2:1")
+    code, _, err = invoke(loose)
+    assert code == 2
+    assert (
+        "is not inside a repository (no .git, no configuration file) and holds more than 5000"
+        in err
+    )
+    assert invoke(loose, "--root", loose)[0] == 1
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, _ = invoke(empty)
+    assert code == 0
+    assert out.startswith("No findings in 0 files read")
