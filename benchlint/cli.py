@@ -365,6 +365,7 @@ def layout_command(
     recipe roots, each with the file and line that taught it (configured settings win)."""
     config, root = _setup([path or Path(".")], config_file, no_config, root)
     ws = Workspace(root, config, Cache.default())
+    ws.recipe_roots  # noqa: B018 - worked out on first use; its facts join the others
     facts = ws.detected.facts
     if output_format == "json":
         data = [

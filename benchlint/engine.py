@@ -313,7 +313,7 @@ def _coverage(ws: Workspace, scope: list[str] | None) -> Coverage:
     layout = ws.layout
     wiring = wiring_of(ws)
     launchers = set(ws.glob(layout.launchers))
-    roots = tuple(root.rstrip("/") + "/" for root in layout.recipe_roots)
+    roots = tuple(root.rstrip("/") + "/" for root in ws.recipe_roots)
     recipes = [p for p in ws.yaml_paths if p.startswith(roots)]
     routed = None
     if scope is None:  # the whole repository: every route was built for the rules anyway

@@ -22,6 +22,7 @@ learned (`benchlint layout`).
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, replace
@@ -86,11 +87,16 @@ def detect(ws: Workspace) -> Detected:
             layout.launchers = list(dict.fromkeys(_glob_of(t) for t in templates))
     else:
         facts += [Fact("launchers", p, "", None, True) for p in configured.launchers]
-    if "recipe-roots" not in given:
-        layout.recipe_roots = _recipe_roots(ws, layout, facts)
-    else:
-        facts += [Fact("recipe root", p, "", None, True) for p in configured.recipe_roots]
     return Detected(layout, facts)
+
+
+def detect_recipe_roots(ws: Workspace, detected: Detected) -> list[str]:
+    """The recipe roots (`Workspace.recipe_roots`); their facts join the others'."""
+    if "recipe-roots" in ws.config.layout_keys:
+        roots = ws.config.layout.recipe_roots
+        detected.facts += [Fact("recipe root", p, "", None, True) for p in roots]
+        return list(roots)
+    return _recipe_roots(ws, detected.layout, detected.facts)
 
 
 # -- master configs --------------------------------------------------------------------------
@@ -202,6 +208,7 @@ def _glob_of(template: str) -> str:
     return re.sub(r"\*+", "*", _EXPANSION.sub("*", template))
 
 
+@functools.lru_cache(maxsize=4096)  # every entry's label lists the same runner names
 def launcher_candidates(template: str, runner_name: str) -> str:
     """The glob of the launchers a runner picks: its name's expansions evaluated, any other
     (`${EXP_NAME%%_*}`) left open."""

@@ -101,7 +101,9 @@ def run(
             calls = ctx.environment.calls
             mine = calls.facts(scripts)
             up.send(mine)
-            script_runs = _receive(down_read)
+            script_runs, roots = _receive(down_read) or (None, None)
+            if roots is not None:
+                ws.__dict__["recipe_roots"] = roots  # what the main process detected
             recipes_taken: list[str] = []
             _take_recipes(ws, recipes_read, recipes_taken, until=down_read)  # rather than wait
             theirs = _receive(down_read)
@@ -145,10 +147,11 @@ def run(
             for path in ctx.in_scope(ctx.ws.yaml_paths):
                 if path not in unrouted:
                     ctx.ws.yaml(path)
-        script_runs = None
+        script_runs = roots = None
         with contextlib.suppress(Exception):
+            roots = ws.recipe_roots  # sent: detecting them models every launcher
             script_runs = ctx.wiring.script_runs
-        sender.send(script_runs)
+        sender.send((script_runs, roots))
         # the unrouted recipes that just ran a script stay here: they are read already
         pooled = frozenset(p for p in unrouted if not ws.has_yaml(p))
         index = {path: i for i, path in enumerate(ws.yaml_paths)}
@@ -200,7 +203,7 @@ def unrouted_recipes(ctx: Context) -> frozenset[str]:
     """The recipes no route reaches: only file-local rules read them, so the second process can
     take them (on InferenceX more than half the YAML, by size)."""
     routed = {r.path for route in ctx.routes() for r in ctx.wiring.recipes(route) if r.path}
-    roots = tuple(root.rstrip("/") + "/" for root in ctx.ws.layout.recipe_roots)
+    roots = tuple(root.rstrip("/") + "/" for root in ctx.ws.recipe_roots)
     return frozenset(p for p in ctx.ws.yaml_paths if p.startswith(roots) and p not in routed)
 
 

@@ -180,7 +180,7 @@ class Wiring:
         if given is not None:
             return given
         runs: dict[str, list[ScriptRun]] = {}
-        roots = tuple(root.rstrip("/") + "/" for root in self.layout.recipe_roots)
+        roots = tuple(root.rstrip("/") + "/" for root in self.ws.recipe_roots)
         for path in self.ws.yaml_paths:
             if not path.startswith(roots):
                 continue
@@ -389,7 +389,7 @@ class Wiring:
         if "/" in rel:
             status = "local" if rel in self.ws.yaml_paths else "missing"
             return RecipeRef(status, setting, rel, selector, index)
-        for root in self.layout.recipe_roots:
+        for root in self.ws.recipe_roots:
             candidate = posixpath.join(root, rel)
             if candidate in self.ws.yaml_paths:
                 return RecipeRef("local", setting, candidate, selector, index)

@@ -19,7 +19,7 @@ from pathlib import Path
 from benchlint.cache import Cache
 from benchlint.config import Config, Layout
 from benchlint.finding import Span
-from benchlint.layout import Detected, detect
+from benchlint.layout import Detected, detect, detect_recipe_roots
 from benchlint.shell.model import Script, parse_file
 from benchlint.source import SourceText
 from benchlint.yamlmodel import DepthError, YamlDocument, YamlError, parse_yaml
@@ -149,6 +149,12 @@ class Workspace:
     @property
     def layout(self) -> Layout:
         return self.detected.layout
+
+    @functools.cached_property
+    def recipe_roots(self) -> list[str]:
+        """The folders that hold this repository's recipes (configured, else detected: worked
+        out when first needed, as it models the launchers)."""
+        return detect_recipe_roots(self, self.detected)
 
     def _excluded(self, rel: str) -> bool:
         return any(path_matches(rel, pattern, inside=True) for pattern in self.config.exclude)

@@ -128,7 +128,7 @@ def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Fin
 @rule("BL301", "dynamo-worker-rejected-flag", Severity.ERROR, tags=("engines", "dynamo"))
 def check(ctx: Context) -> Iterator[Finding]:
     override = ctx.config.dynamo_version
-    roots = ctx.ws.layout.recipe_roots
+    roots = ctx.ws.recipe_roots
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if any(path_matches(path, root, inside=True) for root in roots):
             yield from _recipe_findings(ctx, path, override)

@@ -153,7 +153,7 @@ def _recipe_findings(ctx: Context, path: str) -> Iterator[Finding]:
 def check(ctx: Context) -> Iterator[Finding]:
     for script in ctx.shell_scripts():
         yield from _script_findings(script)
-    roots = ctx.ws.layout.recipe_roots
+    roots = ctx.ws.recipe_roots
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if any(path_matches(path, root, inside=True) for root in roots):
             yield from _recipe_findings(ctx, path)

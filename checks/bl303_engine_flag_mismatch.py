@@ -126,7 +126,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                         Location(script.path, word.span),
                         subject=flag,
                     )
-    roots = ctx.ws.layout.recipe_roots
+    roots = ctx.ws.recipe_roots
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if not any(path_matches(path, root, inside=True) for root in roots):
             continue
