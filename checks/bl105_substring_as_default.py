@@ -1,0 +1,127 @@
+"""`${VAR:default}` where `${VAR:-default}` was meant.
+
+## What it does
+Reports a parameter expansion `${NAME:TEXT}` whose TEXT is not a plausible arithmetic offset:
+it holds a character arithmetic has no use for here (`/`, `.`, a quote, `@`, `,`), a hyphenated
+word (`meta-llama`), or a single name that nothing in the script assigns (`${X:foo}`).
+
+## Why is this bad?
+After `${NAME:` bash reads an *offset*, an arithmetic expression, not a default: the substring
+form `${NAME:offset:length}`. When NAME is unset the expansion is silently empty, so the model
+path or port the author meant as a fallback never appears; when it is set, bash evaluates the
+text as arithmetic and stops the script (`Llama-3.1-8B: division by 0`,
+`invalid arithmetic operator`). Public benchmark scripts ship this; ShellCheck does not report it.
+
+## Example
+```bash path=benchmarks/serve.sh
+MODEL="${CHECKPOINT_PATH:meta-llama/Llama-3.1-8B}"
+vllm serve "$MODEL"
+```
+
+## Use instead
+```bash path=benchmarks/serve.sh
+MODEL="${CHECKPOINT_PATH:-meta-llama/Llama-3.1-8B}"
+vllm serve "$MODEL"
+```
+
+## Exceptions
+Offsets and lengths that read as arithmetic are substrings and are not reported: `${X:1}`,
+`${X: -1}`, `${X:(-1)}`, `${X:i:2}`, `${X:start}` where the script assigns `start`. tree-sitter-bash
+does not parse this form, so the rule reads the script's text: comments, single-quoted strings
+and the bodies of quoted heredocs (which bash does not expand) are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.registry import rule
+from benchlint.shell.model import Script
+
+# `${NAME:` not followed by an operator that starts with `:` (`:-`, `:=`, `:?`, `:+`)
+_SUBSTRING = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):(?![-=?+])([^}]*)\}")
+_NOT_ARITHMETIC = re.compile(r"""[/.'"@,~\[\]]|[A-Za-z_]\w*-[A-Za-z_]""")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _skipped(script: Script) -> list[tuple[int, int]]:
+    """Character ranges bash does not expand: quoted heredoc bodies."""
+    ranges = []
+    for command in script.commands:
+        for heredoc in command.heredocs:
+            if heredoc.quoted and heredoc.body is not None:
+                span = script.span(heredoc.body)
+                ranges.append((span.line, span.end_line))
+    return ranges
+
+
+def _implausible(text: str, script: Script) -> bool:
+    offset = text.split(":", 1)[0]  # `${X:offset:length}`
+    if not offset.strip():
+        return False
+    if _NOT_ARITHMETIC.search(text):  # in the offset or the length
+        return True
+    name = _NAME.fullmatch(offset.strip())
+    if name is None or ":" in text:
+        return False
+    return not any(a.name == name.group() for a in script.assignments)
+
+
+def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
+    """(line, column, match) of each `${NAME:...}` outside comments, single quotes and quoted
+    heredoc bodies."""
+    skipped = _skipped(script)
+    for number, line in enumerate(script.file.text.split("\n"), start=1):
+        if "${" not in line or any(a <= number <= b for a, b in skipped):
+            continue
+        quoted = False
+        i = 0
+        while i < len(line):
+            ch = line[i]
+            if ch == "'" and not quoted:
+                end = line.find("'", i + 1)
+                i = len(line) if end < 0 else end + 1
+                continue
+            if ch == '"':
+                quoted = not quoted
+            elif ch == "\\":
+                i += 2
+                continue
+            elif ch == "#" and not quoted and (i == 0 or line[i - 1] in " \t;"):
+                break
+            elif ch == "$":
+                match = _SUBSTRING.match(line, i)
+                if match is not None:
+                    yield number, i + 1, match
+                    i = match.end()
+                    continue
+            i += 1
+
+
+@rule("BL105", "substring-as-default", Severity.ERROR, tags=("shell", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.shell_paths):
+        if not ctx.owns(path):
+            continue  # another process of a split run looks at it
+        source = ctx.ws.source(path)
+        if source is None or "${" not in source.text:
+            continue
+        script = ctx.ws.shell(path)
+        if script is None:
+            continue
+        for line, column, match in _expansions(script):
+            name, text = match.group(1), match.group(2)
+            if not _implausible(text, script):
+                continue
+            written = match.group()
+            yield Finding(
+                "BL105",
+                f"`{written}` takes a substring at the arithmetic offset `{text}`, not a "
+                f"default: unset, {name} silently expands to nothing; set, the script stops on "
+                f"an arithmetic error; write `${{{name}:-{text}}}`",
+                Location(path, Span(line, column, line, column + len(written))),
+                subject=written,
+            )
