@@ -164,7 +164,9 @@ class Coverage:
     launchers: int = 0
     recipes: int = 0
     routed: int | None = None  # recipes a route reaches (None: not worked out in this run)
+    reaching: int | None = None  # entries that reach a launcher (None: not worked out)
     scripts: int = 0
+    recipe_tree: bool = False  # an srt-slurm tree: its recipes are checked one by one, unrouted
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.routed is not None and self.recipes else ""
@@ -177,10 +179,9 @@ class Coverage:
 
     def blind_spot(self) -> str | None:
         """The warning for a repository with launchers or recipes that nothing routes to."""
+        recipes = 0 if self.recipe_tree and not self.launchers else self.recipes
         has = " and ".join(
-            _count(n, noun)
-            for n, noun in ((self.launchers, "launcher"), (self.recipes, "recipe"))
-            if n
+            _count(n, noun) for n, noun in ((self.launchers, "launcher"), (recipes, "recipe")) if n
         )
         if not has:
             return None
@@ -189,7 +190,7 @@ class Coverage:
                 f"{has} but no master-config entry: no route was checked "
                 "(`benchlint layout` shows what was detected)"
             )
-        if self.routed == 0:
+        if self.reaching == 0:
             return (
                 f"{has} but no entry reaches a launcher: no route was checked "
                 "(`benchlint layout` shows what was detected)"
@@ -315,8 +316,9 @@ def _coverage(ws: Workspace, scope: list[str] | None) -> Coverage:
     launchers = set(ws.glob(layout.launchers))
     roots = tuple(root.rstrip("/") + "/" for root in ws.recipe_roots)
     recipes = [p for p in ws.yaml_paths if p.startswith(roots)]
-    routed = None
+    routed = reaching = None
     if scope is None:  # the whole repository: every route was built for the rules anyway
+        reaching = len({id(entry) for entry, _, _ in wiring.pairs})
         reached = {ref.path for route in wiring.routes for ref in wiring.recipes(route) if ref.path}
         routed = len(reached & set(recipes)) if wiring.pairs else 0
     return Coverage(
@@ -325,7 +327,9 @@ def _coverage(ws: Workspace, scope: list[str] | None) -> Coverage:
         launchers=len(launchers),
         recipes=len(recipes),
         routed=routed,
+        reaching=reaching,
         scripts=len([p for p in ws.shell_paths if p not in launchers]),
+        recipe_tree=ws.detected.recipe_tree,
     )
 
 

@@ -64,6 +64,7 @@ class Fact:
 class Detected:
     layout: Layout
     facts: list[Fact]
+    recipe_tree: bool = False  # the repository is an srt-slurm tree (set with the recipe roots)
 
 
 def detect(ws: Workspace) -> Detected:
@@ -96,7 +97,8 @@ def detect_recipe_roots(ws: Workspace, detected: Detected) -> list[str]:
         roots = ws.config.layout.recipe_roots
         detected.facts += [Fact("recipe root", p, "", None, True) for p in roots]
         return list(roots)
-    return _recipe_roots(ws, detected.layout, detected.facts)
+    detected.recipe_tree = _is_srt_slurm(ws)
+    return _recipe_roots(ws, detected.layout, detected.facts, detected.recipe_tree)
 
 
 # -- master configs --------------------------------------------------------------------------
@@ -222,7 +224,7 @@ def launcher_candidates(template: str, runner_name: str) -> str:
 
 
 # -- recipe roots ----------------------------------------------------------------------------
-def _recipe_roots(ws: Workspace, layout: Layout, facts: list[Fact]) -> list[str]:
+def _recipe_roots(ws: Workspace, layout: Layout, facts: list[Fact], tree: bool) -> list[str]:
     roots: dict[str, None] = {}
     folders = {posixpath.dirname(p) for p in ws.yaml_paths}
 
@@ -244,7 +246,7 @@ def _recipe_roots(ws: Workspace, layout: Layout, facts: list[Fact]) -> list[str]
         if root not in roots and exists(root):
             roots[root] = None
             facts.append(Fact("recipe root", root, "an InferenceX recipe folder"))
-    if "recipes" not in roots and _is_srt_slurm(ws):
+    if "recipes" not in roots and tree:
         roots["recipes"] = None
         facts.append(Fact("recipe root", "recipes", "this repository is an srt-slurm tree"))
     return _outermost(list(roots), facts) or list(DEFAULT.recipe_roots)

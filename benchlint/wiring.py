@@ -248,6 +248,19 @@ class Wiring:
                 locations[key.value] = Location(path, key.span)
         return labels, locations
 
+    def runner_names(self, runner: str | None) -> list[str]:
+        """The runners an entry's `runner:` picks: a label's names, or the one runner it names
+        (the sweep passes the value to `runs-on` as it is: `runner: mi355x-amd_0`)."""
+        if runner is None:
+            return []
+        if runner in self.labels:
+            return self.labels[runner]
+        return [runner] if runner in self.listed_runners else []
+
+    @cached_property
+    def listed_runners(self) -> frozenset[str]:
+        return frozenset(name for names in self.labels.values() for name in names)
+
     @property
     def has_runners_file(self) -> bool:
         return self.layout.runners_file in self.ws.yaml_paths
@@ -294,7 +307,7 @@ class Wiring:
         in entry order; found without building any launcher."""
         pairs: list[tuple[Entry, str, list[str]]] = []
         for entry in self.entries:
-            names = self.labels.get(entry.runner or "", [])
+            names = self.runner_names(entry.runner)
             by_launcher: dict[str, list[str]] = {}
             for name in names:
                 path = self.launcher_path(name)

@@ -47,6 +47,7 @@ from collections.abc import Iterator
 
 from benchlint.engine import Context
 from benchlint.finding import Finding, Location, Severity
+from benchlint.layout import launcher_candidates
 from benchlint.registry import rule
 
 
@@ -62,8 +63,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         if entry.runner is None or entry.runner_location is None or not ctx.owns(entry.path):
             continue
         label = entry.runner
-        if label not in wiring.labels:
-            close = difflib.get_close_matches(label, list(wiring.labels), n=1, cutoff=0.75)
+        if label not in wiring.labels and label not in wiring.listed_runners:
+            close = [k for k in wiring.labels if k.endswith(":" + label)] or (
+                difflib.get_close_matches(label, list(wiring.labels), n=1, cutoff=0.75)
+            )
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             yield Finding(
                 "BL205",
@@ -75,16 +78,29 @@ def check(ctx: Context) -> Iterator[Finding]:
                 severity=Severity.WARNING,
             )
             continue
-        missing = [n for n in wiring.labels[label] if wiring.launcher_path(n) is None]
+        missing = [n for n in wiring.runner_names(label) if wiring.launcher_path(n) is None]
         if not missing:
             continue
-        scripts = sorted({f"launch_{n.split('_', 1)[0]}.sh" for n in missing})
+        # a runner's own name (`runs-on` takes it as it is) is listed under some label
+        listed_under = (
+            label
+            if label in wiring.labels
+            else next(k for k, names in wiring.labels.items() if label in names)
+        )
+        template = ctx.ws.layout.launcher_templates[0]
+        scripts = sorted({launcher_candidates(template, n) for n in missing})
         yield Finding(
             "BL205",
             f"runner label '{label}' of {entry.name} lists {', '.join(missing)}, but "
-            f"{', '.join(scripts)} does not exist: a job that runner picks up fails at "
-            "`bash ./runners/launch_${RUNNER_NAME%%_*}.sh`",
+            f"{' and '.join(scripts)} {'does' if len(scripts) == 1 else 'do'} not exist: a job "
+            f"that runner picks up fails at `bash ./{template}`",
             entry.runner_location,
-            related=(Location(runners_file, wiring.label_locations[label].span, f"label {label}"),),
+            related=(
+                Location(
+                    runners_file,
+                    wiring.label_locations[listed_under].span,
+                    f"label {listed_under}",
+                ),
+            ),
             subject=label + ":" + ",".join(missing),
         )
