@@ -249,13 +249,17 @@ class Wiring:
         return labels, locations
 
     def runner_names(self, runner: str | None) -> list[str]:
-        """The runners an entry's `runner:` picks: a label's names, or the one runner it names
-        (the sweep passes the value to `runs-on` as it is: `runner: mi355x-amd_0`)."""
+        """The runners an entry's `runner:` picks: a label's names; else the value itself, which
+        the sweep passes to `runs-on` as it is (`runner: mi355x-amd_0`, or a label GitHub knows
+        that the runners file lacks: its runners' names start with it, and so pick the launcher
+        it names)."""
         if runner is None:
             return []
         if runner in self.labels:
             return self.labels[runner]
-        return [runner] if runner in self.listed_runners else []
+        if runner in self.listed_runners or self.launcher_path(runner) is not None:
+            return [runner]
+        return []
 
     @cached_property
     def listed_runners(self) -> frozenset[str]:

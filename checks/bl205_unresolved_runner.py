@@ -1,11 +1,17 @@
 """A master-config `runner:` label that leads to no launcher.
 
 ## What it does
-Reports an entry whose `runner:` label `configs/runners.yaml` does not define (a warning: the
-label may still exist on GitHub's side, but nothing in the repository says which launcher runs
-the entry), and a label whose runner names lead to no launch script: the workflow runs
-`bash ./runners/launch_${RUNNER_NAME%%_*}.sh`, so a runner `gb300-cw_0` needs
-`runners/launch_gb300-cw.sh` (an error: the job fails at once on that runner).
+Reports a master-config entry whose `runner:` leads to no launcher, in three degrees:
+- a label whose runner names lead to no launch script (an error): the workflow runs the
+  launcher the runner's name picks (`bash ./runners/launch_${RUNNER_NAME%%_*}.sh`), so a runner
+  `gb300-cw_0` needs `runners/launch_gb300-cw.sh`, and the job fails at once on that runner;
+- a label the runners file does not define and that no launcher is named after (a warning): the
+  sweep's runner-node filter finds no runner for it, and nothing in the repository says which
+  launcher would run it;
+- a label the runners file does not define but that names a launcher (`gb300-nv` and
+  `runners/launch_gb300-nv.sh`; a note): the sweep passes the label to `runs-on` as it is, so
+  the job still runs where GitHub routes the label, but the runner-node filter cannot select it.
+A `runner:` that is a runner's own name listed in the runners file (`mi355x-amd_0`) is fine.
 
 ## Why is this bad?
 The sweep schedules the entry, a runner picks it up, and the job dies before it starts, or the
@@ -68,11 +74,23 @@ def check(ctx: Context) -> Iterator[Finding]:
                 difflib.get_close_matches(label, list(wiring.labels), n=1, cutoff=0.75)
             )
             hint = f" (did you mean '{close[0]}'?)" if close else ""
+            launcher = wiring.launcher_path(label)
+            if launcher is not None:  # GitHub routes by the label; the name picks the launcher
+                yield Finding(
+                    "BL205",
+                    f"runner label '{label}' of {entry.name} is not in {runners_file}{hint}: "
+                    f"the job still runs where GitHub routes the label, through {launcher}, but "
+                    "the sweep's runner-node filter cannot select its runners",
+                    entry.runner_location,
+                    subject=label,
+                    severity=Severity.NOTE,
+                )
+                continue
             yield Finding(
                 "BL205",
                 f"runner label '{label}' of {entry.name} is not defined in {runners_file}"
-                f"{hint}: nothing says which launcher runs this entry, and the sweep's "
-                "runner-node filter finds no node for it",
+                f"{hint} and no launcher is named after it: the sweep's runner-node filter finds "
+                "no runner for it, and nothing here says which launcher would run it",
                 entry.runner_location,
                 subject=label,
                 severity=Severity.WARNING,
