@@ -1,0 +1,119 @@
+"""An EXIT trap set inside a function whose handler reads that function's `local` variables.
+
+## What it does
+Reports `trap HANDLER EXIT` registered inside a function when the handler, run later, reads a
+variable declared `local` in that function: a handler function's body, or a single-quoted
+handler string (`trap 'scancel "$job_id"' EXIT`), both expanded when the trap fires.
+
+## Why is this bad?
+Bash runs an EXIT trap when the script ends, after the function has returned and its locals are
+gone; also when `set -e` stops the script inside the function (checked with bash 5.2). The
+cleanup then runs with empty values: `scancel ""` cancels nothing and the Slurm allocation is held
+until something else cancels it. A real multi-node launcher shipped exactly this.
+
+## Example
+```bash path=runners/launch_example.sh
+run_job() {
+    local job_id
+    job_id=$(salloc --no-shell -N 2 2>&1 | tail -1)
+    cleanup() { scancel "$job_id"; }
+    trap cleanup EXIT
+    srun --jobid="$job_id" ./bench.sh
+}
+run_job
+```
+
+## Use instead
+```bash path=runners/launch_example.sh
+run_job() {
+    job_id=$(salloc --no-shell -N 2 2>&1 | tail -1)
+    cleanup() { scancel "$job_id"; }
+    trap cleanup EXIT
+    srun --jobid="$job_id" ./bench.sh
+}
+run_job
+```
+Or expand the value when the trap is set: `trap "scancel $job_id" EXIT`.
+
+## Exceptions
+Not reported: a variable that is also assigned outside the function or declared `declare -g`, a
+`RETURN` trap (it runs while the locals exist), and a double-quoted handler string, which is
+expanded when `trap` runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint.engine import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.shell.model import Command, Script, parse_file
+from benchlint.source import SourceText
+
+_EXIT = frozenset({"EXIT", "0", "SIGEXIT"})
+
+
+def _handler_reads(script: Script, trap: Command) -> tuple[str, set[str]] | None:
+    """(how the handler is named, the variables it reads when it runs); None when it is
+    expanded at `trap` time (a double-quoted string) or not known."""
+    action = trap.args[0]
+    name = action.value.strip()
+    if name.isidentifier() and name in script.functions:
+        body = [c for c in script.all_commands() if c.function == name]
+        return f"`{name}`", {r.name for c in body for w in c.words for r in w.reads()}
+    if action.node.type != "raw_string":  # "..." is expanded now; an unquoted word too
+        return None
+    handler = parse_file(SourceText(script.path, action.value.encode()))
+    reads = {r.name for c in handler.all_commands() for w in c.words for r in w.reads()}
+    return f"`{action.text}`", reads
+
+
+def _findings(script: Script) -> Iterator[Finding]:
+    globals_ = {a.name for a in script.assignments if a.command.function is None}
+    globals_ |= {
+        a.name
+        for a in script.assignments
+        if a.kind == "declare" and any("g" in w.value for w in a.command.args if w.value[:1] == "-")
+    }
+    for trap in script.commands:
+        if trap.base != "trap" or trap.function is None or len(trap.args) < 2:
+            continue
+        if not any(w.value.upper() in _EXIT for w in trap.args[1:]):
+            continue
+        locals_ = {
+            a.name: a
+            for a in script.assignments
+            if a.kind == "local" and a.command.function == trap.function
+        }
+        found = _handler_reads(script, trap)
+        if not locals_ or found is None:
+            continue
+        shown, reads = found
+        gone = [n for n in locals_ if n in reads and n not in globals_]
+        if not gone:
+            continue
+        names = ", ".join(gone)
+        yield Finding(
+            "BL107",
+            f"the EXIT trap set in {trap.function}() runs after {trap.function} has returned, "
+            f"and its handler {shown} reads {names}, local to {trap.function}: it sees "
+            f"{'an empty value' if len(gone) == 1 else 'empty values'}; drop `local` or expand "
+            f'the value now (`trap "..." EXIT`)',
+            Location(script.path, trap.first_line_span),
+            related=tuple(Location(script.path, locals_[n].span, f"local {n}") for n in gone),
+            subject=f"{trap.function}:{names}",
+        )
+
+
+@rule("BL107", "trap-reads-local", Severity.ERROR, tags=("shell", "resources"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.shell_paths):
+        if not ctx.owns(path):
+            continue  # another process of a split run looks at it
+        source = ctx.ws.source(path)
+        if source is None or "local" not in source.text or "trap" not in source.text:
+            continue
+        script = ctx.ws.shell(path)
+        if script is not None:
+            yield from _findings(script)
