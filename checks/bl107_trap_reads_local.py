@@ -37,8 +37,9 @@ Or expand the value when the trap is set: `trap "scancel $job_id" EXIT`.
 
 ## Exceptions
 Not reported: a variable that is also assigned outside the function or declared `declare -g`, a
-`RETURN` trap (it runs while the locals exist), and a double-quoted handler string, which is
-expanded when `trap` runs.
+`RETURN` trap (it runs while the locals exist), a trap set inside a subshell of the function
+(`( trap ... EXIT; ... )` fires when the subshell ends), and a double-quoted handler string,
+which is expanded when `trap` runs.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ def _findings(script: Script) -> Iterator[Finding]:
     }
     for trap in script.commands:
         if trap.base != "trap" or trap.function is None or len(trap.args) < 2:
+            continue
+        if trap.subshell:  # `( trap ... EXIT; ... )` fires when the subshell ends: locals live
             continue
         if not any(w.value.upper() in _EXIT for w in trap.args[1:]):
             continue
