@@ -8,7 +8,10 @@ sources, and not read with a default (`${X:-d}`). It reports the first engine co
 argument array such as `VLLM_CMD=(...)` run later) that uses one of them when nothing validated
 it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the script's own function),
 `: "${X:?}"`, or `[[ -z $X ]] && exit` / `if [ -z "$X" ]; then ... exit`. Located at the first
-unvalidated use; the message lists every unvalidated variable of that command.
+unvalidated use; the message lists every unvalidated variable of that command. A variable that
+nothing in the repository sets while something sets the same name in another case
+(`--port=$port` while the launcher exports `PORT`) is almost always a typo: an error of its own,
+with the place that sets the other name as a related location.
 
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
@@ -58,10 +61,55 @@ def _consumed(launch: Launch) -> list[Read]:
     return found
 
 
+def _setters(ctx: Context) -> dict[str, dict[str, Location]]:
+    """Every variable name something in the repository sets, by its lower-case form: the
+    scripts' assignments, the workflows' `env:` and the master configs' additional-settings."""
+    found: dict[str, dict[str, Location]] = {}
+
+    def add(name: str, where: Location) -> None:
+        found.setdefault(name.lower(), {}).setdefault(name, where)
+
+    for script in ctx.ws.shell_scripts():
+        for assignment in script.assignments:
+            add(assignment.name, Location(script.path, assignment.command.first_line_span))
+    for step in ctx.wiring.steps:
+        for name, where in step.env.items():
+            add(name, where)
+    for entry in ctx.wiring.entries:
+        for element in entry.elements:
+            for name, setting in element.settings.items():
+                add(name, setting.location)
+    return found
+
+
+def _typos(unvalidated: dict[str, Read], setters: dict[str, dict[str, Location]]) -> list[Finding]:
+    """Variables nothing sets, while something sets the same name in another case
+    (`--port=$port` while the launcher exports PORT): almost always typos."""
+    found = []
+    for name, read in unvalidated.items():
+        others = setters.get(name.lower(), {})
+        if name in others or not others:
+            continue
+        other, where = next(iter(others.items()))
+        found.append(
+            Finding(
+                "BL104",
+                f"nothing in the repository sets `{name}`; {where.path}:{where.span.line} sets "
+                f"`{other}`: the engine gets an empty value where `${other}` was meant",
+                Location(read.script.path, read.span),
+                related=(Location(where.path, where.span, f"sets {other}"),),
+                subject=f"typo:{name}",
+                severity=Severity.ERROR,
+            )
+        )
+    return found
+
+
 @rule("BL104", "unvalidated-env", Severity.WARNING, tags=("shell", "environment"))
 def check(ctx: Context) -> Iterator[Finding]:
     environment = ctx.environment
     layout = ctx.ws.layout
+    setters: dict[str, dict[str, Location]] | None = None  # worked out at the first finding
     if ctx.sees_everything:
         environment.calls.callers  # noqa: B018 - one pass answers is_sourced for every script
     for path in ctx.in_scope(ctx.ws.shell_paths):
@@ -91,6 +139,13 @@ def check(ctx: Context) -> Iterator[Finding]:
                 unvalidated.setdefault(name, read)
             if not unvalidated:
                 continue
+            if setters is None:
+                setters = _setters(ctx)
+            for typo in _typos(unvalidated, setters):
+                yield typo
+                del unvalidated[typo.subject.removeprefix("typo:")]
+            if not unvalidated:
+                break
             names = ", ".join(f"${n}" for n in unvalidated)
             first = next(iter(unvalidated.values()))
             shown = " ".join(n for n in unvalidated)
