@@ -10,9 +10,16 @@ it; when there is no such trap, it reports a release that something can skip (th
 only a command near the end) and a Slurm allocation never released at all. Located at the
 acquisition; the first uncovered exit path is a related location.
 
+Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
+containers and background servers; temporary directories only in launchers (inside a job or a
+container they go with it). A release inside a function counts where the function is called or
+named as the trap's handler.
+
 ## Why is this bad?
 The allocation outlives the script: 16 exclusive GPUs stay reserved until Slurm's time limit,
-four hours in one case, while the next jobs queue behind them.
+four hours in one case, while the next jobs queue behind them. A background server does too: an
+entrypoint run through `srun --container-image` that exits early under `set -e` leaves its vLLM
+workers holding the GPUs' memory, and every later job on that node dies at start-up.
 
 ## Example
 ```bash path=runners/launch_example.sh
@@ -36,8 +43,10 @@ fi
 
 ## Exceptions
 An exit guarded by a test of the resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing
-was acquired) and an exit preceded by an explicit release in the same branch are not exit paths
-that leak. A trap set before the acquisition covers it when its handler releases it. Not
+was acquired) or of its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`,
+`squeue -j "$JOB"`: it is gone), an exit in another branch of the same `if` or `case`, and an
+exit after a release that can run before it (in its branch, or under a condition benchlint cannot
+relate to the exit's: then it says nothing) are not exit paths that leak. A trap set before the acquisition covers it when its handler releases it. Not
 modelled: exits inside functions, `set -e` changed inside functions, traps in subshells (they do
 not cover the outer script and are ignored), and a background process without `$!`.
 """
@@ -64,11 +73,17 @@ class Resource:
     statement: Command  # the statement of the script's shell that runs it
     variable: str | None
     release: re.Pattern[str]  # a command text that releases it
+    # variables that name it besides `variable`: a container's `--name "$name"`
+    handles: frozenset[str] = frozenset()
+
+    @property
+    def names(self) -> frozenset[str]:
+        return self.handles | ({self.variable} if self.variable else set())
 
 
 _ACQUIRERS = frozenset({"salloc", "sbatch", "docker run", "podman run"})
 _SLURM_RELEASE = re.compile(r"\bscancel\b")
-_KILL = re.compile(r"\bkill\b|\bpkill\b")
+_KILL = re.compile(r"\bkill\b(?!\s+-[0l]\b)|\bpkill\b")  # `kill -0` only asks
 _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
 _REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
 
@@ -97,8 +112,13 @@ def _resources(flow: Flow) -> list[Resource]:
         elif "sbatch" in wrappers and variable is not None and statement is not command:
             found.append(Resource("Slurm batch job", command, statement, variable, _SLURM_RELEASE))
         elif container is not None and container.has("-d", "--detach"):
+            named = [w for w in container.words if w.value.startswith("--name")]
+            words = container.words[container.words.index(named[0]) :][:2] if named else []
+            handles = frozenset(r.name for w in words for r in w.reads())
             found.append(
-                Resource("detached container", command, statement, variable, _DOCKER_RELEASE)
+                Resource(
+                    "detached container", command, statement, variable, _DOCKER_RELEASE, handles
+                )
             )
         elif base == "mktemp" and any(w.value == "-d" for w in invocation.args) and variable:
             remover = re.compile(rf"\brm\s+-[a-zA-Z]*r[a-zA-Z]*\b.*\${{?{variable}\b")
@@ -121,38 +141,89 @@ def _resources(flow: Flow) -> list[Resource]:
     return found
 
 
+def _runs(script: Script, command: Command, depth: int = 0) -> list[str]:
+    """A statement's text and the text of each command of the script's functions it calls
+    (`cleanup` at the end of a script releases what `cleanup() { kill "$PID"; }` does), two
+    calls deep. Each is matched alone: `wait_or_die "$PID" ...` whose body kills another
+    process releases nothing."""
+    texts = [script.text_of(command.node)]
+    if depth > 1:
+        return texts
+    for inner in script.commands:
+        name = inner.base
+        if (
+            name in script.functions
+            and command.node.start_byte <= inner.node.start_byte < command.node.end_byte
+        ):
+            for c in script.commands:
+                if c.function == name:
+                    texts += _runs(script, c, depth + 1)
+    return texts
+
+
+def _released_by(resource: Resource, texts: list[str]) -> bool:
+    return any(_releases(resource, text) for text in texts)
+
+
 def _releases(resource: Resource, text: str) -> bool:
     if not resource.release.search(text):
         return False
     return resource.variable is None or re.search(rf"\${{?{resource.variable}\b", text) is not None
 
 
+# Commands that tell whether a resource is alive: an exit they guard is taken only when it is not.
+_LIVENESS = re.compile(
+    r"\b(?:docker|podman)\s+(?:ps|inspect|container\s+inspect)\b|\bkill\s+-0\b|\bsqueue\b"
+    r"|\bps\s+-p\b|\bpgrep\b"
+)
+
+
 def _about_itself(resource: Resource, path: ExitPath) -> bool:
-    """An exit taken only when the acquisition failed (`[ -z "$JOB_ID" ] && exit 1`)."""
-    if resource.variable is None:
+    """An exit taken only when the acquisition failed (`[ -z "$JOB_ID" ] && exit 1`), or when
+    the resource is not alive (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`)."""
+    names = resource.names
+    if not names:
         return False
     script = path.command.script
+    for guard in path.command.guards:
+        if any(read.name in names for read in guard.test_reads(script)):
+            return True
+        alive = not guard.patterns and _LIVENESS.search(script.text_of(guard.node))
+        if alive and any(read.name in names for read in script.word(guard.node).reads()):
+            return True
+    return False
+
+
+def _exclusive(a: Command, b: Command) -> bool:
+    """Whether two commands never run in one pass: the two branches of one `if`, or two items
+    of one `case` (the exit of a `*)` item cannot follow a server started in another)."""
     return any(
-        read.name == resource.variable
-        for guard in path.command.guards
-        for read in guard.test_reads(script)
+        g.node.id == h.node.id and g.patterns == h.patterns and g.expect != h.expect
+        for g in a.guards
+        for h in b.guards
     )
 
 
 def _released_before(flow: Flow, resource: Resource, path: ExitPath, start: int) -> bool:
+    """A release between the acquisition and the exit that can run before it: on the exit's own
+    path, or under a condition the model cannot relate to the exit's (`[[ $DRY_RUN -eq 0 ]] &&
+    kill $PID` after a start in the `else` of `[[ $DRY_RUN -eq 1 ]]`): not reported, as the
+    leak then depends on values benchlint does not know."""
     end = flow.index(path.command)
     if end is None:
         return False
     for command in flow.statements[start + 1 : end]:
-        if command.guards == path.command.guards[: len(command.guards)] and _releases(
-            resource, flow.script.text_of(command.node)
+        if not _exclusive(command, path.command) and _released_by(
+            resource, _runs(flow.script, command)
         ):
             return True
     return False
 
 
 _SLURM = ("Slurm allocation", "Slurm batch job")
-_HOST_ONLY = ("background process", "temporary directory")
+# Inside a job or a container a temporary directory goes with it; a background server does not
+# (`srun --container-image` keeps a node's GPUs held by a server its entrypoint left running).
+_HOST_ONLY = ("temporary directory",)
 
 
 def _check_script(
@@ -172,9 +243,10 @@ def _check_script(
             p
             for p in flow.exits_between(start, trap_index)
             if p.command is not resource.statement
+            and not _exclusive(resource.statement, p.command)
             and not _about_itself(resource, p)
             and not _released_before(flow, resource, p, start)
-            and not _releases(resource, script.text_of(p.command.node))
+            and not _released_by(resource, _runs(script, p.command))
         ]
         acquisition = resource.acquired_by
         span = acquisition.first_line_span
@@ -200,7 +272,7 @@ def _check_script(
                 (
                     s
                     for s in flow.statements[start + 1 :]
-                    if _releases(resource, script.text_of(s.node))
+                    if _released_by(resource, _runs(script, s))
                 ),
                 None,
             )

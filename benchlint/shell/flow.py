@@ -108,10 +108,13 @@ class Flow:
             return ExitPath(command, "exit")
         if base == "return" and self.sourced:
             return ExitPath(command, "return")
-        substitutes = "$(" in self.script.text_of(command.node) or "`" in self.script.text_of(
-            command.node
-        )
-        can_fail = base not in _CANNOT_FAIL if command.words else substitutes
+        text = self.script.text_of(command.node)
+        if command.words:
+            can_fail = base not in _CANNOT_FAIL
+        else:  # `X=$(cmd)` fails when cmd does: only if cmd can
+            can_fail = ("$(" in text or "`" in text) and any(
+                c.base not in _CANNOT_FAIL for c in self._substituted(command)
+            )
         if (
             command.errexit
             and not command.tested
@@ -121,6 +124,17 @@ class Flow:
         ):
             return ExitPath(command, "errexit")
         return None
+
+    def _substituted(self, command: Command) -> list[Command]:
+        """The commands of the substitutions in an assignment (`X=$(date +%s)`: `date`); an
+        empty list means one the model did not see, which is taken as able to fail."""
+        start, end = command.node.start_byte, command.node.end_byte
+        inner = [
+            c
+            for c in self.script.commands
+            if c is not command and c.words and start <= c.node.start_byte < end
+        ]
+        return inner or [command]
 
     def exits_between(self, start: int, end: int | None) -> list[ExitPath]:
         """Exit paths strictly after statement `start` and before `end` (None: to the end)."""
