@@ -46,9 +46,10 @@ An exit guarded by a test of the resource's own variable (`[ -z "$JOB_ID" ] && e
 was acquired) or of its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`,
 `squeue -j "$JOB"`: it is gone), an exit in another branch of the same `if` or `case`, and an
 exit after a release that can run before it (in its branch, or under a condition benchlint cannot
-relate to the exit's: then it says nothing) are not exit paths that leak. A trap set before the acquisition covers it when its handler releases it. Not
-modelled: exits inside functions, `set -e` changed inside functions, traps in subshells (they do
-not cover the outer script and are ignored), and a background process without `$!`.
+relate to the exit's: then it says nothing) are not exit paths that leak. A trap set before the
+acquisition covers it when its handler releases it. Not modelled: exits inside functions,
+`set -e` changed inside functions, traps in subshells (they do not cover the outer script and are
+ignored), and a background process without `$!`.
 """
 
 from __future__ import annotations

@@ -16,7 +16,9 @@ EXPECTED = [
     ("BL304", "benchmarks/multi_node/drain_client.sh", 5, 61),
     ("BL303", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml", 8, 7),
     ("BL001", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/broken.yaml", 4, 40),
-    # base.health_check 4 h against slurm.time_limit 4 h (the clamp does not reach `base:`)
+    # the launcher's job-name rewrite does not reach `base: name:` (the name-scoped scancel
+    # misses the job); base.health_check 4 h against slurm.time_limit 4 h
+    ("BL206", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/zip-1k1k.yaml", 3, 3),
     ("BL204", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/zip-1k1k.yaml", 7, 5),
     ("BL204", "benchmarks/multi_node/srt-slurm-recipes/trtllm/kimi/agg.yaml", 6, 5),
     # one label, two launchers: the clamp (2 h) and the delete-and-append (1 h)
@@ -56,7 +58,7 @@ def test_text_output_shows_location_and_source_line() -> None:
     assert code == 1
     assert "runners/launch_b200-dgxc.sh:20:5: error: `flock -w 1800 9` can fail" in output
     assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^" in output
-    assert "Found 22 findings (19 errors, 3 warnings)" in output
+    assert "Found 23 findings (19 errors, 4 warnings)" in output
 
 
 def test_named_path_limits_the_report_not_the_context() -> None:
