@@ -28,6 +28,9 @@ EXPECTED = [
     ("BL301", "benchmarks/multi_node/srt-slurm-recipes/vllm/kimi/agg-agentic.yaml", 11, 7),
     ("BL302", "benchmarks/multi_node/vllm_dp_serve.sh", 7, 5),
     ("BL104", "benchmarks/single_node/kimi_fp4_mi355x.sh", 5, 13),
+    # an entrypoint: `${RESULT_DIR:/workspace/results}`, and a server an early end leaves running
+    ("BL105", "benchmarks/single_node/qwen3_fp8_h200_serve.sh", 9, 13),
+    ("BL103", "benchmarks/single_node/qwen3_fp8_h200_serve.sh", 11, 1),
     ("BL205", "configs/nvidia-master.yaml", 5, 11),
     ("BL202", "configs/nvidia-master.yaml", 45, 13),
     ("BL203", "configs/nvidia-master.yaml", 51, 3),
@@ -37,6 +40,8 @@ EXPECTED = [
     ("BL102", "runners/launch_b200-dgxc.sh", 20, 5),
     ("BL101", "runners/launch_gb200-nv.sh", 9, 1),
     ("BL102", "runners/launch_gb200-nv.sh", 15, 1),
+    # the EXIT trap reads `local job` after run_bench has returned
+    ("BL107", "runners/launch_h200-cw.sh", 54, 5),
     ("BL103", "runners/launch_mi355x-amds.sh", 5, 10),
 ]
 
@@ -58,7 +63,7 @@ def test_text_output_shows_location_and_source_line() -> None:
     assert code == 1
     assert "runners/launch_b200-dgxc.sh:20:5: error: `flock -w 1800 9` can fail" in output
     assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^" in output
-    assert "Found 23 findings (19 errors, 4 warnings)" in output
+    assert "Found 26 findings (21 errors, 5 warnings)" in output
 
 
 def test_named_path_limits_the_report_not_the_context() -> None:

@@ -231,7 +231,7 @@ def test_statistics_count_findings_per_rule_and_both_processes_memory(tmp_path: 
         by_rule = {line.split()[0]: line.split() for line in lines if line.startswith("BL")}
         assert by_rule["BL201"] == ["BL201", "recipe-value-overridden", "2"]
         summary = next(i for i, line in enumerate(lines) if line.startswith("findings "))
-        assert lines[summary].startswith("findings 23, files read ")
+        assert lines[summary].startswith("findings 26, files read ")
         assert lines[summary + 1].startswith("peak memory ")
         assert ("in the second process" in lines[summary + 1]) is second
 

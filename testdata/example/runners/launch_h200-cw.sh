@@ -45,3 +45,13 @@ fi
 # A blocking lock waits until it holds the lock; an unlock is not an acquisition.
 flock 8
 flock -u 8
+
+# BL107: the trap runs when the script ends, after run_bench has returned and `job` is gone.
+run_bench() {
+    local job
+    job=$(sbatch --parsable bench.sbatch)
+    cancel() { scancel "$job"; }
+    trap cancel EXIT
+    squeue -j "$job"
+}
+run_bench
