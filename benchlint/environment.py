@@ -104,6 +104,9 @@ class ScriptState:
     exported: dict[str, Provenance] = field(default_factory=dict)
     validated: set[str] = field(default_factory=set)
     unknown: str | None = None  # why anything might be set: "eval", "sources $X"
+    # the functions defined so far (a sourced library's too): their bodies set what they set
+    # where they are called, not where they are defined
+    functions: dict[str, Script] = field(default_factory=dict)
 
 
 # commands other than assignments and `source` that change what state_before reports
@@ -173,26 +176,39 @@ class Environment:
         exported: dict[str, Provenance | Assignment] = {}
         validated: set[str] = set()
         unknown: str | None = None
+        functions: dict[str, Script] = dict.fromkeys(script.functions, script)
         changes, validations = self._state_changes(script)
+
+        def apply(command: Command, depth: int = 0) -> None:
+            nonlocal unknown
+            for assignment in command.assignments:
+                if assignment.kind == "local":
+                    continue  # gone when the function returns
+                name = assignment.name
+                if assignment.value is not None or assignment.kind in _ASSIGNING:
+                    assigned[name] = assignment
+                if assignment.exported:
+                    exported[name] = assigned.get(name, assignment)
+            base = command.base
+            if base in VALIDATORS:
+                validated.update(w.value for w in command.args if w.static)
+            elif base == "exit":
+                validated.update(_tested_for_empty(command))
+            elif base == "eval":
+                unknown = unknown or "eval"
+            elif base in functions and depth < 3:  # a call: what the body sets, set here
+                defining = functions[base]
+                for inner in defining.commands:
+                    if inner.function == base:
+                        apply(inner, depth + 1)
+
         position = 0
         for i in order:
             before = offsets[i]
             while position < len(changes) and changes[position][0] < before:
                 command, call = changes[position][1], changes[position][2]
                 position += 1
-                for assignment in command.assignments:
-                    name = assignment.name
-                    if assignment.value is not None or assignment.kind in _ASSIGNING:
-                        assigned[name] = assignment
-                    if assignment.exported:
-                        exported[name] = assigned.get(name, assignment)
-                base = command.base
-                if base in VALIDATORS:
-                    validated.update(w.value for w in command.args if w.static)
-                elif base == "exit":
-                    validated.update(_tested_for_empty(command))
-                elif base == "eval":
-                    unknown = unknown or "eval"
+                apply(command)
                 if call is not None:
                     if not call.targets:
                         unknown = unknown or f"sources {call.word.text}"
@@ -202,6 +218,7 @@ class Environment:
                         exported.update(sourced.exported)
                         validated |= sourced.validated
                         unknown = unknown or sourced.unknown
+                        functions.update(sourced.functions)
             made: dict[int, Provenance] = {}  # one Provenance per assignment: the dicts share
             states[i] = ScriptState(
                 # (most entries of a script that sources a library are its Provenances)
@@ -212,6 +229,7 @@ class Environment:
                 {name: _provenance(at, made) for name, at in exported.items()},
                 validated | {name for start, name in validations if start < before},
                 unknown,
+                dict(functions),
             )
         return [state for state in states if state is not None]
 
@@ -224,10 +242,23 @@ class Environment:
         if known is not None and known[0] is script:
             return known[1], known[2]
         sources = {id(c.command): c for c in self.calls.calls_in(script) if c.kind == "source"}
-        changes = []
+        # functions a call can reach: this script's and those of the files it sources
+        callable_ = set(script.functions)
+        for source in sources.values():
+            for target in source.targets:
+                library = self.ws.shell(target)
+                callable_ |= set(library.functions) if library is not None else set()
+        changes: list[tuple[int, Command, Call | None]] = []
         for command in script.commands:
+            if command.function is not None:
+                continue  # a function's body runs where the function is called
             call = sources.get(id(command))
-            if call is not None or command.assignments or command.base in _STATE_COMMANDS:
+            if (
+                call is not None
+                or command.assignments
+                or command.base in _STATE_COMMANDS
+                or command.base in callable_
+            ):
                 changes.append((command.node.start_byte, command, call))
         validations = [(e.node.start_byte, e.name) for e in script.expansions if e.validates]
         self._changes[id(script)] = (script, changes, validations)

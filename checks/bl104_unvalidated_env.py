@@ -30,7 +30,9 @@ vllm serve "$MODEL_PATH" --port "$PORT" --tensor-parallel-size 8
 ```
 
 ## Exceptions
-Scripts that other scripts source are libraries, not entrypoints. Variables the system, GitHub
+Scripts that other scripts source are libraries, not entrypoints. What a function sets or
+validates counts where the function is called, not where it is defined (a library that defines
+an unrelated function assigning `EP_SIZE` does not make `$EP_SIZE` safe). Variables the system, GitHub
 Actions or Slurm set, and those in `known-env`, are not checked. Validation is read in text order:
 a check inside a function that runs later does not count.
 """
