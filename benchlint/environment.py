@@ -197,10 +197,8 @@ class Environment:
             elif base == "eval":
                 unknown = unknown or "eval"
             elif base in functions and depth < 3:  # a call: what the body sets, set here
-                defining = functions[base]
-                for inner in defining.commands:
-                    if inner.function == base:
-                        apply(inner, depth + 1)
+                for inner in functions[base].body(base):
+                    apply(inner, depth + 1)
 
         position = 0
         for i in order:

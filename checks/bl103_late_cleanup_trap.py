@@ -150,15 +150,11 @@ def _runs(script: Script, command: Command, depth: int = 0) -> list[str]:
     texts = [script.text_of(command.node)]
     if depth > 1:
         return texts
-    for inner in script.commands:
-        name = inner.base
-        if (
-            name in script.functions
-            and command.node.start_byte <= inner.node.start_byte < command.node.end_byte
-        ):
-            for c in script.commands:
-                if c.function == name:
-                    texts += _runs(script, c, depth + 1)
+    start, end = command.node.start_byte, command.node.end_byte
+    for call in script.calls:
+        if start <= call.node.start_byte < end and call.base is not None:
+            for inner in script.body(call.base):
+                texts += _runs(script, inner, depth + 1)
     return texts
 
 

@@ -31,10 +31,10 @@ vllm serve "$MODEL_PATH" --port "$PORT" --tensor-parallel-size 8
 
 ## Exceptions
 Scripts that other scripts source are libraries, not entrypoints. What a function sets or
-validates counts where the function is called, not where it is defined (a library that defines
-an unrelated function assigning `EP_SIZE` does not make `$EP_SIZE` safe). Variables the system, GitHub
-Actions or Slurm set, and those in `known-env`, are not checked. Validation is read in text order:
-a check inside a function that runs later does not count.
+validates counts where the function is called, not where it is defined (a library that
+defines an unrelated function assigning `EP_SIZE` does not make `$EP_SIZE` safe). Variables
+the system, GitHub Actions or Slurm set, and those in `known-env`, are not checked. Validation is
+read in text order: a check inside a function that runs later does not count.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from benchlint.engines import Launch, array_name, launches
 from benchlint.environment import is_builtin, runs_when_empty
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Read
+from benchlint.shell.model import Command, Read
 from benchlint.workspace import path_matches
 
 
@@ -63,17 +63,20 @@ def _consumed(launch: Launch) -> list[Read]:
     return found
 
 
-def _setters(ctx: Context) -> dict[str, dict[str, Location]]:
+Setter = Location | Command  # a command's location is worked out only for a finding
+
+
+def _setters(ctx: Context) -> dict[str, dict[str, Setter]]:
     """Every variable name something in the repository sets, by its lower-case form: the
     scripts' assignments, the workflows' `env:` and the master configs' additional-settings."""
-    found: dict[str, dict[str, Location]] = {}
+    found: dict[str, dict[str, Setter]] = {}
 
-    def add(name: str, where: Location) -> None:
+    def add(name: str, where: Setter) -> None:
         found.setdefault(name.lower(), {}).setdefault(name, where)
 
     for script in ctx.ws.shell_scripts():
         for assignment in script.assignments:
-            add(assignment.name, Location(script.path, assignment.command.first_line_span))
+            add(assignment.name, assignment.command)
     for step in ctx.wiring.steps:
         for name, where in step.env.items():
             add(name, where)
@@ -84,7 +87,7 @@ def _setters(ctx: Context) -> dict[str, dict[str, Location]]:
     return found
 
 
-def _typos(unvalidated: dict[str, Read], setters: dict[str, dict[str, Location]]) -> list[Finding]:
+def _typos(unvalidated: dict[str, Read], setters: dict[str, dict[str, Setter]]) -> list[Finding]:
     """Variables nothing sets, while something sets the same name in another case
     (`--port=$port` while the launcher exports PORT): almost always typos."""
     found = []
@@ -92,7 +95,12 @@ def _typos(unvalidated: dict[str, Read], setters: dict[str, dict[str, Location]]
         others = setters.get(name.lower(), {})
         if name in others or not others:
             continue
-        other, where = next(iter(others.items()))
+        other, setter = next(iter(others.items()))
+        where = (
+            setter
+            if isinstance(setter, Location)
+            else Location(setter.script.path, setter.first_line_span)
+        )
         found.append(
             Finding(
                 "BL104",
@@ -111,7 +119,7 @@ def _typos(unvalidated: dict[str, Read], setters: dict[str, dict[str, Location]]
 def check(ctx: Context) -> Iterator[Finding]:
     environment = ctx.environment
     layout = ctx.ws.layout
-    setters: dict[str, dict[str, Location]] | None = None  # worked out at the first finding
+    setters: dict[str, dict[str, Setter]] | None = None  # worked out at the first finding
     if ctx.sees_everything:
         environment.calls.callers  # noqa: B018 - one pass answers is_sourced for every script
     for path in ctx.in_scope(ctx.ws.shell_paths):

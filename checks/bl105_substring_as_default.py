@@ -75,8 +75,8 @@ def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
     heredoc bodies."""
     skipped = _skipped(script)
     for number, line in enumerate(script.file.text.split("\n"), start=1):
-        if "${" not in line or any(a <= number <= b for a, b in skipped):
-            continue
+        if not _SUBSTRING.search(line) or any(a <= number <= b for a, b in skipped):
+            continue  # (the regular expression first: most `${` are `${X}` or `${X:-d}`)
         quoted = False
         i = 0
         while i < len(line):

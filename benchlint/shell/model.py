@@ -342,7 +342,25 @@ class Script:
         self.functions: dict[str, Node] = {}
         self._words: dict[int, Word] = {}
         self._mentions: dict[str, bool] = {}
+        self._bodies: dict[str, list[Command]] | None = None
+        self._calls: list[Command] | None = None
         _Builder(self).build()
+
+    def body(self, function: str) -> list[Command]:
+        """The commands of a function defined in this script, in text order."""
+        if self._bodies is None:
+            self._bodies = {}
+            for command in self.commands:
+                if command.function is not None:
+                    self._bodies.setdefault(command.function, []).append(command)
+        return self._bodies.get(function, [])
+
+    @property
+    def calls(self) -> list[Command]:
+        """The commands that call a function defined in this script."""
+        if self._calls is None:
+            self._calls = [c for c in self.commands if c.base in self.functions]
+        return self._calls
 
     def mentions(self, text: str) -> bool:
         """Whether the file's text holds `text` anywhere (asked once per file and text)."""
