@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
@@ -34,6 +35,9 @@ from benchlint.rewrite import (
 )
 from benchlint.shell.model import Command, Script, Word
 from benchlint.shell.words import heredoc_body
+
+if TYPE_CHECKING:
+    from benchlint.workspace import Workspace
 
 RECIPE_VARIABLES = ("CONFIG_FILE", "EVAL_CONFIG_FILE")
 _TIME_LIMIT = re.compile(r"^default_time_limit:\s*(.+?)\s*$", re.M)
@@ -398,3 +402,14 @@ def _yq_literal(expression: str) -> str | None:
         if "\\" not in inner and '"' not in inner:
             return json.dumps(inner)
     return None
+
+
+def launcher_model(ws: Workspace, path: str) -> LauncherModel | None:
+    """The model of a launcher, built once per run (layout detection and the wiring share it)."""
+    models = ws.models.setdefault("launchers", {})
+    assert isinstance(models, dict)
+    if path not in models:
+        script = ws.shell(path)
+        models[path] = LauncherModel(script) if script is not None else None
+    model = models[path]
+    return model if isinstance(model, LauncherModel) else None

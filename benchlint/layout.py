@@ -271,15 +271,12 @@ def _outermost(roots: list[str], facts: list[Fact]) -> list[str]:
 
 
 def _overlays(ws: Workspace, path: str) -> list[tuple[str, str, tuple[int, ...]]]:
-    from benchlint.launcher import LauncherModel
+    from benchlint.launcher import launcher_model
 
-    script = ws.shell(path)
-    if script is None:
+    model = launcher_model(ws, path)
+    if model is None:
         return []
-    return [
-        (o.source, o.target, tuple(o.command.first_line_span))
-        for o in LauncherModel(script).overlays
-    ]
+    return [(o.source, o.target, tuple(o.command.first_line_span)) for o in model.overlays]
 
 
 def _is_srt_slurm(ws: Workspace) -> bool:

@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from benchlint.finding import Location, Span
-from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite
+from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite, launcher_model
 from benchlint.layout import launcher_candidates, runner_labels
 from benchlint.recipe import ScriptRun, script_run
 from benchlint.rewrite import RewriteError, run_sed
@@ -293,8 +293,7 @@ class Wiring:
 
     def launcher(self, path: str) -> LauncherModel | None:
         if path not in self._launchers:
-            script = self.ws.shell(path)
-            self._launchers[path] = LauncherModel(script) if script is not None else None
+            self._launchers[path] = launcher_model(self.ws, path)
         return self._launchers[path]
 
     def is_launcher(self, path: str) -> bool:
