@@ -39,6 +39,7 @@ read in text order: a check inside a function that runs later does not count.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint.engine import Context
@@ -46,7 +47,7 @@ from benchlint.engines import Launch, array_name, launches
 from benchlint.environment import is_builtin, runs_when_empty
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Read
+from benchlint.shell.model import Read
 from benchlint.workspace import path_matches
 
 
@@ -63,44 +64,46 @@ def _consumed(launch: Launch) -> list[Read]:
     return found
 
 
-Setter = Location | Command  # a command's location is worked out only for a finding
-
-
-def _setters(ctx: Context) -> dict[str, dict[str, Setter]]:
-    """Every variable name something in the repository sets, by its lower-case form: the
-    scripts' assignments, the workflows' `env:` and the master configs' additional-settings."""
-    found: dict[str, dict[str, Setter]] = {}
-
-    def add(name: str, where: Setter) -> None:
-        found.setdefault(name.lower(), {}).setdefault(name, where)
-
-    for script in ctx.ws.shell_scripts():
-        for assignment in script.assignments:
-            add(assignment.name, assignment.command)
+def _setters(ctx: Context, names: list[str]) -> dict[str, dict[str, Location]]:
+    """Where something in the repository sets each of these names, in any case form, by the
+    name's lower-case form: assignments in the scripts' text (`port=`, `export PORT=`; read as
+    text, not parsed: a split run's other process holds the other scripts' models), the
+    workflows' `env:` and the master configs' additional-settings."""
+    found: dict[str, dict[str, Location]] = {}
+    pattern = re.compile(
+        r"(?<![^\s;(&|{])(" + "|".join(re.escape(n) for n in names) + r")=", re.IGNORECASE
+    )
+    for path in ctx.ws.shell_paths:
+        source = ctx.ws.source(path)
+        if source is None:
+            continue
+        for match in pattern.finditer(source.text):
+            name = match.group(1)
+            where = Location(path, source.span(match.start(1), match.end(1)))
+            found.setdefault(name.lower(), {}).setdefault(name, where)
+    wanted = {n.lower() for n in names}
     for step in ctx.wiring.steps:
         for name, where in step.env.items():
-            add(name, where)
+            if name.lower() in wanted:
+                found.setdefault(name.lower(), {}).setdefault(name, where)
     for entry in ctx.wiring.entries:
         for element in entry.elements:
             for name, setting in element.settings.items():
-                add(name, setting.location)
+                if name.lower() in wanted:
+                    found.setdefault(name.lower(), {}).setdefault(name, setting.location)
     return found
 
 
-def _typos(unvalidated: dict[str, Read], setters: dict[str, dict[str, Setter]]) -> list[Finding]:
+def _typos(unvalidated: dict[str, Read], ctx: Context) -> list[Finding]:
     """Variables nothing sets, while something sets the same name in another case
     (`--port=$port` while the launcher exports PORT): almost always typos."""
+    setters = _setters(ctx, list(unvalidated))
     found = []
     for name, read in unvalidated.items():
         others = setters.get(name.lower(), {})
         if name in others or not others:
             continue
-        other, setter = next(iter(others.items()))
-        where = (
-            setter
-            if isinstance(setter, Location)
-            else Location(setter.script.path, setter.first_line_span)
-        )
+        other, where = next(iter(others.items()))
         found.append(
             Finding(
                 "BL104",
@@ -119,7 +122,6 @@ def _typos(unvalidated: dict[str, Read], setters: dict[str, dict[str, Setter]]) 
 def check(ctx: Context) -> Iterator[Finding]:
     environment = ctx.environment
     layout = ctx.ws.layout
-    setters: dict[str, dict[str, Setter]] | None = None  # worked out at the first finding
     if ctx.sees_everything:
         environment.calls.callers  # noqa: B018 - one pass answers is_sourced for every script
     for path in ctx.in_scope(ctx.ws.shell_paths):
@@ -149,9 +151,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 unvalidated.setdefault(name, read)
             if not unvalidated:
                 continue
-            if setters is None:
-                setters = _setters(ctx)
-            for typo in _typos(unvalidated, setters):
+            for typo in _typos(unvalidated, ctx):
                 yield typo
                 del unvalidated[typo.subject.removeprefix("typo:")]
             if not unvalidated:
