@@ -96,10 +96,15 @@ def _setters(ctx: Context, names: list[str]) -> dict[str, dict[str, Location]]:
 
 def _typos(unvalidated: dict[str, Read], ctx: Context) -> list[Finding]:
     """Variables nothing sets, while something sets the same name in another case
-    (`--port=$port` while the launcher exports PORT): almost always typos."""
-    setters = _setters(ctx, list(unvalidated))
+    (`--port=$port` while the launcher exports PORT): almost always typos. Looked for only for
+    names with a lower-case letter (environment variables are upper-case: `$port` is the slip)."""
+    names = [n for n in unvalidated if not n.isupper()]
+    if not names:
+        return []
+    setters = _setters(ctx, names)
     found = []
-    for name, read in unvalidated.items():
+    for name in names:
+        read = unvalidated[name]
         others = setters.get(name.lower(), {})
         if name in others or not others:
             continue
