@@ -157,6 +157,7 @@ class Environment:
         self._visiting: set[str] = set()
         self._sourcing: set[str] = set()
         self._cuts: list[str] = []  # the files where a cycle of calls or sources was cut
+        self._function_effects: dict[tuple[int, str], tuple[Script, list[Command]]] = {}
         # id(script) -> (script, what _state_changes found in it)
         self._changes: dict[
             int, tuple[Script, list[tuple[int, Command, Call | None]], list[tuple[int, str]]]
@@ -197,7 +198,7 @@ class Environment:
             elif base == "eval":
                 unknown = unknown or "eval"
             elif base in functions and depth < 3:  # a call: what the body sets, set here
-                for inner in functions[base].body(base):
+                for inner in self._effects(functions[base], base):
                     apply(inner, depth + 1)
 
         position = 0
@@ -230,6 +231,19 @@ class Environment:
                 dict(functions),
             )
         return [state for state in states if state is not None]
+
+    def _effects(self, script: Script, function: str) -> list[Command]:
+        """The commands of a function's body that change what state_before reports."""
+        key = (id(script), function)
+        known = self._function_effects.get(key)
+        if known is None or known[0] is not script:
+            body = [
+                c
+                for c in script.body(function)
+                if c.assignments or c.base in _STATE_COMMANDS or c.base in script.functions
+            ]
+            known = self._function_effects[key] = (script, body)
+        return known[1]
 
     def _state_changes(
         self, script: Script
