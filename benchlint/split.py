@@ -101,12 +101,12 @@ def run(
             calls = ctx.environment.calls
             mine = calls.facts(scripts)
             up.send(mine)
-            script_runs, roots = _receive(down_read) or (None, None)
-            if roots is not None:
-                ws.__dict__["recipe_roots"] = roots  # what the main process detected
+            script_runs = _receive(down_read)
             recipes_taken: list[str] = []
             _take_recipes(ws, recipes_read, recipes_taken, until=down_read)  # rather than wait
-            theirs = _receive(down_read)
+            theirs, roots = _receive(down_read) or (None, None)
+            if roots is not None:
+                ws.__dict__["recipe_roots"] = roots  # what the main process detected
             if theirs is not None:
                 ctx.wiring.script_runs_from = lambda: script_runs
                 calls.use_facts(theirs + mine)
@@ -147,11 +147,10 @@ def run(
             for path in ctx.in_scope(ctx.ws.yaml_paths):
                 if path not in unrouted:
                     ctx.ws.yaml(path)
-        script_runs = roots = None
+        script_runs = None
         with contextlib.suppress(Exception):
-            roots = ws.recipe_roots  # sent: detecting them models every launcher
             script_runs = ctx.wiring.script_runs
-        sender.send((script_runs, roots))
+        sender.send(script_runs)
         # the unrouted recipes that just ran a script stay here: they are read already
         pooled = frozenset(p for p in unrouted if not ws.has_yaml(p))
         index = {path: i for i, path in enumerate(ws.yaml_paths)}
@@ -162,7 +161,10 @@ def run(
         scripts = _take_scripts(ws, scripts_read)
         calls = ctx.environment.calls
         mine = calls.facts(launchers + scripts)
-        sender.send(mine)
+        roots = None
+        with contextlib.suppress(Exception):
+            roots = ws.recipe_roots  # detecting them models every launcher: this process does
+        sender.send((mine, roots))
         taken: list[str] = []
         _take_recipes(ws, recipes_read, taken, until=up_read)  # rather than wait
         theirs = _receive(up_read)

@@ -180,9 +180,9 @@ class Wiring:
         if given is not None:
             return given
         runs: dict[str, list[ScriptRun]] = {}
-        roots = tuple(root.rstrip("/") + "/" for root in self.ws.recipe_roots)
-        for path in self.ws.yaml_paths:
-            if not path.startswith(roots):
+        masters = set(self.ws.glob(self.layout.master_configs))
+        for path in self.ws.yaml_paths:  # any recipe, wherever it is kept, can run a script
+            if path in masters:
                 continue
             source = self.ws.source(path)
             if source is None or "infmax" not in source.text.lower():
