@@ -8,10 +8,12 @@ condition holds on that route) but changes nothing, while that recipe has the ke
 reports the recipe's key, with the launcher line and the entry as related locations.
 
 ## Why is this bad?
-The rewrite was meant to apply: the launcher sets the job's `name` so that the workflow's
-name-scoped `scancel` can find the job, or clamps a window. In a recipe that keeps the key under
-`base:` the anchored `sed` matches nothing, the job keeps the recipe's own name, and the cleanup
-step cancels nothing: the allocation runs on after the workflow gave up.
+The rewrite was meant to apply: it changes that key in the launcher's other recipes. In a recipe
+that keeps the key under `base:` the anchored `sed` matches nothing and the recipe keeps its own
+value, silently. How much that matters depends on the key: a job `name` the workflow's
+name-scoped `scancel` relies on is saved only if the launcher also hands srtctl `RUNNER_NAME`
+(which srtctl prefers to the recipe's `name`); a setting the launcher must impose is simply not
+imposed. Hence a note: the rewrite does not do what it reads as doing.
 
 ## Example
 ```yaml path=benchmarks/multi_node/srt-slurm-recipes/vllm/flat.yaml
@@ -124,7 +126,7 @@ def _keys_named(document: YamlDocument, name: str) -> list[tuple[YNode, tuple[st
     return sorted(found, key=lambda f: (f[0].span.line, f[0].span.column))
 
 
-@rule("BL206", "ineffective-rewrite", Severity.WARNING, tags=("wiring", "recipes"))
+@rule("BL206", "ineffective-rewrite", Severity.NOTE, tags=("wiring", "recipes"))
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     # per rewrite: the key paths it changed somewhere, and where it applied but changed nothing

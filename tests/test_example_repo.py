@@ -63,7 +63,7 @@ def test_text_output_shows_location_and_source_line() -> None:
     assert code == 1
     assert "runners/launch_b200-dgxc.sh:20:5: error: `flock -w 1800 9` can fail" in output
     assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^" in output
-    assert "Found 26 findings (21 errors, 5 warnings)" in output
+    assert "Found 26 findings (21 errors, 4 warnings, 1 note)" in output
 
 
 def test_named_path_limits_the_report_not_the_context() -> None:
