@@ -12,7 +12,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -307,20 +307,38 @@ def rule_command(rule_id: str) -> None:
     click.echo(rule.doc)
 
 
+def _report_options(command: Callable[..., None]) -> Callable[..., None]:
+    """`--format text|json`, `--config`, `--no-config`, `--root`: explain's and layout's."""
+    for option in reversed(
+        [
+            click.option(
+                "--format",
+                "output_format",
+                type=click.Choice(["text", "json"]),
+                default="text",
+                show_default=True,
+            ),
+            click.option(
+                "--config",
+                "config_file",
+                type=click.Path(path_type=Path),
+                help="Configuration file.",
+            ),
+            click.option("--no-config", is_flag=True, help="Ignore configuration files."),
+            click.option(
+                "--root",
+                type=click.Path(path_type=Path, file_okay=False),
+                help="Repository root.",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
 @main.command("explain")
 @click.argument("target")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-)
-@click.option(
-    "--config", "config_file", type=click.Path(path_type=Path), help="Configuration file."
-)
-@click.option("--no-config", is_flag=True, help="Ignore configuration files.")
-@click.option("--root", type=click.Path(path_type=Path, file_okay=False), help="Repository root.")
+@_report_options
 def explain_command(
     target: str, output_format: str, config_file: Path | None, no_config: bool, root: Path | None
 ) -> None:
@@ -342,18 +360,7 @@ def explain_command(
 
 @main.command("layout")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-)
-@click.option(
-    "--config", "config_file", type=click.Path(path_type=Path), help="Configuration file."
-)
-@click.option("--no-config", is_flag=True, help="Ignore configuration files.")
-@click.option("--root", type=click.Path(path_type=Path, file_okay=False), help="Repository root.")
+@_report_options
 def layout_command(
     path: Path | None,
     output_format: str,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from benchlint.yamlmodel import YNode
+from benchlint.yamlmodel import YamlDocument, YNode
 
 # srtctl's defaults when a recipe has no health_check block.
 DEFAULT_MAX_ATTEMPTS = 180
@@ -207,21 +207,11 @@ def sets_variable(root: YNode | None, name: str, values: tuple[str, ...]) -> boo
     """Whether the recipe sets `name` to one of `values` anywhere (an env block of any role)."""
     if root is None:
         return False
-    stack = [root]
-    seen: set[int] = set()  # aliases share nodes
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        for key, value in node.pairs:
-            if (
-                key.is_scalar
-                and key.value == name
-                and value.is_scalar
-                and value.value.strip().lower() in values
-            ):
-                return True
-            stack.append(value)
-        stack.extend(node.items)
-    return False
+    return any(
+        key.is_scalar
+        and key.value == name
+        and value.is_scalar
+        and value.value.strip().lower() in values
+        for node in YamlDocument.collections(root)
+        for key, value in node.pairs
+    )

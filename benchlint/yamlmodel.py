@@ -242,6 +242,20 @@ class YamlDocument:
                 stack.extend((v, k))
             stack.extend(reversed(node.items))
 
+    @staticmethod
+    def collections(node: YNode) -> Iterator[YNode]:
+        """The node and every mapping and sequence under it, each once (aliases share nodes)."""
+        seen: set[int] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen or current.kind not in ("map", "seq"):
+                continue
+            seen.add(id(current))
+            yield current
+            stack.extend(v for _, v in reversed(current.pairs) if not v.is_scalar)
+            stack.extend(i for i in reversed(current.items) if not i.is_scalar)
+
     def duplicates(self) -> Iterator[Duplicate]:
         maps = self._repeats if self._repeats is not None else self.walk()
         for node in maps:

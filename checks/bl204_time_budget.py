@@ -86,7 +86,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import duration, health_window, settings_root, slurm_seconds
 from benchlint.registry import rule
 from benchlint.wiring import Route, Wiring
-from benchlint.yamlmodel import YNode
+from benchlint.yamlmodel import YamlDocument, YNode
 
 
 def _wall_time(
@@ -136,19 +136,12 @@ def _wall_time(
 
 def _engine_timeouts(node: YNode | None) -> Iterator[tuple[YNode, YNode]]:
     """(key, value) of every VLLM_ENGINE_READY_TIMEOUT_S in the recipe's settings."""
-    stack = [node] if node is not None else []
-    seen: set[int] = set()  # aliases share nodes
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        for key, value in current.pairs:
+    if node is None:
+        return
+    for mapping in YamlDocument.collections(node):
+        for key, value in mapping.pairs:
             if key.is_scalar and key.value == "VLLM_ENGINE_READY_TIMEOUT_S":
                 yield key, value
-            elif not value.is_scalar:
-                stack.append(value)
-        stack.extend(item for item in current.items if not item.is_scalar)
 
 
 @rule("BL204", "time-budget", Severity.ERROR, tags=("wiring", "recipes"))
