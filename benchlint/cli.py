@@ -230,7 +230,7 @@ def lint_command(
                 _fail(f"{output}: cannot be written: {exc.strerror}")
         else:
             click.echo(report, nl=False)
-        blind = result.coverage.blind_spot()
+        blind = result.coverage.blind_spot() if result.coverage is not None else None
         if blind is not None:
             click.echo(f"benchlint: warning: {blind}", err=True)
         if show_unused_suppressions:

@@ -163,13 +163,13 @@ class Coverage:
     entries: int = 0
     launchers: int = 0
     recipes: int = 0
-    routed: int | None = None  # recipes a route reaches (None: not worked out in this run)
-    reaching: int | None = None  # entries that reach a launcher (None: not worked out)
+    routed: int = 0  # recipes a route reaches
+    reaching: int = 0  # entries that reach a launcher
     scripts: int = 0
     recipe_tree: bool = False  # an srt-slurm tree: its recipes are checked one by one, unrouted
 
     def describe(self) -> str:
-        routed = f" ({self.routed} routed)" if self.routed is not None and self.recipes else ""
+        routed = f" ({self.routed} routed)" if self.recipes else ""
         return (
             f"{_count(self.master_configs, 'master config')} "
             f"({_count(self.entries, 'entry', 'entries')}), "
@@ -212,7 +212,7 @@ class Result:
     errors: list[RuleError] = field(default_factory=list)
     unused_suppressions: list[Suppression] = field(default_factory=list)
     workspace: Workspace | None = None
-    coverage: Coverage = field(default_factory=Coverage)
+    coverage: Coverage | None = None  # worked out for a whole repository only
 
     def source(self, path: str) -> SourceText | None:
         return self.workspace.source(path) if self.workspace is not None else None
@@ -293,7 +293,8 @@ def lint(
         key=lambda f: f.path,
     )
     result = Result(root, rules, findings, failures, ws.files_read, errors, unused, ws)
-    result.coverage = _coverage(ws, scope)
+    if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
+        result.coverage = _coverage(ws)
     return result
 
 
@@ -310,17 +311,16 @@ def wiring_of(ws: Workspace) -> Wiring:
     return wiring
 
 
-def _coverage(ws: Workspace, scope: list[str] | None) -> Coverage:
+def _coverage(ws: Workspace) -> Coverage:
+    """What a whole-repository run wired (every route was built for the rules anyway)."""
     layout = ws.layout
     wiring = wiring_of(ws)
     launchers = set(ws.glob(layout.launchers))
     roots = tuple(root.rstrip("/") + "/" for root in ws.recipe_roots)
     recipes = [p for p in ws.yaml_paths if p.startswith(roots)]
-    routed = reaching = None
-    if scope is None:  # the whole repository: every route was built for the rules anyway
-        reaching = len({id(entry) for entry, _, _ in wiring.pairs})
-        reached = {ref.path for route in wiring.routes for ref in wiring.recipes(route) if ref.path}
-        routed = len(reached & set(recipes)) if wiring.pairs else 0
+    reaching = len({id(entry) for entry, _, _ in wiring.pairs})
+    reached = {ref.path for route in wiring.routes for ref in wiring.recipes(route) if ref.path}
+    routed = len(reached & set(recipes)) if wiring.pairs else 0
     return Coverage(
         master_configs=len(ws.glob(layout.master_configs)),
         entries=len(wiring.entries),

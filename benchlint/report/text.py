@@ -48,7 +48,7 @@ def render(result: Result) -> str:
         out.append(f"benchlint: internal error in {error.rule}: {error.message}")
     total = len(result.findings)
     files = f"{result.files_read} file{'s' if result.files_read != 1 else ''}"
-    read = f"{files} read: {result.coverage.describe()}"
+    read = f"{files} read" + (f": {result.coverage.describe()}" if result.coverage else "")
     if total:
         parts = [
             f"{counts[s]} {s.value}{'s' if counts[s] != 1 else ''}" for s in Severity if counts[s]
