@@ -86,11 +86,18 @@ def check(ctx: Context) -> Iterator[Finding]:
                     severity=Severity.NOTE,
                 )
                 continue
+            bare = label.rsplit(":", 1)[-1]  # `cluster:mi325x-tw`: runners named mi325x-tw_*
+            named = wiring.launcher_path(bare) if bare != label else None
+            unknown = (
+                f"no runner is listed for it, though {named} would run runners named {bare}_*"
+                if named is not None
+                else "no launcher is named after it"
+            )
             yield Finding(
                 "BL205",
                 f"runner label '{label}' of {entry.name} is not defined in {runners_file}"
-                f"{hint} and no launcher is named after it: the sweep's runner-node filter finds "
-                "no runner for it, and nothing here says which launcher would run it",
+                f"{hint} and {unknown}: the sweep's runner-node filter finds no runner for it, "
+                "and nothing here says which runner would take the job",
                 entry.runner_location,
                 subject=label,
                 severity=Severity.WARNING,
