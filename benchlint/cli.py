@@ -69,7 +69,12 @@ class _DefaultToLint(click.Group):
 @click.group(cls=_DefaultToLint, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="benchlint")
 def main() -> None:
-    """Static analysis for LLM-inference benchmark launchers, recipes and master configs."""
+    """Static analysis for LLM-inference benchmark launchers, recipes and master configs.
+
+    `lint` is the default command: `benchlint [PATHS]...` is `benchlint lint [PATHS]...`
+    (`benchlint lint --help` lists its options: --format, --select, --ignore, --fail-on, ...).
+    `--debug` before any command shows the traceback of an internal error.
+    """
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -108,6 +113,8 @@ def _setup(
             _fail(f"{path}: no such file or directory")
     if config_file is not None and not config_file.is_file():
         _fail(f"{config_file}: configuration file not found")
+    if root is not None and not root.is_dir():
+        _fail(f"{root}: no such folder (--root)")
     start = named[0].resolve()
     config = _load(config_file, no_config, start)
     if root is None:
@@ -298,7 +305,7 @@ def rules_command() -> None:
 @main.command("rule")
 @click.argument("rule_id")
 def rule_command(rule_id: str) -> None:
-    """Print the documentation of one rule."""
+    """Print the documentation of one rule, by ID (BL102) or name (unguarded-lock)."""
     rule = get_rule(rule_id)
     if rule is None:
         _fail(f"unknown rule {rule_id!r}; `benchlint rules` lists them")

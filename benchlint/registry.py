@@ -72,8 +72,11 @@ def all_rules() -> list[Rule]:
 
 
 def get_rule(rule_id: str) -> Rule | None:
-    rules = {r.id: r for r in all_rules()}
-    return rules.get(rule_id.upper())
+    """A rule by its ID (`BL102`, any case) or its name (`unguarded-lock`)."""
+    for rule in all_rules():
+        if rule_id.upper() == rule.id or rule_id.lower() == rule.name:
+            return rule
+    return None
 
 
 def expand_selectors(selectors: Iterable[str]) -> set[str]:

@@ -175,3 +175,13 @@ def test_yaml_lookups_follow_merge_keys() -> None:
     assert root.path("x", "b").scalar == 3  # the mapping's own key wins
     assert root.path("y", "c").scalar == 4
     assert root.path("y", "z") is None
+
+
+def test_rule_by_name_root_that_does_not_exist_and_help(tmp_path: Path) -> None:
+    code, out, _ = invoke("rule", "unguarded-lock")
+    assert code == 0 and out.startswith("# BL102 unguarded-lock (error)")
+    root = write_repo(tmp_path / "r", {"run.sh": "echo ok\n"})
+    code, _, err = invoke(root, "--root", tmp_path / "missing")
+    assert code == 2 and "missing: no such folder (--root)" in err
+    code, out, _ = invoke("--help")
+    assert code == 0 and "`lint` is the default command" in out
