@@ -22,7 +22,8 @@ import click
 from benchlint import __version__
 from benchlint.cache import Cache
 from benchlint.config import Config, ConfigError, find_config, find_root, load_config
-from benchlint.engine import STANDALONE_ENTRIES, Context, Result, lint, select_rules
+from benchlint.context import Context
+from benchlint.engine import STANDALONE_ENTRIES, Result, lint, select_rules
 from benchlint.explain import ExplainError, explain, render_json, render_text
 from benchlint.finding import Severity
 from benchlint.registry import all_rules, expand_selectors, get_rule

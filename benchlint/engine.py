@@ -7,145 +7,16 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 from benchlint.cache import Cache
 from benchlint.config import Config
-from benchlint.environment import Environment
+from benchlint.context import Context, inside, wiring_of
 from benchlint.finding import Finding, Location, Severity
-from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import Rule, all_rules
-from benchlint.shell.model import Script
 from benchlint.source import SourceText
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
-from benchlint.wiring import Route, Wiring
 from benchlint.workspace import Failure, Workspace
-from benchlint.yamlmodel import YamlDocument
-
-
-class Context:
-    """What rules see: the workspace and the models built from it, each built once on demand."""
-
-    def __init__(
-        self,
-        ws: Workspace,
-        scope: list[str] | None = None,
-        share: frozenset[str] | None = None,
-        owns_routes: bool = True,
-    ) -> None:
-        self.ws = ws
-        self.config = ws.config
-        self.scope = scope  # the paths named, relative to the root; None: everything
-        # In a run split over processes: the files whose file-local work is this process's
-        # (None: all), and whether the routes are.
-        self.share = share
-        self.owns_routes = owns_routes
-        self._routes: list[Route] | None = None
-
-    @property
-    def sees_everything(self) -> bool:
-        """Every file is this process's to look at: reading all of them is no waste."""
-        return self.scope is None and self.share is None
-
-    def owns(self, path: str) -> bool:
-        return self.share is None or path in self.share
-
-    def in_scope(self, paths: list[str]) -> list[str]:
-        """The paths a file-local rule must look at: those inside a named path (all if none)
-        and in this process's share. Findings are filtered by scope anyway; this spares work."""
-        if self.share is not None:
-            paths = [p for p in paths if p in self.share]
-        if self.scope is None:
-            return paths
-        scope = self.scope
-        return [p for p in paths if _inside(p, scope)]
-
-    def shell_scripts(self) -> list[Script]:
-        scripts = (self.ws.shell(p) for p in self.in_scope(self.ws.shell_paths))
-        return [s for s in scripts if s is not None]
-
-    def yaml_documents(self) -> list[YamlDocument]:
-        documents = (self.ws.yaml(p) for p in self.in_scope(self.ws.yaml_paths))
-        return [d for d in documents if d is not None]
-
-    def routes(self) -> list[Route]:
-        """The routes whose findings can land in scope: every route of an entry with a route
-        through a named launcher, master config or recipe (a setting's message names all its
-        launchers), and every route to a recipe those reach (a recipe's message names all its
-        entries). Launchers none of these go through are not built."""
-        wiring = self.wiring
-        if not self.owns_routes:
-            return []
-        if self.scope is None:
-            return wiring.routes
-        if self._routes is None:
-            self._routes = self._scoped_routes(wiring)
-        return self._routes
-
-    def _scoped_routes(self, wiring: Wiring) -> list[Route]:
-        pairs = range(len(wiring.pairs))
-        named = set(self.in_scope(self.ws.yaml_paths))
-        entries = {
-            id(wiring.pairs[i][0])
-            for i in pairs
-            if self.route_in_scope(*self.ws.aliases(wiring.pairs[i][1]), wiring.pairs[i][0].path)
-            or any(named.intersection(self._recipes(r)) for r in self._reaching(i, named))
-        }
-        chosen = [
-            r for i in pairs if id(wiring.pairs[i][0]) in entries for r in wiring.pair_routes(i)
-        ]
-        touched = {path for route in chosen for path in self._recipes(route)}
-        seen = {id(route) for route in chosen}
-        others = [
-            route
-            for i in pairs
-            if id(wiring.pairs[i][0]) not in entries
-            for route in self._reaching(i, touched)
-            if id(route) not in seen and touched.intersection(self._recipes(route))
-        ]
-        return [*chosen, *others]
-
-    def _recipes(self, route: Route) -> list[str]:
-        return [r.path for r in self.wiring.recipes(route) if r.path is not None]
-
-    def _reaching(self, index: int, recipes: set[str]) -> list[Route]:
-        """The routes of a pair, if any can reach one of these recipes; else none, without
-        building its launcher. A route reaches a recipe through a setting with the recipe's
-        file name, or a launcher that copies the file under another name (which it then names)."""
-        if not recipes:
-            return []
-        entry, path, _ = self.wiring.pairs[index]
-        names = {p.rsplit("/", 1)[-1] for p in recipes}
-        settings = (
-            s
-            for element in entry.elements
-            for s in (element.settings.get(v) for v in RECIPE_VARIABLES)
-            if s is not None
-        )
-        if any(s.value.split(":", 1)[0].rsplit("/", 1)[-1] in names for s in settings) or any(
-            n in self._launcher_text(path) for n in names
-        ):
-            return self.wiring.pair_routes(index)
-        return []
-
-    def _launcher_text(self, path: str) -> str:
-        source = self.ws.source(path)
-        return source.text if source is not None else ""
-
-    def route_in_scope(self, *paths: str | None) -> bool:
-        """Whether a cross-file finding over these files can have a location in scope."""
-        if self.scope is None:
-            return True
-        return any(p is not None and _inside(p, self.scope) for p in paths)
-
-    @cached_property
-    def wiring(self) -> Wiring:
-        return wiring_of(self.ws)
-
-    @cached_property
-    def environment(self) -> Environment:
-        return Environment(self.ws, self.wiring)
 
 
 @dataclass(frozen=True)
@@ -274,7 +145,7 @@ def lint(
         if key in seen:  # one array expanded by two launches, one file reached twice
             continue
         seen.add(key)
-        if scope is not None and not any(_inside(loc.path, scope) for loc in finding.locations()):
+        if scope is not None and not any(inside(loc.path, scope) for loc in finding.locations()):
             continue
         if ignored_by_config(finding, config.per_file_ignores):
             continue
@@ -289,7 +160,7 @@ def lint(
     _fingerprint(findings, ws)
     unused = [s for entries in inline.values() for s in entries if not s.used and not s.whole_file]
     failures = sorted(
-        (f for f in ws.failures.values() if scope is None or _inside(f.path, scope)),
+        (f for f in ws.failures.values() if scope is None or inside(f.path, scope)),
         key=lambda f: f.path,
     )
     result = Result(root, rules, findings, failures, ws.files_read, errors, unused, ws)
@@ -301,14 +172,6 @@ def lint(
 # A folder outside any repository is walked only this far (a system temporary folder holds
 # tens of thousands of files, none of them a launcher).
 STANDALONE_ENTRIES = 5000
-
-
-def wiring_of(ws: Workspace) -> Wiring:
-    """The one wiring of a workspace: the rules' and the run summary's."""
-    wiring = ws.models.get("wiring")
-    if not isinstance(wiring, Wiring):
-        wiring = ws.models["wiring"] = Wiring(ws)
-    return wiring
 
 
 def _coverage(ws: Workspace) -> Coverage:
@@ -375,10 +238,6 @@ def _scope(root: Path, named: list[Path]) -> list[str] | None:
             return None
         scope.append(rel.replace(os.sep, "/"))
     return scope or None
-
-
-def _inside(path: str, scope: list[str]) -> bool:
-    return any(path == s or path.startswith(s.rstrip("/") + "/") for s in scope)
 
 
 def _fingerprint(findings: list[Finding], ws: Workspace) -> None:

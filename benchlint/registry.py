@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from benchlint.finding import Finding, Severity
 
 if TYPE_CHECKING:
-    from benchlint.engine import Context
+    from benchlint.context import Context
 
 Check = Callable[["Context"], Iterable[Finding]]
 _RULES: dict[str, Rule] = {}

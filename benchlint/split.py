@@ -45,7 +45,8 @@ from benchlint.wiring import Wiring
 from benchlint.workspace import Workspace
 
 if TYPE_CHECKING:
-    from benchlint.engine import Context, RuleError
+    from benchlint.context import Context
+    from benchlint.engine import RuleError
 
     RunRules = Callable[[Context, list[Rule]], tuple[list[Finding], list[RuleError]]]
 
@@ -76,7 +77,7 @@ def run(
     """The rules' findings and errors over the whole repository, or None if the second
     process failed (then nothing of it is used). `meanwhile` is called in the main process
     after its own rules and before it takes the last pooled recipes."""
-    from benchlint.engine import Context
+    from benchlint.context import Context
 
     main_share, second_share, pooled_scripts = shares(ws)
     up_read, up_write = os.pipe()  # second -> main: entries, calls, results

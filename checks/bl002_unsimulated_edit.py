@@ -76,7 +76,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.finding import Finding, Severity
 from benchlint.launcher import Rewrite
 from benchlint.registry import rule

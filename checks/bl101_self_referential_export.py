@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.environment import is_builtin
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule

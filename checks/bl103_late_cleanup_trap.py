@@ -59,7 +59,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.flow import ExitPath, Flow

@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.engines import Launch, array_name, launches
 from benchlint.environment import is_builtin, runs_when_empty
 from benchlint.finding import Finding, Location, Severity

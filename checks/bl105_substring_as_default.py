@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.registry import rule
 from benchlint.shell.model import Script

@@ -83,7 +83,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import Rewrite
 from benchlint.recipe import HealthWindow, health_window, number

@@ -74,7 +74,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import rule

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.yamlmodel import YNode

@@ -81,7 +81,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import duration, health_window, settings_root, slurm_seconds
 from benchlint.registry import rule

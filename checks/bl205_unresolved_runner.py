@@ -51,7 +51,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.layout import launcher_candidates
 from benchlint.registry import rule

@@ -51,8 +51,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from benchlint.context import Context
 from benchlint.dynamo import flag_name, worker_flags
-from benchlint.engine import Context
 from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import dynamo_pin, engine_configs, frontend_args, frontend_type

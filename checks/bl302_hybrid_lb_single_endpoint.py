@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import engine_configs, frontend_type, settings_root

@@ -47,8 +47,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
+from benchlint.context import Context
 from benchlint.dynamo import flag_name
-from benchlint.engine import Context
 from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import engine_configs

@@ -45,7 +45,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
-from benchlint.engine import Context
+from benchlint.context import Context
 from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule

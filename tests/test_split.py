@@ -13,7 +13,8 @@ from ruamel.yaml import YAML
 from benchlint import split
 from benchlint.calls import CallGraph
 from benchlint.config import Config, load_config
-from benchlint.engine import Context, Result, RuleError, _run_rules, lint, select_rules
+from benchlint.context import Context
+from benchlint.engine import Result, RuleError, _run_rules, lint, select_rules
 from benchlint.finding import Finding
 from benchlint.registry import Rule
 from benchlint.workspace import Workspace

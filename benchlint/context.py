@@ -1,0 +1,152 @@
+"""What a rule may see: the workspace, the models built from it, and the scope of the run.
+
+Rules import this module, never the engine that runs them (no import cycle between the run,
+the registry of rules and the rules).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from benchlint.environment import Environment
+from benchlint.launcher import RECIPE_VARIABLES
+from benchlint.shell.model import Script
+from benchlint.wiring import Route, Wiring
+from benchlint.workspace import Workspace
+from benchlint.yamlmodel import YamlDocument
+
+
+class Context:
+    """What rules see: the workspace and the models built from it, each built once on demand."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        scope: list[str] | None = None,
+        share: frozenset[str] | None = None,
+        owns_routes: bool = True,
+    ) -> None:
+        self.ws = ws
+        self.config = ws.config
+        self.scope = scope  # the paths named, relative to the root; None: everything
+        # In a run split over processes: the files whose file-local work is this process's
+        # (None: all), and whether the routes are.
+        self.share = share
+        self.owns_routes = owns_routes
+        self._routes: list[Route] | None = None
+
+    @property
+    def sees_everything(self) -> bool:
+        """Every file is this process's to look at: reading all of them is no waste."""
+        return self.scope is None and self.share is None
+
+    def owns(self, path: str) -> bool:
+        return self.share is None or path in self.share
+
+    def in_scope(self, paths: list[str]) -> list[str]:
+        """The paths a file-local rule must look at: those inside a named path (all if none)
+        and in this process's share. Findings are filtered by scope anyway; this spares work."""
+        if self.share is not None:
+            paths = [p for p in paths if p in self.share]
+        if self.scope is None:
+            return paths
+        scope = self.scope
+        return [p for p in paths if inside(p, scope)]
+
+    def shell_scripts(self) -> list[Script]:
+        scripts = (self.ws.shell(p) for p in self.in_scope(self.ws.shell_paths))
+        return [s for s in scripts if s is not None]
+
+    def yaml_documents(self) -> list[YamlDocument]:
+        documents = (self.ws.yaml(p) for p in self.in_scope(self.ws.yaml_paths))
+        return [d for d in documents if d is not None]
+
+    def routes(self) -> list[Route]:
+        """The routes whose findings can land in scope: every route of an entry with a route
+        through a named launcher, master config or recipe (a setting's message names all its
+        launchers), and every route to a recipe those reach (a recipe's message names all its
+        entries). Launchers none of these go through are not built."""
+        wiring = self.wiring
+        if not self.owns_routes:
+            return []
+        if self.scope is None:
+            return wiring.routes
+        if self._routes is None:
+            self._routes = self._scoped_routes(wiring)
+        return self._routes
+
+    def _scoped_routes(self, wiring: Wiring) -> list[Route]:
+        pairs = range(len(wiring.pairs))
+        named = set(self.in_scope(self.ws.yaml_paths))
+        entries = {
+            id(wiring.pairs[i][0])
+            for i in pairs
+            if self.route_in_scope(*self.ws.aliases(wiring.pairs[i][1]), wiring.pairs[i][0].path)
+            or any(named.intersection(self._recipes(r)) for r in self._reaching(i, named))
+        }
+        chosen = [
+            r for i in pairs if id(wiring.pairs[i][0]) in entries for r in wiring.pair_routes(i)
+        ]
+        touched = {path for route in chosen for path in self._recipes(route)}
+        seen = {id(route) for route in chosen}
+        others = [
+            route
+            for i in pairs
+            if id(wiring.pairs[i][0]) not in entries
+            for route in self._reaching(i, touched)
+            if id(route) not in seen and touched.intersection(self._recipes(route))
+        ]
+        return [*chosen, *others]
+
+    def _recipes(self, route: Route) -> list[str]:
+        return [r.path for r in self.wiring.recipes(route) if r.path is not None]
+
+    def _reaching(self, index: int, recipes: set[str]) -> list[Route]:
+        """The routes of a pair, if any can reach one of these recipes; else none, without
+        building its launcher. A route reaches a recipe through a setting with the recipe's
+        file name, or a launcher that copies the file under another name (which it then names)."""
+        if not recipes:
+            return []
+        entry, path, _ = self.wiring.pairs[index]
+        names = {p.rsplit("/", 1)[-1] for p in recipes}
+        settings = (
+            s
+            for element in entry.elements
+            for s in (element.settings.get(v) for v in RECIPE_VARIABLES)
+            if s is not None
+        )
+        if any(s.value.split(":", 1)[0].rsplit("/", 1)[-1] in names for s in settings) or any(
+            n in self._launcher_text(path) for n in names
+        ):
+            return self.wiring.pair_routes(index)
+        return []
+
+    def _launcher_text(self, path: str) -> str:
+        source = self.ws.source(path)
+        return source.text if source is not None else ""
+
+    def route_in_scope(self, *paths: str | None) -> bool:
+        """Whether a cross-file finding over these files can have a location in scope."""
+        if self.scope is None:
+            return True
+        return any(p is not None and inside(p, self.scope) for p in paths)
+
+    @cached_property
+    def wiring(self) -> Wiring:
+        return wiring_of(self.ws)
+
+    @cached_property
+    def environment(self) -> Environment:
+        return Environment(self.ws, self.wiring)
+
+
+def wiring_of(ws: Workspace) -> Wiring:
+    """The one wiring of a workspace: the rules' and the run summary's."""
+    wiring = ws.models.get("wiring")
+    if not isinstance(wiring, Wiring):
+        wiring = ws.models["wiring"] = Wiring(ws)
+    return wiring
+
+
+def inside(path: str, scope: list[str]) -> bool:
+    return any(path == s or path.startswith(s.rstrip("/") + "/") for s in scope)
