@@ -243,7 +243,9 @@ def _closing_dquote(text: str, start: int) -> int:
         if ch == '"':
             return i
         if ch == "$" and text[i + 1 : i + 2] in ("{", "("):
-            i = _closing_brace(text, i + 2) + 1 if text[i + 1] == "{" else _paren(text, i + 2)
+            if text[i + 1] == "(":
+                raise Unknown("command or arithmetic substitution")
+            i = _closing_brace(text, i + 2) + 1
             continue
         if ch == "`":
             raise Unknown("command substitution")
@@ -273,10 +275,6 @@ def _closing_brace(text: str, start: int) -> int:
                 return i
         i += 1
     raise Unknown("unterminated ${")
-
-
-def _paren(text: str, start: int) -> int:
-    raise Unknown("command or arithmetic substitution")
 
 
 def _trim(known: str, op: str, pattern: str) -> str:

@@ -80,6 +80,7 @@ class Flow:
             if c.function is None and not c.subshell and (c.words or c.assignments)
         ]
         self._index = {id(c): i for i, c in enumerate(self.statements)}
+        self._positions: dict[int, int] | None = None  # every command's place in the script
 
     @property
     def sourced(self) -> bool:
@@ -126,14 +127,19 @@ class Flow:
         return None
 
     def _substituted(self, command: Command) -> list[Command]:
-        """The commands of the substitutions in an assignment (`X=$(date +%s)`: `date`); an
-        empty list means one the model did not see, which is taken as able to fail."""
-        start, end = command.node.start_byte, command.node.end_byte
-        inner = [
-            c
-            for c in self.script.commands
-            if c is not command and c.words and start <= c.node.start_byte < end
-        ]
+        """The commands of the substitutions in an assignment (`X=$(date +%s)`: `date`), which
+        the model lists right after the assignment; the assignment itself when it saw none
+        (taken as able to fail)."""
+        if self._positions is None:
+            self._positions = {id(c): i for i, c in enumerate(self.script.commands)}
+        commands = self.script.commands
+        end = command.node.end_byte
+        inner = []
+        for c in commands[self._positions[id(command)] + 1 :]:
+            if c.node.start_byte >= end:
+                break
+            if c.words:
+                inner.append(c)
         return inner or [command]
 
     def exits_between(self, start: int, end: int | None) -> list[ExitPath]:
