@@ -86,7 +86,7 @@ from benchlint.registry import rule
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     reasons: dict[int, tuple[Rewrite, str]] = {}
-    routes: dict[int, set[tuple[str, str]]] = {}
+    routes: dict[int, dict[int, str]] = {}  # rewrite -> route -> the recipe it leads to
     for route in ctx.routes():
         recipe = wiring.recipe(route)
         if recipe is None:
@@ -96,10 +96,10 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         for rewrite, why in effective.errors:
             reasons.setdefault(id(rewrite), (rewrite, why))
-            routes.setdefault(id(rewrite), set()).add((route.entry.name, recipe.path or ""))
+            routes.setdefault(id(rewrite), {})[id(route)] = recipe.path or ""
     for key, (rewrite, why) in reasons.items():
         reached = routes[key]
-        recipes = {path for _, path in reached}
+        recipes = set(reached.values())
         text = rewrite.command.script.text_of(rewrite.command.node).split("\n")[0]
         if len(text) > 60:
             text = text[:57] + "..."
