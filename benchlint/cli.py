@@ -139,6 +139,13 @@ def _setup(
 )
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report here.")
 @click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour in the text report (auto: on a terminal, unless NO_COLOR is set).",
+)
+@click.option(
     "--select", multiple=True, help="Only these rules (IDs or prefixes, comma-separated)."
 )
 @click.option("--ignore", multiple=True, help="Skip these rules (IDs or prefixes).")
@@ -182,6 +189,7 @@ def lint_command(
     paths: tuple[Path, ...],
     output_format: str,
     output: Path | None,
+    color: str,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     fail_on: str | None,
@@ -230,6 +238,8 @@ def lint_command(
             )
             return
         result.findings = [f for f in result.findings if f.fingerprint not in known]
+        result.cwd = Path.cwd().resolve()
+        result.color = _use_color(color, output)
         report = renderer(output_format)(result)
         if output is not None:
             try:
@@ -237,7 +247,7 @@ def lint_command(
             except OSError as exc:
                 _fail(f"{output}: cannot be written: {exc.strerror}")
         else:
-            click.echo(report, nl=False)
+            click.echo(report, nl=False, color=result.color)  # click strips ANSI codes otherwise
         blind = result.coverage.blind_spot() if result.coverage is not None else None
         if blind is not None:
             click.echo(f"benchlint: warning: {blind}", err=True)
@@ -257,6 +267,16 @@ def lint_command(
         threshold = Severity(fail_on) if fail_on else config.fail_on
         failing = [f for f in result.findings if result.severity(f).rank >= threshold.rank]
         sys.exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+def _use_color(choice: str, output: Path | None) -> bool:
+    """`--color`: always, never, or (auto) when the report goes to a terminal and NO_COLOR
+    (https://no-color.org) is not set."""
+    if choice != "auto":
+        return choice == "always"
+    if output is not None or os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()
 
 
 @contextmanager

@@ -84,6 +84,19 @@ class Result:
     unused_suppressions: list[Suppression] = field(default_factory=list)
     workspace: Workspace | None = None
     coverage: Coverage | None = None  # worked out for a whole repository only
+    # where paths are shown from (text, concise, json): the folder benchlint was run in
+    cwd: Path | None = None
+    color: bool = False  # ANSI colour in the text report
+
+    def display(self, path: str) -> str:
+        """A repository-relative path as the user can type it from where they ran benchlint:
+        relative to that folder when inside it, else absolute (as ruff and ShellCheck print)."""
+        if self.cwd is None:
+            return path
+        full = self.root / path
+        if full.is_relative_to(self.cwd):
+            return full.relative_to(self.cwd).as_posix()
+        return full.as_posix()
 
     def source(self, path: str) -> SourceText | None:
         return self.workspace.source(path) if self.workspace is not None else None

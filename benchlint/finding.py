@@ -45,7 +45,15 @@ class Finding:
     # What the finding is about, independent of where the file's lines moved (for fingerprints).
     subject: str = ""
     severity: Severity | None = None  # None: the rule's default
+    # how to fix it, one sentence (`= help:` in the text report; appended to the message
+    # where a format has one text)
+    help: str = ""
     fingerprint: str = field(default="", compare=False)
+
+    @property
+    def full_message(self) -> str:
+        """The message and the help in one text, for formats with one message field."""
+        return f"{self.message}; {self.help}" if self.help else self.message
 
     def locations(self) -> tuple[Location, ...]:
         return (self.location, *self.related)

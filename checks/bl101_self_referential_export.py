@@ -133,9 +133,10 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield Finding(
                 "BL101",
                 f"`{text}` exports {name} as an empty string: nothing sets {name} before this "
-                f"line when the script is started from {shown}{more}; give it a default "
-                f'(`"${{{name}:-...}}"`) or fail early (`: "${{{name}:?}}"`)',
+                f"line when the script is started from {shown}{more}",
                 Location(script.path, assignment.span),
+                help=f'give it a default (`"${{{name}:-...}}"`) or fail early '
+                f'(`: "${{{name}:?}}"`)',
                 related=tuple(
                     dict.fromkeys(
                         Location(r.location.path, r.location.span, f"started from {r.name}")

@@ -154,8 +154,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             text = " ".join(w.value for w in words)
             yield Finding(
                 "BL102",
-                f"`{text}` can fail {when}, and {shell} goes on without the lock ({why}); "
-                "add `|| { echo 'lock failed' >&2; exit 1; }` or `set -e` in that shell",
+                f"`{text}` can fail {when}, and {shell} goes on without the lock ({why})",
                 Location(script.path, _from_word(command, words[0])),
+                help="add `|| { echo 'lock failed' >&2; exit 1; }` or `set -e` in that shell",
                 subject=text,
             )

@@ -257,8 +257,9 @@ def _check_script(
                     "BL103",
                     f"the {resource.what} acquired by {name} leaks if the script ends at "
                     f"{first.describe()}, before the `trap ... EXIT` on line {trap_line} "
-                    "releases it; register the trap right after the acquisition",
+                    "releases it",
                     location,
+                    help="register the trap right after the acquisition",
                     related=(Location(script.path, first.command.first_line_span, "exit path"),),
                     subject=f"{resource.what}:{resource.variable}",
                 ),
@@ -292,8 +293,9 @@ def _check_script(
                 Finding(
                     "BL103",
                     f"the {resource.what} acquired by {name} is released {where}{exit_note}: "
-                    "it leaks on any early end; add `trap '...' EXIT` right after the acquisition",
+                    "it leaks on any early end",
                     location,
+                    help="add `trap '...' EXIT` right after the acquisition",
                     related=related,
                     subject=f"{resource.what}:{resource.variable}",
                 ),

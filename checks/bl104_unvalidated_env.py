@@ -167,9 +167,10 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield Finding(
                 "BL104",
                 f"`{launch.module}` gets {names} from the caller with no check before it: an "
-                f"empty value reaches the engine as an empty argument; add `check_env_vars "
-                f'{shown}` or `: "${{{next(iter(unvalidated))}:?}}"` before this line',
+                f"empty value reaches the engine as an empty argument",
                 Location(path, first.span),
+                help=f'add `check_env_vars {shown}` or `: "${{{next(iter(unvalidated))}:?}}"` '
+                "before this line",
                 subject=f"{launch.module}:{shown}",
             )
             break

@@ -121,7 +121,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "BL105",
                 f"`{written}` takes a substring at the arithmetic offset `{text}`, not a "
                 f"default: unset, {name} silently expands to nothing; set, the script stops on "
-                f"an arithmetic error; write `${{{name}:-{text}}}`",
+                "an arithmetic error",
                 Location(path, Span(line, column, line, column + len(written))),
+                help=f"write `${{{name}:-{text}}}`",
                 subject=written,
             )

@@ -101,9 +101,9 @@ def _findings(script: Script) -> Iterator[Finding]:
             "BL107",
             f"the EXIT trap set in {trap.function}() runs after {trap.function} has returned, "
             f"and its handler {shown} reads {names}, local to {trap.function}: it sees "
-            f"{'an empty value' if len(gone) == 1 else 'empty values'}; drop `local` or expand "
-            f'the value now (`trap "..." EXIT`)',
+            f"{'an empty value' if len(gone) == 1 else 'empty values'}",
             Location(script.path, trap.first_line_span),
+            help='drop `local` or expand the value now (`trap "..." EXIT`)',
             related=tuple(Location(script.path, locals_[n].span, f"local {n}") for n in gone),
             subject=f"{trap.function}:{names}",
         )

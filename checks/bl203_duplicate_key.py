@@ -52,12 +52,13 @@ def check(ctx: Context) -> Iterator[Finding]:
         for duplicate in document.duplicates():
             key = duplicate.again.value
             first_line = duplicate.first.span.line
+            advice = ""
             if key == "<<" and duplicate.again.style is None:
                 outcome = (
                     "PyYAML merges every one of them, not only the last, and PyYAML releases "
-                    "differ on which value a key defined by several takes; write one "
-                    "`<<: [*first, *second]`"
+                    "differ on which value a key defined by several takes"
                 )
+                advice = "write one `<<: [*first, *second]`"
             else:
                 outcome = f"PyYAML keeps the last value, {_show(duplicate.winner)}"
             yield Finding(
@@ -66,4 +67,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 Location(document.path, duplicate.again.span),
                 related=(Location(document.path, duplicate.first.span, f"first '{key}'"),),
                 subject=key,
+                help=advice,
             )

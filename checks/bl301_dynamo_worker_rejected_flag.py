@@ -87,9 +87,9 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
                 yield Finding(
                     "BL301",
                     f"`{shown}` in {where} is rejected by the Dynamo vLLM worker of "
-                    f"{_release_text(release)} (`unrecognized arguments: {flag}`): "
-                    f"{data.advice(flag)}",
+                    f"{_release_text(release)} (`unrecognized arguments: {flag}`)",
                     Location(path, key.span),
+                    help=data.advice(flag),
                     subject=f"{where}.{flag}",
                 )
             elif flag == "--reasoning-parser" and "--dyn-reasoning-parser" not in flags:
@@ -119,8 +119,9 @@ def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Fin
                     yield Finding(
                         "BL301",
                         f"`{word.value}` on `python -m dynamo.vllm` is rejected by the worker of "
-                        f"{_release_text(release)}: {data.advice(flag)}",
+                        f"{_release_text(release)}",
                         Location(script.path, word.span),
+                        help=data.advice(flag),
                         subject=flag,
                     )
 

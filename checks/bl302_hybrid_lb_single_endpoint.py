@@ -104,9 +104,10 @@ def _script_findings(script: Script) -> Iterator[Finding]:
                 "BL302",
                 f"`{HYBRID}` runs an API server on every node, but this multi-node vLLM "
                 "launch has no router or Dynamo frontend: requests sent to the head node "
-                "reach only its local ranks; use internal load balancing (drop the flag, "
-                "`--headless` on ranks above 0) or route to every node's endpoint",
+                "reach only its local ranks",
                 Location(word.script.path, word.span),
+                help="use internal load balancing (drop the flag, `--headless` on ranks above "
+                "0) or route to every node's endpoint",
                 subject=HYBRID,
             )
 
@@ -142,9 +143,9 @@ def _recipe_findings(ctx: Context, path: str) -> Iterator[Finding]:
                 yield Finding(
                     "BL302",
                     f"`{key.value}: true` in {where} of a multi-node `frontend.type: vllm` recipe "
-                    "with a single frontend: only the head node's ranks get requests; drop it "
-                    "for internal load balancing, or enable multiple frontends",
+                    "with a single frontend: only the head node's ranks get requests",
                     Location(path, key.span),
+                    help="drop it for internal load balancing, or enable multiple frontends",
                     subject=f"{where}.{HYBRID}",
                 )
 

@@ -94,15 +94,17 @@ def engine_flags() -> EngineFlags:
     )
 
 
-def _message(flag: str, shown: str, engine: str, owner: str, where: str) -> str:
+def _message(flag: str, shown: str, engine: str, owner: str, where: str) -> tuple[str, str]:
+    """The finding's message and its help (the engine's own spelling, where it has one)."""
     equivalent = EQUIVALENT.get(flag)
-    hint = f"; {ENGINES[engine]}'s spelling: {equivalent}" if equivalent else ""
+    hint = f"{ENGINES[engine]}'s spelling: {equivalent}" if equivalent else ""
     if equivalent and equivalent.startswith("nothing"):
-        hint = f"; {ENGINES[engine]} has {equivalent}"
-    return (
+        hint = f"{ENGINES[engine]} has {equivalent}"
+    message = (
         f"`{shown}` {where} is a {ENGINES[owner]} flag that {ENGINES[engine]} does not have: "
-        f"the server exits with `unrecognized arguments`{hint}"
+        "the server exits with `unrecognized arguments`"
     )
+    return message, hint
 
 
 @rule("BL303", "engine-flag-mismatch", Severity.ERROR, tags=("engines",))
@@ -120,11 +122,13 @@ def check(ctx: Context) -> Iterator[Finding]:
                 owner = data.foreign(engine, flag)
                 if owner is not None:
                     where = f"on `{command.name}`" if command.name else "here"
+                    message, hint = _message(flag, word.value, engine, owner, where)
                     yield Finding(
                         "BL303",
-                        _message(flag, word.value, engine, owner, where),
+                        message,
                         Location(script.path, word.span),
                         subject=flag,
+                        help=hint,
                     )
     roots = ctx.ws.recipe_roots
     for path in ctx.in_scope(ctx.ws.yaml_paths):
@@ -142,9 +146,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                     if owner is None:
                         continue
                     shown = f"{key.value}: {value.value}" if value.is_scalar else key.value
+                    message, hint = _message(flag, shown, engine, owner, f"in {where}")
                     yield Finding(
                         "BL303",
-                        _message(flag, shown, engine, owner, f"in {where}"),
+                        message,
                         Location(path, key.span),
                         subject=f"{where}.{flag}",
+                        help=hint,
                     )

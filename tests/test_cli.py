@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -15,9 +16,40 @@ LAUNCHER = "set +e\nexec 9>/tmp/l\nflock -w 5 9\n"
 DUPLICATE = "a: 1\na: 2\n"
 
 
-def invoke(*args: str | Path) -> tuple[int, str, str]:
-    outcome = CliRunner().invoke(main, [str(a) for a in args])
+def invoke(*args: str | Path, cwd: Path | None = None) -> tuple[int, str, str]:
+    """Run benchlint from `cwd` (default: the folder named first, as a user working in that
+    repository would; else where the tests run). Output paths are relative to it."""
+    if cwd is None and args and isinstance(args[0], Path) and args[0].is_dir():
+        cwd = args[0]
+    previous = Path.cwd()
+    os.chdir(cwd or previous)
+    try:
+        outcome = CliRunner().invoke(main, [str(a) for a in args])
+    finally:
+        os.chdir(previous)
     return outcome.exit_code, outcome.stdout, outcome.stderr
+
+
+def test_paths_are_shown_from_where_benchlint_runs(tmp_path: Path) -> None:
+    """Text, concise and json print paths from the current folder (absolute outside it); the
+    github format and SARIF stay repository-relative, which is what GitHub resolves."""
+    root = write_repo(tmp_path / "r", {"runners/run.sh": LAUNCHER})
+    expected = "runners/run.sh:3:1: error:"
+    assert invoke(root, "--format", "concise")[1].startswith(expected)
+    assert invoke(root, "--format", "concise", cwd=root / "runners")[1].startswith("run.sh:3:1")
+    outside = invoke(root, "--format", "concise", cwd=tmp_path)[1]
+    assert outside.startswith("r/runners/run.sh:3:1: error:")
+    elsewhere = invoke(root, "--format", "concise", cwd=root / "runners" / "..")
+    assert elsewhere[1].startswith(expected)
+    data = json.loads(invoke(root, "--format", "json", cwd=tmp_path)[1])
+    assert data["findings"][0]["path"] == "r/runners/run.sh"
+    text = invoke(root, cwd=tmp_path)[1]
+    assert text.startswith("r/runners/run.sh\n  3:1 error ")
+    github = invoke(root, "--format", "github", cwd=tmp_path)[1]
+    assert "file=runners/run.sh," in github
+    sarif = json.loads(invoke(root, "--format", "sarif", cwd=tmp_path)[1])
+    uri = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert uri == {"uri": "runners/run.sh", "uriBaseId": "%SRCROOT%"}
 
 
 def test_exit_codes_and_fail_on(tmp_path: Path) -> None:
@@ -106,8 +138,19 @@ def test_github_format_escapes(tmp_path: Path) -> None:
     root = write_repo(tmp_path / "r", {"x,y.yaml": "a: 1\na: 2\n"})
     _, out, _ = invoke(root, "--format", "github")
     assert out.startswith(
-        "::error file=x%2Cy.yaml,line=2,col=1,endLine=2,endColumn=2,title=BL203::"
+        "::error file=x%2Cy.yaml,line=2,col=1,endLine=2,endColumn=2,title=BL203 duplicate-key::"
     )
+
+
+def test_github_format_says_when_annotations_are_cut(tmp_path: Path) -> None:
+    duplicates = "".join(f"k{i}: 1\nk{i}: 2\n" for i in range(12))
+    root = write_repo(tmp_path / "r", {"a.yaml": duplicates})
+    out = invoke(root, "--format", "github")[1].splitlines()
+    assert len([line for line in out if line.startswith("::error ")]) == 12
+    assert out[-1].startswith("::notice title=benchlint::12 findings (12 errors); GitHub shows 10")
+    assert "2 are not annotated" in out[-1]
+    single = write_repo(tmp_path / "s", {"a.yaml": DUPLICATE})
+    assert "::notice" not in invoke(single, "--format", "github")[1]
 
 
 def test_output_file_and_rules_listing(tmp_path: Path) -> None:

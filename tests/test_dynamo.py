@@ -46,4 +46,4 @@ def test_message_follows_the_configured_release(tmp_path: Path) -> None:
     ]
     new = run_lint(root, "BL301", config=parse_config({"dynamo-version": "1.4.0"}, None))
     assert [f.message.split(":")[0] for f in new.findings] == ["`is-prefill-worker"]
-    assert "use --disaggregation-mode prefill" in new.findings[0].message
+    assert "use --disaggregation-mode prefill" in new.findings[0].help

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from benchlint.cli import main
@@ -46,6 +48,12 @@ EXPECTED = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _in_the_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the example repository's top, as its user would: paths print as in the rules."""
+    monkeypatch.chdir(EXAMPLE)
+
+
 def _lint(*args: str) -> tuple[int, str]:
     outcome = CliRunner().invoke(main, [str(EXAMPLE), *args])
     return outcome.exit_code, outcome.output
@@ -61,9 +69,28 @@ def test_example_findings_exactly() -> None:
 def test_text_output_shows_location_and_source_line() -> None:
     code, output = _lint()
     assert code == 1
-    assert "runners/launch_b200-dgxc.sh:20:5: error: `flock -w 1800 9` can fail" in output
-    assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^" in output
+    header = "\nrunners/launch_b200-dgxc.sh\n  7:8 error `export PORT"
+    assert header in output
+    assert "\n  20:5 error `flock -w 1800 9` can fail after 1800 s" in output
+    assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^\n     = help: add `||" in output
+    assert output.count("runners/launch_b200-dgxc.sh\n") == 1  # one header per file
     assert "Found 26 findings (21 errors, 4 warnings, 1 note)" in output
+    assert "\033[" not in output  # no colour when not on a terminal
+
+
+def test_quick_start_from_the_clone_prints_paths_from_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The README's quick start runs from the clone's top: paths must be typeable from there."""
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    outcome = CliRunner().invoke(main, ["testdata/example", "--format", "concise"])
+    first = outcome.output.splitlines()[0]
+    assert first.startswith("testdata/example/benchmarks/multi_node/collect_results.sh:6:1: ")
+    coloured = CliRunner().invoke(main, ["testdata/example", "--color", "always"]).output
+    assert "\033[1;31merror\033[0m" in coloured
+    assert CliRunner().invoke(main, ["testdata/example", "--color", "never"]).output == (
+        CliRunner().invoke(main, ["testdata/example"]).output
+    )
 
 
 def test_named_path_limits_the_report_not_the_context() -> None:

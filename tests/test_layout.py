@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from benchlint.cli import main
@@ -139,13 +140,14 @@ def test_launchers_or_recipes_with_nothing_routed_warn(tmp_path: Path) -> None:
     assert "0 master configs (0 entries), 1 launcher, 1 recipe (0 routed)" in out
 
 
-def test_outside_a_repository(tmp_path: Path) -> None:
+def test_outside_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A named file is linted on its own; a large folder stops early; an empty one is clean."""
     loose = tmp_path / "loose"
     loose.mkdir()
     for i in range(5001):
         (loose / f"f{i}.txt").write_text("")
     (loose / "run.sh").write_text("set +e\nflock -w 5 9\n")
+    monkeypatch.chdir(loose)
     code, out, _ = invoke("--format", "concise", loose / "run.sh")
     assert (code, out.split(": ")[0]) == (1, "run.sh:2:1")
     code, _, err = invoke(loose)

@@ -66,7 +66,7 @@ def test_hook_fails_on_a_bad_launcher_and_passes_on_a_clean_one(
 ) -> None:
     bad = _try_repo(_project(tmp_path / "bad", BAD), pre_commit_home)
     assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert 'runners/launch_b200.sh:2:8: error: `export PORT="$PORT"`' in bad.stdout
+    assert 'runners/launch_b200.sh\n  2:8 error `export PORT="$PORT"`' in bad.stdout
     good = _try_repo(_project(tmp_path / "good", GOOD), pre_commit_home)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout

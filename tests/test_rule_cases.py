@@ -30,7 +30,7 @@ def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
     assert positions(result, rule) == sorted(case["expect"])
     assert all(f.rule == rule for f in result.findings)
     for text in case.get("messages", []):
-        assert any(text in f.message for f in result.findings), text
+        assert any(text in f.full_message for f in result.findings), text
 
 
 def test_every_rule_has_positive_and_near_miss_cases() -> None:

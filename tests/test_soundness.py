@@ -114,7 +114,9 @@ def test_an_internal_error_exits_2_in_one_line(tmp_path: Path, monkeypatch) -> N
     assert code == 2 and "Traceback" in err
 
 
-def test_sarif_columns_count_utf16_code_units(tmp_path: Path) -> None:
+def test_sarif_columns_count_utf16_code_units(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An emoji is one code point but two UTF-16 code units."""
     root = write_repo(tmp_path / "r", {"run.sh": "set +e\necho 😀; flock -w 5 9\n"})
     import json
@@ -122,6 +124,7 @@ def test_sarif_columns_count_utf16_code_units(tmp_path: Path) -> None:
     _, out, _ = invoke(root, "--format", "sarif")
     region = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"], region["endColumn"]) == (2, 10, 22)
+    monkeypatch.chdir(root)
     _, out, _ = invoke(root, "--format", "concise")
     assert out.startswith("run.sh:2:9:")
 

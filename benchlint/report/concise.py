@@ -11,8 +11,8 @@ def render(result: Result) -> str:
         loc = finding.location
         severity = result.severity(finding).value
         lines.append(
-            f"{loc.path}:{loc.span.line}:{loc.span.column}: {severity}: "
-            f"{finding.message} [{finding.rule}]"
+            f"{result.display(loc.path)}:{loc.span.line}:{loc.span.column}: {severity}: "
+            f"{finding.full_message} [{finding.rule}]"
         )
     for error in result.errors:
         lines.append(f"benchlint: internal error in {error.rule}: {error.message}")

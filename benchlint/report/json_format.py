@@ -1,4 +1,5 @@
-"""Findings as JSON, one object per finding, with every location and the fingerprint."""
+"""Findings as JSON, one object per finding, with every location and the fingerprint. Paths
+are shown from the folder benchlint was run in, as in the text report."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from benchlint.engine import Result
 from benchlint.finding import Location
 
 
-def _location(location: Location) -> dict[str, Any]:
+def _location(location: Location, result: Result) -> dict[str, Any]:
     span = location.span
     data: dict[str, Any] = {
-        "path": location.path,
+        "path": result.display(location.path),
         "line": span.line,
         "column": span.column,
         "end_line": span.end_line,
@@ -34,8 +35,9 @@ def render(result: Result) -> str:
                 "name": rule.name if rule is not None else "",
                 "severity": result.severity(finding).value,
                 "message": finding.message,
-                **_location(finding.location),
-                "related": [_location(r) for r in finding.related],
+                "help": finding.help,
+                **_location(finding.location, result),
+                "related": [_location(r, result) for r in finding.related],
                 "fingerprint": finding.fingerprint,
             }
         )
@@ -43,7 +45,8 @@ def render(result: Result) -> str:
         "version": __version__,
         "findings": findings,
         "unparsed": [
-            {"path": f.path, "message": f.message, "line": f.span.line} for f in result.failures
+            {"path": result.display(f.path), "message": f.message, "line": f.span.line}
+            for f in result.failures
         ],
         "errors": [{"rule": e.rule, "message": e.message} for e in result.errors],
     }

@@ -1,4 +1,9 @@
-"""The default output: findings grouped by file, each with its source line and a caret."""
+"""The default output: one header per file, then each finding with its source line, a caret
+under the span and `= help:`/`= related:` lines, the way rustc and ruff print them.
+
+Paths are shown from the folder benchlint was run in (`Result.display`). Colour only when asked
+(`Result.color`: `--color`, a terminal, `NO_COLOR`).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,18 @@ from itertools import groupby
 from benchlint.engine import Result
 from benchlint.finding import Finding, Severity
 
+_SEVERITY_COLOR = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.NOTE: "36"}
 
-def _snippet(result: Result, finding: Finding) -> list[str]:
+
+class _Paint:
+    def __init__(self, on: bool) -> None:
+        self.on = on
+
+    def __call__(self, text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.on and text else text
+
+
+def _snippet(result: Result, finding: Finding, paint: _Paint, code: str) -> list[str]:
     source = result.source(finding.location.path)
     span = finding.location.span
     if source is None:
@@ -20,42 +35,53 @@ def _snippet(result: Result, finding: Finding) -> list[str]:
     width = max(1, end - span.column)
     gutter = str(span.line)
     pad = " " * len(gutter)
+    bar = paint("|", "34")
     return [
-        f"  {gutter} | {line}",
-        f"  {pad} | {' ' * (span.column - 1)}{'^' * width}",
+        f"  {pad} {bar}",
+        f"  {paint(gutter, '34')} {bar} {line}",
+        f"  {pad} {bar} {' ' * (span.column - 1)}{paint('^' * width, code)}",
     ]
 
 
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def render(result: Result) -> str:
+    paint = _Paint(result.color)
     out: list[str] = []
     counts = {s: 0 for s in Severity}
     for path, group in groupby(result.findings, key=lambda f: f.location.path):
-        out.append(path)
+        out.append(paint(result.display(path), "1;4"))
         for finding in group:
             severity = result.severity(finding)
             counts[severity] += 1
-            loc = finding.location
+            code = _SEVERITY_COLOR[severity]
+            span = finding.location.span
+            rule = result.rule(finding.rule)
+            name = f" {rule.name}" if rule is not None else ""
             out.append(
-                f"{loc.path}:{loc.span.line}:{loc.span.column}: {severity.value}: "
-                f"{finding.message} [{finding.rule}]"
+                f"  {span.line}:{span.column} {paint(severity.value, '1;' + code)} "
+                f"{finding.message} {paint(f'[{finding.rule}{name}]', '2')}"
             )
-            out.extend(_snippet(result, finding))
+            out.extend(_snippet(result, finding, paint, code))
+            pad = " " * (len(str(span.line)) + 2)
+            if finding.help:
+                out.append(f"{pad} {paint('= help:', '1')} {finding.help}")
             for related in finding.related:
                 label = f" ({related.label})" if related.label else ""
-                out.append(f"  = related: {related}{label}")
+                shown = f"{result.display(related.path)}:{related.span.line}:{related.span.column}"
+                out.append(f"{pad} {paint('= related:', '1')} {shown}{label}")
         out.append("")
     for error in result.errors:
         out.append(f"benchlint: internal error in {error.rule}: {error.message}")
     total = len(result.findings)
-    files = f"{result.files_read} file{'s' if result.files_read != 1 else ''}"
-    read = f"{files} read" + (f": {result.coverage.describe()}" if result.coverage else "")
+    read = f"{_plural(result.files_read, 'file')} read" + (
+        f": {result.coverage.describe()}" if result.coverage else ""
+    )
     if total:
-        parts = [
-            f"{counts[s]} {s.value}{'s' if counts[s] != 1 else ''}" for s in Severity if counts[s]
-        ]
-        out.append(
-            f"Found {total} finding{'s' if total != 1 else ''} ({', '.join(parts)}) in {read}."
-        )
+        parts = [_plural(counts[s], s.value) for s in Severity if counts[s]]
+        out.append(f"Found {_plural(total, 'finding')} ({', '.join(parts)}) in {read}.")
     else:
         out.append(f"No findings in {read}.")
     return "\n".join(out) + "\n"
