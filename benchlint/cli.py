@@ -169,7 +169,11 @@ def _setup(
     type=click.Path(path_type=Path, dir_okay=False),
     help="Report only findings not in this earlier JSON or SARIF report.",
 )
-@click.option("--show-unused-suppressions", is_flag=True, help="List inline suppressions not used.")
+@click.option(
+    "--show-unused-suppressions",
+    is_flag=True,
+    help="Report inline suppressions that suppress nothing (turns on BL003).",
+)
 @click.option(
     "--statistics", is_flag=True, help="Print findings per rule, files read and time to stderr."
 )
@@ -209,7 +213,10 @@ def lint_command(
     root_option = root
     config, root = _setup(named, config_file, no_config, root)
     try:
-        chosen = expand_selectors(_split(select) or config.select or ["ALL"])
+        explicit = _split(select) or config.select
+        chosen = expand_selectors(explicit) if explicit else None
+        if show_unused_suppressions:
+            chosen = (chosen or {r.id for r in all_rules() if r.default_enabled}) | {"BL003"}
         dropped = expand_selectors(_split(ignore) + config.ignore)
         expand_selectors(r for rules in config.per_file_ignores.values() for r in rules)
     except ValueError as exc:
@@ -251,13 +258,6 @@ def lint_command(
         blind = result.coverage.blind_spot() if result.coverage is not None else None
         if blind is not None:
             click.echo(f"benchlint: warning: {blind}", err=True)
-        if show_unused_suppressions:
-            for suppression in result.unused_suppressions:
-                click.echo(
-                    f"{suppression.path}:{suppression.line}: unused suppression "
-                    f"{','.join(suppression.rules)}",
-                    err=True,
-                )
         if statistics:
             _print_statistics(result, time.perf_counter() - started)
         if result.errors:

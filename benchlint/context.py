@@ -11,6 +11,7 @@ from functools import cached_property
 from benchlint.environment import Environment
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.shell.model import Script
+from benchlint.suppress import Suppression
 from benchlint.wiring import Route, Wiring
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YamlDocument
@@ -34,6 +35,10 @@ class Context:
         self.share = share
         self.owns_routes = owns_routes
         self._routes: list[Route] | None = None
+        # for rules that run after the suppressions were applied (BL003): every suppression
+        # in scope by file, each marking the IDs that suppressed a finding; the rules that ran
+        self.suppressions: dict[str, list[Suppression]] = {}
+        self.ran: frozenset[str] = frozenset()
 
     @property
     def sees_everything(self) -> bool:

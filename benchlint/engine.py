@@ -81,7 +81,6 @@ class Result:
     failures: list[Failure]
     files_read: int
     errors: list[RuleError] = field(default_factory=list)
-    unused_suppressions: list[Suppression] = field(default_factory=list)
     workspace: Workspace | None = None
     coverage: Coverage | None = None  # worked out for a whole repository only
     # where paths are shown from (text, concise, json): the folder benchlint was run in
@@ -112,8 +111,11 @@ class Result:
 
 
 def select_rules(config: Config, select: set[str] | None, ignore: set[str]) -> list[Rule]:
+    """The rules to run: those selected (None: the rules on by default), less those ignored."""
     rules = all_rules()
-    if select:
+    if select is None:
+        rules = [r for r in rules if r.default_enabled]
+    else:
         rules = [r for r in rules if r.id in select]
     return [r for r in rules if r.id not in ignore]
 
@@ -142,16 +144,58 @@ def lint(
     else:
         ws = Workspace(root, config, cache)
     outcome = None
+    first = [rule for rule in rules if not rule.after_suppressions]
     if _processes(ws, scope, jobs) > 1:
         from benchlint import split  # the fork and the pipes, only when used
 
-        outcome = split.run(ws, rules, _run_rules, meanwhile)
+        outcome = split.run(ws, first, _run_rules, meanwhile)
     if outcome is None:  # one process, or the second one failed
-        outcome = _run_rules(Context(ws, scope), rules)
+        outcome = _run_rules(Context(ws, scope), first)
     raw, errors = outcome
     errors = list(dict.fromkeys(errors))  # a rule that fails in both processes, once
-    findings: list[Finding] = []
     inline: dict[str, list[Suppression]] = {}
+    findings = _kept(raw, ws, config, scope, inline)
+    late = [rule for rule in rules if rule.after_suppressions]
+    if late:  # rules about the suppressions see every one in scope, and which were used
+        for path in sorted(set(ws.shell_paths + ws.yaml_paths)):
+            if path not in inline and (scope is None or inside(path, scope)):
+                source = ws.source(path)
+                inline[path] = suppressions(source) if source is not None else []
+        ctx = Context(ws, scope)
+        ctx.suppressions = inline
+        ctx.ran = frozenset(r.id for r in first)
+        late_raw, late_errors = _run_rules(ctx, late)
+        # not suppressed inline: a `disable=ALL` would hide the report that it is unused
+        findings += _kept(late_raw, ws, config, scope, None)
+        errors += late_errors
+    findings.sort(key=lambda f: (f.location.path, f.location.span, f.rule))
+    _fingerprint(findings, ws)
+    failures = sorted(
+        (f for f in ws.failures.values() if scope is None or inside(f.path, scope)),
+        key=lambda f: f.path,
+    )
+    result = Result(root, rules, findings, failures, ws.files_read, errors, ws)
+    if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
+        result.coverage = _coverage(ws)
+    return result
+
+
+# A folder outside any repository is walked only this far (a system temporary folder holds
+# tens of thousands of files, none of them a launcher).
+STANDALONE_ENTRIES = 5000
+
+
+def _kept(
+    raw: list[Finding],
+    ws: Workspace,
+    config: Config,
+    scope: list[str] | None,
+    inline: dict[str, list[Suppression]] | None,
+) -> list[Finding]:
+    """The findings that are reported: once each, in scope, not ignored by the configuration or
+    suppressed in their file (`inline`: each file's suppressions, read here on first need, and
+    marked used; None: inline suppressions do not apply)."""
+    findings: list[Finding] = []
     seen: set[tuple[str, Location, str]] = set()
     for finding in raw:
         key = (finding.rule, finding.location, finding.message)
@@ -163,28 +207,13 @@ def lint(
         if ignored_by_config(finding, config.per_file_ignores):
             continue
         path = finding.location.path
-        if path not in inline:
+        if inline is not None and path not in inline:
             source = ws.source(path)
             inline[path] = suppressions(source) if source is not None else []
-        if is_suppressed(finding, inline[path]):
+        if inline is not None and is_suppressed(finding, inline[path]):
             continue
         findings.append(finding)
-    findings.sort(key=lambda f: (f.location.path, f.location.span, f.rule))
-    _fingerprint(findings, ws)
-    unused = [s for entries in inline.values() for s in entries if not s.used and not s.whole_file]
-    failures = sorted(
-        (f for f in ws.failures.values() if scope is None or inside(f.path, scope)),
-        key=lambda f: f.path,
-    )
-    result = Result(root, rules, findings, failures, ws.files_read, errors, unused, ws)
-    if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
-        result.coverage = _coverage(ws)
-    return result
-
-
-# A folder outside any repository is walked only this far (a system temporary folder holds
-# tens of thousands of files, none of them a launcher).
-STANDALONE_ENTRIES = 5000
+    return findings
 
 
 def _coverage(ws: Workspace) -> Coverage:

@@ -33,6 +33,10 @@ class Rule:
     doc: str
     tags: tuple[str, ...]
     precision: str  # SARIF precision: very-high | high | medium | low
+    # off unless selected by ID, prefix or ALL (BL003: a report about the suppressions)
+    default_enabled: bool = True
+    # runs after the other rules' findings met the suppressions (it reports on those)
+    after_suppressions: bool = False
 
     @property
     def summary(self) -> str:
@@ -50,6 +54,8 @@ def rule(
     severity: Severity,
     tags: tuple[str, ...] = (),
     precision: str = "high",
+    default_enabled: bool = True,
+    after_suppressions: bool = False,
 ) -> Callable[[Check], Check]:
     if not _ID.match(id):
         raise ValueError(f"rule id {id!r} is not of the form BLnnn")
@@ -57,7 +63,9 @@ def rule(
     def register(check: Check) -> Check:
         module = sys.modules[check.__module__]
         doc = (module.__doc__ or "").strip()
-        _RULES[id] = Rule(id, name, severity, check, doc, tags, precision)
+        _RULES[id] = Rule(
+            id, name, severity, check, doc, tags, precision, default_enabled, after_suppressions
+        )
         return check
 
     return register

@@ -25,6 +25,10 @@ class Suppression:
     rules: tuple[str, ...]
     whole_file: bool
     used: set[str] = field(default_factory=set)
+    # where each ID is written on its line: (1-based column, end column), in `rules`' order
+    columns: tuple[tuple[int, int], ...] = ()
+    # the directive from its `#` to the end of the line's text: (column, end column)
+    directive: tuple[int, int] = (1, 1)
 
 
 def suppressions(source: SourceText) -> list[Suppression]:
@@ -35,15 +39,26 @@ def suppressions(source: SourceText) -> list[Suppression]:
     for index, line in enumerate(source.text.split("\n"), start=1):
         match = _DIRECTIVE.search(line)
         if match is not None:
-            rules = tuple(
-                token.upper()
-                for token in itertools.takewhile(
-                    _ID.fullmatch, (t for t in re.split(r"[,\s]+", match.group(2)) if t)
+            tokens = list(
+                itertools.takewhile(
+                    lambda t: _ID.fullmatch(t.group()) is not None,
+                    re.finditer(r"[^,\s]+", match.group(2)),
                 )
             )
-            if rules:
+            if tokens:
+                offset = match.start(2)
                 found.append(
-                    Suppression(source.path, index, rules, match.group(1) == "disable-file")
+                    Suppression(
+                        source.path,
+                        index,
+                        tuple(t.group().upper() for t in tokens),
+                        match.group(1) == "disable-file",
+                        # columns count characters, as findings' do
+                        columns=tuple(
+                            (offset + t.start() + 1, offset + t.end() + 1) for t in tokens
+                        ),
+                        directive=(match.start() + 1, len(line.rstrip()) + 1),
+                    )
                 )
     return found
 

@@ -28,10 +28,15 @@ def write_repo(root: Path, files: dict[str, str], symlinks: dict[str, str] | Non
 
 
 def run_lint(
-    root: Path, select: str = "ALL", named: list[Path] | None = None, config: Config | None = None
+    root: Path,
+    select: str | None = None,
+    named: list[Path] | None = None,
+    config: Config | None = None,
 ) -> Result:
+    """Lint as the CLI does; `select`: comma-separated IDs or prefixes (None: the default rules)."""
     config = config or Config()
-    rules = select_rules(config, expand_selectors([select]), set())
+    chosen = expand_selectors(select.split(",")) if select is not None else None
+    rules = select_rules(config, chosen, set())
     return lint(root, config, rules, named or [root])
 
 

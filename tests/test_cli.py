@@ -129,9 +129,22 @@ def test_inline_suppressions(tmp_path: Path) -> None:
         tmp_path / "r",
         {"run.sh": launcher, "a.yaml": "# benchlint: disable-file=BL203\n" + DUPLICATE},
     )
-    _, out, err = invoke(root, "--format", "concise", "--show-unused-suppressions")
+    code, out, _ = invoke(root, "--format", "concise")
     assert [line.split(": ")[0] for line in out.splitlines()] == ["run.sh:5:1", "run.sh:7:1"]
-    assert "run.sh:6: unused suppression BL101" in err
+    # BL003 is off by default; --show-unused-suppressions (or selecting it) reports the stale
+    # one as a finding, in every format, counted in the exit code
+    code, out, _ = invoke(root, "--format", "concise", "--show-unused-suppressions")
+    assert [line.split(": ")[0] for line in out.splitlines()] == [
+        "run.sh:5:1",
+        "run.sh:6:22",
+        "run.sh:7:1",
+    ]
+    assert "`disable=BL101` is unused: BL101 reports nothing on this line or the next" in out
+    clean = write_repo(tmp_path / "c", {"run.sh": "echo ok  # benchlint: disable=BL102\n"})
+    assert invoke(clean, "--format", "concise")[0] == 0
+    code, out, _ = invoke(clean, "--select", "BL003,BL102", "--format", "json")
+    assert code == 1 and json.loads(out)["findings"][0]["rule"] == "BL003"
+    assert invoke(clean, "--select", "BL003,BL102", "--ignore", "BL003")[0] == 0
 
 
 def test_github_format_escapes(tmp_path: Path) -> None:
