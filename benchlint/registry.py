@@ -32,7 +32,9 @@ class Rule:
     check: Check
     doc: str
     tags: tuple[str, ...]
-    precision: str  # SARIF precision: very-high | high | medium | low
+    # SARIF precision: very-high (decided by a parser), high (no known false positive on
+    # InferenceX's history), medium (a heuristic: a flow, a text scan or a guess at topology)
+    precision: str
     # off unless selected by ID, prefix or ALL (BL003: a report about the suppressions)
     default_enabled: bool = True
     # runs after the other rules' findings met the suppressions (it reports on those)

@@ -82,7 +82,7 @@ from benchlint.launcher import Rewrite
 from benchlint.registry import rule
 
 
-@rule("BL002", "unsimulated-edit", Severity.NOTE, tags=("wiring", "coverage"))
+@rule("BL002", "unsimulated-edit", Severity.NOTE, tags=("wiring", "coverage"), precision="medium")
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     reasons: dict[int, tuple[Rewrite, str]] = {}

@@ -315,7 +315,9 @@ def _named_after_runner(command: Command) -> bool:
     return False
 
 
-@rule("BL103", "late-cleanup-trap", Severity.WARNING, tags=("shell", "resources"))
+@rule(
+    "BL103", "late-cleanup-trap", Severity.WARNING, tags=("shell", "resources"), precision="medium"
+)
 def check(ctx: Context) -> Iterator[Finding]:
     calls = ctx.environment.calls
     if ctx.sees_everything:

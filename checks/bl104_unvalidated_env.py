@@ -123,7 +123,9 @@ def _typos(unvalidated: dict[str, Read], ctx: Context) -> list[Finding]:
     return found
 
 
-@rule("BL104", "unvalidated-env", Severity.WARNING, tags=("shell", "environment"))
+@rule(
+    "BL104", "unvalidated-env", Severity.WARNING, tags=("shell", "environment"), precision="medium"
+)
 def check(ctx: Context) -> Iterator[Finding]:
     environment = ctx.environment
     layout = ctx.ws.layout

@@ -101,7 +101,13 @@ def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
             i += 1
 
 
-@rule("BL105", "substring-as-default", Severity.ERROR, tags=("shell", "correctness"))
+@rule(
+    "BL105",
+    "substring-as-default",
+    Severity.ERROR,
+    tags=("shell", "correctness"),
+    precision="medium",
+)
 def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.shell_paths):
         if not ctx.owns(path):

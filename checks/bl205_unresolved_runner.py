@@ -57,7 +57,7 @@ from benchlint.layout import launcher_candidates
 from benchlint.registry import rule
 
 
-@rule("BL205", "unresolved-runner", Severity.ERROR, tags=("wiring",))
+@rule("BL205", "unresolved-runner", Severity.ERROR, tags=("wiring",), precision="medium")
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     if not wiring.has_runners_file:

@@ -126,7 +126,7 @@ def _keys_named(document: YamlDocument, name: str) -> list[tuple[YNode, tuple[st
     return sorted(found, key=lambda f: (f[0].span.line, f[0].span.column))
 
 
-@rule("BL206", "ineffective-rewrite", Severity.NOTE, tags=("wiring", "recipes"))
+@rule("BL206", "ineffective-rewrite", Severity.NOTE, tags=("wiring", "recipes"), precision="medium")
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     # per rewrite: the key paths it changed somewhere, and where it applied but changed nothing

@@ -150,7 +150,13 @@ def _recipe_findings(ctx: Context, path: str) -> Iterator[Finding]:
                 )
 
 
-@rule("BL302", "hybrid-lb-single-endpoint", Severity.ERROR, tags=("engines", "vllm"))
+@rule(
+    "BL302",
+    "hybrid-lb-single-endpoint",
+    Severity.ERROR,
+    tags=("engines", "vllm"),
+    precision="medium",
+)
 def check(ctx: Context) -> Iterator[Finding]:
     for script in ctx.shell_scripts():
         yield from _script_findings(script)

@@ -225,7 +225,7 @@ def _launch_server(script: Script, probe: Probe) -> tuple[str | None, set[str]] 
     return None
 
 
-@rule("BL304", "unexposed-endpoint", Severity.ERROR, tags=("engines", "http"))
+@rule("BL304", "unexposed-endpoint", Severity.ERROR, tags=("engines", "http"), precision="medium")
 def check(ctx: Context) -> Iterator[Finding]:
     for script in ctx.shell_scripts():
         dev_mode = _dev_mode(script)

@@ -82,9 +82,27 @@ def test_report_shape() -> None:
         for r in clamp["relatedLocations"]
     ]
     assert related == [("runners/launch_gb200-nv.sh", 34), ("configs/nvidia-master.yaml", 34)]
+    # code scanning shows a related location only where the message links to it
+    assert clamp["message"]["text"].endswith(
+        "See [rewrite at runners/launch_gb200-nv.sh:34](1), "
+        "[entry dsr1-fp8-gb200-dynamo-vllm at configs/nvidia-master.yaml:34](2)."
+    )
+    for result in run["results"]:
+        ids = [r["id"] for r in result.get("relatedLocations", [])]
+        assert all(f"]({i})" in result["message"]["text"] for i in ids)
+    # fullDescription is plain text: GitHub shows it as it is
+    assert all("#" not in r["fullDescription"]["text"] for r in rules)
+    assert rules[0]["fullDescription"]["text"].startswith("Reports a shell script or YAML file")
+    precision = {r["id"]: r["properties"]["precision"] for r in rules}
+    assert precision["BL203"] == "very-high" and precision["BL105"] == "medium"
+    # parse failures are BL001 results, not notifications as well
+    failed = [r for r in run["results"] if r["ruleId"] == "BL001"]
+    assert len(failed) == 2
+    assert "toolExecutionNotifications" not in run["invocations"][0]
+    without = _sarif(TESTDATA / "example", "--ignore", "BL001")["runs"][0]
     notified = [
         n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-        for n in run["invocations"][0]["toolExecutionNotifications"]
+        for n in without["invocations"][0]["toolExecutionNotifications"]
     ]
     assert notified == [
         "benchmarks/multi_node/collect_results.sh",

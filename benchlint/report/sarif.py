@@ -1,13 +1,16 @@
 """SARIF 2.1.0 for GitHub code scanning and SARIF viewers, built with the sarif-om object model.
 
-Every selected rule is in `rules[]` with its documentation; results carry a repository-relative
-URI under `%SRCROOT%`, a full region, related locations and `partialFingerprints`. Files that could
-not be read or parsed are `toolExecutionNotifications` of the invocation.
+Every selected rule is in `rules[]` with its documentation (`fullDescription` plain text, `help`
+markdown, an honest `precision`); results carry a repository-relative URI under `%SRCROOT%`, a
+full region, related locations linked from the message text (the only ones code scanning shows)
+and `partialFingerprints`. Files that could not be read or parsed are BL001 results, or
+`toolExecutionNotifications` of the invocation when BL001 did not run.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -16,7 +19,7 @@ import sarif_om as om
 
 from benchlint import HOMEPAGE, __version__
 from benchlint.engine import Result
-from benchlint.finding import Location, Severity
+from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import Rule
 from benchlint.source import SourceText
 
@@ -41,13 +44,23 @@ def _help_uri(rule: Rule) -> str:
     return f"{HOMEPAGE}/blob/main/docs/rules.md#{rule.id.lower()}-{rule.name}"
 
 
+def _first_paragraph(doc: str) -> str:
+    """The first paragraph of a rule's documentation after its summary line, as plain text: no
+    markdown heading (GitHub shows fullDescription as it is)."""
+    body = doc.split("\n", 1)[1] if "\n" in doc else doc
+    paragraphs = [
+        " ".join(line.strip() for line in block.splitlines() if not line.startswith("#"))
+        for block in body.split("\n\n")
+    ]
+    return next((p for p in paragraphs if p), doc.strip())
+
+
 def _descriptor(rule: Rule) -> om.ReportingDescriptor:
-    body = rule.doc.split("\n", 1)[1].strip() if "\n" in rule.doc else rule.doc
     return om.ReportingDescriptor(
         id=rule.id,
         name=rule.name,
         short_description=om.MultiformatMessageString(text=_sentence(rule.summary)),
-        full_description=om.MultiformatMessageString(text=_sentence(body.split("\n\n")[0])),
+        full_description=om.MultiformatMessageString(text=_sentence(_first_paragraph(rule.doc))),
         help=om.MultiformatMessageString(text=rule.doc, markdown=rule.doc),
         help_uri=_help_uri(rule),
         default_configuration=om.ReportingConfiguration(level=_LEVEL[rule.severity]),
@@ -86,6 +99,24 @@ def _utf16(source: SourceText | None, line: int, column: int) -> int:
     return column + sum(1 for ch in before if ord(ch) > 0xFFFF)
 
 
+def _message(finding: Finding) -> str:
+    """The finding's text, its help, and a link to each related location: GitHub code scanning
+    shows a related location only where the message links to it (`[text](id)`)."""
+    text = _sentence(finding.full_message)
+    if not finding.related:
+        return text
+    links = []
+    for i, loc in enumerate(finding.related, start=1):
+        where = f"{loc.path}:{loc.span.line}"
+        shown = f"{loc.label} at {where}" if loc.label else where
+        links.append(f"[{_escape_link(shown)}]({i})")
+    return f"{text} See {', '.join(links)}."
+
+
+def _escape_link(text: str) -> str:
+    return re.sub(r"([\\\[\]])", r"\\\1", text)
+
+
 def _uri(path: str) -> str:
     return quote(path, safe="/-_.~")
 
@@ -108,7 +139,7 @@ def render(result: Result) -> str:
                 rule_id=finding.rule,
                 rule_index=index.get(finding.rule, -1),
                 level=_LEVEL[result.severity(finding)],
-                message=om.Message(text=_sentence(finding.message)),
+                message=om.Message(text=_message(finding)),
                 locations=[om.Location(physical_location=_physical(finding.location, result))],
                 related_locations=related or None,
                 partial_fingerprints={"benchlintFingerprint/v1": finding.fingerprint},
@@ -126,6 +157,7 @@ def render(result: Result) -> str:
             descriptor=om.ReportingDescriptorReference(id="BL001"),
         )
         for failure in result.failures
+        if "BL001" not in index  # else each is a BL001 result already
     ]
     notifications += [
         om.Notification(
