@@ -158,7 +158,9 @@ def lint(
     late = [rule for rule in rules if rule.after_suppressions]
     if late:  # rules about the suppressions see every one in scope, and which were used
         for path in sorted(set(ws.shell_paths + ws.yaml_paths)):
-            if path not in inline and (scope is None or inside(path, scope)):
+            if path in inline or ws.excluded(path):
+                continue
+            if scope is None or inside(path, scope):
                 source = ws.source(path)
                 inline[path] = suppressions(source) if source is not None else []
         ctx = Context(ws, scope)
@@ -171,7 +173,11 @@ def lint(
     findings.sort(key=lambda f: (f.location.path, f.location.span, f.rule))
     _fingerprint(findings, ws)
     failures = sorted(
-        (f for f in ws.failures.values() if scope is None or inside(f.path, scope)),
+        (
+            f
+            for f in ws.failures.values()
+            if (scope is None or inside(f.path, scope)) and not ws.excluded(f.path)
+        ),
         key=lambda f: f.path,
     )
     result = Result(root, rules, findings, failures, ws.files_read, errors, ws)
@@ -203,6 +209,8 @@ def _kept(
             continue
         seen.add(key)
         if scope is not None and not any(inside(loc.path, scope) for loc in finding.locations()):
+            continue
+        if ws.excluded(finding.location.path):
             continue
         if ignored_by_config(finding, config.per_file_ignores):
             continue

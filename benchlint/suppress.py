@@ -83,21 +83,30 @@ def is_suppressed(finding: Finding, inline: list[Suppression]) -> bool:
 
 
 def baseline_fingerprints(path: Path) -> set[str]:
-    """Fingerprints of an earlier run's `--format json` or `--format sarif` report."""
+    """Fingerprints of an earlier run's `--format json` or `--format sarif` report. Raises
+    ValueError (one line for the user) for a file that does not exist or is not such a report."""
+    if not path.exists():
+        raise ValueError(f"{path}: baseline file does not exist")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path}: not a benchlint JSON or SARIF report ({exc})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: not a benchlint JSON or SARIF report")
-    if "runs" in data:
+    except OSError as exc:
+        raise ValueError(f"{path}: baseline file cannot be read: {exc.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ValueError(f"{path}: not a benchlint JSON or SARIF report (not JSON)") from None
+    if isinstance(data, dict) and isinstance(data.get("runs"), list):
         return {
             fingerprint
             for run in data["runs"]
+            if isinstance(run, dict)
             for result in run.get("results", [])
             for fingerprint in result.get("partialFingerprints", {}).values()
         }
-    return {f["fingerprint"] for f in data.get("findings", []) if "fingerprint" in f}
+    if isinstance(data, dict) and isinstance(data.get("findings"), list):
+        return {f["fingerprint"] for f in data["findings"] if "fingerprint" in f}
+    raise ValueError(
+        f"{path}: not a benchlint JSON or SARIF report (no `findings` or `runs` list); "
+        "write one with --format json or --format sarif --output FILE"
+    )
 
 
 def ignored_by_config(finding: Finding, per_file_ignores: dict[str, list[str]]) -> bool:

@@ -156,7 +156,9 @@ class Workspace:
         out when first needed, as it models the launchers)."""
         return detect_recipe_roots(self, self.detected)
 
-    def _excluded(self, rel: str) -> bool:
+    def excluded(self, rel: str) -> bool:
+        """Whether `exclude` names this path: its findings are not reported, but it is read
+        like any other file (a recipe a launcher runs still exists for BL202)."""
         return any(path_matches(rel, pattern, inside=True) for pattern in self.config.exclude)
 
     def _discover(self) -> None:
@@ -185,7 +187,7 @@ class Workspace:
                     is_dir = False
                 if is_dir:
                     skipped = name in SKIP_DIRS or entry.is_symlink()
-                    if not skipped and not self._excluded(rel_dir + name):
+                    if not skipped:
                         templates = in_templates or (chart and name == "templates")
                         folders.append((rel_dir + name + "/", entry.path, templates))
                     continue
@@ -198,8 +200,6 @@ class Workspace:
         """Add a file found by the walk (or named) to the shell or YAML files, if it is one."""
         shell = name.endswith(SHELL_SUFFIXES)
         yaml = not shell and name.endswith(YAML_SUFFIXES)
-        if self._excluded(rel):
-            return
         if link and self._is_internal_link(rel):
             return
         if shell:

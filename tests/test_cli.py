@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from benchlint.cli import main
 from benchlint.registry import all_rules
-from tests.conftest import write_repo
+from tests.conftest import TESTDATA, write_repo
 
 LAUNCHER = "set +e\nexec 9>/tmp/l\nflock -w 5 9\n"
 DUPLICATE = "a: 1\na: 2\n"
@@ -195,6 +196,11 @@ def test_baseline_reports_only_new_findings(tmp_path: Path) -> None:
     (tmp_path / "junk.json").write_text("[1, 2]")
     code, _, err = invoke(root, "--baseline", tmp_path / "junk.json")
     assert code == 2 and "not a benchlint JSON or SARIF report" in err
+    (tmp_path / "other.json").write_text('{"name": "package.json, not a report"}')
+    code, _, err = invoke(root, "--baseline", tmp_path / "other.json")
+    assert code == 2 and "no `findings` or `runs` list" in err and len(err.splitlines()) == 1
+    code, _, err = invoke(root, "--baseline", tmp_path / "missing.json")
+    assert code == 2 and "baseline file does not exist" in err
 
 
 def test_config_select_and_fail_on(tmp_path: Path) -> None:
@@ -218,6 +224,26 @@ def test_globs_stay_within_a_folder(tmp_path: Path) -> None:
     (root / ".benchlint.toml").write_text('exclude = ["experimental"]\n')
     _, out, _ = invoke(root, "--format", "concise")
     assert [line.split(": ")[0] for line in out.splitlines()] == ["run.sh:3:1"]
+
+
+def test_excluded_files_are_not_reported_but_still_read(tmp_path: Path) -> None:
+    """Excluding the recipes hides their findings and parse failures, yet they still exist for
+    the master config's references (BL202 reports exactly what it reported before)."""
+    root = tmp_path / "example"
+    shutil.copytree(TESTDATA / "example", root)
+
+    def findings() -> list[tuple[str, str]]:
+        data = json.loads(invoke(root, "--format", "json")[1])
+        return [(f["rule"], f["path"]) for f in data["findings"]]
+
+    before = findings()
+    recipes = "benchmarks/multi_node/srt-slurm-recipes"
+    (root / ".benchlint.toml").write_text(f'exclude = ["{recipes}"]\n')
+    after = findings()
+    assert after == [f for f in before if not f[1].startswith(recipes)]
+    assert len(after) < len(before)
+    assert [f for f in after if f[0] == "BL202"] == [f for f in before if f[0] == "BL202"]
+    assert len([f for f in after if f[0] == "BL202"]) == 2
 
 
 def test_yaml_lookups_follow_merge_keys() -> None:
