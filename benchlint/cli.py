@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from benchlint import __version__
+from benchlint import __version__, fixes
 from benchlint.cache import Cache
 from benchlint.config import Config, ConfigError, find_config, find_root, load_config
 from benchlint.context import Context
@@ -175,6 +175,16 @@ def _setup(
     help="Report inline suppressions that suppress nothing (turns on BL003).",
 )
 @click.option(
+    "--fix", "apply_fixes", is_flag=True, help="Apply the safe fixes, then report what is left."
+)
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help="Print the safe fixes as a unified diff instead of the report; change nothing "
+    "(exit 1 when there is one).",
+)
+@click.option(
     "--statistics", is_flag=True, help="Print findings per rule, files read and time to stderr."
 )
 @click.option(
@@ -203,6 +213,8 @@ def lint_command(
     root: Path | None,
     baseline: Path | None,
     show_unused_suppressions: bool,
+    apply_fixes: bool,
+    show_diff: bool,
     statistics: bool,
     no_cache: bool,
     jobs: int | None,
@@ -246,6 +258,12 @@ def lint_command(
             return
         result.findings = [f for f in result.findings if f.fingerprint not in known]
         result.cwd = Path.cwd().resolve()
+        if show_diff:
+            sys.exit(_print_diff(result))
+        if apply_fixes and _apply_fixes(result):  # then lint again: report what is left
+            result = lint(root, config, rules, named, 1, cache, standalone=standalone)
+            result.findings = [f for f in result.findings if f.fingerprint not in known]
+            result.cwd = Path.cwd().resolve()
         result.color = _use_color(color, output)
         report = renderer(output_format)(result)
         if output is not None:
@@ -267,6 +285,47 @@ def lint_command(
         threshold = Severity(fail_on) if fail_on else config.fail_on
         failing = [f for f in result.findings if result.severity(f).rank >= threshold.rank]
         sys.exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+def _fix_plan(result: Result) -> tuple[fixes.Plan, dict[str, tuple[str, str]]]:
+    """The fixes of the reported findings, and each touched file's text before and after."""
+    unparsed = set(result.workspace.failures) if result.workspace is not None else set()
+    chosen = fixes.plan(result.findings, unparsed)
+    texts = {}
+    for path in chosen.files():
+        source = result.source(path)
+        if source is not None:
+            texts[path] = (source.text, fixes.apply(source, chosen.edits[path]))
+    return chosen, texts
+
+
+def _print_diff(result: Result) -> int:
+    _, texts = _fix_plan(result)
+    shown = [fixes.diff(path, before, after) for path, (before, after) in texts.items()]
+    click.echo("".join(shown), nl=False)
+    return EXIT_FINDINGS if any(shown) else EXIT_OK
+
+
+def _apply_fixes(result: Result) -> bool:
+    """Write the fixes; say on stderr what changed. Whether any file was written."""
+    chosen, texts = _fix_plan(result)
+    written = []
+    for path, (before, after) in texts.items():
+        if after != before:
+            try:
+                fixes.write(result.root, path, after)
+            except OSError as exc:
+                _fail(f"{path}: cannot be written: {exc.strerror}")
+            written.append(path)
+    if written:
+        count = len(chosen.fixed)
+        click.echo(
+            f"benchlint: fixed {count} finding{'s' if count != 1 else ''} in "
+            f"{len(written)} file{'s' if len(written) != 1 else ''}: "
+            + ", ".join(result.display(path) for path in written),
+            err=True,
+        )
+    return bool(written)
 
 
 def _use_color(choice: str, output: Path | None) -> bool:

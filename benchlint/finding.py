@@ -36,6 +36,23 @@ class Location:
         return f"{self.path}:{self.span.line}:{self.span.column}"
 
 
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text of `span` (end exclusive; an empty span inserts) with `text`."""
+
+    path: str
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A safe fix: applying every edit removes the finding and changes nothing else."""
+
+    description: str
+    edits: tuple[Edit, ...]
+
+
 @dataclass
 class Finding:
     rule: str
@@ -48,6 +65,7 @@ class Finding:
     # how to fix it, one sentence (`= help:` in the text report; appended to the message
     # where a format has one text)
     help: str = ""
+    fix: Fix | None = None
     fingerprint: str = field(default="", compare=False)
 
     @property

@@ -39,8 +39,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
+from benchlint.fixes import line_removal
 from benchlint.registry import all_rules, rule
+from benchlint.source import SourceText
+from benchlint.suppress import Suppression
 
 
 @rule(
@@ -55,12 +58,19 @@ from benchlint.registry import all_rules, rule
 def check(ctx: Context) -> Iterator[Finding]:
     known = [r.id for r in all_rules() if not r.after_suppressions]
     for path, entries in sorted(ctx.suppressions.items()):
+        source = ctx.ws.source(path)
         for suppression in entries:
+            stale = [
+                rule
+                for rule in suppression.rules
+                if _unknown(rule, known) or _unused(rule, suppression, known, ctx.ran)
+            ]
             kind = "disable-file" if suppression.whole_file else "disable"
             where = "in this file" if suppression.whole_file else "on this line or the next"
             for selector, (start, end) in zip(suppression.rules, suppression.columns, strict=True):
-                named = known if selector == "ALL" else [i for i in known if i.startswith(selector)]
+                named = _named(selector, known)
                 span = Span(suppression.line, start, suppression.line, end)
+                fix = _removal(source, suppression, selector, stale) if source else None
                 if not named:
                     yield Finding(
                         "BL003",
@@ -68,8 +78,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                         Location(path, span),
                         subject=f"unknown:{selector}",
                         help="correct the ID (`benchlint rules` lists them) or remove it",
+                        fix=fix,
                     )
-                elif selector not in suppression.used and ctx.ran.issuperset(named):
+                elif _unused(selector, suppression, known, ctx.ran):
                     what = (
                         "no rule reports anything"
                         if selector == "ALL"
@@ -81,4 +92,43 @@ def check(ctx: Context) -> Iterator[Finding]:
                         Location(path, span),
                         subject=f"unused:{selector}",
                         help="remove it",
+                        fix=fix,
                     )
+
+
+def _named(selector: str, known: list[str]) -> list[str]:
+    return known if selector == "ALL" else [i for i in known if i.startswith(selector)]
+
+
+def _unknown(selector: str, known: list[str]) -> bool:
+    return not _named(selector, known)
+
+
+def _unused(selector: str, suppression: Suppression, known: list[str], ran: frozenset[str]) -> bool:
+    named = _named(selector, known)
+    return bool(named) and selector not in suppression.used and ran.issuperset(named)
+
+
+def _removal(source: SourceText, suppression: Suppression, selector: str, stale: list[str]) -> Fix:
+    """Remove the ID with its separator; the whole directive (and its line, if nothing else is
+    on it) when every ID in it is stale."""
+    line = suppression.line
+    text = source.line_text(line)
+    if len(stale) == len(suppression.rules):
+        start, _ = suppression.directive
+        before = text[: start - 1]
+        if not before.strip():
+            return Fix("remove the suppression", (line_removal(source, line, line),))
+        kept = len(before.rstrip())
+        edit = Edit(source.path, Span(line, kept + 1, line, len(text) + 1), "")
+        return Fix("remove the suppression", (edit,))
+    index = suppression.rules.index(selector)
+    start, end = suppression.columns[index]
+    if index + 1 < len(suppression.columns):  # up to the next ID: `BL101, ` of `BL101, BL102`
+        end = suppression.columns[index + 1][0]
+    else:  # from the end of the previous ID: `, BL102` of `BL101, BL102`
+        start = suppression.columns[index - 1][1]
+    return Fix(
+        f"remove {selector} from the suppression",
+        (Edit(source.path, Span(line, start, line, end), ""),),
+    )

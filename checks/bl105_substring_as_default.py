@@ -37,7 +37,7 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.registry import rule
 from benchlint.shell.model import Script
 
@@ -123,6 +123,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             if not _implausible(text, script):
                 continue
             written = match.group()
+            colon = column + 3 + len(name)  # just after `${NAME:`
             yield Finding(
                 "BL105",
                 f"`{written}` takes a substring at the arithmetic offset `{text}`, not a "
@@ -131,4 +132,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 Location(path, Span(line, column, line, column + len(written))),
                 help=f"write `${{{name}:-{text}}}`",
                 subject=written,
+                fix=Fix(
+                    f"write `${{{name}:-{text}}}`",
+                    (Edit(path, Span(line, colon, line, colon), "-"),),
+                ),
             )

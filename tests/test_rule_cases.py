@@ -8,7 +8,10 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from benchlint.config import load_config
+from benchlint import fixes
+from benchlint.config import Config, load_config
+from benchlint.engine import Result
+from benchlint.finding import Finding
 from tests.conftest import TESTDATA, positions, run_lint, write_repo
 
 
@@ -34,6 +37,39 @@ def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
         assert all(f.rule == rule for f in result.findings)
     for text in case.get("messages", []):
         assert any(text in f.full_message for f in result.findings), text
+    if "fixed" in case:
+        _check_fixes(root, case, result, select, named, config)
+
+
+def _check_fixes(
+    root: Path,
+    case: dict[str, Any],
+    result: Result,
+    select: str,
+    named: list[Path] | None,
+    config: Config,
+) -> None:
+    """Apply the case's fixes: each file is exactly as `fixed:` says (everything outside the
+    edits byte-identical), and a second run finds neither the fixed findings nor new ones."""
+    chosen = fixes.plan(
+        result.findings, set(result.workspace.failures) if result.workspace else set()
+    )
+    assert chosen.fixed, "the case expects fixes but none is offered"
+    assert set(chosen.files()) <= set(case["fixed"])
+    for path, expected in case["fixed"].items():
+        source = result.source(path)
+        assert source is not None
+        after = fixes.apply(source, chosen.edits.get(path, []))
+        assert after == expected, path
+        (root / path).write_text(after)
+    again = run_lint(root, select=select, named=named, config=config)
+    assert not again.failures and not again.errors
+
+    def keys(findings: list[Finding]) -> set[tuple[str, str, str]]:
+        return {(f.rule, f.location.path, f.subject) for f in findings}
+
+    assert not keys(again.findings) & keys(chosen.fixed)
+    assert keys(again.findings) <= keys(result.findings)
 
 
 def test_every_rule_has_positive_and_near_miss_cases() -> None:

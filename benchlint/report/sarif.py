@@ -19,7 +19,7 @@ import sarif_om as om
 
 from benchlint import HOMEPAGE, __version__
 from benchlint.engine import Result
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Fix, Location, Severity
 from benchlint.registry import Rule
 from benchlint.source import SourceText
 
@@ -88,6 +88,34 @@ def _physical(location: Location, result: Result) -> om.PhysicalLocation:
     )
 
 
+def _fix(fix: Fix, result: Result) -> om.Fix:
+    """A fix as SARIF `fixes[]`: one artifact change per file, its edits as replacements."""
+    changes = []
+    for path in sorted({edit.path for edit in fix.edits}):
+        source = result.source(path)
+        replacements = []
+        for edit in (e for e in fix.edits if e.path == path):
+            span = edit.span
+            replacements.append(
+                om.Replacement(
+                    deleted_region=om.Region(
+                        start_line=span.line,
+                        start_column=_utf16(source, span.line, span.column),
+                        end_line=span.end_line,
+                        end_column=_utf16(source, span.end_line, span.end_column),
+                    ),
+                    inserted_content=om.ArtifactContent(text=edit.text) if edit.text else None,
+                )
+            )
+        changes.append(
+            om.ArtifactChange(
+                artifact_location=om.ArtifactLocation(uri=_uri(path), uri_base_id=SRCROOT),
+                replacements=replacements,
+            )
+        )
+    return om.Fix(description=om.Message(text=_sentence(fix.description)), artifact_changes=changes)
+
+
 def _utf16(source: SourceText | None, line: int, column: int) -> int:
     """A column counted in code points as a SARIF `utf16CodeUnits` column: a character outside
     the Basic Multilingual Plane (an emoji) before it counts twice."""
@@ -143,6 +171,7 @@ def render(result: Result) -> str:
                 locations=[om.Location(physical_location=_physical(finding.location, result))],
                 related_locations=related or None,
                 partial_fingerprints={"benchlintFingerprint/v1": finding.fingerprint},
+                fixes=[_fix(finding.fix, result)] if finding.fix is not None else None,
             )
         )
     notifications = [
