@@ -52,7 +52,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Word
 
@@ -137,6 +137,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             shell = _shell_name(command)
             carries_on = _carries_on(command) if command.or_guarded else None
+            shown = ""
             if carries_on is not None:
                 shown = "; ".join(c.script.text_of(c.node) for c in carries_on)
                 why = f"`|| {shown}` reports the failure and carries on"
@@ -156,6 +157,37 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "BL102",
                 f"`{text}` can fail {when}, and {shell} goes on without the lock ({why})",
                 Location(script.path, _from_word(command, words[0])),
-                help="add `|| { echo 'lock failed' >&2; exit 1; }` or `set -e` in that shell",
+                help=(
+                    f"replace `|| {shown}` with `{_HANDLER.strip()}`"
+                    if carries_on is not None
+                    else f"add `{_HANDLER.strip()}` or `set -e` in that shell"
+                ),
                 subject=text,
+                fix=None if carries_on is not None else _stop_on_failure(command),
             )
+
+
+# Unquoted words only: the same text is right in a script, inside `bash -c '...'` and inside
+# `bash -c "..."` (where a quote of either kind could end the string).
+_HANDLER = " || { echo lock failed >&2; exit 1; }"
+
+
+def _stop_on_failure(command: Command) -> Fix | None:
+    """Append the handler to the statement, in the shell that runs it (inside the `bash -c`
+    string for a nested flock). Only for a statement that is the command alone (or with its
+    redirections, no heredoc): behind `a && flock ...` or in a pipeline `||` would change what
+    the rest means."""
+    statement = command.statement()
+    if statement.type == "redirected_statement":
+        if statement.named_children[0] != command.node or any(
+            c.type in ("heredoc_redirect", "herestring_redirect") for c in statement.children
+        ):
+            return None
+    elif statement != command.node:
+        return None
+    end = command.script.span(statement)
+    where = Span(end.end_line, end.end_column, end.end_line, end.end_column)
+    return Fix(
+        "stop when the lock is not acquired",
+        (Edit(command.script.file.path, where, _HANDLER),),
+    )

@@ -31,12 +31,14 @@ health_check:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Fix, Location, Severity
+from benchlint.fixes import line_removal
 from benchlint.registry import rule
-from benchlint.yamlmodel import YNode
+from benchlint.yamlmodel import Duplicate, YamlDocument, YNode
 
 
 def _show(node: YNode) -> str:
@@ -61,6 +63,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 advice = "write one `<<: [*first, *second]`"
             else:
                 outcome = f"PyYAML keeps the last value, {_show(duplicate.winner)}"
+            fix = None if advice else _removal(document, duplicate)
             yield Finding(
                 "BL203",
                 f"key '{key}' is repeated in this mapping (first at line {first_line}); {outcome}",
@@ -68,4 +71,37 @@ def check(ctx: Context) -> Iterator[Finding]:
                 related=(Location(document.path, duplicate.first.span, f"first '{key}'"),),
                 subject=key,
                 help=advice,
+                fix=fix,
             )
+
+
+def _removal(document: YamlDocument, duplicate: Duplicate) -> Fix | None:
+    """Remove the occurrence right before the repeated key (PyYAML ignores it), with its
+    value: the lines from its key to the next key, less the comments right above that one. Only
+    in a block mapping whose keys start their lines, and never when those lines define an
+    anchor (an alias elsewhere may use it)."""
+    pairs = [k for k, _ in duplicate.mapping.pairs]
+    again = next(i for i, k in enumerate(pairs) if k is duplicate.again)
+    earlier = max(
+        i for i in range(again) if pairs[i].is_scalar and pairs[i].value == duplicate.again.value
+    )
+    key, following = pairs[earlier], pairs[earlier + 1]
+    source = document.file
+    first, stop = key.span.line, following.span.line
+    for node in (key, following):
+        if source.line_text(node.span.line)[: node.span.column - 1].strip():
+            return None  # a flow mapping, or a key behind `- `
+    if stop <= first:
+        return None
+    while stop - 1 > first and source.line_text(stop - 1).strip()[:1] in ("", "#"):
+        stop -= 1  # blank lines and comments right above the next key stay with it
+    lines = [source.line_text(n) for n in range(first, stop)]
+    if any(_ANCHOR.search(line) for line in lines):
+        return None
+    return Fix(
+        f"remove the '{key.value}' on line {first}, which PyYAML ignores",
+        (line_removal(source, first, stop - 1),),
+    )
+
+
+_ANCHOR = re.compile(r"(^|[\s\[{,:-])&[^\s,\[\]{}]")
