@@ -52,6 +52,28 @@ class WorkerFlags:
         sets = list(self.rejected.values())
         return frozenset.intersection(*sets) if sets else frozenset()
 
+    def rename(self, flag: str, release: str | None) -> str | None:
+        """The flag to write instead, when the replacement is the same option under the
+        worker's own `dyn-` name (or the reverse: an obsolete `--dyn-` alias) and the release
+        in use (every checked release, when it is not known) accepts it; else None."""
+        replacement = self.replacement.get(flag, "")
+        match = re.match(r"(--[a-z0-9-]+)(?: \(dynamo >=([0-9.]+)[;)])?", replacement)
+        if match is None or (match.end() < len(replacement) and replacement[match.end()] != " "):
+            return None
+        new, since = match.group(1), match.group(2)
+        if new != "--dyn-" + flag[2:] and flag != "--dyn-" + new[2:]:
+            return None  # another option, whose values may differ
+        oldest = release or self.releases[0]
+        if since and _numbers(oldest) < _numbers(since):
+            return None
+        if new in self.rejected_by(release):
+            return None
+        return new
+
+    def droppable(self, flag: str) -> bool:
+        """Whether the advice is to drop the flag: the worker has no equivalent."""
+        return flag not in self.replacement and "drop it" in self.advice(flag)
+
     def advice(self, flag: str) -> str:
         replacement = self.replacement.get(flag)
         if replacement:

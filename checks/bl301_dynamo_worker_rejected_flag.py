@@ -54,10 +54,14 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.dynamo import flag_name, worker_flags
 from benchlint.engines import launches
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Edit, Finding, Fix, Location, Severity
+from benchlint.fixes import line_removal
 from benchlint.recipe import dynamo_pin, engine_configs, frontend_args, frontend_type
 from benchlint.registry import rule
+from benchlint.shell.model import Word
+from benchlint.source import SourceText
 from benchlint.workspace import path_matches
+from benchlint.yamlmodel import YNode
 
 
 def _release_text(release: str | None) -> str:
@@ -67,7 +71,8 @@ def _release_text(release: str | None) -> str:
 def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> Iterator[Finding]:
     document = ctx.ws.yaml(path)
     root = document.root if document is not None else None
-    if root is None or frontend_type(root) != "dynamo":
+    root_source = ctx.ws.source(path)
+    if root is None or root_source is None or frontend_type(root) != "dynamo":
         return
     if frontend_args(root).get("dyn-chat-processor") == "vllm":
         return
@@ -76,6 +81,9 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
     rejected = data.rejected_by(release)
     for where, mapping in engine_configs(root, "vllm"):
         flags = {flag_name(k.value): k for k, _ in mapping.pairs if k.is_scalar}
+        # the fixes may drop keys, but never every key of the mapping
+        dropped = [f for f in flags if f in rejected and data.rename(f, release) is None]
+        may_drop = len(mapping.pairs) > len([f for f in dropped if data.droppable(f)])
         for flag, key in flags.items():
             value = mapping.get(key.value)
             shown = (
@@ -91,6 +99,7 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
                     Location(path, key.span),
                     help=data.advice(flag),
                     subject=f"{where}.{flag}",
+                    fix=_recipe_fix(root_source, mapping, key, flag, release, may_drop),
                 )
             elif flag == "--reasoning-parser" and "--dyn-reasoning-parser" not in flags:
                 yield Finding(
@@ -123,7 +132,61 @@ def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Fin
                         Location(script.path, word.span),
                         help=data.advice(flag),
                         subject=flag,
+                        fix=_word_fix(word, flag, release),
                     )
+
+
+def _renamed(text: str, flag: str, new: str) -> str | None:
+    """`text` (a recipe key or a command-line word) with the flag's name replaced, if it is
+    exactly that flag (with or without its dashes, with an `=value`)."""
+    name, sep, rest = text.partition("=")
+    bare = name.lstrip("-")
+    if bare != flag[2:]:
+        return None
+    dashes = name[: len(name) - len(bare)]
+    return dashes + new[2:] + sep + rest
+
+
+def _recipe_fix(
+    source: SourceText,
+    mapping: YNode,
+    key: YNode,
+    flag: str,
+    release: str | None,
+    may_drop: bool,
+) -> Fix | None:
+    """Rename the key to the worker's own flag; or, where it has none, drop a one-line
+    `key: value` entry of a block mapping that keeps other keys (`may_drop`: some key stays
+    once every fix of the mapping is applied)."""
+    data = worker_flags()
+    raw = source.line_text(key.span.line)[key.span.column - 1 : key.span.end_column - 1]
+    if key.span.end_line != key.span.line or raw != key.value:
+        return None  # a quoted or multi-line key: not rewritten
+    new = data.rename(flag, release)
+    if new is not None:
+        text = _renamed(key.value, flag, new)
+        if text is None:
+            return None
+        return Fix(f"rename it to {text}", (Edit(source.path, key.span, text),))
+    value = mapping.get(key.value)
+    if not data.droppable(flag) or value is None or not may_drop:
+        return None
+    line = key.span.line
+    if source.line_text(line)[: key.span.column - 1].strip() or value.span.end_line != line:
+        return None  # a flow mapping, a key behind `- `, or a value on further lines
+    return Fix(f"drop {key.value}", (line_removal(source, line, line),))
+
+
+def _word_fix(word: Word, flag: str, release: str | None) -> Fix | None:
+    """Rename a `--flag` or `--flag=value` word written plainly to the worker's own flag."""
+    new = worker_flags().rename(flag, release)
+    span = word.span
+    if new is None or span.end_line != span.line or word.text != word.value:
+        return None
+    text = _renamed(word.value, flag, new)
+    if text is None:
+        return None
+    return Fix(f"rename it to {new}", (Edit(word.script.file.path, span, text),))
 
 
 @rule("BL301", "dynamo-worker-rejected-flag", Severity.ERROR, tags=("engines", "dynamo"))
