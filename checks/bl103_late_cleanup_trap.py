@@ -60,9 +60,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
+from benchlint.fixes import line_removal
 from benchlint.registry import rule
-from benchlint.shell.flow import ExitPath, Flow
+from benchlint.shell.flow import ExitPath, Flow, Trap
 from benchlint.shell.model import Command, Script
 from benchlint.workflow import cancels_runner_jobs
 
@@ -217,6 +218,66 @@ def _released_before(flow: Flow, resource: Resource, path: ExitPath, start: int)
     return False
 
 
+_READ = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _move_trap(flow: Flow, start: int, trap_index: int, trap: Trap) -> Fix | None:
+    """Move the `trap ... EXIT` line to just after the acquisition, or after the statements
+    right behind it that set the handler's variables (`PID=$!`): offered only when no exit can
+    come before that point, every function the handler calls is defined by then, and both are
+    plain top-level lines (not in a branch, a function or a line shared with other commands)."""
+    script = flow.script
+    statement = trap.command
+    reads = set(_READ.findall(trap.action))
+    target = start
+    for i in range(start + 1, trap_index):
+        if reads.intersection(a.name for a in flow.statements[i].assignments):
+            target = i
+    if any(
+        (index := flow.index(p.command)) is not None and index <= target
+        for p in flow.exits_between(start, trap_index)
+    ):
+        return None
+    after = flow.statements[target]
+    handler = f"{trap.command.args[0].value} {trap.action}" if trap.command.args else trap.action
+    called = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", handler)) & set(script.functions)
+    if any(script.functions[f].start_byte > after.node.end_byte for f in called):
+        return None  # the handler would call a function not defined yet
+    lines = []
+    for command in (statement, after):
+        if command.guards or command.function is not None or command.script.parent is not None:
+            return None
+        span = script.span(command.statement())
+        text = script.file.line_text(span.line)
+        if (
+            text[: span.column - 1].strip()
+            or text[span.end_column - 1 :].strip()[:1]
+            not in (
+                "",
+                "#",
+            )
+            or script.file.line_text(span.end_line)[span.end_column - 1 :].strip()[:1]
+            not in ("", "#")
+        ):
+            return None
+        lines.append((span.line, span.end_line))
+    (trap_first, trap_last), (_, after_last) = lines
+    if trap_first <= after_last:
+        return None
+    file = script.file
+    indent = re.match(r"[ \t]*", file.line_text(flow.statements[target].span.line))
+    moved = "\n".join(file.line_text(n) for n in range(trap_first, trap_last + 1)).lstrip()
+    insert = Edit(
+        file.path,
+        Span(after_last + 1, 1, after_last + 1, 1),
+        (indent.group() if indent else "") + moved + "\n",
+    )
+    return Fix(
+        f"move the trap to line {after_last + 1}, right after the acquisition",
+        (insert, line_removal(file, trap_first, trap_last)),
+    )
+
+
 _SLURM = ("Slurm allocation", "Slurm batch job")
 # Inside a job or a container a temporary directory goes with it; a background server does not
 # (`srun --container-image` keeps a node's GPUs held by a server its entrypoint left running).
@@ -262,6 +323,9 @@ def _check_script(
                     help="register the trap right after the acquisition",
                     related=(Location(script.path, first.command.first_line_span, "exit path"),),
                     subject=f"{resource.what}:{resource.variable}",
+                    fix=_move_trap(
+                        flow, start, trap_index, next(t for i, t in covering if i == trap_index)
+                    ),
                 ),
                 resource,
             )
