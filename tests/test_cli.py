@@ -267,3 +267,32 @@ def test_rule_by_name_root_that_does_not_exist_and_help(tmp_path: Path) -> None:
     assert code == 2 and "missing: no such folder (--root)" in err
     code, out, _ = invoke("--help")
     assert code == 0 and "`lint` is the default command" in out
+
+
+def test_fix_and_diff(tmp_path: Path) -> None:
+    """--diff prints the fixes and changes nothing; --fix writes them (keeping the file's mode),
+    says what it changed, and reports what is left; a file that does not parse is not touched."""
+    serve = 'MODEL="${CHECKPOINT_PATH:meta-llama/Llama-3.1-8B}"\nvllm serve "$MODEL"\n'
+    broken = 'X="${A:b/c}"\nif then\n'
+    root = write_repo(tmp_path / "r", {"serve.sh": serve, "broken.sh": broken, "a.yaml": DUPLICATE})
+    (root / "serve.sh").chmod(0o755)
+    code, out, _ = invoke(root, "--diff")
+    assert code == 1
+    assert out.startswith("--- a/a.yaml\n+++ b/a.yaml\n")
+    assert '-MODEL="${CHECKPOINT_PATH:meta-llama' in out and "+++ b/serve.sh" in out
+    assert "broken.sh" not in out
+    assert (root / "serve.sh").read_text() == serve
+    code, out, err = invoke(root, "--fix", "--format", "concise")
+    assert "fixed 2 findings in 2 files: a.yaml, serve.sh" in err
+    assert (root / "serve.sh").read_text() == serve.replace("PATH:meta", "PATH:-meta")
+    assert (root / "a.yaml").read_text() == "a: 2\n"
+    assert (root / "serve.sh").stat().st_mode & 0o777 == 0o755
+    assert (root / "broken.sh").read_text() == broken
+    assert [line.split(": ")[0] for line in out.splitlines()] == ["broken.sh:1:4", "broken.sh:2:1"]
+    assert sorted(p.name for p in root.iterdir()) == [
+        ".benchlint.toml",
+        "a.yaml",
+        "broken.sh",
+        "serve.sh",
+    ]
+    assert invoke(root, "--diff")[:2] == (0, "")
