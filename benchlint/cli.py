@@ -484,6 +484,16 @@ def layout_command(
         )
 
 
+@main.command("server")
+def server_command() -> None:
+    """Run the language server (LSP over stdin/stdout) for editors: diagnostics as you type,
+    quick fixes, and the rule's documentation on hover."""
+    from benchlint.server import serve  # pygls, only when used
+
+    gc.enable()  # a long-lived process: collect as usual
+    serve()
+
+
 def entry() -> None:
     """The console script: `main`, then an immediate exit. Tearing down the models of a large
     repository object by object takes longer than building them, and the process ends anyway.

@@ -129,6 +129,7 @@ def lint(
     cache: Cache | None = None,
     meanwhile: Callable[[], object] | None = None,
     standalone: bool = False,
+    overlay: dict[str, bytes] | None = None,
 ) -> Result:
     """One run. `jobs`: processes (None: two for a whole repository of some size on a machine
     with two CPUs or more, else one). `cache`: facts kept between runs (None: none).
@@ -136,13 +137,15 @@ def lint(
     linted on their own, and a walk stops (TooManyFiles) past STANDALONE_ENTRIES.
     `meanwhile`: work the caller does after the run anyway and that does not depend on it
     (loading its reporter); a split run does it in the main process before the pooled recipes,
-    which even it out, so it costs the run nothing."""
+    which even it out, so it costs the run nothing. `overlay`: files' text as an editor holds
+    it (root-relative path to bytes), read instead of the disk's."""
     scope = _scope(root, named)
     if standalone:  # not inside a repository: the files named alone, or a bounded walk
         files = scope is not None and all(p.is_file() for p in named)
-        ws = Workspace(root, config, cache, scope if files else None, STANDALONE_ENTRIES)
+        only = scope if files else None
+        ws = Workspace(root, config, cache, only, STANDALONE_ENTRIES, overlay)
     else:
-        ws = Workspace(root, config, cache)
+        ws = Workspace(root, config, cache, overlay=overlay)
     outcome = None
     first = [rule for rule in rules if not rule.after_suppressions]
     if _processes(ws, scope, jobs) > 1:

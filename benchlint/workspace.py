@@ -111,9 +111,11 @@ class Workspace:
         cache: Cache | None = None,
         only: list[str] | None = None,
         max_entries: int | None = None,
+        overlay: dict[str, bytes] | None = None,
     ) -> None:
         """`only`: these root-relative files, not a walk (loose scripts outside a repository);
-        `max_entries`: stop a walk that meets more folder entries (TooManyFiles)."""
+        `max_entries`: stop a walk that meets more folder entries (TooManyFiles); `overlay`:
+        the text of files as an editor holds them, read instead of the disk's."""
         self.root = root.resolve()
         self.config = config
         self.cache = cache  # facts kept between runs (None: none)
@@ -134,11 +136,16 @@ class Workspace:
         self.read_elsewhere: set[str] = set()  # by the second process of a split run
         self.other_peak_kib = 0  # the peak memory of that process
         self._max_entries = max_entries
+        self.overlay = overlay or {}
         if only is None:
             self._discover()
         else:
             for rel in only:
                 self._classify(rel, rel.rsplit("/", 1)[-1], Path(self.root, rel).is_symlink())
+        known = set(self.shell_paths + self.yaml_paths)
+        for rel in self.overlay:  # a buffer not saved yet
+            if rel not in known and not Path(self.root, rel).is_symlink():
+                self._classify(rel, rel.rsplit("/", 1)[-1], False)
 
     # -- discovery -------------------------------------------------------------------------------
     @functools.cached_property
@@ -231,6 +238,8 @@ class Workspace:
         return [rel, *(link for link, target in self.symlinks.items() if target == rel)]
 
     def _has_shell_shebang(self, rel: str) -> bool:
+        if rel in self.overlay:
+            return bool(_SHEBANG.match(self.overlay[rel][:128]))
         path = self.root / rel
         if not path.is_file():
             return False
@@ -263,6 +272,8 @@ class Workspace:
         return self._sources[rel]
 
     def _read(self, rel: str) -> SourceText | None:
+        if rel in self.overlay:
+            return self._text(rel, self.overlay[rel])
         if rel in self._plain:
             return self._read_plain(rel)
         path = self.root / rel
