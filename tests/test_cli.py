@@ -230,7 +230,7 @@ def test_excluded_files_are_not_reported_but_still_read(tmp_path: Path) -> None:
     """Excluding the recipes hides their findings and parse failures, yet they still exist for
     the master config's references (BL202 reports exactly what it reported before)."""
     root = tmp_path / "example"
-    shutil.copytree(TESTDATA / "example", root)
+    shutil.copytree(TESTDATA / "example", root, symlinks=True)
 
     def findings() -> list[tuple[str, str]]:
         data = json.loads(invoke(root, "--format", "json")[1])

@@ -64,7 +64,7 @@ def test_diagnostics_fixes_and_hover_on_a_launcher(tmp_path: Path) -> None:
     master config and workflows, which the editor never opened), a quick fix, the rule's
     documentation on hover; an edit not yet saved is linted from the buffer."""
     root = tmp_path / "example"
-    shutil.copytree(TESTDATA / "example", root)
+    shutil.copytree(TESTDATA / "example", root, symlinks=True)
     launcher = root / "runners" / "launch_b200-dgxc.sh"
 
     async def body(client: _Client) -> None:
@@ -116,7 +116,7 @@ def test_diagnostics_fixes_and_hover_on_a_launcher(tmp_path: Path) -> None:
 
 def test_a_recipe_hover_says_how_it_reaches_the_job(tmp_path: Path) -> None:
     root = tmp_path / "example"
-    shutil.copytree(TESTDATA / "example", root)
+    shutil.copytree(TESTDATA / "example", root, symlinks=True)
     recipe = root / "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/zip-1k1k.yaml"
 
     async def body(client: _Client) -> None:

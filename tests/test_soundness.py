@@ -16,7 +16,7 @@ RECIPE = "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml"
 
 def _example(tmp_path: Path) -> Path:
     root = tmp_path / "example"
-    shutil.copytree(TESTDATA / "example", root)
+    shutil.copytree(TESTDATA / "example", root, symlinks=True)
     return root
 
 
