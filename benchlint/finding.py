@@ -65,13 +65,18 @@ class Finding:
     # how to fix it, one sentence (`= help:` in the text report; appended to the message
     # where a format has one text)
     help: str = ""
+    # details a reader may want, each one sentence (`= note:` in the text report)
+    notes: tuple[str, ...] = ()
     fix: Fix | None = None
     fingerprint: str = field(default="", compare=False)
 
     @property
     def full_message(self) -> str:
-        """The message and the help in one text, for formats with one message field."""
-        return f"{self.message}; {self.help}" if self.help else self.message
+        """The message, notes and help in one text, for formats with one message field."""
+        text = self.message
+        if self.notes:
+            text += f" ({'; '.join(self.notes)})"
+        return f"{text}; {self.help}" if self.help else text
 
     def locations(self) -> tuple[Location, ...]:
         return (self.location, *self.related)

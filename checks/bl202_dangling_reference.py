@@ -151,8 +151,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 )
                 if route.holds(overlay.command) is None:
                     why += (
-                        f" (if the condition on line {overlay.command.span.line} of {launcher} "
-                        "holds; benchlint cannot decide it statically)"
+                        f" if the condition on line {overlay.command.span.line} of {launcher} "
+                        "holds (benchlint cannot decide it statically)"
                     )
             elif recipe.status == "missing":
                 why = f"names {recipe.path}, which does not exist"
@@ -181,5 +181,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 launchers.append(launcher)
                 finding.related = (*finding.related, *related)
     for finding, launchers in found.values():
-        finding.message += f" (run by {', '.join(launchers)})"
+        finding.notes = (f"run by {', '.join(launchers)}",)
         yield finding

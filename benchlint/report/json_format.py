@@ -36,6 +36,7 @@ def render(result: Result) -> str:
                 "severity": result.severity(finding).value,
                 "message": finding.message,
                 "help": finding.help,
+                "notes": list(finding.notes),
                 **_location(finding.location, result),
                 "related": [_location(r, result) for r in finding.related],
                 "fingerprint": finding.fingerprint,

@@ -1,5 +1,5 @@
 """The default output: one header per file, then each finding with its source line, a caret
-under the span and `= help:`/`= related:` lines, the way rustc and ruff print them.
+under the span and `= note:`/`= help:`/`= related:` lines, the way rustc and ruff print them.
 
 Paths are shown from the folder benchlint was run in (`Result.display`). Colour only when asked
 (`Result.color`: `--color`, a terminal, `NO_COLOR`).
@@ -66,6 +66,8 @@ def render(result: Result) -> str:
             )
             out.extend(_snippet(result, finding, paint, code))
             pad = " " * (len(str(span.line)) + 2)
+            for note in finding.notes:
+                out.append(f"{pad} {paint('= note:', '1')} {note}")
             if finding.help:
                 out.append(f"{pad} {paint('= help:', '1')} {finding.help}")
             for related in finding.related:
