@@ -150,3 +150,14 @@ def test_naming_any_file_gives_exactly_the_full_run_filtered_to_it() -> None:
             key(f) for f in full if f["path"] == rel or any(r["path"] == rel for r in f["related"])
         )
         assert got == expected, rel
+
+
+def test_the_readme_example_output_is_real() -> None:
+    """Each file's block of the README's sample output is what benchlint prints, verbatim."""
+    readme = (EXAMPLE.parent.parent / "README.md").read_text()
+    sample = readme.split("```\n$ benchlint ", 1)[1].split("```", 1)[0]
+    command, shown = sample.split("\n", 1)
+    args = command.split("#", 1)[0].split()
+    outcome = CliRunner().invoke(main, args)
+    for block in shown.strip("\n").split("\n\n"):
+        assert block in outcome.output, block

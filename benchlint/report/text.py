@@ -23,7 +23,7 @@ class _Paint:
         return f"\033[{code}m{text}\033[0m" if self.on and text else text
 
 
-def _snippet(result: Result, finding: Finding, paint: _Paint, code: str) -> list[str]:
+def _snippet(result: Result, finding: Finding, paint: _Paint, code: str, width: int) -> list[str]:
     source = result.source(finding.location.path)
     span = finding.location.span
     if source is None:
@@ -32,14 +32,14 @@ def _snippet(result: Result, finding: Finding, paint: _Paint, code: str) -> list
     if not line.strip():
         return []
     end = span.end_column if span.end_line == span.line else len(line.rstrip()) + 1
-    width = max(1, end - span.column)
-    gutter = str(span.line)
-    pad = " " * len(gutter)
+    carets = max(1, end - span.column)
+    gutter = str(span.line).rjust(width)
+    pad = " " * width
     bar = paint("|", "34")
     return [
         f"  {pad} {bar}",
         f"  {paint(gutter, '34')} {bar} {line}",
-        f"  {pad} {bar} {' ' * (span.column - 1)}{paint('^' * width, code)}",
+        f"  {pad} {bar} {' ' * (span.column - 1)}{paint('^' * carets, code)}",
     ]
 
 
@@ -53,7 +53,9 @@ def render(result: Result) -> str:
     counts = {s: 0 for s in Severity}
     for path, group in groupby(result.findings, key=lambda f: f.location.path):
         out.append(paint(result.display(path), "1;4"))
-        for finding in group:
+        findings = list(group)
+        width = max(len(str(f.location.span.line)) for f in findings)  # one gutter per file
+        for finding in findings:
             severity = result.severity(finding)
             counts[severity] += 1
             code = _SEVERITY_COLOR[severity]
@@ -64,8 +66,8 @@ def render(result: Result) -> str:
                 f"  {span.line}:{span.column} {paint(severity.value, '1;' + code)} "
                 f"{finding.message} {paint(f'[{finding.rule}{name}]', '2')}"
             )
-            out.extend(_snippet(result, finding, paint, code))
-            pad = " " * (len(str(span.line)) + 2)
+            out.extend(_snippet(result, finding, paint, code, width))
+            pad = " " * (width + 2)
             for note in finding.notes:
                 out.append(f"{pad} {paint('= note:', '1')} {note}")
             if finding.help:
