@@ -50,6 +50,22 @@ class _DefaultToLint(click.Group):
             args = ["lint", *args]
         return super().parse_args(ctx, args)
 
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The group's options, the default command's (lint's) options, then the commands."""
+        super().format_options(ctx, formatter)
+        lint = self.commands.get("lint")
+        if lint is None:
+            return
+        rows = [
+            row
+            for param in lint.get_params(ctx)
+            if isinstance(param, click.Option)
+            and (row := param.get_help_record(ctx)) is not None
+            and "--help" not in row[0]
+        ]
+        with formatter.section("Lint options (benchlint [OPTIONS] [PATHS]...)"):
+            formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -72,9 +88,9 @@ class _DefaultToLint(click.Group):
 def main() -> None:
     """Static analysis for LLM-inference benchmark launchers, recipes and master configs.
 
-    `lint` is the default command: `benchlint [PATHS]...` is `benchlint lint [PATHS]...`
-    (`benchlint lint --help` lists its options: --format, --select, --ignore, --fail-on, ...).
-    `--debug` before any command shows the traceback of an internal error.
+    `lint` is the default command: `benchlint [PATHS]...` is `benchlint lint [PATHS]...`, with
+    the lint options below. `--debug` before any command shows the traceback of an internal
+    error.
     """
 
 

@@ -267,6 +267,9 @@ def test_rule_by_name_root_that_does_not_exist_and_help(tmp_path: Path) -> None:
     assert code == 2 and "missing: no such folder (--root)" in err
     code, out, _ = invoke("--help")
     assert code == 0 and "`lint` is the default command" in out
+    lint_options = out.split("Lint options (benchlint [OPTIONS] [PATHS]...):", 1)[1]
+    assert all(o in lint_options for o in ("--format", "--select", "--fix", "--diff", "--color"))
+    assert "Commands:" in out and "  server " in out
 
 
 def test_fix_and_diff(tmp_path: Path) -> None:
