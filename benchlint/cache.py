@@ -1,67 +1,105 @@
-"""Facts derived from one file's content, kept under the user's cache directory between runs.
+"""What benchlint keeps between runs: facts derived from one file's content, and whole results.
 
-An entry is keyed by a hash of the code that derives the fact, the kind of fact, the file's path
-and its bytes, so it can never be stale, and deleting the directory is always safe. Values are
-`marshal`led plain data (never pickles: loading one runs no code). Only what is dear to compute
-and cheap to load is kept: the entries of a master config, whose YAML parse is the largest single
-cost of linting one changed launcher or recipe. `--no-cache` (or `BENCHLINT_NO_CACHE=1`) turns it
-off; `BENCHLINT_CACHE_DIR` moves it (default `$XDG_CACHE_HOME/benchlint`, else
-`~/.cache/benchlint`). Nothing is ever written inside the repository.
+Like ruff's cache: a `.benchlint_cache/` folder in the repository root (with a `.gitignore` that
+keeps it out of git), or `BENCHLINT_CACHE_DIR`; `--no-cache` (or `BENCHLINT_NO_CACHE=1`) turns it
+off. Outside a repository the user's cache folder is used (`$XDG_CACHE_HOME/benchlint`).
+
+Every entry is keyed by the *tool fingerprint* (benchlint's version, the bytes of every module
+and data file of `benchlint/` and `checks/`, the versions of tree-sitter, tree-sitter-bash and
+ruamel.yaml, and Python's): a change to any code that derives a fact gives new keys, with no
+hand-kept list of modules. Entries can never be stale, and deleting the folder is always safe.
+Values are `marshal`led plain data (never pickles: loading one runs no code). A cache that
+cannot be read or written is no cache, never an error.
+
+Two kinds of entry:
+- a file's fact (`get`/`put`): keyed by the kind of fact, the path and the file's bytes (the
+  entries of a master config);
+- a run's result (`get_run`/`put_run`): keyed by what was asked (configuration, rules, the
+  named paths) and kept with the content hash of every file the run read and the listing of the
+  repository's files; it answers a later run only when all of them are unchanged.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 import os
+import sys
 import tempfile
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from benchlint import __version__
 
 # Entries beyond this are pruned, oldest first, when one is added.
-MAX_ENTRIES = 256
-# The modules whose code decides what a cached fact is: their bytes are part of every key.
-_DERIVED_BY = ("wiring.py", "yamlmodel.py", "finding.py", "cache.py", "layout.py", "launcher.py")
+MAX_ENTRIES = 4096
+FOLDER = ".benchlint_cache"
+# The libraries whose behaviour a cached fact depends on.
+_LIBRARIES = ("tree-sitter", "tree-sitter-bash", "ruamel.yaml")
 
 
 class Cache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self._code = _code_fingerprint()
+        self._code = tool_fingerprint()
 
     @staticmethod
-    def default() -> Cache | None:
-        """The user's cache, or None when turned off by the environment."""
+    def default(root: Path | None = None) -> Cache | None:
+        """The cache for a repository root (its `.benchlint_cache/`), the user's cache without
+        one, or None when turned off by the environment."""
         if os.environ.get("BENCHLINT_NO_CACHE", "") not in ("", "0"):
             return None
         configured = os.environ.get("BENCHLINT_CACHE_DIR")
         if configured:
             return Cache(Path(configured))
+        if root is not None:
+            return Cache(root / FOLDER)
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         return Cache(Path(base) / "benchlint")
 
-    def _file(self, kind: str, path: str, data: bytes) -> Path:
+    # -- facts of one file -----------------------------------------------------------------------
+    def _file(self, kind: str, *parts: bytes) -> Path:
         digest = hashlib.sha256()
-        for part in (self._code, kind.encode(), path.encode("utf-8", "surrogateescape"), data):
+        for part in (self._code, kind.encode(), *parts):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
         return self.directory / f"{kind}-{digest.hexdigest()[:40]}.marshal"
 
     def get(self, kind: str, path: str, data: bytes) -> Any:
         """The value stored for this content, or None."""
+        return self._load(self._file(kind, _encode(path), data))
+
+    def put(self, kind: str, path: str, data: bytes, value: Any) -> None:
+        """Store a value (plain data: tuples, lists, dicts, strings, numbers)."""
+        self._store(self._file(kind, _encode(path), data), value)
+
+    # -- results of a run ------------------------------------------------------------------------
+    def get_run(self, question: bytes, listing: bytes, read: Any) -> Any:
+        """The result stored for this question, if the listing is the same and `read(paths)`
+        (the content hash of each path, None for a file that cannot be read) is what it was."""
+        stored = self._load(self._file("run", question))
+        if not isinstance(stored, tuple) or len(stored) != 3 or stored[0] != listing:
+            return None
+        _, hashes, value = stored
+        if read(list(hashes)) != hashes:
+            return None
+        return value
+
+    def put_run(self, question: bytes, listing: bytes, hashes: dict[str, Any], value: Any) -> None:
+        self._store(self._file("run", question), (listing, hashes, value))
+
+    # -- storage ---------------------------------------------------------------------------------
+    def _load(self, target: Path) -> Any:
         try:
-            return marshal.loads(self._file(kind, path, data).read_bytes())
+            return marshal.loads(target.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             return None
 
-    def put(self, kind: str, path: str, data: bytes, value: Any) -> None:
-        """Store a value (plain data: tuples, lists, dicts, strings, numbers); a cache that
-        cannot be written is no cache, never an error."""
-        target = self._file(kind, path, data)
+    def _store(self, target: Path, value: Any) -> None:
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            self._prepare()
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(handle, "wb") as out:
                 out.write(marshal.dumps(value))
@@ -69,6 +107,13 @@ class Cache:
             self._prune()
         except (OSError, ValueError):
             return
+
+    def _prepare(self) -> None:
+        """The folder, with a `.gitignore` that keeps it (and itself) out of git."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        ignore = self.directory / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# Created by benchlint: a cache, safe to delete.\n*\n")
 
     def _prune(self) -> None:
         entries = [p for p in self.directory.iterdir() if p.suffix == ".marshal"]
@@ -79,12 +124,34 @@ class Cache:
             stale.unlink(missing_ok=True)
 
 
-def _code_fingerprint() -> bytes:
-    digest = hashlib.sha256(__version__.encode())
-    here = Path(__file__).parent
-    for name in _DERIVED_BY:
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+@functools.lru_cache(maxsize=1)
+def tool_fingerprint() -> bytes:
+    """What the cached facts were derived with: every module and data file of the packages that
+    derive them (found by walking them, not listed by hand), the parsing libraries' versions and
+    Python's."""
+    return fingerprint_of(_packages())
+
+
+def fingerprint_of(packages: list[Path]) -> bytes:
+    digest = hashlib.sha256(f"{__version__}\0{sys.version}".encode())
+    for library in _LIBRARIES:
         try:
-            digest.update((here / name).read_bytes())
-        except OSError:
-            digest.update(name.encode())
+            digest.update(f"{library}={metadata.version(library)}\0".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{library}=?\0".encode())
+    for package in packages:
+        for path in sorted(package.rglob("*")):
+            if path.suffix in (".py", ".json") and "__pycache__" not in path.parts:
+                digest.update(path.relative_to(package.parent).as_posix().encode())
+                digest.update(path.read_bytes())
     return digest.digest()
+
+
+def _packages() -> list[Path]:
+    import checks
+
+    return [Path(__file__).resolve().parent, Path(checks.__file__).resolve().parent]

@@ -10,6 +10,7 @@ path component, so one launcher line can run many benchmark scripts.
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import re
 from dataclasses import dataclass
@@ -58,16 +59,17 @@ def script_word(command: Command) -> tuple[str, Word] | None:
 
 
 class CallGraph:
-    """Calls are found per script on demand; the reverse (who calls a file) scans every script
-    once, only when a rule asks for it."""
+    """Calls are found per script on demand. Who calls a file is answered from each script's
+    call facts, (kind, targets) per call: cached by the script's content and the list of the
+    repository's shell files (what its paths resolve against), so a run that lints one file
+    parses only the scripts that really call it. A whole-repository run builds the full graph."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self._by_script: dict[int, list[Call]] = {}
         self._callers: dict[str, list[Call]] | None = None
-        # In a run split over processes: target -> (caller file, kind) for every script of the
-        # repository, gathered from all the processes (each read its own share).
-        self._facts: dict[str, list[tuple[str, str]]] | None = None
+        self._facts: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        self._listing = hashlib.sha256("\0".join(sorted(ws.shell_paths)).encode()).digest()
 
     def calls_in(self, script: Script) -> list[Call]:
         """Every call in `script`, its nested scripts included."""
@@ -94,54 +96,48 @@ class CallGraph:
                         self._callers.setdefault(target, []).append(call)
         return self._callers
 
-    def facts(self, paths: list[str]) -> list[tuple[str, str, tuple[str, ...]]]:
-        """(caller file, kind, targets) for every call in these files."""
-        found: list[tuple[str, str, tuple[str, ...]]] = []
-        for path in paths:
+    def facts(self, path: str) -> list[tuple[str, tuple[str, ...]]]:
+        """(kind, targets) of each call in the script at `path`, from the cache when its content
+        and the repository's shell files were seen before."""
+        if path in self._facts:
+            return self._facts[path]
+        source = self.ws.source(path)
+        cache = self.ws.cache
+        key = source.data + b"\0" + self._listing if source is not None else b""
+        stored = cache.get("calls", path, key) if cache is not None and source else None
+        facts: list[tuple[str, tuple[str, ...]]] | None = None
+        if isinstance(stored, list):
+            facts = [(kind, tuple(targets)) for kind, targets in stored]
+        if facts is None:
             script = self.ws.shell(path)
-            if script is not None:
-                found.extend((path, c.kind, c.targets) for c in self.calls_in(script))
-        return found
-
-    def use_facts(self, facts: list[tuple[str, str, tuple[str, ...]]]) -> None:
-        """Answer `is_sourced` and `callers_of` from the calls of every file, gathered by the
-        processes of a split run, instead of reading every script here."""
-        table: dict[str, list[tuple[str, str]]] = {}
-        for caller, kind, targets in facts:
-            for target in targets:
-                table.setdefault(target, []).append((caller, kind))
-        self._facts = table
+            facts = [(c.kind, c.targets) for c in self.calls_in(script)] if script else []
+            if cache is not None and source is not None:
+                cache.put("calls", path, key, [(kind, list(t)) for kind, t in facts])
+        self._facts[path] = facts
+        return facts
 
     def callers_of(self, path: str) -> list[Call]:
         """The calls that run or source `path`, in the order of the repository's scripts."""
-        if self._facts is None:
-            return self.callers.get(path, [])
-        files = dict.fromkeys(caller for caller, _ in self._facts.get(path, []))
+        if self._callers is not None:
+            return self._callers.get(path, [])
         found: list[Call] = []
         for other in self.ws.shell_paths:
-            if other not in files:
-                continue
-            script = self.ws.shell(other)
-            if script is not None:
-                found.extend(c for c in self.calls_in(script) if path in c.targets)
+            if any(path in targets for _, targets in self.facts(other)):
+                script = self.ws.shell(other)
+                if script is not None:
+                    found.extend(c for c in self.calls_in(script) if path in c.targets)
         return found
 
     def is_sourced(self, path: str) -> bool:
-        """Whether some script sources `path`; without the full graph, only scripts that name
-        its file are parsed."""
-        if self._facts is not None:
-            return any(kind == "source" for _, kind in self._facts.get(path, []))
+        """Whether some script sources `path`."""
         if self._callers is not None:
             return any(c.kind == "source" for c in self._callers.get(path, []))
         name = posixpath.basename(path)
         for other in self.ws.shell_paths:
             source = self.ws.source(other)
             if source is None or name not in source.text:
-                continue
-            script = self.ws.shell(other)
-            if script is not None and any(
-                c.kind == "source" and path in c.targets for c in self.calls_in(script)
-            ):
+                continue  # a script that does not name the file cannot source it
+            if any(kind == "source" and path in t for kind, t in self.facts(other)):
                 return True
         return False
 

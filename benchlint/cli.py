@@ -5,7 +5,6 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings, 2 usage, configuration 
 
 from __future__ import annotations
 
-import functools
 import gc
 import json
 import os
@@ -23,11 +22,12 @@ from benchlint import __version__, fixes
 from benchlint.cache import Cache
 from benchlint.config import Config, ConfigError, find_config, find_root, load_config
 from benchlint.context import Context
-from benchlint.engine import STANDALONE_ENTRIES, Result, lint, select_rules
+from benchlint.engine import STANDALONE_ENTRIES, lint, select_rules
 from benchlint.explain import ExplainError, explain, render_json, render_text
 from benchlint.finding import Severity
 from benchlint.registry import all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS, renderer
+from benchlint.result import Result
 from benchlint.suppress import baseline_fingerprints
 from benchlint.workspace import TooManyFiles, Workspace
 
@@ -206,14 +206,8 @@ def _setup(
 @click.option(
     "--no-cache",
     is_flag=True,
-    help="Neither read nor write the cache of master-config entries (safe to delete: "
-    "~/.cache/benchlint).",
-)
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1, 2),
-    help="Processes for a whole-repository run [default: 2 on Linux with 2 CPUs and 200 files].",
+    help="Neither read nor write the cache (.benchlint_cache/ in the repository root, or "
+    "BENCHLINT_CACHE_DIR; safe to delete).",
 )
 def lint_command(
     paths: tuple[Path, ...],
@@ -233,7 +227,6 @@ def lint_command(
     show_diff: bool,
     statistics: bool,
     no_cache: bool,
-    jobs: int | None,
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
     started = time.perf_counter()
@@ -259,12 +252,9 @@ def lint_command(
     rules = select_rules(config, chosen, dropped)
     standalone = _standalone(config, root, root_option is not None)
     with _collector_paused():
-        cache = None if no_cache else Cache.default()
-        load_reporter = functools.partial(renderer, output_format)
+        cache = None if no_cache else Cache.default(None if standalone else root)
         try:
-            result = lint(
-                root, config, rules, named, jobs, cache, load_reporter, standalone=standalone
-            )
+            result = lint(root, config, rules, named, cache=cache, standalone=standalone)
         except TooManyFiles:
             _fail(
                 f"{root} is not inside a repository (no .git, no configuration file) and holds "
@@ -277,7 +267,7 @@ def lint_command(
         if show_diff:
             sys.exit(_print_diff(result))
         if apply_fixes and _apply_fixes(result):  # then lint again: report what is left
-            result = lint(root, config, rules, named, 1, cache, standalone=standalone)
+            result = lint(root, config, rules, named, cache=cache, standalone=standalone)
             result.findings = [f for f in result.findings if f.fingerprint not in known]
             result.cwd = Path.cwd().resolve()
         result.color = _use_color(color, output)
@@ -384,9 +374,9 @@ def _print_statistics(result: Result, seconds: float) -> None:
         import resource
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-        other = result.workspace.other_peak_kib // 1024 if result.workspace is not None else 0
+        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
         lines.append(
-            f"peak memory {peak} MiB" + (f" + {other} MiB in the second process" if other else "")
+            f"peak memory {peak} MiB" + (f" (largest worker {children} MiB)" if children else "")
         )
     click.echo("\n".join(lines), err=True)
 
@@ -474,7 +464,7 @@ def layout_command(
     """What benchlint found where: master configs, the runners file, the launchers and the
     recipe roots, each with the file and line that taught it (configured settings win)."""
     config, root = _setup([path or Path(".")], config_file, no_config, root)
-    ws = Workspace(root, config, Cache.default())
+    ws = Workspace(root, config, Cache.default(root))
     ws.recipe_roots  # noqa: B018 - worked out on first use; its facts join the others
     facts = ws.detected.facts
     if output_format == "json":

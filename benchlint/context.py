@@ -20,20 +20,10 @@ from benchlint.yamlmodel import YamlDocument
 class Context:
     """What rules see: the workspace and the models built from it, each built once on demand."""
 
-    def __init__(
-        self,
-        ws: Workspace,
-        scope: list[str] | None = None,
-        share: frozenset[str] | None = None,
-        owns_routes: bool = True,
-    ) -> None:
+    def __init__(self, ws: Workspace, scope: list[str] | None = None) -> None:
         self.ws = ws
         self.config = ws.config
         self.scope = scope  # the paths named, relative to the root; None: everything
-        # In a run split over processes: the files whose file-local work is this process's
-        # (None: all), and whether the routes are.
-        self.share = share
-        self.owns_routes = owns_routes
         self._routes: list[Route] | None = None
         # for rules that run after the suppressions were applied (BL003): every suppression
         # in scope by file, each marking the IDs that suppressed a finding; the rules that ran
@@ -42,17 +32,12 @@ class Context:
 
     @property
     def sees_everything(self) -> bool:
-        """Every file is this process's to look at: reading all of them is no waste."""
-        return self.scope is None and self.share is None
-
-    def owns(self, path: str) -> bool:
-        return self.share is None or path in self.share
+        """The whole repository is linted: reading every file is no waste."""
+        return self.scope is None
 
     def in_scope(self, paths: list[str]) -> list[str]:
-        """The paths a file-local rule must look at: those inside a named path (all if none)
-        and in this process's share. Findings are filtered by scope anyway; this spares work."""
-        if self.share is not None:
-            paths = [p for p in paths if p in self.share]
+        """The paths a file-local rule must look at: those inside a named path (all if none).
+        Findings are filtered by scope anyway; this spares work."""
         if self.scope is None:
             return paths
         scope = self.scope
@@ -72,8 +57,6 @@ class Context:
         launchers), and every route to a recipe those reach (a recipe's message names all its
         entries). Launchers none of these go through are not built."""
         wiring = self.wiring
-        if not self.owns_routes:
-            return []
         if self.scope is None:
             return wiring.routes
         if self._routes is None:

@@ -2,112 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
-import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchlint import runcache
 from benchlint.cache import Cache
 from benchlint.config import Config
 from benchlint.context import Context, inside, wiring_of
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location
 from benchlint.registry import Rule, all_rules
-from benchlint.source import SourceText
+from benchlint.result import Coverage, Result, RuleError
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
-from benchlint.workspace import Failure, Workspace
-
-
-@dataclass(frozen=True)
-class RuleError:
-    rule: str
-    message: str
-
-
-@dataclass
-class Coverage:
-    """What a run could wire: said in the summary line, so that a clean run on a repository
-    benchlint could not wire is not mistaken for a checked one."""
-
-    master_configs: int = 0
-    entries: int = 0
-    launchers: int = 0
-    recipes: int = 0
-    routed: int = 0  # recipes a route reaches
-    reaching: int = 0  # entries that reach a launcher
-    scripts: int = 0
-    recipe_tree: bool = False  # an srt-slurm tree: its recipes are checked one by one, unrouted
-
-    def describe(self) -> str:
-        routed = f" ({self.routed} routed)" if self.recipes else ""
-        return (
-            f"{_count(self.master_configs, 'master config')} "
-            f"({_count(self.entries, 'entry', 'entries')}), "
-            f"{_count(self.launchers, 'launcher')}, {_count(self.recipes, 'recipe')}{routed}, "
-            f"{_count(self.scripts, 'other script')}"
-        )
-
-    def blind_spot(self) -> str | None:
-        """The warning for a repository with launchers or recipes that nothing routes to."""
-        recipes = 0 if self.recipe_tree and not self.launchers else self.recipes
-        has = " and ".join(
-            _count(n, noun) for n, noun in ((self.launchers, "launcher"), (recipes, "recipe")) if n
-        )
-        if not has:
-            return None
-        if not self.entries:
-            return (
-                f"{has} but no master-config entry: no route was checked "
-                "(`benchlint layout` shows what was detected)"
-            )
-        if self.reaching == 0:
-            return (
-                f"{has} but no entry reaches a launcher: no route was checked "
-                "(`benchlint layout` shows what was detected)"
-            )
-        return None
-
-
-def _count(n: int, noun: str, plural: str = "") -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
-
-
-@dataclass
-class Result:
-    root: Path
-    rules: list[Rule]
-    findings: list[Finding]
-    failures: list[Failure]
-    files_read: int
-    errors: list[RuleError] = field(default_factory=list)
-    workspace: Workspace | None = None
-    coverage: Coverage | None = None  # worked out for a whole repository only
-    # where paths are shown from (text, concise, json): the folder benchlint was run in
-    cwd: Path | None = None
-    color: bool = False  # ANSI colour in the text report
-
-    def display(self, path: str) -> str:
-        """A repository-relative path as the user can type it from where they ran benchlint:
-        relative to that folder when inside it, else absolute (as ruff and ShellCheck print)."""
-        if self.cwd is None:
-            return path
-        full = self.root / path
-        if full.is_relative_to(self.cwd):
-            return full.relative_to(self.cwd).as_posix()
-        return full.as_posix()
-
-    def source(self, path: str) -> SourceText | None:
-        return self.workspace.source(path) if self.workspace is not None else None
-
-    def rule(self, rule_id: str) -> Rule | None:
-        return next((r for r in self.rules if r.id == rule_id), None)
-
-    def severity(self, finding: Finding) -> Severity:
-        if finding.severity is not None:
-            return finding.severity
-        rule = self.rule(finding.rule)
-        return rule.severity if rule is not None else Severity.WARNING
+from benchlint.workspace import Workspace
 
 
 def select_rules(config: Config, select: set[str] | None, ignore: set[str]) -> list[Rule]:
@@ -125,20 +33,15 @@ def lint(
     config: Config,
     rules: list[Rule],
     named: list[Path],
-    jobs: int | None = 1,
+    *,
     cache: Cache | None = None,
-    meanwhile: Callable[[], object] | None = None,
     standalone: bool = False,
     overlay: dict[str, bytes] | None = None,
 ) -> Result:
-    """One run. `jobs`: processes (None: two for a whole repository of some size on a machine
-    with two CPUs or more, else one). `cache`: facts kept between runs (None: none).
-    `standalone`: the root is no repository (no `.git`, no configuration): named files are
-    linted on their own, and a walk stops (TooManyFiles) past STANDALONE_ENTRIES.
-    `meanwhile`: work the caller does after the run anyway and that does not depend on it
-    (loading its reporter); a split run does it in the main process before the pooled recipes,
-    which even it out, so it costs the run nothing. `overlay`: files' text as an editor holds
-    it (root-relative path to bytes), read instead of the disk's."""
+    """One run. `cache`: facts kept between runs (None: none). `standalone`: the root is no
+    repository (no `.git`, no configuration): named files are linted on their own, and a walk
+    stops (TooManyFiles) past STANDALONE_ENTRIES. `overlay`: files' text as an editor holds it
+    (root-relative path to bytes), read instead of the disk's."""
     scope = _scope(root, named)
     if standalone:  # not inside a repository: the files named alone, or a bounded walk
         files = scope is not None and all(p.is_file() for p in named)
@@ -146,16 +49,27 @@ def lint(
         ws = Workspace(root, config, cache, only, STANDALONE_ENTRIES, overlay)
     else:
         ws = Workspace(root, config, cache, overlay=overlay)
-    outcome = None
-    first = [rule for rule in rules if not rule.after_suppressions]
-    if _processes(ws, scope, jobs) > 1:
-        from benchlint import split  # the fork and the pipes, only when used
+    # a whole result is kept for the next run when it depends on the disk alone
+    keep = cache if cache is not None and not standalone and not overlay else None
+    if keep is None:
+        return _run(ws, rules, scope)
+    question, listing = runcache.question(ws, rules, scope), runcache.listing(ws)
+    stored = keep.get_run(question, listing, functools.partial(runcache.content_hashes, ws))
+    if stored is not None:
+        result = runcache.decode(stored, ws, rules)
+        if result is not None:
+            return result
+    result = _run(ws, rules, scope)
+    if not result.errors:
+        hashes = runcache.content_hashes(ws, ws.read_paths)
+        keep.put_run(question, listing, hashes, runcache.encode(result))
+    return result
 
-        outcome = split.run(ws, first, _run_rules, meanwhile)
-    if outcome is None:  # one process, or the second one failed
-        outcome = _run_rules(Context(ws, scope), first)
-    raw, errors = outcome
-    errors = list(dict.fromkeys(errors))  # a rule that fails in both processes, once
+
+def _run(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> Result:
+    config = ws.config
+    first = [rule for rule in rules if not rule.after_suppressions]
+    raw, errors = _run_rules(Context(ws, scope), first)
     inline: dict[str, list[Suppression]] = {}
     findings = _kept(raw, ws, config, scope, inline)
     late = [rule for rule in rules if rule.after_suppressions]
@@ -183,7 +97,7 @@ def lint(
         ),
         key=lambda f: f.path,
     )
-    result = Result(root, rules, findings, failures, ws.files_read, errors, ws)
+    result = Result(ws.root, rules, findings, failures, ws.files_read, errors, ws)
     if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
         result.coverage = _coverage(ws)
     return result
@@ -261,25 +175,6 @@ def _run_rules(ctx: Context, rules: list[Rule]) -> tuple[list[Finding], list[Rul
             if os.environ.get("BENCHLINT_DEBUG"):
                 raise
     return raw, errors
-
-
-# Measured: on the 25-file example a second process neither helps nor hurts (0.35 s either way);
-# on InferenceX's size it saves a third. Below this many files one process is kept: there is
-# nothing to win, and one process is simpler to follow.
-SPLIT_MIN_FILES = 200
-
-
-def _processes(ws: Workspace, scope: list[str] | None, jobs: int | None) -> int:
-    if scope is not None or not hasattr(os, "fork"):
-        return 1  # named files are few: one process
-    if jobs is not None:
-        return min(jobs, 2)
-    if len(ws.shell_paths) + len(ws.yaml_paths) < SPLIT_MIN_FILES:
-        return 1
-    if not sys.platform.startswith("linux"):
-        return 1  # by default only where fork is the platform's own way (macOS prefers spawn)
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return 2 if (cpus or 1) >= 2 else 1
 
 
 def _scope(root: Path, named: list[Path]) -> list[str] | None:

@@ -27,10 +27,11 @@ from benchlint import __version__
 from benchlint.cache import Cache
 from benchlint.config import Config, ConfigError, find_config, find_root, load_config
 from benchlint.context import Context
-from benchlint.engine import Result, lint, select_rules
+from benchlint.engine import lint, select_rules
 from benchlint.explain import ExplainError, explain, render_text
 from benchlint.finding import Finding, Severity, Span
 from benchlint.registry import Rule
+from benchlint.result import Result
 from benchlint.workspace import SHELL_SUFFIXES, YAML_SUFFIXES
 
 # Wait this long after the last keystroke before linting (a run takes a few tenths of a second).
@@ -98,7 +99,13 @@ class BenchlintServer(LanguageServer):
         rules = select_rules(config, None, set())
         with self.lock:
             result = lint(
-                root, config, rules, [path], 1, Cache.default(), None, standalone, overlay
+                root,
+                config,
+                rules,
+                [path],
+                cache=Cache.default(None if standalone else root),
+                standalone=standalone,
+                overlay=overlay,
             )
         return _Linted(result, rel, root)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -143,12 +142,6 @@ class Wiring:
         self._recipes: dict[tuple[int, str], RecipeRef | None] = {}
         self._leaves: dict[int, Leaves] = {}  # of the workspace's recipes, as simulations compare
         self._effective: dict[tuple[int, str], Effective | None] = {}
-        # in a split run's second process: the main process's script_runs (None from it: read
-        # them here)
-        self.script_runs_from: Callable[[], dict[str, list[ScriptRun]] | None] | None = None
-        # in a split run's main process: the master configs' entries as the second process
-        # read them (encoded as for the cache), by path
-        self.entries_from: Callable[[], dict[str, list[tuple[Any, ...]]] | None] | None = None
 
     # The master configs, runners.yaml and workflows are read when first asked for: a process
     # that lints only entrypoint scripts may never need them.
@@ -174,11 +167,7 @@ class Wiring:
 
     @cached_property
     def script_runs(self) -> dict[str, list[ScriptRun]]:
-        """Script path -> the recipes that run it (`benchmark.command`), in discovery order. A split
-        run's second process is given this by the main one, which reads the recipes anyway."""
-        given = self.script_runs_from() if self.script_runs_from is not None else None
-        if given is not None:
-            return given
+        """Script path -> the recipes that run it (`benchmark.command`), in discovery order."""
         runs: dict[str, list[ScriptRun]] = {}
         masters = set(self.ws.glob(self.layout.master_configs))
         for path in self.ws.yaml_paths:  # any recipe, wherever it is kept, can run a script
@@ -195,21 +184,10 @@ class Wiring:
 
     # -- master configs --------------------------------------------------------------------
     def _entries(self) -> list[Entry]:
-        given = self.entries_from() if self.entries_from is not None else None
         entries: list[Entry] = []
         for path in self.ws.glob(self.layout.master_configs):
-            if given is not None and path in given:
-                entries.extend(_decode_entry(path, e) for e in given[path])
-            else:
-                entries.extend(self._master_entries(path))
+            entries.extend(self._master_entries(path))
         return entries
-
-    def encoded_entries(self) -> dict[str, list[tuple[Any, ...]]]:
-        """Every master config's entries, encoded as for the cache (to send to another process)."""
-        return {
-            path: [_encode_entry(e) for e in self._master_entries(path)]
-            for path in self.ws.glob(self.layout.master_configs)
-        }
 
     def _master_entries(self, path: str) -> list[Entry]:
         """The entries of one master config; from the cache when its content was seen before

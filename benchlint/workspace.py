@@ -28,6 +28,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 SKIP_DIRS = frozenset(
     {
+        ".benchlint_cache",
         ".git",
         ".hg",
         ".svn",
@@ -133,8 +134,6 @@ class Workspace:
         # with `{{ ... }}`/`{% ... %}` that does not parse (Go templates, Jinja)
         self.templates: set[str] = set()
         self.models: dict[str, object] = {}  # built from the workspace once per run (wiring)
-        self.read_elsewhere: set[str] = set()  # by the second process of a split run
-        self.other_peak_kib = 0  # the peak memory of that process
         self._max_entries = max_entries
         self.overlay = overlay or {}
         if only is None:
@@ -256,7 +255,7 @@ class Workspace:
 
     @property
     def files_read(self) -> int:
-        return len(self.read_elsewhere.union(self._sources))
+        return len(self._sources)
 
     @property
     def paths(self) -> list[str]:

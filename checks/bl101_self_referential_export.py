@@ -93,8 +93,6 @@ def check(ctx: Context) -> Iterator[Finding]:
     # workflow that starts it) can be in scope while the script is not.
     called_from_scope: set[str] | None = None
     for path in ctx.ws.shell_paths:
-        if not ctx.owns(path):
-            continue  # another process of a split run looks at it
         starts = environment.launcher_start_files(path)
         if starts is not None and not ctx.route_in_scope(path, *starts):
             continue  # a launcher whose findings cannot reach the named files

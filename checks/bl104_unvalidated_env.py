@@ -67,7 +67,7 @@ def _consumed(launch: Launch) -> list[Read]:
 def _setters(ctx: Context, names: list[str]) -> dict[str, dict[str, Location]]:
     """Where something in the repository sets each of these names, in any case form, by the
     name's lower-case form: assignments in the scripts' text (`port=`, `export PORT=`; read as
-    text, not parsed: a split run's other process holds the other scripts' models), the
+    text: modelling every script of the repository to find a few names would cost more), the
     workflows' `env:` and the master configs' additional-settings."""
     found: dict[str, dict[str, Location]] = {}
     pattern = re.compile(

@@ -110,8 +110,6 @@ def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
 )
 def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.shell_paths):
-        if not ctx.owns(path):
-            continue  # another process of a split run looks at it
         source = ctx.ws.source(path)
         if source is None or "${" not in source.text:
             continue

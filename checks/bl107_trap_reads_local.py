@@ -112,8 +112,6 @@ def _findings(script: Script) -> Iterator[Finding]:
 @rule("BL107", "trap-reads-local", Severity.ERROR, tags=("shell", "resources"))
 def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.shell_paths):
-        if not ctx.owns(path):
-            continue  # another process of a split run looks at it
         source = ctx.ws.source(path)
         if source is None or "local" not in source.text or "trap" not in source.text:
             continue

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from benchlint.config import Config
-from benchlint.engine import Result, lint, select_rules
+from benchlint.engine import lint, select_rules
 from benchlint.registry import expand_selectors
+from benchlint.result import Result
 
 REPO = Path(__file__).resolve().parent.parent
 TESTDATA = REPO / "testdata"

@@ -6,13 +6,14 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from benchlint.cache import Cache
 from benchlint.cli import main
-from benchlint.config import load_config
+from benchlint.config import Config, load_config
 from benchlint.engine import lint, select_rules
-from tests.conftest import TESTDATA
+from tests.conftest import TESTDATA, write_repo
 
 MASTER = "configs/nvidia-master.yaml"
 LAUNCHER = "runners/launch_gb200-nv.sh"
@@ -67,7 +68,7 @@ def test_a_garbled_or_unwritable_cache_is_no_cache(tmp_path: Path) -> None:
     expected, _ = _named_run(root, None)
     cache = Cache(tmp_path / "cache")
     _named_run(root, cache)
-    for stored in (tmp_path / "cache").glob("entries-*.marshal"):
+    for stored in (tmp_path / "cache").glob("*.marshal"):
         stored.write_bytes(b"\x00garbage")
     assert _named_run(root, cache) == (expected, True)
     blocked = tmp_path / "file"
@@ -89,7 +90,102 @@ def test_no_cache_flag_and_environment(tmp_path: Path, monkeypatch) -> None:  # 
     assert not folder.exists()
     monkeypatch.delenv("BENCHLINT_NO_CACHE")
     CliRunner().invoke(main, ["--format", "json", "-o", str(out), str(root / LAUNCHER)])
-    kinds = {p.name.rsplit("-", 1)[0] for p in folder.iterdir()}
-    assert kinds == {"entries", "overlays"}
+    kinds = {p.name.rsplit("-", 1)[0] for p in folder.iterdir() if p.suffix == ".marshal"}
+    assert kinds == {"entries", "overlays", "run"}
     assert json.loads(out.read_text())["findings"]
     assert not any(p.suffix == ".marshal" for p in root.rglob("*"))  # nothing in the repository
+
+
+def test_the_cache_lives_in_the_repository_and_git_ignores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Like ruff's: `.benchlint_cache/` in the repository root, holding its own `.gitignore`."""
+    monkeypatch.delenv("BENCHLINT_CACHE_DIR")
+    root = _example(tmp_path)
+    CliRunner().invoke(main, ["--format", "json", str(root)])
+    folder = root / ".benchlint_cache"
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert any(p.name.startswith("run-") for p in folder.iterdir())
+    # benchlint does not lint its own cache, and a second run is the same
+    first = CliRunner().invoke(main, ["--format", "json", str(root)]).output
+    assert ".benchlint_cache" not in first
+
+
+def _lint_whole(root: Path, cache: Cache | None) -> tuple[str, int]:
+    """The SARIF of a whole-repository run, and how many files it parsed."""
+    from benchlint.report.sarif import render
+
+    config = load_config(root / ".benchlint.toml")
+    result = lint(root, config, select_rules(config, None, set()), [root], cache=cache)
+    assert result.workspace is not None
+    parsed = len(result.workspace._shell) + len(result.workspace._yaml)
+    return render(result), parsed
+
+
+def test_a_warm_run_reuses_the_result_until_any_file_it_read_changes(tmp_path: Path) -> None:
+    root = _example(tmp_path)
+    cache = Cache(tmp_path / "cache")
+    cold, parsed = _lint_whole(root, None)
+    assert parsed > 20
+    assert _lint_whole(root, cache) == (cold, parsed)  # the first run fills the cache
+    assert _lint_whole(root, cache) == (cold, 0)  # the next parses nothing
+    # a changed recipe, a new file, a changed configuration: each is linted anew
+    recipe = root / "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml"
+    recipe.write_text(recipe.read_text().replace("max_attempts: 1440", "max_attempts: 100"))
+    changed, parsed = _lint_whole(root, cache)
+    assert parsed and changed != cold and changed == _lint_whole(root, None)[0]
+    (root / "runners" / "launch_new.sh").write_text("set +e\nflock -w 5 9\n")
+    added, parsed = _lint_whole(root, cache)
+    assert parsed and "launch_new.sh" in added and added == _lint_whole(root, None)[0]
+    (root / ".benchlint.toml").write_text('per-file-ignores = { "runners/*" = ["BL102"] }\n')
+    ignored, parsed = _lint_whole(root, cache)
+    assert parsed and '"ruleId": "BL102"' in added and '"ruleId": "BL102"' not in ignored
+
+
+def test_a_change_to_any_module_changes_the_tool_fingerprint(tmp_path: Path) -> None:
+    """No hand-kept list of modules: every file of the packages is part of the key."""
+    import checks
+    from benchlint.cache import fingerprint_of
+
+    packages = []
+    for package in (Path(__file__).parent.parent / "benchlint", Path(checks.__file__).parent):
+        copy = tmp_path / package.name
+        shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        packages.append(copy)
+    before = fingerprint_of(packages)
+    assert fingerprint_of(packages) == before
+    for module in (
+        "benchlint/recipe.py",
+        "checks/bl203_duplicate_key.py",
+        "benchlint/data/endpoints.json",
+    ):
+        path = tmp_path / module
+        original = path.read_bytes()
+        path.write_bytes(original + b"\n")
+        assert fingerprint_of(packages) != before, module
+        path.write_bytes(original)
+
+
+def test_call_facts_spare_parsing_every_script_for_a_named_entrypoint(tmp_path: Path) -> None:
+    """Who runs a named script is answered from each script's cached call facts: a run after an
+    edit of the script parses it and its caller, not the repository's other scripts, and
+    reports what a run without the cache reports."""
+    files = {
+        "runners/launch_a.sh": "bash benchmarks/serve.sh\n",
+        "benchmarks/serve.sh": 'export PORT="$PORT"\nvllm serve m --port "$PORT"\n',
+        **{f"benchmarks/other_{i}.sh": f"echo {i}\n" for i in range(10)},
+    }
+    root = write_repo(tmp_path / "r", files)
+    entrypoint = root / "benchmarks/serve.sh"
+    rules = select_rules(Config(), None, set())
+    cache = Cache(tmp_path / "cache")
+    first = lint(root, Config(), rules, [entrypoint], cache=cache)
+    assert first.workspace is not None and len(first.workspace._shell) == 12
+    entrypoint.write_text(entrypoint.read_text() + "# edited\n")
+    second = lint(root, Config(), rules, [entrypoint], cache=cache)
+    assert second.workspace is not None
+    assert set(second.workspace._shell) == {"benchmarks/serve.sh", "runners/launch_a.sh"}
+    plain = lint(root, Config(), rules, [entrypoint])
+    assert [(f.rule, f.location, f.message) for f in second.findings] == [
+        (f.rule, f.location, f.message) for f in plain.findings
+    ]

@@ -98,9 +98,10 @@ def test_deep_yaml_is_reported_not_crashed(tmp_path: Path) -> None:
     assert "nested too deeply" in result.findings[0].message
 
 
-def test_hostile_files_in_a_split_run(tmp_path: Path) -> None:
-    """The same hostile files, linted by two processes: the same BL001 findings and unparsed
-    files as one process, nothing lost."""
+def test_hostile_files_cold_and_warm(tmp_path: Path) -> None:
+    """The same hostile files, linted with the cache filled and then reused: the same BL001
+    findings and unparsed files as a run without it, nothing lost."""
+    from benchlint.cache import Cache
     from benchlint.config import Config
     from benchlint.engine import lint, select_rules
 
@@ -119,8 +120,11 @@ def test_hostile_files_in_a_split_run(tmp_path: Path) -> None:
     (root / "loop_b.sh").symlink_to("loop_a.sh")
     os.mkfifo(root / "pipe.yaml")
     rules = select_rules(Config(), None, set())
-    one = lint(root, Config(), rules, [root], jobs=1)
-    two = lint(root, Config(), rules, [root], jobs=2)
+    one = lint(root, Config(), rules, [root])
+    cache = Cache(tmp_path / "cache")
+    lint(root, Config(), rules, [root], cache=cache)
+    two = lint(root, Config(), rules, [root], cache=cache)  # warm
+    assert two.workspace is not None and not two.workspace._yaml  # nothing parsed again
     assert [(f.rule, f.location, f.message) for f in two.findings] == [
         (f.rule, f.location, f.message) for f in one.findings
     ]

@@ -10,8 +10,8 @@ from ruamel.yaml import YAML
 
 from benchlint import fixes
 from benchlint.config import Config, load_config
-from benchlint.engine import Result
 from benchlint.finding import Finding
+from benchlint.result import Result
 from tests.conftest import TESTDATA, positions, run_lint, write_repo
 
 

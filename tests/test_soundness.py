@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from benchlint.cache import Cache
 from benchlint.cli import main
 from tests.conftest import TESTDATA, positions, run_lint, write_repo
 
@@ -153,29 +154,37 @@ def test_a_call_cycle_gives_the_same_findings_whatever_the_file_names(tmp_path: 
         assert "benchmarks/cyc/b.sh:1:8" in found
 
 
-def _sarif(root: Path, jobs: int) -> str:
+def _sarif(root: Path, cache: Cache | None = None) -> str:
     from benchlint.config import Config
     from benchlint.engine import lint, select_rules
     from benchlint.registry import expand_selectors
     from benchlint.report import renderer
 
     rules = select_rules(Config(), expand_selectors(["ALL"]), set())
-    return renderer("sarif")(lint(root, Config(), rules, [root], jobs))
+    return renderer("sarif")(lint(root, Config(), rules, [root], cache=cache))
 
 
-def test_output_does_not_depend_on_discovery_order_or_processes(
+@pytest.mark.parametrize("repository", ["cycle", "example"])
+def test_output_does_not_depend_on_discovery_order_or_the_cache(
     tmp_path: Path,
-    monkeypatch,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+    repository: str,
 ) -> None:
-    """The same report, byte for byte, with files discovered in shuffled orders, in one process
-    and in two."""
+    """The same report, byte for byte: with no cache, filling it (cold) and reusing it (warm),
+    and with files discovered in shuffled orders."""
     import random
 
     from benchlint.workspace import Workspace
 
-    root = _cycle_repo(tmp_path, "z")
-    expected = _sarif(root, jobs=1)
-    assert expected == _sarif(root, jobs=2)
+    if repository == "cycle":
+        root = _cycle_repo(tmp_path, "z")
+    else:
+        root = tmp_path / "example"
+        shutil.copytree(TESTDATA / "example", root, symlinks=True)
+    expected = _sarif(root)
+    cache = Cache(tmp_path / "cache")
+    assert _sarif(root, cache) == expected  # cold
+    assert _sarif(root, cache) == expected  # warm
     discover = Workspace._discover
     for seed in range(4):
         rng = random.Random(seed)
@@ -186,8 +195,8 @@ def test_output_does_not_depend_on_discovery_order_or_processes(
             rng.shuffle(self.yaml_paths)
 
         monkeypatch.setattr(Workspace, "_discover", shuffled)
-        for jobs in (1, 2):
-            assert _sarif(root, jobs) == expected, (seed, jobs)
+        assert _sarif(root) == expected, seed
+        assert _sarif(root, cache) == expected, seed
 
 
 def test_yq_assignments_that_add_keys_are_simulated() -> None:

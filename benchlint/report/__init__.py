@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-from benchlint.engine import Result
+from benchlint.result import Result
 
 _MODULES = {
     "text": "text",

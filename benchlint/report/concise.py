@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchlint.engine import Result
+from benchlint.result import Result
 
 
 def render(result: Result) -> str:

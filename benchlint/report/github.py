@@ -7,8 +7,8 @@ job); past that a closing notice says how many findings there were and where to 
 
 from __future__ import annotations
 
-from benchlint.engine import Result
 from benchlint.finding import Severity
+from benchlint.result import Result
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 # GitHub's documented limits on the annotations of one step

@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from benchlint import __version__
-from benchlint.engine import Result
 from benchlint.finding import Location
+from benchlint.result import Result
 
 
 def _location(location: Location, result: Result) -> dict[str, Any]:

@@ -18,9 +18,9 @@ import attr
 import sarif_om as om
 
 from benchlint import HOMEPAGE, __version__
-from benchlint.engine import Result
 from benchlint.finding import Finding, Fix, Location, Severity
 from benchlint.registry import Rule
+from benchlint.result import Result
 from benchlint.source import SourceText
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

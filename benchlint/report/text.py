@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from benchlint.engine import Result
 from benchlint.finding import Finding, Severity
+from benchlint.result import Result
 
 _SEVERITY_COLOR = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.NOTE: "36"}
 

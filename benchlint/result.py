@@ -1,0 +1,102 @@
+"""What a run found: the findings, the files that could not be parsed, and what was wired."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchlint.finding import Finding, Severity
+from benchlint.registry import Rule
+from benchlint.source import SourceText
+from benchlint.workspace import Failure, Workspace
+
+
+@dataclass(frozen=True)
+class RuleError:
+    rule: str
+    message: str
+
+
+@dataclass
+class Coverage:
+    """What a run could wire: said in the summary line, so that a clean run on a repository
+    benchlint could not wire is not mistaken for a checked one."""
+
+    master_configs: int = 0
+    entries: int = 0
+    launchers: int = 0
+    recipes: int = 0
+    routed: int = 0  # recipes a route reaches
+    reaching: int = 0  # entries that reach a launcher
+    scripts: int = 0
+    recipe_tree: bool = False  # an srt-slurm tree: its recipes are checked one by one, unrouted
+
+    def describe(self) -> str:
+        routed = f" ({self.routed} routed)" if self.recipes else ""
+        return (
+            f"{_count(self.master_configs, 'master config')} "
+            f"({_count(self.entries, 'entry', 'entries')}), "
+            f"{_count(self.launchers, 'launcher')}, {_count(self.recipes, 'recipe')}{routed}, "
+            f"{_count(self.scripts, 'other script')}"
+        )
+
+    def blind_spot(self) -> str | None:
+        """The warning for a repository with launchers or recipes that nothing routes to."""
+        recipes = 0 if self.recipe_tree and not self.launchers else self.recipes
+        has = " and ".join(
+            _count(n, noun) for n, noun in ((self.launchers, "launcher"), (recipes, "recipe")) if n
+        )
+        if not has:
+            return None
+        if not self.entries:
+            return (
+                f"{has} but no master-config entry: no route was checked "
+                "(`benchlint layout` shows what was detected)"
+            )
+        if self.reaching == 0:
+            return (
+                f"{has} but no entry reaches a launcher: no route was checked "
+                "(`benchlint layout` shows what was detected)"
+            )
+        return None
+
+
+def _count(n: int, noun: str, plural: str = "") -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+
+
+@dataclass
+class Result:
+    root: Path
+    rules: list[Rule]
+    findings: list[Finding]
+    failures: list[Failure]
+    files_read: int
+    errors: list[RuleError] = field(default_factory=list)
+    workspace: Workspace | None = None
+    coverage: Coverage | None = None  # worked out for a whole repository only
+    # where paths are shown from (text, concise, json): the folder benchlint was run in
+    cwd: Path | None = None
+    color: bool = False  # ANSI colour in the text report
+
+    def display(self, path: str) -> str:
+        """A repository-relative path as the user can type it from where they ran benchlint:
+        relative to that folder when inside it, else absolute (as ruff and ShellCheck print)."""
+        if self.cwd is None:
+            return path
+        full = self.root / path
+        if full.is_relative_to(self.cwd):
+            return full.relative_to(self.cwd).as_posix()
+        return full.as_posix()
+
+    def source(self, path: str) -> SourceText | None:
+        return self.workspace.source(path) if self.workspace is not None else None
+
+    def rule(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+    def severity(self, finding: Finding) -> Severity:
+        if finding.severity is not None:
+            return finding.severity
+        rule = self.rule(finding.rule)
+        return rule.severity if rule is not None else Severity.WARNING

@@ -1,0 +1,142 @@
+"""A run's result as cache data, and what decides whether a later run may reuse it.
+
+A result depends on the question (repository root, configuration, rules, named paths; the
+cache's key adds the tool fingerprint), on the repository's listing (which shell and YAML files
+exist, which are symlinks or templates, the files layout detection looks for), and on the bytes
+of every file the run read. The engine stores the result with the content hash of each file read
+(`Workspace.read_paths`); a later run with the same question and listing reuses it when every one
+of those files hashes the same. Nothing else is read from the disk, so nothing else can differ.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Any
+
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
+from benchlint.registry import Rule
+from benchlint.result import Coverage, Result
+from benchlint.workspace import Failure, Workspace
+
+# Files layout detection checks for by name, beyond the shell and YAML files of the listing.
+_PROBED = ("srtslurm.yaml.example",)
+# The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
+FORMAT = 1
+
+
+def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:
+    config = dataclasses.asdict(ws.config)
+    asked = {
+        "format": FORMAT,
+        "root": str(ws.root),
+        "config": config,
+        "rules": [r.id for r in rules],
+        "scope": scope,
+    }
+    return json.dumps(asked, sort_keys=True, default=_plain).encode()
+
+
+def _plain(value: Any) -> Any:
+    return sorted(value) if isinstance(value, (set, frozenset)) else str(value)
+
+
+def listing(ws: Workspace) -> bytes:
+    parts = [
+        "\n".join(sorted(ws.shell_paths)),
+        "\n".join(sorted(ws.yaml_paths)),
+        "\n".join(sorted(ws.templates)),
+        "\n".join(f"{k}->{v}" for k, v in sorted(ws.symlinks.items())),
+        "\n".join(name for name in _PROBED if (ws.root / name).is_file()),
+    ]
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).digest()
+
+
+def content_hashes(ws: Workspace, paths: list[str]) -> dict[str, bytes | None]:
+    """Each path's content hash as the workspace reads it (None: it cannot be read)."""
+    hashes: dict[str, bytes | None] = {}
+    for path in paths:
+        source = ws.source(path)
+        hashes[path] = hashlib.sha256(source.data).digest() if source is not None else None
+    return hashes
+
+
+# -- the result as plain data ----------------------------------------------------------------------
+def encode(result: Result) -> tuple[Any, ...]:
+    coverage = dataclasses.astuple(result.coverage) if result.coverage is not None else None
+    failures = [(f.path, f.message, tuple(f.span)) for f in result.failures]
+    templates = sorted(result.workspace.templates) if result.workspace is not None else []
+    findings = [_finding(f) for f in result.findings]
+    return (FORMAT, findings, failures, result.files_read, coverage, templates)
+
+
+def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
+    """The stored result on this workspace (for sources, snippets and fixes); None for data
+    this code did not write."""
+    try:
+        form, findings, failures, files_read, coverage, templates = data
+        if form != FORMAT:
+            return None
+        decoded = [_unfinding(f) for f in findings]
+        lost = [Failure(path, message, Span(*span)) for path, message, span in failures]
+        covered = Coverage(*coverage) if coverage is not None else None
+    except (TypeError, ValueError):
+        return None
+    for failure in lost:
+        ws.failures[failure.path] = failure
+    ws.templates.update(templates)
+    result = Result(ws.root, rules, decoded, lost, files_read, [], ws)
+    result.coverage = covered
+    return result
+
+
+def _location(location: Location) -> tuple[Any, ...]:
+    return (location.path, *location.span, location.label)
+
+
+def _unlocation(data: tuple[Any, ...]) -> Location:
+    path, line, column, end_line, end_column, label = data
+    return Location(path, Span(line, column, end_line, end_column), label)
+
+
+def _finding(finding: Finding) -> tuple[Any, ...]:
+    fix = None
+    if finding.fix is not None:
+        edits = [(e.path, *e.span, e.text) for e in finding.fix.edits]
+        fix = (finding.fix.description, edits)
+    return (
+        finding.rule,
+        finding.message,
+        _location(finding.location),
+        [_location(r) for r in finding.related],
+        finding.subject,
+        finding.severity.value if finding.severity is not None else None,
+        finding.help,
+        list(finding.notes),
+        fix,
+        finding.fingerprint,
+    )
+
+
+def _unfinding(data: tuple[Any, ...]) -> Finding:
+    rule, message, location, related, subject, severity, help_, notes, fix, fingerprint = data
+    decoded_fix = None
+    if fix is not None:
+        description, edits = fix
+        decoded_fix = Fix(
+            description, tuple(Edit(p, Span(a, b, c, d), text) for p, a, b, c, d, text in edits)
+        )
+    finding = Finding(
+        rule,
+        message,
+        _unlocation(location),
+        tuple(_unlocation(r) for r in related),
+        subject,
+        Severity(severity) if severity is not None else None,
+        help_,
+        tuple(notes),
+        decoded_fix,
+    )
+    finding.fingerprint = fingerprint
+    return finding
