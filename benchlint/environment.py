@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from benchlint import profile
 from benchlint.calls import Call, CallGraph
 from benchlint.finding import Location
 from benchlint.shell.model import Assignment, Command, Script
@@ -63,7 +64,7 @@ BUILTIN_PREFIXES = (
     "BASH",
     "LC_",
 )
-VALIDATORS = frozenset({"check_env_vars"})
+VALIDATORS = profile.VALIDATORS
 
 
 @dataclass(frozen=True)

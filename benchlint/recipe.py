@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from benchlint import profile
 from benchlint.yamlmodel import YamlDocument, YNode
 
 # srtctl's defaults when a recipe has no health_check block.
-DEFAULT_MAX_ATTEMPTS = 180
-DEFAULT_INTERVAL_SECONDS = 10
+DEFAULT_MAX_ATTEMPTS: int = profile.HEALTH_CHECK_DEFAULTS["max_attempts"]
+DEFAULT_INTERVAL_SECONDS: int = profile.HEALTH_CHECK_DEFAULTS["interval_seconds"]
 _SLURM_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
 
 
@@ -157,9 +158,7 @@ def engine_configs(root: YNode | None, engine: str) -> list[tuple[str, YNode]]:
     return found
 
 
-_WORKSPACE_SCRIPT = re.compile(
-    r"(?:/infmax-workspace|\$\{?INFMAX_CONTAINER_WORKSPACE\}?|\$\{?INFMAX_WORKSPACE\}?)/(\S+\.sh)"
-)
+_WORKSPACE_SCRIPT = profile.RECIPE_SCRIPT_MOUNT
 
 
 def backend_type(root: YNode | None) -> str | None:

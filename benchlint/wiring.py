@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from benchlint import profile
 from benchlint.finding import Location, Span
 from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite, launcher_model
 from benchlint.layout import launcher_candidates, runner_labels
@@ -174,7 +175,7 @@ class Wiring:
             if path in masters:
                 continue
             source = self.ws.source(path)
-            if source is None or "infmax" not in source.text.lower():
+            if source is None or profile.SCRIPT_RUN_MARKER not in source.text.lower():
                 continue  # a recipe that runs no script of this repository
             document = self.ws.yaml(path)
             found = script_run(path, document.root if document is not None else None)
@@ -252,7 +253,7 @@ class Wiring:
         """The launcher the workflow runs for a runner name (`runners/launch_<prefix>.sh` from
         `launch_${RUNNER_NAME%%_*}.sh`), following symlinks; None if absent."""
         if "launchers" in self.ws.config.layout_keys:  # patterns given: `*` is the prefix
-            prefix = runner_name.split("_", 1)[0]
+            prefix = profile.launcher_prefix(runner_name)
             candidates = [pattern.replace("*", prefix, 1) for pattern in self.layout.launchers]
         else:
             candidates = [
@@ -407,14 +408,8 @@ class Wiring:
 
 def entry_environment(element: Element) -> dict[str, str]:
     entry = element.entry
-    env = {
-        "IMAGE": entry.fields.get("image", ""),
-        "MODEL": entry.fields.get("model", ""),
-        "MODEL_PREFIX": entry.fields.get("model-prefix", ""),
-        "FRAMEWORK": entry.fields.get("framework", ""),
-        "PRECISION": entry.fields.get("precision", ""),
-        "IS_AGENTIC": "1" if element.scenario == "agentic-coding" else "0",
-    }
+    env = {name: entry.fields.get(field, "") for name, field in profile.ENTRY_ENVIRONMENT.items()}
+    env["IS_AGENTIC"] = "1" if element.scenario == profile.AGENTIC_SCENARIO else "0"
     if entry.multinode:
         env["IS_MULTINODE"] = "true"
     if element.isl is not None:

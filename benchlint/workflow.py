@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from benchlint import profile
 from benchlint.finding import Location, Span
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YamlDocument, YNode
 
 # a run line that starts a launcher: a `.sh` path built from the runner's name (any folder,
 # the repository root included), or a fixed one under runners/
-_LAUNCH = re.compile(r"runners/launch_|\$\{?RUNNER_NAME\b\S*\.sh")
+_LAUNCH = profile.WORKFLOW_LAUNCH
 _EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
 _NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 

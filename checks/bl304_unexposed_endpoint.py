@@ -45,6 +45,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
+from benchlint import profile
 from benchlint.context import Context
 from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity
@@ -68,7 +69,7 @@ _MAY_PROBE = re.compile("|".join([_URL_START, *_HEALTH_FLAGS, *_METRIC_FAMILIES]
 _MAY_PROBE_BYTES = re.compile(_MAY_PROBE.pattern.encode())  # the same, on one command's bytes
 _HEALTH_PREFIXES = tuple(f + "=" for f in _HEALTH_FLAGS)
 _SERVER_TYPE = re.compile(r"FRAMEWORK|BACKEND|FRONTEND|ENGINE|SERVER_TYPE|_TYPE\b", re.I)
-DEFAULT_PORTS = {"vllm": "8000", "sglang": "30000", "sglang_router": "30000", "dynamo": "8000"}
+DEFAULT_PORTS = profile.DEFAULT_PORTS
 NAMES = {
     "vllm": "vLLM's server",
     "sglang": "SGLang's server",

@@ -1,0 +1,47 @@
+"""The InferenceX / srt-slurm profile: facts about how these repositories run their files that
+no linted file states (which entry field becomes which variable, srtctl's defaults, where the
+checkout is mounted, servers' default ports, ...), read from `data/profile.json`, where each
+fact names the file and commit or release it was learnt from."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from importlib import resources
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+@functools.lru_cache(maxsize=1)
+def _facts() -> dict[str, Any]:
+    data = json.loads(resources.files("benchlint").joinpath("data/profile.json").read_text())
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise ValueError(f"data/profile.json: schema_version {data.get('schema_version')}")
+    return {name: fact["value"] for name, fact in data["facts"].items()}
+
+
+def fact(name: str) -> Any:
+    return _facts()[name]
+
+
+ENTRY_ENVIRONMENT: dict[str, str] = fact("entry_environment")
+AGENTIC_SCENARIO: str = fact("agentic_scenario")
+HEALTH_CHECK_DEFAULTS: dict[str, int] = fact("health_check_defaults")
+WORKSPACE_MOUNTS: tuple[str, ...] = tuple(fact("workspace_mounts"))
+WORKSPACE_VARIABLES: frozenset[str] = frozenset(fact("workspace_variables"))
+RECIPE_SCRIPT_MOUNT: re.Pattern[str] = re.compile(fact("recipe_script_mount"))
+SCRIPT_RUN_MARKER: str = fact("script_run_marker")
+VALIDATORS: frozenset[str] = frozenset(fact("validators"))
+DEFAULT_PORTS: dict[str, str] = fact("default_ports")
+WORKFLOW_LAUNCH: re.Pattern[str] = re.compile(fact("workflow_launch_pattern"))
+_NAMING: str = fact("launcher_naming")
+if _NAMING != "prefix-before-underscore":
+    raise ValueError(f"data/profile.json: unknown launcher_naming {_NAMING!r}")
+
+
+def launcher_prefix(runner_name: str) -> str:
+    """What the first `*` of a configured launcher pattern stands for, for a runner name (the
+    profile's launcher_naming: the name up to its first `_`, as `${RUNNER_NAME%%_*}`)."""
+    return runner_name.split("_", 1)[0]
