@@ -11,8 +11,20 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from benchlint.finding import Span
 from benchlint.shell.invocation import resolve_words
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.model import Assignment, Command, Script, Word
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument as the engine receives it, where it is written: a word of the launch (or
+    of an array it expands), or a piece of a plain string variable it expands unquoted
+    (`ARGS="--tp 8"; vllm serve m $ARGS`: the shell splits the string at blanks)."""
+
+    value: str
+    span: Span
+    word: Word  # the word it is, or the string assignment's value it was split from
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +58,25 @@ class Launch:
                 found.append((word, self.command))
         return tuple(found)
 
+    @functools.cached_property
+    def flags(self) -> tuple[Arg, ...]:
+        """The arguments the engine receives, as far as the script says: `argv`, with each
+        unquoted `$NAME` of a variable the script assigns plain strings replaced by the pieces
+        of those strings (from every assignment, each where it is written)."""
+        found: list[Arg] = []
+        for word, _ in self.argv:
+            name = _unquoted_variable(word)
+            pieces = [
+                piece
+                for value in string_values(self.command.script, name or "")
+                for piece in _split(value)
+            ]
+            if name is not None and pieces:
+                found.extend(pieces)
+            else:
+                found.append(Arg(word.value, word.span, word))
+        return tuple(found)
+
     def option(self, name: str) -> str | None:
         """The raw text of `--name VALUE` or `--name=VALUE` on this launch."""
         values = [w.value for w in self.args]
@@ -59,6 +90,52 @@ class Launch:
     module: str  # "vllm serve", "sglang.launch_server", "dynamo.vllm", "trtllm-serve"
     command: Command
     args: tuple[Word, ...]  # the words after the program
+
+
+def string_values(script: Script, name: str) -> list[Word]:
+    """The values of the script's plain-string assignments to `name` (none when it is ever
+    assigned an array)."""
+    values: list[Word] = []
+    for assignment in script.assignments:
+        if assignment.name != name:
+            continue
+        value = assignment.value
+        if value is None or value.node.type == "array":
+            return []
+        values.append(value)
+    return values
+
+
+def assignments_of(script: Script, name: str) -> list[Assignment]:
+    return [a for a in script.assignments if a.name == name and a.value is not None]
+
+
+def _unquoted_variable(word: Word) -> str | None:
+    """NAME for a word that is exactly an unquoted `$NAME` or `${NAME}` (split by the shell)."""
+    if word.node.type not in ("simple_expansion", "expansion"):
+        return None
+    return word.variable()
+
+
+def _split(value: Word) -> list[Arg]:
+    """The blank-separated pieces of a string value, each with its span in the file; pieces
+    holding an expansion are left out (their words are not known)."""
+    text = value.value
+    offsets = value.offsets
+    file = value.script.file
+    pieces = []
+    start = None
+    for i, ch in enumerate(text + " "):
+        if ch in " \t\n":
+            if start is not None:
+                piece = text[start:i]
+                if "$" not in piece and "`" not in piece:
+                    span = file.span(offsets[start], offsets[i - 1] + 1)
+                    pieces.append(Arg(piece, span, value))
+                start = None
+        elif start is None:
+            start = i
+    return pieces
 
 
 def array_name(word: Word) -> str | None:

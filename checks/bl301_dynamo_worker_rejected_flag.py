@@ -53,12 +53,11 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.dynamo import flag_name, worker_flags
-from benchlint.engines import launches
+from benchlint.engines import Arg, launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity
 from benchlint.fixes import line_removal
 from benchlint.recipe import dynamo_pin, engine_configs, frontend_args, frontend_type
 from benchlint.registry import rule
-from benchlint.shell.model import Word
 from benchlint.source import SourceText
 from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YNode
@@ -120,19 +119,19 @@ def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Fin
         for launch in launches(script):
             if launch.module != "dynamo.vllm":
                 continue
-            for word, _ in launch.argv:
-                if not word.value.startswith("--"):
+            for arg in launch.flags:
+                if not arg.value.startswith("--"):
                     continue
-                flag = flag_name(word.value)
+                flag = flag_name(arg.value)
                 if flag in rejected:
                     yield Finding(
                         "BL301",
-                        f"`{word.value}` on `python -m dynamo.vllm` is rejected by the worker of "
+                        f"`{arg.value}` on `python -m dynamo.vllm` is rejected by the worker of "
                         f"{_release_text(release)}",
-                        Location(script.path, word.span),
+                        Location(script.path, arg.span),
                         help=data.advice(flag),
                         subject=flag,
-                        fix=_word_fix(word, flag, release),
+                        fix=_word_fix(arg, flag, release),
                     )
 
 
@@ -177,16 +176,19 @@ def _recipe_fix(
     return Fix(f"drop {key.value}", (line_removal(source, line, line),))
 
 
-def _word_fix(word: Word, flag: str, release: str | None) -> Fix | None:
-    """Rename a `--flag` or `--flag=value` word written plainly to the worker's own flag."""
+def _word_fix(arg: Arg, flag: str, release: str | None) -> Fix | None:
+    """Rename a `--flag` or `--flag=value` argument written plainly to the worker's own flag."""
     new = worker_flags().rename(flag, release)
-    span = word.span
-    if new is None or span.end_line != span.line or word.text != word.value:
+    span = arg.span
+    file = arg.word.script.file
+    if new is None or span.end_line != span.line:
         return None
-    text = _renamed(word.value, flag, new)
+    if file.line_text(span.line)[span.column - 1 : span.end_column - 1] != arg.value:
+        return None  # written with quotes or escapes: not rewritten
+    text = _renamed(arg.value, flag, new)
     if text is None:
         return None
-    return Fix(f"rename it to {new}", (Edit(word.script.file.path, span, text),))
+    return Fix(f"rename it to {new}", (Edit(file.path, span, text),))
 
 
 @rule("BL301", "dynamo-worker-rejected-flag", Severity.ERROR, tags=("engines", "dynamo"))

@@ -48,7 +48,7 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.engines import launches
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.recipe import engine_configs, frontend_type, settings_root
 from benchlint.registry import rule
 from benchlint.shell.model import Script
@@ -92,20 +92,20 @@ def _has_router(script: Script) -> bool:
 def _script_findings(script: Script) -> Iterator[Finding]:
     if not _runs_vllm_serve(script) or not _multi_node(script) or _has_router(script):
         return
-    seen: set[int] = set()
+    seen: set[Span] = set()
     for launch in launches(script):
         if launch.engine != "vllm":
             continue
-        for word, _ in launch.argv:
-            if word.value != HYBRID or id(word) in seen:
+        for arg in launch.flags:
+            if arg.value != HYBRID or arg.span in seen:
                 continue
-            seen.add(id(word))
+            seen.add(arg.span)
             yield Finding(
                 "BL302",
                 f"`{HYBRID}` runs an API server on every node, but this multi-node vLLM "
                 "launch has no router or Dynamo frontend: requests sent to the head node "
                 "reach only its local ranks",
-                Location(word.script.path, word.span),
+                Location(arg.word.script.file.path, arg.span),
                 help="use internal load balancing (drop the flag, `--headless` on ranks above "
                 "0) or route to every node's endpoint",
                 subject=HYBRID,

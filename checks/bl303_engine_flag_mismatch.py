@@ -115,18 +115,18 @@ def check(ctx: Context) -> Iterator[Finding]:
             if launch.engine not in ENGINES:
                 continue
             engine, command = launch.engine, launch.command
-            for word, _ in launch.argv:
-                if not word.value.startswith("--"):
+            for arg in launch.flags:
+                if not arg.value.startswith("--"):
                     continue
-                flag = flag_name(word.value)
+                flag = flag_name(arg.value)
                 owner = data.foreign(engine, flag)
                 if owner is not None:
                     where = f"on `{command.name}`" if command.name else "here"
-                    message, hint = _message(flag, word.value, engine, owner, where)
+                    message, hint = _message(flag, arg.value, engine, owner, where)
                     yield Finding(
                         "BL303",
                         message,
-                        Location(script.path, word.span),
+                        Location(script.path, arg.span),
                         subject=flag,
                         help=hint,
                     )

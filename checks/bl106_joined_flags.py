@@ -1,0 +1,83 @@
+"""An engine launch given several flags as one quoted word.
+
+## What it does
+Reports an argument `"$NAME"` (or `"${NAME}"`) of an engine launch (`vllm serve`,
+`python -m sglang.launch_server`, `python -m dynamo.<x>`, `trtllm-serve`, behind any wrapper)
+when every value the script assigns to NAME is a string of several blank-separated words that
+starts with a flag (`args="--tp 8 --port 30000"`).
+
+## Why is this bad?
+The double quotes keep the string one word: the engine receives the single argument
+`--tp 8 --port 30000`. argparse takes an argument with a blank in it for a positional, so the
+server exits at start-up with `unrecognized arguments` (or, for `vllm serve`, takes the string
+for the model name), after the job has waited for its nodes.
+
+## Example
+```bash path=benchmarks/serve.sh
+args="--tensor-parallel-size 8 --port 30000"
+python3 -m sglang.launch_server --model-path "$MODEL" "$args"
+```
+
+## Use instead
+```bash path=benchmarks/serve.sh
+args=(--tensor-parallel-size 8 --port 30000)
+python3 -m sglang.launch_server --model-path "$MODEL" "${args[@]}"
+```
+
+## Exceptions
+Not reported: an unquoted `$args` (the shell splits it: benchlint reads its flags, as BL303
+does), an array, a variable with one word (`"$MODEL"`), and a variable assigned outside the
+script or with a value that is not a plain string on some path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint.context import Context
+from benchlint.engines import assignments_of, launches, string_values
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.shell.model import Word
+
+
+def _quoted_variable(word: Word) -> str | None:
+    """NAME for a word that is exactly `"$NAME"` or `"${NAME}"`."""
+    node = word.node
+    if node.type != "string" or node.named_child_count != 1:
+        return None
+    if node.named_children[0].type not in ("simple_expansion", "expansion"):
+        return None
+    return word.variable()
+
+
+def _joined(text: str) -> bool:
+    words = text.split()
+    return len(words) > 1 and words[0].startswith("-")
+
+
+@rule("BL106", "joined-flags", Severity.ERROR, tags=("engines", "shell"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for script in ctx.shell_scripts():
+        for launch in launches(script):
+            for word, _ in launch.argv:
+                name = _quoted_variable(word)
+                if name is None:
+                    continue
+                values = string_values(word.script, name)
+                if not values or not all(_joined(v.value) for v in values):
+                    continue
+                shown = values[0].value if len(values[0].value) <= 60 else values[0].value[:57]
+                yield Finding(
+                    "BL106",
+                    f"`{word.text}` hands `{launch.module}` one argument, `{shown}`: the "
+                    "engine takes it for a single word and exits with `unrecognized arguments`",
+                    Location(script.path, word.span),
+                    related=tuple(
+                        Location(script.path, a.span, f"sets {name}")
+                        for a in assignments_of(word.script, name)
+                    )[:3],
+                    subject=f"{launch.module}:{name}",
+                    help=f"write `${name}` unquoted, or hold the flags in an array "
+                    f'(`{name}=(...)`, then `"${{{name}[@]}}"`)',
+                )
