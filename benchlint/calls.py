@@ -184,9 +184,19 @@ def _variable_of(expr: str) -> str:
     return expr.strip("${}").split("%")[0].split(":")[0].split("[")[0]
 
 
-def resolve(ws: Workspace, script: Script, value: str) -> list[str] | None:
-    """Repository paths a script path word can name, or None when it says too little to tell."""
+def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[str] | None:
+    """Repository paths a script path word can name, or None when it says too little to tell.
+    A leading variable the script assigns stands for each value it assigns (`BENCH=...;
+    bash "$BENCH"`)."""
     head, rest = _leading_expansion(value.strip())
+    name = _variable_of(head) if head else ""
+    if head == f"${name}" or head == f"${{{name}}}":
+        values = [a.value.value for a in script.assignments if a.name == name and a.value]
+        if values and len(values) <= 16 and depth < 3 and not _is_script_dir(head):
+            found = [resolve(ws, script, v + rest, depth + 1) for v in values]
+            if any(f is not None for f in found):
+                return list(dict.fromkeys(p for f in found if f for p in f))
+            return None
     script_dir = posixpath.dirname(script.path)
     bases: list[str] | None
     if head:
@@ -227,20 +237,27 @@ def _pattern(text: str, script: Script, depth: int) -> str:
     position = 0
     for match in _EXPANSION.finditer(text):
         out.append(re.escape(text[position : match.start()]))
-        out.append(_expansion_pattern(match.group(0), script, depth))
+        start = match.start() == 0 or text[match.start() - 1] == "/"
+        out.append(_expansion_pattern(match.group(0), script, depth, start))
         position = match.end()
     out.append(re.escape(text[position:]))
     return "".join(out)
 
 
-def _expansion_pattern(expansion: str, script: Script, depth: int) -> str:
+def _expansion_pattern(
+    expansion: str, script: Script, depth: int, component_start: bool = False
+) -> str:
+    """What an expansion in a path can stand for: the values the script assigns it, else any
+    part of one path component, or at the start of a component also one folder before it
+    (`benchmarks/${SUBDIR}x.sh` with SUBDIR=`agentic/` set by the workflow)."""
+    anything = "(?:[^/]*/)?[^/]*" if component_start else "[^/]*"
     simple = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", expansion)
     if simple is None or depth >= 3:
-        return "[^/]*"
+        return anything
     name = simple.group(1)
     values = [a.value.value for a in script.assignments if a.name == name and a.value is not None]
     if not values or len(values) > 16:
-        return "[^/]*"
+        return anything
     alternatives = sorted({_pattern(v, script, depth + 1) for v in values})
     return "(?:" + "|".join(alternatives) + ")"
 

@@ -370,14 +370,12 @@ def _print_statistics(result: Result, seconds: float) -> None:
         f"findings {len(result.findings)}, files read {result.files_read}, "
         f"unparsed {len(result.failures)}, templates not linted {templates}, {seconds:.2f} s"
     )
+    lines.extend(f"{what}: {n}" for what, n in result.counts.items())
     if sys.platform != "win32":
         import resource
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
-        lines.append(
-            f"peak memory {peak} MiB" + (f" (largest worker {children} MiB)" if children else "")
-        )
+        lines.append(f"peak memory {peak} MiB")
     click.echo("\n".join(lines), err=True)
 
 

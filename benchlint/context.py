@@ -29,6 +29,12 @@ class Context:
         # in scope by file, each marking the IDs that suppressed a finding; the rules that ran
         self.suppressions: dict[str, list[Suppression]] = {}
         self.ran: frozenset[str] = frozenset()
+        # what rules could not decide, counted for --statistics ("launches with no known
+        # engine release": 3)
+        self.counts: dict[str, int] = {}
+
+    def count(self, what: str) -> None:
+        self.counts[what] = self.counts.get(what, 0) + 1
 
     @property
     def sees_everything(self) -> bool:

@@ -69,7 +69,8 @@ def lint(
 def _run(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> Result:
     config = ws.config
     first = [rule for rule in rules if not rule.after_suppressions]
-    raw, errors = _run_rules(Context(ws, scope), first)
+    context = Context(ws, scope)
+    raw, errors = _run_rules(context, first)
     inline: dict[str, list[Suppression]] = {}
     findings = _kept(raw, ws, config, scope, inline)
     late = [rule for rule in rules if rule.after_suppressions]
@@ -98,6 +99,7 @@ def _run(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> Result:
         key=lambda f: f.path,
     )
     result = Result(ws.root, rules, findings, failures, ws.files_read, errors, ws)
+    result.counts = dict(sorted(context.counts.items()))
     if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
         result.coverage = _coverage(ws)
     return result

@@ -75,6 +75,8 @@ class Result:
     errors: list[RuleError] = field(default_factory=list)
     workspace: Workspace | None = None
     coverage: Coverage | None = None  # worked out for a whole repository only
+    # what rules could not decide, by kind (--statistics)
+    counts: dict[str, int] = field(default_factory=dict)
     # where paths are shown from (text, concise, json): the folder benchlint was run in
     cwd: Path | None = None
     color: bool = False  # ANSI colour in the text report

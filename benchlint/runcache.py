@@ -23,7 +23,7 @@ from benchlint.workspace import Failure, Workspace
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 1
+FORMAT = 2
 
 
 def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:
@@ -68,14 +68,15 @@ def encode(result: Result) -> tuple[Any, ...]:
     failures = [(f.path, f.message, tuple(f.span)) for f in result.failures]
     templates = sorted(result.workspace.templates) if result.workspace is not None else []
     findings = [_finding(f) for f in result.findings]
-    return (FORMAT, findings, failures, result.files_read, coverage, templates)
+    counts = list(result.counts.items())
+    return (FORMAT, findings, failures, result.files_read, coverage, templates, counts)
 
 
 def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     """The stored result on this workspace (for sources, snippets and fixes); None for data
     this code did not write."""
     try:
-        form, findings, failures, files_read, coverage, templates = data
+        form, findings, failures, files_read, coverage, templates, counts = data
         if form != FORMAT:
             return None
         decoded = [_unfinding(f) for f in findings]
@@ -88,6 +89,7 @@ def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     ws.templates.update(templates)
     result = Result(ws.root, rules, decoded, lost, files_read, [], ws)
     result.coverage = covered
+    result.counts = dict(counts)
     return result
 
 

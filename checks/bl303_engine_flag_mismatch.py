@@ -1,17 +1,25 @@
-"""A flag of one serving engine on another engine's command line or config.
+"""A flag the engine release that runs it does not accept, or another engine's flag.
 
 ## What it does
-Reports, from the flag lists of the released engines (`benchlint/data/engine_flags.json`: vLLM
-0.10.0-0.31.0, SGLang 0.5.4-0.5.23):
-- on `python -m sglang.launch_server` and in a recipe's `backend.sglang_config.<role>`, a flag only
-  vLLM has (`--enable-auto-tool-choice`, `--max-num-seqs`, `--gpu-memory-utilization`);
-- on `vllm serve` and in `backend.vllm_config.<role>`, a flag only SGLang has
-  (`--mem-fraction-static`, `--max-running-requests`, `--disable-radix-cache`).
-The message names the other engine's spelling where there is one.
+Reports, from the flags of every released vLLM and SGLang (`benchlint/data/engine_flags.json`:
+vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
+- on an engine launch in a script (`vllm serve`, `python -m sglang.launch_server`, behind any
+  wrapper, with flags in arrays or in plain strings expanded unquoted), a flag the release that
+  runs it does not accept. The release is read from the `image:` of the master-config entries
+  whose jobs run the script (`vllm/vllm-openai:v0.15.1`, `lmsysorg/sglang:v0.5.8-cu130`), through
+  the launcher their runner starts and the path it builds from their fields. The message names
+  the release and when the flag left or arrives;
+- where no release is known (a nightly or custom image, a script no entry runs; `--statistics`
+  counts these launches), and in a recipe's `backend.<engine>_config.<role>`, a flag only the
+  other engine has: on SGLang `--enable-auto-tool-choice`, `--max-num-seqs`,
+  `--gpu-memory-utilization`; on vLLM `--mem-fraction-static`, `--max-running-requests`,
+  `--disable-radix-cache`, with the engine's own spelling where there is one.
 
 ## Why is this bad?
 Both servers use argparse and exit at once on an unknown option: the job fails after the
-allocation was granted. Flags copied between recipes of the two engines are the usual cause.
+allocation was granted. The usual causes are a flag a newer release removed
+(`--max-seq-len-to-capture` is gone after vLLM 0.10.2) kept while the image moved on, and flags
+copied between recipes of the two engines.
 
 ## Example
 ```yaml path=benchmarks/multi_node/srt-slurm-recipes/sglang/a.yaml
@@ -34,25 +42,24 @@ backend:
 ```
 
 ## Exceptions
-A flag either engine has, a flag neither list knows (Dynamo's `--dyn-*` flags, options newer
-than the listed releases) and an abbreviation the other engine's argparse would accept are not
-reported.
+Not reported: a flag no measured release of the engine knows (Dynamo's `--dyn-*` flags, a fork's
+options), a release outside the measured range, a release between two measured ones that differ
+on the flag, an abbreviation argparse would accept, and a launch some job runs with an image
+that names no release (then only another engine's flags are reported).
 """
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass
-from importlib import resources
 
 from benchlint.context import Context
 from benchlint.dynamo import flag_name
-from benchlint.engines import launches
+from benchlint.engine_flags import ENGINES, engine_flags
+from benchlint.engines import Arg, launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import engine_configs
 from benchlint.registry import rule
+from benchlint.releases import Running, launch_releases
 from benchlint.workspace import path_matches
 
 # The other engine's spelling of the same setting.
@@ -66,32 +73,6 @@ EQUIVALENT = {
     "--chunked-prefill-size": "--max-num-batched-tokens",
     "--disable-radix-cache": "--no-enable-prefix-caching",
 }
-ENGINES = {"vllm": "vLLM", "sglang": "SGLang"}
-
-
-@dataclass(frozen=True)
-class EngineFlags:
-    flags: dict[str, frozenset[str]]
-    source: dict[str, str]
-
-    def foreign(self, engine: str, flag: str) -> str | None:
-        """The engine that owns `flag` when `engine` does not accept it, else None."""
-        own = self.flags[engine]
-        if flag in own or any(f.startswith(flag) for f in own):  # argparse accepts prefixes
-            return None
-        for other, flags in self.flags.items():
-            if other != engine and flag in flags:
-                return other
-        return None
-
-
-@functools.lru_cache(maxsize=1)
-def engine_flags() -> EngineFlags:
-    text = resources.files("benchlint").joinpath("data/engine_flags.json").read_text()
-    data = json.loads(text)
-    return EngineFlags(
-        {"vllm": frozenset(data["vllm"]), "sglang": frozenset(data["sglang"])}, data["source"]
-    )
 
 
 def _message(flag: str, shown: str, engine: str, owner: str, where: str) -> tuple[str, str]:
@@ -107,6 +88,39 @@ def _message(flag: str, shown: str, engine: str, owner: str, where: str) -> tupl
     return message, hint
 
 
+def _release_finding(
+    flag: str, arg: Arg, engine: str, runs: list[Running], where: str, script_path: str
+) -> Finding | None:
+    """The finding for a flag every release that runs the launch rejects, else None."""
+    data = engine_flags()
+    if flag not in data.union[engine] and data.foreign(engine, flag) is None:
+        return None  # a flag no measured release knows: a fork's or a newer one's, not told
+    if not all(data.accepts(engine, r.version, flag) is False for r in runs):
+        return None
+    versions = ", ".join(r.version for r in runs)
+    entries = [e for r in runs for e in r.entries]
+    named = ", ".join(e.name for e in entries[:2]) + (
+        f" and {len(entries) - 2} more" if len(entries) > 2 else ""
+    )
+    history = data.history(engine, runs[-1].version, flag)
+    owner = data.foreign(engine, flag)
+    hint = EQUIVALENT.get(flag, "") if owner is not None else ""
+    return Finding(
+        "BL303",
+        f"`{arg.value}` {where} is not a flag of {ENGINES[engine]} {versions}, the release the "
+        f"image of {named} runs: the server exits with `unrecognized arguments`",
+        Location(script_path, arg.span),
+        related=tuple(
+            Location(e.location.path, e.location.span, f"entry {e.name}") for e in entries[:3]
+        ),
+        subject=flag,
+        notes=(history,) if history else (),
+        help=f"{ENGINES[engine]}'s spelling: {hint}"
+        if hint and not hint.startswith("nothing")
+        else "",
+    )
+
+
 @rule("BL303", "engine-flag-mismatch", Severity.ERROR, tags=("engines",))
 def check(ctx: Context) -> Iterator[Finding]:
     data = engine_flags()
@@ -115,13 +129,21 @@ def check(ctx: Context) -> Iterator[Finding]:
             if launch.engine not in ENGINES:
                 continue
             engine, command = launch.engine, launch.command
+            runs = launch_releases(ctx, launch)
+            if runs is None:
+                ctx.count("launches with no known engine release")
+            where = f"on `{command.name}`" if command.name else "here"
             for arg in launch.flags:
                 if not arg.value.startswith("--"):
                     continue
                 flag = flag_name(arg.value)
+                if runs is not None:
+                    finding = _release_finding(flag, arg, engine, runs, where, script.path)
+                    if finding is not None:
+                        yield finding
+                        continue
                 owner = data.foreign(engine, flag)
                 if owner is not None:
-                    where = f"on `{command.name}`" if command.name else "here"
                     message, hint = _message(flag, arg.value, engine, owner, where)
                     yield Finding(
                         "BL303",

@@ -28,3 +28,38 @@ def test_the_profile_is_what_the_code_uses() -> None:
     assert tuple(profile.fact("workspace_mounts")) == calls.ROOT_MOUNTS
     assert frozenset(profile.fact("validators")) == VALIDATORS
     assert profile.launcher_prefix("gb200-nv_12") == "gb200-nv"
+
+
+def test_engine_flags_have_provenance_and_the_docs_quote_their_range() -> None:
+    from benchlint.engine_flags import SCHEMA_VERSION, engine_flags
+    from benchlint.registry import get_rule
+
+    data = json.loads((DATA / "engine_flags.json").read_text())
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert data["generator"] == "tools/import_engine_flags.py"
+    for engine, table in data["engines"].items():
+        versions = [r["version"] for r in table["releases"]]
+        assert len(versions) > 10, engine
+        assert all(r["source"] for r in table["releases"])
+        runs = [run for ranges in table["flags"].values() for run in ranges]
+        assert all(0 <= first <= last < len(versions) for first, last in runs)
+    assert all("sha256" in r for r in data["engines"]["sglang"]["releases"])
+    flags = engine_flags()
+    doc = get_rule("BL303").doc  # type: ignore[union-attr]
+    assert flags.span("vllm") in doc and flags.span("sglang") in doc
+
+
+def test_every_release_in_the_example_images_is_measured_or_between_measured_ones() -> None:
+    import re
+
+    from benchlint.engine_flags import engine_flags, version_key
+    from benchlint.releases import image_release
+
+    master = (DATA.parent.parent / "testdata/example/configs/nvidia-master.yaml").read_text()
+    images = re.findall(r"image:\s*(\S+)", master)
+    flags = engine_flags()
+    named = [r for r in (image_release(i) for i in images) if r is not None]
+    assert named
+    for engine, version in named:
+        versions = flags.versions[engine]
+        assert version_key(versions[0]) <= version_key(version) <= version_key(versions[-1])

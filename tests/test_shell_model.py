@@ -133,3 +133,25 @@ def test_reads_and_failure_handlers_come_from_the_model() -> None:
     assert nested.commands[0].file_offset == 0  # runs when the srun on line 1 does
     flock = next(c for c in script.commands if c.base == "flock")
     assert [script.text_of(c.node) for c in flock.on_failure()] == ['echo "no lock $L"']
+
+
+def test_a_word_tree_sitter_splits_is_one_word() -> None:
+    """tree-sitter-bash parses `--mounts=$A:$B,$C:$D` as several adjacent arguments; bash has
+    one word there (no blank): so does the model, with its value, text, span and reads."""
+    from benchlint.shell.model import parse_file
+    from benchlint.source import SourceText
+
+    text = 'srun --container-mounts=$W:$DIR,$M:$M \\\n  bash "$BENCH"\n'
+    script = parse_file(SourceText("run.sh", text.encode()))
+    words = script.commands[0].words
+    assert [w.value for w in words] == [
+        "srun",
+        "--container-mounts=$W:$DIR,$M:$M",
+        "bash",
+        "$BENCH",
+    ]
+    mounts = words[1]
+    assert mounts.text == "--container-mounts=$W:$DIR,$M:$M"
+    assert (mounts.span.line, mounts.span.column, mounts.span.end_column) == (1, 6, 38)
+    assert "W" in [r.name for r in mounts.reads()]
+    assert script.commands[0].invocation.base == "bash"

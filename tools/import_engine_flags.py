@@ -1,28 +1,39 @@
-"""Build benchlint/data/engine_flags.json: every command-line flag of vLLM and of SGLang.
+"""Build benchlint/data/engine_flags.json: the command-line flags of vLLM and SGLang, per release.
 
-Usage: python tools/import_engine_flags.py DYNAMO_FLAGS_YAML SGLANG_WHEEL...
+Usage: python tools/import_engine_flags.py DYNAMO_FLAGS_YAML [SGLANG_VERSION...]
 
-vLLM: the engine flags per vLLM release and the OpenAI-frontend flags, from the measured study
-(shared/reference/dynamo-worker-flags.yaml, vLLM 0.10.0-0.31.0). SGLang: read statically from
-each released wheel's `sglang/srt/server_args.py` and `sglang/srt/arg_groups/*.py` — explicit
-`add_argument("--x")` calls, and dataclass fields annotated `A[T, "help"]` / `A[T, Arg(...)]`,
-which `add_cli_args_from_dataclass` turns into `--field-name` (or `Arg(cli_name=..., aliases=...)`).
-The union over the releases is kept, so a flag is "only vLLM's" when no listed SGLang release
-has it, and the reverse.
+vLLM: per release, the engine flags and the OpenAI-frontend flags from the measured study of the
+released wheels (DYNAMO_FLAGS_YAML: `vllm_engine_flags_by_vllm_version`, and the frontend flags
+of each release from the Dynamo releases pinned to it), vLLM 0.10.0-0.31.0; the frontend flags
+the study names outside a release list count for every release (so they are never reported).
+SGLang: each release's wheel, downloaded from PyPI with `pip download --no-deps` (the default
+versions below, or those given), its sha256 recorded, and its flags read statically from
+`sglang/srt/server_args.py` and `sglang/srt/arg_groups/*.py`: explicit `add_argument("--x")`
+calls, and dataclass fields annotated `A[T, "help"]` / `A[T, Arg(...)]`, which
+`add_cli_args_from_dataclass` turns into `--field-name` (or `Arg(cli_name=..., aliases=...)`).
+
+Output (schema_version 2): per engine, the releases in version order, each with its version and
+provenance, and per flag the index ranges of the releases that accept it.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import re
+import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
 from ruamel.yaml import YAML
 
 OUT = Path(__file__).resolve().parent.parent / "benchlint" / "data" / "engine_flags.json"
+SCHEMA_VERSION = 2
+# The SGLang releases InferenceX's images have used, and every release between them.
+SGLANG_VERSIONS = [f"0.4.{n}" for n in range(11)] + [f"0.5.{n}" for n in range(1, 24)]
 
 
 def _annotated_flag(item: ast.AnnAssign) -> list[str]:
@@ -73,38 +84,104 @@ def sglang_flags(wheel: Path) -> set[str]:
     return flags
 
 
-def main(study: Path, wheels: list[Path]) -> None:
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version.split("+")[0])[:4])
+
+
+def _ranges(indexes: list[int]) -> list[list[int]]:
+    """Sorted release indexes as [first, last] runs."""
+    runs: list[list[int]] = []
+    for i in indexes:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return runs
+
+
+def _engine(releases: list[dict[str, str]], flags: list[set[str]]) -> dict[str, object]:
+    names = sorted(set().union(*flags))
+    return {
+        "releases": releases,
+        "flags": {n: _ranges([i for i, f in enumerate(flags) if n in f]) for n in names},
+    }
+
+
+def vllm_releases(study: Path) -> tuple[list[dict[str, str]], list[set[str]]]:
     data = YAML(typ="safe").load(study.read_text())
-    vllm: set[str] = set()
-    for flags in data["vllm_engine_flags_by_vllm_version"].values():
-        vllm.update(f for f in flags if f.startswith("--"))
-    for release in data["per_release"].values():
-        vllm.update(f for f in release["rejected_vllm_frontend_flags"] if f.startswith("--"))
+    everywhere: set[str] = set()
     for entry in data["flags"]:
         names = entry["name"] if isinstance(entry["name"], list) else [entry["name"]]
         if str(entry.get("owner", "")).startswith("vllm"):
-            vllm.update(n for n in names if n.startswith("--"))
-    sglang: set[str] = set()
-    versions = []
-    for wheel in wheels:
-        sglang |= sglang_flags(wheel)
-        match = re.match(r"sglang-([^-]+)-", wheel.name)
-        versions.append(match.group(1) if match else wheel.name)
+            everywhere.update(n for n in names if n.startswith("-"))
+    pins = data["meta"]["vllm_pin_per_dynamo_release"]
+    releases, flags = [], []
+    for version in sorted(data["vllm_engine_flags_by_vllm_version"], key=_key):
+        found = {f for f in data["vllm_engine_flags_by_vllm_version"][version] if f.startswith("-")}
+        for dynamo, pin in pins.items():
+            if str(pin) == str(version):
+                rejected = data["per_release"][dynamo]["rejected_vllm_frontend_flags"]
+                found.update(f for f in rejected if f.startswith("-"))
+        releases.append(
+            {
+                "version": str(version),
+                "source": f"vllm=={version} wheel from PyPI, read in the measured study "
+                "(vllm/engine/arg_utils.py EngineArgs.add_cli_args and "
+                "vllm/entrypoints/openai/cli_args.py make_arg_parser)",
+            }
+        )
+        flags.append(found | everywhere)
+    return releases, flags
+
+
+def sglang_releases(
+    versions: list[str], folder: Path
+) -> tuple[list[dict[str, str]], list[set[str]]]:
+    releases, flags = [], []
+    for version in sorted(versions, key=_key):
+        wheels = list(folder.glob(f"sglang-{version}-*.whl"))
+        if not wheels:
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--no-deps",
+                    f"sglang=={version}",
+                    "-d",
+                    str(folder),
+                ],
+                check=True,
+            )
+            wheels = list(folder.glob(f"sglang-{version}-*.whl"))
+        wheel = wheels[0]
+        releases.append(
+            {
+                "version": version,
+                "source": f"{wheel.name} from PyPI",
+                "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(),
+            }
+        )
+        flags.append(sglang_flags(wheel))
+    return releases, flags
+
+
+def main(study: Path, versions: list[str]) -> None:
+    folder = Path(tempfile.gettempdir()) / "benchlint-sglang-wheels"
+    folder.mkdir(exist_ok=True)
+    vllm = _engine(*vllm_releases(study))
+    sglang = _engine(*sglang_releases(versions or SGLANG_VERSIONS, folder))
     document = {
-        "source": {
-            "vllm": "engine and OpenAI-frontend flags of vLLM "
-            + ", ".join(data["vllm_engine_flags_by_vllm_version"])
-            + " (shared/reference/dynamo-worker-flags.yaml, read from the released wheels)",
-            "sglang": "flags of the released sglang wheels "
-            + ", ".join(versions)
-            + " (server_args.py and arg_groups, read statically)",
-        },
-        "vllm": sorted(vllm),
-        "sglang": sorted(sglang),
+        "schema_version": SCHEMA_VERSION,
+        "generator": "tools/import_engine_flags.py",
+        "engines": {"vllm": vllm, "sglang": sglang},
     }
-    OUT.write_text(json.dumps(document, indent=0) + "\n")
-    print(f"wrote {OUT}: {len(vllm)} vLLM flags, {len(sglang)} SGLang flags")
+    OUT.write_text(json.dumps(document, indent=0, sort_keys=True) + "\n")
+    for name, engine in document["engines"].items():
+        print(f"{name}: {len(engine['releases'])} releases, {len(engine['flags'])} flags")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), [Path(p) for p in sys.argv[2:]])
+    main(Path(sys.argv[1]), sys.argv[2:])

@@ -107,6 +107,45 @@ class Word:
         return name if name.isidentifier() else None
 
 
+class JoinedWord(Word):
+    """One shell word that tree-sitter-bash parsed as two adjacent arguments (`--x=$A:$B` is
+    read as `--x=$A:$` and `B`): the parts' values, offsets and reads joined; its node is the
+    first part's (its text and span cover both)."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, first: Word, second: Word) -> None:
+        parts = [*getattr(first, "parts", [first]), second]
+        super().__init__(
+            first.script,
+            first.node,
+            "".join(p.value for p in parts),
+            [o for p in parts for o in p.offsets],
+            all(p.static for p in parts),
+        )
+        self.parts = parts
+
+    @property
+    def text(self) -> str:
+        file = self.script.file
+        start, end = self.parts[0].span, self.parts[-1].span
+        lines = file.text.split("\n")[start.line - 1 : end.end_line]
+        lines[-1] = lines[-1][: end.end_column - 1]
+        lines[0] = lines[0][start.column - 1 :]
+        return "\n".join(lines)
+
+    @property
+    def span(self) -> Span:
+        start, end = self.parts[0].span, self.parts[-1].span
+        return Span(start.line, start.column, end.end_line, end.end_column)
+
+    def reads(self) -> list[Read]:
+        return [r for p in self.parts for r in p.reads()]
+
+    def variable(self) -> str | None:
+        return None
+
+
 @dataclass(frozen=True, slots=True)
 class Read:
     """A variable read in a word: `$X`, `${X}` (operator ""), `${X:-d}` (":-"), `${#X}` ("#")."""
@@ -688,7 +727,15 @@ class _Builder:
                 inner = child.named_children
                 words.append(self.word(inner[0] if inner else child))
             elif words and not kind.endswith("_redirect"):
-                words.append(self.word(child))
+                word = self.word(child)
+                previous = words[-1]
+                end = previous.parts[-1].node if isinstance(previous, JoinedWord) else previous.node
+                if len(words) > 1 and end.end_byte == child.start_byte:
+                    # one shell word that tree-sitter-bash split (`$A:$B`): no blank between
+                    word = JoinedWord(previous, word)
+                    words[-1] = word
+                    continue
+                words.append(word)
         command = self.new_command(node, words, ctx)
         command.background = _is_background(node)
         for child in rest:

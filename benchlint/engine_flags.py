@@ -1,0 +1,105 @@
+"""The command-line flags each release of vLLM and SGLang accepts (`data/engine_flags.json`,
+written by `tools/import_engine_flags.py`, with each release's provenance).
+
+A release between two measured ones accepts a flag both of them accept and rejects a flag
+neither accepts; otherwise it is not known. A release outside the measured range is not known.
+argparse accepts an unambiguous prefix of a flag, so a prefix of an accepted flag is accepted.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+SCHEMA_VERSION = 2
+ENGINES = {"vllm": "vLLM", "sglang": "SGLang"}
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Release order: `0.5.8.post1` after `0.5.8`, before `0.5.9`."""
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:4])
+
+
+@dataclass(frozen=True)
+class EngineFlags:
+    versions: dict[str, tuple[str, ...]]  # engine -> measured releases, in order
+    accepted: dict[str, tuple[frozenset[str], ...]]  # engine -> flags of each release
+    sources: dict[str, dict[str, str]]  # engine -> release -> where its flags were read
+
+    @functools.cached_property
+    def union(self) -> dict[str, frozenset[str]]:
+        return {e: frozenset().union(*sets) for e, sets in self.accepted.items()}
+
+    def span(self, engine: str) -> str:
+        versions = self.versions[engine]
+        return f"{ENGINES[engine]} {versions[0]}-{versions[-1]}"
+
+    def foreign(self, engine: str, flag: str) -> str | None:
+        """The engine that owns `flag` when no release of `engine` accepts it, else None."""
+        if _accepted(flag, self.union[engine]):
+            return None
+        for other, flags in self.union.items():
+            if other != engine and flag in flags:
+                return other
+        return None
+
+    def accepts(self, engine: str, version: str, flag: str) -> bool | None:
+        """Whether this release accepts the flag; None when the data cannot tell."""
+        versions = self.versions.get(engine)
+        if not versions:
+            return None
+        keys = [version_key(v) for v in versions]
+        key = version_key(version)
+        if key < keys[0] or key > keys[-1]:
+            return None
+        sets = self.accepted[engine]
+        index = bisect.bisect_left(keys, key)
+        if keys[index] == key:
+            return _accepted(flag, sets[index])
+        before, after = _accepted(flag, sets[index - 1]), _accepted(flag, sets[index])
+        return before if before == after else None
+
+    def history(self, engine: str, version: str, flag: str) -> str:
+        """When the flag was there, in words: `until 0.10.2`, `from 0.26.0`."""
+        versions = self.versions[engine]
+        having = [v for v, s in zip(versions, self.accepted[engine], strict=True) if flag in s]
+        if not having:
+            return ""
+        key = version_key(version)
+        later = [v for v in having if version_key(v) > key]
+        earlier = [v for v in having if version_key(v) < key]
+        if earlier and not later:
+            return f"its last release with it is {earlier[-1]}"
+        if later and not earlier:
+            return f"it arrives in {later[0]}"
+        return ""
+
+
+def _accepted(flag: str, flags: frozenset[str]) -> bool:
+    return flag in flags or any(f.startswith(flag) for f in flags if f.startswith("--"))
+
+
+@functools.lru_cache(maxsize=1)
+def engine_flags() -> EngineFlags:
+    text = resources.files("benchlint").joinpath("data/engine_flags.json").read_text()
+    data = json.loads(text)
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise ValueError(f"data/engine_flags.json: schema_version {data.get('schema_version')}")
+    versions: dict[str, tuple[str, ...]] = {}
+    accepted: dict[str, tuple[frozenset[str], ...]] = {}
+    sources: dict[str, dict[str, str]] = {}
+    for engine, table in data["engines"].items():
+        releases = table["releases"]
+        versions[engine] = tuple(r["version"] for r in releases)
+        sources[engine] = {r["version"]: r["source"] for r in releases}
+        sets: list[set[str]] = [set() for _ in releases]
+        for flag, runs in table["flags"].items():
+            for first, last in runs:
+                for index in range(first, last + 1):
+                    sets[index].add(flag)
+        accepted[engine] = tuple(frozenset(s) for s in sets)
+    return EngineFlags(versions, accepted, sources)

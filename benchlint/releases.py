@@ -1,0 +1,154 @@
+"""Which engine release runs a launch: from the image of the master-config entries whose jobs run
+the script, followed from the launcher that an entry's runner starts down the calls to it.
+
+An image names a release when it is a release tag of the engine's own images
+(`vllm/vllm-openai:v0.15.1`, `vllm/vllm-openai-rocm:v0.27.1`, `lmsysorg/sglang:v0.5.8-cu130`,
+with any platform suffix or digest); a nightly, a custom build or another image names none.
+A script reached by a call whose path is built from the entry's fields
+(`bash benchmarks/${MODEL_PREFIX}_${PRECISION}.sh`) is run only by the entries whose values give
+its name. Anything not known makes the whole answer unknown (None), never a guess.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+from benchlint import profile
+from benchlint.calls import _EXPANSION as _PATH_EXPANSION
+from benchlint.context import Context
+from benchlint.engines import Launch
+from benchlint.shell.model import Script
+from benchlint.wiring import Entry, Route
+
+_IMAGES = {
+    "vllm/vllm-openai": "vllm",
+    "vllm/vllm-openai-rocm": "vllm",
+    "lmsysorg/sglang": "sglang",
+}
+_TAG = re.compile(r"v(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+)*")
+# any expansion: `$X`, `${X...}`, `$(...)` (one level of nested parentheses)
+_EXPANSION = _PATH_EXPANSION
+
+
+def image_release(image: str) -> tuple[str, str] | None:
+    """(engine, version) of an engine release image; None for anything else."""
+    image = image.split("@", 1)[0].strip().strip("'\"")
+    name, _, tag = image.rpartition(":")
+    if not name or "/" in tag:
+        return None
+    repository = name.replace("#", "/").split("/")
+    for length in (2, 3):
+        engine = _IMAGES.get("/".join(repository[-length:][-2:]))
+        if engine is not None:
+            break
+    else:
+        return None
+    match = _TAG.fullmatch(tag)
+    return (engine, match.group(1)) if match else None
+
+
+@dataclass(frozen=True)
+class Running:
+    """A release that runs a launch, and the entries whose images say so."""
+
+    version: str
+    entries: tuple[Entry, ...]
+
+
+def launch_releases(ctx: Context, launch: Launch) -> list[Running] | None:
+    """The releases of the launch's engine that run it, by the images of the entries of that
+    framework whose jobs run the script; None when one of those images names no release of the
+    engine, or the entries are not known."""
+    top = launch.command.script
+    while top.parent is not None:
+        top = top.parent.script
+    entries = entries_running(ctx, top.path)
+    if not entries:
+        return None
+    # an entry of another framework reaches the script only by a path benchlint over-reads
+    # (a variable it cannot evaluate); the engine's own entries decide
+    own = [e for e in entries if e.fields.get("framework", launch.engine) == launch.engine]
+    if not own:
+        return None
+    by_version: dict[str, list[Entry]] = {}
+    for entry in own:
+        found = image_release(entry.fields.get("image", ""))
+        if found is None or found[0] != launch.engine:
+            return None
+        by_version.setdefault(found[1], []).append(entry)
+    return [Running(v, tuple(dict.fromkeys(e))) for v, e in sorted(by_version.items())]
+
+
+def entries_running(ctx: Context, path: str, depth: int = 0) -> list[Entry] | None:
+    """The entries whose jobs run the script at `path`: a launcher's own entries, or those of
+    the launchers that call it (with a path their values give); None when something on the way
+    is not known (a caller no entry starts, a launcher started only by workflows)."""
+    wiring = ctx.wiring
+    if wiring.is_launcher(path):
+        routes = wiring.routes_for_launcher(path)
+        if not routes:
+            return None
+        return list(dict.fromkeys(route.element.entry for route in routes))
+    if depth > 5:
+        return None
+    calls = ctx.environment.calls.callers_of(path)
+    if not calls:
+        return None
+    found: list[Entry] = []
+    for call in calls:
+        caller = call.caller
+        while caller.parent is not None:
+            caller = caller.parent.script
+        if not wiring.is_launcher(caller.path):
+            upstream = entries_running(ctx, caller.path, depth + 1)
+            if upstream is None:
+                return None
+            found.extend(upstream)
+            continue
+        routes = wiring.routes_for_launcher(caller.path)
+        if not routes:
+            return None
+        for route in routes:
+            if _names(call.word.value, route, path):
+                found.append(route.element.entry)
+    return list(dict.fromkeys(found)) or None
+
+
+def _names(word: str, route: Route, target: str) -> bool:
+    """Whether a script path word can name `target` on this route (compared by file name): the
+    route's entry values in its expansions, the launcher's own variables by the values it
+    assigns them, `${EXP_NAME%%_*}` by the entry's model prefix; anything else matches any
+    part of a name."""
+    script = route.launcher.script
+    pattern = _pattern(posixpath.basename(word), route, script, 0)
+    return re.fullmatch(pattern, posixpath.basename(target)) is not None
+
+
+def _pattern(text: str, route: Route, script: Script, depth: int) -> str:
+    out = []
+    position = 0
+    for match in _EXPANSION.finditer(text):
+        out.append(re.escape(text[position : match.start()]))
+        out.append(_expansion(match.group(0), route, script, depth))
+        position = match.end()
+    out.append(re.escape(text[position:]))
+    return "".join(out)
+
+
+def _expansion(expansion: str, route: Route, script: Script, depth: int) -> str:
+    name = expansion.strip("${}")
+    if name == "EXP_NAME%%_*":
+        prefix = route.entry.fields.get(profile.EXP_NAME_PREFIX)
+        return re.escape(prefix) if prefix else "[^/]*"
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or depth >= 3:
+        return "[^/]*"
+    env = route.env
+    if name in env.known and name not in env.unknown:
+        return re.escape(env.known[name])
+    values = [a.value.value for a in script.assignments if a.name == name and a.value]
+    if not values or len(values) > 16:
+        return "[^/]*"
+    parts = sorted({_pattern(posixpath.basename(v), route, script, depth + 1) for v in values})
+    return "(?:" + "|".join(parts) + ")"
