@@ -60,6 +60,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import engine_configs
 from benchlint.registry import rule
 from benchlint.releases import Running, launch_releases
+from benchlint.shell.model import Script
 from benchlint.workspace import path_matches
 
 # The other engine's spelling of the same setting.
@@ -121,10 +122,19 @@ def _release_finding(
     )
 
 
+def _scripts(ctx: Context) -> list[Script]:
+    """The scripts to look at: those in scope, and every script when a master config is (an
+    `image:` bump there is what makes a script's flag fail; its findings name the entry)."""
+    ws = ctx.ws
+    if ctx.scope is not None and ctx.in_scope(ws.glob(ws.layout.master_configs)):
+        return [s for s in (ws.shell(p) for p in ws.shell_paths) if s is not None]
+    return ctx.shell_scripts()
+
+
 @rule("BL303", "engine-flag-mismatch", Severity.ERROR, tags=("engines",))
 def check(ctx: Context) -> Iterator[Finding]:
     data = engine_flags()
-    for script in ctx.shell_scripts():
+    for script in _scripts(ctx):
         for launch in launches(script):
             if launch.engine not in ENGINES:
                 continue
