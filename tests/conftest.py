@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,17 @@ def write_repo(root: Path, files: dict[str, str], symlinks: dict[str, str] | Non
         (root / link).parent.mkdir(parents=True, exist_ok=True)
         (root / link).symlink_to(target)
     return root
+
+
+def copy_example(target: Path) -> Path:
+    """A copy of the example repository (its symlinks kept, any cache a local run left out)."""
+    shutil.copytree(
+        TESTDATA / "example",
+        target,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(".benchlint_cache"),
+    )
+    return target
 
 
 def run_lint(

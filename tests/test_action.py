@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from tests.conftest import REPO, TESTDATA
+from tests.conftest import REPO, copy_example
 
 
 def _outputs(path: Path) -> dict[str, str]:
@@ -60,7 +60,7 @@ def test_the_action_runs_its_own_scripts() -> None:
 
 def test_run_step_writes_sarif_and_the_exit_code(tmp_path: Path) -> None:
     workspace = tmp_path / "repo"
-    shutil.copytree(TESTDATA / "example", workspace, symlinks=True)
+    copy_example(workspace)
     temp = tmp_path / "runner-temp"
     temp.mkdir()
     outputs, log = _run_step(workspace, temp, paths=".")

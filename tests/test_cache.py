@@ -13,7 +13,7 @@ from benchlint.cache import Cache
 from benchlint.cli import main
 from benchlint.config import Config, load_config
 from benchlint.engine import lint, select_rules
-from tests.conftest import TESTDATA, write_repo
+from tests.conftest import copy_example, write_repo
 
 MASTER = "configs/nvidia-master.yaml"
 LAUNCHER = "runners/launch_gb200-nv.sh"
@@ -21,7 +21,7 @@ LAUNCHER = "runners/launch_gb200-nv.sh"
 
 def _example(tmp_path: Path) -> Path:
     root = tmp_path / "example"
-    shutil.copytree(TESTDATA / "example", root, symlinks=True)
+    copy_example(root)
     return root
 
 

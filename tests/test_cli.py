@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from benchlint.cli import main
 from benchlint.registry import all_rules
-from tests.conftest import TESTDATA, write_repo
+from tests.conftest import copy_example, write_repo
 
 LAUNCHER = "set +e\nexec 9>/tmp/l\nflock -w 5 9\n"
 DUPLICATE = "a: 1\na: 2\n"
@@ -230,7 +229,7 @@ def test_excluded_files_are_not_reported_but_still_read(tmp_path: Path) -> None:
     """Excluding the recipes hides their findings and parse failures, yet they still exist for
     the master config's references (BL202 reports exactly what it reported before)."""
     root = tmp_path / "example"
-    shutil.copytree(TESTDATA / "example", root, symlinks=True)
+    copy_example(root)
 
     def findings() -> list[tuple[str, str]]:
         data = json.loads(invoke(root, "--format", "json")[1])

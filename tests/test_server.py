@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
 from pathlib import Path
 
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
-from tests.conftest import TESTDATA, write_repo
+from tests.conftest import copy_example, write_repo
 
 TIMEOUT = 60
 
@@ -64,7 +63,7 @@ def test_diagnostics_fixes_and_hover_on_a_launcher(tmp_path: Path) -> None:
     master config and workflows, which the editor never opened), a quick fix, the rule's
     documentation on hover; an edit not yet saved is linted from the buffer."""
     root = tmp_path / "example"
-    shutil.copytree(TESTDATA / "example", root, symlinks=True)
+    copy_example(root)
     launcher = root / "runners" / "launch_b200-dgxc.sh"
 
     async def body(client: _Client) -> None:
@@ -116,7 +115,7 @@ def test_diagnostics_fixes_and_hover_on_a_launcher(tmp_path: Path) -> None:
 
 def test_a_recipe_hover_says_how_it_reaches_the_job(tmp_path: Path) -> None:
     root = tmp_path / "example"
-    shutil.copytree(TESTDATA / "example", root, symlinks=True)
+    copy_example(root)
     recipe = root / "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/zip-1k1k.yaml"
 
     async def body(client: _Client) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -10,14 +9,14 @@ from click.testing import CliRunner
 
 from benchlint.cache import Cache
 from benchlint.cli import main
-from tests.conftest import TESTDATA, positions, run_lint, write_repo
+from tests.conftest import copy_example, positions, run_lint, write_repo
 
 RECIPE = "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml"
 
 
 def _example(tmp_path: Path) -> Path:
     root = tmp_path / "example"
-    shutil.copytree(TESTDATA / "example", root, symlinks=True)
+    copy_example(root)
     return root
 
 
@@ -180,7 +179,7 @@ def test_output_does_not_depend_on_discovery_order_or_the_cache(
         root = _cycle_repo(tmp_path, "z")
     else:
         root = tmp_path / "example"
-        shutil.copytree(TESTDATA / "example", root, symlinks=True)
+        copy_example(root)
     expected = _sarif(root)
     cache = Cache(tmp_path / "cache")
     assert _sarif(root, cache) == expected  # cold
