@@ -3,7 +3,8 @@ the script, followed from the launcher that an entry's runner starts down the ca
 
 An image names a release when it is a release tag of the engine's own images
 (`vllm/vllm-openai:v0.15.1`, `vllm/vllm-openai-rocm:v0.27.1`, `lmsysorg/sglang:v0.5.8-cu130`,
-with any platform suffix or digest); a nightly, a custom build or another image names none.
+`lmsysorg/sglang-rocm:v0.5.16-rocm720`, with any platform suffix or digest); a nightly, a
+custom build or another image names none.
 A script reached by a call whose path is built from the entry's fields
 (`bash benchmarks/${MODEL_PREFIX}_${PRECISION}.sh`) is run only by the entries whose values give
 its name. Anything not known makes the whole answer unknown (None), never a guess.
@@ -26,6 +27,7 @@ _IMAGES = {
     "vllm/vllm-openai": "vllm",
     "vllm/vllm-openai-rocm": "vllm",
     "lmsysorg/sglang": "sglang",
+    "lmsysorg/sglang-rocm": "sglang",
 }
 _TAG = re.compile(r"v(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+)*")
 # any expansion: `$X`, `${X...}`, `$(...)` (one level of nested parentheses)
@@ -84,7 +86,7 @@ def launch_releases(ctx: Context, launch: Launch) -> list[Running] | None:
 def entries_running(ctx: Context, path: str, depth: int = 0) -> list[Entry] | None:
     """The entries whose jobs run the script at `path`: a launcher's own entries, or those of
     the launchers that call it (with a path their values give); None when something on the way
-    is not known (a caller no entry starts, a launcher started only by workflows)."""
+    is not known (a calling script that no launcher's entries reach, or no entry at all)."""
     wiring = ctx.wiring
     if wiring.is_launcher(path):
         routes = wiring.routes_for_launcher(path)
@@ -107,10 +109,8 @@ def entries_running(ctx: Context, path: str, depth: int = 0) -> list[Entry] | No
                 return None
             found.extend(upstream)
             continue
-        routes = wiring.routes_for_launcher(caller.path)
-        if not routes:
-            return None
-        for route in routes:
+        # a launcher no entry starts adds no job (it does not make the others unknown)
+        for route in wiring.routes_for_launcher(caller.path):
             if _names(call.word.value, route, path):
                 found.append(route.element.entry)
     return list(dict.fromkeys(found)) or None
@@ -122,8 +122,21 @@ def _names(word: str, route: Route, target: str) -> bool:
     assigns them, `${EXP_NAME%%_*}` by the entry's model prefix; anything else matches any
     part of a name."""
     script = route.launcher.script
-    pattern = _pattern(posixpath.basename(word), route, script, 0)
+    pattern = _pattern(_file_name(word), route, script, 0)
     return re.fullmatch(pattern, posixpath.basename(target)) is not None
+
+
+def _file_name(text: str) -> str:
+    """The last path component of a word, not splitting inside `${...}` or `$(...)`."""
+    depth, cut = 0, 0
+    for i, ch in enumerate(text):
+        if ch in "{(":
+            depth += 1
+        elif ch in "})":
+            depth = max(0, depth - 1)
+        elif ch == "/" and depth == 0:
+            cut = i + 1
+    return text[cut:]
 
 
 def _pattern(text: str, route: Route, script: Script, depth: int) -> str:
@@ -142,7 +155,7 @@ def _expansion(expansion: str, route: Route, script: Script, depth: int) -> str:
     if name == "EXP_NAME%%_*":
         prefix = route.entry.fields.get(profile.EXP_NAME_PREFIX)
         return re.escape(prefix) if prefix else "[^/]*"
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or depth >= 3:
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or depth >= 5:
         return "[^/]*"
     env = route.env
     if name in env.known and name not in env.unknown:
@@ -150,5 +163,5 @@ def _expansion(expansion: str, route: Route, script: Script, depth: int) -> str:
     values = [a.value.value for a in script.assignments if a.name == name and a.value]
     if not values or len(values) > 16:
         return "[^/]*"
-    parts = sorted({_pattern(posixpath.basename(v), route, script, depth + 1) for v in values})
+    parts = sorted({_pattern(_file_name(v), route, script, depth + 1) for v in values})
     return "(?:" + "|".join(parts) + ")"

@@ -31,7 +31,9 @@ curl -sf -X POST http://localhost:8000/reset_prefix_cache
 
 ## Exceptions
 A probe under a condition on the server type (`if [[ $FRAMEWORK == vllm* ]]`) is taken as
-guarded. Routes of the Rust servers (Dynamo's frontend, sglang_router) and of TRT-LLM are not
+guarded. SGLang's `/metrics` and `sglang:` metrics are reported on an SGLang launch in the same
+script without `--enable-metrics` (not when some of its flags come from variables benchlint
+cannot read). Routes of the Rust servers (Dynamo's frontend, sglang_router) and of TRT-LLM are not
 checked: their route tables cannot be read from the released packages reliably; their metric
 families are. A probe whose URL path is built from variables is not checked.
 """
@@ -47,7 +49,7 @@ from importlib import resources
 
 from benchlint import profile
 from benchlint.context import Context
-from benchlint.engines import launches
+from benchlint.engines import Launch, launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Script, Word
@@ -203,27 +205,58 @@ def _problem(
     return f"`{probe.value}` is not a metric of {shown}"
 
 
-def _launch_server(script: Script, probe: Probe) -> tuple[str | None, set[str]] | None:
-    """(frontend, workers) from the launches in the script, or None when it starts none."""
+def _launch_server(
+    script: Script, probe: Probe
+) -> tuple[str | None, set[str], list[Launch]] | None:
+    """(frontend, workers, the launches of that server) from the launches in the script, or
+    None when it starts none."""
     servers = [(launch, launch.server) for launch in launches(script) if launch.server]
     if not servers:
         return None
     if probe.port is not None:
         # the launch serving that port; a port no launch names belongs to something else
-        matching = {
-            s
+        serving = [
+            (launch, s)
             for launch, s in servers
             if (launch.option("--port") or DEFAULT_PORTS.get(s or "", "")) == probe.port
-        }
+        ]
+        matching = {s for _, s in serving}
         if len(matching) != 1:
             return None
         server = matching.pop()
-        return server, {server}
+        return server, {server}, [launch for launch, _ in serving]
     kinds = {s for _, s in servers}
     if len(kinds) == 1:
         server = kinds.pop()
-        return server, {server}
+        return server, {server}, [launch for launch, _ in servers]
     return None
+
+
+def _metrics_off(probe: Probe, server: str | None, served_by: list[Launch]) -> str | None:
+    """SGLang serves `/metrics` (and so its `sglang:` metrics) only with `--enable-metrics`."""
+    if server != "sglang" or not served_by:
+        return None
+    reads_metrics = (probe.kind == "route" and probe.value == "/metrics") or (
+        probe.kind == "metric" and probe.value.startswith("sglang:")
+    )
+    if not reads_metrics:
+        return None
+    if any(
+        arg.value.split("=", 1)[0] == "--enable-metrics"
+        for launch in served_by
+        for arg in launch.flags
+    ):
+        return None
+    unread = any(
+        arg.word.node.type in ("simple_expansion", "expansion") and arg.value.startswith("$")
+        for launch in served_by
+        for arg in launch.flags
+    )
+    if unread:
+        return None  # an unquoted `$EXTRA_ARGS` benchlint cannot read may hold the option
+    return (
+        f"{NAMES['sglang']} serves `/metrics` only with `--enable-metrics`, which its launch lacks"
+    )
 
 
 @rule("BL304", "unexposed-endpoint", Severity.ERROR, tags=("engines", "http"), precision="medium")
@@ -235,8 +268,10 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             launched = _launch_server(probe.command.script, probe) or _launch_server(script, probe)
             if launched is not None:
-                server, servers = launched
-                problem = _problem(probe, server, servers, dev_mode)
+                server, servers, served_by = launched
+                problem = _problem(probe, server, servers, dev_mode) or _metrics_off(
+                    probe, server, served_by
+                )
                 where = ""
             else:
                 failing = []

@@ -282,6 +282,12 @@ def _read(
             assigned.append(word)
             i += 1
             continue
+        if _unquoted_expansion(word) and i + 1 < len(words) and words[i + 1].value.startswith("-"):
+            # `srun $EXTRA_MOUNTS --container-writable bash x.sh`: the shell splits the value
+            # into words among the options (a program is not followed by the wrapper's options)
+            options.append((value, word, ""))
+            i += 1
+            continue
         if len(operands) < grammar.operands:
             operands.append(word)
             i += 1
@@ -291,6 +297,11 @@ def _read(
     if stopped or (name == "sbatch" and wrapper.has("--wrap")):
         return wrapper, None, assigned
     return wrapper, words[i:], assigned
+
+
+def _unquoted_expansion(word: Word) -> bool:
+    """A word that is only an unquoted `$NAME` or `${NAME}`: zero or more words once split."""
+    return word.node.type in ("simple_expansion", "expansion")
 
 
 def _is_assignment(value: str) -> bool:
