@@ -6,6 +6,11 @@ requests over the nodes:
 - a `vllm serve` command line (or the argument array it runs) in a script that starts ranks on
   other nodes (`--data-parallel-start-rank`, `--data-parallel-address`,
   `--data-parallel-size-local`, `srun -N 2`...) and runs no router, proxy or Dynamo frontend;
+- across files, `--data-parallel-hybrid-lb` in an entrypoint (often only in its DP-attention
+  arm, also behind `uv run`) that a launcher starts on several nodes (`srun --nodes=N` with N
+  above 1 or a variable, `salloc -N`) while the launcher probes only the head node's endpoint
+  (`curl http://$head_node:$PORT/...`, not in a loop over the nodes); the launcher's start and
+  probe are related locations;
 - `data-parallel-hybrid-lb: true` in a `frontend.type: vllm` recipe with more than one node and
   no multiple-frontend load balancing.
 
@@ -35,8 +40,10 @@ fi
 ```
 
 ## Exceptions
-A script that also runs a router (`*router*`, nginx, envoy, an llm-d endpoint picker) or
-`dynamo.frontend` is taken to spread requests over every node's endpoint. Recipes served by a
+A script (or its launcher) that also runs a router (`*router*`, nginx, envoy, an llm-d endpoint
+picker) or `dynamo.frontend` is taken to spread requests over every node's endpoint, and so is a
+launcher whose probe loops over the nodes; an entrypoint with a `--headless` launch uses internal
+load balancing. Recipes served by a
 Dynamo frontend are not reported. Whether the client talks to one endpoint is inferred from the
 absence of such a router, not traced through the client's code.
 """
@@ -51,7 +58,7 @@ from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.recipe import engine_configs, frontend_type, settings_root
 from benchlint.registry import rule
-from benchlint.shell.model import Script
+from benchlint.shell.model import Command, Script
 from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YNode
 
@@ -61,6 +68,8 @@ _MULTI_NODE = (
     "--data-parallel-address",
     "--data-parallel-size-local",
 )
+_URL_HOST = re.compile(r"https?://([^/:\s\"']+)")
+_HEAD = re.compile(r"(?i)head|master")
 _ROUTER = re.compile(r"router|nginx|envoy|haproxy|^epp$|dynamo\.frontend|llm-d-inference")
 
 
@@ -87,6 +96,97 @@ def _has_router(script: Script) -> bool:
             if word.static and _ROUTER.search(word.value.rsplit("/", 1)[-1]):
                 return True
     return False
+
+
+def _several_nodes(command: Command) -> str | None:
+    """The node count text of an `srun`/`salloc` that runs on more than one node (a number
+    above 1, or a variable: the launcher sizes the job from the entry); None otherwise."""
+    for name in ("srun", "salloc"):
+        wrapper = command.invocation.wrapper(name)
+        count = wrapper.option("-N", "--nodes") if wrapper is not None else None
+        if count is None:
+            continue
+        minimum = count.split("-", 1)[0]
+        if (minimum.isdigit() and int(minimum) > 1) or (not minimum.isdigit() and "$" in count):
+            return count
+    return None
+
+
+def _head_only_probe(script: Script) -> Command | None:
+    """A health check or benchmark request to the head node's endpoint alone (`$HEAD_NODE`,
+    `$head_ip`, `$MASTER_ADDR`), not in a loop over the nodes."""
+    for command in script.all_commands():
+        if command.base not in ("curl", "wget") and "http" not in command.script.text_of(
+            command.node
+        ):
+            continue
+        if any(
+            g for g in command.guards if g.node.type in ("for_statement", "c_style_for_statement")
+        ):
+            continue
+        for word in command.words:
+            match = _URL_HOST.search(word.value)
+            if match and _HEAD.search(match.group(1)):
+                return command
+    return None
+
+
+def _scripts(ctx: Context) -> list[Script]:
+    """The scripts in scope, and the scripts they run (a named launcher's findings are in the
+    entrypoints it starts on several nodes)."""
+    scripts = ctx.shell_scripts()
+    if ctx.scope is None:
+        return scripts
+    calls = ctx.environment.calls
+    targets = {t for s in scripts for c in calls.calls_in(s) for t in c.targets}
+    ws = ctx.ws
+    extra = [ws.shell(p) for p in sorted(targets - {s.path for s in scripts})]
+    return [*scripts, *(s for s in extra if s is not None)]
+
+
+def _in_for_loop(command: Command) -> bool:
+    node = command.node.parent
+    while node is not None:
+        if node.type in ("for_statement", "c_style_for_statement"):
+            return True
+        node = node.parent
+    return False
+
+
+def _cross_file_findings(ctx: Context, script: Script) -> Iterator[Finding]:
+    """The entrypoint is started on several nodes by a launcher that probes only the head."""
+    for call in ctx.environment.calls.callers_of(script.path):
+        caller = call.caller
+        while caller.parent is not None:
+            caller = caller.parent.script
+        nodes = _several_nodes(call.command)
+        probe = _head_only_probe(caller) if nodes is not None else None
+        if nodes is None or probe is None or _has_router(caller):
+            continue
+        for launch in launches(script):
+            if launch.engine != "vllm":
+                continue
+            for arg in launch.flags:
+                if arg.value != HYBRID:
+                    continue
+                line = probe.first_line_span.line
+                yield Finding(
+                    "BL302",
+                    f"`{HYBRID}` runs an API server on each of the {nodes} nodes "
+                    f"{caller.path} starts this script on, but it probes only the head node's "
+                    f"endpoint (line {line}): requests reach only the head node's ranks",
+                    Location(arg.word.script.file.path, arg.span),
+                    related=(
+                        Location(
+                            caller.path, call.command.first_line_span, "starts it on several nodes"
+                        ),
+                        Location(caller.path, probe.first_line_span, "probes the head node only"),
+                    ),
+                    help="use internal load balancing (drop the flag, `--headless` on ranks above "
+                    "0) or route to every node's endpoint",
+                    subject=HYBRID,
+                )
+        return
 
 
 def _script_findings(script: Script) -> Iterator[Finding]:
@@ -158,8 +258,14 @@ def _recipe_findings(ctx: Context, path: str) -> Iterator[Finding]:
     precision="medium",
 )
 def check(ctx: Context) -> Iterator[Finding]:
-    for script in ctx.shell_scripts():
-        yield from _script_findings(script)
+    for script in _scripts(ctx):
+        local = list(_script_findings(script)) if ctx.in_scope([script.path]) else []
+        yield from local
+        headless = any(
+            "--headless" in (a.value for a in launch.flags) for launch in launches(script)
+        )
+        if not local and not headless and _runs_vllm_serve(script) and not _has_router(script):
+            yield from _cross_file_findings(ctx, script)
     roots = ctx.ws.recipe_roots
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if any(path_matches(path, root, inside=True) for root in roots):

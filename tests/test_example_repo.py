@@ -14,6 +14,9 @@ from tests.conftest import TESTDATA
 EXAMPLE = TESTDATA / "example"
 EXPECTED = [
     ("BL001", "benchmarks/multi_node/collect_results.sh", 6, 1),
+    # started on every node by runners/launch_h100-dp.sh, which probes the head node only
+    ("BL104", "benchmarks/multi_node/dp_attention_serve.sh", 5, 24),
+    ("BL302", "benchmarks/multi_node/dp_attention_serve.sh", 5, 59),
     # the shared drain client: clean for the Dynamo recipe, wrong for the `vllm serve` one
     ("BL304", "benchmarks/multi_node/drain_client.sh", 5, 61),
     ("BL303", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml", 8, 7),
@@ -76,7 +79,7 @@ def test_text_output_shows_location_and_source_line() -> None:
     assert "\n  20:5 error `flock -w 1800 9` can fail after 1800 s" in output
     assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^\n     = help: add `||" in output
     assert output.count("runners/launch_b200-dgxc.sh\n") == 1  # one header per file
-    assert "Found 27 findings (22 errors, 4 warnings, 1 note)" in output
+    assert "Found 29 findings (23 errors, 5 warnings, 1 note)" in output
     assert "\033[" not in output  # no colour when not on a terminal
 
 
