@@ -2,7 +2,8 @@
 
 ## What it does
 Finds the probes in scripts — `curl`/`wget` URLs with a path, `--health-endpoint` style flags,
-and metric names (`vllm:…`, `sglang:…`, `dynamo_frontend_…`) matched in the script — and decides
+and metric names (`vllm:…`, `sglang:…`, `dynamo_frontend_…`) matched in the script, also in a
+command held in a string that `eval` or `bash -c "$CMD"` runs — and decides
 which server each talks to: the launch in the same script (by port when there are several), or
 the recipes that run the script as their `benchmark.command` (`bash /infmax-workspace/<path>`).
 It reports a route that server does not expose (from the released servers' route tables in

@@ -155,3 +155,30 @@ def test_a_word_tree_sitter_splits_is_one_word() -> None:
     assert (mounts.span.line, mounts.span.column, mounts.span.end_column) == (1, 6, 38)
     assert "W" in [r.name for r in mounts.reads()]
     assert script.commands[0].invocation.base == "bash"
+
+
+def test_a_command_held_in_a_string_variable_is_a_nested_script() -> None:
+    """`bash -c "exec $CMD"` and `eval "$CMD"` run what the string CMD holds: it is parsed as a
+    script, its positions in the assignment; an array or a string with more in it is not."""
+    from benchlint.shell.model import parse_file
+    from benchlint.source import SourceText
+
+    text = (
+        'CMD="vllm serve m \\\n  --port 8000"\n'
+        'bash -c "exec $CMD" &\n'
+        'PROBE="curl -sf http://localhost:8000/health"\n'
+        'eval "$PROBE"\n'
+        "ARR=(vllm serve m)\n"
+        'bash -c "$ARR"\n'
+        'bash -c "$CMD --x"\n'
+    )
+    script = parse_file(SourceText("run.sh", text.encode()))
+    nested = {n.commands[0].name: n for n in script.nested if n.commands}
+    served = next(c for c in nested["exec"].all_commands() if c.name == "exec")
+    assert [w.value for w in served.words][:4] == ["exec", "vllm", "serve", "m"]
+    port = served.words[4]
+    assert (port.value, port.span.line, port.span.column) == ("--port", 2, 3)
+    curl = nested["curl"].commands[0]
+    assert (curl.span.line, curl.span.column) == (4, 8)
+    first_words = [c.words[0].value for n in script.nested for c in n.commands if c.words]
+    assert "$ARR" in first_words and "$CMD" in first_words  # not replaced

@@ -883,7 +883,26 @@ class _Builder:
                 offsets.append(offsets[-1] + 1 if offsets else 0)
             value += word.value
             offsets.extend(word.offsets)
+        held = self._held_command(value)
+        if held is not None:  # `bash -c "exec $CMD"`: the command the string variable holds
+            prefix, string = held
+            value = value[:prefix] + string.value
+            offsets = offsets[:prefix] + string.offsets
         self.script.nested.append(_nested(command, value, offsets, errexit))
+
+    def _held_command(self, value: str) -> tuple[int, Word] | None:
+        """For a shell string that is only `$NAME` (after `exec `): where the expansion starts,
+        and the plain string the script last assigned NAME before this point; None otherwise
+        (an array, no assignment, or a string with more in it)."""
+        match = _HELD.fullmatch(value)
+        if match is None:
+            return None
+        name = match.group(2) or match.group(3)
+        assigned = [a for a in self.script.assignments if a.name == name]
+        last = assigned[-1].value if assigned else None
+        if last is None or last.node.type == "array":
+            return None
+        return match.start(1), last
 
     def heredoc_to_shell(self, command: Command) -> None:
         if not _reads_script_from_stdin(command):
@@ -990,6 +1009,8 @@ def _ssh_remote(invocation: Invocation) -> bool:
 
 def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
     invocation = command.invocation
+    if invocation.base == "eval" and len(invocation.words) == 2:  # `eval "$CMD"`: this shell
+        return [invocation.words[1]], command.errexit
     if invocation.shell:
         rest = invocation.args
         has_c, errexit, operand = _shell_flags(rest)
@@ -999,6 +1020,12 @@ def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
     if _ssh_remote(invocation) and invocation.words:
         return list(invocation.words), False
     return None
+
+
+# a shell string that only runs what a variable holds: `$CMD`, `${CMD}`, `exec $CMD`
+_HELD = re.compile(
+    r"\s*(?:exec\s+)?(\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)))\s*"
+)
 
 
 def _reads_script_from_stdin(command: Command) -> bool:
