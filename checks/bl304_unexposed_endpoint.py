@@ -3,7 +3,8 @@
 ## What it does
 Finds the probes in scripts — `curl`/`wget` URLs with a path, `--health-endpoint` style flags,
 and metric names (`vllm:…`, `sglang:…`, `dynamo_frontend_…`) matched in the script, also in a
-command held in a string that `eval` or `bash -c "$CMD"` runs — and decides
+command held in a string that `eval` or `bash -c "$CMD"` runs, and metric names in a program fed
+to an interpreter as a heredoc (`python3 - "$URL" <<'PY'`) — and decides
 which server each talks to: the launch in the same script (by port when there are several), or
 the recipes that run the script as their `benchmark.command` (`bash /infmax-workspace/<path>`).
 It reports a route that server does not expose (from the released servers' route tables in
@@ -54,6 +55,7 @@ from benchlint.engines import Launch, launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.words import heredoc_body
 
 _URL_START = r"https?://"
 _URL = re.compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
@@ -144,6 +146,7 @@ def _probes(script: Script) -> Iterator[Probe]:
     for command in script.all_commands():
         if command.base in ("echo", "printf", "cat", "tee", ":"):
             continue
+        yield from _embedded_probes(command)
         node = command.node
         if not _MAY_PROBE_BYTES.search(command.script.src, node.start_byte, node.end_byte):
             continue  # nor in this command
@@ -165,6 +168,27 @@ def _probes(script: Script) -> Iterator[Probe]:
                 yield Probe(
                     command, word, "metric", match.group(1), None, match.start(), match.end()
                 )
+
+
+_INTERPRETERS = ("python", "python3", "perl", "ruby", "node")
+
+
+def _embedded_probes(command: Command) -> Iterator[Probe]:
+    """Metric names in a program fed to an interpreter as a heredoc (`python3 - "$URL" <<'EOF'`):
+    the program reads the metrics of the server whose URL the script gave it."""
+    base = command.invocation.base or ""
+    if not command.heredocs or not base.startswith(_INTERPRETERS):
+        return
+    script = command.script
+    for heredoc in command.heredocs:
+        if heredoc.body is None:
+            continue
+        value, offsets = heredoc_body(heredoc.body, script.src, script.char_of, heredoc.quoted)
+        if not _METRIC.search(value):
+            continue
+        body = Word(script, heredoc.body, value, offsets, heredoc.quoted)
+        for match in _METRIC.finditer(value):
+            yield Probe(command, body, "metric", match.group(1), None, match.start(), match.end())
 
 
 def _local(host: str) -> bool:

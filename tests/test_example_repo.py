@@ -17,8 +17,9 @@ EXPECTED = [
     # started on every node by runners/launch_h100-dp.sh, which probes the head node only
     ("BL104", "benchmarks/multi_node/dp_attention_serve.sh", 5, 24),
     ("BL302", "benchmarks/multi_node/dp_attention_serve.sh", 5, 59),
-    # the shared drain client: clean for the Dynamo recipe, wrong for the `vllm serve` one
-    ("BL304", "benchmarks/multi_node/drain_client.sh", 5, 61),
+    # the shared drain client (a Python heredoc): clean for the Dynamo recipe, wrong for the
+    # `vllm serve` one
+    ("BL304", "benchmarks/multi_node/drain_client.sh", 14, 29),
     ("BL303", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml", 8, 7),
     ("BL001", "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/broken.yaml", 4, 40),
     # the launcher's job-name rewrite does not reach `base: name:` (the name-scoped scancel
