@@ -63,3 +63,16 @@ def test_every_release_in_the_example_images_is_measured_or_between_measured_one
     for engine, version in named:
         versions = flags.versions[engine]
         assert version_key(versions[0]) <= version_key(version) <= version_key(versions[-1])
+
+
+def test_endpoint_data_records_each_vllm_release_it_read() -> None:
+    data = json.loads((DATA / "endpoints.json").read_text())
+    assert data["schema_version"] == 2 and data["generator"] == "tools/import_endpoints.py"
+    vllm = data["servers"]["vllm"]
+    releases = vllm["releases"]
+    flags = json.loads((DATA / "engine_flags.json").read_text())["engines"]["vllm"]["releases"]
+    assert [r["version"] for r in releases] == [r["version"] for r in flags]
+    assert all(len(r["sha256"]) == 64 and r["source"].endswith("from PyPI") for r in releases)
+    union = {route for r in releases for route in r["routes"]}
+    assert set(vllm["routes"]) == union
+    assert not set(vllm["dev_mode_routes"]) & union

@@ -1,25 +1,44 @@
 """Build benchlint/data/endpoints.json: the HTTP routes the Python engine servers expose.
 
-Usage: python tools/import_endpoints.py VLLM_WHEEL SGLANG_WHEEL...
+Usage: python tools/import_endpoints.py [VLLM_VERSION...]
 
-vLLM: `@router.<method>("/path")` in vllm/entrypoints/openai/api_server.py; routes declared inside
-`if envs.VLLM_SERVER_DEV_MODE:` exist only with VLLM_SERVER_DEV_MODE=1. `/metrics` is mounted by
-the Prometheus middleware. SGLang: `@app.<method>("/path")` in
-sglang/srt/entrypoints/http_server.py, union over the wheels given; `/metrics` with
+vLLM: each release's source distribution, downloaded from PyPI (the releases of
+data/engine_flags.json unless versions are given), its sha256 recorded; routes are the
+`@<router>.<method>("/path")` decorators and `add_api_route("/path", ...)` calls of every module
+under vllm/entrypoints/. A route declared inside `if envs.VLLM_SERVER_DEV_MODE:`, in a module whose
+router is attached only in development mode (`if not envs.VLLM_SERVER_DEV_MODE: return`), or
+in a module under vllm/entrypoints/serve/dev/ (where newer releases keep them), exists only with
+VLLM_SERVER_DEV_MODE=1. `/metrics` is mounted by the Prometheus middleware. The rule accepts a
+route any listed release serves (the union), so a route of a newer release is never called
+missing. SGLang: `@app.<method>("/path")` in sglang/srt/entrypoints/http_server.py (server.py
+in 0.4.0) of each wheel tools/import_engine_flags.py downloaded; `/metrics` with
 --enable-metrics. Metric families are the prefixes each server's Prometheus names carry.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
+import io
 import json
 import re
 import sys
+import tarfile
+import tempfile
+import urllib.request
 import zipfile
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "benchlint" / "data" / "endpoints.json"
+DATA = Path(__file__).resolve().parent.parent / "benchlint" / "data"
+OUT = DATA / "endpoints.json"
+SCHEMA_VERSION = 2
 _METHODS = {"get", "post", "put", "delete", "api_route"}
+WHEELS = Path(tempfile.gettempdir()) / "benchlint-sglang-wheels"
+SDISTS = Path(tempfile.gettempdir()) / "benchlint-vllm-sdists"
+# 0.14-0.20: a module whose router is attached only in development mode
+# (`def attach_router(app): if not envs.VLLM_SERVER_DEV_MODE: return`)
+_DEV_ONLY_ATTACH = re.compile(r"if not envs\.VLLM_SERVER_DEV_MODE:\s*\n\s*return\b")
+_SGLANG_SERVERS = ("sglang/srt/entrypoints/http_server.py", "sglang/srt/server.py")
 
 
 def _routes(tree: ast.AST) -> tuple[set[str], set[str]]:
@@ -51,29 +70,97 @@ def _routes(tree: ast.AST) -> tuple[set[str], set[str]]:
     return routes, dev
 
 
-def main(vllm_wheel: Path, sglang_wheels: list[Path]) -> None:
-    archive = zipfile.ZipFile(vllm_wheel)
-    tree = ast.parse(archive.read("vllm/entrypoints/openai/api_server.py").decode())
-    vllm_routes, vllm_dev = _routes(tree)
+def _add_api_routes(tree: ast.AST) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_api_route"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            found.add(str(node.args[0].value))
+    return found
+
+
+def _sdist(version: str) -> Path:
+    SDISTS.mkdir(exist_ok=True)
+    target = SDISTS / f"vllm-{version}.tar.gz"
+    if not target.exists():
+        index = urllib.request.urlopen("https://pypi.org/simple/vllm/", timeout=60).read().decode()
+        links = dict(
+            (name, href.split("#")[0])
+            for href, name in re.findall(r'href="([^"]+)"[^>]*>([^<]+)<', index)
+        )
+        target.write_bytes(urllib.request.urlopen(links[target.name], timeout=600).read())
+    return target
+
+
+def vllm_release(version: str) -> dict[str, object]:
+    archive = _sdist(version)
+    data = archive.read_bytes()
+    routes: set[str] = set()
+    dev: set[str] = set()
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for member in tar.getmembers():
+            name = member.name.split("/", 1)[-1]
+            if not (name.startswith("vllm/entrypoints/") and name.endswith(".py")):
+                continue
+            handle = tar.extractfile(member)
+            if handle is None:
+                continue
+            text = handle.read().decode("utf-8", "replace")
+            tree = ast.parse(text)
+            found, in_dev = _routes(tree)
+            found |= _add_api_routes(tree)
+            if name.startswith("vllm/entrypoints/serve/dev/") or _DEV_ONLY_ATTACH.search(text):
+                dev |= found | in_dev
+            else:
+                routes |= found
+                dev |= in_dev
+    return {
+        "version": version,
+        "source": f"{archive.name} from PyPI",
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "routes": sorted(routes | {"/metrics"}),
+        "dev_mode_routes": sorted(dev - routes),
+    }
+
+
+def main(versions: list[str]) -> None:
+    flags = json.loads((DATA / "engine_flags.json").read_text())
+    versions = versions or [r["version"] for r in flags["engines"]["vllm"]["releases"]]
+    vllm = [vllm_release(v) for v in versions]
     sglang_routes: set[str] = set()
-    versions = []
-    for wheel in sglang_wheels:
-        source = zipfile.ZipFile(wheel).read("sglang/srt/entrypoints/http_server.py").decode()
-        sglang_routes |= _routes(ast.parse(source))[0]
+    sglang_versions = []
+    for wheel in sorted(WHEELS.glob("sglang-*.whl")):
+        archive = zipfile.ZipFile(wheel)
+        names = set(archive.namelist())
+        # the HTTP server moved from sglang/srt/server.py (0.4.0) to entrypoints/http_server.py
+        module = next((m for m in _SGLANG_SERVERS if m in names), None)
+        if module is None:
+            continue
+        sglang_routes |= _routes(ast.parse(archive.read(module).decode()))[0]
         match = re.match(r"sglang-([^-]+)-", wheel.name)
-        versions.append(match.group(1) if match else wheel.name)
-    vllm_version = re.match(r"vllm-([^-]+)-", vllm_wheel.name)
+        sglang_versions.append(match.group(1) if match else wheel.name)
+    union = {r for release in vllm for r in release["routes"]}  # type: ignore[attr-defined]
+    dev = {r for release in vllm for r in release["dev_mode_routes"]}  # type: ignore[attr-defined]
     document = {
+        "schema_version": SCHEMA_VERSION,
+        "generator": "tools/import_endpoints.py",
         "source": {
-            "vllm": f"vllm {vllm_version.group(1) if vllm_version else '?'} "
-            "vllm/entrypoints/openai/api_server.py route decorators",
-            "sglang": "sglang " + ", ".join(versions) + " sglang/srt/entrypoints/http_server.py",
+            "vllm": "vllm " + ", ".join(versions) + " (sdists from PyPI): vllm/entrypoints/",
+            "sglang": "sglang "
+            + ", ".join(sglang_versions)
+            + " (wheels from PyPI): sglang/srt/entrypoints/http_server.py",
         },
         "servers": {
             "vllm": {
-                "routes": sorted(vllm_routes | {"/metrics"}),
-                "dev_mode_routes": sorted(vllm_dev - vllm_routes),
+                "routes": sorted(union),
+                "dev_mode_routes": sorted(dev - union),
                 "metric_prefixes": ["vllm:"],
+                "releases": vllm,
             },
             "sglang": {
                 "routes": sorted(sglang_routes | {"/metrics"}),
@@ -87,10 +174,10 @@ def main(vllm_wheel: Path, sglang_wheels: list[Path]) -> None:
     }
     OUT.write_text(json.dumps(document, indent=1) + "\n")
     print(
-        f"wrote {OUT}: vLLM {len(vllm_routes)} routes + {len(vllm_dev)} dev-mode, "
-        f"SGLang {len(sglang_routes)} routes"
+        f"wrote {OUT}: vLLM {len(union)} routes + {len(dev - union)} dev-mode over "
+        f"{len(versions)} releases, SGLang {len(sglang_routes)} routes"
     )
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), [Path(p) for p in sys.argv[2:]])
+    main(sys.argv[1:])
