@@ -21,7 +21,8 @@ from benchlint.workspace import Workspace
 
 ROOT_VARIABLES = profile.WORKSPACE_VARIABLES
 ROOT_MOUNTS = profile.WORKSPACE_MOUNTS
-_EXPANSION = re.compile(
+# an expansion in a path word: `${...}`, `$(...)` (one level of nesting), `$NAME`, `$1`
+PATH_EXPANSION = re.compile(
     r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
 )
 _SOURCE_COMMANDS = frozenset({"source", "."})
@@ -209,7 +210,7 @@ def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[s
             bases, rest = None, rest.lstrip("/")
     else:
         bases = ["", script_dir]
-    if not re.search(r"[A-Za-z0-9_]", _EXPANSION.sub("", rest).replace(".sh", "")):
+    if not re.search(r"[A-Za-z0-9_]", PATH_EXPANSION.sub("", rest).replace(".sh", "")):
         return None
     candidates: list[str] = []
     if bases is None:
@@ -235,7 +236,7 @@ def _pattern(text: str, script: Script, depth: int) -> str:
     script assigns to that variable, or any single path component."""
     out = []
     position = 0
-    for match in _EXPANSION.finditer(text):
+    for match in PATH_EXPANSION.finditer(text):
         out.append(re.escape(text[position : match.start()]))
         start = match.start() == 0 or text[match.start() - 1] == "/"
         out.append(_expansion_pattern(match.group(0), script, depth, start))

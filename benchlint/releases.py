@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from benchlint import profile
-from benchlint.calls import _EXPANSION as _PATH_EXPANSION
+from benchlint.calls import PATH_EXPANSION
 from benchlint.context import Context
 from benchlint.engines import Launch
 from benchlint.shell.model import Script
@@ -30,8 +30,6 @@ _IMAGES = {
     "lmsysorg/sglang-rocm": "sglang",
 }
 _TAG = re.compile(r"v(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+)*")
-# any expansion: `$X`, `${X...}`, `$(...)` (one level of nested parentheses)
-_EXPANSION = _PATH_EXPANSION
 
 
 def image_release(image: str) -> tuple[str, str] | None:
@@ -40,12 +38,9 @@ def image_release(image: str) -> tuple[str, str] | None:
     name, _, tag = image.rpartition(":")
     if not name or "/" in tag:
         return None
-    repository = name.replace("#", "/").split("/")
-    for length in (2, 3):
-        engine = _IMAGES.get("/".join(repository[-length:][-2:]))
-        if engine is not None:
-            break
-    else:
+    repository = name.replace("#", "/").split("/")  # `nvcr.io#org/name`: a registry prefix
+    engine = _IMAGES.get("/".join(repository[-2:]))
+    if engine is None:
         return None
     match = _TAG.fullmatch(tag)
     return (engine, match.group(1)) if match else None
@@ -142,7 +137,7 @@ def _file_name(text: str) -> str:
 def _pattern(text: str, route: Route, script: Script, depth: int) -> str:
     out = []
     position = 0
-    for match in _EXPANSION.finditer(text):
+    for match in PATH_EXPANSION.finditer(text):
         out.append(re.escape(text[position : match.start()]))
         out.append(_expansion(match.group(0), route, script, depth))
         position = match.end()

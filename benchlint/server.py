@@ -30,7 +30,7 @@ from benchlint.context import Context
 from benchlint.engine import lint, select_rules
 from benchlint.explain import ExplainError, explain, render_text
 from benchlint.finding import Finding, Severity, Span
-from benchlint.registry import Rule
+from benchlint.registry import Rule, expand_selectors
 from benchlint.result import Result
 from benchlint.workspace import SHELL_SUFFIXES, YAML_SUFFIXES
 
@@ -96,7 +96,8 @@ class BenchlintServer(LanguageServer):
             for doc in self.workspace.text_documents.values()
             if _inside(doc.path, root)
         }
-        rules = select_rules(config, None, set())
+        chosen = expand_selectors(config.select) if config.select else None
+        rules = select_rules(config, chosen, expand_selectors(config.ignore))
         with self.lock:
             result = lint(
                 root,

@@ -262,7 +262,7 @@ def _move_trap(flow: Flow, start: int, trap_index: int, trap: Trap) -> Fix | Non
             return None
         lines.append((span.line, span.end_line))
     (trap_first, trap_last), (_, after_last) = lines
-    if trap_first <= after_last:
+    if trap_first <= after_last + 1:  # already right after it (or before: not a move)
         return None
     file = script.file
     indent = re.match(r"[ \t]*", file.line_text(flow.statements[target].span.line))
