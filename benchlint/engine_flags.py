@@ -34,6 +34,10 @@ class EngineFlags:
     def union(self) -> dict[str, frozenset[str]]:
         return {e: frozenset().union(*sets) for e, sets in self.accepted.items()}
 
+    @functools.cached_property
+    def _keys(self) -> dict[str, list[tuple[int, ...]]]:
+        return {e: [version_key(v) for v in vs] for e, vs in self.versions.items()}
+
     def span(self, engine: str) -> str:
         versions = self.versions[engine]
         return f"{ENGINES[engine]} {versions[0]}-{versions[-1]}"
@@ -52,7 +56,7 @@ class EngineFlags:
         versions = self.versions.get(engine)
         if not versions:
             return None
-        keys = [version_key(v) for v in versions]
+        keys = self._keys[engine]
         key = version_key(version)
         if key < keys[0] or key > keys[-1]:
             return None

@@ -12,6 +12,7 @@ its name. Anything not known makes the whole answer unknown (None), never a gues
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass
@@ -82,6 +83,15 @@ def entries_running(ctx: Context, path: str, depth: int = 0) -> list[Entry] | No
     """The entries whose jobs run the script at `path`: a launcher's own entries, or those of
     the launchers that call it (with a path their values give); None when something on the way
     is not known (a calling script that no launcher's entries reach, or no entry at all)."""
+    memo = ctx.ws.models.setdefault("entries-running", {})
+    assert isinstance(memo, dict)
+    if path not in memo:
+        memo[path] = _entries_running(ctx, path, depth)
+    found: list[Entry] | None = memo[path]
+    return found
+
+
+def _entries_running(ctx: Context, path: str, depth: int) -> list[Entry] | None:
     wiring = ctx.wiring
     if wiring.is_launcher(path):
         routes = wiring.routes_for_launcher(path)
@@ -116,11 +126,55 @@ def _names(word: str, route: Route, target: str) -> bool:
     route's entry values in its expansions, the launcher's own variables by the values it
     assigns them, `${EXP_NAME%%_*}` by the entry's model prefix; anything else matches any
     part of a name."""
-    script = route.launcher.script
-    pattern = _pattern(_file_name(word), route, script, 0)
-    return re.fullmatch(pattern, posixpath.basename(target)) is not None
+    template = _template(_file_name(word), route.launcher.script, 0)
+    env = route.env
+    signature = (
+        id(template),
+        route.entry.fields.get(profile.EXP_NAME_PREFIX),
+        tuple((n, env.known.get(n), n in env.unknown) for n in _holes(template)),
+    )
+    pattern = _RENDERED.get(signature)
+    if pattern is None:
+        pattern = _RENDERED[signature] = _compiled(_render(template, route))
+    return pattern.fullmatch(posixpath.basename(target)) is not None
 
 
+@functools.lru_cache(maxsize=4096)
+def _holes(template: tuple[object, ...]) -> tuple[str, ...]:
+    """The variables a template's rendering reads, its fallbacks' included."""
+    names: list[str] = []
+    for item in template:
+        if isinstance(item, _Hole):
+            names.append(item.name)
+            for alternative in item.fallback or ():
+                names.extend(_holes(alternative))
+    return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class _Hole:
+    """An expansion whose text depends on the route: the route's value for `name` when it knows
+    one, else one of the launcher's own values for it (`fallback`: their templates), else any
+    part of a name. `prefix`: `${EXP_NAME%%_*}`, the entry's model prefix."""
+
+    name: str
+    fallback: tuple[tuple[object, ...], ...] | None = None
+    prefix: bool = False
+
+
+_ANY = "[^/]*"
+# (text, script, depth) -> its template; scripts live for the run, so the key holds the object
+_TEMPLATES: dict[tuple[str, int, int], tuple[tuple[object, ...], Script]] = {}
+# (template, model prefix, the route's values of its variables) -> the compiled pattern
+_RENDERED: dict[tuple[object, ...], re.Pattern[str]] = {}
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+@functools.lru_cache(maxsize=4096)
 def _file_name(text: str) -> str:
     """The last path component of a word, not splitting inside `${...}` or `$(...)`."""
     depth, cut = 0, 0
@@ -134,29 +188,54 @@ def _file_name(text: str) -> str:
     return text[cut:]
 
 
-def _pattern(text: str, route: Route, script: Script, depth: int) -> str:
-    out = []
+def _template(text: str, script: Script, depth: int) -> tuple[object, ...]:
+    """The route-independent parts of a file-name pattern (regular expression text) and its
+    holes, worked out once per text and launcher."""
+    key = (text, id(script), depth)
+    cached = _TEMPLATES.get(key)
+    if cached is not None and cached[1] is script:
+        return cached[0]
+    items: list[object] = []
     position = 0
     for match in PATH_EXPANSION.finditer(text):
-        out.append(re.escape(text[position : match.start()]))
-        out.append(_expansion(match.group(0), route, script, depth))
+        items.append(re.escape(text[position : match.start()]))
+        items.append(_expansion(match.group(0), script, depth))
         position = match.end()
-    out.append(re.escape(text[position:]))
-    return "".join(out)
+    items.append(re.escape(text[position:]))
+    template = tuple(items)
+    _TEMPLATES[key] = (template, script)
+    return template
 
 
-def _expansion(expansion: str, route: Route, script: Script, depth: int) -> str:
+def _expansion(expansion: str, script: Script, depth: int) -> object:
     name = expansion.strip("${}")
     if name == "EXP_NAME%%_*":
-        prefix = route.entry.fields.get(profile.EXP_NAME_PREFIX)
-        return re.escape(prefix) if prefix else "[^/]*"
+        return _Hole(name, prefix=True)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or depth >= 5:
-        return "[^/]*"
-    env = route.env
-    if name in env.known and name not in env.unknown:
-        return re.escape(env.known[name])
+        return _ANY
     values = [a.value.value for a in script.assignments if a.name == name and a.value]
     if not values or len(values) > 16:
-        return "[^/]*"
-    parts = sorted({_pattern(_file_name(v), route, script, depth + 1) for v in values})
-    return "(?:" + "|".join(parts) + ")"
+        return _Hole(name)
+    alternatives = {_template(_file_name(v), script, depth + 1) for v in values}
+    return _Hole(name, tuple(sorted(alternatives, key=repr)))
+
+
+def _render(template: tuple[object, ...], route: Route) -> str:
+    out = []
+    env = route.env
+    for item in template:
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        assert isinstance(item, _Hole)
+        if item.prefix:
+            prefix = route.entry.fields.get(profile.EXP_NAME_PREFIX)
+            out.append(re.escape(prefix) if prefix else _ANY)
+        elif item.name in env.known and item.name not in env.unknown:
+            out.append(re.escape(env.known[item.name]))
+        elif item.fallback is None:
+            out.append(_ANY)
+        else:
+            rendered = sorted({_render(t, route) for t in item.fallback})
+            out.append("(?:" + "|".join(rendered) + ")")
+    return "".join(out)

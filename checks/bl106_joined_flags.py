@@ -4,7 +4,8 @@
 Reports an argument `"$NAME"` (or `"${NAME}"`) of an engine launch (`vllm serve`,
 `python -m sglang.launch_server`, `python -m dynamo.<x>`, `trtllm-serve`, behind any wrapper)
 when every value the script assigns to NAME is a string of several blank-separated words that
-starts with a flag (`args="--tp 8 --port 30000"`).
+starts with a flag (`args="--tp 8 --port 30000"`), or adds to its earlier value
+(`args="$args --speculative-algorithm EAGLE"`).
 
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument
@@ -32,6 +33,7 @@ script or with a value that is not a plain string on some path.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
@@ -51,9 +53,23 @@ def _quoted_variable(word: Word) -> str | None:
     return word.variable()
 
 
-def _joined(text: str) -> bool:
-    words = text.split()
-    return len(words) > 1 and words[0].startswith("-")
+def _joined(values: list[Word], name: str) -> bool:
+    """Every value the script gives NAME is several blank-separated words starting with a flag,
+    or appends to its earlier value (`args="$args --x 1"`), and one of them sets such a list."""
+    own = re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r"\b)")
+    sets = False
+    for value in values:
+        text = value.value
+        head = own.match(text)
+        if head is not None:  # an append: the earlier value and more
+            if not text[head.end() :].strip():
+                return False
+            continue
+        words = text.split()
+        if len(words) < 2 or not words[0].startswith("-"):
+            return False
+        sets = True
+    return sets
 
 
 @rule("BL106", "joined-flags", Severity.ERROR, tags=("engines", "shell"))
@@ -65,9 +81,12 @@ def check(ctx: Context) -> Iterator[Finding]:
                 if name is None:
                     continue
                 values = string_values(word.script, name)
-                if not values or not all(_joined(v.value) for v in values):
+                if not values or not _joined(values, name):
                     continue
-                shown = values[0].value if len(values[0].value) <= 60 else values[0].value[:57]
+                first = " ".join(
+                    next(v.value for v in values if not v.value.startswith("$")).split()
+                )
+                shown = first if len(first) <= 60 else first[:57] + "..."
                 yield Finding(
                     "BL106",
                     f"`{word.text}` hands `{launch.module}` one argument, `{shown}`: the "
