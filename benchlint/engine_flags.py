@@ -38,6 +38,19 @@ class EngineFlags:
     def _keys(self) -> dict[str, list[tuple[int, ...]]]:
         return {e: [version_key(v) for v in vs] for e, vs in self.versions.items()}
 
+    def varies(self, engine: str, flag: str) -> bool:
+        """Whether some measured release accepts the flag and another does not: only then does
+        the release in use matter."""
+        key = (engine, flag)
+        if key not in self._varies:
+            results = {_accepted(flag, flags) for flags in self.accepted.get(engine, ())}
+            self._varies[key] = len(results) > 1
+        return self._varies[key]
+
+    @functools.cached_property
+    def _varies(self) -> dict[tuple[str, str], bool]:
+        return {}
+
     def span(self, engine: str) -> str:
         versions = self.versions[engine]
         return f"{ENGINES[engine]} {versions[0]}-{versions[-1]}"

@@ -139,9 +139,12 @@ def check(ctx: Context) -> Iterator[Finding]:
             if launch.engine not in ENGINES:
                 continue
             engine, command = launch.engine, launch.command
-            runs = launch_releases(ctx, launch)
-            if runs is None:
-                ctx.count("launches with no known engine release")
+            runs = None
+            flags = [flag_name(a.value) for a in launch.flags if a.value.startswith("--")]
+            if any(data.varies(engine, f) for f in flags):  # only then does the release matter
+                runs = launch_releases(ctx, launch)
+                if runs is None:
+                    ctx.count("launches with a flag some release lacks and no known release")
             where = f"on `{command.name}`" if command.name else "here"
             for arg in launch.flags:
                 if not arg.value.startswith("--"):
