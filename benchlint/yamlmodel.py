@@ -100,26 +100,51 @@ _NO_PAIRS: tuple[tuple[YNode, YNode], ...] = ()
 _NO_ITEMS: tuple[YNode, ...] = ()
 
 
+# A span is kept as one int, 28 bits a field (a YAML model holds a few hundred thousand nodes:
+# a tuple of four ints each took three times the memory). 28 bits count lines and columns to
+# 268 million, past any file benchlint reads.
+_FIELD = 28
+_MASK = (1 << _FIELD) - 1
+
+
+def _pack(line: int, column: int, end_line: int, end_column: int) -> int:
+    return (((line << _FIELD | column) << _FIELD | end_line) << _FIELD) | end_column
+
+
 class YNode:
     """A mapping, sequence or scalar with its span. Scalars share the empty `pairs`/`items`."""
 
-    __slots__ = ("items", "kind", "pairs", "span", "style", "value")
+    __slots__ = ("_span", "items", "kind", "pairs", "style", "value")
 
     def __init__(
         self,
         kind: str,  # "map" | "seq" | "scalar" | "alias" (inside the collection it names)
-        span: Span,
+        span: Span | int,  # a Span, or one packed by _pack
         value: str = "",  # scalar text (after YAML unquoting)
         style: str | None = None,  # scalar quoting style: None (plain), "'", '"', "|", ">"
         pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS,
         items: Sequence[YNode] = _NO_ITEMS,
     ) -> None:
         self.kind = kind
-        self.span = span
+        self._span = span if isinstance(span, int) else _pack(*span)
         self.value = value
         self.style = style
         self.pairs = pairs
         self.items = items
+
+    @property
+    def span(self) -> Span:
+        packed = self._span
+        return Span(
+            packed >> 3 * _FIELD,
+            packed >> 2 * _FIELD & _MASK,
+            packed >> _FIELD & _MASK,
+            packed & _MASK,
+        )
+
+    @span.setter
+    def span(self, span: Span) -> None:
+        self._span = _pack(*span)
 
     def __repr__(self) -> str:
         return f"YNode({self.kind}, {self.span}, {self.value!r})"
@@ -418,7 +443,7 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 start, end = event.start_mark, event.end_mark
                 node = YNode(
                     "scalar",
-                    Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1),
+                    _pack(start.line + 1, start.column + 1, end.line + 1, end.column + 1),
                     event.value,
                     event.style or None,
                 )
@@ -432,7 +457,7 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 children, is_map, pending = [], kind is MappingStartEvent, None
                 node = YNode(
                     "map" if is_map else "seq",
-                    Span(start.line + 1, start.column + 1, start.line + 1, start.column + 1),
+                    _pack(start.line + 1, start.column + 1, start.line + 1, start.column + 1),
                     pairs=children if is_map else _NO_PAIRS,
                     items=_NO_ITEMS if is_map else children,
                 )
@@ -444,8 +469,10 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 frame = stack.pop()
                 node = frame[3]
                 end = event.end_mark
-                first = node.span
-                node.span = Span(first.line, first.column, end.line + 1, end.column + 1)
+                # the start kept, the end set: the low two fields replaced
+                node._span = (node._span >> 2 * _FIELD << 2 * _FIELD) | (
+                    (end.line + 1) << _FIELD | (end.column + 1)
+                )
                 if is_map and len(children) > 1:
                     keys = [k.value for k, _ in children if k.kind == "scalar"]
                     if len(set(keys)) < len(keys):

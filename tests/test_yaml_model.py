@@ -50,3 +50,26 @@ def test_duplicate_keys_with_colons_are_still_found() -> None:
     [duplicate] = list(document.duplicates())
     assert duplicate.winner.value == "a:c"
     assert tuple(duplicate.again.span)[:2] == (1, 17)
+
+
+def test_spans_survive_packing_at_their_limits() -> None:
+    """A node keeps its span in one int: lines and columns far past any real file round-trip,
+    and the end set when a collection closes leaves its start alone."""
+    from benchlint.finding import Span
+    from benchlint.yamlmodel import YNode
+
+    far = Span(9_000_000, 12_000_000, 9_000_001, 3)
+    node = YNode("scalar", far, "x")
+    assert node.span == far
+    node.span = Span(1, 2, 3, 4)
+    assert node.span == Span(1, 2, 3, 4)
+    text = "a:\n  b: [1, 2]\n" + "c: " + "x" * 70_000 + "\n"
+    from benchlint.source import SourceText
+    from benchlint.yamlmodel import parse_yaml
+
+    root = parse_yaml(SourceText("t.yaml", text.encode())).root
+    assert root is not None
+    b = root.path("a", "b")
+    assert b is not None and b.span == Span(2, 6, 2, 12)
+    c = root.get("c")
+    assert c is not None and c.span == Span(3, 4, 3, 70_004)
