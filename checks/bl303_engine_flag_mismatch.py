@@ -9,9 +9,10 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   whose jobs run the script (`vllm/vllm-openai:v0.15.1`, `lmsysorg/sglang:v0.5.8-cu130`), through
   the launcher their runner starts and the path it builds from their fields. The message names
   the release and when the flag left or arrives;
-- where no release is known (a nightly or custom image, a script no entry runs; `--statistics`
-  counts these launches), and in a recipe's `backend.<engine>_config.<role>`, a flag only the
-  other engine has: on SGLang `--enable-auto-tool-choice`, `--max-num-seqs`,
+- in a recipe's `backend.<engine>_config.<role>`, a flag the release of the recipe's
+  `model.container` image does not accept (an override block's own container wins);
+- where no release is known (a nightly or custom image, a container alias, a script no entry
+  runs; `--statistics` counts these launches), a flag only the other engine has: on SGLang `--enable-auto-tool-choice`, `--max-num-seqs`,
   `--gpu-memory-utilization`; on vLLM `--mem-fraction-static`, `--max-running-requests`,
   `--disable-radix-cache`, with the engine's own spelling where there is one.
 
@@ -57,11 +58,12 @@ from benchlint.dynamo import flag_name
 from benchlint.engine_flags import ENGINES, engine_flags
 from benchlint.engines import Arg, launches
 from benchlint.finding import Finding, Location, Severity
-from benchlint.recipe import engine_configs
+from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
-from benchlint.releases import Running, launch_releases
+from benchlint.releases import Running, image_release, launch_releases
 from benchlint.shell.model import Script
 from benchlint.workspace import path_matches
+from benchlint.yamlmodel import YNode
 
 # The other engine's spelling of the same setting.
 EQUIVALENT = {
@@ -170,22 +172,65 @@ def check(ctx: Context) -> Iterator[Finding]:
         if not any(path_matches(path, root, inside=True) for root in roots):
             continue
         document = ctx.ws.yaml(path)
-        root_node = document.root if document is not None else None
-        for engine in ENGINES:
-            for where, mapping in engine_configs(root_node, engine):
-                for key, value in mapping.pairs:
-                    if not key.is_scalar:
-                        continue
-                    flag = flag_name(key.value)
-                    owner = data.foreign(engine, flag)
-                    if owner is None:
-                        continue
-                    shown = f"{key.value}: {value.value}" if value.is_scalar else key.value
-                    message, hint = _message(flag, shown, engine, owner, f"in {where}")
+        yield from _recipe_findings(path, document.root if document is not None else None)
+
+
+def _container(root: YNode, where: str) -> YNode | None:
+    """The `model.container` in force for a block: the override block's own, else the
+    recipe's (under `base:` in override-style recipes)."""
+    block = where.split(".", 1)[0]
+    candidates = [root.get(block)] if block != "backend" else []
+    candidates.append(settings_root(root))
+    for candidate in candidates:
+        model = candidate.get("model") if candidate is not None and candidate.is_map else None
+        container = model.get("container") if model is not None and model.is_map else None
+        if container is not None and container.is_scalar:
+            return container
+    return None
+
+
+def _recipe_findings(path: str, root: YNode | None) -> Iterator[Finding]:
+    """A recipe's engine flags: against the release its `model.container` image names (srtctl
+    runs the workers in it), else the other engine's flags."""
+    data = engine_flags()
+    if root is None or not root.is_map:
+        return
+    for engine in ENGINES:
+        for where, mapping in engine_configs(root, engine):
+            container = _container(root, where)
+            found = image_release(container.value) if container is not None else None
+            version = found[1] if found is not None and found[0] == engine else None
+            for key, value in mapping.pairs:
+                if not key.is_scalar:
+                    continue
+                flag = flag_name(key.value)
+                shown = f"{key.value}: {value.value}" if value.is_scalar else key.value
+                if (
+                    version is not None
+                    and container is not None
+                    and data.varies(engine, flag)
+                    and data.accepts(engine, version, flag) is False
+                ):
+                    history = data.history(engine, version, flag)
                     yield Finding(
                         "BL303",
-                        message,
+                        f"`{shown}` in {where} is not a flag of {ENGINES[engine]} {version}, the "
+                        "release of the recipe's model.container: the server exits with "
+                        "`unrecognized arguments`",
                         Location(path, key.span),
+                        related=(Location(path, container.span, "model.container"),),
                         subject=f"{where}.{flag}",
-                        help=hint,
+                        notes=(history,) if history else (),
                     )
+                    continue
+                owner = data.foreign(engine, flag)
+                if owner is None:
+                    continue
+                message, hint = _message(flag, shown, engine, owner, f"in {where}")
+                yield Finding(
+                    "BL303",
+                    message,
+                    Location(path, key.span),
+                    subject=f"{where}.{flag}",
+                    help=hint,
+                )
