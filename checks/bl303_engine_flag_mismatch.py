@@ -12,9 +12,10 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
 - in a recipe's `backend.<engine>_config.<role>`, a flag the release of the recipe's
   `model.container` image does not accept (an override block's own container wins);
 - where no release is known (a nightly or custom image, a container alias, a script no entry
-  runs; `--statistics` counts these launches), a flag only the other engine has: on SGLang `--enable-auto-tool-choice`, `--max-num-seqs`,
-  `--gpu-memory-utilization`; on vLLM `--mem-fraction-static`, `--max-running-requests`,
-  `--disable-radix-cache`, with the engine's own spelling where there is one.
+  runs; `--statistics` counts these launches), a flag only the other engine has: on SGLang
+  `--enable-auto-tool-choice`, `--max-num-seqs`, `--gpu-memory-utilization`; on vLLM
+  `--mem-fraction-static`, `--max-running-requests`, `--disable-radix-cache`, with the
+  engine's own spelling where there is one.
 
 ## Why is this bad?
 Both servers use argparse and exit at once on an unknown option: the job fails after the
