@@ -89,3 +89,22 @@ def test_engine_launches_through_any_wrapper() -> None:
     script = parse_file(SourceText("t.sh", text.encode()))
     found = [(launch.engine, launch.args[0].value) for launch in launches(script)]
     assert found == [("vllm", "m"), ("sglang", "--tp"), ("dynamo", "--model")]
+
+
+def test_a_container_entrypoint_runs_the_command_words() -> None:
+    """`docker run --entrypoint=/bin/bash IMAGE x.sh` runs bash with the script: a call of it;
+    `--entrypoint python3 IMAGE -m sglang.launch_server` is an engine launch."""
+    from benchlint.calls import script_word
+
+    text = (
+        'docker run --rm --entrypoint=/bin/bash -v "$PWD:/w" img:1 "$BENCH_SCRIPT"\n'
+        "docker run --entrypoint python3 img:1 -m sglang.launch_server --tp 8\n"
+        'docker run --entrypoint "$EP" img:1 x.sh\n'
+    )
+    script = parse_file(SourceText("run.sh", text.encode()))
+    first, _, third = script.commands
+    assert first.invocation.base == "bash"
+    found = script_word(first)
+    assert found is not None and (found[0], found[1].value) == ("run", "$BENCH_SCRIPT")
+    assert [launch.module for launch in launches(script)] == ["sglang.launch_server"]
+    assert third.invocation.base == "x.sh"  # an entrypoint from a variable is not known

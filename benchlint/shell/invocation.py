@@ -231,9 +231,25 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
         if rest is None:
             return Invocation(command, tuple(wrappers), (), tuple(prefix))
         words = rest
+        entrypoint = _entrypoint(wrapper)
+        if entrypoint is not None:  # `docker run --entrypoint=/bin/bash IMAGE x.sh`
+            word, program = entrypoint
+            base = posixpath.basename(program)
+            return Invocation(command, tuple(wrappers), (word, *words), tuple(prefix), base)
     program = words[0].value if words and words[0].static else ""
     wrapped = posixpath.basename(program) if program else None
     return Invocation(command, tuple(wrappers), words, tuple(prefix), wrapped)
+
+
+def _entrypoint(wrapper: Wrapper) -> tuple[Word, str] | None:
+    """A container run's `--entrypoint PROGRAM`: the program it runs the command words with
+    (the option's word stands for it), when written plainly."""
+    if wrapper.name not in ("docker run", "podman run"):
+        return None
+    for option, word, value in wrapper.options:
+        if option == "--entrypoint" and word is not None and value and "$" not in value:
+            return word, value
+    return None
 
 
 def _read(
