@@ -115,27 +115,43 @@ def _entries_running(ctx: Context, path: str, depth: int) -> list[Entry] | None:
             found.extend(upstream)
             continue
         # a launcher no entry starts adds no job (it does not make the others unknown)
+        memo = ctx.ws.models.setdefault("release-patterns", _Memo())
+        assert isinstance(memo, _Memo)
         for route in wiring.routes_for_launcher(caller.path):
-            if _names(call.word.value, route, path):
+            if _names(call.word.value, route, path, memo):
                 found.append(route.element.entry)
     return list(dict.fromkeys(found)) or None
 
 
-def _names(word: str, route: Route, target: str) -> bool:
+class _Memo:
+    """Templates and rendered patterns of one run (kept with the workspace: a long-lived
+    process, the language server, runs many)."""
+
+    def __init__(self) -> None:
+        # (text, launcher path, depth) -> its template
+        self.templates: dict[tuple[str, str, int], tuple[object, ...]] = {}
+        # (text, launcher path, model prefix, the route's values of its variables) -> pattern
+        self.rendered: dict[tuple[object, ...], re.Pattern[str]] = {}
+
+
+def _names(word: str, route: Route, target: str, memo: _Memo) -> bool:
     """Whether a script path word can name `target` on this route (compared by file name): the
     route's entry values in its expansions, the launcher's own variables by the values it
     assigns them, `${EXP_NAME%%_*}` by the entry's model prefix; anything else matches any
     part of a name."""
-    template = _template(_file_name(word), route.launcher.script, 0)
+    script = route.launcher.script
+    text = _file_name(word)
+    template = _template(text, script, 0, memo)
     env = route.env
     signature = (
-        id(template),
+        text,
+        script.path,
         route.entry.fields.get(profile.EXP_NAME_PREFIX),
         tuple((n, env.known.get(n), n in env.unknown) for n in _holes(template)),
     )
-    pattern = _RENDERED.get(signature)
+    pattern = memo.rendered.get(signature)
     if pattern is None:
-        pattern = _RENDERED[signature] = _compiled(_render(template, route))
+        pattern = memo.rendered[signature] = re.compile(_render(template, route))
     return pattern.fullmatch(posixpath.basename(target)) is not None
 
 
@@ -163,15 +179,6 @@ class _Hole:
 
 
 _ANY = "[^/]*"
-# (text, script, depth) -> its template; scripts live for the run, so the key holds the object
-_TEMPLATES: dict[tuple[str, int, int], tuple[tuple[object, ...], Script]] = {}
-# (template, model prefix, the route's values of its variables) -> the compiled pattern
-_RENDERED: dict[tuple[object, ...], re.Pattern[str]] = {}
-
-
-@functools.lru_cache(maxsize=4096)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -188,26 +195,25 @@ def _file_name(text: str) -> str:
     return text[cut:]
 
 
-def _template(text: str, script: Script, depth: int) -> tuple[object, ...]:
+def _template(text: str, script: Script, depth: int, memo: _Memo) -> tuple[object, ...]:
     """The route-independent parts of a file-name pattern (regular expression text) and its
     holes, worked out once per text and launcher."""
-    key = (text, id(script), depth)
-    cached = _TEMPLATES.get(key)
-    if cached is not None and cached[1] is script:
-        return cached[0]
+    key = (text, script.path, depth)
+    cached = memo.templates.get(key)
+    if cached is not None:
+        return cached
     items: list[object] = []
     position = 0
     for match in PATH_EXPANSION.finditer(text):
         items.append(re.escape(text[position : match.start()]))
-        items.append(_expansion(match.group(0), script, depth))
+        items.append(_expansion(match.group(0), script, depth, memo))
         position = match.end()
     items.append(re.escape(text[position:]))
-    template = tuple(items)
-    _TEMPLATES[key] = (template, script)
+    template = memo.templates[key] = tuple(items)
     return template
 
 
-def _expansion(expansion: str, script: Script, depth: int) -> object:
+def _expansion(expansion: str, script: Script, depth: int, memo: _Memo) -> object:
     name = expansion.strip("${}")
     if name == "EXP_NAME%%_*":
         return _Hole(name, prefix=True)
@@ -216,7 +222,7 @@ def _expansion(expansion: str, script: Script, depth: int) -> object:
     values = [a.value.value for a in script.assignments if a.name == name and a.value]
     if not values or len(values) > 16:
         return _Hole(name)
-    alternatives = {_template(_file_name(v), script, depth + 1) for v in values}
+    alternatives = {_template(_file_name(v), script, depth + 1, memo) for v in values}
     return _Hole(name, tuple(sorted(alternatives, key=repr)))
 
 
