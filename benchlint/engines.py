@@ -177,10 +177,17 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
     return Launch(engine, module, command, program[at + 1 :])
 
 
-@functools.cache
 def launches(script: Script) -> list[Launch]:
     """Every engine launch in the script and its nested scripts, in text order, including
-    argument arrays that hold a launch command."""
+    argument arrays that hold a launch command. Worked out once per script and kept on it (not
+    in a module-wide cache: the language server runs many times in one process)."""
+    known = script.memo.get("launches")
+    if not isinstance(known, list):
+        known = script.memo["launches"] = _launches(script)
+    return known
+
+
+def _launches(script: Script) -> list[Launch]:
     found: list[Launch] = []
     for command in script.all_commands():
         launch = launch_in(command.words, command)

@@ -374,6 +374,8 @@ class Script:
         self.errexit_at_start = errexit_at_start
         self.tree = _PARSER.parse(src)
         self.root = self.tree.root_node
+        # facts other modules derive from this script once (its engine launches), kept with it
+        self.memo: dict[str, object] = {}
         self.commands: list[Command] = []
         self.assignments: list[Assignment] = []
         self.expansions: list[Expansion] = []
