@@ -68,32 +68,32 @@ def check(ctx: Context) -> Iterator[Finding]:
             kind = "disable-file" if suppression.whole_file else "disable"
             where = "in this file" if suppression.whole_file else "on this line or the next"
             for selector, (start, end) in zip(suppression.rules, suppression.columns, strict=True):
-                named = _named(selector, known)
+                if selector not in stale:
+                    continue
                 span = Span(suppression.line, start, suppression.line, end)
                 fix = _removal(source, suppression, selector, stale) if source else None
-                if not named:
-                    yield Finding(
-                        "BL003",
-                        f"`{kind}={selector}` names no benchlint rule: it suppresses nothing",
-                        Location(path, span),
-                        subject=f"unknown:{selector}",
-                        help="correct the ID (`benchlint rules` lists them) or remove it",
-                        fix=fix,
+                if _unknown(selector, known):
+                    message = f"`{kind}={selector}` names no benchlint rule: it suppresses nothing"
+                    subject, advice = (
+                        "unknown",
+                        "correct the ID (`benchlint rules` lists them) or remove it",
                     )
-                elif _unused(selector, suppression, known, ctx.ran):
+                else:
                     what = (
                         "no rule reports anything"
                         if selector == "ALL"
-                        else (f"{selector} reports nothing")
+                        else f"{selector} reports nothing"
                     )
-                    yield Finding(
-                        "BL003",
-                        f"`{kind}={selector}` is unused: {what} {where}",
-                        Location(path, span),
-                        subject=f"unused:{selector}",
-                        help="remove it",
-                        fix=fix,
-                    )
+                    message = f"`{kind}={selector}` is unused: {what} {where}"
+                    subject, advice = "unused", "remove it"
+                yield Finding(
+                    "BL003",
+                    message,
+                    Location(path, span),
+                    subject=f"{subject}:{selector}",
+                    help=advice,
+                    fix=fix,
+                )
 
 
 def _named(selector: str, known: list[str]) -> list[str]:

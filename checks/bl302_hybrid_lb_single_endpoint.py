@@ -98,17 +98,39 @@ def _has_router(script: Script) -> bool:
     return False
 
 
-def _several_nodes(command: Command) -> str | None:
-    """The node count text of an `srun`/`salloc` that runs on more than one node (a number
-    above 1, or a variable: the launcher sizes the job from the entry); None otherwise."""
+_COUNT_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_DEFAULTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-(\d+)\}")
+
+
+def _several_nodes(command: Command, caller: Script) -> tuple[str, bool] | None:
+    """The node count of an `srun`/`salloc` that can run on more than one node, and whether it
+    is known: a number above 1, or a variable the caller assigns only such numbers (known);
+    a variable it sets from the environment or not at all (not known: the count is said to be
+    unknown in the message). None when it runs on one node."""
     for name in ("srun", "salloc"):
         wrapper = command.invocation.wrapper(name)
         count = wrapper.option("-N", "--nodes") if wrapper is not None else None
         if count is None:
             continue
         minimum = count.split("-", 1)[0]
-        if (minimum.isdigit() and int(minimum) > 1) or (not minimum.isdigit() and "$" in count):
-            return count
+        if minimum.isdigit():
+            return (count, True) if int(minimum) > 1 else None
+        variable = _COUNT_VARIABLE.fullmatch(count)
+        if variable is None:
+            return None
+        values = [
+            a.value.value
+            for a in caller.assignments
+            if a.name == variable.group(1) and a.value is not None
+        ]
+        if values and all(v.isdigit() for v in values):
+            return (count, True) if all(int(v) > 1 for v in values) else None
+        if any(v.isdigit() and int(v) <= 1 for v in values):
+            return None  # some path runs it on one node
+        defaults = [d for v in values if (d := _DEFAULTED.fullmatch(v)) is not None]
+        if any(int(d.group(1)) <= 1 for d in defaults):
+            return None
+        return count, False
     return None
 
 
@@ -159,10 +181,12 @@ def _cross_file_findings(ctx: Context, script: Script) -> Iterator[Finding]:
         caller = call.caller
         while caller.parent is not None:
             caller = caller.parent.script
-        nodes = _several_nodes(call.command)
-        probe = _head_only_probe(caller) if nodes is not None else None
-        if nodes is None or probe is None or _has_router(caller):
+        several = _several_nodes(call.command, caller)
+        probe = _head_only_probe(caller) if several is not None else None
+        if several is None or probe is None or _has_router(caller):
             continue
+        count, known = several
+        nodes = f"the {count} nodes" if known else f"the {count} nodes (a count read at run time)"
         for launch in launches(script):
             if launch.engine != "vllm":
                 continue
@@ -172,7 +196,7 @@ def _cross_file_findings(ctx: Context, script: Script) -> Iterator[Finding]:
                 line = probe.first_line_span.line
                 yield Finding(
                     "BL302",
-                    f"`{HYBRID}` runs an API server on each of the {nodes} nodes "
+                    f"`{HYBRID}` runs an API server on each of {nodes} "
                     f"{caller.path} starts this script on, but it probes only the head node's "
                     f"endpoint (line {line}): requests reach only the head node's ranks",
                     Location(arg.word.script.file.path, arg.span),
