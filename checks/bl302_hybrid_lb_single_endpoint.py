@@ -9,9 +9,9 @@ requests over the nodes:
 - across files, `--data-parallel-hybrid-lb` in an entrypoint (often only in its DP-attention
   arm, also behind `uv run`) that a launcher starts on several nodes (`srun --nodes=N`,
   `salloc -N` with N above 1, or a variable the launcher sets only to such numbers; a count it
-  reads at run time is taken as several and the message says so, one it may set to 1 is not) while the launcher probes only the head node's endpoint
-  (`curl http://$head_node:$PORT/...`, not in a loop over the nodes); the launcher's start and
-  probe are related locations;
+  reads at run time is taken as several and the message says so, one it may set to 1 is not)
+  while the launcher probes only the head node's endpoint (`curl http://$head_node:$PORT/...`,
+  not in a loop over the nodes); the launcher's start and probe are related locations;
 - `data-parallel-hybrid-lb: true` in a `frontend.type: vllm` recipe with more than one node and
   no multiple-frontend load balancing.
 
