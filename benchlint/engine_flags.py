@@ -12,6 +12,7 @@ import bisect
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
@@ -66,34 +67,47 @@ class EngineFlags:
 
     def accepts(self, engine: str, version: str, flag: str) -> bool | None:
         """Whether this release accepts the flag; None when the data cannot tell."""
-        versions = self.versions.get(engine)
-        if not versions:
-            return None
-        keys = self._keys[engine]
-        key = version_key(version)
-        if key < keys[0] or key > keys[-1]:
-            return None
-        sets = self.accepted[engine]
-        index = bisect.bisect_left(keys, key)
-        if keys[index] == key:
-            return _accepted(flag, sets[index])
-        before, after = _accepted(flag, sets[index - 1]), _accepted(flag, sets[index])
-        return before if before == after else None
+        sets = self.accepted.get(engine, ())
+        return release_answer(
+            self._keys.get(engine, []), version, lambda i: _accepted(flag, sets[i])
+        )
 
     def history(self, engine: str, version: str, flag: str) -> str:
         """When the flag was there, in words: `until 0.10.2`, `from 0.26.0`."""
         versions = self.versions[engine]
         having = [v for v, s in zip(versions, self.accepted[engine], strict=True) if flag in s]
-        if not having:
-            return ""
-        key = version_key(version)
-        later = [v for v in having if version_key(v) > key]
-        earlier = [v for v in having if version_key(v) < key]
-        if earlier and not later:
-            return f"its last release with it is {earlier[-1]}"
-        if later and not earlier:
-            return f"it arrives in {later[0]}"
-        return ""
+        return release_history(having, version)
+
+
+def release_answer(
+    keys: list[tuple[int, ...]], version: str, answer: Callable[[int], bool]
+) -> bool | None:
+    """A yes/no question about a release, from the answers of the measured releases (`keys`, in
+    order; `answer(i)` for the i-th): a measured release's own answer, a release between two
+    measured ones the answer both give, else (they differ, or it is outside the range) None."""
+    if not keys:
+        return None
+    key = version_key(version)
+    if key < keys[0] or key > keys[-1]:
+        return None
+    index = bisect.bisect_left(keys, key)
+    if keys[index] == key:
+        return answer(index)
+    before, after = answer(index - 1), answer(index)
+    return before if before == after else None
+
+
+def release_history(having: list[str], version: str) -> str:
+    """When something was there, relative to `version`, from the measured releases that have
+    it: `its last release with it is 0.10.2`, `it arrives in 0.26.0`, or nothing."""
+    key = version_key(version)
+    later = [v for v in having if version_key(v) > key]
+    earlier = [v for v in having if version_key(v) < key]
+    if earlier and not later:
+        return f"its last release with it is {earlier[-1]}"
+    if later and not earlier:
+        return f"it arrives in {later[0]}"
+    return ""
 
 
 def _accepted(flag: str, flags: frozenset[str]) -> bool:

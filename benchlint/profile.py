@@ -36,6 +36,7 @@ RECIPE_SCRIPT_MOUNT: re.Pattern[str] = re.compile(fact("recipe_script_mount"))
 SCRIPT_RUN_MARKER: str = fact("script_run_marker")
 VALIDATORS: frozenset[str] = frozenset(fact("validators"))
 DEFAULT_PORTS: dict[str, str] = fact("default_ports")
+FRONTEND_SERVERS: dict[str, str] = fact("frontend_servers")
 WORKFLOW_LAUNCH: re.Pattern[str] = re.compile(fact("workflow_launch_pattern"))
 _NAMING: str = fact("launcher_naming")
 if _NAMING != "prefix-before-underscore":

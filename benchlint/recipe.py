@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from benchlint import profile
+from benchlint.images import image_release
 from benchlint.yamlmodel import YamlDocument, YNode
 
 # srtctl's defaults when a recipe has no health_check block.
@@ -182,13 +183,16 @@ def benchmark_script(root: YNode | None) -> str | None:
 
 @dataclass(frozen=True)
 class ScriptRun:
-    """A recipe whose `benchmark.command` runs a script of this repository, and what it serves
-    that script's probes: the frontend, the worker backends, whether vLLM's dev mode is on."""
+    """A recipe whose `benchmark.command` runs a script of this repository, and what serves
+    that script's probes: the frontend's server (None for a frontend type the profile does
+    not know) and its release when the recipe's image names it, the worker backends, whether
+    vLLM's dev mode is on."""
 
     recipe: str
-    frontend: str
+    frontend: str | None
     workers: frozenset[str]
     dev_mode: bool
+    release: str | None = None
 
 
 def script_run(path: str, root: YNode | None) -> tuple[str, ScriptRun] | None:
@@ -199,7 +203,20 @@ def script_run(path: str, root: YNode | None) -> tuple[str, ScriptRun] | None:
     backend = backend_type(root)
     dev = sets_variable(root, "VLLM_SERVER_DEV_MODE", ("1", "true"))
     workers = frozenset({backend} if backend else ())
-    return script, ScriptRun(path, frontend_type(root), workers, dev)
+    server = profile.FRONTEND_SERVERS.get(frontend_type(root))
+    release = None
+    if server is not None and server in workers:  # the workers serve: their image's release
+        found = image_release(container_image(root) or "")
+        release = found[1] if found is not None and found[0] == server else None
+    return script, ScriptRun(path, server, workers, dev, release)
+
+
+def container_image(root: YNode | None) -> str | None:
+    """The recipe's `model.container` (the image srtctl runs the workers in)."""
+    settings = settings_root(root)
+    model = settings.get("model") if settings is not None and settings.is_map else None
+    container = model.get("container") if model is not None and model.is_map else None
+    return container.value if container is not None and container.is_scalar else None
 
 
 def sets_variable(root: YNode | None, name: str, values: tuple[str, ...]) -> bool:

@@ -1,10 +1,6 @@
 """Which engine release runs a launch: from the image of the master-config entries whose jobs run
 the script, followed from the launcher that an entry's runner starts down the calls to it.
 
-An image names a release when it is a release tag of the engine's own images
-(`vllm/vllm-openai:v0.15.1`, `vllm/vllm-openai-rocm:v0.27.1`, `lmsysorg/sglang:v0.5.8-cu130`,
-`lmsysorg/sglang-rocm:v0.5.16-rocm720`, with any platform suffix or digest); a nightly, a
-custom build or another image names none.
 A script reached by a call whose path is built from the entry's fields
 (`bash benchmarks/${MODEL_PREFIX}_${PRECISION}.sh`) is run only by the entries whose values give
 its name. Anything not known makes the whole answer unknown (None), never a guess.
@@ -21,30 +17,9 @@ from benchlint import profile
 from benchlint.calls import PATH_EXPANSION
 from benchlint.context import Context
 from benchlint.engines import Launch
+from benchlint.images import image_release
 from benchlint.shell.model import Script
 from benchlint.wiring import Entry, Route
-
-_IMAGES = {
-    "vllm/vllm-openai": "vllm",
-    "vllm/vllm-openai-rocm": "vllm",
-    "lmsysorg/sglang": "sglang",
-    "lmsysorg/sglang-rocm": "sglang",
-}
-_TAG = re.compile(r"v(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+)*")
-
-
-def image_release(image: str) -> tuple[str, str] | None:
-    """(engine, version) of an engine release image; None for anything else."""
-    image = image.split("@", 1)[0].strip().strip("'\"")
-    name, _, tag = image.rpartition(":")
-    if not name or "/" in tag:
-        return None
-    repository = name.replace("#", "/").split("/")  # `nvcr.io#org/name`: a registry prefix
-    engine = _IMAGES.get("/".join(repository[-2:]))
-    if engine is None:
-        return None
-    match = _TAG.fullmatch(tag)
-    return (engine, match.group(1)) if match else None
 
 
 @dataclass(frozen=True)
@@ -53,6 +28,16 @@ class Running:
 
     version: str
     entries: tuple[Entry, ...]
+
+
+def scripts_with_releases(ctx: Context) -> list[Script]:
+    """The scripts a rule that checks releases looks at: those in scope, and every script when
+    a master config is (a release bumped there is what makes a script's launch or probe fail;
+    the findings name the entry)."""
+    ws = ctx.ws
+    if ctx.scope is not None and ctx.in_scope(ws.glob(ws.layout.master_configs)):
+        return [s for s in (ws.shell(p) for p in ws.shell_paths) if s is not None]
+    return ctx.shell_scripts()
 
 
 def launch_releases(ctx: Context, launch: Launch) -> list[Running] | None:
@@ -77,6 +62,27 @@ def launch_releases(ctx: Context, launch: Launch) -> list[Running] | None:
             return None
         by_version.setdefault(found[1], []).append(entry)
     return [Running(v, tuple(dict.fromkeys(e))) for v, e in sorted(by_version.items())]
+
+
+def router_releases(ctx: Context, launch: Launch) -> list[Running] | None:
+    """The sglang-router releases the entries whose jobs run the launch's script declare
+    (`router: {name: sglang-router, version: "0.3.2"}`); None when one of them declares none."""
+    top = launch.command.script
+    while top.parent is not None:
+        top = top.parent.script
+    entries = entries_running(ctx, top.path)
+    if not entries:
+        return None
+    by_version: dict[str, list[Entry]] = {}
+    for entry in entries:
+        version = entry.fields.get("router.version", "")
+        if entry.fields.get("router.name") != "sglang-router" or not _RELEASE.fullmatch(version):
+            return None
+        by_version.setdefault(version, []).append(entry)
+    return [Running(v, tuple(e)) for v, e in sorted(by_version.items())]
+
+
+_RELEASE = re.compile(r"\d+\.\d+\.\d+(?:\.post\d+)?")
 
 
 def entries_running(ctx: Context, path: str, depth: int = 0) -> list[Entry] | None:

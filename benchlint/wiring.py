@@ -422,6 +422,13 @@ def entry_environment(element: Element) -> dict[str, str]:
 
 def _entry(path: str, key: YNode, node: YNode) -> Entry:
     fields = {k.value: v.value for k, v in node.pairs if k.is_scalar and v.is_scalar and v.value}
+    for field_key, mapping in node.pairs:  # `router: {name: sglang-router, version: "0.3.2"}`
+        if field_key.is_scalar and mapping.is_map:
+            fields.update(
+                (f"{field_key.value}.{k.value}", v.value)
+                for k, v in mapping.pairs
+                if k.is_scalar and v.is_scalar and v.value
+            )
     runner = node.get("runner")
     multinode = node.get("multinode")
     entry = Entry(

@@ -59,10 +59,10 @@ from benchlint.dynamo import flag_name
 from benchlint.engine_flags import ENGINES, engine_flags
 from benchlint.engines import Arg, launches
 from benchlint.finding import Finding, Location, Severity
+from benchlint.images import image_release
 from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
-from benchlint.releases import Running, image_release, launch_releases
-from benchlint.shell.model import Script
+from benchlint.releases import Running, launch_releases, scripts_with_releases
 from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YNode
 
@@ -125,19 +125,10 @@ def _release_finding(
     )
 
 
-def _scripts(ctx: Context) -> list[Script]:
-    """The scripts to look at: those in scope, and every script when a master config is (an
-    `image:` bump there is what makes a script's flag fail; its findings name the entry)."""
-    ws = ctx.ws
-    if ctx.scope is not None and ctx.in_scope(ws.glob(ws.layout.master_configs)):
-        return [s for s in (ws.shell(p) for p in ws.shell_paths) if s is not None]
-    return ctx.shell_scripts()
-
-
 @rule("BL303", "engine-flag-mismatch", Severity.ERROR, tags=("engines",))
 def check(ctx: Context) -> Iterator[Finding]:
     data = engine_flags()
-    for script in _scripts(ctx):
+    for script in scripts_with_releases(ctx):
         for launch in launches(script):
             if launch.engine not in ENGINES:
                 continue

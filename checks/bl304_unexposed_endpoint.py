@@ -1,17 +1,28 @@
 """A probe of an HTTP route or a metric the server on that path does not expose.
 
 ## What it does
-Finds the probes in scripts — `curl`/`wget` URLs with a path, `--health-endpoint` style flags,
-and metric names (`vllm:…`, `sglang:…`, `dynamo_frontend_…`) matched in the script, also in a
-command held in a string that `eval` or `bash -c "$CMD"` runs, and metric names in a program fed
-to an interpreter as a heredoc (`python3 - "$URL" <<'PY'`) — and decides
-which server each talks to: the launch in the same script (by port when there are several), or
-the recipes that run the script as their `benchmark.command` (`bash /infmax-workspace/<path>`).
-It reports a route that server does not expose (from the released servers' route tables in
-`benchlint/data/endpoints.json`; vLLM's development routes such as `/reset_prefix_cache` only
-with `VLLM_SERVER_DEV_MODE=1`) and a metric family the server's frontend and workers do not
-publish. For a client script that several recipes run, the message names the recipes for
-which the probe fails.
+Finds the probes in scripts — `curl`/`wget` URLs with a path, `--health-endpoint` style flags
+(with the command's own `--port`/`--node-ports` as the port), and metric names (`vllm:…`,
+`sglang:…`, `dynamo_frontend_…`) matched in the script, also in a command held in a string that
+`eval`, `bash -c "$CMD"` or a function that runs its arguments (`wait_or_die "$pid" bash -c
+"$CMD"`) runs, and metric names in a program fed to an interpreter as a heredoc
+(`python3 - "$URL" <<'PY'`) — and decides which server each talks to: the launch in the same
+script (by port when there are several), or the recipes that run the script as their
+`benchmark.command` (`bash /infmax-workspace/<path>`; the probe may reach the recipe's frontend
+— srtctl's `sglang` frontend is sglang_router — or its workers).
+
+It reports a route that server does not expose, from the route tables of every released vLLM
+(0.10.0-0.31.0) and SGLang (0.4.0-0.5.23) server and sglang-router (0.0.2-0.3.2) in
+`benchlint/data/endpoints.json`:
+- against the release that runs it when that is known: the `image:` of the master-config entries
+  whose jobs run the script, the router release they declare (`router: {name: sglang-router,
+  version: ...}`), or the recipe's `model.container` when its workers serve; the message names
+  the release and when the route arrives or leaves;
+- otherwise against every release: a route none of them has, and vLLM's development routes
+  such as `/reset_prefix_cache` without `VLLM_SERVER_DEV_MODE=1`.
+
+It also reports a metric family the server's frontend and workers do not publish. For a client
+script that several recipes run, the message names the recipes for which the probe fails.
 
 ## Why is this bad?
 A readiness probe of a route that does not exist fails until the job's time runs out; a drain
@@ -35,27 +46,29 @@ curl -sf -X POST http://localhost:8000/reset_prefix_cache
 A probe under a condition on the server type (`if [[ $FRAMEWORK == vllm* ]]`) is taken as
 guarded. SGLang's `/metrics` and `sglang:` metrics are reported on an SGLang launch in the same
 script without `--enable-metrics` (not when some of its flags come from variables benchlint
-cannot read). Routes of the Rust servers (Dynamo's frontend, sglang_router) and of TRT-LLM are not
-checked: their route tables cannot be read from the released packages reliably; their metric
-families are. A probe whose URL path is built from variables is not checked.
+cannot read). A release outside the measured range, or between two measured ones that differ
+on the route, is not decided. Routes of Dynamo's frontend and of TRT-LLM are not checked: their
+route tables cannot be read from the released packages reliably; their metric families are. A
+probe whose URL path is built from variables is not checked.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import resources
 
 from benchlint import profile
 from benchlint.context import Context
+from benchlint.endpoints import NAMES, endpoints
 from benchlint.engines import Launch, launches
 from benchlint.finding import Finding, Location, Severity
+from benchlint.recipe import ScriptRun
 from benchlint.registry import rule
+from benchlint.releases import Running, launch_releases, router_releases, scripts_with_releases
 from benchlint.shell.model import Command, Script, Word
 from benchlint.shell.words import heredoc_body
+from benchlint.wiring import Entry
 
 _URL_START = r"https?://"
 _URL = re.compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
@@ -75,49 +88,6 @@ _MAY_PROBE_BYTES = re.compile(_MAY_PROBE.pattern.encode())  # the same, on one c
 _HEALTH_PREFIXES = tuple(f + "=" for f in _HEALTH_FLAGS)
 _SERVER_TYPE = re.compile(r"FRAMEWORK|BACKEND|FRONTEND|ENGINE|SERVER_TYPE|_TYPE\b", re.I)
 DEFAULT_PORTS = profile.DEFAULT_PORTS
-NAMES = {
-    "vllm": "vLLM's server",
-    "sglang": "SGLang's server",
-    "sglang_router": "sglang_router",
-    "dynamo": "the Dynamo frontend",
-    "trtllm": "trtllm-serve",
-}
-
-
-@dataclass(frozen=True)
-class Endpoints:
-    routes: dict[str, frozenset[str]]
-    dev_routes: frozenset[str]
-    prefixes: dict[str, tuple[str, ...]]
-    source: dict[str, str]
-
-    def exposes(self, server: str, path: str, dev_mode: bool) -> bool | None:
-        """Whether the server has this route; None when its routes are not known."""
-        routes = self.routes.get(server)
-        if routes is None:
-            return None
-        if server == "vllm" and dev_mode and path in self.dev_routes:
-            return True
-        for route in routes:
-            pattern = re.sub(r"\\\{[^}]*:path\\\}", ".+", re.escape(route))
-            pattern = re.sub(r"\\\{[^}]*\\\}", "[^/]+", pattern)
-            if re.fullmatch(pattern, path.rstrip("/") or "/"):
-                return True
-        return False
-
-
-@functools.lru_cache(maxsize=1)
-def endpoints() -> Endpoints:
-    data = json.loads(resources.files("benchlint").joinpath("data/endpoints.json").read_text())
-    servers = data["servers"]
-    prefixes = {name: tuple(s["metric_prefixes"]) for name, s in servers.items()}
-    prefixes.update({name: tuple(p) for name, p in data["metric_prefixes"].items()})
-    return Endpoints(
-        {name: frozenset(s["routes"]) for name, s in servers.items()},
-        frozenset(servers["vllm"]["dev_mode_routes"]),
-        prefixes,
-        data["source"],
-    )
 
 
 @dataclass(frozen=True)
@@ -161,13 +131,32 @@ def _probes(script: Script) -> Iterator[Probe]:
                     port = host.rsplit(":", 1)[1] if ":" in host else None
                     yield Probe(command, word, "route", path, port, match.start(2), match.end(2))
             if value in _HEALTH_FLAGS and i + 1 < len(words) and words[i + 1].static:
-                yield Probe(command, words[i + 1], "route", words[i + 1].value, None)
+                path = words[i + 1].value
+                yield Probe(command, words[i + 1], "route", path, _port_option(words))
             elif value.startswith(_HEALTH_PREFIXES) and word.static:
-                yield Probe(command, word, "route", value.split("=", 1)[1], None)
+                path = value.split("=", 1)[1]
+                yield Probe(command, word, "route", path, _port_option(words))
             for match in _METRIC.finditer(value):
                 yield Probe(
                     command, word, "metric", match.group(1), None, match.start(), match.end()
                 )
+
+
+_PORT_OPTION = re.compile(r"--[a-z-]*ports?")
+
+
+def _port_option(words: list[Word]) -> str | None:
+    """The port a health-check command probes, from its own port option (`--port 30000`,
+    `--node-ports 30000`); None when it has none or several."""
+    found = []
+    for i, word in enumerate(words):
+        option, equals, value = word.value.partition("=")
+        if not _PORT_OPTION.fullmatch(option):
+            continue
+        if not equals:
+            value = words[i + 1].value if i + 1 < len(words) and words[i + 1].static else ""
+        found.append(value)
+    return found[0] if len(found) == 1 and found[0].isdigit() else None
 
 
 _INTERPRETERS = ("python", "python3", "perl", "ruby", "node")
@@ -212,22 +201,82 @@ def _dev_mode(script: Script) -> bool:
 def _problem(
     probe: Probe, frontend: str | None, workers: set[str] | frozenset[str], dev_mode: bool
 ) -> str | None:
+    """What is wrong with the probe on any release of the servers; for a route, `frontend`
+    serves it (None: the frontend or any worker may)."""
     data = endpoints()
     if probe.kind == "route":
-        if frontend is None:
+        reached = [frontend] if frontend is not None else sorted(workers)
+        answers = [data.exposes(s, probe.value, dev_mode) for s in reached]
+        if not reached or any(a is not False for a in answers):
             return None
-        exposed = data.exposes(frontend, probe.value, dev_mode)
-        if exposed is not False:
-            return None
-        if frontend == "vllm" and probe.value in data.dev_routes:
+        if reached == ["vllm"] and probe.value in data.dev_routes:
             return f"{NAMES['vllm']} exposes `{probe.value}` only with VLLM_SERVER_DEV_MODE=1"
-        return f"{NAMES[frontend]} has no route `{probe.value}`"
+        return " and ".join(NAMES.get(s, s) for s in reached) + f" has no route `{probe.value}`"
     servers = ({frontend} if frontend else set()) | workers
     allowed = tuple(p for s in servers for p in data.prefixes.get(s, ()))
     if not servers or probe.value.startswith(allowed):
         return None
     shown = " and ".join(sorted(NAMES[s] for s in servers if s in NAMES))
     return f"`{probe.value}` is not a metric of {shown}"
+
+
+@dataclass(frozen=True)
+class Lacking:
+    """A route the releases that run the server lack, though another release has it."""
+
+    message: str
+    note: str
+    related: tuple[Location, ...]
+
+
+def _release_problem(
+    server: str, path: str, dev_mode: bool, runs: list[Running], whose: str
+) -> Lacking | None:
+    """The route checked against the releases that run the server: reported when every one
+    of them lacks it (`whose` says where the releases were read)."""
+    data = endpoints()
+    if not all(data.exposes(server, path, dev_mode, r.version) is False for r in runs):
+        return None
+    entries = [e for r in runs for e in r.entries]
+    named = ", ".join(e.name for e in entries[:2]) + (
+        f" and {len(entries) - 2} more" if len(entries) > 2 else ""
+    )
+    versions = ", ".join(r.version for r in runs)
+    return Lacking(
+        f"{NAMES[server]} {versions}, the release {whose.format(named)}, has no route `{path}`",
+        data.history(server, runs[-1].version, path),
+        tuple(Location(e.location.path, e.location.span, f"entry {e.name}") for e in entries[:3]),
+    )
+
+
+def _launched_release_problem(
+    ctx: Context, probe: Probe, server: str, served_by: list[Launch], dev_mode: bool
+) -> Lacking | None:
+    """For a route every release of the server has not: the releases the entries running the
+    script use (their images; the router release they declare)."""
+    if probe.kind != "route" or server not in ("vllm", "sglang", "sglang_router"):
+        return None
+    runs: list[Running] = []
+    for launch in served_by:
+        if server == "sglang_router":
+            found = router_releases(ctx, launch)
+        else:
+            found = launch_releases(ctx, launch)
+        if found is None:
+            return None
+        runs.extend(found)
+    if not runs:
+        return None
+    whose = "that {} declares" if server == "sglang_router" else "the image of {} runs"
+    return _release_problem(server, probe.value, dev_mode, _merged(runs), whose)
+
+
+def _merged(runs: list[Running]) -> list[Running]:
+    """One per release, with the entries of every launch it runs."""
+    by_version: dict[str, list[Entry]] = {}
+    for run in runs:
+        by_version.setdefault(run.version, []).extend(run.entries)
+    return [Running(v, tuple(dict.fromkeys(e))) for v, e in sorted(by_version.items())]
 
 
 def _launch_server(
@@ -286,23 +335,26 @@ def _metrics_off(probe: Probe, server: str | None, served_by: list[Launch]) -> s
 
 @rule("BL304", "unexposed-endpoint", Severity.ERROR, tags=("engines", "http"), precision="medium")
 def check(ctx: Context) -> Iterator[Finding]:
-    for script in ctx.shell_scripts():
+    for script in scripts_with_releases(ctx):
         dev_mode = _dev_mode(script)
         for probe in _probes(script):
             if _guarded_by_server_type(probe):
                 continue
+            lacking = None
             launched = _launch_server(probe.command.script, probe) or _launch_server(script, probe)
             if launched is not None:
                 server, servers, served_by = launched
                 problem = _problem(probe, server, servers, dev_mode) or _metrics_off(
                     probe, server, served_by
                 )
+                if problem is None and server is not None:
+                    lacking = _launched_release_problem(ctx, probe, server, served_by, dev_mode)
                 where = ""
             else:
                 failing = []
                 problem = None
                 for run in ctx.wiring.script_runs.get(script.path, []):
-                    found = _problem(probe, run.frontend, run.workers, dev_mode or run.dev_mode)
+                    found = _run_problem(probe, run, dev_mode or run.dev_mode)
                     if found is not None:
                         problem = found
                         failing.append(run.recipe)
@@ -312,6 +364,16 @@ def check(ctx: Context) -> Iterator[Finding]:
                     f" and {len(failing) - 3} more" if len(failing) > 3 else ""
                 )
                 where = f" when run by {shown}"
+            if lacking is not None:
+                yield Finding(
+                    "BL304",
+                    f"{lacking.message}: this probe fails forever or tells nothing",
+                    probe.location,
+                    related=lacking.related,
+                    subject=f"{probe.kind}:{probe.value}",
+                    notes=(lacking.note,) if lacking.note else (),
+                )
+                continue
             if problem is None:
                 continue
             yield Finding(
@@ -320,3 +382,22 @@ def check(ctx: Context) -> Iterator[Finding]:
                 probe.location,
                 subject=f"{probe.kind}:{probe.value}",
             )
+
+
+def _run_problem(probe: Probe, run: ScriptRun, dev_mode: bool) -> str | None:
+    """The probe of a script a recipe runs: a route may reach the frontend or a worker (which
+    one its URL names is not known), so it is reported when none of them has it; when the
+    workers serve (frontend `vllm`), against the release of the recipe's image."""
+    if probe.kind == "route":
+        reached = run.workers | ({run.frontend} if run.frontend else set())
+        problem = _problem(probe, None, reached, dev_mode)
+        if problem is not None or run.frontend is None or run.release is None:
+            return problem
+        if endpoints().exposes(run.frontend, probe.value, dev_mode, run.release) is not False:
+            return None
+        history = endpoints().history(run.frontend, run.release, probe.value)
+        return (
+            f"{NAMES[run.frontend]} {run.release}, the release of the recipe's model.container, "
+            f"has no route `{probe.value}`" + (f" ({history})" if history else "")
+        )
+    return _problem(probe, run.frontend, run.workers, dev_mode)

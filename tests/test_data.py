@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchlint import profile
+from benchlint import endpoints, profile
+from benchlint.engine_flags import version_key
 
 DATA = Path(__file__).resolve().parent.parent / "benchlint" / "data"
 
@@ -65,14 +66,36 @@ def test_every_release_in_the_example_images_is_measured_or_between_measured_one
         assert version_key(versions[0]) <= version_key(version) <= version_key(versions[-1])
 
 
-def test_endpoint_data_records_each_vllm_release_it_read() -> None:
+def test_endpoint_data_records_each_release_it_read() -> None:
     data = json.loads((DATA / "endpoints.json").read_text())
-    assert data["schema_version"] == 2 and data["generator"] == "tools/import_endpoints.py"
+    assert data["schema_version"] == endpoints.SCHEMA_VERSION
+    assert data["generator"] == "tools/import_endpoints.py"
+    flags = json.loads((DATA / "engine_flags.json").read_text())["engines"]
+    for server in ("vllm", "sglang", "sglang_router"):
+        table = data["servers"][server]
+        releases = table["releases"]
+        versions = [r["version"] for r in releases]
+        assert versions == sorted(versions, key=version_key), server
+        assert all(len(r["sha256"]) == 64 and "from PyPI" in r["source"] for r in releases)
+        assert set(table["routes"]) == {route for r in releases for route in r["routes"]}
+        if server in flags:  # the engines' routes come from the releases their flags do
+            assert versions == [r["version"] for r in flags[server]["releases"]], server
     vllm = data["servers"]["vllm"]
-    releases = vllm["releases"]
-    flags = json.loads((DATA / "engine_flags.json").read_text())["engines"]["vllm"]["releases"]
-    assert [r["version"] for r in releases] == [r["version"] for r in flags]
-    assert all(len(r["sha256"]) == 64 and r["source"].endswith("from PyPI") for r in releases)
-    union = {route for r in releases for route in r["routes"]}
-    assert set(vllm["routes"]) == union
-    assert not set(vllm["dev_mode_routes"]) & union
+    assert not set(vllm["dev_mode_routes"]) & set(vllm["routes"])
+    # the router's readiness route arrived in 0.1.6 (actix-web's #[get("/readiness")])
+    router = {r["version"]: set(r["routes"]) for r in data["servers"]["sglang_router"]["releases"]}
+    assert "/readiness" not in router["0.1.5"] and "/readiness" in router["0.1.6"]
+    assert "/health" in router["0.3.2"]
+
+
+def test_route_lookup_between_measured_releases() -> None:
+    data = endpoints.endpoints()
+    assert data.exposes("sglang_router", "/readiness", False, "0.1.4") is False
+    assert data.exposes("sglang_router", "/readiness", False, "0.1.6") is True
+    assert data.exposes("sglang_router", "/readiness", False, "9.0.0") is None  # not measured
+    assert data.exposes("sglang_router", "/readiness", False) is True  # any release
+    # vLLM 0.13 lies between 0.12.0 and 0.14.1: decided only where both agree
+    assert data.exposes("vllm", "/health", False, "0.13.0") is True
+    assert data.exposes("vllm", "/v1/responses/abc", False, "0.31.0") is True  # {response_id}
+    assert data.exposes("vllm", "/no/such/route", False, "0.13.0") is False
+    assert data.history("sglang_router", "0.1.4", "/readiness") == "it arrives in 0.1.6"

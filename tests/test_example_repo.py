@@ -35,6 +35,9 @@ EXPECTED = [
     ("BL302", "benchmarks/multi_node/vllm_dp_serve.sh", 7, 5),
     # the entry's image is vLLM v0.11.0; --max-seq-len-to-capture left after 0.10.2
     ("BL303", "benchmarks/single_node/dsr1_fp8_b200.sh", 11, 70),
+    # the entry declares sglang-router 0.1.4, which has no /readiness; the probe is held in a
+    # string run by `bash -c` behind the script's own wrapper function
+    ("BL304", "benchmarks/single_node/glm5_fp8_h200.sh", 28, 91),
     ("BL104", "benchmarks/single_node/kimi_fp4_mi355x.sh", 5, 13),
     # an entrypoint: `${RESULT_DIR:/workspace/results}`, and a server an early end leaves running
     ("BL105", "benchmarks/single_node/qwen3_fp8_h200_serve.sh", 9, 13),
@@ -80,7 +83,7 @@ def test_text_output_shows_location_and_source_line() -> None:
     assert "\n  20:5 error `flock -w 1800 9` can fail after 1800 s" in output
     assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^\n     = help: add `||" in output
     assert output.count("runners/launch_b200-dgxc.sh\n") == 1  # one header per file
-    assert "Found 29 findings (23 errors, 5 warnings, 1 note)" in output
+    assert "Found 30 findings (24 errors, 5 warnings, 1 note)" in output
     assert "\033[" not in output  # no colour when not on a terminal
 
 

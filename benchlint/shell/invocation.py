@@ -204,9 +204,25 @@ class Invocation:
 
 def resolve(command: Command) -> Invocation:
     base = command.base
-    if base not in WRAPPERS:  # most commands: nothing to resolve
-        return Invocation(command, (), tuple(command.words), (), base)
-    return resolve_words(command, tuple(command.words))
+    if base in WRAPPERS:
+        return resolve_words(command, tuple(command.words))
+    if base is not None and base in command.script.functions:
+        shifted = command.script.runs_arguments(base)
+        if shifted is not None:
+            return _function_wrapper(command, shifted)
+    return Invocation(command, (), tuple(command.words), (), base)  # most commands
+
+
+def _function_wrapper(command: Command, shifted: int) -> Invocation:
+    """A call of a function of the script that runs its arguments after its first `shifted`
+    ones (`wait_or_die "$pid" bash -c "$CMD"`): a wrapper whose operands are those."""
+    words = tuple(command.words)
+    name = words[0].value
+    wrapper = Wrapper(name, words[: 1 + shifted], (), words[1 : 1 + shifted])
+    if len(words) <= 1 + shifted:
+        return Invocation(command, (wrapper,), ())
+    inner = resolve_words(command, words[1 + shifted :])
+    return Invocation(command, (wrapper, *inner.wrappers), inner.words, inner.prefix, inner.base)
 
 
 def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:

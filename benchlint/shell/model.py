@@ -396,6 +396,24 @@ class Script:
                     self._bodies.setdefault(command.function, []).append(command)
         return self._bodies.get(function, [])
 
+    def runs_arguments(self, function: str) -> int | None:
+        """How many leading arguments a function of the script shifts away before it runs the
+        rest as a command (`local pid=$1; shift; "$@" &`); None when it runs no command from
+        its arguments. Read from the commands walked so far: a function defined after the call
+        that is being resolved is not seen."""
+        shifted = 0
+        for command in self.commands:
+            if command.function != function or not command.words:
+                continue
+            if command.base == "shift":
+                count = command.args[0].value if command.args else "1"
+                if not count.isdigit():
+                    return None
+                shifted += int(count)
+            elif self.text_of(command.words[0].node) in ('"$@"', "$@", '"${@}"', "${@}"):
+                return shifted
+        return None
+
     @property
     def calls(self) -> list[Command]:
         """The commands that call a function defined in this script."""

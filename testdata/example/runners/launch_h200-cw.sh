@@ -55,3 +55,6 @@ run_bench() {
     squeue -j "$job"
 }
 run_bench
+
+srun --jobid="$JOB_ID" --container-image="$IMAGE" --container-mounts="$GITHUB_WORKSPACE:/workspace/" \
+    bash "benchmarks/single_node/${MODEL_PREFIX}_${PRECISION}_h200.sh"
