@@ -54,16 +54,23 @@ def test_every_release_in_the_example_images_is_measured_or_between_measured_one
     import re
 
     from benchlint.engine_flags import engine_flags, version_key
-    from benchlint.releases import image_release
+    from benchlint.images import image_release
 
     master = (DATA.parent.parent / "testdata/example/configs/nvidia-master.yaml").read_text()
     images = re.findall(r"image:\s*(\S+)", master)
     flags = engine_flags()
     named = [r for r in (image_release(i) for i in images) if r is not None]
     assert named
+    routes = endpoints.endpoints()
     for engine, version in named:
         versions = flags.versions[engine]
         assert version_key(versions[0]) <= version_key(version) <= version_key(versions[-1])
+        served = [r.version for r in routes.releases[engine]]
+        assert version_key(served[0]) <= version_key(version) <= version_key(served[-1])
+    routers = re.findall(r'router: \{name: sglang-router, version: "([^"]+)"\}', master)
+    assert routers
+    measured = {r.version for r in routes.releases["sglang_router"]}
+    assert set(routers) <= measured
 
 
 def test_endpoint_data_records_each_release_it_read() -> None:
