@@ -153,7 +153,9 @@ def test_a_word_tree_sitter_splits_is_one_word() -> None:
     mounts = words[1]
     assert mounts.text == "--container-mounts=$W:$DIR,$M:$M"
     assert (mounts.span.line, mounts.span.column, mounts.span.end_column) == (1, 6, 38)
-    assert "W" in [r.name for r in mounts.reads()]
+    # every read, in text order, located at its `$`: the split cut `$DIR` into `$` and `DIR`
+    reads = [(r.name, r.span.column, r.span.end_column) for r in mounts.reads()]
+    assert reads == [("W", 25, 27), ("DIR", 28, 32), ("M", 33, 35), ("M", 36, 38)]
     assert script.commands[0].invocation.base == "bash"
 
 

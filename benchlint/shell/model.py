@@ -140,10 +140,29 @@ class JoinedWord(Word):
         return Span(start.line, start.column, end.end_line, end.end_column)
 
     def reads(self) -> list[Read]:
-        return [r for p in self.parts for r in p.reads()]
+        """The parts' reads, and the one the split cut in two: tree-sitter-bash ends a part
+        with the `$` of `$NAME` and starts the next with `NAME`."""
+        found: list[Read] = []
+        for i, part in enumerate(self.parts):
+            found.extend(part.reads())
+            if i + 1 == len(self.parts) or not self.script.text_of(part.node).endswith("$"):
+                continue
+            after = self.parts[i + 1]
+            match = _SPLIT_NAME.match(self.script.text_of(after.node))
+            if match is None:
+                continue
+            end, start = part.span, after.span
+            at = Span(end.end_line, end.end_column - 1, start.line, start.column + match.end())
+            found.append(
+                SplitRead(match.group(1) or match.group(2), "", after.node, self.script, at)
+            )
+        return found
 
     def variable(self) -> str | None:
         return None
+
+
+_SPLIT_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +181,18 @@ class Read:
     @property
     def span(self) -> Span:
         return self.script.span(self.node)
+
+
+@dataclass(frozen=True, slots=True)
+class SplitRead(Read):
+    """A read whose `$` and name tree-sitter-bash put in two parts of one word: located by its
+    text (`node` is the part holding the name)."""
+
+    at: Span
+
+    @property
+    def span(self) -> Span:
+        return self.at
 
 
 def _reads(script: Script, node: Node) -> Iterator[Read]:
