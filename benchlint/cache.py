@@ -33,7 +33,7 @@ from typing import Any
 
 from benchlint import __version__
 
-# Entries beyond this are pruned, oldest first, when one is added.
+# Entries beyond this are pruned, oldest first, at a run's first store.
 MAX_ENTRIES = 4096
 FOLDER = ".benchlint_cache"
 # The libraries whose behaviour a cached fact depends on.
@@ -44,6 +44,7 @@ class Cache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._code = tool_fingerprint()
+        self._pruned = False  # pruned once per run, at its first store
 
     @staticmethod
     def default(root: Path | None = None) -> Cache | None:
@@ -116,12 +117,18 @@ class Cache:
             ignore.write_text("# Created by benchlint: a cache, safe to delete.\n*\n")
 
     def _prune(self) -> None:
-        entries = [p for p in self.directory.iterdir() if p.suffix == ".marshal"]
+        """Past MAX_ENTRIES, the oldest entries go (those of an earlier benchlint among them).
+        Once per run: a run that stores hundreds of facts must not list the folder each time."""
+        if self._pruned:
+            return
+        self._pruned = True
+        with os.scandir(self.directory) as found:
+            entries = [e for e in found if e.name.endswith(".marshal")]
         if len(entries) <= MAX_ENTRIES:
             return
-        entries.sort(key=lambda p: p.stat().st_mtime)
+        entries.sort(key=lambda e: e.stat().st_mtime)
         for stale in entries[: len(entries) - MAX_ENTRIES // 2]:
-            stale.unlink(missing_ok=True)
+            Path(stale.path).unlink(missing_ok=True)
 
 
 def _encode(text: str) -> bytes:

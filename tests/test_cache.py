@@ -189,3 +189,31 @@ def test_call_facts_spare_parsing_every_script_for_a_named_entrypoint(tmp_path: 
     assert [(f.rule, f.location, f.message) for f in second.findings] == [
         (f.rule, f.location, f.message) for f in plain.findings
     ]
+
+
+def test_past_the_limit_the_oldest_entries_go_once_per_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from benchlint import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "MAX_ENTRIES", 4)
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    for age in range(6):  # old-0 is the oldest
+        entry = folder / f"old-{age}.marshal"
+        entry.write_bytes(b"")
+        os.utime(entry, (1000 + age, 1000 + age))
+    listed = []
+    scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listed.append(path) or scandir(path))
+    cache = Cache(folder)
+    for index in range(3):
+        cache.put("calls", f"s{index}.sh", b"x", [index])
+    kept = sorted(p.name for p in folder.iterdir() if p.suffix == ".marshal")
+    # pruned to half the limit at the first store (six old entries and the new one: the five
+    # oldest go), without listing the folder again for the next two
+    assert [name for name in kept if name.startswith("old-")] == ["old-5.marshal"]
+    assert len(kept) == 4 and len(listed) == 1
+    assert cache.get("calls", "s2.sh", b"x") == [2]
