@@ -15,7 +15,7 @@ from benchlint.finding import Finding, Location
 from benchlint.registry import Rule, all_rules
 from benchlint.result import Coverage, Result, RuleError
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
-from benchlint.workspace import Workspace
+from benchlint.workspace import Kept, Workspace
 
 
 def select_rules(config: Config, select: set[str] | None, ignore: set[str]) -> list[Rule]:
@@ -37,18 +37,20 @@ def lint(
     cache: Cache | None = None,
     standalone: bool = False,
     overlay: dict[str, bytes] | None = None,
+    kept: Kept | None = None,
 ) -> Result:
     """One run. `cache`: facts kept between runs (None: none). `standalone`: the root is no
     repository (no `.git`, no configuration): named files are linted on their own, and a walk
     stops (TooManyFiles) past STANDALONE_ENTRIES. `overlay`: files' text as an editor holds it
-    (root-relative path to bytes), read instead of the disk's."""
+    (root-relative path to bytes), read instead of the disk's. `kept`: the models a long-lived
+    process keeps between its runs."""
     scope = _scope(root, named)
     if standalone:  # not inside a repository: the files named alone, or a bounded walk
         files = scope is not None and all(p.is_file() for p in named)
         only = scope if files else None
-        ws = Workspace(root, config, cache, only, STANDALONE_ENTRIES, overlay)
+        ws = Workspace(root, config, cache, only, STANDALONE_ENTRIES, overlay, kept)
     else:
-        ws = Workspace(root, config, cache, overlay=overlay)
+        ws = Workspace(root, config, cache, overlay=overlay, kept=kept)
     # a whole result is kept for the next run when it depends on the disk alone
     keep = cache if cache is not None and not standalone and not overlay else None
     if keep is None:

@@ -32,7 +32,7 @@ from benchlint.explain import ExplainError, explain, render_text
 from benchlint.finding import Finding, Severity, Span
 from benchlint.registry import Rule, expand_selectors
 from benchlint.result import Result
-from benchlint.workspace import SHELL_SUFFIXES, YAML_SUFFIXES
+from benchlint.workspace import SHELL_SUFFIXES, YAML_SUFFIXES, Kept
 
 # Wait this long after the last keystroke before linting (a run takes a few tenths of a second).
 DEBOUNCE_SECONDS = 0.3
@@ -58,6 +58,9 @@ class BenchlintServer(LanguageServer):
         self.linted: dict[str, _Linted] = {}  # by document URI
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.lock = threading.Lock()  # one run at a time: the engine is not re-entrant
+        # each repository's parsed files, reused by the next run where unchanged (an edit
+        # re-parses the buffer, not the repository around it)
+        self.kept: dict[Path, Kept] = {}
 
     # -- linting ---------------------------------------------------------------------------------
     def lint_document(self, uri: str) -> None:
@@ -107,6 +110,7 @@ class BenchlintServer(LanguageServer):
                 cache=Cache.default(None if standalone else root),
                 standalone=standalone,
                 overlay=overlay,
+                kept=self.kept.setdefault(root, Kept()),
             )
         return _Linted(result, rel, root)
 

@@ -104,6 +104,26 @@ class TooManyFiles(Exception):
     """A walk outside any repository met more entries than `max_entries`."""
 
 
+@dataclass
+class Parsed:
+    """A file's model as one run parsed it, with what that run learnt from parsing it."""
+
+    data: bytes
+    model: Script | YamlDocument | None
+    failure: Failure | None
+    template: bool = False
+
+
+class Kept:
+    """Models kept across runs by a long-lived process (the language server): a file whose
+    bytes are what they were is not parsed again. Models hold nothing of other files (what a
+    run derives across files is kept with its Workspace), so reusing one is sound."""
+
+    def __init__(self) -> None:
+        self.shell: dict[str, Parsed] = {}
+        self.yaml: dict[str, Parsed] = {}
+
+
 class Workspace:
     def __init__(
         self,
@@ -113,10 +133,13 @@ class Workspace:
         only: list[str] | None = None,
         max_entries: int | None = None,
         overlay: dict[str, bytes] | None = None,
+        kept: Kept | None = None,
     ) -> None:
         """`only`: these root-relative files, not a walk (loose scripts outside a repository);
         `max_entries`: stop a walk that meets more folder entries (TooManyFiles); `overlay`:
-        the text of files as an editor holds them, read instead of the disk's."""
+        the text of files as an editor holds them, read instead of the disk's; `kept`: models
+        an earlier run of this process parsed, reused where the file is unchanged."""
+        self.kept = kept
         self.root = root.resolve()
         self.config = config
         self.cache = cache  # facts kept between runs (None: none)
@@ -328,8 +351,37 @@ class Workspace:
     # -- parsing ---------------------------------------------------------------------------------
     def shell(self, rel: str) -> Script | None:
         if rel not in self._shell:
-            self._shell[rel] = self._parse_shell(rel)
+            reused = self._reuse(rel, self.kept.shell if self.kept is not None else None)
+            if reused is not None:
+                assert reused.model is None or isinstance(reused.model, Script)
+                self._shell[rel] = reused.model
+            else:
+                self._shell[rel] = self._parse_shell(rel)
+                self._keep(rel, self._shell[rel], self.kept.shell if self.kept else None)
         return self._shell[rel]
+
+    def _reuse(self, rel: str, kept: dict[str, Parsed] | None) -> Parsed | None:
+        """The model an earlier run parsed from these same bytes, its failure recorded again."""
+        if kept is None or rel not in kept:
+            return None
+        source = self.source(rel)
+        parsed = kept[rel]
+        if source is None or source.data != parsed.data:
+            return None
+        if parsed.model is not None:
+            self._sources[rel] = parsed.model.file  # the text its positions are in
+        if parsed.failure is not None:
+            self.failures.setdefault(rel, parsed.failure)
+        if parsed.template:
+            self.templates.add(rel)
+        return parsed
+
+    def _keep(
+        self, rel: str, model: Script | YamlDocument | None, kept: dict[str, Parsed] | None
+    ) -> None:
+        source = self._sources.get(rel)
+        if kept is not None and source is not None:
+            kept[rel] = Parsed(source.data, model, self.failures.get(rel), rel in self.templates)
 
     def _parse_shell(self, rel: str) -> Script | None:
         source = self.source(rel)
@@ -351,7 +403,13 @@ class Workspace:
 
     def yaml(self, rel: str) -> YamlDocument | None:
         if rel not in self._yaml:
-            self._yaml[rel] = self._parse_yaml(rel)
+            reused = self._reuse(rel, self.kept.yaml if self.kept is not None else None)
+            if reused is not None:
+                assert reused.model is None or isinstance(reused.model, YamlDocument)
+                self._yaml[rel] = reused.model
+            else:
+                self._yaml[rel] = self._parse_yaml(rel)
+                self._keep(rel, self._yaml[rel], self.kept.yaml if self.kept else None)
         return self._yaml[rel]
 
     def has_yaml(self, rel: str) -> bool:

@@ -198,6 +198,46 @@ def test_output_does_not_depend_on_discovery_order_or_the_cache(
         assert _sarif(root, cache) == expected, seed
 
 
+def test_models_kept_between_runs_are_reused_only_where_the_file_is_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The language server keeps each run's models: the next run parses only what changed,
+    reports the parse failures of the files it did not parse again, and says what a fresh
+    run says, byte for byte."""
+    from benchlint import workspace
+    from benchlint.config import Config
+    from benchlint.engine import lint, select_rules
+    from benchlint.registry import expand_selectors
+    from benchlint.report import renderer
+
+    root = tmp_path / "example"
+    copy_example(root)
+    rules = select_rules(Config(), expand_selectors(["ALL"]), set())
+    parsed: list[str] = []
+    for name in ("parse_file", "parse_yaml"):
+        original = getattr(workspace, name)
+        monkeypatch.setattr(
+            workspace,
+            name,
+            lambda source, original=original: parsed.append(source.path) or original(source),
+        )
+
+    def run(kept: workspace.Kept | None) -> str:
+        return renderer("sarif")(lint(root, Config(), rules, [root], kept=kept))
+
+    kept = workspace.Kept()
+    first = run(kept)
+    assert len(parsed) > 20 and first == run(None)
+    launcher = root / "runners" / "launch_b200-dgxc.sh"
+    launcher.write_text(launcher.read_text().replace('export PORT="$PORT"\n', ""))
+    parsed.clear()
+    second = run(kept)
+    assert parsed == ["runners/launch_b200-dgxc.sh"]
+    assert second != first and second == run(None)  # the edit changed the findings
+    assert "collect_results.sh is not valid shell" in second  # a failure not parsed again
+    assert "broken.yaml is not valid YAML" in second
+
+
 def test_yq_assignments_that_add_keys_are_simulated() -> None:
     import yaml
 
