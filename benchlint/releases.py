@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchlint import profile
@@ -44,42 +45,51 @@ def launch_releases(ctx: Context, launch: Launch) -> list[Running] | None:
     """The releases of the launch's engine that run it, by the images of the entries of that
     framework whose jobs run the script; None when one of those images names no release of the
     engine, or the entries are not known."""
-    top = launch.command.script
-    while top.parent is not None:
-        top = top.parent.script
-    entries = entries_running(ctx, top.path)
-    if not entries:
-        return None
+
+    def release(entry: Entry) -> str | None:
+        found = image_release(entry.fields.get("image", ""))
+        return found[1] if found is not None and found[0] == launch.engine else None
+
     # an entry of another framework reaches the script only by a path benchlint over-reads
     # (a variable it cannot evaluate); the engine's own entries decide
-    own = [e for e in entries if e.fields.get("framework", launch.engine) == launch.engine]
-    if not own:
-        return None
-    by_version: dict[str, list[Entry]] = {}
-    for entry in own:
-        found = image_release(entry.fields.get("image", ""))
-        if found is None or found[0] != launch.engine:
-            return None
-        by_version.setdefault(found[1], []).append(entry)
-    return [Running(v, tuple(dict.fromkeys(e))) for v, e in sorted(by_version.items())]
+    return _by_release(
+        ctx, launch, release, lambda e: e.fields.get("framework", launch.engine) == launch.engine
+    )
 
 
 def router_releases(ctx: Context, launch: Launch) -> list[Running] | None:
     """The sglang-router releases the entries whose jobs run the launch's script declare
     (`router: {name: sglang-router, version: "0.3.2"}`); None when one of them declares none."""
+
+    def release(entry: Entry) -> str | None:
+        version = entry.fields.get("router.version", "")
+        named = entry.fields.get("router.name") == "sglang-router"
+        return version if named and _RELEASE.fullmatch(version) else None
+
+    return _by_release(ctx, launch, release, lambda e: True)
+
+
+def _by_release(
+    ctx: Context,
+    launch: Launch,
+    release: Callable[[Entry], str | None],
+    own: Callable[[Entry], bool],
+) -> list[Running] | None:
+    """The entries (those `own` keeps) whose jobs run the launch's script, grouped by the
+    release each says it runs; None when none is known or one says none."""
     top = launch.command.script
     while top.parent is not None:
         top = top.parent.script
-    entries = entries_running(ctx, top.path)
+    entries = [e for e in entries_running(ctx, top.path) or () if own(e)]
     if not entries:
         return None
     by_version: dict[str, list[Entry]] = {}
     for entry in entries:
-        version = entry.fields.get("router.version", "")
-        if entry.fields.get("router.name") != "sglang-router" or not _RELEASE.fullmatch(version):
+        version = release(entry)
+        if version is None:
             return None
         by_version.setdefault(version, []).append(entry)
-    return [Running(v, tuple(e)) for v, e in sorted(by_version.items())]
+    return [Running(v, tuple(dict.fromkeys(e))) for v, e in sorted(by_version.items())]
 
 
 _RELEASE = re.compile(r"\d+\.\d+\.\d+(?:\.post\d+)?")

@@ -13,6 +13,7 @@ import re
 import shutil
 import stat
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -351,14 +352,24 @@ class Workspace:
     # -- parsing ---------------------------------------------------------------------------------
     def shell(self, rel: str) -> Script | None:
         if rel not in self._shell:
-            reused = self._reuse(rel, self.kept.shell if self.kept is not None else None)
-            if reused is not None:
-                assert reused.model is None or isinstance(reused.model, Script)
-                self._shell[rel] = reused.model
-            else:
-                self._shell[rel] = self._parse_shell(rel)
-                self._keep(rel, self._shell[rel], self.kept.shell if self.kept else None)
+            script = self._model(rel, self.kept.shell if self.kept else None, self._parse_shell)
+            assert script is None or isinstance(script, Script)
+            self._shell[rel] = script
         return self._shell[rel]
+
+    def _model(
+        self,
+        rel: str,
+        kept: dict[str, Parsed] | None,
+        parse: Callable[[str], Script | YamlDocument | None],
+    ) -> Script | YamlDocument | None:
+        """The file's model: the one kept from an earlier run for the same bytes, or parsed."""
+        reused = self._reuse(rel, kept)
+        if reused is not None:
+            return reused.model
+        model = parse(rel)
+        self._keep(rel, model, kept)
+        return model
 
     def _reuse(self, rel: str, kept: dict[str, Parsed] | None) -> Parsed | None:
         """The model an earlier run parsed from these same bytes, its failure recorded again."""
@@ -403,13 +414,9 @@ class Workspace:
 
     def yaml(self, rel: str) -> YamlDocument | None:
         if rel not in self._yaml:
-            reused = self._reuse(rel, self.kept.yaml if self.kept is not None else None)
-            if reused is not None:
-                assert reused.model is None or isinstance(reused.model, YamlDocument)
-                self._yaml[rel] = reused.model
-            else:
-                self._yaml[rel] = self._parse_yaml(rel)
-                self._keep(rel, self._yaml[rel], self.kept.yaml if self.kept else None)
+            document = self._model(rel, self.kept.yaml if self.kept else None, self._parse_yaml)
+            assert document is None or isinstance(document, YamlDocument)
+            self._yaml[rel] = document
         return self._yaml[rel]
 
     def has_yaml(self, rel: str) -> bool:

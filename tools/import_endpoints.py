@@ -36,6 +36,7 @@ import tarfile
 import tempfile
 import urllib.request
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "benchlint" / "data"
@@ -94,11 +95,13 @@ def _add_api_routes(tree: ast.AST) -> set[str]:
     return found
 
 
-def _sdist(version: str) -> Path:
-    SDISTS.mkdir(exist_ok=True)
-    target = SDISTS / f"vllm-{version}.tar.gz"
+def _download(package: str, filename: str, folder: Path) -> Path:
+    """A release file from PyPI's simple index, kept in `folder` for the next run."""
+    folder.mkdir(exist_ok=True)
+    target = folder / filename
     if not target.exists():
-        index = urllib.request.urlopen("https://pypi.org/simple/vllm/", timeout=60).read().decode()
+        url = f"https://pypi.org/simple/{package}/"
+        index = urllib.request.urlopen(url, timeout=60).read().decode()
         links = dict(
             (name, href.split("#")[0])
             for href, name in re.findall(r'href="([^"]+)"[^>]*>([^<]+)<', index)
@@ -107,28 +110,32 @@ def _sdist(version: str) -> Path:
     return target
 
 
-def vllm_release(version: str) -> dict[str, object]:
-    archive = _sdist(version)
-    data = archive.read_bytes()
-    routes: set[str] = set()
-    dev: set[str] = set()
+def _sources(data: bytes, folder: str, suffix: str) -> Iterator[tuple[str, str]]:
+    """(path inside the package, text) of an sdist's files under `folder` ending in `suffix`."""
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         for member in tar.getmembers():
             name = member.name.split("/", 1)[-1]
-            if not (name.startswith("vllm/entrypoints/") and name.endswith(".py")):
+            if not (name.startswith(folder) and name.endswith(suffix)):
                 continue
             handle = tar.extractfile(member)
-            if handle is None:
-                continue
-            text = handle.read().decode("utf-8", "replace")
-            tree = ast.parse(text)
-            found, in_dev = _routes(tree)
-            found |= _add_api_routes(tree)
-            if name.startswith("vllm/entrypoints/serve/dev/") or _DEV_ONLY_ATTACH.search(text):
-                dev |= found | in_dev
-            else:
-                routes |= found
-                dev |= in_dev
+            if handle is not None:
+                yield name, handle.read().decode("utf-8", "replace")
+
+
+def vllm_release(version: str) -> dict[str, object]:
+    archive = _download("vllm", f"vllm-{version}.tar.gz", SDISTS)
+    data = archive.read_bytes()
+    routes: set[str] = set()
+    dev: set[str] = set()
+    for name, text in _sources(data, "vllm/entrypoints/", ".py"):
+        tree = ast.parse(text)
+        found, in_dev = _routes(tree)
+        found |= _add_api_routes(tree)
+        if name.startswith("vllm/entrypoints/serve/dev/") or _DEV_ONLY_ATTACH.search(text):
+            dev |= found | in_dev
+        else:
+            routes |= found
+            dev |= in_dev
     return {
         "version": version,
         "source": f"{archive.name} from PyPI",
@@ -143,20 +150,6 @@ _RUST_ROUTE = re.compile(
 )  # actix-web's `#[get("/health")]` (to 0.1.6), axum's `.route("/health", get(...))` (0.1.7-)
 
 
-def _router_sdist(version: str) -> Path:
-    ROUTER_SDISTS.mkdir(exist_ok=True)
-    target = ROUTER_SDISTS / f"sglang_router-{version}.tar.gz"
-    if not target.exists():
-        url = "https://pypi.org/simple/sglang-router/"
-        index = urllib.request.urlopen(url, timeout=60).read().decode()
-        links = dict(
-            (name, href.split("#")[0])
-            for href, name in re.findall(r'href="([^"]+)"[^>]*>([^<]+)<', index)
-        )
-        target.write_bytes(urllib.request.urlopen(links[target.name], timeout=600).read())
-    return target
-
-
 def router_versions() -> list[str]:
     """Every sglang-router release on PyPI (all of them publish an sdist)."""
     url = "https://pypi.org/simple/sglang-router/"
@@ -169,20 +162,12 @@ def router_release(version: str) -> dict[str, object] | None:
     """The routes of one sglang-router release: the route table of its Rust HTTP server
     (src/**/*.rs; tests and benchmarks left out). None for a release with no Rust server
     (0.0.1 shipped a copy of sglang)."""
-    archive = _router_sdist(version)
+    archive = _download("sglang-router", f"sglang_router-{version}.tar.gz", ROUTER_SDISTS)
     data = archive.read_bytes()
     routes: set[str] = set()
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        for member in tar.getmembers():
-            name = member.name.split("/", 1)[-1]
-            if not (name.startswith("src/") and name.endswith(".rs")):
-                continue
-            handle = tar.extractfile(member)
-            if handle is None:
-                continue
-            text = handle.read().decode("utf-8", "replace")
-            for actix, axum in _RUST_ROUTE.findall(text):
-                routes.add(actix or axum)
+    for _, text in _sources(data, "src/", ".rs"):
+        for actix, axum in _RUST_ROUTE.findall(text):
+            routes.add(actix or axum)
     if not routes:
         return None
     return {
