@@ -41,14 +41,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from benchlint.context import Context
 from benchlint.engines import Launch, array_name, launches
 from benchlint.environment import is_builtin, runs_when_empty
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Read
+from benchlint.shell.model import Read, SplitRead
 from benchlint.workspace import path_matches
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 
 def _consumed(launch: Launch) -> list[Read]:
@@ -62,6 +66,32 @@ def _consumed(launch: Launch) -> list[Read]:
         checked = {n for n, empty in runs_when_empty(command).items() if not empty}
         found.extend(r for r in word.reads() if r.plain and r.name not in checked)
     return found
+
+
+def _what_empty_does(reads: list[Read]) -> str:
+    """What an empty value does to the command line: a read that is a whole unquoted word
+    vanishes and the next word takes its place; any other (quoted, or part of a word such as
+    `--tp=$TP`) leaves an empty argument or value."""
+    alone = {_alone(read) for read in reads}
+    if alone == {False}:
+        return "an empty value reaches the engine as an empty argument"
+    if alone == {True}:
+        return (
+            "an empty value vanishes from the unquoted command line, and the engine reads the "
+            "next word in its place"
+        )
+    return (
+        "an empty value reaches the engine as an empty argument, or (unquoted) vanishes and "
+        "the engine reads the next word in its place"
+    )
+
+
+def _alone(read: Read) -> bool:
+    """Whether the read is a whole word by itself, unquoted (`$MODEL`, `${MODEL}`)."""
+    if isinstance(read, SplitRead):  # the rest of a word tree-sitter-bash split
+        return False
+    parent: Node | None = read.node.parent
+    return parent is not None and parent.type in ("command", "array")
 
 
 def _setters(ctx: Context, names: list[str]) -> dict[str, dict[str, Location]]:
@@ -168,8 +198,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             shown = " ".join(n for n in unvalidated)
             yield Finding(
                 "BL104",
-                f"`{launch.module}` gets {names} from the caller with no check before it: an "
-                f"empty value reaches the engine as an empty argument",
+                f"`{launch.module}` gets {names} from the caller with no check before it: "
+                + _what_empty_does(list(unvalidated.values())),
                 Location(path, first.span),
                 help=f'add `check_env_vars {shown}` or `: "${{{next(iter(unvalidated))}:?}}"` '
                 "before this line",

@@ -47,6 +47,17 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
         ("conda run -n env --no-capture-output python app.py", ["conda run"], "python app.py"),
         ("micromamba run -n env cmd", ["micromamba run"], "cmd"),
         ("pixi run -e gpu serve", ["pixi run"], "serve"),
+        (
+            "mpirun -n 1 --oversubscribe --allow-run-as-root trtllm-serve m --tp_size 8",
+            ["mpirun"],
+            "trtllm-serve m --tp_size 8",
+        ),
+        (
+            "mpirun -np 4 -x NCCL_DEBUG --mca btl self,tcp -H a,b python -m m",
+            ["mpirun"],
+            "python -m m",
+        ),
+        ("mpiexec -n 2 -ppn 1 -genv A 1 -f hosts ./serve", ["mpiexec"], "./serve"),
         ("salloc --no-shell -N 2 --time=60", ["salloc"], ""),
         ("sbatch --wrap 'srun x'", ["sbatch"], ""),
         ("command -v vllm", ["command"], ""),
@@ -68,6 +79,13 @@ def test_option_forms() -> None:
     assert srun.option("--jobid") == "$JOB"
     assert srun.option("--ntasks-per-node") == "1"
     assert srun.has("-l") and not srun.has("--overlap")
+    mpirun = _invocation("mpirun -np 4 --mca btl self,tcp -x A=1 x").wrapper("mpirun")
+    assert mpirun is not None
+    assert (mpirun.option("--np"), mpirun.option("--mca"), mpirun.option("--x")) == (
+        "4",
+        "btl self,tcp",
+        "A=1",
+    )
     salloc = _invocation("salloc --nodes=4 --time 8:00:00 --no-shell").wrapper("salloc")
     assert salloc is not None
     assert (salloc.option("-N", "--nodes"), salloc.option("-t", "--time")) == ("4", "8:00:00")

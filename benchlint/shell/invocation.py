@@ -32,6 +32,10 @@ class Grammar:
     stops: frozenset[str] = frozenset()
     # NAME=VALUE words before the command are assignments (`env A=1 cmd`)
     assignments: bool = False
+    # `-np 4` is one option named `np`, not the letters n and p (MPI launchers)
+    single_dash_long: bool = False
+    # long options that take two values (`--mca btl self`, `-genv NAME VALUE`)
+    long_pairs: frozenset[str] = frozenset()
 
 
 def _g(
@@ -40,8 +44,28 @@ def _g(
     operands: int = 0,
     stops: str = "",
     assignments: bool = False,
+    single_dash_long: bool = False,
+    pairs: str = "",
 ) -> Grammar:
-    return Grammar(short, frozenset(long.split()), operands, frozenset(stops.split()), assignments)
+    return Grammar(
+        short,
+        frozenset(long.split()),
+        operands,
+        frozenset(stops.split()),
+        assignments,
+        single_dash_long,
+        frozenset(pairs.split()),
+    )
+
+
+# Open MPI's mpirun and MPICH's mpiexec (Hydra) take long options after one dash or two.
+_MPI = _g(
+    long="n np c N H host hosts hostfile machinefile f npernode ppn ppr map-by rank-by bind-to "
+    "x wdir wd path prefix output-filename timeout rankfile cpu-set cpus-per-proc am tune "
+    "genvlist envlist launcher bootstrap iface",
+    single_dash_long=True,
+    pairs="mca gmca genv env",
+)
 
 
 _SLURM = _g(
@@ -101,6 +125,8 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
         "with-editable no-group only-group index-url extra-index-url",
     ),
     "conda run": _g("np", "name prefix cwd"),
+    "mpirun": _MPI,
+    "mpiexec": _MPI,
     "pixi run": _g("e", "manifest-path environment"),
 }
 # the same grammar under other names
@@ -283,10 +309,16 @@ def _read(
         if value == "--":
             i += 1
             break
+        if grammar.single_dash_long and value[:1] == "-" and value[1:2] not in ("", "-"):
+            value = "-" + value  # `-np 4`: the option `np`
         if value.startswith("--") and len(value) > 2:
             option, equals, attached = value[2:].partition("=")
             if equals:
                 options.append(("--" + option, word, attached))
+            elif option in grammar.long_pairs and i + 2 < len(words):
+                pair = f"{words[i + 1].value} {words[i + 2].value}"
+                options.append(("--" + option, words[i + 1], pair))
+                i += 2
             elif option in grammar.long_values and i + 1 < len(words):
                 options.append(("--" + option, words[i + 1], words[i + 1].value))
                 i += 1
