@@ -95,6 +95,8 @@ class StartPath:
     env: dict[str, Provenance]
     complete: bool
     location: Location | None = None
+    # the names a script on the way checked for empty before it started the next
+    validated: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -388,11 +390,18 @@ class Environment:
             location = Location(top.path, span)
             complete = state.unknown is None
             upstream = self.routes(top.path)
+            checked = frozenset(state.validated)
             if not upstream:
-                routes.append(StartPath(name, passed, False, location))
+                routes.append(StartPath(name, passed, False, location, checked))
             for route in upstream:
                 env = {**route.env, **passed}
                 routes.append(
-                    StartPath(f"{route.name} -> {name}", env, complete and route.complete, location)
+                    StartPath(
+                        f"{route.name} -> {name}",
+                        env,
+                        complete and route.complete,
+                        location,
+                        route.validated | checked,
+                    )
                 )
         return routes

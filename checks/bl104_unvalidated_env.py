@@ -7,7 +7,9 @@ sources, and not read with a default (`${X:-d}`). It reports the first engine co
 (`vllm serve`, `python -m sglang.launch_server`, `python -m dynamo.*`, `trtllm-serve`, or an
 argument array such as `VLLM_CMD=(...)` run later) that uses one of them when nothing validated
 it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the script's own function),
-`: "${X:?}"`, or `[[ -z $X ]] && exit` / `if [ -z "$X" ]; then ... exit`. Located at the first
+`: "${X:?}"`, or `[[ -z $X ]] && exit` / `if [ -z "$X" ]; then ... exit` — in the script, or in
+the scripts that start it before they do, on every way the repository starts it (a launcher's
+entrypoint that checks its variables and then runs a worker script). Located at the first
 unvalidated use; the message lists every unvalidated variable of that command. A variable that
 nothing in the repository sets while something sets the same name in another case
 (`--port=$port` while the launcher exports `PORT`) is almost always a typo: an error of its own,
@@ -66,6 +68,16 @@ def _consumed(launch: Launch) -> list[Read]:
         checked = {n for n, empty in runs_when_empty(command).items() if not empty}
         found.extend(r for r in word.reads() if r.plain and r.name not in checked)
     return found
+
+
+def _checked_by_callers(ctx: Context, path: str) -> frozenset[str]:
+    """The names checked for empty before the script starts, on every way the repository
+    starts it (a caller's `check_env_vars X` before it runs this script; what started that
+    caller does not matter). None when nothing in the repository starts it."""
+    routes = ctx.environment.routes(path)
+    if not routes:
+        return frozenset()
+    return frozenset.intersection(*(r.validated for r in routes))
 
 
 def _what_empty_does(reads: list[Read]) -> str:
@@ -175,6 +187,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if everything.unknown:
             continue
         provided_here = set(everything.assigned)
+        checked_upstream: frozenset[str] | None = None  # worked out on first need
         for launch, before in zip(found, befores, strict=True):
             unvalidated: dict[str, Read] = {}
             for read in _consumed(launch):
@@ -186,6 +199,10 @@ def check(ctx: Context) -> Iterator[Finding]:
                 ):
                     continue
                 unvalidated.setdefault(name, read)
+            if unvalidated and checked_upstream is None:
+                checked_upstream = _checked_by_callers(ctx, path)
+            for name in checked_upstream or ():
+                unvalidated.pop(name, None)
             if not unvalidated:
                 continue
             for typo in _typos(unvalidated, ctx):
