@@ -73,6 +73,22 @@ class Provenance:
 
     what: str
     at: Location | Assignment | None = None
+    nonempty_here: bool = False  # (not an assignment) the value is known not to be empty
+
+    @property
+    def nonempty(self) -> bool:
+        """Whether the value is known not to be empty whenever this runs: an unconditional
+        assignment of a non-empty word with no expansion or of an arithmetic expansion
+        (`PORT=8888`, `PORT=$((8888 + N))`), or such a value a wrapper sets."""
+        at = self.at
+        if not isinstance(at, Assignment):
+            return self.nonempty_here
+        value = at.value
+        if value is None or at.command.guards or at.kind == "default":
+            return False
+        if value.static:
+            return _nonempty_text(value.value)
+        return bool(_ARITHMETIC.fullmatch(value.value))
 
     @property
     def location(self) -> Location | None:
@@ -127,6 +143,53 @@ def _provenance(at: Provenance | Assignment, made: dict[int, Provenance]) -> Pro
     if known is None:
         known = made[id(at)] = Provenance(at.kind, at)
     return known
+
+
+_CONTAINERS = frozenset(
+    {"docker run", "podman run", "docker exec", "podman exec", "enroot start", "apptainer exec"}
+)
+
+
+def wrapper_settings(command: Command, state: ScriptState | None = None) -> dict[str, Provenance]:
+    """The variables a wrapper sets for the command it runs: Slurm's `--export=ALL,NAME=VALUE`
+    and a container's `-e NAME=VALUE` / `--env NAME=VALUE`."""
+    found: dict[str, Provenance] = {}
+    for wrapper in command.invocation.wrappers:
+        for option, word, value in wrapper.options:
+            if word is None:
+                continue
+            if option == "--export" and wrapper.name in ("srun", "sbatch", "salloc"):
+                items = value.split(",")
+            elif option in ("-e", "--env") and wrapper.name in _CONTAINERS:
+                items = [value]
+            else:
+                continue
+            for item in items:
+                name, equals, text = item.partition("=")
+                if equals and name.isidentifier():
+                    where = Location(command.script.path, word.span)
+                    nonempty = _nonempty_option(text, state)
+                    found[name] = Provenance(f"{wrapper.name} {option}", where, nonempty)
+    return found
+
+
+_SIMPLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_ARITHMETIC = re.compile(r"\$\(\(.*\)\)", re.S)  # always a number, or the shell fails
+
+
+def _nonempty_text(text: str) -> bool:
+    return bool(text) and "$" not in text and "`" not in text
+
+
+def _nonempty_option(text: str, state: ScriptState | None) -> bool:
+    """Whether a wrapper option's value is known not to be empty: a word with no expansion, an
+    arithmetic expansion, or one variable the caller (`state`) set so (`PORT=$PORT` after
+    `PORT=8888`)."""
+    if _nonempty_text(text) or _ARITHMETIC.fullmatch(text):
+        return True
+    match = _SIMPLE.fullmatch(text)
+    known = state.assigned.get(match.group(1)) if match is not None and state else None
+    return known is not None and known.nonempty
 
 
 def runs_when_empty(command: Command) -> dict[str, bool]:
@@ -385,6 +448,7 @@ class Environment:
             passed = dict(state.assigned if call.kind == "source" else state.exported)
             for assignment in call.command.assignments:
                 passed[assignment.name] = Provenance("set on the command", assignment)
+            passed.update(wrapper_settings(call.command, state))
             span = call.command.first_line_span
             name = f"{top.path}:{span.line}"
             location = Location(top.path, span)

@@ -9,7 +9,12 @@ argument array such as `VLLM_CMD=(...)` run later) that uses one of them when no
 it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the script's own function),
 `: "${X:?}"`, or `[[ -z $X ]] && exit` / `if [ -z "$X" ]; then ... exit` — in the script, or in
 the scripts that start it before they do, on every way the repository starts it (a launcher's
-entrypoint that checks its variables and then runs a worker script). Located at the first
+entrypoint that checks its variables and then runs a worker script). A variable every such way
+sets to a value that cannot be empty (unconditionally `export PORT=8888`, `srun
+--export=ALL,PORT=$((8888 + N))`, `docker run -e PORT=$PORT` after `PORT=8888`) is not reported
+either; values that come from a
+workflow's inputs or a master-config entry can be empty (a dispatch with an empty input) and
+are. Located at the first
 unvalidated use; the message lists every unvalidated variable of that command. A variable that
 nothing in the repository sets while something sets the same name in another case
 (`--port=$port` while the launcher exports `PORT`) is almost always a typo: an error of its own,
@@ -70,14 +75,18 @@ def _consumed(launch: Launch) -> list[Read]:
     return found
 
 
-def _checked_by_callers(ctx: Context, path: str) -> frozenset[str]:
-    """The names checked for empty before the script starts, on every way the repository
-    starts it (a caller's `check_env_vars X` before it runs this script; what started that
-    caller does not matter). None when nothing in the repository starts it."""
+def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
+    """The names that cannot be empty when the script starts, on every way the repository
+    starts it: checked for empty by a script on the way before it ran the next (a caller's
+    `check_env_vars X`), or set to a value that cannot be empty (`export PORT=8888`,
+    `srun --export=ALL,PORT=$((8888 + N))`). What started the first script does not matter.
+    None when nothing in the repository starts the script."""
     routes = ctx.environment.routes(path)
     if not routes:
         return frozenset()
-    return frozenset.intersection(*(r.validated for r in routes))
+    return frozenset.intersection(
+        *(r.validated | {n for n, p in r.env.items() if p.nonempty} for r in routes)
+    )
 
 
 def _what_empty_does(reads: list[Read]) -> str:
@@ -200,7 +209,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     continue
                 unvalidated.setdefault(name, read)
             if unvalidated and checked_upstream is None:
-                checked_upstream = _checked_by_callers(ctx, path)
+                checked_upstream = _safe_from_callers(ctx, path)
             for name in checked_upstream or ():
                 unvalidated.pop(name, None)
             if not unvalidated:
