@@ -95,7 +95,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "BL205",
                 f"runner label '{label}' of {entry.name} is not defined in {runners_file}"
                 f"{hint} and {unknown}: the sweep's runner-node filter finds no runner for it, "
-                "and nothing here says which runner would take the job",
+                "and the launcher the job runs depends on the name of whichever runner GitHub "
+                "gives the label, which nothing here states",
                 entry.runner_location,
                 subject=label,
                 severity=Severity.WARNING,
