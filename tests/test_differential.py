@@ -333,3 +333,52 @@ def test_sed_simulation_agrees_with_gnu_sed(extended: bool, data: st.DataObject,
         return  # declared "not simulated"
     assert expected is not None, f"sed rejects {script!r}, benchlint simulates it"
     assert got == expected, (script, text)
+
+
+# The pieces of a command-line word: literal text, expansions bare and quoted, single quotes
+_PIECES = st.sampled_from(
+    [
+        ".a",  # literal text never starts with a name's character: `$Aa` would read Aa
+        "+x",
+        "=.",  # (a word of `=` alone, `==`, is an operator to tree-sitter-bash: not modelled)
+        ":",
+        ",",
+        "/",
+        "-",
+        "--m=",
+        "$A",
+        "$B",
+        "${C}",
+        '"$A"',
+        '"${B}:$C"',
+        '"lit $D"',
+        "'$A'",
+        "\\$B",
+    ]
+)
+_MARKS = {name: f"<{name}>" for name in "ABCD"}  # unique values, no blanks: no word splitting
+
+
+@needs_bash
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.lists(_PIECES, min_size=1, max_size=6).map("".join), min_size=1, max_size=4))
+def test_words_and_their_reads_agree_with_bash(words: list[str]) -> None:
+    """The model's words of a command line are bash's words, and each word reads the variables
+    bash expands in it, in order (tree-sitter-bash splits some words, `--m=$A:$B,$C`, in two)."""
+    import re
+
+    line = "printf '%s\\n' " + " ".join(words)
+    result = subprocess.run(
+        [BASH or "bash", "-c", line],
+        env={**_MARKS, "PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    expected = result.stdout.split("\n")[:-1]
+    script = parse_file(SourceText("t.sh", (line + "\n").encode()))
+    model = script.commands[0].words[2:]
+    assert len(model) == len(expected), (line, [w.text for w in model], expected)
+    for word, printed in zip(model, expected, strict=True):
+        expanded = re.findall(r"<([A-D])>", printed)
+        assert [r.name for r in word.reads()] == expanded, (line, word.text, printed)
