@@ -768,8 +768,10 @@ class _Builder:
         words: list[Word] = []
         prefix: list[Node] = []
         rest: list[Node] = []  # the name, arguments and redirects
-        for child in node.named_children:
+        for child in node.children:
             kind = child.type
+            if not child.is_named and kind not in _OPERATOR_WORDS:
+                continue
             if kind == "variable_assignment":
                 prefix.append(child)
                 continue
@@ -1072,6 +1074,10 @@ def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
         return list(invocation.words), False
     return None
 
+
+# Arguments tree-sitter-bash keeps as anonymous operator tokens (`test "$A" == b`): to bash,
+# plain words like any other.
+_OPERATOR_WORDS = frozenset({"==", "=~"})
 
 # a shell string that only runs what a variable holds: `$CMD`, `${CMD}`, `exec $CMD`
 _HELD = re.compile(
