@@ -173,6 +173,23 @@ def wrapper_settings(command: Command, state: ScriptState | None = None) -> dict
     return found
 
 
+def container_passes(command: Command) -> frozenset[str] | None:
+    """The variables a container run passes to the command in it (`docker run -e NAME ...`):
+    a container does not inherit the caller's environment. None when the command runs in no
+    container, or the run passes a file of variables (`--env-file`: not read)."""
+    passes: set[str] | None = None
+    for wrapper in command.invocation.wrappers:
+        if wrapper.name not in ("docker run", "podman run"):
+            continue
+        if wrapper.has("--env-file"):
+            return None
+        passes = set()
+        for option, _, value in wrapper.options:
+            if option in ("-e", "--env"):
+                passes.add(value.split("=", 1)[0])
+    return frozenset(passes) if passes is not None else None
+
+
 _SIMPLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _ARITHMETIC = re.compile(r"\$\(\(.*\)\)", re.S)  # always a number, or the shell fails
 
@@ -455,17 +472,20 @@ class Environment:
             complete = state.unknown is None
             upstream = self.routes(top.path)
             checked = frozenset(state.validated)
+            only = container_passes(call.command)  # a container sees only what it is given
             if not upstream:
-                routes.append(StartPath(name, passed, False, location, checked))
+                kept = checked if only is None else checked & only
+                routes.append(StartPath(name, passed, False, location, kept))
             for route in upstream:
                 env = {**route.env, **passed}
+                kept = route.validated | checked
                 routes.append(
                     StartPath(
                         f"{route.name} -> {name}",
                         env,
                         complete and route.complete,
                         location,
-                        route.validated | checked,
+                        kept if only is None else kept & only,
                     )
                 )
         return routes

@@ -9,7 +9,8 @@ argument array such as `VLLM_CMD=(...)` run later) that uses one of them when no
 it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the script's own function),
 `: "${X:?}"`, or `[[ -z $X ]] && exit` / `if [ -z "$X" ]; then ... exit` — in the script, or in
 the scripts that start it before they do, on every way the repository starts it (a launcher's
-entrypoint that checks its variables and then runs a worker script). A variable every such way
+entrypoint that checks its variables and then runs a worker script; a container run passes only
+the variables it names with `-e`). A variable every such way
 sets to a value that cannot be empty (unconditionally `export PORT=8888`, `srun
 --export=ALL,PORT=$((8888 + N))`, `docker run -e PORT=$PORT` after `PORT=8888`) is not reported
 either; values that come from a
