@@ -174,15 +174,14 @@ def wrapper_settings(command: Command, state: ScriptState | None = None) -> dict
 
 
 def container_passes(command: Command) -> frozenset[str] | None:
-    """The variables a container run passes to the command in it (`docker run -e NAME ...`):
-    a container does not inherit the caller's environment. None when the command runs in no
-    container, or the run passes a file of variables (`--env-file`: not read)."""
+    """The variables a container run is known to pass to the command in it (`docker run -e
+    NAME ...`): a container does not inherit the caller's environment (a file of variables,
+    `--env-file`, is not read: what it passes is not known to pass). None when the command
+    runs in no container."""
     passes: set[str] | None = None
     for wrapper in command.invocation.wrappers:
         if wrapper.name not in ("docker run", "podman run"):
             continue
-        if wrapper.has("--env-file"):
-            return None
         passes = set()
         for option, _, value in wrapper.options:
             if option in ("-e", "--env"):
