@@ -164,6 +164,7 @@ def _coverage(ws: Workspace) -> Coverage:
         reaching=reaching,
         scripts=len([p for p in ws.shell_paths if p not in launchers]),
         recipe_tree=ws.detected.recipe_tree,
+        unwired=tuple(ws.detected.unwired),
     )
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from benchlint.config import Layout
@@ -65,6 +65,9 @@ class Detected:
     layout: Layout
     facts: list[Fact]
     recipe_tree: bool = False  # the repository is an srt-slurm tree (set with the recipe roots)
+    # master configs with a runners file of their own beside them, another than the one in
+    # effect (a copy of another project kept in this repository): not wired
+    unwired: list[str] = field(default_factory=list)
 
 
 def detect(ws: Workspace) -> Detected:
@@ -77,8 +80,11 @@ def detect(ws: Workspace) -> Detected:
         layout.master_configs = _master_configs(ws, facts) or configured.master_configs
     else:
         facts += [Fact("master config", p, "", None, True) for p in configured.master_configs]
+    unwired: list[str] = []
     if "runners-file" not in given:
         layout.runners_file = _runners_file(ws, layout.master_configs, facts)
+        if "master-configs" not in given:
+            layout.master_configs, unwired = _own_project(ws, layout, facts)
     else:
         facts.append(Fact("runners file", configured.runners_file, "", None, True))
     if "launchers" not in given:
@@ -88,7 +94,7 @@ def detect(ws: Workspace) -> Detected:
             layout.launchers = list(dict.fromkeys(_glob_of(t) for t in templates))
     else:
         facts += [Fact("launchers", p, "", None, True) for p in configured.launchers]
-    return Detected(layout, facts)
+    return Detected(layout, facts, unwired=unwired)
 
 
 def detect_recipe_roots(ws: Workspace, detected: Detected) -> list[str]:
@@ -188,6 +194,46 @@ def _runners_file(ws: Workspace, master_configs: list[str], facts: list[Fact]) -
         )
         return path
     return DEFAULT.runners_file
+
+
+def _own_project(ws: Workspace, layout: Layout, facts: list[Fact]) -> tuple[list[str], list[str]]:
+    """(the master configs wired with the runners file in effect, those that are not): a
+    master config beside a runners file of its own, another than the one in effect, belongs to
+    another project kept in this repository (a copy of InferenceX under `upstream/`, the
+    `.github/configs/` of an older layout), whose labels and launchers are its own."""
+    wired, unwired = [], []
+    for path in layout.master_configs:
+        folder = posixpath.dirname(path)
+        own = next(
+            (
+                candidate
+                for name in ("runners.yaml", "runners.yml")
+                for candidate in [posixpath.join(folder, name)]
+                if candidate in ws.yaml_paths and _has_labels(ws, candidate)
+            ),
+            None,
+        )
+        if own is None or own == layout.runners_file:
+            wired.append(path)
+            continue
+        unwired.append(path)
+        facts.append(
+            Fact(
+                "skipped",
+                path,
+                f"beside its own runners file {own}: another project in this repository, not "
+                f"wired with {layout.runners_file}",
+                Location(own, Span(1, 1, 1, 1)),
+            )
+        )
+    # the master configs listed as such are the ones wired
+    facts[:] = [f for f in facts if not (f.kind == "master config" and f.value in unwired)]
+    return wired, unwired
+
+
+def _has_labels(ws: Workspace, path: str) -> bool:
+    document = ws.yaml(path)
+    return runner_labels(document.root if document is not None else None) is not None
 
 
 # -- launchers -------------------------------------------------------------------------------

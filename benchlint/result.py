@@ -30,6 +30,7 @@ class Coverage:
     reaching: int = 0  # entries that reach a launcher
     scripts: int = 0
     recipe_tree: bool = False  # an srt-slurm tree: its recipes are checked one by one, unrouted
+    unwired: tuple[str, ...] = ()  # master configs of another project kept in the repository
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""
@@ -38,6 +39,20 @@ class Coverage:
             f"({_count(self.entries, 'entry', 'entries')}), "
             f"{_count(self.launchers, 'launcher')}, {_count(self.recipes, 'recipe')}{routed}, "
             f"{_count(self.scripts, 'other script')}"
+        )
+
+    def other_projects(self) -> str | None:
+        """The warning for master configs that belong to another project in the repository."""
+        if not self.unwired:
+            return None
+        folders = sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in self.unwired})
+        shown = ", ".join(folders[:3]) + (
+            f" and {len(folders) - 3} more" if len(folders) > 3 else ""
+        )
+        return (
+            f"{_count(len(self.unwired), 'master config')} in {shown} beside a runners file of "
+            "another project kept in this repository: not wired or checked (lint that project "
+            "as a repository of its own: a `.benchlint.toml` in its folder makes it one)"
         )
 
     def blind_spot(self) -> str | None:

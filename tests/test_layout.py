@@ -162,3 +162,44 @@ def test_outside_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     code, out, _ = invoke(empty)
     assert code == 0
     assert out.startswith("No findings in 0 files read")
+
+
+def test_master_configs_of_another_project_in_the_repository_are_not_wired(tmp_path: Path) -> None:
+    """A copy of another project kept in the repository (`upstream/X/configs/` with its own
+    runners file and launchers) is not wired with this project's runners file: no finding
+    from a label only its own runners file defines, and a warning that it was not checked."""
+    entry = (
+        "{name}:\n  image: img\n  model-prefix: m\n  precision: fp8\n  framework: vllm\n"
+        "  runner: {label}\n  scenarios:\n    fixed-seq-len:\n"
+        "    - {{isl: 1, osl: 1, search-space: [{{tp: 8}}]}}\n"
+    )
+    launcher = 'srun --container-image="$IMAGE" bash benchmarks/serve.sh\n'
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "configs/runners.yaml": "labels:\n  h200: [h200-cw_0]\n",
+            "configs/nvidia-master.yaml": entry.format(name="a", label="h200")
+            + entry.format(name="b", label="b300"),
+            "runners/launch_h200-cw.sh": launcher,
+            "upstream/X/configs/runners.yaml": "labels:\n  mi355x: [mi355x-amds_0]\n",
+            "upstream/X/configs/amd-master.yaml": entry.format(name="c", label="mi355x"),
+            "upstream/X/runners/launch_mi355x-amds.sh": launcher,
+        },
+    )
+    code, out, err = invoke(root, "--format", "concise")
+    assert code == 1
+    assert [line.split(": ")[0] for line in out.splitlines() if "[BL205]" in line] == [
+        f"{root}/configs/nvidia-master.yaml:15:11"
+    ]
+    assert err == (
+        "benchlint: warning: 1 master config in upstream/X/configs beside a runners file of "
+        "another project kept in this repository: not wired or checked (lint that project as a "
+        "repository of its own: a `.benchlint.toml` in its folder makes it one)\n"
+    )
+    layout = invoke("layout", root)[1]
+    assert "skipped upstream/X/configs/amd-master.yaml: beside its own runners file" in layout
+    # linted as a repository of its own, the copy is wired with its runners file and launchers
+    (root / "upstream" / "X" / ".benchlint.toml").write_text("")
+    code, out, err = invoke(root / "upstream" / "X")
+    assert (code, err) == (0, "")
+    assert "1 master config (1 entry), 1 launcher" in out
