@@ -73,6 +73,8 @@ class _DefaultToLint(click.Group):
             _fail(str(exc))
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
+        except BrokenPipeError:
+            raise  # the reader went away (`benchlint layout | head`): click ends quietly
         except Exception as exc:
             if self.debug or os.environ.get("BENCHLINT_DEBUG"):
                 traceback.print_exc()

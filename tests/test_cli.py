@@ -298,3 +298,27 @@ def test_fix_and_diff(tmp_path: Path) -> None:
         "serve.sh",
     ]
     assert invoke(root, "--diff")[:2] == (0, "")
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path: Path) -> None:
+    """`benchlint layout | head -1`: the closed pipe ends the command quietly, with no internal
+    error on stderr (click's own handling, as for the lint command)."""
+    import subprocess
+    import sys
+
+    entry = "e:\n  runner: x\n  scenarios:\n    s:\n    - {search-space: [{tp: 1}]}\n"
+    # more output than a pipe holds: a line for each of 800 skipped master configs
+    files = {f"deprecated/c{i}-master.yaml": entry for i in range(800)}
+    root = write_repo(tmp_path / "r", files)
+    for command in (["layout", str(root)], ["--no-cache", "--format", "concise", str(root)]):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "benchlint", *command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.readline()
+        process.stdout.close()  # the reader goes away before the output is written out
+        error = process.stderr.read().decode()
+        assert process.wait(timeout=60) != 2, command
+        assert "internal error" not in error and "Traceback" not in error, command
