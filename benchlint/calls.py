@@ -4,8 +4,9 @@ Paths are resolved the way the scripts are run in an InferenceX-style repository
 repository root (launchers run from the checkout) or to the script's own directory
 (`$(dirname "$0")`, a `SCRIPT_DIR` assigned from it); container mounts of the checkout
 (`/workspace`, `/infmax-workspace`, `$GITHUB_WORKSPACE`, `$INFMAX_WORKSPACE`) are the root.
-Any other expansion stands for the values the script assigns to that variable, or else for any one
-path component, so one launcher line can run many benchmark scripts.
+Any other expansion stands for the values the script assigns to that variable, what a command
+substitution can print when it prints only literals, or else for any one path component, so one
+launcher line can run many benchmark scripts.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from benchlint import profile
 from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.output import substitution_pattern
 from benchlint.workspace import Workspace
 
 ROOT_VARIABLES = profile.WORKSPACE_VARIABLES
@@ -252,6 +254,9 @@ def _expansion_pattern(
     part of one path component, or at the start of a component also one folder before it
     (`benchmarks/${SUBDIR}x.sh` with SUBDIR=`agentic/` set by the workflow)."""
     anything = "(?:[^/]*/)?[^/]*" if component_start else "[^/]*"
+    printed = substitution_pattern(expansion)  # `$([[ ... ]] && printf _mtp || printf '')`
+    if printed is not None:
+        return printed
     simple = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", expansion)
     if simple is None or depth >= 3:
         return anything

@@ -20,6 +20,7 @@ from benchlint.context import Context
 from benchlint.engines import Launch
 from benchlint.images import image_release
 from benchlint.shell.model import Script
+from benchlint.shell.output import substitution_pattern
 from benchlint.wiring import Entry, Route
 
 
@@ -233,6 +234,9 @@ def _expansion(expansion: str, script: Script, depth: int, memo: _Memo) -> objec
     name = expansion.strip("${}")
     if name == "EXP_NAME%%_*":
         return _Hole(name, prefix=True)
+    printed = substitution_pattern(expansion)
+    if printed is not None:
+        return printed
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or depth >= 5:
         return _ANY
     values = [a.value.value for a in script.assignments if a.name == name and a.value]

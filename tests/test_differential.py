@@ -385,3 +385,41 @@ def test_words_and_their_reads_agree_with_bash(words: list[str]) -> None:
     for word, printed in zip(model, expected, strict=True):
         expanded = re.findall(r"<([A-D])>", printed)
         assert [r.name for r in word.reads()] == expanded, (line, word.text, printed)
+
+
+_TESTS = ['[[ "$A" == x ]]', '[ -n "$A" ]', "true", "false", 'test "$A" = y']
+_PRINTERS = ["printf 'p'", "printf ''", "echo q", "echo -n r", 'echo "s t"', "printf '_mtp'"]
+
+
+@needs_bash
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.lists(st.sampled_from(_TESTS + _PRINTERS), min_size=1, max_size=4),
+    st.lists(st.sampled_from([" && ", " || ", "; "]), min_size=3, max_size=3),
+    st.sampled_from(["", "x", "y"]),
+)
+def test_what_a_substitution_prints_agrees_with_bash(
+    commands: list[str], operators: list[str], value: str
+) -> None:
+    """What `$(...)` can print, by the model, holds what bash prints, whatever the tests decide
+    (`SUFFIX=$([[ $SPEC == mtp ]] && printf '_mtp' || printf '')`)."""
+    from benchlint.shell.output import substitution_outputs
+
+    body = commands[0] + "".join(op + c for op, c in zip(operators, commands[1:], strict=False))
+    outputs = substitution_outputs(body)
+    assert outputs is not None, body  # tests and literal printers only: always known
+    result = subprocess.run(
+        [BASH or "bash", "-c", f'printf "%s" "$({body})"'],
+        env={"A": value, "PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert result.stdout in outputs, (body, value, result.stdout, outputs)
+
+
+def test_a_substitution_that_reads_or_runs_anything_else_prints_what_is_not_known() -> None:
+    from benchlint.shell.output import substitution_outputs
+
+    for body in ["echo $X", "cat f", "printf '%s' x", "echo -e 'a\\n'", "ls | head -1", "date"]:
+        assert substitution_outputs(body) is None, body
