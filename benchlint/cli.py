@@ -281,10 +281,8 @@ def lint_command(
                 _fail(f"{output}: cannot be written: {exc.strerror}")
         else:
             click.echo(report, nl=False, color=result.color)  # click strips ANSI codes otherwise
-        coverage = result.coverage
-        for warning in (coverage.other_projects(), coverage.blind_spot()) if coverage else ():
-            if warning is not None:
-                click.echo(f"benchlint: warning: {warning}", err=True)
+        for warning in result.coverage.warnings() if result.coverage else ():
+            click.echo(f"benchlint: warning: {warning}", err=True)
         if statistics:
             _print_statistics(result, time.perf_counter() - started)
         if result.errors:

@@ -75,6 +75,10 @@ class Coverage:
             )
         return None
 
+    def warnings(self) -> list[str]:
+        """What the run could not wire, for every output to say."""
+        return [w for w in (self.other_projects(), self.blind_spot()) if w is not None]
+
 
 def _count(n: int, noun: str, plural: str = "") -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"

@@ -198,6 +198,13 @@ def test_master_configs_of_another_project_in_the_repository_are_not_wired(tmp_p
     )
     layout = invoke("layout", root)[1]
     assert "skipped upstream/X/configs/amd-master.yaml: beside its own runners file" in layout
+    # the machine-readable reports say it too
+    warning = err.removeprefix("benchlint: warning: ").strip()
+    assert json.loads(invoke(root, "--format", "json")[1])["warnings"] == [warning]
+    sarif = json.loads(invoke(root, "--format", "sarif")[1])
+    notices = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert {"level": "warning", "message": {"text": warning + "."}} in notices
+    assert f"::warning title=benchlint::{warning}\n" in invoke(root, "--format", "github")[1]
     # linted as a repository of its own, the copy is wired with its runners file and launchers
     (root / "upstream" / "X" / ".benchlint.toml").write_text("")
     code, out, err = invoke(root / "upstream" / "X")

@@ -38,22 +38,28 @@ def test_multitool_accepts_the_example_report(tmp_path: Path) -> None:
         if os.environ.get("CI"):
             pytest.fail("CI must install @microsoft/sarif-multitool (see .ci/run)")
         pytest.skip("sarif-multitool not installed; .ci/run installs it")
-    report = tmp_path / "benchlint.sarif"
-    report.write_text(json.dumps(_sarif(TESTDATA / "example")))
-    checked = tmp_path / "validation.sarif"
-    # The platform binary directly: the npm wrapper hands arguments to a shell, which splits at ';'.
-    subprocess.run(
-        [tool, "validate", "--rule-kind", "Gh;Sarif", "--output", str(checked), str(report)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    problems = [
-        (r["ruleId"], r.get("message"))
-        for run in json.loads(checked.read_text())["runs"]
-        for r in run.get("results", [])
-    ]
-    assert problems == []
+    # the example, and a repository that gets a warning (a launcher nothing routes to)
+    blind = write_repo(tmp_path / "blind", {"runners/launch_x.sh": "srtctl apply -f x.yaml\n"})
+    for name, log in (("example", _sarif(TESTDATA / "example")), ("blind", _sarif(blind))):
+        report = tmp_path / f"{name}.sarif"
+        report.write_text(json.dumps(log))
+        checked = tmp_path / f"{name}-validation.sarif"
+        # The platform binary directly: the npm wrapper hands arguments to a shell, which
+        # splits at ';'.
+        subprocess.run(
+            [tool, "validate", "--rule-kind", "Gh;Sarif", "--output", str(checked), str(report)],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        problems = [
+            (r["ruleId"], r.get("message"))
+            for run in json.loads(checked.read_text())["runs"]
+            for r in run.get("results", [])
+        ]
+        assert problems == [], name
+    notices = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [n["level"] for n in notices] == ["warning"]
 
 
 def test_report_shape() -> None:

@@ -195,6 +195,10 @@ def render(result: Result) -> str:
         )
         for e in result.errors
     ]
+    notifications += [  # what the run could not wire: said where the findings are read
+        om.Notification(level="warning", message=om.Message(text=_sentence(warning)))
+        for warning in (result.coverage.warnings() if result.coverage else ())
+    ]
     run = om.Run(
         tool=om.Tool(
             driver=om.ToolComponent(
