@@ -5,11 +5,11 @@ keeps it out of git), or `BENCHLINT_CACHE_DIR`; `--no-cache` (or `BENCHLINT_NO_C
 off. Outside a repository the user's cache folder is used (`$XDG_CACHE_HOME/benchlint`).
 
 Every entry is keyed by the *tool fingerprint* (benchlint's version, the bytes of every module
-and data file of `benchlint/` and `checks/`, the versions of tree-sitter, tree-sitter-bash and
-ruamel.yaml, and Python's): a change to any code that derives a fact gives new keys, with no
-hand-kept list of modules. Entries can never be stale, and deleting the folder is always safe.
-Values are `marshal`led plain data (never pickles: loading one runs no code). A cache that
-cannot be read or written is no cache, never an error.
+and data file of `benchlint/` and `checks/`, the versions of tree-sitter, ruamel.yaml and Python,
+and the bytes of the compiled tree-sitter-bash grammar): a change to any code that derives a fact
+gives new keys, with no hand-kept list of modules. Entries can never be stale, and deleting the
+folder is always safe. Values are `marshal`led plain data (never pickles: loading one runs no
+code). A cache that cannot be read or written is no cache, never an error.
 
 Two kinds of entry:
 - a file's fact (`get`/`put`): keyed by the kind of fact, the path and the file's bytes (the
@@ -27,7 +27,6 @@ import marshal
 import os
 import sys
 import tempfile
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +35,6 @@ from benchlint import __version__
 # Entries beyond this are pruned, oldest first, at a run's first store.
 MAX_ENTRIES = 4096
 FOLDER = ".benchlint_cache"
-# The libraries whose behaviour a cached fact depends on.
-_LIBRARIES = ("tree-sitter", "tree-sitter-bash", "ruamel.yaml")
 
 
 class Cache:
@@ -131,6 +128,25 @@ class Cache:
             Path(stale.path).unlink(missing_ok=True)
 
 
+def _libraries() -> list[tuple[str, str]]:
+    """The parsing libraries' versions, from the modules themselves (importlib.metadata costs
+    a tenth of a warm run to import); tree-sitter-bash has none, so its compiled grammar's
+    bytes stand for it."""
+    import ruamel.yaml
+    import tree_sitter
+    import tree_sitter_bash
+
+    folder = Path(tree_sitter_bash.__file__).parent
+    grammar = hashlib.sha256()
+    for binary in sorted(folder.glob("*.so")) + sorted(folder.glob("*.pyd")):
+        grammar.update(binary.read_bytes())
+    return [
+        ("tree-sitter", str(getattr(tree_sitter, "__version__", "?"))),
+        ("tree-sitter-bash", grammar.hexdigest()),
+        ("ruamel.yaml", str(ruamel.yaml.__version__)),
+    ]
+
+
 def _encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
@@ -145,11 +161,8 @@ def tool_fingerprint() -> bytes:
 
 def fingerprint_of(packages: list[Path]) -> bytes:
     digest = hashlib.sha256(f"{__version__}\0{sys.version}".encode())
-    for library in _LIBRARIES:
-        try:
-            digest.update(f"{library}={metadata.version(library)}\0".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{library}=?\0".encode())
+    for library, version in _libraries():
+        digest.update(f"{library}={version}\0".encode())
     for package in packages:
         for path in sorted(package.rglob("*")):
             if path.suffix in (".py", ".json") and "__pycache__" not in path.parts:
