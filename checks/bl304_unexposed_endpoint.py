@@ -211,7 +211,12 @@ def _problem(
             return None
         if reached == ["vllm"] and probe.value in data.dev_routes:
             return f"{NAMES['vllm']} exposes `{probe.value}` only with VLLM_SERVER_DEV_MODE=1"
-        return " and ".join(NAMES.get(s, s) for s in reached) + f" has no route `{probe.value}`"
+        names = [NAMES.get(s, s) for s in reached]
+        if len(names) == 1:
+            return f"{names[0]} has no route `{probe.value}`"
+        if len(names) == 2:
+            return f"neither {names[0]} nor {names[1]} has a route `{probe.value}`"
+        return f"none of {', '.join(names)} has a route `{probe.value}`"
     servers = ({frontend} if frontend else set()) | workers
     allowed = tuple(p for s in servers for p in data.prefixes.get(s, ()))
     if not servers or probe.value.startswith(allowed):
@@ -252,8 +257,9 @@ def _release_problem(
 def _launched_release_problem(
     ctx: Context, probe: Probe, server: str, served_by: list[Launch], dev_mode: bool
 ) -> Lacking | None:
-    """For a route every release of the server has not: the releases the entries running the
-    script use (their images; the router release they declare)."""
+    """For a route some release of the server has: whether the releases that run this launch
+    do (the images of the entries whose jobs run the script; the router release they
+    declare)."""
     if probe.kind != "route" or server not in ("vllm", "sglang", "sglang_router"):
         return None
     runs: list[Running] = []

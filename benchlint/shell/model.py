@@ -412,6 +412,7 @@ class Script:
         self.expansions: list[Expansion] = []
         self.nested: list[Script] = []
         self.functions: dict[str, Node] = {}
+        self._argument_runners: dict[str, int | None] = {}
         self._words: dict[int, Word] = {}
         self._mentions: dict[str, bool] = {}
         self._bodies: dict[str, list[Command]] | None = None
@@ -431,7 +432,21 @@ class Script:
         """How many leading arguments a function of the script shifts away before it runs the
         rest as a command (`local pid=$1; shift; "$@" &`); None when it runs no command from
         its arguments. Read from the commands walked so far: a function defined after the call
-        that is being resolved is not seen."""
+        that is being resolved is not seen. Worked out once per function whose definition has
+        been walked."""
+        if function in self._argument_runners:
+            return self._argument_runners[function]
+        found = self._runs_arguments(function)
+        definition = self.functions.get(function)
+        if (
+            definition is not None
+            and self.commands
+            and (self.commands[-1].node.start_byte >= definition.end_byte)
+        ):
+            self._argument_runners[function] = found
+        return found
+
+    def _runs_arguments(self, function: str) -> int | None:
         shifted = 0
         for command in self.commands:
             if command.function != function or not command.words:
