@@ -17,9 +17,10 @@ either; values that come from a
 workflow's inputs or a master-config entry can be empty (a dispatch with an empty input) and
 are. Located at the first
 unvalidated use; the message lists every unvalidated variable of that command. A variable that
-nothing in the repository sets while something sets the same name in another case
-(`--port=$port` while the launcher exports `PORT`) is almost always a typo: an error of its own,
-with the place that sets the other name as a related location.
+nothing on the ways into the script sets (nothing in the repository, for a script nothing
+starts) while one of them sets the same name in another case (`--port=$port` while the launcher
+passes `PORT`) is almost always a typo: an error of its own, with the place that sets the other
+name as a related location.
 
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
@@ -53,7 +54,7 @@ from typing import TYPE_CHECKING
 
 from benchlint.context import Context
 from benchlint.engines import Launch, array_name, launches
-from benchlint.environment import is_builtin, runs_when_empty
+from benchlint.environment import StartPath, is_builtin, runs_when_empty
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Read, SplitRead
@@ -116,6 +117,18 @@ def _alone(read: Read) -> bool:
     return parent is not None and parent.type in ("command", "array")
 
 
+def _route_setters(routes: list[StartPath], names: list[str]) -> dict[str, dict[str, Location]]:
+    """What the ways into a script set, of these names in any case form, by lower-case form."""
+    wanted = {n.lower() for n in names}
+    found: dict[str, dict[str, Location]] = {}
+    for route in routes:
+        for name, provenance in route.env.items():
+            where = provenance.location
+            if name.lower() in wanted and where is not None:
+                found.setdefault(name.lower(), {}).setdefault(name, where)
+    return found
+
+
 def _setters(ctx: Context, names: list[str]) -> dict[str, dict[str, Location]]:
     """Where something in the repository sets each of these names, in any case form, by the
     name's lower-case form: assignments in the scripts' text (`port=`, `export PORT=`; read as
@@ -146,14 +159,18 @@ def _setters(ctx: Context, names: list[str]) -> dict[str, dict[str, Location]]:
     return found
 
 
-def _typos(unvalidated: dict[str, Read], ctx: Context) -> list[Finding]:
+def _typos(unvalidated: dict[str, Read], ctx: Context, path: str) -> list[Finding]:
     """Variables nothing sets, while something sets the same name in another case
     (`--port=$port` while the launcher exports PORT): almost always typos. Looked for only for
-    names with a lower-case letter (environment variables are upper-case: `$port` is the slip)."""
+    names with a lower-case letter (environment variables are upper-case: `$port` is the slip).
+    When the repository starts the script, what sets a name is what the ways into it set (an
+    unrelated script's `port=8888` sets nothing here); else any script, workflow or entry."""
     names = [n for n in unvalidated if not n.isupper()]
     if not names:
         return []
-    setters = _setters(ctx, names)
+    routes = ctx.environment.routes(path)
+    setters = _route_setters(routes, names) if routes else _setters(ctx, names)
+    scope = "nothing on the ways into this script" if routes else "nothing in the repository"
     found = []
     for name in names:
         read = unvalidated[name]
@@ -164,7 +181,7 @@ def _typos(unvalidated: dict[str, Read], ctx: Context) -> list[Finding]:
         found.append(
             Finding(
                 "BL104",
-                f"nothing in the repository sets `{name}`; {where.path}:{where.span.line} sets "
+                f"{scope} sets `{name}`; {where.path}:{where.span.line} sets "
                 f"`{other}`: the engine gets an empty value where `${other}` was meant",
                 Location(read.script.path, read.span),
                 related=(Location(where.path, where.span, f"sets {other}"),),
@@ -215,7 +232,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 unvalidated.pop(name, None)
             if not unvalidated:
                 continue
-            for typo in _typos(unvalidated, ctx):
+            for typo in _typos(unvalidated, ctx, path):
                 yield typo
                 del unvalidated[typo.subject.removeprefix("typo:")]
             if not unvalidated:
