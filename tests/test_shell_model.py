@@ -79,6 +79,17 @@ def test_conditions_and_guards() -> None:
     }
 
 
+def test_a_substitution_in_an_assignment_runs_under_its_guards() -> None:
+    """`J=$(bash run.sh)` inside an if runs only when the if's condition holds."""
+    script = parse('if [[ "$F" == x ]]; then\n  J=$(bash run.sh)\nfi\nK=$(bash other.sh)\n')
+    guards = {
+        c.words[1].value: [script.text_of(g.node) for g in c.guards]
+        for c in script.all_commands()
+        if c.name == "bash"
+    }
+    assert guards == {"run.sh": ['[[ "$F" == x ]]'], "other.sh": []}
+
+
 def test_assignments_and_expansions() -> None:
     script = parse(
         'export A="$A" B=${B} C="${C:-x}"\nD=1 cmd\nread -r E F\n: "${G:=1}" "${H:?}"\n'

@@ -866,7 +866,8 @@ class _Builder:
         value = self.word(value_node) if value_node is not None else None
         self.assign(command, name, value, node, kind, exported)
         if value_node is not None and value_node.named_child_count and self.may_hold(value_node):
-            self.walk_inside(value_node, _Context(function=command.function))
+            # a substitution in the value runs where the assignment does: under its guards
+            self.walk_inside(value_node, _Context(function=command.function, guards=command.guards))
 
     def assign(
         self,
