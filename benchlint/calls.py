@@ -187,6 +187,34 @@ def _variable_of(expr: str) -> str:
     return expr.strip("${}").split("%")[0].split(":")[0].split("[")[0]
 
 
+def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
+    """The repository folder a script path word names its file in, when that folder is written
+    plainly (`benchmarks/single_node/${MODEL}_b200.sh`: `benchmarks/single_node`; relative to
+    the root, a mount of the checkout or `$GITHUB_WORKSPACE`; through a variable the script
+    assigns one such path); None when it is not known or lies outside the repository
+    (`/opt/x.sh`, a folder held in a variable)."""
+    value = value.strip()
+    head, rest = _leading_expansion(value)
+    name = _variable_of(head) if head else ""
+    if head and head in (f"${name}", f"${{{name}}}") and not rest and depth < 3:
+        values = {a.value.value for a in script.assignments if a.name == name and a.value}
+        folders = {repository_folder(script, v, depth + 1) for v in values}
+        return folders.pop() if len(folders) == 1 else None
+    if head:
+        if name not in ROOT_VARIABLES or not rest.startswith("/"):
+            return None
+        value = rest.lstrip("/")
+    elif value.startswith("/"):
+        mount = next((m for m in ROOT_MOUNTS if value.startswith(m)), None)
+        if mount is None:
+            return None
+        value = value[len(mount) :]
+    folder = posixpath.dirname(posixpath.normpath(value)) if "/" in value else ""
+    if PATH_EXPANSION.search(folder) or folder.startswith("..") or value.startswith("~"):
+        return None
+    return folder
+
+
 def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[str] | None:
     """Repository paths a script path word can name, or None when it says too little to tell.
     A leading variable the script assigns stands for each value it assigns (`BENCH=...;

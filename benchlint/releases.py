@@ -152,10 +152,22 @@ class _Memo:
 
 
 def _names(word: str, route: Route, target: str, memo: _Memo) -> bool:
-    """Whether a script path word can name `target` on this route (compared by file name): the
+    """Whether a script path word can name `target` on this route (compared by file name)."""
+    pattern = _file_name_pattern(word, route, memo)
+    return pattern.fullmatch(posixpath.basename(target)) is not None
+
+
+def file_name_pattern(ctx: Context, word: str, route: Route) -> re.Pattern[str]:
+    """The file names a script path word of the route's launcher can give on this route: the
     route's entry values in its expansions, the launcher's own variables by the values it
-    assigns them, `${EXP_NAME%%_*}` by the entry's model prefix; anything else matches any
-    part of a name."""
+    assigns them, `${EXP_NAME%%_*}` by the entry's model prefix, what a command substitution
+    can print; anything else matches any part of a name."""
+    memo = ctx.ws.models.setdefault("release-patterns", _Memo())
+    assert isinstance(memo, _Memo)
+    return _file_name_pattern(word, route, memo)
+
+
+def _file_name_pattern(word: str, route: Route, memo: _Memo) -> re.Pattern[str]:
     script = route.launcher.script
     text = _file_name(word)
     template = _template(text, script, 0, memo)
@@ -169,7 +181,7 @@ def _names(word: str, route: Route, target: str, memo: _Memo) -> bool:
     pattern = memo.rendered.get(signature)
     if pattern is None:
         pattern = memo.rendered[signature] = re.compile(_render(template, route))
-    return pattern.fullmatch(posixpath.basename(target)) is not None
+    return pattern
 
 
 @functools.lru_cache(maxsize=4096)
@@ -195,7 +207,8 @@ class _Hole:
     prefix: bool = False
 
 
-_ANY = "[^/]*"
+ANY_PART = "[^/]*"  # an expansion benchlint cannot evaluate: any part of a name
+_ANY = ANY_PART
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,4 +1,4 @@
-"""A master-config recipe reference that leads nowhere.
+"""A master-config entry's reference that leads nowhere: a recipe, or the script its launcher runs.
 
 ## What it does
 Follows each search-space element's `CONFIG_FILE` and `EVAL_CONFIG_FILE` (from its
@@ -10,10 +10,18 @@ Follows each search-space element's `CONFIG_FILE` and `EVAL_CONFIG_FILE` (from i
   the end of the zipped lists;
 - a path that leaves the repository (`../../x`), which benchlint does not follow.
 
+It also reports a script path in a launcher (`bash benchmarks/single_node/${MODEL_PREFIX}_
+${PRECISION}_h200.sh`) that, for an entry whose job runs that line, names no script of the
+folder it is in: the path is evaluated with the entry's values, the launcher's own assignments
+and what a command substitution can print, as for BL303's releases. The message names the
+entries, which are related locations.
+
 ## Why is this bad?
 The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
 job fails after the allocation was granted; or, worse, an upstream recipe of the same name runs
-in place of the one the entry meant.
+in place of the one the entry meant. A script path that names no file stops the job at once
+(`No such file or directory`): a typo in the launcher (`..._${FRAMEWORK}sh`), or an entry's
+`precision:` or `model-prefix:` that no script's name has.
 
 ## Example
 ```yaml path=configs/nvidia-master.yaml
@@ -68,17 +76,25 @@ name: dsr1
 ## Exceptions
 A `recipes/...` path outside every overlay is an upstream srt-slurm recipe: it cannot be checked
 offline and is never reported. An overlay whose condition is false for the entry does not count.
+A script path is checked only in a folder of the repository written plainly (not one held in a
+variable, not outside the checkout, not the repository's root, where launchers write scripts
+they then run), only on a line that runs for the entry (its conditions decided true under the
+entry's values; not inside a function), and a part benchlint cannot evaluate matches anything.
 """
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator
 
+from benchlint.calls import repository_folder
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import rule
-from benchlint.wiring import RecipeRef, Wiring
+from benchlint.releases import ANY_PART, file_name_pattern
+from benchlint.shell.model import Command
+from benchlint.wiring import RecipeRef, Route, Wiring
 from benchlint.yamlmodel import YNode
 
 
@@ -183,3 +199,78 @@ def check(ctx: Context) -> Iterator[Finding]:
     for finding, launchers in found.values():
         finding.notes = (f"run by {', '.join(launchers)}",)
         yield finding
+    yield from _missing_scripts(ctx)
+
+
+def _missing_scripts(ctx: Context) -> Iterator[Finding]:
+    """A launcher's script path that, on an entry's route, names no file of the folder it is
+    in (a folder of the repository written plainly): the job fails at its first line."""
+    wiring = ctx.wiring
+    folders: dict[str, set[str]] = {}  # folder -> the names of its scripts
+    under: dict[str, set[str]] = {}  # folder -> the names of the scripts in it or below it
+    for path in ctx.ws.shell_paths:
+        parent, name = posixpath.split(path)
+        folders.setdefault(parent, set()).add(name)
+        while parent:
+            under.setdefault(parent, set()).add(name)
+            parent = posixpath.dirname(parent)
+    for launcher in dict.fromkeys(path for _, path, _ in wiring.pairs):
+        routes = wiring.routes_for_launcher(launcher)
+        entries = {route.entry.path for route in routes}
+        script = ctx.ws.shell(launcher)
+        if not routes or script is None or not ctx.route_in_scope(launcher, *entries):
+            continue
+        for call in ctx.environment.calls.calls_in(script):
+            folder = repository_folder(call.caller, call.word.value)
+            if call.kind != "run" or folder is None or folder not in folders or not folder:
+                continue  # a file made at run time, in a folder of its own or outside
+            chain = _commands_up(call.command)
+            if any(c.function is not None for c in chain):
+                continue  # in a function: whether it runs on a route is not known
+            missing = list(
+                dict.fromkeys(
+                    route.entry
+                    for route in routes
+                    if all(route.holds(c) is True for c in chain)
+                    and not _names_a_script(ctx, call.word.value, route, folders, under, folder)
+                )
+            )
+            if not missing:
+                continue
+            named = ", ".join(e.name for e in missing[:2]) + (
+                f" and {len(missing) - 2} more" if len(missing) > 2 else ""
+            )
+            yield Finding(
+                "BL202",
+                f"`{call.word.text}` names no script in {folder}/ for {named}: the job stops at "
+                "once (No such file or directory)",
+                Location(launcher, call.word.span),
+                related=tuple(
+                    Location(e.location.path, e.location.span, f"entry {e.name}")
+                    for e in missing[:3]
+                ),
+                subject=f"script:{call.word.value}",
+            )
+
+
+def _names_a_script(
+    ctx: Context,
+    word: str,
+    route: Route,
+    folders: dict[str, set[str]],
+    under: dict[str, set[str]],
+    folder: str,
+) -> bool:
+    """Whether the word can name a script of the folder on this route; a name that starts with
+    an expansion benchlint cannot evaluate may also hold a subfolder (`${SCENARIO_SUBDIR}`)."""
+    pattern = file_name_pattern(ctx, word, route)
+    names = under[folder] if pattern.pattern.startswith(ANY_PART) else folders[folder]
+    return any(pattern.fullmatch(name) for name in names)
+
+
+def _commands_up(command: Command) -> list[Command]:
+    """The command and those that run the shells it is in (`srun ... bash -c "..."`)."""
+    chain = [command]
+    while chain[-1].script.parent is not None:
+        chain.append(chain[-1].script.parent)
+    return chain
