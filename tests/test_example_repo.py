@@ -53,6 +53,8 @@ EXPECTED = [
     ("BL102", "runners/launch_gb200-nv.sh", 15, 1),
     # the EXIT trap reads `local job` after run_bench has returned
     ("BL107", "runners/launch_h200-cw.sh", 54, 5),
+    # entry dsr1-fp4-h200-sglang: the path the launcher builds names no script
+    ("BL202", "runners/launch_h200-cw.sh", 60, 10),
     ("BL103", "runners/launch_mi355x-amds.sh", 5, 10),
 ]
 
@@ -83,7 +85,7 @@ def test_text_output_shows_location_and_source_line() -> None:
     assert "\n  20:5 error `flock -w 1800 9` can fail after 1800 s" in output
     assert "  20 |     flock -w 1800 9\n     |     ^^^^^^^^^^^^^^^\n     = help: add `||" in output
     assert output.count("runners/launch_b200-dgxc.sh\n") == 1  # one header per file
-    assert "Found 30 findings (24 errors, 5 warnings, 1 note)" in output
+    assert "Found 31 findings (25 errors, 5 warnings, 1 note)" in output
     assert "\033[" not in output  # no colour when not on a terminal
 
 
