@@ -12,6 +12,7 @@ import re
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from sys import intern
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -441,10 +442,11 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
             kind = type(event)
             if kind is ScalarEvent:
                 start, end = event.start_mark, event.end_mark
+                value = event.value
                 node = YNode(
                     "scalar",
                     _pack(start.line + 1, start.column + 1, end.line + 1, end.column + 1),
-                    event.value,
+                    intern(value) if len(value) <= 64 else value,  # keys and flags repeat
                     event.style or None,
                 )
                 if event.anchor:
