@@ -214,11 +214,15 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
         while parent:
             under.setdefault(parent, set()).add(name)
             parent = posixpath.dirname(parent)
-    for launcher in dict.fromkeys(path for _, path, _ in wiring.pairs):
+    entries: dict[str, set[str]] = {}  # launcher -> the master configs of its entries
+    for entry, launcher, _ in wiring.pairs:
+        entries.setdefault(launcher, set()).add(entry.path)
+    for launcher, configs in entries.items():
+        if not ctx.route_in_scope(launcher, *configs):
+            continue  # (before its routes are built: a named run spares the others)
         routes = wiring.routes_for_launcher(launcher)
-        entries = {route.entry.path for route in routes}
         script = ctx.ws.shell(launcher)
-        if not routes or script is None or not ctx.route_in_scope(launcher, *entries):
+        if not routes or script is None:
             continue
         for call in ctx.environment.calls.calls_in(script):
             folder = repository_folder(call.caller, call.word.value)
