@@ -101,6 +101,11 @@ def _run(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> Result:
         key=lambda f: f.path,
     )
     result = Result(ws.root, rules, findings, failures, ws.files_read, errors, ws)
+    result.partial = sorted(
+        (path, line)
+        for path, line in ws.partial.items()
+        if (scope is None or inside(path, scope)) and not ws.excluded(path)
+    )
     result.counts = dict(sorted(context.counts.items()))
     if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
         result.coverage = _coverage(ws)

@@ -99,6 +99,21 @@ class Result:
     # where paths are shown from (text, concise, json): the folder benchlint was run in
     cwd: Path | None = None
     color: bool = False  # ANSI colour in the text report
+    # scripts in scope bash accepts but tree-sitter-bash parses only in part: (path, first line)
+    partial: list[tuple[str, int]] = field(default_factory=list)
+
+    def warnings(self) -> list[str]:
+        """What the run could not see or wire, for every report to say."""
+        found = self.coverage.warnings() if self.coverage is not None else []
+        if self.partial:
+            shown = ", ".join(f"{path}:{line}" for path, line in self.partial[:3])
+            more = f" and {len(self.partial) - 3} more" if len(self.partial) > 3 else ""
+            found.append(
+                f"{_count(len(self.partial), 'script')} that bash accepts but tree-sitter-bash "
+                f"parses only in part ({shown}{more}): some commands from that line on were not "
+                "analysed"
+            )
+        return found
 
     def display(self, path: str) -> str:
         """A repository-relative path as the user can type it from where they ran benchlint:

@@ -23,7 +23,7 @@ from benchlint.workspace import Failure, Workspace
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 2
+FORMAT = 3
 
 
 def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:
@@ -69,14 +69,15 @@ def encode(result: Result) -> tuple[Any, ...]:
     templates = sorted(result.workspace.templates) if result.workspace is not None else []
     findings = [_finding(f) for f in result.findings]
     counts = list(result.counts.items())
-    return (FORMAT, findings, failures, result.files_read, coverage, templates, counts)
+    partial = [list(p) for p in result.partial]
+    return (FORMAT, findings, failures, result.files_read, coverage, templates, counts, partial)
 
 
 def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     """The stored result on this workspace (for sources, snippets and fixes); None for data
     this code did not write."""
     try:
-        form, findings, failures, files_read, coverage, templates, counts = data
+        form, findings, failures, files_read, coverage, templates, counts, partial = data
         if form != FORMAT:
             return None
         decoded = [_unfinding(f) for f in findings]
@@ -90,6 +91,7 @@ def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     result = Result(ws.root, rules, decoded, lost, files_read, [], ws)
     result.coverage = covered
     result.counts = dict(counts)
+    result.partial = [(path, line) for path, line in partial]
     return result
 
 

@@ -113,6 +113,7 @@ class Parsed:
     model: Script | YamlDocument | None
     failure: Failure | None
     template: bool = False
+    partial: int | None = None  # the first line tree-sitter-bash could not parse
 
 
 class Kept:
@@ -145,6 +146,8 @@ class Workspace:
         self.config = config
         self.cache = cache  # facts kept between runs (None: none)
         self.failures: dict[str, Failure] = {}
+        # scripts bash accepts but tree-sitter-bash parses only in part: the first line lost
+        self.partial: dict[str, int] = {}
         self.shell_paths: list[str] = []
         self.yaml_paths: list[str] = []
         # A symlink to another file of the repository is linted once, as its target.
@@ -385,6 +388,8 @@ class Workspace:
             self.failures.setdefault(rel, parsed.failure)
         if parsed.template:
             self.templates.add(rel)
+        if parsed.partial is not None:
+            self.partial[rel] = parsed.partial
         return parsed
 
     def _keep(
@@ -392,7 +397,8 @@ class Workspace:
     ) -> None:
         source = self._sources.get(rel)
         if kept is not None and source is not None:
-            kept[rel] = Parsed(source.data, model, self.failures.get(rel), rel in self.templates)
+            failure, partial = self.failures.get(rel), self.partial.get(rel)
+            kept[rel] = Parsed(source.data, model, failure, rel in self.templates, partial)
 
     def _parse_shell(self, rel: str) -> Script | None:
         source = self.source(rel)
@@ -410,6 +416,8 @@ class Workspace:
                 line = min(max(line, 1), source.line_count)
                 width = len(source.line_text(line)) + 1
                 self._fail(rel, f"is not valid shell: {message}", Span(line, 1, line, width))
+            else:  # bash reads it: tree-sitter-bash cannot (`exec 9<>file`), some commands lost
+                self.partial[rel] = _first_error_line(script)
         return script
 
     def yaml(self, rel: str) -> YamlDocument | None:
@@ -440,6 +448,18 @@ class Workspace:
 
     def shell_scripts(self) -> list[Script]:
         return [s for s in (self.shell(p) for p in self.shell_paths) if s is not None]
+
+
+def _first_error_line(script: Script) -> int:
+    """The line of the first part of the script tree-sitter-bash could not parse."""
+    stack = [script.root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return int(node.start_point[0]) + 1
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    return 1
 
 
 def _reason(exc: OSError) -> str:

@@ -67,7 +67,7 @@ def _in_the_example(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _lint(*args: str) -> tuple[int, str]:
     outcome = CliRunner().invoke(main, [str(EXAMPLE), *args])
-    return outcome.exit_code, outcome.output
+    return outcome.exit_code, outcome.stdout
 
 
 def test_example_findings_exactly() -> None:
@@ -135,7 +135,7 @@ def test_naming_a_launcher_reports_the_recipes_its_rewrites_defeat() -> None:
     outcome = CliRunner().invoke(
         main, [str(EXAMPLE / "runners" / "launch_gb200-cw.sh"), "--format", "json"]
     )
-    found = [(f["rule"], f["path"], f["line"]) for f in json.loads(outcome.output)["findings"]]
+    found = [(f["rule"], f["path"], f["line"]) for f in json.loads(outcome.stdout)["findings"]]
     assert found == [
         ("BL201", "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml", 12),
         ("BL202", "configs/nvidia-master.yaml", 45),
@@ -156,7 +156,7 @@ def test_naming_any_file_gives_exactly_the_full_run_filtered_to_it() -> None:
     for path in files:
         rel = path.resolve().relative_to(EXAMPLE.resolve()).as_posix()  # a symlink: its target
         outcome = CliRunner().invoke(main, [str(path), "--format", "json"])
-        got = sorted(key(f) for f in json.loads(outcome.output)["findings"])
+        got = sorted(key(f) for f in json.loads(outcome.stdout)["findings"])
         expected = sorted(
             key(f) for f in full if f["path"] == rel or any(r["path"] == rel for r in f["related"])
         )

@@ -168,3 +168,24 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
     ]
     outcome = CliRunner().invoke(main, ["--statistics", str(root)])
     assert "templates not linted 3" in outcome.stderr
+
+
+def test_a_script_bash_accepts_but_tree_sitter_parses_in_part_is_said(tmp_path: Path) -> None:
+    """`exec 9<>file` is valid bash that tree-sitter-bash cannot parse: not a BL001 finding, but
+    every report says which lines were not analysed (named or not)."""
+    import json
+
+    root = write_repo(
+        tmp_path / "r",
+        {"run.sh": "set -e\necho a\nexec 9<>/tmp/lock\nflock -w 5 9\n", "ok.sh": "echo b\n"},
+    )
+    warning = (
+        "1 script that bash accepts but tree-sitter-bash parses only in part (run.sh:3): some "
+        "commands from that line on were not analysed"
+    )
+    for args in ([str(root)], [str(root / "run.sh")]):
+        outcome = CliRunner().invoke(main, [*args, "--format", "json"])
+        assert json.loads(outcome.stdout)["warnings"] == [warning], args
+        assert outcome.stderr == f"benchlint: warning: {warning}\n", args
+    outcome = CliRunner().invoke(main, [str(root / "ok.sh"), "--format", "json"])
+    assert json.loads(outcome.stdout)["warnings"] == []  # not named: not said

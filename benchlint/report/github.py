@@ -45,7 +45,7 @@ def render(result: Result) -> str:
         lines.append(f"::{level} {props}::{_data(finding.full_message)}")
     for error in result.errors:
         lines.append(f"::error title=benchlint::{_data(error.rule + ': ' + error.message)}")
-    for warning in result.coverage.warnings() if result.coverage else ():
+    for warning in result.warnings():
         lines.append(f"::warning title=benchlint::{_data(warning)}")
     hidden = sum(max(0, n - SHOWN_PER_LEVEL) for n in per_level.values())
     if hidden:

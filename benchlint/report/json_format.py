@@ -50,6 +50,6 @@ def render(result: Result) -> str:
             for f in result.failures
         ],
         "errors": [{"rule": e.rule, "message": e.message} for e in result.errors],
-        "warnings": result.coverage.warnings() if result.coverage else [],
+        "warnings": result.warnings(),
     }
     return json.dumps(document, indent=2) + "\n"

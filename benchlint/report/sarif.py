@@ -197,7 +197,7 @@ def render(result: Result) -> str:
     ]
     notifications += [  # what the run could not wire: said where the findings are read
         om.Notification(level="warning", message=om.Message(text=_sentence(warning)))
-        for warning in (result.coverage.warnings() if result.coverage else ())
+        for warning in result.warnings()
     ]
     run = om.Run(
         tool=om.Tool(
