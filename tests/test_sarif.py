@@ -107,7 +107,7 @@ def test_report_shape() -> None:
     notices = run["invocations"][0]["toolExecutionNotifications"]
     # only the warning about scripts tree-sitter-bash parses in part (bash accepts them)
     assert [(n["level"], "locations" in n) for n in notices] == [("warning", False)]
-    assert "benchmarks/multi_node/wait_for_tcp.sh:6" in notices[0]["message"]["text"]
+    assert "benchmarks/single_node/qwen3_fp8_h200_serve.sh:9" in notices[0]["message"]["text"]
     without = _sarif(TESTDATA / "example", "--ignore", "BL001")["runs"][0]
     notified = [
         n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]

@@ -195,3 +195,20 @@ def test_a_command_held_in_a_string_variable_is_a_nested_script() -> None:
     assert (curl.span.line, curl.span.column) == (4, 8)
     first_words = [c.words[0].value for n in script.nested for c in n.commands if c.words]
     assert "$ARR" in first_words and "$CMD" in first_words  # not replaced
+
+
+def test_a_read_write_redirection_is_read_as_a_redirection() -> None:
+    """tree-sitter-bash has no `<>`: `exec 9<>"$LOCK"` would be a parse error losing the lines
+    around it. It is read as `>` at the same positions; `<>` in a string stays text."""
+    script = parse('exec 9<>"$LOCK" || exit 1\nflock -w 5 9\necho "a <> b"\n')
+    assert not script.has_error
+    (exec_,) = [c for c in script.all_commands() if c.name == "exec"]
+    assert [(r.operator, r.target.value) for r in exec_.redirects] == [(">", "$LOCK")]
+    assert [(c.name, c.span.line, c.span.column) for c in script.commands if c.name] == [
+        ("exec", 1, 1),
+        ("exit", 1, 20),
+        ("flock", 2, 1),
+        ("echo", 3, 1),
+    ]
+    (echo,) = [c for c in script.all_commands() if c.name == "echo"]
+    assert echo.words[1].value == "a <> b"

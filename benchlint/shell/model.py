@@ -510,7 +510,36 @@ def parse_file(file: SourceText) -> Script:
     char_of: Callable[[int], int] = (lambda b: b) if table is None else table.__getitem__
     first = file.line_text(1)
     errexit = first.startswith("#!") and errexit_change(first.split()[1:]) is True
-    return Script(file, file.data, char_of, errexit_at_start=errexit)
+    src = _read_write_redirects(file.data) if b"<>" in file.data else file.data
+    return Script(file, src, char_of, errexit_at_start=errexit)
+
+
+# `N<>file`: a redirection that opens the file for reading and writing
+_READ_WRITE = re.compile(rb"(?<=[0-9\s])<>(?=\s*[\"'$/\w])")
+
+
+def _read_write_redirects(src: bytes) -> bytes:
+    """tree-sitter-bash has no `<>` redirection: `exec 9<>"$lock"` is a parse error that loses
+    the commands around it. Such a script is read with `> ` in its place (the same length, so
+    every position stays): the file and the descriptor, all the rules ask of a redirection, are
+    the same. Only a `<>` where the parse failed is read so, and only when that parses where
+    the text as written does not."""
+    tree = _PARSER.parse(src)
+    if not tree.root_node.has_error:
+        return src
+    errors = []  # the byte ranges tree-sitter-bash could not parse: `<>` elsewhere is text
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR":
+            errors.append((node.start_byte, node.end_byte))
+        elif node.has_error:
+            stack.extend(node.children)
+    read = bytearray(src)
+    for match in _READ_WRITE.finditer(src):
+        if any(start < match.end() and match.start() < end for start, end in errors):
+            read[match.start() : match.end()] = b"> "
+    return bytes(read) if not _PARSER.parse(bytes(read)).root_node.has_error else src
 
 
 def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> Script:
