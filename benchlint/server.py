@@ -83,6 +83,18 @@ class BenchlintServer(LanguageServer):
             for finding in linted.result.findings
             if finding.location.path == linted.path
         ]
+        for part, line in linted.result.partial:  # never silently blind, in the editor too
+            if part == linted.path:
+                start = lsp.Position(line - 1, 0)
+                diagnostics.append(
+                    lsp.Diagnostic(
+                        range=lsp.Range(start, start),
+                        message="bash accepts this script, but tree-sitter-bash parses it only "
+                        "in part from here: some commands from this line on were not analysed",
+                        severity=lsp.DiagnosticSeverity.Information,
+                        source="benchlint",
+                    )
+                )
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version)
         )

@@ -142,3 +142,19 @@ def test_a_file_outside_any_repository_is_linted_alone(tmp_path: Path) -> None:
         assert [(d.code, d.range.start.line) for d in diagnostics] == [("BL102", 1)]
 
     asyncio.run(_session(loose, body))
+
+
+def test_a_script_parsed_in_part_says_so_where_the_parse_stopped(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", {"run.sh": 'set +e\nD="${D:/tmp/x}"\nflock -w 5 9\n'})
+
+    async def body(client: _Client) -> None:
+        uri = _open(client, root / "run.sh")
+        diagnostics = await client.queue(uri).get()
+        assert [(d.code, d.severity, d.range.start.line) for d in diagnostics] == [
+            ("BL105", lsp.DiagnosticSeverity.Error, 1),
+            ("BL102", lsp.DiagnosticSeverity.Error, 2),
+            (None, lsp.DiagnosticSeverity.Information, 1),
+        ]
+        assert "parses it only in part" in diagnostics[2].message
+
+    asyncio.run(_session(root, body))
