@@ -10,11 +10,11 @@ Follows each search-space element's `CONFIG_FILE` and `EVAL_CONFIG_FILE` (from i
   the end of the zipped lists;
 - a path that leaves the repository (`../../x`), which benchlint does not follow.
 
-It also reports a script path in a launcher (`bash benchmarks/single_node/${MODEL_PREFIX}_
-${PRECISION}_h200.sh`) that, for an entry whose job runs that line, names no script of the
-folder it is in: the path is evaluated with the entry's values, the launcher's own assignments
-and what a command substitution can print, as for BL303's releases. The message names the
-entries, which are related locations.
+It also reports a script path in a launcher that, for an entry whose job runs that line, names
+no script of the folder it is in (`bash benchmarks/single_node/${MODEL_PREFIX}_h200.sh` for an
+entry whose model prefix no script there has). The path is evaluated with the entry's values,
+the launcher's own assignments and what a command substitution can print, as for BL303's
+releases. The message names the entries, which are related locations.
 
 ## Why is this bad?
 The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
