@@ -207,8 +207,7 @@ class _Hole:
     prefix: bool = False
 
 
-ANY_PART = "[^/]*"  # an expansion benchlint cannot evaluate: any part of a name
-_ANY = ANY_PART
+_ANY = "[^/]*"  # an expansion benchlint cannot evaluate: any part of a name
 
 
 @functools.lru_cache(maxsize=4096)

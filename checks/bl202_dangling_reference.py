@@ -92,7 +92,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import rule
-from benchlint.releases import ANY_PART, file_name_pattern
+from benchlint.releases import file_name_pattern
 from benchlint.shell.model import Command
 from benchlint.wiring import RecipeRef, Route, Wiring
 from benchlint.yamlmodel import YNode
@@ -206,11 +206,9 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
     """A launcher's script path that, on an entry's route, names no file of the folder it is
     in (a folder of the repository written plainly): the job fails at its first line."""
     wiring = ctx.wiring
-    folders: dict[str, set[str]] = {}  # folder -> the names of its scripts
     under: dict[str, set[str]] = {}  # folder -> the names of the scripts in it or below it
     for path in ctx.ws.shell_paths:
         parent, name = posixpath.split(path)
-        folders.setdefault(parent, set()).add(name)
         while parent:
             under.setdefault(parent, set()).add(name)
             parent = posixpath.dirname(parent)
@@ -226,7 +224,7 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
             continue
         for call in ctx.environment.calls.calls_in(script):
             folder = repository_folder(call.caller, call.word.value)
-            if call.kind != "run" or folder is None or folder not in folders or not folder:
+            if call.kind != "run" or not folder or folder not in under:
                 continue  # a file made at run time, in a folder of its own or outside
             chain = _commands_up(call.command)
             if any(c.function is not None for c in chain):
@@ -236,7 +234,7 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                     route.entry
                     for route in routes
                     if all(route.holds(c) is True for c in chain)
-                    and not _names_a_script(ctx, call.word.value, route, folders, under, folder)
+                    and not _names_a_script(ctx, call.word.value, route, under[folder])
                 )
             )
             if not missing:
@@ -257,18 +255,11 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
             )
 
 
-def _names_a_script(
-    ctx: Context,
-    word: str,
-    route: Route,
-    folders: dict[str, set[str]],
-    under: dict[str, set[str]],
-    folder: str,
-) -> bool:
-    """Whether the word can name a script of the folder on this route; a name that starts with
-    an expansion benchlint cannot evaluate may also hold a subfolder (`${SCENARIO_SUBDIR}`)."""
+def _names_a_script(ctx: Context, word: str, route: Route, names: set[str]) -> bool:
+    """Whether the word can name a script of the folder on this route, by file name: any script
+    in it or below it will do, as an expansion in the name may hold a subfolder
+    (`${SCENARIO_DIR}x.sh` with SCENARIO_DIR=agentic/, or one benchlint cannot evaluate)."""
     pattern = file_name_pattern(ctx, word, route)
-    names = under[folder] if pattern.pattern.startswith(ANY_PART) else folders[folder]
     return any(pattern.fullmatch(name) for name in names)
 
 
