@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
 from benchlint.finding import Span
 from benchlint.shell.invocation import Invocation, resolve
@@ -20,6 +20,12 @@ from benchlint.shell.words import EXPANSIONS, heredoc_body, unquote
 from benchlint.source import SourceText, char_offsets
 
 _PARSER = Parser(Language(tree_sitter_bash.language()))
+
+
+def parse_tree(src: bytes) -> Tree:
+    """tree-sitter-bash's tree of a text, for a reader that needs no model of it."""
+    return _PARSER.parse(src)
+
 
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import functools
 import re
 
-import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node
 
-_PARSER = Parser(Language(tree_sitter_bash.language()))
+from benchlint.shell.model import parse_tree
+
 LIMIT = 16  # more possible outputs than this: unknown (a path would match too much anyway)
 _TESTS = frozenset({"test", "[", "true", "false", ":"})
 
@@ -26,7 +26,7 @@ _TESTS = frozenset({"test", "[", "true", "false", ":"})
 @functools.lru_cache(maxsize=256)
 def substitution_outputs(body: str) -> frozenset[str] | None:
     """The texts `$(body)` can expand to, or None when they cannot be told."""
-    tree = _PARSER.parse(body.encode("utf-8", "surrogateescape"))
+    tree = parse_tree(body.encode("utf-8", "surrogateescape"))
     if tree.root_node.has_error:
         return None
     found = _sequence(tree.root_node.named_children)
