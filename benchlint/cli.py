@@ -25,6 +25,7 @@ from benchlint.context import Context
 from benchlint.engine import STANDALONE_ENTRIES, lint, select_rules
 from benchlint.explain import ExplainError, explain, render_json, render_text
 from benchlint.finding import Severity
+from benchlint.perfile import default_jobs
 from benchlint.registry import all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS, renderer
 from benchlint.result import Result
@@ -211,6 +212,12 @@ def _setup(
     help="Neither read nor write the cache (.benchlint_cache/ in the repository root, or "
     "BENCHLINT_CACHE_DIR; safe to delete).",
 )
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Processes a whole-repository run may parse YAML in [default: the CPUs available].",
+)
 def lint_command(
     paths: tuple[Path, ...],
     output_format: str,
@@ -229,6 +236,7 @@ def lint_command(
     show_diff: bool,
     statistics: bool,
     no_cache: bool,
+    jobs: int | None,
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
     started = time.perf_counter()
@@ -253,10 +261,11 @@ def lint_command(
             _fail(str(exc))
     rules = select_rules(config, chosen, dropped)
     standalone = _standalone(config, root, root_option is not None)
+    jobs = jobs or default_jobs()
     with _collector_paused():
         cache = None if no_cache else Cache.default(None if standalone else root)
         try:
-            result = lint(root, config, rules, named, cache=cache, standalone=standalone)
+            result = lint(root, config, rules, named, cache=cache, standalone=standalone, jobs=jobs)
         except TooManyFiles:
             _fail(
                 f"{root} is not inside a repository (no .git, no configuration file) and holds "
@@ -269,7 +278,7 @@ def lint_command(
         if show_diff:
             sys.exit(_print_diff(result))
         if apply_fixes and _apply_fixes(result):  # then lint again: report what is left
-            result = lint(root, config, rules, named, cache=cache, standalone=standalone)
+            result = lint(root, config, rules, named, cache=cache, standalone=standalone, jobs=jobs)
             result.findings = [f for f in result.findings if f.fingerprint not in known]
             result.cwd = Path.cwd().resolve()
         result.color = _use_color(color, output)

@@ -38,19 +38,20 @@ def lint(
     standalone: bool = False,
     overlay: dict[str, bytes] | None = None,
     kept: Kept | None = None,
+    jobs: int = 1,
 ) -> Result:
     """One run. `cache`: facts kept between runs (None: none). `standalone`: the root is no
     repository (no `.git`, no configuration): named files are linted on their own, and a walk
     stops (TooManyFiles) past STANDALONE_ENTRIES. `overlay`: files' text as an editor holds it
     (root-relative path to bytes), read instead of the disk's. `kept`: the models a long-lived
-    process keeps between its runs."""
+    process keeps between its runs. `jobs`: the processes a whole run may parse YAML in."""
     scope = _scope(root, named)
     if standalone:  # not inside a repository: the files named alone, or a bounded walk
         files = scope is not None and all(p.is_file() for p in named)
         only = scope if files else None
-        ws = Workspace(root, config, cache, only, STANDALONE_ENTRIES, overlay, kept)
+        ws = Workspace(root, config, cache, only, STANDALONE_ENTRIES, overlay, kept, jobs)
     else:
-        ws = Workspace(root, config, cache, overlay=overlay, kept=kept)
+        ws = Workspace(root, config, cache, overlay=overlay, kept=kept, jobs=jobs)
     # a whole result is kept for the next run when it depends on the disk alone
     keep = cache if cache is not None and not standalone and not overlay else None
     if keep is None:
@@ -69,6 +70,15 @@ def lint(
 
 
 def _run(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> Result:
+    if scope is None:  # every file will be read: its YAML is parsed alongside, where it pays
+        ws.prefetch()
+    try:
+        return _run_prefetched(ws, rules, scope)
+    finally:
+        ws.close()
+
+
+def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> Result:
     config = ws.config
     first = [rule for rule in rules if not rule.after_suppressions]
     context = Context(ws, scope)

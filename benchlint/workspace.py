@@ -21,9 +21,10 @@ from benchlint.cache import Cache
 from benchlint.config import Config, Layout
 from benchlint.finding import Span
 from benchlint.layout import Detected, detect, detect_recipe_roots
+from benchlint.perfile import FILE_START, Facts, Pool, read_yaml, yaml_document
 from benchlint.shell.model import Script, parse_file
 from benchlint.source import SourceText
-from benchlint.yamlmodel import DepthError, YamlDocument, YamlError, parse_yaml
+from benchlint.yamlmodel import YamlDocument, encode_documents
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -48,10 +49,6 @@ SHELL_SUFFIXES = (".sh", ".bash")
 YAML_SUFFIXES = (".yaml", ".yml")
 _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
 _BASH_ERROR = re.compile(r"line (\d+): (.*)")
-_TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")  # Go template or Jinja syntax
-
-
-FILE_START = Span(1, 1, 1, 1)
 
 
 @functools.lru_cache(maxsize=256)
@@ -136,12 +133,16 @@ class Workspace:
         max_entries: int | None = None,
         overlay: dict[str, bytes] | None = None,
         kept: Kept | None = None,
+        jobs: int = 1,
     ) -> None:
         """`only`: these root-relative files, not a walk (loose scripts outside a repository);
         `max_entries`: stop a walk that meets more folder entries (TooManyFiles); `overlay`:
         the text of files as an editor holds them, read instead of the disk's; `kept`: models
-        an earlier run of this process parsed, reused where the file is unchanged."""
+        an earlier run of this process parsed, reused where the file is unchanged; `jobs`: the
+        processes `prefetch` may use."""
         self.kept = kept
+        self.jobs = jobs
+        self._pool: Pool | None = None
         self.root = root.resolve()
         self.config = config
         self.cache = cache  # facts kept between runs (None: none)
@@ -431,20 +432,50 @@ class Workspace:
         """Whether the file's YAML was read (or failed to be) already."""
         return rel in self._yaml
 
+    def prefetch(self) -> None:
+        """Start parsing every YAML file no model is kept or cached for in worker processes
+        (with `jobs` > 1 and enough of it), while this process goes on (with the scripts)."""
+        kept = self.kept.yaml if self.kept is not None else {}
+        files = []
+        for rel in self.yaml_paths:
+            if rel in self._yaml or rel in kept:
+                continue
+            source = self.source(rel)
+            if source is not None and self._cached_yaml(rel, source) is None:
+                files.append((rel, source.data))
+        self._pool = Pool(files, self.jobs, self.cache)
+
+    def close(self) -> None:
+        """Stop the worker processes, if any."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def _cached_yaml(self, rel: str, source: SourceText) -> Facts | None:
+        stored = self.cache.get("yaml", rel, source.data) if self.cache is not None else None
+        return tuple(stored) if isinstance(stored, (tuple, list)) and stored else None
+
     def _parse_yaml(self, rel: str) -> YamlDocument | None:
+        """The per-file step's result for the file: from a worker, the cache, or done here."""
         source = self.source(rel)
         if source is None:
             return None
-        try:
-            return parse_yaml(source)
-        except YamlError as exc:
-            if _TEMPLATE.search(source.text):
-                self.templates.add(rel)  # a template of YAML, not YAML: not a parse failure
-                return None
-            self._fail(rel, f"is not valid YAML: {exc.message}", exc.span)
-        except (DepthError, RecursionError):
-            self._fail(rel, "is nested too deeply to analyse")
-        return None
+        facts = self._pool.take(rel) if self._pool is not None else None
+        if facts is None:
+            facts = self._cached_yaml(rel, source)
+        if facts is not None:
+            document = yaml_document(source, facts)
+        else:
+            document, facts = read_yaml(source)
+            if self.cache is not None:
+                stored = ("document", encode_documents(document)) if document is not None else facts
+                self.cache.put("yaml", rel, source.data, stored)
+        if facts[0] == "template":
+            self.templates.add(rel)
+        elif facts[0] == "failure":
+            line, column, end_line, end_column = facts[2]
+            self._fail(rel, str(facts[1]), Span(line, column, end_line, end_column))
+        return document
 
     def shell_scripts(self) -> list[Script]:
         return [s for s in (self.shell(p) for p in self.shell_paths) if s is not None]

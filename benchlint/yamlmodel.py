@@ -544,3 +544,67 @@ def _convert(node: Any, memo: dict[int, YNode], open_: set[int] | None = None) -
         open_.discard(id(node))
         return result
     raise YamlError(f"unexpected YAML node {type(node).__name__}", span)
+
+
+# -- a document as plain data ---------------------------------------------------------------------
+# What the per-file step sends from a worker process and the cache keeps: marshal-able data, no
+# pickles. A scalar is a tuple (span, value, style); a mapping a list [span, [(k, v), ...]]; a
+# sequence a list [span, [item, ...], None]; an alias inside what it names a list [span,
+# anchor]; a node met before (an alias) is the int of its place in the order nodes are first met.
+
+
+def encode_documents(document: YamlDocument) -> tuple[list[Any], list[int] | None]:
+    """The document's nodes as plain data, and the places of its mappings with a repeated key
+    (None: not noted)."""
+    index: dict[int, int] = {}
+
+    def encode(node: YNode) -> Any:
+        known = index.get(id(node))
+        if known is not None:
+            return known
+        index[id(node)] = len(index)
+        kind = node.kind
+        if kind == "scalar":
+            return (node._span, node.value, node.style)
+        if kind == "map":
+            return [node._span, [(encode(k), encode(v)) for k, v in node.pairs]]
+        if kind == "seq":
+            return [node._span, [encode(item) for item in node.items], None]
+        return [node._span, node.value]
+
+    documents = [encode(node) for node in document.documents]
+    repeats = document._repeats
+    return documents, None if repeats is None else [index[id(node)] for node in repeats]
+
+
+def decode_documents(file: SourceText, encoded: tuple[list[Any], list[int] | None]) -> YamlDocument:
+    """The document `encode_documents` gave, over the file's text: the same nodes, spans and
+    values, aliased nodes shared as they were."""
+    nodes: list[YNode] = []
+    append = nodes.append
+
+    def decode(data: Any) -> YNode:
+        kind = type(data)
+        if kind is tuple:
+            node = YNode("scalar", data[0], data[1], data[2])
+        elif kind is int:
+            known: YNode = nodes[data]
+            return known
+        elif len(data) == 2 and type(data[1]) is list:
+            node = YNode("map", data[0])
+            append(node)
+            node.pairs = [(decode(k), decode(v)) for k, v in data[1]]
+            return node
+        elif len(data) == 3:
+            node = YNode("seq", data[0])
+            append(node)
+            node.items = [decode(item) for item in data[1]]
+            return node
+        else:
+            node = YNode("alias", data[0], data[1])
+        append(node)
+        return node
+
+    documents, repeats = encoded
+    decoded = [decode(data) for data in documents]
+    return YamlDocument(file, decoded, None if repeats is None else [nodes[i] for i in repeats])

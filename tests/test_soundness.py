@@ -153,14 +153,35 @@ def test_a_call_cycle_gives_the_same_findings_whatever_the_file_names(tmp_path: 
         assert "benchmarks/cyc/b.sh:1:8" in found
 
 
-def _sarif(root: Path, cache: Cache | None = None) -> str:
+def _sarif(root: Path, cache: Cache | None = None, jobs: int = 1, *named: str) -> str:
     from benchlint.config import Config
     from benchlint.engine import lint, select_rules
     from benchlint.registry import expand_selectors
     from benchlint.report import renderer
 
     rules = select_rules(Config(), expand_selectors(["ALL"]), set())
-    return renderer("sarif")(lint(root, Config(), rules, [root], cache=cache))
+    paths = [root / n for n in named] or [root]
+    return renderer("sarif")(lint(root, Config(), rules, paths, cache=cache, jobs=jobs))
+
+
+def _workers_parse_every_file(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Worker processes parse a repository's YAML however small, a file a chunk; the paths
+    whose facts came from a worker are listed."""
+    from benchlint import perfile
+
+    monkeypatch.setattr(perfile, "MIN_BYTES", 0)
+    monkeypatch.setattr(perfile, "CHUNK_BYTES", 1)
+    from_workers: list[str] = []
+    take = perfile.Pool.take
+
+    def taken(self: perfile.Pool, path: str) -> perfile.Facts | None:
+        facts = take(self, path)
+        if facts is not None:
+            from_workers.append(path)
+        return facts
+
+    monkeypatch.setattr(perfile.Pool, "take", taken)
+    return from_workers
 
 
 @pytest.mark.parametrize("repository", ["cycle", "example"])
@@ -170,7 +191,7 @@ def test_output_does_not_depend_on_discovery_order_or_the_cache(
     repository: str,
 ) -> None:
     """The same report, byte for byte: with no cache, filling it (cold) and reusing it (warm),
-    and with files discovered in shuffled orders."""
+    with YAML parsed by worker processes, and with files discovered in shuffled orders."""
     import random
 
     from benchlint.workspace import Workspace
@@ -184,6 +205,10 @@ def test_output_does_not_depend_on_discovery_order_or_the_cache(
     cache = Cache(tmp_path / "cache")
     assert _sarif(root, cache) == expected  # cold
     assert _sarif(root, cache) == expected  # warm
+    from_workers = _workers_parse_every_file(monkeypatch)
+    assert _sarif(root, None, 3) == expected  # workers
+    assert _sarif(root, Cache(tmp_path / "cache-workers"), 3) == expected  # workers, cold
+    assert len(from_workers) > (1 if repository == "cycle" else 10)
     discover = Workspace._discover
     for seed in range(4):
         rng = random.Random(seed)
@@ -196,6 +221,32 @@ def test_output_does_not_depend_on_discovery_order_or_the_cache(
         monkeypatch.setattr(Workspace, "_discover", shuffled)
         assert _sarif(root) == expected, seed
         assert _sarif(root, cache) == expected, seed
+        assert _sarif(root, None, 2) == expected, seed
+
+
+def test_a_named_run_takes_the_yaml_files_facts_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole run filled by workers leaves each YAML file's facts in the cache, failures and
+    templates included; a pre-commit run after it parses no YAML and says the same."""
+    from benchlint import workspace
+
+    root = tmp_path / "example"
+    copy_example(root)
+    (root / "benchmarks" / "tmpl.yaml").write_text("a: 1\n{% if x %}\nb: 2\n{% endif %}\n")
+    broken = "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/broken.yaml"
+    named = ("runners/launch_b200-dgxc.sh", broken, "benchmarks/tmpl.yaml")
+    expected = _sarif(root, None, 1, *named)
+    assert "broken.yaml is not valid YAML" in expected
+    cache = Cache(tmp_path / "cache")
+    _workers_parse_every_file(monkeypatch)
+    _sarif(root, cache, 2)
+
+    def parses(source: object) -> None:
+        raise AssertionError("parsed, not taken from the cache")
+
+    monkeypatch.setattr(workspace, "read_yaml", parses)
+    assert _sarif(root, cache, 1, *named) == expected
 
 
 def test_models_kept_between_runs_are_reused_only_where_the_file_is_unchanged(
@@ -214,7 +265,7 @@ def test_models_kept_between_runs_are_reused_only_where_the_file_is_unchanged(
     copy_example(root)
     rules = select_rules(Config(), expand_selectors(["ALL"]), set())
     parsed: list[str] = []
-    for name in ("parse_file", "parse_yaml"):
+    for name in ("parse_file", "read_yaml"):
         original = getattr(workspace, name)
         monkeypatch.setattr(
             workspace,

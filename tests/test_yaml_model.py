@@ -73,3 +73,51 @@ def test_spans_survive_packing_at_their_limits() -> None:
     assert b is not None and b.span == Span(2, 6, 2, 12)
     c = root.get("c")
     assert c is not None and c.span == Span(3, 4, 3, 70_004)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x {b: 1, c: [2, 3]}\nd: *x\ne: *x\n",  # aliases share the node they name
+        "s: &s v\nt: *s\nu: {<<: {k: 1}, k: 2}\n",  # a scalar aliased; a merge key
+        "a: &l [1, *l]\n",  # an alias inside what it names
+        "a: 1\nb: 2\na: 3\nm: {x: 1, x: 2}\n",  # repeated keys: noted by the builder
+        "---\na: 1\n---\n- b\n- 'c'\n- |\n  d\n",  # documents, styles
+        "a: 1\r\nb: [x,\r\n y]\r\n",  # CRLF
+        "m: {image: a/b:tag, u: http://h:30000}\n",  # colons inside flow scalars
+        "a: {b: c:}\n",  # the pure composer's nodes (no repeats noted)
+        "",
+    ],
+)
+def test_a_document_survives_its_plain_data_form(text: str) -> None:
+    """What a worker process sends and the cache keeps decodes to the same model: nodes, spans,
+    values, styles, the nodes aliases share, and the mappings with a repeated key."""
+    import marshal
+
+    from benchlint.yamlmodel import YamlDocument, decode_documents, encode_documents
+
+    def shape(document: YamlDocument) -> Any:
+        walked = list(document.walk())
+        order = {id(node): i for i, node in enumerate(walked)}
+        nodes = [
+            (
+                n.kind,
+                n.span,
+                n.value,
+                n.style,
+                [(order[id(k)], order[id(v)]) for k, v in n.pairs],
+                [order[id(i)] for i in n.items],
+            )
+            for n in walked
+        ]
+        repeats = None if document._repeats is None else [order[id(m)] for m in document._repeats]
+        return nodes, repeats, [order[id(d)] for d in document.documents]
+
+    source = SourceText("r.yaml", text.encode())
+    document = parse_yaml(source)
+    encoded = marshal.loads(marshal.dumps(encode_documents(document)))
+    decoded = decode_documents(source, encoded)
+    assert shape(decoded) == shape(document)
+    assert [(d.first.span, d.again.span) for d in decoded.duplicates()] == [
+        (d.first.span, d.again.span) for d in document.duplicates()
+    ]
