@@ -110,7 +110,11 @@ def release_history(having: list[str], version: str) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=65536)
 def _accepted(flag: str, flags: frozenset[str]) -> bool:
+    """Whether the flag is one of `flags`, or (argparse's abbreviations) a prefix of a long
+    one. Asked for the same few hundred flags of every launch: kept (a frozenset keeps its
+    hash)."""
     return flag in flags or any(f.startswith(flag) for f in flags if f.startswith("--"))
 
 

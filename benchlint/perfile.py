@@ -15,14 +15,11 @@ Rules and the link step never see any of it: they ask the workspace for a file's
 from __future__ import annotations
 
 import marshal
-import multiprocessing
 import os
 import re
 import sys
 from collections.abc import Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchlint.cache import Cache
 from benchlint.finding import Span
@@ -35,6 +32,9 @@ from benchlint.yamlmodel import (
     encode_documents,
     parse_yaml,
 )
+
+if TYPE_CHECKING:  # imported when a pool starts: a run without one spares 10 ms
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 FILE_START = Span(1, 1, 1, 1)
 _TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")  # Go template or Jinja syntax
@@ -109,6 +109,8 @@ class Pool:
         self._ready: dict[str, Facts] = {}  # a started chunk's files, until each is asked for
         if jobs < 2 or sum(len(data) for _, data in files) < MIN_BYTES:
             return
+        from concurrent.futures import ProcessPoolExecutor
+
         self._executor = ProcessPoolExecutor(jobs - 1, mp_context=_context())
         for chunk in _chunks(files):
             future = self._executor.submit(_chunk, chunk, cache)
@@ -130,6 +132,8 @@ class Pool:
             self._chunk_of.pop(member, None)
         if future.cancel():
             return None
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             self._ready.update(zip(paths, marshal.loads(future.result()), strict=True))
         except BrokenProcessPool:  # a worker died (killed for memory): its files are done here
@@ -157,6 +161,8 @@ def _chunks(files: Iterable[tuple[str, bytes]]) -> list[list[tuple[str, bytes]]]
 def _context() -> Any:
     """Forked workers where forking is the platform's way (no re-import: a worker starts in
     milliseconds); spawned ones elsewhere."""
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context(
         "fork" if sys.platform == "linux" and "fork" in methods else "spawn"

@@ -21,7 +21,7 @@ from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite
 from benchlint.layout import launcher_candidates, runner_labels
 from benchlint.recipe import ScriptRun, script_run
 from benchlint.rewrite import RewriteError, run_sed
-from benchlint.shell.evaluate import Probe, guards_hold
+from benchlint.shell.evaluate import Decisions, Probe, guards_hold
 from benchlint.shell.model import Command
 from benchlint.source import SourceText
 from benchlint.workflow import LauncherStep, launcher_steps
@@ -106,9 +106,12 @@ class Effective:
 class ConditionEnv:
     """Variables for deciding a launcher's conditions: known, unknown (None) or unset ("")."""
 
-    def __init__(self, known: dict[str, str], unknown: set[str]) -> None:
+    def __init__(
+        self, known: dict[str, str], unknown: set[str], decisions: Decisions | None = None
+    ) -> None:
         self.known = known
         self.unknown = unknown
+        self.decisions = decisions  # guards decided for other routes, by what they read
         # guard -> decision (guards live as long as the run), word text -> its expansion
         self.memo: dict[int | str, object] = {}
 
@@ -143,6 +146,7 @@ class Wiring:
         self._recipes: dict[tuple[int, str], RecipeRef | None] = {}
         self._leaves: dict[int, Leaves] = {}  # of the workspace's recipes, as simulations compare
         self._effective: dict[tuple[int, str], Effective | None] = {}
+        self._decisions = Decisions()
 
     # The master configs, runners.yaml and workflows are read when first asked for: a process
     # that lints only entrypoint scripts may never need them.
@@ -347,7 +351,7 @@ class Wiring:
         overwritten, defaulted = launcher.assigned_names
         unknown |= overwritten
         unknown |= defaulted - set(known)
-        return ConditionEnv(known, unknown)
+        return ConditionEnv(known, unknown, self._decisions)
 
     # -- recipes ---------------------------------------------------------------------------
     def recipe(self, route: Route, variable: str = "CONFIG_FILE") -> RecipeRef | None:

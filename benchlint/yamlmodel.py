@@ -585,8 +585,9 @@ def decode_documents(file: SourceText, encoded: tuple[list[Any], list[int] | Non
 
     def decode(data: Any) -> YNode:
         kind = type(data)
-        if kind is tuple:
-            node = YNode("scalar", data[0], data[1], data[2])
+        if kind is tuple:  # interned as the builder does (keys and flags repeat across files)
+            value = data[1]
+            node = YNode("scalar", data[0], intern(value) if len(value) <= 64 else value, data[2])
         elif kind is int:
             known: YNode = nodes[data]
             return known

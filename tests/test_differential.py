@@ -423,3 +423,29 @@ def test_a_substitution_that_reads_or_runs_anything_else_prints_what_is_not_know
 
     for body in ["echo $X", "cat f", "printf '%s' x", "echo -e 'a\\n'", "ls | head -1", "date"]:
         assert substitution_outputs(body) is None, body
+
+
+class _SharedEnv(_Env):
+    """A route's environment: its own memo, and decisions shared with other routes."""
+
+    def __init__(self, values: dict[str, str], decisions: object) -> None:
+        super().__init__(values)
+        self.memo: dict[object, object] = {}
+        self.decisions = decisions
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(CONDITIONS, st.lists(_ENV, min_size=2, max_size=6))
+def test_decisions_shared_between_environments_are_each_ones_own(
+    condition: str, environments: list[dict[str, str]]
+) -> None:
+    """A guard decided for one environment is reused only for one whose values of what the
+    decision read are the same: every environment gets what deciding afresh gives."""
+    from benchlint.shell.evaluate import Decisions
+
+    script = parse_file(SourceText("t.sh", f"if {condition}; then echo T; fi\n".encode()))
+    target = next(c for c in script.commands if script.text_of(c.node) == "echo T")
+    decisions = Decisions()
+    for values in environments + environments[::-1]:
+        shared = guards_hold(script, target.guards, _SharedEnv(values, decisions))
+        assert shared == guards_hold(script, target.guards, _Env(values)), (condition, values)

@@ -36,11 +36,15 @@ def guards_hold(
     """
     result: bool | None = True
     memo = getattr(env, "memo", None) if probe is None else None
+    shared = getattr(env, "decisions", None) if probe is None else None
     for guard in guards:
         if memo is not None and id(guard) in memo:
             value = memo[id(guard)]
         else:
-            value = guard_holds(script, guard, env, probe)
+            if shared is not None:
+                value = shared.decide(script, guard, env)
+            else:
+                value = guard_holds(script, guard, env, probe)
             if memo is not None:
                 memo[id(guard)] = value
         if value is False:
@@ -48,6 +52,46 @@ def guards_hold(
         if value is None:
             result = None
     return result
+
+
+class Decisions:
+    """Guards decided once for all the environments that agree on what deciding them reads.
+
+    A guard's decision depends on nothing but the values its evaluation looked up (`Env.get`),
+    so another environment that gives the same names the same values gets the same decision:
+    each decision is kept with the names looked up, in order, and their values. (Routes of one
+    launcher differ in a few variables; most of its guards read none of them.)"""
+
+    def __init__(self) -> None:
+        # guard -> the names one evaluation looked up -> their values -> the decision
+        self._by_guard: dict[int, dict[tuple[str, ...], dict[tuple[str | None, ...], bool | None]]]
+        self._by_guard = {}
+
+    def decide(self, script: Script, guard: Guard, env: Env) -> bool | None:
+        known = self._by_guard.setdefault(id(guard), {})
+        for names, decided in known.items():
+            values = tuple(env.get(name) for name in names)
+            if values in decided:
+                return decided[values]
+        recording = _Recording(env)
+        value = guard_holds(script, guard, recording)
+        names = tuple(recording.seen)
+        known.setdefault(names, {})[tuple(recording.seen.values())] = value
+        return value
+
+
+class _Recording:
+    """An environment that notes every name looked up and the value it gave. (No `memo`: a
+    word expanded from a memo would look nothing up.)"""
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+        self.seen: dict[str, str | None] = {}
+
+    def get(self, name: str, /) -> str | None:
+        value = self.env.get(name)
+        self.seen.setdefault(name, value)
+        return value
 
 
 def guard_holds(script: Script, guard: Guard, env: Env, probe: Probe | None = None) -> bool | None:
