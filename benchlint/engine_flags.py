@@ -115,7 +115,17 @@ def _accepted(flag: str, flags: frozenset[str]) -> bool:
     """Whether the flag is one of `flags`, or (argparse's abbreviations) a prefix of a long
     one. Asked for the same few hundred flags of every launch: kept (a frozenset keeps its
     hash)."""
-    return flag in flags or any(f.startswith(flag) for f in flags if f.startswith("--"))
+    if flag in flags:
+        return True
+    long = _long_flags(flags)
+    index = bisect.bisect_left(long, flag)
+    return index < len(long) and long[index].startswith(flag)
+
+
+@functools.lru_cache(maxsize=256)
+def _long_flags(flags: frozenset[str]) -> tuple[str, ...]:
+    """The `--` flags of a release, sorted: those a prefix abbreviates follow it."""
+    return tuple(sorted(f for f in flags if f.startswith("--")))
 
 
 @functools.lru_cache(maxsize=1)

@@ -147,6 +147,8 @@ class _Memo:
     def __init__(self) -> None:
         # (text, launcher path, depth) -> its template
         self.templates: dict[tuple[str, str, int], tuple[object, ...]] = {}
+        # (text, launcher path) -> the variables its template reads
+        self.holes: dict[tuple[str, str], tuple[str, ...]] = {}
         # (text, launcher path, model prefix, the route's values of its variables) -> pattern
         self.rendered: dict[tuple[object, ...], re.Pattern[str]] = {}
 
@@ -171,12 +173,15 @@ def _file_name_pattern(word: str, route: Route, memo: _Memo) -> re.Pattern[str]:
     script = route.launcher.script
     text = _file_name(word)
     template = _template(text, script, 0, memo)
+    holes = memo.holes.get((text, script.path))
+    if holes is None:  # (hashing a template is dear: its holes are looked up by its text)
+        holes = memo.holes[text, script.path] = _holes(template)
     env = route.env
     signature = (
         text,
         script.path,
         route.entry.fields.get(profile.EXP_NAME_PREFIX),
-        tuple((n, env.known.get(n), n in env.unknown) for n in _holes(template)),
+        tuple((n, env.known.get(n), n in env.unknown) for n in holes),
     )
     pattern = memo.rendered.get(signature)
     if pattern is None:
