@@ -209,7 +209,7 @@ def _own_project(ws: Workspace, layout: Layout, facts: list[Fact]) -> tuple[list
                 candidate
                 for name in ("runners.yaml", "runners.yml")
                 for candidate in [posixpath.join(folder, name)]
-                if candidate in ws.yaml_paths and _has_labels(ws, candidate)
+                if ws.is_yaml(candidate) and _has_labels(ws, candidate)
             ),
             None,
         )

@@ -218,7 +218,7 @@ class Wiring:
 
     def _labels(self) -> tuple[dict[str, list[str]], dict[str, Location]]:
         path = self.layout.runners_file
-        document = self.ws.yaml(path) if path in self.ws.yaml_paths else None
+        document = self.ws.yaml(path) if self.ws.is_yaml(path) else None
         labels: dict[str, list[str]] = {}
         locations: dict[str, Location] = {}
         mapping = runner_labels(document.root if document is not None else None)
@@ -250,7 +250,7 @@ class Wiring:
 
     @property
     def has_runners_file(self) -> bool:
-        return self.layout.runners_file in self.ws.yaml_paths
+        return self.ws.is_yaml(self.layout.runners_file)
 
     # -- launchers -------------------------------------------------------------------------
     def launcher_path(self, runner_name: str) -> str | None:
@@ -266,7 +266,7 @@ class Wiring:
         for candidate in candidates:
             if candidate in self.ws.symlinks:
                 return self.ws.symlinks[candidate]
-            if candidate in self.ws.shell_paths:
+            if self.ws.is_shell(candidate):
                 return candidate
             if "*" in candidate:  # a part the runner's name does not decide
                 matches = self.ws.glob([candidate])
@@ -380,17 +380,17 @@ class Wiring:
                     continue
                 if rel == overlay.target or rel.startswith(overlay.target + "/"):
                     local = overlay.source + rel[len(overlay.target) :]
-                    if overlay.if_present and local not in self.ws.yaml_paths:
+                    if overlay.if_present and not self.ws.is_yaml(local):
                         continue  # copied only when this repository has the file
-                    status = "local" if local in self.ws.yaml_paths else "missing"
+                    status = "local" if self.ws.is_yaml(local) else "missing"
                     return RecipeRef(status, setting, local, selector, index, overlay)
             return RecipeRef("upstream", setting, None, selector, index)
         if "/" in rel:
-            status = "local" if rel in self.ws.yaml_paths else "missing"
+            status = "local" if self.ws.is_yaml(rel) else "missing"
             return RecipeRef(status, setting, rel, selector, index)
         for root in self.ws.recipe_roots:
             candidate = posixpath.join(root, rel)
-            if candidate in self.ws.yaml_paths:
+            if self.ws.is_yaml(candidate):
                 return RecipeRef("local", setting, candidate, selector, index)
         return RecipeRef("unknown", setting, None, selector, index)
 

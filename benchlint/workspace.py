@@ -277,6 +277,17 @@ class Workspace:
             return False
         return bool(_SHEBANG.match(head))
 
+    def is_yaml(self, rel: str) -> bool:
+        """Whether the repository has this YAML file (a set, where the list would be scanned)."""
+        return rel in self._path_sets[0]
+
+    def is_shell(self, rel: str) -> bool:
+        return rel in self._path_sets[1]
+
+    @functools.cached_property
+    def _path_sets(self) -> tuple[frozenset[str], frozenset[str]]:
+        return frozenset(self.yaml_paths), frozenset(self.shell_paths)
+
     @property
     def read_paths(self) -> list[str]:
         return list(self._sources)
