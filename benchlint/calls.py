@@ -253,6 +253,10 @@ def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[s
             if not joined.startswith(".."):
                 candidates.append(joined)
     for candidate in candidates:
+        if bases is not None and not PATH_EXPANSION.search(candidate):  # a plain path
+            if ws.is_shell(candidate):
+                return [candidate]
+            continue
         prefix = "(?:.*/)?" if bases is None else ""
         pattern = re.compile(prefix + _pattern(candidate, script, 0))
         matches = [p for p in ws.shell_paths if pattern.fullmatch(p)]
