@@ -209,10 +209,24 @@ def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
         if mount is None:
             return None
         value = value[len(mount) :]
-    folder = posixpath.dirname(posixpath.normpath(value)) if "/" in value else ""
+    cut = _last_separator(value)  # (a `/` inside `${X:-sub/}` is part of the file's name)
+    folder = posixpath.normpath(value[:cut]) if cut > 0 else ""
     if PATH_EXPANSION.search(folder) or folder.startswith("..") or value.startswith("~"):
         return None
-    return folder
+    return "" if folder == "." else folder
+
+
+def _last_separator(text: str) -> int:
+    """Where the last `/` outside `${...}` and `$(...)` is (-1: none)."""
+    depth, cut = 0, -1
+    for i, ch in enumerate(text):
+        if ch in "{(":
+            depth += 1
+        elif ch in "})":
+            depth = max(0, depth - 1)
+        elif ch == "/" and depth == 0:
+            cut = i
+    return cut
 
 
 def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[str] | None:

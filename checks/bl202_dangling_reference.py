@@ -79,7 +79,9 @@ offline and is never reported. An overlay whose condition is false for the entry
 A script path is checked only in a folder of the repository written plainly (not one held in a
 variable, not outside the checkout, not the repository's root, where launchers write scripts
 they then run), only on a line that runs for the entry (its conditions decided true under the
-entry's values; not inside a function), and a part benchlint cannot evaluate matches anything.
+entry's values; in a function, when a call of it runs for the entry, directly or through an
+exported function run by `bash -c`), and a part benchlint cannot evaluate matches anything (a
+`${X:-default}` included).
 """
 
 from __future__ import annotations
@@ -226,14 +228,11 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
             folder = repository_folder(call.caller, call.word.value)
             if call.kind != "run" or not folder or folder not in under:
                 continue  # a file made at run time, in a folder of its own or outside
-            chain = _commands_up(call.command)
-            if any(c.function is not None for c in chain):
-                continue  # in a function: whether it runs on a route is not known
             missing = list(
                 dict.fromkeys(
                     route.entry
                     for route in routes
-                    if all(route.holds(c) is True for c in chain)
+                    if _runs_on(route, call.command)
                     and not _names_a_script(ctx, call.word.value, route, under[folder])
                 )
             )
@@ -261,6 +260,28 @@ def _names_a_script(ctx: Context, word: str, route: Route, names: set[str]) -> b
     (`${SCENARIO_DIR}x.sh` with SCENARIO_DIR=agentic/, or one benchlint cannot evaluate)."""
     pattern = file_name_pattern(ctx, word, route)
     return any(pattern.fullmatch(name) for name in names)
+
+
+def _runs_on(route: Route, command: Command, depth: int = 0) -> bool:
+    """Whether the command surely runs on the route: every condition around it holds, in the
+    shells that run it (`srun ... bash -c "..."`), and in a function of the file, where some call
+    of the function surely runs (`run_bench() { bash "$S"; }; run_bench`, or through an exported
+    function: `srun bash -c run_bench`)."""
+    chain = _commands_up(command)
+    if not all(route.holds(c) is True for c in chain):
+        return False
+    inside = [c.function for c in chain if c.function is not None]
+    if not inside:
+        return True
+    outer = chain[-1]  # in the file's own script
+    if len(inside) > 1 or outer.function is None or depth >= 3:
+        return False  # a function of a nested shell, or calls nested too deeply: not known
+    calls = (
+        c
+        for c in outer.script.all_commands()
+        if c.base == outer.function and c.function != outer.function
+    )
+    return any(_runs_on(route, c, depth + 1) for c in calls)
 
 
 def _commands_up(command: Command) -> list[Command]:
