@@ -12,8 +12,8 @@ folder is always safe. Values are `marshal`led plain data (never pickles: loadin
 code). A cache that cannot be read or written is no cache, never an error.
 
 Two kinds of entry:
-- a file's fact (`get`/`put`): keyed by the kind of fact, the path and the file's bytes (the
-  entries of a master config);
+- a file's fact (`get`/`put`): keyed by the kind of fact, the path and the file's bytes (a YAML
+  file's documents as plain data, the entries of a master config, a script's calls);
 - a run's result (`get_run`/`put_run`): keyed by what was asked (configuration, rules, the
   named paths) and kept with the content hash of every file the run read and the listing of the
   repository's files; it answers a later run only when all of them are unchanged.
@@ -32,8 +32,10 @@ from typing import Any
 
 from benchlint import __version__
 
-# Entries beyond this are pruned, oldest first, at a run's first store.
-MAX_ENTRIES = 4096
+# Entries beyond this are pruned, oldest first, at a run's first store. A run stores a fact per
+# YAML file and per script (InferenceX: about 830 entries, 9 MB): room for a repository ten
+# times its size.
+MAX_ENTRIES = 16384
 FOLDER = ".benchlint_cache"
 
 
