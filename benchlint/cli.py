@@ -452,7 +452,7 @@ def explain_command(
         target = candidate.resolve().relative_to(root).as_posix()
     ctx = Context(Workspace(root, config))
     try:
-        items = explain(ctx.wiring, target)
+        items = explain(ctx, target)
     except ExplainError as exc:
         _fail(str(exc))
         return

@@ -1,9 +1,9 @@
 """`benchlint explain`: how a recipe is reached and what reaches the job.
 
 For a recipe path or a master-config entry name: every route (entry, search-space element,
-runner label, runner names, launcher), the overlay that makes the recipe local, the rewrites the
-launcher applies on that route with what each changes, and the effective health-check window and
-wall time.
+runner label, runner names, launcher), the scripts of the repository the launcher runs on it, the
+overlay that makes the recipe local, the rewrites the launcher applies on that route with what
+each changes, and the effective health-check window and wall time.
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from benchlint.context import Context
 from benchlint.recipe import health_window, settings_root, slurm_seconds
-from benchlint.wiring import Effective, RecipeRef, Route, Wiring
+from benchlint.releases import ScriptRun, scripts_run
+from benchlint.wiring import Effective, RecipeRef, Route
 
 
 @dataclass
@@ -21,13 +23,15 @@ class Explained:
     route: Route
     recipe: RecipeRef | None
     effective: Effective | None
+    scripts: list[ScriptRun]
 
 
 class ExplainError(Exception):
     pass
 
 
-def explain(wiring: Wiring, target: str) -> list[Explained]:
+def explain(ctx: Context, target: str) -> list[Explained]:
+    wiring = ctx.wiring
     target = target.strip().removeprefix("./")
     entry_names = {e.name for e in wiring.entries}
     found: list[Explained] = []
@@ -37,7 +41,7 @@ def explain(wiring: Wiring, target: str) -> list[Explained]:
         by_recipe = recipe is not None and recipe.path is not None and recipe.path == target
         if by_entry or by_recipe:
             effective = wiring.effective(route, recipe) if recipe is not None else None
-            found.append(Explained(route, recipe, effective))
+            found.append(Explained(route, recipe, effective, scripts_run(ctx, route)))
     if not found:
         if target in entry_names:
             raise ExplainError(f"entry {target!r} reaches no launcher (see BL205)")
@@ -83,6 +87,15 @@ def as_data(items: list[Explained]) -> list[dict[str, Any]]:
                 "runner_label": route.entry.runner,
                 "runner_names": route.runner_names,
                 "launcher": route.launcher.path,
+                "scripts": [
+                    {
+                        "line": run.call.word.span.line,
+                        "path": run.call.word.value,
+                        "names": list(run.scripts),
+                        "condition_undecided": run.runs is None,
+                    }
+                    for run in item.scripts
+                ],
                 "config_file": recipe.setting.value if recipe is not None else None,
                 "recipe": recipe.path if recipe is not None else None,
                 "recipe_status": recipe.status if recipe is not None else None,
@@ -135,6 +148,10 @@ def render_text(items: list[Explained]) -> str:
             f"\n  runner label {data['runner_label']} -> {', '.join(data['runner_names'])}"
             f" -> {data['launcher']}"
         )
+        for run in data["scripts"]:
+            note = " (condition not decidable statically)" if run["condition_undecided"] else ""
+            names = ", ".join(run["names"]) or "no script of the repository (BL202)"
+            out.append(f"  runs (line {run['line']}) {run['path']} -> {names}{note}")
         if data["config_file"] is None:
             out.append("  no CONFIG_FILE in this element's additional-settings")
         else:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchlint import profile
-from benchlint.calls import PATH_EXPANSION
+from benchlint.calls import PATH_EXPANSION, Call, repository_folder
 from benchlint.context import Context
 from benchlint.engines import Launch
 from benchlint.images import image_release
@@ -157,6 +157,71 @@ def _names(word: str, route: Route, target: str, memo: _Memo) -> bool:
     """Whether a script path word can name `target` on this route (compared by file name)."""
     pattern = _file_name_pattern(word, route, memo)
     return pattern.fullmatch(posixpath.basename(target)) is not None
+
+
+@dataclass(frozen=True)
+class ScriptRun:
+    """A launcher's command that runs a repository script by its path, on one route."""
+
+    call: Call
+    folder: str  # the repository folder the path names its file in
+    runs: bool | None  # whether the command runs on the route (None: not decided)
+    scripts: tuple[str, ...]  # the scripts of that folder (or below) the path can name
+
+
+def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
+    """What the route's launcher runs by a path in a folder of the repository that holds scripts,
+    written plainly (not the root, where launchers write scripts they then run; its commands
+    that do not run on the route left out), and which scripts each path can name there on the
+    route: by file name, anywhere below the folder (an expansion in the name may hold a
+    subfolder, or be one benchlint cannot evaluate)."""
+    script = ctx.ws.shell(route.launcher.path)
+    if script is None:
+        return []
+    below = _scripts_below(ctx)
+    found = []
+    for call, folder in _script_paths(ctx, script):
+        runs = route.runs(call.command)
+        if runs is False:
+            continue
+        pattern = file_name_pattern(ctx, call.word.value, route)
+        named = tuple(path for name, path in below[folder] if pattern.fullmatch(name))
+        found.append(ScriptRun(call, folder, runs, named))
+    return found
+
+
+def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, str]]:
+    """The script's commands that run a file by a path into a folder of the repository that
+    holds scripts (else a file made at run time, in a folder of its own, or outside), with
+    that folder; worked out once per launcher."""
+    memo = ctx.ws.models.setdefault("script-paths", {})
+    assert isinstance(memo, dict)
+    if script.path not in memo:
+        below = _scripts_below(ctx)
+        memo[script.path] = [
+            (call, folder)
+            for call in ctx.environment.calls.calls_in(script)
+            if call.kind == "run"
+            for folder in [repository_folder(call.caller, call.word.value)]
+            if folder and folder in below
+        ]
+    found: list[tuple[Call, str]] = memo[script.path]
+    return found
+
+
+def _scripts_below(ctx: Context) -> dict[str, list[tuple[str, str]]]:
+    """Each folder of the repository, and the shell files in it or below it (name, path)."""
+    kept = ctx.ws.models.get("scripts-below")
+    if isinstance(kept, dict):
+        return kept
+    below: dict[str, list[tuple[str, str]]] = {}
+    for path in ctx.ws.shell_paths:
+        parent, name = posixpath.split(path)
+        while parent:
+            below.setdefault(parent, []).append((name, path))
+            parent = posixpath.dirname(parent)
+    ctx.ws.models["scripts-below"] = below
+    return below
 
 
 def file_name_pattern(ctx: Context, word: str, route: Route) -> re.Pattern[str]:

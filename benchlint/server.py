@@ -323,7 +323,7 @@ def _how_reached(linted: _Linted) -> str:
         return ""
     ctx = Context(workspace)
     try:
-        return render_text(explain(ctx.wiring, linted.path))
+        return render_text(explain(ctx, linted.path))
     except ExplainError:
         return ""
 

@@ -136,6 +136,43 @@ class Route:
     def holds(self, command: Command, probe: Probe | None = None) -> bool | None:
         return guards_hold(command.script, command.guards, self.env, probe)
 
+    def runs(self, command: Command, depth: int = 0) -> bool | None:
+        """Whether the command runs on this route: False when a condition around it is false;
+        True when every one holds, in the shells that run it (`srun ... bash -c "..."`) and, in a
+        function of the file, for some call of the function that surely runs (`run_bench`, or
+        an exported function run by `srun bash -c run_bench`); None otherwise (a function
+        called nowhere the model sees, or from a function of a nested shell)."""
+        chain = commands_up(command)
+        held: bool | None = True
+        for link in chain:
+            answer = self.holds(link)
+            if answer is False:
+                return False
+            if answer is None:
+                held = None
+        inside = [link.function for link in chain if link.function is not None]
+        if not inside:
+            return held
+        outer = chain[-1]  # in the file's own script
+        if len(inside) > 1 or outer.function is None or depth >= 3:
+            return None
+        answers = [
+            self.runs(c, depth + 1)
+            for c in outer.script.all_commands()
+            if c.base == outer.function and c.function != outer.function
+        ]
+        if answers and all(a is False for a in answers):
+            return False
+        return held if True in answers else None
+
+
+def commands_up(command: Command) -> list[Command]:
+    """The command and those that run the shells it is in (`srun ... bash -c "..."`)."""
+    chain = [command]
+    while chain[-1].script.parent is not None:
+        chain.append(chain[-1].script.parent)
+    return chain
+
 
 class Wiring:
     def __init__(self, ws: Workspace) -> None:

@@ -86,17 +86,14 @@ exported function run by `bash -c`), and a part benchlint cannot evaluate matche
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterator
 
-from benchlint.calls import repository_folder
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import rule
-from benchlint.releases import file_name_pattern
-from benchlint.shell.model import Command
-from benchlint.wiring import RecipeRef, Route, Wiring
+from benchlint.releases import ScriptRun, scripts_run
+from benchlint.wiring import Entry, RecipeRef, Wiring
 from benchlint.yamlmodel import YNode
 
 
@@ -206,87 +203,34 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _missing_scripts(ctx: Context) -> Iterator[Finding]:
     """A launcher's script path that, on an entry's route, names no file of the folder it is
-    in (a folder of the repository written plainly): the job fails at its first line."""
+    in (see releases.scripts_run): the job fails at its first line."""
     wiring = ctx.wiring
-    under: dict[str, set[str]] = {}  # folder -> the names of the scripts in it or below it
-    for path in ctx.ws.shell_paths:
-        parent, name = posixpath.split(path)
-        while parent:
-            under.setdefault(parent, set()).add(name)
-            parent = posixpath.dirname(parent)
     entries: dict[str, set[str]] = {}  # launcher -> the master configs of its entries
     for entry, launcher, _ in wiring.pairs:
         entries.setdefault(launcher, set()).add(entry.path)
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
             continue  # (before its routes are built: a named run spares the others)
-        routes = wiring.routes_for_launcher(launcher)
-        script = ctx.ws.shell(launcher)
-        if not routes or script is None:
-            continue
-        for call in ctx.environment.calls.calls_in(script):
-            folder = repository_folder(call.caller, call.word.value)
-            if call.kind != "run" or not folder or folder not in under:
-                continue  # a file made at run time, in a folder of its own or outside
-            missing = list(
-                dict.fromkeys(
-                    route.entry
-                    for route in routes
-                    if _runs_on(route, call.command)
-                    and not _names_a_script(ctx, call.word.value, route, under[folder])
-                )
+        missing: dict[int, tuple[ScriptRun, list[Entry]]] = {}
+        for route in wiring.routes_for_launcher(launcher):
+            for run in scripts_run(ctx, route):
+                if run.runs is True and not run.scripts:
+                    found = missing.setdefault(id(run.call), (run, []))[1]
+                    if route.entry not in found:
+                        found.append(route.entry)
+        for run, lacking in missing.values():
+            named = ", ".join(e.name for e in lacking[:2]) + (
+                f" and {len(lacking) - 2} more" if len(lacking) > 2 else ""
             )
-            if not missing:
-                continue
-            named = ", ".join(e.name for e in missing[:2]) + (
-                f" and {len(missing) - 2} more" if len(missing) > 2 else ""
-            )
+            word = run.call.word
             yield Finding(
                 "BL202",
-                f"`{call.word.text}` names no script in {folder}/ for {named}: the job stops at "
+                f"`{word.text}` names no script in {run.folder}/ for {named}: the job stops at "
                 "once (No such file or directory)",
-                Location(launcher, call.word.span),
+                Location(launcher, word.span),
                 related=tuple(
                     Location(e.location.path, e.location.span, f"entry {e.name}")
-                    for e in missing[:3]
+                    for e in lacking[:3]
                 ),
-                subject=f"script:{call.word.value}",
+                subject=f"script:{word.value}",
             )
-
-
-def _names_a_script(ctx: Context, word: str, route: Route, names: set[str]) -> bool:
-    """Whether the word can name a script of the folder on this route, by file name: any script
-    in it or below it will do, as an expansion in the name may hold a subfolder
-    (`${SCENARIO_DIR}x.sh` with SCENARIO_DIR=agentic/, or one benchlint cannot evaluate)."""
-    pattern = file_name_pattern(ctx, word, route)
-    return any(pattern.fullmatch(name) for name in names)
-
-
-def _runs_on(route: Route, command: Command, depth: int = 0) -> bool:
-    """Whether the command surely runs on the route: every condition around it holds, in the
-    shells that run it (`srun ... bash -c "..."`), and in a function of the file, where some call
-    of the function surely runs (`run_bench() { bash "$S"; }; run_bench`, or through an exported
-    function: `srun bash -c run_bench`)."""
-    chain = _commands_up(command)
-    if not all(route.holds(c) is True for c in chain):
-        return False
-    inside = [c.function for c in chain if c.function is not None]
-    if not inside:
-        return True
-    outer = chain[-1]  # in the file's own script
-    if len(inside) > 1 or outer.function is None or depth >= 3:
-        return False  # a function of a nested shell, or calls nested too deeply: not known
-    calls = (
-        c
-        for c in outer.script.all_commands()
-        if c.base == outer.function and c.function != outer.function
-    )
-    return any(_runs_on(route, c, depth + 1) for c in calls)
-
-
-def _commands_up(command: Command) -> list[Command]:
-    """The command and those that run the shells it is in (`srun ... bash -c "..."`)."""
-    chain = [command]
-    while chain[-1].script.parent is not None:
-        chain.append(chain[-1].script.parent)
-    return chain

@@ -52,3 +52,27 @@ def test_explain_unknown_target_exits_2() -> None:
     code, output = _explain("no-such-entry", "--root", str(EXAMPLE))
     assert code == 2
     assert "neither a master-config entry nor a recipe" in output
+
+
+def test_explain_entry_names_the_scripts_its_launcher_runs() -> None:
+    code, output = _explain("dsr1-fp8-b200-vllm", "--root", str(EXAMPLE))
+    assert code == 0
+    assert (
+        "  runs (line 31) benchmarks/single_node/${EXP_NAME%%_*}_${PRECISION}_b200.sh"
+        " -> benchmarks/single_node/dsr1_fp8_b200.sh\n" in output
+    )
+    code, output = _explain("dsr1-fp4-h200-sglang", "--root", str(EXAMPLE), "--format", "json")
+    assert code == 0
+    [route] = json.loads(output)
+    assert route["scripts"] == [
+        {
+            "line": 60,
+            "path": "benchmarks/single_node/${MODEL_PREFIX}_${PRECISION}_h200.sh",
+            "names": [],  # BL202 reports it
+            "condition_undecided": False,
+        }
+    ]
+    code, output = _explain("glm5-fp8-h200-sglang", "--root", str(EXAMPLE), "--format", "json")
+    assert [r["scripts"][0]["names"] for r in json.loads(output)] == [
+        ["benchmarks/single_node/glm5_fp8_h200.sh"]
+    ]
