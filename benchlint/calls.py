@@ -209,14 +209,14 @@ def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
         if mount is None:
             return None
         value = value[len(mount) :]
-    cut = _last_separator(value)  # (a `/` inside `${X:-sub/}` is part of the file's name)
+    cut = last_separator(value)  # (a `/` inside `${X:-sub/}` is part of the file's name)
     folder = posixpath.normpath(value[:cut]) if cut > 0 else ""
     if PATH_EXPANSION.search(folder) or folder.startswith("..") or value.startswith("~"):
         return None
     return "" if folder == "." else folder
 
 
-def _last_separator(text: str) -> int:
+def last_separator(text: str) -> int:
     """Where the last `/` outside `${...}` and `$(...)` is (-1: none)."""
     depth, cut = 0, -1
     for i, ch in enumerate(text):

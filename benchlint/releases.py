@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchlint import profile
-from benchlint.calls import PATH_EXPANSION, Call, repository_folder
+from benchlint.calls import PATH_EXPANSION, Call, last_separator, repository_folder
 from benchlint.context import Context
 from benchlint.engines import Launch
 from benchlint.images import image_release
@@ -283,15 +283,7 @@ _ANY = "[^/]*"  # an expansion benchlint cannot evaluate: any part of a name
 @functools.lru_cache(maxsize=4096)
 def _file_name(text: str) -> str:
     """The last path component of a word, not splitting inside `${...}` or `$(...)`."""
-    depth, cut = 0, 0
-    for i, ch in enumerate(text):
-        if ch in "{(":
-            depth += 1
-        elif ch in "})":
-            depth = max(0, depth - 1)
-        elif ch == "/" and depth == 0:
-            cut = i + 1
-    return text[cut:]
+    return text[last_separator(text) + 1 :]
 
 
 def _template(text: str, script: Script, depth: int, memo: _Memo) -> tuple[object, ...]:
