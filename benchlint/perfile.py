@@ -76,7 +76,8 @@ def yaml_document(source: SourceText, facts: Facts) -> YamlDocument | None:
 
 def _chunk(files: list[tuple[str, bytes]], cache: Cache | None) -> bytes:
     """A worker's share: each file's facts, stored in the cache as they are made, marshalled
-    (a tenth of the time pickle takes over the same nested tuples, both ways)."""
+    (InferenceX's YAML: 0.09 s to encode and marshal, 0.10 s to load and decode; pickling the
+    documents themselves took 0.54 s, and loading them 0.19 s)."""
     found = []
     for path, data in files:
         facts = yaml_facts(path, data)

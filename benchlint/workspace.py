@@ -143,6 +143,7 @@ class Workspace:
         self.kept = kept
         self.jobs = jobs
         self._pool: Pool | None = None
+        self._cached: dict[str, Facts] = {}  # YAML facts prefetch found in the cache
         self.root = root.resolve()
         self.config = config
         self.cache = cache  # facts kept between runs (None: none)
@@ -452,7 +453,12 @@ class Workspace:
             if rel in self._yaml or rel in kept:
                 continue
             source = self.source(rel)
-            if source is not None and self._cached_yaml(rel, source) is None:
+            if source is None:
+                continue
+            cached = self._cached_yaml(rel, source)
+            if cached is not None:
+                self._cached[rel] = cached  # (read once: kept until the file's model is made)
+            else:
                 files.append((rel, source.data))
         self._pool = Pool(files, self.jobs, self.cache)
 
@@ -471,7 +477,9 @@ class Workspace:
         source = self.source(rel)
         if source is None:
             return None
-        facts = self._pool.take(rel) if self._pool is not None else None
+        facts = self._cached.pop(rel, None)
+        if facts is None and self._pool is not None:
+            facts = self._pool.take(rel)
         if facts is None:
             facts = self._cached_yaml(rel, source)
         if facts is not None:
