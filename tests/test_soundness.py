@@ -171,6 +171,7 @@ def _workers_parse_every_file(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(perfile, "MIN_BYTES", 0)
     monkeypatch.setattr(perfile, "CHUNK_BYTES", 1)
+    monkeypatch.setattr(perfile, "WORKER_BYTES", 1)  # as many workers as `jobs` allows
     from_workers: list[str] = []
     take = perfile.Pool.take
 
