@@ -6,7 +6,8 @@ and reports:
 - a readiness window (`health_check.max_attempts × interval_seconds`, srtctl's default 180 × 10 s
   where absent) that is not shorter than the Slurm wall time (`slurm.time_limit`, else the
   `default_time_limit` the launcher writes into `srtslurm.yaml` on that entry's branch);
-- a `VLLM_ENGINE_READY_TIMEOUT_S` longer than that window;
+- a `VLLM_ENGINE_READY_TIMEOUT_S` longer than that window (once per value in a recipe: the same
+  timeout set for its prefill and decode workers is one report, the other places related);
 - an `salloc --time` in the launcher not longer than that window (located at the `salloc`).
 
 ## Why is this bad?
@@ -163,7 +164,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         settings = settings_root(document.root)
         anchor = health_window(original.root)
         key = anchor.attempts_node if anchor is not None else None
-        problems: list[tuple[YNode | None, str, Location | None]] = []
+        # (where, message, other places it concerns)
+        problems: list[tuple[YNode | None, str, tuple[Location, ...]]] = []
         wall = _wall_time(wiring, route, settings)
         if wall is not None and window.seconds >= wall[0]:
             problems.append(
@@ -172,7 +174,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     f"the health-check window ({window.describe()}) is not shorter than the "
                     f"wall time ({wall[1]}, {duration(wall[0])}): Slurm can end the job before "
                     "the server is ready",
-                    wall[2],
+                    (wall[2],) if wall[2] is not None else (),
                 )
             )
         for allocation, text in route.launcher.allocations:
@@ -187,38 +189,40 @@ def check(ctx: Context) -> Iterator[Finding]:
                         f"`salloc --time={text}` ({duration(seconds)}) is not longer than the "
                         f"health-check window of {recipe.path} ({window.describe()}): the "
                         "allocation can end while the server is still loading",
-                        where,
+                        (where,),
                     )
                 )
-        original_settings = settings_root(original.root)
-        for timeout_key, timeout in _engine_timeouts(original_settings):
-            value = timeout.scalar
+        # one report per value: a recipe sets the same timeout for its prefill and decode workers
+        longer: dict[int, list[YNode]] = {}
+        for timeout_key, timeout in _engine_timeouts(settings_root(original.root)):
             try:
-                seconds = int(value)
+                seconds = int(timeout.scalar)
             except (TypeError, ValueError):
                 continue
             if seconds > window.seconds:
-                problems.append(
-                    (
-                        timeout_key,
-                        f"VLLM_ENGINE_READY_TIMEOUT_S={seconds} ({duration(seconds)}) is longer "
-                        f"than the health-check window ({window.describe()}): the probe gives "
-                        "up before the engine does",
-                        None,
-                    )
+                longer.setdefault(seconds, []).append(timeout_key)
+        for seconds, keys in longer.items():
+            problems.append(
+                (
+                    keys[0],
+                    f"VLLM_ENGINE_READY_TIMEOUT_S={seconds} ({duration(seconds)}) is longer "
+                    f"than the health-check window ({window.describe()}): the probe gives "
+                    "up before the engine does",
+                    tuple(Location(recipe.path, k.span, "set here too") for k in keys[1:]),
                 )
+            )
         for node, message, related in problems:
             span = node.span if node is not None else None
             location = Location(recipe.path, span) if span is not None else None
-            if location is None and related is not None:
-                location = related
+            if location is None and related:
+                location = related[0]
             if location is None:
                 continue
             index = (location.path, location.span.line, location.span.column, message)
             if index in reported:
                 reported[index][1].append(route.entry.name)
                 continue
-            extra = (related,) if related is not None and related != location else ()
+            extra = tuple(r for r in related if r != location)
             setting = route.element.settings.get("CONFIG_FILE")
             if setting is not None:
                 extra = (

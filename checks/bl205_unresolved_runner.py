@@ -55,6 +55,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.layout import launcher_candidates
 from benchlint.registry import rule
+from benchlint.wiring import Wiring
 
 
 @rule("BL205", "unresolved-runner", Severity.ERROR, tags=("wiring",), precision="medium")
@@ -68,10 +69,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         label = entry.runner
         if label not in wiring.labels and label not in wiring.listed_runners:
-            close = [k for k in wiring.labels if k.endswith(":" + label)] or (
-                difflib.get_close_matches(label, list(wiring.labels), n=1, cutoff=0.75)
-            )
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            hint = _hint(wiring, label)
             launcher = wiring.launcher_path(label)
             if launcher is not None:  # GitHub routes by the label; the name picks the launcher
                 yield Finding(
@@ -128,3 +126,19 @@ def check(ctx: Context) -> Iterator[Finding]:
             ),
             subject=label + ":" + ",".join(missing),
         )
+
+
+def _hint(wiring: Wiring, label: str) -> str:
+    """What the label may have meant: a cluster-prefixed label of that name, the labels that
+    list runners named after it (a sub-fleet: `b200-dgxc_0` under `b200`), or a close name."""
+    prefixed = [k for k in wiring.labels if k.endswith(":" + label)]
+    if prefixed:
+        return f" (did you mean '{prefixed[0]}'?)"
+    listing = [
+        k for k, names in wiring.labels.items() if any(n.startswith(label + "_") for n in names)
+    ]
+    if listing:
+        more = f" and {len(listing) - 1} more" if len(listing) > 1 else ""
+        return f" (its runners {label}_* are listed under '{listing[0]}'{more})"
+    close = difflib.get_close_matches(label, list(wiring.labels), n=1, cutoff=0.75)
+    return f" (did you mean '{close[0]}'?)" if close else ""

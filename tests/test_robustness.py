@@ -189,3 +189,11 @@ def test_a_script_bash_accepts_but_tree_sitter_parses_in_part_is_said(tmp_path: 
         assert outcome.stderr == f"benchlint: warning: {warning}\n", args
     outcome = CliRunner().invoke(main, [str(root / "ok.sh"), "--format", "json"])
     assert json.loads(outcome.stdout)["warnings"] == []  # not named: not said
+
+
+def test_a_backslash_that_ends_a_script_is_placed_on_its_last_line(tmp_path: Path) -> None:
+    """tree-sitter-bash puts the missing command after a final `\\` past the file's last line;
+    the warning names the line the continuation is on."""
+    root = write_repo(tmp_path / "r", {"run.sh": 'echo a\nvllm serve "$M" \\\n'})
+    result = run_lint(root)
+    assert result.partial == [("run.sh", 2)]
