@@ -16,7 +16,9 @@ sets to a value that cannot be empty (unconditionally `export PORT=8888`, `srun
 either; values that come from a
 workflow's inputs or a master-config entry can be empty (a dispatch with an empty input) and
 are. Located at the first
-unvalidated use; the message lists every unvalidated variable of that command. A variable that
+unvalidated use; the message lists every unvalidated variable of that command, and says when one
+stands alone on the line after a `check_env_vars` line that lacks its `\\` (the author meant to
+check it; bash runs it as a command of its own). A variable that
 nothing on the ways into the script sets (nothing in the repository, for a script nothing
 starts) while one of them sets the same name in another case (`--port=$port` while the launcher
 passes `PORT`) is almost always a typo: an error of its own, with the place that sets the other
@@ -48,16 +50,17 @@ read in text order: a check inside a function that runs later does not count.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from benchlint.context import Context
 from benchlint.engines import Launch, array_name, launches
-from benchlint.environment import StartPath, is_builtin, runs_when_empty
+from benchlint.environment import VALIDATORS, StartPath, is_builtin, runs_when_empty
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Read, SplitRead
+from benchlint.shell.model import Read, Script, SplitRead
 from benchlint.workspace import path_matches
 
 if TYPE_CHECKING:
@@ -240,13 +243,41 @@ def check(ctx: Context) -> Iterator[Finding]:
             names = ", ".join(f"${n}" for n in unvalidated)
             first = next(iter(unvalidated.values()))
             shown = " ".join(n for n in unvalidated)
+            stranded = _stranded(script, unvalidated)
             yield Finding(
                 "BL104",
                 f"`{launch.module}` gets {names} from the caller with no check before it: "
-                + _what_empty_does(list(unvalidated.values())),
+                + _what_empty_does(list(unvalidated.values()))
+                + (
+                    f" (`{stranded[0]}` on line {stranded[1]} stands alone: the `{stranded[2]}` "
+                    "line before it does not end in `\\`, so it is never checked)"
+                    if stranded
+                    else ""
+                ),
                 Location(path, first.span),
-                help=f'add `check_env_vars {shown}` or `: "${{{next(iter(unvalidated))}:?}}"` '
+                help=f"end line {stranded[1] - 1} with `\\`"
+                if stranded
+                else f'add `check_env_vars {shown}` or `: "${{{next(iter(unvalidated))}:?}}"` '
                 "before this line",
                 subject=f"{launch.module}:{shown}",
             )
             break
+
+
+def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str] | None:
+    """A name the author meant to check that stands alone on the line after a validator's,
+    whose line lacks its `\\` (`check_env_vars A B` then `    EP_SIZE \\`: bash runs `EP_SIZE`
+    as a command of its own): the name, its line and the validator."""
+    commands = [c for c in script.commands if c.function is None]
+    for before, command in itertools.pairwise(commands):
+        if (
+            command.base in names
+            and all(_NAME.fullmatch(w.value) for w in command.words)
+            and before.base in VALIDATORS
+            and before.span.end_line + 1 == command.span.line
+        ):
+            return command.base, command.span.line, before.base
+    return None
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
