@@ -15,6 +15,7 @@ from typing import Any
 from benchlint.context import Context
 from benchlint.recipe import health_window, settings_root, slurm_seconds
 from benchlint.releases import ScriptRun, scripts_run
+from benchlint.shell.model import first_line
 from benchlint.wiring import Effective, RecipeRef, Route
 
 
@@ -111,7 +112,7 @@ def as_data(items: list[Explained]) -> list[dict[str, Any]]:
                 "rewrites": [
                     {
                         "line": r.line,
-                        "command": r.command.script.text_of(r.command.statement()).split("\n")[0],
+                        "command": first_line(r.command.script.text_of(r.command.statement())),
                         "condition_undecided": r.command in assumed,
                     }
                     for r in (effective.applied if effective is not None else [])

@@ -80,6 +80,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Severity
 from benchlint.launcher import Rewrite
 from benchlint.registry import rule
+from benchlint.shell.model import first_line
 
 
 @rule("BL002", "unsimulated-edit", Severity.NOTE, tags=("wiring", "coverage"), precision="medium")
@@ -100,7 +101,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for key, (rewrite, why) in reasons.items():
         reached = routes[key]
         recipes = set(reached.values())
-        text = rewrite.command.script.text_of(rewrite.command.node).split("\n")[0]
+        text = first_line(rewrite.command.script.text_of(rewrite.command.node))
         if len(text) > 60:
             text = text[:57] + "..."
         yield Finding(

@@ -212,3 +212,11 @@ def test_a_read_write_redirection_is_read_as_a_redirection() -> None:
     ]
     (echo,) = [c for c in script.all_commands() if c.name == "echo"]
     assert echo.words[1].value == "a <> b"
+
+
+def test_a_message_quotes_a_command_by_its_first_line() -> None:
+    from benchlint.shell.model import first_line
+
+    assert first_line("exit 1") == "exit 1"
+    assert first_line('srun --jobid "$J" \\\n    bash -lc "a\nb"') == 'srun --jobid "$J" …'
+    assert first_line('bash -lc "a\nb"') == 'bash -lc "a …'

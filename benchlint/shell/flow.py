@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from benchlint.shell.model import Command, Script
+from benchlint.shell.model import Command, Script, first_line
 
 # Commands that do not fail in practice, so errexit does not make them exit paths.
 _CANNOT_FAIL = frozenset(
@@ -50,7 +50,7 @@ class ExitPath:
     kind: str  # "exit" | "return" | "errexit"
 
     def describe(self) -> str:
-        text = self.command.script.text_of(self.command.node).split("\n")[0]
+        text = first_line(self.command.script.text_of(self.command.node))
         if self.kind == "errexit":
             return f"`{text}` failing under `set -e` (line {self.command.span.line})"
         return f"`{text}` (line {self.command.span.line})"

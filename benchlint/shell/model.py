@@ -30,6 +30,13 @@ def parse_tree(src: bytes) -> Tree:
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
+def first_line(text: str) -> str:
+    """A command's text as a message quotes it: its first line, without a trailing `\\`, and
+    `…` when more follows (a multi-line `bash -c "..."` would otherwise look unbalanced)."""
+    first, *rest = text.split("\n", 1)
+    return first.rstrip().removesuffix("\\").rstrip() + (" …" if rest else "")
+
+
 class Word:
     """A shell word. Quote removal happens on first use: most words are never looked at."""
 
