@@ -47,7 +47,10 @@ was acquired) or of its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep 
 `squeue -j "$JOB"`: it is gone), an exit in another branch of the same `if` or `case`, and an
 exit after a release that can run before it (in its branch, or under a condition benchlint cannot
 relate to the exit's: then it says nothing) are not exit paths that leak. A trap set before the
-acquisition covers it when its handler releases it. Not modelled: exits inside functions,
+acquisition covers it when its handler releases it. An allocation named after the runner
+(`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
+launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
+`scancel --name=${{ runner.name }}`). Not modelled: exits inside functions,
 `set -e` changed inside functions, traps in subshells (they do not cover the outer script and are
 ignored), and a background process without `$!`.
 """
