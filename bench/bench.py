@@ -6,7 +6,8 @@ Generates (deterministically) about 280 shell files with 47,000 lines, 470 recip
 10,000-line master config, runners.yaml and two workflow templates, with bugs sprinkled in,
 then measures, each as the median of several runs, each run a new process:
 - the whole repository, every rule, SARIF output, cold (`--no-cache`), as run by default (YAML
-  parsed by worker processes too, on a large enough repository) and in one process (`-j 1`);
+  parsed by worker processes too, on a large enough repository) and in one process (`-j 1`),
+  their runs taken in turn;
 - the whole repository again with nothing changed (warm: the cache the untimed run filled);
 - one launcher and one recipe changed (a comment line appended before each run) and named on
   the command line, as pre-commit does;
@@ -281,6 +282,23 @@ def _median(
     return statistics.median(times), min(times), peak
 
 
+def _alternating(
+    commands: list[list[str]], cwd: Path, runs: int, env: dict[str, str] | None = None
+) -> list[tuple[float, float, int]]:
+    """`_median` of each command, their runs taken in turn: two variants measured side by side
+    see the same drift of the machine's speed (a fifth, minutes apart, on the 2-core machine)."""
+    for command in commands:
+        _timed(command, cwd, env)
+    times: list[list[float]] = [[] for _ in commands]
+    peaks = [0 for _ in commands]
+    for _ in range(runs):
+        for i, command in enumerate(commands):
+            elapsed, rss = _timed(command, cwd, env)
+            times[i].append(elapsed)
+            peaks[i] = max(peaks[i], rss)
+    return [(statistics.median(t), min(t), p) for t, p in zip(times, peaks, strict=True)]
+
+
 def _changing(paths: list[Path]) -> Callable[[], None]:
     """Before each run: a new comment line in each file, as an edit before a commit."""
     counter = [0]
@@ -337,11 +355,10 @@ def main() -> None:
     rows = []
     whole = [*benchlint, "--format", "sarif", "-o", "/dev/null", "."]
     cold_command = [*whole[:3], "--no-cache", *whole[3:]]
-    cold, cold_min, peak = _median(cold_command, root, args.runs, env)
-    rows.append((f"whole repository, every rule, SARIF (cold, {JOBS})", cold, cold_min))
-    one_process, one_process_min, one_peak = _median(
-        [*cold_command, "-j", "1"], root, args.runs, env
+    (cold, cold_min, peak), (one_process, one_process_min, one_peak) = _alternating(
+        [cold_command, [*cold_command, "-j", "1"]], root, args.runs, env
     )
+    rows.append((f"whole repository, every rule, SARIF (cold, {JOBS})", cold, cold_min))
     rows.append(("whole repository, cold, one process (-j 1)", one_process, one_process_min))
     warm, warm_min, warm_peak = _median(whole, root, args.runs, env)
     rows.append(("whole repository, nothing changed (warm)", warm, warm_min))
