@@ -443,8 +443,9 @@ def _report_options(command: Callable[..., None]) -> Callable[..., None]:
 def explain_command(
     target: str, output_format: str, config_file: Path | None, no_config: bool, root: Path | None
 ) -> None:
-    """How a recipe (path) or a master-config entry (name) is reached: entries, runner labels,
-    launchers, the rewrites each launcher applies, and the effective values."""
+    """How a recipe or a script (path), or a master-config entry (name), is reached: entries,
+    runner labels, launchers, the scripts they run, the rewrites each launcher applies, and the
+    effective values."""
     candidate = Path(target)
     start = candidate if candidate.exists() else (root or Path("."))
     config, root = _setup([start], config_file, no_config, root)

@@ -1,9 +1,10 @@
 """`benchlint explain`: how a recipe is reached and what reaches the job.
 
-For a recipe path or a master-config entry name: every route (entry, search-space element,
-runner label, runner names, launcher), the scripts of the repository the launcher runs on it, the
-overlay that makes the recipe local, the rewrites the launcher applies on that route with what
-each changes, and the effective health-check window and wall time.
+For a recipe path, a master-config entry name or a script a launcher runs: every route (entry,
+search-space element, runner label, runner names, launcher), the scripts of the repository the
+launcher runs on it (for a script, the runs that name it), the overlay that makes the recipe
+local, the rewrites the launcher applies on that route with what each changes, and the effective
+health-check window and wall time.
 """
 
 from __future__ import annotations
@@ -36,18 +37,28 @@ def explain(ctx: Context, target: str) -> list[Explained]:
     target = target.strip().removeprefix("./")
     entry_names = {e.name for e in wiring.entries}
     found: list[Explained] = []
+    script = ctx.ws.is_shell(target)
     for route in wiring.routes:
         recipe = wiring.recipe(route)
         by_entry = target in entry_names and route.entry.name == target
         by_recipe = recipe is not None and recipe.path is not None and recipe.path == target
-        if by_entry or by_recipe:
+        runs = scripts_run(ctx, route)
+        if script:  # the routes whose launcher runs it: those runs alone are shown
+            runs = [run for run in runs if target in run.scripts]
+        if by_entry or by_recipe or (script and runs):
             effective = wiring.effective(route, recipe) if recipe is not None else None
-            found.append(Explained(route, recipe, effective, scripts_run(ctx, route)))
+            found.append(Explained(route, recipe, effective, runs))
     if not found:
         if target in entry_names:
             raise ExplainError(f"entry {target!r} reaches no launcher (see BL205)")
+        if script:
+            raise ExplainError(
+                f"no launcher runs {target!r} by a path benchlint can follow (it may be run "
+                "by another script, or by a path held in a variable)"
+            )
         raise ExplainError(
-            f"{target!r} is neither a master-config entry nor a recipe any entry routes to"
+            f"{target!r} is neither a master-config entry, a recipe any entry routes to, nor "
+            "a script a launcher runs"
         )
     return found
 

@@ -317,7 +317,7 @@ def create_server() -> BenchlintServer:
 
 
 def _how_reached(linted: _Linted) -> str:
-    """`benchlint explain` for a recipe; empty for a file no entry reaches."""
+    """`benchlint explain` for a recipe or a script; empty for a file no entry reaches."""
     workspace = linted.result.workspace
     if workspace is None:
         return ""

@@ -51,7 +51,7 @@ def test_explain_entry_as_json() -> None:
 def test_explain_unknown_target_exits_2() -> None:
     code, output = _explain("no-such-entry", "--root", str(EXAMPLE))
     assert code == 2
-    assert "neither a master-config entry nor a recipe" in output
+    assert "neither a master-config entry, a recipe any entry routes to, nor a script" in output
 
 
 def test_explain_entry_names_the_scripts_its_launcher_runs() -> None:
@@ -76,3 +76,24 @@ def test_explain_entry_names_the_scripts_its_launcher_runs() -> None:
     assert [r["scripts"][0]["names"] for r in json.loads(output)] == [
         ["benchmarks/single_node/glm5_fp8_h200.sh"]
     ]
+
+
+def test_explain_a_script_shows_the_routes_whose_launcher_runs_it() -> None:
+    script = EXAMPLE / "benchmarks/single_node/dsr1_fp8_b200.sh"
+    code, output = _explain(str(script), "--format", "json")
+    assert code == 0
+    routes = json.loads(output)
+    assert {r["entry"] for r in routes} == {"dsr1-fp8-b200-vllm"}
+    assert {r["launcher"] for r in routes} == {"runners/launch_b200-dgxc.sh"}
+    assert routes[0]["scripts"] == [
+        {
+            "line": 31,
+            "path": "benchmarks/single_node/${EXP_NAME%%_*}_${PRECISION}_b200.sh",
+            "names": ["benchmarks/single_node/dsr1_fp8_b200.sh"],
+            "condition_undecided": False,
+        }
+    ]
+    # a script only another script runs: said, exit 2
+    code, output = _explain(str(EXAMPLE / "benchmarks/benchmark_lib.sh"))
+    assert code == 2
+    assert "no launcher runs 'benchmarks/benchmark_lib.sh'" in output
