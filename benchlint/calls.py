@@ -191,15 +191,18 @@ def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
     """The repository folder a script path word names its file in, when that folder is written
     plainly (`benchmarks/single_node/${MODEL}_b200.sh`: `benchmarks/single_node`; relative to
     the root, a mount of the checkout or `$GITHUB_WORKSPACE`; through a variable the script
-    assigns one such path); None when it is not known or lies outside the repository
-    (`/opt/x.sh`, a folder held in a variable)."""
+    assigns, each of its values followed by the rest of the word: `"$BENCH_SCRIPT"`, or
+    `"${BENCH_BASE}_${FW}.sh"` with `BENCH_BASE="benchmarks/single_node/${MODEL}"`); None when it
+    is not known or lies outside the repository (`/opt/x.sh`, a folder held in a variable the
+    script does not assign)."""
     value = value.strip()
     head, rest = _leading_expansion(value)
     name = _variable_of(head) if head else ""
-    if head and head in (f"${name}", f"${{{name}}}") and not rest and depth < 3:
+    if head and head in (f"${name}", f"${{{name}}}") and depth < 3:
         values = {a.value.value for a in script.assignments if a.name == name and a.value}
-        folders = {repository_folder(script, v, depth + 1) for v in values}
-        return folders.pop() if len(folders) == 1 else None
+        if values:  # each value the script assigns, with the rest of the word after it
+            folders = {repository_folder(script, v + rest, depth + 1) for v in values}
+            return folders.pop() if len(folders) == 1 else None
     if head:
         if name not in ROOT_VARIABLES or not rest.startswith("/"):
             return None
