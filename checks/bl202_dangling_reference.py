@@ -76,10 +76,12 @@ name: dsr1
 ## Exceptions
 A `recipes/...` path outside every overlay is an upstream srt-slurm recipe: it cannot be checked
 offline and is never reported. An overlay whose condition is false for the entry does not count.
-A script path is checked only in a folder of the repository written plainly (not one held in a
-variable, not outside the checkout, not the repository's root, where launchers write scripts
-they then run), only on a line that runs for the entry (its conditions decided true under the
-entry's values; in a function, when a call of it runs for the entry, directly or through an
+A script path is checked only in a folder of the repository written plainly, or reached through
+the values the launcher assigns a variable (`bash "$BENCH_SCRIPT"` after
+`BENCH_SCRIPT="${BENCH_BASE}.sh"`); not in a folder held in a variable nothing in the launcher
+assigns, outside the checkout, or in the repository's root, where launchers write scripts they
+then run. It is checked only on a line that runs for the entry (its conditions decided true under
+the entry's values; in a function, when a call of it runs for the entry, directly or through an
 exported function run by `bash -c`), and a part benchlint cannot evaluate matches anything (a
 `${X:-default}` included).
 """
