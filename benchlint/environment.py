@@ -457,9 +457,7 @@ class Environment:
     def _caller_routes(self, path: str) -> list[StartPath]:
         routes: list[StartPath] = []
         for call in self.calls.callers_of(path):
-            top = call.caller  # a call inside `bash -c "..."`: the outer command's state
-            while top.parent is not None:
-                top = top.parent.script
+            top = call.caller.top  # a call inside `bash -c "..."`: the outer command's state
             state = self.state_before(top, call.command.file_offset)
             passed = dict(state.assigned if call.kind == "source" else state.exported)
             for assignment in call.command.assignments:

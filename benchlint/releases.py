@@ -78,9 +78,7 @@ def _by_release(
 ) -> list[Running] | None:
     """The entries (those `own` keeps) whose jobs run the launch's script, grouped by the
     release each says it runs; None when none is known or one says none."""
-    top = launch.command.script
-    while top.parent is not None:
-        top = top.parent.script
+    top = launch.command.script.top
     entries = [e for e in entries_running(ctx, top.path) or () if own(e)]
     if not entries:
         return None
@@ -122,9 +120,7 @@ def _entries_running(ctx: Context, path: str, depth: int) -> list[Entry] | None:
         return None
     found: list[Entry] = []
     for call in calls:
-        caller = call.caller
-        while caller.parent is not None:
-            caller = caller.parent.script
+        caller = call.caller.top
         if not wiring.is_launcher(caller.path):
             upstream = entries_running(ctx, caller.path, depth + 1)
             if upstream is None:

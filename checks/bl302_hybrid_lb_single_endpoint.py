@@ -179,9 +179,7 @@ def _in_for_loop(command: Command) -> bool:
 def _cross_file_findings(ctx: Context, script: Script) -> Iterator[Finding]:
     """The entrypoint is started on several nodes by a launcher that probes only the head."""
     for call in ctx.environment.calls.callers_of(script.path):
-        caller = call.caller
-        while caller.parent is not None:
-            caller = caller.parent.script
+        caller = call.caller.top
         several = _several_nodes(call.command, caller)
         probe = _head_only_probe(caller) if several is not None else None
         if several is None or probe is None or _has_router(caller):

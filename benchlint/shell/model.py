@@ -507,6 +507,14 @@ class Script:
         end = self.char_of(node.end_byte - 1) + 1 if node.end_byte > node.start_byte else start
         return self.file.span(start, end)
 
+    @property
+    def top(self) -> Script:
+        """The file's own script: this one, or the one a `bash -c "..."` it is inside runs in."""
+        script = self
+        while script.parent is not None:
+            script = script.parent.script
+        return script
+
     def walk(self) -> Iterator[Script]:
         """This script and every script nested in it, depth first."""
         yield self
