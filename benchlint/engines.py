@@ -46,8 +46,8 @@ class Launch:
         arrays: dict[str, list[tuple[Word, Command]]] = {}
         for assignment in script.assignments:
             value = assignment.value
-            if value is not None and value.node.type == "array":
-                items = [(script.word(n), assignment.command) for n in value.node.named_children]
+            if value is not None and value.items is not None:
+                items = [(item, assignment.command) for item in value.items]
                 arrays.setdefault(assignment.name, []).extend(items)
         found: list[tuple[Word, Command]] = []
         for word in self.args:
@@ -195,8 +195,8 @@ def _launches(script: Script) -> list[Launch]:
             found.append(launch)
         for assignment in command.assignments:
             value = assignment.value
-            if value is not None and value.node.type == "array":
-                items = [command.script.word(n) for n in value.node.named_children]
+            if value is not None and value.items is not None:
+                items = value.items
                 launch = launch_in(items, command)
                 if launch is not None:
                     found.append(launch)

@@ -19,8 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tree_sitter import Node
-
 from benchlint.calls import ROOT_VARIABLES
 from benchlint.finding import Location, Span
 from benchlint.rewrite import (
@@ -88,7 +86,6 @@ class LauncherModel:
         self.overlays: list[Overlay] = []
         self.rewrites: list[Rewrite] = []
         self.time_limits: list[TimeLimit] = []
-        self._by_node = {command.node.id: command for command in script.all_commands()}
         for command in script.all_commands():
             self._overlay(command)
             self._rewrite(command)
@@ -122,12 +119,11 @@ class LauncherModel:
             (defaulted if keeps else overwritten).add(assignment.name)
         return overwritten, defaulted - overwritten
 
-    def grep_probe(self, text: str) -> Callable[[Node], bool | None]:
+    def grep_probe(self, text: str) -> Callable[[Command], bool | None]:
         """Decides `grep -q PATTERN "$CONFIG_PATH"` conditions against the recipe's current text."""
 
-        def probe(node: Node) -> bool | None:
-            command = self._by_node.get(node.id)
-            if command is None or command.base != "grep":
+        def probe(command: Command) -> bool | None:
+            if command.base != "grep":
                 return None
             args = command.args
             if not any(self.refers_to_recipe(w) for w in args):

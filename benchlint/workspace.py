@@ -505,14 +505,7 @@ def _first_error_line(script: Script) -> int:
     line of the file's last character that is not blank (a backslash that ends the file leaves a
     missing node after the last line)."""
     last = script.src.rstrip().count(b"\n") + 1
-    stack = [script.root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return min(int(node.start_point[0]) + 1, last)
-        if node.has_error:
-            stack.extend(reversed(node.children))
-    return 1
+    return min((script.error_row or 0) + 1, last)
 
 
 def _reason(exc: OSError) -> str:

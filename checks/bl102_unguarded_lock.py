@@ -54,7 +54,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Word
+from benchlint.shell.model import Command, Word, syn
 
 _UNLOCK = ("-u", "--unlock")
 # flock options that take a value as the next word
@@ -179,8 +179,9 @@ def _stop_on_failure(command: Command) -> Fix | None:
     the rest means."""
     statement = command.statement()
     if statement.type == "redirected_statement":
-        if statement.named_children[0] != command.node or any(
-            c.type in ("heredoc_redirect", "herestring_redirect") for c in statement.children
+        node = command.script.syntax(statement)
+        if syn(node.named_children[0]) != command.node or any(
+            c.type in ("heredoc_redirect", "herestring_redirect") for c in node.children
         ):
             return None
     elif statement != command.node:

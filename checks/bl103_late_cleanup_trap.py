@@ -187,10 +187,10 @@ def _about_itself(resource: Resource, path: ExitPath) -> bool:
         return False
     script = path.command.script
     for guard in path.command.guards:
-        if any(read.name in names for read in guard.test_reads(script)):
+        if any(read.name in names for read in guard.test_reads):
             return True
         alive = not guard.patterns and _LIVENESS.search(script.text_of(guard.node))
-        if alive and any(read.name in names for read in script.word(guard.node).reads()):
+        if alive and any(read.name in names for read in guard.reads):
             return True
     return False
 
@@ -199,7 +199,7 @@ def _exclusive(a: Command, b: Command) -> bool:
     """Whether two commands never run in one pass: the two branches of one `if`, or two items
     of one `case` (the exit of a `*)` item cannot follow a server started in another)."""
     return any(
-        g.node.id == h.node.id and g.patterns == h.patterns and g.expect != h.expect
+        g.node == h.node and g.patterns == h.patterns and g.expect != h.expect
         for g in a.guards
         for h in b.guards
     )

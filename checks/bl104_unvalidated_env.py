@@ -53,18 +53,14 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from benchlint.context import Context
 from benchlint.engines import Launch, array_name, launches
 from benchlint.environment import VALIDATORS, StartPath, is_builtin, runs_when_empty
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Read, Script, SplitRead
+from benchlint.shell.model import Read, Script
 from benchlint.workspace import path_matches
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
 
 
 def _consumed(launch: Launch) -> list[Read]:
@@ -98,7 +94,7 @@ def _what_empty_does(reads: list[Read]) -> str:
     """What an empty value does to the command line: a read that is a whole unquoted word
     vanishes and the next word takes its place; any other (quoted, or part of a word such as
     `--tp=$TP`) leaves an empty argument or value."""
-    alone = {_alone(read) for read in reads}
+    alone = {read.alone for read in reads}
     if alone == {False}:
         return "an empty value reaches the engine as an empty argument"
     if alone == {True}:
@@ -110,14 +106,6 @@ def _what_empty_does(reads: list[Read]) -> str:
         "an empty value reaches the engine as an empty argument, or (unquoted) vanishes and "
         "the engine reads the next word in its place"
     )
-
-
-def _alone(read: Read) -> bool:
-    """Whether the read is a whole word by itself, unquoted (`$MODEL`, `${MODEL}`)."""
-    if isinstance(read, SplitRead):  # the rest of a word tree-sitter-bash split
-        return False
-    parent: Node | None = read.node.parent
-    return parent is not None and parent.type in ("command", "array")
 
 
 def _route_setters(routes: list[StartPath], names: list[str]) -> dict[str, dict[str, Location]]:

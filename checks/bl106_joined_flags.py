@@ -45,12 +45,7 @@ from benchlint.shell.model import Word
 
 def _quoted_variable(word: Word) -> str | None:
     """NAME for a word that is exactly `"$NAME"` or `"${NAME}"`."""
-    node = word.node
-    if node.type != "string" or node.named_child_count != 1:
-        return None
-    if node.named_children[0].type not in ("simple_expansion", "expansion"):
-        return None
-    return word.variable()
+    return word.variable() if word.node.type == "string" else None
 
 
 def _joined(values: list[Word], name: str) -> bool:

@@ -80,7 +80,7 @@ def _runs_vllm_serve(script: Script) -> bool:
 
 def _multi_node(script: Script) -> bool:
     """Ranks on other nodes: DP start ranks or addresses, or `srun -N 2`."""
-    if any(flag in script.text_of(script.root) for flag in _MULTI_NODE):
+    if any(flag in script.text for flag in _MULTI_NODE):
         return True
     for command in script.all_commands():
         srun = command.invocation.wrapper("srun")
@@ -168,7 +168,7 @@ def _scripts(ctx: Context) -> list[Script]:
 
 
 def _in_for_loop(command: Command) -> bool:
-    node = command.node.parent
+    node = command.script.syntax(command.node).parent
     while node is not None:
         if node.type in ("for_statement", "c_style_for_statement"):
             return True

@@ -194,7 +194,7 @@ def _guarded_by_server_type(probe: Probe) -> bool:
 
 def _dev_mode(script: Script) -> bool:
     return (
-        re.search(r"VLLM_SERVER_DEV_MODE=[\"']?(1|true)", script.text_of(script.root)) is not None
+        re.search(r"VLLM_SERVER_DEV_MODE=[\"']?(1|true)", script.text) is not None
     )
 
 

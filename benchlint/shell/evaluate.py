@@ -12,10 +12,9 @@ import re
 from collections.abc import Callable
 from typing import Protocol
 
-from tree_sitter import Node
-
 from benchlint.shell import expand
-from benchlint.shell.model import Guard, Script
+from benchlint.shell.conditions import Condition
+from benchlint.shell.model import Command, Guard, Script, Syn
 
 
 class Env(Protocol):
@@ -24,7 +23,7 @@ class Env(Protocol):
     def get(self, name: str, /) -> str | None: ...
 
 
-Probe = Callable[[Node], "bool | None"]
+Probe = Callable[[Command], "bool | None"]
 
 
 def guards_hold(
@@ -102,25 +101,25 @@ def guard_holds(script: Script, guard: Guard, env: Env, probe: Probe | None = No
         if word is None:
             return None
         decided: bool | None = False
-        for node in guard.patterns:  # `a|b)`: the first that matches wins
-            matched = _matches(script, word, node, env)
+        for pattern in guard.patterns:  # `a|b)`: the first that matches wins
+            matched = _matches(script, word, pattern, env)
             if matched:
                 decided = True
                 break
             if matched is None:
                 decided = None
         return None if decided is None else decided == guard.expect
-    value = condition(script, guard.node, env, probe)
+    value = condition(script, guard.condition, env, probe)
     return None if value is None else value == guard.expect
 
 
-def value_of(script: Script, node: Node, env: Env) -> str | None:
+def value_of(script: Script, where: Syn, env: Env) -> str | None:
     """A word's value after parameter expansion and quote removal; None if unknown."""
-    return expand.value(script.text_of(node), env.get)
+    return expand.value(script.text_of(where), env.get)
 
 
-def _pieces(script: Script, node: Node, env: Env) -> list[expand.Piece] | None:
-    text = script.text_of(node)
+def _pieces(script: Script, where: Syn, env: Env) -> list[expand.Piece] | None:
+    text = script.text_of(where)
     memo = getattr(env, "memo", None)  # a route's environment: one expansion per word text
     if memo is not None and text in memo:
         return memo[text]  # type: ignore[no-any-return]
@@ -133,7 +132,7 @@ def _pieces(script: Script, node: Node, env: Env) -> list[expand.Piece] | None:
     return pieces
 
 
-def _matches(script: Script, subject: str, pattern: Node, env: Env) -> bool | None:
+def _matches(script: Script, subject: str, pattern: Syn, env: Env) -> bool | None:
     pieces = _pieces(script, pattern, env)
     return None if pieces is None else expand.matches(subject, pieces)
 
@@ -143,33 +142,24 @@ def _nocasematch(script: Script) -> bool:
     return script.mentions("nocasematch")
 
 
-def condition(script: Script, node: Node, env: Env, probe: Probe | None = None) -> bool | None:
-    kind = node.type
-    if kind == "test_command":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        double = script.text_of(node).startswith("[[")
-        return _expression(script, inner[0], env, double) if len(inner) == 1 else None
-    if kind == "negated_command":
-        inner_nodes = node.named_children
-        value = condition(script, inner_nodes[-1], env, probe) if inner_nodes else None
+def condition(script: Script, tree: Condition, env: Env, probe: Probe | None = None) -> bool | None:
+    """A condition's value (`conditions.py` describes its tree)."""
+    if tree is None:
+        return None
+    kind = tree[0]
+    if kind == "test":
+        return _expression(script, tree[2], env, tree[1])
+    if kind == "not":
+        value = condition(script, tree[1], env, probe)
         return None if value is None else not value
-    if kind == "list":
-        named = node.named_children
-        operator = next((c.type for c in node.children if c.type in ("&&", "||")), None)
-        if len(named) != 2 or operator is None:
-            return None
-        left = condition(script, named[0], env, probe)
-        right = condition(script, named[1], env, probe)
-        return _and(left, right) if operator == "&&" else _or(left, right)
-    if kind == "command" and node.named_children:
-        if len(node.named_children) == 1:
-            name = script.text_of(node.named_children[0])
-            if name in ("true", ":"):
-                return True
-            if name == "false":
-                return False
-        if probe is not None:
-            return probe(node)
+    if kind == "and":
+        return _and(condition(script, tree[1], env, probe), condition(script, tree[2], env, probe))
+    if kind == "or":
+        return _or(condition(script, tree[1], env, probe), condition(script, tree[2], env, probe))
+    if kind == "const":
+        return bool(tree[1])
+    if kind == "command" and probe is not None and tree[1] is not None:
+        return probe(tree[1])
     return None
 
 
@@ -185,10 +175,10 @@ def _or(left: bool | None, right: bool | None) -> bool | None:
     return False if left is False and right is False else None
 
 
-def _operand(script: Script, node: Node, env: Env, double: bool) -> str | None:
+def _operand(script: Script, where: Syn, env: Env, double: bool) -> str | None:
     """An operand's value; in `[ ]` an unquoted expansion is split and globbed, so a value that
     would change there (blanks, glob characters, nothing at all) is unknown."""
-    pieces = _pieces(script, node, env)
+    pieces = _pieces(script, where, env)
     if pieces is None:
         return None
     text = "".join(p.text for p in pieces)
@@ -201,41 +191,26 @@ def _operand(script: Script, node: Node, env: Env, double: bool) -> str | None:
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 
 
-def _expression(script: Script, node: Node, env: Env, double: bool) -> bool | None:
-    kind = node.type
-    if kind == "parenthesized_expression":
-        inner = node.named_children
-        return _expression(script, inner[0], env, double) if len(inner) == 1 else None
-    if kind == "unary_expression":
-        operator = node.child_by_field_name("operator")
-        operands = [c for c in node.named_children if c.type != "test_operator"]
-        op = script.text_of(operator) if operator is not None else ""
-        if len(operands) != 1:
-            return None
-        if op == "!":
-            value = _expression(script, operands[0], env, double)
-            return None if value is None else not value
-        if op in ("-z", "-n"):
-            text = _operand(script, operands[0], env, double)
-            if text is None:
-                return None
-            return (text == "") == (op == "-z")
+def _expression(script: Script, tree: Condition, env: Env, double: bool) -> bool | None:
+    if tree is None:
         return None
-    if kind == "binary_expression":
-        left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
-        operator = node.child_by_field_name("operator")
-        if left is None or right is None or operator is None:
+    kind = tree[0]
+    if kind == "not":
+        value = _expression(script, tree[1], env, double)
+        return None if value is None else not value
+    if kind == "unary":
+        text = _operand(script, tree[2], env, double)
+        if text is None:
             return None
-        op = script.text_of(operator)
-        if op in ("&&", "-a"):
-            return _and(
-                _expression(script, left, env, double), _expression(script, right, env, double)
-            )
-        if op in ("||", "-o"):
-            return _or(
-                _expression(script, left, env, double), _expression(script, right, env, double)
-            )
+        return (text == "") == bool(tree[1] == "-z")
+    if kind == "and":
+        left, right = tree[1], tree[2]
+        return _and(_expression(script, left, env, double), _expression(script, right, env, double))
+    if kind == "or":
+        left, right = tree[1], tree[2]
+        return _or(_expression(script, left, env, double), _expression(script, right, env, double))
+    if kind == "binary":
+        op, left, right = tree[1], tree[2], tree[3]
         a = _operand(script, left, env, double)
         if a is None:
             return None
@@ -253,8 +228,8 @@ def _expression(script: Script, node: Node, env: Env, double: bool) -> bool | No
         if b is None:
             return None
         return _compare(a, op, b, double)
-    if kind in ("string", "simple_expansion", "expansion", "word", "concatenation", "raw_string"):
-        text = _operand(script, node, env, double)
+    if kind == "word":
+        text = _operand(script, tree[1], env, double)
         return None if text is None else text != ""
     return None
 

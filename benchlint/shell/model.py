@@ -1,25 +1,33 @@
 """The shell model: a script's commands, assignments, expansions and nested scripts.
 
-Built once per file from the tree-sitter-bash tree. Every rule that reads shell asks this model;
-none walks the tree for itself. A nested script (`bash -c "..."`, `ssh host '...'`, a heredoc fed
-to a shell) is a `Script` of its own, with `parent` set and every position mapped to the outer file.
+Built once per file from the tree-sitter-bash tree, which is then let go: the model keeps facts
+(each word's value, the variables it reads, each guard's condition as a small tree, where every
+piece of syntax is: `Syn`), not nodes. Every rule that reads shell asks this model; none walks
+the tree for itself. The few questions about a statement's shape that are not facts of the model
+(`Command.statement`) parse the script again, once, when asked. A nested script (`bash -c "..."`,
+`ssh host '...'`, a heredoc fed to a shell) is a `Script` of its own, with `parent` set and every
+position mapped to the outer file.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import tree_sitter_bash
-from tree_sitter import Language, Node, Parser, Tree
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 from benchlint.finding import Span
+from benchlint.shell.conditions import Compiler, Condition
 from benchlint.shell.invocation import Invocation, resolve
 from benchlint.shell.words import EXPANSIONS, heredoc_body, unquote
 from benchlint.source import SourceText, char_offsets
 
-_PARSER = Parser(Language(tree_sitter_bash.language()))
+_LANGUAGE = Language(tree_sitter_bash.language())
+_PARSER = Parser(_LANGUAGE)
 
 
 def parse_tree(src: bytes) -> Tree:
@@ -30,6 +38,19 @@ def parse_tree(src: bytes) -> Tree:
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
+class Syn(NamedTuple):
+    """Where a piece of a script's syntax is (bytes of `Script.src`) and what it is
+    (tree-sitter-bash's node type): what the model keeps of a node."""
+
+    type: str
+    start_byte: int
+    end_byte: int
+
+
+def syn(node: Node) -> Syn:
+    return Syn(node.type, node.start_byte, node.end_byte)
+
+
 def first_line(text: str) -> str:
     """A command's text as a message quotes it: its first line, without a trailing `\\`, and
     `…` when more follows (a multi-line `bash -c "..."` would otherwise look unbalanced)."""
@@ -38,63 +59,41 @@ def first_line(text: str) -> str:
 
 
 class Word:
-    """A shell word. Quote removal happens on first use: most words are never looked at."""
+    """A shell word: its value after quote removal (expansions kept verbatim), whether it holds
+    an expansion, where each character of the value is in the file, and the variables it reads.
+    `items`: an array's elements (`(a "b c")`), None for any other word."""
 
-    __slots__ = ("_offsets", "_static", "_value", "node", "script")
+    __slots__ = ("_offsets", "_reads", "items", "node", "script", "static", "value")
 
     def __init__(
         self,
         script: Script,
-        node: Node,
-        value: str | None = None,
-        offsets: list[int] | None = None,
-        static: bool | None = None,
+        node: Syn,
+        value: str,
+        offsets: list[int] | None,
+        static: bool,
+        reads: tuple[Read, ...] = (),
+        items: list[Word] | None = None,
     ) -> None:
+        """`offsets`: the file char offset of each char of the value; None when the value is
+        a slice of the file's text (the word's, inside its quotes if it is quoted)."""
         self.script = script
         self.node = node
-        self._value = value
+        self.value = value
         self._offsets = offsets
-        self._static = static
-
-    @property
-    def value(self) -> str:
-        """The word after quote removal; expansions kept verbatim."""
-        if self._value is None:
-            self._unquote_fast()
-        return self._value  # type: ignore[return-value]
-
-    @property
-    def static(self) -> bool:
-        """No expansion inside."""
-        if self._static is None:
-            self._unquote_fast()
-        return bool(self._static)
+        self.static = static
+        self._reads = reads
+        self.items = items
 
     @property
     def offsets(self) -> list[int]:
         """The file char offset of each char of the value."""
-        if self._offsets is None:
-            value, self._offsets, static = unquote(self.node, self.script.src, self.script.char_of)
-            self._value, self._static = value, static
-        return self._offsets
-
-    def _unquote_fast(self) -> None:
-        node = self.node
-        kind = node.type
-        text = self.script.text_of(node)
-        if "\\" not in text:
-            if kind in ("word", "number") and node.child_count == 0:
-                self._value, self._static = text, True
-                return
-            if kind == "raw_string":
-                self._value, self._static = text[1:-1], True
-                return
-            if kind == "string" and len(text) >= 2:
-                self._value = text[1:-1]
-                self._static = not any(c.type in EXPANSIONS for c in node.children)
-                return
-        value, self._offsets, static = unquote(node, self.script.src, self.script.char_of)
-        self._value, self._static = value, static
+        offsets = self._offsets
+        if offsets is None:
+            node = self.node
+            first = self.script.char_of(node.start_byte) + (node.type in ("string", "raw_string"))
+            return list(range(first, first + len(self.value)))
+        return offsets
 
     @property
     def text(self) -> str:
@@ -106,18 +105,40 @@ class Word:
 
     def reads(self) -> list[Read]:
         """The variables this word reads, in text order (command substitutions included)."""
-        return list(_reads(self.script, self.node))
+        return list(self._reads)
 
     def variable(self) -> str | None:
         """X when the whole word is `$X`, `${X}`, `"$X"` or `"${X}"`."""
-        node = self.node
-        if node.type == "string" and node.named_child_count == 1:
-            node = node.named_children[0]
-        if node.type not in ("simple_expansion", "expansion"):
+        if self.node.type not in ("string", "simple_expansion", "expansion"):
             return None
-        text = self.script.text_of(node)
-        name = text[2:-1] if text.startswith("${") else text[1:]
-        return name if name.isidentifier() else None
+        match = _VARIABLE.fullmatch(self.text)
+        return None if match is None else match.group(2) or match.group(3)
+
+
+_VARIABLE = re.compile(r'(")?\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))(?(1)")')
+
+
+def make_word(script: Script, node: Node, found: _Reads) -> Word:
+    """The word at a node: quote removal done, its reads (`found`: the script's) kept."""
+    kind = node.type
+    src = script.src
+    start, end = node.start_byte, node.end_byte
+    reads = found.inside(start, end) if src.find(b"$", start, end) >= 0 else ()
+    items = None
+    if kind == "array":
+        items = [make_word(script, child, found) for child in node.named_children]
+    where = Syn(kind, start, end)
+    if script.parent is None and src.find(b"\\", start, end) < 0:
+        # the value is a slice of the text: its characters' offsets run on from the first
+        if kind in ("word", "number") and node.child_count == 0:
+            text = src[start:end].decode("utf-8", errors="surrogateescape")
+            return Word(script, where, text, None, True, reads, items)
+        if kind == "raw_string" or (kind == "string" and end - start >= 2):
+            text = src[start + 1 : end - 1].decode("utf-8", errors="surrogateescape")
+            static = kind == "raw_string" or not any(c.type in EXPANSIONS for c in node.children)
+            return Word(script, where, text, None, static, reads, items)
+    value, offsets, static = unquote(node, src, script.char_of)
+    return Word(script, where, value, offsets, static, reads, items)
 
 
 class JoinedWord(Word):
@@ -167,7 +188,7 @@ class JoinedWord(Word):
             end, start = part.span, after.span
             at = Span(end.end_line, end.end_column - 1, start.line, start.column + match.end())
             found.append(
-                SplitRead(match.group(1) or match.group(2), "", after.node, self.script, at)
+                SplitRead(match.group(1) or match.group(2), "", after.node, self.script, False, at)
             )
         return found
 
@@ -178,14 +199,16 @@ class JoinedWord(Word):
 _SPLIT_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(eq=False, slots=True)
 class Read:
-    """A variable read in a word: `$X`, `${X}` (operator ""), `${X:-d}` (":-"), `${#X}` ("#")."""
+    """A variable read in a word: `$X`, `${X}` (operator ""), `${X:-d}` (":-"), `${#X}` ("#").
+    `alone`: the read is a whole unquoted word by itself (`$MODEL`, `${MODEL}`)."""
 
     name: str
     operator: str
-    node: Node
+    node: Syn
     script: Script
+    alone: bool
 
     @property
     def plain(self) -> bool:
@@ -196,7 +219,7 @@ class Read:
         return self.script.span(self.node)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(eq=False, slots=True)
 class SplitRead(Read):
     """A read whose `$` and name tree-sitter-bash put in two parts of one word: located by its
     text (`node` is the part holding the name)."""
@@ -208,28 +231,53 @@ class SplitRead(Read):
         return self.at
 
 
-def _reads(script: Script, node: Node) -> Iterator[Read]:
-    kind = node.type
-    if kind in ("simple_expansion", "expansion"):
-        names = [c for c in node.named_children if c.type == "variable_name"]
-        subscript = next((c for c in node.named_children if c.type == "subscript"), None)
-        if names and script.text_of(names[0]).isidentifier():  # not `$1`, `$@`, `$?`
-            operator = node.child_by_field_name("operator")
-            op = script.text_of(operator) if operator is not None else ""
-            yield Read(script.text_of(names[0]), op, node, script)
-        elif subscript is not None:
-            name = subscript.child_by_field_name("name")
-            if name is not None:
-                yield Read(script.text_of(name), "[", node, script)
-    for child in node.named_children:
-        yield from _reads(script, child)
+_EXPANSIONS = Query(_LANGUAGE, "[(simple_expansion) (expansion)] @read")
+
+
+class _Reads:
+    """Every variable read of a script (`$X`, `${X...}`, `${X[i]}`: not `$1`, `$@`, `$?`), in
+    text order, found in one query of the tree; a word's or a statement's reads are those
+    inside it."""
+
+    def __init__(self, script: Script, root: Node) -> None:
+        found: list[tuple[int, int, Read]] = []
+        for node in QueryCursor(_EXPANSIONS).captures(root).get("read", []):
+            first = node.named_child(0)
+            if first is not None and first.type == "variable_name":
+                name: Node | None = first
+            else:
+                name = next((c for c in node.named_children if c.type == "variable_name"), None)
+            where = syn(node)
+            if name is not None and script.text_of(name).isidentifier():
+                operator = (
+                    node.child_by_field_name("operator") if where.type == "expansion" else None
+                )
+                op = script.text_of(operator) if operator is not None else ""
+            else:
+                subscript = next((c for c in node.named_children if c.type == "subscript"), None)
+                name = subscript.child_by_field_name("name") if subscript is not None else None
+                if name is None:
+                    continue
+                op = "["
+            parent = node.parent
+            alone = parent is not None and parent.type in ("command", "array")
+            read = Read(script.text_of(name), op, where, script, alone)
+            found.append((where.start_byte, -where.end_byte, read))
+        found.sort(key=lambda f: (f[0], f[1]))  # an expansion before those inside it
+        self.starts = [f[0] for f in found]
+        self.reads = [f[2] for f in found]
+
+    def inside(self, start: int, end: int) -> tuple[Read, ...]:
+        i = bisect.bisect_left(self.starts, start)
+        j = bisect.bisect_left(self.starts, end, i)
+        return tuple(r for r in self.reads[i:j] if r.node.end_byte <= end)
 
 
 @dataclass(eq=False, slots=True)
 class Assignment:
     name: str
     value: Word | None
-    node: Node
+    node: Syn
     command: Command
     # assign | export | declare | local | readonly | prefix | read | for | default
     kind: str
@@ -246,7 +294,7 @@ class Expansion:
 
     name: str
     operator: str  # "" for a plain read
-    node: Node
+    node: Syn
     script: Script
 
     @property
@@ -264,8 +312,8 @@ class Expansion:
 
 @dataclass(eq=False, slots=True)
 class Heredoc:
-    node: Node  # the heredoc_redirect
-    body: Node | None
+    node: Syn  # the heredoc_redirect
+    body: Syn | None
     quoted: bool
 
 
@@ -280,19 +328,14 @@ class Guard:
     """A condition a command runs under: `if COND` (expect True), its `else` (expect False),
     `COND && cmd`, `COND || cmd`, or a `case WORD in PATTERNS)` item (patterns set)."""
 
-    node: Node  # the condition statement, or the case word
+    node: Syn  # the condition statement, or the case word
     expect: bool
-    patterns: tuple[Node, ...] = ()
-
-    def test_reads(self, script: Script) -> list[Read]:
-        """The variables a `[ ... ]` or `[[ ... ]]` condition reads (through `!`); none for a
-        command run as a condition or a case item."""
-        node = self.node
-        while node.type == "negated_command" and node.named_children:
-            node = node.named_children[-1]
-        if self.patterns or node.type != "test_command":
-            return []
-        return list(_reads(script, node))
+    patterns: tuple[Syn, ...] = ()
+    condition: Condition = None  # the statement's condition (`conditions.py`); None for a case
+    reads: tuple[Read, ...] = ()  # the variables the statement or case word reads
+    # the variables a `[ ... ]` or `[[ ... ]]` condition reads (through `!`); none for a
+    # command run as a condition or a case item
+    test_reads: tuple[Read, ...] = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -300,7 +343,7 @@ class Command:
     """A simple command, a declaration (`export X=1`), or a bare assignment (`X=1`, no words)."""
 
     script: Script
-    node: Node
+    node: Syn
     words: list[Word]
     assignments: list[Assignment] = field(default_factory=list)
     tested: bool = False  # its status is consumed: if/while/until condition, `&&`/`||`, `!`
@@ -379,9 +422,9 @@ class Command:
             )
         ]
 
-    def statement(self) -> Node:
+    def statement(self) -> Syn:
         """The list item this command belongs to (climbing pipelines, `&&` lists, redirections)."""
-        node = self.node
+        node = self.script.syntax(self.node)
         while node.parent is not None and node.parent.type in (
             "redirected_statement",
             "pipeline",
@@ -389,11 +432,11 @@ class Command:
             "negated_command",
         ):
             node = node.parent
-        return node
+        return syn(node)
 
     def next_statement_reads_status(self) -> bool:
         """The next statement reads `$?`: the author checks this command's status by hand."""
-        nxt = self.statement().next_named_sibling
+        nxt = self.script.syntax(self.statement()).next_named_sibling
         while nxt is not None and nxt.type == "comment":
             nxt = nxt.next_named_sibling
         return nxt is not None and "$?" in self.script.text_of(nxt)
@@ -416,21 +459,23 @@ class Script:
         self.char_of = char_of
         self.parent = parent
         self.errexit_at_start = errexit_at_start
-        self.tree = _PARSER.parse(src)
-        self.root = self.tree.root_node
         # facts other modules derive from this script once (its engine launches), kept with it
         self.memo: dict[str, object] = {}
         self.commands: list[Command] = []
         self.assignments: list[Assignment] = []
         self.expansions: list[Expansion] = []
         self.nested: list[Script] = []
-        self.functions: dict[str, Node] = {}
+        self.functions: dict[str, Syn] = {}
         self._argument_runners: dict[str, int | None] = {}
-        self._words: dict[int, Word] = {}
         self._mentions: dict[str, bool] = {}
         self._bodies: dict[str, list[Command]] | None = None
         self._calls: list[Command] | None = None
-        _Builder(self).build()
+        self._tree: Tree | None = None  # parsed again only when `syntax` is asked
+        root = _PARSER.parse(src).root_node
+        self.has_error = root.has_error
+        # the first line (0-based) tree-sitter-bash could not parse, when it could not
+        self.error_row = _first_error_row(root) if self.has_error else None
+        _Builder(self, root).build()
 
     def body(self, function: str) -> list[Command]:
         """The commands of a function defined in this script, in text order."""
@@ -487,22 +532,28 @@ class Script:
             known = self._mentions[text] = text in self.file.text
         return known
 
-    def word(self, node: Node) -> Word:
-        """The word at a node, quote removal done once."""
-        word = self._words.get(node.id)
-        if word is None:
-            word = Word(self, node)
-            self._words[node.id] = word
-        return word
+    def syntax(self, where: Syn) -> Node:
+        """The tree-sitter node a `Syn` of this script came from: for the few questions about a
+        statement's shape the model does not answer. The script is parsed again, once, the
+        first time one is asked."""
+        if self._tree is None:
+            self._tree = _PARSER.parse(self.src)
+        found = self._tree.root_node.descendant_for_byte_range(where.start_byte, where.end_byte)
+        node = found
+        while node is not None and node.start_byte == where.start_byte:
+            if node.type == where.type and node.end_byte == where.end_byte:
+                return node
+            node = node.parent
+        raise LookupError(f"no {where.type} node at bytes {where.start_byte}-{where.end_byte}")
 
     @property
-    def has_error(self) -> bool:
-        return self.root.has_error
+    def text(self) -> str:
+        return self.src.decode("utf-8", errors="surrogateescape")
 
-    def text_of(self, node: Node) -> str:
+    def text_of(self, node: Node | Syn) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", errors="surrogateescape")
 
-    def span(self, node: Node) -> Span:
+    def span(self, node: Node | Syn) -> Span:
         start = self.char_of(node.start_byte)
         end = self.char_of(node.end_byte - 1) + 1 if node.end_byte > node.start_byte else start
         return self.file.span(start, end)
@@ -524,6 +575,18 @@ class Script:
     def all_commands(self) -> Iterator[Command]:
         for script in self.walk():
             yield from script.commands
+
+
+def _first_error_row(root: Node) -> int:
+    """The row of the first part of a tree tree-sitter-bash could not parse."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return int(node.start_point[0])
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    return 0
 
 
 def parse_file(file: SourceText) -> Script:
@@ -629,17 +692,47 @@ class _Context:
 
 
 class _Builder:
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, root: Node) -> None:
         self.script = script
+        self.root = root
         self.errexit = script.errexit_at_start
         self.by_node: dict[int, Command] = {}
+        self.words: dict[int, Word] = {}
+        # a guard's facts, shared by the guards of one statement (an `if`'s then and else)
+        self.guard_facts: dict[int, tuple[Syn, Condition, tuple[Read, ...], tuple[Read, ...]]] = {}
+        self.compiler = Compiler(script.text_of, syn, self.by_node)
+        self.reads = _Reads(script, root)
 
     def build(self) -> None:
-        self.walk(self.script.root, _Context())
+        self.walk(self.root, _Context())
 
-    # -- words -------------------------------------------------------------------------------
+    # -- words and guards --------------------------------------------------------------------
     def word(self, node: Node) -> Word:
-        return self.script.word(node)
+        """The word at a node, made once."""
+        word = self.words.get(node.id)
+        if word is None:
+            word = self.words[node.id] = make_word(self.script, node, self.reads)
+        return word
+
+    def guard(self, node: Node, expect: bool, patterns: tuple[Node, ...] = ()) -> Guard:
+        facts = self.guard_facts.get(node.id)
+        if facts is None:
+            script = self.script
+            reads: tuple[Read, ...] = ()
+            test_reads: tuple[Read, ...] = ()
+            if script.src.find(b"$", node.start_byte, node.end_byte) >= 0:
+                reads = self.reads.inside(node.start_byte, node.end_byte)
+                test = node
+                while test.type == "negated_command" and test.named_children:
+                    test = test.named_children[-1]
+                if test.type == "test_command":
+                    test_reads = self.reads.inside(test.start_byte, test.end_byte)
+            condition = None if patterns else self.compiler.condition(node)
+            facts = self.guard_facts[node.id] = (syn(node), condition, reads, test_reads)
+        where, condition, reads, test_reads = facts
+        if patterns:
+            return Guard(where, expect, tuple(syn(p) for p in patterns), None, reads)
+        return Guard(where, expect, (), condition, reads, test_reads)
 
     # -- the walk ----------------------------------------------------------------------------
     def walk(self, node: Node, ctx: _Context) -> None:
@@ -674,7 +767,7 @@ class _Builder:
             return
         left, right = named
         self.walk(left, ctx.with_(tested=True, or_guarded=ctx.or_guarded or operator == "||"))
-        self.walk(right, ctx.under(Guard(left, operator == "&&")))
+        self.walk(right, ctx.under(self.guard(left, operator == "&&")))
 
     def on_pipeline(self, node: Node, ctx: _Context) -> None:
         named = [c for c in node.named_children]
@@ -692,8 +785,8 @@ class _Builder:
         tested = ctx.tested_()
         for condition in conditions:
             self.walk(condition, tested)
-        failed = [Guard(conditions[-1], False)] if conditions else []
-        branch = ctx.under(Guard(conditions[-1], True)) if conditions else ctx
+        failed = [self.guard(conditions[-1], False)] if conditions else []
+        branch = ctx.under(self.guard(conditions[-1], True)) if conditions else ctx
         for child in body:
             kind = child.type
             if kind == "elif_clause":
@@ -702,10 +795,10 @@ class _Builder:
                 for condition in elif_conditions:
                     self.walk(condition, before.tested_())
                 last = elif_conditions[-1] if elif_conditions else child
-                inside = before.under(Guard(last, True))
+                inside = before.under(self.guard(last, True))
                 for grandchild in elif_body:
                     self.walk(grandchild, inside)
-                failed.append(Guard(last, False))
+                failed.append(self.guard(last, False))
             elif kind == "else_clause":
                 self.walk_list(child.named_children, ctx.under(*failed))
             else:
@@ -719,8 +812,8 @@ class _Builder:
                 self.walk(child, ctx)
                 continue
             patterns = tuple(child.children_by_field_name("value"))
-            inside = ctx.under(*earlier, Guard(value, True, patterns))
-            earlier.append(Guard(value, False, patterns))
+            inside = ctx.under(*earlier, self.guard(value, True, patterns))
+            earlier.append(self.guard(value, False, patterns))
             for grandchild in child.named_children:
                 if not any(grandchild.id == p.id for p in patterns):
                     self.walk(grandchild, inside)
@@ -756,7 +849,7 @@ class _Builder:
     def on_function_definition(self, node: Node, ctx: _Context) -> None:
         name_node = node.child_by_field_name("name")
         name = self.script.text_of(name_node) if name_node is not None else "?"
-        self.script.functions[name] = node
+        self.script.functions[name] = syn(node)
         saved = self.errexit
         body = node.child_by_field_name("body")
         if body is not None:
@@ -767,7 +860,7 @@ class _Builder:
         variable = node.child_by_field_name("variable")
         command = self.new_command(node, [], ctx)
         if variable is not None:
-            self.assign(command, self.script.text_of(variable), None, variable, "for", False)
+            self.assign(command, self.script.text_of(variable), None, syn(variable), "for", False)
         for child in node.named_children:
             if variable is None or child.id != variable.id:
                 self.walk(child, ctx)
@@ -794,7 +887,8 @@ class _Builder:
             start = next((c for c in redirect.named_children if c.type == "heredoc_start"), None)
             body_node = next((c for c in redirect.named_children if c.type == "heredoc_body"), None)
             quoted = start is not None and any(q in self.script.text_of(start) for q in "'\"\\")
-            command.heredocs.append(Heredoc(redirect, body_node, quoted))
+            where = syn(body_node) if body_node is not None else None
+            command.heredocs.append(Heredoc(syn(redirect), where, quoted))
         self.heredoc_to_shell(command)
 
     def on_variable_assignment(self, node: Node, ctx: _Context) -> None:
@@ -809,7 +903,7 @@ class _Builder:
 
     def on_declaration_command(self, node: Node, ctx: _Context) -> None:
         keyword = node.children[0]
-        words = [Word(self.script, keyword, keyword.type, [], True)]
+        words = [Word(self.script, syn(keyword), keyword.type, [], True)]
         command = self.new_command(node, words, ctx)
         flags = [self.word(c) for c in node.named_children if c.type in ("word", "concatenation")]
         words.extend(flags)
@@ -821,11 +915,11 @@ class _Builder:
             if child.type == "variable_assignment":
                 self.assignment_node(command, child, kind, exported)
             elif child.type == "variable_name":
-                self.assign(command, self.script.text_of(child), None, child, kind, exported)
+                self.assign(command, self.script.text_of(child), None, syn(child), kind, exported)
 
     def on_unset_command(self, node: Node, ctx: _Context) -> None:
         keyword = node.children[0]
-        words = [Word(self.script, keyword, keyword.type, [], True)]
+        words = [Word(self.script, syn(keyword), keyword.type, [], True)]
         words.extend(self.word(c) for c in node.named_children)
         self.new_command(node, words, ctx)
 
@@ -891,7 +985,7 @@ class _Builder:
     def new_command(self, node: Node, words: list[Word], ctx: _Context) -> Command:
         command = Command(
             self.script,
-            node,
+            syn(node),
             words,
             tested=ctx.tested,
             or_guarded=ctx.or_guarded,
@@ -914,7 +1008,7 @@ class _Builder:
             inner = name_node.child_by_field_name("name")
             name = self.script.text_of(inner) if inner is not None else name
         value = self.word(value_node) if value_node is not None else None
-        self.assign(command, name, value, node, kind, exported)
+        self.assign(command, name, value, syn(node), kind, exported)
         if value_node is not None and value_node.named_child_count and self.may_hold(value_node):
             # a substitution in the value runs where the assignment does: under its guards
             self.walk_inside(value_node, _Context(function=command.function, guards=command.guards))
@@ -924,7 +1018,7 @@ class _Builder:
         command: Command,
         name: str,
         value: Word | None,
-        node: Node,
+        node: Syn,
         kind: str,
         exported: bool,
     ) -> None:
@@ -941,11 +1035,12 @@ class _Builder:
         if not names:
             return
         operator = self.script.text_of(op)
-        expansion = Expansion(self.script.text_of(names[0]), operator, node, self.script)
+        where = syn(node)
+        expansion = Expansion(self.script.text_of(names[0]), operator, where, self.script)
         self.script.expansions.append(expansion)
         if expansion.assigns and self.script.commands:
             command = self.script.commands[-1]
-            self.assign(command, expansion.name, None, node, "default", False)
+            self.assign(command, expansion.name, None, where, "default", False)
 
     def command_effects(self, command: Command) -> None:
         base = command.base

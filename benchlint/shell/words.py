@@ -6,7 +6,9 @@ script parses them as opaque words, and a word holding one has no static value.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from typing import Protocol
 
 from tree_sitter import Node
 
@@ -63,8 +65,18 @@ def _collect(
     return static
 
 
+class Located(Protocol):
+    """Anything that knows where it is in a script's bytes: a node, or the model's `Syn`."""
+
+    @property
+    def start_byte(self) -> int: ...
+
+    @property
+    def end_byte(self) -> int: ...
+
+
 def heredoc_body(
-    node: Node, src: bytes, char_of: Callable[[int], int], quoted: bool
+    node: Located, src: bytes, char_of: Callable[[int], int], quoted: bool
 ) -> tuple[str, list[int]]:
     """The text a heredoc feeds to its command; an unquoted delimiter honours `\\$`, `\\\\`."""
     out: list[str] = []
@@ -98,6 +110,19 @@ def _chars(
     return result
 
 
+def _contiguous(
+    start: int, end: int, src: bytes, char_of: Callable[[int], int]
+) -> tuple[str, int] | None:
+    """src[start:end] and the file offset of its first char, when its chars lie one after the
+    other in the file (ASCII, not a nested script's string with escapes): the usual case."""
+    text = src[start:end].decode("utf-8", errors="surrogateescape")
+    if not text:
+        return text, 0
+    if text.isascii() and char_of(end - 1) - char_of(start) == end - 1 - start:
+        return text, char_of(start)
+    return None
+
+
 def _verbatim(
     start: int,
     end: int,
@@ -106,9 +131,20 @@ def _verbatim(
     out: list[str],
     offsets: list[int],
 ) -> None:
+    run = _contiguous(start, end, src, char_of)
+    if run is not None:
+        text, first = run
+        out.append(text)
+        offsets.extend(range(first, first + len(text)))
+        return
     for ch, offset in _chars(start, end, src, char_of):
         out.append(ch)
         offsets.append(offset)
+
+
+# A backslash and the char it may escape. A backslash never fails to escape another backslash,
+# so matching pairs left to right reads the text as the shell does.
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 
 
 def _unescape(
@@ -121,6 +157,24 @@ def _unescape(
     escapes: frozenset[str] | None,
 ) -> None:
     """Drop quoting backslashes. `escapes` None means unquoted context: any char can be escaped."""
+    run = _contiguous(start, end, src, char_of)
+    if run is not None:
+        text, first = run
+        kept = 0  # text[:kept] is out
+        for match in _ESCAPE.finditer(text):
+            nxt = match.group(1)
+            if nxt != "\n" and escapes is not None and nxt not in escapes:
+                continue  # kept as it is, backslash too
+            at = match.start()
+            out.append(text[kept:at])
+            offsets.extend(range(first + kept, first + at))
+            if nxt != "\n":  # a line continuation disappears
+                out.append(nxt)
+                offsets.append(first + at + 1)
+            kept = match.end()
+        out.append(text[kept:])
+        offsets.extend(range(first + kept, first + len(text)))
+        return
     chars = _chars(start, end, src, char_of)
     i = 0
     n = len(chars)

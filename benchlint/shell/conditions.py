@@ -1,0 +1,107 @@
+"""A guard's condition as a small tree, made once from tree-sitter-bash's nodes when the model is
+built: what `evaluate` decides under each route's variables, without the tree.
+
+A condition is None (a command or construct whose status is not modelled), or a tuple:
+- `("test", double, expression)`: `[ ... ]` (double False) or `[[ ... ]]` (True);
+- `("not", condition)`, `("and", left, right)`, `("or", left, right)`: `!`, `&&`, `||`;
+- `("const", value)`: `true`, `:`, `false`;
+- `("command", command)`: another simple command, which a probe may decide (`grep -q`).
+
+An expression (inside a test) is None (an operator not modelled), or:
+- `("not", e)`, `("and", a, b)`, `("or", a, b)`: `!`, `&&`/`-a`, `||`/`-o`;
+- `("unary", op, operand)`: `-z`/`-n` and its operand's `Syn`;
+- `("binary", op, left, right)`: a comparison of two operands' `Syn`;
+- `("word", operand)`: a lone operand (true when not empty).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tree_sitter import Node
+
+if TYPE_CHECKING:
+    from benchlint.shell.model import Command, Syn
+
+Condition = tuple[Any, ...] | None
+
+_OPERANDS = frozenset(
+    {"string", "simple_expansion", "expansion", "word", "concatenation", "raw_string"}
+)
+
+
+class Compiler:
+    """Compiles the conditions of one script: `text_of` reads a node's text, `syn` keeps where
+    a node is, `commands` are the model's commands by their node's id (a command is walked
+    before the guard it is the condition of)."""
+
+    def __init__(
+        self,
+        text_of: Callable[[Node], str],
+        syn: Callable[[Node], Syn],
+        commands: dict[int, Command],
+    ) -> None:
+        self.text_of = text_of
+        self.syn = syn
+        self.commands = commands
+
+    def condition(self, node: Node) -> Condition:
+        kind = node.type
+        if kind == "test_command":
+            inner = [c for c in node.named_children if c.type != "comment"]
+            if len(inner) != 1:
+                return None
+            double = self.text_of(node).startswith("[[")
+            return ("test", double, self.expression(inner[0]))
+        if kind == "negated_command":
+            inner_nodes = node.named_children
+            return ("not", self.condition(inner_nodes[-1]) if inner_nodes else None)
+        if kind == "list":
+            named = node.named_children
+            operator = next((c.type for c in node.children if c.type in ("&&", "||")), None)
+            if len(named) != 2 or operator is None:
+                return None
+            left, right = self.condition(named[0]), self.condition(named[1])
+            return ("and" if operator == "&&" else "or", left, right)
+        if kind == "command" and node.named_children:
+            if len(node.named_children) == 1:
+                name = self.text_of(node.named_children[0])
+                if name in ("true", ":"):
+                    return ("const", True)
+                if name == "false":
+                    return ("const", False)
+            return ("command", self.commands.get(node.id))
+        return None
+
+    def expression(self, node: Node) -> Condition:
+        kind = node.type
+        if kind == "parenthesized_expression":
+            inner = node.named_children
+            return self.expression(inner[0]) if len(inner) == 1 else None
+        if kind == "unary_expression":
+            operator = node.child_by_field_name("operator")
+            operands = [c for c in node.named_children if c.type != "test_operator"]
+            op = self.text_of(operator) if operator is not None else ""
+            if len(operands) != 1:
+                return None
+            if op == "!":
+                return ("not", self.expression(operands[0]))
+            if op in ("-z", "-n"):
+                return ("unary", op, self.syn(operands[0]))
+            return None
+        if kind == "binary_expression":
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            operator = node.child_by_field_name("operator")
+            if left is None or right is None or operator is None:
+                return None
+            op = self.text_of(operator)
+            if op in ("&&", "-a"):
+                return ("and", self.expression(left), self.expression(right))
+            if op in ("||", "-o"):
+                return ("or", self.expression(left), self.expression(right))
+            return ("binary", op, self.syn(left), self.syn(right))
+        if kind in _OPERANDS:
+            return ("word", self.syn(node))
+        return None
