@@ -7,6 +7,7 @@ parsed becomes a `Failure` (BL001) and the rest of the repository is still linte
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -23,6 +24,7 @@ from benchlint.finding import Span
 from benchlint.layout import Detected, detect, detect_recipe_roots
 from benchlint.perfile import FILE_START, Facts, Pool, read_yaml, yaml_document
 from benchlint.shell.model import Script, parse_file
+from benchlint.shell.summary import decode_script, encode_script
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YamlDocument, encode_documents
 
@@ -414,14 +416,29 @@ class Workspace:
             kept[rel] = Parsed(source.data, model, failure, rel in self.templates, partial)
 
     def _parse_shell(self, rel: str) -> Script | None:
+        """The per-file step's result for the file: from a worker, the cache, or done here."""
         source = self.source(rel)
         if source is None:
             return None
-        try:
-            script = parse_file(source)
-        except RecursionError:
-            self._fail(rel, "is nested too deeply to analyse")
+        facts = self._facts("shell", rel, source)
+        script: Script | None = None
+        if facts is not None and facts[0] == "failure":
+            self._fail(rel, str(facts[1]))
             return None
+        if facts is not None and facts[0] == "script":
+            with contextlib.suppress(RecursionError):  # then modelled here, as it can be
+                script = decode_script(source, facts[1])
+        if script is None:
+            try:
+                script = parse_file(source)
+            except RecursionError:
+                script = None
+            facts = _shell_facts(script) if self.cache is not None else None
+            if self.cache is not None and facts is not None:
+                self.cache.put("shell", rel, source.data, facts)
+            if script is None:
+                self._fail(rel, "is nested too deeply to analyse")
+                return None
         if script.has_error:
             problem = _bash_syntax_error(source.data)
             if problem is not None:
@@ -445,21 +462,25 @@ class Workspace:
         return rel in self._yaml
 
     def prefetch(self) -> None:
-        """Start parsing every YAML file no model is kept or cached for in worker processes
-        (with `jobs` > 1 and enough of it), while this process goes on (with the scripts)."""
-        kept = self.kept.yaml if self.kept is not None else {}
+        """Start modelling every file no model is kept or cached for in worker processes (with
+        `jobs` > 1 and enough to do), while this process goes on: the scripts, then the YAML,
+        the order a run asks for them in (BL001 asks for every file's model first)."""
         files = []
-        for rel in self.yaml_paths:
-            if rel in self._yaml or rel in kept:
-                continue
-            source = self.source(rel)
-            if source is None:
-                continue
-            cached = self._cached_yaml(rel, source)
-            if cached is not None:
-                self._cached[rel] = cached  # (read once: kept until the file's model is made)
-            else:
-                files.append((rel, source.data))
+        for kind, paths, done, kept in (
+            ("shell", self.shell_paths, self._shell, self.kept.shell if self.kept else {}),
+            ("yaml", self.yaml_paths, self._yaml, self.kept.yaml if self.kept else {}),
+        ):
+            for rel in paths:
+                if rel in done or rel in kept:
+                    continue
+                source = self.source(rel)
+                if source is None:
+                    continue
+                cached = self._cached_facts(kind, rel, source)
+                if cached is not None:
+                    self._cached[rel] = cached  # (read once: kept until the model is made)
+                else:
+                    files.append((kind, rel, source.data))
         self._pool = Pool(files, self.jobs, self.cache)
 
     def close(self) -> None:
@@ -468,20 +489,25 @@ class Workspace:
             self._pool.close()
             self._pool = None
 
-    def _cached_yaml(self, rel: str, source: SourceText) -> Facts | None:
-        stored = self.cache.get("yaml", rel, source.data) if self.cache is not None else None
+    def _cached_facts(self, kind: str, rel: str, source: SourceText) -> Facts | None:
+        stored = self.cache.get(kind, rel, source.data) if self.cache is not None else None
         return tuple(stored) if isinstance(stored, (tuple, list)) and stored else None
+
+    def _facts(self, kind: str, rel: str, source: SourceText) -> Facts | None:
+        """The file's facts made already: found by `prefetch`, by a worker, or in the cache."""
+        facts = self._cached.pop(rel, None)
+        if facts is None and self._pool is not None:
+            facts = self._pool.take(rel)
+        if facts is None:
+            facts = self._cached_facts(kind, rel, source)
+        return facts
 
     def _parse_yaml(self, rel: str) -> YamlDocument | None:
         """The per-file step's result for the file: from a worker, the cache, or done here."""
         source = self.source(rel)
         if source is None:
             return None
-        facts = self._cached.pop(rel, None)
-        if facts is None and self._pool is not None:
-            facts = self._pool.take(rel)
-        if facts is None:
-            facts = self._cached_yaml(rel, source)
+        facts = self._facts("yaml", rel, source)
         if facts is not None:
             document = yaml_document(source, facts)
         else:
@@ -498,6 +524,17 @@ class Workspace:
 
     def shell_scripts(self) -> list[Script]:
         return [s for s in (self.shell(p) for p in self.shell_paths) if s is not None]
+
+
+def _shell_facts(script: Script | None) -> Facts | None:
+    """What the cache keeps of a script modelled here (as `perfile.shell_facts` would); None
+    when its model is nested too deeply to encode (it is modelled again the next time)."""
+    if script is None:
+        return ("failure", "is nested too deeply to analyse")
+    try:
+        return ("script", encode_script(script))
+    except RecursionError:
+        return None
 
 
 def _first_error_line(script: Script) -> int:

@@ -159,3 +159,32 @@ def test_the_contiguous_path_agrees_with_the_per_character_path(
         _verbatim(0, len(src), src, lambda b, s=step: b * s, verbatim, [])  # type: ignore[misc]
         assert "".join(verbatim) == text
     assert results[0] == results[1]
+
+
+def test_a_model_survives_the_trip_through_plain_data() -> None:
+    """Encoded, marshalled, decoded: the same model, down to which objects are shared (a guard
+    of many commands, a read of a word and a guard), encoded again to the same data."""
+    import marshal
+
+    from benchlint.shell.summary import decode_script, encode_script
+
+    files = [SourceText("sample.sh", SAMPLE.encode())]
+    files += [SourceText(p.name, p.read_bytes()) for p in sorted((ROOT / "testdata").rglob("*.sh"))]
+    for file in files:
+        script = parse_file(file)
+        encoded = encode_script(script)
+        decoded = decode_script(file, marshal.loads(marshal.dumps(encoded)))
+        assert encode_script(decoded) == encoded, file.path
+        before = [(c.span, c.name, [w.value for w in c.words]) for c in script.all_commands()]
+        after = [(c.span, c.name, [w.value for w in c.words]) for c in decoded.all_commands()]
+        assert after == before
+        guards = {id(g) for c in decoded.commands for g in c.guards}
+        assert len(guards) == len({id(g) for c in script.commands for g in c.guards})
+        for command in decoded.all_commands():
+            assert all(
+                g.condition is None
+                or g.condition[0] != "command"
+                or g.condition[1] is None
+                or g.condition[1].script is command.script
+                for g in command.guards
+            )

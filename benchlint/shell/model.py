@@ -452,7 +452,10 @@ class Script:
         char_of: Callable[[int], int],
         parent: Command | None = None,
         errexit_at_start: bool = False,
+        build: bool = True,
     ) -> None:
+        """`build`: parse `src` and build the model; else its facts are set by the caller
+        (`summary.decode_script`)."""
         self.file = file
         self.path = file.path
         self.src = src
@@ -471,7 +474,15 @@ class Script:
         self._bodies: dict[str, list[Command]] | None = None
         self._calls: list[Command] | None = None
         self._tree: Tree | None = None  # parsed again only when `syntax` is asked
-        root = _PARSER.parse(src).root_node
+        # a nested script's: the file offset of each character of its text
+        self.offsets: list[int] | None = None
+        self.has_error = False
+        self.error_row: int | None = None
+        if build:
+            self._build()
+
+    def _build(self) -> None:
+        root = _PARSER.parse(self.src).root_node
         self.has_error = root.has_error
         # the first line (0-based) tree-sitter-bash could not parse, when it could not
         self.error_row = _first_error_row(root) if self.has_error else None
@@ -590,12 +601,20 @@ def _first_error_row(root: Node) -> int:
 
 
 def parse_file(file: SourceText) -> Script:
-    table = char_offsets(file.text)
-    char_of: Callable[[int], int] = (lambda b: b) if table is None else table.__getitem__
-    first = file.line_text(1)
-    errexit = first.startswith("#!") and errexit_change(first.split()[1:]) is True
     src = _read_write_redirects(file.data) if b"<>" in file.data else file.data
-    return Script(file, src, char_of, errexit_at_start=errexit)
+    return Script(file, src, file_char_of(file), errexit_at_start=starts_errexit(file))
+
+
+def file_char_of(file: SourceText) -> Callable[[int], int]:
+    """The character offset of a byte of the file."""
+    table = char_offsets(file.text)
+    return (lambda b: b) if table is None else table.__getitem__
+
+
+def starts_errexit(file: SourceText) -> bool:
+    """The file's `#!` line turns `set -e` on (`#!/bin/bash -e`)."""
+    first = file.line_text(1)
+    return first.startswith("#!") and errexit_change(first.split()[1:]) is True
 
 
 # `N<>file`: a redirection that opens the file for reading and writing
@@ -628,6 +647,15 @@ def _read_write_redirects(src: bytes) -> bytes:
 
 def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> Script:
     src = value.encode("utf-8", errors="surrogateescape")
+    script = Script(parent.script.file, src, nested_char_of(value, offsets), parent, errexit, False)
+    script.offsets = offsets
+    script._build()
+    return script
+
+
+def nested_char_of(value: str, offsets: list[int]) -> Callable[[int], int]:
+    """The file offset of a byte of a nested script's text (`value`, whose characters are at
+    `offsets` in the file)."""
     table = char_offsets(value)
     last = len(value)
 
@@ -637,7 +665,7 @@ def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> S
             return offsets[-1] + 1 if offsets else 0
         return offsets[index]
 
-    return Script(parent.script.file, src, char_of, parent=parent, errexit_at_start=errexit)
+    return char_of
 
 
 def errexit_change(args: list[str]) -> bool | None:

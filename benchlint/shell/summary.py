@@ -1,0 +1,271 @@
+"""A script's model as plain data (tuples, lists, strings, ints, bools, None: what `marshal`
+writes), and back: the per-file step's result for a shell file, kept in the cache by the file's
+content and sent from a worker process.
+
+The model is a graph (a word is shared by a command and an assignment, a guard by every command
+under it, a read by a word and a guard, a nested script hangs from the command that runs it), so
+each kind of object is a table and the references are indices into it. What a model derives on
+demand (a command's invocation, `memo`, the tree for `Script.syntax`) is not kept: it is derived
+again from what is. The file's own bytes are not kept either: the decoded model reads them from
+the `SourceText` it is given, which must hold the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchlint.shell.conditions import Condition
+from benchlint.shell.model import (
+    Assignment,
+    Command,
+    Expansion,
+    Guard,
+    Heredoc,
+    JoinedWord,
+    Read,
+    Redirect,
+    Script,
+    Syn,
+    Word,
+    file_char_of,
+    nested_char_of,
+    parse_file,
+)
+from benchlint.source import SourceText
+
+Encoded = tuple[Any, ...]
+
+
+def encode_script(script: Script) -> Encoded:
+    """A file's script (no parent) as plain data."""
+    return _Encoder(script).script(script)
+
+
+def decode_script(file: SourceText, encoded: Encoded) -> Script:
+    """The script `encode_script` encoded, over the file it was made from."""
+    src = encoded[0]
+    errexit = encoded[1]
+    script = Script(
+        file, file.data if src is None else src, file_char_of(file), None, errexit, False
+    )
+    _fill(script, encoded)
+    return script
+
+
+def summarize(path: str, data: bytes) -> Encoded:
+    """The per-file step for a shell file: its model, as plain data."""
+    return encode_script(parse_file(SourceText(path, data)))
+
+
+def _syn(where: Syn | None) -> tuple[str, int, int] | None:
+    return None if where is None else (where.type, where.start_byte, where.end_byte)
+
+
+class _Encoder:
+    def __init__(self, top: Script) -> None:
+        self.top = top
+
+    def script(self, script: Script) -> Encoded:
+        words: list[Any] = []
+        word_index: dict[int, int] = {}
+        reads: list[Any] = []
+        read_index: dict[int, int] = {}
+        commands = {id(c): i for i, c in enumerate(script.commands)}
+
+        def read(r: Read) -> int:
+            i = read_index.get(id(r))
+            if i is None:
+                i = read_index[id(r)] = len(reads)
+                reads.append((r.name, r.operator, _syn(r.node), r.alone))
+            return i
+
+        def word(w: Word) -> int:
+            i = word_index.get(id(w))
+            if i is not None:
+                return i
+            parts = [word(p) for p in w.parts] if isinstance(w, JoinedWord) else None
+            items = [word(x) for x in w.items] if w.items is not None else None
+            i = word_index[id(w)] = len(words)
+            own = [read(r) for r in w._reads]
+            words.append((_syn(w.node), w.value, w._offsets, w.static, own, items, parts))
+            return i
+
+        def condition(tree: Any) -> Any:
+            if isinstance(tree, Syn):
+                return ["S", *tree]
+            if isinstance(tree, Command):
+                return ["C", commands[id(tree)]]
+            if isinstance(tree, tuple):
+                return tuple(condition(t) for t in tree)
+            return tree
+
+        guards: list[Any] = []
+        guard_index: dict[int, int] = {}
+
+        def guard(g: Guard) -> int:
+            i = guard_index.get(id(g))
+            if i is None:
+                i = guard_index[id(g)] = len(guards)
+                guards.append(
+                    (
+                        _syn(g.node),
+                        g.expect,
+                        [_syn(p) for p in g.patterns],
+                        condition(g.condition),
+                        [read(r) for r in g.reads],
+                        [read(r) for r in g.test_reads],
+                    )
+                )
+            return i
+
+        encoded_commands = [
+            (
+                _syn(c.node),
+                [word(w) for w in c.words],
+                c.tested,
+                c.or_guarded,
+                c.errexit,
+                c.function,
+                c.subshell,
+                c.background,
+                [(_syn(h.node), _syn(h.body), h.quoted) for h in c.heredocs],
+                [guard(g) for g in c.guards],
+                [(r.operator, word(r.target)) for r in c.redirects],
+            )
+            for c in script.commands
+        ]
+        assignments = [
+            (
+                a.name,
+                word(a.value) if a.value is not None else None,
+                _syn(a.node),
+                commands[id(a.command)],
+                a.kind,
+                a.exported,
+            )
+            for a in script.assignments
+        ]
+        nested = [
+            (
+                commands[id(inner.parent)],
+                inner.src,
+                inner.offsets,
+                inner.errexit_at_start,
+                self.script(inner),
+            )
+            for inner in script.nested
+            if inner.parent is not None
+        ]
+        return (
+            script.src if script.parent is not None or script.src != script.file.data else None,
+            script.errexit_at_start,
+            script.has_error,
+            script.error_row,
+            words,
+            reads,
+            guards,
+            encoded_commands,
+            assignments,
+            [(e.name, e.operator, _syn(e.node)) for e in script.expansions],
+            [(name, _syn(where)) for name, where in script.functions.items()],
+            nested,
+        )
+
+
+def _fill(script: Script, encoded: Encoded) -> None:
+    (_, _, has_error, error_row, words_, reads_, guards_, commands_) = encoded[:8]
+    assignments_, expansions_, functions_, nested_ = encoded[8:]
+    script.has_error = has_error
+    script.error_row = error_row
+    reads = [Read(name, op, Syn(*where), script, alone) for name, op, where, alone in reads_]
+    words: list[Word] = []
+    for where, value, offsets, static, own, items, parts in words_:
+        if parts is not None:
+            joined = words[parts[0]]
+            for part in parts[1:]:
+                joined = JoinedWord(joined, words[part])
+            words.append(joined)
+            continue
+        words.append(
+            Word(
+                script,
+                Syn(*where),
+                value,
+                offsets,
+                static,
+                tuple(reads[i] for i in own),
+                None if items is None else [words[i] for i in items],
+            )
+        )
+    commands: list[Command] = []
+
+    def condition(tree: Any) -> Condition:
+        if isinstance(tree, list):
+            return Syn(*tree[1:]) if tree[0] == "S" else commands[tree[1]]  # type: ignore[return-value]
+        if isinstance(tree, tuple):
+            return tuple(condition(t) for t in tree)
+        return tree  # type: ignore[no-any-return]
+
+    guard_ids: list[list[int]] = []
+    for (
+        where,
+        command_words,
+        tested,
+        or_guarded,
+        errexit,
+        function,
+        subshell,
+        background,
+        heredocs,
+        under,
+        redirects,
+    ) in commands_:
+        command = Command(
+            script,
+            Syn(*where),
+            [words[i] for i in command_words],
+            tested=tested,
+            or_guarded=or_guarded,
+            errexit=errexit,
+            function=function,
+            subshell=subshell,
+        )
+        command.background = background
+        command.heredocs = [
+            Heredoc(Syn(*h), Syn(*body) if body is not None else None, quoted)
+            for h, body, quoted in heredocs
+        ]
+        command.redirects = [Redirect(op, words[i]) for op, i in redirects]
+        commands.append(command)
+        guard_ids.append(under)
+    # the guards after the commands: a condition names the commands it runs
+    guards = [
+        Guard(
+            Syn(*where),
+            expect,
+            tuple(Syn(*p) for p in patterns),
+            condition(tree),
+            tuple(reads[i] for i in own),
+            tuple(reads[i] for i in test),
+        )
+        for where, expect, patterns, tree, own, test in guards_
+    ]
+    for command, under in zip(commands, guard_ids, strict=True):
+        command.guards = tuple(guards[i] for i in under)
+    script.commands = commands
+    for name, value, where, index, kind, exported in assignments_:
+        command = commands[index]
+        assignment = Assignment(
+            name, words[value] if value is not None else None, Syn(*where), command, kind, exported
+        )
+        command.assignments.append(assignment)
+        script.assignments.append(assignment)
+    script.expansions = [Expansion(n, op, Syn(*where), script) for n, op, where in expansions_]
+    script.functions = {name: Syn(*where) for name, where in functions_}
+    for index, src, offsets, errexit, inner_encoded in nested_:
+        parent = commands[index]
+        value = src.decode("utf-8", errors="surrogateescape")
+        inner = Script(script.file, src, nested_char_of(value, offsets), parent, errexit, False)
+        inner.offsets = offsets
+        _fill(inner, inner_encoded)
+        script.nested.append(inner)
