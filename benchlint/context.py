@@ -12,7 +12,7 @@ from benchlint.environment import Environment
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.shell.model import Script
 from benchlint.suppress import Suppression
-from benchlint.wiring import Route, Wiring
+from benchlint.wiring import Entry, Route, Wiring
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YamlDocument
 
@@ -25,6 +25,8 @@ class Context:
         self.config = ws.config
         self.scope = scope  # the paths named, relative to the root; None: everything
         self._routes: list[Route] | None = None
+        self._names_of_entry: dict[int, frozenset[str]] = {}
+        self._launcher_names: dict[tuple[str, frozenset[str]], bool] = {}
         # for rules that run after the suppressions were applied (BL003): every suppression
         # in scope by file, each marking the IDs that suppressed a finding; the rules that ran
         self.suppressions: dict[str, list[Suppression]] = {}
@@ -72,22 +74,24 @@ class Context:
     def _scoped_routes(self, wiring: Wiring) -> list[Route]:
         pairs = range(len(wiring.pairs))
         named = set(self.in_scope(self.ws.yaml_paths))
+        named_names = _file_names(named)
         entries = {
             id(wiring.pairs[i][0])
             for i in pairs
             if self.route_in_scope(*self.ws.aliases(wiring.pairs[i][1]), wiring.pairs[i][0].path)
-            or any(named.intersection(self._recipes(r)) for r in self._reaching(i, named))
+            or any(named.intersection(self._recipes(r)) for r in self._reaching(i, named_names))
         }
         chosen = [
             r for i in pairs if id(wiring.pairs[i][0]) in entries for r in wiring.pair_routes(i)
         ]
         touched = {path for route in chosen for path in self._recipes(route)}
         seen = {id(route) for route in chosen}
+        touched_names = _file_names(touched)
         others = [
             route
             for i in pairs
             if id(wiring.pairs[i][0]) not in entries
-            for route in self._reaching(i, touched)
+            for route in self._reaching(i, touched_names)
             if id(route) not in seen and touched.intersection(self._recipes(route))
         ]
         return [*chosen, *others]
@@ -95,29 +99,41 @@ class Context:
     def _recipes(self, route: Route) -> list[str]:
         return [r.path for r in self.wiring.recipes(route) if r.path is not None]
 
-    def _reaching(self, index: int, recipes: set[str]) -> list[Route]:
+    def _reaching(self, index: int, names: frozenset[str]) -> list[Route]:
         """The routes of a pair, if any can reach one of these recipes; else none, without
         building its launcher. A route reaches a recipe through a setting with the recipe's
-        file name, or a launcher that copies the file under another name (which it then names)."""
-        if not recipes:
+        file name, or a launcher that copies the file under another name (which it then names).
+        `names`: the recipes' file names."""
+        if not names:
             return []
         entry, path, _ = self.wiring.pairs[index]
-        names = {p.rsplit("/", 1)[-1] for p in recipes}
-        settings = (
-            s
-            for element in entry.elements
-            for s in (element.settings.get(v) for v in RECIPE_VARIABLES)
-            if s is not None
-        )
-        if any(s.value.split(":", 1)[0].rsplit("/", 1)[-1] in names for s in settings) or any(
-            n in self._launcher_text(path) for n in names
+        if not self._setting_names(id(entry), entry).isdisjoint(names) or self._names_in(
+            path, names
         ):
             return self.wiring.pair_routes(index)
         return []
 
-    def _launcher_text(self, path: str) -> str:
-        source = self.ws.source(path)
-        return source.text if source is not None else ""
+    def _setting_names(self, key: int, entry: Entry) -> frozenset[str]:
+        """The file names an entry's recipe settings give (one entry, many pairs)."""
+        found = self._names_of_entry.get(key)
+        if found is None:
+            found = self._names_of_entry[key] = frozenset(
+                s.value.split(":", 1)[0].rsplit("/", 1)[-1]
+                for element in entry.elements
+                for s in (element.settings.get(v) for v in RECIPE_VARIABLES)
+                if s is not None
+            )
+        return found
+
+    def _names_in(self, path: str, names: frozenset[str]) -> bool:
+        """Whether the launcher's text holds one of the names (asked once per launcher)."""
+        key = (path, names)
+        found = self._launcher_names.get(key)
+        if found is None:
+            source = self.ws.source(path)
+            text = source.text if source is not None else ""
+            found = self._launcher_names[key] = any(n in text for n in names)
+        return found
 
     def route_in_scope(self, *paths: str | None) -> bool:
         """Whether a cross-file finding over these files can have a location in scope."""
@@ -140,6 +156,10 @@ def wiring_of(ws: Workspace) -> Wiring:
     if not isinstance(wiring, Wiring):
         wiring = ws.models["wiring"] = Wiring(ws)
     return wiring
+
+
+def _file_names(paths: set[str]) -> frozenset[str]:
+    return frozenset(p.rsplit("/", 1)[-1] for p in paths)
 
 
 def inside(path: str, scope: list[str]) -> bool:

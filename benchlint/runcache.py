@@ -54,11 +54,16 @@ def listing(ws: Workspace) -> bytes:
 
 
 def content_hashes(ws: Workspace, paths: list[str]) -> dict[str, bytes | None]:
-    """Each path's content hash as the workspace reads it (None: it cannot be read)."""
+    """Each path's content hash as the workspace reads it (None: it cannot be read); each
+    file hashed once per run (the stored run's files are checked, then this run's stored)."""
+    known = ws.models.setdefault("content hashes", {})
+    assert isinstance(known, dict)
     hashes: dict[str, bytes | None] = {}
     for path in paths:
-        source = ws.source(path)
-        hashes[path] = hashlib.sha256(source.data).digest() if source is not None else None
+        if path not in known:
+            source = ws.source(path)
+            known[path] = hashlib.sha256(source.data).digest() if source is not None else None
+        hashes[path] = known[path]
     return hashes
 
 
