@@ -66,7 +66,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import ScriptRun
 from benchlint.registry import rule
 from benchlint.releases import Running, launch_releases, router_releases, scripts_with_releases
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.model import Command, Script, Word, runs
 from benchlint.shell.words import heredoc_body
 from benchlint.wiring import Entry
 
@@ -175,7 +175,7 @@ def _embedded_probes(command: Command) -> Iterator[Probe]:
         value, offsets = heredoc_body(heredoc.body, script.src, script.char_of, heredoc.quoted)
         if not _METRIC.search(value):
             continue
-        body = Word(script, heredoc.body, value, offsets, heredoc.quoted)
+        body = Word(script, heredoc.body, value, runs(offsets), heredoc.quoted)
         for match in _METRIC.finditer(value):
             yield Probe(command, body, "metric", match.group(1), None, match.start(), match.end())
 
@@ -193,9 +193,7 @@ def _guarded_by_server_type(probe: Probe) -> bool:
 
 
 def _dev_mode(script: Script) -> bool:
-    return (
-        re.search(r"VLLM_SERVER_DEV_MODE=[\"']?(1|true)", script.text) is not None
-    )
+    return re.search(r"VLLM_SERVER_DEV_MODE=[\"']?(1|true)", script.text) is not None
 
 
 def _problem(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -48,7 +49,8 @@ class Syn(NamedTuple):
 
 
 def syn(node: Node) -> Syn:
-    return Syn(node.type, node.start_byte, node.end_byte)
+    # (tree-sitter makes a new string of a node's type each time it is asked: one is kept)
+    return Syn(sys.intern(node.type), node.start_byte, node.end_byte)
 
 
 def first_line(text: str) -> str:
@@ -70,13 +72,13 @@ class Word:
         script: Script,
         node: Syn,
         value: str,
-        offsets: list[int] | None,
+        offsets: tuple[int, ...] | None,
         static: bool,
         reads: tuple[Read, ...] = (),
         items: list[Word] | None = None,
     ) -> None:
-        """`offsets`: the file char offset of each char of the value; None when the value is
-        a slice of the file's text (the word's, inside its quotes if it is quoted)."""
+        """`offsets`: where the characters of the value are in the file, as `runs`; None when
+        the value is a slice of the file's text (the word's, inside its quotes if quoted)."""
         self.script = script
         self.node = node
         self.value = value
@@ -93,7 +95,7 @@ class Word:
             node = self.node
             first = self.script.char_of(node.start_byte) + (node.type in ("string", "raw_string"))
             return list(range(first, first + len(self.value)))
-        return offsets
+        return _expand_runs(offsets, len(self.value))
 
     @property
     def text(self) -> str:
@@ -127,7 +129,7 @@ def make_word(script: Script, node: Node, found: _Reads) -> Word:
     items = None
     if kind == "array":
         items = [make_word(script, child, found) for child in node.named_children]
-    where = Syn(kind, start, end)
+    where = Syn(sys.intern(kind), start, end)
     if script.parent is None and src.find(b"\\", start, end) < 0:
         # the value is a slice of the text: its characters' offsets run on from the first
         if kind in ("word", "number") and node.child_count == 0:
@@ -138,7 +140,28 @@ def make_word(script: Script, node: Node, found: _Reads) -> Word:
             static = kind == "raw_string" or not any(c.type in EXPANSIONS for c in node.children)
             return Word(script, where, text, None, static, reads, items)
     value, offsets, static = unquote(node, src, script.char_of)
-    return Word(script, where, value, offsets, static, reads, items)
+    return Word(script, where, value, runs(offsets), static, reads, items)
+
+
+def runs(offsets: list[int]) -> tuple[int, ...]:
+    """Offsets kept short: (index, offset) flattened, where each run of consecutive offsets
+    starts (a word's characters mostly lie one after the other in the file)."""
+    found: list[int] = []
+    previous = -2
+    for i, offset in enumerate(offsets):
+        if offset != previous + 1:
+            found += (i, offset)
+        previous = offset
+    return tuple(found)
+
+
+def _expand_runs(found: tuple[int, ...], length: int) -> list[int]:
+    offsets: list[int] = []
+    for k in range(0, len(found), 2):
+        index, offset = found[k], found[k + 1]
+        end = found[k + 2] if k + 2 < len(found) else length
+        offsets.extend(range(offset, offset + end - index))
+    return offsets
 
 
 class JoinedWord(Word):
@@ -154,7 +177,7 @@ class JoinedWord(Word):
             first.script,
             first.node,
             "".join(p.value for p in parts),
-            [o for p in parts for o in p.offsets],
+            runs([o for p in parts for o in p.offsets]),
             all(p.static for p in parts),
         )
         self.parts = parts
@@ -931,7 +954,7 @@ class _Builder:
 
     def on_declaration_command(self, node: Node, ctx: _Context) -> None:
         keyword = node.children[0]
-        words = [Word(self.script, syn(keyword), keyword.type, [], True)]
+        words = [Word(self.script, syn(keyword), keyword.type, (), True)]
         command = self.new_command(node, words, ctx)
         flags = [self.word(c) for c in node.named_children if c.type in ("word", "concatenation")]
         words.extend(flags)
@@ -947,7 +970,7 @@ class _Builder:
 
     def on_unset_command(self, node: Node, ctx: _Context) -> None:
         keyword = node.children[0]
-        words = [Word(self.script, syn(keyword), keyword.type, [], True)]
+        words = [Word(self.script, syn(keyword), keyword.type, (), True)]
         words.extend(self.word(c) for c in node.named_children)
         self.new_command(node, words, ctx)
 
