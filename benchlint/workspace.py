@@ -14,7 +14,7 @@ import re
 import shutil
 import stat
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +22,14 @@ from benchlint.cache import Cache
 from benchlint.config import Config, Layout
 from benchlint.finding import Span
 from benchlint.layout import Detected, detect, detect_recipe_roots
-from benchlint.perfile import FILE_START, Facts, Pool, read_yaml, yaml_document
+from benchlint.perfile import (
+    FILE_START,
+    SHELL_JOBS,
+    Facts,
+    Pool,
+    read_yaml,
+    yaml_document,
+)
 from benchlint.shell.model import Script, parse_file
 from benchlint.shell.summary import decode_script, encode_script
 from benchlint.source import SourceText
@@ -463,13 +470,17 @@ class Workspace:
 
     def prefetch(self) -> None:
         """Start modelling every file no model is kept or cached for in worker processes (with
-        `jobs` > 1 and enough to do), while this process goes on: the scripts, then the YAML,
-        the order a run asks for them in (BL001 asks for every file's model first)."""
+        `jobs` > 1 and enough to do), while this process goes on: the YAML, and the scripts
+        too with `perfile.SHELL_JOBS` processes or more; listed in the order a run asks for
+        them (BL001 asks for every script's model, then every YAML file's)."""
         files = []
-        for kind, paths, done, kept in (
-            ("shell", self.shell_paths, self._shell, self.kept.shell if self.kept else {}),
-            ("yaml", self.yaml_paths, self._yaml, self.kept.yaml if self.kept else {}),
-        ):
+        kinds: list[tuple[str, list[str], Container[str], dict[str, Parsed]]] = []
+        if self.jobs >= SHELL_JOBS:
+            kinds.append(
+                ("shell", self.shell_paths, self._shell, self.kept.shell if self.kept else {})
+            )
+        kinds.append(("yaml", self.yaml_paths, self._yaml, self.kept.yaml if self.kept else {}))
+        for kind, paths, done, kept in kinds:
             for rel in paths:
                 if rel in done or rel in kept:
                     continue

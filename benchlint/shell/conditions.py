@@ -1,5 +1,5 @@
-"""A guard's condition as a small tree, made once from tree-sitter-bash's nodes when the model is
-built: what `evaluate` decides under each route's variables, without the tree.
+"""A guard's condition as a small tree, made from tree-sitter-bash's nodes once per script, the
+first time one of its guards is decided: what `evaluate` decides under each route's variables.
 
 A condition is None (a command or construct whose status is not modelled), or a tuple:
 - `("test", double, expression)`: `[ ... ]` (double False) or `[[ ... ]]` (True);
@@ -33,18 +33,17 @@ _OPERANDS = frozenset(
 
 class Compiler:
     """Compiles the conditions of one script: `text_of` reads a node's text, `syn` keeps where
-    a node is, `commands` are the model's commands by their node's id (a command is walked
-    before the guard it is the condition of)."""
+    a node is, `command_at` finds the model's command of a `command` node."""
 
     def __init__(
         self,
         text_of: Callable[[Node], str],
         syn: Callable[[Node], Syn],
-        commands: dict[int, Command],
+        command_at: Callable[[Node], Command | None],
     ) -> None:
         self.text_of = text_of
         self.syn = syn
-        self.commands = commands
+        self.command_at = command_at
 
     def condition(self, node: Node) -> Condition:
         kind = node.type
@@ -71,7 +70,7 @@ class Compiler:
                     return ("const", True)
                 if name == "false":
                     return ("const", False)
-            return ("command", self.commands.get(node.id))
+            return ("command", self.command_at(node))
         return None
 
     def expression(self, node: Node) -> Condition:

@@ -48,9 +48,12 @@ class Syn(NamedTuple):
     end_byte: int
 
 
+_tuple = tuple.__new__  # (a NamedTuple's own `__new__` is a Python function: twice as slow)
+
+
 def syn(node: Node) -> Syn:
     # (tree-sitter makes a new string of a node's type each time it is asked: one is kept)
-    return Syn(sys.intern(node.type), node.start_byte, node.end_byte)
+    return _tuple(Syn, (sys.intern(node.type), node.start_byte, node.end_byte))
 
 
 def first_line(text: str) -> str:
@@ -129,7 +132,7 @@ def make_word(script: Script, node: Node, found: _Reads) -> Word:
     items = None
     if kind == "array":
         items = [make_word(script, child, found) for child in node.named_children]
-    where = Syn(sys.intern(kind), start, end)
+    where = _tuple(Syn, (sys.intern(kind), start, end))
     if script.parent is None and src.find(b"\\", start, end) < 0:
         # the value is a slice of the text: its characters' offsets run on from the first
         if kind in ("word", "number") and node.child_count == 0:
@@ -353,12 +356,33 @@ class Guard:
 
     node: Syn  # the condition statement, or the case word
     expect: bool
-    patterns: tuple[Syn, ...] = ()
-    condition: Condition = None  # the statement's condition (`conditions.py`); None for a case
-    reads: tuple[Read, ...] = ()  # the variables the statement or case word reads
-    # the variables a `[ ... ]` or `[[ ... ]]` condition reads (through `!`); none for a
-    # command run as a condition or a case item
-    test_reads: tuple[Read, ...] = ()
+    patterns: tuple[Syn, ...]
+    script: Script
+    # (condition, reads, test reads): worked out for every guard of the script the first time
+    # one is asked for (`Script.guard_facts`); most scripts' guards are never decided
+    facts: tuple[Condition, tuple[Read, ...], tuple[Read, ...]] | None = None
+
+    @property
+    def condition(self) -> Condition:
+        """The statement's condition as a small tree (`conditions.py`); None for a case item."""
+        return self._facts()[0]
+
+    @property
+    def reads(self) -> tuple[Read, ...]:
+        """The variables the statement or case word reads."""
+        return self._facts()[1]
+
+    @property
+    def test_reads(self) -> tuple[Read, ...]:
+        """The variables a `[ ... ]` or `[[ ... ]]` condition reads (through `!`); none for a
+        command run as a condition or a case item."""
+        return self._facts()[2]
+
+    def _facts(self) -> tuple[Condition, tuple[Read, ...], tuple[Read, ...]]:
+        if self.facts is None:
+            self.script.guard_facts()
+        assert self.facts is not None
+        return self.facts
 
 
 @dataclass(eq=False, slots=True)
@@ -584,6 +608,26 @@ class Script:
     def text(self) -> str:
         return self.src.decode("utf-8", errors="surrogateescape")
 
+    def guard_facts(self) -> None:
+        """Work out every guard's condition and reads, from the script parsed again (once:
+        the tree is let go again after, unless `syntax` had kept it)."""
+        kept = self._tree
+        tree = self._tree = kept or _PARSER.parse(self.src)
+        reads = _Reads(self, tree.root_node)
+        commands = {c.node: c for c in self.commands}
+        compiler = Compiler(self.text_of, syn, lambda n: commands.get(syn(n)))
+        made: dict[tuple[Syn, bool], tuple[Condition, tuple[Read, ...], tuple[Read, ...]]] = {}
+        for command in self.commands:
+            for guard in command.guards:
+                if guard.facts is not None:
+                    continue
+                key = (guard.node, bool(guard.patterns))
+                facts = made.get(key)
+                if facts is None:
+                    facts = made[key] = _guard_facts(self, guard, reads, compiler)
+                guard.facts = facts
+        self._tree = kept
+
     def text_of(self, node: Node | Syn) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", errors="surrogateescape")
 
@@ -609,6 +653,22 @@ class Script:
     def all_commands(self) -> Iterator[Command]:
         for script in self.walk():
             yield from script.commands
+
+
+def _guard_facts(
+    script: Script, guard: Guard, found: _Reads, compiler: Compiler
+) -> tuple[Condition, tuple[Read, ...], tuple[Read, ...]]:
+    node = script.syntax(guard.node)
+    reads: tuple[Read, ...] = ()
+    test_reads: tuple[Read, ...] = ()
+    if script.src.find(b"$", node.start_byte, node.end_byte) >= 0:
+        reads = found.inside(node.start_byte, node.end_byte)
+        test = node
+        while test.type == "negated_command" and test.named_children:
+            test = test.named_children[-1]
+        if test.type == "test_command" and not guard.patterns:
+            test_reads = found.inside(test.start_byte, test.end_byte)
+    return (None if guard.patterns else compiler.condition(node)), reads, test_reads
 
 
 def _first_error_row(root: Node) -> int:
@@ -749,9 +809,7 @@ class _Builder:
         self.errexit = script.errexit_at_start
         self.by_node: dict[int, Command] = {}
         self.words: dict[int, Word] = {}
-        # a guard's facts, shared by the guards of one statement (an `if`'s then and else)
-        self.guard_facts: dict[int, tuple[Syn, Condition, tuple[Read, ...], tuple[Read, ...]]] = {}
-        self.compiler = Compiler(script.text_of, syn, self.by_node)
+        self.guard_nodes: dict[int, Syn] = {}  # (an `if`'s then and else: one statement)
         self.reads = _Reads(script, root)
 
     def build(self) -> None:
@@ -766,24 +824,10 @@ class _Builder:
         return word
 
     def guard(self, node: Node, expect: bool, patterns: tuple[Node, ...] = ()) -> Guard:
-        facts = self.guard_facts.get(node.id)
-        if facts is None:
-            script = self.script
-            reads: tuple[Read, ...] = ()
-            test_reads: tuple[Read, ...] = ()
-            if script.src.find(b"$", node.start_byte, node.end_byte) >= 0:
-                reads = self.reads.inside(node.start_byte, node.end_byte)
-                test = node
-                while test.type == "negated_command" and test.named_children:
-                    test = test.named_children[-1]
-                if test.type == "test_command":
-                    test_reads = self.reads.inside(test.start_byte, test.end_byte)
-            condition = None if patterns else self.compiler.condition(node)
-            facts = self.guard_facts[node.id] = (syn(node), condition, reads, test_reads)
-        where, condition, reads, test_reads = facts
-        if patterns:
-            return Guard(where, expect, tuple(syn(p) for p in patterns), None, reads)
-        return Guard(where, expect, (), condition, reads, test_reads)
+        where = self.guard_nodes.get(node.id)
+        if where is None:
+            where = self.guard_nodes[node.id] = syn(node)
+        return Guard(where, expect, tuple(syn(p) for p in patterns), self.script)
 
     # -- the walk ----------------------------------------------------------------------------
     def walk(self, node: Node, ctx: _Context) -> None:

@@ -3,18 +3,17 @@ writes), and back: the per-file step's result for a shell file, kept in the cach
 content and sent from a worker process.
 
 The model is a graph (a word is shared by a command and an assignment, a guard by every command
-under it, a read by a word and a guard, a nested script hangs from the command that runs it), so
-each kind of object is a table and the references are indices into it. What a model derives on
-demand (a command's invocation, `memo`, the tree for `Script.syntax`) is not kept: it is derived
-again from what is. The file's own bytes are not kept either: the decoded model reads them from
-the `SourceText` it is given, which must hold the same bytes.
+under it, a read by two words, a nested script hangs from the command that runs it), so each kind
+of object is a table and the references are indices into it. What a model derives on demand (a
+command's invocation, a guard's condition and reads, `memo`, the tree for `Script.syntax`) is
+not kept: it is derived again from what is. The file's own bytes are not kept either: the
+decoded model reads them from the `SourceText` it is given, which must hold the same bytes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from benchlint.shell.conditions import Condition
 from benchlint.shell.model import (
     Assignment,
     Command,
@@ -90,15 +89,6 @@ class _Encoder:
             words.append((_syn(w.node), w.value, w._offsets, w.static, own, items, parts))
             return i
 
-        def condition(tree: Any) -> Any:
-            if isinstance(tree, Syn):
-                return ["S", *tree]
-            if isinstance(tree, Command):
-                return ["C", commands[id(tree)]]
-            if isinstance(tree, tuple):
-                return tuple(condition(t) for t in tree)
-            return tree
-
         guards: list[Any] = []
         guard_index: dict[int, int] = {}
 
@@ -106,16 +96,7 @@ class _Encoder:
             i = guard_index.get(id(g))
             if i is None:
                 i = guard_index[id(g)] = len(guards)
-                guards.append(
-                    (
-                        _syn(g.node),
-                        g.expect,
-                        [_syn(p) for p in g.patterns],
-                        condition(g.condition),
-                        [read(r) for r in g.reads],
-                        [read(r) for r in g.test_reads],
-                    )
-                )
+                guards.append((_syn(g.node), g.expect, [_syn(p) for p in g.patterns]))
             return i
 
         encoded_commands = [
@@ -198,14 +179,6 @@ def _fill(script: Script, encoded: Encoded) -> None:
             )
         )
     commands: list[Command] = []
-
-    def condition(tree: Any) -> Condition:
-        if isinstance(tree, list):
-            return Syn(*tree[1:]) if tree[0] == "S" else commands[tree[1]]  # type: ignore[return-value]
-        if isinstance(tree, tuple):
-            return tuple(condition(t) for t in tree)
-        return tree  # type: ignore[no-any-return]
-
     guard_ids: list[list[int]] = []
     for (
         where,
@@ -238,17 +211,9 @@ def _fill(script: Script, encoded: Encoded) -> None:
         command.redirects = [Redirect(op, words[i]) for op, i in redirects]
         commands.append(command)
         guard_ids.append(under)
-    # the guards after the commands: a condition names the commands it runs
     guards = [
-        Guard(
-            Syn(*where),
-            expect,
-            tuple(Syn(*p) for p in patterns),
-            condition(tree),
-            tuple(reads[i] for i in own),
-            tuple(reads[i] for i in test),
-        )
-        for where, expect, patterns, tree, own, test in guards_
+        Guard(Syn(*where), expect, tuple(Syn(*p) for p in patterns), script)
+        for where, expect, patterns in guards_
     ]
     for command, under in zip(commands, guard_ids, strict=True):
         command.guards = tuple(guards[i] for i in under)
