@@ -612,8 +612,7 @@ class Script:
         """Work out every guard's condition and reads, from the script parsed again (once:
         the tree is let go again after, unless `syntax` had kept it)."""
         kept = self._tree
-        tree = self._tree = kept or _PARSER.parse(self.src)
-        reads = _Reads(self, tree.root_node)
+        self._tree = kept or _PARSER.parse(self.src)
         commands = {c.node: c for c in self.commands}
         compiler = Compiler(self.text_of, syn, lambda n: commands.get(syn(n)))
         made: dict[tuple[Syn, bool], tuple[Condition, tuple[Read, ...], tuple[Read, ...]]] = {}
@@ -624,7 +623,7 @@ class Script:
                 key = (guard.node, bool(guard.patterns))
                 facts = made.get(key)
                 if facts is None:
-                    facts = made[key] = _guard_facts(self, guard, reads, compiler)
+                    facts = made[key] = _guard_facts(self, guard, compiler)
                 guard.facts = facts
         self._tree = kept
 
@@ -656,19 +655,40 @@ class Script:
 
 
 def _guard_facts(
-    script: Script, guard: Guard, found: _Reads, compiler: Compiler
+    script: Script, guard: Guard, compiler: Compiler
 ) -> tuple[Condition, tuple[Read, ...], tuple[Read, ...]]:
     node = script.syntax(guard.node)
     reads: tuple[Read, ...] = ()
     test_reads: tuple[Read, ...] = ()
     if script.src.find(b"$", node.start_byte, node.end_byte) >= 0:
-        reads = found.inside(node.start_byte, node.end_byte)
+        reads = tuple(_walk_reads(script, node))
         test = node
         while test.type == "negated_command" and test.named_children:
             test = test.named_children[-1]
         if test.type == "test_command" and not guard.patterns:
-            test_reads = found.inside(test.start_byte, test.end_byte)
+            test_reads = tuple(_walk_reads(script, test))
     return (None if guard.patterns else compiler.condition(node)), reads, test_reads
+
+
+def _walk_reads(script: Script, node: Node) -> Iterator[Read]:
+    """The reads in a node, found by walking it (the same reads `_Reads` finds in the whole
+    script, for a small part of it: a condition)."""
+    kind = node.type
+    if kind in ("simple_expansion", "expansion"):
+        names = [c for c in node.named_children if c.type == "variable_name"]
+        parent = node.parent
+        alone = parent is not None and parent.type in ("command", "array")
+        if names and script.text_of(names[0]).isidentifier():
+            operator = node.child_by_field_name("operator") if kind == "expansion" else None
+            op = script.text_of(operator) if operator is not None else ""
+            yield Read(script.text_of(names[0]), op, syn(node), script, alone)
+        else:
+            subscript = next((c for c in node.named_children if c.type == "subscript"), None)
+            name = subscript.child_by_field_name("name") if subscript is not None else None
+            if name is not None:
+                yield Read(script.text_of(name), "[", syn(node), script, alone)
+    for child in node.named_children:
+        yield from _walk_reads(script, child)
 
 
 def _first_error_row(root: Node) -> int:
