@@ -1,10 +1,11 @@
 """The shell model: a script's commands, assignments, expansions and nested scripts.
 
 Built once per file from the tree-sitter-bash tree, which is then let go: the model keeps facts
-(each word's value, the variables it reads, each guard's condition as a small tree, where every
-piece of syntax is: `Syn`), not nodes. Every rule that reads shell asks this model; none walks
-the tree for itself. The few questions about a statement's shape that are not facts of the model
-(`Command.statement`) parse the script again, once, when asked. A nested script (`bash -c "..."`,
+(each word's value, the variables it reads, where every piece of syntax is: `Syn`), not nodes.
+Every rule that reads shell asks this model; none walks the tree for itself. What is asked of
+few scripts parses the script again when first asked: its guards' conditions (as small trees,
+`conditions.py`) and reads, the first time one of them is decided; a statement's shape
+(`Command.statement`). A nested script (`bash -c "..."`,
 `ssh host '...'`, a heredoc fed to a shell) is a `Script` of its own, with `parent` set and every
 position mapped to the outer file.
 """
@@ -262,8 +263,7 @@ _EXPANSIONS = Query(_LANGUAGE, "[(simple_expansion) (expansion)] @read")
 
 class _Reads:
     """Every variable read of a script (`$X`, `${X...}`, `${X[i]}`: not `$1`, `$@`, `$?`), in
-    text order, found in one query of the tree; a word's or a statement's reads are those
-    inside it."""
+    text order, found in one query of the tree; a word's reads are those inside it."""
 
     def __init__(self, script: Script, root: Node) -> None:
         found: list[tuple[int, int, Read]] = []
