@@ -44,6 +44,9 @@ class Cache:
         self.directory = directory
         self._code = tool_fingerprint()
         self._pruned = False  # pruned once per run, at its first store
+        # `get_run` found a result stored for the question, current or not: this benchlint
+        # has run the same way with this cache before
+        self.ran_before = False
 
     @staticmethod
     def default(root: Path | None = None) -> Cache | None:
@@ -80,6 +83,7 @@ class Cache:
         """The result stored for this question, if the listing is the same and `read(paths)`
         (the content hash of each path, None for a file that cannot be read) is what it was."""
         stored = self._load(self._file("run", question))
+        self.ran_before = isinstance(stored, tuple) and len(stored) == 3
         if not isinstance(stored, tuple) or len(stored) != 3 or stored[0] != listing:
             return None
         _, hashes, value = stored

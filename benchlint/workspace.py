@@ -152,7 +152,8 @@ class Workspace:
         self.kept = kept
         self.jobs = jobs
         self._pool: Pool | None = None
-        self._cached: dict[str, Facts] = {}  # YAML facts prefetch found in the cache
+        self._cached: dict[str, Facts] = {}  # facts prefetch found in the cache
+        self.keep_scripts = True  # scripts modelled here go to the cache (see engine.lint)
         self.root = root.resolve()
         self.config = config
         self.cache = cache  # facts kept between runs (None: none)
@@ -440,7 +441,8 @@ class Workspace:
                 script = parse_file(source)
             except RecursionError:
                 script = None
-            facts = _shell_facts(script) if self.cache is not None else None
+            keep = self.cache is not None and self.keep_scripts
+            facts = _shell_facts(script) if keep else None
             if self.cache is not None and facts is not None:
                 self.cache.put("shell", rel, source.data, facts)
             if script is None:

@@ -250,6 +250,45 @@ def test_a_named_run_takes_the_yaml_files_facts_from_the_cache(
     assert _sarif(root, cache, 1, *named) == expected
 
 
+def test_scripts_come_from_the_cache_from_the_second_whole_run_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole run on a cache it never ran with (a fresh checkout's) keeps its result and the
+    YAML facts, not the scripts'; the next whole run keeps every script it models; the one
+    after models only the script that changed, and every run says what a run with no cache
+    says, byte for byte."""
+    from benchlint import workspace
+
+    root = tmp_path / "example"
+    copy_example(root)
+    launcher = root / "runners" / "launch_b200-dgxc.sh"
+    cache = Cache(tmp_path / "cache")
+    folder = tmp_path / "cache"
+
+    def kinds() -> set[str]:
+        return {p.name.split("-", 1)[0] for p in folder.glob("*.marshal")}
+
+    assert _sarif(root, cache) == _sarif(root)
+    assert "shell" not in kinds() and {"run", "yaml"} <= kinds()
+    parsed: list[str] = []
+    original = workspace.parse_file
+    monkeypatch.setattr(
+        workspace, "parse_file", lambda source: parsed.append(source.path) or original(source)
+    )
+    for edit in range(1, 4):
+        launcher.write_text(launcher.read_text() + f"# edit {edit}\n")
+        expected = _sarif(root)
+        everything = len(parsed)
+        parsed.clear()
+        assert _sarif(root, Cache(folder), 1) == expected, edit  # a new run
+        assert "shell" in kinds()
+        if edit == 1:
+            assert len(parsed) == everything > 10
+        else:
+            assert parsed == ["runners/launch_b200-dgxc.sh"]
+        parsed.clear()
+
+
 def test_models_kept_between_runs_are_reused_only_where_the_file_is_unchanged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
