@@ -188,3 +188,23 @@ def test_a_model_survives_the_trip_through_plain_data() -> None:
                 or g.condition[1].script is command.script
                 for g in command.guards
             )
+
+
+def test_every_node_is_found_again_in_scripts_that_do_not_parse() -> None:
+    """Cut short or broken off after an operator, a script parses with empty nodes where text
+    is missing (`a &&` has an empty command after `&&`): each is found again like any other."""
+    texts = [SAMPLE] + [p.read_text() for p in sorted((ROOT / "testdata").rglob("*.sh"))]
+    endings = ["&&\n", "||\n", "| \n", "if x; then\n", "$(", '"', "case $X in\n", "${"]
+    checked = 0
+    for text in texts:
+        for cut in range(0, len(text), max(1, len(text) // 7)):
+            for ending in endings:
+                script = parse_file(SourceText("t.sh", (text[:cut] + ending).encode()))
+                for inner in script.walk():
+                    inner.guard_facts()
+                    for command in inner.commands:
+                        node = inner.syntax(command.node)
+                        assert syn(node) == command.node
+                        command.statement()
+                        checked += 1
+    assert checked > 1000

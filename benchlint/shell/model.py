@@ -273,7 +273,7 @@ class _Reads:
     def __init__(self, script: Script, root: Node) -> None:
         found: list[tuple[int, int, Read]] = []
         for node in QueryCursor(_expansions()).captures(root).get("read", []):
-            first = node.named_child(0)
+            first = node.named_child(0) if node.named_child_count else None
             if first is not None and first.type == "variable_name":
                 name: Node | None = first
             else:
@@ -601,13 +601,21 @@ class Script:
         first time one is asked."""
         if self._tree is None:
             self._tree = _PARSER.parse(self.src)
-        found = self._tree.root_node.descendant_for_byte_range(where.start_byte, where.end_byte)
-        node = found
-        while node is not None and node.start_byte == where.start_byte:
-            if node.type == where.type and node.end_byte == where.end_byte:
+        start, end = where.start_byte, where.end_byte
+        node = self._tree.root_node.descendant_for_byte_range(start, end)
+        while node is not None and node.start_byte == start:
+            if node.type == where.type and node.end_byte == end:
                 return node
             node = node.parent
-        raise LookupError(f"no {where.type} node at bytes {where.start_byte}-{where.end_byte}")
+        # an empty node (one tree-sitter-bash supplied where text was missing) shares its
+        # place with its neighbours: look among every node that holds the place
+        stack = [self._tree.root_node]
+        while stack:
+            node = stack.pop()
+            if node.type == where.type and node.start_byte == start and node.end_byte == end:
+                return node
+            stack.extend(c for c in node.children if c.start_byte <= start and end <= c.end_byte)
+        raise LookupError(f"no {where.type} node at bytes {start}-{end}")
 
     @property
     def text(self) -> str:
