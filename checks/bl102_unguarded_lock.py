@@ -180,8 +180,11 @@ def _stop_on_failure(command: Command) -> Fix | None:
     statement = command.statement()
     if statement.type == "redirected_statement":
         node = command.script.syntax(statement)
-        if syn(node.named_children[0]) != command.node or any(
-            c.type in ("heredoc_redirect", "herestring_redirect") for c in node.children
+        body = node.named_children[:1]
+        if (
+            not body
+            or syn(body[0]) != command.node
+            or any(c.type in ("heredoc_redirect", "herestring_redirect") for c in node.children)
         ):
             return None
     elif statement != command.node:
