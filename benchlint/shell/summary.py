@@ -28,7 +28,6 @@ from benchlint.shell.model import (
     Word,
     file_char_of,
     nested_char_of,
-    parse_file,
 )
 from benchlint.source import SourceText
 
@@ -36,8 +35,88 @@ Encoded = tuple[Any, ...]
 
 
 def encode_script(script: Script) -> Encoded:
-    """A file's script (no parent) as plain data."""
-    return _Encoder(script).script(script)
+    """A script as plain data (a nested script's `src` and `errexit_at_start` are its own:
+    its parent's entry holds only the command that runs it and its offsets in the file)."""
+    words: list[Any] = []
+    word_index: dict[int, int] = {}
+    reads: list[Any] = []
+    read_index: dict[int, int] = {}
+    commands = {id(c): i for i, c in enumerate(script.commands)}
+
+    def read(r: Read) -> int:
+        i = read_index.get(id(r))
+        if i is None:
+            i = read_index[id(r)] = len(reads)
+            reads.append((r.name, r.operator, _syn(r.node), r.alone))
+        return i
+
+    def word(w: Word) -> int:
+        i = word_index.get(id(w))
+        if i is not None:
+            return i
+        parts = [word(p) for p in w.parts] if isinstance(w, JoinedWord) else None
+        items = [word(x) for x in w.items] if w.items is not None else None
+        i = word_index[id(w)] = len(words)
+        own = [read(r) for r in w._reads]
+        words.append((_syn(w.node), w.value, w._offsets, w.static, own, items, parts))
+        return i
+
+    guards: list[Any] = []
+    guard_index: dict[int, int] = {}
+
+    def guard(g: Guard) -> int:
+        i = guard_index.get(id(g))
+        if i is None:
+            i = guard_index[id(g)] = len(guards)
+            guards.append((_syn(g.node), g.expect, [_syn(p) for p in g.patterns]))
+        return i
+
+    encoded_commands = [
+        (
+            _syn(c.node),
+            [word(w) for w in c.words],
+            c.tested,
+            c.or_guarded,
+            c.errexit,
+            c.function,
+            c.subshell,
+            c.background,
+            [(_syn(h.node), _syn(h.body), h.quoted) for h in c.heredocs],
+            [guard(g) for g in c.guards],
+            [(r.operator, word(r.target)) for r in c.redirects],
+        )
+        for c in script.commands
+    ]
+    assignments = [
+        (
+            a.name,
+            word(a.value) if a.value is not None else None,
+            _syn(a.node),
+            commands[id(a.command)],
+            a.kind,
+            a.exported,
+        )
+        for a in script.assignments
+    ]
+    nested = [
+        (commands[id(inner.parent)], inner.offsets, encode_script(inner))
+        for inner in script.nested
+        if inner.parent is not None
+    ]
+    return (
+        script.src if script.parent is not None or script.src != script.file.data else None,
+        script.errexit_at_start,
+        script.has_error,
+        script.error_row,
+        words,
+        reads,
+        guards,
+        encoded_commands,
+        assignments,
+        [(e.name, e.operator, _syn(e.node)) for e in script.expansions],
+        [(name, _syn(where)) for name, where in script.functions.items()],
+        nested,
+    )
 
 
 def decode_script(file: SourceText, encoded: Encoded) -> Script:
@@ -51,106 +130,8 @@ def decode_script(file: SourceText, encoded: Encoded) -> Script:
     return script
 
 
-def summarize(path: str, data: bytes) -> Encoded:
-    """The per-file step for a shell file: its model, as plain data."""
-    return encode_script(parse_file(SourceText(path, data)))
-
-
 def _syn(where: Syn | None) -> tuple[str, int, int] | None:
     return None if where is None else (where.type, where.start_byte, where.end_byte)
-
-
-class _Encoder:
-    def __init__(self, top: Script) -> None:
-        self.top = top
-
-    def script(self, script: Script) -> Encoded:
-        words: list[Any] = []
-        word_index: dict[int, int] = {}
-        reads: list[Any] = []
-        read_index: dict[int, int] = {}
-        commands = {id(c): i for i, c in enumerate(script.commands)}
-
-        def read(r: Read) -> int:
-            i = read_index.get(id(r))
-            if i is None:
-                i = read_index[id(r)] = len(reads)
-                reads.append((r.name, r.operator, _syn(r.node), r.alone))
-            return i
-
-        def word(w: Word) -> int:
-            i = word_index.get(id(w))
-            if i is not None:
-                return i
-            parts = [word(p) for p in w.parts] if isinstance(w, JoinedWord) else None
-            items = [word(x) for x in w.items] if w.items is not None else None
-            i = word_index[id(w)] = len(words)
-            own = [read(r) for r in w._reads]
-            words.append((_syn(w.node), w.value, w._offsets, w.static, own, items, parts))
-            return i
-
-        guards: list[Any] = []
-        guard_index: dict[int, int] = {}
-
-        def guard(g: Guard) -> int:
-            i = guard_index.get(id(g))
-            if i is None:
-                i = guard_index[id(g)] = len(guards)
-                guards.append((_syn(g.node), g.expect, [_syn(p) for p in g.patterns]))
-            return i
-
-        encoded_commands = [
-            (
-                _syn(c.node),
-                [word(w) for w in c.words],
-                c.tested,
-                c.or_guarded,
-                c.errexit,
-                c.function,
-                c.subshell,
-                c.background,
-                [(_syn(h.node), _syn(h.body), h.quoted) for h in c.heredocs],
-                [guard(g) for g in c.guards],
-                [(r.operator, word(r.target)) for r in c.redirects],
-            )
-            for c in script.commands
-        ]
-        assignments = [
-            (
-                a.name,
-                word(a.value) if a.value is not None else None,
-                _syn(a.node),
-                commands[id(a.command)],
-                a.kind,
-                a.exported,
-            )
-            for a in script.assignments
-        ]
-        nested = [
-            (
-                commands[id(inner.parent)],
-                inner.src,
-                inner.offsets,
-                inner.errexit_at_start,
-                self.script(inner),
-            )
-            for inner in script.nested
-            if inner.parent is not None
-        ]
-        return (
-            script.src if script.parent is not None or script.src != script.file.data else None,
-            script.errexit_at_start,
-            script.has_error,
-            script.error_row,
-            words,
-            reads,
-            guards,
-            encoded_commands,
-            assignments,
-            [(e.name, e.operator, _syn(e.node)) for e in script.expansions],
-            [(name, _syn(where)) for name, where in script.functions.items()],
-            nested,
-        )
 
 
 def _fill(script: Script, encoded: Encoded) -> None:
@@ -227,10 +208,12 @@ def _fill(script: Script, encoded: Encoded) -> None:
         script.assignments.append(assignment)
     script.expansions = [Expansion(n, op, Syn(*where), script) for n, op, where in expansions_]
     script.functions = {name: Syn(*where) for name, where in functions_}
-    for index, src, offsets, errexit, inner_encoded in nested_:
-        parent = commands[index]
+    for index, offsets, inner_encoded in nested_:
+        src, errexit = inner_encoded[0], inner_encoded[1]
         value = src.decode("utf-8", errors="surrogateescape")
-        inner = Script(script.file, src, nested_char_of(value, offsets), parent, errexit, False)
+        inner = Script(
+            script.file, src, nested_char_of(value, offsets), commands[index], errexit, False
+        )
         inner.offsets = offsets
         _fill(inner, inner_encoded)
         script.nested.append(inner)
