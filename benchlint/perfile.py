@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchlint.cache import Cache
 from benchlint.finding import Span
-from benchlint.shell.model import parse_file
+from benchlint.shell.model import Script, parse_file
 from benchlint.shell.summary import encode_script
 from benchlint.source import SourceText
 from benchlint.yamlmodel import (
@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # imported when a pool starts: a run without one spares 10 ms
     from concurrent.futures import Future, ProcessPoolExecutor
 
 FILE_START = Span(1, 1, 1, 1)
+TOO_DEEP = "is nested too deeply to analyse"
 _TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")  # Go template or Jinja syntax
 
 # A YAML file's facts: ("document", encoded) | ("template",) | ("failure", message, span)
@@ -58,7 +59,7 @@ def read_yaml(source: SourceText) -> tuple[YamlDocument | None, Facts]:
             return None, ("template",)  # a template of YAML, not YAML: not a parse failure
         return None, ("failure", f"is not valid YAML: {exc.message}", tuple(exc.span))
     except (DepthError, RecursionError):
-        return None, ("failure", "is nested too deeply to analyse", tuple(FILE_START))
+        return None, ("failure", TOO_DEEP, tuple(FILE_START))
 
 
 def yaml_facts(path: str, data: bytes) -> Facts:
@@ -77,18 +78,25 @@ def yaml_document(source: SourceText, facts: Facts) -> YamlDocument | None:
     return decode_documents(source, (encoded[0], encoded[1]))
 
 
-def shell_facts(path: str, data: bytes) -> Facts:
-    """The per-file step for a shell file: ("script", its model as plain data), or
-    ("failure", message) when it cannot be modelled, or ("here",) when its model cannot be
-    sent (nested too deeply to encode): the process that wants it models it."""
-    try:
-        script = parse_file(SourceText(path, data))
-    except RecursionError:
-        return ("failure", "is nested too deeply to analyse")
+def script_facts(script: Script | None) -> Facts | None:
+    """A script's facts: ("script", its model as plain data), or ("failure", message) when it
+    could not be modelled (None); None when its model is nested too deeply to encode."""
+    if script is None:
+        return ("failure", TOO_DEEP)
     try:
         return ("script", encode_script(script))
     except RecursionError:
-        return ("here",)
+        return None
+
+
+def shell_facts(path: str, data: bytes) -> Facts:
+    """The per-file step for a shell file: its `script_facts`, or ("here",) when its model
+    cannot be sent: the process that wants it models it."""
+    try:
+        script: Script | None = parse_file(SourceText(path, data))
+    except RecursionError:
+        script = None
+    return script_facts(script) or ("here",)
 
 
 _STEPS = {"yaml": yaml_facts, "shell": shell_facts}

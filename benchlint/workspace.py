@@ -25,13 +25,15 @@ from benchlint.layout import Detected, detect, detect_recipe_roots
 from benchlint.perfile import (
     FILE_START,
     SHELL_JOBS,
+    TOO_DEEP,
     Facts,
     Pool,
     read_yaml,
+    script_facts,
     yaml_document,
 )
 from benchlint.shell.model import Script, parse_file
-from benchlint.shell.summary import decode_script, encode_script
+from benchlint.shell.summary import decode_script
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YamlDocument, encode_documents
 
@@ -442,11 +444,11 @@ class Workspace:
             except RecursionError:
                 script = None
             keep = self.cache is not None and self.keep_scripts
-            facts = _shell_facts(script) if keep else None
+            facts = script_facts(script) if keep else None
             if self.cache is not None and facts is not None:
                 self.cache.put("shell", rel, source.data, facts)
             if script is None:
-                self._fail(rel, "is nested too deeply to analyse")
+                self._fail(rel, TOO_DEEP)
                 return None
         if script.has_error:
             problem = _bash_syntax_error(source.data)
@@ -537,17 +539,6 @@ class Workspace:
 
     def shell_scripts(self) -> list[Script]:
         return [s for s in (self.shell(p) for p in self.shell_paths) if s is not None]
-
-
-def _shell_facts(script: Script | None) -> Facts | None:
-    """What the cache keeps of a script modelled here (as `perfile.shell_facts` would); None
-    when its model is nested too deeply to encode (it is modelled again the next time)."""
-    if script is None:
-        return ("failure", "is nested too deeply to analyse")
-    try:
-        return ("script", encode_script(script))
-    except RecursionError:
-        return None
 
 
 def _first_error_line(script: Script) -> int:
