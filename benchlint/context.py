@@ -107,17 +107,15 @@ class Context:
         if not names:
             return []
         entry, path, _ = self.wiring.pairs[index]
-        if not self._setting_names(id(entry), entry).isdisjoint(names) or self._names_in(
-            path, names
-        ):
+        if not self._setting_names(entry).isdisjoint(names) or self._names_in(path, names):
             return self.wiring.pair_routes(index)
         return []
 
-    def _setting_names(self, key: int, entry: Entry) -> frozenset[str]:
+    def _setting_names(self, entry: Entry) -> frozenset[str]:
         """The file names an entry's recipe settings give (one entry, many pairs)."""
-        found = self._names_of_entry.get(key)
+        found = self._names_of_entry.get(id(entry))
         if found is None:
-            found = self._names_of_entry[key] = frozenset(
+            found = self._names_of_entry[id(entry)] = frozenset(
                 s.value.split(":", 1)[0].rsplit("/", 1)[-1]
                 for element in entry.elements
                 for s in (element.settings.get(v) for v in RECIPE_VARIABLES)

@@ -66,7 +66,7 @@ def lint(
         # a cache this benchlint never linted the whole repository with: most often a fresh
         # checkout's (CI), gone after the run. Its result and YAML facts are kept; modelling
         # every script as plain data for the cache would add a sixth to the run (InferenceX:
-        # 2.4 s against 2.1 s), so scripts are kept from the next whole run on.
+        # 2.55 s against 2.4 s), so scripts are kept from the next whole run on.
         ws.keep_scripts = False
     result = _run(ws, rules, scope)
     if not result.errors:
