@@ -95,13 +95,9 @@ def _has_expansion(node: Node) -> bool:
 def _chars(
     start: int, end: int, src: bytes, char_of: Callable[[int], int]
 ) -> list[tuple[str, int]]:
-    """Each char of src[start:end] with its file offset (nested scripts are not contiguous)."""
+    """Each char of src[start:end] with its file offset, one at a time: for text whose chars
+    do not lie one after the other in the file (`_contiguous` takes the others)."""
     text = src[start:end].decode("utf-8", errors="surrogateescape")
-    if not text:
-        return []
-    if text.isascii() and char_of(end - 1) - char_of(start) == end - 1 - start:
-        first = char_of(start)  # contiguous in the file: no per-character mapping needed
-        return [(ch, first + i) for i, ch in enumerate(text)]
     result = []
     byte = start
     for ch in text:
