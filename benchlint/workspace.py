@@ -468,10 +468,6 @@ class Workspace:
             self._yaml[rel] = document
         return self._yaml[rel]
 
-    def has_yaml(self, rel: str) -> bool:
-        """Whether the file's YAML was read (or failed to be) already."""
-        return rel in self._yaml
-
     def prefetch(self) -> None:
         """Start modelling every file no model is kept or cached for in worker processes (with
         `jobs` > 1 and enough to do), while this process goes on: the YAML, and the scripts

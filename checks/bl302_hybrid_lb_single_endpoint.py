@@ -167,15 +167,6 @@ def _scripts(ctx: Context) -> list[Script]:
     return [*scripts, *(s for s in extra if s is not None)]
 
 
-def _in_for_loop(command: Command) -> bool:
-    node = command.script.syntax(command.node).parent
-    while node is not None:
-        if node.type in ("for_statement", "c_style_for_statement"):
-            return True
-        node = node.parent
-    return False
-
-
 def _cross_file_findings(ctx: Context, script: Script) -> Iterator[Finding]:
     """The entrypoint is started on several nodes by a launcher that probes only the head."""
     for call in ctx.environment.calls.callers_of(script.path):
