@@ -11,7 +11,7 @@ requests over the nodes:
   `salloc -N` with N above 1, or a variable the launcher sets only to such numbers; a count it
   reads at run time is taken as several and the message says so, one it may set to 1 is not)
   while the launcher probes only the head node's endpoint (`curl http://$head_node:$PORT/...`,
-  not in a loop over the nodes); the launcher's start and probe are related locations;
+  also in a retry loop); the launcher's start and probe are related locations;
 - `data-parallel-hybrid-lb: true` in a `frontend.type: vllm` recipe with more than one node and
   no multiple-frontend load balancing.
 
@@ -135,23 +135,49 @@ def _several_nodes(command: Command, caller: Script) -> tuple[str, bool] | None:
     return None
 
 
-def _head_only_probe(script: Script) -> Command | None:
-    """A health check or benchmark request to the head node's endpoint alone (`$HEAD_NODE`,
-    `$head_ip`, `$MASTER_ADDR`), not in a loop over the nodes."""
+def _url_hosts(script: Script) -> Iterator[tuple[Command, str]]:
+    """Each request's command and the host its URL names (`$HEAD_NODE`, `${node}`, `10.0.0.1`)."""
     for command in script.all_commands():
         if command.base not in ("curl", "wget") and "http" not in command.script.text_of(
             command.node
         ):
             continue
-        if any(
-            g for g in command.guards if g.node.type in ("for_statement", "c_style_for_statement")
-        ):
-            continue
         for word in command.words:
             match = _URL_HOST.search(word.value)
-            if match and _HEAD.search(match.group(1)):
-                return command
-    return None
+            if match:
+                yield command, match.group(1)
+
+
+def _head_only_probe(script: Script) -> Command | None:
+    """A health check or benchmark request to the head node's endpoint (`$HEAD_NODE`,
+    `$head_ip`, `$MASTER_ADDR`) in a launcher that probes no node through a loop variable
+    (`for node in $NODES; do curl "http://${node}:8000/health"`). A retry loop around a request
+    to the head still reaches only the head."""
+    head = None
+    for command, host in _url_hosts(script):
+        if _loop_variable(command, host):
+            return None
+        if head is None and _HEAD.search(host):
+            head = command
+    return head
+
+
+def _loop_variable(command: Command, host: str) -> bool:
+    """Whether the host is a variable that a loop around the command sets in turn: a `for`
+    loop's variable, or one that `read` sets (`while read -r node; do ...`)."""
+    variable = _COUNT_VARIABLE.fullmatch(host)
+    if variable is None:
+        return False
+    name, at = variable.group(1), command.node.start_byte
+    for assignment in command.script.assignments:
+        if assignment.name != name:
+            continue
+        if assignment.kind == "read":
+            return True
+        loop = assignment.command.node
+        if assignment.kind == "for" and loop.start_byte <= at < loop.end_byte:
+            return True
+    return False
 
 
 def _scripts(ctx: Context) -> list[Script]:
