@@ -114,7 +114,7 @@ def _master_configs(ws: Workspace, facts: list[Fact]) -> list[str]:
         source = ws.source(path)
         if source is None or "runner:" not in source.text or "search-space" not in source.text:
             continue
-        verdict = _entries_in_text(source.text)
+        verdict = _cached(ws, "master-config", path, source.data, _entries_in_file)
         if verdict is None:
             continue
         count, schemas = verdict
@@ -131,6 +131,11 @@ def _master_configs(ws: Workspace, facts: list[Fact]) -> list[str]:
 _TOP_KEY = re.compile(r"^[^\s#-][^:#\n]*:[ \t]*(?:#.*)?$", re.MULTILINE)  # `name:` opening a block
 _RUNNER = re.compile(r"^[ \t]+runner:[ \t]*\S", re.MULTILINE)
 _SPACE = re.compile(r"^[ \t]+(scenarios|seq-len-configs):", re.MULTILINE)
+
+
+def _entries_in_file(ws: Workspace, path: str) -> tuple[int, list[str]] | None:
+    source = ws.source(path)
+    return _entries_in_text(source.text) if source is not None else None
 
 
 def _entries_in_text(text: str) -> tuple[int, list[str]] | None:

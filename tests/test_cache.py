@@ -91,7 +91,7 @@ def test_no_cache_flag_and_environment(tmp_path: Path, monkeypatch) -> None:  # 
     monkeypatch.delenv("BENCHLINT_NO_CACHE")
     CliRunner().invoke(main, ["--format", "json", "-o", str(out), str(root / LAUNCHER)])
     kinds = {p.name.rsplit("-", 1)[0] for p in folder.iterdir() if p.suffix == ".marshal"}
-    assert kinds == {"entries", "overlays", "run", "shell", "yaml"}
+    assert kinds == {"entries", "master-config", "overlays", "run", "shell", "yaml"}
     assert json.loads(out.read_text())["findings"]
     assert not any(p.suffix == ".marshal" for p in root.rglob("*"))  # nothing in the repository
 
