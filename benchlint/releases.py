@@ -147,6 +147,8 @@ class _Memo:
         self.holes: dict[tuple[str, str], tuple[str, ...]] = {}
         # (text, launcher path, model prefix, the route's values of its variables) -> pattern
         self.rendered: dict[tuple[object, ...], re.Pattern[str]] = {}
+        # (word, id(route)) -> (the route, its pattern)
+        self.by_route: dict[tuple[str, int], tuple[Route, re.Pattern[str]]] = {}
 
 
 def _names(word: str, route: Route, target: str, memo: _Memo) -> bool:
@@ -231,6 +233,16 @@ def file_name_pattern(ctx: Context, word: str, route: Route) -> re.Pattern[str]:
 
 
 def _file_name_pattern(word: str, route: Route, memo: _Memo) -> re.Pattern[str]:
+    key = (word, id(route))
+    known = memo.by_route.get(key)
+    if known is not None and known[0] is route:  # (a word is asked for once per script it names)
+        return known[1]
+    pattern = _rendered_pattern(word, route, memo)
+    memo.by_route[key] = (route, pattern)  # the route kept: its id is not reused while it is
+    return pattern
+
+
+def _rendered_pattern(word: str, route: Route, memo: _Memo) -> re.Pattern[str]:
     script = route.launcher.script
     text = _file_name(word)
     template = _template(text, script, 0, memo)
