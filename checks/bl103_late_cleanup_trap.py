@@ -47,7 +47,9 @@ was acquired) or of its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep 
 `squeue -j "$JOB"`: it is gone), an exit in another branch of the same `if` or `case`, and an
 exit after a release that can run before it (in its branch, or under a condition benchlint cannot
 relate to the exit's: then it says nothing) are not exit paths that leak. A trap set before the
-acquisition covers it when its handler releases it. An allocation named after the runner
+acquisition covers it when its handler releases it, by its variable or by one the script assigns
+from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`). `break`
+and `continue` do not fail under `set -e`. An allocation named after the runner
 (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
 launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
 `scancel --name=${{ runner.name }}`). Not modelled: exits inside functions,
@@ -143,7 +145,26 @@ def _resources(flow: Flow) -> list[Resource]:
             if pid is not None:
                 name = next(a.name for a in pid.assignments if a.value is not None)
                 found.append(Resource("background process", command, command, name, _KILL))
+    for resource in found:
+        resource.handles |= _holders(script, resource.variable, resource.statement)
     return found
+
+
+def _holders(script: Script, variable: str | None, acquisition: Command) -> frozenset[str]:
+    """The variables assigned from the resource's own after it is acquired: an array of the
+    script's PIDs (`PIDS+=("$SERVER_PID")`) or job ids that a handler releases all at once
+    (`kill "${PIDS[@]}"`)."""
+    if variable is None:
+        return frozenset()
+    after = acquisition.node.end_byte
+    return frozenset(
+        a.name
+        for a in script.assignments
+        if a.name != variable
+        and a.value is not None
+        and a.node.start_byte >= after
+        and any(read.name == variable for read in a.value.reads())
+    )
 
 
 def _runs(script: Script, command: Command, depth: int = 0) -> list[str]:
@@ -169,7 +190,9 @@ def _released_by(resource: Resource, texts: list[str]) -> bool:
 def _releases(resource: Resource, text: str) -> bool:
     if not resource.release.search(text):
         return False
-    return resource.variable is None or re.search(rf"\${{?{resource.variable}\b", text) is not None
+    if resource.variable is None:
+        return True
+    return any(re.search(rf"\${{?{name}\b", text) is not None for name in resource.names)
 
 
 # Commands that tell whether a resource is alive: an exit they guard is taken only when it is not.
@@ -345,8 +368,9 @@ def _check_script(
                 continue
             if release is not None and not leaks:
                 continue
+            no_trap = "no `trap ... EXIT` that releases it" if traps else "no `trap ... EXIT`"
             where = (
-                f"only at line {release.span.line}, with no `trap ... EXIT`"
+                f"only at line {release.span.line}, with {no_trap}"
                 if release is not None
                 else "nowhere"
             )

@@ -44,6 +44,14 @@ _CANNOT_FAIL = frozenset(
 _EXIT_SIGNALS = frozenset({"EXIT", "0", "SIGEXIT"})
 
 
+def _loop_control(command: Command) -> bool:
+    """`break` or `continue`, alone or with a number: bash gives status 0 (outside a loop too);
+    only a non-numeric argument fails (`break x`: status 128)."""
+    return command.base in ("break", "continue") and all(
+        w.static and w.value.isdigit() for w in command.words[1:]
+    )
+
+
 @dataclass(frozen=True)
 class ExitPath:
     command: Command
@@ -111,7 +119,7 @@ class Flow:
             return ExitPath(command, "return")
         text = self.script.text_of(command.node)
         if command.words:
-            can_fail = base not in _CANNOT_FAIL
+            can_fail = base not in _CANNOT_FAIL and not _loop_control(command)
         else:  # `X=$(cmd)` fails when cmd does: only if cmd can
             can_fail = ("$(" in text or "`" in text) and any(
                 c.base not in _CANNOT_FAIL for c in self._substituted(command)
