@@ -43,6 +43,10 @@ if TYPE_CHECKING:  # imported when a pool starts: a run without one spares 10 ms
 FILE_START = Span(1, 1, 1, 1)
 TOO_DEEP = "is nested too deeply to analyse"
 _TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")  # Go template or Jinja syntax
+# a line that is one placeholder (`envsubst`, Python's string.Template): it stands for a block
+_BLOCK_PLACEHOLDER = re.compile(
+    r"[ \t]*\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)[ \t]*"
+)
 
 # A YAML file's facts: ("document", encoded) | ("template",) | ("failure", message, span)
 Facts = tuple[Any, ...]
@@ -55,11 +59,18 @@ def read_yaml(source: SourceText) -> tuple[YamlDocument | None, Facts]:
     try:
         return parse_yaml(source), ("document", None)
     except YamlError as exc:
-        if _TEMPLATE.search(source.text):
+        if _TEMPLATE.search(source.text) or _placeholder_before(source.text, exc.span.line):
             return None, ("template",)  # a template of YAML, not YAML: not a parse failure
         return None, ("failure", f"is not valid YAML: {exc.message}", tuple(exc.span))
     except (DepthError, RecursionError):
         return None, ("failure", TOO_DEEP, tuple(FILE_START))
+
+
+def _placeholder_before(text: str, line: int) -> bool:
+    """Whether a line that is one placeholder (`${PULL_SECRETS_BLOCK}`) is on the line where
+    parsing failed or one of the two before it (libyaml notices the missing `:` after it)."""
+    lines = text.split("\n", line)[max(0, line - 3) : line]
+    return any(_BLOCK_PLACEHOLDER.fullmatch(item.rstrip("\r")) for item in lines)
 
 
 def yaml_facts(path: str, data: bytes) -> Facts:

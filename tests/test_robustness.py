@@ -145,8 +145,10 @@ def test_hostile_files_cold_and_warm(tmp_path: Path) -> None:
 
 
 def test_templates_are_not_yaml(tmp_path: Path) -> None:
-    """Helm chart templates and YAML with Go/Jinja syntax are skipped (counted), never BL001;
-    a broken YAML file without template syntax still is."""
+    """Helm chart templates, YAML with Go/Jinja syntax and YAML whose parse fails just after a
+    line that is one placeholder (`envsubst`, string.Template: it stands for a block) are
+    skipped (counted), never BL001; a broken YAML file without template syntax still is, and
+    so is one whose placeholders are values (valid YAML) and whose error is elsewhere."""
     root = write_repo(
         tmp_path / "r",
         {
@@ -156,18 +158,30 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
             "chart/templates/sub/svc.yaml": 'metadata:\n  name: {{ include "x" . }}\n',
             "deploy/job.yaml": "spec:\n  {% for n in nodes %}\n  - {{ n }}\n  {% endfor %}\n",
             "broken.yaml": "a: [1, 2\n",
+            "dgd/frontend.yaml": (
+                "spec:\n  frontend:\n    replicas: ${REPLICAS}\n    podSpec:\n"
+                "${PULL_SECRETS_BLOCK}\n      image: ${IMAGE}\n"
+            ),
+            "eks/cluster.yaml": "region: $AWS_REGION\nzones:\n$ZONES\nauto:\n  enabled: true\n",
+            "dgd/broken.yaml": "image: ${IMAGE}\nargs: [--port, 8000\nreplicas: 2\n",
         },
     )
     result = run_lint(root)
-    assert positions(result) == ["broken.yaml:2:1", "chart/values.yaml:2:1"]
+    assert positions(result) == [
+        "broken.yaml:2:1",
+        "chart/values.yaml:2:1",
+        "dgd/broken.yaml:3:9",
+    ]
     assert result.workspace is not None
     assert sorted(result.workspace.templates) == [
         "chart/templates/deployment.yaml",
         "chart/templates/sub/svc.yaml",
         "deploy/job.yaml",
+        "dgd/frontend.yaml",
+        "eks/cluster.yaml",
     ]
     outcome = CliRunner().invoke(main, ["--statistics", str(root)])
-    assert "templates not linted 3" in outcome.stderr
+    assert "templates not linted 5" in outcome.stderr
 
 
 def test_a_script_bash_accepts_but_tree_sitter_parses_in_part_is_said(tmp_path: Path) -> None:
