@@ -3,11 +3,13 @@
 ## What it does
 Reports vLLM *frontend* flags (and Dynamo flags a release does not have) given to the Dynamo vLLM
 worker: in a Dynamo-served recipe's `backend.vllm_config.{prefill,decode,aggregated}` (also under
-`base:` and override blocks), and on `python -m dynamo.vllm` command lines in scripts, nested
-ones included. The worker builds its parser from vLLM's *engine* arguments plus its own `--dyn-*`
+`base:` and override blocks), on `python -m dynamo.vllm` command lines in scripts, nested
+ones included, and in Kubernetes containers (a DynamoGraphDeployment's `mainContainer`: its
+`command` and `args` lists, or the script they give `sh -c`). The worker builds its parser from vLLM's *engine* arguments plus its own `--dyn-*`
 flags, so anything else ends it with `unrecognized arguments`. The Dynamo release is
 `dynamo-version` from the configuration, else the one the recipe installs (`dynamo.version` /
-`dynamo.wheel`), else the flags every checked release rejects. The message names the
+`dynamo.wheel`) or a container's runtime image names (`.../ai-dynamo/vllm-runtime:0.8.0`), else
+the flags every checked release rejects. The message names the
 replacement (`--dyn-tool-call-parser`, `--custom-jinja-template`, `python -m dynamo.frontend
 --http-port`, ...) or says to drop it. `--reasoning-parser` is accepted but only configures
 vLLM's engine-side reasoning; without `--dyn-reasoning-parser` next to it, that is a note.
@@ -56,8 +58,10 @@ from benchlint.dynamo import flag_name, worker_flags
 from benchlint.engines import Arg, launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity
 from benchlint.fixes import line_removal
+from benchlint.manifests import containers, dynamo_release
 from benchlint.recipe import dynamo_pin, engine_configs, frontend_args, frontend_type
 from benchlint.registry import rule
+from benchlint.shell.model import Script
 from benchlint.source import SourceText
 from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YNode
@@ -112,27 +116,47 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
 
 
 def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Finding]:
-    data = worker_flags()
-    release = data.release_for(release_override)
-    rejected = data.rejected_by(release)
+    release = worker_flags().release_for(release_override)
     for script in ctx.shell_scripts():
-        for launch in launches(script):
-            if launch.module != "dynamo.vllm":
+        yield from _launch_findings(script, release)
+
+
+def _manifest_findings(ctx: Context, path: str, release_override: str | None) -> Iterator[Finding]:
+    """The worker's command line in a Kubernetes container (a DynamoGraphDeployment's
+    `mainContainer`), checked against the release its runtime image's tag names."""
+    source = ctx.ws.source(path)
+    document = ctx.ws.yaml(path) if source is not None and _MODULE in source.text else None
+    if source is None or document is None:
+        return
+    data = worker_flags()
+    for container in containers(source, document):
+        release = data.release_for(release_override or dynamo_release(container.image))
+        yield from _launch_findings(container.script, release)
+
+
+_MODULE = "dynamo.vllm"
+
+
+def _launch_findings(script: Script, release: str | None) -> Iterator[Finding]:
+    data = worker_flags()
+    rejected = data.rejected_by(release)
+    for launch in launches(script):
+        if launch.module != _MODULE:
+            continue
+        for arg in launch.flags:
+            if not arg.value.startswith("--"):
                 continue
-            for arg in launch.flags:
-                if not arg.value.startswith("--"):
-                    continue
-                flag = flag_name(arg.value)
-                if flag in rejected:
-                    yield Finding(
-                        "BL301",
-                        f"`{arg.value}` on `python -m dynamo.vllm` is rejected by the worker of "
-                        f"{_release_text(release)}",
-                        Location(script.path, arg.span),
-                        help=data.advice(flag),
-                        subject=flag,
-                        fix=_word_fix(arg, flag, release),
-                    )
+            flag = flag_name(arg.value)
+            if flag in rejected:
+                yield Finding(
+                    "BL301",
+                    f"`{arg.value}` on `python -m dynamo.vllm` is rejected by the worker of "
+                    f"{_release_text(release)}",
+                    Location(script.path, arg.span),
+                    help=data.advice(flag),
+                    subject=flag,
+                    fix=_word_fix(arg, flag, release),
+                )
 
 
 def _renamed(text: str, flag: str, new: str) -> str | None:
@@ -198,4 +222,6 @@ def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if any(path_matches(path, root, inside=True) for root in roots):
             yield from _recipe_findings(ctx, path, override)
+        else:
+            yield from _manifest_findings(ctx, path, override)
     yield from _script_findings(ctx, override)

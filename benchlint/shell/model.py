@@ -135,7 +135,7 @@ def make_word(script: Script, node: Node, found: _Reads) -> Word:
     if kind == "array":
         items = [make_word(script, child, found) for child in node.named_children]
     where = _tuple(Syn, (sys.intern(kind), start, end))
-    if script.parent is None and src.find(b"\\", start, end) < 0:
+    if script.contiguous and src.find(b"\\", start, end) < 0:
         # the value is a slice of the text: its characters' offsets run on from the first
         if kind in ("word", "number") and node.child_count == 0:
             text = src[start:end].decode("utf-8", errors="surrogateescape")
@@ -505,14 +505,18 @@ class Script:
         parent: Command | None = None,
         errexit_at_start: bool = False,
         build: bool = True,
+        contiguous: bool | None = None,
     ) -> None:
         """`build`: parse `src` and build the model; else its facts are set by the caller
-        (`summary.decode_script`)."""
+        (`summary.decode_script`). `contiguous`: `src` is the file's own bytes, each at its
+        place (default: a file's top-level script; not a nested one, nor a command line made
+        from a YAML list, `manifests.py`)."""
         self.file = file
         self.path = file.path
         self.src = src
         self.char_of = char_of
         self.parent = parent
+        self.contiguous = parent is None if contiguous is None else contiguous
         self.errexit_at_start = errexit_at_start
         # facts other modules derive from this script once (its engine launches), kept with it
         self.memo: dict[str, object] = {}

@@ -1,0 +1,119 @@
+"""Containers in Kubernetes YAML (a Deployment's or a LeaderWorkerSet's containers, a
+DynamoGraphDeployment's `mainContainer`): the image, and what the container runs as a script.
+
+A container's `command` and `args` lists are one command line, each item one word (quoted, so
+the shell reads it back as the item: a JSON value stays one word). Modelled as a script over the
+YAML file, with each character at its place in the file, the rules read an engine launch in a
+manifest as they read one in a launcher: `python3 -m dynamo.vllm --flag ...` as a list,
+`["/bin/sh", "-c", "python3 -m dynamo.vllm ..."]` as the nested script the shell runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from benchlint.shell.model import Script, nested_char_of
+from benchlint.source import SourceText
+from benchlint.yamlmodel import YamlDocument, YNode
+
+
+@dataclass(frozen=True)
+class Container:
+    image: str | None  # None: the mapping names none
+    script: Script  # `command` then `args`, as one command line
+
+
+def containers(file: SourceText, document: YamlDocument) -> Iterator[Container]:
+    """Every mapping of the document with a `command` or `args` list of scalars."""
+    for node in YamlDocument.nodes(document.documents):
+        if not node.is_map:
+            continue
+        argv: list[YNode] = []
+        for key in ("command", "args"):
+            value = node.get(key)
+            if value is None:
+                continue
+            if not value.is_seq or not all(item.is_scalar for item in value.items):
+                argv = []
+                break
+            argv.extend(value.items)
+        if not argv:
+            continue
+        image = node.get("image")
+        name = image.value if image is not None and image.is_scalar else None
+        yield Container(name, command_line(file, argv))
+
+
+def command_line(file: SourceText, argv: list[YNode]) -> Script:
+    """The scalars as one command line: each item single-quoted, each character of the line at
+    the file offset of the item's character it stands for (a quote at its item's first or last
+    character; an item whose characters cannot be placed, at its first)."""
+    text: list[str] = []
+    offsets: list[int] = []
+
+    def put(chars: str, offset: int) -> None:
+        text.append(chars)
+        offsets.extend([offset] * len(chars))
+
+    for index, node in enumerate(argv):
+        value = node.value
+        start = _start(file, node)
+        places = _places(file, node, start) or [start] * len(value)
+        if index:
+            put(" ", offsets[-1])
+        put("'", places[0] if places else start)
+        for char, offset in zip(value, places, strict=True):
+            put("'\\''" if char == "'" else char, offset)
+        put("'", places[-1] if places else start)
+    line = "".join(text)
+    src = line.encode("utf-8", errors="surrogateescape")
+    return Script(file, src, nested_char_of(line, offsets), contiguous=False)
+
+
+def _start(file: SourceText, node: YNode) -> int:
+    span = node.span
+    return file.line_starts[span.line - 1] + span.column - 1
+
+
+def _places(file: SourceText, node: YNode, start: int) -> list[int] | None:
+    """The file offset of each character of a scalar's value: a one-line plain or quoted
+    scalar written as its value, or a literal block (`|`) each of whose lines is a line of the
+    file after its indentation; None for any other (folded, escaped)."""
+    value, span = node.value, node.span
+    if node.style in (None, "'", '"') and span.line == span.end_line:
+        raw = file.text[start : file.line_starts[span.line - 1] + span.end_column - 1]
+        quoted = node.style is not None
+        if (raw[1:-1] if quoted else raw) == value:
+            first = start + quoted
+            return list(range(first, first + len(value)))
+        return None
+    if node.style != "|":
+        return None
+    places: list[int] = []
+    indent = None
+    for k, content in enumerate(value.split("\n")):
+        number = span.line + 1 + k
+        if number > len(file.line_starts):
+            return places if len(places) == len(value) else None
+        line = file.line_text(number)
+        if indent is None and content:
+            indent = len(line) - len(line.lstrip(" "))
+        at = file.line_starts[number - 1] + (indent or 0)
+        if content and line[indent or 0 :] != content:
+            return None
+        places.extend(range(at, at + len(content)))
+        if len(places) < len(value):  # the newline after it
+            places.append(file.line_starts[number - 1] + len(line))
+    return places if len(places) == len(value) else None
+
+
+# Dynamo's runtime images name the release they hold: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0
+_DYNAMO_IMAGE = re.compile(r"(?:^|/)(?:vllm|sglang|trtllm|tensorrtllm)-runtime:v?(\d+\.\d+\.\d+)")
+
+
+def dynamo_release(image: str | None) -> str | None:
+    """The Dynamo release a runtime image's tag names; None for any other image or tag."""
+    match = _DYNAMO_IMAGE.search(image or "")
+    return match.group(1) if match else None
