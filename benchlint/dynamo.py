@@ -70,11 +70,30 @@ class WorkerFlags:
             return None
         return new
 
-    def droppable(self, flag: str) -> bool:
+    def droppable(self, flag: str, release: str | None = None) -> bool:
         """Whether the advice is to drop the flag: the worker has no equivalent."""
-        return flag not in self.replacement and "drop it" in self.advice(flag)
+        return flag not in self.replacement and "drop it" in self.advice(flag, release)
 
-    def advice(self, flag: str) -> str:
+    def added_in(self, flag: str, release: str | None) -> str | None:
+        """The first checked release after `release` whose worker accepts the flag: a Dynamo
+        flag newer than the release in use. None when none does, or the release is not known."""
+        if release is None or release not in self.releases:
+            return None
+        later = self.releases[self.releases.index(release) + 1 :]
+        return next((r for r in later if flag not in self.rejected[r]), None)
+
+    def advice(self, flag: str, release: str | None = None) -> str:
+        added = self.added_in(flag, release)
+        if added is not None and release is not None:
+            # the release's own spellings of what the flag says (`--is-prefill-worker` for
+            # `--disaggregation-mode prefill`): the flags whose replacement is written with it
+            older = [
+                f"{old} for {written.split(' (')[0]}"
+                for old, written in sorted(self.replacement.items())
+                if written.split(" ")[0] == flag and old not in self.rejected[release]
+            ]
+            spelling = f", or this release's spelling: {'; '.join(older)}" if older else ""
+            return f"Dynamo {added} added it: use a release from {added} on{spelling}"
         replacement = self.replacement.get(flag)
         if replacement:
             return f"use {replacement}" if replacement.startswith("--") else replacement

@@ -5,13 +5,15 @@ Reports vLLM *frontend* flags (and Dynamo flags a release does not have) given t
 worker: in a Dynamo-served recipe's `backend.vllm_config.{prefill,decode,aggregated}` (also under
 `base:` and override blocks), on `python -m dynamo.vllm` command lines in scripts, nested
 ones included, and in Kubernetes containers (a DynamoGraphDeployment's `mainContainer`: its
-`command` and `args` lists, or the script they give `sh -c`). The worker builds its parser from vLLM's *engine* arguments plus its own `--dyn-*`
-flags, so anything else ends it with `unrecognized arguments`. The Dynamo release is
-`dynamo-version` from the configuration, else the one the recipe installs (`dynamo.version` /
-`dynamo.wheel`) or a container's runtime image names (`.../ai-dynamo/vllm-runtime:0.8.0`), else
-the flags every checked release rejects. The message names the
-replacement (`--dyn-tool-call-parser`, `--custom-jinja-template`, `python -m dynamo.frontend
---http-port`, ...) or says to drop it. `--reasoning-parser` is accepted but only configures
+`command` and `args` lists, or the script they give `sh -c`). The worker builds its parser from
+vLLM's *engine* arguments plus its own `--dyn-*` flags, so anything else ends it with
+`unrecognized arguments`. The Dynamo release is `dynamo-version` from the configuration, else
+the one the recipe installs (`dynamo.version` / `dynamo.wheel`) or a container's runtime image
+names (`.../ai-dynamo/vllm-runtime:0.8.0`), else the flags every checked release rejects. The
+message names the replacement (`--dyn-tool-call-parser`, `--custom-jinja-template`, `python -m
+dynamo.frontend --http-port`, ...), the release that added a Dynamo flag and the release's own
+spelling of it (`--is-prefill-worker` before `--disaggregation-mode prefill`), or says to drop
+it. `--reasoning-parser` is accepted but only configures
 vLLM's engine-side reasoning; without `--dyn-reasoning-parser` next to it, that is a note.
 
 ## Why is this bad?
@@ -86,7 +88,7 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
         flags = {flag_name(k.value): k for k, _ in mapping.pairs if k.is_scalar}
         # the fixes may drop keys, but never every key of the mapping
         dropped = [f for f in flags if f in rejected and data.rename(f, release) is None]
-        may_drop = len(mapping.pairs) > len([f for f in dropped if data.droppable(f)])
+        may_drop = len(mapping.pairs) > len([f for f in dropped if data.droppable(f, release)])
         for flag, key in flags.items():
             value = mapping.get(key.value)
             shown = (
@@ -100,7 +102,7 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
                     f"`{shown}` in {where} is rejected by the Dynamo vLLM worker of "
                     f"{_release_text(release)} (`unrecognized arguments: {flag}`)",
                     Location(path, key.span),
-                    help=data.advice(flag),
+                    help=data.advice(flag, release),
                     subject=f"{where}.{flag}",
                     fix=_recipe_fix(root_source, mapping, key, flag, release, may_drop),
                 )
@@ -153,7 +155,7 @@ def _launch_findings(script: Script, release: str | None) -> Iterator[Finding]:
                     f"`{arg.value}` on `python -m dynamo.vllm` is rejected by the worker of "
                     f"{_release_text(release)}",
                     Location(script.path, arg.span),
-                    help=data.advice(flag),
+                    help=data.advice(flag, release),
                     subject=flag,
                     fix=_word_fix(arg, flag, release),
                 )
@@ -192,7 +194,7 @@ def _recipe_fix(
             return None
         return Fix(f"rename it to {text}", (Edit(source.path, key.span, text),))
     value = mapping.get(key.value)
-    if not data.droppable(flag) or value is None or not may_drop:
+    if not data.droppable(flag, release) or value is None or not may_drop:
         return None
     line = key.span.line
     if source.line_text(line)[: key.span.column - 1].strip() or value.span.end_line != line:

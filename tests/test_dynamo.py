@@ -47,3 +47,31 @@ def test_message_follows_the_configured_release(tmp_path: Path) -> None:
     new = run_lint(root, "BL301", config=parse_config({"dynamo-version": "1.4.0"}, None))
     assert [f.message.split(":")[0] for f in new.findings] == ["`is-prefill-worker"]
     assert "use --disaggregation-mode prefill" in new.findings[0].help
+
+
+def test_a_flag_a_later_release_added_is_not_to_be_dropped(tmp_path: Path) -> None:
+    """`--disaggregation-mode` is new in 1.0.0: under 0.8.1 the advice is a release that has
+    it or the release's own spelling (the flags whose replacement it is), and no fix drops the
+    key (a prefill worker would become an aggregated one)."""
+    data = worker_flags()
+    assert data.added_in("--disaggregation-mode", "0.8.1") == "1.0.0"
+    assert data.added_in("--disaggregation-mode", None) is None
+    assert data.added_in("--tool-call-parser", "0.8.1") is None
+    assert data.advice("--disaggregation-mode", "0.8.1") == (
+        "Dynamo 1.0.0 added it: use a release from 1.0.0 on, or this release's spelling: "
+        "--is-decode-worker for --disaggregation-mode decode; --is-prefill-worker for "
+        "--disaggregation-mode prefill"
+    )
+    assert not data.droppable("--disaggregation-mode", "0.8.1")
+    assert (
+        data.advice("--headless", "0.9.0") == "Dynamo 1.0.0 added it: use a release from 1.0.0 on"
+    )
+    recipe = (
+        "dynamo: {install: true, wheel: 0.8.1}\nbackend:\n  type: vllm\n  vllm_config:\n"
+        "    prefill:\n      disaggregation-mode: prefill\n      max-model-len: 8192\n"
+    )
+    root = write_repo(tmp_path / "r", {"benchmarks/multi_node/srt-slurm-recipes/a.yaml": recipe})
+    (finding,) = run_lint(root, "BL301").findings
+    assert (finding.location.span.line, finding.location.span.column) == (6, 7)
+    assert "--is-prefill-worker for --disaggregation-mode prefill" in finding.help
+    assert finding.fix is None

@@ -47,7 +47,7 @@ def _file() -> tuple[SourceText, list[object]]:
 
 
 def test_a_container_command_line_has_the_items_as_pyyaml_reads_them() -> None:
-    file, found = _file()
+    _, found = _file()
     expected = yaml.safe_load(MANIFEST)["spec"]["containers"]
     assert len(found) == 2  # a command that is a string is no list: not a command line
     for container, spec in zip(found, expected, strict=False):
@@ -78,7 +78,7 @@ def test_each_character_is_where_the_file_has_it() -> None:
 
 
 def test_the_shell_string_is_a_nested_script_at_its_place() -> None:
-    file, found = _file()
+    _, found = _file()
     shell = found[1].script  # type: ignore[attr-defined]
     (nested,) = shell.nested
     port = next(w for c in nested.all_commands() for w in c.words if w.value == "--port")
