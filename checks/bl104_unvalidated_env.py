@@ -45,7 +45,9 @@ Scripts that other scripts source are libraries, not entrypoints. What a functio
 validates counts where the function is called, not where it is defined (a library that
 defines an unrelated function assigning `EP_SIZE` does not make `$EP_SIZE` safe). Variables
 the system, GitHub Actions or Slurm set, and those in `known-env`, are not checked. Validation is
-read in text order: a check inside a function that runs later does not count.
+read in text order: a check inside a function that runs later does not count. A launch inside a
+function reads what the function set before it (`local chunk=${5:-2048}`), and `$X` inside
+`${X:+--x "$X"}` is expanded only when X is not empty.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from benchlint.engines import Launch, array_name, launches
 from benchlint.environment import VALIDATORS, StartPath, is_builtin, runs_when_empty
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Read, Script
+from benchlint.shell.model import Command, Read, Script
 from benchlint.workspace import path_matches
 
 
@@ -72,8 +74,35 @@ def _consumed(launch: Launch) -> list[Read]:
         if array_name(word) is not None:
             continue
         checked = {n for n, empty in runs_when_empty(command).items() if not empty}
-        found.extend(r for r in word.reads() if r.plain and r.name not in checked)
+        reads = word.reads()
+        # `${X:+--x "$X"}`: the `$X` inside is expanded only when X is not empty
+        alternates = [(r.name, r.node) for r in reads if r.operator == ":+"]
+        found.extend(
+            r
+            for r in reads
+            if r.plain
+            and r.name not in checked
+            and not any(
+                n == r.name and a.start_byte < r.node.start_byte < a.end_byte for n, a in alternates
+            )
+            and not _set_in_function(command, r)
+        )
     return found
+
+
+def _set_in_function(command: Command, read: Read) -> bool:
+    """A read in a function body of a variable the body sets before it (`local chunk=${5:-2048}`:
+    a local variable, gone when the function returns, so no state of the script holds it)."""
+    if command.function is None:
+        return False
+    at = read.node.start_byte
+    return any(
+        a.name == read.name
+        and a.command.function == command.function
+        and a.node.start_byte < at
+        and (a.value is not None or a.kind in ("read", "for"))
+        for a in command.script.assignments
+    )
 
 
 def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
