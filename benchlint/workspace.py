@@ -58,6 +58,8 @@ SKIP_DIRS = frozenset(
 )
 SHELL_SUFFIXES = (".sh", ".bash")
 YAML_SUFFIXES = (".yaml", ".yml")
+# Slurm batch scripts: shell files when their `#!` line names a shell (sbatch runs them so)
+JOB_SUFFIXES = (".slurm", ".sbatch")
 _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
 _BASH_ERROR = re.compile(r"line (\d+): (.*)")
 
@@ -238,7 +240,7 @@ class Workspace:
                         templates = in_templates or (chart and name == "templates")
                         folders.append((rel_dir + name + "/", entry.path, templates))
                     continue
-                if not name.endswith(SHELL_SUFFIXES + YAML_SUFFIXES) and "." in name:
+                if not name.endswith(SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES) and "." in name:
                     continue  # not a file benchlint reads (checked first: most files)
                 self._classify(rel_dir + name, name, entry.is_symlink(), in_templates)
             pending.extend(reversed(folders))

@@ -210,3 +210,37 @@ def test_master_configs_of_another_project_in_the_repository_are_not_wired(tmp_p
     code, out, err = invoke(root / "upstream" / "X")
     assert (code, err) == (0, "")
     assert "1 master config (1 entry), 1 launcher" in out
+
+
+def test_slurm_batch_scripts_with_a_shell_line_are_shell(tmp_path: Path) -> None:
+    """`job.slurm` / `job.sbatch` whose `#!` line names a shell are read and linted as shell
+    (sbatch runs them so); one with another interpreter, or none, is not read."""
+    leak = (
+        "set -e\nvllm serve m &\nSERVER_PID=$!\ncurl -sf http://localhost:8000/health\n"
+        'kill "$SERVER_PID"\n'
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "benchmarks/job.slurm": "#!/bin/bash\n#SBATCH -N 2\n" + leak,
+            "benchmarks/job.sbatch": "#!/usr/bin/env bash\n" + leak,
+            "benchmarks/py.sbatch": "#!/usr/bin/env python3\nprint('x')\n",
+            "benchmarks/notes.slurm": leak,
+        },
+    )
+    result = run_lint(root, "BL103")
+    assert positions(result) == ["benchmarks/job.sbatch:3:1", "benchmarks/job.slurm:4:1"]
+    assert result.workspace is not None
+    assert sorted(result.workspace.shell_paths) == ["benchmarks/job.sbatch", "benchmarks/job.slurm"]
+
+
+def test_layout_no_cache_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`layout` keeps what detection learns in the repository's cache, unless told not to."""
+    monkeypatch.delenv("BENCHLINT_CACHE_DIR")
+    master = "a-b200:\n  runner: b200\n  search-space:\n  - {tp: 8}\n"
+    root = write_repo(tmp_path / "r", {"configs/master.yaml": master})
+    outcome = CliRunner().invoke(main, ["layout", "--no-cache", str(root)])
+    assert outcome.exit_code == 0
+    assert not (root / ".benchlint_cache").exists()
+    CliRunner().invoke(main, ["layout", str(root)])
+    assert (root / ".benchlint_cache").is_dir()
