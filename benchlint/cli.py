@@ -463,17 +463,19 @@ def explain_command(
 @main.command("layout")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @_report_options
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
 def layout_command(
     path: Path | None,
     output_format: str,
     config_file: Path | None,
     no_config: bool,
     root: Path | None,
+    no_cache: bool,
 ) -> None:
     """What benchlint found where: master configs, the runners file, the launchers and the
     recipe roots, each with the file and line that taught it (configured settings win)."""
     config, root = _setup([path or Path(".")], config_file, no_config, root)
-    ws = Workspace(root, config, Cache.default(root))
+    ws = Workspace(root, config, None if no_cache else Cache.default(root))
     ws.recipe_roots  # noqa: B018 - worked out on first use; its facts join the others
     facts = ws.detected.facts
     if output_format == "json":
