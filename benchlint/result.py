@@ -62,6 +62,12 @@ class Coverage:
             _count(n, noun) for n, noun in ((self.launchers, "launcher"), (recipes, "recipe")) if n
         )
         if not has:
+            if self.entries and self.reaching == 0:  # entries, and nothing for them to reach
+                entries = _count(self.entries, "master-config entry", "master-config entries")
+                return (
+                    f"{entries} but no launcher: no route was checked (no runners file or "
+                    "launcher was found; `benchlint layout` shows what was detected)"
+                )
             return None
         if not self.entries:
             return (

@@ -244,3 +244,21 @@ def test_layout_no_cache_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monk
     assert not (root / ".benchlint_cache").exists()
     CliRunner().invoke(main, ["layout", str(root)])
     assert (root / ".benchlint_cache").is_dir()
+
+
+def test_entries_with_no_launcher_warn(tmp_path: Path) -> None:
+    """Master-config entries and nothing they can reach (no runners file, no launcher): every
+    output says no route was checked."""
+    master = (
+        "a-b200:\n  image: img\n  model: m\n  runner: b200\n  precision: fp8\n"
+        "  framework: sglang\n  seq-len-configs:\n  - isl: 1024\n    osl: 1024\n"
+        "    search-space:\n    - {tp: 8}\n"
+    )
+    root = write_repo(tmp_path / "r", {"configs/nightly.yaml": master, "run.sh": "echo a\n"})
+    code, out, err = invoke(root)
+    assert code == 0
+    assert err == (
+        "benchlint: warning: 1 master-config entry but no launcher: no route was checked (no "
+        "runners file or launcher was found; `benchlint layout` shows what was detected)\n"
+    )
+    assert "1 master config (1 entry), 0 launchers, 0 recipes" in out
