@@ -58,6 +58,17 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
             "python -m m",
         ),
         ("mpiexec -n 2 -ppn 1 -genv A 1 -f hosts ./serve", ["mpiexec"], "./serve"),
+        (
+            "trtllm-llmapi-launch trtllm-serve m --tp_size 16",
+            ["trtllm-llmapi-launch"],
+            "trtllm-serve m --tp_size 16",
+        ),
+        (
+            "nsys profile -o out -t cuda,nvtx --force-overwrite true trtllm-serve m",
+            ["nsys profile"],
+            "trtllm-serve m",
+        ),
+        ("nsys stats report.nsys-rep", [], "nsys stats report.nsys-rep"),
         ("salloc --no-shell -N 2 --time=60", ["salloc"], ""),
         ("sbatch --wrap 'srun x'", ["sbatch"], ""),
         ("command -v vllm", ["command"], ""),

@@ -128,6 +128,16 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
     "mpirun": _MPI,
     "mpiexec": _MPI,
     "pixi run": _g("e", "manifest-path environment"),
+    # TensorRT-LLM's MPI session launcher: `trtllm-llmapi-launch trtllm-serve ...`
+    "trtllm-llmapi-launch": _g(),
+    # Nsight Systems: its switches take a value (`-t cuda,nvtx`, `--force-overwrite true`)
+    "nsys profile": _g(
+        "bcdefnopstwxy",
+        "backtrace capture-range capture-range-end cuda-memory-usage cudabacktrace delay "
+        "duration env-var export force-overwrite gpu-metrics-devices gpuctxsw cpuctxsw "
+        "inherit-environment kill mpi-impl nvtx-capture output osrt-threshold sample "
+        "sampling-frequency session-new show-output stats stop-on-exit trace wait",
+    ),
 }
 # the same grammar under other names
 for _alias, _same in (
@@ -155,6 +165,7 @@ _SUBCOMMANDS = {
     "micromamba": ("run",),
     "mamba": ("run",),
     "pixi": ("run",),
+    "nsys": ("profile",),
 }
 WRAPPERS = frozenset(WRAPPER_GRAMMARS) | frozenset(_SUBCOMMANDS)
 
