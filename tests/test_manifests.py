@@ -102,3 +102,24 @@ def test_an_item_list_of_one_word_is_one_word() -> None:
     assert items is not None
     script = command_line(file, list(items.items))
     assert [w.value for w in script.commands[0].words] == ["a b", "c"]
+
+
+def test_block_scalars_of_every_form_are_placed_or_fall_back() -> None:
+    """`|-`, `|+`, an indentation indicator and CRLF line ends: each word's characters are the
+    file's where placed, else all at the item's start; the words are PyYAML's items."""
+    text = (
+        "command: [/bin/sh, -c]\nargs:\n  - |-\n    exec vllm serve m \\\n      --port 8000\n"
+        "  - |+\n    tail\n\n  - |2\n      indented\n    x\n"
+    )
+    for data in (text, text.replace("\n", "\r\n")):
+        file = SourceText("k.yaml", data.encode())
+        (container,) = containers(file, parse_yaml(file))
+        loaded = yaml.safe_load(data)
+        (command,) = [c for c in container.script.commands if c.words]
+        assert [w.value for w in command.words] == loaded["command"] + loaded["args"]
+        for script in container.script.walk():
+            for c in script.commands:
+                for word in c.words:
+                    offsets = word.offsets
+                    placed = "".join(file.text[o] for o in offsets)
+                    assert placed == word.value or len(set(offsets)) == 1, word.value
