@@ -454,6 +454,9 @@ class Workspace:
                 return None
         if script.has_error:
             problem = _bash_syntax_error(source.data)
+            if problem is not None and _PLACEHOLDER.search(source.line_text(problem[0])):
+                self.templates.add(rel)  # a script to fill in, not one to run: not linted
+                return None
             if problem is not None:
                 line, message = problem
                 line = min(max(line, 1), source.line_count)
@@ -549,6 +552,11 @@ def _first_error_line(script: Script) -> int:
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
+
+
+# A fill-in placeholder where bash failed (`partition=<partition>`, `--mounts <mounts>;`): the
+# file is a template of a script, as a Helm chart's YAML is a template of YAML
+_PLACEHOLDER = re.compile(r"(?:^|[\s=])<[A-Za-z_][A-Za-z0-9_.-]*>(?=[\s;]|$)")
 
 
 def _bash_syntax_error(data: bytes) -> tuple[int, str] | None:

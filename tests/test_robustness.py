@@ -184,6 +184,26 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
     assert "templates not linted 5" in outcome.stderr
 
 
+def test_a_script_to_fill_in_is_a_template(tmp_path: Path) -> None:
+    """A script bash rejects at a fill-in placeholder (`partition=<partition>`) is a template,
+    counted and not linted; one that bash rejects first elsewhere is BL001, and a redirection
+    is no placeholder."""
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "slurm/submit.sh": "#!/bin/bash\n\npartition=<partition>\nsbatch -p $partition j\n",
+            "slurm/run.sh": "srun -A <account> -N 2 ./job.sh\n",
+            "slurm/broken.sh": "echo a )\nx=<partition>\n",
+            "slurm/redirect.sh": "sort <input.txt >out.txt\nif true; then\n",
+        },
+    )
+    result = run_lint(root)
+    assert positions(result) == ["slurm/broken.sh:1:1", "slurm/redirect.sh:3:1"]
+    assert result.workspace is not None
+    # `-A <account> -N 2` is valid bash (input from `account`, output to `-N`): linted
+    assert sorted(result.workspace.templates) == ["slurm/submit.sh"]
+
+
 def test_a_script_bash_accepts_but_tree_sitter_parses_in_part_is_said(tmp_path: Path) -> None:
     """`${X:/path}` is valid bash that tree-sitter-bash cannot parse: not a BL001 finding, but
     every report says which lines were not analysed (named or not)."""
