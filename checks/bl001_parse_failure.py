@@ -24,7 +24,10 @@ backend:
 ## Exceptions
 tree-sitter-bash does not parse a few valid constructs; shell is reported only when `bash -n`
 (which reads a script without running any of it) rejects it too. A nested script (`bash -c "..."`)
-is never reported: its text is often built from expansions.
+is never reported: its text is often built from expansions. Templates are counted ("templates
+not linted") and not reported: YAML in a Helm chart's `templates/`, YAML with Go or Jinja syntax
+or that fails just after a line that is one placeholder (`${PULL_SECRETS_BLOCK}`, filled in by
+`envsubst`), and a script bash rejects at a fill-in placeholder (`partition=<partition>`).
 """
 
 from __future__ import annotations
