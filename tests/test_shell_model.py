@@ -127,6 +127,27 @@ def test_heredoc_to_shell_is_nested_and_quoted_body_is_verbatim() -> None:
     assert where(script, "echo") == [(5, 1, False)]
 
 
+def test_a_script_written_by_a_heredoc_is_nested() -> None:
+    """`cat > FILE <<EOF` and `tee FILE <<EOF` write a script when the body starts with a shell's
+    `#!` line or the file has a script's suffix; other written files are text."""
+    script = parse(
+        'cat > "$DIR/entry.sh" <<EOT\n#!/bin/bash -e\nexec vllm serve "$MODEL"\nEOT\n'
+        "cat > run.bash <<'EOT'\nsglang serve\nEOT\n"
+        "tee job.slurm >/dev/null <<EOT\nsrun x\nEOT\n"
+        "cat > notes.txt <<EOT\nrm -rf /\nEOT\n"
+        "cat <<EOT > recipe.yaml\nname: a\nEOT\n"
+        "cat <<EOT\nshown, not written\nEOT\n"
+    )
+    assert [n.src for n in script.nested] == [
+        b'#!/bin/bash -e\nexec vllm serve "$MODEL"\n',
+        b"sglang serve\n",
+        b"srun x\n",
+    ]
+    assert [n.errexit_at_start for n in script.nested] == [True, False, False]
+    assert where(script, "exec") == [(3, 1, True)]  # `#!/bin/bash -e` turns errexit on
+    assert where(script, "rm") == []
+
+
 def test_reads_and_failure_handlers_come_from_the_model() -> None:
     from benchlint.shell.model import parse_file
     from benchlint.source import SourceText

@@ -1251,15 +1251,25 @@ class _Builder:
         return match.start(1), last
 
     def heredoc_to_shell(self, command: Command) -> None:
-        if not _reads_script_from_stdin(command):
+        """A heredoc a shell reads as its script (`bash <<EOF`), or one `cat`/`tee` writes to a
+        script file (`cat > "$DIR/entry.sh" <<EOF` with a shell `#!` line or a script's suffix:
+        the job runs it later), is a script of its own."""
+        to_shell = _reads_script_from_stdin(command)
+        if not to_shell and not _writes_file(command):
             return
-        errexit = _stdin_shell_errexit(command)
         for heredoc in command.heredocs:
             if heredoc.body is None:
                 continue
             value, offsets = heredoc_body(
                 heredoc.body, self.script.src, self.script.char_of, heredoc.quoted
             )
+            if to_shell:
+                errexit = _stdin_shell_errexit(command)
+            elif _SCRIPT_LINE.match(value) or _names_script(command):
+                first = value.split("\n", 1)[0]
+                errexit = first.startswith("#!") and errexit_change(first.split()[1:]) is True
+            else:
+                continue
             self.script.nested.append(_nested(command, value, offsets, errexit))
 
 
@@ -1384,6 +1394,26 @@ def _reads_script_from_stdin(command: Command) -> bool:
         has_c, _, operand = _shell_flags(invocation.args)
         return not has_c and operand >= len(invocation.args)
     return _ssh_remote(invocation) and not invocation.words
+
+
+# a shell's `#!` line at the top of a written file
+_SCRIPT_LINE = re.compile(r"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+)?(?:ba|da|k|z)?sh\b")
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
+
+
+def _writes_file(command: Command) -> bool:
+    """`cat > FILE` / `cat >> FILE`, `tee FILE`: the command writes its input to a file."""
+    if command.base == "cat" and len(command.words) == 1:
+        return any(r.operator in (">", ">>", ">|") for r in command.redirects)
+    return command.base == "tee"
+
+
+def _names_script(command: Command) -> bool:
+    """The file it writes has a script's suffix (`entry.sh`, `job.slurm`)."""
+    targets = [r.target for r in command.redirects if r.operator in (">", ">>", ">|")]
+    if command.base == "tee":
+        targets = [w for w in command.words[1:] if not w.value.startswith("-")]
+    return any(w.value.strip("\"'").endswith(_SCRIPT_SUFFIXES) for w in targets)
 
 
 def _stdin_shell_errexit(command: Command) -> bool:
