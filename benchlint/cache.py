@@ -79,20 +79,20 @@ class Cache:
         self._store(self._file(kind, _encode(path), data), value)
 
     # -- results of a run ------------------------------------------------------------------------
-    def get_run(self, question: bytes, listing: bytes, read: Any) -> Any:
-        """The result stored for this question, if the listing is the same and `read(paths)`
-        (the content hash of each path, None for a file that cannot be read) is what it was."""
+    def get_run(self, question: bytes, listing: bytes, unchanged: Any) -> Any:
+        """The result stored for this question, if the listing is the same and
+        `unchanged(states)` says the files it read are as they were."""
         stored = self._load(self._file("run", question))
         self.ran_before = isinstance(stored, tuple) and len(stored) == 3
         if not isinstance(stored, tuple) or len(stored) != 3 or stored[0] != listing:
             return None
-        _, hashes, value = stored
-        if read(list(hashes)) != hashes:
+        _, states, value = stored
+        if not isinstance(states, dict) or not unchanged(states):
             return None
         return value
 
-    def put_run(self, question: bytes, listing: bytes, hashes: dict[str, Any], value: Any) -> None:
-        self._store(self._file("run", question), (listing, hashes, value))
+    def put_run(self, question: bytes, listing: bytes, states: dict[str, Any], value: Any) -> None:
+        self._store(self._file("run", question), (listing, states, value))
 
     # -- storage ---------------------------------------------------------------------------------
     def _load(self, target: Path) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import time
 from pathlib import Path
 
 from benchlint import runcache
@@ -45,6 +46,7 @@ def lint(
     stops (TooManyFiles) past STANDALONE_ENTRIES. `overlay`: files' text as an editor holds it
     (root-relative path to bytes), read instead of the disk's. `kept`: the models a long-lived
     process keeps between its runs. `jobs`: the processes a whole run may parse YAML in."""
+    started = time.time_ns()  # files changed after this are hashed by the next run, not trusted
     scope = _scope(root, named)
     if standalone:  # not inside a repository: the files named alone, or a bounded walk
         files = scope is not None and all(p.is_file() for p in named)
@@ -57,7 +59,7 @@ def lint(
     if keep is None:
         return _run(ws, rules, scope)
     question, listing = runcache.question(ws, rules, scope), runcache.listing(ws)
-    stored = keep.get_run(question, listing, functools.partial(runcache.content_hashes, ws))
+    stored = keep.get_run(question, listing, functools.partial(runcache.unchanged, ws))
     if stored is not None:
         result = runcache.decode(stored, ws, rules)
         if result is not None:
@@ -70,8 +72,8 @@ def lint(
         ws.keep_scripts = False
     result = _run(ws, rules, scope)
     if not result.errors:
-        hashes = runcache.content_hashes(ws, ws.read_paths)
-        keep.put_run(question, listing, hashes, runcache.encode(result))
+        states = runcache.file_states(ws, ws.read_paths, started)
+        keep.put_run(question, listing, states, runcache.encode(result))
     return result
 
 

@@ -6,6 +6,8 @@ exist, which are symlinks or templates, the files layout detection looks for), a
 of every file the run read. The engine stores the result with the content hash of each file read
 (`Workspace.read_paths`); a later run with the same question and listing reuses it when every one
 of those files hashes the same. Nothing else is read from the disk, so nothing else can differ.
+As git's index does, a file whose status (size, times, inode) is what it was is not read again:
+only a file last changed well before the run that stored it (a write sets its change time).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 from typing import Any
 
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
@@ -23,7 +26,7 @@ from benchlint.workspace import Failure, Workspace
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 3
+FORMAT = 4
 
 
 def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:
@@ -51,6 +54,47 @@ def listing(ws: Workspace) -> bytes:
         "\n".join(name for name in _PROBED if (ws.root / name).is_file()),
     ]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).digest()
+
+
+# A file changed less than this long before a run started may change again within the clock's
+# granularity without its times moving (git's "racy" files): its content is hashed, not trusted.
+_RACY_NS = 2_000_000_000
+
+
+def file_states(ws: Workspace, paths: list[str], started_ns: int) -> dict[str, list[Any]]:
+    """What the stored result depends on: each file's content hash, and its status (size,
+    modification and change times, inode) when the file was last changed well before the run
+    started (None otherwise: a later run hashes it again)."""
+    hashes = content_hashes(ws, paths)
+    states: dict[str, list[Any]] = {}
+    for path in paths:
+        status = _status(ws, path)
+        if status is not None and status[2] >= started_ns - _RACY_NS:
+            status = None
+        states[path] = [hashes[path], status]
+    return states
+
+
+def unchanged(ws: Workspace, states: dict[str, Any]) -> bool:
+    """Whether every file is as `file_states` found it: the same status (no write since, as a
+    write sets the change time), else the same content hash."""
+    try:
+        for path, (digest, status) in states.items():
+            if status is not None and _status(ws, path) == status:
+                continue
+            if content_hashes(ws, [path])[path] != digest:
+                return False
+    except (TypeError, ValueError):  # data an earlier format wrote
+        return False
+    return True
+
+
+def _status(ws: Workspace, path: str) -> list[int] | None:
+    try:
+        found = os.stat(ws.root / path)
+    except (OSError, ValueError):
+        return None
+    return [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino]
 
 
 def content_hashes(ws: Workspace, paths: list[str]) -> dict[str, bytes | None]:

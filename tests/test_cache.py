@@ -217,3 +217,40 @@ def test_past_the_limit_the_oldest_entries_go_once_per_run(
     assert [name for name in kept if name.startswith("old-")] == ["old-5.marshal"]
     assert len(kept) == 4 and len(listed) == 1
     assert cache.get("calls", "s2.sh", b"x") == [2]
+
+
+def test_a_file_whose_status_is_unchanged_is_not_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run cache trusts a file's status (size, times, inode) as git's index does, only for a
+    file changed well before the run; a write changes the change time even when the size and
+    modification time are put back, and a racy file is hashed."""
+    import os
+    import time
+
+    from benchlint import runcache
+    from benchlint.workspace import Workspace
+
+    root = write_repo(tmp_path / "r", {"a.sh": "echo a\n", "b.sh": "echo b\n"})
+    ws = Workspace(root, Config())
+    later = time.time_ns() + 10_000_000_000  # as if the run started 10 s from now
+    states = runcache.file_states(ws, ["a.sh", "b.sh"], later)
+    assert all(status is not None for _, status in states.values())
+    racy = runcache.file_states(ws, ["a.sh"], time.time_ns())
+    assert racy["a.sh"][1] is None  # changed within 2 s of the run: hashed next time
+
+    fresh = Workspace(root, Config())
+    read: list[str] = []
+    hashes = runcache.content_hashes
+    monkeypatch.setattr(
+        runcache, "content_hashes", lambda w, paths: read.extend(paths) or hashes(w, paths)
+    )
+    assert runcache.unchanged(fresh, states)
+    assert read == []  # trusted by status alone
+
+    stat = (root / "a.sh").stat()
+    time.sleep(0.01)
+    (root / "a.sh").write_text("echo x\n")  # the same size
+    os.utime(root / "a.sh", ns=(stat.st_atime_ns, stat.st_mtime_ns))  # the same mtime
+    assert not runcache.unchanged(Workspace(root, Config()), states)
+    assert read == ["a.sh"]
