@@ -164,20 +164,33 @@ def _head_only_probe(script: Script) -> Command | None:
 
 def _loop_variable(command: Command, host: str) -> bool:
     """Whether the host is a variable that a loop around the command sets in turn: a `for`
-    loop's variable, or one that `read` sets (`while read -r node; do ...`)."""
+    loop's variable, or one that the `read` of a `while` loop's condition sets (`... | while
+    read -r node; do ...`)."""
     variable = _COUNT_VARIABLE.fullmatch(host)
     if variable is None:
         return False
     name, at = variable.group(1), command.node.start_byte
     for assignment in command.script.assignments:
-        if assignment.name != name:
+        if assignment.name != name or assignment.kind not in ("for", "read"):
             continue
-        if assignment.kind == "read":
-            return True
-        loop = assignment.command.node
-        if assignment.kind == "for" and loop.start_byte <= at < loop.end_byte:
+        loop: tuple[int, int] | None = (  # a for loop is its variable's command
+            (assignment.command.node.start_byte, assignment.command.node.end_byte)
+            if assignment.kind == "for"
+            else _enclosing_while(assignment.command)
+        )
+        if loop is not None and loop[0] <= at < loop[1]:
             return True
     return False
+
+
+def _enclosing_while(command: Command) -> tuple[int, int] | None:
+    """The bytes of the `while`/`until` loop around the command, if any."""
+    node = command.script.syntax(command.node)
+    while node.type not in ("while_statement", "until_statement"):
+        if node.parent is None:
+            return None
+        node = node.parent
+    return node.start_byte, node.end_byte
 
 
 def _scripts(ctx: Context) -> list[Script]:
