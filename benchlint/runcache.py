@@ -62,13 +62,14 @@ _RACY_NS = 2_000_000_000
 
 
 def file_states(ws: Workspace, paths: list[str], started_ns: int) -> dict[str, list[Any]]:
-    """What the stored result depends on: each file's content hash, and its status (size,
-    modification and change times, inode) when the file was last changed well before the run
-    started (None otherwise: a later run hashes it again)."""
+    """What the stored result depends on: each file's content hash, and its status as it was
+    read (size, modification and change times, inode: a write since changes the change time)
+    when the file was last changed well before the run started (None otherwise, or for a file
+    read through a symlink: a later run hashes it again)."""
     hashes = content_hashes(ws, paths)
     states: dict[str, list[Any]] = {}
     for path in paths:
-        status = _status(ws, path)
+        status = ws.statuses.get(path)
         if status is not None and status[2] >= started_ns - _RACY_NS:
             status = None
         states[path] = [hashes[path], status]

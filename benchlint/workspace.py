@@ -171,6 +171,8 @@ class Workspace:
         # files discovery found under the root through no symlink: read without resolving
         self._plain: set[str] = set()
         self._sources: dict[str, SourceText | None] = {}
+        # each plain file's status when it was read: size, modification and change times, inode
+        self.statuses: dict[str, list[int]] = {}
         self._shell: dict[str, Script | None] = {}
         self._yaml: dict[str, YamlDocument | None] = {}
         # YAML files that are templates, not YAML documents: Helm chart templates, and YAML
@@ -358,11 +360,14 @@ class Workspace:
             self._fail(rel, f"cannot be read: {_reason(exc)}")
             return None
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            found = os.fstat(fd)
+            if not stat.S_ISREG(found.st_mode):
                 self._fail(rel, "is not a regular file; not read")
                 return None
             with os.fdopen(fd, "rb", closefd=False) as handle:
                 data = handle.read()
+            # as it was read: a write since changes its change time (`runcache.file_states`)
+            self.statuses[rel] = [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino]
         except OSError as exc:
             self._fail(rel, f"cannot be read: {_reason(exc)}")
             return None

@@ -254,3 +254,21 @@ def test_a_file_whose_status_is_unchanged_is_not_read_again(
     os.utime(root / "a.sh", ns=(stat.st_atime_ns, stat.st_mtime_ns))  # the same mtime
     assert not runcache.unchanged(Workspace(root, Config()), states)
     assert read == ["a.sh"]
+
+
+def test_a_file_changed_after_the_run_read_it_is_hashed_again(tmp_path: Path) -> None:
+    """The status kept is the one the file had when the run read it: a write between the read
+    and the storing of the result is seen by the next run, whatever the clocks say."""
+    import time
+
+    from benchlint import runcache
+    from benchlint.workspace import Workspace
+
+    root = write_repo(tmp_path / "r", {"b.sh": "echo b\n"})
+    ws = Workspace(root, Config())
+    assert ws.source("b.sh") is not None  # read as the run reads it
+    time.sleep(0.01)
+    (root / "b.sh").write_text("echo y\n")  # then changed before the result is stored
+    states = runcache.file_states(ws, ["b.sh"], time.time_ns() + 10_000_000_000)
+    assert states["b.sh"][1] is not None
+    assert not runcache.unchanged(Workspace(root, Config()), states)
