@@ -276,7 +276,10 @@ def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[s
             continue
         prefix = "(?:.*/)?" if bases is None else ""
         pattern = re.compile(prefix + _pattern(candidate, script, 0))
-        matches = [p for p in ws.shell_paths if pattern.fullmatch(p)]
+        # the text after the last expansion is literal: a path that matches ends with it
+        ends = [m.end() for m in PATH_EXPANSION.finditer(candidate)]
+        tail = candidate[ends[-1] :] if ends else candidate
+        matches = [p for p in ws.shell_paths if p.endswith(tail) and pattern.fullmatch(p)]
         if matches:
             return matches
     return []

@@ -192,7 +192,13 @@ def _releases(resource: Resource, text: str) -> bool:
         return False
     if resource.variable is None:
         return True
-    return any(re.search(rf"\${{?{name}\b", text) is not None for name in resource.names)
+    return _reading(resource.names).search(text) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _reading(names: frozenset[str]) -> re.Pattern[str]:
+    """`$NAME` or `${NAME` of any of the names."""
+    return re.compile(rf"\$\{{?(?:{'|'.join(re.escape(n) for n in sorted(names))})\b")
 
 
 # Commands that tell whether a resource is alive: an exit they guard is taken only when it is not.
@@ -228,7 +234,9 @@ def _exclusive(a: Command, b: Command) -> bool:
     )
 
 
-def _released_before(flow: Flow, resource: Resource, path: ExitPath, start: int) -> bool:
+def _released_before(
+    flow: Flow, resource: Resource, path: ExitPath, start: int, runs: Callable[[Command], list[str]]
+) -> bool:
     """A release between the acquisition and the exit that can run before it: on the exit's own
     path, or under a condition the model cannot relate to the exit's (`[[ $DRY_RUN -eq 0 ]] &&
     kill $PID` after a start in the `else` of `[[ $DRY_RUN -eq 1 ]]`): not reported, as the
@@ -237,9 +245,7 @@ def _released_before(flow: Flow, resource: Resource, path: ExitPath, start: int)
     if end is None:
         return False
     for command in flow.statements[start + 1 : end]:
-        if not _exclusive(command, path.command) and _released_by(
-            resource, _runs(flow.script, command)
-        ):
+        if not _exclusive(command, path.command) and _released_by(resource, runs(command)):
             return True
     return False
 
@@ -314,6 +320,7 @@ def _check_script(
     script: Script, sourced: bool | Callable[[], bool]
 ) -> Iterator[tuple[Finding, Resource]]:
     flow = Flow(script, sourced)
+    runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
     traps = [(i, t) for i, t in flow.traps() if t.on_exit]
     for resource in _resources(flow):
         start = flow.index(resource.statement)
@@ -329,8 +336,8 @@ def _check_script(
             if p.command is not resource.statement
             and not _exclusive(resource.statement, p.command)
             and not _about_itself(resource, p)
-            and not _released_before(flow, resource, p, start)
-            and not _released_by(resource, _runs(script, p.command))
+            and not _released_before(flow, resource, p, start, runs)
+            and not _released_by(resource, runs(p.command))
         ]
         acquisition = resource.acquired_by
         span = acquisition.first_line_span
@@ -357,11 +364,7 @@ def _check_script(
             )
         elif trap_index is None:
             release = next(
-                (
-                    s
-                    for s in flow.statements[start + 1 :]
-                    if _released_by(resource, _runs(script, s))
-                ),
+                (s for s in flow.statements[start + 1 :] if _released_by(resource, runs(s))),
                 None,
             )
             if release is None and resource.what != "Slurm allocation":

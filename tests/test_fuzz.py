@@ -5,6 +5,7 @@ Bounded (a fixed number of examples, no deadline) so CI stays fast and determini
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchlint.rewrite import MATCH_TIMEOUT, RewriteError, parse_sed, run_sed
+from checks.bl101_self_referential_export import _looks_self_referential
 from tests.conftest import TESTDATA, run_lint, write_repo
 
 SHELL_ALPHABET = st.sampled_from(list("abc $\"'\\(){}[]|&;<>#=\n\t-:*?!`~%^+,./0123456789_EOF"))
@@ -89,3 +91,31 @@ def test_catastrophic_sed_in_a_launcher_is_skipped_not_hung(tmp_path: Path) -> N
 @pytest.mark.parametrize("size", [10_000_000])
 def test_ten_megabyte_line(tmp_path: Path, size: int) -> None:
     _lint_text(tmp_path, "runners/launch_x.sh", "echo " + "x" * size + "\n")
+
+
+_SELF_REFERENTIAL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=[\"']?\$\{?\1\b")
+
+
+@settings(max_examples=3000, deadline=None, derandomize=True)
+@given(st.text(st.sampled_from(list("Xx1_=$'\"{} é\n")), max_size=14))
+def test_self_referential_prefilter_agrees_with_its_regex(text: str) -> None:
+    # BL101's prefilter finds what the back-referencing regex it replaced finds (the oracle)
+    assert _looks_self_referential(text) == bool(_SELF_REFERENTIAL.search(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('export X="$X"', True),
+        ("X=${X}:/lib", True),
+        ("X=$X", True),
+        ("X=$XY", False),  # another variable
+        ("AX=$X", False),  # another name before the `=`
+        ("éX=$X", False),  # not a whole word: `\w` holds é
+        ("X=$Xé", False),
+        ("1X=$1X", False),
+    ],
+)
+def test_self_referential_prefilter_cases(text: str, expected: bool) -> None:
+    assert _looks_self_referential(text) is expected
+    assert bool(_SELF_REFERENTIAL.search(text)) is expected
