@@ -10,7 +10,6 @@ import json
 import os
 import sys
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -77,6 +76,8 @@ class _DefaultToLint(click.Group):
         except BrokenPipeError:
             raise  # the reader went away (`benchlint layout | head`): click ends quietly
         except Exception as exc:
+            import traceback  # (only here: a run that ends well never needs it)
+
             if self.debug or os.environ.get("BENCHLINT_DEBUG"):
                 traceback.print_exc()
             where = traceback.extract_tb(exc.__traceback__)[-1]

@@ -54,6 +54,9 @@ def lint(
         ws = Workspace(root, config, cache, only, STANDALONE_ENTRIES, overlay, kept, jobs)
     else:
         ws = Workspace(root, config, cache, overlay=overlay, kept=kept, jobs=jobs)
+    # a run that names files models few scripts here: their trees are kept for the run (not by
+    # a language server, which keeps the models between its runs)
+    ws.keep_trees = scope is not None and kept is None
     # a whole result is kept for the next run when it depends on the disk alone
     keep = cache if cache is not None and not standalone and not overlay else None
     if keep is None:

@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,6 +157,10 @@ class Workspace:
         self._pool: Pool | None = None
         self._cached: dict[str, Facts] = {}  # facts prefetch found in the cache
         self.keep_scripts = True  # scripts modelled here go to the cache (see engine.lint)
+        # scripts modelled here keep tree-sitter's tree, which answers what the model does not
+        # (guards' conditions, `syntax`) without a second parse: set for a run that models
+        # few (a whole run lets them go: 29 MiB on InferenceX)
+        self.keep_trees = False
         self.root = root.resolve()
         self.config = config
         self.cache = cache  # facts kept between runs (None: none)
@@ -447,7 +450,7 @@ class Workspace:
                 script = decode_script(source, facts[1])
         if script is None:
             try:
-                script = parse_file(source)
+                script = parse_file(source, self.keep_trees)
             except RecursionError:
                 script = None
             keep = self.cache is not None and self.keep_scripts
@@ -570,6 +573,8 @@ def _bash_syntax_error(data: bytes) -> tuple[int, str] | None:
     tree-sitter-bash rejects some valid constructs; only a script bash itself rejects is reported.
     Without bash on the machine, tree-sitter's recovery is trusted and nothing is reported.
     """
+    import subprocess  # (only here: most runs meet no such file)
+
     bash = shutil.which("bash")
     if bash is None:
         return None

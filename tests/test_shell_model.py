@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from benchlint.shell import Script, parse_file
+from pathlib import Path
+
+import pytest
+import tree_sitter_bash
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tree_sitter import Language, Query, QueryCursor
+
+from benchlint.shell import Script, model, parse_file
+from benchlint.shell.model import expansion_nodes, parse_tree
 from benchlint.source import SourceText
+from tests.conftest import TESTDATA, run_lint, write_repo
 
 
 def parse(text: str) -> Script:
@@ -241,3 +251,65 @@ def test_a_message_quotes_a_command_by_its_first_line() -> None:
     assert first_line("exit 1") == "exit 1"
     assert first_line('srun --jobid "$J" \\\n    bash -lc "a\nb"') == 'srun --jobid "$J" …'
     assert first_line('bash -lc "a\nb"') == 'bash -lc "a …'
+
+
+_EXPANSION_QUERY = Query(
+    Language(tree_sitter_bash.language()), "[(simple_expansion) (expansion)] @read"
+)
+_EXPANSION_TEXTS = [
+    'X="a:\n  ${HOST_PATH}: /mnt\n    $OTHER: /b"\n',  # indentation inside the expansion
+    "echo $$ $? ${#A} ${A[$i]} ${!B} \"${C:-$D}\" '$E' $((F + $G)) $(echo $H)\n",
+    "cat <<EOF\n$A ${B}\nEOF\ncat <<'EOF'\n$C\nEOF\n",
+    'if [ -n "$A" ; then\n  echo ${B\n',  # broken: tree-sitter-bash recovers
+    'f() { local x=${1:?}; echo "$x"$y; }\n# $COMMENT\n',
+]
+
+
+def _query_nodes(src: bytes) -> list[tuple[int, int, str]]:
+    root = parse_tree(src).root_node
+    found = QueryCursor(_EXPANSION_QUERY).captures(root).get("read", [])
+    return sorted((n.start_byte, -n.end_byte, n.type) for n in found)
+
+
+def _scanned_nodes(src: bytes) -> list[tuple[int, int, str]]:
+    root = parse_tree(src).root_node
+    return [(n.start_byte, -n.end_byte, n.type) for n in expansion_nodes(src, root)]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [t.encode() for t in _EXPANSION_TEXTS]
+    + [p.read_bytes() for p in sorted(TESTDATA.rglob("*.sh"))],
+)
+def test_expansion_nodes_are_the_querys(src: bytes) -> None:
+    # the `$` scan finds every expansion the tree-sitter query captures, and nothing else
+    assert _scanned_nodes(src) == _query_nodes(src)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(st.sampled_from(list("ab $\"'{}()[]#:-=\n\\`<EOF")), max_size=80))
+def test_expansion_nodes_on_random_text(text: str) -> None:
+    src = text.encode()
+    assert _scanned_nodes(src) == _query_nodes(src)
+
+
+def test_a_kept_tree_spares_the_second_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    src = b'if [ "$MODE" = disagg ]; then\n  echo split\nfi\n'
+    kept = parse_file(SourceText("run.sh", src), keep_tree=True)
+    let_go = parse_file(SourceText("run.sh", src))
+    monkeypatch.setattr(model, "_PARSER", None)  # a second parse would fail
+    assert [r.name for r in kept.commands[0].guards[0].test_reads] == ["MODE"]
+    with pytest.raises(AttributeError):
+        let_go.commands[0].guards[0].test_reads  # noqa: B018 - parsed again: no parser
+
+
+def test_a_run_that_names_files_keeps_its_scripts_trees(tmp_path: Path) -> None:
+    files = {"a.sh": 'if [ -n "$A" ]; then echo a; fi\n', "b.sh": "echo b\n"}
+    root = write_repo(tmp_path / "r", files)
+    named = run_lint(root, named=[root / "a.sh"]).workspace
+    whole = run_lint(root).workspace
+    assert named is not None and whole is not None
+    kept, let_go = named.shell("a.sh"), whole.shell("a.sh")
+    assert kept is not None and let_go is not None
+    assert kept._tree is not None
+    assert let_go._tree is None

@@ -273,7 +273,9 @@ def test_scripts_come_from_the_cache_from_the_second_whole_run_on(
     parsed: list[str] = []
     original = workspace.parse_file
     monkeypatch.setattr(
-        workspace, "parse_file", lambda source: parsed.append(source.path) or original(source)
+        workspace,
+        "parse_file",
+        lambda source, *rest: parsed.append(source.path) or original(source, *rest),
     )
     for edit in range(1, 4):
         launcher.write_text(launcher.read_text() + f"# edit {edit}\n")
@@ -310,7 +312,9 @@ def test_models_kept_between_runs_are_reused_only_where_the_file_is_unchanged(
         monkeypatch.setattr(
             workspace,
             name,
-            lambda source, original=original: parsed.append(source.path) or original(source),
+            lambda source, *rest, original=original: (
+                parsed.append(source.path) or original(source, *rest)
+            ),
         )
 
     def run(kept: workspace.Kept | None) -> str:

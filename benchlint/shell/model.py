@@ -13,7 +13,6 @@ position mapped to the outer file.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import tree_sitter_bash
-from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+from tree_sitter import Language, Node, Parser, Tree
 
 from benchlint.finding import Span
 from benchlint.shell.conditions import Compiler, Condition
@@ -259,11 +258,25 @@ class SplitRead(Read):
         return self.at
 
 
-@functools.cache
-def _expansions() -> Query:
-    """(Compiled when first needed: 8 ms, which a run answered from the cache never spends.)"""
-    query: Query = Query(_LANGUAGE, "[(simple_expansion) (expansion)] @read")
-    return query
+def expansion_nodes(src: bytes, root: Node) -> Iterator[Node]:
+    """Every `$X` and `${...}` node of a tree, in text order: found from each `$` of the text,
+    the expansion around it (what the query `[(simple_expansion) (expansion)]` captures, in
+    half the time; a test holds the two equal). An expansion can start before its `$`:
+    tree-sitter-bash puts a line's indentation inside one that begins a line of a string."""
+    find, around = src.find, root.named_descendant_for_byte_range
+    position = find(b"$")
+    while position >= 0:
+        node = around(position, position + 1)
+        if (
+            node is not None
+            and node.type in _EXPANSION_TYPES
+            and (node.start_byte == position or find(b"$", node.start_byte) == position)
+        ):
+            yield node
+        position = find(b"$", position + 1)
+
+
+_EXPANSION_TYPES = frozenset({"simple_expansion", "expansion"})
 
 
 class _Reads:
@@ -272,7 +285,7 @@ class _Reads:
 
     def __init__(self, script: Script, root: Node) -> None:
         found: list[tuple[int, int, Read]] = []
-        for node in QueryCursor(_expansions()).captures(root).get("read", []):
+        for node in expansion_nodes(script.src, root):
             first = node.named_child(0) if node.named_child_count else None
             if first is not None and first.type == "variable_name":
                 name: Node | None = first
@@ -537,8 +550,13 @@ class Script:
         if build:
             self._build()
 
-    def _build(self) -> None:
-        root = _PARSER.parse(self.src).root_node
+    def _build(self, keep_tree: bool = False) -> None:
+        """`keep_tree`: keep tree-sitter's tree for the questions the model does not answer
+        (`syntax`, `guard_facts`), sparing a second parse; else it is let go."""
+        tree = _PARSER.parse(self.src)
+        if keep_tree:
+            self._tree = tree
+        root = tree.root_node
         self.has_error = root.has_error
         # the first line (0-based) tree-sitter-bash could not parse, when it could not
         self.error_row = _first_error_row(root) if self.has_error else None
@@ -720,9 +738,13 @@ def _first_error_row(root: Node) -> int:
     return 0
 
 
-def parse_file(file: SourceText) -> Script:
+def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     src = _read_write_redirects(file.data) if b"<>" in file.data else file.data
-    return Script(file, src, file_char_of(file), errexit_at_start=starts_errexit(file))
+    script = Script(
+        file, src, file_char_of(file), errexit_at_start=starts_errexit(file), build=False
+    )
+    script._build(keep_tree)
+    return script
 
 
 def file_char_of(file: SourceText) -> Callable[[int], int]:
