@@ -13,7 +13,8 @@ caller that runs `eval` or sources a file that cannot be resolved makes it incom
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import ChainMap
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from benchlint import profile
@@ -108,11 +109,24 @@ class StartPath:
     """One way a script is started, with what it inherits (wiring.Route is the recipe route)."""
 
     name: str
-    env: dict[str, Provenance]
+    env: Mapping[str, Provenance]
     complete: bool
     location: Location | None = None
     # the names a script on the way checked for empty before it started the next
     validated: frozenset[str] = frozenset()
+
+    def variables(self) -> dict[str, Provenance]:
+        """`env` as one dict, to go through (`env` is a view of the caller's layers)."""
+        return _flat(self.env)
+
+
+def _flat(env: Mapping[str, Provenance]) -> dict[str, Provenance]:
+    if not isinstance(env, ChainMap):
+        return env if isinstance(env, dict) else dict(env)
+    flat: dict[str, Provenance] = {}
+    for layer in reversed(env.maps):  # the first map wins; the order is `{**under, **top}`'s
+        flat.update(_flat(layer))
+    return flat
 
 
 @dataclass
@@ -474,7 +488,10 @@ class Environment:
                 kept = checked if only is None else checked & only
                 routes.append(StartPath(name, passed, False, location, kept))
             for route in upstream:
-                env = {**route.env, **passed}
+                # what the caller passes over what reached the caller: a view, not a copy (a
+                # script called from a launcher has a route per entry, each with ~100 names;
+                # read only: ChainMap's type asks for maps it could write to)
+                env = ChainMap(passed, route.env)  # type: ignore[arg-type]
                 kept = route.validated | checked
                 routes.append(
                     StartPath(

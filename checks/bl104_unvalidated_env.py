@@ -115,7 +115,7 @@ def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
     if not routes:
         return frozenset()
     return frozenset.intersection(
-        *(r.validated | {n for n, p in r.env.items() if p.nonempty} for r in routes)
+        *(r.validated | {n for n, p in r.variables().items() if p.nonempty} for r in routes)
     )
 
 
@@ -142,7 +142,7 @@ def _route_setters(routes: list[StartPath], names: list[str]) -> dict[str, dict[
     wanted = {n.lower() for n in names}
     found: dict[str, dict[str, Location]] = {}
     for route in routes:
-        for name, provenance in route.env.items():
+        for name, provenance in route.variables().items():
             where = provenance.location
             if name.lower() in wanted and where is not None:
                 found.setdefault(name.lower(), {}).setdefault(name, where)

@@ -208,3 +208,24 @@ def test_every_node_is_found_again_in_scripts_that_do_not_parse() -> None:
                         command.statement()
                         checked += 1
     assert checked > 1000
+
+
+def test_a_start_paths_layers_read_as_the_merged_dict() -> None:
+    # a route into a script called from another keeps the caller's environment as a view over
+    # the routes into the caller; read as a whole it is `{**into the caller, **passed}`
+    from collections import ChainMap
+
+    from benchlint.environment import Provenance, StartPath
+
+    def p(what: str) -> Provenance:
+        return Provenance(what)
+
+    launcher = {"MODEL": p("entry"), "TP": p("entry"), "PORT": p("step")}
+    middle = {"TP": p("set on the command"), "HOST": p("export")}
+    last = {"PORT": p("export"), "LOG": p("export")}
+    layered = ChainMap(last, ChainMap(middle, launcher))  # type: ignore[arg-type]
+    merged = {**{**launcher, **middle}, **last}
+    route = StartPath("a -> b -> c", layered, True)
+    assert list(route.variables().items()) == list(merged.items())
+    assert list(route.env.items()) == list(merged.items())
+    assert StartPath("a", launcher, True).variables() is launcher

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -363,3 +364,27 @@ def test_yaml_positions_count_lines_at_newlines_only(tmp_path: Path) -> None:
         {"recipes/a.yaml": 'a: "one\u2028two\u0085three"\nx:\n  k: 1\n  k: 2\n'},
     )
     assert positions(run_lint(root, select="BL203")) == ["recipes/a.yaml:4:3"]
+
+
+def test_workers_end_once_every_chunk_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Their memory is not held while the rules run: the pool lets them go when the last
+    chunk's facts are taken, or the last chunk is taken back before it started."""
+    import multiprocessing
+
+    from benchlint import perfile
+
+    monkeypatch.setattr(perfile, "MIN_BYTES", 0)
+    monkeypatch.setattr(perfile, "CHUNK_BYTES", 1)
+    files = [("yaml", f"r{i}.yaml", f"a: {i}\n".encode()) for i in range(4)]
+    pool = perfile.Pool(files, 2, None)
+    assert pool._executor is not None
+    for _, path, _ in files[:-1]:
+        pool.take(path)
+        assert pool._executor is not None  # a chunk is still to be taken
+    pool.take(files[-1][1])
+    assert pool._executor is None
+    deadline = time.monotonic() + 30
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not multiprocessing.active_children()
+    pool.close()  # nothing left to do
