@@ -1,18 +1,19 @@
 """`benchlint explain`: how a recipe is reached and what reaches the job.
 
-For a recipe path, a master-config entry name or a script a launcher runs: every route (entry,
-search-space element, runner label, runner names, launcher), the scripts of the repository the
-launcher runs on it (for a script, the runs that name it), the overlay that makes the recipe
-local, the rewrites the launcher applies on that route with what each changes, and the effective
-health-check window and wall time.
+For a recipe path, a master-config entry name or a script: every route (entry, search-space
+element, runner label, runner names, launcher), the scripts of the repository the launcher runs
+on it (for a script, the runs that name it, or that reach it through the scripts they run or
+source), the overlay that makes the recipe local, the rewrites the launcher applies on that
+route with what each changes, and the effective health-check window and wall time.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from benchlint.calls import Call
 from benchlint.context import Context
 from benchlint.recipe import health_window, settings_root, slurm_seconds
 from benchlint.releases import ScriptRun, scripts_run
@@ -26,6 +27,9 @@ class Explained:
     recipe: RecipeRef | None
     effective: Effective | None
     scripts: list[ScriptRun]
+    # for a script the launcher does not run itself: the calls from a script it runs down to
+    # the script explained (`source "$DIR/benchmark_lib.sh"` in the benchmark it runs)
+    via: list[Call] = field(default_factory=list)
 
 
 class ExplainError(Exception):
@@ -48,19 +52,74 @@ def explain(ctx: Context, target: str) -> list[Explained]:
         if by_entry or by_recipe or (script and runs):
             effective = wiring.effective(route, recipe) if recipe is not None else None
             found.append(Explained(route, recipe, effective, runs))
+    if not found and script:
+        found = _through_callers(ctx, target)
     if not found:
         if target in entry_names:
             raise ExplainError(f"entry {target!r} reaches no launcher (see BL205)")
         if script:
-            raise ExplainError(
-                f"no launcher runs {target!r} by a path benchlint can follow (it may be run "
-                "by another script, or by a path held in a variable)"
-            )
+            raise ExplainError(_unreached(ctx, target))
         raise ExplainError(
             f"{target!r} is neither a master-config entry, a recipe any entry routes to, nor "
             "a script a launcher runs"
         )
     return found
+
+
+def _through_callers(ctx: Context, target: str) -> list[Explained]:
+    """The routes to a script no launcher runs itself: those of the scripts launchers run that
+    run or source it, directly or through other scripts of the repository; each caller on its
+    shortest chain of calls (found breadth first, upward)."""
+    run_by: dict[str, list[tuple[Route, ScriptRun]]] = {}
+    for route in ctx.wiring.routes:
+        for run in scripts_run(ctx, route):
+            for path in run.scripts:
+                run_by.setdefault(path, []).append((route, run))
+    calls = ctx.environment.calls
+    chains: dict[str, list[Call]] = {target: []}
+    waiting = [target]
+    by_route: dict[int, Explained] = {}  # a route once, with the first chain that reaches it
+    while waiting:
+        path = waiting.pop(0)
+        for call in calls.callers_of(path):
+            caller = call.caller.top.path
+            if caller in chains:
+                continue
+            chains[caller] = chain = [call, *chains[path]]
+            if caller not in run_by:
+                waiting.append(caller)
+                continue
+            for route, run in run_by[caller]:
+                item = by_route.get(id(route))
+                if item is None:
+                    recipe = ctx.wiring.recipe(route)
+                    effective = ctx.wiring.effective(route, recipe) if recipe else None
+                    item = by_route[id(route)] = Explained(route, recipe, effective, [], chain)
+                if all(run is not known for known in item.scripts):
+                    item.scripts.append(run)
+    order = {id(route): i for i, route in enumerate(ctx.wiring.routes)}
+    return sorted(by_route.values(), key=lambda item: order[id(item.route)])  # as entries come
+
+
+def _unreached(ctx: Context, target: str) -> str:
+    callers = ctx.environment.calls.callers_of(target)
+    if not callers:
+        return (
+            f"no launcher runs {target!r}, and no script of the repository runs or sources it, "
+            "by a path benchlint can follow (it may be run by a path held in a variable)"
+        )
+    shown = ", ".join(_call_text(c) for c in callers[:5]) + (", ..." if len(callers) > 5 else "")
+    return (
+        f"no launcher runs {target!r}, nor a script a launcher runs: {shown}, and nothing a "
+        "launcher runs reaches those by a path benchlint can follow"
+    )
+
+
+def _call_text(call: Call) -> str:
+    return f"{_VERBS[call.kind]} by {call.caller.top.path}:{call.command.first_line_span.line}"
+
+
+_VERBS = {"source": "sourced", "run": "run"}
 
 
 def _wall_time(item: Explained) -> str | None:
@@ -99,6 +158,15 @@ def as_data(items: list[Explained]) -> list[dict[str, Any]]:
                 "runner_label": route.entry.runner,
                 "runner_names": route.runner_names,
                 "launcher": route.launcher.path,
+                # the calls from a script the launcher runs down to the script explained
+                "via": [
+                    {
+                        "path": call.caller.top.path,
+                        "line": call.command.first_line_span.line,
+                        "kind": call.kind,
+                    }
+                    for call in item.via
+                ],
                 "scripts": [
                     {
                         "line": run.call.word.span.line,
@@ -160,6 +228,11 @@ def render_text(items: list[Explained]) -> str:
             f"\n  runner label {data['runner_label']} -> {', '.join(data['runner_names'])}"
             f" -> {data['launcher']}"
         )
+        if data["via"]:
+            steps = [
+                f"{_VERBS[c['kind']]} by {c['path']}:{c['line']}" for c in reversed(data["via"])
+            ]
+            out.append(f"  reached through other scripts: {', '.join(steps)}")
         for run in data["scripts"]:
             note = " (condition not decidable statically)" if run["condition_undecided"] else ""
             names = ", ".join(run["names"]) or "no script of the repository (BL202)"

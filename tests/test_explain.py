@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
 from benchlint.cli import main
-from tests.conftest import TESTDATA
+from tests.conftest import TESTDATA, copy_example
 
 EXAMPLE = TESTDATA / "example"
 RECIPE = "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml"
@@ -93,7 +94,53 @@ def test_explain_a_script_shows_the_routes_whose_launcher_runs_it() -> None:
             "condition_undecided": False,
         }
     ]
-    # a script only another script runs: said, exit 2
-    code, output = _explain(str(EXAMPLE / "benchmarks/benchmark_lib.sh"))
+
+
+def test_explain_a_script_other_scripts_run_shows_the_routes_through_them(
+    tmp_path: Path,
+) -> None:
+    root = copy_example(tmp_path / "example")
+    library = root / "benchmarks/benchmark_lib.sh"
+    lines = library.read_text().count("\n")
+    library.write_text(library.read_text() + 'source "$(dirname "$0")/helpers/env.sh"\n')
+    files = {
+        "benchmarks/helpers/env.sh": "export PORT=8888\n",
+        "tools/orphan.sh": 'source "$(dirname "$0")/orphan_lib.sh"\n',
+        "tools/orphan_lib.sh": "echo lib\n",
+        "tools/alone.sh": "echo alone\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+    code, output = _explain("benchmarks/helpers/env.sh", "--root", str(root), "--format", "json")
+    assert code == 0
+    routes = json.loads(output)
+    direct = json.loads(
+        _explain(
+            "benchmarks/single_node/dsr1_fp8_b200.sh", "--root", str(root), "--format", "json"
+        )[1]
+    )
+    b200 = [r for r in routes if r["entry"] == "dsr1-fp8-b200-vllm"]
+    # every route to the benchmark that sources the library, with the chain of calls
+    assert [r["element"] for r in b200] == [r["element"] for r in direct]
+    assert b200[0]["via"] == [
+        {"path": "benchmarks/single_node/dsr1_fp8_b200.sh", "line": 2, "kind": "source"},
+        {"path": "benchmarks/benchmark_lib.sh", "line": lines + 1, "kind": "source"},
+    ]
+    assert b200[0]["scripts"] == direct[0]["scripts"]
+    assert all(r["via"] == [] for r in direct)
+    code, text = _explain("benchmarks/helpers/env.sh", "--root", str(root))
+    assert code == 0
+    assert (
+        "  reached through other scripts: sourced by benchmarks/benchmark_lib.sh:"
+        f"{lines + 1}, sourced by benchmarks/single_node/dsr1_fp8_b200.sh:2\n"
+    ) in text
+
+    # scripts run it, but nothing a launcher runs reaches them: said, exit 2
+    code, output = _explain("tools/orphan_lib.sh", "--root", str(root))
     assert code == 2
-    assert "no launcher runs 'benchmarks/benchmark_lib.sh'" in output
+    assert "nor a script a launcher runs: sourced by tools/orphan.sh:1," in output
+    code, output = _explain("tools/alone.sh", "--root", str(root))
+    assert code == 2
+    assert "no script of the repository runs or sources it" in output
