@@ -59,7 +59,7 @@ from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.recipe import engine_configs, frontend_type, settings_root
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Script
+from benchlint.shell.model import Command, Script, Syn
 from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YNode
 
@@ -164,33 +164,31 @@ def _head_only_probe(script: Script) -> Command | None:
 
 def _loop_variable(command: Command, host: str) -> bool:
     """Whether the host is a variable that a loop around the command sets in turn: a `for`
-    loop's variable, or one that the `read` of a `while` loop's condition sets (`... | while
-    read -r node; do ...`)."""
+    loop's variable, or one that a `read` in a `while`/`until` loop sets (`... | while read -r
+    node; do ...`)."""
     variable = _COUNT_VARIABLE.fullmatch(host)
     if variable is None:
         return False
-    name, at = variable.group(1), command.node.start_byte
+    name = variable.group(1)
     for assignment in command.script.assignments:
-        if assignment.name != name or assignment.kind not in ("for", "read"):
+        if assignment.name != name:
             continue
-        loop: tuple[int, int] | None = (  # a for loop is its variable's command
-            (assignment.command.node.start_byte, assignment.command.node.end_byte)
-            if assignment.kind == "for"
-            else _enclosing_while(assignment.command)
-        )
-        if loop is not None and loop[0] <= at < loop[1]:
+        if assignment.kind == "for":  # a for loop is its variable's command
+            loop: Syn | None = assignment.command.node
+        elif assignment.kind == "read":
+            loop = next(
+                (
+                    where
+                    for where in reversed(assignment.command.loops)
+                    if where.type in ("while_statement", "until_statement")
+                ),
+                None,
+            )
+        else:
+            continue
+        if loop is not None and loop in command.loops:
             return True
     return False
-
-
-def _enclosing_while(command: Command) -> tuple[int, int] | None:
-    """The bytes of the `while`/`until` loop around the command, if any."""
-    node = command.script.syntax(command.node)
-    while node.type not in ("while_statement", "until_statement"):
-        if node.parent is None:
-            return None
-        node = node.parent
-    return node.start_byte, node.end_byte
 
 
 def _scripts(ctx: Context) -> list[Script]:

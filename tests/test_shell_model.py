@@ -313,3 +313,29 @@ def test_a_run_that_names_files_keeps_its_scripts_trees(tmp_path: Path) -> None:
     assert kept is not None and let_go is not None
     assert kept._tree is not None
     assert let_go._tree is None
+
+
+def test_the_loops_a_command_runs_in() -> None:
+    script = parse(
+        "for node in $(scontrol show hostnames); do\n"  # 1: the list runs once, before
+        "  while read -r port; do\n"  # 2: a while loop's condition runs on every pass
+        '    curl "http://$node:$port/health"\n'  # 3
+        "  done < ports.txt\n"
+        "done\n"
+        "until ready; do sleep 1; done\n"  # 6
+        "for ((i = 0; i < 3; i++)); do echo $i; done\n"  # 7
+        "echo after\n"  # 8
+    )
+    loops = {
+        (c.span.line, c.name): [(script.span(w).line, w.type) for w in c.loops]
+        for c in script.commands
+    }
+    outer, inner = (1, "for_statement"), (2, "while_statement")
+    assert loops[(1, "scontrol")] == []
+    assert loops[(2, "read")] == [outer, inner]
+    assert loops[(3, "curl")] == [outer, inner]
+    until = (6, "while_statement")  # (tree-sitter-bash's node for an `until` loop too)
+    assert loops[(6, "ready")] == [until]
+    assert loops[(6, "sleep")] == [until]
+    assert loops[(7, "echo")] == [(7, "c_style_for_statement")]
+    assert loops[(8, "echo")] == []

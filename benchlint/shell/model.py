@@ -420,6 +420,9 @@ class Command:
     heredocs: list[Heredoc] = field(default_factory=list)
     guards: tuple[Guard, ...] = ()  # outermost first
     redirects: list[Redirect] = field(default_factory=list)
+    # the loops of its script it runs in, outermost first: a `for`, `while` or `until` loop's
+    # body, and a `while`/`until` loop's condition (not a `for` loop's list of words)
+    loops: tuple[Syn, ...] = ()
     _base: str | bool | None = field(default=False, init=False, repr=False)  # False: not yet
     _invocation: Invocation | None = field(default=None, init=False, repr=False)
 
@@ -828,7 +831,7 @@ def errexit_change(args: list[str]) -> bool | None:
 class _Context:
     """Where the walk is: what a command found here inherits. Immutable; `with_` makes a copy."""
 
-    __slots__ = ("function", "guards", "or_guarded", "subshell", "tested")
+    __slots__ = ("function", "guards", "loops", "or_guarded", "subshell", "tested")
 
     def __init__(
         self,
@@ -837,15 +840,19 @@ class _Context:
         function: str | None = None,
         subshell: bool = False,
         guards: tuple[Guard, ...] = (),
+        loops: tuple[Syn, ...] = (),
     ) -> None:
         self.tested = tested
         self.or_guarded = or_guarded
         self.function = function
         self.subshell = subshell
         self.guards = guards
+        self.loops = loops
 
     def with_(self, **changes: object) -> _Context:
-        ctx = _Context(self.tested, self.or_guarded, self.function, self.subshell, self.guards)
+        ctx = _Context(
+            self.tested, self.or_guarded, self.function, self.subshell, self.guards, self.loops
+        )
         for name, value in changes.items():
             setattr(ctx, name, value)
         return ctx
@@ -853,12 +860,18 @@ class _Context:
     def tested_(self) -> _Context:
         if self.tested:
             return self
-        return _Context(True, self.or_guarded, self.function, self.subshell, self.guards)
+        return _Context(
+            True, self.or_guarded, self.function, self.subshell, self.guards, self.loops
+        )
 
     def under(self, *guards: Guard) -> _Context:
+        guarded = (*self.guards, *guards)
         return _Context(
-            self.tested, self.or_guarded, self.function, self.subshell, (*self.guards, *guards)
+            self.tested, self.or_guarded, self.function, self.subshell, guarded, self.loops
         )
+
+    def looping(self, loop: Node) -> _Context:
+        return self.with_(loops=(*self.loops, syn(loop)))
 
 
 class _Builder:
@@ -979,12 +992,14 @@ class _Builder:
         self._conditional(node, ctx)
 
     def _conditional(self, node: Node, ctx: _Context) -> None:
+        """A `while`/`until` loop: its condition runs on every pass, as its body does."""
         condition_ids = {c.id for c in node.children_by_field_name("condition")}
+        inside = ctx.looping(node)
         for child in node.named_children:
             if child.id in condition_ids:
-                self.walk(child, ctx.tested_())
+                self.walk(child, inside.tested_())
             else:
-                self.walk(child, ctx)
+                self.walk(child, inside)
 
     def on_subshell(self, node: Node, ctx: _Context) -> None:
         saved = self.errexit
@@ -1015,9 +1030,18 @@ class _Builder:
         command = self.new_command(node, [], ctx)
         if variable is not None:
             self.assign(command, self.script.text_of(variable), None, syn(variable), "for", False)
+        self._loop(node, ctx, {variable.id} if variable is not None else set())
+
+    def on_c_style_for_statement(self, node: Node, ctx: _Context) -> None:
+        self._loop(node, ctx, set())
+
+    def _loop(self, node: Node, ctx: _Context, skip: set[int]) -> None:
+        """The body runs once per pass; the words of the list, before the first."""
+        body = node.child_by_field_name("body")
+        inside = ctx.looping(node)
         for child in node.named_children:
-            if variable is None or child.id != variable.id:
-                self.walk(child, ctx)
+            if child.id not in skip:
+                self.walk(child, inside if body is not None and child.id == body.id else ctx)
 
     def on_redirected_statement(self, node: Node, ctx: _Context) -> None:
         body = node.child_by_field_name("body")
@@ -1147,6 +1171,7 @@ class _Builder:
             function=ctx.function,
             subshell=ctx.subshell,
             guards=ctx.guards,
+            loops=ctx.loops,
         )
         self.script.commands.append(command)
         self.by_node[node.id] = command

@@ -71,6 +71,18 @@ def encode_script(script: Script) -> Encoded:
             guards.append((_syn(g.node), g.expect, [_syn(p) for p in g.patterns]))
         return i
 
+    loops: list[Any] = []  # each distinct tuple of loops once (the commands of a body share it)
+    loop_index: dict[int, int] = {}
+
+    def loop(c: Command) -> int | None:
+        if not c.loops:
+            return None
+        i = loop_index.get(id(c.loops))
+        if i is None:
+            i = loop_index[id(c.loops)] = len(loops)
+            loops.append([_syn(where) for where in c.loops])
+        return i
+
     encoded_commands = [
         (
             _syn(c.node),
@@ -84,6 +96,7 @@ def encode_script(script: Script) -> Encoded:
             [(_syn(h.node), _syn(h.body), h.quoted) for h in c.heredocs],
             [guard(g) for g in c.guards],
             [(r.operator, word(r.target)) for r in c.redirects],
+            loop(c),
         )
         for c in script.commands
     ]
@@ -116,6 +129,7 @@ def encode_script(script: Script) -> Encoded:
         [(e.name, e.operator, _syn(e.node)) for e in script.expansions],
         [(name, _syn(where)) for name, where in script.functions.items()],
         nested,
+        loops,
     )
 
 
@@ -136,7 +150,8 @@ def _syn(where: Syn | None) -> tuple[str, int, int] | None:
 
 def _fill(script: Script, encoded: Encoded) -> None:
     (_, _, has_error, error_row, words_, reads_, guards_, commands_) = encoded[:8]
-    assignments_, expansions_, functions_, nested_ = encoded[8:]
+    assignments_, expansions_, functions_, nested_, loops_ = encoded[8:]
+    loops = [tuple(Syn(*where) for where in inner) for inner in loops_]
     script.has_error = has_error
     script.error_row = error_row
     reads = [Read(name, op, Syn(*where), script, alone) for name, op, where, alone in reads_]
@@ -173,6 +188,7 @@ def _fill(script: Script, encoded: Encoded) -> None:
         heredocs,
         under,
         redirects,
+        loop,
     ) in commands_:
         command = Command(
             script,
@@ -183,6 +199,7 @@ def _fill(script: Script, encoded: Encoded) -> None:
             errexit=errexit,
             function=function,
             subshell=subshell,
+            loops=loops[loop] if loop is not None else (),
         )
         command.background = background
         command.heredocs = [
