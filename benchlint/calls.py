@@ -107,7 +107,7 @@ class CallGraph:
             return self._facts[path]
         source = self.ws.source(path)
         cache = self.ws.cache
-        key = source.data + b"\0" + self._listing if source is not None else b""
+        key = source.digest + self._listing if source is not None else b""
         stored = cache.get("calls", path, key) if cache is not None and source else None
         facts: list[tuple[str, tuple[str, ...]]] | None = None
         if isinstance(stored, list):

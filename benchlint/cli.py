@@ -22,7 +22,6 @@ from benchlint.cache import Cache
 from benchlint.config import Config, ConfigError, find_config, find_root, load_config
 from benchlint.context import Context
 from benchlint.engine import STANDALONE_ENTRIES, lint, select_rules
-from benchlint.explain import ExplainError, explain, render_json, render_text
 from benchlint.finding import Severity
 from benchlint.perfile import default_jobs
 from benchlint.registry import all_rules, expand_selectors, get_rule
@@ -447,6 +446,8 @@ def explain_command(
     """How a recipe or a script (path), or a master-config entry (name), is reached: entries,
     runner labels, launchers, the scripts they run, the rewrites each launcher applies, and the
     effective values."""
+    from benchlint.explain import ExplainError, explain, render_json, render_text
+
     candidate = Path(target)
     start = candidate if candidate.exists() else (root or Path("."))
     config, root = _setup([start], config_file, no_config, root)

@@ -13,11 +13,6 @@ from typing import Any
 
 from benchlint.finding import Severity
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
-
 
 class ConfigError(Exception):
     """A configuration problem, reported as one line and exit code 2."""
@@ -105,6 +100,11 @@ def _has_tool_table(path: Path) -> bool:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    # imported here: most repositories have no TOML for benchlint to read
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -7,7 +7,6 @@ does), so applying is deterministic. Files that failed to parse are never touche
 
 from __future__ import annotations
 
-import difflib
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -76,6 +75,8 @@ def _offset(source: SourceText, line: int, column: int) -> int:
 
 
 def diff(path: str, before: str, after: str) -> str:
+    import difflib  # (only for `--diff`)
+
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),

@@ -114,7 +114,7 @@ def _master_configs(ws: Workspace, facts: list[Fact]) -> list[str]:
         source = ws.source(path)
         if source is None or "runner:" not in source.text or "search-space" not in source.text:
             continue
-        verdict = _cached(ws, "master-config", path, source.data, _entries_in_file)
+        verdict = _cached(ws, "master-config", path, source.digest, _entries_in_file)
         if verdict is None:
             continue
         count, schemas = verdict
@@ -150,17 +150,17 @@ def _entries_in_text(text: str) -> tuple[int, list[str]] | None:
     return len(spaces), sorted(set(spaces))
 
 
-def _cached(ws: Workspace, kind: str, path: str, data: bytes, derive: Any) -> Any:
+def _cached(ws: Workspace, kind: str, path: str, digest: bytes, derive: Any) -> Any:
     """A fact about one file, from the cache when its content was seen before (detection must
     not parse every master config and launcher of a pre-commit run); None is a fact too."""
     cache = ws.cache
     if cache is not None:
-        stored = cache.get(kind, path, data)
+        stored = cache.get(kind, path, digest)
         if stored is not None:
             return stored[0]
     value = derive(ws, path)
     if cache is not None:
-        cache.put(kind, path, data, [value])
+        cache.put(kind, path, digest, [value])
     return value
 
 
@@ -287,7 +287,7 @@ def _recipe_roots(ws: Workspace, layout: Layout, facts: list[Fact], tree: bool) 
         source_text = ws.source(path)
         if source_text is None or "recipes" not in source_text.text:
             continue
-        for source, target, span in _cached(ws, "overlays", path, source_text.data, _overlays):
+        for source, target, span in _cached(ws, "overlays", path, source_text.digest, _overlays):
             if source.endswith((".yaml", ".yml")) or source in roots or not exists(source):
                 continue
             roots[source] = None

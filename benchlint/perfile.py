@@ -27,7 +27,7 @@ from benchlint.cache import Cache
 from benchlint.finding import Span
 from benchlint.shell.model import Script, parse_file
 from benchlint.shell.summary import encode_script
-from benchlint.source import SourceText
+from benchlint.source import SourceText, content_digest
 from benchlint.yamlmodel import (
     DepthError,
     YamlDocument,
@@ -123,7 +123,7 @@ def _chunk(files: list[tuple[str, str, bytes]], cache: Cache | None) -> bytes:
     for kind, path, data in files:
         facts = _STEPS[kind](path, data)
         if cache is not None and facts[0] != "here":
-            cache.put(kind, path, data, facts)
+            cache.put(kind, path, content_digest(data), facts)
         found.append(facts)
     encoded = marshal.dumps(found)
     del found

@@ -107,7 +107,7 @@ def content_hashes(ws: Workspace, paths: list[str]) -> dict[str, bytes | None]:
     for path in paths:
         if path not in known:
             source = ws.source(path)
-            known[path] = hashlib.sha256(source.data).digest() if source is not None else None
+            known[path] = source.digest if source is not None else None
         hashes[path] = known[path]
     return hashes
 

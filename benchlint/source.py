@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re
 from array import array
 from itertools import accumulate
@@ -17,6 +18,7 @@ class SourceText:
         self.path = path
         self.text = data.decode("utf-8", errors="surrogateescape")
         self._line_starts: array[int] | None = None
+        self._digest: bytes | None = None
 
     @property
     def line_starts(self) -> array[int]:
@@ -33,6 +35,14 @@ class SourceText:
     def data(self) -> bytes:
         """The file's bytes (re-encoded exactly: undecodable bytes were kept as escapes)."""
         return self.text.encode("utf-8", errors="surrogateescape")
+
+    @property
+    def digest(self) -> bytes:
+        """The SHA-256 of the file's bytes, worked out once: what the cache keys the file's facts
+        by, and what a stored run checks the file against."""
+        if self._digest is None:
+            self._digest = content_digest(self.data)
+        return self._digest
 
     def point(self, offset: int) -> tuple[int, int]:
         """Character offset to a 1-based (line, column)."""
@@ -54,6 +64,10 @@ class SourceText:
     @property
     def line_count(self) -> int:
         return len(self.line_starts)
+
+
+def content_digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")

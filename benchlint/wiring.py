@@ -238,9 +238,9 @@ class Wiring:
         (parsing a 10,000-line master config is the largest cost of linting one launcher)."""
         cache = self.ws.cache
         source = self.ws.source(path) if cache is not None else None
-        data = source.data if source is not None else b""
+        digest = source.digest if source is not None else b""
         if cache is not None and source is not None:
-            stored = cache.get("entries", path, data)
+            stored = cache.get("entries", path, digest)
             if stored is not None:
                 try:
                     return [_decode_entry(path, e) for e in stored]
@@ -252,7 +252,7 @@ class Wiring:
             return []
         entries = [_entry(path, k, n) for k, n in root.pairs if k.is_scalar and n.is_map]
         if cache is not None and source is not None:
-            cache.put("entries", path, data, [_encode_entry(e) for e in entries])
+            cache.put("entries", path, digest, [_encode_entry(e) for e in entries])
         return entries
 
     def _labels(self) -> tuple[dict[str, list[str]], dict[str, Location]]:

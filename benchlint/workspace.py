@@ -456,7 +456,7 @@ class Workspace:
             keep = self.cache is not None and self.keep_scripts
             facts = script_facts(script) if keep else None
             if self.cache is not None and facts is not None:
-                self.cache.put("shell", rel, source.data, facts)
+                self.cache.put("shell", rel, source.digest, facts)
             if script is None:
                 self._fail(rel, TOO_DEEP)
                 return None
@@ -514,7 +514,7 @@ class Workspace:
             self._pool = None
 
     def _cached_facts(self, kind: str, rel: str, source: SourceText) -> Facts | None:
-        stored = self.cache.get(kind, rel, source.data) if self.cache is not None else None
+        stored = self.cache.get(kind, rel, source.digest) if self.cache is not None else None
         return tuple(stored) if isinstance(stored, (tuple, list)) and stored else None
 
     def _facts(self, kind: str, rel: str, source: SourceText) -> Facts | None:
@@ -538,7 +538,7 @@ class Workspace:
             document, facts = read_yaml(source)
             if self.cache is not None:
                 stored = ("document", encode_documents(document)) if document is not None else facts
-                self.cache.put("yaml", rel, source.data, stored)
+                self.cache.put("yaml", rel, source.digest, stored)
         if facts[0] == "template":
             self.templates.add(rel)
         elif facts[0] == "failure":

@@ -48,7 +48,6 @@ Nothing is reported when the repository has no runners file (`layout.runners-fil
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
 from benchlint.context import Context
@@ -140,5 +139,7 @@ def _hint(wiring: Wiring, label: str) -> str:
     if listing:
         more = f" and {len(listing) - 1} more" if len(listing) > 1 else ""
         return f" (its runners {label}_* are listed under '{listing[0]}'{more})"
+    import difflib  # (only for a finding)
+
     close = difflib.get_close_matches(label, list(wiring.labels), n=1, cutoff=0.75)
     return f" (did you mean '{close[0]}'?)" if close else ""
