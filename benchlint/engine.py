@@ -77,6 +77,7 @@ def lint(
     if not result.errors:
         states = runcache.file_states(ws, ws.read_paths, started)
         keep.put_run(question, listing, states, runcache.encode(result))
+        ws.store_guard_facts()
     return result
 
 

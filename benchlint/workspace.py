@@ -16,6 +16,7 @@ import stat
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from benchlint.cache import Cache
 from benchlint.config import Config, Layout
@@ -32,7 +33,7 @@ from benchlint.perfile import (
     yaml_document,
 )
 from benchlint.shell.model import Script, parse_file
-from benchlint.shell.summary import decode_script
+from benchlint.shell.summary import apply_guard_facts, decode_script, encode_guard_facts
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YamlDocument, encode_documents
 
@@ -177,6 +178,8 @@ class Workspace:
         # each plain file's status when it was read: size, modification and change times, inode
         self.statuses: dict[str, list[int]] = {}
         self._shell: dict[str, Script | None] = {}
+        # the scripts whose guards' facts came from the cache: how many of their scripts had them
+        self._guards_stored: dict[str, int] = {}
         self._yaml: dict[str, YamlDocument | None] = {}
         # YAML files that are templates, not YAML documents: Helm chart templates, and YAML
         # with `{{ ... }}`/`{% ... %}` that does not parse (Go templates, Jinja)
@@ -448,6 +451,11 @@ class Workspace:
         if facts is not None and facts[0] == "script":
             with contextlib.suppress(RecursionError):  # then modelled here, as it can be
                 script = decode_script(source, facts[1])
+            if script is not None and self.cache is not None:
+                stored = self.cache.get("guards", rel, source.digest)
+                if stored is not None:
+                    apply_guard_facts(script, stored)
+                    self._guards_stored[rel] = _worked_out(stored)
         if script is None:
             try:
                 script = parse_file(source, self.keep_trees)
@@ -473,6 +481,19 @@ class Workspace:
             else:  # bash reads it: tree-sitter-bash cannot (`exec 9<>file`), some commands lost
                 self.partial[rel] = _first_error_line(script)
         return script
+
+    def store_guard_facts(self) -> None:
+        """Keep in the cache the guards' facts this run worked out (`summary.apply_guard_facts`),
+        for the scripts whose models are kept there too."""
+        if self.cache is None or not self.keep_scripts:
+            return
+        for rel, script in self._shell.items():
+            source = self._sources.get(rel)
+            if script is None or source is None or rel in self.overlay:
+                continue
+            encoded = encode_guard_facts(script)
+            if encoded is not None and _worked_out(encoded) > self._guards_stored.get(rel, 0):
+                self.cache.put("guards", rel, source.digest, encoded)
 
     def yaml(self, rel: str) -> YamlDocument | None:
         if rel not in self._yaml:
@@ -556,6 +577,12 @@ def _first_error_line(script: Script) -> int:
     missing node after the last line)."""
     last = script.src.rstrip().count(b"\n") + 1
     return min((script.error_row or 0) + 1, last)
+
+
+def _worked_out(encoded: Any) -> int:
+    """How many of a file's scripts (its own, those nested in it) have their guards' facts in
+    `summary.encode_guard_facts`'s data."""
+    return sum(1 for entry in encoded if entry is not None) if isinstance(encoded, list) else 0
 
 
 def _reason(exc: OSError) -> str:

@@ -272,3 +272,41 @@ def test_a_file_changed_after_the_run_read_it_is_hashed_again(tmp_path: Path) ->
     states = runcache.file_states(ws, ["b.sh"], time.time_ns() + 10_000_000_000)
     assert states["b.sh"][1] is not None
     assert not runcache.unchanged(Workspace(root, Config()), states)
+
+
+def test_guards_facts_are_worked_out_once_per_content(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A run keeps the guards' facts it worked out (the script parsed again for them); a later
+    run over the same content takes them from the cache and finds what a run without a cache
+    finds; after an edit, they are worked out again."""
+    from benchlint.shell.model import Script
+
+    worked: list[str] = []
+    original = Script.guard_facts
+
+    def recorded(self: Script) -> None:
+        worked.append(self.file.path)
+        original(self)
+
+    monkeypatch.setattr(Script, "guard_facts", recorded)
+    root = _example(tmp_path)
+    config = load_config(root / ".benchlint.toml")
+    rules = select_rules(config, None, set())
+    entrypoint = "benchmarks/single_node/qwen3_fp8_h200_serve_fixed.sh"
+
+    def run(named: list[str], cache: Cache | None) -> list[str]:
+        result = lint(root, config, rules, [root / n for n in named], cache=cache)
+        return [f"{f.rule} {f.location} {f.message}" for f in result.findings]
+
+    run([entrypoint], Cache(tmp_path / "cache"))
+    assert worked == [entrypoint]
+    worked.clear()
+    # another question (no stored result answers it): the entrypoint's model and guards' facts
+    # come from the cache
+    found = run([entrypoint, MASTER], Cache(tmp_path / "cache"))
+    assert entrypoint not in worked and worked  # (the master config's launchers' are new)
+    assert found == run([entrypoint, MASTER], None)
+    script = root / entrypoint
+    script.write_text(script.read_text() + "# edited\n")
+    worked.clear()
+    run([entrypoint, MASTER], Cache(tmp_path / "cache"))
+    assert worked == [entrypoint]

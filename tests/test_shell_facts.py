@@ -190,6 +190,70 @@ def test_a_model_survives_the_trip_through_plain_data() -> None:
             )
 
 
+def _guard_facts(script: Script) -> list[object]:
+    """Every guard's condition and reads as plain values: a command by its index."""
+    index = {id(c): i for i, c in enumerate(script.commands)}
+
+    def plain(value: object) -> object:
+        if isinstance(value, tuple) and not hasattr(value, "start_byte"):
+            return tuple(plain(v) for v in value)
+        if hasattr(value, "guards"):
+            return ("command", index[id(value)])
+        return value
+
+    return [
+        (g.node, g.expect, plain(g.condition), _facts(g.reads), _facts(g.test_reads))
+        for c in script.commands
+        for g in c.guards
+    ]
+
+
+def test_guards_facts_survive_the_trip_through_plain_data() -> None:
+    """Worked out on one model, encoded, marshalled and set on a model decoded from the cache:
+    every guard of every script (nested ones too) has the same condition and reads, and none is
+    worked out again (the script is not parsed again)."""
+    import marshal
+
+    from benchlint.shell.summary import (
+        apply_guard_facts,
+        decode_script,
+        encode_guard_facts,
+        encode_script,
+    )
+
+    files = [SourceText("sample.sh", SAMPLE.encode())]
+    files += [SourceText(p.name, p.read_bytes()) for p in sorted((ROOT / "testdata").rglob("*.sh"))]
+    guarded = 0
+    for file in files:
+        script = parse_file(file)
+        model = marshal.loads(marshal.dumps(encode_script(script)))
+        assert encode_guard_facts(script) is None  # nothing worked out yet
+        expected = [_guard_facts(inner) for inner in script.walk()]
+        stored = marshal.loads(marshal.dumps(encode_guard_facts(script)))
+        decoded = decode_script(file, model)
+        apply_guard_facts(decoded, stored)
+        assert all(g.facts is not None for c in decoded.all_commands() for g in c.guards)
+        assert [_guard_facts(inner) for inner in decoded.walk()] == expected, file.path
+        guarded += sum(len(facts) for facts in expected)
+    assert guarded > 20
+
+
+def test_guards_facts_of_other_content_are_not_set() -> None:
+    """Data of another shape (another script's, or garbled) sets nothing: the facts are then
+    worked out from the script as usual."""
+    from benchlint.shell.summary import apply_guard_facts, encode_guard_facts
+
+    script = parse_file(SourceText("sample.sh", SAMPLE.encode()))
+    for inner in script.walk():
+        inner.guard_facts()
+    other = parse_file(SourceText("other.sh", b'if [ -n "$A" ]; then echo; fi\n'))
+    for data in (encode_guard_facts(script), [None], "garbled", [[("x",)]]):
+        apply_guard_facts(other, data)
+        assert [g.facts for c in other.commands for g in c.guards] == [None]
+    operand = ("string", 8, 12)  # "$A"
+    assert other.commands[0].guards[0].condition == ("test", False, ("unary", "-n", operand))
+
+
 def test_every_node_is_found_again_in_scripts_that_do_not_parse() -> None:
     """Cut short or broken off after an operator, a script parses with empty nodes where text
     is missing (`a &&` has an empty command after `&&`): each is found again like any other."""

@@ -234,3 +234,94 @@ def _fill(script: Script, encoded: Encoded) -> None:
         inner.offsets = offsets
         _fill(inner, inner_encoded)
         script.nested.append(inner)
+
+
+# -- guards' facts ------------------------------------------------------------------------------
+# A guard's condition and reads are worked out from the script parsed again, the first time a
+# rule decides one of its guards (`Script.guard_facts`). They depend on the file's content only,
+# so a run keeps what it worked out in the cache, beside the model, and a later run that meets
+# the same content takes them from there instead of parsing the script again.
+def encode_guard_facts(script: Script) -> list[Any] | None:
+    """The facts of the guards of a script and of each script nested in it (in `Script.walk`
+    order, None for one whose guards were not all worked out); None when none were."""
+    encoded: list[Any] = []
+    for inner in script.walk():
+        commands = {id(c): i for i, c in enumerate(inner.commands)}
+        found: dict[tuple[Syn, bool], Any] | None = {}
+        for guard in (g for c in inner.commands for g in c.guards):
+            if guard.facts is None or found is None:
+                found = None
+                break
+            key = (guard.node, bool(guard.patterns))
+            if key in found:
+                continue
+            condition, reads, test_reads = guard.facts
+            try:
+                plain = _plain(condition, commands)
+            except KeyError:  # a command of another script: not kept
+                found = None
+                break
+            found[key] = (
+                _syn(guard.node),
+                key[1],
+                plain,
+                [_read(r) for r in reads],
+                [_read(r) for r in test_reads],
+            )
+        encoded.append(None if found is None else list(found.values()))
+    return encoded if any(entry for entry in encoded) else None
+
+
+def apply_guard_facts(script: Script, encoded: Any) -> None:
+    """Set the guards' facts `encode_guard_facts` encoded for the same content; data of any
+    other shape is ignored (the guards' facts are then worked out as usual)."""
+    try:
+        inners = list(script.walk())
+        if not isinstance(encoded, list) or len(encoded) != len(inners):
+            return
+        for inner, entries in zip(inners, encoded, strict=True):
+            if entries is None:
+                continue
+            facts = {
+                (Syn(*where), patterned): (
+                    _unplain(condition, inner.commands),
+                    tuple(_unread(r, inner) for r in reads),
+                    tuple(_unread(r, inner) for r in test_reads),
+                )
+                for where, patterned, condition, reads, test_reads in entries
+            }
+            for guard in (g for c in inner.commands for g in c.guards):
+                if guard.facts is None:
+                    guard.facts = facts.get((guard.node, bool(guard.patterns)))
+    except (TypeError, ValueError, IndexError):
+        return
+
+
+def _plain(condition: Any, commands: dict[int, int]) -> Any:
+    """A condition (`conditions.py`: tuples of strings, bools, `Syn`s and `Command`s) as plain
+    data: a `Syn` becomes ["syn", type, start, end] and a command ["command", its index] (lists
+    never occur in a condition)."""
+    if isinstance(condition, Syn):
+        return ["syn", *condition]
+    if isinstance(condition, Command):
+        return ["command", commands[id(condition)]]
+    if isinstance(condition, tuple):
+        return tuple(_plain(part, commands) for part in condition)
+    return condition
+
+
+def _unplain(data: Any, commands: list[Command]) -> Any:
+    if isinstance(data, list):
+        return Syn(*data[1:]) if data[0] == "syn" else commands[data[1]]
+    if isinstance(data, tuple):
+        return tuple(_unplain(part, commands) for part in data)
+    return data
+
+
+def _read(read: Read) -> tuple[Any, ...]:
+    return (read.name, read.operator, _syn(read.node), read.alone)
+
+
+def _unread(data: tuple[Any, ...], script: Script) -> Read:
+    name, operator, where, alone = data
+    return Read(name, operator, Syn(*where), script, alone)
