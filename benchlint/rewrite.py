@@ -430,13 +430,14 @@ def _substitute(command: SedCommand, line: str) -> str:
     return "".join(out)
 
 
-def _changed_lines(commands: list[SedCommand], text: str) -> set[int] | None:
-    """For a script of `s` commands without addresses, the lines (from 0) it can change: a line
-    none of their expressions matches goes through unchanged. None when that is not so simple
-    (other commands, or a match over more than one line of the text)."""
+def _changed_lines(commands: list[SedCommand], text: str) -> dict[int, int] | None:
+    """For a script of `s` commands without addresses, the lines it can change, each (numbered
+    from 0) with the offset it starts at: a line none of their expressions matches goes through
+    unchanged. None when that is not so simple (other commands, or a match over more than one
+    line of the text)."""
     if not all(c.op == "s" and c.first is None and not c.negate for c in commands):
         return None
-    lines: set[int] = set()
+    lines: dict[int, int] = {}
     for command in commands:
         try:
             matches = list(command.over_lines().finditer(text, timeout=MATCH_TIMEOUT))
@@ -447,7 +448,8 @@ def _changed_lines(commands: list[SedCommand], text: str) -> set[int] | None:
         for match in matches:
             if "\n" in match.group():
                 return None
-            lines.add(text.count("\n", 0, match.start()))
+            start = text.rfind("\n", 0, match.start()) + 1
+            lines[text.count("\n", 0, start)] = start
     return lines
 
 
@@ -463,16 +465,14 @@ def run_sed(commands: list[SedCommand], text: str) -> str:
     if not text:
         return text  # no line, no cycle: sed writes nothing, not even what `a`/`i` add
     trailing = text.endswith("\n")
-    lines = text[:-1].split("\n") if trailing else text.split("\n")
     changed = _changed_lines(commands, text)
+    if changed is not None:
+        return _run_on_lines(commands, text, changed, text.count("\n") + (not trailing))
+    lines = text[:-1].split("\n") if trailing else text.split("\n")
     out: list[str] = []  # lines written, each with its newline
     last = len(lines) - 1
     ends_with_last_line = False  # the last thing written is the last input line's text
     for index, line in enumerate(lines):
-        if changed is not None and index not in changed:
-            out.append(line + "\n")
-            ends_with_last_line = index == last
-            continue
         cycle = _Cycle(line)
         _run(commands, cycle, index + 1, index == last)
         out.extend(text + "\n" for text in cycle.before)
@@ -483,6 +483,27 @@ def run_sed(commands: list[SedCommand], text: str) -> str:
     written = "".join(out)
     # GNU sed leaves out the newline the input lacked when that line is the last thing written
     return written[:-1] if ends_with_last_line and not trailing else written
+
+
+def _run_on_lines(commands: list[SedCommand], text: str, changed: dict[int, int], count: int) -> str:
+    """`run_sed` for a script of `s` commands where only the `changed` lines (of `count`) can
+    change: each of those runs through the script, and the text between them is copied as it is
+    (its lines and newlines, the last line's lack of one included: what sed writes for them)."""
+    out: list[str] = []
+    position = 0  # where the text not yet copied starts
+    for index in sorted(changed):
+        if index >= count:  # (an empty match after the last newline: no line there)
+            continue
+        start = changed[index]
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        cycle = _Cycle(text[start:end])
+        _run(commands, cycle, index + 1, index == count - 1)
+        out.append(text[position:start])
+        out.append(cycle.line)
+        position = end
+    out.append(text[position:])
+    return "".join(out)
 
 
 def _all(commands: list[SedCommand]) -> list[SedCommand]:

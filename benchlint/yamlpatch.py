@@ -13,6 +13,7 @@ simply quoted scalar.
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 
@@ -90,10 +91,10 @@ def patched(document: YamlDocument, text: str) -> Patch | None:
     new_lines = text.split("\n")
     if len(old_lines) != len(new_lines):
         return None
-    changed = [i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True)) if a != b]
-    if len(changed) != 1:
+    differs = list(map(operator.ne, old_lines, new_lines))  # (in C: a recipe per route)
+    if differs.count(True) != 1:
         return None
-    line = changed[0] + 1
+    line = differs.index(True) + 1
     old, new = old_lines[line - 1], new_lines[line - 1]
     nodes, parents = _on_line(document.documents, line)
     # the value: the plain scalar on this line that ends it

@@ -50,13 +50,14 @@ def test_a_reference_to_a_missing_group_is_not_simulated() -> None:
 @pytest.mark.parametrize(
     ("script", "lines"),
     [
-        ("s/max_attempts: 1440/max_attempts: 720/", {1}),
-        ("s/^name: .*/name: x/;s/b$/c/", {0, 2}),
-        ("s/zzz/y/", set()),
+        ("s/max_attempts: 1440/max_attempts: 720/", {1: 8}),
+        ("s/^name: .*/name: x/;s/b$/c/", {0: 0, 2: 27}),
+        ("s/zzz/y/", {}),
+        ("s/1440$/x/", {1: 8}),  # (the line's start, not the match's)
         ("/name/s/a/b/", None),  # an address: every line runs
         ("s/a[^q]*b/x/", None),  # a match over lines of the text
     ],
 )
-def test_changed_lines(script: str, lines: set[int] | None) -> None:
+def test_changed_lines(script: str, lines: dict[int, int] | None) -> None:
     text = "name: a\nmax_attempts: 1440\nab\n"
     assert rewrite._changed_lines(parse_sed(script), text) == lines
