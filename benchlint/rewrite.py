@@ -485,7 +485,9 @@ def run_sed(commands: list[SedCommand], text: str) -> str:
     return written[:-1] if ends_with_last_line and not trailing else written
 
 
-def _run_on_lines(commands: list[SedCommand], text: str, changed: dict[int, int], count: int) -> str:
+def _run_on_lines(
+    commands: list[SedCommand], text: str, changed: dict[int, int], count: int
+) -> str:
     """`run_sed` for a script of `s` commands where only the `changed` lines (of `count`) can
     change: each of those runs through the script, and the text between them is copied as it is
     (its lines and newlines, the last line's lack of one included: what sed writes for them)."""
