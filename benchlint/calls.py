@@ -105,17 +105,17 @@ class CallGraph:
         and the repository's shell files were seen before."""
         if path in self._facts:
             return self._facts[path]
-        source = self.ws.source(path)
         cache = self.ws.cache
-        key = source.digest + self._listing if source is not None else b""
-        stored = cache.get("calls", path, key) if cache is not None and source else None
+        digest = self.ws.digest(path) if cache is not None else None
+        key = digest + self._listing if digest is not None else b""
+        stored = cache.get("calls", path, key) if cache is not None and key else None
         facts: list[tuple[str, tuple[str, ...]]] | None = None
         if isinstance(stored, list):
             facts = [(kind, tuple(targets)) for kind, targets in stored]
         if facts is None:
             script = self.ws.shell(path)
             facts = [(c.kind, c.targets) for c in self.calls_in(script)] if script else []
-            if cache is not None and source is not None:
+            if cache is not None and key:
                 cache.put("calls", path, key, [(kind, list(t)) for kind, t in facts])
         self._facts[path] = facts
         return facts

@@ -78,6 +78,7 @@ def lint(
         states = runcache.file_states(ws, ws.read_paths, started)
         keep.put_run(question, listing, states, runcache.encode(result))
         ws.store_guard_facts()
+    ws.store_index(started)
     return result
 
 

@@ -110,11 +110,9 @@ def detect_recipe_roots(ws: Workspace, detected: Detected) -> list[str]:
 # -- master configs --------------------------------------------------------------------------
 def _master_configs(ws: Workspace, facts: list[Fact]) -> list[str]:
     found = []
+    verdicts = _Verdicts(ws)
     for path in ws.yaml_paths:
-        source = ws.source(path)
-        if source is None or "runner:" not in source.text or "search-space" not in source.text:
-            continue
-        verdict = _cached(ws, "master-config", path, source.digest, _entries_in_file)
+        verdict = verdicts.of(path)
         if verdict is None:
             continue
         count, schemas = verdict
@@ -125,17 +123,43 @@ def _master_configs(ws: Workspace, facts: list[Fact]) -> list[str]:
             continue
         facts.append(Fact("master config", path, detail, first))
         found.append(path)
+    verdicts.store()
     return found
+
+
+class _Verdicts:
+    """Whether each YAML file is a master config (`_entries_in_text`), by its content hash, kept
+    in the cache as one table for the repository: a file the index knows unchanged is not read
+    again (a pre-commit run would otherwise read every YAML file of the repository)."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        stored = ws.cache.get("master-configs", str(ws.root), b"") if ws.cache else None
+        self.stored: dict[bytes, Any] = stored if isinstance(stored, dict) else {}
+        self.now: dict[bytes, Any] = {}
+
+    def of(self, path: str) -> tuple[int, list[str]] | None:
+        digest = self.ws.known_digest(path)  # (unread when its verdict is known)
+        if digest is not None and digest in self.stored:
+            verdict: tuple[int, list[str]] | None = self.stored[digest]
+            self.now[digest] = verdict
+            return verdict
+        source = self.ws.source(path)
+        if source is None:
+            return None
+        text = source.text
+        found = _entries_in_text(text) if "runner:" in text and "search-space" in text else None
+        self.now[source.digest] = found
+        return found
+
+    def store(self) -> None:
+        if self.ws.cache is not None and self.now != self.stored:
+            self.ws.cache.put("master-configs", str(self.ws.root), b"", self.now)
 
 
 _TOP_KEY = re.compile(r"^[^\s#-][^:#\n]*:[ \t]*(?:#.*)?$", re.MULTILINE)  # `name:` opening a block
 _RUNNER = re.compile(r"^[ \t]+runner:[ \t]*\S", re.MULTILINE)
 _SPACE = re.compile(r"^[ \t]+(scenarios|seq-len-configs):", re.MULTILINE)
-
-
-def _entries_in_file(ws: Workspace, path: str) -> tuple[int, list[str]] | None:
-    source = ws.source(path)
-    return _entries_in_text(source.text) if source is not None else None
 
 
 def _entries_in_text(text: str) -> tuple[int, list[str]] | None:

@@ -21,7 +21,7 @@ from typing import Any
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.registry import Rule
 from benchlint.result import Coverage, Result
-from benchlint.workspace import Failure, Workspace
+from benchlint.workspace import RACY_NS, Failure, Workspace
 
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
@@ -56,11 +56,6 @@ def listing(ws: Workspace) -> bytes:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).digest()
 
 
-# A file changed less than this long before a run started may change again within the clock's
-# granularity without its times moving (git's "racy" files): its content is hashed, not trusted.
-_RACY_NS = 2_000_000_000
-
-
 def file_states(ws: Workspace, paths: list[str], started_ns: int) -> dict[str, list[Any]]:
     """What the stored result depends on: each file's content hash, and its status as it was
     read (size, modification and change times, inode: a write since changes the change time)
@@ -70,7 +65,7 @@ def file_states(ws: Workspace, paths: list[str], started_ns: int) -> dict[str, l
     states: dict[str, list[Any]] = {}
     for path in paths:
         status = ws.statuses.get(path)
-        if status is not None and status[2] >= started_ns - _RACY_NS:
+        if status is not None and status[2] >= started_ns - RACY_NS:
             status = None
         states[path] = [hashes[path], status]
     return states
@@ -106,8 +101,7 @@ def content_hashes(ws: Workspace, paths: list[str]) -> dict[str, bytes | None]:
     hashes: dict[str, bytes | None] = {}
     for path in paths:
         if path not in known:
-            source = ws.source(path)
-            known[path] = source.digest if source is not None else None
+            known[path] = ws.digest(path)
         hashes[path] = known[path]
     return hashes
 

@@ -237,9 +237,8 @@ class Wiring:
         """The entries of one master config; from the cache when its content was seen before
         (parsing a 10,000-line master config is the largest cost of linting one launcher)."""
         cache = self.ws.cache
-        source = self.ws.source(path) if cache is not None else None
-        digest = source.digest if source is not None else b""
-        if cache is not None and source is not None:
+        digest = self.ws.digest(path) if cache is not None else None
+        if cache is not None and digest is not None:
             stored = cache.get("entries", path, digest)
             if stored is not None:
                 try:
@@ -251,7 +250,7 @@ class Wiring:
         if root is None or not root.is_map:
             return []
         entries = [_entry(path, k, n) for k, n in root.pairs if k.is_scalar and n.is_map]
-        if cache is not None and source is not None:
+        if cache is not None and digest is not None:
             cache.put("entries", path, digest, [_encode_entry(e) for e in entries])
         return entries
 

@@ -177,6 +177,10 @@ class Workspace:
         self._sources: dict[str, SourceText | None] = {}
         # each plain file's status when it was read: size, modification and change times, inode
         self.statuses: dict[str, list[int]] = {}
+        # what earlier runs with this cache read: each file's content hash and status then
+        self._index: dict[str, Any] | None = None
+        # files whose content hash came from the index, unread (the run depends on them too)
+        self._known: dict[str, bytes] = {}
         self._shell: dict[str, Script | None] = {}
         # the scripts whose guards' facts came from the cache: how many of their scripts had them
         self._guards_stored: dict[str, int] = {}
@@ -313,11 +317,12 @@ class Workspace:
 
     @property
     def read_paths(self) -> list[str]:
-        return list(self._sources)
+        """The files the run depends on: those it read, and those it knew from the index."""
+        return list(self._sources) + [p for p in self._known if p not in self._sources]
 
     @property
     def files_read(self) -> int:
-        return len(self._sources)
+        return len(self.read_paths)
 
     @property
     def paths(self) -> list[str]:
@@ -331,6 +336,67 @@ class Workspace:
         if rel not in self._sources:
             self._sources[rel] = self._read(rel)
         return self._sources[rel]
+
+    # -- the index: files as earlier runs read them ----------------------------------------------
+    def known_digest(self, rel: str) -> bytes | None:
+        """The file's content hash, without reading it when an earlier run with this cache read
+        it and its status is the same now (size, modification and change times, inode: a write
+        changes the change time), as git's index does; None when it must be read. Known either
+        way, the run depends on the file (`read_paths`)."""
+        if rel in self._sources:
+            source = self._sources[rel]
+            return source.digest if source is not None else None
+        if rel in self._known:
+            return self._known[rel]
+        entry = self._load_index().get(rel)
+        if entry is None or rel not in self._plain or rel in self.overlay:
+            return None
+        try:
+            digest, status = entry
+            found = os.stat(self.root / rel, follow_symlinks=False)
+        except (OSError, TypeError, ValueError):
+            return None
+        now = [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino]
+        if now != status or not isinstance(digest, bytes):
+            return None
+        self._known[rel] = digest
+        self.statuses[rel] = now
+        return digest
+
+    def digest(self, rel: str) -> bytes | None:
+        """The file's content hash: known unchanged (`known_digest`), else read; None when it
+        cannot be read."""
+        digest = self.known_digest(rel)
+        if digest is None:
+            source = self.source(rel)
+            digest = source.digest if source is not None else None
+        return digest
+
+    def _load_index(self) -> dict[str, Any]:
+        if self._index is None:
+            stored = self.cache.get("index", str(self.root), b"") if self.cache else None
+            self._index = stored if isinstance(stored, dict) else {}
+        return self._index
+
+    def store_index(self, started_ns: int) -> None:
+        """Keep for later runs each plain file this run read, with its content hash and status;
+        not a file changed less than RACY_NS before the run started (its times may not show a
+        write that follows within the clock's granularity)."""
+        if self.cache is None:
+            return
+        index = self._load_index()
+        listed = self._path_sets
+        kept = {p: e for p, e in index.items() if p in listed[0] or p in listed[1]}
+        for rel, source in self._sources.items():
+            status = self.statuses.get(rel)
+            if source is None or status is None or rel in self.overlay:
+                continue
+            if status[2] >= started_ns - RACY_NS:
+                kept.pop(rel, None)
+            else:
+                kept[rel] = [source.digest, status]
+        if kept != index:
+            self.cache.put("index", str(self.root), b"", kept)
 
     def _read(self, rel: str) -> SourceText | None:
         if rel in self.overlay:
@@ -577,6 +643,11 @@ def _first_error_line(script: Script) -> int:
     missing node after the last line)."""
     last = script.src.rstrip().count(b"\n") + 1
     return min((script.error_row or 0) + 1, last)
+
+
+# A file changed less than this long before a run started may change again within the clock's
+# granularity without its times moving (git's "racy" files): its content is hashed, not trusted.
+RACY_NS = 2_000_000_000
 
 
 def _worked_out(encoded: Any) -> int:

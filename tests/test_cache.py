@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -91,7 +92,8 @@ def test_no_cache_flag_and_environment(tmp_path: Path, monkeypatch) -> None:  # 
     monkeypatch.delenv("BENCHLINT_NO_CACHE")
     CliRunner().invoke(main, ["--format", "json", "-o", str(out), str(root / LAUNCHER)])
     kinds = {p.name.rsplit("-", 1)[0] for p in folder.iterdir() if p.suffix == ".marshal"}
-    assert kinds == {"entries", "master-config", "overlays", "run", "shell", "yaml"}
+    # (no index: the files were written less than 2 s before the run)
+    assert kinds == {"entries", "master-configs", "overlays", "run", "shell", "yaml"}
     assert json.loads(out.read_text())["findings"]
     assert not any(p.suffix == ".marshal" for p in root.rglob("*"))  # nothing in the repository
 
@@ -310,3 +312,74 @@ def test_guards_facts_are_worked_out_once_per_content(tmp_path: Path, monkeypatc
     worked.clear()
     run([entrypoint, MASTER], Cache(tmp_path / "cache"))
     assert worked == [entrypoint]
+
+
+def test_the_index_knows_an_unchanged_file_without_reading_it(tmp_path: Path) -> None:
+    """A file an earlier run read, whose status is the same, has its content hash from the
+    index, unread, and the run still depends on it; a write (the size and modification time
+    put back) or a file changed too close to that run's start is read again."""
+    import hashlib
+    import os
+    import time
+
+    from benchlint.workspace import Workspace
+
+    root = write_repo(tmp_path / "r", {"a.yaml": "a: 1\n", "b.sh": "echo b\n"})
+    cache = Cache(tmp_path / "cache")
+    first = Workspace(root, Config(), cache)
+    assert first.source("a.yaml") is not None and first.source("b.sh") is not None
+    first.store_index(time.time_ns() + 10_000_000_000)  # as if the run started 10 s from now
+
+    later = Workspace(root, Config(), Cache(tmp_path / "cache"))
+    assert later.known_digest("a.yaml") == hashlib.sha256(b"a: 1\n").digest()
+    assert "a.yaml" not in later._sources and "a.yaml" in later.read_paths
+    assert later.files_read == 1
+
+    stat = (root / "a.yaml").stat()
+    time.sleep(0.01)
+    (root / "a.yaml").write_text("a: 2\n")  # the same size
+    os.utime(root / "a.yaml", ns=(stat.st_atime_ns, stat.st_mtime_ns))  # the same mtime
+    changed = Workspace(root, Config(), Cache(tmp_path / "cache"))
+    assert changed.known_digest("a.yaml") is None
+    assert changed.digest("a.yaml") == hashlib.sha256(b"a: 2\n").digest()
+    assert changed.known_digest("b.sh") is not None
+
+    changed.store_index(time.time_ns())  # a.yaml changed within 2 s of this run's start
+    assert Workspace(root, Config(), Cache(tmp_path / "cache")).known_digest("a.yaml") is None
+    assert Workspace(root, Config(), None).known_digest("b.sh") is None  # no cache, no index
+
+
+def test_a_run_after_an_edit_reads_only_what_it_cannot_know(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a run with the cache, a run naming other files reads the files the index does not
+    know unchanged and those it models, not every YAML file to find the master configs, and
+    finds what a run without a cache finds; a YAML file edited into a master config is found."""
+    from benchlint import workspace
+
+    monkeypatch.setattr(workspace, "RACY_NS", 0)  # the files were written just now
+    root = _example(tmp_path)
+    config = load_config(root / ".benchlint.toml")
+    rules = select_rules(config, None, set())
+
+    def run(named: list[str], cache: Cache | None) -> tuple[list[str], Any]:
+        result = lint(root, config, rules, [root / n for n in named], cache=cache)
+        return [f"{f.rule} {f.location} {f.message}" for f in result.findings], result.workspace
+
+    run([LAUNCHER], Cache(tmp_path / "cache"))
+    launcher = root / LAUNCHER
+    launcher.write_text(launcher.read_text() + "# edited\n")
+    found, after = run([LAUNCHER], Cache(tmp_path / "cache"))
+    expected, read = run([LAUNCHER], None)
+    assert found == expected
+    unread = set(read._sources) - set(after._sources)
+    assert len(unread) >= 5 and all(after.is_yaml(p) for p in unread)  # read to find configs
+    assert sorted(after.read_paths) == sorted(read.read_paths)  # the same files depended on
+    recipe = next(
+        p for p in after.yaml_paths if p.startswith("benchmarks/") and p not in after._sources
+    )
+    assert after.detected.layout.master_configs == [MASTER]
+
+    (root / recipe).write_text((root / MASTER).read_text())
+    _, edited = run([LAUNCHER], Cache(tmp_path / "cache"))
+    assert sorted(edited.detected.layout.master_configs) == sorted([MASTER, recipe])
