@@ -27,15 +27,17 @@ import marshal
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from benchlint import __version__
 
-# Entries beyond this are pruned, oldest first, at a run's first store. A run stores a fact per
-# YAML file and per script (InferenceX: about 830 entries, 9 MB): room for a repository ten
-# times its size.
+# Entries beyond this are pruned, oldest first, at a run's first store, at most once in
+# PRUNE_EVERY_S. A run stores a fact per YAML file and per script (InferenceX: about 1,100
+# entries, 9 MB): room for a repository ten times its size.
 MAX_ENTRIES = 16384
+PRUNE_EVERY_S = 600
 FOLDER = ".benchlint_cache"
 
 
@@ -122,10 +124,19 @@ class Cache:
 
     def _prune(self) -> None:
         """Past MAX_ENTRIES, the oldest entries go (those of an earlier benchlint among them).
-        Once per run: a run that stores hundreds of facts must not list the folder each time."""
+        At a run's first store, at most once per PRUNE_EVERY_S (the `pruned` file's time says
+        when it was last done): listing 16,000 entries takes 20 ms, a tenth of a pre-commit
+        run, and a run stores at most a few thousand."""
         if self._pruned:
             return
         self._pruned = True
+        marker = self.directory / "pruned"
+        try:
+            if time.time() - marker.stat().st_mtime < PRUNE_EVERY_S:
+                return
+        except OSError:
+            pass  # never pruned
+        marker.touch()
         with os.scandir(self.directory) as found:
             entries = [e for e in found if e.name.endswith(".marshal")]
         if len(entries) <= MAX_ENTRIES:

@@ -193,7 +193,7 @@ def test_call_facts_spare_parsing_every_script_for_a_named_entrypoint(tmp_path: 
     ]
 
 
-def test_past_the_limit_the_oldest_entries_go_once_per_run(
+def test_past_the_limit_the_oldest_entries_go_at_most_once_in_ten_minutes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import os
@@ -219,6 +219,12 @@ def test_past_the_limit_the_oldest_entries_go_once_per_run(
     assert [name for name in kept if name.startswith("old-")] == ["old-5.marshal"]
     assert len(kept) == 4 and len(listed) == 1
     assert cache.get("calls", "s2.sh", b"x") == [2]
+    # the next run within PRUNE_EVERY_S does not list the folder; one after it does
+    Cache(folder).put("calls", "s3.sh", b"x", [3])
+    assert len(listed) == 1
+    os.utime(folder / "pruned", (1000, 1000))
+    Cache(folder).put("calls", "s4.sh", b"x", [4])
+    assert len(listed) == 2
 
 
 def test_a_file_whose_status_is_unchanged_is_not_read_again(
