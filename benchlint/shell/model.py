@@ -410,16 +410,18 @@ class Command:
     script: Script
     node: Syn
     words: list[Word]
-    assignments: list[Assignment] = field(default_factory=list)
+    # (tuples, most of them the shared empty one: three empty lists per command were a sixth of
+    # a script model's memory)
+    assignments: tuple[Assignment, ...] = ()
     tested: bool = False  # its status is consumed: if/while/until condition, `&&`/`||`, `!`
     or_guarded: bool = False  # failure runs the right side of a `||`
     errexit: bool = False  # `set -e` in effect in this shell here
     function: str | None = None
     subshell: bool = False
     background: bool = False
-    heredocs: list[Heredoc] = field(default_factory=list)
+    heredocs: tuple[Heredoc, ...] = ()
     guards: tuple[Guard, ...] = ()  # outermost first
-    redirects: list[Redirect] = field(default_factory=list)
+    redirects: tuple[Redirect, ...] = ()
     # the loops of its script it runs in, outermost first: a `for`, `while` or `until` loop's
     # body, and a `while`/`until` loop's condition (not a `for` loop's list of words)
     loops: tuple[Syn, ...] = ()
@@ -1066,7 +1068,7 @@ class _Builder:
             body_node = next((c for c in redirect.named_children if c.type == "heredoc_body"), None)
             quoted = start is not None and any(q in self.script.text_of(start) for q in "'\"\\")
             where = syn(body_node) if body_node is not None else None
-            command.heredocs.append(Heredoc(syn(redirect), where, quoted))
+            command.heredocs += (Heredoc(syn(redirect), where, quoted),)
         self.heredoc_to_shell(command)
 
     def on_variable_assignment(self, node: Node, ctx: _Context) -> None:
@@ -1157,7 +1159,7 @@ class _Builder:
         target = node.child_by_field_name("destination")
         operator = next((c.type for c in node.children if not c.is_named), "")
         if target is not None:
-            command.redirects.append(Redirect(operator, self.word(target)))
+            command.redirects += (Redirect(operator, self.word(target)),)
 
     # -- facts -------------------------------------------------------------------------------
     def new_command(self, node: Node, words: list[Word], ctx: _Context) -> Command:
@@ -1202,7 +1204,7 @@ class _Builder:
         exported: bool,
     ) -> None:
         assignment = Assignment(name, value, node, command, kind, exported)
-        command.assignments.append(assignment)
+        command.assignments += (assignment,)
         self.script.assignments.append(assignment)
 
     def expansion(self, node: Node) -> None:

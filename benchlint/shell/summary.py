@@ -202,11 +202,11 @@ def _fill(script: Script, encoded: Encoded) -> None:
             loops=loops[loop] if loop is not None else (),
         )
         command.background = background
-        command.heredocs = [
+        command.heredocs = tuple(
             Heredoc(Syn(*h), Syn(*body) if body is not None else None, quoted)
             for h, body, quoted in heredocs
-        ]
-        command.redirects = [Redirect(op, words[i]) for op, i in redirects]
+        )
+        command.redirects = tuple(Redirect(op, words[i]) for op, i in redirects)
         commands.append(command)
         guard_ids.append(under)
     guards = [
@@ -221,7 +221,7 @@ def _fill(script: Script, encoded: Encoded) -> None:
         assignment = Assignment(
             name, words[value] if value is not None else None, Syn(*where), command, kind, exported
         )
-        command.assignments.append(assignment)
+        command.assignments += (assignment,)
         script.assignments.append(assignment)
     script.expansions = [Expansion(n, op, Syn(*where), script) for n, op, where in expansions_]
     script.functions = {name: Syn(*where) for name, where in functions_}
