@@ -125,8 +125,8 @@ class Cache:
     def _prune(self) -> None:
         """Past MAX_ENTRIES, the oldest entries go (those of an earlier benchlint among them).
         At a run's first store, at most once per PRUNE_EVERY_S (the `pruned` file's time says
-        when it was last done): listing 16,000 entries takes 20 ms, a tenth of a pre-commit
-        run, and a run stores at most a few thousand."""
+        when it was last done): listing 16,000 entries takes 20 ms, a twentieth of a
+        pre-commit run, and a run stores at most a few thousand."""
         if self._pruned:
             return
         self._pruned = True
@@ -150,7 +150,7 @@ def _libraries() -> list[tuple[str, str]]:
     """The parsing libraries' versions, from the modules themselves (importlib.metadata costs
     a tenth of a warm run to import). tree-sitter-bash has none: the name of its installed
     distribution's metadata folder gives it, else its compiled grammar's bytes stand for it
-    (hashing them took a third of a warm run's cache set-up)."""
+    (hashing those 1.5 MB took 4 of the fingerprint's 11 ms, each run)."""
     import ruamel.yaml
     import tree_sitter
     import tree_sitter_bash

@@ -549,7 +549,7 @@ class Workspace:
         return script
 
     def store_guard_facts(self) -> None:
-        """Keep in the cache the guards' facts this run worked out (`summary.apply_guard_facts`),
+        """Keep in the cache the guards' facts this run worked out (`summary.encode_guard_facts`),
         for the scripts whose models are kept there too."""
         if self.cache is None or not self.keep_scripts:
             return
