@@ -82,38 +82,48 @@ class Cache:
         self._store(self._file(kind, _encode(path), content), value)
 
     # -- results of a run ------------------------------------------------------------------------
-    def get_run(self, question: bytes, listing: bytes, unchanged: Any) -> Any:
+    def get_run(self, question: bytes, listing: bytes, unchanged: Any) -> tuple[Any, bytes] | None:
         """The result stored for this question, if the listing is the same and
-        `unchanged(states)` says the files it read are as they were."""
-        stored = self._load(self._file("run", question))
+        `unchanged(states)` says the files it read are as they were; with the content hash of
+        the stored entry (what a report rendered from that result is kept by)."""
+        data = self._read(self._file("run", question))
+        stored = _loads(data)
         self.ran_before = isinstance(stored, tuple) and len(stored) == 3
         if not isinstance(stored, tuple) or len(stored) != 3 or stored[0] != listing:
             return None
         _, states, value = stored
         if not isinstance(states, dict) or not unchanged(states):
             return None
-        return value
+        return value, hashlib.sha256(data).digest()
 
-    def put_run(self, question: bytes, listing: bytes, states: dict[str, Any], value: Any) -> None:
-        self._store(self._file("run", question), (listing, states, value))
+    def put_run(
+        self, question: bytes, listing: bytes, states: dict[str, Any], value: Any
+    ) -> bytes | None:
+        """Store a run's result; the content hash of the entry written (None: not written)."""
+        return self._store(self._file("run", question), (listing, states, value))
 
     # -- storage ---------------------------------------------------------------------------------
     def _load(self, target: Path) -> Any:
-        try:
-            return marshal.loads(target.read_bytes())
-        except (OSError, EOFError, ValueError, TypeError):
-            return None
+        return _loads(self._read(target))
 
-    def _store(self, target: Path, value: Any) -> None:
+    def _read(self, target: Path) -> bytes:
+        try:
+            return target.read_bytes()
+        except OSError:
+            return b""
+
+    def _store(self, target: Path, value: Any) -> bytes | None:
         try:
             self._prepare()
+            data = marshal.dumps(value)
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(handle, "wb") as out:
-                out.write(marshal.dumps(value))
+                out.write(data)
             os.replace(temporary, target)
             self._prune()
         except (OSError, ValueError):
-            return
+            return None
+        return hashlib.sha256(data).digest()
 
     def _prepare(self) -> None:
         """The folder, with a `.gitignore` that keeps it (and itself) out of git."""
@@ -144,6 +154,13 @@ class Cache:
         entries.sort(key=lambda e: e.stat().st_mtime)
         for stale in entries[: len(entries) - MAX_ENTRIES // 2]:
             Path(stale.path).unlink(missing_ok=True)
+
+
+def _loads(data: bytes) -> Any:
+    try:
+        return marshal.loads(data) if data else None
+    except (EOFError, ValueError, TypeError):
+        return None
 
 
 def _libraries() -> list[tuple[str, str]]:

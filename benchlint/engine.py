@@ -64,8 +64,9 @@ def lint(
     question, listing = runcache.question(ws, rules, scope), runcache.listing(ws)
     stored = keep.get_run(question, listing, functools.partial(runcache.unchanged, ws))
     if stored is not None:
-        result = runcache.decode(stored, ws, rules)
+        result = runcache.decode(stored[0], ws, rules)
         if result is not None:
+            result.stored = stored[1]
             return result
     if scope is None and not keep.ran_before:
         # a cache this benchlint never linted the whole repository with: most often a fresh
@@ -76,7 +77,7 @@ def lint(
     result = _run(ws, rules, scope)
     if not result.errors:
         states = runcache.file_states(ws, ws.read_paths, started)
-        keep.put_run(question, listing, states, runcache.encode(result))
+        result.stored = keep.put_run(question, listing, states, runcache.encode(result))
         ws.store_guard_facts()
     ws.store_index(started)
     return result

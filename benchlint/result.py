@@ -107,6 +107,9 @@ class Result:
     color: bool = False  # ANSI colour in the text report
     # scripts in scope bash accepts but tree-sitter-bash parses only in part: (path, first line)
     partial: list[tuple[str, int]] = field(default_factory=list)
+    # the content hash of the run cache's entry that holds this result (None: not kept there):
+    # a report rendered from it is kept by it
+    stored: bytes | None = None
 
     def warnings(self) -> list[str]:
         """What the run could not see or wire, for every report to say."""

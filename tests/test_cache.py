@@ -93,7 +93,7 @@ def test_no_cache_flag_and_environment(tmp_path: Path, monkeypatch) -> None:  # 
     CliRunner().invoke(main, ["--format", "json", "-o", str(out), str(root / LAUNCHER)])
     kinds = {p.name.rsplit("-", 1)[0] for p in folder.iterdir() if p.suffix == ".marshal"}
     # (no index: the files were written less than 2 s before the run)
-    assert kinds == {"entries", "master-configs", "overlays", "run", "shell", "yaml"}
+    assert kinds == {"entries", "master-configs", "overlays", "report", "run", "shell", "yaml"}
     assert json.loads(out.read_text())["findings"]
     assert not any(p.suffix == ".marshal" for p in root.rglob("*"))  # nothing in the repository
 
@@ -389,3 +389,41 @@ def test_a_run_after_an_edit_reads_only_what_it_cannot_know(
     (root / recipe).write_text((root / MASTER).read_text())
     _, edited = run([LAUNCHER], Cache(tmp_path / "cache"))
     assert sorted(edited.detected.layout.master_configs) == sorted([MASTER, recipe])
+
+
+def test_a_warm_run_prints_the_report_rendered_from_the_same_stored_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A result the run cache holds is rendered once per format, folder and colour: a run it
+    answers prints the same bytes without rendering (for SARIF, without loading its object
+    model); a changed file, another format or a baseline renders again."""
+    from benchlint import cli
+
+    root = _example(tmp_path)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("BENCHLINT_CACHE_DIR", str(tmp_path / "cache"))
+    rendered: list[str] = []
+    renderer = cli.renderer
+
+    def counting(name: str) -> Any:
+        rendered.append(name)
+        return renderer(name)
+
+    monkeypatch.setattr(cli, "renderer", counting)
+
+    def run(*options: str) -> str:
+        out = tmp_path / "out"
+        CliRunner().invoke(main, [*options, "-o", str(out), "."])
+        return out.read_text()
+
+    cold = run("--format", "sarif")
+    assert run("--format", "sarif") == cold and rendered == ["sarif"]
+    assert run("--format", "sarif", "--no-cache") == cold and rendered == ["sarif"] * 2
+    concise = run("--format", "concise")
+    assert run("--format", "concise") == concise and rendered == ["sarif"] * 2 + ["concise"]
+    baseline = tmp_path / "baseline.sarif"
+    baseline.write_text(cold)
+    assert '"results": []' in run("--format", "sarif", "--baseline", str(baseline))
+    assert rendered[-1] == "sarif" and len(rendered) == 4
+    (root / LAUNCHER).write_text((root / LAUNCHER).read_text() + "# edited\n")
+    assert run("--format", "sarif") == cold and len(rendered) == 5
