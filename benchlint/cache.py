@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
+import importlib.util
 import marshal
 import os
 import sys
@@ -164,28 +166,42 @@ def _loads(data: bytes) -> Any:
 
 
 def _libraries() -> list[tuple[str, str]]:
-    """The parsing libraries' versions, from the modules themselves (importlib.metadata costs
-    a tenth of a warm run to import). tree-sitter-bash has none: the name of its installed
-    distribution's metadata folder gives it, else its compiled grammar's bytes stand for it
-    (hashing those 1.5 MB took 4 of the fingerprint's 11 ms, each run)."""
-    import ruamel.yaml
-    import tree_sitter
+    """The parsing libraries' versions: each named by its installed distribution's metadata
+    folder, found beside the package without importing it (a run the cache answers loads no
+    parser; importlib.metadata costs a tenth of such a run to import). Else from the module:
+    its version, or for tree-sitter-bash, which has none, its compiled grammar's bytes."""
+    return [
+        ("tree-sitter", _installed("tree_sitter") or _module_version("tree_sitter")),
+        ("tree-sitter-bash", _installed("tree_sitter_bash") or _grammar_digest()),
+        ("ruamel.yaml", _installed("ruamel.yaml") or _module_version("ruamel.yaml")),
+    ]
+
+
+def _installed(module: str) -> str | None:
+    """`<distribution>-<version>.dist-info` of the module's package, when exactly one such folder
+    lies beside it (a wheel's install); None otherwise."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    top = folder.parent.parent if "." in module else folder.parent
+    name = module.replace(".", "_")
+    found = sorted(p.name for p in top.glob(f"{name}-*.dist-info"))
+    return found[0] if len(found) == 1 else None
+
+
+def _module_version(module: str) -> str:
+    return str(getattr(importlib.import_module(module), "__version__", "?"))
+
+
+def _grammar_digest() -> str:
     import tree_sitter_bash
 
+    digest = hashlib.sha256()
     folder = Path(tree_sitter_bash.__file__).parent
-    installed = sorted(p.name for p in folder.parent.glob("tree_sitter_bash-*.dist-info"))
-    if len(installed) == 1:
-        grammar = installed[0]
-    else:  # not installed from a wheel, or two metadata folders: which is this one?
-        digest = hashlib.sha256()
-        for binary in sorted(folder.glob("*.so")) + sorted(folder.glob("*.pyd")):
-            digest.update(binary.read_bytes())
-        grammar = digest.hexdigest()
-    return [
-        ("tree-sitter", str(getattr(tree_sitter, "__version__", "?"))),
-        ("tree-sitter-bash", grammar),
-        ("ruamel.yaml", str(ruamel.yaml.__version__)),
-    ]
+    for binary in sorted(folder.glob("*.so")) + sorted(folder.glob("*.pyd")):
+        digest.update(binary.read_bytes())
+    return digest.hexdigest()
 
 
 def _encode(text: str) -> bytes:

@@ -1,43 +1,22 @@
 """YAML as positioned nodes, with duplicate keys kept as data.
 
-Composes (never constructs) with ruamel.yaml: the C-backed loader first, the pure-Python
-round-trip composer where the C one rejects valid YAML 1.2 (a plain scalar with `:` inside a flow
-mapping, as in `{url: http://head:8000}`). Mappings keep every pair in order, so a duplicate key is
-visible to BL203 instead of silently collapsing; lookups follow PyYAML and take the last value.
+Composes (never constructs) with ruamel.yaml (`yamlparse`, imported when a run first parses
+YAML): the C-backed loader first, the pure-Python round-trip composer where the C one rejects
+valid YAML 1.2 (a plain scalar with `:` inside a flow mapping, as in `{url: http://head:8000}`).
+Mappings keep every pair in order, so a duplicate key is visible to BL203 instead of silently
+collapsing; lookups follow PyYAML and take the last value.
 """
 
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from sys import intern
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import (
-    AliasEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-)
-from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
-from ruamel.yaml.scanner import ScannerError
-
 from benchlint.finding import Span
 from benchlint.source import SourceText
-
-_CParser: Any
-try:
-    # libyaml's events, turned into YNodes directly; scalars are resolved lazily by `.scalar`.
-    from ruamel.yaml.cyaml import CParser as _CParser  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - the pure composer still works
-    _CParser = None
 
 # Plain scalars as PyYAML's SafeLoader resolves them (YAML 1.1): what srtctl and the sweep
 # generator read. `yes`/`on` are booleans, `010` is octal, `1_440` is 1440, `4:00:00` is the
@@ -317,30 +296,9 @@ class YamlError(Exception):
 
 def parse_yaml(file: SourceText) -> YamlDocument:
     """Compose every document of the file, or raise YamlError with the problem's position."""
-    repeats: list[YNode] = []
-    try:
-        built = _build_colons(file.text, repeats)
-    except DepthError:
-        raise
-    except (YAMLError, UnicodeError, ValueError):
-        built = None
-    if built is not None:
-        return YamlDocument(file, _lines_as_files_count_them(built, file), repeats)
-    try:
-        raw = _compose_pure(file.text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        column = mark.column + 1 if mark is not None else 1
-        message = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
-        span = _LineMap(file).span(Span(line, column, line, column + 1))
-        raise YamlError(message, span) from None
-    except (YAMLError, UnicodeError, ValueError, RecursionError) as exc:
-        message = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise YamlError(message, Span(1, 1, 1, 1)) from None
-    memo: dict[int, YNode] = {}
-    converted = [_convert(node, memo) for node in raw]
-    return YamlDocument(file, _lines_as_files_count_them(converted, file))
+    from benchlint import yamlparse  # (ruamel.yaml: loaded when a run parses YAML)
+
+    return yamlparse.parse(file)
 
 
 # YAML also ends a line at a lone \r, NEL, U+2028 and U+2029; benchlint's lines end at \n only.
@@ -378,172 +336,6 @@ def _lines_as_files_count_them(documents: list[YNode], file: SourceText) -> list
     for node in YamlDocument.nodes(documents):
         node.span = lines.span(node.span)
     return documents
-
-
-_MAX_COLONS = 64
-
-
-def _build_colons(text: str, repeats: list[YNode]) -> list[YNode] | None:
-    """`_build_fast`, also for YAML 1.2 flow scalars with a colon inside (`{ image: a/b:tag }`),
-    which libyaml rejects: each such colon is swapped for a character the file does not use (one
-    character for one, so every position stays), and swapped back in the scalars built."""
-    placeholder = ""
-    for _ in range(_MAX_COLONS):
-        try:
-            built = _build_fast(text, repeats)
-        except ScannerError as exc:
-            mark = exc.problem_mark
-            index = mark.index if mark is not None else -1
-            after = text[index + 1 : index + 2]
-            if exc.problem != "found unexpected ':'" or text[index : index + 1] != ":":
-                raise
-            if not after or after in " \t\r\n,[]{}":
-                raise  # a colon YAML 1.2 does not read as part of a scalar either
-            placeholder = placeholder or _unused_character(text)
-            text = text[:index] + placeholder + text[index + 1 :]
-            repeats.clear()
-            continue
-        if placeholder and built is not None:
-            for node in YamlDocument.nodes(built):
-                if node.kind == "scalar" and placeholder in node.value:
-                    node.value = node.value.replace(placeholder, ":")
-        return built
-    raise YAMLError(f"more than {_MAX_COLONS} colons in flow scalars")
-
-
-def _unused_character(text: str) -> str:
-    """A private-use character (printable for libyaml) that the text does not contain."""
-    for code in range(0xE000, 0xF900):
-        if chr(code) not in text:
-            return chr(code)
-    raise YAMLError("no unused character")
-
-
-def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
-    """YNodes straight from the C parser's events: no intermediate node graph. Mappings with a
-    key written twice are added to `repeats`. (The hot loop of a run: kept flat on purpose.)"""
-    if _CParser is None:
-        return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        parser = _CParser(text)
-    documents: list[YNode] = []
-    # one frame per open collection: what was current when it opened (the enclosing
-    # collection's children, whether that is a map, its pending key), then the open node
-    stack: list[list[Any]] = []
-    anchors: dict[str, YNode] = {}
-    children: list[Any] = documents
-    is_map = False
-    pending: YNode | None = None
-    get_event = parser.get_event
-    try:
-        while True:
-            event = get_event()
-            kind = type(event)
-            if kind is ScalarEvent:
-                start, end = event.start_mark, event.end_mark
-                value = event.value
-                node = YNode(
-                    "scalar",
-                    _pack(start.line + 1, start.column + 1, end.line + 1, end.column + 1),
-                    intern(value) if len(value) <= 64 else value,  # keys and flags repeat
-                    event.style or None,
-                )
-                if event.anchor:
-                    anchors[event.anchor] = node
-            elif kind is MappingStartEvent or kind is SequenceStartEvent:
-                start = event.start_mark
-                stack.append([children, is_map, pending])
-                if len(stack) > MAX_DEPTH:
-                    raise DepthError(f"nested more than {MAX_DEPTH} levels deep")
-                children, is_map, pending = [], kind is MappingStartEvent, None
-                node = YNode(
-                    "map" if is_map else "seq",
-                    _pack(start.line + 1, start.column + 1, start.line + 1, start.column + 1),
-                    pairs=children if is_map else _NO_PAIRS,
-                    items=_NO_ITEMS if is_map else children,
-                )
-                if event.anchor:
-                    anchors[event.anchor] = node
-                stack[-1].append(node)
-                continue
-            elif kind is MappingEndEvent or kind is SequenceEndEvent:
-                frame = stack.pop()
-                node = frame[3]
-                end = event.end_mark
-                # the start kept, the end set: the low two fields replaced
-                node._span = (node._span >> 2 * _FIELD << 2 * _FIELD) | (
-                    (end.line + 1) << _FIELD | (end.column + 1)
-                )
-                if is_map and len(children) > 1:
-                    keys = [k.value for k, _ in children if k.kind == "scalar"]
-                    if len(set(keys)) < len(keys):
-                        repeats.append(node)
-                children, is_map, pending = frame[0], frame[1], frame[2]
-            elif kind is AliasEvent:
-                if event.anchor not in anchors:
-                    raise YAMLError(f"unknown alias {event.anchor!r}")
-                node = anchors[event.anchor]
-                if node.kind != "scalar" and any(frame[3] is node for frame in stack):
-                    start, end = event.start_mark, event.end_mark
-                    node = _recursive_alias(event.anchor, start, end)
-            elif kind is StreamEndEvent or event is None:
-                return documents
-            else:
-                continue  # stream, document start and end
-            # the node is complete: add it to its collection
-            if not is_map:
-                children.append(node)
-            elif pending is None:
-                pending = node
-            else:
-                children.append((pending, node))
-                pending = None
-    finally:
-        parser.dispose()
-
-
-def _recursive_alias(anchor: str, start: Any, end: Any) -> YNode:
-    """An alias inside the collection it names (`a: &l [*l]`, legal YAML): a node of its own kind
-    with nothing inside, so that every walk of the model ends. PyYAML builds a recursive object
-    there; nothing a recipe means is inside it."""
-    span = Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
-    return YNode("alias", span, value=anchor)
-
-
-def _compose_pure(text: str) -> list[Any]:
-    yaml = YAML(typ="rt", pure=True)
-    return [node for node in yaml.compose_all(text) if node is not None]
-
-
-def _convert(node: Any, memo: dict[int, YNode], open_: set[int] | None = None) -> YNode:
-    open_ = set() if open_ is None else open_
-    start, end = node.start_mark, node.end_mark
-    known = memo.get(id(node))
-    if known is not None:  # an alias: the anchored node itself
-        if id(node) in open_:  # inside the collection it names
-            return _recursive_alias(getattr(node, "anchor", None) or "", start, end)
-        return known
-    span = Span(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
-    if isinstance(node, ScalarNode):
-        result = YNode("scalar", span, value=str(node.value), style=node.style or None)
-        memo[id(node)] = result
-        return result
-    if isinstance(node, MappingNode):
-        result = YNode("map", span)
-        memo[id(node)] = result
-        open_.add(id(node))
-        result.pairs = [(_convert(k, memo, open_), _convert(v, memo, open_)) for k, v in node.value]
-        open_.discard(id(node))
-        return result
-    if isinstance(node, SequenceNode):
-        result = YNode("seq", span)
-        memo[id(node)] = result
-        open_.add(id(node))
-        result.items = [_convert(item, memo, open_) for item in node.value]
-        open_.discard(id(node))
-        return result
-    raise YamlError(f"unexpected YAML node {type(node).__name__}", span)
 
 
 # -- a document as plain data ---------------------------------------------------------------------

@@ -427,3 +427,36 @@ def test_a_warm_run_prints_the_report_rendered_from_the_same_stored_result(
     assert rendered[-1] == "sarif" and len(rendered) == 4
     (root / LAUNCHER).write_text((root / LAUNCHER).read_text() + "# edited\n")
     assert run("--format", "sarif") == cold and len(rendered) == 5
+
+
+def test_a_warm_run_loads_no_parser_and_no_sarif_model(tmp_path: Path) -> None:
+    """A run the cache answers imports neither parsing library nor sarif-om (they were most of
+    a warm run's time); the run that fills the cache needs them all."""
+    import os
+    import subprocess
+    import sys
+
+    root = _example(tmp_path)
+    script = (
+        "import sys\n"
+        "from benchlint.cli import main\n"
+        "try:\n"
+        "    main(['--format', 'sarif', '-o', 'out.sarif', '.'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('ruamel.yaml', 'tree_sitter', 'tree_sitter_bash', 'sarif_om', 'regex')\n"
+        "print(' '.join(m for m in heavy if m in sys.modules))\n"
+    )
+    env = {**os.environ, "BENCHLINT_CACHE_DIR": str(tmp_path / "cache")}
+
+    def loaded() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True
+        )
+        assert (root / "out.sarif").stat().st_size > 1000, done.stderr
+        return done.stdout.strip()
+
+    assert set(loaded().split()) >= {"ruamel.yaml", "tree_sitter", "tree_sitter_bash", "sarif_om"}
+    cold = (root / "out.sarif").read_text()
+    assert loaded() == ""
+    assert (root / "out.sarif").read_text() == cold

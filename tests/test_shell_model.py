@@ -297,9 +297,9 @@ def test_a_kept_tree_spares_the_second_parse(monkeypatch: pytest.MonkeyPatch) ->
     src = b'if [ "$MODE" = disagg ]; then\n  echo split\nfi\n'
     kept = parse_file(SourceText("run.sh", src), keep_tree=True)
     let_go = parse_file(SourceText("run.sh", src))
-    monkeypatch.setattr(model, "_PARSER", None)  # a second parse would fail
+    monkeypatch.setattr(model, "parse_tree", None)  # a second parse would fail
     assert [r.name for r in kept.commands[0].guards[0].test_reads] == ["MODE"]
-    with pytest.raises(AttributeError):
+    with pytest.raises(TypeError):
         let_go.commands[0].guards[0].test_reads  # noqa: B018 - parsed again: no parser
 
 

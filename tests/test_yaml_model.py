@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from benchlint.source import SourceText
-from benchlint.yamlmodel import YNode, _compose_pure, _convert, parse_yaml
+from benchlint.yamlmodel import YNode, parse_yaml
+from benchlint.yamlparse import _compose_pure, _convert
 
 
 def _dump(node: YNode) -> Any:
@@ -40,7 +41,7 @@ def test_flow_scalars_with_colons_match_the_yaml_1_2_composer(
         def fails(text: str) -> list[Any]:
             raise AssertionError("the pure composer was used")
 
-        monkeypatch.setattr("benchlint.yamlmodel._compose_pure", fails)
+        monkeypatch.setattr("benchlint.yamlparse._compose_pure", fails)
     document = parse_yaml(SourceText("recipe.yaml", text.encode()))
     assert [_dump(d) for d in document.documents] == [_dump(d) for d in pure]
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tree_sitter import Node
-
 if TYPE_CHECKING:
+    from tree_sitter import Node
+
     from benchlint.shell.model import Command, Syn
 
 Condition = tuple[Any, ...] | None

@@ -17,10 +17,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
-
-import tree_sitter_bash
-from tree_sitter import Language, Node, Parser, Tree
+from typing import TYPE_CHECKING, NamedTuple
 
 from benchlint.finding import Span
 from benchlint.shell.conditions import Compiler, Condition
@@ -28,12 +25,21 @@ from benchlint.shell.invocation import Invocation, resolve
 from benchlint.shell.words import EXPANSIONS, heredoc_body, unquote
 from benchlint.source import SourceText, char_offsets
 
-_LANGUAGE = Language(tree_sitter_bash.language())
-_PARSER = Parser(_LANGUAGE)
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser, Tree
+
+_PARSER: Parser | None = None
 
 
 def parse_tree(src: bytes) -> Tree:
-    """tree-sitter-bash's tree of a text, for a reader that needs no model of it."""
+    """tree-sitter-bash's tree of a text. The grammar is loaded on the first parse: a run the
+    cache answers loads none."""
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+
+        _PARSER = Parser(Language(tree_sitter_bash.language()))
     return _PARSER.parse(src)
 
 
@@ -558,7 +564,7 @@ class Script:
     def _build(self, keep_tree: bool = False) -> None:
         """`keep_tree`: keep tree-sitter's tree for the questions the model does not answer
         (`syntax`, `guard_facts`), sparing a second parse; else it is let go."""
-        tree = _PARSER.parse(self.src)
+        tree = parse_tree(self.src)
         if keep_tree:
             self._tree = tree
         root = tree.root_node
@@ -627,7 +633,7 @@ class Script:
         statement's shape the model does not answer. The script is parsed again, once, the
         first time one is asked."""
         if self._tree is None:
-            self._tree = _PARSER.parse(self.src)
+            self._tree = parse_tree(self.src)
         start, end = where.start_byte, where.end_byte
         node = self._tree.root_node.descendant_for_byte_range(start, end)
         while node is not None and node.start_byte == start:
@@ -652,7 +658,7 @@ class Script:
         """Work out every guard's condition and reads, from the script parsed again (once:
         the tree is let go again after, unless `syntax` had kept it)."""
         kept = self._tree
-        self._tree = kept or _PARSER.parse(self.src)
+        self._tree = kept or parse_tree(self.src)
         commands = {c.node: c for c in self.commands}
         compiler = Compiler(self.text_of, syn, lambda n: commands.get(syn(n)))
         made: dict[tuple[Syn, bool], tuple[Condition, tuple[Read, ...], tuple[Read, ...]]] = {}
@@ -774,7 +780,7 @@ def _read_write_redirects(src: bytes) -> bytes:
     every position stays): the file and the descriptor, all the rules ask of a redirection, are
     the same. Only a `<>` where the parse failed is read so, and only when that parses where
     the text as written does not."""
-    tree = _PARSER.parse(src)
+    tree = parse_tree(src)
     if not tree.root_node.has_error:
         return src
     errors = []  # the byte ranges tree-sitter-bash could not parse: `<>` elsewhere is text
@@ -789,7 +795,7 @@ def _read_write_redirects(src: bytes) -> bytes:
     for match in _READ_WRITE.finditer(src):
         if any(start < match.end() and match.start() < end for start, end in errors):
             read[match.start() : match.end()] = b"> "
-    return bytes(read) if not _PARSER.parse(bytes(read)).root_node.has_error else src
+    return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
 
 
 def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> Script:

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import functools
 import re
-
-from tree_sitter import Node
+from typing import TYPE_CHECKING
 
 from benchlint.shell.model import parse_tree
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 LIMIT = 16  # more possible outputs than this: unknown (a path would match too much anyway)
 _TESTS = frozenset({"test", "[", "true", "false", ":"})

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from tree_sitter import Node
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
 
 EXPANSIONS = frozenset(
     {
