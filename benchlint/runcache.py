@@ -21,7 +21,7 @@ from typing import Any
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.registry import Rule
 from benchlint.result import Coverage, Result
-from benchlint.workspace import RACY_NS, Failure, Workspace
+from benchlint.workspace import RACY_NS, Failure, Workspace, file_status
 
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
@@ -90,7 +90,7 @@ def _status(ws: Workspace, path: str) -> list[int] | None:
         found = os.stat(ws.root / path)
     except (OSError, ValueError):
         return None
-    return [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino]
+    return file_status(found)
 
 
 def content_hashes(ws: Workspace, paths: list[str]) -> dict[str, bytes | None]:

@@ -356,7 +356,7 @@ class Workspace:
             found = os.stat(self.root / rel, follow_symlinks=False)
         except (OSError, TypeError, ValueError):
             return None
-        now = [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino]
+        now = file_status(found)
         if now != status or not isinstance(digest, bytes):
             return None
         self._known[rel] = digest
@@ -439,7 +439,7 @@ class Workspace:
             with os.fdopen(fd, "rb", closefd=False) as handle:
                 data = handle.read()
             # as it was read: a write since changes its change time (`runcache.file_states`)
-            self.statuses[rel] = [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino]
+            self.statuses[rel] = file_status(found)
         except OSError as exc:
             self._fail(rel, f"cannot be read: {_reason(exc)}")
             return None
@@ -643,6 +643,12 @@ def _first_error_line(script: Script) -> int:
     missing node after the last line)."""
     last = script.src.rstrip().count(b"\n") + 1
     return min((script.error_row or 0) + 1, last)
+
+
+def file_status(found: os.stat_result) -> list[int]:
+    """What says a file is as it was (git's index keeps the same): its size, modification and
+    change times (a write sets the change time), and inode."""
+    return [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino]
 
 
 # A file changed less than this long before a run started may change again within the clock's
