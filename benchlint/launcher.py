@@ -168,7 +168,7 @@ class LauncherModel:
             return
         written = self._substituted(operands[0].value)
         source = _repository_path(re.sub(r"/(?:\*|\.)?$", "", written))  # DIR/* is DIR's content
-        target = _checkout_path(operands[1].value)
+        target = _checkout_path(self._substituted(operands[1].value))
         if source is None or target is None:
             return
         source, target = source.rstrip("/"), target.rstrip("/")
@@ -179,7 +179,7 @@ class LauncherModel:
 
     def _substituted(self, value: str) -> str:
         """`$DIR/x` with DIR's value when the script gives DIR exactly one value
-        (`LOCAL_RECIPES_DIR="$GITHUB_WORKSPACE/benchmarks/..."`)."""
+        (`LOCAL_RECIPES_DIR="$GITHUB_WORKSPACE/benchmarks/..."`, `DEST="recipes/x"`)."""
         for _ in range(3):
             match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", value)
             if match is None or match.group(1) in ROOT_VARIABLES:

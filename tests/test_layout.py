@@ -115,11 +115,16 @@ def test_overlays_through_variables_and_rsync() -> None:
         'cp -r "$DIR"/* recipes/\n'
         'rsync -a --exclude "*.md" "$GITHUB_WORKSPACE/recipes-local/" srt-slurm/recipes/local/\n'
         'cp -rT "$OTHER/x" recipes/x\n'  # OTHER has no value here: not an overlay
+        'DEST="recipes/trtllm/m/agentx"\n'
+        'cp -rT "$GITHUB_WORKSPACE/benchmarks/m" \\\n  "$DEST"\n'  # the destination's one value
+        "if [[ $X == 1 ]]; then TWO=recipes/a; else TWO=recipes/b; fi\n"
+        'cp -rT "$GITHUB_WORKSPACE/benchmarks/n" "$TWO"\n'  # two values: not decided here
     )
     model = LauncherModel(parse_file(SourceText("launch.sh", text.encode())))
     assert [(o.source, o.target) for o in model.overlays] == [
         ("benchmarks/multi_node/srt_slurm_recipes", "recipes"),
         ("recipes-local", "recipes/local"),
+        ("benchmarks/m", "recipes/trtllm/m/agentx"),
     ]
 
 
