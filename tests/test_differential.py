@@ -449,3 +449,71 @@ def test_decisions_shared_between_environments_are_each_ones_own(
     for values in environments + environments[::-1]:
         shared = guards_hold(script, target.guards, _SharedEnv(values, decisions))
         assert shared == guards_hold(script, target.guards, _Env(values)), (condition, values)
+
+
+# The pieces of a string a variable holds, or of an argument (no operator: its words only):
+# plain text, expansions, and the characters after which parsing the text would not give
+# bash's split words
+_HELD_PIECES = st.sampled_from(
+    [
+        "a",
+        "-x",
+        "--m=",
+        "/p",
+        ":",
+        ",",
+        " ",
+        "  ",
+        "$A",
+        "${B}",
+        "*",
+        "?",
+        "{a,b}",
+        "~",
+        "#",
+        "'q r'",
+        '\\"',
+        "\\$B",
+        ";",
+        "|",
+        "=",
+        "!",
+        "[c]",
+        "&",
+    ]
+)
+
+
+@needs_bash
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.lists(_HELD_PIECES, max_size=6).map("".join),
+    st.lists(
+        st.lists(_HELD_PIECES.filter(lambda p: p not in ";|&"), min_size=1, max_size=3).map(
+            "".join
+        ),
+        max_size=2,
+    ),
+)
+@example("-a $A", ["-x"])  # plain: modelled, so the test can fail
+def test_a_held_command_splits_as_bash_splits_it(value: str, args: list[str]) -> None:
+    """`$CMD ARGS`: where the model runs the words a string variable holds, they are bash's
+    words; where bash would not give the words a parse gives, the model runs nothing."""
+    import re
+
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
+    line = f'CMD="show {escaped}"\n$CMD ' + " ".join(args) + "\n"
+    program = 'show() { for a in "$@"; do printf "<%s>\\n" "$a"; done; }\ncd /\n' + line
+    result = subprocess.run(
+        [BASH or "bash", "-c", program],
+        env={**_MARKS, "PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    script = parse_file(SourceText("t.sh", line.encode()))
+    if script.has_error or not script.nested:
+        return  # not modelled: bash's words may differ from a parse's
+    nested = script.nested[0].commands[0]
+    marked = [re.sub(r"\$\{?([A-D])\}?", r"<\1>", w.value) for w in nested.words[1:]]
+    assert [f"<{w}>" for w in marked] == result.stdout.split("\n")[:-1], (line, result.stdout)

@@ -1269,9 +1269,11 @@ class _Builder:
 
     # -- nested scripts ----------------------------------------------------------------------
     def shell_string(self, command: Command) -> None:
-        """`bash -c STRING` (behind wrappers) and `ssh HOST 'command'` run a new shell."""
+        """`bash -c STRING` (behind wrappers) and `ssh HOST 'command'` run a new shell; `$CMD
+        ARGS` runs the words a string variable splits into."""
         invocation = _shell_invocation(command)
         if invocation is None:
+            self.held_run(command)
             return
         words, errexit = invocation
         if not words:
@@ -1290,6 +1292,37 @@ class _Builder:
             value = value[:prefix] + string.value
             offsets = offsets[:prefix] + string.offsets
         self.script.nested.append(_nested(command, value, offsets, errexit))
+
+    def held_run(self, command: Command) -> None:
+        """`$CMD --port "$PORT" &` (behind wrappers): bash splits the value CMD was last given
+        into words at blanks, with no quote removal and no expansion but globbing, and runs them
+        with the other arguments. Modelled as a command line of its own only where parsing that
+        text gives bash's words: the value and each argument are plain words (no quote or
+        escape as written, no operator, glob, brace, tilde or comment character; a `$NAME` in
+        them was expanded where it was written, and is split like the rest), an argument holds
+        no blank, and the first word is no assignment (`FOO=1 cmd` split runs a command named
+        `FOO=1`)."""
+        words = command.invocation.words
+        if not words or words[0].node.type not in ("simple_expansion", "expansion"):
+            return
+        held = self._held_command(words[0].value)
+        if held is None:
+            return
+        string = held[1]
+        if not _plain(string) or _LEADING_ASSIGNMENT.match(string.value):
+            return
+        if not all(_plain(w) and not _BLANK.search(w.value) for w in words[1:]):
+            return
+        value = ""
+        offsets: list[int] = []
+        for i, word in enumerate((string, *words[1:])):
+            if i:
+                value += " "
+                offsets.append(offsets[-1] + 1 if offsets else 0)
+            value += word.value
+            offsets.extend(word.offsets)
+        if value.strip():
+            self.script.nested.append(_nested(command, value, offsets, command.errexit))
 
     def _held_command(self, value: str) -> tuple[int, Word] | None:
         """For a shell string that is only `$NAME` (after `exec `): where the expansion starts,
@@ -1441,6 +1474,28 @@ _OPERATOR_WORDS = frozenset({"==", "=~"})
 _HELD = re.compile(
     r"\s*(?:exec\s+)?(\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)))\s*"
 )
+
+
+def _plain(word: Word) -> bool:
+    """A word whose value, split at blanks, gives the words a parse of it gives: no quoting
+    character as written (`\\$B` and `'$B'` leave a `$` that `$CMD` does not expand)."""
+    text = word.text
+    return (
+        "\\" not in text
+        and "'" not in text
+        and "`" not in text
+        and _SPLIT_AS_PARSED.fullmatch(word.value) is not None
+    )
+
+
+# blanks, plain characters and `$NAME`/`${NAME}` expansions; a first word that is an
+# assignment; a blank
+_SPLIT_AS_PARSED = re.compile(
+    r"(?:[^\s'\"\\;&|<>()`*?\[\]{}#~!$]|[ \t]"
+    r"|\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*))*"
+)
+_LEADING_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*=")
+_BLANK = re.compile(r"[ \t]")
 
 
 def _reads_script_from_stdin(command: Command) -> bool:
