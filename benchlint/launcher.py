@@ -4,8 +4,8 @@
   (`CONFIG_PATH="${CONFIG_FILE%%:*}"`);
 - overlays: `cp -rT <repository folder> recipes/<dir>` (and single-file copies) into the
   srt-slurm checkout, which make `recipes/<dir>/...` a file of this repository;
-- rewrites of the recipe, in order: `sed -i`, appends (`printf`/`echo`/`cat <<EOF` with `>>`),
-  `yq -i '.a.b = v'`;
+- rewrites of the recipe, in order: `sed -i` (also run by `find DIR -exec sed -i ... {} +` on
+  the recipes under DIR), appends (`printf`/`echo`/`cat <<EOF` with `>>`), `yq -i '.a.b = v'`;
 - the `default_time_limit` written into `srtslurm.yaml`.
 Each fact keeps its command, whose guards say under which entry values it applies.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from benchlint.workspace import Workspace
 
 RECIPE_VARIABLES = ("CONFIG_FILE", "EVAL_CONFIG_FILE")
+_FIND_DEPTHS = ("-maxdepth", "-mindepth")  # a depth changes no file's name or folder
 _TIME_LIMIT = re.compile(r"^default_time_limit:\s*(.+?)\s*$", re.M)
 
 
@@ -51,6 +52,18 @@ class Overlay:
     if_present: bool = False
 
 
+@dataclass(frozen=True)
+class Found:
+    """The recipes a `find FOLDER -name PATTERN -exec sed -i ... {} +` edits: those under the
+    folder whose file name matches every pattern. `folder` as the recipe's setting names it
+    (srtctl's checkout, where the launcher runs), or a folder of this repository
+    (`$GITHUB_WORKSPACE/...`, edited before it is copied); None: not known (any recipe)."""
+
+    folder: str | None
+    patterns: tuple[str, ...] = ()
+    repository: bool = False
+
+
 @dataclass(eq=False)
 class Rewrite:
     kind: str  # "sed" | "append" | "yq"
@@ -60,6 +73,7 @@ class Rewrite:
     yq_path: tuple[str, ...] = ()
     yq_value: str | None = None  # None: del()
     error: str = ""  # why it cannot be simulated
+    found: Found | None = None  # the files a `find ... -exec sed` edits; None: the recipe
 
     @property
     def location(self) -> Location:
@@ -104,10 +118,25 @@ class LauncherModel:
 
     @functools.cached_property
     def assigned_names(self) -> tuple[set[str], set[str]]:
-        """(variables the launcher sets, variables it only defaults: `X="${X:-d}"`)."""
+        """(variables the launcher sets, variables it only defaults: `X="${X:-d}"`). An
+        assignment in a subshell (`( export X=1; ... )`, `$(...)`) sets nothing outside it: it
+        counts only where a guard that may lie inside a subshell mentions the name (a guard
+        of a command outside every subshell, too, is outside them)."""
         overwritten: set[str] = set()
         defaulted: set[str] = set()
-        for assignment in self.script.assignments:
+        script = self.script
+        commands = list(script.all_commands())
+        outside = {id(g) for command in commands if not command.subshell for g in command.guards}
+        in_subshells = " ".join(
+            script.text_of(guard.node)
+            for command in commands
+            if command.subshell
+            for guard in command.guards
+            if id(guard) not in outside
+        )
+        for assignment in script.assignments:
+            if assignment.command.subshell and assignment.name not in in_subshells:
+                continue
             word = assignment.value
             # `${NAME` is in the text as written whenever the value is `${NAME:-d}`: most
             # values need no quote removal to tell
@@ -166,9 +195,9 @@ class LauncherModel:
         if mirror is not None:
             self.overlays.append(Overlay(mirror, "recipes", command, if_present=True))
             return
-        written = self._substituted(operands[0].value)
+        written = self._substituted(operands[0].value, command)
         source = _repository_path(re.sub(r"/(?:\*|\.)?$", "", written))  # DIR/* is DIR's content
-        target = _checkout_path(self._substituted(operands[1].value))
+        target = _checkout_path(self._substituted(operands[1].value, command))
         if source is None or target is None:
             return
         source, target = source.rstrip("/"), target.rstrip("/")
@@ -177,22 +206,40 @@ class LauncherModel:
             target = f"{target}/{source.rsplit('/', 1)[-1]}"
         self.overlays.append(Overlay(source, target, command))
 
-    def _substituted(self, value: str) -> str:
-        """`$DIR/x` with DIR's value when the script gives DIR exactly one value
-        (`LOCAL_RECIPES_DIR="$GITHUB_WORKSPACE/benchmarks/..."`, `DEST="recipes/x"`)."""
+    def _substituted(self, value: str, command: Command) -> str:
+        """`$DIR/x` with the value DIR has where `command` runs (`_value_at`)."""
         for _ in range(3):
             match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", value)
             if match is None or match.group(1) in ROOT_VARIABLES:
                 return value
-            values = {
-                a.value.value
-                for a in self.script.assignments
-                if a.name == match.group(1) and a.value is not None
-            }
-            if len(values) != 1:
+            known = self._value_at(match.group(1), command)
+            if known is None:
                 return value
-            value = values.pop() + value[match.end() :]
+            value = known + value[match.end() :]
         return value
+
+    def _value_at(self, name: str, command: Command) -> str | None:
+        """The value NAME has where `command` runs, as far as the script says: the one value
+        the script ever gives it (`LOCAL_RECIPES_DIR="$GITHUB_WORKSPACE/benchmarks/..."`), or
+        that of the last assignment before the command when it runs on every path to it (in
+        the command's branch or one around it, in this shell, neither in a function nor around
+        a loop: `if [[ $M == a ]]; then DIR=x; cp -rT ... "$DIR"; elif ...; then DIR=y; ...`)."""
+        assigned = [a for a in self.script.assignments if a.name == name]
+        values = {a.value.value for a in assigned if a.value is not None}
+        if len(values) == 1:
+            return values.pop()
+        at = command.node.start_byte
+        before = [a for a in assigned if a.node.start_byte < at]
+        if not before or command.function is not None or command.loops:
+            return None
+        last = max(before, key=lambda a: a.node.start_byte)
+        where = last.command
+        if last.value is None or where.function is not None or where.subshell or where.loops:
+            return None
+        around = {id(g) for g in command.guards}
+        if not all(id(g) in around for g in where.guards):
+            return None
+        return last.value.value
 
     def _mirror(self, source: Word, target: Word) -> str | None:
         """The repository folder that mirrors `recipes/`, for `cp "$LOCAL" "$CONFIG_PATH"` with
@@ -221,6 +268,8 @@ class LauncherModel:
             self._sed(command)
         elif base == "yq":
             self._yq(command)
+        elif base == "find":
+            self._find(command)
         targets = [r for r in command.redirects if r.operator == ">>"]
         if base == "tee" and any(w.value in ("-a", "--append") for w in command.args):
             appended = [w for w in command.args if not w.value.startswith("-")]
@@ -230,43 +279,66 @@ class LauncherModel:
             self._append(command)
 
     def _sed(self, command: Command) -> None:
+        if any(self.refers_to_recipe(w) for w in command.args):
+            rewrite = _sed_rewrite(command, command.args)
+            if rewrite is not None:
+                self.rewrites.append(rewrite)
+
+    def _find(self, command: Command) -> None:
+        """`find DIR -name '*.yaml' -exec sed -i SCRIPT {} +` (or `{} \\;`): a `sed` rewrite of
+        every recipe under DIR whose name matches. A predicate other than `-name`, `-type f`
+        and the depth options, or a folder named by more than one word, is not simulated."""
         args = command.args
         values = [w.value for w in args]
-        in_place = any(
-            v == "--in-place" or v.startswith("--in-place=") or re.fullmatch(r"-[a-zA-Z]*i.*", v)
-            for v in values
-            if v.startswith("-")
-        )
-        if not in_place or not any(self.refers_to_recipe(w) for w in args):
+        start = next((i for i, v in enumerate(values) if v in ("-exec", "-execdir")), None)
+        if start is None:
             return
-        extended = any(
-            v in ("-E", "-r", "--regexp-extended") or re.fullmatch(r"-[a-zA-Z]*[Er][a-zA-Z]*", v)
-            for v in values
+        end = next(
+            (
+                j
+                for j in range(start + 2, len(values))
+                if values[j] in ("+", ";") and values[j - 1] == "{}"
+            ),
+            None,
         )
-        scripts: list[Word] = []
-        operands: list[Word] = []
-        skip = False
-        for i, word in enumerate(args):
-            if skip:
-                skip = False
-                continue
-            if word.value in ("-e", "--expression"):
-                if i + 1 < len(args):
-                    scripts.append(args[i + 1])
-                skip = True
-            elif word.value.startswith("-"):
-                continue
-            else:
-                operands.append(word)
-        if not scripts and operands:
-            scripts = [operands.pop(0)]
-        rewrite = Rewrite("sed", command)
-        try:
-            text = "\n".join(w.value for w in scripts)
-            rewrite.sed = parse_sed(text, extended)
-        except RewriteError as exc:
-            rewrite.error = str(exc)
+        if end is None or values[start + 1] != "sed" or "{}" in values[start + 2 : end - 1]:
+            return
+        rewrite = _sed_rewrite(command, args[start + 2 : end - 1])
+        if rewrite is None:
+            return  # not an in-place edit
+        roots = 0
+        while roots < start and not values[roots].startswith(("-", "(", "!")):
+            roots += 1
+        patterns: list[str] = []
+        i = roots
+        while i < start and not rewrite.error:
+            value = values[i]
+            operand = values[i + 1] if i + 1 < start else None
+            if value == "-name" and operand is not None:
+                patterns.append(operand)
+            elif not (operand == "f" if value == "-type" else value in _FIND_DEPTHS):
+                rewrite.error = f"`find {value}` is not simulated"
+            i += 2
+        folder, repository = self._found_folder(args[0] if roots == 1 else None, command)
+        if values[start] == "-execdir" or end + 1 < len(values):  # more actions after it
+            rewrite.error = rewrite.error or "this find is not simulated"
+        if folder is None:
+            rewrite.error = rewrite.error or "the folder find searches is not known"
+        rewrite.found = Found(folder, tuple(patterns), repository)
         self.rewrites.append(rewrite)
+
+    def _found_folder(self, word: Word | None, command: Command) -> tuple[str | None, bool]:
+        """A folder `find` searches: (as a recipe's setting names it, False), or (a folder of
+        this repository, True); None when it is not known."""
+        if word is None:
+            return None, False
+        value = self._substituted(word.value, command).rstrip("/")
+        match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/", value)
+        if match is not None and match.group(1) in ROOT_VARIABLES:
+            return value[match.end() :].removeprefix("./") or None, True
+        if not value or "$" in value or value.startswith("/") or ".." in value.split("/"):
+            return None, False
+        return value.removeprefix("./"), False
 
     def _append(self, command: Command) -> None:
         rewrite = Rewrite("append", command)
@@ -360,6 +432,46 @@ def _recipe_variables(script: Script) -> set[str]:
                 names.add(assignment.name)
                 changed = True
     return names
+
+
+def _sed_rewrite(command: Command, args: Sequence[Word]) -> Rewrite | None:
+    """The rewrite `sed ARGS` makes in place; None when it edits nothing in place."""
+    values = [w.value for w in args]
+    in_place = any(
+        v == "--in-place" or v.startswith("--in-place=") or re.fullmatch(r"-[a-zA-Z]*i.*", v)
+        for v in values
+        if v.startswith("-")
+    )
+    if not in_place:
+        return None
+    extended = any(
+        v in ("-E", "-r", "--regexp-extended") or re.fullmatch(r"-[a-zA-Z]*[Er][a-zA-Z]*", v)
+        for v in values
+    )
+    scripts: list[Word] = []
+    operands: list[Word] = []
+    skip = False
+    for i, word in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if word.value in ("-e", "--expression"):
+            if i + 1 < len(args):
+                scripts.append(args[i + 1])
+            skip = True
+        elif word.value.startswith("-"):
+            continue
+        else:
+            operands.append(word)
+    if not scripts and operands:
+        scripts = [operands.pop(0)]
+    rewrite = Rewrite("sed", command)
+    try:
+        text = "\n".join(w.value for w in scripts)
+        rewrite.sed = parse_sed(text, extended)
+    except RewriteError as exc:
+        rewrite.error = str(exc)
+    return rewrite
 
 
 def _repository_path(value: str) -> str | None:

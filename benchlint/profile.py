@@ -29,6 +29,7 @@ def fact(name: str) -> Any:
 ENTRY_ENVIRONMENT: dict[str, str] = fact("entry_environment")
 AGENTIC_SCENARIO: str = fact("agentic_scenario")
 EXP_NAME_PREFIX: str = fact("exp_name_prefix")
+BENCHMARK_MODE: dict[str, str] = fact("benchmark_mode")
 HEALTH_CHECK_DEFAULTS: dict[str, int] = fact("health_check_defaults")
 WORKSPACE_MOUNTS: tuple[str, ...] = tuple(fact("workspace_mounts"))
 WORKSPACE_VARIABLES: frozenset[str] = frozenset(fact("workspace_variables"))

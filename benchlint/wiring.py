@@ -9,6 +9,7 @@ decided statically is taken as possibly true, and the route remembers it was ass
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from collections.abc import Set as AbstractSet
@@ -136,6 +137,13 @@ class Route:
 
     def holds(self, command: Command, probe: Probe | None = None) -> bool | None:
         return guards_hold(command.script, command.guards, self.env, probe)
+
+    def holds_when(self, command: Command, values: dict[str, str]) -> bool | None:
+        """`holds`, with these variables known as well (a mode of the run)."""
+        known = {**self.env.known, **values}
+        return guards_hold(
+            command.script, command.guards, ConditionEnv(known, self.env.unknown - set(values))
+        )
 
     def runs(self, command: Command, depth: int = 0) -> bool | None:
         """Whether the command runs on this route: False when a condition around it is false;
@@ -436,6 +444,17 @@ class Wiring:
         return RecipeRef("unknown", setting, None, selector, index)
 
     # -- effective recipes -----------------------------------------------------------------
+    def rewrites_for(self, route: Route, recipe: RecipeRef) -> list[Rewrite]:
+        """The launcher's rewrites that can edit this recipe: those of the recipe's variables,
+        and each `find ... -exec sed` whose folder holds it (a folder of srtctl's checkout
+        after the recipe was copied there; one of this repository before)."""
+        rewrites = route.launcher.rewrites
+        if all(r.found is None for r in rewrites):
+            return rewrites
+        match = _SELECTOR.match(recipe.setting.value.strip())
+        named = match.group("path") if match is not None else ""
+        return [r for r in rewrites if r.found is None or _finds(r, recipe, named)]
+
     def effective(self, route: Route, recipe: RecipeRef) -> Effective | None:
         """The recipe after the launcher's rewrites that apply on this route."""
         if recipe.status != "local" or recipe.path is None:
@@ -443,12 +462,28 @@ class Wiring:
         document = self.ws.yaml(recipe.path)
         if document is None:
             return None
-        decisions = [(r, route.holds(r.command)) for r in route.launcher.rewrites]
+        decisions = [(r, route.holds(r.command)) for r in self.rewrites_for(route, recipe)]
         applying = [r for r, holds in decisions if holds is not False]
         key = (id(route.launcher), recipe.path + repr([(id(r), h) for r, h in decisions]))
         if key not in self._effective:
             self._effective[key] = _simulate(document, applying, route, self._leaves)
         return self._effective[key]
+
+
+def _finds(rewrite: Rewrite, recipe: RecipeRef, named: str) -> bool:
+    """Whether a `find ... -exec sed` edits the recipe `named` (its setting's path)."""
+    found = rewrite.found
+    assert found is not None
+    if not all(fnmatch.fnmatchcase(named.rsplit("/", 1)[-1], p) for p in found.patterns):
+        return False
+    if found.folder is None:
+        return True  # any recipe: noted as not simulated (BL002)
+    copy = recipe.overlay.command.node.start_byte if recipe.overlay is not None else None
+    at = rewrite.command.node.start_byte
+    if found.repository:  # edits the copy only if made before it
+        inside = recipe.path is not None and recipe.path.startswith(found.folder + "/")
+        return inside and copy is not None and at < copy
+    return named.startswith(found.folder + "/") and (copy is None or at > copy)
 
 
 def entry_environment(element: Element) -> dict[str, str]:

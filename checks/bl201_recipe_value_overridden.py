@@ -2,7 +2,8 @@
 
 ## What it does
 Simulates, for every search-space element routed to a launcher, the launcher's rewrites of the
-element's recipe (`sed -i` substitutions and range deletes, `printf`/`echo`/`cat <<EOF >>`
+element's recipe (`sed -i` substitutions and range deletes, also run by `find DIR -name
+'*.yaml' -exec sed -i ... {} +` on the recipes it finds, `printf`/`echo`/`cat <<EOF >>`
 appends, `yq -i`), under the conditions that hold for that entry, and reports each value the
 recipe sets explicitly that comes out lower (numbers), different (anything else) or removed.
 For `health_check` the window `max_attempts × interval_seconds` is compared, so a rewrite that
@@ -73,7 +74,10 @@ big-b200:
 
 ## Exceptions
 The job name (top-level `name:`) is the launcher's to set. Keys a rewrite adds that the recipe
-does not set are not reported. A condition benchlint cannot decide statically is taken as true,
+does not set are not reported. Nor is a value rewritten only for runs that measure no
+throughput (`if [[ "${EVAL_ONLY:-false}" == "true" ]]`: the workflow's eval-only runs, where
+launchers adapt recipes for the accuracy evaluation on purpose); a health-check window cut for
+them is, as it ends those runs too. A condition benchlint cannot decide statically is taken as true,
 and the finding says so. A rewrite it cannot simulate (a construct outside the supported `sed`
 subset, an expression that takes too long) is skipped.
 """
@@ -86,6 +90,7 @@ from dataclasses import dataclass, field
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import Rewrite
+from benchlint.profile import BENCHMARK_MODE
 from benchlint.recipe import HealthWindow, health_window, number
 from benchlint.registry import rule
 from benchlint.shell.model import Command
@@ -133,6 +138,12 @@ def _judge(change: Change, effective: Effective) -> str | None:
     return f"{dotted}: {change.old.value} is rewritten to {change.new.value}"
 
 
+def _eval_only(route: Route, change: Change) -> bool:
+    """Whether every rewrite behind the change applies only to runs that measure no
+    throughput (`EVAL_ONLY=true`: the profile's benchmark mode is false for them)."""
+    return all(route.holds_when(r.command, BENCHMARK_MODE) is False for r in change.rewrites)
+
+
 def _window_problem(effective: Effective) -> tuple[YNode, str] | None:
     before = health_window(effective.original.root)
     after = health_window(effective.document.root if effective.document else None)
@@ -166,7 +177,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         found: list[tuple[YNode, str, list[Rewrite]]] = []
         for change in effective.changes:
             what = _judge(change, effective)
-            if what is not None and change.key is not None:
+            if what is not None and change.key is not None and not _eval_only(route, change):
                 found.append((change.key, what, change.rewrites))
         window = _window_problem(effective)
         if window is not None:

@@ -148,7 +148,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue  # a number: a clamp the recipe may set apart on purpose (BL201's)
             for rewrite in change.rewrites:
                 changed.setdefault(id(rewrite), set()).add(change.path)
-        for rewrite in route.launcher.rewrites:
+        for rewrite in wiring.rewrites_for(route, recipe):
             if id(rewrite) in failed or id(rewrite) in touched or rewrite.kind == "append":
                 continue
             if route.holds(rewrite.command) is not True:

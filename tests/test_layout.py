@@ -119,12 +119,41 @@ def test_overlays_through_variables_and_rsync() -> None:
         'cp -rT "$GITHUB_WORKSPACE/benchmarks/m" \\\n  "$DEST"\n'  # the destination's one value
         "if [[ $X == 1 ]]; then TWO=recipes/a; else TWO=recipes/b; fi\n"
         'cp -rT "$GITHUB_WORKSPACE/benchmarks/n" "$TWO"\n'  # two values: not decided here
+        'if [[ $M == q ]]; then\n  R="recipes/q"\n  cp -rT "$GITHUB_WORKSPACE/b/q" "$R"\n'
+        'elif [[ $M == g ]]; then\n  R="recipes/g"\n  if [[ $E == 1 ]]; then\n'
+        '    cp -rT "$GITHUB_WORKSPACE/b/g" "$R"\n  fi\nfi\n'  # the value of each branch
+        'cp -rT "$GITHUB_WORKSPACE/b/z" "$R"\n'  # after the branches: either value
+        'for m in a b; do cp -rT "$GITHUB_WORKSPACE/b/l" "$R"; R=recipes/l; done\n'
+        '( R=recipes/s )\ncp -rT "$GITHUB_WORKSPACE/b/s" "$R"\n'  # set in a subshell only
     )
     model = LauncherModel(parse_file(SourceText("launch.sh", text.encode())))
     assert [(o.source, o.target) for o in model.overlays] == [
         ("benchmarks/multi_node/srt_slurm_recipes", "recipes"),
         ("recipes-local", "recipes/local"),
         ("benchmarks/m", "recipes/trtllm/m/agentx"),
+        ("b/q", "recipes/q"),
+        ("b/g", "recipes/g"),
+    ]
+
+
+def test_find_exec_sed_is_a_rewrite_of_the_recipes_it_finds() -> None:
+    from benchlint.launcher import Found, LauncherModel
+    from benchlint.shell.model import parse_file
+    from benchlint.source import SourceText
+
+    text = (
+        'DIR="recipes/trtllm/m"\n'
+        "find \"$DIR\" -name '*.yaml' -exec sed -i '/X/d' {} +\n"
+        'find "$GITHUB_WORKSPACE/benchmarks/m" -type f -maxdepth 2 -exec sed -i -e s/a/b/ {} \\;\n'
+        "find recipes -name '*.yaml' -exec sed -i s/a/b/ {} + -print\n"  # more after the action
+        "find recipes -name '*.yaml' -exec sed s/a/b/ {} +\n"  # prints: edits nothing
+        "find recipes -name '*.yaml' -exec grep -l a {} +\n"
+    )
+    model = LauncherModel(parse_file(SourceText("launch.sh", text.encode())))
+    assert [(r.line, r.found, r.error, len(r.sed)) for r in model.rewrites] == [
+        (2, Found("recipes/trtllm/m", ("*.yaml",)), "", 1),
+        (3, Found("benchmarks/m", (), repository=True), "", 1),
+        (4, Found("recipes", ("*.yaml",)), "this find is not simulated", 1),
     ]
 
 
