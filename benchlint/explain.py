@@ -43,15 +43,20 @@ def explain(ctx: Context, target: str) -> list[Explained]:
     found: list[Explained] = []
     script = ctx.ws.is_shell(target)
     for route in wiring.routes:
-        recipe = wiring.recipe(route)
         by_entry = target in entry_names and route.entry.name == target
-        by_recipe = recipe is not None and recipe.path is not None and recipe.path == target
         runs = scripts_run(ctx, route)
         if script:  # the routes whose launcher runs it: those runs alone are shown
             runs = [run for run in runs if target in run.scripts]
-        if by_entry or by_recipe or (script and runs):
-            effective = wiring.effective(route, recipe) if recipe is not None else None
-            found.append(Explained(route, recipe, effective, runs))
+        # CONFIG_FILE's recipe (or None: the element sets none), then EVAL_CONFIG_FILE's where
+        # the launcher switches to it
+        recipes: list[RecipeRef | None] = list(wiring.applied(route))
+        if not recipes or recipes[0] is not wiring.recipe(route):
+            recipes.insert(0, None)
+        for recipe in recipes:
+            by_recipe = recipe is not None and recipe.path is not None and recipe.path == target
+            if by_entry or by_recipe or (script and runs and recipe is recipes[0]):
+                effective = wiring.effective(route, recipe) if recipe is not None else None
+                found.append(Explained(route, recipe, effective, runs))
     if not found and script:
         found = _through_callers(ctx, target)
     if not found:
@@ -177,6 +182,16 @@ def as_data(items: list[Explained]) -> list[dict[str, Any]]:
                     for run in item.scripts
                 ],
                 "config_file": recipe.setting.value if recipe is not None else None,
+                "variable": recipe.setting.name if recipe is not None else "CONFIG_FILE",
+                # the launcher's `CONFIG_FILE="$EVAL_CONFIG_FILE"` that applies this recipe
+                "switch": (
+                    {
+                        "line": recipe.switch.span.line,
+                        "condition_undecided": route.holds(recipe.switch) is None,
+                    }
+                    if recipe is not None and recipe.switch is not None
+                    else None
+                ),
                 "recipe": recipe.path if recipe is not None else None,
                 "recipe_status": recipe.status if recipe is not None else None,
                 "overlay": (
@@ -241,7 +256,16 @@ def render_text(items: list[Explained]) -> str:
             out.append("  no CONFIG_FILE in this element's additional-settings")
         else:
             where = data["recipe"] or "not in this repository"
-            out.append(f"  CONFIG_FILE={data['config_file']} -> {where} ({data['recipe_status']})")
+            switch = ""
+            if data["switch"]:
+                note = " (condition not decidable statically)"
+                switch = f", applied after line {data['switch']['line']} switches to it" + (
+                    note if data["switch"]["condition_undecided"] else ""
+                )
+            out.append(
+                f"  {data['variable']}={data['config_file']} -> {where} "
+                f"({data['recipe_status']}){switch}"
+            )
         if data["overlay"]:
             overlay = data["overlay"]
             out.append(

@@ -106,6 +106,18 @@ class LauncherModel:
             self._time_limit(command)
 
     @functools.cached_property
+    def eval_switches(self) -> list[Command]:
+        """`CONFIG_FILE="$EVAL_CONFIG_FILE"`: from here on the launcher edits, and srtctl
+        applies, the recipe EVAL_CONFIG_FILE names."""
+        return [
+            a.command
+            for a in self.script.assignments
+            if a.name == "CONFIG_FILE"
+            and a.value is not None
+            and re.search(r"\$\{?EVAL_CONFIG_FILE\b", a.value.value) is not None
+        ]
+
+    @functools.cached_property
     def allocations(self) -> list[tuple[Command, str]]:
         """`salloc` commands with a static `--time`/`-t`, and that time as written."""
         found = []

@@ -9,6 +9,7 @@ decided statically is taken as possibly true, and the route remembers it was ass
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import posixpath
 import re
@@ -79,6 +80,9 @@ class RecipeRef:
     selector: str | None = None
     index: int | None = None
     overlay: Overlay | None = None
+    # the launcher's `CONFIG_FILE="$EVAL_CONFIG_FILE"` that makes srtctl apply this recipe, the
+    # one EVAL_CONFIG_FILE names (None: the recipe CONFIG_FILE names, applied as it is)
+    switch: Command | None = None
 
 
 @dataclass
@@ -191,7 +195,7 @@ class Wiring:
         self._pair_routes: dict[int, list[Route]] = {}
         self._recipes: dict[tuple[int, str], RecipeRef | None] = {}
         self._leaves: dict[int, Leaves] = {}  # of the workspace's recipes, as simulations compare
-        self._effective: dict[tuple[int, str], Effective | None] = {}
+        self._effective: dict[tuple[int, str, int], Effective | None] = {}
         self._decisions = Decisions()
         self._unknowns: dict[frozenset[str], frozenset[str]] = {}
 
@@ -410,6 +414,26 @@ class Wiring:
             self._recipes[key] = None if setting is None else self.resolve(setting, route)
         return self._recipes[key]
 
+    def applied(self, route: Route) -> list[RecipeRef]:
+        """The recipes srtctl may apply on the route: CONFIG_FILE's, and EVAL_CONFIG_FILE's
+        where the launcher switches to it (`CONFIG_FILE="$EVAL_CONFIG_FILE"`, in eval-only
+        runs) under a condition that may hold; each with the rewrites that reach it."""
+        found = [r for r in (self.recipe(route),) if r is not None]
+        switch = next(
+            (c for c in route.launcher.eval_switches if route.holds(c) is not False), None
+        )
+        if switch is not None:
+            key = (id(route), "switched")
+            if key not in self._recipes:
+                named = self.recipe(route, "EVAL_CONFIG_FILE")
+                self._recipes[key] = (
+                    None if named is None else dataclasses.replace(named, switch=switch)
+                )
+            switched = self._recipes[key]
+            if switched is not None:
+                found.append(switched)
+        return found
+
     def recipes(self, route: Route) -> list[RecipeRef]:
         """Where the route's CONFIG_FILE and EVAL_CONFIG_FILE lead (those its entry sets)."""
         return [r for r in (self.recipe(route, v) for v in RECIPE_VARIABLES) if r is not None]
@@ -449,6 +473,9 @@ class Wiring:
         and each `find ... -exec sed` whose folder holds it (a folder of srtctl's checkout
         after the recipe was copied there; one of this repository before)."""
         rewrites = route.launcher.rewrites
+        if recipe.switch is not None:  # before the switch, the launcher edits CONFIG_FILE's
+            after = recipe.switch.node.start_byte
+            rewrites = [r for r in rewrites if r.command.node.start_byte > after]
         if all(r.found is None for r in rewrites):
             return rewrites
         match = _SELECTOR.match(recipe.setting.value.strip())
@@ -464,9 +491,19 @@ class Wiring:
             return None
         decisions = [(r, route.holds(r.command)) for r in self.rewrites_for(route, recipe)]
         applying = [r for r, holds in decisions if holds is not False]
-        key = (id(route.launcher), recipe.path + repr([(id(r), h) for r, h in decisions]))
+        # a recipe applied only if the switch's condition holds, which is not known: its
+        # effective recipe says so (the switch is the first command assumed)
+        switch = recipe.switch if recipe.switch and route.holds(recipe.switch) is None else None
+        key = (
+            id(route.launcher),
+            recipe.path + repr([(id(r), h) for r, h in decisions]),
+            id(switch) if switch is not None else 0,
+        )
         if key not in self._effective:
-            self._effective[key] = _simulate(document, applying, route, self._leaves)
+            effective = _simulate(document, applying, route, self._leaves)
+            if switch is not None:
+                effective.assumed.insert(0, switch)
+            self._effective[key] = effective
         return self._effective[key]
 
 

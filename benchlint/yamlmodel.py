@@ -162,6 +162,14 @@ class YNode:
                         return found
         return None
 
+    def live_pairs(self) -> list[tuple[YNode, YNode]]:
+        """The pairs PyYAML keeps: of a scalar key written twice, the last one only."""
+        pairs = self.pairs
+        if len(pairs) < 2:
+            return list(pairs)
+        last = {k.value: i for i, (k, _) in enumerate(pairs) if k.kind == "scalar"}
+        return [p for i, p in enumerate(pairs) if p[0].kind != "scalar" or last[p[0].value] == i]
+
     def key_node(self, key: str) -> YNode | None:
         found = None
         for k, _ in self.pairs:

@@ -89,10 +89,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     reasons: dict[int, tuple[Rewrite, str]] = {}
     routes: dict[int, dict[int, str]] = {}  # rewrite -> route -> the recipe it leads to
-    for route in ctx.routes():
-        recipe = wiring.recipe(route)
-        if recipe is None:
-            continue
+    for route, recipe in ((r, a) for r in ctx.routes() for a in wiring.applied(r)):
         effective = wiring.effective(route, recipe)
         if effective is None:
             continue

@@ -5,7 +5,9 @@ Simulates, for every search-space element routed to a launcher, the launcher's r
 element's recipe (`sed -i` substitutions and range deletes, also run by `find DIR -name
 '*.yaml' -exec sed -i ... {} +` on the recipes it finds, `printf`/`echo`/`cat <<EOF >>`
 appends, `yq -i`), under the conditions that hold for that entry, and reports each value the
-recipe sets explicitly that comes out lower (numbers), different (anything else) or removed.
+recipe sets explicitly that comes out lower (numbers), different (anything else) or removed;
+the recipe EVAL_CONFIG_FILE names too, where the launcher switches to it
+(`CONFIG_FILE="$EVAL_CONFIG_FILE"`), with the rewrites after the switch.
 For `health_check` the window `max_attempts × interval_seconds` is compared, so a rewrite that
 trades attempts for a longer interval is not reported. Located at the recipe's key; the launcher
 lines and the master-config entry are related locations.
@@ -73,7 +75,9 @@ big-b200:
 ```
 
 ## Exceptions
-The job name (top-level `name:`) is the launcher's to set. Keys a rewrite adds that the recipe
+The job name (top-level `name:`) is the launcher's to set, and a value named like a variable
+the benchmark workflow sets and reads back (`RESULT_FILENAME`, by which it collects the
+results) the workflow's. Keys a rewrite adds that the recipe
 does not set are not reported. Nor is a value rewritten only for runs that measure no
 throughput (`if [[ "${EVAL_ONLY:-false}" == "true" ]]`: the workflow's eval-only runs, where
 launchers adapt recipes for the accuracy evaluation on purpose); a health-check window cut for
@@ -90,11 +94,11 @@ from dataclasses import dataclass, field
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import Rewrite
-from benchlint.profile import BENCHMARK_MODE
+from benchlint.profile import BENCHMARK_MODE, WORKFLOW_OWNED
 from benchlint.recipe import HealthWindow, health_window, number
 from benchlint.registry import rule
 from benchlint.shell.model import Command
-from benchlint.wiring import Change, Effective, Route
+from benchlint.wiring import Change, Effective, RecipeRef, Route
 from benchlint.yamlmodel import YNode
 
 METADATA_KEYS = {("name",)}
@@ -125,6 +129,8 @@ def _judge(change: Change, effective: Effective) -> str | None:
     path = change.path
     if change.old is None or change.key is None or path in METADATA_KEYS:
         return None
+    if path[-1] in WORKFLOW_OWNED:  # `RESULT_FILENAME`: the workflow collects results by it
+        return None
     dotted = ".".join(path)
     if _is_health(path) and path[-1] in ("max_attempts", "interval_seconds"):
         return None  # judged as a window below
@@ -138,9 +144,13 @@ def _judge(change: Change, effective: Effective) -> str | None:
     return f"{dotted}: {change.old.value} is rewritten to {change.new.value}"
 
 
-def _eval_only(route: Route, change: Change) -> bool:
-    """Whether every rewrite behind the change applies only to runs that measure no
-    throughput (`EVAL_ONLY=true`: the profile's benchmark mode is false for them)."""
+def _eval_only(route: Route, recipe: RecipeRef, change: Change) -> bool:
+    """Whether the change is made only in runs that measure no throughput (`EVAL_ONLY=true`:
+    the profile's benchmark mode is false for them): the recipe is applied only in those, or
+    every rewrite behind the change is."""
+    commands = [recipe.switch] if recipe.switch is not None else []
+    if any(route.holds_when(c, BENCHMARK_MODE) is False for c in commands):
+        return True
     return all(route.holds_when(r.command, BENCHMARK_MODE) is False for r in change.rewrites)
 
 
@@ -167,17 +177,18 @@ def _explicit_key(window: HealthWindow) -> YNode | None:
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     reports: dict[tuple[str, int, int, str], _Report] = {}
-    for route in ctx.routes():
-        recipe = wiring.recipe(route)
-        if recipe is None:
-            continue
+    for route, recipe in ((r, a) for r in ctx.routes() for a in wiring.applied(r)):
         effective = wiring.effective(route, recipe)
         if effective is None or not effective.applied:
             continue
         found: list[tuple[YNode, str, list[Rewrite]]] = []
         for change in effective.changes:
             what = _judge(change, effective)
-            if what is not None and change.key is not None and not _eval_only(route, change):
+            if (
+                what is not None
+                and change.key is not None
+                and not _eval_only(route, recipe, change)
+            ):
                 found.append((change.key, what, change.rewrites))
         window = _window_problem(effective)
         if window is not None:
@@ -190,7 +201,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             report = reports.setdefault(index, _Report(recipe.path or "", key, what, rewrites))
             report.routes.append(route)
             report.assumed.extend(
-                c for c in effective.assumed if any(r.command is c for r in rewrites)
+                c
+                for c in effective.assumed
+                if c is recipe.switch or any(r.command is c for r in rewrites)
             )
     for report in reports.values():
         yield _finding(report)

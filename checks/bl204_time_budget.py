@@ -10,6 +10,9 @@ and reports:
   timeout set for its prefill and decode workers is one report, the other places related);
 - an `salloc --time` in the launcher not longer than that window (located at the `salloc`).
 
+The recipe EVAL_CONFIG_FILE names is checked too where the launcher switches to it
+(`CONFIG_FILE="$EVAL_CONFIG_FILE"` in eval-only runs), as the rewrites after the switch leave it.
+
 ## Why is this bad?
 If the server may take the whole allocation to become ready, Slurm kills the job before a single
 request is measured; if the engine waits longer than the readiness probe, the probe gives up on a
@@ -149,9 +152,8 @@ def _engine_timeouts(node: YNode | None) -> Iterator[tuple[YNode, YNode]]:
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     reported: dict[tuple[str, int, int, str], tuple[Finding, list[str]]] = {}
-    for route in ctx.routes():
-        recipe = wiring.recipe(route)
-        if recipe is None or recipe.path is None or recipe.status != "local":
+    for route, recipe in ((r, a) for r in ctx.routes() for a in wiring.applied(r)):
+        if recipe.path is None or recipe.status != "local":
             continue
         effective = wiring.effective(route, recipe)
         document = effective.document if effective is not None else wiring.ws.yaml(recipe.path)
@@ -211,6 +213,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                     tuple(Location(recipe.path, k.span, "set here too") for k in keys[1:]),
                 )
             )
+        if recipe.switch is not None:  # EVAL_CONFIG_FILE's recipe, applied after a switch
+            runs = f"the launcher switches to this recipe on line {recipe.switch.span.line}"
+            if route.holds(recipe.switch) is None:
+                runs += " if its condition holds (benchlint cannot decide it statically)"
+            problems = [(n, f"{m}; in the runs where {runs}", r) for n, m, r in problems]
         for node, message, related in problems:
             span = node.span if node is not None else None
             location = Location(recipe.path, span) if span is not None else None
@@ -222,15 +229,11 @@ def check(ctx: Context) -> Iterator[Finding]:
             if index in reported:
                 reported[index][1].append(route.entry.name)
                 continue
-            extra = tuple(r for r in related if r != location)
-            setting = route.element.settings.get("CONFIG_FILE")
-            if setting is not None:
-                extra = (
-                    *extra,
-                    Location(
-                        setting.location.path, setting.location.span, f"entry {route.entry.name}"
-                    ),
-                )
+            setting = recipe.setting.location  # (CONFIG_FILE's, or EVAL_CONFIG_FILE's)
+            extra = (
+                *(r for r in related if r != location),
+                Location(setting.path, setting.span, f"entry {route.entry.name}"),
+            )
             finding = Finding("BL204", message, location, related=extra, subject=message)
             reported[index] = (finding, [route.entry.name])
     for finding, entries in reported.values():

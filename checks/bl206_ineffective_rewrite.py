@@ -134,10 +134,8 @@ def check(ctx: Context) -> Iterator[Finding]:
     missed: dict[int, list[tuple[Rewrite, Route, YamlDocument]]] = {}
     # every route of each launcher in scope: what a rewrite changes elsewhere decides a miss
     launchers = dict.fromkeys(route.launcher.path for route in ctx.routes())
-    for route in (r for path in launchers for r in wiring.routes_for_launcher(path)):
-        recipe = wiring.recipe(route)
-        if recipe is None:
-            continue
+    routes = [r for path in launchers for r in wiring.routes_for_launcher(path)]
+    for route, recipe in ((r, a) for r in routes for a in wiring.applied(r)):
         effective = wiring.effective(route, recipe)
         if effective is None:
             continue
@@ -151,7 +149,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         for rewrite in wiring.rewrites_for(route, recipe):
             if id(rewrite) in failed or id(rewrite) in touched or rewrite.kind == "append":
                 continue
-            if route.holds(rewrite.command) is not True:
+            if route.holds(rewrite.command) is not True or (
+                recipe.switch is not None and route.holds(recipe.switch) is not True
+            ):
                 continue  # not known to run on this route: a miss would be a guess
             missed.setdefault(id(rewrite), []).append((rewrite, route, effective.original))
     reported: set[tuple[str, int]] = set()  # one finding per recipe and rewrite

@@ -47,7 +47,8 @@ backend:
 Not reported: a flag no measured release of the engine knows (Dynamo's `--dyn-*` flags, a fork's
 options), a release outside the measured range, a release between two measured ones that differ
 on the flag, an abbreviation argparse would accept, and a launch some job runs with an image
-that names no release (then only another engine's flags are reported).
+that names no release (then only another engine's flags are reported). Of a recipe key written
+twice in one mapping only the last is checked: PyYAML drops the first (BL203 reports it).
 """
 
 from __future__ import annotations
@@ -192,7 +193,7 @@ def _recipe_findings(path: str, root: YNode | None) -> Iterator[Finding]:
             container = _container(root, where)
             found = image_release(container.value) if container is not None else None
             version = found[1] if found is not None and found[0] == engine else None
-            for key, value in mapping.pairs:
+            for key, value in mapping.live_pairs():  # (a key written twice: BL203's)
                 if not key.is_scalar:
                     continue
                 flag = flag_name(key.value)

@@ -517,3 +517,20 @@ def test_a_held_command_splits_as_bash_splits_it(value: str, args: list[str]) ->
     nested = script.nested[0].commands[0]
     marked = [re.sub(r"\$\{?([A-D])\}?", r"<\1>", w.value) for w in nested.words[1:]]
     assert [f"<{w}>" for w in marked] == result.stdout.split("\n")[:-1], (line, result.stdout)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 9)), min_size=1, max_size=6))
+def test_live_pairs_are_the_pairs_pyyaml_keeps(pairs: list[tuple[str, int]]) -> None:
+    """Of a key written twice in a mapping, PyYAML keeps the last value, in the first one's
+    place in its dict; `live_pairs` keeps the last pair (rules read keys, not the order)."""
+    import yaml
+
+    from benchlint.yamlmodel import parse_yaml
+
+    text = "".join(f"{k}: {v}\n" for k, v in pairs)
+    root = parse_yaml(SourceText("a.yaml", text.encode())).root
+    assert root is not None
+    live = {k.value: int(v.value) for k, v in root.live_pairs()}
+    assert live == yaml.safe_load(text)
+    assert len(root.live_pairs()) == len(live)
