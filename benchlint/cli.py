@@ -462,7 +462,14 @@ def explain_command(
     """How a recipe or a script (path), or a master-config entry (name), is reached: entries,
     runner labels, launchers, the scripts they run, the rewrites each launcher applies, and the
     effective values."""
-    from benchlint.explain import ExplainError, explain, render_json, render_text
+    from benchlint.explain import (
+        ExplainError,
+        explain,
+        recipe_alone,
+        render_alone,
+        render_json,
+        render_text,
+    )
 
     candidate = Path(target)
     start = candidate if candidate.exists() else (root or Path("."))
@@ -473,7 +480,14 @@ def explain_command(
     try:
         items = explain(ctx, target)
     except ExplainError as exc:
-        _fail(str(exc))
+        alone = recipe_alone(ctx, target)  # a recipe nothing routes to is still read
+        if alone is None:
+            _fail(str(exc))
+            return
+        text = (
+            json.dumps(alone, indent=2) + "\n" if output_format == "json" else render_alone(alone)
+        )
+        click.echo(text, nl=False)
         return
     click.echo(render_json(items) if output_format == "json" else render_text(items), nl=False)
 

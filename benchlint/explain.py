@@ -15,7 +15,15 @@ from typing import Any
 
 from benchlint.calls import Call
 from benchlint.context import Context
-from benchlint.recipe import health_window, settings_root, slurm_seconds
+from benchlint.images import image_release
+from benchlint.recipe import (
+    backend_type,
+    dynamo_pin,
+    frontend_type,
+    health_window,
+    settings_root,
+    slurm_seconds,
+)
 from benchlint.releases import ScriptRun, scripts_run
 from benchlint.shell.model import first_line
 from benchlint.wiring import Effective, RecipeRef, Route
@@ -285,3 +293,57 @@ def render_text(items: list[Explained]) -> str:
             out.append(f"  wall time: {data['wall_time']}")
         out.append("")
     return "\n".join(out)
+
+
+def recipe_alone(ctx: Context, target: str) -> dict[str, Any] | None:
+    """What benchlint reads of a recipe no master-config entry routes to (an srt-slurm tree's,
+    or one of this repository nothing names): it is checked as it is, with no launcher's
+    rewrites. None for a file that is no recipe of the recipe tree."""
+    roots = tuple(root.rstrip("/") + "/" for root in ctx.ws.recipe_roots)
+    document = ctx.ws.yaml(target) if target.startswith(roots) else None
+    if document is None:
+        return None
+    root = document.root
+    settings = settings_root(root)
+    model = settings.get("model") if settings is not None else None
+    container = model.get("container") if model is not None and model.is_map else None
+    image = container.value if container is not None and container.is_scalar else None
+    release = image_release(image) if image is not None else None
+    slurm = settings.get("slurm") if settings is not None else None
+    limit = slurm.get("time_limit") if slurm is not None and slurm.is_map else None
+    window = health_window(root)
+    return {
+        "recipe": target,
+        "routed": False,
+        "master_configs": bool(ctx.wiring.entries),
+        "backend": backend_type(root),
+        "frontend": frontend_type(root),
+        "container": image,
+        "engine_release": f"{release[0]} {release[1]}" if release is not None else None,
+        "dynamo": dynamo_pin(root),
+        "health_check": window.describe() if window is not None else None,
+        "time_limit": limit.value if limit is not None and limit.is_scalar else None,
+    }
+
+
+def render_alone(data: dict[str, Any]) -> str:
+    why = (
+        "no master-config entry routes to it"
+        if data["master_configs"]
+        else "this repository has no master config"
+    )
+    release = f" ({data['engine_release']})" if data["engine_release"] else ""
+    limit = (
+        f"{data['time_limit']} (slurm.time_limit)"
+        if data["time_limit"]
+        else "not set here (srtslurm.yaml's default_time_limit)"
+    )
+    lines = [
+        f"{data['recipe']}: a recipe read as it is, with no launcher's rewrites ({why})",
+        f"  backend: {data['backend'] or 'not set'}; frontend: {data['frontend']}",
+        f"  model.container: {data['container'] or 'not set'}{release}",
+    ]
+    if data["dynamo"]:
+        lines.append(f"  dynamo: {data['dynamo']}")
+    lines += [f"  health_check: {data['health_check']}", f"  wall time: {limit}", ""]
+    return "\n".join(lines)

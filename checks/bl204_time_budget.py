@@ -12,6 +12,8 @@ and reports:
 
 The recipe EVAL_CONFIG_FILE names is checked too where the launcher switches to it
 (`CONFIG_FILE="$EVAL_CONFIG_FILE"` in eval-only runs), as the rewrites after the switch leave it.
+In a repository of recipes with no master config (an srt-slurm tree), each recipe is checked as
+it is, against its own `slurm.time_limit`.
 
 ## Why is this bad?
 If the server may take the whole allocation to become ready, Slurm kills the job before a single
@@ -78,7 +80,9 @@ big-b200:
 
 ## Exceptions
 When a launcher's branches give several `default_time_limit` values and benchlint cannot decide
-which applies, the longest is used. Upstream recipes are not read.
+which applies, the longest is used. Upstream recipes are not read. A recipe checked on its own
+that sets no `slurm.time_limit` is compared with nothing: the default comes from the site's
+`srtslurm.yaml`.
 """
 
 from __future__ import annotations
@@ -87,15 +91,70 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
-from benchlint.recipe import duration, health_window, settings_root, slurm_seconds
+from benchlint.recipe import HealthWindow, duration, health_window, settings_root, slurm_seconds
 from benchlint.registry import rule
 from benchlint.wiring import Route, Wiring
 from benchlint.yamlmodel import YamlDocument, YNode
 
 
-def _wall_time(
-    wiring: Wiring, route: Route, settings: YNode | None
-) -> tuple[int, str, Location | None] | None:
+def _problems(
+    path: str, original: YamlDocument, window: HealthWindow, wall: Wall | None
+) -> list[Problem]:
+    """A window not shorter than the wall time; engine timeouts longer than the window (once
+    per value: the same timeout for prefill and decode workers is one report)."""
+    anchor = health_window(original.root)
+    key = anchor.attempts_node if anchor is not None else None
+    problems: list[Problem] = []
+    if wall is not None and window.seconds >= wall[0]:
+        problems.append(
+            (
+                key,
+                f"the health-check window ({window.describe()}) is not shorter than the "
+                f"wall time ({wall[1]}, {duration(wall[0])}): Slurm can end the job before "
+                "the server is ready",
+                (wall[2],) if wall[2] is not None else (),
+            )
+        )
+    longer: dict[int, list[YNode]] = {}
+    for timeout_key, timeout in _engine_timeouts(settings_root(original.root)):
+        try:
+            seconds = int(timeout.scalar)
+        except (TypeError, ValueError):
+            continue
+        if seconds > window.seconds:
+            longer.setdefault(seconds, []).append(timeout_key)
+    for seconds, keys in longer.items():
+        problems.append(
+            (
+                keys[0],
+                f"VLLM_ENGINE_READY_TIMEOUT_S={seconds} ({duration(seconds)}) is longer "
+                f"than the health-check window ({window.describe()}): the probe gives "
+                "up before the engine does",
+                tuple(Location(path, k.span, "set here too") for k in keys[1:]),
+            )
+        )
+    return problems
+
+
+def _unrouted(ctx: Context) -> Iterator[Finding]:
+    """In a repository of recipes alone: each recipe's window against its own
+    `slurm.time_limit` (srtslurm.yaml's default is the site's, not known here)."""
+    roots = tuple(root.rstrip("/") + "/" for root in ctx.ws.recipe_roots)
+    for path in ctx.in_scope(ctx.ws.yaml_paths):
+        document = ctx.ws.yaml(path) if path.startswith(roots) else None
+        window = health_window(document.root) if document is not None else None
+        if document is None or window is None:
+            continue
+        wall = _wall_time(ctx.wiring, None, settings_root(document.root))
+        for node, message, related in _problems(path, document, window, wall):
+            if node is not None:
+                yield Finding("BL204", message, Location(path, node.span), related=related)
+
+
+Wall = tuple[int, str, Location | None]  # seconds, what gives it, where (a launcher's line)
+
+
+def _wall_time(wiring: Wiring, route: Route | None, settings: YNode | None) -> Wall | None:
     slurm = settings.get("slurm") if settings is not None else None
     limit = slurm.get("time_limit") if slurm is not None and slurm.is_map else None
     if limit is not None and limit.is_scalar:
@@ -108,7 +167,9 @@ def _wall_time(
                     f"is what srtctl receives, so quote it"
                 )
             return seconds, label, None
-    best: tuple[int, str, Location | None] | None = None
+    if route is None:
+        return None
+    best: Wall | None = None
     values: set[int] = set()
     undecided = False
     for time_limit in route.launcher.time_limits:
@@ -148,6 +209,9 @@ def _engine_timeouts(node: YNode | None) -> Iterator[tuple[YNode, YNode]]:
                 yield key, value
 
 
+Problem = tuple[YNode | None, str, tuple[Location, ...]]  # where, message, places it concerns
+
+
 @rule("BL204", "time-budget", Severity.ERROR, tags=("wiring", "recipes"))
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
@@ -163,22 +227,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         window = health_window(document.root)
         if window is None:
             continue
-        settings = settings_root(document.root)
-        anchor = health_window(original.root)
-        key = anchor.attempts_node if anchor is not None else None
-        # (where, message, other places it concerns)
-        problems: list[tuple[YNode | None, str, tuple[Location, ...]]] = []
-        wall = _wall_time(wiring, route, settings)
-        if wall is not None and window.seconds >= wall[0]:
-            problems.append(
-                (
-                    key,
-                    f"the health-check window ({window.describe()}) is not shorter than the "
-                    f"wall time ({wall[1]}, {duration(wall[0])}): Slurm can end the job before "
-                    "the server is ready",
-                    (wall[2],) if wall[2] is not None else (),
-                )
-            )
+        wall = _wall_time(wiring, route, settings_root(document.root))
+        problems = _problems(recipe.path, original, window, wall)
         for allocation, text in route.launcher.allocations:
             seconds = slurm_seconds(text)
             if seconds is None or route.holds(allocation) is False:
@@ -194,25 +244,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                         (where,),
                     )
                 )
-        # one report per value: a recipe sets the same timeout for its prefill and decode workers
-        longer: dict[int, list[YNode]] = {}
-        for timeout_key, timeout in _engine_timeouts(settings_root(original.root)):
-            try:
-                seconds = int(timeout.scalar)
-            except (TypeError, ValueError):
-                continue
-            if seconds > window.seconds:
-                longer.setdefault(seconds, []).append(timeout_key)
-        for seconds, keys in longer.items():
-            problems.append(
-                (
-                    keys[0],
-                    f"VLLM_ENGINE_READY_TIMEOUT_S={seconds} ({duration(seconds)}) is longer "
-                    f"than the health-check window ({window.describe()}): the probe gives "
-                    "up before the engine does",
-                    tuple(Location(recipe.path, k.span, "set here too") for k in keys[1:]),
-                )
-            )
         if recipe.switch is not None:  # EVAL_CONFIG_FILE's recipe, applied after a switch
             runs = f"the launcher switches to this recipe on line {recipe.switch.span.line}"
             if route.holds(recipe.switch) is None:
@@ -236,6 +267,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             )
             finding = Finding("BL204", message, location, related=extra, subject=message)
             reported[index] = (finding, [route.entry.name])
+    if not wiring.entries:  # no master config (an srt-slurm tree): each recipe as it is
+        yield from _unrouted(ctx)
     for finding, entries in reported.values():
         unique = list(dict.fromkeys(entries))
         shown = ", ".join(unique[:3]) + (f" and {len(unique) - 3} more" if len(unique) > 3 else "")

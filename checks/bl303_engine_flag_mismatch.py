@@ -4,7 +4,8 @@
 Reports, from the flags of every released vLLM and SGLang (`benchlint/data/engine_flags.json`:
 vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
 - on an engine launch in a script (`vllm serve`, `python -m sglang.launch_server`, behind any
-  wrapper, with flags in arrays or in plain strings expanded unquoted), a flag the release that
+  wrapper or an optional `${PREFIX:-}`, run from a string by `bash -c`, `eval` or `$CMD`, with
+  flags in arrays or in plain strings expanded unquoted), a flag the release that
   runs it does not accept. The release is read from the `image:` of the master-config entries
   whose jobs run the script (`vllm/vllm-openai:v0.15.1`, `lmsysorg/sglang:v0.5.8-cu130`), through
   the launcher their runner starts and the path it builds from their fields. The message names

@@ -144,3 +144,38 @@ def test_explain_a_script_other_scripts_run_shows_the_routes_through_them(
     code, output = _explain("tools/alone.sh", "--root", str(root))
     assert code == 2
     assert "no script of the repository runs or sources it" in output
+
+
+def test_explain_a_recipe_nothing_routes_to_says_what_is_read_of_it(tmp_path: Path) -> None:
+    from tests.conftest import write_repo
+
+    root = write_repo(
+        tmp_path / "srt",
+        {
+            "srtslurm.yaml.example": "default_account: x\n",
+            "recipes/gb200/a.yaml": (
+                "model: {container: 'lmsysorg/sglang:v0.5.8-cu130'}\n"
+                "dynamo: {version: 0.8.0}\n"
+                "slurm: {time_limit: '02:00:00'}\n"
+                "backend: {type: sglang}\n"
+            ),
+            "examples/b.yaml": "model: {container: x}\n",
+        },
+    )
+    code, output = _explain(str(root / "recipes/gb200/a.yaml"))
+    assert code == 0
+    assert output == (
+        "recipes/gb200/a.yaml: a recipe read as it is, with no launcher's rewrites (this "
+        "repository has no master config)\n"
+        "  backend: sglang; frontend: dynamo\n"
+        "  model.container: lmsysorg/sglang:v0.5.8-cu130 (sglang 0.5.8)\n"
+        "  dynamo: 0.8.0\n"
+        "  health_check: 180 × 10 s = 30 min\n"
+        "  wall time: 02:00:00 (slurm.time_limit)\n"
+    )
+    code, output = _explain(str(root / "recipes/gb200/a.yaml"), "--format", "json")
+    assert code == 0
+    assert json.loads(output)["engine_release"] == "sglang 0.5.8"
+    code, output = _explain(str(root / "examples/b.yaml"))  # no recipe of the recipe tree
+    assert code == 2
+    assert "neither a master-config entry" in output

@@ -13,6 +13,8 @@ An option a grammar does not list is read as a flag; a long one with `=` carries
 from __future__ import annotations
 
 import posixpath
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -241,7 +243,7 @@ class Invocation:
 
 def resolve(command: Command) -> Invocation:
     base = command.base
-    if base in WRAPPERS:
+    if base in WRAPPERS or (base is None and _optional_prefix(command.words)):
         return resolve_words(command, tuple(command.words))
     if base is not None and base in command.script.functions:
         shifted = command.script.runs_arguments(base)
@@ -266,6 +268,9 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
     """The invocation of `words` (a command's, or an argument array's items)."""
     wrappers: list[Wrapper] = []
     prefix: list[Word] = []
+    while _optional_prefix(words):  # `${LAUNCH_PREFIX:-} python3 -m ...`
+        wrappers.append(Wrapper(words[0].value, words[:1], ()))
+        words = words[1:]
     while words and words[0].static:
         base = posixpath.basename(words[0].value)
         taken = 1
@@ -292,6 +297,16 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
     program = words[0].value if words and words[0].static else ""
     wrapped = posixpath.basename(program) if program else None
     return Invocation(command, tuple(wrappers), words, tuple(prefix), wrapped)
+
+
+def _optional_prefix(words: Sequence[Word]) -> bool:
+    """A first word `${NAME:-}` before the command: empty by default, a wrapper when set
+    (`${LAUNCH_PREFIX:-} python3 -m sglang.launch_server ...`). Unset, the shell drops it and
+    runs the next word; set, it is taken for a wrapper of that command."""
+    return len(words) > 1 and _EMPTY_DEFAULT.fullmatch(words[0].text) is not None
+
+
+_EMPTY_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}")
 
 
 def _entrypoint(wrapper: Wrapper) -> tuple[Word, str] | None:
