@@ -106,6 +106,18 @@ class LauncherModel:
             self._time_limit(command)
 
     @functools.cached_property
+    def ends(self) -> list[Command]:
+        """The launcher's own commands that end it when they run: `exit`, and `exec` of a
+        program (the shell becomes it); not in a function, a subshell, a loop or a condition."""
+        return [
+            c
+            for c in self.script.commands
+            if (c.base == "exit" or (c.base == "exec" and c.invocation.words))
+            and c.function is None
+            and not (c.subshell or c.background or c.tested or c.loops)
+        ]
+
+    @functools.cached_property
     def eval_switches(self) -> list[Command]:
         """`CONFIG_FILE="$EVAL_CONFIG_FILE"`: from here on the launcher edits, and srtctl
         applies, the recipe EVAL_CONFIG_FILE names."""

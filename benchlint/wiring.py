@@ -140,7 +140,21 @@ class Route:
         return self.element.entry
 
     def holds(self, command: Command, probe: Probe | None = None) -> bool | None:
+        """Whether the command's conditions hold on this route (None: not known); False, too,
+        for a command of the launcher after it surely ended (`exit`, `exec bash other.sh`)."""
+        ended = self._ended
+        if ended is not None and _after(command, self.launcher, ended):
+            return False
         return guards_hold(command.script, command.guards, self.env, probe)
+
+    @cached_property
+    def _ended(self) -> int | None:
+        """Where the launcher surely ends on this route: the end of the first `exit` or `exec`
+        of a program whose conditions all hold; None when none surely runs."""
+        for command in self.launcher.ends:
+            if guards_hold(command.script, command.guards, self.env) is True:
+                return command.node.end_byte
+        return None
 
     def holds_when(self, command: Command, values: dict[str, str]) -> bool | None:
         """`holds`, with these variables known as well (a mode of the run)."""
@@ -177,6 +191,13 @@ class Route:
         if answers and all(a is False for a in answers):
             return False
         return held if True in answers else None
+
+
+def _after(command: Command, launcher: LauncherModel, ended: int) -> bool:
+    """Whether the command runs after that point of the launcher's own shell (a command of a
+    function runs where it is called: not known here)."""
+    top = commands_up(command)[-1]
+    return top.script is launcher.script and top.function is None and top.node.start_byte >= ended
 
 
 def commands_up(command: Command) -> list[Command]:
