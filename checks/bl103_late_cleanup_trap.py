@@ -42,8 +42,9 @@ fi
 ```
 
 ## Exceptions
-An exit guarded by a test of the resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing
-was acquired) or of its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`,
+An exit taken when the acquisition itself failed (`if ! salloc ...; then exit 1; fi`), or guarded
+by a test of the resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired)
+or of its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`,
 `squeue -j "$JOB"`: it is gone), an exit in another branch of the same `if` or `case`, and an
 exit after a release that can run before it (in its branch, or under a condition benchlint cannot
 relate to the exit's: then it says nothing) are not exit paths that leak. A trap set before the
@@ -209,12 +210,25 @@ _LIVENESS = re.compile(
 
 
 def _about_itself(resource: Resource, path: ExitPath) -> bool:
-    """An exit taken only when the acquisition failed (`[ -z "$JOB_ID" ] && exit 1`), or when
-    the resource is not alive (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`)."""
+    """An exit taken only when the acquisition failed (`if ! salloc ...; then exit 1; fi`,
+    `[ -z "$JOB_ID" ] && exit 1`), or when the resource is not alive (`kill -0 "$PID" || exit
+    1`, `docker ps | grep -q "$name"`)."""
+    script = path.command.script
+    acquired = resource.acquired_by.node
+    for guard in path.command.guards:
+        node = guard.node
+        if (
+            resource.acquired_by.script is script
+            and not guard.patterns
+            and node.start_byte <= acquired.start_byte
+            and acquired.end_byte <= node.end_byte
+        ):  # the condition is the acquisition: taken when it failed, nothing was acquired
+            negated = script.text_of(node).lstrip().startswith("!")
+            if guard.expect == negated:
+                return True
     names = resource.names
     if not names:
         return False
-    script = path.command.script
     for guard in path.command.guards:
         if any(read.name in names for read in guard.test_reads):
             return True
