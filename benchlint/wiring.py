@@ -134,6 +134,8 @@ class Route:
     runner_names: list[str]
     step: LauncherStep | None
     env: ConditionEnv
+    # the launcher's `exit`s and `exec`s decided on this route: whether each surely runs
+    _ends: dict[int, bool] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def entry(self) -> Entry:
@@ -142,19 +144,30 @@ class Route:
     def holds(self, command: Command, probe: Probe | None = None) -> bool | None:
         """Whether the command's conditions hold on this route (None: not known); False, too,
         for a command of the launcher after it surely ended (`exit`, `exec bash other.sh`)."""
-        ended = self._ended
-        if ended is not None and _after(command, self.launcher, ended):
+        answer = guards_hold(command.script, command.guards, self.env, probe)
+        if answer is False or not self.launcher.ends:
+            return answer
+        top = commands_up(command)[-1]  # (a function's command runs where it is called)
+        mine = top.script is self.launcher.script and top.function is None
+        if mine and self._ended_before(top.node.start_byte):
             return False
-        return guards_hold(command.script, command.guards, self.env, probe)
+        return answer
 
-    @cached_property
-    def _ended(self) -> int | None:
-        """Where the launcher surely ends on this route: the end of the first `exit` or `exec`
-        of a program whose conditions all hold; None when none surely runs."""
+    def _ended_before(self, at: int) -> bool:
+        """Whether an `exit` or `exec` of a program before that point of the launcher surely
+        runs on this route (each decided once, in the launcher's order)."""
+        ended = self._ends
         for command in self.launcher.ends:
-            if guards_hold(command.script, command.guards, self.env) is True:
-                return command.node.end_byte
-        return None
+            if command.node.end_byte > at:
+                return False
+            runs = ended.get(id(command))
+            if runs is None:
+                runs = ended[id(command)] = (
+                    guards_hold(command.script, command.guards, self.env) is True
+                )
+            if runs:
+                return True
+        return False
 
     def holds_when(self, command: Command, values: dict[str, str]) -> bool | None:
         """`holds`, with these variables known as well (a mode of the run)."""
@@ -191,13 +204,6 @@ class Route:
         if answers and all(a is False for a in answers):
             return False
         return held if True in answers else None
-
-
-def _after(command: Command, launcher: LauncherModel, ended: int) -> bool:
-    """Whether the command runs after that point of the launcher's own shell (a command of a
-    function runs where it is called: not known here)."""
-    top = commands_up(command)[-1]
-    return top.script is launcher.script and top.function is None and top.node.start_byte >= ended
 
 
 def commands_up(command: Command) -> list[Command]:
