@@ -77,13 +77,13 @@ big-b200:
 ## Exceptions
 The job name (top-level `name:`) is the launcher's to set, and a value named like a variable
 the benchmark workflow sets and reads back (`RESULT_FILENAME`, by which it collects the
-results) the workflow's. Keys a rewrite adds that the recipe
-does not set are not reported. Nor is a value rewritten only for runs that measure no
-throughput (`if [[ "${EVAL_ONLY:-false}" == "true" ]]`: the workflow's eval-only runs, where
-launchers adapt recipes for the accuracy evaluation on purpose); a health-check window cut for
-them is, as it ends those runs too. A condition benchlint cannot decide statically is taken as true,
-and the finding says so. A rewrite it cannot simulate (a construct outside the supported `sed`
-subset, an expression that takes too long) is skipped.
+results) the workflow's. Keys a rewrite adds that the recipe does not set are not reported.
+Nor is a value rewritten only for runs that measure no throughput (`if [[ "${EVAL_ONLY:-false}"
+== "true" ]]`: the workflow's eval-only runs, where launchers adapt recipes for the accuracy
+evaluation on purpose); a health-check window cut for them is, as it ends those runs too. A
+condition benchlint cannot decide statically is taken as true, and the finding says so. A
+rewrite it cannot simulate (a construct outside the supported `sed` subset, an expression that
+takes too long) is skipped.
 """
 
 from __future__ import annotations
@@ -151,7 +151,9 @@ def _eval_only(route: Route, recipe: RecipeRef, change: Change) -> bool:
     commands = [recipe.switch] if recipe.switch is not None else []
     if any(route.holds_when(c, BENCHMARK_MODE) is False for c in commands):
         return True
-    return all(route.holds_when(r.command, BENCHMARK_MODE) is False for r in change.rewrites)
+    return bool(change.rewrites) and all(
+        route.holds_when(r.command, BENCHMARK_MODE) is False for r in change.rewrites
+    )
 
 
 def _window_problem(effective: Effective) -> tuple[YNode, str] | None:

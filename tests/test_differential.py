@@ -359,6 +359,17 @@ _PIECES = st.sampled_from(
 _MARKS = {name: f"<{name}>" for name in "ABCD"}  # unique values, no blanks: no word splitting
 
 
+def _marked_bash(program: str) -> subprocess.CompletedProcess[str]:
+    """bash running the program with A-D set to their marks."""
+    return subprocess.run(
+        [BASH or "bash", "-c", program],
+        env={**_MARKS, "PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+
+
 @needs_bash
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.lists(st.lists(_PIECES, min_size=1, max_size=6).map("".join), min_size=1, max_size=4))
@@ -371,14 +382,7 @@ def test_words_and_their_reads_agree_with_bash(words: list[str]) -> None:
 
     # (a line that ends in `==` is an error to tree-sitter-bash: a last word that is not)
     line = "printf '%s\\n' " + " ".join(words) + " ."
-    result = subprocess.run(
-        [BASH or "bash", "-c", line],
-        env={**_MARKS, "PATH": os.environ.get("PATH", "")},
-        capture_output=True,
-        text=True,
-        timeout=10,
-    )
-    expected = result.stdout.split("\n")[:-2]
+    expected = _marked_bash(line).stdout.split("\n")[:-2]
     script = parse_file(SourceText("t.sh", (line + "\n").encode()))
     model = script.commands[0].words[2:-1]
     assert len(model) == len(expected), (line, [w.text for w in model], expected)
@@ -504,13 +508,7 @@ def test_a_held_command_splits_as_bash_splits_it(value: str, args: list[str]) ->
     escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
     line = f'CMD="show {escaped}"\n$CMD ' + " ".join(args) + "\n"
     program = 'show() { for a in "$@"; do printf "<%s>\\n" "$a"; done; }\ncd /\n' + line
-    result = subprocess.run(
-        [BASH or "bash", "-c", program],
-        env={**_MARKS, "PATH": os.environ.get("PATH", "")},
-        capture_output=True,
-        text=True,
-        timeout=10,
-    )
+    result = _marked_bash(program)
     script = parse_file(SourceText("t.sh", line.encode()))
     if script.has_error or not script.nested:
         return  # not modelled: bash's words may differ from a parse's

@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -1278,14 +1278,7 @@ class _Builder:
         words, errexit = invocation
         if not words:
             return
-        value = ""
-        offsets: list[int] = []
-        for i, word in enumerate(words):
-            if i:
-                value += " "
-                offsets.append(offsets[-1] + 1 if offsets else 0)
-            value += word.value
-            offsets.extend(word.offsets)
+        value, offsets = _joined(words)
         held = self._held_command(value)
         if held is not None:  # `bash -c "exec $CMD"`: the command the string variable holds
             prefix, string = held
@@ -1313,14 +1306,7 @@ class _Builder:
             return
         if not all(_plain(w) and not _BLANK.search(w.value) for w in words[1:]):
             return
-        value = ""
-        offsets: list[int] = []
-        for i, word in enumerate((string, *words[1:])):
-            if i:
-                value += " "
-                offsets.append(offsets[-1] + 1 if offsets else 0)
-            value += word.value
-            offsets.extend(word.offsets)
+        value, offsets = _joined([string, *words[1:]])
         if value.strip():
             self.script.nested.append(_nested(command, value, offsets, command.errexit))
 
@@ -1474,6 +1460,20 @@ _OPERATOR_WORDS = frozenset({"==", "=~"})
 _HELD = re.compile(
     r"\s*(?:exec\s+)?(\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)))\s*"
 )
+
+
+def _joined(words: Sequence[Word]) -> tuple[str, list[int]]:
+    """The words' values joined by blanks, as one shell reads them, with each character's
+    offset in the file (a blank stands just after the word before it)."""
+    value = ""
+    offsets: list[int] = []
+    for i, word in enumerate(words):
+        if i:
+            value += " "
+            offsets.append(offsets[-1] + 1 if offsets else 0)
+        value += word.value
+        offsets.extend(word.offsets)
+    return value, offsets
 
 
 def _plain(word: Word) -> bool:
