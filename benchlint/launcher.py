@@ -5,7 +5,8 @@
 - overlays: `cp -rT <repository folder> recipes/<dir>` (and single-file copies) into the
   srt-slurm checkout, which make `recipes/<dir>/...` a file of this repository;
 - rewrites of the recipe, in order: `sed -i` (also run by `find DIR -exec sed -i ... {} +` on
-  the recipes under DIR), appends (`printf`/`echo`/`cat <<EOF` with `>>`), `yq -i '.a.b = v'`;
+  the recipes under DIR), appends (`printf`/`echo`/`cat <<EOF` with `>>`), `yq -i '.a.b = v'`,
+  and, not simulated, a script an interpreter runs with the recipe's path;
 - the `default_time_limit` written into `srtslurm.yaml`.
 Each fact keeps its command, whose guards say under which entry values it applies.
 """
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 RECIPE_VARIABLES = ("CONFIG_FILE", "EVAL_CONFIG_FILE")
 _FIND_DEPTHS = ("-maxdepth", "-mindepth")  # a depth changes no file's name or folder
+_INTERPRETERS = ("python", "perl", "ruby", "node")
 _TIME_LIMIT = re.compile(r"^default_time_limit:\s*(.+?)\s*$", re.M)
 
 
@@ -66,7 +68,7 @@ class Found:
 
 @dataclass(eq=False)
 class Rewrite:
-    kind: str  # "sed" | "append" | "yq"
+    kind: str  # "sed" | "append" | "yq" | "program" (a script given the recipe: not known)
     command: Command
     sed: list[SedCommand] = field(default_factory=list)
     text: str = ""  # appended text
@@ -294,6 +296,10 @@ class LauncherModel:
             self._yq(command)
         elif base == "find":
             self._find(command)
+        elif self._program_given_recipe(command):
+            name = command.invocation.base
+            error = f"what `{name}` does to the recipe it is given is not known"
+            self.rewrites.append(Rewrite("program", command, error=error))
         targets = [r for r in command.redirects if r.operator == ">>"]
         if base == "tee" and any(w.value in ("-a", "--append") for w in command.args):
             appended = [w for w in command.args if not w.value.startswith("-")]
@@ -350,6 +356,16 @@ class LauncherModel:
             rewrite.error = rewrite.error or "the folder find searches is not known"
         rewrite.found = Found(folder, tuple(patterns), repository)
         self.rewrites.append(rewrite)
+
+    def _program_given_recipe(self, command: Command) -> bool:
+        """`python3 runners/inject.py "$CONFIG_PATH"`, `perl - "$CONFIG_FILE" <<'EOF'`: a
+        program of an interpreter (not a module it runs with `-m`) given the recipe's path,
+        which it may rewrite."""
+        invocation = command.invocation
+        base = invocation.base or ""
+        if not base.startswith(_INTERPRETERS) or invocation.module is not None:
+            return False
+        return any(self.refers_to_recipe(w) for w in invocation.args)
 
     def _found_folder(self, word: Word | None, command: Command) -> tuple[str | None, bool]:
         """A folder `find` searches: (as a recipe's setting names it, False), or (a folder of
