@@ -171,6 +171,8 @@ def as_data(items: list[Explained]) -> list[dict[str, Any]]:
                 "runner_label": route.entry.runner,
                 "runner_names": route.runner_names,
                 "launcher": route.launcher.path,
+                # the launchers that handed the route over to it (`exec bash other.sh`)
+                "handed_over_by": [{"path": c.script.path, "line": c.span.line} for c in route.via],
                 # the calls from a script the launcher runs down to the script explained
                 "via": [
                     {
@@ -249,7 +251,12 @@ def render_text(items: list[Explained]) -> str:
         out.append(
             f"{data['entry']} [{data['element']}] ({data['master_config']})"
             f"\n  runner label {data['runner_label']} -> {', '.join(data['runner_names'])}"
-            f" -> {data['launcher']}"
+            + "".join(
+                f" -> {h['path']}, which hands over (line {h['line']}) to"
+                for h in data["handed_over_by"]
+            ).replace(" to -> ", " to ")
+            + (" " if data["handed_over_by"] else " -> ")
+            + data["launcher"]
         )
         if data["via"]:
             steps = [

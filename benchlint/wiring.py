@@ -19,6 +19,8 @@ from functools import cached_property
 from typing import Any
 
 from benchlint import profile
+from benchlint.calls import resolve as resolve_call
+from benchlint.calls import script_word
 from benchlint.finding import Location, Span
 from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite, launcher_model
 from benchlint.layout import launcher_candidates, runner_labels
@@ -136,6 +138,8 @@ class Route:
     env: ConditionEnv
     # the launcher's `exit`s and `exec`s decided on this route: whether each surely runs
     _ends: dict[int, bool] = field(default_factory=dict, init=False, repr=False)
+    # the `exec bash other.sh` of the launchers that handed the route over to this one
+    via: tuple[Command, ...] = field(default=(), init=False)
 
     @property
     def entry(self) -> Entry:
@@ -152,6 +156,13 @@ class Route:
         if mine and self._ended_before(top.node.start_byte):
             return False
         return answer
+
+    def ended_by(self) -> Command | None:
+        """The launcher's first `exit` or `exec` of a program that surely runs on this route."""
+        for command in self.launcher.ends:
+            if self._ended_before(command.node.end_byte):
+                return command
+        return None
 
     def _ended_before(self, at: int) -> bool:
         """Whether an `exit` or `exec` of a program before that point of the launcher surely
@@ -390,7 +401,8 @@ class Wiring:
                 step = self._step_for(entry)
                 for element in entry.elements:
                     env = self._condition_env(element, launcher, step, runner_names)
-                    routes.append(Route(element, launcher, runner_names, step, env))
+                    route = Route(element, launcher, runner_names, step, env)
+                    routes.append(self._handed_over(route))
             self._pair_routes[index] = routes
         return self._pair_routes[index]
 
@@ -405,6 +417,28 @@ class Wiring:
             if launcher == path
             for route in self.pair_routes(index)
         ]
+
+    def _handed_over(self, route: Route) -> Route:
+        """The route as it goes on in the script its launcher surely hands over to (`exec bash
+        "$(dirname "$0")/launch_x-srt.sh"`, a script of the repository): that script's overlays,
+        rewrites and time limits apply, and what either sets is not known there."""
+        for _ in range(3):  # (a chain of hand-overs, bounded)
+            end = route.ended_by()
+            called = script_word(end) if end is not None and end.base == "exec" else None
+            if end is None or called is None:
+                return route
+            targets = resolve_call(self.ws, route.launcher.script, called[1].value)
+            target = self.launcher(targets[0]) if targets and len(targets) == 1 else None
+            if target is None or target is route.launcher:
+                return route
+            env = self._condition_env(route.element, target, route.step, route.runner_names)
+            unknown = env.unknown | route.env.unknown
+            known = {k: v for k, v in env.known.items() if k not in unknown}
+            env = ConditionEnv(known, unknown, self._decisions)
+            handed = Route(route.element, target, route.runner_names, route.step, env)
+            handed.via = (*route.via, end)
+            route = handed
+        return route
 
     def _step_for(self, entry: Entry) -> LauncherStep | None:
         matching = [s for s in self.steps if s.multinode == entry.multinode]

@@ -179,3 +179,29 @@ def test_explain_a_recipe_nothing_routes_to_says_what_is_read_of_it(tmp_path: Pa
     code, output = _explain(str(root / "examples/b.yaml"))  # no recipe of the recipe tree
     assert code == 2
     assert "neither a master-config entry" in output
+
+
+def test_explain_names_the_launcher_that_handed_the_route_over(tmp_path: Path) -> None:
+    from tests.conftest import write_repo
+
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "configs/runners.yaml": "labels:\n  x: [x_0]\n",
+            "configs/nvidia-master.yaml": (
+                "e:\n  runner: x\n  scenarios:\n    fixed-seq-len:\n    - search-space:\n"
+                '      - prefill: {additional-settings: ["CONFIG_FILE=recipes/a.yaml"]}\n'
+            ),
+            "runners/launch_x.sh": (
+                'if [[ -n "${CONFIG_FILE:-}" ]]; then\n'
+                '    exec bash "$(dirname "${BASH_SOURCE[0]}")/launch_x-srt.sh"\nfi\n'
+            ),
+            "runners/launch_x-srt.sh": 'srtctl apply -f "$CONFIG_FILE"\n',
+        },
+    )
+    code, output = _explain("e", "--root", str(root))
+    assert code == 0
+    assert (
+        "  runner label x -> x_0 -> runners/launch_x.sh, which hands over (line 2) to "
+        "runners/launch_x-srt.sh\n"
+    ) in output
