@@ -423,6 +423,8 @@ class Wiring:
         "$(dirname "$0")/launch_x-srt.sh"`, a script of the repository): that script's overlays,
         rewrites and time limits apply, and what either sets is not known there."""
         for _ in range(3):  # (a chain of hand-overs, bounded)
+            if not any(c.base == "exec" for c in route.launcher.ends):
+                return route  # (most launchers: their exits are decided only when asked)
             end = route.ended_by()
             called = script_word(end) if end is not None and end.base == "exec" else None
             if end is None or called is None:
