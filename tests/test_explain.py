@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from benchlint.cli import main
-from tests.conftest import TESTDATA, copy_example
+from tests.conftest import TESTDATA, copy_example, write_repo
 
 EXAMPLE = TESTDATA / "example"
 RECIPE = "benchmarks/multi_node/srt-slurm-recipes/vllm/dsr1/disagg-8k1k.yaml"
@@ -147,8 +147,6 @@ def test_explain_a_script_other_scripts_run_shows_the_routes_through_them(
 
 
 def test_explain_a_recipe_nothing_routes_to_says_what_is_read_of_it(tmp_path: Path) -> None:
-    from tests.conftest import write_repo
-
     root = write_repo(
         tmp_path / "srt",
         {
@@ -182,8 +180,6 @@ def test_explain_a_recipe_nothing_routes_to_says_what_is_read_of_it(tmp_path: Pa
 
 
 def test_explain_names_the_launcher_that_handed_the_route_over(tmp_path: Path) -> None:
-    from tests.conftest import write_repo
-
     root = write_repo(
         tmp_path / "r",
         {
