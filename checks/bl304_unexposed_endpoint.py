@@ -6,10 +6,12 @@ Finds the probes in scripts — `curl`/`wget` URLs with a path, `--health-endpoi
 `sglang:…`, `dynamo_frontend_…`) matched in the script, also in a command held in a string that
 `eval`, `bash -c "$CMD"` or a function that runs its arguments (`wait_or_die "$pid" bash -c
 "$CMD"`) runs, and metric names in a program fed to an interpreter as a heredoc
-(`python3 - "$URL" <<'PY'`) — and decides which server each talks to: the launch in the same
-script (by port when there are several), or the recipes that run the script as their
-`benchmark.command` (`bash /infmax-workspace/<path>`; the probe may reach the recipe's frontend
-— srtctl's `sglang` frontend is sglang_router — or its workers).
+(`python3 - "$URL" <<'PY'`, or `"$AIPERF_PYTHON" - ...` where the script or a file it sources
+gives the variable only interpreters' paths) — and decides which server each talks to: the
+launch in the same script (by port when there are several), or the recipes that run the script
+as their `benchmark.command` (`bash /infmax-workspace/<path>`; the probe may reach the recipe's
+frontend — srtctl's `sglang` frontend is sglang_router — or its workers; one report per set of
+servers the recipes give it).
 
 It reports a route that server does not expose, from the route tables of every released vLLM
 (0.10.0-0.31.0) and SGLang (0.4.0-0.5.23) server and sglang-router (0.0.2-0.3.2) in
@@ -110,13 +112,14 @@ class Probe:
         return Location(word.script.path, span)
 
 
-def _probes(script: Script) -> Iterator[Probe]:
+def _probes(script: Script, interpreters: frozenset[str] = frozenset()) -> Iterator[Probe]:
+    """`interpreters`: variables that hold an interpreter (`AIPERF_PYTHON`)."""
     if not _MAY_PROBE.search(script.file.text):
         return  # no URL, health flag or metric name anywhere in the file
     for command in script.all_commands():
         if command.base in ("echo", "printf", "cat", "tee", ":"):
             continue
-        yield from _embedded_probes(command)
+        yield from _embedded_probes(command, interpreters)
         node = command.node
         if not _MAY_PROBE_BYTES.search(command.script.src, node.start_byte, node.end_byte):
             continue  # nor in this command
@@ -162,11 +165,16 @@ def _port_option(words: list[Word]) -> str | None:
 _INTERPRETERS = ("python", "python3", "perl", "ruby", "node")
 
 
-def _embedded_probes(command: Command) -> Iterator[Probe]:
-    """Metric names in a program fed to an interpreter as a heredoc (`python3 - "$URL" <<'EOF'`):
-    the program reads the metrics of the server whose URL the script gave it."""
+def _embedded_probes(command: Command, interpreters: frozenset[str]) -> Iterator[Probe]:
+    """Metric names in a program fed to an interpreter as a heredoc (`python3 - "$URL" <<'EOF'`,
+    `"$AIPERF_PYTHON" - <<'PY'`): the program reads the metrics of the server whose URL the
+    script gave it."""
+    if not command.heredocs:
+        return
     base = command.invocation.base or ""
-    if not command.heredocs or not base.startswith(_INTERPRETERS):
+    words = command.invocation.words
+    held = words[0].variable() if words and not base else None
+    if not base.startswith(_INTERPRETERS) and held not in interpreters:
         return
     script = command.script
     for heredoc in command.heredocs:
@@ -337,11 +345,38 @@ def _metrics_off(probe: Probe, server: str | None, served_by: list[Launch]) -> s
     )
 
 
+def _interpreter_variables(ctx: Context, script: Script) -> frozenset[str]:
+    """Variables the script, or a file it sources, gives only interpreters' paths as values
+    (`AIPERF_PYTHON="${AIPERF_VENV}/bin/python"`, `PY="${PY:-python3}"`)."""
+    if "<<" not in script.file.text:
+        return frozenset()  # no heredoc: no program fed to one
+    sourced = [
+        ctx.ws.shell(target)
+        for call in ctx.environment.calls.calls_in(script)
+        if call.kind == "source"
+        for target in call.targets
+    ]
+    values: dict[str, list[str]] = {}
+    for each in (script, *(s for s in sourced if s is not None)):
+        for assignment in each.assignments:
+            if assignment.value is not None:
+                text = _DEFAULT_OF.sub(r"\1", assignment.value.value)
+                values.setdefault(assignment.name, []).append(text)
+    return frozenset(
+        name
+        for name, found in values.items()
+        if all(v.rsplit("/", 1)[-1].startswith(_INTERPRETERS) for v in found)
+    )
+
+
+_DEFAULT_OF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?-(.*)\}$")  # `${PY:-python3}`: python3
+
+
 @rule("BL304", "unexposed-endpoint", Severity.ERROR, tags=("engines", "http"), precision="medium")
 def check(ctx: Context) -> Iterator[Finding]:
     for script in scripts_with_releases(ctx):
         dev_mode = _dev_mode(script)
-        for probe in _probes(script):
+        for probe in _probes(script, _interpreter_variables(ctx, script)):
             if _guarded_by_server_type(probe):
                 continue
             lacking = None
@@ -353,21 +388,24 @@ def check(ctx: Context) -> Iterator[Finding]:
                 )
                 if problem is None and server is not None:
                     lacking = _launched_release_problem(ctx, probe, server, served_by, dev_mode)
-                where = ""
             else:
-                failing = []
-                problem = None
+                # the recipes that run the script, by what is wrong for each (the servers differ)
+                failing: dict[str, list[str]] = {}
                 for run in ctx.wiring.script_runs.get(script.path, []):
                     found = _run_problem(probe, run, dev_mode or run.dev_mode)
                     if found is not None:
-                        problem = found
-                        failing.append(run.recipe)
-                if not failing:
-                    continue
-                shown = ", ".join(failing[:3]) + (
-                    f" and {len(failing) - 3} more" if len(failing) > 3 else ""
-                )
-                where = f" when run by {shown}"
+                        failing.setdefault(found, []).append(run.recipe)
+                for found, recipes in failing.items():
+                    shown = ", ".join(recipes[:3]) + (
+                        f" and {len(recipes) - 3} more" if len(recipes) > 3 else ""
+                    )
+                    yield Finding(
+                        "BL304",
+                        f"{found} when run by {shown}: this probe fails forever or tells nothing",
+                        probe.location,
+                        subject=f"{probe.kind}:{probe.value}",
+                    )
+                continue
             if lacking is not None:
                 yield Finding(
                     "BL304",
@@ -382,7 +420,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             yield Finding(
                 "BL304",
-                f"{problem}{where}: this probe fails forever or tells nothing",
+                f"{problem}: this probe fails forever or tells nothing",
                 probe.location,
                 subject=f"{probe.kind}:{probe.value}",
             )
