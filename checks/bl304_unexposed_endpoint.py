@@ -51,7 +51,9 @@ script without `--enable-metrics` (not when some of its flags come from variable
 cannot read). A release outside the measured range, or between two measured ones that differ
 on the route, is not decided. Routes of Dynamo's frontend and of TRT-LLM are not checked: their
 route tables cannot be read from the released packages reliably; their metric families are. A
-probe whose URL path is built from variables is not checked.
+probe whose URL path is built from variables is not checked. A metric name is not reported when
+the same program or command line also reads a metric the server publishes: a drain that sums
+`vllm:num_requests_running` and `sglang:num_requests_running` counts whichever is there.
 """
 
 from __future__ import annotations
@@ -376,25 +378,33 @@ _DEFAULT_OF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?-(.*)\}$")  # `${PY:-pyt
 def check(ctx: Context) -> Iterator[Finding]:
     for script in scripts_with_releases(ctx):
         dev_mode = _dev_mode(script)
-        for probe in _probes(script, _interpreter_variables(ctx, script)):
-            if _guarded_by_server_type(probe):
-                continue
+        probes = _probes(script, _interpreter_variables(ctx, script))
+        unguarded = [probe for probe in probes if not _guarded_by_server_type(probe)]
+        alternatives = _alternatives(unguarded)
+        for probe in unguarded:
+            others = alternatives.get(id(probe), [])
             lacking = None
             launched = _launch_server(probe.command.script, probe) or _launch_server(script, probe)
             if launched is not None:
-                server, servers, served_by = launched
-                problem = _problem(probe, server, servers, dev_mode) or _metrics_off(
-                    probe, server, served_by
-                )
+                server, _, served_by = launched
+                problem = _launched_problem(probe, launched, dev_mode)
+                if problem is not None and any(
+                    _launched_problem(other, launched, dev_mode) is None for other in others
+                ):
+                    continue  # the program reads another metric this server publishes
                 if problem is None and server is not None:
                     lacking = _launched_release_problem(ctx, probe, server, served_by, dev_mode)
             else:
                 # the recipes that run the script, by what is wrong for each (the servers differ)
                 failing: dict[str, list[str]] = {}
                 for run in ctx.wiring.script_runs.get(script.path, []):
-                    found = _run_problem(probe, run, dev_mode or run.dev_mode)
-                    if found is not None:
-                        failing.setdefault(found, []).append(run.recipe)
+                    run_dev_mode = dev_mode or run.dev_mode
+                    found = _run_problem(probe, run, run_dev_mode)
+                    if found is None or any(
+                        _run_problem(other, run, run_dev_mode) is None for other in others
+                    ):
+                        continue
+                    failing.setdefault(found, []).append(run.recipe)
                 for found, recipes in failing.items():
                     shown = ", ".join(recipes[:3]) + (
                         f" and {len(recipes) - 3} more" if len(recipes) > 3 else ""
@@ -424,6 +434,28 @@ def check(ctx: Context) -> Iterator[Finding]:
                 probe.location,
                 subject=f"{probe.kind}:{probe.value}",
             )
+
+
+def _launched_problem(
+    probe: Probe, launched: tuple[str | None, set[str], list[Launch]], dev_mode: bool
+) -> str | None:
+    server, servers, served_by = launched
+    return _problem(probe, server, servers, dev_mode) or _metrics_off(probe, server, served_by)
+
+
+def _alternatives(probes: list[Probe]) -> dict[int, list[Probe]]:
+    """For each metric probe, the other metric names the same command reads (one program, or
+    one command line): a drain that sums `vllm:num_requests_running` and
+    `sglang:num_requests_running` counts whichever its server publishes."""
+    by_command: dict[int, list[Probe]] = {}
+    for probe in probes:
+        if probe.kind == "metric":
+            by_command.setdefault(id(probe.command), []).append(probe)
+    return {
+        id(probe): [other for other in group if other.value != probe.value]
+        for group in by_command.values()
+        for probe in group
+    }
 
 
 def _run_problem(probe: Probe, run: ScriptRun, dev_mode: bool) -> str | None:
