@@ -19,7 +19,7 @@ from benchlint.calls import PATH_EXPANSION, Call, last_separator, repository_fol
 from benchlint.context import Context
 from benchlint.engines import Launch
 from benchlint.images import image_release
-from benchlint.shell.model import Script
+from benchlint.shell.model import Command, Script
 from benchlint.shell.output import substitution_pattern
 from benchlint.wiring import Entry, Route
 
@@ -178,33 +178,71 @@ def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         return []
     below = _scripts_below(ctx)
     found = []
-    for call, folder in _script_paths(ctx, script):
+    for call, folders in _script_paths(ctx, script):
         runs = route.runs(call.command)
         if runs is False:
             continue
+        possible = {f for f, given_by in folders if _may_give(route, given_by)}
+        folder = possible.pop() if len(possible) == 1 else None
+        if folder is None or folder not in below:
+            continue  # (a value that names no folder of the repository may reach the command)
         pattern = file_name_pattern(ctx, call.word.value, route)
         named = tuple(path for name, path in below[folder] if pattern.fullmatch(name))
         found.append(ScriptRun(call, folder, runs, named))
     return found
 
 
-def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, str]]:
-    """The script's commands that run a file by a path into a folder of the repository that
-    holds scripts (else a file made at run time, in a folder of its own, or outside), with
-    that folder; worked out once per launcher."""
+# the repository folder a script path names (None: none known), and the assignments that give
+# the path's variable the values that name it (none: the path is written so)
+Folders = list[tuple[str | None, tuple[Command, ...]]]
+
+
+def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, Folders]]:
+    """The script's commands that run a file by a path that may name a folder of the
+    repository that holds scripts (else a file made at run time, in a folder of its own, or
+    outside), with the folders it can name; worked out once per launcher."""
     memo = ctx.ws.models.setdefault("script-paths", {})
     assert isinstance(memo, dict)
     if script.path not in memo:
         below = _scripts_below(ctx)
         memo[script.path] = [
-            (call, folder)
+            (call, folders)
             for call in ctx.environment.calls.calls_in(script)
             if call.kind == "run"
-            for folder in [repository_folder(call.caller, call.word.value)]
-            if folder and folder in below
+            for folders in [_folders(call)]
+            if any(folder and folder in below for folder, _ in folders)
         ]
-    found: list[tuple[Call, str]] = memo[script.path]
+    found: list[tuple[Call, Folders]] = memo[script.path]
     return found
+
+
+def _folders(call: Call) -> Folders:
+    """The folders a script path word can name: one, or (`bash "$BENCH_SCRIPT"`, with the
+    variable given values in several places) the folder of each value, by the assignments
+    that give it."""
+    value = call.word.value.strip()
+    folder = repository_folder(call.caller, value)
+    if folder is not None:
+        return [(folder, ())]
+    match = _LEADING_VARIABLE.match(value)
+    if match is None:
+        return []
+    name = match.group(1) or match.group(2)
+    rest = value[match.end() :]
+    by_folder: dict[str | None, list[Command]] = {}
+    for assignment in call.caller.assignments:
+        if assignment.name == name and assignment.value is not None:
+            named = repository_folder(call.caller, assignment.value.value + rest)
+            by_folder.setdefault(named, []).append(assignment.command)
+    return [(f, tuple(commands)) for f, commands in by_folder.items()]
+
+
+_LEADING_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+
+
+def _may_give(route: Route, given_by: tuple[Command, ...]) -> bool:
+    """Whether one of these assignments may run on the route (none: the path is written so)."""
+    return not given_by or any(route.holds(command) is not False for command in given_by)
 
 
 def _scripts_below(ctx: Context) -> dict[str, list[tuple[str, str]]]:
@@ -255,6 +293,7 @@ def _rendered_pattern(word: str, route: Route, memo: _Memo) -> re.Pattern[str]:
         script.path,
         route.entry.fields.get(profile.EXP_NAME_PREFIX),
         tuple((n, env.known.get(n), n in env.unknown) for n in holes),
+        tuple(route.holds(command) is not False for command in _givers(template)),
     )
     pattern = memo.rendered.get(signature)
     if pattern is None:
@@ -269,9 +308,22 @@ def _holes(template: tuple[object, ...]) -> tuple[str, ...]:
     for item in template:
         if isinstance(item, _Hole):
             names.append(item.name)
-            for alternative in item.fallback or ():
+            for alternative, _ in item.fallback or ():
                 names.extend(_holes(alternative))
     return tuple(dict.fromkeys(names))
+
+
+@functools.lru_cache(maxsize=4096)
+def _givers(template: tuple[object, ...]) -> tuple[Command, ...]:
+    """The assignments whose values a template's fallbacks stand for: whether each runs on a
+    route decides which of them its rendering offers."""
+    found: list[Command] = []
+    for item in template:
+        if isinstance(item, _Hole):
+            for alternative, given_by in item.fallback or ():
+                found.extend(given_by)
+                found.extend(_givers(alternative))
+    return tuple(dict.fromkeys(found))
 
 
 @dataclass(frozen=True)
@@ -281,7 +333,8 @@ class _Hole:
     part of a name. `prefix`: `${EXP_NAME%%_*}`, the entry's model prefix."""
 
     name: str
-    fallback: tuple[tuple[object, ...], ...] | None = None
+    # each template, with the assignments that give the values it stands for
+    fallback: tuple[tuple[tuple[object, ...], tuple[Command, ...]], ...] | None = None
     prefix: bool = False
 
 
@@ -321,11 +374,16 @@ def _expansion(expansion: str, script: Script, depth: int, memo: _Memo) -> objec
         return printed
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or depth >= 5:
         return _ANY
-    values = [a.value.value for a in script.assignments if a.name == name and a.value]
-    if not values or len(values) > 16:
+    assigned = [a for a in script.assignments if a.name == name and a.value]
+    if not assigned or len(assigned) > 16:
         return _Hole(name)
-    alternatives = {_template(_file_name(v), script, depth + 1, memo) for v in values}
-    return _Hole(name, tuple(sorted(alternatives, key=repr)))
+    alternatives: dict[tuple[object, ...], list[Command]] = {}
+    for assignment in assigned:
+        assert assignment.value is not None
+        template = _template(_file_name(assignment.value.value), script, depth + 1, memo)
+        alternatives.setdefault(template, []).append(assignment.command)
+    ordered = sorted(alternatives.items(), key=lambda item: repr(item[0]))
+    return _Hole(name, tuple((t, tuple(commands)) for t, commands in ordered))
 
 
 def _render(template: tuple[object, ...], route: Route) -> str:
@@ -343,7 +401,9 @@ def _render(template: tuple[object, ...], route: Route) -> str:
             out.append(re.escape(env.known[item.name]))
         elif item.fallback is None:
             out.append(_ANY)
-        else:
-            rendered = sorted({_render(t, route) for t in item.fallback})
-            out.append("(?:" + "|".join(rendered) + ")")
+        else:  # the values of the assignments that may run on the route
+            rendered = sorted(
+                {_render(t, route) for t, given_by in item.fallback if _may_give(route, given_by)}
+            )
+            out.append("(?:" + "|".join(rendered) + ")" if rendered else _ANY)
     return "".join(out)
