@@ -44,10 +44,13 @@ vllm serve "$MODEL_PATH" --port "$PORT" --tensor-parallel-size 8
 Scripts that other scripts source are libraries, not entrypoints. What a function sets or
 validates counts where the function is called, not where it is defined (a library that
 defines an unrelated function assigning `EP_SIZE` does not make `$EP_SIZE` safe). Variables
-the system, GitHub Actions or Slurm set, and those in `known-env`, are not checked. Validation is
-read in text order: a check inside a function that runs later does not count. A launch inside a
-function reads what the function set before it (`local chunk=${5:-2048}`), and `$X` inside
-`${X:+--x "$X"}` is expanded only when X is not empty.
+the system, GitHub Actions or Slurm set, and those in `known-env`, are not checked. Validation
+and assignment are read in text order: a check inside a function that runs later does not
+count, nor does an assignment after the launch (`TP=8` below it, or a library function called
+after it that exports `EP_SIZE`); a launch inside a function counts every assignment of the
+script, as the function may be called after them. A launch inside a function reads what the
+function set before it (`local chunk=${5:-2048}`), and `$X` inside `${X:+--x "$X"}` is expanded
+only when X is not empty.
 """
 
 from __future__ import annotations
@@ -233,14 +236,16 @@ def check(ctx: Context) -> Iterator[Finding]:
         everything, *befores = environment.states_before(script, [len(script.src) + 1, *starts])
         if everything.unknown:
             continue
-        provided_here = set(everything.assigned)
         checked_upstream: frozenset[str] | None = None  # worked out on first need
         for launch, before in zip(found, befores, strict=True):
+            # what the script set before the launch (a launch in a function: anywhere, as the
+            # function may be called after it)
+            provided = everything if launch.command.function is not None else before
             unvalidated: dict[str, Read] = {}
             for read in _consumed(launch):
                 name = read.name
                 if (
-                    name in provided_here
+                    name in provided.assigned
                     or name in before.validated
                     or is_builtin(name, ctx.config.known_env)
                 ):
