@@ -45,11 +45,14 @@ fi
 An exit taken when the acquisition itself failed (`if ! salloc ...; then exit 1; fi`), or guarded
 by a test of the resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired)
 or of its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`,
-`squeue -j "$JOB"`: it is gone), an exit in another branch of the same `if` or `case`, and an
-exit after a release that can run before it (in its branch, or under a condition benchlint cannot
-relate to the exit's: then it says nothing) are not exit paths that leak. A trap set before the
+`squeue -j "$JOB"`: it is gone), such a liveness test failing under `set -e` (`kill -0
+"$PID"` alone), an exit in another branch of the same `if` or `case`, and an exit after a
+release that can run before it (in its branch, or under a condition benchlint cannot relate to
+the exit's: then it says nothing) are not exit paths that leak. A trap set before the
 acquisition covers it when its handler releases it, by its variable or by one the script assigns
-from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`). `break`
+from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it
+passes it to a function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree()
+{ local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep). `break`
 and `continue` do not fail under `set -e`. An allocation named after the runner
 (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
 launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
@@ -196,6 +199,56 @@ def _releases(resource: Resource, text: str) -> bool:
     return _reading(resource.names).search(text) is not None
 
 
+_CALL = re.compile(r"(?<![\w$-])([A-Za-z_][A-Za-z0-9_]*)(?=([^;&|\n]*))")  # a name, its line
+# `$1`, `${1:-}`, `"$@"`: what a function's caller passed it
+_POSITIONAL = re.compile(r"\$(?:[1-9@*]|\{[1-9@*](?:[:#%/^,-][^}]*)?\})")
+
+
+def _releases_by_call(resource: Resource, text: str, lookup: Functions) -> bool:
+    """A handler that passes the resource to a function that releases its argument
+    (`cleanup() { stop_background_process_tree "$SERVER_PID"; }`, the function from a library
+    the script sources)."""
+    if resource.variable is None:
+        return False
+    reading = _reading(resource.names)
+    for match in _CALL.finditer(text):
+        name, arguments = match.group(1), match.group(2)
+        where = lookup(name) if reading.search(arguments) else None
+        if where is not None and _releases_argument(where, name, resource.release, lookup):
+            return True
+    return False
+
+
+def _releases_argument(
+    script: Script, function: str, release: re.Pattern[str], lookup: Functions, depth: int = 0
+) -> bool:
+    """Whether a function releases what its caller passes it: a command of its body that
+    releases (`kill`) and reads an argument (`"$1"`, or a local given one: `local
+    root_pid="${1:-}"`), or passes one to a function that does (two calls deep)."""
+    body = script.body(function)
+    given = {
+        a.name
+        for command in body
+        for a in command.assignments
+        if a.value is not None and _POSITIONAL.search(a.value.value)
+    }
+    argument = re.compile(
+        _POSITIONAL.pattern + ("|" + _reading(frozenset(given)).pattern if given else "")
+    )
+    for command in body:
+        text = script.text_of(command.node)
+        if not argument.search(text):
+            continue
+        if release.search(text):
+            return True
+        base = command.base
+        if depth < 1 and base is not None and base != function:
+            where = lookup(base)
+            if where is not None and _releases_argument(where, base, release, lookup, depth + 1):
+                return True
+    return False
+
+
 @functools.lru_cache(maxsize=256)
 def _reading(names: frozenset[str]) -> re.Pattern[str]:
     """`$NAME` or `${NAME` of any of the names."""
@@ -229,6 +282,13 @@ def _about_itself(resource: Resource, path: ExitPath) -> bool:
     names = resource.names
     if not names:
         return False
+    command = path.command
+    if (  # `kill -0 "$PID"` under `set -e` fails only when the process is already gone
+        path.kind == "errexit"
+        and _LIVENESS.search(script.text_of(command.node))
+        and any(read.name in names for word in command.words for read in word.reads())
+    ):
+        return True
     for guard in path.command.guards:
         if any(read.name in names for read in guard.test_reads):
             return True
@@ -330,17 +390,26 @@ _SLURM = ("Slurm allocation", "Slurm batch job")
 _HOST_ONLY = ("temporary directory",)
 
 
+# where a function is defined: this script, or a file it sources (None: not known)
+Functions = Callable[[str], Script | None]
+
+
 def _check_script(
-    script: Script, sourced: bool | Callable[[], bool]
+    script: Script, sourced: bool | Callable[[], bool], functions: Functions | None = None
 ) -> Iterator[tuple[Finding, Resource]]:
     flow = Flow(script, sourced)
     runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
     traps = [(i, t) for i, t in flow.traps() if t.on_exit]
+    lookup = functions or (lambda name: script if name in script.functions else None)
     for resource in _resources(flow):
         start = flow.index(resource.statement)
         if start is None:
             continue
-        covering = [(i, t) for i, t in traps if _releases(resource, t.action)]
+        covering = [
+            (i, t)
+            for i, t in traps
+            if _releases(resource, t.action) or _releases_by_call(resource, t.action, lookup)
+        ]
         if any(i < start for i, _ in covering):
             continue
         trap_index = min((i for i, _ in covering), default=None)
@@ -423,6 +492,21 @@ def _named_after_runner(command: Command) -> bool:
     return False
 
 
+def _functions(ctx: Context, script: Script) -> Functions:
+    """Where each function the script can call is defined: the script itself, or a file it
+    sources (read on first need)."""
+    state: list[dict[str, Script]] = []
+
+    def lookup(name: str) -> Script | None:
+        if name in script.functions:
+            return script
+        if not state:
+            state.append(ctx.environment.state_before(script, len(script.src) + 1).functions)
+        return state[0].get(name)
+
+    return lookup
+
+
 @rule(
     "BL103", "late-cleanup-trap", Severity.WARNING, tags=("shell", "resources"), precision="medium"
 )
@@ -437,7 +521,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         host = ctx.wiring.is_launcher(script.path)
         sourced = functools.partial(calls.is_sourced, path)
-        for finding, resource in _check_script(script, sourced):
+        for finding, resource in _check_script(script, sourced, _functions(ctx, script)):
             if resource.what in _HOST_ONLY and not host:
                 continue  # inside a job or container, the process ends with it
             if (
