@@ -19,7 +19,14 @@ import click
 
 from benchlint import __version__, fixes
 from benchlint.cache import Cache
-from benchlint.config import Config, ConfigError, find_config, find_root, load_config
+from benchlint.config import (
+    Config,
+    ConfigError,
+    find_config,
+    find_root,
+    is_repository,
+    load_config,
+)
 from benchlint.context import Context
 from benchlint.engine import STANDALONE_ENTRIES, lint, select_rules
 from benchlint.finding import Severity
@@ -120,8 +127,9 @@ def _load(config_file: Path | None, no_config: bool, start: Path) -> Config:
 
 
 def _standalone(config: Config, root: Path, root_given: bool) -> bool:
-    """No repository around the paths: no `--root`, no configuration file, no `.git`."""
-    return not root_given and config.path is None and not (root / ".git").exists()
+    """No repository around the paths: no `--root`, no configuration file, no `.git` (nor
+    `.github/workflows`)."""
+    return not root_given and config.path is None and not is_repository(root)
 
 
 def _setup(

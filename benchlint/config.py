@@ -83,13 +83,27 @@ def find_config(start: Path) -> Path | None:
 
 
 def find_root(start: Path, config_path: Path | None) -> Path:
+    """The repository around `start`: the configuration file's folder, the nearest folder with
+    `.git`, else the nearest with `.github/workflows` (a checkout without its history: a `git
+    archive`, a release tarball), else `start`'s own folder."""
     if config_path is not None:
         return config_path.parent.resolve()
     directory = (start if start.is_dir() else start.parent).resolve()
     for candidate in (directory, *directory.parents):
         if (candidate / ".git").exists():
             return candidate
+    for candidate in (directory, *directory.parents):
+        if (candidate / WORKFLOWS).is_dir():
+            return candidate
     return directory
+
+
+WORKFLOWS = ".github/workflows"
+
+
+def is_repository(root: Path) -> bool:
+    """Whether `root` is a repository's top folder: it has `.git` or `.github/workflows`."""
+    return (root / ".git").exists() or (root / WORKFLOWS).is_dir()
 
 
 def _has_tool_table(path: Path) -> bool:

@@ -25,7 +25,14 @@ from pygls.lsp.server import LanguageServer
 
 from benchlint import __version__
 from benchlint.cache import Cache
-from benchlint.config import Config, ConfigError, find_config, find_root, load_config
+from benchlint.config import (
+    Config,
+    ConfigError,
+    find_config,
+    find_root,
+    is_repository,
+    load_config,
+)
 from benchlint.context import Context
 from benchlint.engine import lint, select_rules
 from benchlint.explain import ExplainError, explain, render_text
@@ -103,8 +110,8 @@ class BenchlintServer(LanguageServer):
         config_path = find_config(path)
         config = load_config(config_path) if config_path is not None else Config()
         root = find_root(path, config_path).resolve()
-        # no configuration and no .git around it: the file alone, as `benchlint FILE` does
-        standalone = config_path is None and not (root / ".git").exists()
+        # no configuration and no repository around it: the file alone, as `benchlint FILE` does
+        standalone = config_path is None and not is_repository(root)
         rel = path.resolve().relative_to(root).as_posix()
         overlay = {
             _relative(doc.path, root): doc.source.encode("utf-8", errors="surrogateescape")

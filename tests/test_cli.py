@@ -322,3 +322,19 @@ def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path: Path) -> None:
         error = process.stderr.read().decode()
         assert process.wait(timeout=60) != 2, command
         assert "internal error" not in error and "Traceback" not in error, command
+
+
+def test_a_checkout_without_git_is_rooted_at_its_workflows_folder(tmp_path: Path) -> None:
+    """A `git archive` or tarball of a repository has no `.git` and may have no configuration:
+    the folder holding `.github/workflows` is its root, so a folder named inside it is linted
+    with the repository's wiring (not alone, as a folder outside any repository is)."""
+    root = copy_example(tmp_path / "archive")
+    (root / ".benchlint.toml").unlink()
+    _, whole, _ = invoke(root, "--no-cache", "--format", "concise")
+    in_runners = [line for line in whole.splitlines() if line.startswith("runners/")]
+    assert any("[BL202]" in line for line in in_runners)  # wiring: an entry's missing script
+    code, named, _ = invoke("runners", "--no-cache", "--format", "concise", cwd=root)
+    assert code == 1
+    assert in_runners == [line for line in named.splitlines() if line.startswith("runners/")]
+    _, explained, _ = invoke("explain", "dsr1-fp4-h200-sglang", cwd=root / "runners")
+    assert "runners/launch_h200-cw.sh" in explained
