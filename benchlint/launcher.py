@@ -174,6 +174,20 @@ class LauncherModel:
             (defaulted if keeps else overwritten).add(assignment.name)
         return overwritten, defaulted - overwritten
 
+    @functools.cached_property
+    def first_assigned(self) -> dict[str, int]:
+        """Where the launcher's text first assigns each variable it assigns (byte offset): a
+        condition before that, outside functions and loops, reads the value the launcher was
+        started with."""
+        found: dict[str, int] = {}
+        for assignment in self.script.assignments:
+            if assignment.command.script is not self.script:
+                continue  # (a nested shell's offsets are its own)
+            at = assignment.node.start_byte
+            if at < found.get(assignment.name, at + 1):
+                found[assignment.name] = at
+        return found
+
     def grep_probe(self, text: str) -> Callable[[Command], bool | None]:
         """Decides `grep -q PATTERN "$CONFIG_PATH"` conditions against the recipe's current text."""
 

@@ -178,11 +178,16 @@ def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         return []
     below = _scripts_below(ctx)
     found = []
-    for call, folders in _script_paths(ctx, script):
+    for call, variable, folders in _script_paths(ctx, script):
         runs = route.runs(call.command)
         if runs is False:
             continue
         possible = {f for f, given_by in folders if _may_give(route, given_by)}
+        if not possible and variable is not None and variable in route.env.known:
+            # the launcher gives the variable no value on this route: it keeps the one the
+            # entry gave it (`BENCHMARK_SCRIPT` in its additional-settings)
+            value = route.env.known[variable] + _after_variable(call.word.value)
+            possible = {repository_folder(call.caller, value)}
         folder = possible.pop() if len(possible) == 1 else None
         if folder is None or folder not in below:
             continue  # (a value that names no folder of the repository may reach the command)
@@ -197,47 +202,53 @@ def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
 Folders = list[tuple[str | None, tuple[Command, ...]]]
 
 
-def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, Folders]]:
+def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, str | None, Folders]]:
     """The script's commands that run a file by a path that may name a folder of the
     repository that holds scripts (else a file made at run time, in a folder of its own, or
-    outside), with the folders it can name; worked out once per launcher."""
+    outside), with the variable the path starts with (if it is one) and the folders the
+    script's values can name; worked out once per launcher."""
     memo = ctx.ws.models.setdefault("script-paths", {})
     assert isinstance(memo, dict)
     if script.path not in memo:
         below = _scripts_below(ctx)
         memo[script.path] = [
-            (call, folders)
+            (call, variable, folders)
             for call in ctx.environment.calls.calls_in(script)
             if call.kind == "run"
-            for folders in [_folders(call)]
-            if any(folder and folder in below for folder, _ in folders)
+            for variable, folders in [_folders(call)]
+            if variable is not None or any(f and f in below for f, _ in folders)
         ]
-    found: list[tuple[Call, Folders]] = memo[script.path]
+    found: list[tuple[Call, str | None, Folders]] = memo[script.path]
     return found
 
 
-def _folders(call: Call) -> Folders:
-    """The folders a script path word can name: one, or (`bash "$BENCH_SCRIPT"`, with the
-    variable given values in several places) the folder of each value, by the assignments
-    that give it."""
+def _folders(call: Call) -> tuple[str | None, Folders]:
+    """The variable a script path word is held in, if it starts with one (`bash
+    "$BENCH_SCRIPT"`), and the folders it can name: the word's own, or the folder of each value
+    the script gives the variable, by the assignments that give it."""
     value = call.word.value.strip()
-    folder = repository_folder(call.caller, value)
-    if folder is not None:
-        return [(folder, ())]
     match = _LEADING_VARIABLE.match(value)
-    if match is None:
-        return []
-    name = match.group(1) or match.group(2)
-    rest = value[match.end() :]
+    name = (match.group(1) or match.group(2)) if match is not None else None
+    assigned = [a for a in call.caller.assignments if a.name == name and a.value is not None]
+    if name is None or not assigned:
+        folder = repository_folder(call.caller, value)
+        return name, [(folder, ())] if folder is not None else []
+    rest = _after_variable(value)
     by_folder: dict[str | None, list[Command]] = {}
-    for assignment in call.caller.assignments:
-        if assignment.name == name and assignment.value is not None:
-            named = repository_folder(call.caller, assignment.value.value + rest)
-            by_folder.setdefault(named, []).append(assignment.command)
-    return [(f, tuple(commands)) for f, commands in by_folder.items()]
+    for assignment in assigned:
+        assert assignment.value is not None
+        named = repository_folder(call.caller, assignment.value.value + rest)
+        by_folder.setdefault(named, []).append(assignment.command)
+    return name, [(f, tuple(commands)) for f, commands in by_folder.items()]
 
 
 _LEADING_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+
+
+def _after_variable(value: str) -> str:
+    """A path word's text after the variable it starts with."""
+    match = _LEADING_VARIABLE.match(value.strip())
+    return value.strip()[match.end() :] if match is not None else value
 
 
 def _may_give(route: Route, given_by: tuple[Command, ...]) -> bool:
@@ -405,5 +416,10 @@ def _render(template: tuple[object, ...], route: Route) -> str:
             rendered = sorted(
                 {_render(t, route) for t, given_by in item.fallback if _may_give(route, given_by)}
             )
-            out.append("(?:" + "|".join(rendered) + ")" if rendered else _ANY)
+            if rendered:
+                out.append("(?:" + "|".join(rendered) + ")")
+            elif item.name in env.known:  # none does: the value the entry gave it (a path)
+                out.append(re.escape(env.known[item.name].rsplit("/", 1)[-1]))
+            else:
+                out.append(_ANY)
     return "".join(out)

@@ -115,18 +115,36 @@ class ConditionEnv:
     """Variables for deciding a launcher's conditions: known, unknown (None) or unset ("")."""
 
     def __init__(
-        self, known: dict[str, str], unknown: AbstractSet[str], decisions: Decisions | None = None
+        self,
+        known: dict[str, str],
+        unknown: AbstractSet[str],
+        decisions: Decisions | None = None,
+        incoming: AbstractSet[str] | None = None,
     ) -> None:
         self.known = known
         self.unknown = unknown
         self.decisions = decisions  # guards decided for other routes, by what they read
         # guard -> decision (guards live as long as the run), word text -> its expansion
         self.memo: dict[int | str, object] = {}
+        # of the unknown names, those whose value the launcher is started with is not known
+        # (the others are unknown because the launcher assigns them)
+        self.incoming = unknown if incoming is None else incoming
+        self._before: dict[frozenset[str], ConditionEnv] = {}
 
     def get(self, name: str) -> str | None:
         if name in self.unknown:
             return None
         return self.known.get(name, "")
+
+    def before_assigning(self, names: frozenset[str]) -> ConditionEnv:
+        """This environment where the launcher has not assigned these names yet: each has the
+        value it was started with."""
+        found = self._before.get(names)
+        if found is None:
+            unknown = (set(self.unknown) - names) | (names & set(self.incoming))
+            found = ConditionEnv(self.known, frozenset(unknown), self.decisions)
+            self._before[names] = found
+        return found
 
 
 @dataclass(eq=False)
@@ -148,7 +166,7 @@ class Route:
     def holds(self, command: Command, probe: Probe | None = None) -> bool | None:
         """Whether the command's conditions hold on this route (None: not known); False, too,
         for a command of the launcher after it surely ended (`exit`, `exec bash other.sh`)."""
-        answer = guards_hold(command.script, command.guards, self.env, probe)
+        answer = guards_hold(command.script, command.guards, self._env_at(command), probe)
         if answer is False or not self.launcher.ends:
             return answer
         top = commands_up(command)[-1]  # (a function's command runs where it is called)
@@ -156,6 +174,23 @@ class Route:
         if mine and self._ended_before(top.node.start_byte):
             return False
         return answer
+
+    def _env_at(self, command: Command) -> ConditionEnv:
+        """The environment the command's conditions read: names the launcher assigns only
+        after the command (in its text, the command in no function or loop) still hold the
+        values the launcher was started with (`if [[ -n "${BENCHMARK_SCRIPT:-}" ]]` before an
+        `else` that assigns it)."""
+        first = self.launcher.first_assigned
+        if command.script is not self.launcher.script or command.function or command.loops:
+            return self.env
+        at = command.node.start_byte
+        late = frozenset(
+            read.name
+            for guard in command.guards
+            for read in guard.reads
+            if first.get(read.name, 0) > at and read.name in self.env.unknown
+        )
+        return self.env.before_assigning(late) if late else self.env
 
     def ended_by(self) -> Command | None:
         """The launcher's first `exit` or `exec` of a program that surely runs on this route."""
@@ -174,7 +209,7 @@ class Route:
             runs = ended.get(id(command))
             if runs is None:
                 runs = ended[id(command)] = (
-                    guards_hold(command.script, command.guards, self.env) is True
+                    guards_hold(command.script, command.guards, self._env_at(command)) is True
                 )
             if runs:
                 return True
@@ -461,13 +496,14 @@ class Wiring:
             known["RUNNER_NAME"] = runner_names[0]
         else:
             unknown.add("RUNNER_NAME")
+        incoming = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
         overwritten, defaulted = launcher.assigned_names
         unknown |= overwritten
         unknown |= defaulted - set(known)
         # one set for the routes that agree on it: most of a launcher's (a set of the names a
         # launcher assigns is 4 KiB; InferenceX has 852 routes)
         shared = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
-        return ConditionEnv(known, shared, self._decisions)
+        return ConditionEnv(known, shared, self._decisions, incoming)
 
     # -- recipes ---------------------------------------------------------------------------
     def recipe(self, route: Route, variable: str = "CONFIG_FILE") -> RecipeRef | None:
