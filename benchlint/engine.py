@@ -14,6 +14,7 @@ from benchlint.config import Config
 from benchlint.context import Context, inside, wiring_of
 from benchlint.finding import Finding, Location
 from benchlint.registry import Rule, all_rules
+from benchlint.releases import unfollowed
 from benchlint.result import Coverage, Result, RuleError
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
 from benchlint.workspace import Kept, Workspace
@@ -132,7 +133,7 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
     )
     result.counts = dict(sorted(context.counts.items()))
     if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
-        result.coverage = _coverage(ws)
+        result.coverage = _coverage(context)
     return result
 
 
@@ -174,8 +175,9 @@ def _kept(
     return findings
 
 
-def _coverage(ws: Workspace) -> Coverage:
+def _coverage(ctx: Context) -> Coverage:
     """What a whole-repository run wired (every route was built for the rules anyway)."""
+    ws = ctx.ws
     layout = ws.layout
     wiring = wiring_of(ws)
     launchers = set(ws.glob(layout.launchers))
@@ -194,6 +196,7 @@ def _coverage(ws: Workspace) -> Coverage:
         scripts=len([p for p in ws.shell_paths if p not in launchers]),
         recipe_tree=ws.detected.recipe_tree,
         unwired=tuple(ws.detected.unwired),
+        unfollowed=tuple(unfollowed(ctx).items()),
     )
 
 

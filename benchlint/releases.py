@@ -173,6 +173,35 @@ def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     that do not run on the route left out), and which scripts each path can name there on the
     route: by file name, anywhere below the folder (an expansion in the name may hold a
     subfolder, or be one benchlint cannot evaluate)."""
+    memo = ctx.ws.models.setdefault("scripts-run", {})
+    assert isinstance(memo, dict)
+    known = memo.get(id(route))
+    if known is not None and known[0] is route:  # (the route kept: its id is not reused)
+        runs: list[ScriptRun] = known[1]
+        return runs
+    found = _scripts_run(ctx, route)
+    memo[id(route)] = (route, found)
+    return found
+
+
+def unfollowed(ctx: Context) -> dict[str, int]:
+    """Launchers that run, for some entries, no script or recipe benchlint can follow (a path
+    it cannot evaluate): each with the number of those entries."""
+    wiring = ctx.wiring
+    followed: set[int] = set()
+    launcher_of: dict[int, str] = {}
+    for route in wiring.routes:
+        launcher_of.setdefault(id(route.entry), route.launcher.path)
+        if scripts_run(ctx, route) or wiring.recipes(route):
+            followed.add(id(route.entry))
+    found: dict[str, int] = {}
+    for entry, path in launcher_of.items():
+        if entry not in followed:
+            found[path] = found.get(path, 0) + 1
+    return dict(sorted(found.items()))
+
+
+def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     script = ctx.ws.shell(route.launcher.path)
     if script is None:
         return []

@@ -31,6 +31,8 @@ class Coverage:
     scripts: int = 0
     recipe_tree: bool = False  # an srt-slurm tree: its recipes are checked one by one, unrouted
     unwired: tuple[str, ...] = ()  # master configs of another project kept in the repository
+    # launchers that run no script or recipe benchlint can follow, with how many entries
+    unfollowed: tuple[tuple[str, int], ...] = ()
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""
@@ -81,9 +83,28 @@ class Coverage:
             )
         return None
 
+    def not_followed(self) -> str | None:
+        """The warning for entries whose launcher runs nothing benchlint can follow."""
+        if not self.unfollowed:
+            return None
+        entries = sum(n for _, n in self.unfollowed)
+        launchers = [path for path, _ in self.unfollowed]
+        shown = ", ".join(launchers[:3]) + (
+            f" and {len(launchers) - 3} more" if len(launchers) > 3 else ""
+        )
+        reach = "reaches" if entries == 1 else "reach"
+        one = len(launchers) == 1
+        launcher, runs = ("a launcher", "runs") if one else ("launchers", "run")
+        return (
+            f"{_count(entries, 'entry', 'entries')} {reach} {launcher} ({shown}) that {runs} "
+            "no script or recipe benchlint can follow for them: what their jobs run was not "
+            "checked against them (`benchlint explain ENTRY` shows the launcher's calls)"
+        )
+
     def warnings(self) -> list[str]:
         """What the run could not wire, for every output to say."""
-        return [w for w in (self.other_projects(), self.blind_spot()) if w is not None]
+        found = (self.other_projects(), self.blind_spot(), self.not_followed())
+        return [w for w in found if w is not None]
 
 
 def _count(n: int, noun: str, plural: str = "") -> str:

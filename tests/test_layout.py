@@ -174,6 +174,39 @@ def test_launchers_or_recipes_with_nothing_routed_warn(tmp_path: Path) -> None:
     assert "0 master configs (0 entries), 1 launcher, 1 recipe (0 routed)" in out
 
 
+def test_entries_whose_launcher_runs_nothing_benchlint_follows_warn(tmp_path: Path) -> None:
+    """An entry whose launcher runs a script by a path benchlint cannot evaluate (a folder
+    held in a variable it gives no value) is said, with its launcher; one whose launcher names
+    its script is not."""
+    master = "".join(
+        f"{name}:\n  image: x\n  model-prefix: {prefix}\n  precision: fp8\n  framework: vllm\n"
+        f"  runner: {runner}\n  scenarios:\n    fixed-seq-len:\n"
+        "    - {isl: 1, osl: 1, search-space: [{tp: 8}]}\n"
+        for name, prefix, runner in (
+            ("a-h200", "a", "h200"),
+            ("b-h200", "b", "h200"),
+            ("c-b200", "c", "b200"),
+        )
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "configs/runners.yaml": "h200: [h200-x_0]\nb200: [b200-y_0]\n",
+            "configs/nvidia-master.yaml": master,
+            "runners/launch_h200-x.sh": 'bash "benchmarks/${SUBDIR}/${MODEL_PREFIX}.sh"\n',
+            "runners/launch_b200-y.sh": 'bash "benchmarks/single_node/${MODEL_PREFIX}.sh"\n',
+            "benchmarks/single_node/c.sh": "echo c\n",
+        },
+    )
+    code, _, err = invoke(root)
+    assert code == 0
+    assert err == (
+        "benchlint: warning: 2 entries reach a launcher (runners/launch_h200-x.sh) that runs no "
+        "script or recipe benchlint can follow for them: what their jobs run was not checked "
+        "against them (`benchlint explain ENTRY` shows the launcher's calls)\n"
+    )
+
+
 def test_outside_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A named file is linted on its own; a large folder stops early; an empty one is clean."""
     loose = tmp_path / "loose"
@@ -215,9 +248,11 @@ def test_master_configs_of_another_project_in_the_repository_are_not_wired(tmp_p
             "configs/nvidia-master.yaml": entry.format(name="a", label="h200")
             + entry.format(name="b", label="b300"),
             "runners/launch_h200-cw.sh": launcher,
+            "benchmarks/serve.sh": "vllm serve m\n",
             "upstream/X/configs/runners.yaml": "labels:\n  mi355x: [mi355x-amds_0]\n",
             "upstream/X/configs/amd-master.yaml": entry.format(name="c", label="mi355x"),
             "upstream/X/runners/launch_mi355x-amds.sh": launcher,
+            "upstream/X/benchmarks/serve.sh": "vllm serve m\n",
         },
     )
     code, out, err = invoke(root, "--format", "concise")
