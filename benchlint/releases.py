@@ -217,7 +217,7 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
             # entry gave it (`BENCHMARK_SCRIPT` in its additional-settings)
             value = route.env.known[variable] + _after_variable(call.word.value)
             possible = {repository_folder(call.caller, value)}
-        folder = possible.pop() if len(possible) == 1 else None
+        folder = _outermost(possible)
         if folder is None or folder not in below:
             continue  # (a value that names no folder of the repository may reach the command)
         pattern = file_name_pattern(ctx, call.word.value, route)
@@ -227,8 +227,21 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
 
 
 # the repository folder a script path names (None: none known), and the assignments that give
-# the path's variable the values that name it (none: the path is written so)
+# the path's variables the values that name it: it is named when they all may run (none: the
+# path is written so)
 Folders = list[tuple[str | None, tuple[Command, ...]]]
+
+
+def _outermost(folders: set[str | None]) -> str | None:
+    """The one folder the path names, or (`benchmarks/${SUBDIR}` with SUBDIR `multi_node` or
+    `multi_node/agentic` on the route) the folder that holds all the others; None when none
+    does or one is not known. Scripts are then matched by name anywhere below it."""
+    if None in folders or not folders:
+        return None
+    outer = min(folders, key=lambda f: len(f or ""))
+    assert outer is not None
+    inside = all(f == outer or (f or "").startswith(outer + "/") for f in folders)
+    return outer if inside and outer else None
 
 
 def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, str | None, Folders]]:
@@ -261,14 +274,47 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
     assigned = [a for a in call.caller.assignments if a.name == name and a.value is not None]
     if name is None or not assigned:
         folder = repository_folder(call.caller, value)
-        return name, [(folder, ())] if folder is not None else []
+        if folder is not None:
+            return name, [(folder, ())]
+        return name, _in_folder_part(call.caller, value)
     rest = _after_variable(value)
-    by_folder: dict[str | None, list[Command]] = {}
+    found: Folders = []
     for assignment in assigned:
         assert assignment.value is not None
         named = repository_folder(call.caller, assignment.value.value + rest)
-        by_folder.setdefault(named, []).append(assignment.command)
-    return name, [(f, tuple(commands)) for f, commands in by_folder.items()]
+        found.append((named, (assignment.command,)))
+    return name, found
+
+
+_MAX_VALUES = 16
+
+
+def _in_folder_part(script: Script, value: str) -> Folders:
+    """`benchmarks/${BENCHMARK_SUBDIR}/${SCRIPT_NAME}`: the folder each combination of the
+    values the script gives the variables of the folder part names, with the assignments that
+    give them."""
+    cut = last_separator(value)
+    choices: list[tuple[re.Match[str], list[tuple[str, Command]]]] = []
+    for match in PATH_EXPANSION.finditer(value, 0, max(cut, 0)):
+        name = match.group(0).strip("${}")
+        given = [
+            (a.value.value, a.command)
+            for a in script.assignments
+            if a.name == name and a.value is not None
+        ]
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or not given:
+            return []
+        choices.append((match, given))
+    combinations: list[tuple[str, tuple[Command, ...]]] = [(value, ())]
+    for match, given in reversed(choices):  # (from the right: earlier offsets stay valid)
+        combinations = [
+            (text[: match.start()] + v + text[match.end() :], (*givers, command))
+            for text, givers in combinations
+            for v, command in given
+        ]
+        if len(combinations) > _MAX_VALUES:
+            return []
+    return [(repository_folder(script, text), givers) for text, givers in combinations]
 
 
 _LEADING_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
@@ -281,8 +327,8 @@ def _after_variable(value: str) -> str:
 
 
 def _may_give(route: Route, given_by: tuple[Command, ...]) -> bool:
-    """Whether one of these assignments may run on the route (none: the path is written so)."""
-    return not given_by or any(route.holds(command) is not False for command in given_by)
+    """Whether these assignments may all run on the route (none: the path is written so)."""
+    return all(route.holds(command) is not False for command in given_by)
 
 
 def _scripts_below(ctx: Context) -> dict[str, list[tuple[str, str]]]:
@@ -373,7 +419,7 @@ class _Hole:
     part of a name. `prefix`: `${EXP_NAME%%_*}`, the entry's model prefix."""
 
     name: str
-    # each template, with the assignments that give the values it stands for
+    # each assignment's template, with the assignment
     fallback: tuple[tuple[tuple[object, ...], tuple[Command, ...]], ...] | None = None
     prefix: bool = False
 
@@ -417,13 +463,12 @@ def _expansion(expansion: str, script: Script, depth: int, memo: _Memo) -> objec
     assigned = [a for a in script.assignments if a.name == name and a.value]
     if not assigned or len(assigned) > 16:
         return _Hole(name)
-    alternatives: dict[tuple[object, ...], list[Command]] = {}
-    for assignment in assigned:
-        assert assignment.value is not None
-        template = _template(_file_name(assignment.value.value), script, depth + 1, memo)
-        alternatives.setdefault(template, []).append(assignment.command)
-    ordered = sorted(alternatives.items(), key=lambda item: repr(item[0]))
-    return _Hole(name, tuple((t, tuple(commands)) for t, commands in ordered))
+    alternatives = [
+        (_template(_file_name(a.value.value), script, depth + 1, memo), (a.command,))
+        for a in assigned
+        if a.value is not None
+    ]
+    return _Hole(name, tuple(sorted(alternatives, key=lambda item: repr(item[0]))))
 
 
 def _render(template: tuple[object, ...], route: Route) -> str:
