@@ -51,9 +51,10 @@ script without `--enable-metrics` (not when some of its flags come from variable
 cannot read). A release outside the measured range, or between two measured ones that differ
 on the route, is not decided. Routes of Dynamo's frontend and of TRT-LLM are not checked: their
 route tables cannot be read from the released packages reliably; their metric families are. A
-probe whose URL path is built from variables is not checked. A metric name is not reported when
-the same program or command line also reads a metric the server publishes: a drain that sums
-`vllm:num_requests_running` and `sglang:num_requests_running` counts whichever is there.
+probe whose URL path is built from variables is not checked. An engine's metric name is not
+reported when the same program or command line also reads another engine's that the servers
+publish: a drain that sums `vllm:num_requests_running` and `sglang:num_requests_running` counts
+whichever is there (a Dynamo frontend's metric is no such alternative to an engine's).
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ _METRIC_FAMILIES = {
 _METRIC = re.compile(
     r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(k) + v for k, v in _METRIC_FAMILIES.items()) + ")"
 )
+_FRONTEND_FAMILIES = ("dynamo_",)  # metric families of a frontend, not of an engine's server
 _HEALTH_FLAGS = ("--health-endpoint", "--health-path", "--health-check-path")
 # a file with none of these holds no probe (tested once, before its words are looked at)
 _MAY_PROBE = re.compile("|".join([_URL_START, *_HEALTH_FLAGS, *_METRIC_FAMILIES]))
@@ -444,13 +446,16 @@ def _launched_problem(
 
 
 def _alternatives(probes: list[Probe]) -> dict[int, list[Probe]]:
-    """For each metric probe, the other metric names the same command reads (one program, or
-    one command line): a drain that sums `vllm:num_requests_running` and
-    `sglang:num_requests_running` counts whichever its server publishes."""
-    by_command: dict[int, list[Probe]] = {}
+    """For each metric probe, the other metric names of the same role that the same command
+    reads (one program, or one command line): a drain that sums `vllm:num_requests_running`
+    and `sglang:num_requests_running` counts whichever its workers publish. A frontend's metric
+    (`dynamo_frontend_...`) is no alternative to an engine's: the two are read from different
+    servers, and one that reads nothing leaves its half of the check dead."""
+    by_command: dict[tuple[int, bool], list[Probe]] = {}
     for probe in probes:
         if probe.kind == "metric":
-            by_command.setdefault(id(probe.command), []).append(probe)
+            frontend = probe.value.startswith(_FRONTEND_FAMILIES)
+            by_command.setdefault((id(probe.command), frontend), []).append(probe)
     return {
         id(probe): [other for other in group if other.value != probe.value]
         for group in by_command.values()
