@@ -204,8 +204,16 @@ def _guarded_by_server_type(probe: Probe) -> bool:
     return any(_SERVER_TYPE.search(script.text_of(g.node)) for g in probe.command.guards)
 
 
+_DEV_MODE = re.compile(r"VLLM_SERVER_DEV_MODE=[\"']?(1|true)")
+
+
 def _dev_mode(script: Script) -> bool:
-    return re.search(r"VLLM_SERVER_DEV_MODE=[\"']?(1|true)", script.text) is not None
+    """Whether a command of the script turns vLLM's development mode on (`export
+    VLLM_SERVER_DEV_MODE=1`, `docker run -e VLLM_SERVER_DEV_MODE=1`): a comment that says so
+    does not."""
+    if not _DEV_MODE.search(script.text):
+        return False
+    return any(_DEV_MODE.search(script.text_of(c.node)) for c in script.all_commands())
 
 
 def _problem(
