@@ -24,6 +24,9 @@ health_check:
   interval_seconds: 10
 ```
 
+A key repeated with the same scalar value each time changes nothing today: it is reported as a
+note (an edit to the first would be silently ignored).
+
 ## References
 - YAML 1.2.2, 3.2.1.1: "the content of a mapping node is an unordered set of key/value node pairs,
   with the restriction that each of the keys is unique".
@@ -61,6 +64,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                     "differ on which value a key defined by several takes"
                 )
                 advice = "write one `<<: [*first, *second]`"
+            elif _same_values(duplicate):
+                outcome = (
+                    f"both give {_show(duplicate.winner)}, so nothing changes today, but an edit "
+                    "to the first is silently ignored"
+                )
             else:
                 outcome = f"PyYAML keeps the last value, {_show(duplicate.winner)}"
             fix = None if advice else _removal(document, duplicate)
@@ -72,7 +80,22 @@ def check(ctx: Context) -> Iterator[Finding]:
                 subject=key,
                 help=advice,
                 fix=fix,
+                severity=Severity.NOTE if _same_values(duplicate) else None,
             )
+
+
+def _same_values(duplicate: Duplicate) -> bool:
+    """Whether every occurrence of the key gives the same scalar, written alike (`cutlass`
+    twice; not `1` and `"1"`, a number and a string)."""
+    values = [
+        v for k, v in duplicate.mapping.pairs if k.is_scalar and k.value == duplicate.again.value
+    ]
+    return all(
+        v.is_scalar
+        and v.value == values[0].value
+        and (v.style in ("'", '"')) == (values[0].style in ("'", '"'))
+        for v in values
+    )
 
 
 def _removal(document: YamlDocument, duplicate: Duplicate) -> Fix | None:

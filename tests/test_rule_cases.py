@@ -11,6 +11,7 @@ from ruamel.yaml import YAML
 from benchlint import fixes
 from benchlint.config import Config, load_config
 from benchlint.finding import Finding
+from benchlint.registry import get_rule
 from benchlint.result import Result
 from tests.conftest import TESTDATA, positions, run_lint, write_repo
 
@@ -37,6 +38,14 @@ def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
         assert all(f.rule == rule for f in result.findings)
     for text in case.get("messages", []):
         assert any(text in f.full_message for f in result.findings), text
+    if "severities" in case:  # by position, where a finding's severity is not the rule's
+        found = {
+            f"{f.location.path}:{f.location.span.line}:{f.location.span.column}": (
+                f.severity or get_rule(f.rule).severity  # type: ignore[union-attr]
+            ).value
+            for f in result.findings
+        }
+        assert {p: found.get(p) for p in case["severities"]} == case["severities"]
     if "fixed" in case:
         _check_fixes(root, case, result, select, named, config)
 
