@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 RECIPE_VARIABLES = ("CONFIG_FILE", "EVAL_CONFIG_FILE")
 _FIND_DEPTHS = ("-maxdepth", "-mindepth")  # a depth changes no file's name or folder
 _INTERPRETERS = ("python", "perl", "ruby", "node")
+_MAX_VALUES = 8  # values of one variable an overlay's operand is tried with
 _TIME_LIMIT = re.compile(r"^default_time_limit:\s*(.+?)\s*$", re.M)
 
 
@@ -52,6 +53,9 @@ class Overlay:
     # `cp "$LOCAL" "$CONFIG_PATH"` under `[[ -f "$LOCAL" ]]`: the recipe's own path mirrored
     # from `source`, only where this repository has that file
     if_present: bool = False
+    # the assignments that give the operands' variables these values (`cp -rT "$SRC" "$DST"`
+    # with SRC and DST set in each branch): the copy is this one where they all run
+    givers: tuple[Command, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -235,16 +239,49 @@ class LauncherModel:
         if mirror is not None:
             self.overlays.append(Overlay(mirror, "recipes", command, if_present=True))
             return
-        written = self._substituted(operands[0].value, command)
+        for written, from_ in self._values(operands[0].value, command):
+            for copied_to, to in self._values(operands[1].value, command):
+                self._add_overlay(written, copied_to, command, from_ + to)
+
+    def _add_overlay(
+        self, written: str, copied_to: str, command: Command, givers: tuple[Command, ...]
+    ) -> None:
         source = _repository_path(re.sub(r"/(?:\*|\.)?$", "", written))  # DIR/* is DIR's content
-        target = _checkout_path(self._substituted(operands[1].value, command))
+        target = _checkout_path(copied_to)
         if source is None or target is None:
             return
         source, target = source.rstrip("/"), target.rstrip("/")
         is_file = source.endswith((".yaml", ".yml"))
         if is_file and not target.endswith((".yaml", ".yml")):  # `cp recipe.yaml recipes/dir/`
             target = f"{target}/{source.rsplit('/', 1)[-1]}"
-        self.overlays.append(Overlay(source, target, command))
+        self.overlays.append(Overlay(source, target, command, givers=givers))
+
+    def _values(self, value: str, command: Command) -> list[tuple[str, tuple[Command, ...]]]:
+        """An operand with the value its leading variable has where `command` runs
+        (`_substituted`); where that cannot be told, each value the script gives the variable,
+        with the assignment that gives it (a route keeps those that may run on it)."""
+        written = self._substituted(value, command)
+        match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", written)
+        if match is None or match.group(1) in ROOT_VARIABLES:
+            return [(written, ())]
+        at = command.node.start_byte
+        assigned = [
+            a
+            for a in self.script.assignments
+            if a.name == match.group(1)
+            and a.value is not None
+            and a.command.script is self.script
+            and (a.node.start_byte < at or command.loops)  # (a later one: on a later pass)
+            and (command.subshell or not a.command.subshell)
+        ]
+        if not assigned or len(assigned) > _MAX_VALUES:
+            return [(written, ())]
+        rest = written[match.end() :]
+        return [
+            (self._substituted(a.value.value, a.command) + rest, (a.command,))
+            for a in assigned
+            if a.value is not None
+        ]
 
     def _substituted(self, value: str, command: Command) -> str:
         """`$DIR/x` with the value DIR has where `command` runs (`_value_at`)."""

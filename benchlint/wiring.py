@@ -547,15 +547,25 @@ class Wiring:
         if rel.startswith("/") or ".." in rel.split("/"):
             return RecipeRef("outside", setting, selector=selector)
         if rel.startswith(SRT_RECIPES):
+            found: list[tuple[Overlay, str]] = []  # the alternatives of the last copy that may
             for overlay in reversed(route.launcher.overlays):
+                if found and overlay.command is not found[0][0].command:
+                    break
                 if route.holds(overlay.command) is False:
                     continue
+                if any(route.holds(giver) is False for giver in overlay.givers):
+                    continue  # its operands have other values on this route
                 if rel == overlay.target or rel.startswith(overlay.target + "/"):
                     local = overlay.source + rel[len(overlay.target) :]
                     if overlay.if_present and not self.ws.is_yaml(local):
                         continue  # copied only when this repository has the file
-                    status = "local" if self.ws.is_yaml(local) else "missing"
-                    return RecipeRef(status, setting, local, selector, index, overlay)
+                    found.append((overlay, local))
+            if len({local for _, local in found}) > 1:  # which values the copy has: not known
+                return RecipeRef("unknown", setting, None, selector, index)
+            if found:
+                overlay, local = found[0]
+                status = "local" if self.ws.is_yaml(local) else "missing"
+                return RecipeRef(status, setting, local, selector, index, overlay)
             return RecipeRef("upstream", setting, None, selector, index)
         if "/" in rel:
             status = "local" if self.ws.is_yaml(rel) else "missing"

@@ -106,6 +106,9 @@ def test_configured_settings_win(tmp_path: Path) -> None:
 
 
 def test_overlays_through_variables_and_rsync() -> None:
+    """An overlay's operand in a variable: the one value the script gives it, or that of the
+    branch the copy is in; else one overlay for each value that can reach the copy, with the
+    assignment that gives it (a route keeps those that may run on it)."""
     from benchlint.launcher import LauncherModel
     from benchlint.shell.model import parse_file
     from benchlint.source import SourceText
@@ -118,21 +121,32 @@ def test_overlays_through_variables_and_rsync() -> None:
         'DEST="recipes/trtllm/m/agentx"\n'
         'cp -rT "$GITHUB_WORKSPACE/benchmarks/m" \\\n  "$DEST"\n'  # the destination's one value
         "if [[ $X == 1 ]]; then TWO=recipes/a; else TWO=recipes/b; fi\n"
-        'cp -rT "$GITHUB_WORKSPACE/benchmarks/n" "$TWO"\n'  # two values: not decided here
+        'cp -rT "$GITHUB_WORKSPACE/benchmarks/n" "$TWO"\n'  # two values: one overlay each
         'if [[ $M == q ]]; then\n  R="recipes/q"\n  cp -rT "$GITHUB_WORKSPACE/b/q" "$R"\n'
         'elif [[ $M == g ]]; then\n  R="recipes/g"\n  if [[ $E == 1 ]]; then\n'
         '    cp -rT "$GITHUB_WORKSPACE/b/g" "$R"\n  fi\nfi\n'  # the value of each branch
         'cp -rT "$GITHUB_WORKSPACE/b/z" "$R"\n'  # after the branches: either value
-        'for m in a b; do cp -rT "$GITHUB_WORKSPACE/b/l" "$R"; R=recipes/l; done\n'
-        '( R=recipes/s )\ncp -rT "$GITHUB_WORKSPACE/b/s" "$R"\n'  # set in a subshell only
+        'for m in a b; do cp -rT "$GITHUB_WORKSPACE/b/l" "$R"; R=recipes/l; done\n'  # or a later
+        '( R=recipes/s )\ncp -rT "$GITHUB_WORKSPACE/b/s" "$R"\n'  # (set in a subshell only)
     )
     model = LauncherModel(parse_file(SourceText("launch.sh", text.encode())))
-    assert [(o.source, o.target) for o in model.overlays] == [
-        ("benchmarks/multi_node/srt_slurm_recipes", "recipes"),
-        ("recipes-local", "recipes/local"),
-        ("benchmarks/m", "recipes/trtllm/m/agentx"),
-        ("b/q", "recipes/q"),
-        ("b/g", "recipes/g"),
+    found = [(o.source, o.target, tuple(g.span.line for g in o.givers)) for o in model.overlays]
+    assert found == [
+        ("benchmarks/multi_node/srt_slurm_recipes", "recipes", ()),
+        ("recipes-local", "recipes/local", ()),
+        ("benchmarks/m", "recipes/trtllm/m/agentx", ()),
+        ("benchmarks/n", "recipes/a", (8,)),
+        ("benchmarks/n", "recipes/b", (8,)),
+        ("b/q", "recipes/q", ()),
+        ("b/g", "recipes/g", ()),
+        ("b/z", "recipes/q", (11,)),
+        ("b/z", "recipes/g", (14,)),
+        ("b/l", "recipes/q", (11,)),
+        ("b/l", "recipes/g", (14,)),
+        ("b/l", "recipes/l", (20,)),
+        ("b/s", "recipes/q", (11,)),
+        ("b/s", "recipes/g", (14,)),
+        ("b/s", "recipes/l", (20,)),
     ]
 
 
