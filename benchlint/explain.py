@@ -38,6 +38,8 @@ class Explained:
     # for a script the launcher does not run itself: the calls from a script it runs down to
     # the script explained (`source "$DIR/benchmark_lib.sh"` in the benchmark it runs)
     via: list[Call] = field(default_factory=list)
+    # the script explained is what the recipe's `benchmark.command` runs
+    command_of_recipe: str | None = None
 
 
 class ExplainError(Exception):
@@ -49,9 +51,13 @@ def explain(ctx: Context, target: str) -> list[Explained]:
     target = target.strip().removeprefix("./")
     entry_names = {e.name for e in wiring.entries}
     found: list[Explained] = []
-    script = ctx.ws.is_shell(target)
+    launcher = wiring.is_launcher(target)
+    script = ctx.ws.is_shell(target) and not launcher
+    # a client script recipes run as their `benchmark.command`: the routes to those recipes
+    running = {run.recipe for run in wiring.script_runs.get(target, [])} if script else set()
     for route in wiring.routes:
         by_entry = target in entry_names and route.entry.name == target
+        by_entry = by_entry or (launcher and route.launcher.path == target)  # its every route
         runs = scripts_run(ctx, route)
         if script:  # the routes whose launcher runs it: those runs alone are shown
             runs = [run for run in runs if target in run.scripts]
@@ -62,14 +68,19 @@ def explain(ctx: Context, target: str) -> list[Explained]:
             recipes.insert(0, None)
         for recipe in recipes:
             by_recipe = recipe is not None and recipe.path is not None and recipe.path == target
-            if by_entry or by_recipe or (script and runs and recipe is recipes[0]):
+            client = recipe is not None and recipe.path in running
+            if by_entry or by_recipe or client or (script and runs and recipe is recipes[0]):
                 effective = wiring.effective(route, recipe) if recipe is not None else None
                 found.append(Explained(route, recipe, effective, runs))
+                if client:
+                    found[-1].command_of_recipe = target
     if not found and script:
         found = _through_callers(ctx, target)
     if not found:
         if target in entry_names:
             raise ExplainError(f"entry {target!r} reaches no launcher (see BL205)")
+        if launcher:
+            raise ExplainError(f"no master-config entry reaches the launcher {target!r}")
         if script:
             raise ExplainError(_unreached(ctx, target))
         raise ExplainError(
@@ -182,6 +193,8 @@ def as_data(items: list[Explained]) -> list[dict[str, Any]]:
                     }
                     for call in item.via
                 ],
+                # the script explained, when the recipe's `benchmark.command` runs it
+                "benchmark_command_runs": item.command_of_recipe,
                 "scripts": [
                     {
                         "line": run.call.word.span.line,
@@ -281,6 +294,8 @@ def render_text(items: list[Explained]) -> str:
                 f"  {data['variable']}={data['config_file']} -> {where} "
                 f"({data['recipe_status']}){switch}"
             )
+        if data["benchmark_command_runs"]:
+            out.append(f"  benchmark.command of the recipe runs {data['benchmark_command_runs']}")
         if data["overlay"]:
             overlay = data["overlay"]
             out.append(

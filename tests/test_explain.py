@@ -80,12 +80,25 @@ def test_explain_entry_names_the_scripts_its_launcher_runs() -> None:
 
 
 def test_explain_a_script_shows_the_routes_whose_launcher_runs_it() -> None:
+    """The routes whose launcher runs the script, and those to a recipe whose
+    `benchmark.command` runs it (each route of both launchers that overlay the recipe)."""
     script = EXAMPLE / "benchmarks/single_node/dsr1_fp8_b200.sh"
     code, output = _explain(str(script), "--format", "json")
     assert code == 0
     routes = json.loads(output)
-    assert {r["entry"] for r in routes} == {"dsr1-fp8-b200-vllm"}
-    assert {r["launcher"] for r in routes} == {"runners/launch_b200-dgxc.sh"}
+    assert [(r["entry"], r["launcher"], r["benchmark_command_runs"]) for r in routes] == [
+        ("dsr1-fp8-b200-vllm", "runners/launch_b200-dgxc.sh", None),
+        (
+            "dsr1-fp8-gb200-dynamo-vllm",
+            "runners/launch_gb200-nv.sh",
+            script.relative_to(EXAMPLE).as_posix(),
+        ),
+        (
+            "dsr1-fp8-gb200-dynamo-vllm",
+            "runners/launch_gb200-cw.sh",
+            script.relative_to(EXAMPLE).as_posix(),
+        ),
+    ]
     assert routes[0]["scripts"] == [
         {
             "line": 31,
@@ -123,7 +136,8 @@ def test_explain_a_script_other_scripts_run_shows_the_routes_through_them(
     )
     b200 = [r for r in routes if r["entry"] == "dsr1-fp8-b200-vllm"]
     # every route to the benchmark that sources the library, with the chain of calls
-    assert [r["element"] for r in b200] == [r["element"] for r in direct]
+    by_launcher = [r for r in direct if r["benchmark_command_runs"] is None]
+    assert [r["element"] for r in b200] == [r["element"] for r in by_launcher]
     assert b200[0]["via"] == [
         {"path": "benchmarks/single_node/dsr1_fp8_b200.sh", "line": 2, "kind": "source"},
         {"path": "benchmarks/benchmark_lib.sh", "line": lines + 1, "kind": "source"},
@@ -201,3 +215,11 @@ def test_explain_names_the_launcher_that_handed_the_route_over(tmp_path: Path) -
         "  runner label x -> x_0 -> runners/launch_x.sh, which hands over (line 2) to "
         "runners/launch_x-srt.sh\n"
     ) in output
+
+
+def test_explain_a_launcher_shows_every_route_through_it() -> None:
+    code, output = _explain(str(EXAMPLE / "runners/launch_h200-cw.sh"))
+    assert code == 0
+    heads = [line.split(" [")[0] for line in output.splitlines() if line and line[0] != " "]
+    assert heads == ["glm5-fp8-h200-sglang", "dsr1-fp4-h200-sglang"]
+    assert "runs (line 60) benchmarks/single_node/${MODEL_PREFIX}_${PRECISION}_h200.sh" in output
