@@ -104,6 +104,7 @@ class LauncherModel:
         self.path = script.path
         self.recipe_variables = _recipe_variables(script)
         self.overlays: list[Overlay] = []
+        self._assigned_after: dict[int, frozenset[str]] = {}  # command -> its late names
         self.rewrites: list[Rewrite] = []
         self.time_limits: list[TimeLimit] = []
         for command in script.all_commands():
@@ -191,6 +192,24 @@ class LauncherModel:
             if at < found.get(assignment.name, at + 1):
                 found[assignment.name] = at
         return found
+
+    def assigned_after(self, command: Command) -> frozenset[str]:
+        """The names the command's conditions read that the launcher's text first assigns
+        after the command (none for a command in a function or a loop, or of a nested shell):
+        where the command runs, they still hold the values the launcher was started with."""
+        known = self._assigned_after.get(id(command))
+        if known is None:
+            found: frozenset[str] = frozenset()
+            if command.script is self.script and not command.function and not command.loops:
+                first, at = self.first_assigned, command.node.start_byte
+                found = frozenset(
+                    read.name
+                    for guard in command.guards
+                    for read in guard.reads
+                    if first.get(read.name, 0) > at
+                )
+            known = self._assigned_after[id(command)] = found
+        return known
 
     def grep_probe(self, text: str) -> Callable[[Command], bool | None]:
         """Decides `grep -q PATTERN "$CONFIG_PATH"` conditions against the recipe's current text."""

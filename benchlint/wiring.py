@@ -180,16 +180,9 @@ class Route:
         after the command (in its text, the command in no function or loop) still hold the
         values the launcher was started with (`if [[ -n "${BENCHMARK_SCRIPT:-}" ]]` before an
         `else` that assigns it)."""
-        first = self.launcher.first_assigned
-        if command.script is not self.launcher.script or command.function or command.loops:
-            return self.env
-        at = command.node.start_byte
-        late = frozenset(
-            read.name
-            for guard in command.guards
-            for read in guard.reads
-            if first.get(read.name, 0) > at and read.name in self.env.unknown
-        )
+        late = self.launcher.assigned_after(command)
+        if late:
+            late = late & self.env.unknown
         return self.env.before_assigning(late) if late else self.env
 
     def ended_by(self) -> Command | None:
