@@ -32,7 +32,7 @@ from benchlint.rewrite import (
     printf_text,
     search,
 )
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.model import Assignment, Command, Script, Word
 from benchlint.shell.words import heredoc_body
 
 if TYPE_CHECKING:
@@ -283,16 +283,7 @@ class LauncherModel:
         match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", written)
         if match is None or match.group(1) in ROOT_VARIABLES:
             return [(written, ())]
-        at = command.node.start_byte
-        assigned = [
-            a
-            for a in self.script.assignments
-            if a.name == match.group(1)
-            and a.value is not None
-            and a.command.script is self.script
-            and (a.node.start_byte < at or command.loops)  # (a later one: on a later pass)
-            and (command.subshell or not a.command.subshell)
-        ]
+        assigned = reaching(match.group(1), command)
         if not assigned or len(assigned) > _MAX_VALUES:
             return [(written, ())]
         rest = written[match.end() :]
@@ -522,6 +513,24 @@ class LauncherModel:
                         self.time_limits.append(
                             TimeLimit(value, command, span, guards_from=assignment.command)
                         )
+
+
+def reaching(name: str, command: Command) -> list[Assignment]:
+    """The assignments of NAME, with a value, that may give it the value it has where the
+    command runs: those of the command's shell before it in the text, or anywhere in it when
+    the command is in a loop (a later one runs before the next pass) or a function (called
+    after it); not one in a subshell the command is not in."""
+    at = command.node.start_byte
+    anywhere = bool(command.loops) or command.function is not None
+    return [
+        a
+        for a in command.script.assignments
+        if a.name == name
+        and a.value is not None
+        and a.command.script is command.script
+        and (anywhere or a.node.start_byte < at)
+        and (command.subshell or not a.command.subshell)
+    ]
 
 
 def _recipe_variables(script: Script) -> set[str]:

@@ -19,6 +19,7 @@ from benchlint.calls import PATH_EXPANSION, Call, last_separator, repository_fol
 from benchlint.context import Context
 from benchlint.engines import Launch
 from benchlint.images import image_release
+from benchlint.launcher import reaching
 from benchlint.shell.model import Command, Script
 from benchlint.shell.output import substitution_pattern
 from benchlint.wiring import Entry, Route
@@ -271,12 +272,14 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
     value = call.word.value.strip()
     match = _LEADING_VARIABLE.match(value)
     name = (match.group(1) or match.group(2)) if match is not None else None
-    assigned = [a for a in call.caller.assignments if a.name == name and a.value is not None]
-    if name is None or not assigned:
+    assigned = reaching(name, call.command) if name is not None else []
+    if not assigned and any(a.name == name for a in call.command.script.assignments):
+        return name, []  # none reaches the command: the value it came in with, the route's
+    if not assigned:  # (`$GITHUB_WORKSPACE/...`, a mount of the checkout)
         folder = repository_folder(call.caller, value)
         if folder is not None:
             return name, [(folder, ())]
-        return name, _in_folder_part(call.caller, value)
+        return name, _in_folder_part(call.caller, call.command, value)
     rest = _after_variable(value)
     found: Folders = []
     for assignment in assigned:
@@ -289,7 +292,7 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
 _MAX_VALUES = 16
 
 
-def _in_folder_part(script: Script, value: str) -> Folders:
+def _in_folder_part(script: Script, command: Command, value: str) -> Folders:
     """`benchmarks/${BENCHMARK_SUBDIR}/${SCRIPT_NAME}`: the folder each combination of the
     values the script gives the variables of the folder part names, with the assignments that
     give them."""
@@ -297,11 +300,7 @@ def _in_folder_part(script: Script, value: str) -> Folders:
     choices: list[tuple[re.Match[str], list[tuple[str, Command]]]] = []
     for match in PATH_EXPANSION.finditer(value, 0, max(cut, 0)):
         name = match.group(0).strip("${}")
-        given = [
-            (a.value.value, a.command)
-            for a in script.assignments
-            if a.name == name and a.value is not None
-        ]
+        given = [(a.value.value, a.command) for a in reaching(name, command) if a.value is not None]
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or not given:
             return []
         choices.append((match, given))

@@ -540,7 +540,8 @@ class Wiring:
         if rel.startswith("/") or ".." in rel.split("/"):
             return RecipeRef("outside", setting, selector=selector)
         if rel.startswith(SRT_RECIPES):
-            found: list[tuple[Overlay, str]] = []  # the alternatives of the last copy that may
+            # the alternatives of the last copy that reaches the recipe on this route
+            found: list[tuple[Overlay, str]] = []
             for overlay in reversed(route.launcher.overlays):
                 if found and overlay.command is not found[0][0].command:
                     break
