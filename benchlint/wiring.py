@@ -289,10 +289,11 @@ class Wiring:
 
     @cached_property
     def script_runs(self) -> dict[str, list[ScriptRun]]:
-        """Script path -> the recipes that run it (`benchmark.command`), in discovery order."""
+        """Script path -> the recipes that run it (`benchmark.command`), in path order (the
+        findings that name them are the same whatever order the files were found in)."""
         runs: dict[str, list[ScriptRun]] = {}
         masters = set(self.ws.glob(self.layout.master_configs))
-        for path in self.ws.yaml_paths:  # any recipe, wherever it is kept, can run a script
+        for path in sorted(self.ws.yaml_paths):  # any recipe, wherever kept, can run a script
             if path in masters:
                 continue
             source = self.ws.source(path)

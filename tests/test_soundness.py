@@ -186,7 +186,22 @@ def _workers_parse_every_file(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return from_workers
 
 
-@pytest.mark.parametrize("repository", ["cycle", "example"])
+def _clients_repo(tmp_path: Path) -> Path:
+    """The example with a drain client five recipes run, each by an SGLang frontend and
+    workers: one BL304 finding names the recipes (three, and how many more)."""
+    root = _example(tmp_path)
+    (root / "benchmarks/multi_node/drain.sh").write_text(
+        'curl -s "http://localhost:${PORT}/metrics" | grep -c vllm:num_requests_running\n'
+    )
+    for name in "qwxay":
+        (root / f"benchmarks/multi_node/srt-slurm-recipes/sglang/{name}.yaml").write_text(
+            "frontend: {type: sglang}\nbackend: {type: sglang}\nbenchmark:\n  type: custom\n"
+            "  command: bash /infmax-workspace/benchmarks/multi_node/drain.sh\n"
+        )
+    return root
+
+
+@pytest.mark.parametrize("repository", ["cycle", "example", "clients"])
 def test_output_does_not_depend_on_discovery_order_or_the_cache(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -200,6 +215,9 @@ def test_output_does_not_depend_on_discovery_order_or_the_cache(
 
     if repository == "cycle":
         root = _cycle_repo(tmp_path, "z")
+    elif repository == "clients":
+        root = _clients_repo(tmp_path / "clients")
+        assert "when run by benchmarks/multi_node/srt-slurm-recipes/sglang/a.yaml, " in _sarif(root)
     else:
         root = tmp_path / "example"
         copy_example(root)
