@@ -58,13 +58,14 @@ def check(ctx: Context) -> Iterator[Finding]:
             key = duplicate.again.value
             first_line = duplicate.first.span.line
             advice = ""
+            same = _same_values(duplicate)
             if key == "<<" and duplicate.again.style is None:
                 outcome = (
                     "PyYAML merges every one of them, not only the last, and PyYAML releases "
                     "differ on which value a key defined by several takes"
                 )
                 advice = "write one `<<: [*first, *second]`"
-            elif _same_values(duplicate):
+            elif same:
                 outcome = (
                     f"both give {_show(duplicate.winner)}, so nothing changes today, but an edit "
                     "to the first is silently ignored"
@@ -80,7 +81,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 subject=key,
                 help=advice,
                 fix=fix,
-                severity=Severity.NOTE if _same_values(duplicate) else None,
+                severity=Severity.NOTE if same and not advice else None,
             )
 
 
