@@ -45,16 +45,18 @@ curl -sf -X POST http://localhost:8000/reset_prefix_cache
 ```
 
 ## Exceptions
-A probe under a condition on the server type (`if [[ $FRAMEWORK == vllm* ]]`) is taken as
-guarded. SGLang's `/metrics` and `sglang:` metrics are reported on an SGLang launch in the same
-script without `--enable-metrics` (not when some of its flags come from variables benchlint
-cannot read). A release outside the measured range, or between two measured ones that differ
-on the route, is not decided. Routes of Dynamo's frontend and of TRT-LLM are not checked: their
-route tables cannot be read from the released packages reliably; their metric families are. A
-probe whose URL path is built from variables is not checked. An engine's metric name is not
-reported when the same program or command line also reads another engine's that the servers
-publish: a drain that sums `vllm:num_requests_running` and `sglang:num_requests_running` counts
-whichever is there (a Dynamo frontend's metric is no such alternative to an engine's).
+A probe under a condition on the server type (`if [[ $FRAMEWORK == vllm* ]]`) is taken as guarded,
+and so is a metric of an engine read by a program whose URL the script gives only under such a
+condition naming that engine (`case "$FRAMEWORK" in dynamo-*) URL=...`). SGLang's `/metrics` and
+`sglang:` metrics are reported on an SGLang launch in the same script without `--enable-metrics`
+(not when some of its flags come from variables benchlint cannot read). A release outside the
+measured range, or between two measured ones that differ on the route, is not decided. Routes of
+Dynamo's frontend and of TRT-LLM are not checked: their route tables cannot be read from the
+released packages reliably; their metric families are. A probe whose URL path is built from
+variables is not checked. An engine's metric name is not reported when the same program or command
+line also reads another engine's that the servers publish: a drain that sums
+`vllm:num_requests_running` and `sglang:num_requests_running` counts whichever is there (a Dynamo
+frontend's metric is no such alternative to an engine's).
 """
 
 from __future__ import annotations
@@ -201,7 +203,37 @@ def _local(host: str) -> bool:
 
 def _guarded_by_server_type(probe: Probe) -> bool:
     script = probe.command.script
-    return any(_SERVER_TYPE.search(script.text_of(g.node)) for g in probe.command.guards)
+    if any(_SERVER_TYPE.search(script.text_of(g.node)) for g in probe.command.guards):
+        return True
+    return probe.kind == "metric" and _url_for_server_type(probe)
+
+
+def _url_for_server_type(probe: Probe) -> bool:
+    """A metric of an engine's family read by a program whose URL is given only under a
+    condition on the server type that names that engine (`case "$FRAMEWORK" in dynamo-*)
+    FRONTEND_URL=...`, the program reading `dynamo_frontend_...` only when it has a URL)."""
+    engine = probe.value.split(":", 1)[0].split("_", 1)[0]  # vllm, sglang, dynamo, trtllm
+    command = probe.command
+    script = command.script
+    for word in command.args:
+        for read in word.reads():
+            given = [
+                a
+                for a in script.assignments
+                if a.name == read.name and a.value is not None and a.value.value
+            ]
+            if given and all(_under_server_type(a.command, engine) for a in given):
+                return True
+    return False
+
+
+def _under_server_type(command: Command, engine: str) -> bool:
+    script = command.script
+    for guard in command.guards:
+        text = " ".join(script.text_of(n) for n in (guard.node, *guard.patterns))
+        if _SERVER_TYPE.search(text) and engine in text.lower():
+            return True
+    return False
 
 
 _DEV_MODE = re.compile(r"VLLM_SERVER_DEV_MODE=[\"']?(1|true)")
