@@ -71,9 +71,10 @@ def explain(ctx: Context, target: str) -> list[Explained]:
             client = recipe is not None and recipe.path in running
             if by_entry or by_recipe or client or (script and runs and recipe is recipes[0]):
                 effective = wiring.effective(route, recipe) if recipe is not None else None
-                found.append(Explained(route, recipe, effective, runs))
-                if client:
-                    found[-1].command_of_recipe = target
+                command_of = target if client else None
+                found.append(
+                    Explained(route, recipe, effective, runs, command_of_recipe=command_of)
+                )
     if not found and script:
         found = _through_callers(ctx, target)
     if not found:

@@ -223,3 +223,11 @@ def test_explain_a_launcher_shows_every_route_through_it() -> None:
     heads = [line.split(" [")[0] for line in output.splitlines() if line and line[0] != " "]
     assert heads == ["glm5-fp8-h200-sglang", "dsr1-fp4-h200-sglang"]
     assert "runs (line 60) benchmarks/single_node/${MODEL_PREFIX}_${PRECISION}_h200.sh" in output
+
+
+def test_explain_a_launcher_no_entry_reaches_exits_2(tmp_path: Path) -> None:
+    root = copy_example(tmp_path / "example")
+    (root / "runners/launch_zz-none.sh").write_text("echo nothing\n")
+    code, output = _explain("runners/launch_zz-none.sh", "--root", str(root))
+    assert code == 2
+    assert "no master-config entry reaches the launcher 'runners/launch_zz-none.sh'" in output
