@@ -423,7 +423,8 @@ class Environment:
         workflows), known without building it; None for a script that is not a launcher."""
         if not self.wiring.is_launcher(path):
             return None
-        files = {entry.path for entry, launcher, _ in self.wiring.pairs if launcher == path}
+        pairs = self.wiring.pairs
+        files = {pairs[i][0].path for i in self.wiring.pairs_of_launcher.get(path, ())}
         return sorted(files or {step.location.path for step in self.wiring.steps})
 
     def _launcher_routes(self, path: str) -> list[StartPath]:

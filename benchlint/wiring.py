@@ -442,10 +442,17 @@ class Wiring:
     def routes_for_launcher(self, path: str) -> list[Route]:
         return [
             route
-            for index, (_, launcher, _) in enumerate(self.pairs)
-            if launcher == path
+            for index in self.pairs_of_launcher.get(path, ())
             for route in self.pair_routes(index)
         ]
+
+    @cached_property
+    def pairs_of_launcher(self) -> dict[str, list[int]]:
+        """The indexes in `pairs` of each launcher's pairs (asked per launcher: one pass)."""
+        found: dict[str, list[int]] = {}
+        for index, (_, launcher, _) in enumerate(self.pairs):
+            found.setdefault(launcher, []).append(index)
+        return found
 
     def _handed_over(self, route: Route) -> Route:
         """The route as it goes on in the script its launcher surely hands over to (`exec bash
