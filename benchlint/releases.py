@@ -185,21 +185,21 @@ def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     return found
 
 
-def unfollowed(ctx: Context) -> dict[str, int]:
+def unfollowed(ctx: Context) -> dict[str, tuple[str, ...]]:
     """Launchers that run, for some entries, no script or recipe benchlint can follow (a path
-    it cannot evaluate): each with the number of those entries."""
+    it cannot evaluate): each with the names of those entries, in the order of the routes."""
     wiring = ctx.wiring
     followed: set[int] = set()
-    launcher_of: dict[int, str] = {}
+    first: dict[int, Route] = {}
     for route in wiring.routes:
-        launcher_of.setdefault(id(route.entry), route.launcher.path)
+        first.setdefault(id(route.entry), route)
         if scripts_run(ctx, route) or wiring.recipes(route):
             followed.add(id(route.entry))
-    found: dict[str, int] = {}
-    for entry, path in launcher_of.items():
-        if entry not in followed:
-            found[path] = found.get(path, 0) + 1
-    return dict(sorted(found.items()))
+    found: dict[str, list[str]] = {}
+    for key, route in first.items():
+        if key not in followed:
+            found.setdefault(route.launcher.path, []).append(route.entry.name)
+    return {path: tuple(names) for path, names in sorted(found.items())}
 
 
 def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:

@@ -31,8 +31,9 @@ class Coverage:
     scripts: int = 0
     recipe_tree: bool = False  # an srt-slurm tree: its recipes are checked one by one, unrouted
     unwired: tuple[str, ...] = ()  # master configs of another project kept in the repository
-    # launchers that run no script or recipe benchlint can follow, with how many entries
-    unfollowed: tuple[tuple[str, int], ...] = ()
+    # launchers that run no script or recipe benchlint can follow, with the names of the
+    # entries they run nothing for
+    unfollowed: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""
@@ -48,13 +49,11 @@ class Coverage:
         if not self.unwired:
             return None
         folders = sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in self.unwired})
-        shown = ", ".join(folders[:3]) + (
-            f" and {len(folders) - 3} more" if len(folders) > 3 else ""
-        )
         return (
-            f"{_count(len(self.unwired), 'master config')} in {shown} beside a runners file of "
-            "another project kept in this repository: not wired or checked (lint that project "
-            "as a repository of its own: a `.benchlint.toml` in its folder makes it one)"
+            f"{_count(len(self.unwired), 'master config')} in {_first(folders)} beside a "
+            "runners file of another project kept in this repository: not wired or checked (lint "
+            "that project as a repository of its own: a `.benchlint.toml` in its folder makes it "
+            "one)"
         )
 
     def blind_spot(self) -> str | None:
@@ -87,24 +86,27 @@ class Coverage:
         """The warning for entries whose launcher runs nothing benchlint can follow."""
         if not self.unfollowed:
             return None
-        entries = sum(n for _, n in self.unfollowed)
+        names = [name for _, entries in self.unfollowed for name in entries]
         launchers = [path for path, _ in self.unfollowed]
-        shown = ", ".join(launchers[:3]) + (
-            f" and {len(launchers) - 3} more" if len(launchers) > 3 else ""
-        )
-        reach = "reaches" if entries == 1 else "reach"
+        reach = "reaches" if len(names) == 1 else "reach"
         one = len(launchers) == 1
         launcher, runs = ("a launcher", "runs") if one else ("launchers", "run")
         return (
-            f"{_count(entries, 'entry', 'entries')} {reach} {launcher} ({shown}) that {runs} "
-            "no script or recipe benchlint can follow for them: what their jobs run was not "
-            "checked against them (`benchlint explain ENTRY` shows the launcher's calls)"
+            f"{_count(len(names), 'entry', 'entries')} ({_first(names)}) {reach} {launcher} "
+            f"({_first(launchers)}) that {runs} no script or recipe benchlint can follow for "
+            "them: what their jobs run was not checked against them (`benchlint explain ENTRY` "
+            "shows the launcher's calls)"
         )
 
     def warnings(self) -> list[str]:
         """What the run could not wire, for every output to say."""
         found = (self.other_projects(), self.blind_spot(), self.not_followed())
         return [w for w in found if w is not None]
+
+
+def _first(names: list[str]) -> str:
+    """The first three names, and how many more."""
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 def _count(n: int, noun: str, plural: str = "") -> str:

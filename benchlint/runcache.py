@@ -26,7 +26,7 @@ from benchlint.workspace import RACY_NS, Failure, Workspace, file_status
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 4
+FORMAT = 5
 
 
 def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:

@@ -215,7 +215,8 @@ def test_entries_whose_launcher_runs_nothing_benchlint_follows_warn(tmp_path: Pa
     code, _, err = invoke(root)
     assert code == 0
     assert err == (
-        "benchlint: warning: 2 entries reach a launcher (runners/launch_h200-x.sh) that runs no "
+        "benchlint: warning: 2 entries (a-h200, b-h200) reach a launcher "
+        "(runners/launch_h200-x.sh) that runs no "
         "script or recipe benchlint can follow for them: what their jobs run was not checked "
         "against them (`benchlint explain ENTRY` shows the launcher's calls)\n"
     )
