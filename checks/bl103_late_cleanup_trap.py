@@ -53,7 +53,8 @@ acquisition covers it when its handler releases it, by its variable or by one th
 from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it
 passes it to a function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree()
 { local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep). `break`
-and `continue` do not fail under `set -e`. An allocation named after the runner
+and `continue` do not fail under `set -e`, nor does an assignment whose substitution falls back
+(`PID=$(pgrep -n server || echo "$PID")`). An allocation named after the runner
 (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
 launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
 `scancel --name=${{ runner.name }}`). Not modelled: exits inside functions,
@@ -185,6 +186,19 @@ def _runs(script: Script, command: Command, depth: int = 0) -> list[str]:
             for inner in script.body(call.base):
                 texts += _runs(script, inner, depth + 1)
     return texts
+
+
+def _release_line(
+    script: Script, statement: Command, resource: Resource, runs: Callable[[Command], list[str]]
+) -> int:
+    """The line of the command in the statement that releases the resource (the `kill` in a
+    loop's body), else of the statement."""
+    start, end = statement.node.start_byte, statement.node.end_byte
+    for command in script.commands:
+        inside = start <= command.node.start_byte < end
+        if inside and command is not statement and _released_by(resource, runs(command)):
+            return command.span.line
+    return statement.span.line
 
 
 def _released_by(resource: Resource, texts: list[str]) -> bool:
@@ -456,7 +470,7 @@ def _check_script(
                 continue
             no_trap = "no `trap ... EXIT` that releases it" if traps else "no `trap ... EXIT`"
             where = (
-                f"only at line {release.span.line}, with {no_trap}"
+                f"only at line {_release_line(script, release, resource, runs)}, with {no_trap}"
                 if release is not None
                 else "nowhere"
             )

@@ -120,9 +120,9 @@ class Flow:
         text = self.script.text_of(command.node)
         if command.words:
             can_fail = base not in _CANNOT_FAIL and not _loop_control(command)
-        else:  # `X=$(cmd)` fails when cmd does: only if cmd can
+        else:  # `X=$(cmd)` fails when cmd does: only if cmd can, and `$(cmd || true)` cannot
             can_fail = ("$(" in text or "`" in text) and any(
-                c.base not in _CANNOT_FAIL for c in self._substituted(command)
+                c.base not in _CANNOT_FAIL and not c.or_guarded for c in self._substituted(command)
             )
         if (
             command.errexit
