@@ -225,6 +225,22 @@ def test_a_script_bash_accepts_but_tree_sitter_parses_in_part_is_said(tmp_path: 
     assert json.loads(outcome.stdout)["warnings"] == []  # not named: not said
 
 
+def test_a_script_wrapped_whole_in_an_error_is_said_where_the_parser_stumbled(
+    tmp_path: Path,
+) -> None:
+    """tree-sitter-bash wraps the whole script, from its first command, in one ERROR node around
+    the construct it cannot parse (`case ${@:$i:1} in`, valid bash): the warning names that
+    construct's line, not the script's first command."""
+    script = (
+        "#!/bin/bash\nset -e\nMODEL=${MODEL:-m}\nfor (( i=0; i<=$#; i++ )); do\n"
+        "    case ${@:$i:1} in\n        -p=*) tag=${@:$i:1} ;;\n    esac\ndone\n"
+        'echo "$MODEL $tag"\n'
+    )
+    root = write_repo(tmp_path / "r", {"run.sh": script})
+    result = run_lint(root)
+    assert result.partial == [("run.sh", 5)]
+
+
 def test_a_backslash_that_ends_a_script_is_placed_on_its_last_line(tmp_path: Path) -> None:
     """tree-sitter-bash puts the missing command after a final `\\` past the file's last line;
     the warning names the line the continuation is on."""

@@ -738,11 +738,15 @@ def _walk_reads(script: Script, node: Node) -> Iterator[Read]:
 
 
 def _first_error_row(root: Node) -> int:
-    """The row of the first part of a tree tree-sitter-bash could not parse."""
+    """The row of the first part of a tree tree-sitter-bash could not parse: the innermost
+    error where one holds others (a whole script wrapped in an ERROR node around the construct
+    it stumbled on, `case ${@:$i:1} in` forty lines down, is said at that construct)."""
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
+        if node.is_missing:
+            return int(node.start_point[0])
+        if node.type == "ERROR" and not any(c.has_error for c in node.children):
             return int(node.start_point[0])
         if node.has_error:
             stack.extend(reversed(node.children))
