@@ -518,6 +518,11 @@ def layout_command(
     ws = Workspace(root, config, None if no_cache else Cache.default(root))
     ws.recipe_roots  # noqa: B018 - worked out on first use; its facts join the others
     facts = ws.detected.facts
+    notes = []  # what was looked for and not found
+    if not any(f.kind == "master config" for f in facts):
+        notes.append(
+            "no master config: no YAML file here holds entries with a runner and a search space"
+        )
     if output_format == "json":
         data = [
             {
@@ -531,14 +536,10 @@ def layout_command(
             }
             for f in facts
         ]
-        click.echo(json.dumps({"root": str(root), "facts": data}, indent=2))
+        click.echo(json.dumps({"root": str(root), "facts": data, "notes": notes}, indent=2))
         return
-    for fact in facts:
-        click.echo(fact.describe())
-    if not any(f.kind == "master config" for f in facts):
-        click.echo(
-            "no master config: no YAML file here holds entries with a runner and a search space"
-        )
+    for line in [*(fact.describe() for fact in facts), *notes]:
+        click.echo(line)
 
 
 @main.command("server")

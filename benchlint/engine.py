@@ -197,6 +197,7 @@ def _coverage(ctx: Context) -> Coverage:
         recipe_tree=ws.detected.recipe_tree,
         unwired=tuple(ws.detected.unwired),
         unfollowed=tuple(unfollowed(ctx).items()),
+        templates=len([p for p in ws.templates if not ws.excluded(p)]),
     )
 
 

@@ -34,14 +34,16 @@ class Coverage:
     # launchers that run no script or recipe benchlint can follow, with the names of the
     # entries they run nothing for
     unfollowed: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    templates: int = 0  # files that are templates of YAML or shell (Helm, Jinja): not linted
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""
+        skipped = f"; {_count(self.templates, 'template')} not linted" if self.templates else ""
         return (
             f"{_count(self.master_configs, 'master config')} "
             f"({_count(self.entries, 'entry', 'entries')}), "
             f"{_count(self.launchers, 'launcher')}, {_count(self.recipes, 'recipe')}{routed}, "
-            f"{_count(self.scripts, 'other script')}"
+            f"{_count(self.scripts, 'other script')}{skipped}"
         )
 
     def other_projects(self) -> str | None:

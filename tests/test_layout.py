@@ -58,7 +58,7 @@ def test_the_legacy_layout_is_wired_and_linted() -> None:
     assert code == 1 and not err
     assert out.rstrip().endswith(
         "in 6 files read: 1 master config (2 entries), 1 launcher, 1 recipe (1 routed), "
-        "0 other scripts."
+        "0 other scripts; 1 template not linted."
     )
 
 
@@ -219,6 +219,31 @@ def test_entries_whose_launcher_runs_nothing_benchlint_follows_warn(tmp_path: Pa
         "(runners/launch_h200-x.sh) that runs no "
         "script or recipe benchlint can follow for them: what their jobs run was not checked "
         "against them (`benchlint explain ENTRY` shows the launcher's calls)\n"
+    )
+
+
+def test_a_repository_benchlint_cannot_wire_says_so_in_layout_and_summary(tmp_path: Path) -> None:
+    """A Kubernetes-shaped repository: `layout` says (text and JSON) that it found no master
+    config, and the summary counts the Helm template it did not lint."""
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+            "chart/templates/deploy.yaml": "kind: Deployment\nname: {{ .Values.name }}\n",
+            "k8s/serve.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n",
+            "scripts/bench.sh": "echo run\n",
+        },
+    )
+    note = "no master config: no YAML file here holds entries with a runner and a search space"
+    code, out, _ = invoke("layout", root)
+    assert (code, out) == (0, note + "\n")
+    code, out, _ = invoke("layout", root, "--format", "json")
+    assert (code, json.loads(out)["facts"], json.loads(out)["notes"]) == (0, [], [note])
+    code, out, _ = invoke(root, "--color", "never")
+    assert (code, out) == (
+        0,
+        "No findings in 3 files read: 0 master configs (0 entries), 0 launchers, 0 recipes, "
+        "1 other script; 1 template not linted.\n",
     )
 
 
