@@ -21,7 +21,7 @@ from benchlint.engines import Launch
 from benchlint.images import image_release
 from benchlint.launcher import reaching
 from benchlint.shell.model import Command, Script
-from benchlint.shell.output import substitution_pattern
+from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
 
 
@@ -142,8 +142,8 @@ class _Memo:
     process, the language server, runs many)."""
 
     def __init__(self) -> None:
-        # (text, launcher path, depth) -> its template
-        self.templates: dict[tuple[str, str, int], tuple[object, ...]] = {}
+        # (text, launcher path, depth, the assignment giving it) -> its template
+        self.templates: dict[tuple[str, str, int, int], tuple[object, ...]] = {}
         # (text, launcher path) -> the variables its template reads
         self.holes: dict[tuple[str, str], tuple[str, ...]] = {}
         # (text, launcher path, model prefix, the route's values of its variables) -> pattern
@@ -408,6 +408,8 @@ def _givers(template: tuple[object, ...]) -> tuple[Command, ...]:
             for alternative, given_by in item.fallback or ():
                 found.extend(given_by)
                 found.extend(_givers(alternative))
+        elif isinstance(item, _Printed):
+            found.extend(command for command, _ in item.printers)
     return tuple(dict.fromkeys(found))
 
 
@@ -423,6 +425,17 @@ class _Hole:
     prefix: bool = False
 
 
+@dataclass(frozen=True)
+class _Printed:
+    """A command substitution that prints only literal text, in an assignment of the launcher
+    (`SPEC_SUFFIX=$([[ "$SPEC_DECODING" == mtp ]] && printf _mtp || printf '')`): what it can
+    print, and its printing commands with what each prints. On a route, a printer whose
+    conditions are false there prints nothing."""
+
+    outputs: frozenset[str]
+    printers: tuple[tuple[Command, str], ...]
+
+
 _ANY = "[^/]*"  # an expansion benchlint cannot evaluate: any part of a name
 
 
@@ -432,10 +445,13 @@ def _file_name(text: str) -> str:
     return text[last_separator(text) + 1 :]
 
 
-def _template(text: str, script: Script, depth: int, memo: _Memo) -> tuple[object, ...]:
+def _template(
+    text: str, script: Script, depth: int, memo: _Memo, owner: Command | None = None
+) -> tuple[object, ...]:
     """The route-independent parts of a file-name pattern (regular expression text) and its
-    holes, worked out once per text and launcher."""
-    key = (text, script.path, depth)
+    holes, worked out once per text and launcher. `owner`: the assignment whose value the text
+    is (None: the command's own word)."""
+    key = (text, script.path, depth, id(owner) if owner is not None else 0)
     cached = memo.templates.get(key)
     if cached is not None:
         return cached
@@ -443,19 +459,26 @@ def _template(text: str, script: Script, depth: int, memo: _Memo) -> tuple[objec
     position = 0
     for match in PATH_EXPANSION.finditer(text):
         items.append(re.escape(text[position : match.start()]))
-        items.append(_expansion(match.group(0), script, depth, memo))
+        items.append(_expansion(match.group(0), script, depth, memo, owner))
         position = match.end()
     items.append(re.escape(text[position:]))
     template = memo.templates[key] = tuple(items)
     return template
 
 
-def _expansion(expansion: str, script: Script, depth: int, memo: _Memo) -> object:
+def _expansion(
+    expansion: str, script: Script, depth: int, memo: _Memo, owner: Command | None = None
+) -> object:
     name = expansion.strip("${}")
     if name == "EXP_NAME%%_*":
         return _Hole(name, prefix=True)
     printed = substitution_pattern(expansion)
     if printed is not None:
+        printers = _printers(script, owner, expansion) if owner is not None else None
+        if printers:
+            outputs = substitution_outputs(expansion[2:-1])
+            assert outputs is not None  # (substitution_pattern found them)
+            return _Printed(outputs, printers)
         return printed
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or depth >= 5:
         return _ANY
@@ -463,11 +486,47 @@ def _expansion(expansion: str, script: Script, depth: int, memo: _Memo) -> objec
     if not assigned or len(assigned) > 16:
         return _Hole(name)
     alternatives = [
-        (_template(_file_name(a.value.value), script, depth + 1, memo), (a.command,))
+        (_template(_file_name(a.value.value), script, depth + 1, memo, a.command), (a.command,))
         for a in assigned
         if a.value is not None
     ]
     return _Hole(name, tuple(sorted(alternatives, key=lambda item: repr(item[0]))))
+
+
+def _printers(
+    script: Script, owner: Command, expansion: str
+) -> tuple[tuple[Command, str], ...] | None:
+    """The printing commands of the one command substitution in an assignment, each with the
+    one text it prints; None when the assignment holds another substitution, or a printer
+    prints more than one text."""
+    if script.text_of(owner.node).count("$(") != 1:
+        return None
+    start, end = owner.node.start_byte, owner.node.end_byte
+    found = []
+    for command in script.commands:
+        inside = start < command.node.start_byte and command.node.end_byte <= end
+        if not inside or command.base not in ("printf", "echo"):
+            continue
+        printed = substitution_outputs(script.text_of(command.node))
+        if printed is None or len(printed) != 1:
+            return None
+        found.append((command, next(iter(printed))))
+    return tuple(found) or None
+
+
+def _printed_on(item: _Printed, route: Route) -> str:
+    """What the substitution can print on the route: the printers whose conditions hold
+    there print, those that may hold may print, the others do not (within what its structure
+    lets it print at all)."""
+    outputs = {""}
+    for command, text in item.printers:
+        holds = route.holds(command)
+        if holds is True:
+            outputs = {o + text for o in outputs}
+        elif holds is None:
+            outputs |= {o + text for o in outputs}
+    found = sorted(outputs & item.outputs) or sorted(item.outputs)
+    return "(?:" + "|".join(re.escape(o) for o in found) + ")"
 
 
 def _render(template: tuple[object, ...], route: Route) -> str:
@@ -476,6 +535,9 @@ def _render(template: tuple[object, ...], route: Route) -> str:
     for item in template:
         if isinstance(item, str):
             out.append(item)
+            continue
+        if isinstance(item, _Printed):
+            out.append(_printed_on(item, route))
             continue
         assert isinstance(item, _Hole)
         if item.prefix:

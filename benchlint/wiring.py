@@ -13,6 +13,7 @@ import dataclasses
 import fnmatch
 import posixpath
 import re
+from collections.abc import Container
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -58,6 +59,8 @@ class Element:
     isl: str | None = None
     osl: str | None = None
     settings: dict[str, Setting] = field(default_factory=dict)
+    # its scalar fields (`spec-decoding: mtp`, `tp: 8`), as text
+    fields: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -489,7 +492,7 @@ class Wiring:
         step: LauncherStep | None,
         runner_names: list[str],
     ) -> ConditionEnv:
-        known = entry_environment(element)
+        known = entry_environment(element, step.env if step is not None else None)
         unknown = set(step.env) if step is not None else set()
         unknown -= set(known)
         # The workflow picks the launcher by the runner's name, so that name is one of these.
@@ -634,9 +637,15 @@ def _finds(rewrite: Rewrite, recipe: RecipeRef, named: str) -> bool:
     return named.startswith(found.folder + "/") and (copy is None or at > copy)
 
 
-def entry_environment(element: Element) -> dict[str, str]:
+def entry_environment(element: Element, exported: Container[str] | None = None) -> dict[str, str]:
+    """The variables the workflow sets from the entry and the element. `exported`: the names
+    the workflow step that runs the launcher sets (None: not known); an element's field reaches
+    the launcher only through one of them (`SPEC_DECODING: ${{ inputs.spec-decoding }}`)."""
     entry = element.entry
     env = {name: entry.fields.get(field, "") for name, field in profile.ENTRY_ENVIRONMENT.items()}
+    for name, source in profile.ELEMENT_ENVIRONMENT.items():
+        if exported is None or name in exported:
+            env[name] = element.fields.get(source["field"], source["default"])
     env["IS_AGENTIC"] = "1" if element.scenario == profile.AGENTIC_SCENARIO else "0"
     if entry.multinode:
         env["IS_MULTINODE"] = "true"
@@ -694,6 +703,9 @@ def _entry(path: str, key: YNode, node: YNode) -> Entry:
                     _scalar_text(item.get("isl")),
                     _scalar_text(item.get("osl")),
                 )
+                if element_node.is_map:
+                    pairs = element_node.pairs
+                    element.fields = {k.value: v.value for k, v in pairs if v.is_scalar}
                 for side in ("prefill", "decode"):  # decode wins on a duplicate key
                     block = element_node.get(side) if element_node.is_map else None
                     settings = (
@@ -730,6 +742,7 @@ def _encode_entry(entry: Entry) -> tuple[Any, ...]:
                 e.isl,
                 e.osl,
                 [(s.name, s.value, tuple(s.location.span)) for s in e.settings.values()],
+                e.fields,
             )
             for e in entry.elements
         ],
@@ -747,8 +760,9 @@ def _decode_entry(path: str, data: tuple[Any, ...]) -> Entry:
         Location(path, Span(*runner_span)) if runner_span is not None else None,
         multinode,
     )
-    for scenario, label, element_span, isl, osl, settings in elements:
+    for scenario, label, element_span, isl, osl, settings, element_fields in elements:
         element = Element(entry, scenario, label, Location(path, Span(*element_span)), isl, osl)
+        element.fields = element_fields
         for setting_name, value, setting_span in settings:
             element.settings[setting_name] = Setting(
                 setting_name, value, Location(path, Span(*setting_span))

@@ -13,8 +13,11 @@ Follows each search-space element's `CONFIG_FILE` and `EVAL_CONFIG_FILE` (from i
 It also reports a script path in a launcher that, for an entry whose job runs that line, names
 no script of the folder it is in (`bash benchmarks/single_node/${MODEL_PREFIX}_h200.sh` for an
 entry whose model prefix no script there has). The path is evaluated with the entry's values,
-the launcher's own assignments and what a command substitution can print, as for BL303's
-releases. The message names the entries, which are related locations.
+the launcher's own assignments and what a command substitution can print on the route, as for
+BL303's releases: `SPEC_SUFFIX=$([[ "$SPEC_DECODING" == mtp ]] && printf _mtp || printf '')`
+prints `_mtp` only for an element with `spec-decoding: mtp` (the workflow's `SPEC_DECODING`;
+`none` when the element leaves it out), so an element without it whose model has only an `_mtp`
+script is reported. The message names the entries, which are related locations.
 
 ## Why is this bad?
 The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
