@@ -219,6 +219,29 @@ def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
     return "" if folder == "." else folder
 
 
+def plain_target(script: Script, value: str) -> str | None:
+    """The repository path a script path word names when nothing in it depends on the run: the
+    script's own folder (`"$(dirname "$0")/impl/run.sh"`, a variable every assignment of which
+    is that folder) or the checkout's root (`$GITHUB_WORKSPACE/...`), then plain text ending in
+    `.sh` or `.bash`; None otherwise (a path relative to the working folder, an expansion)."""
+    head, rest = _leading_expansion(value.strip())
+    if not head:
+        return None
+    name = _variable_of(head)
+    values = [a.value.value if a.value else "" for a in script.assignments if a.name == name]
+    if _is_script_dir(head) or (values and all(_is_script_dir(v) for v in values)):
+        base = posixpath.dirname(script.path)
+    elif name in ROOT_VARIABLES and not values:
+        base = ""
+    else:
+        return None
+    rest = rest.lstrip("/")
+    if PATH_EXPANSION.search(rest) or not rest.endswith((".sh", ".bash")) or "*" in rest:
+        return None
+    joined = posixpath.normpath(posixpath.join(base, rest))
+    return None if joined.startswith("..") else joined
+
+
 def last_separator(text: str) -> int:
     """Where the last `/` outside `${...}` and `$(...)` is (-1: none)."""
     depth, cut = 0, -1

@@ -19,6 +19,12 @@ prints `_mtp` only for an element with `spec-decoding: mtp` (the workflow's `SPE
 `none` when the element leaves it out), so an element without it whose model has only an `_mtp`
 script is reported. The message names the entries, which are related locations.
 
+And a script that an entry's job runs (through its launcher, or a script that runs it) and that
+runs, sources or `exec`s another by a path fixed relative to its own folder or to the checkout
+(`source "$(dirname "$0")/../benchmark_lib.sh"` one folder short after the scripts moved into
+`fixed_seq_len/`, `exec "$(dirname "$0")/impl/real.sh"`) that names no file, at its top level
+and unconditionally.
+
 ## Why is this bad?
 The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
 job fails after the allocation was granted; or, worse, an upstream recipe of the same name runs
@@ -86,13 +92,18 @@ assigns, outside the checkout, or in the repository's root, where launchers writ
 then run. It is checked only on a line that runs for the entry (its conditions decided true under
 the entry's values; in a function, when a call of it runs for the entry, directly or through an
 exported function run by `bash -c`), and a part benchlint cannot evaluate matches anything (a
-`${X:-default}` included).
+`${X:-default}` included). A script's own call is not checked under a condition, with `||` or
+as a test (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ... || true`), in a function, in
+a file other scripts source when the path starts from `$0` (it names the sourcing script there),
+or in a launcher (checked per route above).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES
@@ -204,6 +215,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         finding.notes = (f"run by {', '.join(launchers)}",)
         yield finding
     yield from _missing_scripts(ctx)
+    yield from _missing_calls(ctx)
 
 
 def _missing_scripts(ctx: Context) -> Iterator[Finding]:
@@ -239,3 +251,59 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                 ),
                 subject=f"script:{word.value}",
             )
+
+
+def _missing_calls(ctx: Context) -> Iterator[Finding]:
+    """A script the repository runs (not a launcher: those are checked per route above) that
+    runs, sources or `exec`s, at its top level and unconditionally, a script by a path fixed
+    relative to its own folder or the checkout (`exec "$(dirname "$0")/impl/real.sh"`) that
+    names no file."""
+    ws = ctx.ws
+    calls = ctx.environment.calls
+    for path in ctx.in_scope(ws.shell_paths):
+        source = ws.source(path)
+        if source is None or not _FIXED_FOLDER.search(source.text) or ctx.wiring.is_launcher(path):
+            continue
+        script = ws.shell(path)
+        if script is None:
+            continue
+        for call in calls.calls_in(script):
+            command = call.command
+            if call.targets or call.caller is not script or command.function is not None:
+                continue
+            if command.guards or command.tested or command.or_guarded or command.background:
+                continue  # (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ... || true`)
+            target = plain_target(script, call.word.value)
+            if target is None or ws.is_shell(target) or (ws.root / target).exists():
+                continue
+            if "$0" in call.word.value and calls.is_sourced(path):
+                continue  # `$0` is the sourcing script's name there
+            if not _run_by_entries(ctx, path):
+                continue  # no entry's job runs it (a script kept in `deprecated/`)
+            first = command.words[0].value if command.words else ""
+            ends = " and the script exits" if first == "exec" else ""
+            yield Finding(
+                "BL202",
+                f"`{call.word.text}` names {target}, which does not exist: the command fails"
+                f"{ends} (No such file or directory)",
+                Location(path, call.word.span),
+                subject=f"call:{target}",
+            )
+
+
+def _run_by_entries(ctx: Context, path: str, depth: int = 0) -> bool:
+    """Whether some entry's job runs the script: a route of a launcher that runs it there (the
+    launcher's script path evaluated for the route's entry), or a script run so that runs it."""
+    for call in ctx.environment.calls.callers_of(path):
+        caller = call.caller.path
+        if ctx.wiring.is_launcher(caller):
+            routes = ctx.wiring.routes_for_launcher(caller)
+            if any(path in run.scripts for r in routes for run in scripts_run(ctx, r)):
+                return True
+        elif depth < 2 and caller != path and _run_by_entries(ctx, caller, depth + 1):
+            return True
+    return False
+
+
+# a path fixed relative to the script's folder or the checkout's root
+_FIXED_FOLDER = re.compile("|".join(("dirname", "BASH_SOURCE", *sorted(ROOT_VARIABLES))))
