@@ -25,7 +25,9 @@ health_check:
 ```
 
 A key repeated with the same scalar value each time changes nothing today: it is reported as a
-note (an edit to the first would be silently ignored).
+note (an edit to the first would be silently ignored), except in a Kubernetes manifest (a
+document with `apiVersion` and `kind` at its top level), which recent kubectl releases refuse
+whatever the values (`mapping key "volumes" already defined`).
 
 ## References
 - YAML 1.2.2, 3.2.1.1: "the content of a mapping node is an unordered set of key/value node pairs,
@@ -65,6 +67,13 @@ def check(ctx: Context) -> Iterator[Finding]:
                     "differ on which value a key defined by several takes"
                 )
                 advice = "write one `<<: [*first, *second]`"
+            elif _manifest(document, duplicate.again):
+                outcome = (
+                    "recent kubectl releases refuse the manifest (`mapping key "
+                    f'"{key}" already defined`); PyYAML would keep the last value, '
+                    f"{_show(duplicate.winner)}"
+                )
+                same = False  # refused whatever the values
             elif same:
                 outcome = (
                     f"both give {_show(duplicate.winner)}, so nothing changes today, but an edit "
@@ -83,6 +92,17 @@ def check(ctx: Context) -> Iterator[Finding]:
                 fix=fix,
                 severity=Severity.NOTE if same and not advice else None,
             )
+
+
+def _manifest(document: YamlDocument, node: YNode) -> bool:
+    """Whether the node is in a Kubernetes manifest: a document whose top level has `apiVersion`
+    and `kind` (kubectl decodes it strictly)."""
+    line = node.span.line
+    for root in document.documents:
+        if root.span.line <= line <= root.span.end_line and root.is_map:
+            keys = {k.value for k, _ in root.pairs if k.is_scalar}
+            return {"apiVersion", "kind"} <= keys
+    return False
 
 
 def _same_values(duplicate: Duplicate) -> bool:
