@@ -7,8 +7,10 @@ not an `if`/`while`/`until` condition, not followed by `&&` or by a `||` that st
 `set -e`), its status is not read from `$?` on the next line, and errexit (`set -e`) is not in
 effect *in that shell*. The string given to
 `bash -c` / `sh -c` (also behind `srun`, `ssh HOST`, `docker exec`, `enroot exec`, `timeout`,
-`env`) and a heredoc fed to a shell are new shells: they do not inherit the outer `set -e`, and
-the finding points at the `flock` inside the string.
+`env`), a heredoc fed to a shell, and a heredoc written to a file a shell later runs (`cat >
+"$INNER" <<'EOF'` ... `srun bash "$INNER"`, or a file named or headed as a script) are
+new shells: they do not inherit the outer `set -e`, and the finding points at the `flock` inside
+the string.
 
 ## Why is this bad?
 When the wait times out, `flock` returns 1 and the script runs its critical section anyway, next
@@ -122,6 +124,8 @@ def _shell_name(command: Command) -> str:
     parent = command.script.parent
     if parent is None:
         return "this script"
+    if parent.name in ("cat", "tee"):  # a heredoc written to a script file that a shell runs
+        return f"the script `{parent.name}` writes on line {parent.span.line}"
     return f"the shell started by `{parent.name or 'a command'}` on line {parent.span.line}"
 
 

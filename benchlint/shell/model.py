@@ -1328,6 +1328,21 @@ class _Builder:
             return None
         return match.start(1), last
 
+    def _run_later(self, command: Command) -> bool:
+        """A shell later in the script runs the file the command writes (`cat > "$INNER" <<EOF`
+        ... `srun bash "$INNER"`): the same word after `bash` or `sh` and its options."""
+        targets = [r.target for r in command.redirects if r.operator in (">", ">|")]
+        if command.base == "tee":
+            targets = [w for w in command.words[1:] if not w.value.startswith("-")]
+        src = self.script.src
+        after = src[command.node.end_byte :]
+        for target in targets:
+            text = src[target.node.start_byte : target.node.end_byte]
+            shell = rb"(?:^|[\s;&|(])(?:ba|da|z)?sh(?:\s+-[A-Za-z]+)*\s+" + re.escape(text)
+            if text and re.search(shell + rb"(?=$|[\s;&|)])", after):
+                return True
+        return False
+
     def heredoc_to_shell(self, command: Command) -> None:
         """A heredoc a shell reads as its script (`bash <<EOF`), or one `cat`/`tee` writes to a
         script file (`cat > "$DIR/entry.sh" <<EOF` with a shell `#!` line or a script's suffix:
@@ -1343,7 +1358,7 @@ class _Builder:
             )
             if to_shell:
                 errexit = _stdin_shell_errexit(command)
-            elif _SCRIPT_LINE.match(value) or _names_script(command):
+            elif _SCRIPT_LINE.match(value) or _names_script(command) or self._run_later(command):
                 first = value.split("\n", 1)[0]
                 errexit = first.startswith("#!") and errexit_change(first.split()[1:]) is True
             else:
