@@ -188,6 +188,20 @@ def _runs(script: Script, command: Command, depth: int = 0) -> list[str]:
     return texts
 
 
+# wrappers that run the program in the same process tree, named by it (`setsid --fork server`)
+_TRANSPARENT = frozenset({"nohup", "setsid", "stdbuf", "numactl", "taskset", "env", "timeout"})
+
+
+def _program(command: Command) -> str | None:
+    """What a message calls the acquisition: the program behind wrappers that only change how
+    it runs (`nohup`, `setsid --fork`, `numactl ...`), else the command's own name (`srun`)."""
+    invocation = command.invocation
+    wrappers = invocation.wrappers
+    if wrappers and invocation.base and all(w.name in _TRANSPARENT for w in wrappers):
+        return invocation.base
+    return command.name
+
+
 def _release_line(
     script: Script, statement: Command, resource: Resource, runs: Callable[[Command], list[str]]
 ) -> int:
@@ -439,7 +453,8 @@ def _check_script(
         acquisition = resource.acquired_by
         span = acquisition.first_line_span
         location = Location(script.path, span)
-        name = f"`{acquisition.name}`" if acquisition.name else "this command"
+        shown = _program(acquisition)
+        name = f"`{shown}`" if shown else "this command"
         if trap_index is not None and leaks:
             trap_line = flow.statements[trap_index].span.line
             first = leaks[0]
