@@ -22,6 +22,7 @@ from typing import Any
 from benchlint import profile
 from benchlint.calls import resolve as resolve_call
 from benchlint.calls import script_word
+from benchlint.expressions import evaluate
 from benchlint.finding import Location, Span
 from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite, launcher_model
 from benchlint.layout import launcher_candidates, runner_labels
@@ -493,6 +494,13 @@ class Wiring:
         runner_names: list[str],
     ) -> ConditionEnv:
         known = entry_environment(element, step.env if step is not None else None)
+        if step is not None:  # `${{ inputs.scenario-type == 'agentic-coding' && ... }}`
+            inputs = workflow_inputs(element)
+            for name, text in step.values.items():
+                if name not in known and "${{" in text:
+                    value = evaluate(text, inputs)
+                    if value is not None:
+                        known[name] = value
         unknown = set(step.env) if step is not None else set()
         unknown -= set(known)
         # The workflow picks the launcher by the runner's name, so that name is one of these.
@@ -635,6 +643,15 @@ def _finds(rewrite: Rewrite, recipe: RecipeRef, named: str) -> bool:
         inside = recipe.path is not None and recipe.path.startswith(found.folder + "/")
         return inside and copy is not None and at < copy
     return named.startswith(found.folder + "/") and (copy is None or at > copy)
+
+
+def workflow_inputs(element: Element) -> dict[str, str]:
+    """The inputs a benchmark workflow template is called with for the element (profile's
+    workflow_inputs): its entry's fields, its own over them, and its scenario."""
+    inputs = {**element.entry.fields, **element.fields}
+    for name, attribute in profile.WORKFLOW_INPUTS.items():
+        inputs[name] = getattr(element, attribute)
+    return inputs
 
 
 def entry_environment(element: Element, exported: Container[str] | None = None) -> dict[str, str]:

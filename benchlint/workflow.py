@@ -29,6 +29,8 @@ class LauncherStep:
     location: Location
     env: dict[str, Location] = field(default_factory=dict)
     multinode: bool = False  # the step exports IS_MULTINODE=true
+    # the text of each `env:` value that is a scalar (`${{ inputs.model-prefix }}`)
+    values: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -107,6 +109,12 @@ def _env_of(document: YamlDocument, node: YNode | None) -> dict[str, Location]:
     return {key.value: Location(document.path, key.span) for key, _ in node.pairs if key.is_scalar}
 
 
+def _values_of(node: YNode | None) -> dict[str, str]:
+    if node is None or not node.is_map:
+        return {}
+    return {k.value: v.value for k, v in node.pairs if k.is_scalar and v.is_scalar}
+
+
 def _steps_of(document: YamlDocument, root: YNode) -> list[LauncherStep]:
     found: list[LauncherStep] = []
     workflow_env = _env_of(document, root.get("env"))
@@ -124,7 +132,12 @@ def _steps_of(document: YamlDocument, root: YNode) -> list[LauncherStep]:
                 continue
             location = Location(document.path, _first_line(run.span))
             env = {**workflow_env, **job_env, **_env_of(document, step.get("env"))}
-            launcher = LauncherStep(document.path, job_key.value, location, env)
+            values = {
+                **_values_of(root.get("env")),
+                **_values_of(job.get("env")),
+                **_values_of(step.get("env")),
+            }
+            launcher = LauncherStep(document.path, job_key.value, location, env, False, values)
             _read_run_text(launcher, run.value, location)
             found.append(launcher)
     return found

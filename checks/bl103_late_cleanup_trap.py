@@ -197,6 +197,8 @@ def _program(command: Command) -> str | None:
     it runs (`nohup`, `setsid --fork`, `numactl ...`), else the command's own name (`srun`)."""
     invocation = command.invocation
     wrappers = invocation.wrappers
+    if invocation.shell:  # `setsid bash -c "..."`: the shell says nothing of the program
+        return command.name
     if wrappers and invocation.base and all(w.name in _TRANSPARENT for w in wrappers):
         return invocation.base
     return command.name
