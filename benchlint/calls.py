@@ -219,21 +219,52 @@ def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
     return "" if folder == "." else folder
 
 
+# `$(dirname "$0")`, `$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)`, `${BASH_SOURCE%/*}`:
+# the folder of the running script, or one written relative to it (group `up`)
+_SELF = r"(?:\$0|\$\{0\}|\$BASH_SOURCE|\$\{BASH_SOURCE(?:\[0\])?\})"
+_DIRNAME = rf'\$\(\s*dirname\s+(?:"{_SELF}"|{_SELF})\s*\)'
+_SCRIPT_FOLDER = re.compile(
+    rf'(?:"?{_DIRNAME}"?'
+    rf'|\$\(\s*cd\s+"?{_DIRNAME}(?P<up>(?:/[A-Za-z0-9_.-]+)*)/?"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)'
+    rf"|\$\{{BASH_SOURCE%/\*\}})"
+)
+
+
+def _script_folder(script: Script, expression: str) -> str | None:
+    """The repository folder an expression of the script's own folder names (`$(dirname "$0")`,
+    `$(cd "$(dirname "$0")/.." && pwd)`); None for any other expression."""
+    match = _SCRIPT_FOLDER.fullmatch(expression.strip().strip('"'))
+    if match is None:
+        match = _SCRIPT_FOLDER.fullmatch(expression.strip())
+    if match is None:
+        return None
+    up = (match["up"] or "").lstrip("/")
+    folder = posixpath.normpath(posixpath.join(posixpath.dirname(script.path), up))
+    return None if folder.startswith("..") else ("" if folder == "." else folder)
+
+
 def plain_target(script: Script, value: str) -> str | None:
     """The repository path a script path word names when nothing in it depends on the run: the
-    script's own folder (`"$(dirname "$0")/impl/run.sh"`, a variable every assignment of which
-    is that folder) or the checkout's root (`$GITHUB_WORKSPACE/...`), then plain text ending in
-    `.sh` or `.bash`; None otherwise (a path relative to the working folder, an expansion)."""
+    script's own folder (`"$(dirname "$0")/impl/run.sh"`, or a variable every assignment of
+    which is that folder or one written relative to it) or the checkout (`$GITHUB_WORKSPACE`),
+    then plain text ending in `.sh` or `.bash`; None otherwise (a path relative to the working
+    folder, `$PWD`, an expansion, a folder taken from `$0` twice)."""
     head, rest = _leading_expansion(value.strip())
     if not head:
         return None
     name = _variable_of(head)
     values = [a.value.value if a.value else "" for a in script.assignments if a.name == name]
-    if _is_script_dir(head) or (values and all(_is_script_dir(v) for v in values)):
-        base = posixpath.dirname(script.path)
-    elif name in ROOT_VARIABLES and not values:
+    folders = (
+        {_script_folder(script, v) for v in values}
+        if head in (f"${name}", f"${{{name}}}")
+        else set()
+    )
+    base = _script_folder(script, head)
+    if base is None and values and len(folders) == 1 and None not in folders:
+        base = folders.pop()
+    if base is None and name == "GITHUB_WORKSPACE" and not values:
         base = ""
-    else:
+    if base is None:
         return None
     rest = rest.lstrip("/")
     if PATH_EXPANSION.search(rest) or not rest.endswith((".sh", ".bash")) or "*" in rest:

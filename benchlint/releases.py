@@ -153,9 +153,11 @@ class _Memo:
 
 
 def _names(word: str, route: Route, target: str, memo: _Memo) -> bool:
-    """Whether a script path word can name `target` on this route (compared by file name)."""
+    """Whether a script path word can name `target` on this route (compared by file name, or
+    by the end of its path where the route gives a sub-folder)."""
     pattern = _file_name_pattern(word, route, memo)
-    return pattern.fullmatch(posixpath.basename(target)) is not None
+    tails = [target[i + 1 :] for i, c in enumerate(target) if c == "/"]
+    return any(pattern.fullmatch(tail) for tail in [*reversed(tails), target])
 
 
 @dataclass(frozen=True)
@@ -222,7 +224,13 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         if folder is None or folder not in below:
             continue  # (a value that names no folder of the repository may reach the command)
         pattern = file_name_pattern(ctx, call.word.value, route)
-        named = tuple(path for name, path in below[folder] if pattern.fullmatch(name))
+        # by name, or by the path below the folder where the route gives a sub-folder
+        # (`${SCENARIO_SUBDIR}` as `fixed_seq_len/`)
+        named = tuple(
+            path
+            for name, path in below[folder]
+            if pattern.fullmatch(name) or pattern.fullmatch(path[len(folder) + 1 :])
+        )
         found.append(ScriptRun(call, folder, runs, named))
     return found
 

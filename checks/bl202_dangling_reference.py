@@ -95,11 +95,14 @@ exported function run by `bash -c`), and a part benchlint cannot evaluate matche
 `${X:-default}` included). A script's own call is not checked under a condition, with `||` or
 as a test (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ... || true`), in a function, in
 a file other scripts source when the path starts from `$0` (it names the sourcing script there),
-or in a launcher (checked per route above).
+or in a launcher (checked per route above); nor a path from `$PWD` or from a folder computed
+otherwise (`$(dirname "$(dirname "$0")")`), a file in a folder the repository does not have (a
+clone the job makes), or a file the script writes, copies or fetches itself.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 
@@ -109,6 +112,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, scripts_run
+from benchlint.shell.model import Command, Script
 from benchlint.wiring import Entry, RecipeRef, Wiring
 from benchlint.yamlmodel import YNode
 
@@ -276,6 +280,9 @@ def _missing_calls(ctx: Context) -> Iterator[Finding]:
             target = plain_target(script, call.word.value)
             if target is None or ws.is_shell(target) or (ws.root / target).exists():
                 continue
+            folder = posixpath.dirname(target)
+            if not (ws.root / folder).is_dir() or _made_by(script, target, command):
+                continue  # a folder the job clones or makes, a file it writes or fetches
             if "$0" in call.word.value and calls.is_sourced(path):
                 continue  # `$0` is the sourcing script's name there
             if not _run_by_entries(ctx, path):
@@ -289,6 +296,27 @@ def _missing_calls(ctx: Context) -> Iterator[Finding]:
                 Location(path, call.word.span),
                 subject=f"call:{target}",
             )
+
+
+def _made_by(script: Script, target: str, call: Command) -> bool:
+    """Whether another command of the script may make a file of that name: writes it (`cat >
+    "$DIR/inner.sh"`), or names it to a program that copies, fetches or unpacks files (`cp x
+    "$DIR/inner.sh"`, `curl -o ...`)."""
+    name = posixpath.basename(target)
+    for command in script.all_commands():
+        if command is call:
+            continue
+        written = [r.target for r in command.redirects if r.operator in (">", ">>", ">|")]
+        if command.base in _MAKERS:
+            written += command.words[1:]
+        if any(w.value.endswith(name) for w in written):
+            return True
+    return False
+
+
+_MAKERS = frozenset(
+    {"cp", "mv", "ln", "install", "curl", "wget", "tee", "touch", "rsync", "tar", "unzip", "git"}
+)
 
 
 def _run_by_entries(ctx: Context, path: str, depth: int = 0) -> bool:

@@ -1328,9 +1328,10 @@ class _Builder:
             return None
         return match.start(1), last
 
-    def _run_later(self, command: Command) -> bool:
-        """A shell later in the script runs the file the command writes (`cat > "$INNER" <<EOF`
-        ... `srun bash "$INNER"`): the same word after `bash` or `sh` and its options."""
+    def _run_later(self, command: Command) -> bool | None:
+        """Whether errexit is on in a shell later in the script that runs the file the command
+        writes (`cat > "$INNER" <<EOF` ... `srun bash -e "$INNER"`: the same word after `bash`
+        or `sh` and its options); None when no shell runs it."""
         targets = [r.target for r in command.redirects if r.operator in (">", ">|")]
         if command.base == "tee":
             targets = [w for w in command.words[1:] if not w.value.startswith("-")]
@@ -1338,10 +1339,14 @@ class _Builder:
         after = src[command.node.end_byte :]
         for target in targets:
             text = src[target.node.start_byte : target.node.end_byte]
-            shell = rb"(?:^|[\s;&|(])(?:ba|da|z)?sh(?:\s+-[A-Za-z]+)*\s+" + re.escape(text)
-            if text and re.search(shell + rb"(?=$|[\s;&|)])", after):
-                return True
-        return False
+            shell = rb"(?:^|[\s;&|(])(?:ba|da|z)?sh((?:\s+-[A-Za-z]+|\s+-o\s+\w+)*)\s+"
+            found = re.search(shell + re.escape(text) + rb"(?=$|[\s;&|)])", after) if text else None
+            if found is not None:
+                options = found.group(1).decode("utf-8", "surrogateescape").split()
+                if any(o.startswith("-") and "c" in o[1:] for o in options if o != "-o"):
+                    return None  # `bash -c "$INNER"` runs a string, not the file
+                return errexit_change(options) is True
+        return None
 
     def heredoc_to_shell(self, command: Command) -> None:
         """A heredoc a shell reads as its script (`bash <<EOF`), or one `cat`/`tee` writes to a
@@ -1358,7 +1363,9 @@ class _Builder:
             )
             if to_shell:
                 errexit = _stdin_shell_errexit(command)
-            elif _SCRIPT_LINE.match(value) or _names_script(command) or self._run_later(command):
+            elif (later := self._run_later(command)) is not None:
+                errexit = later  # `bash -e FILE`: the options; a `#!` line is only a comment
+            elif _SCRIPT_LINE.match(value) or _names_script(command):
                 first = value.split("\n", 1)[0]
                 errexit = first.startswith("#!") and errexit_change(first.split()[1:]) is True
             else:
