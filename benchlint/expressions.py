@@ -11,6 +11,7 @@ None. A value that is not one `${{ ... }}` alone is unknown too.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 
@@ -29,17 +30,40 @@ class _Unknown(Exception):
 def evaluate(text: str, inputs: Mapping[str, str]) -> str | None:
     """The value a workflow `env:` entry gets, when it is one expression the route decides;
     None otherwise."""
+    parsed = _parsed(text)
+    if parsed is None:
+        return None
+    tokens, names = parsed
+    # (a workflow's values are decided for every route: once per value of what they read)
+    return _decided(text, tokens, tuple((n, inputs[n]) for n in names if n in inputs))
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]] | None:
+    """The expression's tokens and the inputs it may read; None when the text is not one
+    expression alone or does not tokenize."""
     whole = _WHOLE.match(text.strip())
     if whole is None:
         return None
     try:
-        tokens = _tokens(whole.group(1))
-        value, rest = _or(tokens, lambda name: _input(name, inputs))
+        tokens = tuple(_tokens(whole.group(1)))
     except _Unknown:
         return None
-    if rest:
+    prefix = "inputs."
+    names = tuple(dict.fromkeys(t[len(prefix) :] for k, t in tokens if t.startswith(prefix)))
+    return tokens, names
+
+
+@functools.lru_cache(maxsize=4096)
+def _decided(
+    text: str, tokens: tuple[tuple[str, str], ...], inputs: tuple[tuple[str, str], ...]
+) -> str | None:
+    known = dict(inputs)
+    try:
+        value, rest = _or(list(tokens), lambda name: _input(name, known))
+    except _Unknown:
         return None
-    return _text(value)
+    return None if rest else _text(value)
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:

@@ -152,12 +152,21 @@ class _Memo:
         self.by_route: dict[tuple[str, int], tuple[Route, re.Pattern[str]]] = {}
 
 
+def _crosses_folders(pattern: re.Pattern[str]) -> bool:
+    """Whether a file-name pattern holds a `/` of its own (a sub-folder the route gives)."""
+    return "/" in pattern.pattern.replace("[^/]", "")
+
+
 def _names(word: str, route: Route, target: str, memo: _Memo) -> bool:
     """Whether a script path word can name `target` on this route (compared by file name, or
     by the end of its path where the route gives a sub-folder)."""
     pattern = _file_name_pattern(word, route, memo)
-    tails = [target[i + 1 :] for i, c in enumerate(target) if c == "/"]
-    return any(pattern.fullmatch(tail) for tail in [*reversed(tails), target])
+    if pattern.fullmatch(posixpath.basename(target)) is not None:
+        return True
+    if not _crosses_folders(pattern):
+        return False
+    parts = target.split("/")
+    return any(pattern.fullmatch("/".join(parts[i:])) for i in range(len(parts) - 1))
 
 
 @dataclass(frozen=True)
@@ -226,10 +235,11 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         pattern = file_name_pattern(ctx, call.word.value, route)
         # by name, or by the path below the folder where the route gives a sub-folder
         # (`${SCENARIO_SUBDIR}` as `fixed_seq_len/`)
+        deep = _crosses_folders(pattern)
         named = tuple(
             path
             for name, path in below[folder]
-            if pattern.fullmatch(name) or pattern.fullmatch(path[len(folder) + 1 :])
+            if pattern.fullmatch(name) or (deep and pattern.fullmatch(path[len(folder) + 1 :]))
         )
         found.append(ScriptRun(call, folder, runs, named))
     return found
