@@ -96,18 +96,26 @@ Lookup = Callable[[str], Value]
 
 
 def _or(tokens: Tokens, lookup: Lookup) -> tuple[Value, Tokens]:
-    left, tokens = _and(tokens, lookup)
-    while tokens and tokens[0] == ("op", "||"):
-        right, tokens = _and(tokens[1:], lookup)
-        left = left if _truthy(left) else right
-    return left, tokens
+    """`a || b`: a when a is truthy, else b."""
+    return _chain(tokens, lookup, "||", _and, kept_when=True)
 
 
 def _and(tokens: Tokens, lookup: Lookup) -> tuple[Value, Tokens]:
-    left, tokens = _comparison(tokens, lookup)
-    while tokens and tokens[0] == ("op", "&&"):
-        right, tokens = _comparison(tokens[1:], lookup)
-        left = right if _truthy(left) else left
+    """`a && b`: a when a is falsy, else b."""
+    return _chain(tokens, lookup, "&&", _comparison, kept_when=False)
+
+
+def _chain(
+    tokens: Tokens,
+    lookup: Lookup,
+    operator: str,
+    operand: Callable[[Tokens, Lookup], tuple[Value, Tokens]],
+    kept_when: bool,
+) -> tuple[Value, Tokens]:
+    left, tokens = operand(tokens, lookup)
+    while tokens and tokens[0] == ("op", operator):
+        right, tokens = operand(tokens[1:], lookup)
+        left = left if _truthy(left) == kept_when else right
     return left, tokens
 
 
