@@ -647,8 +647,11 @@ def _finds(rewrite: Rewrite, recipe: RecipeRef, named: str) -> bool:
 
 def workflow_inputs(element: Element) -> dict[str, str]:
     """The inputs a benchmark workflow template is called with for the element (profile's
-    workflow_inputs): its entry's fields, its own over them, and its scenario."""
+    workflow_inputs): its entry's fields, its own over them (`spec-decoding` is `none` when it
+    leaves it out), and its scenario."""
     inputs = {**element.entry.fields, **element.fields}
+    for source in profile.ELEMENT_ENVIRONMENT.values():  # (the sweep generator's default)
+        inputs.setdefault(source["field"], source["default"])
     for name, attribute in profile.WORKFLOW_INPUTS.items():
         inputs[name] = getattr(element, attribute)
     return inputs

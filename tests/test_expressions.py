@@ -53,3 +53,25 @@ def test_expressions_the_route_decides(text: str, expected: str) -> None:
 )
 def test_what_is_not_modelled_is_unknown(text: str) -> None:
     assert evaluate(text, INPUTS) is None
+
+
+def test_an_element_gives_its_fields_its_scenario_and_the_generator_defaults() -> None:
+    from benchlint.finding import Location, Span
+    from benchlint.wiring import Element, Entry, workflow_inputs
+
+    where = Location("configs/m.yaml", Span(1, 1, 1, 2))
+    entry = Entry(
+        "e", "configs/m.yaml", where, {"model-prefix": "dsr1", "tp": "4"}, "b200", None, False
+    )
+    element = Element(entry, "agentic-coding", "agentic-coding[0].search-space[0]", where)
+    element.fields = {"tp": "8"}
+    inputs = workflow_inputs(element)
+    assert (inputs["model-prefix"], inputs["tp"], inputs["scenario-type"]) == (
+        "dsr1",
+        "8",
+        "agentic-coding",
+    )
+    text = "${{ inputs.spec-decoding != 'none' && inputs.spec-decoding || '' }}"
+    assert evaluate(text, inputs) == ""
+    element.fields["spec-decoding"] = "mtp"
+    assert evaluate(text, workflow_inputs(element)) == "mtp"
