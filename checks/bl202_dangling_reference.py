@@ -285,7 +285,8 @@ def _missing_calls(ctx: Context) -> Iterator[Finding]:
                 continue  # a folder the job clones or makes, a file it writes or fetches
             if "$0" in call.word.value and calls.is_sourced(path):
                 continue  # `$0` is the sourcing script's name there
-            if not _run_by_entries(ctx, path):
+            entry = _run_by_entries(ctx, path)
+            if entry is None:
                 continue  # no entry's job runs it (a script kept in `deprecated/`)
             first = command.words[0].value if command.words else ""
             ends = " and the script exits" if first == "exec" else ""
@@ -294,7 +295,11 @@ def _missing_calls(ctx: Context) -> Iterator[Finding]:
                 f"`{call.word.text}` names {target}, which does not exist: the command fails"
                 f"{ends} (No such file or directory)",
                 Location(path, call.word.span),
+                related=(
+                    Location(entry.location.path, entry.location.span, f"entry {entry.name}"),
+                ),
                 subject=f"call:{target}",
+                notes=(f"run by the job of entry {entry.name}",),
             )
 
 
@@ -319,18 +324,21 @@ _MAKERS = frozenset(
 )
 
 
-def _run_by_entries(ctx: Context, path: str, depth: int = 0) -> bool:
-    """Whether some entry's job runs the script: a route of a launcher that runs it there (the
-    launcher's script path evaluated for the route's entry), or a script run so that runs it."""
+def _run_by_entries(ctx: Context, path: str, depth: int = 0) -> Entry | None:
+    """The first entry whose job runs the script: on a route of a launcher that runs it there
+    (the launcher's script path evaluated for the route's entry), or that runs a script that
+    runs it; None when none does."""
     for call in ctx.environment.calls.callers_of(path):
         caller = call.caller.path
         if ctx.wiring.is_launcher(caller):
-            routes = ctx.wiring.routes_for_launcher(caller)
-            if any(path in run.scripts for r in routes for run in scripts_run(ctx, r)):
-                return True
-        elif depth < 2 and caller != path and _run_by_entries(ctx, caller, depth + 1):
-            return True
-    return False
+            for route in ctx.wiring.routes_for_launcher(caller):
+                if any(path in run.scripts for run in scripts_run(ctx, route)):
+                    return route.entry
+        elif depth < 2 and caller != path:
+            entry = _run_by_entries(ctx, caller, depth + 1)
+            if entry is not None:
+                return entry
+    return None
 
 
 # a path fixed relative to the script's folder or the checkout's root
