@@ -413,6 +413,8 @@ def _holes(template: tuple[object, ...]) -> tuple[str, ...]:
             names.append(item.name)
             for alternative, _ in item.fallback or ():
                 names.extend(_holes(alternative))
+        elif isinstance(item, _Defaulted):
+            names.append(item.name)
     return tuple(dict.fromkeys(names))
 
 
@@ -454,6 +456,19 @@ class _Printed:
     printers: tuple[tuple[Command, str], ...]
 
 
+@dataclass(frozen=True)
+class _Defaulted:
+    """`${NAME:-default}` (`colon`) or `${NAME-default}` with a literal default, for a variable
+    the launcher does not assign: the route's value, else the default."""
+
+    name: str
+    colon: bool
+    default: str
+
+
+_DEFAULTED = re.compile(
+    r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<colon>:?)-(?P<default>[^${}`\\]*)\}"
+)
 _ANY = "[^/]*"  # an expansion benchlint cannot evaluate: any part of a name
 
 
@@ -490,6 +505,12 @@ def _expansion(
     name = expansion.strip("${}")
     if name == "EXP_NAME%%_*":
         return _Hole(name, prefix=True)
+    defaulted = _DEFAULTED.fullmatch(expansion)
+    if defaulted is not None:  # `${SCENARIO_SUBDIR:-fixed_seq_len/}`
+        variable = defaulted["name"]
+        if any(a.name == variable for a in script.assignments):
+            return _ANY  # (the launcher's own values: not followed through a default)
+        return _Defaulted(variable, defaulted["colon"] == ":", defaulted["default"])
     printed = substitution_pattern(expansion)
     if printed is not None:
         printers = _printers(script, owner, expansion) if owner is not None else None
@@ -556,6 +577,15 @@ def _render(template: tuple[object, ...], route: Route) -> str:
             continue
         if isinstance(item, _Printed):
             out.append(_printed_on(item, route))
+            continue
+        if isinstance(item, _Defaulted):
+            if item.name in env.unknown:
+                out.append(_ANY)
+                continue
+            value = env.known.get(item.name)  # (None: unset on the route)
+            if value is None or (item.colon and not value):
+                value = item.default
+            out.append(re.escape(value))
             continue
         assert isinstance(item, _Hole)
         if item.prefix:
