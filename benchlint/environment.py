@@ -447,7 +447,7 @@ class Environment:
             entry = element.entry
             if id(entry) not in entries:
                 entries[id(entry)] = Provenance(f"entry {entry.name}", entry.location)
-            for name, value in entry_environment(element).items():
+            for name, value in entry_environment(element, () if step is not None else None).items():
                 if value:
                     env.setdefault(name, entries[id(entry)])
             for name, setting in element.settings.items():

@@ -493,7 +493,9 @@ class Wiring:
         step: LauncherStep | None,
         runner_names: list[str],
     ) -> ConditionEnv:
-        known = entry_environment(element, step.env if step is not None else None)
+        # with a step, an element's field reaches the launcher only as the step's `env:` value
+        # says (`SPEC_DECODING: ${{ inputs.spec-decoding }}`, not `SPEC_DECODING: mtp`)
+        known = entry_environment(element, () if step is not None else None)
         if step is not None:  # `${{ inputs.scenario-type == 'agentic-coding' && ... }}`
             inputs = workflow_inputs(element)
             for name, text in step.values.items():
@@ -659,8 +661,8 @@ def workflow_inputs(element: Element) -> dict[str, str]:
 
 def entry_environment(element: Element, exported: Container[str] | None = None) -> dict[str, str]:
     """The variables the workflow sets from the entry and the element. `exported`: the names
-    the workflow step that runs the launcher sets (None: not known); an element's field reaches
-    the launcher only through one of them (`SPEC_DECODING: ${{ inputs.spec-decoding }}`)."""
+    set from the element's fields (None: every name of the profile's element_environment, where
+    no workflow step is known; a route with a step takes them from its `env:` expressions)."""
     entry = element.entry
     env = {name: entry.fields.get(field, "") for name, field in profile.ENTRY_ENVIRONMENT.items()}
     for name, source in profile.ELEMENT_ENVIRONMENT.items():
