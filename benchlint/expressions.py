@@ -3,17 +3,22 @@
 `SCENARIO_SUBDIR: ${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || 'fixed_seq_len/' }}`
 names the folder of the script a launcher runs: with the route's inputs known, it is one of the
 two. Only what such values use is modelled: string literals, `true`/`false`/`null`, numbers,
-`inputs.NAME`, `==` and `!=` (strings compared without regard to case, as GitHub does), `!`, `&&`
-and `||` (which give one of their operands, not a boolean), and parentheses. Anything else (a
-function call, `matrix.*`, `env.*`, an input the route does not know) makes the value unknown:
-None. A value that is not one `${{ ... }}` alone is unknown too.
+`inputs.NAME`, `==` and `!=` (strings compared without regard to case, other kinds as numbers, as
+GitHub does), `!`, `&&` and `||` (which give one of their operands, not a boolean), and
+parentheses. Anything else (a function call, `matrix.*`, `env.*`, an input the route does not
+know) makes the value unknown: None. A value that is not one `${{ ... }}` alone is unknown too.
+
+An input has the type its workflow declares (`on.workflow_call.inputs.NAME.type`): the master
+config's `dp-attn: false` reaches a `boolean` input as false, which `&&` treats as false, where the
+text "false" would be true (`typed_inputs`). The model agrees with GitHub's own evaluator
+(`@actions/expressions`) on generated expressions: tests/test_expressions.py.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 
 Value = str | bool | float | None
 _TOKEN = re.compile(
@@ -27,15 +32,63 @@ class _Unknown(Exception):
     """The expression reads something the route does not know, or is not of the modelled form."""
 
 
-def evaluate(text: str, inputs: Mapping[str, str]) -> str | None:
+def evaluate(text: str, inputs: Mapping[str, Value]) -> str | None:
     """The value a workflow `env:` entry gets, when it is one expression the route decides;
-    None otherwise."""
+    None otherwise. `inputs`: each known input's value, of its declared type."""
     parsed = _parsed(text)
     if parsed is None:
         return None
     tokens, names = parsed
-    # (a workflow's values are decided for every route: once per value of what they read)
-    return _decided(text, tokens, tuple((n, inputs[n]) for n in names if n in inputs))
+    # (a workflow's values are decided for every route: once per value of what they read; the
+    # kind is in the key, as True and 1.0 are equal keys)
+    known = tuple((n, type(inputs[n]).__name__, inputs[n]) for n in names if n in inputs)
+    return _decided(text, tokens, known)
+
+
+# PyYAML's plain scalars (the sweep generator reads the master config with it) that are not
+# strings: booleans, null, and anything starting as a number, a date or a sexagesimal would
+_YAML_BOOLEANS = {
+    **dict.fromkeys(("true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"), True),
+    **dict.fromkeys(("false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"), False),
+}
+_YAML_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+_YAML_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_YAML_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]+")
+_STRING_TYPES = frozenset(("string", "choice", "environment"))
+
+
+def typed_inputs(
+    values: Mapping[str, str], types: Mapping[str, str], quoted: Container[str] = ()
+) -> dict[str, Value]:
+    """The inputs a workflow gets from an element's fields (their text as a YAML plain scalar,
+    or a string where `quoted`), each of the type the workflow declares for it; an input it does
+    not declare, or a value that does not convert surely (a string for a boolean, a YAML octal or
+    date), left out."""
+    typed: dict[str, Value] = {}
+    for name, text in values.items():
+        kind = types.get(name)
+        try:
+            value = text if name in quoted else _yaml_plain(text)
+            boolean = isinstance(value, bool)
+            if (kind == "boolean" and boolean) or (kind == "number" and isinstance(value, float)):
+                typed[name] = value
+            elif kind in _STRING_TYPES and value is not None:
+                typed[name] = value if isinstance(value, str) else _text(value)
+        except _Unknown:
+            continue
+    return typed
+
+
+def _yaml_plain(text: str) -> Value:
+    if text in _YAML_BOOLEANS:
+        return _YAML_BOOLEANS[text]
+    if text in _YAML_NULLS:
+        return None
+    if _YAML_INT.fullmatch(text) or _YAML_FLOAT.fullmatch(text):
+        return float(text)
+    if text[0] in "-+.0123456789<=":  # another number, a date, a merge key: not modelled
+        raise _Unknown
+    return text
 
 
 @functools.lru_cache(maxsize=256)
@@ -56,14 +109,14 @@ def _parsed(text: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]] | 
 
 @functools.lru_cache(maxsize=4096)
 def _decided(
-    text: str, tokens: tuple[tuple[str, str], ...], inputs: tuple[tuple[str, str], ...]
+    text: str, tokens: tuple[tuple[str, str], ...], inputs: tuple[tuple[str, str, Value], ...]
 ) -> str | None:
-    known = dict(inputs)
+    known = {name: value for name, _, value in inputs}
     try:
         value, rest = _or(list(tokens), lambda name: _input(name, known))
+        return None if rest else _text(value)
     except _Unknown:
         return None
-    return None if rest else _text(value)
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
@@ -81,7 +134,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def _input(name: str, inputs: Mapping[str, str]) -> Value:
+def _input(name: str, inputs: Mapping[str, Value]) -> Value:
     if name in ("true", "false"):
         return name == "true"
     if name == "null":
@@ -157,13 +210,32 @@ def _truthy(value: Value) -> bool:
 
 
 def _equal(left: Value, right: Value) -> bool:
-    """GitHub's `==`: strings without regard to case; a string against a number or boolean is
-    compared as a number (not modelled: unknown)."""
+    """GitHub's `==`: two strings without regard to case (ASCII letters: other letters' case
+    rules differ between GitHub's evaluators), values of two kinds as numbers (`null == ''`
+    holds: both are 0)."""
     if isinstance(left, str) and isinstance(right, str):
-        return left.casefold() == right.casefold()
+        if left.isascii() and right.isascii():
+            return left.upper() == right.upper()
+        if left == right:
+            return True
+        raise _Unknown
     if type(left) is type(right):
         return left == right
-    raise _Unknown  # (GitHub turns both into numbers: `null == ''` holds)
+    return _number(left) == _number(right)
+
+
+def _number(value: Value) -> float:
+    """A value as GitHub turns it into a number to compare it with another kind: a string
+    only when it is empty (0) or a plain decimal (others, `0x1F`, ` 1e3 `, are not modelled)."""
+    if value is None:
+        return 0.0
+    if isinstance(value, (bool, float)):
+        return float(value)
+    if value == "":
+        return 0.0
+    if _YAML_INT.fullmatch(value) or _YAML_FLOAT.fullmatch(value):
+        return float(value)
+    raise _Unknown
 
 
 def _text(value: Value) -> str:
@@ -172,5 +244,10 @@ def _text(value: Value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return str(int(value)) if value.is_integer() else str(value)
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        shown = repr(value)
+        if "e" in shown or "n" in shown or len(shown.lstrip("-").replace(".", "")) > 15:
+            raise _Unknown  # an exponent, inf, nan or more digits than GitHub shows
+        return shown
     return value

@@ -22,7 +22,7 @@ from typing import Any
 from benchlint import profile
 from benchlint.calls import resolve as resolve_call
 from benchlint.calls import script_word
-from benchlint.expressions import evaluate
+from benchlint.expressions import evaluate, typed_inputs
 from benchlint.finding import Location, Span
 from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite, launcher_model
 from benchlint.layout import launcher_candidates, runner_labels
@@ -60,8 +60,9 @@ class Element:
     isl: str | None = None
     osl: str | None = None
     settings: dict[str, Setting] = field(default_factory=dict)
-    # its scalar fields (`spec-decoding: mtp`, `tp: 8`), as text
+    # its scalar fields (`spec-decoding: mtp`, `tp: 8`), as text; those written quoted
     fields: dict[str, str] = field(default_factory=dict)
+    quoted: frozenset[str] = frozenset()
 
 
 @dataclass(eq=False)
@@ -74,6 +75,7 @@ class Entry:
     runner_location: Location | None
     multinode: bool
     elements: list[Element] = field(default_factory=list)
+    quoted: frozenset[str] = frozenset()  # the fields written quoted (`dp-attn: "true"`)
 
 
 @dataclass(eq=False)
@@ -497,7 +499,7 @@ class Wiring:
         # says (`SPEC_DECODING: ${{ inputs.spec-decoding }}`, not `SPEC_DECODING: mtp`)
         known = entry_environment(element, () if step is not None else None)
         if step is not None:  # `${{ inputs.scenario-type == 'agentic-coding' && ... }}`
-            inputs = workflow_inputs(element)
+            inputs = typed_inputs(workflow_inputs(element), step.input_types, _quoted(element))
             for name, text in step.values.items():
                 if name not in known and "${{" in text:
                     value = evaluate(text, inputs)
@@ -659,6 +661,11 @@ def workflow_inputs(element: Element) -> dict[str, str]:
     return inputs
 
 
+def _quoted(element: Element) -> frozenset[str]:
+    """The element's inputs written quoted in the master config (strings, whatever they say)."""
+    return (element.entry.quoted - element.fields.keys()) | element.quoted
+
+
 def entry_environment(element: Element, exported: Container[str] | None = None) -> dict[str, str]:
     """The variables the workflow sets from the entry and the element. `exported`: the names
     set from the element's fields (None: every name of the profile's element_environment, where
@@ -688,6 +695,9 @@ def _entry(path: str, key: YNode, node: YNode) -> Entry:
                 for k, v in mapping.pairs
                 if k.is_scalar and v.is_scalar and v.value
             )
+    quoted = frozenset(
+        k.value for k, v in node.pairs if k.is_scalar and v.is_scalar and v.style is not None
+    )
     runner = node.get("runner")
     multinode = node.get("multinode")
     entry = Entry(
@@ -698,6 +708,7 @@ def _entry(path: str, key: YNode, node: YNode) -> Entry:
         runner=runner.value if runner is not None and runner.is_scalar else None,
         runner_location=Location(path, runner.span) if runner is not None else None,
         multinode=multinode is not None and multinode.scalar is True,
+        quoted=quoted,
     )
     scenarios = node.get("scenarios")
     groups: list[tuple[str, YNode]] = []
@@ -728,6 +739,9 @@ def _entry(path: str, key: YNode, node: YNode) -> Entry:
                 if element_node.is_map:
                     pairs = element_node.pairs
                     element.fields = {k.value: v.value for k, v in pairs if v.is_scalar}
+                    element.quoted = frozenset(
+                        k.value for k, v in pairs if v.is_scalar and v.style is not None
+                    )
                 for side in ("prefill", "decode"):  # decode wins on a duplicate key
                     block = element_node.get(side) if element_node.is_map else None
                     settings = (
@@ -765,14 +779,16 @@ def _encode_entry(entry: Entry) -> tuple[Any, ...]:
                 e.osl,
                 [(s.name, s.value, tuple(s.location.span)) for s in e.settings.values()],
                 e.fields,
+                sorted(e.quoted),
             )
             for e in entry.elements
         ],
+        sorted(entry.quoted),
     )
 
 
 def _decode_entry(path: str, data: tuple[Any, ...]) -> Entry:
-    name, span, fields, runner, runner_span, multinode, elements = data
+    name, span, fields, runner, runner_span, multinode, elements, quoted = data
     entry = Entry(
         name,
         path,
@@ -781,10 +797,12 @@ def _decode_entry(path: str, data: tuple[Any, ...]) -> Entry:
         runner,
         Location(path, Span(*runner_span)) if runner_span is not None else None,
         multinode,
+        quoted=frozenset(quoted),
     )
-    for scenario, label, element_span, isl, osl, settings, element_fields in elements:
+    for scenario, label, element_span, isl, osl, settings, fields_, quoted_ in elements:
         element = Element(entry, scenario, label, Location(path, Span(*element_span)), isl, osl)
-        element.fields = element_fields
+        element.fields = fields_
+        element.quoted = frozenset(quoted_)
         for setting_name, value, setting_span in settings:
             element.settings[setting_name] = Setting(
                 setting_name, value, Location(path, Span(*setting_span))

@@ -31,6 +31,8 @@ class LauncherStep:
     multinode: bool = False  # the step exports IS_MULTINODE=true
     # the text of each `env:` value that is a scalar (`${{ inputs.model-prefix }}`)
     values: dict[str, str] = field(default_factory=dict)
+    # the type the workflow declares for each of its inputs (`boolean`, `number`, `string`...)
+    input_types: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -115,9 +117,35 @@ def _values_of(node: YNode | None) -> dict[str, str]:
     return {k.value: v.value for k, v in node.pairs if k.is_scalar and v.is_scalar}
 
 
+def _input_types(root: YNode) -> dict[str, str]:
+    """`on.workflow_call.inputs` and `on.workflow_dispatch.inputs`: each input's declared type
+    (a dispatch input's is `string` unless said); an input the two triggers type differently is
+    left out (its kind depends on how the run started)."""
+    on = root.get("on")
+    types: dict[str, str] = {}
+    clashes: set[str] = set()
+    for trigger in ("workflow_call", "workflow_dispatch"):
+        declared = on.get(trigger) if on is not None and on.is_map else None
+        inputs = declared.get("inputs") if declared is not None and declared.is_map else None
+        for key, spec in inputs.pairs if inputs is not None and inputs.is_map else []:
+            if not key.is_scalar:
+                continue
+            kind = spec.get("type") if spec.is_map else None
+            if kind is not None and kind.is_scalar:
+                name = kind.value
+            elif trigger == "workflow_dispatch":
+                name = "string"
+            else:
+                continue
+            if types.setdefault(key.value, name) != name:
+                clashes.add(key.value)
+    return {k: v for k, v in types.items() if k not in clashes}
+
+
 def _steps_of(document: YamlDocument, root: YNode) -> list[LauncherStep]:
     found: list[LauncherStep] = []
     workflow_env = _env_of(document, root.get("env"))
+    input_types = _input_types(root)
     jobs = root.get("jobs")
     if jobs is None or not jobs.is_map:
         return found
@@ -137,7 +165,9 @@ def _steps_of(document: YamlDocument, root: YNode) -> list[LauncherStep]:
                 **_values_of(job.get("env")),
                 **_values_of(step.get("env")),
             }
-            launcher = LauncherStep(document.path, job_key.value, location, env, False, values)
+            launcher = LauncherStep(
+                document.path, job_key.value, location, env, False, values, input_types
+            )
             _read_run_text(launcher, run.value, location)
             found.append(launcher)
     return found
