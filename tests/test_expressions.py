@@ -214,3 +214,34 @@ def test_inputs_take_their_declared_type_as_the_generator_and_github_give_it() -
     # what does not convert surely is left out
     assert typed_inputs({"x": "false"}, {"x": "string"}) == {"x": "false"}
     assert typed_inputs({"x": "010", "y": "mtp", "z": "1"}, {"x": "string", "y": "boolean"}) == {}
+
+
+def test_a_workflow_declares_its_inputs_types() -> None:
+    """`on.workflow_call.inputs` give each input's type; a dispatch input without one is a
+    string; an input the two triggers type differently is left out."""
+    from benchlint.source import SourceText
+    from benchlint.workflow import _input_types
+    from benchlint.yamlmodel import parse_yaml
+
+    text = """\
+on:
+  workflow_call:
+    inputs:
+      dp-attn: {type: boolean, required: true}
+      tp: {type: number}
+      both: {type: string}
+      untyped: {required: true}
+  workflow_dispatch:
+    inputs:
+      both: {type: boolean}
+      note: {description: free text}
+      choice: {type: choice, options: [a, b]}
+"""
+    document = parse_yaml(SourceText(".github/workflows/w.yml", text.encode()))
+    assert document.root is not None
+    assert _input_types(document.root) == {
+        "dp-attn": "boolean",
+        "tp": "number",
+        "note": "string",
+        "choice": "choice",
+    }
