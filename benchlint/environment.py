@@ -147,7 +147,7 @@ _STATE_COMMANDS = frozenset({*VALIDATORS, "exit", "eval"})
 _EMPTY_TEST = re.compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-_ASSIGNING = frozenset({"read", "for", "default"})  # kinds that set a value without a word
+_ASSIGNING = frozenset({"read", "for", "default", "arithmetic"})  # set without a word
 
 
 def _provenance(at: Provenance | Assignment, made: dict[int, Provenance]) -> Provenance:

@@ -103,7 +103,7 @@ def _set_in_function(command: Command, read: Read) -> bool:
         a.name == read.name
         and a.command.function == command.function
         and a.node.start_byte < at
-        and (a.value is not None or a.kind in ("read", "for"))
+        and (a.value is not None or a.kind in ("read", "for", "arithmetic"))
         for a in command.script.assignments
     )
 

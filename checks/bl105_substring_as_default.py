@@ -3,7 +3,8 @@
 ## What it does
 Reports a parameter expansion `${NAME:TEXT}` whose TEXT is not a plausible arithmetic offset:
 it holds a character arithmetic has no use for here (`/`, `.`, a quote, `@`, `,`), a hyphenated
-word (`meta-llama`), or a single name that nothing in the script assigns (`${X:foo}`).
+word (`meta-llama`, where the two are not variables the script sets), or a single name that
+nothing in the script assigns (`${X:foo}`).
 
 ## Why is this bad?
 After `${NAME:` bash reads an *offset*, an arithmetic expression, not a default: the substring
@@ -26,7 +27,9 @@ vllm serve "$MODEL"
 
 ## Exceptions
 Offsets and lengths that read as arithmetic are substrings and are not reported: `${X:1}`,
-`${X: -1}`, `${X:(-1)}`, `${X:i:2}`, `${X:start}` where the script assigns `start`. tree-sitter-bash
+`${X: -1}`, `${X:(-1)}`, `${X:i:2}`, `${X:start}` and `${X:start:end-start}` where the script
+assigns `start` and `end` (`=`, `read`, `for`, `(( ))`, `let`...), `${X:pos[1]}` where it assigns
+the array `pos`, and bash's own numbers (`${X:OPTIND}`, `$SECONDS`, `$RANDOM`). tree-sitter-bash
 does not parse this form, so the rule reads the script's text: comments, single-quoted strings
 and the bodies of quoted heredocs (which bash does not expand) are skipped.
 """
@@ -43,8 +46,17 @@ from benchlint.shell.model import Script
 
 # `${NAME:` not followed by an operator that starts with `:` (`:-`, `:=`, `:?`, `:+`)
 _SUBSTRING = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):(?![-=?+])([^}]*)\}")
-_NOT_ARITHMETIC = re.compile(r"""[/.'"@,~\[\]]|[A-Za-z_]\w*-[A-Za-z_]""")
+_NOT_ARITHMETIC = re.compile(r"""[/.'"@,~]""")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# `meta-llama`: a hyphen between two names (a subtraction only when both are variables)
+_HYPHENATED = re.compile(r"([A-Za-z_]\w*)\s*-\s*(?=([A-Za-z_]\w*))")
+# `pos[1]`: an array element (brackets anywhere else are no arithmetic)
+_ELEMENT = re.compile(r"([A-Za-z_]\w*)\[[^][]*\]")
+# the numbers bash keeps itself
+_BASH_NUMBERS = frozenset(
+    {"OPTIND", "SECONDS", "RANDOM", "SRANDOM", "LINENO", "PPID", "UID", "EUID", "BASHPID"}
+    | {"COLUMNS", "LINES", "SHLVL", "OPTERR", "EPOCHSECONDS", "BASH_SUBSHELL", "HISTCMD"}
+)
 
 
 def _skipped(script: Script) -> list[tuple[int, int]]:
@@ -64,10 +76,23 @@ def _implausible(text: str, script: Script) -> bool:
         return False
     if _NOT_ARITHMETIC.search(text):  # in the offset or the length
         return True
+    variables: set[str] | None = None
+
+    def variable(name: str) -> bool:
+        nonlocal variables
+        if variables is None:
+            variables = {a.name for a in script.assignments} | _BASH_NUMBERS
+        return name in variables
+
+    elements = _ELEMENT.sub(lambda m: "0" if variable(m.group(1)) else "[", text)
+    if "[" in elements or "]" in elements:
+        return True
+    if any(not (variable(a) and variable(b)) for a, b in _HYPHENATED.findall(elements)):
+        return True
     name = _NAME.fullmatch(offset.strip())
     if name is None or ":" in text:
         return False
-    return not any(a.name == name.group() for a in script.assignments)
+    return not variable(name.group())
 
 
 def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:

@@ -532,3 +532,65 @@ def test_live_pairs_are_the_pairs_pyyaml_keeps(pairs: list[tuple[str, int]]) -> 
     live = {k.value: int(v.value) for k, v in root.live_pairs()}
     assert live == yaml.safe_load(text)
     assert len(root.live_pairs()) == len(live)
+
+
+# statements that set variables without `NAME=value`, and near misses that set none
+_SETTING = [
+    "(( n = 5 - 2 ))",
+    "((k++))",
+    "(( --k ))",
+    "((a[1]+=2, b=3))",
+    "(( n == 3 ))",
+    "let m=3 'q = 4' z++",
+    "let 'w == 3'",
+    "for f in 1 2; do :; done",
+    "for ((j = 0; j < 2; j++)); do :; done",
+    "read -r r1 r2",
+    "read -a ra -t 5",
+    "read -d , r3",
+    "mapfile -t arr",
+    "readarray -d , -t arr2",
+    "printf -v pv '%d' 3",
+    "getopts ab opt",
+    "{ g=1; }",
+]
+_CANDIDATES = [
+    "n",
+    "k",
+    "a",
+    "b",
+    "m",
+    "q",
+    "z",
+    "w",
+    "f",
+    "j",
+    "r1",
+    "r2",
+    "ra",
+    "r3",
+    "arr",
+    "arr2",
+    "pv",
+    "opt",
+    "g",
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("statement", _SETTING)
+def test_what_a_statement_assigns_agrees_with_bash(statement: str) -> None:
+    """The names the model says a statement assigns are those bash has set after it."""
+    script = parse_file(SourceText("t.sh", f"{statement}\n".encode()))
+    modelled = sorted({a.name for a in script.assignments})
+    probe = f"{statement}\n"
+    probe += "".join(f"declare -p {v} >/dev/null 2>&1 && echo {v}\n" for v in _CANDIDATES)
+    done = subprocess.run(
+        [BASH or "bash", "-c", probe],
+        input="1 2\n",
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert modelled == sorted(done.stdout.split()), done.stderr

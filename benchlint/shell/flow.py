@@ -120,6 +120,10 @@ class Flow:
         text = self.script.text_of(command.node)
         if command.words:
             can_fail = base not in _CANNOT_FAIL and not _loop_control(command)
+        elif any(a.kind in ("for", "arithmetic") for a in command.assignments):
+            # `for i in $(seq 1 3)`: a failing substitution in the list stops nothing (the
+            # loop's status is its body's); `(( n = ... ))`: its value decides, not modelled
+            can_fail = False
         else:  # `X=$(cmd)` fails when cmd does: only if cmd can, and `$(cmd || true)` cannot
             can_fail = ("$(" in text or "`" in text) and any(
                 c.base not in _CANNOT_FAIL and not c.or_guarded for c in self._substituted(command)

@@ -329,7 +329,8 @@ class Assignment:
     value: Word | None
     node: Syn
     command: Command
-    # assign | export | declare | local | readonly | prefix | read | for | default
+    # assign | export | declare | local | readonly | prefix | read | for | default |
+    # arithmetic (`(( n = 1 ))`, `let n=1`)
     kind: str
     exported: bool
 
@@ -1047,6 +1048,17 @@ class _Builder:
     def on_c_style_for_statement(self, node: Node, ctx: _Context) -> None:
         self._loop(node, ctx, set())
 
+    def on_compound_statement(self, node: Node, ctx: _Context) -> None:
+        """`{ ...; }` is a group; `(( n = x - 2 ))` an arithmetic command, whose assignments
+        (`=`, `+=`..., `++`, `--`) set variables."""
+        if node.child_count and node.children[0].type == "((":
+            command = self.new_command(node, [], ctx)
+            for target in _arithmetic_targets(node):
+                name = self.script.text_of(target)
+                self.assign(command, name, None, syn(target), "arithmetic", False)
+        for child in node.named_children:
+            self.walk(child, ctx)
+
     def _loop(self, node: Node, ctx: _Context, skip: set[int]) -> None:
         """The body runs once per pass; the words of the list, before the first."""
         body = node.child_by_field_name("body")
@@ -1241,6 +1253,12 @@ class _Builder:
                 self.errexit = change
         elif base in ("read", "mapfile", "readarray", "getopts", "printf"):
             self.read_targets(command, base, [w.value for w in command.args])
+        elif base == "let":  # `let m=3 "n += 1" i++`
+            for word in command.args:
+                match = _LET_TARGET.match(word.value) if word.static else None
+                if match is not None:
+                    name = match.group(1) or match.group(2)
+                    self.assign(command, name, None, word.node, "arithmetic", False)
         self.shell_string(command)
 
     def read_targets(self, command: Command, base: str, values: list[str]) -> None:
@@ -1253,14 +1271,18 @@ class _Builder:
             return
         names: list[Word] = []
         skip = False
+        # the options that take an argument (`read -a NAME` assigns NAME, an array)
+        taking = "dinNptu" if base == "read" else "dnOsuCc" if base != "getopts" else ""
         for word in args:
             if skip:
                 skip = False
                 continue
-            if word.value.startswith("-"):
-                skip = word.value[-1:] in ("a", "d", "n", "N", "p", "t", "u", "C", "c", "s", "O")
-                if word.value in ("-r", "-s", "-e"):
+            if word.value.startswith("-") and len(word.value) > 1:
+                last = word.value[-1]
+                if base == "read" and last == "a":
                     skip = False
+                    continue  # (the next word is the array: taken as a name below)
+                skip = last in taking
                 continue
             if word.static and word.value.isidentifier():
                 names.append(word)
@@ -1420,6 +1442,36 @@ def _split_at_then(node: Node) -> tuple[list[Node], list[Node]]:
         elif child.is_named and child.type != "comment":
             conditions.append(child)
     return conditions, body
+
+
+# a `let` argument that assigns: `m=3`, `n += 1`, `a[2]=1`, `i++`, `--i`
+_LET_TARGET = re.compile(
+    r"\s*(?:(?:\+\+|--)\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)(?:\[[^]]*\])?\s*"
+    r"(?:\+\+|--|(?:[-+*/%&^|]|<<|>>)?=(?!=)))"
+)
+_ARITHMETIC_ASSIGNMENTS = frozenset(
+    {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "++", "--"}
+)
+
+
+def _arithmetic_targets(node: Node) -> list[Node]:
+    """The variables an arithmetic command assigns: the left of `=`, `+=`..., the operand of
+    `++` and `--` (an array element's array)."""
+    found: list[Node] = []
+    stack = list(node.named_children)
+    while stack:
+        child = stack.pop()
+        if child.type in ("binary_expression", "postfix_expression", "unary_expression"):
+            operators = {c.type for c in child.children if not c.is_named}
+            named = child.named_children
+            if operators & _ARITHMETIC_ASSIGNMENTS and named:
+                target = named[-1] if child.type == "unary_expression" else named[0]
+                if target.type == "subscript":
+                    target = target.child_by_field_name("name") or target
+                if target.type in ("variable_name", "word"):
+                    found.append(target)
+        stack.extend(child.named_children)
+    return sorted(found, key=lambda n: n.start_byte)
 
 
 def _is_background(node: Node) -> bool:
