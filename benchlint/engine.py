@@ -131,6 +131,9 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
         for path, line in ws.partial.items()
         if (scope is None or inside(path, scope)) and not ws.excluded(path)
     )
+    result.templates = sorted(
+        p for p in ws.templates if (scope is None or inside(p, scope)) and not ws.excluded(p)
+    )
     result.counts = dict(sorted(context.counts.items()))
     if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
         result.coverage = _coverage(context)

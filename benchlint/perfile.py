@@ -42,7 +42,8 @@ if TYPE_CHECKING:  # imported when a pool starts: a run without one spares 10 ms
 
 FILE_START = Span(1, 1, 1, 1)
 TOO_DEEP = "is nested too deeply to analyse"
-_TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")  # Go template or Jinja syntax
+# Go template or Jinja syntax (not a GitHub workflow's `${{ ... }}`)
+_TEMPLATE = re.compile(r"(?<!\$)\{\{.*?\}\}|\{%.*?%\}")
 # a line that is one placeholder (`envsubst`, Python's string.Template): it stands for a block
 _BLOCK_PLACEHOLDER = re.compile(
     r"[ \t]*\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)[ \t]*"
@@ -59,11 +60,21 @@ def read_yaml(source: SourceText) -> tuple[YamlDocument | None, Facts]:
     try:
         return parse_yaml(source), ("document", None)
     except YamlError as exc:
-        if _TEMPLATE.search(source.text) or _placeholder_before(source.text, exc.span.line):
+        if _templated(source.text) or _placeholder_before(source.text, exc.span.line):
             return None, ("template",)  # a template of YAML, not YAML: not a parse failure
         return None, ("failure", f"is not valid YAML: {exc.message}", tuple(exc.span))
     except (DepthError, RecursionError):
         return None, ("failure", TOO_DEEP, tuple(FILE_START))
+
+
+def _templated(text: str) -> bool:
+    """Whether the text holds template syntax outside YAML comments (`# see {{ docs }}` is
+    none: the file is broken YAML, not a template)."""
+    for match in _TEMPLATE.finditer(text):
+        before = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+        if not (before.lstrip().startswith("#") or " #" in before or "\t#" in before):
+            return True
+    return False
 
 
 def _placeholder_before(text: str, line: int) -> bool:

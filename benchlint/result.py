@@ -132,6 +132,8 @@ class Result:
     color: bool = False  # ANSI colour in the text report
     # scripts in scope bash accepts but tree-sitter-bash parses only in part: (path, first line)
     partial: list[tuple[str, int]] = field(default_factory=list)
+    # files in scope that are templates (YAML with Go or Jinja syntax, a script to fill in)
+    templates: list[str] = field(default_factory=list)
     # the content hash of the run cache's entry that holds this result (None: not kept there):
     # a report rendered from it is kept by it
     stored: bytes | None = None
@@ -146,6 +148,12 @@ class Result:
                 f"{_count(len(self.partial), 'script')} that bash accepts but tree-sitter-bash "
                 f"parses only in part ({shown}{more}): some commands from that line on were not "
                 "analysed"
+            )
+        if self.templates:
+            found.append(
+                f"{_count(len(self.templates), 'template')} not linted ({_first(self.templates)}):"
+                " YAML with Go or Jinja syntax, or a script with a value to fill in (`<...>`); "
+                "exclude them in the configuration if that is what they are"
             )
         return found
 

@@ -26,7 +26,7 @@ from benchlint.workspace import RACY_NS, Failure, Workspace, file_status
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 5
+FORMAT = 6
 
 
 def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:
@@ -114,14 +114,25 @@ def encode(result: Result) -> tuple[Any, ...]:
     findings = [_finding(f) for f in result.findings]
     counts = list(result.counts.items())
     partial = [list(p) for p in result.partial]
-    return (FORMAT, findings, failures, result.files_read, coverage, templates, counts, partial)
+    skipped = result.templates
+    return (
+        FORMAT,
+        findings,
+        failures,
+        result.files_read,
+        coverage,
+        templates,
+        counts,
+        partial,
+        skipped,
+    )
 
 
 def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     """The stored result on this workspace (for sources, snippets and fixes); None for data
     this code did not write."""
     try:
-        form, findings, failures, files_read, coverage, templates, counts, partial = data
+        form, findings, failures, files_read, coverage, templates, counts, partial, skipped = data
         if form != FORMAT:
             return None
         decoded = [_unfinding(f) for f in findings]
@@ -136,6 +147,7 @@ def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     result.coverage = covered
     result.counts = dict(counts)
     result.partial = [(path, line) for path, line in partial]
+    result.templates = list(skipped)
     return result
 
 

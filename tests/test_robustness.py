@@ -164,13 +164,18 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
             ),
             "eks/cluster.yaml": "region: $AWS_REGION\nzones:\n$ZONES\nauto:\n  enabled: true\n",
             "dgd/broken.yaml": "image: ${IMAGE}\nargs: [--port, 8000\nreplicas: 2\n",
+            # a GitHub expression and a comment are no template syntax: broken YAML is BL001
+            ".github/workflows/w.yml": "jobs:\n  a:\n    ref: ${{ github.sha }}\n   bad: 1\n",
+            "recipe.yaml": "# rendered by hand; see {{ docs }}\nbackend: {a: [1}\n",
         },
     )
     result = run_lint(root)
     assert positions(result) == [
+        ".github/workflows/w.yml:4:4",
         "broken.yaml:2:1",
         "chart/values.yaml:2:1",
         "dgd/broken.yaml:3:9",
+        "recipe.yaml:2:16",
     ]
     assert result.workspace is not None
     assert sorted(result.workspace.templates) == [
@@ -182,6 +187,13 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
     ]
     outcome = CliRunner().invoke(main, ["--statistics", str(root)])
     assert "templates not linted 5" in outcome.stderr
+    # named, a template is said to be skipped, not read as a file without findings
+    named = CliRunner().invoke(main, [str(root / "chart/templates/deployment.yaml")])
+    assert named.exit_code == 0
+    assert (
+        "warning: 1 template not linted (chart/templates/deployment.yaml): YAML with Go or Jinja"
+        in named.stderr
+    )
 
 
 def test_a_script_to_fill_in_is_a_template(tmp_path: Path) -> None:
@@ -195,13 +207,14 @@ def test_a_script_to_fill_in_is_a_template(tmp_path: Path) -> None:
             "slurm/run.sh": "srun -A <account> -N 2 ./job.sh\n",
             "slurm/broken.sh": "echo a )\nx=<partition>\n",
             "slurm/redirect.sh": "sort <input.txt >out.txt\nif true; then\n",
+            "k8s/launch.sh": "pip install x\nexport HF_TOKEN=<Replace with your HF token>\n",
         },
     )
     result = run_lint(root)
     assert positions(result) == ["slurm/broken.sh:1:1", "slurm/redirect.sh:3:1"]
     assert result.workspace is not None
     # `-A <account> -N 2` is valid bash (input from `account`, output to `-N`): linted
-    assert sorted(result.workspace.templates) == ["slurm/submit.sh"]
+    assert sorted(result.workspace.templates) == ["k8s/launch.sh", "slurm/submit.sh"]
 
 
 def test_a_script_bash_accepts_but_tree_sitter_parses_in_part_is_said(tmp_path: Path) -> None:
