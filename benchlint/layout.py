@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from benchlint import profile
 from benchlint.config import Layout
 from benchlint.finding import Location, Span
 
@@ -321,9 +322,10 @@ def _recipe_roots(ws: Workspace, layout: Layout, facts: list[Fact], tree: bool) 
         if root not in roots and exists(root):
             roots[root] = None
             facts.append(Fact("recipe root", root, "an InferenceX recipe folder"))
-    if "recipes" not in roots and tree:
-        roots["recipes"] = None
-        facts.append(Fact("recipe root", "recipes", "this repository is an srt-slurm tree"))
+    for folder in profile.SRT_SLURM_RECIPE_FOLDERS if tree else ():
+        if folder not in roots and exists(folder):
+            roots[folder] = None
+            facts.append(Fact("recipe root", folder, "this repository is an srt-slurm tree"))
     return _outermost(list(roots), facts) or list(DEFAULT.recipe_roots)
 
 
@@ -355,8 +357,10 @@ def _overlays(ws: Workspace, path: str) -> list[tuple[str, str, tuple[int, ...]]
 
 
 def _is_srt_slurm(ws: Workspace) -> bool:
-    """An srtctl checkout: `srtslurm.yaml` (or its example) at the top and recipes in `recipes/`."""
-    recipes = [p for p in ws.yaml_paths if p.startswith("recipes/")]
+    """An srtctl checkout: `srtslurm.yaml` (or its example) at the top and recipes in `recipes/`
+    (`recipies/` before srt-slurm renamed it: the profile's srt_slurm_recipe_folders)."""
+    folders = tuple(f"{folder}/" for folder in profile.SRT_SLURM_RECIPE_FOLDERS)
+    recipes = [p for p in ws.yaml_paths if p.startswith(folders)]
     if not recipes:
         return False
     if any(n in ws.yaml_paths for n in ("srtslurm.yaml", "srtslurm.yaml.example")):

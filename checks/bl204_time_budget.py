@@ -5,7 +5,8 @@ For every search-space element routed to a launcher, takes the recipe as the lau
 and reports:
 - a readiness window (`health_check.max_attempts × interval_seconds`, srtctl's default 180 × 10 s
   where absent) that is not shorter than the Slurm wall time (`slurm.time_limit`, else the
-  `default_time_limit` the launcher writes into `srtslurm.yaml` on that entry's branch);
+  `default_time_limit` the launcher writes into `srtslurm.yaml` on that entry's branch); a
+  recipe that leaves the window to the default is reported at its `time_limit`;
 - a `VLLM_ENGINE_READY_TIMEOUT_S` longer than that window (once per value in a recipe: the same
   timeout set for its prefill and decode workers is one report, the other places related);
 - an `salloc --time` in the launcher not longer than that window (located at the `salloc`).
@@ -103,13 +104,17 @@ def _problems(
     """A window not shorter than the wall time; engine timeouts longer than the window (once
     per value: the same timeout for prefill and decode workers is one report)."""
     anchor = health_window(original.root)
-    key = anchor.attempts_node if anchor is not None else None
+    key = anchor.attempts_node or anchor.interval_node if anchor is not None else None
+    defaulted = window.attempts_node is None and window.interval_node is None
     problems: list[Problem] = []
     if wall is not None and window.seconds >= wall[0]:
+        described = window.describe() + (
+            ", srtctl's default: the recipe sets no health_check" if defaulted else ""
+        )
         problems.append(
             (
-                key,
-                f"the health-check window ({window.describe()}) is not shorter than the "
+                key or _time_limit_key(original),
+                f"the health-check window ({described}) is not shorter than the "
                 f"wall time ({wall[1]}, {duration(wall[0])}): Slurm can end the job before "
                 "the server is ready",
                 (wall[2],) if wall[2] is not None else (),
@@ -134,6 +139,14 @@ def _problems(
             )
         )
     return problems
+
+
+def _time_limit_key(original: YamlDocument) -> YNode | None:
+    """The recipe's own `slurm.time_limit` key: where a window it leaves to srtctl's default is
+    reported."""
+    settings = settings_root(original.root)
+    slurm = settings.get("slurm") if settings is not None else None
+    return slurm.key_node("time_limit") if slurm is not None and slurm.is_map else None
 
 
 def _unrouted(ctx: Context) -> Iterator[Finding]:

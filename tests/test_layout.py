@@ -92,6 +92,19 @@ def test_an_srt_slurm_tree_reads_its_recipes(tmp_path: Path) -> None:
     assert "recipe root recipes: this repository is an srt-slurm tree" in out
 
 
+def test_an_srt_slurm_tree_of_before_the_rename_reads_recipies(tmp_path: Path) -> None:
+    """srt-slurm kept its recipes in `recipies/` until January 2026 (the profile's
+    srt_slurm_recipe_folders): read as recipes, not skipped in silence."""
+    recipe = "slurm: {time_limit: '00:05:00'}\nhealth_check: {max_attempts: 180}\n"
+    root = write_repo(
+        tmp_path / "srt",
+        {"srtslurm.yaml.example": "default_account: x\n", "recipies/h100/a.yaml": recipe},
+    )
+    assert positions(run_lint(root, select="BL204")) == ["recipies/h100/a.yaml:2:16"]
+    _, out, _ = invoke("layout", root)
+    assert "recipe root recipies: this repository is an srt-slurm tree" in out
+
+
 def test_configured_settings_win(tmp_path: Path) -> None:
     root = write_repo(
         tmp_path / "r",
