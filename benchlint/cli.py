@@ -404,7 +404,7 @@ def _print_statistics(result: Result, seconds: float) -> None:
         f"findings {len(result.findings)}, files read {result.files_read}, "
         f"unparsed {len(result.failures)}, templates not linted {templates}, {seconds:.2f} s"
     )
-    lines.extend(f"{what}: {n}" for what, n in result.counts.items())
+    lines.extend(f"{what}: {len(where)}" for what, where in result.undecided.items())
     if sys.platform != "win32":
         import resource
 

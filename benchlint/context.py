@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from benchlint.environment import Environment
+from benchlint.finding import Location
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.shell.model import Script
 from benchlint.suppress import Suppression
@@ -31,12 +32,13 @@ class Context:
         # in scope by file, each marking the IDs that suppressed a finding; the rules that ran
         self.suppressions: dict[str, list[Suppression]] = {}
         self.ran: frozenset[str] = frozenset()
-        # what rules could not decide, counted for --statistics ("launches with no known
-        # engine release": 3)
-        self.counts: dict[str, int] = {}
+        # what rules could not decide, and where (every report says how many and the first
+        # few; --statistics counts them)
+        self.undecided: dict[str, list[Location]] = {}
 
-    def count(self, what: str) -> None:
-        self.counts[what] = self.counts.get(what, 0) + 1
+    def count(self, what: str, where: Location) -> None:
+        """Something a rule could not decide, so did not report: said, never silent."""
+        self.undecided.setdefault(what, []).append(where)
 
     @property
     def sees_everything(self) -> bool:

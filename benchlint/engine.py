@@ -134,7 +134,10 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
     result.templates = sorted(
         p for p in ws.templates if (scope is None or inside(p, scope)) and not ws.excluded(p)
     )
-    result.counts = dict(sorted(context.counts.items()))
+    for what, where in sorted(context.undecided.items()):
+        kept = {w for w in where if scope is None or inside(w.path, scope)}
+        if kept:
+            result.undecided[what] = sorted(kept, key=lambda w: (w.path, w.span))
     if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
         result.coverage = _coverage(context)
     return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchlint.finding import Finding, Severity
+from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import Rule
 from benchlint.source import SourceText
 from benchlint.workspace import Failure, Workspace
@@ -125,8 +125,8 @@ class Result:
     errors: list[RuleError] = field(default_factory=list)
     workspace: Workspace | None = None
     coverage: Coverage | None = None  # worked out for a whole repository only
-    # what rules could not decide, by kind (--statistics)
-    counts: dict[str, int] = field(default_factory=dict)
+    # what rules could not decide, so did not report, and where (said in every report)
+    undecided: dict[str, list[Location]] = field(default_factory=dict)
     # where paths are shown from (text, concise, json): the folder benchlint was run in
     cwd: Path | None = None
     color: bool = False  # ANSI colour in the text report
@@ -149,6 +149,9 @@ class Result:
                 f"parses only in part ({shown}{more}): some commands from that line on were not "
                 "analysed"
             )
+        for what, where in self.undecided.items():
+            places = [f"{w.path}:{w.span.line}" for w in where]
+            found.append(f"{len(where)} {what} ({_first(places)})")
         if self.templates:
             found.append(
                 f"{_count(len(self.templates), 'template')} not linted ({_first(self.templates)}):"

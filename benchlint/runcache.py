@@ -112,7 +112,7 @@ def encode(result: Result) -> tuple[Any, ...]:
     failures = [(f.path, f.message, tuple(f.span)) for f in result.failures]
     templates = sorted(result.workspace.templates) if result.workspace is not None else []
     findings = [_finding(f) for f in result.findings]
-    counts = list(result.counts.items())
+    counts = [(what, [_location(w) for w in where]) for what, where in result.undecided.items()]
     partial = [list(p) for p in result.partial]
     skipped = result.templates
     return (
@@ -145,7 +145,7 @@ def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     ws.templates.update(templates)
     result = Result(ws.root, rules, decoded, lost, files_read, [], ws)
     result.coverage = covered
-    result.counts = dict(counts)
+    result.undecided = {what: [_unlocation(w) for w in where] for what, where in counts}
     result.partial = [(path, line) for path, line in partial]
     result.templates = list(skipped)
     return result

@@ -127,6 +127,12 @@ def _release_finding(
     )
 
 
+UNDECIDED = (
+    "engine launches with a flag only some releases accept, not checked against their release "
+    "(BL303): no entry's image names it, or no entry runs the script"
+)
+
+
 @rule("BL303", "engine-flag-mismatch", Severity.ERROR, tags=("engines",))
 def check(ctx: Context) -> Iterator[Finding]:
     data = engine_flags()
@@ -140,7 +146,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             if any(data.varies(engine, f) for f in flags):  # only then does the release matter
                 runs = launch_releases(ctx, launch)
                 if runs is None:
-                    ctx.count("launches with a flag some release lacks and no known release")
+                    ctx.count(UNDECIDED, Location(script.path, command.first_line_span))
             where = f"on `{command.name}`" if command.name else "here"
             for arg in launch.flags:
                 if not arg.value.startswith("--"):

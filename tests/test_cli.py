@@ -338,3 +338,42 @@ def test_a_checkout_without_git_is_rooted_at_its_workflows_folder(tmp_path: Path
     assert in_runners == [line for line in named.splitlines() if line.startswith("runners/")]
     _, explained, _ = invoke("explain", "dsr1-fp4-h200-sglang", cwd=root / "runners")
     assert "runners/launch_h200-cw.sh" in explained
+
+
+def test_what_a_rule_cannot_decide_is_said_with_where(tmp_path: Path) -> None:
+    """A launch whose flag only some releases accept, run by an image of no known release (a
+    nightly) or by no entry, is not reported by BL303: every report says so, naming the launch
+    lines; a launch of a known release is decided and not listed."""
+    workflow = (
+        "on: workflow_call\nenv:\n  IMAGE: ${{ inputs.image }}\n"
+        "  MODEL_PREFIX: ${{ inputs.model-prefix }}\njobs:\n  run:\n    runs-on: x\n"
+        "    steps:\n      - run: bash ./runners/launch_${RUNNER_NAME%%_*}.sh\n"
+    )
+    entry = (
+        "{name}:\n  image: {image}\n  model-prefix: {name}\n  framework: vllm\n  runner: h200\n"
+        "  scenarios:\n    fixed-seq-len:\n"
+        "    - {{isl: 1024, osl: 1024, search-space: [{{tp: 8}}]}}\n"
+    )
+    serve = 'vllm serve "$MODEL" --max-seq-len-to-capture 8192\n'
+    root = write_repo(
+        tmp_path / "r",
+        {
+            ".github/workflows/benchmark-tmpl.yml": workflow,
+            "configs/runners.yaml": "h200: [h200-cw_0]\n",
+            "runners/launch_h200-cw.sh": 'srun bash "benchmarks/${MODEL_PREFIX}_h200.sh"\n',
+            "configs/nvidia-master.yaml": entry.format(name="old", image="vllm/vllm-openai:v0.10.1.1")
+            + entry.format(name="new", image="vllm/vllm-openai:nightly-75c2eef"),
+            "benchmarks/old_h200.sh": serve,
+            "benchmarks/new_h200.sh": "set -e\n" + serve,
+            "benchmarks/orphan.sh": "\n\n" + serve,
+        },
+    )
+    outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
+    warnings = json.loads(outcome.stdout)["warnings"]
+    assert (
+        "2 engine launches with a flag only some releases accept, not checked against their "
+        "release (BL303): no entry's image names it, or no entry runs the script "
+        "(benchmarks/new_h200.sh:2, benchmarks/orphan.sh:3)"
+    ) in warnings
+    statistics = CliRunner().invoke(main, ["--statistics", str(root)])
+    assert "engine launches with a flag only some releases accept" in statistics.stderr
