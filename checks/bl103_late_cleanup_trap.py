@@ -52,9 +52,14 @@ the exit's: then it says nothing) are not exit paths that leak. A trap set befor
 acquisition covers it when its handler releases it, by its variable or by one the script assigns
 from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it
 passes it to a function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree()
-{ local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep). `break`
+{ local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep), or
+when it ends every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`); so does a trap
+a function the script calls sets (`install_traps`). An `ERR` trap that releases it covers the
+exits of commands failing under `set -e` (bash runs it first), not an `exit`. `break`
 and `continue` do not fail under `set -e`, nor does an assignment whose substitution falls back
-(`PID=$(pgrep -n server || echo "$PID")`). An allocation named after the runner
+(`PID=$(pgrep -n server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a
+`let` of a nonzero literal, the `for` of a list with a substitution, or a call of a function of
+the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`). An allocation named after the runner
 (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
 launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
 `scancel --name=${{ runner.name }}`). Not modelled: exits inside functions,
@@ -221,7 +226,17 @@ def _released_by(resource: Resource, texts: list[str]) -> bool:
     return any(_releases(resource, text) for text in texts)
 
 
+# a handler that ends every background process of the script: its process group (`kill 0`,
+# `kill -- -$$`) or every job (`kill $(jobs -p)`, `pkill -P $$`)
+_KILL_ALL = re.compile(
+    r"\bkill\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$|\"?\$\(jobs\s+-p\)|%)"
+    r"|\bpkill\s+(?:-[A-Za-z0-9]+\s+)*-P\s+\$\$"
+)
+
+
 def _releases(resource: Resource, text: str) -> bool:
+    if resource.what == "background process" and _KILL_ALL.search(text):
+        return True
     if not resource.release.search(text):
         return False
     if resource.variable is None:
@@ -429,7 +444,10 @@ def _check_script(
 ) -> Iterator[tuple[Finding, Resource]]:
     flow = Flow(script, sourced)
     runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
-    traps = [(i, t) for i, t in flow.traps() if t.on_exit]
+    every = flow.traps()
+    traps = [(i, t) for i, t in every if t.on_exit]
+    # an ERR trap runs before `set -e` ends the script at a failing command
+    errs = [(i, t) for i, t in every if any(s.upper() == "ERR" for s in t.signals)]
     lookup = functions or (lambda name: script if name in script.functions else None)
     for resource in _resources(flow):
         start = flow.index(resource.statement)
@@ -442,6 +460,14 @@ def _check_script(
         ]
         if any(i < start for i, _ in covering):
             continue
+        on_error = min(
+            (
+                i
+                for i, t in errs
+                if _releases(resource, t.action) or _releases_by_call(resource, t.action, lookup)
+            ),
+            default=None,
+        )
         trap_index = min((i for i, _ in covering), default=None)
         leaks = [
             p
@@ -451,6 +477,7 @@ def _check_script(
             and not _about_itself(resource, p)
             and not _released_before(flow, resource, p, start, runs)
             and not _released_by(resource, runs(p.command))
+            and not (p.kind == "errexit" and on_error is not None and on_error < _at(flow, p))
         ]
         acquisition = resource.acquired_by
         span = acquisition.first_line_span
@@ -509,6 +536,11 @@ def _check_script(
                 ),
                 resource,
             )
+
+
+def _at(flow: Flow, path: ExitPath) -> int:
+    index = flow.index(path.command)
+    return index if index is not None else -1
 
 
 def _named_after_runner(command: Command) -> bool:

@@ -361,8 +361,10 @@ def test_what_a_rule_cannot_decide_is_said_with_where(tmp_path: Path) -> None:
             ".github/workflows/benchmark-tmpl.yml": workflow,
             "configs/runners.yaml": "h200: [h200-cw_0]\n",
             "runners/launch_h200-cw.sh": 'srun bash "benchmarks/${MODEL_PREFIX}_h200.sh"\n',
-            "configs/nvidia-master.yaml": entry.format(name="old", image="vllm/vllm-openai:v0.10.1.1")
-            + entry.format(name="new", image="vllm/vllm-openai:nightly-75c2eef"),
+            "configs/nvidia-master.yaml": (
+                entry.format(name="old", image="vllm/vllm-openai:v0.10.1.1")
+                + entry.format(name="new", image="vllm/vllm-openai:nightly-75c2eef")
+            ),
             "benchmarks/old_h200.sh": serve,
             "benchmarks/new_h200.sh": "set -e\n" + serve,
             "benchmarks/orphan.sh": "\n\n" + serve,

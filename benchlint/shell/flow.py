@@ -64,6 +64,23 @@ class ExitPath:
         return f"`{text}` (line {self.command.span.line})"
 
 
+# a command substitution (`$(` not opening `$((` arithmetic, or a backquote)
+_SUBSTITUTION = re.compile(r"\$\((?!\()|`")
+# `let "N = 3"`: its status is 1 only when the last value is 0
+_NONZERO_LET = re.compile(r"\s*[A-Za-z_]\w*\s*=\s*-?[1-9][0-9]*\s*")
+
+
+def _true_let(command: Command) -> bool:
+    """A `let` whose last argument sets a nonzero literal: its status is 0."""
+    args = command.args
+    return (
+        command.base == "let"
+        and bool(args)
+        and args[-1].static
+        and _NONZERO_LET.fullmatch(args[-1].value) is not None
+    )
+
+
 @dataclass(frozen=True)
 class Trap:
     command: Command
@@ -89,6 +106,7 @@ class Flow:
         ]
         self._index = {id(c): i for i, c in enumerate(self.statements)}
         self._positions: dict[int, int] | None = None  # every command's place in the script
+        self._quiet: dict[str, bool] = {}
 
     @property
     def sourced(self) -> bool:
@@ -119,13 +137,19 @@ class Flow:
             return ExitPath(command, "return")
         text = self.script.text_of(command.node)
         if command.words:
-            can_fail = base not in _CANNOT_FAIL and not _loop_control(command)
+            can_fail = (
+                base not in _CANNOT_FAIL
+                and not _loop_control(command)
+                and not _true_let(command)
+                and not self._quiet_function(base)
+            )
         elif any(a.kind in ("for", "arithmetic") for a in command.assignments):
             # `for i in $(seq 1 3)`: a failing substitution in the list stops nothing (the
             # loop's status is its body's); `(( n = ... ))`: its value decides, not modelled
             can_fail = False
         else:  # `X=$(cmd)` fails when cmd does: only if cmd can, and `$(cmd || true)` cannot
-            can_fail = ("$(" in text or "`" in text) and any(
+            # (`$((...))` is arithmetic, no command)
+            can_fail = _SUBSTITUTION.search(text) is not None and any(
                 c.base not in _CANNOT_FAIL and not c.or_guarded for c in self._substituted(command)
             )
         if (
@@ -137,6 +161,29 @@ class Flow:
         ):
             return ExitPath(command, "errexit")
         return None
+
+    def _quiet_function(self, name: str | None) -> bool:
+        """A function of the script every command of whose body cannot fail (`log() { echo
+        "[$(date +%T)] $*"; }`): calling it cannot stop the script."""
+        if name is None or name not in self.script.functions:
+            return False
+        known = self._quiet.get(name)
+        if known is None:
+            body = [c for c in self.script.commands if c.function == name]
+            outer = [c for c in body if not c.subshell]
+
+            def within_outer(c: Command) -> bool:  # a substitution's command (`echo "$(date)"`)
+                start, end = c.node.start_byte, c.node.end_byte
+                return any(o.node.start_byte <= start and end <= o.node.end_byte for o in outer)
+
+            known = self._quiet[name] = bool(outer) and all(
+                (c.base in _CANNOT_FAIL or c.tested or c.or_guarded)
+                if not c.subshell
+                else within_outer(c)
+                for c in body
+                if c.words or not c.subshell
+            )
+        return known
 
     def _substituted(self, command: Command) -> list[Command]:
         """The commands of the substitutions in an assignment (`X=$(date +%s)`: `date`), which
@@ -165,19 +212,29 @@ class Flow:
         return found
 
     def traps(self) -> list[tuple[int, Trap]]:
-        """Every `trap ACTION SIGNALS...` of this shell with its statement index."""
+        """Every `trap ACTION SIGNALS...` of this shell with its statement index: at the top
+        level, or in the body of a function a top-level statement calls (`install_traps`)."""
         found = []
         for i, command in enumerate(self.statements):
-            if command.base != "trap":
-                continue
-            args = [w.value for w in command.args]
-            if not args or args[0] in ("-l", "-p"):
-                continue
-            action, signals = args[0], tuple(args[1:])
-            if action == "-":
-                continue
-            found.append((i, Trap(command, self._handler_text(action), signals)))
+            if command.base == "trap":
+                trap = self._trap(command)
+                if trap is not None:
+                    found.append((i, trap))
+            elif command.base is not None and command.base in self.script.functions:
+                for inner in self.script.commands:
+                    if inner.function == command.base and inner.base == "trap":
+                        trap = self._trap(inner)
+                        if trap is not None:
+                            found.append((i, trap))
         return found
+
+    def _trap(self, command: Command) -> Trap | None:
+        args = [w.value for w in command.args]
+        if args[:1] == ["--"]:  # `trap -- 'handler' EXIT`
+            args = args[1:]
+        if not args or args[0] in ("-l", "-p", "-"):
+            return None
+        return Trap(command, self._handler_text(args[0]), tuple(args[1:]))
 
     def _handler_text(self, action: str) -> str:
         name = action.strip()
