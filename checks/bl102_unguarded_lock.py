@@ -45,8 +45,14 @@ A blocking `flock FD` (no `-w`, no `-n`) waits until it holds the lock and is no
 is the command form (`flock -w 10 FILE cmd ...`, `flock -n FILE -c "..."`), which runs its
 command only with the lock held. A `||` that calls a function or a command benchlint does not
 know is taken to handle the failure.
-`flock -u` releases a lock and is not an acquisition. errexit is read in the order of the text:
-`set -e` inside a function that runs later is not modelled.
+`flock -u` releases a lock and is not an acquisition. `flock -n 9 && work || echo busy` runs
+the work only with the lock: not reported. errexit is bash's state where the flock runs: for one
+in a function, at each of the function's calls (a function defined above `set -e` and called
+after it stops at a failing flock), and a flock that is the function's last command gives the
+call its status (`if ! acquire_lock; then exit 1; fi` handles it); a file the script sources
+before the flock can turn errexit on or off (`source common.sh` running `set -euo pipefail`);
+`bash -euo pipefail FILE` runs FILE with it on. `set -e` inside a function that runs later is
+not modelled.
 """
 
 from __future__ import annotations
@@ -56,7 +62,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Word, syn
+from benchlint.shell.model import Command, Word, errexit_change, syn
 
 _UNLOCK = ("-u", "--unlock")
 # flock options that take a value as the next word
@@ -114,6 +120,63 @@ def _carries_on(command: Command) -> list[Command] | None:
     return None
 
 
+def _calls_handle(command: Command) -> bool:
+    """For a `flock` in a function: every call of the function stops on its failure. errexit
+    is bash's state when the function runs, not where it is written (a function defined above
+    `set -e` and called after it stops at the failing flock), unless the call is tested; a
+    flock that is the function's last command gives it its status (`if ! acquire_lock; then
+    exit 1; fi`, `acquire_lock || exit 1`)."""
+    script, name = command.script, command.function
+    body = [c for c in script.commands if c.function == name and not c.subshell]
+    end = script.syntax(command.statement()).end_byte
+    last = all(c.node.start_byte < end for c in body)
+    calls = [c for c in script.commands if c.base == name and c.function != name]
+    if not calls:
+        return False
+    for call in calls:
+        if call.errexit and not call.tested and not call.or_guarded:
+            continue
+        if last and (call.tested or call.or_guarded) and _carries_on(call) is None:
+            read = call.or_guarded or call.on_failure() or call.on_success()
+            if not read:
+                return False  # a status nobody reads
+            continue
+        return False
+    return True
+
+
+def _errexit_with_sources(ctx: Context, command: Command) -> bool:
+    """errexit at the flock, with the files the script sources before it (`source common.sh`
+    whose top level runs `set -euo pipefail`, or `set +e`) and its own `set` lines since."""
+    script = command.script
+    if script.parent is not None or command.function is not None:
+        return command.errexit
+    at = command.node.start_byte
+    on = script.errexit_at_start
+    sourced = False
+    calls = {id(c.command): c for c in ctx.environment.calls.calls_in(script)}
+    for earlier in script.commands:
+        if earlier.node.start_byte >= at:
+            break
+        if earlier.function is not None or earlier.subshell or earlier.guards:
+            continue
+        if earlier.base == "set":
+            change = errexit_change([w.value for w in earlier.args])
+            on = on if change is None else change
+            continue
+        call = calls.get(id(earlier))
+        if call is None or call.kind != "source":
+            continue
+        for target in call.targets:
+            library = ctx.ws.shell(target)
+            for line in library.commands if library is not None else ():
+                if line.base == "set" and line.function is None and not line.guards:
+                    change = errexit_change([w.value for w in line.args])
+                    sourced = sourced or change is not None
+                    on = on if change is None else change
+    return on if sourced else command.errexit
+
+
 def _from_word(command: Command, word: Word) -> Span:
     """From the `flock` word (behind any wrapper) to the end of the command's first line."""
     start, end = word.span, command.first_line_span
@@ -139,6 +202,11 @@ def check(ctx: Context) -> Iterator[Finding]:
             when = _gives_up([w.value for w in words[1:]])
             if when is None:
                 continue
+            if command.tested and command.on_success():
+                continue  # `flock -n 9 && work || echo busy`: the work runs only with the lock
+            if command.function is not None and _calls_handle(command):
+                continue
+            errexit = _errexit_with_sources(ctx, command)
             shell = _shell_name(command)
             carries_on = _carries_on(command) if command.or_guarded else None
             shown = ""
@@ -148,7 +216,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             elif (
                 command.tested
                 or command.or_guarded
-                or command.errexit
+                or errexit
                 or command.next_statement_reads_status()
             ):
                 continue

@@ -59,10 +59,11 @@ exits of commands failing under `set -e` (bash runs it first), not an `exit`. `b
 and `continue` do not fail under `set -e`, nor does an assignment whose substitution falls back
 (`PID=$(pgrep -n server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a
 `let` of a nonzero literal, the `for` of a list with a substitution, or a call of a function of
-the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`). An allocation named after the runner
-(`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
-launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
-`scancel --name=${{ runner.name }}`). Not modelled: exits inside functions,
+the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`). An allocation
+named after the runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when
+every job that runs a launcher later cancels the runner's jobs by that name in a step that
+always runs (`if: always()`, `scancel --name=${{ runner.name }}`). Not modelled: exits inside
+functions,
 `set -e` changed inside functions, traps in subshells (they do not cover the outer script and are
 ignored), and a background process without `$!`.
 """

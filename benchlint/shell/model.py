@@ -499,6 +499,22 @@ class Command:
             )
         ]
 
+    def on_success(self) -> list[Command]:
+        """The commands that run only when this one succeeds: the right side of `cmd && ...`,
+        the `then` of `if cmd`."""
+        node = self.node
+        return [
+            c
+            for c in self.script.commands
+            if any(
+                g.expect
+                and not g.patterns
+                and g.node.start_byte <= node.start_byte
+                and node.end_byte <= g.node.end_byte
+                for g in c.guards
+            )
+        ]
+
     def statement(self) -> Syn:
         """The list item this command belongs to (climbing pipelines, `&&` lists, redirections)."""
         node = self.script.syntax(self.node)
@@ -1361,7 +1377,8 @@ class _Builder:
         after = src[command.node.end_byte :]
         for target in targets:
             text = src[target.node.start_byte : target.node.end_byte]
-            shell = rb"(?:^|[\s;&|(])(?:ba|da|z)?sh((?:\s+-[A-Za-z]+|\s+-o\s+\w+)*)\s+"
+            # options: `-e`, `-o errexit`, a cluster ending in `o` and its name (`-euo pipefail`)
+            shell = rb"(?:^|[\s;&|(])(?:ba|da|z)?sh((?:\s+-[A-Za-z]*o\s+\w+|\s+-[A-Za-z]+)*)\s+"
             found = re.search(shell + re.escape(text) + rb"(?=$|[\s;&|)])", after) if text else None
             if found is not None:
                 options = found.group(1).decode("utf-8", "surrogateescape").split()
