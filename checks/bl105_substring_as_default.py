@@ -10,8 +10,10 @@ nothing in the script assigns (`${X:foo}`).
 After `${NAME:` bash reads an *offset*, an arithmetic expression, not a default: the substring
 form `${NAME:offset:length}`. When NAME is unset the expansion is silently empty, so the model
 path or port the author meant as a fallback never appears; when it is set, bash evaluates the
-text as arithmetic and stops the script (`Llama-3.1-8B: division by 0`,
-`invalid arithmetic operator`). Public benchmark scripts ship this; ShellCheck does not report it.
+text as arithmetic, reports an error (`Llama-3.1-8B: division by 0`, `invalid arithmetic
+operator`) and skips the command: the engine it was to start never starts, and the script goes
+on (bash 5.2, even under `set -e`). Public benchmark scripts ship this; ShellCheck does not
+report it.
 
 ## Example
 ```bash path=benchmarks/serve.sh
@@ -28,16 +30,19 @@ vllm serve "$MODEL"
 ## Exceptions
 Offsets and lengths that read as arithmetic are substrings and are not reported: `${X:1}`,
 `${X: -1}`, `${X:(-1)}`, `${X:i:2}`, `${X:start}` and `${X:start:end-start}` where the script
-assigns `start` and `end` (`=`, `read`, `for`, `(( ))`, `let`...), `${X:pos[1]}` where it assigns
-the array `pos`, and bash's own numbers (`${X:OPTIND}`, `$SECONDS`, `$RANDOM`). tree-sitter-bash
-does not parse this form, so the rule reads the script's text: comments, single-quoted strings
-and the bodies of quoted heredocs (which bash does not expand) are skipped.
+assigns `start` and `end` (`=`, `read`, `for`, `(( ))`, `let`..., or a file it sources does; any
+name when a file it sources is not found), `${X:pos[1]}` where it assigns the array `pos`, and
+bash's own numbers (`${X:OPTIND}`, `$SECONDS`, `$RANDOM`). tree-sitter-bash does not parse this
+form, so the rule reads the script's text: comments, single-quoted strings (over several lines
+too: `python3 -c '...'`) and the bodies of quoted heredocs (which bash does not expand) are
+skipped.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
@@ -70,19 +75,26 @@ def _skipped(script: Script) -> list[tuple[int, int]]:
     return ranges
 
 
-def _implausible(text: str, script: Script) -> bool:
+def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | None]) -> bool:
+    """`sourced`: the names the files the script sources assign (None: a file it sources is not
+    known, so any name may be set)."""
     offset = text.split(":", 1)[0]  # `${X:offset:length}`
     if not offset.strip():
         return False
     if _NOT_ARITHMETIC.search(text):  # in the offset or the length
         return True
     variables: set[str] | None = None
+    unknown = False
 
     def variable(name: str) -> bool:
-        nonlocal variables
+        nonlocal variables, unknown
         if variables is None:
             variables = {a.name for a in script.assignments} | _BASH_NUMBERS
-        return name in variables
+            if name not in variables:
+                more = sourced()
+                unknown = more is None
+                variables |= more or set()
+        return name in variables or unknown
 
     elements = _ELEMENT.sub(lambda m: "0" if variable(m.group(1)) else "[", text)
     if "[" in elements or "]" in elements:
@@ -96,34 +108,64 @@ def _implausible(text: str, script: Script) -> bool:
 
 
 def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
-    """(line, column, match) of each `${NAME:...}` outside comments, single quotes and quoted
-    heredoc bodies."""
+    """(line, column) and match of each `${NAME:...}` outside comments, single quotes (which
+    may span lines: `python3 -c '...'`) and quoted heredoc bodies."""
+    text = script.file.text
+    if not _SUBSTRING.search(text):  # (most scripts: no `${X:` at all)
+        return
     skipped = _skipped(script)
-    for number, line in enumerate(script.file.text.split("\n"), start=1):
-        if not _SUBSTRING.search(line) or any(a <= number <= b for a, b in skipped):
-            continue  # (the regular expression first: most `${` are `${X}` or `${X:-d}`)
-        quoted = False
-        i = 0
-        while i < len(line):
-            ch = line[i]
-            if ch == "'" and not quoted:
-                end = line.find("'", i + 1)
-                i = len(line) if end < 0 else end + 1
-                continue
-            if ch == '"':
-                quoted = not quoted
-            elif ch == "\\":
-                i += 2
-                continue
-            elif ch == "#" and not quoted and (i == 0 or line[i - 1] in " \t;"):
-                break
-            elif ch == "$":
-                match = _SUBSTRING.match(line, i)
-                if match is not None:
-                    yield number, i + 1, match
-                    i = match.end()
-                    continue
+    line, line_start = 1, 0
+    quoted = False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\n":
+            line, line_start = line + 1, i + 1
             i += 1
+            continue
+        if any(a <= line <= b for a, b in skipped):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        if ch == "'" and not quoted:
+            end = text.find("'", i + 1)
+            end = len(text) if end < 0 else end
+            line += text.count("\n", i, end)
+            if "\n" in text[i:end]:
+                line_start = text.rindex("\n", i, end) + 1
+            i = end + 1
+            continue
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "\\":
+            i += 2
+            continue
+        elif ch == "#" and not quoted and (i == line_start or text[i - 1] in " \t;"):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        elif ch == "$":
+            match = _SUBSTRING.match(text, i)
+            if match is not None and "\n" not in match.group():
+                yield line, i - line_start + 1, match
+                i = match.end()
+                continue
+        i += 1
+
+
+def _sourced_names(ctx: Context, script: Script) -> set[str] | None:
+    """The names assigned by the files the script sources; None when one is not found."""
+    names: set[str] = set()
+    for call in ctx.environment.calls.calls_in(script):
+        if call.kind != "source":
+            continue
+        if not call.targets:
+            return None
+        for target in call.targets:
+            library = ctx.ws.shell(target)
+            if library is not None:
+                names.update(a.name for a in library.assignments)
+    return names
 
 
 @rule(
@@ -141,17 +183,18 @@ def check(ctx: Context) -> Iterator[Finding]:
         script = ctx.ws.shell(path)
         if script is None:
             continue
+        sourced = functools.cache(functools.partial(_sourced_names, ctx, script))
         for line, column, match in _expansions(script):
             name, text = match.group(1), match.group(2)
-            if not _implausible(text, script):
+            if not _implausible(text, script, sourced):
                 continue
             written = match.group()
             colon = column + 3 + len(name)  # just after `${NAME:`
             yield Finding(
                 "BL105",
                 f"`{written}` takes a substring at the arithmetic offset `{text}`, not a "
-                f"default: unset, {name} silently expands to nothing; set, the script stops on "
-                "an arithmetic error",
+                f"default: unset, {name} silently expands to nothing; set, bash reports an "
+                "arithmetic error and skips the command",
                 Location(path, Span(line, column, line, column + len(written))),
                 help=f"write `${{{name}:-{text}}}`",
                 subject=written,

@@ -594,3 +594,22 @@ def test_what_a_statement_assigns_agrees_with_bash(statement: str) -> None:
         timeout=10,
     )
     assert modelled == sorted(done.stdout.split()), done.stderr
+
+
+@needs_bash
+def test_a_substring_offset_that_is_no_number_skips_the_command_and_bash_goes_on() -> None:
+    """What BL105's message says: unset, the expansion is empty; set, bash reports an
+    arithmetic error, skips that command and goes on, even under `set -e`."""
+    program = (
+        'set -e\nserve() { echo "serve [$*]"; }\n'
+        'serve "${UNSET_X:meta-llama/x}"\nX=abc\nserve "${X:meta-llama/x}"\necho after\n'
+    )
+    done = subprocess.run(
+        [BASH or "bash", "-c", program],
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert done.stdout == "serve []\nafter\n"
+    assert "division by 0" in done.stderr
