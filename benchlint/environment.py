@@ -281,6 +281,10 @@ class Environment:
             for assignment in command.assignments:
                 if assignment.kind == "local":
                     continue  # gone when the function returns
+                if assignment.kind == "dynamic":
+                    line = assignment.span.line
+                    unknown = unknown or f"sets a variable named at run time (line {line})"
+                    continue
                 name = assignment.name
                 if assignment.value is not None or assignment.kind in _ASSIGNING:
                     assigned[name] = assignment

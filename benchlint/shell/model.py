@@ -330,7 +330,8 @@ class Assignment:
     node: Syn
     command: Command
     # assign | export | declare | local | readonly | prefix | read | for | default |
-    # arithmetic (`(( n = 1 ))`, `let n=1`)
+    # arithmetic (`(( n = 1 ))`, `let n=1`) | dynamic (a name known at run time: `export
+    # "$k=$v"`, `printf -v "$name"`; `name` is "")
     kind: str
     exported: bool
 
@@ -1134,6 +1135,11 @@ class _Builder:
                 self.assignment_node(command, child, kind, exported)
             elif child.type == "variable_name":
                 self.assign(command, self.script.text_of(child), None, syn(child), kind, exported)
+            elif child.type != "comment" and not (
+                child.type in ("word", "concatenation") and self.word(child).static
+            ):  # `export "$k=$v"`, `export $(grep -v '^#' .env | xargs)`: names known at run time
+                self.assign(command, "", None, syn(child), "dynamic", exported)
+                self.walk_inside(child, ctx)
 
     def on_unset_command(self, node: Node, ctx: _Context) -> None:
         keyword = node.children[0]
@@ -1283,7 +1289,10 @@ class _Builder:
             if "-v" in values:
                 i = values.index("-v")
                 if i + 1 < len(args):
-                    self.assign(command, values[i + 1], None, args[i + 1].node, "read", False)
+                    target = args[i + 1]
+                    known = target.static and target.value.isidentifier()
+                    name, kind = (target.value, "read") if known else ("", "dynamic")
+                    self.assign(command, name, None, target.node, kind, False)
             return
         names: list[Word] = []
         skip = False
