@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from benchlint import profile
 from benchlint.calls import Call, CallGraph
 from benchlint.finding import Location
+from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.model import Assignment, Command, Script
 from benchlint.wiring import Wiring, entry_environment
 from benchlint.workflow import LauncherStep
@@ -234,9 +235,46 @@ def runs_when_empty(command: Command) -> dict[str, bool]:
 
 
 def _tested_for_empty(exit_command: Command) -> set[str]:
-    """Variables whose emptiness sends the script to this `exit`:
-    `[[ -z $X ]] && exit`, `if [ -z "$X" ]; then exit`, `[ -n "$X" ] || exit`."""
-    return {name for name, empty in runs_when_empty(exit_command).items() if empty}
+    """Variables whose emptiness sends the script to this `exit` (or a call of a function that
+    always exits: `die`, `usage`): `[[ -z $X ]] && exit`, `if [ -z "$X" ]; then exit`, and any
+    guard the condition evaluator decides to hold when X is empty, whatever else is (`[ "$X" ]
+    || exit`, `[ "$X" = "" ]`, `[ ${#X} -eq 0 ]`, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$
+    ]] || exit`)."""
+    found = {name for name, empty in runs_when_empty(exit_command).items() if empty}
+    script = exit_command.script
+    texts = [script.text_of(guard.node) for guard in exit_command.guards]
+    cased = any(guard.patterns for guard in exit_command.guards)  # `case "$X" in "") exit`
+    if not cased and not any(_EMPTY_SHAPED.search(text) for text in texts):
+        return found  # (deciding a guard parses the script again: only where it can tell)
+    names = {name for text in texts for name in _GUARD_READ.findall(text)}
+    for name in sorted(names - found):
+        if guards_hold(script, exit_command.guards, _EmptyOnly(name)) is True:
+            found.add(name)
+    return found
+
+
+# a guard that can hold on an empty value other than by `-z`/`-n`: a comparison (with "", a
+# value, a number), a length, a regular expression, a test of a word (`[ "$X" ]`)
+_EMPTY_SHAPED = re.compile(
+    r"\"\"|''|\$\{#|=~|!?==?|-(?:eq|ne|lt|le|gt|ge)\b|^\s*(?:\[\[?|test)\s+\"?\$"
+)
+# a variable a guard reads: `$X`, `${X}`, `${#X}`, `${X:-}`
+_GUARD_READ = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+class _EmptyOnly:
+    """Values for the condition evaluator: one variable empty, every other unknown."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def get(self, name: str, /) -> str | None:
+        return "" if name == self.name else None
+
+
+def _always_exits(script: Script, function: str) -> bool:
+    """A function whose body runs `exit` whatever happens (`die() { echo "$*" >&2; exit 1; }`)."""
+    return any(c.base == "exit" and not c.guards and not c.subshell for c in script.body(function))
 
 
 def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
@@ -254,6 +292,7 @@ class Environment:
         self._sourcing: set[str] = set()
         self._cuts: list[str] = []  # the files where a cycle of calls or sources was cut
         self._function_effects: dict[tuple[int, str], tuple[Script, list[Command]]] = {}
+        self._empty_exits: dict[int, tuple[Command, set[str]]] = {}
         # id(script) -> (script, what _state_changes found in it)
         self._changes: dict[
             int, tuple[Script, list[tuple[int, Command, Call | None]], list[tuple[int, str]]]
@@ -294,10 +333,12 @@ class Environment:
             if base in VALIDATORS:
                 validated.update(w.value for w in command.args if w.static)
             elif base == "exit":
-                validated.update(_tested_for_empty(command))
+                validated.update(self._tested_for_empty(command))
             elif base == "eval":
                 unknown = unknown or "eval"
             elif base in functions and depth < 3:  # a call: what the body sets, set here
+                if _always_exits(functions[base], base):  # `[[ -z $X ]] && die "..."`
+                    validated.update(self._tested_for_empty(command))
                 for inner in self._effects(functions[base], base):
                     apply(inner, depth + 1)
 
@@ -331,6 +372,13 @@ class Environment:
                 dict(functions),
             )
         return [state for state in states if state is not None]
+
+    def _tested_for_empty(self, command: Command) -> set[str]:
+        """`_tested_for_empty`, once per command (states are worked out many times)."""
+        known = self._empty_exits.get(id(command))
+        if known is None or known[0] is not command:  # (the command kept: its id not reused)
+            known = self._empty_exits[id(command)] = (command, _tested_for_empty(command))
+        return known[1]
 
     def _effects(self, script: Script, function: str) -> list[Command]:
         """The commands of a function's body that change what state_before reports."""

@@ -7,7 +7,10 @@ sources, and not read with a default (`${X:-d}`). It reports the first engine co
 (`vllm serve`, `python -m sglang.launch_server`, `python -m dynamo.*`, `trtllm-serve`, or an
 argument array such as `VLLM_CMD=(...)` run later) that uses one of them when nothing validated
 it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the script's own function),
-`: "${X:?}"`, or `[[ -z $X ]] && exit` / `if [ -z "$X" ]; then ... exit` — in the script, or in
+`: "${X:?}"`, or an `exit` (or a call of a function that always exits: `die`, `usage`) under a
+condition that holds when X is empty, as the condition evaluator decides it (`[[ -z $X ]] &&
+exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, `[ ${#X} -eq 0 ]`,
+`case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`) — in the script, or in
 the scripts that start it before they do, on every way the repository starts it (a launcher's
 entrypoint that checks its variables and then runs a worker script; a container run passes only
 the variables it names with `-e`). A variable every such way

@@ -107,6 +107,9 @@ def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | Non
     return not variable(name.group())
 
 
+_INTERESTING = re.compile(r"[\n'\"\\\\#$]")
+
+
 def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
     """(line, column) and match of each `${NAME:...}` outside comments, single quotes (which
     may span lines: `python3 -c '...'`) and quoted heredoc bodies."""
@@ -117,7 +120,11 @@ def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
     line, line_start = 1, 0
     quoted = False
     i = 0
-    while i < len(text):
+    while True:
+        found = _INTERESTING.search(text, i)  # (jumps over the plain characters)
+        if found is None:
+            return
+        i = found.start()
         ch = text[i]
         if ch == "\n":
             line, line_start = line + 1, i + 1

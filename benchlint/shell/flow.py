@@ -107,6 +107,7 @@ class Flow:
         self._index = {id(c): i for i, c in enumerate(self.statements)}
         self._positions: dict[int, int] | None = None  # every command's place in the script
         self._quiet: dict[str, bool] = {}
+        self._bodies: dict[str, list[Command]] | None = None
 
     @property
     def sourced(self) -> bool:
@@ -169,7 +170,12 @@ class Flow:
             return False
         known = self._quiet.get(name)
         if known is None:
-            body = [c for c in self.script.commands if c.function == name]
+            if self._bodies is None:  # every function's commands, in one pass
+                self._bodies = {}
+                for c in self.script.commands:
+                    if c.function is not None:
+                        self._bodies.setdefault(c.function, []).append(c)
+            body = self._bodies.get(name, [])
             outer = [c for c in body if not c.subshell]
 
             def within_outer(c: Command) -> bool:  # a substitution's command (`echo "$(date)"`)
