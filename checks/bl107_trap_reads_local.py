@@ -37,7 +37,10 @@ Or expand the value when the trap is set: `trap "scancel $job_id" EXIT`.
 
 ## Exceptions
 Not reported: a variable that is also assigned outside the function or declared `declare -g`, a
-`RETURN` trap (it runs while the locals exist), a trap set inside a subshell of the function
+handler function's own `local`, a trap the function resets before it returns (`trap - EXIT`), a
+function that ends the script itself (its last command is `exit`: the trap runs while its locals
+exist; or `exec`: it never runs), a `RETURN` trap (it runs while the locals exist), a trap set
+inside a subshell of the function
 (`( trap ... EXIT; ... )` fires when the subshell ends), and a double-quoted handler string,
 which is expanded when `trap` runs.
 """
@@ -62,12 +65,32 @@ def _handler_reads(script: Script, trap: Command) -> tuple[str, set[str]] | None
     name = action.value.strip()
     if name.isidentifier() and name in script.functions:
         body = [c for c in script.all_commands() if c.function == name]
-        return f"`{name}`", {r.name for c in body for w in c.words for r in w.reads()}
+        own = {a.name for c in body for a in c.assignments if a.kind == "local"}  # `local rc=$?`
+        reads = {r.name for c in body for w in c.words for r in w.reads()}
+        return f"`{name}`", reads - own
     if action.node.type != "raw_string":  # "..." is expanded now; an unquoted word too
         return None
     handler = parse_file(SourceText(script.path, action.value.encode()))
     reads = {r.name for c in handler.all_commands() for w in c.words for r in w.reads()}
     return f"`{action.text}`", reads
+
+
+def _never_after_return(script: Script, trap: Command) -> bool:
+    """The function resets the trap after setting it (`trap - EXIT`, `trap '' EXIT`), or ends
+    the script itself (its last command is `exit`: the trap runs while its locals live; `exec`:
+    the trap never runs)."""
+    body = [
+        c
+        for c in script.commands
+        if c.function == trap.function and not c.subshell and c.node.start_byte > trap.node.end_byte
+    ]
+    for command in body:
+        args = [w.value for w in command.args]
+        reset = command.base == "trap" and args[:1] in (["-"], [""])
+        if reset and any(a.upper() in _EXIT for a in args[1:]):
+            return True
+    last = max(body, key=lambda c: c.node.start_byte, default=None)
+    return last is not None and not last.guards and last.base in ("exit", "exec")
 
 
 def _findings(script: Script) -> Iterator[Finding]:
@@ -83,6 +106,8 @@ def _findings(script: Script) -> Iterator[Finding]:
         if trap.subshell:  # `( trap ... EXIT; ... )` fires when the subshell ends: locals live
             continue
         if not any(w.value.upper() in _EXIT for w in trap.args[1:]):
+            continue
+        if _never_after_return(script, trap):
             continue
         locals_ = {
             a.name: a
