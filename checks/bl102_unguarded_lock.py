@@ -45,7 +45,8 @@ A blocking `flock FD` (no `-w`, no `-n`) waits until it holds the lock and is no
 is the command form (`flock -w 10 FILE cmd ...`, `flock -n FILE -c "..."`), which runs its
 command only with the lock held. A `||` that calls a function or a command benchlint does not
 know is taken to handle the failure.
-`flock -u` releases a lock and is not an acquisition. `flock -n 9 && work || echo busy` runs
+`flock -u` releases a lock and is not an acquisition. An `exit` inside `|| ( ... )` ends only
+that subshell: the failure is not handled. `flock -n 9 && work || echo busy` runs
 the work only with the lock: not reported. errexit is bash's state where the flock runs: for one
 in a function, at each of the function's calls (a function defined above `set -e` and called
 after it stops at a failing flock), and a flock that is the function's last command gives the
@@ -115,9 +116,14 @@ def _carries_on(command: Command) -> list[Command] | None:
     """What runs when `flock` fails, if all of it reports and carries on (`|| true`,
     `|| echo "no lock"`); None when it stops, retries, or is not known."""
     handlers = command.on_failure()
-    if handlers and all(c.base in _CARRIES_ON for c in handlers):
+    if handlers and all(c.base in _CARRIES_ON or _exits_subshell(command, c) for c in handlers):
         return handlers
     return None
+
+
+def _exits_subshell(command: Command, handler: Command) -> bool:
+    """`flock -n 9 || ( echo busy; exit 1 )`: the `exit` ends the subshell, not the script."""
+    return handler.base == "exit" and handler.subshell and not command.subshell
 
 
 def _calls_handle(command: Command) -> bool:
@@ -213,6 +219,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             if carries_on is not None:
                 shown = "; ".join(c.script.text_of(c.node) for c in carries_on)
                 why = f"`|| {shown}` reports the failure and carries on"
+                if any(_exits_subshell(command, c) for c in carries_on):
+                    why = "the `exit` in `|| ( ... )` ends only that subshell"
+                    shown = "( ... )"
             elif (
                 command.tested
                 or command.or_guarded
