@@ -254,9 +254,11 @@ def _tested_for_empty(exit_command: Command) -> set[str]:
 
 
 # a guard that can hold on an empty value other than by `-z`/`-n`: a comparison (with "", a
-# value, a number), a length, a regular expression, a test of a word (`[ "$X" ]`)
+# value, a number), a length, a regular expression, a test of a word (`[ "$X" ]`) or of a file
+# by its path (`[ ! -d "$X" ]`: no file has the empty path)
 _EMPTY_SHAPED = re.compile(
     r"\"\"|''|\$\{#|=~|!?==?|-(?:eq|ne|lt|le|gt|ge)\b|^\s*(?:\[\[?|test)\s+\"?\$"
+    r"|-[bcdefghkprsuwxGLNOS]\s+\"?\$"
 )
 # a variable a guard reads: `$X`, `${X}`, `${#X}`, `${X:-}`
 _GUARD_READ = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")

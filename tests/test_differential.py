@@ -97,6 +97,8 @@ def _leaf() -> st.SearchStrategy[str]:
         st.builds(lambda op, w: f"[[ {op} {w} ]]", st.sampled_from(["-z", "-n"]), word),
         st.builds(lambda w: f"[[ {w} ]]", word),
         st.builds(lambda op, w: f"[ {op} {w} ]", st.sampled_from(["-z", "-n"]), word),
+        st.builds(lambda op, w: f"[ {op} {w} ]", st.sampled_from(["-d", "-f", "-e", "-s"]), word),
+        st.builds(lambda op, w: f"[[ {op} {w} ]]", st.sampled_from(["-d", "-r", "-x"]), word),
         st.builds(
             lambda a, op, b: f"[ {a} {op} {b} ]", word, st.sampled_from(["=", "==", "!="]), word
         ),

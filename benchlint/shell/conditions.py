@@ -10,6 +10,8 @@ A condition is None (a command or construct whose status is not modelled), or a 
 An expression (inside a test) is None (an operator not modelled), or:
 - `("not", e)`, `("and", a, b)`, `("or", a, b)`: `!`, `&&`/`-a`, `||`/`-o`;
 - `("unary", op, operand)`: `-z`/`-n` and its operand's `Syn`;
+- `("file", op, operand)`: a file test (`-d`, `-f`, `-e`...): false for an empty path, else not
+  decided (the file system is not read);
 - `("binary", op, left, right)`: a comparison of two operands' `Syn`;
 - `("word", operand)`: a lone operand (true when not empty).
 """
@@ -26,6 +28,11 @@ if TYPE_CHECKING:
 
 Condition = tuple[Any, ...] | None
 
+# the tests of a file by its path (`[ -d "$DIR" ]`): none holds for the empty path
+_FILE_TESTS = frozenset(
+    {"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-u", "-w", "-x"}
+    | {"-G", "-L", "-N", "-O", "-S"}
+)
 _OPERANDS = frozenset(
     {"string", "simple_expansion", "expansion", "word", "concatenation", "raw_string"}
 )
@@ -88,6 +95,8 @@ class Compiler:
                 return ("not", self.expression(operands[0]))
             if op in ("-z", "-n"):
                 return ("unary", op, self.syn(operands[0]))
+            if op in _FILE_TESTS:
+                return ("file", op, self.syn(operands[0]))
             return None
         if kind == "binary_expression":
             left = node.child_by_field_name("left")

@@ -203,6 +203,9 @@ def _expression(script: Script, tree: Condition, env: Env, double: bool) -> bool
         if text is None:
             return None
         return (text == "") == bool(tree[1] == "-z")
+    if kind == "file":  # no file has the empty path; any other is not known here
+        text = _operand(script, tree[2], env, double)
+        return False if text == "" else None
     if kind == "and":
         left, right = tree[1], tree[2]
         return _and(_expression(script, left, env, double), _expression(script, right, env, double))
