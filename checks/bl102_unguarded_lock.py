@@ -46,7 +46,8 @@ is the command form (`flock -w 10 FILE cmd ...`, `flock -n FILE -c "..."`), whic
 command only with the lock held. A `||` that calls a function or a command benchlint does not
 know is taken to handle the failure.
 `flock -u` releases a lock and is not an acquisition. An `exit` inside `|| ( ... )` ends only
-that subshell: the failure is not handled. `flock -n 9 && work || echo busy` runs
+that subshell: the failure is not handled. A blocking flock behind `timeout N` fails when the
+timeout kills it. `flock -n 9 && work || echo busy` runs
 the work only with the lock: not reported. errexit is bash's state where the flock runs: for one
 in a function, at each of the function's calls (a function defined above `set -e` and called
 after it stops at a failing flock), and a flock that is the function's last command gives the
@@ -206,6 +207,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             if words is None:
                 continue
             when = _gives_up([w.value for w in words[1:]])
+            timeout = command.invocation.wrapper("timeout")
+            if when is None and timeout is not None and timeout.operands:
+                # `timeout 60 flock 9`: a blocking flock killed after the duration fails (an
+                # acquisition: with a wait added it could give up; not `-u`, not `flock FILE cmd`)
+                blocking = _gives_up([*(w.value for w in words[1:]), "-w", "0"]) is not None
+                if blocking:
+                    when = f"when `timeout {timeout.operands[0].value}` kills it"
             if when is None:
                 continue
             if command.tested and command.on_success():
