@@ -335,12 +335,12 @@ class Environment:
             if base in VALIDATORS:
                 validated.update(w.value for w in command.args if w.static)
             elif base == "exit":
-                validated.update(self._tested_for_empty(command))
+                validated.update(self.tested_for_empty(command))
             elif base == "eval":
                 unknown = unknown or "eval"
             elif base in functions and depth < 3:  # a call: what the body sets, set here
                 if _always_exits(functions[base], base):  # `[[ -z $X ]] && die "..."`
-                    validated.update(self._tested_for_empty(command))
+                    validated.update(self.tested_for_empty(command))
                 for inner in self._effects(functions[base], base):
                     apply(inner, depth + 1)
 
@@ -375,8 +375,9 @@ class Environment:
             )
         return [state for state in states if state is not None]
 
-    def _tested_for_empty(self, command: Command) -> set[str]:
-        """`_tested_for_empty`, once per command (states are worked out many times)."""
+    def tested_for_empty(self, command: Command) -> set[str]:
+        """The variables whose emptiness sends the script to this exit (or call of a function
+        that always exits), worked out once per command (states are worked out many times)."""
         known = self._empty_exits.get(id(command))
         if known is None or known[0] is not command:  # (the command kept: its id not reused)
             known = self._empty_exits[id(command)] = (command, _tested_for_empty(command))

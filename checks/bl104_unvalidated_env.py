@@ -10,7 +10,8 @@ it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the script'
 `: "${X:?}"`, or an `exit` (or a call of a function that always exits: `die`, `usage`) under a
 condition that holds when X is empty, as the condition evaluator decides it (`[[ -z $X ]] &&
 exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, `[ ${#X} -eq 0 ]`,
-`case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`) — in the script, or in
+`case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`; for a launch in a
+function, a `return` of that function before it too) — in the script, or in
 the scripts that start it before they do, on every way the repository starts it (a launcher's
 entrypoint that checks its variables and then runs a worker script; a container run passes only
 the variables it names with `-e`). A variable every such way
@@ -64,7 +65,13 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.engines import Launch, array_name, launches
-from benchlint.environment import VALIDATORS, StartPath, is_builtin, runs_when_empty
+from benchlint.environment import (
+    VALIDATORS,
+    Environment,
+    StartPath,
+    is_builtin,
+    runs_when_empty,
+)
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Read, Script
@@ -123,6 +130,21 @@ def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
     return frozenset.intersection(
         *(r.validated | {n for n, p in r.variables().items() if p.nonempty} for r in routes)
     )
+
+
+def _returns_before(environment: Environment, launch: Command) -> set[str]:
+    """For a launch in a function: the variables whose emptiness makes the function return or
+    exit before it (`main() { [[ -z $MODEL ]] && return 1; vllm serve "$MODEL"; }`)."""
+    if launch.function is None:
+        return set()
+    at = launch.node.start_byte
+    found: set[str] = set()
+    for command in launch.script.commands:
+        if command.node.start_byte >= at:
+            break
+        if command.function == launch.function and command.base in ("return", "exit"):
+            found |= environment.tested_for_empty(command)
+    return found
 
 
 def _what_empty_does(reads: list[Read]) -> str:
@@ -244,12 +266,14 @@ def check(ctx: Context) -> Iterator[Finding]:
             # what the script set before the launch (a launch in a function: anywhere, as the
             # function may be called after it)
             provided = everything if launch.command.function is not None else before
+            returned = _returns_before(environment, launch.command)
             unvalidated: dict[str, Read] = {}
             for read in _consumed(launch):
                 name = read.name
                 if (
                     name in provided.assigned
                     or name in before.validated
+                    or name in returned
                     or is_builtin(name, ctx.config.known_env)
                 ):
                     continue
