@@ -9,7 +9,7 @@ argument array such as `VLLM_CMD=(...)` run later) that uses one of them when no
 it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the script's own function),
 `: "${X:?}"`, or an `exit` (or a call of a function that always exits: `die`, `usage`) under a
 condition that holds when X is empty, as the condition evaluator decides it (`[[ -z $X ]] &&
-exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, `[ ${#X} -eq 0 ]`,
+exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, a length of 0,
 `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`; for a launch in a
 function, a `return` of that function before it too) — in the script, or in
 the scripts that start it before they do, on every way the repository starts it (a launcher's
