@@ -322,6 +322,11 @@ class Environment:
             for assignment in command.assignments:
                 if assignment.kind == "local":
                     continue  # gone when the function returns
+                if assignment.kind == "unexport":  # `export -n PORT` (`=value` still assigns)
+                    exported.pop(assignment.name, None)
+                    if assignment.value is not None:
+                        assigned[assignment.name] = assignment
+                    continue
                 if assignment.kind == "dynamic":
                     line = assignment.span.line
                     unknown = unknown or f"sets a variable named at run time (line {line})"

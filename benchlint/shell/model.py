@@ -331,7 +331,7 @@ class Assignment:
     command: Command
     # assign | export | declare | local | readonly | prefix | read | for | default |
     # arithmetic (`(( n = 1 ))`, `let n=1`) | dynamic (a name known at run time: `export
-    # "$k=$v"`, `printf -v "$name"`; `name` is "")
+    # "$k=$v"`, `printf -v "$name"`; `name` is "") | unexport (`export -n NAME`)
     kind: str
     exported: bool
 
@@ -1130,6 +1130,8 @@ class _Builder:
         exported = kind == "export" or any(
             f.value.startswith("-") and "x" in f.value for f in flags
         )
+        if kind == "export" and any(f.value.startswith("-") and "n" in f.value for f in flags):
+            kind, exported = "unexport", False  # `export -n PORT`: no longer passed to children
         for child in node.named_children:
             if child.type == "variable_assignment":
                 self.assignment_node(command, child, kind, exported)
