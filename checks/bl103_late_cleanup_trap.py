@@ -53,7 +53,8 @@ acquisition covers it when its handler releases it, by its variable or by one th
 from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it
 passes it to a function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree()
 { local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep), or
-when it ends every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`); so does a trap
+when it ends every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the
+program by its name (`pkill -f "vllm serve"`, `killall vllm`); so does a trap
 a function the script calls sets (`install_traps`). An `ERR` trap that releases it covers the
 exits of commands failing under `set -e` (bash runs it first), not an `exit`. `break`
 and `continue` do not fail under `set -e`, nor does an assignment whose substitution falls back
@@ -235,9 +236,17 @@ _KILL_ALL = re.compile(
 )
 
 
+# `pkill -f "vllm serve"`, `pkill vllm`, `killall vllm`: ends processes by their name
+_KILL_BY_NAME = re.compile(r"\b(?:pkill|killall)\s+(?:-[A-Za-z0-9]+\s+)*[\"']?([^\"'\s;&|]+)")
+
+
 def _releases(resource: Resource, text: str) -> bool:
-    if resource.what == "background process" and _KILL_ALL.search(text):
-        return True
+    if resource.what == "background process":
+        if _KILL_ALL.search(text):
+            return True
+        program = _program(resource.acquired_by)
+        if program and any(m.group(1) == program for m in _KILL_BY_NAME.finditer(text)):
+            return True
     if not resource.release.search(text):
         return False
     if resource.variable is None:
