@@ -28,7 +28,8 @@ python3 -m sglang.launch_server --model-path "$MODEL" "${args[@]}"
 ## Exceptions
 Not reported: an unquoted `$args` (the shell splits it: benchlint reads its flags, as BL303
 does), an array, a variable with one word (`"$MODEL"`), and a variable assigned outside the
-script or with a value that is not a plain string on some path.
+script or with a value that is not a plain string on some path, nor a launch behind `ssh HOST`
+(ssh joins its arguments into one command line that the remote shell splits again).
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def _joined(values: list[Word], name: str) -> bool:
 def check(ctx: Context) -> Iterator[Finding]:
     for script in ctx.shell_scripts():
         for launch in launches(script):
+            if launch.command.invocation.wrapper("ssh") is not None:
+                continue  # ssh joins its arguments and the remote shell splits them again
             for word, _ in launch.argv:
                 name = _quoted_variable(word)
                 if name is None:
