@@ -554,43 +554,92 @@ def _recipe_variables(script: Script) -> set[str]:
 
 
 def _sed_rewrite(command: Command, args: Sequence[Word]) -> Rewrite | None:
-    """The rewrite `sed ARGS` makes in place; None when it edits nothing in place."""
-    values = [w.value for w in args]
-    in_place = any(
-        v == "--in-place" or v.startswith("--in-place=") or re.fullmatch(r"-[a-zA-Z]*i.*", v)
-        for v in values
-        if v.startswith("-")
-    )
-    if not in_place:
+    """The rewrite `sed ARGS` makes in place; None when it edits nothing in place. The options
+    are read as GNU sed's getopt reads them: `-iE` is `-i` with the backup suffix `E` (the
+    script stays a BRE), `-Ei` is `-E -i`, `-e SCRIPT`, `-eSCRIPT`, `--expression=SCRIPT`."""
+    options = _sed_options(args)
+    if options is None:
         return None
-    extended = any(
-        v in ("-E", "-r", "--regexp-extended") or re.fullmatch(r"-[a-zA-Z]*[Er][a-zA-Z]*", v)
-        for v in values
-    )
-    scripts: list[Word] = []
-    operands: list[Word] = []
-    skip = False
-    for i, word in enumerate(args):
-        if skip:
-            skip = False
-            continue
-        if word.value in ("-e", "--expression"):
-            if i + 1 < len(args):
-                scripts.append(args[i + 1])
-            skip = True
-        elif word.value.startswith("-"):
-            continue
-        else:
-            operands.append(word)
-    if not scripts and operands:
-        scripts = [operands.pop(0)]
+    scripts, extended, unsimulated = options
     rewrite = Rewrite("sed", command)
+    if unsimulated:
+        rewrite.error = f"sed's {unsimulated} is not simulated"
+        return rewrite
     try:
-        text = "\n".join(w.value for w in scripts)
-        rewrite.sed = parse_sed(text, extended)
+        rewrite.sed = parse_sed("\n".join(scripts), extended)
     except RewriteError as exc:
         rewrite.error = str(exc)
     return rewrite
+
+
+# GNU sed's short options that take an argument (attached, or the next word)
+_SED_ARGUMENT = frozenset("efl")
+# options that change what the script does in ways the simulation does not model (`-s` is
+# implied by `-i`)
+_SED_UNSIMULATED = {"n": "-n", "z": "-z", "f": "-f"}
+_SED_LONG = {
+    "--quiet": "-n",
+    "--silent": "-n",
+    "--null-data": "-z",
+    "--zero-terminated": "-z",
+    "--posix": "--posix",
+    "--file": "-f",
+}
+
+
+def _sed_options(args: Sequence[Word]) -> tuple[list[str], bool, str] | None:
+    """(the script texts, -E given, the first option not simulated or "") of `sed ARGS` that
+    edits in place; None when it edits nothing in place."""
+    scripts: list[str] = []
+    operands: list[str] = []
+    in_place = extended = False
+    unsimulated = ""
+    values = [w.value for w in args]
+    i = 0
+    while i < len(values):
+        value = values[i]
+        i += 1
+        if value == "--":
+            operands.extend(values[i:])
+            break
+        if value.startswith("--"):
+            name, _, attached = value.partition("=")
+            if name == "--in-place":
+                in_place = True
+            elif name == "--regexp-extended":
+                extended = True
+            elif name == "--expression":
+                if not attached and i < len(values):
+                    attached, i = values[i], i + 1
+                scripts.append(attached)
+            elif name in _SED_LONG:
+                unsimulated = unsimulated or _SED_LONG[name]
+            elif name == "--line-length" and not attached:
+                i += 1
+            continue
+        if not value.startswith("-") or value == "-":
+            operands.append(value)
+            continue
+        for k, letter in enumerate(value[1:], start=1):
+            if letter == "i":  # the rest of the cluster is the backup suffix
+                in_place = True
+                break
+            if letter in _SED_ARGUMENT:
+                argument = value[k + 1 :]
+                if not argument and i < len(values):
+                    argument, i = values[i], i + 1
+                if letter == "e":
+                    scripts.append(argument)
+                unsimulated = unsimulated or _SED_UNSIMULATED.get(letter, "")
+                break
+            if letter in ("E", "r"):
+                extended = True
+            unsimulated = unsimulated or _SED_UNSIMULATED.get(letter, "")
+    if not in_place:
+        return None
+    if not scripts and operands:
+        scripts = [operands[0]]
+    return scripts, extended, unsimulated
 
 
 def _repository_path(value: str) -> str | None:

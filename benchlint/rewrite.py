@@ -78,7 +78,7 @@ def translate(expression: str, extended: bool) -> str:
         ch = expression[i]
         if ch == "[":
             end = _bracket_end(expression, i)
-            body = expression[i + 1 : end].replace("\\", "\\\\")
+            body = _bracket_escapes(expression[i + 1 : end]).replace("\\", "\\\\")
             out.append("[" + body + "]")
             i = end + 1
             continue
@@ -106,6 +106,22 @@ def translate(expression: str, extended: bool) -> str:
             out.append(END)
         else:
             out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _bracket_escapes(body: str) -> str:
+    """GNU sed reads `\t` and `\n` in a bracket expression as TAB and newline (it converts
+    them before compiling the expression); any other backslash stays a backslash."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            pair = body[i + 1]
+            out.append({"t": "\t", "n": "\n"}.get(pair, "\\" + pair))
+            i += 2
+            continue
+        out.append(body[i])
         i += 1
     return "".join(out)
 
@@ -298,6 +314,11 @@ class _Reader:
                 flags += self.peek()
                 self.i += 1
             flags = flags.strip()
+            if "w" in flags:  # `s/a/b/w FILE`: the rest of the line names the file it writes
+                flags = flags[: flags.index("w")].strip()
+            unknown = set(flags) - set("gIiMm0123456789")
+            if unknown:  # `p` prints the line into the edited file again, `e` runs it
+                raise RewriteError(f"the s flag {''.join(sorted(unknown))!r} is not simulated")
             if not expression:  # sed's "last regular expression used": decided at run time
                 raise RewriteError("an empty expression (the last one used) is not simulated")
             command.pattern = compile_pattern(expression, self.extended, flags)
@@ -307,6 +328,8 @@ class _Reader:
                 # GNU sed: "invalid reference \N on `s' command's RHS"; the launcher fails here
                 raise RewriteError(f"invalid reference \\{max(groups)} in {replacement!r}")
             digits = "".join(c for c in flags if c.isdigit())
+            if digits and "g" in flags:
+                raise RewriteError("s///Ng (the Nth match and those after it) is not simulated")
             command.count = 0 if "g" in flags else int(digits or 1)
             if digits and "g" not in flags and int(digits) > 1:
                 raise RewriteError("s///N with N > 1 is not simulated")

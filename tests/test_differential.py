@@ -285,10 +285,12 @@ REGEXES_BRE = [
     "\\(a\\)\\1",
     "ab\\|ba",
     "a\\{2\\}",
+    "[\\t]",  # GNU sed: a TAB, also inside brackets
+    "[\\\\t]",  # a backslash or a t
 ]
 REGEXES_ERE = ["a+", "(a|b)x", "^(ab)+$", "[[:digit:]]+", "a{1,2}", "b?$"]
 ADDRESSES = ["", "1", "2", "$", "/a/", "/^b/", "1,2", "2,$", "/a/,/b/", "0,/a/", "/x/,$", "1!"]
-TEXTS = st.text(alphabet="abx1 \n", max_size=30)
+TEXTS = st.text(alphabet="abx1 \n\t\\", max_size=30)
 
 
 def _sed_command(extended: bool) -> st.SearchStrategy[str]:
@@ -299,7 +301,7 @@ def _sed_command(extended: bool) -> st.SearchStrategy[str]:
             st.sampled_from(ADDRESSES),
             st.one_of(regexes, st.just("")),
             st.sampled_from(["", "X", "&&", "[&]", "\\n", "-"]),
-            st.sampled_from(["", "g", "I", "2"]),
+            st.sampled_from(["", "g", "I", "2", "2g", "p"]),
         ),
         st.builds(lambda a: f"{a}d", st.sampled_from(ADDRESSES[1:])),
         st.builds(
