@@ -205,6 +205,15 @@ class YNode:
         return text
 
     @property
+    def key_identity(self) -> Any:
+        """What makes two keys of a mapping one for PyYAML, which builds a Python dict: the
+        scalar it reads (`1` and `"1"` are two keys; `yes` and `true`, `1` and `1.0` one)."""
+        value = self.scalar
+        if isinstance(value, float) and value != value:  # NaN: never equal to itself
+            return self.value
+        return value
+
+    @property
     def sexagesimal(self) -> bool:
         """A plain scalar PyYAML reads as a base-60 number (`4:00:00` is 14400)."""
         return (
@@ -274,18 +283,19 @@ class YamlDocument:
         for node in maps:
             if not node.is_map:
                 continue
-            first: dict[str, YNode] = {}
-            last_value: dict[str, YNode] = {}
+            first: dict[Any, YNode] = {}
+            last_value: dict[Any, YNode] = {}
             for k, v in node.pairs:
                 if k.is_scalar:
-                    last_value[k.value] = v
+                    last_value[k.key_identity] = v
             for k, _ in node.pairs:
                 if not k.is_scalar:
                     continue
-                if k.value in first:
-                    yield Duplicate(node, first[k.value], k, last_value[k.value])
+                identity = k.key_identity
+                if identity in first:
+                    yield Duplicate(node, first[identity], k, last_value[identity])
                 else:
-                    first[k.value] = k
+                    first[identity] = k
 
 
 MAX_DEPTH = 200  # deeper than any configuration; keeps every recursive reader safe

@@ -6,6 +6,7 @@ run first parses YAML: a run the cache answers does not load ruamel.yaml.
 
 from __future__ import annotations
 
+import re
 import warnings
 from sys import intern
 from typing import Any
@@ -39,6 +40,9 @@ from benchlint.yamlmodel import (
     _lines_as_files_count_them,
     _pack,
 )
+
+# a key text PyYAML may read as the same key as another text: a number, a boolean, null
+_MAY_EQUAL = re.compile(r"[-+.0-9~]|(?i:y|yes|n|no|true|false|on|off|null)$")
 
 _CParser: Any
 try:
@@ -173,7 +177,8 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 )
                 if is_map and len(children) > 1:
                     keys = [k.value for k, _ in children if k.kind == "scalar"]
-                    if len(set(keys)) < len(keys):
+                    # (the same text twice, or a key PyYAML may read as another's: `yes`, `1.0`)
+                    if len(set(keys)) < len(keys) or any(_MAY_EQUAL.match(k) for k in keys):
                         repeats.append(node)
                 children, is_map, pending = frame[0], frame[1], frame[2]
             elif kind is AliasEvent:

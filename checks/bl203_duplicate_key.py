@@ -3,6 +3,8 @@
 ## What it does
 Reports every key that appears again in the same mapping of a recipe, master config, workflow
 or any other YAML file benchlint reads, at the repeated key, with the first as a related location.
+Keys are the same when PyYAML reads them as one: `yes` and `true`, `1` and `1.0` are; `1` and
+`"1"` (a number and a string), `on` and `"on"` are not.
 
 ## Why is this bad?
 YAML forbids duplicate keys, but PyYAML (which srtctl and the sweep tooling use) silently keeps
@@ -84,7 +86,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             fix = None if advice else _removal(document, duplicate)
             yield Finding(
                 "BL203",
-                f"key '{key}' is repeated in this mapping (first at line {first_line}); {outcome}",
+                f"key '{key}' is repeated in this mapping (first at line {first_line}"
+                + (
+                    f" as '{duplicate.first.value}', which PyYAML reads as the same key"
+                    if duplicate.first.value != key
+                    else ""
+                )
+                + f"); {outcome}",
                 Location(document.path, duplicate.again.span),
                 related=(Location(document.path, duplicate.first.span, f"first '{key}'"),),
                 subject=key,
@@ -109,7 +117,9 @@ def _same_values(duplicate: Duplicate) -> bool:
     """Whether every occurrence of the key gives the same scalar, written alike (`cutlass`
     twice; not `1` and `"1"`, a number and a string)."""
     values = [
-        v for k, v in duplicate.mapping.pairs if k.is_scalar and k.value == duplicate.again.value
+        v
+        for k, v in duplicate.mapping.pairs
+        if k.is_scalar and k.key_identity == duplicate.again.key_identity
     ]
     return all(
         v.is_scalar
@@ -127,7 +137,9 @@ def _removal(document: YamlDocument, duplicate: Duplicate) -> Fix | None:
     pairs = [k for k, _ in duplicate.mapping.pairs]
     again = next(i for i, k in enumerate(pairs) if k is duplicate.again)
     earlier = max(
-        i for i in range(again) if pairs[i].is_scalar and pairs[i].value == duplicate.again.value
+        i
+        for i in range(again)
+        if pairs[i].is_scalar and pairs[i].key_identity == duplicate.again.key_identity
     )
     key, following = pairs[earlier], pairs[earlier + 1]
     source = document.file

@@ -5,10 +5,13 @@ For every search-space element routed to a launcher, takes the recipe as the lau
 and reports:
 - a readiness window (`health_check.max_attempts × interval_seconds`, srtctl's default 180 × 10 s
   where absent) that is not shorter than the Slurm wall time (`slurm.time_limit`, else the
-  `default_time_limit` the launcher writes into `srtslurm.yaml` on that entry's branch); a
+  `default_time_limit` the launcher writes into `srtslurm.yaml` on that entry's branch; a
+  `time_limit` it cannot read as a duration, `UNLIMITED`, is passed to Slurm as written: not
+  compared); a
   recipe that leaves the window to the default is reported at its `time_limit`;
 - a `VLLM_ENGINE_READY_TIMEOUT_S` longer than that window (once per value in a recipe: the same
-  timeout set for its prefill and decode workers is one report, the other places related);
+  timeout set for its prefill and decode workers is one report, the other places related), as the
+  launcher leaves it and as PyYAML reads it (the last of a repeated key);
 - an `salloc --time` in the launcher not longer than that window (located at the `salloc`).
 
 The recipe EVAL_CONFIG_FILE names is checked too where the launcher switches to it
@@ -99,10 +102,15 @@ from benchlint.yamlmodel import YamlDocument, YNode
 
 
 def _problems(
-    path: str, original: YamlDocument, window: HealthWindow, wall: Wall | None
+    path: str,
+    original: YamlDocument,
+    window: HealthWindow,
+    wall: Wall | None,
+    effective: YNode | None = None,
 ) -> list[Problem]:
     """A window not shorter than the wall time; engine timeouts longer than the window (once
-    per value: the same timeout for prefill and decode workers is one report)."""
+    per value: the same timeout for prefill and decode workers is one report), with the values
+    of the recipe as the launcher leaves it (`effective`'s root), located at the recipe's keys."""
     anchor = health_window(original.root)
     key = anchor.attempts_node or anchor.interval_node if anchor is not None else None
     defaulted = window.attempts_node is None and window.interval_node is None
@@ -121,7 +129,16 @@ def _problems(
             )
         )
     longer: dict[int, list[YNode]] = {}
-    for timeout_key, timeout in _engine_timeouts(settings_root(original.root)):
+    written = list(_engine_timeouts(settings_root(original.root)))
+    if effective is not None:
+        left = [value for _, value in _engine_timeouts(settings_root(effective))]
+        # (one value per key as written; a rewrite that adds or drops one: not paired, skipped)
+        written = (
+            [(k, v) for (k, _), v in zip(written, left, strict=True)]
+            if len(left) == len(written)
+            else []
+        )
+    for timeout_key, timeout in written:
         try:
             seconds = int(timeout.scalar)
         except (TypeError, ValueError):
@@ -172,14 +189,15 @@ def _wall_time(wiring: Wiring, route: Route | None, settings: YNode | None) -> W
     limit = slurm.get("time_limit") if slurm is not None and slurm.is_map else None
     if limit is not None and limit.is_scalar:
         seconds = slurm_seconds(limit.value)
-        if seconds is not None:
-            label = f"slurm.time_limit {limit.value}"
-            if limit.sexagesimal:  # what the author meant; not what srtctl is given
-                label += (
-                    f", unquoted: PyYAML reads it as the base-60 number {limit.scalar} and that "
-                    f"is what srtctl receives, so quote it"
-                )
-            return seconds, label, None
+        if seconds is None:  # `UNLIMITED`, `infinite`: srtctl passes the recipe's own value
+            return None
+        label = f"slurm.time_limit {limit.value}"
+        if limit.sexagesimal:  # what the author meant; not what srtctl is given
+            label += (
+                f", unquoted: PyYAML reads it as the base-60 number {limit.scalar} and that "
+                f"is what srtctl receives, so quote it"
+            )
+        return seconds, label, None
     if route is None:
         return None
     best: Wall | None = None
@@ -212,14 +230,17 @@ def _wall_time(wiring: Wiring, route: Route | None, settings: YNode | None) -> W
     return best
 
 
+_TIMEOUT = "VLLM_ENGINE_READY_TIMEOUT_S"
+
+
 def _engine_timeouts(node: YNode | None) -> Iterator[tuple[YNode, YNode]]:
     """(key, value) of every VLLM_ENGINE_READY_TIMEOUT_S in the recipe's settings."""
     if node is None:
         return
     for mapping in YamlDocument.collections(node):
-        for key, value in mapping.pairs:
-            if key.is_scalar and key.value == "VLLM_ENGINE_READY_TIMEOUT_S":
-                yield key, value
+        found = [(k, v) for k, v in mapping.pairs if k.is_scalar and k.value == _TIMEOUT]
+        if found:  # the one PyYAML keeps: the last
+            yield found[-1]
 
 
 Problem = tuple[YNode | None, str, tuple[Location, ...]]  # where, message, places it concerns
@@ -241,7 +262,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if window is None:
             continue
         wall = _wall_time(wiring, route, settings_root(document.root))
-        problems = _problems(recipe.path, original, window, wall)
+        problems = _problems(recipe.path, original, window, wall, document.root)
         for allocation, text in route.launcher.allocations:
             seconds = slurm_seconds(text)
             if seconds is None or route.holds(allocation) is False:
