@@ -1000,20 +1000,32 @@ def _patched_leaves(leaves: Leaves, patch: Patch) -> tuple[Leaves, list[Change]]
         return leaves, []
     after = dict(leaves)
     after[path] = (entry[0], patch.new)
-    if patch.old.value == patch.new.value:
+    if _same_scalar(patch.old, patch.new):
         return after, []
     return after, [Change(path, entry[0], patch.old, patch.new)]
 
 
+def _same_scalar(old: YNode, new: YNode) -> bool:
+    """Whether two scalars give srtctl the same value, as PyYAML reads them (`yes` and `true`
+    are both True; `512` and `"512"` are a number and a string)."""
+    if old.value == new.value and old.style == new.style:
+        return True
+    a, b = old.scalar, new.scalar
+    return type(a) is type(b) and a == b
+
+
 def _diff(before: Leaves, after: Leaves) -> list[Change]:
-    """What changed from one document's leaves to another's."""
+    """What changed from one document's leaves to another's (an empty or null value that the
+    rewrite fills with keys is no removal)."""
     changes: list[Change] = []
+    filled = {path[:i] for path in after for i in range(1, len(path))}
     for path, (key, value) in before.items():
         if path not in after:
-            changes.append(Change(path, key, value, None))
+            if path not in filled:
+                changes.append(Change(path, key, value, None))
             continue
         new_value = after[path][1]
-        if value.is_scalar and new_value.is_scalar and value.value != new_value.value:
+        if value.is_scalar and new_value.is_scalar and not _same_scalar(value, new_value):
             changes.append(Change(path, key, value, new_value))
     for path, (_, value) in after.items():
         if path not in before:
