@@ -84,7 +84,9 @@ name: dsr1
 
 ## Exceptions
 A `recipes/...` path outside every overlay is an upstream srt-slurm recipe: it cannot be checked
-offline and is never reported. An overlay whose condition is false for the entry does not count. A
+offline and is never reported, nor is a recipe the launcher writes itself at the path the setting
+names (`sed ... base.yaml > "$CONFIG_PATH"`, `cp base.yaml "${CONFIG_FILE%%:*}"`). An overlay
+whose condition is false for the entry does not count. A
 script path is checked only in a folder of the repository written plainly, or reached through the
 values the launcher assigns a variable (`bash "$BENCH_SCRIPT"` after
 `BENCH_SCRIPT="${BENCH_BASE}.sh"`); not in a folder held in a variable nothing in the launcher
@@ -172,6 +174,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             launcher = route.launcher.path
             related: tuple[Location, ...] = ()
+            if recipe.status == "missing" and _writes_recipe(route.launcher.script, variable):
+                continue  # `sed ... base.yaml > "$CONFIG_PATH"`: the launcher makes it
             if recipe.status == "missing" and recipe.overlay is not None:
                 overlay = recipe.overlay
                 related = (
@@ -302,6 +306,33 @@ def _missing_calls(ctx: Context) -> Iterator[Finding]:
                 subject=f"call:{target}",
                 notes=(f"run by the job of entry {entry.name}",),
             )
+
+
+def _writes_recipe(script: Script, variable: str) -> bool:
+    """Whether the launcher writes a file at the path the recipe setting names: a redirect or
+    a copy to `"$CONFIG_FILE"`, `"${CONFIG_FILE%%:*}"` or a variable assigned from it."""
+    names = {variable}
+    for assignment in script.assignments:
+        if assignment.value is not None and _reading_any(names).search(assignment.value.text):
+            names.add(assignment.name)
+    alone = re.compile(  # the whole word: `"$CONFIG_PATH"`, `"${CONFIG_FILE%%:*}"`
+        r'"?\$(?:\{(?:'
+        + "|".join(map(re.escape, sorted(names)))
+        + r")(?:%%?[^}]*)?\}|(?:"
+        + "|".join(map(re.escape, sorted(names)))
+        + r')\b)"?'
+    )
+    for command in script.all_commands():
+        written = [r.target for r in command.redirects if r.operator in (">", ">|")]
+        if command.base in _MAKERS:
+            written += command.words[-1:]
+        if any(alone.fullmatch(w.text) for w in written):
+            return True
+    return False
+
+
+def _reading_any(names: set[str]) -> re.Pattern[str]:
+    return re.compile(r"\$\{?(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
 
 
 def _made_by(script: Script, target: str, call: Command) -> bool:
