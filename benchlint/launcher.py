@@ -594,7 +594,7 @@ def _sed_options(args: Sequence[Word]) -> tuple[list[str], bool, str] | None:
     operands: list[str] = []
     in_place = extended = False
     unsimulated = ""
-    values = [w.value for w in args]
+    values = [_evaluated(w) for w in args]
     i = 0
     while i < len(values):
         value = values[i]
@@ -640,6 +640,28 @@ def _sed_options(args: Sequence[Word]) -> tuple[list[str], bool, str] | None:
     if not scripts and operands:
         scripts = [operands[0]]
     return scripts, extended, unsimulated
+
+
+def _evaluated(word: Word) -> str:
+    """A word's text with each `$NAME`/`${NAME}` the script assigns exactly once a plain value
+    replaced by it (`MAX_SEQS=1024` ... `"s/.../${MAX_SEQS}/"`); any other expansion stays as
+    written (the value it stands for is not known: `name: "$RUNNER_NAME"`)."""
+    if word.static:
+        return word.value
+    script = word.script
+    text = word.value
+
+    def value_of(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        given = [a.value for a in script.assignments if a.name == name]
+        if len(given) == 1 and given[0] is not None and given[0].static:
+            return given[0].value
+        return match.group()
+
+    return _EXPANSION_NAME.sub(value_of, text)
+
+
+_EXPANSION_NAME = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _repository_path(value: str) -> str | None:
