@@ -157,8 +157,10 @@ def _eval_only(route: Route, recipe: RecipeRef, change: Change) -> bool:
 
 
 def _window_problem(effective: Effective) -> tuple[YNode, str] | None:
+    if effective.document is None:  # the rewrites leave no YAML PyYAML reads: nothing to judge
+        return None
     before = health_window(effective.original.root)
-    after = health_window(effective.document.root if effective.document else None)
+    after = health_window(effective.document.root)
     if before is None or after is None or after.seconds >= before.seconds:
         return None
     key = _explicit_key(before)
