@@ -220,16 +220,16 @@ class LauncherModel:
             args = command.args
             if not any(self.refers_to_recipe(w) for w in args):
                 return None
-            options = [w.value for w in args if w.value.startswith("-")]
-            operands = [w for w in args if not w.value.startswith("-")]
-            if not operands or not operands[0].static or any("F" in o for o in options):
+            parsed = _grep_options(args)
+            if parsed is None:
                 return None
-            extended = any("E" in o for o in options)
+            patterns, extended, flags = parsed
             try:
-                pattern = compile_pattern(operands[0].value, extended)
-                return any(search(pattern, line) for line in text.split("\n"))
+                compiled = [compile_pattern(p, extended, flags) for p in patterns]
             except RewriteError:
                 return None
+            lines = text.split("\n")
+            return any(search(pattern, line) for pattern in compiled for line in lines)
 
         return probe
 
@@ -662,6 +662,43 @@ def _evaluated(word: Word) -> str:
 
 
 _EXPANSION_NAME = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _grep_options(args: Sequence[Word]) -> tuple[list[str], bool, str] | None:
+    """(the patterns, -E given, "I" for -i) of `grep ARGS` as the probe decides it: `-q`, `-s`,
+    `-E`, `-G`, `-i` and `-e PATTERN` (any of several); None for any other option (`-v`, `-w`,
+    `-x`, `-F`, `-P`, `-f`...) or a pattern not written plainly."""
+    patterns: list[Word] = []
+    operands: list[Word] = []
+    extended, flags = False, ""
+    i = 0
+    while i < len(args):
+        word, value = args[i], args[i].value
+        i += 1
+        if value in ("-e", "--regexp"):
+            if i >= len(args):
+                return None
+            patterns.append(args[i])
+            i += 1
+        elif value in ("--quiet", "--silent", "--basic-regexp"):
+            continue
+        elif value in ("--extended-regexp",):
+            extended = True
+        elif value in ("--ignore-case",):
+            flags = "I"
+        elif value.startswith("-") and value != "-":
+            letters = value[1:]
+            if value.startswith("--") or not set(letters) <= set("qsEGi"):
+                return None
+            extended = extended or "E" in letters
+            flags = "I" if "i" in letters else flags
+        else:
+            operands.append(word)
+    if not patterns and operands:
+        patterns = operands[:1]
+    if not patterns or not all(p.static for p in patterns):
+        return None
+    return [p.value for p in patterns], extended, flags
 
 
 def _repository_path(value: str) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
@@ -617,3 +618,39 @@ def test_a_substring_offset_that_is_no_number_skips_the_command_and_bash_goes_on
     )
     assert done.stdout == "serve []\nafter\n"
     assert "division by 0" in done.stderr
+
+
+GREP = shutil.which("grep")
+_GREP_CASES = [
+    "-q '^health_check:'",
+    "-qi '^HEALTH_CHECK:'",
+    "-q -e '^nothing:' -e 'max_attempts: [0-9]*'",
+    "-qE 'max_attempts: [0-9]+$'",
+    "-q 'max_attempts: 1440\\|x'",
+    "-qs 'Health'",
+    "-qiE 'health_(check|probe)'",
+]
+_GREP_TEXTS = ["health_check:\n  max_attempts: 1440\n", "name: x\nHEALTH: 1\n", ""]
+
+
+@pytest.mark.skipif(GREP is None, reason="grep is not installed")
+@pytest.mark.parametrize("options", _GREP_CASES)
+@pytest.mark.parametrize("text", _GREP_TEXTS)
+def test_the_grep_probe_agrees_with_grep(options: str, text: str, tmp_path: Path) -> None:
+    """A launcher's `if grep -q ... "$CONFIG_FILE"` decided on the recipe's text as grep does
+    (options it does not model are undecided, never guessed)."""
+    from benchlint.launcher import LauncherModel
+
+    script = parse_file(SourceText("l.sh", f'grep {options} "$CONFIG_FILE"\n'.encode()))
+    command = next(c for c in script.commands if c.base == "grep")
+    decided = LauncherModel(script).grep_probe(text)(command)
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(text)
+    done = subprocess.run(
+        [BASH or "bash", "-c", f'grep {options} "$CONFIG_FILE"'],
+        env={"PATH": os.environ.get("PATH", ""), "CONFIG_FILE": str(recipe), "LC_ALL": "C"},
+        capture_output=True,
+        timeout=10,
+    )
+    assert decided is not None, options
+    assert decided == (done.returncode == 0), (options, text)

@@ -1137,9 +1137,8 @@ class _Builder:
                 self.assignment_node(command, child, kind, exported)
             elif child.type == "variable_name":
                 self.assign(command, self.script.text_of(child), None, syn(child), kind, exported)
-            elif child.type != "comment" and not (
-                child.type in ("word", "concatenation") and self.word(child).static
-            ):  # `export "$k=$v"`, `export $(grep -v '^#' .env | xargs)`: names known at run time
+            elif child.type != "comment" and not self.word(child).static:
+                # `export "$k=$v"`, `export $(grep -v '^#' .env | xargs)`: names known at run time
                 self.assign(command, "", None, syn(child), "dynamic", exported)
                 self.walk_inside(child, ctx)
 
