@@ -258,20 +258,38 @@ class LauncherModel:
         if mirror is not None:
             self.overlays.append(Overlay(mirror, "recipes", command, if_present=True))
             return
+        into = not any(
+            w.value == "--no-target-directory"
+            or (w.value.startswith("-") and not w.value.startswith("--") and "T" in w.value)
+            for w in command.args
+        )
         for written, from_ in self._values(operands[0].value, command):
             for copied_to, to in self._values(operands[1].value, command):
-                self._add_overlay(written, copied_to, command, from_ + to)
+                self._add_overlay(written, copied_to, command, from_ + to, into)
 
     def _add_overlay(
-        self, written: str, copied_to: str, command: Command, givers: tuple[Command, ...]
+        self,
+        written: str,
+        copied_to: str,
+        command: Command,
+        givers: tuple[Command, ...],
+        into: bool = False,
     ) -> None:
+        """`into`: a folder copied without `-T` lands inside the target when the target is a
+        folder that exists: `cp -r DIR recipes/` in the srt-slurm checkout (which has
+        `recipes/`) makes `recipes/DIR`; `rsync -a DIR recipes/x` always does (`DIR/`: its
+        content)."""
+        content = re.search(r"/(?:\*|\.)?$", written) is not None  # DIR/*, DIR/., DIR/
         source = _repository_path(re.sub(r"/(?:\*|\.)?$", "", written))  # DIR/* is DIR's content
         target = _checkout_path(copied_to)
         if source is None or target is None:
             return
         source, target = source.rstrip("/"), target.rstrip("/")
         is_file = source.endswith((".yaml", ".yml"))
-        if is_file and not target.endswith((".yaml", ".yml")):  # `cp recipe.yaml recipes/dir/`
+        # `cp recipe.yaml recipes/dir/`; a folder landing inside the target (`into`)
+        file_into = is_file and not target.endswith((".yaml", ".yml"))
+        nests = into and not is_file and not content
+        if file_into or (nests and (command.base == "rsync" or target == "recipes")):
             target = f"{target}/{source.rsplit('/', 1)[-1]}"
         self.overlays.append(Overlay(source, target, command, givers=givers))
 
