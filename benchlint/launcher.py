@@ -285,6 +285,10 @@ class LauncherModel:
         if source is None or target is None:
             return
         source, target = source.rstrip("/"), target.rstrip("/")
+        for earlier in reversed(self.overlays):  # `cp recipes/local/a.yaml recipes/local/b.yaml`
+            if source.startswith(earlier.target + "/") and not earlier.if_present:
+                source = earlier.source + source[len(earlier.target) :]  # a copy of a copy
+                break
         is_file = source.endswith((".yaml", ".yml"))
         # `cp recipe.yaml recipes/dir/`; a folder landing inside the target (`into`)
         file_into = is_file and not target.endswith((".yaml", ".yml"))
