@@ -556,20 +556,26 @@ def reaching(name: str, command: Command) -> list[Assignment]:
 
 
 def _recipe_variables(script: Script) -> set[str]:
-    """CONFIG_FILE and the like, and every variable assigned from one of them (transitively)."""
+    """CONFIG_FILE and the like, and every variable assigned from one of them (transitively),
+    where the value ends with it (`"${CONFIG_FILE%%:*}"`, `"$SRT_DIR/$CONFIG_FILE"`): not a
+    name made from it for another file (`"${CONFIG_PATH%.yaml}-eval.yaml"`, `"$CONFIG_PATH.x"`)."""
     names = set(RECIPE_VARIABLES)
     # only assignments that expand something can take a recipe variable's value
     candidates = [a for a in script.assignments if a.value is not None and "$" in a.value.text]
     changed = True
     while changed:
         changed = False
-        reads = re.compile(r"\$\{?(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+        alternatives = "|".join(map(re.escape, sorted(names)))
+        reads = re.compile(r"\$\{?(?:" + alternatives + r")\b")
+        ends = re.compile(
+            r"\$(?:\{(?:" + alternatives + r")(?:[%#][^}]*)?\}|(?:" + alternatives + r"))$"
+        )
         for assignment in candidates:
             value = assignment.value
             if value is None or assignment.name in names:
                 continue
             # the raw text first: quote removal is dear, and keeps `$NAME` and `${NAME` as written
-            if reads.search(value.text) and reads.search(value.value):
+            if reads.search(value.text) and ends.search(value.value):
                 names.add(assignment.name)
                 changed = True
     return names
