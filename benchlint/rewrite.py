@@ -148,7 +148,9 @@ def compile_pattern(expression: str, extended: bool, flags: str = "") -> regex.P
         raise RewriteError(f"the expression {expression!r} depends on a shell variable")
     import regex
 
-    options = regex.V0 | regex.DOTALL  # `.` matches a newline in the pattern space
+    # `.` matches a newline in the pattern space; POSIX: the leftmost match is the longest
+    # (`s/(fp8|fp8_e4m3)/.../` on `fp8_e4m3` takes all of it, as sed does)
+    options = regex.V0 | regex.DOTALL | regex.POSIX
     if "I" in flags or "i" in flags:
         options |= regex.IGNORECASE
     translated = translate(expression, extended)

@@ -288,8 +288,9 @@ REGEXES_BRE = [
     "a\\{2\\}",
     "[\\t]",  # GNU sed: a TAB, also inside brackets
     "[\\\\t]",  # a backslash or a t
+    "a\\|ab",  # POSIX: the longest of the alternatives that match here
 ]
-REGEXES_ERE = ["a+", "(a|b)x", "^(ab)+$", "[[:digit:]]+", "a{1,2}", "b?$"]
+REGEXES_ERE = ["a+", "(a|b)x", "^(ab)+$", "[[:digit:]]+", "a{1,2}", "b?$", "(a|ab)", "(a|ab)(b*)"]
 ADDRESSES = ["", "1", "2", "$", "/a/", "/^b/", "1,2", "2,$", "/a/,/b/", "0,/a/", "/x/,$", "1!"]
 TEXTS = st.text(alphabet="abx1 \n\t\\", max_size=30)
 
@@ -654,3 +655,24 @@ def test_the_grep_probe_agrees_with_grep(options: str, text: str, tmp_path: Path
     )
     assert decided is not None, options
     assert decided == (done.returncode == 0), (options, text)
+
+
+@needs_gnu_sed
+@pytest.mark.parametrize(
+    ("script", "extended", "text"),
+    [
+        ("s/(a|ab)/X/", True, "ab\n"),  # POSIX leftmost-longest: the whole `ab`
+        ("s/dtype: (fp8|fp8_e4m3)/dtype: fp8_e4m3/", True, "dtype: fp8_e4m3\n"),
+        ("s/a\\|ab/X/g", False, "abab\n"),
+        ("s/[\\t]/  /g", False, "a\tt\n"),  # a TAB inside brackets
+        ("s/x: [0-9]*/x: 4/w /dev/null", False, "x: 8, dp: x: 8\n"),  # `w FILE` is no flag g
+    ],
+)
+def test_sed_cases_agree_with_gnu_sed(script: str, extended: bool, text: str) -> None:
+    import tempfile
+
+    from benchlint.rewrite import parse_sed, run_sed
+
+    with tempfile.TemporaryDirectory() as tmp:
+        expected = _gnu_sed(script, text, extended, tmp)
+    assert run_sed(parse_sed(script, extended), text) == expected
