@@ -1093,7 +1093,12 @@ class _Builder:
             return
         self.walk(body, ctx)
         heredocs = [c for c in node.named_children if c.type == "heredoc_redirect"]
-        command = self.by_node.get(body.id)
+        last = body
+        while last.type in ("list", "pipeline") and last.named_child_count:
+            # tree-sitter-bash puts `a || b >> f` and `a | b > f` under one redirect; bash gives
+            # it to the last command
+            last = last.named_children[-1]
+        command = self.by_node.get(last.id)
         if command is not None:
             for child in node.named_children:
                 self.redirect(command, child)
