@@ -143,6 +143,10 @@ def _bracket_end(expression: str, start: int) -> int:
     raise RewriteError(f"unterminated bracket expression in {expression!r}")
 
 
+_DUP_MAX = 32767  # RE_DUP_MAX of GNU's regex library
+_COUNTS = re.compile(r"(?<!\\)\{(\d+)(?:,(\d*))?\}")
+
+
 def compile_pattern(expression: str, extended: bool, flags: str = "") -> regex.Pattern[str]:
     if PLACEHOLDER.search(expression):
         raise RewriteError(f"the expression {expression!r} depends on a shell variable")
@@ -154,6 +158,9 @@ def compile_pattern(expression: str, extended: bool, flags: str = "") -> regex.P
     if "I" in flags or "i" in flags:
         options |= regex.IGNORECASE
     translated = translate(expression, extended)
+    if any(int(n) > _DUP_MAX for pair in _COUNTS.findall(translated) for n in pair if n):
+        # GNU sed: "Regular expression too big"; the launcher fails there
+        raise RewriteError(f"sed rejects the expression {expression!r}: a count above {_DUP_MAX}")
     if "M" in flags or "m" in flags:
         options |= regex.MULTILINE
         translated = translated.replace(END, "$")
