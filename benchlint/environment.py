@@ -247,6 +247,9 @@ def _tested_for_empty(exit_command: Command) -> set[str]:
     if not cased and not any(_EMPTY_SHAPED.search(text) for text in texts):
         return found  # (deciding a guard parses the script again: only where it can tell)
     names = {name for text in texts for name in _GUARD_READ.findall(text)}
+    names |= {  # `(( PORT > 0 ))` reads PORT without a `$`
+        name for text in texts if text.lstrip().startswith("((") for name in _NAME.findall(text)
+    }
     for name in sorted(names - found):
         if guards_hold(script, exit_command.guards, _EmptyOnly(name)) is True:
             found.add(name)
@@ -258,8 +261,9 @@ def _tested_for_empty(exit_command: Command) -> set[str]:
 # by its path (`[ ! -d "$X" ]`: no file has the empty path)
 _EMPTY_SHAPED = re.compile(
     r"\"\"|''|\$\{#|=~|!?==?|-(?:eq|ne|lt|le|gt|ge)\b|^\s*(?:\[\[?|test)\s+\"?\$"
-    r"|-[bcdefghkprsuwxGLNOS]\s+\"?\$"
+    r"|-[bcdefghkprsuwxGLNOS]\s+\"?\$|^\s*\(\("
 )
+_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 # a variable a guard reads: `$X`, `${X}`, `${#X}`, `${X:-}`
 _GUARD_READ = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
 

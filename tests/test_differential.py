@@ -112,6 +112,13 @@ def _leaf() -> st.SearchStrategy[str]:
             word,
         ),
         st.sampled_from(["true", "false", ": ok"]),
+        st.builds(
+            lambda a, op, n: f"(( {a} {op} {n} ))",
+            st.sampled_from(["A", "B"]),
+            st.sampled_from([">", "<", ">=", "<=", "==", "!="]),
+            st.sampled_from(["0", "1", "8"]),
+        ),
+        st.builds(lambda a: f"(( {a} ))", st.sampled_from(["A", "B"])),
     )
 
 

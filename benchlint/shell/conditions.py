@@ -5,6 +5,7 @@ A condition is None (a command or construct whose status is not modelled), or a 
 - `("test", double, expression)`: `[ ... ]` (double False) or `[[ ... ]]` (True);
 - `("not", condition)`, `("and", left, right)`, `("or", left, right)`: `!`, `&&`, `||`;
 - `("const", value)`: `true`, `:`, `false`;
+- `("arith", op, left, right)`: `(( NAME OP NUMBER ))` and the like (see `arithmetic`);
 - `("command", command)`: another simple command, which a probe may decide (`grep -q`).
 
 An expression (inside a test) is None (an operator not modelled), or:
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 Condition = tuple[Any, ...] | None
 
+_ARITHMETIC_COMPARISONS = frozenset({">", "<", ">=", "<=", "==", "!="})
 # the tests of a file by its path (`[ -d "$DIR" ]`): none holds for the empty path
 _FILE_TESTS = frozenset(
     {"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-u", "-w", "-x"}
@@ -52,6 +54,37 @@ class Compiler:
         self.syn = syn
         self.command_at = command_at
 
+    def arithmetic(self, node: Node) -> Condition:
+        """`(( NAME OP NUMBER ))`, `(( NUMBER OP NAME ))` (OP a comparison) or `(( NAME ))`:
+        `("arith", op, left, right)`, each side `("name", text)` or `("number", value)`; any
+        other arithmetic is not modelled."""
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if len(inner) != 1:
+            return None
+        expression = inner[0]
+        if expression.type in ("variable_name", "word"):
+            return ("arith", "!=", self.operand(expression), ("number", 0))
+        if expression.type != "binary_expression":
+            return None
+        left = expression.child_by_field_name("left")
+        right = expression.child_by_field_name("right")
+        operator = expression.child_by_field_name("operator")
+        if left is None or right is None or operator is None:
+            return None
+        op = self.text_of(operator)
+        sides = (self.operand(left), self.operand(right))
+        if op not in _ARITHMETIC_COMPARISONS or None in sides:
+            return None
+        return ("arith", op, *sides)
+
+    def operand(self, node: Node) -> tuple[str, Any] | None:
+        text = self.text_of(node)
+        if node.type == "number" and text.isdigit() and (text == "0" or text[0] != "0"):
+            return ("number", int(text))
+        if node.type in ("variable_name", "word") and text.isidentifier():
+            return ("name", text)
+        return None
+
     def condition(self, node: Node) -> Condition:
         kind = node.type
         if kind == "test_command":
@@ -60,6 +93,8 @@ class Compiler:
                 return None
             double = self.text_of(node).startswith("[[")
             return ("test", double, self.expression(inner[0]))
+        if kind == "compound_statement" and node.child_count and node.children[0].type == "((":
+            return self.arithmetic(node)
         if kind == "negated_command":
             inner_nodes = node.named_children
             return ("not", self.condition(inner_nodes[-1]) if inner_nodes else None)

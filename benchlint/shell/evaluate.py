@@ -158,9 +158,31 @@ def condition(script: Script, tree: Condition, env: Env, probe: Probe | None = N
         return _or(condition(script, tree[1], env, probe), condition(script, tree[2], env, probe))
     if kind == "const":
         return bool(tree[1])
+    if kind == "arith":
+        return _arithmetic(tree[1], _number(tree[2], env), _number(tree[3], env))
     if kind == "command" and probe is not None and tree[1] is not None:
         return probe(tree[1])
     return None
+
+
+def _number(side: tuple[str, object], env: Env) -> int | None:
+    """A side of an arithmetic comparison: a number, or a variable's value read as bash's
+    arithmetic reads it where that is sure (empty or unset: 0; a plain decimal: itself); a
+    value that names another variable or is an expression: not known."""
+    if side[0] == "number":
+        return side[1] if isinstance(side[1], int) else None
+    value = env.get(str(side[1]))
+    if value is None:
+        return None
+    if value == "":
+        return 0
+    return int(value) if _INTEGER.fullmatch(value) else None
+
+
+def _arithmetic(op: str, a: int | None, b: int | None) -> bool | None:
+    if a is None or b is None:
+        return None
+    return {">": a > b, "<": a < b, ">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b}[op]
 
 
 def _and(left: bool | None, right: bool | None) -> bool | None:
