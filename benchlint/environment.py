@@ -243,6 +243,7 @@ def _tested_for_empty(exit_command: Command) -> set[str]:
     found = {name for name, empty in runs_when_empty(exit_command).items() if empty}
     script = exit_command.script
     texts = [script.text_of(guard.node) for guard in exit_command.guards]
+    found |= _checked_by_name(exit_command)
     cased = any(guard.patterns for guard in exit_command.guards)  # `case "$X" in "") exit`
     if not cased and not any(_EMPTY_SHAPED.search(text) for text in texts):
         return found  # (deciding a guard parses the script again: only where it can tell)
@@ -264,6 +265,35 @@ _EMPTY_SHAPED = re.compile(
     r"|-[bcdefghkprsuwxGLNOS]\s+\"?\$|^\s*\(\("
 )
 _NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+# `[ -z "${!v}" ]`, `[[ -n ${!v:-} ]]`: the variable a loop variable names, tested for empty
+_INDIRECT_TEST = re.compile(
+    r"^\s*\[\[?\s+-([zn])\s+\"?\$\{!([A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}\"?\s*\]\]?\s*$"
+)
+
+
+def _checked_by_name(exit_command: Command) -> set[str]:
+    """`for v in MODEL_PATH PORT; do [ -z "${!v}" ] && exit 1; done`: each name of the loop's
+    list (written plainly) whose emptiness, read through the loop variable, ends the script."""
+    script = exit_command.script
+    loops = set()
+    for guard in exit_command.guards:
+        match = _INDIRECT_TEST.match(script.text_of(guard.node))
+        if match is not None and (match.group(1) == "z") == guard.expect:
+            loops.add(match.group(2))
+    if not loops or not exit_command.loops:
+        return set()
+    found: set[str] = set()
+    for loop in exit_command.loops:
+        node = script.syntax(loop)
+        variable = node.child_by_field_name("variable") if node.type == "for_statement" else None
+        if variable is None or script.text_of(variable) not in loops:
+            continue
+        values = [script.text_of(v) for v in node.children_by_field_name("value")]
+        if all(v.isidentifier() for v in values):
+            found.update(values)
+    return found
+
+
 # a variable a guard reads: `$X`, `${X}`, `${#X}`, `${X:-}`
 _GUARD_READ = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
 

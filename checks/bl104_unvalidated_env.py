@@ -10,8 +10,9 @@ it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the script'
 `: "${X:?}"`, or an `exit` (or a call of a function that always exits: `die`, `usage`) under a
 condition that holds when X is empty, as the condition evaluator decides it (`[[ -z $X ]] &&
 exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, a length of 0,
-`case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`; for a launch in a
-function, a `return` of that function before it too) — in the script, or in
+`case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`, `(( X > 0 )) ||
+exit`; a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`; for a launch in a function, a
+`return` of that function before it too) — in the script, or in
 the scripts that start it before they do, on every way the repository starts it (a launcher's
 entrypoint that checks its variables and then runs a worker script; a container run passes only
 the variables it names with `-e`). A variable every such way
