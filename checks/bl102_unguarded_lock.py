@@ -47,8 +47,8 @@ command only with the lock held. A `||` that calls a function or a command bench
 know is taken to handle the failure.
 `flock -u` releases a lock and is not an acquisition. An `exit` inside `|| ( ... )` ends only
 that subshell: the failure is not handled. A blocking flock behind `timeout N` fails when the
-timeout kills it. `flock -n 9 && work || echo busy` runs
-the work only with the lock: not reported. errexit is bash's state where the flock runs: for one
+timeout kills it. `flock -n 9 && work || echo busy` runs the work only with the lock: not
+reported. errexit is bash's state where the flock runs: for one
 in a function, at each of the function's calls (a function defined above `set -e` and called
 after it stops at a failing flock), and a flock that is the function's last command gives the
 call its status (`if ! acquire_lock; then exit 1; fi` handles it); a file the script sources

@@ -7,8 +7,7 @@ and reports:
   where absent) that is not shorter than the Slurm wall time (`slurm.time_limit`, else the
   `default_time_limit` the launcher writes into `srtslurm.yaml` on that entry's branch; a
   `time_limit` it cannot read as a duration, `UNLIMITED`, is passed to Slurm as written: not
-  compared); a
-  recipe that leaves the window to the default is reported at its `time_limit`;
+  compared); a recipe that leaves the window to the default is reported at its `time_limit`;
 - a `VLLM_ENGINE_READY_TIMEOUT_S` longer than that window (once per value in a recipe: the same
   timeout set for its prefill and decode workers is one report, the other places related), as the
   launcher leaves it and as PyYAML reads it (the last of a repeated key);
