@@ -149,6 +149,7 @@ _EMPTY_TEST = re.compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 _ASSIGNING = frozenset({"read", "for", "default", "arithmetic"})  # set without a word
+_UNUSUAL = frozenset({"local", "unexport", "dynamic"})  # kinds `states_before` treats apart
 
 
 def _provenance(at: Provenance | Assignment, made: dict[int, Provenance]) -> Provenance:
@@ -257,11 +258,12 @@ def _tested_for_empty(exit_command: Command) -> set[str]:
     return found
 
 
-# a guard that can hold on an empty value other than by `-z`/`-n`: a comparison (with "", a
-# value, a number), a length, a regular expression, a test of a word (`[ "$X" ]`) or of a file
-# by its path (`[ ! -d "$X" ]`: no file has the empty path)
+# a guard that can tell an empty value other than by `-z`/`-n`: a comparison with "", a length,
+# a regular expression, a test of a lone word (`[ "$X" ]`) or of a file by its path (`[ ! -d
+# "$X" ]`: no file has the empty path), arithmetic (deciding a guard parses the script again:
+# only these shapes are worth it)
 _EMPTY_SHAPED = re.compile(
-    r"\"\"|''|\$\{#|=~|!?==?|-(?:eq|ne|lt|le|gt|ge)\b|^\s*(?:\[\[?|test)\s+\"?\$"
+    r"\"\"|''|\$\{#|=~|^\s*(?:\[\[?|test)\s+\"?\$\{?\w+\}?\"?\s*(?:\]\]?)?\s*$"
     r"|-[bcdefghkprsuwxGLNOS]\s+\"?\$|^\s*\(\("
 )
 _NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
@@ -308,7 +310,7 @@ class _EmptyOnly:
         return "" if name == self.name else None
 
 
-def _always_exits(script: Script, function: str) -> bool:
+def _always_exits(script: Script, function: str) -> bool:  # (cached by Environment)
     """A function whose body runs `exit` whatever happens (`die() { echo "$*" >&2; exit 1; }`)."""
     return any(c.base == "exit" and not c.guards and not c.subshell for c in script.body(function))
 
@@ -329,6 +331,7 @@ class Environment:
         self._cuts: list[str] = []  # the files where a cycle of calls or sources was cut
         self._function_effects: dict[tuple[int, str], tuple[Script, list[Command]]] = {}
         self._empty_exits: dict[int, tuple[Command, set[str]]] = {}
+        self._exiting: dict[tuple[int, str], tuple[Script, bool]] = {}
         # id(script) -> (script, what _state_changes found in it)
         self._changes: dict[
             int, tuple[Script, list[tuple[int, Command, Call | None]], list[tuple[int, str]]]
@@ -354,19 +357,18 @@ class Environment:
         def apply(command: Command, depth: int = 0) -> None:
             nonlocal unknown
             for assignment in command.assignments:
-                if assignment.kind == "local":
-                    continue  # gone when the function returns
-                if assignment.kind == "unexport":  # `export -n PORT` (`=value` still assigns)
-                    exported.pop(assignment.name, None)
-                    if assignment.value is not None:
-                        assigned[assignment.name] = assignment
-                    continue
-                if assignment.kind == "dynamic":
-                    line = assignment.span.line
-                    unknown = unknown or f"sets a variable named at run time (line {line})"
-                    continue
+                kind = assignment.kind
+                if kind in _UNUSUAL:
+                    if kind == "unexport":  # `export -n PORT` (`=value` still assigns)
+                        exported.pop(assignment.name, None)
+                        if assignment.value is not None:
+                            assigned[assignment.name] = assignment
+                    elif kind == "dynamic":
+                        line = assignment.span.line
+                        unknown = unknown or f"sets a variable named at run time (line {line})"
+                    continue  # (a local is gone when the function returns)
                 name = assignment.name
-                if assignment.value is not None or assignment.kind in _ASSIGNING:
+                if assignment.value is not None or kind in _ASSIGNING:
                     assigned[name] = assignment
                 if assignment.exported:
                     exported[name] = assigned.get(name, assignment)
@@ -378,7 +380,7 @@ class Environment:
             elif base == "eval":
                 unknown = unknown or "eval"
             elif base in functions and depth < 3:  # a call: what the body sets, set here
-                if _always_exits(functions[base], base):  # `[[ -z $X ]] && die "..."`
+                if self._always_exits(functions[base], base):  # `[[ -z $X ]] && die "..."`
                     validated.update(self.tested_for_empty(command))
                 for inner in self._effects(functions[base], base):
                     apply(inner, depth + 1)
@@ -413,6 +415,13 @@ class Environment:
                 dict(functions),
             )
         return [state for state in states if state is not None]
+
+    def _always_exits(self, script: Script, function: str) -> bool:
+        key = (id(script), function)
+        known = self._exiting.get(key)
+        if known is None or known[0] is not script:
+            known = self._exiting[key] = (script, _always_exits(script, function))
+        return known[1]
 
     def tested_for_empty(self, command: Command) -> set[str]:
         """The variables whose emptiness sends the script to this exit (or call of a function

@@ -91,6 +91,12 @@ def _yaml_plain(text: str) -> Value:
     return text
 
 
+def input_names(text: str) -> tuple[str, ...]:
+    """The inputs an `env:` value's expression may read (none when it is not one)."""
+    parsed = _parsed(text)
+    return parsed[1] if parsed is not None else ()
+
+
 @functools.lru_cache(maxsize=256)
 def _parsed(text: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]] | None:
     """The expression's tokens and the inputs it may read; None when the text is not one

@@ -22,7 +22,7 @@ from typing import Any
 from benchlint import profile
 from benchlint.calls import resolve as resolve_call
 from benchlint.calls import script_word
-from benchlint.expressions import evaluate, typed_inputs
+from benchlint.expressions import evaluate, input_names, typed_inputs
 from benchlint.finding import Location, Span
 from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite, launcher_model
 from benchlint.layout import launcher_candidates, runner_labels
@@ -270,6 +270,7 @@ class Wiring:
         self._effective: dict[tuple[int, str, int], Effective | None] = {}
         self._decisions = Decisions()
         self._unknowns: dict[frozenset[str], frozenset[str]] = {}
+        self._inputs_read: dict[int, tuple[LauncherStep, frozenset[str]]] = {}
 
     # The master configs, runners.yaml and workflows are read when first asked for: a process
     # that lints only entrypoint scripts may never need them.
@@ -484,6 +485,14 @@ class Wiring:
             route = handed
         return route
 
+    def _step_inputs(self, step: LauncherStep) -> frozenset[str]:
+        """The inputs the step's `env:` expressions read (worked out once per step)."""
+        known = self._inputs_read.get(id(step))
+        if known is None or known[0] is not step:
+            names = frozenset(n for text in step.values.values() for n in input_names(text))
+            known = self._inputs_read[id(step)] = (step, names)
+        return known[1]
+
     def _step_for(self, entry: Entry) -> LauncherStep | None:
         matching = [s for s in self.steps if s.multinode == entry.multinode]
         return matching[0] if matching else (self.steps[0] if self.steps else None)
@@ -499,7 +508,9 @@ class Wiring:
         # says (`SPEC_DECODING: ${{ inputs.spec-decoding }}`, not `SPEC_DECODING: mtp`)
         known = entry_environment(element, () if step is not None else None)
         if step is not None:  # `${{ inputs.scenario-type == 'agentic-coding' && ... }}`
-            inputs = typed_inputs(workflow_inputs(element), step.input_types, _quoted(element))
+            read = self._step_inputs(step)  # (only the inputs its expressions read)
+            given = {k: v for k, v in workflow_inputs(element).items() if k in read}
+            inputs = typed_inputs(given, step.input_types, _quoted(element))
             for name, text in step.values.items():
                 if name not in known and "${{" in text:
                     value = evaluate(text, inputs)
@@ -1018,9 +1029,11 @@ def _diff(before: Leaves, after: Leaves) -> list[Change]:
     """What changed from one document's leaves to another's (an empty or null value that the
     rewrite fills with keys is no removal)."""
     changes: list[Change] = []
-    filled = {path[:i] for path in after for i in range(1, len(path))}
+    filled: set[tuple[str, ...]] | None = None  # the paths under which `after` has keys
     for path, (key, value) in before.items():
         if path not in after:
+            if filled is None:
+                filled = {p[:i] for p in after for i in range(1, len(p))}
             if path not in filled:
                 changes.append(Change(path, key, value, None))
             continue

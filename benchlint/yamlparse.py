@@ -42,7 +42,7 @@ from benchlint.yamlmodel import (
 )
 
 # a key text PyYAML may read as the same key as another text: a number, a boolean, null
-_MAY_EQUAL = re.compile(r"[-+.0-9~]|(?i:y|yes|n|no|true|false|on|off|null)$")
+_MAY_EQUAL = re.compile(r"^(?:[-+.0-9~]|(?i:yes|no|true|false|on|off|null)$)", re.MULTILINE)
 
 _CParser: Any
 try:
@@ -178,7 +178,7 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 if is_map and len(children) > 1:
                     keys = [k.value for k, _ in children if k.kind == "scalar"]
                     # (the same text twice, or a key PyYAML may read as another's: `yes`, `1.0`)
-                    if len(set(keys)) < len(keys) or any(_MAY_EQUAL.match(k) for k in keys):
+                    if len(set(keys)) < len(keys) or _MAY_EQUAL.search("\n".join(keys)):
                         repeats.append(node)
                 children, is_map, pending = frame[0], frame[1], frame[2]
             elif kind is AliasEvent:

@@ -135,7 +135,8 @@ def _calls_handle(command: Command) -> bool:
     exit 1; fi`, `acquire_lock || exit 1`)."""
     script, name = command.script, command.function
     body = [c for c in script.commands if c.function == name and not c.subshell]
-    end = script.syntax(command.statement()).end_byte
+    # (its statement ends after what runs when it fails: `flock -n 9 || return 1`)
+    end = max([command.node.end_byte, *(c.node.end_byte for c in command.on_failure())])
     last = all(c.node.start_byte < end for c in body)
     calls = [c for c in script.commands if c.base == name and c.function != name]
     if not calls:
@@ -220,7 +221,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue  # `flock -n 9 && work || echo busy`: the work runs only with the lock
             if command.function is not None and _calls_handle(command):
                 continue
-            errexit = _errexit_with_sources(ctx, command)
             shell = _shell_name(command)
             carries_on = _carries_on(command) if command.or_guarded else None
             shown = ""
@@ -233,7 +233,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             elif (
                 command.tested
                 or command.or_guarded
-                or errexit
+                or _errexit_with_sources(ctx, command)
                 or command.next_statement_reads_status()
             ):
                 continue

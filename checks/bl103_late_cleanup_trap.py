@@ -241,12 +241,13 @@ _KILL_BY_NAME = re.compile(r"\b(?:pkill|killall)\s+(?:-[A-Za-z0-9]+\s+)*[\"']?([
 
 
 def _releases(resource: Resource, text: str) -> bool:
-    if resource.what == "background process":
+    if resource.what == "background process" and "kill" in text:
         if _KILL_ALL.search(text):
             return True
-        program = _program(resource.acquired_by)
-        if program and any(m.group(1) == program for m in _KILL_BY_NAME.finditer(text)):
-            return True
+        if "pkill" in text or "killall" in text:
+            program = _program(resource.acquired_by)
+            if program and any(m.group(1) == program for m in _KILL_BY_NAME.finditer(text)):
+                return True
     if not resource.release.search(text):
         return False
     if resource.variable is None:

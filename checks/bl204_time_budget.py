@@ -237,9 +237,12 @@ def _engine_timeouts(node: YNode | None) -> Iterator[tuple[YNode, YNode]]:
     if node is None:
         return
     for mapping in YamlDocument.collections(node):
-        found = [(k, v) for k, v in mapping.pairs if k.is_scalar and k.value == _TIMEOUT]
-        if found:  # the one PyYAML keeps: the last
-            yield found[-1]
+        last = None
+        for key, value in mapping.pairs:
+            if key.is_scalar and key.value == _TIMEOUT:
+                last = (key, value)
+        if last is not None:  # the one PyYAML keeps: the last
+            yield last
 
 
 Problem = tuple[YNode | None, str, tuple[Location, ...]]  # where, message, places it concerns

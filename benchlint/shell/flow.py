@@ -108,6 +108,7 @@ class Flow:
         self._positions: dict[int, int] | None = None  # every command's place in the script
         self._quiet: dict[str, bool] = {}
         self._bodies: dict[str, list[Command]] | None = None
+        self._traps_in: dict[str, list[Command]] | None = None
 
     @property
     def sourced(self) -> bool:
@@ -227,12 +228,20 @@ class Flow:
                 if trap is not None:
                     found.append((i, trap))
             elif command.base is not None and command.base in self.script.functions:
-                for inner in self.script.commands:
-                    if inner.function == command.base and inner.base == "trap":
-                        trap = self._trap(inner)
-                        if trap is not None:
-                            found.append((i, trap))
+                for inner in self._function_traps().get(command.base, ()):
+                    trap = self._trap(inner)
+                    if trap is not None:
+                        found.append((i, trap))
         return found
+
+    def _function_traps(self) -> dict[str, list[Command]]:
+        """The `trap` commands of each function's body, found in one pass."""
+        if self._traps_in is None:
+            self._traps_in = {}
+            for c in self.script.commands:
+                if c.function is not None and c.base == "trap":
+                    self._traps_in.setdefault(c.function, []).append(c)
+        return self._traps_in
 
     def _trap(self, command: Command) -> Trap | None:
         args = [w.value for w in command.args]
