@@ -136,6 +136,7 @@ def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
         if form != FORMAT:
             return None
         decoded = [_unfinding(f) for f in findings]
+        undecided = {what: [_unlocation(w) for w in where] for what, where in counts}
         lost = [Failure(path, message, Span(*span)) for path, message, span in failures]
         covered = Coverage(*coverage) if coverage is not None else None
     except (TypeError, ValueError):
@@ -145,7 +146,7 @@ def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     ws.templates.update(templates)
     result = Result(ws.root, rules, decoded, lost, files_read, [], ws)
     result.coverage = covered
-    result.undecided = {what: [_unlocation(w) for w in where] for what, where in counts}
+    result.undecided = undecided
     result.partial = [(path, line) for path, line in partial]
     result.templates = list(skipped)
     return result

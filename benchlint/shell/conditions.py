@@ -64,18 +64,23 @@ class Compiler:
         expression = inner[0]
         if expression.type in ("variable_name", "word"):
             return ("arith", "!=", self.operand(expression), ("number", 0))
-        if expression.type != "binary_expression":
+        parts = self.binary(expression) if expression.type == "binary_expression" else None
+        if parts is None:
             return None
-        left = expression.child_by_field_name("left")
-        right = expression.child_by_field_name("right")
-        operator = expression.child_by_field_name("operator")
-        if left is None or right is None or operator is None:
-            return None
-        op = self.text_of(operator)
+        left, op, right = parts
         sides = (self.operand(left), self.operand(right))
         if op not in _ARITHMETIC_COMPARISONS or None in sides:
             return None
         return ("arith", op, *sides)
+
+    def binary(self, node: Node) -> tuple[Node, str, Node] | None:
+        """A binary expression's left side, operator and right side."""
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        operator = node.child_by_field_name("operator")
+        if left is None or right is None or operator is None:
+            return None
+        return left, self.text_of(operator), right
 
     def operand(self, node: Node) -> tuple[str, Any] | None:
         text = self.text_of(node)
@@ -134,12 +139,10 @@ class Compiler:
                 return ("file", op, self.syn(operands[0]))
             return None
         if kind == "binary_expression":
-            left = node.child_by_field_name("left")
-            right = node.child_by_field_name("right")
-            operator = node.child_by_field_name("operator")
-            if left is None or right is None or operator is None:
+            parts = self.binary(node)
+            if parts is None:
                 return None
-            op = self.text_of(operator)
+            left, op, right = parts
             if op in ("&&", "-a"):
                 return ("and", self.expression(left), self.expression(right))
             if op in ("||", "-o"):
