@@ -354,10 +354,13 @@ class Environment:
         functions: dict[str, Script] = dict.fromkeys(script.functions, script)
         changes, validations = self._state_changes(script)
 
-        def apply(command: Command, depth: int = 0) -> None:
+        def apply(command: Command, depth: int = 0, own: bool = False) -> None:
+            """`own`: a command of the function the offset is in (its locals are there)."""
             nonlocal unknown
             for assignment in command.assignments:
                 kind = assignment.kind
+                if own and kind == "local":
+                    kind = "assign"
                 if kind in _UNUSUAL:
                     if kind == "unexport":  # `export -n PORT` (`=value` still assigns)
                         exported.pop(assignment.name, None)
@@ -402,6 +405,13 @@ class Environment:
                         validated |= sourced.validated
                         unknown = unknown or sourced.unknown
                         functions.update(sourced.functions)
+            # inside a function, what its body did before the offset (`main() { PORT=8000;
+            # export PORT="$PORT"; }`): on copies, as the next offsets do not see it
+            body = self._body_before(script, before)
+            if body:
+                saved = (dict(assigned), dict(exported), set(validated), unknown)
+                for command in body:
+                    apply(command, own=True)
             made: dict[int, Provenance] = {}  # one Provenance per assignment: the dicts share
             states[i] = ScriptState(
                 # (most entries of a script that sources a library are its Provenances)
@@ -414,7 +424,22 @@ class Environment:
                 unknown,
                 dict(functions),
             )
+            if body:
+                assigned, exported, validated, unknown = saved
         return [state for state in states if state is not None]
+
+    def _body_before(self, script: Script, offset: int) -> list[Command]:
+        """The state-changing commands of the function whose body holds `offset` (the
+        innermost), before it."""
+        inside = [
+            (where.end_byte - where.start_byte, name)
+            for name, where in script.functions.items()
+            if where.start_byte < offset < where.end_byte
+        ]
+        if not inside:
+            return []
+        name = min(inside)[1]
+        return [c for c in self._effects(script, name) if c.node.start_byte < offset]
 
     def _always_exits(self, script: Script, function: str) -> bool:
         key = (id(script), function)

@@ -37,9 +37,9 @@ after a line that sets variables by names known only at run time (`export $(grep
 xargs)`, `export "$key=$value"` in a loop, `declare "$kv"`, `printf -v "$name"`): each may set
 anything. Variables the system, GitHub Actions or Slurm always set (`HOME`, `GITHUB_*`,
 `SLURM_*`, ...) and those listed in `known-env` count as provided. Assignments earlier in the text
-count even when they are in a branch that may not run; in a function, so do the assignments of
-the script's functions it calls before the line (`main() { setup_defaults; export PORT="$PORT";
-}`, wherever `setup_defaults` is defined).
+count even when they are in a branch that may not run; in a function, so do its own lines
+before it and what the functions they call assign (`main() { setup_defaults; export
+PORT="$PORT"; }`, wherever `setup_defaults` is defined).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from benchlint.context import Context
 from benchlint.environment import is_builtin
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Assignment, Command, Script
+from benchlint.shell.model import Assignment, Script
 
 # `=$NAME`, `="${NAME`...: where a text can assign a variable its own value (found by the `=`,
 # which the regex engine scans for quickly; the name before it is compared after)
@@ -104,35 +104,6 @@ def _shown(script: Script, assignment: Assignment) -> str:
     return script.text_of(assignment.node)
 
 
-def _set_by_calls_before(script: Script, command: Command) -> set[str]:
-    """For a line in a function: what the script's functions it calls before the line, in the
-    same body, assign (`main() { setup_defaults; export PORT="$PORT"; }`, wherever
-    `setup_defaults` is defined), two calls deep."""
-    function = command.function
-    if function is None:
-        return set()
-    at = command.node.start_byte
-    called = [
-        c.base
-        for c in script.commands
-        if c.function == function and c.node.start_byte < at and c.base in script.functions
-    ]
-    found: set[str] = set()
-    seen: set[str] = set()
-    for _depth in range(2):  # (two calls deep)
-        nested: list[str] = []
-        for name in called:
-            if name is None or name in seen:
-                continue
-            seen.add(name)
-            for inner in script.body(name):
-                found.update(a.name for a in inner.assignments if a.kind != "local")
-                if inner.base in script.functions:
-                    nested.append(inner.base)
-        called = nested
-    return found
-
-
 def _called_from_scope(ctx: Context) -> set[str]:
     """The scripts that the named shell files run or source."""
     calls = ctx.environment.calls
@@ -175,8 +146,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             state = environment.state_before(script, assignment.command.node.start_byte)
             if state.unknown or name in state.assigned or name in state.validated:
-                continue
-            if name in _set_by_calls_before(script, assignment.command):
                 continue
             unset_on = [r for r in routes if r.complete and name not in r.env]
             if not unset_on:
