@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -555,11 +555,12 @@ def reaching(name: str, command: Command) -> list[Assignment]:
     ]
 
 
-def _recipe_variables(script: Script) -> set[str]:
-    """CONFIG_FILE and the like, and every variable assigned from one of them (transitively),
-    where the value ends with it (`"${CONFIG_FILE%%:*}"`, `"$SRT_DIR/$CONFIG_FILE"`): not a
-    name made from it for another file (`"${CONFIG_PATH%.yaml}-eval.yaml"`, `"$CONFIG_PATH.x"`)."""
-    names = set(RECIPE_VARIABLES)
+def _recipe_variables(script: Script, roots: Iterable[str] = RECIPE_VARIABLES) -> set[str]:
+    """CONFIG_FILE and the like (`roots`), and every variable assigned from one of them
+    (transitively), where the value ends with it (`"${CONFIG_FILE%%:*}"`,
+    `"$SRT_DIR/$CONFIG_FILE"`): not a name made from it for another file
+    (`"${CONFIG_PATH%.yaml}-eval.yaml"`, `"$CONFIG_PATH.x"`)."""
+    names = set(roots)
     # only assignments that expand something can take a recipe variable's value
     candidates = [a for a in script.assignments if a.value is not None and "$" in a.value.text]
     changed = True
@@ -579,6 +580,11 @@ def _recipe_variables(script: Script) -> set[str]:
                 names.add(assignment.name)
                 changed = True
     return names
+
+
+def names_of_recipe(script: Script, variable: str) -> set[str]:
+    """The variable and the script's variables that name the same file (`_recipe_variables`)."""
+    return _recipe_variables(script, (variable,))
 
 
 def _sed_rewrite(command: Command, args: Sequence[Word]) -> Rewrite | None:

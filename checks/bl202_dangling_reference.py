@@ -112,7 +112,7 @@ from collections.abc import Iterator
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
-from benchlint.launcher import RECIPE_VARIABLES
+from benchlint.launcher import RECIPE_VARIABLES, names_of_recipe
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, scripts_run
 from benchlint.shell.model import Command, Script
@@ -311,10 +311,7 @@ def _missing_calls(ctx: Context) -> Iterator[Finding]:
 def _writes_recipe(script: Script, variable: str) -> bool:
     """Whether the launcher writes a file at the path the recipe setting names: a redirect or
     a copy to `"$CONFIG_FILE"`, `"${CONFIG_FILE%%:*}"` or a variable assigned from it."""
-    names = {variable}
-    for assignment in script.assignments:
-        if assignment.value is not None and _reading_any(names).search(assignment.value.text):
-            names.add(assignment.name)
+    names = names_of_recipe(script, variable)
     alone = re.compile(  # the whole word: `"$CONFIG_PATH"`, `"${CONFIG_FILE%%:*}"`
         r'"?\$(?:\{(?:'
         + "|".join(map(re.escape, sorted(names)))
@@ -329,10 +326,6 @@ def _writes_recipe(script: Script, variable: str) -> bool:
         if any(alone.fullmatch(w.text) for w in written):
             return True
     return False
-
-
-def _reading_any(names: set[str]) -> re.Pattern[str]:
-    return re.compile(r"\$\{?(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
 
 
 def _made_by(script: Script, target: str, call: Command) -> bool:
