@@ -677,20 +677,25 @@ def _sed_options(args: Sequence[Word]) -> tuple[list[str], bool, str] | None:
 
 
 def _evaluated(word: Word) -> str:
-    """A word's text with each `$NAME`/`${NAME}` the script assigns exactly once a plain value
-    replaced by it (`MAX_SEQS=1024` ... `"s/.../${MAX_SEQS}/"`); any other expansion stays as
-    written (the value it stands for is not known: `name: "$RUNNER_NAME"`)."""
+    """A word's text with each `$NAME`/`${NAME}` the script assigns exactly once, a plain value
+    on a top-level line before the word that always runs, replaced by it (`MAX_SEQS=1024` ...
+    `"s/.../${MAX_SEQS}/"`); any other expansion stays as written (the value it stands for is
+    not known: `name: "$RUNNER_NAME"`, or one assigned in a branch)."""
     if word.static:
         return word.value
     script = word.script
     text = word.value
+    at = word.node.start_byte
 
     def value_of(match: re.Match[str]) -> str:
         name = match.group(1) or match.group(2)
-        given = [a.value for a in script.assignments if a.name == name]
-        if len(given) == 1 and given[0] is not None and given[0].static:
-            return given[0].value
-        return match.group()
+        given = [a for a in script.assignments if a.name == name]
+        if len(given) != 1 or given[0].value is None or not given[0].value.static:
+            return match.group()
+        command = given[0].command
+        if command.guards or command.loops or command.function is not None:
+            return match.group()  # (a branch may not run: the caller's value then)
+        return given[0].value.value if command.node.end_byte <= at else match.group()
 
     return _EXPANSION_NAME.sub(value_of, text)
 
