@@ -378,13 +378,14 @@ class Environment:
             base = command.base
             if base in VALIDATORS:
                 validated.update(w.value for w in command.args if w.static)
-            elif base == "exit":
-                validated.update(self.tested_for_empty(command))
+            elif base == "exit" or (own and base == "return"):
+                # (a `return` ends only its function: it checks for that function's later lines)
+                validated.update(self._empty_exit(command))
             elif base == "eval":
                 unknown = unknown or "eval"
             elif base in functions and depth < 3:  # a call: what the body sets, set here
                 if self._always_exits(functions[base], base):  # `[[ -z $X ]] && die "..."`
-                    validated.update(self.tested_for_empty(command))
+                    validated.update(self._empty_exit(command))
                 for inner in self._effects(functions[base], base):
                     apply(inner, depth + 1)
 
@@ -448,7 +449,7 @@ class Environment:
             known = self._exiting[key] = (script, _always_exits(script, function))
         return known[1]
 
-    def tested_for_empty(self, command: Command) -> set[str]:
+    def _empty_exit(self, command: Command) -> set[str]:
         """The variables whose emptiness sends the script to this exit (or call of a function
         that always exits), worked out once per command (states are worked out many times)."""
         known = self._empty_exits.get(id(command))
@@ -464,7 +465,10 @@ class Environment:
             body = [
                 c
                 for c in script.body(function)
-                if c.assignments or c.base in _STATE_COMMANDS or c.base in script.functions
+                if c.assignments
+                or c.base in _STATE_COMMANDS
+                or c.base == "return"  # (for lines after it in the same body)
+                or c.base in script.functions
             ]
             known = self._function_effects[key] = (script, body)
         return known[1]

@@ -68,7 +68,6 @@ from benchlint.context import Context
 from benchlint.engines import Launch, array_name, launches
 from benchlint.environment import (
     VALIDATORS,
-    Environment,
     StartPath,
     is_builtin,
     runs_when_empty,
@@ -131,21 +130,6 @@ def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
     return frozenset.intersection(
         *(r.validated | {n for n, p in r.variables().items() if p.nonempty} for r in routes)
     )
-
-
-def _returns_before(environment: Environment, launch: Command) -> set[str]:
-    """For a launch in a function: the variables whose emptiness makes the function return or
-    exit before it (`main() { [[ -z $MODEL ]] && return 1; vllm serve "$MODEL"; }`)."""
-    if launch.function is None:
-        return set()
-    at = launch.node.start_byte
-    found: set[str] = set()
-    for command in launch.script.commands:
-        if command.node.start_byte >= at:
-            break
-        if command.function == launch.function and command.base in ("return", "exit"):
-            found |= environment.tested_for_empty(command)
-    return found
 
 
 def _what_empty_does(reads: list[Read]) -> str:
@@ -267,14 +251,12 @@ def check(ctx: Context) -> Iterator[Finding]:
             # what the script set before the launch (a launch in a function: anywhere, as the
             # function may be called after it)
             provided = everything if launch.command.function is not None else before
-            returned = _returns_before(environment, launch.command)
             unvalidated: dict[str, Read] = {}
             for read in _consumed(launch):
                 name = read.name
                 if (
                     name in provided.assigned
                     or name in before.validated
-                    or name in returned
                     or is_builtin(name, ctx.config.known_env)
                 ):
                     continue
