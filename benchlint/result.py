@@ -151,7 +151,7 @@ class Result:
             )
         for what, where in self.undecided.items():
             places = [f"{w.path}:{w.span.line}" for w in where]
-            found.append(f"{len(where)} {what} ({_first(places)})")
+            found.append(f"{what}: {len(where)} ({_first(places)})")
         if self.templates:
             found.append(
                 f"{_count(len(self.templates), 'template')} not linted ({_first(self.templates)}):"

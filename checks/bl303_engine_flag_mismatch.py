@@ -128,8 +128,8 @@ def _release_finding(
 
 
 UNDECIDED = (
-    "engine launches with a flag only some releases accept, not checked against their release "
-    "(BL303): no entry's image names it, or no entry runs the script"
+    "engine launches with a flag only some releases accept not checked against their release "
+    "(BL303: no entry's image names it, or no entry runs the script)"
 )
 
 

@@ -373,8 +373,8 @@ def test_what_a_rule_cannot_decide_is_said_with_where(tmp_path: Path) -> None:
     outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
     warnings = json.loads(outcome.stdout)["warnings"]
     assert (
-        "2 engine launches with a flag only some releases accept, not checked against their "
-        "release (BL303): no entry's image names it, or no entry runs the script "
+        "engine launches with a flag only some releases accept not checked against their release "
+        "(BL303: no entry's image names it, or no entry runs the script): 2 "
         "(benchmarks/new_h200.sh:2, benchmarks/orphan.sh:3)"
     ) in warnings
     statistics = CliRunner().invoke(main, ["--statistics", str(root)])
