@@ -221,10 +221,16 @@ def _report(result: Result, output_format: str, cache: Cache | None) -> str:
     "--fix", "apply_fixes", is_flag=True, help="Apply the safe fixes, then report what is left."
 )
 @click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help="Apply and show the unsafe fixes too (those that change what runs) [default: the "
+    "configuration's unsafe-fixes, else no].",
+)
+@click.option(
     "--diff",
     "show_diff",
     is_flag=True,
-    help="Print the safe fixes as a unified diff instead of the report; change nothing "
+    help="Print the fixes as a unified diff instead of the report; change nothing "
     "(exit 1 when there is one).",
 )
 @click.option(
@@ -257,6 +263,7 @@ def lint_command(
     baseline: Path | None,
     show_unused_suppressions: bool,
     apply_fixes: bool,
+    unsafe_fixes: bool | None,
     show_diff: bool,
     statistics: bool,
     no_cache: bool,
@@ -286,6 +293,7 @@ def lint_command(
     rules = select_rules(config, chosen, dropped)
     standalone = _standalone(config, root, root_option is not None)
     jobs = jobs or default_jobs()
+    unsafe = config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
     with _collector_paused():
         cache = None if no_cache else Cache.default(None if standalone else root)
         try:
@@ -299,12 +307,14 @@ def lint_command(
             return
         result.findings = [f for f in result.findings if f.fingerprint not in known]
         result.cwd = Path.cwd().resolve()
+        result.unsafe_fixes = unsafe
         if show_diff:
             sys.exit(_print_diff(result))
         if apply_fixes and _apply_fixes(result):  # then lint again: report what is left
             result = lint(root, config, rules, named, cache=cache, standalone=standalone, jobs=jobs)
             result.findings = [f for f in result.findings if f.fingerprint not in known]
             result.cwd = Path.cwd().resolve()
+            result.unsafe_fixes = unsafe
         result.color = _use_color(color, output)
         report = _report(result, output_format, cache if not known else None)
         if output is not None:
@@ -330,7 +340,7 @@ def lint_command(
 def _fix_plan(result: Result) -> tuple[fixes.Plan, dict[str, tuple[str, str]]]:
     """The fixes of the reported findings, and each touched file's text before and after."""
     unparsed = set(result.workspace.failures) if result.workspace is not None else set()
-    chosen = fixes.plan(result.findings, unparsed)
+    chosen = fixes.plan(result.findings, unparsed, unsafe=result.unsafe_fixes)
     texts = {}
     for path in chosen.files():
         source = result.source(path)
@@ -340,10 +350,21 @@ def _fix_plan(result: Result) -> tuple[fixes.Plan, dict[str, tuple[str, str]]]:
 
 
 def _print_diff(result: Result) -> int:
-    _, texts = _fix_plan(result)
+    chosen, texts = _fix_plan(result)
     shown = [fixes.diff(path, before, after) for path, (before, after) in texts.items()]
     click.echo("".join(shown), nl=False)
+    _say_hidden(chosen)
     return EXIT_FINDINGS if any(shown) else EXIT_OK
+
+
+def _say_hidden(chosen: fixes.Plan) -> None:
+    if chosen.hidden:
+        fix = "fix" if chosen.hidden == 1 else "fixes"
+        click.echo(
+            f"benchlint: {chosen.hidden} unsafe {fix} not applied (they change what runs; "
+            "`--unsafe-fixes` applies them)",
+            err=True,
+        )
 
 
 def _apply_fixes(result: Result) -> bool:
@@ -365,6 +386,7 @@ def _apply_fixes(result: Result) -> bool:
             + ", ".join(result.display(path) for path in written),
             err=True,
         )
+    _say_hidden(chosen)
     return bool(written)
 
 

@@ -55,6 +55,7 @@ class Config:
     # Variables the caller's environment always holds, beyond the built-in list.
     known_env: list[str] = field(default_factory=list)
     dynamo_version: str | None = None
+    unsafe_fixes: bool = False  # `--fix` and `--diff` apply the unsafe fixes too
     layout: Layout = field(default_factory=Layout)
     layout_keys: set[str] = field(default_factory=set)  # the layout settings given (not detected)
 
@@ -161,6 +162,10 @@ def parse_config(data: dict[str, Any], path: Path | None) -> Config:
             if not isinstance(value, str):
                 raise ConfigError(f"{where}: dynamo-version must be a string")
             config.dynamo_version = value
+        elif key == "unsafe-fixes":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: unsafe-fixes must be true or false")
+            config.unsafe_fixes = value
         elif key == "layout":
             config.layout = _layout(value, where)
             config.layout_keys = set(value)

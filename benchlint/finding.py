@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 
 class Severity(enum.Enum):
@@ -45,12 +45,19 @@ class Edit:
     text: str
 
 
+# Whether a fix keeps what the file means (as ruff decides it): "safe" removes the finding and
+# changes nothing else a run does; "unsafe" changes what runs (it stops a script where it went
+# on, moves a trap, reads a guessed intent): applied only when asked (`--unsafe-fixes`).
+Applicability = Literal["safe", "unsafe"]
+
+
 @dataclass(frozen=True)
 class Fix:
-    """A safe fix: applying every edit removes the finding and changes nothing else."""
+    """Edits that remove the finding; `applicability` says whether they change what runs."""
 
     description: str
     edits: tuple[Edit, ...]
+    applicability: Applicability = "safe"
 
 
 @dataclass

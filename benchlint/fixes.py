@@ -1,8 +1,10 @@
 """Applying fixes: `--fix` writes them, `--diff` prints them, SARIF and the editor offer them.
 
-A fix is a set of edits of one or more files (`finding.Fix`). Edits are applied from the end of a
-file to its start; a fix whose edits overlap one already taken is left for a later run (as ruff
-does), so applying is deterministic. Files that failed to parse are never touched.
+A fix is a set of edits of one or more files (`finding.Fix`). Only safe fixes are applied unless
+unsafe ones are asked for (`--unsafe-fixes`, as ruff has it): an unsafe fix changes what runs.
+Edits are applied from the end of a file to its start; a fix whose edits overlap one already
+taken is left for a later run (as ruff does), so applying is deterministic. Files that failed
+to parse are never touched.
 """
 
 from __future__ import annotations
@@ -22,18 +24,22 @@ class Plan:
 
     edits: dict[str, list[Edit]] = field(default_factory=dict)
     fixed: list[Finding] = field(default_factory=list)
+    hidden: int = 0  # unsafe fixes left out (not asked for)
 
     def files(self) -> list[str]:
         return sorted(self.edits)
 
 
-def plan(findings: list[Finding], unparsed: set[str]) -> Plan:
-    """The fixes to apply: each finding's, unless it touches a file that did not parse or
-    overlaps an edit already chosen."""
+def plan(findings: list[Finding], unparsed: set[str], unsafe: bool = False) -> Plan:
+    """The fixes to apply: each finding's safe fix (and its unsafe one when `unsafe`), unless it
+    touches a file that did not parse or overlaps an edit already chosen."""
     chosen = Plan()
     for finding in findings:
         fix = finding.fix
         if fix is None or any(edit.path in unparsed for edit in fix.edits):
+            continue
+        if fix.applicability == "unsafe" and not unsafe:
+            chosen.hidden += 1
             continue
         if any(_overlaps(edit, chosen.edits.get(edit.path, [])) for edit in fix.edits):
             continue

@@ -130,6 +130,7 @@ class Result:
     # where paths are shown from (text, concise, json): the folder benchlint was run in
     cwd: Path | None = None
     color: bool = False  # ANSI colour in the text report
+    unsafe_fixes: bool = False  # whether `--fix` would apply the unsafe fixes (`[*]`, the hint)
     # scripts in scope bash accepts but tree-sitter-bash parses only in part: (path, first line)
     partial: list[tuple[str, int]] = field(default_factory=list)
     # files in scope that are templates (YAML with Go or Jinja syntax, a script to fill in)
@@ -159,6 +160,22 @@ class Result:
                 "exclude them in the configuration if that is what they are"
             )
         return found
+
+    def fixable(self, finding: Finding) -> bool:
+        """Whether `--fix` applies the finding's fix (its unsafe one only when asked; none in a
+        file that did not parse)."""
+        return self._applies(finding, self.unsafe_fixes)
+
+    def hidden_fix(self, finding: Finding) -> bool:
+        """Whether the finding has an unsafe fix only `--unsafe-fixes` would apply."""
+        return not self.fixable(finding) and self._applies(finding, True)
+
+    def _applies(self, finding: Finding, unsafe: bool) -> bool:
+        fix = finding.fix
+        if fix is None or (fix.applicability == "unsafe" and not unsafe):
+            return False
+        unparsed = {failure.path for failure in self.failures}
+        return not any(edit.path in unparsed for edit in fix.edits)
 
     def display(self, path: str) -> str:
         """A repository-relative path as the user can type it from where they ran benchlint:

@@ -26,7 +26,7 @@ from benchlint.workspace import RACY_NS, Failure, Workspace, file_status
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 6
+FORMAT = 7
 
 
 def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:
@@ -165,7 +165,7 @@ def _finding(finding: Finding) -> tuple[Any, ...]:
     fix = None
     if finding.fix is not None:
         edits = [(e.path, *e.span, e.text) for e in finding.fix.edits]
-        fix = (finding.fix.description, edits)
+        fix = (finding.fix.description, edits, finding.fix.applicability)
     return (
         finding.rule,
         finding.message,
@@ -184,9 +184,11 @@ def _unfinding(data: tuple[Any, ...]) -> Finding:
     rule, message, location, related, subject, severity, help_, notes, fix, fingerprint = data
     decoded_fix = None
     if fix is not None:
-        description, edits = fix
+        description, edits, applicability = fix
         decoded_fix = Fix(
-            description, tuple(Edit(p, Span(a, b, c, d), text) for p, a, b, c, d, text in edits)
+            description,
+            tuple(Edit(p, Span(a, b, c, d), text) for p, a, b, c, d, text in edits),
+            applicability,
         )
     finding = Finding(
         rule,

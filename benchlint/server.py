@@ -3,7 +3,8 @@
 - Diagnostics for shell and YAML files on open, change (debounced) and save. Each run lints the
   one file as `benchlint FILE` does, with the whole repository on disk as context and the
   editor's unsaved buffers in place of their files.
-- Code actions: the finding's safe fix (the same edits `--fix` writes).
+- Code actions: the finding's fix (the same edits `--fix` writes); an unsafe one is titled so
+  and not preferred.
 - Hover: on a finding, its rule's documentation; elsewhere in a recipe, how it reaches the job
   (`benchlint explain`).
 
@@ -250,11 +251,14 @@ def _code_action(finding: Finding, linted: _Linted, server: BenchlintServer) -> 
         changes.setdefault(uri, []).append(
             lsp.TextEdit(range=_range(edit.span, lines), new_text=edit.text)
         )
+    safe = finding.fix.applicability == "safe"
     return lsp.CodeAction(
-        title=f"{finding.fix.description} ({finding.rule})",
+        title=f"{finding.fix.description} ({finding.rule}{'' if safe else ', unsafe'})",
         kind=lsp.CodeActionKind.QuickFix,
         edit=lsp.WorkspaceEdit(changes=changes),
-        is_preferred=True,
+        # an editor may apply a preferred fix by itself ("auto fix"): never one that changes
+        # what runs
+        is_preferred=safe,
     )
 
 

@@ -55,6 +55,11 @@ call its status (`if ! acquire_lock; then exit 1; fi` handles it); a file the sc
 before the flock can turn errexit on or off (`source common.sh` running `set -euo pipefail`);
 `bash -euo pipefail FILE` runs FILE with it on. `set -e` inside a function that runs later is
 not modelled.
+
+## Fix safety
+The fix appends `|| { echo lock failed >&2; exit 1; }` to the acquisition: unsafe (applied
+with `--unsafe-fixes`), as the script now stops where it went on without the lock. A best-effort
+lock the script may go on without wants another handler.
 """
 
 from __future__ import annotations
@@ -283,4 +288,5 @@ def _stop_on_failure(command: Command) -> Fix | None:
     return Fix(
         "stop when the lock is not acquired",
         (Edit(command.script.file.path, where, _HANDLER),),
+        "unsafe",
     )

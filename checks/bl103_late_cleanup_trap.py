@@ -67,6 +67,11 @@ always runs (`if: always()`, `scancel --name=${{ runner.name }}`). Not modelled:
 functions,
 `set -e` changed inside functions, traps in subshells (they do not cover the outer script and are
 ignored), and a background process without `$!`.
+
+## Fix safety
+The fix moves the trap to the line after the acquisition: unsafe (applied with
+`--unsafe-fixes`), as the handler now runs on the early exits too, where a variable it reads that
+is set later is still empty.
 """
 
 from __future__ import annotations
@@ -437,6 +442,7 @@ def _move_trap(flow: Flow, start: int, trap_index: int, trap: Trap) -> Fix | Non
     return Fix(
         f"move the trap to line {after_last + 1}, right after the acquisition",
         (insert, line_removal(file, trap_first, trap_last)),
+        "unsafe",
     )
 
 

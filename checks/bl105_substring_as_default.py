@@ -36,6 +36,10 @@ bash's own numbers (`${X:OPTIND}`, `$SECONDS`, `$RANDOM`). tree-sitter-bash does
 form, so the rule reads the script's text: comments, single-quoted strings (over several lines
 too: `python3 -c '...'`) and the bodies of quoted heredocs (which bash does not expand) are
 skipped.
+
+## Fix safety
+The fix inserts the `-`: unsafe (applied with `--unsafe-fixes`): it takes the default for the
+author's intent, and a script that meant the substring would change.
 """
 
 from __future__ import annotations
@@ -208,5 +212,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 fix=Fix(
                     f"write `${{{name}:-{text}}}`",
                     (Edit(path, Span(line, colon, line, colon), "-"),),
+                    "unsafe",
                 ),
             )

@@ -31,6 +31,10 @@ note (an edit to the first would be silently ignored), except in a Kubernetes ma
 document with `apiVersion` and `kind` at its top level), which recent kubectl releases refuse
 whatever the values (`mapping key "volumes" already defined`).
 
+## Fix safety
+The fix removes the earlier entry (with the lines under it), which PyYAML ignores: safe, what
+PyYAML reads is unchanged. It is not offered where those lines hold an anchor.
+
 ## References
 - YAML 1.2.2, 3.2.1.1: "the content of a mapping node is an unordered set of key/value node pairs,
   with the restriction that each of the keys is unique".

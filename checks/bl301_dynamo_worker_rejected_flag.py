@@ -49,6 +49,11 @@ Recipes served with `frontend.type: vllm` (`vllm serve`, not a Dynamo worker), a
 `dyn-chat-processor: vllm`, and SGLang or TRT-LLM workers are not checked. A flag the measured
 data does not name (for example an engine flag newer than a release's vLLM pin) is never
 reported.
+
+## Fix safety
+Renaming a flag to the worker's own is safe: the worker reads the same setting under that name.
+Dropping a flag the worker has no equivalent for is unsafe (applied with `--unsafe-fixes`): the
+setting the recipe asked for is gone.
 """
 
 from __future__ import annotations
@@ -199,7 +204,7 @@ def _recipe_fix(
     line = key.span.line
     if source.line_text(line)[: key.span.column - 1].strip() or value.span.end_line != line:
         return None  # a flow mapping, a key behind `- `, or a value on further lines
-    return Fix(f"drop {key.value}", (line_removal(source, line, line),))
+    return Fix(f"drop {key.value}", (line_removal(source, line, line),), "unsafe")
 
 
 def _word_fix(arg: Arg, flag: str, release: str | None) -> Fix | None:

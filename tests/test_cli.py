@@ -272,22 +272,32 @@ def test_rule_by_name_root_that_does_not_exist_and_help(tmp_path: Path) -> None:
 
 
 def test_fix_and_diff(tmp_path: Path) -> None:
-    """--diff prints the fixes and changes nothing; --fix writes them (keeping the file's mode),
-    says what it changed, and reports what is left; a file that does not parse is not touched."""
+    """--diff prints the safe fixes and changes nothing; --fix writes them (keeping the file's
+    mode), says what it changed and what it left, and reports what is left; the unsafe fixes
+    (BL105's: it guesses the author meant a default) only with --unsafe-fixes or the
+    configuration's unsafe-fixes; a file that does not parse is not touched."""
     serve = 'MODEL="${CHECKPOINT_PATH:meta-llama/Llama-3.1-8B}"\nvllm serve "$MODEL"\n'
     broken = 'X="${A:b/c}"\nif then\n'
     root = write_repo(tmp_path / "r", {"serve.sh": serve, "broken.sh": broken, "a.yaml": DUPLICATE})
     (root / "serve.sh").chmod(0o755)
-    code, out, _ = invoke(root, "--diff")
+    code, out, err = invoke(root, "--diff")
     assert code == 1
+    assert out == "--- a/a.yaml\n+++ b/a.yaml\n@@ -1,2 +1 @@\n-a: 1\n a: 2\n"
+    assert "1 unsafe fix not applied" in err and "--unsafe-fixes" in err
+    code, out, _ = invoke(root, "--diff", "--unsafe-fixes")
     assert out.startswith("--- a/a.yaml\n+++ b/a.yaml\n")
     assert '-MODEL="${CHECKPOINT_PATH:meta-llama' in out and "+++ b/serve.sh" in out
     assert "broken.sh" not in out
     assert (root / "serve.sh").read_text() == serve
+    code, out, _ = invoke(root)  # the text report marks what --fix fixes, and counts the rest
+    assert "  2:1 error [*] key 'a' is repeated" in out and "  1:8 error `${CHECK" in out
+    assert out.endswith("[*] 1 fixable with `--fix` (1 unsafe fix with `--unsafe-fixes`).\n")
     code, out, err = invoke(root, "--fix", "--format", "concise")
-    assert "fixed 2 findings in 2 files: a.yaml, serve.sh" in err
+    assert "fixed 1 finding in 1 file: a.yaml" in err and "1 unsafe fix not applied" in err
+    assert (root / "serve.sh").read_text() == serve and (root / "a.yaml").read_text() == "a: 2\n"
+    code, out, err = invoke(root, "--fix", "--unsafe-fixes", "--format", "concise")
+    assert "fixed 1 finding in 1 file: serve.sh" in err and "unsafe" not in err
     assert (root / "serve.sh").read_text() == serve.replace("PATH:meta", "PATH:-meta")
-    assert (root / "a.yaml").read_text() == "a: 2\n"
     assert (root / "serve.sh").stat().st_mode & 0o777 == 0o755
     assert (root / "broken.sh").read_text() == broken
     assert [line.split(": ")[0] for line in out.splitlines()] == ["broken.sh:1:4", "broken.sh:2:1"]
@@ -298,6 +308,41 @@ def test_fix_and_diff(tmp_path: Path) -> None:
         "serve.sh",
     ]
     assert invoke(root, "--diff")[:2] == (0, "")
+    (root / "serve.sh").write_text(serve)
+    (root / ".benchlint.toml").write_text("unsafe-fixes = true\n")
+    assert "+++ b/serve.sh" in invoke(root, "--diff")[1]
+    assert invoke(root, "--diff", "--no-unsafe-fixes")[:2] == (0, "")
+    (root / ".benchlint.toml").write_text('unsafe-fixes = "yes"\n')
+    code, _, err = invoke(root, "--diff")
+    assert code == 2 and "unsafe-fixes must be true or false" in err
+
+
+def test_fixes_in_json_and_sarif_say_their_applicability(tmp_path: Path) -> None:
+    """JSON gives each finding's fix as ruff's JSON does (applicability, message, edits), null
+    without one; SARIF's `fixes[]` carry the applicability in their property bag."""
+    serve = 'MODEL="${CHECKPOINT_PATH:meta-llama/Llama-3.1-8B}"\nvllm serve "$MODEL"\n'
+    root = write_repo(tmp_path / "r", {"serve.sh": serve, "a.yaml": DUPLICATE, "b.yaml": "b: [\n"})
+    findings = json.loads(invoke(root, "--format", "json")[1])["findings"]
+    fixes = {f["rule"]: f["fix"] for f in findings}
+    assert fixes["BL105"] == {
+        "applicability": "unsafe",
+        "message": "write `${CHECKPOINT_PATH:-meta-llama/Llama-3.1-8B}`",
+        "edits": [
+            {
+                "path": "serve.sh",
+                "line": 1,
+                "column": 26,
+                "end_line": 1,
+                "end_column": 26,
+                "content": "-",
+            }
+        ],
+    }
+    assert fixes["BL203"]["applicability"] == "safe" and fixes["BL001"] is None
+    sarif = json.loads(invoke(root, "--format", "sarif")[1])
+    found = {r["ruleId"]: r.get("fixes") for r in sarif["runs"][0]["results"]}
+    assert found["BL105"][0]["properties"] == {"applicability": "unsafe"}
+    assert found["BL203"][0]["properties"] == {"applicability": "safe"} and found["BL001"] is None
 
 
 def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path: Path) -> None:

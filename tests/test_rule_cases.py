@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +62,17 @@ def _check_fixes(
     """Apply the case's fixes: each file is exactly as `fixed:` says (everything outside the
     edits byte-identical), and a second run finds neither the fixed findings nor new ones."""
     chosen = fixes.plan(
-        result.findings, set(result.workspace.failures) if result.workspace else set()
+        result.findings,
+        set(result.workspace.failures) if result.workspace else set(),
+        unsafe=True,
     )
     assert chosen.fixed, "the case expects fixes but none is offered"
+    for finding in chosen.fixed:  # the rule's documentation says how safe its fixes are
+        rule = get_rule(finding.rule)
+        assert rule is not None and finding.fix is not None
+        safety = re.search(r"^## Fix safety\n(.*?)(?=^## |\Z)", rule.doc, re.S | re.M)
+        assert safety, f"{rule.id} offers fixes: its documentation needs '## Fix safety'"
+        assert re.search(rf"\b{finding.fix.applicability}\b", safety.group(1)), finding.fix
     assert set(chosen.files()) <= set(case["fixed"])
     for path, expected in case["fixed"].items():
         source = result.source(path)

@@ -89,6 +89,9 @@ def test_diagnostics_fixes_and_hover_on_a_launcher(tmp_path: Path) -> None:
         assert actions is not None and len(actions) == 1
         action = actions[0]
         assert isinstance(action, lsp.CodeAction) and action.edit and action.edit.changes
+        # it stops the launcher where it went on: offered, never preferred (an editor's auto fix)
+        assert action.title == "stop when the lock is not acquired (BL102, unsafe)"
+        assert action.is_preferred is False
         (edit,) = action.edit.changes[uri]
         assert edit.new_text == " || { echo lock failed >&2; exit 1; }"
         assert (edit.range.start.line, edit.range.start.character) == (19, 19)

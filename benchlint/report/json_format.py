@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from benchlint import __version__
-from benchlint.finding import Location
+from benchlint.finding import Fix, Location
 from benchlint.result import Result
 
 
@@ -25,6 +25,26 @@ def _location(location: Location, result: Result) -> dict[str, Any]:
     return data
 
 
+def _fix(fix: Fix, result: Result) -> dict[str, Any]:
+    """A fix as ruff's JSON gives one: its applicability, message and edits (1-based, end
+    exclusive)."""
+    return {
+        "applicability": fix.applicability,
+        "message": fix.description,
+        "edits": [
+            {
+                "path": result.display(edit.path),
+                "line": edit.span.line,
+                "column": edit.span.column,
+                "end_line": edit.span.end_line,
+                "end_column": edit.span.end_column,
+                "content": edit.text,
+            }
+            for edit in fix.edits
+        ],
+    }
+
+
 def render(result: Result) -> str:
     findings = []
     for finding in result.findings:
@@ -39,6 +59,7 @@ def render(result: Result) -> str:
                 "notes": list(finding.notes),
                 **_location(finding.location, result),
                 "related": [_location(r, result) for r in finding.related],
+                "fix": _fix(finding.fix, result) if finding.fix is not None else None,
                 "fingerprint": finding.fingerprint,
             }
         )

@@ -113,7 +113,12 @@ def _fix(fix: Fix, result: Result) -> om.Fix:
                 replacements=replacements,
             )
         )
-    return om.Fix(description=om.Message(text=_sentence(fix.description)), artifact_changes=changes)
+    return om.Fix(
+        description=om.Message(text=_sentence(fix.description)),
+        artifact_changes=changes,
+        # ruff's word for whether applying it keeps what the file means (SARIF has none)
+        properties={"applicability": fix.applicability},
+    )
 
 
 def _utf16(source: SourceText | None, line: int, column: int) -> int:

@@ -1,5 +1,7 @@
 """The default output: one header per file, then each finding with its source line, a caret
 under the span and `= note:`/`= help:`/`= related:` lines, the way rustc and ruff print them.
+`[*]` marks a finding `--fix` fixes, and the summary says how many, and how many unsafe fixes
+`--unsafe-fixes` would add (as ruff does).
 
 Paths are shown from the folder benchlint was run in (`Result.display`). Colour only when asked
 (`Result.color`: `--color`, a terminal, `NO_COLOR`).
@@ -62,9 +64,10 @@ def render(result: Result) -> str:
             span = finding.location.span
             rule = result.rule(finding.rule)
             name = f" {rule.name}" if rule is not None else ""
+            marker = f"{paint('[*]', '1')} " if result.fixable(finding) else ""
             out.append(
                 f"  {span.line}:{span.column} {paint(severity.value, '1;' + code)} "
-                f"{finding.message} {paint(f'[{finding.rule}{name}]', '2')}"
+                f"{marker}{finding.message} {paint(f'[{finding.rule}{name}]', '2')}"
             )
             out.extend(_snippet(result, finding, paint, code, width))
             pad = " " * (width + 2)
@@ -88,4 +91,12 @@ def render(result: Result) -> str:
         out.append(f"Found {_plural(total, 'finding')} ({', '.join(parts)}) in {read}.")
     else:
         out.append(f"No findings in {read}.")
+    fixable = sum(map(result.fixable, result.findings))
+    hidden = sum(map(result.hidden_fix, result.findings))
+    if fixable or hidden:
+        shown = f"[*] {fixable} fixable with `--fix`" if fixable else "No fix `--fix` applies"
+        more = "fix" if hidden == 1 else "fixes"
+        out.append(
+            shown + (f" ({hidden} unsafe {more} with `--unsafe-fixes`)" if hidden else "") + "."
+        )
     return "\n".join(out) + "\n"
