@@ -13,7 +13,9 @@ acquisition; the first uncovered exit path is a related location.
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
 container they go with it). A release inside a function counts where the function is called or
-named as the trap's handler.
+named as the trap's handler; so does an acquisition: a server a function starts and keeps in a
+global (`start_server() { vllm serve ... & SERVER_PID=$!; }`) is acquired where the script's
+shell first calls the function (a `local` PID, gone when the function returns, is not followed).
 
 ## Why is this bad?
 The allocation outlives the script: 16 exclusive GPUs stay reserved until Slurm's time limit,
@@ -150,20 +152,45 @@ def _resources(flow: Flow) -> list[Resource]:
                 found.append(Resource("temporary directory", command, statement, variable, _REMOVE))
         elif command.background and statement is command:
             index = flow.index(command)
-            later = flow.statements[index + 1 : index + 4] if index is not None else []
-            pid = next(
-                (
-                    s
-                    for s in later
-                    if any(a.value is not None and a.value.value == "$!" for a in s.assignments)
-                ),
-                None,
-            )
-            if pid is not None:
-                name = next(a.name for a in pid.assignments if a.value is not None)
+            name = _pid_saved(flow.statements[index + 1 : index + 4] if index is not None else [])
+            if name is not None:
                 found.append(Resource("background process", command, command, name, _KILL))
+    found += _started_in_functions(flow)
     for resource in found:
         resource.handles |= _holders(script, resource.variable, resource.statement)
+    return found
+
+
+def _pid_saved(later: list[Command], kinds: tuple[str, ...] = ("assign", "export")) -> str | None:
+    """The variable one of these statements saves `$!` in (`SERVER_PID=$!`), if any."""
+    for statement in later:
+        for a in statement.assignments:
+            if a.value is not None and a.value.value == "$!" and a.kind in kinds:
+                return a.name
+    return None
+
+
+def _started_in_functions(flow: Flow) -> list[Resource]:
+    """Background processes a function starts and keeps in a global (`start_server() { vllm
+    serve ... & SERVER_PID=$!; }`), acquired where the script's shell first calls the function
+    (a `local` PID is gone when the function returns: nothing could release it by name)."""
+    script = flow.script
+    bodies: dict[str, list[Command]] = {}
+    for command in script.commands:
+        if command.function is not None and not command.subshell:
+            bodies.setdefault(command.function, []).append(command)
+    found: list[Resource] = []
+    for function, body in bodies.items():
+        call = next((s for s in flow.statements if s.name == function), None)
+        if call is None:
+            continue
+        for index, command in enumerate(body):
+            if not command.background:
+                continue
+            name = _pid_saved(body[index + 1 : index + 4])
+            if name is not None:
+                found.append(Resource("background process", command, call, name, _KILL))
+                break
     return found
 
 

@@ -55,7 +55,13 @@ count, nor does an assignment after the launch (`TP=8` below it, or a library fu
 after it that exports `EP_SIZE`); a launch inside a function counts every assignment of the
 script, as the function may be called after them. A launch inside a function reads what the
 function set before it (`local chunk=${5:-2048}`), and `$X` inside `${X:+--x "$X"}` is expanded
-only when X is not empty.
+only when X is not empty. An unquoted `$X` that is a word of its own is reported where a value
+is read (after an option written without `=`, or as `vllm serve`'s model): empty, it vanishes and
+the next word is read in its place; where an option may start (`--port 8000 $EXTRA_ARGS`) an
+empty value leaves the line as it was (a bundle of optional flags) and is not. A script outside
+`layout.entrypoints` (not a launcher, not a library) whose engine reads a variable the script
+does not set is not checked, and every report says so with its place (`benchlint: warning:
+scripts outside layout.entrypoints ...`): name such scripts there to check them.
 """
 
 from __future__ import annotations
@@ -83,11 +89,14 @@ def _consumed(launch: Launch) -> list[Read]:
     text order (argument arrays followed). A read guarded by a test that the variable is set
     (`[ -n "$X" ] && ARGS=(--x "$X")`) is already checked."""
     found: list[Read] = []
-    for word, command in launch.argv:
+    argv = launch.argv
+    for index, (word, command) in enumerate(argv):
         if array_name(word) is not None:
             continue
         checked = {n for n, empty in runs_when_empty(command).items() if not empty}
         reads = word.reads()
+        if len(reads) == 1 and reads[0].alone and not _value_slot(launch, index):
+            continue  # `... --port 8000 $EXTRA_ARGS`: empty, it leaves the line as it is
         # `${X:+--x "$X"}`: the `$X` inside is expanded only when X is not empty
         alternates = [(r.name, r.node) for r in reads if r.operator == ":+"]
         found.extend(
@@ -101,6 +110,36 @@ def _consumed(launch: Launch) -> list[Read]:
             and not _set_in_function(command, r)
         )
     return found
+
+
+OUTSIDE = (
+    "scripts outside layout.entrypoints that hand an engine variables they do not set not "
+    "checked (BL104: name them in layout.entrypoints to check what their callers provide)"
+)
+
+
+def _count_outside(ctx: Context, script: Script, found: list[Launch]) -> None:
+    """Say (never silently skip) a script outside the entrypoints whose engine launch reads a
+    variable it does not set: what BL104 would have checked there."""
+    assigned = {a.name for a in script.assignments}
+    known = ctx.config.known_env
+    for launch in found:
+        if any(r.name not in assigned and not is_builtin(r.name, known) for r in _consumed(launch)):
+            ctx.count(OUTSIDE, Location(script.path, launch.command.first_line_span))
+            return
+
+
+def _value_slot(launch: Launch, index: int) -> bool:
+    """Whether the word at `index` of the launch's arguments stands where a value is read, so
+    that, unquoted and empty, it vanishes and the next word is read in its place: right after
+    an option written without `=` (`--model $MODEL`: the option takes it, as far as the script
+    says), or the model positional of `vllm serve $MODEL` and `trtllm-serve $MODEL`. Elsewhere
+    (`--port 8000 $EXTRA_ARGS`) an empty unquoted word changes nothing: a bundle of optional
+    flags, empty by design as often as by mistake."""
+    if index == 0:
+        return launch.module in ("vllm serve", "trtllm-serve")
+    previous = launch.argv[index - 1][0]
+    return previous.static and previous.value.startswith("-") and "=" not in previous.value
 
 
 def _set_in_function(command: Command, read: Read) -> bool:
@@ -234,14 +273,18 @@ def check(ctx: Context) -> Iterator[Finding]:
     if ctx.sees_everything:
         environment.calls.callers  # noqa: B018 - one pass answers is_sourced for every script
     for path in ctx.in_scope(ctx.ws.shell_paths):
-        if not any(path_matches(path, g) for g in layout.entrypoints):
-            continue
+        entrypoint = any(path_matches(path, g) for g in layout.entrypoints)
+        if not entrypoint and ctx.wiring.is_launcher(path):
+            continue  # (its variables come from the workflow the repository wires)
         if environment.calls.is_sourced(path):
             continue
         script = ctx.ws.shell(path)
         if script is None:
             continue
         found = launches(script)
+        if not entrypoint:
+            _count_outside(ctx, script, found)
+            continue
         starts = [launch.command.file_offset for launch in found]
         everything, *befores = environment.states_before(script, [len(script.src) + 1, *starts])
         if everything.unknown:

@@ -345,6 +345,39 @@ def test_fixes_in_json_and_sarif_say_their_applicability(tmp_path: Path) -> None
     assert found["BL203"][0]["properties"] == {"applicability": "safe"} and found["BL001"] is None
 
 
+def test_engine_scripts_outside_the_entrypoints_are_said(tmp_path: Path) -> None:
+    """BL104 checks the scripts of layout.entrypoints; a script elsewhere that hands an engine a
+    variable it does not set is named in a warning, not skipped in silence. One that sets what
+    its engine reads, a launcher and a sourced library are not named."""
+    serve = 'python3 -m sglang.launch_server --model-path "$MODEL" --port "$PORT"\n'
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "benchmark/serve.sh": "\n" + serve,
+            "scripts/ci/serve.sh": serve,
+            "scripts/ci/set.sh": "MODEL=m\nPORT=1\n" + serve,
+            "scripts/ci/lib.sh": serve,
+            "scripts/ci/run.sh": "source scripts/ci/lib.sh\n",
+            "runners/launch_h200.sh": serve,
+            "benchmarks/checked.sh": ': "${MODEL:?}" "${PORT:?}"\n' + serve,
+        },
+    )
+    assert json.loads(invoke(root, "--format", "json")[1])["warnings"][1:] == [
+        "scripts outside layout.entrypoints that hand an engine variables they do not set not "
+        "checked (BL104: name them in layout.entrypoints to check what their callers provide): 2 "
+        "(benchmark/serve.sh:2, scripts/ci/serve.sh:1)"
+    ]
+    (root / ".benchlint.toml").write_text(
+        '[layout]\nentrypoints = ["**/serve.sh", "benchmarks/**/*.sh"]\n'
+    )
+    found = json.loads(invoke(root, "--format", "json")[1])
+    assert not any("layout.entrypoints" in warning for warning in found["warnings"])
+    assert [(f["rule"], f["path"], f["line"]) for f in found["findings"]] == [
+        ("BL104", "benchmark/serve.sh", 2),
+        ("BL104", "scripts/ci/serve.sh", 1),
+    ]
+
+
 def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path: Path) -> None:
     """`benchlint layout | head -1`: the closed pipe ends the command quietly, with no internal
     error on stderr (click's own handling, as for the lint command)."""
