@@ -512,7 +512,9 @@ def explain_command(
     except ExplainError as exc:
         alone = recipe_alone(ctx, target)  # a recipe nothing routes to is still read
         if alone is None:
-            _fail(str(exc))
+            rule = get_rule(target)
+            hint = f" (`benchlint rule {target}` prints {rule.id}'s documentation)" if rule else ""
+            _fail(str(exc) + hint)
             return
         text = (
             json.dumps(alone, indent=2) + "\n" if output_format == "json" else render_alone(alone)

@@ -53,6 +53,9 @@ def test_explain_unknown_target_exits_2() -> None:
     code, output = _explain("no-such-entry", "--root", str(EXAMPLE))
     assert code == 2
     assert "neither a master-config entry, a recipe any entry routes to, nor a script" in output
+    assert "`benchlint rule" not in output
+    code, output = _explain("bl104", "--root", str(EXAMPLE))  # a rule, asked of the wrong verb
+    assert code == 2 and output.endswith("(`benchlint rule bl104` prints BL104's documentation)\n")
 
 
 def test_explain_entry_names_the_scripts_its_launcher_runs() -> None:
