@@ -68,7 +68,8 @@ every job that runs a launcher later cancels the runner's jobs by that name in a
 always runs (`if: always()`, `scancel --name=${{ runner.name }}`). Not modelled: exits inside
 functions,
 `set -e` changed inside functions, traps in subshells (they do not cover the outer script and are
-ignored), and a background process without `$!`.
+ignored), and a background process started in a loop without keeping `$!` (one started once
+without it is released only by what ends every job, `kill %1`, or its program by name).
 
 ## Fix safety
 The fix moves the trap to the line after the acquisition: unsafe (applied with
@@ -112,6 +113,7 @@ _SLURM_RELEASE = re.compile(r"\bscancel\b")
 _KILL = re.compile(r"\bkill\b(?!\s+-[0l]\b)|\bpkill\b")  # `kill -0` only asks
 _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
 _REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
+_NEVER = re.compile(r"(?!)")  # no command releases it by a variable: it has none
 
 
 def _assigned_name(statement: Command) -> str | None:
@@ -155,6 +157,9 @@ def _resources(flow: Flow) -> list[Resource]:
             name = _pid_saved(flow.statements[index + 1 : index + 4] if index is not None else [])
             if name is not None:
                 found.append(Resource("background process", command, command, name, _KILL))
+            elif _program(command) is not None and not command.loops:
+                # no `$!` kept: only what ends every job or the program by its name releases it
+                found.append(Resource("background process", command, command, None, _NEVER))
     found += _started_in_functions(flow)
     for resource in found:
         resource.handles |= _holders(script, resource.variable, resource.statement)
@@ -268,18 +273,35 @@ _KILL_ALL = re.compile(
 )
 
 
-# `pkill -f "vllm serve"`, `pkill vllm`, `killall vllm`: ends processes by their name
-_KILL_BY_NAME = re.compile(r"\b(?:pkill|killall)\s+(?:-[A-Za-z0-9]+\s+)*[\"']?([^\"'\s;&|]+)")
+# `pkill -f "vllm serve"`, `pkill vllm`, `killall vllm`: ends processes by their name (with
+# `-f`, by a pattern of the whole command line)
+_KILL_BY_NAME = re.compile(
+    r"\b(?:pkill|killall)\s+((?:-[A-Za-z0-9]+\s+)*)(?:\"([^\"]+)\"|'([^']+)'|([^\"'\s;&|]+))"
+)
+
+
+def _kills_by_name(resource: Resource, text: str) -> bool:
+    program = _program(resource.acquired_by)
+    line = resource.acquired_by.script.text_of(resource.acquired_by.node)
+    for match in _KILL_BY_NAME.finditer(text):
+        options, pattern = match.group(1), match.group(2) or match.group(3) or match.group(4)
+        if pattern == program:
+            return True
+        if re.search(r"(?:^|\s)-[A-Za-z]*f", options):
+            try:
+                if re.search(pattern, line):
+                    return True
+            except re.error:
+                continue
+    return False
 
 
 def _releases(resource: Resource, text: str) -> bool:
     if resource.what == "background process" and "kill" in text:
         if _KILL_ALL.search(text):
             return True
-        if "pkill" in text or "killall" in text:
-            program = _program(resource.acquired_by)
-            if program and any(m.group(1) == program for m in _KILL_BY_NAME.finditer(text)):
-                return True
+        if ("pkill" in text or "killall" in text) and _kills_by_name(resource, text):
+            return True
     if not resource.release.search(text):
         return False
     if resource.variable is None:
@@ -540,7 +562,7 @@ def _check_script(
                     location,
                     help="register the trap right after the acquisition",
                     related=(Location(script.path, first.command.first_line_span, "exit path"),),
-                    subject=f"{resource.what}:{resource.variable}",
+                    subject=f"{resource.what}:{resource.variable or shown}",
                     fix=_move_trap(
                         flow, start, trap_index, next(t for i, t in covering if i == trap_index)
                     ),
@@ -576,7 +598,7 @@ def _check_script(
                     location,
                     help="add `trap '...' EXIT` right after the acquisition",
                     related=related,
-                    subject=f"{resource.what}:{resource.variable}",
+                    subject=f"{resource.what}:{resource.variable or shown}",
                 ),
                 resource,
             )
