@@ -169,6 +169,8 @@ def _kept(
             continue
         if ws.excluded(finding.location.path):
             continue
+        if _never_runs(finding, ws):
+            continue
         if ignored_by_config(finding, config.per_file_ignores):
             continue
         path = finding.location.path
@@ -179,6 +181,18 @@ def _kept(
             continue
         findings.append(finding)
     return findings
+
+
+def _never_runs(finding: Finding, ws: Workspace) -> bool:
+    """A finding at or after the place a file failed to parse: in a script, the syntax error
+    bash stops at (it runs the commands before it, then exits with status 2: nothing after it
+    ever runs); BL001 reports the error. (A YAML file that fails has no model to report on.)"""
+    failure = ws.failures.get(finding.location.path)
+    return (
+        failure is not None
+        and finding.rule != "BL001"
+        and finding.location.span.line >= failure.span.line
+    )
 
 
 def _coverage(ctx: Context) -> Coverage:

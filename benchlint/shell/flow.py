@@ -92,6 +92,10 @@ class Trap:
         return any(s.upper() in _EXIT_SIGNALS for s in self.signals)
 
 
+# a name where a command starts: a handler's calls of the script's functions
+_CALLED = re.compile(r"(?:^|[;&|\n({]|\b(?:then|do|else)\b)\s*([A-Za-z_][A-Za-z0-9_]*)(?=\s|;|$)")
+
+
 class Flow:
     def __init__(self, script: Script, sourced: bool | Callable[[], bool] = False) -> None:
         """`sourced`: whether the file is sourced (`return` ends it), or how to find out (asked
@@ -252,7 +256,22 @@ class Flow:
         return Trap(command, self._handler_text(args[0]), tuple(args[1:]))
 
     def _handler_text(self, action: str) -> str:
+        """What the handler runs: its text, with the text of each function of the script it
+        calls in place of the call (`trap cleanup EXIT`, `trap 'rc=$?; cleanup; exit $rc'
+        EXIT`), and of the functions those call, two calls deep."""
+        functions = self.script.functions
         name = action.strip()
-        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and name in self.script.functions:
-            return self.script.text_of(self.script.functions[name])
-        return action
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and name in functions:
+            action = self.script.text_of(functions[name])
+        texts, seen = [action], {name}
+        for depth in range(2):
+            called = [
+                match.group(1)
+                for match in _CALLED.finditer(texts[-1] if depth else action)
+                if match.group(1) in functions and match.group(1) not in seen
+            ]
+            if not called:
+                break
+            seen.update(called)
+            texts.append("\n".join(self.script.text_of(functions[c]) for c in called))
+        return "\n".join(texts)
