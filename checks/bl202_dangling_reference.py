@@ -19,6 +19,12 @@ prints `_mtp` only for an element with `spec-decoding: mtp` (the workflow's `SPE
 `none` when the element leaves it out), so an element without it whose model has only an `_mtp`
 script is reported. The message names the entries, which are related locations.
 
+It reports a launcher's `exit N` (a nonzero number) that surely runs on an entry's routes, the
+first end of the launcher there: every such job fails at it (an element that sets no
+`CONFIG_FILE` where the launcher's srt-slurm path exits without one; a framework the launcher
+refuses). Only an exit whose conditions are decided for the entry, with no undecided end of the
+launcher before it, is reported.
+
 And a script that an entry's job runs (through its launcher, or a script that runs it) and that
 runs, sources or `exec`s another by a path fixed relative to its own folder or to the checkout
 (`source "$(dirname "$0")/../benchmark_lib.sh"` one folder short after the scripts moved into
@@ -115,7 +121,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES, names_of_recipe
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, scripts_run
-from benchlint.shell.model import Command, Script
+from benchlint.shell.model import Command, Script, first_line
 from benchlint.wiring import Entry, RecipeRef, Wiring
 from benchlint.yamlmodel import YNode
 
@@ -225,6 +231,92 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield finding
     yield from _missing_scripts(ctx)
     yield from _missing_calls(ctx)
+    yield from _failing_exits(ctx)
+
+
+def _failing_exits(ctx: Context) -> Iterator[Finding]:
+    """A launcher's `exit N` (N a nonzero number) that surely runs on an entry's routes before
+    anything else ends the launcher: the entry's jobs fail there, whatever they were to run (an
+    element with no CONFIG_FILE where the launcher's srt-slurm path requires one)."""
+    wiring = ctx.wiring
+    entries: dict[str, set[str]] = {}  # launcher -> the master configs of its entries
+    for entry, launcher, _ in wiring.pairs:
+        entries.setdefault(launcher, set()).add(entry.path)
+    for launcher, configs in entries.items():
+        if not ctx.route_in_scope(launcher, *configs):
+            continue
+        model = wiring.launcher(launcher)
+        if model is None or not any(_failing(c) for c in model.ends):
+            continue
+        ending: dict[int, tuple[Command, dict[str, list[int]]]] = {}
+        for route in wiring.routes_for_launcher(launcher):
+            for command in model.ends:  # the first end that surely runs, if it is decided
+                runs = route.runs(command)
+                if runs is None:
+                    break
+                if runs:
+                    if _failing(command):
+                        counts = ending.setdefault(id(command), (command, {}))[1]
+                        counts.setdefault(route.entry.name, [0, 0])[0] += 1
+                    break
+        if not ending:
+            continue
+        for route in wiring.routes_for_launcher(launcher):  # each entry's routes, to say "every"
+            for _, counts in ending.values():
+                if route.entry.name in counts:
+                    counts[route.entry.name][1] += 1
+        located = {e.name: e for e, path, _ in wiring.pairs if path == launcher}
+        for command, counts in ending.values():
+            names = list(counts)
+            every = all(ended == total for ended, total in counts.values())
+            jobs = "every job" if every else "jobs"
+            named = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+            why = _why(command, "it" if len(names) == 1 else "them")
+            yield Finding(
+                "BL202",
+                f"`{first_line(command.script.text_of(command.node))}` surely runs for {jobs} "
+                f"of {named}{why}: they fail here, whatever they were to run",
+                Location(launcher, command.first_line_span),
+                related=tuple(
+                    Location(e.location.path, e.location.span, f"entry {e.name}")
+                    for e in (located[n] for n in names[:3] if n in located)
+                ),
+                subject=f"exit:{','.join(names)}",
+            )
+
+
+def _why(command: Command, who: str) -> str:
+    """The condition that leads to the exit, as the message says it: the innermost `if` (or
+    `&&`) that holds, or, in an `else`, the conditions that all fail."""
+    guards = command.guards
+    if not guards:
+        return ""
+    script = command.script
+    guard = guards[-1]
+    text, line = first_line(script.text_of(guard.node)), script.span(guard.node).line
+    if guard.patterns:  # a `case` item
+        return f" (its `case` on line {line} takes this branch for {who})"
+    if guard.expect:
+        return f" (`{text}` on line {line} holds for {who})"
+    failing = [g for g in reversed(guards) if not g.expect and not g.patterns]
+    first = script.span(failing[-1].node).line
+    return (
+        f" (`{text}` on line {line} and the conditions from line {first} on fail for {who})"
+        if len(failing) > 1
+        else f" (`{text}` on line {line} fails for {who})"
+    )
+
+
+def _failing(command: Command) -> bool:
+    """`exit N` with N a nonzero number (a bare `exit` gives the last command's status)."""
+    args = command.args
+    return (
+        command.base == "exit"
+        and len(args) == 1
+        and args[0].static
+        and args[0].value.isdigit()
+        and int(args[0].value) % 256 != 0
+    )
 
 
 def _missing_scripts(ctx: Context) -> Iterator[Finding]:
