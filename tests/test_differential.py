@@ -181,6 +181,55 @@ def test_case_patterns_agree_with_bash(word: str, patterns: list[str], values: d
     _agrees(f"case {word} in {'|'.join(patterns)}) echo T;; *) echo F;; esac\n", values)
 
 
+# the statements of a function used as a condition (`if f; then`): what its status is made of
+_STATEMENTS = [
+    'case "$A" in a|ab) return 0 ;; dynamo-*) return 3 ;; *) return 1 ;; esac',
+    'case "$A" in a) echo x >&2 ;; *) return 1 ;; esac',
+    "[[ $A == a* ]] && return 0",
+    "[[ -z $B ]] || return 2",
+    'if [[ $B == "1" ]]; then return 0; elif [[ $B == a ]]; then return 1; else echo no >&2; fi',
+    "echo hi >&2",
+    "return 0",
+    "return 1",
+    "return",
+    "true",
+    "false",
+    ": ok",
+    "local x=$A",
+    "[[ $A == $B ]]",
+]
+
+
+@needs_bash
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_STATEMENTS), min_size=1, max_size=3), _ENV, st.booleans())
+def test_function_conditions_agree_with_bash(
+    body: list[str], values: dict[str, str], negated: bool
+) -> None:
+    """`if f; then` with f a function of the script: its status as bash gives it, or unknown."""
+    lines = "\n".join(f"  {statement}" for statement in body)
+    _agrees(
+        f"f() {{\n{lines}\n}}\nif {'! ' if negated else ''}f; then echo T; else echo F; fi\n",
+        values,
+    )
+
+
+def test_function_conditions_decided_and_not() -> None:
+    """The shapes launchers use are decided; a function defined below the call, one that
+    assigns, loops or calls itself is not."""
+    case = 'f() {\n  case "$A" in a|ab) return 0 ;; *) return 1 ;; esac\n}\n'
+    check = "if f; then echo T; else echo F; fi\n"
+    assert _decide(case + check, {"A": "ab"}) is True
+    assert _decide(case + check, {"A": "x"}) is False
+    assert _decide(check + case, {"A": "ab"}) is None  # bash: f: command not found
+    assigns = "f() {\n  A=ab\n  [[ $A == ab ]] && return 0\n  return 1\n}\n"
+    assert _decide(assigns + check, {"A": "x"}) is None
+    loops = "f() {\n  for v in 1; do return 0; done\n  return 1\n}\n"
+    assert _decide(loops + check, {}) is None
+    recursive = "f() {\n  if f; then return 0; fi\n  return 1\n}\n"
+    assert _decide(recursive + check, {}) is None
+
+
 @needs_bash
 @pytest.mark.parametrize(
     ("condition", "values", "expected"),

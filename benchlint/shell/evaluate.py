@@ -160,8 +160,70 @@ def condition(script: Script, tree: Condition, env: Env, probe: Probe | None = N
         return bool(tree[1])
     if kind == "arith":
         return _arithmetic(tree[1], _number(tree[2], env), _number(tree[3], env))
-    if kind == "command" and probe is not None and tree[1] is not None:
-        return probe(tree[1])
+    if kind == "command" and tree[1] is not None:
+        status = function_status(script, tree[1], env, probe)
+        if status is not None:
+            return status
+        return probe(tree[1]) if probe is not None else None
+    return None
+
+
+# the functions whose status is being decided (a function's condition that calls itself, or
+# another that calls it back, is not decided)
+_DECIDING: set[tuple[int, str]] = set()
+
+
+def function_status(
+    script: Script, call: Command, env: Env, probe: Probe | None = None
+) -> bool | None:
+    """Whether a call (no arguments) of a function of the script returns 0, run in the caller's
+    variables: the body's commands in order, each under its conditions in the body, until a
+    `return N` (N a number) that surely runs. None when it cannot be known: a body that assigns
+    (its conditions would read other values), loops, exits or ends without such a return; a
+    call with arguments; a condition not decided before the return; a function defined below
+    a top-level call."""
+    name = call.name
+    if name is None or call.args or (id(script), name) in _DECIDING:
+        return None
+    definition = script.functions.get(name)
+    if definition is None:
+        return None
+    if call.function is None and definition.start_byte > call.node.start_byte:
+        return None  # defined below the call: not yet a function when the line runs
+    key = (id(script), name)
+    _DECIDING.add(key)
+    try:
+        return _body_status(script, script.body(name), definition, env, probe)
+    finally:
+        _DECIDING.discard(key)
+
+
+def _body_status(
+    script: Script, body: list[Command], definition: Syn, env: Env, probe: Probe | None
+) -> bool | None:
+    """The status of the first `return N` that surely runs, in text order (the model's commands
+    leave out tests and other statements, so an end without `return N` is not known)."""
+    start, end = definition.start_byte, definition.end_byte
+    if any(c.assignments or (c.loops and c.loops[-1].start_byte > start) for c in body):
+        return None
+    taken: dict[Syn, tuple[Syn, ...]] = {}  # a case statement's item that ran
+    for command in body:
+        inner = tuple(g for g in command.guards if start <= g.node.start_byte < end)
+        if any(g.patterns and taken.get(g.node, g.patterns) != g.patterns for g in inner):
+            continue  # another item of that `case` ran
+        held = guards_hold(script, inner, env, probe)
+        if held is None:
+            return None
+        if held is False:
+            continue
+        for guard in inner:
+            if guard.patterns:
+                taken.setdefault(guard.node, guard.patterns)
+        if command.base in ("exit", "return") or command.subshell or command.background:
+            code = command.args[0] if command.base == "return" and command.args else None
+            if code is None or not (code.static and code.value.isdigit()):
+                return None
+            return int(code.value) % 256 == 0
     return None
 
 
