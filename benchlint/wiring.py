@@ -153,6 +153,17 @@ class ConditionEnv:
         return found
 
 
+class _Within:
+    """An environment that knows only some names' values: any other is unknown."""
+
+    def __init__(self, env: ConditionEnv, given: AbstractSet[str]) -> None:
+        self.env = env
+        self.given = given
+
+    def get(self, name: str) -> str | None:
+        return self.env.get(name) if name in self.given else None
+
+
 @dataclass(eq=False)
 class Route:
     element: Element
@@ -213,6 +224,12 @@ class Route:
             if runs:
                 return True
         return False
+
+    def holds_within(self, command: Command, given: AbstractSet[str]) -> bool | None:
+        """`holds` for a command of the launcher's own top level, reading as known only the
+        names in `given` (those the wiring gives the launcher on some route): any other name
+        is unknown, not unset (the runner's environment may hold it)."""
+        return guards_hold(command.script, command.guards, _Within(self._env_at(command), given))
 
     def holds_when(self, command: Command, values: dict[str, str]) -> bool | None:
         """`holds`, with these variables known as well (a mode of the run)."""

@@ -23,7 +23,11 @@ It reports a launcher's `exit N` (a nonzero number) that surely runs on an entry
 first end of the launcher there: every such job fails at it (an element that sets no
 `CONFIG_FILE` where the launcher's srt-slurm path exits without one; a framework the launcher
 refuses). Only an exit whose conditions are decided for the entry, with no undecided end of the
-launcher before it, is reported.
+launcher before it, is reported: a condition on a name no route sets (`$SLURM_PARTITION` from
+the runner's environment, `$GITHUB_WORKSPACE`) is not decided, a sourced file with an `exit` of
+its own may end the launcher first, and an `EXIT` trap that exits sets the status itself. The
+message says "every job" only when all the entry's routes, through every launcher of its
+runner label, end there.
 
 And a script that an entry's job runs (through its launcher, or a script that runs it) and that
 runs, sources or `exec`s another by a path fixed relative to its own folder or to the checkout
@@ -121,6 +125,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES, names_of_recipe
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, scripts_run
+from benchlint.shell.flow import Flow
 from benchlint.shell.model import Command, Script, first_line
 from benchlint.wiring import Entry, RecipeRef, Wiring
 from benchlint.yamlmodel import YNode
@@ -236,46 +241,54 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _failing_exits(ctx: Context) -> Iterator[Finding]:
     """A launcher's `exit N` (N a nonzero number) that surely runs on an entry's routes before
-    anything else ends the launcher: the entry's jobs fail there, whatever they were to run (an
-    element with no CONFIG_FILE where the launcher's srt-slurm path requires one)."""
+    anything else may end the launcher: those jobs fail there, whatever they were to run (an
+    element with no CONFIG_FILE where the launcher's srt-slurm path requires one). Decided from
+    what the wiring gives launchers only: a name no route sets (`$SLURM_PARTITION` from the
+    runner's environment, `$GITHUB_WORKSPACE`) is not known to be empty."""
     wiring = ctx.wiring
     entries: dict[str, set[str]] = {}  # launcher -> the master configs of its entries
     for entry, launcher, _ in wiring.pairs:
         entries.setdefault(launcher, set()).add(entry.path)
+    jobs: dict[str, int] = {}  # entry -> its routes, through every launcher
+    # the names the wiring gives launchers: what some route sets, and the recipe variables an
+    # element leaves unset when it names no recipe
+    given: set[str] = set(RECIPE_VARIABLES)
+    for route in wiring.routes:
+        jobs[route.entry.name] = jobs.get(route.entry.name, 0) + 1
+        given.update(route.env.known, route.env.unknown)
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
             continue
         model = wiring.launcher(launcher)
         if model is None or not any(_failing(c) for c in model.ends):
             continue
-        ending: dict[int, tuple[Command, dict[str, list[int]]]] = {}
-        for route in wiring.routes_for_launcher(launcher):
-            for command in model.ends:  # the first end that surely runs, if it is decided
-                runs = route.runs(command)
-                if runs is None:
-                    break
+        script = model.script
+        if any(t.on_exit and "exit" in t.action for _, t in Flow(script).traps()):
+            continue  # `trap '...; exit 0' EXIT` sets the status the job ends with
+        routes = wiring.routes_for_launcher(launcher)
+        ends = sorted([*model.ends, *_sourcing(ctx, script)], key=lambda c: c.node.start_byte)
+        ending: dict[int, tuple[Command, dict[str, int]]] = {}
+        for route in routes:
+            for command in ends:  # the first end that surely runs, if it is decided
+                runs = route.holds_within(command, given)
+                if runs is None or (runs and command.base not in ("exit", "exec")):
+                    break  # (a sourced file that may end the launcher)
                 if runs:
                     if _failing(command):
                         counts = ending.setdefault(id(command), (command, {}))[1]
-                        counts.setdefault(route.entry.name, [0, 0])[0] += 1
+                        counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
                     break
-        if not ending:
-            continue
-        for route in wiring.routes_for_launcher(launcher):  # each entry's routes, to say "every"
-            for _, counts in ending.values():
-                if route.entry.name in counts:
-                    counts[route.entry.name][1] += 1
         located = {e.name: e for e, path, _ in wiring.pairs if path == launcher}
         for command, counts in ending.values():
             names = list(counts)
-            every = all(ended == total for ended, total in counts.values())
-            jobs = "every job" if every else "jobs"
+            every = all(ended == jobs.get(name) for name, ended in counts.items())
             named = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
             why = _why(command, "it" if len(names) == 1 else "them")
             yield Finding(
                 "BL202",
-                f"`{first_line(command.script.text_of(command.node))}` surely runs for {jobs} "
-                f"of {named}{why}: they fail here, whatever they were to run",
+                f"`{first_line(command.script.text_of(command.node))}` surely runs for "
+                f"{'every job' if every else 'jobs'} of {named}{why}: they fail here, whatever "
+                "they were to run",
                 Location(launcher, command.first_line_span),
                 related=tuple(
                     Location(e.location.path, e.location.span, f"entry {e.name}")
@@ -283,6 +296,25 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                 ),
                 subject=f"exit:{','.join(names)}",
             )
+
+
+def _sourcing(ctx: Context, script: Script) -> list[Command]:
+    """The launcher's own `source FILE` lines whose file may end it: one not found, or one with
+    an `exit` or `exec` at its top level."""
+    found = []
+    for call in ctx.environment.calls.calls_in(script):
+        command = call.command
+        if call.kind != "source" or call.caller is not script or command.function is not None:
+            continue
+        if command.subshell or command.loops:
+            continue
+        targets = [ctx.ws.shell(t) for t in call.targets]
+        if not targets or any(
+            t is None or any(c.base in ("exit", "exec") and c.function is None for c in t.commands)
+            for t in targets
+        ):
+            found.append(command)
+    return found
 
 
 def _why(command: Command, who: str) -> str:
