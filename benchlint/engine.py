@@ -12,7 +12,7 @@ from benchlint import runcache
 from benchlint.cache import Cache
 from benchlint.config import Config
 from benchlint.context import Context, inside, wiring_of
-from benchlint.finding import Finding, Location
+from benchlint.finding import Finding, Location, Span
 from benchlint.registry import Rule, all_rules
 from benchlint.releases import unfollowed
 from benchlint.result import Coverage, Result, RuleError
@@ -106,8 +106,7 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
             if path in inline or ws.excluded(path):
                 continue
             if scope is None or inside(path, scope):
-                source = ws.source(path)
-                inline[path] = suppressions(source) if source is not None else []
+                inline[path] = _suppressions(ws, path)
         ctx = Context(ws, scope)
         ctx.suppressions = inline
         ctx.ran = frozenset(r.id for r in first)
@@ -175,23 +174,59 @@ def _kept(
             continue
         path = finding.location.path
         if inline is not None and path not in inline:
-            source = ws.source(path)
-            inline[path] = suppressions(source) if source is not None else []
+            inline[path] = _suppressions(ws, path)
         if inline is not None and is_suppressed(finding, inline[path]):
             continue
         findings.append(finding)
     return findings
 
 
+def _suppressions(ws: Workspace, path: str) -> list[Suppression]:
+    """The file's inline suppressions that are comments: a `# benchlint: disable=...` inside a
+    quoted string, a heredoc's body or a YAML scalar is text the file holds, not a comment."""
+    source = ws.source(path)
+    if source is None:
+        return []
+    found = suppressions(source)
+    if not found:
+        return found
+    literals = _literal_spans(ws, path)
+    return [
+        s
+        for s in found
+        if not any((a, b) <= (s.line, s.directive[0]) < (c, d) for a, b, c, d in literals)
+    ]
+
+
+def _literal_spans(ws: Workspace, path: str) -> list[Span]:
+    """Where a file holds text rather than code: a script's words (quoted strings over several
+    lines) and heredoc bodies; a YAML file's scalars."""
+    spans: list[Span] = []
+    if ws.is_shell(path):
+        script = ws.shell(path)
+        for command in script.commands if script is not None else []:
+            if command.script is not script:
+                continue
+            words = [*command.words, *(a.value for a in command.assignments if a.value)]
+            words += [r.target for r in command.redirects]
+            spans += [script.span(w.node) for w in words]
+            spans += [script.span(h.body) for h in command.heredocs if h.body is not None]
+    else:
+        document = ws.yaml(path)
+        if document is not None:
+            spans += [n.span for n in document.walk() if n.is_scalar]
+    return spans
+
+
 def _never_runs(finding: Finding, ws: Workspace) -> bool:
-    """A finding at or after the place a file failed to parse: in a script, the syntax error
-    bash stops at (it runs the commands before it, then exits with status 2: nothing after it
-    ever runs); BL001 reports the error. (A YAML file that fails has no model to report on.)"""
+    """A finding at or after the place a file failed to parse: in a script, the statement bash
+    cannot read (it runs the statements before it, then exits with status 2: nothing from there
+    on ever runs); BL001 reports the error. (A YAML file that fails has no model to report on.)"""
     failure = ws.failures.get(finding.location.path)
     return (
         failure is not None
         and finding.rule != "BL001"
-        and finding.location.span.line >= failure.span.line
+        and finding.location.span.line >= failure.stops_at
     )
 
 

@@ -52,6 +52,11 @@ class EngineFlags:
     def _varies(self) -> dict[tuple[str, str], bool]:
         return {}
 
+    def negatable(self, engine: str, flag: str) -> bool:
+        """Whether some release accepts `--no-FLAG` beside `--FLAG`: an argparse
+        BooleanOptionalAction, a flag that takes no value (vLLM's `--enforce-eager`)."""
+        return flag.startswith("--") and "--no-" + flag[2:] in self.union.get(engine, ())
+
     def span(self, engine: str) -> str:
         versions = self.versions[engine]
         return f"{ENGINES[engine]} {versions[0]}-{versions[-1]}"

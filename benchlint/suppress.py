@@ -1,4 +1,7 @@
-"""Inline suppressions (`# benchlint: disable=BL102 reason`, `disable-file=`) and config ignores."""
+"""Inline suppressions (`# benchlint: disable=BL102 reason`, `disable-file=`) and config ignores.
+
+`suppressions` reads the directives from a file's lines; the engine keeps those that are
+comments (not text inside a quoted string, a heredoc or a YAML scalar)."""
 
 from __future__ import annotations
 

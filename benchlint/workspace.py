@@ -109,6 +109,13 @@ class Failure:
     path: str
     message: str
     span: Span = FILE_START
+    # a script bash rejects: the first line of the statement bash could not read (it runs the
+    # statements before it, then exits with status 2); 0 for the span's line
+    stops: int = 0
+
+    @property
+    def stops_at(self) -> int:
+        return self.stops or self.span.line
 
 
 class TooManyFiles(Exception):
@@ -543,7 +550,10 @@ class Workspace:
                 line, message = problem
                 line = min(max(line, 1), source.line_count)
                 width = len(source.line_text(line)) + 1
-                self._fail(rel, f"is not valid shell: {message}", Span(line, 1, line, width))
+                span = Span(line, 1, line, width)
+                stops = _statement_start(source, script, line)
+                failure = Failure(rel, f"is not valid shell: {message}", span, stops)
+                self.failures.setdefault(rel, failure)
             else:  # bash reads it: tree-sitter-bash cannot (`exec 9<>file`), some commands lost
                 self.partial[rel] = _first_error_line(script)
         return script
@@ -670,6 +680,44 @@ def _reason(exc: OSError) -> str:
 # file is a template of a script, as a Helm chart's YAML is a template of YAML
 # `<partition>`, `<YOUR_HF_TOKEN>`, `<Replace with your HF token>`: a value to fill in
 _PLACEHOLDER = re.compile(r"(?:^|[\s=])<[A-Za-z_][A-Za-z0-9_. -]*>(?=[\s;]|$)")
+
+
+def _statement_start(source: SourceText, script: Script, line: int) -> int:
+    """The first line of the statement bash fails to read at `line` (an `if`, a function or a
+    quote left open reaches back further than the line bash names): the last line, at or
+    before `line`, whose text before it `bash -n` accepts (a statement of the top level starts
+    there). Tried first where the model's statements start, then line by line upwards, at most
+    `_TRIES` times; the line itself when none is found."""
+    starts: set[int] = set()
+    for command in script.commands:
+        if command.script is not script:
+            continue
+        if command.function is not None:
+            definition = script.functions.get(command.function)
+            if definition is not None:
+                starts.add(script.span(definition).line)
+        elif command.guards:
+            starts.add(script.span(command.guards[0].node).line)
+        else:
+            starts.add(command.span.line)
+    lines = source.text.split("\n")
+    tried: set[int] = set()
+    ordered = sorted((s for s in starts if s <= line), reverse=True)
+    candidates: list[int] = [*ordered[:2], *range(line, 0, -1)]
+    for start in candidates:
+        if start in tried:
+            continue
+        if len(tried) >= _TRIES:
+            break
+        tried.add(start)
+        before = "\n".join(lines[: start - 1]) + "\n"
+        if _bash_syntax_error(before.encode("utf-8", errors="surrogateescape")) is None:
+            return start
+    return line
+
+
+# `bash -n` runs per try (a few milliseconds), only for a script bash rejects
+_TRIES = 200
 
 
 def _bash_syntax_error(data: bytes) -> tuple[int, str] | None:

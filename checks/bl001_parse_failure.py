@@ -4,8 +4,9 @@
 Reports a shell script or YAML file that cannot be read (permissions, a symlink loop, a symlink
 that leaves the repository, binary content) or parsed (invalid YAML; shell that `bash -n`
 rejects). Every other file is still linted. In a script bash rejects, the other rules report
-only what comes before the error: bash runs the commands before it, then exits with status 2,
-and nothing after it ever runs.
+only what comes before the statement bash cannot read (an `if`, a function or a quote left open
+starts before the line bash names): bash runs the statements before it, then exits with status
+2, and nothing from there on ever runs.
 
 ## Why is this bad?
 A file benchlint cannot read is a file no rule checked. A recipe with a YAML syntax error fails

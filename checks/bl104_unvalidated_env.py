@@ -56,9 +56,12 @@ after it that exports `EP_SIZE`); a launch inside a function counts every assign
 script, as the function may be called after them. A launch inside a function reads what the
 function set before it (`local chunk=${5:-2048}`), and `$X` inside `${X:+--x "$X"}` is expanded
 only when X is not empty. An unquoted `$X` that is a word of its own is reported where a value
-is read (after an option written without `=`, or as `vllm serve`'s model): empty, it vanishes and
-the next word is read in its place; where an option may start (`--port 8000 $EXTRA_ARGS`) an
-empty value leaves the line as it was (a bundle of optional flags) and is not. A script outside
+is read (after an option written without `=`, or as the model of `vllm serve` and `trtllm-serve
+[serve]`): empty, it vanishes and the next word is read in its place; where an option may start
+(`--port 8000 $EXTRA_ARGS`, after `--`, or after a flag that takes no value: one whose `--no-`
+form a measured vLLM release accepts, such as `--enforce-eager`, or named so, `--enable-...`,
+`--disable-...`, `--trust-remote-code`) an empty value leaves the line as it was (a bundle of
+optional flags) and is not. A script outside
 `layout.entrypoints` (not a launcher, not a library) whose engine reads a variable the script
 does not set is not checked, and every report says so with its place (`benchlint: warning:
 scripts outside layout.entrypoints ...`): name such scripts there to check them.
@@ -71,6 +74,7 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
+from benchlint.engine_flags import engine_flags
 from benchlint.engines import Launch, array_name, launches
 from benchlint.environment import (
     VALIDATORS,
@@ -132,14 +136,33 @@ def _count_outside(ctx: Context, script: Script, found: list[Launch]) -> None:
 def _value_slot(launch: Launch, index: int) -> bool:
     """Whether the word at `index` of the launch's arguments stands where a value is read, so
     that, unquoted and empty, it vanishes and the next word is read in its place: right after
-    an option written without `=` (`--model $MODEL`: the option takes it, as far as the script
-    says), or the model positional of `vllm serve $MODEL` and `trtllm-serve $MODEL`. Elsewhere
-    (`--port 8000 $EXTRA_ARGS`) an empty unquoted word changes nothing: a bundle of optional
-    flags, empty by design as often as by mistake."""
-    if index == 0:
+    an option written without `=` that takes a value (`--model $MODEL`), or the model
+    positional of `vllm serve $MODEL` and `trtllm-serve [serve] $MODEL`. Elsewhere (`--port
+    8000 $EXTRA_ARGS`, after a flag that takes none or after `--`) an empty unquoted word
+    changes nothing: a bundle of optional flags, empty by design as often as by mistake."""
+    argv = launch.argv
+    words = [word.value if word.static else None for word, _ in argv[:index]]
+    if launch.module == "trtllm-serve" and words[:1] == ["serve"]:
+        words = words[1:]
+    if not words:
         return launch.module in ("vllm serve", "trtllm-serve")
-    previous = launch.argv[index - 1][0]
-    return previous.static and previous.value.startswith("-") and "=" not in previous.value
+    previous = words[-1]
+    if previous is None or not previous.startswith("-") or "=" in previous or previous == "--":
+        return False
+    return not _takes_no_value(launch.engine, previous)
+
+
+# flags that take no value by their name, in both engines' conventions (`--enable-...`)
+_SWITCH = re.compile(r"--(?:enable|disable|no|enforce)-|--trust-remote-code$")
+
+
+def _takes_no_value(engine: str, flag: str) -> bool:
+    """A flag the engine reads alone: `--no-FLAG` is accepted too (vLLM's BooleanOptionalAction,
+    from the measured releases), or its name says so (`--enable-...`, `--disable-...`)."""
+    if _SWITCH.match(flag):
+        return True
+    data_engine = "vllm" if engine in ("vllm", "dynamo") else engine
+    return engine_flags().negatable(data_engine, flag)
 
 
 def _set_in_function(command: Command, read: Read) -> bool:

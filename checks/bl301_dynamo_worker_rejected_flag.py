@@ -51,7 +51,9 @@ data does not name (for example an engine flag newer than a release's vLLM pin) 
 reported.
 
 ## Fix safety
-Renaming a flag to the worker's own is safe: the worker reads the same setting under that name.
+Renaming a flag to the worker's own is safe: the worker reads the same setting under that name
+(not offered where the recipe or command line sets that flag already: the rename would repeat
+it, and the last value would win).
 Dropping a flag the worker has no equivalent for is unsafe (applied with `--unsafe-fixes`): the
 setting the recipe asked for is gone.
 """
@@ -162,7 +164,7 @@ def _launch_findings(script: Script, release: str | None) -> Iterator[Finding]:
                     Location(script.path, arg.span),
                     help=data.advice(flag, release),
                     subject=flag,
-                    fix=_word_fix(arg, flag, release),
+                    fix=_word_fix(arg, flag, release, {flag_name(a.value) for a in launch.flags}),
                 )
 
 
@@ -195,8 +197,8 @@ def _recipe_fix(
     new = data.rename(flag, release)
     if new is not None:
         text = _renamed(key.value, flag, new)
-        if text is None:
-            return None
+        if text is None or any(flag_name(k.value) == flag_name(text) for k, _ in mapping.pairs):
+            return None  # (the mapping sets that flag already: renaming would repeat it)
         return Fix(f"rename it to {text}", (Edit(source.path, key.span, text),))
     value = mapping.get(key.value)
     if not data.droppable(flag, release) or value is None or not may_drop:
@@ -207,12 +209,13 @@ def _recipe_fix(
     return Fix(f"drop {key.value}", (line_removal(source, line, line),), "unsafe")
 
 
-def _word_fix(arg: Arg, flag: str, release: str | None) -> Fix | None:
-    """Rename a `--flag` or `--flag=value` argument written plainly to the worker's own flag."""
+def _word_fix(arg: Arg, flag: str, release: str | None, given: set[str]) -> Fix | None:
+    """Rename a `--flag` or `--flag=value` argument written plainly to the worker's own flag,
+    unless the launch gives that flag already (`given`: argparse would keep the last value)."""
     new = worker_flags().rename(flag, release)
     span = arg.span
     file = arg.word.script.file
-    if new is None or span.end_line != span.line:
+    if new is None or span.end_line != span.line or flag_name(new) in given:
         return None
     if file.line_text(span.line)[span.column - 1 : span.end_column - 1] != arg.value:
         return None  # written with quotes or escapes: not rewritten
