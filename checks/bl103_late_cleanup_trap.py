@@ -178,7 +178,8 @@ def _pid_saved(later: list[Command], kinds: tuple[str, ...] = ("assign", "export
 def _started_in_functions(flow: Flow) -> list[Resource]:
     """Background processes a function starts and keeps in a global (`start_server() { vllm
     serve ... & SERVER_PID=$!; }`), acquired where the script's shell first calls the function
-    (a `local` PID is gone when the function returns: nothing could release it by name)."""
+    (a `local` PID is gone when the function returns: nothing could release it by name; one
+    the function kills itself before it returns is not held after the call)."""
     script = flow.script
     bodies: dict[str, list[Command]] = {}
     for command in script.commands:
@@ -193,8 +194,12 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
             if not command.background:
                 continue
             name = _pid_saved(body[index + 1 : index + 4])
-            if name is not None:
-                found.append(Resource("background process", command, call, name, _KILL))
+            if name is None:
+                continue
+            resource = Resource("background process", command, call, name, _KILL)
+            later = (script.text_of(c.node) for c in body[index + 1 :])
+            if not any(_releases(resource, text) for text in later):
+                found.append(resource)  # (one the function stops itself is gone on return)
                 break
     return found
 
@@ -312,6 +317,30 @@ def _releases(resource: Resource, text: str) -> bool:
 _CALL = re.compile(r"(?<![\w$-])([A-Za-z_][A-Za-z0-9_]*)(?=([^;&|\n]*))")  # a name, its line
 # `$1`, `${1:-}`, `"$@"`: what a function's caller passed it
 _POSITIONAL = re.compile(r"\$(?:[1-9@*]|\{[1-9@*](?:[:#%/^,-][^}]*)?\})")
+
+
+def _handler_releases(resource: Resource, action: str, lookup: Functions) -> bool:
+    """Whether a trap's handler (its text with the script's own functions it calls, see
+    `Flow.traps`) releases the resource: itself, through a function it passes the resource
+    to, or in a function of a file the script sources that it calls (three calls deep)."""
+    if _releases(resource, action) or _releases_by_call(resource, action, lookup):
+        return True
+    texts, seen = [action], set()
+    for _ in range(3):
+        found = []
+        for match in _CALL.finditer(texts[-1]):
+            name = match.group(1)
+            where = lookup(name) if name not in seen else None
+            if where is not None and where.functions.get(name) is not None:
+                seen.add(name)
+                found.append(where.text_of(where.functions[name]))
+        if not found:
+            return False
+        text = "\n".join(found)
+        if _releases(resource, text):
+            return True
+        texts.append(text)
+    return False
 
 
 def _releases_by_call(resource: Resource, text: str, lookup: Functions) -> bool:
@@ -519,19 +548,11 @@ def _check_script(
         start = flow.index(resource.statement)
         if start is None:
             continue
-        covering = [
-            (i, t)
-            for i, t in traps
-            if _releases(resource, t.action) or _releases_by_call(resource, t.action, lookup)
-        ]
+        covering = [(i, t) for i, t in traps if _handler_releases(resource, t.action, lookup)]
         if any(i < start for i, _ in covering):
             continue
         on_error = min(
-            (
-                i
-                for i, t in errs
-                if _releases(resource, t.action) or _releases_by_call(resource, t.action, lookup)
-            ),
+            (i for i, t in errs if _handler_releases(resource, t.action, lookup)),
             default=None,
         )
         trap_index = min((i for i, _ in covering), default=None)

@@ -92,8 +92,8 @@ class Trap:
         return any(s.upper() in _EXIT_SIGNALS for s in self.signals)
 
 
-# a name where a command starts: a handler's calls of the script's functions
-_CALLED = re.compile(r"(?:^|[;&|\n({]|\b(?:then|do|else)\b)\s*([A-Za-z_][A-Za-z0-9_]*)(?=\s|;|$)")
+# a word that may be a call of one of the script's functions (not `$name`, `${name}`, `a-name`)
+_CALLED = re.compile(r"(?<![\w$\-{/.])([A-Za-z_][A-Za-z0-9_]*)(?![\w\-/.=])")
 
 
 class Flow:
@@ -258,16 +258,16 @@ class Flow:
     def _handler_text(self, action: str) -> str:
         """What the handler runs: its text, with the text of each function of the script it
         calls in place of the call (`trap cleanup EXIT`, `trap 'rc=$?; cleanup; exit $rc'
-        EXIT`), and of the functions those call, two calls deep."""
+        EXIT`), and of the functions those call, three calls deep."""
         functions = self.script.functions
         name = action.strip()
         if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and name in functions:
             action = self.script.text_of(functions[name])
         texts, seen = [action], {name}
-        for depth in range(2):
+        for _ in range(3):
             called = [
                 match.group(1)
-                for match in _CALLED.finditer(texts[-1] if depth else action)
+                for match in _CALLED.finditer(texts[-1])
                 if match.group(1) in functions and match.group(1) not in seen
             ]
             if not called:
