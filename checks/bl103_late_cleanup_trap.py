@@ -167,10 +167,15 @@ def _resources(flow: Flow) -> list[Resource]:
 
 
 def _pid_saved(later: list[Command], kinds: tuple[str, ...] = ("assign", "export")) -> str | None:
-    """The variable one of these statements saves `$!` in (`SERVER_PID=$!`), if any."""
+    """The variable one of these statements saves `$!` in (`SERVER_PID=$!`, `PIDS+=($!)`), if
+    any."""
     for statement in later:
         for a in statement.assignments:
-            if a.value is not None and a.value.value == "$!" and a.kind in kinds:
+            value = a.value
+            if value is None or a.kind not in kinds:
+                continue
+            items = value.items if value.items is not None else [value]
+            if any(item.value == "$!" for item in items):
                 return a.name
     return None
 
@@ -275,6 +280,7 @@ def _released_by(resource: Resource, texts: list[str]) -> bool:
 _KILL_ALL = re.compile(
     r"\bkill\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$|\"?\$\(jobs\s+-p\)|%)"
     r"|\bpkill\s+(?:-[A-Za-z0-9]+\s+)*-P\s+\$\$"
+    r"|\bjobs\s+-p\s*\|\s*xargs\s+(?:-[A-Za-z]+\s+)*kill\b"
 )
 
 
@@ -293,8 +299,13 @@ def _kills_by_name(resource: Resource, text: str) -> bool:
         if pattern == program:
             return True
         if re.search(r"(?:^|\s)-[A-Za-z]*f", options):
+            # a variable in the pattern stands for any text; the line is matched as the
+            # process's command line has it, without the shell's quotes
+            found = re.sub(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", ".*", pattern)
+            if not re.search(r"\w", found.replace(".*", "")):
+                continue  # (`pkill -f "$PATTERN"`: what it ends is not known)
             try:
-                if re.search(pattern, line):
+                if re.search(found, line.replace('"', "").replace("'", "")):
                     return True
             except re.error:
                 continue
