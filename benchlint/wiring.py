@@ -156,9 +156,10 @@ class ConditionEnv:
 class _Within:
     """An environment that knows only some names' values: any other is unknown."""
 
-    def __init__(self, env: ConditionEnv, given: AbstractSet[str]) -> None:
+    def __init__(self, env: ConditionEnv, given: AbstractSet[str], decisions: Decisions) -> None:
         self.env = env
         self.given = given
+        self.decisions = decisions  # (guards_hold shares decisions through this name)
 
     def get(self, name: str) -> str | None:
         return self.env.get(name) if name in self.given else None
@@ -225,11 +226,15 @@ class Route:
                 return True
         return False
 
-    def holds_within(self, command: Command, given: AbstractSet[str]) -> bool | None:
+    def holds_within(
+        self, command: Command, given: AbstractSet[str], decisions: Decisions
+    ) -> bool | None:
         """`holds` for a command of the launcher's own top level, reading as known only the
         names in `given` (those the wiring gives the launcher on some route): any other name
-        is unknown, not unset (the runner's environment may hold it)."""
-        return guards_hold(command.script, command.guards, _Within(self._env_at(command), given))
+        is unknown, not unset (the runner's environment may hold it). `decisions`: guards
+        decided so for other routes, shared by the caller."""
+        env = _Within(self._env_at(command), given, decisions)
+        return guards_hold(command.script, command.guards, env)
 
     def holds_when(self, command: Command, values: dict[str, str]) -> bool | None:
         """`holds`, with these variables known as well (a mode of the run)."""

@@ -118,6 +118,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
@@ -125,9 +126,10 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES, names_of_recipe
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, scripts_run
+from benchlint.shell.evaluate import Decisions
 from benchlint.shell.flow import Flow
 from benchlint.shell.model import Command, Script, first_line
-from benchlint.wiring import Entry, RecipeRef, Wiring
+from benchlint.wiring import Entry, RecipeRef, Route, Wiring
 from benchlint.yamlmodel import YNode
 
 
@@ -256,6 +258,7 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
     for route in wiring.routes:
         jobs[route.entry.name] = jobs.get(route.entry.name, 0) + 1
         given.update(route.env.known, route.env.unknown)
+    decisions = Decisions()
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
             continue
@@ -269,15 +272,10 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
         ends = sorted([*model.ends, *_sourcing(ctx, script)], key=lambda c: c.node.start_byte)
         ending: dict[int, tuple[Command, dict[str, int]]] = {}
         for route in routes:
-            for command in ends:  # the first end that surely runs, if it is decided
-                runs = route.holds_within(command, given)
-                if runs is None or (runs and command.base not in ("exit", "exec")):
-                    break  # (a sourced file that may end the launcher)
-                if runs:
-                    if _failing(command):
-                        counts = ending.setdefault(id(command), (command, {}))[1]
-                        counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
-                    break
+            command = _first_end(route, ends, given, decisions)
+            if command is not None:
+                counts = ending.setdefault(id(command), (command, {}))[1]
+                counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
         located = {e.name: e for e, path, _ in wiring.pairs if path == launcher}
         for command, counts in ending.values():
             names = list(counts)
@@ -296,6 +294,20 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                 ),
                 subject=f"exit:{','.join(names)}",
             )
+
+
+def _first_end(
+    route: Route, ends: list[Command], given: AbstractSet[str], decisions: Decisions
+) -> Command | None:
+    """The failing exit that ends the launcher on this route before anything else may, if
+    that is decided."""
+    for command in ends:
+        runs = route.holds_within(command, given, decisions)
+        if runs is None or (runs and command.base not in ("exit", "exec")):
+            return None  # (a sourced file that may end the launcher)
+        if runs:
+            return command if _failing(command) else None
+    return None
 
 
 def _sourcing(ctx: Context, script: Script) -> list[Command]:
