@@ -57,7 +57,9 @@ passes it to a function that releases its argument (`stop_tree "$SERVER_PID"` wi
 { local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep), or
 when it ends every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the
 program by its name (`pkill -f "vllm serve"`, `killall vllm`); so does a trap
-a function the script calls sets (`install_traps`). An `ERR` trap that releases it covers the
+a function the script calls sets (`install_traps`). A handler runs the functions it names,
+anywhere in its text (`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`),
+three calls deep, in the script or a file it sources. An `ERR` trap that releases it covers the
 exits of commands failing under `set -e` (bash runs it first), not an `exit`. `break`
 and `continue` do not fail under `set -e`, nor does an assignment whose substitution falls back
 (`PID=$(pgrep -n server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a
