@@ -244,9 +244,15 @@ def _tested_for_empty(exit_command: Command) -> set[str]:
     found = {name for name, empty in runs_when_empty(exit_command).items() if empty}
     script = exit_command.script
     texts = [script.text_of(guard.node) for guard in exit_command.guards]
+    called = [  # `validate || exit 1`: what the function tests (`[[ -z $X ]] && return 1`)
+        script.text_of(script.functions[name])
+        for name in (text.strip().removeprefix("!").strip() for text in texts)
+        if name in script.functions
+    ]
+    texts += called
     found |= _checked_by_name(exit_command)
     cased = any(guard.patterns for guard in exit_command.guards)  # `case "$X" in "") exit`
-    if not cased and not any(_EMPTY_SHAPED.search(text) for text in texts):
+    if not cased and not called and not any(_EMPTY_SHAPED.search(text) for text in texts):
         return found  # (deciding a guard parses the script again: only where it can tell)
     names = {name for text in texts for name in _GUARD_READ.findall(text)}
     names |= {  # `(( PORT > 0 ))` reads PORT without a `$`

@@ -20,6 +20,17 @@ class SourceText:
         self._line_starts: array[int] | None = None
         self._digest: bytes | None = None
 
+    @classmethod
+    def of_text(cls, path: str, text: str) -> SourceText:
+        """A text already decoded (a recipe as a rewrite leaves it), kept as it is: the caller
+        and the source share one string."""
+        source = cls.__new__(cls)
+        source.path = path
+        source.text = text
+        source._line_starts = None
+        source._digest = None
+        return source
+
     @property
     def line_starts(self) -> array[int]:
         """The offset each line starts at; built on first use, in C (`split`, `accumulate`).

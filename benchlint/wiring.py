@@ -908,7 +908,7 @@ def _simulate(
 
 def _parse(path: str, text: str) -> YamlDocument | None:
     try:
-        return parse_yaml(SourceText(path, text.encode("utf-8", "surrogateescape")))
+        return parse_yaml(SourceText.of_text(path, text))
     except YamlError:
         return None
 

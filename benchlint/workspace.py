@@ -551,7 +551,7 @@ class Workspace:
                 line = min(max(line, 1), source.line_count)
                 width = len(source.line_text(line)) + 1
                 span = Span(line, 1, line, width)
-                stops = _statement_start(source, script, line)
+                stops = _statement_start(source, line)
                 failure = Failure(rel, f"is not valid shell: {message}", span, stops)
                 self.failures.setdefault(rel, failure)
             else:  # bash reads it: tree-sitter-bash cannot (`exec 9<>file`), some commands lost
@@ -682,34 +682,13 @@ def _reason(exc: OSError) -> str:
 _PLACEHOLDER = re.compile(r"(?:^|[\s=])<[A-Za-z_][A-Za-z0-9_. -]*>(?=[\s;]|$)")
 
 
-def _statement_start(source: SourceText, script: Script, line: int) -> int:
+def _statement_start(source: SourceText, line: int) -> int:
     """The first line of the statement bash fails to read at `line` (an `if`, a function or a
     quote left open reaches back further than the line bash names): the last line, at or
-    before `line`, whose text before it `bash -n` accepts (a statement of the top level starts
-    there). Tried first where the model's statements start, then line by line upwards, at most
-    `_TRIES` times; the line itself when none is found."""
-    starts: set[int] = set()
-    for command in script.commands:
-        if command.script is not script:
-            continue
-        if command.function is not None:
-            definition = script.functions.get(command.function)
-            if definition is not None:
-                starts.add(script.span(definition).line)
-        elif command.guards:
-            starts.add(script.span(command.guards[0].node).line)
-        else:
-            starts.add(command.span.line)
+    before `line`, whose text before it `bash -n` accepts, tried upwards at most `_TRIES`
+    times; the line itself when none is found."""
     lines = source.text.split("\n")
-    tried: set[int] = set()
-    ordered = sorted((s for s in starts if s <= line), reverse=True)
-    candidates: list[int] = [*ordered[:2], *range(line, 0, -1)]
-    for start in candidates:
-        if start in tried:
-            continue
-        if len(tried) >= _TRIES:
-            break
-        tried.add(start)
+    for start in range(line, max(line - _TRIES, 0), -1):
         before = "\n".join(lines[: start - 1]) + "\n"
         if _bash_syntax_error(before.encode("utf-8", errors="surrogateescape")) is None:
             return start
@@ -731,9 +710,11 @@ def _bash_syntax_error(data: bytes) -> tuple[int, str] | None:
     bash = shutil.which("bash")
     if bash is None:
         return None
+    # `shopt -s extglob` runs before bash reads the lines after it; `bash -n` runs nothing
+    extglob = ["-O", "extglob"] if b"extglob" in data else []
     try:
         result = subprocess.run(
-            [bash, "-n"],
+            [bash, *extglob, "-n"],
             input=data,
             capture_output=True,
             timeout=10,

@@ -163,6 +163,6 @@ def patched(document: YamlDocument, text: str) -> Patch | None:
     root = next(i for i, d in enumerate(document.documents) if d is child)
     documents = list(document.documents)
     documents[root] = copy
-    source = SourceText(document.path, text.encode("utf-8", "surrogateescape"))
+    source = SourceText.of_text(document.path, text)
     ancestors.reverse()
     return Patch(YamlDocument(source, documents), root, ancestors, target, replacement)

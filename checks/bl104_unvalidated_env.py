@@ -60,8 +60,9 @@ is read (after an option written without `=`, or as the model of `vllm serve` an
 [serve]`): empty, it vanishes and the next word is read in its place; where an option may start
 (`--port 8000 $EXTRA_ARGS`, after `--`, or after a flag that takes no value: one whose `--no-`
 form a measured vLLM release accepts, such as `--enforce-eager`, or named so, `--enable-...`,
-`--disable-...`, `--trust-remote-code`) an empty value leaves the line as it was (a bundle of
-optional flags) and is not. A script outside
+`--disable-...`, `--skip-...`, `--trust-remote-code`) an empty value leaves the line as it
+was (a bundle of optional flags) and is not; other flags are taken to read a value (`--headless`
+and `--log-requests` take none: not known from the data). A script outside
 `layout.entrypoints` (not a launcher, not a library) whose engine reads a variable the script
 does not set is not checked, and every report says so with its place (`benchlint: warning:
 scripts outside layout.entrypoints ...`): name such scripts there to check them.
@@ -152,13 +153,15 @@ def _value_slot(launch: Launch, index: int) -> bool:
     return not _takes_no_value(launch.engine, previous)
 
 
-# flags that take no value by their name, in both engines' conventions (`--enable-...`)
-_SWITCH = re.compile(r"--(?:enable|disable|no|enforce)-|--trust-remote-code$")
+# flags that take no value by their name, in the engines' conventions (`--enable-...`)
+_SWITCH = re.compile(r"--(?:enable|disable|no|enforce|skip)-|--trust-remote-code$")
 
 
 def _takes_no_value(engine: str, flag: str) -> bool:
     """A flag the engine reads alone: `--no-FLAG` is accepted too (vLLM's BooleanOptionalAction,
-    from the measured releases), or its name says so (`--enable-...`, `--disable-...`)."""
+    from the measured releases), or its name says so (`--enable-...`, `--disable-...`,
+    `--skip-...`; `_` read as `-`, as trtllm-serve writes `--trust_remote_code`)."""
+    flag = "--" + flag[2:].replace("_", "-")
     if _SWITCH.match(flag):
         return True
     data_engine = "vllm" if engine in ("vllm", "dynamo") else engine

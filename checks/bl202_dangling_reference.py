@@ -258,6 +258,9 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
     for route in wiring.routes:
         jobs[route.entry.name] = jobs.get(route.entry.name, 0) + 1
         given.update(route.env.known, route.env.unknown)
+    for path in ctx.ws.glob(ctx.ws.layout.workflows):  # set by a step for the steps after it
+        source = ctx.ws.source(path)
+        given -= set(_GITHUB_ENV.findall(source.text)) if source is not None else set()
     decisions = Decisions()
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
@@ -266,8 +269,9 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
         if model is None or not any(_failing(c) for c in model.ends):
             continue
         script = model.script
-        if any(t.on_exit and "exit" in t.action for _, t in Flow(script).traps()):
-            continue  # `trap '...; exit 0' EXIT` sets the status the job ends with
+        flow = Flow(script)
+        # `trap '...; exit 0' EXIT` before an exit sets the status the job ends with
+        masked = min((i for i, t in flow.traps() if t.on_exit and _masks(t.action)), default=None)
         routes = wiring.routes_for_launcher(launcher)
         ends = sorted([*model.ends, *_sourcing(ctx, script)], key=lambda c: c.node.start_byte)
         ending: dict[int, tuple[Command, dict[str, int]]] = {}
@@ -278,6 +282,9 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                 counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
         located = {e.name: e for e, path, _ in wiring.pairs if path == launcher}
         for command, counts in ending.values():
+            index = flow.index(command)
+            if masked is not None and (index is None or masked < index):
+                continue
             names = list(counts)
             every = all(ended == jobs.get(name) for name, ended in counts.items())
             named = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
@@ -296,6 +303,15 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
             )
 
 
+def _inert(sourced: Script) -> bool:
+    """A sourced file that neither ends the shell, assigns nor defines functions at its top
+    level (a file of comments and echoes)."""
+    return not sourced.functions and not any(
+        c.function is None and (c.assignments or c.base in ("exit", "exec", "source", "."))
+        for c in sourced.commands
+    )
+
+
 def _first_end(
     route: Route, ends: list[Command], given: AbstractSet[str], decisions: Decisions
 ) -> Command | None:
@@ -310,9 +326,34 @@ def _first_end(
     return None
 
 
+# `echo "NAME=value" >> "$GITHUB_ENV"`: the job's later steps get NAME
+_GITHUB_ENV = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=[^\n]*>>\s*[\"']?\$\{?GITHUB_ENV\b")
+
+
+# an `exit` in a handler that keeps the status the shell was ending with: none, `$?`, or a
+# variable the handler sets from `$?` first (`rc=$?; ...; exit $rc`)
+_EXIT_ARGUMENT = re.compile(r"\bexit\b[ \t]*([^\s;&|)]*)")
+
+
+def _masks(action: str) -> bool:
+    """Whether an EXIT trap's handler may end the shell with another status than the one it
+    was ending with."""
+    for match in _EXIT_ARGUMENT.finditer(action):
+        argument = match.group(1).strip("\"'")
+        if argument in ("", "$?", "${?}"):
+            continue
+        name = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", argument)
+        if name and re.search(rf"\b{name.group(1)}=\"?\$\?", action):
+            continue
+        return True
+    return False
+
+
 def _sourcing(ctx: Context, script: Script) -> list[Command]:
-    """The launcher's own `source FILE` lines whose file may end it: one not found, or one with
-    an `exit` or `exec` at its top level."""
+    """The launcher's own `source FILE` lines that may end it or change what decides its
+    conditions: a file not found, or one with an `exit` or `exec` at its top level, an
+    assignment (`CONFIG_FILE=${CONFIG_FILE:-...}`) or a function (which may redefine one the
+    launcher tests)."""
     found = []
     for call in ctx.environment.calls.calls_in(script):
         command = call.command
@@ -321,10 +362,7 @@ def _sourcing(ctx: Context, script: Script) -> list[Command]:
         if command.subshell or command.loops:
             continue
         targets = [ctx.ws.shell(t) for t in call.targets]
-        if not targets or any(
-            t is None or any(c.base in ("exit", "exec") and c.function is None for c in t.commands)
-            for t in targets
-        ):
+        if not targets or any(t is None or not _inert(t) for t in targets):
             found.append(command)
     return found
 

@@ -228,6 +228,15 @@ def test_function_conditions_decided_and_not() -> None:
     assert _decide(loops + check, {}) is None
     recursive = "f() {\n  if f; then return 0; fi\n  return 1\n}\n"
     assert _decide(recursive + check, {}) is None
+    sourced = case + "source lib.sh\n"  # lib.sh may define f again
+    assert _decide(sourced + check, {"A": "ab"}) is None
+    for line in ("exec bash other.sh", "g", "source lib.sh"):  # it may end the shell
+        body = f"g() {{ exit 0; }}\nf() {{\n  {line}\n  return 1\n}}\n"
+        assert _decide(body + check, {}) is None, line
+    through = 'f() {\n  case "$A" in a) ;&\n  b) return 0 ;;\n  esac\n  return 1\n}\n'
+    assert _decide(through + check, {"A": "a"}) is None
+    subshell = "f() {\n  ( return 1 )\n  return 0\n}\n"
+    assert _decide(subshell + check, {}) is True
 
 
 @needs_bash

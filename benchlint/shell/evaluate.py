@@ -179,9 +179,11 @@ def function_status(
     """Whether a call (no arguments) of a function of the script returns 0, run in the caller's
     variables: the body's commands in order, each under its conditions in the body, until a
     `return N` (N a number) that surely runs. None when it cannot be known: a body that assigns
-    (its conditions would read other values), loops, exits or ends without such a return; a
-    call with arguments; a condition not decided before the return; a function defined below
-    a top-level call."""
+    (its conditions would read other values), loops, exits, `exec`s, sources, calls another
+    function, falls through a `case` item (`;&`) or ends without such a return; a call with
+    arguments; a condition not decided before the return; a function defined below a top-level
+    call or after a file sourced between its definition and the call (which may define it
+    again)."""
     name = call.name
     if name is None or call.args or (id(script), name) in _DECIDING:
         return None
@@ -190,6 +192,15 @@ def function_status(
         return None
     if call.function is None and definition.start_byte > call.node.start_byte:
         return None  # defined below the call: not yet a function when the line runs
+    text = script.text_of(definition)
+    if ";&" in text or ";;&" in text:
+        return None  # a `case` that falls through to the next item
+    between = (definition.end_byte, call.node.start_byte)
+    if call.function is None and any(
+        c.base in ("source", ".", "eval") and between[0] <= c.node.start_byte < between[1]
+        for c in script.commands
+    ):
+        return None  # a file sourced before the call may define it again
     key = (id(script), name)
     _DECIDING.add(key)
     try:
@@ -219,11 +230,16 @@ def _body_status(
         for guard in inner:
             if guard.patterns:
                 taken.setdefault(guard.node, guard.patterns)
-        if command.base in ("exit", "return") or command.subshell or command.background:
-            code = command.args[0] if command.base == "return" and command.args else None
+        base = command.base
+        if command.subshell or command.background:
+            continue  # (it ends no more than its own shell)
+        if base in ("exit", "return"):
+            code = command.args[0] if base == "return" and command.args else None
             if code is None or not (code.static and code.value.isdigit()):
                 return None
             return int(code.value) % 256 == 0
+        if base in ("exec", "source", ".", "eval") or base in script.functions:
+            return None  # it may end the shell, or set and define what the rest reads
     return None
 
 
