@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from benchlint.finding import Finding, Location, Span
 from benchlint.registry import Rule, all_rules
 from benchlint.releases import unfollowed
 from benchlint.result import Coverage, Result, RuleError
+from benchlint.source import SourceText
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
 from benchlint.workspace import Kept, Workspace
 
@@ -210,11 +212,38 @@ def _literal_spans(ws: Workspace, path: str) -> list[Span]:
             words = [*command.words, *(a.value for a in command.assignments if a.value)]
             words += [r.target for r in command.redirects]
             spans += [script.span(w.node) for w in words]
-            spans += [script.span(h.body) for h in command.heredocs if h.body is not None]
+        spans += _heredoc_bodies(ws.source(path))
     else:
         document = ws.yaml(path)
         if document is not None:
             spans += [n.span for n in document.walk() if n.is_scalar]
+    return spans
+
+
+# `<<EOF`, `<<-'EOF'`, `<< "EOF"` (not a here-string `<<<`)
+_HEREDOC = re.compile(r"(?<!<)<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
+
+
+def _heredoc_bodies(source: SourceText | None) -> list[Span]:
+    """The lines of a script's heredoc bodies, read as bash reads them: from the line after the
+    `<<WORD` to the line that is WORD (tabs before it allowed with `<<-`), bodies of one line
+    one after the other."""
+    if source is None or "<<" not in source.text:
+        return []
+    lines = source.text.split("\n")
+    spans: list[Span] = []
+    index = 0
+    while index < len(lines):
+        pending = [(m.group(1), m.group(3)) for m in _HEREDOC.finditer(lines[index])]
+        index += 1
+        for dash, word in pending:
+            start = index
+            while (
+                index < len(lines) and (lines[index].lstrip("\t") if dash else lines[index]) != word
+            ):
+                index += 1
+            spans.append(Span(start + 1, 1, index + 1, 1))
+            index += 1
     return spans
 
 
