@@ -245,22 +245,18 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
     """A launcher's `exit N` (N a nonzero number) that surely runs on an entry's routes before
     anything else may end the launcher: those jobs fail there, whatever they were to run (an
     element with no CONFIG_FILE where the launcher's srt-slurm path requires one). Decided from
-    what the wiring gives launchers only: a name no route sets (`$SLURM_PARTITION` from the
-    runner's environment, `$GITHUB_WORKSPACE`) is not known to be empty."""
+    what the wiring gives the launcher only: a name no route of it sets (`$SLURM_PARTITION`
+    from the runner's environment, `$GITHUB_WORKSPACE`) is not known to be empty."""
     wiring = ctx.wiring
     entries: dict[str, set[str]] = {}  # launcher -> the master configs of its entries
+    launchers: dict[str, list[str]] = {}  # entry -> the launchers its label leads to
     for entry, launcher, _ in wiring.pairs:
         entries.setdefault(launcher, set()).add(entry.path)
-    jobs: dict[str, int] = {}  # entry -> its routes, through every launcher
-    # the names the wiring gives launchers: what some route sets, and the recipe variables an
-    # element leaves unset when it names no recipe
-    given: set[str] = set(RECIPE_VARIABLES)
-    for route in wiring.routes:
-        jobs[route.entry.name] = jobs.get(route.entry.name, 0) + 1
-        given.update(route.env.known, route.env.unknown)
-    for path in ctx.ws.glob(ctx.ws.layout.workflows):  # set by a step for the steps after it
+        launchers.setdefault(entry.name, []).append(launcher)
+    written: set[str] = set()  # names a workflow step writes to GITHUB_ENV for the steps after
+    for path in ctx.ws.glob(ctx.ws.layout.workflows):
         source = ctx.ws.source(path)
-        given -= set(_GITHUB_ENV.findall(source.text)) if source is not None else set()
+        written |= set(_GITHUB_ENV.findall(source.text)) if source is not None else set()
     decisions = Decisions()
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
@@ -273,6 +269,12 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
         # `trap '...; exit 0' EXIT` before an exit sets the status the job ends with
         masked = min((i for i, t in flow.traps() if t.on_exit and _masks(t.action)), default=None)
         routes = wiring.routes_for_launcher(launcher)
+        # the names the wiring gives this launcher: what some route of it sets, and the recipe
+        # variables an element leaves unset when it names no recipe
+        given = set(RECIPE_VARIABLES)
+        for route in routes:
+            given.update(route.env.known, route.env.unknown)
+        given -= written
         ends = sorted([*model.ends, *_sourcing(ctx, script)], key=lambda c: c.node.start_byte)
         ending: dict[int, tuple[Command, dict[str, int]]] = {}
         for route in routes:
@@ -286,7 +288,9 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
             if masked is not None and (index is None or masked < index):
                 continue
             names = list(counts)
-            every = all(ended == jobs.get(name) for name, ended in counts.items())
+            every = all(
+                ended == _jobs(wiring, name, launchers[name]) for name, ended in counts.items()
+            )
             named = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
             why = _why(command, "it" if len(names) == 1 else "them")
             yield Finding(
@@ -309,6 +313,16 @@ def _inert(sourced: Script) -> bool:
     return not sourced.functions and not any(
         c.function is None and (c.assignments or c.base in ("exit", "exec", "source", "."))
         for c in sourced.commands
+    )
+
+
+def _jobs(wiring: Wiring, entry: str, launchers: list[str]) -> int:
+    """How many routes the entry has, through every launcher its runner label leads to."""
+    return sum(
+        1
+        for launcher in dict.fromkeys(launchers)
+        for route in wiring.routes_for_launcher(launcher)
+        if route.entry.name == entry
     )
 
 
