@@ -234,7 +234,12 @@ def _heredoc_bodies(source: SourceText | None) -> list[Span]:
     spans: list[Span] = []
     index = 0
     while index < len(lines):
-        pending = [(m.group(1), m.group(3)) for m in _HEREDOC.finditer(lines[index])]
+        line = lines[index]
+        pending = [  # (not a shift in arithmetic: `$(( 1 << BITS ))`)
+            (m.group(1), m.group(3))
+            for m in _HEREDOC.finditer(line)
+            if "((" not in line[: m.start()]
+        ]
         index += 1
         for dash, word in pending:
             start = index

@@ -161,7 +161,8 @@ def _takes_no_value(engine: str, flag: str) -> bool:
     """A flag the engine reads alone: `--no-FLAG` is accepted too (vLLM's BooleanOptionalAction,
     from the measured releases), or its name says so (`--enable-...`, `--disable-...`,
     `--skip-...`; `_` read as `-`, as trtllm-serve writes `--trust_remote_code`)."""
-    flag = "--" + flag[2:].replace("_", "-")
+    if flag.startswith("--"):
+        flag = "--" + flag[2:].replace("_", "-")
     if _SWITCH.match(flag):
         return True
     data_engine = "vllm" if engine in ("vllm", "dynamo") else engine
