@@ -204,7 +204,12 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
             if name is None:
                 continue
             resource = Resource("background process", command, call, name, _KILL)
-            later = (script.text_of(c.node) for c in body[index + 1 :])
+            later = [script.text_of(c.node) for c in body[index + 1 :]]
+            later += [  # (and the functions the rest of the body calls: `stop_server`)
+                script.text_of(script.functions[c.base])
+                for c in body[index + 1 :]
+                if c.base in script.functions and c.base != function
+            ]
             if not any(_releases(resource, text) for text in later):
                 found.append(resource)  # (one the function stops itself is gone on return)
                 break

@@ -19,13 +19,15 @@ prints `_mtp` only for an element with `spec-decoding: mtp` (the workflow's `SPE
 `none` when the element leaves it out), so an element without it whose model has only an `_mtp`
 script is reported. The message names the entries, which are related locations.
 
-It reports a launcher's `exit N` (a nonzero number) that surely runs on an entry's routes, the
-first end of the launcher there: every such job fails at it (an element that sets no
+It reports a launcher's `exit N` (a nonzero number), or a call of its function that always
+exits so (`die "..."`), that surely runs on an entry's routes, the first end of the launcher
+there: every such job fails at it (an element that sets no
 `CONFIG_FILE` where the launcher's srt-slurm path exits without one; a framework the launcher
 refuses). Only an exit whose conditions are decided for the entry, with no undecided end of the
 launcher before it, is reported: a condition on a name no route sets (`$SLURM_PARTITION` from
 the runner's environment, `$GITHUB_WORKSPACE`) is not decided, a sourced file with an `exit` of
-its own may end the launcher first, and an `EXIT` trap that exits sets the status itself. The
+its own may end the launcher first, so may a call of a function that may exit (`finish() {
+...; exit 0; }`), and an `EXIT` trap that may change the status (`exit 0`) hides the exit. The
 message says "every job" only when all the entry's routes, through every launcher of its
 runner label, end there.
 
@@ -262,7 +264,9 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
         if not ctx.route_in_scope(launcher, *configs):
             continue
         model = wiring.launcher(launcher)
-        if model is None or not any(_failing(c) for c in model.ends):
+        if model is None or not any(
+            _failing(c) for c in (*model.ends, *_ending_calls(model.script))
+        ):
             continue
         script = model.script
         flow = Flow(script)
@@ -275,7 +279,10 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
         for route in routes:
             given.update(route.env.known, route.env.unknown)
         given -= written
-        ends = sorted([*model.ends, *_sourcing(ctx, script)], key=lambda c: c.node.start_byte)
+        ends = sorted(
+            [*model.ends, *_sourcing(ctx, script), *_ending_calls(script)],
+            key=lambda c: c.node.start_byte,
+        )
         ending: dict[int, tuple[Command, dict[str, int]]] = {}
         for route in routes:
             command = _first_end(route, ends, given, decisions)
@@ -333,11 +340,42 @@ def _first_end(
     that is decided."""
     for command in ends:
         runs = route.holds_within(command, given, decisions)
-        if runs is None or (runs and command.base not in ("exit", "exec")):
-            return None  # (a sourced file that may end the launcher)
-        if runs:
+        if runs is None:
+            return None
+        if runs:  # (an exec, or a sourced file that may end the launcher: not decided)
             return command if _failing(command) else None
     return None
+
+
+def _ending_calls(script: Script) -> list[Command]:
+    """The launcher's own top-level calls of a function of it that may end it: one whose body
+    exits, `exec`s or calls a function (`die "..."` always ends it with a nonzero number: see
+    `_dies`; `finish() { ...; exit 0; }` may end it before a later exit)."""
+    ending = {
+        name
+        for name in script.functions
+        if any(c.base in ("exit", "exec") or c.base in script.functions for c in script.body(name))
+    }
+    if not ending:
+        return []
+    return [
+        c
+        for c in script.commands
+        if c.base in ending
+        and c.function is None
+        and not (c.subshell or c.background or c.tested or c.loops)
+    ]
+
+
+def _dies(script: Script, function: str) -> bool:
+    body = [c for c in script.body(function) if not c.subshell and not c.background]
+    exits = [c for c in body if c.base == "exit"]
+    return (
+        bool(exits)
+        and not any(c.base in ("return", "exec") or c.base in script.functions for c in body)
+        and all(_failing(c) for c in exits)
+        and any(not c.guards for c in exits)
+    )
 
 
 # `echo "NAME=value" >> "$GITHUB_ENV"`: the job's later steps get NAME
@@ -404,11 +442,14 @@ def _why(command: Command, who: str) -> str:
 
 
 def _failing(command: Command) -> bool:
-    """`exit N` with N a nonzero number (a bare `exit` gives the last command's status)."""
+    """`exit N` with N a nonzero number (a bare `exit` gives the last command's status), or a
+    call of a function of the script that always exits so (`die "..."`)."""
     args = command.args
+    if command.base != "exit":
+        base = command.base
+        return base is not None and base in command.script.functions and _dies(command.script, base)
     return (
-        command.base == "exit"
-        and len(args) == 1
+        len(args) == 1
         and args[0].static
         and args[0].value.isdigit()
         and int(args[0].value) % 256 != 0
