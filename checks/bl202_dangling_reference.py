@@ -26,8 +26,8 @@ there: every such job fails at it (an element that sets no
 refuses). Only an exit whose conditions are decided for the entry, with no undecided end of the
 launcher before it, is reported: a condition on a name no route sets (`$SLURM_PARTITION` from
 the runner's environment, `$GITHUB_WORKSPACE`) is not decided, a sourced file with an `exit` of
-its own may end the launcher first, so may a call of a function that may exit (`finish() {
-...; exit 0; }`), and an `EXIT` trap that may change the status (`exit 0`) hides the exit. The
+its own may end the launcher first, so may a call of a function that may exit otherwise than
+failing (`finish() { ...; exit 0; }`), and an `EXIT` trap that may change the status (`exit 0`) hides the exit. The
 message says "every job" only when all the entry's routes, through every launcher of its
 runner label, end there.
 
@@ -348,14 +348,20 @@ def _first_end(
 
 
 def _ending_calls(script: Script) -> list[Command]:
-    """The launcher's own top-level calls of a function of it that may end it: one whose body
-    exits, `exec`s or calls a function (`die "..."` always ends it with a nonzero number: see
-    `_dies`; `finish() { ...; exit 0; }` may end it before a later exit)."""
-    ending = {
-        name
-        for name in script.functions
-        if any(c.base in ("exit", "exec") or c.base in script.functions for c in script.body(name))
-    }
+    """The launcher's own top-level calls of a function of it that end it for sure with a
+    nonzero number (`die "..."`: see `_dies`), or may end it otherwise than failing: an `exit`
+    of another status (`finish() { ...; exit 0; }`), an `exec`, a call of a function. (One
+    whose every exit is a nonzero number and may return, `import_squash ... || exit 1`, leaves
+    a later failing exit failing the job either way.)"""
+
+    def may_end(name: str) -> bool:
+        return any(
+            c.base == "exec" or c.base in script.functions or (c.base == "exit" and not _failing(c))
+            for c in script.body(name)
+            if not c.subshell and not c.background
+        )
+
+    ending = {name for name in script.functions if _dies(script, name) or may_end(name)}
     if not ending:
         return []
     return [
