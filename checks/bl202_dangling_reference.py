@@ -27,9 +27,9 @@ refuses). Only an exit whose conditions are decided for the entry, with no undec
 launcher before it, is reported: a condition on a name no route sets (`$SLURM_PARTITION` from
 the runner's environment, `$GITHUB_WORKSPACE`) is not decided, a sourced file with an `exit` of
 its own may end the launcher first, so may a call of a function that may exit otherwise than
-failing (`finish() { ...; exit 0; }`), and an `EXIT` trap that may change the status (`exit 0`) hides the exit. The
-message says "every job" only when all the entry's routes, through every launcher of its
-runner label, end there.
+failing (`finish() { ...; exit 0; }`), and an `EXIT` trap that may change the status (`exit
+0`) hides the exit. The message says "every job" only when all the entry's routes, through
+every launcher of its runner label, end there.
 
 And a script that an entry's job runs (through its launcher, or a script that runs it) and that
 runs, sources or `exec`s another by a path fixed relative to its own folder or to the checkout
