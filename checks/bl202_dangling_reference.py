@@ -264,11 +264,12 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
         if not ctx.route_in_scope(launcher, *configs):
             continue
         model = wiring.launcher(launcher)
-        if model is None or not any(
-            _failing(c) for c in (*model.ends, *_ending_calls(model.script))
-        ):
+        if model is None:
             continue
         script = model.script
+        calls = _ending_calls(script)
+        if not any(_failing(c) for c in (*model.ends, *calls)):
+            continue
         flow = Flow(script)
         # `trap '...; exit 0' EXIT` before an exit sets the status the job ends with
         masked = min((i for i, t in flow.traps() if t.on_exit and _masks(t.action)), default=None)
@@ -280,7 +281,7 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
             given.update(route.env.known, route.env.unknown)
         given -= written
         ends = sorted(
-            [*model.ends, *_sourcing(ctx, script), *_ending_calls(script)],
+            [*model.ends, *_sourcing(ctx, script), *calls],
             key=lambda c: c.node.start_byte,
         )
         ending: dict[int, tuple[Command, dict[str, int]]] = {}
@@ -374,14 +375,19 @@ def _ending_calls(script: Script) -> list[Command]:
 
 
 def _dies(script: Script, function: str) -> bool:
-    body = [c for c in script.body(function) if not c.subshell and not c.background]
-    exits = [c for c in body if c.base == "exit"]
-    return (
-        bool(exits)
-        and not any(c.base in ("return", "exec") or c.base in script.functions for c in body)
-        and all(_failing(c) for c in exits)
-        and any(not c.guards for c in exits)
-    )
+    """Whether the function always exits with a nonzero number (worked out once per function,
+    kept on the script: `_failing` asks it for every route)."""
+    key = f"bl202-dies:{function}"
+    if key not in script.memo:
+        body = [c for c in script.body(function) if not c.subshell and not c.background]
+        exits = [c for c in body if c.base == "exit"]
+        script.memo[key] = (
+            bool(exits)
+            and not any(c.base in ("return", "exec") or c.base in script.functions for c in body)
+            and all(_failing(c) for c in exits)
+            and any(not c.guards for c in exits)
+        )
+    return script.memo[key] is True
 
 
 # `echo "NAME=value" >> "$GITHUB_ENV"`: the job's later steps get NAME
