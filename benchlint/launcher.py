@@ -149,35 +149,8 @@ class LauncherModel:
 
     @functools.cached_property
     def assigned_names(self) -> tuple[set[str], set[str]]:
-        """(variables the launcher sets, variables it only defaults: `X="${X:-d}"`). An
-        assignment in a subshell (`( export X=1; ... )`, `$(...)`) sets nothing outside it: it
-        counts only where a guard that may lie inside a subshell mentions the name (a guard
-        of a command outside every subshell, too, is outside them)."""
-        overwritten: set[str] = set()
-        defaulted: set[str] = set()
-        script = self.script
-        commands = list(script.all_commands())
-        outside = {id(g) for command in commands if not command.subshell for g in command.guards}
-        in_subshells = " ".join(
-            script.text_of(guard.node)
-            for command in commands
-            if command.subshell
-            for guard in command.guards
-            if id(guard) not in outside
-        )
-        for assignment in script.assignments:
-            if assignment.command.subshell and assignment.name not in in_subshells:
-                continue
-            word = assignment.value
-            # `${NAME` is in the text as written whenever the value is `${NAME:-d}`: most
-            # values need no quote removal to tell
-            keeps = (
-                word is not None
-                and "${" + assignment.name in word.text
-                and re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", word.value)
-            )
-            (defaulted if keeps else overwritten).add(assignment.name)
-        return overwritten, defaulted - overwritten
+        """(variables the launcher sets, variables it only defaults: `X="${X:-d}"`)."""
+        return assigned_names(self.script)
 
     @functools.cached_property
     def first_assigned(self) -> dict[str, int]:
@@ -776,6 +749,37 @@ def _yq_literal(expression: str) -> str | None:
         if "\\" not in inner and '"' not in inner:
             return json.dumps(inner)
     return None
+
+
+def assigned_names(script: Script) -> tuple[set[str], set[str]]:
+    """(variables the script sets, variables it only defaults: `X="${X:-d}"`). An assignment in
+    a subshell (`( export X=1; ... )`, `$(...)`) sets nothing outside it: it counts only where a
+    guard that may lie inside a subshell mentions the name (a guard of a command outside every
+    subshell, too, is outside them)."""
+    overwritten: set[str] = set()
+    defaulted: set[str] = set()
+    commands = list(script.all_commands())
+    outside = {id(g) for command in commands if not command.subshell for g in command.guards}
+    in_subshells = " ".join(
+        script.text_of(guard.node)
+        for command in commands
+        if command.subshell
+        for guard in command.guards
+        if id(guard) not in outside
+    )
+    for assignment in script.assignments:
+        if assignment.command.subshell and assignment.name not in in_subshells:
+            continue
+        word = assignment.value
+        # `${NAME` is in the text as written whenever the value is `${NAME:-d}`: most values
+        # need no quote removal to tell
+        keeps = (
+            word is not None
+            and "${" + assignment.name in word.text
+            and re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", word.value)
+        )
+        (defaulted if keeps else overwritten).add(assignment.name)
+    return overwritten, defaulted - overwritten
 
 
 def launcher_model(ws: Workspace, path: str) -> LauncherModel | None:

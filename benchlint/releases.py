@@ -395,7 +395,7 @@ def _rendered_pattern(word: str, route: Route, memo: _Memo) -> re.Pattern[str]:
         text,
         script.path,
         route.entry.fields.get(profile.EXP_NAME_PREFIX),
-        tuple((n, env.known.get(n), n in env.unknown) for n in holes),
+        tuple((n, env.known.get(n), env.knows(n)) for n in holes),
         tuple(route.holds(command) is not False for command in _givers(template)),
     )
     pattern = memo.rendered.get(signature)
@@ -579,7 +579,7 @@ def _render(template: tuple[object, ...], route: Route) -> str:
             out.append(_printed_on(item, route))
             continue
         if isinstance(item, _Defaulted):
-            if item.name in env.unknown:
+            if not env.knows(item.name):
                 out.append(_ANY)
                 continue
             value = env.known.get(item.name)  # (None: unset on the route)

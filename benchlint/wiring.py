@@ -24,14 +24,21 @@ from benchlint.calls import resolve as resolve_call
 from benchlint.calls import script_word
 from benchlint.expressions import evaluate, input_names, typed_inputs
 from benchlint.finding import Location, Span
-from benchlint.launcher import RECIPE_VARIABLES, LauncherModel, Overlay, Rewrite, launcher_model
+from benchlint.launcher import (
+    RECIPE_VARIABLES,
+    LauncherModel,
+    Overlay,
+    Rewrite,
+    assigned_names,
+    launcher_model,
+)
 from benchlint.layout import launcher_candidates, runner_labels
 from benchlint.recipe import ScriptRun, script_run
 from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Decisions, Probe, guards_hold
-from benchlint.shell.model import Command
+from benchlint.shell.model import Command, Script
 from benchlint.source import SourceText
-from benchlint.workflow import LauncherStep, launcher_steps
+from benchlint.workflow import LauncherStep, launcher_steps, workflow_names
 from benchlint.workspace import Workspace, path_matches
 from benchlint.yamlmodel import YamlDocument, YamlError, YNode, parse_yaml
 from benchlint.yamlpatch import Patch, patched
@@ -118,17 +125,24 @@ class Effective:
 
 
 class ConditionEnv:
-    """Variables for deciding a launcher's conditions: known, unknown (None) or unset ("")."""
+    """Variables for deciding a launcher's conditions: known, unknown (None) or unset ("").
+
+    Only a name the wiring speaks for (`given`: one the workflow sets from an entry, one a
+    workflow step's `env:` names, one an element's additional-settings set on some route of the
+    launcher, one the launcher assigns itself) is unset where the route does not set it; any
+    other (`$SLURM_PARTITION` from the runner's environment, `$GITHUB_WORKSPACE`) is unknown."""
 
     def __init__(
         self,
         known: dict[str, str],
         unknown: AbstractSet[str],
+        given: AbstractSet[str],
         decisions: Decisions | None = None,
         incoming: AbstractSet[str] | None = None,
     ) -> None:
         self.known = known
         self.unknown = unknown
+        self.given = given
         self.decisions = decisions  # guards decided for other routes, by what they read
         # guard -> decision (guards live as long as the run), word text -> its expansion
         self.memo: dict[int | str, object] = {}
@@ -140,7 +154,14 @@ class ConditionEnv:
     def get(self, name: str) -> str | None:
         if name in self.unknown:
             return None
-        return self.known.get(name, "")
+        value = self.known.get(name)
+        if value is not None:
+            return value
+        return "" if name in self.given else None
+
+    def knows(self, name: str) -> bool:
+        """Whether the name's value (or that it is unset) is known on the route."""
+        return name not in self.unknown and (name in self.known or name in self.given)
 
     def before_assigning(self, names: frozenset[str]) -> ConditionEnv:
         """This environment where the launcher has not assigned these names yet: each has the
@@ -148,21 +169,9 @@ class ConditionEnv:
         found = self._before.get(names)
         if found is None:
             unknown = (set(self.unknown) - names) | (names & set(self.incoming))
-            found = ConditionEnv(self.known, frozenset(unknown), self.decisions)
+            found = ConditionEnv(self.known, frozenset(unknown), self.given, self.decisions)
             self._before[names] = found
         return found
-
-
-class _Within:
-    """An environment that knows only some names' values: any other is unknown."""
-
-    def __init__(self, env: ConditionEnv, given: AbstractSet[str], decisions: Decisions) -> None:
-        self.env = env
-        self.given = given
-        self.decisions = decisions  # (guards_hold shares decisions through this name)
-
-    def get(self, name: str) -> str | None:
-        return self.env.get(name) if name in self.given else None
 
 
 @dataclass(eq=False)
@@ -226,22 +235,12 @@ class Route:
                 return True
         return False
 
-    def holds_within(
-        self, command: Command, given: AbstractSet[str], decisions: Decisions
-    ) -> bool | None:
-        """`holds` for a command of the launcher's own top level, reading as known only the
-        names in `given` (those the wiring gives the launcher on some route): any other name
-        is unknown, not unset (the runner's environment may hold it). `decisions`: guards
-        decided so for other routes, shared by the caller."""
-        env = _Within(self._env_at(command), given, decisions)
-        return guards_hold(command.script, command.guards, env)
-
     def holds_when(self, command: Command, values: dict[str, str]) -> bool | None:
         """`holds`, with these variables known as well (a mode of the run)."""
-        known = {**self.env.known, **values}
-        return guards_hold(
-            command.script, command.guards, ConditionEnv(known, self.env.unknown - set(values))
-        )
+        env = self.env
+        known = {**env.known, **values}
+        within = ConditionEnv(known, env.unknown - set(values), env.given)
+        return guards_hold(command.script, command.guards, within)
 
     def runs(self, command: Command, depth: int = 0) -> bool | None:
         """Whether the command runs on this route: False when a condition around it is false;
@@ -293,6 +292,8 @@ class Wiring:
         self._decisions = Decisions()
         self._unknowns: dict[frozenset[str], frozenset[str]] = {}
         self._inputs_read: dict[int, tuple[LauncherStep, frozenset[str]]] = {}
+        self._assigned_by: dict[str, tuple[set[str], set[str]]] = {}
+        self._given_by: dict[str, frozenset[str]] = {}
 
     # The master configs, runners.yaml and workflows are read when first asked for: a process
     # that lints only entrypoint scripts may never need them.
@@ -501,7 +502,7 @@ class Wiring:
             env = self._condition_env(route.element, target, route.step, route.runner_names)
             unknown = env.unknown | route.env.unknown
             known = {k: v for k, v in env.known.items() if k not in unknown}
-            env = ConditionEnv(known, unknown, self._decisions)
+            env = ConditionEnv(known, unknown, env.given | route.env.given, self._decisions)
             handed = Route(route.element, target, route.runner_names, route.step, env)
             handed.via = (*route.via, end)
             route = handed
@@ -546,13 +547,71 @@ class Wiring:
         else:
             unknown.add("RUNNER_NAME")
         incoming = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
-        overwritten, defaulted = launcher.assigned_names
+        overwritten, defaulted = self._assigned(launcher)
         unknown |= overwritten
         unknown |= defaulted - set(known)
         # one set for the routes that agree on it: most of a launcher's (a set of the names a
         # launcher assigns is 4 KiB; InferenceX has 852 routes)
         shared = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
-        return ConditionEnv(known, shared, self._decisions, incoming)
+        return ConditionEnv(known, shared, self._given(launcher), self._decisions, incoming)
+
+    def _assigned(self, launcher: LauncherModel) -> tuple[set[str], set[str]]:
+        """(names the launcher or a file it sources sets, names they only default). What a
+        sourced file assigns (`CONFIG_FILE=${CONFIG_FILE:-...}` in a defaults file) holds after
+        the `source` line, wherever that is: taken as assigned throughout."""
+        found = self._assigned_by.get(launcher.path)
+        if found is None:
+            overwritten, defaulted = launcher.assigned_names
+            overwritten, defaulted = set(overwritten), set(defaulted)
+            for sourced in self._sourced(launcher):
+                more, more_defaulted = assigned_names(sourced)
+                overwritten |= more
+                defaulted |= more_defaulted
+            found = self._assigned_by[launcher.path] = (overwritten, defaulted - overwritten)
+        return found
+
+    def _sourced(self, launcher: LauncherModel) -> list[Script]:
+        """The repository's files the launcher sources, and those they source (three deep)."""
+        found: dict[str, Script] = {}
+        scripts, depth = [launcher.script], 0
+        while scripts and depth < 3:
+            following = []
+            for script in scripts:
+                for command in script.all_commands():
+                    called = script_word(command)
+                    if called is None or called[0] != "source":
+                        continue
+                    for target in resolve_call(self.ws, script, called[1].value) or ():
+                        sourced = self.ws.shell(target)
+                        if sourced is not None and target not in found:
+                            found[target] = sourced
+                            following.append(sourced)
+            scripts, depth = following, depth + 1
+        found.pop(launcher.path, None)
+        return list(found.values())
+
+    def _given(self, launcher: LauncherModel) -> frozenset[str]:
+        """The names the wiring speaks for on the launcher's routes (see `ConditionEnv`): the
+        workflow's names from an entry, the recipe variables, a name some workflow sets (in an
+        `env:` or exported: where the route's own workflow does not, it is unset; the
+        `BENCH_SCRIPT_OVERRIDE` another workflow gives), the additional-settings of the
+        elements of the launcher's entries, the names the launcher (or a file it sources)
+        assigns; less those a workflow step writes to `GITHUB_ENV`."""
+        found = self._given_by.get(launcher.path)
+        if found is None:
+            set_names, written = self._workflow_names
+            names = set(_FIXED_NAMES) | set_names
+            for index in self.pairs_of_launcher.get(launcher.path, ()):
+                for element in self.pairs[index][0].elements:
+                    names.update(element.settings)
+            overwritten, defaulted = self._assigned(launcher)
+            names |= overwritten | defaulted
+            found = self._given_by[launcher.path] = frozenset(names - written)
+        return found
+
+    @cached_property
+    def _workflow_names(self) -> tuple[frozenset[str], frozenset[str]]:
+        return workflow_names(self.ws)
 
     # -- recipes ---------------------------------------------------------------------------
     def recipe(self, route: Route, variable: str = "CONFIG_FILE") -> RecipeRef | None:
@@ -697,6 +756,22 @@ def workflow_inputs(element: Element) -> dict[str, str]:
 def _quoted(element: Element) -> frozenset[str]:
     """The element's inputs written quoted in the master config (strings, whatever they say)."""
     return (element.entry.quoted - element.fields.keys()) | element.quoted
+
+
+# the names `entry_environment` may set, and the route's own: where a route leaves one unset,
+# the workflow did not set it
+_FIXED_NAMES = frozenset(
+    {
+        *profile.ENTRY_ENVIRONMENT,
+        *profile.ELEMENT_ENVIRONMENT,
+        "IS_AGENTIC",
+        "IS_MULTINODE",
+        "ISL",
+        "OSL",
+        "RUNNER_NAME",
+        *RECIPE_VARIABLES,
+    }
+)
 
 
 def entry_environment(element: Element, exported: Container[str] | None = None) -> dict[str, str]:

@@ -20,6 +20,9 @@ from benchlint.yamlmodel import YamlDocument, YNode
 _LAUNCH = profile.WORKFLOW_LAUNCH
 _EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
 _NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
+_ALL_WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
+# `echo "NAME=value" >> "$GITHUB_ENV"`: the job's later steps get NAME
+_GITHUB_ENV = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=[^\n]*>>\s*[\"']?\$\{?GITHUB_ENV\b")
 
 
 @dataclass
@@ -82,6 +85,41 @@ def launcher_steps(ws: Workspace) -> list[LauncherStep]:
             continue
         steps.extend(_steps_of(document, document.root))
     return steps
+
+
+def workflow_names(ws: Workspace) -> tuple[frozenset[str], frozenset[str]]:
+    """(the names some workflow sets: in an `env:` of the workflow, a job or a step, or
+    exported by a step's `run:` text; the names a step writes to `GITHUB_ENV`, `echo
+    "NAME=..." >> "$GITHUB_ENV"`, which the job's later steps, a launcher's among them, may get
+    with any value)."""
+    names: set[str] = set()
+    written: set[str] = set()
+    # every workflow, the templates' callers and the ad-hoc ones too (`BENCH_SCRIPT_OVERRIDE`
+    # in a dispatch workflow's `env:`)
+    for path in ws.glob([*ws.layout.workflows, *_ALL_WORKFLOWS]):
+        document = ws.yaml(path)
+        if document is None or document.root is None or not document.root.is_map:
+            continue
+        root = document.root
+        names.update(_env_of(document, root.get("env")))
+        jobs = root.get("jobs")
+        for _, job in jobs.pairs if jobs is not None and jobs.is_map else []:
+            if not job.is_map:
+                continue
+            names.update(_env_of(document, job.get("env")))
+            steps = job.get("steps")
+            for step in steps.items if steps is not None and steps.is_seq else []:
+                if not step.is_map:
+                    continue
+                names.update(_env_of(document, step.get("env")))
+                text = _run_text(step)
+                for line in text.splitlines():
+                    match = _EXPORT.match(line)
+                    if match:
+                        names.update(_NAME.findall(match.group(1)))
+                if "GITHUB_ENV" in text:
+                    written.update(_GITHUB_ENV.findall(text))
+    return frozenset(names), frozenset(written)
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:

@@ -24,12 +24,12 @@ exits so (`die "..."`), that surely runs on an entry's routes, the first end of 
 there: every such job fails at it (an element that sets no
 `CONFIG_FILE` where the launcher's srt-slurm path exits without one; a framework the launcher
 refuses). Only an exit whose conditions are decided for the entry, with no undecided end of the
-launcher before it, is reported: a condition on a name no route sets (`$SLURM_PARTITION` from
-the runner's environment, `$GITHUB_WORKSPACE`) is not decided, a sourced file with an `exit` of
-its own may end the launcher first, so may a call of a function that may exit otherwise than
-failing (`finish() { ...; exit 0; }`), and an `EXIT` trap that may change the status (`exit
-0`) hides the exit. The message says "every job" only when all the entry's routes, through
-every launcher of its runner label, end there.
+launcher before it, is reported: a condition on a name no workflow sets (`$SLURM_PARTITION`
+from the runner's environment, `$GITHUB_WORKSPACE`) or one a sourced file assigns is not
+decided, a sourced file with an `exit` of its own may end the launcher first, so may a call of
+a function that may exit otherwise than failing (`finish() { ...; exit 0; }`), and an `EXIT`
+trap that may change the status (`exit 0`) hides the exit. The message says "every job" only
+when all the entry's routes, through every launcher of its runner label, end there.
 
 And a script that an entry's job runs (through its launcher, or a script that runs it) and that
 runs, sources or `exec`s another by a path fixed relative to its own folder or to the checkout
@@ -120,7 +120,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
-from collections.abc import Set as AbstractSet
 
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
@@ -128,7 +127,6 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES, names_of_recipe
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, scripts_run
-from benchlint.shell.evaluate import Decisions
 from benchlint.shell.flow import Flow
 from benchlint.shell.model import Command, Script, first_line
 from benchlint.wiring import Entry, RecipeRef, Route, Wiring
@@ -246,20 +244,15 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _failing_exits(ctx: Context) -> Iterator[Finding]:
     """A launcher's `exit N` (N a nonzero number) that surely runs on an entry's routes before
     anything else may end the launcher: those jobs fail there, whatever they were to run (an
-    element with no CONFIG_FILE where the launcher's srt-slurm path requires one). Decided from
-    what the wiring gives the launcher only: a name no route of it sets (`$SLURM_PARTITION`
-    from the runner's environment, `$GITHUB_WORKSPACE`) is not known to be empty."""
+    element with no CONFIG_FILE where the launcher's srt-slurm path requires one). The routes
+    decide only names the wiring speaks for (`ConditionEnv`): `$SLURM_PARTITION` from the
+    runner's environment is not known to be empty."""
     wiring = ctx.wiring
     entries: dict[str, set[str]] = {}  # launcher -> the master configs of its entries
     launchers: dict[str, list[str]] = {}  # entry -> the launchers its label leads to
     for entry, launcher, _ in wiring.pairs:
         entries.setdefault(launcher, set()).add(entry.path)
         launchers.setdefault(entry.name, []).append(launcher)
-    written: set[str] = set()  # names a workflow step writes to GITHUB_ENV for the steps after
-    for path in ctx.ws.glob(ctx.ws.layout.workflows):
-        source = ctx.ws.source(path)
-        written |= set(_GITHUB_ENV.findall(source.text)) if source is not None else set()
-    decisions = Decisions()
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
             continue
@@ -274,19 +267,13 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
         # `trap '...; exit 0' EXIT` before an exit sets the status the job ends with
         masked = min((i for i, t in flow.traps() if t.on_exit and _masks(t.action)), default=None)
         routes = wiring.routes_for_launcher(launcher)
-        # the names the wiring gives this launcher: what some route of it sets, and the recipe
-        # variables an element leaves unset when it names no recipe
-        given = set(RECIPE_VARIABLES)
-        for route in routes:
-            given.update(route.env.known, route.env.unknown)
-        given -= written
         ends = sorted(
             [*model.ends, *_sourcing(ctx, script), *calls],
             key=lambda c: c.node.start_byte,
         )
         ending: dict[int, tuple[Command, dict[str, int]]] = {}
         for route in routes:
-            command = _first_end(route, ends, given, decisions)
+            command = _first_end(route, ends)
             if command is not None:
                 counts = ending.setdefault(id(command), (command, {}))[1]
                 counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
@@ -316,11 +303,10 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
 
 
 def _inert(sourced: Script) -> bool:
-    """A sourced file that neither ends the shell, assigns nor defines functions at its top
-    level (a file of comments and echoes)."""
+    """A sourced file that neither ends the shell nor defines functions at its top level (a
+    file of assignments, comments and echoes: the routes take what it assigns as unknown)."""
     return not sourced.functions and not any(
-        c.function is None and (c.assignments or c.base in ("exit", "exec", "source", "."))
-        for c in sourced.commands
+        c.function is None and c.base in ("exit", "exec", "source", ".") for c in sourced.commands
     )
 
 
@@ -334,13 +320,11 @@ def _jobs(wiring: Wiring, entry: str, launchers: list[str]) -> int:
     )
 
 
-def _first_end(
-    route: Route, ends: list[Command], given: AbstractSet[str], decisions: Decisions
-) -> Command | None:
+def _first_end(route: Route, ends: list[Command]) -> Command | None:
     """The failing exit that ends the launcher on this route before anything else may, if
     that is decided."""
     for command in ends:
-        runs = route.holds_within(command, given, decisions)
+        runs = route.holds(command)
         if runs is None:
             return None
         if runs:  # (an exec, or a sourced file that may end the launcher: not decided)
@@ -388,10 +372,6 @@ def _dies(script: Script, function: str) -> bool:
             and any(not c.guards for c in exits)
         )
     return script.memo[key] is True
-
-
-# `echo "NAME=value" >> "$GITHUB_ENV"`: the job's later steps get NAME
-_GITHUB_ENV = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=[^\n]*>>\s*[\"']?\$\{?GITHUB_ENV\b")
 
 
 # an `exit` in a handler that keeps the status the shell was ending with: none, `$?`, or a
