@@ -90,7 +90,7 @@ from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.fixes import line_removal
 from benchlint.registry import rule
-from benchlint.shell.flow import ExitPath, Flow, Trap
+from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in
 from benchlint.shell.model import Command, Script
 from benchlint.workflow import cancels_runner_jobs
 
@@ -332,33 +332,19 @@ def _releases(resource: Resource, text: str) -> bool:
     return _reading(resource.names).search(text) is not None
 
 
-_CALL = re.compile(r"(?<![\w$-])([A-Za-z_][A-Za-z0-9_]*)(?=([^;&|\n]*))")  # a name, its line
 # `$1`, `${1:-}`, `"$@"`: what a function's caller passed it
 _POSITIONAL = re.compile(r"\$(?:[1-9@*]|\{[1-9@*](?:[:#%/^,-][^}]*)?\})")
 
 
-def _handler_releases(resource: Resource, action: str, lookup: Functions) -> bool:
-    """Whether a trap's handler (its text with the script's own functions it calls, see
-    `Flow.traps`) releases the resource: itself, through a function it passes the resource
-    to, or in a function of a file the script sources that it calls (three calls deep)."""
-    if _releases(resource, action) or _releases_by_call(resource, action, lookup):
-        return True
-    texts, seen = [action], set()
-    for _ in range(3):
-        found = []
-        for match in _CALL.finditer(texts[-1]):
-            name = match.group(1)
-            where = lookup(name) if name not in seen else None
-            if where is not None and where.functions.get(name) is not None:
-                seen.add(name)
-                found.append(where.text_of(where.functions[name]))
-        if not found:
-            return False
-        text = "\n".join(found)
-        if _releases(resource, text):
-            return True
-        texts.append(text)
-    return False
+def _handler_releases(resource: Resource, trap: Trap, lookup: Functions) -> bool:
+    """Whether a trap's handler releases the resource: its own text or the body of a function
+    it calls (see `Flow.traps`), each read alone (`wait_or_report "$MASTER_PID"` releases
+    nothing where the function kills another PID), or through a function it passes the
+    resource to."""
+    return any(
+        _releases(resource, part) or _releases_by_call(resource, part, lookup)
+        for part in trap.parts
+    )
 
 
 def _releases_by_call(resource: Resource, text: str, lookup: Functions) -> bool:
@@ -368,8 +354,7 @@ def _releases_by_call(resource: Resource, text: str, lookup: Functions) -> bool:
     if resource.variable is None:
         return False
     reading = _reading(resource.names)
-    for match in _CALL.finditer(text):
-        name, arguments = match.group(1), match.group(2)
+    for name, arguments in calls_in(text):
         where = lookup(name) if reading.search(arguments) else None
         if where is not None and _releases_argument(where, name, resource.release, lookup):
             return True
@@ -548,29 +533,25 @@ _SLURM = ("Slurm allocation", "Slurm batch job")
 _HOST_ONLY = ("temporary directory",)
 
 
-# where a function is defined: this script, or a file it sources (None: not known)
-Functions = Callable[[str], Script | None]
-
-
 def _check_script(
     script: Script, sourced: bool | Callable[[], bool], functions: Functions | None = None
 ) -> Iterator[tuple[Finding, Resource]]:
-    flow = Flow(script, sourced)
+    lookup = functions or (lambda name: script if name in script.functions else None)
+    flow = Flow(script, sourced, lookup)
     runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
     every = flow.traps()
     traps = [(i, t) for i, t in every if t.on_exit]
     # an ERR trap runs before `set -e` ends the script at a failing command
     errs = [(i, t) for i, t in every if any(s.upper() == "ERR" for s in t.signals)]
-    lookup = functions or (lambda name: script if name in script.functions else None)
     for resource in _resources(flow):
         start = flow.index(resource.statement)
         if start is None:
             continue
-        covering = [(i, t) for i, t in traps if _handler_releases(resource, t.action, lookup)]
+        covering = [(i, t) for i, t in traps if _handler_releases(resource, t, lookup)]
         if any(i < start for i, _ in covering):
             continue
         on_error = min(
-            (i for i, t in errs if _handler_releases(resource, t.action, lookup)),
+            (i for i, t in errs if _handler_releases(resource, t, lookup)),
             default=None,
         )
         trap_index = min((i for i, _ in covering), default=None)

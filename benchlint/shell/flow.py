@@ -11,7 +11,7 @@ command under errexit) and which `trap ... EXIT` handlers are registered before 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from benchlint.shell.model import Command, Script, first_line
@@ -84,8 +84,10 @@ def _true_let(command: Command) -> bool:
 @dataclass(frozen=True)
 class Trap:
     command: Command
-    action: str  # the handler's text; a function name is resolved to its body
+    action: str  # the handler's text with the functions it calls: `parts` joined
     signals: tuple[str, ...]
+    # the handler's own text (a function name resolved to its body), then each body it calls
+    parts: tuple[str, ...] = ()
 
     @property
     def on_exit(self) -> bool:
@@ -96,12 +98,33 @@ class Trap:
 _CALLED = re.compile(r"(?<![\w$\-{/.])([A-Za-z_][A-Za-z0-9_]*)(?![\w\-/.=])")
 
 
+def calls_in(text: str) -> Iterator[tuple[str, str]]:
+    """The words of a handler's text that may call a function, each with the rest of its
+    command (its arguments, up to `;`, `&`, `|` or the line's end)."""
+    for match in _CALLED.finditer(text):
+        rest = _REST.match(text, match.end())
+        yield match.group(1), rest.group(0) if rest else ""
+
+
+_REST = re.compile(r"[^;&|\n]*")
+
+# where a function the shell may call is defined: the script, or a file it sources
+Functions = Callable[[str], Script | None]
+
+
 class Flow:
-    def __init__(self, script: Script, sourced: bool | Callable[[], bool] = False) -> None:
+    def __init__(
+        self,
+        script: Script,
+        sourced: bool | Callable[[], bool] = False,
+        functions: Functions | None = None,
+    ) -> None:
         """`sourced`: whether the file is sourced (`return` ends it), or how to find out (asked
-        only when a `return` is met: finding out can mean reading other scripts)."""
+        only when a `return` is met: finding out can mean reading other scripts). `functions`:
+        where a function a trap's handler calls is defined (default: the script's own)."""
         self.script = script
         self._sourced = sourced
+        self._functions = functions
         # the script's own shell: not inside functions, subshells or command substitutions
         self.statements = [
             c
@@ -253,25 +276,30 @@ class Flow:
             args = args[1:]
         if not args or args[0] in ("-l", "-p", "-"):
             return None
-        return Trap(command, self._handler_text(args[0]), tuple(args[1:]))
+        parts = self._handler_parts(args[0])
+        return Trap(command, "\n".join(parts), tuple(args[1:]), parts)
 
-    def _handler_text(self, action: str) -> str:
-        """What the handler runs: its text, with the text of each function of the script it
-        calls in place of the call (`trap cleanup EXIT`, `trap 'rc=$?; cleanup; exit $rc'
-        EXIT`), and of the functions those call, three calls deep."""
-        functions = self.script.functions
+    def _handler_parts(self, action: str) -> tuple[str, ...]:
+        """What the handler runs: its text (a function's body for `trap cleanup EXIT`), and the
+        body of each function it calls (`trap 'rc=$?; cleanup; exit $rc' EXIT`), of the script
+        or of a file it sources (see `functions`), and of the functions those call, three
+        calls deep."""
+        script = self.script
+        lookup = self._functions or (lambda name: script if name in script.functions else None)
         name = action.strip()
-        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and name in functions:
-            action = self.script.text_of(functions[name])
-        texts, seen = [action], {name}
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            where = lookup(name)
+            if where is not None:
+                action = where.text_of(where.functions[name])
+        parts, level, seen = [action], [action], {name}
         for _ in range(3):
-            called = [
-                match.group(1)
-                for match in _CALLED.finditer(texts[-1])
-                if match.group(1) in functions and match.group(1) not in seen
-            ]
-            if not called:
-                break
-            seen.update(called)
-            texts.append("\n".join(self.script.text_of(functions[c]) for c in called))
-        return "\n".join(texts)
+            found = []
+            for text in level:
+                for called, _ in calls_in(text):
+                    where = lookup(called) if called not in seen else None
+                    if where is not None and called in where.functions:
+                        seen.add(called)
+                        found.append(where.text_of(where.functions[called]))
+            parts.extend(found)
+            level = found
+        return tuple(parts)
