@@ -159,7 +159,7 @@ class LauncherModel:
         started with."""
         found: dict[str, int] = {}
         for assignment in self.script.assignments:
-            if assignment.command.script is not self.script:
+            if assignment.command.script is not self.script or assignment.keeps_value:
                 continue  # (a nested shell's offsets are its own)
             at = assignment.node.start_byte
             if at < found.get(assignment.name, at + 1):
@@ -768,6 +768,8 @@ def assigned_names(script: Script) -> tuple[set[str], set[str]]:
         if id(guard) not in outside
     )
     for assignment in script.assignments:
+        if assignment.keeps_value:
+            continue
         if assignment.command.subshell and assignment.name not in in_subshells:
             continue
         word = assignment.value

@@ -339,6 +339,12 @@ class Assignment:
     def span(self) -> Span:
         return self.command.script.span(self.node)
 
+    @property
+    def keeps_value(self) -> bool:
+        """`export NAME`, `readonly NAME`, `export -n NAME`: the name keeps the value it has
+        (bash changes only its attributes)."""
+        return self.value is None and self.kind in ("export", "readonly", "unexport")
+
 
 @dataclass(eq=False, slots=True)
 class Expansion:
