@@ -781,6 +781,11 @@ def assigned_names(script: Script) -> tuple[set[str], set[str]]:
             and re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", word.value)
         )
         (defaulted if keeps else overwritten).add(assignment.name)
+    for command in commands:  # `unset FRAMEWORK` (not `unset -f name`, a function)
+        if command.base == "unset" and not command.subshell:
+            words = [w.value for w in command.args]
+            if not any(w.startswith("-") and "f" in w for w in words):
+                overwritten.update(w for w in words if not w.startswith("-"))
     return overwritten, defaulted - overwritten
 
 

@@ -127,10 +127,11 @@ class Effective:
 class ConditionEnv:
     """Variables for deciding a launcher's conditions: known, unknown (None) or unset ("").
 
-    Only a name the wiring speaks for (`given`: one the workflow sets from an entry, one a
-    workflow step's `env:` names, one an element's additional-settings set on some route of the
-    launcher, one the launcher assigns itself) is unset where the route does not set it; any
-    other (`$SLURM_PARTITION` from the runner's environment, `$GITHUB_WORKSPACE`) is unknown."""
+    Only a name the wiring speaks for (`given`: one the workflow sets from an entry, one some
+    workflow of the repository sets, one an element's additional-settings set on some route of
+    the launcher) is unset where the route does not set it; any other (`$SLURM_PARTITION` from
+    the runner's environment, `$GITHUB_WORKSPACE`, a name the launcher tests before it assigns
+    it) is unknown."""
 
     def __init__(
         self,
@@ -292,7 +293,7 @@ class Wiring:
         self._decisions = Decisions()
         self._unknowns: dict[frozenset[str], frozenset[str]] = {}
         self._inputs_read: dict[int, tuple[LauncherStep, frozenset[str]]] = {}
-        self._assigned_by: dict[str, tuple[set[str], set[str]]] = {}
+        self._assigned_by: dict[str, tuple[set[str], set[str], frozenset[str]]] = {}
         self._given_by: dict[str, frozenset[str]] = {}
 
     # The master configs, runners.yaml and workflows are read when first asked for: a process
@@ -535,19 +536,27 @@ class Wiring:
             given = {k: v for k, v in workflow_inputs(element).items() if k in read}
             inputs = typed_inputs(given, step.input_types, _quoted(element))
             for name, text in step.values.items():
-                if name not in known and "${{" in text:
+                if name in known or name in step.run_names:
+                    continue
+                if "${{" in text:
                     value = evaluate(text, inputs)
                     if value is not None:
                         known[name] = value
+                elif _PLAIN_VALUE.fullmatch(text) and text.lower() not in _YAML_WORDS:
+                    known[name] = text  # `DEPLOY_MODE: disagg`, as the workflow writes it
         unknown = set(step.env) if step is not None else set()
         unknown -= set(known)
+        if step is not None:  # (a value an earlier step writes to GITHUB_ENV wins)
+            unknown |= step.written
         # The workflow picks the launcher by the runner's name, so that name is one of these.
         if len(runner_names) == 1:
             known["RUNNER_NAME"] = runner_names[0]
         else:
             unknown.add("RUNNER_NAME")
-        incoming = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
-        overwritten, defaulted = self._assigned(launcher)
+        overwritten, defaulted, sourced = self._assigned(launcher)
+        # a name a sourced file sets may hold its value before the launcher first assigns it
+        starting = frozenset(unknown | (sourced - set(known)))
+        incoming = self._unknowns.setdefault(starting, starting)
         unknown |= overwritten
         unknown |= defaulted - set(known)
         # one set for the routes that agree on it: most of a launcher's (a set of the names a
@@ -555,19 +564,23 @@ class Wiring:
         shared = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
         return ConditionEnv(known, shared, self._given(launcher), self._decisions, incoming)
 
-    def _assigned(self, launcher: LauncherModel) -> tuple[set[str], set[str]]:
-        """(names the launcher or a file it sources sets, names they only default). What a
-        sourced file assigns (`CONFIG_FILE=${CONFIG_FILE:-...}` in a defaults file) holds after
-        the `source` line, wherever that is: taken as assigned throughout."""
+    def _assigned(self, launcher: LauncherModel) -> tuple[set[str], set[str], frozenset[str]]:
+        """(names the launcher or a file it sources sets, names they only default, names the
+        sourced files assign). What a sourced file assigns (`CONFIG_FILE=${CONFIG_FILE:-...}`
+        in a defaults file) is taken as assigned throughout the launcher (before the `source`
+        line too), and as holding a value not known before the launcher first assigns it."""
         found = self._assigned_by.get(launcher.path)
         if found is None:
             overwritten, defaulted = launcher.assigned_names
             overwritten, defaulted = set(overwritten), set(defaulted)
-            for sourced in self._sourced(launcher):
-                more, more_defaulted = assigned_names(sourced)
+            sourced: set[str] = set()
+            for script in self._sourced(launcher):
+                more, more_defaulted = assigned_names(script)
+                sourced |= more | more_defaulted
                 overwritten |= more
                 defaulted |= more_defaulted
-            found = self._assigned_by[launcher.path] = (overwritten, defaulted - overwritten)
+            found = (overwritten, defaulted - overwritten, frozenset(sourced))
+            self._assigned_by[launcher.path] = found
         return found
 
     def _sourced(self, launcher: LauncherModel) -> list[Script]:
@@ -593,24 +606,20 @@ class Wiring:
     def _given(self, launcher: LauncherModel) -> frozenset[str]:
         """The names the wiring speaks for on the launcher's routes (see `ConditionEnv`): the
         workflow's names from an entry, the recipe variables, a name some workflow sets (in an
-        `env:` or exported: where the route's own workflow does not, it is unset; the
+        `env:` or a `run:` text: where the route's own workflow does not, it is unset; the
         `BENCH_SCRIPT_OVERRIDE` another workflow gives), the additional-settings of the
-        elements of the launcher's entries, the names the launcher (or a file it sources)
-        assigns; less those a workflow step writes to `GITHUB_ENV`."""
+        elements of the launcher's entries."""
         found = self._given_by.get(launcher.path)
         if found is None:
-            set_names, written = self._workflow_names
-            names = set(_FIXED_NAMES) | set_names
+            names = set(_FIXED_NAMES) | self._workflow_names
             for index in self.pairs_of_launcher.get(launcher.path, ()):
                 for element in self.pairs[index][0].elements:
                     names.update(element.settings)
-            overwritten, defaulted = self._assigned(launcher)
-            names |= overwritten | defaulted
-            found = self._given_by[launcher.path] = frozenset(names - written)
+            found = self._given_by[launcher.path] = frozenset(names)
         return found
 
     @cached_property
-    def _workflow_names(self) -> tuple[frozenset[str], frozenset[str]]:
+    def _workflow_names(self) -> frozenset[str]:
         return workflow_names(self.ws)
 
     # -- recipes ---------------------------------------------------------------------------
@@ -758,6 +767,10 @@ def _quoted(element: Element) -> frozenset[str]:
     return (element.entry.quoted - element.fields.keys()) | element.quoted
 
 
+# a workflow `env:` value taken as written (a word or a path: not a number, a boolean or a null
+# that YAML and the runner may render otherwise)
+_PLAIN_VALUE = re.compile(r"[A-Za-z_./][A-Za-z0-9_./:@+-]*|0|[1-9][0-9]*")
+_YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
 # the names `entry_environment` may set, and the route's own: where a route leaves one unset,
 # the workflow did not set it
 _FIXED_NAMES = frozenset(

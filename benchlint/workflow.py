@@ -19,10 +19,16 @@ from benchlint.yamlmodel import YamlDocument, YNode
 # the repository root included), or a fixed one under runners/
 _LAUNCH = profile.WORKFLOW_LAUNCH
 _EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
-_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 _ALL_WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
-# `echo "NAME=value" >> "$GITHUB_ENV"`: the job's later steps get NAME
-_GITHUB_ENV = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=[^\n]*>>\s*[\"']?\$\{?GITHUB_ENV\b")
+# a name a shell line assigns (`X=1`, `X+=a`, `export X=1`), not `--flag=1` or `$X==y`
+_ASSIGNED = re.compile(r"(?<![\w$\-/.])([A-Za-z_][A-Za-z0-9_]*)\+?=(?!=)")
+# `echo "NAME<<EOF" >> "$GITHUB_ENV"`: a multi-line value
+_HEREDOC_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)<<")
+# the variables the runner sets for every job: a workflow that sets one in an `env:` does not
+# make it unset elsewhere
+_RUNNER_NAMES = re.compile(
+    r"(?:GITHUB|RUNNER|ACTIONS)_\w*|CI|HOME|PATH|USER|LOGNAME|SHELL|PWD|HOSTNAME|LANG|TERM|TMPDIR"
+)
 
 
 @dataclass
@@ -36,6 +42,11 @@ class LauncherStep:
     values: dict[str, str] = field(default_factory=dict)
     # the type the workflow declares for each of its inputs (`boolean`, `number`, `string`...)
     input_types: dict[str, str] = field(default_factory=dict)
+    # the names an earlier step of the job may write to `GITHUB_ENV`: any value, whatever the
+    # `env:` says
+    written: frozenset[str] = frozenset()
+    # the names the `run:` text sets before the launch (in `env` too): their values not known
+    run_names: set[str] = field(default_factory=set)
 
     @property
     def name(self) -> str:
@@ -83,17 +94,14 @@ def launcher_steps(ws: Workspace) -> list[LauncherStep]:
         document = ws.yaml(path)
         if document is None or document.root is None or not document.root.is_map:
             continue
-        steps.extend(_steps_of(document, document.root))
+        steps.extend(_steps_of(document, document.root, ws))
     return steps
 
 
-def workflow_names(ws: Workspace) -> tuple[frozenset[str], frozenset[str]]:
-    """(the names some workflow sets: in an `env:` of the workflow, a job or a step, or
-    exported by a step's `run:` text; the names a step writes to `GITHUB_ENV`, `echo
-    "NAME=..." >> "$GITHUB_ENV"`, which the job's later steps, a launcher's among them, may get
-    with any value)."""
+def workflow_names(ws: Workspace) -> frozenset[str]:
+    """The names some workflow sets: in an `env:` of the workflow, a job, a job's container or
+    a step, or in a step's `run:` text; not the runner's own (`HOME`, `GITHUB_WORKSPACE`)."""
     names: set[str] = set()
-    written: set[str] = set()
     # every workflow, the templates' callers and the ad-hoc ones too (`BENCH_SCRIPT_OVERRIDE`
     # in a dispatch workflow's `env:`)
     for path in ws.glob([*ws.layout.workflows, *_ALL_WORKFLOWS]):
@@ -107,19 +115,15 @@ def workflow_names(ws: Workspace) -> tuple[frozenset[str], frozenset[str]]:
             if not job.is_map:
                 continue
             names.update(_env_of(document, job.get("env")))
+            container = job.get("container")
+            if container is not None and container.is_map:
+                names.update(_env_of(document, container.get("env")))
             steps = job.get("steps")
             for step in steps.items if steps is not None and steps.is_seq else []:
-                if not step.is_map:
-                    continue
-                names.update(_env_of(document, step.get("env")))
-                text = _run_text(step)
-                for line in text.splitlines():
-                    match = _EXPORT.match(line)
-                    if match:
-                        names.update(_NAME.findall(match.group(1)))
-                if "GITHUB_ENV" in text:
-                    written.update(_GITHUB_ENV.findall(text))
-    return frozenset(names), frozenset(written)
+                if step.is_map:
+                    names.update(_env_of(document, step.get("env")))
+                    names.update(_ASSIGNED.findall(_run_text(step)))
+    return frozenset(n for n in names if not _RUNNER_NAMES.fullmatch(n))
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:
@@ -180,7 +184,7 @@ def _input_types(root: YNode) -> dict[str, str]:
     return {k: v for k, v in types.items() if k not in clashes}
 
 
-def _steps_of(document: YamlDocument, root: YNode) -> list[LauncherStep]:
+def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[LauncherStep]:
     found: list[LauncherStep] = []
     workflow_env = _env_of(document, root.get("env"))
     input_types = _input_types(root)
@@ -190,9 +194,14 @@ def _steps_of(document: YamlDocument, root: YNode) -> list[LauncherStep]:
     for job_key, job in jobs.pairs:
         if not job.is_map:
             continue
-        job_env = _env_of(document, job.get("env"))
+        container = job.get("container")
+        job_env = {
+            **_env_of(document, job.get("env")),
+            **_env_of(document, container.get("env") if container and container.is_map else None),
+        }
         steps = job.get("steps")
-        for step in steps.items if steps is not None and steps.is_seq else []:
+        items = steps.items if steps is not None and steps.is_seq else []
+        for index, step in enumerate(items):
             run = step.get("run") if step.is_map else None
             if run is None or not run.is_scalar or not _LAUNCH.search(run.value):
                 continue
@@ -207,6 +216,13 @@ def _steps_of(document: YamlDocument, root: YNode) -> list[LauncherStep]:
                 document.path, job_key.value, location, env, False, values, input_types
             )
             _read_run_text(launcher, run.value, location)
+            # (the step's own `env:` is set over what GITHUB_ENV holds)
+            launcher.written = frozenset(
+                name
+                for earlier in items[:index]
+                for name in _env_file_writes(earlier, ws)
+                if name not in _env_of(document, step.get("env"))
+            )
             found.append(launcher)
     return found
 
@@ -216,13 +232,41 @@ def _first_line(span: Span) -> Span:
 
 
 def _read_run_text(step: LauncherStep, text: str, location: Location) -> None:
+    """The names the step's `run:` text sets before it starts the launcher (`export X=1`,
+    `X=1; export X`, `declare -x X=1`, `X=1 bash ./runners/launch_...`): each set, its value
+    not known."""
     for line in text.splitlines():
-        if _LAUNCH.search(line):
-            break
+        launch = _LAUNCH.search(line)
         if re.match(r"^\s*export\s+\$\{\{", line):
             continue  # the entries' additional-settings, modelled per route by the wiring
+        for name in _ASSIGNED.findall(line[: launch.start()] if launch else line):
+            step.env.setdefault(name, location)
+            step.run_names.add(name)
         match = _EXPORT.match(line)
         if match:
-            for name in _NAME.findall(match.group(1)):
-                step.env.setdefault(name, location)
             step.multinode = step.multinode or "IS_MULTINODE=true" in match.group(1)
+        if launch:
+            break
+
+
+def _env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
+    """The names a step may write to `GITHUB_ENV` for the job's later steps: in a `run:` text
+    that names it (`echo "X=1" >> "$GITHUB_ENV"`, `tee -a`, `printf`, a `NAME<<EOF` block),
+    every name it assigns or writes, and the same in the steps of a composite action of the
+    repository it uses (`uses: ./.github/actions/setup`)."""
+    names: set[str] = set()
+    text = _run_text(step)
+    if "GITHUB_ENV" in text or "github.env" in text:
+        names.update(_ASSIGNED.findall(text))
+        names.update(_HEREDOC_NAME.findall(text))
+    uses = step.get("uses") if step.is_map else None
+    if uses is not None and uses.is_scalar and uses.value.startswith("./") and depth < 3:
+        folder = uses.value[2:].rstrip("/")
+        for path in ws.glob([f"{folder}/action.yml", f"{folder}/action.yaml"]):
+            document = ws.yaml(path)
+            root = document.root if document is not None else None
+            runs = root.get("runs") if root is not None and root.is_map else None
+            steps = runs.get("steps") if runs is not None and runs.is_map else None
+            for inner in steps.items if steps is not None and steps.is_seq else []:
+                names |= _env_file_writes(inner, ws, depth + 1)
+    return names

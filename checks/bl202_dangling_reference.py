@@ -260,7 +260,7 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
         if model is None:
             continue
         script = model.script
-        calls = _ending_calls(script)
+        calls = _ending_calls(ctx, script)
         if not any(_failing(c) for c in (*model.ends, *calls)):
             continue
         flow = Flow(script)
@@ -302,12 +302,23 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
             )
 
 
-def _inert(sourced: Script) -> bool:
+def _inert(ctx: Context, sourced: Script, depth: int = 0) -> bool:
     """A sourced file that neither ends the shell nor defines functions at its top level (a
-    file of assignments, comments and echoes: the routes take what it assigns as unknown)."""
-    return not sourced.functions and not any(
-        c.function is None and c.base in ("exit", "exec", "source", ".") for c in sourced.commands
-    )
+    file of assignments, comments and echoes: the routes take what it assigns as unknown), nor
+    sources a file that may (three deep)."""
+    if sourced.functions or any(
+        c.function is None and c.base in ("exit", "exec") for c in sourced.commands
+    ):
+        return False
+    for call in ctx.environment.calls.calls_in(sourced):
+        if call.kind != "source" or call.command.function is not None:
+            continue
+        targets = [ctx.ws.shell(t) for t in call.targets]
+        if depth >= 2 or not targets:
+            return False
+        if any(t is None or not _inert(ctx, t, depth + 1) for t in targets):
+            return False
+    return True
 
 
 def _jobs(wiring: Wiring, entry: str, launchers: list[str]) -> int:
@@ -332,16 +343,21 @@ def _first_end(route: Route, ends: list[Command]) -> Command | None:
     return None
 
 
-def _ending_calls(script: Script) -> list[Command]:
+def _ending_calls(ctx: Context, script: Script) -> list[Command]:
     """The launcher's own top-level calls of a function of it that end it for sure with a
     nonzero number (`die "..."`: see `_dies`), or may end it otherwise than failing: an `exit`
-    of another status (`finish() { ...; exit 0; }`), an `exec`, a call of a function. (One
-    whose every exit is a nonzero number and may return, `import_squash ... || exit 1`, leaves
-    a later failing exit failing the job either way.)"""
+    of another status (`finish() { ...; exit 0; }`), an `exec`, a `source`, a call of a
+    function. (One whose every exit is a nonzero number and may return, `import_squash ... ||
+    exit 1`, leaves a later failing exit failing the job either way.)"""
 
-    def may_end(name: str) -> bool:
+    sourcing = {id(c) for c in _sourcing(ctx, script, anywhere=True)}
+
+    def may_end(name: str) -> bool:  # (a file it sources may end the launcher too)
         return any(
-            c.base == "exec" or c.base in script.functions or (c.base == "exit" and not _failing(c))
+            c.base == "exec"
+            or id(c) in sourcing
+            or c.base in script.functions
+            or (c.base == "exit" and not _failing(c))
             for c in script.body(name)
             if not c.subshell and not c.background
         )
@@ -393,20 +409,22 @@ def _masks(action: str) -> bool:
     return False
 
 
-def _sourcing(ctx: Context, script: Script) -> list[Command]:
-    """The launcher's own `source FILE` lines that may end it or change what decides its
-    conditions: a file not found, or one with an `exit` or `exec` at its top level, an
-    assignment (`CONFIG_FILE=${CONFIG_FILE:-...}`) or a function (which may redefine one the
-    launcher tests)."""
+def _sourcing(ctx: Context, script: Script, anywhere: bool = False) -> list[Command]:
+    """The launcher's own `source FILE` lines (at its top level; `anywhere`: in its functions
+    too) that may end it or change what decides its conditions: a file not found, or one with
+    an `exit` or `exec` at its top level or a function (which may redefine one the launcher
+    tests), or that sources such a file (see `_inert`)."""
     found = []
     for call in ctx.environment.calls.calls_in(script):
         command = call.command
-        if call.kind != "source" or call.caller is not script or command.function is not None:
+        if call.kind != "source" or call.caller is not script:
+            continue
+        if command.function is not None and not anywhere:
             continue
         if command.subshell or command.loops:
             continue
         targets = [ctx.ws.shell(t) for t in call.targets]
-        if not targets or any(t is None or not _inert(t) for t in targets):
+        if not targets or any(t is None or not _inert(ctx, t) for t in targets):
             found.append(command)
     return found
 
