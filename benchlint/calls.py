@@ -62,6 +62,14 @@ def script_word(command: Command) -> tuple[str, Word] | None:
     return None
 
 
+def call_graph(ws: Workspace) -> CallGraph:
+    """The run's call graph (one per workspace: the wiring and the environment share it)."""
+    graph = ws.models.get("calls")
+    if not isinstance(graph, CallGraph):
+        graph = ws.models["calls"] = CallGraph(ws)
+    return graph
+
+
 class CallGraph:
     """Calls are found per script on demand. Who calls a file is answered from each script's
     call facts, (kind, targets) per call: cached by the script's content and the list of the

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from benchlint import profile
-from benchlint.calls import Call, CallGraph
+from benchlint.calls import Call, call_graph
 from benchlint.finding import Location
 from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.model import Assignment, Command, Script
@@ -329,7 +329,7 @@ class Environment:
     def __init__(self, ws: Workspace, wiring: Wiring) -> None:
         self.ws = ws
         self.wiring = wiring
-        self.calls = CallGraph(ws)
+        self.calls = call_graph(ws)
         self._routes: dict[str, list[StartPath]] = {}
         self._file_states: dict[str, ScriptState] = {}
         self._visiting: set[str] = set()

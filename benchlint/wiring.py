@@ -20,8 +20,8 @@ from functools import cached_property
 from typing import Any
 
 from benchlint import profile
+from benchlint.calls import call_graph, script_word
 from benchlint.calls import resolve as resolve_call
-from benchlint.calls import script_word
 from benchlint.expressions import evaluate, input_names, typed_inputs
 from benchlint.finding import Location, Span
 from benchlint.launcher import (
@@ -36,7 +36,7 @@ from benchlint.layout import launcher_candidates, runner_labels
 from benchlint.recipe import ScriptRun, script_run
 from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Decisions, Probe, guards_hold
-from benchlint.shell.model import Command, Script
+from benchlint.shell.model import Command
 from benchlint.source import SourceText
 from benchlint.workflow import LauncherStep, launcher_steps, workflow_names
 from benchlint.workspace import Workspace, path_matches
@@ -555,10 +555,10 @@ class Wiring:
             unknown.add("RUNNER_NAME")
         overwritten, defaulted, sourced = self._assigned(launcher)
         # a name a sourced file sets may hold its value before the launcher first assigns it
-        starting = frozenset(unknown | (sourced - set(known)))
+        starting = frozenset(unknown | (sourced - known.keys()) if sourced else unknown)
         incoming = self._unknowns.setdefault(starting, starting)
         unknown |= overwritten
-        unknown |= defaulted - set(known)
+        unknown |= defaulted - known.keys()
         # one set for the routes that agree on it: most of a launcher's (a set of the names a
         # launcher assigns is 4 KiB; InferenceX has 852 routes)
         shared = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
@@ -574,8 +574,8 @@ class Wiring:
             overwritten, defaulted = launcher.assigned_names
             overwritten, defaulted = set(overwritten), set(defaulted)
             sourced: set[str] = set()
-            for script in self._sourced(launcher):
-                more, more_defaulted = assigned_names(script)
+            for path in self._sourced(launcher.path):
+                more, more_defaulted = self._file_assigned(path)
                 sourced |= more | more_defaulted
                 overwritten |= more
                 defaulted |= more_defaulted
@@ -583,25 +583,35 @@ class Wiring:
             self._assigned_by[launcher.path] = found
         return found
 
-    def _sourced(self, launcher: LauncherModel) -> list[Script]:
-        """The repository's files the launcher sources, and those they source (three deep)."""
-        found: dict[str, Script] = {}
-        scripts, depth = [launcher.script], 0
-        while scripts and depth < 3:
+    def _sourced(self, path: str) -> list[str]:
+        """The repository's files the script sources, and those they source (three deep), from
+        the call graph's facts (kept in the cache: no sourced file is parsed for them)."""
+        graph = call_graph(self.ws)
+        found: dict[str, None] = {}
+        paths, depth = [path], 0
+        while paths and depth < 3:
             following = []
-            for script in scripts:
-                for command in script.all_commands():
-                    called = script_word(command)
-                    if called is None or called[0] != "source":
-                        continue
-                    for target in resolve_call(self.ws, script, called[1].value) or ():
-                        sourced = self.ws.shell(target)
-                        if sourced is not None and target not in found:
-                            found[target] = sourced
-                            following.append(sourced)
-            scripts, depth = following, depth + 1
-        found.pop(launcher.path, None)
-        return list(found.values())
+            for caller in paths:
+                for kind, targets in graph.facts(caller):
+                    for target in targets if kind == "source" else ():
+                        if target not in found and target != path:
+                            found[target] = None
+                            following.append(target)
+            paths, depth = following, depth + 1
+        return list(found)
+
+    def _file_assigned(self, path: str) -> tuple[set[str], set[str]]:
+        """`assigned_names` of a sourced file, kept in the cache by its content."""
+        cache = self.ws.cache
+        digest = self.ws.digest(path) if cache is not None else None
+        stored = cache.get("assigned", path, digest) if cache is not None and digest else None
+        if isinstance(stored, list) and len(stored) == 2:
+            return set(stored[0]), set(stored[1])
+        script = self.ws.shell(path)
+        overwritten, defaulted = assigned_names(script) if script is not None else (set(), set())
+        if cache is not None and digest:
+            cache.put("assigned", path, digest, [sorted(overwritten), sorted(defaulted)])
+        return overwritten, defaulted
 
     def _given(self, launcher: LauncherModel) -> frozenset[str]:
         """The names the wiring speaks for on the launcher's routes (see `ConditionEnv`): the

@@ -103,27 +103,41 @@ def workflow_names(ws: Workspace) -> frozenset[str]:
     a step, or in a step's `run:` text; not the runner's own (`HOME`, `GITHUB_WORKSPACE`)."""
     names: set[str] = set()
     # every workflow, the templates' callers and the ad-hoc ones too (`BENCH_SCRIPT_OVERRIDE`
-    # in a dispatch workflow's `env:`)
+    # in a dispatch workflow's `env:`): each file's names are kept in the cache by its content
     for path in ws.glob([*ws.layout.workflows, *_ALL_WORKFLOWS]):
-        document = ws.yaml(path)
-        if document is None or document.root is None or not document.root.is_map:
+        digest = ws.digest(path) if ws.cache is not None else None
+        stored = ws.cache.get("workflow-names", path, digest) if ws.cache and digest else None
+        if isinstance(stored, list):
+            names.update(stored)
             continue
-        root = document.root
-        names.update(_env_of(document, root.get("env")))
-        jobs = root.get("jobs")
-        for _, job in jobs.pairs if jobs is not None and jobs.is_map else []:
-            if not job.is_map:
-                continue
-            names.update(_env_of(document, job.get("env")))
-            container = job.get("container")
-            if container is not None and container.is_map:
-                names.update(_env_of(document, container.get("env")))
-            steps = job.get("steps")
-            for step in steps.items if steps is not None and steps.is_seq else []:
-                if step.is_map:
-                    names.update(_env_of(document, step.get("env")))
-                    names.update(_ASSIGNED.findall(_run_text(step)))
+        found = _names_set(ws, path)
+        names |= found
+        if ws.cache is not None and digest:
+            ws.cache.put("workflow-names", path, digest, sorted(found))
     return frozenset(n for n in names if not _RUNNER_NAMES.fullmatch(n))
+
+
+def _names_set(ws: Workspace, path: str) -> set[str]:
+    names: set[str] = set()
+    document = ws.yaml(path)
+    if document is None or document.root is None or not document.root.is_map:
+        return names
+    root = document.root
+    names.update(_env_of(document, root.get("env")))
+    jobs = root.get("jobs")
+    for _, job in jobs.pairs if jobs is not None and jobs.is_map else []:
+        if not job.is_map:
+            continue
+        names.update(_env_of(document, job.get("env")))
+        container = job.get("container")
+        if container is not None and container.is_map:
+            names.update(_env_of(document, container.get("env")))
+        steps = job.get("steps")
+        for step in steps.items if steps is not None and steps.is_seq else []:
+            if step.is_map:
+                names.update(_env_of(document, step.get("env")))
+                names.update(_ASSIGNED.findall(_run_text(step)))
+    return names
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:

@@ -93,7 +93,10 @@ def test_no_cache_flag_and_environment(tmp_path: Path, monkeypatch) -> None:  # 
     CliRunner().invoke(main, ["--format", "json", "-o", str(out), str(root / LAUNCHER)])
     kinds = {p.name.rsplit("-", 1)[0] for p in folder.iterdir() if p.suffix == ".marshal"}
     # (no index: the files were written less than 2 s before the run)
-    assert kinds == {"entries", "master-configs", "overlays", "report", "run", "shell", "yaml"}
+    assert kinds == {
+        *("calls", "entries", "master-configs", "overlays", "report", "run", "shell"),
+        *("workflow-names", "yaml"),
+    }
     assert json.loads(out.read_text())["findings"]
     assert not any(p.suffix == ".marshal" for p in root.rglob("*"))  # nothing in the repository
 
