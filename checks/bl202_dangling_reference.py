@@ -37,6 +37,13 @@ runs, sources or `exec`s another by a path fixed relative to its own folder or t
 `fixed_seq_len/`, `exec "$(dirname "$0")/impl/real.sh"`) that names no file, at its top level
 and unconditionally.
 
+And a recipe's `setup_script: NAME`, which srtctl runs from its checkout's `configs/NAME` (or
+`configs/patches/NAME`) on each worker, skipping it with only a warning when neither exists: in an
+srt-slurm tree, a name neither folder has; in a repository that overlays its recipes, a script it
+keeps in a recipe folder's `configs/` (`benchmarks/multi_node/srt-slurm-recipes/configs/NAME`)
+where no copy the route's launcher may run names `configs` or copies the recipe folder whole (the
+setup that creates a draft model's files never runs, and the workers start without it).
+
 ## Why is this bad?
 The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
 job fails after the allocation was granted; or, worse, an upstream recipe of the same name runs
@@ -130,6 +137,7 @@ from benchlint.releases import ScriptRun, scripts_run
 from benchlint.shell.flow import Flow
 from benchlint.shell.model import Command, Script, first_line
 from benchlint.wiring import Entry, RecipeRef, Route, Wiring
+from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YNode
 
 
@@ -239,6 +247,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from _missing_scripts(ctx)
     yield from _missing_calls(ctx)
     yield from _failing_exits(ctx)
+    yield from _setup_scripts(ctx)
 
 
 def _failing_exits(ctx: Context) -> Iterator[Finding]:
@@ -607,3 +616,97 @@ def _run_by_entries(ctx: Context, path: str, depth: int = 0) -> Entry | None:
 
 # a path fixed relative to the script's folder or the checkout's root
 _FIXED_FOLDER = re.compile("|".join(("dirname", "BASH_SOURCE", *sorted(ROOT_VARIABLES))))
+
+
+# commands that may put a file into srtctl's checkout (`cp ... configs/x.sh`, `rsync -a ... .`)
+_COPIES = frozenset({"cp", "rsync", "ln", "install", "mv", "tar", "tee", "cat"})
+
+
+def _setup_scripts(ctx: Context) -> Iterator[Finding]:
+    """A recipe's `setup_script: NAME`, which srtctl runs from its checkout's `configs/NAME` (or
+    `configs/patches/NAME`) and otherwise skips with a warning, that names no file there: in an
+    srt-slurm tree, one the tree does not have; in a repository that overlays its recipes, one
+    it keeps in a recipe folder's `configs/` that the route's launcher copies nothing of."""
+    ws = ctx.ws
+    roots = ws.recipe_roots  # (detecting them tells whether this is an srt-slurm tree)
+    if ws.detected.recipe_tree:
+        for path in ctx.in_scope(ws.glob([f"{r}/**" for r in roots])):
+            name, where = _setup_script(ctx, path)
+            if name is None or where is None or _staged(ws, "", name):
+                continue
+            yield Finding(
+                "BL202",
+                f"setup_script {name} names no file in configs/ (nor configs/patches/): srtctl "
+                "prints a warning and starts the workers without it",
+                where,
+                subject=f"setup_script={name}",
+            )
+        return
+    wiring = ctx.wiring
+    found: dict[str, tuple[str, Location, str, list[str], list[str]]] = {}
+    for route in ctx.routes():
+        for variable in RECIPE_VARIABLES:
+            recipe = wiring.recipe(route, variable)
+            if recipe is None or recipe.status != "local" or recipe.path is None:
+                continue
+            name, where = _setup_script(ctx, recipe.path)
+            if name is None or where is None:
+                continue
+            root = next((r for r in roots if recipe.path.startswith(r + "/")), None)
+            kept = _staged(ws, root, name) if root is not None else None
+            if root is None or kept is None or _may_stage(route, root):
+                continue
+            _, _, _, entries, launchers = found.setdefault(recipe.path, (name, where, kept, [], []))
+            if route.entry.name not in entries:
+                entries.append(route.entry.name)
+            if route.launcher.path not in launchers:
+                launchers.append(route.launcher.path)
+    for name, where, kept, entries, launchers in found.values():
+        named = ", ".join(entries[:2]) + (
+            f" and {len(entries) - 2} more" if len(entries) > 2 else ""
+        )
+        yield Finding(
+            "BL202",
+            f"setup_script {name} is this repository's {kept}, which {', '.join(launchers)} "
+            f"copies nothing of into srtctl's configs/ for {named}: srtctl prints a warning and "
+            "starts the workers without it (unless the srt-slurm release it checks out has its "
+            "own)",
+            where,
+            subject=f"setup_script={name}",
+        )
+
+
+def _setup_script(ctx: Context, path: str) -> tuple[str | None, Location | None]:
+    """The recipe's top-level `setup_script` (a plain `.sh` name) and where it is."""
+    document = ctx.ws.yaml(path)
+    root = document.root if document is not None else None
+    node = root.get("setup_script") if root is not None and root.is_map else None
+    if node is None or not node.is_scalar or not node.value.endswith((".sh", ".bash")):
+        return None, None
+    if "/" in node.value or "$" in node.value:
+        return None, None
+    return node.value, Location(path, node.span)
+
+
+def _staged(ws: Workspace, root: str, name: str) -> str | None:
+    """The file a `configs/` beside the recipe folder `root` keeps for the name (the folder
+    itself for an srt-slurm tree, `""`), if any."""
+    base = f"{root}/configs" if root else "configs"
+    for candidate in (f"{base}/{name}", f"{base}/patches/{name}"):
+        if ws.is_shell(candidate):
+            return candidate
+    return None
+
+
+def _may_stage(route: Route, root: str) -> bool:
+    """Whether a command of the route's launcher that may run there may copy a file into
+    srtctl's `configs/`: a copy that names `configs`, or one of the recipe folder whole
+    (`cp -r "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/"* .`)."""
+    whole = re.compile(re.escape(root) + r"/?[\"']?(?:\*|\.)?(?:[\s\"']|$)")
+    for command in route.launcher.script.all_commands():
+        if command.base not in _COPIES:
+            continue
+        text = command.script.text_of(command.node)
+        if ("configs" in text or whole.search(text)) and route.holds(command) is not False:
+            return True
+    return False
