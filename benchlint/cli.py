@@ -52,9 +52,28 @@ class _DefaultToLint(click.Group):
         if "--debug" in args[:end]:
             args = [a for i, a in enumerate(args) if i >= end or a != "--debug"]
             _DefaultToLint.debug = True
+        # `benchlint --no-cache explain ENTRY`: the command after flags, not a path to lint
+        first = next((i for i, a in enumerate(args[:end]) if not a.startswith("-")), None)
+        if (
+            first
+            and args[first] in self.commands
+            and not Path(args[first]).exists()
+            and not any(a in self._value_options() for a in args[:first])
+        ):
+            args = [args[first], *args[:first], *args[first + 1 :]]
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "--version")):
             args = ["lint", *args]
         return super().parse_args(ctx, args)
+
+    def _value_options(self) -> set[str]:
+        """lint's options that take a value (`--format`, `-o`): the word after one is its value."""
+        lint = self.commands.get("lint")
+        return {
+            name
+            for param in (lint.params if lint is not None else [])
+            if isinstance(param, click.Option) and not param.is_flag
+            for name in param.opts
+        }
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The group's options, the default command's (lint's) options, then the commands."""

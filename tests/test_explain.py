@@ -234,3 +234,17 @@ def test_explain_a_launcher_no_entry_reaches_exits_2(tmp_path: Path) -> None:
     code, output = _explain("runners/launch_zz-none.sh", "--root", str(root))
     assert code == 2
     assert "no master-config entry reaches the launcher 'runners/launch_zz-none.sh'" in output
+
+
+def test_a_command_after_flags_is_the_command() -> None:
+    """`benchlint --no-config explain ENTRY` runs explain (not a lint of a path `explain`); a flag
+    the command does not take is said as click says it; after an option that takes a value, the
+    word is that value."""
+    entry = ["glm5-fp4-gb200-dynamo-sglang", "--root", str(EXAMPLE), "--format", "json"]
+    outcome = CliRunner().invoke(main, ["--no-config", "explain", *entry])
+    assert outcome.exit_code == 0
+    assert json.loads(outcome.output)[0]["recipe_status"] == "local"
+    outcome = CliRunner().invoke(main, ["--no-cache", "explain", *entry])
+    assert outcome.exit_code == 2 and "No such option '--no-cache'" in outcome.output
+    outcome = CliRunner().invoke(main, ["--format", "concise", "explain"])
+    assert outcome.exit_code == 2 and "explain: no such file or directory" in outcome.output
