@@ -29,12 +29,12 @@ from benchlint.config import (
 )
 from benchlint.context import Context
 from benchlint.engine import STANDALONE_ENTRIES, lint, select_rules
-from benchlint.finding import Severity
+from benchlint.finding import Finding, Severity
 from benchlint.perfile import default_jobs
 from benchlint.registry import all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS, renderer
 from benchlint.result import Result
-from benchlint.suppress import baseline_fingerprints
+from benchlint.suppress import baseline_fingerprints, new_since
 from benchlint.workspace import TooManyFiles, Workspace
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -125,6 +125,22 @@ def main() -> None:
 
 def _split(values: tuple[str, ...]) -> list[str]:
     return [part for value in values for part in value.split(",") if part.strip()]
+
+
+def _since_baseline(
+    findings: list[Finding], known: dict[str, frozenset[str] | None]
+) -> list[Finding]:
+    """The findings the baseline does not have, and those it has that now cover more (a recipe
+    more that runs the probe), with a note naming what is new."""
+    kept = []
+    for finding in findings:
+        new = new_since(finding, known)
+        if new:
+            shown = ", ".join(new[:3]) + (f" and {len(new) - 3} more" if len(new) > 3 else "")
+            finding.notes = (*finding.notes, f"new since the baseline: {shown}")
+        if new is None or new:
+            kept.append(finding)
+    return kept
 
 
 def _fail(message: str) -> None:
@@ -303,7 +319,7 @@ def lint_command(
     except ValueError as exc:
         _fail(str(exc))
         return
-    known: set[str] = set()
+    known: dict[str, frozenset[str] | None] = {}
     if baseline is not None:
         try:
             known = baseline_fingerprints(baseline)
@@ -324,7 +340,8 @@ def lint_command(
                 f"--root {root} to lint them all"
             )
             return
-        result.findings = [f for f in result.findings if f.fingerprint not in known]
+        if baseline is not None:
+            result.findings = _since_baseline(result.findings, known)
         result.cwd = Path.cwd().resolve()
         result.unsafe_fixes = unsafe
         if show_diff:

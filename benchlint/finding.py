@@ -75,6 +75,9 @@ class Finding:
     # details a reader may want, each one sentence (`= note:` in the text report)
     notes: tuple[str, ...] = ()
     fix: Fix | None = None
+    # what a finding that gathers several cases covers (the recipes that run a probe, the
+    # entries whose jobs fail): a baseline that has the finding with fewer reports it again
+    involves: tuple[str, ...] = ()
     fingerprint: str = field(default="", compare=False)
 
     @property

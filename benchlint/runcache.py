@@ -26,7 +26,7 @@ from benchlint.workspace import RACY_NS, Failure, Workspace, file_status
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 7
+FORMAT = 8
 
 
 def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:
@@ -176,12 +176,25 @@ def _finding(finding: Finding) -> tuple[Any, ...]:
         finding.help,
         list(finding.notes),
         fix,
+        list(finding.involves),
         finding.fingerprint,
     )
 
 
 def _unfinding(data: tuple[Any, ...]) -> Finding:
-    rule, message, location, related, subject, severity, help_, notes, fix, fingerprint = data
+    (
+        rule,
+        message,
+        location,
+        related,
+        subject,
+        severity,
+        help_,
+        notes,
+        fix,
+        involves,
+        fingerprint,
+    ) = data
     decoded_fix = None
     if fix is not None:
         description, edits, applicability = fix
@@ -200,6 +213,7 @@ def _unfinding(data: tuple[Any, ...]) -> Finding:
         help_,
         tuple(notes),
         decoded_fix,
+        tuple(involves),
     )
     finding.fingerprint = fingerprint
     return finding

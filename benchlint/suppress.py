@@ -85,9 +85,10 @@ def is_suppressed(finding: Finding, inline: list[Suppression]) -> bool:
     return False
 
 
-def baseline_fingerprints(path: Path) -> set[str]:
-    """Fingerprints of an earlier run's `--format json` or `--format sarif` report. Raises
-    ValueError (one line for the user) for a file that does not exist or is not such a report."""
+def baseline_fingerprints(path: Path) -> dict[str, frozenset[str] | None]:
+    """Fingerprints of an earlier run's `--format json` or `--format sarif` report, each with
+    what its finding covered then (`Finding.involves`; None: not said). Raises ValueError (one
+    line for the user) for a file that does not exist or is not such a report."""
     if not path.exists():
         raise ValueError(f"{path}: baseline file does not exist")
     try:
@@ -98,18 +99,37 @@ def baseline_fingerprints(path: Path) -> set[str]:
         raise ValueError(f"{path}: not a benchlint JSON or SARIF report (not JSON)") from None
     if isinstance(data, dict) and isinstance(data.get("runs"), list):
         return {
-            fingerprint
+            fingerprint: _involved(result.get("properties", {}).get("involves"))
             for run in data["runs"]
             if isinstance(run, dict)
             for result in run.get("results", [])
             for fingerprint in result.get("partialFingerprints", {}).values()
         }
     if isinstance(data, dict) and isinstance(data.get("findings"), list):
-        return {f["fingerprint"] for f in data["findings"] if "fingerprint" in f}
+        return {
+            f["fingerprint"]: _involved(f.get("involves"))
+            for f in data["findings"]
+            if "fingerprint" in f
+        }
     raise ValueError(
         f"{path}: not a benchlint JSON or SARIF report (no `findings` or `runs` list); "
         "write one with --format json or --format sarif --output FILE"
     )
+
+
+def _involved(value: object) -> frozenset[str] | None:
+    return frozenset(str(v) for v in value) if isinstance(value, list) else None
+
+
+def new_since(finding: Finding, known: dict[str, frozenset[str] | None]) -> tuple[str, ...] | None:
+    """What the finding covers that the baseline's did not (empty: nothing new); None when the
+    baseline does not have the finding."""
+    if finding.fingerprint not in known:
+        return None
+    before = known[finding.fingerprint]
+    if before is None or not finding.involves:
+        return ()
+    return tuple(i for i in finding.involves if i not in before)
 
 
 def ignored_by_config(finding: Finding, per_file_ignores: dict[str, list[str]]) -> bool:

@@ -111,6 +111,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"{_count(len(reached), 'route')} through it",
             rewrite.location,
             subject=text,
+            involves=tuple(sorted(recipes)),
         )
 
 

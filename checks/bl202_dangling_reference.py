@@ -308,6 +308,7 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                     for e in (located[n] for n in names[:3] if n in located)
                 ),
                 subject=f"exit:{','.join(names)}",
+                involves=tuple(names),
             )
 
 
@@ -507,6 +508,7 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                     for e in lacking[:3]
                 ),
                 subject=f"script:{word.value}",
+                involves=tuple(e.name for e in lacking),
             )
 
 
@@ -673,6 +675,7 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
             "own)",
             where,
             subject=f"setup_script={name}",
+            involves=tuple(entries),
         )
 
 

@@ -456,6 +456,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                         f"{found} when run by {shown}: this probe fails forever or tells nothing",
                         probe.location,
                         subject=f"{probe.kind}:{probe.value}",
+                        involves=tuple(sorted(recipes)),
                     )
                 continue
             if lacking is not None:

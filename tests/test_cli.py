@@ -457,3 +457,51 @@ def test_what_a_rule_cannot_decide_is_said_with_where(tmp_path: Path) -> None:
     ) in warnings
     statistics = CliRunner().invoke(main, ["--statistics", str(root)])
     assert "engine launches with a flag only some releases accept" in statistics.stderr
+
+
+_GROWN = {
+    "configs/runners.yaml": "labels:\n  x: [x_0]\n",
+    "runners/launch_x.sh": (
+        'cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes" recipes/local\n'
+        'python3 "$GITHUB_WORKSPACE/runners/inject.py" "$CONFIG_FILE"\n'
+        'srtctl apply -f "$CONFIG_FILE"\n'
+    ),
+    "benchmarks/multi_node/srt-slurm-recipes/a.yaml": "name: a\n",
+    "benchmarks/multi_node/srt-slurm-recipes/b.yaml": "name: b\n",
+}
+
+
+def _master(*recipes: str) -> str:
+    elements = "".join(
+        f'      - prefill: {{additional-settings: ["CONFIG_FILE=recipes/local/{r}"]}}\n'
+        for r in recipes
+    )
+    return "e:\n  runner: x\n  scenarios:\n    fixed-seq-len:\n    - search-space:\n" + elements
+
+
+def test_baseline_reports_a_finding_that_covers_more(tmp_path: Path) -> None:
+    """A finding that gathers cases (BL002's recipes) keeps its fingerprint when a change adds
+    one; the baseline reports it again, naming what is new, in JSON and SARIF alike."""
+    root = write_repo(tmp_path / "r", {**_GROWN, "configs/nvidia-master.yaml": _master("a.yaml")})
+    for fmt in ("json", "sarif"):
+        baseline = tmp_path / f"baseline.{fmt}"
+        invoke(root, "--format", fmt, "--output", baseline, "--select", "BL002")
+        unchanged = invoke(root, "--baseline", baseline, "--select", "BL002", "--format", "json")
+        assert unchanged[0] == 0 and json.loads(unchanged[1])["findings"] == []
+        (root / "configs/nvidia-master.yaml").write_text(_master("a.yaml", "b.yaml"))
+        code, out, _ = invoke(root, "--baseline", baseline, "--select", "BL002", "--format", "json")
+        assert code == 0  # (a note: below the default --fail-on)
+        (finding,) = json.loads(out)["findings"]
+        assert (finding["path"], finding["line"], finding["column"]) == (
+            "runners/launch_x.sh",
+            2,
+            1,
+        )
+        assert finding["involves"] == [
+            "benchmarks/multi_node/srt-slurm-recipes/a.yaml",
+            "benchmarks/multi_node/srt-slurm-recipes/b.yaml",
+        ]
+        assert finding["notes"][-1] == (
+            "new since the baseline: benchmarks/multi_node/srt-slurm-recipes/b.yaml"
+        )
+        (root / "configs/nvidia-master.yaml").write_text(_master("a.yaml"))

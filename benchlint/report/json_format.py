@@ -60,6 +60,7 @@ def render(result: Result) -> str:
                 **_location(finding.location, result),
                 "related": [_location(r, result) for r in finding.related],
                 "fix": _fix(finding.fix, result) if finding.fix is not None else None,
+                "involves": list(finding.involves),
                 "fingerprint": finding.fingerprint,
             }
         )

@@ -177,6 +177,7 @@ def render(result: Result) -> str:
                 related_locations=related or None,
                 partial_fingerprints={"benchlintFingerprint/v1": finding.fingerprint},
                 fixes=[_fix(finding.fix, result)] if finding.fix is not None else None,
+                properties={"involves": list(finding.involves)} if finding.involves else None,
             )
         )
     notifications = [
