@@ -542,7 +542,7 @@ class Wiring:
                     value = evaluate(text, inputs)
                     if value is not None:
                         known[name] = value
-                elif _PLAIN_VALUE.fullmatch(text) and text.lower() not in _YAML_WORDS:
+                elif not text or (_PLAIN_VALUE.fullmatch(text) and text.lower() not in _YAML_WORDS):
                     known[name] = text  # `DEPLOY_MODE: disagg`, as the workflow writes it
         unknown = set(step.env) if step is not None else set()
         unknown -= set(known)
@@ -777,8 +777,8 @@ def _quoted(element: Element) -> frozenset[str]:
     return (element.entry.quoted - element.fields.keys()) | element.quoted
 
 
-# a workflow `env:` value taken as written (a word or a path: not a number, a boolean or a null
-# that YAML and the runner may render otherwise)
+# a workflow `env:` value taken as written (empty, a word or a path: not a number, a boolean or
+# a null word that YAML and the runner may render otherwise)
 _PLAIN_VALUE = re.compile(r"[A-Za-z_./][A-Za-z0-9_./:@+-]*|0|[1-9][0-9]*")
 _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
 # the names `entry_environment` may set, and the route's own: where a route leaves one unset,

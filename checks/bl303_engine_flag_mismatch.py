@@ -121,6 +121,7 @@ def _release_finding(
         ),
         subject=flag,
         notes=(history,) if history else (),
+        involves=tuple(e.name for e in entries),
         help=f"{ENGINES[engine]}'s spelling: {hint}"
         if hint and not hint.startswith("nothing")
         else "",
