@@ -36,6 +36,7 @@ from benchlint.layout import launcher_candidates, runner_labels
 from benchlint.recipe import ScriptRun, script_run
 from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Decisions, Probe, guards_hold
+from benchlint.shell.expand import UNSET
 from benchlint.shell.model import Command
 from benchlint.source import SourceText
 from benchlint.workflow import LauncherStep, launcher_steps, workflow_names
@@ -158,7 +159,7 @@ class ConditionEnv:
         value = self.known.get(name)
         if value is not None:
             return value
-        return "" if name in self.given else None
+        return UNSET if name in self.given else None
 
     def knows(self, name: str) -> bool:
         """Whether the name's value (or that it is unset) is known on the route."""

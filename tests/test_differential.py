@@ -14,13 +14,16 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from benchlint.shell.evaluate import guards_hold
+from benchlint.shell.expand import UNSET
 from benchlint.shell.model import parse_file
 from benchlint.source import SourceText
 
 BASH = shutil.which("bash")
 needs_bash = pytest.mark.skipif(BASH is None, reason="bash is not installed")
 
-VALUES = ["", "a", "ab", "A-b", "dynamo-trt", "dynamo-", "1", "010", "8", "a b", "*", "x.y", "a*"]
+# None: unset ("" is set to the empty text)
+VALUES = [None, "", "a", "ab", "A-b", "dynamo-trt", "dynamo-", "1", "010", "8", "a b", "*", "x.y"]
+VALUES.append("a*")
 # words as they stand in a script, reading variables A and B
 WORDS = [
     "$A",
@@ -134,23 +137,27 @@ CONDITIONS = st.recursive(
 
 
 class _Env:
-    def __init__(self, values: dict[str, str]) -> None:
+    """The route's values: a name not given, or given None, is unset (as a name the wiring
+    speaks for and the route does not set)."""
+
+    def __init__(self, values: dict[str, str | None]) -> None:
         self.values = values
 
     def get(self, name: str) -> str | None:
-        return self.values.get(name, "")
+        value = self.values.get(name)
+        return UNSET if value is None else value
 
 
-def _decide(script_text: str, values: dict[str, str]) -> bool | None:
+def _decide(script_text: str, values: dict[str, str | None]) -> bool | None:
     script = parse_file(SourceText("t.sh", script_text.encode()))
     target = next(c for c in script.commands if script.text_of(c.node) == "echo T")
     return guards_hold(script, target.guards, _Env(values))
 
 
-def _bash(script_text: str, values: dict[str, str], unset_empty: bool) -> bool:
+def _bash(script_text: str, values: dict[str, str | None]) -> bool:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}
     for name, value in values.items():
-        if value or not unset_empty:
+        if value is not None:
             env[name] = value
     out = subprocess.run(
         [BASH or "bash", "-c", script_text], env=env, capture_output=True, text=True, timeout=10
@@ -158,19 +165,17 @@ def _bash(script_text: str, values: dict[str, str], unset_empty: bool) -> bool:
     return out.stdout.strip() == "T"
 
 
-def _agrees(script_text: str, values: dict[str, str]) -> None:
+def _agrees(script_text: str, values: dict[str, str | None]) -> None:
     decided = _decide(script_text, values)
     if decided is None:
         return
-    # benchlint's "" is unset or empty: its answer must hold for both
-    for unset_empty in (True, False):
-        assert _bash(script_text, values, unset_empty) == decided, (script_text, values)
+    assert _bash(script_text, values) == decided, (script_text, values)
 
 
 @needs_bash
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(CONDITIONS, _ENV)
-def test_conditions_agree_with_bash(condition: str, values: dict[str, str]) -> None:
+def test_conditions_agree_with_bash(condition: str, values: dict[str, str | None]) -> None:
     _agrees(f"if {condition}; then echo T; else echo F; fi\n", values)
 
 
@@ -204,7 +209,7 @@ _STATEMENTS = [
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.lists(st.sampled_from(_STATEMENTS), min_size=1, max_size=3), _ENV, st.booleans())
 def test_function_conditions_agree_with_bash(
-    body: list[str], values: dict[str, str], negated: bool
+    body: list[str], values: dict[str, str | None], negated: bool
 ) -> None:
     """`if f; then` with f a function of the script: its status as bash gives it, or unknown."""
     lines = "\n".join(f"  {statement}" for statement in body)
@@ -247,6 +252,11 @@ def test_function_conditions_decided_and_not() -> None:
         ("[[ $FRAMEWORK == 'dynamo-*' ]]", {"FRAMEWORK": "dynamo-trt"}, False),
         ("[[ ${X:+v} == v ]]", {"X": "1"}, True),
         ("[[ ${X:+v} == v ]]", {"X": ""}, False),
+        ("[[ ${X-d} == d ]]", {}, True),  # unset: the default
+        ("[[ ${X-d} == d ]]", {"X": ""}, False),  # set and empty: kept
+        ("[[ ${X+v} == v ]]", {"X": ""}, True),
+        ("[[ ${X+v} == v ]]", {}, False),
+        ("[[ ${X?} == a ]]", {}, None),  # the shell stops
         ("[[ ${X,,} == abc ]]", {"X": "ABC"}, True),
         ('[[ $X =~ ^a"."b$ ]]', {"X": "axb"}, False),
         ("[[ $X =~ ^a.b$ ]]", {"X": "axb"}, True),
@@ -259,11 +269,11 @@ def test_function_conditions_decided_and_not() -> None:
         ("[[ $X -eq 8 ]]", {"X": "010"}, None),  # arithmetic: 010 is octal 8
     ],
 )
-def test_known_shapes(condition: str, values: dict[str, str], expected: bool | None) -> None:
+def test_known_shapes(condition: str, values: dict[str, str | None], expected: bool | None) -> None:
     script = f"if {condition}; then echo T; else echo F; fi\n"
     assert _decide(script, values) is expected
     if expected is not None:
-        assert _bash(script, values, unset_empty=True) is expected
+        assert _bash(script, values) is expected
 
 
 def test_a_catastrophic_regex_is_unknown_in_bounded_time() -> None:
@@ -503,7 +513,7 @@ def test_a_substitution_that_reads_or_runs_anything_else_prints_what_is_not_know
 class _SharedEnv(_Env):
     """A route's environment: its own memo, and decisions shared with other routes."""
 
-    def __init__(self, values: dict[str, str], decisions: object) -> None:
+    def __init__(self, values: dict[str, str | None], decisions: object) -> None:
         super().__init__(values)
         self.memo: dict[object, object] = {}
         self.decisions = decisions
@@ -512,7 +522,7 @@ class _SharedEnv(_Env):
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(CONDITIONS, st.lists(_ENV, min_size=2, max_size=6))
 def test_decisions_shared_between_environments_are_each_ones_own(
-    condition: str, environments: list[dict[str, str]]
+    condition: str, environments: list[dict[str, str | None]]
 ) -> None:
     """A guard decided for one environment is reused only for one whose values of what the
     decision read are the same: every environment gets what deciding afresh gives."""

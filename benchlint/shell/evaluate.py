@@ -63,20 +63,28 @@ class Decisions:
 
     def __init__(self) -> None:
         # guard -> the names one evaluation looked up -> their values -> the decision
-        self._by_guard: dict[int, dict[tuple[str, ...], dict[tuple[str | None, ...], bool | None]]]
+        self._by_guard: dict[
+            int, dict[tuple[str, ...], dict[tuple[str | tuple[()] | None, ...], bool | None]]
+        ]
         self._by_guard = {}
 
     def decide(self, script: Script, guard: Guard, env: Env) -> bool | None:
         known = self._by_guard.setdefault(id(guard), {})
         for names, decided in known.items():
-            values = tuple(env.get(name) for name in names)
+            values = tuple(_marked(env.get(name)) for name in names)
             if values in decided:
                 return decided[values]
         recording = _Recording(env)
         value = guard_holds(script, guard, recording)
         names = tuple(recording.seen)
-        known.setdefault(names, {})[tuple(recording.seen.values())] = value
+        known.setdefault(names, {})[tuple(map(_marked, recording.seen.values()))] = value
         return value
+
+
+def _marked(value: str | None) -> str | tuple[()] | None:
+    """A value as a decision is kept by: an unset variable apart from an empty one (they are
+    equal strings)."""
+    return () if value is expand.UNSET else value
 
 
 class _Recording:

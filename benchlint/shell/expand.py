@@ -36,6 +36,16 @@ class Piece(NamedTuple):
     from_expansion: bool = False  # an unquoted expansion's value: split and globbed by `[`
 
 
+class Unset(str):
+    """The value of a variable known to be unset: the empty text to every use of it, but not to
+    `${X-d}`, `${X=d}`, `${X+w}` and `${X?}`, which tell unset from empty. (A plain "" from a
+    lookup is a variable set to the empty text.)"""
+
+    __slots__ = ()
+
+
+UNSET = Unset()
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # operators of `${NAME<op>word}`, longest first
 _OPERATORS = (
@@ -203,9 +213,11 @@ class _Reader:
                 raise Unknown("the shell stops at an empty ${X:?}")
             return known
         if op in ("-", "=", "+", "?"):
-            if known:
-                return self.word(word) if op == "+" else known
-            raise Unknown(f"${{X{op}...}} differs for unset and empty values")
+            if known is UNSET:
+                if op == "?":
+                    raise Unknown("the shell stops at an unset ${X?}")
+                return "" if op == "+" else self.word(word)
+            return self.word(word) if op == "+" else known
         if op in (",,", "^^", ",", "^"):
             if word or not known.isascii():
                 raise Unknown("case conversion of a pattern or of non-ASCII text")
