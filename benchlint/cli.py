@@ -341,6 +341,13 @@ def lint_command(
             )
             return
         if baseline is not None:
+            if any(f.involves and known.get(f.fingerprint, ()) is None for f in result.findings):
+                click.echo(
+                    f"benchlint: warning: {baseline} does not list what its findings cover (a "
+                    "report of benchlint before 0.7.8): a finding it has that now covers more "
+                    "(one recipe more) is not reported; write the baseline again",
+                    err=True,
+                )
             result.findings = _since_baseline(result.findings, known)
         result.cwd = Path.cwd().resolve()
         result.unsafe_fixes = unsafe

@@ -703,13 +703,17 @@ def _staged(ws: Workspace, root: str, name: str) -> str | None:
 
 def _may_stage(route: Route, root: str) -> bool:
     """Whether a command of the route's launcher that may run there may copy a file into
-    srtctl's `configs/`: a copy that names `configs`, or one of the recipe folder whole
-    (`cp -r "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/"* .`)."""
+    srtctl's `configs/`: a copy whose destination (its last word, or where it writes with `>`)
+    names `configs` or is not known, or one of the recipe folder whole (`cp -r
+    "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/"* .`)."""
     whole = re.compile(re.escape(root) + r"/?[\"']?(?:\*|\.)?(?:[\s\"']|$)")
     for command in route.launcher.script.all_commands():
-        if command.base not in _COPIES:
+        if command.base not in _COPIES or route.holds(command) is False:
             continue
         text = command.script.text_of(command.node)
-        if ("configs" in text or whole.search(text)) and route.holds(command) is not False:
+        args = [w.value for w in command.args if not w.value.startswith("-")]
+        written = re.findall(r">>?\s*(\S+)", text)
+        destinations = [*written, *(args[-1:] if command.base not in ("cat", "tee") else args)]
+        if any("configs" in d or "$" in d for d in destinations) or whole.search(text):
             return True
     return False

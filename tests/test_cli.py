@@ -505,3 +505,14 @@ def test_baseline_reports_a_finding_that_covers_more(tmp_path: Path) -> None:
             "new since the baseline: benchmarks/multi_node/srt-slurm-recipes/b.yaml"
         )
         (root / "configs/nvidia-master.yaml").write_text(_master("a.yaml"))
+    # a baseline of an older benchlint says nothing of what its findings covered: said so
+    old = tmp_path / "old.json"
+    invoke(root, "--format", "json", "--output", old, "--select", "BL002")
+    report = json.loads(old.read_text())
+    for finding in report["findings"]:
+        del finding["involves"]
+    old.write_text(json.dumps(report))
+    (root / "configs/nvidia-master.yaml").write_text(_master("a.yaml", "b.yaml"))
+    code, out, err = invoke(root, "--baseline", old, "--select", "BL002", "--format", "json")
+    assert json.loads(out)["findings"] == []
+    assert "does not list what its findings cover" in err and "write the baseline again" in err
