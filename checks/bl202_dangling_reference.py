@@ -41,8 +41,10 @@ And a recipe's `setup_script: NAME`, which srtctl runs from its checkout's `conf
 `configs/patches/NAME`) on each worker, skipping it with only a warning when neither exists: in an
 srt-slurm tree, a name neither folder has; in a repository that overlays its recipes, a script it
 keeps in a recipe folder's `configs/` (`benchmarks/multi_node/srt-slurm-recipes/configs/NAME`)
-where no copy the route's launcher may run names `configs` or copies the recipe folder whole (the
-setup that creates a draft model's files never runs, and the workers start without it).
+where no copy the route's launcher may run writes to a destination that names `configs` or copies
+the recipe folder whole (the setup that creates a draft model's files never runs, and the workers
+start without it). A copy of the script, or of a file held in a variable, to a destination held
+in a variable benchlint cannot tell is not counted, and the finding's note names it.
 
 ## Why is this bad?
 The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
@@ -645,7 +647,7 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
             )
         return
     wiring = ctx.wiring
-    found: dict[str, tuple[str, Location, str, list[str], list[str]]] = {}
+    found: dict[str, tuple[str, Location, str, list[str], list[str], dict[int, Command]]] = {}
     for route in ctx.routes():
         for variable in RECIPE_VARIABLES:
             recipe = wiring.recipe(route, variable)
@@ -656,14 +658,20 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
                 continue
             root = next((r for r in roots if recipe.path.startswith(r + "/")), None)
             kept = _staged(ws, root, name) if root is not None else None
-            if root is None or kept is None or _may_stage(route, root):
+            if root is None or kept is None:
                 continue
-            _, _, _, entries, launchers = found.setdefault(recipe.path, (name, where, kept, [], []))
+            staged, unknown = _staging(route, root, name)
+            if staged:
+                continue
+            _, _, _, entries, launchers, untold = found.setdefault(
+                recipe.path, (name, where, kept, [], [], {})
+            )
+            untold.update((id(c), c) for c in unknown)
             if route.entry.name not in entries:
                 entries.append(route.entry.name)
             if route.launcher.path not in launchers:
                 launchers.append(route.launcher.path)
-    for name, where, kept, entries, launchers in found.values():
+    for name, where, kept, entries, launchers, untold in found.values():
         named = ", ".join(entries[:2]) + (
             f" and {len(entries) - 2} more" if len(entries) > 2 else ""
         )
@@ -676,6 +684,11 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
             where,
             subject=f"setup_script={name}",
             involves=tuple(entries),
+            notes=tuple(
+                f"not counted: `{first_line(c.script.text_of(c.node))}` (line {c.span.line}), "
+                "whose destination is held in a variable benchlint cannot tell"
+                for c in list(untold.values())[:2]
+            ),
         )
 
 
@@ -701,12 +714,21 @@ def _staged(ws: Workspace, root: str, name: str) -> str | None:
     return None
 
 
-def _may_stage(route: Route, root: str) -> bool:
-    """Whether a command of the route's launcher that may run there may copy a file into
-    srtctl's `configs/`: a copy whose destination (its last word, or where it writes with `>`)
-    names `configs` or is not known, or one of the recipe folder whole (`cp -r
-    "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/"* .`)."""
+def _leading_name(word: str) -> str:
+    """The variable a path starts with (`"$GITHUB_WORKSPACE/LOGS"`: GITHUB_WORKSPACE), or ""."""
+    match = re.match(r"\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)", word)
+    return match.group(1) if match else ""
+
+
+def _staging(route: Route, root: str, name: str) -> tuple[bool, list[Command]]:
+    """(whether a command of the route's launcher that may run there may copy a file into
+    srtctl's `configs/`: a copy whose destination, its last word or where it writes with `>`,
+    names `configs`, or one of the recipe folder whole, `cp -r ".../srt-slurm-recipes/"* .`;
+    the copies that may copy the script, their source a variable or naming it, to a destination
+    held in a variable, which benchlint cannot tell; not one in the checkout of this repository,
+    `$GITHUB_WORKSPACE/LOGS`)."""
     whole = re.compile(re.escape(root) + r"/?[\"']?(?:\*|\.)?(?:[\s\"']|$)")
+    unknown = []
     for command in route.launcher.script.all_commands():
         if command.base not in _COPIES or route.holds(command) is False:
             continue
@@ -714,6 +736,12 @@ def _may_stage(route: Route, root: str) -> bool:
         args = [w.value for w in command.args if not w.value.startswith("-")]
         written = re.findall(r">>?\s*(\S+)", text)
         destinations = [*written, *(args[-1:] if command.base not in ("cat", "tee") else args)]
-        if any("configs" in d or "$" in d for d in destinations) or whole.search(text):
-            return True
-    return False
+        if any("configs" in d for d in destinations) or whole.search(text):
+            return True, []
+        sources = args[:-1] if command.base not in ("cat", "tee") else []
+        held = [d for d in destinations if "$" in d and _leading_name(d) not in ROOT_VARIABLES]
+        if held and any(
+            name in s or "configs" in s or re.fullmatch(r"\$\{?\w+\}?", s) for s in sources
+        ):
+            unknown.append(command)
+    return False, unknown
