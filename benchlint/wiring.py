@@ -584,6 +584,10 @@ class Wiring:
             self._assigned_by[launcher.path] = found
         return found
 
+    def sourced_files(self, path: str) -> list[str]:
+        """The repository's files the script sources, and those they source (three deep)."""
+        return self._sourced(path)
+
     def _sourced(self, path: str) -> list[str]:
         """The repository's files the script sources, and those they source (three deep), from
         the call graph's facts (kept in the cache: no sourced file is parsed for them)."""

@@ -37,14 +37,18 @@ runs, sources or `exec`s another by a path fixed relative to its own folder or t
 `fixed_seq_len/`, `exec "$(dirname "$0")/impl/real.sh"`) that names no file, at its top level
 and unconditionally.
 
-And a recipe's `setup_script: NAME`, which srtctl runs from its checkout's `configs/NAME` (or
+And a recipe's `setup_script: NAME` (`base:`'s in an override-style recipe, unless the selected
+override block sets its own), which srtctl runs from its checkout's `configs/NAME` (or
 `configs/patches/NAME`) on each worker, skipping it with only a warning when neither exists: in an
 srt-slurm tree, a name neither folder has; in a repository that overlays its recipes, a script it
 keeps in a recipe folder's `configs/` (`benchmarks/multi_node/srt-slurm-recipes/configs/NAME`)
-where no copy the route's launcher may run writes to a destination that names `configs` or copies
-the recipe folder whole (the setup that creates a draft model's files never runs, and the workers
-start without it). A copy of the script, or of a file held in a variable, to a destination held
-in a variable benchlint cannot tell is not counted, and the finding's note names it.
+where nothing that may run on the route, in the launcher or a file it sources, copies or writes
+it to `configs/` (a destination naming that folder, or a file of that name in it), copies the
+recipe folder whole, or gives srtctl a `--setup-script` (the setup that creates a draft model's
+files never runs, and the workers start without it). The recipe is read as the launcher's
+simulated rewrites leave it. A copy to a destination held in a variable benchlint cannot tell,
+and an edit of the recipe it does not simulate, are not counted, and the finding's notes name
+them.
 
 ## Why is this bad?
 The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
@@ -133,7 +137,8 @@ from collections.abc import Iterator
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
-from benchlint.launcher import RECIPE_VARIABLES, names_of_recipe
+from benchlint.launcher import RECIPE_VARIABLES, names_of_recipe, reaching
+from benchlint.recipe import settings_root
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, scripts_run
 from benchlint.shell.flow import Flow
@@ -649,24 +654,29 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     found: dict[str, tuple[str, Location, str, list[str], list[str], dict[int, Command]]] = {}
     for route in ctx.routes():
-        for variable in RECIPE_VARIABLES:
-            recipe = wiring.recipe(route, variable)
-            if recipe is None or recipe.status != "local" or recipe.path is None:
+        for recipe in wiring.applied(route):  # (EVAL_CONFIG_FILE's where the launcher switches)
+            if recipe.status != "local" or recipe.path is None:
                 continue
-            name, where = _setup_script(ctx, recipe.path)
+            name, where = _setup_script(ctx, recipe.path, recipe.selector)
             if name is None or where is None:
                 continue
+            effective = wiring.effective(route, recipe)
+            document = effective.document if effective is not None else None
+            if document is not None and _setup_script_of(document.root, recipe.selector) != name:
+                continue  # (the launcher's rewrites change or drop it)
+            unsimulated = [r for r, _ in effective.errors] if effective is not None else []
             root = next((r for r in roots if recipe.path.startswith(r + "/")), None)
             kept = _staged(ws, root, name) if root is not None else None
             if root is None or kept is None:
                 continue
-            staged, unknown = _staging(route, root, name)
+            staged, unknown = _staging(ctx, route, root, name)
             if staged:
                 continue
             _, _, _, entries, launchers, untold = found.setdefault(
                 recipe.path, (name, where, kept, [], [], {})
             )
             untold.update((id(c), c) for c in unknown)
+            untold.update((id(r.command), r.command) for r in unsimulated)
             if route.entry.name not in entries:
                 entries.append(route.entry.name)
             if route.launcher.path not in launchers:
@@ -685,23 +695,45 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
             subject=f"setup_script={name}",
             involves=tuple(entries),
             notes=tuple(
-                f"not counted: `{first_line(c.script.text_of(c.node))}` (line {c.span.line}), "
-                "whose destination is held in a variable benchlint cannot tell"
-                for c in list(untold.values())[:2]
+                f"not counted: `{first_line(c.script.text_of(c.node))}` "
+                f"({c.script.path}:{c.span.line}), "
+                + (
+                    "whose destination is held in a variable benchlint cannot tell"
+                    if c.base in _COPIES
+                    else "an edit of the recipe benchlint does not simulate (BL002)"
+                )
+                for c in list(untold.values())[:3]
             ),
         )
 
 
-def _setup_script(ctx: Context, path: str) -> tuple[str | None, Location | None]:
-    """The recipe's top-level `setup_script` (a plain `.sh` name) and where it is."""
+def _setup_script(
+    ctx: Context, path: str, selector: str | None = None
+) -> tuple[str | None, Location | None]:
+    """The recipe's `setup_script` (a plain `.sh` name; `base:`'s in an override-style recipe
+    unless the selected override block sets its own, as srtctl reads it) and where it is."""
     document = ctx.ws.yaml(path)
-    root = document.root if document is not None else None
-    node = root.get("setup_script") if root is not None and root.is_map else None
-    if node is None or not node.is_scalar or not node.value.endswith((".sh", ".bash")):
-        return None, None
-    if "/" in node.value or "$" in node.value:
+    node = _setup_script_node(document.root if document is not None else None, selector)
+    if node is None or _setup_script_of(document.root if document else None, selector) is None:
         return None, None
     return node.value, Location(path, node.span)
+
+
+def _setup_script_node(root: YNode | None, selector: str | None) -> YNode | None:
+    block = root.get(selector) if selector and root is not None and root.is_map else None
+    if block is not None and block.is_map and block.get("setup_script") is not None:
+        return block.get("setup_script")
+    settings = settings_root(root)
+    return settings.get("setup_script") if settings is not None else None
+
+
+def _setup_script_of(root: YNode | None, selector: str | None = None) -> str | None:
+    node = _setup_script_node(root, selector)
+    if node is None or not node.is_scalar or not node.value.endswith((".sh", ".bash")):
+        return None
+    if "/" in node.value or "$" in node.value:
+        return None
+    return node.value
 
 
 def _staged(ws: Workspace, root: str, name: str) -> str | None:
@@ -720,28 +752,69 @@ def _leading_name(word: str) -> str:
     return match.group(1) if match else ""
 
 
-def _staging(route: Route, root: str, name: str) -> tuple[bool, list[Command]]:
-    """(whether a command of the route's launcher that may run there may copy a file into
-    srtctl's `configs/`: a copy whose destination, its last word or where it writes with `>`,
-    names `configs`, or one of the recipe folder whole, `cp -r ".../srt-slurm-recipes/"* .`;
-    the copies that may copy the script, their source a variable or naming it, to a destination
-    held in a variable, which benchlint cannot tell; not one in the checkout of this repository,
-    `$GITHUB_WORKSPACE/LOGS`)."""
+def _staging(ctx: Context, route: Route, root: str, name: str) -> tuple[bool, list[Command]]:
+    """(whether a command that may run on the route, of its launcher or of a file it sources,
+    may put the script in srtctl's `configs/` or make srtctl run another: a copy or a write
+    whose destination, its last word or a `>` redirection, names `configs`, a copy of the
+    recipe folder whole (`cp -r "$RECIPES"/* .` with RECIPES that folder), `srtctl ...
+    --setup-script`; the copies that may copy the script, their source a variable or naming
+    it, to a destination held in a variable, which benchlint cannot tell, not one in the
+    checkout of this repository, `$GITHUB_WORKSPACE/LOGS`)."""
     whole = re.compile(re.escape(root) + r"/?[\"']?(?:\*|\.)?(?:[\s\"']|$)")
+    launcher = route.launcher.script
+    sourced = [ctx.ws.shell(p) for p in ctx.wiring.sourced_files(launcher.path)]
+    commands = [
+        *launcher.all_commands(),
+        *(c for script in sourced if script is not None for c in script.all_commands()),
+    ]
     unknown = []
-    for command in route.launcher.script.all_commands():
-        if command.base not in _COPIES or route.holds(command) is False:
+    for command in commands:
+        if command.script is launcher and route.holds(command) is False:
             continue
-        text = command.script.text_of(command.node)
-        args = [w.value for w in command.args if not w.value.startswith("-")]
-        written = re.findall(r">>?\s*(\S+)", text)
+        if command.base == "srtctl" and any(
+            w.value.startswith("--setup-script") for w in command.args
+        ):
+            return True, []  # (srtctl runs the script it is given)
+        if command.base not in _COPIES:
+            continue
+        args = [_resolved(w.value, command) for w in command.args if not w.value.startswith("-")]
+        written = [
+            _resolved(r.target.value, command) for r in command.redirects if ">" in r.operator
+        ]
+        sources = args[:-1] if command.base not in ("cat", "tee") else args
         destinations = [*written, *(args[-1:] if command.base not in ("cat", "tee") else args)]
-        if any("configs" in d for d in destinations) or whole.search(text):
+        if any(_into_configs(d, name) for d in destinations) or any(
+            whole.search(a) for a in sources
+        ):
             return True, []
-        sources = args[:-1] if command.base not in ("cat", "tee") else []
         held = [d for d in destinations if "$" in d and _leading_name(d) not in ROOT_VARIABLES]
         if held and any(
-            name in s or "configs" in s or re.fullmatch(r"\$\{?\w+\}?", s) for s in sources
+            name in a or "configs" in a or re.fullmatch(r"\$\{?\w+\}?", a) for a in sources
         ):
             unknown.append(command)
     return False, unknown
+
+
+def _into_configs(destination: str, name: str) -> bool:
+    """Whether a copy or write to this destination may put NAME in srtctl's `configs/` (or
+    `configs/patches/`): the folder itself, a file of that name in it, or a part after it
+    that is not known (`configs/other.sh` is another file)."""
+    where = destination.strip("\"'").rstrip("/")
+    at = where.rfind("configs")
+    if at < 0:
+        return False
+    rest = where[at + len("configs") :].lstrip("/")
+    rest = rest.removeprefix("patches").lstrip("/")
+    return rest in ("", name) or "$" in rest or "*" in rest
+
+
+def _resolved(word: str, command: Command) -> str:
+    """A word with its leading variable replaced by the one value the script assigns it before
+    the command (`"$RECIPES"/*` with RECIPES=".../srt-slurm-recipes"), if there is one."""
+    name = _leading_name(word)
+    if not name:
+        return word
+    values = {a.value.value for a in reaching(name, command) if a.value is not None}
+    if len(values) != 1:
+        return word
+    return re.sub(r"^\$\{?" + name + r"\}?", lambda _: values.pop(), word, count=1)
