@@ -52,18 +52,28 @@ class _DefaultToLint(click.Group):
         if "--debug" in args[:end]:
             args = [a for i, a in enumerate(args) if i >= end or a != "--debug"]
             _DefaultToLint.debug = True
-        # `benchlint --no-cache explain ENTRY`: the command after flags, not a path to lint
-        first = next((i for i, a in enumerate(args[:end]) if not a.startswith("-")), None)
-        if (
-            first
-            and args[first] in self.commands
-            and not Path(args[first]).exists()
-            and not any(a in self._value_options() for a in args[:first])
-        ):
+        # `benchlint --no-config explain ENTRY`, `benchlint --format json explain ENTRY`: the
+        # command after options (and their values), not a path to lint; the command then says
+        # whether it takes them
+        first = self._first_word(args[:end])
+        if first and args[first] in self.commands and not Path(args[first]).exists():
             args = [args[first], *args[:first], *args[first + 1 :]]
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "--version")):
             args = ["lint", *args]
         return super().parse_args(ctx, args)
+
+    def _first_word(self, args: list[str]) -> int | None:
+        """Where the first word that is neither an option nor an option's value is."""
+        takes_value = self._value_options()
+        skip = False
+        for i, arg in enumerate(args):
+            if skip:
+                skip = False
+            elif arg.startswith("-"):
+                skip = arg in takes_value
+            else:
+                return i
+        return None
 
     def _value_options(self) -> set[str]:
         """lint's options that take a value (`--format`, `-o`): the word after one is its value."""
@@ -355,7 +365,8 @@ def lint_command(
             sys.exit(_print_diff(result))
         if apply_fixes and _apply_fixes(result):  # then lint again: report what is left
             result = lint(root, config, rules, named, cache=cache, standalone=standalone, jobs=jobs)
-            result.findings = [f for f in result.findings if f.fingerprint not in known]
+            if baseline is not None:
+                result.findings = _since_baseline(result.findings, known)
             result.cwd = Path.cwd().resolve()
             result.unsafe_fixes = unsafe
         result.color = _use_color(color, output)

@@ -98,18 +98,24 @@ def baseline_fingerprints(path: Path) -> dict[str, frozenset[str] | None]:
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise ValueError(f"{path}: not a benchlint JSON or SARIF report (not JSON)") from None
     if isinstance(data, dict) and isinstance(data.get("runs"), list):
-        return {
-            fingerprint: _involved(result.get("properties", {}).get("involves"))
-            for run in data["runs"]
-            if isinstance(run, dict)
-            for result in run.get("results", [])
-            for fingerprint in result.get("partialFingerprints", {}).values()
-        }
+        found: dict[str, frozenset[str] | None] = {}
+        for run in data["runs"]:
+            results = run.get("results") if isinstance(run, dict) else None
+            for result in results if isinstance(results, list) else []:
+                if not isinstance(result, dict):
+                    continue
+                properties = result.get("properties")
+                involves = properties.get("involves") if isinstance(properties, dict) else None
+                prints = result.get("partialFingerprints")
+                for fingerprint in prints.values() if isinstance(prints, dict) else []:
+                    if isinstance(fingerprint, str):
+                        found[fingerprint] = _involved(involves)
+        return found
     if isinstance(data, dict) and isinstance(data.get("findings"), list):
         return {
             f["fingerprint"]: _involved(f.get("involves"))
             for f in data["findings"]
-            if "fingerprint" in f
+            if isinstance(f, dict) and isinstance(f.get("fingerprint"), str)
         }
     raise ValueError(
         f"{path}: not a benchlint JSON or SARIF report (no `findings` or `runs` list); "

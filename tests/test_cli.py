@@ -200,6 +200,12 @@ def test_baseline_reports_only_new_findings(tmp_path: Path) -> None:
     assert code == 2 and "no `findings` or `runs` list" in err and len(err.splitlines()) == 1
     code, _, err = invoke(root, "--baseline", tmp_path / "missing.json")
     assert code == 2 and "baseline file does not exist" in err
+    # a report with holes in it is read for what it has: nothing known, no internal error
+    holes = '{"runs": [{"results": null}, {"results": [1, {"partialFingerprints": null}]}]}'
+    for text in (holes, '{"findings": [1, {"fingerprint": null}]}'):
+        (tmp_path / "holes.json").write_text(text)
+        code, out, err = invoke(root, "--baseline", tmp_path / "holes.json", "--format", "concise")
+        assert code == 1 and out.startswith("run.sh:3:1: error") and not err
 
 
 def test_config_select_and_fail_on(tmp_path: Path) -> None:

@@ -237,14 +237,16 @@ def test_explain_a_launcher_no_entry_reaches_exits_2(tmp_path: Path) -> None:
 
 
 def test_a_command_after_flags_is_the_command() -> None:
-    """`benchlint --no-config explain ENTRY` runs explain (not a lint of a path `explain`); a flag
-    the command does not take is said as click says it; after an option that takes a value, the
-    word is that value."""
+    """`benchlint --no-config explain ENTRY` runs explain (not a lint of a path `explain`), as does
+    `benchlint --format json explain ENTRY` (an option's value is not the command); an option the
+    command does not take is said as click says it."""
     entry = ["glm5-fp4-gb200-dynamo-sglang", "--root", str(EXAMPLE), "--format", "json"]
     outcome = CliRunner().invoke(main, ["--no-config", "explain", *entry])
     assert outcome.exit_code == 0
     assert json.loads(outcome.output)[0]["recipe_status"] == "local"
     outcome = CliRunner().invoke(main, ["--no-cache", "explain", *entry])
     assert outcome.exit_code == 2 and "No such option '--no-cache'" in outcome.output
-    outcome = CliRunner().invoke(main, ["--format", "concise", "explain"])
-    assert outcome.exit_code == 2 and "explain: no such file or directory" in outcome.output
+    outcome = CliRunner().invoke(main, ["--format", "json", "explain", *entry[:3]])
+    assert outcome.exit_code == 0 and json.loads(outcome.output)[0]["recipe_status"] == "local"
+    outcome = CliRunner().invoke(main, ["--select", "BL202", "explain", *entry])
+    assert outcome.exit_code == 2 and "No such option '--select'" in outcome.output
