@@ -126,7 +126,8 @@ class Effective:
 
 
 class ConditionEnv:
-    """Variables for deciding a launcher's conditions: known, unknown (None) or unset ("").
+    """Variables for deciding a launcher's conditions: known, unknown (None) or unset (`UNSET`:
+    the empty text, which `${X-d}` tells from a variable set empty).
 
     Only a name the wiring speaks for (`given`: one the workflow sets from an entry, one some
     workflow of the repository sets, one an element's additional-settings set on some route of
@@ -575,7 +576,7 @@ class Wiring:
             overwritten, defaulted = launcher.assigned_names
             overwritten, defaulted = set(overwritten), set(defaulted)
             sourced: set[str] = set()
-            for path in self._sourced(launcher.path):
+            for path in self.sourced_files(launcher.path):
                 more, more_defaulted = self._file_assigned(path)
                 sourced |= more | more_defaulted
                 overwritten |= more
@@ -585,10 +586,6 @@ class Wiring:
         return found
 
     def sourced_files(self, path: str) -> list[str]:
-        """The repository's files the script sources, and those they source (three deep)."""
-        return self._sourced(path)
-
-    def _sourced(self, path: str) -> list[str]:
         """The repository's files the script sources, and those they source (three deep), from
         the call graph's facts (kept in the cache: no sourced file is parsed for them)."""
         graph = call_graph(self.ws)
