@@ -56,7 +56,12 @@ class _DefaultToLint(click.Group):
         # command after options (and their values), not a path to lint; the command then says
         # whether it takes them
         first = self._first_word(args[:end])
-        if first and args[first] in self.commands and not Path(args[first]).exists():
+        if (
+            first
+            and args[first] in self.commands
+            and not Path(args[first]).exists()
+            and not {"--version", "--help", "-h"} & set(args[:first])
+        ):
             args = [args[first], *args[:first], *args[first + 1 :]]
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "--version")):
             args = ["lint", *args]

@@ -250,3 +250,5 @@ def test_a_command_after_flags_is_the_command() -> None:
     assert outcome.exit_code == 0 and json.loads(outcome.output)[0]["recipe_status"] == "local"
     outcome = CliRunner().invoke(main, ["--select", "BL202", "explain", *entry])
     assert outcome.exit_code == 2 and "No such option '--select'" in outcome.output
+    outcome = CliRunner().invoke(main, ["--version", "explain"])  # the version, as before
+    assert outcome.exit_code == 0 and outcome.output.startswith("benchlint, version")
