@@ -272,9 +272,9 @@ class LauncherModel:
 
     def _values(self, value: str, command: Command) -> list[tuple[str, tuple[Command, ...]]]:
         """An operand with the value its leading variable has where `command` runs
-        (`_substituted`); where that cannot be told, each value the script gives the variable,
+        (`substituted`); where that cannot be told, each value the script gives the variable,
         with the assignment that gives it (a route keeps those that may run on it)."""
-        written = self._substituted(value, command)
+        written = self.substituted(value, command)
         match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", written)
         if match is None or match.group(1) in ROOT_VARIABLES:
             return [(written, ())]
@@ -283,12 +283,12 @@ class LauncherModel:
             return [(written, ())]
         rest = written[match.end() :]
         return [
-            (self._substituted(a.value.value, a.command) + rest, (a.command,))
+            (self.substituted(a.value.value, a.command) + rest, (a.command,))
             for a in assigned
             if a.value is not None
         ]
 
-    def _substituted(self, value: str, command: Command) -> str:
+    def substituted(self, value: str, command: Command) -> str:
         """`$DIR/x` with the value DIR has where `command` runs (`_value_at`)."""
         for _ in range(3):
             match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", value)
@@ -428,7 +428,7 @@ class LauncherModel:
         this repository, True); None when it is not known."""
         if word is None:
             return None, False
-        value = self._substituted(word.value, command).rstrip("/")
+        value = self.substituted(word.value, command).rstrip("/")
         match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/", value)
         if match is not None and match.group(1) in ROOT_VARIABLES:
             return value[match.end() :].removeprefix("./") or None, True

@@ -188,12 +188,9 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
     (a `local` PID is gone when the function returns: nothing could release it by name; one
     the function kills itself before it returns is not held after the call)."""
     script = flow.script
-    bodies: dict[str, list[Command]] = {}
-    for command in script.commands:
-        if command.function is not None and not command.subshell:
-            bodies.setdefault(command.function, []).append(command)
     found: list[Resource] = []
-    for function, body in bodies.items():
+    for function in script.functions:
+        body = [c for c in script.body(function) if not c.subshell]
         call = next((s for s in flow.statements if s.name == function), None)
         if call is None:
             continue

@@ -137,12 +137,12 @@ from collections.abc import Iterator
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
-from benchlint.launcher import RECIPE_VARIABLES, names_of_recipe, reaching
+from benchlint.launcher import RECIPE_VARIABLES, names_of_recipe
 from benchlint.recipe import settings_root
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, scripts_run
 from benchlint.shell.flow import Flow
-from benchlint.shell.model import Command, Script, first_line
+from benchlint.shell.model import Command, Script, Word, first_line
 from benchlint.wiring import Entry, RecipeRef, Route, Wiring
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YNode
@@ -746,6 +746,14 @@ def _staged(ws: Workspace, root: str, name: str) -> str | None:
     return None
 
 
+def _operand(route: Route, word: Word, command: Command) -> str:
+    """A copy's operand with its leading variable's value where the command runs (the
+    launcher's `substituted`); a sourced file's as written."""
+    if command.script is not route.launcher.script:
+        return word.value
+    return route.launcher.substituted(word.value, command)
+
+
 def _leading_name(word: str) -> str:
     """The variable a path starts with (`"$GITHUB_WORKSPACE/LOGS"`: GITHUB_WORKSPACE), or ""."""
     match = re.match(r"\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)", word)
@@ -777,9 +785,9 @@ def _staging(ctx: Context, route: Route, root: str, name: str) -> tuple[bool, li
             return True, []  # (srtctl runs the script it is given)
         if command.base not in _COPIES:
             continue
-        args = [_resolved(w.value, command) for w in command.args if not w.value.startswith("-")]
+        args = [_operand(route, w, command) for w in command.args if not w.value.startswith("-")]
         written = [
-            _resolved(r.target.value, command) for r in command.redirects if ">" in r.operator
+            _operand(route, r.target, command) for r in command.redirects if ">" in r.operator
         ]
         sources = args[:-1] if command.base not in ("cat", "tee") else args
         destinations = [*written, *(args[-1:] if command.base not in ("cat", "tee") else args)]
@@ -806,15 +814,3 @@ def _into_configs(destination: str, name: str) -> bool:
     rest = where[at + len("configs") :].lstrip("/")
     rest = rest.removeprefix("patches").lstrip("/")
     return rest in ("", name) or "$" in rest or "*" in rest
-
-
-def _resolved(word: str, command: Command) -> str:
-    """A word with its leading variable replaced by the one value the script assigns it before
-    the command (`"$RECIPES"/*` with RECIPES=".../srt-slurm-recipes"), if there is one."""
-    name = _leading_name(word)
-    if not name:
-        return word
-    values = {a.value.value for a in reaching(name, command) if a.value is not None}
-    if len(values) != 1:
-        return word
-    return re.sub(r"^\$\{?" + name + r"\}?", lambda _: values.pop(), word, count=1)
