@@ -545,12 +545,18 @@ def _report_options(command: Callable[..., None]) -> Callable[..., None]:
 @main.command("explain")
 @click.argument("target")
 @_report_options
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
 def explain_command(
-    target: str, output_format: str, config_file: Path | None, no_config: bool, root: Path | None
+    target: str,
+    output_format: str,
+    config_file: Path | None,
+    no_config: bool,
+    root: Path | None,
+    no_cache: bool,
 ) -> None:
     """How a recipe or a script (path), or a master-config entry (name), is reached: entries,
     runner labels, launchers, the scripts they run, the rewrites each launcher applies, and the
-    effective values."""
+    effective values. Files are read through the cache's per-file facts, as a lint reads them."""
     from benchlint.explain import (
         ExplainError,
         explain,
@@ -565,7 +571,8 @@ def explain_command(
     config, root = _setup([start], config_file, no_config, root)
     if candidate.exists():
         target = candidate.resolve().relative_to(root).as_posix()
-    ctx = Context(Workspace(root, config))
+    ws = Workspace(root, config, None if no_cache else Cache.default(root))
+    ctx = Context(ws)
     try:
         items = explain(ctx, target)
     except ExplainError as exc:
@@ -581,6 +588,7 @@ def explain_command(
         click.echo(text, nl=False)
         return
     click.echo(render_json(items) if output_format == "json" else render_text(items), nl=False)
+    ws.store_guard_facts()  # (a later run decodes them: no script parsed again)
 
 
 @main.command("layout")

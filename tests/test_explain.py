@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from benchlint.cli import main
@@ -245,10 +246,37 @@ def test_a_command_after_flags_is_the_command() -> None:
     assert outcome.exit_code == 0
     assert json.loads(outcome.output)[0]["recipe_status"] == "local"
     outcome = CliRunner().invoke(main, ["--no-cache", "explain", *entry])
-    assert outcome.exit_code == 2 and "No such option '--no-cache'" in outcome.output
+    assert outcome.exit_code == 0 and json.loads(outcome.output)[0]["recipe_status"] == "local"
     outcome = CliRunner().invoke(main, ["--format", "json", "explain", *entry[:3]])
     assert outcome.exit_code == 0 and json.loads(outcome.output)[0]["recipe_status"] == "local"
     outcome = CliRunner().invoke(main, ["--select", "BL202", "explain", *entry])
     assert outcome.exit_code == 2 and "No such option '--select'" in outcome.output
     outcome = CliRunner().invoke(main, ["--version", "explain"])  # the version, as before
     assert outcome.exit_code == 0 and outcome.output.startswith("benchlint, version")
+
+
+def test_explain_through_the_cache_says_what_it_says_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """explain reads files through the cache's per-file facts, as a lint does: a second run
+    reads them back (no script is parsed again) and says the same; `--no-cache` neither reads
+    nor writes it."""
+    import os
+
+    import benchlint.shell.model
+
+    folder = Path(os.environ["BENCHLINT_CACHE_DIR"])
+    launcher = str(EXAMPLE / "runners/launch_h200-cw.sh")
+    before = set(folder.iterdir()) if folder.exists() else set()
+    code, fresh = _explain(launcher, "--no-cache")
+    assert code == 0 and (set(folder.iterdir()) if folder.exists() else set()) == before
+    code, first = _explain(launcher)
+    stored = {p.name.split("-", 1)[0] for p in folder.iterdir()} if folder.exists() else set()
+    assert code == 0 and {"shell", "yaml"} <= stored
+
+    def no_parse(src: bytes) -> None:
+        raise AssertionError("a script parsed again")
+
+    monkeypatch.setattr(benchlint.shell.model, "parse_tree", no_parse)
+    code, second = _explain(launcher)
+    assert code == 0 and fresh == first == second
