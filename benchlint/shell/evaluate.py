@@ -101,7 +101,15 @@ class _Recording:
         return value
 
 
-def guard_holds(script: Script, guard: Guard, env: Env, probe: Probe | None = None) -> bool | None:
+def guard_holds(
+    script: Script,
+    guard: Guard,
+    env: Env,
+    probe: Probe | None = None,
+    deciding: frozenset[tuple[int, str]] = frozenset(),
+) -> bool | None:
+    """`deciding`: the functions whose status is being decided, by script (a function's
+    condition that calls itself, or another that calls it back, is not decided)."""
     if guard.patterns:
         if _nocasematch(script):
             return None
@@ -117,7 +125,7 @@ def guard_holds(script: Script, guard: Guard, env: Env, probe: Probe | None = No
             if matched is None:
                 decided = None
         return None if decided is None else decided == guard.expect
-    value = condition(script, guard.condition, env, probe)
+    value = condition(script, guard.condition, env, probe, deciding)
     return None if value is None else value == guard.expect
 
 
@@ -150,7 +158,13 @@ def _nocasematch(script: Script) -> bool:
     return script.mentions("nocasematch")
 
 
-def condition(script: Script, tree: Condition, env: Env, probe: Probe | None = None) -> bool | None:
+def condition(
+    script: Script,
+    tree: Condition,
+    env: Env,
+    probe: Probe | None = None,
+    deciding: frozenset[tuple[int, str]] = frozenset(),
+) -> bool | None:
     """A condition's value (`conditions.py` describes its tree)."""
     if tree is None:
         return None
@@ -158,31 +172,30 @@ def condition(script: Script, tree: Condition, env: Env, probe: Probe | None = N
     if kind == "test":
         return _expression(script, tree[2], env, tree[1])
     if kind == "not":
-        value = condition(script, tree[1], env, probe)
+        value = condition(script, tree[1], env, probe, deciding)
         return None if value is None else not value
-    if kind == "and":
-        return _and(condition(script, tree[1], env, probe), condition(script, tree[2], env, probe))
-    if kind == "or":
-        return _or(condition(script, tree[1], env, probe), condition(script, tree[2], env, probe))
+    if kind in ("and", "or"):
+        left = condition(script, tree[1], env, probe, deciding)
+        right = condition(script, tree[2], env, probe, deciding)
+        return _and(left, right) if kind == "and" else _or(left, right)
     if kind == "const":
         return bool(tree[1])
     if kind == "arith":
         return _arithmetic(tree[1], _number(tree[2], env), _number(tree[3], env))
     if kind == "command" and tree[1] is not None:
-        status = function_status(script, tree[1], env, probe)
+        status = function_status(script, tree[1], env, probe, deciding)
         if status is not None:
             return status
         return probe(tree[1]) if probe is not None else None
     return None
 
 
-# the functions whose status is being decided (a function's condition that calls itself, or
-# another that calls it back, is not decided)
-_DECIDING: set[tuple[int, str]] = set()
-
-
 def function_status(
-    script: Script, call: Command, env: Env, probe: Probe | None = None
+    script: Script,
+    call: Command,
+    env: Env,
+    probe: Probe | None = None,
+    deciding: frozenset[tuple[int, str]] = frozenset(),
 ) -> bool | None:
     """Whether a call (no arguments) of a function of the script returns 0, run in the caller's
     variables: the body's commands in order, each under its conditions in the body, until a
@@ -191,9 +204,10 @@ def function_status(
     function, falls through a `case` item (`;&`) or ends without such a return; a call with
     arguments; a condition not decided before the return; a function defined below a top-level
     call or after a file sourced between its definition and the call (which may define it
-    again)."""
+    again), or one already being decided (`deciding`: it calls itself back)."""
     name = call.name
-    if name is None or call.args or (id(script), name) in _DECIDING:
+    key = (id(script), name or "")
+    if name is None or call.args or key in deciding:
         return None
     definition = script.functions.get(name)
     if definition is None:
@@ -209,19 +223,21 @@ def function_status(
         for c in script.commands
     ):
         return None  # a file sourced before the call may define it again
-    key = (id(script), name)
-    _DECIDING.add(key)
-    try:
-        return _body_status(script, script.body(name), definition, env, probe)
-    finally:
-        _DECIDING.discard(key)
+    return _body_status(script, script.body(name), definition, env, probe, deciding | {key})
 
 
 def _body_status(
-    script: Script, body: list[Command], definition: Syn, env: Env, probe: Probe | None
+    script: Script,
+    body: list[Command],
+    definition: Syn,
+    env: Env,
+    probe: Probe | None,
+    deciding: frozenset[tuple[int, str]],
 ) -> bool | None:
     """The status of the first `return N` that surely runs, in text order (the model's commands
-    leave out tests and other statements, so an end without `return N` is not known)."""
+    leave out tests and other statements, so an end without `return N` is not known). The
+    body's guards are decided afresh, not kept with the environment's decisions: one that
+    calls a function being decided is not known here, and may be elsewhere."""
     start, end = definition.start_byte, definition.end_byte
     if any(c.assignments or (c.loops and c.loops[-1].start_byte > start) for c in body):
         return None
@@ -230,7 +246,14 @@ def _body_status(
         inner = tuple(g for g in command.guards if start <= g.node.start_byte < end)
         if any(g.patterns and taken.get(g.node, g.patterns) != g.patterns for g in inner):
             continue  # another item of that `case` ran
-        held = guards_hold(script, inner, env, probe)
+        held: bool | None = True
+        for guard in inner:
+            value = guard_holds(script, guard, env, probe, deciding)
+            if value is False:
+                held = False
+                break
+            if value is None:
+                held = None
         if held is None:
             return None
         if held is False:
