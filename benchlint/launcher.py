@@ -275,7 +275,7 @@ class LauncherModel:
         (`substituted`); where that cannot be told, each value the script gives the variable,
         with the assignment that gives it (a route keeps those that may run on it)."""
         written = self.substituted(value, command)
-        match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", written)
+        match = leading_variable(written)
         if match is None or match.group(1) in ROOT_VARIABLES:
             return [(written, ())]
         assigned = reaching(match.group(1), command)
@@ -291,7 +291,7 @@ class LauncherModel:
     def substituted(self, value: str, command: Command) -> str:
         """`$DIR/x` with the value DIR has where `command` runs (`_value_at`)."""
         for _ in range(3):
-            match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", value)
+            match = leading_variable(value)
             if match is None or match.group(1) in ROOT_VARIABLES:
                 return value
             known = self._value_at(match.group(1), command)
@@ -429,7 +429,7 @@ class LauncherModel:
         if word is None:
             return None, False
         value = self.substituted(word.value, command).rstrip("/")
-        match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/", value)
+        match = leading_variable(value, folder=True)
         if match is not None and match.group(1) in ROOT_VARIABLES:
             return value[match.end() :].removeprefix("./") or None, True
         if not value or "$" in value or value.startswith("/") or ".." in value.split("/"):
@@ -713,9 +713,20 @@ def _grep_options(args: Sequence[Word]) -> tuple[list[str], bool, str] | None:
     return [p.value for p in patterns], extended, flags
 
 
+_LEADING = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_LEADING_FOLDER = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/")
+
+
+def leading_variable(value: str, folder: bool = False) -> re.Match[str] | None:
+    """The variable a word's value starts with (`$DIR/x`, `${DIR}x`: group 1 its name, the
+    match's end where the rest starts); `folder`: only when a `/` follows it (the match
+    ends after it)."""
+    return (_LEADING_FOLDER if folder else _LEADING).match(value)
+
+
 def _repository_path(value: str) -> str | None:
     """`$GITHUB_WORKSPACE/benchmarks/x` or `benchmarks/x` as a repository path."""
-    match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/", value)
+    match = leading_variable(value, folder=True)
     if match:
         if match.group(1) not in ROOT_VARIABLES:
             return None

@@ -8,6 +8,7 @@ and the step's `env:` plus what the `run:` text exports before the launch line.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from benchlint import profile
@@ -124,20 +125,31 @@ def _names_set(ws: Workspace, path: str) -> set[str]:
         return names
     root = document.root
     names.update(_env_of(document, root.get("env")))
-    jobs = root.get("jobs")
-    for _, job in jobs.pairs if jobs is not None and jobs.is_map else []:
-        if not job.is_map:
-            continue
-        names.update(_env_of(document, job.get("env")))
-        container = job.get("container")
-        if container is not None and container.is_map:
-            names.update(_env_of(document, container.get("env")))
-        steps = job.get("steps")
-        for step in steps.items if steps is not None and steps.is_seq else []:
-            if step.is_map:
-                names.update(_env_of(document, step.get("env")))
-                names.update(_ASSIGNED.findall(_run_text(step)))
+    for _, job, steps in _jobs(root):
+        names.update(_job_env(document, job))
+        for step in steps:
+            names.update(_env_of(document, step.get("env")))
+            names.update(_ASSIGNED.findall(_run_text(step)))
     return names
+
+
+def _jobs(root: YNode | None) -> Iterator[tuple[YNode, YNode, list[YNode]]]:
+    """A workflow's jobs (the mappings among them): each one's key, itself and its steps (the
+    mappings among them)."""
+    jobs = root.get("jobs") if root is not None and root.is_map else None
+    for key, job in jobs.pairs if jobs is not None and jobs.is_map else []:
+        if job.is_map:
+            steps = job.get("steps")
+            items = steps.items if steps is not None and steps.is_seq else []
+            yield key, job, [step for step in items if step.is_map]
+
+
+def _job_env(document: YamlDocument, job: YNode) -> dict[str, Location]:
+    """The names a job's `env:` and its container's `env:` set (the container's over the
+    job's)."""
+    container = job.get("container")
+    inner = container.get("env") if container is not None and container.is_map else None
+    return {**_env_of(document, job.get("env")), **_env_of(document, inner)}
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:
@@ -145,12 +157,9 @@ def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, st
     found = []
     for path in ws.glob(workflows):
         document = ws.yaml(path)
-        root = document.root if document is not None else None
-        jobs = root.get("jobs") if root is not None and root.is_map else None
-        for _, job in jobs.pairs if jobs is not None and jobs.is_map else []:
-            steps = job.get("steps") if job.is_map else None
-            for step in steps.items if steps is not None and steps.is_seq else []:
-                run = step.get("run") if step.is_map else None
+        for _, _, steps in _jobs(document.root if document is not None else None):
+            for step in steps:
+                run = step.get("run")
                 if run is None or not run.is_scalar:
                     continue
                 first = run.span.line + (1 if run.style in ("|", ">") else 0)
@@ -202,21 +211,10 @@ def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[Launch
     found: list[LauncherStep] = []
     workflow_env = _env_of(document, root.get("env"))
     input_types = _input_types(root)
-    jobs = root.get("jobs")
-    if jobs is None or not jobs.is_map:
-        return found
-    for job_key, job in jobs.pairs:
-        if not job.is_map:
-            continue
-        container = job.get("container")
-        job_env = {
-            **_env_of(document, job.get("env")),
-            **_env_of(document, container.get("env") if container and container.is_map else None),
-        }
-        steps = job.get("steps")
-        items = steps.items if steps is not None and steps.is_seq else []
+    for job_key, job, items in _jobs(root):
+        job_env = _job_env(document, job)
         for index, step in enumerate(items):
-            run = step.get("run") if step.is_map else None
+            run = step.get("run")
             if run is None or not run.is_scalar or not _LAUNCH.search(run.value):
                 continue
             location = Location(document.path, _first_line(run.span))

@@ -137,7 +137,7 @@ from collections.abc import Iterator
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
-from benchlint.launcher import RECIPE_VARIABLES, names_of_recipe
+from benchlint.launcher import RECIPE_VARIABLES, leading_variable, names_of_recipe
 from benchlint.recipe import settings_root
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, scripts_run
@@ -754,10 +754,10 @@ def _operand(route: Route, word: Word, command: Command) -> str:
     return route.launcher.substituted(word.value, command)
 
 
-def _leading_name(word: str) -> str:
-    """The variable a path starts with (`"$GITHUB_WORKSPACE/LOGS"`: GITHUB_WORKSPACE), or ""."""
-    match = re.match(r"\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)", word)
-    return match.group(1) if match else ""
+def _in_checkout(path: str) -> bool:
+    """A path in the checkout of this repository (`$GITHUB_WORKSPACE/LOGS`)."""
+    match = leading_variable(path)
+    return match is not None and match.group(1) in ROOT_VARIABLES
 
 
 def _staging(ctx: Context, route: Route, root: str, name: str) -> tuple[bool, list[Command]]:
@@ -795,7 +795,7 @@ def _staging(ctx: Context, route: Route, root: str, name: str) -> tuple[bool, li
             whole.search(a) for a in sources
         ):
             return True, []
-        held = [d for d in destinations if "$" in d and _leading_name(d) not in ROOT_VARIABLES]
+        held = [d for d in destinations if "$" in d and not _in_checkout(d)]
         if held and any(
             name in a or "configs" in a or re.fullmatch(r"\$\{?\w+\}?", a) for a in sources
         ):
