@@ -25,6 +25,12 @@ _ALL_WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
 _ASSIGNED = re.compile(r"(?<![\w$\-/.])([A-Za-z_][A-Za-z0-9_]*)\+?=(?!=)")
 # `echo "NAME<<EOF" >> "$GITHUB_ENV"`: a multi-line value
 _HEREDOC_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)<<")
+# `printf '%s=%s\n' NAME "$VALUE" >> "$GITHUB_ENV"`: the name is an argument (its words after
+# the format, up to the end of the command)
+_PRINTF_ARGUMENTS = re.compile(
+    r"\bprintf\s+(?:'[^']*'|\"[^\"]*\"|[^\s;|&<>]+)((?:[ \t]+(?:'[^']*'|\"[^\"]*\"|[^\s;|&<>]+))*)"
+)
+_ARGUMENT = re.compile(r"'([^']*)'|\"([^\"]*)\"|([^\s'\"]+)")
 # the variables the runner sets for every job: a workflow that sets one in an `env:` does not
 # make it unset elsewhere
 _RUNNER_NAMES = re.compile(
@@ -264,13 +270,17 @@ def _read_run_text(step: LauncherStep, text: str, location: Location) -> None:
 def _env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
     """The names a step may write to `GITHUB_ENV` for the job's later steps: in a `run:` text
     that names it (`echo "X=1" >> "$GITHUB_ENV"`, `tee -a`, `printf`, a `NAME<<EOF` block),
-    every name it assigns or writes, and the same in the steps of a composite action of the
+    every name it assigns or writes, and every argument of a `printf` that is a name
+    (`printf '%s=%s\n' X 1`), and the same in the steps of a composite action of the
     repository it uses (`uses: ./.github/actions/setup`)."""
     names: set[str] = set()
     text = _run_text(step)
     if "GITHUB_ENV" in text or "github.env" in text:
         names.update(_ASSIGNED.findall(text))
         names.update(_HEREDOC_NAME.findall(text))
+        for arguments in _PRINTF_ARGUMENTS.findall(text):
+            words = ("".join(parts) for parts in _ARGUMENT.findall(arguments))
+            names.update(w for w in words if w.isidentifier() and w.isascii())
     uses = step.get("uses") if step.is_map else None
     if uses is not None and uses.is_scalar and uses.value.startswith("./") and depth < 3:
         folder = uses.value[2:].rstrip("/")
