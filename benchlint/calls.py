@@ -81,7 +81,7 @@ class CallGraph:
         self._by_script: dict[int, list[Call]] = {}
         self._callers: dict[str, list[Call]] | None = None
         self._facts: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-        self._listing = hashlib.sha256("\0".join(sorted(ws.shell_paths)).encode()).digest()
+        self._listing = hashlib.sha256("\0".join(sorted(ws.script_paths)).encode()).digest()
 
     def calls_in(self, script: Script) -> list[Call]:
         """Every call in `script`, its nested scripts included."""
@@ -333,7 +333,7 @@ def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[s
                 candidates.append(joined)
     for candidate in candidates:
         if bases is not None and not PATH_EXPANSION.search(candidate):  # a plain path
-            if ws.is_shell(candidate):
+            if ws.is_script(candidate):
                 return [candidate]
             continue
         prefix = "(?:.*/)?" if bases is None else ""
@@ -341,7 +341,7 @@ def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[s
         # the text after the last expansion is literal: a path that matches ends with it
         ends = [m.end() for m in PATH_EXPANSION.finditer(candidate)]
         tail = candidate[ends[-1] :] if ends else candidate
-        matches = [p for p in ws.shell_paths if p.endswith(tail) and pattern.fullmatch(p)]
+        matches = [p for p in ws.script_paths if p.endswith(tail) and pattern.fullmatch(p)]
         if matches:
             return matches
     return []

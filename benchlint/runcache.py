@@ -48,6 +48,7 @@ def _plain(value: Any) -> Any:
 def listing(ws: Workspace) -> bytes:
     parts = [
         "\n".join(sorted(ws.shell_paths)),
+        "\n".join(sorted(ws.sourced_only)),
         "\n".join(sorted(ws.yaml_paths)),
         "\n".join(sorted(ws.templates)),
         "\n".join(f"{k}->{v}" for k, v in sorted(ws.symlinks.items())),

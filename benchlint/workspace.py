@@ -60,6 +60,11 @@ SHELL_SUFFIXES = (".sh", ".bash")
 YAML_SUFFIXES = (".yaml", ".yml")
 # Slurm batch scripts: shell files when their `#!` line names a shell (sbatch runs them so)
 JOB_SUFFIXES = (".slurm", ".sbatch")
+# files a script may source for their assignments (`source ./runners/h200.env`): shell when a
+# script sources them, and read only then (a `.env` file of a container or of docker compose
+# is not shell: it is not linted on its own)
+SOURCED_SUFFIXES = (".env",)
+_READ_SUFFIXES = SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES
 _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
 _BASH_ERROR = re.compile(r"line (\d+): (.*)")
 
@@ -177,6 +182,7 @@ class Workspace:
         self.partial: dict[str, int] = {}
         self.shell_paths: list[str] = []
         self.yaml_paths: list[str] = []
+        self.sourced_only: list[str] = []  # SOURCED_SUFFIXES: shell only where sourced
         # A symlink to another file of the repository is linted once, as its target.
         self.symlinks: dict[str, str] = {}
         # files discovery found under the root through no symlink: read without resolving
@@ -259,7 +265,7 @@ class Workspace:
                         templates = in_templates or (chart and name == "templates")
                         folders.append((rel_dir + name + "/", entry.path, templates))
                     continue
-                if not name.endswith(SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES) and "." in name:
+                if not name.endswith(_READ_SUFFIXES) and "." in name:
                     continue  # not a file benchlint reads (checked first: most files)
                 self._classify(rel_dir + name, name, entry.is_symlink(), in_templates)
             pending.extend(reversed(folders))
@@ -277,6 +283,10 @@ class Workspace:
             return
         elif yaml:
             self.yaml_paths.append(rel)
+        elif name.endswith(SOURCED_SUFFIXES):
+            if not in_templates:
+                self.sourced_only.append(rel)
+            return
         elif not link and self._has_shell_shebang(rel):
             self.shell_paths.append(rel)
         else:
@@ -318,9 +328,20 @@ class Workspace:
     def is_shell(self, rel: str) -> bool:
         return rel in self._path_sets[1]
 
+    def is_script(self, rel: str) -> bool:
+        """Whether a script may run or source this file: a shell file, or one of the files
+        read as shell only where sourced (`sourced_only`)."""
+        return rel in self._path_sets[2]
+
+    @property
+    def script_paths(self) -> list[str]:
+        """The shell files and the files read as shell only where sourced."""
+        return self.shell_paths + self.sourced_only
+
     @functools.cached_property
-    def _path_sets(self) -> tuple[frozenset[str], frozenset[str]]:
-        return frozenset(self.yaml_paths), frozenset(self.shell_paths)
+    def _path_sets(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        shell = frozenset(self.shell_paths)
+        return frozenset(self.yaml_paths), shell, shell.union(self.sourced_only)
 
     @property
     def read_paths(self) -> list[str]:

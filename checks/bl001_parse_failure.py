@@ -27,7 +27,8 @@ backend:
 ## Exceptions
 tree-sitter-bash does not parse a few valid constructs; shell is reported only when `bash -n`
 (which reads a script without running any of it) rejects it too. A nested script (`bash -c "..."`)
-is never reported: its text is often built from expansions. Templates are counted ("templates
+is never reported: its text is often built from expansions. A `.env` file is shell only where a
+script sources it (`source ./settings.env`), and read only then. Templates are counted ("templates
 not linted") and not reported: YAML in a Helm chart's `templates/`, YAML with Go or Jinja syntax
 or that fails just after a line that is one placeholder (`${PULL_SECRETS_BLOCK}`, filled in by
 `envsubst`), and a script bash rejects at a fill-in placeholder (`partition=<partition>`).
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from benchlint.calls import call_graph
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
@@ -49,6 +51,12 @@ def check(ctx: Context) -> Iterator[Finding]:
         ws.shell(path)
     for path in ctx.in_scope(ws.yaml_paths):
         ws.yaml(path)
+    sourced = ctx.in_scope(ws.sourced_only)
+    if sourced:  # (a `.env` file is shell only where a script sources it)
+        graph = call_graph(ws)
+        for path in sourced:
+            if graph.is_sourced(path):
+                ws.shell(path)
     for failure in ws.failures.values():
         yield Finding(
             "BL001",
