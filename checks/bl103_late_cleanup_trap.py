@@ -63,8 +63,12 @@ three calls deep, in the script or a file it sources. An `ERR` trap that release
 exits of commands failing under `set -e` (bash runs it first), not an `exit`. `break`
 and `continue` do not fail under `set -e`, nor does an assignment whose substitution falls back
 (`PID=$(pgrep -n server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a
-`let` of a nonzero literal, the `for` of a list with a substitution, or a call of a function of
-the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`). An allocation
+`let` of a nonzero literal, the `for` of a list with a substitution, a call of a function of
+the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`), or an assignment
+whose substitution ends with a command that cannot (`pid=$(start_worker)` whose body ends with
+`echo "$pid"`: bash runs a substitution without `set -e`, unless `inherit_errexit`, POSIX mode or
+another shell). A server the script kills only where it exits with a failure status (`else kill
+"$PID"; exit 1; fi`) is meant to outlive it: an early end leaves it as success does. An allocation
 named after the runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when
 every job that runs a launcher later cancels the runner's jobs by that name in a step that
 always runs (`if: always()`, `scancel --name=${{ runner.name }}`). Not modelled: exits inside
@@ -273,6 +277,40 @@ def _release_line(
         if inside and command is not statement and _released_by(resource, runs(command)):
             return command.span.line
     return statement.span.line
+
+
+def _kept_on_success(
+    script: Script, resource: Resource, first: Command, runs: Callable[[Command], list[str]]
+) -> bool:
+    """Whether every command of the script's shell that releases the resource, from the first
+    statement that does on, is the clean-up of a failure: followed in its branch by an `exit N`,
+    N a number other than 0 (`else kill "$PID"; exit 1; fi`). Then the script leaves the
+    resource running when it succeeds, and an early end leaves it as the normal end does."""
+    start = first.node.start_byte
+    releases = [
+        c
+        for c in script.commands
+        if c.words
+        and c.function is None
+        and c.base not in ("echo", "printf")  # (`echo "to stop it: kill $PID"`)
+        and c.node.start_byte >= start
+        and _released_by(resource, runs(c))
+    ]
+    return bool(releases) and all(
+        any(
+            e.base == "exit"
+            and e.function is None
+            and e.guards == c.guards
+            and e.subshell == c.subshell
+            and e.node.start_byte >= c.node.end_byte
+            and bool(e.args)
+            and e.args[0].static
+            and e.args[0].value.isdigit()
+            and int(e.args[0].value) % 256 != 0
+            for e in script.commands
+        )
+        for c in releases
+    )
 
 
 def _released_by(resource: Resource, texts: list[str]) -> bool:
@@ -593,6 +631,12 @@ def _check_script(
             )
             if release is None and resource.what != "Slurm allocation":
                 continue
+            if (
+                release is not None
+                and resource.what != "Slurm allocation"
+                and _kept_on_success(script, resource, release, runs)
+            ):
+                continue  # (it is meant to outlive the script: an early end changes nothing)
             if release is not None and not leaks:
                 continue
             no_trap = "no `trap ... EXIT` that releases it" if traps else "no `trap ... EXIT`"

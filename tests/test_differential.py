@@ -759,3 +759,87 @@ def test_sed_cases_agree_with_gnu_sed(script: str, extended: bool, text: str) ->
         assert expected is None, f"sed runs {script!r}, benchlint does not simulate it"
         return
     assert got == expected
+
+
+_STEPS = ["true", "false", "echo q", "f"]
+
+
+def _joined(commands: list[str], operators: list[str]) -> str:
+    return commands[0] + "".join(op + c for op, c in zip(operators, commands[1:], strict=False))
+
+
+def _ends_under_errexit(
+    function: str, body: str, inherit: bool
+) -> tuple[bool, subprocess.CompletedProcess[str]]:
+    """(whether the model says `x=$(body)` can end the script under `set -e`, what bash did)."""
+    from benchlint.shell.flow import Flow
+
+    program = "\n".join(
+        [
+            "set -e",
+            *(["shopt -s inherit_errexit"] if inherit else []),
+            f"f() {{ {function}; }}",
+            f"x=$({body})",
+            "echo survived",
+            "",
+        ]
+    )
+    script = parse_file(SourceText("t.sh", program.encode()))
+    assignment = next(c for c in script.commands if any(a.name == "x" for a in c.assignments))
+    ran = subprocess.run(
+        [BASH or "bash", "-c", program],
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    return Flow(script).exit_path(assignment) is not None, ran
+
+
+@needs_bash
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.lists(st.sampled_from(_STEPS), min_size=1, max_size=3),
+    st.lists(st.sampled_from([" && ", " || ", "; "]), min_size=2, max_size=2),
+    st.lists(st.sampled_from(["true", "false", "echo 1", "return 0", "return 1"]), min_size=1),
+    st.lists(st.sampled_from([" && ", " || ", "; "]), min_size=3, max_size=3),
+    st.booleans(),
+)
+def test_an_assignment_that_cannot_fail_by_the_model_goes_on_in_bash(
+    steps: list[str],
+    operators: list[str],
+    inner: list[str],
+    inner_operators: list[str],
+    inherit: bool,
+) -> None:
+    """`x=$(...)` under `set -e`: where the model says it cannot end the script, bash goes on,
+    with or without `inherit_errexit` (its substitutions run without errexit by default: the
+    last command's status, or a tested one's, and a function's last command's)."""
+    can_end, ran = _ends_under_errexit(
+        _joined(inner[:4], inner_operators), _joined(steps, operators), inherit
+    )
+    if not can_end:
+        assert ran.stdout == "survived\n", ran
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("function", "body", "inherit", "ends"),
+    [
+        ("true", "false; echo q", False, False),
+        ("true", "false; echo q", True, True),
+        ("true", "false && echo q", False, True),
+        ("true", "false || echo q", False, False),
+        ("true", "echo q; false", False, True),
+        ("false; echo 42", "f", False, False),
+        ("false; echo 42", "f", True, True),
+        ("echo 42; return 1", "f", False, True),
+        ("echo 42; false", "f", False, True),
+    ],
+)
+def test_what_ends_an_assignment_under_errexit(
+    function: str, body: str, inherit: bool, ends: bool
+) -> None:
+    can_end, ran = _ends_under_errexit(function, body, inherit)
+    assert can_end is ends
+    assert (ran.stdout != "survived\n") is ends, ran

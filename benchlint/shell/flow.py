@@ -44,6 +44,31 @@ _CANNOT_FAIL = frozenset(
 _EXIT_SIGNALS = frozenset({"EXIT", "0", "SIGEXIT"})
 
 
+def _outermost(commands: list[Command]) -> list[Command]:
+    """The commands not inside another of them (a substitution in a word is inside its
+    command), in text order."""
+    return [
+        c
+        for c in commands
+        if not any(
+            o is not c
+            and o.node.start_byte <= c.node.start_byte
+            and c.node.end_byte <= o.node.end_byte
+            and o.node != c.node
+            for o in commands
+        )
+    ]
+
+
+def _may_return_failure(command: Command) -> bool:
+    """A `return` or `exit` whose status may not be 0 (`return 1`, `return "$rc"`, a bare
+    `return`: the last command's)."""
+    if command.base not in ("return", "exit"):
+        return False
+    code = command.args[0] if command.args else None
+    return code is None or not (code.static and code.value.isdigit()) or int(code.value) % 256 != 0
+
+
 def _loop_control(command: Command) -> bool:
     """`break` or `continue`, alone or with a number: bash gives status 0 (outside a loop too);
     only a non-numeric argument fails (`break x`: status 128)."""
@@ -176,11 +201,8 @@ class Flow:
             # `for i in $(seq 1 3)`: a failing substitution in the list stops nothing (the
             # loop's status is its body's); `(( n = ... ))`: its value decides, not modelled
             can_fail = False
-        else:  # `X=$(cmd)` fails when cmd does: only if cmd can, and `$(cmd || true)` cannot
-            # (`$((...))` is arithmetic, no command)
-            can_fail = _SUBSTITUTION.search(text) is not None and any(
-                c.base not in _CANNOT_FAIL and not c.or_guarded for c in self._substituted(command)
-            )
+        else:  # `X=$(cmd)` fails when the substitution does (`$((...))` is arithmetic)
+            can_fail = _SUBSTITUTION.search(text) is not None and self._substitution_fails(command)
         if (
             command.errexit
             and not command.tested
@@ -218,6 +240,56 @@ class Flow:
                 if c.words or not c.subshell
             )
         return known
+
+    def _substitution_fails(self, command: Command) -> bool:
+        """Whether an assignment's substitutions can give it a failing status. bash runs a
+        substitution without errexit (`set -e; x=$(false; echo 1)` goes on), so its status is
+        its last command's, or a command's tested before it (`$(a && b)`: a's), and a call of a
+        function of the script gives the function's last command's (`x=$(start_worker)` whose
+        body ends with `echo "$pid"` cannot fail). With `shopt -s inherit_errexit`, POSIX mode
+        or a shell other than bash, errexit holds inside too: any command of it that can fail
+        (`$(cmd || true)` cannot)."""
+        inner = self._substituted(command)
+        if inner == [command]:
+            return True  # (no command seen in it)
+        if self._errexit_inherited():
+            return any(c.base not in _CANNOT_FAIL and not c.or_guarded for c in inner)
+        top = _outermost(inner)
+        return self._status_fails(top[-1]) or any(
+            c.tested and self._status_fails(c) for c in top[:-1]
+        )
+
+    def _status_fails(self, command: Command, depth: int = 0) -> bool:
+        """Whether a command run without errexit can end with a failing status."""
+        if command.or_guarded or command.background:
+            return False
+        base = command.base
+        if base in _CANNOT_FAIL or _loop_control(command) or _true_let(command):
+            return False
+        if base is None or base not in self.script.functions or depth > 2:
+            return True
+        body = [c for c in self.script.commands if c.function == base and c.words]
+        if not body or any(_may_return_failure(c) for c in body):
+            return True
+        top = _outermost(body)
+        last = top[-1]
+        if last.subshell and not last.background:
+            return True  # (`( cmd )` last: cmd's status)
+        return self._status_fails(last, depth + 1) or any(
+            c.tested and not c.subshell and self._status_fails(c, depth + 1) for c in top[:-1]
+        )
+
+    def _errexit_inherited(self) -> bool:
+        """Whether command substitutions run with errexit too: `shopt -s inherit_errexit`, POSIX
+        mode, or a `#!` line that names another shell (`#!/bin/sh`: dash)."""
+        script = self.script.top
+        first = script.file.line_text(1)
+        return (
+            script.mentions("inherit_errexit")
+            or script.mentions("posix")
+            or script.mentions("POSIXLY_CORRECT")
+            or (first.startswith("#!") and "bash" not in first)
+        )
 
     def _substituted(self, command: Command) -> list[Command]:
         """The commands of the substitutions in an assignment (`X=$(date +%s)`: `date`), which
