@@ -400,7 +400,10 @@ class Wiring:
 
     @property
     def has_runners_file(self) -> bool:
-        return self.ws.is_yaml(self.layout.runners_file)
+        """Whether the repository has a runners file and it could be read (one that does not
+        parse, BL001, says nothing of its labels)."""
+        path = self.layout.runners_file
+        return self.ws.is_yaml(path) and self.ws.yaml(path) is not None
 
     # -- launchers -------------------------------------------------------------------------
     def launcher_path(self, runner_name: str) -> str | None:

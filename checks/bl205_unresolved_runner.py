@@ -43,7 +43,8 @@ srtctl apply -f "$CONFIG_FILE"
 ```
 
 ## Exceptions
-Nothing is reported when the repository has no runners file (`layout.runners-file`).
+Nothing is reported when the repository has no runners file (`layout.runners-file`), or one
+that cannot be parsed (BL001 says where): its labels are not known.
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         failed = {id(r) for r, _ in effective.errors}
         touched = {id(r) for change in effective.changes for r in change.rewrites}
         for change in effective.changes:
-            if change.new is None or isinstance(change.new.scalar, (int, float)):
+            if change.new is None or _number(change.new.scalar):
                 continue  # a number: a clamp the recipe may set apart on purpose (BL201's)
             for rewrite in change.rewrites:
                 changed.setdefault(id(rewrite), set()).add(change.path)
@@ -195,3 +195,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                     subject=f"{where}:{inside}",
                 )
                 break
+
+
+def _number(value: object) -> bool:
+    """An int or a float, not a boolean (`false` is a bool, which Python counts as an int)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
