@@ -9,8 +9,9 @@ recipe sets explicitly that comes out lower (numbers), different (anything else)
 the recipe EVAL_CONFIG_FILE names too, where the launcher switches to it
 (`CONFIG_FILE="$EVAL_CONFIG_FILE"`), with the rewrites after the switch.
 For `health_check` the window `max_attempts × interval_seconds` is compared, so a rewrite that
-trades attempts for a longer interval is not reported. Located at the recipe's key; the launcher
-lines and the master-config entry are related locations.
+trades attempts for a longer interval is not reported; one that leaves a value benchlint cannot
+read as a number (`max_attempts: ${HEALTH_CHECK_ATTEMPTS}`) is, saying so. Located at the
+recipe's key; the launcher lines and the master-config entry are related locations.
 
 ## Why is this bad?
 A recipe that asks for a 4-hour load window (`max_attempts: 1440` at 10 s) because its model
@@ -161,10 +162,25 @@ def _window_problem(effective: Effective) -> tuple[YNode, str] | None:
         return None
     before = health_window(effective.original.root)
     after = health_window(effective.document.root)
-    if before is None or after is None or after.seconds >= before.seconds:
+    key = _explicit_key(before) if before is not None else None
+    if before is None or key is None:
         return None
-    key = _explicit_key(before)
-    if key is None:
+    if after is None:  # a value the rewrites leave that is no number: `${HEALTH_CHECK_ATTEMPTS}`
+        changed = [
+            f"{c.path[-1]}: {c.new.value}"
+            for c in effective.changes
+            if _is_health(c.path)
+            and c.new is not None
+            and c.new.is_scalar
+            and number(c.new) is None
+        ]
+        if not changed:
+            return None
+        return key, (
+            f"health_check {before.describe()} is rewritten to {', '.join(changed)} (not a "
+            "number benchlint knows: cut unless it gives as long a window)"
+        )
+    if after.seconds >= before.seconds:
         return None
     return key, (
         f"health_check {before.describe()} is cut to {after.describe()}"
