@@ -37,6 +37,9 @@ class Call:
     kind: str  # "source" | "run"
     targets: tuple[str, ...]  # repository paths; empty when it cannot be resolved
     word: Word
+    # a Python virtual environment's activation script, not in the repository: what sourcing
+    # it does is the profile's `venv_activate` (`venv_activation`)
+    venv: bool = False
 
 
 def script_word(command: Command) -> tuple[str, Word] | None:
@@ -94,7 +97,8 @@ class CallGraph:
                     continue
                 kind, word = word_found
                 targets = tuple(resolve(self.ws, script, word.value) or ())
-                found.append(Call(script, command, kind, targets, word))
+                venv = kind == "source" and not targets and venv_activation(script, word.value)
+                found.append(Call(script, command, kind, targets, word, venv))
             self._by_script[key] = found
         return self._by_script[key]
 
@@ -279,6 +283,30 @@ def plain_target(script: Script, value: str) -> str | None:
         return None
     joined = posixpath.normpath(posixpath.join(base, rest))
     return None if joined.startswith("..") else joined
+
+
+def venv_activation(script: Script, value: str) -> bool:
+    """Whether a sourced path is a Python virtual environment's activation script
+    (`.venv/bin/activate`, `"$VENV_DIR/bin/activate"`): its folder named like one (`venv` in its
+    last component) or one the script makes (`uv venv DIR`, `python3 -m venv DIR`)."""
+    if not value.endswith("/bin/activate"):
+        return False
+    folder = value.removesuffix("/bin/activate")
+    return "venv" in folder.rsplit("/", 1)[-1].lower() or folder in _venv_folders(script)
+
+
+def _venv_folders(script: Script) -> set[str]:
+    """The folders the script makes virtual environments in (the profile's creators: the last
+    operand, or `.venv` when there is none)."""
+    found = set()
+    for command in script.all_commands():
+        words = [w.value for w in command.words]
+        for creator in profile.VENV_ACTIVATE["creators"]:
+            parts = creator.split()
+            if words[: len(parts)] == parts:
+                operands = [w for w in words[len(parts) :] if not w.startswith("-")]
+                found.add(operands[-1] if operands else ".venv")
+    return found
 
 
 def last_separator(text: str) -> int:

@@ -403,7 +403,15 @@ class Environment:
                 position += 1
                 apply(command)
                 if call is not None:
-                    if not call.targets:
+                    if call.venv:  # (what activating a virtual environment sets is known)
+                        activated = Provenance(
+                            f"the virtual environment {call.word.text} activates",
+                            Location(script.path, call.command.first_line_span),
+                        )
+                        names = profile.VENV_ACTIVATE
+                        assigned.update(dict.fromkeys(names["assigns"], activated))
+                        exported.update(dict.fromkeys(names["exports"], activated))
+                    elif not call.targets:
                         unknown = unknown or f"sources {call.word.text}"
                     for target in call.targets:
                         sourced = self.file_state(target)

@@ -43,6 +43,7 @@ DEFAULT_PORTS: dict[str, str] = fact("default_ports")
 FRONTEND_SERVERS: dict[str, str] = fact("frontend_servers")
 WORKFLOW_LAUNCH: re.Pattern[str] = re.compile(fact("workflow_launch_pattern"))
 SRT_SLURM_RECIPE_FOLDERS: tuple[str, ...] = tuple(fact("srt_slurm_recipe_folders"))
+VENV_ACTIVATE: dict[str, list[str]] = fact("venv_activate")
 _NAMING: str = fact("launcher_naming")
 if _NAMING != "prefix-before-underscore":
     raise ValueError(f"data/profile.json: unknown launcher_naming {_NAMING!r}")

@@ -32,8 +32,9 @@ vllm serve "$MODEL" --port "$PORT"
 
 ## Exceptions
 A script whose callers benchlint cannot see (nothing in the repository runs or sources it) is not
-reported, nor is a line after `eval`, after sourcing a file whose path cannot be resolved, or
-after a line that sets variables by names known only at run time (`export $(grep -v '^#' .env |
+reported, nor is a line after `eval`, after sourcing a file whose path cannot be resolved (a
+Python virtual environment's activation, `source .venv/bin/activate`, sets only its own names),
+or after a line that sets variables by names known only at run time (`export $(grep -v '^#' .env |
 xargs)`, `export "$key=$value"` in a loop, `declare "$kv"`, `printf -v "$name"`): each may set
 anything. Variables the system, GitHub Actions or Slurm always set (`HOME`, `GITHUB_*`,
 `SLURM_*`, ...) and those listed in `known-env` count as provided. Assignments earlier in the text

@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
+from benchlint.profile import VENV_ACTIVATE
 from benchlint.registry import rule
 from benchlint.shell.model import Script
 
@@ -169,6 +170,9 @@ def _sourced_names(ctx: Context, script: Script) -> set[str] | None:
     names: set[str] = set()
     for call in ctx.environment.calls.calls_in(script):
         if call.kind != "source":
+            continue
+        if call.venv:
+            names.update(VENV_ACTIVATE["assigns"])
             continue
         if not call.targets:
             return None
