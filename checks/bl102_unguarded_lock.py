@@ -139,7 +139,9 @@ def _calls_handle(command: Command) -> bool:
     flock that is the function's last command gives it its status (`if ! acquire_lock; then
     exit 1; fi`, `acquire_lock || exit 1`)."""
     script, name = command.script, command.function
-    body = [c for c in script.commands if c.function == name and not c.subshell]
+    # (a command of a subshell after it too: `( flock -w 600 9; import ... ) 9>"$LOCK"` ends
+    # with the import's status, not the flock's)
+    body = [c for c in script.commands if c.function == name]
     # (its statement ends after what runs when it fails: `flock -n 9 || return 1`)
     end = max([command.node.end_byte, *(c.node.end_byte for c in command.on_failure())])
     last = all(c.node.start_byte < end for c in body)
