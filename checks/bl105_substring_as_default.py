@@ -3,8 +3,9 @@
 ## What it does
 Reports a parameter expansion `${NAME:TEXT}` whose TEXT is not a plausible arithmetic offset:
 it holds a character arithmetic has no use for here (`/`, `.`, a quote, `@`, `,`), a hyphenated
-word (`meta-llama`, where the two are not variables the script sets), or a single name that
-nothing in the script assigns (`${X:foo}`).
+word (`meta-llama`, where the two are not variables the script sets), a name that nothing in
+the script assigns (`${X:foo}`, `${SLURM_PARTITION:gpu-2}`), or, with no length, a number of
+1,000 or more (`${PORT:8888}`: empty for any shorter value).
 
 ## Why is this bad?
 After `${NAME:` bash reads an *offset*, an arithmetic expression, not a default: the substring
@@ -29,11 +30,12 @@ vllm serve "$MODEL"
 
 ## Exceptions
 Offsets and lengths that read as arithmetic are substrings and are not reported: `${X:1}`,
-`${X: -1}`, `${X:(-1)}`, `${X:i:2}`, `${X:start}` and `${X:start:end-start}` where the script
-assigns `start` and `end` (`=`, `read`, `for`, `(( ))`, `let`..., or a file it sources does; any
-name when a file it sources is not found), `${X:pos[1]}` where it assigns the array `pos`, and
-bash's own numbers (`${X:OPTIND}`, `$SECONDS`, `$RANDOM`). tree-sitter-bash does not parse this
-form, so the rule reads the script's text: comments, single-quoted strings (over several lines
+`${X:100}`, `${X: -1}`, `${X:(-1)}`, `${X:i:2}`, `${X:$N}`, `${X:start}` and
+`${X:start:end-start}` where the script assigns `start` and `end` (`=`, `read`, `for`, `(( ))`,
+`let`..., or a file it sources does; any name when a file it sources is not found),
+`${X:pos[1]}` where it assigns the array `pos`, and bash's own numbers (`${X:OPTIND}`,
+`$SECONDS`, `$RANDOM`). tree-sitter-bash does not parse this form, so the rule reads the
+script's text: comments, single-quoted strings (over several lines
 too: `python3 -c '...'`) and the bodies of quoted heredocs (which bash does not expand) are
 skipped.
 
@@ -57,7 +59,12 @@ from benchlint.shell.model import Script
 # `${NAME:` not followed by an operator that starts with `:` (`:-`, `:=`, `:?`, `:+`)
 _SUBSTRING = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):(?![-=?+])([^}]*)\}")
 _NOT_ARITHMETIC = re.compile(r"""[/.'"@,~]""")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# a name in an arithmetic expression (not the digits and letters of a number, `0x1F`, `10#08`,
+# nor an expansion's, `$N`, `${N}`: its value is the run's)
+_OPERAND_NAME = re.compile(r"(?<![0-9A-Za-z_#${])[A-Za-z_][A-Za-z0-9_]*")
+# an offset this long is a default that lost its `-` (a port, a size, a count): no variable a
+# benchmark script reads holds 1,000 characters it would cut
+_LONGEST_OFFSET = 1000
 # `meta-llama`: a hyphen between two names (a subtraction only when both are variables)
 _HYPHENATED = re.compile(r"([A-Za-z_]\w*)\s*-\s*(?=([A-Za-z_]\w*))")
 # `pos[1]`: an array element (brackets anywhere else are no arithmetic)
@@ -80,14 +87,15 @@ def _skipped(script: Script) -> list[tuple[int, int]]:
     return ranges
 
 
-def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | None]) -> bool:
-    """`sourced`: the names the files the script sources assign (None: a file it sources is not
-    known, so any name may be set)."""
+def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | None]) -> str | None:
+    """What a set variable's expansion gives when the text is not a plausible offset (the end
+    of the message), else None. `sourced`: the names the files the script sources assign
+    (None: a file it sources is not known, so any name may be set)."""
     offset = text.split(":", 1)[0]  # `${X:offset:length}`
     if not offset.strip():
-        return False
+        return None
     if _NOT_ARITHMETIC.search(text):  # in the offset or the length
-        return True
+        return _ERROR
     variables: set[str] | None = None
     unknown = False
 
@@ -103,13 +111,22 @@ def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | Non
 
     elements = _ELEMENT.sub(lambda m: "0" if variable(m.group(1)) else "[", text)
     if "[" in elements or "]" in elements:
-        return True
+        return _ERROR
     if any(not (variable(a) and variable(b)) for a, b in _HYPHENATED.findall(elements)):
-        return True
-    name = _NAME.fullmatch(offset.strip())
-    if name is None or ":" in text:
-        return False
-    return not variable(name.group())
+        return _PART
+    if ":" in text:  # (a length: a substring meant)
+        return None
+    if offset.strip().isdigit():  # `${PORT:8888}`: no value a launcher reads is that long
+        if int(offset) < _LONGEST_OFFSET:
+            return None
+        return f"it expands to nothing unless its value is longer than {int(offset)} characters"
+    # an expression of names nothing sets (`${X:foo}`, `${SLURM_PARTITION:gpu-2}`)
+    return _PART if any(not variable(n) for n in _OPERAND_NAME.findall(offset)) else None
+
+
+# what a set variable's expansion gives
+_ERROR = "bash reports an arithmetic error and skips the command"
+_PART = "bash reads the names nothing sets as 0 and expands to a part of its value"
 
 
 _INTERESTING = re.compile(r"[\n'\"\\\\#$]")
@@ -201,15 +218,15 @@ def check(ctx: Context) -> Iterator[Finding]:
         sourced = functools.cache(functools.partial(_sourced_names, ctx, script))
         for line, column, match in _expansions(script):
             name, text = match.group(1), match.group(2)
-            if not _implausible(text, script, sourced):
+            given = _implausible(text, script, sourced)
+            if given is None:
                 continue
             written = match.group()
             colon = column + 3 + len(name)  # just after `${NAME:`
             yield Finding(
                 "BL105",
                 f"`{written}` takes a substring at the arithmetic offset `{text}`, not a "
-                f"default: unset, {name} silently expands to nothing; set, bash reports an "
-                "arithmetic error and skips the command",
+                f"default: unset, {name} silently expands to nothing; set, {given}",
                 Location(path, Span(line, column, line, column + len(written))),
                 help=f"write `${{{name}:-{text}}}`",
                 subject=written,
