@@ -49,6 +49,9 @@ _BLOCK_PLACEHOLDER = re.compile(
     r"[ \t]*\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)[ \t]*"
 )
 
+# `{name}` in a value, followed at once by more of the word (`{username}/custom-model:latest`)
+_GLUED_PLACEHOLDER = re.compile(r"(?:^|[\s:\[,-])\{[A-Za-z_][A-Za-z0-9_]*\}[^\s,}\]#]")
+
 # A YAML file's facts: ("document", encoded) | ("template",) | ("failure", message, span)
 Facts = tuple[Any, ...]
 
@@ -78,10 +81,16 @@ def _templated(text: str) -> bool:
 
 
 def _placeholder_before(text: str, line: int) -> bool:
-    """Whether a line that is one placeholder (`${PULL_SECRETS_BLOCK}`) is on the line where
-    parsing failed or one of the two before it (libyaml notices the missing `:` after it)."""
+    """Whether a line that is one placeholder (`${PULL_SECRETS_BLOCK}`), or a line with a
+    `{name}` placeholder glued to more text (`image: {username}/model:latest`, for Python's
+    str.format or a reader to fill in: a flow mapping never runs on into a word), is on the
+    line where parsing failed or one of the two before it (libyaml notices the missing `:`
+    after it)."""
     lines = text.split("\n", line)[max(0, line - 3) : line]
-    return any(_BLOCK_PLACEHOLDER.fullmatch(item.rstrip("\r")) for item in lines)
+    return any(
+        _BLOCK_PLACEHOLDER.fullmatch(item.rstrip("\r")) or _GLUED_PLACEHOLDER.search(item)
+        for item in lines
+    )
 
 
 def yaml_facts(path: str, data: bytes) -> Facts:

@@ -156,7 +156,8 @@ class Result:
         if self.templates:
             found.append(
                 f"{_count(len(self.templates), 'template')} not linted ({_first(self.templates)}):"
-                " YAML with Go or Jinja syntax, or a script with a value to fill in (`<...>`); "
+                " YAML with Go or Jinja syntax or a placeholder (`${...}`, `{name}`), or a script"
+                " with a value to fill in (`<...>`); "
                 "exclude them in the configuration if that is what they are"
             )
         return found
