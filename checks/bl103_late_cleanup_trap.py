@@ -16,6 +16,10 @@ container they go with it). A release inside a function counts where the functio
 named as the trap's handler; so does an acquisition: a server a function starts and keeps in a
 global (`start_server() { vllm serve ... & SERVER_PID=$!; }`) is acquired where the script's
 shell first calls the function (a `local` PID, gone when the function returns, is not followed).
+What a function the top level calls acquires and releases in its own body is checked in the
+body (`run_tests() { vllm serve ... & PID=$!; vllm bench ...; kill "$PID"; }`): its `exit`s, and
+its commands failing under `set -e` when every call runs with it (not in a test, not before
+`||`); a top-level trap that releases it covers it.
 
 ## Why is this bad?
 The allocation outlives the script: 16 exclusive GPUs stay reserved until Slurm's time limit,
@@ -71,9 +75,9 @@ another shell). A server the script kills only where it exits with a failure sta
 "$PID"; exit 1; fi`) is meant to outlive it: an early end leaves it as success does. An allocation
 named after the runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when
 every job that runs a launcher later cancels the runner's jobs by that name in a step that
-always runs (`if: always()`, `scancel --name=${{ runner.name }}`). Not modelled: exits inside
-functions,
-`set -e` changed inside functions, traps in subshells (they do not cover the outer script and are
+always runs (`if: always()`, `scancel --name=${{ runner.name }}`). Not modelled: a `return` as
+the end of a function that holds a resource, functions called only from subshells, `set -e`
+changed inside functions, traps in subshells (they do not cover the outer script and are
 ignored), and a background process started in a loop without keeping `$!` (one started once
 without it is released only by what ends every job, `kill %1`, or its program by name).
 
@@ -571,9 +575,37 @@ _HOST_ONLY = ("temporary directory",)
 def _check_script(
     script: Script, sourced: bool | Callable[[], bool], functions: Functions | None = None
 ) -> Iterator[tuple[Finding, Resource]]:
+    """The script's top level, then each function its top level calls: what the body acquires
+    and releases itself (`run_tests() { vllm serve ... & PID=$!; vllm bench ...; kill $PID; }`),
+    with the exits in the body, under errexit only when every call runs with it."""
     lookup = functions or (lambda name: script if name in script.functions else None)
     flow = Flow(script, sourced, lookup)
     runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
+    outer = flow.traps()
+    seen: set[tuple[object, ...]] = set()
+    flows = [(flow, False)]
+    for name in script.functions:
+        calls = [s for s in flow.statements if s.name == name]
+        if calls:
+            errexit = all(c.errexit and not c.tested and not c.or_guarded for c in calls)
+            flows.append((Flow(script, sourced, lookup, function=name, errexit=errexit), True))
+    for each, inner in flows:
+        for finding, resource in _check_flow(each, runs, lookup, outer if inner else None):
+            key = (finding.location, finding.message)
+            if key not in seen:
+                seen.add(key)
+                yield finding, resource
+
+
+def _check_flow(
+    flow: Flow,
+    runs: Callable[[Command], list[str]],
+    lookup: Functions,
+    outer: list[tuple[int, Trap]] | None,
+) -> Iterator[tuple[Finding, Resource]]:
+    """`outer`: for a function's body, the traps of the script's top level (one that releases
+    the resource covers it: when it is set is not related to the calls here)."""
+    script = flow.script
     every = flow.traps()
     traps = [(i, t) for i, t in every if t.on_exit]
     # an ERR trap runs before `set -e` ends the script at a failing command
@@ -581,6 +613,8 @@ def _check_script(
     for resource in _resources(flow):
         start = flow.index(resource.statement)
         if start is None:
+            continue
+        if outer is not None and any(_handler_releases(resource, t, lookup) for _, t in outer):
             continue
         covering = [(i, t) for i, t in traps if _handler_releases(resource, t, lookup)]
         if any(i < start for i, _ in covering):
@@ -629,8 +663,8 @@ def _check_script(
                 (s for s in flow.statements[start + 1 :] if _released_by(resource, runs(s))),
                 None,
             )
-            if release is None and resource.what != "Slurm allocation":
-                continue
+            if release is None and (resource.what != "Slurm allocation" or outer is not None):
+                continue  # (a function's: its caller may release it)
             if (
                 release is not None
                 and resource.what != "Slurm allocation"

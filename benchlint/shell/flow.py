@@ -143,18 +143,25 @@ class Flow:
         script: Script,
         sourced: bool | Callable[[], bool] = False,
         functions: Functions | None = None,
+        function: str | None = None,
+        errexit: bool = True,
     ) -> None:
         """`sourced`: whether the file is sourced (`return` ends it), or how to find out (asked
         only when a `return` is met: finding out can mean reading other scripts). `functions`:
-        where a function a trap's handler calls is defined (default: the script's own)."""
+        where a function a trap's handler calls is defined (default: the script's own).
+        `function`: the flow of that function's body instead of the script's top level (its
+        `return` ends only the function); `errexit`: whether `set -e` holds where it runs (a
+        function called in a test, or before `||`, runs without it)."""
         self.script = script
         self._sourced = sourced
         self._functions = functions
-        # the script's own shell: not inside functions, subshells or command substitutions
+        self.function = function
+        self._errexit = errexit
+        # the shell's own statements: not inside (other) functions, subshells or substitutions
         self.statements = [
             c
             for c in script.commands
-            if c.function is None and not c.subshell and (c.words or c.assignments)
+            if c.function == function and not c.subshell and (c.words or c.assignments)
         ]
         self._index = {id(c): i for i, c in enumerate(self.statements)}
         self._positions: dict[int, int] | None = None  # every command's place in the script
@@ -187,7 +194,7 @@ class Flow:
         base = command.base
         if base == "exit":
             return ExitPath(command, "exit")
-        if base == "return" and self.sourced:
+        if base == "return" and self.function is None and self.sourced:
             return ExitPath(command, "return")
         text = self.script.text_of(command.node)
         if command.words:
@@ -205,6 +212,7 @@ class Flow:
             can_fail = _SUBSTITUTION.search(text) is not None and self._substitution_fails(command)
         if (
             command.errexit
+            and self._errexit
             and not command.tested
             and not command.or_guarded
             and can_fail
