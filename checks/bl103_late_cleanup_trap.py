@@ -581,20 +581,31 @@ def _check_script(
     lookup = functions or (lambda name: script if name in script.functions else None)
     flow = Flow(script, sourced, lookup)
     runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
-    outer = flow.traps()
     seen: set[tuple[object, ...]] = set()
     flows = [(flow, False)]
+    holding = {c.function for c in script.commands if c.function is not None and _may_hold(c)}
     for name in script.functions:
         calls = [s for s in flow.statements if s.name == name]
-        if calls:
+        if calls and (name in holding or any(c.base in holding for c in script.body(name))):
             errexit = all(c.errexit and not c.tested and not c.or_guarded for c in calls)
             flows.append((Flow(script, sourced, lookup, function=name, errexit=errexit), True))
+    outer = flow.traps() if len(flows) > 1 else []
     for each, inner in flows:
         for finding, resource in _check_flow(each, runs, lookup, outer if inner else None):
             key = (finding.location, finding.message)
             if key not in seen:
                 seen.add(key)
                 yield finding, resource
+
+
+def _may_hold(command: Command) -> bool:
+    """Whether the command may acquire what `_resources` looks for (a job it starts, an
+    allocation, a container, a temporary directory)."""
+    return (
+        command.background
+        or command.invocation.base == "mktemp"
+        or any(w.name in _ACQUIRERS for w in command.invocation.wrappers)
+    )
 
 
 def _check_flow(
@@ -606,11 +617,12 @@ def _check_flow(
     """`outer`: for a function's body, the traps of the script's top level (one that releases
     the resource covers it: when it is set is not related to the calls here)."""
     script = flow.script
-    every = flow.traps()
+    resources = _resources(flow)
+    every = flow.traps() if resources else []
     traps = [(i, t) for i, t in every if t.on_exit]
     # an ERR trap runs before `set -e` ends the script at a failing command
     errs = [(i, t) for i, t in every if any(s.upper() == "ERR" for s in t.signals)]
-    for resource in _resources(flow):
+    for resource in resources:
         start = flow.index(resource.statement)
         if start is None:
             continue
