@@ -5,7 +5,8 @@ Reports an argument `"$NAME"` (or `"${NAME}"`) of an engine launch (`vllm serve`
 `python -m sglang.launch_server`, `python -m dynamo.<x>`, `trtllm-serve`, behind any wrapper)
 when every value the script assigns to NAME is a string of several blank-separated words that
 starts with a flag (`args="--tp 8 --port 30000"`), or adds to its earlier value
-(`args="$args --speculative-algorithm EAGLE"`).
+(`args="$args --speculative-algorithm EAGLE"`), or is empty (`args=""` where a branch then
+sets the flags: on that path the engine gets one empty argument, which argparse rejects too).
 
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument
@@ -51,7 +52,9 @@ def _quoted_variable(word: Word) -> str | None:
 
 def _joined(values: list[Word], name: str) -> bool:
     """Every value the script gives NAME is several blank-separated words starting with a flag,
-    or appends to its earlier value (`args="$args --x 1"`), and one of them sets such a list."""
+    empty (`EXTRA_ARGS=""` before a branch that sets the flags: quoted, the engine then gets an
+    empty argument), or appends to its earlier value (`args="$args --x 1"`), and one of them
+    sets such a list."""
     own = re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r"\b)")
     sets = False
     for value in values:
@@ -62,6 +65,8 @@ def _joined(values: list[Word], name: str) -> bool:
                 return False
             continue
         words = text.split()
+        if not words and value.static:
+            continue
         if len(words) < 2 or not words[0].startswith("-"):
             return False
         sets = True
@@ -82,7 +87,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                 if not values or not _joined(values, name):
                     continue
                 first = " ".join(
-                    next(v.value for v in values if not v.value.startswith("$")).split()
+                    next(
+                        v.value for v in values if v.value.strip() and not v.value.startswith("$")
+                    ).split()
                 )
                 shown = first if len(first) <= 60 else first[:57] + "..."
                 yield Finding(
