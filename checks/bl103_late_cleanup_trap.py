@@ -60,7 +60,8 @@ from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]
 passes it to a function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree()
 { local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep), or
 when it ends every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the
-program by its name (`pkill -f "vllm serve"`, `killall vllm`); so does a trap
+program by its name (`pkill -f "vllm serve"`, `killall vllm`; an engine's command line starts
+with the Python interpreter, so `pkill -f python` ends it too); so does a trap
 a function the script calls sets (`install_traps`). A handler runs the functions it names,
 anywhere in its text (`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`),
 three calls deep, in the script or a file it sources. An `ERR` trap that releases it covers the
@@ -95,6 +96,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from benchlint.context import Context
+from benchlint.engines import launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.fixes import line_removal
 from benchlint.registry import rule
@@ -338,8 +340,13 @@ _KILL_BY_NAME = re.compile(
 
 
 def _kills_by_name(resource: Resource, text: str) -> bool:
-    program = _program(resource.acquired_by)
-    line = resource.acquired_by.script.text_of(resource.acquired_by.node)
+    acquired = resource.acquired_by
+    program = _program(acquired)
+    line = acquired.script.text_of(acquired.node)
+    if any(launch.command is acquired for launch in launches(acquired.script)):
+        # an engine is a Python program: its command line starts with the interpreter
+        # (`python3 /usr/local/bin/vllm serve ...`), which `pkill -f python` matches
+        line = f"python3 {line}"
     for match in _KILL_BY_NAME.finditer(text):
         options, pattern = match.group(1), match.group(2) or match.group(3) or match.group(4)
         if pattern == program:
