@@ -290,7 +290,7 @@ class Wiring:
         self._launchers: dict[str, LauncherModel | None] = {}
         self._pair_routes: dict[int, list[Route]] = {}
         self._recipes: dict[tuple[int, str], RecipeRef | None] = {}
-        self._leaves: dict[int, Leaves] = {}  # of the workspace's recipes, as simulations compare
+        self._leaves = LeafCache()  # of the workspace's recipes, as simulations compare
         self._effective: dict[tuple[int, str, int], Effective | None] = {}
         self._decisions = Decisions()
         self._unknowns: dict[frozenset[str], frozenset[str]] = {}
@@ -952,7 +952,7 @@ def _scalar_text(node: YNode | None) -> str | None:
 
 
 def _simulate(
-    document: YamlDocument, rewrites: list[Rewrite], route: Route, cache: dict[int, Leaves]
+    document: YamlDocument, rewrites: list[Rewrite], route: Route, cache: LeafCache
 ) -> Effective:
     """Apply the rewrites in order; each change remembers every rewrite that touched its key.
 
@@ -984,7 +984,7 @@ def _simulate(
         if new_text == text:
             continue
         if not applied:
-            original = leaves = _document_leaves(document, cache)
+            original = leaves = cache.of(document)
         applied.append(rewrite)
         text = new_text
         patch = patched(current, text) if current is not None else None
@@ -1114,12 +1114,22 @@ def _leaves(
 Leaves = dict[tuple[str, ...], tuple[YNode | None, YNode]]
 
 
-def _document_leaves(document: YamlDocument, cache: dict[int, Leaves]) -> Leaves:
-    """`_leaves` of a workspace recipe, once (the cache lives as long as its documents): a
-    recipe is compared on every route to it."""
-    if id(document) not in cache:
-        cache[id(document)] = _leaves(document.root)
-    return cache[id(document)]
+class LeafCache:
+    """`_leaves` of the workspace's recipes, each worked out once (kept as long as its
+    documents: a recipe is compared on every route to it), their key paths shared between
+    recipes (InferenceX's 245 routed recipes: 28,562 paths, 1,134 different)."""
+
+    def __init__(self) -> None:
+        self._by_document: dict[int, Leaves] = {}
+        self._paths: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def of(self, document: YamlDocument) -> Leaves:
+        found = self._by_document.get(id(document))
+        if found is None:
+            paths = self._paths
+            found = {paths.setdefault(p, p): at for p, at in _leaves(document.root).items()}
+            self._by_document[id(document)] = found
+        return found
 
 
 def _patched_leaves(leaves: Leaves, patch: Patch) -> tuple[Leaves, list[Change]]:
