@@ -2,8 +2,9 @@
 
 The statements are the commands of the script's top level in text order, through `if`/`case`,
 loops and `&&`/`||` lists (every branch is taken as reachable; guards say which are conditional).
-Function bodies are not inlined, subshells and command substitutions are their own shells, and
-nested scripts (`bash -c`) are separate `Script`s. Within that model a rule can ask which commands
+Function bodies are not inlined (a body is read as a flow of its own, `Flow(function=...)`),
+subshells and command substitutions are their own shells, and nested scripts (`bash -c`) are
+separate `Script`s. Within that model a rule can ask which commands
 can end the script between two points (`exit`, `return` at the top of a sourced file, a failing
 command under errexit) and which `trap ... EXIT` handlers are registered before a point.
 """
