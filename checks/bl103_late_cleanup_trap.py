@@ -292,12 +292,12 @@ def _kept_on_success(
     statement that does on, is the clean-up of a failure: followed in its branch by an `exit N`,
     N a number other than 0 (`else kill "$PID"; exit 1; fi`). Then the script leaves the
     resource running when it succeeds, and an early end leaves it as the normal end does."""
-    start = first.node.start_byte
+    start, shell = first.node.start_byte, first.function  # (a function's body: its own)
     releases = [
         c
         for c in script.commands
         if c.words
-        and c.function is None
+        and c.function == shell
         and c.base not in ("echo", "printf")  # (`echo "to stop it: kill $PID"`)
         and c.node.start_byte >= start
         and _released_by(resource, runs(c))
@@ -305,7 +305,7 @@ def _kept_on_success(
     return bool(releases) and all(
         any(
             e.base == "exit"
-            and e.function is None
+            and e.function == shell
             and e.guards == c.guards
             and e.subshell == c.subshell
             and e.node.start_byte >= c.node.end_byte
