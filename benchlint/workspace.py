@@ -333,7 +333,7 @@ class Workspace:
         read as shell only where sourced (`sourced_only`)."""
         return rel in self._path_sets[2]
 
-    @property
+    @functools.cached_property
     def script_paths(self) -> list[str]:
         """The shell files and the files read as shell only where sourced."""
         return self.shell_paths + self.sourced_only
