@@ -15,7 +15,6 @@ from benchlint.shell.model import Script
 from benchlint.suppress import Suppression
 from benchlint.wiring import Entry, Route, Wiring
 from benchlint.workspace import Workspace
-from benchlint.yamlmodel import YamlDocument
 
 
 class Context:
@@ -56,10 +55,6 @@ class Context:
     def shell_scripts(self) -> list[Script]:
         scripts = (self.ws.shell(p) for p in self.in_scope(self.ws.shell_paths))
         return [s for s in scripts if s is not None]
-
-    def yaml_documents(self) -> list[YamlDocument]:
-        documents = (self.ws.yaml(p) for p in self.in_scope(self.ws.yaml_paths))
-        return [d for d in documents if d is not None]
 
     def routes(self) -> list[Route]:
         """The routes whose findings can land in scope: every route of an entry with a route

@@ -97,6 +97,7 @@ def _run(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> Result:
 
 def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> Result:
     config = ws.config
+    ws.document_passes = {r.id: r.document_pass for r in rules if r.document_pass is not None}
     first = [rule for rule in rules if not rule.after_suppressions]
     context = Context(ws, scope)
     raw, errors = _run_rules(context, first)
@@ -214,7 +215,7 @@ def _literal_spans(ws: Workspace, path: str) -> list[Span]:
             spans += [script.span(w.node) for w in words]
         spans += _heredoc_bodies(ws.source(path))
     else:
-        document = ws.yaml(path)
+        document = ws.yaml(path, keep=False)
         if document is not None:
             spans += [n.span for n in document.walk() if n.is_scalar]
     return spans

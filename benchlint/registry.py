@@ -18,8 +18,11 @@ from benchlint.finding import Finding, Severity
 
 if TYPE_CHECKING:
     from benchlint.context import Context
+    from benchlint.yamlmodel import YamlDocument
 
 Check = Callable[["Context"], Iterable[Finding]]
+# a rule's pass over one YAML document alone (see `Workspace.pass_findings`)
+DocumentPass = Callable[["YamlDocument"], list[Finding]]
 _RULES: dict[str, Rule] = {}
 _ID = re.compile(r"^BL\d{3}$")
 
@@ -39,6 +42,9 @@ class Rule:
     default_enabled: bool = True
     # runs after the other rules' findings met the suppressions (it reports on those)
     after_suppressions: bool = False
+    # what the rule finds in one YAML document alone, worked out while the document is at hand
+    # (a large one is let go after it is read: `Workspace.yaml`)
+    document_pass: DocumentPass | None = None
 
     @property
     def summary(self) -> str:
@@ -58,6 +64,7 @@ def rule(
     precision: str = "high",
     default_enabled: bool = True,
     after_suppressions: bool = False,
+    document_pass: DocumentPass | None = None,
 ) -> Callable[[Check], Check]:
     if not _ID.match(id):
         raise ValueError(f"rule id {id!r} is not of the form BLnnn")
@@ -66,7 +73,16 @@ def rule(
         module = sys.modules[check.__module__]
         doc = (module.__doc__ or "").strip()
         _RULES[id] = Rule(
-            id, name, severity, check, doc, tags, precision, default_enabled, after_suppressions
+            id,
+            name,
+            severity,
+            check,
+            doc,
+            tags,
+            precision,
+            default_enabled,
+            after_suppressions,
+            document_pass,
         )
         return check
 

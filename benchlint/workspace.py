@@ -20,7 +20,7 @@ from typing import Any
 
 from benchlint.cache import Cache
 from benchlint.config import Config, Layout
-from benchlint.finding import Span
+from benchlint.finding import Finding, Span
 from benchlint.layout import Detected, detect, detect_recipe_roots
 from benchlint.perfile import (
     FILE_START,
@@ -64,6 +64,11 @@ JOB_SUFFIXES = (".slurm", ".sbatch")
 # script sources them, and read only then (a `.env` file of a container or of docker compose
 # is not shell: it is not linted on its own)
 SOURCED_SUFFIXES = (".env",)
+# a YAML file this large that a pass over every file reads is not kept (`Workspace.yaml`):
+# generated manifests and CRDs hold most of some repositories' YAML, and a model takes about
+# 15 bytes per byte of the file (kserve: 116 of its 121 MB in 93 files of 256 KiB or more;
+# InferenceX's largest, a 395 KB changelog, no rule reads again)
+TRANSIENT_BYTES = 256 << 10
 _READ_SUFFIXES = SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES
 _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
 _BASH_ERROR = re.compile(r"line (\d+): (.*)")
@@ -198,6 +203,10 @@ class Workspace:
         # the scripts whose guards' facts came from the cache: how many of their scripts had them
         self._guards_stored: dict[str, int] = {}
         self._yaml: dict[str, YamlDocument | None] = {}
+        # the rules' passes over one YAML document (rule id -> pass), set by the run, and what
+        # each found (rule id -> path -> findings)
+        self.document_passes: dict[str, Callable[[YamlDocument], list[Finding]]] = {}
+        self._passed: dict[str, dict[str, list[Finding]]] = {}
         # YAML files that are templates, not YAML documents: Helm chart templates, and YAML
         # with `{{ ... }}`/`{% ... %}` that does not parse (Go templates, Jinja)
         self.templates: set[str] = set()
@@ -592,12 +601,44 @@ class Workspace:
             if encoded is not None and _worked_out(encoded) > self._guards_stored.get(rel, 0):
                 self.cache.put("guards", rel, source.digest, encoded)
 
-    def yaml(self, rel: str) -> YamlDocument | None:
-        if rel not in self._yaml:
-            document = self._model(rel, self.kept.yaml if self.kept else None, self._parse_yaml)
-            assert document is None or isinstance(document, YamlDocument)
+    def yaml(self, rel: str, keep: bool = True) -> YamlDocument | None:
+        """The file's document. `keep=False` (a pass over every file): a document of at least
+        TRANSIENT_BYTES, not a master config, is not kept for the run once the document passes
+        have read it (a caller that keeps it builds it again: a large generated manifest no
+        route reaches costs its parse, not its model's memory, for the rest of the run)."""
+        if rel in self._yaml:
+            return self._yaml[rel]
+        document = self._model(rel, self.kept.yaml if self.kept else None, self._parse_yaml)
+        assert document is None or isinstance(document, YamlDocument)
+        source = self._sources.get(rel)
+        if (
+            keep
+            or document is None
+            or source is None
+            or len(source.text) < TRANSIENT_BYTES
+            or rel in self.layout.master_configs  # (the largest file the wiring reads)
+        ):
             self._yaml[rel] = document
-        return self._yaml[rel]
+        else:
+            for rule_id in self.document_passes:
+                self._run_pass(rule_id, rel, document)
+        return document
+
+    def pass_findings(self, rule_id: str, rel: str) -> list[Finding]:
+        """What a rule's document pass (`Rule.document_pass`, registered in `document_passes`
+        by the run) finds in the file, worked out once."""
+        found = self._passed.get(rule_id, {}).get(rel)
+        if found is None:
+            document = self.yaml(rel, keep=False)
+            found = self._passed.get(rule_id, {}).get(rel)
+            if found is None:
+                found = self._run_pass(rule_id, rel, document) if document is not None else []
+        return found
+
+    def _run_pass(self, rule_id: str, rel: str, document: YamlDocument) -> list[Finding]:
+        found = self.document_passes[rule_id](document)
+        self._passed.setdefault(rule_id, {})[rel] = found
+        return found
 
     def prefetch(self) -> None:
         """Start modelling every file no model is kept or cached for in worker processes (with

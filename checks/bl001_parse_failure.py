@@ -52,7 +52,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ws.shell_paths):
         ws.shell(path)
     for path in ctx.in_scope(ws.yaml_paths):
-        ws.yaml(path)
+        ws.yaml(path, keep=False)  # (a large one no later rule keeps is let go)
     sourced = ctx.in_scope(ws.sourced_only)
     if sourced:  # (a `.env` file is shell only where a script sources it)
         graph = call_graph(ws)

@@ -59,51 +59,68 @@ def _show(node: YNode) -> str:
     return "a mapping" if node.is_map else "a sequence"
 
 
-@rule("BL203", "duplicate-key", Severity.ERROR, tags=("yaml", "correctness"), precision="very-high")
+def _findings(document: YamlDocument) -> list[Finding]:
+    """The duplicates of one document (the rule's document pass: worked out while the document
+    is at hand, which a large one may not be later)."""
+    return list(_duplicates(document))
+
+
+@rule(
+    "BL203",
+    "duplicate-key",
+    Severity.ERROR,
+    tags=("yaml", "correctness"),
+    precision="very-high",
+    document_pass=_findings,
+)
 def check(ctx: Context) -> Iterator[Finding]:
-    for document in ctx.yaml_documents():
-        for duplicate in document.duplicates():
-            key = duplicate.again.value
-            first_line = duplicate.first.span.line
-            advice = ""
-            same = _same_values(duplicate)
-            if key == "<<" and duplicate.again.style is None:
-                outcome = (
-                    "PyYAML merges every one of them, not only the last, and PyYAML releases "
-                    "differ on which value a key defined by several takes"
-                )
-                advice = "write one `<<: [*first, *second]`"
-            elif _manifest(document, duplicate.again):
-                outcome = (
-                    "recent kubectl releases refuse the manifest (`mapping key "
-                    f'"{key}" already defined`); PyYAML would keep the last value, '
-                    f"{_show(duplicate.winner)}"
-                )
-                same = False  # refused whatever the values
-            elif same:
-                outcome = (
-                    f"both give {_show(duplicate.winner)}, so nothing changes today, but an edit "
-                    "to the first is silently ignored"
-                )
-            else:
-                outcome = f"PyYAML keeps the last value, {_show(duplicate.winner)}"
-            fix = None if advice else _removal(document, duplicate)
-            yield Finding(
-                "BL203",
-                f"key '{key}' is repeated in this mapping (first at line {first_line}"
-                + (
-                    f" as '{duplicate.first.value}', which PyYAML reads as the same key"
-                    if duplicate.first.value != key
-                    else ""
-                )
-                + f"); {outcome}",
-                Location(document.path, duplicate.again.span),
-                related=(Location(document.path, duplicate.first.span, f"first '{key}'"),),
-                subject=key,
-                help=advice,
-                fix=fix,
-                severity=Severity.NOTE if same and not advice else None,
+    for path in ctx.in_scope(ctx.ws.yaml_paths):
+        yield from ctx.ws.pass_findings("BL203", path)
+
+
+def _duplicates(document: YamlDocument) -> Iterator[Finding]:
+    for duplicate in document.duplicates():
+        key = duplicate.again.value
+        first_line = duplicate.first.span.line
+        advice = ""
+        same = _same_values(duplicate)
+        if key == "<<" and duplicate.again.style is None:
+            outcome = (
+                "PyYAML merges every one of them, not only the last, and PyYAML releases "
+                "differ on which value a key defined by several takes"
             )
+            advice = "write one `<<: [*first, *second]`"
+        elif _manifest(document, duplicate.again):
+            outcome = (
+                "recent kubectl releases refuse the manifest (`mapping key "
+                f'"{key}" already defined`); PyYAML would keep the last value, '
+                f"{_show(duplicate.winner)}"
+            )
+            same = False  # refused whatever the values
+        elif same:
+            outcome = (
+                f"both give {_show(duplicate.winner)}, so nothing changes today, but an edit "
+                "to the first is silently ignored"
+            )
+        else:
+            outcome = f"PyYAML keeps the last value, {_show(duplicate.winner)}"
+        fix = None if advice else _removal(document, duplicate)
+        yield Finding(
+            "BL203",
+            f"key '{key}' is repeated in this mapping (first at line {first_line}"
+            + (
+                f" as '{duplicate.first.value}', which PyYAML reads as the same key"
+                if duplicate.first.value != key
+                else ""
+            )
+            + f"); {outcome}",
+            Location(document.path, duplicate.again.span),
+            related=(Location(document.path, duplicate.first.span, f"first '{key}'"),),
+            subject=key,
+            help=advice,
+            fix=fix,
+            severity=Severity.NOTE if same and not advice else None,
+        )
 
 
 def _manifest(document: YamlDocument, node: YNode) -> bool:
