@@ -620,24 +620,23 @@ class Workspace:
         ):
             self._yaml[rel] = document
         else:
-            for rule_id in self.document_passes:
-                self._run_pass(rule_id, rel, document)
+            for rule_id, run in self.document_passes.items():
+                self._passed.setdefault(rule_id, {})[rel] = run(document)
         return document
 
-    def pass_findings(self, rule_id: str, rel: str) -> list[Finding]:
-        """What a rule's document pass (`Rule.document_pass`, registered in `document_passes`
-        by the run) finds in the file, worked out once."""
+    def pass_findings(
+        self, rule_id: str, rel: str, run: Callable[[YamlDocument], list[Finding]]
+    ) -> list[Finding]:
+        """What a rule's document pass (`run`, its `Rule.document_pass`) finds in the file,
+        worked out once: when the document was built, if the run registered the pass in
+        `document_passes` and the document was let go, else now."""
         found = self._passed.get(rule_id, {}).get(rel)
         if found is None:
             document = self.yaml(rel, keep=False)
             found = self._passed.get(rule_id, {}).get(rel)
             if found is None:
-                found = self._run_pass(rule_id, rel, document) if document is not None else []
-        return found
-
-    def _run_pass(self, rule_id: str, rel: str, document: YamlDocument) -> list[Finding]:
-        found = self.document_passes[rule_id](document)
-        self._passed.setdefault(rule_id, {})[rel] = found
+                found = run(document) if document is not None else []
+                self._passed.setdefault(rule_id, {})[rel] = found
         return found
 
     def prefetch(self) -> None:

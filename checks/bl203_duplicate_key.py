@@ -75,7 +75,7 @@ def _findings(document: YamlDocument) -> list[Finding]:
 )
 def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.yaml_paths):
-        yield from ctx.ws.pass_findings("BL203", path)
+        yield from ctx.ws.pass_findings("BL203", path, _findings)
 
 
 def _duplicates(document: YamlDocument) -> Iterator[Finding]:
