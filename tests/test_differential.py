@@ -154,6 +154,17 @@ def _decide(script_text: str, values: dict[str, str | None]) -> bool | None:
     return guards_hold(script, target.guards, _Env(values))
 
 
+def _bash_run(program: str) -> subprocess.CompletedProcess[str]:
+    """bash running the program with only PATH set."""
+    return subprocess.run(
+        [BASH or "bash", "-c", program],
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+
+
 def _bash(script_text: str, values: dict[str, str | None]) -> bool:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}
     for name, value in values.items():
@@ -685,13 +696,7 @@ def test_a_substring_offset_that_is_no_number_skips_the_command_and_bash_goes_on
         'set -e\nserve() { echo "serve [$*]"; }\n'
         'serve "${UNSET_X:meta-llama/x}"\nX=abc\nserve "${X:meta-llama/x}"\necho after\n'
     )
-    done = subprocess.run(
-        [BASH or "bash", "-c", program],
-        env={"PATH": os.environ.get("PATH", "")},
-        capture_output=True,
-        text=True,
-        timeout=10,
-    )
+    done = _bash_run(program)
     assert done.stdout == "serve []\nafter\n"
     assert "division by 0" in done.stderr
 
@@ -786,13 +791,7 @@ def _ends_under_errexit(
     )
     script = parse_file(SourceText("t.sh", program.encode()))
     assignment = next(c for c in script.commands if any(a.name == "x" for a in c.assignments))
-    ran = subprocess.run(
-        [BASH or "bash", "-c", program],
-        env={"PATH": os.environ.get("PATH", "")},
-        capture_output=True,
-        text=True,
-        timeout=10,
-    )
+    ran = _bash_run(program)
     return Flow(script).exit_path(assignment) is not None, ran
 
 
