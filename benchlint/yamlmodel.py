@@ -367,55 +367,58 @@ def encode_documents(document: YamlDocument) -> tuple[list[Any], list[int] | Non
     """The document's nodes as plain data, and the places of its mappings with a repeated key
     (None: not noted)."""
     index: dict[int, int] = {}
-
-    def encode(node: YNode) -> Any:
-        known = index.get(id(node))
-        if known is not None:
-            return known
-        index[id(node)] = len(index)
-        kind = node.kind
-        if kind == "scalar":
-            return (node._span, node.value, node.style)
-        if kind == "map":
-            return [node._span, [(encode(k), encode(v)) for k, v in node.pairs]]
-        if kind == "seq":
-            return [node._span, [encode(item) for item in node.items], None]
-        return [node._span, node.value]
-
-    documents = [encode(node) for node in document.documents]
+    documents = [_encode(node, index) for node in document.documents]
     repeats = document._repeats
     return documents, None if repeats is None else [index[id(node)] for node in repeats]
+
+
+def _encode(node: YNode, index: dict[int, int]) -> Any:
+    """`index`: the place of each node met so far, by id. (Module-level functions, not closures
+    that call themselves: such a closure is a reference cycle, which would keep every node alive
+    after a document is let go, with the cycle collector off for the run.)"""
+    known = index.get(id(node))
+    if known is not None:
+        return known
+    index[id(node)] = len(index)
+    kind = node.kind
+    if kind == "scalar":
+        return (node._span, node.value, node.style)
+    if kind == "map":
+        return [node._span, [(_encode(k, index), _encode(v, index)) for k, v in node.pairs]]
+    if kind == "seq":
+        return [node._span, [_encode(item, index) for item in node.items], None]
+    return [node._span, node.value]
 
 
 def decode_documents(file: SourceText, encoded: tuple[list[Any], list[int] | None]) -> YamlDocument:
     """The document `encode_documents` gave, over the file's text: the same nodes, spans and
     values, aliased nodes shared as they were."""
     nodes: list[YNode] = []
-    append = nodes.append
-
-    def decode(data: Any) -> YNode:
-        kind = type(data)
-        if kind is tuple:  # interned as the builder does (keys and flags repeat across files)
-            value = data[1]
-            node = YNode("scalar", data[0], intern(value) if len(value) <= 64 else value, data[2])
-        elif kind is int:
-            known: YNode = nodes[data]
-            return known
-        elif len(data) == 2 and type(data[1]) is list:
-            node = YNode("map", data[0])
-            append(node)
-            node.pairs = [(decode(k), decode(v)) for k, v in data[1]]
-            return node
-        elif len(data) == 3:
-            node = YNode("seq", data[0])
-            append(node)
-            node.items = [decode(item) for item in data[1]]
-            return node
-        else:
-            node = YNode("alias", data[0], data[1])
-        append(node)
-        return node
-
     documents, repeats = encoded
-    decoded = [decode(data) for data in documents]
+    decoded = [_decode(data, nodes) for data in documents]
     return YamlDocument(file, decoded, None if repeats is None else [nodes[i] for i in repeats])
+
+
+def _decode(data: Any, nodes: list[YNode]) -> YNode:
+    """`nodes`: every node made so far, in the order `_encode` met them (see there)."""
+    kind = type(data)
+    if kind is tuple:  # interned as the builder does (keys and flags repeat across files)
+        value = data[1]
+        node = YNode("scalar", data[0], intern(value) if len(value) <= 64 else value, data[2])
+    elif kind is int:
+        known: YNode = nodes[data]
+        return known
+    elif len(data) == 2 and type(data[1]) is list:
+        node = YNode("map", data[0])
+        nodes.append(node)
+        node.pairs = [(_decode(k, nodes), _decode(v, nodes)) for k, v in data[1]]
+        return node
+    elif len(data) == 3:
+        node = YNode("seq", data[0])
+        nodes.append(node)
+        node.items = [_decode(item, nodes) for item in data[1]]
+        return node
+    else:
+        node = YNode("alias", data[0], data[1])
+    nodes.append(node)
+    return node
