@@ -611,9 +611,15 @@ class Environment:
 
     @staticmethod
     def _step_env(step: LauncherStep) -> dict[str, Provenance]:
-        return {
+        """The step's environment, and the names an earlier step of its job may write to
+        `GITHUB_ENV` (the runner sets them for the later steps)."""
+        env = {
             name: Provenance(f"env of {step.name}", location) for name, location in step.env.items()
         }
+        written = Provenance(f"GITHUB_ENV before {step.name}", step.location)
+        for name in step.written:
+            env.setdefault(name, written)
+        return env
 
     def _caller_routes(self, path: str) -> list[StartPath]:
         routes: list[StartPath] = []

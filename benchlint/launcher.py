@@ -670,10 +670,52 @@ def _evaluated(word: Word) -> str:
             return match.group()  # (a branch may not run: the caller's value then)
         return given[0].value.value if command.node.end_byte <= at else match.group()
 
-    return _EXPANSION_NAME.sub(value_of, text)
+    return _ARITHMETIC.sub(_arithmetic, _EXPANSION_NAME.sub(value_of, text))
 
 
 _EXPANSION_NAME = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+# `$((1440 * 2))`: arithmetic of numbers alone (the names in it replaced first, when known)
+_ARITHMETIC = re.compile(r"\$\(\(([0-9+\-*/%() \t]+)\)\)")
+
+
+def _arithmetic(match: re.Match[str]) -> str:
+    """The value bash gives an arithmetic expansion of numbers (`+ - * / %` and parentheses;
+    `/` and `%` truncate toward zero, as C does), or the text as written when it is anything
+    else (a division by zero, a number with a leading 0, which bash reads as octal)."""
+    import ast
+
+    text = match.group(1)
+    if re.search(r"(?<![0-9])0[0-9]", text):
+        return match.group()
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+        return str(_integer(tree))
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):
+        return match.group()
+
+
+def _integer(node: object) -> int:
+    import ast
+
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _integer(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp):
+        a, b = _integer(node.left), _integer(node.right)
+        if isinstance(node.op, ast.Add):
+            return a + b
+        if isinstance(node.op, ast.Sub):
+            return a - b
+        if isinstance(node.op, ast.Mult):
+            return a * b
+        if isinstance(node.op, (ast.Div, ast.Mod)):
+            if b == 0:
+                raise ZeroDivisionError
+            quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+            return quotient if isinstance(node.op, ast.Div) else a - b * quotient
+    raise ValueError("not arithmetic of numbers")
 
 
 def _grep_options(args: Sequence[Word]) -> tuple[list[str], bool, str] | None:

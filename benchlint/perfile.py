@@ -51,6 +51,7 @@ _BLOCK_PLACEHOLDER = re.compile(
 
 # `{name}` in a value, followed at once by more of the word (`{username}/custom-model:latest`)
 _GLUED_PLACEHOLDER = re.compile(r"(?:^|[\s:\[,-])\{[A-Za-z_][A-Za-z0-9_]*\}[^\s,}\]#]")
+_GLUED_NAME = re.compile(r"(^|[\s:\[,-])\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[^\s,}\]#])", re.M)
 
 # A YAML file's facts: ("document", encoded) | ("template",) | ("failure", message, span)
 Facts = tuple[Any, ...]
@@ -63,7 +64,9 @@ def read_yaml(source: SourceText) -> tuple[YamlDocument | None, Facts]:
     try:
         return parse_yaml(source), ("document", None)
     except YamlError as exc:
-        if _templated(source.text) or _placeholder_before(source.text, exc.span.line):
+        if _templated(source.text) or (
+            _placeholder_before(source.text, exc.span.line) and _parses_filled_in(source)
+        ):
             return None, ("template",)  # a template of YAML, not YAML: not a parse failure
         return None, ("failure", f"is not valid YAML: {exc.message}", tuple(exc.span))
     except (DepthError, RecursionError):
@@ -91,6 +94,22 @@ def _placeholder_before(text: str, line: int) -> bool:
         _BLOCK_PLACEHOLDER.fullmatch(item.rstrip("\r")) or _GLUED_PLACEHOLDER.search(item)
         for item in lines
     )
+
+
+def _parses_filled_in(source: SourceText) -> bool:
+    """Whether the file parses once its placeholders are filled in (a line that is one
+    placeholder left empty, `{name}` written as `name`): else the failure is the file's own
+    (`a: [1, 2` left open above an `image: {username}/x`)."""
+    lines = [
+        "" if _BLOCK_PLACEHOLDER.fullmatch(line.rstrip("\r")) else line
+        for line in source.text.split("\n")
+    ]
+    filled = _GLUED_NAME.sub(r"\1\2", "\n".join(lines))
+    try:
+        parse_yaml(SourceText(source.path, filled.encode("utf-8", "surrogateescape")))
+    except (YamlError, DepthError, RecursionError):
+        return False
+    return True
 
 
 def yaml_facts(path: str, data: bytes) -> Facts:

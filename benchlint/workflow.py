@@ -25,12 +25,36 @@ _ALL_WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
 _ASSIGNED = re.compile(r"(?<![\w$\-/.])([A-Za-z_][A-Za-z0-9_]*)\+?=(?!=)")
 # `echo "NAME<<EOF" >> "$GITHUB_ENV"`: a multi-line value
 _HEREDOC_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)<<")
-# `printf '%s=%s\n' NAME "$VALUE" >> "$GITHUB_ENV"`: the name is an argument (its words after
-# the format, up to the end of the command)
-_PRINTF_ARGUMENTS = re.compile(
-    r"\bprintf\s+(?:'[^']*'|\"[^\"]*\"|[^\s;|&<>]+)((?:[ \t]+(?:'[^']*'|\"[^\"]*\"|[^\s;|&<>]+))*)"
+# `printf '%s=%s\n' NAME "$VALUE" >> "$GITHUB_ENV"`: the name is an argument (the format and
+# its arguments, up to the end of the command)
+_PRINTF = re.compile(
+    r"\bprintf\s+('[^']*'|\"[^\"]*\"|[^\s;|&<>]+)((?:[ \t]+(?:'[^']*'|\"[^\"]*\"|[^\s;|&<>]+))*)"
 )
 _ARGUMENT = re.compile(r"'([^']*)'|\"([^\"]*)\"|([^\s'\"]+)")
+_CONVERSION = re.compile(r"%(?:%|[-+ #0]*\d*(?:\.\d*)?([a-zA-Z]))")
+
+
+def _printf_names(line: str) -> set[str]:
+    """The names a `printf` on the line writes as `NAME=` or `NAME<<`: the arguments its format
+    puts right before `=` or `<<` (the format used again while arguments remain, as printf
+    does), when they are names."""
+    names: set[str] = set()
+    for match in _PRINTF.finditer(line):
+        form = "".join(_ARGUMENT.findall(match.group(1))[0])
+        args = ["".join(parts) for parts in _ARGUMENT.findall(match.group(2))]
+        slots = [  # for each conversion: whether it is a name (`%s=`, `%s<<`)
+            form[c.end() :].startswith(("=", "<<"))
+            for c in _CONVERSION.finditer(form)
+            if c.group(1) is not None
+        ]
+        if not slots:
+            continue
+        for index, arg in enumerate(args):
+            if slots[index % len(slots)] and arg.isidentifier() and arg.isascii():
+                names.add(arg)
+    return names
+
+
 # the variables the runner sets for every job: a workflow that sets one in an `env:` does not
 # make it unset elsewhere
 _RUNNER_NAMES = re.compile(
@@ -278,9 +302,9 @@ def _env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
     if "GITHUB_ENV" in text or "github.env" in text:
         names.update(_ASSIGNED.findall(text))
         names.update(_HEREDOC_NAME.findall(text))
-        for arguments in _PRINTF_ARGUMENTS.findall(text):
-            words = ("".join(parts) for parts in _ARGUMENT.findall(arguments))
-            names.update(w for w in words if w.isidentifier() and w.isascii())
+        for line in text.splitlines():
+            if "GITHUB_ENV" in line or "github.env" in line:  # (a printf written there)
+                names.update(_printf_names(line))
     uses = step.get("uses") if step.is_map else None
     if uses is not None and uses.is_scalar and uses.value.startswith("./") and depth < 3:
         folder = uses.value[2:].rstrip("/")

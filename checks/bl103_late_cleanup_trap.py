@@ -16,10 +16,11 @@ container they go with it). A release inside a function counts where the functio
 named as the trap's handler; so does an acquisition: a server a function starts and keeps in a
 global (`start_server() { vllm serve ... & SERVER_PID=$!; }`) is acquired where the script's
 shell first calls the function (a `local` PID, gone when the function returns, is not followed).
-What a function the top level calls acquires and releases in its own body is checked in the
-body (`run_tests() { vllm serve ... & PID=$!; vllm bench ...; kill "$PID"; }`): its `exit`s, and
-its commands failing under `set -e` when every call runs with it (not in a test, not before
-`||`); a top-level trap that releases it covers it.
+What a function the top level calls (or a function it calls: `main() { run_tests; }`)
+acquires and releases in its own body is checked in the body (`run_tests() { vllm serve ... &
+local pid=$!; vllm bench ...; kill "$pid"; }`): its `exit`s, and its commands failing under
+`set -e` when every call runs with it (not in a test, not before `||`); a top-level trap set
+before the first call that releases it covers it.
 
 ## Why is this bad?
 The allocation outlives the script: 16 exclusive GPUs stay reserved until Slurm's time limit,
@@ -166,7 +167,10 @@ def _resources(flow: Flow) -> list[Resource]:
                 found.append(Resource("temporary directory", command, statement, variable, _REMOVE))
         elif command.background and statement is command:
             index = flow.index(command)
-            name = _pid_saved(flow.statements[index + 1 : index + 4] if index is not None else [])
+            # (in a function's body, a `local pid=$!` holds it there too)
+            kinds = ("assign", "export", "local") if flow.function else ("assign", "export")
+            later = flow.statements[index + 1 : index + 4] if index is not None else []
+            name = _pid_saved(later, kinds)
             if name is not None:
                 found.append(Resource("background process", command, command, name, _KILL))
             elif _program(command) is not None and not command.loops:
@@ -245,6 +249,8 @@ def _runs(script: Script, command: Command, depth: int = 0) -> list[str]:
     (`cleanup` at the end of a script releases what `cleanup() { kill "$PID"; }` does), two
     calls deep. Each is matched alone: `wait_or_die "$PID" ...` whose body kills another
     process releases nothing."""
+    if command.base in ("echo", "printf"):
+        return []  # it prints what it names (`echo "to stop it: kill $PID"`): it ends nothing
     texts = [script.text_of(command.node)]
     if depth > 1:
         return texts
@@ -589,20 +595,49 @@ def _check_script(
     flow = Flow(script, sourced, lookup)
     runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
     seen: set[tuple[object, ...]] = set()
-    flows = [(flow, False)]
+    flows: list[tuple[Flow, int | None]] = [(flow, None)]
     holding = {c.function for c in script.commands if c.function is not None and _may_hold(c)}
-    for name in script.functions:
-        calls = [s for s in flow.statements if s.name == name]
-        if calls and (name in holding or any(c.base in holding for c in script.body(name))):
-            errexit = all(c.errexit and not c.tested and not c.or_guarded for c in calls)
-            flows.append((Flow(script, sourced, lookup, function=name, errexit=errexit), True))
-    outer = flow.traps() if len(flows) > 1 else []
-    for each, inner in flows:
-        for finding, resource in _check_flow(each, runs, lookup, outer if inner else None):
+    for name, (errexit, called) in _followed(script, flow).items():
+        if name in holding or any(c.base in holding for c in script.body(name)):
+            flows.append((Flow(script, sourced, lookup, function=name, errexit=errexit), called))
+    every = flow.traps() if len(flows) > 1 else []
+    for each, first in flows:
+        # (a function's: the top-level traps set before its first call cover it)
+        outer = None if first is None else [(i, t) for i, t in every if i < first]
+        for finding, resource in _check_flow(each, runs, lookup, outer):
             key = (finding.location, finding.message)
             if key not in seen:
                 seen.add(key)
                 yield finding, resource
+
+
+def _followed(script: Script, flow: Flow) -> dict[str, tuple[bool, int]]:
+    """The functions the top level calls, and those they call (three calls deep: `main() {
+    run_tests; }; main`), each with whether every call runs it under errexit (not in a test,
+    not before `||`, in a function that runs so) and the top-level statement of its first call
+    (a call inside a function: that function's)."""
+    found: dict[str, tuple[bool, int]] = {}
+    for index, statement in enumerate(flow.statements):
+        name = statement.name
+        if name in script.functions:
+            errexit = statement.errexit and not statement.tested and not statement.or_guarded
+            before = found.get(name, (True, index))
+            found[name] = (before[0] and errexit, before[1])
+    for _ in range(2):
+        for caller, (caller_errexit, first) in list(found.items()):
+            for command in script.body(caller):
+                name = command.name
+                if name not in script.functions or name == caller:
+                    continue
+                errexit = (
+                    caller_errexit
+                    and command.errexit
+                    and not command.tested
+                    and not command.or_guarded
+                )
+                before = found.get(name, (True, first))
+                found[name] = (before[0] and errexit, min(before[1], first))
+    return found
 
 
 def _may_hold(command: Command) -> bool:

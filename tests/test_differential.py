@@ -842,3 +842,35 @@ def test_what_ends_an_assignment_under_errexit(
     can_end, ran = _ends_under_errexit(function, body, inherit)
     assert can_end is ends
     assert (ran.stdout != "survived\n") is ends, ran
+
+
+_ARITH_ATOM = st.integers(min_value=0, max_value=5000).map(str)
+
+
+def _arith() -> st.SearchStrategy[str]:
+    return st.recursive(
+        _ARITH_ATOM,
+        lambda inner: st.one_of(
+            st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "%"]), inner).map(
+                lambda t: f"{t[0]} {t[1]} {t[2]}"
+            ),
+            inner.map(lambda e: f"({e})"),
+            inner.map(lambda e: f"-{e}"),
+        ),
+        max_leaves=6,
+    )
+
+
+@needs_bash
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(_arith())
+def test_arithmetic_of_numbers_agrees_with_bash(expression: str) -> None:
+    """`$((...))` of numbers in a rewrite's text (`sed "s/.../$((1440*2))/"`): the model's value
+    is bash's, or it keeps the text (a division by zero, an octal-looking number)."""
+    from benchlint.launcher import _ARITHMETIC, _arithmetic
+
+    text = f"$(({expression}))"
+    model = _ARITHMETIC.sub(_arithmetic, text)
+    ran = _bash_run(f'printf "%s" "{text}"')
+    if model != text:
+        assert ran.returncode == 0 and ran.stdout == model, (expression, model, ran)
