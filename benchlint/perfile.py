@@ -64,11 +64,14 @@ def read_yaml(source: SourceText) -> tuple[YamlDocument | None, Facts]:
     try:
         return parse_yaml(source), ("document", None)
     except YamlError as exc:
-        if _templated(source.text) or (
-            _placeholder_before(source.text, exc.span.line) and _parses_filled_in(source)
-        ):
+        error: YamlError | None = exc
+        if _templated(source.text):
             return None, ("template",)  # a template of YAML, not YAML: not a parse failure
-        return None, ("failure", f"is not valid YAML: {exc.message}", tuple(exc.span))
+        if _placeholder_before(source.text, exc.span.line):
+            error = _error_filled_in(source)
+        if error is None:
+            return None, ("template",)
+        return None, ("failure", f"is not valid YAML: {error.message}", tuple(error.span))
     except (DepthError, RecursionError):
         return None, ("failure", TOO_DEEP, tuple(FILE_START))
 
@@ -96,10 +99,10 @@ def _placeholder_before(text: str, line: int) -> bool:
     )
 
 
-def _parses_filled_in(source: SourceText) -> bool:
-    """Whether the file parses once its placeholders are filled in (a line that is one
-    placeholder left empty, `{name}` written as `name`): else the failure is the file's own
-    (`a: [1, 2` left open above an `image: {username}/x`)."""
+def _error_filled_in(source: SourceText) -> YamlError | None:
+    """The error of the file once its placeholders are filled in (a line that is one placeholder
+    left empty, `{name}` written as `name`), None when it then parses: else the failure is the
+    file's own (`a: [1, 2` left open beside an `image: {username}/x`), where it then is."""
     lines = [
         "" if _BLOCK_PLACEHOLDER.fullmatch(line.rstrip("\r")) else line
         for line in source.text.split("\n")
@@ -107,9 +110,11 @@ def _parses_filled_in(source: SourceText) -> bool:
     filled = _GLUED_NAME.sub(r"\1\2", "\n".join(lines))
     try:
         parse_yaml(SourceText(source.path, filled.encode("utf-8", "surrogateescape")))
-    except (YamlError, DepthError, RecursionError):
-        return False
-    return True
+    except YamlError as exc:
+        return exc
+    except (DepthError, RecursionError):
+        return None
+    return None
 
 
 def yaml_facts(path: str, data: bytes) -> Facts:
