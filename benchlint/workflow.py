@@ -294,9 +294,9 @@ def _read_run_text(step: LauncherStep, text: str, location: Location) -> None:
 def _env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
     """The names a step may write to `GITHUB_ENV` for the job's later steps: in a `run:` text
     that names it (`echo "X=1" >> "$GITHUB_ENV"`, `tee -a`, `printf`, a `NAME<<EOF` block),
-    every name it assigns or writes, and every argument of a `printf` that is a name
-    (`printf '%s=%s\n' X 1`), and the same in the steps of a composite action of the
-    repository it uses (`uses: ./.github/actions/setup`)."""
+    every name it assigns or writes, and the arguments a `printf` on a line that writes there
+    puts before `=` or `<<` (`printf '%s=%s\n' X 1`), and the same in the steps of a composite
+    action of the repository it uses (`uses: ./.github/actions/setup`)."""
     names: set[str] = set()
     text = _run_text(step)
     if "GITHUB_ENV" in text or "github.env" in text:
