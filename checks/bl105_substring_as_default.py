@@ -2,7 +2,8 @@
 
 ## What it does
 Reports a parameter expansion `${NAME:TEXT}` whose TEXT is not a plausible arithmetic offset:
-it holds a character arithmetic has no use for here (`/`, `.`, a quote, `@`, `,`), a hyphenated
+it holds a character arithmetic has no use for here (`/`, `.`, a quote, `@`, `,`) or a number
+with letters after it (`1e3`, `10GB`), a hyphenated
 word (`meta-llama`, where the two are not variables the script sets), a name that nothing in
 the script assigns (`${X:foo}`, `${SLURM_PARTITION:gpu-2}`), or, with no length, a number of
 1,000 or more (`${PORT:8888}`: empty for any shorter value).
@@ -59,6 +60,9 @@ from benchlint.shell.model import Script
 # `${NAME:` not followed by an operator that starts with `:` (`:-`, `:=`, `:?`, `:+`)
 _SUBSTRING = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):(?![-=?+])([^}]*)\}")
 _NOT_ARITHMETIC = re.compile(r"""[/.'"@,~]""")
+# a number with letters after it (`1e3`, `10GB`; not `0x1F` nor `10#08`): bash's arithmetic
+# rejects it ("value too great for base")
+_GLUED_NUMBER = re.compile(r"(?<![0-9A-Za-z_#])(?!0[xX])[0-9]+[A-Za-z_]")
 # a name in an arithmetic expression (not the digits and letters of a number, `0x1F`, `10#08`,
 # nor an expansion's, `$N`, `${N}`: its value is the run's)
 _OPERAND_NAME = re.compile(r"(?<![0-9A-Za-z_#${])[A-Za-z_][A-Za-z0-9_]*")
@@ -94,7 +98,7 @@ def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | Non
     offset = text.split(":", 1)[0]  # `${X:offset:length}`
     if not offset.strip():
         return None
-    if _NOT_ARITHMETIC.search(text):  # in the offset or the length
+    if _NOT_ARITHMETIC.search(text) or _GLUED_NUMBER.search(text):  # (offset or length)
         return _ERROR
     variables: set[str] | None = None
     unknown = False

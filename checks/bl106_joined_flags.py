@@ -51,10 +51,10 @@ def _quoted_variable(word: Word) -> str | None:
 
 
 def _joined(values: list[Word], name: str) -> bool:
-    """Every value the script gives NAME is several blank-separated words starting with a flag,
-    empty (`EXTRA_ARGS=""` before a branch that sets the flags: quoted, the engine then gets an
-    empty argument), or appends to its earlier value (`args="$args --x 1"`), and one of them
-    sets such a list."""
+    """Every value the script gives NAME is blank-separated words starting with a flag, empty
+    (`EXTRA_ARGS=""` before a branch that sets the flags: quoted, the engine then gets an empty
+    argument), or appends to its earlier value (`args="$args --x 1"`), and one of them sets
+    several words (a path with one flag is one word, fine quoted; the others are not)."""
     own = re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r"\b)")
     sets = False
     for value in values:
@@ -67,9 +67,9 @@ def _joined(values: list[Word], name: str) -> bool:
         words = text.split()
         if not words and value.static:
             continue
-        if len(words) < 2 or not words[0].startswith("-"):
+        if not words or not words[0].startswith("-"):
             return False
-        sets = True
+        sets = sets or len(words) > 1
     return sets
 
 
