@@ -18,9 +18,10 @@ global (`start_server() { vllm serve ... & SERVER_PID=$!; }`) is acquired where 
 shell first calls the function (a `local` PID, gone when the function returns, is not followed).
 What a function the top level calls (or a function it calls: `main() { run_tests; }`)
 acquires and releases in its own body is checked in the body (`run_tests() { vllm serve ... &
-local pid=$!; vllm bench ...; kill "$pid"; }`): its `exit`s, and its commands failing under
-`set -e` when every call runs with it (not in a test, not before `||`); a top-level trap set
-before the first call that releases it covers it.
+local pid=$!; vllm bench ...; kill "$pid"; }`, called at the top level or in a subshell,
+`( run_tests )`): its `exit`s, and its commands failing under `set -e` when a call runs with it
+(not in a test, not before `||`, not in `$(...)`) or the body sets it itself; a top-level trap
+set before the first call that releases it covers it.
 
 ## Why is this bad?
 The allocation outlives the script: 16 exclusive GPUs stay reserved until Slurm's time limit,
@@ -73,15 +74,17 @@ and `continue` do not fail under `set -e`, nor does an assignment whose substitu
 the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`), or an assignment
 whose substitution ends with a command that cannot (`pid=$(start_worker)` whose body ends with
 `echo "$pid"`: bash runs a substitution without `set -e`, unless `inherit_errexit`, POSIX mode or
-another shell). A server the script kills only where it exits with a failure status (`else kill
-"$PID"; exit 1; fi`) is meant to outlive it: an early end leaves it as success does. An allocation
-named after the runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when
-every job that runs a launcher later cancels the runner's jobs by that name in a step that
-always runs (`if: always()`, `scancel --name=${{ runner.name }}`). Not modelled: a `return` as
-the end of a function that holds a resource, functions called only from subshells, `set -e`
-changed inside functions, traps in subshells (they do not cover the outer script and are
-ignored), and a background process started in a loop without keeping `$!` (one started once
-without it is released only by what ends every job, `kill %1`, or its program by name).
+another shell). A pipeline's status is its last command's (`set -o pipefail`: any of its
+commands'), and a filter that reads a pipe with options it accepts cannot fail
+(`$(curl ... | head -1)`, `| tr -d '\\r'`, `| wc -l`). A server the script kills only where it
+exits with a failure status (`else kill "$PID"; exit 1; fi`) is meant to outlive it: an early end
+leaves it as success does. An allocation named after the runner
+(`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
+launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
+`scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a function that holds
+a resource, traps in subshells (they do not cover the outer script and are ignored), and a
+background process started in a loop without keeping `$!` (one started once without it is released
+only by what ends every job, `kill %1`, or its program by name).
 
 ## Fix safety
 The fix moves the trap to the line after the acquisition: unsafe (applied with
@@ -590,7 +593,7 @@ def _check_script(
 ) -> Iterator[tuple[Finding, Resource]]:
     """The script's top level, then each function its top level calls: what the body acquires
     and releases itself (`run_tests() { vllm serve ... & PID=$!; vllm bench ...; kill $PID; }`),
-    with the exits in the body, under errexit only when every call runs with it."""
+    with the exits in the body, under errexit when a call runs with it."""
     lookup = functions or (lambda name: script if name in script.functions else None)
     flow = Flow(script, sourced, lookup)
     runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
@@ -612,31 +615,30 @@ def _check_script(
 
 
 def _followed(script: Script, flow: Flow) -> dict[str, tuple[bool, int]]:
-    """The functions the top level calls, and those they call (three calls deep: `main() {
-    run_tests; }; main`), each with whether every call runs it under errexit (not in a test,
-    not before `||`, in a function that runs so) and the top-level statement of its first call
-    (a call inside a function: that function's)."""
+    """The functions the top level calls (in a subshell too: `( run )`), and those they call
+    (three calls deep: `main() { run_tests; }; main`), each with whether a call runs it under
+    errexit (not in a test, not before `||`, in a function that runs so: that call can end
+    the script in its body) and the top-level statement of its first call (a call inside a
+    function: that function's)."""
     found: dict[str, tuple[bool, int]] = {}
-    for index, statement in enumerate(flow.statements):
-        name = statement.name
-        if name in script.functions:
-            errexit = statement.errexit and not statement.tested and not statement.or_guarded
-            before = found.get(name, (True, index))
-            found[name] = (before[0] and errexit, before[1])
+    for command in script.commands:
+        name = command.name
+        if command.function is not None or name not in script.functions:
+            continue
+        index = flow.place_of(command)
+        errexit = command.errexit and not command.tested and not command.or_guarded
+        before = found.get(name, (False, index))
+        found[name] = (before[0] or errexit, before[1])
     for _ in range(2):
         for caller, (caller_errexit, first) in list(found.items()):
+            body = Flow(script, function=caller, errexit=caller_errexit)
             for command in script.body(caller):
                 name = command.name
                 if name not in script.functions or name == caller:
                     continue
-                errexit = (
-                    caller_errexit
-                    and command.errexit
-                    and not command.tested
-                    and not command.or_guarded
-                )
-                before = found.get(name, (True, first))
-                found[name] = (before[0] and errexit, min(before[1], first))
+                errexit = body.errexit_at(command) and not command.tested and not command.or_guarded
+                before = found.get(name, (False, first))
+                found[name] = (before[0] or errexit, min(before[1], first))
     return found
 
 

@@ -844,6 +844,84 @@ def test_what_ends_an_assignment_under_errexit(
     assert (ran.stdout != "survived\n") is ends, ran
 
 
+_PIPE_SOURCES = ["true", "false", "printf 'a:b\\nc\\n'", "printf 'z\\n'"]
+_PIPE_SINKS = [
+    "head -1",
+    "head -n 1",
+    "tail -n1",
+    "wc -l",
+    "tr -d a",
+    "tr a-z A-Z",
+    "cut -d: -f1",
+    "sort -u",
+    "uniq -c",
+    "cat",
+    "grep a",
+    "false",
+    "head -1 /nonexistent/x",
+    "cut -d:",
+    "tr -d",
+    "head -n x",
+]
+
+
+def _pipeline_ends(statement: str, pipefail: bool) -> tuple[bool, subprocess.CompletedProcess[str]]:
+    """(whether the model says the statement can end the script under `set -e`, what bash
+    did): an assignment's substitution, or the pipeline as a statement of its own."""
+    from benchlint.shell.flow import Flow
+
+    options = "set -eo pipefail" if pipefail else "set -e"
+    program = f"{options}\n{statement}\necho survived\n"
+    script = parse_file(SourceText("t.sh", program.encode()))
+    flow = Flow(script)
+    can_end = any(
+        flow.exit_path(c) is not None
+        for c in script.commands
+        if c.node.start_byte >= len(options) and c.base != "echo"
+    )
+    return can_end, _bash_run(program)
+
+
+@needs_bash
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    st.sampled_from(_PIPE_SOURCES),
+    st.sampled_from(_PIPE_SINKS),
+    st.booleans(),
+    st.booleans(),
+)
+def test_a_pipeline_that_cannot_fail_by_the_model_goes_on_in_bash(
+    source: str, sink: str, assigned: bool, pipefail: bool
+) -> None:
+    """`curl ... | head -1` under `set -e`: where the model says the pipeline (or `x=$(...)`
+    of it) cannot end the script, bash goes on: without `pipefail` its status is its last
+    command's, and a filter reading a pipe with options it accepts ends with 0."""
+    pipeline = f"{source} | {sink}"
+    can_end, ran = _pipeline_ends(f"x=$({pipeline})" if assigned else pipeline, pipefail)
+    if not can_end:
+        assert ran.stdout.endswith("survived\n"), ran
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("statement", "pipefail", "ends"),
+    [
+        ("x=$(false | head -1)", False, False),
+        ("x=$(false | head -1)", True, True),
+        ("false | wc -l", False, False),
+        ("false | wc -l", True, True),
+        ("true | grep a", False, True),
+        ("x=$(true | head -1 /nonexistent/x)", False, True),
+        ("x=$(true | cut -d:)", False, True),
+        ("x=$(printf 'a\\n' | tr -d a)", True, False),
+    ],
+)
+def test_what_ends_a_pipeline_under_errexit(statement: str, pipefail: bool, ends: bool) -> None:
+    can_end, ran = _pipeline_ends(statement, pipefail)
+    assert can_end is ends
+    assert (not ran.stdout.endswith("survived\n")) is ends, ran
+
+
 _ARITH_ATOM = st.integers(min_value=0, max_value=5000).map(str)
 
 

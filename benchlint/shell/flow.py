@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from benchlint.shell.model import Command, Script, first_line
+from benchlint.shell.model import Command, Redirect, Script, errexit_change, first_line
 
 # Commands that do not fail in practice, so errexit does not make them exit paths.
 _CANNOT_FAIL = frozenset(
@@ -43,6 +43,105 @@ _CANNOT_FAIL = frozenset(
     }
 )
 _EXIT_SIGNALS = frozenset({"EXIT", "0", "SIGEXIT"})
+
+# Filters that end with status 0 when they read a pipe, given options they accept (`curl ... |
+# head -1`): an option word of theirs, and the options whose value is the next word. A file
+# operand (`head -1 missing.txt`) or a word benchlint cannot read makes them able to fail.
+_PIPE_FILTERS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
+    "head": (
+        re.compile(r"-\d+|-[nc]-?\d+[a-zA-Z]*|--(?:lines|bytes)=-?\d+[a-zA-Z]*|-[qvz]+"),
+        frozenset({"-n", "-c"}),
+    ),
+    "tail": (
+        re.compile(r"-\d+|-[nc][+-]?\d+[a-zA-Z]*|--(?:lines|bytes)=[+-]?\d+[a-zA-Z]*|-[qvz]+"),
+        frozenset({"-n", "-c"}),
+    ),
+    "wc": (re.compile(r"-[lcwmL]+|--(?:lines|bytes|words|chars|max-line-length)"), frozenset()),
+    "cat": (re.compile(r"-[AbeEnstTuv]*"), frozenset()),
+    "sort": (re.compile(r"-[bdfgHhMnrRsuVz]+|-[kt].+"), frozenset({"-k", "-t"})),
+    "uniq": (re.compile(r"-[cdDiuz]+|-[fsw]\d+"), frozenset({"-f", "-s", "-w"})),
+    "cut": (
+        re.compile(r"-[bcdf].+|-s|--complement|--(?:delimiter|fields|bytes|characters)=.+"),
+        frozenset({"-b", "-c", "-d", "-f"}),
+    ),
+}
+_NUMBER = re.compile(r"[+-]?\d+[a-zA-Z]*")
+
+
+def _reads_pipe(command: Command) -> bool:
+    """Whether the command is a pipeline's element after the first: `|` or `|&` comes right
+    before it (blanks, newlines and line continuations between)."""
+    src = command.script.src
+    i = command.node.start_byte - 1
+    while i >= 0:
+        char = src[i : i + 1]
+        if not (char in (b" ", b"\t", b"\n") or (char == b"\\" and src[i + 1 : i + 2] == b"\n")):
+            break
+        i -= 1
+    if i >= 1 and src[i : i + 1] == b"&" and src[i - 1 : i] == b"|":
+        i -= 1
+    return i >= 0 and src[i : i + 1] == b"|" and src[i - 1 : i] != b"|"
+
+
+def _cannot_fail_to_open(redirect: Redirect) -> bool:
+    """`2>/dev/null`, `2>&1`."""
+    target = redirect.target.value
+    if redirect.operator in (">&", "<&"):
+        return target.isdigit() or target == "-"
+    return target == "/dev/null"
+
+
+def _pipe_filter(command: Command) -> bool:
+    """A filter reading a pipe with options it accepts (`| head -1`, `| tr -d '\\n'`): it
+    ends with status 0 whatever came down the pipe."""
+    base = command.base
+    if base is None or not _reads_pipe(command):
+        return False
+    if not all(_cannot_fail_to_open(r) for r in command.redirects):
+        return False  # (`> out.txt` can fail to open)
+    args = command.args
+    if any(not w.static for w in args):
+        return False
+    values = [w.value for w in args]
+    if base == "tr":
+        options = "".join(v[1:] for v in values if v.startswith("-") and len(v) > 1)
+        operands = [v for v in values if not (v.startswith("-") and len(v) > 1)]
+        if set(options) - set("dscCt"):
+            return False
+        if "d" in options:
+            return len(operands) == (2 if "s" in options else 1)
+        return len(operands) in ((1, 2) if "s" in options else (2,))
+    spec = _PIPE_FILTERS.get(base)
+    if spec is None:
+        return False
+    option, takes_value = spec
+    listed = False  # (cut fails without a list: -b, -c or -f)
+    i = 0
+    while i < len(values):
+        value = values[i]
+        if value in takes_value:
+            if i + 1 >= len(values):
+                return False
+            if base in ("head", "tail") and not _NUMBER.fullmatch(values[i + 1]):
+                return False
+            listed = listed or value in ("-b", "-c", "-f")
+            i += 2
+            continue
+        if not option.fullmatch(value):
+            return False
+        listed = (
+            listed
+            or value[:2] in ("-b", "-c", "-f")
+            or value.startswith(("--fields", "--bytes", "--characters"))
+        )
+        i += 1
+    return listed or base != "cut"
+
+
+def _counts(command: Command) -> bool:
+    """Whether a command before the last of a list can give the list its status: one tested
+    by `&&` (`a && b`: a's when it fails), or a pipeline's element under `pipefail`."""
+    return command.tested and (not command.piped or command.pipefail)
 
 
 def _outermost(commands: list[Command]) -> list[Command]:
@@ -152,7 +251,8 @@ class Flow:
         where a function a trap's handler calls is defined (default: the script's own).
         `function`: the flow of that function's body instead of the script's top level (its
         `return` ends only the function); `errexit`: whether `set -e` holds where it runs (a
-        function called in a test, or before `||`, runs without it)."""
+        function called in a test, or before `||`, runs without it), until a `set` in its body
+        changes it."""
         self.script = script
         self._sourced = sourced
         self._functions = functions
@@ -165,6 +265,20 @@ class Flow:
             if c.function == function and not c.subshell and (c.words or c.assignments)
         ]
         self._index = {id(c): i for i, c in enumerate(self.statements)}
+        # where the body sets errexit itself (`run() { set -e; ... }`): from there on, the
+        # model's own state holds, not the caller's
+        self._sets_errexit = (
+            next(
+                (
+                    c.node.start_byte
+                    for c in self.statements
+                    if c.base == "set" and errexit_change([w.value for w in c.args]) is not None
+                ),
+                None,
+            )
+            if function is not None
+            else None
+        )
         self._positions: dict[int, int] | None = None  # every command's place in the script
         self._quiet: dict[str, bool] = {}
         self._bodies: dict[str, list[Command]] | None = None
@@ -178,6 +292,18 @@ class Flow:
 
     def index(self, command: Command) -> int | None:
         return self._index.get(id(command))
+
+    def place_of(self, command: Command) -> int:
+        """The index of the statement that runs the command; for one in a subshell (`( run
+        )`), of the first statement after it."""
+        statement = self.statement_of(command)
+        if statement is not None:
+            return self._index[id(statement)]
+        start = command.node.start_byte
+        return next(
+            (i for i, s in enumerate(self.statements) if s.node.start_byte > start),
+            len(self.statements),
+        )
 
     def statement_of(self, command: Command) -> Command | None:
         """The statement of this shell that runs `command` (itself, or the one whose command
@@ -201,6 +327,7 @@ class Flow:
         if command.words:
             can_fail = (
                 base not in _CANNOT_FAIL
+                and not _pipe_filter(command)
                 and not _loop_control(command)
                 and not _true_let(command)
                 and not self._quiet_function(base)
@@ -212,15 +339,23 @@ class Flow:
         else:  # `X=$(cmd)` fails when the substitution does (`$((...))` is arithmetic)
             can_fail = _SUBSTITUTION.search(text) is not None and self._substitution_fails(command)
         if (
-            command.errexit
-            and self._errexit
-            and not command.tested
+            self.errexit_at(command)
+            and (not command.tested or (command.piped and command.pipefail))
             and not command.or_guarded
             and can_fail
             and not command.background
         ):
             return ExitPath(command, "errexit")
         return None
+
+    def errexit_at(self, command: Command) -> bool:
+        """Whether `set -e` holds at a statement: the model's state (the `set` commands before
+        it in the text); in a function's body, the caller's until the body sets it."""
+        if self.function is None:
+            return command.errexit and self._errexit
+        if self._sets_errexit is not None and self._sets_errexit < command.node.start_byte:
+            return command.errexit
+        return self._errexit
 
     def _quiet_function(self, name: str | None) -> bool:
         """A function of the script every command of whose body cannot fail (`log() { echo
@@ -262,10 +397,16 @@ class Flow:
         if inner == [command]:
             return True  # (no command seen in it)
         if self._errexit_inherited():
-            return any(c.base not in _CANNOT_FAIL and not c.or_guarded for c in inner)
+            return any(
+                c.base not in _CANNOT_FAIL
+                and not c.or_guarded
+                and not (c.piped and not c.pipefail)
+                and not _pipe_filter(c)
+                for c in inner
+            )
         top = _outermost(inner)
         return self._status_fails(top[-1]) or any(
-            c.tested and self._status_fails(c) for c in top[:-1]
+            _counts(c) and self._status_fails(c) for c in top[:-1]
         )
 
     def _status_fails(self, command: Command, depth: int = 0) -> bool:
@@ -273,7 +414,12 @@ class Flow:
         if command.or_guarded or command.background:
             return False
         base = command.base
-        if base in _CANNOT_FAIL or _loop_control(command) or _true_let(command):
+        if (
+            base in _CANNOT_FAIL
+            or _pipe_filter(command)
+            or _loop_control(command)
+            or _true_let(command)
+        ):
             return False
         if base is None or base not in self.script.functions or depth > 2:
             return True
@@ -285,7 +431,7 @@ class Flow:
         if last.subshell and not last.background:
             return True  # (`( cmd )` last: cmd's status)
         return self._status_fails(last, depth + 1) or any(
-            c.tested and not c.subshell and self._status_fails(c, depth + 1) for c in top[:-1]
+            _counts(c) and not c.subshell and self._status_fails(c, depth + 1) for c in top[:-1]
         )
 
     def _errexit_inherited(self) -> bool:

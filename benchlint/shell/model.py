@@ -429,6 +429,10 @@ class Command:
     assignments: tuple[Assignment, ...] = ()
     tested: bool = False  # its status is consumed: if/while/until condition, `&&`/`||`, `!`
     or_guarded: bool = False  # failure runs the right side of a `||`
+    # a pipeline's element before its last (`curl ... | head -1`), in a pipeline whose status
+    # nothing tests (it is `tested`): its status is the pipeline's only under `pipefail`
+    piped: bool = False
+    pipefail: bool = False  # `set -o pipefail` in effect in this shell here
     errexit: bool = False  # `set -e` in effect in this shell here
     function: str | None = None
     subshell: bool = False
@@ -851,15 +855,21 @@ def nested_char_of(value: str, offsets: list[int]) -> Callable[[int], int]:
 
 def errexit_change(args: list[str]) -> bool | None:
     """The errexit state after `set ARGS`, or None when `set` leaves it alone."""
+    return option_change(args, "errexit", "e")
+
+
+def option_change(args: list[str], name: str, letter: str = "") -> bool | None:
+    """An option's state after `set ARGS` (`set -euo pipefail`, `set +o errexit`), or None when
+    `set` leaves it alone. `letter`: its one-letter form, if it has one."""
     result: bool | None = None
     for i, arg in enumerate(args):
         if arg.startswith("--") or len(arg) < 2 or arg[0] not in "-+":
             continue
         on = arg[0] == "-"
         letters = arg[1:]
-        if "e" in letters:
+        if letter and letter in letters:
             result = on
-        if "o" in letters and i + 1 < len(args) and args[i + 1] == "errexit":
+        if "o" in letters and i + 1 < len(args) and args[i + 1] == name:
             result = on
     return result
 
@@ -867,7 +877,7 @@ def errexit_change(args: list[str]) -> bool | None:
 class _Context:
     """Where the walk is: what a command found here inherits. Immutable; `with_` makes a copy."""
 
-    __slots__ = ("function", "guards", "loops", "or_guarded", "subshell", "tested")
+    __slots__ = ("function", "guards", "loops", "or_guarded", "piped", "subshell", "tested")
 
     def __init__(
         self,
@@ -877,6 +887,7 @@ class _Context:
         subshell: bool = False,
         guards: tuple[Guard, ...] = (),
         loops: tuple[Syn, ...] = (),
+        piped: bool = False,
     ) -> None:
         self.tested = tested
         self.or_guarded = or_guarded
@@ -884,17 +895,27 @@ class _Context:
         self.subshell = subshell
         self.guards = guards
         self.loops = loops
+        self.piped = piped
 
     def with_(self, **changes: object) -> _Context:
+        """A copy with these changes; a change of `tested` ends `piped` unless it is given."""
+        if "tested" in changes:
+            changes.setdefault("piped", False)
         ctx = _Context(
-            self.tested, self.or_guarded, self.function, self.subshell, self.guards, self.loops
+            self.tested,
+            self.or_guarded,
+            self.function,
+            self.subshell,
+            self.guards,
+            self.loops,
+            self.piped,
         )
         for name, value in changes.items():
             setattr(ctx, name, value)
         return ctx
 
     def tested_(self) -> _Context:
-        if self.tested:
+        if self.tested and not self.piped:
             return self
         return _Context(
             True, self.or_guarded, self.function, self.subshell, self.guards, self.loops
@@ -903,7 +924,13 @@ class _Context:
     def under(self, *guards: Guard) -> _Context:
         guarded = (*self.guards, *guards)
         return _Context(
-            self.tested, self.or_guarded, self.function, self.subshell, guarded, self.loops
+            self.tested,
+            self.or_guarded,
+            self.function,
+            self.subshell,
+            guarded,
+            self.loops,
+            self.piped,
         )
 
     def looping(self, loop: Node) -> _Context:
@@ -915,6 +942,7 @@ class _Builder:
         self.script = script
         self.root = root
         self.errexit = script.errexit_at_start
+        self.pipefail = False  # (a shell `bash -c` starts does not inherit it)
         self.by_node: dict[int, Command] = {}
         self.words: dict[int, Word] = {}
         self.guard_nodes: dict[int, Syn] = {}  # (an `if`'s then and else: one statement)
@@ -974,8 +1002,10 @@ class _Builder:
 
     def on_pipeline(self, node: Node, ctx: _Context) -> None:
         named = [c for c in node.named_children]
+        # (in a tested pipeline, its elements are tested as any command in it)
+        element = ctx.tested_() if ctx.tested else ctx.with_(tested=True, piped=True)
         for child in named[:-1]:
-            self.walk(child, ctx.tested_())
+            self.walk(child, element)
         if named:
             self.walk(named[-1], ctx)
 
@@ -1225,7 +1255,9 @@ class _Builder:
             words,
             tested=ctx.tested,
             or_guarded=ctx.or_guarded,
+            piped=ctx.piped,
             errexit=self.errexit,
+            pipefail=self.pipefail,
             function=ctx.function,
             subshell=ctx.subshell,
             guards=ctx.guards,
@@ -1285,6 +1317,9 @@ class _Builder:
             change = errexit_change([w.value for w in command.args])
             if change is not None:
                 self.errexit = change
+            pipefail = option_change([w.value for w in command.args], "pipefail")
+            if pipefail is not None:
+                self.pipefail = pipefail
         elif base in ("read", "mapfile", "readarray", "getopts", "printf"):
             self.read_targets(command, base, [w.value for w in command.args])
         elif base == "let":  # `let m=3 "n += 1" i++`
