@@ -7,6 +7,8 @@ when every value the script assigns to NAME is a string of several blank-separat
 starts with a flag (`args="--tp 8 --port 30000"`), or adds to its earlier value
 (`args="$args --speculative-algorithm EAGLE"`), or is empty (`args=""` where a branch then
 sets the flags: on that path the engine gets one empty argument, which argparse rejects too).
+The alternative of an expansion, `${args:+"$args"}`, is reported when a path sets several words
+(it gives nothing when `args` is empty, else its value as one word).
 
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument
@@ -46,8 +48,17 @@ from benchlint.shell.model import Word
 
 
 def _quoted_variable(word: Word) -> str | None:
-    """NAME for a word that is exactly `"$NAME"` or `"${NAME}"`."""
-    return word.variable() if word.node.type == "string" else None
+    """NAME for a word that is exactly `"$NAME"` or `"${NAME}"`, or that alternative of an
+    expansion (`${NAME:+"$NAME"}`: nothing when NAME is empty, else its value as one word)."""
+    if word.node.type == "string":
+        return word.variable()
+    match = _ALTERNATIVE.fullmatch(word.text) if word.node.type == "expansion" else None
+    return match.group(2) or match.group(3) if match is not None else None
+
+
+_ALTERNATIVE = re.compile(
+    r'\$\{([A-Za-z_][A-Za-z0-9_]*):?\+"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))"\}'
+)
 
 
 def _joined(values: list[Word], name: str) -> bool:
