@@ -1,14 +1,14 @@
 """A resource acquired before the `trap ... EXIT` that releases it, with a way out in between.
 
 ## What it does
-Finds what a script acquires and must give back: a Slurm allocation (`salloc ... --no-shell`, a
-job id captured from `sbatch`), a background server (`... &` whose `$!` is kept), a detached
-container (`docker run -d`), a temporary directory (`mktemp -d`) the script later removes. It
-reports one when the script can end (`exit N`, `return` at the top of a sourced file, a failing
+Finds what a script acquires and must give back: a Slurm allocation (`salloc ... --no-shell`, a job
+id captured from `sbatch`, without `--wait`), a background server (`... &` whose `$!` is kept), a
+detached container (`docker run -d`), a temporary directory (`mktemp -d`) the script later removes.
+It reports one when the script can end (`exit N`, `return` at the top of a sourced file, a failing
 command under `set -e`) after the acquisition and before a `trap ... EXIT` whose handler releases
-it; when there is no such trap, it reports a release that something can skip (the release is
-only a command near the end) and a Slurm allocation never released at all. Located at the
-acquisition; the first uncovered exit path is a related location.
+it; when there is no such trap, it reports a release that something can skip (the release is only a
+command near the end) and a Slurm allocation never released at all. Located at the acquisition; the
+first uncovered exit path is a related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
@@ -51,28 +51,28 @@ fi
 
 ## Exceptions
 An exit taken when the acquisition itself failed (`if ! salloc ...; then exit 1; fi`), or guarded
-by a test of the resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired)
-or of its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`,
-`squeue -j "$JOB"`: it is gone), such a liveness test failing under `set -e` (`kill -0
-"$PID"` alone), an exit in another branch of the same `if` or `case`, and an exit after a
-release that can run before it (in its branch, or under a condition benchlint cannot relate to
-the exit's: then it says nothing) are not exit paths that leak. A trap set before the
+by a test of the resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired) or of
+its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is
+gone), such a liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it
+fails when the process has ended), an exit in another branch of the same `if` or `case`, and an
+exit after a release that can run before it (in its branch, or under a condition benchlint cannot
+relate to the exit's: then it says nothing) are not exit paths that leak. A trap set before the
 acquisition covers it when its handler releases it, by its variable or by one the script assigns
 from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it
-passes it to a function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree()
-{ local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep), or
-when it ends every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the
-program by its name (`pkill -f "vllm serve"`, `killall vllm`; an engine's command line starts
-with the Python interpreter, so `pkill -f python` ends it too); so does a trap
-a function the script calls sets (`install_traps`). A handler runs the functions it names,
-anywhere in its text (`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`),
-three calls deep, in the script or a file it sources. An `ERR` trap that releases it covers the
-exits of commands failing under `set -e` (bash runs it first), not an `exit`. `break`
-and `continue` do not fail under `set -e`, nor does an assignment whose substitution falls back
+passes it to a function that releases its argument (`stop_tree "$SERVER_PID"` with
+`stop_tree() { local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls
+deep), or when it ends every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the
+program by its name (`pkill -f "vllm serve"`, `killall vllm`; an engine's command line starts with
+the Python interpreter, so `pkill -f python` ends it too); so does a trap a function the script
+calls sets (`install_traps`). A handler runs the functions it names, anywhere in its text
+(`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`), three calls deep, in the
+script or a file it sources. An `ERR` trap that releases it covers the exits of commands failing
+under `set -e` (bash runs it first), not an `exit`. `break` and `continue` do not fail under
+`set -e`, nor does an assignment whose substitution falls back
 (`PID=$(pgrep -n server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a
-`let` of a nonzero literal, the `for` of a list with a substitution, a call of a function of
-the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`), or an assignment
-whose substitution ends with a command that cannot (`pid=$(start_worker)` whose body ends with
+`let` of a nonzero literal, the `for` of a list with a substitution, a call of a function of the
+script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`), or an assignment whose
+substitution ends with a command that cannot (`pid=$(start_worker)` whose body ends with
 `echo "$pid"`: bash runs a substitution without `set -e`, unless `inherit_errexit`, POSIX mode or
 another shell). A pipeline's status is its last command's (`set -o pipefail`: any of its
 commands'), and a filter that reads a pipe with options it accepts cannot fail
@@ -153,7 +153,12 @@ def _resources(flow: Flow) -> list[Resource]:
         container = wrappers.get("docker run") or wrappers.get("podman run")
         if salloc is not None and salloc.has("--no-shell"):
             found.append(Resource("Slurm allocation", command, statement, variable, _SLURM_RELEASE))
-        elif "sbatch" in wrappers and variable is not None and statement is not command:
+        elif (
+            "sbatch" in wrappers
+            and variable is not None
+            and statement is not command
+            and not wrappers["sbatch"].has("-W", "--wait")  # (it returns when the job ended)
+        ):
             found.append(Resource("Slurm batch job", command, statement, variable, _SLURM_RELEASE))
         elif container is not None and container.has("-d", "--detach"):
             named = [w for w in container.words if w.value.startswith("--name")]
@@ -455,7 +460,7 @@ def _reading(names: frozenset[str]) -> re.Pattern[str]:
 # Commands that tell whether a resource is alive: an exit they guard is taken only when it is not.
 _LIVENESS = re.compile(
     r"\b(?:docker|podman)\s+(?:ps|inspect|container\s+inspect)\b|\bkill\s+-0\b|\bsqueue\b"
-    r"|\bps\s+-p\b|\bpgrep\b"
+    r"|\bps\s+-p\b|\bpgrep\b|\bwait\s+[\"']?\$"
 )
 
 
@@ -480,7 +485,8 @@ def _about_itself(resource: Resource, path: ExitPath) -> bool:
     if not names:
         return False
     command = path.command
-    if (  # `kill -0 "$PID"` under `set -e` fails only when the process is already gone
+    if (  # `kill -0 "$PID"` under `set -e` fails only when the process is already gone (`wait
+        # "$PID"`: when it has ended with a failure)
         path.kind == "errexit"
         and _LIVENESS.search(script.text_of(command.node))
         and any(read.name in names for word in command.words for read in word.reads())
