@@ -1,12 +1,12 @@
 """`${VAR:default}` where `${VAR:-default}` was meant.
 
 ## What it does
-Reports a parameter expansion `${NAME:TEXT}` whose TEXT is not a plausible arithmetic offset:
-it holds a character arithmetic has no use for here (`/`, `.`, a quote, `@`, `,`) or a number
-with letters after it (`1e3`, `10GB`), a hyphenated
-word (`meta-llama`, where the two are not variables the script sets), a name that nothing in
-the script assigns (`${X:foo}`, `${SLURM_PARTITION:gpu-2}`), or, with no length, a number of
-1,000 or more (`${PORT:8888}`: empty for any shorter value).
+Reports a parameter expansion `${NAME:TEXT}` (or of a positional parameter, `${2:TEXT}`) whose TEXT
+is not a plausible arithmetic offset: it holds a character arithmetic has no use for here (`/`,
+`.`, a quote, `@`, `,`) or a number with letters after it (`1e3`, `10GB`), a hyphenated word
+(`meta-llama`, where the two are not variables the script sets), a name that nothing in the script
+assigns (`${X:foo}`, `${SLURM_PARTITION:gpu-2}`), or, with no length, a number of 1,000 or more
+(`${PORT:8888}`: empty for any shorter value).
 
 ## Why is this bad?
 After `${NAME:` bash reads an *offset*, an arithmetic expression, not a default: the substring
@@ -58,7 +58,7 @@ from benchlint.registry import rule
 from benchlint.shell.model import Script
 
 # `${NAME:` not followed by an operator that starts with `:` (`:-`, `:=`, `:?`, `:+`)
-_SUBSTRING = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):(?![-=?+])([^}]*)\}")
+_SUBSTRING = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+):(?![-=?+])([^}]*)\}")
 _NOT_ARITHMETIC = re.compile(r"""[/.'"@,~]""")
 # a number with letters after it (`1e3`, `10GB`; not `0x1F` nor `10#08`): bash's arithmetic
 # rejects it ("value too great for base")
@@ -171,6 +171,8 @@ def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
         if ch == '"':
             quoted = not quoted
         elif ch == "\\":
+            if text.startswith("\n", i + 1):  # (a line continuation: the next line)
+                line, line_start = line + 1, i + 2
             i += 2
             continue
         elif ch == "#" and not quoted and (i == line_start or text[i - 1] in " \t;"):
@@ -227,10 +229,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             written = match.group()
             colon = column + 3 + len(name)  # just after `${NAME:`
+            unset = f"not passed, ${name}" if name.isdigit() else f"unset, {name}"  # (`${2:x}`)
             yield Finding(
                 "BL105",
                 f"`{written}` takes a substring at the arithmetic offset `{text}`, not a "
-                f"default: unset, {name} silently expands to nothing; set, {given}",
+                f"default: {unset} silently expands to nothing; set, {given}",
                 Location(path, Span(line, column, line, column + len(written))),
                 help=f"write `${{{name}:-{text}}}`",
                 subject=written,

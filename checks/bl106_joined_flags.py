@@ -2,13 +2,13 @@
 
 ## What it does
 Reports an argument `"$NAME"` (or `"${NAME}"`) of an engine launch (`vllm serve`,
-`python -m sglang.launch_server`, `python -m dynamo.<x>`, `trtllm-serve`, behind any wrapper)
-when every value the script assigns to NAME is a string of several blank-separated words that
-starts with a flag (`args="--tp 8 --port 30000"`), or adds to its earlier value
-(`args="$args --speculative-algorithm EAGLE"`), or is empty (`args=""` where a branch then
-sets the flags: on that path the engine gets one empty argument, which argparse rejects too).
-The alternative of an expansion, `${args:+"$args"}`, is reported when a path sets several words
-(it gives nothing when `args` is empty, else its value as one word).
+`python -m sglang.launch_server`, `python -m dynamo.<x>`, `trtllm-serve`, behind any wrapper) when
+every value the script assigns to NAME is a string of several blank-separated words that starts
+with a flag (`args="--tp 8 --port 30000"`), or adds to its earlier value
+(`args="$args --speculative-algorithm EAGLE"`, onto one flag too), or is empty (`args=""` where a
+branch then sets the flags: on that path the engine gets one empty argument, which argparse rejects
+too). The alternative of an expansion, `${args:+"$args"}`, is reported when a path sets several
+words (it gives nothing when `args` is empty, else its value as one word).
 
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument
@@ -72,8 +72,11 @@ def _joined(values: list[Word], name: str) -> bool:
         text = value.value
         head = own.match(text)
         if head is not None:  # an append: the earlier value and more
-            if not text[head.end() :].strip():
+            rest = text[head.end() :]
+            if not rest.strip():
                 return False
+            # (a blank and more: several words, or one with a blank before it, on any path)
+            sets = sets or rest[0].isspace()
             continue
         words = text.split()
         if not words and value.static:
@@ -82,6 +85,20 @@ def _joined(values: list[Word], name: str) -> bool:
             return False
         sets = sets or len(words) > 1
     return sets
+
+
+def _joined_value(values: list[Word], name: str) -> str:
+    """A value to show: the first that sets flags, with what the appends after it add."""
+    own = re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r"\b)")
+    start = next(
+        (i for i, v in enumerate(values) if v.value.strip() and not own.match(v.value)), -1
+    )
+    shown = values[start].value if start >= 0 else ""  # (`args=""`, then only appends)
+    for value in values[start + 1 :]:
+        head = own.match(value.value)
+        if head is not None:
+            shown += value.value[head.end() :]
+    return shown
 
 
 @rule("BL106", "joined-flags", Severity.ERROR, tags=("engines", "shell"))
@@ -97,11 +114,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 values = string_values(word.script, name)
                 if not values or not _joined(values, name):
                     continue
-                first = " ".join(
-                    next(
-                        v.value for v in values if v.value.strip() and not v.value.startswith("$")
-                    ).split()
-                )
+                first = " ".join(_joined_value(values, name).split())
                 shown = first if len(first) <= 60 else first[:57] + "..."
                 yield Finding(
                     "BL106",
