@@ -5,7 +5,8 @@ Usage: python tools/import_engine_flags.py DYNAMO_FLAGS_YAML [SGLANG_VERSION...]
 vLLM: per release, the engine flags and the OpenAI-frontend flags from the measured study of the
 released wheels (DYNAMO_FLAGS_YAML: `vllm_engine_flags_by_vllm_version`, and the frontend flags
 of each release from the Dynamo releases pinned to it), vLLM 0.10.0-0.31.0; the frontend flags
-the study names outside a release list count for every release (so they are never reported).
+the study names and no release's list holds count for every release (so they are never
+reported), unless the study says they were removed (`--enable-reasoning`, gone since 0.10.0).
 SGLang: each release's wheel, downloaded from PyPI with `pip download --no-deps` (the default
 versions below, or those given), its sha256 recorded, and its flags read statically from
 `sglang/srt/server_args.py` and `sglang/srt/arg_groups/*.py`: explicit `add_argument("--x")`
@@ -109,11 +110,15 @@ def _engine(releases: list[dict[str, str]], flags: list[set[str]]) -> dict[str, 
 
 def vllm_releases(study: Path) -> tuple[list[dict[str, str]], list[set[str]]]:
     data = YAML(typ="safe").load(study.read_text())
+    listed = {f for flags in data["vllm_engine_flags_by_vllm_version"].values() for f in flags}
     everywhere: set[str] = set()
     for entry in data["flags"]:
         names = entry["name"] if isinstance(entry["name"], list) else [entry["name"]]
-        if str(entry.get("owner", "")).startswith("vllm"):
-            everywhere.update(n for n in names if n.startswith("-"))
+        owner = str(entry.get("owner", ""))
+        if owner.startswith("vllm") and "removed" not in owner:
+            # (a flag some release's list names is in the lists it belongs in, and no other:
+            # `--disable-log-requests`, vLLM 0.10.0-0.16.0)
+            everywhere.update(n for n in names if n.startswith("-") and n not in listed)
     pins = data["meta"]["vllm_pin_per_dynamo_release"]
     releases, flags = [], []
     for version in sorted(data["vllm_engine_flags_by_vllm_version"], key=_key):
