@@ -922,6 +922,37 @@ def test_what_ends_a_pipeline_under_errexit(statement: str, pipefail: bool, ends
     assert (not ran.stdout.endswith("survived\n")) is ends, ran
 
 
+@needs_bash
+@pytest.mark.parametrize(
+    ("program", "ends"),
+    [
+        ('read -r A B <<< "$(false)"', False),
+        ("read -r A < /nonexistent/x", True),
+        ("mapfile -t L < <(false)", False),
+        ("false | mapfile -t L", False),
+        ("mapfile -t L < /nonexistent/x", True),
+        ("# shopt -s inherit_errexit\nx=$(false; echo 1)", False),
+        ("x=$(false; echo 1)\nshopt -s inherit_errexit", False),
+        ("shopt -s inherit_errexit\nx=$(false; echo 1)", True),
+        ("set -o posix\nx=$(false; echo 1)", True),
+    ],
+)
+def test_what_ends_a_statement_under_errexit(program: str, ends: bool) -> None:
+    """Statements whose status bash gives whatever their input (a here-string, a process
+    substitution), and `inherit_errexit` where it is set, not where a comment names it."""
+    from benchlint.shell.flow import Flow
+
+    text = f"set -e\n{program}\necho survived\n"
+    script = parse_file(SourceText("t.sh", text.encode()))
+    flow = Flow(script)
+    can_end = any(
+        flow.exit_path(c) is not None for c in script.commands if c.base not in ("echo", "set")
+    )
+    ran = _bash_run(text)
+    assert can_end is ends
+    assert (not ran.stdout.endswith("survived\n")) is ends, ran
+
+
 _ARITH_ATOM = st.integers(min_value=0, max_value=5000).map(str)
 
 

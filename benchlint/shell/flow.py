@@ -15,7 +15,14 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from benchlint.shell.model import Command, Redirect, Script, errexit_change, first_line
+from benchlint.shell.model import (
+    Command,
+    Redirect,
+    Script,
+    errexit_change,
+    first_line,
+    option_change,
+)
 
 # Commands that do not fail in practice, so errexit does not make them exit paths.
 _CANNOT_FAIL = frozenset(
@@ -136,6 +143,29 @@ def _pipe_filter(command: Command) -> bool:
         )
         i += 1
     return listed or base != "cut"
+
+
+def _turns_on_inherit(command: Command) -> bool:
+    """`shopt -s inherit_errexit`, `set -o posix`."""
+    values = [w.value for w in command.args]
+    if command.base == "shopt":
+        return "-s" in values and "inherit_errexit" in values
+    return command.base == "set" and option_change(values, "posix") is True
+
+
+def _cannot_fail_reading(command: Command) -> bool:
+    """`read` from a here-string (it always ends with a newline: a line is read), `mapfile` of
+    a process substitution or a pipe (nothing to open that can fail)."""
+    base = command.base
+    if base == "read":  # (the here-string is inside the command's node, after its words)
+        src, end = command.script.src, command.node.end_byte
+        after = src[command.words[-1].node.end_byte : end] + src[end : end + 64]
+        return after.lstrip(b" \t").startswith(b"<<<")
+    if base in ("mapfile", "readarray"):
+        return all(r.target.value.startswith("<(") for r in command.redirects) and (
+            bool(command.redirects) or _reads_pipe(command)
+        )
+    return False
 
 
 def _counts(command: Command) -> bool:
@@ -328,6 +358,7 @@ class Flow:
             can_fail = (
                 base not in _CANNOT_FAIL
                 and not _pipe_filter(command)
+                and not _cannot_fail_reading(command)
                 and not _loop_control(command)
                 and not _true_let(command)
                 and not self._quiet_function(base)
@@ -396,7 +427,7 @@ class Flow:
         inner = self._substituted(command)
         if inner == [command]:
             return True  # (no command seen in it)
-        if self._errexit_inherited():
+        if self._errexit_inherited(command):
             return any(
                 c.base not in _CANNOT_FAIL
                 and not c.or_guarded
@@ -417,6 +448,7 @@ class Flow:
         if (
             base in _CANNOT_FAIL
             or _pipe_filter(command)
+            or _cannot_fail_reading(command)
             or _loop_control(command)
             or _true_let(command)
         ):
@@ -434,16 +466,21 @@ class Flow:
             _counts(c) and not c.subshell and self._status_fails(c, depth + 1) for c in top[:-1]
         )
 
-    def _errexit_inherited(self) -> bool:
-        """Whether command substitutions run with errexit too: `shopt -s inherit_errexit`, POSIX
-        mode, or a `#!` line that names another shell (`#!/bin/sh`: dash)."""
+    def _errexit_inherited(self, command: Command) -> bool:
+        """Whether command substitutions run with errexit too where the command runs: `shopt -s
+        inherit_errexit` or `set -o posix` before it, POSIXLY_CORRECT set, or a `#!` line that
+        names another shell (`#!/bin/sh`: dash). (A comment that names the option is not it.)"""
         script = self.script.top
         first = script.file.line_text(1)
-        return (
-            script.mentions("inherit_errexit")
-            or script.mentions("posix")
-            or script.mentions("POSIXLY_CORRECT")
-            or (first.startswith("#!") and "bash" not in first)
+        if first.startswith("#!") and "bash" not in first:
+            return True
+        if script.mentions("POSIXLY_CORRECT"):
+            return True
+        if not (script.mentions("inherit_errexit") or script.mentions("posix")):
+            return False
+        at = command.node.start_byte if command.script is script else len(script.src)
+        return any(
+            c.node.start_byte < at and _turns_on_inherit(c) for c in script.commands if c.words
         )
 
     def _substituted(self, command: Command) -> list[Command]:
