@@ -57,7 +57,9 @@ gone), such a liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `
 fails when the process has ended), an exit in another branch of the same `if` or `case`, and an
 exit after a release that can run before it (in its branch, or under a condition benchlint cannot
 relate to the exit's: then it says nothing) are not exit paths that leak. A trap set before the
-acquisition covers it when its handler releases it, by its variable or by one the script assigns
+acquisition covers it, until a later `trap ... EXIT` or `trap - EXIT` replaces its handler, when
+its handler releases it (a handler in double quotes expands its variables when `trap` runs:
+`trap "kill $PID" EXIT` above `PID=$!` kills nothing), by its variable or by one the script assigns
 from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it
 passes it to a function that releases its argument (`stop_tree "$SERVER_PID"` with
 `stop_tree() { local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls
@@ -96,6 +98,7 @@ is set later is still empty.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -680,30 +683,66 @@ def _check_flow(
             continue
         if outer is not None and any(_handler_releases(resource, t, lookup) for _, t in outer):
             continue
-        covering = [(i, t) for i, t in traps if _handler_releases(resource, t, lookup)]
-        if any(i < start for i, _ in covering):
+        named = _named_at(flow, resource, start)
+        covering = [(i, t) for i, t in traps if _trap_releases(resource, i, t, named, lookup)]
+        # a later `trap ... EXIT` (or `trap - EXIT`) replaces the handler that releases it
+        earliest = min((i for i, _ in covering), default=None)
+        replaced = earliest is not None and any(
+            i > earliest and not any(t is c for _, c in covering) for i, t in traps
+        )
+        if earliest is not None and earliest < start and not replaced:
             continue
         on_error = min(
             (i for i, t in errs if _handler_releases(resource, t, lookup)),
             default=None,
         )
-        trap_index = min((i for i, _ in covering), default=None)
-        leaks = [
-            p
-            for p in flow.exits_between(start, trap_index)
-            if p.command is not resource.statement
-            and not _exclusive(resource.statement, p.command)
-            and not _about_itself(resource, p)
-            and not _released_before(flow, resource, p, start, runs)
-            and not _released_by(resource, runs(p.command))
-            and not (p.kind == "errexit" and on_error is not None and on_error < _at(flow, p))
-        ]
+        trap_index = min((i for i, _ in covering if i > start), default=None)
+        leaks: list[ExitPath] = []  # before any handler that releases it
+        uncovered: list[tuple[ExitPath, Trap, Trap]] = []  # after one, once it was replaced
+        for p in flow.exits_between(start, None if replaced else trap_index):
+            if (
+                p.command is resource.statement
+                or _exclusive(resource.statement, p.command)
+                or _about_itself(resource, p)
+                or _released_before(flow, resource, p, start, runs)
+                or _released_by(resource, runs(p.command))
+                or (p.kind == "errexit" and on_error is not None and on_error < _at(flow, p))
+            ):
+                continue
+            at = _at(flow, p)
+            effective = next((t for i, t in reversed(traps) if i < at), None)
+            if effective is not None and any(t is effective for _, t in covering):
+                continue
+            cover = next((t for i, t in reversed(covering) if i < at), None)
+            if cover is not None and effective is not None:
+                uncovered.append((p, effective, cover))
+            elif cover is None:
+                leaks.append(p)
         acquisition = resource.acquired_by
         span = acquisition.first_line_span
         location = Location(script.path, span)
         shown = _program(acquisition)
         name = f"`{shown}`" if shown else "this command"
-        if trap_index is not None and leaks:
+        if uncovered and not (trap_index is not None and leaks):
+            path, effective, cover = uncovered[0]
+            done = "removes" if not effective.parts else "replaces"
+            yield (
+                Finding(
+                    "BL103",
+                    f"the {resource.what} acquired by {name} leaks if the script ends at "
+                    f"{path.describe()}: the `trap` on line {effective.command.span.line} "
+                    f"{done} the handler on line {cover.command.span.line} that releases it",
+                    location,
+                    help="release it in the handler that is in place at the end too",
+                    related=(
+                        Location(script.path, path.command.first_line_span, "exit path"),
+                        Location(script.path, effective.command.first_line_span, "trap"),
+                    ),
+                    subject=f"{resource.what}:{resource.variable or shown}",
+                ),
+                resource,
+            )
+        elif trap_index is not None and leaks:
             trap_line = flow.statements[trap_index].span.line
             first = leaks[0]
             yield (
@@ -722,7 +761,7 @@ def _check_flow(
                 ),
                 resource,
             )
-        elif trap_index is None:
+        elif not covering:
             release = next(
                 (s for s in flow.statements[start + 1 :] if _released_by(resource, runs(s))),
                 None,
@@ -738,6 +777,16 @@ def _check_flow(
             if release is not None and not leaks:
                 continue
             no_trap = "no `trap ... EXIT` that releases it" if traps else "no `trap ... EXIT`"
+            early = next(
+                (t for i, t in traps if i < named and _handler_releases(resource, t, lookup)),
+                None,
+            )
+            if early is not None and resource.variable is not None:  # (in double quotes)
+                no_trap = (
+                    f"the `trap` on line {early.command.span.line} expanding "
+                    f"${resource.variable} when it is set, before line "
+                    f"{flow.statements[named].span.line} assigns it"
+                )
             where = (
                 f"only at line {_release_line(script, release, resource, runs)}, with {no_trap}"
                 if release is not None
@@ -761,6 +810,34 @@ def _check_flow(
                 ),
                 resource,
             )
+
+
+def _named_at(flow: Flow, resource: Resource, start: int) -> int:
+    """The statement from which the resource's variable names it (`PID=$!` after the `&`)."""
+    if resource.variable is None:
+        return start
+    return next(
+        (
+            i
+            for i in range(start, min(start + 5, len(flow.statements)))
+            if any(a.name == resource.variable for a in flow.statements[i].assignments)
+        ),
+        start,
+    )
+
+
+def _trap_releases(
+    resource: Resource, index: int, trap: Trap, named: int, lookup: Functions
+) -> bool:
+    """Whether the handler a `trap` at statement `index` sets releases the resource. A handler
+    in double quotes expands its variables when `trap` runs: set before the variable names
+    the resource (`trap "kill $PID" EXIT` above `PID=$!`), it holds what the variable held
+    then, not the resource."""
+    early = trap.expanded_now & resource.names if index < named else frozenset()
+    if early and trap.parts:
+        gone = _reading(early)
+        trap = dataclasses.replace(trap, parts=(gone.sub("", trap.parts[0]), *trap.parts[1:]))
+    return _handler_releases(resource, trap, lookup)
 
 
 def _at(flow: Flow, path: ExitPath) -> int:

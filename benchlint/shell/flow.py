@@ -238,11 +238,25 @@ def _true_let(command: Command) -> bool:
 
 @dataclass(frozen=True)
 class Trap:
+    """A `trap` command: a handler for the signals, or (`trap - EXIT`, `trap '' EXIT`) none;
+    either replaces the handler an earlier `trap` set for them."""
+
     command: Command
     action: str  # the handler's text with the functions it calls: `parts` joined
     signals: tuple[str, ...]
     # the handler's own text (a function name resolved to its body), then each body it calls
     parts: tuple[str, ...] = ()
+
+    @property
+    def expanded_now(self) -> frozenset[str]:
+        """The variables the handler's own text expands when `trap` runs, not when the handler
+        does (`trap "kill $PID" EXIT`: the PID as it is then)."""
+        words = self.command.args
+        if words[:1] and words[0].static and words[0].value == "--":
+            words = words[1:]
+        if not words or words[0].node.type == "raw_string":
+            return frozenset()
+        return frozenset(read.name for read in words[0].reads())
 
     @property
     def on_exit(self) -> bool:
@@ -538,8 +552,10 @@ class Flow:
         args = [w.value for w in command.args]
         if args[:1] == ["--"]:  # `trap -- 'handler' EXIT`
             args = args[1:]
-        if not args or args[0] in ("-l", "-p", "-"):
+        if not args or args[0] in ("-l", "-p"):
             return None
+        if args[0] == "-":  # `trap - EXIT`: the signals' handlers are reset (to none for EXIT)
+            return Trap(command, "", tuple(args[1:]), ())
         parts = self._handler_parts(args[0])
         return Trap(command, "\n".join(parts), tuple(args[1:]), parts)
 
