@@ -5,10 +5,11 @@ Finds what a script acquires and must give back: a Slurm allocation (`salloc ...
 id captured from `sbatch`, without `--wait`), a background server (`... &` whose `$!` is kept), a
 detached container (`docker run -d`), a temporary directory (`mktemp -d`) the script later removes.
 It reports one when the script can end (`exit N`, `return` at the top of a sourced file, a failing
-command under `set -e`) after the acquisition and before a `trap ... EXIT` whose handler releases
-it; when there is no such trap, it reports a release that something can skip (the release is only a
-command near the end) and a Slurm allocation never released at all. Located at the acquisition; the
-first uncovered exit path is a related location.
+command under `set -e`, in a subshell too: `( cd bench && vllm bench ... )`, unless it runs in the
+background) after the acquisition and before a `trap ... EXIT` whose handler releases it; when
+there is no such trap, it reports a release that something can skip (the release is only a command
+near the end) and a Slurm allocation never released at all. Located at the acquisition; the first
+uncovered exit path is a related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
@@ -523,9 +524,7 @@ def _released_before(
     path, or under a condition the model cannot relate to the exit's (`[[ $DRY_RUN -eq 0 ]] &&
     kill $PID` after a start in the `else` of `[[ $DRY_RUN -eq 1 ]]`): not reported, as the
     leak then depends on values benchlint does not know."""
-    end = flow.index(path.command)
-    if end is None:
-        return False
+    end = flow.place_of(path.command)
     for command in flow.statements[start + 1 : end]:
         if not _exclusive(command, path.command) and _released_by(resource, runs(command)):
             return True
@@ -547,10 +546,7 @@ def _move_trap(flow: Flow, start: int, trap_index: int, trap: Trap) -> Fix | Non
     for i in range(start + 1, trap_index):
         if reads.intersection(a.name for a in flow.statements[i].assignments):
             target = i
-    if any(
-        (index := flow.index(p.command)) is not None and index <= target
-        for p in flow.exits_between(start, trap_index)
-    ):
+    if any(flow.place_of(p.command) <= target for p in flow.exits_between(start, trap_index)):
         return None
     after = flow.statements[target]
     handler = f"{trap.command.args[0].value} {trap.action}" if trap.command.args else trap.action
@@ -841,8 +837,7 @@ def _trap_releases(
 
 
 def _at(flow: Flow, path: ExitPath) -> int:
-    index = flow.index(path.command)
-    return index if index is not None else -1
+    return flow.place_of(path.command)
 
 
 def _named_after_runner(command: Command) -> bool:

@@ -935,6 +935,16 @@ def test_what_ends_a_pipeline_under_errexit(statement: str, pipefail: bool, ends
         ("x=$(false; echo 1)\nshopt -s inherit_errexit", False),
         ("shopt -s inherit_errexit\nx=$(false; echo 1)", True),
         ("set -o posix\nx=$(false; echo 1)", True),
+        ("( false )", True),
+        ("( false; true )", True),
+        ("( cd / && false )", True),
+        ("( exit 3 )", True),
+        ("( exit 0 )", False),
+        ("( false ) || true", False),
+        ("( false ) &", False),
+        ("( exit 1 ) &", False),
+        ("( sleep 0; false ) > /dev/null 2>&1 &", False),
+        ("if ( false ); then :; fi", False),
     ],
 )
 def test_what_ends_a_statement_under_errexit(program: str, ends: bool) -> None:
@@ -945,8 +955,8 @@ def test_what_ends_a_statement_under_errexit(program: str, ends: bool) -> None:
     text = f"set -e\n{program}\necho survived\n"
     script = parse_file(SourceText("t.sh", text.encode()))
     flow = Flow(script)
-    can_end = any(
-        flow.exit_path(c) is not None for c in script.commands if c.base not in ("echo", "set")
+    can_end = bool(flow.exits_between(0, None)) or any(
+        flow.exit_path(c) is not None for c in flow.statements[1:] if c.base != "echo"
     )
     ran = _bash_run(text)
     assert can_end is ends

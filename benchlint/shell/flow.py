@@ -327,6 +327,7 @@ class Flow:
         self._quiet: dict[str, bool] = {}
         self._bodies: dict[str, list[Command]] | None = None
         self._traps_in: dict[str, list[Command]] | None = None
+        self._groups: dict[int, list[Command]] | None = None
 
     @property
     def sourced(self) -> bool:
@@ -514,14 +515,49 @@ class Flow:
         return inner or [command]
 
     def exits_between(self, start: int, end: int | None) -> list[ExitPath]:
-        """Exit paths strictly after statement `start` and before `end` (None: to the end)."""
+        """Exit paths strictly after statement `start` and before `end` (None: to the end): of
+        the statements, and of the subshells between them (`( cd x && make )`)."""
         stop = len(self.statements) if end is None else end
+        grouped = self._grouped()
         found = []
-        for command in self.statements[start + 1 : stop]:
-            path = self.exit_path(command)
-            if path is not None:
-                found.append(path)
+        for i in range(start + 1, stop + 1):
+            for command in grouped.get(i, ()):
+                path = self._subshell_exit(command)
+                if path is not None:
+                    found.append(path)
+            if i < stop:
+                path = self.exit_path(self.statements[i])
+                if path is not None:
+                    found.append(path)
         return found
+
+    def _grouped(self) -> dict[int, list[Command]]:
+        """The commands of this shell's subshells (`( ... )`, not a substitution inside a
+        statement), by the index of the statement after them."""
+        if self._groups is None:
+            self._groups = {}
+            ends = [s.node.end_byte for s in self.statements]
+            for command in self.script.commands:
+                if not command.subshell or command.function != self.function or not command.words:
+                    continue
+                place = self.place_of(command)
+                if place > 0 and ends[place - 1] > command.node.start_byte:
+                    continue  # (inside the statement before: a substitution's)
+                self._groups.setdefault(place, []).append(command)
+        return self._groups
+
+    def _subshell_exit(self, command: Command) -> ExitPath | None:
+        """A command of a subshell that ends it with a failure under `set -e` (its `exit N`, or
+        a command that fails): the subshell fails, and `set -e` ends this shell too."""
+        if command.background:  # (`( sleep 600; kill "$PID"; exit 1 ) &`: apart from this one)
+            return None
+        if command.base == "exit":
+            if not _may_return_failure(command):
+                return None
+            tested = command.tested or command.or_guarded
+            return ExitPath(command, "errexit") if self.errexit_at(command) and not tested else None
+        path = self.exit_path(command)
+        return path if path is not None and path.kind == "errexit" else None
 
     def traps(self) -> list[tuple[int, Trap]]:
         """Every `trap ACTION SIGNALS...` of this shell with its statement index: at the top

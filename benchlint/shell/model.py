@@ -1069,8 +1069,12 @@ class _Builder:
 
     def on_subshell(self, node: Node, ctx: _Context) -> None:
         saved = self.errexit
+        first = len(self.script.commands)
         self.walk_list(node.named_children, ctx.with_(subshell=True))
         self.errexit = saved
+        if _is_background(node):  # `( sleep 600; kill "$PID" ) &`: all of it runs apart
+            for command in self.script.commands[first:]:
+                command.background = True
 
     def on_command_substitution(self, node: Node, ctx: _Context) -> None:
         saved = self.errexit
