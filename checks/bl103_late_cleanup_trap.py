@@ -15,14 +15,15 @@ Scope: every script benchlint reads, launchers and entrypoints alike, for alloca
 containers and background servers; temporary directories only in launchers (inside a job or a
 container they go with it). A release inside a function counts where the function is called or
 named as the trap's handler; so does an acquisition: a server a function starts and keeps in a
-global (`start_server() { vllm serve ... & SERVER_PID=$!; }`) is acquired where the script's
-shell first calls the function (a `local` PID, gone when the function returns, is not followed).
-What a function the top level calls (or a function it calls: `main() { run_tests; }`)
-acquires and releases in its own body is checked in the body (`run_tests() { vllm serve ... &
-local pid=$!; vllm bench ...; kill "$pid"; }`, called at the top level or in a subshell,
-`( run_tests )`): its `exit`s, and its commands failing under `set -e` when a call runs with it
-(not in a test, not before `||`, not in `$(...)`) or the body sets it itself; a top-level trap
-set before the first call that releases it covers it.
+global (`start_server() { vllm serve ... & SERVER_PID=$!; }`) is acquired where the script's shell
+first calls the function (a `local` PID, gone when the function returns, is not followed). What a
+function the top level calls (or a function it calls: `main() { run_tests; }`) acquires and
+releases in its own body is checked in the body
+(`run_tests() { vllm serve ... & local pid=$!; vllm bench ...; kill "$pid"; }`, called at the top
+level or in a subshell, `( run_tests )`): its `exit`s, and its commands failing under `set -e` when
+a call runs with it (not in a test, not before `||`, not in `$(...)`) or the body sets it itself
+(so does a file the script sources: a library's top-level `set -euo pipefail` holds after the
+`source`); a top-level trap set before the first call that releases it covers it.
 
 ## Why is this bad?
 The allocation outlives the script: 16 exclusive GPUs stay reserved until Slurm's time limit,
@@ -111,7 +112,7 @@ from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.fixes import line_removal
 from benchlint.registry import rule
 from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in
-from benchlint.shell.model import Command, Script
+from benchlint.shell.model import Command, Script, errexit_change
 from benchlint.workflow import cancels_runner_jobs
 
 
@@ -596,13 +597,16 @@ _HOST_ONLY = ("temporary directory",)
 
 
 def _check_script(
-    script: Script, sourced: bool | Callable[[], bool], functions: Functions | None = None
+    script: Script,
+    sourced: bool | Callable[[], bool],
+    functions: Functions | None = None,
+    sourcing: Callable[[Command], bool | None] | None = None,
 ) -> Iterator[tuple[Finding, Resource]]:
     """The script's top level, then each function its top level calls: what the body acquires
     and releases itself (`run_tests() { vllm serve ... & PID=$!; vllm bench ...; kill $PID; }`),
     with the exits in the body, under errexit when a call runs with it."""
     lookup = functions or (lambda name: script if name in script.functions else None)
-    flow = Flow(script, sourced, lookup)
+    flow = Flow(script, sourced, lookup, sourcing=sourcing)
     runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
     seen: set[tuple[object, ...]] = set()
     flows: list[tuple[Flow, int | None]] = [(flow, None)]
@@ -633,7 +637,7 @@ def _followed(script: Script, flow: Flow) -> dict[str, tuple[bool, int]]:
         if command.function is not None or name not in script.functions:
             continue
         index = flow.place_of(command)
-        errexit = command.errexit and not command.tested and not command.or_guarded
+        errexit = flow.errexit_at(command) and not command.tested and not command.or_guarded
         before = found.get(name, (False, index))
         found[name] = (before[0] or errexit, before[1])
     for _ in range(2):
@@ -867,6 +871,36 @@ def _functions(ctx: Context, script: Script) -> Functions:
     return lookup
 
 
+def _sourcing(ctx: Context, script: Script) -> Callable[[Command], bool | None]:
+    """The errexit state a `source` statement of the script leaves: the last `set` at the top
+    level of the files it sources (`set -euo pipefail` in a library), None when none sets it
+    or the files disagree."""
+    calls = {id(c.command): c for c in ctx.environment.calls.calls_in(script) if c.kind == "source"}
+
+    def state(statement: Command) -> bool | None:
+        call = calls.get(id(statement))
+        if call is None or not call.targets:
+            return None
+        found = {_final_errexit(ctx.ws.shell(target)) for target in call.targets}
+        return found.pop() if len(found) == 1 else None
+
+    return state
+
+
+def _final_errexit(script: Script | None) -> bool | None:
+    """The errexit state the file's top level leaves, if it sets one."""
+    if script is None:
+        return None
+    states = [
+        change
+        for c in script.commands
+        if c.base == "set" and c.function is None and not c.subshell
+        for change in (errexit_change([w.value for w in c.args]),)
+        if change is not None
+    ]
+    return states[-1] if states else None
+
+
 @rule(
     "BL103", "late-cleanup-trap", Severity.WARNING, tags=("shell", "resources"), precision="medium"
 )
@@ -881,7 +915,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         host = ctx.wiring.is_launcher(script.path)
         sourced = functools.partial(calls.is_sourced, path)
-        for finding, resource in _check_script(script, sourced, _functions(ctx, script)):
+        found = _check_script(script, sourced, _functions(ctx, script), _sourcing(ctx, script))
+        for finding, resource in found:
             if resource.what in _HOST_ONLY and not host:
                 continue  # inside a job or container, the process ends with it
             if (

@@ -289,6 +289,7 @@ class Flow:
         functions: Functions | None = None,
         function: str | None = None,
         errexit: bool = True,
+        sourcing: Callable[[Command], bool | None] | None = None,
     ) -> None:
         """`sourced`: whether the file is sourced (`return` ends it), or how to find out (asked
         only when a `return` is met: finding out can mean reading other scripts). `functions`:
@@ -296,7 +297,8 @@ class Flow:
         `function`: the flow of that function's body instead of the script's top level (its
         `return` ends only the function); `errexit`: whether `set -e` holds where it runs (a
         function called in a test, or before `||`, runs without it), until a `set` in its body
-        changes it."""
+        changes it. `sourcing`: the errexit state a `source` statement leaves (a library that
+        runs `set -euo pipefail`), or None when the file it sources does not change it."""
         self.script = script
         self._sourced = sourced
         self._functions = functions
@@ -328,6 +330,8 @@ class Flow:
         self._bodies: dict[str, list[Command]] | None = None
         self._traps_in: dict[str, list[Command]] | None = None
         self._groups: dict[int, list[Command]] | None = None
+        self._sourcing = sourcing
+        self._errexit_events: tuple[list[int], list[tuple[int, bool]]] | None = None
 
     @property
     def sourced(self) -> bool:
@@ -398,10 +402,36 @@ class Flow:
         """Whether `set -e` holds at a statement: the model's state (the `set` commands before
         it in the text); in a function's body, the caller's until the body sets it."""
         if self.function is None:
-            return command.errexit and self._errexit
+            return self._top_errexit(command) and self._errexit
         if self._sets_errexit is not None and self._sets_errexit < command.node.start_byte:
             return command.errexit
         return self._errexit
+
+    def _top_errexit(self, command: Command) -> bool:
+        """The model's errexit state at a command of the top level, unless a file sourced after
+        the script's last `set` before it changed it."""
+        if self._sourcing is None:
+            return command.errexit
+        if self._errexit_events is None:
+            own = [
+                c.node.start_byte
+                for c in self.script.commands
+                if c.base == "set" and errexit_change([w.value for w in c.args]) is not None
+            ]
+            sourced = []
+            for statement in self.statements:
+                if statement.base in ("source", "."):
+                    state = self._sourcing(statement)
+                    if state is not None:
+                        sourced.append((statement.node.end_byte, state))
+            self._errexit_events = (own, sourced)
+        own, sourced = self._errexit_events
+        at = command.node.start_byte
+        last_own = max((p for p in own if p < at), default=-1)
+        last_sourced = max(((p, v) for p, v in sourced if p <= at), default=None)
+        if last_sourced is not None and last_sourced[0] > last_own:
+            return last_sourced[1]
+        return command.errexit
 
     def _quiet_function(self, name: str | None) -> bool:
         """A function of the script every command of whose body cannot fail (`log() { echo
