@@ -8,8 +8,10 @@ It reports one when the script can end (`exit N`, `return` at the top of a sourc
 command under `set -e`, in a subshell too: `( cd bench && vllm bench ... )`, unless it runs in the
 background) after the acquisition and before a `trap ... EXIT` whose handler releases it; when
 there is no such trap, it reports a release that something can skip (the release is only a command
-near the end) and a Slurm allocation never released at all. Located at the acquisition; the first
-uncovered exit path is a related location.
+near the end), a Slurm allocation never released at all, and a program at the head of a background
+pipeline whose `$!` (its last command's: `vllm serve ... | tee log &`) the script kills, which
+signals `tee`, not the program. Located at the acquisition; the first uncovered exit path is a
+related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
@@ -111,8 +113,8 @@ from benchlint.engines import launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.fixes import line_removal
 from benchlint.registry import rule
-from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in
-from benchlint.shell.model import Command, Script, errexit_change
+from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
+from benchlint.shell.model import Command, Script, errexit_change, first_line
 from benchlint.workflow import cancels_runner_jobs
 
 
@@ -180,7 +182,12 @@ def _resources(flow: Flow) -> list[Resource]:
             remover = re.compile(rf"\brm\s+-[a-zA-Z]*r[a-zA-Z]*\b.*\${{?{variable}\b")
             if any(remover.search(script.text_of(s.node)) for s in flow.statements):
                 found.append(Resource("temporary directory", command, statement, variable, _REMOVE))
-        elif command.background and statement is command:
+        elif (
+            command.background
+            and statement is command
+            and not command.piped
+            and not reads_pipe(command)  # (`... | tee log &`: tee lives as long as its input)
+        ):
             index = flow.index(command)
             # (in a function's body, a `local pid=$!` holds it there too)
             kinds = ("assign", "export", "local") if flow.function else ("assign", "export")
@@ -601,7 +608,7 @@ def _check_script(
     sourced: bool | Callable[[], bool],
     functions: Functions | None = None,
     sourcing: Callable[[Command], bool | None] | None = None,
-) -> Iterator[tuple[Finding, Resource]]:
+) -> Iterator[tuple[Finding, Resource | None]]:
     """The script's top level, then each function its top level calls: what the body acquires
     and releases itself (`run_tests() { vllm serve ... & PID=$!; vllm bench ...; kill $PID; }`),
     with the exits in the body, under errexit when a call runs with it."""
@@ -614,6 +621,8 @@ def _check_script(
     for name, (errexit, called) in _followed(script, flow).items():
         if name in holding or any(c.base in holding for c in script.body(name)):
             flows.append((Flow(script, sourced, lookup, function=name, errexit=errexit), called))
+    for finding in _killed_through_pipe(flow):
+        yield finding, None
     every = flow.traps() if len(flows) > 1 else []
     for each, first in flows:
         # (a function's: the top-level traps set before its first call cover it)
@@ -623,6 +632,45 @@ def _check_script(
             if key not in seen:
                 seen.add(key)
                 yield finding, resource
+
+
+def _killed_through_pipe(flow: Flow) -> Iterator[Finding]:
+    """A program started at the head of a background pipeline (`vllm serve ... 2>&1 | tee
+    server.log &`) whose `$!`, the pipeline's last command's, the script saves and kills:
+    `kill "$PID"` ends `tee` and leaves the program running."""
+    script = flow.script
+    statements = flow.statements
+    for i, head in enumerate(statements):
+        if not (head.background and head.piped) or (i and statements[i - 1].piped):
+            continue
+        last = next((j for j in range(i + 1, len(statements)) if not statements[j].piped), None)
+        if last is None or not statements[last].background:
+            continue
+        name = _pid_saved(statements[last + 1 : last + 4])
+        if name is None:
+            continue
+        killing = re.compile(rf"\bkill\b(?:\s+-[A-Za-z0-9]+)*\s+[\"']?\$\{{?{name}\b")
+        kill = next(
+            (s for s in statements[last + 1 :] if killing.search(script.text_of(s.node))), None
+        )
+        if kill is None:
+            continue
+        text = first_line(script.text_of(head.node))
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        tail = statements[last].name or "the last command"
+        killed = first_line(script.text_of(kill.node))
+        killed = killed if len(killed) <= 40 else killed[:37] + "..."
+        yield Finding(
+            "BL103",
+            f"`{shown}` heads a background pipeline whose `$!` is its last command's "
+            f"(`{tail}`): `{killed}` (line {kill.span.line}) signals `{tail}`, not it (it "
+            "goes on, unless it dies writing to the closed pipe)",
+            Location(script.path, head.first_line_span),
+            help="start it alone in the background (`... > server.log 2>&1 &`, or "
+            "`> >(tee server.log) 2>&1 &`) and keep that `$!`",
+            related=(Location(script.path, kill.first_line_span, "kill"),),
+            subject=f"pipe:{name}",
+        )
 
 
 def _followed(script: Script, flow: Flow) -> dict[str, tuple[bool, int]]:
@@ -917,6 +965,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         sourced = functools.partial(calls.is_sourced, path)
         found = _check_script(script, sourced, _functions(ctx, script), _sourcing(ctx, script))
         for finding, resource in found:
+            if resource is None:  # (not about one resource's exits)
+                yield finding
+                continue
             if resource.what in _HOST_ONLY and not host:
                 continue  # inside a job or container, the process ends with it
             if (

@@ -75,7 +75,7 @@ _PIPE_FILTERS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
 _NUMBER = re.compile(r"[+-]?\d+[a-zA-Z]*")
 
 
-def _reads_pipe(command: Command) -> bool:
+def reads_pipe(command: Command) -> bool:
     """Whether the command is a pipeline's element after the first: `|` or `|&` comes right
     before it (blanks, newlines and line continuations between)."""
     src = command.script.src
@@ -102,7 +102,7 @@ def _pipe_filter(command: Command) -> bool:
     """A filter reading a pipe with options it accepts (`| head -1`, `| tr -d '\\n'`): it
     ends with status 0 whatever came down the pipe."""
     base = command.base
-    if base is None or not _reads_pipe(command):
+    if base is None or not reads_pipe(command):
         return False
     if not all(_cannot_fail_to_open(r) for r in command.redirects):
         return False  # (`> out.txt` can fail to open)
@@ -163,7 +163,7 @@ def _cannot_fail_reading(command: Command) -> bool:
         return after.lstrip(b" \t").startswith(b"<<<")
     if base in ("mapfile", "readarray"):
         return all(r.target.value.startswith("<(") for r in command.redirects) and (
-            bool(command.redirects) or _reads_pipe(command)
+            bool(command.redirects) or reads_pipe(command)
         )
     return False
 

@@ -1004,10 +1004,14 @@ class _Builder:
         named = [c for c in node.named_children]
         # (in a tested pipeline, its elements are tested as any command in it)
         element = ctx.tested_() if ctx.tested else ctx.with_(tested=True, piped=True)
+        first = len(self.script.commands)
         for child in named[:-1]:
             self.walk(child, element)
         if named:
             self.walk(named[-1], ctx)
+        if _is_background(node):  # `vllm serve ... | tee log &`: every element runs apart
+            for command in self.script.commands[first:]:
+                command.background = True
 
     def on_negated_command(self, node: Node, ctx: _Context) -> None:
         self.walk_list(node.named_children, ctx.tested_())
