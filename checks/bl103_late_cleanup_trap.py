@@ -19,8 +19,8 @@ container they go with it). A release inside a function counts where the functio
 named as the trap's handler; so does an acquisition: a server a function starts and keeps in a
 global (`start_server() { vllm serve ... & SERVER_PID=$!; }`) is acquired where the script's shell
 first calls the function (a `local` PID, gone when the function returns, is not followed). What a
-function the top level calls (or a function it calls: `main() { run_tests; }`) acquires and
-releases in its own body is checked in the body
+function the top level calls (or a function it calls: `main() { run_tests; }`; of a library it
+sources too) acquires and releases in its own body is checked in the body
 (`run_tests() { vllm serve ... & local pid=$!; vllm bench ...; kill "$pid"; }`, called at the top
 level or in a subshell, `( run_tests )`): its `exit`s, and its commands failing under `set -e` when
 a call runs with it (not in a test, not before `||`, not in `$(...)`) or the body sets it itself
@@ -105,8 +105,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 
 from benchlint.context import Context
 from benchlint.engines import launches
@@ -603,34 +603,84 @@ _SLURM = ("Slurm allocation", "Slurm batch job")
 _HOST_ONLY = ("temporary directory",)
 
 
+@dataclass
+class _Libraries:
+    """The functions of the files a script sources, by name, and what checking a library
+    function's body found: worked out once for all the scripts that call it."""
+
+    functions: dict[str, Script] = field(default_factory=dict)
+    holding: dict[int, set[str | None]] = field(default_factory=dict)
+    bodies: dict[tuple[int, str, bool], list[tuple[Finding, Resource]]] = field(
+        default_factory=dict
+    )
+    calls: dict[tuple[int, str], tuple[list[Command], int | None]] = field(default_factory=dict)
+    errexit: dict[int, bool | None] = field(default_factory=dict)  # what sourcing a file leaves
+
+    def final_errexit(self, script: Script | None) -> bool | None:
+        if script is None:
+            return None
+        if id(script) not in self.errexit:
+            self.errexit[id(script)] = _final_errexit(script)
+        return self.errexit[id(script)]
+
+    def held(self, script: Script) -> set[str | None]:
+        """The script's functions that may acquire something themselves."""
+        found = self.holding.get(id(script))
+        if found is None:
+            found = self.holding[id(script)] = {
+                c.function for c in script.commands if c.function is not None and _may_hold(c)
+            }
+        return found
+
+
 def _check_script(
     script: Script,
     sourced: bool | Callable[[], bool],
     functions: Functions | None = None,
     sourcing: Callable[[Command], bool | None] | None = None,
+    libraries: _Libraries | None = None,
 ) -> Iterator[tuple[Finding, Resource | None]]:
     """The script's top level, then each function its top level calls: what the body acquires
     and releases itself (`run_tests() { vllm serve ... & PID=$!; vllm bench ...; kill $PID; }`),
     with the exits in the body, under errexit when a call runs with it."""
     lookup = functions or (lambda name: script if name in script.functions else None)
+    libraries = libraries or _Libraries()
     flow = Flow(script, sourced, lookup, sourcing=sourcing)
     runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
     seen: set[tuple[object, ...]] = set()
-    flows: list[tuple[Flow, int | None]] = [(flow, None)]
-    holding = {c.function for c in script.commands if c.function is not None and _may_hold(c)}
-    for name, (errexit, called) in _followed(script, flow).items():
-        if name in holding or any(c.base in holding for c in script.body(name)):
-            flows.append((Flow(script, sourced, lookup, function=name, errexit=errexit), called))
+    # each flow: its script, its function (None: the top level), errexit where it is called,
+    # and the statement of its first call
+    flows: list[tuple[Script, str | None, bool, int | None]] = [(script, None, True, None)]
+    followed = _followed(script, flow, libraries.functions, libraries.calls)
+    for name, (errexit, called, defined) in followed.items():
+        held = libraries.held(defined)
+        if name in held or any(c.base in held for c in defined.body(name)):
+            flows.append((defined, name, errexit, called))
     for finding in _killed_through_pipe(flow):
         yield finding, None
     every = flow.traps() if len(flows) > 1 else []
-    for each, first in flows:
+    for defined, function, errexit, first in flows:
         # (a function's: the top-level traps set before its first call cover it)
         outer = None if first is None else [(i, t) for i, t in every if i < first]
-        for finding, resource in _check_flow(each, runs, lookup, outer):
-            key = (finding.location, finding.message)
-            if key not in seen:
-                seen.add(key)
+        if defined is script:
+            each = flow if function is None else Flow(script, False, lookup, function, errexit)
+            found: Iterable[tuple[Finding, Resource]] = _check_flow(each, runs, lookup, outer)
+        else:  # a library's function: its body checked once, the caller's traps each time
+            key = (id(defined), function or "", errexit)
+            body = libraries.bodies.get(key)
+            if body is None:
+                each = Flow(defined, False, lookup, function=function, errexit=errexit)
+                reading = functools.partial(_runs, defined)
+                body = libraries.bodies[key] = list(_check_flow(each, reading, lookup, []))
+            found = (
+                (f, r)
+                for f, r in body
+                if not any(_handler_releases(r, t, lookup) for _, t in outer or ())
+            )
+        for finding, resource in found:
+            key2 = (finding.location, finding.message)
+            if key2 not in seen:
+                seen.add(key2)
                 yield finding, resource
 
 
@@ -673,31 +723,76 @@ def _killed_through_pipe(flow: Flow) -> Iterator[Finding]:
         )
 
 
-def _followed(script: Script, flow: Flow) -> dict[str, tuple[bool, int]]:
+def _followed(
+    script: Script,
+    flow: Flow,
+    libraries: dict[str, Script] | None = None,
+    known: dict[tuple[int, str], tuple[list[Command], int | None]] | None = None,
+) -> dict[str, tuple[bool, int, Script]]:
     """The functions the top level calls (in a subshell too: `( run )`), and those they call
     (three calls deep: `main() { run_tests; }; main`), each with whether a call runs it under
     errexit (not in a test, not before `||`, in a function that runs so: that call can end
-    the script in its body) and the top-level statement of its first call (a call inside a
-    function: that function's)."""
-    found: dict[str, tuple[bool, int]] = {}
+    the script in its body), the top-level statement of its first call (a call inside a
+    function: that function's), and the script that defines it (this one, or a library it
+    sources: `libraries`, by function name). `known`: each body's calls and where it sets
+    errexit, kept across scripts (a library's are the same for every caller)."""
+    libraries = libraries or {}
+    known = {} if known is None else known
+
+    def owner(name: str | None) -> Script | None:
+        if name is None:
+            return None
+        return script if name in script.functions else libraries.get(name)
+
+    found: dict[str, tuple[bool, int, Script]] = {}
     for command in script.commands:
         name = command.name
-        if command.function is not None or name not in script.functions:
+        where = owner(name) if command.function is None else None
+        if where is None or name is None:
             continue
         index = flow.place_of(command)
         errexit = flow.errexit_at(command) and not command.tested and not command.or_guarded
-        before = found.get(name, (False, index))
-        found[name] = (before[0] or errexit, before[1])
+        before = found.get(name, (False, index, where))
+        found[name] = (before[0] or errexit, before[1], where)
     for _ in range(2):
-        for caller, (caller_errexit, first) in list(found.items()):
-            body = Flow(script, function=caller, errexit=caller_errexit)
-            for command in script.body(caller):
+        for caller, (caller_errexit, first, defined) in list(found.items()):
+            calls, sets = _body_calls(defined, caller, known)
+            if not calls:
+                continue
+            for command in calls:
                 name = command.name
-                if name not in script.functions or name == caller:
+                if name is None:
                     continue
-                errexit = body.errexit_at(command) and not command.tested and not command.or_guarded
-                before = found.get(name, (False, first))
-                found[name] = (before[0] or errexit, min(before[1], first))
+                where = defined  # (a library calls its own functions)
+                inherited = sets is None or command.node.start_byte < sets
+                at = caller_errexit if inherited else command.errexit
+                errexit = at and not command.tested and not command.or_guarded
+                before = found.get(name, (False, first, where))
+                found[name] = (before[0] or errexit, min(before[1], first), where)
+    return found
+
+
+def _body_calls(
+    script: Script, function: str, known: dict[tuple[int, str], tuple[list[Command], int | None]]
+) -> tuple[list[Command], int | None]:
+    """The calls of the script's functions in a function's body, and where the body sets
+    errexit itself (before it, errexit is the caller's)."""
+    key = (id(script), function)
+    found = known.get(key)
+    if found is None:
+        body = script.body(function)
+        calls = [c for c in body if c.name in script.functions and c.name != function]
+        sets = min(
+            (
+                c.node.start_byte
+                for c in body
+                if not c.subshell
+                and c.base == "set"
+                and errexit_change([w.value for w in c.args]) is not None
+            ),
+            default=None,
+        )
+        found = known[key] = (calls, sets)
     return found
 
 
@@ -919,7 +1014,9 @@ def _functions(ctx: Context, script: Script) -> Functions:
     return lookup
 
 
-def _sourcing(ctx: Context, script: Script) -> Callable[[Command], bool | None]:
+def _sourcing(
+    ctx: Context, script: Script, libraries: _Libraries
+) -> Callable[[Command], bool | None]:
     """The errexit state a `source` statement of the script leaves: the last `set` at the top
     level of the files it sources (`set -euo pipefail` in a library), None when none sets it
     or the files disagree."""
@@ -929,16 +1026,29 @@ def _sourcing(ctx: Context, script: Script) -> Callable[[Command], bool | None]:
         call = calls.get(id(statement))
         if call is None or not call.targets:
             return None
-        found = {_final_errexit(ctx.ws.shell(target)) for target in call.targets}
+        found = {libraries.final_errexit(ctx.ws.shell(target)) for target in call.targets}
         return found.pop() if len(found) == 1 else None
 
     return state
 
 
-def _final_errexit(script: Script | None) -> bool | None:
+def _libraries(ctx: Context, script: Script) -> dict[str, Script]:
+    """The functions of the files the script sources at its top level, by name (its own
+    definitions win): what a call of one of them starts and stops is checked in its body."""
+    found: dict[str, Script] = {}
+    for call in ctx.environment.calls.calls_in(script):
+        if call.kind != "source" or call.command.function is not None:
+            continue
+        for target in call.targets:
+            library = ctx.ws.shell(target)
+            if library is not None and library is not script:
+                for name in library.functions:
+                    found.setdefault(name, library)
+    return found
+
+
+def _final_errexit(script: Script) -> bool | None:
     """The errexit state the file's top level leaves, if it sets one."""
-    if script is None:
-        return None
     states = [
         change
         for c in script.commands
@@ -957,14 +1067,27 @@ def check(ctx: Context) -> Iterator[Finding]:
     if ctx.sees_everything:
         calls.callers  # noqa: B018 - one pass over every script answers is_sourced for all
     workflow_cleans = cancels_runner_jobs(ctx.ws)
+    reported: set[tuple[Location, str]] = set()
+    shared = _Libraries()
     for path in ctx.in_scope(ctx.ws.shell_paths):
         script = ctx.ws.shell(path)
         if script is None:
             continue
         host = ctx.wiring.is_launcher(script.path)
         sourced = functools.partial(calls.is_sourced, path)
-        found = _check_script(script, sourced, _functions(ctx, script), _sourcing(ctx, script))
+        shared.functions = _libraries(ctx, script)
+        found = _check_script(
+            script,
+            sourced,
+            _functions(ctx, script),
+            _sourcing(ctx, script, shared),
+            shared,
+        )
         for finding, resource in found:
+            key = (finding.location, finding.message)
+            if key in reported:  # (a library's function, called by several scripts)
+                continue
+            reported.add(key)
             if resource is None:  # (not about one resource's exits)
                 yield finding
                 continue
