@@ -22,7 +22,7 @@ from benchlint.calls import Call, call_graph
 from benchlint.finding import Location
 from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.model import Assignment, Command, Script
-from benchlint.wiring import Wiring, entry_environment
+from benchlint.wiring import Route, Wiring, entry_environment
 from benchlint.workflow import LauncherStep
 from benchlint.workspace import Workspace
 
@@ -115,6 +115,8 @@ class StartPath:
     location: Location | None = None
     # the names a script on the way checked for empty before it started the next
     validated: frozenset[str] = frozenset()
+    # the recipe route of a launcher's start path: what it decides of the launcher's conditions
+    route: Route | None = None
 
     def variables(self) -> dict[str, Provenance]:
         """`env` as one dict, to go through (`env` is a view of the caller's layers)."""
@@ -601,7 +603,9 @@ class Environment:
                     f"additional-settings of {element.entry.name}", setting.location
                 )
             routes.append(
-                StartPath(f"entry {element.entry.name}", env, True, element.entry.location)
+                StartPath(
+                    f"entry {element.entry.name}", env, True, element.entry.location, route=wired
+                )
             )
         if routes:
             return routes

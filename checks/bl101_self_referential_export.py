@@ -148,7 +148,15 @@ def check(ctx: Context) -> Iterator[Finding]:
             state = environment.state_before(script, assignment.command.node.start_byte)
             if state.unknown or name in state.assigned or name in state.validated:
                 continue
-            unset_on = [r for r in routes if r.complete and name not in r.env]
+            unset_on = [
+                r
+                for r in routes
+                if r.complete
+                and name not in r.env
+                # (not where the route decides the line does not run: `if [[ $IS_MULTINODE ==
+                # true ]]` on a single-node entry's)
+                and (r.route is None or r.route.holds(assignment.command) is not False)
+            ]
             if not unset_on:
                 continue
             names = list(dict.fromkeys(r.name for r in unset_on))
