@@ -21,7 +21,7 @@ from benchlint import profile
 from benchlint.calls import Call, call_graph
 from benchlint.finding import Location
 from benchlint.shell.evaluate import guards_hold
-from benchlint.shell.model import Assignment, Command, Script
+from benchlint.shell.model import Assignment, Command, Script, option_change
 from benchlint.wiring import Route, Wiring, entry_environment
 from benchlint.workflow import LauncherStep
 from benchlint.workspace import Workspace
@@ -168,11 +168,31 @@ _CONTAINERS = frozenset(
 )
 
 
+def _allexport_at(script: Script, offset: int) -> bool:
+    """Whether `set -a` (allexport) is in effect at a byte offset of the script, by the `set`
+    commands before it in its text."""
+    state, last = False, -1
+    for command in script.commands:
+        start = command.node.start_byte
+        if command.base == "set" and last < start < offset:
+            change = option_change([w.value for w in command.args], "allexport", "a")
+            if change is not None:
+                state, last = change, start
+    return state
+
+
 def wrapper_settings(command: Command, state: ScriptState | None = None) -> dict[str, Provenance]:
-    """The variables a wrapper sets for the command it runs: Slurm's `--export=ALL,NAME=VALUE`
-    and a container's `-e NAME=VALUE` / `--env NAME=VALUE`."""
+    """The variables a wrapper sets for the command it runs: Slurm's `--export=ALL,NAME=VALUE`,
+    a container's `-e NAME=VALUE` / `--env NAME=VALUE`, and `env NAME=VALUE`."""
     found: dict[str, Provenance] = {}
     for wrapper in command.invocation.wrappers:
+        if wrapper.name == "env":  # `env NAME=VALUE ... cmd`: set for cmd
+            for setting in wrapper.words[1:]:
+                name, equals, text = setting.value.partition("=")
+                if equals and name.isidentifier() and not setting.value.startswith("-"):
+                    where = Location(command.script.path, setting.span)
+                    found[name] = Provenance("env", where, _nonempty_option(text, state))
+            continue
         for option, word, value in wrapper.options:
             if word is None:
                 continue
@@ -419,6 +439,8 @@ class Environment:
                         sourced = self.file_state(target)
                         assigned.update(sourced.assigned)
                         exported.update(sourced.exported)
+                        if _allexport_at(script, call.command.node.start_byte):
+                            exported.update(sourced.assigned)  # `set -a; source .env; set +a`
                         validated |= sourced.validated
                         unknown = unknown or sourced.unknown
                         functions.update(sourced.functions)

@@ -7,10 +7,12 @@ path to that line:
   validate it (`check_env_vars X`, `${X:?}`), nor source a file that does;
 - no caller provides it. For a launcher (`runners/launch_*.sh`) the callers are the workflow steps
   that run launchers (their `env:` blocks and exports) and the master configs'
-  `additional-settings`; for any script, the scripts that run it (exported variables) or source it
-  (all variables), and their own callers in turn.
+  `additional-settings`; for any script, the scripts that run it (exported variables, those set
+  under `set -a` too, and what a wrapper sets: `env X=1`, `srun --export=ALL,X=1`, `docker run
+  -e X=1`) or source it (all variables), and their own callers in turn.
 
-The finding names each route on which X arrives unset.
+The finding names each route on which X arrives unset, except a launcher's route whose entry
+decides the line does not run (`if [[ "$IS_MULTINODE" == true ]]` for a single-node entry).
 
 ## Why is this bad?
 The line looks like it passes a value through, but it only turns "unset" into "set to the empty

@@ -943,6 +943,7 @@ class _Builder:
         self.root = root
         self.errexit = script.errexit_at_start
         self.pipefail = False  # (a shell `bash -c` starts does not inherit it)
+        self.allexport = False
         self.by_node: dict[int, Command] = {}
         self.words: dict[int, Word] = {}
         self.guard_nodes: dict[int, Syn] = {}  # (an `if`'s then and else: one statement)
@@ -1299,6 +1300,8 @@ class _Builder:
         kind: str,
         exported: bool,
     ) -> None:
+        if self.allexport and kind not in ("prefix", "unexport", "dynamic"):
+            exported = True  # `set -a`: every variable set is exported
         assignment = Assignment(name, value, node, command, kind, exported)
         command.assignments += (assignment,)
         self.script.assignments.append(assignment)
@@ -1328,6 +1331,9 @@ class _Builder:
             pipefail = option_change([w.value for w in command.args], "pipefail")
             if pipefail is not None:
                 self.pipefail = pipefail
+            allexport = option_change([w.value for w in command.args], "allexport", "a")
+            if allexport is not None:
+                self.allexport = allexport
         elif base in ("read", "mapfile", "readarray", "getopts", "printf"):
             self.read_targets(command, base, [w.value for w in command.args])
         elif base == "let":  # `let m=3 "n += 1" i++`
