@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 
 from benchlint import profile
@@ -169,16 +170,23 @@ def backend_type(root: YNode | None) -> str | None:
     return kind.value.strip().lower() if kind is not None and kind.is_scalar else None
 
 
-def benchmark_script(root: YNode | None) -> str | None:
+def benchmark_script(root: YNode | None, types: Container[str] = ()) -> str | None:
     """The repository script a recipe's `benchmark.command` runs (`bash /infmax-workspace/x.sh`:
-    srt-slurm mounts this repository at /infmax-workspace)."""
+    srt-slurm mounts this repository at /infmax-workspace), or, in an srt-slurm checkout, the
+    script of its `benchmark.type` (`types`: the scripts of the checkout, by path)."""
     settings = settings_root(root)
     benchmark = settings.get("benchmark") if settings is not None else None
-    command = benchmark.get("command") if benchmark is not None and benchmark.is_map else None
-    if command is None or not command.is_scalar:
+    if benchmark is None or not benchmark.is_map:
         return None
-    match = _WORKSPACE_SCRIPT.search(command.value)
-    return match.group(1) if match else None
+    command = benchmark.get("command")
+    if command is not None and command.is_scalar:
+        match = _WORKSPACE_SCRIPT.search(command.value)
+        return match.group(1) if match else None
+    kind = benchmark.get("type")
+    if kind is not None and kind.is_scalar and kind.value:
+        path = profile.BENCHMARK_TYPE_SCRIPT.format(type=kind.value)
+        return path if path in types else None
+    return None
 
 
 @dataclass(frozen=True)
@@ -195,9 +203,11 @@ class ScriptRun:
     release: str | None = None
 
 
-def script_run(path: str, root: YNode | None) -> tuple[str, ScriptRun] | None:
+def script_run(
+    path: str, root: YNode | None, types: Container[str] = ()
+) -> tuple[str, ScriptRun] | None:
     """(the script, how this recipe runs it), or None for a recipe that runs no script."""
-    script = benchmark_script(root)
+    script = benchmark_script(root, types)
     if script is None:
         return None
     backend = backend_type(root)

@@ -326,14 +326,22 @@ class Wiring:
         findings that name them are the same whatever order the files were found in)."""
         runs: dict[str, list[ScriptRun]] = {}
         masters = set(self.ws.glob(self.layout.master_configs))
+        # an srt-slurm checkout: the scripts its recipes' `benchmark.type` names
+        head, _, _ = profile.BENCHMARK_TYPE_SCRIPT.partition("{type}")
+        types = {p for p in self.ws.shell_paths if p.startswith(head)}
         for path in sorted(self.ws.yaml_paths):  # any recipe, wherever kept, can run a script
             if path in masters:
                 continue
             source = self.ws.source(path)
-            if source is None or profile.SCRIPT_RUN_MARKER not in source.text.lower():
+            if source is None:
+                continue
+            text = source.text
+            if profile.SCRIPT_RUN_MARKER not in text.lower() and not (
+                types and "benchmark" in text
+            ):
                 continue  # a recipe that runs no script of this repository
             document = self.ws.yaml(path)
-            found = script_run(path, document.root if document is not None else None)
+            found = script_run(path, document.root if document is not None else None, types)
             if found is not None:
                 runs.setdefault(found[0], []).append(found[1])
         return runs

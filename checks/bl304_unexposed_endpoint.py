@@ -1,17 +1,18 @@
 """A probe of an HTTP route or a metric the server on that path does not expose.
 
 ## What it does
-Finds the probes in scripts — `curl`/`wget` URLs with a path, `--health-endpoint` style flags
-(with the command's own `--port`/`--node-ports` as the port), and metric names (`vllm:…`,
-`sglang:…`, `dynamo_frontend_…`) matched in the script, also in a command held in a string that
-`eval`, `bash -c "$CMD"` or a function that runs its arguments (`wait_or_die "$pid" bash -c
-"$CMD"`) runs, and metric names in a program fed to an interpreter as a heredoc
-(`python3 - "$URL" <<'PY'`, or `"$AIPERF_PYTHON" - ...` where the script or a file it sources
-gives the variable only interpreters' paths) — and decides which server each talks to: the
-launch in the same script (by port when there are several), or the recipes that run the script
-as their `benchmark.command` (`bash /infmax-workspace/<path>`; the probe may reach the recipe's
-frontend — srtctl's `sglang` frontend is sglang_router — or its workers; one report per set of
-servers the recipes give it).
+Finds the probes in scripts — `curl`/`wget` URLs with a path, `--health-endpoint` style flags (with
+the command's own `--port`/`--node-ports` as the port), and metric names (`vllm:…`, `sglang:…`,
+`dynamo_frontend_…`) matched in the script, also in a command held in a string that `eval`,
+`bash -c "$CMD"` or a function that runs its arguments (`wait_or_die "$pid" bash -c "$CMD"`) runs,
+and metric names in a program fed to an interpreter as a heredoc (`python3 - "$URL" <<'PY'`, or
+`"$AIPERF_PYTHON" - ...` where the script or a file it sources gives the variable only
+interpreters' paths) — and decides which server each talks to: the launch in the same script (by
+port when there are several), or the recipes that run the script as their `benchmark.command`
+(`bash /infmax-workspace/<path>`; in an srt-slurm checkout, the script of their `benchmark.type`,
+`src/srtctl/benchmarks/scripts/<type>/bench.sh`; the probe may reach the recipe's frontend —
+srtctl's `sglang` frontend is sglang_router — or its workers; one report per set of servers the
+recipes give it).
 
 It reports a route that server does not expose, from the route tables of every released vLLM
 (0.10.0-0.31.0) and SGLang (0.4.0-0.5.23) server and sglang-router (0.0.2-0.3.2) in
