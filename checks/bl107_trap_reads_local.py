@@ -2,8 +2,9 @@
 
 ## What it does
 Reports `trap HANDLER EXIT` registered inside a function when the handler, run later, reads a
-variable declared `local` in that function: a handler function's body, or a single-quoted
-handler string (`trap 'scancel "$job_id"' EXIT`), both expanded when the trap fires.
+variable declared `local` in that function (or `declare`/`typeset` there without `-g`: a local
+too): a handler function's body, or a single-quoted handler string
+(`trap 'scancel "$job_id"' EXIT`), both expanded when the trap fires.
 
 ## Why is this bad?
 Bash runs an EXIT trap when the script ends, after the function has returned and its locals are
@@ -128,7 +129,8 @@ def _findings(script: Script) -> Iterator[Finding]:
             f"and its handler {shown} reads {names}, local to {trap.function}: it sees "
             f"{'an empty value' if len(gone) == 1 else 'empty values'}",
             Location(script.path, trap.first_line_span),
-            help='drop `local` or expand the value now (`trap "..." EXIT`)',
+            help=f"drop `{locals_[gone[0]].command.base or 'local'}` or expand the value now "
+            '(`trap "..." EXIT`)',
             related=tuple(Location(script.path, locals_[n].span, f"local {n}") for n in gone),
             subject=f"{trap.function}:{names}",
         )
@@ -138,7 +140,8 @@ def _findings(script: Script) -> Iterator[Finding]:
 def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.shell_paths):
         source = ctx.ws.source(path)
-        if source is None or "local" not in source.text or "trap" not in source.text:
+        text = source.text if source is not None else ""
+        if "trap" not in text or not any(w in text for w in ("local", "declare", "typeset")):
             continue
         script = ctx.ws.shell(path)
         if script is not None:

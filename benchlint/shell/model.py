@@ -1177,6 +1177,12 @@ class _Builder:
         flags = [self.word(c) for c in node.named_children if c.type in ("word", "concatenation")]
         words.extend(flags)
         kind = keyword.type if keyword.type in _DECLARATIONS else "declare"
+        if (
+            kind in ("declare", "typeset")
+            and ctx.function is not None
+            and not any(f.value.startswith("-") and "g" in f.value for f in flags)
+        ):
+            kind = "local"  # (in a function, `declare` makes a local, as `local` does)
         exported = kind == "export" or any(
             f.value.startswith("-") and "x" in f.value for f in flags
         )
