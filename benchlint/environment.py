@@ -399,7 +399,11 @@ class Environment:
                         unknown = unknown or f"sets a variable named at run time (line {line})"
                     continue  # (a local is gone when the function returns)
                 name = assignment.name
-                if assignment.value is not None or kind in _ASSIGNING:
+                value = assignment.value
+                if (value is not None or kind in _ASSIGNING) and not (
+                    # `export X="$X"` gives X no value of its own: still the caller's
+                    value is not None and name not in assigned and value.variable() == name
+                ):
                     assigned[name] = assignment
                 if assignment.exported:
                     exported[name] = assigned.get(name, assignment)

@@ -4,7 +4,7 @@
 Reports `export X="$X"`, `export X=$X` and `X=$X; export X` when X has no value source on the
 path to that line:
 - the script does not assign X earlier (`X=...`, `read X`, `for X in`, `: "${X:=default}"`), nor
-  validate it (`check_env_vars X`, `${X:?}`), nor source a file that does;
+  validate it (`check_env_vars X`, `${X:?}`, `${X?}`), nor source a file that does;
 - no caller provides it. For a launcher (`runners/launch_*.sh`) the callers are the workflow steps
   that run launchers (their `env:` blocks and exports) and the master configs'
   `additional-settings`; for any script, the scripts that run it (exported variables, those set
@@ -149,6 +149,12 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             state = environment.state_before(script, assignment.command.node.start_byte)
             if state.unknown or name in state.assigned or name in state.validated:
+                continue
+            start = assignment.command.node.start_byte
+            if any(  # `: "${X?}"` before it: the script stops there when X is unset
+                e.name == name and e.operator == "?" and e.node.start_byte < start
+                for e in script.expansions
+            ):
                 continue
             unset_on = [
                 r

@@ -357,7 +357,8 @@ class Expansion:
 
     @property
     def validates(self) -> bool:
-        return self.operator in (":?", "?")
+        """`${X:?}`: the shell stops when X is unset or empty (`${X?}` only when unset)."""
+        return self.operator == ":?"
 
     @property
     def defaults(self) -> bool:
