@@ -7,8 +7,10 @@ every value the script assigns to NAME is a string of several blank-separated wo
 with a flag (`args="--tp 8 --port 30000"`), or adds to its earlier value
 (`args="$args --speculative-algorithm EAGLE"`, onto one flag too), or is empty (`args=""` where a
 branch then sets the flags: on that path the engine gets one empty argument, which argparse rejects
-too). The alternative of an expansion, `${args:+"$args"}`, is reported when a path sets several
-words (it gives nothing when `args` is empty, else its value as one word).
+too). So is `"${args:-}"` (its value, or an empty word), and `"${args[*]}"` of an array of flags
+(its elements joined into one word). The alternative of an expansion, `${args:+"$args"}`, is
+reported when a path sets several words (it gives nothing when `args` is empty, else its value as
+one word).
 
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument
@@ -51,9 +53,20 @@ def _quoted_variable(word: Word) -> str | None:
     """NAME for a word that is exactly `"$NAME"` or `"${NAME}"`, or that alternative of an
     expansion (`${NAME:+"$NAME"}`: nothing when NAME is empty, else its value as one word)."""
     if word.node.type == "string":
-        return word.variable()
+        empty = _EMPTY_DEFAULT.fullmatch(word.text)  # `"${NAME:-}"`: its value, or empty
+        return empty.group(1) if empty is not None else word.variable()
     match = _ALTERNATIVE.fullmatch(word.text) if word.node.type == "expansion" else None
     return match.group(2) or match.group(3) if match is not None else None
+
+
+def _joined_array(word: Word) -> str | None:
+    """NAME for `"${NAME[*]}"`: the elements joined into one word."""
+    match = _STAR.fullmatch(word.text) if word.node.type == "string" else None
+    return match.group(1) if match is not None else None
+
+
+_EMPTY_DEFAULT = re.compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*):?-\}"')
+_STAR = re.compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[\*\]\}"')
 
 
 _ALTERNATIVE = re.compile(
@@ -87,6 +100,19 @@ def _joined(values: list[Word], name: str) -> bool:
     return sets
 
 
+def _arrays_of_flags(values: list[Word]) -> bool:
+    """Every value is an array whose first element is a flag, one of them with several
+    elements (joined by `"${NAME[*]}"` into one word)."""
+    return (
+        bool(values)
+        and all(
+            v.items is not None and bool(v.items) and v.items[0].value.startswith("-")
+            for v in values
+        )
+        and any(len(v.items or []) > 1 for v in values)
+    )
+
+
 def _joined_value(values: list[Word], name: str) -> str:
     """A value to show: the first that sets flags, with what the appends after it add."""
     own = re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r"\b)")
@@ -109,12 +135,17 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue  # ssh joins its arguments and the remote shell splits them again
             for word, _ in launch.argv:
                 name = _quoted_variable(word)
-                if name is None:
-                    continue
-                values = string_values(word.script, name)
-                if not values or not _joined(values, name):
-                    continue
-                first = " ".join(_joined_value(values, name).split())
+                if name is not None:
+                    values = string_values(word.script, name)
+                    if not values or not _joined(values, name):
+                        continue
+                    first = " ".join(_joined_value(values, name).split())
+                else:
+                    name = _joined_array(word)
+                    values = [a.value for a in assignments_of(word.script, name or "") if a.value]
+                    if name is None or not _arrays_of_flags(values):
+                        continue
+                    first = " ".join(w.value for w in values[0].items or [])
                 shown = first if len(first) <= 60 else first[:57] + "..."
                 yield Finding(
                     "BL106",
@@ -126,6 +157,10 @@ def check(ctx: Context) -> Iterator[Finding]:
                         for a in assignments_of(word.script, name)
                     )[:3],
                     subject=f"{launch.module}:{name}",
-                    help=f"write `${name}` unquoted, or hold the flags in an array "
-                    f'(`{name}=(...)`, then `"${{{name}[@]}}"`)',
+                    help=(
+                        f'write `"${{{name}[@]}}"`: one word per element'
+                        if word.text.endswith('[*]}"')
+                        else f"write `${name}` unquoted, or hold the flags in an array "
+                        f'(`{name}=(...)`, then `"${{{name}[@]}}"`)'
+                    ),
                 )
