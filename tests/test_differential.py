@@ -902,6 +902,35 @@ def test_a_pipeline_that_cannot_fail_by_the_model_goes_on_in_bash(
         assert ran.stdout.endswith("survived\n"), ran
 
 
+_EXPORTING = [
+    "x1=1",
+    "export x1=1",
+    "set -a\nx1=1\nset +a\nx2=2",
+    "set -o allexport\nread -r x1 <<< v\nset +o allexport\nx2=2",
+    "set -a\nf() { x1=1; }\nset +a\nx2=2\nf",
+    "declare -x x1=1\nx2=2",
+    "x1=1\nexport -n x1",
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("program", _EXPORTING)
+def test_what_the_model_exports_agrees_with_bash(program: str) -> None:
+    """The names the model marks exported (`export`, `declare -x`, under `set -a`) are those
+    a child process sees (a function defined under `set -a` and called after `set +a` exports
+    nothing: bash applies the option where the assignment runs)."""
+    script = parse_file(SourceText("t.sh", f"{program}\n".encode()))
+    exported: dict[str, bool] = {}
+    for assignment in script.assignments:  # (in text order: the last one decides)
+        exported[assignment.name] = assignment.exported or (
+            exported.get(assignment.name, False) and assignment.kind != "unexport"
+        )
+    modelled = sorted(name for name, on in exported.items() if on)
+    probe = f"{program}\nbash -c 'for v in x1 x2; do [ -n \"${{!v+x}}\" ] && echo $v; done'\n"
+    done = _bash_run(probe)
+    assert modelled == sorted(done.stdout.split()), (program, done.stderr)
+
+
 @needs_bash
 @pytest.mark.parametrize(
     ("statement", "pipefail", "ends"),

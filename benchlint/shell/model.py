@@ -1308,7 +1308,9 @@ class _Builder:
         exported: bool,
     ) -> None:
         if self.allexport and kind not in ("prefix", "unexport", "dynamic"):
-            exported = True  # `set -a`: every variable set is exported
+            # `set -a`: every variable set is exported; in a function's body it depends on the
+            # state where the function is called, which the text does not give (not marked)
+            exported = exported or command.function is None
         assignment = Assignment(name, value, node, command, kind, exported)
         command.assignments += (assignment,)
         self.script.assignments.append(assignment)
