@@ -21,7 +21,7 @@ from benchlint import profile
 from benchlint.calls import Call, call_graph
 from benchlint.finding import Location
 from benchlint.shell.evaluate import guards_hold
-from benchlint.shell.model import Assignment, Command, Script, option_change
+from benchlint.shell.model import Assignment, Command, Script
 from benchlint.wiring import Route, Wiring, entry_environment
 from benchlint.workflow import LauncherStep
 from benchlint.workspace import Workspace
@@ -171,13 +171,11 @@ _CONTAINERS = frozenset(
 def _allexport_at(script: Script, offset: int) -> bool:
     """Whether `set -a` (allexport) is in effect at a byte offset of the script, by the `set`
     commands before it in its text."""
-    state, last = False, -1
-    for command in script.commands:
-        start = command.node.start_byte
-        if command.base == "set" and last < start < offset:
-            change = option_change([w.value for w in command.args], "allexport", "a")
-            if change is not None:
-                state, last = change, start
+    state = False
+    for command, on in script.option_sets("allexport", "a"):
+        if command.node.start_byte >= offset:
+            break
+        state = on
     return state
 
 

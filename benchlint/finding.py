@@ -7,6 +7,11 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 
+def clip(text: str, width: int) -> str:
+    """The text as a message quotes it: at most `width` characters, cut with `...`."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 class Severity(enum.Enum):
     ERROR = "error"
     WARNING = "warning"

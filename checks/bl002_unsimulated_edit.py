@@ -80,7 +80,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.finding import Finding, Severity
+from benchlint.finding import Finding, Severity, clip
 from benchlint.launcher import Rewrite
 from benchlint.registry import rule
 from benchlint.shell.model import first_line
@@ -101,9 +101,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     for key, (rewrite, why) in reasons.items():
         reached = routes[key]
         recipes = set(reached.values())
-        text = first_line(rewrite.command.script.text_of(rewrite.command.node))
-        if len(text) > 60:
-            text = text[:57] + "..."
+        text = clip(first_line(rewrite.command.script.text_of(rewrite.command.node)), 60)
         yield Finding(
             "BL002",
             f"`{text}` is not simulated ({why.rstrip('.')}): BL201 and BL204 did not check "

@@ -110,11 +110,11 @@ from dataclasses import dataclass, field
 
 from benchlint.context import Context
 from benchlint.engines import launches
-from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
 from benchlint.fixes import line_removal
 from benchlint.registry import rule
 from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
-from benchlint.shell.model import Command, Script, errexit_change, first_line
+from benchlint.shell.model import Command, Script, first_line
 from benchlint.workflow import cancels_runner_jobs
 
 
@@ -705,11 +705,9 @@ def _killed_through_pipe(flow: Flow) -> Iterator[Finding]:
         )
         if kill is None:
             continue
-        text = first_line(script.text_of(head.node))
-        shown = text if len(text) <= 40 else text[:37] + "..."
+        shown = clip(first_line(script.text_of(head.node)), 40)
         tail = statements[last].name or "the last command"
-        killed = first_line(script.text_of(kill.node))
-        killed = killed if len(killed) <= 40 else killed[:37] + "..."
+        killed = clip(first_line(script.text_of(kill.node)), 40)
         yield Finding(
             "BL103",
             f"`{shown}` heads a background pipeline whose `$!` is its last command's "
@@ -782,15 +780,13 @@ def _body_calls(
     if found is None:
         body = script.body(function)
         calls = [c for c in body if c.name in script.functions and c.name != function]
-        sets = min(
+        sets = next(
             (
                 c.node.start_byte
-                for c in body
-                if not c.subshell
-                and c.base == "set"
-                and errexit_change([w.value for w in c.args]) is not None
+                for c, _ in script.errexit_sets()
+                if c.function == function and not c.subshell
             ),
-            default=None,
+            None,
         )
         found = known[key] = (calls, sets)
     return found
@@ -1049,13 +1045,7 @@ def _libraries(ctx: Context, script: Script) -> dict[str, Script]:
 
 def _final_errexit(script: Script) -> bool | None:
     """The errexit state the file's top level leaves, if it sets one."""
-    states = [
-        change
-        for c in script.commands
-        if c.base == "set" and c.function is None and not c.subshell
-        for change in (errexit_change([w.value for w in c.args]),)
-        if change is not None
-    ]
+    states = [on for c, on in script.errexit_sets() if c.function is None and not c.subshell]
     return states[-1] if states else None
 
 

@@ -44,7 +44,7 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.engines import assignments_of, launches, string_values
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.registry import rule
 from benchlint.shell.model import Word
 
@@ -146,7 +146,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     if name is None or not _arrays_of_flags(values):
                         continue
                     first = " ".join(w.value for w in values[0].items or [])
-                shown = first if len(first) <= 60 else first[:57] + "..."
+                shown = clip(first, 60)
                 yield Finding(
                     "BL106",
                     f"`{word.text}` hands `{launch.module}` one argument, `{shown}`: the "

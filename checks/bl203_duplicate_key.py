@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.finding import Finding, Fix, Location, Severity
+from benchlint.finding import Finding, Fix, Location, Severity, clip
 from benchlint.fixes import line_removal
 from benchlint.registry import rule
 from benchlint.yamlmodel import Duplicate, YamlDocument, YNode
@@ -54,7 +54,7 @@ from benchlint.yamlmodel import Duplicate, YamlDocument, YNode
 
 def _show(node: YNode) -> str:
     if node.is_scalar:
-        text = node.value if len(node.value) <= 40 else node.value[:37] + "..."
+        text = clip(node.value, 40)
         return repr(text) if node.style in ("'", '"') or not text else text
     return "a mapping" if node.is_map else "a sequence"
 

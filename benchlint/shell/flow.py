@@ -15,14 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from benchlint.shell.model import (
-    Command,
-    Redirect,
-    Script,
-    errexit_change,
-    first_line,
-    option_change,
-)
+from benchlint.shell.model import Command, Redirect, Script, first_line, option_change
 
 # Commands that do not fail in practice, so errexit does not make them exit paths.
 _CANNOT_FAIL = frozenset(
@@ -317,8 +310,8 @@ class Flow:
             next(
                 (
                     c.node.start_byte
-                    for c in self.statements
-                    if c.base == "set" and errexit_change([w.value for w in c.args]) is not None
+                    for c, _ in script.errexit_sets()
+                    if c.function == function and not c.subshell
                 ),
                 None,
             )
@@ -413,11 +406,7 @@ class Flow:
         if self._sourcing is None:
             return command.errexit
         if self._errexit_events is None:
-            own = [
-                c.node.start_byte
-                for c in self.script.commands
-                if c.base == "set" and errexit_change([w.value for w in c.args]) is not None
-            ]
+            own = [c.node.start_byte for c, _ in self.script.errexit_sets()]
             sourced = []
             for statement in self.statements:
                 if statement.base in ("source", "."):

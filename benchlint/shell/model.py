@@ -582,6 +582,7 @@ class Script:
         self._mentions: dict[str, bool] = {}
         self._bodies: dict[str, list[Command]] | None = None
         self._calls: list[Command] | None = None
+        self._option_sets: dict[str, list[tuple[Command, bool]]] = {}
         self._tree: Tree | None = None  # parsed again only when `syntax` is asked
         # a nested script's: the file offset of each character of its text
         self.offsets: list[int] | None = None
@@ -601,6 +602,25 @@ class Script:
         # the first line (0-based) tree-sitter-bash could not parse, when it could not
         self.error_row = _first_error_row(root) if self.has_error else None
         _Builder(self, root).build()
+
+    def option_sets(self, name: str, letter: str = "") -> list[tuple[Command, bool]]:
+        """The script's `set` commands that change an option (`errexit`/`e`, `allexport`/`a`),
+        each with the state it sets, in text order (asked once per option)."""
+        found = self._option_sets.get(name)
+        if found is None:
+            found = self._option_sets[name] = [
+                (c, change)
+                for c in self.commands
+                if c.base == "set"
+                for change in (option_change([w.value for w in c.args], name, letter),)
+                if change is not None
+            ]
+            found.sort(key=lambda item: item[0].node.start_byte)
+        return found
+
+    def errexit_sets(self) -> list[tuple[Command, bool]]:
+        """`option_sets` of errexit (`set -e`, `set +o errexit`)."""
+        return self.option_sets("errexit", "e")
 
     def body(self, function: str) -> list[Command]:
         """The commands of a function defined in this script, in text order."""
