@@ -25,7 +25,8 @@ sources too) acquires and releases in its own body is checked in the body
 level or in a subshell, `( run_tests )`): its `exit`s, and its commands failing under `set -e` when
 a call runs with it (not in a test, not before `||`, not in `$(...)`) or the body sets it itself
 (so does a file the script sources: a library's top-level `set -euo pipefail` holds after the
-`source`); a top-level trap set before the first call that releases it covers it.
+`source`; one under a condition is not known and not counted); a top-level trap set before the
+first call that releases it covers it.
 
 ## Why is this bad?
 The allocation outlives the script: 16 exclusive GPUs stay reserved until Slurm's time limit,
@@ -1044,9 +1045,12 @@ def _libraries(ctx: Context, script: Script) -> dict[str, Script]:
 
 
 def _final_errexit(script: Script) -> bool | None:
-    """The errexit state the file's top level leaves, if it sets one."""
-    states = [on for c, on in script.errexit_sets() if c.function is None and not c.subshell]
-    return states[-1] if states else None
+    """The errexit state the file's top level leaves, if it sets one; None too when its last
+    `set` runs only under a condition (`[ -n "$STRICT" ] && set -e`: not known)."""
+    sets = [(c, on) for c, on in script.errexit_sets() if c.function is None and not c.subshell]
+    if not sets or sets[-1][0].guards:
+        return None
+    return sets[-1][1]
 
 
 @rule(
