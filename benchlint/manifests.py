@@ -23,6 +23,7 @@ from benchlint.yamlmodel import YamlDocument, YNode
 class Container:
     image: str | None  # None: the mapping names none
     script: Script  # `command` then `args`, as one command line
+    image_node: YNode | None = None  # where the image is named
 
 
 def containers(file: SourceText, document: YamlDocument) -> Iterator[Container]:
@@ -42,8 +43,9 @@ def containers(file: SourceText, document: YamlDocument) -> Iterator[Container]:
         if not argv:
             continue
         image = node.get("image")
-        name = image.value if image is not None and image.is_scalar else None
-        yield Container(name, command_line(file, argv))
+        if image is not None and not image.is_scalar:
+            image = None
+        yield Container(image.value if image is not None else None, command_line(file, argv), image)
 
 
 def command_line(file: SourceText, argv: list[YNode]) -> Script:

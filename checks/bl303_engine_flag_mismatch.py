@@ -12,11 +12,14 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   the release and when the flag left or arrives;
 - in a recipe's `backend.<engine>_config.<role>`, a flag the release of the recipe's
   `model.container` image does not accept (an override block's own container wins);
+- in a Kubernetes container (a Deployment's, a LeaderWorkerSet's: its `command` and `args`,
+  or the script a `sh -c` item runs), a flag the release of the container's `image` does not
+  accept;
 - where no release is known (a nightly or custom image, a container alias, a script no entry
-  runs; `--statistics` counts these launches), a flag only the other engine has: on SGLang
-  `--enable-auto-tool-choice`, `--max-num-seqs`, `--gpu-memory-utilization`; on vLLM
-  `--mem-fraction-static`, `--max-running-requests`, `--disable-radix-cache`, with the
-  engine's own spelling where there is one.
+  runs, a container's `:latest` image; every report counts these launches), a flag only the
+  other engine has: on SGLang `--enable-auto-tool-choice`, `--max-num-seqs`,
+  `--gpu-memory-utilization`; on vLLM `--mem-fraction-static`, `--max-running-requests`,
+  `--disable-radix-cache`, with the engine's own spelling where there is one.
 
 ## Why is this bad?
 Both servers use argparse and exit at once on an unknown option: the job fails after the
@@ -62,6 +65,7 @@ from benchlint.engine_flags import ENGINES, engine_flags
 from benchlint.engines import Arg, launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.images import image_release
+from benchlint.manifests import containers
 from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
 from benchlint.releases import Running, launch_releases, scripts_with_releases
@@ -132,6 +136,11 @@ UNDECIDED = (
     "engine launches with a flag only some releases accept not checked against their release "
     "(BL303: no entry's image names it, or no entry runs the script)"
 )
+UNDECIDED_MANIFEST = (
+    "engine launches in Kubernetes containers with a flag only some releases accept not checked "
+    "against their release (BL303: the container's image names no release, or one outside the "
+    "measured range)"
+)
 
 
 @rule("BL303", "engine-flag-mismatch", Severity.ERROR, tags=("engines",))
@@ -171,9 +180,63 @@ def check(ctx: Context) -> Iterator[Finding]:
     roots = ctx.ws.recipe_roots
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if not any(path_matches(path, root, inside=True) for root in roots):
+            yield from _manifest_findings(ctx, path)
             continue
         document = ctx.ws.yaml(path)
         yield from _recipe_findings(path, document.root if document is not None else None)
+
+
+def _manifest_findings(ctx: Context, path: str) -> Iterator[Finding]:
+    """The engine launches of a Kubernetes container's `command` and `args`: against the
+    release its `image` names, else the other engine's flags."""
+    source = ctx.ws.source(path)
+    if source is None or not any(name in source.text for name in ENGINES):
+        return
+    document = ctx.ws.yaml(path)
+    if document is None:
+        return
+    data = engine_flags()
+    for container in containers(source, document):
+        found = image_release(container.image) if container.image is not None else None
+        for launch in launches(container.script):
+            if launch.engine not in ENGINES:
+                continue
+            engine = launch.engine
+            version = found[1] if found is not None and found[0] == engine else None
+            flags = [a for a in launch.flags if a.value.startswith("--")]
+            if any(
+                data.varies(engine, name)
+                and (version is None or data.accepts(engine, version, name) is None)
+                for name in (flag_name(a.value) for a in flags)
+            ):
+                ctx.count(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span))
+            where = f"on `{launch.command.name}`" if launch.command.name else "here"
+            for arg in flags:
+                flag = flag_name(arg.value)
+                if (
+                    version is not None
+                    and container.image_node is not None
+                    and data.varies(engine, flag)
+                    and data.accepts(engine, version, flag) is False
+                ):
+                    history = data.history(engine, version, flag)
+                    yield Finding(
+                        "BL303",
+                        f"`{arg.value}` {where} is not a flag of {ENGINES[engine]} {version}, the "
+                        "release of the container's image: the server exits with "
+                        "`unrecognized arguments`",
+                        Location(path, arg.span),
+                        related=(Location(path, container.image_node.span, "image"),),
+                        subject=flag,
+                        notes=(history,) if history else (),
+                    )
+                    continue
+                owner = data.foreign(engine, flag)
+                if owner is not None:
+                    message, hint = _message(flag, arg.value, engine, owner, where)
+                    yield Finding(
+                        "BL303", message, Location(path, arg.span), subject=flag, help=hint
+                    )
 
 
 def _container(root: YNode, where: str) -> YNode | None:

@@ -465,6 +465,34 @@ def test_what_a_rule_cannot_decide_is_said_with_where(tmp_path: Path) -> None:
     assert "engine launches with a flag only some releases accept" in statistics.stderr
 
 
+def test_containers_of_an_unknown_release_are_said(tmp_path: Path) -> None:
+    """A Kubernetes container's engine launch with a flag only some releases accept, in an image
+    that names no release or one outside the measured range, is counted, not passed over; one
+    of a measured release is decided and not listed."""
+    container = "containers:\n  - image: {image}\n    command: [vllm, serve, m, {flag}]\n"
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "deploy/latest.yaml": container.format(
+                image="vllm/vllm-openai:latest", flag="--max-seq-len-to-capture"
+            ),
+            "deploy/old.yaml": "\n"
+            + container.format(image="vllm/vllm-openai:v0.7.1", flag="--max-seq-len-to-capture"),
+            "deploy/known.yaml": container.format(
+                image="vllm/vllm-openai:v0.10.1", flag="--max-seq-len-to-capture"
+            ),
+            "deploy/steady.yaml": container.format(image="vllm/vllm-openai:latest", flag="--port"),
+        },
+    )
+    outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
+    assert json.loads(outcome.stdout)["findings"] == []
+    assert (
+        "engine launches in Kubernetes containers with a flag only some releases accept not "
+        "checked against their release (BL303: the container's image names no release, or one "
+        "outside the measured range): 2 (deploy/latest.yaml:3, deploy/old.yaml:4)"
+    ) in json.loads(outcome.stdout)["warnings"]
+
+
 _GROWN = {
     "configs/runners.yaml": "labels:\n  x: [x_0]\n",
     "runners/launch_x.sh": (
