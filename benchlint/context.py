@@ -6,15 +6,17 @@ the registry of rules and the rules).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from benchlint.environment import Environment
-from benchlint.finding import Location
+from benchlint.finding import Finding, Location, Undecided
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.shell.model import Script
 from benchlint.suppress import Suppression
 from benchlint.wiring import Entry, Route, Wiring
 from benchlint.workspace import Workspace
+from benchlint.yamlmodel import YamlDocument
 
 
 class Context:
@@ -38,6 +40,17 @@ class Context:
     def count(self, what: str, where: Location) -> None:
         """Something a rule could not decide, so did not report: said, never silent."""
         self.undecided.setdefault(what, []).append(where)
+
+    def document_pass(
+        self, rule_id: str, path: str, run: Callable[[YamlDocument], list[Finding | Undecided]]
+    ) -> Iterator[Finding]:
+        """The findings of a rule's document pass over the file (`Workspace.pass_findings`);
+        what it could not decide is counted."""
+        for item in self.ws.pass_findings(rule_id, path, run):
+            if isinstance(item, Undecided):
+                self.count(item.what, item.where)
+            else:
+                yield item
 
     @property
     def sees_everything(self) -> bool:

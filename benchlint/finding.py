@@ -41,6 +41,14 @@ class Location:
         return f"{self.path}:{self.span.line}:{self.span.column}"
 
 
+class Undecided(NamedTuple):
+    """Something a rule could not decide, so did not report, and where: a document pass's
+    result beside its findings (see `Context.count`)."""
+
+    what: str
+    where: Location
+
+
 @dataclass(frozen=True)
 class Edit:
     """Replace the text of `span` (end exclusive; an empty span inserts) with `text`."""

@@ -26,8 +26,11 @@ class Container:
     image_node: YNode | None = None  # where the image is named
 
 
-def containers(file: SourceText, document: YamlDocument) -> Iterator[Container]:
-    """Every mapping of the document with a `command` or `args` list of scalars."""
+def containers(
+    file: SourceText, document: YamlDocument, naming: tuple[str, ...] = ()
+) -> Iterator[Container]:
+    """Every mapping of the document with a `command` or `args` list of scalars (`naming`: only
+    those whose items hold one of these words: modelling a long `sh -c` script costs)."""
     for node in YamlDocument.nodes(document.documents):
         if not node.is_map:
             continue
@@ -40,7 +43,7 @@ def containers(file: SourceText, document: YamlDocument) -> Iterator[Container]:
                 argv = []
                 break
             argv.extend(value.items)
-        if not argv:
+        if not argv or (naming and not any(n in item.value for item in argv for n in naming)):
             continue
         image = node.get("image")
         if image is not None and not image.is_scalar:

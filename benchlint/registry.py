@@ -14,15 +14,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from benchlint.finding import Finding, Severity
+from benchlint.finding import Finding, Severity, Undecided
 
 if TYPE_CHECKING:
     from benchlint.context import Context
     from benchlint.yamlmodel import YamlDocument
 
 Check = Callable[["Context"], Iterable[Finding]]
-# a rule's pass over one YAML document alone (see `Workspace.pass_findings`)
-DocumentPass = Callable[["YamlDocument"], list[Finding]]
+# a rule's pass over one YAML document alone (see `Workspace.pass_findings`): its findings and
+# what it could not decide
+DocumentPass = Callable[["YamlDocument"], list[Finding | Undecided]]
 _RULES: dict[str, Rule] = {}
 _ID = re.compile(r"^BL\d{3}$")
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from benchlint.cache import Cache
 from benchlint.config import Config, Layout
-from benchlint.finding import Finding, Span
+from benchlint.finding import Finding, Span, Undecided
 from benchlint.layout import Detected, detect, detect_recipe_roots
 from benchlint.perfile import (
     FILE_START,
@@ -205,8 +205,8 @@ class Workspace:
         self._yaml: dict[str, YamlDocument | None] = {}
         # the rules' passes over one YAML document (rule id -> pass), set by the run, and what
         # each found (rule id -> path -> findings)
-        self.document_passes: dict[str, Callable[[YamlDocument], list[Finding]]] = {}
-        self._passed: dict[str, dict[str, list[Finding]]] = {}
+        self.document_passes: dict[str, Callable[[YamlDocument], list[Finding | Undecided]]] = {}
+        self._passed: dict[str, dict[str, list[Finding | Undecided]]] = {}
         # YAML files that are templates, not YAML documents: Helm chart templates, and YAML
         # with `{{ ... }}`/`{% ... %}` that does not parse (Go templates, Jinja)
         self.templates: set[str] = set()
@@ -625,8 +625,8 @@ class Workspace:
         return document
 
     def pass_findings(
-        self, rule_id: str, rel: str, run: Callable[[YamlDocument], list[Finding]]
-    ) -> list[Finding]:
+        self, rule_id: str, rel: str, run: Callable[[YamlDocument], list[Finding | Undecided]]
+    ) -> list[Finding | Undecided]:
         """What a rule's document pass (`run`, its `Rule.document_pass`) finds in the file,
         worked out once: when the document was built, if the run registered the pass in
         `document_passes` and the document was let go, else now."""

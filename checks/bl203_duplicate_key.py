@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.finding import Finding, Fix, Location, Severity, clip
+from benchlint.finding import Finding, Fix, Location, Severity, Undecided, clip
 from benchlint.fixes import line_removal
 from benchlint.registry import rule
 from benchlint.yamlmodel import Duplicate, YamlDocument, YNode
@@ -59,10 +59,11 @@ def _show(node: YNode) -> str:
     return "a mapping" if node.is_map else "a sequence"
 
 
-def _findings(document: YamlDocument) -> list[Finding]:
+def _findings(document: YamlDocument) -> list[Finding | Undecided]:
     """The duplicates of one document (the rule's document pass: worked out while the document
     is at hand, which a large one may not be later)."""
-    return list(_duplicates(document))
+    found: list[Finding | Undecided] = list(_duplicates(document))
+    return found
 
 
 @rule(
@@ -75,7 +76,7 @@ def _findings(document: YamlDocument) -> list[Finding]:
 )
 def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.yaml_paths):
-        yield from ctx.ws.pass_findings("BL203", path, _findings)
+        yield from ctx.document_pass("BL203", path, _findings)
 
 
 def _duplicates(document: YamlDocument) -> Iterator[Finding]:

@@ -138,7 +138,7 @@ def _manifest_findings(ctx: Context, path: str, release_override: str | None) ->
     if source is None or document is None:
         return
     data = worker_flags()
-    for container in containers(source, document):
+    for container in containers(source, document, (_MODULE,)):
         release = data.release_for(release_override or dynamo_release(container.image))
         yield from _launch_findings(container.script, release)
 

@@ -63,14 +63,14 @@ from benchlint.context import Context
 from benchlint.dynamo import flag_name
 from benchlint.engine_flags import ENGINES, engine_flags
 from benchlint.engines import Arg, launches
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, Undecided
 from benchlint.images import image_release
 from benchlint.manifests import containers
 from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
 from benchlint.releases import Running, launch_releases, scripts_with_releases
 from benchlint.workspace import path_matches
-from benchlint.yamlmodel import YNode
+from benchlint.yamlmodel import YamlDocument, YNode
 
 # The other engine's spelling of the same setting.
 EQUIVALENT = {
@@ -143,7 +143,70 @@ UNDECIDED_MANIFEST = (
 )
 
 
-@rule("BL303", "engine-flag-mismatch", Severity.ERROR, tags=("engines",))
+def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
+    """The rule's document pass: the engine launches of a Kubernetes container's `command` and
+    `args`, against the release its `image` names, else the other engine's flags."""
+    source = document.file
+    if not any(name in source.text for name in ENGINES):
+        return []
+    found: list[Finding | Undecided] = []
+    data = engine_flags()
+    path = source.path
+    for container in containers(source, document, tuple(ENGINES)):
+        image = image_release(container.image) if container.image is not None else None
+        for launch in launches(container.script):
+            if launch.engine not in ENGINES:
+                continue
+            engine = launch.engine
+            version = image[1] if image is not None and image[0] == engine else None
+            flags = [a for a in launch.flags if a.value.startswith("--")]
+            if any(
+                data.varies(engine, name)
+                and (version is None or data.accepts(engine, version, name) is None)
+                for name in (flag_name(a.value) for a in flags)
+            ):
+                found.append(
+                    Undecided(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span))
+                )
+            where = f"on `{launch.command.name}`" if launch.command.name else "here"
+            for arg in flags:
+                flag = flag_name(arg.value)
+                if (
+                    version is not None
+                    and container.image_node is not None
+                    and data.varies(engine, flag)
+                    and data.accepts(engine, version, flag) is False
+                ):
+                    history = data.history(engine, version, flag)
+                    found.append(
+                        Finding(
+                            "BL303",
+                            f"`{arg.value}` {where} is not a flag of {ENGINES[engine]} {version}, "
+                            "the release of the container's image: the server exits with "
+                            "`unrecognized arguments`",
+                            Location(path, arg.span),
+                            related=(Location(path, container.image_node.span, "image"),),
+                            subject=flag,
+                            notes=(history,) if history else (),
+                        )
+                    )
+                    continue
+                owner = data.foreign(engine, flag)
+                if owner is not None:
+                    message, hint = _message(flag, arg.value, engine, owner, where)
+                    found.append(
+                        Finding("BL303", message, Location(path, arg.span), subject=flag, help=hint)
+                    )
+    return found
+
+
+@rule(
+    "BL303",
+    "engine-flag-mismatch",
+    Severity.ERROR,
+    tags=("engines",),
+    document_pass=_manifest_pass,
+)
 def check(ctx: Context) -> Iterator[Finding]:
     data = engine_flags()
     for script in scripts_with_releases(ctx):
@@ -180,63 +243,10 @@ def check(ctx: Context) -> Iterator[Finding]:
     roots = ctx.ws.recipe_roots
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if not any(path_matches(path, root, inside=True) for root in roots):
-            yield from _manifest_findings(ctx, path)
+            yield from ctx.document_pass("BL303", path, _manifest_pass)
             continue
         document = ctx.ws.yaml(path)
         yield from _recipe_findings(path, document.root if document is not None else None)
-
-
-def _manifest_findings(ctx: Context, path: str) -> Iterator[Finding]:
-    """The engine launches of a Kubernetes container's `command` and `args`: against the
-    release its `image` names, else the other engine's flags."""
-    source = ctx.ws.source(path)
-    if source is None or not any(name in source.text for name in ENGINES):
-        return
-    document = ctx.ws.yaml(path)
-    if document is None:
-        return
-    data = engine_flags()
-    for container in containers(source, document):
-        found = image_release(container.image) if container.image is not None else None
-        for launch in launches(container.script):
-            if launch.engine not in ENGINES:
-                continue
-            engine = launch.engine
-            version = found[1] if found is not None and found[0] == engine else None
-            flags = [a for a in launch.flags if a.value.startswith("--")]
-            if any(
-                data.varies(engine, name)
-                and (version is None or data.accepts(engine, version, name) is None)
-                for name in (flag_name(a.value) for a in flags)
-            ):
-                ctx.count(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span))
-            where = f"on `{launch.command.name}`" if launch.command.name else "here"
-            for arg in flags:
-                flag = flag_name(arg.value)
-                if (
-                    version is not None
-                    and container.image_node is not None
-                    and data.varies(engine, flag)
-                    and data.accepts(engine, version, flag) is False
-                ):
-                    history = data.history(engine, version, flag)
-                    yield Finding(
-                        "BL303",
-                        f"`{arg.value}` {where} is not a flag of {ENGINES[engine]} {version}, the "
-                        "release of the container's image: the server exits with "
-                        "`unrecognized arguments`",
-                        Location(path, arg.span),
-                        related=(Location(path, container.image_node.span, "image"),),
-                        subject=flag,
-                        notes=(history,) if history else (),
-                    )
-                    continue
-                owner = data.foreign(engine, flag)
-                if owner is not None:
-                    message, hint = _message(flag, arg.value, engine, owner, where)
-                    yield Finding(
-                        "BL303", message, Location(path, arg.span), subject=flag, help=hint
-                    )
 
 
 def _container(root: YNode, where: str) -> YNode | None:
