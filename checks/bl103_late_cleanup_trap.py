@@ -146,15 +146,29 @@ def _assigned_name(statement: Command) -> str | None:
     return statement.assignments[0].name if statement.assignments and not statement.words else None
 
 
+def _candidates(script: Script) -> list[Command]:
+    """The script's commands that may acquire something: in the background, under a wrapper
+    that acquires, or `mktemp` (worked out once per script: every flow of it asks)."""
+    found = script.memo.get("BL103 candidates")
+    if found is None:
+        found = script.memo["BL103 candidates"] = [
+            command
+            for command in script.commands
+            if command.background
+            or command.invocation.base == "mktemp"
+            or any(w.name in _ACQUIRERS for w in command.invocation.wrappers)
+        ]
+    assert isinstance(found, list)
+    return found
+
+
 def _resources(flow: Flow) -> list[Resource]:
     script = flow.script
     found: list[Resource] = []
-    for command in script.commands:
+    for command in _candidates(script):
         invocation = command.invocation
         wrappers = {w.name: w for w in invocation.wrappers}
         base = invocation.base
-        if not command.background and not (wrappers.keys() & _ACQUIRERS) and base != "mktemp":
-            continue
         statement = flow.statement_of(command)
         if statement is None:
             continue
@@ -224,30 +238,41 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
     serve ... & SERVER_PID=$!; }`), acquired where the script's shell first calls the function
     (a `local` PID is gone when the function returns: nothing could release it by name; one
     the function kills itself before it returns is not held after the call)."""
-    script = flow.script
     found: list[Resource] = []
+    for function, (command, name) in _function_starts(flow.script).items():
+        call = next((s for s in flow.statements if s.name == function), None)
+        if call is not None:
+            found.append(Resource("background process", command, call, name, _KILL))
+    return found
+
+
+def _function_starts(script: Script) -> dict[str, tuple[Command, str]]:
+    """Each function's first background process kept in a global and not released by the
+    rest of its body, with that global (worked out once per script: every flow asks)."""
+    found = script.memo.get("BL103 function starts")
+    if isinstance(found, dict):
+        return found
+    starts: dict[str, tuple[Command, str]] = {}
     for function in script.functions:
         body = [c for c in script.body(function) if not c.subshell]
-        call = next((s for s in flow.statements if s.name == function), None)
-        if call is None:
-            continue
         for index, command in enumerate(body):
             if not command.background:
                 continue
             name = _pid_saved(body[index + 1 : index + 4])
             if name is None:
                 continue
-            resource = Resource("background process", command, call, name, _KILL)
+            probe = Resource("background process", command, command, name, _KILL)
             later = [script.text_of(c.node) for c in body[index + 1 :]]
             later += [  # (and the functions the rest of the body calls: `stop_server`)
                 script.text_of(script.functions[c.base])
                 for c in body[index + 1 :]
                 if c.base in script.functions and c.base != function
             ]
-            if not any(_releases(resource, text) for text in later):
-                found.append(resource)  # (one the function stops itself is gone on return)
+            if not any(_releases(probe, text) for text in later):
+                starts[function] = (command, name)  # (one the function stops itself is gone)
                 break
-    return found
+    script.memo["BL103 function starts"] = starts
+    return starts
 
 
 def _holders(script: Script, variable: str | None, acquisition: Command) -> frozenset[str]:
