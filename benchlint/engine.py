@@ -288,6 +288,7 @@ def _coverage(ctx: Context) -> Coverage:
         unwired=tuple(ws.detected.unwired),
         unfollowed=tuple(unfollowed(ctx).items()),
         templates=len([p for p in ws.templates if not ws.excluded(p)]),
+        deprecated=tuple(ws.detected.deprecated),
     )
 
 

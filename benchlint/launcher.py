@@ -7,7 +7,8 @@
 - rewrites of the recipe, in order: `sed -i` (also run by `find DIR -exec sed -i ... {} +` on
   the recipes under DIR), appends (`printf`/`echo`/`cat <<EOF` with `>>`), `yq -i '.a.b = v'`,
   and, not simulated, a script an interpreter runs with the recipe's path;
-- the `default_time_limit` written into `srtslurm.yaml`.
+- the `default_time_limit` written into `srtslurm.yaml`, and whether it sets a
+  `default_health_check`.
 Each fact keeps its command, whose guards say under which entry values it applies.
 """
 
@@ -20,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from benchlint import profile
 from benchlint.calls import ROOT_VARIABLES
 from benchlint.finding import Location, Span
 from benchlint.rewrite import (
@@ -43,6 +45,8 @@ _FIND_DEPTHS = ("-maxdepth", "-mindepth")  # a depth changes no file's name or f
 _INTERPRETERS = ("python", "perl", "ruby", "node")
 _MAX_VALUES = 8  # values of one variable an overlay's operand is tried with
 _TIME_LIMIT = re.compile(r"^default_time_limit:\s*(.+?)\s*$", re.M)
+# the site's readiness probe for recipes with none (see `profile.SITE_HEALTH_CHECK_KEY`)
+_SITE_HEALTH = re.compile(rf"^\s*{re.escape(profile.SITE_HEALTH_CHECK_KEY)}\s*:", re.M)
 
 
 @dataclass(eq=False)
@@ -107,6 +111,8 @@ class LauncherModel:
         self._assigned_after: dict[int, frozenset[str]] = {}  # command -> its late names
         self.rewrites: list[Rewrite] = []
         self.time_limits: list[TimeLimit] = []
+        # the commands that write a `default_health_check` into srtslurm.yaml
+        self.site_health_checks: list[Command] = []
         for command in script.all_commands():
             self._overlay(command)
             self._rewrite(command)
@@ -493,6 +499,8 @@ class LauncherModel:
             return
         script = command.script
         text, offsets = heredoc_body(heredoc.body, script.src, script.char_of, heredoc.quoted)
+        if _SITE_HEALTH.search(text):
+            self.site_health_checks.append(command)
         for match in _TIME_LIMIT.finditer(text):
             raw = match.group(1).strip().strip("\"'")
             start, end = offsets[match.start()], offsets[match.end() - 1] + 1

@@ -69,6 +69,8 @@ class Detected:
     # master configs with a runners file of their own beside them, another than the one in
     # effect (a copy of another project kept in this repository): not wired
     unwired: list[str] = field(default_factory=list)
+    # master configs in a `deprecated/` folder: not linted (the workflows run none of them)
+    deprecated: list[str] = field(default_factory=list)
 
 
 def detect(ws: Workspace) -> Detected:
@@ -77,8 +79,9 @@ def detect(ws: Workspace) -> Detected:
     given = ws.config.layout_keys
     facts: list[Fact] = []
     layout = replace(configured)
+    deprecated: list[str] = []
     if "master-configs" not in given:
-        layout.master_configs = _master_configs(ws, facts) or configured.master_configs
+        layout.master_configs = _master_configs(ws, facts, deprecated) or configured.master_configs
     else:
         facts += [Fact("master config", p, "", None, True) for p in configured.master_configs]
     unwired: list[str] = []
@@ -95,7 +98,7 @@ def detect(ws: Workspace) -> Detected:
             layout.launchers = list(dict.fromkeys(_glob_of(t) for t in templates))
     else:
         facts += [Fact("launchers", p, "", None, True) for p in configured.launchers]
-    return Detected(layout, facts, unwired=unwired)
+    return Detected(layout, facts, unwired=unwired, deprecated=deprecated)
 
 
 def detect_recipe_roots(ws: Workspace, detected: Detected) -> list[str]:
@@ -109,7 +112,7 @@ def detect_recipe_roots(ws: Workspace, detected: Detected) -> list[str]:
 
 
 # -- master configs --------------------------------------------------------------------------
-def _master_configs(ws: Workspace, facts: list[Fact]) -> list[str]:
+def _master_configs(ws: Workspace, facts: list[Fact], deprecated: list[str]) -> list[str]:
     found = []
     verdicts = _Verdicts(ws)
     for path in ws.yaml_paths:
@@ -121,6 +124,7 @@ def _master_configs(ws: Workspace, facts: list[Fact]) -> list[str]:
         first = Location(path, Span(1, 1, 1, 1))
         if "deprecated" in path.split("/")[:-1]:
             facts.append(Fact("skipped", path, f"{detail}; in a deprecated folder", first))
+            deprecated.append(path)
             continue
         facts.append(Fact("master config", path, detail, first))
         found.append(path)

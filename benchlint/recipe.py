@@ -32,6 +32,9 @@ class HealthWindow:
     interval: int
     attempts_node: YNode | None  # the keys, where the recipe sets them
     interval_node: YNode | None
+    # no health_check block: srtctl gives the recipe srtslurm.yaml's `default_health_check`,
+    # where the site sets one, else its own defaults (`attempts` and `interval` are those)
+    site_default: bool = False
 
     @property
     def seconds(self) -> int:
@@ -57,6 +60,7 @@ def health_window(root: YNode | None) -> HealthWindow | None:
         interval,
         mapping.key_node("max_attempts") if mapping else None,
         mapping.key_node("interval_seconds") if mapping else None,
+        site_default=block is None,
     )
 
 

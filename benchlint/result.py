@@ -35,6 +35,7 @@ class Coverage:
     # entries they run nothing for
     unfollowed: tuple[tuple[str, tuple[str, ...]], ...] = ()
     templates: int = 0  # files that are templates of YAML or shell (Helm, Jinja): not linted
+    deprecated: tuple[str, ...] = ()  # master configs in a `deprecated/` folder: not linted
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""
@@ -100,9 +101,21 @@ class Coverage:
             "shows the launcher's calls)"
         )
 
+    def retired(self) -> str | None:
+        """The warning for master configs set aside in a `deprecated/` folder."""
+        if not self.deprecated:
+            return None
+        folders = sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in self.deprecated})
+        return (
+            f"{_count(len(self.deprecated), 'master config')} in a deprecated folder "
+            f"({_first(folders)}) not linted: the routes, recipes and images of their entries "
+            "were not checked (list them in `master-configs` under the configuration's "
+            "`[layout]` to lint them)"
+        )
+
     def warnings(self) -> list[str]:
         """What the run could not wire, for every output to say."""
-        found = (self.other_projects(), self.blind_spot(), self.not_followed())
+        found = (self.other_projects(), self.blind_spot(), self.not_followed(), self.retired())
         return [w for w in found if w is not None]
 
 

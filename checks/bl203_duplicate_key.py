@@ -26,10 +26,13 @@ health_check:
   interval_seconds: 10
 ```
 
-A key repeated with the same scalar value each time changes nothing today: it is reported as a
-note (an edit to the first would be silently ignored), except in a Kubernetes manifest (a
-document with `apiVersion` and `kind` at its top level), which recent kubectl releases refuse
-whatever the values (`mapping key "volumes" already defined`).
+A key repeated with the same value each time (as PyYAML reads it: `deepep` and `"deepep"` are
+one) changes nothing today: it is reported as a note (an edit to the first would be silently
+ignored). In a Kubernetes manifest (a document with `apiVersion` and `kind` at its top level,
+not kustomize's own `Kustomization`) kustomize-based tools (`kubectl apply -k`, Argo CD, Flux)
+refuse a repeated key whatever the values (`mapping key "volumes" already defined`), while
+`kubectl apply -f` keeps the last value: with the same value it is a warning, as benchlint does
+not know which tool reads the file.
 
 ## Fix safety
 The fix removes the earlier entry (with the lines under it), which PyYAML ignores: safe, what
@@ -85,6 +88,7 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding]:
         first_line = duplicate.first.span.line
         advice = ""
         same = _same_values(duplicate)
+        severity = Severity.NOTE if same else None
         if key == "<<" and duplicate.again.style is None:
             outcome = (
                 "PyYAML merges every one of them, not only the last, and PyYAML releases "
@@ -92,12 +96,21 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding]:
             )
             advice = "write one `<<: [*first, *second]`"
         elif _manifest(document, duplicate.again):
-            outcome = (
-                "recent kubectl releases refuse the manifest (`mapping key "
-                f'"{key}" already defined`); PyYAML would keep the last value, '
-                f"{_show(duplicate.winner)}"
+            refused = (
+                "kustomize-based tools (`kubectl apply -k`, Argo CD, Flux) refuse the manifest "
+                f'(`mapping key "{key}" already defined`)'
             )
-            same = False  # refused whatever the values
+            if same:
+                outcome = (
+                    f"both give {_show(duplicate.winner)}: `kubectl apply -f` and PyYAML change "
+                    f"nothing today, but {refused}"
+                )
+                severity = Severity.WARNING  # (refused or not: which tool reads it is unknown)
+            else:
+                outcome = (
+                    f"{refused}; `kubectl apply -f` and PyYAML keep the last value, "
+                    f"{_show(duplicate.winner)}"
+                )
         elif same:
             outcome = (
                 f"both give {_show(duplicate.winner)}, so nothing changes today, but an edit "
@@ -120,35 +133,39 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding]:
             subject=key,
             help=advice,
             fix=fix,
-            severity=Severity.NOTE if same and not advice else None,
+            severity=None if advice else severity,
         )
 
 
 def _manifest(document: YamlDocument, node: YNode) -> bool:
     """Whether the node is in a Kubernetes manifest: a document whose top level has `apiVersion`
-    and `kind` (kubectl decodes it strictly)."""
+    and `kind` (kustomize's YAML reader refuses a repeated key in one), not kustomize's own
+    configuration (a `Kustomization`, a `Component`: read as PyYAML reads YAML, the last value
+    winning)."""
     line = node.span.line
     for root in document.documents:
         if root.span.line <= line <= root.span.end_line and root.is_map:
+            api = root.get("apiVersion")
+            if api is not None and api.is_scalar and api.value.startswith("kustomize.config.k8s"):
+                return False
             keys = {k.value for k, _ in root.pairs if k.is_scalar}
             return {"apiVersion", "kind"} <= keys
     return False
 
 
 def _same_values(duplicate: Duplicate) -> bool:
-    """Whether every occurrence of the key gives the same scalar, written alike (`cutlass`
-    twice; not `1` and `"1"`, a number and a string)."""
+    """Whether every occurrence of the key gives the same scalar as PyYAML reads it (`cutlass`
+    and `"cutlass"`, `yes` and `true`; not `1` and `"1"`, a number and a string, nor `1` and
+    `1.0`)."""
     values = [
         v
         for k, v in duplicate.mapping.pairs
         if k.is_scalar and k.key_identity == duplicate.again.key_identity
     ]
-    return all(
-        v.is_scalar
-        and v.value == values[0].value
-        and (v.style in ("'", '"')) == (values[0].style in ("'", '"'))
-        for v in values
-    )
+    if not all(v.is_scalar for v in values):
+        return False
+    read = [(type(v.key_identity), v.key_identity) for v in values]
+    return all(r == read[0] for r in read)
 
 
 def _removal(document: YamlDocument, duplicate: Duplicate) -> Fix | None:

@@ -4,7 +4,9 @@
 For every search-space element routed to a launcher, takes the recipe as the launcher leaves it
 and reports:
 - a readiness window (`health_check.max_attempts × interval_seconds`, srtctl's default 180 × 10 s
-  where absent) that is not shorter than the Slurm wall time (`slurm.time_limit`, else the
+  where absent, unless the launcher's `srtslurm.yaml` sets a `default_health_check`, which
+  srtctl gives a recipe with no `health_check`: then the window is not known and the recipe is
+  counted, not checked) that is not shorter than the Slurm wall time (`slurm.time_limit`, else the
   `default_time_limit` the launcher writes into `srtslurm.yaml` on that entry's branch; a
   `time_limit` it cannot read as a duration, `UNLIMITED`, is passed to Slurm as written: not
   compared); a recipe that leaves the window to the default is reported at its `time_limit`;
@@ -16,7 +18,8 @@ and reports:
 The recipe EVAL_CONFIG_FILE names is checked too where the launcher switches to it
 (`CONFIG_FILE="$EVAL_CONFIG_FILE"` in eval-only runs), as the rewrites after the switch leave it.
 In a repository of recipes with no master config (an srt-slurm tree), each recipe is checked as
-it is, against its own `slurm.time_limit`.
+it is, against its own `slurm.time_limit`; one with no `health_check` block gets the site's
+`default_health_check`, not known there: counted in every report, not checked.
 
 ## Why is this bad?
 If the server may take the whole allocation to become ready, Slurm kills the job before a single
@@ -93,7 +96,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.recipe import HealthWindow, duration, health_window, settings_root, slurm_seconds
 from benchlint.registry import rule
 from benchlint.wiring import Route, Wiring
@@ -165,9 +168,17 @@ def _time_limit_key(original: YamlDocument) -> YNode | None:
     return slurm.key_node("time_limit") if slurm is not None and slurm.is_map else None
 
 
+UNDECIDED = (
+    "recipes with no health_check not checked against their wall time (BL204: srtctl gives "
+    "them srtslurm.yaml's default_health_check, the site's, not known here)"
+)
+FILE_START = Span(1, 1, 1, 1)
+
+
 def _unrouted(ctx: Context) -> Iterator[Finding]:
     """In a repository of recipes alone: each recipe's window against its own
-    `slurm.time_limit` (srtslurm.yaml's default is the site's, not known here)."""
+    `slurm.time_limit` (srtslurm.yaml's defaults, for the wall time and for a recipe with no
+    health_check, are the site's, not known here)."""
     roots = tuple(root.rstrip("/") + "/" for root in ctx.ws.recipe_roots)
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         document = ctx.ws.yaml(path) if path.startswith(roots) else None
@@ -175,12 +186,23 @@ def _unrouted(ctx: Context) -> Iterator[Finding]:
         if document is None or window is None:
             continue
         wall = _wall_time(ctx.wiring, None, settings_root(document.root))
+        if window.site_default:
+            if _compared(wall, document):
+                ctx.count(UNDECIDED, Location(path, FILE_START))
+            continue
         for node, message, related in _problems(path, document, window, wall):
             if node is not None:
                 yield Finding("BL204", message, Location(path, node.span), related=related)
 
 
 Wall = tuple[int, str, Location | None]  # seconds, what gives it, where (a launcher's line)
+
+
+def _compared(wall: Wall | None, document: YamlDocument) -> bool:
+    """Whether the recipe has something its window is compared with: a wall time, or an engine
+    timeout."""
+    timeouts = _engine_timeouts(settings_root(document.root))
+    return wall is not None or next(timeouts, None) is not None
 
 
 def _wall_time(wiring: Wiring, route: Route | None, settings: YNode | None) -> Wall | None:
@@ -264,6 +286,12 @@ def check(ctx: Context) -> Iterator[Finding]:
         if window is None:
             continue
         wall = _wall_time(wiring, route, settings_root(document.root))
+        if window.site_default and any(
+            route.holds(command) is not False for command in route.launcher.site_health_checks
+        ):
+            if _compared(wall, document) or route.launcher.allocations:
+                ctx.count(UNDECIDED, Location(recipe.path, FILE_START))
+            continue
         problems = _problems(recipe.path, original, window, wall, document.root)
         for allocation, text in route.launcher.allocations:
             seconds = slurm_seconds(text)

@@ -385,3 +385,43 @@ def test_entries_with_no_launcher_warn(tmp_path: Path) -> None:
         "runners file or launcher was found; `benchlint layout` shows what was detected)\n"
     )
     assert "1 master config (1 entry), 0 launchers, 0 recipes" in out
+
+
+def test_master_configs_in_a_deprecated_folder_are_said_not_linted(tmp_path: Path) -> None:
+    """Master configs set aside in a `deprecated/` folder are not linted, and every report says
+    so; listed in the configuration's layout, they are linted (a label their runners file lacks
+    is then reported)."""
+    entry = (
+        "{name}:\n  image: img\n  model-prefix: m\n  precision: fp8\n  framework: vllm\n"
+        "  runner: {label}\n  scenarios:\n    fixed-seq-len:\n"
+        "    - {{isl: 1, osl: 1, search-space: [{{tp: 8}}]}}\n"
+    )
+    files = {
+        "configs/runners.yaml": "labels:\n  h200: [h200-cw_0]\n",
+        "configs/nvidia-master.yaml": entry.format(name="a", label="h200"),
+        "configs/deprecated/old-master.yaml": entry.format(name="b", label="b300"),
+        "runners/launch_h200-cw.sh": 'srun --container-image="$IMAGE" bash benchmarks/serve.sh\n',
+        "benchmarks/serve.sh": "vllm serve m\n",
+    }
+    root = write_repo(tmp_path / "r", files)
+    code, out, err = invoke(root, "--format", "concise")
+    assert (code, out) == (0, "")
+    warning = (
+        "1 master config in a deprecated folder (configs/deprecated) not linted: the routes, "
+        "recipes and images of their entries were not checked (list them in `master-configs` "
+        "under the configuration's `[layout]` to lint them)"
+    )
+    assert err == f"benchlint: warning: {warning}\n"
+    assert json.loads(invoke(root, "--format", "json")[1])["warnings"] == [warning]
+    configured = write_repo(
+        tmp_path / "c",
+        {
+            **files,
+            ".benchlint.toml": '[layout]\nmaster-configs = ["configs/**/*-master.yaml"]\n',
+        },
+    )
+    code, out, err = invoke(configured, "--format", "concise")
+    assert [line.split(": ")[0] for line in out.splitlines() if "[BL205]" in line] == [
+        f"{configured}/configs/deprecated/old-master.yaml:6:11"
+    ]
+    assert err == ""
