@@ -15,8 +15,9 @@ one word).
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument
 `--tp 8 --port 30000`. argparse takes an argument with a blank in it for a positional, so the
-server exits at start-up with `unrecognized arguments` (or, for `vllm serve`, takes the string
-for the model name), after the job has waited for its nodes.
+server exits at start-up with a usage error (`unrecognized arguments`, or a required flag such
+as `--model-path` missing when the string holds it; `vllm serve` takes the string for the model
+name), after the job has waited for its nodes.
 
 ## Example
 ```bash path=benchmarks/serve.sh
@@ -150,7 +151,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 yield Finding(
                     "BL106",
                     f"`{word.text}` hands `{launch.module}` one argument, `{shown}`: the "
-                    "engine takes it for a single word and exits with `unrecognized arguments`",
+                    "engine takes it for a single word, not flags, and exits with a usage error",
                     Location(script.path, word.span),
                     related=tuple(
                         Location(script.path, a.span, f"sets {name}")

@@ -53,7 +53,7 @@ them.
 ## Why is this bad?
 The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
 job fails after the allocation was granted; or, worse, an upstream recipe of the same name runs
-in place of the one the entry meant. A script path that names no file stops the job at once
+in place of the one the entry meant. A script path that names no file runs nothing
 (`No such file or directory`): a typo in the launcher (`..._${FRAMEWORK}sh`), or an entry's
 `precision:` or `model-prefix:` that no script's name has.
 
@@ -507,8 +507,8 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
             word = run.call.word
             yield Finding(
                 "BL202",
-                f"`{word.text}` names no script in {run.folder}/ for {named}: the job stops at "
-                "once (No such file or directory)",
+                f"`{word.text}` names no script in {run.folder}/ for {named}: their benchmark "
+                "never runs (No such file or directory)",
                 Location(launcher, word.span),
                 related=tuple(
                     Location(e.location.path, e.location.span, f"entry {e.name}")

@@ -206,10 +206,33 @@ class ExitPath:
     kind: str  # "exit" | "return" | "errexit"
 
     def describe(self) -> str:
-        text = first_line(self.command.script.text_of(self.command.node))
+        command = self.command
+        text = first_line(command.script.text_of(command.node))
         if self.kind == "errexit":
-            return f"`{text}` failing under `set -e` (line {self.command.span.line})"
-        return f"`{text}` (line {self.command.span.line})"
+            inner = _function_exit(command)
+            if inner is not None:  # (the call ends the script either way)
+                return (
+                    f"`{text}` (line {command.span.line}: its body can `exit`, first on line "
+                    f"{inner.span.line}, or fail under `set -e`)"
+                )
+            return f"`{text}` failing under `set -e` (line {command.span.line})"
+        return f"`{text}` (line {command.span.line})"
+
+
+def _function_exit(call: Command) -> Command | None:
+    """The first `exit` of the body of the script's function the command calls, not in a
+    subshell of the body (`$(...)`, `( ... )`), if any."""
+    script = call.script
+    if call.base is None or call.base not in script.functions:
+        return None
+    return next(
+        (
+            c
+            for c in script.commands
+            if c.function == call.base and c.base == "exit" and not c.subshell
+        ),
+        None,
+    )
 
 
 # a command substitution (`$(` not opening `$((` arithmetic, or a backquote)
