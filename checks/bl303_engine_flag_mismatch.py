@@ -57,6 +57,7 @@ twice in one mapping only the last is checked: PyYAML drops the first (BL203 rep
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
@@ -143,11 +144,15 @@ UNDECIDED_MANIFEST = (
 )
 
 
+# a `command:` or `args:` key: a file without one has no container's command line
+_CONTAINER = re.compile(r"^[ \t-]*(?:command|args)[ \t]*:", re.M)
+
+
 def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
     """The rule's document pass: the engine launches of a Kubernetes container's `command` and
     `args`, against the release its `image` names, else the other engine's flags."""
     source = document.file
-    if not any(name in source.text for name in ENGINES):
+    if not any(name in source.text for name in ENGINES) or not _CONTAINER.search(source.text):
         return []
     found: list[Finding | Undecided] = []
     data = engine_flags()
