@@ -132,6 +132,8 @@ def _entries_running(ctx: Context, path: str, depth: int) -> list[Entry] | None:
         memo = ctx.ws.models.setdefault("release-patterns", _Memo())
         assert isinstance(memo, _Memo)
         for route in wiring.routes_for_launcher(caller.path):
+            if route.runs(call.command) is False:
+                continue  # (a call in another branch: the multi-node one of a single-node job)
             if _names(call.word.value, route, path, memo):
                 found.append(route.element.entry)
     return list(dict.fromkeys(found)) or None
