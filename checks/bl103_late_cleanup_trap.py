@@ -839,7 +839,7 @@ def _check_flow(
     script = flow.script
     resources = _resources(flow)
     every = flow.traps() if resources else []
-    traps = [(i, t) for i, t in every if t.on_exit]
+    exit_traps = [(i, t) for i, t in every if t.on_exit]
     # an ERR trap runs before `set -e` ends the script at a failing command
     errs = [(i, t) for i, t in every if any(s.upper() == "ERR" for s in t.signals)]
     for resource in resources:
@@ -849,6 +849,8 @@ def _check_flow(
         if outer is not None and any(_handler_releases(resource, t, lookup) for _, t in outer):
             continue
         named = _named_at(flow, resource, start)
+        # (a trap in the other branch of the `if` that acquires it is never set with it)
+        traps = [(i, t) for i, t in exit_traps if not _exclusive(resource.statement, t.command)]
         covering = [(i, t) for i, t in traps if _trap_releases(resource, i, t, named, lookup)]
         # a later `trap ... EXIT` (or `trap - EXIT`) replaces the handler that releases it
         earliest = min((i for i, _ in covering), default=None)
