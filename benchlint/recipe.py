@@ -17,11 +17,13 @@ _SLURM_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
 
 
 def settings_root(root: YNode | None) -> YNode | None:
-    """Where a recipe keeps its settings: the document, or `base:` in override-style recipes."""
+    """Where a recipe keeps its settings: the document, or `base:` in override-style recipes
+    (srtctl builds each variant from `base` and an override block alone: a key beside them,
+    `health_check:` appended at the top level, is never read)."""
     if root is None or not root.is_map:
         return None
     base = root.get("base")
-    if base is not None and base.is_map and root.get("health_check") is None:
+    if base is not None and base.is_map:
         return base
     return root
 

@@ -76,15 +76,15 @@ big-b200:
 ```
 
 ## Exceptions
-The job name (top-level `name:`) is the launcher's to set, and a value named like a variable
-the benchmark workflow sets and reads back (`RESULT_FILENAME`, by which it collects the
-results) the workflow's. Keys a rewrite adds that the recipe does not set are not reported.
-Nor is a value rewritten only for runs that measure no throughput (`if [[ "${EVAL_ONLY:-false}"
-== "true" ]]`: the workflow's eval-only runs, where launchers adapt recipes for the accuracy
-evaluation on purpose); a health-check window cut for them is, as it ends those runs too. A
-condition benchlint cannot decide statically is taken as true, and the finding says so. A
-rewrite it cannot simulate (a construct outside the supported `sed` subset, an expression that
-takes too long) is skipped.
+The job name (top-level `name:`, or `base.name` and an override block's in an override-style recipe)
+is the launcher's to set, and a value named like a variable the benchmark workflow sets and reads
+back (`RESULT_FILENAME`, by which it collects the results) the workflow's. Keys a rewrite adds that
+the recipe does not set are not reported. Nor is a value rewritten only for runs that measure no
+throughput (`if [[ "${EVAL_ONLY:-false}" == "true" ]]`: the workflow's eval-only runs, where
+launchers adapt recipes for the accuracy evaluation on purpose); a health-check window cut for them
+is, as it ends those runs too. A condition benchlint cannot decide statically is taken as true, and
+the finding says so. A rewrite it cannot simulate (a construct outside the supported `sed` subset,
+an expression that takes too long) is skipped.
 """
 
 from __future__ import annotations
@@ -102,7 +102,13 @@ from benchlint.shell.model import Command
 from benchlint.wiring import Change, Effective, RecipeRef, Route
 from benchlint.yamlmodel import YNode
 
-METADATA_KEYS = {("name",)}
+
+def _job_name(path: tuple[str, ...]) -> bool:
+    """The recipe's job name: `name`, or `base.name` and an override block's in an
+    override-style recipe."""
+    if path == ("name",):
+        return True
+    return len(path) == 2 and path[1] == "name" and path[0].startswith(("base", "override"))
 
 
 @dataclass
@@ -128,7 +134,7 @@ def _is_health(path: tuple[str, ...]) -> bool:
 def _judge(change: Change, effective: Effective) -> str | None:
     """What is wrong with this change, or None when it is a floor, an addition or metadata."""
     path = change.path
-    if change.old is None or change.key is None or path in METADATA_KEYS:
+    if change.old is None or change.key is None or _job_name(path):
         return None
     if path[-1] in WORKFLOW_OWNED:  # `RESULT_FILENAME`: the workflow collects results by it
         return None
