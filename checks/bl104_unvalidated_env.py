@@ -74,7 +74,7 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.engine_flags import engine_flags
-from benchlint.engines import Launch, array_name, launches
+from benchlint.engines import Launch, array_name, assignments_of, launches
 from benchlint.environment import (
     VALIDATORS,
     StartPath,
@@ -83,36 +83,71 @@ from benchlint.environment import (
 )
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Read, Script
+from benchlint.shell.model import Command, Read, Script, Word
 from benchlint.workspace import path_matches
 
 
-def _consumed(launch: Launch) -> list[Read]:
+def _consumed(launch: Launch) -> list[tuple[Read, bool]]:
     """Variables the engine command reads plainly (`$X`, `${X}`: no default, no validation), in
-    text order (argument arrays followed). A read guarded by a test that the variable is set
-    (`[ -n "$X" ] && ARGS=(--x "$X")`) is already checked."""
-    found: list[Read] = []
-    argv = launch.argv
-    for index, (word, command) in enumerate(argv):
+    text order (argument arrays followed, and plain strings expanded unquoted: `ARG="--max-model-len
+    $LEN"; vllm serve m $ARG`). A read guarded by a test that the variable is set (`[ -n "$X" ] &&
+    ARGS=(--x "$X")`) is already checked. With each read, whether an empty value vanishes from
+    the command line (a whole unquoted word, or a whole blank-separated piece of such a string)
+    rather than leaving an empty argument."""
+    found: list[tuple[Read, bool]] = []
+    for index, (word, command) in enumerate(launch.argv):
         if array_name(word) is not None:
             continue
-        checked = {n for n, empty in runs_when_empty(command).items() if not empty}
+        name = word.variable() if word.node.type in ("simple_expansion", "expansion") else None
+        strings = [a for a in assignments_of(word.script, name or "") if a.value is not None]
+        if strings and all(_flag_string(a.value) for a in strings):
+            for assignment in strings:
+                value = assignment.value
+                assert value is not None
+                found.extend((r, _piece(value, r)) for r in _plain_reads(value, assignment.command))
+            continue
         reads = word.reads()
         if len(reads) == 1 and reads[0].alone and not _value_slot(launch, index):
             continue  # `... --port 8000 $EXTRA_ARGS`: empty, it leaves the line as it is
-        # `${X:+--x "$X"}`: the `$X` inside is expanded only when X is not empty
-        alternates = [(r.name, r.node) for r in reads if r.operator == ":+"]
-        found.extend(
-            r
-            for r in reads
-            if r.plain
-            and r.name not in checked
-            and not any(
-                n == r.name and a.start_byte < r.node.start_byte < a.end_byte for n, a in alternates
-            )
-            and not _set_in_function(command, r)
-        )
+        found.extend((r, r.alone) for r in _plain_reads(word, command))
     return found
+
+
+def _flag_string(value: Word | None) -> bool:
+    """A plain string of flags (`"--max-model-len $LEN"`): no array, no substitution, and a
+    piece that is an option."""
+    if value is None or value.items is not None or "$(" in value.text or "`" in value.text:
+        return False
+    return any(piece.startswith("-") for piece in value.value.split())
+
+
+def _piece(value: Word, read: Read) -> bool:
+    """Whether the read is a whole blank-separated piece of the string (`$LEN` in `--max-model-len
+    $LEN`): split unquoted, an empty value leaves nothing there."""
+    text = value.script.src
+    start, end = read.node.start_byte, read.node.end_byte
+    before = text[start - 1 : start] if start > value.node.start_byte else b""
+    after = text[end : end + 1] if end < value.node.end_byte else b""
+    return before in (b"", b" ", b"\t", b'"', b"'") and after in (b"", b" ", b"\t", b'"', b"'")
+
+
+def _plain_reads(word: Word, command: Command) -> list[Read]:
+    """The plain reads of one argument word (or of a string it expands to), written by
+    `command`."""
+    checked = {n for n, empty in runs_when_empty(command).items() if not empty}
+    reads = word.reads()
+    # `${X:+--x "$X"}`: the `$X` inside is expanded only when X is not empty
+    alternates = [(r.name, r.node) for r in reads if r.operator == ":+"]
+    return [
+        r
+        for r in reads
+        if r.plain
+        and r.name not in checked
+        and not any(
+            n == r.name and a.start_byte < r.node.start_byte < a.end_byte for n, a in alternates
+        )
+        and not _set_in_function(command, r)
+    ]
 
 
 OUTSIDE = (
@@ -127,7 +162,9 @@ def _count_outside(ctx: Context, script: Script, found: list[Launch]) -> None:
     assigned = {a.name for a in script.assignments}
     known = ctx.config.known_env
     for launch in found:
-        if any(r.name not in assigned and not is_builtin(r.name, known) for r in _consumed(launch)):
+        if any(
+            r.name not in assigned and not is_builtin(r.name, known) for r, _ in _consumed(launch)
+        ):
             ctx.count(OUTSIDE, Location(script.path, launch.command.first_line_span))
             return
 
@@ -196,11 +233,11 @@ def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
     )
 
 
-def _what_empty_does(reads: list[Read]) -> str:
-    """What an empty value does to the command line: a read that is a whole unquoted word
-    vanishes and the next word takes its place; any other (quoted, or part of a word such as
-    `--tp=$TP`) leaves an empty argument or value."""
-    alone = {read.alone for read in reads}
+def _what_empty_does(vanishing: list[bool]) -> str:
+    """What an empty value does to the command line: a read that is a whole unquoted word (or a
+    whole piece of a string expanded unquoted) vanishes and the next word takes its place; any
+    other (quoted, or part of a word such as `--tp=$TP`) leaves an empty argument or value."""
+    alone = set(vanishing)
     if alone == {False}:
         return "an empty value reaches the engine as an empty argument"
     if alone == {True}:
@@ -320,7 +357,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             # function may be called after it)
             provided = everything if launch.command.function is not None else before
             unvalidated: dict[str, Read] = {}
-            for read in _consumed(launch):
+            vanishes: dict[str, bool] = {}
+            for read, gone in _consumed(launch):
                 name = read.name
                 if (
                     name in provided.assigned
@@ -329,6 +367,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 ):
                     continue
                 unvalidated.setdefault(name, read)
+                vanishes.setdefault(name, gone)
             if unvalidated and checked_upstream is None:
                 checked_upstream = _safe_from_callers(ctx, path)
             for name in checked_upstream or ():
@@ -347,7 +386,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield Finding(
                 "BL104",
                 f"`{launch.module}` gets {names} from the caller with no check before it: "
-                + _what_empty_does(list(unvalidated.values()))
+                + _what_empty_does([vanishes[n] for n in unvalidated])
                 + (
                     f" (`{stranded[0]}` on line {stranded[1]} stands alone: the `{stranded[2]}` "
                     "line before it does not end in `\\`, so it is never checked)"
