@@ -195,7 +195,8 @@ def _resources(flow: Flow) -> list[Resource]:
             )
         elif base == "mktemp" and any(w.value == "-d" for w in invocation.args) and variable:
             remover = re.compile(rf"\brm\s+-[a-zA-Z]*r[a-zA-Z]*\b.*\${{?{variable}\b")
-            if any(remover.search(script.text_of(s.node)) for s in flow.statements):
+            # (removed anywhere: at the top level, in a trap's text or a function's body)
+            if any(remover.search(script.text_of(c.node)) for c in script.commands):
                 found.append(Resource("temporary directory", command, statement, variable, _REMOVE))
         elif (
             command.background
