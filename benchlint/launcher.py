@@ -5,7 +5,7 @@
 - overlays: `cp -rT <repository folder> recipes/<dir>` (and single-file copies) into the
   srt-slurm checkout, which make `recipes/<dir>/...` a file of this repository;
 - rewrites of the recipe, in order: `sed -i` (also run by `find DIR -exec sed -i ... {} +` on
-  the recipes under DIR), appends (`printf`/`echo`/`cat <<EOF` with `>>`), `yq -i '.a.b = v'`,
+  the recipes under DIR), appends (`printf`/`echo`/`cat <<EOF` with `>>`), `yq -i '.a."b-c" = v'`,
   and, not simulated, a script an interpreter runs with the recipe's path;
 - the `default_time_limit` written into `srtslurm.yaml`, and whether it sets a
   `default_health_check`.
@@ -473,18 +473,15 @@ class LauncherModel:
             return
         expressions = [v for v in values if not v.startswith("-") and v not in ("e", "eval")]
         rewrite = Rewrite("yq", command)
-        match = re.fullmatch(
-            r"\s*((?:\.[A-Za-z0-9_-]+)+)\s*=\s*(.+?)\s*", expressions[0] if expressions else ""
-        )
-        deletion = re.fullmatch(
-            r"\s*del\(\s*((?:\.[A-Za-z0-9_-]+)+)\s*\)\s*", expressions[0] if expressions else ""
-        )
+        expression = expressions[0] if expressions else ""
+        match = re.fullmatch(rf"\s*({_YQ_PATH})\s*=\s*(.+?)\s*", expression)
+        deletion = re.fullmatch(rf"\s*del\(\s*({_YQ_PATH})\s*\)\s*", expression)
         literal = _yq_literal(match.group(2)) if match else None
         if match and literal is not None:
-            rewrite.yq_path = tuple(match.group(1).split(".")[1:])
+            rewrite.yq_path = _yq_path(match.group(1))
             rewrite.yq_value = literal
         elif deletion:
-            rewrite.yq_path = tuple(deletion.group(1).split(".")[1:])
+            rewrite.yq_path = _yq_path(deletion.group(1))
         else:
             rewrite.error = "this yq expression is not simulated"
         self.rewrites.append(rewrite)
@@ -798,6 +795,16 @@ def _checkout_path(value: str) -> str | None:
 
 
 _YQ_SCALAR = re.compile(r"-?[0-9]+(\.[0-9]+)?|true|false|null")
+
+
+# a yq path: `.name`, `."gpu-memory-utilization"`, `["name"]` or `.["name"]` segments, from a `.`
+_YQ_KEY = r'\.([A-Za-z0-9_-]+)|\."([^"\\]*)"|\.?\["([^"\\]*)"\]'
+_YQ_PATH = r'(?=\.)(?:\.[A-Za-z0-9_-]+|\."[^"\\]*"|\.?\["[^"\\]*"\])+'
+
+
+def _yq_path(text: str) -> tuple[str, ...]:
+    """The keys of a `_YQ_PATH`."""
+    return tuple(next(g for g in m.groups() if g is not None) for m in re.finditer(_YQ_KEY, text))
 
 
 def _yq_literal(expression: str) -> str | None:
