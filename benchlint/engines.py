@@ -9,8 +9,10 @@ and argument arrays that hold such a command (`VLLM_CMD=(vllm serve ...)`, run l
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
+from benchlint.engine_flags import engine_flags
 from benchlint.finding import Span
 from benchlint.shell.invocation import resolve_words
 from benchlint.shell.model import Assignment, Command, Script, Word
@@ -77,6 +79,23 @@ class Launch:
                 found.append(Arg(word.value, word.span, word))
         return tuple(found)
 
+    def value_slot(self, index: int) -> bool:
+        """Whether the word at `index` of `argv` stands where a value is read, so that,
+        unquoted and empty, it vanishes and the next word is read in its place (and, unquoted,
+        it is a value, not a bundle of flags): right after an option written without `=` that
+        takes a value (`--model $MODEL`), or the model positional of `vllm serve $MODEL` and
+        `trtllm-serve [serve] $MODEL`. Elsewhere (`--port 8000 $EXTRA_ARGS`, after a flag that
+        takes none or after `--`) an unquoted word may be a bundle of optional flags."""
+        words = [word.value if word.static else None for word, _ in self.argv[:index]]
+        if self.module == "trtllm-serve" and words[:1] == ["serve"]:
+            words = words[1:]
+        if not words:
+            return self.module in ("vllm serve", "trtllm-serve")
+        previous = words[-1]
+        if previous is None or not previous.startswith("-") or "=" in previous or previous == "--":
+            return False
+        return not takes_no_value(self.engine, previous)
+
     def option(self, name: str) -> str | None:
         """The raw text of `--name VALUE` or `--name=VALUE` on this launch."""
         values = [w.value for w in self.args]
@@ -90,6 +109,22 @@ class Launch:
     module: str  # "vllm serve", "sglang.launch_server", "dynamo.vllm", "trtllm-serve"
     command: Command
     args: tuple[Word, ...]  # the words after the program
+
+
+# flags that take no value by their name, in the engines' conventions (`--enable-...`)
+_SWITCH = re.compile(r"--(?:enable|disable|no|enforce|skip)-|--trust-remote-code$")
+
+
+def takes_no_value(engine: str, flag: str) -> bool:
+    """A flag the engine reads alone: `--no-FLAG` is accepted too (vLLM's BooleanOptionalAction,
+    from the measured releases), or its name says so (`--enable-...`, `--disable-...`,
+    `--skip-...`; `_` read as `-`, as trtllm-serve writes `--trust_remote_code`)."""
+    if flag.startswith("--"):
+        flag = "--" + flag[2:].replace("_", "-")
+    if _SWITCH.match(flag):
+        return True
+    data_engine = "vllm" if engine in ("vllm", "dynamo") else engine
+    return engine_flags().negatable(data_engine, flag)
 
 
 def string_values(script: Script, name: str) -> list[Word]:

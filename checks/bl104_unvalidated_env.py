@@ -73,7 +73,6 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.engine_flags import engine_flags
 from benchlint.engines import Launch, array_name, assignments_of, launches
 from benchlint.environment import (
     VALIDATORS,
@@ -107,7 +106,7 @@ def _consumed(launch: Launch) -> list[tuple[Read, bool]]:
                 found.extend((r, _piece(value, r)) for r in _plain_reads(value, assignment.command))
             continue
         reads = word.reads()
-        if len(reads) == 1 and reads[0].alone and not _value_slot(launch, index):
+        if len(reads) == 1 and reads[0].alone and not launch.value_slot(index):
             continue  # `... --port 8000 $EXTRA_ARGS`: empty, it leaves the line as it is
         found.extend((r, r.alone) for r in _plain_reads(word, command))
     return found
@@ -167,41 +166,6 @@ def _count_outside(ctx: Context, script: Script, found: list[Launch]) -> None:
         ):
             ctx.count(OUTSIDE, Location(script.path, launch.command.first_line_span))
             return
-
-
-def _value_slot(launch: Launch, index: int) -> bool:
-    """Whether the word at `index` of the launch's arguments stands where a value is read, so
-    that, unquoted and empty, it vanishes and the next word is read in its place: right after
-    an option written without `=` that takes a value (`--model $MODEL`), or the model
-    positional of `vllm serve $MODEL` and `trtllm-serve [serve] $MODEL`. Elsewhere (`--port
-    8000 $EXTRA_ARGS`, after a flag that takes none or after `--`) an empty unquoted word
-    changes nothing: a bundle of optional flags, empty by design as often as by mistake."""
-    argv = launch.argv
-    words = [word.value if word.static else None for word, _ in argv[:index]]
-    if launch.module == "trtllm-serve" and words[:1] == ["serve"]:
-        words = words[1:]
-    if not words:
-        return launch.module in ("vllm serve", "trtllm-serve")
-    previous = words[-1]
-    if previous is None or not previous.startswith("-") or "=" in previous or previous == "--":
-        return False
-    return not _takes_no_value(launch.engine, previous)
-
-
-# flags that take no value by their name, in the engines' conventions (`--enable-...`)
-_SWITCH = re.compile(r"--(?:enable|disable|no|enforce|skip)-|--trust-remote-code$")
-
-
-def _takes_no_value(engine: str, flag: str) -> bool:
-    """A flag the engine reads alone: `--no-FLAG` is accepted too (vLLM's BooleanOptionalAction,
-    from the measured releases), or its name says so (`--enable-...`, `--disable-...`,
-    `--skip-...`; `_` read as `-`, as trtllm-serve writes `--trust_remote_code`)."""
-    if flag.startswith("--"):
-        flag = "--" + flag[2:].replace("_", "-")
-    if _SWITCH.match(flag):
-        return True
-    data_engine = "vllm" if engine in ("vllm", "dynamo") else engine
-    return engine_flags().negatable(data_engine, flag)
 
 
 def _set_in_function(command: Command, read: Read) -> bool:

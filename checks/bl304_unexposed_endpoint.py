@@ -50,14 +50,14 @@ A probe under a condition on the server type (`if [[ $FRAMEWORK == vllm* ]]`) is
 and so is a metric of an engine read by a program whose URL the script gives only under such a
 condition naming that engine (`case "$FRAMEWORK" in dynamo-*) URL=...`). SGLang's `/metrics` and
 `sglang:` metrics are reported on an SGLang launch in the same script without `--enable-metrics`
-(not when some of its flags come from variables benchlint cannot read). A release outside the
-measured range, or between two measured ones that differ on the route, is not decided. Routes of
-Dynamo's frontend and of TRT-LLM are not checked: their route tables cannot be read from the
-released packages reliably; their metric families are. A probe whose URL path is built from
-variables is not checked. An engine's metric name is not reported when the same program or command
-line also reads another engine's that the servers publish: a drain that sums
-`vllm:num_requests_running` and `sglang:num_requests_running` counts whichever is there (a Dynamo
-frontend's metric is no such alternative to an engine's).
+(not when some of its flags come from variables benchlint cannot read; `--model-path $MODEL`, a
+value, is not flags). A release outside the measured range, or between two measured ones that differ
+on the route, is not decided. Routes of Dynamo's frontend and of TRT-LLM are not checked: their
+route tables cannot be read from the released packages reliably; their metric families are. A probe
+whose URL path is built from variables is not checked. An engine's metric name is not reported when
+the same program or command line also reads another engine's that the servers publish: a drain that
+sums `vllm:num_requests_running` and `sglang:num_requests_running` counts whichever is there (a
+Dynamo frontend's metric is no such alternative to an engine's).
 """
 
 from __future__ import annotations
@@ -378,13 +378,15 @@ def _metrics_off(probe: Probe, server: str | None, served_by: list[Launch]) -> s
         for arg in launch.flags
     ):
         return None
-    unread = any(
-        arg.word.node.type in ("simple_expansion", "expansion") and arg.value.startswith("$")
-        for launch in served_by
-        for arg in launch.flags
-    )
-    if unread:
-        return None  # an unquoted `$EXTRA_ARGS` benchlint cannot read may hold the option
+    for launch in served_by:
+        values = {id(word) for i, (word, _) in enumerate(launch.argv) if launch.value_slot(i)}
+        if any(
+            arg.word.node.type in ("simple_expansion", "expansion")
+            and arg.value.startswith("$")
+            and id(arg.word) not in values  # (`--model-path $MODEL`: a value, not flags)
+            for arg in launch.flags
+        ):
+            return None  # an unquoted `$EXTRA_ARGS` benchlint cannot read may hold the option
     return (
         f"{NAMES['sglang']} serves `/metrics` only with `--enable-metrics`, which its launch lacks"
     )
