@@ -1032,8 +1032,10 @@ def _functions(ctx: Context, script: Script) -> Functions:
     def lookup(name: str) -> Script | None:
         if name in script.functions:
             return script
-        if not state:
-            state.append(ctx.environment.state_before(script, len(script.src) + 1).functions)
+        if not state:  # (a script that sources nothing has its own functions alone)
+            sources = any(c.kind == "source" for c in ctx.environment.calls.calls_in(script))
+            end = len(script.src) + 1
+            state.append(ctx.environment.state_before(script, end).functions if sources else {})
         return state[0].get(name)
 
     return lookup
