@@ -1,31 +1,29 @@
 """An entrypoint that hands its caller's variables to an engine without checking them.
 
-## What it does
-In an entrypoint (by default any script under `benchmarks/`, `layout.entrypoints`), finds the
-variables it expects from its caller: read, but assigned neither in the script nor in anything it
-sources (`export X="$X"` gives it no value), and not read with a default (`${X:-d}`). It reports
-the first engine command line (`vllm serve`, `python -m sglang.launch_server`,
-`python -m dynamo.*`, `trtllm-serve`, or an argument array such as `VLLM_CMD=(...)` run later) that
-uses one of them when nothing validated it before: `check_env_vars X` (from
-`benchmarks/benchmark_lib.sh` or the script's own function), `: "${X:?}"` (not `${X?}`: it stops
-only when X is unset), or an `exit` (or a call of a function that always exits: `die`, `usage`)
-under a condition that holds when X is empty, as the condition evaluator decides it
-(`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, a
-length of 0, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`,
-`(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`; for a launch in a
-function, a `return` of that function before it too) — in the script, or in the scripts that start
-it before they do, on every way the repository starts it (a launcher's entrypoint that checks its
-variables and then runs a worker script; a container run passes only the variables it names with
-`-e`). A variable every such way sets to a value that cannot be empty (unconditionally
-`export PORT=8888`, `srun --export=ALL,PORT=$((8888 + N))`, `docker run -e PORT=$PORT` after
-`PORT=8888`) is not reported either; values that come from a workflow's inputs or a master-config
-entry can be empty (a dispatch with an empty input) and are. Located at the first unvalidated use;
-the message lists every unvalidated variable of that command, and says when one stands alone on the
-line after a `check_env_vars` line that lacks its `\\` (the author meant to check it; bash runs it
-as a command of its own). A variable that nothing on the ways into the script sets (nothing in the
-repository, for a script nothing starts) while one of them sets the same name in another case
-(`--port=$port` while the launcher passes `PORT`) is almost always a typo: an error of its own,
-with the place that sets the other name as a related location.
+## What it does In an entrypoint (by default any script under `benchmarks/`, `layout.entrypoints`),
+finds the variables it expects from its caller: read, but assigned neither in the script nor in
+anything it sources (`export X="$X"` gives it no value), and not read with a default (`${X:-d}`). It
+reports the first engine command line (`vllm serve`, `python -m sglang.launch_server`, `python -m
+dynamo.*`, `trtllm-serve`, or an argument array such as `VLLM_CMD=(...)` run later) that uses one of
+them when nothing validated it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the
+script's own function), `: "${X:?}"` (not `${X?}`: it stops only when X is unset), or an `exit` (or
+a call of a function that always exits: `die`, `usage`) under a condition that holds when X is
+empty, as the condition evaluator decides it (`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ...
+exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, a length of 0, `case "$X" in "") exit`, `[[ $X =~
+^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`, `(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}"
+] && exit 1; done`; for a launch in a function, a `return` of that function before it too) — in the
+script, or in the scripts that start it before they do, on every way the repository starts it (a
+launcher's entrypoint that checks its variables and then runs a worker script; a container run
+passes only the variables it names with `-e`). A variable every such way sets to a value that cannot
+be empty (unconditionally `export PORT=8888`, `srun --export=ALL,PORT=$((8888 + N))`, `docker run -e
+PORT=$PORT` after `PORT=8888`) is not reported either; values that come from a workflow's inputs or
+a master-config entry can be empty (a dispatch with an empty input) and are. Located at the first
+unvalidated use; the message lists every unvalidated variable of that command, and says when one is
+cut off from a `check_env_vars` line that lacks its `\\` (on the lines after it: the author meant to
+check it; bash runs those lines as a command of their own). A variable that nothing on the ways into
+the script sets (nothing in the repository, for a script nothing starts) while one of them sets the
+same name in another case (`--port=$port` while the launcher passes `PORT`) is almost always a typo:
+an error of its own, with the place that sets the other name as a related location.
 
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
@@ -352,13 +350,14 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"`{launch.module}` gets {names} from the caller with no check before it: "
                 + _what_empty_does([vanishes[n] for n in unvalidated])
                 + (
-                    f" (`{stranded[0]}` on line {stranded[1]} stands alone: the `{stranded[2]}` "
-                    "line before it does not end in `\\`, so it is never checked)"
+                    f" (`{stranded[0]}` on line {stranded[1]} is cut off: the `{stranded[2]}` "
+                    f"line {stranded[3]} does not end in `\\`, so bash runs the lines after it "
+                    "as a command of their own and never checks it)"
                     if stranded
                     else ""
                 ),
                 Location(path, first.span),
-                help=f"end line {stranded[1] - 1} with `\\`"
+                help=f"end line {stranded[3]} with `\\`"
                 if stranded
                 else f'add `check_env_vars {shown}` or `: "${{{next(iter(unvalidated))}:?}}"` '
                 "before this line",
@@ -367,19 +366,21 @@ def check(ctx: Context) -> Iterator[Finding]:
             break
 
 
-def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str] | None:
-    """A name the author meant to check that stands alone on the line after a validator's,
-    whose line lacks its `\\` (`check_env_vars A B` then `    EP_SIZE \\`: bash runs `EP_SIZE`
-    as a command of its own): the name, its line and the validator."""
+def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str, int] | None:
+    """A name the author meant to check, on the lines after a validator's whose last line lacks
+    its `\\` (`check_env_vars A B` then `    EP_SIZE \\`: bash runs `EP_SIZE ...` as a command
+    of its own): the name, its line, the validator and the validator's last line."""
     commands = [c for c in script.commands if c.function is None]
     for before, command in itertools.pairwise(commands):
         if (
-            command.base in names
-            and all(_NAME.fullmatch(w.value) for w in command.words)
-            and before.base in VALIDATORS
+            before.base in VALIDATORS
             and before.span.end_line + 1 == command.span.line
+            and all(_NAME.fullmatch(w.value) for w in command.words)
         ):
-            return command.base, command.span.line, before.base
+            # (any name of it: `CONC \` first, `MAX_MODEL_LEN` on a later continued line)
+            stranded = next((w for w in command.words if w.value in names), None)
+            if stranded is not None:
+                return stranded.value, stranded.span.line, before.base, before.span.end_line
     return None
 
 

@@ -108,7 +108,7 @@ def _job_name(path: tuple[str, ...]) -> bool:
     override-style recipe."""
     if path == ("name",):
         return True
-    return len(path) == 2 and path[1] == "name" and path[0].startswith(("base", "override"))
+    return len(path) == 2 and path[1] == "name" and path[0].startswith(("base", "override", "zip_"))
 
 
 @dataclass
