@@ -4,11 +4,12 @@
 Reports, once per command, a launcher's `sed -i`, append or `yq -i` edit of the recipe it runs that
 falls outside the simulated subset (a `sed` command other than `s`, `d`, `a`, `i`, `c`, an
 expression that depends on a shell variable or runs too long, a `yq` expression other than a plain
-assignment of a literal or `del()` of a path (keys written `.a`, `."a-b"` or `["a-b"]`), a `find ...
--exec sed -i` whose folder is not known or with a test other than `-name`, `-type f` and the depth
-options), and a script an interpreter runs with the recipe's path (`python3 runners/inject.py
-"$CONFIG_PATH"`: what it does to the recipe is not known), on a route where it applies. The note
-names the command, why it was not simulated, and how many routes go through it.
+assignment of a literal or `del()` of a path (keys written `.a`, `."a-b"` or `["a-b"]`), a
+`find ... -exec sed -i` whose folder is not known or with a test other than `-name`, `-type f` and
+the depth options), and a script an interpreter runs with the recipe's path
+(`python3 runners/inject.py "$CONFIG_PATH"`: what it does to the recipe is not known), on a route
+where it applies. The note names the command, why it was not simulated, and how many routes go
+through it.
 
 ## Why is this bad?
 The rules that compare a recipe with what the launcher leaves of it (BL201 recipe-value-overridden,

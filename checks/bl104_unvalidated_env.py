@@ -1,29 +1,32 @@
 """An entrypoint that hands its caller's variables to an engine without checking them.
 
-## What it does In an entrypoint (by default any script under `benchmarks/`, `layout.entrypoints`),
-finds the variables it expects from its caller: read, but assigned neither in the script nor in
-anything it sources (`export X="$X"` gives it no value), and not read with a default (`${X:-d}`). It
-reports the first engine command line (`vllm serve`, `python -m sglang.launch_server`, `python -m
-dynamo.*`, `trtllm-serve`, or an argument array such as `VLLM_CMD=(...)` run later) that uses one of
-them when nothing validated it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the
-script's own function), `: "${X:?}"` (not `${X?}`: it stops only when X is unset), or an `exit` (or
-a call of a function that always exits: `die`, `usage`) under a condition that holds when X is
-empty, as the condition evaluator decides it (`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ...
-exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, a length of 0, `case "$X" in "") exit`, `[[ $X =~
-^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`, `(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}"
-] && exit 1; done`; for a launch in a function, a `return` of that function before it too) — in the
-script, or in the scripts that start it before they do, on every way the repository starts it (a
-launcher's entrypoint that checks its variables and then runs a worker script; a container run
-passes only the variables it names with `-e`). A variable every such way sets to a value that cannot
-be empty (unconditionally `export PORT=8888`, `srun --export=ALL,PORT=$((8888 + N))`, `docker run -e
-PORT=$PORT` after `PORT=8888`) is not reported either; values that come from a workflow's inputs or
-a master-config entry can be empty (a dispatch with an empty input) and are. Located at the first
-unvalidated use; the message lists every unvalidated variable of that command, and says when one is
-cut off from a `check_env_vars` line that lacks its `\\` (on the lines after it: the author meant to
-check it; bash runs those lines as a command of their own). A variable that nothing on the ways into
-the script sets (nothing in the repository, for a script nothing starts) while one of them sets the
-same name in another case (`--port=$port` while the launcher passes `PORT`) is almost always a typo:
-an error of its own, with the place that sets the other name as a related location.
+## What it does
+In an entrypoint (by default any script under `benchmarks/`, `layout.entrypoints`), finds the
+variables it expects from its caller: read, but assigned neither in the script nor in anything it
+sources (`export X="$X"` gives it no value), and not read with a default (`${X:-d}`). It reports
+the first engine command line (`vllm serve`, `python -m sglang.launch_server`,
+`python -m dynamo.*`, `trtllm-serve`, or an argument array such as `VLLM_CMD=(...)` run later) that
+uses one of them when nothing validated it before: `check_env_vars X` (from
+`benchmarks/benchmark_lib.sh` or the script's own function), `: "${X:?}"` (not `${X?}`: it stops
+only when X is unset), or an `exit` (or a call of a function that always exits: `die`, `usage`)
+under a condition that holds when X is empty, as the condition evaluator decides it
+(`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, a
+length of 0, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`,
+`(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`; for a launch in a
+function, a `return` of that function before it too) — in the script, or in the scripts that start
+it before they do, on every way the repository starts it (a launcher's entrypoint that checks its
+variables and then runs a worker script; a container run passes only the variables it names with
+`-e`). A variable every such way sets to a value that cannot be empty (unconditionally
+`export PORT=8888`, `srun --export=ALL,PORT=$((8888 + N))`, `docker run -e PORT=$PORT` after
+`PORT=8888`) is not reported either; values that come from a workflow's inputs or a master-config
+entry can be empty (a dispatch with an empty input) and are. Located at the first unvalidated use;
+the message lists every unvalidated variable of that command, and says when one is cut off from a
+`check_env_vars` line that lacks its `\\` (on the lines after it: the author meant to check it;
+bash runs those lines as a command of their own). A variable that nothing on the ways into the
+script sets (nothing in the
+repository, for a script nothing starts) while one of them sets the same name in another case
+(`--port=$port` while the launcher passes `PORT`) is almost always a typo: an error of its own,
+with the place that sets the other name as a related location.
 
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
