@@ -62,8 +62,9 @@ class EngineFlags:
         return f"{ENGINES[engine]} {versions[0]}-{versions[-1]}"
 
     def foreign(self, engine: str, flag: str) -> str | None:
-        """The engine that owns `flag` when no release of `engine` accepts it, else None."""
-        if _accepted(flag, self.union[engine]):
+        """The engine that owns `flag` when no release of `engine` accepts it, else None (an
+        abbreviation one release accepts and another finds ambiguous is accepted)."""
+        if flag in self.union[engine] or any(_accepted(flag, s) for s in self.accepted[engine]):
             return None
         for other, flags in self.union.items():
             if other != engine and flag in flags:
@@ -76,6 +77,17 @@ class EngineFlags:
         return release_answer(
             self._keys.get(engine, []), version, lambda i: _accepted(flag, sets[i])
         )
+
+    def rejection(self, engine: str, version: str, flag: str) -> str:
+        """argparse's complaint about a flag the release rejects: `unrecognized arguments`, or,
+        for a prefix of several of its flags, `ambiguous option` (naming them)."""
+        versions = self.versions.get(engine, ())
+        if version in versions:
+            flags = self.accepted[engine][versions.index(version)]
+            matches = sorted(f for f in flags if f.startswith(flag) and f != flag)
+            if len(matches) > 1:
+                return f"`ambiguous option` (it could be {', '.join(matches)})"
+        return "`unrecognized arguments`"
 
     def history(self, engine: str, version: str, flag: str) -> str:
         """When the flag was there, in words: `until 0.10.2`, `from 0.26.0`."""
@@ -117,14 +129,17 @@ def release_history(having: list[str], version: str) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def _accepted(flag: str, flags: frozenset[str]) -> bool:
-    """Whether the flag is one of `flags`, or (argparse's abbreviations) a prefix of a long
-    one. Asked for the same few hundred flags of every launch: kept (a frozenset keeps its
-    hash)."""
+    """Whether the flag is one of `flags`, or (argparse's abbreviations) a prefix of exactly
+    one long one: a prefix of two is an error (`ambiguous option: --cuda-graph-max-bs could
+    match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill`). Asked for the same few
+    hundred flags of every launch: kept (a frozenset keeps its hash)."""
     if flag in flags:
         return True
     long = _long_flags(flags)
     index = bisect.bisect_left(long, flag)
-    return index < len(long) and long[index].startswith(flag)
+    if index >= len(long) or not long[index].startswith(flag):
+        return False
+    return index + 1 >= len(long) or not long[index + 1].startswith(flag)
 
 
 @functools.lru_cache(maxsize=256)

@@ -119,7 +119,8 @@ def _release_finding(
     return Finding(
         "BL303",
         f"`{arg.value}` {where} is not a flag of {ENGINES[engine]} {versions}, the release the "
-        f"image of {named} runs: the server exits with `unrecognized arguments`",
+        f"image of {named} runs: the server exits with "
+        + data.rejection(engine, runs[-1].version, flag),
         Location(script_path, arg.span),
         related=tuple(
             Location(e.location.path, e.location.span, f"entry {e.name}") for e in entries[:3]
@@ -188,7 +189,7 @@ def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
                             "BL303",
                             f"`{arg.value}` {where} is not a flag of {ENGINES[engine]} {version}, "
                             "the release of the container's image: the server exits with "
-                            "`unrecognized arguments`",
+                            + data.rejection(engine, version, flag),
                             Location(path, arg.span),
                             related=(Location(path, container.image_node.span, "image"),),
                             subject=flag,
@@ -295,7 +296,7 @@ def _recipe_findings(path: str, root: YNode | None) -> Iterator[Finding]:
                         "BL303",
                         f"`{shown}` in {where} is not a flag of {ENGINES[engine]} {version}, the "
                         "release of the recipe's model.container: the server exits with "
-                        "`unrecognized arguments`",
+                        + data.rejection(engine, version, flag),
                         Location(path, key.span),
                         related=(Location(path, container.span, "model.container"),),
                         subject=f"{where}.{flag}",

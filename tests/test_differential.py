@@ -1022,3 +1022,34 @@ def test_arithmetic_of_numbers_agrees_with_bash(expression: str) -> None:
     ran = _bash_run(f'printf "%s" "{text}"')
     if model != text:
         assert ran.returncode == 0 and ran.stdout == model, (expression, model, ran)
+
+
+_FLAG_PARTS = st.sampled_from(["cuda", "graph", "max", "bs", "decode", "prefill", "tp", "port"])
+_FLAGS = st.lists(_FLAG_PARTS, min_size=1, max_size=4).map(lambda parts: "--" + "-".join(parts))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(flags=st.frozensets(_FLAGS, min_size=1, max_size=8), probe=_FLAGS, cut=st.integers(0, 12))
+def test_flag_abbreviations_agree_with_argparse(
+    flags: frozenset[str], probe: str, cut: int
+) -> None:
+    """Whether a release accepts a flag (`engine_flags._accepted`) is what argparse decides with
+    its default abbreviations: the flag itself, or a prefix of exactly one of its flags (a
+    prefix of two is `ambiguous option`)."""
+    import argparse
+    import contextlib
+    import io
+
+    from benchlint.engine_flags import _accepted
+
+    flag = probe[: max(3, len(probe) - cut)]
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    for name in flags:
+        parser.add_argument(name)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # (`ambiguous option` exits)
+            _, rest = parser.parse_known_args([flag, "1"])
+        parsed = flag not in rest
+    except (argparse.ArgumentError, SystemExit):
+        parsed = False
+    assert _accepted(flag, flags) == parsed, (sorted(flags), flag)
