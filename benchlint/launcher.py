@@ -820,10 +820,10 @@ def _yq_literal(expression: str) -> str | None:
 
 
 def assigned_names(script: Script) -> tuple[set[str], set[str]]:
-    """(variables the script sets, variables it only defaults: `X="${X:-d}"`). An assignment in
-    a subshell (`( export X=1; ... )`, `$(...)`) sets nothing outside it: it counts only where a
-    guard that may lie inside a subshell mentions the name (a guard of a command outside every
-    subshell, too, is outside them)."""
+    """(variables the script sets, variables it only defaults, `X="${X:-d}"`, or keeps,
+    `export X="$X"`). An assignment in a subshell (`( export X=1; ... )`, `$(...)`) sets nothing
+    outside it: it counts only where a guard that may lie inside a subshell mentions the name (a
+    guard of a command outside every subshell, too, is outside them)."""
     overwritten: set[str] = set()
     defaulted: set[str] = set()
     commands = list(script.all_commands())
@@ -843,10 +843,13 @@ def assigned_names(script: Script) -> tuple[set[str], set[str]]:
         word = assignment.value
         # `${NAME` is in the text as written whenever the value is `${NAME:-d}`: most values
         # need no quote removal to tell
-        keeps = (
-            word is not None
-            and "${" + assignment.name in word.text
-            and re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", word.value)
+        keeps = word is not None and (
+            (
+                "${" + assignment.name in word.text
+                and re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", word.value)
+            )
+            # `export ISL="$ISL"`: the value it was started with, as a default keeps it
+            or word.variable() == assignment.name
         )
         (defaulted if keeps else overwritten).add(assignment.name)
     for command in commands:  # `unset FRAMEWORK` (not `unset -f name`, a function)
