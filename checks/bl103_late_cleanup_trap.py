@@ -176,6 +176,8 @@ def _resources(flow: Flow) -> list[Resource]:
         salloc = wrappers.get("salloc")
         container = wrappers.get("docker run") or wrappers.get("podman run")
         if salloc is not None and salloc.has("--no-shell"):
+            if variable is None:  # `salloc ... --no-shell`, then `JOB_ID=$(squeue -u $USER ...)`
+                variable = _job_id_after(flow, statement)
             found.append(Resource("Slurm allocation", command, statement, variable, _SLURM_RELEASE))
         elif (
             "sbatch" in wrappers
@@ -218,6 +220,19 @@ def _resources(flow: Flow) -> list[Resource]:
     for resource in found:
         resource.handles |= _holders(script, resource.variable, resource.statement)
     return found
+
+
+def _job_id_after(flow: Flow, statement: Command) -> str | None:
+    """The variable one of the next statements after an allocation whose output is not kept
+    assigns the job id `squeue` prints (`JOB_ID=$(squeue -u $USER -h -o %A | head -n1)`): the
+    allocation's id, as the script then uses it (`srun --jobid=$JOB_ID`, `scancel $JOB_ID`)."""
+    index = flow.index(statement)
+    later = flow.statements[index + 1 : index + 4] if index is not None else []
+    for command in later:
+        name = _assigned_name(command)
+        if name is not None and re.search(r"\$\(\s*squeue\b", flow.script.text_of(command.node)):
+            return name
+    return None
 
 
 def _pid_saved(later: list[Command], kinds: tuple[str, ...] = ("assign", "export")) -> str | None:
