@@ -131,7 +131,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     # per rewrite: the key paths it changed somewhere, and where it applied but changed nothing
     changed: dict[int, set[tuple[str, ...]]] = {}
-    missed: dict[int, list[tuple[Rewrite, Route, YamlDocument]]] = {}
+    missed: dict[int, list[tuple[Rewrite, Route, YamlDocument, set[tuple[str, ...]]]]] = {}
     # every route of each launcher in scope: what a rewrite changes elsewhere decides a miss
     launchers = dict.fromkeys(route.launcher.path for route in ctx.routes())
     routes = [r for path in launchers for r in wiring.routes_for_launcher(path)]
@@ -153,13 +153,14 @@ def check(ctx: Context) -> Iterator[Finding]:
                 recipe.switch is not None and route.holds(recipe.switch) is not True
             ):
                 continue  # not known to run on this route: a miss would be a guess
-            missed.setdefault(id(rewrite), []).append((rewrite, route, effective.original))
+            done = {change.path for change in effective.changes}  # (by the route's other rewrites)
+            missed.setdefault(id(rewrite), []).append((rewrite, route, effective.original, done))
     reported: set[tuple[str, int]] = set()  # one finding per recipe and rewrite
     for key, misses in missed.items():
         paths = changed.get(key)
         if not paths:
             continue  # never meant to change anything here: a floor, an absent key
-        for rewrite, route, document in misses:
+        for rewrite, route, document, done in misses:
             if (document.path, key) in reported or not ctx.route_in_scope(
                 document.path, rewrite.location.path, route.entry.location.path
             ):
@@ -169,6 +170,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     (node, holder)
                     for node, holder in _keys_named(document, path[-1])
                     if (*holder, path[-1]) != path  # the same place: the value did not match
+                    and (*holder, path[-1]) not in done  # another rewrite changes it there
                 ]
                 if not elsewhere:
                     continue
