@@ -138,6 +138,8 @@ def _calls_handle(command: Command) -> bool:
     `set -e` and called after it stops at the failing flock), unless the call is tested; a
     flock that is the function's last command gives it its status (`if ! acquire_lock; then
     exit 1; fi`, `acquire_lock || exit 1`)."""
+    if command.or_guarded and _carries_on(command) is not None:
+        return False  # `flock -n 9 || true`: errexit never sees the failure, wherever it runs
     script, name = command.script, command.function
     # (a command of a subshell after it too: `( flock -w 600 9; import ... ) 9>"$LOCK"` ends
     # with the import's status, not the flock's)

@@ -38,12 +38,12 @@ Or expand the value when the trap is set: `trap "scancel $job_id" EXIT`.
 
 ## Exceptions
 Not reported: a variable that is also assigned outside the function or declared `declare -g`, a
-handler function's own `local`, a trap the function resets before it returns (`trap - EXIT`), a
-function that ends the script itself (its last command is `exit`: the trap runs while its locals
-exist; or `exec`: it never runs), a `RETURN` trap (it runs while the locals exist), a trap set
-inside a subshell of the function
-(`( trap ... EXIT; ... )` fires when the subshell ends), and a double-quoted handler string,
-which is expanded when `trap` runs.
+handler function's own `local`, a trap the function resets or replaces before it returns
+(`trap - EXIT`, or the script's own `trap cleanup EXIT` put back; not under a condition the first
+trap is not under), a function that ends the script itself (its last command is `exit`: the trap
+runs while its locals exist; or `exec`: it never runs), a `RETURN` trap (it runs while the locals
+exist), a trap set inside a subshell of the function (`( trap ... EXIT; ... )` fires when the
+subshell ends), and a double-quoted handler string, which is expanded when `trap` runs.
 """
 
 from __future__ import annotations
@@ -77,18 +77,23 @@ def _handler_reads(script: Script, trap: Command) -> tuple[str, set[str]] | None
 
 
 def _never_after_return(script: Script, trap: Command) -> bool:
-    """The function resets the trap after setting it (`trap - EXIT`, `trap '' EXIT`), or ends
-    the script itself (its last command is `exit`: the trap runs while its locals live; `exec`:
-    the trap never runs)."""
+    """The function resets or replaces the trap after setting it (`trap - EXIT`, `trap '' EXIT`,
+    `trap cleanup EXIT`: a handler that reads a local is reported of its own), where it surely
+    runs once the trap was set (under no condition the trap is not under), or ends the script
+    itself (its last command is `exit`: the trap runs while its locals live; `exec`: the trap
+    never runs)."""
     body = [
         c
         for c in script.commands
         if c.function == trap.function and not c.subshell and c.node.start_byte > trap.node.end_byte
     ]
+    around = {id(g) for g in trap.guards}
     for command in body:
         args = [w.value for w in command.args]
-        reset = command.base == "trap" and args[:1] in (["-"], [""])
-        if reset and any(a.upper() in _EXIT for a in args[1:]):
+        if command.base != "trap" or len(args) < 2 or args[0] in ("-p", "-l"):
+            continue  # (`trap -p EXIT` prints the handler)
+        on_exit = any(a.upper() in _EXIT for a in args[1:])
+        if on_exit and all(id(g) in around for g in command.guards):
             return True
     last = max(body, key=lambda c: c.node.start_byte, default=None)
     return last is not None and not last.guards and last.base in ("exit", "exec")
