@@ -69,8 +69,12 @@ def command_line(file: SourceText, argv: list[YNode]) -> Script:
         if index:
             put(" ", offsets[-1])
         put("'", places[0] if places else start)
-        for char, offset in zip(value, places, strict=True):
-            put("'\\''" if char == "'" else char, offset)
+        if "'" not in value:  # (the usual item: its characters as they are, at their places)
+            text.append(value)
+            offsets.extend(places)
+        else:
+            for char, offset in zip(value, places, strict=True):
+                put("'\\''" if char == "'" else char, offset)
         put("'", places[-1] if places else start)
     line = "".join(text)
     src = line.encode("utf-8", errors="surrogateescape")

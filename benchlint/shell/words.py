@@ -100,6 +100,8 @@ def _chars(
     """Each char of src[start:end] with its file offset, one at a time: for text whose chars
     do not lie one after the other in the file (`_contiguous` takes the others)."""
     text = src[start:end].decode("utf-8", errors="surrogateescape")
+    if text.isascii():  # (a byte per character)
+        return list(zip(text, map(char_of, range(start, end)), strict=True))
     result = []
     byte = start
     for ch in text:
