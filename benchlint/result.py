@@ -51,9 +51,8 @@ class Coverage:
         """The warning for master configs that belong to another project in the repository."""
         if not self.unwired:
             return None
-        folders = sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in self.unwired})
         return (
-            f"{_count(len(self.unwired), 'master config')} in {_first(folders)} beside a "
+            f"{_count(len(self.unwired), 'master config')} in {_folders(self.unwired)} beside a "
             "runners file of another project kept in this repository: not wired or checked (lint "
             "that project as a repository of its own: a `.benchlint.toml` in its folder makes it "
             "one)"
@@ -105,11 +104,10 @@ class Coverage:
         """The warning for master configs set aside in a `deprecated/` folder."""
         if not self.deprecated:
             return None
-        folders = sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in self.deprecated})
         return (
             f"{_count(len(self.deprecated), 'master config')} in a deprecated folder "
-            f"({_first(folders)}) not linted: the routes, recipes and images of their entries "
-            "were not checked (list them in `master-configs` under the configuration's "
+            f"({_folders(self.deprecated)}) not linted: the routes, recipes and images of their "
+            "entries were not checked (list them in `master-configs` under the configuration's "
             "`[layout]` to lint them)"
         )
 
@@ -117,6 +115,11 @@ class Coverage:
         """What the run could not wire, for every output to say."""
         found = (self.other_projects(), self.blind_spot(), self.not_followed(), self.retired())
         return [w for w in found if w is not None]
+
+
+def _folders(paths: tuple[str, ...]) -> str:
+    """The folders of these files, the first three and how many more."""
+    return _first(sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in paths}))
 
 
 def _first(names: list[str]) -> str:
