@@ -115,7 +115,7 @@ from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
 from benchlint.fixes import line_removal
 from benchlint.registry import rule
 from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
-from benchlint.shell.model import Command, Script, first_line
+from benchlint.shell.model import Command, Script, first_line, whole_piece
 from benchlint.workflow import cancels_runner_jobs
 
 
@@ -292,9 +292,11 @@ def _function_starts(script: Script) -> dict[str, tuple[Command, str]]:
 
 
 def _holders(script: Script, variable: str | None, acquisition: Command) -> frozenset[str]:
-    """The variables assigned from the resource's own after it is acquired: an array of the
-    script's PIDs (`PIDS+=("$SERVER_PID")`) or job ids that a handler releases all at once
-    (`kill "${PIDS[@]}"`)."""
+    """The variables assigned the resource's own after it is acquired, as a whole word or
+    piece of their value: an array of the script's PIDs (`PIDS+=("$SERVER_PID")`) or job ids, or
+    a list in a string (`ALL="$ALL $PID"`), that a handler releases all at once (`kill
+    "${PIDS[@]}"`); not a value built from it (`LOG="slurm-$JOB_ID.out"`, `$(cat "$DIR/x")`:
+    a test of that is not a test of the resource)."""
     if variable is None:
         return frozenset()
     after = acquisition.node.end_byte
@@ -304,7 +306,11 @@ def _holders(script: Script, variable: str | None, acquisition: Command) -> froz
         if a.name != variable
         and a.value is not None
         and a.node.start_byte >= after
-        and any(read.name == variable for read in a.value.reads())
+        and any(
+            read.name == variable and whole_piece(word, read)
+            for word in (a.value.items if a.value.items is not None else [a.value])
+            for read in word.reads()
+        )
     )
 
 

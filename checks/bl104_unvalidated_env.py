@@ -83,7 +83,7 @@ from benchlint.environment import (
 )
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Read, Script, Word
+from benchlint.shell.model import Command, Read, Script, Word, whole_piece
 from benchlint.workspace import path_matches
 
 
@@ -104,7 +104,8 @@ def _consumed(launch: Launch) -> list[tuple[Read, bool]]:
             for assignment in strings:
                 value = assignment.value
                 assert value is not None
-                found.extend((r, _piece(value, r)) for r in _plain_reads(value, assignment.command))
+                reads = _plain_reads(value, assignment.command)
+                found.extend((r, whole_piece(value, r)) for r in reads)
             continue
         reads = word.reads()
         if len(reads) == 1 and reads[0].alone and not launch.value_slot(index):
@@ -119,16 +120,6 @@ def _flag_string(value: Word | None) -> bool:
     if value is None or value.items is not None or "$(" in value.text or "`" in value.text:
         return False
     return any(piece.startswith("-") for piece in value.value.split())
-
-
-def _piece(value: Word, read: Read) -> bool:
-    """Whether the read is a whole blank-separated piece of the string (`$LEN` in `--max-model-len
-    $LEN`): split unquoted, an empty value leaves nothing there."""
-    text = value.script.src
-    start, end = read.node.start_byte, read.node.end_byte
-    before = text[start - 1 : start] if start > value.node.start_byte else b""
-    after = text[end : end + 1] if end < value.node.end_byte else b""
-    return before in (b"", b" ", b"\t", b'"', b"'") and after in (b"", b" ", b"\t", b'"', b"'")
 
 
 def _plain_reads(word: Word, command: Command) -> list[Read]:

@@ -130,6 +130,20 @@ class Word:
 _VARIABLE = re.compile(r'(")?\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))(?(1)")')
 
 
+def whole_piece(word: Word, read: Read) -> bool:
+    """Whether a read of the word is a whole blank-separated piece of its value (`$LEN` in
+    `"--max-model-len $LEN"`, `$PID` in `"$PIDS $PID"`; not in `slurm-$JOB.out` or
+    `"$DIR/x.py"`): split unquoted, the piece is the variable's value alone."""
+    text = word.script.src
+    start, end = read.node.start_byte, read.node.end_byte
+    before = text[start - 1 : start] if start > word.node.start_byte else b""
+    after = text[end : end + 1] if end < word.node.end_byte else b""
+    return before in _PIECE_EDGE and after in _PIECE_EDGE
+
+
+_PIECE_EDGE = (b"", b" ", b"\t", b'"', b"'")
+
+
 def make_word(script: Script, node: Node, found: _Reads) -> Word:
     """The word at a node: quote removal done, its reads (`found`: the script's) kept."""
     kind = node.type
