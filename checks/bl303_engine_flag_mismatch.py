@@ -177,33 +177,55 @@ def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
             where = f"on `{launch.command.name}`" if launch.command.name else "here"
             for arg in flags:
                 flag = flag_name(arg.value)
-                if (
-                    version is not None
-                    and container.image_node is not None
-                    and data.varies(engine, flag)
-                    and data.accepts(engine, version, flag) is False
-                ):
-                    history = data.history(engine, version, flag)
-                    found.append(
-                        Finding(
-                            "BL303",
-                            f"`{arg.value}` {where} is not a flag of {ENGINES[engine]} {version}, "
-                            "the release of the container's image: the server exits with "
-                            + data.rejection(engine, version, flag),
-                            Location(path, arg.span),
-                            related=(Location(path, container.image_node.span, "image"),),
-                            subject=flag,
-                            notes=(history,) if history else (),
-                        )
-                    )
-                    continue
-                owner = data.foreign(engine, flag)
-                if owner is not None:
-                    message, hint = _message(flag, arg.value, engine, owner, where)
-                    found.append(
-                        Finding("BL303", message, Location(path, arg.span), subject=flag, help=hint)
-                    )
+                finding = _image_finding(
+                    flag,
+                    arg.value,
+                    engine,
+                    (version, container.image_node, "image", "the container's image"),
+                    where,
+                    Location(path, arg.span),
+                    flag,
+                )
+                if finding is not None:
+                    found.append(finding)
     return found
+
+
+def _image_finding(
+    flag: str,
+    shown: str,
+    engine: str,
+    image: tuple[str | None, YNode | None, str, str],
+    where: str,
+    location: Location,
+    subject: str,
+) -> Finding | None:
+    """A flag written `shown` where one image runs the engine: rejected by the release the
+    image names (`image`: that release, where the image is named, its label, what it is), else
+    another engine's flag; None when neither."""
+    data = engine_flags()
+    version, node, label, whose = image
+    if (
+        version is not None
+        and node is not None
+        and data.varies(engine, flag)
+        and data.accepts(engine, version, flag) is False
+    ):
+        history = data.history(engine, version, flag)
+        return Finding(
+            "BL303",
+            f"`{shown}` {where} is not a flag of {ENGINES[engine]} {version}, the release of "
+            f"{whose}: the server exits with " + data.rejection(engine, version, flag),
+            location,
+            related=(Location(location.path, node.span, label),),
+            subject=subject,
+            notes=(history,) if history else (),
+        )
+    owner = data.foreign(engine, flag)
+    if owner is None:
+        return None
+    message, hint = _message(flag, shown, engine, owner, where)
+    return Finding("BL303", message, location, subject=subject, help=hint)
 
 
 @rule(
@@ -272,7 +294,6 @@ def _container(root: YNode, where: str) -> YNode | None:
 def _recipe_findings(path: str, root: YNode | None) -> Iterator[Finding]:
     """A recipe's engine flags: against the release its `model.container` image names (srtctl
     runs the workers in it), else the other engine's flags."""
-    data = engine_flags()
     if root is None or not root.is_map:
         return
     for engine in ENGINES:
@@ -284,33 +305,14 @@ def _recipe_findings(path: str, root: YNode | None) -> Iterator[Finding]:
                 if not key.is_scalar:
                     continue
                 flag = flag_name(key.value)
-                shown = f"{key.value}: {value.value}" if value.is_scalar else key.value
-                if (
-                    version is not None
-                    and container is not None
-                    and data.varies(engine, flag)
-                    and data.accepts(engine, version, flag) is False
-                ):
-                    history = data.history(engine, version, flag)
-                    yield Finding(
-                        "BL303",
-                        f"`{shown}` in {where} is not a flag of {ENGINES[engine]} {version}, the "
-                        "release of the recipe's model.container: the server exits with "
-                        + data.rejection(engine, version, flag),
-                        Location(path, key.span),
-                        related=(Location(path, container.span, "model.container"),),
-                        subject=f"{where}.{flag}",
-                        notes=(history,) if history else (),
-                    )
-                    continue
-                owner = data.foreign(engine, flag)
-                if owner is None:
-                    continue
-                message, hint = _message(flag, shown, engine, owner, f"in {where}")
-                yield Finding(
-                    "BL303",
-                    message,
+                finding = _image_finding(
+                    flag,
+                    f"{key.value}: {value.value}" if value.is_scalar else key.value,
+                    engine,
+                    (version, container, "model.container", "the recipe's model.container"),
+                    f"in {where}",
                     Location(path, key.span),
-                    subject=f"{where}.{flag}",
-                    help=hint,
+                    f"{where}.{flag}",
                 )
+                if finding is not None:
+                    yield finding
