@@ -21,7 +21,7 @@ from benchlint import profile
 from benchlint.calls import Call, call_graph
 from benchlint.finding import Location
 from benchlint.shell.evaluate import guards_hold
-from benchlint.shell.model import Assignment, Command, Script
+from benchlint.shell.model import Assignment, Command, Script, exclusive
 from benchlint.wiring import Route, Wiring, entry_environment
 from benchlint.workflow import LauncherStep
 from benchlint.workspace import Workspace
@@ -364,11 +364,16 @@ class Environment:
         ] = {}
 
     # -- a script's own lines ---------------------------------------------------------------------
-    def state_before(self, script: Script, before: int) -> ScriptState:
-        """What `script` (a file's top-level script) has done before byte offset `before`."""
-        return self.states_before(script, [before])[0]
+    def state_before(self, script: Script, before: int, at: Command | None = None) -> ScriptState:
+        """What `script` (a file's top-level script) has done before byte offset `before`; with
+        `at` (the command there), on the way to that command: a line in another branch of an
+        `if` or `case` around it (`source "$HOME/.local/bin/env"` in the multi-node branch, an
+        assignment in the `then` of an `export X="$X"` in the `else`) never ran before it."""
+        return self.states_before(script, [before], at)[0]
 
-    def states_before(self, script: Script, offsets: Sequence[int]) -> list[ScriptState]:
+    def states_before(
+        self, script: Script, offsets: Sequence[int], at: Command | None = None
+    ) -> list[ScriptState]:
         """`state_before` at each offset, in one pass over the script."""
         order = sorted(range(len(offsets)), key=offsets.__getitem__)
         states: list[ScriptState | None] = [None] * len(offsets)
@@ -379,6 +384,8 @@ class Environment:
         unknown: str | None = None
         functions: dict[str, Script] = dict.fromkeys(script.functions, script)
         changes, validations = self._state_changes(script)
+        if at is not None:
+            changes = [change for change in changes if not exclusive(change[1], at)]
 
         def apply(command: Command, depth: int = 0, own: bool = False) -> None:
             """`own`: a command of the function the offset is in (its locals are there)."""

@@ -42,7 +42,10 @@ anything. Variables the system, GitHub Actions or Slurm always set (`HOME`, `GIT
 `SLURM_*`, ...) and those listed in `known-env` count as provided. Assignments earlier in the text
 count even when they are in a branch that may not run; in a function, so do its own lines
 before it and what the functions they call assign (`main() { setup_defaults; export
-PORT="$PORT"; }`, wherever `setup_defaults` is defined).
+PORT="$PORT"; }`, wherever `setup_defaults` is defined). A line in another branch of the same
+`if` or `case` never runs before the export (no loop around them runs both), so neither its
+assignments nor its `source` or `eval` count: a multi-node branch that sources uv's
+`$HOME/.local/bin/env` leaves the single-node branch's `export PORT="$PORT"` reported.
 """
 
 from __future__ import annotations
@@ -147,7 +150,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             name = assignment.name
             if is_builtin(name, known):
                 continue
-            state = environment.state_before(script, assignment.command.node.start_byte)
+            state = environment.state_before(
+                script, assignment.command.node.start_byte, assignment.command
+            )
             if state.unknown or name in state.assigned or name in state.validated:
                 continue
             start = assignment.command.node.start_byte

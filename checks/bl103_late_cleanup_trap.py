@@ -115,7 +115,7 @@ from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
 from benchlint.fixes import line_removal
 from benchlint.registry import rule
 from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
-from benchlint.shell.model import Command, Script, first_line, whole_piece
+from benchlint.shell.model import Command, Script, exclusive, first_line, whole_piece
 from benchlint.workflow import cancels_runner_jobs
 
 
@@ -563,16 +563,6 @@ def _about_itself(resource: Resource, path: ExitPath) -> bool:
     return False
 
 
-def _exclusive(a: Command, b: Command) -> bool:
-    """Whether two commands never run in one pass: the two branches of one `if`, or two items
-    of one `case` (the exit of a `*)` item cannot follow a server started in another)."""
-    return any(
-        g.node == h.node and g.patterns == h.patterns and g.expect != h.expect
-        for g in a.guards
-        for h in b.guards
-    )
-
-
 def _released_before(
     flow: Flow, resource: Resource, path: ExitPath, start: int, runs: Callable[[Command], list[str]]
 ) -> bool:
@@ -582,7 +572,7 @@ def _released_before(
     leak then depends on values benchlint does not know."""
     end = flow.place_of(path.command)
     for command in flow.statements[start + 1 : end]:
-        if not _exclusive(command, path.command) and _released_by(resource, runs(command)):
+        if not exclusive(command, path.command) and _released_by(resource, runs(command)):
             return True
     return False
 
@@ -872,7 +862,7 @@ def _check_flow(
             continue
         named = _named_at(flow, resource, start)
         # (a trap in the other branch of the `if` that acquires it is never set with it)
-        traps = [(i, t) for i, t in exit_traps if not _exclusive(resource.statement, t.command)]
+        traps = [(i, t) for i, t in exit_traps if not exclusive(resource.statement, t.command)]
         covering = [(i, t) for i, t in traps if _trap_releases(resource, i, t, named, lookup)]
         # a later `trap ... EXIT` (or `trap - EXIT`) replaces the handler that releases it
         earliest = min((i for i, _ in covering), default=None)
@@ -891,7 +881,7 @@ def _check_flow(
         for p in flow.exits_between(start, None if replaced else trap_index):
             if (
                 p.command is resource.statement
-                or _exclusive(resource.statement, p.command)
+                or exclusive(resource.statement, p.command)
                 or _about_itself(resource, p)
                 or _released_before(flow, resource, p, start, runs)
                 or _released_by(resource, runs(p.command))

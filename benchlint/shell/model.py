@@ -561,6 +561,19 @@ class Command:
         return nxt is not None and "$?" in self.script.text_of(nxt)
 
 
+def exclusive(a: Command, b: Command) -> bool:
+    """Whether two commands never both run in one pass of their script: the two branches of one
+    `if`, or two items of one `case` (the first matching item wins), and no loop around the
+    statement runs both on different passes."""
+    if a.script is not b.script or not any(
+        g.node == h.node and g.patterns == h.patterns and g.expect != h.expect
+        for g in a.guards
+        for h in b.guards
+    ):
+        return False
+    return not (a.loops and b.loops and set(a.loops) & set(b.loops))
+
+
 class Script:
     """One shell program: a file, or a string/heredoc run by a new shell inside one."""
 
