@@ -14,7 +14,7 @@ the string.
 
 ## Why is this bad?
 When the wait times out, `flock` returns 1 and the script runs its critical section anyway, next
-to the job that holds the lock. In one launcher the section deleted and re-imported a shared
+to the job that holds the lock. In one launcher the section deleted and re-imported a common
 container image while another job was reading it.
 
 ## Example

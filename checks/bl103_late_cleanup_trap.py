@@ -584,7 +584,7 @@ def _move_trap(flow: Flow, start: int, trap_index: int, trap: Trap) -> Fix | Non
     """Move the `trap ... EXIT` line to just after the acquisition, or after the statements
     right behind it that set the handler's variables (`PID=$!`): offered only when no exit can
     come before that point, every function the handler calls is defined by then, and both are
-    plain top-level lines (not in a branch, a function or a line shared with other commands)."""
+    plain top-level lines (not in a branch, a function or a line with other commands on it)."""
     script = flow.script
     statement = trap.command
     reads = set(_READ.findall(trap.action))
@@ -1103,20 +1103,20 @@ def check(ctx: Context) -> Iterator[Finding]:
         calls.callers  # noqa: B018 - one pass over every script answers is_sourced for all
     workflow_cleans = cancels_runner_jobs(ctx.ws)
     reported: set[tuple[Location, str]] = set()
-    shared = _Libraries()
+    libraries = _Libraries()
     for path in ctx.in_scope(ctx.ws.shell_paths):
         script = ctx.ws.shell(path)
         if script is None:
             continue
         host = ctx.wiring.is_launcher(script.path)
         sourced = functools.partial(calls.is_sourced, path)
-        shared.functions = _libraries(ctx, script)
+        libraries.functions = _libraries(ctx, script)
         found = _check_script(
             script,
             sourced,
             _functions(ctx, script),
-            _sourcing(ctx, script, shared),
-            shared,
+            _sourcing(ctx, script, libraries),
+            libraries,
         )
         for finding, resource in found:
             key = (finding.location, finding.message)

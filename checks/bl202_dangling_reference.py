@@ -155,7 +155,7 @@ def _zip_length(node: YNode) -> int | None:
 
 
 def _walk(node: YNode) -> Iterator[YNode]:
-    """The node and the values of its mappings, nested, each once (aliases share nodes)."""
+    """The node and the values of its mappings, nested, each once (an alias: its node)."""
     seen: set[int] = set()
     stack = [node]
     while stack:
