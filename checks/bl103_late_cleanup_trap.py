@@ -16,8 +16,10 @@ related location.
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
 container they go with it). A release inside a function counts where the function is called or
-named as the trap's handler; so does an acquisition: a server a function starts and keeps in a
-global (`start_server() { vllm serve ... & SERVER_PID=$!; }`) is acquired where the script's shell
+named as the trap's handler, also one that releases what the call passes it
+(`stop_server "$PID"` with `stop_server() { local pid=$1; kill "$pid"; }`); so does an
+acquisition: a server a function starts and keeps in a global
+(`start_server() { vllm serve ... & SERVER_PID=$!; }`) is acquired where the script's shell
 first calls the function (a `local` PID, gone when the function returns, is not followed). What a
 function the top level calls (or a function it calls: `main() { run_tests; }`; of a library it
 sources too) acquires and releases in its own body is checked in the body
@@ -61,7 +63,9 @@ its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`, `squeue
 gone), such a liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it
 fails when the process has ended), an exit in another branch of the same `if` or `case`, and an
 exit after a release that can run before it (in its branch, or under a condition benchlint cannot
-relate to the exit's: then it says nothing) are not exit paths that leak. A trap set before the
+relate to the exit's: then it says nothing; not one in a branch that then always exits,
+`if ! ready; then kill "$PID"; exit 1; fi`, where the later exit never follows it) are not exit
+paths that leak. A trap set before the
 acquisition covers it, until a later `trap ... EXIT` or `trap - EXIT` replaces its handler, when
 its handler releases it (a handler in double quotes expands its variables when `trap` runs:
 `trap "kill $PID" EXIT` above `PID=$!` kills nothing), by its variable or by one the script assigns
@@ -348,22 +352,18 @@ def _program(command: Command) -> str | None:
     return command.name
 
 
-def _release_line(
-    script: Script, statement: Command, resource: Resource, runs: Callable[[Command], list[str]]
-) -> int:
+def _release_line(script: Script, statement: Command, released: Released) -> int:
     """The line of the command in the statement that releases the resource (the `kill` in a
     loop's body), else of the statement."""
     start, end = statement.node.start_byte, statement.node.end_byte
     for command in script.commands:
         inside = start <= command.node.start_byte < end
-        if inside and command is not statement and _released_by(resource, runs(command)):
+        if inside and command is not statement and released(command):
             return command.span.line
     return statement.span.line
 
 
-def _kept_on_success(
-    script: Script, resource: Resource, first: Command, runs: Callable[[Command], list[str]]
-) -> bool:
+def _kept_on_success(script: Script, first: Command, released: Released) -> bool:
     """Whether every command of the script's shell that releases the resource, from the first
     statement that does on, is the clean-up of a failure: followed in its branch by an `exit N`,
     N a number other than 0 (`else kill "$PID"; exit 1; fi`). Then the script leaves the
@@ -376,27 +376,47 @@ def _kept_on_success(
         and c.function == shell
         and c.base not in ("echo", "printf")  # (`echo "to stop it: kill $PID"`)
         and c.node.start_byte >= start
-        and _released_by(resource, runs(c))
+        and released(c)
     ]
     return bool(releases) and all(
         any(
-            e.base == "exit"
-            and e.function == shell
-            and e.guards == c.guards
-            and e.subshell == c.subshell
-            and e.node.start_byte >= c.node.end_byte
-            and bool(e.args)
+            bool(e.args)
             and e.args[0].static
             and e.args[0].value.isdigit()
             and int(e.args[0].value) % 256 != 0
-            for e in script.commands
+            for e in _branch_exits(script, c)
         )
         for c in releases
     )
 
 
-def _released_by(resource: Resource, texts: list[str]) -> bool:
-    return any(_releases(resource, text) for text in texts)
+def _branch_exits(script: Script, command: Command) -> list[Command]:
+    """The `exit`s that follow the command in its branch, run whenever it runs (same
+    conditions, same shell and function): `kill "$PID"; exit 1` in an `if ! ready; then`."""
+    return [
+        e
+        for e in script.commands
+        if e.base == "exit"
+        and e.function == command.function
+        and e.guards == command.guards
+        and e.subshell == command.subshell
+        and e.node.start_byte >= command.node.end_byte
+    ]
+
+
+# whether a command releases the resource (worked out once per command, for one resource)
+Released = Callable[[Command], bool]
+
+
+def _released_by(
+    resource: Resource, runs: Callable[[Command], list[str]], lookup: Functions, command: Command
+) -> bool:
+    """Whether the command releases the resource: one of the texts it runs (`runs`) does, or
+    passes it to a function that releases its argument (`stop_server "$PID"`)."""
+    return any(
+        _releases(resource, text) or _releases_by_call(resource, text, lookup)
+        for text in runs(command)
+    )
 
 
 # a handler that ends every background process of the script: its process group (`kill 0`,
@@ -563,16 +583,22 @@ def _about_itself(resource: Resource, path: ExitPath) -> bool:
     return False
 
 
-def _released_before(
-    flow: Flow, resource: Resource, path: ExitPath, start: int, runs: Callable[[Command], list[str]]
-) -> bool:
+def _released_before(flow: Flow, path: ExitPath, start: int, released: Released) -> bool:
     """A release between the acquisition and the exit that can run before it: on the exit's own
     path, or under a condition the model cannot relate to the exit's (`[[ $DRY_RUN -eq 0 ]] &&
     kill $PID` after a start in the `else` of `[[ $DRY_RUN -eq 1 ]]`): not reported, as the
-    leak then depends on values benchlint does not know."""
+    leak then depends on values benchlint does not know. Not one in a branch that then always
+    ends the script, the exit outside it (`if ! ready; then kill "$PID"; exit 1; fi`): where it
+    runs, the exit never does."""
     end = flow.place_of(path.command)
     for command in flow.statements[start + 1 : end]:
-        if not exclusive(command, path.command) and _released_by(resource, runs(command)):
+        if exclusive(command, path.command) or not released(command):
+            continue
+        if not any(
+            e.node.end_byte <= path.command.node.start_byte
+            and path.command.guards[: len(e.guards)] != e.guards
+            for e in _branch_exits(flow.script, command)
+        ):
             return True
     return False
 
@@ -861,6 +887,7 @@ def _check_flow(
         if outer is not None and any(_handler_releases(resource, t, lookup) for _, t in outer):
             continue
         named = _named_at(flow, resource, start)
+        released = functools.cache(functools.partial(_released_by, resource, runs, lookup))
         # (a trap in the other branch of the `if` that acquires it is never set with it)
         traps = [(i, t) for i, t in exit_traps if not exclusive(resource.statement, t.command)]
         covering = [(i, t) for i, t in traps if _trap_releases(resource, i, t, named, lookup)]
@@ -883,8 +910,8 @@ def _check_flow(
                 p.command is resource.statement
                 or exclusive(resource.statement, p.command)
                 or _about_itself(resource, p)
-                or _released_before(flow, resource, p, start, runs)
-                or _released_by(resource, runs(p.command))
+                or _released_before(flow, p, start, released)
+                or released(p.command)
                 or (p.kind == "errexit" and on_error is not None and on_error < _at(flow, p))
             ):
                 continue
@@ -941,16 +968,18 @@ def _check_flow(
                 resource,
             )
         elif not covering:
+            releases = [s for s in flow.statements[start + 1 :] if released(s)]
+            # (the one to name: not the clean-up of a branch that then ends the script)
             release = next(
-                (s for s in flow.statements[start + 1 :] if _released_by(resource, runs(s))),
-                None,
+                (s for s in releases if not _branch_exits(script, s)),
+                releases[0] if releases else None,
             )
             if release is None and (resource.what != "Slurm allocation" or outer is not None):
                 continue  # (a function's: its caller may release it)
             if (
                 release is not None
                 and resource.what != "Slurm allocation"
-                and _kept_on_success(script, resource, release, runs)
+                and _kept_on_success(script, release, released)
             ):
                 continue  # (it is meant to outlive the script: an early end changes nothing)
             if release is not None and not leaks:
@@ -967,7 +996,7 @@ def _check_flow(
                     f"{flow.statements[named].span.line} assigns it"
                 )
             where = (
-                f"only at line {_release_line(script, release, resource, runs)}, with {no_trap}"
+                f"only at line {_release_line(script, release, released)}, with {no_trap}"
                 if release is not None
                 else "nowhere"
             )
