@@ -53,6 +53,8 @@ options), a release outside the measured range, a release between two measured o
 on the flag, an abbreviation argparse would accept, and a launch some job runs with an image
 that names no release (then only another engine's flags are reported). Of a recipe key written
 twice in one mapping only the last is checked: PyYAML drops the first (BL203 reports it).
+Launches of programs with no flag data (`trtllm-serve`, `python -m dynamo.sglang`, the SGLang
+router) are not checked either; every report counts them, by program.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.dynamo import flag_name
 from benchlint.engine_flags import ENGINES, engine_flags
-from benchlint.engines import Arg, launches
+from benchlint.engines import Arg, Launch, launches
 from benchlint.finding import Finding, Location, Severity, Undecided
 from benchlint.images import image_release
 from benchlint.manifests import containers
@@ -144,6 +146,18 @@ UNDECIDED_MANIFEST = (
     "measured range)"
 )
 
+# the launches whose flags another rule checks (BL301: the Dynamo vLLM worker's)
+_CHECKED_ELSEWHERE = frozenset({"dynamo.vllm"})
+
+
+def _unchecked(launch: Launch) -> str | None:
+    """What every report says of a launch whose flags no rule checks (no flag data for its
+    program: `trtllm-serve`, Dynamo's SGLang worker, the SGLang router); None for the rest."""
+    if launch.engine in ENGINES or launch.module in _CHECKED_ELSEWHERE:
+        return None
+    program = launch.module if launch.engine == "trtllm" else f"python -m {launch.module}"
+    return f"engine launches of `{program}` not checked for flags (BL303: no flag data for it)"
+
 
 # a `command:` or `args:` key: a file without one has no container's command line
 _CONTAINER = re.compile(r"^[ \t-]*(?:command|args)[ \t]*:", re.M)
@@ -161,6 +175,9 @@ def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
     for container in containers(source, document, tuple(ENGINES)):
         image = image_release(container.image) if container.image is not None else None
         for launch in launches(container.script):
+            unchecked = _unchecked(launch)
+            if unchecked is not None:
+                found.append(Undecided(unchecked, Location(path, launch.command.first_line_span)))
             if launch.engine not in ENGINES:
                 continue
             engine = launch.engine
@@ -239,6 +256,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     data = engine_flags()
     for script in scripts_with_releases(ctx):
         for launch in launches(script):
+            unchecked = _unchecked(launch)
+            if unchecked is not None:
+                ctx.count(unchecked, Location(script.path, launch.command.first_line_span))
             if launch.engine not in ENGINES:
                 continue
             engine, command = launch.engine, launch.command

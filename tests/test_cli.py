@@ -493,6 +493,38 @@ def test_containers_of_an_unknown_release_are_said(tmp_path: Path) -> None:
     ) in json.loads(outcome.stdout)["warnings"]
 
 
+def test_launches_of_programs_without_flag_data_are_said(tmp_path: Path) -> None:
+    """A launch whose flags no rule checks (`trtllm-serve`, Dynamo's SGLang worker, in a script or
+    a container) is counted by program, not passed over; vLLM's and SGLang's launches and the
+    Dynamo vLLM worker's (BL301's) are not listed."""
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "benchmarks/serve.sh": (
+                "trtllm-serve m --tp_size 8\n"
+                "python3 -m dynamo.sglang --model-path m --foo 1\n"
+                "python3 -m dynamo.vllm --model m\n"
+                "vllm serve m --max-num-seqs 4\n"
+                "python3 -m sglang.launch_server --model-path m\n"
+            ),
+            "deploy/trt.yaml": (
+                "containers:\n  - image: nvcr.io/x/trt:1\n"
+                "    command: [sh, -c, 'vllm serve m; trtllm-serve m --tp_size 8']\n"
+            ),
+        },
+    )
+    outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
+    report = json.loads(outcome.stdout)
+    assert report["findings"] == []
+    unchecked = [w for w in report["warnings"] if "not checked for flags" in w]
+    assert unchecked == [
+        "engine launches of `python -m dynamo.sglang` not checked for flags (BL303: no flag data "
+        "for it): 1 (benchmarks/serve.sh:2)",
+        "engine launches of `trtllm-serve` not checked for flags (BL303: no flag data for it): 2 "
+        "(benchmarks/serve.sh:1, deploy/trt.yaml:3)",
+    ]
+
+
 _GROWN = {
     "configs/runners.yaml": "labels:\n  x: [x_0]\n",
     "runners/launch_x.sh": (

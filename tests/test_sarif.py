@@ -105,9 +105,11 @@ def test_report_shape() -> None:
     failed = [r for r in run["results"] if r["ruleId"] == "BL001"]
     assert len(failed) == 2
     notices = run["invocations"][0]["toolExecutionNotifications"]
-    # only the warning about scripts tree-sitter-bash parses in part (bash accepts them)
-    assert [(n["level"], "locations" in n) for n in notices] == [("warning", False)]
+    # only the warnings about scripts tree-sitter-bash parses in part (bash accepts them) and
+    # about the launches no rule checks the flags of (the SGLang router's)
+    assert [(n["level"], "locations" in n) for n in notices] == [("warning", False)] * 2
     assert "benchmarks/single_node/qwen3_fp8_h200_serve.sh:9" in notices[0]["message"]["text"]
+    assert "`python -m sglang_router.launch_router` not checked" in notices[1]["message"]["text"]
     without = _sarif(TESTDATA / "example", "--ignore", "BL001")["runs"][0]
     notified = [
         n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
