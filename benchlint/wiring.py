@@ -184,8 +184,10 @@ class Route:
     runner_names: list[str]
     step: LauncherStep | None
     env: ConditionEnv
-    # the launcher's `exit`s and `exec`s decided on this route: whether each surely runs
-    _ends: dict[int, bool] = field(default_factory=dict, init=False, repr=False)
+    # the launcher's `exit`s and `exec`s decided on this route, in its order: how many surely
+    # do not run, and where the first that surely runs ends (-1: none decided so)
+    _decided: int = field(default=0, init=False, repr=False)
+    _first_end: int = field(default=-1, init=False, repr=False)
     # the `exec bash other.sh` of the launchers that handed the route over to this one
     via: tuple[Command, ...] = field(default=(), init=False)
 
@@ -224,18 +226,22 @@ class Route:
 
     def _ended_before(self, at: int) -> bool:
         """Whether an `exit` or `exec` of a program before that point of the launcher surely
-        runs on this route (each decided once, in the launcher's order)."""
-        ended = self._ends
-        for command in self.launcher.ends:
-            if command.node.end_byte > at:
-                return False
-            runs = ended.get(id(command))
-            if runs is None:
-                runs = ended[id(command)] = (
-                    guards_hold(command.script, command.guards, self._env_at(command)) is True
-                )
-            if runs:
+        runs on this route (each decided once, in the launcher's order, which is the order of
+        their ends: they are top-level commands)."""
+        if self._first_end >= 0:
+            return self._first_end <= at
+        ends = self.launcher.ends
+        index = self._decided
+        while index < len(ends):
+            command = ends[index]
+            end = command.node.end_byte
+            if end > at:
+                break
+            index += 1
+            if guards_hold(command.script, command.guards, self._env_at(command)) is True:
+                self._decided, self._first_end = index, end
                 return True
+        self._decided = index
         return False
 
     def holds_when(self, command: Command, values: dict[str, str]) -> bool | None:
