@@ -37,9 +37,10 @@ class Call:
     kind: str  # "source" | "run"
     targets: tuple[str, ...]  # repository paths; empty when it cannot be resolved
     word: Word
-    # a Python virtual environment's activation script, not in the repository: what sourcing
-    # it does is the profile's `venv_activate` (`venv_activation`)
-    venv: bool = False
+    # a file outside the repository whose effect the profile knows: a Python virtual
+    # environment's activation script (`venv_activate`, see `venv_activation`), or a file that
+    # only puts a tool on PATH (`path_env_files`): what sourcing it assigns and exports
+    known: dict[str, list[str]] | None = None
 
 
 def script_word(command: Command) -> tuple[str, Word] | None:
@@ -97,8 +98,9 @@ class CallGraph:
                     continue
                 kind, word = word_found
                 targets = tuple(resolve(self.ws, script, word.value) or ())
-                venv = kind == "source" and not targets and venv_activation(script, word.value)
-                found.append(Call(script, command, kind, targets, word, venv))
+                sourced = kind == "source" and not targets
+                known = known_source(script, word.value) if sourced else None
+                found.append(Call(script, command, kind, targets, word, known))
             self._by_script[key] = found
         return self._by_script[key]
 
@@ -283,6 +285,22 @@ def plain_target(script: Script, value: str) -> str | None:
         return None
     joined = posixpath.normpath(posixpath.join(base, rest))
     return None if joined.startswith("..") else joined
+
+
+def known_source(script: Script, value: str) -> dict[str, list[str]] | None:
+    """What the profile knows sourcing a file outside the repository does: a virtual
+    environment's activation, or a file of `path_env_files` (`$HOME/.local/bin/env`); None for
+    any other."""
+    if venv_activation(script, value):
+        return profile.VENV_ACTIVATE
+    home = _HOME.match(value)
+    if home is not None and "~" + value[home.end() :] in profile.PATH_ENV_FILES["files"]:
+        return profile.PATH_ENV_FILES
+    return None
+
+
+# how a path outside the repository names the home folder (a container's runs as root)
+_HOME = re.compile(r"\$HOME\b|\$\{HOME\}|~(?=/)|/root\b")
 
 
 def venv_activation(script: Script, value: str) -> bool:

@@ -434,14 +434,16 @@ class Environment:
                 position += 1
                 apply(command)
                 if call is not None:
-                    if call.venv:  # (what activating a virtual environment sets is known)
+                    if call.known is not None:  # (what sourcing it sets is the profile's)
+                        venv = call.known is profile.VENV_ACTIVATE
                         activated = Provenance(
-                            f"the virtual environment {call.word.text} activates",
+                            f"the virtual environment {call.word.text} activates"
+                            if venv
+                            else f"{call.word.text}, which puts its tool on PATH",
                             Location(script.path, call.command.first_line_span),
                         )
-                        names = profile.VENV_ACTIVATE
-                        assigned.update(dict.fromkeys(names["assigns"], activated))
-                        exported.update(dict.fromkeys(names["exports"], activated))
+                        assigned.update(dict.fromkeys(call.known["assigns"], activated))
+                        exported.update(dict.fromkeys(call.known["exports"], activated))
                     elif not call.targets:
                         unknown = unknown or f"sources {call.word.text}"
                     for target in call.targets:

@@ -46,6 +46,7 @@ FRONTEND_SERVERS: dict[str, str] = fact("frontend_servers")
 WORKFLOW_LAUNCH: re.Pattern[str] = re.compile(fact("workflow_launch_pattern"))
 SRT_SLURM_RECIPE_FOLDERS: tuple[str, ...] = tuple(fact("srt_slurm_recipe_folders"))
 VENV_ACTIVATE: dict[str, list[str]] = fact("venv_activate")
+PATH_ENV_FILES: dict[str, list[str]] = fact("path_env_files")
 _NAMING: str = fact("launcher_naming")
 if _NAMING != "prefix-before-underscore":
     raise ValueError(f"data/profile.json: unknown launcher_naming {_NAMING!r}")

@@ -35,17 +35,19 @@ vllm serve "$MODEL" --port "$PORT"
 ## Exceptions
 A script whose callers benchlint cannot see (nothing in the repository runs or sources it) is not
 reported, nor is a line after `eval`, after sourcing a file whose path cannot be resolved (a
-Python virtual environment's activation, `source .venv/bin/activate`, sets only its own names),
-or after a line that sets variables by names known only at run time (`export $(grep -v '^#' .env |
-xargs)`, `export "$key=$value"` in a loop, `declare "$kv"`, `printf -v "$name"`): each may set
-anything. Variables the system, GitHub Actions or Slurm always set (`HOME`, `GITHUB_*`,
-`SLURM_*`, ...) and those listed in `known-env` count as provided. Assignments earlier in the text
-count even when they are in a branch that may not run; in a function, so do its own lines
-before it and what the functions they call assign (`main() { setup_defaults; export
-PORT="$PORT"; }`, wherever `setup_defaults` is defined). A line in another branch of the same
-`if` or `case` never runs before the export (no loop around them runs both), so neither its
-assignments nor its `source` or `eval` count: a multi-node branch that sources uv's
-`$HOME/.local/bin/env` leaves the single-node branch's `export PORT="$PORT"` reported.
+Python virtual environment's activation, `source .venv/bin/activate`, sets only its own names,
+and the files uv's and rustup's installers leave, `$HOME/.local/bin/env` and `~/.cargo/env`,
+only PATH), or after a line that sets variables by names known only at run time
+(`export $(grep -v '^#' .env | xargs)`, `export "$key=$value"` in a loop, `declare "$kv"`,
+`printf -v "$name"`): each may set anything. Variables the system, GitHub Actions or Slurm
+always set (`HOME`, `GITHUB_*`, `SLURM_*`, ...) and those listed in `known-env` count as
+provided. Assignments earlier in the text count even when they are in a branch that may not
+run; in a function, so do its own lines before it and what the functions they call assign
+(`main() { setup_defaults; export PORT="$PORT"; }`, wherever `setup_defaults` is defined). A
+line in another branch of the same `if` or `case` never runs before the export (no loop around
+them runs both), so neither its assignments nor its `source` or `eval` count: a multi-node
+branch that sources a file benchlint cannot find leaves the single-node branch's
+`export PORT="$PORT"` reported.
 """
 
 from __future__ import annotations

@@ -53,7 +53,6 @@ from collections.abc import Callable, Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
-from benchlint.profile import VENV_ACTIVATE
 from benchlint.registry import rule
 from benchlint.shell.model import Script
 
@@ -194,8 +193,8 @@ def _sourced_names(ctx: Context, script: Script) -> set[str] | None:
     for call in ctx.environment.calls.calls_in(script):
         if call.kind != "source":
             continue
-        if call.venv:
-            names.update(VENV_ACTIVATE["assigns"])
+        if call.known is not None:
+            names.update(call.known["assigns"])
             continue
         if not call.targets:
             return None

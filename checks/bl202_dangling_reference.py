@@ -438,8 +438,8 @@ def _sourcing(ctx: Context, script: Script, anywhere: bool = False) -> list[Comm
             continue
         if command.function is not None and not anywhere:
             continue
-        if command.subshell or command.loops or call.venv:
-            continue  # (activating a virtual environment ends nothing)
+        if command.subshell or command.loops or call.known is not None:
+            continue  # (activating a virtual environment, or uv's PATH file, ends nothing)
         targets = [ctx.ws.shell(t) for t in call.targets]
         if not targets or any(t is None or not _inert(ctx, t) for t in targets):
             found.append(command)
