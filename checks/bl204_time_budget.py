@@ -13,7 +13,10 @@ and reports:
 - a `VLLM_ENGINE_READY_TIMEOUT_S` longer than that window (once per value in a recipe: the same
   timeout set for its prefill and decode workers is one report, the other places related), as the
   launcher leaves it and as PyYAML reads it (the last of a repeated key);
-- an `salloc --time` in the launcher not longer than that window (located at the `salloc`).
+- an `salloc --time` in the launcher not longer than that window (located at the `salloc`);
+- on a route with no recipe, an `salloc --time` not longer than the start-up budget of the
+  script the launcher then runs (the one script its path names on that route): a script that
+  starts vLLM and exports `VLLM_ENGINE_READY_TIMEOUT_S` as a number, once, on every path.
 
 The recipe EVAL_CONFIG_FILE names is checked too where the launcher switches to it
 (`CONFIG_FILE="$EVAL_CONFIG_FILE"` in eval-only runs), as the rewrites after the switch leave it.
@@ -88,7 +91,10 @@ big-b200:
 When a launcher's branches give several `default_time_limit` values and benchlint cannot decide
 which applies, the longest is used. Upstream recipes are not read. A recipe checked on its own
 that sets no `slurm.time_limit` is compared with nothing: the default comes from the site's
-`srtslurm.yaml`.
+`srtslurm.yaml`. A single-node script's start-up budget is read only from an unconditional
+`export VLLM_ENGINE_READY_TIMEOUT_S=N`: a default (`${VLLM_ENGINE_READY_TIMEOUT_S:-N}`, which
+the caller may override), a value set in a branch or twice, and the script's own readiness loop
+are not compared.
 """
 
 from __future__ import annotations
@@ -96,9 +102,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from benchlint.context import Context
+from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.recipe import HealthWindow, duration, health_window, settings_root, slurm_seconds
 from benchlint.registry import rule
+from benchlint.releases import scripts_run
+from benchlint.shell.model import Assignment, Command
 from benchlint.wiring import Route, Wiring
 from benchlint.yamlmodel import YamlDocument, YNode
 
@@ -251,7 +260,52 @@ def _wall_time(wiring: Wiring, route: Route | None, settings: YNode | None) -> W
     return best
 
 
+# vLLM's wait for its engine to start up (`vllm/envs.py`; 600 s when unset)
 _TIMEOUT = "VLLM_ENGINE_READY_TIMEOUT_S"
+
+
+def _startup_budgets(
+    ctx: Context, route: Route
+) -> Iterator[tuple[Command, str, tuple[Assignment, int], str]]:
+    """(salloc, its `--time` as written, the start-up budget, the script that gives it) for each
+    `salloc` with a static time that may run on a route with no recipe and each script the
+    launcher runs that is the only one its path names on the route."""
+    if ctx.wiring.recipes(route):
+        return
+    allocations = [(c, t) for c, t in route.launcher.allocations if route.holds(c) is not False]
+    if not allocations:
+        return
+    for run in scripts_run(ctx, route):
+        if run.runs is False or len(run.scripts) != 1:
+            continue
+        budget = _startup_budget(ctx, run.scripts[0])
+        if budget is not None:
+            for allocation, text in allocations:
+                yield allocation, text, budget, run.scripts[0]
+
+
+def _startup_budget(ctx: Context, path: str) -> tuple[Assignment, int] | None:
+    """The start-up budget a script that starts vLLM gives it: its one assignment of
+    VLLM_ENGINE_READY_TIMEOUT_S, a number, exported, on every path of its top level."""
+    script = ctx.ws.shell(path)
+    if script is None or not any(launch.engine == "vllm" for launch in launches(script)):
+        return None
+    found = [a for a in script.assignments if a.name == _TIMEOUT]
+    if len(found) != 1:
+        return None
+    assignment, value = found[0], found[0].value
+    command = assignment.command
+    if (
+        value is None
+        or not value.static
+        or not value.value.isdigit()
+        or not assignment.exported
+        or command.guards
+        or command.function is not None
+        or command.script is not script
+    ):
+        return None
+    return assignment, int(value.value)
 
 
 def _engine_timeouts(node: YNode | None) -> Iterator[tuple[YNode, YNode]]:
@@ -330,6 +384,28 @@ def check(ctx: Context) -> Iterator[Finding]:
                 Location(setting.path, setting.span, f"entry {route.entry.name}"),
             )
             finding = Finding("BL204", message, location, related=extra, subject=message)
+            reported[index] = (finding, [route.entry.name])
+    for route in ctx.routes():
+        for allocation, text, budget, script in _startup_budgets(ctx, route):
+            seconds = slurm_seconds(text)
+            if seconds is None or seconds > budget[1]:
+                continue
+            where = Location(route.launcher.path, allocation.first_line_span)
+            message = (
+                f"`salloc --time={text}` ({duration(seconds)}) is not longer than the start-up "
+                f"budget {script} gives vLLM (`{budget[0].command.script.text_of(budget[0].node)}`"
+                f", {duration(budget[1])}): the allocation can end while the server is still "
+                "loading"
+            )
+            index = (where.path, where.span.line, where.span.column, message)
+            if index in reported:
+                reported[index][1].append(route.entry.name)
+                continue
+            related = (
+                Location(script, budget[0].span, "start-up budget"),
+                Location(route.entry.path, route.entry.location.span, f"entry {route.entry.name}"),
+            )
+            finding = Finding("BL204", message, where, related=related, subject=message)
             reported[index] = (finding, [route.entry.name])
     if not wiring.entries:  # no master config (an srt-slurm tree): each recipe as it is
         yield from _unrouted(ctx)
