@@ -1,6 +1,7 @@
 """How scripts start serving engines: the one place that recognises an engine launch.
 
-`vllm serve`, `python -m vllm.entrypoints.openai.api_server`, `python -m sglang.launch_server`,
+`vllm serve`, `python -m vllm.entrypoints.openai.api_server` (and vLLM's legacy and gRPC
+servers, which parse the same engine arguments), `python -m sglang.launch_server`,
 `python -m dynamo.<x>`, `trtllm-serve`, directly or behind a wrapper (`srun`, `env`, `nohup`...),
 and argument arrays that hold such a command (`VLLM_CMD=(vllm serve ...)`, run later as
 `"${VLLM_CMD[@]}"`).
@@ -38,6 +39,8 @@ class Launch:
         """The HTTP server clients talk to, if this launch starts one."""
         if self.engine == "dynamo":
             return "dynamo" if self.module == "dynamo.frontend" else None
+        if self.module in _NOT_OPENAI:
+            return None  # (its own routes: `/generate`, or gRPC)
         return self.engine
 
     @functools.cached_property
@@ -173,6 +176,10 @@ def _split(value: Word) -> list[Arg]:
     return pieces
 
 
+# vLLM servers that serve no OpenAI-compatible HTTP API: the legacy demo server, the gRPC one
+_NOT_OPENAI = frozenset({"vllm.entrypoints.api_server", "vllm.entrypoints.grpc_server"})
+
+
 def array_name(word: Word) -> str | None:
     """NAME for a word that is `"${NAME[@]}"`."""
     text = word.value
@@ -183,6 +190,9 @@ def array_name(word: Word) -> str | None:
 
 _MODULES = {
     "vllm.entrypoints.openai.api_server": "vllm",
+    # vLLM's other servers parse the same engine arguments (and their own --host, --port, ...)
+    "vllm.entrypoints.api_server": "vllm",
+    "vllm.entrypoints.grpc_server": "vllm",
     "sglang.launch_server": "sglang",
     "sglang.launch_server.py": "sglang",
     "sglang_router.launch_router": "sglang_router",

@@ -19,6 +19,19 @@ _IMAGES = {
 _TAG = re.compile(r"v(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+)*")
 
 
+# What an image runs when a container gives it `args` and no `command`: vLLM's OpenAI image
+# starts its server (vLLM's docker/Dockerfile, target vllm-openai: `ENTRYPOINT ["vllm", "serve"]`;
+# before 0.9, `python3 -m vllm.entrypoints.openai.api_server`, which reads the same flags)
+_ENTRYPOINTS = {"vllm/vllm-openai": ("vllm", "serve")}
+
+
+def image_entrypoint(image: str) -> tuple[str, ...]:
+    """The command an engine image runs its container's `args` with; () when not known."""
+    name = image.split("@", 1)[0].strip().strip("'\"").rpartition(":")[0] or image
+    repository = name.replace("#", "/").split("/")
+    return _ENTRYPOINTS.get("/".join(repository[-2:]), ())
+
+
 def image_release(image: str) -> tuple[str, str] | None:
     """(engine, version) of an engine release image; None for anything else."""
     image = image.split("@", 1)[0].strip().strip("'\"")

@@ -2,7 +2,9 @@
 DynamoGraphDeployment's `mainContainer`): the image, and what the container runs as a script.
 
 A container's `command` and `args` lists are one command line, each item one word (quoted, so
-the shell reads it back as the item: a JSON value stays one word). Modelled as a script over the
+the shell reads it back as the item: a JSON value stays one word); with `args` and no `command`,
+after the command the image runs them with, where it is known (`vllm serve` for vLLM's OpenAI
+image, its words placed at the image). Modelled as a script over the
 YAML file, with each character at its place in the file, the rules read an engine launch in a
 manifest as they read one in a launcher: `python3 -m dynamo.vllm --flag ...` as a list,
 `["/bin/sh", "-c", "python3 -m dynamo.vllm ..."]` as the nested script the shell runs.
@@ -14,6 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from benchlint.images import image_entrypoint
 from benchlint.shell.model import Script, nested_char_of
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YamlDocument, YNode
@@ -43,18 +46,25 @@ def containers(
                 argv = []
                 break
             argv.extend(value.items)
-        if not argv or (naming and not any(n in item.value for item in argv for n in naming)):
-            continue
         image = node.get("image")
         if image is not None and not image.is_scalar:
             image = None
-        yield Container(image.value if image is not None else None, command_line(file, argv), image)
+        runs_args = image is not None and node.get("command") is None
+        entry = image_entrypoint(image.value) if image is not None and runs_args else ()
+        words = [*entry, *(item.value for item in argv)]
+        if not argv or (naming and not any(n in word for word in words for n in naming)):
+            continue
+        line = command_line(file, argv, entry, image)
+        yield Container(image.value if image is not None else None, line, image)
 
 
-def command_line(file: SourceText, argv: list[YNode]) -> Script:
+def command_line(
+    file: SourceText, argv: list[YNode], entry: tuple[str, ...] = (), at: YNode | None = None
+) -> Script:
     """The scalars as one command line: each item single-quoted, each character of the line at
     the file offset of the item's character it stands for (a quote at its item's first or last
-    character; an item whose characters cannot be placed, at its first)."""
+    character; an item whose characters cannot be placed, at its first); after the `entry`
+    words, placed at the start of `at` (the image that runs them)."""
     text: list[str] = []
     offsets: list[int] = []
 
@@ -62,6 +72,8 @@ def command_line(file: SourceText, argv: list[YNode]) -> Script:
         text.append(chars)
         offsets.extend([offset] * len(chars))
 
+    for word in entry:
+        put(word + " ", _start(file, at) if at is not None else 0)
     for index, node in enumerate(argv):
         value = node.value
         start = _start(file, node)

@@ -44,10 +44,9 @@ FILE_START = Span(1, 1, 1, 1)
 TOO_DEEP = "is nested too deeply to analyse"
 # Go template or Jinja syntax (not a GitHub workflow's `${{ ... }}`)
 _TEMPLATE = re.compile(r"(?<!\$)\{\{.*?\}\}|\{%.*?%\}")
-# a line that is one placeholder (`envsubst`, Python's string.Template): it stands for a block
-_BLOCK_PLACEHOLDER = re.compile(
-    r"[ \t]*\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)[ \t]*"
-)
+# a line that is one placeholder (`envsubst`, Python's string.Template, a Terraform
+# `templatefile` interpolation: `${indent(4, yamlencode(labels))}`): it stands for a block
+_BLOCK_PLACEHOLDER = re.compile(r"[ \t]*\$(?:\{[^{}\n]+\}|[A-Za-z_][A-Za-z0-9_]*)[ \t]*")
 
 # `{name}` in a value, followed at once by more of the word (`{username}/custom-model:latest`)
 _GLUED_PLACEHOLDER = re.compile(r"(?:^|[\s:\[,-])\{[A-Za-z_][A-Za-z0-9_]*\}[^\s,}\]#]")

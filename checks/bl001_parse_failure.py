@@ -31,9 +31,9 @@ is never reported: its text is often built from expansions. A `.env` file is she
 script sources it (`source ./settings.env`), and read only then. Templates are counted ("templates
 not linted") and not reported: YAML in a Helm chart's `templates/`, YAML with Go or Jinja syntax
 or that fails just after a line that is one placeholder (`${PULL_SECRETS_BLOCK}`, filled in by
-`envsubst`) or at a `{name}` placeholder glued to more text (`image: {username}/model:latest`,
-for `str.format` or the reader), and a script bash rejects at a fill-in placeholder
-(`partition=<partition>`).
+`envsubst`; `${indent(4, yamlencode(labels))}`, by Terraform's `templatefile`) or at a
+`{name}` placeholder glued to more text (`image: {username}/model:latest`, for `str.format` or
+the reader), and a script bash rejects at a fill-in placeholder (`partition=<partition>`).
 """
 
 from __future__ import annotations

@@ -3,23 +3,25 @@
 ## What it does
 Reports, from the flags of every released vLLM and SGLang (`benchlint/data/engine_flags.json`:
 vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
-- on an engine launch in a script (`vllm serve`, `python -m sglang.launch_server`, behind any
-  wrapper or an optional `${PREFIX:-}`, run from a string by `bash -c`, `eval` or `$CMD`, with
-  flags in arrays or in plain strings expanded unquoted), a flag the release that
-  runs it does not accept. The release is read from the `image:` of the master-config entries
-  whose jobs run the script (`vllm/vllm-openai:v0.15.1`, `lmsysorg/sglang:v0.5.8-cu130`), through
-  the launcher their runner starts and the path it builds from their fields. The message names
-  the release and when the flag left or arrives;
+- on an engine launch in a script (`vllm serve`, `python -m sglang.launch_server`, vLLM's
+  legacy `api_server` and `grpc_server` too, behind any wrapper or an optional `${PREFIX:-}`,
+  run from a string by `bash -c`, `eval` or `$CMD`, with flags in arrays or in plain strings
+  expanded unquoted), a flag the release that runs it does not accept. The release is read
+  from the `image:` of the master-config entries whose jobs run the script
+  (`vllm/vllm-openai:v0.15.1`, `lmsysorg/sglang:v0.5.8-cu130`), through the launcher their
+  runner starts and the path it builds from their fields. The message names the release and
+  when the flag left or arrives;
 - in a recipe's `backend.<engine>_config.<role>`, a flag the release of the recipe's
   `model.container` image does not accept (an override block's own container wins);
 - in a Kubernetes container (a Deployment's, a LeaderWorkerSet's: its `command` and `args`,
-  or the script a `sh -c` item runs), a flag the release of the container's `image` does not
-  accept;
+  or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
+  them with `vllm serve`), a flag the release of the container's `image` does not accept;
 - where no release is known (a nightly or custom image, a container alias, a script no entry
-  runs, a container's `:latest` image; every report counts these launches), a flag only the
-  other engine has: on SGLang `--enable-auto-tool-choice`, `--max-num-seqs`,
-  `--gpu-memory-utilization`; on vLLM `--mem-fraction-static`, `--max-running-requests`,
-  `--disable-radix-cache`, with the engine's own spelling where there is one.
+  runs, a container's `:latest` image; every report counts these launches when one of their
+  flags is one only some releases accept), a flag only the other engine has: on SGLang
+  `--enable-auto-tool-choice`, `--max-num-seqs`, `--gpu-memory-utilization`; on vLLM
+  `--mem-fraction-static`, `--max-running-requests`, `--disable-radix-cache`, with the
+  engine's own spelling where there is one.
 
 ## Why is this bad?
 Both servers use argparse and exit at once on an unknown option: the job fails after the

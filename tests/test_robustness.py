@@ -163,6 +163,11 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
                 "${PULL_SECRETS_BLOCK}\n      image: ${IMAGE}\n"
             ),
             "eks/cluster.yaml": "region: $AWS_REGION\nzones:\n$ZONES\nauto:\n  enabled: true\n",
+            # a Terraform `templatefile` input: an interpolation that is a whole line
+            "tf/values.yaml": (
+                "head:\n  labels:\n    app: head\n    ${indent(4, yamlencode(labels))}\n"
+                "  serviceAccountName: ${k8s_service_account}\n"
+            ),
             "dgd/broken.yaml": "image: ${IMAGE}\nargs: [--port, 8000\nreplicas: 2\n",
             # a GitHub expression and a comment are no template syntax: broken YAML is BL001
             ".github/workflows/w.yml": "jobs:\n  a:\n    ref: ${{ github.sha }}\n   bad: 1\n",
@@ -184,9 +189,10 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
         "deploy/job.yaml",
         "dgd/frontend.yaml",
         "eks/cluster.yaml",
+        "tf/values.yaml",
     ]
     outcome = CliRunner().invoke(main, ["--statistics", str(root)])
-    assert "templates not linted 5" in outcome.stderr
+    assert "templates not linted 6" in outcome.stderr
     # named, a template is said to be skipped, not read as a file without findings
     named = CliRunner().invoke(main, [str(root / "chart/templates/deployment.yaml")])
     assert named.exit_code == 0
