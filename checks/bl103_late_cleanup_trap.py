@@ -10,8 +10,9 @@ background) after the acquisition and before a `trap ... EXIT` whose handler rel
 there is no such trap, it reports a release that something can skip (the release is only a command
 near the end), a Slurm allocation never released at all, and a program at the head of a background
 pipeline whose `$!` (its last command's: `vllm serve ... | tee log &`) the script kills, which
-signals `tee`, not the program. Located at the acquisition; the first uncovered exit path is a
-related location.
+signals `tee`, not the program (the pipeline at the top level or in a function; the kill after
+it, or through a function given the PID). Located at the acquisition; the first uncovered exit
+path is a related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
@@ -720,7 +721,7 @@ def _check_script(
         held = libraries.held(defined)
         if name in held or any(c.base in held for c in defined.body(name)):
             flows.append((defined, name, errexit, called))
-    for finding in _killed_through_pipe(flow):
+    for finding in _killed_through_pipe(flow, lookup):
         yield finding, None
     every = flow.traps() if len(flows) > 1 else []
     for defined, function, errexit, first in flows:
@@ -748,41 +749,67 @@ def _check_script(
                 yield finding, resource
 
 
-def _killed_through_pipe(flow: Flow) -> Iterator[Finding]:
+def _killed_through_pipe(flow: Flow, lookup: Functions) -> Iterator[Finding]:
     """A program started at the head of a background pipeline (`vllm serve ... 2>&1 | tee
     server.log &`) whose `$!`, the pipeline's last command's, the script saves and kills:
-    `kill "$PID"` ends `tee` and leaves the program running."""
+    `kill "$PID"` ends `tee` and leaves the program running. The pipeline at the top level or
+    in a function's body (`start_proxy() { ... | tee proxy.log & PROXY_PID=$!; }`); the kill
+    after it, or in a function's body, itself or through a function given the PID
+    (`stop "$PROXY_PID"` with `stop() { kill "$1"; }`)."""
     script = flow.script
-    statements = flow.statements
-    for i, head in enumerate(statements):
-        if not (head.background and head.piped) or (i and statements[i - 1].piped):
-            continue
-        last = next((j for j in range(i + 1, len(statements)) if not statements[j].piped), None)
-        if last is None or not statements[last].background:
-            continue
-        name = _pid_saved(statements[last + 1 : last + 4])
-        if name is None:
-            continue
-        killing = re.compile(rf"\bkill\b(?:\s+-[A-Za-z0-9]+)*\s+[\"']?\$\{{?{name}\b")
-        kill = next(
-            (s for s in statements[last + 1 :] if killing.search(script.text_of(s.node))), None
+    piped = {c.function or "" for c in script.commands if c.background and c.piped}
+    if not piped:
+        return
+    bodies = [flow] + [Flow(script, False, lookup, name) for name in sorted(piped - {""})]
+    for body in bodies:
+        statements = body.statements
+        for i, head in enumerate(statements):
+            if not (head.background and head.piped) or (i and statements[i - 1].piped):
+                continue
+            last = next((j for j in range(i + 1, len(statements)) if not statements[j].piped), None)
+            if last is None or not statements[last].background:
+                continue
+            name = _pid_saved(statements[last + 1 : last + 4])
+            if name is not None:
+                yield from _pipe_finding(script, head, statements[last], name, lookup)
+
+
+def _pipe_finding(
+    script: Script, head: Command, last: Command, name: str, lookup: Functions
+) -> Iterator[Finding]:
+    """The finding for a pipeline whose `$!` is saved in `name`, when something kills it."""
+    # (not `kill -0 "$PID"`: it only asks whether the process is there)
+    killing = re.compile(rf"\bkill\b(?!\s+-[0l]\b)(?:\s+-[A-Za-z0-9]+)*\s+[\"']?\$\{{?{name}\b")
+    reading = _reading(frozenset({name}))
+
+    def kills(command: Command) -> bool:
+        if command.node.start_byte < last.node.end_byte and command.function is None:
+            return False  # (before the pipeline, at the top level: another process's)
+        text = script.text_of(command.node)
+        return killing.search(text) is not None or any(
+            reading.search(arguments) is not None
+            and (where := lookup(called)) is not None
+            and _releases_argument(where, called, _KILL, lookup)
+            for called, arguments in calls_in(text)
         )
-        if kill is None:
-            continue
-        shown = clip(first_line(script.text_of(head.node)), 40)
-        tail = statements[last].name or "the last command"
-        killed = clip(first_line(script.text_of(kill.node)), 40)
-        yield Finding(
-            "BL103",
-            f"`{shown}` heads a background pipeline whose `$!` is its last command's "
-            f"(`{tail}`): `{killed}` (line {kill.span.line}) signals `{tail}`, not it (it "
-            "goes on, unless it dies writing to the closed pipe)",
-            Location(script.path, head.first_line_span),
-            help="start it alone in the background (`... > server.log 2>&1 &`, or "
-            "`> >(tee server.log) 2>&1 &`) and keep that `$!`",
-            related=(Location(script.path, kill.first_line_span, "kill"),),
-            subject=f"pipe:{name}",
-        )
+
+    kill = next((c for c in script.commands if kills(c)), None)
+    if kill is None:
+        return
+    shown = clip(first_line(script.text_of(head.node)), 40)
+    tail = last.name or "the last command"
+    killed = clip(first_line(script.text_of(kill.node)), 40)
+    yield Finding(
+        "BL103",
+        f"`{shown}` heads a background pipeline whose `$!` is its last command's "
+        f"(`{tail}`): `{killed}` (line {kill.span.line}) signals `{tail}`, not it (it "
+        "goes on, unless it dies writing to the closed pipe)",
+        Location(script.path, head.first_line_span),
+        help="start it alone in the background (`... > server.log 2>&1 &`, or "
+        "`> >(tee server.log) 2>&1 &`) and keep that `$!`",
+        related=(Location(script.path, kill.first_line_span, "kill"),),
+        subject=f"pipe:{name}",
+    )
 
 
 def _followed(

@@ -32,7 +32,10 @@ ignored). In a Kubernetes manifest (a document with `apiVersion` and `kind` at i
 not kustomize's own `Kustomization`) kustomize-based tools (`kubectl apply -k`, Argo CD, Flux)
 refuse a repeated key whatever the values (`mapping key "volumes" already defined`), while
 `kubectl apply -f` keeps the last value: with the same value it is a warning, as benchlint does
-not know which tool reads the file.
+not know which tool reads the file. A repeated merge key (`<<: *base` then `<<: *extra`) is
+merged every time, not the last only; PyYAML releases differ on which mapping a key both define
+comes from (an error), and where they define no key in common only a stricter loader minds (a
+warning). Its fix is one `<<: [*base, *extra]`, written by hand.
 
 ## Fix safety
 The fix removes the earlier entry (with the lines under it), which PyYAML ignores: safe, what
@@ -89,12 +92,21 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding]:
         advice = ""
         same = _same_values(duplicate)
         severity = Severity.NOTE if same else None
-        if key == "<<" and duplicate.again.style is None:
+        if key == "<<" and duplicate.again.style is None and _disjoint_merges(duplicate):
+            outcome = (
+                "PyYAML merges every one of them, and as they share no key every PyYAML "
+                "release builds the same mapping, but a key written twice is not valid YAML: "
+                "stricter loaders (ruamel.yaml) refuse the file"
+            )
+            advice = "write one `<<: [*first, *second]`"
+            severity = Severity.WARNING
+        elif key == "<<" and duplicate.again.style is None:
             outcome = (
                 "PyYAML merges every one of them, not only the last, and PyYAML releases "
                 "differ on which value a key defined by several takes"
             )
             advice = "write one `<<: [*first, *second]`"
+            severity = None
         elif _manifest(document, duplicate.again):
             refused = (
                 "kustomize-based tools (`kubectl apply -k`, Argo CD, Flux) refuse the manifest "
@@ -133,7 +145,7 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding]:
             subject=key,
             help=advice,
             fix=fix,
-            severity=None if advice else severity,
+            severity=severity,
         )
 
 
@@ -151,6 +163,24 @@ def _manifest(document: YamlDocument, node: YNode) -> bool:
             keys = {k.value for k, _ in root.pairs if k.is_scalar}
             return {"apiVersion", "kind"} <= keys
     return False
+
+
+def _disjoint_merges(duplicate: Duplicate) -> bool:
+    """Whether the mappings the repeated `<<` keys merge (each a mapping or a list of them)
+    define no key twice between them: then which one PyYAML takes a key from does not arise."""
+    seen: set[object] = set()
+    for k, value in duplicate.mapping.pairs:
+        if not k.is_scalar or k.key_identity != duplicate.again.key_identity:
+            continue
+        merged = value.items if value.is_seq else [value]
+        for mapping in merged:
+            if not mapping.is_map or not all(key.is_scalar for key, _ in mapping.pairs):
+                return False
+            keys = {key.key_identity for key, _ in mapping.pairs}
+            if seen & keys:
+                return False
+            seen |= keys
+    return True
 
 
 def _same_values(duplicate: Duplicate) -> bool:
