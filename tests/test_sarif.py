@@ -101,25 +101,31 @@ def test_report_shape() -> None:
     assert rules[0]["fullDescription"]["text"].startswith("Reports a shell script or YAML file")
     precision = {r["id"]: r["properties"]["precision"] for r in rules}
     assert precision["BL203"] == "very-high" and precision["BL105"] == "medium"
-    # parse failures are BL001 results, not notifications as well
+    # parse failures are BL001 results and notifications (the tool status page lists them)
     failed = [r for r in run["results"] if r["ruleId"] == "BL001"]
     assert len(failed) == 2
     notices = run["invocations"][0]["toolExecutionNotifications"]
-    # only the warnings about scripts tree-sitter-bash parses in part (bash accepts them) and
+    located = [n for n in notices if "locations" in n]
+    unparsed = [
+        "benchmarks/multi_node/collect_results.sh",
+        "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/broken.yaml",
+    ]
+    assert [n["level"] for n in located] == ["error", "error"]
+    uris = [n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in located]
+    assert uris == unparsed
+    # and the warnings about scripts tree-sitter-bash parses in part (bash accepts them) and
     # about the launches no rule checks the flags of (the SGLang router's)
-    assert [(n["level"], "locations" in n) for n in notices] == [("warning", False)] * 2
-    assert "benchmarks/single_node/qwen3_fp8_h200_serve.sh:9" in notices[0]["message"]["text"]
-    assert "`python -m sglang_router.launch_router` not checked" in notices[1]["message"]["text"]
+    rest = [n for n in notices if "locations" not in n]
+    assert [n["level"] for n in rest] == ["warning", "warning"]
+    assert "benchmarks/single_node/qwen3_fp8_h200_serve.sh:9" in rest[0]["message"]["text"]
+    assert "`python -m sglang_router.launch_router` not checked" in rest[1]["message"]["text"]
     without = _sarif(TESTDATA / "example", "--ignore", "BL001")["runs"][0]
     notified = [
         n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         for n in without["invocations"][0]["toolExecutionNotifications"]
         if "locations" in n
     ]
-    assert notified == [
-        "benchmarks/multi_node/collect_results.sh",
-        "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/broken.yaml",
-    ]
+    assert notified == unparsed
 
 
 def test_fingerprints_survive_lines_inserted_above(tmp_path: Path) -> None:
