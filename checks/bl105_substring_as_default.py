@@ -3,7 +3,8 @@
 ## What it does
 Reports a parameter expansion `${NAME:TEXT}` (or of a positional parameter, `${2:TEXT}`) whose TEXT
 is not a plausible arithmetic offset: it holds a character arithmetic has no use for here (`/`,
-`.`, a quote, `@`, `,`) or a number with letters after it (`1e3`, `10GB`), a hyphenated word
+`.`, a single quote, `@`; bash removes double quotes first) or a number with letters after it
+(`1e3`, `10GB`), a hyphenated word
 (`meta-llama`, where the two are not variables the script sets), a name that nothing in the script
 assigns (`${X:foo}`, `${SLURM_PARTITION:gpu-2}`), or, with no length, a number of 1,000 or more
 (`${PORT:8888}`: empty for any shorter value).
@@ -14,8 +15,9 @@ form `${NAME:offset:length}`. When NAME is unset the expansion is silently empty
 path or port the author meant as a fallback never appears; when it is set, bash evaluates the
 text as arithmetic, reports an error (`Llama-3.1-8B: division by 0`, `invalid arithmetic
 operator`) and skips the command: the engine it was to start never starts, and the script goes
-on (bash 5.2, even under `set -e`). Public benchmark scripts ship this; ShellCheck does not
-report it.
+on (bash 5.2, even under `set -e`); or, where the text is names nothing sets
+(`${RUN: -"finetune_5e-6"}`), reads them as 0 and cuts the value at the offset that gives.
+Public benchmark scripts ship this; ShellCheck does not report it.
 
 ## Example
 ```bash path=benchmarks/serve.sh
@@ -41,8 +43,9 @@ too: `python3 -c '...'`) and the bodies of quoted heredocs (which bash does not 
 skipped.
 
 ## Fix safety
-The fix inserts the `-`: unsafe (applied with `--unsafe-fixes`): it takes the default for the
-author's intent, and a script that meant the substring would change.
+The fix inserts the `-` (or, for `${X: -"d"}`, removes the blank that split `:-`): unsafe
+(applied with `--unsafe-fixes`): it takes the default for the author's intent, and a script
+that meant the substring would change.
 """
 
 from __future__ import annotations
@@ -58,7 +61,9 @@ from benchlint.shell.model import Script
 
 # `${NAME:` not followed by an operator that starts with `:` (`:-`, `:=`, `:?`, `:+`)
 _SUBSTRING = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+):(?![-=?+])([^}]*)\}")
-_NOT_ARITHMETIC = re.compile(r"""[/.'"@,~]""")
+# characters bash's arithmetic rejects in an offset (`a/b` divides by a name nothing sets, 0;
+# `,` and `~` are operators, and double quotes are removed before the offset is evaluated)
+_NOT_ARITHMETIC = re.compile(r"""[/.'@]""")
 # a number with letters after it (`1e3`, `10GB`; not `0x1F` nor `10#08`): bash's arithmetic
 # rejects it ("value too great for base")
 _GLUED_NUMBER = re.compile(r"(?<![0-9A-Za-z_#])(?!0[xX])[0-9]+[A-Za-z_]")
@@ -94,6 +99,7 @@ def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | Non
     """What a set variable's expansion gives when the text is not a plausible offset (the end
     of the message), else None. `sourced`: the names the files the script sources assign
     (None: a file it sources is not known, so any name may be set)."""
+    text = text.replace('"', "")  # (bash removes double quotes before evaluating it)
     offset = text.split(":", 1)[0]  # `${X:offset:length}`
     if not offset.strip():
         return None
@@ -129,7 +135,10 @@ def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | Non
 
 # what a set variable's expansion gives
 _ERROR = "bash reports an arithmetic error and skips the command"
-_PART = "bash reads the names nothing sets as 0 and expands to a part of its value"
+_PART = (
+    "bash reads the names nothing sets as 0 and expands to its value from the offset that "
+    "gives (all of it where that is 0)"
+)
 
 
 _INTERESTING = re.compile(r"[\n'\"\\\\#$]")
@@ -229,16 +238,17 @@ def check(ctx: Context) -> Iterator[Finding]:
             written = match.group()
             colon = column + 3 + len(name)  # just after `${NAME:`
             unset = f"not passed, ${name}" if name.isdigit() else f"unset, {name}"  # (`${2:x}`)
+            default, edit = text, Edit(path, Span(line, colon, line, colon), "-")
+            blank = len(text) - len(text.lstrip(" \t"))
+            if blank and text[blank:].startswith("-"):  # `${X: -"d"}`: a `:-` split by a blank
+                default = text[blank + 1 :]
+                edit = Edit(path, Span(line, colon, line, colon + blank), "")
             yield Finding(
                 "BL105",
                 f"`{written}` takes a substring at the arithmetic offset `{text}`, not a "
                 f"default: {unset} silently expands to nothing; set, {given}",
                 Location(path, Span(line, column, line, column + len(written))),
-                help=f"write `${{{name}:-{text}}}`",
+                help=f"write `${{{name}:-{default}}}`",
                 subject=written,
-                fix=Fix(
-                    f"write `${{{name}:-{text}}}`",
-                    (Edit(path, Span(line, colon, line, colon), "-"),),
-                    "unsafe",
-                ),
+                fix=Fix(f"write `${{{name}:-{default}}}`", (edit,), "unsafe"),
             )

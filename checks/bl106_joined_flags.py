@@ -4,7 +4,8 @@
 Reports an argument `"$NAME"` (or `"${NAME}"`) of an engine launch (`vllm serve`,
 `python -m sglang.launch_server`, `python -m dynamo.<x>`, `trtllm-serve`, behind any wrapper) when
 every value the script assigns to NAME is a string of several blank-separated words that starts
-with a flag (`args="--tp 8 --port 30000"`), or adds to its earlier value
+with a flag (`args="--tp 8 --port 30000"`; one flag with a blank before or after it,
+`EP=" --enable-expert-parallel"`, is no flag to argparse either), or adds to its earlier value
 (`args="$args --speculative-algorithm EAGLE"`, onto one flag too), or is empty (`args=""` where a
 branch then sets the flags: on that path the engine gets one empty argument, which argparse rejects
 too). So is `"${args:-}"` (its value, or an empty word), and `"${args[*]}"` of an array of flags
@@ -97,7 +98,9 @@ def _joined(values: list[Word], name: str) -> bool:
             continue
         if not words or not words[0].startswith("-"):
             return False
-        sets = sets or len(words) > 1
+        # (one flag with a blank before or after it, `EP=" --enable-expert-parallel"`, is one
+        # word that does not start with `-` to argparse either: a positional)
+        sets = sets or len(words) > 1 or text != text.strip()
     return sets
 
 
@@ -141,6 +144,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                     if not values or not _joined(values, name):
                         continue
                     first = " ".join(_joined_value(values, name).split())
+                    appends = any(v.value.startswith((f"${name}", f"${{{name}}}")) for v in values)
+                    if " " not in first and not appends:  # (one flag and a blank: as it is)
+                        first = _joined_value(values, name)
                 else:
                     name = _joined_array(word)
                     values = [a.value for a in assignments_of(word.script, name or "") if a.value]
@@ -148,10 +154,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                         continue
                     first = " ".join(w.value for w in values[0].items or [])
                 shown = clip(first, 60)
+                what = "a flag (the blank is part of it)" if first != first.strip() else "flags"
                 yield Finding(
                     "BL106",
                     f"`{word.text}` hands `{launch.module}` one argument, `{shown}`: the "
-                    "engine takes it for a single word, not flags, and exits with a usage error",
+                    f"engine takes it for a single word, not {what}, and exits with a usage error",
                     Location(script.path, word.span),
                     related=tuple(
                         Location(script.path, a.span, f"sets {name}")

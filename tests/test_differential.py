@@ -701,6 +701,43 @@ def test_a_substring_offset_that_is_no_number_skips_the_command_and_bash_goes_on
     assert "division by 0" in done.stderr
 
 
+# offsets written where a default was meant: `${X:text}`, as BL105 reads them
+_OFFSETS = [
+    ' -"finetune_5e-6"',
+    ' -"Qwen2-VL-2B-Instruct"',
+    ' -"activitynet_qa_val"',
+    '"foo"',
+    "gpu-2",
+    "meta-llama/x",
+    "1e3",
+    "x.y",
+    "'3'",
+    "a,b",
+    "~b",
+    "@",
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("text", _OFFSETS)
+def test_what_bl105_says_a_set_variable_gives_agrees_with_bash(text: str) -> None:
+    """BL105's message for a set variable (the names it reads unset, as in a script that sets
+    none of them): an arithmetic error (bash skips the command), or the value from an offset
+    (all of it where the offset is 0)."""
+    import importlib
+
+    bl105 = importlib.import_module("checks.bl105_substring_as_default")
+    script = parse_file(SourceText("x.sh", b"true\n"))
+    said = bl105._implausible(text, script, lambda: set())
+    done = _bash_run(f'X=abcdefghijkl\necho "[${{X:{text}}}]"\n')
+    if said == bl105._ERROR:
+        assert done.stdout == "" and done.stderr, (said, done)
+    else:
+        assert said == bl105._PART, said
+        out = done.stdout.strip()
+        assert not done.stderr and "abcdefghijkl".endswith(out[1:-1]), (said, done)
+
+
 GREP = shutil.which("grep")
 _GREP_CASES = [
     "-q '^health_check:'",
