@@ -74,8 +74,9 @@ from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]
 passes it to a function that releases its argument (`stop_tree "$SERVER_PID"` with
 `stop_tree() { local pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls
 deep), or when it ends every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the
-program by its name (`pkill -f "vllm serve"`, `killall vllm`; an engine's command line starts with
-the Python interpreter, so `pkill -f python` ends it too); so does a trap a function the script
+program by its name (`pkill -f "vllm serve"`, `pkill -u "$USER" -f vllm`, `killall vllm`,
+`pgrep -f vllm | xargs kill`, `kill $(pgrep -f vllm)`; an engine's command line starts with the
+Python interpreter, so `pkill -f python` ends it too); so does a trap a function the script
 calls sets (`install_traps`). A handler runs the functions it names, anywhere in its text
 (`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`), three calls deep, in the
 script or a file it sources. An `ERR` trap that releases it covers the exits of commands failing
@@ -110,7 +111,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
+import shlex
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -323,10 +326,18 @@ def _runs(script: Script, command: Command, depth: int = 0) -> list[str]:
     """A statement's text and the text of each command of the script's functions it calls
     (`cleanup` at the end of a script releases what `cleanup() { kill "$PID"; }` does), two
     calls deep. Each is matched alone: `wait_or_die "$PID" ...` whose body kills another
-    process releases nothing."""
+    process releases nothing; a pipeline's head also as the whole pipeline
+    (`pgrep -f vllm | xargs kill`)."""
     if command.base in ("echo", "printf"):
         return []  # it prints what it names (`echo "to stop it: kill $PID"`): it ends nothing
     texts = [script.text_of(command.node)]
+    if command.piped:
+        commands = script.commands
+        at = commands.index(command)
+        last = next((c for c in commands[at + 1 :] if not c.piped), None)
+        if last is not None and last.node.start_byte > command.node.end_byte:
+            whole = script.src[command.node.start_byte : last.node.end_byte]
+            texts.append(whole.decode("utf-8", errors="surrogateescape"))
     if depth > 1:
         return texts
     start, end = command.node.start_byte, command.node.end_byte
@@ -429,11 +440,49 @@ _KILL_ALL = re.compile(
 )
 
 
-# `pkill -f "vllm serve"`, `pkill vllm`, `killall vllm`: ends processes by their name (with
-# `-f`, by a pattern of the whole command line)
-_KILL_BY_NAME = re.compile(
-    r"\b(?:pkill|killall)\s+((?:-[A-Za-z0-9]+\s+)*)(?:\"([^\"]+)\"|'([^']+)'|([^\"'\s;&|]+))"
-)
+# `pkill -f "vllm serve"`, `pkill vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`,
+# `kill $(pgrep python)`: ends processes by their name (with `-f`, by a pattern of the whole
+# command line): the program and its words up to the end of its command
+_BY_NAME = re.compile(r"\b(pkill|killall|pgrep)\s+([^\n]*)")
+# the options of each that take a value (procps-ng pkill/pgrep, psmisc killall)
+_VALUED = {
+    "pkill": frozenset({"-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal", "--ns"}),
+    "pgrep": frozenset({"-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--ns", "-d"}),
+    "killall": frozenset({"-s", "--signal", "-u", "--user", "-o", "--older-than", "-y"}),
+}
+# what a pgrep's output is given to that kills: `| xargs [-r] kill`, or a `kill $(pgrep ...)`
+_PGREP_KILLS = re.compile(r"\|\s*xargs\s+(?:-\S+\s+)*kill\b")
+_KILL_OF_PGREP = re.compile(r"\bkill\b[^;&|\n]*(?:\$\(|`)\s*pgrep\b")
+
+
+def _name_kills(text: str) -> Iterator[tuple[bool, str]]:
+    """(whether it matches the whole command line, `-f`; the pattern) of each command of the
+    text that ends processes by their name."""
+    for match in _BY_NAME.finditer(text):
+        program, rest = match.group(1), match.group(2).split("`", 1)[0]
+        if program == "pgrep" and not (
+            _PGREP_KILLS.search(match.group(2))
+            or _KILL_OF_PGREP.search(text, 0, match.start(1) + len(program))
+        ):
+            continue  # (a pgrep whose output nothing kills)
+        try:  # (its words up to the first operator: `;`, `|`, `&&`, `)`...)
+            lexer = shlex.shlex(rest, posix=True, punctuation_chars=True)
+            lexer.whitespace_split = True
+            words = list(itertools.takewhile(lambda w: w[0] not in ";&|()", lexer))
+        except ValueError:
+            continue
+        full, pattern, skip = False, None, False
+        for word in words:
+            if skip:
+                skip = False
+            elif word.startswith("-") and pattern is None:
+                full = full or word == "--full" or (not word.startswith("--") and "f" in word)
+                skip = word in _VALUED[program]
+            else:
+                pattern = word
+                break
+        if pattern is not None:
+            yield full, pattern
 
 
 def _kills_by_name(resource: Resource, text: str) -> bool:
@@ -444,11 +493,10 @@ def _kills_by_name(resource: Resource, text: str) -> bool:
         # an engine is a Python program: its command line starts with the interpreter
         # (`python3 /usr/local/bin/vllm serve ...`), which `pkill -f python` matches
         line = f"python3 {line}"
-    for match in _KILL_BY_NAME.finditer(text):
-        options, pattern = match.group(1), match.group(2) or match.group(3) or match.group(4)
+    for full, pattern in _name_kills(text):
         if pattern == program:
             return True
-        if re.search(r"(?:^|\s)-[A-Za-z]*f", options):
+        if full:
             # a variable in the pattern stands for any text; the line is matched as the
             # process's command line has it, without the shell's quotes
             found = re.sub(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", ".*", pattern)
@@ -466,7 +514,9 @@ def _releases(resource: Resource, text: str) -> bool:
     if resource.what == "background process" and "kill" in text:
         if _KILL_ALL.search(text):
             return True
-        if ("pkill" in text or "killall" in text) and _kills_by_name(resource, text):
+        if ("pkill" in text or "killall" in text or "pgrep" in text) and _kills_by_name(
+            resource, text
+        ):
             return True
     if not resource.release.search(text):
         return False
@@ -592,14 +642,26 @@ def _released_before(flow: Flow, path: ExitPath, start: int, released: Released)
     ends the script, the exit outside it (`if ! ready; then kill "$PID"; exit 1; fi`): where it
     runs, the exit never does."""
     end = flow.place_of(path.command)
+    script, at = flow.script, path.command
+
+    def ends_first(release: Command) -> bool:
+        """The release is followed in its branch by an `exit` the exit path is not in."""
+        return any(
+            e.node.end_byte <= at.node.start_byte and at.guards[: len(e.guards)] != e.guards
+            for e in _branch_exits(script, release)
+        )
+
     for command in flow.statements[start + 1 : end]:
-        if exclusive(command, path.command) or not released(command):
+        if exclusive(command, at) or not released(command):
             continue
-        if not any(
-            e.node.end_byte <= path.command.node.start_byte
-            and path.command.guards[: len(e.guards)] != e.guards
-            for e in _branch_exits(flow.script, command)
-        ):
+        # (a loop is a statement whose text holds its body's: the commands in it that release)
+        first, last = command.node.start_byte, command.node.end_byte
+        inner = [
+            c
+            for c in script.commands
+            if c is not command and first <= c.node.start_byte < last and released(c)
+        ]
+        if not all(ends_first(c) for c in inner or [command]):
             return True
     return False
 
