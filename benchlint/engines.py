@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from benchlint.engine_flags import engine_flags
 from benchlint.finding import Span
-from benchlint.shell.invocation import resolve_words
+from benchlint.images import image_entrypoint
+from benchlint.shell.invocation import Invocation, resolve_words
 from benchlint.shell.model import Assignment, Command, Script, Word
 
 
@@ -39,8 +40,8 @@ class Launch:
         """The HTTP server clients talk to, if this launch starts one."""
         if self.engine == "dynamo":
             return "dynamo" if self.module == "dynamo.frontend" else None
-        if self.module in _NOT_OPENAI:
-            return None  # (its own routes: `/generate`, or gRPC)
+        if self.module in _NOT_OPENAI or self.image is not None:
+            return None  # (its own routes: `/generate`, or gRPC; a container's port is mapped)
         return self.engine
 
     @functools.cached_property
@@ -112,6 +113,9 @@ class Launch:
     module: str  # "vllm serve", "sglang.launch_server", "dynamo.vllm", "trtllm-serve"
     command: Command
     args: tuple[Word, ...]  # the words after the program
+    # the image of a container run that starts it with the image's entrypoint
+    # (`docker run ... vllm/vllm-openai:v0.15.1 --model m`): its release is the launch's
+    image: Word | None = None
 
 
 # flags that take no value by their name, in the engines' conventions (`--enable-...`)
@@ -208,6 +212,10 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
     )
     program = invocation.words
     base = invocation.base
+    started = _container_entrypoint(invocation)
+    if started is not None:  # `docker run IMAGE --flags`: the image's own `vllm serve`
+        image, entry = started
+        return Launch("vllm", " ".join(entry), command, program, image)
     if base == "vllm" and len(program) > 1 and program[1].value == "serve":
         return Launch("vllm", "vllm serve", command, program[2:])
     if base == "trtllm-serve":
@@ -220,6 +228,22 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
         return None
     at = next(i for i, w in enumerate(program) if w.value == module or w.value == "-m" + module)
     return Launch(engine, module, command, program[at + 1 :])
+
+
+def _container_entrypoint(invocation: Invocation) -> tuple[Word, tuple[str, ...]] | None:
+    """The image of a `docker run` (or `podman run`) whose entrypoint runs the words after it,
+    with that entrypoint, where the image's is known (`images.image_entrypoint`) and no
+    `--entrypoint` replaces it; the words then start with a flag, or there are none."""
+    for name in ("docker run", "podman run"):
+        runner = invocation.wrapper(name)
+        if runner is None or runner.has("--entrypoint") or len(runner.operands) != 1:
+            continue
+        image = runner.operands[0]
+        entry = image_entrypoint(image.value) if image.static else ()
+        words = invocation.words
+        if entry and (not words or words[0].value.startswith("-")):
+            return image, entry
+    return None
 
 
 def launches(script: Script) -> list[Launch]:

@@ -15,7 +15,8 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   `model.container` image does not accept (an override block's own container wins);
 - in a Kubernetes container (a Deployment's, a LeaderWorkerSet's: its `command` and `args`,
   or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
-  them with `vllm serve`), a flag the release of the container's `image` does not accept;
+  them with `vllm serve`), and in a script's `docker run` (or `podman run`) of that image with
+  flags after it, a flag the release of the container's image does not accept;
 - where no release is known (a nightly or custom image, a container alias, a script no entry
   runs, a container's `:latest` image; every report counts these launches when one of their
   flags is one only some releases accept), a flag only the other engine has: on SGLang
@@ -74,6 +75,7 @@ from benchlint.manifests import containers
 from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
 from benchlint.releases import Running, launch_releases, scripts_with_releases
+from benchlint.shell.model import Word
 from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YamlDocument, YNode
 
@@ -143,9 +145,9 @@ UNDECIDED = (
     "(BL303: no entry's image names it, or no entry runs the script)"
 )
 UNDECIDED_MANIFEST = (
-    "engine launches in Kubernetes containers with a flag only some releases accept not checked "
-    "against their release (BL303: the container's image names no release, or one outside the "
-    "measured range)"
+    "engine launches in containers (Kubernetes, `docker run`) with a flag only some releases "
+    "accept not checked against their release (BL303: the container's image names no release, "
+    "or one outside the measured range)"
 )
 
 # the launches whose flags another rule checks (BL301: the Dynamo vLLM worker's)
@@ -172,41 +174,49 @@ def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
     if not any(name in source.text for name in ENGINES) or not _CONTAINER.search(source.text):
         return []
     found: list[Finding | Undecided] = []
-    data = engine_flags()
     path = source.path
     for container in containers(source, document, tuple(ENGINES)):
-        image = image_release(container.image) if container.image is not None else None
         for launch in launches(container.script):
             unchecked = _unchecked(launch)
             if unchecked is not None:
                 found.append(Undecided(unchecked, Location(path, launch.command.first_line_span)))
-            if launch.engine not in ENGINES:
-                continue
-            engine = launch.engine
-            version = image[1] if image is not None and image[0] == engine else None
-            flags = [a for a in launch.flags if a.value.startswith("--")]
-            if any(
-                data.varies(engine, name)
-                and (version is None or data.accepts(engine, version, name) is None)
-                for name in (flag_name(a.value) for a in flags)
-            ):
-                found.append(
-                    Undecided(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span))
-                )
-            where = f"on `{launch.command.name}`" if launch.command.name else "here"
-            for arg in flags:
-                flag = flag_name(arg.value)
-                finding = _image_finding(
-                    flag,
-                    arg.value,
-                    engine,
-                    (version, container.image_node, "image", "the container's image"),
-                    where,
-                    Location(path, arg.span),
-                    flag,
-                )
-                if finding is not None:
-                    found.append(finding)
+            if launch.engine in ENGINES:
+                found += _in_container(launch, container.image, container.image_node, path)
+    return found
+
+
+def _in_container(
+    launch: Launch, image: str | None, node: YNode | Word | None, path: str
+) -> list[Finding | Undecided]:
+    """A launch's flags where a container's image (its name, and where it is named) runs it,
+    against the release the image names, else the other engine's flags; a launch with a flag
+    only some releases accept, in an image that names none the data knows, counted."""
+    data = engine_flags()
+    engine = launch.engine
+    found_release = image_release(image) if image is not None else None
+    version = found_release[1] if found_release is not None and found_release[0] == engine else None
+    flags = [a for a in launch.flags if a.value.startswith("--")]
+    found: list[Finding | Undecided] = []
+    if any(
+        data.varies(engine, name)
+        and (version is None or data.accepts(engine, version, name) is None)
+        for name in (flag_name(a.value) for a in flags)
+    ):
+        found.append(Undecided(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span)))
+    where = f"on `{launch.command.name}`" if launch.command.name else "here"
+    for arg in flags:
+        flag = flag_name(arg.value)
+        finding = _image_finding(
+            flag,
+            arg.value,
+            engine,
+            (version, node, "image", "the container's image"),
+            where,
+            Location(path, arg.span),
+            flag,
+        )
+        if finding is not None:
+            found.append(finding)
     return found
 
 
@@ -214,7 +224,7 @@ def _image_finding(
     flag: str,
     shown: str,
     engine: str,
-    image: tuple[str | None, YNode | None, str, str],
+    image: tuple[str | None, YNode | Word | None, str, str],
     where: str,
     location: Location,
     subject: str,
@@ -262,6 +272,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             if unchecked is not None:
                 ctx.count(unchecked, Location(script.path, launch.command.first_line_span))
             if launch.engine not in ENGINES:
+                continue
+            if launch.image is not None:  # a container run: its image names the release
+                for item in _in_container(launch, launch.image.value, launch.image, script.path):
+                    if isinstance(item, Undecided):
+                        ctx.count(item.what, item.where)
+                    else:
+                        yield item
                 continue
             engine, command = launch.engine, launch.command
             runs = None

@@ -38,6 +38,13 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
             ["docker run"],
             "python -m m",
         ),
+        # (what follows the image is the container's command line: its flags are not docker's)
+        (
+            "docker run --gpus all img --model m --port 8000",
+            ["docker run"],
+            "--model m --port 8000",
+        ),
+        ("ssh host --verbose", ["ssh"], "--verbose"),
         ("podman exec -it box bash", ["podman exec"], "bash"),
         ("enroot start --rw -m a:b img cmd", ["enroot start"], "cmd"),
         ("enroot exec 1234 sh -c x", ["enroot exec"], "sh -c x"),

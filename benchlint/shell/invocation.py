@@ -330,6 +330,8 @@ def _read(
     i = start
     stopped = False
     while i < len(words):
+        if grammar.operands and len(operands) == grammar.operands:
+            break  # (`docker run IMAGE --flag`: what follows its operands is the command's)
         word = words[i]
         value = word.value
         if value == "--":
