@@ -367,7 +367,7 @@ class Environment:
     def state_before(self, script: Script, before: int, at: Command | None = None) -> ScriptState:
         """What `script` (a file's top-level script) has done before byte offset `before`; with
         `at` (the command there), on the way to that command: a line in another branch of an
-        `if` or `case` around it (`source "$HOME/.local/bin/env"` in the multi-node branch, an
+        `if` or `case` around it (a `source` of a file not found in the multi-node branch, an
         assignment in the `then` of an `export X="$X"` in the `else`) never ran before it."""
         return self.states_before(script, [before], at)[0]
 

@@ -27,7 +27,9 @@ _ENTRYPOINTS = {"vllm/vllm-openai": ("vllm", "serve")}
 
 def image_entrypoint(image: str) -> tuple[str, ...]:
     """The command an engine image runs its container's `args` with; () when not known."""
-    name = image.split("@", 1)[0].strip().strip("'\"").rpartition(":")[0] or image
+    name, _, tag = image.split("@", 1)[0].strip().strip("'\"").rpartition(":")
+    if not name or "/" in tag:  # (no tag: `registry:5000/vllm/vllm-openai` is all name)
+        name = image.split("@", 1)[0].strip().strip("'\"")
     repository = name.replace("#", "/").split("/")
     return _ENTRYPOINTS.get("/".join(repository[-2:]), ())
 

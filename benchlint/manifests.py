@@ -4,9 +4,9 @@ DynamoGraphDeployment's `mainContainer`): the image, and what the container runs
 A container's `command` and `args` lists are one command line, each item one word (quoted, so
 the shell reads it back as the item: a JSON value stays one word); with `args` and no `command`,
 after the command the image runs them with, where it is known (`vllm serve` for vLLM's OpenAI
-image, its words placed at the image). Modelled as a script over the
-YAML file, with each character at its place in the file, the rules read an engine launch in a
-manifest as they read one in a launcher: `python3 -m dynamo.vllm --flag ...` as a list,
+image, its words placed at the image). Modelled as a script over the YAML file, with each
+character at its place in the file, the rules read an engine launch in a manifest as they read
+one in a launcher: `python3 -m dynamo.vllm --flag ...` as a list,
 `["/bin/sh", "-c", "python3 -m dynamo.vllm ..."]` as the nested script the shell runs.
 """
 
