@@ -82,23 +82,25 @@ three calls deep, in the script or a file it sources. An `ERR` trap that release
 exits of commands failing under `set -e` (bash runs it first), not an `exit`. `break` and `continue`
 do not fail under `set -e`, nor does an assignment whose substitution falls back
 (`PID=$(pgrep -n server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a
-`let` of a nonzero literal, the `for` of a list with a substitution, a call of a function of the
-script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`), or an assignment whose
-substitution ends with a command that cannot (`pid=$(start_worker)` whose body ends with
-`echo "$pid"`: bash runs a substitution without `set -e`, unless `shopt -s inherit_errexit` or POSIX
-mode was set before it, or another shell runs the script). A pipeline's status is its last command's
-(`set -o pipefail`: any of its commands'), and a filter that reads a pipe with options it accepts
-cannot fail (`$(curl ... | head -1)`, `| tr -d '\\r'`, `| wc -l`), nor can `read` from a here-string
-or `mapfile` of a pipe or of `< <(...)`. A server the script kills only where it exits with a
-failure status (`else kill "$PID"; exit 1; fi`) is meant to outlive it: an early end leaves it as
-success does. An allocation named after the runner (`salloc --job-name="$RUNNER_NAME"`) is released
-by the workflow when every job that runs a launcher later cancels the runner's jobs by that name in
-a step that always runs (`if: always()`, `scancel --name=${{ runner.name }}`). Not modelled: a
-`return` as the end of a function that holds a resource, traps in subshells (they do not cover the
-outer script and are ignored), an `exit` in an element of a pipeline
-(`... | while read ...; do ... exit 1; done`: a subshell, it ends only that element, taken as ending
-the script), and a background process started in a loop without keeping `$!` (one started once
-without it is released only by what ends every job, `kill %1`, or its program by name).
+`let` of a nonzero literal or an arithmetic command that assigns (`(( n += 1 ))`; `(( n++ ))` is
+worth n's old value and fails on a count's first step), the `for` of a list with a substitution, a
+call of a function of the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`),
+or an assignment whose substitution ends with a command that cannot (`pid=$(start_worker)` whose
+body ends with `echo "$pid"`: bash runs a substitution without `set -e`, unless
+`shopt -s inherit_errexit` or POSIX mode was set before it, or another shell runs the script). A
+pipeline's status is its last command's (`set -o pipefail`: any of its commands'), and a filter that
+reads a pipe with options it accepts cannot fail (`$(curl ... | head -1)`, `| tr -d '\\r'`,
+`| wc -l`), nor can `read` from a here-string or `mapfile` of a pipe or of `< <(...)`. A server the
+script kills only where it exits with a failure status (`else kill "$PID"; exit 1; fi`) is meant to
+outlive it: an early end leaves it as success does. An allocation named after the runner
+(`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a launcher
+later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
+`scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a function that holds a
+resource, traps in subshells (they do not cover the outer script and are ignored), an `exit` in an
+element of a pipeline (`... | while read ...; do ... exit 1; done`: a subshell, it ends only that
+element, taken as ending the script), and a background process started in a loop without keeping
+`$!` (one started once without it is released only by what ends every job, `kill %1`, or its program
+by name).
 
 ## Fix safety
 The fix moves the trap to the line after the acquisition: unsafe (applied with

@@ -56,7 +56,8 @@ script, as the function may be called after them. A launch inside a function rea
 function set before it (`local chunk=${5:-2048}`), and `$X` inside `${X:+--x "$X"}` is expanded
 only when X is not empty. An unquoted `$X` that is a word of its own is reported where a value
 is read (after an option written without `=`, or as the model of `vllm serve` and `trtllm-serve
-[serve]`): empty, it vanishes and the next word is read in its place; where an option may start
+[serve]`): empty, it vanishes (the option takes the next word, or none: a usage error; the
+model is left out); where an option may start
 (`--port 8000 $EXTRA_ARGS`, after `--`, or after a flag that takes no value: one whose `--no-`
 form a measured vLLM release accepts, such as `--enforce-eager`, or named so, `--enable-...`,
 `--disable-...`, `--skip-...`, `--trust-remote-code`) an empty value leaves the line as it
@@ -197,14 +198,20 @@ def _what_empty_does(vanishing: list[bool]) -> str:
     if alone == {False}:
         return "an empty value reaches the engine as an empty argument"
     if alone == {True}:
-        return (
-            "an empty value vanishes from the unquoted command line, and the engine reads the "
-            "next word in its place"
-        )
+        return f"an empty value vanishes from the unquoted command line: {_MISSING}"
     return (
-        "an empty value reaches the engine as an empty argument, or (unquoted) vanishes and "
-        "the engine reads the next word in its place"
+        "an empty value reaches the engine as an empty argument, or (unquoted) vanishes from "
+        f"the command line: {_MISSING}"
     )
+
+
+# what a vanished word leaves (argparse: an option takes the next word for its value unless
+# that is a flag, `expected one argument`; `vllm serve` without a model serves its default one
+# from 0.10.2 on, and exits before: `the following arguments are required`)
+_MISSING = (
+    "the option before it takes the next word as its value, or has none (a usage error), and "
+    "a model argument is left out"
+)
 
 
 def _route_setters(routes: list[StartPath], names: list[str]) -> dict[str, dict[str, Location]]:

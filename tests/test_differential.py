@@ -1011,6 +1011,11 @@ def test_what_ends_a_pipeline_under_errexit(statement: str, pipefail: bool, ends
         ("( exit 1 ) &", False),
         ("( sleep 0; false ) > /dev/null 2>&1 &", False),
         ("if ( false ); then :; fi", False),
+        ("n=0\n(( n++ ))", True),
+        ("n=0\n((n--))", True),
+        ("n=0\n(( n += 1 ))", False),
+        ("n=0\n(( ++n ))", False),
+        ("n=0\n(( n++ )) || true", False),
     ],
 )
 def test_what_ends_a_statement_under_errexit(program: str, ends: bool) -> None:

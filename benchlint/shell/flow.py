@@ -235,6 +235,9 @@ def _function_exit(call: Command) -> Command | None:
     )
 
 
+# an arithmetic command whose value is a variable's before a step (`(( n++ ))`, `((i--))`,
+# `(( a = 1, n++ ))`): its status is 1 when that was 0
+_POST_STEP = re.compile(r"\(\((?:[^()]*,)?\s*[A-Za-z_][A-Za-z0-9_]*\s*(?:\+\+|--)\s*\)\)")
 # a command substitution (`$(` not opening `$((` arithmetic, or a backquote)
 _SUBSTITUTION = re.compile(r"\$\((?!\()|`")
 # `let "N = 3"`: its status is 1 only when the last value is 0
@@ -400,8 +403,9 @@ class Flow:
             )
         elif any(a.kind in ("for", "arithmetic") for a in command.assignments):
             # `for i in $(seq 1 3)`: a failing substitution in the list stops nothing (the
-            # loop's status is its body's); `(( n = ... ))`: its value decides, not modelled
-            can_fail = False
+            # loop's status is its body's); `(( n = ... ))`: its value decides, not modelled,
+            # but `(( n++ ))` is worth the old value: a count from 0 fails on its first step
+            can_fail = _POST_STEP.fullmatch(text) is not None
         else:  # `X=$(cmd)` fails when the substitution does (`$((...))` is arithmetic)
             can_fail = _SUBSTITUTION.search(text) is not None and self._substitution_fails(command)
         if (
