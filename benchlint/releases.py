@@ -304,8 +304,13 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
     found: Folders = []
     for assignment in assigned:
         assert assignment.value is not None
-        named = repository_folder(call.caller, assignment.value.value + rest)
-        found.append((named, (assignment.command,)))
+        path = assignment.value.value + rest
+        named = repository_folder(call.caller, path)
+        nested = _in_folder_part(call.caller, assignment.command, path) if named is None else []
+        if nested:  # `P=benchmarks/${SUBDIR}/x.sh`: the values SUBDIR has there
+            found.extend((folder, (assignment.command, *givers)) for folder, givers in nested)
+        else:
+            found.append((named, (assignment.command,)))
     return name, found
 
 

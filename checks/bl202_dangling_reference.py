@@ -107,25 +107,25 @@ labels:
 name: dsr1
 ```
 
-## Exceptions
-A `recipes/...` path outside every overlay is an upstream srt-slurm recipe: it cannot be checked
-offline and is never reported, nor is a recipe the launcher writes itself at the path the setting
-names (`sed ... base.yaml > "$CONFIG_PATH"`, `cp base.yaml "${CONFIG_FILE%%:*}"`). An overlay
-whose condition is false for the entry does not count. A
-script path is checked only in a folder of the repository written plainly, or reached through the
-values the launcher assigns a variable (`bash "$BENCH_SCRIPT"` after
-`BENCH_SCRIPT="${BENCH_BASE}.sh"`); not in a folder held in a variable nothing in the launcher
-assigns, outside the checkout, or in the repository's root, where launchers write scripts they then
-run. It is checked only on a line that runs for the entry (its conditions decided true under the
-entry's values; in a function, when a call of it runs for the entry, directly or through an exported
-function run by `bash -c`), and a part benchlint cannot evaluate matches anything (a `${X:-default}`
-where the launcher assigns X or the route does not know it; where the route leaves X unset or empty,
-the default). A script's own call is not checked under a condition, with `||` or as a test (`[[ -f
-"$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ... || true`), in a function, in a file other scripts
-source when the path starts from `$0` (it names the sourcing script there), or in a launcher
-(checked per route above); nor a path from `$PWD` or from a folder computed otherwise (`$(dirname
-"$(dirname "$0")")`), a file in a folder the repository does not have (a clone the job makes), or a
-file the script writes, copies or fetches itself.
+## Exceptions A `recipes/...` path outside every overlay is an upstream srt-slurm recipe: it cannot
+be checked offline and is never reported, nor is a recipe the launcher writes itself at the path the
+setting names (`sed ... base.yaml > "$CONFIG_PATH"`, `cp base.yaml "${CONFIG_FILE%%:*}"`). An
+overlay whose condition is false for the entry does not count. A script path is checked only in a
+folder of the repository written plainly, or reached through the values the launcher assigns a
+variable (`bash "$BENCH_SCRIPT"` after `BENCH_SCRIPT="${BENCH_BASE}.sh"`, and those of a variable
+its folder part reads: `BENCHMARK_PATH=benchmarks/${BENCHMARK_SUBDIR}/x.sh`); not in a folder held
+in a variable nothing in the launcher assigns, outside the checkout, or in the repository's root,
+where launchers write scripts they then run. It is checked only on a line that runs for the entry
+(its conditions decided true under the entry's values; in a function, when a call of it runs for the
+entry, directly or through an exported function run by `bash -c`), and a part benchlint cannot
+evaluate matches anything (a `${X:-default}` where the launcher assigns X or the route does not know
+it; where the route leaves X unset or empty, the default). A script's own call is not checked under
+a condition, with `||` or as a test (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`,
+`source ... || true`), in a function, in a file other scripts source when the path starts from `$0`
+(it names the sourcing script there), or in a launcher (checked per route above); nor a path from
+`$PWD` or from a folder computed otherwise (`$(dirname "$(dirname "$0")")`), a file in a folder the
+repository does not have (a clone the job makes), or a file the script writes, copies or fetches
+itself.
 """
 
 from __future__ import annotations
