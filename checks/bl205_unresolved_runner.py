@@ -49,6 +49,7 @@ that cannot be parsed (BL001 says where): its labels are not known.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
@@ -128,9 +129,13 @@ def check(ctx: Context) -> Iterator[Finding]:
         )
 
 
+_MACHINE = re.compile(r"[a-z]*\d+[a-z]*")
+
+
 def _hint(wiring: Wiring, label: str) -> str:
     """What the label may have meant: a cluster-prefixed label of that name, the labels that
-    list runners named after it (a sub-fleet: `b200-dgxc_0` under `b200`), or a close name."""
+    list runners named after it (a sub-fleet: `b200-dgxc_0` under `b200`), or a close name of
+    the same machine."""
     prefixed = [k for k in wiring.labels if k.endswith(":" + label)]
     if prefixed:
         return f" (did you mean '{prefixed[0]}'?)"
@@ -142,5 +147,9 @@ def _hint(wiring: Wiring, label: str) -> str:
         return f" (its runners {label}_* are listed under '{listing[0]}'{more})"
     import difflib  # (only for a finding)
 
-    close = difflib.get_close_matches(label, list(wiring.labels), n=1, cutoff=0.75)
+    # (a label's words with a number name its hardware, `mi300x`, `h200`, `b200`: a name with
+    # other such words is another machine, however close the spelling)
+    machine = _MACHINE.findall(label.lower())
+    same = [k for k in wiring.labels if _MACHINE.findall(k.lower()) == machine]
+    close = difflib.get_close_matches(label, same, n=1, cutoff=0.75)
     return f" (did you mean '{close[0]}'?)" if close else ""
