@@ -209,30 +209,34 @@ class ExitPath:
         command = self.command
         text = first_line(command.script.text_of(command.node))
         if self.kind == "errexit":
-            inner = _function_exit(command)
-            if inner is not None:  # (the call ends the script either way)
+            inner = _function_exits(command)
+            if inner:  # (the call ends the script either way)
+                lines = [str(c.span.line) for c in inner[:3]]
+                where = (
+                    f"line {lines[0]}"
+                    if len(lines) == 1
+                    else "lines " + ", ".join(lines[:-1]) + f" and {lines[-1]}"
+                ) + (" and more" if len(inner) > 3 else "")
                 return (
-                    f"`{text}` (line {command.span.line}: its body can `exit`, first on line "
-                    f"{inner.span.line}, or fail under `set -e`)"
+                    f"`{text}` (line {command.span.line}: its body can `exit`, on {where}, or "
+                    "fail under `set -e`)"
                 )
             return f"`{text}` failing under `set -e` (line {command.span.line})"
         return f"`{text}` (line {command.span.line})"
 
 
-def _function_exit(call: Command) -> Command | None:
-    """The first `exit` of the body of the script's function the command calls, not in a
-    subshell of the body (`$(...)`, `( ... )`), if any."""
+def _function_exits(call: Command) -> list[Command]:
+    """The `exit`s of the body of the script's function the command calls, not in a subshell
+    of the body (`$(...)`, `( ... )`): each may be the one that ends the script (the first may
+    be one only a dead server reaches)."""
     script = call.script
     if call.base is None or call.base not in script.functions:
-        return None
-    return next(
-        (
-            c
-            for c in script.commands
-            if c.function == call.base and c.base == "exit" and not c.subshell
-        ),
-        None,
-    )
+        return []
+    return [
+        c
+        for c in script.commands
+        if c.function == call.base and c.base == "exit" and not c.subshell
+    ]
 
 
 # an arithmetic command whose value is a variable's before a step (`(( n++ ))`, `((i--))`,
