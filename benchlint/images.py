@@ -25,24 +25,27 @@ _TAG = re.compile(r"v(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+)*
 _ENTRYPOINTS = {"vllm/vllm-openai": ("vllm", "serve")}
 
 
+def _parts(image: str) -> tuple[str, str | None]:
+    """An image's repository, its last two path parts (`vllm/vllm-openai`, a registry and any
+    `nvcr.io#org/` prefix dropped), and its tag (None: it names none, as in
+    `registry:5000/vllm/vllm-openai`)."""
+    image = image.split("@", 1)[0].strip().strip("'\"")
+    name, _, tag = image.rpartition(":")
+    if not name or "/" in tag:
+        name, tag = image, ""
+    return "/".join(name.replace("#", "/").split("/")[-2:]), tag or None
+
+
 def image_entrypoint(image: str) -> tuple[str, ...]:
     """The command an engine image runs its container's `args` with; () when not known."""
-    name, _, tag = image.split("@", 1)[0].strip().strip("'\"").rpartition(":")
-    if not name or "/" in tag:  # (no tag: `registry:5000/vllm/vllm-openai` is all name)
-        name = image.split("@", 1)[0].strip().strip("'\"")
-    repository = name.replace("#", "/").split("/")
-    return _ENTRYPOINTS.get("/".join(repository[-2:]), ())
+    return _ENTRYPOINTS.get(_parts(image)[0], ())
 
 
 def image_release(image: str) -> tuple[str, str] | None:
     """(engine, version) of an engine release image; None for anything else."""
-    image = image.split("@", 1)[0].strip().strip("'\"")
-    name, _, tag = image.rpartition(":")
-    if not name or "/" in tag:
-        return None
-    repository = name.replace("#", "/").split("/")  # `nvcr.io#org/name`: a registry prefix
-    engine = _IMAGES.get("/".join(repository[-2:]))
-    if engine is None:
+    repository, tag = _parts(image)
+    engine = _IMAGES.get(repository)
+    if engine is None or tag is None:
         return None
     match = _TAG.fullmatch(tag)
     return (engine, match.group(1)) if match else None
