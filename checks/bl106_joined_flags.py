@@ -76,12 +76,18 @@ _ALTERNATIVE = re.compile(
 )
 
 
+def _own(name: str) -> re.Pattern[str]:
+    """The variable's own value at the start of one it is given (`args="$args --x 1"`): an
+    append."""
+    return re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r"\b)")
+
+
 def _joined(values: list[Word], name: str) -> bool:
     """Every value the script gives NAME is blank-separated words starting with a flag, empty
     (`EXTRA_ARGS=""` before a branch that sets the flags: quoted, the engine then gets an empty
     argument), or appends to its earlier value (`args="$args --x 1"`), and one of them sets
     several words (a path with one flag is one word, fine quoted; the others are not)."""
-    own = re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r"\b)")
+    own = _own(name)
     sets = False
     for value in values:
         text = value.value
@@ -119,7 +125,7 @@ def _arrays_of_flags(values: list[Word]) -> bool:
 
 def _joined_value(values: list[Word], name: str) -> str:
     """A value to show: the first that sets flags, with what the appends after it add."""
-    own = re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r"\b)")
+    own = _own(name)
     start = next(
         (i for i, v in enumerate(values) if v.value.strip() and not own.match(v.value)), -1
     )
@@ -144,7 +150,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     if not values or not _joined(values, name):
                         continue
                     first = " ".join(_joined_value(values, name).split())
-                    appends = any(v.value.startswith((f"${name}", f"${{{name}}}")) for v in values)
+                    appends = any(_own(name).match(v.value) for v in values)
                     if " " not in first and not appends:  # (one flag and a blank: as it is)
                         first = _joined_value(values, name)
                 else:
