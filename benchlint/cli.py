@@ -27,14 +27,16 @@ from benchlint.config import (
     is_repository,
     load_config,
 )
-from benchlint.context import Context
+from benchlint.context import Context, wiring_of
 from benchlint.engine import STANDALONE_ENTRIES, lint, select_rules
 from benchlint.finding import Finding, Severity
+from benchlint.layout import Fact
 from benchlint.perfile import default_jobs
 from benchlint.registry import all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS, renderer
 from benchlint.result import Result
 from benchlint.suppress import baseline_fingerprints, new_since
+from benchlint.wiring import Entry
 from benchlint.workspace import TooManyFiles, Workspace
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -614,6 +616,7 @@ def layout_command(
         notes.append(
             "no master config: no YAML file here holds entries with a runner and a search space"
         )
+        facts = [*facts, *_call_facts(ws)]
     if output_format == "json":
         data = [
             {
@@ -631,6 +634,35 @@ def layout_command(
         return
     for line in [*(fact.describe() for fact in facts), *notes]:
         click.echo(line)
+
+
+def _call_facts(ws: Workspace) -> list[Fact]:
+    """Where no master config is, the workflow calls taken as entries: one fact per workflow
+    they call, and how their labels were followed to launchers without a runners file."""
+    wiring = wiring_of(ws)
+    calls: dict[str, list[Entry]] = {}
+    for entry in wiring.entries:
+        if entry.step is not None:
+            calls.setdefault(entry.step.workflow, []).append(entry)
+    facts = []
+    for workflow, entries in calls.items():
+        labels = sorted({e.runner for e in entries if e.runner})
+        unrouted = len([c for c in wiring.unrouted_calls if c.called == workflow])
+        calls_ = "call" if len(entries) == 1 else "calls"
+        detail = f"{len(entries)} {calls_} with a known runner (labels {', '.join(labels)})"
+        detail += f", {unrouted} with a runner not known" if unrouted else ""
+        facts.append(Fact("entries", f"jobs calling {workflow}", detail, entries[0].location))
+    if calls and not wiring.has_runners_file:
+        reached = sorted({path for _, path, _ in wiring.pairs})
+        facts.append(
+            Fact(
+                "runners",
+                "no runners file",
+                "a label's runners taken as those named `<label>-<site>_<n>`, so its launchers "
+                f"as theirs ({len(reached)} launchers reached)",
+            )
+        )
+    return facts
 
 
 @main.command("server")

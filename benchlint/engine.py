@@ -289,6 +289,8 @@ def _coverage(ctx: Context) -> Coverage:
         unfollowed=tuple(unfollowed(ctx).items()),
         templates=len([p for p in ws.templates if not ws.excluded(p)]),
         deprecated=tuple(ws.detected.deprecated),
+        calls=len([e for e in wiring.entries if e.step is not None]),
+        unrouted=tuple(dict.fromkeys(f"{c.path} ({c.name})" for c in wiring.unrouted_calls)),
     )
 
 

@@ -291,14 +291,18 @@ def _glob_of(template: str) -> str:
 
 
 @functools.lru_cache(maxsize=4096)  # every entry's label lists the same runner names
-def launcher_candidates(template: str, runner_name: str) -> str:
-    """The glob of the launchers a runner picks: its name's expansions evaluated, any other
-    (`${EXP_NAME%%_*}`) left open."""
+def launcher_candidates(
+    template: str, runner_name: str, known: tuple[tuple[str, str], ...] = ()
+) -> str:
+    """The glob of the launchers a runner picks: its name's expansions evaluated, and those of
+    the `known` values (name, value); any other (`${EXP_NAME%%_*}`) left open."""
     from benchlint.shell.expand import value
 
+    values = dict(known, RUNNER_NAME=runner_name)
+
     def evaluate(match: re.Match[str]) -> str:
-        known = value(match.group(), lambda n: runner_name if n == "RUNNER_NAME" else None)
-        return "*" if known is None else known
+        found = value(match.group(), values.get)
+        return "*" if found is None else found
 
     return re.sub(r"\*+", "*", _EXPANSION.sub(evaluate, template))
 

@@ -36,13 +36,17 @@ class Coverage:
     unfollowed: tuple[tuple[str, tuple[str, ...]], ...] = ()
     templates: int = 0  # files that are templates of YAML or shell (Helm, Jinja): not linted
     deprecated: tuple[str, ...] = ()  # master configs in a `deprecated/` folder: not linted
+    calls: int = 0  # of the entries, jobs that call a workflow that runs a launcher
+    # such calls whose runner is not known (`runner: ${{ matrix.runner }}`): "workflow (job)"
+    unrouted: tuple[str, ...] = ()
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""
         skipped = f"; {_count(self.templates, 'template')} not linted" if self.templates else ""
+        calls = f", {_count(self.calls, 'workflow call')}" if self.calls else ""
         return (
             f"{_count(self.master_configs, 'master config')} "
-            f"({_count(self.entries, 'entry', 'entries')}), "
+            f"({_count(self.entries - self.calls, 'entry', 'entries')}){calls}, "
             f"{_count(self.launchers, 'launcher')}, {_count(self.recipes, 'recipe')}{routed}, "
             f"{_count(self.scripts, 'other script')}{skipped}"
         )
@@ -74,7 +78,7 @@ class Coverage:
             return None
         if not self.entries:
             return (
-                f"{has} but no master-config entry: no route was checked "
+                f"{has} but no master-config entry or workflow call to route: no route was checked "
                 "(`benchlint layout` shows what was detected)"
             )
         if self.reaching == 0:
@@ -100,6 +104,16 @@ class Coverage:
             "shows the launcher's calls)"
         )
 
+    def unrouted_calls(self) -> str | None:
+        """The warning for workflow calls whose runner is not known."""
+        if not self.unrouted:
+            return None
+        return (
+            f"{_count(len(self.unrouted), 'workflow call')} ({_first(list(self.unrouted))}) "
+            "of a workflow that runs a launcher pass a runner not known statically (a matrix "
+            "value, an input no caller gives): their routes were not checked"
+        )
+
     def retired(self) -> str | None:
         """The warning for master configs set aside in a `deprecated/` folder."""
         if not self.deprecated:
@@ -113,7 +127,13 @@ class Coverage:
 
     def warnings(self) -> list[str]:
         """What the run could not wire, for every output to say."""
-        found = (self.other_projects(), self.blind_spot(), self.not_followed(), self.retired())
+        found = (
+            self.other_projects(),
+            self.blind_spot(),
+            self.not_followed(),
+            self.unrouted_calls(),
+            self.retired(),
+        )
         return [w for w in found if w is not None]
 
 

@@ -39,7 +39,13 @@ from benchlint.shell.evaluate import Decisions, Probe, guards_hold
 from benchlint.shell.expand import UNSET
 from benchlint.shell.model import Command
 from benchlint.source import SourceText
-from benchlint.workflow import LauncherStep, launcher_steps, workflow_names
+from benchlint.workflow import (
+    LauncherStep,
+    WorkflowCall,
+    launcher_steps,
+    workflow_calls,
+    workflow_names,
+)
 from benchlint.workspace import Workspace, path_matches
 from benchlint.yamlmodel import YamlDocument, YamlError, YNode, parse_yaml
 from benchlint.yamlpatch import Patch, patched
@@ -84,6 +90,9 @@ class Entry:
     multinode: bool
     elements: list[Element] = field(default_factory=list)
     quoted: frozenset[str] = frozenset()  # the fields written quoted (`dp-attn: "true"`)
+    # an entry that is a job calling the workflow that runs the launcher (no master config:
+    # InferenceX until November 2025): that workflow's step; its fields are the inputs passed
+    step: LauncherStep | None = None
 
 
 @dataclass(eq=False)
@@ -303,6 +312,10 @@ class Wiring:
         self._inputs_read: dict[int, tuple[LauncherStep, frozenset[str]]] = {}
         self._assigned_by: dict[str, tuple[set[str], set[str], frozenset[str]]] = {}
         self._given_by: dict[str, frozenset[str]] = {}
+        # the calls of a launcher's workflow whose runner is not known (a matrix value)
+        self.unrouted_calls: list[WorkflowCall] = []
+        # (id(entry), launcher) -> the label and the runner names taken to carry it
+        self._assumed: dict[tuple[int, str], tuple[str, list[str]]] = {}
 
     # The master configs, runners.yaml and workflows are read when first asked for: a process
     # that lints only entrypoint scripts may never need them.
@@ -355,8 +368,29 @@ class Wiring:
     # -- master configs --------------------------------------------------------------------
     def _entries(self) -> list[Entry]:
         entries: list[Entry] = []
-        for path in self.ws.glob(self.layout.master_configs):
+        masters = self.ws.glob(self.layout.master_configs)
+        for path in masters:
             entries.extend(self._master_entries(path))
+        if not masters and self.steps:  # (with master configs, calls are its sweep's and tests)
+            entries.extend(self._call_entries())
+        return entries
+
+    def _call_entries(self) -> list[Entry]:
+        """In a repository with no master config, the jobs that call a workflow that runs a
+        launcher, passing it a runner whose value is known (`runner: h200`, or through the
+        callers' inputs): one entry per set of inputs (see `WorkflowCall`), with one element (the
+        matrix it expands is not modelled: what it sets is not known). A call whose runner is
+        not known is counted (`unrouted_calls`). (Where master configs are, a call passes the
+        sweep's matrix of their entries, or is a test.)"""
+        entries: list[Entry] = []
+        for call in workflow_calls(self.ws):
+            for step in self.steps:
+                if step.workflow == call.called:
+                    entry = _call_entry(call, step)
+                    if entry is not None:
+                        entries.append(entry)
+                    else:
+                        self.unrouted_calls.append(call)
         return entries
 
     def _master_entries(self, path: str) -> list[Entry]:
@@ -441,6 +475,65 @@ class Wiring:
                     return self.ws.symlinks.get(matches[0], matches[0])
         return None
 
+    def _label_launchers(self, entry: Entry, label: str) -> dict[str, list[str]]:
+        """With no runners file, the launchers of a label's runners: those of the runners whose
+        names start with the label and a `-` (InferenceX names a runner `<label>-<site>_<n>`:
+        `h200-cw_0` has the label `h200`), each with its runners' name pattern (`h200-cw_*`);
+        the launch path's other variables from the values the entry's step gives
+        (`launch_${EXP_NAME%%_*}_${RUNNER_NAME%%_*}.sh`). A label no runner's name starts
+        with (`b200-trt`) leads to none: not known."""
+        found: dict[str, list[str]] = {}
+        if self._label_pattern.fullmatch(label) is None:
+            return found
+        known = tuple(sorted(self._step_values(entry).items()))
+        for template in self.layout.launcher_templates:
+            candidates = launcher_candidates(template, f"{label}-\0", known)
+            if candidates.count("\0") != 1:
+                continue
+            head, _, tail = candidates.partition("\0")
+            pattern = re.compile(
+                ".*".join(map(re.escape, head.split("*")))
+                + r"([A-Za-z0-9.]+)"
+                + ".*".join(map(re.escape, tail.split("*")))
+            )
+            for path in self.ws.glob([candidates.replace("\0", "*")]):
+                match = pattern.fullmatch(path)
+                if match is not None:
+                    runner = f"{label}-{match.group(1)}_*"
+                    found.setdefault(self.ws.symlinks.get(path, path), []).append(runner)
+        return found
+
+    def _step_values(self, entry: Entry) -> dict[str, str]:
+        """The values an entry's step gives the launcher that its inputs decide (`EXP_NAME:
+        ${{ inputs.exp-name }}`)."""
+        step = self._step_for(entry)
+        if step is None or entry.step is None:
+            return {}
+        inputs = typed_inputs(entry.fields, step.input_types, entry.quoted)
+        values = {}
+        for name, text in step.values.items():
+            if "${{" in text and name not in step.run_names:
+                value = evaluate(text, inputs)
+                if value is not None:
+                    values[name] = value
+        return values
+
+    def assumption(self, entries: list[Entry], launcher: str) -> str:
+        """What a claim about these entries' jobs on the launcher assumes, where no runners file
+        says which runners have their label (" (if the runners named h200-cw_* have the label
+        h200: no runners file says)"); "" where nothing is assumed."""
+        found = {
+            (label, ", ".join(names))
+            for label, names in (self._assumed.get((id(e), launcher), ("", [])) for e in entries)
+            if names
+        }
+        said = [
+            f"the runners named {names} have the label {label}" for label, names in sorted(found)
+        ]
+        return f" (if {' and '.join(said)}: no runners file says)" if said else ""
+
+    _label_pattern = re.compile(r"[A-Za-z0-9][A-Za-z0-9.]*")
+
     def launcher(self, path: str) -> LauncherModel | None:
         if path not in self._launchers:
             self._launchers[path] = launcher_model(self.ws, path)
@@ -466,6 +559,10 @@ class Wiring:
                 path = self.launcher_path(name)
                 if path is not None:
                     by_launcher.setdefault(path, []).append(name)
+            if not names and entry.runner is not None and not self.has_runners_file:
+                by_launcher = self._label_launchers(entry, entry.runner)
+                for path, runners in by_launcher.items():
+                    self._assumed[(id(entry), path)] = (entry.runner, runners)
             pairs.extend((entry, path, runner_names) for path, runner_names in by_launcher.items())
         return pairs
 
@@ -537,6 +634,8 @@ class Wiring:
         return known[1]
 
     def _step_for(self, entry: Entry) -> LauncherStep | None:
+        if entry.step is not None:
+            return entry.step
         matching = [s for s in self.steps if s.multinode == entry.multinode]
         return matching[0] if matching else (self.steps[0] if self.steps else None)
 
@@ -567,8 +666,9 @@ class Wiring:
         unknown -= set(known)
         if step is not None:  # (a value an earlier step writes to GITHUB_ENV wins)
             unknown |= step.written
-        # The workflow picks the launcher by the runner's name, so that name is one of these.
-        if len(runner_names) == 1:
+        # The workflow picks the launcher by the runner's name, so that name is one of these
+        # (`h200-*`: any runner whose name starts so).
+        if len(runner_names) == 1 and "*" not in runner_names[0]:
             known["RUNNER_NAME"] = runner_names[0]
         else:
             unknown.add("RUNNER_NAME")
@@ -784,6 +884,8 @@ def workflow_inputs(element: Element) -> dict[str, str]:
     workflow_inputs): its entry's fields, its own over them (`spec-decoding` is `none` when it
     leaves it out), and its scenario."""
     inputs = {**element.entry.fields, **element.fields}
+    if element.entry.step is not None:  # a workflow call: the inputs it passes
+        return inputs
     for source in profile.ELEMENT_ENVIRONMENT.values():  # (the sweep generator's default)
         inputs.setdefault(source["field"], source["default"])
     for name, attribute in profile.WORKFLOW_INPUTS.items():
@@ -821,6 +923,8 @@ def entry_environment(element: Element, exported: Container[str] | None = None) 
     set from the element's fields (None: every name of the profile's element_environment, where
     no workflow step is known; a route with a step takes them from its `env:` expressions)."""
     entry = element.entry
+    if entry.step is not None:  # a workflow call: its workflow's `env:` sets what it sets
+        return {name: s.value for name, s in element.settings.items()}
     env = {name: entry.fields.get(field, "") for name, field in profile.ENTRY_ENVIRONMENT.items()}
     for name, source in profile.ELEMENT_ENVIRONMENT.items():
         if exported is None or name in exported:
@@ -908,6 +1012,35 @@ def _entry(path: str, key: YNode, node: YNode) -> Entry:
                                 name.strip(), value.strip(), Location(path, setting.span)
                             )
                 entry.elements.append(element)
+    return entry
+
+
+def _call_entry(call: WorkflowCall, step: LauncherStep) -> Entry | None:
+    """The entry of a workflow call whose runner is known: the value the step's job's `runs-on`
+    gets (None if not known)."""
+    defaults = {k: v for k, v in step.input_defaults.items() if k not in call.unknown}
+    fields = {**defaults, **call.inputs}
+    runs_on = step.runs_on or ""
+    quoted = call.quoted
+    runner = evaluate(runs_on, typed_inputs(fields, step.input_types, quoted))
+    if "${{" not in runs_on:
+        runner = runs_on or None
+    if not runner:
+        return None
+    read = input_names(runs_on)
+    where = call.where.get(read[0]) if len(read) == 1 else None
+    entry = Entry(
+        call.name,
+        call.path,
+        call.location,
+        fields,
+        runner,
+        where or call.location,
+        step.multinode,
+        quoted=frozenset(quoted),
+        step=step,
+    )
+    entry.elements.append(Element(entry, "", "with", call.location))
     return entry
 
 

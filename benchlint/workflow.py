@@ -7,11 +7,14 @@ and the step's `env:` plus what the `run:` text exports before the launch line.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from benchlint import profile
+from benchlint.expressions import Value, evaluate, input_names, typed_inputs
 from benchlint.finding import Location, Span
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YamlDocument, YNode
@@ -78,6 +81,10 @@ class LauncherStep:
     written: frozenset[str] = frozenset()
     # the names the `run:` text sets before the launch (in `env` too): their values not known
     run_names: set[str] = field(default_factory=set)
+    # the job's `runs-on` as written (`${{ inputs.runner }}`), when a scalar
+    runs_on: str | None = None
+    # the defaults of the workflow's `workflow_call` inputs (`conc-list: '[4, 8]'`), as text
+    input_defaults: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -257,6 +264,9 @@ def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[Launch
             launcher = LauncherStep(
                 document.path, job_key.value, location, env, False, values, input_types
             )
+            runs_on = job.get("runs-on")
+            launcher.runs_on = runs_on.value if runs_on is not None and runs_on.is_scalar else None
+            launcher.input_defaults = _input_defaults(root)
             _read_run_text(launcher, run.value, location)
             # (the step's own `env:` is set over what GITHUB_ENV holds)
             launcher.written = frozenset(
@@ -316,3 +326,196 @@ def _env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
             for inner in steps.items if steps is not None and steps.is_seq else []:
                 names |= _env_file_writes(inner, ws, depth + 1)
     return names
+
+
+def _input_defaults(root: YNode) -> dict[str, str]:
+    """The `default:` of each `workflow_call` input that has one (a scalar), as text."""
+    on = root.get("on")
+    call = on.get("workflow_call") if on is not None and on.is_map else None
+    inputs = call.get("inputs") if call is not None and call.is_map else None
+    defaults: dict[str, str] = {}
+    for key, spec in inputs.pairs if inputs is not None and inputs.is_map else []:
+        default = spec.get("default") if key.is_scalar and spec.is_map else None
+        if default is not None and default.is_scalar and "${{" not in default.value:
+            defaults[key.value] = default.value
+    return defaults
+
+
+# -- calls of the repository's reusable workflows ------------------------------------------------
+# `uses: ./.github/workflows/benchmark-tmpl.yml`: a job that runs a workflow of the repository
+_LOCAL_WORKFLOW = re.compile(r"\./(\.github/workflows/[^@\s]+\.ya?ml)")
+# how many callers up a value passed as `${{ inputs.x }}` is followed
+_CALL_DEPTH = 3
+
+
+@dataclass(eq=False)
+class WorkflowCall:
+    """A job that runs a reusable workflow of the repository (`uses: ./.github/workflows/x.yml`)
+    and the inputs it passes (`with:`), as far as they are known: a literal value; a value one
+    expression gives that reads only the calling workflow's own inputs, where the jobs that call
+    that workflow pass them (followed up to three callers: `exp-name: ${{ inputs.exp-name }}`
+    in a model's template, `exp-name: 'dsr1_1k1k'` in the sweep that calls it). A workflow that
+    something else can start too (a schedule, a dispatch, a push) is also run with its inputs not
+    known. One call per set of inputs it can be run with."""
+
+    path: str  # the calling workflow
+    job: str
+    location: Location  # the job's key
+    called: str  # the workflow it runs
+    inputs: dict[str, str]  # each known input's value, as text
+    quoted: frozenset[str]  # the known inputs written quoted (strings, whatever they say)
+    where: dict[str, Location]  # where each known value is written
+    unknown: frozenset[str]  # the inputs passed whose value is not known
+    via: str = ""  # the job that called the calling workflow with these inputs (if one did)
+
+    @property
+    def name(self) -> str:
+        return f"{self.job} (called by {self.via})" if self.via else self.job
+
+
+# one set of a workflow's inputs: values, those written quoted, where each is written, the job
+# that passed them ("" where the workflow was started otherwise) and those it passed whose
+# value is not known
+_Inputs = tuple[dict[str, str], frozenset[str], dict[str, Location], str, frozenset[str]]
+
+
+def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
+    """Every call of a reusable workflow of the repository, once per set of inputs it can be run
+    with (see WorkflowCall), in workflow and job order."""
+    roots: dict[str, YNode] = {}
+    for path in ws.glob([*ws.layout.workflows, *_ALL_WORKFLOWS]):
+        document = ws.yaml(path)
+        if document is not None and document.root is not None and document.root.is_map:
+            roots[path] = document.root
+    jobs: dict[str, list[tuple[YNode, YNode, str]]] = {}
+    for path, root in roots.items():
+        for key, job, _ in _jobs(root):
+            uses = job.get("uses")
+            match = _LOCAL_WORKFLOW.fullmatch(uses.value.strip()) if _scalar(uses) else None
+            if match is not None and match.group(1) in roots and key.is_scalar:
+                jobs.setdefault(path, []).append((key, job, match.group(1)))
+    callers: dict[str, list[str]] = {}
+    for path, calls in jobs.items():
+        for _, _, called in calls:
+            if path not in callers.setdefault(called, []):
+                callers[called].append(path)
+
+    def runs_with(path: str, depth: int) -> list[_Inputs]:
+        """The sets of inputs the workflow can be run with."""
+        found: list[_Inputs] = []
+        if not _only_called(roots[path]) or not callers.get(path) or depth >= _CALL_DEPTH:
+            found.append(({}, frozenset(), {}, "", frozenset()))
+        if depth < _CALL_DEPTH:
+            for caller in callers.get(path, ()):
+                found += [
+                    (c.inputs, c.quoted, c.where, c.job, c.unknown)
+                    for c in calls_in(caller, depth + 1)
+                    if c.called == path
+                ]
+        return found
+
+    def calls_in(path: str, depth: int) -> list[WorkflowCall]:
+        found: list[WorkflowCall] = []
+        seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+        types, defaults = _input_types(roots[path]), _input_defaults(roots[path])
+        for values, quoted, where, via, unknown in runs_with(path, depth):
+            if via:  # an input the calling job does not pass has its default
+                values = {**{k: v for k, v in defaults.items() if k not in unknown}, **values}
+            typed = typed_inputs(values, types, quoted)
+            for key, job, called in jobs.get(path, ()):
+                condition = job.get("if")
+                if _scalar(condition) and _never(condition.value, typed, types):
+                    continue  # (`if: ${{ inputs.use_h200 }}` where the caller passes false)
+                call = _call(path, key, job, called, typed, where)
+                call.via = via
+                identity = (key.value, tuple(sorted(call.inputs.items())))
+                if identity not in seen:
+                    seen.add(identity)
+                    found.append(call)
+        return found
+
+    return [call for path in roots for call in calls_in(path, 0)]
+
+
+def _call(
+    path: str,
+    key: YNode,
+    job: YNode,
+    called: str,
+    typed: dict[str, Value],
+    where: dict[str, Location],
+) -> WorkflowCall:
+    """One job's call, its `with:` values worked out for one set of its workflow's inputs."""
+    given = job.get("with")
+    values: dict[str, str] = {}
+    quoted: set[str] = set()
+    located: dict[str, Location] = {}
+    unknown: set[str] = set()
+    for name, node in given.pairs if given is not None and given.is_map else []:
+        if not name.is_scalar or not node.is_scalar:
+            continue
+        text = node.value
+        if "${{" not in text:
+            values[name.value] = text
+            located[name.value] = Location(path, node.span)
+            if node.style is not None:
+                quoted.add(name.value)
+            continue
+        result = _evaluated(text, typed)
+        if result is None:
+            unknown.add(name.value)
+            continue
+        values[name.value] = result
+        passed = _PASSED.fullmatch(text.strip())  # `${{ inputs.runner }}`: where it was written
+        if passed is not None and passed.group(1) in where:
+            located[name.value] = where[passed.group(1)]
+        else:
+            located[name.value] = Location(path, node.span)
+    return WorkflowCall(
+        path,
+        key.value,
+        Location(path, key.span),
+        called,
+        values,
+        frozenset(quoted),
+        located,
+        frozenset(unknown),
+    )
+
+
+_PASSED = re.compile(r"\$\{\{\s*inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+
+
+def _evaluated(text: str, typed: dict[str, Value]) -> str | None:
+    """A value one expression gives from known inputs; a literal as it is; None if not known."""
+    return evaluate(text, typed) if "${{" in text else text
+
+
+def _never(condition: str, typed: dict[str, Value], types: dict[str, str]) -> bool:
+    """Whether a job's `if:` is false for these inputs, whatever value each boolean input not
+    known has (`inputs.use_gb200 && !(inputs.isl == '1024' && ...)` is false for 1024 whatever
+    use_gb200 is); not decided (False) where another input not known is read."""
+    text = condition if "${{" in condition else "${{ " + condition + " }}"
+    missing = [name for name in input_names(text) if name not in typed]
+    if any(types.get(name) != "boolean" for name in missing) or len(missing) > 4:
+        return False
+    return all(
+        evaluate(text, {**typed, **dict(zip(missing, values, strict=True))}) == "false"
+        for values in itertools.product((False, True), repeat=len(missing))
+    )
+
+
+def _only_called(root: YNode) -> bool:
+    """Whether the workflow is started only by another workflow (`on: workflow_call`)."""
+    on = root.get("on")
+    if on is None:
+        return False
+    if on.is_scalar:
+        return on.value == "workflow_call"
+    if on.is_seq:
+        return [i.value for i in on.items if i.is_scalar] == ["workflow_call"]
+    return on.is_map and [k.value for k, _ in on.pairs if k.is_scalar] == ["workflow_call"]
+
+
+def _scalar(node: YNode | None) -> TypeGuard[YNode]:
+    return node is not None and node.is_scalar

@@ -308,7 +308,8 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                 "BL202",
                 f"`{first_line(command.script.text_of(command.node))}` surely runs for "
                 f"{'every job' if every else 'jobs'} of {named}{why}: they fail here, whatever "
-                "they were to run",
+                "they were to run"
+                + wiring.assumption([located[n] for n in names if n in located], launcher),
                 Location(launcher, command.first_line_span),
                 related=tuple(
                     Location(e.location.path, e.location.span, f"entry {e.name}")
@@ -508,7 +509,7 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
             yield Finding(
                 "BL202",
                 f"`{word.text}` names no script in {run.folder}/ for {named}: their benchmark "
-                "never runs (No such file or directory)",
+                "never runs (No such file or directory)" + wiring.assumption(lacking, launcher),
                 Location(launcher, word.span),
                 related=tuple(
                     Location(e.location.path, e.location.span, f"entry {e.name}")

@@ -196,8 +196,8 @@ def test_launchers_or_recipes_with_nothing_routed_warn(tmp_path: Path) -> None:
     code, out, err = invoke(root)
     assert code == 0
     assert err == (
-        "benchlint: warning: 1 launcher and 1 recipe but no master-config entry: no route was "
-        "checked (`benchlint layout` shows what was detected)\n"
+        "benchlint: warning: 1 launcher and 1 recipe but no master-config entry or workflow call "
+        "to route: no route was checked (`benchlint layout` shows what was detected)\n"
     )
     assert "0 master configs (0 entries), 1 launcher, 1 recipe (0 routed)" in out
 

@@ -1,0 +1,202 @@
+"""The layout before master configs (InferenceX until November 2025): a model's workflow calls
+the benchmark workflow once per runner label with its image, model and precision (`with:`), and
+a sweep calls the model's workflow with the experiment's name. Each such call is an entry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from benchlint.cli import main
+from benchlint.config import Config
+from benchlint.workflow import workflow_calls
+from benchlint.workspace import Workspace
+from tests.conftest import positions, run_lint, write_repo
+
+BENCHMARK = """\
+on:
+  workflow_call:
+    inputs:
+      runner: {type: string, required: true}
+      image: {type: string, required: true}
+      precision: {type: string, required: true}
+      exp-name: {type: string, required: true}
+      conc-list: {type: string, default: '[4, 8]'}
+env:
+  IMAGE: ${{ inputs.image }}
+  PRECISION: ${{ inputs.precision }}
+  EXP_NAME: ${{ inputs.exp-name }}
+jobs:
+  benchmark:
+    runs-on: ${{ inputs.runner }}
+    strategy:
+      matrix:
+        conc: ${{ fromJson(inputs.conc-list) }}
+    env:
+      CONC: ${{ matrix.conc }}
+    steps:
+      - name: Launch
+        env:
+          RUNNER_NAME: ${{ runner.name }}
+        run: |
+          bash ./runners/launch_${RUNNER_NAME%%_*}.sh
+"""
+
+MODEL = """\
+on:
+  workflow_call:
+    inputs:
+      exp-name: {type: string, required: true}
+      isl: {type: string, required: true}
+      use_h9: {type: boolean, default: true}
+      use_g7: {type: boolean, default: false}
+jobs:
+  bmk-h9-fp8:
+    if: ${{ inputs.use_h9 }}
+    uses: ./.github/workflows/benchmark-tmpl.yml
+    with:
+      runner: h9
+      image: 'vllm/vllm-openai:v0.10.2'
+      precision: fp8
+      exp-name: ${{ inputs.exp-name }}
+  bmk-g7-fp4:
+    if: ${{ inputs.use_g7 && inputs.isl != '1024' }}
+    uses: ./.github/workflows/benchmark-tmpl.yml
+    with:
+      runner: g7
+      image: 'vllm/vllm-openai:v0.10.2'
+      precision: fp4
+      exp-name: ${{ inputs.exp-name }}
+  bmk-matrix:
+    strategy:
+      matrix:
+        runner: [h9-aa_0, h9-bb_0]
+    uses: ./.github/workflows/benchmark-tmpl.yml
+    with:
+      runner: ${{ matrix.runner }}
+      image: 'vllm/vllm-openai:v0.10.2'
+      precision: fp8
+      exp-name: ma_test
+"""
+
+SWEEP = """\
+on:
+  schedule:
+    - cron: '0 0 * * *'
+  workflow_dispatch:
+    inputs:
+      use_g7: {type: boolean, default: false}
+jobs:
+  ma-1k1k:
+    uses: ./.github/workflows/ma-tmpl.yml
+    with:
+      exp-name: 'ma_1k1k'
+      isl: 1024
+      use_g7: ${{ inputs.use_g7 }}
+"""
+
+LAUNCHER = 'bash "benchmarks/${EXP_NAME%%_*}_${PRECISION}_SUFFIX.sh"\n'
+
+FILES = {
+    ".github/workflows/benchmark-tmpl.yml": BENCHMARK,
+    ".github/workflows/ma-tmpl.yml": MODEL,
+    ".github/workflows/sweep.yml": SWEEP,
+    # the runners named h9-aa_<n> and h9-bb_<n> (label h9), g7-cc_<n> (label g7)
+    "runners/launch_h9-aa.sh": LAUNCHER.replace("SUFFIX", "h9_slurm"),
+    "runners/launch_h9-bb.sh": LAUNCHER.replace("SUFFIX", "h9_docker"),
+    "runners/launch_g7-cc.sh": LAUNCHER.replace("SUFFIX", "g7_docker"),
+    "benchmarks/ma_fp8_h9_slurm.sh": "echo bench\n",
+}
+
+
+def test_calls_are_followed_through_their_callers_inputs(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", FILES)
+    calls = workflow_calls(Workspace(root, Config()))
+    found = sorted((c.path, c.name, sorted(c.inputs.items()), sorted(c.unknown)) for c in calls)
+    assert found == [
+        (
+            ".github/workflows/ma-tmpl.yml",
+            "bmk-h9-fp8 (called by ma-1k1k)",
+            [
+                ("exp-name", "ma_1k1k"),
+                ("image", "vllm/vllm-openai:v0.10.2"),
+                ("precision", "fp8"),
+                ("runner", "h9"),
+            ],
+            [],
+        ),
+        (
+            ".github/workflows/ma-tmpl.yml",
+            "bmk-matrix (called by ma-1k1k)",
+            [("exp-name", "ma_test"), ("image", "vllm/vllm-openai:v0.10.2"), ("precision", "fp8")],
+            ["runner"],
+        ),
+        (
+            ".github/workflows/sweep.yml",
+            "ma-1k1k",
+            [("exp-name", "ma_1k1k"), ("isl", "1024")],
+            ["use_g7"],
+        ),
+    ]
+    # bmk-g7-fp4 never runs: its `if:` is false for an isl of 1024, whatever use_g7 is
+
+
+def test_a_call_whose_job_cannot_find_its_script_is_reported(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", FILES)
+    result = run_lint(root, "BL202")
+    assert positions(result) == ["runners/launch_h9-bb.sh:1:6"]
+    (finding,) = result.findings
+    assert finding.message == (
+        '`"benchmarks/${EXP_NAME%%_*}_${PRECISION}_h9_docker.sh"` names no script in benchmarks/ '
+        "for bmk-h9-fp8 (called by ma-1k1k): their benchmark never runs (No such file or "
+        "directory) (if the runners named h9-bb_* have the label h9: no runners file says)"
+    )
+    assert [(r.path, r.span.line, r.span.column) for r in finding.related] == [
+        (".github/workflows/ma-tmpl.yml", 9, 3)
+    ]
+
+
+def test_the_script_that_exists_and_the_job_that_never_runs_are_not_reported(
+    tmp_path: Path,
+) -> None:
+    files = {**FILES, "benchmarks/ma_fp8_h9_docker.sh": "echo bench\n"}
+    root = write_repo(tmp_path / "r", files)
+    assert positions(run_lint(root, "BL202")) == []
+    # with use_g7 passed as true (and an isl the job runs for), g7's missing script is found
+    files[".github/workflows/sweep.yml"] = SWEEP.replace("${{ inputs.use_g7 }}", "true").replace(
+        "isl: 1024", "isl: 8192"
+    )
+    root = write_repo(tmp_path / "s", files)
+    assert positions(run_lint(root, "BL202")) == ["runners/launch_g7-cc.sh:1:6"]
+
+
+def test_a_label_no_runner_name_starts_with_leads_nowhere(tmp_path: Path) -> None:
+    model = MODEL.replace("runner: h9\n", "runner: h9-trt\n")
+    root = write_repo(tmp_path / "r", {**FILES, ".github/workflows/ma-tmpl.yml": model})
+    assert positions(run_lint(root, "BL202")) == []
+
+
+def test_the_summary_counts_the_calls_and_says_which_were_not_routed(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", FILES)
+    outcome = CliRunner().invoke(main, ["--select", "BL202", str(root)])
+    assert outcome.exit_code == 1
+    assert "0 master configs (0 entries), 1 workflow call, 3 launchers" in outcome.stdout
+    assert outcome.stderr == (
+        "benchlint: warning: 1 workflow call (.github/workflows/ma-tmpl.yml (bmk-matrix (called "
+        "by ma-1k1k))) of a workflow that runs a launcher pass a runner not known statically (a "
+        "matrix value, an input no caller gives): their routes were not checked\n"
+    )
+
+
+def test_layout_says_which_calls_are_entries_and_how_labels_were_followed(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "r", FILES)
+    outcome = CliRunner().invoke(main, ["layout", str(root)])
+    assert outcome.exit_code == 0
+    assert outcome.stdout.splitlines()[1:] == [
+        "entries jobs calling .github/workflows/benchmark-tmpl.yml: 1 call with a known runner "
+        "(labels h9), 1 with a runner not known from .github/workflows/ma-tmpl.yml:9",
+        "runners no runners file: a label's runners taken as those named `<label>-<site>_<n>`, so "
+        "its launchers as theirs (2 launchers reached)",
+        "no master config: no YAML file here holds entries with a runner and a search space",
+    ]
