@@ -444,7 +444,8 @@ def _givers(template: tuple[object, ...]) -> tuple[Command, ...]:
 class _Hole:
     """An expansion whose text depends on the route: the route's value for `name` when it knows
     one, else one of the launcher's own values for it (`fallback`: their templates), else any
-    part of a name. `prefix`: `${EXP_NAME%%_*}`, the entry's model prefix."""
+    part of a name. `prefix`: `${EXP_NAME%%_*}` (name EXP_NAME): the route's EXP_NAME up to its
+    first `_`, else the entry's model prefix."""
 
     name: str
     # each assignment's template, with the assignment
@@ -511,7 +512,7 @@ def _expansion(
 ) -> object:
     name = expansion.strip("${}")
     if name == "EXP_NAME%%_*":
-        return _Hole(name, prefix=True)
+        return _Hole("EXP_NAME", prefix=True)
     defaulted = _DEFAULTED.fullmatch(expansion)
     if defaulted is not None:  # `${SCENARIO_SUBDIR:-fixed_seq_len/}`
         variable = defaulted["name"]
@@ -595,8 +596,10 @@ def _render(template: tuple[object, ...], route: Route) -> str:
             out.append(re.escape(value))
             continue
         assert isinstance(item, _Hole)
-        if item.prefix:
-            prefix = route.entry.fields.get(profile.EXP_NAME_PREFIX)
+        if item.prefix:  # (`${EXP_NAME%%_*}`: the value up to its first `_`)
+            known = env.known.get(item.name) if item.name not in env.unknown else None
+            prefix = known.split("_", 1)[0] if known else None
+            prefix = prefix or route.entry.fields.get(profile.EXP_NAME_PREFIX)
             out.append(re.escape(prefix) if prefix else _ANY)
         elif item.name in env.known and item.name not in env.unknown:
             out.append(re.escape(env.known[item.name]))

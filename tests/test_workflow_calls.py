@@ -200,3 +200,22 @@ def test_layout_says_which_calls_are_entries_and_how_labels_were_followed(tmp_pa
         "its launchers as theirs (2 launchers reached)",
         "no master config: no YAML file here holds entries with a runner and a search space",
     ]
+
+
+def test_the_model_prefix_comes_from_the_experiment_the_call_passes(tmp_path: Path) -> None:
+    files = {
+        **FILES,
+        "runners/launch_h9-aa.sh": (
+            'MODEL_CODE="${EXP_NAME%%_*}"\nbash "benchmarks/${MODEL_CODE}_${PRECISION}_h9_slurm.sh"\n'
+        ),
+        "benchmarks/ma_fp8_h9_docker.sh": "echo bench\n",
+    }
+    del files["benchmarks/ma_fp8_h9_slurm.sh"]
+    files["benchmarks/mb_fp8_h9_slurm.sh"] = "echo bench\n"  # another model's script
+    root = write_repo(tmp_path / "r", files)
+    result = run_lint(root, "BL202")
+    assert positions(result) == ["runners/launch_h9-aa.sh:2:6"]
+    assert "for bmk-h9-fp8 (called by ma-1k1k)" in result.findings[0].message
+    files["benchmarks/ma_fp8_h9_slurm.sh"] = "echo bench\n"
+    root = write_repo(tmp_path / "s", files)
+    assert positions(run_lint(root, "BL202")) == []
