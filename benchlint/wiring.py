@@ -51,6 +51,8 @@ from benchlint.yamlmodel import YamlDocument, YamlError, YNode, parse_yaml
 from benchlint.yamlpatch import Patch, patched
 
 SRT_RECIPES = "recipes/"
+# a runner label that can start a runner's name (`h200`, `mi355x`)
+_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9.]*")
 _SELECTOR = re.compile(
     r"^(?P<path>[^:]+)(?::(?P<selector>[A-Za-z0-9_.-]+)(?:\[(?P<index>\d+)\])?)?$"
 )
@@ -483,7 +485,7 @@ class Wiring:
         (`launch_${EXP_NAME%%_*}_${RUNNER_NAME%%_*}.sh`). A label no runner's name starts
         with (`b200-trt`) leads to none: not known."""
         found: dict[str, list[str]] = {}
-        if self._label_pattern.fullmatch(label) is None:
+        if _LABEL.fullmatch(label) is None:
             return found
         known = tuple(sorted(self._step_values(entry).items()))
         for template in self.layout.launcher_templates:
@@ -531,8 +533,6 @@ class Wiring:
             f"the runners named {names} have the label {label}" for label, names in sorted(found)
         ]
         return f" (if {' and '.join(said)}: no runners file says)" if said else ""
-
-    _label_pattern = re.compile(r"[A-Za-z0-9][A-Za-z0-9.]*")
 
     def launcher(self, path: str) -> LauncherModel | None:
         if path not in self._launchers:
