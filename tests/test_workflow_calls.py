@@ -206,7 +206,8 @@ def test_the_model_prefix_comes_from_the_experiment_the_call_passes(tmp_path: Pa
     files = {
         **FILES,
         "runners/launch_h9-aa.sh": (
-            'MODEL_CODE="${EXP_NAME%%_*}"\nbash "benchmarks/${MODEL_CODE}_${PRECISION}_h9_slurm.sh"\n'
+            'MODEL_CODE="${EXP_NAME%%_*}"\n'
+            'bash "benchmarks/${MODEL_CODE}_${PRECISION}_h9_slurm.sh"\n'
         ),
         "benchmarks/ma_fp8_h9_docker.sh": "echo bench\n",
     }
