@@ -291,6 +291,7 @@ def _coverage(ctx: Context) -> Coverage:
         deprecated=tuple(ws.detected.deprecated),
         calls=len([e for e in wiring.entries if e.step is not None]),
         unrouted=tuple(dict.fromkeys(f"{c.path} ({c.name})" for c in wiring.unrouted_calls)),
+        unreached=tuple((label, len(calls)) for label, calls in sorted(wiring.unreached.items())),
     )
 
 

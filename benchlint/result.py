@@ -39,6 +39,8 @@ class Coverage:
     calls: int = 0  # of the entries, jobs that call a workflow that runs a launcher
     # such calls whose runner is not known (`runner: ${{ matrix.runner }}`): "workflow (job)"
     unrouted: tuple[str, ...] = ()
+    # the labels of workflow calls that lead to no launcher, each with how many calls
+    unreached: tuple[tuple[str, int], ...] = ()
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""
@@ -110,8 +112,23 @@ class Coverage:
             return None
         return (
             f"{_count(len(self.unrouted), 'workflow call')} ({_first(list(self.unrouted))}) "
-            "of a workflow that runs a launcher pass a runner not known statically (a matrix "
-            "value, an input no caller gives): their routes were not checked"
+            "of a workflow that runs a launcher "
+            f"{'passes' if len(self.unrouted) == 1 else 'pass'} a runner not known statically (a "
+            "matrix value, an input no caller gives): their routes were not checked"
+        )
+
+    def unreached_labels(self) -> str | None:
+        """The warning for workflow calls whose runner label leads to no launcher."""
+        if not self.unreached:
+            return None
+        calls = sum(n for _, n in self.unreached)
+        labels = [label for label, _ in self.unreached]
+        reach = "reaches" if calls == 1 else "reach"
+        label = "label" if len(labels) == 1 else "labels"
+        return (
+            f"{_count(calls, 'workflow call')} with the runner {label} {_first(labels)} {reach} "
+            "no launcher (no runners file lists a label's runners, and no launcher is named "
+            "after it): their routes were not checked"
         )
 
     def retired(self) -> str | None:
@@ -132,6 +149,7 @@ class Coverage:
             self.blind_spot(),
             self.not_followed(),
             self.unrouted_calls(),
+            self.unreached_labels(),
             self.retired(),
         )
         return [w for w in found if w is not None]

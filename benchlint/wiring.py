@@ -318,6 +318,8 @@ class Wiring:
         self.unrouted_calls: list[WorkflowCall] = []
         # (id(entry), launcher) -> the label and the runner names taken to carry it
         self._assumed: dict[tuple[int, str], tuple[str, list[str]]] = {}
+        # the workflow calls whose label leads to no launcher, by label
+        self.unreached: dict[str, list[Entry]] = {}
 
     # The master configs, runners.yaml and workflows are read when first asked for: a process
     # that lints only entrypoint scripts may never need them.
@@ -553,16 +555,21 @@ class Wiring:
         in entry order; found without building any launcher."""
         pairs: list[tuple[Entry, str, list[str]]] = []
         for entry in self.entries:
-            names = self.runner_names(entry.runner)
             by_launcher: dict[str, list[str]] = {}
+            if entry.step is not None and entry.runner and not self.has_runners_file:
+                # a workflow call's label (`b200`, not a runner's own name `b200-nv_0`): the
+                # launchers of the runners named after it, all of them (not the first a glob
+                # `launch_${RUNNER_NAME%%_*}*.sh` of the label as a name would match)
+                by_launcher = self._label_launchers(entry, entry.runner)
+                for launcher, runners in by_launcher.items():
+                    self._assumed[(id(entry), launcher)] = (entry.runner, runners)
+            names = [] if by_launcher else self.runner_names(entry.runner)
             for name in names:
                 path = self.launcher_path(name)
                 if path is not None:
                     by_launcher.setdefault(path, []).append(name)
-            if not names and entry.runner is not None and not self.has_runners_file:
-                by_launcher = self._label_launchers(entry, entry.runner)
-                for path, runners in by_launcher.items():
-                    self._assumed[(id(entry), path)] = (entry.runner, runners)
+            if not by_launcher and entry.step is not None and entry.runner:
+                self.unreached.setdefault(entry.runner, []).append(entry)
             pairs.extend((entry, path, runner_names) for path, runner_names in by_launcher.items())
         return pairs
 

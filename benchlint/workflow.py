@@ -356,7 +356,9 @@ class WorkflowCall:
     that workflow pass them (followed up to three callers: `exp-name: ${{ inputs.exp-name }}`
     in a model's template, `exp-name: 'dsr1_1k1k'` in the sweep that calls it). A workflow that
     something else can start too (a schedule, a dispatch, a push) is also run with its inputs not
-    known. One call per set of inputs it can be run with."""
+    known; one only another workflow can start, and none of the repository does, never runs. A
+    string passed on (`${{ inputs.exp-name }}`) stays a string. One call per set of inputs it
+    can be run with."""
 
     path: str  # the calling workflow
     job: str
@@ -403,8 +405,9 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
     def runs_with(path: str, depth: int) -> list[_Inputs]:
         """The sets of inputs the workflow can be run with."""
         found: list[_Inputs] = []
-        if not _only_called(roots[path]) or not callers.get(path) or depth >= _CALL_DEPTH:
-            found.append(({}, frozenset(), {}, "", frozenset()))
+        # (a workflow only another can start, and none of the repository does, never runs)
+        if not _only_called(roots[path]) or (callers.get(path) and depth >= _CALL_DEPTH):
+            found.append(({}, frozenset(), {}, "", frozenset()))  # its inputs not known
         if depth < _CALL_DEPTH:
             for caller in callers.get(path, ()):
                 found += [
@@ -471,6 +474,8 @@ def _call(
             located[name.value] = where[passed.group(1)]
         else:
             located[name.value] = Location(path, node.span)
+        if passed is not None and isinstance(typed.get(passed.group(1)), str):
+            quoted.add(name.value)  # a string passed on is a string (`'70b_1k1k'`)
     return WorkflowCall(
         path,
         key.value,

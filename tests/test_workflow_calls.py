@@ -184,7 +184,7 @@ def test_the_summary_counts_the_calls_and_says_which_were_not_routed(tmp_path: P
     assert "0 master configs (0 entries), 1 workflow call, 3 launchers" in outcome.stdout
     assert outcome.stderr == (
         "benchlint: warning: 1 workflow call (.github/workflows/ma-tmpl.yml (bmk-matrix (called "
-        "by ma-1k1k))) of a workflow that runs a launcher pass a runner not known statically (a "
+        "by ma-1k1k))) of a workflow that runs a launcher passes a runner not known statically (a "
         "matrix value, an input no caller gives): their routes were not checked\n"
     )
 
@@ -219,4 +219,45 @@ def test_the_model_prefix_comes_from_the_experiment_the_call_passes(tmp_path: Pa
     assert "for bmk-h9-fp8 (called by ma-1k1k)" in result.findings[0].message
     files["benchmarks/ma_fp8_h9_slurm.sh"] = "echo bench\n"
     root = write_repo(tmp_path / "s", files)
+    assert positions(run_lint(root, "BL202")) == []
+
+
+def test_a_label_no_launcher_is_named_after_is_said(tmp_path: Path) -> None:
+    model = MODEL.replace("runner: g7\n", "runner: g7-trt\n")
+    sweep = SWEEP.replace("${{ inputs.use_g7 }}", "true").replace("isl: 1024", "isl: 8192")
+    files = {**FILES, ".github/workflows/ma-tmpl.yml": model, ".github/workflows/sweep.yml": sweep}
+    root = write_repo(tmp_path / "r", files)
+    outcome = CliRunner().invoke(main, ["--select", "BL202", str(root)])
+    assert (
+        "benchlint: warning: 1 workflow call with the runner label g7-trt reaches no launcher (no "
+        "runners file lists a label's runners, and no launcher is named after it): their routes "
+        "were not checked\n"
+    ) in outcome.stderr
+
+
+def test_a_launch_path_that_globs_still_leads_to_every_launcher_of_the_label(
+    tmp_path: Path,
+) -> None:
+    # `launch_${RUNNER_NAME%%_*}*.sh`: the label is no runner's name; both h9 launchers run
+    benchmark = BENCHMARK.replace("%%_*}.sh", "%%_*}*.sh")
+    root = write_repo(tmp_path / "r", {**FILES, ".github/workflows/benchmark-tmpl.yml": benchmark})
+    assert positions(run_lint(root, "BL202")) == ["runners/launch_h9-bb.sh:1:6"]
+
+
+def test_a_string_passed_on_stays_a_string(tmp_path: Path) -> None:
+    # `'7b_1k1k'` reads as a number's start to YAML: passed on, it is still the string
+    sweep = SWEEP.replace("'ma_1k1k'", "'7b_1k1k'")
+    files = {**FILES, ".github/workflows/sweep.yml": sweep, "benchmarks/7b_fp8_h9_slurm.sh": "x\n"}
+    root = write_repo(tmp_path / "r", files)
+    (call,) = [c for c in workflow_calls(Workspace(root, Config())) if c.job == "bmk-h9-fp8"]
+    assert call.inputs["exp-name"] == "7b_1k1k"
+    result = run_lint(root, "BL202")
+    assert positions(result) == ["runners/launch_h9-bb.sh:1:6"]
+    assert "for bmk-h9-fp8 (called by ma-1k1k)" in result.findings[0].message
+
+
+def test_a_workflow_only_workflows_start_and_none_calls_never_runs(tmp_path: Path) -> None:
+    files = {k: v for k, v in FILES.items() if k != ".github/workflows/sweep.yml"}
+    root = write_repo(tmp_path / "r", files)
+    assert workflow_calls(Workspace(root, Config())) == []
     assert positions(run_lint(root, "BL202")) == []
