@@ -20,6 +20,7 @@ from benchlint.context import Context
 from benchlint.engines import Launch
 from benchlint.images import image_release
 from benchlint.launcher import reaching
+from benchlint.shell.expand import value as expanded
 from benchlint.shell.model import Command, Script
 from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
@@ -420,8 +421,8 @@ def _holes(template: tuple[object, ...]) -> tuple[str, ...]:
             names.append(item.name)
             for alternative, _ in item.fallback or ():
                 names.extend(_holes(alternative))
-        elif isinstance(item, _Defaulted):
-            names.append(item.name)
+        elif isinstance(item, (_Defaulted, _Positional)):
+            names.append(item.name if isinstance(item, _Defaulted) else item.index)
     return tuple(dict.fromkeys(names))
 
 
@@ -462,6 +463,16 @@ class _Printed:
 
     outputs: frozenset[str]
     printers: tuple[tuple[Command, str], ...]
+
+
+@dataclass(frozen=True)
+class _Positional:
+    """`$1`, `${1%%_*}` in an assignment of the launcher's top level, before any `shift` or
+    `set --` there: the argument the route's launch line gives (`${{ inputs.exp-name }}`, or
+    none: unset) with the expansion's operator applied as bash does."""
+
+    index: str
+    text: str  # the expansion, the parameter written as `__POSITIONAL`
 
 
 @dataclass(frozen=True)
@@ -513,6 +524,8 @@ def _expansion(
     name = expansion.strip("${}")
     if name == "EXP_NAME%%_*":
         return _Hole("EXP_NAME", prefix=True)
+    if name[:1] and name[0] in "123456789" and not name[1:2].isdigit():
+        return _positional(expansion, name[0], script, owner)
     defaulted = _DEFAULTED.fullmatch(expansion)
     if defaulted is not None:  # `${SCENARIO_SUBDIR:-fixed_seq_len/}`
         variable = defaulted["name"]
@@ -538,6 +551,29 @@ def _expansion(
         if a.value is not None
     ]
     return _Hole(name, tuple(sorted(alternatives, key=lambda item: repr(item[0]))))
+
+
+def _positional(expansion: str, index: str, script: Script, owner: Command | None) -> object:
+    """A positional parameter in a path's template: the route's argument where the expansion is
+    in an assignment at the launcher's top level with no `shift` or `set --` there before it
+    (elsewhere it is a function's argument, or another one); else any part of a name."""
+    if owner is None or owner.function is not None or owner.script is not script:
+        return _ANY
+    if any(
+        c.function is None
+        and c.node.start_byte < owner.node.start_byte
+        and (
+            c.base == "shift"
+            or (c.base == "set" and any(w.value.startswith("-") or w.value == "--" for w in c.args))
+        )
+        for c in script.commands
+    ):
+        return _ANY
+    at = expansion.index(index)
+    text = (
+        "${__POSITIONAL" + expansion[at + 1 :] if expansion.startswith("${") else "${__POSITIONAL}"
+    )
+    return _Positional(index, text)
 
 
 def _printers(
@@ -594,6 +630,11 @@ def _render(template: tuple[object, ...], route: Route) -> str:
             if value is None or (item.colon and not value):
                 value = item.default
             out.append(re.escape(value))
+            continue
+        if isinstance(item, _Positional):
+            given = env.known.get(item.index) if item.index not in env.unknown else None
+            found = expanded(item.text, {"__POSITIONAL": given}.get) if given is not None else None
+            out.append(_ANY if found is None else re.escape(found))
             continue
         assert isinstance(item, _Hole)
         if item.prefix:  # (`${EXP_NAME%%_*}`: the value up to its first `_`)

@@ -624,7 +624,8 @@ class Wiring:
             if target is None or target is route.launcher:
                 return route
             env = self._condition_env(route.element, target, route.step, route.runner_names)
-            unknown = env.unknown | route.env.unknown
+            # (its positional parameters are the exec's arguments: not known)
+            unknown = env.unknown | route.env.unknown | {str(i) for i in range(1, 10)}
             known = {k: v for k, v in env.known.items() if k not in unknown}
             env = ConditionEnv(known, unknown, env.given | route.env.given, self._decisions)
             handed = Route(route.element, target, route.runner_names, route.step, env)
@@ -636,7 +637,8 @@ class Wiring:
         """The inputs the step's `env:` expressions read (worked out once per step)."""
         known = self._inputs_read.get(id(step))
         if known is None or known[0] is not step:
-            names = frozenset(n for text in step.values.values() for n in input_names(text))
+            texts = [*step.values.values(), *(a for a in step.launch_args or () if a)]
+            names = frozenset(n for text in texts for n in input_names(text))
             known = self._inputs_read[id(step)] = (step, names)
         return known[1]
 
@@ -671,6 +673,14 @@ class Wiring:
                     known[name] = text  # `DEPLOY_MODE: disagg`, as the workflow writes it
         unknown = set(step.env) if step is not None else set()
         unknown -= set(known)
+        if step is not None and step.launch_args is not None:  # `$1`... (see releases)
+            for index in range(1, 10):
+                arg = step.launch_args[index - 1] if index <= len(step.launch_args) else ""
+                value = evaluate(arg, inputs) if arg and "${{" in arg else arg
+                if value is None:
+                    unknown.add(str(index))
+                else:
+                    known[str(index)] = value
         if step is not None:  # (a value an earlier step writes to GITHUB_ENV wins)
             unknown |= step.written
         # The workflow picks the launcher by the runner's name, so that name is one of these

@@ -85,6 +85,9 @@ class LauncherStep:
     runs_on: str | None = None
     # the defaults of the workflow's `workflow_call` inputs (`conc-list: '[4, 8]'`), as text
     input_defaults: dict[str, str] = field(default_factory=dict)
+    # the arguments the launch line gives the launcher (`${{ inputs.exp-name }}`), each as
+    # written, None where one is not a plain word or one expression; None: not read
+    launch_args: tuple[str | None, ...] | None = None
 
     @property
     def name(self) -> str:
@@ -298,7 +301,31 @@ def _read_run_text(step: LauncherStep, text: str, location: Location) -> None:
         if match:
             step.multinode = step.multinode or "IS_MULTINODE=true" in match.group(1)
         if launch:
+            step.launch_args = _launch_args(line, launch.start())
             break
+
+
+# an argument of a launch line: one expression (quoted or not) or a plain word; the end of the
+# command (a `;`, `&&`, `|`, a redirection, a comment)
+_ARG = re.compile(
+    r"""\s+(?:"(\$\{\{[^}]*\}\})"|(\$\{\{[^}]*\}\})|([A-Za-z0-9_./:=@+-]+))(?=\s|$)"""
+)
+_COMMAND_END = re.compile(r"\s*(?:[;&|<>#]|$)")
+
+
+def _launch_args(line: str, start: int) -> tuple[str | None, ...] | None:
+    """The launcher's arguments on its launch line (after the word that starts at `start`);
+    None when the line goes on in a way not read here (a quoted word with spaces, `"$@"`)."""
+    word = re.compile(r"\S+").match(line, start)
+    position = word.end() if word is not None else len(line)
+    args: list[str | None] = []
+    while not _COMMAND_END.match(line, position):
+        match = _ARG.match(line, position)
+        if match is None:
+            return None
+        args.append(next(g for g in match.groups() if g is not None))
+        position = match.end()
+    return tuple(args)
 
 
 def _env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:

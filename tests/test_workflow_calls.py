@@ -261,3 +261,42 @@ def test_a_workflow_only_workflows_start_and_none_calls_never_runs(tmp_path: Pat
     root = write_repo(tmp_path / "r", files)
     assert workflow_calls(Workspace(root, Config())) == []
     assert positions(run_lint(root, "BL202")) == []
+
+
+def _positional_repo(root: Path, launch_args: str, launcher: str) -> Path:
+    benchmark = BENCHMARK.replace("%%_*}.sh\n", "%%_*}.sh" + launch_args + "\n")
+    files = {
+        **FILES,
+        ".github/workflows/benchmark-tmpl.yml": benchmark,
+        "runners/launch_h9-aa.sh": launcher,
+        "runners/launch_h9-bb.sh": launcher,
+        "benchmarks/ma_h9_slurm.sh": "echo bench\n",
+    }
+    return write_repo(root, files)
+
+
+ARG_LAUNCHER = 'MODEL_CODE="${1%%_*}"\nbash "benchmarks/${MODEL_CODE}_h9_slurm.sh"\n'
+
+
+def test_a_launcher_reads_the_arguments_its_launch_line_gives(tmp_path: Path) -> None:
+    # no argument: `${1%%_*}` is empty, the path `benchmarks/_h9_slurm.sh`
+    root = _positional_repo(tmp_path / "r", "", ARG_LAUNCHER)
+    assert positions(run_lint(root, "BL202")) == [
+        "runners/launch_h9-aa.sh:2:6",
+        "runners/launch_h9-bb.sh:2:6",
+    ]
+    # the experiment passed: `benchmarks/ma_h9_slurm.sh`, which exists
+    root = _positional_repo(tmp_path / "s", " ${{ inputs.exp-name }}", ARG_LAUNCHER)
+    assert positions(run_lint(root, "BL202")) == []
+
+
+def test_a_positional_parameter_the_route_cannot_know_is_not_judged(tmp_path: Path) -> None:
+    in_function = "run() {\n  " + ARG_LAUNCHER.replace("\nbash", "\n  bash") + "}\nrun x\n"
+    shifted = "shift\n" + ARG_LAUNCHER
+    for name, launcher, args in (
+        ("function", in_function, ""),
+        ("shift", shifted, ""),
+        ("unknown", ARG_LAUNCHER, ' "$@"'),  # (the launch line's arguments not read)
+    ):
+        root = _positional_repo(tmp_path / name, args, launcher)
+        assert positions(run_lint(root, "BL202")) == [], name
