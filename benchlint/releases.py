@@ -270,7 +270,9 @@ def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, str | None, 
     """The script's commands that run a file by a path that may name a folder of the
     repository that holds scripts (else a file made at run time, in a folder of its own, or
     outside), with the variable the path starts with (if it is one) and the folders the
-    script's values can name; worked out once per launcher."""
+    script's values can name; worked out once per launcher. A file sourced by a name the
+    route's values choose (`source benchmarks/${MODEL_CODE}_mi300x_docker.sh`) is run too; a
+    library sourced by a fixed name is not what a route runs."""
     memo = ctx.ws.models.setdefault("script-paths", {})
     assert isinstance(memo, dict)
     if script.path not in memo:
@@ -278,7 +280,7 @@ def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, str | None, 
         memo[script.path] = [
             (call, variable, folders)
             for call in ctx.environment.calls.calls_in(script)
-            if call.kind == "run"
+            if call.kind == "run" or (call.kind == "source" and "$" in _file_name(call.word.value))
             for variable, folders in [_folders(call)]
             if variable is not None or any(f and f in below for f, _ in folders)
         ]

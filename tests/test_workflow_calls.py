@@ -300,3 +300,16 @@ def test_a_positional_parameter_the_route_cannot_know_is_not_judged(tmp_path: Pa
     ):
         root = _positional_repo(tmp_path / name, args, launcher)
         assert positions(run_lint(root, "BL202")) == [], name
+
+
+def test_a_script_sourced_by_a_name_the_route_chooses_is_what_the_job_runs(
+    tmp_path: Path,
+) -> None:
+    launcher = 'MODEL_CODE="${1%%_*}"\nsource "benchmarks/${MODEL_CODE}_h9_docker.sh"\n'
+    root = _positional_repo(tmp_path / "r", " ${{ inputs.exp-name }}", launcher)
+    assert positions(run_lint(root, "BL202")) == [
+        "runners/launch_h9-aa.sh:2:8",
+        "runners/launch_h9-bb.sh:2:8",
+    ]
+    (tmp_path / "r" / "benchmarks" / "ma_h9_docker.sh").write_text("echo bench\n")
+    assert positions(run_lint(root, "BL202")) == []
