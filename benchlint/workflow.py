@@ -385,7 +385,7 @@ class WorkflowCall:
     something else can start too (a schedule, a dispatch, a push) is also run with its inputs not
     known; one only another workflow can start, and none of the repository does, never runs. A
     string passed on (`${{ inputs.exp-name }}`) stays a string. One call per set of inputs it
-    can be run with."""
+    can be run with, and per row of its matrix (`_matrix_rows`: `${{ matrix.runner }}`)."""
 
     path: str  # the calling workflow
     job: str
@@ -456,12 +456,13 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
                 condition = job.get("if")
                 if _scalar(condition) and _never(condition.value, typed, types):
                     continue  # (`if: ${{ inputs.use_h200 }}` where the caller passes false)
-                call = _call(path, key, job, called, typed, where)
-                call.via = via
-                identity = (key.value, tuple(sorted(call.inputs.items())))
-                if identity not in seen:
-                    seen.add(identity)
-                    found.append(call)
+                for row in _matrix_rows(job, path):
+                    call = _call(path, key, job, called, typed, where, row)
+                    call.via = via
+                    identity = (key.value, tuple(sorted(call.inputs.items())))
+                    if identity not in seen:
+                        seen.add(identity)
+                        found.append(call)
         return found
 
     return [call for path in roots for call in calls_in(path, 0)]
@@ -474,8 +475,11 @@ def _call(
     called: str,
     typed: dict[str, Value],
     where: dict[str, Location],
+    row: dict[str, tuple[str, Location, bool]],
 ) -> WorkflowCall:
-    """One job's call, its `with:` values worked out for one set of its workflow's inputs."""
+    """One job's call, its `with:` values worked out for one set of its workflow's inputs and
+    one row of its matrix (`row`: each `matrix.x` or `matrix.x.y` value, where it is written,
+    and whether it is quoted)."""
     given = job.get("with")
     values: dict[str, str] = {}
     quoted: set[str] = set()
@@ -491,6 +495,12 @@ def _call(
             if node.style is not None:
                 quoted.add(name.value)
             continue
+        cell = _MATRIX_PASSED.fullmatch(text.strip())  # `${{ matrix.runner }}`
+        if cell is not None and cell.group(1) in row:
+            values[name.value], located[name.value], written_quoted = row[cell.group(1)]
+            if written_quoted:
+                quoted.add(name.value)
+            continue
         result = _evaluated(text, typed)
         if result is None:
             unknown.add(name.value)
@@ -503,9 +513,10 @@ def _call(
             located[name.value] = Location(path, node.span)
         if passed is not None and isinstance(typed.get(passed.group(1)), str):
             quoted.add(name.value)  # a string passed on is a string (`'70b_1k1k'`)
+    label = ", ".join(v for k, (v, _, _) in row.items() if "." not in k)
     return WorkflowCall(
         path,
-        key.value,
+        f"{key.value} [{label}]" if label else key.value,
         Location(path, key.span),
         called,
         values,
@@ -516,6 +527,54 @@ def _call(
 
 
 _PASSED = re.compile(r"\$\{\{\s*inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+_MATRIX_PASSED = re.compile(
+    r"\$\{\{\s*matrix\.([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)?)\s*\}\}"
+)
+# a job's matrix is expanded up to this many rows (a larger one: its values not known)
+_MATRIX_ROWS = 64
+
+
+def _matrix_rows(job: YNode, path: str) -> list[dict[str, tuple[str, Location, bool]]]:
+    """The rows of a job's matrix written as lists of literal values (`runner: [h100-cr_0,
+    h100-cw_0]`, `config: [{image: ..., model: ...}]`): each `matrix.x` (and `matrix.x.y` of a
+    mapping) value, as text, with where it is and whether it is quoted. One empty row where
+    there is no matrix, or it has `include`/`exclude`, an expression, or too many rows (its
+    values then not known)."""
+    strategy = job.get("strategy")
+    matrix = strategy.get("matrix") if strategy is not None and strategy.is_map else None
+    if matrix is None or not matrix.is_map:
+        return [{}]
+    axes: list[list[dict[str, tuple[str, Location, bool]]]] = []
+    for key, values in matrix.pairs:
+        if not key.is_scalar or key.value in ("include", "exclude") or not values.is_seq:
+            return [{}]
+        cells = []
+        for item in values.items:
+            cell = _cell(key.value, item, path)
+            if cell is None:
+                return [{}]
+            cells.append(cell)
+        axes.append(cells)
+    count = 1
+    for cells in axes:
+        count *= len(cells)
+    if count == 0 or count > _MATRIX_ROWS:
+        return [{}]
+    return [{k: v for cell in row for k, v in cell.items()} for row in itertools.product(*axes)]
+
+
+def _cell(name: str, item: YNode, path: str) -> dict[str, tuple[str, Location, bool]] | None:
+    """One value of a matrix axis: a scalar, or a mapping of scalars (`matrix.config.image`)."""
+    if item.is_scalar and "${{" not in item.value:
+        return {name: (item.value, Location(path, item.span), item.style is not None)}
+    if not item.is_map:
+        return None
+    cell = {}
+    for key, value in item.pairs:
+        if key.is_scalar and value.is_scalar and "${{" not in value.value:
+            located = Location(path, value.span)
+            cell[f"{name}.{key.value}"] = (value.value, located, value.style is not None)
+    return cell
 
 
 def _evaluated(text: str, typed: dict[str, Value]) -> str | None:

@@ -71,7 +71,7 @@ jobs:
   bmk-matrix:
     strategy:
       matrix:
-        runner: [h9-aa_0, h9-bb_0]
+        runner: ${{ fromJson(vars.RUNNERS) }}
     uses: ./.github/workflows/benchmark-tmpl.yml
     with:
       runner: ${{ matrix.runner }}
@@ -313,3 +313,22 @@ def test_a_script_sourced_by_a_name_the_route_chooses_is_what_the_job_runs(
     ]
     (tmp_path / "r" / "benchmarks" / "ma_h9_docker.sh").write_text("echo bench\n")
     assert positions(run_lint(root, "BL202")) == []
+
+
+def test_a_matrix_of_literal_values_is_expanded(tmp_path: Path) -> None:
+    model = MODEL.replace("${{ fromJson(vars.RUNNERS) }}", "[h9-aa_0, 'h9-bb_0']")
+    root = write_repo(tmp_path / "r", {**FILES, ".github/workflows/ma-tmpl.yml": model})
+    calls = workflow_calls(Workspace(root, Config()))
+    found = sorted(
+        (c.name, c.inputs["runner"], c.where["runner"].span.line)
+        for c in calls
+        if "runner" in c.inputs
+    )
+    assert found[1:] == [
+        ("bmk-matrix [h9-aa_0] (called by ma-1k1k)", "h9-aa_0", 28),
+        ("bmk-matrix [h9-bb_0] (called by ma-1k1k)", "h9-bb_0", 28),
+    ]
+    result = run_lint(root, "BL202")
+    assert positions(result) == ["runners/launch_h9-bb.sh:1:6"]
+    assert "bmk-matrix [h9-bb_0] (called by ma-1k1k)" in result.findings[0].message
+    assert "bmk-matrix [h9-aa_0]" not in result.findings[0].message
