@@ -522,19 +522,45 @@ class Wiring:
                     values[name] = value
         return values
 
+    def alternatives(self, entry: Entry, launcher: str) -> list[str]:
+        """The other launchers the entry's label may lead to, where that was assumed (no runners
+        file: see `_label_launchers`): its jobs run on one of them, which is not known."""
+        if (id(entry), launcher) not in self._assumed:
+            return []
+        return [p for e, p, _ in self.pairs if e is entry and p != launcher]
+
     def assumption(self, entries: list[Entry], launcher: str) -> str:
-        """What a claim about these entries' jobs on the launcher assumes, where no runners file
-        says which runners have their label (" (if the runners named h200-cw_* have the label
-        h200: no runners file says)"); "" where nothing is assumed."""
-        found = {
-            (label, ", ".join(names))
-            for label, names in (self._assumed.get((id(e), launcher), ("", [])) for e in entries)
-            if names
-        }
-        said = [
-            f"the runners named {names} have the label {label}" for label, names in sorted(found)
-        ]
-        return f" (if {' and '.join(said)}: no runners file says)" if said else ""
+        """What a claim about these entries' jobs on the launcher rests on, where no runners file
+        says which runners have their label: the job fails on every launcher the label may lead
+        to (" (the label h200 taken to mean the runners named h200-cw_*, h200-nb_*, and the job
+        fails on each of their launchers: no runners file lists a label's runners)"); "" where
+        nothing is assumed."""
+        labels = sorted(
+            {
+                self._assumed[k][0]
+                for k in ((id(e), launcher) for e in entries)
+                if k in self._assumed
+            }
+        )
+        said = []
+        for label in labels:
+            names = sorted(
+                {
+                    name
+                    for (key, _), (given, runners) in self._assumed.items()
+                    if given == label and any(id(e) == key for e in entries)
+                    for name in runners
+                }
+            )
+            said.append(f"the label {label} taken to mean the runners named {', '.join(names)}")
+        if not said:
+            return ""
+        one = len(said) == 1 and said[0].count("_*") == 1
+        fails = "on their launcher" if one else "on each of their launchers"
+        return (
+            f" ({' and '.join(said)}, and the job fails {fails}: no runners file lists a label's "
+            "runners)"
+        )
 
     def launcher(self, path: str) -> LauncherModel | None:
         if path not in self._launchers:

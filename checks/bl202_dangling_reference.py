@@ -132,7 +132,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
@@ -272,32 +272,21 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
             continue
-        model = wiring.launcher(launcher)
-        if model is None:
+        found = _launcher_ends(ctx, launcher)
+        if found is None:
             continue
-        script = model.script
-        calls = _ending_calls(ctx, script)
-        if not any(_failing(c) for c in (*model.ends, *calls)):
-            continue
-        flow = Flow(script)
-        # `trap '...; exit 0' EXIT` before an exit sets the status the job ends with
-        masked = min((i for i, t in flow.traps() if t.on_exit and _masks(t.action)), default=None)
+        ends, failing = found
         routes = wiring.routes_for_launcher(launcher)
-        ends = sorted(
-            [*model.ends, *_sourcing(ctx, script), *calls],
-            key=lambda c: c.node.start_byte,
-        )
         ending: dict[int, tuple[Command, dict[str, int]]] = {}
         for route in routes:
             command = _first_end(route, ends)
-            if command is not None:
+            if command is not None and failing(command):
+                if not _fails_wherever_it_runs(ctx, route.entry, launcher):
+                    continue
                 counts = ending.setdefault(id(command), (command, {}))[1]
                 counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
         located = {e.name: e for e, path, _ in wiring.pairs if path == launcher}
         for command, counts in ending.values():
-            index = flow.index(command)
-            if masked is not None and (index is None or masked < index):
-                continue
             names = list(counts)
             every = all(
                 ended == _jobs(wiring, name, launchers[name]) for name, ended in counts.items()
@@ -318,6 +307,47 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                 subject="exit",  # (the entries are what it involves: a baseline sees them grow)
                 involves=tuple(names),
             )
+
+
+def _launcher_ends(
+    ctx: Context, launcher: str
+) -> tuple[list[Command], Callable[[Command], bool]] | None:
+    """The commands that may end the launcher, in order, and whether one of them fails the job
+    (a nonzero `exit` an EXIT trap's `exit 0` does not mask); None when none can fail it."""
+    model = ctx.wiring.launcher(launcher)
+    if model is None:
+        return None
+    script = model.script
+    calls = _ending_calls(ctx, script)
+    if not any(_failing(c) for c in (*model.ends, *calls)):
+        return None
+    flow = Flow(script)
+    # `trap '...; exit 0' EXIT` before an exit sets the status the job ends with
+    masked = min((i for i, t in flow.traps() if t.on_exit and _masks(t.action)), default=None)
+    ends = sorted([*model.ends, *_sourcing(ctx, script), *calls], key=lambda c: c.node.start_byte)
+
+    def failing(command: Command) -> bool:
+        index = flow.index(command)
+        return masked is None or (index is not None and index < masked)
+
+    return ends, failing
+
+
+def _fails_wherever_it_runs(ctx: Context, entry: Entry, launcher: str) -> bool:
+    """Whether the entry's jobs surely fail on every other launcher its runner label may lead
+    to, where no runners file says which runners have the label (`Wiring.alternatives`): the
+    job runs on one of them, and which is not known. (True where the label is listed.)"""
+    for other in ctx.wiring.alternatives(entry, launcher):
+        routes = [r for r in ctx.wiring.routes_for_launcher(other) if r.entry is entry]
+        if not routes:  # (a launcher benchlint could not read)
+            return False
+        found = _launcher_ends(ctx, other)
+        for route in routes:
+            missing = any(run.runs is True and not run.scripts for run in scripts_run(ctx, route))
+            end = _first_end(route, found[0]) if found is not None else None
+            if not missing and (found is None or end is None or not found[1](end)):
+                return False
+    return True
 
 
 def _inert(ctx: Context, sourced: Script, depth: int = 0) -> bool:
@@ -498,6 +528,8 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
         for route in wiring.routes_for_launcher(launcher):
             for run in scripts_run(ctx, route):
                 if run.runs is True and not run.scripts:
+                    if not _fails_wherever_it_runs(ctx, route.entry, launcher):
+                        continue
                     found = missing.setdefault(id(run.call), (run, []))[1]
                     if route.entry not in found:
                         found.append(route.entry)
