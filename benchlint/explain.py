@@ -79,7 +79,12 @@ def explain(ctx: Context, target: str) -> list[Explained]:
         found = _through_callers(ctx, target)
     if not found:
         if target in entry_names:
-            raise ExplainError(f"entry {target!r} reaches no launcher (see BL205)")
+            why = (
+                "see BL205"
+                if wiring.has_runners_file
+                else "no runners file lists its label's runners, and no launcher is named after it"
+            )
+            raise ExplainError(f"entry {target!r} reaches no launcher ({why})")
         if launcher:
             raise ExplainError(f"no master-config entry reaches the launcher {target!r}")
         if script:

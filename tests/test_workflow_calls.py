@@ -335,3 +335,16 @@ def test_a_matrix_of_literal_values_is_expanded(tmp_path: Path) -> None:
     assert positions(result) == ["runners/launch_h9-bb.sh:1:6"]
     assert "for bmk-matrix [h9-bb_0] (called by ma-1k1k): their" in result.findings[0].message
     assert "bmk-h9-fp8" not in result.findings[0].message
+
+
+def test_explain_says_why_a_call_reaches_no_launcher(tmp_path: Path) -> None:
+    model = MODEL.replace("runner: h9\n", "runner: h9-trt\n")
+    root = write_repo(tmp_path / "r", {**FILES, ".github/workflows/ma-tmpl.yml": model})
+    outcome = CliRunner().invoke(
+        main, ["explain", "bmk-h9-fp8 (called by ma-1k1k)", "--root", str(root)]
+    )
+    assert outcome.exit_code == 2
+    assert outcome.stderr == (
+        "benchlint: error: entry 'bmk-h9-fp8 (called by ma-1k1k)' reaches no launcher (no runners "
+        "file lists its label's runners, and no launcher is named after it)\n"
+    )
