@@ -1064,10 +1064,8 @@ def _call_entry(call: WorkflowCall, step: LauncherStep) -> Entry | None:
     defaults = {k: v for k, v in step.input_defaults.items() if k not in call.unknown}
     fields = {**defaults, **call.inputs}
     runs_on = step.runs_on or ""
-    quoted = call.quoted
-    runner = evaluate(runs_on, typed_inputs(fields, step.input_types, quoted))
-    if "${{" not in runs_on:
-        runner = runs_on or None
+    inputs = typed_inputs(fields, step.input_types, call.quoted)
+    runner = evaluate(runs_on, inputs) if "${{" in runs_on else runs_on
     if not runner:
         return None
     read = input_names(runs_on)
@@ -1080,7 +1078,7 @@ def _call_entry(call: WorkflowCall, step: LauncherStep) -> Entry | None:
         runner,
         where or call.location,
         step.multinode,
-        quoted=frozenset(quoted),
+        quoted=call.quoted,
         step=step,
     )
     entry.elements.append(Element(entry, "", "with", call.location))
