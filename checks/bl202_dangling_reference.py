@@ -19,6 +19,12 @@ prints `_mtp` only for an element with `spec-decoding: mtp` (the workflow's `SPE
 `none` when the element leaves it out), so an element without it whose model has only an `_mtp`
 script is reported. The message names the entries, which are related locations.
 
+In a repository with no master config, the entries are the jobs that call the benchmark workflow
+(see docs/design.md); with no runners file either, a label's runners are taken to be those named
+`<label>-<site>_<n>`, and which of them runs a job is not known: a missing script or an exit is
+reported for such an entry only where its job fails on every launcher the label may lead to, and
+the message says what that rests on.
+
 It reports a launcher's `exit N` (a nonzero number), or a call of its function that always
 exits so (`die "..."`), that surely runs on an entry's routes, the first end of the launcher
 there: every such job fails at it (an element that sets no
