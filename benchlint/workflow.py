@@ -24,6 +24,7 @@ from benchlint.yamlmodel import YamlDocument, YNode
 _LAUNCH = profile.WORKFLOW_LAUNCH
 _EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
 _ALL_WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
+WORKFLOWS = _ALL_WORKFLOWS  # every workflow of a repository
 # a name a shell line assigns (`X=1`, `X+=a`, `export X=1`), not `--flag=1` or `$X==y`
 _ASSIGNED = re.compile(r"(?<![\w$\-/.])([A-Za-z_][A-Za-z0-9_]*)\+?=(?!=)")
 # `echo "NAME<<EOF" >> "$GITHUB_ENV"`: a multi-line value
@@ -610,3 +611,72 @@ def _only_called(root: YNode) -> bool:
 
 def _scalar(node: YNode | None) -> TypeGuard[YNode]:
     return node is not None and node.is_scalar
+
+
+def rejected_calls(ws: Workspace, paths: list[str]) -> list[tuple[Location, str, str]]:
+    """In these workflows, what GitHub rejects in a call of a reusable workflow of the
+    repository before any job of the calling workflow starts: a `uses: ./.github/workflows/x.yml`
+    that names no file, one that is no reusable workflow (no `on: workflow_call`), and an input
+    (`with:`) the called workflow does not declare. Each with where it is, what is wrong and the
+    subject."""
+    found: list[tuple[Location, str, str]] = []
+    for path in paths:
+        document = ws.yaml(path)
+        for _key, job, _ in _jobs(document.root if document is not None else None):
+            uses = job.get("uses")
+            if not _scalar(uses) or not uses.value.strip().startswith("./"):
+                continue
+            target = uses.value.strip()[2:]
+            where = Location(path, uses.span)
+            if not ws.is_yaml(target):
+                if _LOCAL_WORKFLOW.fullmatch(uses.value.strip()) is not None:
+                    found.append(
+                        (where, f"`{uses.value}` names no workflow of the repository", target)
+                    )
+                continue
+            called = ws.yaml(target)
+            root = called.root if called is not None else None
+            if root is None or not root.is_map:
+                continue  # (BL001 says why it cannot be read)
+            declared = _call_inputs(root)
+            if declared is None:
+                found.append(
+                    (where, f"`{target}` is no reusable workflow (no `on: workflow_call`)", target)
+                )
+                continue
+            given = job.get("with")
+            for name, _ in given.pairs if given is not None and given.is_map else []:
+                if name.is_scalar and name.value not in declared:
+                    found.append(
+                        (
+                            Location(path, name.span),
+                            f"`{name.value}` is no input of `{target}` (it declares "
+                            f"{_declared(declared)})",
+                            f"{target}:{name.value}",
+                        )
+                    )
+    return found
+
+
+def _call_inputs(root: YNode) -> frozenset[str] | None:
+    """The inputs a reusable workflow declares (`on.workflow_call.inputs`); None when it has no
+    `workflow_call` trigger."""
+    on = root.get("on")
+    if on is None:
+        return None
+    if on.is_scalar or on.is_seq:
+        named = [on.value] if on.is_scalar else [i.value for i in on.items if i.is_scalar]
+        return frozenset() if "workflow_call" in named else None
+    if not on.is_map or not any(k.is_scalar and k.value == "workflow_call" for k, _ in on.pairs):
+        return None
+    call = on.get("workflow_call")
+    inputs = call.get("inputs") if call is not None and call.is_map else None
+    pairs = inputs.pairs if inputs is not None and inputs.is_map else []
+    return frozenset(k.value for k, _ in pairs if k.is_scalar)
+
+
+def _declared(names: frozenset[str]) -> str:
+    listed = sorted(names)
+    if not listed:
+        return "none"
+    return ", ".join(listed[:6]) + (f" and {len(listed) - 6} more" if len(listed) > 6 else "")

@@ -43,6 +43,12 @@ runs, sources or `exec`s another by a path fixed relative to its own folder or t
 `fixed_seq_len/`, `exec "$(dirname "$0")/impl/real.sh"`) that names no file, at its top level
 and unconditionally.
 
+And a workflow's call of a reusable workflow of the repository that GitHub rejects before any
+job of the calling workflow starts: a `uses: ./.github/workflows/x.yml` that names no file, or a
+workflow with no `on: workflow_call`, and an input (`with:`) the called workflow does not
+declare (`exp-name` passed to a workflow that now declares `result-prefix`): every run of the
+calling workflow fails at once.
+
 And a recipe's `setup_script: NAME` (`base:`'s in an override-style recipe, unless the selected
 override block sets its own), which srtctl runs from its checkout's `configs/NAME` (or
 `configs/patches/NAME`) on each worker, skipping it with only a warning when neither exists: in an
@@ -150,6 +156,7 @@ from benchlint.releases import ScriptRun, scripts_run
 from benchlint.shell.flow import Flow
 from benchlint.shell.model import Command, Script, Word, first_line
 from benchlint.wiring import Entry, RecipeRef, Route, Wiring
+from benchlint.workflow import WORKFLOWS, rejected_calls
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YNode
 
@@ -260,6 +267,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from _missing_scripts(ctx)
     yield from _missing_calls(ctx)
     yield from _failing_exits(ctx)
+    yield from _rejected_calls(ctx)
     yield from _setup_scripts(ctx)
 
 
@@ -313,6 +321,20 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                 subject="exit",  # (the entries are what it involves: a baseline sees them grow)
                 involves=tuple(names),
             )
+
+
+def _rejected_calls(ctx: Context) -> Iterator[Finding]:
+    """A workflow's call of a reusable workflow of the repository that GitHub rejects before any
+    job of the calling workflow starts (see `rejected_calls`)."""
+    paths = ctx.in_scope(ctx.ws.glob(list(WORKFLOWS)))
+    for location, what, subject in rejected_calls(ctx.ws, paths):
+        yield Finding(
+            "BL202",
+            f"{what}: GitHub rejects {location.path} before any of its jobs starts, so every run "
+            "of it fails",
+            location,
+            subject=f"uses:{subject}",
+        )
 
 
 def _launcher_ends(

@@ -348,3 +348,25 @@ def test_explain_says_why_a_call_reaches_no_launcher(tmp_path: Path) -> None:
         "benchlint: error: entry 'bmk-h9-fp8 (called by ma-1k1k)' reaches no launcher (no runners "
         "file lists its label's runners, and no launcher is named after it)\n"
     )
+
+
+def test_a_call_github_rejects_before_any_job_starts_is_reported(tmp_path: Path) -> None:
+    sweep = (
+        SWEEP.replace("      isl: 1024\n", "      isl: 1024\n      use_h8: true\n")
+        + "  mb-1k1k:\n    uses: ./.github/workflows/mb-tmpl.yml\n"
+    )
+    root = write_repo(tmp_path / "r", {**FILES, ".github/workflows/sweep.yml": sweep})
+    result = run_lint(root, "BL202")
+    found = [f for f in result.findings if f.location.path == ".github/workflows/sweep.yml"]
+    assert [(f.location.span.line, f.location.span.column) for f in found] == [(13, 7), (16, 11)]
+    assert found[0].message == (
+        "`use_h8` is no input of `.github/workflows/ma-tmpl.yml` (it declares exp-name, isl, "
+        "use_g7, use_h9): GitHub rejects .github/workflows/sweep.yml before any of its jobs "
+        "starts, so every run of it fails"
+    )
+    assert found[1].message.startswith(
+        "`./.github/workflows/mb-tmpl.yml` names no workflow of the repository: GitHub rejects"
+    )
+    # the near misses: every input declared, the workflow there
+    root = write_repo(tmp_path / "s", FILES)
+    assert [f for f in run_lint(root, "BL202").findings if "sweep" in f.location.path] == []
