@@ -514,7 +514,7 @@ def _call(
             located[name.value] = Location(path, node.span)
         if passed is not None and isinstance(typed.get(passed.group(1)), str):
             quoted.add(name.value)  # a string passed on is a string (`'70b_1k1k'`)
-    label = ", ".join(v for k, (v, _, _) in row.items() if "." not in k)
+    label = ", ".join(v for k, (v, _, _) in row.items() if "." not in k)  # (`runner`, `config#`)
     return WorkflowCall(
         path,
         f"{key.value} [{label}]" if label else key.value,
@@ -550,10 +550,16 @@ def _matrix_rows(job: YNode, path: str) -> list[dict[str, tuple[str, Location, b
         if not key.is_scalar or key.value in ("include", "exclude") or not values.is_seq:
             return [{}]
         cells = []
-        for item in values.items:
+        for index, item in enumerate(values.items):
             cell = _cell(key.value, item, path)
             if cell is None:
                 return [{}]
+            if item.is_map:  # (named in the entry's name by its place: `config 2`)
+                cell[f"{key.value}#"] = (
+                    f"{key.value} {index + 1}",
+                    Location(path, item.span),
+                    False,
+                )
             cells.append(cell)
         axes.append(cells)
     count = 1

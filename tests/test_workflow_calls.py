@@ -370,3 +370,24 @@ def test_a_call_github_rejects_before_any_job_starts_is_reported(tmp_path: Path)
     # the near misses: every input declared, the workflow there
     root = write_repo(tmp_path / "s", FILES)
     assert [f for f in run_lint(root, "BL202").findings if "sweep" in f.location.path] == []
+
+
+def test_the_rows_of_a_matrix_of_mappings_are_told_apart_by_name(tmp_path: Path) -> None:
+    model = MODEL.replace(
+        "        runner: ${{ fromJson(vars.RUNNERS) }}\n",
+        "        runner: [h9-aa_0]\n"
+        "        config:\n"
+        "          - {image: 'vllm/vllm-openai:v0.10.2', precision: fp8}\n"
+        "          - {image: 'vllm/vllm-openai:v0.10.1', precision: fp4}\n",
+    ).replace(
+        "      image: 'vllm/vllm-openai:v0.10.2'\n      precision: fp8\n      exp-name: ma_test",
+        "      image: ${{ matrix.config.image }}\n"
+        "      precision: ${{ matrix.config.precision }}\n"
+        "      exp-name: ma_test",
+    )
+    root = write_repo(tmp_path / "r", {**FILES, ".github/workflows/ma-tmpl.yml": model})
+    calls = [c for c in workflow_calls(Workspace(root, Config())) if c.job.startswith("bmk-m")]
+    assert [(c.job, c.inputs["image"], c.inputs["precision"]) for c in calls] == [
+        ("bmk-matrix [h9-aa_0, config 1]", "vllm/vllm-openai:v0.10.2", "fp8"),
+        ("bmk-matrix [h9-aa_0, config 2]", "vllm/vllm-openai:v0.10.1", "fp4"),
+    ]
