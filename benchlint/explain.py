@@ -86,7 +86,9 @@ def explain(ctx: Context, target: str) -> list[Explained]:
             )
             raise ExplainError(f"entry {target!r} reaches no launcher ({why})")
         if launcher:
-            raise ExplainError(f"no master-config entry reaches the launcher {target!r}")
+            calls = any(e.step is not None for e in wiring.entries)
+            what = "workflow call" if calls else "master-config entry"
+            raise ExplainError(f"no {what} reaches the launcher {target!r}")
         if script:
             raise ExplainError(_unreached(ctx, target))
         raise ExplainError(

@@ -391,3 +391,13 @@ def test_the_rows_of_a_matrix_of_mappings_are_told_apart_by_name(tmp_path: Path)
         ("bmk-matrix [h9-aa_0, config 1]", "vllm/vllm-openai:v0.10.2", "fp8"),
         ("bmk-matrix [h9-aa_0, config 2]", "vllm/vllm-openai:v0.10.1", "fp4"),
     ]
+
+
+def test_explain_of_a_launcher_no_call_reaches(tmp_path: Path) -> None:
+    files = {**FILES, "runners/launch_zz-qq.sh": "echo\n"}
+    root = write_repo(tmp_path / "r", files)
+    outcome = CliRunner().invoke(main, ["explain", "runners/launch_zz-qq.sh", "--root", str(root)])
+    assert outcome.exit_code == 2
+    assert outcome.stderr == (
+        "benchlint: error: no workflow call reaches the launcher 'runners/launch_zz-qq.sh'\n"
+    )
