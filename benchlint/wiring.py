@@ -382,9 +382,10 @@ class Wiring:
     def _call_entries(self) -> list[Entry]:
         """In a repository with no master config, the jobs that call a workflow that runs a
         launcher, passing it a runner whose value is known (`runner: h200`, or through the
-        callers' inputs): one entry per set of inputs (see `WorkflowCall`), with one element (the
-        matrix it expands is not modelled: what it sets is not known). A call whose runner is
-        not known is counted (`unrouted_calls`). (Where master configs are, a call passes the
+        callers' inputs): one entry per set of inputs and row of the calling job's matrix (see
+        `WorkflowCall`), with one element (the matrix the called workflow's job expands, `tp`
+        and `conc`, is not modelled: what it sets is not known). A call whose runner is not
+        known is counted (`unrouted_calls`). (Where master configs are, a call passes the
         sweep's matrix of their entries, or is a test.)"""
         entries: list[Entry] = []
         for call in workflow_calls(self.ws):
