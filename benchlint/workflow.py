@@ -622,9 +622,9 @@ def _scalar(node: YNode | None) -> TypeGuard[YNode]:
 def rejected_calls(ws: Workspace, paths: list[str]) -> list[tuple[Location, str, str]]:
     """In these workflows, what GitHub rejects in a call of a reusable workflow of the
     repository before any job of the calling workflow starts: a `uses: ./.github/workflows/x.yml`
-    that names no file, one that is no reusable workflow (no `on: workflow_call`), and an input
-    (`with:`) the called workflow does not declare. Each with where it is, what is wrong and the
-    subject."""
+    that names no file, one that is no reusable workflow (no `on: workflow_call`), an input
+    (`with:`) the called workflow does not declare, and one it requires (with no default) that
+    the call does not pass. Each with where it is, what is wrong and the subject."""
     found: list[tuple[Location, str, str]] = []
     for path in paths:
         document = ws.yaml(path)
@@ -651,6 +651,7 @@ def rejected_calls(ws: Workspace, paths: list[str]) -> list[tuple[Location, str,
                 )
                 continue
             given = job.get("with")
+            passed = set()
             for name, _ in given.pairs if given is not None and given.is_map else []:
                 if name.is_scalar and name.value not in declared:
                     found.append(
@@ -661,6 +662,17 @@ def rejected_calls(ws: Workspace, paths: list[str]) -> list[tuple[Location, str,
                             f"{target}:{name.value}",
                         )
                     )
+                passed.add(name.value)
+            missing = sorted(_required_inputs(root) - passed)
+            if missing:
+                listed = ", ".join(f"`{n}`" for n in missing)
+                found.append(
+                    (
+                        where,
+                        f"`{target}` requires {listed}, which the job does not pass",
+                        f"{target}:requires",
+                    )
+                )
     return found
 
 
@@ -679,6 +691,19 @@ def _call_inputs(root: YNode) -> frozenset[str] | None:
     inputs = call.get("inputs") if call is not None and call.is_map else None
     pairs = inputs.pairs if inputs is not None and inputs.is_map else []
     return frozenset(k.value for k, _ in pairs if k.is_scalar)
+
+
+def _required_inputs(root: YNode) -> frozenset[str]:
+    """The inputs a reusable workflow requires (`required: true`) and gives no default."""
+    on = root.get("on")
+    call = on.get("workflow_call") if on is not None and on.is_map else None
+    inputs = call.get("inputs") if call is not None and call.is_map else None
+    required = set()
+    for key, spec in inputs.pairs if inputs is not None and inputs.is_map else []:
+        flag = spec.get("required") if key.is_scalar and spec.is_map else None
+        if flag is not None and flag.scalar is True and spec.get("default") is None:
+            required.add(key.value)
+    return frozenset(required)
 
 
 def _declared(names: frozenset[str]) -> str:

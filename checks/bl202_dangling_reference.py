@@ -45,9 +45,9 @@ and unconditionally.
 
 And a workflow's call of a reusable workflow of the repository that GitHub rejects before any
 job of the calling workflow starts: a `uses: ./.github/workflows/x.yml` that names no file, or a
-workflow with no `on: workflow_call`, and an input (`with:`) the called workflow does not
-declare (`exp-name` passed to a workflow that now declares `result-prefix`): every run of the
-calling workflow fails at once.
+workflow with no `on: workflow_call`, an input (`with:`) the called workflow does not declare
+(`exp-name` passed to a workflow that now declares `result-prefix`), and one it requires with no
+default that the call does not pass: every run of the calling workflow fails at once.
 
 And a recipe's `setup_script: NAME` (`base:`'s in an override-style recipe, unless the selected
 override block sets its own), which srtctl runs from its checkout's `configs/NAME` (or

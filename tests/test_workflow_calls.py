@@ -401,3 +401,22 @@ def test_explain_of_a_launcher_no_call_reaches(tmp_path: Path) -> None:
     assert outcome.stderr == (
         "benchlint: error: no workflow call reaches the launcher 'runners/launch_zz-qq.sh'\n"
     )
+
+
+def test_a_call_that_leaves_out_a_required_input_is_reported(tmp_path: Path) -> None:
+    # ma-tmpl requires exp-name and isl (no defaults); use_h9 and use_g7 have defaults
+    sweep = SWEEP.replace("      isl: 1024\n", "")
+    root = write_repo(tmp_path / "r", {**FILES, ".github/workflows/sweep.yml": sweep})
+    found = [f for f in run_lint(root, "BL202").findings if "sweep" in f.location.path]
+    assert [(f.location.span.line, f.location.span.column) for f in found] == [(9, 11)]
+    assert found[0].message.startswith(
+        "`.github/workflows/ma-tmpl.yml` requires `isl`, which the job does not pass: GitHub "
+        "rejects .github/workflows/sweep.yml before any of its jobs starts"
+    )
+    # a required input with a default, and an optional one, may be left out
+    model = MODEL.replace(
+        "isl: {type: string, required: true}", "isl: {type: string, required: true, default: '1'}"
+    )
+    files = {**FILES, ".github/workflows/sweep.yml": sweep, ".github/workflows/ma-tmpl.yml": model}
+    root = write_repo(tmp_path / "s", files)
+    assert [f for f in run_lint(root, "BL202").findings if "sweep" in f.location.path] == []
