@@ -356,16 +356,23 @@ def _env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
     return names
 
 
-def _input_defaults(root: YNode) -> dict[str, str]:
-    """The `default:` of each `workflow_call` input that has one (a scalar), as text."""
+def _call_input_specs(root: YNode) -> list[tuple[str, YNode]]:
+    """The `workflow_call` inputs a workflow declares, each with its specification (a
+    mapping: `type`, `required`, `default`)."""
     on = root.get("on")
     call = on.get("workflow_call") if on is not None and on.is_map else None
     inputs = call.get("inputs") if call is not None and call.is_map else None
+    pairs = inputs.pairs if inputs is not None and inputs.is_map else []
+    return [(key.value, spec) for key, spec in pairs if key.is_scalar and spec.is_map]
+
+
+def _input_defaults(root: YNode) -> dict[str, str]:
+    """The `default:` of each `workflow_call` input that has one (a scalar), as text."""
     defaults: dict[str, str] = {}
-    for key, spec in inputs.pairs if inputs is not None and inputs.is_map else []:
-        default = spec.get("default") if key.is_scalar and spec.is_map else None
+    for name, spec in _call_input_specs(root):
+        default = spec.get("default")
         if default is not None and default.is_scalar and "${{" not in default.value:
-            defaults[key.value] = default.value
+            defaults[name] = default.value
     return defaults
 
 
@@ -695,15 +702,13 @@ def _call_inputs(root: YNode) -> frozenset[str] | None:
 
 def _required_inputs(root: YNode) -> frozenset[str]:
     """The inputs a reusable workflow requires (`required: true`) and gives no default."""
-    on = root.get("on")
-    call = on.get("workflow_call") if on is not None and on.is_map else None
-    inputs = call.get("inputs") if call is not None and call.is_map else None
-    required = set()
-    for key, spec in inputs.pairs if inputs is not None and inputs.is_map else []:
-        flag = spec.get("required") if key.is_scalar and spec.is_map else None
-        if flag is not None and flag.scalar is True and spec.get("default") is None:
-            required.add(key.value)
-    return frozenset(required)
+    return frozenset(
+        name
+        for name, spec in _call_input_specs(root)
+        if (flag := spec.get("required")) is not None
+        and flag.scalar is True
+        and spec.get("default") is None
+    )
 
 
 def _declared(names: frozenset[str]) -> str:

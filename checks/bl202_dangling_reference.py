@@ -1,4 +1,4 @@
-"""A master-config entry's reference that leads nowhere: a recipe, or the script its launcher runs.
+"""A reference that leads nowhere: an entry's recipe, its launcher's script, a called workflow.
 
 ## What it does
 Follows each search-space element's `CONFIG_FILE` and `EVAL_CONFIG_FILE` (from its
