@@ -564,10 +564,7 @@ def _positional(expansion: str, index: str, script: Script, owner: Command | Non
     if any(
         c.function is None
         and c.node.start_byte < owner.node.start_byte
-        and (
-            c.base == "shift"
-            or (c.base == "set" and any(w.value.startswith("-") or w.value == "--" for w in c.args))
-        )
+        and (c.base == "shift" or (c.base == "set" and _sets_positional(c)))
         for c in script.commands
     ):
         return _ANY
@@ -576,6 +573,22 @@ def _positional(expansion: str, index: str, script: Script, owner: Command | Non
         "${__POSITIONAL" + expansion[at + 1 :] if expansion.startswith("${") else "${__POSITIONAL}"
     )
     return _Positional(index, text)
+
+
+def _sets_positional(command: Command) -> bool:
+    """Whether a `set` command gives the positional parameters new values: a `--`, or an
+    operand after its options (`set -e`, `set -euo pipefail` do not; `set -- a b`, `set a` do;
+    a word not known statically may)."""
+    words = command.args
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if not word.static or word.value == "--":
+            return True
+        if word.value[:1] not in ("-", "+") or word.value in ("-", "+"):
+            return True
+        index += 2 if "o" in word.value[1:] else 1  # (`-o NAME`, `-euo pipefail`)
+    return False
 
 
 def _printers(

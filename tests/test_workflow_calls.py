@@ -295,6 +295,7 @@ def test_a_positional_parameter_the_route_cannot_know_is_not_judged(tmp_path: Pa
     for name, launcher, args in (
         ("function", in_function, ""),
         ("shift", shifted, ""),
+        ("set", "set -- a_b\n" + ARG_LAUNCHER, ""),
         ("unknown", ARG_LAUNCHER, ' "$@"'),  # (the launch line's arguments not read)
     ):
         root = _positional_repo(tmp_path / name, args, launcher)
@@ -420,3 +421,12 @@ def test_a_call_that_leaves_out_a_required_input_is_reported(tmp_path: Path) -> 
     files = {**FILES, ".github/workflows/sweep.yml": sweep, ".github/workflows/ma-tmpl.yml": model}
     root = write_repo(tmp_path / "s", files)
     assert [f for f in run_lint(root, "BL202").findings if "sweep" in f.location.path] == []
+
+
+def test_set_options_leave_the_positional_parameters(tmp_path: Path) -> None:
+    launcher = "set -euo pipefail\nset -x\n" + ARG_LAUNCHER
+    root = _positional_repo(tmp_path / "r", "", launcher)
+    assert positions(run_lint(root, "BL202")) == [
+        "runners/launch_h9-aa.sh:4:6",
+        "runners/launch_h9-bb.sh:4:6",
+    ]
