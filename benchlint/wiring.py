@@ -22,7 +22,7 @@ from typing import Any
 from benchlint import profile
 from benchlint.calls import call_graph, script_word
 from benchlint.calls import resolve as resolve_call
-from benchlint.expressions import evaluate, input_names, typed_inputs
+from benchlint.expressions import Value, evaluate, input_names, typed_inputs
 from benchlint.finding import Location, Span
 from benchlint.launcher import (
     RECIPE_VARIABLES,
@@ -509,19 +509,11 @@ class Wiring:
         return found
 
     def _step_values(self, entry: Entry) -> dict[str, str]:
-        """The values an entry's step gives the launcher that its inputs decide (`EXP_NAME:
-        ${{ inputs.exp-name }}`)."""
-        step = self._step_for(entry)
-        if step is None or entry.step is None:
+        """The values a workflow call's step gives the launcher (`EXP_NAME: ${{
+        inputs.exp-name }}`): those its routes know."""
+        if entry.step is None or not entry.elements:
             return {}
-        inputs = typed_inputs(entry.fields, step.input_types, entry.quoted)
-        values = {}
-        for name, text in step.values.items():
-            if "${{" in text and name not in step.run_names:
-                value = evaluate(text, inputs)
-                if value is not None:
-                    values[name] = value
-        return values
+        return self._workflow_known(entry.elements[0], entry.step)[0]
 
     def alternatives(self, entry: Entry, launcher: str) -> list[str]:
         """The other launchers the entry's label may lead to, where that was assumed (no runners
@@ -682,22 +674,7 @@ class Wiring:
         step: LauncherStep | None,
         runner_names: list[str],
     ) -> ConditionEnv:
-        # with a step, an element's field reaches the launcher only as the step's `env:` value
-        # says (`SPEC_DECODING: ${{ inputs.spec-decoding }}`, not `SPEC_DECODING: mtp`)
-        known = entry_environment(element, () if step is not None else None)
-        if step is not None:  # `${{ inputs.scenario-type == 'agentic-coding' && ... }}`
-            read = self._step_inputs(step)  # (only the inputs its expressions read)
-            given = {k: v for k, v in workflow_inputs(element).items() if k in read}
-            inputs = typed_inputs(given, step.input_types, _quoted(element))
-            for name, text in step.values.items():
-                if name in known or name in step.run_names:
-                    continue
-                if "${{" in text:
-                    value = evaluate(text, inputs)
-                    if value is not None:
-                        known[name] = value
-                elif not text or (_PLAIN_VALUE.fullmatch(text) and text.lower() not in _YAML_WORDS):
-                    known[name] = text  # `DEPLOY_MODE: disagg`, as the workflow writes it
+        known, inputs = self._workflow_known(element, step)
         unknown = set(step.env) if step is not None else set()
         unknown -= set(known)
         if step is not None and step.launch_args is not None:  # `$1`... (see releases)
@@ -726,6 +703,30 @@ class Wiring:
         # launcher assigns is 4 KiB; InferenceX has 852 routes)
         shared = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
         return ConditionEnv(known, shared, self._given(launcher), self._decisions, incoming)
+
+    def _workflow_known(
+        self, element: Element, step: LauncherStep | None
+    ) -> tuple[dict[str, str], dict[str, Value]]:
+        """The values the workflow gives the launcher for the element that are known, and the
+        inputs the step's expressions read (typed). With a step, an element's field reaches the
+        launcher only as the step's `env:` value says (`SPEC_DECODING: ${{
+        inputs.spec-decoding }}`, not `SPEC_DECODING: mtp`)."""
+        known = entry_environment(element, () if step is not None else None)
+        inputs: dict[str, Value] = {}
+        if step is not None:  # `${{ inputs.scenario-type == 'agentic-coding' && ... }}`
+            read = self._step_inputs(step)  # (only the inputs its expressions read)
+            given = {k: v for k, v in workflow_inputs(element).items() if k in read}
+            inputs = typed_inputs(given, step.input_types, _quoted(element))
+            for name, text in step.values.items():
+                if name in known or name in step.run_names:
+                    continue
+                if "${{" in text:
+                    value = evaluate(text, inputs)
+                    if value is not None:
+                        known[name] = value
+                elif not text or (_PLAIN_VALUE.fullmatch(text) and text.lower() not in _YAML_WORDS):
+                    known[name] = text  # `DEPLOY_MODE: disagg`, as the workflow writes it
+        return known, inputs
 
     def _assigned(self, launcher: LauncherModel) -> tuple[set[str], set[str], frozenset[str]]:
         """(names the launcher or a file it sources sets, names they only default, names the

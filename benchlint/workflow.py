@@ -23,8 +23,7 @@ from benchlint.yamlmodel import YamlDocument, YNode
 # the repository root included), or a fixed one under runners/
 _LAUNCH = profile.WORKFLOW_LAUNCH
 _EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
-_ALL_WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")
-WORKFLOWS = _ALL_WORKFLOWS  # every workflow of a repository
+WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")  # every workflow
 # a name a shell line assigns (`X=1`, `X+=a`, `export X=1`), not `--flag=1` or `$X==y`
 _ASSIGNED = re.compile(r"(?<![\w$\-/.])([A-Za-z_][A-Za-z0-9_]*)\+?=(?!=)")
 # `echo "NAME<<EOF" >> "$GITHUB_ENV"`: a multi-line value
@@ -146,7 +145,7 @@ def workflow_names(ws: Workspace) -> frozenset[str]:
     names: set[str] = set()
     # every workflow, the templates' callers and the ad-hoc ones too (`BENCH_SCRIPT_OVERRIDE`
     # in a dispatch workflow's `env:`): each file's names are kept in the cache by its content
-    for path in ws.glob([*ws.layout.workflows, *_ALL_WORKFLOWS]):
+    for path in ws.glob([*ws.layout.workflows, *WORKFLOWS]):
         digest = ws.digest(path) if ws.cache is not None else None
         stored = ws.cache.get("workflow-names", path, digest) if ws.cache and digest else None
         if isinstance(stored, list):
@@ -420,7 +419,7 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
     """Every call of a reusable workflow of the repository, once per set of inputs it can be run
     with (see WorkflowCall), in workflow and job order."""
     roots: dict[str, YNode] = {}
-    for path in ws.glob([*ws.layout.workflows, *_ALL_WORKFLOWS]):
+    for path in ws.glob([*ws.layout.workflows, *WORKFLOWS]):
         document = ws.yaml(path)
         if document is not None and document.root is not None and document.root.is_map:
             roots[path] = document.root
