@@ -67,8 +67,8 @@ def test_run_step_writes_sarif_and_the_exit_code(tmp_path: Path) -> None:
     assert outputs["exit-code"] == "1"
     sarif = json.loads(Path(outputs["sarif"]).read_text())
     results = sarif["runs"][0]["results"]
-    assert len(results) == 31
-    assert "Found 31 findings" in log  # the readable report in the job's log
+    assert len(results) == 32
+    assert "Found 32 findings" in log  # the readable report in the job's log
     # a baseline of the same report: nothing new, exit code 0
     baseline = tmp_path / "baseline.sarif"
     shutil.copy(outputs["sarif"], baseline)

@@ -1095,3 +1095,102 @@ def test_flag_abbreviations_agree_with_argparse(
     except (argparse.ArgumentError, SystemExit):
         parsed = False
     assert _accepted(flag, flags) == parsed, (sorted(flags), flag)
+
+
+# pieces of the word of `${X:-...}` and of the text after it: braces bash pairs and does not
+# pair, quoted and escaped ones, nested expansions and command substitutions
+_BRACE_PIECES = st.sampled_from(
+    [
+        *("{", "}", "a", "b:1", "\\}", "\\{", "'}'", "'{'", '"}"', '"{a}"', '\\"', "$Y"),
+        *("$(echo })", "`echo }`", "${Y:-}}", "${Y:-{}", "${Y:-x}", "$((1))"),
+    ]
+)
+_BRACE_CONTEXTS = {
+    "dquote": ("printf '<%s>' \"", '"\n'),
+    "unquoted": ("printf '<%s>' ", "\n"),
+    "heredoc": ("cat <<EOF\n", "\nEOF\n"),
+}
+
+
+@needs_bash
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.sampled_from(sorted(_BRACE_CONTEXTS)),
+    st.lists(_BRACE_PIECES, max_size=6).map("".join),
+    st.lists(_BRACE_PIECES, max_size=3).map("".join),
+)
+@example("dquote", '{\\"a\\": 1', "}")
+@example("unquoted", "{a", "}")
+@example("heredoc", "{a: 1", "}")
+@example("dquote", "'{a}'", "")
+def test_where_an_expansion_ends_agrees_with_bash(context: str, word: str, rest: str) -> None:
+    """`braces.expansions` ends `${X:-WORD}REST` where bash does: with X set, bash prints the
+    same as for the text with the expansion, up to that end, replaced by X's value."""
+    from hypothesis import assume
+
+    from benchlint.shell.braces import expansions
+
+    before, after = _BRACE_CONTEXTS[context]
+    program = f"{before}${{X:-{word}}}{rest}{after}"
+    done = _bash_run(f"X=@@\n{program}")
+    assume(done.returncode == 0 and not done.stderr)
+    start = len(before)
+    found = [e for e in expansions(program) if e.start == start]
+    assert len(found) == 1, program
+    assert found[0].context == context
+    replaced = program[:start] + "@@" + program[found[0].end :]
+    assert _bash_run(f"X=unused\n{replaced}").stdout == done.stdout, (program, replaced)
+
+
+# BL108's findings: the operator, the word the author meant and whether the expansion is in
+# double quotes
+_BRACE_FINDINGS = [
+    (":-", '{\\"a\\": 1}', True),
+    (":-", "{a:1}", False),
+    (":=", "{a: {b: 1}}", True),
+    (":+", '{\\"x\\": 1}', True),
+    ("-", "{a}b", True),
+    (":-", '{\\"name\\":\\"$Y\\"}', True),
+    (":?", "{a}", True),
+]
+
+
+@needs_bash
+@pytest.mark.parametrize(("operator", "word", "quoted"), _BRACE_FINDINGS)
+def test_what_bl108_says_and_its_fix_agree_with_bash(
+    operator: str, word: str, quoted: bool, tmp_path: Path
+) -> None:
+    """What BL108's message says a run gives, and its fix: the fixed expansion gives the word
+    the author meant where it gives a word (X unset; set, with `:+`) and X's value where X is
+    set (no stray text)."""
+    from benchlint.fixes import apply, plan
+    from tests.conftest import run_lint, write_repo
+
+    q = '"' if quoted else ""
+    line = f"printf '%s\\n' {q}${{X{operator}{word}}}{q} \"$X\""
+    root = write_repo(tmp_path / "repo", {"x.sh": line + "\n"})
+    result = run_lint(root, select="BL108")
+    (finding,) = result.findings
+    rest = finding.message.split("and `", 1)[1].split("` is text after it", 1)[0]
+    unset = _bash_run(f"unset X; Y=y\n{line}").stdout.split("\n")
+    set_ = _bash_run(f"X=v; Y=y\n{line}").stdout.split("\n")
+    if operator.endswith("+"):
+        assert unset[0] == rest and "should give nothing" in finding.message
+    else:
+        assert set_[0] == f"v{rest}", set_
+    if operator.endswith("="):
+        assigned = finding.message.split("is assigned `", 1)[1].split("`", 1)[0]
+        assert unset[1] == assigned
+    meant = _bash_run(f"Y=y\nprintf '%s\\n' {q}{word}{q}").stdout.split("\n")[0]
+    chosen = plan(result.findings, set(), unsafe=False)
+    source = result.source("x.sh")
+    assert source is not None and chosen.fixed
+    fixed = apply(source, chosen.edits["x.sh"])
+    fixed_unset = _bash_run(f"unset X; Y=y\n{fixed}").stdout.split("\n")[0]
+    fixed_set = _bash_run(f"X=v; Y=y\n{fixed}").stdout.split("\n")[0]
+    if operator.endswith("+"):
+        assert (fixed_unset, fixed_set) == ("", meant)
+    elif operator.endswith("?"):
+        assert fixed_set == "v"
+    else:
+        assert (fixed_unset, fixed_set) == (meant, "v")

@@ -1,0 +1,280 @@
+"""Where bash ends each `${...}` of a script, read from the script's text as bash reads it.
+
+tree-sitter-bash does not always end a parameter expansion where bash does (it stops short of
+`\\}` and gives up on `"${X:-{\\"a\\": 1}}"`), so this reads the text itself: comments, single
+quotes, `$'...'`, double quotes, backquotes, `$(...)`, `$((...))` and heredoc bodies (a quoted
+one is plain text; in another only `\\`, `$` and backquotes count). Inside `${`, bash skips a
+backslash's character, quoted text (single quotes too, also inside double quotes), nested
+expansions and command substitutions, and ends at the first other `}`: a `{` counts for nothing.
+`tests/test_differential.py` checks the end against bash's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BraceExpansion:
+    start: int  # the `$`
+    end: int  # just after the `}` bash ends it at
+    name: str
+    operator: str  # ":-", "-", ":=", "=", ":+", "+", ":?", "?"; "" for any other form
+    word: int  # where the text after the operator starts
+    context: str  # "unquoted", "dquote" (inside double quotes) or "heredoc" (a heredoc body)
+    braces: tuple[int, ...]  # the `{` in that text outside quotes and nested expansions
+
+
+# `${NAME` and, where one follows, a default's operator
+_HEAD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(:?[-=?+])?")
+# a heredoc operator and its delimiter word (not a here-string `<<<`)
+_HEREDOC = re.compile(r"<<(-?)[ \t]*((?:[^\s;&|<>()'\"\\]|\\.|'[^']*'|\"[^\"]*\")+)")
+_WORD_END = frozenset(" \t\n;&|()<>")
+
+
+def expansions(text: str) -> list[BraceExpansion]:
+    """Every `${...}` of the script's text that bash expands (not in a comment, a quoted
+    string or a quoted heredoc's body), nested ones too, in text order."""
+    if "${" not in text:
+        return []
+    lexer = _Lexer(text)
+    lexer.code(0, None)
+    return sorted(lexer.found.values(), key=lambda e: e.start)
+
+
+class _Lexer:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.found: dict[int, BraceExpansion] = {}
+        self.pending: list[tuple[str, bool, bool]] = []  # heredocs: delimiter, `<<-`, quoted
+
+    def code(self, i: int, stop: str | None) -> int:
+        """Reads commands from `i` to the end, or (`stop` ")") to the `)` that closes a
+        `$(`; the index of that `)`, or the text's length."""
+        text, n = self.text, len(self.text)
+        depth = 0
+        word_start = True
+        while i < n:
+            c = text[i]
+            if c == "\n":
+                i = self.bodies(i + 1)
+                word_start = True
+                continue
+            if c == "#" and word_start:
+                end = text.find("\n", i)
+                i = n if end < 0 else end
+                continue
+            if c == "\\":
+                i += 2
+            elif c == "'":
+                i = _after(text, "'", i + 1)
+            elif c == '"':
+                i = self.dquote(i + 1, "dquote")
+            elif c == "`":
+                i = _backquote(text, i + 1)
+            elif c == "$":
+                i = self.dollar(i, "unquoted")
+            elif c == "<" and text.startswith("<<", i) and not text.startswith("<<<", i):
+                i = self.heredoc(i)  # (a shift in `(( x << 2 ))` is no heredoc)
+            else:
+                if stop is not None and c == "(":
+                    depth += 1
+                elif stop is not None and c == ")":
+                    if depth == 0:
+                        return i
+                    depth -= 1
+                word_start = c in _WORD_END
+                i += 1
+                continue
+            word_start = False
+        return n
+
+    def dquote(self, i: int, context: str) -> int:
+        """Reads the inside of double quotes from `i`; the index after the closing `"`."""
+        text, n = self.text, len(self.text)
+        while i < n:
+            c = text[i]
+            if c == "\\":
+                i += 2
+            elif c == '"':
+                return i + 1
+            elif c == "`":
+                i = _backquote(text, i + 1)
+            elif c == "$":
+                i = self.dollar(i, context)
+            else:
+                i += 1
+        return n
+
+    def dollar(self, i: int, context: str) -> int:
+        """Reads what starts with the `$` at `i`; the index after it."""
+        text = self.text
+        if text.startswith("$((", i):
+            return _arithmetic(text, i + 3)
+        if text.startswith("$(", i):
+            return self.code(i + 2, ")") + 1
+        if text.startswith("${", i):
+            return self.brace(i, context)
+        if text.startswith("$'", i) and context == "unquoted":
+            return _after(text, "'", i + 2, escapes=True)
+        return i + 1
+
+    def brace(self, i: int, context: str) -> int:
+        """Reads the `${` at `i` to the `}` bash ends it at; the index after it."""
+        text, n = self.text, len(self.text)
+        head = _HEAD.match(text, i)
+        word = head.end() if head is not None else i + 2
+        braces: list[int] = []
+        j = word
+        while j < n:
+            c = text[j]
+            if c == "\\":
+                j += 2
+            elif c == "'":
+                j = _after(text, "'", j + 1)
+            elif c == '"':
+                j = self.dquote(j + 1, "dquote")
+            elif c == "`":
+                j = _backquote(text, j + 1)
+            elif c == "$":
+                j = self.dollar(j, context)
+            elif c == "}":
+                if head is not None:
+                    self.found[i] = BraceExpansion(
+                        i,
+                        j + 1,
+                        head.group(1),
+                        head.group(2) or "",
+                        word,
+                        context,
+                        tuple(braces),
+                    )
+                return j + 1
+            else:
+                if c == "{":
+                    braces.append(j)
+                j += 1
+        return n
+
+    def heredoc(self, i: int) -> int:
+        """Notes the heredoc whose operator is at `i` (its body starts on the next line)."""
+        text = self.text
+        match = _HEREDOC.match(text, i)
+        if match is None or "((" in text[text.rfind("\n", 0, i) + 1 : i]:
+            return i + 2
+        word = match.group(2)
+        quoted = any(q in word for q in "'\"\\")
+        delimiter = re.sub(r"\\(.)|['\"]", lambda m: m.group(1) or "", word)
+        self.pending.append((delimiter, bool(match.group(1)), quoted))
+        return match.end()
+
+    def bodies(self, i: int) -> int:
+        """Reads the bodies of the heredocs whose commands ended on the line before `i`."""
+        text, n = self.text, len(self.text)
+        pending, self.pending = self.pending, []
+        for delimiter, tabs, quoted in pending:
+            while i < n:
+                end = text.find("\n", i)
+                end = n if end < 0 else end
+                line = text[i:end]
+                if (line.lstrip("\t") if tabs else line) == delimiter:
+                    i = end + 1
+                    break
+                if not quoted:
+                    self.heredoc_line(i, end)
+                i = end + 1
+        return i
+
+    def heredoc_line(self, i: int, end: int) -> None:
+        """The expansions of a line of an unquoted heredoc's body."""
+        text = self.text
+        while i < end:
+            c = text[i]
+            if c == "\\":
+                i += 2
+            elif c == "`":
+                i = _backquote(text, i + 1)
+            elif c == "$":
+                i = self.dollar(i, "heredoc")
+            else:
+                i += 1
+
+
+def _after(text: str, quote: str, i: int, escapes: bool = False) -> int:
+    """The index after the `quote` that closes what starts at `i` (`escapes`: a backslash
+    escapes the next character, as in `$'...'`)."""
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if escapes and c == "\\":
+            i += 2
+            continue
+        if c == quote:
+            return i + 1
+        i += 1
+    return n
+
+
+def _backquote(text: str, i: int) -> int:
+    """The index after the backquote that closes a command substitution begun before `i`."""
+    return _after(text, "`", i, escapes=True)
+
+
+def _arithmetic(text: str, i: int) -> int:
+    """The index after the `))` that closes `$((` (parentheses inside balanced)."""
+    depth, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            if depth == 0 and text.startswith("))", i):
+                return i + 2
+            depth -= 1
+        i += 1
+    return n
+
+
+def _ends(c: str, context: str) -> bool:
+    """Whether the character ends the text an expansion stands in: a line (of a heredoc, or
+    any), the double-quoted string, the unquoted word."""
+    if context == "unquoted":
+        return c in _WORD_END
+    return c == "\n" or (context == "dquote" and c == '"')
+
+
+def intended_end(text: str, expansion: BraceExpansion) -> int | None:
+    """Where the author meant `expansion` to end when bash ends it early: reading on past
+    bash's `}`, each `{` of its text wants a `}` of its own before the one that ends the
+    expansion. None when bash ends it where the braces balance, or the text around it (the
+    double-quoted string, the unquoted word, the heredoc's line) ends before they do."""
+    need = len(expansion.braces)  # (bash's `}` closed the last of them)
+    if need == 0:
+        return None
+    lexer = _Lexer(text)  # (what it finds on the way is found again by the real pass)
+    i, n = expansion.end, len(text)
+    context = expansion.context
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == "$":
+            i = lexer.dollar(i, context)
+        elif c == "`":
+            i = _backquote(text, i + 1)
+        elif _ends(c, context):
+            return None
+        elif context == "unquoted" and c == "'":
+            i = _after(text, "'", i + 1)
+        elif context == "unquoted" and c == '"':
+            i = lexer.dquote(i + 1, "dquote")
+        else:
+            if c == "{":
+                need += 1
+            elif c == "}":
+                need -= 1
+                if need == 0:
+                    return i + 1
+            i += 1
+    return None

@@ -1,0 +1,123 @@
+"""`${VAR:-{...}}`: bash ends the expansion at the first `}`, and the rest is text after it.
+
+## What it does
+Reports a parameter expansion with a default, an alternative or an assigned value
+(`${VAR:-word}`, `${VAR-word}`, `${VAR:=word}`, `${VAR:+word}`, `${VAR:?word}` and their
+forms without `:`) whose word holds a `{` that bash does not pair: bash ends the expansion at
+the first `}` that is not quoted, escaped or inside a nested expansion, whatever `{` came
+before it, and the `}` the author wrote to end it follows as plain text. The usual shape is a
+JSON default: `"${SPEC_CONFIG:-{\\"method\\": \\"mtp\\"}}"`. The script's text is read as bash
+reads it (comments, quotes, `$(...)`, heredoc bodies; tree-sitter-bash parses this form only in
+part), in double-quoted strings, unquoted words and unquoted heredoc bodies.
+
+## Why is this bad?
+With VAR unset the result looks right (the default without its last `}`, then the `}` as
+text), so the script works in every test that leaves VAR alone. Once a caller sets VAR (the
+workflow passes another speculative-decoding config), the value comes out with a stray `}`
+after it: `{"method": "eagle"}}`, which the engine rejects as JSON at start-up. `${VAR:=...}`
+also assigns VAR the default without its last `}`; `${VAR:+...}` gives a lone `}` where VAR is
+unset. InferenceX fixed this shape four times in 2026. ShellCheck reports only the unquoted
+form (SC1083).
+
+## Example
+```bash path=benchmarks/serve.sh
+SPEC_CONFIG="${SPEC_CONFIG:-{\\"method\\": \\"mtp\\", \\"num_speculative_tokens\\": 3}}"
+vllm serve "$MODEL" --speculative-config "$SPEC_CONFIG"
+```
+
+## Use instead
+```bash path=benchmarks/serve.sh
+SPEC_CONFIG="${SPEC_CONFIG:-"{\\"method\\": \\"mtp\\", \\"num_speculative_tokens\\": 3}"}"
+vllm serve "$MODEL" --speculative-config "$SPEC_CONFIG"
+```
+
+## Exceptions
+Not reported: a `}` in the word that is quoted (`${X:-"{a}"}`, `${X:-'{a}'}`), escaped
+(`${X:-{a\\}}`) or part of a nested expansion or command substitution; a `{` whose `}` does not
+follow before the double-quoted string, the unquoted word or the heredoc line ends (`${X:-{}`
+is the default `{`); pattern forms such as `${X#{}`; comments, single-quoted strings and quoted
+heredoc bodies, which bash does not expand.
+
+## Fix safety
+The fix puts the word in double quotes inside the expansion (`${X:-"{...}"}`), so bash ends the
+expansion where the braces balance: the value with VAR unset stays the same, and a set VAR
+loses the stray `}`. It is offered in a double-quoted string when the word holds no `"` of its
+own and no backslash that double quotes would keep, and in an unquoted word of letters, digits
+and `{}:,.=@%+/-` only. The fix is safe: the expansion keeps the value the author wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from benchlint.context import Context
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
+from benchlint.registry import rule
+from benchlint.shell.braces import BraceExpansion, expansions, intended_end
+from benchlint.source import SourceText
+
+# a backslash double quotes keep as it is (before anything but `$`, a backquote, `"`, `\`)
+_KEPT_BACKSLASH = re.compile(r"\\[^$`\"\\\n]")
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_{}:,.=@%+/-]*")
+
+
+def _gives(expansion: BraceExpansion, default: str, rest: str) -> str:
+    """What bash's reading gives, by the operator (the end of the message)."""
+    name, operator = expansion.name, expansion.operator
+    unset = "unset or empty" if operator.startswith(":") else "unset"
+    if operator.endswith("+"):
+        return f"{unset}, {name} gives `{rest}` where it should give nothing"
+    given = f"set, {name} gives its value followed by `{rest}`"
+    if operator.endswith("="):
+        return f"{unset}, {name} is assigned `{default}`; {given}"
+    return given
+
+
+def _fix(
+    source: SourceText, expansion: BraceExpansion, end: int, written: str
+) -> tuple[str, Fix | None]:
+    """The expansion with its word in double quotes, and the fix that writes it (None where
+    the quotes would change what the word gives)."""
+    word = source.text[expansion.word : end - 1]
+    quoted = f'{source.text[expansion.start : expansion.word]}"{word}"}}'
+    if expansion.context == "dquote":
+        safe = '"' not in word.replace('\\"', "") and not _KEPT_BACKSLASH.search(word)
+    else:
+        safe = expansion.context == "unquoted" and _PLAIN_WORD.fullmatch(word) is not None
+    if not safe:
+        return quoted, None
+    edits = (
+        Edit(source.path, source.span(expansion.word, expansion.word), '"'),
+        Edit(source.path, source.span(end - 1, end - 1), '"'),
+    )
+    return quoted, Fix(f"write `{quoted}`", edits)
+
+
+@rule("BL108", "brace-in-default", Severity.ERROR, tags=("shell", "correctness"), precision="high")
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.shell_paths):
+        source = ctx.ws.source(path)
+        if source is None or "${" not in source.text or ctx.ws.shell(path) is None:
+            continue
+        text = source.text
+        for expansion in expansions(text):
+            if not expansion.operator or not expansion.braces:
+                continue
+            end = intended_end(text, expansion)
+            if end is None:
+                continue
+            written = text[expansion.start : end]
+            default = text[expansion.word : expansion.end - 1]
+            rest = text[expansion.end : end]
+            quoted, fix = _fix(source, expansion, end, written)
+            tail = default if len(default) <= 16 else "…" + default[-15:]
+            yield Finding(
+                "BL108",
+                f"bash ends `{clip(written, 60)}` at the `}}` after `{tail}`, and `{rest}` is "
+                f"text after it: {_gives(expansion, clip(default, 40), rest)}",
+                Location(path, source.span(expansion.start, end)),
+                help=f"quote the word: `{clip(quoted, 60)}`",
+                subject=written,
+                fix=fix,
+            )
