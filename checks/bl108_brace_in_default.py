@@ -36,7 +36,8 @@ Not reported: a `}` in the word that is quoted (`${X:-"{a}"}`, `${X:-'{a}'}`), e
 (`${X:-{a\\}}`) or part of a nested expansion or command substitution; a `{` whose `}` does not
 follow before the double-quoted string, the unquoted word or the heredoc line ends (`${X:-{}`
 is the default `{`); pattern forms such as `${X#{}`; comments, single-quoted strings and quoted
-heredoc bodies, which bash does not expand.
+heredoc bodies, which bash does not expand. A word whose first `{` is on a later line than its
+`${`, after a quoted or escaped `}`, is not looked at.
 
 ## Fix safety
 The fix puts the word in double quotes inside the expansion (`${X:-"{...}"}`), so bash ends the
@@ -60,6 +61,9 @@ from benchlint.source import SourceText
 # a backslash double quotes keep as it is (before anything but `$`, a backquote, `"`, `\`)
 _KEPT_BACKSLASH = re.compile(r"\\[^$`\"\\\n]")
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_{}:,.=@%+/-]*")
+# a `{` after a default's operator, on its line or before any `}`: a script without one has
+# nothing to report (most have none, and reading a script as bash does costs more than this)
+_CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*|\d+):?[-=?+](?:[^\n]*|[^}]*)\{")
 
 
 def _gives(expansion: BraceExpansion, default: str, rest: str) -> str:
@@ -98,7 +102,7 @@ def _fix(
 def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.shell_paths):
         source = ctx.ws.source(path)
-        if source is None or "${" not in source.text or ctx.ws.shell(path) is None:
+        if source is None or not _CANDIDATE.search(source.text) or ctx.ws.shell(path) is None:
             continue
         text = source.text
         for expansion in expansions(text):

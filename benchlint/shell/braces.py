@@ -31,6 +31,16 @@ _HEAD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(:?[-=?+])?")
 # a heredoc operator and its delimiter word (not a here-string `<<<`)
 _HEREDOC = re.compile(r"<<(-?)[ \t]*((?:[^\s;&|<>()'\"\\]|\\.|'[^']*'|\"[^\"]*\")+)")
 _WORD_END = frozenset(" \t\n;&|()<>")
+# what each reader stops at (the rest it jumps over)
+_CODE = re.compile(r"[#\\'\"`$<]")
+_CODE_LINES = re.compile(r"[\n#\\'\"`$<]")
+_SUBST = re.compile(r"[#\\'\"`$<()]")
+_SUBST_LINES = re.compile(r"[\n#\\'\"`$<()]")
+_DQUOTE = re.compile(r'[\\"`$]')
+_IN_BRACE = re.compile(r"[\\'\"`${}]")
+_HEREDOC_LINE = re.compile(r"[\\`$]")
+_ESCAPED_QUOTE = re.compile(r"[\\']")
+_ESCAPED_BACKQUOTE = re.compile(r"[\\`]")
 
 
 def expansions(text: str) -> list[BraceExpansion]:
@@ -54,18 +64,24 @@ class _Lexer:
         `$(`; the index of that `)`, or the text's length."""
         text, n = self.text, len(self.text)
         depth = 0
-        word_start = True
-        while i < n:
+        # (jumps over the plain characters: a line's end matters only to a heredoc's body, a
+        # parenthesis only inside `$(`)
+        plain, lines = (_CODE, _CODE_LINES) if stop is None else (_SUBST, _SUBST_LINES)
+        while True:
+            found = (lines if self.pending else plain).search(text, i)
+            if found is None:
+                return n
+            i = found.start()
             c = text[i]
             if c == "\n":
                 i = self.bodies(i + 1)
-                word_start = True
-                continue
-            if c == "#" and word_start:
-                end = text.find("\n", i)
-                i = n if end < 0 else end
-                continue
-            if c == "\\":
+            elif c == "#":
+                if i == 0 or text[i - 1] in _WORD_END:  # a comment
+                    end = text.find("\n", i)
+                    i = n if end < 0 else end
+                else:
+                    i += 1
+            elif c == "\\":
                 i += 2
             elif c == "'":
                 i = _after(text, "'", i + 1)
@@ -75,8 +91,8 @@ class _Lexer:
                 i = _backquote(text, i + 1)
             elif c == "$":
                 i = self.dollar(i, "unquoted")
-            elif c == "<" and text.startswith("<<", i) and not text.startswith("<<<", i):
-                i = self.heredoc(i)  # (a shift in `(( x << 2 ))` is no heredoc)
+            elif c == "<":
+                i = self.heredoc(i)
             else:
                 if stop is not None and c == "(":
                     depth += 1
@@ -84,16 +100,16 @@ class _Lexer:
                     if depth == 0:
                         return i
                     depth -= 1
-                word_start = c in _WORD_END
                 i += 1
-                continue
-            word_start = False
-        return n
 
     def dquote(self, i: int, context: str) -> int:
         """Reads the inside of double quotes from `i`; the index after the closing `"`."""
         text, n = self.text, len(self.text)
-        while i < n:
+        while True:
+            found = _DQUOTE.search(text, i)
+            if found is None:
+                return n
+            i = found.start()
             c = text[i]
             if c == "\\":
                 i += 2
@@ -101,11 +117,8 @@ class _Lexer:
                 return i + 1
             elif c == "`":
                 i = _backquote(text, i + 1)
-            elif c == "$":
-                i = self.dollar(i, context)
             else:
-                i += 1
-        return n
+                i = self.dollar(i, context)
 
     def dollar(self, i: int, context: str) -> int:
         """Reads what starts with the `$` at `i`; the index after it."""
@@ -127,7 +140,11 @@ class _Lexer:
         word = head.end() if head is not None else i + 2
         braces: list[int] = []
         j = word
-        while j < n:
+        while True:
+            found = _IN_BRACE.search(text, j)
+            if found is None:
+                return n
+            j = found.start()
             c = text[j]
             if c == "\\":
                 j += 2
@@ -139,7 +156,10 @@ class _Lexer:
                 j = _backquote(text, j + 1)
             elif c == "$":
                 j = self.dollar(j, context)
-            elif c == "}":
+            elif c == "{":
+                braces.append(j)
+                j += 1
+            else:  # `}`
                 if head is not None:
                     self.found[i] = BraceExpansion(
                         i,
@@ -151,18 +171,18 @@ class _Lexer:
                         tuple(braces),
                     )
                 return j + 1
-            else:
-                if c == "{":
-                    braces.append(j)
-                j += 1
-        return n
 
     def heredoc(self, i: int) -> int:
-        """Notes the heredoc whose operator is at `i` (its body starts on the next line)."""
+        """Notes the heredoc whose operator may be at `i` (its body starts on the next line);
+        the index after what was read."""
         text = self.text
+        if not text.startswith("<<", i):
+            return i + 1
+        if text.startswith("<<<", i):  # a here-string
+            return i + 3
         match = _HEREDOC.match(text, i)
         if match is None or "((" in text[text.rfind("\n", 0, i) + 1 : i]:
-            return i + 2
+            return i + 2  # (a shift in `(( x << 2 ))` is no heredoc)
         word = match.group(2)
         quoted = any(q in word for q in "'\"\\")
         delimiter = re.sub(r"\\(.)|['\"]", lambda m: m.group(1) or "", word)
@@ -189,31 +209,37 @@ class _Lexer:
     def heredoc_line(self, i: int, end: int) -> None:
         """The expansions of a line of an unquoted heredoc's body."""
         text = self.text
-        while i < end:
+        while True:
+            found = _HEREDOC_LINE.search(text, i, end)
+            if found is None:
+                return
+            i = found.start()
             c = text[i]
             if c == "\\":
                 i += 2
             elif c == "`":
                 i = _backquote(text, i + 1)
-            elif c == "$":
-                i = self.dollar(i, "heredoc")
             else:
-                i += 1
+                i = self.dollar(i, "heredoc")
 
 
 def _after(text: str, quote: str, i: int, escapes: bool = False) -> int:
     """The index after the `quote` that closes what starts at `i` (`escapes`: a backslash
     escapes the next character, as in `$'...'`)."""
     n = len(text)
-    while i < n:
-        c = text[i]
-        if escapes and c == "\\":
+    if not escapes:
+        end = text.find(quote, i)
+        return n if end < 0 else end + 1
+    pattern = _ESCAPED_QUOTE if quote == "'" else _ESCAPED_BACKQUOTE
+    while True:
+        found = pattern.search(text, i)
+        if found is None:
+            return n
+        i = found.start()
+        if text[i] == "\\":
             i += 2
-            continue
-        if c == quote:
+        else:
             return i + 1
-        i += 1
-    return n
 
 
 def _backquote(text: str, i: int) -> int:
