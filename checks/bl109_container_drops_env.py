@@ -1,0 +1,287 @@
+"""A variable an entrypoint uses that the job sets, left out of the container it runs in.
+
+## What it does
+Follows each master-config entry's jobs through its launcher to the script the launcher runs in
+a container it starts with `docker run` or `podman run` (`docker run ... -e MODEL -e TP ...
+"$IMAGE" benchmarks/single_node/x.sh`), and reports the container command when the script
+uses a variable that the job sets (the workflow's `env:`, the entry's fields and
+`additional-settings`, what the launcher exports before the command) but that the container's
+`-e`/`--env` options leave out: the script requires it (`check_env_vars X`, `${X:?}`), tests
+it, or reads it outside `echo` and `printf`, where neither it nor a file it sources assigns the
+variable first. The related locations are the first use of each such variable in the script
+and the entries whose jobs run it.
+
+## Why is this bad?
+A container does not inherit the environment of the shell that starts it: only what `-e`
+names reaches the script. A variable the entrypoint requires makes every such job fail at
+once (`required environment variables not set: DP_ATTENTION`, after the runner was allocated);
+one it reads quietly takes its default (`${EP_SIZE:-1}`: expert parallelism never turns on,
+`RUN_EVAL` unset: the evaluation never runs), so the benchmark measures another configuration
+than the entry names. The list is kept by hand beside the master config, and a variable added
+to the workflow and to the scripts is easily missed there: InferenceX added missing names to
+these lists in a dozen fixes.
+
+## Example
+```yaml path=configs/nvidia-master.yaml
+dsr1-fp8-mi325x-vllm:
+  image: vllm/vllm-openai-rocm:v0.11.0
+  model: deepseek-ai/DeepSeek-R1
+  runner: mi325x
+  scenarios:
+    fixed-seq-len:
+    - search-space:
+      - {tp: 8}
+```
+
+```yaml path=configs/runners.yaml
+labels:
+  mi325x: [mi325x-tw_0]
+```
+
+```bash path=runners/launch_mi325x-tw.sh
+docker run --rm --network=host -e MODEL -e TP=8 \\
+  "$IMAGE" bash benchmarks/single_node/dsr1_fp8_mi325x.sh
+```
+
+```bash path=benchmarks/single_node/dsr1_fp8_mi325x.sh
+check_env_vars MODEL TP ISL OSL
+vllm serve "$MODEL" --tensor-parallel-size "$TP"
+```
+
+## Use instead
+```yaml path=configs/nvidia-master.yaml
+dsr1-fp8-mi325x-vllm:
+  image: vllm/vllm-openai-rocm:v0.11.0
+  model: deepseek-ai/DeepSeek-R1
+  runner: mi325x
+  scenarios:
+    fixed-seq-len:
+    - search-space:
+      - {tp: 8}
+```
+
+```yaml path=configs/runners.yaml
+labels:
+  mi325x: [mi325x-tw_0]
+```
+
+```bash path=runners/launch_mi325x-tw.sh
+docker run --rm --network=host -e MODEL -e TP=8 -e ISL -e OSL \\
+  "$IMAGE" bash benchmarks/single_node/dsr1_fp8_mi325x.sh
+```
+
+```bash path=benchmarks/single_node/dsr1_fp8_mi325x.sh
+check_env_vars MODEL TP ISL OSL
+vllm serve "$MODEL" --tensor-parallel-size "$TP"
+```
+
+## Exceptions
+Not reported: a container given a file of variables (`--env-file`, `--env-host`), whose names
+are not known; a script the launcher's path may name among others on the route; a variable
+the script or a file it sources assigns before using it, or uses only in `echo` and `printf`;
+names an image or the container runtime sets itself (`PATH`, `HOME`, `HOSTNAME`, `LANG`,
+`CUDA_*`, `NVIDIA_*`, `LD_LIBRARY_PATH`, `PYTHONPATH`...); a container a script other than the
+launcher starts; `srun --container-image`, `enroot start` and `apptainer exec`, which pass the
+environment on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from benchlint.calls import Call
+from benchlint.context import Context
+from benchlint.environment import VALIDATORS, Provenance, container_passes, wrapper_settings
+from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.registry import rule
+from benchlint.releases import scripts_run
+from benchlint.shell.model import Command, Script
+
+# set by an image or the container runtime: a script that reads them sees the image's value
+_RUNTIME = frozenset({"PATH", "HOME", "HOSTNAME", "LANG", "PWD", "SHLVL", "TERM", "USER"})
+_RUNTIME_PREFIXES = ("CUDA_", "NVIDIA_", "LD_", "PYTHON", "LC_", "ROCM_", "HIP_", "HSA_")
+_OPTIONS_UNKNOWN = frozenset({"--env-file", "--env-host"})
+_LOGGING = frozenset({"echo", "printf"})
+
+
+@dataclass
+class _Use:
+    """The first use of a variable in the script: where, and how."""
+
+    offset: int
+    span: Span
+    how: str  # "required" | "tested" | "read"
+
+
+@dataclass
+class _Dropped:
+    """What one container command leaves out for one script, over the routes that run it."""
+
+    call: Call
+    script: Script
+    entries: dict[str, Location] = field(default_factory=dict)
+    names: dict[str, Provenance] = field(default_factory=dict)
+
+
+@rule("BL109", "container-drops-env", Severity.ERROR, tags=("wiring", "environment"))
+def check(ctx: Context) -> Iterator[Finding]:
+    environment = ctx.environment
+    found: dict[tuple[int, str], _Dropped] = {}
+    for launcher in _launchers(ctx):
+        script = ctx.ws.shell(launcher)
+        if script is None:
+            continue
+        for start in environment.routes(launcher):
+            route = start.route
+            if route is None:
+                continue
+            for run in scripts_run(ctx, route):
+                command = run.call.command
+                if run.runs is False or len(run.scripts) != 1:
+                    continue
+                passes = _passes(command)
+                if passes is None:
+                    continue
+                state = environment.state_before(script, command.file_offset)
+                outside = {**start.variables(), **state.exported}
+                passes |= set(wrapper_settings(command, state))
+                dropped = {
+                    name: where
+                    for name, where in outside.items()
+                    if name not in passes and not _runtime(name)
+                }
+                target = ctx.ws.shell(run.scripts[0])
+                if not dropped or target is None:
+                    continue
+                key = (id(command), target.path)
+                entry = route.element.entry
+                item = found.setdefault(key, _Dropped(run.call, target))
+                item.entries.setdefault(entry.name, entry.location)
+                for name, where in dropped.items():
+                    item.names.setdefault(name, where)
+    for item in found.values():
+        if not ctx.route_in_scope(item.call.caller.path, item.script.path, *_paths(item)):
+            continue
+        finding = _finding(ctx, item)
+        if finding is not None:
+            yield finding
+
+
+def _launchers(ctx: Context) -> list[str]:
+    """The launchers whose container commands may have a finding in scope: all of them, or
+    (files named) those named and those that call a named entrypoint."""
+    wiring = ctx.wiring
+    if ctx.scope is None:
+        return sorted({route.launcher.path for route in wiring.routes})
+    named = ctx.in_scope(ctx.ws.shell_paths)
+    entrypoints = [path for path in named if not wiring.is_launcher(path)]
+    calls = [call for path in entrypoints for call in ctx.environment.calls.callers_of(path)]
+    found = {path for path in named if wiring.is_launcher(path)}
+    found |= {call.caller.top.path for call in calls if wiring.is_launcher(call.caller.top.path)}
+    return sorted(found)
+
+
+def _paths(item: _Dropped) -> list[str]:
+    return [location.path for location in item.entries.values()]
+
+
+def _passes(command: Command) -> set[str] | None:
+    """The names a container command gives the command in it; None when it runs in none, or
+    its options name a file of variables (not known)."""
+    passes = container_passes(command)
+    if passes is None:
+        return None
+    for wrapper in command.invocation.wrappers:
+        if any(option in _OPTIONS_UNKNOWN for option, _, _ in wrapper.options):
+            return None
+    return set(passes)
+
+
+def _runtime(name: str) -> bool:
+    return name in _RUNTIME or name.startswith(_RUNTIME_PREFIXES)
+
+
+def _uses(ctx: Context, script: Script, names: set[str]) -> dict[str, _Use]:
+    """The first use of each name in the script that it does not assign before."""
+    uses: dict[str, _Use] = {}
+    environment = ctx.environment
+
+    def note(name: str, offset: int, span: Span, how: str) -> None:
+        if name not in names:
+            return
+        known = uses.get(name)
+        if known is not None and known.offset <= offset:
+            return
+        if name in environment.state_before(script, offset).assigned:
+            return
+        uses[name] = _Use(offset, span, how)
+
+    for command in script.all_commands():
+        offset = command.file_offset
+        if command.base in VALIDATORS:  # (under a condition, or in a function: a test)
+            surely = not command.guards and command.function is None
+            for word in command.args:
+                if word.static:
+                    note(word.value, offset, word.span, "required" if surely else "tested")
+        if command.base not in _LOGGING:
+            for word in command.words:
+                for read in word.reads():
+                    note(read.name, offset, read.span, "read")
+        for assignment in command.assignments:
+            if assignment.value is not None:
+                for read in assignment.value.reads():
+                    note(read.name, offset, read.span, "read")
+        for guard in command.guards:
+            for read in guard.test_reads:
+                note(read.name, guard.node.start_byte, read.span, "tested")
+    for expansion in script.expansions:
+        if expansion.validates and _unguarded(script, expansion.node.start_byte):
+            start = expansion.node.start_byte
+            note(expansion.name, start, script.span(expansion.node), "required")
+    return uses
+
+
+def _unguarded(script: Script, offset: int) -> bool:
+    """Whether the command at the offset runs whenever the script gets there: at its top
+    level, under no condition."""
+    for command in script.commands:
+        if command.node.start_byte <= offset < command.node.end_byte:
+            return not command.guards and command.function is None
+    return False
+
+
+def _finding(ctx: Context, item: _Dropped) -> Finding | None:
+    script = item.script
+    uses = _uses(ctx, script, set(item.names))
+    if not uses:
+        return None
+    names = sorted(uses, key=lambda n: uses[n].offset)
+    required = [n for n in names if uses[n].how == "required"]
+    others = [n for n in names if uses[n].how != "required"]
+    setters = sorted({item.names[n].what for n in names})
+    entries = list(item.entries)
+    shown = ", ".join(entries[:2]) + (f" and {len(entries) - 2} more" if len(entries) > 2 else "")
+    effects = []
+    if required:
+        effects.append(f"it requires {_names(required)}, so every such job fails there")
+    if others:
+        effects.append(f"it sees {_names(others)} unset")
+    command = item.call.command
+    return Finding(
+        "BL109",
+        f"the container started here for {script.path} is not given {_names(names)}, which "
+        f"the job sets ({'; '.join(setters)}): {' and '.join(effects)} (entry {shown})",
+        Location(item.call.caller.path, command.first_line_span),
+        related=(
+            *(Location(script.path, uses[n].span, f"{n} {uses[n].how}") for n in names[:4]),
+            *(Location(at.path, at.span, f"entry {e}") for e, at in list(item.entries.items())[:2]),
+        ),
+        help="add `" + " ".join(f"-e {n}" for n in names) + "` to the container's options",
+        subject=f"{script.path}:{','.join(names)}",
+        involves=tuple(entries),
+    )
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
