@@ -25,8 +25,11 @@ the message lists every unvalidated variable of that command, and says when one 
 bash runs those lines as a command of their own). A variable that nothing on the ways into the
 script sets (nothing in the
 repository, for a script nothing starts) while one of them sets the same name in another case
-(`--port=$port` while the launcher passes `PORT`) is almost always a typo: an error of its own,
-with the place that sets the other name as a related location.
+(`--port=$port` while the launcher passes `PORT`), or an upper-case name nothing in the repository
+sets that is one or two characters short of a name a way in sets, one character off or with two
+neighbours swapped (`$MODE` where the workflow sets `MODEL`, `$PROT`), is almost always a typo:
+an error of its own, on every launch that reads it, with the place that sets the other name as a
+related location.
 
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
@@ -215,15 +218,40 @@ _MISSING = (
 
 
 def _route_setters(routes: list[StartPath], names: list[str]) -> dict[str, dict[str, Location]]:
-    """What the ways into a script set, of these names in any case form, by lower-case form."""
-    wanted = {n.lower() for n in names}
+    """What the ways into a script set, of names close to these (`_close`), by name read."""
     found: dict[str, dict[str, Location]] = {}
     for route in routes:
         for name, provenance in route.variables().items():
             where = provenance.location
-            if name.lower() in wanted and where is not None:
-                found.setdefault(name.lower(), {}).setdefault(name, where)
+            if where is None:
+                continue
+            for wanted in names:
+                if _close(wanted, name):
+                    found.setdefault(wanted, {}).setdefault(name, where)
     return found
+
+
+def _close(read: str, set_: str) -> bool:
+    """Whether a name read is a slip for a name set: the same in another case (`port`, `PORT`),
+    or, for an upper-case name of three letters or more, the set name with one or two more
+    characters at its end (`MODE` for `MODEL`), one character changed (`MODAL`) or two
+    neighbours swapped (`PROT`)."""
+    if read == set_:
+        return True
+    if read.lower() == set_.lower():
+        return True
+    if not read.isupper() or len(read) < 3:
+        return False
+    if set_.startswith(read) and 0 < len(set_) - len(read) <= 2:
+        return True
+    if len(read) != len(set_):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(read, set_, strict=True)) if a != b]
+    if len(differ) == 1:
+        return True
+    # two neighbours swapped (`PROT`)
+    first, *rest = differ
+    return rest == [first + 1] and read[first] == set_[first + 1] and read[first + 1] == set_[first]
 
 
 def _setters(ctx: Context, names: list[str]) -> dict[str, dict[str, Location]]:
@@ -234,7 +262,7 @@ def _setters(ctx: Context, names: list[str]) -> dict[str, dict[str, Location]]:
     found: dict[str, dict[str, Location]] = {}
     pattern = re.compile(
         r"(?<![^\s;(&|{])(" + "|".join(re.escape(n) for n in names) + r")=", re.IGNORECASE
-    )
+    )  # (another case form only: names read upper-case are looked for on the ways in)
     for path in ctx.ws.shell_paths:
         source = ctx.ws.source(path)
         if source is None:
@@ -257,23 +285,27 @@ def _setters(ctx: Context, names: list[str]) -> dict[str, dict[str, Location]]:
 
 
 def _typos(unvalidated: dict[str, Read], ctx: Context, path: str) -> list[Finding]:
-    """Variables nothing sets, while something sets the same name in another case
-    (`--port=$port` while the launcher exports PORT): almost always typos. Looked for only for
-    names with a lower-case letter (environment variables are upper-case: `$port` is the slip).
-    When the repository starts the script, what sets a name is what the ways into it set (an
-    unrelated script's `port=8888` sets nothing here); else any script, workflow or entry."""
-    names = [n for n in unvalidated if not n.isupper()]
+    """Variables nothing sets, while something sets a name they are a slip for
+    (`--port=$port` while the launcher exports PORT; `$MODE` where the workflow sets MODEL):
+    almost always typos. When the repository starts the script, what sets a name is what the
+    ways into it set (an unrelated script's `port=8888` sets nothing here), and a name read
+    upper-case is a slip only where nothing in the repository sets it (a name that only the
+    runner's or the image's environment gives, `HF_HOME`, is not); a script nothing starts is
+    looked at for another case form only, anywhere in the repository."""
+    routes = ctx.environment.routes(path)
+    names = list(unvalidated) if routes else [n for n in unvalidated if not n.isupper()]
     if not names:
         return []
-    routes = ctx.environment.routes(path)
     setters = _route_setters(routes, names) if routes else _setters(ctx, names)
     scope = "nothing on the ways into this script" if routes else "nothing in the repository"
     found = []
     for name in names:
         read = unvalidated[name]
-        others = setters.get(name.lower(), {})
+        others = setters.get(name, {}) if routes else setters.get(name.lower(), {})
         if name in others or not others:
             continue
+        if routes and name.isupper() and _setters(ctx, [name]).get(name.lower(), {}).get(name):
+            continue  # (set somewhere: a way in benchlint does not see may set it)
         other, where = next(iter(others.items()))
         found.append(
             Finding(
@@ -315,6 +347,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if everything.unknown:
             continue
         checked_upstream: frozenset[str] | None = None  # worked out on first need
+        reported = False  # one report of unchecked variables per script; a typo on every launch
         for launch, before in zip(found, befores, strict=True):
             # what the script set before the launch (a launch in a function: anywhere, as the
             # function may be called after it)
@@ -340,8 +373,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             for typo in _typos(unvalidated, ctx, path):
                 yield typo
                 del unvalidated[typo.subject.removeprefix("typo:")]
-            if not unvalidated:
-                break
+            if not unvalidated or reported:
+                continue
+            reported = True
             names = ", ".join(f"${n}" for n in unvalidated)
             first = next(iter(unvalidated.values()))
             shown = " ".join(n for n in unvalidated)
@@ -364,7 +398,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "before this line",
                 subject=f"{launch.module}:{shown}",
             )
-            break
 
 
 def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str, int] | None:
