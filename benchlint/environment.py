@@ -658,6 +658,15 @@ class Environment:
             env.setdefault(name, written)
         return env
 
+    def _reaches(self, route: Route, call: Call, path: str) -> bool:
+        """Whether a launcher's route may run the call, with a path that may name `path`
+        there (`bash benchmarks/${MODEL_CODE}_mi355x.sh` names one model's script per entry)."""
+        if route.runs(call.command) is False:
+            return False
+        from benchlint.releases import call_names  # (it reads the environment)
+
+        return call_names(self.ws, route, call, path)
+
     def _caller_routes(self, path: str) -> list[StartPath]:
         routes: list[StartPath] = []
         for call in self.calls.callers_of(path):
@@ -678,6 +687,8 @@ class Environment:
                 kept = checked if only is None else checked & only
                 routes.append(StartPath(name, passed, False, location, kept))
             for route in upstream:
+                if route.route is not None and not self._reaches(route.route, call, path):
+                    continue  # (an entry whose job does not run the call, or runs another file)
                 # what the caller passes over what reached the caller: a view, not a copy (a
                 # script called from a launcher has a route per entry, each with ~100 names;
                 # read only: ChainMap's type asks for maps it could write to)

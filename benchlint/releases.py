@@ -24,6 +24,7 @@ from benchlint.shell.expand import value as expanded
 from benchlint.shell.model import Command, Script
 from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
+from benchlint.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,13 @@ class _Memo:
         self.rendered: dict[tuple[object, ...], re.Pattern[str]] = {}
         # (word, id(route)) -> (the route, its pattern)
         self.by_route: dict[tuple[str, int], tuple[Route, re.Pattern[str]]] = {}
+
+
+def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
+    """Whether the call's script word may name the script at `path` on the route."""
+    memo = ws.models.setdefault("release-patterns", _Memo())
+    assert isinstance(memo, _Memo)
+    return _names(call.word.value, route, path, memo)
 
 
 def _crosses_folders(pattern: re.Pattern[str]) -> bool:
