@@ -1,0 +1,139 @@
+"""A line of flags that bash runs as a command: the line before it did not continue.
+
+## What it does
+Reports a command whose name is a flag (`--max-model-len 8192 \\`, `-e MODEL \\`), or an
+argument array of flags (`"${SPEC_ARGS[@]}" \\`, where every array the script assigns to it is
+empty or starts with a flag): the options of a long command line written one per line, where
+the line before does not end in `\\` as bash reads it: it has none, a blank after it (`\\ `,
+which escapes the blank instead), or it is empty or a comment, which ends the command. The
+message names the line that cut the command short; the line before is read from the script's
+text as bash reads it, so a `\\` that the model of the script missed is no finding.
+
+## Why is this bad?
+The command above the break runs without the flags below it, and each flag line then runs as
+a command of its own and fails (`--max-model-len: command not found`), which `set -e` may not
+stop in time: a `vllm serve ... &` whose `&` and log redirection sat on a later line runs in
+the foreground and the script never reaches its benchmark; a `docker run` starts its
+container without the options below. InferenceX fixed this shape in launchers and entrypoints
+several times (a `--block-size=64` left without its `\\`; text pasted after a `\\`).
+
+## Example
+```bash path=benchmarks/single_node/serve.sh
+vllm serve "$MODEL" --tensor-parallel-size 8 \\
+  --block-size=64
+  --disable-log-requests > "$SERVER_LOG" 2>&1 &
+```
+
+## Use instead
+```bash path=benchmarks/single_node/serve.sh
+vllm serve "$MODEL" --tensor-parallel-size 8 \\
+  --block-size=64 \\
+  --disable-log-requests > "$SERVER_LOG" 2>&1 &
+```
+
+## Exceptions
+Not reported: `--` as a command word, and a line the model took for a command of its own
+where bash continues the line before (it ends in `\\` as bash reads it). Only a script's own
+lines are read, not a command string run by `bash -c`.
+
+## Fix safety
+Blanks after the `\\` are removed (safe: bash then continues the line, as the `\\` meant). A
+line with no `\\` gets one (unsafe: it joins the flags to the command above, which is almost
+always what was meant, but the command changes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from benchlint.context import Context
+from benchlint.engines import array_name, assignments_of
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
+from benchlint.registry import rule
+from benchlint.shell.model import Command, first_line
+from benchlint.source import SourceText
+
+# a line that ends in `\`, as bash reads it: an odd number of backslashes before the newline
+_CONTINUED = re.compile(r"(?<!\\)(?:\\\\)*\\$")
+_BLANKS_AFTER = re.compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
+# a line that starts with a flag or an array's elements (a script with none has nothing to report)
+_FLAG_LINE = re.compile(r"^[ \t]*(?:-|\"?\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})", re.M)
+
+
+@rule("BL110", "broken-continuation", Severity.ERROR, tags=("shell", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.shell_paths):
+        source = ctx.ws.source(path)
+        if source is None or not _FLAG_LINE.search(source.text):
+            continue
+        script = ctx.ws.shell(path)
+        if script is None:
+            continue
+        for command in script.commands:
+            finding = _finding(source, command)
+            if finding is not None:
+                yield finding
+
+
+def _flag_word(command: Command) -> str | None:
+    """The flag a command's name is: a word that starts with `-`, or an argument array that
+    holds flags (`"${SPEC_ARGS[@]}"`, every array assigned to it empty or starting with one:
+    its first flag, or the next word, becomes the command's name)."""
+    if not command.words:
+        return None
+    first = command.words[0]
+    name = command.base
+    if name and name.startswith("-") and name != "--" and first.value == name:
+        return name
+    array = array_name(first)
+    if array is None:
+        return None
+    values = [a.value for a in assignments_of(command.script, array)]
+    arrays = [v for v in values if v is not None and v.items is not None]
+    flags = all(not v.items or v.items[0].value.startswith("-") for v in arrays)
+    return first.text if values and len(arrays) == len(values) and flags else None
+
+
+def _finding(source: SourceText, command: Command) -> Finding | None:
+    name = _flag_word(command)
+    if name is None:
+        return None
+    line = command.span.line
+    start = source.line_text(line).lstrip()
+    if line < 2 or not (start.startswith("-") or start.startswith(name)):
+        return None  # (the flag after something else on its line)
+    before = source.line_text(line - 1).rstrip("\r")
+    if _CONTINUED.search(before):
+        return None  # bash continues the line: the model misread it
+    text = clip(first_line(command.script.text_of(command.node)), 50)
+    stripped = before.strip()
+    fix = None
+    end = len(before)
+    if not stripped:
+        why = f"the empty line {line - 1} ends the command"
+    elif stripped.startswith("#"):
+        why = f"the comment on line {line - 1} ends the command"
+    elif _BLANKS_AFTER.search(before):
+        kept = before.rstrip(" \t")
+        why = f"line {line - 1} has blanks after its `\\`, which escapes a blank instead"
+        span = Span(line - 1, len(kept) + 1, line - 1, end + 1)
+        fix = Fix("remove the blanks after the `\\`", (Edit(source.path, span, ""),))
+    else:
+        why = f"line {line - 1} does not end in `\\`"
+        span = Span(line - 1, end + 1, line - 1, end + 1)
+        fix = Fix(f"end line {line - 1} with `\\`", (Edit(source.path, span, " \\"),), "unsafe")
+    missing = (
+        f"{name}: command not found"
+        if name.startswith("-")
+        else "its first flag, or the word after it, is no command"
+    )
+    return Finding(
+        "BL110",
+        f"bash runs `{text}` as a command of its own ({missing}): {why}, so the command "
+        "above runs without this line's options and those after it",
+        Location(source.path, command.first_line_span),
+        related=(Location(source.path, Span(line - 1, 1, line - 1, len(before) + 1), "cut"),),
+        subject=f"{name}@{clip(stripped, 40)}",
+        fix=fix,
+    )
