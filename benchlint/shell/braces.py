@@ -73,7 +73,10 @@ class _Lexer:
                 return n
             i = found.start()
             c = text[i]
-            if c == "\n":
+            after = self.skip(i, "unquoted")
+            if after is not None:
+                i = after
+            elif c == "\n":
                 i = self.bodies(i + 1)
             elif c == "#":
                 if i == 0 or text[i - 1] in _WORD_END:  # a comment
@@ -81,16 +84,6 @@ class _Lexer:
                     i = n if end < 0 else end
                 else:
                     i += 1
-            elif c == "\\":
-                i += 2
-            elif c == "'":
-                i = _after(text, "'", i + 1)
-            elif c == '"':
-                i = self.dquote(i + 1, "dquote")
-            elif c == "`":
-                i = _backquote(text, i + 1)
-            elif c == "$":
-                i = self.dollar(i, "unquoted")
             elif c == "<":
                 i = self.heredoc(i)
             else:
@@ -120,6 +113,23 @@ class _Lexer:
             else:
                 i = self.dollar(i, context)
 
+    def skip(self, i: int, context: str) -> int | None:
+        """The index after the escape, quoted text or expansion that starts at `i` (in the
+        context the text around it is in), None when none does: inside `${` as in a command,
+        bash skips these whole."""
+        c = self.text[i]
+        if c == "\\":
+            return i + 2
+        if c == "'":
+            return _after(self.text, "'", i + 1)
+        if c == '"':
+            return self.dquote(i + 1, "dquote")
+        if c == "`":
+            return _backquote(self.text, i + 1)
+        if c == "$":
+            return self.dollar(i, context)
+        return None
+
     def dollar(self, i: int, context: str) -> int:
         """Reads what starts with the `$` at `i`; the index after it."""
         text = self.text
@@ -146,16 +156,9 @@ class _Lexer:
                 return n
             j = found.start()
             c = text[j]
-            if c == "\\":
-                j += 2
-            elif c == "'":
-                j = _after(text, "'", j + 1)
-            elif c == '"':
-                j = self.dquote(j + 1, "dquote")
-            elif c == "`":
-                j = _backquote(text, j + 1)
-            elif c == "$":
-                j = self.dollar(j, context)
+            after = self.skip(j, context)
+            if after is not None:
+                j = after
             elif c == "{":
                 braces.append(j)
                 j += 1
