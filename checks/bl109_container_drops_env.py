@@ -92,7 +92,14 @@ from dataclasses import dataclass, field
 
 from benchlint.calls import Call
 from benchlint.context import Context
-from benchlint.environment import VALIDATORS, Provenance, container_passes, wrapper_settings
+from benchlint.environment import (
+    VALIDATORS,
+    Environment,
+    Provenance,
+    ScriptState,
+    container_passes,
+    wrapper_settings,
+)
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.registry import rule
 from benchlint.releases import scripts_run
@@ -121,7 +128,8 @@ class _Dropped:
     call: Call
     script: Script
     entries: dict[str, Location] = field(default_factory=dict)
-    names: dict[str, Provenance] = field(default_factory=dict)
+    # each name left out: where the job sets it (the first route's), and the entries it is for
+    names: dict[str, tuple[Provenance, set[str]]] = field(default_factory=dict)
 
 
 @rule("BL109", "container-drops-env", Severity.ERROR, tags=("wiring", "environment"))
@@ -132,34 +140,36 @@ def check(ctx: Context) -> Iterator[Finding]:
         script = ctx.ws.shell(launcher)
         if script is None:
             continue
+        # the launcher's state at each container command, and what the command passes
+        at: dict[int, tuple[ScriptState, set[str]] | None] = {}
         for start in environment.routes(launcher):
             route = start.route
             if route is None:
                 continue
             for run in scripts_run(ctx, route):
                 command = run.call.command
-                if run.runs is False or len(run.scripts) != 1:
+                if run.runs is not True or len(run.scripts) != 1:
+                    continue  # (a command that may not run for the entry: no "every job")
+                if id(command) not in at:
+                    at[id(command)] = _container(environment, script, command)
+                known = at[id(command)]
+                target = ctx.ws.shell(run.scripts[0])
+                if known is None or target is None:
                     continue
-                passes = _passes(command)
-                if passes is None:
-                    continue
-                state = environment.state_before(script, command.file_offset)
+                state, passes = known
                 outside = {**start.variables(), **state.exported}
-                passes |= set(wrapper_settings(command, state))
                 dropped = {
                     name: where
                     for name, where in outside.items()
                     if name not in passes and not _runtime(name)
                 }
-                target = ctx.ws.shell(run.scripts[0])
-                if not dropped or target is None:
+                if not dropped:
                     continue
-                key = (id(command), target.path)
                 entry = route.element.entry
-                item = found.setdefault(key, _Dropped(run.call, target))
+                item = found.setdefault((id(command), target.path), _Dropped(run.call, target))
                 item.entries.setdefault(entry.name, entry.location)
                 for name, where in dropped.items():
-                    item.names.setdefault(name, where)
+                    item.names.setdefault(name, (where, set()))[1].add(entry.name)
     for item in found.values():
         if not ctx.route_in_scope(item.call.caller.path, item.script.path, *_paths(item)):
             continue
@@ -186,16 +196,20 @@ def _paths(item: _Dropped) -> list[str]:
     return [location.path for location in item.entries.values()]
 
 
-def _passes(command: Command) -> set[str] | None:
-    """The names a container command gives the command in it; None when it runs in none, or
-    its options name a file of variables (not known)."""
+def _container(
+    environment: Environment, launcher: Script, command: Command
+) -> tuple[ScriptState, set[str]] | None:
+    """The launcher's state at a container command, and the names the command gives the
+    command in it; None when it runs in no container, or its options name a file of
+    variables (not known)."""
     passes = container_passes(command)
     if passes is None:
         return None
     for wrapper in command.invocation.wrappers:
         if any(option in _OPTIONS_UNKNOWN for option, _, _ in wrapper.options):
             return None
-    return set(passes)
+    state = environment.state_before(launcher, command.file_offset)
+    return state, set(passes) | set(wrapper_settings(command, state))
 
 
 def _runtime(name: str) -> bool:
@@ -259,8 +273,9 @@ def _finding(ctx: Context, item: _Dropped) -> Finding | None:
     names = sorted(uses, key=lambda n: uses[n].offset)
     required = [n for n in names if uses[n].how == "required"]
     others = [n for n in names if uses[n].how != "required"]
-    setters = sorted({item.names[n].what for n in names})
-    entries = list(item.entries)
+    setters = sorted({item.names[n][0].what for n in names})
+    concerned = set().union(*(item.names[n][1] for n in names))
+    entries = [e for e in item.entries if e in concerned]
     shown = ", ".join(entries[:2]) + (f" and {len(entries) - 2} more" if len(entries) > 2 else "")
     effects = []
     if required:
@@ -275,7 +290,10 @@ def _finding(ctx: Context, item: _Dropped) -> Finding | None:
         Location(item.call.caller.path, command.first_line_span),
         related=(
             *(Location(script.path, uses[n].span, f"{n} {uses[n].how}") for n in names[:4]),
-            *(Location(at.path, at.span, f"entry {e}") for e, at in list(item.entries.items())[:2]),
+            *(
+                Location(item.entries[e].path, item.entries[e].span, f"entry {e}")
+                for e in entries[:2]
+            ),
         ),
         help="add `" + " ".join(f"-e {n}" for n in names) + "` to the container's options",
         subject=f"{script.path}:{','.join(names)}",
