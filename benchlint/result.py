@@ -211,7 +211,7 @@ class Result:
             found.append(
                 f"{_count(len(self.templates), 'template')} not linted ({_first(self.templates)}):"
                 " YAML with Go or Jinja syntax or a placeholder (`${...}`, `{name}`), or a script"
-                " with a value to fill in (`<...>`); "
+                " with a value to fill in (`<...>`) or Jinja statements (`{% if x %}`); "
                 "exclude them in the configuration if that is what they are"
             )
         return found

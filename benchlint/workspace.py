@@ -546,6 +546,9 @@ class Workspace:
         source = self.source(rel)
         if source is None:
             return None
+        if "{%" in source.text and _JINJA_STATEMENT.search(source.text):
+            self.templates.add(rel)  # a Jinja template of a script, rendered before it runs
+            return None
         facts = self._facts("shell", rel, source)
         script: Script | None = None
         if facts is not None and facts[0] == "failure":
@@ -741,6 +744,12 @@ def _reason(exc: OSError) -> str:
 # file is a template of a script, as a Helm chart's YAML is a template of YAML
 # `<partition>`, `<YOUR_HF_TOKEN>`, `<Replace with your HF token>`: a value to fill in
 _PLACEHOLDER = re.compile(r"(?:^|[\s=])<[A-Za-z_][A-Za-z0-9_. -]*>(?=[\s;]|$)")
+# a line that is a Jinja statement (`{% if enable_eager %}`, `{%- endfor %}`): no shell has it
+_JINJA_STATEMENT = re.compile(
+    r"^[ \t]*\{%-?[ \t]*(?:if|elif|else|endif|for|endfor|set|macro|endmacro|block|endblock"
+    r"|include|import|from|raw|endraw|with|endwith|filter|endfilter|call|endcall)\b.*%\}[ \t]*$",
+    re.M,
+)
 
 
 def _statement_start(source: SourceText, line: int) -> int:

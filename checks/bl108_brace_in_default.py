@@ -35,9 +35,10 @@ vllm serve "$MODEL" --speculative-config "$SPEC_CONFIG"
 Not reported: a `}` in the word that is quoted (`${X:-"{a}"}`, `${X:-'{a}'}`), escaped
 (`${X:-{a\\}}`) or part of a nested expansion or command substitution; a `{` whose `}` does not
 follow before the double-quoted string, the unquoted word or the heredoc line ends (`${X:-{}`
-is the default `{`); pattern forms such as `${X#{}`; comments, single-quoted strings and quoted
-heredoc bodies, which bash does not expand. A word whose first `{` is on a later line than its
-`${`, after a quoted or escaped `}`, is not looked at.
+is the default `{`); pattern forms such as `${X#{}`; a word holding `{{`, a template's placeholder
+(`${MODEL_PATH:-{{ model_path }}}`, filled in before bash reads the file); comments,
+single-quoted strings and quoted heredoc bodies, which bash does not expand. A word whose first
+`{` is on a later line than its `${`, after a quoted or escaped `}`, is not looked at.
 
 ## Fix safety
 The fix puts the word in double quotes inside the expansion (`${X:-"{...}"}`), so bash ends the
@@ -108,6 +109,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         for expansion in expansions(text):
             if not expansion.operator or not expansion.braces:
                 continue
+            if "{{" in text[expansion.word : expansion.end]:
+                continue  # a template's placeholder (`{{ model_path }}`), filled in before bash
             end = intended_end(text, expansion)
             if end is None:
                 continue

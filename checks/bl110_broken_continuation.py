@@ -5,7 +5,9 @@ Reports a command whose name is a flag (`--max-model-len 8192 \\`, `-e MODEL \\`
 argument array of flags (`"${SPEC_ARGS[@]}" \\`, where every array the script assigns to it is
 empty or starts with a flag): the options of a long command line written one per line, where
 the line before does not end in `\\` as bash reads it: it has none, a blank after it (`\\ `,
-which escapes the blank instead), or it is empty or a comment, which ends the command. The
+which escapes the blank instead), or it is empty or a comment (a `\\` at its end is part of
+the comment), which ends the command. `--port=30000` on a line of its own is such a flag (no
+name bash assigns to: it runs it as a command). The
 message names the line that cut the command short; the line before is read from the script's
 text as bash reads it, so a `\\` that the model of the script missed is no finding.
 
@@ -80,6 +82,12 @@ def _flag_word(command: Command) -> str | None:
     """The flag a command's name is: a word that starts with `-`, or an argument array that
     holds flags (`"${SPEC_ARGS[@]}"`, every array assigned to it empty or starting with one:
     its first flag, or the next word, becomes the command's name)."""
+    assignments = command.assignments
+    if assignments and assignments[0].name.startswith("-"):
+        # `--port=30000`: no name bash assigns (the model reads it as one), the command's name
+        flag = assignments[0]
+        if not command.words or flag.node.start_byte < command.words[0].node.start_byte:
+            return command.script.text_of(flag.node)
     if not command.words:
         return None
     first = command.words[0]
@@ -104,10 +112,10 @@ def _finding(source: SourceText, command: Command) -> Finding | None:
     if line < 2 or not (start.startswith("-") or start.startswith(name)):
         return None  # (the flag after something else on its line)
     before = source.line_text(line - 1).rstrip("\r")
-    if _CONTINUED.search(before):
-        return None  # bash continues the line: the model misread it
-    text = clip(first_line(command.script.text_of(command.node)), 50)
     stripped = before.strip()
+    if not stripped.startswith("#") and _CONTINUED.search(before):
+        return None  # bash continues the line: the model misread it (a comment's `\` is text)
+    text = clip(first_line(command.script.text_of(command.node)), 50)
     fix = None
     end = len(before)
     if not stripped:

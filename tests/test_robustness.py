@@ -172,6 +172,13 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
             # a GitHub expression and a comment are no template syntax: broken YAML is BL001
             ".github/workflows/w.yml": "jobs:\n  a:\n    ref: ${{ github.sha }}\n   bad: 1\n",
             "recipe.yaml": "# rendered by hand; see {{ docs }}\nbackend: {a: [1}\n",
+            # a Jinja template of a launch script (Ansible renders it before bash reads it);
+            # Go templates in quotes (`docker ps --format '{{.Names}}'`) are a script's own
+            "roles/serve.sh": (
+                "MODEL=${MODEL:-{{ model }}}\n{% if eager %}\nEXTRA=--enforce-eager\n"
+                "{% endif %}\nvllm serve $MODEL --port {{ port }} $EXTRA\n"
+            ),
+            "ps.sh": "docker ps --format '{{.Names}}' | grep -q x && echo \"{% done %}\"\n",
         },
     )
     result = run_lint(root)
@@ -189,10 +196,11 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
         "deploy/job.yaml",
         "dgd/frontend.yaml",
         "eks/cluster.yaml",
+        "roles/serve.sh",
         "tf/values.yaml",
     ]
     outcome = CliRunner().invoke(main, ["--statistics", str(root)])
-    assert "templates not linted 6" in outcome.stderr
+    assert "templates not linted 7" in outcome.stderr
     # named, a template is said to be skipped, not read as a file without findings
     named = CliRunner().invoke(main, [str(root / "chart/templates/deployment.yaml")])
     assert named.exit_code == 0
