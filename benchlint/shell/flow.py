@@ -586,14 +586,12 @@ class Flow:
         statement), by the index of the statement after them."""
         if self._groups is None:
             self._groups = {}
-            ends = [s.node.end_byte for s in self.statements]
             for command in self.script.commands:
                 if not command.subshell or command.function != self.function or not command.words:
                     continue
-                place = self.place_of(command)
-                if place > 0 and ends[place - 1] > command.node.start_byte:
-                    continue  # (inside the statement before: a substitution's)
-                self._groups.setdefault(place, []).append(command)
+                if self.statement_of(command) is not None:
+                    continue  # (inside a statement: a substitution's, `out=$(cmd) || rc=$?`)
+                self._groups.setdefault(self.place_of(command), []).append(command)
         return self._groups
 
     def _subshell_exit(self, command: Command) -> ExitPath | None:
