@@ -268,6 +268,21 @@ def test_a_script_wrapped_whole_in_an_error_is_said_where_the_parser_stumbled(
     assert result.partial == [("run.sh", 5)]
 
 
+def test_an_error_around_whole_statements_is_said_at_the_first_it_could_not_parse(
+    tmp_path: Path,
+) -> None:
+    """An ERROR node that holds the statements tree-sitter-bash parsed and the loose pieces of
+    the one it could not (a function whose body a `<<` in `$((32 << 30))` swallowed as a
+    heredoc) is said at the first loose piece, the function's line, not the script's first."""
+    script = (
+        "#!/usr/bin/env bash\nset -euo pipefail\necho start\nrun_node() {\n    echo one\n"
+        '    export SEG="${SEG:-$((32 << 30))}"\n    echo two\n}\nrun_node\n'
+    )
+    root = write_repo(tmp_path / "r", {"run.sh": script})
+    result = run_lint(root)
+    assert result.partial == [("run.sh", 4)]
+
+
 def test_a_backslash_that_ends_a_script_is_placed_on_its_last_line(tmp_path: Path) -> None:
     """tree-sitter-bash puts the missing command after a final `\\` past the file's last line;
     the warning names the line the continuation is on."""

@@ -823,7 +823,11 @@ def _first_error_row(root: Node) -> int:
         if node.is_missing:
             return int(node.start_point[0])
         if node.type == "ERROR" and not any(c.has_error for c in node.children):
-            return int(node.start_point[0])
+            # (an ERROR around statements it parsed and the loose pieces of the one it could
+            # not, `run() {` whose body a `<<` in `$((32 << 30))` swallowed: the first piece)
+            loose = (c for c in node.children if not c.is_named or c.type == "word")
+            first = next(loose, node)
+            return int(first.start_point[0])
         if node.has_error:
             stack.extend(reversed(node.children))
     return 0
