@@ -70,6 +70,7 @@ _CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*|\d+):?[-=?+](?:[^\n]*|[^}]*)\{")
 def _gives(expansion: BraceExpansion, default: str, rest: str) -> str:
     """What bash's reading gives, by the operator (the end of the message)."""
     name, operator = expansion.name, expansion.operator
+    name = f"${name}" if name.isdigit() else name  # (a positional parameter: `$2`)
     unset = "unset or empty" if operator.startswith(":") else "unset"
     if operator.endswith("+"):
         return f"{unset}, {name} gives `{rest}` where it should give nothing"
