@@ -22,7 +22,8 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   flags is one only some releases accept), a flag only the other engine has: on SGLang
   `--enable-auto-tool-choice`, `--max-num-seqs`, `--gpu-memory-utilization`; on vLLM
   `--mem-fraction-static`, `--max-running-requests`, `--disable-radix-cache`, with the
-  engine's own spelling where there is one.
+  engine's own spelling where there is one;
+- a flag written with three dashes (`---enable-eplb`), an option of no release, on any launch.
 
 ## Why is this bad?
 Both servers use argparse and exit at once on an unknown option: the job fails after the
@@ -58,6 +59,10 @@ that names no release (then only another engine's flags are reported). Of a reci
 twice in one mapping only the last is checked: PyYAML drops the first (BL203 reports it).
 Launches of programs with no flag data (`trtllm-serve`, `python -m dynamo.sglang`, the SGLang
 router) are not checked either; every report counts them, by program.
+
+## Fix safety
+Only a flag with three dashes has a fix: dropping one dash where the rest is a flag of the
+engine (`---enable-eplb` to `--enable-eplb`) is safe: it is the option the line means.
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ from benchlint.context import Context
 from benchlint.dynamo import flag_name
 from benchlint.engine_flags import ENGINES, engine_flags
 from benchlint.engines import Arg, Launch, launches
-from benchlint.finding import Finding, Location, Severity, Undecided
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided
 from benchlint.images import image_release
 from benchlint.manifests import containers
 from benchlint.recipe import engine_configs, settings_root
@@ -103,6 +108,27 @@ def _message(flag: str, shown: str, engine: str, owner: str, where: str) -> tupl
         "the server exits with `unrecognized arguments`"
     )
     return message, hint
+
+
+def _three_dashes(arg: Arg, engine: str, where: str, path: str) -> Finding:
+    """A flag written with three dashes (`---enable-eplb`): no option argparse knows, in any
+    release; the fix drops one dash where the rest is a flag of the engine."""
+    shown = arg.value.split("=", 1)[0]
+    meant = flag_name(shown[1:])
+    known = meant in engine_flags().union[engine]
+    span = arg.span
+    dash = Edit(path, Span(span.line, span.column, span.line, span.column + 1), "")
+    fix = Fix(f"write `{meant}`", (dash,)) if known else None
+    return Finding(
+        "BL303",
+        f"`{shown}` {where} has three dashes: no release of {ENGINES[engine]} has such an option, "
+        "and the server exits with `unrecognized arguments`"
+        + (f" (`{meant}` is one of its flags)" if known else ""),
+        Location(path, span),
+        subject=shown,
+        help=f"write `{meant}`" if known else "",
+        fix=fix,
+    )
 
 
 def _release_finding(
@@ -205,6 +231,9 @@ def _in_container(
         found.append(Undecided(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span)))
     where = f"on `{launch.command.name}`" if launch.command.name else "here"
     for arg in flags:
+        if arg.value.startswith("---"):
+            found.append(_three_dashes(arg, engine, where, path))
+            continue
         flag = flag_name(arg.value)
         finding = _image_finding(
             flag,
@@ -290,6 +319,9 @@ def check(ctx: Context) -> Iterator[Finding]:
             where = f"on `{command.name}`" if command.name else "here"
             for arg in launch.flags:
                 if not arg.value.startswith("--"):
+                    continue
+                if arg.value.startswith("---"):
+                    yield _three_dashes(arg, engine, where, script.path)
                     continue
                 flag = flag_name(arg.value)
                 if runs is not None:
