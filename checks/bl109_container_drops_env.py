@@ -246,9 +246,9 @@ def _uses(ctx: Context, script: Script, names: set[str]) -> dict[str, _Use]:
             if assignment.value is not None:
                 for read in assignment.value.reads():
                     note(read.name, offset, read.span, "read")
-        for guard in command.guards:
+        for guard in command.guards:  # (at the command's offset: a guard's own is its shell's)
             for read in guard.test_reads:
-                note(read.name, guard.node.start_byte, read.span, "tested")
+                note(read.name, offset, read.span, "tested")
     for expansion in script.expansions:
         if expansion.validates and _unguarded(script, expansion.node.start_byte):
             start = expansion.node.start_byte
