@@ -357,19 +357,19 @@ def _env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
 
 def _call_input_specs(root: YNode) -> list[tuple[str, YNode]]:
     """The `workflow_call` inputs a workflow declares, each with its specification (a
-    mapping: `type`, `required`, `default`)."""
+    mapping, `type`, `required`, `default`, where one is written)."""
     on = root.get("on")
     call = on.get("workflow_call") if on is not None and on.is_map else None
     inputs = call.get("inputs") if call is not None and call.is_map else None
     pairs = inputs.pairs if inputs is not None and inputs.is_map else []
-    return [(key.value, spec) for key, spec in pairs if key.is_scalar and spec.is_map]
+    return [(key.value, spec) for key, spec in pairs if key.is_scalar]
 
 
 def _input_defaults(root: YNode) -> dict[str, str]:
     """The `default:` of each `workflow_call` input that has one (a scalar), as text."""
     defaults: dict[str, str] = {}
     for name, spec in _call_input_specs(root):
-        default = spec.get("default")
+        default = spec.get("default") if spec.is_map else None
         if default is not None and default.is_scalar and "${{" not in default.value:
             defaults[name] = default.value
     return defaults
@@ -693,10 +693,7 @@ def _call_inputs(root: YNode) -> frozenset[str] | None:
         return frozenset() if "workflow_call" in named else None
     if not on.is_map or not any(k.is_scalar and k.value == "workflow_call" for k, _ in on.pairs):
         return None
-    call = on.get("workflow_call")
-    inputs = call.get("inputs") if call is not None and call.is_map else None
-    pairs = inputs.pairs if inputs is not None and inputs.is_map else []
-    return frozenset(k.value for k, _ in pairs if k.is_scalar)
+    return frozenset(name for name, _ in _call_input_specs(root))
 
 
 def _required_inputs(root: YNode) -> frozenset[str]:
@@ -704,7 +701,8 @@ def _required_inputs(root: YNode) -> frozenset[str]:
     return frozenset(
         name
         for name, spec in _call_input_specs(root)
-        if (flag := spec.get("required")) is not None
+        if spec.is_map
+        and (flag := spec.get("required")) is not None
         and flag.scalar is True
         and spec.get("default") is None
     )
