@@ -77,7 +77,7 @@ def translate(expression: str, extended: bool) -> str:
     while i < n:
         ch = expression[i]
         if ch == "[":
-            end = _bracket_end(expression, i)
+            end = bracket_end(expression, i)
             body = _bracket_escapes(expression[i + 1 : end]).replace("\\", "\\\\")
             out.append("[" + body + "]")
             i = end + 1
@@ -126,7 +126,7 @@ def _bracket_escapes(body: str) -> str:
     return "".join(out)
 
 
-def _bracket_end(expression: str, start: int) -> int:
+def bracket_end(expression: str, start: int) -> int:
     i = start + 1
     if i < len(expression) and expression[i] == "^":
         i += 1
@@ -367,6 +367,12 @@ def _call(function: Callable[..., object], *args: object, **kwargs: object) -> o
 
 def search(pattern: regex.Pattern[str], line: str) -> bool:
     return _call(pattern.search, line) is not None
+
+
+def first_match(pattern: regex.Pattern[str], text: str) -> tuple[int, int] | None:
+    """Where the pattern first matches in the text (start, end), None where it does not."""
+    found = _call(pattern.search, text)
+    return None if found is None else found.span()  # type: ignore[attr-defined]
 
 
 def _matches(address: Address, line: str, number: int, last: bool) -> bool:

@@ -1194,3 +1194,154 @@ def test_what_bl108_says_and_its_fix_agree_with_bash(
         assert fixed_set == "v"
     else:
         assert (fixed_unset, fixed_set) == (meant, "v")
+
+
+# -- BL111: what pkill -f matches, and which shells it kills ------------------------------------
+PKILL = shutil.which("pkill")
+PGREP = shutil.which("pgrep")
+needs_procps = pytest.mark.skipif(
+    PKILL is None or PGREP is None or BASH is None, reason="procps or bash is not installed"
+)
+# command strings run by `bash -c`, TOKEN the pattern: whether the model reports the pkill,
+# and whether bash is known to kill the string's shell where the model reports nothing
+_PKILL_STRINGS = [
+    "echo a; pkill -f TOKEN; echo after",
+    "pkill -f TOKEN || true; echo after",
+    "pkill -f TOKEN || true",
+    "for i in 1; do pkill -f TOKEN; done; echo after",
+    "f() { pkill -f TOKEN; }; f; echo after",
+    "(pkill -f TOKEN); echo after",
+    "echo a; pkill -f TOKEN 2>/dev/null",
+    "echo a; pkill -9 -f 'TOKEN' 2>/dev/null; echo after",
+    "echo a; pkill -f '[T]OKEN'; echo after",
+    "echo a; pkill -f TOKEN",
+    "pkill -f TOKEN",
+    "echo a; pkill -f -x TOKEN; echo after",
+    "echo a; pkill TOKEN; echo after",
+    "trap 'echo trapped' TERM; pkill -f TOKEN; echo after",
+]
+# where bash kills and the model, reading bash 5.1's exec of a last simple command, says nothing
+_PKILL_KILLS_UNREPORTED = {"pkill -f TOKEN 2>/dev/null"}
+
+
+@needs_procps
+@pytest.mark.parametrize("string", _PKILL_STRINGS)
+def test_what_bl111_reports_kills_the_shell_in_bash(string: str, tmp_path: Path) -> None:
+    """A `bash -c` string whose pkill BL111 reports is killed by it when bash runs it."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    token = f"zqbl{os.getpid()}x{abs(hash(string)) % 100000}"
+    text = string.replace("[T]OKEN", f"[{token[0]}]{token[1:]}").replace("TOKEN", token)
+    root = write_repo(tmp_path / "repo", {"runners/launch_x.sh": f"bash -c '{text}'\n"})
+    reported = bool(positions(run_lint(root, select="BL111"), "BL111"))
+    done = subprocess.run(
+        [BASH or "bash", "-c", text.replace("'", "'")],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    killed = done.returncode in (-9, -15, 128 + 9, 128 + 15) and "after" not in done.stdout
+    if reported:
+        assert killed, (string, done.returncode, done.stdout)
+    else:
+        assert not killed or string in _PKILL_KILLS_UNREPORTED, (string, done.returncode)
+
+
+@needs_procps
+def test_a_script_whose_name_the_pattern_matches_is_killed(tmp_path: Path) -> None:
+    """BL111's reading of a script's own command line: bash runs a file as `bash PATH`, and
+    `pkill -f` with a pattern its name holds kills it, on its last line too."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    name = f"serve_zqbl{os.getpid()}.sh"
+    text = f"echo a\npkill -f zqbl{os.getpid()}\n"
+    root = write_repo(tmp_path / "repo", {f"benchmarks/{name}": text})
+    assert positions(run_lint(root, select="BL111"), "BL111") == [f"benchmarks/{name}:2:10"]
+    done = subprocess.run(
+        [BASH or "bash", str(root / "benchmarks" / name)], capture_output=True, timeout=20
+    )
+    assert done.returncode in (-15, 128 + 15)
+
+
+# patterns as a script may give pkill -f, matched against a process's command line
+_ERE_PATTERNS = [
+    "sglang",
+    "[s]glang",
+    "vllm serve",
+    "vllm.serve",
+    "dynamo\\.frontend",
+    "sglang|vllm",
+    "(sg|v)l+(ang|m)",
+    "^serve",
+    "serve$",
+    "30$",
+    "[[:digit:]]{2}",
+    "[^a-z ]x",
+    "a{2,}",
+    "x?y*z+",
+    "[]a]b",
+    "[a-]c",
+    "\\(x\\)",
+    "a|",
+    "(",
+    "*a",
+    "a(*b)",
+    "a|*b",
+    "+a",
+    "a{1",
+    "a{,2}",
+    "x\\",
+    "()",
+    "server --port 8",
+    "launch_server",
+    "Serve",
+]
+_CMDLINE_TEXTS = [
+    "python3 -m sglang.launch_server --port 8000",
+    "vllm serve /models/x",
+    "vllmXserve",
+    "serve_dynamo.frontend",
+    "aab]b-c",
+    "(x)yz",
+    "*a [1]x",
+    "Server",
+]
+
+
+@needs_procps
+def test_pkill_patterns_match_as_pgrep_matches_them() -> None:
+    """The ERE translation BL111 matches with agrees with procps (pgrep -f, which pkill
+    shares): each text is a running process's command line (`exec -a TEXT sleep 60` gives
+    `TEXT 60`), and a pattern pgrep rejects is one the translation rejects too or matches
+    nothing of."""
+    from benchlint.rewrite import search
+    from checks.bl111_pkill_matches_self import pkill_pattern
+
+    marker = f"zqbl{os.getpid()}"
+    processes = [
+        subprocess.Popen(
+            [BASH or "bash", "-c", 'exec -a "$0" sleep 60', f"{text} {marker}"],
+            stdout=subprocess.DEVNULL,
+        )
+        for text in _CMDLINE_TEXTS
+    ]
+    try:
+        import time
+
+        time.sleep(0.3)  # each `exec -a` has replaced its bash
+        for pattern in _ERE_PATTERNS:
+            done = subprocess.run(
+                [PGREP or "pgrep", "-f", pattern], capture_output=True, text=True, timeout=10
+            )
+            listed = {int(p) for p in done.stdout.split()}
+            compiled = pkill_pattern(pattern)
+            if compiled is None:
+                assert done.returncode == 2, pattern  # pgrep rejects it too
+                continue
+            for process, text in zip(processes, _CMDLINE_TEXTS, strict=True):
+                expected = process.pid in listed
+                assert search(compiled, f"{text} {marker} 60") == expected, (pattern, text)
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()

@@ -1662,6 +1662,15 @@ def _ssh_remote(invocation: Invocation) -> bool:
     return bool(invocation.wrappers) and invocation.wrappers[-1].name == "ssh"
 
 
+def shell_string_words(command: Command) -> list[Word] | None:
+    """The words a command gives a new shell as its command string (`bash -c STRING`, `ssh
+    HOST 'command'`), which that shell's command line holds; None for any other command."""
+    found = _shell_invocation(command)
+    if found is None or command.invocation.base == "eval":
+        return None
+    return found[0]
+
+
 def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
     invocation = command.invocation
     if invocation.base == "eval" and len(invocation.words) == 2:  # `eval "$CMD"`: this shell

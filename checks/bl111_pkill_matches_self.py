@@ -1,0 +1,406 @@
+"""`pkill -f PATTERN` whose pattern matches the command line of the shell that runs it.
+
+## What it does
+Reports a `pkill -f` (`--full`: the pattern is matched against each process's whole command
+line) whose pattern, a POSIX extended regular expression, matches the command line of a shell
+that is running when it runs: the `bash -c '...'` (or `sh -c`, or `ssh host '...'`) string it
+is in, which holds the pattern itself (`pkill -9 -f "sglang"` inside `bash -c '...; pkill -9
+-f "sglang"; sleep 2'`), or the script file's own name (`pkill -f vllm` in
+`dsv4_fp4_b300_vllm.sh`, run as `bash .../dsv4_fp4_b300_vllm.sh`). pkill leaves out only its
+own process, not the shells above it.
+
+## Why is this bad?
+The shell is killed with the servers it meant to stop: the commands after the `pkill` never
+run and the job ends with status 137 or 143, which the workflow reports as a failure (or, in a
+cleanup step, a script that was about to report success). InferenceX fixed this twice: a
+launcher's host cleanup (`srun ... bash -c '...; pkill -9 -f "sglang" ...; sleep 2; ...'`) and
+a speed benchmark that stopped its server with `pkill -f vllm` from a script named
+`..._vllm.sh`.
+
+## Example
+```bash path=runners/launch_b300.sh
+srun --jobid="$JOB_ID" bash -c 'pkill -9 -f "sglang" 2>/dev/null; sleep 2; echo cleaned'
+```
+
+## Use instead
+```bash path=runners/launch_b300.sh
+srun --jobid="$JOB_ID" bash -c 'pkill -9 -f "[s]glang" 2>/dev/null; sleep 2; echo cleaned'
+```
+The pattern `[s]glang` matches what `sglang` matches, but not the text `[s]glang` on the
+shell's own command line. A script whose name the pattern matches should stop its server by
+its process ID (`kill "$SERVER_PID"`) or with a pattern its own name does not hold.
+
+## Exceptions
+Not reported: a `pkill` that a `bash -c` string runs last with no redirection (bash runs it in
+place of the shell, which then is not there to kill), a pattern that is not fixed text or that
+is anchored (`^`, `$`), `-x` and `-v`, signals that do not end a process by default (`-0`,
+`CONT`, `CHLD`, `URG`, `WINCH`, the stop signals), a signal the killed shell traps, and a
+file's name where the file is not run by its name: one that a script sources (the sourcing
+scripts' names are used), or a library of functions. Shells started through `srun`, `ssh`,
+`docker`, `enroot` and the like run on another host or in a container: only their own command
+line counts. Patterns are matched as POSIX extended regular expressions, as pkill reads them
+(`tests/test_differential.py` holds the match to pgrep's).
+
+## Fix safety
+In a shell's command string, the pattern's first letter is put in brackets (`sglang` becomes
+`[s]glang`, which matches the same processes) when the string then no longer matches: safe.
+No fix for a file's name.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from benchlint.calls import call_graph
+from benchlint.context import Context
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
+from benchlint.registry import rule
+from benchlint.rewrite import RewriteError, bracket_end, compile_pattern, first_match, search
+from benchlint.shell.model import Command, Script, Word, shell_string_words
+
+if TYPE_CHECKING:
+    import regex
+
+# options of pkill that take a value, short and long (procps-ng 3.3 to 4.0)
+_SHORT_VALUES = frozenset("cgGPstuUFq")
+_LONG_VALUES = frozenset(
+    {"signal", "group", "pgroup", "parent", "session", "terminal", "euid", "uid", "pidfile"}
+    | {"ns", "nslist", "runstates", "cgroup", "env", "queue"}
+)
+# signals whose default action does not end a process
+_HARMLESS = frozenset({"0", "CONT", "CHLD", "CLD", "URG", "WINCH", "STOP", "TSTP", "TTIN", "TTOU"})
+_NUMBERS = {"1": "HUP", "2": "INT", "3": "QUIT", "6": "ABRT", "9": "KILL", "15": "TERM"}
+_NUMBERS.update({"18": "CONT", "17": "CHLD", "19": "STOP", "20": "TSTP", "23": "URG"})
+# wrappers that run the command on another host or in a container: the shells above them are
+# not among the processes pkill sees
+_ELSEWHERE = frozenset(
+    {
+        "srun",
+        "salloc",
+        "sbatch",
+        "ssh",
+        "docker run",
+        "docker exec",
+        "podman run",
+        "podman exec",
+        "enroot exec",
+        "enroot start",
+        "apptainer exec",
+        "singularity exec",
+        "mpirun",
+        "mpiexec",
+        "trtllm-llmapi-launch",
+        "xargs",
+    }
+)
+# commands a library of functions runs at its top level besides defining them
+_LIBRARY_TOP = frozenset(
+    {"export", "declare", "typeset", "readonly", "set", "shopt", "source", "."}
+)
+_FIRST_LETTER = re.compile(r"[A-Za-z0-9]")
+_BOUND = re.compile(r"\{[0-9]*(?:,[0-9]*)?\}")
+
+
+@dataclass(frozen=True)
+class Kill:
+    pattern: Word
+    signal: str  # "TERM", "KILL", "9" ...: as pkill names it, upper case, no SIG
+    ignore_case: bool
+
+
+@dataclass(frozen=True)
+class Shell:
+    """A shell that is running when the `pkill` runs, and the text its command line holds."""
+
+    text: str  # the command string (`bash -c`), or the script file's name
+    label: str  # how the message names it
+    script: Script  # the script it runs (its traps count)
+    string: Word | None  # the command string's word (a fix edits it), None for a file's name
+
+
+@rule("BL111", "pkill-matches-self", Severity.ERROR, tags=("shell", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.shell_paths):
+        source = ctx.ws.source(path)
+        if source is None or "pkill" not in source.text:
+            continue
+        script = ctx.ws.shell(path)
+        if script is None:
+            continue
+        for command in script.all_commands():
+            if command.invocation.base != "pkill":
+                continue
+            kill = _kill(command)
+            if kill is None:
+                continue
+            if not kill.pattern.static:
+                ctx.count("pkill -f patterns not fixed text, not matched (BL111)", _at(command))
+                continue
+            finding = _finding(ctx, command, kill)
+            if finding is not None:
+                yield finding
+
+
+def _at(command: Command) -> Location:
+    return Location(command.script.path, command.first_line_span)
+
+
+def _kill(command: Command) -> Kill | None:
+    """The pattern and signal of `pkill -f`; None for no `-f`, `-x`, `-v`, or options this
+    does not read."""
+    words = command.invocation.args
+    signal = "TERM"
+    full = ignore_case = False
+    i = 0
+    if words and re.fullmatch(r"-(?:SIG)?[A-Z]+[0-9]*|-[0-9]+", words[0].value):
+        signal = words[0].value[1:].removeprefix("SIG")  # `-9`, `-KILL`, `-SIGKILL` (first only)
+        i = 1
+    while i < len(words):
+        value = words[i].value
+        if value == "--":
+            i += 1
+            break
+        if value.startswith("--"):
+            name, eq, given = value[2:].partition("=")
+            if name == "full":
+                full = True
+            elif name == "ignore-case":
+                ignore_case = True
+            elif name in ("exact", "inverse"):
+                return None
+            elif name in _LONG_VALUES:
+                if not eq:
+                    i += 1
+                    given = words[i].value if i < len(words) else ""
+                if name == "signal":
+                    signal = given.upper().removeprefix("SIG")
+            elif name not in ("echo", "newest", "oldest", "count", "list-name", "list-full"):
+                return None  # an option this does not know
+            i += 1
+            continue
+        if not value.startswith("-") or value == "-":
+            break
+        letters = value[1:]
+        for j, letter in enumerate(letters):
+            if letter in _SHORT_VALUES:
+                if j + 1 == len(letters):
+                    i += 1
+                break
+            if letter == "f":
+                full = True
+            elif letter == "i":
+                ignore_case = True
+            elif letter not in "enoc":
+                return None  # `-x`, `-v`, or an option this does not read
+        i += 1
+    if not full or i >= len(words) or not words[i].value:
+        return None
+    signal = _NUMBERS.get(signal, signal)
+    return Kill(words[i], signal, ignore_case) if signal not in _HARMLESS else None
+
+
+def _finding(ctx: Context, command: Command, kill: Kill) -> Finding | None:
+    pattern = kill.pattern.value
+    if _anchored(pattern):
+        return None
+    compiled = pkill_pattern(pattern, kill.ignore_case)
+    if compiled is None:
+        return None
+    for shell in _shells(ctx, command, kill):
+        try:
+            matched = first_match(compiled, shell.text)
+        except RewriteError:
+            continue
+        if matched is not None and not _traps(shell.script, kill.signal):
+            return _report(command, kill, shell, *matched)
+    return None
+
+
+def pkill_pattern(pattern: str, ignore_case: bool = False) -> regex.Pattern[str] | None:
+    """The pattern as pkill's `regcomp` (POSIX extended, glibc) reads it; None where it
+    rejects it (pkill then exits 2, killing nothing) or the translation cannot read it."""
+    i = 0
+    before = ""  # the last token outside brackets: "" at the start, "(" or "|" after those
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "[":
+            try:
+                i = bracket_end(pattern, i) + 1
+            except RewriteError:
+                return None
+            before = "x"
+            continue
+        if ch == "\\":
+            if i + 1 == len(pattern):
+                return None  # "Trailing backslash"
+            i, before = i + 2, "x"
+            continue
+        if ch in "*+?{" and before in ("", "(", "|"):
+            return None  # "Invalid preceding regular expression"
+        if ch == "{" and not _BOUND.match(pattern, i):
+            return None  # "Unmatched \\{" (or an invalid bound)
+        before = ch if ch in "(|" else "x"
+        i += 1
+    try:
+        return compile_pattern(pattern, True, "i" if ignore_case else "")
+    except RewriteError:
+        return None
+
+
+def _anchored(pattern: str) -> bool:
+    """Whether `^` or `$` stand outside a bracket expression (an anchor, in an ERE)."""
+    text = re.sub(r"\[\^?\]?[^]]*\]|\\.", "", pattern)
+    return "^" in text or "$" in text
+
+
+def _shells(ctx: Context, command: Command, kill: Kill) -> Iterator[Shell]:
+    """The shells running while `command` runs whose command line holds known text: the
+    command strings around it, then, where every wrapper between runs here, the file's."""
+    script = command.script
+    inner: Command | None = command
+    depth = 0
+    while script.parent is not None:
+        parent = script.parent
+        words = shell_string_words(parent)
+        if words is not None and len(words) == 1 and words[0].static:
+            if inner is None or _forked(script, inner):
+                name = parent.invocation.base if parent.invocation.shell else "ssh"
+                label = f"the command line of the `{name} -c` shell that runs it"
+                if name == "ssh":
+                    label = "the command line of the remote shell `ssh` starts"
+                yield Shell(words[0].value, label, script, words[0])
+        elif words is None and not _reads_stdin_here(parent):
+            return  # a heredoc written to a file run later, or a held command: not traced
+        if any(w.name in _ELSEWHERE for w in parent.invocation.wrappers):
+            return
+        script, inner, depth = parent.script, None, depth + 1
+    yield from _file_shells(ctx, script, script, 0)
+
+
+def _reads_stdin_here(parent: Command) -> bool:
+    """A nested script the shell runs in this process or as a child that stays (`eval`,
+    `bash <<EOF`): the shells above it are running."""
+    invocation = parent.invocation
+    return invocation.base == "eval" or bool(invocation.shell)
+
+
+def _forked(script: Script, command: Command) -> bool:
+    """Whether the command string's shell stays while `command` runs: it is not the string's
+    last command run in place of the shell (bash and dash run a last simple command without
+    redirections with `exec`)."""
+    if command.tested or command.or_guarded or command.loops or command.piped:
+        return True
+    if command.function is not None or command.subshell or command.background:
+        return True
+    end = command.node.end_byte
+    if any(other.node.start_byte >= end for other in script.commands):
+        return True
+    return bool(command.redirects) and any(o is not command for o in script.commands)
+
+
+def _file_shells(ctx: Context, script: Script, start: Script, depth: int) -> Iterator[Shell]:
+    """The file's own shell, named by the file, when the file is run by its name; the
+    shells of the scripts that source it otherwise (`start`: the file the `pkill` is in)."""
+    path = script.path
+    graph = call_graph(ctx.ws)
+    sourcing = [c for c in graph.callers_of(path) if c.kind == "source"]
+    if sourcing:
+        if depth < 3:
+            for call in sourcing:
+                yield from _file_shells(ctx, call.caller.top, start, depth + 1)
+        return
+    if _library(script):
+        return
+    name = posixpath.basename(path)
+    whose = "this script's own" if script is start else f"{path}'s (it sources this file)"
+    yield Shell(name, f"{whose} command line (`bash .../{name}`)", script, None)
+
+
+def _library(script: Script) -> bool:
+    """A file of functions: what it runs at its top level only defines and sets names."""
+    if not script.functions:
+        return False
+    for command in script.commands:
+        if command.function is not None or command.subshell:
+            continue
+        if command.words and command.base not in _LIBRARY_TOP:
+            return False
+    return True
+
+
+def _traps(script: Script, signal: str) -> bool:
+    """Whether the shell sets a trap for the signal (it may go on after it)."""
+    if signal == "KILL":
+        return False
+    for command in script.commands:
+        if command.base != "trap" or len(command.words) < 3:
+            continue
+        for word in command.words[2:]:
+            name = word.value.upper().removeprefix("SIG")
+            if _NUMBERS.get(name, name) == signal:
+                return True
+    return False
+
+
+def _report(command: Command, kill: Kill, shell: Shell, start: int, end: int) -> Finding:
+    matched = shell.text[start:end]
+    pattern = kill.pattern.value
+    text = clip(command.script.text_of(command.node), 50)
+    fix = _fix(kill, shell) if shell.string is not None else None
+    if shell.string is None:
+        what = shell.label
+        help_ = (
+            'stop the server by its process ID (`kill "$SERVER_PID"`), or with a pattern '
+            "the script's name does not hold"
+        )
+    else:
+        what = f"{shell.label} (its string holds `{clip(matched, 40)}`"
+        own = shell.string.offsets[start] == kill.pattern.offsets[0]
+        what += ", the pattern's own text)" if own else ")"
+        bracketed = f"[{pattern[0]}]{pattern[1:]}"
+        help_ = (
+            f"write the pattern as `{bracketed}` (quoted): it matches the same processes, "
+            "but not its own text"
+        )
+    return Finding(
+        "BL111",
+        f"`{text}` matches {what}: pkill spares only its own process, so SIG{kill.signal} "
+        "ends that shell here and nothing after it runs",
+        Location(command.script.path, kill.pattern.span),
+        related=(_at(command),),
+        subject=f"{pattern}@{shell.text if shell.string is None else 'string'}",
+        fix=fix,
+        help=help_,
+    )
+
+
+def _fix(kill: Kill, shell: Shell) -> Fix | None:
+    """`sglang` -> `[s]glang` in the command string, when the string then no longer matches."""
+    assert shell.string is not None
+    pattern = kill.pattern.value
+    letter = _FIRST_LETTER.match(pattern)
+    if letter is None:
+        return None
+    fixed = f"[{pattern[0]}]{pattern[1:]}"
+    if kill.pattern.node.type not in ("string", "raw_string"):
+        return None  # unquoted, `[s]glang` would be a glob
+    first = kill.pattern.offsets[0]
+    offsets = shell.string.offsets
+    at = offsets.index(first) if first in offsets else -1
+    text = shell.text
+    if at < 0 or text[at : at + len(pattern)] != pattern:
+        return None
+    after = text[:at] + fixed + text[at + len(pattern) :]
+    compiled = pkill_pattern(fixed, kill.ignore_case)
+    try:
+        if compiled is None or search(compiled, after):
+            return None
+    except RewriteError:
+        return None
+    source = kill.pattern.script.file
+    edit = Edit(source.path, source.span(first, first + 1), f"[{pattern[0]}]")
+    return Fix(f"write the pattern as `{fixed}`", (edit,))
