@@ -17,6 +17,7 @@ text "false" would be true (`typed_inputs`). The model agrees with GitHub's own 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Callable, Container, Mapping
 
@@ -230,9 +231,35 @@ def _equal(left: Value, right: Value) -> bool:
     return _number(left) == _number(right)
 
 
+def equal(left: Value, right: Value) -> bool | None:
+    """GitHub's `left == right`; None where the model does not decide it."""
+    try:
+        return _equal(left, right)
+    except _Unknown:
+        return None
+
+
+def number(value: Value) -> float | None:
+    """The number GitHub turns a value into to compare it with another kind (NaN for text no
+    number reads as); None where the model does not decide it."""
+    try:
+        return _number(value)
+    except _Unknown:
+        return None
+
+
+# what JavaScript's Number() reads (GitHub's evaluator turns a string into a number with it),
+# after blanks are trimmed: any other text is NaN
+_JS_NUMBER = re.compile(
+    r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|Infinity)"
+    r"|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+"
+)
+
+
 def _number(value: Value) -> float:
     """A value as GitHub turns it into a number to compare it with another kind: a string
-    only when it is empty (0) or a plain decimal (others, `0x1F`, ` 1e3 `, are not modelled)."""
+    when it is empty (0), a plain decimal, or text no number reads as (`'true'`, `'mtp'`: NaN,
+    equal to nothing); other numbers' forms (`0x1F`, ` 1e3 `) are not modelled."""
     if value is None:
         return 0.0
     if isinstance(value, (bool, float)):
@@ -241,6 +268,10 @@ def _number(value: Value) -> float:
         return 0.0
     if _YAML_INT.fullmatch(value) or _YAML_FLOAT.fullmatch(value):
         return float(value)
+    trimmed = value.strip(" \t\n\r")
+    readable = trimmed and trimmed.isascii() and trimmed.isprintable()
+    if readable and not _JS_NUMBER.fullmatch(trimmed):
+        return math.nan
     raise _Unknown
 
 

@@ -42,6 +42,11 @@ INPUTS = {"scenario-type": "agentic-coding", "spec-decoding": "none", "tp": "8",
         ("${{ inputs.tp == 8 }}", "true"),
         ("${{ inputs.empty == null }}", "true"),
         ("${{ inputs.empty == false }}", "true"),
+        # text no number reads as is NaN against another kind: equal to nothing
+        ("${{ inputs.scenario-type == 0 }}", "false"),
+        ("${{ true == 'true' }}", "false"),
+        ("${{ false != 'false' }}", "true"),
+        ("${{ 1 == 'x y' }}", "false"),
     ],
 )
 def test_expressions_the_route_decides(text: str, expected: str) -> None:
@@ -55,8 +60,8 @@ def test_expressions_the_route_decides(text: str, expected: str) -> None:
         "${{ matrix.config.tp }}",
         "${{ env.X }}",
         "${{ format('{0}', inputs.tp) }}",  # a function call
-        "${{ inputs.scenario-type == 0 }}",  # a word as a number (NaN): not modelled
         "${{ inputs.tp == 0x8 }}",  # a number literal of another form
+        "${{ 8 == '0x8' }}",  # a string JavaScript's Number() reads in another form
         "${{ 'Straße' == 'STRASSE' }}",  # case rules beyond ASCII differ between evaluators
         "prefix-${{ inputs.tp }}",  # not one expression alone
         "${{ inputs.tp == }}",
@@ -125,7 +130,8 @@ def _github(cases: list[dict[str, Any]]) -> list[dict[str, str]]:
 
 
 STRINGS = ["agentic-coding", "AGENTIC-Coding", "", "none", "mtp", "0", "8", "08", "1.5", "true"]
-STRINGS += ["false", "it''s", " 8", "x y", "Straße", "STRASSE", "\u0131", "I"]
+STRINGS += ["false", "it''s", " 8", "x y", "Straße", "STRASSE", "\u0131", "I", "0x1F", "Infinity"]
+STRINGS += ["1e3", " true ", "-", ".", "1.", "+8", "NaN"]
 LITERALS = [f"'{s}'" for s in STRINGS] + ["0", "8", "1.5", "-2", "10", "true", "false", "null"]
 NAMES = ["inputs.s", "inputs.b", "inputs.n", "inputs.e", "inputs.missing"]
 

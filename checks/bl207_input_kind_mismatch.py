@@ -1,0 +1,357 @@
+"""A workflow input compared with a value of another kind: the comparison never changes.
+
+## What it does
+Reports `==` or `!=` in a workflow's expressions (an `if:`, or any `${{ ... }}`) between an
+input and a literal of another kind whose result is the same for every value the input can
+take: a `boolean` input compared with a string (`inputs.dry_run != 'true'`), a `number` input
+with text no number reads as (`inputs.nodes == 'all'`), a `choice` input with a boolean or a
+number none of its options equals, and `github.event.inputs.NAME` (always a string, `'true'`
+or `'false'` for a boolean input) compared with `true` or `false`. The inputs' kinds are the
+ones `on.workflow_dispatch.inputs` and `on.workflow_call.inputs` declare.
+
+## Why is this bad?
+GitHub compares values of two kinds as numbers: `true` is 1, and a string that is no number is
+NaN, equal to nothing. So `inputs.dry_run != 'true'` holds on every run: a dry run pushes
+anyway, and `inputs.dry_run == 'true'` never does what it guards. The `inputs` context keeps a
+boolean input a boolean; only `github.event.inputs` turns it into text. InferenceX fixed this in
+its image-tag monitor, whose dry run still opened pull requests.
+
+## Example
+```yaml path=.github/workflows/monitor.yml
+on:
+  workflow_dispatch:
+    inputs:
+      dry_run:
+        type: boolean
+        default: false
+jobs:
+  update:
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./open-pr.sh
+        if: inputs.dry_run != 'true'
+```
+
+## Use instead
+```yaml path=.github/workflows/monitor.yml
+on:
+  workflow_dispatch:
+    inputs:
+      dry_run:
+        type: boolean
+        default: false
+jobs:
+  update:
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./open-pr.sh
+        if: ${{ !inputs.dry_run }}
+```
+
+## Exceptions
+Not reported: an input declared without a kind the comparison can be decided for (a `string`
+input may hold any text; a `number` input compared with a numeric string such as `'8'`, which
+GitHub reads as 8), an input two triggers declare with different kinds, a comparison whose
+operands are not an input and a literal alone (`!inputs.x == 'true'`, function calls), and an
+expression not in a workflow file. Values are compared as GitHub's evaluator
+(`@actions/expressions`) compares them; `tests/test_expressions.py` holds the model to it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from benchlint.context import Context
+from benchlint.expressions import Value, equal, number
+from benchlint.finding import Finding, Location, Severity, Span, clip
+from benchlint.registry import rule
+from benchlint.source import SourceText
+from benchlint.workflow import WORKFLOWS
+from benchlint.yamlmodel import YNode
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<string>'(?:[^']|'')*')"
+    r"|(?P<op>==|!=|<=|>=|&&|\|\||[!<>()\[\],.*])"
+    r"|(?P<number>[+-]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+))"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_-]*))"
+)
+# what may stand next to an operand of `==` that is the operand alone (lower precedence)
+_LOOSE = frozenset({"(", ")", ",", "&&", "||"})
+_EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.S)
+_KEYWORDS: dict[str, Value] = {"true": True, "false": False, "null": None}
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "string" | "op" | "number" | "name"
+    text: str
+    start: int  # in the expression's text
+
+
+@dataclass(frozen=True)
+class Declared:
+    kind: str  # "boolean", "number", "choice", "string", "environment"
+    options: tuple[str, ...]  # a choice's
+    trigger: str
+
+
+@rule("BL207", "input-kind-mismatch", Severity.ERROR, tags=("workflow", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
+    for path in paths:
+        source = ctx.ws.source(path)
+        if source is None or "inputs" not in source.text:
+            continue
+        document = ctx.ws.yaml(path)
+        root = document.root if document is not None else None
+        if root is None or not root.is_map:
+            continue
+        declared = _declared(root)
+        if not declared:
+            continue
+        for node, text in _expressions(root):
+            yield from _comparisons(source, node, text, declared)
+
+
+def _declared(root: YNode) -> dict[tuple[str, str], list[Declared]]:
+    """(context, input name) -> its declarations: context "inputs" for each trigger's
+    `inputs`, "event" for `github.event.inputs` of `workflow_dispatch` (strings)."""
+    on = root.get("on")
+    found: dict[tuple[str, str], list[Declared]] = {}
+    for trigger in ("workflow_dispatch", "workflow_call"):
+        spec = on.get(trigger) if on is not None and on.is_map else None
+        inputs = spec.get("inputs") if spec is not None and spec.is_map else None
+        for key, value in inputs.pairs if inputs is not None and inputs.is_map else ():
+            if not key.is_scalar or not value.is_map:
+                continue
+            kind_node = value.get("type")
+            kind = kind_node.value if kind_node is not None and kind_node.is_scalar else None
+            if kind is None:
+                if trigger != "workflow_dispatch":
+                    continue
+                kind = "string"
+            options_node = value.get("options")
+            options = tuple(
+                o.value
+                for o in (options_node.items if options_node is not None else ())
+                if o.is_scalar
+            )
+            name = key.value.lower()
+            found.setdefault(("inputs", name), []).append(Declared(kind, options, trigger))
+            if trigger == "workflow_dispatch":
+                found.setdefault(("event", name), []).append(Declared(kind, options, trigger))
+    return found
+
+
+def _expressions(root: YNode) -> Iterator[tuple[YNode, str]]:
+    """Each expression of the workflow, with the scalar that holds it. An `if:` without `${{`
+    is one expression as a whole."""
+    stack: list[tuple[YNode, str | None]] = [(root, None)]
+    while stack:
+        node, key = stack.pop()
+        if node.is_map:
+            stack.extend((v, k.value if k.is_scalar else None) for k, v in reversed(node.pairs))
+        elif node.is_seq:
+            stack.extend((item, None) for item in reversed(node.items))
+        elif node.is_scalar and node.value:
+            value = node.value
+            if "${{" in value:
+                for match in _EXPRESSION.finditer(value):
+                    yield node, match.group(1)
+            elif key == "if":
+                yield node, value
+
+
+def _tokens(text: str) -> list[Token] | None:
+    found: list[Token] = []
+    position = 0
+    end = len(text.rstrip())
+    while position < end:
+        match = _TOKEN.match(text, position)
+        if match is None or match.end() == position:
+            return None
+        kind = match.lastgroup
+        assert kind is not None
+        found.append(Token(kind, match.group(kind), match.start(kind)))
+        position = match.end()
+    return found
+
+
+def _operand(tokens: list[Token], start: int, step: int) -> tuple[int, int] | None:
+    """The tokens [first, last] of the operand next to an operator, reading from `start`
+    in direction `step` (-1: leftwards): a literal or a property path (`inputs.x`,
+    `github.event.inputs.x`), and only when what stands beyond it binds more loosely."""
+    i = start
+    if not 0 <= i < len(tokens):
+        return None
+    if tokens[i].kind in ("string", "number"):
+        first = last = i
+    elif tokens[i].kind == "name":
+        j = i
+        while 0 <= j + 2 * step < len(tokens) and tokens[j + step].text == ".":
+            if tokens[j + 2 * step].kind != "name":
+                return None
+            j += 2 * step
+        first, last = min(i, j), max(i, j)
+    else:
+        return None
+    beyond = first - 1 if step < 0 else last + 1
+    if 0 <= beyond < len(tokens) and tokens[beyond].text not in _LOOSE:
+        return None
+    return first, last
+
+
+def _comparisons(
+    source: SourceText,
+    node: YNode,
+    text: str,
+    declared: dict[tuple[str, str], list[Declared]],
+) -> Iterator[Finding]:
+    tokens = _tokens(text)
+    if tokens is None:
+        return
+    for k, token in enumerate(tokens):
+        if token.text not in ("==", "!="):
+            continue
+        left, right = _operand(tokens, k - 1, -1), _operand(tokens, k + 1, 1)
+        if left is None or right is None:
+            continue
+        sides = [tokens[left[0] : left[1] + 1], tokens[right[0] : right[1] + 1]]
+        for path, literal in (sides, sides[::-1]):
+            found = _input(path, declared)
+            value = _literal(literal)
+            if found is None or value is None:
+                continue
+            context, name, declarations = found
+            result = _constant(context, declarations, value[0])
+            if result is None:
+                continue
+            if token.text == "!=":
+                result = not result
+            start = tokens[left[0]].start
+            last = tokens[right[1]]
+            written = text[start : last.start + len(last.text)]
+            yield _finding(source, node, written, context, name, declarations, result)
+            break
+
+
+def _literal(tokens: list[Token]) -> tuple[Value] | None:
+    """The value of a literal operand (in a tuple: `null` is None); None for anything else."""
+    if len(tokens) != 1:
+        return None
+    token = tokens[0]
+    if token.kind == "string":
+        return (token.text[1:-1].replace("''", "'"),)
+    if token.kind == "number":
+        try:
+            return (float(token.text),)
+        except ValueError:
+            return None  # (hex: not modelled)
+    if token.kind == "name" and token.text.lower() in _KEYWORDS:
+        return (_KEYWORDS[token.text.lower()],)
+    return None
+
+
+def _input(
+    tokens: list[Token], declared: dict[tuple[str, str], list[Declared]]
+) -> tuple[str, str, list[Declared]] | None:
+    names = [t.text.lower() for t in tokens if t.kind == "name"]
+    if len(names) == 2 and names[0] == "inputs":
+        context = "inputs"
+    elif len(names) == 4 and names[:3] == ["github", "event", "inputs"]:
+        context = "event"
+    else:
+        return None
+    declarations = declared.get((context, names[-1]))
+    return (context, tokens[-1].text, declarations) if declarations else None
+
+
+def _values(context: str, declaration: Declared) -> list[Value] | None:
+    """Every value the input can take in that context; None when they cannot be listed (a
+    string, or a number: handled apart)."""
+    kind = declaration.kind
+    if kind == "boolean":
+        return ["true", "false"] if context == "event" else [True, False]
+    if kind == "choice" and declaration.options:
+        return list(declaration.options)
+    return None
+
+
+def _constant(context: str, declarations: list[Declared], literal: Value) -> bool | None:
+    """The result of `input == literal`, when it is the same for every value the input can
+    take under each declaration; None otherwise."""
+    if len({d.kind for d in declarations}) != 1:
+        return None  # two triggers declare it differently
+    results: set[bool] = set()
+    for declaration in declarations:
+        if declaration.kind == "number" and context == "inputs":
+            converted = number(literal) if isinstance(literal, str) else None
+            if converted is None or not math.isnan(converted):
+                return None
+            results.add(False)  # text no number reads as: NaN, equal to no number
+            continue
+        values = _values(context, declaration)
+        if values is None:
+            return None
+        if all(isinstance(v, str) for v in [*values, literal]):
+            return None  # text compared with text: the comparison means something
+        for value in values:
+            result = equal(value, literal)
+            if result is None:
+                return None
+            results.add(result)
+    return results.pop() if len(results) == 1 else None
+
+
+def _finding(
+    source: SourceText,
+    node: YNode,
+    written: str,
+    context: str,
+    name: str,
+    declarations: list[Declared],
+    result: bool,
+) -> Finding:
+    declaration = declarations[0]
+    triggers = " and ".join(f"on.{d.trigger}" for d in declarations)
+    kind = declaration.kind
+    if context == "event":
+        what = f"`github.event.inputs.{name}` is always a string (the {kind} input of {triggers})"
+    else:
+        what = f"`{name}` is a {kind} input ({triggers})"
+    help_ = _help(context, kind, name)
+    return Finding(
+        "BL207",
+        f"`{clip(written, 60)}` is always {'true' if result else 'false'}: {what}, and "
+        "GitHub compares values of two kinds as numbers (true is 1, text that is no number "
+        "is NaN, equal to nothing)",
+        Location(source.path, _where(source, node, written)),
+        subject=f"{context}.{name}@{written}",
+        help=help_,
+    )
+
+
+def _help(context: str, kind: str, name: str) -> str:
+    if kind == "boolean" and context == "inputs":
+        return f"compare with `true` or `false` (`inputs.{name} == true`), or test it alone"
+    if kind == "boolean":
+        return f"compare with the text (`github.event.inputs.{name} == 'true'`)"
+    return "compare with a value of the input's kind"
+
+
+def _where(source: SourceText, node: YNode, written: str) -> Span:
+    """The comparison's place in the file where the scalar holds it once as written (a plain
+    or block scalar, or a quoted one without escapes in it); else the scalar's."""
+    span = node.span
+    starts = source.line_starts
+    if span.end_line > len(starts):
+        return span
+    start = starts[span.line - 1] + span.column - 1
+    raw = source.text[start : starts[span.end_line - 1] + span.end_column - 1]
+    at = raw.find(written)
+    if at < 0 or raw.find(written, at + 1) >= 0:
+        return span
+    return source.span(start + at, start + at + len(written))
