@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from benchlint import profile
 from benchlint.calls import Call, call_graph
-from benchlint.finding import Location
+from benchlint.finding import Location, Span
 from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.model import Assignment, Command, Script, exclusive
 from benchlint.wiring import Route, Wiring, entry_environment
@@ -704,3 +704,89 @@ class Environment:
                     )
                 )
         return routes
+
+
+_LOGGING = frozenset({"echo", "printf"})
+
+
+@dataclass
+class Use:
+    """The first use of a variable in a script: where, and how."""
+
+    offset: int
+    span: Span
+    how: str  # "required" | "tested" | "read"
+
+
+def first_uses(environment: Environment, script: Script, names: set[str]) -> dict[str, Use]:
+    """The first use of each name in the script that it does not assign before: required (a
+    validator, or `${X:?}`, that surely runs), tested (in a condition, or a validator that may
+    not run) or read (not by `echo` or `printf`)."""
+    uses: dict[str, Use] = {}
+
+    def note(name: str, offset: int, span: Span, how: str) -> None:
+        if name not in names:
+            return
+        known = uses.get(name)
+        if known is not None and known.offset <= offset:
+            return
+        if name in environment.state_before(script, offset).assigned:
+            return
+        uses[name] = Use(offset, span, how)
+
+    for command in script.all_commands():
+        offset = command.file_offset
+        if command.base in VALIDATORS:  # (under a condition, or in a function: a test)
+            surely = not command.guards and command.function is None
+            for word in command.args:
+                if word.static:
+                    note(word.value, offset, word.span, "required" if surely else "tested")
+        if command.base not in _LOGGING:
+            for word in command.words:
+                for read in word.reads():
+                    if read.operator != ":?":  # (`: "${X:?}"` requires it: below)
+                        note(read.name, offset, read.span, "read")
+        for assignment in command.assignments:
+            if assignment.value is not None:
+                for read in assignment.value.reads():
+                    note(read.name, offset, read.span, "read")
+        for guard in command.guards:  # (at the command's offset: a guard's own is its shell's)
+            for read in guard.test_reads:
+                note(read.name, offset, read.span, "tested")
+    for expansion in script.expansions:
+        if expansion.validates and _unguarded_at(script, expansion.node.start_byte):
+            start = expansion.node.start_byte
+            note(expansion.name, start, script.span(expansion.node), "required")
+    return uses
+
+
+def _unguarded_at(script: Script, offset: int) -> bool:
+    """Whether the command at the offset runs whenever the script gets there: at its top
+    level, under no condition."""
+    for command in script.commands:
+        if command.node.start_byte <= offset < command.node.end_byte:
+            return not command.guards and command.function is None
+    return False
+
+
+def is_slip(read: str, set_: str) -> bool:
+    """Whether a name read is a slip for a name set: the same in another case (`port`, `PORT`),
+    or, for an upper-case name of three letters or more, the set name with one or two more
+    characters at its end (`MODE` for `MODEL`), one character changed (`MODAL`) or two
+    neighbours swapped (`PROT`)."""
+    if read == set_:
+        return True
+    if read.lower() == set_.lower():
+        return True
+    if not read.isupper() or len(read) < 3:
+        return False
+    if set_.startswith(read) and 0 < len(set_) - len(read) <= 2:
+        return True
+    if len(read) != len(set_):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(read, set_, strict=True)) if a != b]
+    if len(differ) == 1:
+        return True
+    # two neighbours swapped (`PROT`)
+    first, *rest = differ
+    return rest == [first + 1] and read[first] == set_[first + 1] and read[first + 1] == set_[first]

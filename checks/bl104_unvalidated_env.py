@@ -83,6 +83,7 @@ from benchlint.environment import (
     VALIDATORS,
     StartPath,
     is_builtin,
+    is_slip,
     runs_when_empty,
 )
 from benchlint.finding import Finding, Location, Severity
@@ -218,7 +219,7 @@ _MISSING = (
 
 
 def _route_setters(routes: list[StartPath], names: list[str]) -> dict[str, dict[str, Location]]:
-    """What the ways into a script set, of names close to these (`_close`), by name read."""
+    """What the ways into a script set, of names close to these (`is_slip`), by name read."""
     found: dict[str, dict[str, Location]] = {}
     for route in routes:
         for name, provenance in route.variables().items():
@@ -226,32 +227,9 @@ def _route_setters(routes: list[StartPath], names: list[str]) -> dict[str, dict[
             if where is None:
                 continue
             for wanted in names:
-                if _close(wanted, name):
+                if is_slip(wanted, name):
                     found.setdefault(wanted, {}).setdefault(name, where)
     return found
-
-
-def _close(read: str, set_: str) -> bool:
-    """Whether a name read is a slip for a name set: the same in another case (`port`, `PORT`),
-    or, for an upper-case name of three letters or more, the set name with one or two more
-    characters at its end (`MODE` for `MODEL`), one character changed (`MODAL`) or two
-    neighbours swapped (`PROT`)."""
-    if read == set_:
-        return True
-    if read.lower() == set_.lower():
-        return True
-    if not read.isupper() or len(read) < 3:
-        return False
-    if set_.startswith(read) and 0 < len(set_) - len(read) <= 2:
-        return True
-    if len(read) != len(set_):
-        return False
-    differ = [i for i, (a, b) in enumerate(zip(read, set_, strict=True)) if a != b]
-    if len(differ) == 1:
-        return True
-    # two neighbours swapped (`PROT`)
-    first, *rest = differ
-    return rest == [first + 1] and read[first] == set_[first + 1] and read[first + 1] == set_[first]
 
 
 def _setters(ctx: Context, names: list[str]) -> dict[str, dict[str, Location]]:

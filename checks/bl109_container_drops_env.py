@@ -93,14 +93,14 @@ from dataclasses import dataclass, field
 from benchlint.calls import Call
 from benchlint.context import Context
 from benchlint.environment import (
-    VALIDATORS,
     Environment,
     Provenance,
     ScriptState,
     container_passes,
+    first_uses,
     wrapper_settings,
 )
-from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.releases import scripts_run
 from benchlint.shell.model import Command, Script
@@ -109,16 +109,6 @@ from benchlint.shell.model import Command, Script
 _RUNTIME = frozenset({"PATH", "HOME", "HOSTNAME", "LANG", "PWD", "SHLVL", "TERM", "USER"})
 _RUNTIME_PREFIXES = ("CUDA_", "NVIDIA_", "LD_", "PYTHON", "LC_", "ROCM_", "HIP_", "HSA_")
 _OPTIONS_UNKNOWN = frozenset({"--env-file", "--env-host"})
-_LOGGING = frozenset({"echo", "printf"})
-
-
-@dataclass
-class _Use:
-    """The first use of a variable in the script: where, and how."""
-
-    offset: int
-    span: Span
-    how: str  # "required" | "tested" | "read"
 
 
 @dataclass
@@ -216,58 +206,9 @@ def _runtime(name: str) -> bool:
     return name in _RUNTIME or name.startswith(_RUNTIME_PREFIXES)
 
 
-def _uses(ctx: Context, script: Script, names: set[str]) -> dict[str, _Use]:
-    """The first use of each name in the script that it does not assign before."""
-    uses: dict[str, _Use] = {}
-    environment = ctx.environment
-
-    def note(name: str, offset: int, span: Span, how: str) -> None:
-        if name not in names:
-            return
-        known = uses.get(name)
-        if known is not None and known.offset <= offset:
-            return
-        if name in environment.state_before(script, offset).assigned:
-            return
-        uses[name] = _Use(offset, span, how)
-
-    for command in script.all_commands():
-        offset = command.file_offset
-        if command.base in VALIDATORS:  # (under a condition, or in a function: a test)
-            surely = not command.guards and command.function is None
-            for word in command.args:
-                if word.static:
-                    note(word.value, offset, word.span, "required" if surely else "tested")
-        if command.base not in _LOGGING:
-            for word in command.words:
-                for read in word.reads():
-                    note(read.name, offset, read.span, "read")
-        for assignment in command.assignments:
-            if assignment.value is not None:
-                for read in assignment.value.reads():
-                    note(read.name, offset, read.span, "read")
-        for guard in command.guards:  # (at the command's offset: a guard's own is its shell's)
-            for read in guard.test_reads:
-                note(read.name, offset, read.span, "tested")
-    for expansion in script.expansions:
-        if expansion.validates and _unguarded(script, expansion.node.start_byte):
-            start = expansion.node.start_byte
-            note(expansion.name, start, script.span(expansion.node), "required")
-    return uses
-
-
-def _unguarded(script: Script, offset: int) -> bool:
-    """Whether the command at the offset runs whenever the script gets there: at its top
-    level, under no condition."""
-    for command in script.commands:
-        if command.node.start_byte <= offset < command.node.end_byte:
-            return not command.guards and command.function is None
-    return False
-
-
 def _finding(ctx: Context, item: _Dropped) -> Finding | None:
     script = item.script
-    uses = _uses(ctx, script, set(item.names))
+    uses = first_uses(ctx.environment, script, set(item.names))
     if not uses:
         return None
     names = sorted(uses, key=lambda n: uses[n].offset)
