@@ -1,0 +1,204 @@
+"""A URL argument that holds `$NAME` as text: escaped, or in single quotes.
+
+## What it does
+Reports a `$NAME` (or `${NAME}`) that bash does not expand, in an argument that is a URL
+(`http://0.0.0.0:\\$PORT`, `--base-url='http://0.0.0.0:$PORT'`): escaped with a backslash, or
+inside single quotes, where NAME is a variable the script sets or reads elsewhere. Commands
+that hand their arguments to something that expands them later are left alone: `eval`, a
+shell's `-c` string (`bash -c`, `ssh`), `echo`, `printf`, `cat` and `tee` (which write scripts
+and templates), `sed`, `awk`, `perl`, `jq`, `envsubst`, `python -c`.
+
+## Why is this bad?
+The program gets the text `$PORT`: no tool expands variables inside its arguments, so the
+benchmark client sends its requests to `http://0.0.0.0:$PORT` (an invalid port) and fails, or
+a readiness probe never succeeds and waits out its time. The backslash is usually left over
+from a command that was moved out of a `bash -c "..."` string, where it was needed.
+InferenceX fixed both shapes in its benchmark clients' `--base-url`.
+
+## Example
+```bash path=benchmarks/dsr1_mi325x.sh
+vllm serve "$MODEL" --port "$PORT" &
+python3 bench_serving/benchmark_serving.py --model "$MODEL" --base-url http://0.0.0.0:\\$PORT
+```
+
+## Use instead
+```bash path=benchmarks/dsr1_mi325x.sh
+vllm serve "$MODEL" --port "$PORT" &
+python3 bench_serving/benchmark_serving.py --model "$MODEL" --base-url http://0.0.0.0:$PORT
+```
+
+## Exceptions
+Only URLs (an argument with `://` before the `$`) are read: elsewhere a literal `$` is often
+meant (a regular expression, a template, a price). Not reported: a name the script neither
+sets nor reads, an argument of the commands above, words in a `bash -c` string (the string's
+shell expands them; its own quoting is the outer script's), assignments, `$'...'` strings.
+
+## Fix safety
+The backslash is removed, or the single quotes become double quotes (where the quoted text
+holds no `"`, `\\`, backquote or other `$`): unsafe, as the program then gets another
+argument (the one meant).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from benchlint.context import Context
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
+from benchlint.registry import rule
+from benchlint.shell.model import Command, Script, Word
+from benchlint.source import SourceText
+
+# commands that hand their arguments to a program that expands `$NAME` itself, or write text
+_EXPANDING = frozenset(
+    {"eval", "echo", "printf", "cat", "tee", "sed", "awk", "gawk", "mawk", "perl", "jq", "yq"}
+    | {"envsubst", "ssh", "bash", "sh", "zsh", "dash", "ksh", "export", "declare", "local"}
+)
+_NAME = re.compile(r"\{?([A-Za-z_][A-Za-z0-9_]*)")
+# a script with a URL and, after it, a `$` that may be escaped or single-quoted
+_CANDIDATE = re.compile(r"://[^\s]*?(?:\\\$|\$)", re.S)
+
+
+@rule("BL113", "unexpanded-variable", Severity.ERROR, tags=("shell", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.shell_paths):
+        source = ctx.ws.source(path)
+        if source is None or not _CANDIDATE.search(source.text):
+            continue
+        script = ctx.ws.shell(path)
+        if script is None:
+            continue
+        used: set[str] | None = None
+        for command in script.commands:  # (a nested script's words: its shell expands them)
+            if command.invocation.base in _EXPANDING or _runs_code(command):
+                continue
+            if any(w.name == "ssh" for w in command.invocation.wrappers):
+                continue
+            for word in command.words[1:]:
+                text = script.text_of(word.node)
+                if "://" not in text or "$" not in text:
+                    continue
+                literal = [found for found in _literal_dollars(text) if "://" in text[: found[0]]]
+                if not literal:
+                    continue
+                if used is None:
+                    used = _names_used(script)
+                for at, name, how in literal:
+                    if name in used:
+                        yield _finding(command, word, text, at, name, how)
+                        break
+
+
+def _runs_code(command: Command) -> bool:
+    """`python -c CODE`, `node -e CODE`: the argument is a program of its own."""
+    base = command.invocation.base or ""
+    if base.startswith("python") or base in ("node", "ruby"):
+        return any(w.value in ("-c", "-e") for w in command.invocation.args)
+    return False
+
+
+def _literal_dollars(text: str) -> list[tuple[int, str, str]]:
+    """Each `$NAME` of a word's text that bash leaves as text: (index of the `$`, NAME, how:
+    "escaped" or "single-quoted"). None found in a word with `$'...'` (not read)."""
+    found: list[tuple[int, str, str]] = []
+    quote = ""
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quote == "'":
+            if c == "'":
+                quote = ""
+            elif c == "$":
+                name = _NAME.match(text, i + 1)
+                if name:
+                    found.append((i, name.group(1), "single-quoted"))
+            i += 1
+            continue
+        if c == "\\":
+            if text[i + 1 : i + 2] == "$":
+                name = _NAME.match(text, i + 2)
+                if name:
+                    found.append((i + 1, name.group(1), "escaped"))
+            i += 2
+            continue
+        if c == "$" and text[i + 1 : i + 2] == "'" and not quote:
+            return []
+        if c == '"':
+            quote = "" if quote == '"' else '"'
+        elif c == "'" and not quote:
+            quote = "'"
+        i += 1
+    return found
+
+
+def _names_used(script: Script) -> set[str]:
+    """The names the script assigns or expands anywhere (nested scripts too)."""
+    names = {a.name for s in script.walk() for a in s.assignments}
+    for command in script.all_commands():
+        for word in command.words:
+            names.update(r.name for r in word.reads())
+        for assignment in command.assignments:
+            if assignment.value is not None:
+                names.update(r.name for r in assignment.value.reads())
+    return names
+
+
+def _finding(command: Command, word: Word, text: str, at: int, name: str, how: str) -> Finding:
+    script = command.script
+    source = script.file
+    start = script.char_of(word.node.start_byte)
+    dollar = start + at
+    shown = clip(word.value, 60)
+    program = _program(command)
+    fix: Fix | None
+    if how == "escaped":
+        why = "the backslash before it keeps bash from expanding it"
+        fix = Fix(
+            "remove the backslash",
+            (Edit(source.path, source.span(dollar - 1, dollar), ""),),
+            "unsafe",
+        )
+    else:
+        why = "bash expands nothing inside single quotes"
+        fix = _requote(source, text, start, at)
+    return Finding(
+        "BL113",
+        f"`{program}` gets the text `${name}` in `{shown}`: {why}, so the URL it is given names "
+        "no host or port that exists",
+        Location(script.path, source.span(dollar, dollar + 1 + len(name))),
+        subject=f"{name}@{shown}",
+        fix=fix,
+        help=f"write `${name}` where bash expands it (unescaped, in double quotes or none)",
+    )
+
+
+def _program(command: Command) -> str:
+    """What the command runs, as a reader names it: `benchmark_serving.py` for `python3
+    bench_serving/benchmark_serving.py`, the module of `python -m`, else the command's name."""
+    invocation = command.invocation
+    base = invocation.base or command.base or "the command"
+    if base.startswith("python"):
+        if invocation.module:
+            return invocation.module
+        script = next((w.value for w in invocation.args if w.value.endswith(".py")), None)
+        if script:
+            return script.rsplit("/", 1)[-1]
+    return base
+
+
+def _requote(source: SourceText, text: str, start: int, at: int) -> Fix | None:
+    """Single quotes around the `$` turned into double quotes, where that expands only it."""
+    path = source.path
+    open_at = text.rfind("'", 0, at)
+    close_at = text.find("'", at)
+    if open_at < 0 or close_at < 0:
+        return None
+    inner = text[open_at + 1 : close_at]
+    if any(c in inner for c in '"\\`') or inner.count("$") != 1:
+        return None
+    edits = (
+        Edit(path, source.span(start + open_at, start + open_at + 1), '"'),
+        Edit(path, source.span(start + close_at, start + close_at + 1), '"'),
+    )
+    return Fix("use double quotes", edits, "unsafe")
