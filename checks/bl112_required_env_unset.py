@@ -2,12 +2,12 @@
 
 ## What it does
 Reports a name a script requires before it sets it (`check_env_vars EP`, `: "${EP:?}"`, at
-its top level, under no condition) when every way the repository starts the script is known
-(the master-config entries through their launchers, or the scripts that run or source it, with
-nothing unresolved on the way), none of them sets the name, and one of them sets a name the
-required one is a slip for: the same with a word after it (`EP` for `EP_SIZE`), in another case
-(`port` for `PORT`), one or two characters short (`MODE` for `MODEL`), one character off, or
-with two neighbours swapped.
+its top level, under no condition) when the script is started only by launchers, every way
+they start it is known (each master-config entry's route through its launcher to the command
+that runs the script by its path, with nothing unknown on the way: no `eval` before it), none
+of them sets the name, and one of them sets a name the required one is a slip for: the same
+with a word after it (`EP` for `EP_SIZE`), in another case (`port` for `PORT`), one or two
+characters short (`MODE` for `MODEL`), one character off, or with two neighbours swapped.
 
 ## Why is this bad?
 The check fails on every job that runs the script: `check_env_vars` prints the name and exits,
@@ -50,48 +50,118 @@ python3 -m sglang.launch_server --model-path "$MODEL" --expert-parallel-size "$E
 
 ## Exceptions
 Not reported: a name no way in sets a close name of (it may come from the runner's
-environment or the image: `HF_TOKEN`), a script some way into which is not known (a caller's
-`eval`, a file sourced by a path that cannot be resolved) or that nothing in the repository
-starts, a requirement under a condition or in a function, names the system, Slurm or GitHub
-set and those in `known-env`. A name a container command does not pass is BL109's.
+environment or the image: `HF_TOKEN`), a script some way into which is not known (a launcher's
+`eval` before the command, a route whose environment is not complete), a script another script
+runs or sources (its ways in are not followed here), a requirement under a condition or in a
+function, names the system, Slurm or GitHub set and those in `known-env`. A name a container
+command does not pass is BL109's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 from benchlint.context import Context
-from benchlint.environment import VALIDATORS, StartPath, first_uses, is_builtin, is_slip
+from benchlint.environment import (
+    VALIDATORS,
+    Provenance,
+    ScriptState,
+    first_uses,
+    is_builtin,
+    is_slip,
+    wrapper_settings,
+)
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.registry import rule
+from benchlint.releases import scripts_run
 from benchlint.shell.model import Script
 
 
 @rule("BL112", "required-env-unset", Severity.ERROR, tags=("wiring", "environment"))
 def check(ctx: Context) -> Iterator[Finding]:
-    environment = ctx.environment
+    ways: dict[str, list[Way]] | None = None  # worked out on first need
+    known = ctx.config.known_env
     for path in ctx.in_scope(ctx.ws.shell_paths):
-        source = ctx.ws.source(path)
-        if source is None or ctx.wiring.is_launcher(path):
+        if ctx.wiring.is_launcher(path):
             continue
         script = ctx.ws.shell(path)
         if script is None:
             continue
-        required = _required_names(script)
+        required = {n for n in _required_names(script) if not is_builtin(n, known)}
         if not required:
             continue
-        routes = environment.routes(path)
-        if not routes or not all(route.complete for route in routes):
+        if ways is None:
+            ways = _ways_in(ctx)
+        found = ways.get(path)
+        if not found or not _only_launchers_start(ctx, path):
             continue
-        known = ctx.config.known_env
-        names = {n for n in required if not is_builtin(n, known)}
-        uses = first_uses(environment, script, names)
+        close = _close_names(required, found)
+        if not close:
+            continue
+        uses = first_uses(ctx.environment, script, set(close))
         for name, use in sorted(uses.items(), key=lambda item: item[1].offset):
-            if use.how != "required":
+            if use.how == "required":
+                yield _finding(path, name, use.span, len(found), *close[name])
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way a launcher starts a script: the route's environment, and what the launcher
+    exports and the command's wrappers set there."""
+
+    start: Mapping[str, Provenance]
+    exported: Mapping[str, Provenance]
+    command: Mapping[str, Provenance]
+
+    def sets(self, name: str) -> bool:
+        return name in self.command or name in self.exported or name in self.start
+
+    def names(self) -> Iterator[tuple[str, Provenance]]:
+        yield from self.command.items()
+        yield from self.exported.items()
+        yield from self.start.items()
+
+
+def _ways_in(ctx: Context) -> dict[str, list[Way]]:
+    """Each script a launcher's route may run by its path, with every such way; a script one
+    of whose ways is not known (the launcher runs `eval` before: anything may be set) has
+    none."""
+    environment = ctx.environment
+    ways: dict[str, list[Way]] = {}
+    unknown: set[str] = set()
+    for launcher in sorted({route.launcher.path for route in ctx.wiring.routes}):
+        script = ctx.ws.shell(launcher)
+        if script is None:
+            continue
+        at: dict[int, tuple[ScriptState, dict[str, Provenance]]] = {}
+        for start in environment.routes(launcher):
+            if start.route is None:
                 continue
-            finding = _finding(path, name, use.span, routes)
-            if finding is not None:
-                yield finding
+            variables = start.variables()
+            for run in scripts_run(ctx, start.route):
+                command = run.call.command
+                if id(command) not in at:
+                    state = environment.state_before(script, command.file_offset)
+                    given = dict(wrapper_settings(command, state))
+                    for assignment in command.assignments:
+                        given[assignment.name] = Provenance("set on the command", assignment)
+                    at[id(command)] = state, given
+                state, given = at[id(command)]
+                for path in run.scripts:
+                    if state.unknown is not None or not start.complete:
+                        unknown.add(path)
+                    ways.setdefault(path, []).append(Way(variables, state.exported, given))
+    return {path: found for path, found in ways.items() if path not in unknown}
+
+
+def _only_launchers_start(ctx: Context, path: str) -> bool:
+    """Whether every script that runs or sources `path` is a launcher (the ways `_ways_in`
+    knows)."""
+    calls = ctx.environment.calls
+    if calls.is_sourced(path):
+        return False
+    return all(ctx.wiring.is_launcher(call.caller.top.path) for call in calls.callers_of(path))
 
 
 def _required_names(script: Script) -> set[str]:
@@ -103,21 +173,26 @@ def _required_names(script: Script) -> set[str]:
     return names
 
 
-def _finding(path: str, name: str, span: Span, routes: list[StartPath]) -> Finding | None:
-    close: dict[str, Location] = {}
-    for route in routes:
-        variables = route.variables()
-        if name in variables:
-            return None
-        for other, provenance in variables.items():
-            where = provenance.location
-            if where is not None and other not in close and _slip(name, other):
-                close[other] = where
-    if not close:
-        return None
-    other, where = next(iter(sorted(close.items())))
-    if len(routes) > 1:
-        ways = f"none of the {len(routes)} ways the repository starts this script sets it"
+def _close_names(names: set[str], ways: list[Way]) -> dict[str, tuple[str, Location]]:
+    """Each name no way sets, with the first close name (by name) a way sets, and where."""
+    unset = {n for n in names if not any(way.sets(n) for way in ways)}
+    close: dict[str, tuple[str, Location]] = {}
+    for name in sorted(unset):
+        found: dict[str, Location] = {}
+        for way in ways:
+            for other, provenance in way.names():
+                if other not in found and _slip(name, other):
+                    where = provenance.location
+                    if where is not None:
+                        found[other] = where
+        if found:
+            close[name] = min(found.items())
+    return close
+
+
+def _finding(path: str, name: str, span: Span, routes: int, other: str, where: Location) -> Finding:
+    if routes > 1:
+        ways = f"none of the {routes} ways the repository starts this script sets it"
     else:
         ways = "the one way the repository starts this script does not set it"
     return Finding(
