@@ -260,14 +260,12 @@ def _anchored(pattern: str) -> bool:
 def _shells(ctx: Context, command: Command, kill: Kill) -> Iterator[Shell]:
     """The shells running while `command` runs whose command line holds known text: the
     command strings around it, then, where every wrapper between runs here, the file's."""
-    script = command.script
-    inner: Command | None = command
-    depth = 0
+    script, inner = command.script, command  # (the command of `script` the pkill runs in)
     while script.parent is not None:
         parent = script.parent
         words = shell_string_words(parent)
         if words is not None and len(words) == 1 and words[0].static:
-            if inner is None or _forked(script, inner):
+            if _forked(script, inner):
                 name = parent.invocation.base if parent.invocation.shell else "ssh"
                 label = f"the command line of the `{name} -c` shell that runs it"
                 if name == "ssh":
@@ -277,7 +275,7 @@ def _shells(ctx: Context, command: Command, kill: Kill) -> Iterator[Shell]:
             return  # a heredoc written to a file run later, or a held command: not traced
         if any(w.name in _ELSEWHERE for w in parent.invocation.wrappers):
             return
-        script, inner, depth = parent.script, None, depth + 1
+        script, inner = parent.script, parent
     yield from _file_shells(ctx, script, script, 0)
 
 
@@ -289,9 +287,9 @@ def _reads_stdin_here(parent: Command) -> bool:
 
 
 def _forked(script: Script, command: Command) -> bool:
-    """Whether the command string's shell stays while `command` runs: it is not the string's
-    last command run in place of the shell (bash and dash run a last simple command without
-    redirections with `exec`)."""
+    """Whether the command string's shell stays while `command` (or what it starts) runs: it
+    is not the string's last command, run in place of the shell (bash and dash run a last
+    simple command without redirections with `exec`)."""
     if command.tested or command.or_guarded or command.loops or command.piped:
         return True
     if command.function is not None or command.subshell or command.background:
