@@ -5,7 +5,8 @@ Follows each master-config entry's jobs through its launcher to the script the l
 a container it starts with `docker run` or `podman run` (`docker run ... -e MODEL -e TP ...
 "$IMAGE" benchmarks/single_node/x.sh`), and reports the container command when the script
 uses a variable that the job sets (the workflow's `env:`, the entry's fields and
-`additional-settings`, what the launcher exports before the command) but that the container's
+`additional-settings`, what the launcher sets before the command, exported or not: a container
+gets neither unless `-e` names it, `--name=$server_name`'s variable too) but that the container's
 `-e`/`--env` options leave out: the script requires it (`check_env_vars X`, `${X:?}`), tests
 it, or reads it outside `echo` and `printf`, where neither it nor a file it sources assigns the
 variable first. The related locations are the first use of each such variable in the script
@@ -94,7 +95,6 @@ from benchlint.calls import Call
 from benchlint.context import Context
 from benchlint.environment import (
     Environment,
-    Provenance,
     ScriptState,
     container_passes,
     first_uses,
@@ -119,7 +119,7 @@ class _Dropped:
     script: Script
     entries: dict[str, Location] = field(default_factory=dict)
     # each name left out: where the job sets it (the first route's), and the entries it is for
-    names: dict[str, tuple[Provenance, set[str]]] = field(default_factory=dict)
+    names: dict[str, tuple[str, set[str]]] = field(default_factory=dict)
 
 
 @rule("BL109", "container-drops-env", Severity.ERROR, tags=("wiring", "environment"))
@@ -147,7 +147,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 if known is None or target is None:
                     continue
                 state, passes = known
-                outside = {**start.variables(), **state.exported}
+                outside = {**start.variables(), **state.assigned}
                 dropped = {
                     name: where
                     for name, where in outside.items()
@@ -159,7 +159,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 item = found.setdefault((id(command), target.path), _Dropped(run.call, target))
                 item.entries.setdefault(entry.name, entry.location)
                 for name, where in dropped.items():
-                    item.names.setdefault(name, (where, set()))[1].add(entry.name)
+                    how = where.what
+                    local = name in state.assigned and name not in state.exported
+                    if local and where.location is not None:
+                        how = f"{where.location.path}:{where.location.span.line}, not exported"
+                    item.names.setdefault(name, (how, set()))[1].add(entry.name)
     for item in found.values():
         if not ctx.route_in_scope(item.call.caller.path, item.script.path, *_paths(item)):
             continue
@@ -214,7 +218,7 @@ def _finding(ctx: Context, item: _Dropped) -> Finding | None:
     names = sorted(uses, key=lambda n: uses[n].offset)
     required = [n for n in names if uses[n].how == "required"]
     others = [n for n in names if uses[n].how != "required"]
-    setters = sorted({item.names[n][0].what for n in names})
+    setters = sorted({item.names[n][0] for n in names})
     concerned = set().union(*(item.names[n][1] for n in names))
     entries = [e for e in item.entries if e in concerned]
     shown = ", ".join(entries[:2]) + (f" and {len(entries) - 2} more" if len(entries) > 2 else "")
