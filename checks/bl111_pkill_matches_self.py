@@ -37,9 +37,9 @@ is anchored (`^`, `$`), `-x` and `-v`, signals that do not end a process by defa
 `CONT`, `CHLD`, `URG`, `WINCH`, the stop signals), a signal the killed shell traps, and a
 file's name where the file is not run by its name: one that a script sources (the sourcing
 scripts' names are used), or a library of functions. Shells started through `srun`, `ssh`,
-`docker`, `enroot` and the like run on another host or in a container: only their own command
-line counts. Patterns are matched as POSIX extended regular expressions, as pkill reads them
-(`tests/test_differential.py` holds the match to pgrep's).
+`docker`, `kubectl exec`, `enroot` and the like run on another host or in a container: only
+their own command line counts. Patterns are matched as POSIX extended regular expressions, as
+pkill reads them (`tests/test_differential.py` holds the match to pgrep's).
 
 ## Fix safety
 In a shell's command string, the pattern's first letter is put in brackets (`sglang` becomes
@@ -94,6 +94,10 @@ _ELSEWHERE = frozenset(
         "mpirun",
         "mpiexec",
         "trtllm-llmapi-launch",
+        "kubectl exec",
+        "oc exec",
+        "incus exec",
+        "lxc exec",
         "xargs",
     }
 )

@@ -80,7 +80,7 @@ from benchlint.shell.model import Script
 
 @rule("BL112", "required-env-unset", Severity.ERROR, tags=("wiring", "environment"))
 def check(ctx: Context) -> Iterator[Finding]:
-    ways: dict[str, list[Way]] | None = None  # worked out on first need
+    ways: dict[str, dict[str, list[Way]] | None] = {}  # by launcher: its ways into each script
     known = ctx.config.known_env
     for path in ctx.in_scope(ctx.ws.shell_paths):
         if ctx.wiring.is_launcher(path):
@@ -91,11 +91,16 @@ def check(ctx: Context) -> Iterator[Finding]:
         required = {n for n in _required_names(script) if not is_builtin(n, known)}
         if not required:
             continue
-        if ways is None:
-            ways = _ways_in(ctx)
-        found = ways.get(path)
-        if not found or not _only_launchers_start(ctx, path):
+        launchers = _launchers_starting(ctx, path)
+        if not launchers:
             continue
+        for launcher in launchers:
+            if launcher not in ways:
+                ways[launcher] = _ways_in(ctx, launcher)
+        known_ways = [ways[launcher] for launcher in launchers]
+        if any(by_script is None for by_script in known_ways):
+            continue  # (a way in that is not known)
+        found = [way for by_script in known_ways for way in (by_script or {}).get(path, [])]
         close = _close_names(required, found)
         if not close:
             continue
@@ -123,45 +128,45 @@ class Way:
         yield from self.start.items()
 
 
-def _ways_in(ctx: Context) -> dict[str, list[Way]]:
-    """Each script a launcher's route may run by its path, with every such way; a script one
-    of whose ways is not known (the launcher runs `eval` before: anything may be set) has
-    none."""
+def _ways_in(ctx: Context, launcher: str) -> dict[str, list[Way]] | None:
+    """Each script the launcher's routes may run by its path, with every such way; None when
+    one of them is not known (the launcher runs `eval` before: anything may be set)."""
     environment = ctx.environment
+    script = ctx.ws.shell(launcher)
+    if script is None:
+        return None
     ways: dict[str, list[Way]] = {}
-    unknown: set[str] = set()
-    for launcher in sorted({route.launcher.path for route in ctx.wiring.routes}):
-        script = ctx.ws.shell(launcher)
-        if script is None:
+    at: dict[int, tuple[ScriptState, dict[str, Provenance]]] = {}
+    for start in environment.routes(launcher):
+        if start.route is None:
             continue
-        at: dict[int, tuple[ScriptState, dict[str, Provenance]]] = {}
-        for start in environment.routes(launcher):
-            if start.route is None:
-                continue
-            variables = start.variables()
-            for run in scripts_run(ctx, start.route):
-                command = run.call.command
-                if id(command) not in at:
-                    state = environment.state_before(script, command.file_offset)
-                    given = dict(wrapper_settings(command, state))
-                    for assignment in command.assignments:
-                        given[assignment.name] = Provenance("set on the command", assignment)
-                    at[id(command)] = state, given
-                state, given = at[id(command)]
-                for path in run.scripts:
-                    if state.unknown is not None or not start.complete:
-                        unknown.add(path)
-                    ways.setdefault(path, []).append(Way(variables, state.exported, given))
-    return {path: found for path, found in ways.items() if path not in unknown}
+        variables = start.variables()
+        for run in scripts_run(ctx, start.route):
+            command = run.call.command
+            if id(command) not in at:
+                state = environment.state_before(script, command.file_offset)
+                given = dict(wrapper_settings(command, state))
+                for assignment in command.assignments:
+                    given[assignment.name] = Provenance("set on the command", assignment)
+                at[id(command)] = state, given
+            state, given = at[id(command)]
+            if state.unknown is not None or not start.complete:
+                return None
+            for path in run.scripts:
+                ways.setdefault(path, []).append(Way(variables, state.exported, given))
+    return ways
 
 
-def _only_launchers_start(ctx: Context, path: str) -> bool:
-    """Whether every script that runs or sources `path` is a launcher (the ways `_ways_in`
-    knows)."""
+def _launchers_starting(ctx: Context, path: str) -> list[str] | None:
+    """The launchers that run `path`, when only launchers run it and nothing sources it (the
+    ways `_ways_in` knows); None otherwise."""
     calls = ctx.environment.calls
     if calls.is_sourced(path):
-        return False
-    return all(ctx.wiring.is_launcher(call.caller.top.path) for call in calls.callers_of(path))
+        return None
+    callers = {call.caller.top.path for call in calls.callers_of(path)}
+    if not callers or not all(ctx.wiring.is_launcher(caller) for caller in callers):
+        return None
+    return sorted(callers)
 
 
 def _required_names(script: Script) -> set[str]:

@@ -33,6 +33,11 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
         ("taskset -c 0-3 cmd a", ["taskset"], "cmd a"),
         ("sudo -u svc -E cmd", ["sudo"], "cmd"),
         ("ssh -p 22 -o X=y host cmd a", ["ssh"], "cmd a"),
+        # the command follows `--`, options may follow the pod; without `--`, the pod ends them
+        ('kubectl exec -it "$POD" -n ns -c main -- bash -c "x"', ["kubectl exec"], 'bash -c "x"'),
+        ("kubectl exec pod curl u", ["kubectl exec"], "curl u"),
+        ("incus exec c1 --env A=1 -- sh -c y", ["incus exec"], "sh -c y"),
+        ("lxc exec c1 -- pkill -f z", ["lxc exec"], "pkill -f z"),
         (
             "docker run --rm -dit --gpus all -e A=1 --name s img python -m m",
             ["docker run"],

@@ -38,6 +38,9 @@ class Grammar:
     single_dash_long: bool = False
     # long options that take two values (`--mca btl self`, `-genv NAME VALUE`)
     long_pairs: frozenset[str] = frozenset()
+    # the command follows a `--` when there is one (`kubectl exec POD -c C -- cmd`: options
+    # may follow the operand); without, the first operand ends the wrapper's words
+    dashdash: bool = False
 
 
 def _g(
@@ -118,6 +121,15 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
         operands=1,
     ),
     "docker exec": _g("euw", "env user workdir env-file", operands=1),
+    "kubectl exec": Grammar(
+        "cnf",
+        frozenset({"container", "namespace", "filename", "context", "kubeconfig", "cluster"}),
+        operands=1,
+        dashdash=True,
+    ),
+    "incus exec": Grammar(
+        "", frozenset({"env", "cwd", "user", "group", "mode", "project"}), 1, dashdash=True
+    ),
     "enroot exec": _g("", "", operands=1),
     "enroot start": _g("emc", "env mount conf"),
     "apptainer exec": _g("BeHWo", "bind env home pwd workdir overlay env-file mount", operands=1),
@@ -147,6 +159,8 @@ for _alias, _same in (
     ("podman exec", "docker exec"),
     ("singularity exec", "apptainer exec"),
     ("micromamba run", "conda run"),
+    ("lxc exec", "incus exec"),
+    ("oc exec", "kubectl exec"),
     ("mamba run", "conda run"),
 ):
     WRAPPER_GRAMMARS[_alias] = WRAPPER_GRAMMARS[_same]
@@ -168,6 +182,10 @@ _SUBCOMMANDS = {
     "mamba": ("run",),
     "pixi": ("run",),
     "nsys": ("profile",),
+    "kubectl": ("exec",),
+    "oc": ("exec",),
+    "incus": ("exec",),
+    "lxc": ("exec",),
 }
 WRAPPERS = frozenset(WRAPPER_GRAMMARS) | frozenset(_SUBCOMMANDS)
 
@@ -329,6 +347,13 @@ def _read(
     assigned: list[Word] = []
     i = start
     stopped = False
+    if grammar.dashdash:
+        marker = next((k for k in range(start, len(words)) if words[k].value == "--"), None)
+        if marker is not None:  # its own words, options and operands, up to the `--`
+            own = [w for w in words[start:marker] if not w.value.startswith("-")]
+            options = [(w.value, None, "") for w in words[start:marker] if w.value.startswith("-")]
+            wrapper = Wrapper(name, words[: marker + 1], tuple(options), tuple(own))
+            return wrapper, words[marker + 1 :], assigned
     while i < len(words):
         if grammar.operands and len(operands) == grammar.operands:
             break  # (`docker run IMAGE --flag`: what follows its operands is the command's)
