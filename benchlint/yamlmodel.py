@@ -422,3 +422,24 @@ def _decode(data: Any, nodes: list[YNode]) -> YNode:
         node = YNode("alias", data[0], data[1])
     nodes.append(node)
     return node
+
+
+def value_span(source: SourceText, node: YNode, offset: int) -> Span:
+    """Where a character of a scalar's value is in the file: found through the value's text
+    around it in the scalar's own text (a plain or block scalar, a quoted one without escapes
+    there); else the scalar's start."""
+    value = node.value
+    span = node.span
+    starts = source.line_starts
+    if span.end_line > len(starts):
+        return span
+    first = starts[span.line - 1] + span.column - 1
+    raw = source.text[first : starts[span.end_line - 1] + span.end_column - 1]
+    before = value[max(0, offset - 30) : offset].rsplit("\n", 1)[-1]
+    after = value[offset : offset + 30].split("\n", 1)[0]
+    probe = before + after
+    at = raw.find(probe) if probe else -1
+    if at < 0 or raw.find(probe, at + 1) >= 0:
+        return Span(span.line, span.column, span.line, span.column + 1)
+    where = first + at + len(before)
+    return source.span(where, where + 1)

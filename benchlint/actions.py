@@ -1,0 +1,301 @@
+"""GitHub Actions expressions as GitHub's parser reads them: where each `${{ ... }}` of a
+workflow value ends, whether its text parses, and the context names and functions it uses.
+
+A port of the lexer and parser of `@actions/expressions` (GitHub's own TypeScript evaluator, the
+one its language services use); `tests/test_actions.py` holds this module to that library on
+generated expressions. The contexts and functions are the ones a workflow's jobs may use: the
+library's built-in functions and the runner's status functions and `hashFiles`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+CONTEXTS = frozenset(
+    {"github", "env", "vars", "job", "jobs", "steps", "runner", "secrets", "strategy"}
+    | {"matrix", "needs", "inputs"}
+)
+# name -> (fewest, most arguments)
+FUNCTIONS = {
+    "contains": (2, 2),
+    "startswith": (2, 2),
+    "endswith": (2, 2),
+    "format": (1, 255),
+    "join": (1, 2),
+    "tojson": (1, 1),
+    "fromjson": (1, 1),
+    "hashfiles": (1, 255),
+    "success": (0, 0),
+    "always": (0, 0),
+    "cancelled": (0, 0),
+    "failure": (0, 0),
+    "case": (3, 1 << 53),
+}
+MAX_DEPTH = 50
+MAX_LENGTH = 21000
+_BOUNDARY = frozenset("([)],.!><=&|")
+_LEGAL = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_KEYWORDS = {
+    "true": "TRUE",
+    "false": "FALSE",
+    "null": "NULL",
+    "NaN": "NUMBER",
+    "Infinity": "NUMBER",
+}
+# what JavaScript's Number() reads (a number token's text must be one)
+_JS_NUMBER = re.compile(
+    r"\s*(?:[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|Infinity)"
+    r"|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|)\s*"
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "(", ")", "[", "]", ",", ".", "!", "!=", "==", ">", ">=", "<", "<=", "&&",
+    # "||", "*", "NUMBER", "STRING", "IDENTIFIER", "TRUE", "FALSE", "NULL", "EOF"
+    text: str
+    start: int  # in the expression's text
+
+
+class ExpressionError(Exception):
+    """Why GitHub rejects an expression, and where in its text (`position`)."""
+
+    def __init__(self, message: str, position: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+
+
+def _boundary(c: str) -> bool:
+    return c in _BOUNDARY or c.isspace()
+
+
+def tokens(text: str) -> list[Token]:
+    """The expression's tokens, as GitHub's lexer gives them; ExpressionError for text it
+    rejects (an unterminated string, a number or an identifier it cannot read)."""
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"the expression is longer than {MAX_LENGTH} characters", 0)
+    found: list[Token] = []
+    i, n = 0, len(text)
+
+    def previous() -> str:
+        return found[-1].kind if found else "EOF"
+
+    while i < n:
+        start, c = i, text[i]
+        i += 1
+        two = text[start : start + 2]
+        if c in "()[],*":
+            found.append(Token(c, c, start))
+        elif c == ".":
+            if previous() in ("IDENTIFIER", "]", ")", "*"):
+                found.append(Token(".", c, start))
+            else:
+                i = _number(text, start, found)
+        elif c in "-+" or (c.isdigit() and c.isascii()):
+            i = _number(text, start, found)
+        elif two in ("!=", "==", ">=", "<=", "&&", "||"):
+            found.append(Token(two, two, start))
+            i = start + 2
+        elif c in "!<>":
+            found.append(Token(c, c, start))
+        elif c in " \r\t\n":
+            continue
+        elif c == "'":
+            while i < n and (text[i] != "'" or text[i + 1 : i + 2] == "'"):
+                i += 2 if text[i] == "'" else 1
+            if i >= n:
+                raise ExpressionError(f"unexpected symbol: '{text[start:]}'", start)
+            i += 1
+            found.append(Token("STRING", text[start:i], start))
+        else:  # (a lone `=`, `&` or `|` starts an identifier, which then is not legal)
+            while i < n and not _boundary(text[i]):
+                i += 1
+            word = text[start:i]
+            kind = "IDENTIFIER"
+            if previous() != "." and word in _KEYWORDS:
+                kind = _KEYWORDS[word]
+            if not _LEGAL.fullmatch(word):
+                raise ExpressionError(f"unexpected symbol: '{word}'", start)
+            found.append(Token(kind, word, start))
+    found.append(Token("EOF", "", n))
+    return found
+
+
+def _number(text: str, start: int, found: list[Token]) -> int:
+    i = start + 1
+    while i < len(text) and (not _boundary(text[i]) or text[i] == "."):
+        i += 1
+    word = text[start:i]
+    if not _JS_NUMBER.fullmatch(word) or not word.strip():
+        raise ExpressionError(f"unexpected symbol: '{word}'", start)
+    found.append(Token("NUMBER", word, start))
+    return i
+
+
+@dataclass(frozen=True)
+class Use:
+    """A context name or a function an expression names, and where."""
+
+    name: str
+    start: int
+    function: bool
+
+
+class _Parser:
+    def __init__(self, items: list[Token]) -> None:
+        self.items = items
+        self.at = 0
+        self.depth = 0
+        self.uses: list[Use] = []
+
+    def peek(self) -> Token:
+        return self.items[self.at]
+
+    def match(self, *kinds: str) -> bool:
+        if self.peek().kind in kinds:
+            self.at += 1
+            return True
+        return False
+
+    def fail(self, token: Token) -> ExpressionError:
+        if token.kind == "EOF":
+            return ExpressionError("unexpected end of expression", token.start)
+        return ExpressionError(f"unexpected symbol: '{token.text}'", token.start)
+
+    def deeper(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ExpressionError(f"the expression nests deeper than {MAX_DEPTH}", 0)
+
+    def expression(self) -> None:
+        self.deeper()
+        self.binary(0)
+        self.depth -= 1
+
+    _LEVELS = (("||",), ("&&",), ("==", "!="), (">", ">=", "<", "<="))
+
+    def binary(self, level: int) -> None:
+        if level == len(self._LEVELS):
+            self.unary()
+            return
+        self.binary(level + 1)
+        while self.match(*self._LEVELS[level]):
+            self.binary(level + 1)
+
+    def unary(self) -> None:
+        if self.match("!"):
+            self.deeper()
+            self.unary()
+            self.depth -= 1
+            return
+        self.index()
+
+    def index(self) -> None:
+        accessible = self.call()
+        increased = 0
+        while accessible:
+            if self.match("["):
+                if not self.match("*"):
+                    self.expression()
+                if not self.match("]"):
+                    raise self.fail(self.peek())
+            elif self.match("."):
+                if not self.match("IDENTIFIER", "*"):
+                    raise self.fail(self.peek())
+            else:
+                break
+            self.deeper()
+            increased += 1
+        self.depth -= increased
+
+    def call(self) -> bool:
+        """A primary; whether it can be indexed (a group, a call or a context)."""
+        token = self.peek()
+        if token.kind != "IDENTIFIER":
+            return self.primary()
+        self.at += 1
+        name = token.text.lower()
+        if not self.match("("):
+            if name not in CONTEXTS:
+                raise ExpressionError(f"unrecognized named-value: '{token.text}'", token.start)
+            self.uses.append(Use(token.text, token.start, False))
+            return True
+        count = 0
+        while not self.match(")"):
+            self.expression()
+            count += 1
+            if self.peek().kind != ")" and not self.match(","):
+                raise self.fail(self.peek())
+        bounds = FUNCTIONS.get(name)
+        if bounds is None:
+            raise ExpressionError(f"unrecognized function: '{token.text}'", token.start)
+        if count < bounds[0]:
+            raise ExpressionError(f"too few parameters supplied: '{token.text}'", token.start)
+        if count > bounds[1]:
+            raise ExpressionError(f"too many parameters supplied: '{token.text}'", token.start)
+        if name == "case" and count % 2 == 0:
+            raise ExpressionError("case requires an odd number of arguments", token.start)
+        self.uses.append(Use(token.text, token.start, True))
+        return True
+
+    def primary(self) -> bool:
+        token = self.peek()
+        if self.match("FALSE", "TRUE", "NULL", "NUMBER", "STRING"):
+            return False
+        if self.match("("):
+            self.expression()
+            if self.peek().kind == "EOF":
+                raise ExpressionError("unexpected end of expression", self.peek().start)
+            if not self.match(")"):
+                raise self.fail(self.peek())
+            return True
+        raise self.fail(token)
+
+
+def parse(text: str) -> list[Use]:
+    """The context names and functions the expression uses; ExpressionError where GitHub's
+    parser rejects it. An empty expression is none."""
+    parser = _Parser(tokens(text))
+    if parser.peek().kind == "EOF":
+        return []
+    parser.expression()
+    if parser.peek().kind != "EOF":
+        raise parser.fail(parser.peek())
+    return parser.uses
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """One `${{ ... }}` of a value: its text and where it starts (just after `${{`)."""
+
+    text: str
+    start: int
+    closed: bool  # False: no `}}` ends it
+
+
+def embedded(value: str) -> Iterator[Embedded]:
+    """Each `${{ ... }}` of a workflow value, ended at the first `}}` outside a string."""
+    at = value.find("${{")
+    while at >= 0:
+        i = start = at + 3
+        closed = False
+        while i < len(value):
+            if value[i] == "'":
+                end = value.find("'", i + 1)
+                while end >= 0 and value[end + 1 : end + 2] == "'":
+                    end = value.find("'", end + 2)
+                if end < 0:
+                    break
+                i = end + 1
+                continue
+            if value.startswith("}}", i):
+                closed = True
+                break
+            i += 1
+        yield Embedded(value[start:i], start, closed)
+        if not closed:
+            return
+        at = value.find("${{", i + 2)

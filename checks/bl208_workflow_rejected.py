@@ -1,0 +1,182 @@
+"""A workflow GitHub refuses to run: an expression it cannot parse, a `needs` of no job.
+
+## What it does
+Reads every workflow under `.github/workflows/` and reports what makes GitHub reject the file
+("Invalid workflow file") before any job starts:
+- an expression (`${{ ... }}`, or an `if:` written without them) that GitHub's parser rejects:
+  an unbalanced parenthesis (`${{ inputs.run && always()) }}`), an unterminated string, a
+  context name that does not exist (`runer.labels`), a function that does not exist or is given
+  too few or too many arguments;
+- a job's `needs:` that names no job of the workflow;
+- an input of `workflow_dispatch` or `workflow_call` whose `default:` is a list or a mapping
+  where its `type:` is `string`, `number` or `boolean`.
+Expressions are parsed as GitHub's own parser (`@actions/expressions`) parses them.
+
+## Why is this bad?
+GitHub runs none of the workflow: every push, schedule or dispatch that should start it fails
+at once with a file error, and a reusable workflow with the error fails every caller. A typo in
+a condition of one step (`runer` for `runner`) stops the whole sweep, often noticed only when
+results stop arriving.
+
+## Example
+```yaml path=.github/workflows/sweep.yml
+on: workflow_dispatch
+jobs:
+  benchmark:
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./run.sh
+        if: ${{ contains(runer.labels, 'b200') }}
+  report:
+    needs: [benchmak]
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./report.sh
+```
+
+## Use instead
+```yaml path=.github/workflows/sweep.yml
+on: workflow_dispatch
+jobs:
+  benchmark:
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./run.sh
+        if: ${{ contains(runner.labels, 'b200') }}
+  report:
+    needs: [benchmark]
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./report.sh
+```
+
+## Exceptions
+Not checked: whether a context may be used at that key (`runner` in a job's `if:`), the
+values under `on:`, a `${{` with no `}}` after it, and workflows that are not YAML (BL001).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from benchlint.actions import ExpressionError, embedded, parse
+from benchlint.context import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.source import SourceText
+from benchlint.workflow import WORKFLOWS
+from benchlint.yamlmodel import YNode, value_span
+
+_TYPED = frozenset({"string", "number", "boolean"})
+
+
+@rule("BL208", "workflow-rejected", Severity.ERROR, tags=("workflow", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])):
+        source = ctx.ws.source(path)
+        document = ctx.ws.yaml(path)
+        root = document.root if document is not None else None
+        if source is None or root is None or not root.is_map:
+            continue
+        yield from _expressions(source, root)
+        yield from _needs(source, root)
+        yield from _defaults(source, root)
+
+
+def _expressions(source: SourceText, root: YNode) -> Iterator[Finding]:
+    stack: list[tuple[YNode, str | None]] = [
+        (v, k.value) for k, v in reversed(root.pairs) if k.is_scalar and k.value != "on"
+    ]
+    while stack:
+        node, key = stack.pop()
+        if node.is_map:
+            stack.extend((v, k.value if k.is_scalar else None) for k, v in reversed(node.pairs))
+            continue
+        if node.is_seq:
+            stack.extend((item, None) for item in reversed(node.items))
+            continue
+        if not node.is_scalar or not node.value:
+            continue
+        value = node.value
+        pieces = [(e.text, e.start) for e in embedded(value) if e.closed]
+        if "${{" not in value and key == "if":
+            pieces = [(value, 0)]
+        for text, start in pieces:
+            try:
+                parse(text)
+            except ExpressionError as error:
+                yield _rejected(source, node, value, start, text, error)
+
+
+def _rejected(
+    source: SourceText, node: YNode, value: str, start: int, text: str, error: ExpressionError
+) -> Finding:
+    span = value_span(source, node, start + error.position)
+    shown = " ".join(text.split())
+    shown = shown if len(shown) <= 70 else shown[:67] + "..."
+    return Finding(
+        "BL208",
+        f"GitHub cannot parse the expression `{shown}`: {error.message}; it rejects the whole "
+        "workflow file and runs none of its jobs",
+        Location(source.path, span),
+        subject=f"expression:{shown}",
+    )
+
+
+def _needs(source: SourceText, root: YNode) -> Iterator[Finding]:
+    jobs = root.get("jobs")
+    if jobs is None or not jobs.is_map:
+        return
+    names = {k.value for k, _ in jobs.pairs if k.is_scalar}
+    for key, job in jobs.pairs:
+        if not key.is_scalar or not job.is_map:
+            continue
+        needs = job.get("needs")
+        items = [needs] if needs is not None and needs.is_scalar else []
+        if needs is not None and needs.is_seq:
+            items = [item for item in needs.items if item.is_scalar]
+        for item in items:
+            name = item.value
+            if not isinstance(name, str) or "${{" in name or name in names:
+                continue
+            yield Finding(
+                "BL208",
+                f"job `{key.value}` needs `{name}`, which is no job of this workflow: GitHub "
+                "rejects the whole workflow file and runs none of its jobs",
+                Location(source.path, item.span),
+                subject=f"needs:{key.value}->{name}",
+                help=_closest(name, names),
+            )
+
+
+def _closest(name: str, names: set[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.7)
+    return f"did you mean `{close[0]}`?" if close else ""
+
+
+def _defaults(source: SourceText, root: YNode) -> Iterator[Finding]:
+    on = root.get("on")
+    if on is None or not on.is_map:
+        return
+    for trigger in ("workflow_dispatch", "workflow_call"):
+        spec = on.get(trigger)
+        inputs = spec.get("inputs") if spec is not None and spec.is_map else None
+        for key, value in inputs.pairs if inputs is not None and inputs.is_map else ():
+            if not key.is_scalar or not value.is_map:
+                continue
+            kind = value.get("type")
+            default = value.get("default")
+            if kind is None or not kind.is_scalar or kind.value not in _TYPED or default is None:
+                continue
+            if default.is_scalar:
+                continue
+            shape = "a list" if default.is_seq else "a mapping"
+            yield Finding(
+                "BL208",
+                f"input `{key.value}` of {trigger} is of type {kind.value} but its default is "
+                f"{shape}: GitHub rejects the whole workflow file and runs none of its jobs",
+                Location(source.path, default.span),
+                subject=f"default:{trigger}.{key.value}",
+                help="write the default as one value (a list as text: `'[1, 2]'`)",
+            )

@@ -1,0 +1,116 @@
+"""An `if:` that is text, not one expression: GitHub reads it as a string, always true.
+
+## What it does
+Reports a job's or a step's `if:` whose value holds `${{ ... }}` with other text around it or
+beside another one (`if: ${{ inputs.run_70b }} && ${{ inputs.run_1k1k }}`, `if: ${{ a }} ==
+'true'`): GitHub substitutes each expression into the text and evaluates the result as a
+string, which is not empty, so the condition holds on every run.
+
+## Why is this bad?
+The job or step runs whatever the inputs say: a sweep's selection of models or sequence
+lengths is ignored and every job of the schedule starts, or a step meant for dry runs pushes
+every time. Nothing fails, so the mistake shows only in the bill or the results. InferenceX
+fixed a scheduler whose six jobs were all written this way.
+
+## Example
+```yaml path=.github/workflows/scheduler.yml
+on:
+  workflow_dispatch:
+    inputs:
+      run_70b: {type: boolean}
+      run_1k1k: {type: boolean}
+jobs:
+  sweep-70b-1k1k:
+    if: ${{ inputs.run_70b }} && ${{ inputs.run_1k1k }}
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./sweep.sh
+```
+
+## Use instead
+```yaml path=.github/workflows/scheduler.yml
+on:
+  workflow_dispatch:
+    inputs:
+      run_70b: {type: boolean}
+      run_1k1k: {type: boolean}
+jobs:
+  sweep-70b-1k1k:
+    if: ${{ inputs.run_70b && inputs.run_1k1k }}
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./sweep.sh
+```
+
+## Exceptions
+Not reported: an `if:` that is one `${{ ... }}` with only blanks or line ends around it, and
+one without `${{` (GitHub reads all of it as one expression).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint.actions import Embedded, embedded
+from benchlint.context import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.workflow import WORKFLOWS
+from benchlint.yamlmodel import YNode, value_span
+
+
+@rule("BL209", "condition-always-true", Severity.ERROR, tags=("workflow", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])):
+        source = ctx.ws.source(path)
+        document = ctx.ws.yaml(path)
+        root = document.root if document is not None else None
+        if source is None or root is None or not root.is_map or "${{" not in source.text:
+            continue
+        for node in _conditions(root):
+            value = node.value
+            pieces = list(embedded(value))
+            if not pieces or not all(p.closed for p in pieces):
+                continue
+            outside = " ".join(_outside(value, pieces).split())
+            if not outside and len(pieces) == 1:
+                continue
+            why = f"the text `{outside}` outside its" if outside else "two"
+            shown = " ".join(value.split())
+            shown = shown if len(shown) <= 70 else shown[:67] + "..."
+            yield Finding(
+                "BL209",
+                f"`if: {shown}` is always true: with {why} `${{{{ }}}}`, GitHub evaluates "
+                "the condition as a string, which is not empty",
+                Location(source.path, value_span(source, node, 0)),
+                subject=f"if:{shown}",
+                help="write the whole condition inside one `${{ }}`",
+            )
+
+
+def _conditions(root: YNode) -> Iterator[YNode]:
+    """Each job's and each step's `if:` scalar."""
+    jobs = root.get("jobs")
+    if jobs is None or not jobs.is_map:
+        return
+    for _, job in jobs.pairs:
+        if not job.is_map:
+            continue
+        found = job.get("if")
+        if found is not None and found.is_scalar and isinstance(found.value, str):
+            yield found
+        steps = job.get("steps")
+        for step in steps.items if steps is not None and steps.is_seq else ():
+            found = step.get("if") if step.is_map else None
+            if found is not None and found.is_scalar and isinstance(found.value, str):
+                yield found
+
+
+def _outside(value: str, pieces: list[Embedded]) -> str:
+    """The value's text outside its `${{ ... }}`."""
+    text, at = [], 0
+    for piece in pieces:
+        text.append(value[at : piece.start - 3])
+        at = piece.start + len(piece.text) + 2
+    text.append(value[at:])
+    return "".join(text)
