@@ -275,7 +275,7 @@ def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[Launch
             launcher.written = frozenset(
                 name
                 for earlier in items[:index]
-                for name in _env_file_writes(earlier, ws)
+                for name in env_file_writes(earlier, ws)
                 if name not in _env_of(document, step.get("env"))
             )
             found.append(launcher)
@@ -328,7 +328,7 @@ def _launch_args(line: str, start: int) -> tuple[str | None, ...] | None:
     return tuple(args)
 
 
-def _env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
+def env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
     """The names a step may write to `GITHUB_ENV` for the job's later steps: in a `run:` text
     that names it (`echo "X=1" >> "$GITHUB_ENV"`, `tee -a`, `printf`, a `NAME<<EOF` block),
     every name it assigns or writes, and the arguments a `printf` on a line that writes there
@@ -351,7 +351,7 @@ def _env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
             runs = root.get("runs") if root is not None and root.is_map else None
             steps = runs.get("steps") if runs is not None and runs.is_map else None
             for inner in steps.items if steps is not None and steps.is_seq else []:
-                names |= _env_file_writes(inner, ws, depth + 1)
+                names |= env_file_writes(inner, ws, depth + 1)
     return names
 
 

@@ -1,0 +1,172 @@
+"""A variable a `run:` step writes to `$GITHUB_ENV` and then reads itself: it is empty there.
+
+## What it does
+Reports, in a workflow step's `run:` script, a read of `$NAME` after the script wrote `NAME=...`
+(or a `NAME<<EOF` block) to `$GITHUB_ENV` with `echo`, `printf` or `cat`, when nothing else gives
+NAME a value in that step: the script does not assign or export it before the read, and neither
+the step's, the job's nor the workflow's `env:` nor an earlier step of the job (through
+`$GITHUB_ENV`) sets it.
+
+## Why is this bad?
+The runner reads `$GITHUB_ENV` when the step ends, to set the variables of the steps after it:
+the step that writes it does not get them. `RESULT_FILENAME=... >> $GITHUB_ENV` followed by
+`bash ./runners/launch.sh` and `[ -f "$RESULT_FILENAME.json" ]` in the same step gives the
+launcher no result name and checks for a file named `.json`: every job reports a failed run.
+InferenceX fixed this in four jobs of one workflow by exporting the variable instead.
+
+## Example
+```yaml path=.github/workflows/sweep.yml
+on: workflow_dispatch
+jobs:
+  benchmark:
+    runs-on: ubuntu-latest
+    steps:
+      - name: Run benchmark
+        run: |
+          echo "RESULT_FILENAME=${EXP_NAME}_tp${TP}" >> $GITHUB_ENV
+          bash ./runners/launch.sh
+          test -f "$RESULT_FILENAME.json"
+```
+
+## Use instead
+```yaml path=.github/workflows/sweep.yml
+on: workflow_dispatch
+jobs:
+  benchmark:
+    runs-on: ubuntu-latest
+    steps:
+      - name: Run benchmark
+        run: |
+          export RESULT_FILENAME="${EXP_NAME}_tp${TP}"
+          echo "RESULT_FILENAME=$RESULT_FILENAME" >> $GITHUB_ENV
+          bash ./runners/launch.sh
+          test -f "$RESULT_FILENAME.json"
+```
+
+## Exceptions
+Not reported: a step with a `shell:` other than bash or sh, a write whose name is not written
+plainly (`echo "$KEY=1"`), a read inside a function or a `bash -c` string of the script, and the
+programs the step runs (the launcher's reads are its own: BL104 and the routes see them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from benchlint.context import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.shell.model import Command, Read, Script, parse_file
+from benchlint.source import SourceText
+from benchlint.workflow import WORKFLOWS, env_file_writes
+from benchlint.yamlmodel import YNode, value_span
+
+_ENV_FILE = re.compile(r"\$\{?GITHUB_ENV\}?")
+_WRITTEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=|<<)")
+_EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
+
+
+@rule("BL210", "env-file-same-step", Severity.ERROR, tags=("workflow", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])):
+        source = ctx.ws.source(path)
+        if source is None or "GITHUB_ENV" not in source.text:
+            continue
+        document = ctx.ws.yaml(path)
+        root = document.root if document is not None else None
+        jobs = root.get("jobs") if root is not None and root.is_map else None
+        if jobs is None or not jobs.is_map:
+            continue
+        outer = _env_names(root)
+        for _, job in jobs.pairs:
+            steps = job.get("steps") if job.is_map else None
+            if steps is None or not steps.is_seq:
+                continue
+            earlier = outer | _env_names(job)
+            for step in steps.items:
+                if not step.is_map:
+                    continue
+                yield from _step(ctx, source, step, earlier | _env_names(step))
+                earlier |= env_file_writes(step, ctx.ws)
+
+
+def _env_names(node: YNode | None) -> set[str]:
+    env = node.get("env") if node is not None and node.is_map else None
+    if env is None or not env.is_map:
+        return set()
+    return {k.value for k, _ in env.pairs if k.is_scalar}
+
+
+def _step(ctx: Context, source: SourceText, step: YNode, given: set[str]) -> Iterator[Finding]:
+    run = step.get("run")
+    shell = step.get("shell")
+    if run is None or not run.is_scalar or "GITHUB_ENV" not in run.value:
+        return
+    if shell is not None and shell.is_scalar and shell.value.split()[0] not in ("bash", "sh"):
+        return
+    # (an expression is replaced by as many characters of a word, so offsets hold)
+    text = _EXPRESSION.sub(lambda m: "_" * len(m.group(0)), run.value)
+    script = parse_file(SourceText(source.path, text.encode()))
+    if script.has_error:
+        return
+    reported: set[str] = set()
+    for command in script.commands:
+        for name in _written(command):
+            if name in given or name in reported:
+                continue
+            read = _read_after(script, command, name)
+            if read is None:
+                continue
+            reported.add(name)
+            offset = read[0]
+            written = value_span(source, run, script.char_of(command.node.start_byte))
+            yield Finding(
+                "BL210",
+                f"`${name}` is empty here: this step writes {name} to $GITHUB_ENV (line "
+                f"{written.line}), which sets it for the steps after this one, not for this one",
+                Location(source.path, value_span(source, run, offset)),
+                subject=f"{name}@{read[1]}",
+                help=f"also `export {name}=...` in this step, or read it in a later step",
+            )
+
+
+def _written(command: Command) -> list[str]:
+    """The name a command writes to `$GITHUB_ENV`: the `NAME=` or `NAME<<` an `echo`, `printf`
+    or `cat` writes there (its first word that starts so)."""
+    if command.base not in ("echo", "printf", "cat"):
+        return []
+    targets = [r.target.text for r in command.redirects if r.operator in (">>", ">")]
+    if not any(_ENV_FILE.fullmatch(t.strip("\"'")) for t in targets):
+        return []
+    names = []
+    for word in command.words[1:]:
+        match = _WRITTEN.match(word.value)
+        if match and word.value.startswith(match.group(0)):
+            names.append(match.group(1))
+    return names[:1]
+
+
+def _read_after(script: Script, writer: Command, name: str) -> tuple[int, int] | None:
+    """The first top-level read of `$name` after the writer (in a command's words, its
+    redirections or the conditions it runs under), where the script has not assigned the name
+    before it: (offset, line); None otherwise."""
+    end = writer.node.end_byte
+    assigned = [a.node.start_byte for a in script.assignments if a.name == name]
+    reads: list[Read] = []
+    for command in script.commands:
+        if command.node.start_byte < end or command.function is not None:
+            continue
+        words = [*command.words, *(a.value for a in command.assignments if a.value)]
+        words += [r.target for r in command.redirects]
+        reads += [r for w in words for r in w.reads() if r.name == name]
+        for guard in command.guards:
+            if guard.node.start_byte >= end:
+                reads += [r for r in guard.test_reads if r.name == name]
+    if not reads:
+        return None
+    first = min(reads, key=lambda r: r.node.start_byte)
+    at = first.node.start_byte
+    if any(start < at for start in assigned):
+        return None
+    return script.char_of(at), first.span.line
