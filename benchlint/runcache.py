@@ -4,8 +4,10 @@ A result depends on the question (repository root, configuration, rules, named p
 cache's key adds the tool fingerprint), on the repository's listing (which shell and YAML files
 exist, which are symlinks or templates, the files layout detection looks for), and on the bytes
 of every file the run read. The engine stores the result with the content hash of each file read
-(`Workspace.read_paths`); a later run with the same question and listing reuses it when every one
-of those files hashes the same. Nothing else is read from the disk, so nothing else can differ.
+(`Workspace.read_paths`) and the names in each folder a rule listed (`Workspace.folder_files`);
+a later run with the same question and listing reuses it when every one of those files hashes
+the same and every such folder holds the same names. Nothing else is read from the disk, so
+nothing else can differ.
 As git's index does, a file whose status (size, times, inode) is what it was is not read again:
 only a file last changed well before the run that stored it (a write sets its change time).
 """
@@ -21,7 +23,7 @@ from typing import Any
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.registry import Rule
 from benchlint.result import Coverage, Result
-from benchlint.workspace import RACY_NS, Failure, Workspace, file_status
+from benchlint.workspace import RACY_NS, Failure, Workspace, file_status, folder_listing
 
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
@@ -69,7 +71,17 @@ def file_states(ws: Workspace, paths: list[str], started_ns: int) -> dict[str, l
         if status is not None and status[2] >= started_ns - RACY_NS:
             status = None
         states[path] = [hashes[path], status]
+    for folder, names in ws.folders.items():  # (a listing: its names' hash, no status)
+        states[FOLDER + folder] = [_names_digest(names), None]
     return states
+
+
+# the key of a folder's listing among the files' states (no path holds a NUL)
+FOLDER = "\0folder:"
+
+
+def _names_digest(names: tuple[str, ...]) -> bytes:
+    return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).digest()
 
 
 def unchanged(ws: Workspace, states: dict[str, Any]) -> bool:
@@ -77,6 +89,11 @@ def unchanged(ws: Workspace, states: dict[str, Any]) -> bool:
     write sets the change time), else the same content hash."""
     try:
         for path, (digest, status) in states.items():
+            if path.startswith(FOLDER):
+                listed = folder_listing(ws.root / path.removeprefix(FOLDER))
+                if _names_digest(listed) != digest:
+                    return False
+                continue
             if status is not None and _status(ws, path) == status:
                 continue
             if content_hashes(ws, [path])[path] != digest:

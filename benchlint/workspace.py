@@ -195,6 +195,8 @@ class Workspace:
         self._sources: dict[str, SourceText | None] = {}
         # each plain file's status when it was read: size, modification and change times, inode
         self.statuses: dict[str, list[int]] = {}
+        # the folders whose files a rule listed (`folder_files`): the run depends on them too
+        self.folders: dict[str, tuple[str, ...]] = {}
         # what earlier runs with this cache read: each file's content hash and status then
         self._index: dict[str, Any] | None = None
         # files whose content hash came from the index, unread (the run depends on them too)
@@ -373,6 +375,14 @@ class Workspace:
         if rel not in self._sources:
             self._sources[rel] = self._read(rel)
         return self._sources[rel]
+
+    def folder_files(self, rel: str) -> tuple[str, ...]:
+        """The names of the files in a folder of the repository ("" its root; none when it is
+        no folder), as a rule asks whether a file a workflow names is there: the run depends on
+        the listing (`runcache.file_states` keeps it with the files read)."""
+        if rel not in self.folders:
+            self.folders[rel] = folder_listing(self.root / rel)
+        return self.folders[rel]
 
     # -- the index: files as earlier runs read them ----------------------------------------------
     def known_digest(self, rel: str) -> bytes | None:
@@ -717,6 +727,15 @@ def _first_error_line(script: Script) -> int:
     missing node after the last line)."""
     last = script.src.rstrip().count(b"\n") + 1
     return min((script.error_row or 0) + 1, last)
+
+
+def folder_listing(path: Path) -> tuple[str, ...]:
+    """The sorted names of the regular files in a folder (none when it cannot be listed)."""
+    try:
+        with os.scandir(path) as scan:
+            return tuple(sorted(e.name for e in scan if e.is_file(follow_symlinks=False)))
+    except OSError:
+        return ()
 
 
 def file_status(found: os.stat_result) -> list[int]:

@@ -147,6 +147,26 @@ def test_a_warm_run_reuses_the_result_until_any_file_it_read_changes(tmp_path: P
     assert parsed and '"ruleId": "BL102"' in added and '"ruleId": "BL102"' not in ignored
 
 
+def test_a_warm_run_is_not_reused_once_a_folder_a_rule_listed_changes(tmp_path: Path) -> None:
+    """BL211 asks which files a folder holds (a workflow names `utils/process_results.py`):
+    the stored result depends on that listing, so adding the file is linted anew."""
+    workflow = (
+        "on: workflow_dispatch\njobs:\n  b:\n    runs-on: x\n    steps:\n"
+        "      - run: python3 utils/process_results.py\n"
+    )
+    root = write_repo(
+        tmp_path / "repo",
+        {".github/workflows/b.yml": workflow, "utils/process_result.py": "print(1)\n"},
+    )
+    cache = Cache(tmp_path / "cache")
+    cold, _ = _lint_whole(root, cache)
+    assert '"ruleId": "BL211"' in cold
+    assert _lint_whole(root, cache) == (cold, 0)
+    (root / "utils" / "process_results.py").write_text("print(2)\n")
+    fixed, parsed = _lint_whole(root, cache)
+    assert parsed and '"ruleId": "BL211"' not in fixed
+
+
 def test_a_change_to_any_module_changes_the_tool_fingerprint(tmp_path: Path) -> None:
     """No hand-kept list of modules: every file of the packages is part of the key."""
     import checks

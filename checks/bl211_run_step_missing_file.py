@@ -1,0 +1,194 @@
+"""A workflow `run:` step that runs a file of the repository that does not exist.
+
+## What it does
+Reports, in a workflow step's `run:` script, a command that runs a repository file by a plain
+relative path (`python3 process_results.py`, `bash utils/collect.sh`, `./scripts/run.sh`,
+`source env.sh`) when no file of the repository is at that path (from the step's
+`working-directory`, else the job's default, else the repository's root), while a file with a
+close name is in the same folder (`process_result.py`): a typo or a rename the workflow did
+not follow.
+
+## Why is this bad?
+The step fails with `No such file or directory` on every run, after the benchmark it was to
+process has already spent its hours; the results are never collected or uploaded. InferenceX's
+results step called `process_results.py` when the file was `process_result.py`.
+
+## Example
+```yaml path=.github/workflows/benchmark.yml
+on: workflow_dispatch
+jobs:
+  benchmark:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: python3 utils/process_results.py "$RESULT"
+```
+
+```python path=utils/process_result.py
+print("processing")
+```
+
+## Use instead
+```yaml path=.github/workflows/benchmark.yml
+on: workflow_dispatch
+jobs:
+  benchmark:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: python3 utils/process_result.py "$RESULT"
+```
+
+```python path=utils/process_result.py
+print("processing")
+```
+
+## Exceptions
+Not reported: a path with an expansion or an expression in it, an absolute path, a file the
+job may make first (its name appears in an earlier step, or the step downloads artifacts or
+checks out another repository or into a folder), a file with no close name in its folder (it
+may be generated: benchlint cannot know), and files named in a `bash -c` string.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+import re
+from collections.abc import Iterator, Sequence
+
+from benchlint.context import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.shell.model import Command, Word, parse_file
+from benchlint.source import SourceText
+from benchlint.workflow import WORKFLOWS
+from benchlint.yamlmodel import YNode, value_span
+
+_EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
+_PLAIN = re.compile(r"(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*")
+_INTERPRETERS = re.compile(r"python(?:3(?:\.\d+)?)?|bash|sh")
+# steps whose `uses:` may put files in the workspace the checkout did not
+_MAKES_FILES = re.compile(r"actions/download-artifact|actions/cache|actions/checkout")
+
+
+@rule("BL211", "run-step-missing-file", Severity.ERROR, tags=("workflow", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])):
+        source = ctx.ws.source(path)
+        document = ctx.ws.yaml(path)
+        root = document.root if document is not None else None
+        jobs = root.get("jobs") if root is not None and root.is_map else None
+        if source is None or jobs is None or not jobs.is_map:
+            continue
+        for _, job in jobs.pairs:
+            steps = job.get("steps") if job.is_map else None
+            if steps is None or not steps.is_seq:
+                continue
+            yield from _job(ctx, source, job, steps.items)
+
+
+def _job(ctx: Context, source: SourceText, job: YNode, steps: Sequence[YNode]) -> Iterator[Finding]:
+    default = _working_directory(job.get("defaults"))
+    seen = ""  # the text of the job's earlier steps
+    for step in steps:
+        if not step.is_map:
+            continue
+        uses = step.get("uses")
+        if uses is not None and uses.is_scalar:
+            if _MAKES_FILES.search(uses.value) and not _plain_checkout(uses.value, step):
+                return  # (files may come from elsewhere from here on)
+            continue
+        run = step.get("run")
+        if run is None or not run.is_scalar:
+            continue
+        given = step.get("working-directory")
+        folder = _directory(given) if given is not None else default
+        if folder is not None:
+            yield from _step(ctx, source, run, folder, seen)
+        seen += run.value + "\n"
+
+
+def _working_directory(defaults: YNode | None) -> str | None:
+    run = defaults.get("run") if defaults is not None and defaults.is_map else None
+    folder = run.get("working-directory") if run is not None and run.is_map else None
+    return _directory(folder) if folder is not None else ""
+
+
+def _directory(node: YNode | None) -> str | None:
+    """A `working-directory:` as a repository folder ("" the root); None when not plain."""
+    if node is None:
+        return None
+    value = node.value if node.is_scalar else None
+    if not isinstance(value, str) or not _PLAIN.fullmatch(value):
+        return None
+    return posixpath.normpath(value.removeprefix("./")).removeprefix(".").strip("/")
+
+
+def _plain_checkout(uses: str, step: YNode) -> bool:
+    """`actions/checkout` of this repository into the workspace itself."""
+    if not uses.startswith("actions/checkout"):
+        return False
+    given = step.get("with")
+    if given is None or not given.is_map:
+        return True
+    return given.get("repository") is None and given.get("path") is None
+
+
+def _step(
+    ctx: Context, source: SourceText, run: YNode, folder: str, seen: str
+) -> Iterator[Finding]:
+    text = _EXPRESSION.sub(lambda m: "_" * len(m.group(0)), run.value)
+    script = parse_file(SourceText(source.path, text.encode()))
+    if script.has_error:
+        return
+    for command in script.commands:
+        word = _file_word(command)
+        if word is None:
+            continue
+        value = word.value
+        target = posixpath.normpath(posixpath.join(folder, value.removeprefix("./")))
+        folder_of, name = posixpath.split(target)
+        names = ctx.ws.folder_files(folder_of)
+        if target.startswith("../") or name in names:
+            continue
+        if name in seen or name in text[: word.node.start_byte]:
+            continue  # (an earlier command may make it)
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.85)
+        if not close:
+            continue
+        near = posixpath.join(folder_of, close[0])
+        offset = script.char_of(word.node.start_byte)
+        yield Finding(
+            "BL211",
+            f"`{value}` names no file of the repository ({target}); {near} is there: the "
+            "step fails with `No such file or directory` on every run",
+            Location(source.path, value_span(source, run, offset)),
+            subject=f"run:{target}",
+            help=f"did you mean `{near}`?",
+        )
+
+
+def _file_word(command: Command) -> Word | None:
+    """The word naming the file a command runs or sources, when written plainly."""
+    words = command.words
+    if not words or not words[0].static:
+        return None
+    first = words[0].value
+    if first in ("source", ".") or _INTERPRETERS.fullmatch(first):
+        rest = list(words[1:])
+        while rest and rest[0].static and rest[0].value.startswith("-"):
+            if first.startswith("python") and rest[0].value in ("-m", "-c"):
+                return None
+            rest = rest[1:]
+        candidate = rest[0] if rest else None
+    elif first.startswith("./"):
+        candidate = words[0]
+    else:
+        return None
+    if candidate is None or not candidate.static or not _PLAIN.fullmatch(candidate.value):
+        return None
+    bare = "/" not in candidate.value and first not in ("source", ".")
+    if bare and not first.startswith("./") and not candidate.value.endswith((".py", ".sh")):
+        return None  # (`bash setup` may be a command on PATH)
+    return candidate
