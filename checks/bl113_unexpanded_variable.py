@@ -8,6 +8,9 @@ that hand their arguments to something that expands them later are left alone: `
 shell's `-c` string (`bash -c`, `ssh`), `echo`, `printf`, `cat` and `tee` (which write scripts
 and templates), `sed`, `awk`, `perl`, `jq`, `envsubst`, `python -c`.
 
+A URL the program gets with quotes around it is reported too (`--base-url=\\"http://localhost:$PORT\\"`,
+`'"http://..."'`): bash removes only quotes it reads as quoting.
+
 ## Why is this bad?
 The program gets the text `$PORT`: no tool expands variables inside its arguments, so the
 benchmark client sends its requests to `http://0.0.0.0:$PORT` (an invalid port) and fails, or
@@ -56,8 +59,11 @@ _EXPANDING = frozenset(
     | {"envsubst", "ssh", "bash", "sh", "zsh", "dash", "ksh", "export", "declare", "local"}
 )
 _NAME = re.compile(r"\{?([A-Za-z_][A-Za-z0-9_]*)")
-# a script with a URL and, after it, a `$` that may be escaped or single-quoted
-_CANDIDATE = re.compile(r"://[^\s]*?(?:\\\$|\$)", re.S)
+# a script with a URL and, after it, a `$` that may be escaped or single-quoted, or a URL
+# after a quote that may be escaped (`\"http://`) or inside other quotes (`'"http://`)
+_CANDIDATE = re.compile(r"://[^\s]*?(?:\\\$|\$)|(?:\\[\"']|[\"']{2})[a-z][a-z0-9+.-]*://", re.S)
+# a word whose value is a URL (an option's, after `=`) inside quotes the program gets
+_QUOTED_URL = re.compile(r"(?:-{1,2}[A-Za-z0-9_-]+=)?([\"'])[a-z][a-z0-9+.-]*://[^\"'\s]*\1")
 
 
 @rule("BL113", "unexpanded-variable", Severity.ERROR, tags=("shell", "correctness"))
@@ -77,7 +83,12 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             for word in command.words[1:]:
                 text = script.text_of(word.node)
-                if "://" not in text or "$" not in text:
+                if "://" not in text:
+                    continue
+                if _QUOTED_URL.fullmatch(word.value):
+                    yield _quoted(command, word)
+                    continue
+                if "$" not in text:
                     continue
                 literal = [found for found in _literal_dollars(text) if "://" in text[: found[0]]]
                 if not literal:
@@ -170,6 +181,21 @@ def _finding(command: Command, word: Word, text: str, at: int, name: str, how: s
         subject=f"{name}@{shown}",
         fix=fix,
         help=f"write `${name}` where bash expands it (unescaped, in double quotes or none)",
+    )
+
+
+def _quoted(command: Command, word: Word) -> Finding:
+    """A URL the program gets with the quotes around it (`--base-url=\\"http://h:$PORT\\"`)."""
+    script = command.script
+    shown = clip(word.value, 60)
+    return Finding(
+        "BL113",
+        f"`{_program(command)}` gets the URL with quotes around it (`{shown}`): they are "
+        "escaped or inside other quotes, so bash keeps them, and no client reads a URL that "
+        "starts with a quote",
+        Location(script.path, word.span),
+        subject=f"quoted@{shown}",
+        help="drop the backslashes (or the outer quotes) so that bash removes the quotes",
     )
 
 
