@@ -44,6 +44,7 @@ argument (the one meant).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -59,9 +60,10 @@ _EXPANDING = frozenset(
     | {"envsubst", "ssh", "bash", "sh", "zsh", "dash", "ksh", "export", "declare", "local"}
 )
 _NAME = re.compile(r"\{?([A-Za-z_][A-Za-z0-9_]*)")
-# a script with a URL and, after it, a `$` that may be escaped or single-quoted, or a URL
-# after a quote that may be escaped (`\"http://`) or inside other quotes (`'"http://`)
-_CANDIDATE = re.compile(r"://[^\s]*?(?:\\\$|\$)|(?:\\[\"']|[\"']{2})[a-z][a-z0-9+.-]*://", re.S)
+_SCHEME = re.compile(rb"://")
+# a URL with a `$` after its scheme (before a blank)
+_URL_DOLLAR = re.compile(r"://\S*\$")
+_SCHEME_NAME = re.compile(r"[a-z][a-z0-9+.-]*\Z")
 # a word whose value is a URL (an option's, after `=`) inside quotes the program gets
 _QUOTED_URL = re.compile(r"(?:-{1,2}[A-Za-z0-9_-]+=)?([\"'])[a-z][a-z0-9+.-]*://[^\"'\s]*\1")
 
@@ -70,21 +72,24 @@ _QUOTED_URL = re.compile(r"(?:-{1,2}[A-Za-z0-9_-]+=)?([\"'])[a-z][a-z0-9+.-]*://
 def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.shell_paths):
         source = ctx.ws.source(path)
-        if source is None or not _CANDIDATE.search(source.text):
+        if source is None or not _candidate(source.text):
             continue
         script = ctx.ws.shell(path)
         if script is None:
             continue
         used: set[str] | None = None
+        urls = [m.start() for m in _SCHEME.finditer(script.src)]  # (bytes: the nodes' offsets)
         for command in script.commands:  # (a nested script's words: its shell expands them)
+            if not _holds(urls, command.node.start_byte, command.node.end_byte):
+                continue
             if command.invocation.base in _EXPANDING or _runs_code(command):
                 continue
             if any(w.name == "ssh" for w in command.invocation.wrappers):
                 continue
             for word in command.words[1:]:
-                text = script.text_of(word.node)
-                if "://" not in text:
+                if not _holds(urls, word.node.start_byte, word.node.end_byte):
                     continue
+                text = script.text_of(word.node)
                 if _QUOTED_URL.fullmatch(word.value):
                     yield _quoted(command, word)
                     continue
@@ -99,6 +104,29 @@ def check(ctx: Context) -> Iterator[Finding]:
                     if name in used:
                         yield _finding(command, word, text, at, name, how)
                         break
+
+
+def _candidate(text: str) -> bool:
+    """Whether the script may hold a finding: a URL with a `$` after its scheme, or a URL
+    after a quote that may be escaped (`\\"http://`) or inside other quotes (`'"http://`)."""
+    if "://" not in text:
+        return False
+    if _URL_DOLLAR.search(text):
+        return True
+    at = text.find("://")
+    while at >= 0:
+        scheme = _SCHEME_NAME.search(text, max(0, at - 12), at)
+        start = scheme.start() if scheme else at
+        if start >= 2 and text[start - 1] in "\"'" and text[start - 2] in "\\\"'":
+            return True
+        at = text.find("://", at + 3)
+    return False
+
+
+def _holds(positions: list[int], start: int, end: int) -> bool:
+    """Whether one of the sorted positions is in [start, end)."""
+    at = bisect.bisect_left(positions, start)
+    return at < len(positions) and positions[at] < end
 
 
 def _runs_code(command: Command) -> bool:

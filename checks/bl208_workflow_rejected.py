@@ -58,6 +58,7 @@ values under `on:`, a `${{` with no `}}` after it, and workflows that are not YA
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterator
 
 from benchlint.actions import ExpressionError, embedded, parse
@@ -103,10 +104,19 @@ def _expressions(source: SourceText, root: YNode) -> Iterator[Finding]:
         if "${{" not in value and key == "if":
             pieces = [(value, 0)]
         for text, start in pieces:
-            try:
-                parse(text)
-            except ExpressionError as error:
+            error = _error(text)
+            if error is not None:
                 yield _rejected(source, node, value, start, text, error)
+
+
+@functools.lru_cache(maxsize=4096)
+def _error(text: str) -> ExpressionError | None:
+    """Why GitHub's parser rejects the expression (a workflow repeats most of its own)."""
+    try:
+        parse(text)
+    except ExpressionError as error:
+        return error
+    return None
 
 
 def _rejected(
