@@ -60,35 +60,23 @@ expression not in a workflow file. Values are compared as GitHub's evaluator
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from benchlint.actions import ExpressionError, Token, embedded
+from benchlint.actions import tokens as lex
 from benchlint.context import Context
 from benchlint.expressions import Value, equal, number
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
 from benchlint.workflow import WORKFLOWS
-from benchlint.yamlmodel import YNode
+from benchlint.yamlmodel import YNode, value_span
 
-_TOKEN = re.compile(
-    r"\s*(?:(?P<string>'(?:[^']|'')*')"
-    r"|(?P<op>==|!=|<=|>=|&&|\|\||[!<>()\[\],.*])"
-    r"|(?P<number>[+-]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+))"
-    r"|(?P<name>[A-Za-z_][A-Za-z0-9_-]*))"
-)
 # what may stand next to an operand of `==` that is the operand alone (lower precedence)
-_LOOSE = frozenset({"(", ")", ",", "&&", "||"})
-_EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.S)
-_KEYWORDS: dict[str, Value] = {"true": True, "false": False, "null": None}
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # "string" | "op" | "number" | "name"
-    text: str
-    start: int  # in the expression's text
+_LOOSE = frozenset({"(", ")", ",", "&&", "||", "EOF"})
+_LITERALS = frozenset({"STRING", "NUMBER", "TRUE", "FALSE", "NULL"})
+_KEYWORDS: dict[str, Value] = {"TRUE": True, "FALSE": False, "NULL": None}
 
 
 @dataclass(frozen=True)
@@ -112,8 +100,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         declared = _declared(root)
         if not declared:
             continue
-        for node, text in _expressions(root):
-            yield from _comparisons(source, node, text, declared)
+        for node, text, offset in _expressions(root):
+            yield from _comparisons(source, node, text, offset, declared)
 
 
 def _declared(root: YNode) -> dict[tuple[str, str], list[Declared]]:
@@ -146,9 +134,9 @@ def _declared(root: YNode) -> dict[tuple[str, str], list[Declared]]:
     return found
 
 
-def _expressions(root: YNode) -> Iterator[tuple[YNode, str]]:
-    """Each expression of the workflow, with the scalar that holds it. An `if:` without `${{`
-    is one expression as a whole."""
+def _expressions(root: YNode) -> Iterator[tuple[YNode, str, int]]:
+    """Each expression of the workflow, with the scalar that holds it and where it starts in
+    the scalar's value. An `if:` without `${{` is one expression as a whole."""
     stack: list[tuple[YNode, str | None]] = [(root, None)]
     while stack:
         node, key = stack.pop()
@@ -159,25 +147,11 @@ def _expressions(root: YNode) -> Iterator[tuple[YNode, str]]:
         elif node.is_scalar and node.value:
             value = node.value
             if "${{" in value:
-                for match in _EXPRESSION.finditer(value):
-                    yield node, match.group(1)
+                for piece in embedded(value):
+                    if piece.closed:
+                        yield node, piece.text, piece.start
             elif key == "if":
-                yield node, value
-
-
-def _tokens(text: str) -> list[Token] | None:
-    found: list[Token] = []
-    position = 0
-    end = len(text.rstrip())
-    while position < end:
-        match = _TOKEN.match(text, position)
-        if match is None or match.end() == position:
-            return None
-        kind = match.lastgroup
-        assert kind is not None
-        found.append(Token(kind, match.group(kind), match.start(kind)))
-        position = match.end()
-    return found
+                yield node, value, 0
 
 
 def _operand(tokens: list[Token], start: int, step: int) -> tuple[int, int] | None:
@@ -187,19 +161,19 @@ def _operand(tokens: list[Token], start: int, step: int) -> tuple[int, int] | No
     i = start
     if not 0 <= i < len(tokens):
         return None
-    if tokens[i].kind in ("string", "number"):
+    if tokens[i].kind in _LITERALS:
         first = last = i
-    elif tokens[i].kind == "name":
+    elif tokens[i].kind == "IDENTIFIER":
         j = i
-        while 0 <= j + 2 * step < len(tokens) and tokens[j + step].text == ".":
-            if tokens[j + 2 * step].kind != "name":
+        while 0 <= j + 2 * step < len(tokens) and tokens[j + step].kind == ".":
+            if tokens[j + 2 * step].kind != "IDENTIFIER":
                 return None
             j += 2 * step
         first, last = min(i, j), max(i, j)
     else:
         return None
     beyond = first - 1 if step < 0 else last + 1
-    if 0 <= beyond < len(tokens) and tokens[beyond].text not in _LOOSE:
+    if 0 <= beyond < len(tokens) and tokens[beyond].kind not in _LOOSE:
         return None
     return first, last
 
@@ -208,13 +182,15 @@ def _comparisons(
     source: SourceText,
     node: YNode,
     text: str,
+    offset: int,
     declared: dict[tuple[str, str], list[Declared]],
 ) -> Iterator[Finding]:
-    tokens = _tokens(text)
-    if tokens is None:
-        return
+    try:
+        tokens = lex(text)
+    except ExpressionError:
+        return  # (BL208's)
     for k, token in enumerate(tokens):
-        if token.text not in ("==", "!="):
+        if token.kind not in ("==", "!="):
             continue
         left, right = _operand(tokens, k - 1, -1), _operand(tokens, k + 1, 1)
         if left is None or right is None:
@@ -229,12 +205,13 @@ def _comparisons(
             result = _constant(context, declarations, value[0])
             if result is None:
                 continue
-            if token.text == "!=":
+            if token.kind == "!=":
                 result = not result
             start = tokens[left[0]].start
             last = tokens[right[1]]
             written = text[start : last.start + len(last.text)]
-            yield _finding(source, node, written, context, name, declarations, result)
+            span = value_span(source, node, offset + start)
+            yield _finding(source, span, written, context, name, declarations, result)
             break
 
 
@@ -243,22 +220,22 @@ def _literal(tokens: list[Token]) -> tuple[Value] | None:
     if len(tokens) != 1:
         return None
     token = tokens[0]
-    if token.kind == "string":
+    if token.kind == "STRING":
         return (token.text[1:-1].replace("''", "'"),)
-    if token.kind == "number":
+    if token.kind == "NUMBER":
         try:
             return (float(token.text),)
         except ValueError:
             return None  # (hex: not modelled)
-    if token.kind == "name" and token.text.lower() in _KEYWORDS:
-        return (_KEYWORDS[token.text.lower()],)
+    if token.kind in _KEYWORDS:
+        return (_KEYWORDS[token.kind],)
     return None
 
 
 def _input(
     tokens: list[Token], declared: dict[tuple[str, str], list[Declared]]
 ) -> tuple[str, str, list[Declared]] | None:
-    names = [t.text.lower() for t in tokens if t.kind == "name"]
+    names = [t.text.lower() for t in tokens if t.kind == "IDENTIFIER"]
     if len(names) == 2 and names[0] == "inputs":
         context = "inputs"
     elif len(names) == 4 and names[:3] == ["github", "event", "inputs"]:
@@ -308,7 +285,7 @@ def _constant(context: str, declarations: list[Declared], literal: Value) -> boo
 
 def _finding(
     source: SourceText,
-    node: YNode,
+    span: Span,
     written: str,
     context: str,
     name: str,
@@ -328,7 +305,7 @@ def _finding(
         f"`{clip(written, 60)}` is always {'true' if result else 'false'}: {what}, and "
         "GitHub compares values of two kinds as numbers (true is 1, text that is no number "
         "is NaN, equal to nothing)",
-        Location(source.path, _where(source, node, written)),
+        Location(source.path, span),
         subject=f"{context}.{name}@{written}",
         help=help_,
     )
@@ -340,18 +317,3 @@ def _help(context: str, kind: str, name: str) -> str:
     if kind == "boolean":
         return f"compare with the text (`github.event.inputs.{name} == 'true'`)"
     return "compare with a value of the input's kind"
-
-
-def _where(source: SourceText, node: YNode, written: str) -> Span:
-    """The comparison's place in the file where the scalar holds it once as written (a plain
-    or block scalar, or a quoted one without escapes in it); else the scalar's."""
-    span = node.span
-    starts = source.line_starts
-    if span.end_line > len(starts):
-        return span
-    start = starts[span.line - 1] + span.column - 1
-    raw = source.text[start : starts[span.end_line - 1] + span.end_column - 1]
-    at = raw.find(written)
-    if at < 0 or raw.find(written, at + 1) >= 0:
-        return span
-    return source.span(start + at, start + at + len(written))
