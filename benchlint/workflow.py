@@ -16,6 +16,7 @@ from typing import TypeGuard
 from benchlint import profile
 from benchlint.expressions import Value, evaluate, input_names, typed_inputs
 from benchlint.finding import Location, Span
+from benchlint.source import SourceText
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YamlDocument, YNode
 
@@ -190,6 +191,21 @@ def _job_env(document: YamlDocument, job: YNode) -> dict[str, Location]:
     container = job.get("container")
     inner = container.get("env") if container is not None and container.is_map else None
     return {**_env_of(document, job.get("env")), **_env_of(document, inner)}
+
+
+def workflow_roots(
+    ws: Workspace, paths: list[str], holding: str = ""
+) -> Iterator[tuple[SourceText, YNode]]:
+    """Each of these workflows (paths the caller chose among `ws.glob(WORKFLOWS)`) whose text
+    holds `holding` and whose document is a mapping, with its text."""
+    for path in paths:
+        source = ws.source(path)
+        if source is None or holding not in source.text:
+            continue
+        document = ws.yaml(path)
+        root = document.root if document is not None else None
+        if root is not None and root.is_map:
+            yield source, root
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:

@@ -70,7 +70,7 @@ from benchlint.expressions import Value, equal, number
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS
+from benchlint.workflow import WORKFLOWS, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 # what may stand next to an operand of `==` that is the operand alone (lower precedence)
@@ -89,14 +89,7 @@ class Declared:
 @rule("BL207", "input-kind-mismatch", Severity.ERROR, tags=("workflow", "correctness"))
 def check(ctx: Context) -> Iterator[Finding]:
     paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
-    for path in paths:
-        source = ctx.ws.source(path)
-        if source is None or "inputs" not in source.text:
-            continue
-        document = ctx.ws.yaml(path)
-        root = document.root if document is not None else None
-        if root is None or not root.is_map:
-            continue
+    for source, root in workflow_roots(ctx.ws, paths, "inputs"):
         declared = _declared(root)
         if not declared:
             continue

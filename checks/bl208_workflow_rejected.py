@@ -66,7 +66,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS
+from benchlint.workflow import WORKFLOWS, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 _TYPED = frozenset({"string", "number", "boolean"})
@@ -74,12 +74,8 @@ _TYPED = frozenset({"string", "number", "boolean"})
 
 @rule("BL208", "workflow-rejected", Severity.ERROR, tags=("workflow", "correctness"))
 def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])):
-        source = ctx.ws.source(path)
-        document = ctx.ws.yaml(path)
-        root = document.root if document is not None else None
-        if source is None or root is None or not root.is_map:
-            continue
+    paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
+    for source, root in workflow_roots(ctx.ws, paths):
         yield from _expressions(source, root)
         yield from _needs(source, root)
         yield from _defaults(source, root)

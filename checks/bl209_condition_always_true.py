@@ -55,18 +55,14 @@ from benchlint.actions import Embedded, embedded
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.workflow import WORKFLOWS
+from benchlint.workflow import WORKFLOWS, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 
 @rule("BL209", "condition-always-true", Severity.ERROR, tags=("workflow", "correctness"))
 def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])):
-        source = ctx.ws.source(path)
-        document = ctx.ws.yaml(path)
-        root = document.root if document is not None else None
-        if source is None or root is None or not root.is_map or "${{" not in source.text:
-            continue
+    paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
+    for source, root in workflow_roots(ctx.ws, paths, "${{"):
         for node in _conditions(root):
             value = node.value
             pieces = list(embedded(value))

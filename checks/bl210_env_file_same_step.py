@@ -59,7 +59,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Read, Script, parse_file
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, env_file_writes
+from benchlint.workflow import WORKFLOWS, env_file_writes, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 _ENV_FILE = re.compile(r"\$\{?GITHUB_ENV\}?")
@@ -69,13 +69,9 @@ _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 
 @rule("BL210", "env-file-same-step", Severity.ERROR, tags=("workflow", "correctness"))
 def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])):
-        source = ctx.ws.source(path)
-        if source is None or "GITHUB_ENV" not in source.text:
-            continue
-        document = ctx.ws.yaml(path)
-        root = document.root if document is not None else None
-        jobs = root.get("jobs") if root is not None and root.is_map else None
+    paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
+    for source, root in workflow_roots(ctx.ws, paths, "GITHUB_ENV"):
+        jobs = root.get("jobs")
         if jobs is None or not jobs.is_map:
             continue
         outer = _env_names(root)

@@ -62,7 +62,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Word, parse_file
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS
+from benchlint.workflow import WORKFLOWS, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
@@ -74,12 +74,10 @@ _MAKES_FILES = re.compile(r"actions/download-artifact|actions/cache|actions/chec
 
 @rule("BL211", "run-step-missing-file", Severity.ERROR, tags=("workflow", "correctness"))
 def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])):
-        source = ctx.ws.source(path)
-        document = ctx.ws.yaml(path)
-        root = document.root if document is not None else None
-        jobs = root.get("jobs") if root is not None and root.is_map else None
-        if source is None or jobs is None or not jobs.is_map:
+    paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
+    for source, root in workflow_roots(ctx.ws, paths):
+        jobs = root.get("jobs")
+        if jobs is None or not jobs.is_map:
             continue
         for _, job in jobs.pairs:
             steps = job.get("steps") if job.is_map else None

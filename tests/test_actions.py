@@ -2,36 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
+from pathlib import Path
 
 import pytest
 
 from benchlint.actions import ExpressionError, embedded, parse
-from tests.test_expressions import NODE, _library
+from tests.test_expressions import _github as github
 
-ORACLE = __import__("pathlib").Path(__file__).parent / "oracles" / "github_parse.mjs"
+ORACLE = Path(__file__).parent / "oracles" / "github_parse.mjs"
 
 
-def _github(texts: list[str]) -> list[dict[str, object]]:
-    library = _library()
-    if NODE is None or library is None:
-        import os
-
-        if os.environ.get("CI"):
-            pytest.fail("CI must install @actions/expressions (see .ci/run)")
-        pytest.skip("node or @actions/expressions not installed; .ci/run installs them")
-    done = subprocess.run(
-        [NODE, str(ORACLE), str(library)],
-        input=json.dumps(texts),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    results: list[dict[str, object]] = json.loads(done.stdout)
-    return results
+def _github(texts: list[str]) -> list[dict[str, str]]:
+    return github(texts, ORACLE)
 
 
 def _ours(text: str) -> str | None:
