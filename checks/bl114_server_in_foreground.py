@@ -1,0 +1,115 @@
+"""An engine server started in the foreground, with a readiness poll or a client after it.
+
+## What it does
+Reports an engine launch (`vllm serve`, `python3 -m sglang.launch_server`, `trtllm-serve`,
+`python3 -m dynamo.*`, the SGLang router) that the script runs in the foreground, at its top
+level: not with `&`, not in a pipeline or subshell that is, not `exec`, not in a container
+started detached, when a later command of the same script talks to a server: `curl` or `wget`
+(a readiness poll `until curl .../health`), a URL of this host (`localhost`, `127.0.0.1`,
+`0.0.0.0`), a benchmark client (`benchmark_serving.py`, `bench_serving`, `vllm bench`, `aiperf`,
+`genai-perf`), or a function named `wait_for...`.
+
+## Why is this bad?
+The shell waits for the server to exit, and a server does not exit: the readiness poll and the
+benchmark after it never run, and the job hangs until its time limit (hours of a node). When the
+launch's `&` goes missing in an edit (a flag added on the last line of the command, the `&`
+left on the old line or dropped), the script still looks right.
+
+## Example
+```bash path=benchmarks/gptoss_fp4_h100.sh
+vllm serve "$MODEL" --port "$PORT" --tensor-parallel-size "$TP" > "$SERVER_LOG" 2>&1
+until curl --output /dev/null --silent --fail "http://localhost:$PORT/health"; do
+  sleep 5
+done
+```
+
+## Use instead
+```bash path=benchmarks/gptoss_fp4_h100.sh
+vllm serve "$MODEL" --port "$PORT" --tensor-parallel-size "$TP" > "$SERVER_LOG" 2>&1 &
+until curl --output /dev/null --silent --fail "http://localhost:$PORT/health"; do
+  sleep 5
+done
+```
+
+## Exceptions
+Not reported: a launch inside a function (the call may be put in the background), in a
+`bash -c` string or a heredoc, in a container (`docker run -d`), behind a wrapper that returns
+(`timeout` ends it), and a server with nothing after it that talks to one (an entrypoint that
+serves in the foreground on purpose).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from benchlint.context import Context
+from benchlint.engines import Launch, launches
+from benchlint.finding import Finding, Location, Severity, clip
+from benchlint.registry import rule
+from benchlint.shell.model import Command, Script, first_line
+
+_CLIENTS = re.compile(
+    r"benchmark_serving|bench_serving|\bvllm\s+bench\b|\baiperf\b|\bgenai-perf\b|localhost"
+    r"|127\.0\.0\.1|0\.0\.0\.0"
+)
+_POLLERS = frozenset({"curl", "wget"})
+_WAITER = re.compile(r"wait_for\w*|wait_until\w*")
+
+
+@rule("BL114", "server-in-foreground", Severity.ERROR, tags=("shell", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.shell_paths):
+        script = ctx.ws.shell(path)
+        if script is None:
+            continue
+        for launch in launches(script):
+            if not _foreground(launch):
+                continue
+            after = _talks_to_server(script, launch.command)
+            if after is not None:
+                yield _finding(launch, after)
+
+
+def _foreground(launch: Launch) -> bool:
+    """A launch the script waits for: a top-level command of the file, as written (not an
+    argument array run later), not in the background, not `exec`, not in a container."""
+    command = launch.command
+    if command.script.parent is not None or command.function is not None:
+        return False
+    if command.background or command.subshell or launch.image is not None:
+        return False
+    if not launch.args or not any(word is launch.args[0] for word in command.words):
+        return False
+    # (`timeout` returns; `srun`, `nohup` and the like are left: they may be backgrounded)
+    return not command.invocation.wrappers and command.base != "exec"
+
+
+def _talks_to_server(script: Script, launch: Command) -> Command | None:
+    """The first top-level command after the launch that polls or uses a server."""
+    end = launch.node.end_byte
+    for command in script.commands:
+        if command.node.start_byte < end or command.function is not None:
+            continue
+        base = command.invocation.base or command.base or ""
+        if base in _POLLERS or _WAITER.fullmatch(base):
+            return command
+        if _CLIENTS.search(script.text_of(command.node)):
+            return command
+    return None
+
+
+def _finding(launch: Launch, after: Command) -> Finding:
+    command = launch.command
+    script = command.script
+    shown = clip(first_line(script.text_of(after.node)), 50)
+    return Finding(
+        "BL114",
+        f"`{launch.module}` runs in the foreground: the script waits for the server, which does "
+        f"not exit, so `{shown}` (line {after.span.line}) and what follows never run; the job "
+        "hangs until its time limit",
+        Location(script.path, command.first_line_span),
+        related=(Location(script.path, after.first_line_span, "never reached"),),
+        subject=f"{launch.module}@{shown}",
+        help="end the launch with `&` (and keep its PID to stop it)",
+    )
