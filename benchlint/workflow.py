@@ -8,6 +8,7 @@ and the step's `env:` plus what the `run:` text exports before the launch line.
 from __future__ import annotations
 
 import itertools
+import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from benchlint.yamlmodel import YamlDocument, YNode
 _LAUNCH = profile.WORKFLOW_LAUNCH
 _EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
 WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")  # every workflow
+# the repository's own actions (`uses: ./.github/actions/setup`; one at the root)
+ACTIONS = ("**/action.yml", "**/action.yaml")
 # a name a shell line assigns (`X=1`, `X+=a`, `export X=1`), not `--flag=1` or `$X==y`
 _ASSIGNED = re.compile(r"(?<![\w$\-/.])([A-Za-z_][A-Za-z0-9_]*)\+?=(?!=)")
 # `echo "NAME<<EOF" >> "$GITHUB_ENV"`: a multi-line value
@@ -206,6 +209,30 @@ def workflow_roots(
         root = document.root if document is not None else None
         if root is not None and root.is_map:
             yield source, root
+
+
+def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
+    """Whether a `run:` step surely runs in bash or sh: its `shell:` (the step's, else the
+    job's or the workflow's `defaults.run.shell`) says so, or none is given and the job's
+    `runs-on` names no Windows runner (whose default is PowerShell) and is no expression."""
+    for node in (step, job.get("defaults"), root.get("defaults")):
+        if node is None or not node.is_map:
+            continue
+        given = node.get("shell") if node is step else None
+        if node is not step:
+            run = node.get("run")
+            given = run.get("shell") if run is not None and run.is_map else None
+        if given is not None:
+            words = given.value.split() if given.is_scalar else []
+            return bool(words) and posixpath.basename(words[0]) in ("bash", "sh")
+    runs_on = job.get("runs-on")
+    labels = [runs_on] if runs_on is not None and runs_on.is_scalar else []
+    if runs_on is not None and runs_on.is_seq:
+        labels = [item for item in runs_on.items if item.is_scalar]
+    if runs_on is not None and not labels:
+        return False  # (a mapping: `group:`/`labels:`, not read)
+    texts = [label.value for label in labels]
+    return not any("windows" in t.lower() or "${{" in t for t in texts)
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:

@@ -1,10 +1,11 @@
 """An `if:` that is text, not one expression: GitHub reads it as a string, always true.
 
 ## What it does
-Reports a job's or a step's `if:` whose value holds `${{ ... }}` with other text around it or
-beside another one (`if: ${{ inputs.run_70b }} && ${{ inputs.run_1k1k }}`, `if: ${{ a }} ==
-'true'`): GitHub substitutes each expression into the text and evaluates the result as a
-string, which is not empty, so the condition holds on every run.
+Reports a job's or a step's `if:` (in a workflow, or a composite action's `runs.steps`) whose
+value holds `${{ ... }}` with other text around it or beside another one (`if: ${{
+inputs.run_70b }} && ${{ inputs.run_1k1k }}`, `if: ${{ a }} == 'true'`): GitHub substitutes
+each expression into the text and evaluates the result as a string, which is not empty, so the
+condition holds on every run.
 
 ## Why is this bad?
 The job or step runs whatever the inputs say: a sweep's selection of models or sequence
@@ -55,13 +56,13 @@ from benchlint.actions import Embedded, embedded
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.workflow import WORKFLOWS, workflow_roots
+from benchlint.workflow import ACTIONS, WORKFLOWS, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 
 @rule("BL209", "condition-always-true", Severity.ERROR, tags=("workflow", "correctness"))
 def check(ctx: Context) -> Iterator[Finding]:
-    paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
+    paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS, *ACTIONS]))
     for source, root in workflow_roots(ctx.ws, paths, "${{"):
         for node in _conditions(root):
             value = node.value
@@ -85,17 +86,19 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 def _conditions(root: YNode) -> Iterator[YNode]:
-    """Each job's and each step's `if:` scalar."""
+    """Each job's and each step's `if:` scalar (a composite action's steps: `runs.steps`)."""
     jobs = root.get("jobs")
-    if jobs is None or not jobs.is_map:
-        return
-    for _, job in jobs.pairs:
-        if not job.is_map:
+    runs = root.get("runs")
+    holders = [job for _, job in jobs.pairs] if jobs is not None and jobs.is_map else []
+    if runs is not None and runs.is_map:
+        holders.append(runs)
+    for holder in holders:
+        if not holder.is_map:
             continue
-        found = job.get("if")
+        found = holder.get("if")
         if found is not None and found.is_scalar and isinstance(found.value, str):
             yield found
-        steps = job.get("steps")
+        steps = holder.get("steps")
         for step in steps.items if steps is not None and steps.is_seq else ():
             found = step.get("if") if step.is_map else None
             if found is not None and found.is_scalar and isinstance(found.value, str):

@@ -44,9 +44,11 @@ jobs:
 ```
 
 ## Exceptions
-Not reported: a step with a `shell:` other than bash or sh, a write whose name is not written
-plainly (`echo "$KEY=1"`), a read inside a function or a `bash -c` string of the script, and the
-programs the step runs (the launcher's reads are its own: BL104 and the routes see them).
+Not reported: a step that may not run in bash or sh (its `shell:` or the job's default names
+another, or the job may run on Windows, whose default is PowerShell), a write whose name is not
+written plainly (`echo "$KEY=1"`), a read inside a function or a `bash -c` string of the script,
+and the programs the step runs (the launcher's reads are its own: BL104 and the routes see
+them).
 """
 
 from __future__ import annotations
@@ -59,12 +61,13 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Read, Script, parse_file
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, env_file_writes, workflow_roots
+from benchlint.workflow import WORKFLOWS, env_file_writes, runs_in_posix_shell, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 _ENV_FILE = re.compile(r"\$\{?GITHUB_ENV\}?")
 _WRITTEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=|<<)")
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
+_ENV_EXPRESSION = re.compile(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
 @rule("BL210", "env-file-same-step", Severity.ERROR, tags=("workflow", "correctness"))
@@ -83,7 +86,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             for step in steps.items:
                 if not step.is_map:
                     continue
-                yield from _step(ctx, source, step, earlier | _env_names(step))
+                if runs_in_posix_shell(root, job, step):
+                    yield from _step(source, step, earlier | _env_names(step))
                 earlier |= env_file_writes(step, ctx.ws)
 
 
@@ -94,12 +98,9 @@ def _env_names(node: YNode | None) -> set[str]:
     return {k.value for k, _ in env.pairs if k.is_scalar}
 
 
-def _step(ctx: Context, source: SourceText, step: YNode, given: set[str]) -> Iterator[Finding]:
+def _step(source: SourceText, step: YNode, given: set[str]) -> Iterator[Finding]:
     run = step.get("run")
-    shell = step.get("shell")
     if run is None or not run.is_scalar or "GITHUB_ENV" not in run.value:
-        return
-    if shell is not None and shell.is_scalar and shell.value.split()[0] not in ("bash", "sh"):
         return
     # (an expression is replaced by as many characters of a word, so offsets hold)
     text = _EXPRESSION.sub(lambda m: "_" * len(m.group(0)), run.value)
@@ -107,33 +108,59 @@ def _step(ctx: Context, source: SourceText, step: YNode, given: set[str]) -> Ite
     if script.has_error:
         return
     reported: set[str] = set()
-    for command in script.commands:
-        for name in _written(command):
+    for index, command in enumerate(script.commands):
+        for name in _written(command, script.commands[index - 1] if index else None):
             if name in given or name in reported:
                 continue
-            read = _read_after(script, command, name)
-            if read is None:
-                continue
-            reported.add(name)
-            offset = read[0]
             written = value_span(source, run, script.char_of(command.node.start_byte))
-            yield Finding(
-                "BL210",
-                f"`${name}` is empty here: this step writes {name} to $GITHUB_ENV (line "
-                f"{written.line}), which sets it for the steps after this one, not for this one",
-                Location(source.path, value_span(source, run, offset)),
-                subject=f"{name}@{read[1]}",
-                help=f"also `export {name}=...` in this step, or read it in a later step",
-            )
+            read = _read_after(script, command, name)
+            if read is not None:
+                reported.add(name)
+                yield Finding(
+                    "BL210",
+                    f"`${name}` is empty here: this step writes {name} to $GITHUB_ENV (line "
+                    f"{written.line}), which sets it for the steps after this one, not for this "
+                    "one",
+                    Location(source.path, value_span(source, run, read[0])),
+                    subject=f"{name}@{read[1]}",
+                    help=f"also `export {name}=...` in this step, or read it in a later step",
+                )
+                continue
+            after = script.char_of(command.node.end_byte)
+            for match in _ENV_EXPRESSION.finditer(run.value, after):
+                if match.group(1) == name:
+                    reported.add(name)
+                    yield Finding(
+                        "BL210",
+                        f"`{match.group(0)}` is empty here: GitHub puts the value in before the "
+                        f"step runs, and this step writes {name} to $GITHUB_ENV (line "
+                        f"{written.line}) only for the steps after it",
+                        Location(source.path, value_span(source, run, match.start())),
+                        subject=f"{name}@expression",
+                        help=f"read `${name}` after an `export {name}=...` in this step",
+                    )
+                    break
 
 
-def _written(command: Command) -> list[str]:
+def _written(command: Command, before: Command | None) -> list[str]:
     """The name a command writes to `$GITHUB_ENV`: the `NAME=` or `NAME<<` an `echo`, `printf`
-    or `cat` writes there (its first word that starts so)."""
+    or `cat` writes there (its first word that starts so), or pipes to a `tee -a` of it (the
+    command before, `before`, in the pipeline)."""
+    if command.base == "tee" and before is not None and before.piped:
+        files = [w.text for w in command.words[1:] if not w.value.startswith("-")]
+        if any(_ENV_FILE.fullmatch(f.strip("\"'")) for f in files):
+            return _written_names(before)
+        return []
     if command.base not in ("echo", "printf", "cat"):
         return []
     targets = [r.target.text for r in command.redirects if r.operator in (">>", ">")]
     if not any(_ENV_FILE.fullmatch(t.strip("\"'")) for t in targets):
+        return []
+    return _written_names(command)
+
+
+def _written_names(command: Command) -> list[str]:
+    if command.base not in ("echo", "printf", "cat"):
         return []
     names = []
     for word in command.words[1:]:

@@ -44,11 +44,12 @@ print("processing")
 ```
 
 ## Exceptions
-Not reported: a path with an expansion or an expression in it, an absolute path, a file the
-job may make first (its name appears in an earlier step, or the step downloads artifacts or
-checks out another repository or into a folder), a file with no close name in its folder (it
-may be generated: benchlint cannot know), and files named in a `bash -c` string.
-"""
+Not reported: a step that may not run in bash or sh (another `shell:`, a Windows runner's
+PowerShell, which finds `./build` as `./build.ps1`), a path with an expansion or an expression
+in it, an absolute path, a file the job may make first (its name appears in an earlier step, or
+the step downloads artifacts or checks out another repository or into a folder), a file with no
+close name in its folder (it may be generated: benchlint cannot know), and files named in a
+`bash -c` string."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Word, parse_file
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, workflow_roots
+from benchlint.workflow import WORKFLOWS, runs_in_posix_shell, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
@@ -83,10 +84,12 @@ def check(ctx: Context) -> Iterator[Finding]:
             steps = job.get("steps") if job.is_map else None
             if steps is None or not steps.is_seq:
                 continue
-            yield from _job(ctx, source, job, steps.items)
+            yield from _job(ctx, source, root, job, steps.items)
 
 
-def _job(ctx: Context, source: SourceText, job: YNode, steps: Sequence[YNode]) -> Iterator[Finding]:
+def _job(
+    ctx: Context, source: SourceText, root: YNode, job: YNode, steps: Sequence[YNode]
+) -> Iterator[Finding]:
     default = _working_directory(job.get("defaults"))
     seen = ""  # the text of the job's earlier steps
     for step in steps:
@@ -100,6 +103,9 @@ def _job(ctx: Context, source: SourceText, job: YNode, steps: Sequence[YNode]) -
         run = step.get("run")
         if run is None or not run.is_scalar:
             continue
+        if not runs_in_posix_shell(root, job, step):
+            seen += run.value + "\n"
+            continue  # (PowerShell finds `./build` as `./build.ps1`)
         given = step.get("working-directory")
         folder = _directory(given) if given is not None else default
         if folder is not None:
