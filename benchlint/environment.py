@@ -706,6 +706,17 @@ class Environment:
         return routes
 
 
+# set by an image or the container runtime: a script that reads them sees the image's value
+_RUNTIME = frozenset({"PATH", "HOME", "HOSTNAME", "LANG", "PWD", "SHLVL", "TERM", "USER"})
+_RUNTIME_PREFIXES = ("CUDA_", "NVIDIA_", "LD_", "PYTHON", "LC_", "ROCM_", "HIP_", "HSA_")
+
+
+def set_by_image(name: str) -> bool:
+    """A name a container image, a toolkit in it or the runtime sets (`CUDA_HOME`, `PATH`):
+    a script that reads it without setting it sees their value."""
+    return name in _RUNTIME or name.startswith(_RUNTIME_PREFIXES)
+
+
 _LOGGING = frozenset({"echo", "printf"})
 
 

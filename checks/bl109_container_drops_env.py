@@ -98,6 +98,7 @@ from benchlint.environment import (
     ScriptState,
     container_passes,
     first_uses,
+    set_by_image,
     wrapper_settings,
 )
 from benchlint.finding import Finding, Location, Severity
@@ -105,9 +106,6 @@ from benchlint.registry import rule
 from benchlint.releases import scripts_run
 from benchlint.shell.model import Command, Script
 
-# set by an image or the container runtime: a script that reads them sees the image's value
-_RUNTIME = frozenset({"PATH", "HOME", "HOSTNAME", "LANG", "PWD", "SHLVL", "TERM", "USER"})
-_RUNTIME_PREFIXES = ("CUDA_", "NVIDIA_", "LD_", "PYTHON", "LC_", "ROCM_", "HIP_", "HSA_")
 _OPTIONS_UNKNOWN = frozenset({"--env-file", "--env-host"})
 
 
@@ -151,7 +149,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 dropped = {
                     name: where
                     for name, where in outside.items()
-                    if name not in passes and not _runtime(name)
+                    if name not in passes and not set_by_image(name)
                 }
                 if not dropped:
                     continue
@@ -204,10 +202,6 @@ def _container(
             return None
     state = environment.state_before(launcher, command.file_offset)
     return state, set(passes) | set(wrapper_settings(command, state))
-
-
-def _runtime(name: str) -> bool:
-    return name in _RUNTIME or name.startswith(_RUNTIME_PREFIXES)
 
 
 def _finding(ctx: Context, item: _Dropped) -> Finding | None:

@@ -47,7 +47,7 @@ from benchlint.context import Context
 from benchlint.engines import Launch, launches
 from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Script, first_line
+from benchlint.shell.model import Command, Script, exclusive, first_line
 
 _CLIENTS = re.compile(
     r"benchmark_serving|bench_serving|\bvllm\s+bench\b|\baiperf\b|\bgenai-perf\b|localhost"
@@ -63,10 +63,12 @@ def check(ctx: Context) -> Iterator[Finding]:
         script = ctx.ws.shell(path)
         if script is None:
             continue
-        for launch in launches(script):
+        found = launches(script)
+        servers = {id(launch.command) for launch in found}
+        for launch in found:
             if not _foreground(launch):
                 continue
-            after = _talks_to_server(script, launch.command)
+            after = _talks_to_server(script, launch.command, servers)
             if after is not None:
                 yield _finding(launch, after)
 
@@ -85,11 +87,15 @@ def _foreground(launch: Launch) -> bool:
     return not command.invocation.wrappers and command.base != "exec"
 
 
-def _talks_to_server(script: Script, launch: Command) -> Command | None:
-    """The first top-level command after the launch that polls or uses a server."""
+def _talks_to_server(script: Script, launch: Command, servers: set[int]) -> Command | None:
+    """The first top-level command after the launch, on the same pass (not in the other
+    branch of an `if` or `case` around it), that polls or uses a server (not one that starts
+    another: `--host 0.0.0.0`)."""
     end = launch.node.end_byte
     for command in script.commands:
         if command.node.start_byte < end or command.function is not None:
+            continue
+        if id(command) in servers or exclusive(launch, command):
             continue
         base = command.invocation.base or command.base or ""
         if base in _POLLERS or _WAITER.fullmatch(base):

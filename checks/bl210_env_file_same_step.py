@@ -44,7 +44,9 @@ jobs:
 ```
 
 ## Exceptions
-Not reported: a step that may not run in bash or sh (its `shell:` or the job's default names
+Not reported: a name the runner, the job's container image or a toolkit in it may set
+already (`PATH`, `HOME`, `CUDA_HOME`, `LD_*`, `PYTHON*`: the step sees that value), a step that
+may not run in bash or sh (its `shell:` or the job's default names
 another, or the job may run on Windows, whose default is PowerShell), a write whose name is not
 written plainly (`echo "$KEY=1"`), a read inside a function or a `bash -c` string of the script,
 and the programs the step runs (the launcher's reads are its own: BL104 and the routes see
@@ -57,6 +59,7 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
+from benchlint.environment import is_builtin, set_by_image
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Read, Script, parse_file
@@ -110,8 +113,8 @@ def _step(source: SourceText, step: YNode, given: set[str]) -> Iterator[Finding]
     reported: set[str] = set()
     for index, command in enumerate(script.commands):
         for name in _written(command, script.commands[index - 1] if index else None):
-            if name in given or name in reported:
-                continue
+            if name in given or name in reported or is_builtin(name) or set_by_image(name):
+                continue  # (the runner, the job's container or the toolkit may set it)
             written = value_span(source, run, script.char_of(command.node.start_byte))
             read = _read_after(script, command, name)
             if read is not None:
