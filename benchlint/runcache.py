@@ -90,7 +90,7 @@ def unchanged(ws: Workspace, states: dict[str, Any]) -> bool:
     try:
         for path, (digest, status) in states.items():
             if path.startswith(FOLDER):
-                listed = folder_listing(ws.root / path.removeprefix(FOLDER))
+                listed = folder_listing(ws.root, path.removeprefix(FOLDER))
                 if _names_digest(listed) != digest:
                     return False
                 continue

@@ -381,7 +381,7 @@ class Workspace:
         no folder), as a rule asks whether a file a workflow names is there: the run depends on
         the listing (`runcache.file_states` keeps it with the files read)."""
         if rel not in self.folders:
-            self.folders[rel] = folder_listing(self.root / rel)
+            self.folders[rel] = folder_listing(self.root, rel)
         return self.folders[rel]
 
     # -- the index: files as earlier runs read them ----------------------------------------------
@@ -729,12 +729,16 @@ def _first_error_line(script: Script) -> int:
     return min((script.error_row or 0) + 1, last)
 
 
-def folder_listing(path: Path) -> tuple[str, ...]:
-    """The sorted names of the regular files in a folder (none when it cannot be listed)."""
+def folder_listing(root: Path, rel: str) -> tuple[str, ...]:
+    """The sorted names of the regular files in a folder of the repository (none when it
+    cannot be listed, or lies outside the repository)."""
+    path = root / rel
     try:
+        if not path.resolve().is_relative_to(root.resolve()):
+            return ()
         with os.scandir(path) as scan:
             return tuple(sorted(e.name for e in scan if e.is_file(follow_symlinks=False)))
-    except OSError:
+    except (OSError, RuntimeError):
         return ()
 
 

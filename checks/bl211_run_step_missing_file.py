@@ -152,9 +152,11 @@ def _step(
             continue
         value = word.value
         target = posixpath.normpath(posixpath.join(folder, value.removeprefix("./")))
+        if target == ".." or target.startswith("../"):
+            continue  # (outside the repository)
         folder_of, name = posixpath.split(target)
         names = ctx.ws.folder_files(folder_of)
-        if target.startswith("../") or name in names:
+        if name in names:
             continue
         if name in seen or name in text[: word.node.start_byte]:
             continue  # (an earlier command may make it)
