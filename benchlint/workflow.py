@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from benchlint import profile
+from benchlint.actions import embedded
 from benchlint.expressions import Value, evaluate, input_names, typed_inputs
 from benchlint.finding import Location, Span
 from benchlint.source import SourceText
@@ -211,17 +212,45 @@ def workflow_roots(
             yield source, root
 
 
+def expressions(
+    root: YNode, skip: frozenset[str] = frozenset()
+) -> Iterator[tuple[YNode, str, int]]:
+    """Each expression of a workflow (`${{ ... }}` that ends; an `if:` without `${{` is one as a
+    whole), with the scalar that holds it and where it starts in the scalar's value; the
+    values of the top-level keys in `skip` are not read."""
+    stack: list[tuple[YNode, str | None]] = [
+        (v, k.value if k.is_scalar else None)
+        for k, v in reversed(root.pairs)
+        if not (k.is_scalar and k.value in skip)
+    ]
+    while stack:
+        node, key = stack.pop()
+        if node.is_map:
+            stack.extend((v, k.value if k.is_scalar else None) for k, v in reversed(node.pairs))
+        elif node.is_seq:
+            stack.extend((item, None) for item in reversed(node.items))
+        elif node.is_scalar and node.value:
+            value = node.value
+            if "${{" in value:
+                for piece in embedded(value):
+                    if piece.closed:
+                        yield node, piece.text, piece.start
+            elif key == "if":
+                yield node, value, 0
+
+
+def _default_shell(node: YNode | None) -> YNode | None:
+    """A job's or workflow's `defaults.run.shell`."""
+    defaults = node.get("defaults") if node is not None and node.is_map else None
+    run = defaults.get("run") if defaults is not None and defaults.is_map else None
+    return run.get("shell") if run is not None and run.is_map else None
+
+
 def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
     """Whether a `run:` step surely runs in bash or sh: its `shell:` (the step's, else the
     job's or the workflow's `defaults.run.shell`) says so, or none is given and the job's
     `runs-on` names no Windows runner (whose default is PowerShell) and is no expression."""
-    for node in (step, job.get("defaults"), root.get("defaults")):
-        if node is None or not node.is_map:
-            continue
-        given = node.get("shell") if node is step else None
-        if node is not step:
-            run = node.get("run")
-            given = run.get("shell") if run is not None and run.is_map else None
+    for given in (step.get("shell"), _default_shell(job), _default_shell(root)):
         if given is not None:
             words = given.value.split() if given.is_scalar else []
             return bool(words) and posixpath.basename(words[0]) in ("bash", "sh")

@@ -63,14 +63,14 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from benchlint.actions import ExpressionError, Token, embedded
+from benchlint.actions import ExpressionError, Token
 from benchlint.actions import tokens as lex
 from benchlint.context import Context
 from benchlint.expressions import Value, equal, number
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, workflow_roots
+from benchlint.workflow import WORKFLOWS, expressions, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 # what may stand next to an operand of `==` that is the operand alone (lower precedence)
@@ -93,7 +93,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         declared = _declared(root)
         if not declared:
             continue
-        for node, text, offset in _expressions(root):
+        for node, text, offset in expressions(root):
             yield from _comparisons(source, node, text, offset, declared)
 
 
@@ -125,26 +125,6 @@ def _declared(root: YNode) -> dict[tuple[str, str], list[Declared]]:
             if trigger == "workflow_dispatch":
                 found.setdefault(("event", name), []).append(Declared(kind, options, trigger))
     return found
-
-
-def _expressions(root: YNode) -> Iterator[tuple[YNode, str, int]]:
-    """Each expression of the workflow, with the scalar that holds it and where it starts in
-    the scalar's value. An `if:` without `${{` is one expression as a whole."""
-    stack: list[tuple[YNode, str | None]] = [(root, None)]
-    while stack:
-        node, key = stack.pop()
-        if node.is_map:
-            stack.extend((v, k.value if k.is_scalar else None) for k, v in reversed(node.pairs))
-        elif node.is_seq:
-            stack.extend((item, None) for item in reversed(node.items))
-        elif node.is_scalar and node.value:
-            value = node.value
-            if "${{" in value:
-                for piece in embedded(value):
-                    if piece.closed:
-                        yield node, piece.text, piece.start
-            elif key == "if":
-                yield node, value, 0
 
 
 def _operand(tokens: list[Token], start: int, step: int) -> tuple[int, int] | None:

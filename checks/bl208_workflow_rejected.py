@@ -61,12 +61,12 @@ import difflib
 import functools
 from collections.abc import Iterator
 
-from benchlint.actions import ExpressionError, embedded, parse
+from benchlint.actions import ExpressionError, parse
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, workflow_roots
+from benchlint.workflow import WORKFLOWS, expressions, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 _TYPED = frozenset({"string", "number", "boolean"})
@@ -82,27 +82,10 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 def _expressions(source: SourceText, root: YNode) -> Iterator[Finding]:
-    stack: list[tuple[YNode, str | None]] = [
-        (v, k.value) for k, v in reversed(root.pairs) if k.is_scalar and k.value != "on"
-    ]
-    while stack:
-        node, key = stack.pop()
-        if node.is_map:
-            stack.extend((v, k.value if k.is_scalar else None) for k, v in reversed(node.pairs))
-            continue
-        if node.is_seq:
-            stack.extend((item, None) for item in reversed(node.items))
-            continue
-        if not node.is_scalar or not node.value:
-            continue
-        value = node.value
-        pieces = [(e.text, e.start) for e in embedded(value) if e.closed]
-        if "${{" not in value and key == "if":
-            pieces = [(value, 0)]
-        for text, start in pieces:
-            error = _error(text)
-            if error is not None:
-                yield _rejected(source, node, value, start, text, error)
+    for node, text, start in expressions(root, frozenset({"on"})):
+        error = _error(text)
+        if error is not None:
+            yield _rejected(source, node, start, text, error)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -116,11 +99,10 @@ def _error(text: str) -> ExpressionError | None:
 
 
 def _rejected(
-    source: SourceText, node: YNode, value: str, start: int, text: str, error: ExpressionError
+    source: SourceText, node: YNode, start: int, text: str, error: ExpressionError
 ) -> Finding:
     span = value_span(source, node, start + error.position)
-    shown = " ".join(text.split())
-    shown = shown if len(shown) <= 70 else shown[:67] + "..."
+    shown = clip(" ".join(text.split()), 70)
     return Finding(
         "BL208",
         f"GitHub cannot parse the expression `{shown}`: {error.message}; it rejects the whole "

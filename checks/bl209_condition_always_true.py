@@ -54,7 +54,7 @@ from collections.abc import Iterator
 
 from benchlint.actions import Embedded, embedded
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.registry import rule
 from benchlint.workflow import ACTIONS, WORKFLOWS, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
@@ -73,8 +73,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             if not outside and len(pieces) == 1:
                 continue
             why = f"the text `{outside}` outside its" if outside else "two"
-            shown = " ".join(value.split())
-            shown = shown if len(shown) <= 70 else shown[:67] + "..."
+            shown = clip(" ".join(value.split()), 70)
             yield Finding(
                 "BL209",
                 f"`if: {shown}` is always true: with {why} `${{{{ }}}}`, GitHub evaluates "
