@@ -209,6 +209,17 @@ def wrapper_settings(command: Command, state: ScriptState | None = None) -> dict
     return found
 
 
+def passed_on(command: Command, state: ScriptState, sourced: bool = False) -> dict[str, Provenance]:
+    """What a script passes to the one a command of it runs (sources, `sourced`), in the state
+    it is in there: what it exported (assigned, for a sourced file), what the command line
+    assigns (`PORT=1 bash x.sh`) and what its wrappers set (`srun --export=ALL,PORT=1`)."""
+    passed = dict(state.assigned if sourced else state.exported)
+    for assignment in command.assignments:
+        passed[assignment.name] = Provenance("set on the command", assignment)
+    passed.update(wrapper_settings(command, state))
+    return passed
+
+
 def container_passes(command: Command) -> frozenset[str] | None:
     """The variables a container run is known to pass to the command in it (`docker run -e
     NAME ...`): a container does not inherit the caller's environment (a file of variables,
@@ -672,10 +683,7 @@ class Environment:
         for call in self.calls.callers_of(path):
             top = call.caller.top  # a call inside `bash -c "..."`: the outer command's state
             state = self.state_before(top, call.command.file_offset)
-            passed = dict(state.assigned if call.kind == "source" else state.exported)
-            for assignment in call.command.assignments:
-                passed[assignment.name] = Provenance("set on the command", assignment)
-            passed.update(wrapper_settings(call.command, state))
+            passed = passed_on(call.command, state, call.kind == "source")
             span = call.command.first_line_span
             name = f"{top.path}:{span.line}"
             location = Location(top.path, span)

@@ -70,7 +70,7 @@ from benchlint.environment import (
     first_uses,
     is_builtin,
     is_slip,
-    wrapper_settings,
+    passed_on,
 )
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.registry import rule
@@ -113,18 +113,16 @@ def check(ctx: Context) -> Iterator[Finding]:
 @dataclass(frozen=True)
 class Way:
     """One way a launcher starts a script: the route's environment, and what the launcher
-    exports and the command's wrappers set there."""
+    passes on at the command (`environment.passed_on`)."""
 
     start: Mapping[str, Provenance]
-    exported: Mapping[str, Provenance]
-    command: Mapping[str, Provenance]
+    passed: Mapping[str, Provenance]
 
     def sets(self, name: str) -> bool:
-        return name in self.command or name in self.exported or name in self.start
+        return name in self.passed or name in self.start
 
     def names(self) -> Iterator[tuple[str, Provenance]]:
-        yield from self.command.items()
-        yield from self.exported.items()
+        yield from self.passed.items()
         yield from self.start.items()
 
 
@@ -145,15 +143,12 @@ def _ways_in(ctx: Context, launcher: str) -> dict[str, list[Way]] | None:
             command = run.call.command
             if id(command) not in at:
                 state = environment.state_before(script, command.file_offset)
-                given = dict(wrapper_settings(command, state))
-                for assignment in command.assignments:
-                    given[assignment.name] = Provenance("set on the command", assignment)
-                at[id(command)] = state, given
-            state, given = at[id(command)]
+                at[id(command)] = state, passed_on(command, state)
+            state, passed = at[id(command)]
             if state.unknown is not None or not start.complete:
                 return None
             for path in run.scripts:
-                ways.setdefault(path, []).append(Way(variables, state.exported, given))
+                ways.setdefault(path, []).append(Way(variables, passed))
     return ways
 
 
