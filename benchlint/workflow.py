@@ -246,10 +246,15 @@ def _default_shell(node: YNode | None) -> YNode | None:
     return run.get("shell") if run is not None and run.is_map else None
 
 
+# a runner label that names Windows (`windows-latest`, a self-hosted `win64`)
+_WINDOWS = re.compile(r"(?<![a-z0-9])win", re.I)
+
+
 def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
     """Whether a `run:` step surely runs in bash or sh: its `shell:` (the step's, else the
     job's or the workflow's `defaults.run.shell`) says so, or none is given and the job's
-    `runs-on` names no Windows runner (whose default is PowerShell) and is no expression."""
+    `runs-on` names no Windows runner (whose default is PowerShell: a label starting with `win`)
+    and is no expression."""
     for given in (step.get("shell"), _default_shell(job), _default_shell(root)):
         if given is not None:
             words = given.value.split() if given.is_scalar else []
@@ -261,7 +266,7 @@ def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
     if runs_on is not None and not labels:
         return False  # (a mapping: `group:`/`labels:`, not read)
     texts = [label.value for label in labels]
-    return not any("windows" in t.lower() or "${{" in t for t in texts)
+    return not any(_WINDOWS.search(t) or "${{" in t for t in texts)
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:
