@@ -489,6 +489,15 @@ class Environment:
                 assigned, exported, validated, unknown = saved
         return [state for state in states if state is not None]
 
+    def functions_at_end(self, script: Script) -> dict[str, Script]:
+        """Where each function the script can call after its last line is defined:
+        `state_before(script, end).functions` without the rest of that state."""
+        functions: dict[str, Script] = dict.fromkeys(script.functions, script)
+        for _, _, call in self._state_changes(script)[0]:
+            for target in call.targets if call is not None else ():
+                functions.update(self.file_state(target).functions)
+        return functions
+
     def _body_before(self, script: Script, offset: int) -> list[Command]:
         """The state-changing commands of the function whose body holds `offset` (the
         innermost), before it."""

@@ -1162,10 +1162,8 @@ def _functions(ctx: Context, script: Script) -> Functions:
     def lookup(name: str) -> Script | None:
         if name in script.functions:
             return script
-        if not state:  # (a script that sources nothing has its own functions alone)
-            sources = any(c.kind == "source" for c in ctx.environment.calls.calls_in(script))
-            end = len(script.src) + 1
-            state.append(ctx.environment.state_before(script, end).functions if sources else {})
+        if not state:
+            state.append(ctx.environment.functions_at_end(script))
         return state[0].get(name)
 
     return lookup

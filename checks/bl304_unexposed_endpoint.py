@@ -62,8 +62,9 @@ Dynamo frontend's metric is no such alternative to an engine's).
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from benchlint import profile
@@ -119,8 +120,11 @@ class Probe:
         return Location(word.script.path, span)
 
 
-def _probes(script: Script, interpreters: frozenset[str] = frozenset()) -> Iterator[Probe]:
-    """`interpreters`: variables that hold an interpreter (`AIPERF_PYTHON`)."""
+def _probes(
+    script: Script, interpreters: Callable[[], frozenset[str]] = frozenset
+) -> Iterator[Probe]:
+    """`interpreters`: the variables that hold an interpreter (`AIPERF_PYTHON`), asked only
+    where a heredoc is fed to a variable's program."""
     if not _MAY_PROBE.search(script.file.text):
         return  # no URL, health flag or metric name anywhere in the file
     for command in script.all_commands():
@@ -172,7 +176,9 @@ def _port_option(words: list[Word]) -> str | None:
 _INTERPRETERS = ("python", "python3", "perl", "ruby", "node")
 
 
-def _embedded_probes(command: Command, interpreters: frozenset[str]) -> Iterator[Probe]:
+def _embedded_probes(
+    command: Command, interpreters: Callable[[], frozenset[str]]
+) -> Iterator[Probe]:
     """Metric names in a program fed to an interpreter as a heredoc (`python3 - "$URL" <<'EOF'`,
     `"$AIPERF_PYTHON" - <<'PY'`): the program reads the metrics of the server whose URL the
     script gave it."""
@@ -181,7 +187,7 @@ def _embedded_probes(command: Command, interpreters: frozenset[str]) -> Iterator
     base = command.invocation.base or ""
     words = command.invocation.words
     held = words[0].variable() if words and not base else None
-    if not base.startswith(_INTERPRETERS) and held not in interpreters:
+    if not base.startswith(_INTERPRETERS) and (held is None or held not in interpreters()):
         return
     script = command.script
     for heredoc in command.heredocs:
@@ -423,7 +429,8 @@ _DEFAULT_OF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?-(.*)\}$")  # `${PY:-pyt
 def check(ctx: Context) -> Iterator[Finding]:
     for script in scripts_with_releases(ctx):
         dev_mode = _dev_mode(script)
-        probes = _probes(script, _interpreter_variables(ctx, script))
+        interpreters = functools.cache(functools.partial(_interpreter_variables, ctx, script))
+        probes = _probes(script, interpreters)
         unguarded = [probe for probe in probes if not _guarded_by_server_type(probe)]
         alternatives = _alternatives(unguarded)
         for probe in unguarded:
