@@ -483,6 +483,26 @@ def test_words_and_their_reads_agree_with_bash(words: list[str]) -> None:
         assert [r.name for r in word.reads()] == expanded, (line, word.text, printed)
 
 
+@needs_bash
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    st.lists(
+        st.sampled_from(["a", '"$A"', "</dev/null", ">/dev/null", "2>&1", "b c", ">>/dev/null"]),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_words_after_a_redirection_are_arguments_as_bash_has_them(parts: list[str]) -> None:
+    """`cmd <in a b` runs `cmd a b` (tree-sitter-bash reads `a b` as more of the redirect's
+    destinations): the model's words are bash's, wherever the redirections stand."""
+    line = "f " + " ".join(parts) + " ."
+    # (f prints its arguments to fd 4, the script's stdout, whatever the line redirects)
+    expected = _marked_bash("f() { printf '[%s]' \"$@\" >&4; }; exec 4>&1; " + line).stdout
+    script = parse_file(SourceText("t.sh", (line + "\n").encode()))
+    values = [w.value.replace("$A", "<A>") for w in script.commands[0].words[1:]]
+    assert "".join(f"[{v}]" for v in values) == expected, line
+
+
 _TESTS = ['[[ "$A" == x ]]', '[ -n "$A" ]', "true", "false", 'test "$A" = y']
 _PRINTERS = ["printf 'p'", "printf ''", "echo q", "echo -n r", 'echo "s t"', "printf '_mtp'"]
 

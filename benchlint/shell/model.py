@@ -144,6 +144,12 @@ def whole_piece(word: Word, read: Read) -> bool:
 _PIECE_EDGE = (b"", b" ", b"\t", b'"', b"'")
 
 
+def _args_in_redirect(redirect: Node) -> list[Node]:
+    """The words tree-sitter-bash reads as a file redirect's destinations after its first:
+    arguments of the command to bash (`cmd <in a b` runs `cmd a b`)."""
+    return redirect.children_by_field_name("destination")[1:]
+
+
 def make_word(script: Script, node: Node, found: _Reads) -> Word:
     """The word at a node: quote removal done, its reads (`found`: the script's) kept."""
     kind = node.type
@@ -997,6 +1003,9 @@ class _Builder:
         self.pipefail = False  # (a shell `bash -c` starts does not inherit it)
         self.allexport = False
         self.by_node: dict[int, Command] = {}
+        # words after a redirection (`cat <in a b`): tree-sitter-bash reads them as more
+        # destinations of the redirect; bash as arguments of the command (see on_command)
+        self.args_after: dict[int, list[Node]] = {}
         self.words: dict[int, Word] = {}
         self.guard_nodes: dict[int, Syn] = {}  # (an `if`'s then and else: one statement)
         self.reads = _Reads(script, root)
@@ -1188,13 +1197,21 @@ class _Builder:
                 self.walk(child, ctx)
         if body is None:
             return
-        self.walk(body, ctx)
-        heredocs = [c for c in node.named_children if c.type == "heredoc_redirect"]
         last = body
         while last.type in ("list", "pipeline") and last.named_child_count:
             # tree-sitter-bash puts `a || b >> f` and `a | b > f` under one redirect; bash gives
             # it to the last command
             last = last.named_children[-1]
+        after = [
+            d
+            for c in node.named_children
+            if c.type == "file_redirect"
+            for d in _args_in_redirect(c)
+        ]
+        if after:
+            self.args_after[last.id] = after
+        self.walk(body, ctx)
+        heredocs = [c for c in node.named_children if c.type == "heredoc_redirect"]
         command = self.by_node.get(last.id)
         if command is not None:
             for child in node.named_children:
@@ -1271,6 +1288,8 @@ class _Builder:
             if kind == "command_name":
                 inner = child.named_children
                 words.append(self.word(inner[0] if inner else child))
+            elif kind == "file_redirect":
+                words += [self.word(d) for d in _args_in_redirect(child)]
             elif words and not kind.endswith("_redirect"):
                 word = self.word(child)
                 previous = words[-1]
@@ -1281,6 +1300,7 @@ class _Builder:
                     words[-1] = word
                     continue
                 words.append(word)
+        words += [self.word(d) for d in self.args_after.pop(node.id, ())]
         command = self.new_command(node, words, ctx)
         command.background = _is_background(node)
         for child in rest:
