@@ -106,3 +106,27 @@ def test_route_lookup_between_measured_releases() -> None:
     assert data.exposes("vllm", "/v1/responses/abc", False, "0.31.0") is True  # {response_id}
     assert data.exposes("vllm", "/no/such/route", False, "0.13.0") is False
     assert data.history("sglang_router", "0.1.4", "/readiness") == "it arrives in 0.1.6"
+
+
+def test_slurm_options_have_provenance_and_the_docs_quote_their_range() -> None:
+    from benchlint import slurm
+    from benchlint.registry import get_rule
+
+    data = json.loads((DATA / "slurm_options.json").read_text())
+    assert data["schema_version"] == slurm.SCHEMA_VERSION
+    assert data["generator"] == "tools/import_slurm_options.py"
+    releases = data["slurm"]["releases"]
+    for release in [*releases, *data["pyxis"]["releases"]]:
+        assert set(release) == {"version", "tag", "commit", "file", "blob"}, release
+        assert len(release["commit"]) == 40 and len(release["blob"]) == 40
+    versions = [r["version"] for r in releases]
+    assert versions == sorted(versions, key=lambda v: [int(n) for n in v.split(".")])
+    for command in slurm.COMMANDS:
+        table = data["slurm"]["options"][command]
+        assert len(table) > 100, command
+        for name, option in table.items():
+            assert len(option["arg"]) == len(releases) and set(option["arg"]) <= set("-012"), name
+            assert option["arg"] != "-" * len(releases), name
+    assert data["slurm"]["options"]["srun"]["time"] == {"short": "t", "arg": "1" * len(releases)}
+    doc = get_rule("BL115").doc  # type: ignore[union-attr]
+    assert f"Slurm release from {versions[0]} to {versions[-1]}" in doc

@@ -5,6 +5,8 @@ know ("unknown", "not simulated"); never the opposite."""
 from __future__ import annotations
 
 import os
+import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,6 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from benchlint import slurm
 from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.expand import UNSET
 from benchlint.shell.model import parse_file
@@ -1365,3 +1368,154 @@ def test_pkill_patterns_match_as_pgrep_matches_them() -> None:
         for process in processes:
             process.kill()
             process.wait()
+
+
+# -- BL115: srun, sbatch and salloc options, against Slurm's own commands -----------------------
+SRUN = shutil.which("srun")
+needs_slurm = pytest.mark.skipif(
+    SRUN is None, reason="slurm-client is not installed (.ci/run installs it where apt can)"
+)
+
+
+def _slurm_release(conf: Path) -> str:
+    """The installed Slurm's major release (`slurm 22.05.8`: 22.05)."""
+    env = {**os.environ, "SLURM_CONF": str(conf)}
+    out = subprocess.run(
+        [SRUN or "srun", "--version"], capture_output=True, text=True, env=env
+    ).stdout
+    match = re.search(r"(\d+)\.(\d+)\.", out)
+    assert match, out
+    return f"{match.group(1)}.{match.group(2)}"
+
+
+def _plain_table(command: str, release: str) -> slurm.Table:
+    """The command's options in a release, without pyxis's (no plugin is installed here)."""
+    data = slurm.data()["slurm"]
+    assert isinstance(data, dict)
+    index = [r["version"] for r in data["releases"]].index(release)
+    long: dict[str, int] = {}
+    short: dict[str, int] = {}
+    for name, option in data["options"][command].items():
+        arg = None if option["arg"][index] == "-" else int(option["arg"][index])
+        if arg is not None:
+            long[name] = arg
+            if option["short"] is not None:
+                short[option["short"]] = arg
+    return slurm.Table(long, short)
+
+
+# what the command prints for each kind of problem (glibc's getopt_long and sbatch's directives)
+_SLURM_SAYS = {
+    "unrecognized option": "unknown",
+    "invalid option": "unknown",
+    "is ambiguous": "ambiguous",
+    "doesn't allow an argument": "no-value",
+    "requires an argument": "missing-value",
+    "Invalid directive": "operand",
+}
+
+
+def _slurm_verdict(argv: list[str], script: str | None = None, cwd: Path | None = None) -> str:
+    """The kind of option problem the command reports first, "" for none (it exits at once
+    with `--usage` last, or stops at something else: a value it rejects, a job it cannot run)."""
+    env = {**os.environ, "SLURM_CONF": str(cwd / "slurm.conf") if cwd else ""}
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=5, env=env, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        return ""
+    return next((kind for said, kind in _SLURM_SAYS.items() if said in done.stderr), "")
+
+
+def _probes(command: str, table: slurm.Table, rng: random.Random) -> list[str]:
+    """Words to try: options in full, cut short (one option's prefix or several's), misspelt,
+    with too many dashes, with a value after `=`, short ones alone and in clusters."""
+    names = sorted(table.long)
+    found: list[str] = []
+    for _ in range(40):
+        name = rng.choice(names)
+        shape = rng.randrange(7)
+        if shape == 0:
+            word = "--" + name[: rng.randrange(1, len(name) + 1)]
+        elif shape == 1:
+            at = rng.randrange(len(name))
+            word = "--" + name[:at] + name[at + 1 :]  # a letter left out
+        elif shape == 2:
+            word = "-" * rng.choice((3, 4)) + name
+        elif shape == 3:
+            word = "--" + name + "=1"
+        elif shape == 4:
+            word = "--" + name + rng.choice(("-x", "s", "out"))
+        elif shape == 5:
+            word = "-" + "".join(rng.choice("NnltuvQzyZjq") for _ in range(rng.randrange(1, 3)))
+        else:
+            word = "--" + name
+        found.append(word)
+    return found
+
+
+@needs_slurm
+@pytest.mark.parametrize("command", ["srun", "sbatch", "salloc"])
+def test_slurm_option_reading_agrees_with_slurm(command: str, tmp_path: Path) -> None:
+    """Each probe word between known options, then `--usage` (the command exits at it once the
+    options before it are read): the first problem the model finds is the kind the command
+    reports, for the installed release's options."""
+    (tmp_path / "slurm.conf").write_text("ClusterName=x\nSlurmctldHost=localhost\n")
+    table = _plain_table(command, _slurm_release(tmp_path / "slurm.conf"))
+    rng = random.Random(f"BL115 {command}")
+    disagree = []
+    for probe in _probes(command, table, rng):
+        words = ["--job-name=t", probe]
+        problems, end = slurm.read(table, [*words, "--usage"])
+        if end is not None and end < len(words) + 1 and not problems:
+            words.append("1")  # (the probe takes the next word as its value)
+        problems, end = slurm.read(table, [*words, "--usage"])
+        model = problems[0].kind if problems else ""
+        real = _slurm_verdict([command, *words, "--usage"], cwd=tmp_path)
+        if model != real:
+            disagree.append((words, model, real))
+    assert not disagree
+
+
+@needs_slurm
+def test_sbatch_directives_agree_with_sbatch(tmp_path: Path) -> None:
+    """`#SBATCH` lines as sbatch reads them: comments, quotes, an indented line, lines after
+    the first command, a word that is no option."""
+    (tmp_path / "slurm.conf").write_text("ClusterName=x\nSlurmctldHost=localhost\n")
+    table = _plain_table("sbatch", _slurm_release(tmp_path / "slurm.conf"))
+    scripts = [
+        "#!/bin/bash\n#SBATCH --job-name=x # c\n#SBATCH --timeout=3\n",
+        "#!/bin/bash\n#SBATCH --job-name=x #SBATCH --timeout=3\n",
+        "#!/bin/bash\n#SBATCH --comment='a --timeout=3'\n",
+        "#!/bin/bash\n  #SBATCH --timeout=3\n",
+        "#!/bin/bash\necho hi\n#SBATCH --timeout=3\n",
+        "#!/bin/bash\n# note\n\n#SBATCH -J x\n#SBATCH time=1\n",
+        "#!/bin/bash\n#SBATCH --ntasks-per 2\n",
+        "#!/bin/bash\n#SBATCH --comment=a\\#b --tim=1\n",
+        "#!/bin/bash\n#SLURM --timeout=3\n",
+        "#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH hetjob\n#SBATCH --timeout=3\n",
+        "#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH hetjob --timeout=3\n",
+        "#!/bin/bash\n#SBATCH -N 1 time=1\n#SBATCH hetjob\n#SBATCH -N 1\n",
+    ]
+    for text in scripts:
+        *components, last = slurm.directives(text)
+        problems = [
+            problem
+            for words in [*components, [*last, ("--usage", 0, 0)]]
+            for problem in slurm.read(table, [w for w, _, _ in words], directives=True)[0]
+        ]
+        model = problems[0].kind if problems else ""
+        # an `#SBATCH --usage` line where sbatch stops reading them (it exits there once the
+        # lines before it are read)
+        lines = text.split("\n")
+        stop = next(
+            (
+                i
+                for i, line in enumerate(lines)
+                if i > 0 and line.strip() and not line.lstrip().startswith("#")
+            ),
+            len(lines) - 1,
+        )
+        lines.insert(stop, "#SBATCH --usage")
+        path = tmp_path / "job.sh"
+        path.write_text("\n".join(lines))
+        assert model == _slurm_verdict(["sbatch", str(path)], cwd=tmp_path), text

@@ -1,0 +1,252 @@
+"""The options srun, sbatch and salloc accept, and their command lines read as they read them.
+
+The data (`data/slurm_options.json`, made by tools/import_slurm_options.py from Slurm's
+`src/common/slurm_opt.c` at the last tag of each major release from 20.11, and pyxis's
+`spank_opts[]`) list each command's options per release. The commands read them with glibc's
+`getopt_long` and an option string that starts with `+`: options end at the first word that is
+not one (the program to run, the batch script) or after `--`; a long option may be shortened to
+any prefix that names one option only (`--ntasks-per-n`), an exact name wins over the longer ones
+it starts (`--gpus` beside `--gpus-per-node`); a required value is the rest of the word (`-N2`,
+`--nodes=2`) or the next word; an optional one only the rest of the word (`--exclusive=user`).
+
+A SPANK plugin the cluster loads adds long options of its own (pyxis's `--container-image`; a
+site's plugins are not known): a long option no release knows may be one, unless it is spelled
+like a known one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from dataclasses import dataclass
+from importlib import resources
+
+COMMANDS = ("srun", "sbatch", "salloc")
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Table:
+    """One release's options of one command: long name -> has_arg (0 none, 1 required,
+    2 optional), short letter -> has_arg."""
+
+    long: dict[str, int]
+    short: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A word the command rejects: `kind` is "unknown" (no such option), "ambiguous" (a prefix
+    of several, `candidates`), "no-value" (`=VALUE` given to an option that takes none) or
+    "missing-value" (a required value, and no word after it)."""
+
+    index: int  # of the word
+    option: str  # as written, up to its `=`: `--timeout`, `-z`
+    kind: str
+    candidates: tuple[str, ...] = ()
+
+
+@functools.cache
+def data() -> dict[str, object]:
+    text = resources.files("benchlint.data").joinpath("slurm_options.json").read_text()
+    loaded: dict[str, object] = json.loads(text)
+    return loaded
+
+
+def releases() -> list[str]:
+    slurm = data()["slurm"]
+    assert isinstance(slurm, dict)
+    return [r["version"] for r in slurm["releases"]]
+
+
+@functools.cache
+def tables(command: str) -> tuple[Table, ...]:
+    """The command's options in each release, with pyxis's (it registers them for all three)."""
+    slurm, pyxis = data()["slurm"], data()["pyxis"]
+    assert isinstance(slurm, dict) and isinstance(pyxis, dict)
+    found = []
+    for index in range(len(slurm["releases"])):
+        long: dict[str, int] = dict(pyxis["options"])
+        short: dict[str, int] = {}
+        for name, option in slurm["options"][command].items():
+            arg = None if option["arg"][index] == "-" else int(option["arg"][index])
+            if arg is not None:
+                long[name] = arg
+                if option["short"] is not None:
+                    short[option["short"]] = arg
+        found.append(Table(long, short))
+    return tuple(found)
+
+
+@functools.cache
+def every_long(command: str) -> frozenset[str]:
+    """The long options some release of the command accepts, and pyxis's."""
+    return frozenset(name for table in tables(command) for name in table.long)
+
+
+def value_options(command: str) -> tuple[str, frozenset[str]]:
+    """(short letters, long names) of the options that take a value as the next word in some
+    release: what the wrapper grammar of `benchlint.shell.invocation` skips."""
+    every = tables(command)
+    short = sorted({letter for t in every for letter, arg in t.short.items() if arg == 1})
+    return "".join(short), frozenset(n for t in every for n, arg in t.long.items() if arg == 1)
+
+
+def read(
+    table: Table, words: list[str | None], directives: bool = False
+) -> tuple[list[Problem], int | None]:
+    """The problems of the command's option words as `getopt_long` reads them with this table,
+    and the index of the first word after the options (None: a word not known, None in
+    `words`, stands where an option could be: what follows cannot be read). `directives`: the
+    words of `#SBATCH` lines, where a word that is no option is a problem ("operand")."""
+    problems: list[Problem] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word is None:
+            return problems, None
+        if word == "--":
+            return problems, index + 1
+        if not word.startswith("-") or word == "-":
+            if directives:
+                problems.append(Problem(index, word, "operand"))
+            return problems, index
+        if word.startswith("--"):
+            name, equals, _ = word[2:].partition("=")
+            arg, problem = _long(table, name, index, word)
+            if problem is not None:
+                problems.append(problem)
+            elif arg == 0 and equals:
+                problems.append(Problem(index, f"--{name}", "no-value"))
+            elif arg == 1 and not equals:
+                index += 1  # (its value)
+                if index >= len(words):
+                    problems.append(Problem(index - 1, f"--{name}", "missing-value"))
+        else:
+            for at, letter in enumerate(word[1:], 1):
+                takes = table.short.get(letter)
+                if takes is None:
+                    problems.append(Problem(index, f"-{letter}", "unknown"))
+                    continue
+                if takes == 0:
+                    continue
+                if takes == 1 and at == len(word) - 1:  # (the value is the next word)
+                    index += 1
+                    if index >= len(words):
+                        problems.append(Problem(index - 1, f"-{letter}", "missing-value"))
+                break  # (the rest of the word is its value)
+        index += 1
+    return problems, index
+
+
+def _long(table: Table, name: str, index: int, word: str) -> tuple[int, Problem | None]:
+    if name in table.long:
+        return table.long[name], None
+    starting = sorted(n for n in table.long if n.startswith(name)) if name else []
+    if len(starting) == 1:
+        return table.long[starting[0]], None
+    option = "--" + name
+    if len(starting) > 1:
+        return 0, Problem(index, option, "ambiguous", tuple(starting))
+    return 0, Problem(index, option, "unknown")
+
+
+def problems(command: str, words: list[str | None], directives: bool = False) -> list[Problem]:
+    """The problems every release of the command has with these words (what one release
+    accepts is not reported: which one the cluster runs is not known)."""
+    found: dict[tuple[int, str], Problem] | None = None
+    for table in tables(command):
+        seen = {(p.index, p.option): p for p in read(table, words, directives)[0]}
+        found = seen if found is None else {k: p for k, p in found.items() if k in seen}
+        if not found:
+            return []
+    return sorted((found or {}).values(), key=lambda p: p.index)
+
+
+def close_names(command: str, option: str) -> list[str]:
+    """Long options of the command spelled like `option`, closest first: its name itself
+    (`----nodes`), a name it starts or ends with (`--timeout`: `--time`), a name a letter or
+    two away (`--ntask-per-node`)."""
+    name = option.lstrip("-")
+    names = every_long(command)
+    close = [name] if name in names else []
+    close += sorted(
+        (n for n in names if len(n) >= 4 and (name.startswith(n) or name.endswith(n))),
+        key=len,
+        reverse=True,
+    )
+    close += difflib.get_close_matches(name, names, n=3, cutoff=0.8)
+    return ["--" + n for n in dict.fromkeys(close)]
+
+
+def short_takes_value(command: str, letter: str) -> bool:
+    """Whether `-LETTER` takes a required value in every release of the command."""
+    return all(table.short.get(letter) == 1 for table in tables(command))
+
+
+def directives(text: str) -> list[list[tuple[str, int, int]]]:
+    """The words of a batch script's `#SBATCH` lines as sbatch reads them (`_opt_batch_script`,
+    `get_argument`): the lines that start with `#SBATCH` before the first line with a command,
+    split at blanks outside quotes, up to an unquoted `#`; each word with its start and end
+    offsets in `text`, in one list per job component (a `hetjob` line starts the next one, whose
+    options sbatch reads on their own; the rest of that line is not read). `#SLURM` lines are
+    read too."""
+    components: list[list[tuple[str, int, int]]] = [[]]
+    offset = 0
+    for line in text.split("\n"):
+        start = offset
+        offset += len(line) + 1
+        magic = next((m for m in ("#SBATCH", "#SLURM") if line.startswith(m)), None)
+        if magic is None:
+            if line.strip() and not line.lstrip().startswith("#"):
+                break  # (a command: sbatch reads no further)
+            continue
+        at = len(magic)
+        first = line[at:].split(None, 1)
+        if first and first[0].lower() in ("hetjob", "packjob"):
+            components.append([])
+            continue  # (sbatch blanks the word out, then reads nothing more of the line)
+        while True:
+            while at < len(line) and line[at].isspace():
+                at += 1
+            word, end = _argument(line, at)
+            if word is None:
+                break
+            components[-1].append((word, start + at, start + end))
+            at = end
+    return components
+
+
+def _argument(line: str, at: int) -> tuple[str | None, int]:
+    """sbatch's `get_argument` from `at`: the word and where it ends (None at the line's end, an
+    unquoted `#`, an unmatched quote, which sbatch rejects before it reads any option, or a
+    backslash before a blank, which ends the word before 24.05 and is kept in it since: the rest
+    of the line is not read)."""
+    chars: list[str] = []
+    quote = ""
+    index = at
+    while index < len(line) and (quote or not line[index].isspace()):
+        char = line[index]
+        if char == "\\":  # (the next character as it is, if any)
+            if line[index + 1 : index + 2].isspace():
+                return None, len(line)  # (an escaped blank: releases before 24.05 end the word)
+            chars.append(line[index + 1 : index + 2])
+            index += 2
+            continue
+        if quote:
+            if char == quote:
+                quote = ""
+                index += 1
+                continue
+        elif char in "\"'":
+            quote = char
+            index += 1
+            continue
+        elif char == "#":
+            break
+        chars.append(char)
+        index += 1
+    if quote or not chars:
+        return None, index
+    return "".join(chars), index

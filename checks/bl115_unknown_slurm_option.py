@@ -1,0 +1,157 @@
+"""An option srun, sbatch or salloc rejects: no Slurm release has it, or it is ambiguous.
+
+## What it does
+Reads the options of every `srun`, `sbatch` and `salloc` command line (also behind wrappers and
+in `bash -c` strings) and the `SBATCH` directive lines of batch scripts as the commands read
+them (glibc's `getopt_long`: options end at the first operand or `--`, a long option may be
+shortened to a prefix of one option only, a required value is the next word or after `=`),
+against the options each Slurm release from 20.11 to 26.05 defines (`src/common/slurm_opt.c`)
+and those of the pyxis SPANK plugin (`--container-image`...). Reports a word every release
+rejects:
+
+- a long option that no release has and that is spelled like one (`--timeout` for `--time`,
+  `----ntasks-per-node` with four dashes, `--ntask-per-node`);
+- a short option no release has (`-z`);
+- a prefix of several options (`--ntasks-per`: `--ntasks-per-node`, `--ntasks-per-gpu`...);
+- a value given with `=` to an option that takes none (`--label=1`);
+- in `#SBATCH` lines, a word that is no option (`#SBATCH time=10`).
+
+## Why is this bad?
+The command stops at once with `unrecognized option`, `option is ambiguous` or `Invalid
+directive found in batch script`, before it allocates or submits anything: the job a launcher
+meant to start never starts, often after a long wait in the queue for the allocation around it.
+InferenceX fixed an `srun --timeout=30` in a multi-node job script and a four-dash
+`----ntasks-per-node=1` in a launcher, each found only when a run failed.
+
+## Example
+```bash path=runners/launch_mi355x-amd.sh
+srun --jobid="$JOB_ID" --timeout=30 ----ntasks-per-node=1 bash benchmarks/run.sh
+```
+
+## Use instead
+```bash path=runners/launch_mi355x-amd.sh
+srun --jobid="$JOB_ID" --time=30 --ntasks-per-node=1 bash benchmarks/run.sh
+```
+
+## Exceptions
+A SPANK plugin the cluster loads adds long options of its own, and which plugins a cluster has
+is not known: a long option no release has and that is spelled like none of them is not
+reported (every report counts them). An option some release accepts is not reported either
+(which release the cluster runs is not known), nor anything after a word whose value is not
+known where an option could be (`srun $SRUN_ARGS ...`: the words it splits into). A word whose
+option name is written out and whose value is not (`--jobid=$JOB_ID`, `-N"$NODES"`) is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint import slurm
+from benchlint.context import Context
+from benchlint.finding import Finding, Location, Severity, Span, clip
+from benchlint.registry import rule
+from benchlint.shell.model import Script, Word
+
+# (plain substrings: a regular expression takes 0.1 s over a 2.5 MB installer script)
+_MAY = ("srun", "sbatch", "salloc", "#SBATCH", "#SLURM")
+_SPANK = (
+    "srun, sbatch and salloc options neither Slurm nor pyxis has, not reported (BL115: a SPANK "
+    "plugin of the cluster may add them)"
+)
+_RELEASES = f"Slurm {slurm.releases()[0]} to {slurm.releases()[-1]}"
+
+
+@rule("BL115", "unknown-slurm-option", Severity.ERROR, tags=("shell", "slurm"))
+def check(ctx: Context) -> Iterator[Finding]:
+    for script in ctx.shell_scripts():
+        text = script.file.text
+        if not any(word in text for word in _MAY):
+            continue
+        yield from _directives(ctx, script)
+        for command in script.all_commands():
+            for wrapper in command.invocation.wrappers:
+                if wrapper.name not in slurm.COMMANDS:
+                    continue
+                first = wrapper.words[0]
+                start = next((i for i, w in enumerate(command.words) if w is first), None)
+                if start is None:
+                    continue
+                words = command.words[start + 1 :]
+                texts = [_option_text(wrapper.name, w) for w in words]
+                for problem in slurm.problems(wrapper.name, texts):
+                    word = words[problem.index]
+                    yield from _report(ctx, wrapper.name, problem, command.script.path, word.span)
+
+
+def _option_text(command: str, word: Word) -> str | None:
+    """The word as the options reader needs it: its text, or for a word whose value is not
+    known, its option with a stand-in value (`--jobid=$JOB`: `--jobid=0`; `-N$N`: `-N0`);
+    None where what the word holds is not known."""
+    if word.static:
+        return word.value
+    value = word.value
+    cut = min((i for i in (value.find("$"), value.find("`")) if i >= 0), default=len(value))
+    head = value[:cut]
+    if head.startswith("--") and "=" in head:
+        return head.partition("=")[0] + "=0"
+    if len(head) == 2 and head[0] == "-" and slurm.short_takes_value(command, head[1]):
+        return head + "0"
+    return None
+
+
+def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
+    """The `#SBATCH` lines of a batch script (a script with none has no words here)."""
+    if script.top is not script:
+        return
+    source = script.file
+    for words in slurm.directives(source.text):
+        for problem in slurm.problems("sbatch", [w for w, _, _ in words], directives=True):
+            _, start, end = words[problem.index]
+            yield from _report(ctx, "sbatch", problem, script.path, source.span(start, end))
+
+
+def _report(
+    ctx: Context, command: str, problem: slurm.Problem, path: str, span: Span
+) -> Iterator[Finding]:
+    option = problem.option
+    location = Location(path, span)
+    shown = f"`{clip(option, 40)}`"
+    help_ = ""
+    if problem.kind == "unknown":
+        close = slurm.close_names(command, option) if option.startswith("--") else []
+        others = [c for c in slurm.COMMANDS if option[2:] in slurm.every_long(c)]
+        if option.startswith("--") and not close and not others and not option.startswith("---"):
+            ctx.count(_SPANK, location)
+            return
+        what = f"{command} has no option {shown} in any release from {_RELEASES} (nor pyxis)"
+        if others and option.startswith("--") and not close:
+            what += f"; it is an option of {' and '.join(others)}"
+        why = f'{command} stops with "unrecognized option"'
+        if not option.startswith("--"):
+            why = f'{command} stops with "invalid option"'
+        if close:
+            help_ = f"did you mean `{close[0]}`?"
+    elif problem.kind == "ambiguous":
+        names = ", ".join(f"`--{n}`" for n in problem.candidates[:4])
+        more = " ..." if len(problem.candidates) > 4 else ""
+        what = f"{shown} is the start of several {command} options ({names}{more})"
+        why = f'{command} stops with "option is ambiguous"'
+        help_ = "write the option in full"
+    elif problem.kind == "no-value":
+        what = f"{command}'s option {shown} takes no value, and is given one after `=`"
+        why = f'{command} stops with "option doesn\'t allow an argument"'
+        help_ = f"write {shown} alone"
+    elif problem.kind == "missing-value":
+        what = f"{command}'s option {shown} takes a value, and no word follows it"
+        why = f'{command} stops with "option requires an argument"'
+    else:  # an `#SBATCH` word that is no option
+        what = f"the `#SBATCH` word {shown} is not an option"
+        why = 'sbatch stops with "Invalid directive found in batch script"'
+        help_ = "write it as an option (`--name=value`)"
+    yield Finding(
+        "BL115",
+        f"{what}: {why} and runs nothing",
+        location,
+        subject=f"{command}:{option}",
+        help=help_,
+    )

@@ -1,0 +1,170 @@
+"""Build benchlint/data/slurm_options.json: the command-line options srun, sbatch and salloc
+accept, per Slurm release, and those the pyxis SPANK plugin adds.
+
+Usage: python tools/import_slurm_options.py SLURM_GIT_DIR PYXIS_GIT_DIR
+
+SLURM_GIT_DIR is a clone of https://github.com/SchedMD/slurm and PYXIS_GIT_DIR one of
+https://github.com/NVIDIA/pyxis (a bare clone will do: files are read with `git show`).
+
+Slurm: each release's `src/common/slurm_opt.c` (the last tag of each major release from 20.11,
+when the three commands' options moved there). Its `common_options[]` table lists every option;
+an option is in a command's getopt table when it has a `.name` and a `.set_func` (all three
+commands) or the command's own `.set_func_srun`, `.set_func_sbatch` or `.set_func_salloc`
+(`slurm_option_table_create`). `.has_arg` says whether it takes a value, `.val` its short letter
+when it is a character. The options stop at the first operand (the table's `+`).
+
+pyxis: `spank_opts[]` in each release's `args.c` (`pyxis_slurmstepd.c` before 0.8): name and
+`has_arg` of each option. SPANK options are offered by srun, and by salloc and sbatch for the
+plugins a cluster loads in their context; pyxis registers its options for all three.
+
+Every release is recorded with its tag, its commit and the blob hash of the file read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "benchlint" / "data" / "slurm_options.json"
+SCHEMA_VERSION = 1
+SLURM_MAJORS = ("20-11", "21-08", "22-05", "23-02", "23-11", "24-05", "24-11", "25-05", "25-11")
+SLURM_MAJORS += ("26-05",)
+COMMANDS = ("srun", "sbatch", "salloc")
+_HAS_ARG = {"no_argument": 0, "required_argument": 1, "optional_argument": 2}
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[A-Za-z_]\w*|\d+|\S')
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _last_tag(repo: Path, pattern: str) -> str:
+    tags = [t for t in _git(repo, "tag", "--list").split() if re.fullmatch(pattern, t)]
+    if not tags:
+        raise SystemExit(f"{repo}: no tag matches {pattern}")
+    return max(tags, key=lambda t: [int(n) for n in re.findall(r"\d+", t)])
+
+
+def _source(repo: Path, tag: str, path: str) -> tuple[str, dict[str, str]]:
+    text = _git(repo, "show", f"{tag}:{path}")
+    where = {
+        "tag": tag,
+        "commit": _git(repo, "rev-list", "-n", "1", tag).strip(),
+        "file": path,
+        "blob": _git(repo, "rev-parse", f"{tag}:{path}").strip(),
+    }
+    return text, where
+
+
+def _without_comments(text: str) -> str:
+    return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+
+
+def slurm_options(text: str) -> dict[str, dict[str, tuple[int, str | None]]]:
+    """Each command's named options in slurm_opt.c: {command: {name: (has_arg, short letter)}}
+    (one name may be two options: srun's `--wait=SECONDS`, sbatch's `--wait`)."""
+    text = _without_comments(text)
+    table = re.search(r"common_options\[\]\s*=\s*\{(.*?)\};", text, re.S)
+    if table is None:
+        raise SystemExit("slurm_opt.c: no common_options[] table")
+    found: dict[str, dict[str, tuple[int, str | None]]] = {c: {} for c in COMMANDS}
+    for variable in re.findall(r"&slurm_opt_(\w+)", table.group(1)):
+        body = re.search(rf"slurm_cli_opt_t slurm_opt_{variable}\s*=\s*\{{(.*?)\}};", text, re.S)
+        if body is None:
+            raise SystemExit(f"slurm_opt.c: no definition of slurm_opt_{variable}")
+        fields = {k: v.strip() for k, v in re.findall(r"\.(\w+)\s*=\s*([^,\n]+)", body.group(1))}
+        name = fields.get("name", "NULL")
+        if name == "NULL":
+            continue  # (options that exist only as environment variables)
+        val = fields.get("val", "")
+        option = (_HAS_ARG[fields["has_arg"]], val[1] if re.fullmatch(r"'.'", val) else None)
+        for command in COMMANDS:
+            if "set_func" in fields or f"set_func_{command}" in fields:
+                found[command][json.loads(name)] = option
+    return found
+
+
+def pyxis_options(text: str) -> dict[str, int]:
+    """{name: has_arg} of pyxis's spank_opts[]."""
+    text = _without_comments(text)
+    table = re.search(r"struct spank_option spank_opts\[\]\s*=\s*\{(.*)\};", text, re.S)
+    if table is None:
+        raise SystemExit("pyxis: no spank_opts[] table")
+    found: dict[str, int] = {}
+    depth, fields, current = 0, [], []  # (the fields of one `{...}` entry, string literals joined)
+    for token in _TOKEN.findall(table.group(1)):
+        if token == "{":
+            depth += 1
+            fields, current = [], []
+        elif token == "}":
+            depth -= 1
+            if depth < 0:
+                break  # (the end of the table)
+            fields.append(" ".join(current))
+            if len(fields) >= 4 and fields[0].startswith('"'):
+                found[json.loads(fields[0])] = int(fields[3])
+        elif token == "," and depth == 1:
+            fields.append(" ".join(current))
+            current = []
+        elif depth == 1:
+            current.append(token)
+    return found
+
+
+def main() -> None:
+    if len(sys.argv) != 3:
+        raise SystemExit(__doc__)
+    slurm, pyxis = Path(sys.argv[1]), Path(sys.argv[2])
+    releases = []
+    # {command: {name: {"short": letter, "arg": its has_arg in each release, "-": absent}}}
+    options: dict[str, dict[str, dict[str, object]]] = {c: {} for c in COMMANDS}
+    for index, major in enumerate(SLURM_MAJORS):
+        tag = _last_tag(slurm, rf"slurm-{major}-\d+-\d+")
+        text, where = _source(slurm, tag, "src/common/slurm_opt.c")
+        releases.append({"version": major.replace("-", "."), **where})
+        for command, table in slurm_options(text).items():
+            for name, (arg, short) in table.items():
+                known = options[command].setdefault(
+                    name, {"short": short, "arg": "-" * len(SLURM_MAJORS)}
+                )
+                was = str(known["arg"])
+                known["arg"] = was[:index] + str(arg) + was[index + 1 :]
+                known["short"] = short  # (the newest release's)
+    pyxis_releases = []
+    pyxis_found: dict[str, int] = {}
+    tags = [t for t in _git(pyxis, "tag", "--list").split() if re.fullmatch(r"v\d+\.\d+\.\d+", t)]
+    for tag in sorted(tags, key=lambda t: [int(n) for n in t[1:].split(".")]):
+        files = _git(pyxis, "ls-tree", "--name-only", tag).split()
+        text, where = _source(pyxis, tag, "args.c" if "args.c" in files else "pyxis_slurmstepd.c")
+        pyxis_releases.append({"version": tag.removeprefix("v"), **where})
+        pyxis_found.update(pyxis_options(text))  # (the newest release's value for each)
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "generator": "tools/import_slurm_options.py",
+        "slurm": {
+            "source": "https://github.com/SchedMD/slurm",
+            "releases": releases,
+            # per command, each option: its short letter and, one character per release,
+            # whether it takes a value (0 none, 1 required, 2 optional: only as --name=VALUE;
+            # -: the release has no such option)
+            "options": {c: dict(sorted(table.items())) for c, table in options.items()},
+        },
+        "pyxis": {
+            "source": "https://github.com/NVIDIA/pyxis",
+            "releases": pyxis_releases,
+            # every option any release registers, and whether it takes a value
+            "options": dict(sorted(pyxis_found.items())),
+        },
+    }
+    OUT.write_text(json.dumps(data, indent=1) + "\n")
+    counts = ", ".join(f"{c} {len(t)}" for c, t in options.items())
+    print(f"{OUT}: options of {counts} over {len(releases)} releases; pyxis {len(pyxis_found)}")
+
+
+if __name__ == "__main__":
+    main()
