@@ -87,10 +87,14 @@ def every_long(command: str) -> frozenset[str]:
 
 def value_options(command: str) -> tuple[str, frozenset[str]]:
     """(short letters, long names) of the options that take a value as the next word in some
-    release: what the wrapper grammar of `benchlint.shell.invocation` skips."""
-    every = tables(command)
-    short = sorted({letter for t in every for letter, arg in t.short.items() if arg == 1})
-    return "".join(short), frozenset(n for t in every for n, arg in t.long.items() if arg == 1)
+    release, and pyxis's: what the wrapper grammar of `benchlint.shell.invocation` skips (read
+    at import: from the data, without building the tables)."""
+    slurm, pyxis = data()["slurm"], data()["pyxis"]
+    assert isinstance(slurm, dict) and isinstance(pyxis, dict)
+    options = slurm["options"][command].items()
+    short = sorted({o["short"] for _, o in options if o["short"] and "1" in o["arg"]})
+    long = {name for name, o in options if "1" in o["arg"]}
+    return "".join(short), frozenset(long | {n for n, arg in pyxis["options"].items() if arg == 1})
 
 
 def read(

@@ -23,6 +23,10 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
             ["srun"],
             "python3 -m vllm.x",
         ),
+        # Slurm's own tables: pyxis's flags take no value, every option with one does
+        ("srun --container-writable --container-mount-home bash x.sh", ["srun"], "bash x.sh"),
+        ("srun --cpus-per-gpu 4 --gpus-per-socket 2 -W 60 python3 x.py", ["srun"], "python3 x.py"),
+        ("sbatch --wait --parsable job.sh", ["sbatch"], "job.sh"),
         ("timeout -k 5 60 flock -w 5 9", ["timeout"], "flock -w 5 9"),
         ("env -u X A=1 B=2 vllm serve m", ["env"], "vllm serve m"),
         (

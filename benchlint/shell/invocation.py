@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from benchlint import slurm
+
 if TYPE_CHECKING:  # the model builds on this module: nested shells are found through it
     from benchlint.shell.model import Command, Word
 
@@ -73,21 +75,18 @@ _MPI = _g(
 )
 
 
-_SLURM = _g(
-    "ANnctpwJoeGCmxdDMSBLQiFkr",
-    "nodes ntasks cpus-per-task time partition nodelist job-name output error jobid "
-    "ntasks-per-node gpus gpus-per-node gpus-per-task gres container-image container-mounts "
-    "container-workdir container-name container-env mpi export mem mem-per-cpu mem-per-gpu "
-    "account qos exclude cpu-bind distribution het-group dependency constraint reservation "
-    "time-min begin chdir comment licenses network nice signal switches wckey wait "
-    "cores-per-socket sockets-per-node threads-per-core ntasks-per-gpu gpu-bind input "
-    "open-mode kill-on-bad-exit cpu-freq hint mail-type mail-user container-save "
-    "container-mount-home",
-)
+
+def _slurm(command: str, stops: frozenset[str] = frozenset()) -> Grammar:
+    """srun's, sbatch's or salloc's options that take the next word as their value in some
+    release, and pyxis's (`benchlint.slurm`'s data: Slurm's own option tables)."""
+    short, long = slurm.value_options(command)
+    return Grammar(short, long, stops=stops)
+
+
 WRAPPER_GRAMMARS: dict[str, Grammar] = {
-    "srun": _SLURM,
-    "salloc": Grammar(_SLURM.short_values, _SLURM.long_values, stops=frozenset({"--no-shell"})),
-    "sbatch": Grammar(_SLURM.short_values, _SLURM.long_values | {"wrap"}),
+    "srun": _slurm("srun"),
+    "salloc": _slurm("salloc", stops=frozenset({"--no-shell"})),
+    "sbatch": _slurm("sbatch"),
     "timeout": _g("sk", "signal kill-after", operands=1),
     "env": _g("uCS", "unset chdir split-string", assignments=True),
     "nohup": _g(),
