@@ -1,8 +1,8 @@
 """An option srun, sbatch or salloc rejects: no Slurm release has it, or it is ambiguous.
 
 ## What it does
-Reads the options of every `srun`, `sbatch` and `salloc` command line (also behind wrappers and
-in `bash -c` strings) and the `SBATCH` directive lines of batch scripts as the commands read
+Reads the options of every `srun`, `sbatch` and `salloc` command line (also behind wrappers, in
+`bash -c` strings and in argument arrays that hold one: `launch=(srun ...)`) and the `SBATCH` directive lines of batch scripts as the commands read
 them (glibc's `getopt_long`: options end at the first operand or `--`, a long option may be
 shortened to a prefix of one option only, a required value is the next word or after `=`),
 against the options each Slurm release from 20.11 to 26.05 defines (`src/common/slurm_opt.c`)
@@ -38,7 +38,8 @@ A SPANK plugin the cluster loads adds long options of its own, and which plugins
 is not known: a long option no release has and that is spelled like none of them is not
 reported (every report counts them). An option some release accepts is not reported either
 (which release the cluster runs is not known), nor anything after a word whose value is not
-known where an option could be (`srun $SRUN_ARGS ...`: the words it splits into). A word whose
+known where an option could be (`srun $SRUN_ARGS ...`: the words it splits into; an array of
+options, `srun "${EXTRA[@]}"`, is not followed). A word whose
 option name is written out and whose value is not (`--jobid=$JOB_ID`, `-N"$NODES"`) is read.
 """
 
@@ -50,6 +51,7 @@ from benchlint import slurm
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
+from benchlint.shell.invocation import resolve_words
 from benchlint.shell.model import Script, Word
 
 # (plain substrings: a regular expression takes 0.1 s over a 2.5 MB installer script)
@@ -68,15 +70,22 @@ def check(ctx: Context) -> Iterator[Finding]:
         if not any(word in text for word in _MAY):
             continue
         yield from _directives(ctx, script)
-        for command in script.all_commands():
-            for wrapper in command.invocation.wrappers:
+        lines = [(c, c.invocation, c.words) for c in script.all_commands()]
+        # argument arrays that hold a command line (`SRUN=(srun --nodes=1 ...)`, run later)
+        for assignment in (a for inner in script.walk() for a in inner.assignments):
+            items = assignment.value.items if assignment.value is not None else None
+            if items and items[0].static and items[0].value in slurm.COMMANDS:
+                invocation = resolve_words(assignment.command, tuple(items))
+                lines.append((assignment.command, invocation, items))
+        for command, invocation, all_words in lines:
+            for wrapper in invocation.wrappers:
                 if wrapper.name not in slurm.COMMANDS:
                     continue
                 first = wrapper.words[0]
-                start = next((i for i, w in enumerate(command.words) if w is first), None)
+                start = next((i for i, w in enumerate(all_words) if w is first), None)
                 if start is None:
                     continue
-                words = command.words[start + 1 :]
+                words = all_words[start + 1 :]
                 texts = [_option_text(wrapper.name, w) for w in words]
                 for problem in slurm.problems(wrapper.name, texts):
                     word = words[problem.index]
