@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import re
 from dataclasses import dataclass
 from importlib import resources
 
@@ -121,6 +122,8 @@ def read(
             arg, problem = _long(table, name, index, word)
             if problem is not None:
                 problems.append(problem)
+                if problem.kind == "unknown" and not equals:
+                    return problems, None  # (a plugin's option may take the next word)
             elif arg == 0 and equals:
                 problems.append(Problem(index, f"--{name}", "no-value"))
             elif arg == 1 and not equals:
@@ -171,7 +174,7 @@ def problems(command: str, words: list[str | None], directives: bool = False) ->
 def close_names(command: str, option: str) -> list[str]:
     """Long options of the command spelled like `option`, closest first: its name itself
     (`----nodes`), a name it starts or ends with (`--timeout`: `--time`), a name a letter or
-    two away (`--ntask-per-node`)."""
+    two away (`--ntask-per-node`), a name and a value after a `-` for its `=` (`--mem-4G`)."""
     name = option.lstrip("-")
     names = every_long(command)
     close = [name] if name in names else []
@@ -181,6 +184,10 @@ def close_names(command: str, option: str) -> list[str]:
         reverse=True,
     )
     close += difflib.get_close_matches(name, names, n=3, cutoff=0.8)
+    # (a `-` for the `=` of an option that takes a value: `--mem-4G`)
+    close += sorted(
+        f"{n}={name[len(n) + 1 :]}" for n in names if re.match(rf"{re.escape(n)}-\d", name)
+    )
     return ["--" + n for n in dict.fromkeys(close)]
 
 
@@ -189,14 +196,19 @@ def short_takes_value(command: str, letter: str) -> bool:
     return all(table.short.get(letter) == 1 for table in tables(command))
 
 
-def directives(text: str) -> list[list[tuple[str, int, int]]]:
+# a value to fill in: `#SBATCH -A <project id>`, `--job-name=<job name>`
+_PLACEHOLDER = re.compile(r"<[^<>\n]+>")
+
+
+def directives(text: str) -> list[list[tuple[str | None, int, int]]]:
     """The words of a batch script's `#SBATCH` lines as sbatch reads them (`_opt_batch_script`,
     `get_argument`): the lines that start with `#SBATCH` before the first line with a command,
     split at blanks outside quotes, up to an unquoted `#`; each word with its start and end
     offsets in `text`, in one list per job component (a `hetjob` line starts the next one, whose
     options sbatch reads on their own; the rest of that line is not read). `#SLURM` lines are
-    read too."""
-    components: list[list[tuple[str, int, int]]] = [[]]
+    read too. A line with a value to fill in (`-A <project id>`) is one word None: a template,
+    whose words are not known."""
+    components: list[list[tuple[str | None, int, int]]] = [[]]
     offset = 0
     for line in text.split("\n"):
         start = offset
@@ -211,6 +223,9 @@ def directives(text: str) -> list[list[tuple[str, int, int]]]:
         if first and first[0].lower() in ("hetjob", "packjob"):
             components.append([])
             continue  # (sbatch blanks the word out, then reads nothing more of the line)
+        if _PLACEHOLDER.search(line, at):
+            components[-1].append((None, start + at, offset - 1))  # (a value to fill in)
+            continue
         while True:
             while at < len(line) and line[at].isspace():
                 at += 1

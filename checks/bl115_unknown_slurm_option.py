@@ -2,15 +2,15 @@
 
 ## What it does
 Reads the options of every `srun`, `sbatch` and `salloc` command line (also behind wrappers, in
-`bash -c` strings and in argument arrays that hold one: `launch=(srun ...)`) and the `SBATCH` directive lines of batch scripts as the commands read
-them (glibc's `getopt_long`: options end at the first operand or `--`, a long option may be
-shortened to a prefix of one option only, a required value is the next word or after `=`),
-against the options each Slurm release from 20.11 to 26.05 defines (`src/common/slurm_opt.c`)
-and those of the pyxis SPANK plugin (`--container-image`...). Reports a word every release
-rejects:
+`bash -c` strings and in argument arrays that hold one: `launch=(srun ...)`) and the `SBATCH`
+directive lines of batch scripts as the commands read them (glibc's `getopt_long`: options end
+at the first operand or `--`, a long option may be shortened to a prefix of one option only, a
+required value is the next word or after `=`), against the options each
+Slurm release from 20.11 to 26.05 defines (`src/common/slurm_opt.c`) and those of the pyxis
+SPANK plugin (`--container-image`...). Reports a word every release rejects:
 
 - a long option that no release has and that is spelled like one (`--timeout` for `--time`,
-  `----ntasks-per-node` with four dashes, `--ntask-per-node`);
+  `----ntasks-per-node` with four dashes, `--ntask-per-node`, `--mem-4G` for `--mem=4G`);
 - a short option no release has (`-z`);
 - a prefix of several options (`--ntasks-per`: `--ntasks-per-node`, `--ntasks-per-gpu`...);
 - a value given with `=` to an option that takes none (`--label=1`);
@@ -36,11 +36,13 @@ srun --jobid="$JOB_ID" --time=30 --ntasks-per-node=1 bash benchmarks/run.sh
 ## Exceptions
 A SPANK plugin the cluster loads adds long options of its own, and which plugins a cluster has
 is not known: a long option no release has and that is spelled like none of them is not
-reported (every report counts them). An option some release accepts is not reported either
+reported (every report counts them), nor is what follows it (it may take the next word as its
+value: Shifter's `--image docker:...`). An option some release accepts is not reported either
 (which release the cluster runs is not known), nor anything after a word whose value is not
 known where an option could be (`srun $SRUN_ARGS ...`: the words it splits into; an array of
-options, `srun "${EXTRA[@]}"`, is not followed). A word whose
-option name is written out and whose value is not (`--jobid=$JOB_ID`, `-N"$NODES"`) is read.
+options, `srun "${EXTRA[@]}"`, is not followed). A word whose option name is written out and
+whose value is not (`--jobid=$JOB_ID`, `-N"$NODES"`) is read. An `SBATCH` line with a value to
+fill in (`-A <project id>`: a template to copy) ends what is read of its job's lines.
 """
 
 from __future__ import annotations
