@@ -7,7 +7,9 @@ directive lines of batch scripts as the commands read them (glibc's `getopt_long
 at the first operand or `--`, a long option may be shortened to a prefix of one option only, a
 required value is the next word or after `=`), against the options each
 Slurm release from 20.11 to 26.05 defines (`src/common/slurm_opt.c`) and those of the pyxis
-SPANK plugin (`--container-image`...). Reports a word every release rejects:
+SPANK plugin (`--container-image`...); and the keys of srtctl recipes' `sbatch_directives` and
+`srun_options` (`cpus-per-tasks: "144"`), as the `--KEY=VALUE` options srtctl writes for them.
+Reports a word every release rejects:
 
 - a long option that no release has and that is spelled like one (`--timeout` for `--time`,
   `----ntasks-per-node` with four dashes, `--ntask-per-node`, `--mem-4G` for `--mem=4G`);
@@ -92,6 +94,50 @@ def check(ctx: Context) -> Iterator[Finding]:
                 for problem in slurm.problems(wrapper.name, texts):
                     word = words[problem.index]
                     yield from _report(ctx, wrapper.name, problem, command.script.path, word.span)
+    for path in ctx.in_scope(ctx.ws.yaml_paths):
+        source = ctx.ws.source(path)
+        if source is not None and any(key in source.text for key in _RECIPE_KEYS):
+            yield from _recipe_options(ctx, path)
+
+
+# srtctl's keys whose mapping becomes options: `#SBATCH --KEY=VALUE` lines of the job script
+# (`--KEY` for an empty value), `srun --KEY=VALUE` on each of its steps
+_RECIPE_KEYS = {"sbatch_directives": "sbatch", "default_sbatch_directives": "sbatch"}
+_RECIPE_KEYS |= {"srun_options": "srun"}
+
+
+def _recipe_options(ctx: Context, path: str) -> Iterator[Finding]:
+    """The keys of an srtctl recipe's `sbatch_directives` and `srun_options` (and a cluster
+    configuration's `default_sbatch_directives`), as the options srtctl writes for them."""
+    document = ctx.ws.yaml(path)
+    if document is None:
+        return
+    for node in document.walk():
+        if not node.is_map:
+            continue
+        for key, value in node.live_pairs():
+            command = _RECIPE_KEYS.get(key.value) if key.is_scalar else None
+            if command is None or not value.is_map:
+                continue
+            for option, given in value.live_pairs():
+                if not option.is_scalar or not isinstance(option.scalar, str):
+                    continue
+                # srtctl writes `--KEY=VALUE`, `--KEY` for an empty string; what it makes of a
+                # value that is no string (`true`, `4`, none) is not known: only the name is read
+                text = given.scalar if given.is_scalar else None
+                string = isinstance(text, str)
+                if not string:
+                    word = f"--{option.value}=0"  # (a stand-in value)
+                else:
+                    word = f"--{option.value}={text}" if text else f"--{option.value}"
+                for problem in slurm.problems(command, [word]):
+                    unknown = problem.kind == "no-value" and not string
+                    if problem.kind == "missing-value" or unknown:
+                        continue  # (a value alone: the next line's option would be its value)
+                    context = f"srtctl writes `{clip(word, 40)}` for `{key.value}`: "
+                    if not string:
+                        context = f"`{key.value}` gives `{clip(option.value, 40)}`: "
+                    yield from _report(ctx, command, problem, path, option.span, context)
 
 
 def _option_text(command: str, word: Word) -> str | None:
@@ -122,7 +168,7 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
 
 
 def _report(
-    ctx: Context, command: str, problem: slurm.Problem, path: str, span: Span
+    ctx: Context, command: str, problem: slurm.Problem, path: str, span: Span, context: str = ""
 ) -> Iterator[Finding]:
     option = problem.option
     location = Location(path, span)
@@ -161,7 +207,7 @@ def _report(
         help_ = "write it as an option (`--name=value`)"
     yield Finding(
         "BL115",
-        f"{what}: {why} and runs nothing",
+        f"{context}{what}: {why} and runs nothing",
         location,
         subject=f"{command}:{option}",
         help=help_,
