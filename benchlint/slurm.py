@@ -62,13 +62,14 @@ def releases() -> list[str]:
 
 
 @functools.cache
-def tables(command: str) -> tuple[Table, ...]:
-    """The command's options in each release, with pyxis's (it registers them for all three)."""
+def tables(command: str, plugins: bool = True) -> tuple[Table, ...]:
+    """The command's options in each release, with pyxis's (it registers them for all three;
+    `plugins=False`: Slurm's alone, as a client without plugins has them)."""
     slurm, pyxis = data()["slurm"], data()["pyxis"]
     assert isinstance(slurm, dict) and isinstance(pyxis, dict)
     found = []
     for index in range(len(slurm["releases"])):
-        long: dict[str, int] = dict(pyxis["options"])
+        long: dict[str, int] = dict(pyxis["options"]) if plugins else {}
         short: dict[str, int] = {}
         for name, option in slurm["options"][command].items():
             arg = None if option["arg"][index] == "-" else int(option["arg"][index])

@@ -1390,18 +1390,7 @@ def _slurm_release(conf: Path) -> str:
 
 def _plain_table(command: str, release: str) -> slurm.Table:
     """The command's options in a release, without pyxis's (no plugin is installed here)."""
-    data = slurm.data()["slurm"]
-    assert isinstance(data, dict)
-    index = [r["version"] for r in data["releases"]].index(release)
-    long: dict[str, int] = {}
-    short: dict[str, int] = {}
-    for name, option in data["options"][command].items():
-        arg = None if option["arg"][index] == "-" else int(option["arg"][index])
-        if arg is not None:
-            long[name] = arg
-            if option["short"] is not None:
-                short[option["short"]] = arg
-    return slurm.Table(long, short)
+    return slurm.tables(command, plugins=False)[slurm.releases().index(release)]
 
 
 # what the command prints for each kind of problem (glibc's getopt_long and sbatch's directives)

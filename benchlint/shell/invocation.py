@@ -75,7 +75,6 @@ _MPI = _g(
 )
 
 
-
 def _slurm(command: str, stops: frozenset[str] = frozenset()) -> Grammar:
     """srun's, sbatch's or salloc's options that take the next word as their value in some
     release, and pyxis's (`benchlint.slurm`'s data: Slurm's own option tables)."""
