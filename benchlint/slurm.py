@@ -120,11 +120,11 @@ def read(
             return problems, index
         if word.startswith("--"):
             name, equals, _ = word[2:].partition("=")
-            arg, problem = _long(table, name, index, word)
+            arg, problem = _long(table, name, index)
             if problem is not None:
                 problems.append(problem)
-                if problem.kind == "unknown" and not equals:
-                    return problems, None  # (a plugin's option may take the next word)
+                if not equals:  # (a plugin's option, or the one meant, may take the next word)
+                    return problems, None
             elif arg == 0 and equals:
                 problems.append(Problem(index, f"--{name}", "no-value"))
             elif arg == 1 and not equals:
@@ -148,7 +148,8 @@ def read(
     return problems, index
 
 
-def _long(table: Table, name: str, index: int, word: str) -> tuple[int, Problem | None]:
+def _long(table: Table, name: str, index: int) -> tuple[int, Problem | None]:
+    """What `--NAME` takes (0, 1 or 2), or the problem with it: no option, or several."""
     if name in table.long:
         return table.long[name], None
     starting = sorted(n for n in table.long if n.startswith(name)) if name else []

@@ -102,8 +102,11 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 # srtctl's keys whose mapping becomes options: `#SBATCH --KEY=VALUE` lines of the job script
 # (`--KEY` for an empty value), `srun --KEY=VALUE` on each of its steps
-_RECIPE_KEYS = {"sbatch_directives": "sbatch", "default_sbatch_directives": "sbatch"}
-_RECIPE_KEYS |= {"srun_options": "srun"}
+_RECIPE_KEYS = {
+    "sbatch_directives": "sbatch",
+    "default_sbatch_directives": "sbatch",
+    "srun_options": "srun",
+}
 
 
 def _recipe_options(ctx: Context, path: str) -> Iterator[Finding]:
