@@ -2,7 +2,8 @@
 
 ## What it does
 Reads the options of every `srun`, `sbatch` and `salloc` command line (also behind wrappers, in
-`bash -c` strings and in argument arrays that hold one: `launch=(srun ...)`) and the `SBATCH`
+`bash -c` strings, in argument arrays that hold one, `launch=(srun ...)`, and in the `run:`
+steps of workflows that run in bash or sh) and the `SBATCH`
 directive lines of batch scripts as the commands read them (glibc's `getopt_long`: options end
 at the first operand or `--`, a long option may be shortened to a prefix of one option only, a
 required value is the next word or after `=`), against the options each
@@ -49,6 +50,7 @@ fill in (`-A <project id>`: a template to copy) ends what is read of its job's l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint import slurm
@@ -56,7 +58,10 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.invocation import resolve_words
-from benchlint.shell.model import Script, Word
+from benchlint.shell.model import Command, Script, Word, parse_file
+from benchlint.source import SourceText
+from benchlint.workflow import WORKFLOWS, runs_in_posix_shell, workflow_roots
+from benchlint.yamlmodel import YNode, value_span
 
 # (plain substrings: a regular expression takes 0.1 s over a 2.5 MB installer script)
 _MAY = ("srun", "sbatch", "salloc", "#SBATCH", "#SLURM")
@@ -64,6 +69,8 @@ _SPANK = (
     "srun, sbatch and salloc options neither Slurm nor pyxis has, not reported (BL115: a SPANK "
     "plugin of the cluster may add them)"
 )
+_NONE = SourceText("", b"")
+_EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 _RELEASES = f"Slurm {slurm.releases()[0]} to {slurm.releases()[-1]}"
 
 
@@ -74,30 +81,64 @@ def check(ctx: Context) -> Iterator[Finding]:
         if not any(word in text for word in _MAY):
             continue
         yield from _directives(ctx, script)
-        lines = [(c, c.invocation, c.words) for c in script.all_commands()]
-        # argument arrays that hold a command line (`SRUN=(srun --nodes=1 ...)`, run later)
-        for assignment in (a for inner in script.walk() for a in inner.assignments):
-            items = assignment.value.items if assignment.value is not None else None
-            if items and items[0].static and items[0].value in slurm.COMMANDS:
-                invocation = resolve_words(assignment.command, tuple(items))
-                lines.append((assignment.command, invocation, items))
-        for command, invocation, all_words in lines:
-            for wrapper in invocation.wrappers:
-                if wrapper.name not in slurm.COMMANDS:
-                    continue
-                first = wrapper.words[0]
-                start = next((i for i, w in enumerate(all_words) if w is first), None)
-                if start is None:
-                    continue
-                words = all_words[start + 1 :]
-                texts = [_option_text(wrapper.name, w) for w in words]
-                for problem in slurm.problems(wrapper.name, texts):
-                    word = words[problem.index]
-                    yield from _report(ctx, wrapper.name, problem, command.script.path, word.span)
+        for command, name, problem, word in _command_lines(script):
+            yield from _report(ctx, name, problem, command.script.path, word.span)
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         source = ctx.ws.source(path)
         if source is not None and any(key in source.text for key in _RECIPE_KEYS):
             yield from _recipe_options(ctx, path)
+    paths = [
+        path
+        for path in ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
+        if any(word in (ctx.ws.source(path) or _NONE).text for word in _MAY[:3])
+    ]
+    for source, root in workflow_roots(ctx.ws, paths):
+        jobs = root.get("jobs")
+        for _, job in jobs.pairs if jobs is not None and jobs.is_map else ():
+            steps = job.get("steps") if job.is_map else None
+            for step in steps.items if steps is not None and steps.is_seq else ():
+                run = step.get("run") if step.is_map else None
+                if run is None or not run.is_scalar or not any(w in run.value for w in _MAY[:3]):
+                    continue
+                if runs_in_posix_shell(root, job, step):
+                    yield from _run_step(ctx, source, run)
+
+
+def _command_lines(script: Script) -> Iterator[tuple[Command, str, slurm.Problem, Word]]:
+    """The problems of the srun, sbatch and salloc command lines of a script: each command's
+    (behind its wrappers, in nested scripts) and each argument array's that holds one."""
+    lines = [(c, c.invocation, c.words) for c in script.all_commands()]
+    # argument arrays that hold a command line (`SRUN=(srun --nodes=1 ...)`, run later)
+    for assignment in (a for inner in script.walk() for a in inner.assignments):
+        items = assignment.value.items if assignment.value is not None else None
+        if items and items[0].static and items[0].value in slurm.COMMANDS:
+            invocation = resolve_words(assignment.command, tuple(items))
+            lines.append((assignment.command, invocation, items))
+    for command, invocation, all_words in lines:
+        for wrapper in invocation.wrappers:
+            if wrapper.name not in slurm.COMMANDS:
+                continue
+            first = wrapper.words[0]
+            start = next((i for i, w in enumerate(all_words) if w is first), None)
+            if start is None:
+                continue
+            words = all_words[start + 1 :]
+            texts = [_option_text(wrapper.name, w) for w in words]
+            for problem in slurm.problems(wrapper.name, texts):
+                yield command, wrapper.name, problem, words[problem.index]
+
+
+def _run_step(ctx: Context, source: SourceText, run: YNode) -> Iterator[Finding]:
+    """A workflow step's `run:` script (its `${{ }}` expressions stand for a word each)."""
+    text = _EXPRESSION.sub(lambda m: "_" * len(m.group(0)), run.value)
+    script = parse_file(SourceText(source.path, text.encode()))
+    if script.has_error:
+        return
+    for _, name, problem, word in _command_lines(script):
+        start = value_span(source, run, script.char_of(word.node.start_byte))
+        end = value_span(source, run, script.char_of(word.node.end_byte - 1))
+        span = Span(start.line, start.column, end.end_line, end.end_column)
+        yield from _report(ctx, name, problem, source.path, span)
 
 
 # srtctl's keys whose mapping becomes options: `#SBATCH --KEY=VALUE` lines of the job script
