@@ -21,6 +21,11 @@ from benchlint.source import SourceText
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
 from benchlint.workspace import Kept, Workspace
 
+OTHER_SHELL = (
+    "scripts for another shell not linted (their #! line names zsh, ksh, fish or csh, whose "
+    "language is not bash's)"
+)
+
 
 def select_rules(config: Config, select: set[str] | None, ignore: set[str]) -> list[Rule]:
     """The rules to run: those selected (None: the rules on by default), less those ignored."""
@@ -136,6 +141,8 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
     result.templates = sorted(
         p for p in ws.templates if (scope is None or inside(p, scope)) and not ws.excluded(p)
     )
+    for path in sorted(p for p in ws.other_shells if not ws.excluded(p)):
+        context.count(OTHER_SHELL, Location(path, Span(1, 1, 1, 3)))
     for what, where in sorted(context.undecided.items()):
         kept = {w for w in where if scope is None or inside(w.path, scope)}
         if kept:

@@ -71,6 +71,8 @@ SOURCED_SUFFIXES = (".env",)
 TRANSIENT_BYTES = 256 << 10
 _READ_SUFFIXES = SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES
 _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
+# a `#!` line that names a shell whose language is not bash's
+_OTHER_SHELL = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:zsh|m?ksh|fish|t?csh)\b")
 _BASH_ERROR = re.compile(r"line (\d+): (.*)")
 
 
@@ -212,6 +214,9 @@ class Workspace:
         # YAML files that are templates, not YAML documents: Helm chart templates, and YAML
         # with `{{ ... }}`/`{% ... %}` that does not parse (Go templates, Jinja)
         self.templates: set[str] = set()
+        # scripts whose `#!` line names a shell other than bash or sh (zsh, ksh, fish, csh):
+        # their syntax and meaning are not bash's, so they are not linted (and the run says so)
+        self.other_shells: set[str] = set()
         self.models: dict[str, object] = {}  # built from the workspace once per run (wiring)
         self._max_entries = max_entries
         self.overlay = overlay or {}
@@ -558,6 +563,9 @@ class Workspace:
             return None
         if "{%" in source.text and _JINJA_STATEMENT.search(source.text):
             self.templates.add(rel)  # a Jinja template of a script, rendered before it runs
+            return None
+        if _OTHER_SHELL.match(source.data[:128]):
+            self.other_shells.add(rel)
             return None
         facts = self._facts("shell", rel, source)
         script: Script | None = None

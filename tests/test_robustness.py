@@ -231,6 +231,29 @@ def test_a_script_to_fill_in_is_a_template(tmp_path: Path) -> None:
     assert sorted(result.workspace.templates) == ["k8s/launch.sh", "slurm/submit.sh"]
 
 
+def test_a_script_for_another_shell_is_not_linted_and_the_run_says_so(tmp_path: Path) -> None:
+    """A script whose `#!` line names zsh (ksh, fish, csh) is not linted as bash: zsh's
+    `${(kv)tasks}` and `${lg:l}` are no BL001 or BL105; every report names it. A bash script
+    beside it, and a `.sh` file with no `#!` line, still are linted."""
+    zsh = "#!/usr/bin/env zsh\nfor task path in ${(kv)tasks}; do echo $task; done\necho ${lg:l}\n"
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "scripts/sweep.sh": zsh,
+            "scripts/prep.sh": "#!/bin/zsh\nL=${lg:l}\n",
+            "scripts/old.sh": "#!/bin/ksh\nprint -r -- $x\n",
+            "scripts/run.sh": "#!/bin/bash\necho a )\n",
+            "scripts/plain.sh": "echo b )\n",
+        },
+    )
+    result = run_lint(root)
+    assert positions(result) == ["scripts/plain.sh:1:1", "scripts/run.sh:2:1"]
+    assert result.warnings()[-1] == (
+        "scripts for another shell not linted (their #! line names zsh, ksh, fish or csh, whose "
+        "language is not bash's): 3 (scripts/old.sh:1, scripts/prep.sh:1, scripts/sweep.sh:1)"
+    )
+
+
 def test_a_script_bash_accepts_but_tree_sitter_parses_in_part_is_said(tmp_path: Path) -> None:
     """`${X:/path}` is valid bash that tree-sitter-bash cannot parse: not a BL001 finding, but
     every report says which lines were not analysed (named or not)."""
