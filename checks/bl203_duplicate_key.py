@@ -94,9 +94,9 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding]:
         severity = Severity.NOTE if same else None
         if key == "<<" and duplicate.again.style is None and _disjoint_merges(duplicate):
             outcome = (
-                "PyYAML merges every one of them, and as they share no key every PyYAML "
-                "release builds the same mapping, but a key written twice is not valid YAML: "
-                "stricter loaders (ruamel.yaml) refuse the file"
+                "PyYAML merges every one of them, and as no key takes two values from them "
+                "every PyYAML release builds the same mapping, but a key written twice is not "
+                "valid YAML: stricter loaders (ruamel.yaml) refuse the file"
             )
             advice = "write one `<<: [*first, *second]`"
             severity = Severity.WARNING
@@ -166,21 +166,41 @@ def _manifest(document: YamlDocument, node: YNode) -> bool:
 
 
 def _disjoint_merges(duplicate: Duplicate) -> bool:
-    """Whether the mappings the repeated `<<` keys merge (each a mapping or a list of them)
-    define no key twice between them: then which one PyYAML takes a key from does not arise."""
-    seen: set[object] = set()
+    """Whether the mappings the repeated `<<` keys merge (each a mapping or a list of them, and
+    what they merge in turn) give no key two different values between them: then which one
+    PyYAML takes a key from does not matter."""
+    seen: dict[object, object] = {}
     for k, value in duplicate.mapping.pairs:
         if not k.is_scalar or k.key_identity != duplicate.again.key_identity:
             continue
         merged = value.items if value.is_seq else [value]
         for mapping in merged:
-            if not mapping.is_map or not all(key.is_scalar for key, _ in mapping.pairs):
+            keys = _keys(mapping)
+            if keys is None or any(seen.get(key, given) != given for key, given in keys.items()):
                 return False
-            keys = {key.key_identity for key, _ in mapping.pairs}
-            if seen & keys:
-                return False
-            seen |= keys
+            seen.update(keys)
     return True
+
+
+def _keys(mapping: YNode, depth: int = 0) -> dict[object, object] | None:
+    """The keys a merged mapping gives, each with what identifies its value (a scalar as PyYAML
+    reads it, else the node): its own, and those of the mappings its `<<` merges in turn
+    (None: not a mapping of plain keys, or merges too deep to follow)."""
+    if not mapping.is_map or depth > 8:
+        return None
+    keys: dict[object, object] = {}
+    for key, value in mapping.pairs:
+        if not key.is_scalar:
+            return None
+        if key.value == "<<" and key.style is None:
+            for inner in value.items if value.is_seq else [value]:
+                found = _keys(inner, depth + 1)
+                if found is None:
+                    return None
+                keys = {**found, **keys}  # (the mapping's own keys win over merged ones)
+        else:
+            keys[key.key_identity] = value.key_identity if value.is_scalar else id(value)
+    return keys
 
 
 def _same_values(duplicate: Duplicate) -> bool:
