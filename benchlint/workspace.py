@@ -594,7 +594,7 @@ class Workspace:
                 return None
         if script.has_error:
             problem = _bash_syntax_error(source.data)
-            if problem is not None and _PLACEHOLDER.search(source.line_text(problem[0])):
+            if problem is not None and _placeholder_at(source, problem[0]):
                 self.templates.add(rel)  # a script to fill in, not one to run: not linted
                 return None
             if problem is not None:
@@ -774,7 +774,21 @@ def _reason(exc: OSError) -> str:
 # A fill-in placeholder where bash failed (`partition=<partition>`, `--mounts <mounts>;`): the
 # file is a template of a script, as a Helm chart's YAML is a template of YAML
 # `<partition>`, `<YOUR_HF_TOKEN>`, `<Replace with your HF token>`: a value to fill in
-_PLACEHOLDER = re.compile(r"(?:^|[\s=])<[A-Za-z_][A-Za-z0-9_. -]*>(?=[\s;]|$)")
+_PLACEHOLDER = re.compile(r"(?:^|[\s=/])<[A-Za-z_][A-Za-z0-9_., -]*>(?=[\s;/]|$)")
+
+
+def _placeholder_at(source: SourceText, line: int) -> bool:
+    """Whether the line bash rejects, or a line it continues (`X=<PATH> \\`, then a line bash
+    rejects), holds a value to fill in: `<partition>`, `/<username>/`, `<partition, for -p>`."""
+    for at in range(line, max(line - 4, 0), -1):
+        text = source.line_text(at)
+        if at < line and not text.rstrip().endswith("\\"):
+            return False  # (a line before that does not run on into the next)
+        if _PLACEHOLDER.search(text):
+            return True
+    return False
+
+
 # a line that is a Jinja statement (`{% if enable_eager %}`, `{%- endfor %}`): no shell has it
 _JINJA_STATEMENT = re.compile(
     r"^[ \t]*\{%-?[ \t]*(?:if|elif|else|endif|for|endfor|set|macro|endmacro|block|endblock"

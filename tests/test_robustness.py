@@ -222,13 +222,25 @@ def test_a_script_to_fill_in_is_a_template(tmp_path: Path) -> None:
             "slurm/broken.sh": "echo a )\nx=<partition>\n",
             "slurm/redirect.sh": "sort <input.txt >out.txt\nif true; then\n",
             "k8s/launch.sh": "pip install x\nexport HF_TOKEN=<Replace with your HF token>\n",
+            # a placeholder with a comma, one between slashes, and one on a line the line bash
+            # rejects continues; a placeholder on a line that does not run on is no excuse
+            "t/config.sh": "export P=<slurm partition, used to feed -p>\n",
+            "t/job.sh": "cd /scratch/<username>/<directory>\n",
+            "t/prep.sh": "F=<PATH_OF_DATA> \\\n  (e.g., /data.txt)\n",
+            "t/real.sh": "# set F=<PATH_OF_DATA> first\necho a )\n",
         },
     )
     result = run_lint(root)
-    assert positions(result) == ["slurm/broken.sh:1:1", "slurm/redirect.sh:3:1"]
+    assert positions(result) == ["slurm/broken.sh:1:1", "slurm/redirect.sh:3:1", "t/real.sh:2:1"]
     assert result.workspace is not None
     # `-A <account> -N 2` is valid bash (input from `account`, output to `-N`): linted
-    assert sorted(result.workspace.templates) == ["k8s/launch.sh", "slurm/submit.sh"]
+    assert sorted(result.workspace.templates) == [
+        "k8s/launch.sh",
+        "slurm/submit.sh",
+        "t/config.sh",
+        "t/job.sh",
+        "t/prep.sh",
+    ]
 
 
 def test_a_script_for_another_shell_is_not_linted_and_the_run_says_so(tmp_path: Path) -> None:
