@@ -134,9 +134,11 @@ def _run_step(ctx: Context, source: SourceText, run: YNode) -> Iterator[Finding]
     script = parse_file(SourceText(source.path, text.encode()))
     if script.has_error:
         return
+    starts = script.file.line_starts
     for _, name, problem, word in _command_lines(script):
-        start = value_span(source, run, script.char_of(word.node.start_byte))
-        end = value_span(source, run, script.char_of(word.node.end_byte - 1))
+        where = word.span  # (in the step's text: a nested `bash -c` string's word too)
+        start = value_span(source, run, starts[where.line - 1] + where.column - 1)
+        end = value_span(source, run, starts[where.end_line - 1] + where.end_column - 2)
         span = Span(start.line, start.column, end.end_line, end.end_column)
         yield from _report(ctx, name, problem, source.path, span)
 
