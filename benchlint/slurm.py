@@ -24,6 +24,9 @@ from dataclasses import dataclass
 from importlib import resources
 
 COMMANDS = ("srun", "sbatch", "salloc")
+# a word whose text is not known, but which bash keeps one word (`"$NODES"`): a value it gives,
+# or where an option could be, no option (the options end there)
+ONE = "\x00"
 SCHEMA_VERSION = 1
 
 
@@ -104,8 +107,9 @@ def read(
 ) -> tuple[list[Problem], int | None]:
     """The problems of the command's option words as `getopt_long` reads them with this table,
     and the index of the first word after the options (None: a word not known, None in
-    `words`, stands where an option could be: what follows cannot be read). `directives`: the
-    words of `#SBATCH` lines, where a word that is no option is a problem ("operand")."""
+    `words`, stands where an option or a value could be: what follows cannot be read; ONE, a
+    word whose text is not known but which is one word). `directives`: the words of `#SBATCH`
+    lines, where a word that is no option is a problem ("operand")."""
     problems: list[Problem] = []
     index = 0
     while index < len(words):
@@ -131,6 +135,8 @@ def read(
                 index += 1  # (its value)
                 if index >= len(words):
                     problems.append(Problem(index - 1, f"--{name}", "missing-value"))
+                elif words[index] is None:
+                    return problems, None  # (a value not known may be several words)
         else:
             for at, letter in enumerate(word[1:], 1):
                 takes = table.short.get(letter)
@@ -143,6 +149,8 @@ def read(
                     index += 1
                     if index >= len(words):
                         problems.append(Problem(index - 1, f"-{letter}", "missing-value"))
+                    elif words[index] is None:
+                        return problems, None
                 break  # (the rest of the word is its value)
         index += 1
     return problems, index

@@ -43,7 +43,8 @@ reported (every report counts them), nor is what follows it (it may take the nex
 value: Shifter's `--image docker:...`). An option some release accepts is not reported either
 (which release the cluster runs is not known), nor anything after a word whose value is not
 known where an option could be (`srun $SRUN_ARGS ...`: the words it splits into; an array of
-options, `srun "${EXTRA[@]}"`, is not followed). A word whose option name is written out and
+options, `srun "${EXTRA[@]}"`, is not followed; nor is anything after a word bash makes
+several of, `-w node{1..4}`). A word whose option name is written out and
 whose value is not (`--jobid=$JOB_ID`, `-N"$NODES"`) is read. An `SBATCH` line with a value to
 fill in (`-A <project id>`: a template to copy) ends what is read of its job's lines.
 """
@@ -189,7 +190,11 @@ def _recipe_options(ctx: Context, path: str) -> Iterator[Finding]:
 def _option_text(command: str, word: Word) -> str | None:
     """The word as the options reader needs it: its text, or for a word whose value is not
     known, its option with a stand-in value (`--jobid=$JOB`: `--jobid=0`; `-N$N`: `-N0`);
-    None where what the word holds is not known."""
+    `slurm.ONE` for a word whose text is not known (`"$NODES"`; a variable's value is taken to
+    be one word, as everywhere in the model), None where bash makes several words of it
+    (`-w node{1..4}`: what follows is not where the reader would take it)."""
+    if word.brace_expands:
+        return None
     if word.static:
         return word.value
     value = word.value
@@ -199,7 +204,7 @@ def _option_text(command: str, word: Word) -> str | None:
         return head.partition("=")[0] + "=0"
     if len(head) == 2 and head[0] == "-" and slurm.short_takes_value(command, head[1]):
         return head + "0"
-    return None
+    return slurm.ONE
 
 
 def _directives(ctx: Context, script: Script) -> Iterator[Finding]:

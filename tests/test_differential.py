@@ -506,6 +506,34 @@ def test_words_after_a_redirection_are_arguments_as_bash_has_them(parts: list[st
     assert "".join(f"[{v}]" for v in values) == expected, line
 
 
+@needs_bash
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    st.lists(
+        st.sampled_from(["a", "1", "{", "}", ",", "..", "'", '"', "\\", "${X}", "-", "x="]),
+        min_size=1,
+        max_size=8,
+    ).map("".join)
+)
+@example("node{1..4}")
+@example("--tp={4,8}")
+@example("{a}")
+@example("'{a,b}'")
+@example("{1..}")
+def test_brace_expansion_agrees_with_bash(text: str) -> None:
+    """`Word.brace_expands`: whether bash makes several words of one by brace expansion (the
+    words of a line bash accepts, counted by a function that prints its `$#`)."""
+    line = f"f {text}"
+    done = _marked_bash(f"f() {{ printf '%s' $#; }}; {line}")
+    script = parse_file(SourceText("t.sh", (line + "\n").encode()))
+    if done.returncode != 0 or script.has_error or len(script.commands) != 1:
+        return  # (not one command bash runs)
+    words = script.commands[0].words[1:]
+    if len(words) != 1 or done.stdout not in ("1", "2", "3", "4", "5", "6", "7", "8", "9"):
+        return  # (the model's words and bash's are compared elsewhere)
+    assert words[0].brace_expands == (done.stdout != "1"), (text, done.stdout)
+
+
 _TESTS = ['[[ "$A" == x ]]', '[ -n "$A" ]', "true", "false", 'test "$A" = y']
 _PRINTERS = ["printf 'p'", "printf ''", "echo q", "echo -n r", 'echo "s t"', "printf '_mtp'"]
 

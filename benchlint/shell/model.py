@@ -63,6 +63,43 @@ def syn(node: Node) -> Syn:
     return _tuple(Syn, (sys.intern(node.type), node.start_byte, node.end_byte))
 
 
+# a brace's text bash expands as a sequence: `1..4`, `a..e`, `01..10..2`
+_SEQUENCE = re.compile(r"(?:-?\d+\.\.-?\d+|[A-Za-z]\.\.[A-Za-z])(?:\.\.-?\d+)?")
+
+
+def brace_expands(text: str) -> bool:
+    """Whether a word's text holds a brace expansion bash performs: an unquoted, unescaped `{`
+    whose text up to its matching `}` has an unquoted `,` or is a sequence (`1..4`); bash does
+    not take `${` as one (the `${...}` is skipped, to its first `}`)."""
+    quote = ""
+    opened: list[tuple[int, bool]] = []  # per open `{`: where its text starts, a `,` in it
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c == "\\":
+            i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "$" and text.startswith("{", i + 1):
+            end = text.find("}", i)
+            i = len(text) if end < 0 else end
+        elif c == "{":
+            opened.append((i + 1, False))
+        elif c == "}" and opened:
+            start, comma = opened.pop()
+            if comma or _SEQUENCE.fullmatch(text, start, i):
+                return True
+        elif c == "," and opened:
+            opened[-1] = (opened[-1][0], True)
+        i += 1
+    return False
+
+
 def first_line(text: str) -> str:
     """A command's text as a message quotes it: its first line, without a trailing `\\`, and
     `…` when more follows (a multi-line `bash -c "..."` would otherwise look unbalanced)."""
@@ -114,6 +151,14 @@ class Word:
     @property
     def span(self) -> Span:
         return self.script.span(self.node)
+
+    @property
+    def brace_expands(self) -> bool:
+        """Whether bash makes several words of this one by brace expansion (`node{1..4}`,
+        `--tp={4,8}`: an unquoted `{` with an unquoted `,` or `..` before its `}`). A glob
+        pattern (`node[1-4]`) is not counted: bash keeps it as it is when no file matches."""
+        text = self.text
+        return "{" in text and brace_expands(text)
 
     def reads(self) -> list[Read]:
         """The variables this word reads, in text order (command substitutions included)."""
