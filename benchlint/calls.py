@@ -340,16 +340,18 @@ def last_separator(text: str) -> int:
     return cut
 
 
-def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[str] | None:
+def resolve(
+    ws: Workspace, script: Script, value: str, depth: int = 0, python: bool = False
+) -> list[str] | None:
     """Repository paths a script path word can name, or None when it says too little to tell.
     A leading variable the script assigns stands for each value it assigns (`BENCH=...;
-    bash "$BENCH"`)."""
+    bash "$BENCH"`). With `python`, the paths are the repository's Python files."""
     head, rest = _leading_expansion(value.strip())
     name = _variable_of(head) if head else ""
     if head == f"${name}" or head == f"${{{name}}}":
         values = [a.value.value for a in script.assignments if a.name == name and a.value]
         if values and len(values) <= 16 and depth < 3 and not _is_script_dir(head):
-            found = [resolve(ws, script, v + rest, depth + 1) for v in values]
+            found = [resolve(ws, script, v + rest, depth + 1, python) for v in values]
             if any(f is not None for f in found):
                 return list(dict.fromkeys(p for f in found if f for p in f))
             return None
@@ -365,13 +367,17 @@ def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[s
             bases, rest = None, rest.lstrip("/")
     else:
         bases = ["", script_dir]
-    if not re.search(r"[A-Za-z0-9_]", PATH_EXPANSION.sub("", rest).replace(".sh", "")):
+    suffix = ".py" if python else ".sh"
+    if not re.search(r"[A-Za-z0-9_]", PATH_EXPANSION.sub("", rest).replace(suffix, "")):
         return None
+    exists = ws.is_python if python else ws.is_script
     candidates: list[str] = []
     if bases is None:
         candidates = [rest]
     elif rest.startswith("/") and not head:
         candidates = _mount_candidates(rest)
+        if python:  # (a Python file at a path of another checkout is not read as the repo's)
+            candidates = candidates[:1] if rest.startswith(ROOT_MOUNTS) else []
     else:
         for base in bases:
             joined = posixpath.normpath(posixpath.join(base, rest))
@@ -379,15 +385,18 @@ def resolve(ws: Workspace, script: Script, value: str, depth: int = 0) -> list[s
                 candidates.append(joined)
     for candidate in candidates:
         if bases is not None and not PATH_EXPANSION.search(candidate):  # a plain path
-            if ws.is_script(candidate):
+            if exists(candidate):
                 return [candidate]
             continue
-        prefix = "(?:.*/)?" if bases is None else ""
+        # an unknown folder stands for any folder of the repository, or for the checkout
+        # itself where the file is a Python one (`$WORKSPACE/utils/client.py`)
+        prefix = "(?:.*/)?" if bases is None and not python else ""
         pattern = re.compile(prefix + _pattern(candidate, script, 0))
         # the text after the last expansion is literal: a path that matches ends with it
         ends = [m.end() for m in PATH_EXPANSION.finditer(candidate)]
         tail = candidate[ends[-1] :] if ends else candidate
-        matches = [p for p in ws.script_paths if p.endswith(tail) and pattern.fullmatch(p)]
+        listed = ws.python_paths if python else ws.script_paths
+        matches = [p for p in listed if p.endswith(tail) and pattern.fullmatch(p)]
         if matches:
             return matches
     return []

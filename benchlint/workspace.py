@@ -64,12 +64,14 @@ JOB_SUFFIXES = (".slurm", ".sbatch")
 # script sources them, and read only then (a `.env` file of a container or of docker compose
 # is not shell: it is not linted on its own)
 SOURCED_SUFFIXES = (".env",)
+# Python scripts the shell scripts run: listed, and read only when one is run (BL116)
+PYTHON_SUFFIXES = (".py",)
 # a YAML file this large that a pass over every file reads is not kept (`Workspace.yaml`):
 # generated manifests and CRDs hold most of some repositories' YAML, and a model takes about
 # 15 bytes per byte of the file (kserve: 116 of its 121 MB in 93 files of 256 KiB or more;
 # InferenceX's largest, a 395 KB changelog, no rule reads again)
 TRANSIENT_BYTES = 256 << 10
-_READ_SUFFIXES = SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES
+_READ_SUFFIXES = SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES + PYTHON_SUFFIXES
 _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
 # a `#!` line that names a shell whose language is not bash's
 _OTHER_SHELL = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:zsh|m?ksh|fish|t?csh)\b")
@@ -190,6 +192,7 @@ class Workspace:
         self.shell_paths: list[str] = []
         self.yaml_paths: list[str] = []
         self.sourced_only: list[str] = []  # SOURCED_SUFFIXES: shell only where sourced
+        self.python_paths: list[str] = []  # PYTHON_SUFFIXES: not linted, read where run
         # A symlink to another file of the repository is linted once, as its target.
         self.symlinks: dict[str, str] = {}
         # files discovery found under the root through no symlink: read without resolving
@@ -303,6 +306,11 @@ class Workspace:
             if not in_templates:
                 self.sourced_only.append(rel)
             return
+        elif name.endswith(PYTHON_SUFFIXES):
+            if not in_templates and not link:
+                self.python_paths.append(rel)
+                self._plain.add(rel)
+            return
         elif not link and self._has_shell_shebang(rel):
             self.shell_paths.append(rel)
         else:
@@ -343,6 +351,13 @@ class Workspace:
 
     def is_shell(self, rel: str) -> bool:
         return rel in self._path_sets[1]
+
+    def is_python(self, rel: str) -> bool:
+        return rel in self._python_set
+
+    @functools.cached_property
+    def _python_set(self) -> frozenset[str]:
+        return frozenset(self.python_paths)
 
     def is_script(self, rel: str) -> bool:
         """Whether a script may run or source this file: a shell file, or one of the files

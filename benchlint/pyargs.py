@@ -1,0 +1,542 @@
+"""The command-line options a repository's Python script accepts, read from its `argparse` code.
+
+`read` reads a script's source with Python's `ast` (it never runs it) and finds the parser that
+parses its command line: the one `ArgumentParser` (or vLLM's `FlexibleArgumentParser`) whose
+`parse_args` it calls, with every option string given to its `add_argument`, to its groups', to
+its parents' and to those of the module's own functions it is handed to. A parser is read only
+when every use of it is one this module understands; otherwise `read` says why it cannot tell
+(a parser handed to a function of another module may get any option; `parse_known_args` takes
+options it does not know; subparsers choose another parser by a word).
+
+`problem` reads one word of a command line as argparse's `_parse_optional` does (an option
+string, `--name=value`, a unique prefix of a long option where abbreviations are allowed, a
+short option with its value attached; a negative number or a word with a blank is no option)
+and says whether every parser the script may use rejects it: under `allow_abbrev` true and
+false where the code does not fix it, and with vLLM's parser (which reads `--max_model_len` as
+`--max-model-len`) where it may be the one.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# methods of a parser (or a group) that add nothing and read nothing of the command line
+_HARMLESS = frozenset(
+    {
+        "set_defaults",
+        "get_default",
+        "print_help",
+        "print_usage",
+        "format_help",
+        "format_usage",
+        "error",
+        "exit",
+    }
+)
+_GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+_PARSE = frozenset({"parse_args", "parse_intermixed_args"})
+_KNOWN_ONLY = frozenset({"parse_known_args", "parse_known_intermixed_args"})
+ARGPARSE = "argparse.ArgumentParser"
+FLEXIBLE = "vllm.FlexibleArgumentParser"
+# argparse's `_negative_number_matcher` (3.13 widened it to `-1e5`, `-.5`: the wider one, as a
+# word it matches is then no option under either)
+_NEGATIVE = re.compile(r"-\.?\d")
+
+
+@dataclass(frozen=True)
+class Parser:
+    """What one script's command line may hold: its parser's option strings."""
+
+    options: frozenset[str]
+    abbreviations: tuple[bool, ...]  # the `allow_abbrev` values it may have
+    classes: tuple[str, ...]  # ARGPARSE and/or FLEXIBLE
+    line: int  # where the parser is made
+    fromfile: str = ""  # `fromfile_prefix_chars`
+    # option strings that belong to one action (`-o`, `--output`): an ambiguity among them
+    # is not one in every Python release
+    actions: tuple[tuple[str, ...], ...] = ()
+
+    def encode(self) -> tuple[Any, ...]:
+        return (
+            sorted(self.options),
+            list(self.abbreviations),
+            list(self.classes),
+            self.line,
+            self.fromfile,
+            [list(a) for a in self.actions],
+        )
+
+    @staticmethod
+    def decode(data: Any) -> Parser:
+        options, abbreviations, classes, line, fromfile, actions = data
+        return Parser(
+            frozenset(options),
+            tuple(abbreviations),
+            tuple(classes),
+            line,
+            fromfile,
+            tuple(tuple(a) for a in actions),
+        )
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: str  # "unknown" | "ambiguous"
+    option: str  # the option as the parser reads it
+    candidates: tuple[str, ...] = ()
+
+
+class _Unknown(Exception):
+    """The parser cannot be told: why, for the report."""
+
+
+@dataclass(eq=False)
+class _Made:
+    """A parser the module makes, as its code is read."""
+
+    node: ast.Call
+    classes: tuple[str, ...]
+    options: set[str]
+    actions: list[tuple[str, ...]]
+    abbreviations: tuple[bool, ...] = (True, False)
+    fromfile: str = ""
+    parents: list[_Made] | None = None
+    parsed: bool = False
+    unknown: str = ""  # why it cannot be told
+
+
+@dataclass(frozen=True, eq=False)
+class _Group:
+    parser: _Made
+
+
+_Value = Any  # _Made | _Group
+
+
+def read(text: str) -> Parser | str:
+    """The parser a script parses its command line with, or why it cannot be told."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return "its code does not parse (as this Python reads it)"
+    try:
+        return _Module(tree).parser()
+    except _Unknown as exc:
+        return str(exc)
+    except RecursionError:
+        return "its code is nested too deeply to read"
+
+
+class _Module:
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.classes = _parser_classes(tree)
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[node.name] = node
+        self.made: dict[ast.Call, _Made] = {}
+        # (scope, name) -> the parsers and groups a name of a scope may hold; a scope is a
+        # function (its node) or the module (None)
+        self.names: dict[tuple[ast.AST | None, str], set[_Value]] = {}
+        self.returns: dict[str, set[_Value]] = {}
+        self.scope_of: dict[ast.AST, ast.AST | None] = {}
+        self._scopes(tree, None)
+
+    def _scopes(self, node: ast.AST, scope: ast.AST | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            self.scope_of[child] = scope
+            inner = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                inner = child
+            self._scopes(child, inner)
+
+    # -- what each expression may hold -----------------------------------------------------------
+    def parser(self) -> Parser:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call):
+                classes = self._constructor(node.func)
+                if classes is not None:
+                    self.made[node] = self._make(node, classes)
+        if not self.made:
+            raise _Unknown("it makes no argparse parser")
+        for _ in range(8):  # until what names hold no longer grows
+            if not self._bind():
+                break
+        self._uses()
+        parsed = [m for m in self.made.values() if m.parsed]
+        if not parsed:
+            raise _Unknown("no parser of it parses the command line (`parse_args`)")
+        if len(parsed) > 1:
+            raise _Unknown(f"it parses its command line with {len(parsed)} parsers")
+        made = parsed[0]
+        options: set[str] = set()
+        actions: list[tuple[str, ...]] = []
+        self._collect(made, options, actions, set())
+        return Parser(
+            frozenset(options),
+            made.abbreviations,
+            made.classes,
+            made.node.lineno,
+            made.fromfile,
+            tuple(actions),
+        )
+
+    def _collect(
+        self, made: _Made, options: set[str], actions: list[tuple[str, ...]], seen: set[int]
+    ) -> None:
+        if id(made) in seen:
+            return
+        seen.add(id(made))
+        if made.unknown:
+            raise _Unknown(made.unknown)
+        options |= made.options
+        actions += made.actions
+        for parent in made.parents or ():
+            self._collect(parent, options, actions, seen)
+
+    def _constructor(self, func: ast.expr) -> tuple[str, ...] | None:
+        """The classes a call makes a parser of, when it makes one."""
+        if isinstance(func, ast.Attribute) and func.attr == "ArgumentParser":
+            base = func.value
+            if isinstance(base, ast.Name) and "argparse" in self.classes.get(base.id, ()):
+                return (ARGPARSE,)
+            return None
+        if isinstance(func, ast.Name):
+            found = self.classes.get(func.id)
+            if found and (ARGPARSE in found or FLEXIBLE in found):
+                return tuple(sorted(found))
+        return None
+
+    def _make(self, node: ast.Call, classes: tuple[str, ...]) -> _Made:
+        made = _Made(node, classes, set(), [])
+        made.options |= {"-h", "--help"}
+        made.actions.append(("-h", "--help"))
+        if any(c not in (ARGPARSE, FLEXIBLE) for c in classes):
+            made.unknown = "its parser's class may be one it defines or imports (not argparse's)"
+        for keyword in node.keywords:
+            name, value = keyword.arg, keyword.value
+            if name is None:
+                made.unknown = "its parser is made with `**` arguments"
+            elif name == "allow_abbrev":
+                if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+                    made.abbreviations = (value.value,)
+            elif name == "add_help":
+                if isinstance(value, ast.Constant) and value.value is False:
+                    made.options -= {"-h", "--help"}
+                    made.actions.remove(("-h", "--help"))
+            elif name == "prefix_chars":
+                if not (isinstance(value, ast.Constant) and value.value == "-"):
+                    made.unknown = "its parser reads options with other prefix characters"
+            elif name == "fromfile_prefix_chars":
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    made.fromfile = value.value
+                elif not (isinstance(value, ast.Constant) and value.value is None):
+                    made.unknown = "its parser reads arguments from files it names"
+            elif name == "exit_on_error":
+                made.unknown = "its parser may not stop on an error (`exit_on_error`)"
+        if len(node.args) > 4:
+            made.unknown = "its parser is made with positional arguments past `description`"
+        return made
+
+    def _value(self, node: ast.expr, scope: ast.AST | None) -> set[_Value]:
+        """The parsers and groups an expression may hold."""
+        if isinstance(node, ast.Call):
+            if node in self.made:
+                return {self.made[node]}
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _GROUPS:
+                return {_Group(_parser_of(v)) for v in self._value(func.value, scope)}
+            if isinstance(func, ast.Name) and func.id in self.functions:
+                return set(self.returns.get(func.id, ()))
+            return set()
+        if isinstance(node, ast.Name):
+            found = self.names.get((scope, node.id))
+            if found is None and scope is not None:
+                found = self.names.get((None, node.id))
+            return set(found or ())
+        if isinstance(node, ast.NamedExpr):
+            return self._value(node.value, scope)
+        return set()
+
+    def _bind(self) -> bool:
+        """One pass over the module: what each name, parameter and function return may hold.
+        Whether anything grew."""
+        grew = False
+
+        def add(key: tuple[ast.AST | None, str], values: set[_Value]) -> None:
+            nonlocal grew
+            if values:
+                held = self.names.setdefault(key, set())
+                if not values <= held:
+                    held |= values
+                    grew = True
+
+        for node in ast.walk(self.tree):
+            scope = self.scope_of.get(node)
+            if isinstance(node, ast.Assign):
+                values = self._value(node.value, scope)
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        add((self._binding_scope(scope, target.id), target.id), values)
+            elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+                target = node.target
+                if isinstance(target, ast.Name):
+                    add((scope, target.id), self._value(node.value, scope))
+            elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
+                add((scope, node.optional_vars.id), self._value(node.context_expr, scope))
+            elif isinstance(node, ast.Return) and node.value is not None and scope is not None:
+                name = getattr(scope, "name", "")
+                if self.functions.get(name) is scope:
+                    values = self._value(node.value, scope)
+                    held = self.returns.setdefault(name, set())
+                    if values and not values <= held:
+                        held |= values
+                        grew = True
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                function = self.functions.get(node.func.id)
+                if function is None:
+                    continue
+                parameters = [a.arg for a in function.args.posonlyargs + function.args.args]
+                for i, argument in enumerate(node.args):
+                    if i < len(parameters) and not isinstance(argument, ast.Starred):
+                        add((function, parameters[i]), self._value(argument, scope))
+                for keyword in node.keywords:
+                    if keyword.arg is not None:
+                        add((function, keyword.arg), self._value(keyword.value, scope))
+        return grew
+
+    def _binding_scope(self, scope: ast.AST | None, name: str) -> ast.AST | None:
+        if scope is not None and _declares_global(scope, name):
+            return None
+        return scope
+
+    # -- how each parser is used -----------------------------------------------------------------
+    def _uses(self) -> None:
+        """Read every place a parser or group is used; a use not understood makes its parser
+        one that cannot be told."""
+        understood: set[int] = set()  # ids of expression nodes whose use is read
+        for node in ast.walk(self.tree):
+            scope = self.scope_of.get(node)
+            if isinstance(node, ast.Call):
+                self._call(node, scope, understood)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+                value = node.value
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if value is not None and all(isinstance(t, ast.Name) for t in targets):
+                    understood.add(id(value))  # (bound: its uses are where the name is)
+            elif isinstance(node, ast.Return) and node.value is not None:
+                name = getattr(scope, "name", "")
+                if scope is not None and self.functions.get(name) is scope:
+                    understood.add(id(node.value))
+            elif isinstance(node, ast.Expr):
+                understood.add(id(node.value))  # (a statement of a call alone)
+        for node in ast.walk(self.tree):
+            if not isinstance(node, (ast.Name, ast.Call)) or id(node) in understood:
+                continue
+            scope = self.scope_of.get(node)
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                continue
+            for value in self._value(node, scope):
+                parser = _parser_of(value)
+                if not parser.unknown:
+                    parser.unknown = (
+                        f"its parser is used where its options may change (line {node.lineno})"
+                    )
+
+    def _call(self, node: ast.Call, scope: ast.AST | None, understood: set[int]) -> None:
+        func = node.func
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        if isinstance(func, ast.Name) and func.id in self.functions:
+            understood.update(id(a) for a in arguments)  # (read through its parameters)
+            return
+        if node in self.made:  # `parents=[base]`
+            made = self.made[node]
+            for keyword in node.keywords:
+                if keyword.arg != "parents":
+                    continue
+                items = keyword.value
+                if not isinstance(items, (ast.List, ast.Tuple)):
+                    made.unknown = "its parser's parents cannot be told"
+                    continue
+                made.parents = []
+                for item in items.elts:
+                    found = [v for v in self._value(item, scope) if isinstance(v, _Made)]
+                    understood.add(id(item))
+                    if len(found) != 1:
+                        made.unknown = "its parser's parents cannot be told"
+                    else:
+                        made.parents.append(found[0])
+                understood.add(id(items))
+            return
+        if not isinstance(func, ast.Attribute):
+            return
+        receivers = self._value(func.value, scope)
+        if not receivers:
+            return
+        understood.add(id(func.value))
+        method = func.attr
+        for value in receivers:
+            parser = _parser_of(value)
+            if method == "add_argument":
+                _add_argument(parser, node)
+            elif method in _GROUPS or method in _HARMLESS:
+                pass
+            elif method in _PARSE and isinstance(value, _Made):
+                parser.parsed = True
+                if not _parses_argv(node):
+                    parser.unknown = "its parser parses a list the script builds"
+            elif method in _KNOWN_ONLY and isinstance(value, _Made):
+                parser.parsed = True
+                parser.unknown = "its parser takes options it does not know (`parse_known_args`)"
+            elif method == "add_subparsers":
+                parser.unknown = "its parser has subcommands"
+            else:
+                parser.unknown = f"its parser's `{method}` is called (line {node.lineno})"
+
+
+def _parser_of(value: _Value) -> _Made:
+    return value.parser if isinstance(value, _Group) else value
+
+
+def _add_argument(parser: _Made, node: ast.Call) -> None:
+    names: list[str] = []
+    for argument in node.args:
+        if not (isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
+            parser.unknown = f"an option of its parser is named by code (line {node.lineno})"
+            return
+        names.append(argument.value)
+    options = tuple(n for n in names if n[:1] == "-")
+    for keyword in node.keywords:
+        value = keyword.value
+        if keyword.arg is None:
+            parser.unknown = f"an option of its parser is given `**` arguments (line {node.lineno})"
+            return
+        if keyword.arg == "nargs" and _is_remainder(value):
+            parser.unknown = "an option of its parser takes every word after it (`REMAINDER`)"
+            return
+        if keyword.arg == "action" and not (
+            isinstance(value, ast.Constant) and isinstance(value.value, str)
+        ):
+            # `BooleanOptionalAction` (or an action class like it) adds `--no-NAME`
+            options += tuple(f"--no-{o[2:]}" for o in options if o.startswith("--"))
+    parser.options.update(options)
+    if options:
+        parser.actions.append(options)
+
+
+def _is_remainder(value: ast.expr) -> bool:
+    if isinstance(value, ast.Constant):
+        return value.value == "..."
+    return isinstance(value, (ast.Attribute, ast.Name)) and "REMAINDER" in ast.unparse(value)
+
+
+def _parses_argv(node: ast.Call) -> bool:
+    """`parse_args()`, `parse_args(None)`, `parse_args(sys.argv[1:])`: the command line."""
+    given = [*node.args, *(k.value for k in node.keywords if k.arg in ("args", None))]
+    if not given:
+        return True
+    first = given[0]
+    if isinstance(first, ast.Constant) and first.value is None:
+        return True
+    return ast.unparse(first).replace(" ", "") == "sys.argv[1:]"
+
+
+def _declares_global(scope: ast.AST, name: str) -> bool:
+    return any(
+        isinstance(node, ast.Global) and name in node.names
+        for node in ast.walk(scope)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node is scope
+    )
+
+
+def _parser_classes(tree: ast.Module) -> dict[str, set[str]]:
+    """What each module-level name may be: "argparse" (the module), ARGPARSE, FLEXIBLE, or
+    "other" (a class the module defines, or a name imported from elsewhere)."""
+    names: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "argparse":
+                    names.setdefault(alias.asname or "argparse", set()).add("argparse")
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if module == "argparse" and alias.name == "ArgumentParser":
+                    kind = ARGPARSE
+                elif module.split(".")[0] == "vllm" and alias.name == "FlexibleArgumentParser":
+                    kind = FLEXIBLE
+                else:
+                    kind = "other"
+                names.setdefault(local, set()).add(kind)
+        elif isinstance(node, ast.ClassDef):
+            names.setdefault(node.name, set()).add("other")
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in names:
+                    names[target.id].add("other")
+    return names
+
+
+# -- one word, as argparse reads it ----------------------------------------------------------------
+def problem(parser: Parser, word: str) -> Problem | None:
+    """What every parser the script may use finds wrong with this word, or None when one
+    accepts it (or reads it as no option: a value, a negative number)."""
+    found: Problem | None = None
+    for is_flexible in sorted({c == FLEXIBLE for c in parser.classes}):
+        text = flexible(word) if is_flexible else word
+        for abbreviations in parser.abbreviations:
+            outcome = _optional(parser, text, abbreviations)
+            if outcome is None:
+                return None
+            if found is None or (found.kind == "unknown" and outcome.kind == "ambiguous"):
+                found = outcome
+    return found
+
+
+def flexible(word: str) -> str:
+    """A word as vLLM's `FlexibleArgumentParser` hands it on: `--a_b` (and `--a_b=v`) as
+    `--a-b`, a key of a JSON option (`--a-b.key=v`) as the option it belongs to (`--a-b=v`)."""
+    if not word.startswith("--"):
+        return word
+    key, sep, value = word.partition("=")
+    key = key[2:].replace("_", "-").split(".", 1)[0]
+    return "--" + key + sep + value
+
+
+def _optional(parser: Parser, word: str, abbreviations: bool) -> Problem | None:
+    """argparse's `_parse_optional` on one word: None when it is an option of the parser or
+    no option at all; else what is wrong with it."""
+    options = parser.options
+    if not word or word[0] != "-" or word in options or len(word) == 1 or word == "--":
+        return None
+    head, sep, _ = word.partition("=")
+    if sep and head in options:
+        return None
+    matches: list[str] = []
+    if word[1] == "-":
+        if abbreviations:
+            matches = [o for o in options if o.startswith(head)]
+    else:
+        for option in options:
+            if option == word[:2] or (abbreviations and option.startswith(word)):
+                matches.append(option)
+    if len(matches) == 1:
+        return None
+    if len(matches) > 1:
+        if len({_action(parser, m) for m in matches}) == 1:
+            return None  # (one action's strings: ambiguous in some releases only)
+        return Problem("ambiguous", head if word[1] == "-" else word, tuple(sorted(matches)))
+    if _NEGATIVE.match(word) and not any(_NEGATIVE.match(o) for o in options):
+        return None  # a negative number: a value
+    if " " in word:
+        return None  # a value with a blank
+    return Problem("unknown", head if word[1] == "-" else word)
+
+
+def _action(parser: Parser, option: str) -> tuple[str, ...]:
+    return next((a for a in parser.actions if option in a), (option,))

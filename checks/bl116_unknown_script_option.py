@@ -1,0 +1,357 @@
+"""An option a repository's own Python script rejects: its `argparse` parser has no such option.
+
+## What it does
+Reads the command lines that run a Python script of the repository (`python3 utils/client.py
+--num-prompts 8`, also behind wrappers, as `./client.py`, and in argument arrays that hold one,
+`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends), finds the
+parser that script parses its command line with (read from its code with Python's `ast`: the
+options given to `add_argument`, to its argument groups, its parents, and in the script's own
+functions it is handed to), and reads each word of the command line as argparse reads it.
+Reports a word every parser the script may use rejects:
+
+- an option it has no option string for, not even as a prefix (`--ignore-eos`, `--num-prompt`
+  where only `--num-prompts-per-turn` and `--num-prompts` would match, `--save_result`);
+- a prefix of several of its options (`--num`: `--num-prompts`, `--num-warmups`).
+
+## Why is this bad?
+argparse stops the script with `error: unrecognized arguments` (or `ambiguous option`) before it
+does anything. A benchmark client runs after the server it measures has loaded its model, so the
+mistake surfaces only after the long start-up of a multi-GPU job, and the job produces nothing.
+InferenceX fixed such a command line (its multi-turn client defined none of `--ignore-eos`,
+`--save-result`, `--result-dir` and `--result-filename`) only after its jobs failed.
+
+## Example
+```bash path=benchmarks/run_client.sh
+python3 utils/client.py --model "$MODEL" --num-prompt 8 --save_results
+```
+
+```python path=utils/client.py
+import argparse
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--model", required=True)
+parser.add_argument("--num-prompts", type=int, default=100)
+parser.add_argument("--save-result", action="store_true")
+args = parser.parse_args()
+```
+
+## Use instead
+```bash path=benchmarks/run_client.sh
+python3 utils/client.py --model "$MODEL" --num-prompts 8 --save-result
+```
+
+## Exceptions
+Only what the script's parser decides alone is read. A script is left alone, and counted in the
+report's warnings with the reason, when its parser cannot be told from its code: it is handed to
+a function of another module (`EngineArgs.add_cli_args(parser)`: any option may be added), it
+reads options with `parse_known_args` (unknown ones are kept, not rejected), it has subcommands,
+an option string is computed, or the script makes its parser from a class of its own. vLLM's
+`FlexibleArgumentParser` is read as vLLM reads it (`--max_model_len` is `--max-model-len`), and
+where the code may use either it or argparse's own (an import that falls back), a word is
+reported only when both reject it; where `allow_abbrev` is not set in the code, only when the
+parser rejects it with abbreviations allowed and without. A word whose value is not known is
+not read, and is taken not to be `--` unless the script gives that variable a `--`; nothing
+after a `--` is read. A script path that names no repository file, or several, is not read;
+nor is a relative path after the script changes its folder (`cd`), as the file it runs is then
+not known, nor a path in a container or on another host (`docker exec`, `ssh`, `srun
+--container-image`) unless it is at a mount of the checkout (`/workspace/utils/client.py`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from benchlint import pyargs
+from benchlint.calls import ROOT_MOUNTS as MOUNTS
+from benchlint.calls import resolve
+from benchlint.context import Context
+from benchlint.finding import Finding, Location, Severity, Span, clip
+from benchlint.registry import rule
+from benchlint.shell.invocation import Invocation, resolve_words
+from benchlint.shell.model import Command, Script, Word
+from benchlint.workspace import Workspace
+
+_PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
+# the interpreter's own options that take the next word (`-X dev`, `-W ignore`)
+_VALUE_OPTIONS = ("-X", "-W")
+_UNTOLD = "Python scripts run with options whose parser cannot be told, not read (BL116)"
+_KEY = "pyargs"
+# wrappers that run their command in a container or on another host
+_ELSEWHERE = frozenset(
+    {
+        "docker run",
+        "docker exec",
+        "podman run",
+        "podman exec",
+        "kubectl exec",
+        "oc exec",
+        "ssh",
+        "enroot exec",
+        "enroot start",
+        "apptainer exec",
+        "singularity exec",
+        "incus exec",
+        "lxc exec",
+    }
+)
+
+
+@rule("BL116", "unknown-script-option", Severity.ERROR, tags=("shell", "python"))
+def check(ctx: Context) -> Iterator[Finding]:
+    if not ctx.ws.python_paths:
+        return
+    for script in ctx.shell_scripts():
+        if ".py" not in script.file.text:
+            continue
+        for line in _command_lines(script):
+            yield from _command_line(ctx, script, line)
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A command line that may run a Python script: where it runs, and its words: each as
+    argparse gets it (None where it is not known), as written (expansions as text), its place."""
+
+    command: Command
+    words: tuple[_Piece, ...]
+    # it runs in a container or on another host (`docker exec`, `ssh`, `srun
+    # --container-image`): a path there is the repository's only at a mount of it
+    elsewhere: bool = False
+
+
+_Piece = tuple[str | None, str, Span]
+
+
+def _command_lines(script: Script) -> Iterator[_Line]:
+    """Each command's words behind its wrappers, and each command built in an argument array
+    (`cmd=(python3 x.py ...)`, run as `"${cmd[@]}"`) or in a string run unquoted (`CMD="python3
+    x.py"`, run as `$CMD`), with what later `NAME+=` lines of the script append to it."""
+    for command in script.all_commands():
+        words = command.invocation.words
+        if words and _script_index([(w.value if w.static else None, w.value) for w in words]):
+            elsewhere = _elsewhere(command.invocation)
+            inside = command.script.parent
+            while inside is not None and not elsewhere:  # (`ssh host "python3 x.py"`)
+                elsewhere = _elsewhere(inside.invocation)
+                inside = inside.script.parent
+            yield _Line(command, tuple(_word(script, w) for w in words), elsewhere)
+    run = _run_variables(script)
+    built: dict[str, tuple[Command, list[_Piece], bool, bool]] = {}
+    for inner in script.walk():
+        for assignment in inner.assignments:
+            given = assignment.value
+            if given is None:
+                continue
+            name = assignment.name
+            items = given.items
+            invocation = resolve_words(assignment.command, tuple(items or ()))
+            if items:
+                pieces = [_word(script, w) for w in invocation.words]
+            else:
+                pieces = _pieces(script, given)
+            if inner.text_of(assignment.node).startswith(f"{name}+=") and name in built:
+                built[name][1].extend(pieces)
+                continue
+            if pieces and _script_index([(t, raw) for t, raw, _ in pieces]) is not None:
+                built[name] = (assignment.command, pieces, bool(items), _elsewhere(invocation))
+            else:
+                built.pop(name, None)
+    for name, (command, pieces, array, elsewhere) in built.items():
+        if array or name in run:
+            yield _Line(command, tuple(pieces), elsewhere)
+
+
+def _elsewhere(invocation: Invocation) -> bool:
+    return any(
+        w.name in _ELSEWHERE or (w.name == "srun" and w.has("--container-image"))
+        for w in invocation.wrappers
+    )
+
+
+def _run_variables(script: Script) -> set[str]:
+    """The variables a command of the script runs as a command line: `$CMD ...` unquoted,
+    `eval "$CMD"`."""
+    names = set()
+    for command in script.all_commands():
+        words = command.words
+        if not words:
+            continue
+        first = words[0]
+        if not first.static and first.text.startswith("$"):
+            name = first.variable()
+            if name is not None:
+                names.add(name)
+        elif first.value == "eval" and len(words) == 2:
+            name = words[1].variable()
+            if name is not None:
+                names.add(name)
+    return names
+
+
+def _word(script: Script, word: Word) -> _Piece:
+    return _option_text(script, word), word.value, word.span
+
+
+def _pieces(script: Script, word: Word) -> list[_Piece]:
+    """The words bash splits a string's value into when it runs it unquoted (`$CMD`): its
+    blank-separated pieces; one that holds an expansion, a quote or a pattern is not known."""
+    value = word.value
+    offsets = word.offsets
+    out: list[_Piece] = []
+    for match in re.finditer(r"[^ \t\n]+", value):
+        text = match.group(0)
+        span = script.file.span(offsets[match.start()], offsets[match.end() - 1] + 1)
+        if any(c in text for c in "$`'\"\\*?[{"):
+            names = set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", text))
+            out.append(("--" if _may_be_dashdash(script, names) else None, text, span))
+        else:
+            out.append((text, text, span))
+    return out
+
+
+def _script_index(words: list[tuple[str | None, str]]) -> int | None:
+    """Where the script's path is among the words ((known text, text as written) each): after
+    `python3` and its own options, or the first word (`./client.py`); None when they run no
+    script file (`python3 -m`, `-c`)."""
+    first, written = words[0]
+    if written.endswith(".py") and not written.startswith("-"):
+        return 0
+    if first is None or not _PYTHON.fullmatch(first.rsplit("/", 1)[-1]):
+        return None
+    i = 1
+    while i < len(words):
+        value, written = words[i]
+        if value is None:
+            return i if written.endswith(".py") else None
+        if value in _VALUE_OPTIONS:
+            i += 2
+            continue
+        if value == "-" or value.startswith(("-m", "-c", "--")) or value[:1] != "-":
+            return i if value.endswith(".py") else None
+        if "c" in value[1:] or "m" in value[1:]:
+            return None  # `-uc CODE`, `-um MODULE`
+        i += 1
+    return None
+
+
+def _command_line(ctx: Context, script: Script, line: _Line) -> Iterator[Finding]:
+    index = _script_index([(t, raw) for t, raw, _ in line.words])
+    if index is None:
+        return
+    _, value, where = line.words[index]
+    if not value.startswith(("/", "$", "`")) and _changes_folder(script, line.command):
+        return
+    if line.elsewhere and not value.startswith(MOUNTS):
+        return
+    found = resolve(ctx.ws, script, value, python=True)
+    if not found or len(found) != 1:
+        return
+    target = found[0]
+    parser = script_parser(ctx.ws, target)
+    if isinstance(parser, str):
+        ctx.count(f"{_UNTOLD}: {parser}", Location(script.path, where))
+        return
+    for text, _, span in line.words[index + 1 :]:
+        if text is None:
+            continue
+        if text == "--" or (parser.fromfile and text[:1] in parser.fromfile):
+            return
+        problem = pyargs.problem(parser, text)
+        if problem is not None:
+            yield _finding(target, parser, problem, Location(script.path, span))
+
+
+def _option_text(script: Script, word: Word) -> str | None:
+    """The word as argparse reads it: its text, or for a word whose value is not known only its
+    option (`--model=$MODEL`: `--model=0`); None for a word not read (its value is not known,
+    or bash makes several words of it: `--tp={4,8}`), `--` when it may be one (the script gives
+    a variable it reads a `--`)."""
+    if word.brace_expands:
+        return None
+    if word.static:
+        return word.value
+    value = word.value
+    cut = min((i for i in (value.find("$"), value.find("`")) if i >= 0), default=len(value))
+    head = value[:cut]
+    if head.startswith("--") and "=" in head:
+        return head.partition("=")[0] + "=0"
+    if _may_be_dashdash(script, {read.name for read in word.reads()}):
+        return "--"
+    return None
+
+
+def _may_be_dashdash(script: Script, names: set[str]) -> bool:
+    """Whether the script gives one of these variables a value that holds a `--` word."""
+    for assignment in script.top.assignments:
+        if assignment.name in names and assignment.value is not None:
+            given = assignment.value
+            items = given.items or [given]
+            if any(" -- " in f" {item.value} " for item in items):
+                return True
+    return False
+
+
+def _changes_folder(script: Script, command: Command) -> bool:
+    """Whether the script may have changed its folder before the command (`cd`, `pushd`)."""
+    before = command.span
+    return any(
+        c.base in ("cd", "pushd") and (c.span.line, c.span.column) < (before.line, before.column)
+        for c in script.top.all_commands()
+    )
+
+
+def script_parser(ws: Workspace, path: str) -> pyargs.Parser | str:
+    """The parser of a repository's Python script (kept per run and by content in the cache),
+    or why it cannot be told."""
+    known: dict[str, pyargs.Parser | str] = ws.models.setdefault(_KEY, {})  # type: ignore[assignment]
+    if path in known:
+        return known[path]
+    source = ws.source(path)
+    parser: pyargs.Parser | str
+    if source is None:
+        parser = "it cannot be read"
+    else:
+        stored = ws.cache.get(_KEY, path, source.digest) if ws.cache else None
+        if isinstance(stored, str):
+            parser = stored
+        elif isinstance(stored, tuple):
+            parser = pyargs.Parser.decode(stored)
+        else:
+            parser = pyargs.read(source.text)
+            if ws.cache is not None:
+                encoded = parser if isinstance(parser, str) else parser.encode()
+                ws.cache.put(_KEY, path, source.digest, encoded)
+    known[path] = parser
+    return parser
+
+
+def _finding(
+    target: str, parser: pyargs.Parser, problem: pyargs.Problem, location: Location
+) -> Finding:
+    option = f"`{clip(problem.option, 40)}`"
+    made = f"{target}:{parser.line}"
+    help_ = ""
+    if problem.kind == "ambiguous":
+        names = ", ".join(f"`{n}`" for n in problem.candidates[:4])
+        more = " ..." if len(problem.candidates) > 4 else ""
+        what = f"{option} is the start of several options of `{target}` ({names}{more})"
+        why = 'argparse stops it with "ambiguous option"'
+        help_ = "write the option in full"
+    else:
+        what = f"`{target}` has no option {option} (its parser, made at {made}, defines none)"
+        why = 'argparse stops it with "unrecognized arguments"'
+        close = difflib.get_close_matches(
+            pyargs.flexible(problem.option), sorted(parser.options), n=1, cutoff=0.75
+        )
+        if close:
+            help_ = f"did you mean `{close[0]}`?"
+    return Finding(
+        "BL116",
+        f"{what}: {why} before it runs",
+        location,
+        subject=f"{target}:{problem.option}",
+        help=help_,
+    )

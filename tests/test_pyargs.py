@@ -1,0 +1,212 @@
+"""`benchlint.pyargs` held to argparse itself: the option strings read from a script's code are
+the ones its parser has when the code runs, and a word is reported only where argparse rejects
+it (and for the reason argparse gives)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import random
+from typing import Any
+
+import pytest
+
+from benchlint import pyargs
+
+# -- what the code says: the option strings, against the parser the code builds ----------------
+
+_PIECES = {
+    "plain": 'parser.add_argument("--{a}", type=int)\n',
+    "short": 'parser.add_argument("-{s}", "--{a}", default="x")\n',
+    "flag": 'parser.add_argument("--{a}", action="store_true")\n',
+    "boolean": 'parser.add_argument("--{a}", action=argparse.BooleanOptionalAction)\n',
+    "positional": 'parser.add_argument("{a}", nargs="?")\n',
+    "group": 'group = parser.add_argument_group("g")\ngroup.add_argument("--{a}")\n',
+    "exclusive": (
+        "excl = parser.add_mutually_exclusive_group()\n"
+        'excl.add_argument("--{a}")\nexcl.add_argument("--{b}")\n'
+    ),
+    "inline": 'parser.add_argument_group("g").add_argument("--{a}", "--{b}")\n',
+    "helper": "add_more(parser)\n",
+}
+_HELPER = 'def add_more(p):\n    p.add_argument("--helper-{a}")\n    p.add_argument("-{s}")\n\n'
+
+
+def _source(rng: random.Random) -> str:
+    """A script that builds its parser one of several ways, from a random choice of pieces."""
+    names = iter(f"opt-{i}" for i in range(100))
+    shorts = iter("abcdefgijklmnopqrstuvwxyz")
+    body = ""
+    helper = ""
+    for kind in rng.sample(sorted(_PIECES), rng.randint(1, len(_PIECES))):
+        text = _PIECES[kind].format(a=next(names), b=next(names), s=next(shorts))
+        if kind == "helper":
+            helper = _HELPER.format(a=next(names), s=next(shorts))
+        body += text
+    keywords = rng.choice(["", "add_help=False", "allow_abbrev=False", 'description="d"'])
+    shape = rng.choice(["module", "main", "builder", "parents"])
+    if shape == "module":
+        return (
+            f"import argparse\n{helper}parser = argparse.ArgumentParser({keywords})\n"
+            f"{body}args = parser.parse_args()\n"
+        )
+    indented = "".join(f"    {line}\n" for line in body.splitlines())
+    if shape == "main":
+        return (
+            f"import argparse\n{helper}def main():\n"
+            f"    parser = argparse.ArgumentParser({keywords})\n{indented}"
+            "    return parser.parse_args()\n\nif __name__ == '__main__':\n    main()\n"
+        )
+    if shape == "builder":
+        return (
+            f"from argparse import ArgumentParser\nimport argparse\n{helper}def build():\n"
+            f"    parser = ArgumentParser({keywords})\n{indented}    return parser\n\n"
+            "args = build().parse_args()\n"
+        )
+    return (
+        f"import argparse\n{helper}base = argparse.ArgumentParser(add_help=False)\n"
+        'base.add_argument("--from-parent")\n'
+        f"parser = argparse.ArgumentParser(parents=[base], {keywords})\n"
+        f"{body}args = parser.parse_args()\n"
+    )
+
+
+def _built(source: str) -> argparse.ArgumentParser:
+    """The parser the code parses its command line with, when it runs (this test's own code)."""
+    used: list[argparse.ArgumentParser] = []
+
+    def parse_args(self: argparse.ArgumentParser, *_: Any, **__: Any) -> argparse.Namespace:
+        used.append(self)
+        return argparse.Namespace()
+
+    real = argparse.ArgumentParser.parse_args
+    argparse.ArgumentParser.parse_args = parse_args  # type: ignore[method-assign]
+    try:
+        exec(compile(source, "<generated>", "exec"), {"__name__": "__main__"})
+    finally:
+        argparse.ArgumentParser.parse_args = real  # type: ignore[method-assign]
+    assert len(used) == 1
+    return used[0]
+
+
+def test_option_strings_are_the_parsers_own() -> None:
+    rng = random.Random(116)
+    for _ in range(300):
+        source = _source(rng)
+        read = pyargs.read(source)
+        assert isinstance(read, pyargs.Parser), (read, source)
+        built = _built(source)
+        assert read.options == set(built._option_string_actions), source
+        lines = source.splitlines()
+        assert read.line == next(i for i, t in enumerate(lines, 1) if "parser = " in t), source
+        groups = {tuple(a.option_strings) for a in built._actions if a.option_strings}
+        assert {tuple(sorted(a)) for a in read.actions} == {tuple(sorted(g)) for g in groups}
+
+
+# -- what argparse makes of one word ---------------------------------------------------------------
+
+
+def _argparse_verdict(options: list[tuple[str, ...]], abbrev: bool, word: str) -> str | None:
+    """What argparse says of the word: None (accepted), "unknown" or "ambiguous"."""
+    parser = argparse.ArgumentParser(allow_abbrev=abbrev, add_help=False)
+    for strings in options:
+        parser.add_argument(*strings, nargs="?", default=None)
+    parser.add_argument("rest", nargs="*")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
+        parser.parse_args([word])
+        return None
+    text = err.getvalue()
+    if "unrecognized arguments" in text:
+        return "unknown"
+    if "ambiguous option" in text:
+        return "ambiguous"
+    return "other: " + text
+
+
+def _words(rng: random.Random, strings: list[str]) -> list[str]:
+    out = []
+    for _ in range(12):
+        base = rng.choice(strings)
+        cut = rng.randint(2, len(base)) if len(base) > 2 else len(base)
+        out += [
+            base[:cut],
+            base[:cut] + "=v",
+            base + "x",
+            base.replace("-", "_").replace("__", "--", 1),
+            base[:2] + "VALUE",
+            "-" + base.lstrip("-"),
+            "--" + base.lstrip("-"),
+            rng.choice(["-1", "-0.5", "-.5", "-1e3", "- x", "--a b", "-", "x", "-Z", "---x"]),
+        ]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_word_is_reported_only_where_argparse_rejects_it(seed: int) -> None:
+    rng = random.Random(seed)
+    agreed = reported = rejected = 0
+    for _ in range(40):
+        stems = rng.sample(["model", "mode", "max-len", "max-lenx", "port", "p", "seed"], 4)
+        options: list[tuple[str, ...]] = []
+        for stem in stems:
+            strings = ("-" + stem,) if len(stem) == 1 else ("--" + stem,)
+            if rng.random() < 0.3:
+                strings += ("-" + rng.choice("abcdfg"),)
+            if strings[-1] not in {s for o in options for s in o}:
+                options.append(strings)
+        abbrev = rng.random() < 0.6
+        parser = pyargs.Parser(
+            frozenset(s for o in options for s in o),
+            (abbrev,),
+            (pyargs.ARGPARSE,),
+            1,
+            actions=tuple(options),
+        )
+        for word in _words(rng, [s for o in options for s in o]):
+            truth = _argparse_verdict(options, abbrev, word)
+            found = pyargs.problem(parser, word)
+            mine = None if found is None else found.kind
+            if mine is not None:
+                reported += 1
+                assert mine == truth, (options, abbrev, word, truth)
+            if truth in ("unknown", "ambiguous"):
+                rejected += 1
+            agreed += mine == truth
+    # silent only where argparse's release decides differently (a prefix of one action's
+    # strings, a single-dash prefix under allow_abbrev=False in old releases): rarely
+    assert reported >= 0.9 * rejected, (reported, rejected)
+
+
+def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
+    from tests.conftest import run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "client.py": (
+                "import argparse\nfrom vllm.engine.arg_utils import EngineArgs\n"
+                "parser = argparse.ArgumentParser()\nEngineArgs.add_cli_args(parser)\n"
+                "args = parser.parse_args()\n"
+            ),
+            "sync.py": (
+                "import argparse\nparser = argparse.ArgumentParser()\n"
+                'parser.add_subparsers(dest="command")\nparser.parse_args()\n'
+            ),
+            "run.sh": (
+                "#!/bin/bash\npython3 client.py --max-model-len 8\n"
+                "python3 sync.py barrier --n 2\npython3 sync.py wait\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "its parser is used where its options may change (line 4): 1 (run.sh:2)"
+    ) in result.warnings()
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "its parser has subcommands: 2 (run.sh:3, run.sh:4)"
+    ) in result.warnings()
