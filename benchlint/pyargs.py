@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # methods of a parser (or a group) that add nothing and read nothing of the command line
@@ -37,6 +37,10 @@ _HARMLESS = frozenset(
     }
 )
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+# actions that take no word after their option
+_NO_VALUE = frozenset(
+    {"store_true", "store_false", "store_const", "append_const", "count", "help", "version"}
+)
 _PARSE = frozenset({"parse_args", "parse_intermixed_args"})
 _KNOWN_ONLY = frozenset({"parse_known_args", "parse_known_intermixed_args"})
 ARGPARSE = "argparse.ArgumentParser"
@@ -58,6 +62,12 @@ class Parser:
     # option strings that belong to one action (`-o`, `--output`): an ambiguity among them
     # is not one in every Python release
     actions: tuple[tuple[str, ...], ...] = ()
+    # how many words each option takes after it (None: not a fixed number); read only to find
+    # a subcommand's word
+    arity: tuple[tuple[str, int | None], ...] = ()
+    # its subcommands (`add_subparsers`): each name (and alias) with the parser it selects
+    commands: tuple[tuple[str, Parser], ...] = ()
+    positionals: int = 0  # positional arguments before the subcommand's word
 
     def encode(self) -> tuple[Any, ...]:
         return (
@@ -67,11 +77,16 @@ class Parser:
             self.line,
             self.fromfile,
             [list(a) for a in self.actions],
+            [list(a) for a in self.arity],
+            [(name, sub.encode()) for name, sub in self.commands],
+            self.positionals,
         )
 
     @staticmethod
     def decode(data: Any) -> Parser:
-        options, abbreviations, classes, line, fromfile, actions = data
+        options, abbreviations, classes, line, fromfile, actions, arity, commands, positionals = (
+            data
+        )
         return Parser(
             frozenset(options),
             tuple(abbreviations),
@@ -79,6 +94,9 @@ class Parser:
             line,
             fromfile,
             tuple(tuple(a) for a in actions),
+            tuple((o, n) for o, n in arity),
+            tuple((name, Parser.decode(sub)) for name, sub in commands),
+            positionals,
         )
 
 
@@ -106,6 +124,10 @@ class _Made:
     parents: list[_Made] | None = None
     parsed: bool = False
     unknown: str = ""  # why it cannot be told
+    arity: dict[str, int | None] = field(default_factory=dict)
+    commands: dict[str, _Made] = field(default_factory=dict)
+    positionals: int = 0
+    subcommands: bool = False  # `add_subparsers` was called
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,7 +135,14 @@ class _Group:
     parser: _Made
 
 
-_Value = Any  # _Made | _Group
+@dataclass(frozen=True, eq=False)
+class _Subcommands:
+    """What `add_subparsers` returns: `add_parser` makes a subcommand's parser."""
+
+    parser: _Made
+
+
+_Value = Any  # _Made | _Group | _Subcommands
 
 
 def read(text: str) -> Parser | str:
@@ -143,6 +172,7 @@ class _Module:
         # function (its node) or the module (None)
         self.names: dict[tuple[ast.AST | None, str], set[_Value]] = {}
         self.returns: dict[str, set[_Value]] = {}
+        self.subs: dict[int, _Subcommands] = {}
         self.scope_of: dict[ast.AST, ast.AST | None] = {}
         self._scopes(tree, None)
 
@@ -163,6 +193,11 @@ class _Module:
                     self.made[node] = self._make(node, classes)
         if not self.made:
             raise _Unknown("it makes no argparse parser")
+        for node in ast.walk(self.tree):  # a subcommand's parser (its class: its parent's)
+            func = node.func if isinstance(node, ast.Call) else None
+            if isinstance(func, ast.Attribute) and func.attr == "add_parser":
+                assert isinstance(node, ast.Call)
+                self.made[node] = self._make(node, (ARGPARSE,), subcommand=True)
         for _ in range(8):  # until what names hold no longer grows
             if not self._bind():
                 break
@@ -172,21 +207,39 @@ class _Module:
             raise _Unknown("no parser of it parses the command line (`parse_args`)")
         if len(parsed) > 1:
             raise _Unknown(f"it parses its command line with {len(parsed)} parsers")
-        made = parsed[0]
+        return self._build(parsed[0], parsed[0].classes, 0)
+
+    def _build(self, made: _Made, classes: tuple[str, ...], depth: int) -> Parser:
+        if depth > 4:
+            raise _Unknown("its subcommands nest too deeply")
         options: set[str] = set()
         actions: list[tuple[str, ...]] = []
-        self._collect(made, options, actions, set())
+        arity: dict[str, int | None] = {}
+        self._collect(made, options, actions, arity, set())
+        if made.subcommands and not made.commands:
+            raise _Unknown("its subcommands cannot be told")
+        commands = tuple(
+            (name, self._build(sub, classes, depth + 1)) for name, sub in made.commands.items()
+        )
         return Parser(
             frozenset(options),
             made.abbreviations,
-            made.classes,
+            classes,
             made.node.lineno,
             made.fromfile,
             tuple(actions),
+            tuple(sorted(arity.items())) if commands else (),
+            commands,
+            made.positionals,
         )
 
     def _collect(
-        self, made: _Made, options: set[str], actions: list[tuple[str, ...]], seen: set[int]
+        self,
+        made: _Made,
+        options: set[str],
+        actions: list[tuple[str, ...]],
+        arity: dict[str, int | None],
+        seen: set[int],
     ) -> None:
         if id(made) in seen:
             return
@@ -195,8 +248,11 @@ class _Module:
             raise _Unknown(made.unknown)
         options |= made.options
         actions += made.actions
+        arity.update(made.arity)
         for parent in made.parents or ():
-            self._collect(parent, options, actions, seen)
+            if parent.subcommands:
+                raise _Unknown("a parent of its parser has subcommands")
+            self._collect(parent, options, actions, arity, seen)
 
     def _constructor(self, func: ast.expr) -> tuple[str, ...] | None:
         """The classes a call makes a parser of, when it makes one."""
@@ -211,16 +267,19 @@ class _Module:
                 return tuple(sorted(found))
         return None
 
-    def _make(self, node: ast.Call, classes: tuple[str, ...]) -> _Made:
+    def _make(self, node: ast.Call, classes: tuple[str, ...], subcommand: bool = False) -> _Made:
         made = _Made(node, classes, set(), [])
         made.options |= {"-h", "--help"}
         made.actions.append(("-h", "--help"))
+        made.arity.update({"-h": 0, "--help": 0})
         if any(c not in (ARGPARSE, FLEXIBLE) for c in classes):
             made.unknown = "its parser's class may be one it defines or imports (not argparse's)"
         for keyword in node.keywords:
             name, value = keyword.arg, keyword.value
             if name is None:
                 made.unknown = "its parser is made with `**` arguments"
+            elif subcommand and name in ("aliases", "help", "description", "parents"):
+                pass  # (`add_parser`'s own; parents are read where the parsers are known)
             elif name == "allow_abbrev":
                 if isinstance(value, ast.Constant) and isinstance(value.value, bool):
                     made.abbreviations = (value.value,)
@@ -238,7 +297,7 @@ class _Module:
                     made.unknown = "its parser reads arguments from files it names"
             elif name == "exit_on_error":
                 made.unknown = "its parser may not stop on an error (`exit_on_error`)"
-        if len(node.args) > 4:
+        if len(node.args) > (1 if subcommand else 4):
             made.unknown = "its parser is made with positional arguments past `description`"
         return made
 
@@ -250,6 +309,9 @@ class _Module:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in _GROUPS:
                 return {_Group(_parser_of(v)) for v in self._value(func.value, scope)}
+            if isinstance(func, ast.Attribute) and func.attr == "add_subparsers":
+                made = self._value(func.value, scope)
+                return {self._subcommands(v) for v in made if isinstance(v, _Made)}
             if isinstance(func, ast.Name) and func.id in self.functions:
                 return set(self.returns.get(func.id, ()))
             return set()
@@ -334,6 +396,10 @@ class _Module:
                     understood.add(id(node.value))
             elif isinstance(node, ast.Expr):
                 understood.add(id(node.value))  # (a statement of a call alone)
+            if isinstance(node, ast.Assign):  # `subparsers.required = True`
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and target.attr in _HARMLESS_FIELDS:
+                        understood.add(id(target.value))
         for node in ast.walk(self.tree):
             if not isinstance(node, (ast.Name, ast.Call)) or id(node) in understood:
                 continue
@@ -353,8 +419,11 @@ class _Module:
         if isinstance(func, ast.Name) and func.id in self.functions:
             understood.update(id(a) for a in arguments)  # (read through its parameters)
             return
-        if node in self.made:  # `parents=[base]`
+        if node in self.made:  # `parents=[base]`; a subcommand's parser
             made = self.made[node]
+            if isinstance(func, ast.Attribute) and func.attr == "add_parser":
+                self._subcommand(node, made, self._value(func.value, scope))
+                understood.add(id(func.value))
             for keyword in node.keywords:
                 if keyword.arg != "parents":
                     continue
@@ -381,7 +450,9 @@ class _Module:
         method = func.attr
         for value in receivers:
             parser = _parser_of(value)
-            if method == "add_argument":
+            if isinstance(value, _Subcommands):
+                parser.unknown = f"its subcommands' `{method}` is called (line {node.lineno})"
+            elif method == "add_argument":
                 _add_argument(parser, node)
             elif method in _GROUPS or method in _HARMLESS:
                 pass
@@ -392,14 +463,44 @@ class _Module:
             elif method in _KNOWN_ONLY and isinstance(value, _Made):
                 parser.parsed = True
                 parser.unknown = "its parser takes options it does not know (`parse_known_args`)"
-            elif method == "add_subparsers":
-                parser.unknown = "its parser has subcommands"
+            elif method == "add_subparsers" and isinstance(value, _Made):
+                parser.subcommands = True
+                if any(k.arg not in _SUBPARSERS_KEYWORDS for k in node.keywords) or node.args:
+                    parser.unknown = "its subcommands' parsers cannot be told"
             else:
                 parser.unknown = f"its parser's `{method}` is called (line {node.lineno})"
 
+    def _subcommands(self, made: _Made) -> _Subcommands:
+        if id(made) not in self.subs:
+            self.subs[id(made)] = _Subcommands(made)
+        return self.subs[id(made)]
+
+    def _subcommand(self, node: ast.Call, made: _Made, receivers: set[_Value]) -> None:
+        """`subparsers.add_parser("name", aliases=[...])`: a subcommand of each receiver."""
+        names: list[str] = []
+        given = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "aliases")]
+        for value in given:
+            items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+            for item in items:
+                if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    names.append(item.value)
+                else:
+                    made.unknown = "a subcommand's name is computed"
+        if not node.args:
+            made.unknown = "a subcommand's name is computed"
+        for value in receivers:
+            if isinstance(value, _Subcommands):
+                for name in names:
+                    value.parser.commands[name] = made
+
+
+# a parser's or its subcommands' fields a script may set without changing what they accept
+_HARMLESS_FIELDS = frozenset({"required", "dest", "description", "epilog", "usage", "prog"})
+_SUBPARSERS_KEYWORDS = frozenset({"dest", "required", "help", "title", "description", "metavar"})
+
 
 def _parser_of(value: _Value) -> _Made:
-    return value.parser if isinstance(value, _Group) else value
+    return value.parser if isinstance(value, (_Group, _Subcommands)) else value
 
 
 def _add_argument(parser: _Made, node: ast.Call) -> None:
@@ -410,6 +511,9 @@ def _add_argument(parser: _Made, node: ast.Call) -> None:
             return
         names.append(argument.value)
     options = tuple(n for n in names if n[:1] == "-")
+    if names and not options:
+        parser.positionals += 1
+    arity: int | None = 1
     for keyword in node.keywords:
         value = keyword.value
         if keyword.arg is None:
@@ -418,12 +522,18 @@ def _add_argument(parser: _Made, node: ast.Call) -> None:
         if keyword.arg == "nargs" and _is_remainder(value):
             parser.unknown = "an option of its parser takes every word after it (`REMAINDER`)"
             return
-        if keyword.arg == "action" and not (
-            isinstance(value, ast.Constant) and isinstance(value.value, str)
-        ):
-            # `BooleanOptionalAction` (or an action class like it) adds `--no-NAME`
-            options += tuple(f"--no-{o[2:]}" for o in options if o.startswith("--"))
+        if keyword.arg == "nargs":
+            given = value.value if isinstance(value, ast.Constant) else None
+            arity = given if type(given) is int else None
+        elif keyword.arg == "action":
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                arity = 0 if value.value in _NO_VALUE else arity
+            else:
+                # `BooleanOptionalAction` (or an action class like it) adds `--no-NAME`
+                options += tuple(f"--no-{o[2:]}" for o in options if o.startswith("--"))
+                arity = 0 if ast.unparse(value).endswith("BooleanOptionalAction") else None
     parser.options.update(options)
+    parser.arity.update((o, arity) for o in options)
     if options:
         parser.actions.append(options)
 
@@ -480,6 +590,76 @@ def _parser_classes(tree: ast.Module) -> dict[str, set[str]]:
                 if isinstance(target, ast.Name) and target.id in names:
                     names[target.id].add("other")
     return names
+
+
+# -- a command line, as argparse reads it ----------------------------------------------------------
+def problems(parser: Parser, words: list[str | None]) -> list[tuple[int, Problem]]:
+    """What every parser the script may use finds wrong with the words of its command line
+    (each word's text, None where it is not known), by index. Nothing after `--`, or after a
+    word `fromfile_prefix_chars` makes a file of, is read; with subcommands, the words before
+    the subcommand's are the parser's and the rest its subcommand's, and nothing is read from
+    where the subcommand's word cannot be told."""
+    found: list[tuple[int, Problem]] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is not None and (word == "--" or (parser.fromfile and word[:1] in parser.fromfile)):
+            break
+        if parser.commands:
+            if word is None or parser.positionals:
+                break
+            if not _optional_word(parser, word):
+                sub = dict(parser.commands).get(word)
+                if sub is not None:
+                    rest = problems(sub, words[i + 1 :])
+                    found += [(i + 1 + j, p) for j, p in rest]
+                break
+        if word is not None:
+            wrong = problem(parser, word)
+            if wrong is not None:
+                found.append((i, wrong))
+            if parser.commands:
+                taken = (
+                    None
+                    if wrong is not None and wrong.kind == "ambiguous"
+                    else _taken(parser, word)
+                )
+                if taken is None:
+                    break
+                i += taken
+        i += 1
+    return found
+
+
+def _optional_word(parser: Parser, word: str) -> bool:
+    """Whether argparse reads the word as an option (known to the parser or not), not as a
+    positional argument."""
+    if not word or word[0] != "-" or len(word) == 1:
+        return False
+    if word in parser.options or word.partition("=")[0] in parser.options:
+        return True
+    if _NEGATIVE.match(word) and not any(_NEGATIVE.match(o) for o in parser.options):
+        return False
+    return " " not in word
+
+
+def _taken(parser: Parser, word: str) -> int | None:
+    """How many words after this option word are its values (None: not a fixed number, or
+    which option it is depends on what the code leaves open)."""
+    if not _optional_word(parser, word):
+        return 0
+    arity = dict(parser.arity)
+    head, sep, _ = word.partition("=")
+    if word in arity or (sep and head in arity):
+        return 0 if sep and word not in arity else arity[word]
+    if word[1] != "-" and word[:2] in arity:
+        return 0 if len(word) > 2 else arity[word[:2]]  # `-n4`: the value attached
+    matches = [o for o in parser.options if o.startswith(head)]
+    if not matches:
+        return 0  # (an option it does not know: it takes nothing; it is reported)
+    if len(matches) == 1 and parser.abbreviations == (True,) and parser.classes == (ARGPARSE,):
+        return 0 if sep else arity.get(matches[0])
+    return None
 
 
 # -- one word, as argparse reads it ----------------------------------------------------------------

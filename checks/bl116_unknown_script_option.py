@@ -51,7 +51,9 @@ where the code may use either it or argparse's own (an import that falls back), 
 reported only when both reject it; where `allow_abbrev` is not set in the code, only when the
 parser rejects it with abbreviations allowed and without. A word whose value is not known is
 not read, and is taken not to be `--` unless the script gives that variable a `--`; nothing
-after a `--` is read. A script path that names no repository file, or several, is not read;
+after a `--` is read. A relative script path names the file under the checkout's root or the one beside the script
+(which folder the script runs in is not known), and a word is reported only when each of them
+that is there rejects it; another path that names no repository file, or several, is not read;
 nor is a relative path after the script changes its folder (`cd`), as the file it runs is then
 not known, nor a path in a container or on another host (`docker exec`, `ssh`, `srun
 --container-image`) unless it is at a mount of the checkout (`/workspace/utils/client.py`).
@@ -60,6 +62,7 @@ not known, nor a path in a container or on another host (`docker exec`, `ssh`, `
 from __future__ import annotations
 
 import difflib
+import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -131,7 +134,8 @@ def _command_lines(script: Script) -> Iterator[_Line]:
     x.py"`, run as `$CMD`), with what later `NAME+=` lines of the script append to it."""
     for command in script.all_commands():
         words = command.invocation.words
-        if words and _script_index([(w.value if w.static else None, w.value) for w in words]):
+        texts = [(w.value if w.static else None, w.value) for w in words]
+        if words and _script_index(texts) is not None:
             elsewhere = _elsewhere(command.invocation)
             inside = command.script.parent
             while inside is not None and not elsewhere:  # (`ssh host "python3 x.py"`)
@@ -246,22 +250,34 @@ def _command_line(ctx: Context, script: Script, line: _Line) -> Iterator[Finding
         return
     if line.elsewhere and not value.startswith(MOUNTS):
         return
-    found = resolve(ctx.ws, script, value, python=True)
-    if not found or len(found) != 1:
+    targets = _targets(ctx, script, value)
+    if not targets:
         return
-    target = found[0]
-    parser = script_parser(ctx.ws, target)
-    if isinstance(parser, str):
-        ctx.count(f"{_UNTOLD}: {parser}", Location(script.path, where))
-        return
-    for text, _, span in line.words[index + 1 :]:
-        if text is None:
-            continue
-        if text == "--" or (parser.fromfile and text[:1] in parser.fromfile):
+    parsers = []
+    for target in targets:
+        parser = script_parser(ctx.ws, target)
+        if isinstance(parser, str):
+            ctx.count(f"{_UNTOLD}: `{target}`: {parser}", Location(script.path, where))
             return
-        problem = pyargs.problem(parser, text)
-        if problem is not None:
-            yield _finding(target, parser, problem, Location(script.path, span))
+        parsers.append(parser)
+    words = line.words[index + 1 :]
+    texts = [text for text, _, _ in words]
+    found = [dict(pyargs.problems(parser, texts)) for parser in parsers]
+    for i, problem in sorted(found[0].items()):
+        if all(i in other for other in found[1:]):
+            yield _finding(targets, parsers[0], problem, Location(script.path, words[i][2]))
+
+
+def _targets(ctx: Context, script: Script, value: str) -> list[str]:
+    """The repository's Python files a script path may name: a relative path names the one
+    under the checkout's root or the one beside the script (which folder the script runs in
+    is not known: both where both are there); another path the one file it resolves to."""
+    if value.startswith("/") or "$" in value or "`" in value:
+        found = resolve(ctx.ws, script, value, python=True)
+        return found if found and len(found) == 1 else []
+    folder = posixpath.dirname(script.path)
+    joined = [posixpath.normpath(posixpath.join(base, value)) for base in ("", folder)]
+    return [p for p in dict.fromkeys(joined) if ctx.ws.is_python(p)]
 
 
 def _option_text(script: Script, word: Word) -> str | None:
@@ -329,9 +345,10 @@ def script_parser(ws: Workspace, path: str) -> pyargs.Parser | str:
 
 
 def _finding(
-    target: str, parser: pyargs.Parser, problem: pyargs.Problem, location: Location
+    targets: list[str], parser: pyargs.Parser, problem: pyargs.Problem, location: Location
 ) -> Finding:
     option = f"`{clip(problem.option, 40)}`"
+    target = targets[0]
     made = f"{target}:{parser.line}"
     help_ = ""
     if problem.kind == "ambiguous":
@@ -342,6 +359,8 @@ def _finding(
         help_ = "write the option in full"
     else:
         what = f"`{target}` has no option {option} (its parser, made at {made}, defines none)"
+        if len(targets) > 1:  # (the script may run in either folder)
+            what += f", nor has `{targets[1]}`"
         why = 'argparse stops it with "unrecognized arguments"'
         close = difflib.get_close_matches(
             pyargs.flexible(problem.option), sorted(parser.options), n=1, cutoff=0.75

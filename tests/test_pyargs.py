@@ -192,7 +192,7 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
             ),
             "sync.py": (
                 "import argparse\nparser = argparse.ArgumentParser()\n"
-                'parser.add_subparsers(dest="command")\nparser.parse_args()\n'
+                'parser.add_argument("--n")\nparser.parse_known_args()\n'
             ),
             "run.sh": (
                 "#!/bin/bash\npython3 client.py --max-model-len 8\n"
@@ -204,9 +204,10 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
     assert result.findings == []
     assert (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
-        "its parser is used where its options may change (line 4): 1 (run.sh:2)"
+        "`client.py`: its parser is used where its options may change (line 4): 1 (run.sh:2)"
     ) in result.warnings()
     assert (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
-        "its parser has subcommands: 2 (run.sh:3, run.sh:4)"
+        "`sync.py`: its parser takes options it does not know (`parse_known_args`): "
+        "2 (run.sh:3, run.sh:4)"
     ) in result.warnings()
