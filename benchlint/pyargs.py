@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 # methods of a parser (or a group) that add nothing and read nothing of the command line
@@ -105,6 +105,8 @@ class Problem:
     kind: str  # "unknown" | "ambiguous"
     option: str  # the option as the parser reads it
     candidates: tuple[str, ...] = ()
+    command: str = ""  # the subcommand whose parser rejects it ("": the script's parser)
+    line: int = 0  # where the parser that rejects it is made
 
 
 class _Unknown(Exception):
@@ -612,12 +614,14 @@ def problems(parser: Parser, words: list[str | None]) -> list[tuple[int, Problem
                 sub = dict(parser.commands).get(word)
                 if sub is not None:
                     rest = problems(sub, words[i + 1 :])
-                    found += [(i + 1 + j, p) for j, p in rest]
+                    for j, wrong in rest:
+                        named = f"{word} {wrong.command}".strip()
+                        found.append((i + 1 + j, replace(wrong, command=named)))
                 break
         if word is not None:
             wrong = problem(parser, word)
             if wrong is not None:
-                found.append((i, wrong))
+                found.append((i, replace(wrong, line=parser.line)))
             if parser.commands:
                 taken = (
                     None

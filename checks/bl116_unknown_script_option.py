@@ -44,19 +44,26 @@ python3 utils/client.py --model "$MODEL" --num-prompts 8 --save-result
 Only what the script's parser decides alone is read. A script is left alone, and counted in the
 report's warnings with the reason, when its parser cannot be told from its code: it is handed to
 a function of another module (`EngineArgs.add_cli_args(parser)`: any option may be added), it
-reads options with `parse_known_args` (unknown ones are kept, not rejected), it has subcommands,
-an option string is computed, or the script makes its parser from a class of its own. vLLM's
+reads options with `parse_known_args` (unknown ones are kept, not rejected), an option string
+is computed, or the script makes its parser from a class of its own. vLLM's
 `FlexibleArgumentParser` is read as vLLM reads it (`--max_model_len` is `--max-model-len`), and
 where the code may use either it or argparse's own (an import that falls back), a word is
 reported only when both reject it; where `allow_abbrev` is not set in the code, only when the
-parser rejects it with abbreviations allowed and without. A word whose value is not known is
-not read, and is taken not to be `--` unless the script gives that variable a `--`; nothing
-after a `--` is read. A relative script path names the file under the checkout's root or the one beside the script
+parser rejects it with abbreviations allowed and without.
+
+A word whose value is not known is not read, and is taken not to be `--` unless the script
+gives that variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
+--node-ips ...`), the words before the subcommand's word are read as the parser's and the rest
+as that subcommand's; nothing is read from where that word cannot be told (an option before it
+takes a number of words the code does not fix, the parser has positional arguments, or the word
+is not known).
+
+A relative script path names the file under the checkout's root or the one beside the script
 (which folder the script runs in is not known), and a word is reported only when each of them
-that is there rejects it; another path that names no repository file, or several, is not read;
-nor is a relative path after the script changes its folder (`cd`), as the file it runs is then
-not known, nor a path in a container or on another host (`docker exec`, `ssh`, `srun
---container-image`) unless it is at a mount of the checkout (`/workspace/utils/client.py`).
+that is there rejects it. Another path that names no repository file, or several, is not read,
+nor is a relative path after the script changes its folder (`cd`), nor a path in a container or
+on another host (`docker exec`, `ssh`, `srun --container-image`) unless it is at a mount of the
+checkout (`/workspace/utils/client.py`).
 """
 
 from __future__ import annotations
@@ -349,7 +356,11 @@ def _finding(
 ) -> Finding:
     option = f"`{clip(problem.option, 40)}`"
     target = targets[0]
-    made = f"{target}:{parser.line}"
+    made = f"{target}:{problem.line or parser.line}"
+    whose = "its parser"
+    if problem.command:
+        whose = f"the parser of its `{problem.command}` subcommand"
+        target = f"{target} {problem.command}"
     help_ = ""
     if problem.kind == "ambiguous":
         names = ", ".join(f"`{n}`" for n in problem.candidates[:4])
@@ -358,7 +369,7 @@ def _finding(
         why = 'argparse stops it with "ambiguous option"'
         help_ = "write the option in full"
     else:
-        what = f"`{target}` has no option {option} (its parser, made at {made}, defines none)"
+        what = f"`{target}` has no option {option} ({whose}, made at {made}, defines none)"
         if len(targets) > 1:  # (the script may run in either folder)
             what += f", nor has `{targets[1]}`"
         why = 'argparse stops it with "unrecognized arguments"'

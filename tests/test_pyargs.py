@@ -29,7 +29,14 @@ _PIECES = {
     ),
     "inline": 'parser.add_argument_group("g").add_argument("--{a}", "--{b}")\n',
     "helper": "add_more(parser)\n",
+    "subcommands": (
+        'subs = parser.add_subparsers(dest="command")\n'
+        'one = subs.add_parser("{a}", aliases=["{b}"])\none.add_argument("--in-{a}")\n'
+        'two = subs.add_parser("{b}-two", parents=[common])\ntwo.add_argument("-{s}", "--in-{b}")\n'
+    ),
 }
+_COMMON = 'common = argparse.ArgumentParser(add_help=False)\ncommon.add_argument("--shared")\n'
+
 _HELPER = 'def add_more(p):\n    p.add_argument("--helper-{a}")\n    p.add_argument("-{s}")\n\n'
 
 
@@ -42,7 +49,9 @@ def _source(rng: random.Random) -> str:
     for kind in rng.sample(sorted(_PIECES), rng.randint(1, len(_PIECES))):
         text = _PIECES[kind].format(a=next(names), b=next(names), s=next(shorts))
         if kind == "helper":
-            helper = _HELPER.format(a=next(names), s=next(shorts))
+            helper += _HELPER.format(a=next(names), s=next(shorts))
+        if kind == "subcommands":
+            helper += _COMMON
         body += text
     keywords = rng.choice(["", "add_help=False", "allow_abbrev=False", 'description="d"'])
     shape = rng.choice(["module", "main", "builder", "parents"])
@@ -102,6 +111,11 @@ def test_option_strings_are_the_parsers_own() -> None:
         assert read.line == next(i for i, t in enumerate(lines, 1) if "parser = " in t), source
         groups = {tuple(a.option_strings) for a in built._actions if a.option_strings}
         assert {tuple(sorted(a)) for a in read.actions} == {tuple(sorted(g)) for g in groups}
+        subparsers = [a for a in built._actions if isinstance(a, argparse._SubParsersAction)]
+        choices = subparsers[0].choices if subparsers else {}
+        assert {name for name, _ in read.commands} == set(choices), source
+        for name, sub in read.commands:
+            assert sub.options == set(choices[name]._option_string_actions), (name, source)
 
 
 # -- what argparse makes of one word ---------------------------------------------------------------
@@ -211,3 +225,56 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
         "`sync.py`: its parser takes options it does not know (`parse_known_args`): "
         "2 (run.sh:3, run.sh:4)"
     ) in result.warnings()
+
+
+def _argparse_fails(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
+    """argparse's error for the command line, or None when it takes it."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
+        parser.parse_args(words)
+        return None
+    return err.getvalue()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_subcommand_lines_are_read_as_argparse_reads_them(seed: int) -> None:
+    """Command lines of a parser with subcommands: what is reported is what argparse rejects
+    (its "unrecognized arguments" name each reported word), and an option word argparse does
+    not recognise is reported (what is not: positional words, and what follows `--`)."""
+    rng = random.Random(1000 + seed)
+    source = (
+        "import argparse\nparser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--flag", action="store_true")\n'
+        'parser.add_argument("--level", default="info")\n'
+        'parser.add_argument("--maybe", nargs="?")\n'
+        'subs = parser.add_subparsers(dest="command")\n'
+        'run = subs.add_parser("run", aliases=["r"])\n'
+        'run.add_argument("--port", type=int)\nrun.add_argument("--fast", action="store_true")\n'
+        'stop = subs.add_parser("stop")\nstop.add_argument("--force", action="store_true")\n'
+        "args = parser.parse_args()\n"
+    )
+    read = pyargs.read(source)
+    assert isinstance(read, pyargs.Parser)
+    built = _built(source)
+    vocabulary = [
+        "--flag", "--level", "debug", "--maybe", "run", "r", "stop", "--port", "8", "--fast",
+        "--force", "--bogus", "--po", "-x", "--", "--level=warn", "-1",
+    ]  # fmt: skip
+    reported = 0
+    for _ in range(400):
+        words = [rng.choice(vocabulary) for _ in range(rng.randint(1, 6))]
+        error = _argparse_fails(built, words)
+        problems = pyargs.problems(read, list(words))
+        if problems:
+            reported += 1
+            assert error is not None, words
+            if "unrecognized arguments: " in error:
+                extras = error.split("unrecognized arguments: ", 1)[1].split()
+                assert all(words[i] in extras for i, _ in problems), (words, error)
+        elif error is not None and "unrecognized arguments: " in error and "--maybe" not in words:
+            # not reported: only positional words argparse has no place for (not read), or
+            # `--` and what follows it
+            extras = error.split("unrecognized arguments: ", 1)[1].split()
+            options = [w for w in extras if w.startswith("-") and w not in ("-1", "--")]
+            assert not options or "--" in words, (words, error)
+    assert reported > 50, reported
