@@ -614,9 +614,9 @@ def problems(parser: Parser, words: list[str | None]) -> list[tuple[int, Problem
                 sub = dict(parser.commands).get(word)
                 if sub is not None:
                     rest = problems(sub, words[i + 1 :])
-                    for j, wrong in rest:
-                        named = f"{word} {wrong.command}".strip()
-                        found.append((i + 1 + j, replace(wrong, command=named)))
+                    for j, inner in rest:
+                        named = f"{word} {inner.command}".strip()
+                        found.append((i + 1 + j, replace(inner, command=named)))
                 break
         if word is not None:
             wrong = problem(parser, word)
