@@ -37,6 +37,16 @@ _HARMLESS = frozenset(
     }
 )
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+_READ = (
+    ast.Assign,
+    ast.AnnAssign,
+    ast.NamedExpr,
+    ast.withitem,
+    ast.Return,
+    ast.Call,
+    ast.Expr,
+    ast.Name,
+)
 # actions that take no word after their option
 _NO_VALUE = frozenset(
     {"store_true", "store_false", "store_const", "append_const", "count", "help", "version"}
@@ -176,11 +186,16 @@ class _Module:
         self.returns: dict[str, set[_Value]] = {}
         self.subs: dict[int, _Subcommands] = {}
         self.scope_of: dict[ast.AST, ast.AST | None] = {}
+        self.globals: dict[ast.AST, set[str]] = {}  # the names a function declares global
         self._scopes(tree, None)
+        # the nodes that bind, return, call or name something: each pass goes through these
+        self.nodes = [node for node in self.scope_of if isinstance(node, _READ)]
 
     def _scopes(self, node: ast.AST, scope: ast.AST | None) -> None:
         for child in ast.iter_child_nodes(node):
             self.scope_of[child] = scope
+            if isinstance(child, ast.Global) and scope is not None:
+                self.globals.setdefault(scope, set()).update(child.names)
             inner = scope
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 inner = child
@@ -188,14 +203,14 @@ class _Module:
 
     # -- what each expression may hold -----------------------------------------------------------
     def parser(self) -> Parser:
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Call):
                 classes = self._constructor(node.func)
                 if classes is not None:
                     self.made[node] = self._make(node, classes)
         if not self.made:
             raise _Unknown("it makes no argparse parser")
-        for node in ast.walk(self.tree):  # a subcommand's parser (its class: its parent's)
+        for node in self.nodes:  # a subcommand's parser (its class: its parent's)
             func = node.func if isinstance(node, ast.Call) else None
             if isinstance(func, ast.Attribute) and func.attr == "add_parser":
                 assert isinstance(node, ast.Call)
@@ -339,7 +354,7 @@ class _Module:
                     held |= values
                     grew = True
 
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             scope = self.scope_of.get(node)
             if isinstance(node, ast.Assign):
                 values = self._value(node.value, scope)
@@ -374,7 +389,7 @@ class _Module:
         return grew
 
     def _binding_scope(self, scope: ast.AST | None, name: str) -> ast.AST | None:
-        if scope is not None and _declares_global(scope, name):
+        if scope is not None and name in self.globals.get(scope, ()):
             return None
         return scope
 
@@ -383,7 +398,7 @@ class _Module:
         """Read every place a parser or group is used; a use not understood makes its parser
         one that cannot be told."""
         understood: set[int] = set()  # ids of expression nodes whose use is read
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             scope = self.scope_of.get(node)
             if isinstance(node, ast.Call):
                 self._call(node, scope, understood)
@@ -402,7 +417,7 @@ class _Module:
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and target.attr in _HARMLESS_FIELDS:
                         understood.add(id(target.value))
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if not isinstance(node, (ast.Name, ast.Call)) or id(node) in understood:
                 continue
             scope = self.scope_of.get(node)
@@ -555,14 +570,6 @@ def _parses_argv(node: ast.Call) -> bool:
     if isinstance(first, ast.Constant) and first.value is None:
         return True
     return ast.unparse(first).replace(" ", "") == "sys.argv[1:]"
-
-
-def _declares_global(scope: ast.AST, name: str) -> bool:
-    return any(
-        isinstance(node, ast.Global) and name in node.names
-        for node in ast.walk(scope)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node is scope
-    )
 
 
 def _parser_classes(tree: ast.Module) -> dict[str, set[str]]:
