@@ -47,6 +47,7 @@ _READ = (
     ast.Expr,
     ast.Name,
 )
+_BINDING = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.withitem, ast.Return, ast.Call)
 # actions that take no word after their option
 _NO_VALUE = frozenset(
     {"store_true", "store_false", "store_const", "append_const", "count", "help", "version"}
@@ -58,6 +59,7 @@ FLEXIBLE = "vllm.FlexibleArgumentParser"
 # argparse's `_negative_number_matcher` (3.13 widened it to `-1e5`, `-.5`: the wider one, as a
 # word it matches is then no option under either)
 _NEGATIVE = re.compile(r"-\.?\d")
+_NO_PARSER = "it makes no argparse parser"
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,8 @@ _Value = Any  # _Made | _Group | _Subcommands
 
 def read(text: str) -> Parser | str:
     """The parser a script parses its command line with, or why it cannot be told."""
+    if "ArgumentParser" not in text:
+        return _NO_PARSER
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -190,6 +194,7 @@ class _Module:
         self._scopes(tree, None)
         # the nodes that bind, return, call or name something: each pass goes through these
         self.nodes = [node for node in self.scope_of if isinstance(node, _READ)]
+        self.binding = [node for node in self.nodes if isinstance(node, _BINDING)]
 
     def _scopes(self, node: ast.AST, scope: ast.AST | None) -> None:
         for child in ast.iter_child_nodes(node):
@@ -209,7 +214,7 @@ class _Module:
                 if classes is not None:
                     self.made[node] = self._make(node, classes)
         if not self.made:
-            raise _Unknown("it makes no argparse parser")
+            raise _Unknown(_NO_PARSER)
         for node in self.nodes:  # a subcommand's parser (its class: its parent's)
             func = node.func if isinstance(node, ast.Call) else None
             if isinstance(func, ast.Attribute) and func.attr == "add_parser":
@@ -354,7 +359,7 @@ class _Module:
                     held |= values
                     grew = True
 
-        for node in self.nodes:
+        for node in self.binding:
             scope = self.scope_of.get(node)
             if isinstance(node, ast.Assign):
                 values = self._value(node.value, scope)

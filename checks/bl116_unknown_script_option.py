@@ -140,6 +140,8 @@ def _command_lines(script: Script) -> Iterator[_Line]:
     (`cmd=(python3 x.py ...)`, run as `"${cmd[@]}"`) or in a string run unquoted (`CMD="python3
     x.py"`, run as `$CMD`), with what later `NAME+=` lines of the script append to it."""
     for command in script.all_commands():
+        if not any(".py" in word.value for word in command.words):
+            continue
         words = command.invocation.words
         texts = [(w.value if w.static else None, w.value) for w in words]
         if words and _script_index(texts) is not None:
@@ -158,12 +160,17 @@ def _command_lines(script: Script) -> Iterator[_Line]:
                 continue
             name = assignment.name
             items = given.items
+            appends = name in built and inner.text_of(assignment.node).startswith(f"{name}+=")
+            values = [item.value for item in items[:8]] if items else [given.value]
+            if not appends and not any(".py" in value for value in values):
+                built.pop(name, None)  # (the variable holds another command line now)
+                continue
             invocation = resolve_words(assignment.command, tuple(items or ()))
             if items:
                 pieces = [_word(script, w) for w in invocation.words]
             else:
                 pieces = _pieces(script, given)
-            if inner.text_of(assignment.node).startswith(f"{name}+=") and name in built:
+            if appends:
                 built[name][1].extend(pieces)
                 continue
             if pieces and _script_index([(t, raw) for t, raw, _ in pieces]) is not None:
