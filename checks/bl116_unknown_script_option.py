@@ -264,6 +264,10 @@ def _command_line(ctx: Context, script: Script, line: _Line) -> Iterator[Finding
         return
     if line.elsewhere and not value.startswith(MOUNTS):
         return
+    words = line.words[index + 1 :]
+    texts = [text for text, _, _ in words]
+    if not any(text is not None and text[:1] == "-" for text in texts):
+        return  # (no option to read)
     targets = _targets(ctx, script, value)
     if not targets:
         return
@@ -274,8 +278,6 @@ def _command_line(ctx: Context, script: Script, line: _Line) -> Iterator[Finding
             ctx.count(f"{_UNTOLD}: `{target}`: {parser}", Location(script.path, where))
             return
         parsers.append(parser)
-    words = line.words[index + 1 :]
-    texts = [text for text, _, _ in words]
     found = [dict(pyargs.problems(parser, texts)) for parser in parsers]
     for i, problem in sorted(found[0].items()):
         if all(i in other for other in found[1:]):
