@@ -2,7 +2,8 @@
 
 ## What it does
 Reads the command lines that run a Python script of the repository (`python3 utils/client.py
---num-prompts 8`, also behind wrappers, as `./client.py`, and in argument arrays that hold one,
+--num-prompts 8`, also behind wrappers, as `./client.py`, a module of the repository run with
+`python3 -m bench.collector`, and in argument arrays that hold one,
 `cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends), finds the
 parser that script parses its command line with (read from its code with Python's `ast`: the
 options given to `add_argument`, to its argument groups, its parents, and in the script's own
@@ -85,6 +86,7 @@ from benchlint.shell.model import Command, Script, Word
 from benchlint.workspace import Workspace
 
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 # the interpreter's own options that take the next word (`-X dev`, `-W ignore`)
 _VALUE_OPTIONS = ("-X", "-W")
 _UNTOLD = "Python scripts run with options whose parser cannot be told, not read (BL116)"
@@ -114,7 +116,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     if not ctx.ws.python_paths:
         return
     for script in ctx.shell_scripts():
-        if ".py" not in script.file.text:
+        if ".py" not in script.file.text and " -m " not in script.file.text:
             continue
         for line in _command_lines(script):
             yield from _command_line(ctx, script, line)
@@ -140,7 +142,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
     (`cmd=(python3 x.py ...)`, run as `"${cmd[@]}"`) or in a string run unquoted (`CMD="python3
     x.py"`, run as `$CMD`), with what later `NAME+=` lines of the script append to it."""
     for command in script.all_commands():
-        if not any(".py" in word.value for word in command.words):
+        if not any(".py" in word.value or word.value == "-m" for word in command.words):
             continue
         words = command.invocation.words
         texts = [(w.value if w.static else None, w.value) for w in words]
@@ -162,7 +164,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             items = given.items
             appends = name in built and inner.text_of(assignment.node).startswith(f"{name}+=")
             values = [item.value for item in items[:8]] if items else [given.value]
-            if not appends and not any(".py" in value for value in values):
+            if not appends and not any(".py" in v or v == "-m" or " -m " in v for v in values):
                 built.pop(name, None)  # (the variable holds another command line now)
                 continue
             invocation = resolve_words(assignment.command, tuple(items or ()))
@@ -230,25 +232,32 @@ def _pieces(script: Script, word: Word) -> list[_Piece]:
     return out
 
 
-def _script_index(words: list[tuple[str | None, str]]) -> int | None:
-    """Where the script's path is among the words ((known text, text as written) each): after
-    `python3` and its own options, or the first word (`./client.py`); None when they run no
-    script file (`python3 -m`, `-c`)."""
+def _script_index(words: list[tuple[str | None, str]]) -> tuple[int, str] | None:
+    """Where the script is named among the words ((known text, text as written) each), and
+    its path as written: after `python3` and its own options, or the first word
+    (`./client.py`); a module the interpreter runs (`python3 -m bench.collector`) as the path
+    of its file (`bench/collector.py`); None when they run no script (`-c`, `-m json.tool`
+    where no such file is in the repository is left to the caller)."""
     first, written = words[0]
     if written.endswith(".py") and not written.startswith("-"):
-        return 0
+        return 0, written
     if first is None or not _PYTHON.fullmatch(first.rsplit("/", 1)[-1]):
         return None
     i = 1
     while i < len(words):
         value, written = words[i]
         if value is None:
-            return i if written.endswith(".py") else None
+            return (i, written) if written.endswith(".py") else None
         if value in _VALUE_OPTIONS:
             i += 2
             continue
+        if value == "-m" and i + 1 < len(words):
+            module = words[i + 1][0]
+            if module is None or not _MODULE.fullmatch(module):
+                return None
+            return i + 1, module.replace(".", "/") + ".py"
         if value == "-" or value.startswith(("-m", "-c", "--")) or value[:1] != "-":
-            return i if value.endswith(".py") else None
+            return (i, value) if value.endswith(".py") else None
         if "c" in value[1:] or "m" in value[1:]:
             return None  # `-uc CODE`, `-um MODULE`
         i += 1
@@ -256,10 +265,11 @@ def _script_index(words: list[tuple[str | None, str]]) -> int | None:
 
 
 def _command_line(ctx: Context, script: Script, line: _Line) -> Iterator[Finding]:
-    index = _script_index([(t, raw) for t, raw, _ in line.words])
-    if index is None:
+    named = _script_index([(t, raw) for t, raw, _ in line.words])
+    if named is None:
         return
-    _, value, where = line.words[index]
+    index, value = named
+    where = line.words[index][2]
     if not value.startswith(("/", "$", "`")) and _changes_folder(script, line.command):
         return
     if line.elsewhere and not value.startswith(MOUNTS):
