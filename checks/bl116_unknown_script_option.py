@@ -2,17 +2,19 @@
 
 ## What it does
 Reads the command lines that run a Python script of the repository (`python3 utils/client.py
---num-prompts 8`, also behind wrappers, as `./client.py`, a module of the repository run with
-`python3 -m bench.collector`, and in argument arrays that hold one,
-`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends), finds the
-parser that script parses its command line with (read from its code with Python's `ast`: the
-options given to `add_argument`, to its argument groups, its parents, and in the script's own
+--num-prompts 8`, also behind wrappers, as `./client.py`, or a module of the repository run
+with `python3 -m bench.collector`), also those built in an argument array
+(`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends) or in a string
+run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`). It finds the parser that script parses
+its command line with, read from its code with Python's `ast` (the options given to
+`add_argument`, to its argument groups, its parents, its subcommands, and in the script's own
 functions it is handed to), and reads each word of the command line as argparse reads it.
 Reports a word every parser the script may use rejects:
 
-- an option it has no option string for, not even as a prefix (`--ignore-eos`, `--num-prompt`
-  where only `--num-prompts-per-turn` and `--num-prompts` would match, `--save_result`);
-- a prefix of several of its options (`--num`: `--num-prompts`, `--num-warmups`).
+- an option it has no option string for, not even as the start of one (`--ignore-eos`;
+  `--save_result` where the option is `--save-result`);
+- the start of several of its options (`--num-prompt` where it has `--num-prompts` and
+  `--num-prompts-per-turn`).
 
 ## Why is this bad?
 argparse stops the script with `error: unrecognized arguments` (or `ambiguous option`) before it
