@@ -2,8 +2,9 @@
 
 ## What it does
 Reads the command lines that run a Python script of the repository (`python3 utils/client.py
---num-prompts 8`, also behind wrappers, as `./client.py`, or a module of the repository run
-with `python3 -m bench.collector`), also those built in an argument array
+--num-prompts 8`, also behind wrappers, as `./client.py`, a module of the repository run with
+`python3 -m bench.collector`, or behind a launcher's own options: `torchrun`, `deepspeed`,
+`accelerate launch`, `coverage run`, `horovodrun`), also those built in an argument array
 (`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends) or in a string
 run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`). It finds the parser that script parses
 its command line with, read from its code with Python's `ast` (the options given to
@@ -61,12 +62,14 @@ as that subcommand's; nothing is read from where that word cannot be told (an op
 takes a number of words the code does not fix, the parser has positional arguments, or the word
 is not known).
 
-A relative script path names the file under the checkout's root or the one beside the script
-(which folder the script runs in is not known), and a word is reported only when each of them
-that is there rejects it. Another path that names no repository file, or several, is not read,
-nor is a relative path after the script changes its folder (`cd`), nor a path in a container or
-on another host (`docker exec`, `ssh`, `srun --container-image`) unless it is at a mount of the
-checkout (`/workspace/utils/client.py`).
+A relative script path names the file under the checkout's root, beside the script, or under
+a folder the script is in (which folder the script runs in is not known), and a word is
+reported only when each of them that is there rejects it. A launcher's script is the first word
+that names a `.py` file; nothing is read where a word not known could be it. Another path that
+names no repository file, or several, is not read, nor is a relative path where the script may
+have changed its folder before (a `cd` in its shell, or in a function it calls), nor a path in
+a container or on another host (`docker exec`, `ssh`, `srun --container-image`) unless it is
+at a mount of the checkout (`/workspace/utils/client.py`).
 """
 
 from __future__ import annotations
@@ -88,6 +91,43 @@ from benchlint.shell.model import Command, Script, Word
 from benchlint.workspace import Workspace
 
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
+_SUBSTITUTION = re.compile(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
+# launchers that run a Python script after options of their own
+_LAUNCHERS: frozenset[object] = frozenset(
+    {
+        "torchrun",
+        "deepspeed",
+        "horovodrun",
+        ("accelerate", "launch"),
+        ("coverage", "run"),
+    }
+)
+# the options of those launchers that take the next word (a value not known is skipped there)
+_LAUNCHER_VALUES = frozenset(
+    [
+        "nproc-per-node",
+        "nnodes",
+        "node-rank",
+        "master-addr",
+        "master-port",
+        "rdzv-endpoint",
+        "rdzv-id",
+        "rdzv-backend",
+        "num-gpus",
+        "num-nodes",
+        "hostfile",
+        "include",
+        "exclude",
+        "num-processes",
+        "config-file",
+        "main-process-port",
+        "main-process-ip",
+        "num-machines",
+        "machine-rank",
+        "mixed-precision",
+        "np",
+    ]
+)
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 # the interpreter's own options that take the next word (`-X dev`, `-W ignore`)
 _VALUE_OPTIONS = ("-X", "-W")
@@ -177,7 +217,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             if appends:
                 built[name][1].extend(pieces)
                 continue
-            if pieces and _script_index([(t, raw) for t, raw, _ in pieces]) is not None:
+            if pieces and _named(pieces) is not None:
                 built[name] = (assignment.command, pieces, bool(items), _elsewhere(invocation))
             else:
                 built.pop(name, None)
@@ -234,6 +274,11 @@ def _pieces(script: Script, word: Word) -> list[_Piece]:
     return out
 
 
+def _named(words: list[_Piece] | tuple[_Piece, ...]) -> tuple[int, str] | None:
+    """`_script_index` of pieces: a word that may be `--` is one not known there."""
+    return _script_index([(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in words])
+
+
 def _script_index(words: list[tuple[str | None, str]]) -> tuple[int, str] | None:
     """Where the script is named among the words ((known text, text as written) each), and
     its path as written: after `python3` and its own options, or the first word
@@ -243,7 +288,14 @@ def _script_index(words: list[tuple[str | None, str]]) -> tuple[int, str] | None
     first, written = words[0]
     if written.endswith(".py") and not written.startswith("-"):
         return 0, written
-    if first is None or not _PYTHON.fullmatch(first.rsplit("/", 1)[-1]):
+    if first is None:
+        return None
+    name = first.rsplit("/", 1)[-1]
+    second = words[1][0] if len(words) > 1 else None
+    if name in _LAUNCHERS or (name, second) in _LAUNCHERS:
+        start = 1 if name in _LAUNCHERS else 2
+        return _launched(words, start)
+    if not _PYTHON.fullmatch(name):
         return None
     i = 1
     while i < len(words):
@@ -266,8 +318,28 @@ def _script_index(words: list[tuple[str | None, str]]) -> tuple[int, str] | None
     return None
 
 
+def _launched(words: list[tuple[str | None, str]], start: int) -> tuple[int, str] | None:
+    """The script a launcher runs (`torchrun --nproc-per-node 8 train.py ...`): the first
+    word that names a `.py` file, or what a Python interpreter it runs is given; None where a
+    word not known could be it (one that is not the value of a launcher's option)."""
+    for i in range(start, len(words)):
+        text, written = words[i]
+        if written.endswith(".py") and not written.startswith("-"):
+            return i, written
+        if text is not None and _PYTHON.fullmatch(text.rsplit("/", 1)[-1]):
+            found = _script_index(words[i:])
+            return None if found is None else (i + found[0], found[1])
+        if text in ("--", "-m", "--module"):
+            return None  # (a module: `torch.distributed.run` and the like)
+        if text is None:
+            previous = (words[i - 1][0] or "").lstrip("-").replace("_", "-")
+            if previous not in _LAUNCHER_VALUES:
+                return None
+    return None
+
+
 def _command_line(ctx: Context, script: Script, line: _Line) -> Iterator[Finding]:
-    named = _script_index([(t, raw) for t, raw, _ in line.words])
+    named = _named(line.words)
     if named is None:
         return
     index, value = named
@@ -298,13 +370,15 @@ def _command_line(ctx: Context, script: Script, line: _Line) -> Iterator[Finding
 
 def _targets(ctx: Context, script: Script, value: str) -> list[str]:
     """The repository's Python files a script path may name: a relative path names the one
-    under the checkout's root or the one beside the script (which folder the script runs in
-    is not known: both where both are there); another path the one file it resolves to."""
+    under the checkout's root, beside the script or under a folder the script is in (which
+    folder the script runs in is not known: each of them that is there); another path the
+    one file it resolves to."""
     if value.startswith("/") or "$" in value or "`" in value:
         found = resolve(ctx.ws, script, value, python=True)
         return found if found and len(found) == 1 else []
-    folder = posixpath.dirname(script.path)
-    joined = [posixpath.normpath(posixpath.join(base, value)) for base in ("", folder)]
+    parts = posixpath.dirname(script.path).split("/")
+    bases = ["/".join(parts[:i]) for i in range(len(parts) + 1)]  # "", "a", "a/b" ...
+    joined = [posixpath.normpath(posixpath.join(base, value)) for base in bases]
     return [p for p in dict.fromkeys(joined) if ctx.ws.is_python(p)]
 
 
@@ -328,23 +402,37 @@ def _option_text(script: Script, word: Word) -> str | None:
 
 
 def _may_be_dashdash(script: Script, names: set[str]) -> bool:
-    """Whether the script gives one of these variables a value that holds a `--` word."""
+    """Whether the script gives one of these variables a value that holds a `--` word (not
+    one a command substitution runs with: `$(cd -- "$DIR" && pwd)`)."""
     for assignment in script.top.assignments:
         if assignment.name in names and assignment.value is not None:
             given = assignment.value
             items = given.items or [given]
-            if any(" -- " in f" {item.value} " for item in items):
+            if any(" -- " in f" {_SUBSTITUTION.sub(' ', item.value)} " for item in items):
                 return True
     return False
 
 
 def _changes_folder(script: Script, command: Command) -> bool:
-    """Whether the script may have changed its folder before the command (`cd`, `pushd`)."""
-    before = command.span
-    return any(
-        c.base in ("cd", "pushd") and (c.span.line, c.span.column) < (before.line, before.column)
-        for c in script.top.all_commands()
-    )
+    """Whether the shell that runs the command may have changed its folder before it (`cd`,
+    `pushd`): in the same function or at the top before it, at the top where the command is
+    in a function (which may be called after), or in a function the script calls; not in a
+    subshell the command is not in (`$(cd "$DIR" && pwd)`)."""
+    before = (command.span.line, command.span.column)
+    commands = list(script.top.all_commands())
+    called = {c.base for c in commands}
+    for change in commands:
+        if change.base not in ("cd", "pushd") or (change.subshell and not command.subshell):
+            continue
+        if change.function is not None and change.function != command.function:
+            if change.function in called:
+                return True
+            continue
+        if change.function is None and command.function is not None:
+            return True
+        if (change.span.line, change.span.column) < before:
+            return True
+    return False
 
 
 def script_parser(ws: Workspace, path: str) -> pyargs.Parser | str:
