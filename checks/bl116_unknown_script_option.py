@@ -195,7 +195,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
                 elsewhere = _elsewhere(inside.invocation)
                 inside = inside.script.parent
             yield _Line(command, tuple(_word(script, w) for w in words), elsewhere)
-    run = _run_variables(script)
+    run, elsewhere_run = _run_variables(script)
     built: dict[str, tuple[Command, list[_Piece], bool, bool]] = {}
     for inner in script.walk():
         for assignment in inner.assignments:
@@ -223,7 +223,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
                 built.pop(name, None)
     for name, (command, pieces, array, elsewhere) in built.items():
         if array or name in run:
-            yield _Line(command, tuple(pieces), elsewhere)
+            yield _Line(command, tuple(pieces), elsewhere or name in elsewhere_run)
 
 
 def _elsewhere(invocation: Invocation) -> bool:
@@ -233,10 +233,12 @@ def _elsewhere(invocation: Invocation) -> bool:
     )
 
 
-def _run_variables(script: Script) -> set[str]:
-    """The variables a command of the script runs as a command line: `$CMD ...` unquoted,
-    `eval "$CMD"`."""
-    names = set()
+def _run_variables(script: Script) -> tuple[set[str], set[str]]:
+    """The variables a command of the script runs as a command line (`$CMD ...` unquoted,
+    `eval "$CMD"`), and those a command that runs in a container or on another host reads
+    (`docker exec "$C" "${cmd[@]}"`, `ssh "$HOST" $CMD`)."""
+    run: set[str] = set()
+    elsewhere: set[str] = set()
     for command in script.all_commands():
         words = command.words
         if not words:
@@ -245,12 +247,14 @@ def _run_variables(script: Script) -> set[str]:
         if not first.static and first.text.startswith("$"):
             name = first.variable()
             if name is not None:
-                names.add(name)
+                run.add(name)
         elif first.value == "eval" and len(words) == 2:
             name = words[1].variable()
             if name is not None:
-                names.add(name)
-    return names
+                run.add(name)
+        if any(not w.static for w in words) and _elsewhere(command.invocation):
+            elsewhere.update(read.name for word in words for read in word.reads())
+    return run, elsewhere
 
 
 def _word(script: Script, word: Word) -> _Piece:
