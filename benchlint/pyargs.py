@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -177,8 +178,6 @@ def read(text: str) -> Parser | str:
 
 class _Module:
     def __init__(self, tree: ast.Module) -> None:
-        self.tree = tree
-        self.classes = _parser_classes(tree)
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -189,9 +188,11 @@ class _Module:
         self.names: dict[tuple[ast.AST | None, str], set[_Value]] = {}
         self.returns: dict[str, set[_Value]] = {}
         self.subs: dict[int, _Subcommands] = {}
+        self.groups: dict[int, _Group] = {}
         self.scope_of: dict[ast.AST, ast.AST | None] = {}
         self.globals: dict[ast.AST, set[str]] = {}  # the names a function declares global
         self._scopes(tree, None)
+        self.classes = _parser_classes(self.scope_of)
         # the nodes that bind, return, call or name something: each pass goes through these
         self.nodes = [node for node in self.scope_of if isinstance(node, _READ)]
         self.binding = [node for node in self.nodes if isinstance(node, _BINDING)]
@@ -330,7 +331,7 @@ class _Module:
                 return {self.made[node]}
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in _GROUPS:
-                return {_Group(_parser_of(v)) for v in self._value(func.value, scope)}
+                return {self._group(_parser_of(v)) for v in self._value(func.value, scope)}
             if isinstance(func, ast.Attribute) and func.attr == "add_subparsers":
                 made = self._value(func.value, scope)
                 return {self._subcommands(v) for v in made if isinstance(v, _Made)}
@@ -492,6 +493,12 @@ class _Module:
             else:
                 parser.unknown = f"its parser's `{method}` is called (line {node.lineno})"
 
+    def _group(self, made: _Made) -> _Group:
+        """A parser's argument group: one value per parser (what names hold stops growing)."""
+        if id(made) not in self.groups:
+            self.groups[id(made)] = _Group(made)
+        return self.groups[id(made)]
+
     def _subcommands(self, made: _Made) -> _Subcommands:
         if id(made) not in self.subs:
             self.subs[id(made)] = _Subcommands(made)
@@ -577,11 +584,11 @@ def _parses_argv(node: ast.Call) -> bool:
     return ast.unparse(first).replace(" ", "") == "sys.argv[1:]"
 
 
-def _parser_classes(tree: ast.Module) -> dict[str, set[str]]:
+def _parser_classes(nodes: Iterable[ast.AST]) -> dict[str, set[str]]:
     """What each module-level name may be: "argparse" (the module), ARGPARSE, FLEXIBLE, or
     "other" (a class the module defines, or a name imported from elsewhere)."""
     names: dict[str, set[str]] = {}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == "argparse":
