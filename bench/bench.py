@@ -3,7 +3,8 @@
     python bench/bench.py [--runs 5] [--keep DIR] [--scaling] [--repository PATH]
 
 Generates (deterministically) about 280 shell files with 47,000 lines, 470 recipes, a
-10,000-line master config, runners.yaml and two workflow templates, with bugs sprinkled in,
+10,000-line master config, runners.yaml, two workflow templates and a Python client the
+scripts run, with bugs sprinkled in,
 then measures, each as the median of several runs, each run a new process:
 - the whole repository, every rule, SARIF output, cold (`--no-cache`), as run by default (files
   modelled by worker processes too, on a large enough repository) and in one process (`-j 1`),
@@ -110,8 +111,36 @@ def _entrypoint(rng: random.Random, index: int) -> str:
         "SERVER_PID=$!",
         "wait_for_server",
         'run_benchmark --concurrency "$CONC" --isl "$ISL" --osl "$OSL"',
+        # the repository's own client; every 50th misspells an option (BL116)
+        'python3 /workspace/utils/client.py --model "$MODEL" --port "$PORT" \\',
+        f'    --{"concurency" if index % 50 == 7 else "max-concurrency"} "$CONC" --save-result',
     ]
     return "\n".join(line for line in lines if line) + "\n"
+
+
+def _client() -> str:
+    """A benchmark client of the repository, its options read by BL116."""
+    options = [f'parser.add_argument("--option-{i}", type=int, default={i})' for i in range(40)]
+    return "\n".join(
+        [
+            "import argparse",
+            "",
+            "",
+            "def main():",
+            '    parser = argparse.ArgumentParser(description="client")',
+            '    parser.add_argument("--model", required=True)',
+            '    parser.add_argument("--port", type=int, default=8888)',
+            '    parser.add_argument("--max-concurrency", type=int)',
+            '    parser.add_argument("--save-result", action="store_true")',
+            *(f"    {option}" for option in options),
+            "    return parser.parse_args()",
+            "",
+            "",
+            'if __name__ == "__main__":',
+            "    main()",
+            "",
+        ]
+    )
 
 
 def _recipe(rng: random.Random, index: int) -> str:
@@ -202,6 +231,9 @@ def generate(root: Path, seed: int = 7, scale: int = 1) -> None:
     lib.joinpath("benchmark_lib.sh").write_text(
         'export PORT="${PORT:-8888}"\ncheck_env_vars() { :; }\nwait_for_server() { :; }\n'
     )
+    utils = root / "utils"
+    utils.mkdir()
+    utils.joinpath("client.py").write_text(_client())
     for index in range(ENTRYPOINTS * scale):
         folder = lib / "single_node" if index % 2 else lib / "multi_node"
         folder.mkdir(exist_ok=True)
