@@ -195,13 +195,9 @@ def _option_text(command: str, word: Word) -> str | None:
     (`-w node{1..4}`: what follows is not where the reader would take it)."""
     if word.brace_expands:
         return None
-    if word.static:
-        return word.value
-    value = word.value
-    cut = min((i for i in (value.find("$"), value.find("`")) if i >= 0), default=len(value))
-    head = value[:cut]
-    if head.startswith("--") and "=" in head:
-        return head.partition("=")[0] + "=0"
+    if word.option_form is not None:
+        return word.option_form
+    head = word.literal_prefix
     if len(head) == 2 and head[0] == "-" and slurm.short_takes_value(command, head[1]):
         return head + "0"
     return slurm.ONE

@@ -393,13 +393,8 @@ def _option_text(script: Script, word: Word) -> str | None:
     a variable it reads a `--`)."""
     if word.brace_expands:
         return None
-    if word.static:
-        return word.value
-    value = word.value
-    cut = min((i for i in (value.find("$"), value.find("`")) if i >= 0), default=len(value))
-    head = value[:cut]
-    if head.startswith("--") and "=" in head:
-        return head.partition("=")[0] + "=0"
+    if word.option_form is not None:
+        return word.option_form
     if _may_be_dashdash(script, {read.name for read in word.reads()}):
         return "--"
     return None

@@ -164,6 +164,28 @@ class Word:
         """The variables this word reads, in text order (command substitutions included)."""
         return list(self._reads)
 
+    @property
+    def literal_prefix(self) -> str:
+        """The value's text before its first expansion or substitution: all of it for a static
+        word, `--jobid=` of `--jobid=$JOB` (as an option reader sees the option's name)."""
+        value = self.value
+        if self.static:
+            return value
+        cut = min((i for i in (value.find("$"), value.find("`")) if i >= 0), default=len(value))
+        return value[:cut]
+
+    @property
+    def option_form(self) -> str | None:
+        """The word as an option reader sees it, where its text says: the value of a static
+        word, or an option whose value alone is not known with a stand-in value
+        (`--jobid=$JOB`: `--jobid=0`); None otherwise."""
+        if self.static:
+            return self.value
+        head = self.literal_prefix
+        if head.startswith("--") and "=" in head:
+            return head.partition("=")[0] + "=0"
+        return None
+
     def variable(self) -> str | None:
         """X when the whole word is `$X`, `${X}`, `"$X"` or `"${X}"`."""
         if self.node.type not in ("string", "simple_expansion", "expansion"):
