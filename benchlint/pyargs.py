@@ -224,6 +224,10 @@ class _Module:
         for _ in range(8):  # until what names hold no longer grows
             if not self._bind():
                 break
+        else:
+            raise _Unknown("its parser passes through too many names to follow")
+        if _changes_argv(self.scope_of):
+            raise _Unknown("it changes its command line before parsing it (`sys.argv`)")
         self._uses()
         parsed = [m for m in self.made.values() if m.parsed]
         if not parsed:
@@ -582,6 +586,39 @@ def _parses_argv(node: ast.Call) -> bool:
     if isinstance(first, ast.Constant) and first.value is None:
         return True
     return ast.unparse(first).replace(" ", "") == "sys.argv[1:]"
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse"})
+
+
+def _changes_argv(nodes: Iterable[ast.AST]) -> bool:
+    """Whether the module assigns to `sys.argv`, deletes from it or calls a method that
+    changes it (`sys.argv.remove("--local")` before `parse_args`)."""
+    names = {
+        alias.asname or alias.name
+        for node in nodes
+        if isinstance(node, ast.ImportFrom) and node.module == "sys"
+        for alias in node.names
+        if alias.name == "argv"
+    }
+
+    def is_argv(node: ast.AST) -> bool:
+        if isinstance(node, ast.Subscript):
+            return is_argv(node.value)
+        if isinstance(node, ast.Attribute) and node.attr == "argv":
+            return isinstance(node.value, ast.Name) and node.value.id == "sys"
+        return isinstance(node, ast.Name) and node.id in names
+
+    for node in nodes:
+        written = isinstance(node, (ast.Attribute, ast.Subscript, ast.Name)) and isinstance(
+            node.ctx, (ast.Store, ast.Del)
+        )
+        if written and is_argv(node):
+            return True
+        func = node.func if isinstance(node, ast.Call) else None
+        if isinstance(func, ast.Attribute) and func.attr in _MUTATORS and is_argv(func.value):
+            return True
+    return False
 
 
 def _parser_classes(nodes: Iterable[ast.AST]) -> dict[str, set[str]]:

@@ -49,7 +49,8 @@ Only what the script's parser decides alone is read. A script is left alone, and
 report's warnings with the reason, when its parser cannot be told from its code: it is handed to
 a function of another module (`EngineArgs.add_cli_args(parser)`: any option may be added), it
 reads options with `parse_known_args` (unknown ones are kept, not rejected), an option string
-is computed, or the script makes its parser from a class of its own. vLLM's
+is computed, the script changes its command line before parsing it (`sys.argv.remove(...)`),
+or it makes its parser from a class of its own. vLLM's
 `FlexibleArgumentParser` is read as vLLM reads it (`--max_model_len` is `--max-model-len`), and
 where the code may use either it or argparse's own (an import that falls back), a word is
 reported only when both reject it; where `allow_abbrev` is not set in the code, only when the
