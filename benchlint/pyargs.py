@@ -5,15 +5,16 @@ parses its command line: the one `ArgumentParser` (or vLLM's `FlexibleArgumentPa
 `parse_args` it calls, with every option string given to its `add_argument`, to its groups', to
 its parents' and to those of the module's own functions it is handed to. A parser is read only
 when every use of it is one this module understands; otherwise `read` says why it cannot tell
-(a parser handed to a function of another module may get any option; `parse_known_args` takes
-options it does not know; subparsers choose another parser by a word).
+(a parser handed to a function of another module may get any option; an option named by code
+is not known). With `parse_known_args` the options it does not know are kept, not rejected, and
+only an ambiguous prefix is one it rejects.
 
 `problem` reads one word of a command line as argparse's `_parse_optional` does (an option
 string, `--name=value`, a unique prefix of a long option where abbreviations are allowed, a
 short option with its value attached; a negative number or a word with a blank is no option)
-and says whether every parser the script may use rejects it: under `allow_abbrev` true and
-false where the code does not fix it, and with vLLM's parser (which reads `--max_model_len` as
-`--max-model-len`) where it may be the one.
+and says whether every parser the script may use rejects it: with vLLM's parser (which reads
+`--max_model_len` as `--max-model-len`) where it may be the one, and then under `allow_abbrev`
+true and false where the code does not set it (argparse's own allows abbreviations).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ class Parser:
     # its subcommands (`add_subparsers`): each name (and alias) with the parser it selects
     commands: tuple[tuple[str, Parser], ...] = ()
     positionals: int = 0  # positional arguments before the subcommand's word
+    keeps_unknown: bool = False  # `parse_known_args`: an option it does not know is kept
 
     def encode(self) -> tuple[Any, ...]:
         return (
@@ -93,13 +95,23 @@ class Parser:
             [list(a) for a in self.arity],
             [(name, sub.encode()) for name, sub in self.commands],
             self.positionals,
+            self.keeps_unknown,
         )
 
     @staticmethod
     def decode(data: Any) -> Parser:
-        options, abbreviations, classes, line, fromfile, actions, arity, commands, positionals = (
-            data
-        )
+        (
+            options,
+            abbreviations,
+            classes,
+            line,
+            fromfile,
+            actions,
+            arity,
+            commands,
+            positionals,
+            keeps_unknown,
+        ) = data
         return Parser(
             frozenset(options),
             tuple(abbreviations),
@@ -110,6 +122,7 @@ class Parser:
             tuple((o, n) for o, n in arity),
             tuple((name, Parser.decode(sub)) for name, sub in commands),
             positionals,
+            keeps_unknown,
         )
 
 
@@ -134,7 +147,8 @@ class _Made:
     classes: tuple[str, ...]
     options: set[str]
     actions: list[tuple[str, ...]]
-    abbreviations: tuple[bool, ...] = (True, False)
+    abbreviations: tuple[bool, ...] = ()  # (): not set in the code
+    keeps_unknown: bool = False
     fromfile: str = ""
     parents: list[_Made] | None = None
     parsed: bool = False
@@ -234,9 +248,9 @@ class _Module:
             raise _Unknown("no parser of it parses the command line (`parse_args`)")
         if len(parsed) > 1:
             raise _Unknown(f"it parses its command line with {len(parsed)} parsers")
-        return self._build(parsed[0], parsed[0].classes, 0)
+        return self._build(parsed[0], parsed[0].classes, 0, parsed[0].keeps_unknown)
 
-    def _build(self, made: _Made, classes: tuple[str, ...], depth: int) -> Parser:
+    def _build(self, made: _Made, classes: tuple[str, ...], depth: int, keeps: bool) -> Parser:
         if depth > 4:
             raise _Unknown("its subcommands nest too deeply")
         options: set[str] = set()
@@ -246,11 +260,14 @@ class _Module:
         if made.subcommands and not made.commands:
             raise _Unknown("its subcommands cannot be told")
         commands = tuple(
-            (name, self._build(sub, classes, depth + 1)) for name, sub in made.commands.items()
+            (name, self._build(sub, classes, depth + 1, keeps))
+            for name, sub in made.commands.items()
         )
+        # argparse allows abbreviations unless told not to; vLLM's parser may not
+        default = (True,) if classes == (ARGPARSE,) else (True, False)
         return Parser(
             frozenset(options),
-            made.abbreviations,
+            made.abbreviations or default,
             classes,
             made.node.lineno,
             made.fromfile,
@@ -258,6 +275,7 @@ class _Module:
             tuple(sorted(arity.items())) if commands else (),
             commands,
             made.positionals,
+            keeps,
         )
 
     def _collect(
@@ -489,7 +507,7 @@ class _Module:
                     parser.unknown = "its parser parses a list the script builds"
             elif method in _KNOWN_ONLY and isinstance(value, _Made):
                 parser.parsed = True
-                parser.unknown = "its parser takes options it does not know (`parse_known_args`)"
+                parser.keeps_unknown = True  # (an ambiguous prefix is still rejected)
             elif method == "add_subparsers" and isinstance(value, _Made):
                 parser.subcommands = True
                 if any(k.arg not in _SUBPARSERS_KEYWORDS for k in node.keywords) or node.args:
@@ -735,6 +753,8 @@ def problem(parser: Parser, word: str) -> Problem | None:
                 return None
             if found is None or (found.kind == "unknown" and outcome.kind == "ambiguous"):
                 found = outcome
+    if found is not None and found.kind == "unknown" and parser.keeps_unknown:
+        return None  # (`parse_known_args` keeps it)
     return found
 
 

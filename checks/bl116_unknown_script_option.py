@@ -47,14 +47,14 @@ python3 utils/client.py --model "$MODEL" --num-prompts 8 --save-result
 ## Exceptions
 Only what the script's parser decides alone is read. A script is left alone, and counted in the
 report's warnings with the reason, when its parser cannot be told from its code: it is handed to
-a function of another module (`EngineArgs.add_cli_args(parser)`: any option may be added), it
-reads options with `parse_known_args` (unknown ones are kept, not rejected), an option string
-is computed, the script changes its command line before parsing it (`sys.argv.remove(...)`),
-or it makes its parser from a class of its own. vLLM's
+a function of another module (`EngineArgs.add_cli_args(parser)`: any option may be added), an
+option string is computed, the script changes its command line before parsing it
+(`sys.argv.remove(...)`), or it makes its parser from a class of its own. vLLM's
 `FlexibleArgumentParser` is read as vLLM reads it (`--max_model_len` is `--max-model-len`), and
 where the code may use either it or argparse's own (an import that falls back), a word is
-reported only when both reject it; where `allow_abbrev` is not set in the code, only when the
-parser rejects it with abbreviations allowed and without.
+reported only when both reject it (and, as vLLM may turn abbreviations off, only when it is
+rejected with them and without). A parser that reads options with `parse_known_args` keeps the
+ones it does not know: only an ambiguous prefix is reported for it.
 
 A word whose value is not known is not read, and is taken not to be `--` unless the script
 gives that variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import random
 from typing import Any
@@ -121,15 +122,21 @@ def test_option_strings_are_the_parsers_own() -> None:
 # -- what argparse makes of one word ---------------------------------------------------------------
 
 
-def _argparse_verdict(options: list[tuple[str, ...]], abbrev: bool, word: str) -> str | None:
-    """What argparse says of the word: None (accepted), "unknown" or "ambiguous"."""
+def _argparse_verdict(
+    options: list[tuple[str, ...]], abbrev: bool, word: str, known: bool = False
+) -> str | None:
+    """What argparse says of the word: None (accepted), "unknown" or "ambiguous" (with
+    `known`, what `parse_known_args` says)."""
     parser = argparse.ArgumentParser(allow_abbrev=abbrev, add_help=False)
     for strings in options:
         parser.add_argument(*strings, nargs="?", default=None)
     parser.add_argument("rest", nargs="*")
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
-        parser.parse_args([word])
+        if known:
+            parser.parse_known_args([word])
+        else:
+            parser.parse_args([word])
         return None
     text = err.getvalue()
     if "unrecognized arguments" in text:
@@ -178,6 +185,7 @@ def test_a_word_is_reported_only_where_argparse_rejects_it(seed: int) -> None:
             1,
             actions=tuple(options),
         )
+        keeping = dataclasses.replace(parser, keeps_unknown=True)  # `parse_known_args`
         for word in _words(rng, [s for o in options for s in o]):
             truth = _argparse_verdict(options, abbrev, word)
             found = pyargs.problem(parser, word)
@@ -185,6 +193,9 @@ def test_a_word_is_reported_only_where_argparse_rejects_it(seed: int) -> None:
             if mine is not None:
                 reported += 1
                 assert mine == truth, (options, abbrev, word, truth)
+            kept = pyargs.problem(keeping, word)
+            if kept is not None:
+                assert _argparse_verdict(options, abbrev, word, known=True) == kept.kind
             if truth in ("unknown", "ambiguous"):
                 rejected += 1
             agreed += mine == truth
@@ -206,7 +217,7 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
             ),
             "sync.py": (
                 "import argparse\nparser = argparse.ArgumentParser()\n"
-                'parser.add_argument("--n")\nparser.parse_known_args()\n'
+                'parser.add_argument("rest", nargs=argparse.REMAINDER)\nparser.parse_args()\n'
             ),
             "run.sh": (
                 "#!/bin/bash\npython3 client.py --max-model-len 8\n"
@@ -222,7 +233,7 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
     ) in result.warnings()
     assert (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
-        "`sync.py`: its parser takes options it does not know (`parse_known_args`): "
+        "`sync.py`: an option of its parser takes every word after it (`REMAINDER`): "
         "1 (run.sh:3)"  # (run.sh:4 gives it no option: nothing to read)
     ) in result.warnings()
 
