@@ -128,7 +128,7 @@ class Parser:
 
 @dataclass(frozen=True)
 class Problem:
-    kind: str  # "unknown" | "ambiguous"
+    kind: str  # "unknown" | "ambiguous" | "choice" (no subcommand has that name)
     option: str  # the option as the parser reads it
     candidates: tuple[str, ...] = ()
     command: str = ""  # the subcommand whose parser rejects it ("": the script's parser)
@@ -685,12 +685,18 @@ def problems(parser: Parser, words: list[str | None]) -> list[tuple[int, Problem
             if word is None or parser.positionals:
                 break
             if not _optional_word(parser, word):
-                sub = dict(parser.commands).get(word)
+                names = dict(parser.commands)
+                sub = names.get(word)
                 if sub is not None:
                     rest = problems(sub, words[i + 1 :])
                     for j, inner in rest:
                         named = f"{word} {inner.command}".strip()
                         found.append((i + 1 + j, replace(inner, command=named)))
+                elif not any(name.startswith(word) for name in names):
+                    # no subcommand has that name (nor one it starts: a release that took
+                    # prefixes would take it)
+                    choices = tuple(sorted(names))
+                    found.append((i, Problem("choice", word, choices, line=parser.line)))
                 break
         if word is not None:
             wrong = problem(parser, word)
@@ -702,8 +708,9 @@ def problems(parser: Parser, words: list[str | None]) -> list[tuple[int, Problem
                     if wrong is not None and wrong.kind == "ambiguous"
                     else _taken(parser, word)
                 )
-                if taken is None:
-                    break
+                values = words[i + 1 : i + 1 + (taken or 0)]
+                if taken is None or any(v is None or _optional_word(parser, v) for v in values):
+                    break  # (argparse takes no option-like word as a value: it stops there)
                 i += taken
         i += 1
     return found

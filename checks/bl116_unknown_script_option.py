@@ -15,7 +15,8 @@ Reports a word every parser the script may use rejects:
 - an option it has no option string for, not even as the start of one (`--ignore-eos`;
   `--save_result` where the option is `--save-result`);
 - the start of several of its options (`--num-prompt` where it has `--num-prompts` and
-  `--num-prompts-per-turn`).
+  `--num-prompts-per-turn`);
+- a subcommand it does not have, where its parser has subcommands (`sync.py barier`).
 
 ## Why is this bad?
 argparse stops the script with `error: unrecognized arguments` (or `ambiguous option`) before it
@@ -471,7 +472,15 @@ def _finding(
         whose = f"the parser of its `{problem.command}` subcommand"
         target = f"{target} {problem.command}"
     help_ = ""
-    if problem.kind == "ambiguous":
+    if problem.kind == "choice":
+        names = ", ".join(f"`{n}`" for n in problem.candidates[:6])
+        more = " ..." if len(problem.candidates) > 6 else ""
+        what = f"`{target}` has no subcommand {option} (its subcommands: {names}{more})"
+        why = 'argparse stops it with "invalid choice"'
+        close = difflib.get_close_matches(problem.option, problem.candidates, n=1, cutoff=0.6)
+        if close:
+            help_ = f"did you mean `{close[0]}`?"
+    elif problem.kind == "ambiguous":
         names = ", ".join(f"`{n}`" for n in problem.candidates[:4])
         more = " ..." if len(problem.candidates) > 4 else ""
         what = f"{option} is the start of several options of `{target}` ({names}{more})"

@@ -269,7 +269,7 @@ def test_subcommand_lines_are_read_as_argparse_reads_them(seed: int) -> None:
     built = _built(source)
     vocabulary = [
         "--flag", "--level", "debug", "--maybe", "run", "r", "stop", "--port", "8", "--fast",
-        "--force", "--bogus", "--po", "-x", "--", "--level=warn", "-1",
+        "--force", "--bogus", "--po", "-x", "--", "--level=warn", "-1", "stpo", "ru",
     ]  # fmt: skip
     reported = 0
     for _ in range(400):
@@ -279,6 +279,8 @@ def test_subcommand_lines_are_read_as_argparse_reads_them(seed: int) -> None:
         if problems:
             reported += 1
             assert error is not None, words
+            if any(p.kind == "choice" for _, p in problems):
+                assert "invalid choice" in error, (words, error)
             if "unrecognized arguments: " in error:
                 extras = error.split("unrecognized arguments: ", 1)[1].split()
                 assert all(words[i] in extras for i, _ in problems), (words, error)
