@@ -247,7 +247,12 @@ class _Module:
         if not parsed:
             raise _Unknown("no parser of it parses the command line (`parse_args`)")
         if len(parsed) > 1:
-            raise _Unknown(f"it parses its command line with {len(parsed)} parsers")
+            # a parser that keeps what it does not know (`cfg, _ = pre.parse_known_args()` for
+            # `--config`) and one that does not: the command line must pass the strict one
+            strict = [m for m in parsed if not m.keeps_unknown]
+            if len(strict) != 1:
+                raise _Unknown(f"it parses its command line with {len(parsed)} parsers")
+            parsed = strict
         return self._build(parsed[0], parsed[0].classes, 0, parsed[0].keeps_unknown)
 
     def _build(self, made: _Made, classes: tuple[str, ...], depth: int, keeps: bool) -> Parser:

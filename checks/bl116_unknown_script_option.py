@@ -55,7 +55,9 @@ option string is computed, the script changes its command line before parsing it
 where the code may use either it or argparse's own (an import that falls back), a word is
 reported only when both reject it (and, as vLLM may turn abbreviations off, only when it is
 rejected with them and without). A parser that reads options with `parse_known_args` keeps the
-ones it does not know: only an ambiguous prefix is reported for it.
+ones it does not know: only an ambiguous prefix is reported for it; where the script reads its
+command line with such a parser first (for `--config`) and then with one that keeps nothing, the
+second decides. A script that parses it with two parsers that keep nothing is not read.
 
 A word whose value is not known is not read, and is taken not to be `--` unless the script
 gives that variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
