@@ -71,7 +71,7 @@ class Launch:
         of those strings (from every assignment, each where it is written)."""
         found: list[Arg] = []
         for word, _ in self.argv:
-            name = _unquoted_variable(word)
+            name = word.unquoted_variable()
             pieces = [
                 piece
                 for value in string_values(self.command.script, name or "")
@@ -152,32 +152,14 @@ def assignments_of(script: Script, name: str) -> list[Assignment]:
     return [a for a in script.assignments if a.name == name and a.value is not None]
 
 
-def _unquoted_variable(word: Word) -> str | None:
-    """NAME for a word that is exactly an unquoted `$NAME` or `${NAME}` (split by the shell)."""
-    if word.node.type not in ("simple_expansion", "expansion"):
-        return None
-    return word.variable()
-
-
 def _split(value: Word) -> list[Arg]:
     """The blank-separated pieces of a string value, each with its span in the file; pieces
     holding an expansion are left out (their words are not known)."""
-    text = value.value
-    offsets = value.offsets
-    file = value.script.file
-    pieces = []
-    start = None
-    for i, ch in enumerate(text + " "):
-        if ch in " \t\n":
-            if start is not None:
-                piece = text[start:i]
-                if "$" not in piece and "`" not in piece:
-                    span = file.span(offsets[start], offsets[i - 1] + 1)
-                    pieces.append(Arg(piece, span, value))
-                start = None
-        elif start is None:
-            start = i
-    return pieces
+    return [
+        Arg(piece, span, value)
+        for piece, span in value.pieces()
+        if "$" not in piece and "`" not in piece
+    ]
 
 
 # vLLM servers that serve no OpenAI-compatible HTTP API: the legacy demo server, the gRPC one

@@ -195,8 +195,9 @@ def _option_text(command: str, word: Word) -> str | None:
     (`-w node{1..4}`: what follows is not where the reader would take it)."""
     if word.brace_expands:
         return None
-    if word.option_form is not None:
-        return word.option_form
+    known = word.option_form
+    if known is not None:
+        return known
     head = word.literal_prefix
     if len(head) == 2 and head[0] == "-" and slurm.short_takes_value(command, head[1]):
         return head + "0"

@@ -164,8 +164,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     for script in ctx.shell_scripts():
         if ".py" not in script.file.text and " -m " not in script.file.text:
             continue
+        folders = _Folders.of(script)
         for line in _command_lines(script):
-            yield from _command_line(ctx, script, line)
+            yield from _command_line(ctx, script, line, folders)
 
 
 @dataclass(frozen=True)
@@ -248,10 +249,8 @@ def _run_variables(script: Script) -> tuple[set[str], set[str]]:
         if not words:
             continue
         first = words[0]
-        if not first.static and first.text.startswith("$"):
-            name = first.variable()
-            if name is not None:
-                run.add(name)
+        if (name := first.unquoted_variable()) is not None:
+            run.add(name)
         elif first.value == "eval" and len(words) == 2:
             name = words[1].variable()
             if name is not None:
@@ -268,12 +267,8 @@ def _word(script: Script, word: Word) -> _Piece:
 def _pieces(script: Script, word: Word) -> list[_Piece]:
     """The words bash splits a string's value into when it runs it unquoted (`$CMD`): its
     blank-separated pieces; one that holds an expansion, a quote or a pattern is not known."""
-    value = word.value
-    offsets = word.offsets
     out: list[_Piece] = []
-    for match in re.finditer(r"[^ \t\n]+", value):
-        text = match.group(0)
-        span = script.file.span(offsets[match.start()], offsets[match.end() - 1] + 1)
+    for text, span in word.pieces():
         if any(c in text for c in "$`'\"\\*?[{"):
             names = set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", text))
             out.append(("--" if _may_be_dashdash(script, names) else None, text, span))
@@ -346,13 +341,15 @@ def _launched(words: list[tuple[str | None, str]], start: int) -> tuple[int, str
     return None
 
 
-def _command_line(ctx: Context, script: Script, line: _Line) -> Iterator[Finding]:
+def _command_line(
+    ctx: Context, script: Script, line: _Line, folders: _Folders
+) -> Iterator[Finding]:
     named = _named(line.words)
     if named is None:
         return
     index, value = named
     where = line.words[index][2]
-    if not value.startswith(("/", "$", "`")) and _changes_folder(script, line.command):
+    if not value.startswith(("/", "$", "`")) and folders.changed(line.command):
         return
     if line.elsewhere and not value.startswith(MOUNTS):
         return
@@ -397,8 +394,9 @@ def _option_text(script: Script, word: Word) -> str | None:
     a variable it reads a `--`)."""
     if word.brace_expands:
         return None
-    if word.option_form is not None:
-        return word.option_form
+    known = word.option_form
+    if known is not None:
+        return known
     if _may_be_dashdash(script, {read.name for read in word.reads()}):
         return "--"
     return None
@@ -416,26 +414,37 @@ def _may_be_dashdash(script: Script, names: set[str]) -> bool:
     return False
 
 
-def _changes_folder(script: Script, command: Command) -> bool:
-    """Whether the shell that runs the command may have changed its folder before it (`cd`,
-    `pushd`): in the same function or at the top before it, at the top where the command is
-    in a function (which may be called after), or in a function the script calls; not in a
-    subshell the command is not in (`$(cd "$DIR" && pwd)`)."""
-    before = (command.span.line, command.span.column)
-    commands = list(script.top.all_commands())
-    called = {c.base for c in commands}
-    for change in commands:
-        if change.base not in ("cd", "pushd") or (change.subshell and not command.subshell):
-            continue
-        if change.function is not None and change.function != command.function:
-            if change.function in called:
+@dataclass(frozen=True)
+class _Folders:
+    """A script's `cd`s and `pushd`s, and the names its commands run (functions it calls)."""
+
+    changes: tuple[Command, ...]
+    called: frozenset[str | None]
+
+    @staticmethod
+    def of(script: Script) -> _Folders:
+        commands = list(script.top.all_commands())
+        changes = tuple(c for c in commands if c.base in ("cd", "pushd"))
+        return _Folders(changes, frozenset(c.base for c in commands) if changes else frozenset())
+
+    def changed(self, command: Command) -> bool:
+        """Whether the shell that runs the command may have changed its folder before it: a
+        `cd` in the same function or at the top before it, at the top where the command is
+        in a function (which may be called after), or in a function the script calls; not
+        one in a subshell the command is not in (`$(cd "$DIR" && pwd)`)."""
+        before = (command.span.line, command.span.column)
+        for change in self.changes:
+            if change.subshell and not command.subshell:
+                continue
+            if change.function is not None and change.function != command.function:
+                if change.function in self.called:
+                    return True
+                continue
+            if change.function is None and command.function is not None:
                 return True
-            continue
-        if change.function is None and command.function is not None:
-            return True
-        if (change.span.line, change.span.column) < before:
-            return True
-    return False
+            if (change.span.line, change.span.column) < before:
+                return True
+        return False
 
 
 def script_parser(ws: Workspace, path: str) -> pyargs.Parser | str:

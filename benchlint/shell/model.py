@@ -186,6 +186,25 @@ class Word:
             return head.partition("=")[0] + "=0"
         return None
 
+    def pieces(self) -> list[tuple[str, Span]]:
+        """The blank-separated pieces of the value, each with its span in the file: the words
+        bash splits it into when it expands it unquoted (`$CMD` of `CMD="python3 x.py --a"`),
+        as far as its text goes (a piece holding an expansion stands for what that expands to)."""
+        text = self.value
+        offsets = self.offsets
+        file = self.script.file
+        return [
+            (m.group(0), file.span(offsets[m.start()], offsets[m.end() - 1] + 1))
+            for m in _PIECE.finditer(text)
+        ]
+
+    def unquoted_variable(self) -> str | None:
+        """NAME for a word that is exactly an unquoted `$NAME` or `${NAME}` (split by the
+        shell)."""
+        if self.node.type not in ("simple_expansion", "expansion"):
+            return None
+        return self.variable()
+
     def variable(self) -> str | None:
         """X when the whole word is `$X`, `${X}`, `"$X"` or `"${X}"`."""
         if self.node.type not in ("string", "simple_expansion", "expansion"):
@@ -194,6 +213,7 @@ class Word:
         return None if match is None else match.group(2) or match.group(3)
 
 
+_PIECE = re.compile(r"[^ \t\n]+")
 _VARIABLE = re.compile(r'(")?\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))(?(1)")')
 
 
