@@ -18,6 +18,10 @@ Reports a word every parser the script may use rejects:
   `--num-prompts-per-turn`);
 - a subcommand it does not have, where its parser has subcommands (`sync.py barier`).
 
+A finding's related location is where the parser is made. A run that names the Python script
+(pre-commit, on a commit that changes only the client) reads every script that names it, so an
+option removed from the client is found in the launchers that still give it.
+
 ## Why is this bad?
 argparse stops the script with `error: unrecognized arguments` (or `ambiguous option`) before it
 does anything. A benchmark client runs after the server it measures has loaded its model, so the
@@ -161,12 +165,35 @@ _ELSEWHERE = frozenset(
 def check(ctx: Context) -> Iterator[Finding]:
     if not ctx.ws.python_paths:
         return
-    for script in ctx.shell_scripts():
+    for script in _scripts(ctx):
         if ".py" not in script.file.text and " -m " not in script.file.text:
             continue
         folders = _Folders.of(script)
         for line in _command_lines(script):
             yield from _command_line(ctx, script, line, folders)
+
+
+def _scripts(ctx: Context) -> list[Script]:
+    """The scripts whose findings can be in scope: those named, and where Python files are
+    named (a commit that changes a client alone), every script whose text names one of them:
+    a finding's related location is where the script's parser is made."""
+    scripts = ctx.shell_scripts()
+    named = ctx.in_scope(ctx.ws.python_paths) if not ctx.sees_everything else []
+    if not named:
+        return scripts
+    # the file's name without `.py`, as `python3 -m pkg.client` names it too
+    names = {p.rsplit("/", 1)[-1].removesuffix(".py") for p in named}
+    seen = {script.path for script in scripts}
+    for path in ctx.ws.shell_paths:
+        if path in seen:
+            continue
+        source = ctx.ws.source(path)
+        if source is None or not any(name in source.text for name in names):
+            continue
+        script = ctx.ws.shell(path)
+        if script is not None:
+            scripts.append(script)
+    return scripts
 
 
 @dataclass(frozen=True)
@@ -370,7 +397,19 @@ def _command_line(
     found = [dict(pyargs.problems(parser, texts)) for parser in parsers]
     for i, problem in sorted(found[0].items()):
         if all(i in other for other in found[1:]):
-            yield _finding(targets, parsers[0], problem, Location(script.path, words[i][2]))
+            made = [
+                _made(ctx, target, other[i].line or parser.line)
+                for target, parser, other in zip(targets, parsers, found, strict=True)
+            ]
+            yield _finding(targets, parsers[0], problem, Location(script.path, words[i][2]), made)
+
+
+def _made(ctx: Context, path: str, line: int) -> Location:
+    """Where a parser that rejects the word is made: the line's text, without its indent."""
+    source = ctx.ws.source(path)
+    text = source.line_text(line) if source is not None and line <= source.line_count else ""
+    start = len(text) - len(text.lstrip()) + 1
+    return Location(path, Span(line, start, line, max(len(text.rstrip()) + 1, start)))
 
 
 def _targets(ctx: Context, script: Script, value: str) -> list[str]:
@@ -473,7 +512,11 @@ def script_parser(ws: Workspace, path: str) -> pyargs.Parser | str:
 
 
 def _finding(
-    targets: list[str], parser: pyargs.Parser, problem: pyargs.Problem, location: Location
+    targets: list[str],
+    parser: pyargs.Parser,
+    problem: pyargs.Problem,
+    location: Location,
+    parsers_at: list[Location],
 ) -> Finding:
     option = f"`{clip(problem.option, 40)}`"
     target = targets[0]
@@ -511,6 +554,7 @@ def _finding(
         "BL116",
         f"{what}: {why} before it runs",
         location,
+        related=tuple(parsers_at),
         subject=f"{target}:{problem.option}",
         help=help_,
     )

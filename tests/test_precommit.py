@@ -36,10 +36,14 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
-def _try_repo(project: Path, home: Path) -> subprocess.CompletedProcess[str]:
+def _try_repo(
+    project: Path, home: Path, files: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """`files`: the changed files pre-commit is given (none: `--all-files`)."""
     env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    which = ["--files", *files] if files else ["--all-files"]
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "benchlint", "--all-files"],
+        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "benchlint", *which],
         cwd=project,
         env=env,
         capture_output=True,
@@ -70,3 +74,26 @@ def test_hook_fails_on_a_bad_launcher_and_passes_on_a_clean_one(
     good = _try_repo(_project(tmp_path / "good", GOOD), pre_commit_home)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout
+
+
+CLIENT = """\
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--model")
+args = parser.parse_args()
+"""
+
+
+def test_hook_reads_the_scripts_that_run_a_changed_python_client(
+    tmp_path: Path, pre_commit_home: Path
+) -> None:
+    """A commit that changes only a client: the hook runs on it (its `types_or` has python),
+    and the launcher that gives the client an option it no longer has fails the commit."""
+    launcher = GOOD + "python3 utils/client.py --model m --save-result\n"
+    root = _project(tmp_path / "client", launcher)
+    (root / "utils").mkdir()
+    (root / "utils/client.py").write_text(CLIENT)
+    _git(root, "add", ".")
+    found = _try_repo(root, pre_commit_home, ("utils/client.py",))
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert "runners/launch_b200.sh\n  4:35 error `utils/client.py` has no option" in found.stdout

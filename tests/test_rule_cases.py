@@ -11,7 +11,7 @@ from ruamel.yaml import YAML
 
 from benchlint import fixes
 from benchlint.config import Config, load_config
-from benchlint.finding import Finding
+from benchlint.finding import Finding, Location
 from benchlint.registry import get_rule
 from benchlint.result import Result
 from tests.conftest import TESTDATA, positions, run_lint, write_repo
@@ -47,8 +47,18 @@ def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
             for f in result.findings
         }
         assert {p: found.get(p) for p in case["severities"]} == case["severities"]
+    if "related" in case:  # by position: each finding's related locations, in order
+        related = {
+            _at(f.location): [_at(r) for r in f.related] for f in result.findings if f.rule == rule
+        }
+        assert {p: related.get(p) for p in case["related"]} == case["related"]
     if "fixed" in case:
         _check_fixes(root, case, result, select, named, config)
+
+
+def _at(location: Location) -> str:
+    span = location.span
+    return f"{location.path}:{span.line}:{span.column}-{span.end_line}:{span.end_column}"
 
 
 def _check_fixes(
