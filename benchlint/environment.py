@@ -163,11 +163,6 @@ def _provenance(at: Provenance | Assignment, made: dict[int, Provenance]) -> Pro
     return known
 
 
-_CONTAINERS = frozenset(
-    {"docker run", "podman run", "docker exec", "podman exec", "enroot start", "apptainer exec"}
-)
-
-
 def _allexport_at(script: Script, offset: int) -> bool:
     """Whether `set -a` (allexport) is in effect at a byte offset of the script, by the `set`
     commands before it in its text."""
@@ -196,7 +191,7 @@ def wrapper_settings(command: Command, state: ScriptState | None = None) -> dict
                 continue
             if option == "--export" and wrapper.name in ("srun", "sbatch", "salloc"):
                 items = value.split(",")
-            elif option in ("-e", "--env") and wrapper.name in _CONTAINERS:
+            elif option in wrapper.env_options:
                 items = [value]
             else:
                 continue
@@ -222,16 +217,17 @@ def passed_on(command: Command, state: ScriptState, sourced: bool = False) -> di
 
 def container_passes(command: Command) -> frozenset[str] | None:
     """The variables a container run is known to pass to the command in it (`docker run -e
-    NAME ...`): a container does not inherit the caller's environment (a file of variables,
+    NAME ...`): a container that starts from its own environment (`Wrapper.own_env`: `docker
+    run`, `apptainer exec --cleanenv`) does not inherit the caller's (a file of variables,
     `--env-file`, is not read: what it passes is not known to pass). None when the command
-    runs in no container."""
+    runs in no such container."""
     passes: set[str] | None = None
     for wrapper in command.invocation.wrappers:
-        if wrapper.name not in ("docker run", "podman run"):
+        if not wrapper.own_env:
             continue
         passes = set()
         for option, _, value in wrapper.options:
-            if option in ("-e", "--env"):
+            if option in wrapper.env_options:
                 passes.add(value.split("=", 1)[0])
     return frozenset(passes) if passes is not None else None
 

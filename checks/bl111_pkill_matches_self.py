@@ -60,6 +60,7 @@ from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
 from benchlint.registry import rule
 from benchlint.rewrite import RewriteError, bracket_end, compile_pattern, first_match, search
+from benchlint.shell.invocation import PROCESSES, Wrapper
 from benchlint.shell.model import Command, Script, Word, shell_string_words
 
 if TYPE_CHECKING:
@@ -75,32 +76,6 @@ _LONG_VALUES = frozenset(
 _HARMLESS = frozenset({"0", "CONT", "CHLD", "CLD", "URG", "WINCH", "STOP", "TSTP", "TTIN", "TTOU"})
 _NUMBERS = {"1": "HUP", "2": "INT", "3": "QUIT", "6": "ABRT", "9": "KILL", "15": "TERM"}
 _NUMBERS.update({"18": "CONT", "17": "CHLD", "19": "STOP", "20": "TSTP", "23": "URG"})
-# wrappers that run the command on another host or in a container: the shells above them are
-# not among the processes pkill sees
-_ELSEWHERE = frozenset(
-    {
-        "srun",
-        "salloc",
-        "sbatch",
-        "ssh",
-        "docker run",
-        "docker exec",
-        "podman run",
-        "podman exec",
-        "enroot exec",
-        "enroot start",
-        "apptainer exec",
-        "singularity exec",
-        "mpirun",
-        "mpiexec",
-        "trtllm-llmapi-launch",
-        "kubectl exec",
-        "oc exec",
-        "incus exec",
-        "lxc exec",
-        "xargs",
-    }
-)
 # commands a library of functions runs at its top level besides defining them
 _LIBRARY_TOP = frozenset(
     {"export", "declare", "typeset", "readonly", "set", "shopt", "source", "."}
@@ -277,10 +252,17 @@ def _shells(ctx: Context, command: Command, kill: Kill) -> Iterator[Shell]:
                 yield Shell(words[0].value, label, script, words[0])
         elif words is None and not _reads_stdin_here(parent):
             return  # a heredoc written to a file run later, or a held command: not traced
-        if any(w.name in _ELSEWHERE for w in parent.invocation.wrappers):
+        if any(_apart(w) for w in parent.invocation.wrappers):
             return
         script, inner = parent.script, parent
     yield from _file_shells(ctx, script, script, 0)
+
+
+def _apart(wrapper: Wrapper) -> bool:
+    """Whether the shells above the wrapper are not among the processes pkill sees: it runs
+    its command on another host or in a container, or (`xargs`) from what it reads, which the
+    shell's text does not hold."""
+    return PROCESSES in wrapper.apart or wrapper.name == "xargs"
 
 
 def _reads_stdin_here(parent: Command) -> bool:

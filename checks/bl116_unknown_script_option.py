@@ -94,7 +94,7 @@ from benchlint.calls import resolve
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
-from benchlint.shell.invocation import Invocation, resolve_words
+from benchlint.shell.invocation import FILES, Invocation, resolve_words
 from benchlint.shell.model import Command, Script, Word
 from benchlint.workspace import Workspace
 
@@ -141,24 +141,6 @@ _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _VALUE_OPTIONS = ("-X", "-W")
 _UNTOLD = "Python scripts run with options whose parser cannot be told, not read (BL116)"
 _KEY = "pyargs"
-# wrappers that run their command in a container or on another host
-_ELSEWHERE = frozenset(
-    {
-        "docker run",
-        "docker exec",
-        "podman run",
-        "podman exec",
-        "kubectl exec",
-        "oc exec",
-        "ssh",
-        "enroot exec",
-        "enroot start",
-        "apptainer exec",
-        "singularity exec",
-        "incus exec",
-        "lxc exec",
-    }
-)
 
 
 @rule("BL116", "unknown-script-option", Severity.ERROR, tags=("shell", "python"))
@@ -259,10 +241,8 @@ def _command_lines(script: Script) -> Iterator[_Line]:
 
 
 def _elsewhere(invocation: Invocation) -> bool:
-    return any(
-        w.name in _ELSEWHERE or (w.name == "srun" and w.has("--container-image"))
-        for w in invocation.wrappers
-    )
+    """Whether a wrapper runs the command where the checkout's paths are not its own."""
+    return any(FILES in w.apart for w in invocation.wrappers)
 
 
 def _run_variables(script: Script) -> tuple[set[str], set[str]]:

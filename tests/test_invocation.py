@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchlint.engines import launches
+from benchlint.environment import wrapper_settings
 from benchlint.shell.model import parse_file
 from benchlint.source import SourceText
 
@@ -153,3 +154,46 @@ def test_a_container_entrypoint_runs_the_command_words() -> None:
     assert found is not None and (found[0], found[1].value) == ("run", "$BENCH_SCRIPT")
     assert [launch.module for launch in launches(script)] == ["sglang.launch_server"]
     assert third.invocation.base == "x.sh"  # an entrypoint from a variable is not known
+
+
+@pytest.mark.parametrize(
+    ("line", "apart", "own_env", "sets", "runs"),
+    [
+        # another host of the job, on its filesystem; in a container where pyxis has an image
+        ("srun -N2 bash x.sh", {"processes"}, False, set(), "bash x.sh"),
+        ("srun --container-image=img bash x.sh", {"processes", "files"}, False, set(), "bash x.sh"),
+        ("mpirun -np 4 python3 x.py", {"processes"}, False, set(), "python3 x.py"),
+        ("ssh host cmd", {"processes", "files"}, False, set(), "cmd"),
+        ("docker run -e A=1 --env B=2 img cmd", {"processes", "files"}, True, {"A", "B"}, "cmd"),
+        ("podman exec -e A=1 box cmd", {"processes", "files"}, False, {"A"}, "cmd"),
+        ("kubectl exec pod -- cmd", {"processes", "files"}, False, set(), "cmd"),
+        # apptainer's `-e` is `--cleanenv`, a switch (not a variable, and not the image's word)
+        (
+            "apptainer exec -e img.sif python3 x.py",
+            {"processes", "files"},
+            True,
+            set(),
+            "python3 x.py",
+        ),
+        ("apptainer exec --env A=1 img.sif cmd", {"processes", "files"}, False, {"A"}, "cmd"),
+        (
+            "singularity exec --env A=1 --cleanenv img.sif cmd",
+            {"processes", "files"},
+            True,
+            {"A"},
+            "cmd",
+        ),
+        ("timeout 60 env A=1 cmd", set(), False, {"A"}, "cmd"),
+    ],
+)
+def test_where_a_wrapper_runs_its_command(
+    line: str, apart: set[str], own_env: bool, sets: set[str], runs: str
+) -> None:
+    """Each wrapper's grammar says what its command does not share with the caller, whether it
+    starts from an environment of its own, and which options set a variable for it: the facts
+    BL109, BL111 and BL116 ask for."""
+    invocation = _invocation(line)
+    assert set().union(*(w.apart for w in invocation.wrappers)) == apart
+    assert any(w.own_env for w in invocation.wrappers) is own_env
+    assert set(wrapper_settings(invocation.command)) == sets
+    assert " ".join(w.value for w in invocation.words) == runs

@@ -15,7 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from benchlint import slurm
@@ -43,6 +43,25 @@ class Grammar:
     # the command follows a `--` when there is one (`kubectl exec POD -c C -- cmd`: options
     # may follow the operand); without, the first operand ends the wrapper's words
     dashdash: bool = False
+    # what the wrapped command does not share with the caller (`Wrapper.apart`): PROCESSES, it
+    # runs on another host or in a container (the caller's processes are not among those it
+    # sees); FILES, in a container or on another host (a path it is given is not the
+    # checkout's, unless at a mount of it)
+    apart: frozenset[str] = frozenset()
+    # options that put the command in a container all the same (`srun --container-image`)
+    container_options: frozenset[str] = frozenset()
+    # options whose value `NAME=VALUE` sets a variable for the command (`docker run -e`)
+    env_options: frozenset[str] = frozenset()
+    # the command starts from the container's environment, not the caller's (`docker run`),
+    # or does with one of these options (`apptainer exec --cleanenv`)
+    own_env: bool = False
+    clean_options: frozenset[str] = frozenset()
+
+
+PROCESSES, FILES = "processes", "files"
+_HOST = frozenset({PROCESSES})  # another host of the job, sharing its filesystem
+_CONTAINER = frozenset({PROCESSES, FILES})  # a container, or a host of its own
+_ENV = frozenset({"-e", "--env"})
 
 
 def _g(
@@ -65,6 +84,23 @@ def _g(
     )
 
 
+def _apart(
+    grammar: Grammar,
+    apart: frozenset[str],
+    env_options: frozenset[str] = frozenset(),
+    own_env: bool = False,
+    clean_options: frozenset[str] = frozenset(),
+) -> Grammar:
+    """The grammar with where its command runs, and how its environment is given there."""
+    return replace(
+        grammar,
+        apart=apart,
+        env_options=env_options,
+        own_env=own_env,
+        clean_options=clean_options,
+    )
+
+
 # Open MPI's mpirun and MPICH's mpiexec (Hydra) take long options after one dash or two.
 _MPI = _g(
     long="n np c N H host hosts hostfile machinefile f npernode ppn ppr map-by rank-by bind-to "
@@ -73,13 +109,16 @@ _MPI = _g(
     single_dash_long=True,
     pairs="mca gmca genv env",
 )
+_MPI = _apart(_MPI, _HOST)
 
 
 def _slurm(command: str, stops: frozenset[str] = frozenset()) -> Grammar:
     """srun's, sbatch's or salloc's options that take the next word as their value in some
-    release, and pyxis's (`benchlint.slurm`'s data: Slurm's own option tables)."""
+    release, and pyxis's (`benchlint.slurm`'s data: Slurm's own option tables); the command
+    runs on the job's hosts, in a container where pyxis is given an image."""
     short, long = slurm.value_options(command)
-    return Grammar(short, long, stops=stops)
+    image = frozenset({"--container-image"})
+    return Grammar(short, long, stops=stops, apart=_HOST, container_options=image)
 
 
 WRAPPER_GRAMMARS: dict[str, Grammar] = {
@@ -108,29 +147,47 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
     "xargs": _g(
         "nPIdLsaEe", "max-args max-procs replace delimiter max-lines max-chars arg-file eof"
     ),
-    "ssh": _g("BbcDEeFIiJLlmOoPpQRSWw", operands=1),
-    "docker run": _g(
-        "evpwulhmc",
-        "env volume publish workdir user label hostname memory cpu-shares name network "
-        "gpus ipc shm-size entrypoint runtime ulimit device env-file mount cpus "
-        "security-opt cap-add cap-drop platform pull restart log-driver log-opt pid "
-        "add-host dns group-add cidfile label-file memory-swap tmpfs uts userns "
-        "stop-signal stop-timeout health-cmd health-interval cpuset-cpus",
-        operands=1,
+    "ssh": _apart(_g("BbcDEeFIiJLlmOoPpQRSWw", operands=1), _CONTAINER),
+    "docker run": _apart(
+        _g(
+            "evpwulhmc",
+            "env volume publish workdir user label hostname memory cpu-shares name network "
+            "gpus ipc shm-size entrypoint runtime ulimit device env-file mount cpus "
+            "security-opt cap-add cap-drop platform pull restart log-driver log-opt pid "
+            "add-host dns group-add cidfile label-file memory-swap tmpfs uts userns "
+            "stop-signal stop-timeout health-cmd health-interval cpuset-cpus",
+            operands=1,
+        ),
+        _CONTAINER,
+        env_options=_ENV,
+        own_env=True,
     ),
-    "docker exec": _g("euw", "env user workdir env-file", operands=1),
+    "docker exec": _apart(
+        _g("euw", "env user workdir env-file", operands=1), _CONTAINER, env_options=_ENV
+    ),
     "kubectl exec": Grammar(
         "cnf",
         frozenset({"container", "namespace", "filename", "context", "kubeconfig", "cluster"}),
         operands=1,
         dashdash=True,
+        apart=_CONTAINER,
     ),
     "incus exec": Grammar(
-        "", frozenset({"env", "cwd", "user", "group", "mode", "project"}), 1, dashdash=True
+        "",
+        frozenset({"env", "cwd", "user", "group", "mode", "project"}),
+        1,
+        dashdash=True,
+        apart=_CONTAINER,
     ),
-    "enroot exec": _g("", "", operands=1),
-    "enroot start": _g("emc", "env mount conf"),
-    "apptainer exec": _g("BeHWo", "bind env home pwd workdir overlay env-file mount", operands=1),
+    "enroot exec": _apart(_g("", "", operands=1), _CONTAINER),
+    "enroot start": _apart(_g("emc", "env mount conf", operands=1), _CONTAINER, env_options=_ENV),
+    # (its `-e` is `--cleanenv`, a switch: a variable is set with `--env` alone)
+    "apptainer exec": _apart(
+        _g("BHWo", "bind env home pwd workdir overlay env-file mount", operands=1),
+        _CONTAINER,
+        env_options=frozenset({"--env"}),
+        clean_options=frozenset({"-e", "--cleanenv", "-C", "--containall"}),
+    ),
     "uv run": _g(
         "pw",
         "with python project directory env-file extra group package index with-requirements "
@@ -141,7 +198,7 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
     "mpiexec": _MPI,
     "pixi run": _g("e", "manifest-path environment"),
     # TensorRT-LLM's MPI session launcher: `trtllm-llmapi-launch trtllm-serve ...`
-    "trtllm-llmapi-launch": _g(),
+    "trtllm-llmapi-launch": _apart(_g(), _HOST),
     # Nsight Systems: its switches take a value (`-t cuda,nvtx`, `--force-overwrite true`)
     "nsys profile": _g(
         "bcdefnopstwxy",
@@ -162,11 +219,6 @@ for _alias, _same in (
     ("mamba run", "conda run"),
 ):
     WRAPPER_GRAMMARS[_alias] = WRAPPER_GRAMMARS[_same]
-WRAPPER_GRAMMARS["enroot start"] = Grammar(
-    WRAPPER_GRAMMARS["enroot start"].short_values,
-    WRAPPER_GRAMMARS["enroot start"].long_values,
-    operands=1,
-)
 # commands with a subcommand that wraps: the first word names the family
 _SUBCOMMANDS = {
     "docker": ("run", "exec"),
@@ -205,6 +257,30 @@ class Wrapper:
 
     def has(self, *names: str) -> bool:
         return any(name in names for name, _, _ in self.options)
+
+    @property
+    def apart(self) -> frozenset[str]:
+        """What the command it runs does not share with the caller (`Grammar.apart`)."""
+        grammar = WRAPPER_GRAMMARS.get(self.name)
+        if grammar is None:
+            return frozenset()
+        if grammar.container_options and self.has(*grammar.container_options):
+            return _CONTAINER
+        return grammar.apart
+
+    @property
+    def env_options(self) -> frozenset[str]:
+        """Its options whose `NAME=VALUE` sets a variable for the command (`docker run -e`)."""
+        grammar = WRAPPER_GRAMMARS.get(self.name)
+        return grammar.env_options if grammar is not None else frozenset()
+
+    @property
+    def own_env(self) -> bool:
+        """The command starts from an environment of its own, not the caller's."""
+        grammar = WRAPPER_GRAMMARS.get(self.name)
+        if grammar is None:
+            return False
+        return grammar.own_env or self.has(*grammar.clean_options)
 
 
 @dataclass(eq=False, slots=True)
