@@ -61,7 +61,8 @@ FLEXIBLE = "vllm.FlexibleArgumentParser"
 # argparse's `_negative_number_matcher` (3.13 widened it to `-1e5`, `-.5`: the wider one, as a
 # word it matches is then no option under either)
 _NEGATIVE = re.compile(r"-\.?\d")
-_NO_PARSER = "it makes no argparse parser"
+NO_PARSER = "it makes no argparse parser"
+NOT_PARSED = "no parser of it parses the command line (`parse_args`)"
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ class _Made:
     fromfile: str = ""
     parents: list[_Made] | None = None
     parsed: bool = False
+    parsed_in: set[ast.AST | None] = field(default_factory=set)  # the scopes that parse it
     unknown: str = ""  # why it cannot be told
     arity: dict[str, int | None] = field(default_factory=dict)
     commands: dict[str, _Made] = field(default_factory=dict)
@@ -174,20 +176,55 @@ class _Subcommands:
 _Value = Any  # _Made | _Group | _Subcommands
 
 
-def read(text: str) -> Parser | str:
-    """The parser a script parses its command line with, or why it cannot be told."""
+def read(text: str, entry: str = "") -> Parser | str:
+    """The parser a script parses its command line with, or why it cannot be told. `entry`: a
+    function of the module another script calls (`delegates`): only what that function, and the
+    module's functions it calls, parse is read."""
     if "ArgumentParser" not in text:
-        return _NO_PARSER
+        return NO_PARSER
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return "its code does not parse (as this Python reads it)"
     try:
-        return _Module(tree).parser()
+        return _Module(tree).parser(entry)
     except _Unknown as exc:
         return str(exc)
     except RecursionError:
         return "its code is nested too deeply to read"
+
+
+def delegates(text: str) -> tuple[tuple[str, int, str], ...]:
+    """The functions of other modules a script that makes no parser of its own calls, any of
+    which may parse its command line (`from utils.cmdline import parse_args`, then
+    `parse_args()`): (module, level, name) each, `level` being the leading dots of a relative
+    import; none where the script changes its command line (`sys.argv`) first."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    nodes = list(ast.walk(tree))
+    if _changes_argv(nodes):
+        return ()
+    names: dict[str, tuple[str, int, str]] = {}  # a name bound to another module's function
+    modules: dict[str, str] = {}  # `import a.b as m`: "m" -> "a.b"; `import a.b`: "a.b"
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                names[alias.asname or alias.name] = (node.module, node.level, alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                modules[alias.asname or alias.name] = alias.name
+    found: dict[tuple[str, int, str], None] = {}
+    for node in nodes:
+        func = node.func if isinstance(node, ast.Call) else None
+        if isinstance(func, ast.Name) and func.id in names:
+            found[names[func.id]] = None
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, (ast.Name, ast.Attribute)):
+            module = modules.get(ast.unparse(func.value))
+            if module is not None:
+                found[(module, 0, func.attr)] = None
+    return tuple(found)
 
 
 class _Module:
@@ -222,14 +259,14 @@ class _Module:
             self._scopes(child, inner)
 
     # -- what each expression may hold -----------------------------------------------------------
-    def parser(self) -> Parser:
+    def parser(self, entry: str = "") -> Parser:
         for node in self.nodes:
             if isinstance(node, ast.Call):
                 classes = self._constructor(node.func)
                 if classes is not None:
                     self.made[node] = self._make(node, classes)
         if not self.made:
-            raise _Unknown(_NO_PARSER)
+            raise _Unknown(NO_PARSER)
         for node in self.nodes:  # a subcommand's parser (its class: its parent's)
             func = node.func if isinstance(node, ast.Call) else None
             if isinstance(func, ast.Attribute) and func.attr == "add_parser":
@@ -244,8 +281,11 @@ class _Module:
             raise _Unknown("it changes its command line before parsing it (`sys.argv`)")
         self._uses()
         parsed = [m for m in self.made.values() if m.parsed]
+        if entry:
+            reached = self._reached(entry)
+            parsed = [m for m in parsed if m.parsed_in & reached]
         if not parsed:
-            raise _Unknown("no parser of it parses the command line (`parse_args`)")
+            raise _Unknown(NOT_PARSED)
         if len(parsed) > 1:
             # a parser that keeps what it does not know (`cfg, _ = pre.parse_known_args()` for
             # `--config`) and one that does not: the command line must pass the strict one
@@ -508,10 +548,12 @@ class _Module:
                 pass
             elif method in _PARSE and isinstance(value, _Made):
                 parser.parsed = True
+                parser.parsed_in.add(scope)
                 if not _parses_argv(node):
                     parser.unknown = "its parser parses a list the script builds"
             elif method in _KNOWN_ONLY and isinstance(value, _Made):
                 parser.parsed = True
+                parser.parsed_in.add(scope)
                 parser.keeps_unknown = True  # (an ambiguous prefix is still rejected)
             elif method == "add_subparsers" and isinstance(value, _Made):
                 parser.subcommands = True
@@ -519,6 +561,24 @@ class _Module:
                     parser.unknown = "its subcommands' parsers cannot be told"
             else:
                 parser.unknown = f"its parser's `{method}` is called (line {node.lineno})"
+
+    def _reached(self, entry: str) -> set[ast.AST | None]:
+        """The function and the module's own functions it calls, directly or through others."""
+        start = self.functions.get(entry)
+        if start is None:
+            return set()
+        reached: set[ast.AST | None] = {start}
+        todo = [start]
+        while todo:
+            function = todo.pop()
+            for node in ast.walk(function):
+                func = node.func if isinstance(node, ast.Call) else None
+                if isinstance(func, ast.Name) and func.id in self.functions:
+                    called = self.functions[func.id]
+                    if called not in reached:
+                        reached.add(called)
+                        todo.append(called)
+        return reached
 
     def _group(self, made: _Made) -> _Group:
         """A parser's argument group: one value per parser (what names hold stops growing)."""

@@ -9,7 +9,9 @@ Reads the command lines that run a Python script of the repository (`python3 uti
 run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`). It finds the parser that script parses
 its command line with, read from its code with Python's `ast` (the options given to
 `add_argument`, to its argument groups, its parents, its subcommands, and in the script's own
-functions it is handed to), and reads each word of the command line as argparse reads it.
+functions it is handed to; where the script makes no parser and calls one function of another
+module of the repository that parses its command line, `from utils.cli import parse_args`, that
+function's), and reads each word of the command line as argparse reads it.
 Reports a word every parser the script may use rejects:
 
 - an option it has no option string for, not even as the start of one (`--ignore-eos`;
@@ -77,7 +79,13 @@ that names a `.py` file; nothing is read where a word not known could be it. Ano
 names no repository file, or several, is not read, nor is a relative path where the script may
 have changed its folder before (a `cd` in its shell, or in a function it calls), nor a path in
 a container or on another host (`docker exec`, `ssh`, `srun --container-image`) unless it is
-at a mount of the checkout (`/workspace/utils/client.py`).
+at a mount of the checkout (`/workspace/utils/client.py`). A module run with `python3 -m`
+is not the file of that path inside another package's folder (`-m lm_eval` runs an installed
+`lm_eval`, not `srtctl/benchmarks/lm_eval.py`). A function of another module is followed only
+where the script makes no parser of its own and calls exactly one such function that parses
+its command line, in a module the import names without doubt (beside the script, or the one
+file of that name under a folder it is in); the parser it makes must be told from its code
+alone, as above.
 """
 
 from __future__ import annotations
@@ -364,7 +372,8 @@ def _command_line(
     texts = [text for text, _, _ in words]
     if not any(text is not None and text[:1] == "-" for text in texts):
         return  # (no option to read)
-    targets = _targets(ctx, script, value)
+    module = not line.words[index][1].endswith(".py")  # `python3 -m pkg.mod`
+    targets = _targets(ctx, script, value, module)
     if not targets:
         return
     parsers = []
@@ -374,14 +383,16 @@ def _command_line(
             ctx.count(f"{_UNTOLD}: `{target}`: {parser}", Location(script.path, where))
             return
         parsers.append(parser)
-    found = [dict(pyargs.problems(parser, texts)) for parser in parsers]
+    found = [dict(pyargs.problems(parser, texts)) for parser, _ in parsers]
     for i, problem in sorted(found[0].items()):
         if all(i in other for other in found[1:]):
             made = [
-                _made(ctx, target, other[i].line or parser.line)
-                for target, parser, other in zip(targets, parsers, found, strict=True)
+                _made(ctx, path, other[i].line or parser.line)
+                for (parser, path), other in zip(parsers, found, strict=True)
             ]
-            yield _finding(targets, parsers[0], problem, Location(script.path, words[i][2]), made)
+            yield _finding(
+                targets, parsers[0][0], problem, Location(script.path, words[i][2]), made
+            )
 
 
 def _made(ctx: Context, path: str, line: int) -> Location:
@@ -392,16 +403,20 @@ def _made(ctx: Context, path: str, line: int) -> Location:
     return Location(path, Span(line, start, line, max(len(text.rstrip()) + 1, start)))
 
 
-def _targets(ctx: Context, script: Script, value: str) -> list[str]:
+def _targets(ctx: Context, script: Script, value: str, module: bool = False) -> list[str]:
     """The repository's Python files a script path may name: a relative path names the one
     under the checkout's root, beside the script or under a folder the script is in (which
     folder the script runs in is not known: each of them that is there); another path the
-    one file it resolves to."""
+    one file it resolves to. A module (`module`: `python3 -m pkg.mod`) is not the file of that
+    path under a folder that is itself a package's (`-m lm_eval` names an installed
+    `lm_eval`, not `srtctl/benchmarks/lm_eval.py`: that is `srtctl.benchmarks.lm_eval`)."""
     if value.startswith("/") or "$" in value or "`" in value:
         found = resolve(ctx.ws, script, value, python=True)
         return found if found and len(found) == 1 else []
     parts = posixpath.dirname(script.path).split("/")
     bases = ["/".join(parts[:i]) for i in range(len(parts) + 1)]  # "", "a", "a/b" ...
+    if module:
+        bases = [b for b in bases if not ctx.ws.is_python(posixpath.join(b, "__init__.py"))]
     joined = [posixpath.normpath(posixpath.join(base, value)) for base in bases]
     return [p for p in dict.fromkeys(joined) if ctx.ws.is_python(p)]
 
@@ -466,29 +481,81 @@ class _Folders:
         return False
 
 
-def script_parser(ws: Workspace, path: str) -> pyargs.Parser | str:
-    """The parser of a repository's Python script (kept per run and by content in the cache),
-    or why it cannot be told."""
-    known: dict[str, pyargs.Parser | str] = ws.models.setdefault(_KEY, {})  # type: ignore[assignment]
-    if path in known:
-        return known[path]
+def script_parser(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
+    """The parser of a repository's Python script and the file it is made in (kept per run),
+    or why it cannot be told. A script that makes no parser and calls a function of another
+    module of the repository that parses its command line (`from utils.cmdline import
+    parse_args`) has that function's parser."""
+    known: dict[str, tuple[pyargs.Parser, str] | str]
+    known = ws.models.setdefault(_KEY, {})  # type: ignore[assignment]
+    if path not in known:
+        parser = _read(ws, path)
+        known[path] = (parser, path) if not isinstance(parser, str) else parser
+        if parser == pyargs.NO_PARSER:
+            known[path] = _delegated(ws, path)
+    return known[path]
+
+
+def _read(ws: Workspace, path: str, entry: str = "") -> pyargs.Parser | str:
+    """`pyargs.read` of the file (kept by content and entry in the cache)."""
     source = ws.source(path)
-    parser: pyargs.Parser | str
     if source is None:
-        parser = "it cannot be read"
-    else:
-        stored = ws.cache.get(_KEY, path, source.digest) if ws.cache else None
-        if isinstance(stored, str):
-            parser = stored
-        elif isinstance(stored, tuple):
-            parser = pyargs.Parser.decode(stored)
-        else:
-            parser = pyargs.read(source.text)
-            if ws.cache is not None:
-                encoded = parser if isinstance(parser, str) else parser.encode()
-                ws.cache.put(_KEY, path, source.digest, encoded)
-    known[path] = parser
+        return "it cannot be read"
+    key = source.digest + entry.encode()
+    stored = ws.cache.get(_KEY, path, key) if ws.cache else None
+    if isinstance(stored, str):
+        return stored
+    if isinstance(stored, tuple):
+        return pyargs.Parser.decode(stored)
+    parser = pyargs.read(source.text, entry)
+    if ws.cache is not None:
+        ws.cache.put(_KEY, path, key, parser if isinstance(parser, str) else parser.encode())
     return parser
+
+
+def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
+    """The parser of the one function of another module of the repository the script calls
+    that parses its command line; why it cannot be told, where such a function's parser
+    cannot be, or several may parse it."""
+    source = ws.source(path)
+    found: list[tuple[pyargs.Parser, str]] = []
+    untold: list[str] = []
+    for module, level, name in pyargs.delegates(source.text) if source is not None else ():
+        file = _module_file(ws, path, module, level)
+        if file is None:
+            continue  # (a module of the standard library, or installed)
+        parser = _read(ws, file, name)
+        if not isinstance(parser, str):
+            found.append((parser, file))
+        elif parser not in (pyargs.NO_PARSER, pyargs.NOT_PARSED):
+            untold.append(f"its parser is made in `{file}`, where {parser}")
+    if len(found) > 1:
+        return f"it calls {len(found)} functions of other modules that parse its command line"
+    if untold:
+        return untold[0]
+    return found[0] if found else pyargs.NO_PARSER
+
+
+def _module_file(ws: Workspace, script: str, module: str, level: int) -> str | None:
+    """The repository's file of a module a script imports: a relative import's, from the
+    script's package; an absolute one's, beside the script (Python's first path), else the one
+    file of that name under a folder the script is in (the folder a package is installed from,
+    `src/`, is not known: two such files are none)."""
+    parts = module.split(".")
+    folder = posixpath.dirname(script)
+    for _ in range(level - 1):
+        folder = posixpath.dirname(folder)
+
+    def file_in(base: str) -> str | None:
+        stem = posixpath.join(base, *parts)
+        return next((p for p in (f"{stem}.py", f"{stem}/__init__.py") if ws.is_python(p)), None)
+
+    own = file_in(folder)
+    if own is not None or level:
+        return own
+    above = folder.split("/") if folder else []
+    found = {file_in("/".join(above[:i])) for i in range(len(above))} - {None}
+    return found.pop() if len(found) == 1 else None
 
 
 def _finding(
@@ -500,7 +567,7 @@ def _finding(
 ) -> Finding:
     option = f"`{clip(problem.option, 40)}`"
     target = targets[0]
-    made = f"{target}:{problem.line or parser.line}"
+    made = f"{parsers_at[0].path}:{problem.line or parser.line}"
     whose = "its parser"
     if problem.command:
         whose = f"the parser of its `{problem.command}` subcommand"
