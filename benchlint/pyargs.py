@@ -63,6 +63,7 @@ FLEXIBLE = "vllm.FlexibleArgumentParser"
 _NEGATIVE = re.compile(r"-\.?\d")
 NO_PARSER = "it makes no argparse parser"
 NOT_PARSED = "no parser of it parses the command line (`parse_args`)"
+CHANGED = "changed"  # (`delegates`: a parser of another module the script adds to)
 
 
 @dataclass(frozen=True)
@@ -176,10 +177,12 @@ class _Subcommands:
 _Value = Any  # _Made | _Group | _Subcommands
 
 
-def read(text: str, entry: str = "") -> Parser | str:
+def read(text: str, entry: str = "", parses: str = "") -> Parser | str:
     """The parser a script parses its command line with, or why it cannot be told. `entry`: a
     function of the module another script calls (`delegates`): only what that function, and the
-    module's functions it calls, parse is read."""
+    module's functions it calls, parse is read; with `parses`, the method the other script
+    parses its command line with, the parser `entry` holds (a module-level name) or returns (a
+    function) is read."""
     if "ArgumentParser" not in text:
         return NO_PARSER
     try:
@@ -187,18 +190,21 @@ def read(text: str, entry: str = "") -> Parser | str:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return "its code does not parse (as this Python reads it)"
     try:
-        return _Module(tree).parser(entry)
+        return _Module(tree).parser(entry, parses)
     except _Unknown as exc:
         return str(exc)
     except RecursionError:
         return "its code is nested too deeply to read"
 
 
-def delegates(text: str) -> tuple[tuple[str, int, str], ...]:
-    """The functions of other modules a script that makes no parser of its own calls, any of
-    which may parse its command line (`from utils.cmdline import parse_args`, then
-    `parse_args()`): (module, level, name) each, `level` being the leading dots of a relative
-    import; none where the script changes its command line (`sys.argv`) first."""
+def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
+    """What a script that makes no parser of its own takes from other modules that may parse
+    its command line: (module, level, name, how) each, `level` being the leading dots of a
+    relative import. `how` is "" for a function it calls (`from utils.cli import parse_args`,
+    then `parse_args()`), or the method it parses with for a parser the name holds or returns
+    (`PARSER.parse_args()`, `build_parser().parse_args()`, `p = build_parser()` then
+    `p.parse_known_args()`), CHANGED for such a parser the script does anything else with
+    (adds an option to). None where the script changes its command line (`sys.argv`) first."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -206,7 +212,7 @@ def delegates(text: str) -> tuple[tuple[str, int, str], ...]:
     nodes = list(ast.walk(tree))
     if _changes_argv(nodes):
         return ()
-    names: dict[str, tuple[str, int, str]] = {}  # a name bound to another module's function
+    names: dict[str, tuple[str, int, str]] = {}  # a name bound to another module's object
     modules: dict[str, str] = {}  # `import a.b as m`: "m" -> "a.b"; `import a.b`: "a.b"
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module:
@@ -215,16 +221,46 @@ def delegates(text: str) -> tuple[tuple[str, int, str], ...]:
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 modules[alias.asname or alias.name] = alias.name
-    found: dict[tuple[str, int, str], None] = {}
+    # `p = build_parser()`: a variable of the script holding what an imported name returns
+    held = {
+        node.targets[0].id: node.value.func.id
+        for node in nodes
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id in names
+    }
+    found: dict[tuple[str, int, str, str], str] = {}  # -> the local name it came through
+    changed: set[str] = set()  # local imported names whose parser the script changes
     for node in nodes:
         func = node.func if isinstance(node, ast.Call) else None
         if isinstance(func, ast.Name) and func.id in names:
-            found[names[func.id]] = None
+            found[names[func.id] + ("",)] = func.id
         elif isinstance(func, ast.Attribute) and isinstance(func.value, (ast.Name, ast.Attribute)):
             module = modules.get(ast.unparse(func.value))
             if module is not None:
-                found[(module, 0, func.attr)] = None
-    return tuple(found)
+                found[(module, 0, func.attr, "")] = ""
+        if not isinstance(func, ast.Attribute):
+            continue
+        receiver = func.value
+        local: str | None = None
+        if isinstance(receiver, ast.Name):
+            local = receiver.id if receiver.id in names else held.get(receiver.id)
+        elif isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name):
+            local = receiver.func.id if receiver.func.id in names else None
+        if local is None:
+            continue
+        assert isinstance(node, ast.Call)
+        if func.attr in _PARSE | _KNOWN_ONLY and _parses_argv(node):
+            found[names[local] + (func.attr,)] = local
+        else:
+            changed.add(local)
+    return tuple(
+        (*item[:3], CHANGED) if item[3] and local in changed else item
+        for item, local in found.items()
+    )
 
 
 class _Module:
@@ -259,7 +295,7 @@ class _Module:
             self._scopes(child, inner)
 
     # -- what each expression may hold -----------------------------------------------------------
-    def parser(self, entry: str = "") -> Parser:
+    def parser(self, entry: str = "", parses: str = "") -> Parser:
         for node in self.nodes:
             if isinstance(node, ast.Call):
                 classes = self._constructor(node.func)
@@ -281,7 +317,15 @@ class _Module:
             raise _Unknown("it changes its command line before parsing it (`sys.argv`)")
         self._uses()
         parsed = [m for m in self.made.values() if m.parsed]
-        if entry:
+        if parses:  # another script parses what the name holds or the function returns
+            held = self.returns.get(entry) if entry in self.functions else None
+            values = held if held is not None else self.names.get((None, entry), set())
+            parsed = [v for v in values if isinstance(v, _Made)]
+            for made in parsed:
+                made.keeps_unknown |= parses in _KNOWN_ONLY
+            if len(parsed) != len(values):
+                raise _Unknown(f"`{entry}` may hold what is not a parser")
+        elif entry:
             reached = self._reached(entry)
             parsed = [m for m in parsed if m.parsed_in & reached]
         if not parsed:

@@ -9,9 +9,9 @@ Reads the command lines that run a Python script of the repository (`python3 uti
 run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`). It finds the parser that script parses
 its command line with, read from its code with Python's `ast` (the options given to
 `add_argument`, to its argument groups, its parents, its subcommands, and in the script's own
-functions it is handed to; where the script makes no parser and calls one function of another
-module of the repository that parses its command line, `from utils.cli import parse_args`, that
-function's), and reads each word of the command line as argparse reads it.
+functions it is handed to; where the script makes no parser and parses with another module's,
+`from utils.cli import parse_args` or `PARSER.parse_args()` of an imported `PARSER`, that
+module's), and reads each word of the command line as argparse reads it.
 Reports a word every parser the script may use rejects:
 
 - an option it has no option string for, not even as the start of one (`--ignore-eos`;
@@ -81,11 +81,11 @@ have changed its folder before (a `cd` in its shell, or in a function it calls),
 a container or on another host (`docker exec`, `ssh`, `srun --container-image`) unless it is
 at a mount of the checkout (`/workspace/utils/client.py`). A module run with `python3 -m`
 is not the file of that path inside another package's folder (`-m lm_eval` runs an installed
-`lm_eval`, not `srtctl/benchmarks/lm_eval.py`). A function of another module is followed only
-where the script makes no parser of its own and calls exactly one such function that parses
-its command line, in a module the import names without doubt (beside the script, or the one
-file of that name under a folder it is in); the parser it makes must be told from its code
-alone, as above.
+`lm_eval`, not `srtctl/benchmarks/lm_eval.py`). Another module's parser is read only where the
+script makes no parser of its own, takes exactly one from other modules (a function that parses
+the command line, or a parser it parses as it is, adding nothing), and the import names the
+module without doubt (beside the script, or the one file of that name under a folder it is
+in); that parser must be told from its code alone, as above.
 """
 
 from __future__ import annotations
@@ -496,18 +496,18 @@ def script_parser(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
     return known[path]
 
 
-def _read(ws: Workspace, path: str, entry: str = "") -> pyargs.Parser | str:
-    """`pyargs.read` of the file (kept by content and entry in the cache)."""
+def _read(ws: Workspace, path: str, entry: str = "", parses: str = "") -> pyargs.Parser | str:
+    """`pyargs.read` of the file (kept by content, entry and method in the cache)."""
     source = ws.source(path)
     if source is None:
         return "it cannot be read"
-    key = source.digest + entry.encode()
+    key = source.digest + f"{entry}\0{parses}".encode()
     stored = ws.cache.get(_KEY, path, key) if ws.cache else None
     if isinstance(stored, str):
         return stored
     if isinstance(stored, tuple):
         return pyargs.Parser.decode(stored)
-    parser = pyargs.read(source.text, entry)
+    parser = pyargs.read(source.text, entry, parses)
     if ws.cache is not None:
         ws.cache.put(_KEY, path, key, parser if isinstance(parser, str) else parser.encode())
     return parser
@@ -520,11 +520,14 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
     source = ws.source(path)
     found: list[tuple[pyargs.Parser, str]] = []
     untold: list[str] = []
-    for module, level, name in pyargs.delegates(source.text) if source is not None else ():
+    for module, level, name, parses in pyargs.delegates(source.text) if source else ():
         file = _module_file(ws, path, module, level)
         if file is None:
             continue  # (a module of the standard library, or installed)
-        parser = _read(ws, file, name)
+        if parses == pyargs.CHANGED:
+            untold.append(f"it changes the parser `{name}` of `{file}` gives it")
+            continue
+        parser = _read(ws, file, name, parses)
         if not isinstance(parser, str):
             found.append((parser, file))
         elif parser not in (pyargs.NO_PARSER, pyargs.NOT_PARSED):
