@@ -667,7 +667,8 @@ class Environment:
         """The step's environment, and the names an earlier step of its job may write to
         `GITHUB_ENV` (the runner sets them for the later steps)."""
         env = {
-            name: Provenance(f"env of {step.name}", location) for name, location in step.env.items()
+            name: Provenance(f"env of {step.name}", location, name in step.nonempty)
+            for name, location in step.env.items()
         }
         written = Provenance(f"GITHUB_ENV before {step.name}", step.location)
         for name in step.written:

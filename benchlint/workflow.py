@@ -93,6 +93,9 @@ class LauncherStep:
     # the arguments the launch line gives the launcher (`${{ inputs.exp-name }}`), each as
     # written, None where one is not a plain word or one expression; None: not read
     launch_args: tuple[str | None, ...] | None = None
+    # the `env:` names whose value is not empty on any run: a literal (`TP: "8"`), or a
+    # matrix value every row of the job's matrix gives as a literal (`${{ matrix.conc }}`)
+    nonempty: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -355,8 +358,36 @@ def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[Launch
                 for name in env_file_writes(earlier, ws)
                 if name not in _env_of(document, step.get("env"))
             )
+            nonempty = _nonempty_values(values, job)
+            launcher.nonempty = nonempty - launcher.written - launcher.run_names
             found.append(launcher)
     return found
+
+
+_NULL = frozenset({"", "~", "null", "Null", "NULL"})  # (YAML's null: an empty value)
+
+
+def _nonempty_values(values: dict[str, str], job: YNode) -> frozenset[str]:
+    """The names whose `env:` value is not empty on any run of the job: a literal that is not
+    empty, or `${{ matrix.x }}` where the job's matrix lists only such literals for x (and no
+    `include`, which may add a row without it; other axes may be expressions)."""
+    strategy = job.get("strategy")
+    matrix = strategy.get("matrix") if strategy is not None and strategy.is_map else None
+    found = set()
+    for name, text in values.items():
+        if "${{" not in text:
+            if text not in _NULL:
+                found.add(name)
+            continue
+        cell = _MATRIX_PASSED.fullmatch(text.strip())
+        if cell is None or matrix is None or not matrix.is_map or matrix.get("include"):
+            continue
+        axis = matrix.get(cell.group(1))
+        items = axis.items if axis is not None and axis.is_seq else []
+        literal = [i.value for i in items if i.is_scalar and "${{" not in i.value]
+        if items and len(literal) == len(items) and _NULL.isdisjoint(literal):
+            found.add(name)
+    return frozenset(found)
 
 
 def _first_line(span: Span) -> Span:
