@@ -635,6 +635,12 @@ def _about_itself(resource: Resource, path: ExitPath) -> bool:
     return False
 
 
+def _described(path: ExitPath, resource: Resource) -> str:
+    """The exit path as the message names it: of a called function's `exit`s, those not taken
+    only when the resource is already gone (`! kill -0 "$PID"` before `exit 1`)."""
+    return path.describe(lambda c: not _about_itself(resource, ExitPath(c, "exit")))
+
+
 def _released_before(flow: Flow, path: ExitPath, start: int, released: Released) -> bool:
     """A release between the acquisition and the exit that can run before it: on the exit's own
     path, or under a condition the model cannot relate to the exit's (`[[ $DRY_RUN -eq 0 ]] &&
@@ -1026,8 +1032,9 @@ def _check_flow(
                 Finding(
                     "BL103",
                     f"the {resource.what} acquired by {name} leaks if the script ends at "
-                    f"{path.describe()}: the `trap` on line {effective.command.span.line} "
-                    f"{done} the handler on line {cover.command.span.line} that releases it",
+                    f"{_described(path, resource)}: the `trap` on line "
+                    f"{effective.command.span.line} {done} the handler on line "
+                    f"{cover.command.span.line} that releases it",
                     location,
                     help="release it in the handler that is in place at the end too",
                     related=(
@@ -1045,8 +1052,8 @@ def _check_flow(
                 Finding(
                     "BL103",
                     f"the {resource.what} acquired by {name} leaks if the script ends at "
-                    f"{first.describe()}, before the `trap ... EXIT` on line {trap_line} "
-                    "releases it",
+                    f"{_described(first, resource)}, before the `trap ... EXIT` on line "
+                    f"{trap_line} releases it",
                     location,
                     help="register the trap right after the acquisition",
                     related=(Location(script.path, first.command.first_line_span, "exit path"),),
@@ -1090,7 +1097,7 @@ def _check_flow(
                 if release is not None
                 else "nowhere"
             )
-            exit_note = f"; {leaks[0].describe()} ends the script first" if leaks else ""
+            exit_note = f"; {_described(leaks[0], resource)} ends the script first" if leaks else ""
             related = (
                 (Location(script.path, leaks[0].command.first_line_span, "exit path"),)
                 if leaks

@@ -205,11 +205,13 @@ class ExitPath:
     command: Command
     kind: str  # "exit" | "return" | "errexit"
 
-    def describe(self) -> str:
+    def describe(self, counts: Callable[[Command], bool] | None = None) -> str:
+        """The path as a message names it. `counts`: which `exit`s of a called function's body
+        to name (those a rule counts: not one only a dead server reaches)."""
         command = self.command
         text = first_line(command.script.text_of(command.node))
         if self.kind == "errexit":
-            inner = _function_exits(command)
+            inner = [c for c in _function_exits(command) if counts is None or counts(c)]
             if inner:  # (the call ends the script either way)
                 lines = [str(c.span.line) for c in inner[:3]]
                 where = (
