@@ -6,7 +6,9 @@
   srt-slurm checkout, which make `recipes/<dir>/...` a file of this repository;
 - rewrites of the recipe, in order: `sed -i` (also run by `find DIR -exec sed -i ... {} +` on
   the recipes under DIR), appends (`printf`/`echo`/`cat <<EOF` with `>>`), `yq -i '.a."b-c" = v'`,
-  and, not simulated, a script an interpreter runs with the recipe's path;
+  and, not simulated, a script an interpreter runs with the recipe's path, and a call of a
+  function (the launcher's, or a sourced library's) given the recipe's path whose body makes any
+  of these edits of the file a parameter names;
 - the `default_time_limit` written into `srtslurm.yaml`, and whether it sets a
   `default_health_check`.
 Each fact keeps its command, whose guards say under which entry values it applies.
@@ -17,7 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -103,9 +105,12 @@ class TimeLimit:
 
 
 class LauncherModel:
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, functions: Mapping[str, Script] | None = None) -> None:
+        """`functions`: the functions of the libraries the launcher sources, each with the
+        script that defines it (its own are in its script)."""
         self.script = script
         self.path = script.path
+        self.functions = functions or {}
         self.recipe_variables = _recipe_variables(script)
         self.overlays: list[Overlay] = []
         self._assigned_after: dict[int, frozenset[str]] = {}  # command -> its late names
@@ -362,6 +367,9 @@ class LauncherModel:
             name = command.invocation.base
             error = f"what `{name}` does to the recipe it is given is not known"
             self.rewrites.append(Rewrite("program", command, error=error))
+        elif (where := self._function_given_recipe(command)) is not None:
+            error = f"what `{command.base}`, a function of {where}, does to the recipe it is given"
+            self.rewrites.append(Rewrite("program", command, error=f"{error} is not known"))
         targets = [r for r in command.redirects if r.operator == ">>"]
         if base == "tee" and any(w.value in ("-a", "--append") for w in command.args):
             appended = [w for w in command.args if not w.value.startswith("-")]
@@ -428,6 +436,20 @@ class LauncherModel:
         if not base.startswith(_INTERPRETERS) or invocation.module is not None:
             return False
         return any(self.refers_to_recipe(w) for w in invocation.args)
+
+    def _function_given_recipe(self, command: Command) -> str | None:
+        """`patch_recipe "$CONFIG_FILE"`: a call of a function of the launcher or of a library
+        it sources, given the recipe's path, whose body rewrites a file a parameter names
+        (`sed -i ... "$1"`, `python3 inject.py "$config_path"` after `config_path="$1"`): the
+        path of the script that defines it; None for any other command."""
+        name = command.base
+        if name is None or command.function == name:
+            return None
+        where = self.script if name in self.script.functions else self.functions.get(name)
+        if where is None:
+            return None
+        given = [i for i, word in enumerate(command.args, 1) if self.refers_to_recipe(word)]
+        return where.path if given and _rewrites_parameters(where, name, given) else None
 
     def _found_folder(self, word: Word | None, command: Command) -> tuple[str | None, bool]:
         """A folder `find` searches: (as a recipe's setting names it, False), or (a folder of
@@ -866,6 +888,52 @@ def launcher_model(ws: Workspace, path: str) -> LauncherModel | None:
     assert isinstance(models, dict)
     if path not in models:
         script = ws.shell(path)
-        models[path] = LauncherModel(script) if script is not None else None
+        if script is None:
+            models[path] = None
+        else:
+            models[path] = LauncherModel(script, _sourced_functions(ws, script))
     model = models[path]
     return model if isinstance(model, LauncherModel) else None
+
+
+def _sourced_functions(ws: Workspace, script: Script) -> dict[str, Script]:
+    """The functions of the libraries the script sources, each with its library."""
+    from benchlint.calls import call_graph  # (the call graph reads the workspace's scripts)
+
+    found: dict[str, Script] = {}
+    for call in call_graph(ws).calls_in(script):
+        if call.kind != "source":
+            continue
+        for target in call.targets:
+            library = ws.shell(target)
+            if library is not None:
+                for name in library.functions:
+                    found.setdefault(name, library)
+    return found
+
+
+class _ParameterProbe(LauncherModel):
+    """The rewrites a function's body makes of the files its parameters name: the launcher's
+    reading, with the parameters (and the variables assigned from them) as the recipe."""
+
+    def __init__(self, script: Script, names: set[str]) -> None:
+        self.script = script
+        self.path = script.path
+        self.functions = {}
+        self.recipe_variables = names
+        self.rewrites = []
+        self.overlays = []
+
+    def refers_to_recipe(self, word: Word) -> bool:
+        value = word.value
+        return "$@" in value or "${@}" in value or "$*" in value or super().refers_to_recipe(word)
+
+
+def _rewrites_parameters(script: Script, function: str, given: list[int]) -> bool:
+    """Whether the function's body rewrites a file one of these parameters names."""
+    names = _recipe_variables(script, [str(i) for i in given])
+    probe = _ParameterProbe(script, names)
+    for command in script.all_commands():
+        if command.function == function:
+            probe._rewrite(command)
+    return bool(probe.rewrites)

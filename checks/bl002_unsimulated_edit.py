@@ -6,9 +6,11 @@ falls outside the simulated subset (a `sed` command other than `s`, `d`, `a`, `i
 expression that depends on a shell variable or runs too long, a `yq` expression other than a plain
 assignment of a literal or `del()` of a path (keys written `.a`, `."a-b"` or `["a-b"]`), a
 `find ... -exec sed -i` whose folder is not known or with a test other than `-name`, `-type f` and
-the depth options), and a script an interpreter runs with the recipe's path
-(`python3 runners/inject.py "$CONFIG_PATH"`: what it does to the recipe is not known), on a route
-where it applies. The note names the command, why it was not simulated, and how many routes go
+the depth options), a script an interpreter runs with the recipe's path
+(`python3 runners/inject.py "$CONFIG_PATH"`: what it does to the recipe is not known), and a call
+of a function of the launcher or of a library it sources, given the recipe's path, whose body
+makes such an edit of the file a parameter names (`inject "$CONFIG_PATH"` where `inject` runs
+`python3 runners/inject.py "$1"`), on a route where it applies. The note names the command, why it was not simulated, and how many routes go
 through it.
 
 ## Why is this bad?
