@@ -222,18 +222,23 @@ def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
             for alias in node.names:
                 modules[alias.asname or alias.name] = alias.name
     # `p = build_parser()`: a variable of the script holding what an imported name returns
-    held = {
-        node.targets[0].id: node.value.func.id
-        for node in nodes
-        if isinstance(node, ast.Assign)
-        and len(node.targets) == 1
-        and isinstance(node.targets[0], ast.Name)
-        and isinstance(node.value, ast.Call)
-        and isinstance(node.value.func, ast.Name)
-        and node.value.func.id in names
+    bindings: dict[str, list[str | None]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bindings.setdefault(node.id, [])
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if isinstance(target, ast.Name):
+                called = value.func if isinstance(value, ast.Call) else None
+                imported = called.id if isinstance(called, ast.Name) else None
+                bindings.setdefault(target.id, []).append(imported if imported in names else None)
+    held = {  # (bound once, to that call: `p = build(); p = wrap(p)` holds another parser)
+        name: values[0]
+        for name, values in bindings.items()
+        if len(values) == 1 and values[0] is not None
     }
     found: dict[tuple[str, int, str, str], str] = {}  # -> the local name it came through
-    changed: set[str] = set()  # local imported names whose parser the script changes
+    parses: set[int] = set()  # the names that are a parse call's receiver
     for node in nodes:
         func = node.func if isinstance(node, ast.Call) else None
         if isinstance(func, ast.Name) and func.id in names:
@@ -242,21 +247,30 @@ def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
             module = modules.get(ast.unparse(func.value))
             if module is not None:
                 found[(module, 0, func.attr, "")] = ""
-        if not isinstance(func, ast.Attribute):
+        if not isinstance(func, ast.Attribute) or func.attr not in _PARSE | _KNOWN_ONLY:
             continue
+        assert isinstance(node, ast.Call)
         receiver = func.value
         local: str | None = None
         if isinstance(receiver, ast.Name):
             local = receiver.id if receiver.id in names else held.get(receiver.id)
         elif isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name):
             local = receiver.func.id if receiver.func.id in names else None
-        if local is None:
-            continue
-        assert isinstance(node, ast.Call)
-        if func.attr in _PARSE | _KNOWN_ONLY and _parses_argv(node):
+        if local is not None and _parses_argv(node):
             found[names[local] + (func.attr,)] = local
-        else:
-            changed.add(local)
+            parses.add(id(receiver))
+    # a parser the script does anything else with: adds an option to, hands to a function
+    # (`deepspeed.add_config_arguments(parser)`), binds to another name; not a call of the
+    # imported name (`build_parser()`: a new parser, read where it is bound or parsed)
+    callees = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+    changed = {
+        held.get(node.id, node.id)
+        for node in nodes
+        if isinstance(node, ast.Name)
+        and isinstance(node.ctx, ast.Load)
+        and id(node) not in parses | callees
+        and (node.id in held or node.id in names)
+    }
     return tuple(
         (*item[:3], CHANGED) if item[3] and local in changed else item
         for item, local in found.items()
