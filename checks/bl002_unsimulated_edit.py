@@ -10,8 +10,8 @@ the depth options), a script an interpreter runs with the recipe's path
 (`python3 runners/inject.py "$CONFIG_PATH"`: what it does to the recipe is not known), and a call
 of a function of the launcher or of a library it sources, given the recipe's path, whose body
 makes such an edit of the file a parameter names (`inject "$CONFIG_PATH"` where `inject` runs
-`python3 runners/inject.py "$1"`), on a route where it applies. The note names the command, why it was not simulated, and how many routes go
-through it.
+`python3 runners/inject.py "$1"`), on a route where it applies. The note names the command, why
+it was not simulated, and how many routes go through it.
 
 ## Why is this bad?
 The rules that compare a recipe with what the launcher leaves of it (BL201 recipe-value-overridden,
