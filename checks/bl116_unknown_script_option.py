@@ -77,9 +77,11 @@ a folder the script is in (which folder the script runs in is not known), and a 
 reported only when each of them that is there rejects it. A launcher's script is the first word
 that names a `.py` file; nothing is read where a word not known could be it. Another path that
 names no repository file, or several, is not read, nor is a relative path where the script may
-have changed its folder before (a `cd` in its shell, or in a function it calls), nor a path in
-a container or on another host (`docker exec`, `ssh`, `srun --container-image`) unless it is
-at a mount of the checkout (`/workspace/utils/client.py`). A module run with `python3 -m`
+have changed its folder before (a `cd` in its shell, or in a function it calls outside a
+command substitution), nor a path in a container or on another host (`docker exec`, `ssh`,
+`srun --container-image`) unless it is at a mount of the checkout
+(`/workspace/utils/client.py`); where a file of the repository has that path, the report's
+warnings count the line. A module run with `python3 -m`
 is not the file of that path inside another package's folder (`-m lm_eval` runs an installed
 `lm_eval`, not `srtctl/benchmarks/lm_eval.py`). Another module's parser is read only where the
 script makes no parser of its own, takes exactly one from other modules (a function that parses
@@ -148,6 +150,10 @@ _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 # the interpreter's own options that take the next word (`-X dev`, `-W ignore`)
 _VALUE_OPTIONS = ("-X", "-W")
 _UNTOLD = "Python scripts run with options whose parser cannot be told, not read (BL116)"
+_ELSEWHERE_SAID = (
+    "Python scripts run with options where their path may name a file other than the "
+    "repository's ({}), not read (BL116)"
+)
 _KEY = "pyargs"
 
 
@@ -364,10 +370,8 @@ def _command_line(
         return
     index, value = named
     where = line.words[index][2]
-    if not value.startswith(("/", "$", "`")) and folders.changed(line.command):
-        return
-    if line.elsewhere and not value.startswith(MOUNTS):
-        return
+    moved = not value.startswith(("/", "$", "`")) and folders.changed(line.command)
+    away = line.elsewhere and not value.startswith(MOUNTS)
     words = line.words[index + 1 :]
     texts = [text for text, _, _ in words]
     if not any(text is not None and text[:1] == "-" for text in texts):
@@ -375,6 +379,10 @@ def _command_line(
     module = not line.words[index][1].endswith(".py")  # `python3 -m pkg.mod`
     targets = _targets(ctx, script, value, module)
     if not targets:
+        return
+    if moved or away:  # (a file of the repository has the name: said, not read)
+        why = "in a container or on another host" if away else "after a `cd`"
+        ctx.count(_ELSEWHERE_SAID.format(why), Location(script.path, where))
         return
     parsers = []
     for target in targets:
@@ -459,13 +467,15 @@ class _Folders:
     def of(script: Script) -> _Folders:
         commands = list(script.top.all_commands())
         changes = tuple(c for c in commands if c.base in ("cd", "pushd"))
-        return _Folders(changes, frozenset(c.base for c in commands) if changes else frozenset())
+        # (a function called only in a subshell, `$(patches_dir)`, moves no caller)
+        called = frozenset(c.base for c in commands if not c.subshell) if changes else frozenset()
+        return _Folders(changes, called)
 
     def changed(self, command: Command) -> bool:
         """Whether the shell that runs the command may have changed its folder before it: a
         `cd` in the same function or at the top before it, at the top where the command is
-        in a function (which may be called after), or in a function the script calls; not
-        one in a subshell the command is not in (`$(cd "$DIR" && pwd)`)."""
+        in a function (which may be called after), or in a function the script calls outside
+        a subshell; not one in a subshell the command is not in (`$(cd "$DIR" && pwd)`)."""
         before = (command.span.line, command.span.column)
         for change in self.changes:
             if change.subshell and not command.subshell:

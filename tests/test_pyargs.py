@@ -238,6 +238,34 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
     ) in result.warnings()
 
 
+def test_a_script_run_where_its_path_may_name_another_file_is_said(tmp_path: Any) -> None:
+    """A line whose relative path the script may have moved away from (`cd`), or that runs in a
+    container or on another host, is not read, and the report says so (only where a file of
+    the repository has that name and the line gives it options)."""
+    from tests.conftest import run_lint, write_repo
+
+    client = (
+        'import argparse\np = argparse.ArgumentParser()\np.add_argument("--a")\np.parse_args()\n'
+    )
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "utils/client.py": client,
+            "run.sh": (
+                "#!/bin/bash\ncd /tmp\npython3 utils/client.py --b 1\n"
+                'docker exec "$C" python3 utils/client.py --b 1\n'
+                "python3 utils/client.py\npython3 other/none.py --b 1\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    said = "Python scripts run with options where their path may name a file other than the "
+    said += "repository's ({}), not read (BL116)"
+    assert said.format("after a `cd`") + ": 1 (run.sh:3)" in result.warnings()
+    assert said.format("in a container or on another host") + ": 1 (run.sh:4)" in result.warnings()
+
+
 def _argparse_fails(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
     """argparse's error for the command line, or None when it takes it."""
     err = io.StringIO()
