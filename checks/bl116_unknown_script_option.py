@@ -81,11 +81,11 @@ have changed its folder before (a `cd` in its shell, or in a function it calls o
 command substitution), nor a path in a container or on another host (`docker exec`, `ssh`,
 `srun --container-image`) unless it is at a mount of the checkout
 (`/workspace/utils/client.py`); where a file of the repository has that path, the report's
-warnings count the line. A module run with `python3 -m`
-is not the file of that path inside another package's folder (`-m lm_eval` runs an installed
-`lm_eval`, not `srtctl/benchmarks/lm_eval.py`). Another module's parser is read only where the
-script makes no parser of its own, takes exactly one from other modules (a function that parses
-the command line, or a parser it parses as it is, adding nothing), and the import names the
+warnings count the line. A module run with `python3 -m` is not the file of that path inside
+another package's folder (`-m lm_eval` runs an installed `lm_eval`, not
+`srtctl/benchmarks/lm_eval.py`). Another module's parser is read only where the script makes
+no parser of its own, takes exactly one from other modules (a function that parses the command
+line, or a parser it parses as it is and does nothing else with), and the import names the
 module without doubt (beside the script, or the one file of that name under a folder it is
 in); that parser must be told from its code alone, as above.
 """
