@@ -607,7 +607,7 @@ class _Module:
             elif method in _PARSE and isinstance(value, _Made):
                 parser.parsed = True
                 parser.parsed_in.add(scope)
-                if not _parses_argv(node):
+                if not _parses_argv(node) and not self._argv_parameter(node, scope):
                     parser.unknown = "its parser parses a list the script builds"
             elif method in _KNOWN_ONLY and isinstance(value, _Made):
                 parser.parsed = True
@@ -619,6 +619,54 @@ class _Module:
                     parser.unknown = "its subcommands' parsers cannot be told"
             else:
                 parser.unknown = f"its parser's `{method}` is called (line {node.lineno})"
+
+    def _argv_parameter(self, node: ast.Call, scope: ast.AST | None) -> bool:
+        """`def main(argv=None): ... parser.parse_args(argv)`, where the function never gets
+        the parameter a value: argparse reads the command line (`sys.exit(main())`). Not
+        where the function assigns it, or a call of it in the module gives it anything but
+        None, or `*args`/`**kwargs`."""
+        given = [*node.args, *(k.value for k in node.keywords if k.arg == "args")]
+        if len(given) != 1 or not isinstance(given[0], ast.Name):
+            return False
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        name, arguments = given[0].id, scope.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults = dict(
+            zip(
+                positional[len(positional) - len(arguments.defaults) :],
+                arguments.defaults,
+                strict=True,
+            )
+        )
+        defaults.update(
+            (a, d)
+            for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+            if d is not None
+        )
+        parameter = next((a for a in defaults if a.arg == name), None)
+        default = defaults.get(parameter) if parameter is not None else None
+        if not (isinstance(default, ast.Constant) and default.value is None):
+            return False
+        if any(
+            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+            for n in ast.walk(scope)
+        ):
+            return False  # (`argv = ["--x"]`: another list)
+        index = positional.index(parameter) if parameter in positional else None
+        for call in self.nodes:
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+                continue
+            if call.func.id != scope.name or self.functions.get(scope.name) is not scope:
+                continue
+            values = [k.value for k in call.keywords if k.arg == name or k.arg is None]
+            if index is not None and len(call.args) > index:
+                values.append(call.args[index])
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(
+                not (isinstance(v, ast.Constant) and v.value is None) for v in values
+            ):
+                return False
+        return True
 
     def _reached(self, entry: str) -> set[ast.AST | None]:
         """The function and the module's own functions it calls, directly or through others."""

@@ -344,6 +344,13 @@ def parse_args():
     "builder.py": "from cli.args import build_parser\nbuild_parser().parse_args()\n",
     "held.py": "from cli.args import build_parser\np = build_parser()\np.parse_known_args()\n",
     "called.py": "import cli.args as a\na.parse_args()\n",
+    # its own parser, parsing `argv`, which no call gives a value: the command line
+    "argv.py": (
+        "import argparse\nimport sys\n\n\ndef main(argv=None):\n"
+        "    p = argparse.ArgumentParser()\n"
+        '    p.add_argument("--model")\n    p.add_argument("--model-path")\n'
+        "    p.parse_args(argv)\n    return 0\n\n\nsys.exit(main())\n"
+    ),
     # the script adds to the parser: not read (argparse accepts its own option)
     "own.py": (
         "from cli.args import build_parser\n\n\ndef add_mine(p):\n"
@@ -355,15 +362,16 @@ def parse_args():
 
 def test_parsers_of_other_modules_agree_with_python(tmp_path: Any) -> None:
     """A script that parses its command line with a parser another module of the repository
-    makes: a line is reported exactly where Python itself, running the script, stops with
-    argparse's error (held.py keeps what it does not know: an ambiguous prefix only)."""
+    makes (or its own, in `main(argv=None)`): a line is reported exactly where Python itself,
+    running the script, stops with argparse's error (held.py keeps what it does not know: an
+    ambiguous prefix only)."""
     import subprocess
     import sys
 
     from tests.conftest import run_lint, write_repo
 
     words = ["--model m", "--port 1", "--mod m", "--model-p x", "--prt 1", "--model m -- --x"]
-    scripts = ["builder.py", "called.py", "held.py", "obj.py", "own.py"]
+    scripts = ["argv.py", "builder.py", "called.py", "held.py", "obj.py", "own.py"]
     lines = [f"python3 {script} {w}" for script in scripts for w in words]
     root = write_repo(
         tmp_path / "repo", {**_MODULES, "run.sh": "#!/usr/bin/env bash\n" + "\n".join(lines)}
