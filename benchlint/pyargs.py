@@ -85,6 +85,9 @@ class Parser:
     commands: tuple[tuple[str, Parser], ...] = ()
     positionals: int = 0  # positional arguments before the subcommand's word
     keeps_unknown: bool = False  # `parse_known_args`: an option it does not know is kept
+    # an argument takes every word from where it starts (`nargs=REMAINDER`): a positional's
+    # from the first positional word, an option's after it; nothing from there is read
+    remainder: bool = False
 
     def encode(self) -> tuple[Any, ...]:
         return (
@@ -98,6 +101,7 @@ class Parser:
             [(name, sub.encode()) for name, sub in self.commands],
             self.positionals,
             self.keeps_unknown,
+            self.remainder,
         )
 
     @staticmethod
@@ -113,6 +117,7 @@ class Parser:
             commands,
             positionals,
             keeps_unknown,
+            remainder,
         ) = data
         return Parser(
             frozenset(options),
@@ -125,6 +130,7 @@ class Parser:
             tuple((name, Parser.decode(sub)) for name, sub in commands),
             positionals,
             keeps_unknown,
+            remainder,
         )
 
 
@@ -160,6 +166,7 @@ class _Made:
     commands: dict[str, _Made] = field(default_factory=dict)
     positionals: int = 0
     subcommands: bool = False  # `add_subparsers` was called
+    remainder: bool = False  # an argument of it takes every word after it (`REMAINDER`)
 
 
 @dataclass(frozen=True, eq=False)
@@ -359,9 +366,13 @@ class _Module:
         options: set[str] = set()
         actions: list[tuple[str, ...]] = []
         arity: dict[str, int | None] = {}
-        self._collect(made, options, actions, arity, set())
+        seen: set[int] = set()
+        self._collect(made, options, actions, arity, seen)
         if made.subcommands and not made.commands:
             raise _Unknown("its subcommands cannot be told")
+        remainder = any(m.remainder for m in self.made.values() if id(m) in seen)
+        if remainder and made.subcommands:
+            raise _Unknown("an argument of its parser takes every word after it (`REMAINDER`)")
         commands = tuple(
             (name, self._build(sub, classes, depth + 1, keeps))
             for name, sub in made.commands.items()
@@ -375,10 +386,11 @@ class _Module:
             made.node.lineno,
             made.fromfile,
             tuple(actions),
-            tuple(sorted(arity.items())) if commands else (),
+            tuple(sorted(arity.items())) if commands or remainder else (),
             commands,
             made.positionals,
             keeps,
+            remainder,
         )
 
     def _collect(
@@ -742,8 +754,11 @@ def _add_argument(parser: _Made, node: ast.Call) -> None:
             parser.unknown = f"an option of its parser is given `**` arguments (line {node.lineno})"
             return
         if keyword.arg == "nargs" and _is_remainder(value):
-            parser.unknown = "an option of its parser takes every word after it (`REMAINDER`)"
-            return
+            parser.remainder = True
+            arity = None
+            if not options:
+                parser.positionals -= 1  # (not one before a subcommand's word)
+            continue
         if keyword.arg == "nargs":
             given = value.value if isinstance(value, ast.Constant) else None
             arity = given if type(given) is int else None
@@ -845,13 +860,16 @@ def problems(parser: Parser, words: list[str | None]) -> list[tuple[int, Problem
     (each word's text, None where it is not known), by index. Nothing after `--`, or after a
     word `fromfile_prefix_chars` makes a file of, is read; with subcommands, the words before
     the subcommand's are the parser's and the rest its subcommand's, and nothing is read from
-    where the subcommand's word cannot be told."""
+    where the subcommand's word cannot be told; with a `REMAINDER`, nothing from the first
+    positional word (or from the option that takes it) on."""
     found: list[tuple[int, Problem]] = []
     i = 0
     while i < len(words):
         word = words[i]
         if word is not None and (word == "--" or (parser.fromfile and word[:1] in parser.fromfile)):
             break
+        if parser.remainder and (word is None or not _optional_word(parser, word)):
+            break  # (a positional's REMAINDER takes the words from the first positional one)
         if parser.commands:
             if word is None or parser.positionals:
                 break
@@ -873,7 +891,7 @@ def problems(parser: Parser, words: list[str | None]) -> list[tuple[int, Problem
             wrong = problem(parser, word)
             if wrong is not None:
                 found.append((i, replace(wrong, line=parser.line)))
-            if parser.commands:
+            if parser.commands or parser.remainder:
                 taken = (
                     None
                     if wrong is not None and wrong.kind == "ambiguous"

@@ -70,7 +70,9 @@ gives that variable a `--`; nothing after a `--` is read. With subcommands (`syn
 --node-ips ...`), the words before the subcommand's word are read as the parser's and the rest
 as that subcommand's; nothing is read from where that word cannot be told (an option before it
 takes a number of words the code does not fix, the parser has positional arguments, or the word
-is not known).
+is not known). A parser with an argument that takes every word after it (`nargs=REMAINDER`, as a
+launcher of another script has) is read up to its first positional word, or up to the option
+that takes the rest.
 
 A relative script path names the file under the checkout's root, beside the script, or under
 a folder the script is in (which folder the script runs in is not known), and a word is
