@@ -86,8 +86,9 @@ class Parser:
     positionals: int = 0  # positional arguments before the subcommand's word
     keeps_unknown: bool = False  # `parse_known_args`: an option it does not know is kept
     # an argument takes every word from where it starts (`nargs=REMAINDER`): a positional's
-    # from the first positional word, an option's after it; nothing from there is read
-    remainder: bool = False
+    # ("positional") from the first positional word, an option's ("option") after it; nothing
+    # from there is read
+    remainder: str = ""
 
     def encode(self) -> tuple[Any, ...]:
         return (
@@ -166,7 +167,7 @@ class _Made:
     commands: dict[str, _Made] = field(default_factory=dict)
     positionals: int = 0
     subcommands: bool = False  # `add_subparsers` was called
-    remainder: bool = False  # an argument of it takes every word after it (`REMAINDER`)
+    remainder: str = ""  # an argument of it takes every word after it (`REMAINDER`)
 
 
 @dataclass(frozen=True, eq=False)
@@ -370,7 +371,8 @@ class _Module:
         self._collect(made, options, actions, arity, seen)
         if made.subcommands and not made.commands:
             raise _Unknown("its subcommands cannot be told")
-        remainder = any(m.remainder for m in self.made.values() if id(m) in seen)
+        kinds = {m.remainder for m in self.made.values() if id(m) in seen and m.remainder}
+        remainder = "positional" if "positional" in kinds else "".join(kinds)
         if remainder and made.subcommands:
             raise _Unknown("an argument of its parser takes every word after it (`REMAINDER`)")
         commands = tuple(
@@ -754,10 +756,12 @@ def _add_argument(parser: _Made, node: ast.Call) -> None:
             parser.unknown = f"an option of its parser is given `**` arguments (line {node.lineno})"
             return
         if keyword.arg == "nargs" and _is_remainder(value):
-            parser.remainder = True
             arity = None
             if not options:
                 parser.positionals -= 1  # (not one before a subcommand's word)
+                parser.remainder = "positional"
+            elif not parser.remainder:
+                parser.remainder = "option"
             continue
         if keyword.arg == "nargs":
             given = value.value if isinstance(value, ast.Constant) else None
@@ -903,6 +907,30 @@ def problems(parser: Parser, words: list[str | None]) -> list[tuple[int, Problem
                 i += taken
         i += 1
     return found
+
+
+def remainder_start(parser: Parser, words: list[str | None]) -> int | None:
+    """Where a positional `REMAINDER` starts taking the words (`multiproc.py --nproc 8 train.py
+    --lr 1`: at `train.py`): the first positional word, where reading gets there; None where
+    it stops before (a word not known, `--`, an option whose values are not fixed, the option
+    that takes the rest) or the parser has no such argument."""
+    if parser.remainder != "positional" or parser.commands:
+        return None
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is None or word == "--" or (parser.fromfile and word[:1] in parser.fromfile):
+            return None
+        if not _optional_word(parser, word):
+            return i
+        taken = _taken(parser, word)
+        values = words[i + 1 : i + 1 + (taken or 0)]
+        if taken is None or len(values) < taken:
+            return None
+        if any(v is None or _optional_word(parser, v) for v in values):
+            return None
+        i += taken + 1
+    return None
 
 
 def _optional_word(parser: Parser, word: str) -> bool:

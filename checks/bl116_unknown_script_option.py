@@ -72,7 +72,9 @@ as that subcommand's; nothing is read from where that word cannot be told (an op
 takes a number of words the code does not fix, the parser has positional arguments, or the word
 is not known). A parser with an argument that takes every word after it (`nargs=REMAINDER`, as a
 launcher of another script has) is read up to its first positional word, or up to the option
-that takes the rest.
+that takes the rest; where that word names a Python script of the repository
+(`multiproc.py --nproc_per_node 8 train.py --lr 1`), the words from it on are read as that
+script's command line.
 
 A relative script path names the file under the checkout's root, beside the script, or under
 a folder the script is in (which folder the script runs in is not known), and a word is
@@ -365,7 +367,7 @@ def _launched(words: list[tuple[str | None, str]], start: int) -> tuple[int, str
 
 
 def _command_line(
-    ctx: Context, script: Script, line: _Line, folders: _Folders
+    ctx: Context, script: Script, line: _Line, folders: _Folders, depth: int = 0
 ) -> Iterator[Finding]:
     named = _named(line.words)
     if named is None:
@@ -403,6 +405,13 @@ def _command_line(
             yield _finding(
                 targets, parsers[0][0], problem, Location(script.path, words[i][2]), made
             )
+    # a launcher of another script (`multiproc.py --nproc 8 train.py --lr 1`): the words from
+    # the script's on are that script's command line
+    starts = {pyargs.remainder_start(parser, texts) for parser, _ in parsers}
+    start = starts.pop() if len(starts) == 1 else None
+    if start is not None and depth < 3 and all(p.positionals <= 1 for p, _ in parsers):
+        inner = _Line(line.command, words[start:], line.elsewhere)
+        yield from _command_line(ctx, script, inner, folders, depth + 1)
 
 
 def _made(ctx: Context, path: str, line: int) -> Location:

@@ -435,6 +435,12 @@ def test_a_remainder_is_read_up_to_where_it_takes_the_words(index: int) -> None:
         found = dict(pyargs.problems(parser, list(words)))
         if found:
             assert error is not None, (words, found)
+        start = pyargs.remainder_start(parser, list(words))
+        if error is None and start is not None:  # (where the launched command line starts)
+            parsed = vars(real.parse_args(words))
+            taken = [parsed["script"], *parsed["rest"]] if "script" in parsed else parsed["command"]
+            assert taken == words[start:], (words, start, parsed)
+            checked += 1
         stop = next(
             (i for i, w in enumerate(words) if w == "--rest" or not w.startswith("-")), len(words)
         )
