@@ -618,15 +618,14 @@ class _Module:
                 _add_argument(parser, node)
             elif method in _GROUPS or method in _HARMLESS:
                 pass
-            elif method in _PARSE and isinstance(value, _Made):
+            elif method in _PARSE | _KNOWN_ONLY and isinstance(value, _Made):
                 parser.parsed = True
                 parser.parsed_in.add(scope)
+                # (`parse_known_args` keeps what it does not know: an ambiguous prefix is still
+                # rejected)
+                parser.keeps_unknown |= method in _KNOWN_ONLY
                 if not _parses_argv(node) and not self._argv_parameter(node, scope):
                     parser.unknown = "its parser parses a list the script builds"
-            elif method in _KNOWN_ONLY and isinstance(value, _Made):
-                parser.parsed = True
-                parser.parsed_in.add(scope)
-                parser.keeps_unknown = True  # (an ambiguous prefix is still rejected)
             elif method == "add_subparsers" and isinstance(value, _Made):
                 parser.subcommands = True
                 if any(k.arg not in _SUBPARSERS_KEYWORDS for k in node.keywords) or node.args:

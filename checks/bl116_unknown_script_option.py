@@ -546,7 +546,7 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
         if file is None:
             continue  # (a module of the standard library, or installed)
         if parses == pyargs.CHANGED:
-            untold.append(f"it changes the parser `{name}` of `{file}` gives it")
+            untold.append(f"it changes the parser it takes from `{name}` of `{file}`")
             continue
         parser = _read(ws, file, name, parses)
         if not isinstance(parser, str):
