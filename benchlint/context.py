@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import cached_property
+from typing import TypeVar, cast
 
 from benchlint.environment import Environment
 from benchlint.finding import Finding, Location, Undecided
@@ -17,6 +18,8 @@ from benchlint.suppress import Suppression
 from benchlint.wiring import Entry, Route, Wiring
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YamlDocument
+
+_Kept = TypeVar("_Kept")
 
 
 class Context:
@@ -36,6 +39,16 @@ class Context:
         # what rules could not decide, and where (every report says how many and the first
         # few; --statistics counts them)
         self.undecided: dict[str, list[Location]] = {}
+        self._kept: dict[str, object] = {}
+
+    def kept(self, key: str, make: Callable[[], _Kept]) -> _Kept:
+        """What a rule's script pass keeps from one script to the next in this run (what it
+        worked out once for all: a library's functions, what it reported), made on first
+        need. `key`: the rule's ID."""
+        found = self._kept.get(key)
+        if found is None:
+            found = self._kept[key] = make()
+        return cast(_Kept, found)
 
     def count(self, what: str, where: Location) -> None:
         """Something a rule could not decide, so did not report: said, never silent."""

@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from benchlint import runcache
@@ -303,17 +304,47 @@ def _coverage(ctx: Context) -> Coverage:
 
 
 def _run_rules(ctx: Context, rules: list[Rule]) -> tuple[list[Finding], list[RuleError]]:
+    """The rules' script passes, script by script (each script is modelled once and seen by
+    every rule before the next), then their passes over the repository, rule by rule."""
     raw: list[Finding] = []
-    errors: list[RuleError] = []
+    failed: dict[str, RuleError] = {}
+    scripted = [rule for rule in rules if rule.script_pass is not None]
+    if scripted:
+        for path in ctx.in_scope(ctx.ws.shell_paths):
+            script = ctx.ws.shell(path)
+            if script is None:
+                continue
+            for rule in scripted:
+                if rule.script_pass is not None and rule.id not in failed:
+                    _run_pass(rule, raw, failed, rule.script_pass, ctx, script)
+    for rule in scripted:  # the scripts outside the scope a rule's findings may come from
+        if ctx.scope is None or rule.beyond is None or rule.script_pass is None:
+            continue
+        for path in rule.beyond(ctx):
+            script = ctx.ws.shell(path)
+            if script is not None and rule.id not in failed and not ctx.in_scope([path]):
+                _run_pass(rule, raw, failed, rule.script_pass, ctx, script)
     for rule in rules:
-        try:
-            for finding in rule.check(ctx):
-                raw.append(finding)
-        except Exception as exc:  # a rule bug must not hide the other rules' findings
-            errors.append(RuleError(rule.id, f"{type(exc).__name__}: {exc}"))
-            if os.environ.get("BENCHLINT_DEBUG"):
-                raise
-    return raw, errors
+        if rule.check is not None and rule.id not in failed:
+            _run_pass(rule, raw, failed, rule.check, ctx)
+    return raw, list(failed.values())
+
+
+def _run_pass(
+    rule: Rule,
+    raw: list[Finding],
+    failed: dict[str, RuleError],
+    run: Callable[..., Iterable[Finding]],
+    *args: object,
+) -> None:
+    """Add what one pass of a rule finds; a rule that fails is run no further (a rule bug must
+    not hide the other rules' findings)."""
+    try:
+        raw.extend(run(*args))
+    except Exception as exc:
+        failed[rule.id] = RuleError(rule.id, f"{type(exc).__name__}: {exc}")
+        if os.environ.get("BENCHLINT_DEBUG"):
+            raise
 
 
 def _scope(root: Path, named: list[Path]) -> list[str] | None:

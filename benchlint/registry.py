@@ -18,9 +18,16 @@ from benchlint.finding import Finding, Severity, Undecided
 
 if TYPE_CHECKING:
     from benchlint.context import Context
+    from benchlint.shell.model import Script
     from benchlint.yamlmodel import YamlDocument
 
 Check = Callable[["Context"], Iterable[Finding]]
+# a rule's pass over one script of the run's scope (see `engine`): the run models each script
+# once and hands it to every rule's script pass before the next (file by file, not rule by rule)
+ScriptPass = Callable[["Context", "Script"], Iterable[Finding]]
+# the paths outside a named scope whose scripts a rule's script pass sees too (its findings there
+# can be about a named file: a launcher's entry in a named master config)
+Beyond = Callable[["Context"], Iterable[str]]
 # a rule's pass over one YAML document alone (see `Workspace.pass_findings`): its findings and
 # what it could not decide
 DocumentPass = Callable[["YamlDocument"], list[Finding | Undecided]]
@@ -33,7 +40,7 @@ class Rule:
     id: str
     name: str
     severity: Severity
-    check: Check
+    check: Check | None  # its pass over the repository (None: it has a script pass alone)
     doc: str
     tags: tuple[str, ...]
     # SARIF precision: very-high (decided by a parser), high (no known false positive on
@@ -46,6 +53,9 @@ class Rule:
     # what the rule finds in one YAML document alone, worked out while the document is at hand
     # (a large one is let go after it is read: `Workspace.yaml`)
     document_pass: DocumentPass | None = None
+    # what the rule finds in one script of the scope, given the script
+    script_pass: ScriptPass | None = None
+    beyond: Beyond | None = None
 
     @property
     def summary(self) -> str:
@@ -66,28 +76,63 @@ def rule(
     default_enabled: bool = True,
     after_suppressions: bool = False,
     document_pass: DocumentPass | None = None,
+    script_pass: ScriptPass | None = None,
+    beyond: Beyond | None = None,
 ) -> Callable[[Check], Check]:
-    if not _ID.match(id):
-        raise ValueError(f"rule id {id!r} is not of the form BLnnn")
+    """Register `check`, the rule's pass over the repository (`script_pass`: and its pass over
+    each script in scope; `script_rule` registers a rule that has that alone)."""
+    _valid(id)
 
     def register(check: Check) -> Check:
-        module = sys.modules[check.__module__]
-        doc = (module.__doc__ or "").strip()
         _RULES[id] = Rule(
             id,
             name,
             severity,
             check,
-            doc,
+            _doc(check),
             tags,
             precision,
             default_enabled,
             after_suppressions,
             document_pass,
+            script_pass,
+            beyond,
         )
         return check
 
     return register
+
+
+def script_rule(
+    id: str,
+    name: str,
+    severity: Severity,
+    tags: tuple[str, ...] = (),
+    precision: str = "high",
+    beyond: Beyond | None = None,
+) -> Callable[[ScriptPass], ScriptPass]:
+    """Register a rule whose findings are each about one script of the scope: the function is
+    its script pass (`Rule.script_pass`), given each script in turn."""
+    _valid(id)
+
+    def register(script_pass: ScriptPass) -> ScriptPass:
+        doc = _doc(script_pass)
+        _RULES[id] = Rule(
+            id, name, severity, None, doc, tags, precision, script_pass=script_pass, beyond=beyond
+        )
+        return script_pass
+
+    return register
+
+
+def _valid(id: str) -> None:
+    if not _ID.match(id):
+        raise ValueError(f"rule id {id!r} is not of the form BLnnn")
+
+
+def _doc(function: Callable[..., object]) -> str:
+    """A rule's documentation: its module's docstring."""
+    return (sys.modules[function.__module__].__doc__ or "").strip()
 
 
 def all_rules() -> list[Rule]:

@@ -35,14 +35,12 @@ class Running:
     entries: tuple[Entry, ...]
 
 
-def scripts_with_releases(ctx: Context) -> list[Script]:
-    """The scripts a rule that checks releases looks at: those in scope, and every script when
-    a master config is (a release bumped there is what makes a script's launch or probe fail;
-    the findings name the entry)."""
+def beyond_scope(ctx: Context) -> list[str]:
+    """The scripts out of scope a rule that checks releases looks at too (`Rule.beyond`): every
+    script when a master config is named (a release bumped there is what makes a script's
+    launch or probe fail; the findings name the entry)."""
     ws = ctx.ws
-    if ctx.scope is not None and ctx.in_scope(ws.glob(ws.layout.master_configs)):
-        return [s for s in (ws.shell(p) for p in ws.shell_paths) if s is not None]
-    return ctx.shell_scripts()
+    return ws.shell_paths if ctx.in_scope(ws.glob(ws.layout.master_configs)) else []
 
 
 def launch_releases(ctx: Context, launch: Launch) -> list[Running] | None:

@@ -58,7 +58,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.environment import is_builtin
 from benchlint.finding import Finding, Location, Severity
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.shell.model import Assignment, Script
 
 # `=$NAME`, `="${NAME`...: where a text can assign a variable its own value (found by the `=`,
@@ -119,78 +119,87 @@ def _called_from_scope(ctx: Context) -> set[str]:
     return {t for s in scripts if s is not None for c in calls.calls_in(s) for t in c.targets}
 
 
-@rule("BL101", "self-referential-export", Severity.ERROR, tags=("shell", "environment"))
-def check(ctx: Context) -> Iterator[Finding]:
+def _beyond(ctx: Context) -> Iterator[str]:
+    """The scripts out of scope with the pattern in their text whose findings' related
+    locations can be in scope: a launcher started from a named file (an entry, a workflow), or
+    a script a named script runs or sources (where its callers call it)."""
     environment = ctx.environment
-    known = ctx.config.known_env
-    # Every script with the pattern in its text: a finding's related locations (the entry or
-    # workflow that starts it) can be in scope while the script is not.
     called_from_scope: set[str] | None = None
     for path in ctx.ws.shell_paths:
-        starts = environment.launcher_start_files(path)
-        if starts is not None and not ctx.route_in_scope(path, *starts):
-            continue  # a launcher whose findings cannot reach the named files
-        if starts is None and not ctx.route_in_scope(path):
-            # the related locations of another script's finding are where its callers call it
-            if called_from_scope is None:
-                called_from_scope = _called_from_scope(ctx)
-            if path not in called_from_scope:
-                continue
         source = ctx.ws.source(path)
         if source is None or not _looks_self_referential(source.text):
             continue
-        script = ctx.ws.shell(path)
-        if script is None:
+        starts = environment.launcher_start_files(path)
+        if starts is not None:
+            if ctx.route_in_scope(path, *starts):
+                yield path
             continue
-        candidates = list(_self_referential(script))
-        if not candidates:
+        if called_from_scope is None:
+            called_from_scope = _called_from_scope(ctx)
+        if path in called_from_scope:
+            yield path
+
+
+@script_rule(
+    "BL101",
+    "self-referential-export",
+    Severity.ERROR,
+    tags=("shell", "environment"),
+    beyond=_beyond,
+)
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    environment = ctx.environment
+    known = ctx.config.known_env
+    if not _looks_self_referential(script.file.text):
+        return
+    candidates = list(_self_referential(script))
+    if not candidates:
+        return
+    routes = environment.routes(script.path)
+    if not routes:
+        return  # nobody in the repository runs it: its caller is unknown
+    for assignment in candidates:
+        name = assignment.name
+        if is_builtin(name, known):
             continue
-        routes = environment.routes(script.path)
-        if not routes:
-            continue  # nobody in the repository runs it: its caller is unknown
-        for assignment in candidates:
-            name = assignment.name
-            if is_builtin(name, known):
-                continue
-            state = environment.state_before(
-                script, assignment.command.node.start_byte, assignment.command
-            )
-            if state.unknown or name in state.assigned or name in state.validated:
-                continue
-            start = assignment.command.node.start_byte
-            if any(  # `: "${X?}"` before it: the script stops there when X is unset
-                e.name == name and e.operator == "?" and e.node.start_byte < start
-                for e in script.expansions
-            ):
-                continue
-            unset_on = [
-                r
-                for r in routes
-                if r.complete
-                and name not in r.env
-                # (not where the route decides the line does not run: `if [[ $IS_MULTINODE ==
-                # true ]]` on a single-node entry's)
-                and (r.route is None or r.route.holds(assignment.command) is not False)
-            ]
-            if not unset_on:
-                continue
-            names = list(dict.fromkeys(r.name for r in unset_on))
-            shown = ", ".join(names[:3])
-            more = f" and {len(names) - 3} more" if len(names) > 3 else ""
-            text = _shown(script, assignment)
-            yield Finding(
-                "BL101",
-                f"`{text}` exports {name} as an empty string: nothing sets {name} before this "
-                f"line when the script is started from {shown}{more}",
-                Location(script.path, assignment.span),
-                help=f'give it a default (`"${{{name}:-...}}"`) or fail early '
-                f'(`: "${{{name}:?}}"`)',
-                related=tuple(
-                    dict.fromkeys(
-                        Location(r.location.path, r.location.span, f"started from {r.name}")
-                        for r in unset_on
-                        if r.location is not None
-                    )
-                )[:5],
-                subject=name,
-            )
+        state = environment.state_before(
+            script, assignment.command.node.start_byte, assignment.command
+        )
+        if state.unknown or name in state.assigned or name in state.validated:
+            continue
+        start = assignment.command.node.start_byte
+        if any(  # `: "${X?}"` before it: the script stops there when X is unset
+            e.name == name and e.operator == "?" and e.node.start_byte < start
+            for e in script.expansions
+        ):
+            continue
+        unset_on = [
+            r
+            for r in routes
+            if r.complete
+            and name not in r.env
+            # (not where the route decides the line does not run: `if [[ $IS_MULTINODE ==
+            # true ]]` on a single-node entry's)
+            and (r.route is None or r.route.holds(assignment.command) is not False)
+        ]
+        if not unset_on:
+            continue
+        names = list(dict.fromkeys(r.name for r in unset_on))
+        shown = ", ".join(names[:3])
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        text = _shown(script, assignment)
+        yield Finding(
+            "BL101",
+            f"`{text}` exports {name} as an empty string: nothing sets {name} before this "
+            f"line when the script is started from {shown}{more}",
+            Location(script.path, assignment.span),
+            help=f'give it a default (`"${{{name}:-...}}"`) or fail early (`: "${{{name}:?}}"`)',
+            related=tuple(
+                dict.fromkeys(
+                    Location(r.location.path, r.location.span, f"started from {r.name}")
+                    for r in unset_on
+                    if r.location is not None
+                )
+            )[:5],
+            subject=name,
+        )

@@ -68,8 +68,8 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
-from benchlint.registry import rule
-from benchlint.shell.model import Command, Word, errexit_change, syn
+from benchlint.registry import script_rule
+from benchlint.shell.model import Command, Script, Word, errexit_change, syn
 
 _UNLOCK = ("-u", "--unlock")
 # flock options that take a value as the next word
@@ -209,60 +209,59 @@ def _shell_name(command: Command) -> str:
     return f"the shell started by `{parent.name or 'a command'}` on line {parent.span.line}"
 
 
-@rule("BL102", "unguarded-lock", Severity.ERROR, tags=("shell", "concurrency"))
-def check(ctx: Context) -> Iterator[Finding]:
-    for script in ctx.shell_scripts():
-        for command in script.all_commands():
-            words = _flock_words(command)
-            if words is None:
-                continue
-            when = _gives_up([w.value for w in words[1:]])
-            timeout = command.invocation.wrapper("timeout")
-            if when is None and timeout is not None and timeout.operands:
-                # `timeout 60 flock 9`: a blocking flock killed after the duration fails (an
-                # acquisition: with a wait added it could give up; not `-u`, not `flock FILE cmd`)
-                blocking = _gives_up([*(w.value for w in words[1:]), "-w", "0"]) is not None
-                if blocking:
-                    when = f"when `timeout {timeout.operands[0].value}` kills it"
-            if when is None:
-                continue
-            if command.tested and command.on_success():
-                continue  # `flock -n 9 && work || echo busy`: the work runs only with the lock
-            if command.function is not None and _calls_handle(command):
-                continue
-            shell = _shell_name(command)
-            carries_on = _carries_on(command) if command.or_guarded else None
-            shown = ""
-            if carries_on is not None:
-                shown = "; ".join(c.script.text_of(c.node) for c in carries_on)
-                why = f"`|| {shown}` reports the failure and carries on"
-                if any(_exits_subshell(command, c) for c in carries_on):
-                    why = "the `exit` in `|| ( ... )` ends only that subshell"
-                    shown = "( ... )"
-            elif (
-                command.tested
-                or command.or_guarded
-                or _errexit_with_sources(ctx, command)
-                or command.next_statement_reads_status()
-            ):
-                continue
-            elif command.script.parent is not None:
-                why = "that shell does not inherit the outer `set -e`"
-            else:
-                why = "errexit is off here"
-            text = " ".join(w.value for w in words)
-            yield Finding(
-                "BL102",
-                f"`{text}` can fail {when}, and {shell} goes on without the lock ({why})",
-                Location(script.path, _from_word(command, words[0])),
-                help=(
-                    f"replace `|| {shown}` with `{_HANDLER.strip()}`"
-                    if carries_on is not None
-                    else f"add `{_HANDLER.strip()}` or `set -e` in that shell"
-                ),
-                subject=text,
-                fix=None if carries_on is not None else _stop_on_failure(command),
-            )
+@script_rule("BL102", "unguarded-lock", Severity.ERROR, tags=("shell", "concurrency"))
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    for command in script.all_commands():
+        words = _flock_words(command)
+        if words is None:
+            continue
+        when = _gives_up([w.value for w in words[1:]])
+        timeout = command.invocation.wrapper("timeout")
+        if when is None and timeout is not None and timeout.operands:
+            # `timeout 60 flock 9`: a blocking flock killed after the duration fails (an
+            # acquisition: with a wait added it could give up; not `-u`, not `flock FILE cmd`)
+            blocking = _gives_up([*(w.value for w in words[1:]), "-w", "0"]) is not None
+            if blocking:
+                when = f"when `timeout {timeout.operands[0].value}` kills it"
+        if when is None:
+            continue
+        if command.tested and command.on_success():
+            continue  # `flock -n 9 && work || echo busy`: the work runs only with the lock
+        if command.function is not None and _calls_handle(command):
+            continue
+        shell = _shell_name(command)
+        carries_on = _carries_on(command) if command.or_guarded else None
+        shown = ""
+        if carries_on is not None:
+            shown = "; ".join(c.script.text_of(c.node) for c in carries_on)
+            why = f"`|| {shown}` reports the failure and carries on"
+            if any(_exits_subshell(command, c) for c in carries_on):
+                why = "the `exit` in `|| ( ... )` ends only that subshell"
+                shown = "( ... )"
+        elif (
+            command.tested
+            or command.or_guarded
+            or _errexit_with_sources(ctx, command)
+            or command.next_statement_reads_status()
+        ):
+            continue
+        elif command.script.parent is not None:
+            why = "that shell does not inherit the outer `set -e`"
+        else:
+            why = "errexit is off here"
+        text = " ".join(w.value for w in words)
+        yield Finding(
+            "BL102",
+            f"`{text}` can fail {when}, and {shell} goes on without the lock ({why})",
+            Location(script.path, _from_word(command, words[0])),
+            help=(
+                f"replace `|| {shown}` with `{_HANDLER.strip()}`"
+                if carries_on is not None
+                else f"add `{_HANDLER.strip()}` or `set -e` in that shell"
+            ),
+            subject=text,
+            fix=None if carries_on is not None else _stop_on_failure(command),
+        )
 
 
 # Unquoted words only: the same text is right in a script, inside `bash -c '...'` and inside

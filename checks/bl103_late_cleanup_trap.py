@@ -122,7 +122,7 @@ from benchlint.context import Context
 from benchlint.engines import launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
 from benchlint.fixes import line_removal
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
 from benchlint.shell.model import Command, Script, exclusive, first_line, whole_piece
 from benchlint.workflow import cancels_runner_jobs
@@ -1218,44 +1218,48 @@ def _final_errexit(script: Script) -> bool | None:
     return sets[-1][1]
 
 
-@rule(
+@dataclass
+class _Run:
+    """What the rule keeps from one script to the next in a run."""
+
+    workflow_cleans: bool
+    libraries: _Libraries = field(default_factory=_Libraries)
+    reported: set[tuple[Location, str]] = field(default_factory=set)
+
+
+@script_rule(
     "BL103", "late-cleanup-trap", Severity.WARNING, tags=("shell", "resources"), precision="medium"
 )
-def check(ctx: Context) -> Iterator[Finding]:
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
     calls = ctx.environment.calls
     if ctx.sees_everything:
         calls.callers  # noqa: B018 - one pass over every script answers is_sourced for all
-    workflow_cleans = cancels_runner_jobs(ctx.ws)
-    reported: set[tuple[Location, str]] = set()
-    libraries = _Libraries()
-    for path in ctx.in_scope(ctx.ws.shell_paths):
-        script = ctx.ws.shell(path)
-        if script is None:
+    run = ctx.kept("BL103", lambda: _Run(cancels_runner_jobs(ctx.ws)))
+    host = ctx.wiring.is_launcher(script.path)
+    sourced = functools.partial(calls.is_sourced, script.path)
+    libraries = run.libraries
+    libraries.functions = _libraries(ctx, script)
+    found = _check_script(
+        script,
+        sourced,
+        _functions(ctx, script),
+        _sourcing(ctx, script, libraries),
+        libraries,
+    )
+    for finding, resource in found:
+        key = (finding.location, finding.message)
+        if key in run.reported:  # (a library's function, called by several scripts)
             continue
-        host = ctx.wiring.is_launcher(script.path)
-        sourced = functools.partial(calls.is_sourced, path)
-        libraries.functions = _libraries(ctx, script)
-        found = _check_script(
-            script,
-            sourced,
-            _functions(ctx, script),
-            _sourcing(ctx, script, libraries),
-            libraries,
-        )
-        for finding, resource in found:
-            key = (finding.location, finding.message)
-            if key in reported:  # (a library's function, called by several scripts)
-                continue
-            reported.add(key)
-            if resource is None:  # (not about one resource's exits)
-                yield finding
-                continue
-            if resource.what in _HOST_ONLY and not host:
-                continue  # inside a job or container, the process ends with it
-            if (
-                workflow_cleans
-                and resource.what in _SLURM
-                and _named_after_runner(resource.acquired_by)
-            ):
-                continue
+        run.reported.add(key)
+        if resource is None:  # (not about one resource's exits)
             yield finding
+            continue
+        if resource.what in _HOST_ONLY and not host:
+            continue  # inside a job or container, the process ends with it
+        if (
+            run.workflow_cleans
+            and resource.what in _SLURM
+            and _named_after_runner(resource.acquired_by)
+        ):
+            continue
+        yield finding

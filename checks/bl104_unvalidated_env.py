@@ -90,7 +90,7 @@ from benchlint.environment import (
     runs_when_empty,
 )
 from benchlint.finding import Finding, Location, Severity
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.shell.model import Command, Read, Script, Word, whole_piece
 from benchlint.workspace import path_matches
 
@@ -302,83 +302,80 @@ def _typos(unvalidated: dict[str, Read], ctx: Context, path: str) -> list[Findin
     return found
 
 
-@rule(
+@script_rule(
     "BL104", "unvalidated-env", Severity.WARNING, tags=("shell", "environment"), precision="medium"
 )
-def check(ctx: Context) -> Iterator[Finding]:
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
     environment = ctx.environment
     layout = ctx.ws.layout
     if ctx.sees_everything:
         environment.calls.callers  # noqa: B018 - one pass answers is_sourced for every script
-    for path in ctx.in_scope(ctx.ws.shell_paths):
-        entrypoint = any(path_matches(path, g) for g in layout.entrypoints)
-        if not entrypoint and ctx.wiring.is_launcher(path):
-            continue  # (its variables come from the workflow the repository wires)
-        if environment.calls.is_sourced(path):
-            continue
-        script = ctx.ws.shell(path)
-        if script is None:
-            continue
-        found = launches(script)
-        if not entrypoint:
-            _count_outside(ctx, script, found)
-            continue
-        starts = [launch.command.file_offset for launch in found]
-        everything, *befores = environment.states_before(script, [len(script.src) + 1, *starts])
-        if everything.unknown:
-            continue
-        checked_upstream: frozenset[str] | None = None  # worked out on first need
-        reported = False  # one report of unchecked variables per script; a typo on every launch
-        for launch, before in zip(found, befores, strict=True):
-            # what the script set before the launch (a launch in a function: anywhere, as the
-            # function may be called after it)
-            provided = everything if launch.command.function is not None else before
-            unvalidated: dict[str, Read] = {}
-            vanishes: dict[str, bool] = {}
-            for read, gone in _consumed(launch):
-                name = read.name
-                if (
-                    name in provided.assigned
-                    or name in before.validated
-                    or is_builtin(name, ctx.config.known_env)
-                ):
-                    continue
-                unvalidated.setdefault(name, read)
-                vanishes.setdefault(name, gone)
-            if unvalidated and checked_upstream is None:
-                checked_upstream = _safe_from_callers(ctx, path)
-            for name in checked_upstream or ():
-                unvalidated.pop(name, None)
-            if not unvalidated:
+    path = script.path
+    entrypoint = any(path_matches(path, g) for g in layout.entrypoints)
+    if not entrypoint and ctx.wiring.is_launcher(path):
+        return  # (its variables come from the workflow the repository wires)
+    if environment.calls.is_sourced(path):
+        return
+    found = launches(script)
+    if not entrypoint:
+        _count_outside(ctx, script, found)
+        return
+    starts = [launch.command.file_offset for launch in found]
+    everything, *befores = environment.states_before(script, [len(script.src) + 1, *starts])
+    if everything.unknown:
+        return
+    checked_upstream: frozenset[str] | None = None  # worked out on first need
+    reported = False  # one report of unchecked variables per script; a typo on every launch
+    for launch, before in zip(found, befores, strict=True):
+        # what the script set before the launch (a launch in a function: anywhere, as the
+        # function may be called after it)
+        provided = everything if launch.command.function is not None else before
+        unvalidated: dict[str, Read] = {}
+        vanishes: dict[str, bool] = {}
+        for read, gone in _consumed(launch):
+            name = read.name
+            if (
+                name in provided.assigned
+                or name in before.validated
+                or is_builtin(name, ctx.config.known_env)
+            ):
                 continue
-            for typo in _typos(unvalidated, ctx, path):
-                yield typo
-                del unvalidated[typo.subject.removeprefix("typo:")]
-            if not unvalidated or reported:
-                continue
-            reported = True
-            names = ", ".join(f"${n}" for n in unvalidated)
-            first = next(iter(unvalidated.values()))
-            shown = " ".join(n for n in unvalidated)
-            stranded = _stranded(script, unvalidated)
-            yield Finding(
-                "BL104",
-                f"`{launch.module}` gets {names} from the caller with no check before it: "
-                + _what_empty_does([vanishes[n] for n in unvalidated])
-                + (
-                    f" (`{stranded[0]}` on line {stranded[1]} is cut off: the `{stranded[2]}` "
-                    f"line {stranded[3]} does not end in `\\`, so bash runs the lines after it "
-                    "as a command of their own and never checks it)"
-                    if stranded
-                    else ""
-                ),
-                Location(path, first.span),
-                help=f"end line {stranded[3]} with `\\`"
+            unvalidated.setdefault(name, read)
+            vanishes.setdefault(name, gone)
+        if unvalidated and checked_upstream is None:
+            checked_upstream = _safe_from_callers(ctx, path)
+        for name in checked_upstream or ():
+            unvalidated.pop(name, None)
+        if not unvalidated:
+            continue
+        for typo in _typos(unvalidated, ctx, path):
+            yield typo
+            del unvalidated[typo.subject.removeprefix("typo:")]
+        if not unvalidated or reported:
+            continue
+        reported = True
+        names = ", ".join(f"${n}" for n in unvalidated)
+        first = next(iter(unvalidated.values()))
+        shown = " ".join(n for n in unvalidated)
+        stranded = _stranded(script, unvalidated)
+        yield Finding(
+            "BL104",
+            f"`{launch.module}` gets {names} from the caller with no check before it: "
+            + _what_empty_does([vanishes[n] for n in unvalidated])
+            + (
+                f" (`{stranded[0]}` on line {stranded[1]} is cut off: the `{stranded[2]}` "
+                f"line {stranded[3]} does not end in `\\`, so bash runs the lines after it "
+                "as a command of their own and never checks it)"
                 if stranded
-                else f'add `check_env_vars {shown}` or `: "${{{next(iter(unvalidated))}:?}}"` '
-                "before this line",
-                subject=f"{launch.module}:{shown}",
-            )
+                else ""
+            ),
+            Location(path, first.span),
+            help=f"end line {stranded[3]} with `\\`"
+            if stranded
+            else f'add `check_env_vars {shown}` or `: "${{{next(iter(unvalidated))}:?}}"` '
+            "before this line",
+            subject=f"{launch.module}:{shown}",
+        )
 
 
 def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str, int] | None:

@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.shell.model import Script
 
 # `${NAME:` not followed by an operator that starts with `:` (`:-`, `:=`, `:?`, `:+`)
@@ -214,41 +214,37 @@ def _sourced_names(ctx: Context, script: Script) -> set[str] | None:
     return names
 
 
-@rule(
+@script_rule(
     "BL105",
     "substring-as-default",
     Severity.ERROR,
     tags=("shell", "correctness"),
     precision="medium",
 )
-def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.shell_paths):
-        source = ctx.ws.source(path)
-        if source is None or "${" not in source.text:
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    source, path = script.file, script.path
+    if "${" not in source.text:
+        return
+    sourced = functools.cache(functools.partial(_sourced_names, ctx, script))
+    for line, column, match in _expansions(script):
+        name, text = match.group(1), match.group(2)
+        given = _implausible(text, script, sourced)
+        if given is None:
             continue
-        script = ctx.ws.shell(path)
-        if script is None:
-            continue
-        sourced = functools.cache(functools.partial(_sourced_names, ctx, script))
-        for line, column, match in _expansions(script):
-            name, text = match.group(1), match.group(2)
-            given = _implausible(text, script, sourced)
-            if given is None:
-                continue
-            written = match.group()
-            colon = column + 3 + len(name)  # just after `${NAME:`
-            unset = f"not passed, ${name}" if name.isdigit() else f"unset, {name}"  # (`${2:x}`)
-            default, edit = text, Edit(path, Span(line, colon, line, colon), "-")
-            blank = len(text) - len(text.lstrip(" \t"))
-            if blank and text[blank:].startswith("-"):  # `${X: -"d"}`: a `:-` split by a blank
-                default = text[blank + 1 :]
-                edit = Edit(path, Span(line, colon, line, colon + blank), "")
-            yield Finding(
-                "BL105",
-                f"`{written}` takes a substring at the arithmetic offset `{text}`, not a "
-                f"default: {unset} silently expands to nothing; set, {given}",
-                Location(path, Span(line, column, line, column + len(written))),
-                help=f"write `${{{name}:-{default}}}`",
-                subject=written,
-                fix=Fix(f"write `${{{name}:-{default}}}`", (edit,), "unsafe"),
-            )
+        written = match.group()
+        colon = column + 3 + len(name)  # just after `${NAME:`
+        unset = f"not passed, ${name}" if name.isdigit() else f"unset, {name}"  # (`${2:x}`)
+        default, edit = text, Edit(path, Span(line, colon, line, colon), "-")
+        blank = len(text) - len(text.lstrip(" \t"))
+        if blank and text[blank:].startswith("-"):  # `${X: -"d"}`: a `:-` split by a blank
+            default = text[blank + 1 :]
+            edit = Edit(path, Span(line, colon, line, colon + blank), "")
+        yield Finding(
+            "BL105",
+            f"`{written}` takes a substring at the arithmetic offset `{text}`, not a "
+            f"default: {unset} silently expands to nothing; set, {given}",
+            Location(path, Span(line, column, line, column + len(written))),
+            help=f"write `${{{name}:-{default}}}`",
+            subject=written,
+            fix=Fix(f"write `${{{name}:-{default}}}`", (edit,), "unsafe"),
+        )

@@ -47,8 +47,8 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.engines import assignments_of, launches, string_values
 from benchlint.finding import Finding, Location, Severity, clip
-from benchlint.registry import rule
-from benchlint.shell.model import Word
+from benchlint.registry import script_rule
+from benchlint.shell.model import Script, Word
 
 
 def _quoted_variable(word: Word) -> str | None:
@@ -137,44 +137,43 @@ def _joined_value(values: list[Word], name: str) -> str:
     return shown
 
 
-@rule("BL106", "joined-flags", Severity.ERROR, tags=("engines", "shell"))
-def check(ctx: Context) -> Iterator[Finding]:
-    for script in ctx.shell_scripts():
-        for launch in launches(script):
-            if launch.command.invocation.wrapper("ssh") is not None:
-                continue  # ssh joins its arguments and the remote shell splits them again
-            for word, _ in launch.argv:
-                name = _quoted_variable(word)
-                if name is not None:
-                    values = string_values(word.script, name)
-                    if not values or not _joined(values, name):
-                        continue
-                    first = " ".join(_joined_value(values, name).split())
-                    appends = any(_own(name).match(v.value) for v in values)
-                    if " " not in first and not appends:  # (one flag and a blank: as it is)
-                        first = _joined_value(values, name)
-                else:
-                    name = _joined_array(word)
-                    values = [a.value for a in assignments_of(word.script, name or "") if a.value]
-                    if name is None or not _arrays_of_flags(values):
-                        continue
-                    first = " ".join(w.value for w in values[0].items or [])
-                shown = clip(first, 60)
-                what = "a flag (the blank is part of it)" if first != first.strip() else "flags"
-                yield Finding(
-                    "BL106",
-                    f"`{word.text}` hands `{launch.module}` one argument, `{shown}`: the "
-                    f"engine takes it for a single word, not {what}, and exits with a usage error",
-                    Location(script.path, word.span),
-                    related=tuple(
-                        Location(script.path, a.span, f"sets {name}")
-                        for a in assignments_of(word.script, name)
-                    )[:3],
-                    subject=f"{launch.module}:{name}",
-                    help=(
-                        f'write `"${{{name}[@]}}"`: one word per element'
-                        if word.text.endswith('[*]}"')
-                        else f"write `${name}` unquoted, or hold the flags in an array "
-                        f'(`{name}=(...)`, then `"${{{name}[@]}}"`)'
-                    ),
-                )
+@script_rule("BL106", "joined-flags", Severity.ERROR, tags=("engines", "shell"))
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    for launch in launches(script):
+        if launch.command.invocation.wrapper("ssh") is not None:
+            continue  # ssh joins its arguments and the remote shell splits them again
+        for word, _ in launch.argv:
+            name = _quoted_variable(word)
+            if name is not None:
+                values = string_values(word.script, name)
+                if not values or not _joined(values, name):
+                    continue
+                first = " ".join(_joined_value(values, name).split())
+                appends = any(_own(name).match(v.value) for v in values)
+                if " " not in first and not appends:  # (one flag and a blank: as it is)
+                    first = _joined_value(values, name)
+            else:
+                name = _joined_array(word)
+                values = [a.value for a in assignments_of(word.script, name or "") if a.value]
+                if name is None or not _arrays_of_flags(values):
+                    continue
+                first = " ".join(w.value for w in values[0].items or [])
+            shown = clip(first, 60)
+            what = "a flag (the blank is part of it)" if first != first.strip() else "flags"
+            yield Finding(
+                "BL106",
+                f"`{word.text}` hands `{launch.module}` one argument, `{shown}`: the "
+                f"engine takes it for a single word, not {what}, and exits with a usage error",
+                Location(script.path, word.span),
+                related=tuple(
+                    Location(script.path, a.span, f"sets {name}")
+                    for a in assignments_of(word.script, name)
+                )[:3],
+                subject=f"{launch.module}:{name}",
+                help=(
+                    f'write `"${{{name}[@]}}"`: one word per element'
+                    if word.text.endswith('[*]}"')
+                    else f"write `${name}` unquoted, or hold the flags in an array "
+                    f'(`{name}=(...)`, then `"${{{name}[@]}}"`)'
+                ),
+            )

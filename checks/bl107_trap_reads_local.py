@@ -52,7 +52,7 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.shell.model import Command, Script, parse_file
 from benchlint.source import SourceText
 
@@ -141,13 +141,8 @@ def _findings(script: Script) -> Iterator[Finding]:
         )
 
 
-@rule("BL107", "trap-reads-local", Severity.ERROR, tags=("shell", "resources"))
-def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.shell_paths):
-        source = ctx.ws.source(path)
-        text = source.text if source is not None else ""
-        if "trap" not in text or not any(w in text for w in ("local", "declare", "typeset")):
-            continue
-        script = ctx.ws.shell(path)
-        if script is not None:
-            yield from _findings(script)
+@script_rule("BL107", "trap-reads-local", Severity.ERROR, tags=("shell", "resources"))
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    text = script.file.text
+    if "trap" in text and any(w in text for w in ("local", "declare", "typeset")):
+        yield from _findings(script)

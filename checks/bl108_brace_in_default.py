@@ -55,8 +55,9 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.shell.braces import BraceExpansion, expansions, intended_end
+from benchlint.shell.model import Script
 from benchlint.source import SourceText
 
 # a backslash double quotes keep as it is (before anything but `$`, a backquote, `"`, `\`)
@@ -100,32 +101,33 @@ def _fix(
     return quoted, Fix(f"write `{quoted}`", edits)
 
 
-@rule("BL108", "brace-in-default", Severity.ERROR, tags=("shell", "correctness"), precision="high")
-def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.shell_paths):
-        source = ctx.ws.source(path)
-        if source is None or not _CANDIDATE.search(source.text) or ctx.ws.shell(path) is None:
+@script_rule(
+    "BL108", "brace-in-default", Severity.ERROR, tags=("shell", "correctness"), precision="high"
+)
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    source, path = script.file, script.path
+    if not _CANDIDATE.search(source.text):
+        return
+    text = source.text
+    for expansion in expansions(text):
+        if not expansion.operator or not expansion.braces:
             continue
-        text = source.text
-        for expansion in expansions(text):
-            if not expansion.operator or not expansion.braces:
-                continue
-            if "{{" in text[expansion.word : expansion.end]:
-                continue  # a template's placeholder (`{{ model_path }}`), filled in before bash
-            end = intended_end(text, expansion)
-            if end is None:
-                continue
-            written = text[expansion.start : end]
-            default = text[expansion.word : expansion.end - 1]
-            rest = text[expansion.end : end]
-            quoted, fix = _fix(source, expansion, end, written)
-            tail = default if len(default) <= 16 else "…" + default[-15:]
-            yield Finding(
-                "BL108",
-                f"bash ends `{clip(written, 60)}` at the `}}` after `{tail}`, and `{rest}` is "
-                f"text after it: {_gives(expansion, clip(default, 40), rest)}",
-                Location(path, source.span(expansion.start, end)),
-                help=f"quote the word: `{clip(quoted, 60)}`",
-                subject=written,
-                fix=fix,
-            )
+        if "{{" in text[expansion.word : expansion.end]:
+            continue  # a template's placeholder (`{{ model_path }}`), filled in before bash
+        end = intended_end(text, expansion)
+        if end is None:
+            continue
+        written = text[expansion.start : end]
+        default = text[expansion.word : expansion.end - 1]
+        rest = text[expansion.end : end]
+        quoted, fix = _fix(source, expansion, end, written)
+        tail = default if len(default) <= 16 else "…" + default[-15:]
+        yield Finding(
+            "BL108",
+            f"bash ends `{clip(written, 60)}` at the `}}` after `{tail}`, and `{rest}` is "
+            f"text after it: {_gives(expansion, clip(default, 40), rest)}",
+            Location(path, source.span(expansion.start, end)),
+            help=f"quote the word: `{clip(quoted, 60)}`",
+            subject=written,
+            fix=fix,
+        )

@@ -52,8 +52,8 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.engines import array_name, assignments_of
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
-from benchlint.registry import rule
-from benchlint.shell.model import Command, first_line
+from benchlint.registry import script_rule
+from benchlint.shell.model import Command, Script, first_line
 from benchlint.source import SourceText
 
 # a line that ends in `\`, as bash reads it: an odd number of backslashes before the newline
@@ -63,19 +63,15 @@ _BLANKS_AFTER = re.compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
 _FLAG_LINE = re.compile(r"^[ \t]*(?:-|\"?\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})", re.M)
 
 
-@rule("BL110", "broken-continuation", Severity.ERROR, tags=("shell", "correctness"))
-def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.shell_paths):
-        source = ctx.ws.source(path)
-        if source is None or not _FLAG_LINE.search(source.text):
-            continue
-        script = ctx.ws.shell(path)
-        if script is None:
-            continue
-        for command in script.commands:
-            finding = _finding(source, command)
-            if finding is not None:
-                yield finding
+@script_rule("BL110", "broken-continuation", Severity.ERROR, tags=("shell", "correctness"))
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    source = script.file
+    if not _FLAG_LINE.search(source.text):
+        return
+    for command in script.commands:
+        finding = _finding(source, command)
+        if finding is not None:
+            yield finding
 
 
 def _flag_word(command: Command) -> str | None:

@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING
 from benchlint.calls import call_graph
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.rewrite import RewriteError, bracket_end, compile_pattern, first_match, search
 from benchlint.shell.invocation import PROCESSES, Wrapper
 from benchlint.shell.model import Command, Script, Word, shell_string_words
@@ -101,27 +101,22 @@ class Shell:
     string: Word | None  # the command string's word (a fix edits it), None for a file's name
 
 
-@rule("BL111", "pkill-matches-self", Severity.ERROR, tags=("shell", "correctness"))
-def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.shell_paths):
-        source = ctx.ws.source(path)
-        if source is None or "pkill" not in source.text:
+@script_rule("BL111", "pkill-matches-self", Severity.ERROR, tags=("shell", "correctness"))
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    if "pkill" not in script.file.text:
+        return
+    for command in script.all_commands():
+        if command.invocation.base != "pkill":
             continue
-        script = ctx.ws.shell(path)
-        if script is None:
+        kill = _kill(command)
+        if kill is None:
             continue
-        for command in script.all_commands():
-            if command.invocation.base != "pkill":
-                continue
-            kill = _kill(command)
-            if kill is None:
-                continue
-            if not kill.pattern.static:
-                ctx.count("pkill -f patterns not fixed text, not matched (BL111)", _at(command))
-                continue
-            finding = _finding(ctx, command, kill)
-            if finding is not None:
-                yield finding
+        if not kill.pattern.static:
+            ctx.count("pkill -f patterns not fixed text, not matched (BL111)", _at(command))
+            continue
+        finding = _finding(ctx, command, kill)
+        if finding is not None:
+            yield finding
 
 
 def _at(command: Command) -> Location:

@@ -73,41 +73,39 @@ from benchlint.environment import (
     passed_on,
 )
 from benchlint.finding import Finding, Location, Severity, Span
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.releases import scripts_run
 from benchlint.shell.model import Script
 
 
-@rule("BL112", "required-env-unset", Severity.ERROR, tags=("wiring", "environment"))
-def check(ctx: Context) -> Iterator[Finding]:
-    ways: dict[str, dict[str, list[Way]] | None] = {}  # by launcher: its ways into each script
+@script_rule("BL112", "required-env-unset", Severity.ERROR, tags=("wiring", "environment"))
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    # by launcher: its ways into each script (worked out once for every script it starts)
+    ways: dict[str, dict[str, list[Way]] | None] = ctx.kept("BL112", dict)
     known = ctx.config.known_env
-    for path in ctx.in_scope(ctx.ws.shell_paths):
-        if ctx.wiring.is_launcher(path):
-            continue
-        script = ctx.ws.shell(path)
-        if script is None:
-            continue
-        required = {n for n in _required_names(script) if not is_builtin(n, known)}
-        if not required:
-            continue
-        launchers = _launchers_starting(ctx, path)
-        if not launchers:
-            continue
-        for launcher in launchers:
-            if launcher not in ways:
-                ways[launcher] = _ways_in(ctx, launcher)
-        known_ways = [ways[launcher] for launcher in launchers]
-        if any(by_script is None for by_script in known_ways):
-            continue  # (a way in that is not known)
-        found = [way for by_script in known_ways for way in (by_script or {}).get(path, [])]
-        close = _close_names(required, found)
-        if not close:
-            continue
-        uses = first_uses(ctx.environment, script, set(close))
-        for name, use in sorted(uses.items(), key=lambda item: item[1].offset):
-            if use.how == "required":
-                yield _finding(path, name, use.span, len(found), *close[name])
+    path = script.path
+    if ctx.wiring.is_launcher(path):
+        return
+    required = {n for n in _required_names(script) if not is_builtin(n, known)}
+    if not required:
+        return
+    launchers = _launchers_starting(ctx, path)
+    if not launchers:
+        return
+    for launcher in launchers:
+        if launcher not in ways:
+            ways[launcher] = _ways_in(ctx, launcher)
+    known_ways = [ways[launcher] for launcher in launchers]
+    if any(by_script is None for by_script in known_ways):
+        return  # (a way in that is not known)
+    found = [way for by_script in known_ways for way in (by_script or {}).get(path, [])]
+    close = _close_names(required, found)
+    if not close:
+        return
+    uses = first_uses(ctx.environment, script, set(close))
+    for name, use in sorted(uses.items(), key=lambda item: item[1].offset):
+        if use.how == "required":
+            yield _finding(path, name, use.span, len(found), *close[name])
 
 
 @dataclass(frozen=True)

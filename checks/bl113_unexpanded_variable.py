@@ -50,7 +50,7 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.shell.model import Command, Script, Word
 from benchlint.source import SourceText
 
@@ -68,42 +68,37 @@ _SCHEME_NAME = re.compile(r"[a-z][a-z0-9+.-]*\Z")
 _QUOTED_URL = re.compile(r"(?:-{1,2}[A-Za-z0-9_-]+=)?([\"'])[a-z][a-z0-9+.-]*://[^\"'\s]*\1")
 
 
-@rule("BL113", "unexpanded-variable", Severity.ERROR, tags=("shell", "correctness"))
-def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.shell_paths):
-        source = ctx.ws.source(path)
-        if source is None or not _candidate(source.text):
+@script_rule("BL113", "unexpanded-variable", Severity.ERROR, tags=("shell", "correctness"))
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    if not _candidate(script.file.text):
+        return
+    used: set[str] | None = None
+    urls = [m.start() for m in _SCHEME.finditer(script.src)]  # (bytes: the nodes' offsets)
+    for command in script.commands:  # (a nested script's words: its shell expands them)
+        if not _holds(urls, command.node.start_byte, command.node.end_byte):
             continue
-        script = ctx.ws.shell(path)
-        if script is None:
+        if command.invocation.base in _EXPANDING or _runs_code(command):
             continue
-        used: set[str] | None = None
-        urls = [m.start() for m in _SCHEME.finditer(script.src)]  # (bytes: the nodes' offsets)
-        for command in script.commands:  # (a nested script's words: its shell expands them)
-            if not _holds(urls, command.node.start_byte, command.node.end_byte):
+        if any(w.name == "ssh" for w in command.invocation.wrappers):
+            continue
+        for word in command.words[1:]:
+            if not _holds(urls, word.node.start_byte, word.node.end_byte):
                 continue
-            if command.invocation.base in _EXPANDING or _runs_code(command):
+            text = script.text_of(word.node)
+            if _QUOTED_URL.fullmatch(word.value):
+                yield _quoted(command, word)
                 continue
-            if any(w.name == "ssh" for w in command.invocation.wrappers):
+            if "$" not in text:
                 continue
-            for word in command.words[1:]:
-                if not _holds(urls, word.node.start_byte, word.node.end_byte):
-                    continue
-                text = script.text_of(word.node)
-                if _QUOTED_URL.fullmatch(word.value):
-                    yield _quoted(command, word)
-                    continue
-                if "$" not in text:
-                    continue
-                literal = [found for found in _literal_dollars(text) if "://" in text[: found[0]]]
-                if not literal:
-                    continue
-                if used is None:
-                    used = _names_used(script)
-                for at, name, how in literal:
-                    if name in used:
-                        yield _finding(command, word, text, at, name, how)
-                        break
+            literal = [found for found in _literal_dollars(text) if "://" in text[: found[0]]]
+            if not literal:
+                continue
+            if used is None:
+                used = _names_used(script)
+            for at, name, how in literal:
+                if name in used:
+                    yield _finding(command, word, text, at, name, how)
+                    break
 
 
 def _candidate(text: str) -> bool:

@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.engines import Launch, launches
 from benchlint.finding import Finding, Location, Severity, clip
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.shell.model import Command, Script, exclusive, first_line
 
 _CLIENTS = re.compile(
@@ -57,20 +57,16 @@ _POLLERS = frozenset({"curl", "wget"})
 _WAITER = re.compile(r"wait_for\w*|wait_until\w*")
 
 
-@rule("BL114", "server-in-foreground", Severity.ERROR, tags=("shell", "correctness"))
-def check(ctx: Context) -> Iterator[Finding]:
-    for path in ctx.in_scope(ctx.ws.shell_paths):
-        script = ctx.ws.shell(path)
-        if script is None:
+@script_rule("BL114", "server-in-foreground", Severity.ERROR, tags=("shell", "correctness"))
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    found = launches(script)
+    servers = {id(launch.command) for launch in found}
+    for launch in found:
+        if not _foreground(launch):
             continue
-        found = launches(script)
-        servers = {id(launch.command) for launch in found}
-        for launch in found:
-            if not _foreground(launch):
-                continue
-            after = _talks_to_server(script, launch.command, servers)
-            if after is not None:
-                yield _finding(launch, after)
+        after = _talks_to_server(script, launch.command, servers)
+        if after is not None:
+            yield _finding(launch, after)
 
 
 def _foreground(launch: Launch) -> bool:

@@ -75,15 +75,23 @@ _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 _RELEASES = f"Slurm {slurm.releases()[0]} to {slurm.releases()[-1]}"
 
 
-@rule("BL115", "unknown-slurm-option", Severity.ERROR, tags=("shell", "slurm"))
+def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
+    text = script.file.text
+    if not any(word in text for word in _MAY):
+        return
+    yield from _directives(ctx, script)
+    for command, name, problem, word in _command_lines(script):
+        yield from _report(ctx, name, problem, command.script.path, word.span)
+
+
+@rule(
+    "BL115",
+    "unknown-slurm-option",
+    Severity.ERROR,
+    tags=("shell", "slurm"),
+    script_pass=_script_pass,
+)
 def check(ctx: Context) -> Iterator[Finding]:
-    for script in ctx.shell_scripts():
-        text = script.file.text
-        if not any(word in text for word in _MAY):
-            continue
-        yield from _directives(ctx, script)
-        for command, name, problem, word in _command_lines(script):
-            yield from _report(ctx, name, problem, command.script.path, word.span)
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         source = ctx.ws.source(path)
         if source is not None and any(key in source.text for key in _RECIPE_KEYS):

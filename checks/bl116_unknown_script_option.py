@@ -107,7 +107,7 @@ from benchlint.calls import ROOT_MOUNTS as MOUNTS
 from benchlint.calls import resolve
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
-from benchlint.registry import rule
+from benchlint.registry import script_rule
 from benchlint.shell.invocation import FILES, Invocation, resolve_words
 from benchlint.shell.model import Command, Script, Word
 from benchlint.workspace import Workspace
@@ -161,39 +161,32 @@ _ELSEWHERE_SAID = (
 _KEY = "pyargs"
 
 
-@rule("BL116", "unknown-script-option", Severity.ERROR, tags=("shell", "python"))
-def check(ctx: Context) -> Iterator[Finding]:
-    if not ctx.ws.python_paths:
-        return
-    for script in _scripts(ctx):
-        if ".py" not in script.file.text and " -m " not in script.file.text:
-            continue
-        folders = _Folders.of(script)
-        for line in _command_lines(script):
-            yield from _command_line(ctx, script, line, folders)
-
-
-def _scripts(ctx: Context) -> list[Script]:
-    """The scripts whose findings can be in scope: those named, and where Python files are
-    named (a commit that changes a client alone), every script whose text names one of them:
-    a finding's related location is where the script's parser is made."""
-    scripts = ctx.shell_scripts()
-    named = ctx.in_scope(ctx.ws.python_paths) if not ctx.sees_everything else []
-    if not named:
-        return scripts
+def _beyond(ctx: Context) -> list[str]:
+    """Where Python files are named (a commit that changes a client alone), every script whose
+    text names one of them: a finding's related location is where the script's parser is
+    made."""
+    named = ctx.in_scope(ctx.ws.python_paths)
     # the file's name without `.py`, as `python3 -m pkg.client` names it too
     names = {p.rsplit("/", 1)[-1].removesuffix(".py") for p in named}
-    seen = {script.path for script in scripts}
-    for path in ctx.ws.shell_paths:
-        if path in seen:
-            continue
+    found = []
+    for path in ctx.ws.shell_paths if names else ():
         source = ctx.ws.source(path)
-        if source is None or not any(name in source.text for name in names):
-            continue
-        script = ctx.ws.shell(path)
-        if script is not None:
-            scripts.append(script)
-    return scripts
+        if source is not None and any(name in source.text for name in names):
+            found.append(path)
+    return found
+
+
+@script_rule(
+    "BL116", "unknown-script-option", Severity.ERROR, tags=("shell", "python"), beyond=_beyond
+)
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    if not ctx.ws.python_paths:
+        return
+    if ".py" not in script.file.text and " -m " not in script.file.text:
+        return
+    folders = _Folders.of(script)
+    for line in _command_lines(script):
+        yield from _command_line(ctx, script, line, folders)
 
 
 @dataclass(frozen=True)

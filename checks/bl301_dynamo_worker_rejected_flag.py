@@ -124,10 +124,8 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
                 )
 
 
-def _script_findings(ctx: Context, release_override: str | None) -> Iterator[Finding]:
-    release = worker_flags().release_for(release_override)
-    for script in ctx.shell_scripts():
-        yield from _launch_findings(script, release)
+def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
+    yield from _launch_findings(script, worker_flags().release_for(ctx.config.dynamo_version))
 
 
 def _manifest_findings(ctx: Context, path: str, release_override: str | None) -> Iterator[Finding]:
@@ -225,7 +223,13 @@ def _word_fix(arg: Arg, flag: str, release: str | None, given: set[str]) -> Fix 
     return Fix(f"rename it to {new}", (Edit(file.path, span, text),))
 
 
-@rule("BL301", "dynamo-worker-rejected-flag", Severity.ERROR, tags=("engines", "dynamo"))
+@rule(
+    "BL301",
+    "dynamo-worker-rejected-flag",
+    Severity.ERROR,
+    tags=("engines", "dynamo"),
+    script_pass=_script_pass,
+)
 def check(ctx: Context) -> Iterator[Finding]:
     override = ctx.config.dynamo_version
     roots = ctx.ws.recipe_roots
@@ -234,4 +238,3 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield from _recipe_findings(ctx, path, override)
         else:
             yield from _manifest_findings(ctx, path, override)
-    yield from _script_findings(ctx, override)

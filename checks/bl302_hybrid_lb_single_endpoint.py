@@ -191,17 +191,13 @@ def _loop_variable(command: Command, host: str) -> bool:
     return False
 
 
-def _scripts(ctx: Context) -> list[Script]:
-    """The scripts in scope, and the scripts they run (a named launcher's findings are in the
-    entrypoints it starts on several nodes)."""
-    scripts = ctx.shell_scripts()
-    if ctx.scope is None:
-        return scripts
+def _beyond(ctx: Context) -> list[str]:
+    """The scripts the named ones run: a named launcher's findings are in the entrypoints it
+    starts on several nodes."""
     calls = ctx.environment.calls
+    scripts = ctx.shell_scripts()
     targets = {t for s in scripts for c in calls.calls_in(s) for t in c.targets}
-    ws = ctx.ws
-    extra = [ws.shell(p) for p in sorted(targets - {s.path for s in scripts})]
-    return [*scripts, *(s for s in extra if s is not None)]
+    return sorted(targets - {s.path for s in scripts})
 
 
 def _cross_file_findings(ctx: Context, script: Script) -> Iterator[Finding]:
@@ -301,22 +297,24 @@ def _recipe_findings(ctx: Context, path: str) -> Iterator[Finding]:
                 )
 
 
+def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
+    local = list(_script_findings(script)) if ctx.in_scope([script.path]) else []
+    yield from local
+    headless = any("--headless" in (a.value for a in launch.flags) for launch in launches(script))
+    if not local and not headless and _runs_vllm_serve(script) and not _has_router(script):
+        yield from _cross_file_findings(ctx, script)
+
+
 @rule(
     "BL302",
     "hybrid-lb-single-endpoint",
     Severity.ERROR,
     tags=("engines", "vllm"),
     precision="medium",
+    script_pass=_script_pass,
+    beyond=_beyond,
 )
 def check(ctx: Context) -> Iterator[Finding]:
-    for script in _scripts(ctx):
-        local = list(_script_findings(script)) if ctx.in_scope([script.path]) else []
-        yield from local
-        headless = any(
-            "--headless" in (a.value for a in launch.flags) for launch in launches(script)
-        )
-        if not local and not headless and _runs_vllm_serve(script) and not _has_router(script):
-            yield from _cross_file_findings(ctx, script)
     roots = ctx.ws.recipe_roots
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if any(path_matches(path, root, inside=True) for root in roots):

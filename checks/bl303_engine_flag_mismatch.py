@@ -79,8 +79,8 @@ from benchlint.images import image_release
 from benchlint.manifests import containers
 from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
-from benchlint.releases import Running, launch_releases, scripts_with_releases
-from benchlint.shell.model import Word
+from benchlint.releases import Running, beyond_scope, launch_releases
+from benchlint.shell.model import Script, Word
 from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YamlDocument, YNode
 
@@ -286,59 +286,63 @@ def _image_finding(
     return Finding("BL303", message, location, subject=subject, help=hint)
 
 
+def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
+    data = engine_flags()
+    for launch in launches(script):
+        unchecked = _unchecked(launch)
+        if unchecked is not None:
+            ctx.count(unchecked, Location(script.path, launch.command.first_line_span))
+        if launch.engine not in ENGINES:
+            continue
+        if launch.image is not None:  # a container run: its image names the release
+            for item in _in_container(launch, launch.image.value, launch.image, script.path):
+                if isinstance(item, Undecided):
+                    ctx.count(item.what, item.where)
+                else:
+                    yield item
+            continue
+        engine, command = launch.engine, launch.command
+        runs = None
+        flags = [flag_name(a.value) for a in launch.flags if a.value.startswith("--")]
+        if any(data.varies(engine, f) for f in flags):  # only then does the release matter
+            runs = launch_releases(ctx, launch)
+            if runs is None:
+                ctx.count(UNDECIDED, Location(script.path, command.first_line_span))
+        where = f"on `{command.name}`" if command.name else "here"
+        for arg in launch.flags:
+            if not arg.value.startswith("--"):
+                continue
+            if arg.value.startswith("---"):
+                yield _three_dashes(arg, engine, where, script.path)
+                continue
+            flag = flag_name(arg.value)
+            if runs is not None:
+                finding = _release_finding(flag, arg, engine, runs, where, script.path)
+                if finding is not None:
+                    yield finding
+                    continue
+            owner = data.foreign(engine, flag)
+            if owner is not None:
+                message, hint = _message(flag, arg.value, engine, owner, where)
+                yield Finding(
+                    "BL303",
+                    message,
+                    Location(script.path, arg.span),
+                    subject=flag,
+                    help=hint,
+                )
+
+
 @rule(
     "BL303",
     "engine-flag-mismatch",
     Severity.ERROR,
     tags=("engines",),
     document_pass=_manifest_pass,
+    script_pass=_script_pass,
+    beyond=beyond_scope,
 )
 def check(ctx: Context) -> Iterator[Finding]:
-    data = engine_flags()
-    for script in scripts_with_releases(ctx):
-        for launch in launches(script):
-            unchecked = _unchecked(launch)
-            if unchecked is not None:
-                ctx.count(unchecked, Location(script.path, launch.command.first_line_span))
-            if launch.engine not in ENGINES:
-                continue
-            if launch.image is not None:  # a container run: its image names the release
-                for item in _in_container(launch, launch.image.value, launch.image, script.path):
-                    if isinstance(item, Undecided):
-                        ctx.count(item.what, item.where)
-                    else:
-                        yield item
-                continue
-            engine, command = launch.engine, launch.command
-            runs = None
-            flags = [flag_name(a.value) for a in launch.flags if a.value.startswith("--")]
-            if any(data.varies(engine, f) for f in flags):  # only then does the release matter
-                runs = launch_releases(ctx, launch)
-                if runs is None:
-                    ctx.count(UNDECIDED, Location(script.path, command.first_line_span))
-            where = f"on `{command.name}`" if command.name else "here"
-            for arg in launch.flags:
-                if not arg.value.startswith("--"):
-                    continue
-                if arg.value.startswith("---"):
-                    yield _three_dashes(arg, engine, where, script.path)
-                    continue
-                flag = flag_name(arg.value)
-                if runs is not None:
-                    finding = _release_finding(flag, arg, engine, runs, where, script.path)
-                    if finding is not None:
-                        yield finding
-                        continue
-                owner = data.foreign(engine, flag)
-                if owner is not None:
-                    message, hint = _message(flag, arg.value, engine, owner, where)
-                    yield Finding(
-                        "BL303",
-                        message,
-                        Location(script.path, arg.span),
-                        subject=flag,
-                        help=hint,
-                    )
     roots = ctx.ws.recipe_roots
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if not any(path_matches(path, root, inside=True) for root in roots):

@@ -73,8 +73,8 @@ from benchlint.endpoints import NAMES, endpoints
 from benchlint.engines import Launch, launches
 from benchlint.finding import Finding, Location, Severity
 from benchlint.recipe import ScriptRun
-from benchlint.registry import rule
-from benchlint.releases import Running, launch_releases, router_releases, scripts_with_releases
+from benchlint.registry import script_rule
+from benchlint.releases import Running, beyond_scope, launch_releases, router_releases
 from benchlint.shell.model import Command, Script, Word, runs
 from benchlint.shell.words import heredoc_body
 from benchlint.wiring import Entry
@@ -425,68 +425,74 @@ def _interpreter_variables(ctx: Context, script: Script) -> frozenset[str]:
 _DEFAULT_OF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?-(.*)\}$")  # `${PY:-python3}`: python3
 
 
-@rule("BL304", "unexposed-endpoint", Severity.ERROR, tags=("engines", "http"), precision="medium")
-def check(ctx: Context) -> Iterator[Finding]:
-    for script in scripts_with_releases(ctx):
-        dev_mode = _dev_mode(script)
-        interpreters = functools.cache(functools.partial(_interpreter_variables, ctx, script))
-        probes = _probes(script, interpreters)
-        unguarded = [probe for probe in probes if not _guarded_by_server_type(probe)]
-        alternatives = _alternatives(unguarded)
-        for probe in unguarded:
-            others = alternatives.get(id(probe), [])
-            lacking = None
-            launched = _launch_server(probe.command.script, probe) or _launch_server(script, probe)
-            if launched is not None:
-                server, _, served_by = launched
-                problem = _launched_problem(probe, launched, dev_mode)
-                if problem is not None and any(
-                    _launched_problem(other, launched, dev_mode) is None for other in others
+@script_rule(
+    "BL304",
+    "unexposed-endpoint",
+    Severity.ERROR,
+    tags=("engines", "http"),
+    precision="medium",
+    beyond=beyond_scope,
+)
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    dev_mode = _dev_mode(script)
+    interpreters = functools.cache(functools.partial(_interpreter_variables, ctx, script))
+    probes = _probes(script, interpreters)
+    unguarded = [probe for probe in probes if not _guarded_by_server_type(probe)]
+    alternatives = _alternatives(unguarded)
+    for probe in unguarded:
+        others = alternatives.get(id(probe), [])
+        lacking = None
+        launched = _launch_server(probe.command.script, probe) or _launch_server(script, probe)
+        if launched is not None:
+            server, _, served_by = launched
+            problem = _launched_problem(probe, launched, dev_mode)
+            if problem is not None and any(
+                _launched_problem(other, launched, dev_mode) is None for other in others
+            ):
+                continue  # the program reads another metric this server publishes
+            if problem is None and server is not None:
+                lacking = _launched_release_problem(ctx, probe, server, served_by, dev_mode)
+        else:
+            # the recipes that run the script, by what is wrong for each (the servers differ)
+            failing: dict[str, list[str]] = {}
+            for run in ctx.wiring.script_runs.get(script.path, []):
+                run_dev_mode = dev_mode or run.dev_mode
+                found = _run_problem(probe, run, run_dev_mode)
+                if found is None or any(
+                    _run_problem(other, run, run_dev_mode) is None for other in others
                 ):
-                    continue  # the program reads another metric this server publishes
-                if problem is None and server is not None:
-                    lacking = _launched_release_problem(ctx, probe, server, served_by, dev_mode)
-            else:
-                # the recipes that run the script, by what is wrong for each (the servers differ)
-                failing: dict[str, list[str]] = {}
-                for run in ctx.wiring.script_runs.get(script.path, []):
-                    run_dev_mode = dev_mode or run.dev_mode
-                    found = _run_problem(probe, run, run_dev_mode)
-                    if found is None or any(
-                        _run_problem(other, run, run_dev_mode) is None for other in others
-                    ):
-                        continue
-                    failing.setdefault(found, []).append(run.recipe)
-                for found, recipes in failing.items():
-                    shown = ", ".join(recipes[:3]) + (
-                        f" and {len(recipes) - 3} more" if len(recipes) > 3 else ""
-                    )
-                    yield Finding(
-                        "BL304",
-                        f"{found} when run by {shown}: this probe fails forever or tells nothing",
-                        probe.location,
-                        subject=f"{probe.kind}:{probe.value}",
-                        involves=tuple(sorted(recipes)),
-                    )
-                continue
-            if lacking is not None:
+                    continue
+                failing.setdefault(found, []).append(run.recipe)
+            for found, recipes in failing.items():
+                shown = ", ".join(recipes[:3]) + (
+                    f" and {len(recipes) - 3} more" if len(recipes) > 3 else ""
+                )
                 yield Finding(
                     "BL304",
-                    f"{lacking.message}: this probe fails forever or tells nothing",
+                    f"{found} when run by {shown}: this probe fails forever or tells nothing",
                     probe.location,
-                    related=lacking.related,
                     subject=f"{probe.kind}:{probe.value}",
-                    notes=(lacking.note,) if lacking.note else (),
+                    involves=tuple(sorted(recipes)),
                 )
-                continue
-            if problem is None:
-                continue
+            continue
+        if lacking is not None:
             yield Finding(
                 "BL304",
-                f"{problem}: this probe fails forever or tells nothing",
+                f"{lacking.message}: this probe fails forever or tells nothing",
                 probe.location,
+                related=lacking.related,
                 subject=f"{probe.kind}:{probe.value}",
+                notes=(lacking.note,) if lacking.note else (),
             )
+            continue
+        if problem is None:
+            continue
+        yield Finding(
+            "BL304",
+            f"{problem}: this probe fails forever or tells nothing",
+            probe.location,
+            subject=f"{probe.kind}:{probe.value}",
+        )
 
 
 def _launched_problem(
