@@ -75,44 +75,48 @@ def call_graph(ws: Workspace) -> CallGraph:
 
 
 class CallGraph:
-    """Calls are found per script on demand. Who calls a file is answered from each script's
-    call facts, (kind, targets) per call: cached by the script's content and the list of the
-    repository's shell files (what its paths resolve against), so a run that lints one file
-    parses only the scripts that really call it. A whole-repository run builds the full graph."""
+    """Calls are found per script on demand, and kept with the script (freed with its model).
+    Who calls a file is answered from each script's call facts, (kind, targets) per call, plain
+    data: cached by the script's content and the list of the repository's shell files (what its
+    paths resolve against), so a run that lints one file parses only the scripts that really
+    call it. A whole-repository run indexes every script's facts."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
-        self._by_script: dict[int, list[Call]] = {}
-        self._callers: dict[str, list[Call]] | None = None
+        self._token = object()  # this graph's calls in a script's memo (not an earlier run's)
+        self._callers: dict[str, list[str]] | None = None  # target -> the paths calling it
         self._facts: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         self._listing = hashlib.sha256("\0".join(sorted(ws.script_paths)).encode()).digest()
 
     def calls_in(self, script: Script) -> list[Call]:
         """Every call in `script`, its nested scripts included."""
-        key = id(script)
-        if key not in self._by_script:
-            found = []
-            for command in script.all_commands():
-                word_found = script_word(command)
-                if word_found is None:
-                    continue
-                kind, word = word_found
-                targets = tuple(resolve(self.ws, script, word.value) or ())
-                sourced = kind == "source" and not targets
-                known = known_source(script, word.value) if sourced else None
-                found.append(Call(script, command, kind, targets, word, known))
-            self._by_script[key] = found
-        return self._by_script[key]
+        return script.derived("calls", self._token, lambda: self._calls_in(script))
 
-    @property
-    def callers(self) -> dict[str, list[Call]]:
+    def _calls_in(self, script: Script) -> list[Call]:
+        found = []
+        for command in script.all_commands():
+            word_found = script_word(command)
+            if word_found is None:
+                continue
+            kind, word = word_found
+            targets = tuple(resolve(self.ws, script, word.value) or ())
+            sourced = kind == "source" and not targets
+            known = known_source(script, word.value) if sourced else None
+            found.append(Call(script, command, kind, targets, word, known))
+        return found
+
+    def index(self) -> None:
+        """Index every script's call facts: one pass answers is_sourced and callers_of for all
+        (a whole-repository run)."""
         if self._callers is None:
-            self._callers = {}
-            for script in self.ws.shell_scripts():
-                for call in self.calls_in(script):
-                    for target in call.targets:
-                        self._callers.setdefault(target, []).append(call)
-        return self._callers
+            callers: dict[str, list[str]] = {}
+            for path in self.ws.shell_paths:
+                for _, targets in self.facts(path):
+                    for target in targets:
+                        found = callers.setdefault(target, [])
+                        if not found or found[-1] != path:
+                            found.append(path)
+            self._callers = callers
 
     def facts(self, path: str) -> list[tuple[str, tuple[str, ...]]]:
         """(kind, targets) of each call in the script at `path`, from the cache when its content
@@ -137,19 +141,28 @@ class CallGraph:
     def callers_of(self, path: str) -> list[Call]:
         """The calls that run or source `path`, in the order of the repository's scripts."""
         if self._callers is not None:
-            return self._callers.get(path, [])
+            others = self._callers.get(path, [])
+        else:
+            others = [
+                other
+                for other in self.ws.shell_paths
+                if any(path in targets for _, targets in self.facts(other))
+            ]
         found: list[Call] = []
-        for other in self.ws.shell_paths:
-            if any(path in targets for _, targets in self.facts(other)):
-                script = self.ws.shell(other)
-                if script is not None:
-                    found.extend(c for c in self.calls_in(script) if path in c.targets)
+        for other in others:
+            script = self.ws.shell(other)
+            if script is not None:
+                found.extend(c for c in self.calls_in(script) if path in c.targets)
         return found
 
     def is_sourced(self, path: str) -> bool:
         """Whether some script sources `path`."""
         if self._callers is not None:
-            return any(c.kind == "source" for c in self._callers.get(path, []))
+            return any(
+                kind == "source" and path in targets
+                for other in self._callers.get(path, [])
+                for kind, targets in self.facts(other)
+            )
         name = posixpath.basename(path)
         for other in self.ws.shell_paths:
             source = self.ws.source(other)

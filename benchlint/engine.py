@@ -317,6 +317,8 @@ def _run_rules(ctx: Context, rules: list[Rule]) -> tuple[list[Finding], list[Rul
             for rule in scripted:
                 if rule.script_pass is not None and rule.id not in failed:
                     _run_pass(rule, raw, failed, rule.script_pass, ctx, script)
+            del script
+            ctx.ws.let_go(path)
     for rule in scripted:  # the scripts outside the scope a rule's findings may come from
         if ctx.scope is None or rule.beyond is None or rule.script_pass is None:
             continue

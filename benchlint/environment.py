@@ -362,13 +362,9 @@ class Environment:
         self._visiting: set[str] = set()
         self._sourcing: set[str] = set()
         self._cuts: list[str] = []  # the files where a cycle of calls or sources was cut
-        self._function_effects: dict[tuple[int, str], tuple[Script, list[Command]]] = {}
-        self._empty_exits: dict[int, tuple[Command, set[str]]] = {}
-        self._exiting: dict[tuple[int, str], tuple[Script, bool]] = {}
-        # id(script) -> (script, what _state_changes found in it)
-        self._changes: dict[
-            int, tuple[Script, list[tuple[int, Command, Call | None]], list[tuple[int, str]]]
-        ] = {}
+        # what this environment works out once per script is kept with the script (freed with
+        # it: `Script.derived`), under this token
+        self._token = object()
 
     # -- a script's own lines ---------------------------------------------------------------------
     def state_before(self, script: Script, before: int, at: Command | None = None) -> ScriptState:
@@ -508,26 +504,26 @@ class Environment:
         return [c for c in self._effects(script, name) if c.node.start_byte < offset]
 
     def _always_exits(self, script: Script, function: str) -> bool:
-        key = (id(script), function)
-        known = self._exiting.get(key)
-        if known is None or known[0] is not script:
-            known = self._exiting[key] = (script, _always_exits(script, function))
-        return known[1]
+        exiting: dict[str, bool] = script.derived("env-exiting", self._token, dict)
+        if function not in exiting:
+            exiting[function] = _always_exits(script, function)
+        return exiting[function]
 
     def _empty_exit(self, command: Command) -> set[str]:
         """The variables whose emptiness sends the script to this exit (or call of a function
         that always exits), worked out once per command (states are worked out many times)."""
-        known = self._empty_exits.get(id(command))
-        if known is None or known[0] is not command:  # (the command kept: its id not reused)
-            known = self._empty_exits[id(command)] = (command, _tested_for_empty(command))
+        exits: dict[int, tuple[Command, set[str]]]
+        exits = command.script.derived("env-empty-exits", self._token, dict)
+        known = exits.get(id(command))
+        if known is None:  # (the command kept: its id not reused)
+            known = exits[id(command)] = (command, _tested_for_empty(command))
         return known[1]
 
     def _effects(self, script: Script, function: str) -> list[Command]:
         """The commands of a function's body that change what state_before reports."""
-        key = (id(script), function)
-        known = self._function_effects.get(key)
-        if known is None or known[0] is not script:
-            body = [
+        effects: dict[str, list[Command]] = script.derived("env-effects", self._token, dict)
+        if function not in effects:
+            effects[function] = [
                 c
                 for c in script.body(function)
                 if c.assignments
@@ -535,17 +531,18 @@ class Environment:
                 or c.base == "return"  # (for lines after it in the same body)
                 or c.base in script.functions
             ]
-            known = self._function_effects[key] = (script, body)
-        return known[1]
+        return effects[function]
 
     def _state_changes(
         self, script: Script
     ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str]]]:
         """The script's commands that change what state_before reports, in text order, with
         their start offsets and `source` calls; and its validating expansions (`${X:?}`)."""
-        known = self._changes.get(id(script))
-        if known is not None and known[0] is script:
-            return known[1], known[2]
+        return script.derived("env-changes", self._token, lambda: self._find_changes(script))
+
+    def _find_changes(
+        self, script: Script
+    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str]]]:
         sources = {id(c.command): c for c in self.calls.calls_in(script) if c.kind == "source"}
         # functions a call can reach: this script's and those of the files it sources
         callable_ = set(script.functions)
@@ -566,7 +563,6 @@ class Environment:
             ):
                 changes.append((command.node.start_byte, command, call))
         validations = [(e.node.start_byte, e.name) for e in script.expansions if e.validates]
-        self._changes[id(script)] = (script, changes, validations)
         return changes, validations
 
     def file_state(self, path: str) -> ScriptState:

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import stat
+import weakref
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 from pathlib import Path
@@ -207,6 +208,9 @@ class Workspace:
         # files whose content hash came from the index, unread (the run depends on them too)
         self._known: dict[str, bytes] = {}
         self._shell: dict[str, Script | None] = {}
+        # models the run let go of (`let_go`): each found again while something holds it
+        self._let_go: dict[str, weakref.ref[Script]] = {}
+        self.remodelled = 0  # scripts let go of and modelled again (a measure of the order)
         # the scripts whose guards' facts came from the cache: how many of their scripts had them
         self._guards_stored: dict[str, int] = {}
         self._yaml: dict[str, YamlDocument | None] = {}
@@ -526,10 +530,32 @@ class Workspace:
     # -- parsing ---------------------------------------------------------------------------------
     def shell(self, rel: str) -> Script | None:
         if rel not in self._shell:
-            script = self._model(rel, self.kept.shell if self.kept else None, self._parse_shell)
-            assert script is None or isinstance(script, Script)
-            self._shell[rel] = script
+            held = self._let_go.get(rel)
+            script = held() if held is not None else None
+            if script is not None:
+                return script  # (still let go of: held by what holds it)
+            if held is not None:
+                del self._let_go[rel]
+                self.remodelled += 1
+            found = self._model(rel, self.kept.shell if self.kept else None, self._parse_shell)
+            assert found is None or isinstance(found, Script)
+            self._shell[rel] = found
         return self._shell[rel]
+
+    def modelled(self) -> list[str]:
+        """The scripts this run modelled (those let go of too)."""
+        return [*self._shell, *(rel for rel in self._let_go if rel not in self._shell)]
+
+    def let_go(self, rel: str) -> None:
+        """The run holds the script's model no longer (its passes are done): what still holds
+        it (the wiring a launcher's) keeps it, and the workspace gives that one again; else it
+        is freed, and modelled again if asked for. A language server keeps every model."""
+        script = self._shell.get(rel)
+        if script is None or self.kept is not None:
+            return
+        self._store_guards(rel, script)
+        del self._shell[rel]
+        self._let_go[rel] = weakref.ref(script)
 
     def _model(
         self,
@@ -627,15 +653,20 @@ class Workspace:
     def store_guard_facts(self) -> None:
         """Keep in the cache the guards' facts this run worked out (`summary.encode_guard_facts`),
         for the scripts whose models are kept there too."""
+        held = (self._let_go[rel]() for rel in self._let_go)
+        for script in [*self._shell.values(), *held]:
+            if script is not None:
+                self._store_guards(script.path, script)
+
+    def _store_guards(self, rel: str, script: Script) -> None:
         if self.cache is None or not self.keep_scripts:
             return
-        for rel, script in self._shell.items():
-            source = self._sources.get(rel)
-            if script is None or source is None or rel in self.overlay:
-                continue
-            encoded = encode_guard_facts(script)
-            if encoded is not None and _worked_out(encoded) > self._guards_stored.get(rel, 0):
-                self.cache.put("guards", rel, source.digest, encoded)
+        source = self._sources.get(rel)
+        if source is None or rel in self.overlay:
+            return
+        encoded = encode_guard_facts(script)
+        if encoded is not None and _worked_out(encoded) > self._guards_stored.get(rel, 0):
+            self.cache.put("guards", rel, source.digest, encoded)
 
     def yaml(self, rel: str, keep: bool = True) -> YamlDocument | None:
         """The file's document. `keep=False` (a pass over every file): a document of at least

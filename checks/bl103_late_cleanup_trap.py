@@ -1233,7 +1233,7 @@ class _Run:
 def check(ctx: Context, script: Script) -> Iterator[Finding]:
     calls = ctx.environment.calls
     if ctx.sees_everything:
-        calls.callers  # noqa: B018 - one pass over every script answers is_sourced for all
+        calls.index()  # (one pass over every script answers is_sourced for all)
     run = ctx.kept("BL103", lambda: _Run(cancels_runner_jobs(ctx.ws)))
     host = ctx.wiring.is_launcher(script.path)
     sourced = functools.partial(calls.is_sourced, script.path)

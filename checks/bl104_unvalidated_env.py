@@ -309,7 +309,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     environment = ctx.environment
     layout = ctx.ws.layout
     if ctx.sees_everything:
-        environment.calls.callers  # noqa: B018 - one pass answers is_sourced for every script
+        environment.calls.index()  # (one pass answers is_sourced for every script)
     path = script.path
     entrypoint = any(path_matches(path, g) for g in layout.entrypoints)
     if not entrypoint and ctx.wiring.is_launcher(path):

@@ -123,7 +123,7 @@ def _lint_whole(root: Path, cache: Cache | None) -> tuple[str, int]:
     config = load_config(root / ".benchlint.toml")
     result = lint(root, config, select_rules(config, None, set()), [root], cache=cache)
     assert result.workspace is not None
-    parsed = len(result.workspace._shell) + len(result.workspace._yaml)
+    parsed = len(result.workspace.modelled()) + len(result.workspace._yaml)
     return render(result), parsed
 
 
@@ -205,11 +205,11 @@ def test_call_facts_spare_parsing_every_script_for_a_named_entrypoint(tmp_path: 
     rules = select_rules(Config(), None, set())
     cache = Cache(tmp_path / "cache")
     first = lint(root, Config(), rules, [entrypoint], cache=cache)
-    assert first.workspace is not None and len(first.workspace._shell) == 12
+    assert first.workspace is not None and len(first.workspace.modelled()) == 12
     entrypoint.write_text(entrypoint.read_text() + "# edited\n")
     second = lint(root, Config(), rules, [entrypoint], cache=cache)
     assert second.workspace is not None
-    assert set(second.workspace._shell) == {"benchmarks/serve.sh", "runners/launch_a.sh"}
+    assert set(second.workspace.modelled()) == {"benchmarks/serve.sh", "runners/launch_a.sh"}
     plain = lint(root, Config(), rules, [entrypoint])
     assert [(f.rule, f.location, f.message) for f in second.findings] == [
         (f.rule, f.location, f.message) for f in plain.findings

@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 
 from benchlint.finding import Span
 from benchlint.shell.conditions import Compiler, Condition
@@ -667,6 +667,9 @@ def exclusive(a: Command, b: Command) -> bool:
     return not (a.loops and b.loops and set(a.loops) & set(b.loops))
 
 
+_Derived = TypeVar("_Derived")
+
+
 class Script:
     """One shell program: a file, or a string/heredoc run by a new shell inside one."""
 
@@ -841,6 +844,16 @@ class Script:
                     facts = made[key] = _guard_facts(self, guard, compiler)
                 guard.facts = facts
         self._tree = kept
+
+    def derived(self, key: str, owner: object, make: Callable[[], _Derived]) -> _Derived:
+        """What one run's model (`owner`: a token of it) derives from this script, worked out
+        once and kept with the script: freed with it, never read by another run's model."""
+        held = self.memo.get(key)
+        if isinstance(held, tuple) and held[0] is owner:
+            return cast(_Derived, held[1])
+        value = make()
+        self.memo[key] = (owner, value)
+        return value
 
     def text_of(self, node: Node | Syn) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", errors="surrogateescape")
