@@ -131,8 +131,12 @@ class CallGraph:
         if isinstance(stored, list):
             facts = [(kind, tuple(targets)) for kind, targets in stored]
         if facts is None:
+            held = self.ws.holds(path)
             script = self.ws.shell(path)
             facts = [(c.kind, c.targets) for c in self.calls_in(script)] if script else []
+            if not held:  # modelled for its facts alone: let go (its passes may model it again)
+                del script
+                self.ws.let_go(path)
             if cache is not None and key:
                 cache.put("calls", path, key, [(kind, list(t)) for kind, t in facts])
         self._facts[path] = facts

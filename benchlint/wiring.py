@@ -1310,16 +1310,17 @@ class LeafCache:
     recipes (InferenceX's 245 routed recipes: 28,562 paths, 1,134 different)."""
 
     def __init__(self) -> None:
-        self._by_document: dict[int, Leaves] = {}
+        # (the document kept with its leaves: its id is not another's while it is here)
+        self._by_document: dict[int, tuple[YamlDocument, Leaves]] = {}
         self._paths: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def of(self, document: YamlDocument) -> Leaves:
         found = self._by_document.get(id(document))
-        if found is None:
+        if found is None or found[0] is not document:
             paths = self._paths
-            found = {paths.setdefault(p, p): at for p, at in _leaves(document.root).items()}
-            self._by_document[id(document)] = found
-        return found
+            leaves = {paths.setdefault(p, p): at for p, at in _leaves(document.root).items()}
+            found = self._by_document[id(document)] = (document, leaves)
+        return found[1]
 
 
 def _patched_leaves(leaves: Leaves, patch: Patch) -> tuple[Leaves, list[Change]]:

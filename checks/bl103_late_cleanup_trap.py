@@ -737,34 +737,37 @@ _SLURM = ("Slurm allocation", "Slurm batch job")
 _HOST_ONLY = ("temporary directory",)
 
 
-@dataclass
+@dataclass(eq=False)
 class _Libraries:
-    """The functions of the files a script sources, by name, and what checking a library
-    function's body found: worked out once for all the scripts that call it."""
+    """The functions of the files a script sources, by name; and what checking a library
+    function's body found, worked out once for all the scripts that call it: kept with the
+    script it is about (`Script.derived`, this object the token), so freed with it."""
 
     functions: dict[str, Script] = field(default_factory=dict)
-    holding: dict[int, set[str | None]] = field(default_factory=dict)
-    bodies: dict[tuple[int, str, bool], list[tuple[Finding, Resource]]] = field(
-        default_factory=dict
-    )
-    calls: dict[tuple[int, str], tuple[list[Command], int | None]] = field(default_factory=dict)
-    errexit: dict[int, bool | None] = field(default_factory=dict)  # what sourcing a file leaves
 
     def final_errexit(self, script: Script | None) -> bool | None:
+        """What sourcing the file leaves."""
         if script is None:
             return None
-        if id(script) not in self.errexit:
-            self.errexit[id(script)] = _final_errexit(script)
-        return self.errexit[id(script)]
+        return script.derived("BL103-errexit", self, lambda: _final_errexit(script))
 
     def held(self, script: Script) -> set[str | None]:
         """The script's functions that may acquire something themselves."""
-        found = self.holding.get(id(script))
-        if found is None:
-            found = self.holding[id(script)] = {
+        return script.derived(
+            "BL103-held",
+            self,
+            lambda: {
                 c.function for c in script.commands if c.function is not None and _may_hold(c)
-            }
-        return found
+            },
+        )
+
+    def bodies(self, script: Script) -> dict[tuple[str, bool], list[tuple[Finding, Resource]]]:
+        """What checking each function's body found, by function and errexit."""
+        return script.derived("BL103-bodies", self, dict)
+
+    def calls(self, script: Script) -> dict[str, tuple[list[Command], int | None]]:
+        """Each function's calls of the script's functions (see `_body_calls`)."""
+        return script.derived("BL103-calls", self, dict)
 
 
 def _check_script(
@@ -800,12 +803,14 @@ def _check_script(
             each = flow if function is None else Flow(script, False, lookup, function, errexit)
             found: Iterable[tuple[Finding, Resource]] = _check_flow(each, runs, lookup, outer)
         else:  # a library's function: its body checked once, the caller's traps each time
-            key = (id(defined), function or "", errexit)
-            body = libraries.bodies.get(key)
+            bodies = libraries.bodies(defined)
+            body = bodies.get((function or "", errexit))
             if body is None:
                 each = Flow(defined, False, lookup, function=function, errexit=errexit)
                 reading = functools.partial(_runs, defined)
-                body = libraries.bodies[key] = list(_check_flow(each, reading, lookup, []))
+                body = bodies[(function or "", errexit)] = list(
+                    _check_flow(each, reading, lookup, [])
+                )
             found = (
                 (f, r)
                 for f, r in body
@@ -885,17 +890,19 @@ def _followed(
     script: Script,
     flow: Flow,
     libraries: dict[str, Script] | None = None,
-    known: dict[tuple[int, str], tuple[list[Command], int | None]] | None = None,
+    known: Callable[[Script], dict[str, tuple[list[Command], int | None]]] | None = None,
 ) -> dict[str, tuple[bool, int, Script]]:
     """The functions the top level calls (in a subshell too: `( run )`), and those they call
     (three calls deep: `main() { run_tests; }; main`), each with whether a call runs it under
     errexit (not in a test, not before `||`, in a function that runs so: that call can end
     the script in its body), the top-level statement of its first call (a call inside a
     function: that function's), and the script that defines it (this one, or a library it
-    sources: `libraries`, by function name). `known`: each body's calls and where it sets
-    errexit, kept across scripts (a library's are the same for every caller)."""
+    sources: `libraries`, by function name). `known`: a script's table of each body's calls
+    and where it sets errexit, kept across scripts (a library's are the same for every
+    caller)."""
     libraries = libraries or {}
-    known = {} if known is None else known
+    tables: dict[int, dict[str, tuple[list[Command], int | None]]] = {}  # (this call's alone)
+    known = known or (lambda script: tables.setdefault(id(script), {}))
 
     def owner(name: str | None) -> Script | None:
         if name is None:
@@ -914,7 +921,7 @@ def _followed(
         found[name] = (before[0] or errexit, before[1], where)
     for _ in range(2):
         for caller, (caller_errexit, first, defined) in list(found.items()):
-            calls, sets = _body_calls(defined, caller, known)
+            calls, sets = _body_calls(defined, caller, known(defined))
             if not calls:
                 continue
             for command in calls:
@@ -931,12 +938,11 @@ def _followed(
 
 
 def _body_calls(
-    script: Script, function: str, known: dict[tuple[int, str], tuple[list[Command], int | None]]
+    script: Script, function: str, known: dict[str, tuple[list[Command], int | None]]
 ) -> tuple[list[Command], int | None]:
     """The calls of the script's functions in a function's body, and where the body sets
-    errexit itself (before it, errexit is the caller's)."""
-    key = (id(script), function)
-    found = known.get(key)
+    errexit itself (before it, errexit is the caller's); `known`: the script's, by function."""
+    found = known.get(function)
     if found is None:
         body = script.body(function)
         calls = [c for c in body if c.name in script.functions and c.name != function]
@@ -948,7 +954,7 @@ def _body_calls(
             ),
             None,
         )
-        found = known[key] = (calls, sets)
+        found = known[function] = (calls, sets)
     return found
 
 

@@ -204,7 +204,53 @@ def _selector_problem(wiring: Wiring, recipe: RecipeRef) -> str | None:
     return None
 
 
-@rule("BL202", "dangling-reference", Severity.ERROR, tags=("wiring",))
+def _missing_calls(ctx: Context, script: Script) -> Iterator[Finding]:
+    """A script the repository runs (not a launcher: those are checked per route above) that
+    runs, sources or `exec`s, at its top level and unconditionally, a script by a path fixed
+    relative to its own folder or the checkout (`exec "$(dirname "$0")/impl/real.sh"`) that
+    names no file."""
+    ws = ctx.ws
+    path = script.path
+    if not _FIXED_FOLDER.search(script.file.text) or ctx.wiring.is_launcher(path):
+        return
+    calls = ctx.environment.calls
+    for call in calls.calls_in(script):
+        command = call.command
+        if call.targets or call.caller is not script or command.function is not None:
+            continue
+        if command.guards or command.tested or command.or_guarded or command.background:
+            continue  # (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ... || true`)
+        target = plain_target(script, call.word.value)
+        if target is None or ws.is_shell(target) or (ws.root / target).exists():
+            continue
+        folder = posixpath.dirname(target)
+        if not (ws.root / folder).is_dir() or _made_by(script, target, command):
+            continue  # a folder the job clones or makes, a file it writes or fetches
+        if "$0" in call.word.value and calls.is_sourced(path):
+            continue  # `$0` is the sourcing script's name there
+        entry = _run_by_entries(ctx, path)
+        if entry is None:
+            continue  # no entry's job runs it (a script kept in `deprecated/`)
+        first = command.words[0].value if command.words else ""
+        ends = " and the script exits" if first == "exec" else ""
+        yield Finding(
+            "BL202",
+            f"`{call.word.text}` names {target}, which does not exist: the command fails"
+            f"{ends} (No such file or directory)",
+            Location(path, call.word.span),
+            related=(Location(entry.location.path, entry.location.span, f"entry {entry.name}"),),
+            subject=f"call:{target}",
+            notes=(f"run by the job of entry {entry.name}",),
+        )
+
+
+@rule(
+    "BL202",
+    "dangling-reference",
+    Severity.ERROR,
+    tags=("wiring",),
+    script_pass=_missing_calls,
+)
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
     found: dict[tuple[str, int, int, str], tuple[Finding, list[str]]] = {}
@@ -265,7 +311,6 @@ def check(ctx: Context) -> Iterator[Finding]:
         finding.notes = (f"run by {', '.join(launchers)}",)
         yield finding
     yield from _missing_scripts(ctx)
-    yield from _missing_calls(ctx)
     yield from _failing_exits(ctx)
     yield from _rejected_calls(ctx)
     yield from _setup_scripts(ctx)
@@ -577,52 +622,6 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                 ),
                 subject=f"script:{word.value}",
                 involves=tuple(e.name for e in lacking),
-            )
-
-
-def _missing_calls(ctx: Context) -> Iterator[Finding]:
-    """A script the repository runs (not a launcher: those are checked per route above) that
-    runs, sources or `exec`s, at its top level and unconditionally, a script by a path fixed
-    relative to its own folder or the checkout (`exec "$(dirname "$0")/impl/real.sh"`) that
-    names no file."""
-    ws = ctx.ws
-    calls = ctx.environment.calls
-    for path in ctx.in_scope(ws.shell_paths):
-        source = ws.source(path)
-        if source is None or not _FIXED_FOLDER.search(source.text) or ctx.wiring.is_launcher(path):
-            continue
-        script = ws.shell(path)
-        if script is None:
-            continue
-        for call in calls.calls_in(script):
-            command = call.command
-            if call.targets or call.caller is not script or command.function is not None:
-                continue
-            if command.guards or command.tested or command.or_guarded or command.background:
-                continue  # (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ... || true`)
-            target = plain_target(script, call.word.value)
-            if target is None or ws.is_shell(target) or (ws.root / target).exists():
-                continue
-            folder = posixpath.dirname(target)
-            if not (ws.root / folder).is_dir() or _made_by(script, target, command):
-                continue  # a folder the job clones or makes, a file it writes or fetches
-            if "$0" in call.word.value and calls.is_sourced(path):
-                continue  # `$0` is the sourcing script's name there
-            entry = _run_by_entries(ctx, path)
-            if entry is None:
-                continue  # no entry's job runs it (a script kept in `deprecated/`)
-            first = command.words[0].value if command.words else ""
-            ends = " and the script exits" if first == "exec" else ""
-            yield Finding(
-                "BL202",
-                f"`{call.word.text}` names {target}, which does not exist: the command fails"
-                f"{ends} (No such file or directory)",
-                Location(path, call.word.span),
-                related=(
-                    Location(entry.location.path, entry.location.span, f"entry {entry.name}"),
-                ),
-                subject=f"call:{target}",
-                notes=(f"run by the job of entry {entry.name}",),
             )
 
 

@@ -244,6 +244,57 @@ def test_output_does_not_depend_on_discovery_order_or_the_cache(
         assert _sarif(root, None, 2) == expected, seed
 
 
+@pytest.mark.parametrize("repository", ["cycle", "example", "clients"])
+def test_a_run_that_streams_its_models_says_what_one_that_holds_them_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repository: str
+) -> None:
+    """A repository past HOLD streams: each script's model is let go of once its passes are
+    done (or at once, modelled in passing for its calls), freed, and modelled again where it
+    is asked for later. The report is the same, byte for byte: cold, warm, with workers, in
+    shuffled orders."""
+    import random
+
+    from benchlint import workspace
+
+    if repository == "cycle":
+        root = _cycle_repo(tmp_path, "z")
+    elif repository == "clients":
+        root = _clients_repo(tmp_path / "clients")
+    else:
+        root = tmp_path / "example"
+        copy_example(root)
+    expected = _sarif(root)
+    monkeypatch.setattr(workspace, "HOLD", 0)
+    monkeypatch.setattr(workspace, "COLLECT", 0)  # a full collection at each let-go: freed
+    monkeypatch.setattr(workspace, "FULL", 0)
+    remodelled: list[int] = []
+    close = workspace.Workspace.close
+
+    def closed(self: workspace.Workspace) -> None:
+        assert self.streams
+        remodelled.append(self.remodelled)
+        close(self)
+
+    monkeypatch.setattr(workspace.Workspace, "close", closed)
+    assert _sarif(root) == expected
+    assert remodelled[-1] > 0  # (a model freed and asked for again: the path is taken)
+    cache = Cache(tmp_path / "cache")
+    assert _sarif(root, cache) == expected  # cold
+    assert _sarif(root, cache) == expected  # warm
+    assert _sarif(root, None, 3) == expected  # workers
+    discover = workspace.Workspace._discover
+    for seed in range(3):
+        rng = random.Random(seed)
+
+        def shuffled(self: workspace.Workspace, rng: random.Random = rng) -> None:
+            discover(self)
+            rng.shuffle(self.shell_paths)
+            rng.shuffle(self.yaml_paths)
+
+        monkeypatch.setattr(workspace.Workspace, "_discover", shuffled)
+        assert _sarif(root) == expected, seed
+
+
 def test_a_named_run_takes_the_yaml_files_facts_from_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
