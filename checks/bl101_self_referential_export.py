@@ -126,17 +126,16 @@ def _beyond(ctx: Context) -> Iterator[str]:
     environment = ctx.environment
     called_from_scope: set[str] | None = None
     for path in ctx.ws.shell_paths:
-        source = ctx.ws.source(path)
-        if source is None or not _looks_self_referential(source.text):
-            continue
         starts = environment.launcher_start_files(path)
-        if starts is not None:
-            if ctx.route_in_scope(path, *starts):
-                yield path
-            continue
-        if called_from_scope is None:
-            called_from_scope = _called_from_scope(ctx)
-        if path in called_from_scope:
+        if starts is not None and not ctx.route_in_scope(path, *starts):
+            continue  # a launcher whose findings cannot reach the named files
+        if starts is None:
+            if called_from_scope is None:
+                called_from_scope = _called_from_scope(ctx)
+            if path not in called_from_scope:
+                continue
+        source = ctx.ws.source(path)
+        if source is not None and _looks_self_referential(source.text):
             yield path
 
 
