@@ -3,11 +3,13 @@
 `read` reads a script's source with Python's `ast` (it never runs it) and finds the parser that
 parses its command line: the one `ArgumentParser` (or vLLM's `FlexibleArgumentParser`) whose
 `parse_args` it calls, with every option string given to its `add_argument`, to its groups', to
-its parents' and to those of the module's own functions it is handed to. A parser is read only
-when every use of it is one this module understands; otherwise `read` says why it cannot tell
-(a parser handed to a function of another module may get any option; an option named by code
-is not known). With `parse_known_args` the options it does not know are kept, not rejected, and
-only an ambiguous prefix is one it rejects.
+its parents' and to those of the module's own functions it is handed to. A function another
+module defines that it is handed to (`add_cache_args(parser)`, imported by name) is named in
+`Parser.handed`, for the caller to find that module and read what it adds (`additions`). A
+parser is read only when every use of it is one this module understands; otherwise `read` says
+why it cannot tell (a parser handed to an object's method may get any option; an option named
+by code is not known). With `parse_known_args` the options it does not know are kept, not
+rejected, and only an ambiguous prefix is one it rejects.
 
 `problem` reads one word of a command line as argparse's `_parse_optional` does (an option
 string, `--name=value`, a unique prefix of a long option where abbreviations are allowed, a
@@ -89,6 +91,9 @@ class Parser:
     # ("positional") from the first positional word, an option's ("option") after it; nothing
     # from there is read
     remainder: str = ""
+    # functions of other modules it is handed to, which may add options: (module, level of a
+    # relative import, name, line) each, for the caller to read (`additions`) and add
+    handed: tuple[tuple[str, int, str, int], ...] = ()
 
     def encode(self) -> tuple[Any, ...]:
         return (
@@ -103,6 +108,7 @@ class Parser:
             self.positionals,
             self.keeps_unknown,
             self.remainder,
+            [list(h) for h in self.handed],
         )
 
     @staticmethod
@@ -119,6 +125,7 @@ class Parser:
             positionals,
             keeps_unknown,
             remainder,
+            handed,
         ) = data
         return Parser(
             frozenset(options),
@@ -132,6 +139,7 @@ class Parser:
             positionals,
             keeps_unknown,
             remainder,
+            tuple((m, level, n, line) for m, level, n, line in handed),
         )
 
 
@@ -168,6 +176,7 @@ class _Made:
     positionals: int = 0
     subcommands: bool = False  # `add_subparsers` was called
     remainder: str = ""  # an argument of it takes every word after it (`REMAINDER`)
+    handed: list[tuple[str, int, str, int]] = field(default_factory=list)  # see Parser.handed
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,6 +212,23 @@ def read(text: str, entry: str = "", parses: str = "") -> Parser | str:
         return str(exc)
     except RecursionError:
         return "its code is nested too deeply to read"
+
+
+_ENTRY = "_benchlint_entry"
+
+
+def additions(text: str, name: str) -> Parser | str:
+    """What the module's function `name` adds to a parser it is handed (`Parser.handed`): the
+    parser of a function appended to the module that makes an argparse parser, hands it to
+    `name` and parses the command line with it (the line of `Parser` is past the text); or why
+    it cannot be told."""
+    if not name.isidentifier():
+        return "its name is not one"
+    entry = (
+        f"\n\ndef {_ENTRY}():\n    import argparse as _argparse\n\n"
+        f"    parser = _argparse.ArgumentParser()\n    {name}(parser)\n    parser.parse_args()\n"
+    )
+    return read(text + entry, _ENTRY)
 
 
 def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
@@ -291,6 +317,13 @@ class _Module:
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[node.name] = node
+        # a name a `from ... import` binds: (module, level, name)
+        self.imported: dict[str, tuple[str, int, str]] = {
+            alias.asname or alias.name: (node.module, node.level, alias.name)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+            for alias in node.names
+        }
         self.made: dict[ast.Call, _Made] = {}
         # (scope, name) -> the parsers and groups a name of a scope may hold; a scope is a
         # function (its node) or the module (None)
@@ -368,7 +401,10 @@ class _Module:
         actions: list[tuple[str, ...]] = []
         arity: dict[str, int | None] = {}
         seen: set[int] = set()
-        self._collect(made, options, actions, arity, seen)
+        handed: list[tuple[str, int, str, int]] = []
+        self._collect(made, options, actions, arity, seen, handed)
+        if handed and depth:
+            raise _Unknown(f"a subcommand's parser is handed to `{handed[0][2]}` of another module")
         if made.subcommands and not made.commands:
             raise _Unknown("its subcommands cannot be told")
         kinds = {m.remainder for m in self.made.values() if id(m) in seen and m.remainder}
@@ -393,6 +429,7 @@ class _Module:
             made.positionals,
             keeps,
             remainder,
+            tuple(handed),
         )
 
     def _collect(
@@ -402,6 +439,7 @@ class _Module:
         actions: list[tuple[str, ...]],
         arity: dict[str, int | None],
         seen: set[int],
+        handed: list[tuple[str, int, str, int]],
     ) -> None:
         if id(made) in seen:
             return
@@ -411,10 +449,11 @@ class _Module:
         options |= made.options
         actions += made.actions
         arity.update(made.arity)
+        handed += made.handed
         for parent in made.parents or ():
             if parent.subcommands:
                 raise _Unknown("a parent of its parser has subcommands")
-            self._collect(parent, options, actions, arity, seen)
+            self._collect(parent, options, actions, arity, seen, handed)
 
     def _constructor(self, func: ast.expr) -> tuple[str, ...] | None:
         """The classes a call makes a parser of, when it makes one."""
@@ -580,6 +619,16 @@ class _Module:
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if isinstance(func, ast.Name) and func.id in self.functions:
             understood.update(id(a) for a in arguments)  # (read through its parameters)
+            return
+        if isinstance(func, ast.Name) and func.id in self.imported and not node.keywords:
+            # `add_cache_args(parser)`: a function of another module that may add options,
+            # read by the caller (`Parser.handed`); any other use of it is not understood
+            for argument in node.args:
+                for value in self._value(argument, scope):
+                    if not isinstance(value, _Subcommands):
+                        parser = _parser_of(value)
+                        parser.handed.append((*self.imported[func.id], node.lineno))
+                        understood.add(id(argument))
             return
         if node in self.made:  # `parents=[base]`; a subcommand's parser
             made = self.made[node]

@@ -8,8 +8,10 @@ Reads the command lines that run a Python script of the repository (`python3 uti
 (`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends) or in a string
 run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`). It finds the parser that script parses
 its command line with, read from its code with Python's `ast` (the options given to
-`add_argument`, to its argument groups, its parents, its subcommands, and in the script's own
-functions it is handed to; where the script makes no parser and parses with another module's,
+`add_argument`, to its argument groups, its parents, its subcommands, and in the functions it
+is handed to: the script's own, or one another module of the repository defines
+(`add_cache_args(parser)` imported from it, and that module's functions it calls); where the
+script makes no parser and parses with another module's,
 `from utils.cli import parse_args` or `PARSER.parse_args()` of an imported `PARSER`, that
 module's), and reads each word of the command line as argparse reads it.
 Reports a word every parser the script may use rejects:
@@ -54,7 +56,8 @@ python3 utils/client.py --model "$MODEL" --num-prompts 8 --save-result
 ## Exceptions
 Only what the script's parser decides alone is read. A script is left alone, and counted in the
 report's warnings with the reason, when its parser cannot be told from its code: it is handed to
-a function of another module (`EngineArgs.add_cli_args(parser)`: any option may be added), an
+a function that is not the repository's or not one it can read (`EngineArgs.add_cli_args(parser)`:
+any option may be added), an
 option string is computed, the script changes its command line before parsing it
 (`sys.argv.remove(...)`), or it makes its parser from a class of its own. vLLM's
 `FlexibleArgumentParser` is read as vLLM reads it (`--max_model_len` is `--max-model-len`), and
@@ -100,7 +103,7 @@ import difflib
 import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from benchlint import pyargs
 from benchlint.calls import ROOT_MOUNTS as MOUNTS
@@ -510,8 +513,11 @@ def script_parser(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
     return known[path]
 
 
-def _read(ws: Workspace, path: str, entry: str = "", parses: str = "") -> pyargs.Parser | str:
-    """`pyargs.read` of the file (kept by content, entry and method in the cache)."""
+def _read(
+    ws: Workspace, path: str, entry: str = "", parses: str = "", depth: int = 0
+) -> pyargs.Parser | str:
+    """`pyargs.read` of the file (kept by content, entry and method in the cache), with what
+    the functions of other modules it hands its parser to add (`_with_additions`)."""
     source = ws.source(path)
     if source is None:
         return "it cannot be read"
@@ -520,11 +526,52 @@ def _read(ws: Workspace, path: str, entry: str = "", parses: str = "") -> pyargs
     if isinstance(stored, str):
         return stored
     if isinstance(stored, tuple):
-        return pyargs.Parser.decode(stored)
-    parser = pyargs.read(source.text, entry, parses)
-    if ws.cache is not None:
-        ws.cache.put(_KEY, path, key, parser if isinstance(parser, str) else parser.encode())
-    return parser
+        parser: pyargs.Parser | str = pyargs.Parser.decode(stored)
+    else:
+        if parses == _ADDS:
+            parser = pyargs.additions(source.text, entry)
+        else:
+            parser = pyargs.read(source.text, entry, parses)
+        if ws.cache is not None:
+            ws.cache.put(_KEY, path, key, parser if isinstance(parser, str) else parser.encode())
+    return _with_additions(ws, path, parser, depth)
+
+
+_ADDS = "+"  # (`_read`'s `parses` for what a function adds to a parser it is handed)
+
+
+def _with_additions(
+    ws: Workspace, path: str, parser: pyargs.Parser | str, depth: int
+) -> pyargs.Parser | str:
+    """The parser with the options each function of another module it is handed adds
+    (`add_cache_args(parser)`, imported from the repository); why it cannot be told where such
+    a function is not the repository's, or what it adds cannot be told."""
+    if isinstance(parser, str) or not parser.handed:
+        return parser
+    if parser.commands or parser.remainder:
+        return f"its parser is handed to `{parser.handed[0][2]}` of another module"
+    options, actions, positionals = set(parser.options), list(parser.actions), parser.positionals
+    for module, level, name, line in parser.handed:
+        file = _module_file(ws, path, module, level)
+        if file is None:
+            return f"its parser is handed to `{name}` (line {line}), not a function it can read"
+        if depth >= 2:
+            return f"its parser is handed to `{name}` of `{file}` through too many modules"
+        added = _read(ws, file, name, _ADDS, depth + 1)
+        if isinstance(added, str):
+            return f"its parser is handed to `{name}` of `{file}`, where {added}"
+        if added.commands or added.remainder or added.fromfile:
+            return f"its parser is handed to `{name}` of `{file}`, which adds what cannot be told"
+        options |= added.options
+        actions += [a for a in added.actions if a not in actions]
+        positionals += added.positionals
+    return replace(
+        parser,
+        options=frozenset(options),
+        actions=tuple(actions),
+        positionals=positionals,
+        handed=(),
+    )
 
 
 def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:

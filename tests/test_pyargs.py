@@ -352,6 +352,17 @@ def parse_args():
         '    p.add_argument("--model")\n    p.add_argument("--model-path")\n'
         "    p.parse_args(argv)\n    return 0\n\n\nsys.exit(main())\n"
     ),
+    # its own parser, handed to another module's function that adds options
+    "cli/extra.py": (
+        'def add_model_args(parser):\n    parser.add_argument("--model")\n    _path(parser)\n'
+        '\n\ndef _path(parser):\n    group = parser.add_argument_group("paths")\n'
+        '    group.add_argument("--model-path")\n'
+    ),
+    "handed.py": (
+        "import argparse\nfrom cli.extra import add_model_args\n"
+        'parser = argparse.ArgumentParser()\nparser.add_argument("--port", type=int)\n'
+        "add_model_args(parser)\nparser.parse_args()\n"
+    ),
     # the script adds to the parser: not read (argparse accepts its own option)
     "own.py": (
         "from cli.args import build_parser\n\n\ndef add_mine(p):\n"
@@ -363,7 +374,8 @@ def parse_args():
 
 def test_parsers_of_other_modules_agree_with_python(tmp_path: Any) -> None:
     """A script that parses its command line with a parser another module of the repository
-    makes (or its own, in `main(argv=None)`): a line is reported exactly where Python itself,
+    makes (or its own, in `main(argv=None)`, or its own that another module's function adds
+    options to): a line is reported exactly where Python itself,
     running the script, stops with argparse's error (held.py keeps what it does not know: an
     ambiguous prefix only)."""
     import subprocess
@@ -372,7 +384,7 @@ def test_parsers_of_other_modules_agree_with_python(tmp_path: Any) -> None:
     from tests.conftest import run_lint, write_repo
 
     words = ["--model m", "--port 1", "--mod m", "--model-p x", "--prt 1", "--model m -- --x"]
-    scripts = ["argv.py", "builder.py", "called.py", "held.py", "obj.py", "own.py"]
+    scripts = ["argv.py", "builder.py", "called.py", "handed.py", "held.py", "obj.py", "own.py"]
     lines = [f"python3 {script} {w}" for script in scripts for w in words]
     root = write_repo(
         tmp_path / "repo", {**_MODULES, "run.sh": "#!/usr/bin/env bash\n" + "\n".join(lines)}
