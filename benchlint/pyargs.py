@@ -94,6 +94,9 @@ class Parser:
     # functions of other modules it is handed to, which may add options: (module, level of a
     # relative import, name, line) each, for the caller to read (`additions`) and add
     handed: tuple[tuple[str, int, str, int], ...] = ()
+    # where the functions of other modules that added options to it are defined (file, line):
+    # set by the caller that read them
+    added: tuple[tuple[str, int], ...] = ()
 
     def encode(self) -> tuple[Any, ...]:
         return (
@@ -109,6 +112,7 @@ class Parser:
             self.keeps_unknown,
             self.remainder,
             [list(h) for h in self.handed],
+            [list(a) for a in self.added],
         )
 
     @staticmethod
@@ -126,6 +130,7 @@ class Parser:
             keeps_unknown,
             remainder,
             handed,
+            added,
         ) = data
         return Parser(
             frozenset(options),
@@ -140,6 +145,7 @@ class Parser:
             keeps_unknown,
             remainder,
             tuple((m, level, n, line) for m, level, n, line in handed),
+            tuple((file, line) for file, line in added),
         )
 
 
@@ -220,15 +226,18 @@ _ENTRY = "_benchlint_entry"
 def additions(text: str, name: str) -> Parser | str:
     """What the module's function `name` adds to a parser it is handed (`Parser.handed`): the
     parser of a function appended to the module that makes an argparse parser, hands it to
-    `name` and parses the command line with it (the line of `Parser` is past the text); or why
-    it cannot be told."""
-    if not name.isidentifier():
-        return "its name is not one"
+    `name` and parses the command line with it, its line the function's; or why it cannot be
+    told."""
+    defined = re.search(rf"^(?:async[ \t]+)?def[ \t]+{re.escape(name)}\b", text, re.M)
+    if defined is None or not name.isidentifier():
+        return f"`{name}` is not a function the module defines"
     entry = (
         f"\n\ndef {_ENTRY}():\n    import argparse as _argparse\n\n"
         f"    parser = _argparse.ArgumentParser()\n    {name}(parser)\n    parser.parse_args()\n"
     )
-    return read(text + entry, _ENTRY)
+    found = read(text + entry, _ENTRY)
+    line = text.count("\n", 0, defined.start()) + 1
+    return replace(found, line=line) if isinstance(found, Parser) else found
 
 
 def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:

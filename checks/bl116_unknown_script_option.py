@@ -22,8 +22,10 @@ Reports a word every parser the script may use rejects:
   `--num-prompts-per-turn`);
 - a subcommand it does not have, where its parser has subcommands (`sync.py barier`).
 
-A finding's related location is where the parser is made. A run that names the Python script
-(pre-commit, on a commit that changes only the client) reads every script that names it, so an
+A finding's related locations are where the parser is made, and where a function of another
+module that adds options to it is defined. A run that names a Python file (pre-commit, on a
+commit that changes only the client, or a module whose function adds options to its parser)
+reads every script that names it or a Python file of the repository that imports it, so an
 option removed from the client is found in the launchers that still give it.
 
 ## Why is this bad?
@@ -166,17 +168,29 @@ _KEY = "pyargs"
 
 def _beyond(ctx: Context) -> list[str]:
     """Where Python files are named (a commit that changes a client alone), every script whose
-    text names one of them: a finding's related location is where the script's parser is
-    made."""
+    text names one of them, or one of the repository's Python files that import one (a module
+    that may make or add to their parser): a finding's related locations are where the
+    script's parser is made, and where another module's function adds to it."""
     named = ctx.in_scope(ctx.ws.python_paths)
     # the file's name without `.py`, as `python3 -m pkg.client` names it too
-    names = {p.rsplit("/", 1)[-1].removesuffix(".py") for p in named}
+    names = {_stem(p) for p in named}
+    if names:  # and the scripts importing one: the module may make or add to their parser
+        alternatives = "|".join(map(re.escape, sorted(names)))
+        imports = re.compile(rf"^[ \t]*(?:from|import)[ \t]+[\w., \t]*\b(?:{alternatives})\b", re.M)
+        for path in ctx.ws.python_paths:
+            source = ctx.ws.source(path)
+            if path not in named and source is not None and imports.search(source.text):
+                names.add(_stem(path))
     found = []
     for path in ctx.ws.shell_paths if names else ():
         source = ctx.ws.source(path)
         if source is not None and any(name in source.text for name in names):
             found.append(path)
     return found
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".py")
 
 
 @script_rule(
@@ -398,6 +412,8 @@ def _command_line(
                 _made(ctx, path, other[i].line or parser.line)
                 for (parser, path), other in zip(parsers, found, strict=True)
             ]
+            # (and where another module's function adds options to it)
+            made += [_made(ctx, file, at) for parser, _ in parsers for file, at in parser.added]
             yield _finding(
                 targets, parsers[0][0], problem, Location(script.path, words[i][2]), made
             )
@@ -551,6 +567,7 @@ def _with_additions(
     if parser.commands or parser.remainder:
         return f"its parser is handed to `{parser.handed[0][2]}` of another module"
     options, actions, positionals = set(parser.options), list(parser.actions), parser.positionals
+    added_at = list(parser.added)
     for module, level, name, line in parser.handed:
         file = _module_file(ws, path, module, level)
         if file is None:
@@ -565,12 +582,14 @@ def _with_additions(
         options |= added.options
         actions += [a for a in added.actions if a not in actions]
         positionals += added.positionals
+        added_at += [(file, added.line), *added.added]
     return replace(
         parser,
         options=frozenset(options),
         actions=tuple(actions),
         positionals=positionals,
         handed=(),
+        added=tuple(dict.fromkeys(added_at)),
     )
 
 
