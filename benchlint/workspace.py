@@ -125,8 +125,8 @@ def path_matches(path: str, pattern: str, inside: bool = False) -> bool:
 # in passing (for its calls), and models it again when asked. Its memory stays bounded, at a
 # price in time: most scripts are modelled twice, and each model freed costs a third of what
 # making it did (the synthetic repository at 10 times InferenceX's size, 10 MB of scripts, made
-# to stream: 360 MiB instead of 590, and 17.6 s instead of 8.8). InferenceX (1.7 MB) and
-# repositories ten times its size do not stream.
+# to stream: 405 MiB instead of 629, and 27 s instead of 12: docs/performance.md). InferenceX
+# (1.7 MB) and repositories ten times its size do not stream.
 HOLD = 16 << 20
 # the source bytes let go of between two collections of the freed models' cycles (the run's
 # collector is off: see __main__), and between two full collections (a model that lived
@@ -707,6 +707,7 @@ class Workspace:
         encoded = encode_guard_facts(script)
         if encoded is not None and _worked_out(encoded) > self._guards_stored.get(rel, 0):
             self.cache.put("guards", rel, source.digest, encoded)
+            self._guards_stored[rel] = _worked_out(encoded)  # (a model let go twice: once)
 
     def yaml(self, rel: str, keep: bool = True) -> YamlDocument | None:
         """The file's document. `keep=False` (a pass over every file): a document of at least
