@@ -228,16 +228,28 @@ def additions(text: str, name: str) -> Parser | str:
     parser of a function appended to the module that makes an argparse parser, hands it to
     `name` and parses the command line with it, its line the function's; or why it cannot be
     told."""
-    defined = re.search(rf"^(?:async[ \t]+)?def[ \t]+{re.escape(name)}\b", text, re.M)
-    if defined is None or not name.isidentifier():
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return "its code does not parse (as this Python reads it)"
+    defined = next(
+        (
+            node
+            for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+        ),
+        None,
+    )
+    if defined is None:
         return f"`{name}` is not a function the module defines"
+    if not [*defined.args.posonlyargs, *defined.args.args]:
+        return f"`{name}` takes the parser where this does not follow it (`*args`)"
     entry = (
         f"\n\ndef {_ENTRY}():\n    import argparse as _argparse\n\n"
         f"    parser = _argparse.ArgumentParser()\n    {name}(parser)\n    parser.parse_args()\n"
     )
     found = read(text + entry, _ENTRY)
-    line = text.count("\n", 0, defined.start()) + 1
-    return replace(found, line=line) if isinstance(found, Parser) else found
+    return replace(found, line=defined.lineno) if isinstance(found, Parser) else found
 
 
 def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
@@ -632,7 +644,7 @@ class _Module:
         if isinstance(func, ast.Name) and func.id in self.imported and not node.keywords:
             # `add_cache_args(parser)`: a function of another module that may add options,
             # read by the caller (`Parser.handed`); any other use of it is not understood
-            for argument in node.args:
+            for argument in node.args[:1]:  # (as its first argument: read so, see additions)
                 for value in self._value(argument, scope):
                     if not isinstance(value, _Subcommands):
                         parser = _parser_of(value)
