@@ -240,8 +240,8 @@ def additions(text: str, name: str) -> Parser | str:
         ),
         None,
     )
-    if defined is None:
-        return f"`{name}` is not a function the module defines"
+    if defined is None or name not in _bound_once(tree):
+        return f"`{name}` is not one function the module defines"
     if not [*defined.args.posonlyargs, *defined.args.args]:
         return f"`{name}` takes the parser where this does not follow it (`*args`)"
     entry = (
@@ -269,10 +269,12 @@ def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
         return ()
     names: dict[str, tuple[str, int, str]] = {}  # a name bound to another module's object
     modules: dict[str, str] = {}  # `import a.b as m`: "m" -> "a.b"; `import a.b`: "a.b"
+    once = _bound_once(tree)  # (a name imported twice, or defined too, is not one object)
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
-                names[alias.asname or alias.name] = (node.module, node.level, alias.name)
+                if (alias.asname or alias.name) in once:
+                    names[alias.asname or alias.name] = (node.module, node.level, alias.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 modules[alias.asname or alias.name] = alias.name
@@ -332,19 +334,43 @@ def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
     )
 
 
+def _bound_once(tree: ast.Module) -> set[str]:
+    """The names the module binds once only, anywhere (a `def`, a class, an import, an
+    assignment, a parameter): a function defined and then imported under its name, or imported
+    twice (`try: from a import f` / `except ImportError: from b import f`), is not one function."""
+    seen: dict[str, int] = {}
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).split(".")[0] for a in node.names]
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names = [node.id]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        for name in names:
+            seen[name] = seen.get(name, 0) + 1
+    return {name for name, count in seen.items() if count == 1}
+
+
 class _Module:
     def __init__(self, tree: ast.Module) -> None:
+        once = _bound_once(tree)
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in once:
                 self.functions[node.name] = node
-        # a name a `from ... import` binds: (module, level, name)
+        # a name one `from ... import` binds, and nothing else: (module, level, name)
         self.imported: dict[str, tuple[str, int, str]] = {
             alias.asname or alias.name: (node.module, node.level, alias.name)
             for node in ast.walk(tree)
             if isinstance(node, ast.ImportFrom) and node.module
             for alias in node.names
+            if (alias.asname or alias.name) in once
         }
+        # the calls that are statements of their own (their result unused)
+        self.statements = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
         self.made: dict[ast.Call, _Made] = {}
         # (scope, name) -> the parsers and groups a name of a scope may hold; a scope is a
         # function (its node) or the module (None)
@@ -637,11 +663,25 @@ class _Module:
 
     def _call(self, node: ast.Call, scope: ast.AST | None, understood: set[int]) -> None:
         func = node.func
-        arguments = [*node.args, *(k.value for k in node.keywords)]
         if isinstance(func, ast.Name) and func.id in self.functions:
-            understood.update(id(a) for a in arguments)  # (read through its parameters)
+            # read through the parameters it binds (`_bind`); an argument `*args` or `**kwargs`
+            # takes is not followed
+            signature = self.functions[func.id].args
+            positional = [*signature.posonlyargs, *signature.args]
+            named = {a.arg for a in [*signature.args, *signature.kwonlyargs]}
+            understood.update(
+                id(a)
+                for i, a in enumerate(node.args)
+                if i < len(positional) and not isinstance(a, ast.Starred)
+            )
+            understood.update(id(k.value) for k in node.keywords if k.arg in named)
             return
-        if isinstance(func, ast.Name) and func.id in self.imported and not node.keywords:
+        if (
+            isinstance(func, ast.Name)
+            and func.id in self.imported
+            and not node.keywords
+            and id(node) in self.statements  # (`parser = add_args(parser)` may be another)
+        ):
             # `add_cache_args(parser)`: a function of another module that may add options,
             # read by the caller (`Parser.handed`); any other use of it is not understood
             for argument in node.args[:1]:  # (as its first argument: read so, see additions)

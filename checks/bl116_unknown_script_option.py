@@ -530,7 +530,7 @@ def script_parser(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
 
 
 def _read(
-    ws: Workspace, path: str, entry: str = "", parses: str = "", depth: int = 0
+    ws: Workspace, path: str, entry: str = "", parses: str = "", depth: int = 0, script: str = ""
 ) -> pyargs.Parser | str:
     """`pyargs.read` of the file (kept by content, entry and method in the cache), with what
     the functions of other modules it hands its parser to add (`_with_additions`)."""
@@ -550,18 +550,20 @@ def _read(
             parser = pyargs.read(source.text, entry, parses)
         if ws.cache is not None:
             ws.cache.put(_KEY, path, key, parser if isinstance(parser, str) else parser.encode())
-    return _with_additions(ws, path, parser, depth)
+    return _with_additions(ws, path, parser, depth, script or path)
 
 
 _ADDS = "+"  # (`_read`'s `parses` for what a function adds to a parser it is handed)
 
 
 def _with_additions(
-    ws: Workspace, path: str, parser: pyargs.Parser | str, depth: int
+    ws: Workspace, path: str, parser: pyargs.Parser | str, depth: int, script: str
 ) -> pyargs.Parser | str:
     """The parser with the options each function of another module it is handed adds
     (`add_cache_args(parser)`, imported from the repository); why it cannot be told where such
-    a function is not the repository's, or what it adds cannot be told."""
+    a function is not the repository's, or what it adds cannot be told. `path`: the module the
+    parser is handed over in (a relative import's base); `script`: the script Python runs (an
+    absolute import's: its folder comes first on Python's path)."""
     if isinstance(parser, str) or not parser.handed:
         return parser
     if parser.commands or parser.remainder:
@@ -569,12 +571,12 @@ def _with_additions(
     options, actions, positionals = set(parser.options), list(parser.actions), parser.positionals
     added_at = list(parser.added)
     for module, level, name, line in parser.handed:
-        file = _module_file(ws, path, module, level)
+        file = _module_file(ws, path if level else script, module, level)
         if file is None:
             return f"its parser is handed to `{name}` (line {line}), not a function it can read"
         if depth >= 2:
             return f"its parser is handed to `{name}` of `{file}` through too many modules"
-        added = _read(ws, file, name, _ADDS, depth + 1)
+        added = _read(ws, file, name, _ADDS, depth + 1, script)
         if isinstance(added, str):
             return f"its parser is handed to `{name}` of `{file}`, where {added}"
         if added.commands or added.remainder or added.fromfile:
@@ -607,7 +609,7 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
         if parses == pyargs.CHANGED:
             untold.append(f"it changes the parser it takes from `{name}` of `{file}`")
             continue
-        parser = _read(ws, file, name, parses)
+        parser = _read(ws, file, name, parses, script=path)
         if not isinstance(parser, str):
             found.append((parser, file))
         elif parser not in (pyargs.NO_PARSER, pyargs.NOT_PARSED):
