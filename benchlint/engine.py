@@ -95,6 +95,7 @@ def lint(
 def _run(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> Result:
     if scope is None:  # every file will be read: its YAML is parsed alongside, where it pays
         ws.prefetch()
+        ws.model_scripts()
     try:
         return _run_prefetched(ws, rules, scope)
     finally:

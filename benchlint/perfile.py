@@ -214,6 +214,7 @@ class Pool:
         self._chunk_of: dict[str, Future[bytes]] = {}
         self._members: dict[int, list[str]] = {}
         self._ready: dict[str, Facts] = {}  # a started chunk's files, until each is asked for
+        self._futures: list[Future[bytes]] = []
         total = sum(len(data) for _, _, data in files)
         if jobs < 2 or total < MIN_BYTES:
             return
@@ -225,6 +226,7 @@ class Pool:
         )
         for chunk in reversed(_chunks(files)):
             future = self._executor.submit(_chunk, chunk, cache)
+            self._futures.append(future)
             paths = [path for _, path, _ in chunk]
             self._members[id(future)] = paths
             for path in paths:
@@ -241,6 +243,7 @@ class Pool:
         paths = self._members.pop(id(future), [])
         for member in paths:
             self._chunk_of.pop(member, None)
+        self._futures.remove(future)  # (its result is let go of once its files are taken)
         if future.cancel():
             self._done()
             return None
@@ -253,6 +256,15 @@ class Pool:
         finally:
             self._done()
         return self._ready.pop(path)
+
+    def finished(self) -> None:
+        """Once every chunk is done, the workers are told to end, though this process has not
+        taken every result yet (it holds them, marshalled): a run that reads the YAML after
+        the scripts' passes would otherwise hold the idle workers' memory through them
+        (InferenceX: 168 MiB proportional against 146)."""
+        if self._executor is not None and all(f.done() for f in self._futures):
+            self._executor.shutdown(wait=False)
+            self._executor = None
 
     def _done(self) -> None:
         """Once every chunk is taken, the workers are told to end, and this process goes on:

@@ -558,7 +558,17 @@ class Workspace:
             found = self._model(rel, self.kept.shell if self.kept else None, self._parse_shell)
             assert found is None or isinstance(found, Script)
             self._shell[rel] = found
+            if self._pool is not None:  # (workers done with their files end now)
+                self._pool.finished()
         return self._shell[rel]
+
+    def model_scripts(self) -> None:
+        """Model every script now, where the run holds every model (see HOLD): workers parse
+        the YAML meanwhile, and the rules' passes, which soon read the recipes, do not wait on
+        them (InferenceX, 2 CPUs: the worker ends before the passes grow this process)."""
+        if not self.streams:
+            for rel in self.shell_paths:
+                self.shell(rel)
 
     def holds(self, rel: str) -> bool:
         """Whether the run holds the script's model now (made, and not let go of)."""
@@ -717,6 +727,8 @@ class Workspace:
         if rel in self._yaml:
             return self._yaml[rel]
         document = self._model(rel, self.kept.yaml if self.kept else None, self._parse_yaml)
+        if self._pool is not None:  # (workers done with their files end now)
+            self._pool.finished()
         assert document is None or isinstance(document, YamlDocument)
         source = self._sources.get(rel)
         if (
