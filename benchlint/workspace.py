@@ -569,6 +569,12 @@ class Workspace:
         if not self.streams:
             for rel in self.shell_paths:
                 self.shell(rel)
+            # then the YAML the workers made, before the passes grow this process (all but
+            # the large documents a pass over every file lets go of: taken where they are read)
+            for rel in self.yaml_paths if self._pool is not None else ():
+                source = self.source(rel)
+                if source is not None and len(source.data) < TRANSIENT_BYTES:
+                    self.yaml(rel)
 
     def holds(self, rel: str) -> bool:
         """Whether the run holds the script's model now (made, and not let go of)."""
