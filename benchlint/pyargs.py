@@ -212,6 +212,10 @@ def read(text: str, entry: str = "", parses: str = "") -> Parser | str:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return "its code does not parse (as this Python reads it)"
+    return _read_tree(tree, entry, parses)
+
+
+def _read_tree(tree: ast.Module, entry: str = "", parses: str = "") -> Parser | str:
     try:
         return _Module(tree).parser(entry, parses)
     except _Unknown as exc:
@@ -245,10 +249,13 @@ def additions(text: str, name: str) -> Parser | str:
     if not [*defined.args.posonlyargs, *defined.args.args]:
         return f"`{name}` takes the parser where this does not follow it (`*args`)"
     entry = (
-        f"\n\ndef {_ENTRY}():\n    import argparse as _argparse\n\n"
+        f"def {_ENTRY}():\n    import argparse as _argparse\n\n"
         f"    parser = _argparse.ArgumentParser()\n    {name}(parser)\n    parser.parse_args()\n"
     )
-    found = read(text + entry, _ENTRY)
+    # the module parsed once: the function appended to it, its lines past the module's
+    appended = ast.increment_lineno(ast.parse(entry), text.count("\n") + 1)
+    tree.body += appended.body
+    found = _read_tree(tree, _ENTRY)
     return replace(found, line=defined.lineno) if isinstance(found, Parser) else found
 
 
