@@ -243,6 +243,7 @@ class Workspace:
         # their syntax and meaning are not bash's, so they are not linted (and the run says so)
         self.other_shells: set[str] = set()
         self.models: dict[str, object] = {}  # built from the workspace once per run (wiring)
+        self._globbed: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._max_entries = max_entries
         self.overlay = overlay or {}
         if only is None:
@@ -407,10 +408,19 @@ class Workspace:
 
     @property
     def paths(self) -> list[str]:
-        return sorted(self.shell_paths + self.yaml_paths)
+        return list(self._paths)
+
+    @functools.cached_property
+    def _paths(self) -> tuple[str, ...]:
+        return tuple(sorted(self.shell_paths + self.yaml_paths))  # (fixed once discovered)
 
     def glob(self, patterns: list[str]) -> list[str]:
-        return [p for p in self.paths if any(path_matches(p, pat) for pat in patterns)]
+        key = tuple(patterns)
+        if key not in self._globbed:  # (asked again and again by the wiring and the rules)
+            self._globbed[key] = tuple(
+                p for p in self._paths if any(path_matches(p, pat) for pat in patterns)
+            )
+        return list(self._globbed[key])
 
     # -- reading ---------------------------------------------------------------------------------
     def source(self, rel: str) -> SourceText | None:
