@@ -7,9 +7,11 @@ off. Outside a repository the user's cache folder is used (`$XDG_CACHE_HOME/benc
 Every entry is keyed by the *tool fingerprint* (benchlint's version, the bytes of every module
 and data file of `benchlint/` and `checks/`, the versions of tree-sitter, ruamel.yaml and Python,
 and the bytes of the compiled tree-sitter-bash grammar): a change to any code that derives a fact
-gives new keys, with no hand-kept list of modules. Entries can never be stale, and deleting the
-folder is always safe. Values are `marshal`led plain data (never pickles: loading one runs no
-code). A cache that cannot be read or written is no cache, never an error.
+gives new keys, with no hand-kept list of modules (the fingerprint is kept in `code.fingerprint`
+with the status of the files it was made from: a run reads them only after one changed).
+Entries can never be stale, and deleting the folder is always safe. Values are `marshal`led
+plain data (never pickles: loading one runs no code). A cache that cannot be read or written is
+no cache, never an error.
 
 Two kinds of entry:
 - a file's fact (`get`/`put`): keyed by the kind of fact, the path and the file's bytes (a YAML
@@ -35,6 +37,10 @@ from typing import Any
 
 from benchlint import __version__
 
+# A file changed less than this long before a run started may change again within the clock's
+# granularity without its times moving (git's "racy" files): its content is hashed, not trusted.
+RACY_NS = 2_000_000_000
+
 # Entries beyond this are pruned, oldest first, at a run's first store, at most once in
 # PRUNE_EVERY_S. A run stores a fact per YAML file and per script (InferenceX: about 1,100
 # entries, 9 MB): room for a repository ten times its size.
@@ -46,7 +52,7 @@ FOLDER = ".benchlint_cache"
 class Cache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self._code = tool_fingerprint()
+        self._code = kept_fingerprint(directory)
         self._pruned = False  # pruned once per run, at its first store
         # `get_run` found a result stored for the question, current or not: this benchlint
         # has run the same way with this cache before
@@ -116,7 +122,7 @@ class Cache:
 
     def _store(self, target: Path, value: Any) -> bytes | None:
         try:
-            self._prepare()
+            _prepare(self.directory)
             data = marshal.dumps(value)
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(handle, "wb") as out:
@@ -126,13 +132,6 @@ class Cache:
         except (OSError, ValueError):
             return None
         return hashlib.sha256(data).digest()
-
-    def _prepare(self) -> None:
-        """The folder, with a `.gitignore` that keeps it (and itself) out of git."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        ignore = self.directory / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# Created by benchlint: a cache, safe to delete.\n*\n")
 
     def _prune(self) -> None:
         """Past MAX_ENTRIES, the oldest entries go (those of an earlier benchlint among them).
@@ -156,6 +155,14 @@ class Cache:
         entries.sort(key=lambda e: e.stat().st_mtime)
         for stale in entries[: len(entries) - MAX_ENTRIES // 2]:
             Path(stale.path).unlink(missing_ok=True)
+
+
+def _prepare(directory: Path) -> None:
+    """The folder, with a `.gitignore` that keeps it (and itself) out of git."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ignore = directory / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Created by benchlint: a cache, safe to delete.\n*\n")
 
 
 def _loads(data: bytes) -> Any:
@@ -214,6 +221,59 @@ def tool_fingerprint() -> bytes:
     derive them (found by walking them, not listed by hand), the parsing libraries' versions and
     Python's."""
     return fingerprint_of(_packages())
+
+
+# the file that keeps the tool fingerprint: the status of the files it was made from (their
+# digest), then the fingerprint
+_KEPT = "code.fingerprint"
+
+
+def kept_fingerprint(directory: Path, packages: list[Path] | None = None) -> bytes:
+    """`tool_fingerprint()`, kept in the cache folder with the status of every file it reads
+    (size, modification and change times, inode: as the run's index trusts a repository's
+    files), so that a run reads and hashes benchlint's 1.6 MB of modules only after one of
+    them changed. Made from the bytes, not kept, while a file changed within RACY_NS (its
+    times may not move at the next write). `packages`: benchlint's own by default."""
+    made = tool_fingerprint if packages is None else functools.partial(fingerprint_of, packages)
+    statuses = _package_statuses(_packages() if packages is None else packages)
+    if statuses is None:
+        return made()
+    key = hashlib.sha256(f"{__version__}\0{sys.version}\0{_libraries()}\0".encode())
+    key.update(statuses)
+    target = directory / _KEPT
+    try:
+        kept = target.read_bytes()
+    except OSError:
+        kept = b""
+    if len(kept) == 64 and kept[:32] == key.digest():
+        return kept[32:]
+    fingerprint = made()
+    try:
+        _prepare(directory)
+        handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
+        with os.fdopen(handle, "wb") as out:
+            out.write(key.digest() + fingerprint)
+        os.replace(temporary, target)
+    except OSError:
+        pass  # no cache folder to keep it in: made each time
+    return fingerprint
+
+
+def _package_statuses(packages: list[Path]) -> bytes | None:
+    """The status of every file `fingerprint_of` reads, as bytes; None when one changed within
+    RACY_NS of now."""
+    newest = time.time_ns() - RACY_NS
+    parts = []
+    for package in packages:
+        for path in _sources(package):
+            status = os.stat(path)
+            if max(status.st_mtime_ns, status.st_ctime_ns) >= newest:
+                return None
+            parts.append(
+                f"{os.path.relpath(path, package.parent)}\0{status.st_size}\0"
+                f"{status.st_mtime_ns}\0{status.st_ctime_ns}\0{status.st_ino}\0"
+            )
+    return "".join(parts).encode("utf-8", "surrogateescape")
 
 
 def fingerprint_of(packages: list[Path]) -> bytes:

@@ -20,10 +20,11 @@ import json
 import os
 from typing import Any
 
+from benchlint.cache import RACY_NS
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.registry import Rule
 from benchlint.result import Coverage, Result
-from benchlint.workspace import RACY_NS, Failure, Workspace, file_status, folder_listing
+from benchlint.workspace import Failure, Workspace, file_status, folder_listing
 
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)

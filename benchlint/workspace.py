@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchlint.cache import Cache
+from benchlint.cache import RACY_NS, Cache
 from benchlint.config import Config, Layout
 from benchlint.finding import Finding, Span, Undecided
 from benchlint.layout import Detected, detect, detect_recipe_roots
@@ -869,11 +869,6 @@ def file_status(found: os.stat_result) -> list[int]:
     """What says a file is as it was (git's index keeps the same): its size, modification and
     change times (a write sets the change time), and inode."""
     return [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino]
-
-
-# A file changed less than this long before a run started may change again within the clock's
-# granularity without its times moving (git's "racy" files): its content is hashed, not trusted.
-RACY_NS = 2_000_000_000
 
 
 def _worked_out(encoded: Any) -> int:

@@ -191,6 +191,51 @@ def test_a_change_to_any_module_changes_the_tool_fingerprint(tmp_path: Path) -> 
         path.write_bytes(original)
 
 
+def test_the_tool_fingerprint_is_kept_by_its_files_status_and_made_anew_after_a_change(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A run reads benchlint's modules only when one changed: the fingerprint is kept under the
+    status of every file it is made from, and a write (which moves the change time) or a file
+    changed too recently to trust its times gives the fingerprint made from the bytes."""
+    import os
+
+    import checks
+    from benchlint import cache as cache_module
+    from benchlint.cache import RACY_NS, fingerprint_of, kept_fingerprint
+
+    packages = []
+    for package in (Path(__file__).parent.parent / "benchlint", Path(checks.__file__).parent):
+        copy = tmp_path / package.name
+        shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        packages.append(copy)
+    folder = tmp_path / "cache"
+    made: list[int] = []
+    real = cache_module.fingerprint_of
+    monkeypatch.setattr(
+        cache_module,
+        "fingerprint_of",
+        lambda p: made.append(1) or real(p),  # type: ignore[func-returns-value]
+    )
+    # just copied: too recent to trust, made from the bytes and not kept
+    assert kept_fingerprint(folder, packages) == fingerprint_of(packages)
+    assert made == [1] and not (folder / "code.fingerprint").exists()
+    # a clock 10 s on: kept once, then read back
+    now = cache_module.time.time_ns()
+    monkeypatch.setattr(cache_module.time, "time_ns", lambda: now + 5 * RACY_NS)
+    before = kept_fingerprint(folder, packages)
+    assert before == fingerprint_of(packages) and len(made) == 2
+    assert (folder / ".gitignore").is_file() and (folder / "code.fingerprint").is_file()
+    assert kept_fingerprint(folder, packages) == before and len(made) == 2
+    # a module written with its old modification time: its change time moved
+    module = tmp_path / "benchlint" / "recipe.py"
+    status = module.stat()
+    module.write_bytes(module.read_bytes() + b"\n")
+    os.utime(module, ns=(status.st_atime_ns, status.st_mtime_ns))
+    monkeypatch.setattr(cache_module.time, "time_ns", lambda: now + 10 * RACY_NS)
+    after = kept_fingerprint(folder, packages)
+    assert after != before and after == real(packages)
+
+
 def test_call_facts_spare_parsing_every_script_for_a_named_entrypoint(tmp_path: Path) -> None:
     """Who runs a named script is answered from each script's cached call facts: a run after an
     edit of the script parses it and its caller, not the repository's other scripts, and
@@ -232,7 +277,9 @@ def test_past_the_limit_the_oldest_entries_go_at_most_once_in_ten_minutes(
         os.utime(entry, (1000 + age, 1000 + age))
     listed = []
     scandir = os.scandir
-    monkeypatch.setattr(os, "scandir", lambda path: listed.append(path) or scandir(path))
+    monkeypatch.setattr(  # (the cache folder's listings: not those of benchlint's modules)
+        os, "scandir", lambda path: (Path(path) == folder and listed.append(path)) or scandir(path)
+    )
     cache = Cache(folder)
     for index in range(3):
         cache.put("calls", f"s{index}.sh", b"x", [index])
