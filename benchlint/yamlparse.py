@@ -41,6 +41,8 @@ from benchlint.yamlmodel import (
     _pack,
 )
 
+_new = object.__new__
+
 # a key text PyYAML may read as the same key as another text: a number, a boolean, null
 _MAY_EQUAL = re.compile(r"^(?:[-+.0-9~]|(?i:yes|no|true|false|on|off|null)$)", re.MULTILINE)
 
@@ -143,12 +145,13 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
             if kind is ScalarEvent:
                 start, end = event.start_mark, event.end_mark
                 value = event.value
-                node = YNode(
-                    "scalar",
-                    _pack(start.line + 1, start.column + 1, end.line + 1, end.column + 1),
-                    intern(value) if len(value) <= 64 else value,  # keys and flags repeat
-                    event.style or None,
-                )
+                node = _new(YNode)  # (its fields set here: a fifth fewer instructions)
+                node.kind, node.style = "scalar", event.style or None
+                node._span = (  # (`_pack`, inlined)
+                    ((start.line + 1) << _FIELD | (start.column + 1)) << _FIELD | (end.line + 1)
+                ) << _FIELD | (end.column + 1)
+                node.value = intern(value) if len(value) <= 64 else value  # keys and flags repeat
+                node.pairs, node.items = _NO_PAIRS, _NO_ITEMS
                 if event.anchor:
                     anchors[event.anchor] = node
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
