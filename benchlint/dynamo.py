@@ -10,7 +10,8 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
+
+from benchlint.profile import data_text
 
 
 def _numbers(version: str) -> tuple[int, ...]:
@@ -105,7 +106,7 @@ class WorkerFlags:
 
 @functools.lru_cache(maxsize=1)
 def worker_flags() -> WorkerFlags:
-    text = resources.files("benchlint").joinpath("data/dynamo_vllm_worker.json").read_text()
+    text = data_text("dynamo_vllm_worker.json")
     data = json.loads(text)
     return WorkerFlags(
         tuple(data["releases"]),

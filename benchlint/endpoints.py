@@ -13,9 +13,9 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 
 from benchlint.engine_flags import release_answer, release_history, version_key
+from benchlint.profile import data_text
 
 SCHEMA_VERSION = 3
 NAMES = {
@@ -80,7 +80,7 @@ class Endpoints:
 
 @functools.lru_cache(maxsize=1)
 def endpoints() -> Endpoints:
-    data = json.loads(resources.files("benchlint").joinpath("data/endpoints.json").read_text())
+    data = json.loads(data_text("endpoints.json"))
     if data.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"data/endpoints.json: schema_version {data.get('schema_version')}")
     servers = data["servers"]

@@ -14,7 +14,8 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
+
+from benchlint.profile import data_text
 
 SCHEMA_VERSION = 2
 ENGINES = {"vllm": "vLLM", "sglang": "SGLang"}
@@ -150,7 +151,7 @@ def _long_flags(flags: frozenset[str]) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=1)
 def engine_flags() -> EngineFlags:
-    text = resources.files("benchlint").joinpath("data/engine_flags.json").read_text()
+    text = data_text("engine_flags.json")
     data = json.loads(text)
     if data.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"data/engine_flags.json: schema_version {data.get('schema_version')}")

@@ -8,15 +8,22 @@ from __future__ import annotations
 import functools
 import json
 import re
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
 
+_DATA = Path(__file__).parent / "data"
+
+
+def data_text(name: str) -> str:
+    """A file of `benchlint/data/`, read where the package installs it (package data)."""
+    return (_DATA / name).read_text(encoding="utf-8")
+
 
 @functools.lru_cache(maxsize=1)
 def _facts() -> dict[str, Any]:
-    data = json.loads(resources.files("benchlint").joinpath("data/profile.json").read_text())
+    data = json.loads(data_text("profile.json"))
     if data.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"data/profile.json: schema_version {data.get('schema_version')}")
     return {name: fact["value"] for name, fact in data["facts"].items()}

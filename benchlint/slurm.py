@@ -21,7 +21,8 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
+
+from benchlint.profile import data_text
 
 COMMANDS = ("srun", "sbatch", "salloc")
 # a word whose text is not known, but which bash keeps one word (`"$NODES"`): a value it gives,
@@ -53,7 +54,7 @@ class Problem:
 
 @functools.cache
 def data() -> dict[str, object]:
-    text = resources.files("benchlint.data").joinpath("slurm_options.json").read_text()
+    text = data_text("slurm_options.json")
     loaded: dict[str, object] = json.loads(text)
     return loaded
 
