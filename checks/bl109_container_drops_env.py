@@ -172,7 +172,8 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 def _launchers(ctx: Context) -> list[str]:
     """The launchers whose container commands may have a finding in scope: all of them, or
-    (files named) those named and those that call a named entrypoint."""
+    (files named) those named, those that call a named entrypoint, and those an entry of a
+    named file (a master config, a workflow) starts (a finding names its entries)."""
     wiring = ctx.wiring
     if ctx.scope is None:
         return sorted({route.launcher.path for route in wiring.routes})
@@ -181,6 +182,11 @@ def _launchers(ctx: Context) -> list[str]:
     calls = [call for path in entrypoints for call in ctx.environment.calls.callers_of(path)]
     found = {path for path in named if wiring.is_launcher(path)}
     found |= {call.caller.top.path for call in calls if wiring.is_launcher(call.caller.top.path)}
+    found |= {
+        route.launcher.path
+        for route in ctx.routes()
+        if ctx.route_in_scope(route.entry.location.path)
+    }
     return sorted(found)
 
 
