@@ -17,6 +17,8 @@ then measures, each as the median of several runs, each run a new process:
   page a worker shares with the process it was forked from counts once; and in one process) and
   of a warm run;
 - with `--scaling`: cold time and memory at 1x, 3x and 10x the size, as ratios to 1x;
+- with `--instructions`: the instructions a cold run in one process, a warm run and a
+  pre-commit run execute (valgrind), which unlike their times are the same from run to run;
 - whether the SARIF of every rule is byte-identical with no cache, cold, warm and with files
   discovered in shuffled orders.
 A repository given with `--repository` is measured in a copy (the pre-commit runs edit files).
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -377,6 +380,26 @@ def _measure_scaling(runs: int) -> list[tuple[int, float, int]]:
     return found
 
 
+def _instructions(
+    command: list[str], cwd: Path, env: dict[str, str], before: Callable[[], object] | None = None
+) -> int | None:
+    """The instructions one run executes, counted by valgrind (cachegrind without its cache
+    simulation; about 50 times slower than the run): unlike its wall time, the same from run to
+    run within 0.1%, where the machine's speed drifts by a fifth. None without valgrind. Only
+    the process itself is counted, so the command runs in one process (`-j 1`)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    if before is not None:
+        before()
+    counted = [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    found = subprocess.run(
+        [*counted, *command], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+    match = re.search(r"I\s+refs:\s+([\d,]+)", found.stderr)
+    return int(match.group(1).replace(",", "")) if match else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -386,6 +409,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--repository", type=Path, help="measure this repository instead of a synthetic one"
+    )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count the instructions of a cold (-j 1), a warm and a pre-commit run (valgrind)",
     )
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="benchlint-bench-"))
@@ -443,6 +471,23 @@ def main() -> None:
     print(f"| {'peak memory, warm (MiB)':<50} | {warm_peak / 1024:>8.0f} | {'':>9} |")
     if ratio is not None:
         print(f"| {'ShellCheck time / benchlint time (medians)':<50} | {ratio:>8.2f} | {'':>9} |")
+    if args.instructions:
+        counted: list[tuple[str, list[str], Callable[[], object] | None]] = [
+            ("whole repository, cold, one process (-j 1)", [*cold_command, "-j", "1"], None),
+            # (the pre-commit runs changed files since the warm runs: one run first, untimed)
+            ("whole repository, nothing changed (warm)", whole, lambda: _timed(whole, root, env)),
+        ]
+        if changed:
+            counted.append(
+                ("one launcher + one recipe changed (pre-commit)", named, _changing(changed))
+            )
+        print()
+        print(f"| {'instructions (valgrind), one run':<50} | {'millions':>8} |")
+        print(f"|{'-' * 52}|{'-' * 10}|")
+        for name, command, before in counted:
+            count = _instructions(command, root, env, before)
+            shown = f"{count / 1e6:>8.0f}" if count is not None else f"{'no valgrind':>8}"
+            print(f"| {name:<50} | {shown} |")
     if args.scaling:
         scaled = _measure_scaling(args.runs)
         base_time, base_peak = scaled[0][1], scaled[0][2]
