@@ -244,12 +244,29 @@ def _missing_calls(ctx: Context, script: Script) -> Iterator[Finding]:
         )
 
 
+def _beyond(ctx: Context) -> list[str]:
+    """The scripts out of scope `_missing_calls` reads too: where a file holding entries (a
+    master config, a workflow whose jobs are entries) is named, those that call a path fixed
+    to a folder (their finding names the entry whose job runs them)."""
+    ws, wiring = ctx.ws, ctx.wiring
+    if not ctx.in_scope(sorted({entry.location.path for entry in wiring.entries})):
+        return []
+    return [
+        path
+        for path in ws.shell_paths
+        if not wiring.is_launcher(path)
+        and (source := ws.source(path)) is not None
+        and _FIXED_FOLDER.search(source.text)
+    ]
+
+
 @rule(
     "BL202",
     "dangling-reference",
     Severity.ERROR,
     tags=("wiring",),
     script_pass=_missing_calls,
+    beyond=_beyond,
 )
 def check(ctx: Context) -> Iterator[Finding]:
     wiring = ctx.wiring
