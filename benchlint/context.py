@@ -156,6 +156,16 @@ class Context:
             found = self._launcher_names[key] = any(n in text for n in names)
         return found
 
+    @cached_property
+    def names_entries(self) -> bool:
+        """Whether a named file holds an entry (a master config, a workflow whose jobs are
+        entries): findings that name an entry may then lie in any script its job runs."""
+        if self.scope is None:
+            return True
+        if not self.in_scope(self.ws.yaml_paths):
+            return False  # (entries are in YAML files: the wiring is not asked)
+        return bool(self.in_scope(sorted({e.location.path for e in self.wiring.entries})))
+
     def route_in_scope(self, *paths: str | None) -> bool:
         """Whether a cross-file finding over these files can have a location in scope."""
         if self.scope is None:

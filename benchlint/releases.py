@@ -37,10 +37,9 @@ class Running:
 
 def beyond_scope(ctx: Context) -> list[str]:
     """The scripts out of scope a rule that checks releases looks at too (`Rule.beyond`): every
-    script when a master config is named (a release bumped there is what makes a script's
-    launch or probe fail; the findings name the entry)."""
-    ws = ctx.ws
-    return ws.shell_paths if ctx.in_scope(ws.glob(ws.layout.master_configs)) else []
+    script when a file holding entries is named (a release bumped in a master config is what
+    makes a script's launch or probe fail; the findings name the entry)."""
+    return ctx.ws.shell_paths if ctx.names_entries else []
 
 
 def launch_releases(ctx: Context, launch: Launch) -> list[Running] | None:

@@ -249,7 +249,7 @@ def _beyond(ctx: Context) -> list[str]:
     master config, a workflow whose jobs are entries) is named, those that call a path fixed
     to a folder (their finding names the entry whose job runs them)."""
     ws, wiring = ctx.ws, ctx.wiring
-    if not ctx.in_scope(sorted({entry.location.path for entry in wiring.entries})):
+    if not ctx.names_entries:
         return []
     return [
         path
