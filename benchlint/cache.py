@@ -261,12 +261,15 @@ def kept_fingerprint(directory: Path, packages: list[Path] | None = None) -> byt
 
 def _package_statuses(packages: list[Path]) -> bytes | None:
     """The status of every file `fingerprint_of` reads, as bytes; None when one changed within
-    RACY_NS of now."""
+    RACY_NS of now (or went while listed)."""
     newest = time.time_ns() - RACY_NS
     parts = []
     for package in packages:
         for path in _sources(package):
-            status = os.stat(path)
+            try:
+                status = os.stat(path)
+            except OSError:
+                return None
             if max(status.st_mtime_ns, status.st_ctime_ns) >= newest:
                 return None
             parts.append(
