@@ -182,11 +182,12 @@ def _launchers(ctx: Context) -> list[str]:
     calls = [call for path in entrypoints for call in ctx.environment.calls.callers_of(path)]
     found = {path for path in named if wiring.is_launcher(path)}
     found |= {call.caller.top.path for call in calls if wiring.is_launcher(call.caller.top.path)}
-    found |= {
-        route.launcher.path
-        for route in ctx.routes()
-        if ctx.route_in_scope(route.entry.location.path)
-    }
+    if ctx.names_entries:
+        found |= {
+            route.launcher.path
+            for route in ctx.routes()
+            if ctx.route_in_scope(route.entry.location.path)
+        }
     return sorted(found)
 
 
