@@ -26,6 +26,7 @@ from benchlint.config import (
     find_root,
     is_repository,
     load_config,
+    parse_size,
 )
 from benchlint.context import Context, wiring_of
 from benchlint.engine import STANDALONE_ENTRIES, lint, select_rules
@@ -300,6 +301,12 @@ def _report(result: Result, output_format: str, cache: Cache | None) -> str:
     type=click.IntRange(min=1),
     help="Processes a whole-repository run may parse YAML in [default: the CPUs available].",
 )
+@click.option(
+    "--max-file-size",
+    metavar="SIZE",
+    help="Do not lint files larger than this (master configs aside; the run lists them): bytes, "
+    "or 500KB, 2MiB; 0 for no limit [default: the configuration's max-file-size, else 1MiB].",
+)
 def lint_command(
     paths: tuple[Path, ...],
     output_format: str,
@@ -320,12 +327,18 @@ def lint_command(
     statistics: bool,
     no_cache: bool,
     jobs: int | None,
+    max_file_size: str | None,
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
     started = time.perf_counter()
     named = list(paths) or [Path(".")]
     root_option = root
     config, root = _setup(named, config_file, no_config, root)
+    if max_file_size is not None:
+        try:
+            config.max_file_size = parse_size(max_file_size, "--max-file-size")
+        except ConfigError as exc:
+            _fail(str(exc))
     try:
         explicit = _split(select) or config.select
         chosen = expand_selectors(explicit) if explicit else None

@@ -6,6 +6,7 @@ directory with `.git`; without that, the first path named (or the folder of a na
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,11 @@ class Config:
     known_env: list[str] = field(default_factory=list)
     dynamo_version: str | None = None
     unsafe_fixes: bool = False  # `--fix` and `--diff` apply the unsafe fixes too
+    # A file larger than this (bytes; 0: no limit) is not linted, and the run says so: an
+    # install bundle or CRD generated into the repository, megabytes of YAML or a script with
+    # manifests in heredocs, costs more to model than the rest of it. A master config is read
+    # whatever its size (the wiring starts there).
+    max_file_size: int = 1 << 20
     layout: Layout = field(default_factory=Layout)
     layout_keys: set[str] = field(default_factory=set)  # the layout settings given (not detected)
 
@@ -166,6 +172,8 @@ def parse_config(data: dict[str, Any], path: Path | None) -> Config:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}: unsafe-fixes must be true or false")
             config.unsafe_fixes = value
+        elif key == "max-file-size":
+            config.max_file_size = parse_size(value, f"{where}: max-file-size")
         elif key == "layout":
             config.layout = _layout(value, where)
             config.layout_keys = set(value)
@@ -181,6 +189,25 @@ def parse_severity(value: Any, where: str) -> Severity:
         raise ConfigError(
             f"{where}: fail-on must be error, warning or note, not {value!r}"
         ) from None
+
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(|B|KB|MB|KiB|MiB|K|M)", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "kb": 1000, "mb": 1000**2, "k": 1024, "kib": 1024, "m": 1 << 20}
+_UNITS["mib"] = 1 << 20
+
+
+def parse_size(value: Any, what: str) -> int:
+    """A size in bytes: a whole number, or a number and a unit (`500KB`, `1.5MB`: powers of
+    1000; `512KiB`, `2MiB`, `2M`: powers of 1024)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    found = _SIZE.fullmatch(value.strip()) if isinstance(value, str) else None
+    if found is None:
+        raise ConfigError(
+            f"{what} must be a size in bytes (0: no limit), or with a unit: 500KB, 2MiB; "
+            f"not {value!r}"
+        )
+    return int(float(found.group(1)) * _UNITS[found.group(2).lower()])
 
 
 def _layout(value: Any, where: str) -> Layout:

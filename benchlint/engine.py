@@ -143,6 +143,11 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
     result.templates = sorted(
         p for p in ws.templates if (scope is None or inside(p, scope)) and not ws.excluded(p)
     )
+    result.oversized = sorted(
+        (p, size)
+        for p, size in ws.oversized.items()
+        if (scope is None or inside(p, scope)) and not ws.excluded(p)
+    )
     for path in sorted(p for p in ws.other_shells if not ws.excluded(p)):
         context.count(OTHER_SHELL, Location(path, Span(1, 1, 1, 3)))
     for what, where in sorted(context.undecided.items()):

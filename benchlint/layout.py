@@ -152,8 +152,7 @@ class _Verdicts:
         source = self.ws.source(path)
         if source is None:
             return None
-        text = source.text
-        found = _entries_in_text(text) if "runner:" in text and "search-space" in text else None
+        found = entries_in(source.text)
         self.now[source.digest] = found
         return found
 
@@ -165,6 +164,11 @@ class _Verdicts:
 _TOP_KEY = re.compile(r"^[^\s#-][^:#\n]*:[ \t]*(?:#.*)?$", re.MULTILINE)  # `name:` opening a block
 _RUNNER = re.compile(r"^[ \t]+runner:[ \t]*\S", re.MULTILINE)
 _SPACE = re.compile(r"^[ \t]+(scenarios|seq-len-configs):", re.MULTILINE)
+
+
+def entries_in(text: str) -> tuple[int, list[str]] | None:
+    """(entries, search-space schemas) if the text is a master config's (`_entries_in_text`)."""
+    return _entries_in_text(text) if "runner:" in text and "search-space" in text else None
 
 
 def _entries_in_text(text: str) -> tuple[int, list[str]] | None:

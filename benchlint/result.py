@@ -165,6 +165,14 @@ def _first(names: list[str]) -> str:
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
+def _size(n: int) -> str:
+    """A size as people read it: `2.6 MiB`, `1 MiB`, `600 KiB`, `900 bytes`."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{n} bytes"
+
+
 def _count(n: int, noun: str, plural: str = "") -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
 
@@ -189,6 +197,8 @@ class Result:
     partial: list[tuple[str, int]] = field(default_factory=list)
     # files in scope that are templates (YAML with Go or Jinja syntax, a script to fill in)
     templates: list[str] = field(default_factory=list)
+    # files in scope larger than `max-file-size` (master configs aside), not linted: (path, bytes)
+    oversized: list[tuple[str, int]] = field(default_factory=list)
     # the content hash of the run cache's entry that holds this result (None: not kept there):
     # a report rendered from it is kept by it
     stored: bytes | None = None
@@ -213,6 +223,16 @@ class Result:
                 " YAML with Go or Jinja syntax or a placeholder (`${...}`, `{name}`), or a script"
                 " with a value to fill in (`<...>`) or Jinja statements (`{% if x %}`); "
                 "exclude them in the configuration if that is what they are"
+            )
+        if self.oversized:
+            largest = sorted(self.oversized, key=lambda item: (-item[1], item[0]))
+            listed = [f"{path} ({_size(size)})" for path, size in largest]
+            limit = self.workspace.config.max_file_size if self.workspace is not None else 0
+            found.append(
+                f"{_count(len(self.oversized), 'file')} larger than max-file-size "
+                f"({_size(limit)}) not linted ({_first(listed)}): generated files, as a rule "
+                "(install bundles, CRDs, scripts holding manifests); raise max-file-size in the "
+                "configuration or with --max-file-size (0: no limit) to lint them"
             )
         return found
 

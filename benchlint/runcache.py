@@ -29,7 +29,7 @@ from benchlint.workspace import Failure, Workspace, file_status, folder_listing
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 8
+FORMAT = 9
 
 
 def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:
@@ -135,6 +135,7 @@ def encode(result: Result) -> tuple[Any, ...]:
     counts = [(what, [_location(w) for w in where]) for what, where in result.undecided.items()]
     partial = [list(p) for p in result.partial]
     skipped = result.templates
+    oversized = [list(p) for p in result.oversized]
     return (
         FORMAT,
         findings,
@@ -145,6 +146,7 @@ def encode(result: Result) -> tuple[Any, ...]:
         counts,
         partial,
         skipped,
+        oversized,
     )
 
 
@@ -152,13 +154,16 @@ def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     """The stored result on this workspace (for sources, snippets and fixes); None for data
     this code did not write."""
     try:
-        form, findings, failures, files_read, coverage, templates, counts, partial, skipped = data
+        form, findings, failures, files_read, coverage, templates, counts, partial, skipped, big = (
+            data
+        )
         if form != FORMAT:
             return None
         decoded = [_unfinding(f) for f in findings]
         undecided = {what: [_unlocation(w) for w in where] for what, where in counts}
         lost = [Failure(path, message, Span(*span)) for path, message, span in failures]
         covered = Coverage(*coverage) if coverage is not None else None
+        oversized = [(path, size) for path, size in big]
     except (TypeError, ValueError):
         return None
     for failure in lost:
@@ -169,6 +174,7 @@ def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     result.undecided = undecided
     result.partial = [(path, line) for path, line in partial]
     result.templates = list(skipped)
+    result.oversized = oversized
     return result
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from benchlint.cache import RACY_NS, Cache
 from benchlint.config import Config, Layout
 from benchlint.finding import Finding, Span, Undecided
-from benchlint.layout import Detected, detect, detect_recipe_roots
+from benchlint.layout import Detected, detect, detect_recipe_roots, entries_in
 from benchlint.perfile import (
     FILE_START,
     SHELL_JOBS,
@@ -242,6 +242,8 @@ class Workspace:
         # scripts whose `#!` line names a shell other than bash or sh (zsh, ksh, fish, csh):
         # their syntax and meaning are not bash's, so they are not linted (and the run says so)
         self.other_shells: set[str] = set()
+        # files larger than `max-file-size` (not master configs), not linted: path -> bytes
+        self.oversized: dict[str, int] = {}
         self.models: dict[str, object] = {}  # built from the workspace once per run (wiring)
         self._globbed: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._max_entries = max_entries
@@ -663,10 +665,28 @@ class Workspace:
             failure, partial = self.failures.get(rel), self.partial.get(rel)
             kept[rel] = Parsed(source.data, model, failure, rel in self.templates, partial)
 
+    def too_large(self, rel: str, source: SourceText) -> bool:
+        """Whether the file is larger than `max-file-size` and so not modelled (it is listed in
+        `oversized`, and the run says so). A master config (what `layout` detects as one, or
+        the configuration names) is modelled whatever its size: the wiring starts there."""
+        limit = self.config.max_file_size
+        if not limit or len(source.data) <= limit:
+            return False
+        if rel in self.oversized:
+            return True
+        configured = self.config.layout.master_configs
+        if "master-configs" in self.config.layout_keys:
+            if any(path_matches(rel, pattern) for pattern in configured):
+                return False
+        elif rel.endswith(YAML_SUFFIXES) and entries_in(source.text) is not None:
+            return False
+        self.oversized[rel] = len(source.data)
+        return True
+
     def _parse_shell(self, rel: str) -> Script | None:
         """The per-file step's result for the file: from a worker, the cache, or done here."""
         source = self.source(rel)
-        if source is None:
+        if source is None or self.too_large(rel, source):
             return None
         if "{%" in source.text and _JINJA_STATEMENT.search(source.text):
             self.templates.add(rel)  # a Jinja template of a script, rendered before it runs
@@ -792,7 +812,7 @@ class Workspace:
                 if rel in done or rel in kept:
                     continue
                 source = self.source(rel)
-                if source is None:
+                if source is None or self.too_large(rel, source):
                     continue
                 cached = self._cached_facts(kind, rel, source)
                 if cached is not None:
@@ -823,7 +843,7 @@ class Workspace:
     def _parse_yaml(self, rel: str) -> YamlDocument | None:
         """The per-file step's result for the file: from a worker, the cache, or done here."""
         source = self.source(rel)
-        if source is None:
+        if source is None or self.too_large(rel, source):
             return None
         facts = self._facts("yaml", rel, source)
         if facts is not None:

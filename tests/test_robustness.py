@@ -324,3 +324,76 @@ def test_a_backslash_that_ends_a_script_is_placed_on_its_last_line(tmp_path: Pat
     root = write_repo(tmp_path / "r", {"run.sh": 'echo a\nvllm serve "$M" \\\n'})
     result = run_lint(root)
     assert result.partial == [("run.sh", 2)]
+
+
+def test_files_larger_than_max_file_size_are_listed_not_linted(tmp_path: Path) -> None:
+    """A file over `max-file-size` (a generated install bundle, a CRD) is not modelled: nothing
+    is reported in it, not even BL001, and every report lists it with its size, a run the cache
+    answers too. A file at the limit is linted, and so is a master config of any size; the rest
+    of the repository is linted as before."""
+    from benchlint.config import Config
+
+    pad = "# generated\n" * 200  # 2,400 bytes
+    entries = (
+        "dsr1-fp8-h200:\n  image: img\n  runner: h200\n  scenarios:\n    - isl: 1\n"
+        "      isl: 2\n      search-space:\n        - {tp: 8}\n"
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "ok.sh": BAD_LOCK,
+            "bundle.sh": BAD_LOCK + pad,  # over the limit: its BL102 is not reported
+            "crd.yaml": "a: 1\na: 2\n" + pad,  # nor this BL203
+            "broken.yaml": "a: b: c\n" + pad,  # nor a BL001
+            "limit.sh": BAD_LOCK + "#" * (2048 - len(BAD_LOCK) - 1) + "\n",  # at it: linted
+            "configs/big-master.yaml": entries + pad,  # a master config: read at any size
+        },
+    )
+    assert len((root / "limit.sh").read_bytes()) == 2048
+    result = run_lint(root, config=Config(max_file_size=2048))
+    assert positions(result, "BL102") == ["limit.sh:2:1", "ok.sh:2:1"]
+    assert positions(result, "BL203") == ["configs/big-master.yaml:6:7"]
+    assert positions(result, "BL001") == []
+    assert result.oversized == [("broken.yaml", 2408), ("bundle.sh", 2420), ("crd.yaml", 2410)]
+    # with no limit, each is linted
+    unlimited = run_lint(root, config=Config(max_file_size=0))
+    assert unlimited.oversized == []
+    assert positions(unlimited, "BL001") == ["broken.yaml:1:5"]
+    assert positions(unlimited, "BL102") == ["bundle.sh:2:1", "limit.sh:2:1", "ok.sh:2:1"]
+    assert positions(unlimited, "BL203") == ["configs/big-master.yaml:6:7", "crd.yaml:2:1"]
+    # the configuration's limit, said on stderr, the cache's answer as the run's
+    (root / ".benchlint.toml").write_text('max-file-size = "2KiB"\n')
+    said = (
+        "warning: 3 files larger than max-file-size (2 KiB) not linted (bundle.sh (2.4 KiB), "
+        "crd.yaml (2.4 KiB), broken.yaml (2.4 KiB)): generated files, as a rule"
+    )
+    for _ in range(2):
+        outcome = CliRunner().invoke(main, ["--format", "concise", str(root)])
+        assert said in outcome.stderr
+        assert outcome.stdout.count("BL102") == 2
+    # the option wins over the configuration; a bad size exits 2 with one line
+    outcome = CliRunner().invoke(main, ["--format", "concise", "--max-file-size", "0", str(root)])
+    assert "max-file-size" not in outcome.stderr and outcome.stdout.count("BL102") == 3
+    for bad in ("lots", "-1", "2 GB"):
+        outcome = CliRunner().invoke(main, ["--max-file-size", bad, str(root)])
+        assert outcome.exit_code == 2
+        assert outcome.stderr.strip().splitlines() == [
+            f"benchlint: error: --max-file-size must be a size in bytes (0: no limit), or with "
+            f"a unit: 500KB, 2MiB; not {bad!r}"
+        ]
+    (root / ".benchlint.toml").write_text("max-file-size = true\n")
+    outcome = CliRunner().invoke(main, [str(root)])
+    assert outcome.exit_code == 2 and "max-file-size must be a size in bytes" in outcome.stderr
+
+
+def test_sizes_read_as_documented() -> None:
+    from benchlint.config import parse_size
+
+    assert parse_size(0, "x") == 0
+    assert parse_size(1500, "x") == 1500
+    assert parse_size("500KB", "x") == 500_000
+    assert parse_size("1.5MB", "x") == 1_500_000
+    assert parse_size("2MiB", "x") == 2 * 1024 * 1024
+    assert parse_size("2 M", "x") == 2 * 1024 * 1024
+    assert parse_size("512kib", "x") == 512 * 1024
+    assert parse_size("900", "x") == 900
