@@ -165,11 +165,13 @@ def _first(names: list[str]) -> str:
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def _size(n: int) -> str:
-    """A size as people read it: `2.6 MiB`, `1 MiB`, `600 KiB`, `900 bytes`."""
+def _size(n: int, up: bool = False) -> str:
+    """A size as people read it: `2.6 MiB`, `1 MiB`, `600 KiB`, `900 bytes`; `up`: rounded up
+    (a file larger than a limit of 1 MiB is not shown as `1 MiB`)."""
     for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= scale:
-            return f"{n / scale:.1f}".removesuffix(".0") + f" {unit}"
+            tenths = -(-n * 10 // scale) if up else round(n * 10 / scale)
+            return f"{tenths / 10:.1f}".removesuffix(".0") + f" {unit}"
     return f"{n} bytes"
 
 
@@ -226,7 +228,7 @@ class Result:
             )
         if self.oversized:
             largest = sorted(self.oversized, key=lambda item: (-item[1], item[0]))
-            listed = [f"{path} ({_size(size)})" for path, size in largest]
+            listed = [f"{path} ({_size(size, up=True)})" for path, size in largest]
             limit = self.workspace.config.max_file_size if self.workspace is not None else 0
             found.append(
                 f"{_count(len(self.oversized), 'file')} larger than max-file-size "

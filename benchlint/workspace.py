@@ -239,6 +239,9 @@ class Workspace:
         # YAML files that are templates, not YAML documents: Helm chart templates, and YAML
         # with `{{ ... }}`/`{% ... %}` that does not parse (Go templates, Jinja)
         self.templates: set[str] = set()
+        # YAML files in a Helm chart's templates folder: templates where they hold `{{` (Helm
+        # renders the whole text, comments too), else YAML Helm passes on as it is
+        self._in_chart: set[str] = set()
         # scripts whose `#!` line names a shell other than bash or sh (zsh, ksh, fish, csh):
         # their syntax and meaning are not bash's, so they are not linted (and the run says so)
         self.other_shells: set[str] = set()
@@ -322,11 +325,10 @@ class Workspace:
             return
         if shell:
             self.shell_paths.append(rel)
-        elif yaml and in_templates:
-            self.templates.add(rel)
-            return
         elif yaml:
             self.yaml_paths.append(rel)
+            if in_templates:
+                self._in_chart.add(rel)
         elif name.endswith(SOURCED_SUFFIXES):
             if not in_templates:
                 self.sourced_only.append(rel)
@@ -683,6 +685,16 @@ class Workspace:
         self.oversized[rel] = len(source.data)
         return True
 
+    def _unmodelled(self, rel: str, source: SourceText) -> bool:
+        """Whether the YAML file is not modelled: too large, or a template of a Helm chart
+        (`_in_chart`, listed in `templates`)."""
+        if self.too_large(rel, source):
+            return True
+        if rel not in self._in_chart or b"{{" not in source.data:
+            return False
+        self.templates.add(rel)
+        return True
+
     def _parse_shell(self, rel: str) -> Script | None:
         """The per-file step's result for the file: from a worker, the cache, or done here."""
         source = self.source(rel)
@@ -812,7 +824,7 @@ class Workspace:
                 if rel in done or rel in kept:
                     continue
                 source = self.source(rel)
-                if source is None or self.too_large(rel, source):
+                if source is None or self._unmodelled(rel, source):
                     continue
                 cached = self._cached_facts(kind, rel, source)
                 if cached is not None:
@@ -843,7 +855,7 @@ class Workspace:
     def _parse_yaml(self, rel: str) -> YamlDocument | None:
         """The per-file step's result for the file: from a worker, the cache, or done here."""
         source = self.source(rel)
-        if source is None or self.too_large(rel, source):
+        if source is None or self._unmodelled(rel, source):
             return None
         facts = self._facts("yaml", rel, source)
         if facts is not None:

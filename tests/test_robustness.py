@@ -156,6 +156,9 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
             "chart/values.yaml": "a: 1\na: 2\n",
             "chart/templates/deployment.yaml": "{{- if .Values.x }}\nkind: Job\n{{- end }}\n",
             "chart/templates/sub/svc.yaml": 'metadata:\n  name: {{ include "x" . }}\n',
+            # Helm renders a chart's templates whole, comments too; one without `{{` is YAML
+            "chart/templates/cm.yaml": "# {{ .Chart.Name }}\nkind: ConfigMap\n",
+            "chart/templates/crd.yaml": "kind: CustomResourceDefinition\nspec:\n  a: 1\n  a: 2\n",
             "deploy/job.yaml": "spec:\n  {% for n in nodes %}\n  - {{ n }}\n  {% endfor %}\n",
             "broken.yaml": "a: [1, 2\n",
             "dgd/frontend.yaml": (
@@ -185,12 +188,14 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
     assert positions(result) == [
         ".github/workflows/w.yml:4:4",
         "broken.yaml:2:1",
+        "chart/templates/crd.yaml:4:3",
         "chart/values.yaml:2:1",
         "dgd/broken.yaml:3:9",
         "recipe.yaml:2:16",
     ]
     assert result.workspace is not None
     assert sorted(result.workspace.templates) == [
+        "chart/templates/cm.yaml",
         "chart/templates/deployment.yaml",
         "chart/templates/sub/svc.yaml",
         "deploy/job.yaml",
@@ -200,7 +205,7 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
         "tf/values.yaml",
     ]
     outcome = CliRunner().invoke(main, ["--statistics", str(root)])
-    assert "templates not linted 7" in outcome.stderr
+    assert "templates not linted 8" in outcome.stderr
     # named, a template is said to be skipped, not read as a file without findings
     named = CliRunner().invoke(main, [str(root / "chart/templates/deployment.yaml")])
     assert named.exit_code == 0
@@ -397,3 +402,12 @@ def test_sizes_read_as_documented() -> None:
     assert parse_size("2 M", "x") == 2 * 1024 * 1024
     assert parse_size("512kib", "x") == 512 * 1024
     assert parse_size("900", "x") == 900
+    # a file over the limit is shown rounded up: never as large as the limit it is over
+    from benchlint.result import _size
+
+    assert [_size(1_053_510, up=True), _size(1_053_510), _size(1 << 20), _size(2420)] == [
+        "1.1 MiB",
+        "1 MiB",
+        "1 MiB",
+        "2.4 KiB",
+    ]
