@@ -70,6 +70,12 @@ ones it does not know: only an ambiguous prefix is reported for it; where the sc
 command line with such a parser first (for `--config`) and then with one that keeps nothing, the
 second decides. A script that parses it with two parsers that keep nothing is not read.
 
+A module run with `-m` is read only where the repository's file of that name is at its root
+(`python3 -m bench.client`, from the checkout's root as CI runs it): Python finds the module
+from the folder it runs in, and where that folder has no such file it imports an installed
+module of the name (`python3 -m coverage` beside a `scripts/coverage.py`); such a line is
+counted in the report's warnings.
+
 A word whose value is not known is not read, and is taken not to be `--` unless the script
 gives that variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
 --node-ips ...`), the words before the subcommand's word are read as the parser's and the rest
@@ -164,6 +170,11 @@ _ELSEWHERE_SAID = (
     "repository's ({}), not read (BL116)"
 )
 _KEY = "pyargs"
+# `python3 -m coverage` where the repository's `coverage.py` is beside the script, not at the root
+_INSTALLED_SAID = (
+    "Python modules run with options where the repository's file of that name is not at its "
+    "root, so an installed module may be the one that runs, not read (BL116)"
+)
 
 
 def _beyond(ctx: Context) -> list[str]:
@@ -393,6 +404,11 @@ def _command_line(
     module = not line.words[index][1].endswith(".py")  # `python3 -m pkg.mod`
     targets = _targets(ctx, script, value, module)
     if not targets:
+        return
+    if module and posixpath.normpath(value) not in targets:
+        # (`-m` finds the module from the folder the script runs in, the checkout's root as a
+        # rule; where that folder has no file of the name, an installed module runs)
+        ctx.count(f"{_INSTALLED_SAID}: `{targets[0]}`", Location(script.path, where))
         return
     if moved or away:  # (a file of the repository has the name: said, not read)
         why = "in a container or on another host" if away else "after a `cd`"

@@ -267,6 +267,37 @@ def test_a_script_run_where_its_path_may_name_another_file_is_said(tmp_path: Any
     assert said.format("in a container or on another host") + ": 1 (run.sh:4)" in result.warnings()
 
 
+def test_a_module_whose_file_is_not_at_the_root_may_be_an_installed_one(tmp_path: Any) -> None:
+    """`python3 -m coverage` beside a `scripts/coverage.py`: from the checkout's root, Python
+    imports the installed coverage, so the repository's file is not read for it (said); a
+    module whose file is at the root is (`-m bench.client`)."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    client = (
+        'import argparse\np = argparse.ArgumentParser()\np.add_argument("--a")\np.parse_args()\n'
+    )
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "scripts/coverage.py": client,
+            "bench/__init__.py": "",
+            "bench/client.py": client,
+            "scripts/run.sh": (
+                "#!/bin/bash\nset -e\npython -m coverage run --rcfile=.coveragerc -m pytest\n"
+                "python3 -m bench.client --b 1\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["scripts/run.sh:4:25"]
+    said = (
+        "Python modules run with options where the repository's file of that name is not at its "
+        "root, so an installed module may be the one that runs, not read (BL116): "
+        "`scripts/coverage.py`: 1 (scripts/run.sh:3)"
+    )
+    assert said in result.warnings()
+
+
 def _argparse_fails(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
     """argparse's error for the command line, or None when it takes it."""
     err = io.StringIO()
