@@ -758,9 +758,16 @@ class _Module:
         given = [*node.args, *(k.value for k in node.keywords if k.arg == "args")]
         if len(given) != 1 or not isinstance(given[0], ast.Name):
             return False
-        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return self._none_parameter(given[0].id, scope, 0)
+
+    def _none_parameter(self, name: str, scope: ast.AST | None, depth: int) -> bool:
+        """Whether `name` is a parameter of the function `scope` whose value is None in every
+        call (`_argv_parameter`): its default, and what each call of it in the module gives,
+        None itself or such a parameter of the calling function (`def main(argv=None):
+        run(argv)`, `def run(argv=None): parser.parse_args(argv)`; three calls deep at most)."""
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth > 3:
             return False
-        name, arguments = given[0].id, scope.args
+        arguments = scope.args
         positional = [*arguments.posonlyargs, *arguments.args]
         defaults = dict(
             zip(
@@ -792,10 +799,16 @@ class _Module:
             values = [k.value for k in call.keywords if k.arg == name or k.arg is None]
             if index is not None and len(call.args) > index:
                 values.append(call.args[index])
-            if any(isinstance(a, ast.Starred) for a in call.args) or any(
-                not (isinstance(v, ast.Constant) and v.value is None) for v in values
-            ):
+            if any(isinstance(a, ast.Starred) for a in call.args):
                 return False
+            for value in values:
+                if isinstance(value, ast.Constant) and value.value is None:
+                    continue
+                caller = self.scope_of.get(call)
+                if not isinstance(value, ast.Name) or caller is scope:
+                    return False
+                if not self._none_parameter(value.id, caller, depth + 1):
+                    return False
         return True
 
     def _reached(self, entry: str) -> set[ast.AST | None]:
