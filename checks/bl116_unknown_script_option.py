@@ -418,7 +418,10 @@ def _command_line(
     for target in targets:
         parser = script_parser(ctx.ws, target)
         if isinstance(parser, str):
-            ctx.count(f"{_UNTOLD}: `{target}`: {parser}", Location(script.path, where))
+            # (with the others its path may name: which runs depends on the folder it runs in)
+            others = ", ".join(f"`{t}`" for t in targets if t != target)
+            named = f"`{target}` (or {others}, from another folder)" if others else f"`{target}`"
+            ctx.count(f"{_UNTOLD}: {named}: {parser}", Location(script.path, where))
             return
         parsers.append(parser)
     found = [dict(pyargs.problems(parser, texts)) for parser, _ in parsers]

@@ -298,6 +298,32 @@ def test_a_module_whose_file_is_not_at_the_root_may_be_an_installed_one(tmp_path
     assert said in result.warnings()
 
 
+def test_an_untold_parser_names_the_other_files_the_path_may_name(tmp_path: Any) -> None:
+    """`python3 main.py` in `bench/run.sh`: the root's `main.py` (no parser) or `bench/main.py`,
+    by the folder it runs in. Not every file rejects `--bogus`: nothing is reported, and the
+    warning names both."""
+    from tests.conftest import run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "main.py": "def define_env(env):\n    pass\n",
+            "bench/main.py": (
+                "import argparse\np = argparse.ArgumentParser()\np.add_argument('--a')\n"
+                "p.parse_args()\n"
+            ),
+            "bench/run.sh": "#!/bin/bash\npython3 -u main.py --a 1 --bogus 2\n",
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "`main.py` (or `bench/main.py`, from another folder): it makes no argparse parser: 1 "
+        "(bench/run.sh:2)"
+    ) in result.warnings()
+
+
 def _argparse_fails(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
     """argparse's error for the command line, or None when it takes it."""
     err = io.StringIO()
