@@ -70,11 +70,13 @@ ones it does not know: only an ambiguous prefix is reported for it; where the sc
 command line with such a parser first (for `--config`) and then with one that keeps nothing, the
 second decides. A script that parses it with two parsers that keep nothing is not read.
 
-A module run with `-m` is read only where the repository's file of that name is at its root
-(`python3 -m bench.client`, from the checkout's root as CI runs it): Python finds the module
-from the folder it runs in, and where that folder has no such file it imports an installed
-module of the name (`python3 -m coverage` beside a `scripts/coverage.py`); such a line is
-counted in the report's warnings.
+A module that is no package's, run with `-m`, is read only where the repository's file of that
+name is at its root (`python3 -m client`, from the checkout's root as CI runs it): Python finds
+the module from the folder it runs in, and where that folder has no such file it imports an
+installed module of the name (`python3 -m coverage` beside a `scripts/coverage.py`); such a
+line is counted in the report's warnings. A package's module (`python3 -m bench.client`) is
+the file of that path under the package's folder wherever that is (`src/bench/client.py`, as
+`pip install -e` installs it).
 
 A word whose value is not known is not read, and is taken not to be `--` unless the script
 gives that variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
@@ -173,7 +175,7 @@ _KEY = "pyargs"
 # `python3 -m coverage` where the repository's `coverage.py` is beside the script, not at the root
 _INSTALLED_SAID = (
     "Python modules run with options where the repository's file of that name is not at its "
-    "root, so an installed module may be the one that runs, not read (BL116)"
+    "root, so an installed module of the name may be the one that runs, not read (BL116)"
 )
 
 
@@ -405,10 +407,12 @@ def _command_line(
     targets = _targets(ctx, script, value, module)
     if not targets:
         return
-    if module and posixpath.normpath(value) not in targets:
+    if module and "/" not in value and posixpath.normpath(value) not in targets:
         # (`-m` finds the module from the folder the script runs in, the checkout's root as a
-        # rule; where that folder has no file of the name, an installed module runs)
-        ctx.count(f"{_INSTALLED_SAID}: `{targets[0]}`", Location(script.path, where))
+        # rule; where that folder has no file of the name, an installed module runs. A
+        # package's module, `-m triton.runner`, is its folder's: installed, as `pip install
+        # -e` installs `src/pkg`, or an error where there is no such package)
+        ctx.count(_INSTALLED_SAID, Location(script.path, where))
         return
     if moved or away:  # (a file of the repository has the name: said, not read)
         why = "in a container or on another host" if away else "after a `cd`"

@@ -269,8 +269,9 @@ def test_a_script_run_where_its_path_may_name_another_file_is_said(tmp_path: Any
 
 def test_a_module_whose_file_is_not_at_the_root_may_be_an_installed_one(tmp_path: Any) -> None:
     """`python3 -m coverage` beside a `scripts/coverage.py`: from the checkout's root, Python
-    imports the installed coverage, so the repository's file is not read for it (said); a
-    module whose file is at the root is (`-m bench.client`)."""
+    imports the installed coverage, so the repository's file is not read for it (said), nor
+    `scripts/tool.py` for `-m tool`, though `python3 scripts/tool.py` is read; a package's
+    module is its folder's wherever that is (`-m bench.client`: `src/bench/client.py`)."""
     from tests.conftest import positions, run_lint, write_repo
 
     client = (
@@ -280,20 +281,22 @@ def test_a_module_whose_file_is_not_at_the_root_may_be_an_installed_one(tmp_path
         tmp_path / "repo",
         {
             "scripts/coverage.py": client,
-            "bench/__init__.py": "",
-            "bench/client.py": client,
+            "scripts/tool.py": client,
             "scripts/run.sh": (
                 "#!/bin/bash\nset -e\npython -m coverage run --rcfile=.coveragerc -m pytest\n"
-                "python3 -m bench.client --b 1\n"
+                "python3 -m tool --b 1\npython3 scripts/tool.py --b 1\n"
             ),
+            "src/bench/__init__.py": "",
+            "src/bench/client.py": client,
+            "src/bench/run.sh": "#!/bin/bash\npython3 -m bench.client --b 1\n",
         },
     )
     result = run_lint(root, select="BL116")
-    assert positions(result) == ["scripts/run.sh:4:25"]
+    assert positions(result) == ["scripts/run.sh:5:25", "src/bench/run.sh:2:25"]
     said = (
         "Python modules run with options where the repository's file of that name is not at its "
-        "root, so an installed module may be the one that runs, not read (BL116): "
-        "`scripts/coverage.py`: 1 (scripts/run.sh:3)"
+        "root, so an installed module of the name may be the one that runs, not read (BL116): "
+        "2 (scripts/run.sh:3, scripts/run.sh:4)"
     )
     assert said in result.warnings()
 
