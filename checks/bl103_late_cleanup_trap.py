@@ -797,8 +797,12 @@ def _check_script(
         yield finding, None
     every = flow.traps() if len(flows) > 1 else []
     for defined, function, errexit, first in flows:
-        # (a function's: the top-level traps set before its first call cover it)
-        outer = None if first is None else [(i, t) for i, t in every if i < first]
+        # (a function's: the top-level traps set before its first call cover it, and a trap
+        # a function sets before it calls this one, where every call is so: `main() { trap
+        # cleanup EXIT; run_tests; }`)
+        outer = None
+        if first is not None:
+            outer = [(i, t) for i, t in every if i < first or _set_before_calls(t, function)]
         if defined is script:
             each = flow if function is None else Flow(script, False, lookup, function, errexit)
             found: Iterable[tuple[Finding, Resource]] = _check_flow(each, runs, lookup, outer)
@@ -1087,7 +1091,11 @@ def _check_flow(
                 continue  # (it is meant to outlive the script: an early end changes nothing)
             if release is not None and not leaks:
                 continue
+            # (an EXIT trap this shell does not set here: in a function the caller calls)
+            set_elsewhere = [] if traps else _exit_trap_lines(script, flow)
             no_trap = "no `trap ... EXIT` that releases it" if traps else "no `trap ... EXIT`"
+            if set_elsewhere:
+                no_trap += f" that releases it (the one on line {set_elsewhere[0]} does not)"
             early = next(
                 (t for i, t in traps if i < named and _handler_releases(resource, t, lookup)),
                 None,
@@ -1115,7 +1123,12 @@ def _check_flow(
                     f"the {resource.what} acquired by {name} is released {where}{exit_note}: "
                     "it leaks on any early end",
                     location,
-                    help="add `trap '...' EXIT` right after the acquisition",
+                    help=(
+                        "release it in the handler of a `trap ... EXIT` set right after the "
+                        "acquisition (a second `trap ... EXIT` replaces the first)"
+                        if traps or set_elsewhere
+                        else "add `trap '...' EXIT` right after the acquisition"
+                    ),
                     related=related,
                     subject=f"{resource.what}:{resource.variable or shown}",
                 ),
@@ -1135,6 +1148,28 @@ def _named_at(flow: Flow, resource: Resource, start: int) -> int:
         ),
         start,
     )
+
+
+def _set_before_calls(trap: Trap, function: str | None) -> bool:
+    """Whether every call of the function in the trap's script comes after the trap, in the
+    function that sets it (not in a subshell of its own)."""
+    setter, script = trap.command.function, trap.command.script
+    if setter is None or function is None or setter == function:
+        return False
+    calls = [c for c in script.commands if c.name == function and c.script is script]
+    at = trap.command.node.end_byte
+    return bool(calls) and all(
+        c.function == setter and c.node.start_byte > at and not c.subshell for c in calls
+    )
+
+
+def _exit_trap_lines(script: Script, flow: Flow) -> list[int]:
+    """The lines of the script's own `trap ... EXIT` commands (in any function)."""
+    return [
+        c.span.line
+        for c in script.commands
+        if c.base == "trap" and c.script is script and (t := flow.trap_of(c)) and t.on_exit
+    ]
 
 
 def _trap_releases(

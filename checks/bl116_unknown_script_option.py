@@ -424,8 +424,8 @@ def _command_line(
         if isinstance(parser, str):
             # (with the others its path may name: which runs depends on the folder it runs in)
             others = ", ".join(f"`{t}`" for t in targets if t != target)
-            named = f"`{target}` (or {others}, from another folder)" if others else f"`{target}`"
-            ctx.count(f"{_UNTOLD}: {named}: {parser}", Location(script.path, where))
+            said = f"`{target}` (or {others}, from another folder)" if others else f"`{target}`"
+            ctx.count(f"{_UNTOLD}: {said}: {parser}", Location(script.path, where))
             return
         parsers.append(parser)
     found = [dict(pyargs.problems(parser, texts)) for parser, _ in parsers]

@@ -634,6 +634,10 @@ class Flow:
                     self._traps_in.setdefault(c.function, []).append(c)
         return self._traps_in
 
+    def trap_of(self, command: Command) -> Trap | None:
+        """The `trap` command read as this shell reads it (None: it sets no handler)."""
+        return self._trap(command)
+
     def _trap(self, command: Command) -> Trap | None:
         args = [w.value for w in command.args]
         if args[:1] == ["--"]:  # `trap -- 'handler' EXIT`
