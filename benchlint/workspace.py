@@ -686,7 +686,7 @@ class Workspace:
         return True
 
     def _unmodelled(self, rel: str, source: SourceText) -> bool:
-        """Whether the YAML file is not modelled: too large, or a template of a Helm chart
+        """Whether the file is not modelled: too large, or a YAML template of a Helm chart
         (`_in_chart`, listed in `templates`)."""
         if self.too_large(rel, source):
             return True
