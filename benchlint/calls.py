@@ -281,6 +281,33 @@ def plain_target(script: Script, value: str) -> str | None:
     then plain text ending in `.sh` or `.bash`; None otherwise (a path relative to the working
     folder, `$PWD`, an expansion, a folder taken from `$0` twice)."""
     head, rest = _leading_expansion(value.strip())
+    base = _fixed_base(script, head)
+    if base is None:
+        return None
+    rest = rest.lstrip("/")
+    if PATH_EXPANSION.search(rest) or not rest.endswith((".sh", ".bash")) or "*" in rest:
+        return None
+    joined = posixpath.normpath(posixpath.join(base, rest))
+    return None if joined.startswith("..") else joined
+
+
+def fixed_folder(script: Script, value: str) -> str | None:
+    """The repository folder a word names when nothing in it depends on the run (`cd
+    "$(dirname "$0")"`, `cd "$SCRIPT_DIR/.."`, `cd "$GITHUB_WORKSPACE"`: see `plain_target`);
+    None otherwise."""
+    head, rest = _leading_expansion(value.strip())
+    base = _fixed_base(script, head)
+    rest = rest.strip("/")
+    if base is None or PATH_EXPANSION.search(rest) or "*" in rest:
+        return None
+    joined = posixpath.normpath(posixpath.join(base, rest)) if rest else base
+    return None if joined.startswith("..") else ("" if joined == "." else joined)
+
+
+def _fixed_base(script: Script, head: str) -> str | None:
+    """The folder an expansion that starts a word names: the script's own (or one written
+    relative to it), directly or through a variable every assignment of which names it, or the
+    checkout's root (`$GITHUB_WORKSPACE`, not assigned by the script)."""
     if not head:
         return None
     name = _variable_of(head)
@@ -295,13 +322,7 @@ def plain_target(script: Script, value: str) -> str | None:
         base = folders.pop()
     if base is None and name == "GITHUB_WORKSPACE" and not values:
         base = ""
-    if base is None:
-        return None
-    rest = rest.lstrip("/")
-    if PATH_EXPANSION.search(rest) or not rest.endswith((".sh", ".bash")) or "*" in rest:
-        return None
-    joined = posixpath.normpath(posixpath.join(base, rest))
-    return None if joined.startswith("..") else joined
+    return base
 
 
 def known_source(script: Script, value: str) -> dict[str, list[str]] | None:

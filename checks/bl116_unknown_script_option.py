@@ -95,7 +95,9 @@ reported only when each of them that is there rejects it. A launcher's script is
 that names a `.py` file; nothing is read where a word not known could be it. Another path that
 names no repository file, or several, is not read, nor is a relative path where the script may
 have changed its folder before (a `cd` in its shell, or in a function it calls outside a
-command substitution), nor a path in a container or on another host (`docker exec`, `ssh`,
+command substitution) to one that is not known; after `cd "$(dirname "$0")"` (or `cd
+"$SCRIPT_DIR/.."`, a variable of the script's own folder) the path names the file of that
+folder alone. Nor is a path in a container or on another host (`docker exec`, `ssh`,
 `srun --container-image`) unless it is at a mount of the checkout
 (`/workspace/utils/client.py`); where a file of the repository has that path, the report's
 warnings count the line. A module run with `python3 -m` is not the file of that path inside
@@ -117,7 +119,7 @@ from dataclasses import dataclass, replace
 
 from benchlint import pyargs
 from benchlint.calls import ROOT_MOUNTS as MOUNTS
-from benchlint.calls import resolve
+from benchlint.calls import fixed_folder, resolve
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import script_rule
@@ -397,17 +399,22 @@ def _command_line(
         return
     index, value = named
     where = line.words[index][2]
-    moved = not value.startswith(("/", "$", "`")) and folders.changed(line.command)
+    relative = not value.startswith(("/", "$", "`"))
+    moved, into = folders.changed(line.command) if relative else (False, None)
     away = line.elsewhere and not value.startswith(MOUNTS)
     words = line.words[index + 1 :]
     texts = [text for text, _, _ in words]
     if not any(text is not None and text[:1] == "-" for text in texts):
         return  # (no option to read)
     module = not line.words[index][1].endswith(".py")  # `python3 -m pkg.mod`
-    targets = _targets(ctx, script, value, module)
+    if moved and into is not None:  # (`cd "$(dirname "$0")"`: the path is from that folder)
+        moved, joined = False, posixpath.normpath(posixpath.join(into, value))
+        targets = [joined] if ctx.ws.is_python(joined) else []
+    else:
+        targets = _targets(ctx, script, value, module)
     if not targets:
         return
-    if module and "/" not in value and posixpath.normpath(value) not in targets:
+    if module and into is None and "/" not in value and posixpath.normpath(value) not in targets:
         # (`-m` finds the module from the folder the script runs in, the checkout's root as a
         # rule; where that folder has no file of the name, an installed module runs. A
         # package's module, `-m triton.runner`, is its folder's: installed, as `pip install
@@ -504,37 +511,53 @@ def _may_be_dashdash(script: Script, names: set[str]) -> bool:
 
 @dataclass(frozen=True)
 class _Folders:
-    """A script's `cd`s and `pushd`s, and the names its commands run (functions it calls)."""
+    """A script's `cd`s, `pushd`s and `popd`s, each with the repository folder it goes to where
+    that is fixed (`cd "$(dirname "$0")"`, `cd "$SCRIPT_DIR/.."`: `calls.fixed_folder`; None:
+    not known), and the names its commands run (functions it calls)."""
 
-    changes: tuple[Command, ...]
+    changes: tuple[tuple[Command, str | None], ...]
     called: frozenset[str | None]
 
     @staticmethod
     def of(script: Script) -> _Folders:
         commands = list(script.top.all_commands())
-        changes = tuple(c for c in commands if c.base in ("cd", "pushd"))
+        changes = tuple(
+            (c, _folder_of(script, c)) for c in commands if c.base in ("cd", "pushd", "popd")
+        )
         # (a function called only in a subshell, `$(patches_dir)`, moves no caller)
         called = frozenset(c.base for c in commands if not c.subshell) if changes else frozenset()
         return _Folders(changes, called)
 
-    def changed(self, command: Command) -> bool:
-        """Whether the shell that runs the command may have changed its folder before it: a
-        `cd` in the same function or at the top before it, at the top where the command is
-        in a function (which may be called after), or in a function the script calls outside
-        a subshell; not one in a subshell the command is not in (`$(cd "$DIR" && pwd)`)."""
+    def changed(self, command: Command) -> tuple[bool, str | None]:
+        """Whether the shell that runs the command may have changed its folder before it, and
+        to which repository folder where every change that may have is to one fixed folder. A
+        change counts when it is a `cd` in the same function or at the top before it, at the
+        top where the command is in a function (which may be called after), or in a function
+        the script calls outside a subshell; not one in a subshell the command is not in
+        (`$(cd "$DIR" && pwd)`)."""
         before = (command.span.line, command.span.column)
-        for change in self.changes:
+        folders: set[str | None] = set()
+        for change, folder in self.changes:
             if change.subshell and not command.subshell:
                 continue
             if change.function is not None and change.function != command.function:
                 if change.function in self.called:
-                    return True
+                    folders.add(folder)
                 continue
-            if change.function is None and command.function is not None:
-                return True
-            if (change.span.line, change.span.column) < before:
-                return True
-        return False
+            at = (change.span.line, change.span.column)
+            if (change.function is None and command.function is not None) or at < before:
+                folders.add(folder)
+        if not folders:
+            return False, None
+        return True, folders.pop() if len(folders) == 1 else None
+
+
+def _folder_of(script: Script, command: Command) -> str | None:
+    """The repository folder a `cd DIR` or `pushd DIR` goes to, where it is fixed."""
+    words = [w for w in command.args if not (w.static and w.value.startswith("-"))]
+    if command.base == "popd" or len(words) != 1:
+        return None
+    return fixed_folder(script, words[0].value)
 
 
 def script_parser(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:

@@ -327,6 +327,47 @@ def test_an_untold_parser_names_the_other_files_the_path_may_name(tmp_path: Any)
     ) in result.warnings()
 
 
+def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: Any) -> None:
+    """After `cd "$(dirname "$0")"` (or into a variable of it, `cd "$HERE/.."`) a relative path
+    names the file of that folder alone: `bench/main.py`, not the root's. Near misses: a `cd`
+    that follows into a folder not known, a `pushd` undone by `popd` (said, not read)."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    client = (
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--a')\np.parse_args()\n"
+    )
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "main.py": "def define_env(env):\n    pass\n",
+            "bench/main.py": client,
+            "bench/sub/tool.py": client,
+            "bench/run.sh": (
+                '#!/bin/bash\ncd "$(dirname "$0")"\npython3 -u main.py --a 1 --bogus 2\n'
+            ),
+            "bench/sub/up.sh": (
+                '#!/bin/bash\nHERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)\ncd "$HERE/.."\n'
+                "python3 main.py --bogus 1\npython3 -m sub.tool --bogus 1\n"
+            ),
+            "bench/later.sh": (
+                '#!/bin/bash\ncd "$(dirname "$0")"\ncd "$1"\npython3 main.py --bogus 1\n'
+            ),
+            "bench/popd.sh": (
+                '#!/bin/bash\npushd "$(dirname "$0")"\npopd\npython3 main.py --bogus 1\n'
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == [
+        "bench/run.sh:3:26",
+        "bench/sub/up.sh:4:17",
+        "bench/sub/up.sh:5:21",
+    ]
+    said = "Python scripts run with options where their path may name a file other than the "
+    said += "repository's (after a `cd`), not read (BL116): 2 (bench/later.sh:4, bench/popd.sh:4)"
+    assert said in result.warnings()
+
+
 def _argparse_fails(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
     """argparse's error for the command line, or None when it takes it."""
     err = io.StringIO()
