@@ -281,7 +281,8 @@ def _function_starts(script: Script) -> dict[str, tuple[Command, str]]:
     for function in script.functions:
         body = [c for c in script.body(function) if not c.subshell]
         for index, command in enumerate(body):
-            if not command.background:
+            # (a pipeline's `$!` is its last command's: `_killed_through_pipe`, as at the top)
+            if not command.background or command.piped or reads_pipe(command):
                 continue
             name = _pid_saved(body[index + 1 : index + 4])
             if name is None:
