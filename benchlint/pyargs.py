@@ -383,6 +383,9 @@ class _Module:
         # function (its node) or the module (None)
         self.names: dict[tuple[ast.AST | None, str], set[_Value]] = {}
         self.returns: dict[str, set[_Value]] = {}
+        # names also bound to a value the module does not tell (`parser =
+        # utils.get_argument_parser()`): a parser read through one may be another
+        self.opaque: dict[tuple[ast.AST | None, str], int] = {}
         self.subs: dict[int, _Subcommands] = {}
         self.groups: dict[int, _Group] = {}
         self.scope_of: dict[ast.AST, ast.AST | None] = {}
@@ -422,6 +425,7 @@ class _Module:
                 break
         else:
             raise _Unknown("its parser passes through too many names to follow")
+        self._opaque()
         if _changes_argv(self.scope_of):
             raise _Unknown("it changes its command line before parsing it (`sys.argv`)")
         self._uses()
@@ -736,6 +740,11 @@ class _Module:
             elif method in _GROUPS or method in _HARMLESS:
                 pass
             elif method in _PARSE | _KNOWN_ONLY and isinstance(value, _Made):
+                rebound = self._rebound(func.value, scope)
+                if rebound is not None:
+                    parser.unknown = (
+                        f"the name it parses with is bound to another value too (line {rebound})"
+                    )
                 parser.parsed = True
                 parser.parsed_in.add(scope)
                 # (`parse_known_args` keeps what it does not know: an ambiguous prefix is still
@@ -749,6 +758,28 @@ class _Module:
                     parser.unknown = "its subcommands' parsers cannot be told"
             else:
                 parser.unknown = f"its parser's `{method}` is called (line {node.lineno})"
+
+    def _opaque(self) -> None:
+        """Once what names hold is worked out: the names also bound to a value it does not
+        tell, that may be a parser (`opaque`)."""
+        for node in self.binding:
+            if not isinstance(node, ast.Assign) or not isinstance(node.value, _MAY_BE_PARSER):
+                continue
+            scope = self.scope_of.get(node)
+            if self._value(node.value, scope):
+                continue
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    key = (self._binding_scope(scope, target.id), target.id)
+                    self.opaque.setdefault(key, node.lineno)
+
+    def _rebound(self, receiver: ast.expr, scope: ast.AST | None) -> int | None:
+        """The line where the name a parser is used through is bound to a value the module
+        does not tell (`opaque`), if it is."""
+        if not isinstance(receiver, ast.Name):
+            return None
+        found = self.opaque.get((scope, receiver.id))
+        return found if found is not None else self.opaque.get((None, receiver.id))
 
     def _argv_parameter(self, node: ast.Call, scope: ast.AST | None) -> bool:
         """`def main(argv=None): ... parser.parse_args(argv)`, where the function never gets
@@ -912,6 +943,10 @@ def _is_remainder(value: ast.expr) -> bool:
     if isinstance(value, ast.Constant):
         return value.value == "..."
     return isinstance(value, (ast.Attribute, ast.Name)) and "REMAINDER" in ast.unparse(value)
+
+
+# values that may be a parser the module does not tell (not a constant or a literal)
+_MAY_BE_PARSER = (ast.Call, ast.Name, ast.Attribute, ast.Subscript, ast.IfExp, ast.Await)
 
 
 def _parses_argv(node: ast.Call) -> bool:
