@@ -303,6 +303,7 @@ def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
     }
     found: dict[tuple[str, int, str, str], str] = {}  # -> the local name it came through
     parses: set[int] = set()  # the names that are a parse call's receiver
+    rebound: set[str] = set()  # (`p = build(); p = wrap(p)`: what `build` returns, changed)
     for node in nodes:
         func = node.func if isinstance(node, ast.Call) else None
         if isinstance(func, ast.Name) and func.id in names:
@@ -318,6 +319,9 @@ def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
         local: str | None = None
         if isinstance(receiver, ast.Name):
             local = receiver.id if receiver.id in names else held.get(receiver.id)
+            if local is None and receiver.id not in held:
+                local = next((v for v in bindings.get(receiver.id, ()) if v is not None), None)
+                rebound.update([local] if local is not None else [])
         elif isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name):
             local = receiver.func.id if receiver.func.id in names else None
         if local is not None and _parses_argv(node):
@@ -336,7 +340,7 @@ def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
         and (node.id in held or node.id in names)
     }
     return tuple(
-        (*item[:3], CHANGED) if item[3] and local in changed else item
+        (*item[:3], CHANGED) if item[3] and local in changed | rebound else item
         for item, local in found.items()
     )
 

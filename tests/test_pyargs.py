@@ -368,6 +368,37 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
     assert said in result.warnings()
 
 
+def test_a_parser_taken_from_another_module_and_changed_is_said_so(tmp_path: Any) -> None:
+    """`parser = get_argument_parser()` (another module's), then `parser =
+    deepspeed.add_config_arguments(parser)`: any option may be added, so it is not read, and the
+    warning says that, not that the script makes no parser."""
+    from tests.conftest import run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "gan/utils.py": (
+                "import argparse\n\ndef get_argument_parser():\n"
+                "    p = argparse.ArgumentParser()\n    p.add_argument('--lr')\n    return p\n"
+            ),
+            "gan/train.py": (
+                "import deepspeed\nfrom utils import get_argument_parser\n\ndef main():\n"
+                "    parser = get_argument_parser()\n"
+                "    parser = deepspeed.add_config_arguments(parser)\n"
+                "    args = parser.parse_args()\n\nmain()\n"
+            ),
+            "gan/run.sh": "#!/bin/bash\npython3 gan/train.py --lr 1 --deepspeed_config c.json\n",
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "`gan/train.py`: it changes the parser it takes from `get_argument_parser` of "
+        "`gan/utils.py`: 1 (gan/run.sh:2)"
+    ) in result.warnings()
+
+
 def _argparse_fails(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
     """argparse's error for the command line, or None when it takes it."""
     err = io.StringIO()
