@@ -769,6 +769,9 @@ class _Module:
         for node in self.binding:
             if not isinstance(node, ast.Assign) or not isinstance(node.value, _MAY_BE_PARSER):
                 continue
+            func = node.value.func if isinstance(node.value, ast.Call) else None
+            if isinstance(func, ast.Attribute) and func.attr in _PARSE | _KNOWN_ONLY:
+                continue  # (`args = args.parse_args()`: what it parsed, after it parsed it)
             scope = self.scope_of.get(node)
             if self._value(node.value, scope):
                 continue

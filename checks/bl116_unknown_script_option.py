@@ -176,6 +176,11 @@ _ELSEWHERE_SAID = (
     "repository's ({}), not read (BL116)"
 )
 _KEY = "pyargs"
+# `torchrun $DIST_ARGS train.py --lr 1`: a word not known may name another script
+_UNREAD_SAID = (
+    "Python scripts a launcher runs after words whose values are not known (one could name "
+    "another script), not read (BL116)"
+)
 # `python3 -m coverage` where the repository's `coverage.py` is beside the script, not at the root
 _INSTALLED_SAID = (
     "Python modules run with options where the repository's file of that name is not at its "
@@ -233,6 +238,9 @@ class _Line:
     # it runs in a container or on another host (`docker exec`, `ssh`, `srun
     # --container-image`): a path there is the repository's only at a mount of it
     elsewhere: bool = False
+    # a launcher's line whose script cannot be told, as a word before the `.py` one is not
+    # known (`torchrun $DIST_ARGS train.py ...`): said where the file is the repository's
+    unread: bool = False
 
 
 _Piece = tuple[str | None, str, Span]
@@ -247,13 +255,17 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             continue
         words = command.invocation.words
         texts = [(w.value if w.static else None, w.value) for w in words]
-        if words and _script_index(texts) is not None:
-            elsewhere = _elsewhere(command.invocation)
-            inside = command.script.parent
-            while inside is not None and not elsewhere:  # (`ssh host "python3 x.py"`)
-                elsewhere = _elsewhere(inside.invocation)
-                inside = inside.script.parent
-            yield _Line(command, tuple(_word(script, w) for w in words), elsewhere)
+        if not words:
+            continue
+        unread = _script_index(texts) is None
+        if unread and not _launched_after_unknown(texts):
+            continue
+        elsewhere = _elsewhere(command.invocation)
+        inside = command.script.parent
+        while inside is not None and not elsewhere:  # (`ssh host "python3 x.py"`)
+            elsewhere = _elsewhere(inside.invocation)
+            inside = inside.script.parent
+        yield _Line(command, tuple(_word(script, w) for w in words), elsewhere, unread)
     run, elsewhere_run = _run_variables(script)
     built: dict[str, tuple[Command, list[_Piece], bool, bool]] = {}
     for inner in script.walk():
@@ -373,6 +385,23 @@ def _script_index(words: list[tuple[str | None, str]]) -> tuple[int, str] | None
     return None
 
 
+def _launched_after_unknown(words: list[tuple[str | None, str]]) -> bool:
+    """Whether a launcher (`torchrun`, `deepspeed`) is given a `.py` word after a word that is
+    not known, so which script it runs cannot be told (`_launched`)."""
+    first = words[0][0] if words else None
+    if first is None:
+        return False
+    name = first.rsplit("/", 1)[-1]
+    if name not in _LAUNCHERS and (name, words[1][0] if len(words) > 1 else None) not in _LAUNCHERS:
+        return False
+    for text, written in words[1:]:
+        if written.endswith(".py") and not written.startswith("-"):
+            return False
+        if text is None:
+            return any(w.endswith(".py") and not w.startswith("-") for _, w in words[1:])
+    return False
+
+
 def _launched(words: list[tuple[str | None, str]], start: int) -> tuple[int, str] | None:
     """The script a launcher runs (`torchrun --nproc-per-node 8 train.py ...`): the first
     word that names a `.py` file, or what a Python interpreter it runs is given; None where a
@@ -396,6 +425,9 @@ def _launched(words: list[tuple[str | None, str]], start: int) -> tuple[int, str
 def _command_line(
     ctx: Context, script: Script, line: _Line, folders: _Folders, depth: int = 0
 ) -> Iterator[Finding]:
+    if line.unread:
+        _say_unread(ctx, script, line)
+        return
     named = _named(line.words)
     if named is None:
         return
@@ -464,6 +496,16 @@ def _made(ctx: Context, path: str, line: int) -> Location:
     text = source.line_text(line) if source is not None and line <= source.line_count else ""
     start = len(text) - len(text.lstrip()) + 1
     return Location(path, Span(line, start, line, max(len(text.rstrip()) + 1, start)))
+
+
+def _say_unread(ctx: Context, script: Script, line: _Line) -> None:
+    """Count a launcher's line whose script cannot be told (`_Line.unread`), where its `.py`
+    word names a file of the repository and options follow it."""
+    at = next(i for i, (_, w, _) in enumerate(line.words) if w.endswith(".py") and w[:1] != "-")
+    rest = [text for text, _, _ in line.words[at + 1 :]]
+    options = any(text is not None and text[:1] == "-" for text in rest)
+    if options and _targets(ctx, script, line.words[at][1]):
+        ctx.count(_UNREAD_SAID, Location(script.path, line.words[at][2]))
 
 
 def _targets(ctx: Context, script: Script, value: str, module: bool = False) -> list[str]:

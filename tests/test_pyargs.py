@@ -399,6 +399,35 @@ def test_a_parser_taken_from_another_module_and_changed_is_said_so(tmp_path: Any
     ) in result.warnings()
 
 
+def test_a_launcher_line_whose_script_cannot_be_told_is_said(tmp_path: Any) -> None:
+    """`torchrun ${ARGS[@]} train.py --bogus 2`: a word not known before the script's may name
+    another script, so the line is not read, and said (not skipped in silence); where the words
+    before it are known, or a launcher option's value is what is not, it is read."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    client = (
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr')\np.parse_args()\n"
+    )
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "train.py": client,
+            "run.sh": (
+                "#!/bin/bash\nARGS=(--nproc_per_node 8)\ntorchrun ${ARGS[@]} train.py --bogus 2\n"
+                'torchrun --nproc_per_node "$N" train.py --bogus 2\n'
+                "torchrun $DIST other.py --bogus 2\ntorchrun $DIST train.py\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["run.sh:4:41"]
+    said = (
+        "Python scripts a launcher runs after words whose values are not known (one could name "
+        "another script), not read (BL116): 1 (run.sh:3)"
+    )
+    assert said in result.warnings()
+
+
 def _argparse_fails(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
     """argparse's error for the command line, or None when it takes it."""
     err = io.StringIO()
