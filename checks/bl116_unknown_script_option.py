@@ -94,7 +94,10 @@ script's command line.
 A relative script path names the file under the checkout's root, beside the script, or under
 a folder the script is in (which folder the script runs in is not known), and a word is
 reported only when each of them that is there rejects it. A launcher's script is the first word
-that names a `.py` file; nothing is read where a word not known could be it. Another path that
+that names a `.py` file; nothing is read where a word not known could be it (counted in the
+warnings), but a variable the script assigns once before the line, and never appends to, is
+read as what it holds (`torchrun ${DIST_ARGS[@]} train.py ...` with `DIST_ARGS=(--nproc_per_node
+8)`; a string run unquoted, `$DIST_ARGS`, as bash splits it). Another path that
 names no repository file, or several, is not read, nor is a relative path where the script may
 have changed its folder before (a `cd` in its shell, or in a function it calls outside a
 command substitution) to one that is not known; after `cd "$(dirname "$0")"` (or `cd
@@ -257,15 +260,21 @@ def _command_lines(script: Script) -> Iterator[_Line]:
         texts = [(w.value if w.static else None, w.value) for w in words]
         if not words:
             continue
+        pieces = [_word(script, w) for w in words]
         unread = _script_index(texts) is None
-        if unread and not _launched_after_unknown(texts):
+        if unread and _launched_after_unknown(texts):
+            # (`torchrun ${DIST_ARGS[@]} x.py`: the launcher's options a variable holds)
+            expanded = _expanded(script, command, words)
+            if expanded is not None and _named(expanded) is not None:
+                pieces, unread = expanded, False
+        elif unread:
             continue
         elsewhere = _elsewhere(command.invocation)
         inside = command.script.parent
         while inside is not None and not elsewhere:  # (`ssh host "python3 x.py"`)
             elsewhere = _elsewhere(inside.invocation)
             inside = inside.script.parent
-        yield _Line(command, tuple(_word(script, w) for w in words), elsewhere, unread)
+        yield _Line(command, tuple(pieces), elsewhere, unread)
     run, elsewhere_run = _run_variables(script)
     built: dict[str, tuple[Command, list[_Piece], bool, bool]] = {}
     for inner in script.walk():
@@ -383,6 +392,38 @@ def _script_index(words: list[tuple[str | None, str]]) -> tuple[int, str] | None
             return None  # `-uc CODE`, `-um MODULE`
         i += 1
     return None
+
+
+def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list[_Piece] | None:
+    """The words with each one that is a variable's whole value in their place: an array's
+    items (`${ARGS[@]}`, `"${ARGS[@]}"`), or the pieces of a string run unquoted (`$ARGS`),
+    where the script assigns the variable once, before the command, and nowhere appends to it;
+    None where a word cannot be (a variable assigned otherwise)."""
+    found: list[_Piece] = []
+    for word in words:
+        array = _ARRAY_WORD.fullmatch(word.value) if not word.static else None
+        name = array.group(1) if array else word.unquoted_variable()
+        if name is None:
+            found.append(_word(script, word))
+            continue
+        owner = command.script
+        assigned = [a for a in owner.assignments if a.name == name]
+        if len(assigned) != 1 or assigned[0].value is None:
+            return None
+        given, node = assigned[0].value, assigned[0].node
+        if node.start_byte > command.node.start_byte or owner.text_of(node).startswith(f"{name}+="):
+            return None
+        if array is not None and given.items is not None:
+            found += [_word(script, item) for item in given.items]
+        elif array is None and given.items is None:
+            found += _pieces(script, given)
+        else:
+            return None
+    return found
+
+
+# `${NAME[@]}` and `"${NAME[@]}"` (an array's items, each a word)
+_ARRAY_WORD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}")
 
 
 def _launched_after_unknown(words: list[tuple[str | None, str]]) -> bool:

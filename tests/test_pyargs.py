@@ -400,9 +400,10 @@ def test_a_parser_taken_from_another_module_and_changed_is_said_so(tmp_path: Any
 
 
 def test_a_launcher_line_whose_script_cannot_be_told_is_said(tmp_path: Any) -> None:
-    """`torchrun ${ARGS[@]} train.py --bogus 2`: a word not known before the script's may name
-    another script, so the line is not read, and said (not skipped in silence); where the words
-    before it are known, or a launcher option's value is what is not, it is read."""
+    """`torchrun ${ARGS[@]} train.py --bogus 2`: the launcher's options an array or a string
+    assigned once before holds are read in its place; where the variable is assigned otherwise
+    (appended to, or not at all) a word not known before the script's may name another script,
+    so the line is not read, and said (not skipped in silence)."""
     from tests.conftest import positions, run_lint, write_repo
 
     client = (
@@ -416,14 +417,18 @@ def test_a_launcher_line_whose_script_cannot_be_told_is_said(tmp_path: Any) -> N
                 "#!/bin/bash\nARGS=(--nproc_per_node 8)\ntorchrun ${ARGS[@]} train.py --bogus 2\n"
                 'torchrun --nproc_per_node "$N" train.py --bogus 2\n'
                 "torchrun $DIST other.py --bogus 2\ntorchrun $DIST train.py\n"
+                "MORE=(--nnodes 1)\nMORE+=(--nproc_per_node 8)\n"
+                'torchrun "${MORE[@]}" train.py --bogus 2\n'
+                "torchrun $UNSET_ARGS train.py --bogus 2\n"
+                'ONE="--nnodes 1"\ntorchrun $ONE train.py --bogus 2\n'
             ),
         },
     )
     result = run_lint(root, select="BL116")
-    assert positions(result) == ["run.sh:4:41"]
+    assert positions(result) == ["run.sh:12:24", "run.sh:3:30", "run.sh:4:41"]
     said = (
         "Python scripts a launcher runs after words whose values are not known (one could name "
-        "another script), not read (BL116): 1 (run.sh:3)"
+        "another script), not read (BL116): 2 (run.sh:9, run.sh:10)"
     )
     assert said in result.warnings()
 
