@@ -331,6 +331,21 @@ def test_a_backslash_that_ends_a_script_is_placed_on_its_last_line(tmp_path: Pat
     assert result.partial == [("run.sh", 2)]
 
 
+def test_a_comment_in_backticks_is_said_at_the_command_it_breaks(tmp_path: Path) -> None:
+    """A comment in backticks after a command's word, then a continuation: tree-sitter-bash
+    reads the comment to the end of the line, so a later backtick opens a substitution that
+    never closes, its missing end at the end of the command. The warning names the command's
+    first line, where the reading went wrong (bash reads it all)."""
+    script = (
+        "#!/bin/bash\nMODEL=m\necho start\n"
+        'vllm serve "$MODEL"   `# the model` \\\n    --port 8000   `# port` \\\n    --x\n'
+        "curl -sf localhost:8000/health\n"
+    )
+    root = write_repo(tmp_path / "r", {"run.sh": script})
+    result = run_lint(root)
+    assert result.partial == [("run.sh", 4)]
+
+
 def test_files_larger_than_max_file_size_are_listed_not_linted(tmp_path: Path) -> None:
     """A file over `max-file-size` (a generated install bundle, a CRD) is not modelled: nothing
     is reported in it, not even BL001, and every report lists it with its size, a run the cache

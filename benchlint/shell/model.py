@@ -926,8 +926,8 @@ def _first_error_row(root: Node) -> int:
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.is_missing:
-            return int(node.start_point[0])
+        if node.is_missing:  # (at the end of what it stumbled on: said where that starts)
+            return int(_statement_of(node).start_point[0])
         if node.type == "ERROR" and not any(c.has_error for c in node.children):
             # (an ERROR around statements it parsed and the loose pieces of the one it could
             # not, `run() {` whose body a `<<` in `$((32 << 30))` swallowed: the first piece)
@@ -937,6 +937,31 @@ def _first_error_row(root: Node) -> int:
         if node.has_error:
             stack.extend(reversed(node.children))
     return 0
+
+
+# nodes whose children are statements, one after the other
+_BLOCKS = frozenset(
+    {
+        "program",
+        "compound_statement",
+        "do_group",
+        "subshell",
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "case_item",
+    }
+)
+
+
+def _statement_of(node: Node) -> Node:
+    """The statement a node is part of (a missing backtick that ends a command substitution
+    opened lines before: tree-sitter-bash reads a comment in backticks, `# the model` between
+    two, as running to the end of the line, so the next backtick opens one that never closes;
+    the command it is in is where the reading went wrong)."""
+    while node.parent is not None and node.parent.type not in _BLOCKS:
+        node = node.parent
+    return node
 
 
 def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
