@@ -4,7 +4,8 @@
 Reads the command lines that run a Python script of the repository (`python3 utils/client.py
 --num-prompts 8`, also behind wrappers, as `./client.py`, a module of the repository run with
 `python3 -m bench.collector`, or behind a launcher's own options: `torchrun`, `deepspeed`,
-`accelerate launch`, `coverage run`, `horovodrun`), also those built in an argument array
+`accelerate launch`, `coverage run`, `horovodrun`, `python3 -m torch.distributed.run`, a
+launcher's module as `torchrun -m pkg.train`), also those built in an argument array
 (`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends) or in a string
 run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`). It finds the parser that script parses
 its command line with, read from its code with Python's `ast` (the options given to
@@ -144,6 +145,8 @@ _LAUNCHERS: frozenset[object] = frozenset(
         ("coverage", "run"),
     }
 )
+# modules that are such a launcher (`python3 -m torch.distributed.run` is `torchrun`)
+_LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
 # the options of those launchers that take the next word (a value not known is skipped there)
 _LAUNCHER_VALUES = frozenset(
     [
@@ -254,13 +257,14 @@ def _command_lines(script: Script) -> Iterator[_Line]:
     (`cmd=(python3 x.py ...)`, run as `"${cmd[@]}"`) or in a string run unquoted (`CMD="python3
     x.py"`, run as `$CMD`), with what later `NAME+=` lines of the script append to it."""
     for command in script.all_commands():
-        if not any(".py" in word.value or word.value == "-m" for word in command.words):
+        if not any(".py" in w.value or w.value in ("-m", "--module") for w in command.words):
             continue
         words = command.invocation.words
-        texts = [(w.value if w.static else None, w.value) for w in words]
         if not words:
             continue
+        # (as argparse reads them: `"--nnodes=$N"` is an option, whatever its value)
         pieces = [_word(script, w) for w in words]
+        texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
         unread = _script_index(texts) is None
         if unread and _launched_after_unknown(texts):
             # (`torchrun ${DIST_ARGS[@]} x.py`: the launcher's options a variable holds)
@@ -385,6 +389,8 @@ def _script_index(words: list[tuple[str | None, str]]) -> tuple[int, str] | None
             module = words[i + 1][0]
             if module is None or not _MODULE.fullmatch(module):
                 return None
+            if module in _LAUNCHER_MODULES:  # (`python3 -m torch.distributed.run`: torchrun)
+                return _launched(words, i + 2)
             return i + 1, module.replace(".", "/") + ".py"
         if value == "-" or value.startswith(("-m", "-c", "--")) or value[:1] != "-":
             return (i, value) if value.endswith(".py") else None
@@ -454,8 +460,13 @@ def _launched(words: list[tuple[str | None, str]], start: int) -> tuple[int, str
         if text is not None and _PYTHON.fullmatch(text.rsplit("/", 1)[-1]):
             found = _script_index(words[i:])
             return None if found is None else (i + found[0], found[1])
-        if text in ("--", "-m", "--module"):
-            return None  # (a module: `torch.distributed.run` and the like)
+        if text in ("-m", "--module"):  # (`torchrun -m pkg.train`: a module, as `python3 -m`)
+            module = words[i + 1][0] if i + 1 < len(words) else None
+            if module is None or not _MODULE.fullmatch(module):
+                return None
+            return i + 1, module.replace(".", "/") + ".py"
+        if text == "--":
+            return None
         if text is None:
             previous = (words[i - 1][0] or "").lstrip("-").replace("_", "-")
             if previous not in _LAUNCHER_VALUES:
@@ -804,7 +815,7 @@ def _finding(
         why = 'argparse stops it with "ambiguous option"'
         help_ = "write the option in full"
     else:
-        what = f"`{target}` has no option {option} ({whose}, made at {made}, defines none)"
+        what = f"`{target}` has no option {option} ({whose}, made at {made}, has no such one)"
         if len(targets) > 1:  # (the script may run in either folder)
             what += f", nor has `{targets[1]}`"
         why = 'argparse stops it with "unrecognized arguments"'
