@@ -279,7 +279,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             elsewhere = _elsewhere(inside.invocation)
             inside = inside.script.parent
         yield _Line(command, tuple(pieces), elsewhere, unread)
-    run, elsewhere_run = _run_variables(script)
+    run, evaluated, elsewhere_run = _run_variables(script)
     built: dict[str, tuple[Command, list[_Piece], bool, bool]] = {}
     for inner in script.walk():
         for assignment in inner.assignments:
@@ -306,8 +306,15 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             else:
                 built.pop(name, None)
     for name, (command, pieces, array, elsewhere) in built.items():
+        if name in evaluated and not array:  # (what follows a pipe or a redirection: not its)
+            ends = (i for i, (_, raw, _) in enumerate(pieces) if _SHELL_SYNTAX.match(raw))
+            pieces = pieces[: next(ends, len(pieces))]
         if array or name in run:
             yield _Line(command, tuple(pieces), elsewhere or name in elsewhere_run)
+
+
+# a piece of a string `eval` runs that is shell syntax, not a word: an operator, a redirection
+_SHELL_SYNTAX = re.compile(r"\|\|?|&&?|;|\d*[<>]|&>")
 
 
 def _elsewhere(invocation: Invocation) -> bool:
@@ -315,11 +322,13 @@ def _elsewhere(invocation: Invocation) -> bool:
     return any(FILES in w.apart for w in invocation.wrappers)
 
 
-def _run_variables(script: Script) -> tuple[set[str], set[str]]:
+def _run_variables(script: Script) -> tuple[set[str], set[str], set[str]]:
     """The variables a command of the script runs as a command line (`$CMD ...` unquoted,
-    `eval "$CMD"`), and those a command that runs in a container or on another host reads
-    (`docker exec "$C" "${cmd[@]}"`, `ssh "$HOST" $CMD`)."""
+    `eval "$CMD"`), those of them `eval` runs (bash reads their text as a script: `| tee log`
+    is a pipe there, not words), and those a command that runs in a container or on another
+    host reads (`docker exec "$C" "${cmd[@]}"`, `ssh "$HOST" $CMD`)."""
     run: set[str] = set()
+    evaluated: set[str] = set()
     elsewhere: set[str] = set()
     for command in script.all_commands():
         words = command.words
@@ -332,9 +341,10 @@ def _run_variables(script: Script) -> tuple[set[str], set[str]]:
             name = words[1].variable()
             if name is not None:
                 run.add(name)
+                evaluated.add(name)
         if any(not w.static for w in words) and _elsewhere(command.invocation):
             elsewhere.update(read.name for word in words for read in word.reads())
-    return run, elsewhere
+    return run, evaluated, elsewhere
 
 
 def _word(script: Script, word: Word) -> _Piece:
