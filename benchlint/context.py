@@ -39,6 +39,7 @@ class Context:
         # what rules could not decide, and where (every report says how many and the first
         # few; --statistics counts them)
         self.undecided: dict[str, list[Location]] = {}
+        self.involved: dict[str, set[str]] = {}  # (see `count`)
         self._kept: dict[str, object] = {}
 
     def kept(self, key: str, make: Callable[[], _Kept]) -> _Kept:
@@ -50,9 +51,13 @@ class Context:
             found = self._kept[key] = make()
         return cast(_Kept, found)
 
-    def count(self, what: str, where: Location) -> None:
-        """Something a rule could not decide, so did not report: said, never silent."""
+    def count(self, what: str, where: Location, involves: tuple[str, ...] = ()) -> None:
+        """Something a rule could not decide, so did not report: said, never silent. `involves`:
+        other files it is about (the Python script whose parser cannot be told), so a run that
+        names one of them says it too."""
         self.undecided.setdefault(what, []).append(where)
+        if involves:
+            self.involved.setdefault(what, set()).update(involves)
 
     def document_pass(
         self, rule_id: str, path: str, run: Callable[[YamlDocument], list[Finding | Undecided]]

@@ -528,7 +528,8 @@ def _command_line(
             # (with the others its path may name: which runs depends on the folder it runs in)
             others = ", ".join(f"`{t}`" for t in targets if t != target)
             said = f"`{target}` (or {others}, from another folder)" if others else f"`{target}`"
-            ctx.count(f"{_UNTOLD}: {said}: {parser}", Location(script.path, where))
+            at = Location(script.path, where)
+            ctx.count(f"{_UNTOLD}: {said}: {parser}", at, involves=tuple(targets))
             return
         parsers.append(parser)
     found = [dict(pyargs.problems(parser, texts)) for parser, _ in parsers]

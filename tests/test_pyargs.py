@@ -237,6 +237,12 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
         "`sync.py`: an argument of its parser takes every word after it (`REMAINDER`): "
         "1 (run.sh:3)"  # (run.sh:4 gives it no option: nothing to read)
     ) in result.warnings()
+    # a run that names the Python file (pre-commit) says it too, where it was met
+    named = run_lint(root, select="BL116", named=[root / "client.py"])
+    assert named.warnings() == [
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "`client.py`: its parser is used where its options may change (line 4): 1 (run.sh:2)"
+    ]
 
 
 def test_a_script_run_where_its_path_may_name_another_file_is_said(tmp_path: Any) -> None:
