@@ -97,6 +97,8 @@ class Parser:
     # where the functions of other modules that added options to it are defined (file, line):
     # set by the caller that read them
     added: tuple[tuple[str, int], ...] = ()
+    # the option strings of each option it requires (`required=True`)
+    required: tuple[tuple[str, ...], ...] = ()
 
     def encode(self) -> tuple[Any, ...]:
         return (
@@ -113,6 +115,7 @@ class Parser:
             self.remainder,
             [list(h) for h in self.handed],
             [list(a) for a in self.added],
+            [list(r) for r in self.required],
         )
 
     @staticmethod
@@ -131,6 +134,7 @@ class Parser:
             remainder,
             handed,
             added,
+            required,
         ) = data
         return Parser(
             frozenset(options),
@@ -146,6 +150,7 @@ class Parser:
             remainder,
             tuple((m, level, n, line) for m, level, n, line in handed),
             tuple((file, line) for file, line in added),
+            tuple(tuple(r) for r in required),
         )
 
 
@@ -183,6 +188,7 @@ class _Made:
     subcommands: bool = False  # `add_subparsers` was called
     remainder: str = ""  # an argument of it takes every word after it (`REMAINDER`)
     handed: list[tuple[str, int, str, int]] = field(default_factory=list)  # see Parser.handed
+    required: list[tuple[str, ...]] = field(default_factory=list)  # see Parser.required
 
 
 @dataclass(frozen=True, eq=False)
@@ -464,7 +470,8 @@ class _Module:
         arity: dict[str, int | None] = {}
         seen: set[int] = set()
         handed: list[tuple[str, int, str, int]] = []
-        self._collect(made, options, actions, arity, seen, handed)
+        required: list[tuple[str, ...]] = []
+        self._collect(made, options, actions, arity, seen, handed, required)
         if handed and depth:
             raise _Unknown(f"a subcommand's parser is handed to `{handed[0][2]}` of another module")
         if made.subcommands and not made.commands:
@@ -492,6 +499,7 @@ class _Module:
             keeps,
             remainder,
             tuple(handed),
+            required=tuple(required),
         )
 
     def _collect(
@@ -502,6 +510,7 @@ class _Module:
         arity: dict[str, int | None],
         seen: set[int],
         handed: list[tuple[str, int, str, int]],
+        required: list[tuple[str, ...]],
     ) -> None:
         if id(made) in seen:
             return
@@ -512,10 +521,11 @@ class _Module:
         actions += made.actions
         arity.update(made.arity)
         handed += made.handed
+        required += made.required
         for parent in made.parents or ():
             if parent.subcommands:
                 raise _Unknown("a parent of its parser has subcommands")
-            self._collect(parent, options, actions, arity, seen, handed)
+            self._collect(parent, options, actions, arity, seen, handed, required)
 
     def _constructor(self, func: ast.expr) -> tuple[str, ...] | None:
         """The classes a call makes a parser of, when it makes one."""
@@ -917,6 +927,7 @@ def _add_argument(parser: _Made, node: ast.Call) -> None:
     if names and not options:
         parser.positionals += 1
     arity: int | None = 1
+    required = False
     for keyword in node.keywords:
         value = keyword.value
         if keyword.arg is None:
@@ -933,6 +944,8 @@ def _add_argument(parser: _Made, node: ast.Call) -> None:
         if keyword.arg == "nargs":
             given = value.value if isinstance(value, ast.Constant) else None
             arity = given if type(given) is int else None
+        elif keyword.arg == "required":
+            required = isinstance(value, ast.Constant) and value.value is True
         elif keyword.arg == "action":
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 arity = 0 if value.value in _NO_VALUE else arity
@@ -944,6 +957,8 @@ def _add_argument(parser: _Made, node: ast.Call) -> None:
     parser.arity.update((o, arity) for o in options)
     if options:
         parser.actions.append(options)
+    if options and required:
+        parser.required.append(options)
 
 
 def _is_remainder(value: ast.expr) -> bool:

@@ -542,7 +542,7 @@ def _command_line(
             # (and where another module's function adds options to it)
             made += [_made(ctx, file, at) for parser, _ in parsers for file, at in parser.added]
             yield _finding(
-                targets, parsers[0][0], problem, Location(script.path, words[i][2]), made
+                targets, parsers[0][0], problem, Location(script.path, words[i][2]), made, texts
             )
     # a launcher of another script (`multiproc.py --nproc 8 train.py --lr 1`): the words from
     # the script's on are that script's command line
@@ -722,6 +722,7 @@ def _with_additions(
     if parser.commands or parser.remainder:
         return f"its parser is handed to `{parser.handed[0][2]}` of another module"
     options, actions, positionals = set(parser.options), list(parser.actions), parser.positionals
+    required = list(parser.required)
     added_at = list(parser.added)
     for module, level, name, line in parser.handed:
         file = _module_file(ws, path if level else script, module, level)
@@ -737,12 +738,14 @@ def _with_additions(
         options |= added.options
         actions += [a for a in added.actions if a not in actions]
         positionals += added.positionals
+        required += added.required
         added_at += [(file, added.line), *added.added]
     return replace(
         parser,
         options=frozenset(options),
         actions=tuple(actions),
         positionals=positionals,
+        required=tuple(required),
         handed=(),
         added=tuple(dict.fromkeys(added_at)),
     )
@@ -796,12 +799,30 @@ def _module_file(ws: Workspace, script: str, module: str, level: int) -> str | N
     return found.pop() if len(found) == 1 else None
 
 
+def _missing_required(parser: pyargs.Parser, texts: list[str | None] | None) -> str | None:
+    """The first option the parser requires that the line does not give, where every word of
+    it is known (a prefix argparse takes for it counts as given)."""
+    if not texts or any(text is None for text in texts):
+        return None
+    words = [t.split("=", 1)[0] for t in texts if t is not None and t[:1] == "-"]
+    for strings in parser.required:
+        if not any(
+            w in strings
+            or (w.startswith("--") and len(w) > 2 and any(o.startswith(w) for o in strings))
+            or any(len(o) == 2 and o[1] != "-" and w.startswith(o) for o in strings)
+            for w in words
+        ):
+            return "/".join(strings)
+    return None
+
+
 def _finding(
     targets: list[str],
     parser: pyargs.Parser,
     problem: pyargs.Problem,
     location: Location,
     parsers_at: list[Location],
+    texts: list[str | None] | None = None,
 ) -> Finding:
     option = f"`{clip(problem.option, 40)}`"
     target = targets[0]
@@ -830,6 +851,12 @@ def _finding(
         if len(targets) > 1:  # (the script may run in either folder)
             what += f", nor has `{targets[1]}`"
         why = 'argparse stops it with "unrecognized arguments"'
+        missing = _missing_required(parser, texts) if not problem.command else None
+        if missing:  # (argparse says that first)
+            why = (
+                f'argparse stops it with "the following arguments are required: {missing}" '
+                '(the line does not give it), else with "unrecognized arguments"'
+            )
         close = difflib.get_close_matches(
             pyargs.flexible(problem.option), sorted(parser.options), n=1, cutoff=0.75
         )

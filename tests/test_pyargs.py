@@ -9,6 +9,7 @@ import contextlib
 import dataclasses
 import io
 import random
+import re
 from typing import Any
 
 import pytest
@@ -437,6 +438,43 @@ def test_a_launcher_line_whose_script_cannot_be_told_is_said(tmp_path: Any) -> N
         "another script), not read (BL116): 2 (run.sh:9, run.sh:10)"
     )
     assert said in result.warnings()
+
+
+def test_a_required_option_the_line_lacks_is_what_argparse_says_first(tmp_path: Any) -> None:
+    """`--input-file` where the parser requires `--input-data`: argparse's error is the missing
+    required option, and the message quotes that (as argparse itself prints it); where the line
+    gives the required option (or a prefix argparse takes for it), "unrecognized arguments"."""
+    from tests.conftest import run_lint, write_repo
+
+    code = (
+        "import argparse\np = argparse.ArgumentParser()\n"
+        "p.add_argument('--input-data', '-i', required=True)\np.add_argument('--n')\n"
+        "p.parse_args()\n"
+    )
+    lines = [
+        ["--input-file", "x.jsonl"],
+        ["--input-data", "x", "--bogus"],
+        ["--input-d=x", "--bogus"],
+        ["-ix", "--bogus"],
+    ]
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "t.py": code,
+            "run.sh": "#!/bin/bash\n" + "".join(f"python3 t.py {' '.join(w)}\n" for w in lines),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    messages = sorted((f.location.span.line, f.message) for f in result.findings)
+    assert [line for line, _ in messages] == [2, 3, 4, 5]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--input-data", "-i", required=True)
+    parser.add_argument("--n")
+    for (_, message), words in zip(messages, lines, strict=True):
+        error = _argparse_fails(parser, words)
+        assert error is not None
+        said = re.search(r'argparse stops it with "([^"]+)"', message)
+        assert said is not None and said.group(1) in error, (message, error)
 
 
 def _argparse_fails(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
