@@ -34,7 +34,7 @@ from benchlint.perfile import (
     script_facts,
     yaml_document,
 )
-from benchlint.shell.model import Script, parse_file
+from benchlint.shell.model import Script, parse_file, parse_tree
 from benchlint.shell.summary import apply_guard_facts, decode_script, encode_guard_facts
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YamlDocument, encode_documents
@@ -744,7 +744,8 @@ class Workspace:
                 stops = _statement_start(source, line)
                 failure = Failure(rel, f"is not valid shell: {message}", span, stops)
                 self.failures.setdefault(rel, failure)
-            else:  # bash reads it: tree-sitter-bash cannot (`exec 9<>file`), some commands lost
+            elif not _only_final_continuation(source.data):
+                # bash reads it: tree-sitter-bash cannot (`exec 9<>file`), some commands lost
                 self.partial[rel] = _first_error_line(script)
         return script
 
@@ -874,6 +875,13 @@ class Workspace:
 
     def shell_scripts(self) -> list[Script]:
         return [s for s in (self.shell(p) for p in self.shell_paths) if s is not None]
+
+
+def _only_final_continuation(data: bytes) -> bool:
+    """Whether all tree-sitter-bash stumbles on is a `\\` that ends the file (bash reads the
+    command before it as it is): the text without it parses whole, so nothing was lost."""
+    text = data.rstrip()
+    return text.endswith(b"\\") and not parse_tree(text[:-1] + b"\n").root_node.has_error
 
 
 def _first_error_line(script: Script) -> int:

@@ -227,7 +227,8 @@ def _stem(path: str) -> str:
 def check(ctx: Context, script: Script) -> Iterator[Finding]:
     if not ctx.ws.python_paths:
         return
-    if ".py" not in script.file.text and " -m " not in script.file.text:
+    text = script.file.text
+    if ".py" not in text and " -m " not in text and " --module " not in text:
         return
     folders = _Folders.of(script)
     for line in _command_lines(script):

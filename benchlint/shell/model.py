@@ -959,7 +959,7 @@ def _statement_of(node: Node) -> Node:
     opened lines before: tree-sitter-bash reads a comment in backticks, `# the model` between
     two, as running to the end of the line, so the next backtick opens one that never closes;
     the command it is in is where the reading went wrong)."""
-    while node.parent is not None and node.parent.type not in _BLOCKS:
+    while node.parent is not None and node.parent.type not in _BLOCKS | {"ERROR"}:
         node = node.parent
     return node
 
