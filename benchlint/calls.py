@@ -253,10 +253,15 @@ def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
 # `$(dirname "$0")`, `$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)`, `${BASH_SOURCE%/*}`:
 # the folder of the running script, or one written relative to it (group `up`)
 _SELF = r"(?:\$0|\$\{0\}|\$BASH_SOURCE|\$\{BASH_SOURCE(?:\[0\])?\})"
-_DIRNAME = rf'\$\(\s*dirname\s+(?:"{_SELF}"|{_SELF})\s*\)'
+# the script's own path, or it resolved (`$(readlink -f "$0")`, `$(realpath "$0")`)
+_RESOLVED = rf'(?:"?{_SELF}"?|"?\$\(\s*(?:readlink\s+-f|realpath)\s+(?:--\s+)?"?{_SELF}"?\s*\)"?)'
+_DIRNAME = rf"\$\(\s*dirname\s+(?:--\s+)?{_RESOLVED}\s*\)"
+# what `cd` may be followed by before `&& pwd`: its output sent away (`&> /dev/null`)
+_QUIET = r"(?:\s*(?:&>|>|2>&1|1>)\s*(?:/dev/null)?)*"
 _SCRIPT_FOLDER = re.compile(
     rf'(?:"?{_DIRNAME}"?'
-    rf'|\$\(\s*cd\s+"?{_DIRNAME}(?P<up>(?:/[A-Za-z0-9_.-]+)*)/?"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)'
+    rf'|\$\(\s*cd\s+(?:-P\s+)?(?:--\s+)?"?{_DIRNAME}(?P<up>(?:/[A-Za-z0-9_.-]+)*)/?"?'
+    rf"{_QUIET}\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"
     rf"|\$\{{BASH_SOURCE%/\*\}})"
 )
 

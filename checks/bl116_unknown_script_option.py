@@ -3,7 +3,7 @@
 ## What it does
 Reads the command lines that run a Python script of the repository (`python3 utils/client.py
 --num-prompts 8`, also behind wrappers, as `./client.py`, a module of the repository run with
-`python3 -m bench.collector`, or behind a launcher's own options: `torchrun`, `deepspeed`,
+`python3 -m bench.collector` (a package: its `__main__.py`), or behind a launcher's own options: `torchrun`, `deepspeed`,
 `accelerate launch`, `coverage run`, `horovodrun`, `python3 -m torch.distributed.run`, a
 launcher's module as `torchrun -m pkg.train`), also those built in an argument array
 (`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends) or in a string
@@ -103,7 +103,8 @@ names no repository file, or several, is not read, nor is a relative path where 
 have changed its folder before (a `cd` in its shell, or in a function it calls outside a
 command substitution) to one that is not known; after `cd "$(dirname "$0")"` (or `cd
 "$SCRIPT_DIR/.."`, a variable of the script's own folder) the path names the file of that
-folder alone. Nor is a path in a container or on another host (`docker exec`, `ssh`,
+folder alone (also `cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd` and
+`$(dirname "$(readlink -f "$0")")`). Nor is a path in a container or on another host (`docker exec`, `ssh`,
 `srun --container-image`) unless it is at a mount of the checkout
 (`/workspace/utils/client.py`); where a file of the repository has that path, the report's
 warnings count the line. A module run with `python3 -m` is not the file of that path inside
@@ -504,14 +505,16 @@ def _command_line(
     if not any(text is not None and text[:1] == "-" for text in texts):
         return  # (no option to read)
     module = not line.words[index][1].endswith(".py")  # `python3 -m pkg.mod`
+    path = value
+    targets = _paths_of(ctx, script, path, module, into if moved else None)
+    if not targets and module:  # (`python3 -m verl.model_merger`: the package's `__main__.py`)
+        path = value.removesuffix(".py") + "/__main__.py"
+        targets = _paths_of(ctx, script, path, module, into if moved else None)
     if moved and into is not None:  # (`cd "$(dirname "$0")"`: the path is from that folder)
-        moved, joined = False, posixpath.normpath(posixpath.join(into, value))
-        targets = [joined] if ctx.ws.is_python(joined) else []
-    else:
-        targets = _targets(ctx, script, value, module)
+        moved = False
     if not targets:
         return
-    if module and into is None and "/" not in value and posixpath.normpath(value) not in targets:
+    if module and into is None and "/" not in value and posixpath.normpath(path) not in targets:
         # (`-m` finds the module from the folder the script runs in, the checkout's root as a
         # rule; where that folder has no file of the name, an installed module runs. A
         # package's module, `-m triton.runner`, is its folder's: installed, as `pip install
@@ -520,7 +523,8 @@ def _command_line(
         return
     if moved or away:  # (a file of the repository has the name: said, not read)
         why = "in a container or on another host" if away else "after a `cd`"
-        ctx.count(_ELSEWHERE_SAID.format(why), Location(script.path, where))
+        at = Location(script.path, where)
+        ctx.count(_ELSEWHERE_SAID.format(why), at, involves=tuple(targets))
         return
     parsers = []
     for target in targets:
@@ -560,6 +564,17 @@ def _made(ctx: Context, path: str, line: int) -> Location:
     text = source.line_text(line) if source is not None and line <= source.line_count else ""
     start = len(text) - len(text.lstrip()) + 1
     return Location(path, Span(line, start, line, max(len(text.rstrip()) + 1, start)))
+
+
+def _paths_of(
+    ctx: Context, script: Script, value: str, module: bool, into: str | None
+) -> list[str]:
+    """The repository's Python files a script path may name (`_targets`), or, after a `cd`
+    into a fixed folder (`into`), the one of that folder."""
+    if into is None:
+        return _targets(ctx, script, value, module)
+    joined = posixpath.normpath(posixpath.join(into, value))
+    return [joined] if ctx.ws.is_python(joined) else []
 
 
 def _say_unread(ctx: Context, script: Script, line: _Line) -> None:

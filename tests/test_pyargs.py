@@ -272,6 +272,14 @@ def test_a_script_run_where_its_path_may_name_another_file_is_said(tmp_path: Any
     said += "repository's ({}), not read (BL116)"
     assert said.format("after a `cd`") + ": 1 (run.sh:3)" in result.warnings()
     assert said.format("in a container or on another host") + ": 1 (run.sh:4)" in result.warnings()
+    # a run that names the client (pre-commit) says them too
+    named = run_lint(root, select="BL116", named=[root / "utils/client.py"])
+    assert sorted(named.warnings()) == sorted(
+        [
+            said.format("after a `cd`") + ": 1 (run.sh:3)",
+            said.format("in a container or on another host") + ": 1 (run.sh:4)",
+        ]
+    )
 
 
 def test_a_module_whose_file_is_not_at_the_root_may_be_an_installed_one(tmp_path: Any) -> None:
@@ -362,10 +370,20 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
             "bench/popd.sh": (
                 '#!/bin/bash\npushd "$(dirname "$0")"\npopd\npython3 main.py --bogus 1\n'
             ),
+            # the idioms of a script's own folder: `--`, output sent away, the path resolved
+            "bench/quiet.sh": (
+                '#!/bin/bash\nHERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null'
+                ' && pwd)\ncd "$HERE"\npython3 main.py --bogus 1\n'
+            ),
+            "bench/resolved.sh": (
+                '#!/bin/bash\ncd "$(dirname "$(readlink -f "$0")")"\npython3 main.py --bogus 1\n'
+            ),
         },
     )
     result = run_lint(root, select="BL116")
     assert positions(result) == [
+        "bench/quiet.sh:4:17",
+        "bench/resolved.sh:3:17",
         "bench/run.sh:3:26",
         "bench/sub/up.sh:4:17",
         "bench/sub/up.sh:5:21",
