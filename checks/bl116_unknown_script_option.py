@@ -3,11 +3,12 @@
 ## What it does
 Reads the command lines that run a Python script of the repository (`python3 utils/client.py
 --num-prompts 8`, also behind wrappers, as `./client.py`, a module of the repository run with
-`python3 -m bench.collector` (a package: its `__main__.py`), or behind a launcher's own options: `torchrun`, `deepspeed`,
-`accelerate launch`, `coverage run`, `horovodrun`, `python3 -m torch.distributed.run`, a
-launcher's module as `torchrun -m pkg.train`), also those built in an argument array
-(`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends) or in a string
-run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`). It finds the parser that script parses
+`python3 -m bench.collector` (a package: its `__main__.py`), or behind a launcher's own
+options: `torchrun`, `deepspeed`, `accelerate launch`, `coverage run`, `horovodrun`,
+`python3 -m torch.distributed.run`, a launcher's module as `torchrun -m pkg.train`), also those
+built in an argument array (`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what
+`cmd+=(...)` appends) or in a string run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`).
+It finds the parser that script parses
 its command line with, read from its code with Python's `ast` (the options given to
 `add_argument`, to its argument groups, its parents, its subcommands, and in the functions it
 is handed to: the script's own, or one another module of the repository defines
@@ -104,8 +105,8 @@ have changed its folder before (a `cd` in its shell, or in a function it calls o
 command substitution) to one that is not known; after `cd "$(dirname "$0")"` (or `cd
 "$SCRIPT_DIR/.."`, a variable of the script's own folder) the path names the file of that
 folder alone (also `cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd` and
-`$(dirname "$(readlink -f "$0")")`). Nor is a path in a container or on another host (`docker exec`, `ssh`,
-`srun --container-image`) unless it is at a mount of the checkout
+`$(dirname "$(readlink -f "$0")")`). Nor is a path in a container or on another host (`docker
+exec`, `ssh`, `srun --container-image`) unless it is at a mount of the checkout
 (`/workspace/utils/client.py`); where a file of the repository has that path, the report's
 warnings count the line. A module run with `python3 -m` is not the file of that path inside
 another package's folder (`-m lm_eval` runs an installed `lm_eval`, not
