@@ -421,6 +421,8 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
     found: list[_Piece] = []
     for word in words:
         array = _ARRAY_WORD.fullmatch(word.value) if not word.static else None
+        if array and array.group(2) == "*" and word.node.type == "string":
+            return None  # (`"${ARGS[*]}"`: one word, the items joined)
         name = array.group(1) if array else word.unquoted_variable()
         if name is None:
             found.append(_word(script, word))
@@ -442,7 +444,7 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
 
 
 # `${NAME[@]}` and `"${NAME[@]}"` (an array's items, each a word)
-_ARRAY_WORD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}")
+_ARRAY_WORD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}")
 
 
 def _launched_after_unknown(words: list[tuple[str | None, str]]) -> bool:

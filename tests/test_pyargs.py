@@ -446,6 +446,7 @@ def test_a_launcher_line_whose_script_cannot_be_told_is_said(tmp_path: Any) -> N
                 'torchrun "${MORE[@]}" train.py --bogus 2\n'
                 "torchrun $UNSET_ARGS train.py --bogus 2\n"
                 'ONE="--nnodes 1"\ntorchrun $ONE train.py --bogus 2\n'
+                'torchrun "${ARGS[*]}" train.py --bogus 2\n'  # (one word: the items joined)
             ),
         },
     )
@@ -453,7 +454,7 @@ def test_a_launcher_line_whose_script_cannot_be_told_is_said(tmp_path: Any) -> N
     assert positions(result) == ["run.sh:12:24", "run.sh:3:30", "run.sh:4:41"]
     said = (
         "Python scripts a launcher runs after words whose values are not known (one could name "
-        "another script), not read (BL116): 2 (run.sh:9, run.sh:10)"
+        "another script), not read (BL116): 3 (run.sh:9, run.sh:10, run.sh:13)"
     )
     assert said in result.warnings()
 
