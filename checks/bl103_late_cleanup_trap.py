@@ -75,7 +75,9 @@ kills `"${PIDS[@]}"`), or when it passes it to a function that releases its argu
 a file it sources, two calls deep), or when it ends every job of the script (`kill 0`,
 `kill -- -$$`, `kill $(jobs -p)`) or the program by its name (`pkill -f "vllm serve"`,
 `pkill -u "$USER" -f vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`, `kill $(pgrep -f vllm)`;
-an engine's command line starts with the Python interpreter, so `pkill -f python` ends it too); so
+an engine's command line starts with the Python interpreter, so `pkill -f python` ends it too;
+`pkill` and `pgrep` search their pattern in the program's name, so `pkill python` ends `python3`,
+where `pkill -x python` and `killall python` do not); so
 does a trap a function the script calls sets (`install_traps`). A handler runs the functions it
 names, anywhere in its text (`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`),
 three calls deep, in the script or a file it sources. An `ERR` trap that releases it covers the
@@ -457,9 +459,10 @@ _PGREP_KILLS = re.compile(r"\|\s*xargs\s+(?:-\S+\s+)*kill\b")
 _KILL_OF_PGREP = re.compile(r"\bkill\b[^;&|\n]*(?:\$\(|`)\s*pgrep\b")
 
 
-def _name_kills(text: str) -> Iterator[tuple[bool, str]]:
-    """(whether it matches the whole command line, `-f`; the pattern) of each command of the
-    text that ends processes by their name."""
+def _name_kills(text: str) -> Iterator[tuple[bool, bool, str]]:
+    """(whether it matches the whole command line, `-f`; whether it matches a name as a
+    pattern, as `pkill` and `pgrep` do without `-x`, not whole as `killall`; the pattern) of
+    each command of the text that ends processes by their name."""
     for match in _BY_NAME.finditer(text):
         program, rest = match.group(1), match.group(2).split("`", 1)[0]
         if program == "pgrep" and not (
@@ -474,17 +477,20 @@ def _name_kills(text: str) -> Iterator[tuple[bool, str]]:
         except ValueError:
             continue
         full, pattern, skip = False, None, False
+        partial = program != "killall"
         for word in words:
             if skip:
                 skip = False
             elif word.startswith("-") and pattern is None:
                 full = full or word == "--full" or (not word.startswith("--") and "f" in word)
+                exact = word == "--exact" or (not word.startswith("--") and "x" in word)
+                partial = partial and not exact
                 skip = word in _VALUED[program]
             else:
                 pattern = word
                 break
         if pattern is not None:
-            yield full, pattern
+            yield full, partial, pattern
 
 
 def _kills_by_name(resource: Resource, text: str) -> bool:
@@ -495,9 +501,17 @@ def _kills_by_name(resource: Resource, text: str) -> bool:
         # an engine is a Python program: its command line starts with the interpreter
         # (`python3 /usr/local/bin/vllm serve ...`), which `pkill -f python` matches
         line = f"python3 {line}"
-    for full, pattern in _name_kills(text):
+    for full, partial, pattern in _name_kills(text):
         if pattern == program:
             return True
+        if partial and program is not None and not full:
+            # (`pkill python` ends `python3 -m sglang.launch_server`: a pattern searched in the
+            # process's name, the first 15 characters of its program's)
+            try:
+                if re.search(pattern, program.rsplit("/", 1)[-1][:15]):
+                    return True
+            except re.error:
+                continue
         if full:
             # a variable in the pattern stands for any text; the line is matched as the
             # process's command line has it, without the shell's quotes
