@@ -615,12 +615,12 @@ class Flow:
         found = []
         for i, command in enumerate(self.statements):
             if command.base == "trap":
-                trap = self._trap(command)
+                trap = self.trap_of(command)
                 if trap is not None:
                     found.append((i, trap))
             elif command.base is not None and command.base in self.script.functions:
                 for inner in self._function_traps().get(command.base, ()):
-                    trap = self._trap(inner)
+                    trap = self.trap_of(inner)
                     if trap is not None:
                         found.append((i, trap))
         return found
@@ -636,9 +636,6 @@ class Flow:
 
     def trap_of(self, command: Command) -> Trap | None:
         """The `trap` command read as this shell reads it (None: it sets no handler)."""
-        return self._trap(command)
-
-    def _trap(self, command: Command) -> Trap | None:
         args = [w.value for w in command.args]
         if args[:1] == ["--"]:  # `trap -- 'handler' EXIT`
             args = args[1:]

@@ -939,9 +939,11 @@ def _first_error_row(root: Node) -> int:
     return 0
 
 
-# nodes whose children are statements, one after the other
+# nodes whose children are statements, one after the other (and an ERROR around some: what
+# tree-sitter-bash could not read starts inside it)
 _BLOCKS = frozenset(
     {
+        "ERROR",
         "program",
         "compound_statement",
         "do_group",
@@ -959,7 +961,7 @@ def _statement_of(node: Node) -> Node:
     opened lines before: tree-sitter-bash reads a comment in backticks, `# the model` between
     two, as running to the end of the line, so the next backtick opens one that never closes;
     the command it is in is where the reading went wrong)."""
-    while node.parent is not None and node.parent.type not in _BLOCKS | {"ERROR"}:
+    while node.parent is not None and node.parent.type not in _BLOCKS:
         node = node.parent
     return node
 
