@@ -190,6 +190,12 @@ class _Made:
     handed: list[tuple[str, int, str, int]] = field(default_factory=list)  # see Parser.handed
     required: list[tuple[str, ...]] = field(default_factory=list)  # see Parser.required
 
+    def cannot_tell(self, why: str) -> None:
+        """The parser cannot be told from the code: the first reason, as the code reads, is
+        the one said (a loop adding computed options is named at its first line)."""
+        if not self.unknown:
+            self.unknown = why
+
 
 @dataclass(frozen=True, eq=False)
 class _Group:
@@ -546,11 +552,11 @@ class _Module:
         made.actions.append(("-h", "--help"))
         made.arity.update({"-h": 0, "--help": 0})
         if any(c not in (ARGPARSE, FLEXIBLE) for c in classes):
-            made.unknown = "its parser's class may be one it defines or imports (not argparse's)"
+            made.cannot_tell("its parser's class may be one it defines or imports (not argparse's)")
         for keyword in node.keywords:
             name, value = keyword.arg, keyword.value
             if name is None:
-                made.unknown = "its parser is made with `**` arguments"
+                made.cannot_tell("its parser is made with `**` arguments")
             elif subcommand and name in ("aliases", "help", "description", "parents"):
                 pass  # (`add_parser`'s own; parents are read where the parsers are known)
             elif name == "allow_abbrev":
@@ -562,16 +568,16 @@ class _Module:
                     made.actions.remove(("-h", "--help"))
             elif name == "prefix_chars":
                 if not (isinstance(value, ast.Constant) and value.value == "-"):
-                    made.unknown = "its parser reads options with other prefix characters"
+                    made.cannot_tell("its parser reads options with other prefix characters")
             elif name == "fromfile_prefix_chars":
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
                     made.fromfile = value.value
                 elif not (isinstance(value, ast.Constant) and value.value is None):
-                    made.unknown = "its parser reads arguments from files it names"
+                    made.cannot_tell("its parser reads arguments from files it names")
             elif name == "exit_on_error":
-                made.unknown = "its parser may not stop on an error (`exit_on_error`)"
+                made.cannot_tell("its parser may not stop on an error (`exit_on_error`)")
         if len(node.args) > (1 if subcommand else 4):
-            made.unknown = "its parser is made with positional arguments past `description`"
+            made.cannot_tell("its parser is made with positional arguments past `description`")
         return made
 
     def _value(self, node: ast.expr, scope: ast.AST | None) -> set[_Value]:
@@ -681,10 +687,9 @@ class _Module:
                 continue
             for value in self._value(node, scope):
                 parser = _parser_of(value)
-                if not parser.unknown:
-                    parser.unknown = (
-                        f"its parser is used where its options may change (line {node.lineno})"
-                    )
+                parser.cannot_tell(
+                    f"its parser is used where its options may change (line {node.lineno})"
+                )
 
     def _call(self, node: ast.Call, scope: ast.AST | None, understood: set[int]) -> None:
         func = node.func
@@ -726,14 +731,14 @@ class _Module:
                     continue
                 items = keyword.value
                 if not isinstance(items, (ast.List, ast.Tuple)):
-                    made.unknown = "its parser's parents cannot be told"
+                    made.cannot_tell("its parser's parents cannot be told")
                     continue
                 made.parents = []
                 for item in items.elts:
                     found = [v for v in self._value(item, scope) if isinstance(v, _Made)]
                     understood.add(id(item))
                     if len(found) != 1:
-                        made.unknown = "its parser's parents cannot be told"
+                        made.cannot_tell("its parser's parents cannot be told")
                     else:
                         made.parents.append(found[0])
                 understood.add(id(items))
@@ -748,7 +753,7 @@ class _Module:
         for value in receivers:
             parser = _parser_of(value)
             if isinstance(value, _Subcommands):
-                parser.unknown = f"its subcommands' `{method}` is called (line {node.lineno})"
+                parser.cannot_tell(f"its subcommands' `{method}` is called (line {node.lineno})")
             elif method == "add_argument":
                 _add_argument(parser, node)
             elif method in _GROUPS or method in _HARMLESS:
@@ -756,7 +761,7 @@ class _Module:
             elif method in _PARSE | _KNOWN_ONLY and isinstance(value, _Made):
                 rebound = self._rebound(func.value, scope)
                 if rebound is not None:
-                    parser.unknown = (
+                    parser.cannot_tell(
                         f"the name it parses with is bound to another value too (line {rebound})"
                     )
                 parser.parsed = True
@@ -765,13 +770,13 @@ class _Module:
                 # rejected)
                 parser.keeps_unknown |= method in _KNOWN_ONLY
                 if not _parses_argv(node) and not self._argv_parameter(node, scope):
-                    parser.unknown = "its parser parses a list the script builds"
+                    parser.cannot_tell("its parser parses a list the script builds")
             elif method == "add_subparsers" and isinstance(value, _Made):
                 parser.subcommands = True
                 if any(k.arg not in _SUBPARSERS_KEYWORDS for k in node.keywords) or node.args:
-                    parser.unknown = "its subcommands' parsers cannot be told"
+                    parser.cannot_tell("its subcommands' parsers cannot be told")
             else:
-                parser.unknown = f"its parser's `{method}` is called (line {node.lineno})"
+                parser.cannot_tell(f"its parser's `{method}` is called (line {node.lineno})")
 
     def _opaque(self) -> None:
         """Once what names hold is worked out: the names also bound to a value it does not
@@ -898,9 +903,9 @@ class _Module:
                 if isinstance(item, ast.Constant) and isinstance(item.value, str):
                     names.append(item.value)
                 else:
-                    made.unknown = "a subcommand's name is computed"
+                    made.cannot_tell("a subcommand's name is computed")
         if not node.args:
-            made.unknown = "a subcommand's name is computed"
+            made.cannot_tell("a subcommand's name is computed")
         for value in receivers:
             if isinstance(value, _Subcommands):
                 for name in names:
@@ -920,7 +925,7 @@ def _add_argument(parser: _Made, node: ast.Call) -> None:
     names: list[str] = []
     for argument in node.args:
         if not (isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
-            parser.unknown = f"an option of its parser is named by code (line {node.lineno})"
+            parser.cannot_tell(f"an option of its parser is named by code (line {node.lineno})")
             return
         names.append(argument.value)
     options = tuple(n for n in names if n[:1] == "-")
@@ -931,7 +936,9 @@ def _add_argument(parser: _Made, node: ast.Call) -> None:
     for keyword in node.keywords:
         value = keyword.value
         if keyword.arg is None:
-            parser.unknown = f"an option of its parser is given `**` arguments (line {node.lineno})"
+            parser.cannot_tell(
+                f"an option of its parser is given `**` arguments (line {node.lineno})"
+            )
             return
         if keyword.arg == "nargs" and _is_remainder(value):
             arity = None

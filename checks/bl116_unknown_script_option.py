@@ -96,20 +96,22 @@ script's command line.
 A relative script path names the file under the checkout's root, beside the script, or under
 a folder the script is in (which folder the script runs in is not known), and a word is
 reported only when each of them that is there rejects it. A launcher's script is the first word
-that names a `.py` file; nothing is read where a word not known could be it (counted in the
-warnings), but a variable the script assigns once before the line, and never appends to, is
-read as what it holds (`torchrun ${DIST_ARGS[@]} train.py ...` with `DIST_ARGS=(--nproc_per_node
-8)`; a string run unquoted, `$DIST_ARGS`, as bash splits it). Another path that
+that names a `.py` file; nothing is read where a word not known could be it, or could be the
+program (`${LAUNCHER} train.py`, `srun $SRUN_ARGS python3 train.py`; counted in the warnings),
+but a variable the script assigns once before the line, and never appends to, is read as what
+it holds (`torchrun ${DIST_ARGS[@]} train.py ...` with `DIST_ARGS=(--nproc_per_node 8)`; a
+string run unquoted, `$DIST_ARGS` or `$LAUNCHER`, as bash splits it). Another path that
 names no repository file, or several, is not read, nor is a relative path where the script may
 have changed its folder before (a `cd` in its shell, or in a function it calls outside a
 command substitution) to one that is not known; after `cd "$(dirname "$0")"` (or `cd
 "$SCRIPT_DIR/.."`, a variable of the script's own folder) the path names the file of that
 folder alone (also `cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd` and
 `$(dirname "$(readlink -f "$0")")`). Nor is a path in a container or on another host (`docker
-exec`, `ssh`, `srun --container-image`) unless it is at a mount of the checkout
-(`/workspace/utils/client.py`); where a file of the repository has that path, the report's
-warnings count the line. A module run with `python3 -m` is not the file of that path inside
-another package's folder (`-m lm_eval` runs an installed `lm_eval`, not
+exec`, `ssh`, `srun --container-image`), or in a Ray job (`ray job submit -- python3
+train.py`: it runs in the working directory its runtime environment gives) unless it is at a
+mount of the checkout (`/workspace/utils/client.py`); where a file of the repository has that
+path, the report's warnings count the line. A module run with `python3 -m` is not the file of
+that path inside another package's folder (`-m lm_eval` runs an installed `lm_eval`, not
 `srtctl/benchmarks/lm_eval.py`). Another module's parser is read only where the script makes
 no parser of its own, takes exactly one from other modules (a function that parses the command
 line, or a parser it parses as it is and does nothing else with), and the import names the
@@ -184,10 +186,11 @@ _ELSEWHERE_SAID = (
     "repository's ({}), not read (BL116)"
 )
 _KEY = "pyargs"
-# `torchrun $DIST_ARGS train.py --lr 1`: a word not known may name another script
+# `torchrun $DIST_ARGS train.py --lr 1`, `${LAUNCHER} train.py`: a word not known may name
+# another script
 _UNREAD_SAID = (
-    "Python scripts a launcher runs after words whose values are not known (one could name "
-    "another script), not read (BL116)"
+    "Python scripts run after words whose values are not known (the program, or a launcher's "
+    "options: one could name another script), not read (BL116)"
 )
 # `python3 -m coverage` where the repository's `coverage.py` is beside the script, not at the root
 _INSTALLED_SAID = (
@@ -448,11 +451,16 @@ _ARRAY_WORD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}")
 
 
 def _launched_after_unknown(words: list[tuple[str | None, str]]) -> bool:
-    """Whether a launcher (`torchrun`, `deepspeed`) is given a `.py` word after a word that is
-    not known, so which script it runs cannot be told (`_launched`)."""
-    first = words[0][0] if words else None
-    if first is None:
+    """Whether a `.py` word follows a word that is not known where the program or a launcher's
+    options are, so which script runs cannot be told: the program a variable holds
+    (`${LAUNCH_SCRIPT} train.py`, `srun $SRUN_ARGS python3 train.py`, where the wrapper's
+    options end at the variable), or a launcher's options (`torchrun $DIST_ARGS train.py`:
+    `_launched`)."""
+    if not words:
         return False
+    first = words[0][0]
+    if first is None:
+        return any(w.endswith(".py") and w[:1] != "-" for _, w in words[1:])
     name = first.rsplit("/", 1)[-1]
     if name not in _LAUNCHERS and (name, words[1][0] if len(words) > 1 else None) not in _LAUNCHERS:
         return False
@@ -525,7 +533,7 @@ def _command_line(
         ctx.count(_INSTALLED_SAID, Location(script.path, where))
         return
     if moved or away:  # (a file of the repository has the name: said, not read)
-        why = "in a container or on another host" if away else "after a `cd`"
+        why = "in a container, on another host or as a Ray job" if away else "after a `cd`"
         at = Location(script.path, where)
         ctx.count(_ELSEWHERE_SAID.format(why), at, involves=tuple(targets))
         return

@@ -86,6 +86,15 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
             "trtllm-serve m",
         ),
         ("nsys stats report.nsys-rep", [], "nsys stats report.nsys-rep"),
+        # a Ray job's entrypoint follows `--`; the family's other subcommands run nothing
+        (
+            "ray job submit --address=\"$A\" --runtime-env-json='{}' -- python3 t.py --lr 1",
+            ["ray job submit"],
+            "python3 t.py --lr 1",
+        ),
+        ("ray job submit --no-wait --working-dir . python t.py", ["ray job submit"], "python t.py"),
+        ("ray job status raysubmit_1", [], "ray job status raysubmit_1"),
+        ("ray job", [], "ray job"),
         ("salloc --no-shell -N 2 --time=60", ["salloc"], ""),
         ("sbatch --wrap 'srun x'", ["sbatch"], ""),
         ("command -v vllm", ["command"], ""),
@@ -167,6 +176,7 @@ def test_a_container_entrypoint_runs_the_command_words() -> None:
         ("docker run -e A=1 --env B=2 img cmd", {"processes", "files"}, True, {"A", "B"}, "cmd"),
         ("podman exec -e A=1 box cmd", {"processes", "files"}, False, {"A"}, "cmd"),
         ("kubectl exec pod -- cmd", {"processes", "files"}, False, set(), "cmd"),
+        ("ray job submit -- cmd", {"processes", "files"}, False, set(), "cmd"),
         # apptainer's `-e` is `--cleanenv`, a switch (not a variable, and not the image's word)
         (
             "apptainer exec -e img.sif python3 x.py",

@@ -271,13 +271,16 @@ def test_a_script_run_where_its_path_may_name_another_file_is_said(tmp_path: Any
     said = "Python scripts run with options where their path may name a file other than the "
     said += "repository's ({}), not read (BL116)"
     assert said.format("after a `cd`") + ": 1 (run.sh:3)" in result.warnings()
-    assert said.format("in a container or on another host") + ": 1 (run.sh:4)" in result.warnings()
+    assert (
+        said.format("in a container, on another host or as a Ray job") + ": 1 (run.sh:4)"
+        in result.warnings()
+    )
     # a run that names the client (pre-commit) says them too
     named = run_lint(root, select="BL116", named=[root / "utils/client.py"])
     assert sorted(named.warnings()) == sorted(
         [
             said.format("after a `cd`") + ": 1 (run.sh:3)",
-            said.format("in a container or on another host") + ": 1 (run.sh:4)",
+            said.format("in a container, on another host or as a Ray job") + ": 1 (run.sh:4)",
         ]
     )
 
@@ -453,10 +456,57 @@ def test_a_launcher_line_whose_script_cannot_be_told_is_said(tmp_path: Any) -> N
     result = run_lint(root, select="BL116")
     assert positions(result) == ["run.sh:12:24", "run.sh:3:30", "run.sh:4:41"]
     said = (
-        "Python scripts a launcher runs after words whose values are not known (one could name "
-        "another script), not read (BL116): 3 (run.sh:9, run.sh:10, run.sh:13)"
+        "Python scripts run after words whose values are not known (the program, or a "
+        "launcher's options: one could name another script), not read (BL116): 3 (run.sh:9, "
+        "run.sh:10, run.sh:13)"
     )
     assert said in result.warnings()
+
+
+def test_a_program_a_variable_holds_and_a_ray_job_are_said(tmp_path: Any) -> None:
+    """`${LAUNCHER} train.py --bogus` where the script does not assign the launcher (a file it
+    sources does), and `srun $SRUN_ARGS python3 train.py --bogus` (the wrapper's options end at
+    the variable): which program runs cannot be told, so the line is said, not skipped in
+    silence; assigned once before, the string is read as bash splits it. `ray job submit --
+    python3 train.py` runs in the working directory the job's runtime environment gives: said
+    as a path that may name another file. Near misses: no option after the script, a `.py`
+    that is no file of the repository."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    client = (
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--lr')\np.parse_args()\n"
+    )
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "train.py": client,
+            "run.sh": (
+                "#!/bin/bash\nsource conf.sh\n"
+                "${LAUNCHER} train.py --bogus 2\n"  # 3
+                "srun --nodes 2 $SRUN_ARGS python3 train.py --bogus 2\n"  # 4
+                "${LAUNCHER} train.py\n"  # 5
+                "${LAUNCHER} other.py --bogus 2\n"  # 6
+                'ONE="torchrun --nproc_per_node=8"\n'
+                "$ONE train.py --bogus 2\n"  # 8: read
+                "ray job submit --address http://h:8265 -- python3 train.py --bogus 2\n"  # 9
+                "ray job submit -- python3 train.py --lr 1\n"  # 10
+            ),
+            "conf.sh": 'LAUNCHER="torchrun --nproc_per_node=8"\n',
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["run.sh:8:15"]
+    unread = (
+        "Python scripts run after words whose values are not known (the program, or a "
+        "launcher's options: one could name another script), not read (BL116): 2 (run.sh:3, "
+        "run.sh:4)"
+    )
+    away = (
+        "Python scripts run with options where their path may name a file other than the "
+        "repository's (in a container, on another host or as a Ray job), not read (BL116): 2 "
+        "(run.sh:9, run.sh:10)"
+    )
+    assert unread in result.warnings() and away in result.warnings()
 
 
 def test_a_required_option_the_line_lacks_is_what_argparse_says_first(tmp_path: Any) -> None:

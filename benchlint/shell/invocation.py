@@ -200,6 +200,18 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
     # TensorRT-LLM's MPI session launcher: `trtllm-llmapi-launch trtllm-serve ...`
     "trtllm-llmapi-launch": _apart(_g(), _HOST),
     # Nsight Systems: its switches take a value (`-t cuda,nvtx`, `--force-overwrite true`)
+    # a Ray job: its entrypoint runs under the cluster's job supervisor, not as the caller's
+    # child, in the working directory its runtime environment gives (not the caller's)
+    "ray job submit": Grammar(
+        "v",
+        _g(
+            long="address job-id submission-id runtime-env runtime-env-json working-dir "
+            "metadata-json entrypoint-num-cpus entrypoint-num-gpus entrypoint-memory "
+            "entrypoint-resources entrypoint-label-selector headers log-style log-color"
+        ).long_values,
+        dashdash=True,
+        apart=_CONTAINER,
+    ),
     "nsys profile": _g(
         "bcdefnopstwxy",
         "backtrace capture-range capture-range-end cuda-memory-usage cudabacktrace delay "
@@ -236,6 +248,7 @@ _SUBCOMMANDS = {
     "oc": ("exec",),
     "incus": ("exec",),
     "lxc": ("exec",),
+    "ray": ("job submit",),
 }
 WRAPPERS = frozenset(WRAPPER_GRAMMARS) | frozenset(_SUBCOMMANDS)
 
@@ -368,10 +381,10 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
         taken = 1
         name = base
         if base in _SUBCOMMANDS:
-            sub = words[1].value if len(words) > 1 and words[1].static else ""
-            if sub not in _SUBCOMMANDS[base]:
+            sub = _subcommand(words, _SUBCOMMANDS[base])
+            if sub is None:
                 break
-            name, taken = f"{base} {sub}", 2
+            name, taken = f"{base} {sub}", 1 + len(sub.split())
         grammar = WRAPPER_GRAMMARS.get(name)
         if grammar is None:
             break
@@ -389,6 +402,16 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
     program = words[0].value if words and words[0].static else ""
     wrapped = posixpath.basename(program) if program else None
     return Invocation(command, tuple(wrappers), words, tuple(prefix), wrapped)
+
+
+def _subcommand(words: Sequence[Word], known: tuple[str, ...]) -> str | None:
+    """Which of the family's wrapping subcommands (`run`, `job submit`) the words after its
+    name are, written plainly; None for another."""
+    for sub in known:
+        given = [w.value if w.static else None for w in words[1 : 1 + sub.count(" ") + 1]]
+        if given == sub.split():
+            return sub
+    return None
 
 
 def _optional_prefix(words: Sequence[Word]) -> bool:
