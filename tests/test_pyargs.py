@@ -742,3 +742,16 @@ def test_a_remainder_is_read_up_to_where_it_takes_the_words(index: int) -> None:
             assert all(i in found for i in unknown), (words, found, error)
             checked += bool(unknown)
     assert checked >= 20  # (the test reads something)
+
+
+def test_an_untold_parser_names_its_first_reason() -> None:
+    """Options added in a loop with computed names: the reason names the first such line (the
+    loop's first), not the last the code reaches."""
+    source = (
+        "import argparse\np = argparse.ArgumentParser()\n"
+        "for prefix in ('actor', 'critic'):\n"
+        "    p.add_argument(f'--{prefix}.lr')\n"
+        "    p.add_argument(f'--{prefix}.wd')\n"
+        "p.add_argument('--' + 'seed')\np.parse_args()\n"
+    )
+    assert pyargs.read(source) == "an option of its parser is named by code (line 4)"
