@@ -207,8 +207,9 @@ def short_takes_value(command: str, letter: str) -> bool:
     return all(table.short.get(letter) == 1 for table in tables(command))
 
 
-# a value to fill in: `#SBATCH -A <project id>`, `--job-name=<job name>`
-_PLACEHOLDER = re.compile(r"<[^<>\n]+>")
+# a value to fill in: `#SBATCH -A <project id>`, `--job-name=<job name>`, `-p { partition }`,
+# `--account={{account}}` (a template to copy: sbatch rejects the line as it is)
+_PLACEHOLDER = re.compile(r"<[^<>\n]+>|\{\{?[ \t]*[A-Za-z_][^{}\n]*\}")
 
 
 def directives(text: str) -> list[list[tuple[str | None, int, int]]]:
@@ -217,8 +218,8 @@ def directives(text: str) -> list[list[tuple[str | None, int, int]]]:
     split at blanks outside quotes, up to an unquoted `#`; each word with its start and end
     offsets in `text`, in one list per job component (a `hetjob` line starts the next one, whose
     options sbatch reads on their own; the rest of that line is not read). `#SLURM` lines are
-    read too. A line with a value to fill in (`-A <project id>`) is one word None: a template,
-    whose words are not known."""
+    read too. A line with a value to fill in (`-A <project id>`, `-p { partition }`) is one word
+    None: a template, whose words are not known."""
     components: list[list[tuple[str | None, int, int]]] = [[]]
     offset = 0
     for line in text.split("\n"):

@@ -46,7 +46,8 @@ known where an option could be (`srun $SRUN_ARGS ...`: the words it splits into;
 options, `srun "${EXTRA[@]}"`, is not followed; nor is anything after a word bash makes
 several of, `-w node{1..4}`). A word whose option name is written out and
 whose value is not (`--jobid=$JOB_ID`, `-N"$NODES"`) is read. An `SBATCH` line with a value to
-fill in (`-A <project id>`: a template to copy) ends what is read of its job's lines.
+fill in (`-A <project id>`, `-p { partition }`: a template to copy) ends what is read of its
+job's lines.
 """
 
 from __future__ import annotations
