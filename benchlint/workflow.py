@@ -18,9 +18,10 @@ from benchlint import profile
 from benchlint.actions import embedded
 from benchlint.expressions import Value, evaluate, input_names, typed_inputs
 from benchlint.finding import Location, Span
+from benchlint.shell.model import Script, parse_file
 from benchlint.source import SourceText
 from benchlint.workspace import Workspace
-from benchlint.yamlmodel import YamlDocument, YNode
+from benchlint.yamlmodel import YamlDocument, YNode, value_span
 
 # a run line that starts a launcher: a `.sh` path built from the runner's name (any folder,
 # the repository root included), or a fixed one under runners/
@@ -270,6 +271,66 @@ def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
         return False  # (a mapping: `group:`/`labels:`, not read)
     texts = [label.value for label in labels]
     return not any(_WINDOWS.search(t) or "${{" in t for t in texts)
+
+
+# a `${{ ... }}` expression, which the runner replaces in a `run:` script before the shell reads it
+_EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
+
+
+@dataclass(frozen=True)
+class StepScript:
+    """A `run:` step's script, parsed as the shell reads it once the runner has put in each
+    `${{ }}` expression's value: an expression is a variable's expansion as long as itself
+    (`${{ inputs.tp }}` is `${_______________}`: a word, or a part of one, whose value is not
+    known), so offsets in the script are offsets in the scalar's value."""
+
+    source: SourceText  # the workflow's text
+    run: YNode  # the `run:` scalar
+    script: Script
+
+    def at(self, offset: int) -> Span:
+        """Where a character of the script (an offset in it) is in the workflow file."""
+        return value_span(self.source, self.run, offset)
+
+    def place(self, span: Span) -> Span:
+        """Where a span of the script is in the workflow file."""
+        starts = self.script.file.line_starts
+        start = self.at(starts[span.line - 1] + span.column - 1)
+        last = starts[span.end_line - 1] + span.end_column - 2  # (its last character)
+        end = self.at(max(last, starts[span.line - 1] + span.column - 1))
+        return Span(start.line, start.column, end.end_line, end.end_column)
+
+
+def step_script(source: SourceText, run: YNode) -> StepScript | None:
+    """A step's `run:` script (`StepScript`); None where the shell would not parse it."""
+    text = _EXPRESSION.sub(_unknown_value, run.value)
+    script = parse_file(SourceText(source.path, text.encode()))
+    return None if script.has_error else StepScript(source, run, script)
+
+
+def _unknown_value(match: re.Match[str]) -> str:
+    return "${" + "_" * (len(match.group(0)) - 3) + "}"
+
+
+def step_folder(root: YNode, job: YNode, step: YNode) -> str | None:
+    """The repository folder a `run:` step runs in ("" the root): its `working-directory`,
+    else its job's default, else the workflow's; None where that is not a plain path."""
+    given = step.get("working-directory")
+    for holder in (job, root) if given is None else ():
+        defaults = holder.get("defaults")
+        run = defaults.get("run") if defaults is not None and defaults.is_map else None
+        given = run.get("working-directory") if run is not None and run.is_map else None
+        if given is not None:
+            break
+    if given is None:
+        return ""
+    value = given.value if given.is_scalar else None
+    if not isinstance(value, str) or not _PLAIN_FOLDER.fullmatch(value):
+        return None
+    return posixpath.normpath(value.removeprefix("./")).removeprefix(".").strip("/")
+
+
+_PLAIN_FOLDER = re.compile(r"(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*")
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:

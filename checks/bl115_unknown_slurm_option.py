@@ -52,7 +52,6 @@ job's lines.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from benchlint import slurm
@@ -60,10 +59,10 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.invocation import resolve_words
-from benchlint.shell.model import Command, Script, Word, parse_file
+from benchlint.shell.model import Command, Script, Word
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, runs_in_posix_shell, workflow_roots
-from benchlint.yamlmodel import YNode, value_span
+from benchlint.workflow import WORKFLOWS, runs_in_posix_shell, step_script, workflow_roots
+from benchlint.yamlmodel import YNode
 
 # (plain substrings: a regular expression takes 0.1 s over a 2.5 MB installer script)
 _MAY = ("srun", "sbatch", "salloc", "#SBATCH", "#SLURM")
@@ -72,7 +71,6 @@ _SPANK = (
     "plugin of the cluster may add them)"
 )
 _NONE = SourceText("", b"")
-_EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 _RELEASES = f"Slurm {slurm.releases()[0]} to {slurm.releases()[-1]}"
 
 
@@ -140,17 +138,12 @@ def _command_lines(script: Script) -> Iterator[tuple[Command, str, slurm.Problem
 
 def _run_step(ctx: Context, source: SourceText, run: YNode) -> Iterator[Finding]:
     """A workflow step's `run:` script (its `${{ }}` expressions stand for a word each)."""
-    text = _EXPRESSION.sub(lambda m: "_" * len(m.group(0)), run.value)
-    script = parse_file(SourceText(source.path, text.encode()))
-    if script.has_error:
+    found = step_script(source, run)
+    if found is None:
         return
-    starts = script.file.line_starts
-    for _, name, problem, word in _command_lines(script):
-        where = word.span  # (in the step's text: a nested `bash -c` string's word too)
-        start = value_span(source, run, starts[where.line - 1] + where.column - 1)
-        end = value_span(source, run, starts[where.end_line - 1] + where.end_column - 2)
-        span = Span(start.line, start.column, end.end_line, end.end_column)
-        yield from _report(ctx, name, problem, source.path, span)
+    for _, name, problem, word in _command_lines(found.script):
+        # (in the step's text: a nested `bash -c` string's word too)
+        yield from _report(ctx, name, problem, source.path, found.place(word.span))
 
 
 # srtctl's keys whose mapping becomes options: `#SBATCH --KEY=VALUE` lines of the job script

@@ -62,14 +62,19 @@ from benchlint.context import Context
 from benchlint.environment import is_builtin, set_by_image
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Read, Script, parse_file
+from benchlint.shell.model import Command, Read, Script
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, env_file_writes, runs_in_posix_shell, workflow_roots
+from benchlint.workflow import (
+    WORKFLOWS,
+    env_file_writes,
+    runs_in_posix_shell,
+    step_script,
+    workflow_roots,
+)
 from benchlint.yamlmodel import YNode, value_span
 
 _ENV_FILE = re.compile(r"\$\{?GITHUB_ENV\}?")
 _WRITTEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=|<<)")
-_EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 _ENV_EXPRESSION = re.compile(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
@@ -105,17 +110,16 @@ def _step(source: SourceText, step: YNode, given: set[str]) -> Iterator[Finding]
     run = step.get("run")
     if run is None or not run.is_scalar or "GITHUB_ENV" not in run.value:
         return
-    # (an expression is replaced by as many characters of a word, so offsets hold)
-    text = _EXPRESSION.sub(lambda m: "_" * len(m.group(0)), run.value)
-    script = parse_file(SourceText(source.path, text.encode()))
-    if script.has_error:
+    found = step_script(source, run)
+    if found is None:
         return
+    script = found.script
     reported: set[str] = set()
     for index, command in enumerate(script.commands):
         for name in _written(command, script.commands[index - 1] if index else None):
             if name in given or name in reported or is_builtin(name) or set_by_image(name):
                 continue  # (the runner, the job's container or the toolkit may set it)
-            written = value_span(source, run, script.char_of(command.node.start_byte))
+            written = found.at(script.char_of(command.node.start_byte))
             read = _read_after(script, command, name)
             if read is not None:
                 reported.add(name)
@@ -124,7 +128,7 @@ def _step(source: SourceText, step: YNode, given: set[str]) -> Iterator[Finding]
                     f"`${name}` is empty here: this step writes {name} to $GITHUB_ENV (line "
                     f"{written.line}), which sets it for the steps after this one, not for this "
                     "one",
-                    Location(source.path, value_span(source, run, read[0])),
+                    Location(source.path, found.at(read[0])),
                     subject=f"{name}@{read[1]}",
                     help=f"also `export {name}=...` in this step, or read it in a later step",
                 )

@@ -61,12 +61,18 @@ from collections.abc import Iterator, Sequence
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Word, parse_file
+from benchlint.shell.model import Command, Word
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, runs_in_posix_shell, workflow_roots
-from benchlint.yamlmodel import YNode, value_span
+from benchlint.workflow import (
+    WORKFLOWS,
+    StepScript,
+    runs_in_posix_shell,
+    step_folder,
+    step_script,
+    workflow_roots,
+)
+from benchlint.yamlmodel import YNode
 
-_EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 _PLAIN = re.compile(r"(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*")
 _INTERPRETERS = re.compile(r"python(?:3(?:\.\d+)?)?|bash|sh")
 # steps whose `uses:` may put files in the workspace the checkout did not
@@ -90,7 +96,6 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _job(
     ctx: Context, source: SourceText, root: YNode, job: YNode, steps: Sequence[YNode]
 ) -> Iterator[Finding]:
-    default = _working_directory(job.get("defaults"))
     seen = ""  # the text of the job's earlier steps
     for step in steps:
         if not step.is_map:
@@ -106,27 +111,11 @@ def _job(
         if not runs_in_posix_shell(root, job, step):
             seen += run.value + "\n"
             continue  # (PowerShell finds `./build` as `./build.ps1`)
-        given = step.get("working-directory")
-        folder = _directory(given) if given is not None else default
-        if folder is not None:
-            yield from _step(ctx, source, run, folder, seen)
+        folder = step_folder(root, job, step)
+        found = step_script(source, run) if folder is not None else None
+        if folder is not None and found is not None:
+            yield from _step(ctx, found, folder, seen)
         seen += run.value + "\n"
-
-
-def _working_directory(defaults: YNode | None) -> str | None:
-    run = defaults.get("run") if defaults is not None and defaults.is_map else None
-    folder = run.get("working-directory") if run is not None and run.is_map else None
-    return _directory(folder) if folder is not None else ""
-
-
-def _directory(node: YNode | None) -> str | None:
-    """A `working-directory:` as a repository folder ("" the root); None when not plain."""
-    if node is None:
-        return None
-    value = node.value if node.is_scalar else None
-    if not isinstance(value, str) or not _PLAIN.fullmatch(value):
-        return None
-    return posixpath.normpath(value.removeprefix("./")).removeprefix(".").strip("/")
 
 
 def _plain_checkout(uses: str, step: YNode) -> bool:
@@ -139,13 +128,9 @@ def _plain_checkout(uses: str, step: YNode) -> bool:
     return given.get("repository") is None and given.get("path") is None
 
 
-def _step(
-    ctx: Context, source: SourceText, run: YNode, folder: str, seen: str
-) -> Iterator[Finding]:
-    text = _EXPRESSION.sub(lambda m: "_" * len(m.group(0)), run.value)
-    script = parse_file(SourceText(source.path, text.encode()))
-    if script.has_error:
-        return
+def _step(ctx: Context, step: StepScript, folder: str, seen: str) -> Iterator[Finding]:
+    script = step.script
+    text = script.file.text
     for command in script.commands:
         word = _file_word(command)
         if word is None:
@@ -158,18 +143,18 @@ def _step(
         names = ctx.ws.folder_files(folder_of)
         if name in names:
             continue
-        if name in seen or name in text[: word.node.start_byte]:
+        offset = script.char_of(word.node.start_byte)
+        if name in seen or name in text[:offset]:
             continue  # (an earlier command may make it)
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.85)
         if not close:
             continue
         near = posixpath.join(folder_of, close[0])
-        offset = script.char_of(word.node.start_byte)
         yield Finding(
             "BL211",
             f"`{value}` names no file of the repository ({target}); {near} is there: the "
             "step fails with `No such file or directory` on every run",
-            Location(source.path, value_span(source, run, offset)),
+            Location(script.path, step.at(offset)),
             subject=f"run:{target}",
             help=f"did you mean `{near}`?",
         )
