@@ -174,7 +174,7 @@ def _names_set(ws: Workspace, path: str) -> set[str]:
         return names
     root = document.root
     names.update(_env_of(document, root.get("env")))
-    for _, job, steps in _jobs(root):
+    for _, job, steps in job_steps(root):
         names.update(_job_env(document, job))
         for step in steps:
             names.update(_env_of(document, step.get("env")))
@@ -182,7 +182,7 @@ def _names_set(ws: Workspace, path: str) -> set[str]:
     return names
 
 
-def _jobs(root: YNode | None) -> Iterator[tuple[YNode, YNode, list[YNode]]]:
+def job_steps(root: YNode | None) -> Iterator[tuple[YNode, YNode, list[YNode]]]:
     """A workflow's jobs (the mappings among them): each one's key, itself and its steps (the
     mappings among them)."""
     jobs = root.get("jobs") if root is not None and root.is_map else None
@@ -258,7 +258,8 @@ def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
     """Whether a `run:` step surely runs in bash or sh: its `shell:` (the step's, else the
     job's or the workflow's `defaults.run.shell`) says so, or none is given and the job's
     `runs-on` names no Windows runner (whose default is PowerShell: a label starting with `win`)
-    and is no expression."""
+    and is no expression, or is the job's matrix's label (`${{ matrix.os }}`) and none of the
+    matrix's values of it is either."""
     for given in (step.get("shell"), _default_shell(job), _default_shell(root)):
         if given is not None:
             words = given.value.split() if given.is_scalar else []
@@ -269,8 +270,33 @@ def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
         labels = [item for item in runs_on.items if item.is_scalar]
     if runs_on is not None and not labels:
         return False  # (a mapping: `group:`/`labels:`, not read)
-    texts = [label.value for label in labels]
+    texts = [text for label in labels for text in _matrix_values(job, label.value)]
     return not any(_WINDOWS.search(t) or "${{" in t for t in texts)
+
+
+def _matrix_values(job: YNode, text: str) -> list[str]:
+    """The labels a `runs-on` of `${{ matrix.NAME }}` may be: the job's matrix's values of
+    NAME (its list, and the values its `include:` entries give), where each is written out;
+    else the text as it is."""
+    found = _MATRIX_LABEL.fullmatch(text.strip())
+    strategy = job.get("strategy") if found else None
+    matrix = strategy.get("matrix") if strategy is not None and strategy.is_map else None
+    if found is None or matrix is None or not matrix.is_map:
+        return [text]
+    name = found.group(1)
+    given = matrix.get(name)
+    values = list(given.items) if given is not None and given.is_seq else []
+    include = matrix.get("include")
+    for entry in include.items if include is not None and include.is_seq else ():
+        value = entry.get(name) if entry.is_map else None
+        if value is not None:
+            values.append(value)
+    if not values or (given is not None and not given.is_seq):
+        return [text]
+    return [v.value if v.is_scalar else "${{" for v in values]
+
+
+_MATRIX_LABEL = re.compile(r"\$\{\{\s*matrix\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
 
 
 # a `${{ ... }}` expression, which the runner replaces in a `run:` script before the shell reads it
@@ -338,7 +364,7 @@ def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, st
     found = []
     for path in ws.glob(workflows):
         document = ws.yaml(path)
-        for _, _, steps in _jobs(document.root if document is not None else None):
+        for _, _, steps in job_steps(document.root if document is not None else None):
             for step in steps:
                 run = step.get("run")
                 if run is None or not run.is_scalar:
@@ -392,7 +418,7 @@ def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[Launch
     found: list[LauncherStep] = []
     workflow_env = _env_of(document, root.get("env"))
     input_types = _input_types(root)
-    for job_key, job, items in _jobs(root):
+    for job_key, job, items in job_steps(root):
         job_env = _job_env(document, job)
         for index, step in enumerate(items):
             run = step.get("run")
@@ -594,7 +620,7 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
             roots[path] = document.root
     jobs: dict[str, list[tuple[YNode, YNode, str]]] = {}
     for path, root in roots.items():
-        for key, job, _ in _jobs(root):
+        for key, job, _ in job_steps(root):
             uses = job.get("uses")
             match = _LOCAL_WORKFLOW.fullmatch(uses.value.strip()) if _scalar(uses) else None
             if match is not None and match.group(1) in roots and key.is_scalar:
@@ -803,7 +829,7 @@ def rejected_calls(ws: Workspace, paths: list[str]) -> list[tuple[Location, str,
     found: list[tuple[Location, str, str]] = []
     for path in paths:
         document = ws.yaml(path)
-        for _key, job, _ in _jobs(document.root if document is not None else None):
+        for _key, job, _ in job_steps(document.root if document is not None else None):
             uses = job.get("uses")
             if not _scalar(uses) or not uses.value.strip().startswith("./"):
                 continue

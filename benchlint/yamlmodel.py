@@ -433,14 +433,20 @@ def _decode(data: Any, nodes: list[YNode]) -> YNode:
 
 
 def value_span(source: SourceText, node: YNode, offset: int) -> Span:
-    """Where a character of a scalar's value is in the file: found through the value's text
-    around it in the scalar's own text (a plain or block scalar, a quoted one without escapes
-    there); else the scalar's start."""
+    """Where a character of a scalar's value is in the file: in a literal block scalar (`|`),
+    its line's (the value's lines are the file's lines after the indicator, each without the
+    block's indentation); else found through the value's text around it in the scalar's own
+    text (a plain or folded scalar, a quoted one without escapes there); else the scalar's
+    start."""
     value = node.value
     span = node.span
     starts = source.line_starts
     if span.end_line > len(starts):
         return span
+    if node.style == "|":
+        found = _literal_line(source, node, offset)
+        if found is not None:
+            return found
     first = starts[span.line - 1] + span.column - 1
     raw = source.text[first : starts[span.end_line - 1] + span.end_column - 1]
     before = value[max(0, offset - 30) : offset].rsplit("\n", 1)[-1]
@@ -451,3 +457,32 @@ def value_span(source: SourceText, node: YNode, offset: int) -> Span:
         return Span(span.line, span.column, span.line, span.column + 1)
     where = first + at + len(before)
     return source.span(where, where + 1)
+
+
+def _literal_line(source: SourceText, node: YNode, offset: int) -> Span | None:
+    """`value_span` in a literal block scalar: the character's line of the value is the file's
+    line that many lines after the indicator's, and its column is after the block's
+    indentation (that of its first line that is not blank); None where the file's line does
+    not hold that line of the value there (a tab, an indentation indicator)."""
+    value = node.value
+    line_start = value.rfind("\n", 0, offset) + 1
+    index = value.count("\n", 0, line_start)
+    line = node.span.line + 1 + index
+    if line > source.line_count:
+        return None
+    first = next(
+        (
+            source.line_text(n)
+            for n in range(node.span.line + 1, line + 1)
+            if source.line_text(n).strip()
+        ),
+        "",
+    )
+    indent = len(first) - len(first.lstrip(" "))
+    text = source.line_text(line)
+    end = value.find("\n", offset)
+    wanted = value[line_start : end if end >= 0 else len(value)]
+    if text[indent:].rstrip("\r") != wanted:
+        return None
+    column = indent + offset - line_start + 1
+    return Span(line, column, line, column + 1)

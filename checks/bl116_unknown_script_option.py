@@ -7,7 +7,9 @@ Reads the command lines that run a Python script of the repository (`python3 uti
 options: `torchrun`, `deepspeed`, `accelerate launch`, `coverage run`, `horovodrun`,
 `python3 -m torch.distributed.run`, a launcher's module as `torchrun -m pkg.train`), also those
 built in an argument array (`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what
-`cmd+=(...)` appends) or in a string run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`).
+`cmd+=(...)` appends) or in a string run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`),
+in shell scripts and in the `run:` steps of GitHub workflows (a relative path from the step's
+`working-directory`, else the root; a `${{ }}` expression is a value not known).
 It finds the parser that script parses
 its command line with, read from its code with Python's `ast` (the options given to
 `add_argument`, to its argument groups, its parents, its subcommands, and in the functions it
@@ -93,10 +95,18 @@ that takes the rest; where that word names a Python script of the repository
 (`multiproc.py --nproc_per_node 8 train.py --lr 1`), the words from it on are read as that
 script's command line.
 
+A workflow step is read where bash runs it: its `shell:` (or its job's or workflow's default)
+is bash or sh, or none is given and its `runs-on` names a runner that is not Windows. A step
+whose runner is an expression (a matrix's label, a `fromJSON` of inputs) may run in
+PowerShell, and one with a `working-directory` not known may run anywhere: their lines are
+counted in the warnings (`defaults: run: shell: bash` on the job has them read).
+
 A relative script path names the file under the checkout's root, beside the script, or under
 a folder the script is in (which folder the script runs in is not known), and a word is
 reported only when each of them that is there rejects it. A launcher's script is the first word
-that names a `.py` file; nothing is read where a word not known could be it, or could be the
+that names a `.py` file (a word after one of the launcher's options that take a value is that
+value: every option but its flags, as the launchers' parsers define them); nothing is read
+where a word not known could be it, or could be the
 program (`${LAUNCHER} train.py`, `srun $SRUN_ARGS python3 train.py`; counted in the warnings),
 but a variable the script assigns once before the line, and never appends to, is read as what
 it holds (`torchrun ${DIST_ARGS[@]} train.py ...` with `DIST_ARGS=(--nproc_per_node 8)`; a
@@ -124,7 +134,7 @@ from __future__ import annotations
 import difflib
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from benchlint import pyargs
@@ -132,9 +142,17 @@ from benchlint.calls import ROOT_MOUNTS as MOUNTS
 from benchlint.calls import fixed_folder, resolve
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
-from benchlint.registry import script_rule
+from benchlint.registry import rule
 from benchlint.shell.invocation import FILES, Invocation, resolve_words
 from benchlint.shell.model import Command, Script, Word
+from benchlint.workflow import (
+    WORKFLOWS,
+    job_steps,
+    runs_in_posix_shell,
+    step_folder,
+    step_script,
+    workflow_roots,
+)
 from benchlint.workspace import Workspace
 
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
@@ -151,32 +169,26 @@ _LAUNCHERS: frozenset[object] = frozenset(
 )
 # modules that are such a launcher (`python3 -m torch.distributed.run` is `torchrun`)
 _LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
-# the options of those launchers that take the next word (a value not known is skipped there)
-_LAUNCHER_VALUES = frozenset(
-    [
-        "nproc-per-node",
-        "nnodes",
-        "node-rank",
-        "master-addr",
-        "master-port",
-        "rdzv-endpoint",
-        "rdzv-id",
-        "rdzv-backend",
-        "num-gpus",
-        "num-nodes",
-        "hostfile",
-        "include",
-        "exclude",
-        "num-processes",
-        "config-file",
-        "main-process-port",
-        "main-process-ip",
-        "num-machines",
-        "machine-rank",
-        "mixed-precision",
-        "np",
-    ]
-)
+# the options of those launchers that take no value (read from their parsers: torchrun of
+# PyTorch 2.13, DeepSpeed 0.19.8's `deepspeed`, Accelerate 1.16.0's `accelerate launch`,
+# Horovod 0.28.1's `horovodrun`, coverage's `run`), named without dashes and with `-` for `_`:
+# every other option of theirs takes the next word as its value, a word not known too
+_FLAG_NAMES = """
+    h help m module no-python run-path standalone virtual-local-rank
+    bind-cores-to-rank force-multi no-local-rank no-ssh no-ssh-check q quiet save-pid
+    cpu debug downcast-bf16 dynamo-use-dynamic dynamo-use-fullgraph
+    dynamo-use-regional-compilation enable-cpu-affinity fp8-use-autocast-during-eval multi-gpu
+    no-tpu-cluster same-network tpu tpu-cluster tpu-use-sudo use-deepspeed use-fsdp
+    use-megatron-lm use-parallelism-config
+    cb check-build disable-cache gloo jsrun mpi prefix-output-with-timestamp prefix-timestamp
+    tcp v verbose version autotune no-autotune hierarchical-allreduce no-hierarchical-allreduce
+    hierarchical-allgather no-hierarchical-allgather torus-allreduce no-torus-allreduce
+    timeline-mark-cycles no-timeline-mark-cycles stall-check no-stall-check
+    mpi-threads-disable no-mpi-threads-disable log-with-timestamp log-without-timestamp
+    log-hide-timestamp no-log-hide-timestamp
+    a append branch L pylib p parallel-mode timid
+"""
+_LAUNCHER_FLAGS = frozenset(_FLAG_NAMES.split())
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 # the interpreter's own options that take the next word (`-X dev`, `-W ignore`)
 _VALUE_OPTIONS = ("-X", "-W")
@@ -192,6 +204,13 @@ _UNREAD_SAID = (
     "Python scripts run after words whose values are not known (the program, or a launcher's "
     "options: one could name another script), not read (BL116)"
 )
+# a workflow step bash may not run: another `shell:`, or a runner that may be Windows (its
+# default shell is PowerShell), as a `runs-on` expression may be
+_SHELL_SAID = (
+    "Python scripts run with options in workflow steps that may not run in bash (another "
+    "`shell:`, or a runner that may be Windows, whose default shell is PowerShell), not read "
+    "(BL116)"
+)
 # `python3 -m coverage` where the repository's `coverage.py` is beside the script, not at the root
 _INSTALLED_SAID = (
     "Python modules run with options where the repository's file of that name is not at its "
@@ -204,6 +223,12 @@ def _beyond(ctx: Context) -> list[str]:
     text names one of them, or one of the repository's Python files that import one (a module
     that may make or add to their parser): a finding's related locations are where the
     script's parser is made, and where another module's function adds to it."""
+    return _naming(ctx, ctx.ws.shell_paths)
+
+
+def _naming(ctx: Context, paths: list[str]) -> list[str]:
+    """Those of the paths whose text names a named Python file, or one of the repository's
+    Python files that imports one (`_beyond`)."""
     named = ctx.in_scope(ctx.ws.python_paths)
     # the file's name without `.py`, as `python3 -m pkg.client` names it too
     names = {_stem(p) for p in named}
@@ -215,7 +240,7 @@ def _beyond(ctx: Context) -> list[str]:
             if path not in named and source is not None and imports.search(source.text):
                 names.add(_stem(path))
     found = []
-    for path in ctx.ws.shell_paths if names else ():
+    for path in paths if names else ():
         source = ctx.ws.source(path)
         if source is not None and any(name in source.text for name in names):
             found.append(path)
@@ -226,18 +251,68 @@ def _stem(path: str) -> str:
     return path.rsplit("/", 1)[-1].removesuffix(".py")
 
 
-@script_rule(
-    "BL116", "unknown-script-option", Severity.ERROR, tags=("shell", "python"), beyond=_beyond
-)
-def check(ctx: Context, script: Script) -> Iterator[Finding]:
-    if not ctx.ws.python_paths:
-        return
-    text = script.file.text
-    if ".py" not in text and " -m " not in text and " --module " not in text:
+def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
+    if not ctx.ws.python_paths or not _may_run_python(script.file.text):
         return
     folders = _Folders.of(script)
     for line in _command_lines(script):
-        yield from _command_line(ctx, script, line, folders)
+        yield from _command_line(ctx, script, line, folders, _IN_SCRIPT)
+
+
+def _may_run_python(text: str) -> bool:
+    return ".py" in text or " -m " in text or " --module " in text
+
+
+@rule(
+    "BL116",
+    "unknown-script-option",
+    Severity.ERROR,
+    tags=("shell", "python"),
+    script_pass=_script_pass,
+    beyond=_beyond,
+)
+def check(ctx: Context) -> Iterator[Finding]:
+    """The workflows' `run:` steps (in bash or sh), each read as a script that runs in the
+    step's working directory."""
+    if not ctx.ws.python_paths:
+        return
+    workflows = ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])
+    read = ctx.in_scope(workflows)
+    if ctx.scope is not None:
+        read += [p for p in _naming(ctx, workflows) if p not in read]
+    for source, root in workflow_roots(ctx.ws, read):
+        for _, job, steps in job_steps(root):
+            for step in steps:
+                run = step.get("run")
+                if run is None or not run.is_scalar or not _may_run_python(run.value):
+                    continue
+                found = step_script(source, run)
+                if found is None:
+                    continue
+                script, folder = found.script, step_folder(root, job, step)
+                posix = runs_in_posix_shell(root, job, step)
+                where = _Where(folder, found.place, folder is None, not posix)
+                folders = _Folders.of(script)
+                for line in _command_lines(script):
+                    yield from _command_line(ctx, script, line, folders, where)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a script's command lines run and are written: the repository folder a relative
+    path is from (None: the script's own candidates, `_targets`), where a span of the script
+    is in its file (a workflow step's script is a part of the workflow's text), whether that
+    folder is not known (a step's `working-directory: ${{ inputs.dir }}`), and whether the
+    shell may not be bash (a step whose runner is an expression: a Windows runner runs it in
+    PowerShell), so its lines are said, not read."""
+
+    folder: str | None
+    place: Callable[[Span], Span]
+    unknown: bool = False
+    other_shell: bool = False
+
+
+_IN_SCRIPT = _Where(None, lambda span: span)
 
 
 @dataclass(frozen=True)
@@ -451,25 +526,59 @@ _ARRAY_WORD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}")
 
 
 def _launched_after_unknown(words: list[tuple[str | None, str]]) -> bool:
-    """Whether a `.py` word follows a word that is not known where the program or a launcher's
-    options are, so which script runs cannot be told: the program a variable holds
-    (`${LAUNCH_SCRIPT} train.py`, `srun $SRUN_ARGS python3 train.py`, where the wrapper's
-    options end at the variable), or a launcher's options (`torchrun $DIST_ARGS train.py`:
+    """Whether the script (a `.py` word, or a module after `-m`) is named after a word that is
+    not known where the program or a launcher's options are, so which script runs cannot be
+    told: the program a variable holds (`${LAUNCH_SCRIPT} train.py`, `srun $SRUN_ARGS python3
+    train.py`, where the wrapper's options end at the variable), or a launcher's options
+    (`torchrun $DIST_ARGS train.py`, `python3 -m torch.distributed.run $DIST_ARGS -m pkg`:
     `_launched`)."""
     if not words:
         return False
     first = words[0][0]
     if first is None:
-        return any(w.endswith(".py") and w[:1] != "-" for _, w in words[1:])
-    name = first.rsplit("/", 1)[-1]
-    if name not in _LAUNCHERS and (name, words[1][0] if len(words) > 1 else None) not in _LAUNCHERS:
+        return _script_word(words[1:]) is not None
+    start = _launcher_start(words)
+    if start is None:
         return False
-    for text, written in words[1:]:
-        if written.endswith(".py") and not written.startswith("-"):
+    for i in range(start, len(words)):
+        text, written = words[i]
+        if _is_script(written) or text in ("-m", "--module"):
             return False
         if text is None:
-            return any(w.endswith(".py") and not w.startswith("-") for _, w in words[1:])
+            return _script_word(words[i + 1 :]) is not None
     return False
+
+
+def _launcher_start(words: list[tuple[str | None, str]]) -> int | None:
+    """Where a launcher's own words start (`torchrun`, `accelerate launch`, `python3 -m
+    torch.distributed.run`); None where the words run no launcher."""
+    first = words[0][0] or ""
+    name = first.rsplit("/", 1)[-1]
+    second = words[1][0] if len(words) > 1 else None
+    if name in _LAUNCHERS:
+        return 1
+    if (name, second) in _LAUNCHERS:
+        return 2
+    if _PYTHON.fullmatch(name):
+        texts = [text for text, _ in words[:4]]
+        at = texts.index("-m") if "-m" in texts else -1
+        if 0 < at < len(words) - 1 and words[at + 1][0] in _LAUNCHER_MODULES:
+            return at + 2
+    return None
+
+
+def _script_word(words: list[tuple[str | None, str]]) -> int | None:
+    """Where among the words the script is named: a `.py` word, or a module after `-m`."""
+    for i, (text, written) in enumerate(words):
+        if _is_script(written):
+            return i
+        if text in ("-m", "--module") and i + 1 < len(words):
+            return i + 1
+    return None
+
+
+def _is_script(written: str) -> bool:
+    return written.endswith(".py") and written[:1] != "-"
 
 
 def _launched(words: list[tuple[str | None, str]], start: int) -> tuple[int, str] | None:
@@ -490,26 +599,30 @@ def _launched(words: list[tuple[str | None, str]], start: int) -> tuple[int, str
             return i + 1, module.replace(".", "/") + ".py"
         if text == "--":
             return None
-        if text is None:
-            previous = (words[i - 1][0] or "").lstrip("-").replace("_", "-")
-            if previous not in _LAUNCHER_VALUES:
+        if text is None:  # (the value of the option before it, or not known)
+            previous = words[i - 1][0] or ""
+            if previous[:1] != "-" or "=" in previous:
+                return None
+            if previous.lstrip("-").replace("_", "-") in _LAUNCHER_FLAGS:
                 return None
     return None
 
 
 def _command_line(
-    ctx: Context, script: Script, line: _Line, folders: _Folders, depth: int = 0
+    ctx: Context, script: Script, line: _Line, folders: _Folders, site: _Where, depth: int = 0
 ) -> Iterator[Finding]:
     if line.unread:
-        _say_unread(ctx, script, line)
+        _say_unread(ctx, script, line, site)
         return
     named = _named(line.words)
     if named is None:
         return
     index, value = named
-    where = line.words[index][2]
+    where = site.place(line.words[index][2])
     relative = not value.startswith(("/", "$", "`"))
     moved, into = folders.changed(line.command) if relative else (False, None)
+    if relative and not moved and (site.folder is not None or site.unknown):
+        moved, into = True, site.folder  # (a workflow step's working directory)
     away = line.elsewhere and not value.startswith(MOUNTS)
     words = line.words[index + 1 :]
     texts = [text for text, _, _ in words]
@@ -523,6 +636,9 @@ def _command_line(
         targets = _paths_of(ctx, script, path, module, into if moved else None)
     if moved and into is not None:  # (`cd "$(dirname "$0")"`: the path is from that folder)
         moved = False
+    if not targets and site.unknown and relative:  # (the files of that name in any folder)
+        suffix = "/" + posixpath.normpath(path)
+        targets = [p for p in ctx.ws.python_paths if ("/" + p).endswith(suffix)]
     if not targets:
         return
     if module and into is None and "/" not in value and posixpath.normpath(path) not in targets:
@@ -532,8 +648,13 @@ def _command_line(
         # -e` installs `src/pkg`, or an error where there is no such package)
         ctx.count(_INSTALLED_SAID, Location(script.path, where))
         return
+    if site.other_shell:
+        ctx.count(_SHELL_SAID, Location(script.path, where), involves=tuple(targets))
+        return
     if moved or away:  # (a file of the repository has the name: said, not read)
         why = "in a container, on another host or as a Ray job" if away else "after a `cd`"
+        if not away and site.unknown:
+            why = "in a working directory not known"
         at = Location(script.path, where)
         ctx.count(_ELSEWHERE_SAID.format(why), at, involves=tuple(targets))
         return
@@ -557,16 +678,15 @@ def _command_line(
             ]
             # (and where another module's function adds options to it)
             made += [_made(ctx, file, at) for parser, _ in parsers for file, at in parser.added]
-            yield _finding(
-                targets, parsers[0][0], problem, Location(script.path, words[i][2]), made, texts
-            )
+            at = Location(script.path, site.place(words[i][2]))
+            yield _finding(targets, parsers[0][0], problem, at, made, texts)
     # a launcher of another script (`multiproc.py --nproc 8 train.py --lr 1`): the words from
     # the script's on are that script's command line
     starts = {pyargs.remainder_start(parser, texts) for parser, _ in parsers}
     start = starts.pop() if len(starts) == 1 else None
     if start is not None and depth < 3 and all(p.positionals <= 1 for p, _ in parsers):
         inner = _Line(line.command, words[start:], line.elsewhere)
-        yield from _command_line(ctx, script, inner, folders, depth + 1)
+        yield from _command_line(ctx, script, inner, folders, site, depth + 1)
 
 
 def _made(ctx: Context, path: str, line: int) -> Location:
@@ -588,14 +708,24 @@ def _paths_of(
     return [joined] if ctx.ws.is_python(joined) else []
 
 
-def _say_unread(ctx: Context, script: Script, line: _Line) -> None:
-    """Count a launcher's line whose script cannot be told (`_Line.unread`), where its `.py`
-    word names a file of the repository and options follow it."""
-    at = next(i for i, (_, w, _) in enumerate(line.words) if w.endswith(".py") and w[:1] != "-")
+def _say_unread(ctx: Context, script: Script, line: _Line, site: _Where) -> None:
+    """Count a launcher's line whose script cannot be told (`_Line.unread`), where the script
+    it names (a `.py` word, or a module after `-m`) is a file of the repository and options
+    follow it."""
+    # (as `_named` reads them: a word that may be `--` is not known)
+    texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in line.words]
+    unknown = next((i for i, (text, _) in enumerate(texts) if text is None), None)
+    at = _script_word(texts[unknown + 1 :]) if unknown is not None else None
+    if unknown is None or at is None:
+        return
+    at += unknown + 1
     rest = [text for text, _, _ in line.words[at + 1 :]]
     options = any(text is not None and text[:1] == "-" for text in rest)
-    if options and _targets(ctx, script, line.words[at][1]):
-        ctx.count(_UNREAD_SAID, Location(script.path, line.words[at][2]))
+    written = line.words[at][1]
+    module = not _is_script(written)
+    value = written.replace(".", "/") + ".py" if module else written
+    if options and _targets(ctx, script, value, module):
+        ctx.count(_UNREAD_SAID, Location(script.path, site.place(line.words[at][2])))
 
 
 def _targets(ctx: Context, script: Script, value: str, module: bool = False) -> list[str]:

@@ -755,3 +755,77 @@ def test_an_untold_parser_names_its_first_reason() -> None:
         "p.add_argument('--' + 'seed')\np.parse_args()\n"
     )
     assert pyargs.read(source) == "an option of its parser is named by code (line 4)"
+
+
+def test_workflow_steps_not_surely_read_are_said(tmp_path: Any) -> None:
+    """A step whose runner may be Windows (a `runs-on` expression, no `shell:`) or whose
+    working directory is an expression: its line is said, not read. A run that names the
+    Python file alone (pre-commit) reads the workflows that run it, and reports there."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "utils/check.py": (
+                "import argparse\np = argparse.ArgumentParser()\np.add_argument('--repo')\n"
+                "p.parse_args()\n"
+            ),
+            ".github/workflows/ci.yml": (
+                "on: push\njobs:\n  a:\n    runs-on: ${{ inputs.runner }}\n    steps:\n"
+                "      - run: python3 utils/check.py --bogus\n"  # 6
+                "  b:\n    runs-on: ubuntu-latest\n    steps:\n"
+                "      - run: python3 check.py --bogus\n"  # 10
+                "        working-directory: ${{ inputs.dir }}\n"
+                "      - run: python3 utils/check.py --repo r --bogus\n"  # 12
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == [".github/workflows/ci.yml:12:46"]
+    shell = (
+        "Python scripts run with options in workflow steps that may not run in bash (another "
+        "`shell:`, or a runner that may be Windows, whose default shell is PowerShell), not read "
+        "(BL116): 1 (.github/workflows/ci.yml:6)"
+    )
+    folder = (
+        "Python scripts run with options where their path may name a file other than the "
+        "repository's (in a working directory not known), not read (BL116): 1 "
+        "(.github/workflows/ci.yml:10)"
+    )
+    assert shell in result.warnings() and folder in result.warnings()
+    named = run_lint(root, select="BL116", named=[root / "utils/check.py"])
+    assert positions(named) == [".github/workflows/ci.yml:12:46"]
+    assert shell in named.warnings() and folder in named.warnings()
+
+
+def test_a_launcher_line_with_a_word_not_known_where_the_script_may_be_is_said(
+    tmp_path: Any,
+) -> None:
+    """After a launcher's flag (`--standalone`), after an option's value, or among the words of
+    `python3 -m torch.distributed.run`, a word not known may name the script: the line is said
+    where the script after it (a `.py` word, or a module after `-m`) is the repository's."""
+    from tests.conftest import run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--steps')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "pkg/__init__.py": "",
+            "pkg/train.py": parser + "p.parse_args()\n",
+            "train.py": parser + "p.parse_args()\n",
+            "run.sh": (
+                "#!/bin/bash\n"
+                'torchrun --standalone "$X" train.py --bogus\n'
+                'torchrun --nnodes 1 "$X" -m pkg.train --bogus\n'
+                "python3 -m torch.distributed.run $DIST_ARGS train.py --bogus\n"
+                'torchrun --nnodes 1 "$X" -m other.mod --bogus\n'  # (no such file: not said)
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert (
+        "Python scripts run after words whose values are not known (the program, or a "
+        "launcher's options: one could name another script), not read (BL116): 3 (run.sh:2, "
+        "run.sh:3, run.sh:4)"
+    ) in result.warnings()

@@ -122,3 +122,21 @@ def test_a_document_survives_its_plain_data_form(text: str) -> None:
     assert [(d.first.span, d.again.span) for d in decoded.duplicates()] == [
         (d.first.span, d.again.span) for d in document.duplicates()
     ]
+
+
+def test_a_character_of_a_literal_block_is_placed_on_its_own_line() -> None:
+    """`value_span` in a `run: |` block: the value's lines are the file's, after the indicator,
+    without the block's indentation, so a line repeated in the block is placed where it is
+    (not at the scalar's start, as a search for the text around it would have to)."""
+    from benchlint.yamlmodel import value_span
+
+    text = "steps:\n  - run: |\n\n      python3 x.py --a\n      python3 x.py --a\n      echo ${{ x }}\n"
+    source = SourceText("w.yml", text.encode())
+    document = parse_yaml(source)
+    assert document is not None and document.root is not None
+    run = document.root.get("steps").items[0].get("run")
+    value = run.value
+    second = value.index("--a", value.index("--a") + 1)
+    assert value_span(source, run, second)[:2] == (5, 20)
+    assert value_span(source, run, value.index("--a"))[:2] == (4, 20)
+    assert value_span(source, run, value.index("echo"))[:2] == (6, 7)
