@@ -130,7 +130,10 @@ def test_a_character_of_a_literal_block_is_placed_on_its_own_line() -> None:
     (not at the scalar's start, as a search for the text around it would have to)."""
     from benchlint.yamlmodel import value_span
 
-    text = "steps:\n  - run: |\n\n      python3 x.py --a\n      python3 x.py --a\n      echo ${{ x }}\n"
+    text = (
+        "steps:\n  - run: |\n\n      python3 x.py --a\n      python3 x.py --a\n"
+        "      echo ${{ x }}\n"
+    )
     source = SourceText("w.yml", text.encode())
     document = parse_yaml(source)
     assert document is not None and document.root is not None
