@@ -151,9 +151,10 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
     for path in sorted(p for p in ws.other_shells if not ws.excluded(p)):
         context.count(OTHER_SHELL, Location(path, Span(1, 1, 1, 3)))
     for what, where in sorted(context.undecided.items()):
-        kept = {w for w in where if scope is None or inside(w.path, scope)}
+        reached = {w for w in where if not _never_reached(w, ws)}
+        kept = {w for w in reached if scope is None or inside(w.path, scope)}
         if scope is not None and any(inside(p, scope) for p in context.involved.get(what, ())):
-            kept = set(where)  # (about a named file: said where it was met)
+            kept = reached  # (about a named file: said where it was met)
         if kept:
             result.undecided[what] = sorted(kept, key=lambda w: (w.path, w.span))
     if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
@@ -273,12 +274,14 @@ def _never_runs(finding: Finding, ws: Workspace) -> bool:
     """A finding at or after the place a file failed to parse: in a script, the statement bash
     cannot read (it runs the statements before it, then exits with status 2: nothing from there
     on ever runs); BL001 reports the error. (A YAML file that fails has no model to report on.)"""
-    failure = ws.failures.get(finding.location.path)
-    return (
-        failure is not None
-        and finding.rule != "BL001"
-        and finding.location.span.line >= failure.stops_at
-    )
+    return finding.rule != "BL001" and _never_reached(finding.location, ws)
+
+
+def _never_reached(where: Location, ws: Workspace) -> bool:
+    """A place at or after the statement bash cannot read in a script that failed to parse
+    (`_never_runs`): nothing there is reported, nor said undecided."""
+    failure = ws.failures.get(where.path)
+    return failure is not None and where.span.line >= failure.stops_at
 
 
 def _coverage(ctx: Context) -> Coverage:

@@ -923,8 +923,9 @@ def _reason(exc: OSError) -> str:
 
 # A fill-in placeholder where bash failed (`partition=<partition>`, `--mounts <mounts>;`): the
 # file is a template of a script, as a Helm chart's YAML is a template of YAML
-# `<partition>`, `<YOUR_HF_TOKEN>`, `<Replace with your HF token>`: a value to fill in
-_PLACEHOLDER = re.compile(r"(?:^|[\s=/])<[A-Za-z_][A-Za-z0-9_., -]*>(?=[\s;/]|$)")
+# `<partition>`, `<YOUR_HF_TOKEN>`, `<Replace with your HF token>`, `<Path to checkpoint (e.g
+# /345m)>`: a value to fill in
+_PLACEHOLDER = re.compile(r"(?:^|[\s=/])<[A-Za-z_][A-Za-z0-9_., ()/:-]*>(?=[\s;/]|$)")
 
 
 def _placeholder_at(source: SourceText, line: int) -> bool:

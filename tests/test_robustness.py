@@ -233,6 +233,7 @@ def test_a_script_to_fill_in_is_a_template(tmp_path: Path) -> None:
             "t/job.sh": "cd /scratch/<username>/<directory>\n",
             "t/prep.sh": "F=<PATH_OF_DATA> \\\n  (e.g., /data.txt)\n",
             "t/real.sh": "# set F=<PATH_OF_DATA> first\necho a )\n",
+            "t/serve.sh": "#!/bin/bash\nCKPT=<Path to checkpoint (e.g /345m)>\necho $CKPT\n",
         },
     )
     result = run_lint(root)
@@ -245,6 +246,7 @@ def test_a_script_to_fill_in_is_a_template(tmp_path: Path) -> None:
         "t/config.sh",
         "t/job.sh",
         "t/prep.sh",
+        "t/serve.sh",
     ]
 
 
@@ -428,3 +430,28 @@ def test_sizes_read_as_documented() -> None:
         "1 MiB",
         "2.4 KiB",
     ]
+
+
+def test_what_follows_a_statement_bash_cannot_read_is_neither_reported_nor_said(
+    tmp_path: Path,
+) -> None:
+    """bash runs the statements before the one it cannot read, then exits: a line after it is
+    no finding (`_never_runs`) and no line of a warning either; one before it still is."""
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--n')\n"
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "tools/gen.py": "import fire\nfire.Fire(print)\n",
+            "tools/ok.py": parser + "p.parse_args()\n",
+            "run.sh": (
+                "#!/bin/bash\npython3 tools/gen.py --before 1\npython3 tools/ok.py --bogus\n"
+                "X=1 (oops)\npython3 tools/gen.py --after 1\npython3 tools/ok.py --bogus\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL001,BL116")
+    assert positions(result) == ["run.sh:3:21", "run.sh:4:1"]
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "`tools/gen.py`: it makes no argparse parser: 1 (run.sh:2)"
+    ) in result.warnings()
