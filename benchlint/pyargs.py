@@ -378,7 +378,21 @@ def _bound_once(tree: ast.Module) -> set[str]:
 
 
 class _Module:
+    def _held_in_attribute(self, entry: str) -> str | None:
+        """Where no parser this reads parses the command line, a call that parses it with a
+        parser an attribute holds (`self.parser.parse_args()`, line N), which is not followed:
+        the reason it cannot be told, not that nothing parses it."""
+        if entry:
+            return None
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                receiver = node.func.value
+                if node.func.attr in _PARSE | _KNOWN_ONLY and isinstance(receiver, ast.Attribute):
+                    return f"`{ast.unparse(node.func)}()`, line {node.lineno}"
+        return None
+
     def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
         once = _bound_once(tree)
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         for node in tree.body:
@@ -458,6 +472,10 @@ class _Module:
             reached = self._reached(entry)
             parsed = [m for m in parsed if m.parsed_in & reached]
         if not parsed:
+            attribute = self._held_in_attribute(entry)
+            if attribute is not None:
+                why = f"it parses with a parser an attribute holds ({attribute}): not followed"
+                raise _Unknown(why)
             raise _Unknown(NOT_PARSED)
         if len(parsed) > 1:
             # a parser that keeps what it does not know (`cfg, _ = pre.parse_known_args()` for

@@ -495,9 +495,16 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
     """The words with each one that is a variable's whole value in their place: an array's
     items (`${ARGS[@]}`, `"${ARGS[@]}"`), or the pieces of a string run unquoted (`$ARGS`),
     where the script assigns the variable once, before the command, and nowhere appends to it;
-    None where a word cannot be (a variable assigned otherwise)."""
+    None where a word cannot be (a variable assigned otherwise). Only the words up to the
+    script's (a `.py` word, or a module after `-m`) are put in place: those after it are the
+    script's own, and cannot name it."""
     found: list[_Piece] = []
+    past = False
     for word in words:
+        if past:
+            found.append(_word(script, word))
+            continue
+        past = _is_script(word.value) or bool(found and found[-1][0] in ("-m", "--module"))
         array = _ARRAY_WORD.fullmatch(word.value) if not word.static else None
         if array and array.group(2) == "*" and word.node.type == "string":
             return None  # (`"${ARGS[*]}"`: one word, the items joined)

@@ -829,3 +829,19 @@ def test_a_launcher_line_with_a_word_not_known_where_the_script_may_be_is_said(
         "launcher's options: one could name another script), not read (BL116): 3 (run.sh:2, "
         "run.sh:3, run.sh:4)"
     ) in result.warnings()
+
+
+def test_a_parser_an_attribute_holds_is_the_reason_said() -> None:
+    """`self.parser.parse_args()`: the parser is made and parsed with, through an attribute the
+    reading does not follow; said as that, not as a script nothing parses."""
+    source = (
+        "import argparse\n\nclass Launcher:\n    def __init__(self):\n"
+        "        self.parser = argparse.ArgumentParser()\n"
+        "        self.parser.add_argument('--config-file')\n\n    def run(self):\n"
+        "        return self.parser.parse_args()\n\nLauncher().run()\n"
+    )
+    assert pyargs.read(source) == (
+        "it parses with a parser an attribute holds (`self.parser.parse_args()`, line 9): "
+        "not followed"
+    )
+    assert pyargs.read("import argparse\np = argparse.ArgumentParser()\n") == pyargs.NOT_PARSED
