@@ -189,6 +189,10 @@ class _Made:
     remainder: str = ""  # an argument of it takes every word after it (`REMAINDER`)
     handed: list[tuple[str, int, str, int]] = field(default_factory=list)  # see Parser.handed
     required: list[tuple[str, ...]] = field(default_factory=list)  # see Parser.required
+    # where it parses with `parse_known_args`, and with `parse_args` always (a statement of
+    # its body, not under an `if`, a loop or a `try`): (scope, line) each
+    known_in: list[tuple[ast.AST | None, int]] = field(default_factory=list)
+    strict_in: list[tuple[ast.AST | None, int]] = field(default_factory=list)
 
     def cannot_tell(self, why: str) -> None:
         """The parser cannot be told from the code: the first reason, as the code reads, is
@@ -422,6 +426,7 @@ class _Module:
         self.globals: dict[ast.AST, set[str]] = {}  # the names a function declares global
         self._scopes(tree, None)
         self.classes = _parser_classes(self.scope_of)
+        self.unconditional = _unconditional_calls(tree)
         # the nodes that bind, return, call or name something: each pass goes through these
         self.nodes = [node for node in self.scope_of if isinstance(node, _READ)]
         self.binding = [node for node in self.nodes if isinstance(node, _BINDING)]
@@ -459,6 +464,12 @@ class _Module:
         if _changes_argv(self.scope_of):
             raise _Unknown("it changes its command line before parsing it (`sys.argv`)")
         self._uses()
+        for made in self.made.values():
+            if made.known_in and all(
+                any(s == scope and line > at for s, line in made.strict_in)
+                for scope, at in made.known_in
+            ):
+                made.keeps_unknown = False  # (the strict parse that follows decides)
         parsed = [m for m in self.made.values() if m.parsed]
         if parses:  # another script parses what the name holds or the function returns
             held = self.returns.get(entry) if entry in self.functions else None
@@ -785,8 +796,13 @@ class _Module:
                 parser.parsed = True
                 parser.parsed_in.add(scope)
                 # (`parse_known_args` keeps what it does not know: an ambiguous prefix is still
-                # rejected)
-                parser.keeps_unknown |= method in _KNOWN_ONLY
+                # rejected; where `parse_args` of the same parser always follows it in the same
+                # body, that one decides)
+                if method in _KNOWN_ONLY:
+                    parser.keeps_unknown = True
+                    parser.known_in.append((scope, node.lineno))
+                elif id(node) in self.unconditional:
+                    parser.strict_in.append((scope, node.lineno))
                 if not _parses_argv(node) and not self._argv_parameter(node, scope):
                     parser.cannot_tell("its parser parses a list the script builds")
             elif method == "add_subparsers" and isinstance(value, _Made):
@@ -933,6 +949,32 @@ class _Module:
 # a parser's or its subcommands' fields a script may set without changing what they accept
 _HARMLESS_FIELDS = frozenset({"required", "dest", "description", "epilog", "usage", "prog"})
 _SUBPARSERS_KEYWORDS = frozenset({"dest", "required", "help", "title", "description", "metavar"})
+
+
+def _unconditional_calls(tree: ast.Module) -> set[int]:
+    """The calls that run whenever their body does: in a statement of a module's or a
+    function's body (or a `with`'s in it), not under an `if`, a loop, a `try` or a `match`, and
+    not in a function or a lambda of their own."""
+    found: set[int] = set()
+    bodies: list[list[ast.stmt]] = [tree.body]
+    while bodies:
+        for statement in bodies.pop():
+            if isinstance(
+                statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.With, ast.AsyncWith)
+            ):
+                bodies.append(statement.body)
+            elif not isinstance(
+                statement,
+                (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match, ast.ClassDef),
+            ):
+                stack: list[ast.AST] = [statement]
+                while stack:
+                    node = stack.pop()
+                    if isinstance(node, ast.Call):
+                        found.add(id(node))
+                    if not isinstance(node, (ast.Lambda, ast.IfExp, ast.BoolOp)):
+                        stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _parser_of(value: _Value) -> _Made:

@@ -74,7 +74,9 @@ reported only when both reject it (and, as vLLM may turn abbreviations off, only
 rejected with them and without). A parser that reads options with `parse_known_args` keeps the
 ones it does not know: only an ambiguous prefix is reported for it; where the script reads its
 command line with such a parser first (for `--config`) and then with one that keeps nothing, the
-second decides. A script that parses it with two parsers that keep nothing is not read.
+second decides, as does `parse_args` of the same parser where it always follows in the same
+body (not under an `if`, a loop or a `try`). A script that parses it with two parsers that keep
+nothing is not read.
 
 A module that is no package's, run with `-m`, is read only where the repository's file of that
 name is at its root (`python3 -m client`, from the checkout's root as CI runs it): Python finds
