@@ -788,14 +788,27 @@ class _Folders:
     that is fixed (`cd "$(dirname "$0")"`, `cd "$SCRIPT_DIR/.."`: `calls.fixed_folder`; None:
     not known), and the names its commands run (functions it calls)."""
 
-    changes: tuple[tuple[Command, str | None], ...]
+    # each change, with the `popd` that undoes a `pushd` (the next one in the same function and
+    # shell that no later `pushd` before it takes): commands after that are where they were
+    changes: tuple[tuple[Command, str | None, Command | None], ...]
     called: frozenset[str | None]
 
     @staticmethod
     def of(script: Script) -> _Folders:
         commands = list(script.top.all_commands())
+        moves = [c for c in commands if c.base in ("cd", "pushd", "popd")]
+        undone: dict[int, Command] = {}
+        pushed: list[Command] = []
+        for move in moves:
+            if move.base == "pushd":
+                pushed.append(move)
+            elif move.base == "popd" and pushed:
+                opened = pushed[-1]
+                if (opened.function, opened.subshell) == (move.function, move.subshell):
+                    undone[id(pushed.pop())] = move
+        closing = set(map(id, undone.values()))
         changes = tuple(
-            (c, _folder_of(script, c)) for c in commands if c.base in ("cd", "pushd", "popd")
+            (c, _folder_of(script, c), undone.get(id(c))) for c in moves if id(c) not in closing
         )
         # (a function called only in a subshell, `$(patches_dir)`, moves no caller)
         called = frozenset(c.base for c in commands if not c.subshell) if changes else frozenset()
@@ -810,14 +823,17 @@ class _Folders:
         (`$(cd "$DIR" && pwd)`)."""
         before = (command.span.line, command.span.column)
         folders: set[str | None] = set()
-        for change, folder in self.changes:
+        for change, folder, popped in self.changes:
             if change.subshell and not command.subshell:
                 continue
             if change.function is not None and change.function != command.function:
-                if change.function in self.called:
+                if change.function in self.called and popped is None:
                     folders.add(folder)
                 continue
             at = (change.span.line, change.span.column)
+            back = popped is not None and (popped.span.line, popped.span.column) < before
+            if back and change.function == command.function:
+                continue  # (a `popd` took it back where it was)
             if (change.function is None and command.function is not None) or at < before:
                 folders.add(folder)
         if not folders:
