@@ -331,7 +331,7 @@ def lint_command(
 ) -> None:
     """Lint PATHS (default: the current directory), reading the whole repository for context."""
     started = time.perf_counter()
-    named = list(paths) or [Path(".")]
+    named = list(paths) or [root or Path(".")]  # (`--root TREE` alone: the whole of it)
     root_option = root
     config, root = _setup(named, config_file, no_config, root)
     if max_file_size is not None:
@@ -620,7 +620,7 @@ def layout_command(
 ) -> None:
     """What benchlint found where: master configs, the runners file, the launchers and the
     recipe roots, each with the file and line that taught it (configured settings win)."""
-    config, root = _setup([path or Path(".")], config_file, no_config, root)
+    config, root = _setup([path or root or Path(".")], config_file, no_config, root)
     ws = Workspace(root, config, None if no_cache else Cache.default(root))
     ws.recipe_roots  # noqa: B018 - worked out on first use; its facts join the others
     facts = ws.detected.facts

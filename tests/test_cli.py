@@ -277,6 +277,18 @@ def test_rule_by_name_root_that_does_not_exist_and_help(tmp_path: Path) -> None:
     assert "Commands:" in out and "  server " in out
 
 
+def test_root_alone_names_the_whole_repository_from_anywhere(tmp_path: Path) -> None:
+    """`--root TREE` with no path, run from outside TREE: the whole of TREE (lint and layout),
+    not the current folder, which is outside it."""
+    root = write_repo(tmp_path / "r", {"runners/run.sh": LAUNCHER})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code, out, err = invoke("--root", root, "--format", "concise", "--no-cache", cwd=elsewhere)
+    assert code == 1 and "runners/run.sh:3:1: error:" in out and "outside" not in err
+    code, out, err = invoke("layout", "--root", root, cwd=elsewhere)
+    assert code == 0 and "outside" not in err
+
+
 def test_fix_and_diff(tmp_path: Path) -> None:
     """--diff prints the safe fixes and changes nothing; --fix writes them (keeping the file's
     mode), says what it changed and what it left, and reports what is left; the unsafe fixes
