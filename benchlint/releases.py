@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from benchlint import profile
 from benchlint.calls import PATH_EXPANSION, Call, last_separator, repository_folder
 from benchlint.context import Context
-from benchlint.engines import Launch
+from benchlint.engines import Launch, launches
 from benchlint.images import image_release
 from benchlint.launcher import reaching
 from benchlint.shell.expand import value as expanded
@@ -205,20 +205,33 @@ def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
 
 
 def unfollowed(ctx: Context) -> dict[str, tuple[str, ...]]:
-    """Launchers that run, for some entries, no script or recipe benchlint can follow (a path
-    it cannot evaluate): each with the names of those entries, in the order of the routes."""
+    """Launchers that run, for some entries, nothing benchlint can follow: no script or recipe
+    it can evaluate a path to, and no engine of their own (a launcher that starts the engine
+    itself, as InferenceX's did until August 2025, is what its jobs run, and is checked): each
+    with the names of those entries, in the order of the routes. Every launcher such an entry
+    reaches is named."""
     wiring = ctx.wiring
     followed: set[int] = set()
-    first: dict[int, Route] = {}
+    reached: dict[int, list[Route]] = {}
     for route in wiring.routes:
-        first.setdefault(id(route.entry), route)
-        if scripts_run(ctx, route) or wiring.recipes(route):
+        reached.setdefault(id(route.entry), []).append(route)
+        if id(route.entry) in followed:
+            continue
+        if scripts_run(ctx, route) or wiring.recipes(route) or _starts_engine(ctx, route):
             followed.add(id(route.entry))
     found: dict[str, list[str]] = {}
-    for key, route in first.items():
+    for key, routes in reached.items():
         if key not in followed:
-            found.setdefault(route.launcher.path, []).append(route.entry.name)
+            for path in dict.fromkeys(route.launcher.path for route in routes):
+                found.setdefault(path, []).append(routes[0].entry.name)
     return {path: tuple(names) for path, names in sorted(found.items())}
+
+
+def _starts_engine(ctx: Context, route: Route) -> bool:
+    """Whether the route's launcher starts an engine itself (in its own text or a shell it
+    feeds: a heredoc, `bash -c`)."""
+    script = ctx.ws.shell(route.launcher.path)
+    return script is not None and bool(launches(script))
 
 
 def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:

@@ -94,7 +94,7 @@ class Coverage:
         """The warning for entries whose launcher runs nothing benchlint can follow."""
         if not self.unfollowed:
             return None
-        names = [name for _, entries in self.unfollowed for name in entries]
+        names = list(dict.fromkeys(name for _, entries in self.unfollowed for name in entries))
         launchers = [path for path, _ in self.unfollowed]
         reach = "reaches" if len(names) == 1 else "reach"
         one = len(launchers) == 1

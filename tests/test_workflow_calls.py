@@ -430,3 +430,42 @@ def test_set_options_leave_the_positional_parameters(tmp_path: Path) -> None:
         "runners/launch_h9-aa.sh:4:6",
         "runners/launch_h9-bb.sh:4:6",
     ]
+
+
+def test_a_launcher_that_starts_the_engine_itself_is_followed(tmp_path: Path) -> None:
+    """InferenceX's first layout: root launchers that run the job inline. One that starts the
+    engine itself is what the job runs (BL303 checks it against the entry's image): not said as
+    unfollowed. An entry whose launchers start nothing benchlint can follow is said, with every
+    launcher it reaches, and counted once."""
+    template = (
+        "name: bench\non:\n  workflow_call:\n    inputs:\n      runner:\n        type: string\n"
+        "      image:\n        type: string\nenv:\n  IMAGE: ${{ inputs.image }}\njobs:\n  run:\n"
+        "    runs-on: ${{ inputs.runner }}\n    steps:\n      - uses: actions/checkout@v4\n"
+        "      - run: |\n          RUNNER_NAME=${{ runner.name }}\n"
+        "          bash ./launch_${RUNNER_NAME%%_*}.sh\n"
+    )
+    sweep = "name: sweep\non:\n  workflow_dispatch:\njobs:\n" + "".join(
+        f"  bmk-{label}:\n    uses: ./.github/workflows/bench-tmpl.yml\n    with:\n"
+        f"      runner: {label}\n      image: 'lmsysorg/sglang:v0.4.9-cu126'\n"
+        for label in ("h200", "b200")
+    )
+    serve = "#!/usr/bin/env bash\npython3 -m sglang.launch_server --model-path m --port 8888\n"
+    other = '#!/usr/bin/env bash\nbash "$SOMEWHERE/bench.sh"\n'
+    root = write_repo(
+        tmp_path / "r",
+        {
+            ".github/workflows/bench-tmpl.yml": template,
+            ".github/workflows/sweep.yml": sweep,
+            "launch_h200-xy.sh": serve,
+            "launch_h200-ab.sh": serve,
+            "launch_b200-nv.sh": other,
+            "launch_b200-tg.sh": other,
+        },
+    )
+    result = run_lint(root)
+    said = [w for w in result.warnings() if "no script or recipe benchlint can follow" in w]
+    assert said == [
+        "1 entry (bmk-b200) reaches launchers (launch_b200-nv.sh, launch_b200-tg.sh) that run no "
+        "script or recipe benchlint can follow for them: what their jobs run was not checked "
+        "against them (`benchlint explain ENTRY` shows the launcher's calls)"
+    ]
