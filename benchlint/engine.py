@@ -293,7 +293,14 @@ def _coverage(ctx: Context) -> Coverage:
     roots = tuple(root.rstrip("/") + "/" for root in ws.recipe_roots)
     recipes = [p for p in ws.yaml_paths if p.startswith(roots)]
     reaching = len({id(entry) for entry, _, _ in wiring.pairs})
-    reached = {ref.path for route in wiring.routes for ref in wiring.recipes(route) if ref.path}
+    reached: set[str] = set()
+    elsewhere: dict[str, set[str]] = {"upstream": set(), "unknown": set(), "outside": set()}
+    for route in wiring.routes:
+        for ref in wiring.recipes(route):
+            if ref.path:
+                reached.add(ref.path)
+            elif ref.status in elsewhere:
+                elsewhere[ref.status].add(route.entry.name)
     routed = len(reached & set(recipes)) if wiring.pairs else 0
     return Coverage(
         master_configs=len(ws.glob(layout.master_configs)),
@@ -311,6 +318,8 @@ def _coverage(ctx: Context) -> Coverage:
         calls=len([e for e in wiring.entries if e.step is not None]),
         unrouted=tuple(dict.fromkeys(f"{c.path} ({c.name})" for c in wiring.unrouted_calls)),
         unreached=tuple((label, len(calls)) for label, calls in sorted(wiring.unreached.items())),
+        upstream=tuple(sorted(elsewhere["upstream"])),
+        untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
     )
 
 

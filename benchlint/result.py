@@ -41,6 +41,10 @@ class Coverage:
     unrouted: tuple[str, ...] = ()
     # the labels of workflow calls that lead to no launcher, each with how many calls
     unreached: tuple[tuple[str, int], ...] = ()
+    # entries whose recipe is srt-slurm's own (the checkout the launcher clones), and entries
+    # whose recipe's path cannot be told: their recipes were not checked
+    upstream: tuple[str, ...] = ()
+    untold: tuple[str, ...] = ()
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""
@@ -142,11 +146,36 @@ class Coverage:
             "`[layout]` to lint them)"
         )
 
+    def unchecked_recipes(self) -> list[str]:
+        """The warnings for entries whose recipes are not this repository's, or not known."""
+        found = []
+        one = len(self.upstream) == 1
+        if self.upstream:
+            runs, recipes, its = ("runs", "a recipe", "its") if one else ("run", "recipes", "their")
+            found.append(
+                f"{_count(len(self.upstream), 'entry', 'entries')} ({_first(list(self.upstream))}) "
+                f"{runs} {recipes} of the srt-slurm checkout the launcher clones, not this "
+                f"repository's: {its} values were not checked (`benchlint explain ENTRY` shows "
+                "the route)"
+            )
+        one = len(self.untold) == 1
+        if self.untold:
+            names, recipes, it = (
+                ("names", "a recipe", "it was") if one else ("name", "recipes", "they were")
+            )
+            found.append(
+                f"{_count(len(self.untold), 'entry', 'entries')} ({_first(list(self.untold))}) "
+                f"{names} {recipes} (CONFIG_FILE) whose file cannot be told: {it} not checked "
+                "(`benchlint explain ENTRY` shows the route)"
+            )
+        return found
+
     def warnings(self) -> list[str]:
         """What the run could not wire, for every output to say."""
         found = (
             self.other_projects(),
             self.blind_spot(),
+            *self.unchecked_recipes(),
             self.not_followed(),
             self.unrouted_calls(),
             self.unreached_labels(),

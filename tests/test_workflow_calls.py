@@ -469,3 +469,50 @@ def test_a_launcher_that_starts_the_engine_itself_is_followed(tmp_path: Path) ->
         "script or recipe benchlint can follow for them: what their jobs run was not checked "
         "against them (`benchlint explain ENTRY` shows the launcher's calls)"
     ]
+
+
+def test_entries_whose_recipes_are_not_this_repositorys_are_said(tmp_path: Path) -> None:
+    """An entry whose CONFIG_FILE names a recipe of the srt-slurm checkout the launcher clones
+    (no copy of this repository's reaches it), and one whose CONFIG_FILE cannot be told (an
+    absolute path): their recipes were not checked, and the run says so. An entry whose recipe
+    is this repository's is not named."""
+
+    def entry(name: str, config: str) -> str:
+        return (
+            f"{name}:\n  image: nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.7.0\n"
+            "  model: m\n  model-prefix: m\n  runner: gb200\n  precision: fp4\n"
+            "  framework: dynamo-trt\n  multinode: true\n  disagg: true\n  scenarios:\n"
+            "    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n"
+            "      - prefill:\n          num-worker: 1\n          tp: 4\n"
+            f'          additional-settings:\n          - "CONFIG_FILE={config}"\n'
+            "        decode:\n          num-worker: 1\n          tp: 4\n"
+        )
+
+    launcher = (
+        "#!/usr/bin/bash\ngit clone https://example.invalid/srt-slurm.git srt-slurm\n"
+        "cp -rT benchmarks/recipes/ours srt-slurm/recipes/ours\ncd srt-slurm || exit 1\n"
+        'srtctl apply -f "$CONFIG_FILE"\n'
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "configs/nvidia-master.yaml": (
+                entry("up-trt", "recipes/trtllm/gb200-fp4/1k1k/ctx1_gen1.yaml")
+                + entry("abs-trt", "/opt/recipes/x.yaml")
+                + entry("ours-trt", "recipes/ours/x.yaml")
+            ),
+            "configs/runners.yaml": "labels:\n  gb200:\n    - gb200-nv_0\n",
+            "runners/launch_gb200-nv.sh": launcher,
+            "benchmarks/recipes/ours/x.yaml": "name: x\n",
+        },
+    )
+    warnings = run_lint(root).warnings()
+    assert (
+        "1 entry (up-trt) runs a recipe of the srt-slurm checkout the launcher clones, not this "
+        "repository's: its values were not checked (`benchlint explain ENTRY` shows the route)"
+    ) in warnings
+    assert (
+        "1 entry (abs-trt) names a recipe (CONFIG_FILE) whose file cannot be told: it was not "
+        "checked (`benchlint explain ENTRY` shows the route)"
+    ) in warnings
+    assert not any("ours-trt" in w for w in warnings)
