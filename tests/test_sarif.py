@@ -113,12 +113,16 @@ def test_report_shape() -> None:
     assert [n["level"] for n in located] == ["error", "error"]
     uris = [n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in located]
     assert uris == unparsed
-    # and the warnings about scripts tree-sitter-bash parses in part (bash accepts them) and
-    # about the launches no rule checks the flags of (the SGLang router's)
+    # and the warnings about the entry whose recipe is srt-slurm's own, about scripts
+    # tree-sitter-bash parses in part (bash accepts them) and about the launches no rule checks
+    # the flags of (the SGLang router's)
     rest = [n for n in notices if "locations" not in n]
-    assert [n["level"] for n in rest] == ["warning", "warning"]
-    assert "benchmarks/single_node/qwen3_fp8_h200_serve.sh:9" in rest[0]["message"]["text"]
-    assert "`python -m sglang_router.launch_router` not checked" in rest[1]["message"]["text"]
+    assert [n["level"] for n in rest] == ["warning", "warning", "warning"]
+    assert "(glm5-fp4-gb200-dynamo-sglang) runs a recipe of the srt-slurm checkout" in (
+        rest[0]["message"]["text"]
+    )
+    assert "benchmarks/single_node/qwen3_fp8_h200_serve.sh:9" in rest[1]["message"]["text"]
+    assert "`python -m sglang_router.launch_router` not checked" in rest[2]["message"]["text"]
     without = _sarif(TESTDATA / "example", "--ignore", "BL001")["runs"][0]
     notified = [
         n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
