@@ -22,7 +22,9 @@ The recipe EVAL_CONFIG_FILE names is checked too where the launcher switches to 
 (`CONFIG_FILE="$EVAL_CONFIG_FILE"` in eval-only runs), as the rewrites after the switch leave it.
 In a repository of recipes with no master config (an srt-slurm tree), each recipe is checked as
 it is, against its own `slurm.time_limit`; one with no `health_check` block gets the site's
-`default_health_check`, not known there: counted in every report, not checked.
+`default_health_check`, not known there: counted in every report, not checked (where the
+tree holds srtctl's own source and no file of it names `default_health_check`, srtctl before
+that setting, such a recipe has the defaults, and is checked).
 
 ## Why is this bad?
 If the server may take the whole allocation to become ready, Slurm kills the job before a single
@@ -99,6 +101,7 @@ are not compared.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
@@ -109,6 +112,7 @@ from benchlint.registry import rule
 from benchlint.releases import scripts_run
 from benchlint.shell.model import Assignment, Command
 from benchlint.wiring import Route, Wiring
+from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YamlDocument, YNode
 
 
@@ -195,13 +199,30 @@ def _unrouted(ctx: Context) -> Iterator[Finding]:
         if document is None or window is None:
             continue
         wall = _wall_time(ctx.wiring, None, settings_root(document.root))
-        if window.site_default:
+        if window.site_default and _site_default_possible(ctx.ws):
             if _compared(wall, document):
                 ctx.count(UNDECIDED, Location(path, FILE_START))
             continue
         for node, message, related in _problems(path, document, window, wall):
             if node is not None:
                 yield Finding("BL204", message, Location(path, node.span), related=related)
+
+
+def _site_default_possible(ws: Workspace) -> bool:
+    """Whether srtctl may give a recipe with no `health_check` a site's `default_health_check`:
+    not where the repository holds srtctl's own source (an srt-slurm tree) and no file of it
+    names that setting (srtctl before it had one, May 2026: the defaults, 180 × 10 s, hold)."""
+    known = ws.models.get(_SITE_DEFAULT)
+    if not isinstance(known, bool):
+        own = [p for p in ws.python_paths if "srtctl/" in p]
+        texts = (ws.source(p) for p in own)
+        named = any(t is not None and _NAMES_SETTING.search(t.text) for t in texts)
+        known = ws.models[_SITE_DEFAULT] = not own or named
+    return known
+
+
+_SITE_DEFAULT = "bl204-site-default"
+_NAMES_SETTING = re.compile(r"^[^#\n]*\bdefault_health_check\b", re.M)  # (not in a comment)
 
 
 Wall = tuple[int, str, Location | None]  # seconds, what gives it, where (a launcher's line)
