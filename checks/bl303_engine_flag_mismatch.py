@@ -170,6 +170,11 @@ UNDECIDED = (
     "engine launches with a flag only some releases accept not checked against their release "
     "(BL303: no entry's image names it, or no entry runs the script)"
 )
+UNDECIDED_RECIPE = (
+    "recipes with an engine flag only some releases accept not checked against their release "
+    "(BL303: the recipe's model.container names no release the flag data decides: an alias the "
+    "site's srtslurm.yaml resolves, or a release between two measured ones that differ on it)"
+)
 UNDECIDED_MANIFEST = (
     "engine launches in containers (Kubernetes, `docker run`) with a flag only some releases "
     "accept not checked against their release (BL303: the container's image names no release, "
@@ -349,7 +354,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield from ctx.document_pass("BL303", path, _manifest_pass)
             continue
         document = ctx.ws.yaml(path)
-        yield from _recipe_findings(path, document.root if document is not None else None)
+        yield from _recipe_findings(ctx, path, document.root if document is not None else None)
 
 
 def _container(root: YNode, where: str) -> YNode | None:
@@ -366,16 +371,27 @@ def _container(root: YNode, where: str) -> YNode | None:
     return None
 
 
-def _recipe_findings(path: str, root: YNode | None) -> Iterator[Finding]:
+def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Finding]:
     """A recipe's engine flags: against the release its `model.container` image names (srtctl
-    runs the workers in it), else the other engine's flags."""
+    runs the workers in it), else the other engine's flags; a block with a flag only some
+    releases accept, whose container names no release the data decides (an alias the site's
+    `srtslurm.yaml` resolves, `dynamo-sglang`; a release between two measured ones that differ
+    on the flag), counted."""
     if root is None or not root.is_map:
         return
+    data = engine_flags()
     for engine in ENGINES:
         for where, mapping in engine_configs(root, engine):
             container = _container(root, where)
             found = image_release(container.value) if container is not None else None
             version = found[1] if found is not None and found[0] == engine else None
+            flags = [flag_name(k.value) for k, _ in mapping.live_pairs() if k.is_scalar]
+            if any(
+                data.varies(engine, f)
+                and (version is None or data.accepts(engine, version, f) is None)
+                for f in flags
+            ):
+                ctx.count(UNDECIDED_RECIPE, Location(path, (container or mapping).span))
             for key, value in mapping.live_pairs():  # (a key written twice: BL203's)
                 if not key.is_scalar:
                     continue

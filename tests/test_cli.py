@@ -505,6 +505,39 @@ def test_containers_of_an_unknown_release_are_said(tmp_path: Path) -> None:
     ) in json.loads(outcome.stdout)["warnings"]
 
 
+def test_recipes_of_an_unknown_release_are_said(tmp_path: Path) -> None:
+    """A recipe with a flag only some releases accept, whose model.container names no release
+    (an alias the site's srtslurm.yaml resolves), is counted at its container, not passed over;
+    one of a measured release is decided, and one with no such flag is not listed."""
+    recipe = (
+        "model: {{path: m, container: {container}}}\nbackend:\n  type: sglang\n"
+        "  sglang_config:\n    decode:\n      {flag}: true\n"
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "srtslurm.yaml.example": "default_account: x\n",
+            "recipes/alias.yaml": recipe.format(
+                container="dynamo-sglang", flag="enable-dp-lm-head"
+            ),
+            "recipes/known.yaml": recipe.format(
+                container='"lmsysorg/sglang:v0.5.16-cu130"', flag="enable-dp-lm-head"
+            ),
+            "recipes/steady.yaml": recipe.format(
+                container="dynamo-sglang", flag="trust-remote-code"
+            ),
+        },
+    )
+    outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
+    assert json.loads(outcome.stdout)["findings"] == []
+    assert (
+        "recipes with an engine flag only some releases accept not checked against their release "
+        "(BL303: the recipe's model.container names no release the flag data decides: an alias "
+        "the site's srtslurm.yaml resolves, or a release between two measured ones that differ "
+        "on it): 1 (recipes/alias.yaml:1)"
+    ) in json.loads(outcome.stdout)["warnings"]
+
+
 def test_launches_of_programs_without_flag_data_are_said(tmp_path: Path) -> None:
     """A launch whose flags no rule checks (`trtllm-serve`, Dynamo's SGLang worker, in a script or
     a container) is counted by program, not passed over; vLLM's and SGLang's launches and the

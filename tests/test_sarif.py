@@ -118,8 +118,9 @@ def test_report_shape() -> None:
     # the flags of (the SGLang router's)
     rest = [n for n in notices if "locations" not in n]
     assert [n["level"] for n in rest] == ["warning", "warning", "warning"]
-    assert "(glm5-fp4-gb200-dynamo-sglang) runs a recipe of the srt-slurm checkout" in (
-        rest[0]["message"]["text"]
+    assert (
+        "(glm5-fp4-gb200-dynamo-sglang) runs a recipe of the srt-slurm checkout"
+        in (rest[0]["message"]["text"])
     )
     assert "benchmarks/single_node/qwen3_fp8_h200_serve.sh:9" in rest[1]["message"]["text"]
     assert "`python -m sglang_router.launch_router` not checked" in rest[2]["message"]["text"]
