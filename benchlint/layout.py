@@ -338,7 +338,31 @@ def _recipe_roots(ws: Workspace, layout: Layout, facts: list[Fact], tree: bool) 
         if folder not in roots and exists(folder):
             roots[folder] = None
             facts.append(Fact("recipe root", folder, "this repository is an srt-slurm tree"))
+    for folder, path in _recipe_folders(ws, list(roots)) if tree else ():
+        roots[folder] = None
+        facts.append(Fact("recipe root", folder, f"srtctl recipes of an srt-slurm tree ({path})"))
     return _outermost(list(roots), facts) or list(DEFAULT.recipe_roots)
+
+
+# an srtctl recipe's top: `model:` and `backend:` or `resources:` keys at the first column
+_MODEL_KEY = re.compile(r"^model:", re.M)
+_RUN_KEY = re.compile(r"^(?:backend|resources):", re.M)
+
+
+def _recipe_folders(ws: Workspace, roots: list[str]) -> list[tuple[str, str]]:
+    """In an srt-slurm tree, the top-level folders besides its recipe folder that hold srtctl
+    recipes (`examples/`, which users run with `srtctl apply -f examples/x.yaml`; `ci/`), each
+    with its first recipe: recipes too."""
+    found: dict[str, str] = {}
+    held = tuple(root.rstrip("/") + "/" for root in roots)
+    for path in ws.yaml_paths:
+        folder = path.split("/", 1)[0]
+        if "/" not in path or path.startswith(held) or folder in found or folder.startswith("."):
+            continue
+        source = ws.source(path)
+        if source is not None and _MODEL_KEY.search(source.text) and _RUN_KEY.search(source.text):
+            found[folder] = path
+    return sorted(found.items())
 
 
 def _outermost(roots: list[str], facts: list[Fact]) -> list[str]:

@@ -73,7 +73,12 @@ PYTHON_SUFFIXES = (".py",)
 # 15 bytes per byte of the file (kserve: 116 of its 121 MB in 93 files of 256 KiB or more;
 # InferenceX's largest, a 395 KB changelog, no rule reads again)
 TRANSIENT_BYTES = 256 << 10
-_READ_SUFFIXES = SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES + PYTHON_SUFFIXES
+# Jinja templates (`job_script.j2`, `values.yaml.j2`): of a script where their `#!` line names a
+# shell, of YAML where their name says so; counted as templates, not linted
+TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2")
+_READ_SUFFIXES = (
+    SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES + PYTHON_SUFFIXES
+) + TEMPLATE_SUFFIXES
 _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
 # a `#!` line that names a shell whose language is not bash's
 _OTHER_SHELL = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:zsh|m?ksh|fish|t?csh)\b")
@@ -337,6 +342,11 @@ class Workspace:
             if not in_templates and not link:
                 self.python_paths.append(rel)
                 self._plain.add(rel)
+            return
+        elif name.endswith(TEMPLATE_SUFFIXES):
+            stem = name.rsplit(".", 1)[0]
+            if not link and (stem.endswith(YAML_SUFFIXES) or self._has_shell_shebang(rel)):
+                self.templates.add(rel)
             return
         elif not link and self._has_shell_shebang(rel):
             self.shell_paths.append(rel)

@@ -33,7 +33,9 @@ not linted") and not reported: YAML in a Helm chart's `templates/`, YAML with Go
 or that fails just after a line that is one placeholder (`${PULL_SECRETS_BLOCK}`, filled in by
 `envsubst`; `${indent(4, yamlencode(labels))}`, by Terraform's `templatefile`) or at a
 `{name}` placeholder glued to more text (`image: {username}/model:latest`, for `str.format` or
-the reader), and a script bash rejects at a fill-in placeholder (`partition=<partition>`). A
+the reader), a script bash rejects at a fill-in placeholder (`partition=<partition>`), and a
+Jinja template file (`.j2`) of a script (its `#!` line names a shell) or of YAML
+(`values.yaml.j2`). A
 script whose `#!` line names zsh, ksh, fish or csh is another shell's (zsh's `${(kv)map}` is not
 bash): counted ("scripts for another shell not linted") and not read by any rule.
 """

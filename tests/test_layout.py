@@ -105,6 +105,32 @@ def test_an_srt_slurm_tree_of_before_the_rename_reads_recipies(tmp_path: Path) -
     assert "recipe root recipies: this repository is an srt-slurm tree" in out
 
 
+def test_an_srt_slurm_tree_reads_the_recipes_of_its_other_folders(tmp_path: Path) -> None:
+    """srt-slurm keeps example recipes in `examples/` (and once `ci/`), run with `srtctl apply
+    -f examples/x.yaml`: a top-level folder holding a recipe (`model:` and `backend:` or
+    `resources:` at the top) is a recipe root too. Near misses: a folder of other YAML, a
+    hidden folder."""
+    recipe = "model: {path: m, container: x}\nresources: {gpu_type: gb200}\n"
+    recipe += "slurm: {time_limit: '00:05:00'}\nhealth_check: {max_attempts: 180}\n"
+    root = write_repo(
+        tmp_path / "srt",
+        {
+            "srtslurm.yaml.example": "default_account: x\n",
+            "recipes/a.yaml": recipe,
+            "examples/b.yaml": recipe,
+            "docs/conf.yaml": "model: described\nslurm: {time_limit: '00:05:00'}\n",
+            ".ci/c.yaml": recipe,
+        },
+    )
+    assert positions(run_lint(root, select="BL204")) == [
+        "examples/b.yaml:4:16",
+        "recipes/a.yaml:4:16",
+    ]
+    _, out, _ = invoke("layout", root)
+    assert "recipe root examples: srtctl recipes of an srt-slurm tree (examples/b.yaml)" in out
+    assert "recipe root docs" not in out and "recipe root .ci" not in out
+
+
 def test_configured_settings_win(tmp_path: Path) -> None:
     root = write_repo(
         tmp_path / "r",

@@ -455,3 +455,21 @@ def test_what_follows_a_statement_bash_cannot_read_is_neither_reported_nor_said(
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
         "`tools/gen.py`: it makes no argparse parser: 1 (run.sh:2)"
     ) in result.warnings()
+
+
+def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None:
+    """A `.j2` template of a batch script (its `#!` line names a shell: srtctl renders one for
+    every job) or of YAML (`values.yaml.j2`) is counted as a template not linted, not passed
+    over in silence; a `.j2` of anything else (HTML) is not benchlint's."""
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "templates/job.j2": "#!/bin/bash\n#SBATCH -N {{ nodes }}\n{% if x %}srun x{% endif %}\n",
+            "deploy/values.yaml.j2": "replicas: {{ n }}\n",
+            "web/page.html.j2": "<p>{{ x }}</p>\n",
+            "run.sh": "echo ok\n",
+        },
+    )
+    result = run_lint(root)
+    assert result.findings == []
+    assert result.templates == ["deploy/values.yaml.j2", "templates/job.j2"]

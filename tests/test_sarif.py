@@ -114,10 +114,14 @@ def test_report_shape() -> None:
     uris = [n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in located]
     assert uris == unparsed
     # and the warnings about the entry whose recipe is srt-slurm's own, about scripts
-    # tree-sitter-bash parses in part (bash accepts them) and about the launches no rule checks
-    # the flags of (the SGLang router's)
+    # tree-sitter-bash parses in part (bash accepts them), about the launches no rule checks
+    # the flags of (the SGLang router's) and about a recipe that names no container (its
+    # release-dependent flag not checked)
     rest = [n for n in notices if "locations" not in n]
-    assert [n["level"] for n in rest] == ["warning", "warning", "warning"]
+    assert [n["level"] for n in rest] == ["warning", "warning", "warning", "warning"]
+    assert "(benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml:6)" in (
+        rest[3]["message"]["text"]
+    )
     assert (
         "(glm5-fp4-gb200-dynamo-sglang) runs a recipe of the srt-slurm checkout"
         in (rest[0]["message"]["text"])
