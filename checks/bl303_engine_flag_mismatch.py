@@ -168,7 +168,8 @@ def _release_finding(
 
 UNDECIDED = (
     "engine launches with a flag only some releases accept not checked against their release "
-    "(BL303: no entry's image names it, or no entry runs the script)"
+    "(BL303: no entry's image names it, no entry runs the script, or the release lies between "
+    "two measured ones that differ on the flag)"
 )
 UNDECIDED_RECIPE = (
     "recipes with an engine flag only some releases accept not checked against their release "
@@ -311,7 +312,12 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         flags = [flag_name(a.value) for a in launch.flags if a.value.startswith("--")]
         if any(data.varies(engine, f) for f in flags):  # only then does the release matter
             runs = launch_releases(ctx, launch)
-            if runs is None:
+            between = runs is not None and any(
+                data.varies(engine, f) and data.accepts(engine, r.version, f) is None
+                for f in flags
+                for r in runs
+            )
+            if runs is None or between:
                 ctx.count(UNDECIDED, Location(script.path, command.first_line_span))
         where = f"on `{command.name}`" if command.name else "here"
         for arg in launch.flags:

@@ -470,11 +470,50 @@ def test_what_a_rule_cannot_decide_is_said_with_where(tmp_path: Path) -> None:
     warnings = json.loads(outcome.stdout)["warnings"]
     assert (
         "engine launches with a flag only some releases accept not checked against their release "
-        "(BL303: no entry's image names it, or no entry runs the script): 2 "
-        "(benchmarks/new_h200.sh:2, benchmarks/orphan.sh:3)"
+        "(BL303: no entry's image names it, no entry runs the script, or the release lies "
+        "between two measured ones that differ on the flag): 2 (benchmarks/new_h200.sh:2, "
+        "benchmarks/orphan.sh:3)"
     ) in warnings
     statistics = CliRunner().invoke(main, ["--statistics", str(root)])
     assert "engine launches with a flag only some releases accept" in statistics.stderr
+
+
+def test_a_release_between_measured_ones_that_differ_on_a_flag_is_said(tmp_path: Path) -> None:
+    """SGLang 0.4.9.post1 lies between 0.4.9, which rejects `--enable-flashinfer-trtllm-moe`,
+    and 0.4.10, which accepts it: the launch is counted, not reported and not passed over; the
+    same launch run by 0.4.9 is reported."""
+    entry = (
+        "{name}:\n  image: lmsysorg/sglang:{tag}\n  model-prefix: {name}\n  framework: sglang\n"
+        "  runner: h200\n  scenarios:\n    fixed-seq-len:\n"
+        "    - {{isl: 1024, osl: 1024, search-space: [{{tp: 8}}]}}\n"
+    )
+    serve = "python3 -m sglang.launch_server --model-path m --enable-flashinfer-trtllm-moe\n"
+    root = write_repo(
+        tmp_path / "r",
+        {
+            ".github/workflows/benchmark-tmpl.yml": (
+                "on: workflow_call\nenv:\n  IMAGE: ${{ inputs.image }}\n"
+                "  MODEL_PREFIX: ${{ inputs.model-prefix }}\njobs:\n  run:\n    runs-on: x\n"
+                "    steps:\n      - run: bash ./runners/launch_${RUNNER_NAME%%_*}.sh\n"
+            ),
+            "configs/runners.yaml": "h200: [h200-cw_0]\n",
+            "runners/launch_h200-cw.sh": 'bash "benchmarks/${MODEL_PREFIX}_h200.sh"\n',
+            "configs/nvidia-master.yaml": (
+                entry.format(name="post", tag="v0.4.9.post1-cu126")
+                + entry.format(name="old", tag="v0.4.9-cu126")
+            ),
+            "benchmarks/post_h200.sh": serve,
+            "benchmarks/old_h200.sh": serve,
+        },
+    )
+    outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
+    report = json.loads(outcome.stdout)
+    assert [f["path"] for f in report["findings"]] == [str(root / "benchmarks/old_h200.sh")]
+    assert (
+        "engine launches with a flag only some releases accept not checked against their release "
+        "(BL303: no entry's image names it, no entry runs the script, or the release lies "
+        "between two measured ones that differ on the flag): 1 (benchmarks/post_h200.sh:1)"
+    ) in report["warnings"]
 
 
 def test_containers_of_an_unknown_release_are_said(tmp_path: Path) -> None:

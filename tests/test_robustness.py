@@ -464,7 +464,9 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
     root = write_repo(
         tmp_path / "r",
         {
-            "templates/job.j2": "#!/bin/bash\n#SBATCH -N {{ nodes }}\n{% if x %}srun x{% endif %}\n",
+            "templates/job.j2": (
+                "#!/bin/bash\n#SBATCH -N {{ nodes }}\n{% if x %}srun x{% endif %}\n"
+            ),
             "deploy/values.yaml.j2": "replicas: {{ n }}\n",
             "web/page.html.j2": "<p>{{ x }}</p>\n",
             "run.sh": "echo ok\n",

@@ -119,8 +119,9 @@ def test_report_shape() -> None:
     # release-dependent flag not checked)
     rest = [n for n in notices if "locations" not in n]
     assert [n["level"] for n in rest] == ["warning", "warning", "warning", "warning"]
-    assert "(benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml:6)" in (
-        rest[3]["message"]["text"]
+    assert (
+        "(benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml:6)"
+        in (rest[3]["message"]["text"])
     )
     assert (
         "(glm5-fp4-gb200-dynamo-sglang) runs a recipe of the srt-slurm checkout"
