@@ -62,6 +62,12 @@ simulated rewrites leave it. A copy to a destination held in a variable benchlin
 and an edit of the recipe it does not simulate, are not counted, and the finding's notes name
 them.
 
+And, in an srt-slurm tree whose srtctl source registers its benchmark runners
+(`@register_benchmark("sa-bench")`), a recipe's `benchmark.type` that names none of them nor a
+type its schema's `BenchmarkType` names (`manual`: no benchmark, the servers kept up): srtctl
+takes any string there, and the job ends with "Unknown benchmark type" once its workers are up
+(`gsm8k-bench` for `gsm8k`).
+
 ## Why is this bad?
 The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
 job fails after the allocation was granted; or, worse, an upstream recipe of the same name runs
@@ -331,6 +337,56 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from _failing_exits(ctx)
     yield from _rejected_calls(ctx)
     yield from _setup_scripts(ctx)
+    yield from _benchmark_types(ctx)
+
+
+# a benchmark runner srtctl registers (`@register_benchmark("sa-bench")` on its class), and
+# the types its schema names (`class BenchmarkType(str, Enum)`: `manual`, which runs none)
+_REGISTERED = re.compile(r"^@register_benchmark\(\s*[\"']([^\"']+)[\"']", re.M)
+_TYPE_ENUM = re.compile(r"^class BenchmarkType\(.*\):\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
+_MEMBER = re.compile(r"^[ \t]+[A-Z][A-Z0-9_]*[ \t]*=[ \t]*[\"']([^\"']+)[\"']", re.M)
+_PLAIN_TYPE = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def _benchmark_types(ctx: Context) -> Iterator[Finding]:
+    """In an srt-slurm tree whose srtctl source registers its benchmark runners, a recipe's
+    `benchmark.type` (at its top, under `base:` or in an override block) that names none of
+    them, nor a type its schema names (`manual` runs none, and keeps the servers up): srtctl
+    takes any string there, and the job ends with "Unknown benchmark type" once its workers are
+    up."""
+    ws = ctx.ws
+    if not ws.detected.recipe_tree:
+        return
+    registered: set[str] = set()
+    named: set[str] = set()
+    for path in ws.python_paths:
+        source = ws.source(path) if "srtctl/" in path else None
+        if source is not None and "srtctl/benchmarks/" in path:
+            registered.update(_REGISTERED.findall(source.text))
+        if source is not None and "class BenchmarkType(" in source.text:
+            for block in _TYPE_ENUM.findall(source.text):
+                named.update(_MEMBER.findall(block))
+    if not registered:
+        return
+    known = ", ".join(sorted(registered | named))
+    for path in ctx.in_scope(ws.glob([f"{r}/**" for r in ws.recipe_roots])):
+        document = ws.yaml(path)
+        root = document.root if document is not None else None
+        blocks = [v for _, v in root.pairs] if root is not None and root.is_map else []
+        for block in [root, *blocks]:
+            benchmark = block.get("benchmark") if block is not None and block.is_map else None
+            kind = benchmark.get("type") if benchmark is not None and benchmark.is_map else None
+            if kind is None or not kind.is_scalar or not _PLAIN_TYPE.fullmatch(kind.value):
+                continue
+            if kind.value not in registered | named:
+                yield Finding(
+                    "BL202",
+                    f"benchmark.type {kind.value} names no benchmark runner of this srtctl "
+                    f"({known}): srtctl accepts the recipe, and the job ends with \"Unknown "
+                    "benchmark type\" once its workers are up, having measured nothing",
+                    Location(path, kind.span),
+                    subject=f"benchmark.type={kind.value}",
+                )
 
 
 def _failing_exits(ctx: Context) -> Iterator[Finding]:
