@@ -382,8 +382,8 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
                 yield Finding(
                     "BL202",
                     f"benchmark.type {kind.value} names no benchmark runner of this srtctl "
-                    f"({known}): srtctl accepts the recipe, and the job ends with \"Unknown "
-                    "benchmark type\" once its workers are up, having measured nothing",
+                    f'({known}): srtctl accepts the recipe, and the job ends with "Unknown '
+                    'benchmark type" once its workers are up, having measured nothing',
                     Location(path, kind.span),
                     subject=f"benchmark.type={kind.value}",
                 )
