@@ -20,6 +20,7 @@ from benchlint.releases import unfollowed
 from benchlint.result import Coverage, Result, RuleError
 from benchlint.source import SourceText
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
+from benchlint.workflow import WORKFLOWS, launch_lines
 from benchlint.workspace import Kept, Workspace
 
 OTHER_SHELL = (
@@ -320,6 +321,17 @@ def _coverage(ctx: Context) -> Coverage:
         unreached=tuple((label, len(calls)) for label, calls in sorted(wiring.unreached.items())),
         upstream=tuple(sorted(elsewhere["upstream"])),
         untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
+        stray=_stray_launches(ws),
+    )
+
+
+def _stray_launches(ws: Workspace) -> tuple[str, ...]:
+    """The steps of workflows outside the layout's `workflows` that run a launcher (a profiling
+    or a test workflow started by hand): no entry's route goes through them."""
+    routed = set(ws.glob(ws.layout.workflows))
+    found = launch_lines(ws, [*ws.layout.workflows, *WORKFLOWS])
+    return tuple(
+        dict.fromkeys(f"{at.path}:{at.span.line}" for at, _ in found if at.path not in routed)
     )
 
 

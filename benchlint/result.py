@@ -45,6 +45,8 @@ class Coverage:
     # whose recipe's path cannot be told: their recipes were not checked
     upstream: tuple[str, ...] = ()
     untold: tuple[str, ...] = ()
+    # steps of workflows outside the layout's `workflows` that run a launcher ("path:line")
+    stray: tuple[str, ...] = ()
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""
@@ -170,12 +172,24 @@ class Coverage:
             )
         return found
 
+    def stray_launches(self) -> str | None:
+        """The warning for workflow steps that run a launcher outside the routed workflows."""
+        if not self.stray:
+            return None
+        return (
+            f"{_count(len(self.stray), 'workflow step')} ({_first(list(self.stray))}) "
+            f"run{'s' if len(self.stray) == 1 else ''} a launcher in a workflow outside those "
+            "benchlint routes entries through (the layout's `workflows`): what those jobs run "
+            "was not checked (`benchlint layout` shows the workflows)"
+        )
+
     def warnings(self) -> list[str]:
         """What the run could not wire, for every output to say."""
         found = (
             self.other_projects(),
             self.blind_spot(),
             *self.unchecked_recipes(),
+            self.stray_launches(),
             self.not_followed(),
             self.unrouted_calls(),
             self.unreached_labels(),

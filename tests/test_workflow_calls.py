@@ -516,3 +516,39 @@ def test_entries_whose_recipes_are_not_this_repositorys_are_said(tmp_path: Path)
         "checked (`benchlint explain ENTRY` shows the route)"
     ) in warnings
     assert not any("ours-trt" in w for w in warnings)
+
+
+def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_path: Path) -> None:
+    """A dispatch workflow that runs the launcher itself (a GPU test, a profiling run): no
+    entry's route goes through it, and the run says so, at its launch line. The template the
+    entries run through is not named."""
+    template = (
+        "name: bench\non:\n  workflow_call:\n    inputs:\n      runner:\n        type: string\n"
+        "jobs:\n  run:\n    runs-on: ${{ inputs.runner }}\n    steps:\n"
+        "      - run: |\n          bash ./runners/launch_${RUNNER_NAME%%_*}.sh\n"
+    )
+    dispatch = (
+        "name: gpu test\non:\n  workflow_dispatch:\n    inputs:\n      runner:\n"
+        "        type: choice\n        options: [h200]\njobs:\n  sweep:\n"
+        "    runs-on: ${{ inputs.runner }}\n    steps:\n      - uses: actions/checkout@v4\n"
+        "      - run: |\n          RUNNER_NAME=${{ runner.name }}\n"
+        "          bash ./runners/launch_${RUNNER_NAME%%_*}.sh\n"
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            ".github/workflows/benchmark-tmpl.yml": template,
+            ".github/workflows/gpu-test.yml": dispatch,
+            ".github/workflows/sweep.yml": (
+                "on: workflow_dispatch\njobs:\n  bmk-h200:\n"
+                "    uses: ./.github/workflows/benchmark-tmpl.yml\n    with:\n      runner: h200\n"
+            ),
+            "runners/launch_h200-cw.sh": "#!/usr/bin/bash\necho run\n",
+        },
+    )
+    said = [w for w in run_lint(root).warnings() if "outside those benchlint routes" in w]
+    assert said == [
+        "1 workflow step (.github/workflows/gpu-test.yml:15) runs a launcher in a workflow outside "
+        "those benchlint routes entries through (the layout's `workflows`): what those jobs run "
+        "was not checked (`benchlint layout` shows the workflows)"
+    ]
