@@ -84,7 +84,9 @@ the module from the folder it runs in, and where that folder has no such file it
 installed module of the name (`python3 -m coverage` beside a `scripts/coverage.py`); such a
 line is counted in the report's warnings. A package's module (`python3 -m bench.client`) is
 the file of that path under the package's folder wherever that is (`src/bench/client.py`, as
-`pip install -e` installs it).
+`pip install -e` installs it), but not inside another package's folder
+(`inference/eval/mmlu/run_eval.py` for `-m eval.mmlu.run_eval`, where `inference/` is a
+package: from that folder it is that file, from elsewhere an installed `eval`): counted too.
 
 A word whose value is not known is not read, and is taken not to be `--` unless the script
 gives that variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
@@ -648,6 +650,15 @@ def _command_line(
     if not targets and site.unknown and relative:  # (the files of that name in any folder)
         suffix = "/" + posixpath.normpath(path)
         targets = [p for p in ctx.ws.python_paths if ("/" + p).endswith(suffix)]
+    if not targets and module and into is None and "/" in value:
+        # (`-m eval.mmlu.run_eval` where the repository's file is inside another package's
+        # folder, `inference/eval/mmlu/run_eval.py`: run from that folder it is that file,
+        # from elsewhere an installed module: said, not read)
+        suffix = "/" + value
+        inside = [p for p in ctx.ws.python_paths if ("/" + p).endswith(suffix)]
+        if inside:
+            ctx.count(_INSTALLED_SAID, Location(script.path, where), involves=tuple(inside))
+        return
     if not targets:
         return
     if module and into is None and "/" not in value and posixpath.normpath(path) not in targets:

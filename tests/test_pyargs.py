@@ -852,3 +852,32 @@ def test_a_parser_an_attribute_holds_is_the_reason_said() -> None:
         "not followed"
     )
     assert pyargs.read("import argparse\np = argparse.ArgumentParser()\n") == pyargs.NOT_PARSED
+
+
+def test_a_module_inside_another_packages_folder_is_said(tmp_path: Any) -> None:
+    """`python -m eval.mmlu.run_eval` where the repository's file is
+    `inference/eval/mmlu/run_eval.py` and `inference/` is a package: run from `inference/` it
+    is that file, from elsewhere an installed `eval`; said, not skipped in silence. A module no
+    file of the repository has (`-m lm_eval.x`) is not said."""
+    from tests.conftest import run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "inference/__init__.py": "",
+            "inference/eval/__init__.py": "",
+            "inference/eval/mmlu/__init__.py": "",
+            "inference/eval/mmlu/run_eval.py": parser + "p.parse_args()\n",
+            "inference/eval/mmlu/run.sh": (
+                "#!/bin/bash\npython -m eval.mmlu.run_eval --bogus 1\npython -m lm_eval.x --k 1\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert (
+        "Python modules run with options where the repository's file of that name is not at its "
+        "root, so an installed module of the name may be the one that runs, not read (BL116): 1 "
+        "(inference/eval/mmlu/run.sh:2)"
+    ) in result.warnings()
