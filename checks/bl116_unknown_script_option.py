@@ -366,6 +366,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
         yield _Line(command, tuple(pieces), elsewhere, unread)
     run, evaluated, elsewhere_run = _run_variables(script)
     built: dict[str, tuple[Command, list[_Piece], bool, bool]] = {}
+    unknown: set[str] = set()  # of those, the lines whose script cannot be told (`_Line.unread`)
     for inner in script.walk():
         for assignment in inner.assignments:
             given = assignment.value
@@ -386,16 +387,27 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             if appends:
                 built[name][1].extend(pieces)
                 continue
-            if pieces and _named(pieces) is not None:
+            unread = False
+            if pieces and _named(pieces) is None and not items:
+                # (`run_cmd="torchrun $DIST x.py ..."`: the launcher's options a string holds)
+                pieces = _expanded_pieces(script, assignment.command, pieces)
+                unread = _named(pieces) is None and _launched_after_unknown(
+                    [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
+                )
+            if pieces and (_named(pieces) is not None or unread):
                 built[name] = (assignment.command, pieces, bool(items), _elsewhere(invocation))
+                if unread:
+                    unknown.add(name)
             else:
                 built.pop(name, None)
+                unknown.discard(name)
     for name, (command, pieces, array, elsewhere) in built.items():
         if name in evaluated and not array:  # (what follows a pipe or a redirection: not its)
             ends = (i for i, (_, raw, _) in enumerate(pieces) if _SHELL_SYNTAX.match(raw))
             pieces = pieces[: next(ends, len(pieces))]
         if array or name in run:
-            yield _Line(command, tuple(pieces), elsewhere or name in elsewhere_run)
+            away = elsewhere or name in elsewhere_run
+            yield _Line(command, tuple(pieces), away, name in unknown)
 
 
 # a piece of a string `eval` runs that is shell syntax, not a word: an operator, a redirection
@@ -508,7 +520,10 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
         if past:
             found.append(_word(script, word))
             continue
-        past = _is_script(word.value) or bool(found and found[-1][0] in ("-m", "--module"))
+        module = (
+            found and found[-1][0] in ("-m", "--module") and word.value not in _LAUNCHER_MODULES
+        )
+        past = _is_script(word.value) or bool(module)
         array = _ARRAY_WORD.fullmatch(word.value) if not word.static else None
         if array and array.group(2) == "*" and word.node.type == "string":
             return None  # (`"${ARGS[*]}"`: one word, the items joined)
@@ -516,12 +531,8 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
         if name is None:
             found.append(_word(script, word))
             continue
-        owner = command.script
-        assigned = [a for a in owner.assignments if a.name == name]
-        if len(assigned) != 1 or assigned[0].value is None:
-            return None
-        given, node = assigned[0].value, assigned[0].node
-        if node.start_byte > command.node.start_byte or owner.text_of(node).startswith(f"{name}+="):
+        given = _once_before(command, name)
+        if given is None:
             return None
         if array is not None and given.items is not None:
             found += [_word(script, item) for item in given.items]
@@ -532,6 +543,40 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
     return found
 
 
+def _once_before(command: Command, name: str) -> Word | None:
+    """The value the script (the command's shell) assigns the variable, where it does so once,
+    before the command, and nowhere appends to it (`NAME+=`); None otherwise. A string `eval`
+    runs is read in the shell that runs the `eval`: its assignments are those before it."""
+    owner = command.script
+    assigned = [a for a in owner.assignments if a.name == name]
+    while not assigned and owner.parent is not None and owner.parent.base == "eval":
+        command = owner.parent
+        owner = command.script
+        assigned = [a for a in owner.assignments if a.name == name]
+    if len(assigned) != 1 or assigned[0].value is None:
+        return None
+    node = assigned[0].node
+    if node.start_byte > command.node.start_byte or owner.text_of(node).startswith(f"{name}+="):
+        return None
+    return assigned[0].value
+
+
+def _expanded_pieces(script: Script, command: Command, pieces: list[_Piece]) -> list[_Piece]:
+    """A string's pieces (`run_cmd="torchrun $DIST x.py ..."`) with each that is a string
+    variable's whole value (`$DIST`), assigned once before, in its place as bash splits it."""
+    found: list[_Piece] = []
+    for piece in pieces:
+        text, raw, _ = piece
+        match = _VARIABLE_PIECE.fullmatch(raw) if text is None else None
+        given = _once_before(command, match.group(1) or match.group(2)) if match else None
+        if given is None or given.items is not None:
+            found.append(piece)
+        else:
+            found += _pieces(script, given)
+    return found
+
+
+_VARIABLE_PIECE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # `${NAME[@]}` and `"${NAME[@]}"` (an array's items, each a word)
 _ARRAY_WORD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}")
 

@@ -826,6 +826,7 @@ def test_a_launcher_line_with_a_word_not_known_where_the_script_may_be_is_said(
                 'torchrun --nnodes 1 "$X" -m pkg.train --bogus\n'
                 "python3 -m torch.distributed.run $DIST_ARGS train.py --bogus\n"
                 'torchrun --nnodes 1 "$X" -m other.mod --bogus\n'  # (no such file: not said)
+                'run_cmd="torchrun $UNSET train.py --bogus"\neval ${run_cmd}\n'  # 6
             ),
         },
     )
@@ -833,8 +834,8 @@ def test_a_launcher_line_with_a_word_not_known_where_the_script_may_be_is_said(
     assert result.findings == []
     assert (
         "Python scripts run after words whose values are not known (the program, or a "
-        "launcher's options: one could name another script), not read (BL116): 3 (run.sh:2, "
-        "run.sh:3, run.sh:4)"
+        "launcher's options: one could name another script), not read (BL116): 4 (run.sh:2, "
+        "run.sh:3, run.sh:4 and 1 more)"
     ) in result.warnings()
 
 
