@@ -88,8 +88,11 @@ the file of that path under the package's folder wherever that is (`src/bench/cl
 (`inference/eval/mmlu/run_eval.py` for `-m eval.mmlu.run_eval`, where `inference/` is a
 package: from that folder it is that file, from elsewhere an installed `eval`): counted too.
 
-A word whose value is not known is not read, and is taken not to be `--` unless the script
-gives that variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
+A word that is a variable's whole value, assigned once before the line and never appended to,
+is read as what it holds: a string run unquoted as bash splits it (`python3 x.py $OPTS`, the
+finding at the option in the assignment), an array's items (`"${ARGS[@]}"`). Another word whose
+value is not known is not read, and is taken not to be `--` unless the script gives that
+variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
 --node-ips ...`), the words before the subcommand's word are read as the parser's and the rest
 as that subcommand's; nothing is read from where that word cannot be told (an option before it
 takes a number of words the code does not fix, the parser has positional arguments, or the word
@@ -350,7 +353,11 @@ def _command_lines(script: Script) -> Iterator[_Line]:
         # (as argparse reads them: `"--nnodes=$N"` is an option, whatever its value)
         pieces = [_word(script, w) for w in words]
         texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
-        unread = _script_index(texts) is None
+        named = _script_index(texts)
+        unread = named is None
+        if named is not None:  # (`python3 x.py $OPTS`: the options a variable holds)
+            after = [p for w in words[named[0] + 1 :] for p in _in_place(script, command, w)]
+            pieces = pieces[: named[0] + 1] + after
         if unread and _launched_after_unknown(texts):
             # (`torchrun ${DIST_ARGS[@]} x.py`: the launcher's options a variable holds)
             expanded = _expanded(script, command, words)
@@ -518,7 +525,7 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
     past = False
     for word in words:
         if past:
-            found.append(_word(script, word))
+            found += _in_place(script, command, word)
             continue
         module = (
             found and found[-1][0] in ("-m", "--module") and word.value not in _LAUNCHER_MODULES
@@ -541,6 +548,21 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
         else:
             return None
     return found
+
+
+def _in_place(script: Script, command: Command, word: Word) -> list[_Piece]:
+    """A word of the script's own command line, as what it holds where it is a variable's whole
+    value assigned once before (`_once_before`): an array's items (`"${ARGS[@]}"`), or a string
+    run unquoted as bash splits it (`$OPTS`); else the word, not known where it is not."""
+    array = _ARRAY_WORD.fullmatch(word.value) if not word.static else None
+    quoted_star = array is not None and array.group(2) == "*" and word.node.type == "string"
+    name = array.group(1) if array else word.unquoted_variable()
+    given = _once_before(command, name) if name is not None and not quoted_star else None
+    if given is not None and array is not None and given.items is not None:
+        return [_word(script, item) for item in given.items]
+    if given is not None and array is None and given.items is None:
+        return _pieces(script, given)
+    return [_word(script, word)]
 
 
 def _once_before(command: Command, name: str) -> Word | None:
