@@ -310,7 +310,7 @@ def _coverage(ctx: Context) -> Coverage:
         recipes=len(recipes),
         routed=routed,
         reaching=reaching,
-        scripts=len([p for p in ws.shell_paths if p not in launchers]),
+        scripts=len([p for p in ws.shell_paths if p not in launchers and p not in ws.templates]),
         recipe_tree=ws.detected.recipe_tree,
         unwired=tuple(ws.detected.unwired),
         unfollowed=tuple(unfollowed(ctx).items()),

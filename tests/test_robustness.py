@@ -248,6 +248,8 @@ def test_a_script_to_fill_in_is_a_template(tmp_path: Path) -> None:
         "t/prep.sh",
         "t/serve.sh",
     ]
+    # (a template is counted as one, not also as a script read)
+    assert result.coverage is not None and result.coverage.scripts == 4
 
 
 def test_a_script_for_another_shell_is_not_linted_and_the_run_says_so(tmp_path: Path) -> None:
