@@ -1018,6 +1018,7 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
     source = ws.source(path)
     found: list[tuple[pyargs.Parser, str]] = []
     untold: list[str] = []
+    called: list[str] = []  # the repository's functions it calls, that make no parser
     for module, level, name, parses in pyargs.delegates(source.text) if source else ():
         file = _module_file(ws, path, module, level)
         if file is None:
@@ -1028,12 +1029,20 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
         parser = _read(ws, file, name, parses, script=path)
         if not isinstance(parser, str):
             found.append((parser, file))
-        elif parser not in (pyargs.NO_PARSER, pyargs.NOT_PARSED):
+        elif parser == pyargs.NO_PARSER:
+            called.append(f"`{name}` of `{file}`")
+        elif parser != pyargs.NOT_PARSED:
             untold.append(f"its parser is made in `{file}`, where {parser}")
     if len(found) > 1:
         return f"it calls {len(found)} functions of other modules that parse its command line"
     if untold:
         return untold[0]
+    if not found and called:  # (Megatron's `pretrain` -> `initialize_megatron` -> `parse_args`)
+        return (
+            f"it makes no argparse parser, nor do the functions of the repository it calls "
+            f"({', '.join(dict.fromkeys(called))}): one they call in turn may (followed one call "
+            "deep)"
+        )
     return found[0] if found else pyargs.NO_PARSER
 
 

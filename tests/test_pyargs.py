@@ -882,3 +882,35 @@ def test_a_module_inside_another_packages_folder_is_said(tmp_path: Any) -> None:
         "root, so an installed module of the name may be the one that runs, not read (BL116): 1 "
         "(inference/eval/mmlu/run.sh:2)"
     ) in result.warnings()
+
+
+def test_a_parser_made_two_calls_deep_is_said_as_that(tmp_path: Any) -> None:
+    """`train.py` calls `initialize` of `lib/initialize.py`, which calls `parse_args` of
+    `lib/arguments.py` (Megatron's `pretrain` -> `initialize_megatron` -> `parse_args`): one
+    call is followed, and the reason says where it stopped, not that nothing parses."""
+    from tests.conftest import run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "lib/__init__.py": "",
+            "lib/arguments.py": (
+                "import argparse\n\ndef parse_args():\n    p = argparse.ArgumentParser()\n"
+                "    p.add_argument('--lr')\n    return p.parse_args()\n"
+            ),
+            "lib/initialize.py": (
+                "from lib.arguments import parse_args\n\ndef initialize():\n"
+                "    return parse_args()\n"
+            ),
+            "train.py": "from lib.initialize import initialize\n\ninitialize()\n",
+            "run.sh": "#!/bin/bash\npython3 train.py --lr 1 --bogus 2\n",
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "`train.py`: it makes no argparse parser, nor do the functions of the repository it "
+        "calls (`initialize` of `lib/initialize.py`): one they call in turn may (followed one "
+        "call deep): 1 (run.sh:2)"
+    ) in result.warnings()
