@@ -88,6 +88,10 @@ the file of that path under the package's folder wherever that is (`src/bench/cl
 (`inference/eval/mmlu/run_eval.py` for `-m eval.mmlu.run_eval`, where `inference/` is a
 package: from that folder it is that file, from elsewhere an installed `eval`): counted too.
 
+A command a program benchlint does not know runs after its `--` (`gantry run ... -- python3
+x.py ...`) is counted in the warnings, not read: where and how that program runs it is not
+known.
+
 A word that is a variable's whole value, assigned once before the line and never appended to,
 is read as what it holds: a string run unquoted as bash splits it (`python3 x.py $OPTS`, the
 finding at the option in the assignment), an array's items (`"${ARGS[@]}"`). Another word whose
@@ -210,6 +214,11 @@ _KEY = "pyargs"
 _UNREAD_SAID = (
     "Python scripts run after words whose values are not known (the program, or a launcher's "
     "options: one could name another script), not read (BL116)"
+)
+# `gantry run ... -- python3 x.py`: a program benchlint does not know runs the command
+_BEHIND_SAID = (
+    "Python scripts run with options by a program benchlint does not know (the command after "
+    "its `--`: where and how it runs it is not known), not read (BL116)"
 )
 # a workflow step bash may not run: another `shell:`, or a runner that may be Windows (its
 # default shell is PowerShell), as a `runs-on` expression may be
@@ -335,6 +344,9 @@ class _Line:
     # a launcher's line whose script cannot be told, as a word before the `.py` one is not
     # known (`torchrun $DIST_ARGS train.py ...`): said where the file is the repository's
     unread: bool = False
+    # the command a program benchlint does not know runs after its `--` (`gantry run ... --
+    # python3 x.py`): where and how it runs it is not known, so said, not read
+    behind: bool = False
 
 
 _Piece = tuple[str | None, str, Span]
@@ -364,6 +376,9 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             if expanded is not None and _named(expanded) is not None:
                 pieces, unread = expanded, False
         elif unread:
+            behind = _after_dashdash(texts)
+            if behind is not None:  # (`gantry run ... -- python3 x.py --lr 1`)
+                yield _Line(command, tuple(pieces[behind:]), behind=True)
             continue
         elsewhere = _elsewhere(command.invocation)
         inside = command.script.parent
@@ -627,6 +642,23 @@ def _launched_after_unknown(words: list[tuple[str | None, str]]) -> bool:
     return False
 
 
+def _after_dashdash(words: list[tuple[str | None, str]]) -> int | None:
+    """Where the command a program runs after its `--` starts, when that command runs a Python
+    interpreter or a launcher and names a script (`efficiency-pentathlon run ... -- python3
+    x.py`); None otherwise."""
+    texts = [text for text, _ in words]
+    if "--" not in texts[1:]:
+        return None
+    at = texts.index("--", 1) + 1
+    rest = words[at:]
+    if not rest or rest[0][0] is None:
+        return None
+    name = rest[0][0].rsplit("/", 1)[-1]
+    if not (_PYTHON.fullmatch(name) or name in _LAUNCHERS or _launcher_start(rest) is not None):
+        return None
+    return at if _script_index(rest) is not None else None
+
+
 def _launcher_start(words: list[tuple[str | None, str]]) -> int | None:
     """Where a launcher's own words start (`torchrun`, `accelerate launch`, `python3 -m
     torch.distributed.run`); None where the words run no launcher."""
@@ -697,6 +729,13 @@ def _command_line(
         return
     index, value = named
     where = site.place(line.words[index][2])
+    if line.behind:
+        options = any(t is not None and t[:1] == "-" for t, _, _ in line.words[index + 1 :])
+        module = not line.words[index][1].endswith(".py")
+        targets = _targets(ctx, script, value, module) if options else []
+        if targets:
+            ctx.count(_BEHIND_SAID, Location(script.path, where), involves=tuple(targets))
+        return
     relative = not value.startswith(("/", "$", "`"))
     moved, into = folders.changed(line.command) if relative else (False, None)
     if relative and not moved and (site.folder is not None or site.unknown):

@@ -914,3 +914,29 @@ def test_a_parser_made_two_calls_deep_is_said_as_that(tmp_path: Any) -> None:
         "calls (`initialize` of `lib/initialize.py`): one they call in turn may (followed one "
         "call deep): 1 (run.sh:2)"
     ) in result.warnings()
+
+
+def test_a_script_a_program_runs_after_its_dashdash_is_said(tmp_path: Any) -> None:
+    """`efficiency-pentathlon run ... -- python3 client.py --k 1`: a program benchlint does not
+    know runs the command after its `--`, where and how not known: said, not read. Near
+    misses: no option after the script, a file of no repository, no interpreter after `--`."""
+    from tests.conftest import run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "client.py": parser + "p.parse_args()\n",
+            "submit.sh": (
+                "#!/bin/bash\nbench-run --task t -- python3 client.py --bogus 8\n"
+                "bench-run -- python3 client.py\nbench-run -- python3 other.py --k 1\n"
+                "git log -- client.py --k\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert (
+        "Python scripts run with options by a program benchlint does not know (the command after "
+        "its `--`: where and how it runs it is not known), not read (BL116): 1 (submit.sh:2)"
+    ) in result.warnings()
