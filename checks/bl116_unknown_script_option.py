@@ -1069,7 +1069,9 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
         if not isinstance(parser, str):
             found.append((parser, file))
         elif parser == pyargs.NO_PARSER:
-            called.append(f"`{name}` of `{file}`")
+            deeper = _parsed_in_turn(ws, file, path)
+            if deeper is not None:
+                called.append(f"`{name}` of `{file}`, which calls {deeper}")
         elif parser != pyargs.NOT_PARSED:
             untold.append(f"its parser is made in `{file}`, where {parser}")
     if len(found) > 1:
@@ -1078,11 +1080,23 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
         return untold[0]
     if not found and called:  # (Megatron's `pretrain` -> `initialize_megatron` -> `parse_args`)
         return (
-            f"it makes no argparse parser, nor do the functions of the repository it calls "
-            f"({', '.join(dict.fromkeys(called))}): one they call in turn may (followed one call "
-            "deep)"
+            f"it makes no argparse parser, and parses its command line two calls deep "
+            f"({called[0]}): followed one call deep"
         )
     return found[0] if found else pyargs.NO_PARSER
+
+
+def _parsed_in_turn(ws: Workspace, module: str, script: str) -> str | None:
+    """A function of another module of the repository that the module calls and that parses
+    the command line (`parse_args` of `lib/arguments.py`), named; None where none does."""
+    source = ws.source(module)
+    for inner, level, name, parses in pyargs.delegates(source.text) if source else ():
+        file = _module_file(ws, module, inner, level)
+        if file is None or file in (module, script) or parses == pyargs.CHANGED:
+            continue
+        if not isinstance(_read(ws, file, name, parses, script=script), str):
+            return f"`{name}` of `{file}`"
+    return None
 
 
 def _module_file(ws: Workspace, script: str, module: str, level: int) -> str | None:

@@ -887,7 +887,8 @@ def test_a_module_inside_another_packages_folder_is_said(tmp_path: Any) -> None:
 def test_a_parser_made_two_calls_deep_is_said_as_that(tmp_path: Any) -> None:
     """`train.py` calls `initialize` of `lib/initialize.py`, which calls `parse_args` of
     `lib/arguments.py` (Megatron's `pretrain` -> `initialize_megatron` -> `parse_args`): one
-    call is followed, and the reason says where it stopped, not that nothing parses."""
+    call is followed, and the reason names the two, not that nothing parses. A script whose
+    repository functions parse nothing two calls deep is said as making no parser."""
     from tests.conftest import run_lint, write_repo
 
     root = write_repo(
@@ -910,9 +911,9 @@ def test_a_parser_made_two_calls_deep_is_said_as_that(tmp_path: Any) -> None:
     assert result.findings == []
     assert (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
-        "`train.py`: it makes no argparse parser, nor do the functions of the repository it "
-        "calls (`initialize` of `lib/initialize.py`): one they call in turn may (followed one "
-        "call deep): 1 (run.sh:2)"
+        "`train.py`: it makes no argparse parser, and parses its command line two calls deep "
+        "(`initialize` of `lib/initialize.py`, which calls `parse_args` of `lib/arguments.py`): "
+        "followed one call deep: 1 (run.sh:2)"
     ) in result.warnings()
 
 
