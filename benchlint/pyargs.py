@@ -382,6 +382,18 @@ def _bound_once(tree: ast.Module) -> set[str]:
 
 
 class _Module:
+    def _ends_between(self, scope: ast.AST | None, first: int, last: int) -> bool:
+        """Whether the scope's code may end it between the two lines: a `return`, a `raise`,
+        a `sys.exit()` (`exit`, `quit`, `os._exit`) on a line between them."""
+        for node, owner in self.scope_of.items():
+            if owner is not scope or not first < getattr(node, "lineno", 0) < last:
+                continue
+            if isinstance(node, (ast.Return, ast.Raise)):
+                return True
+            if isinstance(node, ast.Call) and _ENDS.fullmatch(ast.unparse(node.func)):
+                return True
+        return False
+
     def _held_in_attribute(self, entry: str) -> str | None:
         """Where no parser this reads parses the command line, a call that parses it with a
         parser an attribute holds (`self.parser.parse_args()`, line N), which is not followed:
@@ -466,7 +478,10 @@ class _Module:
         self._uses()
         for made in self.made.values():
             if made.known_in and all(
-                any(s == scope and line > at for s, line in made.strict_in)
+                any(
+                    s == scope and line > at and not self._ends_between(scope, at, line)
+                    for s, line in made.strict_in
+                )
                 for scope, at in made.known_in
             ):
                 made.keeps_unknown = False  # (the strict parse that follows decides)
@@ -949,6 +964,10 @@ class _Module:
 # a parser's or its subcommands' fields a script may set without changing what they accept
 _HARMLESS_FIELDS = frozenset({"required", "dest", "description", "epilog", "usage", "prog"})
 _SUBPARSERS_KEYWORDS = frozenset({"dest", "required", "help", "title", "description", "metavar"})
+
+
+# calls that end a script's run where they are
+_ENDS = re.compile(r"(?:sys\.)?exit|quit|os\._exit")
 
 
 def _unconditional_calls(tree: ast.Module) -> set[int]:

@@ -351,12 +351,16 @@ def step_folder(root: YNode, job: YNode, step: YNode) -> str | None:
     if given is None:
         return ""
     value = given.value if given.is_scalar else None
+    if isinstance(value, str):  # (`${{ github.workspace }}/bench`: the checkout's `bench`)
+        value = _WORKSPACE.sub(".", value.strip(), count=1)
     if not isinstance(value, str) or not _PLAIN_FOLDER.fullmatch(value):
         return None
     return posixpath.normpath(value.removeprefix("./")).removeprefix(".").strip("/")
 
 
-_PLAIN_FOLDER = re.compile(r"(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*")
+_PLAIN_FOLDER = re.compile(r"(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*|\.")
+# the checkout's folder, as a step names it
+_WORKSPACE = re.compile(r"^\$\{\{\s*github\.workspace\s*\}\}")
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:

@@ -180,12 +180,13 @@ _LAUNCHERS: frozenset[object] = frozenset(
 )
 # modules that are such a launcher (`python3 -m torch.distributed.run` is `torchrun`)
 _LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
-# the options of those launchers that take no value (read from their parsers: torchrun of
-# PyTorch 2.13, DeepSpeed 0.19.8's `deepspeed`, Accelerate 1.16.0's `accelerate launch`,
+# the options of those launchers that take no value (read from their parsers: torchrun and
+# `torch.distributed.launch` of PyTorch 2.13, DeepSpeed 0.19.8's `deepspeed` and the
+# `--elastic_training` of its earlier releases, Accelerate 1.16.0's `accelerate launch`,
 # Horovod 0.28.1's `horovodrun`, coverage's `run`), named without dashes and with `-` for `_`:
 # every other option of theirs takes the next word as its value, a word not known too
 _FLAG_NAMES = """
-    h help m module no-python run-path standalone virtual-local-rank
+    h help m module no-python run-path standalone virtual-local-rank use-env elastic-training
     bind-cores-to-rank force-multi no-local-rank no-ssh no-ssh-check q quiet save-pid
     cpu debug downcast-bf16 dynamo-use-dynamic dynamo-use-fullgraph
     dynamo-use-regional-compilation enable-cpu-affinity fp8-use-autocast-during-eval multi-gpu
@@ -472,7 +473,15 @@ def _word(script: Script, word: Word) -> _Piece:
 
 def _pieces(script: Script, word: Word) -> list[_Piece]:
     """The words bash splits a string's value into when it runs it unquoted (`$CMD`): its
-    blank-separated pieces; one that holds an expansion, a quote or a pattern is not known."""
+    blank-separated pieces; one that holds an expansion, a quote or a pattern is not known.
+    Where the script sets `IFS` (`IFS=$'\\n\\t'`: a blank no longer splits), one word not
+    known."""
+    if any(
+        a.name == "IFS" and a.kind not in ("prefix", "read")  # (not `IFS= read -r line`)
+        for inner in script.top.walk()
+        for a in inner.assignments
+    ):
+        return [(None, word.value, word.span)]
     out: list[_Piece] = []
     for text, span in word.pieces():
         if any(c in text for c in "$`'\"\\*?[{"):
@@ -921,7 +930,15 @@ class _Folders:
                 pushed.append(move)
             elif move.base == "popd" and pushed:
                 opened = pushed[-1]
-                if (opened.function, opened.subshell) == (move.function, move.subshell):
+                # (both under the same conditions and loops: not a `popd` under an `if`, nor a
+                # `pushd` in a loop with the `popd` after it)
+                same = (opened.function, opened.subshell, opened.guards, opened.loops) == (
+                    move.function,
+                    move.subshell,
+                    move.guards,
+                    move.loops,
+                )
+                if same and not move.tested:
                     undone[id(pushed.pop())] = move
         closing = set(map(id, undone.values()))
         changes = tuple(
