@@ -154,7 +154,7 @@ from benchlint.calls import fixed_folder, resolve
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
-from benchlint.shell.invocation import FILES, Invocation, resolve_words
+from benchlint.shell.invocation import FILES, WRAPPER_GRAMMARS, Invocation, resolve_words
 from benchlint.shell.model import Command, Script, Word
 from benchlint.workflow import (
     WORKFLOWS,
@@ -374,7 +374,11 @@ def _command_lines(script: Script) -> Iterator[_Line]:
         if unread and _launched_after_unknown(texts):
             # (`torchrun ${DIST_ARGS[@]} x.py`: the launcher's options a variable holds)
             expanded = _expanded(script, command, words)
-            if expanded is not None and _named(expanded) is not None:
+            wrappers = command.invocation.wrappers
+            if expanded is not None and texts[0][0] is None and wrappers:
+                # (`srun $SRUN_ARGS python3 x.py`: the wrapper's options the variable holds)
+                expanded = expanded[_options_end(wrappers[-1].name, expanded) :]
+            if expanded is not None and expanded and _named(expanded) is not None:
                 pieces, unread = expanded, False
         elif unread:
             behind = _after_dashdash(texts)
@@ -649,6 +653,24 @@ def _launched_after_unknown(words: list[tuple[str | None, str]]) -> bool:
         if text is None:
             return _script_word(words[i + 1 :]) is not None
     return False
+
+
+def _options_end(wrapper: str, pieces: list[_Piece]) -> int:
+    """Where a wrapper's own options end among the pieces that follow its known words (its
+    grammar's: an option that takes a value takes the next piece); 0 where they are not all
+    known options, as the variable may hold the command itself."""
+    grammar = WRAPPER_GRAMMARS.get(wrapper)
+    i = 0
+    while grammar is not None and i < len(pieces):
+        text = pieces[i][0]
+        if text is None or text[:1] != "-" or text == "--":
+            return i if text is not None and text[:1] != "-" else 0
+        long = text[2:] if text.startswith("--") else ""
+        valued = (long and "=" not in long and long in grammar.long_values) or (
+            not long and len(text) == 2 and text[1] in grammar.short_values
+        )
+        i += 2 if valued else 1
+    return 0
 
 
 def _after_dashdash(words: list[tuple[str | None, str]]) -> int | None:
