@@ -173,8 +173,9 @@ UNDECIDED = (
 )
 UNDECIDED_RECIPE = (
     "recipes with an engine flag only some releases accept not checked against their release "
-    "(BL303: the recipe's model.container names no release the flag data decides: an alias the "
-    "site's srtslurm.yaml resolves, or a release between two measured ones that differ on it)"
+    "(BL303: the recipe's model.container names no release the flag data decides: a nightly or "
+    "custom tag, an alias the site's srtslurm.yaml resolves, or a release between two measured "
+    "ones that differ on it)"
 )
 UNDECIDED_MANIFEST = (
     "engine launches in containers (Kubernetes, `docker run`) with a flag only some releases "

@@ -571,9 +571,9 @@ def test_recipes_of_an_unknown_release_are_said(tmp_path: Path) -> None:
     assert json.loads(outcome.stdout)["findings"] == []
     assert (
         "recipes with an engine flag only some releases accept not checked against their release "
-        "(BL303: the recipe's model.container names no release the flag data decides: an alias "
-        "the site's srtslurm.yaml resolves, or a release between two measured ones that differ "
-        "on it): 1 (recipes/alias.yaml:1)"
+        "(BL303: the recipe's model.container names no release the flag data decides: a "
+        "nightly or custom tag, an alias the site's srtslurm.yaml resolves, or a release "
+        "between two measured ones that differ on it): 1 (recipes/alias.yaml:1)"
     ) in json.loads(outcome.stdout)["warnings"]
 
 
