@@ -39,7 +39,8 @@ class Context:
         # what rules could not decide, and where (every report says how many and the first
         # few; --statistics counts them)
         self.undecided: dict[str, list[Location]] = {}
-        self.involved: dict[str, set[str]] = {}  # (see `count`)
+        # what each place said undecided is about besides its own file (see `count`)
+        self.involved: dict[tuple[str, Location], set[str]] = {}
         self._kept: dict[str, object] = {}
 
     def kept(self, key: str, make: Callable[[], _Kept]) -> _Kept:
@@ -57,7 +58,7 @@ class Context:
         names one of them says it too."""
         self.undecided.setdefault(what, []).append(where)
         if involves:
-            self.involved.setdefault(what, set()).update(involves)
+            self.involved.setdefault((what, where), set()).update(involves)
 
     def document_pass(
         self, rule_id: str, path: str, run: Callable[[YamlDocument], list[Finding | Undecided]]

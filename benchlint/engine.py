@@ -153,9 +153,13 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
         context.count(OTHER_SHELL, Location(path, Span(1, 1, 1, 3)))
     for what, where in sorted(context.undecided.items()):
         reached = {w for w in where if not _never_reached(w, ws)}
-        kept = {w for w in reached if scope is None or inside(w.path, scope)}
-        if scope is not None and any(inside(p, scope) for p in context.involved.get(what, ())):
-            kept = reached  # (about a named file: said where it was met)
+        kept = {
+            w
+            for w in reached
+            if scope is None
+            or inside(w.path, scope)  # (or about a named file: said where it was met)
+            or any(inside(p, scope) for p in context.involved.get((what, w), ()))
+        }
         if kept:
             result.undecided[what] = sorted(kept, key=lambda w: (w.path, w.span))
     if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it

@@ -941,3 +941,26 @@ def test_a_script_a_program_runs_after_its_dashdash_is_said(tmp_path: Any) -> No
         "Python scripts run with options by a program benchlint does not know (the command after "
         "its `--`: where and how it runs it is not known), not read (BL116): 1 (submit.sh:2)"
     ) in result.warnings()
+
+
+def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -> None:
+    """One warning holds lines about several scripts (`a.py` and `b.py`, both run after a
+    `cd`): a run that names `a.py` says the places about `a.py`, not every place of it."""
+    from tests.conftest import run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "a.py": parser + "p.parse_args()\n",
+            "b.py": parser + "p.parse_args()\n",
+            "run.sh": '#!/bin/bash\ncd "$1"\npython3 a.py --k 1\npython3 b.py --k 1\n',
+        },
+    )
+    said = (
+        "Python scripts run with options where their path may name a file other than the "
+        "repository's (after a `cd`), not read (BL116): "
+    )
+    assert said + "2 (run.sh:3, run.sh:4)" in run_lint(root, select="BL116").warnings()
+    named = run_lint(root, select="BL116", named=[root / "a.py"])
+    assert named.warnings() == [said + "1 (run.sh:3)"]
