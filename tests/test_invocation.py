@@ -64,6 +64,11 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
         ("conda run -n env --no-capture-output python app.py", ["conda run"], "python app.py"),
         ("micromamba run -n env cmd", ["micromamba run"], "cmd"),
         ("pixi run -e gpu serve", ["pixi run"], "serve"),
+        ("poetry run -C app python x.py --k 1", ["poetry run"], "python x.py --k 1"),
+        ("pipenv run python x.py", ["pipenv run"], "python x.py"),
+        ("pdm run -p . python x.py", ["pdm run"], "python x.py"),
+        ('xvfb-run -a -s "-screen 0 1x1x24" python3 x.py', ["xvfb-run"], "python3 x.py"),
+        ("poetry install", [], "poetry install"),
         (
             "mpirun -n 1 --oversubscribe --allow-run-as-root trtllm-serve m --tp_size 8",
             ["mpirun"],

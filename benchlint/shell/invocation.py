@@ -194,6 +194,12 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
         "with-editable no-group only-group index-url extra-index-url",
     ),
     "conda run": _g("np", "name prefix cwd"),
+    # the project managers' `run`: the command in the project's environment
+    "poetry run": _g("CP", "directory project"),
+    "pipenv run": _g(),
+    "pdm run": _g("p", "project venv"),
+    # a command with a virtual X display (`xvfb-run -a -s "-screen 0 1x1x24" python3 x.py`)
+    "xvfb-run": _g("efnpsw", "error-file auth-file server-num xauth-protocol server-args wait"),
     "mpirun": _MPI,
     "mpiexec": _MPI,
     "pixi run": _g("e", "manifest-path environment"),
@@ -249,6 +255,9 @@ _SUBCOMMANDS = {
     "incus": ("exec",),
     "lxc": ("exec",),
     "ray": ("job submit",),
+    "poetry": ("run",),
+    "pipenv": ("run",),
+    "pdm": ("run",),
 }
 WRAPPERS = frozenset(WRAPPER_GRAMMARS) | frozenset(_SUBCOMMANDS)
 
