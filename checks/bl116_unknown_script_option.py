@@ -858,11 +858,19 @@ def _paths_of(
     ctx: Context, script: Script, value: str, module: bool, into: str | None
 ) -> list[str]:
     """The repository's Python files a script path may name (`_targets`), or, after a `cd`
-    into a fixed folder (`into`), the one of that folder."""
+    into a fixed folder (`into`), the one of that folder. A package's module found nowhere
+    there is the file under `src/` where the package is there (`-m bench.client`:
+    `src/bench/client.py`, as `pip install -e` installs a src layout)."""
     if into is None:
-        return _targets(ctx, script, value, module)
-    joined = posixpath.normpath(posixpath.join(into, value))
-    return [joined] if ctx.ws.is_python(joined) else []
+        found = _targets(ctx, script, value, module)
+    else:
+        joined = posixpath.normpath(posixpath.join(into, value))
+        found = [joined] if ctx.ws.is_python(joined) else []
+    package = value.split("/", 1)[0]
+    installed = ctx.ws.is_python(f"src/{package}/__init__.py") and ctx.ws.is_python(f"src/{value}")
+    if not found and module and "/" in value and installed:
+        found = [f"src/{value}"]
+    return found
 
 
 def _say_unread(ctx: Context, script: Script, line: _Line, site: _Where) -> None:
