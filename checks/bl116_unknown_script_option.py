@@ -127,13 +127,15 @@ have changed its folder before (a `cd` in its shell, or in a function it calls o
 command substitution) to one that is not known; after `cd "$(dirname "$0")"` (or `cd
 "$SCRIPT_DIR/.."`, a variable of the script's own folder) the path names the file of that
 folder alone (also `cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd` and
-`$(dirname "$(readlink -f "$0")")`). Nor is a path in a container or on another host (`docker
-exec`, `ssh`, `srun --container-image`), or in a Ray job (`ray job submit -- python3
-train.py`: it runs in the working directory its runtime environment gives) unless it is at a
-mount of the checkout (`/workspace/utils/client.py`); where a file of the repository has that
-path, the report's warnings count the line. A module run with `python3 -m` is not the file of
-that path inside another package's folder (`-m lm_eval` runs an installed `lm_eval`, not
-`srtctl/benchmarks/lm_eval.py`). Another module's parser is read only where the script makes
+`$(dirname "$(readlink -f "$0")")`), and in a workflow step, whose folder is known, after a
+plain relative `cd load_tests` the file of that folder. A path after a `cd` elsewhere is
+counted where some folder of the repository has a file of that path. Nor is a path in a
+container or on another host (`docker exec`, `ssh`, `srun --container-image`), or in a Ray job
+(`ray job submit -- python3 train.py`: it runs in the working directory its runtime environment
+gives) unless it is at a mount of the checkout (`/workspace/utils/client.py`); where a file of
+the repository has that path, the report's warnings count the line. A module run with
+`python3 -m` is not the file of that path inside another package's folder (`-m lm_eval` runs an
+installed `lm_eval`, not `srtctl/benchmarks/lm_eval.py`). Another module's parser is read only where the script makes
 no parser of its own, takes exactly one from other modules (a function that parses the command
 line, or a parser it parses as it is and does nothing else with), and the import names the
 module without doubt (beside the script, or the one file of that name under a folder it is
@@ -309,7 +311,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 script, folder = found.script, step_folder(root, job, step)
                 posix = runs_in_posix_shell(root, job, step)
                 where = _Where(folder, found.place, folder is None, not posix)
-                folders = _Folders.of(script)
+                folders = _Folders.of(script, folder)
                 for line in _command_lines(script):
                     yield from _command_line(ctx, script, line, folders, where)
 
@@ -784,7 +786,7 @@ def _command_line(
         targets = _paths_of(ctx, script, path, module, into if moved else None)
     if moved and into is not None:  # (`cd "$(dirname "$0")"`: the path is from that folder)
         moved = False
-    if not targets and site.unknown and relative:  # (the files of that name in any folder)
+    if not targets and relative and (site.unknown or moved):  # (that name in any folder)
         suffix = "/" + posixpath.normpath(path)
         targets = [p for p in ctx.ws.python_paths if ("/" + p).endswith(suffix)]
     if not targets and module and into is None and "/" in value:
@@ -950,7 +952,9 @@ class _Folders:
     called: frozenset[str | None]
 
     @staticmethod
-    def of(script: Script) -> _Folders:
+    def of(script: Script, base: str | None = None) -> _Folders:
+        """`base`: the repository folder the script runs in, where that is known (a workflow
+        step's): a plain relative `cd` from it goes to a known folder."""
         commands = list(script.top.all_commands())
         moves = [c for c in commands if c.base in ("cd", "pushd", "popd")]
         undone: dict[int, Command] = {}
@@ -972,7 +976,9 @@ class _Folders:
                     undone[id(pushed.pop())] = move
         closing = set(map(id, undone.values()))
         changes = tuple(
-            (c, _folder_of(script, c), undone.get(id(c))) for c in moves if id(c) not in closing
+            (c, _folder_of(script, c, base), undone.get(id(c)))
+            for c in moves
+            if id(c) not in closing
         )
         # (a function called only in a subshell, `$(patches_dir)`, moves no caller)
         called = frozenset(c.base for c in commands if not c.subshell) if changes else frozenset()
@@ -1005,12 +1011,21 @@ class _Folders:
         return True, folders.pop() if len(folders) == 1 else None
 
 
-def _folder_of(script: Script, command: Command) -> str | None:
-    """The repository folder a `cd DIR` or `pushd DIR` goes to, where it is fixed."""
+def _folder_of(script: Script, command: Command, base: str | None = None) -> str | None:
+    """The repository folder a `cd DIR` or `pushd DIR` goes to, where it is fixed: from the
+    script's own folder (`cd "$(dirname "$0")"`), or, where the folder it runs in is known
+    (`base`: a workflow step's), a plain relative one from there (`cd load_tests`)."""
     words = [w for w in command.args if not (w.static and w.value.startswith("-"))]
     if command.base == "popd" or len(words) != 1:
         return None
-    return fixed_folder(script, words[0].value)
+    word = words[0]
+    if base is not None and word.static and _PLAIN_PATH.fullmatch(word.value):
+        joined = posixpath.normpath(posixpath.join(base or ".", word.value))
+        return None if joined == ".." or joined.startswith("../") else joined.removeprefix(".")
+    return fixed_folder(script, word.value)
+
+
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./-]*")
 
 
 def script_parser(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:

@@ -964,3 +964,27 @@ def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -
     assert said + "2 (run.sh:3, run.sh:4)" in run_lint(root, select="BL116").warnings()
     named = run_lint(root, select="BL116", named=[root / "a.py"])
     assert named.warnings() == [said + "1 (run.sh:3)"]
+
+
+def test_a_path_after_a_cd_elsewhere_is_said_where_a_file_of_any_folder_has_it(
+    tmp_path: Any,
+) -> None:
+    """After `cd "$1"` a relative `load/bench.py` may name the file of any folder: said where
+    the repository has such a file in some folder (`tests/load/bench.py`), not only where the
+    root or the script's folders have it."""
+    from tests.conftest import run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "tests/load/bench.py": parser + "p.parse_args()\n",
+            "run.sh": '#!/bin/bash\ncd "$1"\npython3 load/bench.py --bogus 1\npython3 x.py --k 1\n',
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert (
+        "Python scripts run with options where their path may name a file other than the "
+        "repository's (after a `cd`), not read (BL116): 1 (run.sh:3)"
+    ) in result.warnings()
