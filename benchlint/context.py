@@ -100,6 +100,12 @@ class Context:
             self._routes = self._scoped_routes(wiring)
         return self._routes
 
+    @property
+    def routes_asked(self) -> list[Route] | None:
+        """The routes in scope, where a rule has asked for them (`routes`); None otherwise (a
+        run that names files builds none unless a rule needs them)."""
+        return self._routes if self.scope is not None else self.wiring.routes
+
     def _scoped_routes(self, wiring: Wiring) -> list[Route]:
         pairs = range(len(wiring.pairs))
         named = set(self.in_scope(self.ws.yaml_paths))

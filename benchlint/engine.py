@@ -20,6 +20,7 @@ from benchlint.releases import unfollowed
 from benchlint.result import Coverage, Result, RuleError
 from benchlint.source import SourceText
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
+from benchlint.wiring import Route
 from benchlint.workflow import WORKFLOWS, launch_lines
 from benchlint.workspace import Kept, Workspace
 
@@ -164,6 +165,8 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
             result.undecided[what] = sorted(kept, key=lambda w: (w.path, w.span))
     if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
         result.coverage = _coverage(context)
+    else:
+        result.coverage = _named_coverage(context)
     return result
 
 
@@ -298,14 +301,8 @@ def _coverage(ctx: Context) -> Coverage:
     roots = tuple(root.rstrip("/") + "/" for root in ws.recipe_roots)
     recipes = [p for p in ws.yaml_paths if p.startswith(roots)]
     reaching = len({id(entry) for entry, _, _ in wiring.pairs})
-    reached: set[str] = set()
-    elsewhere: dict[str, set[str]] = {"upstream": set(), "unknown": set(), "outside": set()}
-    for route in wiring.routes:
-        for ref in wiring.recipes(route):
-            if ref.path:
-                reached.add(ref.path)
-            elif ref.status in elsewhere:
-                elsewhere[ref.status].add(route.entry.name)
+    reached = {ref.path for route in wiring.routes for ref in wiring.recipes(route) if ref.path}
+    elsewhere = _recipes_elsewhere(context=ctx, routes=wiring.routes)
     routed = len(reached & set(recipes)) if wiring.pairs else 0
     return Coverage(
         master_configs=len(ws.glob(layout.master_configs)),
@@ -326,6 +323,39 @@ def _coverage(ctx: Context) -> Coverage:
         upstream=tuple(sorted(elsewhere["upstream"])),
         untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
         stray=_stray_launches(ws),
+    )
+
+
+def _recipes_elsewhere(context: Context, routes: list[Route]) -> dict[str, set[str]]:
+    """The names of the entries whose recipe, on one of these routes, is srt-slurm's own
+    ("upstream"), or one whose file cannot be told ("unknown", "outside")."""
+    found: dict[str, set[str]] = {"upstream": set(), "unknown": set(), "outside": set()}
+    for route in routes:
+        for ref in context.wiring.recipes(route):
+            if ref.status in found:
+                found[ref.status].add(route.entry.name)
+    return found
+
+
+def _named_coverage(ctx: Context) -> Coverage | None:
+    """A run that names files: the route warnings about them, over the routes of the entries
+    of a named master config or through a named launcher (those the rules asked for: none
+    where no rule asked)."""
+    if ctx.routes_asked is None:
+        return None
+    routes = [
+        r
+        for r in ctx.routes_asked
+        if ctx.route_in_scope(*ctx.ws.aliases(r.launcher.path), r.entry.path)
+    ]
+    if not routes:
+        return None
+    elsewhere = _recipes_elsewhere(ctx, routes)
+    return Coverage(
+        unfollowed=tuple(unfollowed(ctx, routes).items()),
+        upstream=tuple(sorted(elsewhere["upstream"])),
+        untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
+        named=True,
     )
 
 

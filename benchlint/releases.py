@@ -204,16 +204,16 @@ def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     return found
 
 
-def unfollowed(ctx: Context) -> dict[str, tuple[str, ...]]:
+def unfollowed(ctx: Context, routes: list[Route] | None = None) -> dict[str, tuple[str, ...]]:
     """Launchers that run, for some entries, nothing benchlint can follow: no script or recipe
     it can evaluate a path to, and no engine of their own (a launcher that starts the engine
     itself, as InferenceX's did until August 2025, is what its jobs run, and is checked): each
     with the names of those entries, in the order of the routes. Every launcher such an entry
-    reaches is named."""
+    reaches is named. `routes`: those to look at (every route of the wiring by default)."""
     wiring = ctx.wiring
     followed: set[int] = set()
     reached: dict[int, list[Route]] = {}
-    for route in wiring.routes:
+    for route in wiring.routes if routes is None else routes:
         reached.setdefault(id(route.entry), []).append(route)
         if id(route.entry) in followed:
             continue

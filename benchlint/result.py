@@ -47,6 +47,8 @@ class Coverage:
     untold: tuple[str, ...] = ()
     # steps of workflows outside the layout's `workflows` that run a launcher ("path:line")
     stray: tuple[str, ...] = ()
+    # a run that names files: only the warnings about the routes through them (no summary)
+    named: bool = False
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""

@@ -469,6 +469,11 @@ def test_a_launcher_that_starts_the_engine_itself_is_followed(tmp_path: Path) ->
         "script or recipe benchlint can follow for them: what their jobs run was not checked "
         "against them (`benchlint explain ENTRY` shows the launcher's calls)"
     ]
+    # naming one of those launchers says it of that launcher; naming another says nothing
+    named = run_lint(root, named=[root / "launch_b200-tg.sh"]).warnings()
+    assert any("(bmk-b200) reaches a launcher (launch_b200-tg.sh)" in w for w in named)
+    other = run_lint(root, named=[root / "launch_h200-xy.sh"]).warnings()
+    assert not any("can follow" in w for w in other)
 
 
 def test_entries_whose_recipes_are_not_this_repositorys_are_said(tmp_path: Path) -> None:
@@ -516,6 +521,12 @@ def test_entries_whose_recipes_are_not_this_repositorys_are_said(tmp_path: Path)
         "checked (`benchlint explain ENTRY` shows the route)"
     ) in warnings
     assert not any("ours-trt" in w for w in warnings)
+    # a run that names the master config, or the launcher, says it too (pre-commit)
+    for named in ("configs/nvidia-master.yaml", "runners/launch_gb200-nv.sh"):
+        assert any(
+            "1 entry (up-trt) runs a recipe" in w
+            for w in run_lint(root, named=[root / named]).warnings()
+        )
 
 
 def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_path: Path) -> None:

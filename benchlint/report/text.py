@@ -84,7 +84,7 @@ def render(result: Result) -> str:
         out.append(f"benchlint: internal error in {error.rule}: {error.message}")
     total = len(result.findings)
     read = f"{_plural(result.files_read, 'file')} read" + (
-        f": {result.coverage.describe()}" if result.coverage else ""
+        f": {result.coverage.describe()}" if result.coverage and not result.coverage.named else ""
     )
     if total:
         parts = [_plural(counts[s], s.value) for s in Severity if counts[s]]
