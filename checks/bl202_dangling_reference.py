@@ -148,6 +148,7 @@ itself.
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 from collections.abc import Callable, Iterator
@@ -340,11 +341,36 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from _benchmark_types(ctx)
 
 
-# a benchmark runner srtctl registers (`@register_benchmark("sa-bench")` on its class), and
 # the types its schema names (`class BenchmarkType(str, Enum)`: `manual`, which runs none)
-_REGISTERED = re.compile(r"^@register_benchmark\(\s*[\"']([^\"']+)[\"']", re.M)
 _TYPE_ENUM = re.compile(r"^class BenchmarkType\(.*\):\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
 _MEMBER = re.compile(r"^[ \t]+[A-Z][A-Z0-9_]*[ \t]*=[ \t]*[\"']([^\"']+)[\"']", re.M)
+
+
+def _registered(text: str) -> set[str]:
+    """The names a module of srtctl registers benchmark runners under: each call of
+    `register_benchmark` with a string, as a decorator or not (`@register_benchmark("sa-bench")`,
+    `register_benchmark(name="x")(Runner)`), read from its code (not a docstring's example)."""
+    if "register_benchmark" not in text:
+        return set()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if name != "register_benchmark":
+            continue
+        given = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "name")]
+        found.update(
+            v.value for v in given if isinstance(v, ast.Constant) and isinstance(v.value, str)
+        )
+    return found
+
+
 _PLAIN_TYPE = re.compile(r"[A-Za-z0-9_.-]+")
 
 
@@ -362,7 +388,7 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
     for path in ws.python_paths:
         source = ws.source(path) if "srtctl/" in path else None
         if source is not None and "srtctl/benchmarks/" in path:
-            registered.update(_REGISTERED.findall(source.text))
+            registered.update(_registered(source.text))
         if source is not None and "class BenchmarkType(" in source.text:
             for block in _TYPE_ENUM.findall(source.text):
                 named.update(_MEMBER.findall(block))
@@ -381,7 +407,7 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
             if kind.value not in registered | named:
                 yield Finding(
                     "BL202",
-                    f"benchmark.type {kind.value} names no benchmark runner of this srtctl "
+                    f"benchmark.type {kind.value} names no benchmark type this srtctl knows "
                     f'({known}): srtctl accepts the recipe, and the job ends with "Unknown '
                     'benchmark type" once its workers are up, having measured nothing',
                     Location(path, kind.span),
