@@ -46,15 +46,18 @@ class HealthWindow:
         return f"{self.attempts} × {self.interval} s = {duration(self.seconds)}"
 
 
-def health_window(root: YNode | None) -> HealthWindow | None:
-    """The readiness window max_attempts × interval_seconds (srtctl defaults where absent)."""
+def health_window(
+    root: YNode | None, defaults: tuple[int, int] | None = None
+) -> HealthWindow | None:
+    """The readiness window max_attempts × interval_seconds (srtctl defaults where absent:
+    `defaults`, the max_attempts and interval_seconds of the srtctl that runs it where known,
+    else the profile's)."""
+    first, second = defaults or (DEFAULT_MAX_ATTEMPTS, DEFAULT_INTERVAL_SECONDS)
     settings = settings_root(root)
     block = settings.get("health_check") if settings is not None else None
     mapping = block if block is not None and block.is_map else None
-    attempts = _integer(mapping.get("max_attempts") if mapping else None, DEFAULT_MAX_ATTEMPTS)
-    interval = _integer(
-        mapping.get("interval_seconds") if mapping else None, DEFAULT_INTERVAL_SECONDS
-    )
+    attempts = _integer(mapping.get("max_attempts") if mapping else None, first)
+    interval = _integer(mapping.get("interval_seconds") if mapping else None, second)
     if attempts is None or interval is None:
         return None
     return HealthWindow(

@@ -24,7 +24,8 @@ In a repository of recipes with no master config (an srt-slurm tree), each recip
 it is, against its own `slurm.time_limit`; one with no `health_check` block gets the site's
 `default_health_check`, not known there: counted in every report, not checked (where the
 tree holds srtctl's own source and no file of it names `default_health_check`, srtctl before
-that setting, such a recipe has the defaults, and is checked).
+that setting, such a recipe has the defaults, and is checked; the defaults of that srtctl's
+`HealthCheckConfig` where its source gives them, 60 × 10 s before February 2026).
 
 ## Why is this bad?
 If the server may take the whole allocation to become ready, Slurm kills the job before a single
@@ -195,7 +196,8 @@ def _unrouted(ctx: Context) -> Iterator[Finding]:
     roots = tuple(root.rstrip("/") + "/" for root in ctx.ws.recipe_roots)
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         document = ctx.ws.yaml(path) if path.startswith(roots) else None
-        window = health_window(document.root) if document is not None else None
+        defaults = _tree_defaults(ctx.ws)
+        window = health_window(document.root, defaults) if document is not None else None
         if document is None or window is None:
             continue
         wall = _wall_time(ctx.wiring, None, settings_root(document.root))
@@ -221,6 +223,29 @@ def _site_default_possible(ws: Workspace) -> bool:
     return known
 
 
+def _tree_defaults(ws: Workspace) -> tuple[int, int] | None:
+    """srtctl's own `HealthCheckConfig` defaults, where the repository holds its source (an
+    srt-slurm tree: 60 × 10 s before February 2026, 180 × 10 s since): `max_attempts` and
+    `interval_seconds` as its class gives them; None where it does not, or not both."""
+    known = ws.models.get(_TREE_DEFAULTS, False)
+    if known is False:
+        known = None
+        for path in ws.python_paths:
+            source = ws.source(path) if "srtctl/" in path else None
+            block = _HEALTH_CLASS.search(source.text) if source is not None else None
+            values = dict(_FIELD.findall(block.group(1))) if block is not None else {}
+            if "max_attempts" in values and "interval_seconds" in values:
+                known = (int(values["max_attempts"]), int(values["interval_seconds"]))
+                break
+        ws.models[_TREE_DEFAULTS] = known
+    return known if isinstance(known, tuple) else None
+
+
+_TREE_DEFAULTS = "bl204-tree-defaults"
+_HEALTH_CLASS = re.compile(r"^class HealthCheckConfig\b.*:\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
+_FIELD = re.compile(
+    r"^[ \t]+(max_attempts|interval_seconds)\s*:\s*int\s*=\s*(\d+)\s*(?:#.*)?$", re.M
+)
 _SITE_DEFAULT = "bl204-site-default"
 _NAMES_SETTING = re.compile(r"^[^#\n]*\bdefault_health_check\b", re.M)  # (not in a comment)
 
