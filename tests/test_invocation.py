@@ -55,6 +55,14 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
             "--model m --port 8000",
         ),
         ("ssh host --verbose", ["ssh"], "--verbose"),
+        # a variable of the image where one is due: what follows is the entrypoint's
+        ("docker run --gpus all $IMAGE --model m", ["docker run"], "--model m"),
+        (
+            "docker run --entrypoint=python3 $IMAGE -m sglang.launch_server --tp 8",
+            ["docker run"],
+            "--entrypoint=python3 -m sglang.launch_server --tp 8",  # (the option stands for it)
+        ),
+        ("docker run $DOCKER_OPTS --rm img cmd", ["docker run"], "cmd"),
         ("podman exec -it box bash", ["podman exec"], "bash"),
         ("enroot start --rw -m a:b img cmd", ["enroot start"], "cmd"),
         ("enroot exec 1234 sh -c x", ["enroot exec"], "sh -c x"),

@@ -505,9 +505,17 @@ def _read(
             assigned.append(word)
             i += 1
             continue
-        if _unquoted_expansion(word) and i + 1 < len(words) and words[i + 1].value.startswith("-"):
+        image = len(operands) < grammar.operands and _IMAGE_VARIABLE.search(value) is not None
+        if (
+            _unquoted_expansion(word)
+            and i + 1 < len(words)
+            and words[i + 1].value.startswith("-")
+            and not image
+        ):
             # `srun $EXTRA_MOUNTS --container-writable bash x.sh`: the shell splits the value
-            # into words among the options (a program is not followed by the wrapper's options)
+            # into words among the options (a program is not followed by the wrapper's options);
+            # not a variable of the image where one is due (`docker run $IMAGE --model m`: the
+            # image's entrypoint is given the rest)
             options.append((value, word, ""))
             i += 1
             continue
@@ -520,6 +528,10 @@ def _read(
     if stopped or (name == "sbatch" and wrapper.has("--wrap")):
         return wrapper, None, assigned
     return wrapper, words[i:], assigned
+
+
+# a variable that by its name holds a container's image (`$IMAGE`, `${DOCKER_IMAGE}`, `$IMG`)
+_IMAGE_VARIABLE = re.compile(r"IMAGE|IMG", re.I)
 
 
 def _unquoted_expansion(word: Word) -> bool:
