@@ -102,8 +102,9 @@ class Context:
 
     @property
     def routes_asked(self) -> list[Route] | None:
-        """The routes in scope, where a rule has asked for them (`routes`); None otherwise (a
-        run that names files builds none unless a rule needs them)."""
+        """The routes in scope: a whole run's every route; a run that names files, those a rule
+        asked for (`routes`), or None where none did (it builds none unless a rule needs
+        them)."""
         return self._routes if self.scope is not None else self.wiring.routes
 
     def _scoped_routes(self, wiring: Wiring) -> list[Route]:

@@ -382,31 +382,6 @@ def _bound_once(tree: ast.Module) -> set[str]:
 
 
 class _Module:
-    def _ends_between(self, scope: ast.AST | None, first: int, last: int) -> bool:
-        """Whether the scope's code may end it between the two lines: a `return`, a `raise`,
-        a `sys.exit()` (`exit`, `quit`, `os._exit`) on a line between them."""
-        for node, owner in self.scope_of.items():
-            if owner is not scope or not first < getattr(node, "lineno", 0) < last:
-                continue
-            if isinstance(node, (ast.Return, ast.Raise)):
-                return True
-            if isinstance(node, ast.Call) and _ENDS.fullmatch(ast.unparse(node.func)):
-                return True
-        return False
-
-    def _held_in_attribute(self, entry: str) -> str | None:
-        """Where no parser this reads parses the command line, a call that parses it with a
-        parser an attribute holds (`self.parser.parse_args()`, line N), which is not followed:
-        the reason it cannot be told, not that nothing parses it."""
-        if entry:
-            return None
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                receiver = node.func.value
-                if node.func.attr in _PARSE | _KNOWN_ONLY and isinstance(receiver, ast.Attribute):
-                    return f"`{ast.unparse(node.func)}()`, line {node.lineno}"
-        return None
-
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
         once = _bound_once(tree)
@@ -452,6 +427,31 @@ class _Module:
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 inner = child
             self._scopes(child, inner)
+
+    def _ends_between(self, scope: ast.AST | None, first: int, last: int) -> bool:
+        """Whether the scope's code may end it between the two lines: a `return`, a `raise`,
+        a `sys.exit()` (`exit`, `quit`, `os._exit`) on a line between them."""
+        for node, owner in self.scope_of.items():
+            if owner is not scope or not first < getattr(node, "lineno", 0) < last:
+                continue
+            if isinstance(node, (ast.Return, ast.Raise)):
+                return True
+            if isinstance(node, ast.Call) and _ENDS.fullmatch(ast.unparse(node.func)):
+                return True
+        return False
+
+    def _held_in_attribute(self, entry: str) -> str | None:
+        """Where no parser this reads parses the command line, a call that parses it with a
+        parser an attribute holds (`self.parser.parse_args()`, line N), which is not followed:
+        the reason it cannot be told, not that nothing parses it."""
+        if entry:
+            return None
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                receiver = node.func.value
+                if node.func.attr in _PARSE | _KNOWN_ONLY and isinstance(receiver, ast.Attribute):
+                    return f"`{ast.unparse(node.func)}()`, line {node.lineno}"
+        return None
 
     # -- what each expression may hold -----------------------------------------------------------
     def parser(self, entry: str = "", parses: str = "") -> Parser:
