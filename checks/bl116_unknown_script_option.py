@@ -107,10 +107,11 @@ that takes the rest; where that word names a Python script of the repository
 script's command line.
 
 A workflow step is read where bash runs it: its `shell:` (or its job's or workflow's default)
-is bash or sh, or none is given and its `runs-on` names a runner that is not Windows. A step
-whose runner is an expression (a matrix's label, a `fromJSON` of inputs) may run in
-PowerShell, and one with a `working-directory` not known may run anywhere: their lines are
-counted in the warnings (`defaults: run: shell: bash` on the job has them read).
+is bash or sh, or none is given and its `runs-on` names a runner that is not Windows (a
+matrix's label, `${{ matrix.os }}`, by each value of the matrix). A step whose runner is
+another expression (a `fromJSON` of inputs) may run in PowerShell, and one with a
+`working-directory` not known may run anywhere: their lines are counted in the warnings
+(`defaults: run: shell: bash` on the job has them read).
 
 A relative script path names the file under the checkout's root, beside the script, or under a
 folder the script is in (which folder the script runs in is not known), and a word is reported only
@@ -289,8 +290,8 @@ def _may_run_python(text: str) -> bool:
     beyond=_beyond,
 )
 def check(ctx: Context) -> Iterator[Finding]:
-    """The workflows' `run:` steps (in bash or sh), each read as a script that runs in the
-    step's working directory."""
+    """The workflows' `run:` steps, each read as a script that runs in the step's working
+    directory (said, not read, where bash may not run it)."""
     if not ctx.ws.python_paths:
         return
     workflows = ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])
