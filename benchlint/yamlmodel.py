@@ -451,12 +451,15 @@ def value_span(source: SourceText, node: YNode, offset: int) -> Span:
     raw = source.text[first : starts[span.end_line - 1] + span.end_column - 1]
     before = value[max(0, offset - 30) : offset].rsplit("\n", 1)[-1]
     after = value[offset : offset + 30].split("\n", 1)[0]
-    probe = before + after
-    at = raw.find(probe) if probe else -1
-    if at < 0 or raw.find(probe, at + 1) >= 0:
-        return Span(span.line, span.column, span.line, span.column + 1)
-    where = first + at + len(before)
-    return source.span(where, where + 1)
+    # the text around the character, else after it, else before it (a folded scalar's lines
+    # are joined by a blank, a quoted one's escapes are written otherwise: the text on one
+    # side of the character may still be the file's as it is), where the file has it once
+    for probe, skip in ((before + after, len(before)), (after, 0), (before, len(before))):
+        at = raw.find(probe) if probe else -1
+        if at >= 0 and raw.find(probe, at + 1) < 0:
+            where = first + at + skip
+            return source.span(where, where + 1)
+    return Span(span.line, span.column, span.line, span.column + 1)
 
 
 def _literal_line(source: SourceText, node: YNode, offset: int) -> Span | None:

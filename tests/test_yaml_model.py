@@ -143,3 +143,21 @@ def test_a_character_of_a_literal_block_is_placed_on_its_own_line() -> None:
     assert value_span(source, run, second)[:2] == (5, 20)
     assert value_span(source, run, value.index("--a"))[:2] == (4, 20)
     assert value_span(source, run, value.index("echo"))[:2] == (6, 7)
+
+
+def test_a_character_of_a_folded_or_escaped_scalar_is_placed_where_it_is_written() -> None:
+    """A folded scalar joins its lines with a blank, a double-quoted one writes `"` as `\\"`:
+    the text before the character is not the file's, the text after it is (or the reverse),
+    and either places it; only where neither is found once is the scalar's start given."""
+    from benchlint.yamlmodel import value_span
+
+    text = (
+        "steps:\n  - run: >\n      python a.py\n      --sha x --bogus-folded\n"
+        '  - run: "python a.py --sha \\"x\\" --bogus-dq"\n'
+    )
+    source = SourceText("w.yml", text.encode())
+    document = parse_yaml(source)
+    assert document is not None and document.root is not None
+    folded, quoted = (item.get("run") for item in document.root.get("steps").items)
+    assert value_span(source, folded, folded.value.index("--bogus"))[:2] == (4, 15)
+    assert value_span(source, quoted, quoted.value.index("--bogus"))[:2] == (5, 35)
