@@ -394,11 +394,13 @@ def _overlays(ws: Workspace, path: str) -> list[tuple[str, str, tuple[int, ...]]
 
 def _is_srt_slurm(ws: Workspace) -> bool:
     """An srtctl checkout: `srtslurm.yaml` (or its example) at the top and recipes in `recipes/`
-    (`recipies/` before srt-slurm renamed it: the profile's srt_slurm_recipe_folders)."""
+    (`recipies/` before srt-slurm renamed it: the profile's srt_slurm_recipe_folders), or in
+    another top-level folder (`configs/` and `examples/`, before either)."""
     folders = tuple(f"{folder}/" for folder in profile.SRT_SLURM_RECIPE_FOLDERS)
-    recipes = [p for p in ws.yaml_paths if p.startswith(folders)]
-    if not recipes:
+    site = any(n in ws.yaml_paths for n in ("srtslurm.yaml", "srtslurm.yaml.example")) or (
+        (ws.root / "srtslurm.yaml.example").is_file() or (ws.root / "srtslurm.yaml").is_file()
+    )
+    if not site:
         return False
-    if any(n in ws.yaml_paths for n in ("srtslurm.yaml", "srtslurm.yaml.example")):
-        return True
-    return (ws.root / "srtslurm.yaml.example").is_file() or (ws.root / "srtslurm.yaml").is_file()
+    # (its recipes in `recipes/`, or before that folder was made in `configs/` and `examples/`)
+    return any(p.startswith(folders) for p in ws.yaml_paths) or bool(_recipe_folders(ws, []))

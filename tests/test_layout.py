@@ -131,6 +131,20 @@ def test_an_srt_slurm_tree_reads_the_recipes_of_its_other_folders(tmp_path: Path
     assert "recipe root docs" not in out and "recipe root .ci" not in out
 
 
+def test_an_srt_slurm_tree_before_its_recipes_folder_reads_configs(tmp_path: Path) -> None:
+    """srt-slurm before it had `recipes/` kept its recipes in `configs/` and `examples/`: with
+    `srtslurm.yaml.example` at the top, those folders are its recipe roots (not "0 recipes")."""
+    recipe = "model: {path: m, container: x}\nresources: {gpu_type: gb200}\n"
+    recipe += "slurm: {time_limit: '00:05:00'}\nhealth_check: {max_attempts: 180}\n"
+    root = write_repo(
+        tmp_path / "srt",
+        {"srtslurm.yaml.example": "default_account: x\n", "configs/agg.yaml": recipe},
+    )
+    assert positions(run_lint(root, select="BL204")) == ["configs/agg.yaml:4:16"]
+    _, out, _ = invoke("layout", root)
+    assert "recipe root configs: srtctl recipes of an srt-slurm tree (configs/agg.yaml)" in out
+
+
 def test_configured_settings_win(tmp_path: Path) -> None:
     root = write_repo(
         tmp_path / "r",
