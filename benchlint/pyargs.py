@@ -461,6 +461,16 @@ class _Module:
                 if classes is not None:
                     self.made[node] = self._make(node, classes)
         if not self.made:
+            for call in self.nodes:  # (`CustomArgumentParser(...)` of another module)
+                if not isinstance(call, ast.Call):
+                    continue
+                called = call.func
+                name = called.id if isinstance(called, ast.Name) else getattr(called, "attr", "")
+                if name.endswith("ArgumentParser"):
+                    raise _Unknown(
+                        f"its parser's class is one it defines or imports (`{name}`, line "
+                        f"{call.lineno}), not argparse's"
+                    )
             raise _Unknown(NO_PARSER)
         for node in self.nodes:  # a subcommand's parser (its class: its parent's)
             func = node.func if isinstance(node, ast.Call) else None

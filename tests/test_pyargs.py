@@ -988,3 +988,17 @@ def test_a_path_after_a_cd_elsewhere_is_said_where_a_file_of_any_folder_has_it(
         "Python scripts run with options where their path may name a file other than the "
         "repository's (after a `cd`), not read (BL116): 1 (run.sh:3)"
     ) in result.warnings()
+
+
+def test_a_parser_of_a_class_another_module_defines_is_said_as_that() -> None:
+    """`CustomArgumentParser(...)` imported from another module: no parser this reading knows
+    is made, and the reason names the class, not that none is made."""
+    source = (
+        "from pkg.utils import CustomArgumentParser\n\n"
+        "def main():\n    parser = CustomArgumentParser()\n    parser.add_argument('--k')\n"
+        "    parser.parse_args()\n"
+    )
+    assert pyargs.read(source) == (
+        "its parser's class is one it defines or imports (`CustomArgumentParser`, line 4), "
+        "not argparse's"
+    )
