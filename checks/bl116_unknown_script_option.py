@@ -3,22 +3,21 @@
 ## What it does
 Reads the command lines that run a Python script of the repository (`python3 utils/client.py
 --num-prompts 8`, also behind wrappers, as `./client.py`, a module of the repository run with
-`python3 -m bench.collector` (a package: its `__main__.py`), or behind a launcher's own
-options: `torchrun`, `deepspeed`, `accelerate launch`, `coverage run`, `horovodrun`,
-`python3 -m torch.distributed.run`, a launcher's module as `torchrun -m pkg.train`), also those
-built in an argument array (`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what
-`cmd+=(...)` appends) or in a string run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`),
-in shell scripts and in the `run:` steps of GitHub workflows (a relative path from the step's
-`working-directory`, else the root; a `${{ }}` expression is a value not known).
-It finds the parser that script parses
-its command line with, read from its code with Python's `ast` (the options given to
-`add_argument`, to its argument groups, its parents, its subcommands, and in the functions it
-is handed to: the script's own, or one another module of the repository defines
-(`add_cache_args(parser)` imported from it, and that module's functions it calls); where the
-script makes no parser and parses with another module's,
-`from utils.cli import parse_args` or `PARSER.parse_args()` of an imported `PARSER`, that
-module's), and reads each word of the command line as argparse reads it.
-Reports a word every parser the script may use rejects:
+`python3 -m bench.collector` (a package: its `__main__.py`), or behind a launcher's own options:
+`torchrun`, `deepspeed`, `accelerate launch`, `coverage run`, `horovodrun`, `python3 -m
+torch.distributed.run`, `-m accelerate.commands.launch`, `-m deepspeed.launcher.runner`, a
+launcher's module as `torchrun -m pkg.train`), also those built in an argument array
+(`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends) or in a string
+run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`), in shell scripts and in the `run:` steps
+of GitHub workflows (a relative path from the step's `working-directory`, else the root; a
+`${{...}}` expression is a value not known). It finds the parser that script parses its command
+line with, read from its code with Python's `ast` (the options given to `add_argument`, to its
+argument groups, its parents, its subcommands, and in the functions it is handed to: the
+script's own, or one another module of the repository defines (`add_cache_args(parser)` imported
+from it, and that module's functions it calls); where the script makes no parser and parses with
+another module's, `from utils.cli import parse_args` or `PARSER.parse_args()` of an imported
+`PARSER`, that module's), and reads each word of the command line as argparse reads it. Reports
+a word every parser the script may use rejects:
 
 - an option it has no option string for, not even as the start of one (`--ignore-eos`;
   `--save_result` where the option is `--save-result`);
@@ -180,7 +179,14 @@ _LAUNCHERS: frozenset[object] = frozenset(
     }
 )
 # modules that are such a launcher (`python3 -m torch.distributed.run` is `torchrun`)
-_LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
+_LAUNCHER_MODULES = frozenset(
+    {
+        "torch.distributed.run",
+        "torch.distributed.launch",
+        "accelerate.commands.launch",
+        "deepspeed.launcher.runner",
+    }
+)
 # the options of those launchers that take no value (read from their parsers: torchrun and
 # `torch.distributed.launch` of PyTorch 2.13, DeepSpeed 0.19.8's `deepspeed` and the
 # `--elastic_training` of its earlier releases, Accelerate 1.16.0's `accelerate launch`,
