@@ -92,8 +92,9 @@ x.py ...`) is counted in the warnings, not read: where and how that program runs
 known.
 
 A word that is a variable's whole value, assigned once before the line and never appended to,
-is read as what it holds: a string run unquoted as bash splits it (`python3 x.py $OPTS`, the
-finding at the option in the assignment), an array's items (`"${ARGS[@]}"`). Another word whose
+is read as what it holds: the script's path (`SCRIPT=tools/x.py; python3 "$SCRIPT" ...`), a
+string run unquoted as bash splits it (`python3 x.py $OPTS`, the finding at the option in the
+assignment), an array's items (`"${ARGS[@]}"`). Another word whose
 value is not known is not read, and is taken not to be `--` unless the script gives that
 variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
 --node-ips ...`), the words before the subcommand's word are read as the parser's and the rest
@@ -364,8 +365,12 @@ def _command_lines(script: Script) -> Iterator[_Line]:
     """Each command's words behind its wrappers, and each command built in an argument array
     (`cmd=(python3 x.py ...)`, run as `"${cmd[@]}"`) or in a string run unquoted (`CMD="python3
     x.py"`, run as `$CMD`), with what later `NAME+=` lines of the script append to it."""
+    scripts = _script_variables(script)
     for command in script.all_commands():
-        if not any(".py" in w.value or w.value in ("-m", "--module") for w in command.words):
+        if not any(
+            ".py" in w.value or w.value in ("-m", "--module") or w.variable() in scripts
+            for w in command.words
+        ):
             continue
         words = command.invocation.words
         if not words:
@@ -374,6 +379,10 @@ def _command_lines(script: Script) -> Iterator[_Line]:
         pieces = [_word(script, w) for w in words]
         texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
         named = _script_index(texts)
+        if named is None and scripts:  # (`SCRIPT=x.py; python3 "$SCRIPT" --k 1`)
+            pieces = [_whole_value(script, command, w) for w in words]
+            texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
+            named = _script_index(texts)
         unread = named is None
         if named is not None:  # (`python3 x.py $OPTS`: the options a variable holds)
             after = [p for w in words[named[0] + 1 :] for p in _in_place(script, command, w)]
@@ -598,6 +607,29 @@ def _in_place(script: Script, command: Command, word: Word) -> list[_Piece]:
     if given is not None and array is None and given.items is None:
         return _pieces(script, given)
     return [_word(script, word)]
+
+
+def _script_variables(script: Script) -> frozenset[str]:
+    """The variables the script gives a value naming a Python file (`SCRIPT=bench/x.py`)."""
+    return frozenset(
+        a.name
+        for inner in script.top.walk()
+        for a in inner.assignments
+        if a.value is not None and ".py" in a.value.value
+    )
+
+
+def _whole_value(script: Script, command: Command, word: Word) -> _Piece:
+    """A word that is a variable's whole value (`"$SCRIPT"`, `$SCRIPT`) as the one word it
+    holds, where the script assigns it once before, a value with no expansion and, unquoted,
+    no blank (`_once_before`); else the word."""
+    name = word.variable()
+    given = _once_before(command, name) if name is not None else None
+    if given is None or not given.static or given.items is not None:
+        return _word(script, word)
+    if word.node.type != "string" and any(c in given.value for c in " \t\n"):
+        return _word(script, word)
+    return given.value, given.value, word.span
 
 
 def _once_before(command: Command, name: str) -> Word | None:
