@@ -876,8 +876,10 @@ def _pipe_finding(
     reading = _reading(frozenset({name}))
 
     def kills(command: Command) -> bool:
-        if command.node.start_byte < last.node.end_byte and command.function is None:
-            return False  # (before the pipeline, at the top level: another process's)
+        early = command.node.start_byte < last.node.end_byte and command.function is None
+        if early and command.base != "trap":
+            return False  # (before the pipeline, at the top level: another process's; not a
+            # trap set before it, whose action runs at the end: `trap 'kill "$PID"' EXIT`)
         text = script.text_of(command.node)
         return killing.search(text) is not None or any(
             reading.search(arguments) is not None
