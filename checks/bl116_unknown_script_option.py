@@ -418,6 +418,11 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             name = assignment.name
             items = given.items
             appends = name in built and inner.text_of(assignment.node).startswith(f"{name}+=")
+            wrapped = _rewraps(assignment.command, name, items) if name in built else None
+            if wrapped is not None:  # (`RUN=(nsys profile -o p "${RUN[@]}")`: wrapped)
+                command_of, held, array, away = built[name]
+                built[name] = (command_of, held, array, away or _elsewhere(wrapped))
+                continue
             values = [item.value for item in items[:8]] if items else [given.value]
             if not appends and not any(".py" in v or v == "-m" or " -m " in v for v in values):
                 built.pop(name, None)  # (the variable holds another command line now)
@@ -451,6 +456,17 @@ def _command_lines(script: Script) -> Iterator[_Line]:
         if array or name in run:
             away = elsewhere or name in elsewhere_run
             yield _Line(command, tuple(pieces), away, name in unknown)
+
+
+def _rewraps(command: Command, name: str, items: list[Word] | None) -> Invocation | None:
+    """Where an array's new items are its old ones (`"${RUN[@]}"`, last) behind wrappers alone
+    (`RUN=(nsys profile -o prof "${RUN[@]}")`: it runs the same command line), the wrappers'
+    invocation; None otherwise."""
+    whole = f"${{{name}[@]}}"
+    if not items or items[-1].value != whole or any(i.value == whole for i in items[:-1]):
+        return None
+    prefix = resolve_words(command, tuple(items[:-1]))
+    return prefix if prefix.wrappers and not prefix.words else None
 
 
 # a piece of a string `eval` runs that is shell syntax, not a word: an operator, a redirection
