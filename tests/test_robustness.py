@@ -477,3 +477,18 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
     result = run_lint(root)
     assert result.findings == []
     assert result.templates == ["deploy/values.yaml.j2", "templates/job.j2"]
+
+
+def test_a_left_shift_in_a_default_is_no_heredoc(tmp_path: Path) -> None:
+    """`${SIZE:-$((32 << 30))}`: tree-sitter-bash takes the `<<` for a heredoc and loses the
+    rest of the function; bash does not. The script is read whole (no partial-parse warning),
+    and a finding after the line is made (BL107: the trap's handler reads a local)."""
+    text = (
+        "#!/usr/bin/env bash\nset -e\nrun() {\n    local pid=''\n"
+        '    export SEG="${SEG:-$((32 << 30))}"\n'
+        '    cleanup() { kill "$pid"; }\n    trap cleanup EXIT\n    pid=1\n}\nrun\n'
+    )
+    root = write_repo(tmp_path / "r", {"run.sh": text})
+    result = run_lint(root, select="BL107")
+    assert positions(result) == ["run.sh:7:5"]
+    assert result.partial == []

@@ -968,6 +968,8 @@ def _statement_of(node: Node) -> Node:
 
 def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     src = _read_write_redirects(file.data) if b"<>" in file.data else file.data
+    if b"<<" in src and _SHIFT.search(src):
+        src = _arithmetic_shifts(src)
     script = Script(
         file, src, file_char_of(file), errexit_at_start=starts_errexit(file), build=False
     )
@@ -1012,6 +1014,24 @@ def _read_write_redirects(src: bytes) -> bytes:
     for match in _READ_WRITE.finditer(src):
         if any(start < match.end() and match.start() < end for start, end in errors):
             read[match.start() : match.end()] = b"> "
+    return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
+
+
+# an arithmetic expansion with a left shift in it: `$((32 << 30))`
+_SHIFT = re.compile(rb"\$\(\((?:[^()]|\([^()]*\))*?<<(?:[^()]|\([^()]*\))*?\)\)")
+
+
+def _arithmetic_shifts(src: bytes) -> bytes:
+    """tree-sitter-bash takes the `<<` of `${SIZE:-$((32 << 30))}` for a heredoc, and loses the
+    commands after it. Where the text as written does not parse whole, it is read with `* `
+    for each `<<` inside `$((...))` (the same length, so every position stays; what the rules
+    ask of the script is not the value of such an expression), where that parses whole."""
+    if not parse_tree(src).root_node.has_error:
+        return src
+    read = bytearray(src)
+    for match in _SHIFT.finditer(src):
+        inner = match.group(0).replace(b"<<", b"* ")
+        read[match.start() : match.end()] = inner
     return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
 
 
