@@ -316,12 +316,11 @@ def test_an_error_around_whole_statements_is_said_at_the_first_it_could_not_pars
     tmp_path: Path,
 ) -> None:
     """An ERROR node that holds the statements tree-sitter-bash parsed and the loose pieces of
-    the one it could not (a function whose body a `<<` in `$(( ((1)) << 30 ))` swallowed as a
-    heredoc: a shift inside parentheses nested twice, which is not read with `* ` in its place)
-    is said at the first loose piece, the function's line, not the script's first."""
+    the one it could not (a function whose body holds `case ${@:$i:1} in`, valid bash) is said
+    at the first loose piece, the function's line, not the script's first."""
     script = (
         "#!/usr/bin/env bash\nset -euo pipefail\necho start\nrun_node() {\n    echo one\n"
-        '    export SEG="${SEG:-$(( ((1)) << 30 ))}"\n    echo two\n}\nrun_node\n'
+        "    case ${@:$i:1} in\n        -p=*) tag=1 ;;\n    esac\n    echo two\n}\nrun_node\n"
     )
     root = write_repo(tmp_path / "r", {"run.sh": script})
     result = run_lint(root)
