@@ -338,32 +338,38 @@ def _recipes_elsewhere(context: Context, routes: list[Route]) -> dict[str, set[s
 
 
 def _named_coverage(ctx: Context) -> Coverage | None:
-    """A run that names files: the route warnings about them, over the routes of the entries
-    of a named master config or through a named launcher (those the rules asked for: none
-    where no rule asked)."""
-    if ctx.routes_asked is None:
-        return None
+    """A run that names files: the warnings about them. The route warnings over the routes of
+    the entries of a named master config or through a named launcher (those the rules asked
+    for: none where no rule asked); a named workflow's launch lines outside the routed
+    workflows; a named master config in a deprecated folder."""
+    ws = ctx.ws
+    workflows = ctx.in_scope(ws.glob(list(WORKFLOWS)))
+    stray = _stray_launches(ws, workflows) if workflows else ()
+    deprecated = tuple(ctx.in_scope(list(ws.detected.deprecated)))
     routes = [
         r
-        for r in ctx.routes_asked
-        if ctx.route_in_scope(*ctx.ws.aliases(r.launcher.path), r.entry.path)
+        for r in ctx.routes_asked or ()
+        if ctx.route_in_scope(*ws.aliases(r.launcher.path), r.entry.path)
     ]
-    if not routes:
+    if not routes and not stray and not deprecated:
         return None
     elsewhere = _recipes_elsewhere(ctx, routes)
     return Coverage(
-        unfollowed=tuple(unfollowed(ctx, routes).items()),
+        unfollowed=tuple(unfollowed(ctx, routes).items()) if routes else (),
         upstream=tuple(sorted(elsewhere["upstream"])),
         untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
+        stray=stray,
+        deprecated=deprecated,
         named=True,
     )
 
 
-def _stray_launches(ws: Workspace) -> tuple[str, ...]:
+def _stray_launches(ws: Workspace, workflows: list[str] | None = None) -> tuple[str, ...]:
     """The steps of workflows outside the layout's `workflows` that run a launcher (a profiling
-    or a test workflow started by hand): no entry's route goes through them."""
+    or a test workflow started by hand): no entry's route goes through them. `workflows`: those
+    to look in (every one by default)."""
     routed = set(ws.glob(ws.layout.workflows))
-    found = launch_lines(ws, [*ws.layout.workflows, *WORKFLOWS])
+    found = launch_lines(ws, workflows or [*ws.layout.workflows, *WORKFLOWS])
     return tuple(
         dict.fromkeys(f"{at.path}:{at.span.line}" for at, _ in found if at.path not in routed)
     )

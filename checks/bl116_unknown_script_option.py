@@ -944,8 +944,10 @@ def _say_unread(ctx: Context, script: Script, line: _Line, site: _Where) -> None
     written = line.words[at][1]
     module = not _is_script(written)
     value = written.replace(".", "/") + ".py" if module else written
-    if options and _targets(ctx, script, value, module):
-        ctx.count(_UNREAD_SAID, Location(script.path, site.place(line.words[at][2])))
+    targets = _targets(ctx, script, value, module) if options else []
+    if targets:
+        where = Location(script.path, site.place(line.words[at][2]))
+        ctx.count(_UNREAD_SAID, where, involves=tuple(targets))
 
 
 def _targets(ctx: Context, script: Script, value: str, module: bool = False) -> list[str]:

@@ -453,6 +453,11 @@ def test_master_configs_in_a_deprecated_folder_are_said_not_linted(tmp_path: Pat
     )
     assert err == f"benchlint: warning: {warning}\n"
     assert json.loads(invoke(root, "--format", "json")[1])["warnings"] == [warning]
+    # naming it says so too (pre-commit on a deprecated master config); naming another not
+    named = invoke(root / "configs/deprecated/old-master.yaml", "--format", "json")[1]
+    assert json.loads(named)["warnings"] == [warning]
+    other = invoke(root / "benchmarks/serve.sh", "--format", "json")[1]
+    assert json.loads(other)["warnings"] == []
     configured = write_repo(
         tmp_path / "c",
         {

@@ -563,3 +563,8 @@ def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_pat
         "those benchlint routes entries through (the layout's `workflows`): what those jobs run "
         "was not checked (`benchlint layout` shows the workflows)"
     ]
+    # a run that names that workflow says it too; one that names the template does not
+    named = run_lint(root, named=[root / ".github/workflows/gpu-test.yml"]).warnings()
+    assert said == [w for w in named if "outside those benchlint routes" in w]
+    template = run_lint(root, named=[root / ".github/workflows/benchmark-tmpl.yml"])
+    assert not any("outside those benchlint routes" in w for w in template.warnings())
