@@ -426,11 +426,22 @@ def _subcommand(words: Sequence[Word], known: tuple[str, ...]) -> str | None:
 def _optional_prefix(words: Sequence[Word]) -> bool:
     """A first word `${NAME:-}` before the command: empty by default, a wrapper when set
     (`${LAUNCH_PREFIX:-} python3 -m sglang.launch_server ...`). Unset, the shell drops it and
-    runs the next word; set, it is taken for a wrapper of that command."""
-    return len(words) > 1 and _EMPTY_DEFAULT.fullmatch(words[0].text) is not None
+    runs the next word; set, it is taken for a wrapper of that command. So is an array's items
+    before a command written out (`"${PREFIX[@]}" vllm serve ...`: none, or a wrapper's words)."""
+    if len(words) < 2:
+        return False
+    if _EMPTY_DEFAULT.fullmatch(words[0].text) is not None:
+        return True
+    following = words[1]
+    return (
+        _ARRAY_ITEMS.fullmatch(words[0].text) is not None
+        and following.static
+        and not following.value.startswith("-")
+    )
 
 
 _EMPTY_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}")
+_ARRAY_ITEMS = re.compile(r'"?\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\}"?')
 
 
 def _entrypoint(wrapper: Wrapper) -> tuple[Word, str] | None:
