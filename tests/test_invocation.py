@@ -64,7 +64,7 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
         ),
         ("docker run $DOCKER_OPTS --rm img cmd", ["docker run"], "cmd"),
         # an array's items before a command written out: none, or a wrapper's words
-        ('"${prefix[@]}" vllm serve m --tp 8', ['${prefix[@]}'], "vllm serve m --tp 8"),
+        ('"${prefix[@]}" vllm serve m --tp 8', ["${prefix[@]}"], "vllm serve m --tp 8"),
         ('"${cmd[@]}" --extra 1', [], '"${cmd[@]}" --extra 1'),
         ("podman exec -it box bash", ["podman exec"], "bash"),
         ("enroot start --rw -m a:b img cmd", ["enroot start"], "cmd"),
