@@ -33,6 +33,7 @@ from benchlint.config import Layout
 from benchlint.finding import Location, Span
 
 if TYPE_CHECKING:
+    from benchlint.source import SourceText
     from benchlint.workspace import Workspace
     from benchlint.yamlmodel import YNode
 
@@ -390,6 +391,20 @@ def _overlays(ws: Workspace, path: str) -> list[tuple[str, str, tuple[int, ...]]
     if model is None:
         return []
     return [(o.source, o.target, tuple(o.command.first_line_span)) for o in model.overlays]
+
+
+def srtctl_sources(ws: Workspace) -> list[SourceText]:
+    """The repository's own srtctl source, where it holds one (an srt-slurm tree): its Python
+    files under a `srtctl/` folder, read once per run. What the srtctl that runs the tree's
+    recipes does (the benchmark types it registers, its health-check defaults) is read there."""
+    known = ws.models.get(_SRTCTL_SOURCES)
+    if not isinstance(known, list):
+        sources = (ws.source(p) for p in ws.python_paths if "srtctl/" in p)
+        known = ws.models[_SRTCTL_SOURCES] = [s for s in sources if s is not None]
+    return known
+
+
+_SRTCTL_SOURCES = "srtctl-sources"
 
 
 def _is_srt_slurm(ws: Workspace) -> bool:

@@ -512,11 +512,7 @@ def _pieces(script: Script, word: Word) -> list[_Piece]:
     blank-separated pieces; one that holds an expansion, a quote or a pattern is not known.
     Where the script sets `IFS` (`IFS=$'\\n\\t'`: a blank no longer splits), one word not
     known."""
-    if any(
-        a.name == "IFS" and a.kind not in ("prefix", "read")  # (not `IFS= read -r line`)
-        for inner in script.top.walk()
-        for a in inner.assignments
-    ):
+    if _sets_ifs(script):
         return [(None, word.value, word.span)]
     out: list[_Piece] = []
     for text, span in word.pieces():
@@ -526,6 +522,20 @@ def _pieces(script: Script, word: Word) -> list[_Piece]:
         else:
             out.append((text, text, span))
     return out
+
+
+def _sets_ifs(script: Script) -> bool:
+    """Whether the script assigns `IFS` (not as a command's prefix: `IFS= read -r line`), so
+    a blank may no longer split; worked out once per script."""
+    top = script.top
+    known = top.memo.get("sets-ifs")
+    if not isinstance(known, bool):
+        known = top.memo["sets-ifs"] = any(
+            a.name == "IFS" and a.kind not in ("prefix", "read")
+            for inner in top.walk()
+            for a in inner.assignments
+        )
+    return known
 
 
 def _named(words: list[_Piece] | tuple[_Piece, ...]) -> tuple[int, str] | None:

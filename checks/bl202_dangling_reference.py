@@ -157,6 +157,7 @@ from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES, leading_variable, names_of_recipe
+from benchlint.layout import srtctl_sources
 from benchlint.recipe import settings_root
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, scripts_run
@@ -385,11 +386,10 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
         return
     registered: set[str] = set()
     named: set[str] = set()
-    for path in ws.python_paths:
-        source = ws.source(path) if "srtctl/" in path else None
-        if source is not None and "srtctl/benchmarks/" in path:
+    for source in srtctl_sources(ws):
+        if "srtctl/benchmarks/" in source.path:
             registered.update(_registered(source.text))
-        if source is not None and "class BenchmarkType(" in source.text:
+        if "class BenchmarkType(" in source.text:
             for block in _TYPE_ENUM.findall(source.text):
                 named.update(_MEMBER.findall(block))
     if not registered:

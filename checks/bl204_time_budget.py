@@ -108,6 +108,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.layout import srtctl_sources
 from benchlint.recipe import HealthWindow, duration, health_window, settings_root, slurm_seconds
 from benchlint.registry import rule
 from benchlint.releases import scripts_run
@@ -194,14 +195,15 @@ def _unrouted(ctx: Context) -> Iterator[Finding]:
     `slurm.time_limit` (srtslurm.yaml's defaults, for the wall time and for a recipe with no
     health_check, are the site's, not known here)."""
     roots = tuple(root.rstrip("/") + "/" for root in ctx.ws.recipe_roots)
+    defaults = _tree_defaults(ctx.ws)  # (the tree's own srtctl's, read once)
+    site_default = _site_default_possible(ctx.ws)
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         document = ctx.ws.yaml(path) if path.startswith(roots) else None
-        defaults = _tree_defaults(ctx.ws)
         window = health_window(document.root, defaults) if document is not None else None
         if document is None or window is None:
             continue
         wall = _wall_time(ctx.wiring, None, settings_root(document.root))
-        if window.site_default and _site_default_possible(ctx.ws):
+        if window.site_default and site_default:
             if _compared(wall, document):
                 ctx.count(UNDECIDED, Location(path, FILE_START))
             continue
@@ -214,39 +216,26 @@ def _site_default_possible(ws: Workspace) -> bool:
     """Whether srtctl may give a recipe with no `health_check` a site's `default_health_check`:
     not where the repository holds srtctl's own source (an srt-slurm tree) and no file of it
     names that setting (srtctl before it had one, May 2026: the defaults, 180 × 10 s, hold)."""
-    known = ws.models.get(_SITE_DEFAULT)
-    if not isinstance(known, bool):
-        own = [p for p in ws.python_paths if "srtctl/" in p]
-        texts = (ws.source(p) for p in own)
-        named = any(t is not None and _NAMES_SETTING.search(t.text) for t in texts)
-        known = ws.models[_SITE_DEFAULT] = not own or named
-    return known
+    own = srtctl_sources(ws)
+    return not own or any(_NAMES_SETTING.search(source.text) for source in own)
 
 
 def _tree_defaults(ws: Workspace) -> tuple[int, int] | None:
     """srtctl's own `HealthCheckConfig` defaults, where the repository holds its source (an
     srt-slurm tree: 60 × 10 s before February 2026, 180 × 10 s since): `max_attempts` and
     `interval_seconds` as its class gives them; None where it does not, or not both."""
-    known = ws.models.get(_TREE_DEFAULTS, False)
-    if known is False:
-        known = None
-        for path in ws.python_paths:
-            source = ws.source(path) if "srtctl/" in path else None
-            block = _HEALTH_CLASS.search(source.text) if source is not None else None
-            values = dict(_FIELD.findall(block.group(1))) if block is not None else {}
-            if "max_attempts" in values and "interval_seconds" in values:
-                known = (int(values["max_attempts"]), int(values["interval_seconds"]))
-                break
-        ws.models[_TREE_DEFAULTS] = known
-    return known if isinstance(known, tuple) else None
+    for source in srtctl_sources(ws):
+        block = _HEALTH_CLASS.search(source.text)
+        values = dict(_FIELD.findall(block.group(1))) if block is not None else {}
+        if "max_attempts" in values and "interval_seconds" in values:
+            return int(values["max_attempts"]), int(values["interval_seconds"])
+    return None
 
 
-_TREE_DEFAULTS = "bl204-tree-defaults"
 _HEALTH_CLASS = re.compile(r"^class HealthCheckConfig\b.*:\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
 _FIELD = re.compile(
     r"^[ \t]+(max_attempts|interval_seconds)\s*:\s*int\s*=\s*(\d+)\s*(?:#.*)?$", re.M
 )
-_SITE_DEFAULT = "bl204-site-default"
 _NAMES_SETTING = re.compile(r"^[^#\n]*\bdefault_health_check\b", re.M)  # (not in a comment)
 
 
