@@ -134,10 +134,7 @@ def test_a_character_of_a_literal_block_is_placed_on_its_own_line() -> None:
         "steps:\n  - run: |\n\n      python3 x.py --a\n      python3 x.py --a\n"
         "      echo ${{ x }}\n"
     )
-    source = SourceText("w.yml", text.encode())
-    document = parse_yaml(source)
-    assert document is not None and document.root is not None
-    run = document.root.get("steps").items[0].get("run")
+    source, (run,) = _runs(text)
     value = run.value
     second = value.index("--a", value.index("--a") + 1)
     assert value_span(source, run, second)[:2] == (5, 20)
@@ -154,10 +151,18 @@ def test_a_character_of_a_folded_or_escaped_scalar_is_placed_where_it_is_written
     text = (
         "steps:\n  - run: >\n      python a.py\n      --sha x --bogus-folded\n"
         '  - run: "python a.py --sha \\"x\\" --bogus-dq"\n'
+        "  - run: >\n      x x\n      x x\n"
     )
+    source, (folded, quoted, repeated) = _runs(text)
+    assert value_span(source, folded, folded.value.index("--bogus"))[:2] == (4, 15)
+    assert value_span(source, quoted, quoted.value.index("--bogus"))[:2] == (5, 35)
+    # (`x` after the join of two lines, with an `x` after it and elsewhere: the scalar's start)
+    assert value_span(source, repeated, 6)[:2] == (6, 10)
+
+
+def _runs(text: str) -> tuple[SourceText, list[YNode]]:
+    """A workflow's text and the `run:` scalars of its steps, in order."""
     source = SourceText("w.yml", text.encode())
     document = parse_yaml(source)
     assert document is not None and document.root is not None
-    folded, quoted = (item.get("run") for item in document.root.get("steps").items)
-    assert value_span(source, folded, folded.value.index("--bogus"))[:2] == (4, 15)
-    assert value_span(source, quoted, quoted.value.index("--bogus"))[:2] == (5, 35)
+    return source, [item.get("run") for item in document.root.get("steps").items]
