@@ -111,11 +111,13 @@ class Context:
         pairs = range(len(wiring.pairs))
         named = set(self.in_scope(self.ws.yaml_paths))
         named_names = _file_names(named)
+        scripts = _file_names(set(self.in_scope(self.ws.shell_paths)))
         entries = {
             id(wiring.pairs[i][0])
             for i in pairs
             if self.route_in_scope(*self.ws.aliases(wiring.pairs[i][1]), wiring.pairs[i][0].path)
             or any(named.intersection(self._recipes(r)) for r in self._reaching(i, named_names))
+            or any(self.route_in_scope(*self.route_paths(r)) for r in self._handing(i, scripts))
         }
         chosen = [
             r for i in pairs if id(wiring.pairs[i][0]) in entries for r in wiring.pair_routes(i)
@@ -131,6 +133,13 @@ class Context:
             if id(route) not in seen and touched.intersection(self._recipes(route))
         ]
         return [*chosen, *others]
+
+    def _handing(self, index: int, names: frozenset[str]) -> list[Route]:
+        """The routes of a pair whose launcher may hand them over (`exec bash other.sh`) to a
+        named script: its text names one (else none, without building it)."""
+        if not names or not self._names_in(self.wiring.pairs[index][1], names):
+            return []
+        return [r for r in self.wiring.pair_routes(index) if r.via]
 
     def _recipes(self, route: Route) -> list[str]:
         return [r.path for r in self.wiring.recipes(route) if r.path is not None]
@@ -178,6 +187,12 @@ class Context:
         if not self.in_scope(self.ws.yaml_paths):
             return False  # (entries are in YAML files: the wiring is not asked)
         return bool(self.in_scope(sorted({e.location.path for e in self.wiring.entries})))
+
+    def route_paths(self, route: Route) -> tuple[str, ...]:
+        """The files a route goes through: its master config, the launchers that handed it over
+        (`exec bash other.sh`) and the one it ends in, under every name they have."""
+        launchers = [*(c.script.path for c in route.via), route.launcher.path]
+        return (route.entry.path, *(a for p in launchers for a in self.ws.aliases(p)))
 
     def route_in_scope(self, *paths: str | None) -> bool:
         """Whether a cross-file finding over these files can have a location in scope."""

@@ -346,11 +346,7 @@ def _named_coverage(ctx: Context) -> Coverage | None:
     workflows = ctx.in_scope(ws.glob(list(WORKFLOWS)))
     stray = _stray_launches(ws, workflows) if workflows else ()
     deprecated = tuple(ctx.in_scope(list(ws.detected.deprecated)))
-    routes = [
-        r
-        for r in ctx.routes_asked or ()
-        if ctx.route_in_scope(*ws.aliases(r.launcher.path), r.entry.path)
-    ]
+    routes = [r for r in ctx.routes_asked or () if ctx.route_in_scope(*ctx.route_paths(r))]
     if not routes and not stray and not deprecated:
         return None
     elsewhere = _recipes_elsewhere(ctx, routes)

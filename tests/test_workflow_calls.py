@@ -529,6 +529,40 @@ def test_entries_whose_recipes_are_not_this_repositorys_are_said(tmp_path: Path)
         )
 
 
+def test_a_route_handed_over_by_exec_is_said_when_either_script_is_named(tmp_path: Path) -> None:
+    """The runners launcher `exec`s the script that clones srt-slurm: the route goes through
+    both, and a run naming either says what the whole run says of its entry (pre-commit)."""
+    entry = (
+        "up-trt:\n  image: nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.7.0\n  model: m\n"
+        "  model-prefix: m\n  runner: gb200\n  precision: fp4\n  framework: dynamo-trt\n"
+        "  multinode: true\n  disagg: true\n  scenarios:\n    fixed-seq-len:\n"
+        "    - isl: 1024\n      osl: 1024\n      search-space:\n      - prefill:\n"
+        "          num-worker: 1\n          tp: 4\n          additional-settings:\n"
+        '          - "CONFIG_FILE=recipes/trtllm/gb200-fp4/1k1k/ctx1_gen1.yaml"\n'
+        "        decode:\n          num-worker: 1\n          tp: 4\n"
+    )
+    files = {
+        "configs/nvidia-master.yaml": entry,
+        "configs/runners.yaml": "labels:\n  gb200:\n    - gb200-nv_0\n",
+        "runners/launch_gb200-nv.sh": (
+            "#!/usr/bin/bash\nset -e\nexec bash benchmarks/multi_node/srt_submit.sh\n"
+        ),
+        "benchmarks/multi_node/srt_submit.sh": (
+            "#!/usr/bin/bash\ngit clone https://example.invalid/srt-slurm.git srt-slurm\n"
+            'cd srt-slurm || exit 1\nsrtctl apply -f "$CONFIG_FILE"\n'
+        ),
+        "benchmarks/multi_node/other.sh": "#!/usr/bin/bash\necho other\n",
+    }
+    root = write_repo(tmp_path / "r", files)
+    said = "1 entry (up-trt) runs a recipe of the srt-slurm checkout the launcher clones"
+    assert any(said in w for w in run_lint(root).warnings())
+    for named in ("runners/launch_gb200-nv.sh", "benchmarks/multi_node/srt_submit.sh"):
+        assert any(said in w for w in run_lint(root, named=[root / named]).warnings()), named
+    # a script the route does not go through says nothing of it
+    other = run_lint(root, named=[root / "benchmarks/multi_node/other.sh"]).warnings()
+    assert not any("up-trt" in w for w in other)
+
+
 def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_path: Path) -> None:
     """A dispatch workflow that runs the launcher itself (a GPU test, a profiling run): no
     entry's route goes through it, and the run says so, at its launch line. The template the
