@@ -209,21 +209,23 @@ def unfollowed(ctx: Context, routes: list[Route] | None = None) -> dict[str, tup
     it can evaluate a path to, and no engine of their own (a launcher that starts the engine
     itself, as InferenceX's did until August 2025, is what its jobs run, and is checked): each
     with the names of those entries, in the order of the routes. Every launcher such an entry
-    reaches is named. `routes`: those to look at (every route of the wiring by default)."""
+    reaches so is named; one it reaches that does run something for it is not (its label's
+    jobs that land on the other runners are checked). `routes`: those to look at (every route of
+    the wiring by default)."""
     wiring = ctx.wiring
-    followed: set[int] = set()
-    reached: dict[int, list[Route]] = {}
+    followed: set[tuple[int, str]] = set()
+    reached: dict[tuple[int, str], Route] = {}
     for route in wiring.routes if routes is None else routes:
-        reached.setdefault(id(route.entry), []).append(route)
-        if id(route.entry) in followed:
+        key = (id(route.entry), route.launcher.path)
+        reached.setdefault(key, route)
+        if key in followed:
             continue
         if scripts_run(ctx, route) or wiring.recipes(route) or _starts_engine(ctx, route):
-            followed.add(id(route.entry))
+            followed.add(key)
     found: dict[str, list[str]] = {}
-    for key, routes in reached.items():
+    for key, route in reached.items():
         if key not in followed:
-            for path in dict.fromkeys(route.launcher.path for route in routes):
-                found.setdefault(path, []).append(routes[0].entry.name)
+            found.setdefault(route.launcher.path, []).append(route.entry.name)
     return {path: tuple(names) for path, names in sorted(found.items())}
 
 

@@ -436,7 +436,8 @@ def test_a_launcher_that_starts_the_engine_itself_is_followed(tmp_path: Path) ->
     """InferenceX's first layout: root launchers that run the job inline. One that starts the
     engine itself is what the job runs (BL303 checks it against the entry's image): not said as
     unfollowed. An entry whose launchers start nothing benchlint can follow is said, with every
-    launcher it reaches, and counted once."""
+    launcher it reaches, and counted once; one whose label's other launcher is followed is said
+    with the launcher that is not (its jobs there are not checked)."""
     template = (
         "name: bench\non:\n  workflow_call:\n    inputs:\n      runner:\n        type: string\n"
         "      image:\n        type: string\nenv:\n  IMAGE: ${{ inputs.image }}\njobs:\n  run:\n"
@@ -447,7 +448,7 @@ def test_a_launcher_that_starts_the_engine_itself_is_followed(tmp_path: Path) ->
     sweep = "name: sweep\non:\n  workflow_dispatch:\njobs:\n" + "".join(
         f"  bmk-{label}:\n    uses: ./.github/workflows/bench-tmpl.yml\n    with:\n"
         f"      runner: {label}\n      image: 'lmsysorg/sglang:v0.4.9-cu126'\n"
-        for label in ("h200", "b200")
+        for label in ("h200", "b200", "h100")
     )
     serve = "#!/usr/bin/env bash\npython3 -m sglang.launch_server --model-path m --port 8888\n"
     other = '#!/usr/bin/env bash\nbash "$SOMEWHERE/bench.sh"\n'
@@ -460,20 +461,31 @@ def test_a_launcher_that_starts_the_engine_itself_is_followed(tmp_path: Path) ->
             "launch_h200-ab.sh": serve,
             "launch_b200-nv.sh": other,
             "launch_b200-tg.sh": other,
+            "launch_h100-ab.sh": serve,
+            "launch_h100-cd.sh": other,
         },
     )
+
+    def named_h100(site: str) -> list[str]:
+        return run_lint(root, named=[root / f"launch_h100-{site}.sh"]).warnings()
+
     result = run_lint(root)
     said = [w for w in result.warnings() if "no script or recipe benchlint can follow" in w]
     assert said == [
-        "1 entry (bmk-b200) reaches launchers (launch_b200-nv.sh, launch_b200-tg.sh) that run no "
-        "script or recipe benchlint can follow for them: what their jobs run was not checked "
-        "against them (`benchlint explain ENTRY` shows the launcher's calls)"
+        "2 entries (bmk-b200, bmk-h100) reach launchers (launch_b200-nv.sh, launch_b200-tg.sh, "
+        "launch_h100-cd.sh) that run no script or recipe benchlint can follow for them: what "
+        "their jobs run was not checked against them (`benchlint explain ENTRY` shows the "
+        "launcher's calls)"
     ]
     # naming one of those launchers says it of that launcher; naming another says nothing
     named = run_lint(root, named=[root / "launch_b200-tg.sh"]).warnings()
     assert any("(bmk-b200) reaches a launcher (launch_b200-tg.sh)" in w for w in named)
     other = run_lint(root, named=[root / "launch_h200-xy.sh"]).warnings()
     assert not any("can follow" in w for w in other)
+    # bmk-h100's jobs on h100-ab are checked, those on h100-cd are not: that launcher is said,
+    # in the whole run and when it is named, and the other is not
+    assert any("(bmk-h100) reaches a launcher (launch_h100-cd.sh)" in w for w in named_h100("cd"))
+    assert not any("can follow" in w for w in named_h100("ab"))
 
 
 def test_entries_whose_recipes_are_not_this_repositorys_are_said(tmp_path: Path) -> None:
