@@ -339,14 +339,17 @@ def _recipes_elsewhere(context: Context, routes: list[Route]) -> dict[str, set[s
 
 def _named_coverage(ctx: Context) -> Coverage | None:
     """A run that names files: the warnings about them. The route warnings over the routes of
-    the entries of a named master config or through a named launcher (those the rules asked
-    for: none where no rule asked); a named workflow's launch lines outside the routed
-    workflows; a named master config in a deprecated folder."""
+    the entries of a named master config or through a named launcher (`Context.routes`: those
+    the rules asked for, the same where none did); a named workflow's launch lines outside the
+    routed workflows; a named master config in a deprecated folder."""
     ws = ctx.ws
     workflows = ctx.in_scope(ws.glob(list(WORKFLOWS)))
     stray = _stray_launches(ws, workflows) if workflows else ()
     deprecated = tuple(ctx.in_scope(list(ws.detected.deprecated)))
-    routes = [r for r in ctx.routes_asked or () if ctx.route_in_scope(*ctx.route_paths(r))]
+    # (the routes in scope even where no selected rule asked for them: a pre-commit hook with
+    # `--select` says what a whole run with it says)
+    asked = ctx.routes_asked if ctx.routes_asked is not None else ctx.routes()
+    routes = [r for r in asked if ctx.route_in_scope(*ctx.route_paths(r))]
     if not routes and not stray and not deprecated:
         return None
     elsewhere = _recipes_elsewhere(ctx, routes)

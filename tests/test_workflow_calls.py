@@ -570,6 +570,10 @@ def test_a_route_handed_over_by_exec_is_said_when_either_script_is_named(tmp_pat
     assert any(said in w for w in run_lint(root).warnings())
     for named in ("runners/launch_gb200-nv.sh", "benchmarks/multi_node/srt_submit.sh"):
         assert any(said in w for w in run_lint(root, named=[root / named]).warnings()), named
+        # and where no selected rule reads routes (a hook's `--select`), as a whole run with it
+        selected = run_lint(root, "BL203", named=[root / named]).warnings()
+        assert any(said in w for w in selected), named
+    assert any(said in w for w in run_lint(root, "BL203").warnings())
     # a script the route does not go through says nothing of it
     other = run_lint(root, named=[root / "benchmarks/multi_node/other.sh"]).warnings()
     assert not any("up-trt" in w for w in other)
