@@ -328,10 +328,16 @@ def _coverage(ctx: Context) -> Coverage:
 
 def _recipes_elsewhere(context: Context, routes: list[Route]) -> dict[str, set[str]]:
     """The names of the entries whose recipe, on one of these routes, is srt-slurm's own
-    ("upstream"), or one whose file cannot be told ("unknown", "outside")."""
+    ("upstream"), or one whose file cannot be told ("unknown", "outside"). A route whose
+    launcher surely ends before its first copy of recipes reaches no recipe (an `exit 1` for
+    a model it does not serve): its CONFIG_FILE is not upstream for want of the copy."""
     found: dict[str, set[str]] = {"upstream": set(), "unknown": set(), "outside": set()}
     for route in routes:
+        overlays = route.launcher.overlays
+        stops = bool(overlays) and route.ends_before(overlays[0].command)
         for ref in context.wiring.recipes(route):
+            if ref.status == "upstream" and stops:
+                continue
             if ref.status in found:
                 found[ref.status].add(route.entry.name)
     return found

@@ -173,6 +173,13 @@ def _wall_time(item: Explained) -> str | None:
     return f"{longest} (default_time_limit of {item.route.launcher.path})"
 
 
+def _ends(route: Route) -> dict[str, Any] | None:
+    end = route.ended_by()
+    if end is None or end.base != "exit":
+        return None
+    return {"line": end.span.line, "command": first_line(end.script.text_of(end.statement()))}
+
+
 def as_data(items: list[Explained]) -> list[dict[str, Any]]:
     data = []
     for item in items:
@@ -192,6 +199,8 @@ def as_data(items: list[Explained]) -> list[dict[str, Any]]:
                 "launcher": route.launcher.path,
                 # the launchers that handed the route over to it (`exec bash other.sh`)
                 "handed_over_by": [{"path": c.script.path, "line": c.span.line} for c in route.via],
+                # the launcher's `exit` that surely runs on this route (nothing after it does)
+                "ends": _ends(route),
                 # the calls from a script the launcher runs down to the script explained
                 "via": [
                     {
@@ -288,6 +297,11 @@ def render_text(items: list[Explained]) -> str:
             note = " (condition not decidable statically)" if run["condition_undecided"] else ""
             names = ", ".join(run["names"]) or "no script of the repository (BL202)"
             out.append(f"  runs (line {run['line']}) {run['path']} -> {names}{note}")
+        if data["ends"]:
+            out.append(
+                f"  ends at line {data['ends']['line']} ({data['ends']['command']}) for this "
+                "element: nothing after it runs"
+            )
         if data["config_file"] is None:
             out.append("  no CONFIG_FILE in this element's additional-settings")
         else:

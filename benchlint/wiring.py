@@ -235,6 +235,12 @@ class Route:
                 return command
         return None
 
+    def ends_before(self, command: Command) -> bool:
+        """Whether the launcher surely ends (`exit`, `exec bash other.sh`) before this command of
+        its text on this route."""
+        top = commands_up(command)[-1]
+        return bool(self.launcher.ends) and self._ended_before(top.node.start_byte)
+
     def _ended_before(self, at: int) -> bool:
         """Whether an `exit` or `exec` of a program before that point of the launcher surely
         runs on this route (each decided once, in the launcher's order, which is the order of

@@ -541,6 +541,61 @@ def test_entries_whose_recipes_are_not_this_repositorys_are_said(tmp_path: Path)
         )
 
 
+def test_an_entry_whose_launcher_exits_before_the_copy_runs_no_upstream_recipe(
+    tmp_path: Path,
+) -> None:
+    """The launcher copies this repository's recipes into the checkout only after an `exit 1`
+    that surely runs for the fp8 entry: that job reaches no recipe (BL202 says why), so it is
+    not said to run srt-slurm's own; the fp4 entry reaches the copy, and the one whose file
+    the copy lacks is upstream."""
+
+    def entry(name: str, precision: str, config: str) -> str:
+        return (
+            f"{name}:\n  image: lmsysorg/sglang:v0.5.9\n  model: org/m1\n  model-prefix: m1\n"
+            f"  runner: gb300\n  precision: {precision}\n  framework: dynamo-sglang\n"
+            "  multinode: true\n  disagg: true\n  scenarios:\n    fixed-seq-len:\n"
+            "    - isl: 1024\n      osl: 1024\n      search-space:\n      - prefill:\n"
+            "          num-worker: 1\n          tp: 4\n          additional-settings:\n"
+            f'          - "CONFIG_FILE={config}"\n'
+            "        decode:\n          num-worker: 1\n          tp: 4\n"
+        )
+
+    launcher = (
+        "#!/usr/bin/bash\n"
+        'if [[ $MODEL_PREFIX == "m1" && $PRECISION == "fp4" ]]; then\n'
+        "    export MODEL_PATH=/models/m1\nelse\n    exit 1\nfi\n"
+        "git clone https://example.invalid/srt-slurm.git srt-slurm\ncd srt-slurm || exit 1\n"
+        'cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/sglang/m1" '
+        "recipes/sglang/m1\n"
+        'srtctl apply -f "$CONFIG_FILE"\n'
+    )
+    recipe = "name: one\nmodel:\n  path: m1\n  container: lmsysorg/sglang:v0.5.9\n"
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "configs/nvidia-master.yaml": (
+                entry("m1-fp8", "fp8", "recipes/sglang/m1/one.yaml")
+                + entry("m1-fp4", "fp4", "recipes/sglang/m1/one.yaml")
+                + entry("m1-fp4-up", "fp4", "recipes/sglang/other/two.yaml")
+            ),
+            "configs/runners.yaml": "labels:\n  gb300:\n    - gb300-nv_0\n",
+            "runners/launch_gb300-nv.sh": launcher,
+            "benchmarks/multi_node/srt-slurm-recipes/sglang/m1/one.yaml": recipe,
+        },
+    )
+    result = run_lint(root)
+    assert [w for w in result.warnings() if "srt-slurm checkout" in w] == [
+        "1 entry (m1-fp4-up) runs a recipe of the srt-slurm checkout the launcher clones, not "
+        "this repository's: its values were not checked (`benchlint explain ENTRY` shows the "
+        "route)"
+    ]
+    assert positions(result, "BL202") == ["runners/launch_gb300-nv.sh:5:5"]
+    outcome = CliRunner().invoke(main, ["explain", "--root", str(root), "m1-fp8"])
+    assert "  ends at line 5 (exit 1) for this element: nothing after it runs" in outcome.output
+    outcome = CliRunner().invoke(main, ["explain", "--root", str(root), "m1-fp4"])
+    assert "ends at" not in outcome.output
+
+
 def test_a_route_handed_over_by_exec_is_said_when_either_script_is_named(tmp_path: Path) -> None:
     """The runners launcher `exec`s the script that clones srt-slurm: the route goes through
     both, and a run naming either says what the whole run says of its entry (pre-commit)."""
