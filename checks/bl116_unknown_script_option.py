@@ -94,7 +94,10 @@ known.
 A word that is a variable's whole value, assigned once before the line and never appended to,
 is read as what it holds: the script's path (`SCRIPT=tools/x.py; python3 "$SCRIPT" ...`), a
 string run unquoted as bash splits it (`python3 x.py $OPTS`, the finding at the option in the
-assignment), an array's items (`"${ARGS[@]}"`). Another word whose
+assignment), an array's items (`"${ARGS[@]}"`). A script's path in a variable the script
+assigns otherwise (twice, as an `if` and its `else` do, after the line, or with an expansion)
+is counted in the warnings where one of those paths is a file of the repository and options
+follow, not read: which file runs is not known. Another word whose
 value is not known is not read, and is taken not to be `--` unless the script gives that
 variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
 --node-ips ...`), the words before the subcommand's word are read as the parser's and the rest
@@ -229,6 +232,12 @@ _BEHIND_SAID = (
     "Python scripts run with options by a program benchlint does not know (the command after "
     "its `--`: where and how it runs it is not known), not read (BL116)"
 )
+# `python3 "$SCRIPT" --lr 1` where the script gives SCRIPT more than one path, or one with an
+# expansion, or none before the line
+_HELD_SAID = (
+    "Python scripts run with options from a variable whose path there cannot be told (the "
+    "script assigns it more than once, after the line, or with an expansion), not read (BL116)"
+)
 # a workflow step bash may not run: another `shell:`, or a runner that may be Windows (its
 # default shell is PowerShell), as a `runs-on` expression may be
 _SHELL_SAID = (
@@ -356,6 +365,9 @@ class _Line:
     # the command a program benchlint does not know runs after its `--` (`gantry run ... --
     # python3 x.py`): where and how it runs it is not known, so said, not read
     behind: bool = False
+    # the paths a variable may hold that names the script (`python3 "$SCRIPT" --lr 1`), where
+    # it is not given one path once before (`_once_before`): said, not read
+    held: tuple[str, ...] = ()
 
 
 _Piece = tuple[str | None, str, Span]
@@ -400,6 +412,10 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             behind = _after_dashdash(texts)
             if behind is not None:  # (`gantry run ... -- python3 x.py --lr 1`)
                 yield _Line(command, tuple(pieces[behind:]), behind=True)
+            elif scripts:  # (`SCRIPT=a.py` or `SCRIPT=b.py`, then `python3 "$SCRIPT" --k 1`)
+                holder = _held(script, words, pieces, scripts)
+                if holder is not None:
+                    yield _Line(command, tuple(pieces[holder[0] :]), held=holder[1])
             continue
         elsewhere = _elsewhere(command.invocation)
         inside = command.script.parent
@@ -658,6 +674,33 @@ def _whole_value(script: Script, command: Command, word: Word) -> _Piece:
     return given.value, given.value, word.span
 
 
+def _held(
+    script: Script, words: tuple[Word, ...], pieces: list[_Piece], variables: frozenset[str]
+) -> tuple[int, tuple[str, ...]] | None:
+    """Where a variable the script gives a Python file's path names the script, though not one
+    path once before (`_once_before`): the word's index and the paths its assignments give
+    (each put in its place names the script there)."""
+    for i, word in enumerate(words):
+        name = word.variable()
+        if name not in variables:
+            continue
+        values = dict.fromkeys(
+            a.value.value
+            for inner in script.top.walk()
+            for a in inner.assignments
+            if a.name == name and a.value is not None
+        )
+        held = tuple(
+            v
+            for v in values
+            if _is_script(v)
+            and _named([*pieces[:i], (v, v, word.span), *pieces[i + 1 :]]) == (i, v)
+        )
+        if held:
+            return i, held
+    return None
+
+
 def _once_before(command: Command, name: str) -> Word | None:
     """The value the script (the command's shell) assigns the variable, where it does so once,
     before the command, and nowhere appends to it (`NAME+=`); None otherwise. A string `eval`
@@ -819,6 +862,13 @@ def _command_line(
 ) -> Iterator[Finding]:
     if line.unread:
         _say_unread(ctx, script, line, site)
+        return
+    if line.held:
+        if any(t is not None and t[:1] == "-" for t, _, _ in line.words[1:]):
+            targets = [t for value in line.held for t in _targets(ctx, script, value)]
+            if targets:
+                at = Location(script.path, site.place(line.words[0][2]))
+                ctx.count(_HELD_SAID, at, involves=tuple(dict.fromkeys(targets)))
         return
     named = _named(line.words)
     if named is None:

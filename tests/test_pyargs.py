@@ -946,6 +946,37 @@ def test_a_script_a_program_runs_after_its_dashdash_is_said(tmp_path: Any) -> No
     ) in result.warnings()
 
 
+def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path: Any) -> None:
+    """`python3 "$SCRIPT" --k 1` where the script gives SCRIPT two paths (an if and its else),
+    or one with an expansion: which file runs is not told, so the line is said, not read.
+    Near misses: one path given once before is read (the finding); no option after the
+    script; a variable whose paths name no file of the repository."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "tools/a.py": parser + "p.parse_args()\n",
+            "tools/b.py": parser + "p.parse_args()\n",
+            "run.sh": (
+                '#!/bin/bash\nif [ "$MODE" = a ]; then\n    SCRIPT=tools/a.py\nelse\n'
+                '    SCRIPT=tools/b.py\nfi\npython3 "$SCRIPT" --bogus 3\n'
+                'python3 "$SCRIPT"\nONE=tools/a.py\npython3 "$ONE" --bogus 4\n'
+                'FAR=$HOME/x.py\npython3 "$FAR" --bogus 5\n'
+                'python3 -u "$WHERE/tools/$NAME" --bogus 6\nWHERE=.; NAME=a.py\n'
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["run.sh:10:16"]
+    assert (
+        "Python scripts run with options from a variable whose path there cannot be told (the "
+        "script assigns it more than once, after the line, or with an expansion), not read "
+        "(BL116): 1 (run.sh:7)"
+    ) in result.warnings()
+
+
 def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -> None:
     """One warning holds lines about several scripts (`a.py` and `b.py`, both run after a
     `cd`): a run that names `a.py` says the places about `a.py`, not every place of it."""
