@@ -56,6 +56,7 @@ def listing(ws: Workspace) -> bytes:
         "\n".join(sorted(ws.yaml_paths)),
         "\n".join(sorted(ws.templates)),
         "\n".join(f"{k}->{v}" for k, v in sorted(ws.symlinks.items())),
+        "\n".join(f"{k}=>{v}" for k, v in sorted(ws.folder_links.items())),
         "\n".join(name for name in _PROBED if (ws.root / name).is_file()),
     ]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).digest()

@@ -1,8 +1,9 @@
 """Which files the repository has, read once and parsed lazily.
 
 Nothing outside the repository root is read: a symlink that leaves the root is reported, not
-followed, and symlinked directories are not descended (no loops). A file that cannot be read or
-parsed becomes a `Failure` (BL001) and the rest of the repository is still linted.
+followed, and symlinked directories are not descended (no loops; a path through one that stays
+inside names the file of its target: `through_links`). A file that cannot be read or parsed
+becomes a `Failure` (BL001) and the rest of the repository is still linted.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import contextlib
 import functools
 import gc
 import os
+import posixpath
 import re
 import shutil
 import stat
@@ -217,6 +219,9 @@ class Workspace:
         self.python_paths: list[str] = []  # PYTHON_SUFFIXES: not linted, read where run
         # A symlink to another file of the repository is linted once, as its target.
         self.symlinks: dict[str, str] = {}
+        # A symlinked folder inside the repository (not descended): its target folder, by which
+        # a script's path through it (`modules/Repo/examples/x.py`) names a file.
+        self.folder_links: dict[str, str] = {}
         # files discovery found under the root through no symlink: read without resolving
         self._plain: set[str] = set()
         self._sources: dict[str, SourceText | None] = {}
@@ -312,8 +317,10 @@ class Workspace:
                 except OSError:
                     is_dir = False
                 if is_dir:
-                    skipped = name in SKIP_DIRS or entry.is_symlink()
-                    if not skipped:
+                    link = entry.is_symlink()
+                    if link and name not in SKIP_DIRS:
+                        self._link_folder(rel_dir + name)
+                    if not (name in SKIP_DIRS or link):
                         templates = in_templates or (chart and name == "templates")
                         folders.append((rel_dir + name + "/", entry.path, templates))
                     continue
@@ -364,6 +371,28 @@ class Workspace:
             return False
         self.symlinks[rel] = real.relative_to(self.root).as_posix()
         return True
+
+    def _link_folder(self, rel: str) -> None:
+        try:
+            real = (self.root / rel).resolve(strict=True)
+        except (OSError, RuntimeError):
+            return
+        if real.is_relative_to(self.root) and real.is_dir():
+            target = real.relative_to(self.root).as_posix()
+            self.folder_links[rel] = "" if target == "." else target
+
+    def through_links(self, rel: str) -> str:
+        """The path with a symlinked folder of the repository it goes through replaced by its
+        target (`modules/Repo/x.py`, where `modules/Repo` links to the root: `x.py`); the path
+        itself where it goes through none."""
+        for _ in range(8):  # (links to links, bounded)
+            for link, target in self.folder_links.items():
+                if rel.startswith(link + "/"):
+                    rel = posixpath.normpath(posixpath.join(target, rel[len(link) + 1 :]))
+                    break
+            else:
+                return rel
+        return rel
 
     def aliases(self, rel: str) -> list[str]:
         """The paths a file is known by: itself and every symlink to it."""

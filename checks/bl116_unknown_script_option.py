@@ -1025,7 +1025,9 @@ def _targets(ctx: Context, script: Script, value: str, module: bool = False) -> 
     if module:
         bases = [b for b in bases if not ctx.ws.is_python(posixpath.join(b, "__init__.py"))]
     joined = [posixpath.normpath(posixpath.join(base, value)) for base in bases]
-    return [p for p in dict.fromkeys(joined) if ctx.ws.is_python(p)]
+    # (through a symlinked folder of the repository, the file it names: `modules/Repo/x.py`)
+    real = [ctx.ws.through_links(p) for p in joined] if ctx.ws.folder_links else joined
+    return [p for p in dict.fromkeys(real) if ctx.ws.is_python(p)]
 
 
 def _option_text(script: Script, word: Word) -> str | None:

@@ -977,6 +977,32 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
     ) in result.warnings()
 
 
+def test_a_script_path_through_a_symlinked_folder_is_read(tmp_path: Any) -> None:
+    """`python3 modules/Repo/examples/train.py`, where `tools/launcher/modules/Repo` links to
+    the repository's root: the file is `examples/train.py`, and its parser is read. Near
+    miss: a symlinked folder that leaves the repository names no file of it."""
+    import os
+
+    from tests.conftest import positions, run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "examples/train.py": parser + "p.parse_args()\n",
+            "tools/launcher/common/run.sh": (
+                "#!/bin/bash\npython3 modules/Repo/examples/train.py --k 1 --bogus 2\n"
+                "python3 modules/Far/examples/train.py --bogus 3\n"
+            ),
+        },
+    )
+    (tmp_path / "far" / "examples").mkdir(parents=True)
+    (root / "tools/launcher/modules").mkdir()
+    os.symlink("../../..", root / "tools/launcher/modules/Repo")
+    os.symlink(tmp_path / "far", root / "tools/launcher/modules/Far")
+    assert positions(run_lint(root, select="BL116")) == ["tools/launcher/common/run.sh:2:46"]
+
+
 def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -> None:
     """One warning holds lines about several scripts (`a.py` and `b.py`, both run after a
     `cd`): a run that names `a.py` says the places about `a.py`, not every place of it."""
