@@ -89,7 +89,9 @@ package: from that folder it is that file, from elsewhere an installed `eval`): 
 
 A command a program benchlint does not know runs after its `--` (`gantry run ... -- python3
 x.py ...`) is counted in the warnings, not read: where and how that program runs it is not
-known.
+known. A script of the repository that runs its arguments (`"$@"`, `exec "$@"`) is a wrapper:
+in `bash infra/wrap.sh python3 x.py ...` the words after it are read as the command line;
+where it changes folders first or runs them in a container, the line is counted, not read.
 
 A word that is a variable's whole value, assigned once before the line and never appended to,
 is read as what it holds: the script's path (`SCRIPT=tools/x.py; python3 "$SCRIPT" ...`), a
@@ -368,6 +370,9 @@ class _Line:
     # the paths a variable may hold that names the script (`python3 "$SCRIPT" --lr 1`), where
     # it is not given one path once before (`_once_before`): said, not read
     held: tuple[str, ...] = ()
+    # the repository script the words are given to (`bash infra/wrap.sh python3 x.py ...`): the
+    # words are a command line where that script runs its arguments (`"$@"`)
+    wrapper: str | None = None
 
 
 _Piece = tuple[str | None, str, Span]
@@ -412,6 +417,12 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             behind = _after_dashdash(texts)
             if behind is not None:  # (`gantry run ... -- python3 x.py --lr 1`)
                 yield _Line(command, tuple(pieces[behind:]), behind=True)
+            elif (start := _after_wrapper_script(texts)) is not None:
+                # (`bash infra/wrap.sh python3 x.py --k 1`: a script that may run its arguments)
+                rest = tuple(pieces[start:])
+                yield _Line(
+                    command, rest, _elsewhere(command.invocation), wrapper=texts[start - 1][1]
+                )
             elif scripts:  # (`SCRIPT=a.py` or `SCRIPT=b.py`, then `python3 "$SCRIPT" --k 1`)
                 holder = _held(script, words, pieces, scripts)
                 if holder is not None:
@@ -674,6 +685,39 @@ def _whole_value(script: Script, command: Command, word: Word) -> _Piece:
     return given.value, given.value, word.span
 
 
+def _after_wrapper_script(words: list[tuple[str | None, str]]) -> int | None:
+    """Where a command line given to a shell script starts (`bash infra/wrap.sh python3 x.py`,
+    `./wrap.sh python3 -m pkg.x`): the word after a `.sh` path the command runs, where those
+    words run a Python script; None otherwise."""
+    at = 0
+    if words[0][0] is not None and words[0][0].rsplit("/", 1)[-1] in ("bash", "sh"):
+        at = 1
+        while at < len(words) and (words[at][0] or "")[:1] == "-" and words[at][0] != "-c":
+            at += 1  # (`bash -x wrap.sh`)
+    path = words[at][0] if at < len(words) else None
+    if path is None or not path.endswith(".sh"):
+        return None
+    rest = words[at + 1 :]
+    return at + 1 if rest and _script_index(rest) is not None else None
+
+
+def _runs_arguments(ctx: Context, script: Script, path: str) -> tuple[Invocation, bool] | None:
+    """Where the repository script the path names runs its arguments as a command (`"$@"`,
+    `exec "$@"`, behind wrappers), that command's invocation, and whether the script changes
+    folders first; None where it does not, or the path names no one script."""
+    found = resolve(ctx.ws, script, path)
+    wrapper = ctx.ws.shell(found[0]) if found is not None and len(found) == 1 else None
+    if wrapper is None:
+        return None
+    moves = False
+    for command in wrapper.all_commands():
+        moves = moves or command.base in ("cd", "pushd")
+        words = command.invocation.words
+        if words and words[0].value in ('"$@"', "$@", '"${@}"', "${@}"):
+            return command.invocation, moves
+    return None
+
+
 def _held(
     script: Script, words: tuple[Word, ...], pieces: list[_Piece], variables: frozenset[str]
 ) -> tuple[int, tuple[str, ...]] | None:
@@ -863,6 +907,25 @@ def _command_line(
     if line.unread:
         _say_unread(ctx, script, line, site)
         return
+    if line.wrapper is not None:
+        runs = _runs_arguments(ctx, script, line.wrapper)
+        if runs is None:
+            return  # (a script that takes a Python file's path as an argument of its own)
+        invocation, moves = runs
+        away = line.elsewhere or _elsewhere(invocation)
+        if moves:  # (its paths are from the folder it changes to: said, as after a `cd`)
+            named = _named(line.words)
+            options = named is not None and any(
+                t is not None and t[:1] == "-" for t, _, _ in line.words[named[0] + 1 :]
+            )
+            module = named is not None and not line.words[named[0]][1].endswith(".py")
+            targets = _targets(ctx, script, named[1], module) if named and options else []
+            if named is not None and targets:
+                at = Location(script.path, site.place(line.words[named[0]][2]))
+                why = "in a working directory not known"
+                ctx.count(_ELSEWHERE_SAID.format(why), at, involves=tuple(targets))
+            return
+        line = replace(line, wrapper=None, elsewhere=away)
     if line.held:
         if any(t is not None and t[:1] == "-" for t, _, _ in line.words[1:]):
             targets = [t for value in line.held for t in _targets(ctx, script, value)]

@@ -1003,6 +1003,46 @@ def test_a_script_path_through_a_symlinked_folder_is_read(tmp_path: Any) -> None
     assert positions(run_lint(root, select="BL116")) == ["tools/launcher/common/run.sh:2:46"]
 
 
+def test_a_script_given_to_a_wrapper_script_that_runs_its_arguments_is_read(
+    tmp_path: Any,
+) -> None:
+    """`srun bash infra/wrap.sh python x.py --k 1`, where wrap.sh runs `"$@"`: the words after
+    it are the command line that runs. Near misses: a script that takes the path as an
+    argument of its own (no `"$@"`); a wrapper that changes folders first (said, not read);
+    one that runs its arguments in a container (said)."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "x.py": parser + "p.parse_args()\n",
+            "infra/wrap.sh": '#!/bin/bash\nset -e\nPYTHONPATH=.:$PYTHONPATH "$@"\n',
+            "infra/copy.sh": '#!/bin/bash\ncp "$2" /tmp/\n',
+            "infra/moved.sh": '#!/bin/bash\ncd /opt/app\nexec "$@"\n',
+            "infra/boxed.sh": '#!/bin/bash\ndocker exec box "$@"\n',
+            "launch.sh": (
+                "#!/bin/bash\nsrun --nodes=1 bash infra/wrap.sh python x.py --bogus 1\n"
+                "bash infra/copy.sh python x.py --bogus 2\n"
+                "bash -x infra/moved.sh python3 x.py --bogus 3\n"
+                "./infra/boxed.sh python3 x.py --bogus 4\n"
+                "bash infra/wrap.sh python x.py --k 5\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["launch.sh:2:47"]
+    assert (
+        "Python scripts run with options where their path may name a file other than the "
+        "repository's (in a working directory not known), not read (BL116): 1 (launch.sh:4)"
+    ) in result.warnings()
+    assert (
+        "Python scripts run with options where their path may name a file other than the "
+        "repository's (in a container, on another host or as a Ray job), not read (BL116): 1 "
+        "(launch.sh:5)"
+    ) in result.warnings()
+
+
 def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -> None:
     """One warning holds lines about several scripts (`a.py` and `b.py`, both run after a
     `cd`): a run that names `a.py` says the places about `a.py`, not every place of it."""
