@@ -116,7 +116,9 @@ is bash or sh, or none is given and its `runs-on` names a runner that is not Win
 matrix's label, `${{ matrix.os }}`, by each value of the matrix). A step whose runner is
 another expression (a `fromJSON` of inputs) may run in PowerShell, and one with a
 `working-directory` not known may run anywhere: their lines are counted in the warnings
-(`defaults: run: shell: bash` on the job has them read).
+(`defaults: run: shell: bash` on the job has them read). A script a job gives another
+repository's reusable workflow (`uses: org/infra/.github/workflows/linux_job.yml@main` with
+`script: |`) is counted too: where and in which shell that workflow runs it is not known.
 
 A relative script path names the file under the checkout's root, beside the script, or under a
 folder the script is in (which folder the script runs in is not known), and a word is reported only
@@ -162,6 +164,7 @@ from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.invocation import FILES, WRAPPER_GRAMMARS, Invocation, resolve_words
 from benchlint.shell.model import Command, Script, Word
+from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
     job_steps,
@@ -171,6 +174,7 @@ from benchlint.workflow import (
     workflow_roots,
 )
 from benchlint.workspace import Workspace
+from benchlint.yamlmodel import YNode
 
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
 _SUBSTITUTION = re.compile(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
@@ -247,6 +251,11 @@ _SHELL_SAID = (
     "`shell:`, or a runner that may be Windows, whose default shell is PowerShell), not read "
     "(BL116)"
 )
+# a job's input to another repository's reusable workflow (`with: script: |`)
+_EXTERNAL_SAID = (
+    "Python scripts run with options in inputs to another repository's reusable workflow "
+    "(`with:` of a job's `uses:`: where and how it runs them is not known), not read (BL116)"
+)
 # `python3 -m coverage` where the repository's `coverage.py` is beside the script, not at the root
 _INSTALLED_SAID = (
     "Python modules run with options where the repository's file of that name is not at its "
@@ -318,6 +327,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         read += [p for p in _naming(ctx, workflows) if p not in read]
     for source, root in workflow_roots(ctx.ws, read):
         for _, job, steps in job_steps(root):
+            yield from _external_inputs(ctx, source, job)
             for step in steps:
                 run = step.get("run")
                 if run is None or not run.is_scalar or not _may_run_python(run.value):
@@ -333,6 +343,26 @@ def check(ctx: Context) -> Iterator[Finding]:
                     yield from _command_line(ctx, script, line, folders, where)
 
 
+def _external_inputs(ctx: Context, source: SourceText, job: YNode) -> Iterator[Finding]:
+    """A job that calls another repository's reusable workflow with a script among its inputs
+    (`uses: org/infra/.github/workflows/linux_job.yml@main` with `script: |`): its Python lines
+    are said, not read (where and in which shell that workflow runs them is not known)."""
+    uses, given = job.get("uses"), job.get("with")
+    if uses is None or not uses.is_scalar or str(uses.value).startswith("./"):
+        return
+    for _, value in given.pairs if given is not None and given.is_map else []:
+        if not value.is_scalar or "\n" not in str(value.value):
+            continue
+        if not _may_run_python(str(value.value)):
+            continue
+        found = step_script(source, value)
+        if found is None:
+            continue
+        where = _Where(None, found.place, external=True)
+        for line in _command_lines(found.script):
+            yield from _command_line(ctx, found.script, line, _Folders.of(found.script), where)
+
+
 @dataclass(frozen=True)
 class _Where:
     """Where a script's command lines run and are written: the repository folder a relative
@@ -346,6 +376,8 @@ class _Where:
     place: Callable[[Span], Span]
     unknown: bool = False
     other_shell: bool = False
+    # an input of another repository's reusable workflow (`with: script:`): how it runs it
+    external: bool = False
 
 
 _IN_SCRIPT = _Where(None, lambda span: span)
@@ -982,6 +1014,9 @@ def _command_line(
         # package's module, `-m triton.runner`, is its folder's: installed, as `pip install
         # -e` installs `src/pkg`, or an error where there is no such package)
         ctx.count(_INSTALLED_SAID, Location(script.path, where))
+        return
+    if site.external:
+        ctx.count(_EXTERNAL_SAID, Location(script.path, where), involves=tuple(targets))
         return
     if site.other_shell:
         ctx.count(_SHELL_SAID, Location(script.path, where), involves=tuple(targets))

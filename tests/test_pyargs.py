@@ -766,8 +766,10 @@ def test_an_untold_parser_names_its_first_reason() -> None:
 
 def test_workflow_steps_not_surely_read_are_said(tmp_path: Any) -> None:
     """A step whose runner may be Windows (a `runs-on` expression, no `shell:`) or whose
-    working directory is an expression: its line is said, not read. A run that names the
-    Python file alone (pre-commit) reads the workflows that run it, and reports there."""
+    working directory is an expression, and a script given to another repository's reusable
+    workflow (`with: script:`): its line is said, not read (not a local workflow's input, not
+    a line with no option). A run that names the Python file alone (pre-commit) reads the
+    workflows that run it, and reports there."""
     from tests.conftest import positions, run_lint, write_repo
 
     root = write_repo(
@@ -784,11 +786,23 @@ def test_workflow_steps_not_surely_read_are_said(tmp_path: Any) -> None:
                 "      - run: python3 check.py --bogus\n"  # 10
                 "        working-directory: ${{ inputs.dir }}\n"
                 "      - run: python3 utils/check.py --repo r --bogus\n"  # 12
+                "  c:\n    uses: org/infra/.github/workflows/linux_job.yml@main\n    with:\n"
+                "      runner: linux.g5\n      script: |\n        set -eux\n"
+                "        python3 utils/check.py --bogus\n"  # 19
+                "  d:\n    uses: ./.github/workflows/local.yml\n    with:\n"
+                "      script: |\n        python3 utils/check.py --bogus\n"
+                "  e:\n    uses: org/infra/.github/workflows/linux_job.yml@main\n    with:\n"
+                "      script: |\n        python3 utils/check.py\n        echo done\n"
             ),
         },
     )
     result = run_lint(root, select="BL116")
     assert positions(result) == [".github/workflows/ci.yml:12:46"]
+    assert (
+        "Python scripts run with options in inputs to another repository's reusable workflow "
+        "(`with:` of a job's `uses:`: where and how it runs them is not known), not read "
+        "(BL116): 1 (.github/workflows/ci.yml:19)"
+    ) in result.warnings()
     shell = (
         "Python scripts run with options in workflow steps that may not run in bash (another "
         "`shell:`, or a runner that may be Windows, whose default shell is PowerShell), not read "
