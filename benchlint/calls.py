@@ -383,6 +383,21 @@ def last_separator(text: str) -> int:
     return cut
 
 
+def from_known_folder(script: Script, value: str) -> bool:
+    """Whether a path starts with an expansion that is a folder known wherever the script runs
+    (its own, `$(dirname "$0")`, or the checkout's root): `resolve` then names the file."""
+    head, _ = _leading_expansion(value.strip())
+    if not head:
+        return False
+    name = _variable_of(head)
+    return (
+        _is_script_dir(head)
+        or name in _script_dir_variables(script)
+        or name in ROOT_VARIABLES
+        or head == "$(pwd)"
+    )
+
+
 def resolve(
     ws: Workspace, script: Script, value: str, depth: int = 0, python: bool = False
 ) -> list[str] | None:

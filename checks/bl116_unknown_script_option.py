@@ -158,7 +158,7 @@ from dataclasses import dataclass, replace
 
 from benchlint import pyargs
 from benchlint.calls import ROOT_MOUNTS as MOUNTS
-from benchlint.calls import fixed_folder, resolve
+from benchlint.calls import fixed_folder, from_known_folder, resolve
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
@@ -402,6 +402,10 @@ class _Line:
     # the paths a variable may hold that names the script (`python3 "$SCRIPT" --lr 1`), where
     # it is not given one path once before (`_once_before`): said, not read
     held: tuple[str, ...] = ()
+    # the repository file the script word surely names (`EVAL="${SCRIPT_DIR}/eval.py"` once
+    # before `python3 "$EVAL"`, the folder the script is in: that file wherever it runs); with
+    # `held`, "" where the variable is given its one path once before
+    fixed: str | None = None
     # the repository script the words are given to (`bash infra/wrap.sh python3 x.py ...`): the
     # words are a command line where that script runs its arguments (`"$@"`)
     wrapper: str | None = None
@@ -456,9 +460,10 @@ def _command_lines(script: Script) -> Iterator[_Line]:
                     command, rest, _elsewhere(command.invocation), wrapper=texts[start - 1][1]
                 )
             elif scripts:  # (`SCRIPT=a.py` or `SCRIPT=b.py`, then `python3 "$SCRIPT" --k 1`)
-                holder = _held(script, words, pieces, scripts)
+                holder = _held(script, command, words, pieces, scripts)
                 if holder is not None:
-                    yield _Line(command, tuple(pieces[holder[0] :]), held=holder[1])
+                    at, paths, once = holder
+                    yield _Line(command, tuple(pieces[at:]), held=paths, fixed="" if once else None)
             continue
         elsewhere = _elsewhere(command.invocation)
         inside = command.script.parent
@@ -751,11 +756,16 @@ def _runs_arguments(ctx: Context, script: Script, path: str) -> tuple[Invocation
 
 
 def _held(
-    script: Script, words: tuple[Word, ...], pieces: list[_Piece], variables: frozenset[str]
-) -> tuple[int, tuple[str, ...]] | None:
+    script: Script,
+    command: Command,
+    words: tuple[Word, ...],
+    pieces: list[_Piece],
+    variables: frozenset[str],
+) -> tuple[int, tuple[str, ...], bool] | None:
     """Where a variable the script gives a Python file's path names the script, though not one
-    path once before (`_once_before`): the word's index and the paths its assignments give
-    (each put in its place names the script there)."""
+    path with no expansion once before (`_whole_value`): the word's index, the paths its
+    assignments give (each put in its place names the script there), and whether it is given
+    one once before (`_once_before`: a path with an expansion)."""
     for i, word in enumerate(words):
         name = word.variable()
         if name not in variables:
@@ -773,7 +783,7 @@ def _held(
             and _named([*pieces[:i], (v, v, word.span), *pieces[i + 1 :]]) == (i, v)
         )
         if held:
-            return i, held
+            return i, held, _once_before(command, name) is not None
     return None
 
 
@@ -959,12 +969,19 @@ def _command_line(
             return
         line = replace(line, wrapper=None, elsewhere=away)
     if line.held:
-        if any(t is not None and t[:1] == "-" for t, _, _ in line.words[1:]):
-            targets = [t for value in line.held for t in _targets(ctx, script, value)]
+        if not any(t is not None and t[:1] == "-" for t, _, _ in line.words[1:]):
+            return
+        targets = list(dict.fromkeys(t for v in line.held for t in _targets(ctx, script, v)))
+        value = line.held[0]
+        once = line.fixed is not None  # (given once before: `_held`)
+        if once and len(targets) == 1 and from_known_folder(script, value) and not line.elsewhere:
+            words = ((value, value, line.words[0][2]), *line.words[1:])
+            line = replace(line, words=words, held=(), fixed=targets[0])
+        else:
             if targets:
                 at = Location(script.path, site.place(line.words[0][2]))
-                ctx.count(_HELD_SAID, at, involves=tuple(dict.fromkeys(targets)))
-        return
+                ctx.count(_HELD_SAID, at, involves=tuple(targets))
+            return
     named = _named(line.words)
     if named is None:
         return

@@ -962,9 +962,11 @@ def test_a_script_a_program_runs_after_its_dashdash_is_said(tmp_path: Any) -> No
 
 def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path: Any) -> None:
     """`python3 "$SCRIPT" --k 1` where the script gives SCRIPT two paths (an if and its else),
-    or one with an expansion: which file runs is not told, so the line is said, not read.
-    Near misses: one path given once before is read (the finding); no option after the
-    script; a variable whose paths name no file of the repository."""
+    or one with an expansion of a folder not known: which file runs is not told, so the line
+    is said, not read. Near misses: one path given once before is read (the finding), as is
+    one from the script's own folder (`${HERE}/a.py`, even after a `cd`); no option after the
+    script; a variable whose paths name no file of the repository (one under a folder not
+    known names none)."""
     from tests.conftest import positions, run_lint, write_repo
 
     parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
@@ -980,10 +982,15 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
                 'FAR=$HOME/x.py\npython3 "$FAR" --bogus 5\n'
                 'python3 -u "$WHERE/tools/$NAME" --bogus 6\nWHERE=.; NAME=a.py\n'
             ),
+            "tools/eval.sh": (
+                '#!/bin/bash\nHERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+                'EVAL="${HERE}/a.py"\ncd /tmp\npython3 "$EVAL" --bogus 7\n'
+                'OTHER="${SOMEWHERE}/a.py"\npython3 "$OTHER" --bogus 8\n'
+            ),
         },
     )
     result = run_lint(root, select="BL116")
-    assert positions(result) == ["run.sh:10:16"]
+    assert positions(result) == ["run.sh:10:16", "tools/eval.sh:5:17"]
     assert (
         "Python scripts run with options from a variable whose path there cannot be told (the "
         "script assigns it more than once, after the line, or with an expansion), not read "
