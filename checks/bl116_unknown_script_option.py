@@ -95,8 +95,9 @@ where it changes folders first or runs them in a container, the line is counted,
 
 A word that is a variable's whole value, assigned once before the line and never appended to,
 is read as what it holds: the script's path (`SCRIPT=tools/x.py; python3 "$SCRIPT" ...`), a
-string run unquoted as bash splits it (`python3 x.py $OPTS`, the finding at the option in the
-assignment), an array's items (`"${ARGS[@]}"`). A script's path in a variable the script
+string run unquoted as bash splits it (`python3 x.py $OPTS`, `python3 $OPTS` where OPTS holds
+the script's path too; the finding at the option in the assignment), an array's items
+(`"${ARGS[@]}"`, `"${CMD[@]}" --k 1`). A script's path in a variable the script
 assigns otherwise (twice, as an `if` and its `else` do, after the line, or with an expansion)
 is counted in the warnings where one of those paths is a file of the repository and options
 follow, not read: which file runs is not known. Another word whose
@@ -421,7 +422,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
     scripts = _script_variables(script)
     for command in script.all_commands():
         if not any(
-            ".py" in w.value or w.value in ("-m", "--module") or w.variable() in scripts
+            ".py" in w.value or w.value in ("-m", "--module") or _holder(w) in scripts
             for w in command.words
         ):
             continue
@@ -436,6 +437,14 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             pieces = [_whole_value(script, command, w) for w in words]
             texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
             named = _script_index(texts)
+            # (`OPTS="x.py --k 1"; python3 $OPTS`, `"${CMD[@]}" --k 1`: the script's word in a
+            # string or an array assigned once before, put in place as bash splits it)
+            expanded = _expanded(script, command, words) if named is None else None
+            if expanded and _named(expanded) is not None:
+                pieces = expanded
+                texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
+                yield _Line(command, tuple(pieces), _away(command))
+                continue
         unread = named is None
         if named is not None:  # (`python3 x.py $OPTS`: the options a variable holds)
             after = [p for w in words[named[0] + 1 :] for p in _in_place(script, command, w)]
@@ -465,12 +474,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
                     at, paths, once = holder
                     yield _Line(command, tuple(pieces[at:]), held=paths, fixed="" if once else None)
             continue
-        elsewhere = _elsewhere(command.invocation)
-        inside = command.script.parent
-        while inside is not None and not elsewhere:  # (`ssh host "python3 x.py"`)
-            elsewhere = _elsewhere(inside.invocation)
-            inside = inside.script.parent
-        yield _Line(command, tuple(pieces), elsewhere, unread)
+        yield _Line(command, tuple(pieces), _away(command), unread)
     run, evaluated, elsewhere_run = _run_variables(script)
     built: dict[str, tuple[Command, list[_Piece], bool, bool]] = {}
     unknown: set[str] = set()  # of those, the lines whose script cannot be told (`_Line.unread`)
@@ -535,6 +539,23 @@ def _rewraps(command: Command, name: str, items: list[Word] | None) -> Invocatio
 
 # a piece of a string `eval` runs that is shell syntax, not a word: an operator, a redirection
 _SHELL_SYNTAX = re.compile(r"\|\|?|&&?|;|\d*[<>]|&>")
+
+
+def _holder(word: Word) -> str | None:
+    """The variable a word is the whole value of (`$OPTS`, `"$SCRIPT"`, `"${CMD[@]}"`)."""
+    array = _ARRAY_WORD.fullmatch(word.value) if not word.static else None
+    return array.group(1) if array else word.variable()
+
+
+def _away(command: Command) -> bool:
+    """Whether the command, or a command whose shell it runs in, runs it where the checkout's
+    paths are not its own (`ssh host "python3 x.py"`)."""
+    elsewhere = _elsewhere(command.invocation)
+    inside = command.script.parent
+    while inside is not None and not elsewhere:
+        elsewhere = _elsewhere(inside.invocation)
+        inside = inside.script.parent
+    return elsewhere
 
 
 def _elsewhere(invocation: Invocation) -> bool:
@@ -763,26 +784,30 @@ def _held(
     variables: frozenset[str],
 ) -> tuple[int, tuple[str, ...], bool] | None:
     """Where a variable the script gives a Python file's path names the script, though not one
-    path with no expansion once before (`_whole_value`): the word's index, the paths its
-    assignments give (each put in its place names the script there), and whether it is given
-    one once before (`_once_before`: a path with an expansion)."""
+    path with no expansion once before (`_whole_value`), and options follow it or, unquoted,
+    its values hold some (`OPTS="bench.py "`, then `OPTS="$OPTS --k 1"` in a loop): the word's
+    index, the paths its assignments give (each put in its place names the script there), and
+    whether it is given one once before (`_once_before`: a path with an expansion)."""
     for i, word in enumerate(words):
         name = word.variable()
         if name not in variables:
             continue
-        values = dict.fromkeys(
+        values = [
             a.value.value
             for inner in script.top.walk()
             for a in inner.assignments
             if a.name == name and a.value is not None
-        )
+        ]
+        split = word.node.type != "string"  # (unquoted: bash splits it at blanks)
+        firsts = dict.fromkeys((v.split() or [""])[0] if split else v for v in values)
         held = tuple(
             v
-            for v in values
+            for v in firsts
             if _is_script(v)
             and _named([*pieces[:i], (v, v, word.span), *pieces[i + 1 :]]) == (i, v)
         )
-        if held:
+        options = any(t is not None and t[:1] == "-" for t, _, _ in pieces[i + 1 :])
+        if held and (options or (split and any(" -" in v for v in values))):
             return i, held, _once_before(command, name) is not None
     return None
 
@@ -790,10 +815,11 @@ def _held(
 def _once_before(command: Command, name: str) -> Word | None:
     """The value the script (the command's shell) assigns the variable, where it does so once,
     before the command, and nowhere appends to it (`NAME+=`); None otherwise. A string `eval`
-    runs is read in the shell that runs the `eval`: its assignments are those before it."""
+    runs, or a string variable's words run (`$CMD`), is read in the shell that runs it: its
+    assignments are those before it (`_same_shell`)."""
     owner = command.script
     assigned = [a for a in owner.assignments if a.name == name]
-    while not assigned and owner.parent is not None and owner.parent.base == "eval":
+    while not assigned and owner.parent is not None and _same_shell(owner.parent):
         command = owner.parent
         owner = command.script
         assigned = [a for a in owner.assignments if a.name == name]
@@ -803,6 +829,16 @@ def _once_before(command: Command, name: str) -> Word | None:
     if node.start_byte > command.node.start_byte or owner.text_of(node).startswith(f"{name}+="):
         return None
     return assigned[0].value
+
+
+def _same_shell(command: Command) -> bool:
+    """Whether the script nested in the command runs in the command's own shell: a string
+    `eval` runs, or the words a string variable splits into (`$CMD --port 1`), not a shell of
+    its own (`bash -c`, `ssh host '...'`)."""
+    words = command.invocation.words
+    return command.base == "eval" or (
+        bool(words) and words[0].node.type in ("simple_expansion", "expansion")
+    )
 
 
 def _expanded_pieces(script: Script, command: Command, pieces: list[_Piece]) -> list[_Piece]:
@@ -968,9 +1004,7 @@ def _command_line(
                 ctx.count(_ELSEWHERE_SAID.format(why), at, involves=tuple(targets))
             return
         line = replace(line, wrapper=None, elsewhere=away)
-    if line.held:
-        if not any(t is not None and t[:1] == "-" for t, _, _ in line.words[1:]):
-            return
+    if line.held:  # (options follow, or the variable holds some: `_held`)
         targets = list(dict.fromkeys(t for v in line.held for t in _targets(ctx, script, v)))
         value = line.held[0]
         once = line.fixed is not None  # (given once before: `_held`)

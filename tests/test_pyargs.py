@@ -1064,6 +1064,41 @@ def test_a_script_given_to_a_wrapper_script_that_runs_its_arguments_is_read(
     ) in result.warnings()
 
 
+def test_a_script_word_inside_a_string_or_an_array_is_read(tmp_path: Any) -> None:
+    """The script's word in a string run unquoted (`OPTS="bench.py --k 8"; python3 $OPTS`,
+    `PY="python3 bench.py"; $PY $OPTS`) or in an array run with options after it (`"${CMD[@]}"
+    --bogus 8`), assigned once before: bash runs the script with those words, and they are
+    read. One appended to in a loop is said, not read. Near miss: a quoted `"$OPTS"` is one
+    word (no script of that name)."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "bench.py": parser + "p.parse_args()\n",
+            "run.sh": (
+                '#!/bin/bash\nOPTS="bench.py --bogus 1"\npython3 $OPTS\n'  # 2
+                'PYTHON=python3\nOPTS2="bench.py --bogus 2"\n$PYTHON $OPTS2\n'  # 5
+                'PY="python3 bench.py"\n$PY --k 1 --bogus 3\n'  # 8
+                'CMD=(python3 bench.py)\n"${CMD[@]}" --bogus 4\n'  # 10
+                'QUOTED="bench.py --bogus 5"\npython3 "$QUOTED"\n'
+            ),
+            "loop.sh": (
+                '#!/bin/bash\nOPTS="bench.py "\nfor r in 1 2; do\n'
+                '  OPTS="$OPTS --k $r --bogus 6"\n  python3 $OPTS\ndone\n'
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["run.sh:10:13", "run.sh:2:16", "run.sh:5:17", "run.sh:8:11"]
+    assert (
+        "Python scripts run with options from a variable whose path there cannot be told (the "
+        "script assigns it more than once, after the line, or with an expansion), not read "
+        "(BL116): 1 (loop.sh:5)"
+    ) in result.warnings()
+
+
 def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -> None:
     """One warning holds lines about several scripts (`a.py` and `b.py`, both run after a
     `cd`): a run that names `a.py` says the places about `a.py`, not every place of it."""
