@@ -188,6 +188,10 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 if event.anchor not in anchors:
                     raise YAMLError(f"unknown alias {event.anchor!r}")
                 node = anchors[event.anchor]
+                if node.kind != "scalar" and is_map and pending is None:  # (`*seq : v`)
+                    start = event.start_mark
+                    at = Span(start.line + 1, start.column + 1, start.line + 1, start.column + 2)
+                    raise _unhashable(YNode(node.kind, at))
                 if node.kind != "scalar" and any(frame[3] is node for frame in stack):
                     start, end = event.start_mark, event.end_mark
                     node = _recursive_alias(event.anchor, start, end)
@@ -199,12 +203,26 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
             if not is_map:
                 children.append(node)
             elif pending is None:
+                if node.kind != "scalar":
+                    raise _unhashable(node)
                 pending = node
             else:
                 children.append((pending, node))
                 pending = None
     finally:
         parser.dispose()
+
+
+def _unhashable(key: YNode) -> YamlError:
+    """A mapping or a sequence used as a key (`name: {{.Name}}`, a Go template's field read as
+    a flow mapping in a flow mapping; `? [a, b]`): legal YAML that PyYAML cannot load, as
+    Python cannot hash a dict or a list."""
+    span = Span(key.span.line, key.span.column, key.span.line, key.span.column + 1)
+    return YamlError(
+        f"found unhashable key (a {'mapping' if key.kind == 'map' else 'sequence'} used as a "
+        "key: PyYAML cannot load it)",
+        span,
+    )
 
 
 def _recursive_alias(anchor: str, start: Any, end: Any) -> YNode:
@@ -239,6 +257,9 @@ def _convert(node: Any, memo: dict[int, YNode], open_: set[int] | None = None) -
         open_.add(id(node))
         result.pairs = [(_convert(k, memo, open_), _convert(v, memo, open_)) for k, v in node.value]
         open_.discard(id(node))
+        for key, _ in result.pairs:
+            if key.kind in ("map", "seq"):
+                raise _unhashable(key)
         return result
     if isinstance(node, SequenceNode):
         result = YNode("seq", span)

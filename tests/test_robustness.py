@@ -182,6 +182,10 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
                 "{% endif %}\nvllm serve $MODEL --port {{ port }} $EXTRA\n"
             ),
             "ps.sh": "docker ps --format '{{.Names}}' | grep -q x && echo \"{% done %}\"\n",
+            # a Go template libyaml reads (a flow mapping keying one) but PyYAML cannot load
+            "cl2/priority.yaml": "kind: PriorityClass\nmetadata:\n  name: {{.Name}}\n",
+            # a quoted field is a value: YAML, linted
+            "cl2/quoted.yaml": 'kind: Service\nmetadata:\n  name: "{{.Name}}"\n  a: 1\n  a: 2\n',
         },
     )
     result = run_lint(root)
@@ -190,6 +194,7 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
         "broken.yaml:2:1",
         "chart/templates/crd.yaml:4:3",
         "chart/values.yaml:2:1",
+        "cl2/quoted.yaml:5:3",
         "dgd/broken.yaml:3:9",
         "recipe.yaml:2:16",
     ]
@@ -198,6 +203,7 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
         "chart/templates/cm.yaml",
         "chart/templates/deployment.yaml",
         "chart/templates/sub/svc.yaml",
+        "cl2/priority.yaml",
         "deploy/job.yaml",
         "dgd/frontend.yaml",
         "eks/cluster.yaml",
@@ -205,7 +211,7 @@ def test_templates_are_not_yaml(tmp_path: Path) -> None:
         "tf/values.yaml",
     ]
     outcome = CliRunner().invoke(main, ["--statistics", str(root)])
-    assert "templates not linted 8" in outcome.stderr
+    assert "templates not linted 9" in outcome.stderr
     # named, a template is said to be skipped, not read as a file without findings
     named = CliRunner().invoke(main, [str(root / "chart/templates/deployment.yaml")])
     assert named.exit_code == 0

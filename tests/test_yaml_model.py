@@ -53,6 +53,33 @@ def test_duplicate_keys_with_colons_are_still_found() -> None:
     assert tuple(duplicate.again.span)[:2] == (1, 17)
 
 
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("name: {{.Name}}\n", (1, 8)),  # a Go template's field: a map keying a map
+        ("? [a, b]\n: c\n", (1, 3)),
+        ("k: &s [1]\n*s : 2\n", (2, 1)),  # an alias of a sequence as a key
+    ],
+)
+def test_a_collection_as_a_key_fails_as_pyyaml_fails(text: str, where: tuple[int, int]) -> None:
+    """Legal YAML that PyYAML cannot load (a dict or a list cannot be hashed): an error at the
+    key, as `yaml.safe_load` raises; a flow mapping as a value loads."""
+    import yaml
+
+    from benchlint.yamlmodel import YamlError
+
+    with pytest.raises(yaml.constructor.ConstructorError, match="unhashable"):
+        yaml.safe_load(text)
+    with pytest.raises(YamlError, match="found unhashable key") as raised:
+        parse_yaml(SourceText("t.yaml", text.encode()))
+    assert tuple(raised.value.span)[:2] == where
+    # the pure composer's nodes (where libyaml rejects the file) are held to it too
+    # (an alias's error is at the node it names there)
+    with pytest.raises(YamlError, match="found unhashable key"):
+        [_convert(node, {}) for node in _compose_pure(text)]
+    assert parse_yaml(SourceText("t.yaml", b"a: {b: {c: 1}}\n")).documents
+
+
 def test_spans_survive_packing_at_their_limits() -> None:
     """A node keeps its span in one int: lines and columns far past any real file round-trip,
     and the end set when a collection closes leaves its start alone."""
