@@ -7,7 +7,11 @@ empty or starts with a flag): the options of a long command line written one per
 the line before does not end in `\\` as bash reads it: it has none, a blank after it (`\\ `,
 which escapes the blank instead), or it is empty or a comment (a `\\` at its end is part of
 the comment), which ends the command. `--port=30000` on a line of its own is such a flag (no
-name bash assigns to: it runs it as a command). The
+name bash assigns to: it runs it as a command), and so is a Hydra override, the options of
+verl's and NeMo's command lines (`trainer.nnodes=2`, `+trainer.extra=1`: a dotted name, or one
+after `+`, is no name bash assigns to either). Inside an array's `( ... )`, a `\\` then a
+blank before a note (`--num_layers=32 \\ # 7b: 32`) is reported too: the blank is escaped, so
+the `#` starts no comment and the note's words become items. The
 message names the line that cut the command short; the line before is read from the script's
 text as bash reads it, so a `\\` that the model of the script missed is no finding.
 
@@ -41,7 +45,8 @@ lines are read, not a command string run by `bash -c`.
 ## Fix safety
 Blanks after the `\\` are removed (safe: bash then continues the line, as the `\\` meant). A
 line with no `\\` gets one (unsafe: it joins the flags to the command above, which is almost
-always what was meant, but the command changes).
+always what was meant, but the command changes). In an array, the `\\` and its blanks are
+removed, so the note is a comment (unsafe: the array loses the words it had).
 """
 
 from __future__ import annotations
@@ -59,8 +64,20 @@ from benchlint.source import SourceText
 # a line that ends in `\`, as bash reads it: an odd number of backslashes before the newline
 _CONTINUED = re.compile(r"(?<!\\)(?:\\\\)*\\$")
 _BLANKS_AFTER = re.compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
-# a line that starts with a flag or an array's elements (a script with none has nothing to report)
-_FLAG_LINE = re.compile(r"^[ \t]*(?:-|\"?\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})", re.M)
+# inside an array's `( ... )`, a `\` then blanks before a `#`: an escaped blank, then words
+_ESCAPED_NOTE = re.compile(r"(?<!\\)(?:\\\\)*(\\[ \t]+)(#[^\n]*)")
+# a Hydra (OmegaConf) override, the options of verl's, NeMo's and Megatron-Bridge's command
+# lines: `trainer.nnodes=2`, `+trainer.extra=1`, `++a.b=c` (a dotted name, or one after `+`: no
+# name bash assigns to, so a line of them on its own runs the first as a command)
+_OVERRIDE = re.compile(
+    r"\+{1,2}[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*="
+    r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+="
+)
+# a line that starts with a flag, an array's elements or an override (a script with none has
+# nothing to report)
+_FLAG_LINE = re.compile(
+    r"^[ \t]*(?:-|\"?\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\}|\+{1,2}[A-Za-z_]|[A-Za-z_]\w*\.\w)", re.M
+)
 
 
 @script_rule("BL110", "broken-continuation", Severity.ERROR, tags=("shell", "correctness"))
@@ -72,6 +89,49 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         finding = _finding(source, command)
         if finding is not None:
             yield finding
+    if "\\" in source.text:
+        yield from _array_comments(script)
+
+
+def _array_comments(script: Script) -> Iterator[Finding]:
+    """`--num_layers=32 \\ # 7b: 32` inside `ARGS=( ... )`: the `\\ ` escapes the blank, so the
+    `#` starts no comment, and the array gets the words of the note. (Only the script's own
+    text, where its characters are the file's.)"""
+    if script.parent is not None:
+        return
+    for assignment in script.assignments:
+        value = assignment.value
+        if value is None or value.items is None or value.node.type != "array":
+            continue
+        text = script.text_of(value.node)
+        start = script.char_of(value.node.start_byte)
+        quoted = [
+            (script.char_of(i.node.start_byte), script.char_of(i.node.end_byte))
+            for i in value.items
+            if i.node.type in ("string", "raw_string", "ansi_c_string", "concatenation")
+        ]
+        for match in _ESCAPED_NOTE.finditer(text):
+            at = start + match.start(1)
+            if any(a <= at < b for a, b in quoted):
+                continue  # (`"a \\ # b"`: the text of a quoted item)
+            span = script.file.span(at, at + len(match.group(1)))
+            note = match.group(2).rstrip()
+            rest = clip(note[1:].strip(), 40)
+            fix = Fix(
+                "remove the `\\` and the blanks after it (the rest of the line is then a comment)",
+                (Edit(script.path, span, ""),),
+                "unsafe",
+            )
+            yield Finding(
+                "BL110",
+                f"`\\` then a blank escapes the blank, so `#` starts no comment inside "
+                f"`{assignment.name}=( ... )`: the array gets the words ` #`"
+                + (f" and those of `{rest}`" if rest else "")
+                + ", and the command it is given to gets them as arguments",
+                Location(script.path, span),
+                subject=f"{assignment.name}@{clip(note, 40)}",
+                fix=fix,
+            )
 
 
 def _flag_word(command: Command) -> str | None:
@@ -90,6 +150,10 @@ def _flag_word(command: Command) -> str | None:
     name = command.base
     if name and name.startswith("-") and name != "--" and first.value == name:
         return name
+    if first.static or first.node.type in ("word", "concatenation"):
+        written = command.script.text_of(first.node)
+        if _OVERRIDE.match(written):  # (`trainer.nnodes=2`: no name bash assigns to)
+            return written
     array = array_name(first)
     if array is None:
         return None
@@ -128,9 +192,9 @@ def _finding(source: SourceText, command: Command) -> Finding | None:
         span = Span(line - 1, end + 1, line - 1, end + 1)
         fix = Fix(f"end line {line - 1} with `\\`", (Edit(source.path, span, " \\"),), "unsafe")
     missing = (
-        f"{name}: command not found"
-        if name.startswith("-")
-        else "its first flag, or the word after it, is no command"
+        "its first flag, or the word after it, is no command"
+        if name.lstrip('"').startswith("${")  # (an array's elements)
+        else f"{clip(name, 40)}: command not found"
     )
     return Finding(
         "BL110",
