@@ -90,16 +90,18 @@ package: from that folder it is that file, from elsewhere an installed `eval`): 
 A command a program benchlint does not know runs after its `--` (`gantry run ... -- python3
 x.py ...`) is counted in the warnings, not read: where and how that program runs it is not
 known. A script of the repository that runs its arguments (`"$@"`, `exec "$@"`) is a wrapper:
-in `bash infra/wrap.sh python3 x.py ...` the words after it are read as the command line;
-where it changes folders first or runs them in a container, the line is counted, not read.
+in `bash infra/wrap.sh python3 x.py ...` or `./profwrap torchrun x.py ...` the words after it
+are read as the command line; where it changes folders first or runs them in a container, and
+where the program is at a path outside the repository (`/fsx/profwrap torchrun x.py ...`), the
+line is counted, not read. `${PWD}/x.py` and `$(pwd)/x.py` are `x.py`.
 
 A word that is a variable's whole value, assigned once before the line and never appended to,
 is read as what it holds: the script's path (`SCRIPT=tools/x.py; python3 "$SCRIPT" ...`), a
 string run unquoted as bash splits it (`python3 x.py $OPTS`, `python3 $OPTS` where OPTS holds
 the script's path too; the finding at the option in the assignment), an array's items
 (`"${ARGS[@]}"`, `"${CMD[@]}" --k 1`). A script's path in a variable the script
-assigns otherwise (twice, as an `if` and its `else` do, after the line, or with an expansion)
-is counted in the warnings where one of those paths is a file of the repository and options
+assigns otherwise (twice, as an `if` and its `else` do, after the line, with an expansion, or
+as a default the environment may override, `${T:-train.py}`) is counted in the warnings where one of those paths is a file of the repository and options
 follow, not read: which file runs is not known. Another word whose
 value is not known is not read, and is taken not to be `--` unless the script gives that
 variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
@@ -238,6 +240,11 @@ _UNREAD_SAID = (
 _BEHIND_SAID = (
     "Python scripts run with options by a program benchlint does not know (the command after "
     "its `--`: where and how it runs it is not known), not read (BL116)"
+)
+# `/fsx/profwrap torchrun x.py --lr 1`: a program that is no file of the repository
+_PROGRAM_SAID = (
+    "Python scripts run with options behind a program at a path outside the repository (what "
+    "it runs them with is not known), not read (BL116)"
 )
 # `python3 "$SCRIPT" --lr 1` where the script gives SCRIPT more than one path, or one with an
 # expansion, or none before the line
@@ -744,36 +751,44 @@ def _whole_value(script: Script, command: Command, word: Word) -> _Piece:
 
 
 def _after_wrapper_script(words: list[tuple[str | None, str]]) -> int | None:
-    """Where a command line given to a shell script starts (`bash infra/wrap.sh python3 x.py`,
-    `./wrap.sh python3 -m pkg.x`): the word after a `.sh` path the command runs, where those
-    words run a Python script; None otherwise."""
+    """Where a command line given to a program starts (`bash infra/wrap.sh python3 x.py`,
+    `./wrap.sh python3 -m pkg.x`, `/fsx/profwrap torchrun x.py`): the word after a `.sh` path a
+    shell runs, or a path the command runs as its program, where those words run a Python
+    script; None otherwise."""
     at = 0
-    if words[0][0] is not None and words[0][0].rsplit("/", 1)[-1] in ("bash", "sh"):
+    shell = words[0][0] is not None and words[0][0].rsplit("/", 1)[-1] in ("bash", "sh")
+    if shell:
         at = 1
         while at < len(words) and (words[at][0] or "")[:1] == "-" and words[at][0] != "-c":
             at += 1  # (`bash -x wrap.sh`)
     path = words[at][0] if at < len(words) else None
-    if path is None or not path.endswith(".sh"):
+    if path is None or not (path.endswith(".sh") or (not shell and "/" in path)):
         return None
     rest = words[at + 1 :]
     return at + 1 if rest and _script_index(rest) is not None else None
 
 
-def _runs_arguments(ctx: Context, script: Script, path: str) -> tuple[Invocation, bool] | None:
+def _runs_arguments(
+    ctx: Context, script: Script, path: str
+) -> tuple[Invocation, bool] | bool | None:
     """Where the repository script the path names runs its arguments as a command (`"$@"`,
     `exec "$@"`, behind wrappers), that command's invocation, and whether the script changes
-    folders first; None where it does not, or the path names no one script."""
+    folders first; False where it does not; None where the path names no one script of the
+    repository (a program of the machine's, `/fsx/profwrap`, even where the repository has a
+    file of that name: another checkout's may differ)."""
+    if path.startswith("/") and not path.startswith(MOUNTS):
+        return None
     found = resolve(ctx.ws, script, path)
     wrapper = ctx.ws.shell(found[0]) if found is not None and len(found) == 1 else None
     if wrapper is None:
-        return None
+        return None if not found else False
     moves = False
     for command in wrapper.all_commands():
         moves = moves or command.base in ("cd", "pushd")
         words = command.invocation.words
         if words and words[0].value in ('"$@"', "$@", '"${@}"', "${@}"):
             return command.invocation, moves
-    return None
+    return False
 
 
 def _held(
@@ -798,6 +813,8 @@ def _held(
             for a in inner.assignments
             if a.name == name and a.value is not None
         ]
+        # (`${TRAIN_SCRIPT:-src/train.py}`: the default, where the environment gives none)
+        values = [_default_of(v, name) for v in values]
         split = word.node.type != "string"  # (unquoted: bash splits it at blanks)
         firsts = dict.fromkeys((v.split() or [""])[0] if split else v for v in values)
         held = tuple(
@@ -810,6 +827,18 @@ def _held(
         if held and (options or (split and any(" -" in v for v in values))):
             return i, held, _once_before(command, name) is not None
     return None
+
+
+def _default_of(value: str, name: str) -> str:
+    """`${NAME:-default}` or `${NAME:=default}` (the variable's own, so kept from the
+    environment where set): the default; else the value."""
+    match = _OWN_DEFAULT.fullmatch(value)
+    return match.group(2) if match is not None and match.group(1) == name else value
+
+
+# the folder the command runs in, written as an expansion before a relative path
+_CURRENT_FOLDER = re.compile(r"^(?:\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)/(?=[^/])")
+_OWN_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([^{}$`]*)\}")
 
 
 def _once_before(command: Command, name: str) -> Word | None:
@@ -987,8 +1016,19 @@ def _command_line(
         return
     if line.wrapper is not None:
         runs = _runs_arguments(ctx, script, line.wrapper)
-        if runs is None:
+        if runs is False:
             return  # (a script that takes a Python file's path as an argument of its own)
+        if not isinstance(runs, tuple):  # (a program of the machine: what it runs, not known)
+            named = _named(line.words)
+            options = named is not None and any(
+                t is not None and t[:1] == "-" for t, _, _ in line.words[named[0] + 1 :]
+            )
+            module = named is not None and not line.words[named[0]][1].endswith(".py")
+            targets = _targets(ctx, script, named[1], module) if named and options else []
+            if named is not None and targets:
+                at = Location(script.path, site.place(line.words[named[0]][2]))
+                ctx.count(_PROGRAM_SAID, at, involves=tuple(targets))
+            return
         invocation, moves = runs
         away = line.elsewhere or _elsewhere(invocation)
         if moves:  # (its paths are from the folder it changes to: said, as after a `cd`)
@@ -1020,6 +1060,7 @@ def _command_line(
     if named is None:
         return
     index, value = named
+    value = _CURRENT_FOLDER.sub("", value, count=1)  # (`${PWD}/src/x.py` is `src/x.py`)
     where = site.place(line.words[index][2])
     if line.behind:
         options = any(t is not None and t[:1] == "-" for t, _, _ in line.words[index + 1 :])

@@ -982,6 +982,7 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
                 'FAR=$HOME/x.py\npython3 "$FAR" --bogus 5\n'
                 'python3 -u "$WHERE/tools/$NAME" --bogus 6\nWHERE=.; NAME=a.py\n'
             ),
+            "env.sh": "#!/bin/bash\nT=${T:-tools/a.py}\ntorchrun --nproc_per_node 8 $T --bogus 9\n",
             "tools/eval.sh": (
                 '#!/bin/bash\nHERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
                 'EVAL="${HERE}/a.py"\ncd /tmp\npython3 "$EVAL" --bogus 7\n'
@@ -994,7 +995,7 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
     assert (
         "Python scripts run with options from a variable whose path there cannot be told (the "
         "script assigns it more than once, after the line, or with an expansion), not read "
-        "(BL116): 1 (run.sh:7)"
+        "(BL116): 2 (env.sh:3, run.sh:7)"
     ) in result.warnings()
 
 
@@ -1028,9 +1029,11 @@ def test_a_script_given_to_a_wrapper_script_that_runs_its_arguments_is_read(
     tmp_path: Any,
 ) -> None:
     """`srun bash infra/wrap.sh python x.py --k 1`, where wrap.sh runs `"$@"`: the words after
-    it are the command line that runs. Near misses: a script that takes the path as an
-    argument of its own (no `"$@"`); a wrapper that changes folders first (said, not read);
-    one that runs its arguments in a container (said)."""
+    it are the command line that runs, as behind a repository script with no suffix
+    (`./profwrap`), and `${PWD}/x.py` is `x.py`. Near misses: a script that takes the path as
+    an argument of its own (no `"$@"`); a wrapper that changes folders first (said, not read);
+    one that runs its arguments in a container (said); a program at a path outside the
+    repository, even one of the repository's names (said)."""
     from tests.conftest import positions, run_lint, write_repo
 
     parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
@@ -1042,17 +1045,25 @@ def test_a_script_given_to_a_wrapper_script_that_runs_its_arguments_is_read(
             "infra/copy.sh": '#!/bin/bash\ncp "$2" /tmp/\n',
             "infra/moved.sh": '#!/bin/bash\ncd /opt/app\nexec "$@"\n',
             "infra/boxed.sh": '#!/bin/bash\ndocker exec box "$@"\n',
+            "profwrap": '#!/bin/bash\nnsys profile --output /tmp/r "$@"\n',
             "launch.sh": (
                 "#!/bin/bash\nsrun --nodes=1 bash infra/wrap.sh python x.py --bogus 1\n"
                 "bash infra/copy.sh python x.py --bogus 2\n"
                 "bash -x infra/moved.sh python3 x.py --bogus 3\n"
                 "./infra/boxed.sh python3 x.py --bogus 4\n"
                 "bash infra/wrap.sh python x.py --k 5\n"
+                "srun -l ./profwrap torchrun --nproc_per_node 8 x.py --bogus 6\n"  # 7
+                "srun -l /fsx/profwrap torchrun --nproc_per_node 8 x.py --bogus 7\n"  # 8
+                "python3 ${PWD}/x.py --bogus 8\n"  # 9
             ),
         },
     )
     result = run_lint(root, select="BL116")
-    assert positions(result) == ["launch.sh:2:47"]
+    assert positions(result) == ["launch.sh:2:47", "launch.sh:7:53", "launch.sh:9:21"]
+    assert (
+        "Python scripts run with options behind a program at a path outside the repository (what "
+        "it runs them with is not known), not read (BL116): 1 (launch.sh:8)"
+    ) in result.warnings()
     assert (
         "Python scripts run with options where their path may name a file other than the "
         "repository's (in a working directory not known), not read (BL116): 1 (launch.sh:4)"
