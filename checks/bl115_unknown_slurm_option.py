@@ -42,9 +42,11 @@ is not known: a long option no release has and that is spelled like none of them
 reported (every report counts them), nor is what follows it (it may take the next word as its
 value: Shifter's `--image docker:...`). An option some release accepts is not reported either
 (which release the cluster runs is not known), nor anything after a word whose value is not
-known where an option could be (`srun $SRUN_ARGS ...`: the words it splits into; an array of
-options, `srun "${EXTRA[@]}"`, is not followed; nor is anything after a word bash makes
-several of, `-w node{1..4}`). A word whose option name is written out and
+known where an option could be (`srun $SRUN_ARGS ...` where the script gives SRUN_ARGS no
+value, or more than one; nor anything after a word bash makes several of, `-w node{1..4}`).
+A variable the script assigns once before the command, and never appends to, is read as what
+it holds, the finding in the assignment: a string run unquoted as bash splits it (`srun
+$SRUN_ARGS`), an array's items (`srun "${SRUN_ARGS[@]}"`). A word whose option name is written out and
 whose value is not (`--jobid=$JOB_ID`, `-N"$NODES"`) is read. An `SBATCH` line with a value to
 fill in (`-A <project id>`, `-p { partition }`: a template to copy) ends what is read of its
 job's lines.
@@ -52,12 +54,14 @@ job's lines.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint import slurm
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
+from benchlint.shell.held import once_before
 from benchlint.shell.invocation import resolve_words
 from benchlint.shell.model import Command, Script, Word
 from benchlint.source import SourceText
@@ -79,8 +83,8 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     if not any(word in text for word in _MAY):
         return
     yield from _directives(ctx, script)
-    for command, name, problem, word in _command_lines(script):
-        yield from _report(ctx, name, problem, command.script.path, word.span)
+    for command, name, problem, span in _command_lines(script):
+        yield from _report(ctx, name, problem, command.script.path, span)
 
 
 @rule(
@@ -112,7 +116,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     yield from _run_step(ctx, source, run)
 
 
-def _command_lines(script: Script) -> Iterator[tuple[Command, str, slurm.Problem, Word]]:
+def _command_lines(script: Script) -> Iterator[tuple[Command, str, slurm.Problem, Span]]:
     """The problems of the srun, sbatch and salloc command lines of a script: each command's
     (behind its wrappers, in nested scripts) and each argument array's that holds one."""
     lines = [(c, c.invocation, c.words) for c in script.all_commands()]
@@ -130,10 +134,42 @@ def _command_lines(script: Script) -> Iterator[tuple[Command, str, slurm.Problem
             start = next((i for i, w in enumerate(all_words) if w is first), None)
             if start is None:
                 continue
-            words = all_words[start + 1 :]
-            texts = [_option_text(wrapper.name, w) for w in words]
+            read = [p for w in all_words[start + 1 :] for p in _in_place(wrapper.name, command, w)]
+            texts = [text for text, _ in read]
             for problem in slurm.problems(wrapper.name, texts):
-                yield command, wrapper.name, problem, words[problem.index]
+                yield command, wrapper.name, problem, read[problem.index][1]
+
+
+def _in_place(name: str, command: Command, word: Word) -> list[tuple[str | None, Span]]:
+    """The word as the options reader needs it (`_option_text`), with its place; a variable's
+    whole value assigned once before the command (`once_before`) as the words it holds, each
+    at its place in the assignment: an array's items (`"${SRUN_ARGS[@]}"`), or a string run
+    unquoted as bash splits it (`$SRUN_ARGS`)."""
+    array = _ARRAY.fullmatch(word.value) if not word.static else None
+    variable = array.group(1) if array else word.unquoted_variable()
+    given = once_before(command, variable) if variable is not None else None
+    if given is not None and array is not None and given.items is not None:
+        return [(_option_text(name, item), item.span) for item in given.items]
+    if given is not None and array is None and given.items is None:
+        return [(_piece_text(name, piece), span) for piece, span in given.pieces()]
+    return [(_option_text(name, word), word.span)]
+
+
+_ARRAY = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\}")
+
+
+def _piece_text(command: str, piece: str) -> str | None:
+    """A piece of a string's value (`_in_place`) as `_option_text` reads a word: an expansion
+    in it stands for one word, its option read where written out before it (`--time=$T`)."""
+    cut = min((i for i in (piece.find("$"), piece.find("`")) if i >= 0), default=-1)
+    if cut < 0:
+        return piece
+    head = piece[:cut]
+    if head.startswith("--") and "=" in head:
+        return head.split("=", 1)[0] + "=0"
+    if len(head) == 2 and head[0] == "-" and slurm.short_takes_value(command, head[1]):
+        return head + "0"
+    return slurm.ONE
 
 
 def _run_step(ctx: Context, source: SourceText, run: YNode) -> Iterator[Finding]:
@@ -141,9 +177,9 @@ def _run_step(ctx: Context, source: SourceText, run: YNode) -> Iterator[Finding]
     found = step_script(source, run)
     if found is None:
         return
-    for _, name, problem, word in _command_lines(found.script):
+    for _, name, problem, span in _command_lines(found.script):
         # (in the step's text: a nested `bash -c` string's word too)
-        yield from _report(ctx, name, problem, source.path, found.place(word.span))
+        yield from _report(ctx, name, problem, source.path, found.place(span))
 
 
 # srtctl's keys whose mapping becomes options: `#SBATCH --KEY=VALUE` lines of the job script

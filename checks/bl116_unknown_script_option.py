@@ -99,10 +99,11 @@ A word that is a variable's whole value, assigned once before the line and never
 is read as what it holds: the script's path (`SCRIPT=tools/x.py; python3 "$SCRIPT" ...`), a
 string run unquoted as bash splits it (`python3 x.py $OPTS`, `python3 $OPTS` where OPTS holds
 the script's path too; the finding at the option in the assignment), an array's items
-(`"${ARGS[@]}"`, `"${CMD[@]}" --k 1`). A script's path in a variable the script
-assigns otherwise (twice, as an `if` and its `else` do, after the line, with an expansion, or
-as a default the environment may override, `${T:-train.py}`) is counted in the warnings where one of those paths is a file of the repository and options
-follow, not read: which file runs is not known. Another word whose
+(`"${ARGS[@]}"`, `"${CMD[@]}" --k 1`). A script's path in a variable the script assigns
+otherwise (twice, as an `if` and its `else` do, after the line, with an expansion, or as a
+default the environment may override, `${T:-train.py}`) is counted in the warnings where one
+of those paths is a file of the repository and options follow, not read: which file runs is
+not known. Another word whose
 value is not known is not read, and is taken not to be `--` unless the script gives that
 variable a `--`; nothing after a `--` is read. With subcommands (`sync.py barrier
 --node-ips ...`), the words before the subcommand's word are read as the parser's and the rest
@@ -165,6 +166,7 @@ from benchlint.calls import fixed_folder, from_known_folder, resolve
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
+from benchlint.shell.held import once_before
 from benchlint.shell.invocation import FILES, WRAPPER_GRAMMARS, Invocation, resolve_words
 from benchlint.shell.model import Command, Script, Word
 from benchlint.source import SourceText
@@ -408,7 +410,7 @@ class _Line:
     # python3 x.py`): where and how it runs it is not known, so said, not read
     behind: bool = False
     # the paths a variable may hold that names the script (`python3 "$SCRIPT" --lr 1`), where
-    # it is not given one path once before (`_once_before`): said, not read
+    # it is not given one path once before (`once_before`): said, not read
     held: tuple[str, ...] = ()
     # the repository file the script word surely names (`EVAL="${SCRIPT_DIR}/eval.py"` once
     # before `python3 "$EVAL"`, the folder the script is in: that file wherever it runs); with
@@ -700,7 +702,7 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
         if name is None:
             found.append(_word(script, word))
             continue
-        given = _once_before(command, name)
+        given = once_before(command, name)
         if given is None:
             return None
         if array is not None and given.items is not None:
@@ -714,12 +716,12 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
 
 def _in_place(script: Script, command: Command, word: Word) -> list[_Piece]:
     """A word of the script's own command line, as what it holds where it is a variable's whole
-    value assigned once before (`_once_before`): an array's items (`"${ARGS[@]}"`), or a string
+    value assigned once before (`once_before`): an array's items (`"${ARGS[@]}"`), or a string
     run unquoted as bash splits it (`$OPTS`); else the word, not known where it is not."""
     array = _ARRAY_WORD.fullmatch(word.value) if not word.static else None
     quoted_star = array is not None and array.group(2) == "*" and word.node.type == "string"
     name = array.group(1) if array else word.unquoted_variable()
-    given = _once_before(command, name) if name is not None and not quoted_star else None
+    given = once_before(command, name) if name is not None and not quoted_star else None
     if given is not None and array is not None and given.items is not None:
         return [_word(script, item) for item in given.items]
     if given is not None and array is None and given.items is None:
@@ -740,9 +742,9 @@ def _script_variables(script: Script) -> frozenset[str]:
 def _whole_value(script: Script, command: Command, word: Word) -> _Piece:
     """A word that is a variable's whole value (`"$SCRIPT"`, `$SCRIPT`) as the one word it
     holds, where the script assigns it once before, a value with no expansion and, unquoted,
-    no blank (`_once_before`); else the word."""
+    no blank (`once_before`); else the word."""
     name = word.variable()
-    given = _once_before(command, name) if name is not None else None
+    given = once_before(command, name) if name is not None else None
     if given is None or not given.static or given.items is not None:
         return _word(script, word)
     if word.node.type != "string" and any(c in given.value for c in " \t\n"):
@@ -802,7 +804,7 @@ def _held(
     path with no expansion once before (`_whole_value`), and options follow it or, unquoted,
     its values hold some (`OPTS="bench.py "`, then `OPTS="$OPTS --k 1"` in a loop): the word's
     index, the paths its assignments give (each put in its place names the script there), and
-    whether it is given one once before (`_once_before`: a path with an expansion)."""
+    whether it is given one once before (`once_before`: a path with an expansion)."""
     for i, word in enumerate(words):
         name = word.variable()
         if name not in variables:
@@ -825,7 +827,7 @@ def _held(
         )
         options = any(t is not None and t[:1] == "-" for t, _, _ in pieces[i + 1 :])
         if held and (options or (split and any(" -" in v for v in values))):
-            return i, held, _once_before(command, name) is not None
+            return i, held, once_before(command, name) is not None
     return None
 
 
@@ -841,35 +843,6 @@ _CURRENT_FOLDER = re.compile(r"^(?:\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)/(?=[^/])")
 _OWN_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([^{}$`]*)\}")
 
 
-def _once_before(command: Command, name: str) -> Word | None:
-    """The value the script (the command's shell) assigns the variable, where it does so once,
-    before the command, and nowhere appends to it (`NAME+=`); None otherwise. A string `eval`
-    runs, or a string variable's words run (`$CMD`), is read in the shell that runs it: its
-    assignments are those before it (`_same_shell`)."""
-    owner = command.script
-    assigned = [a for a in owner.assignments if a.name == name]
-    while not assigned and owner.parent is not None and _same_shell(owner.parent):
-        command = owner.parent
-        owner = command.script
-        assigned = [a for a in owner.assignments if a.name == name]
-    if len(assigned) != 1 or assigned[0].value is None:
-        return None
-    node = assigned[0].node
-    if node.start_byte > command.node.start_byte or owner.text_of(node).startswith(f"{name}+="):
-        return None
-    return assigned[0].value
-
-
-def _same_shell(command: Command) -> bool:
-    """Whether the script nested in the command runs in the command's own shell: a string
-    `eval` runs, or the words a string variable splits into (`$CMD --port 1`), not a shell of
-    its own (`bash -c`, `ssh host '...'`)."""
-    words = command.invocation.words
-    return command.base == "eval" or (
-        bool(words) and words[0].node.type in ("simple_expansion", "expansion")
-    )
-
-
 def _expanded_pieces(script: Script, command: Command, pieces: list[_Piece]) -> list[_Piece]:
     """A string's pieces (`run_cmd="torchrun $DIST x.py ..."`) with each that is a string
     variable's whole value (`$DIST`), assigned once before, in its place as bash splits it."""
@@ -877,7 +850,7 @@ def _expanded_pieces(script: Script, command: Command, pieces: list[_Piece]) -> 
     for piece in pieces:
         text, raw, _ = piece
         match = _VARIABLE_PIECE.fullmatch(raw) if text is None else None
-        given = _once_before(command, match.group(1) or match.group(2)) if match else None
+        given = once_before(command, match.group(1) or match.group(2)) if match else None
         if given is None or given.items is not None:
             found.append(piece)
         else:

@@ -1,0 +1,37 @@
+"""What a variable holds where a command reads it, where the script says so plainly: the one
+value it gives the variable before the command (`once_before`). Rules that read a word a
+variable holds in its place (`python3 $OPTS`, `srun "${SRUN_ARGS[@]}"`) ask here.
+"""
+
+from __future__ import annotations
+
+from benchlint.shell.model import Command, Word
+
+
+def once_before(command: Command, name: str) -> Word | None:
+    """The value the script (the command's shell) assigns the variable, where it does so once,
+    before the command, and nowhere appends to it (`NAME+=`); None otherwise. A string `eval`
+    runs, or a string variable's words run (`$CMD`), is read in the shell that runs it: its
+    assignments are those before it (`same_shell`)."""
+    owner = command.script
+    assigned = [a for a in owner.assignments if a.name == name]
+    while not assigned and owner.parent is not None and same_shell(owner.parent):
+        command = owner.parent
+        owner = command.script
+        assigned = [a for a in owner.assignments if a.name == name]
+    if len(assigned) != 1 or assigned[0].value is None:
+        return None
+    node = assigned[0].node
+    if node.start_byte > command.node.start_byte or owner.text_of(node).startswith(f"{name}+="):
+        return None
+    return assigned[0].value
+
+
+def same_shell(command: Command) -> bool:
+    """Whether the script nested in the command runs in the command's own shell: a string
+    `eval` runs, or the words a string variable splits into (`$CMD --port 1`), not a shell of
+    its own (`bash -c`, `ssh host '...'`)."""
+    words = command.invocation.words
+    return command.base == "eval" or (
+        bool(words) and words[0].node.type in ("simple_expansion", "expansion")
+    )
