@@ -91,9 +91,10 @@ A command a program benchlint does not know runs after its `--` (`gantry run ...
 x.py ...`) is counted in the warnings, not read: where and how that program runs it is not
 known. A script of the repository that runs its arguments (`"$@"`, `exec "$@"`) is a wrapper:
 in `bash infra/wrap.sh python3 x.py ...` or `./profwrap torchrun x.py ...` the words after it
-are read as the command line; where it changes folders first or runs them in a container, and
-where the program is at a path outside the repository (`/fsx/profwrap torchrun x.py ...`), the
-line is counted, not read. `${PWD}/x.py` and `$(pwd)/x.py` are `x.py`.
+are read as the command line; where it changes folders first or runs them in a container,
+where a script of the repository does not plainly run its arguments, and where the program is
+at a path outside the repository (`/fsx/profwrap torchrun x.py ...`), the line is counted, not
+read. `${PWD}/x.py` and `$(pwd)/x.py` are `x.py`.
 
 A word that is a variable's whole value, assigned once before the line and never appended to,
 is read as what it holds: the script's path (`SCRIPT=tools/x.py; python3 "$SCRIPT" ...`), a
@@ -245,8 +246,14 @@ _BEHIND_SAID = (
 )
 # `/fsx/profwrap torchrun x.py --lr 1`: a program that is no file of the repository
 _PROGRAM_SAID = (
-    "Python scripts run with options behind a program at a path outside the repository (what "
-    "it runs them with is not known), not read (BL116)"
+    "Python scripts run with options behind a program benchlint cannot read (at a path outside "
+    "the repository, or one no file of it has: what it runs them with is not known), not read "
+    "(BL116)"
+)
+# `bash scripts/docker/launch.sh python3 x.py --lr 1`, where launch.sh runs no `"$@"`
+_GIVEN_SAID = (
+    "Python scripts given with options to a script of the repository that does not plainly run "
+    'its arguments (`"$@"`: what it does with them is not known), not read (BL116)'
 )
 # `python3 "$SCRIPT" --lr 1` where the script gives SCRIPT more than one path, or one with an
 # expansion, or none before the line
@@ -775,12 +782,19 @@ def _runs_arguments(
 ) -> tuple[Invocation, bool] | bool | None:
     """Where the repository script the path names runs its arguments as a command (`"$@"`,
     `exec "$@"`, behind wrappers), that command's invocation, and whether the script changes
-    folders first; False where it does not; None where the path names no one script of the
-    repository (a program of the machine's, `/fsx/profwrap`, even where the repository has a
-    file of that name: another checkout's may differ)."""
+    folders first; False where it does not, or the path may name several; None where it names
+    no script of the repository (a program of the machine's, `/fsx/profwrap`, even where the
+    repository has a file of that name: another checkout's may differ)."""
     if path.startswith("/") and not path.startswith(MOUNTS):
         return None
     found = resolve(ctx.ws, script, path)
+    if not found and not path.startswith(("/", "$", "`")):
+        # (from a folder the script is in: `bash scripts/docker/launch.sh` run from the
+        # project's folder above the script's, as `_targets` reads a Python script's path)
+        parts = posixpath.dirname(script.path).split("/")
+        bases = ["/".join(parts[:i]) for i in range(len(parts) + 1)]
+        joined = (posixpath.normpath(posixpath.join(base, path)) for base in bases)
+        found = [p for p in dict.fromkeys(joined) if ctx.ws.is_script(p)]
     wrapper = ctx.ws.shell(found[0]) if found is not None and len(found) == 1 else None
     if wrapper is None:
         return None if not found else False
@@ -989,9 +1003,7 @@ def _command_line(
         return
     if line.wrapper is not None:
         runs = _runs_arguments(ctx, script, line.wrapper)
-        if runs is False:
-            return  # (a script that takes a Python file's path as an argument of its own)
-        if not isinstance(runs, tuple):  # (a program of the machine: what it runs, not known)
+        if not isinstance(runs, tuple):  # (what it runs them with: not known)
             named = _named(line.words)
             options = named is not None and any(
                 t is not None and t[:1] == "-" for t, _, _ in line.words[named[0] + 1 :]
@@ -1000,7 +1012,8 @@ def _command_line(
             targets = _targets(ctx, script, named[1], module) if named and options else []
             if named is not None and targets:
                 at = Location(script.path, site.place(line.words[named[0]][2]))
-                ctx.count(_PROGRAM_SAID, at, involves=tuple(targets))
+                said = _PROGRAM_SAID if runs is None else _GIVEN_SAID
+                ctx.count(said, at, involves=tuple(targets))
             return
         invocation, moves = runs
         away = line.elsewhere or _elsewhere(invocation)

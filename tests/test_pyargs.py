@@ -1030,8 +1030,8 @@ def test_a_script_given_to_a_wrapper_script_that_runs_its_arguments_is_read(
 ) -> None:
     """`srun bash infra/wrap.sh python x.py --k 1`, where wrap.sh runs `"$@"`: the words after
     it are the command line that runs, as behind a repository script with no suffix
-    (`./profwrap`), and `${PWD}/x.py` is `x.py`. Near misses: a script that takes the path as
-    an argument of its own (no `"$@"`); a wrapper that changes folders first (said, not read);
+    (`./profwrap`), and `${PWD}/x.py` is `x.py`. Near misses: a script that does not plainly
+    run its arguments (no `"$@"`: said); a wrapper that changes folders first (said, not read);
     one that runs its arguments in a container (said); a program at a path outside the
     repository, even one of the repository's names (said)."""
     from tests.conftest import positions, run_lint, write_repo
@@ -1061,8 +1061,14 @@ def test_a_script_given_to_a_wrapper_script_that_runs_its_arguments_is_read(
     result = run_lint(root, select="BL116")
     assert positions(result) == ["launch.sh:2:47", "launch.sh:7:53", "launch.sh:9:21"]
     assert (
-        "Python scripts run with options behind a program at a path outside the repository (what "
-        "it runs them with is not known), not read (BL116): 1 (launch.sh:8)"
+        "Python scripts run with options behind a program benchlint cannot read (at a path "
+        "outside the repository, or one no file of it has: what it runs them with is not known), "
+        "not read (BL116): 1 (launch.sh:8)"
+    ) in result.warnings()
+    assert (
+        "Python scripts given with options to a script of the repository that does not plainly "
+        'run its arguments (`"$@"`: what it does with them is not known), not read (BL116): 1 '
+        "(launch.sh:3)"
     ) in result.warnings()
     assert (
         "Python scripts run with options where their path may name a file other than the "
