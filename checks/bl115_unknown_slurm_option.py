@@ -47,9 +47,9 @@ value, or more than one; nor anything after a word bash makes several of, `-w no
 A variable the script assigns once before the command, and never appends to, is read as what
 it holds, the finding in the assignment: a string run unquoted as bash splits it (`srun
 $SRUN_ARGS`), an array's items (`srun "${SRUN_ARGS[@]}"`). A word whose option name is written
-out and whose value is not (`--jobid=$JOB_ID`, `-N"$NODES"`) is read. An `SBATCH` line with a value to
-fill in (`-A <project id>`, `-p { partition }`: a template to copy) ends what is read of its
-job's lines.
+out and whose value is not (`--jobid=$JOB_ID`, `-N"$NODES"`) is read. An `SBATCH` line with a
+value to fill in (`-A <project id>`, `-p { partition }`: a template to copy) ends what is read
+of its job's lines.
 """
 
 from __future__ import annotations
