@@ -75,9 +75,12 @@ PYTHON_SUFFIXES = (".py",)
 # 15 bytes per byte of the file (kserve: 116 of its 121 MB in 93 files of 256 KiB or more;
 # InferenceX's largest, a 395 KB changelog, no rule reads again)
 TRANSIENT_BYTES = 256 << 10
-# Jinja templates (`job_script.j2`, `values.yaml.j2`): of a script where their `#!` line names a
-# shell, of YAML where their name says so; counted as templates, not linted
-TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2")
+# Jinja templates (`job_script.j2`, `values.yaml.j2`) and Terraform ones (`templatefile`'s
+# `vllm.tftpl`, `.tpl`): of a script where their `#!` line names a shell, of YAML where their
+# name says so or, for Terraform's, a line starts a Kubernetes manifest; counted as templates,
+# not linted
+TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".tftpl", ".tpl")
+_MANIFEST_LINE = re.compile(rb"^(?:apiVersion|kind):", re.MULTILINE)
 _READ_SUFFIXES = (
     SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES + PYTHON_SUFFIXES
 ) + TEMPLATE_SUFFIXES
@@ -352,7 +355,12 @@ class Workspace:
             return
         elif name.endswith(TEMPLATE_SUFFIXES):
             stem = name.rsplit(".", 1)[0]
-            if not link and (stem.endswith(YAML_SUFFIXES) or self._has_shell_shebang(rel)):
+            terraform = name.endswith((".tftpl", ".tpl"))
+            if not link and (
+                stem.endswith(YAML_SUFFIXES)
+                or self._has_shell_shebang(rel)
+                or (terraform and self._is_manifest(rel))
+            ):
                 self.templates.add(rel)
             return
         elif not link and self._has_shell_shebang(rel):
@@ -397,6 +405,16 @@ class Workspace:
     def aliases(self, rel: str) -> list[str]:
         """The paths a file is known by: itself and every symlink to it."""
         return [rel, *(link for link, target in self.symlinks.items() if target == rel)]
+
+    def _is_manifest(self, rel: str) -> bool:
+        """Whether the file's first 4 KiB hold a line that starts a Kubernetes manifest."""
+        if rel in self.overlay:
+            return bool(_MANIFEST_LINE.search(self.overlay[rel][:4096]))
+        try:
+            with (self.root / rel).open("rb") as handle:
+                return bool(_MANIFEST_LINE.search(handle.read(4096)))
+        except OSError:
+            return False
 
     def _has_shell_shebang(self, rel: str) -> bool:
         if rel in self.overlay:

@@ -467,8 +467,9 @@ def test_what_follows_a_statement_bash_cannot_read_is_neither_reported_nor_said(
 
 def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None:
     """A `.j2` template of a batch script (its `#!` line names a shell: srtctl renders one for
-    every job) or of YAML (`values.yaml.j2`) is counted as a template not linted, not passed
-    over in silence; a `.j2` of anything else (HTML) is not benchlint's."""
+    every job) or of YAML (`values.yaml.j2`), and a Terraform template of a Kubernetes manifest
+    (`vllm.tftpl`), is counted as a template not linted, not passed over in silence; a `.j2` of
+    anything else (HTML) and a Helm helper (`_helpers.tpl`) are not benchlint's."""
     root = write_repo(
         tmp_path / "r",
         {
@@ -478,11 +479,20 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
             "deploy/values.yaml.j2": "replicas: {{ n }}\n",
             "web/page.html.j2": "<p>{{ x }}</p>\n",
             "run.sh": "echo ok\n",
+            # Terraform's `templatefile` inputs: a Kubernetes manifest, a Helm helper (no)
+            "tf/manifest-templates/vllm.tftpl": (
+                "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: ${replicas}\n"
+            ),
+            "charts/x/templates/_helpers.tpl": '{{- define "x.name" -}}x{{- end }}\n',
         },
     )
     result = run_lint(root)
     assert result.findings == []
-    assert result.templates == ["deploy/values.yaml.j2", "templates/job.j2"]
+    assert result.templates == [
+        "deploy/values.yaml.j2",
+        "templates/job.j2",
+        "tf/manifest-templates/vllm.tftpl",
+    ]
 
 
 def test_a_left_shift_in_a_default_is_no_heredoc(tmp_path: Path) -> None:
