@@ -228,6 +228,22 @@ def _container_entrypoint(invocation: Invocation) -> tuple[Word, tuple[str, ...]
     return None
 
 
+def pyxis_image(launch: Launch) -> tuple[str, Word] | None:
+    """The image an `srun --container-image=IMAGE` (pyxis) runs the launch in, and the word
+    that names it, where written out: it names the release that runs."""
+    for wrapper in launch.command.invocation.wrappers:
+        if wrapper.name != "srun":
+            continue
+        for name, word, _ in wrapper.options:
+            if name != "--container-image" or word is None or not word.static:
+                continue
+            text = word.value
+            image = text.split("=", 1)[1] if text.startswith("--container-image=") else text
+            if image and not image.startswith("-"):
+                return image, word
+    return None
+
+
 def launches(script: Script) -> list[Launch]:
     """Every engine launch in the script and its nested scripts, in text order, including
     argument arrays that hold a launch command. Worked out once per script and kept on it (not

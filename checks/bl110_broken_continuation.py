@@ -10,8 +10,8 @@ the comment), which ends the command. `--port=30000` on a line of its own is suc
 name bash assigns to: it runs it as a command), and so is a Hydra override, the options of
 verl's and NeMo's command lines (`trainer.nnodes=2`, `+trainer.extra=1`: a dotted name, or one
 after `+`, is no name bash assigns to either). Inside an array's `( ... )`, a `\\` then a
-blank before a note (`--num_layers=32 \\ # 7b: 32`) is reported too: the blank is escaped, so
-the `#` starts no comment and the note's words become items. The
+blank before a note is reported too: the blank is escaped, so the note's comment sign starts
+no comment and the note's words become items. The
 message names the line that cut the command short; the line before is read from the script's
 text as bash reads it, so a `\\` that the model of the script missed is no finding.
 

@@ -15,8 +15,9 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   `model.container` image does not accept (an override block's own container wins);
 - in a Kubernetes container (a Deployment's, a LeaderWorkerSet's: its `command` and `args`,
   or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
-  them with `vllm serve`), and in a script's `docker run` (or `podman run`) of that image with
-  flags after it, a flag the release of the container's image does not accept;
+  them with `vllm serve`), in a script's `docker run` (or `podman run`) of that image with
+  flags after it, and in a launch an `srun --container-image=IMAGE` (pyxis) runs, a flag the
+  release of the container's image does not accept;
 - where no release is known (a nightly or custom image, a container alias, a script no entry
   runs, a container's `:latest` image; every report counts these launches when one of their
   flags is one only some releases accept), a flag only the other engine has: on SGLang
@@ -73,7 +74,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.dynamo import flag_name
 from benchlint.engine_flags import ENGINES, engine_flags
-from benchlint.engines import Arg, Launch, launches
+from benchlint.engines import Arg, Launch, launches, pyxis_image
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided
 from benchlint.images import image_release
 from benchlint.manifests import containers
@@ -218,6 +219,15 @@ def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
     return found
 
 
+def _on(launch: Launch) -> str:
+    """Where a message says the flag is: on the engine's program (`vllm serve`, not the `srun`
+    or `docker` that runs it)."""
+    command = launch.command
+    if command.invocation.wrappers or launch.image is not None:
+        return f"on `{launch.module}`"
+    return f"on `{command.name}`" if command.name else "here"
+
+
 def _in_container(
     launch: Launch, image: str | None, node: YNode | Word | None, path: str
 ) -> list[Finding | Undecided]:
@@ -236,7 +246,7 @@ def _in_container(
         for name in (flag_name(a.value) for a in flags)
     ):
         found.append(Undecided(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span)))
-    where = f"on `{launch.command.name}`" if launch.command.name else "here"
+    where = _on(launch)
     for arg in flags:
         if arg.value.startswith("---"):
             found.append(_three_dashes(arg, engine, where, path))
@@ -301,8 +311,12 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             ctx.count(unchecked, Location(script.path, launch.command.first_line_span))
         if launch.engine not in ENGINES:
             continue
-        if launch.image is not None:  # a container run: its image names the release
-            for item in _in_container(launch, launch.image.value, launch.image, script.path):
+        pyxis = pyxis_image(launch) if launch.image is None else None
+        if launch.image is not None or pyxis is not None:  # its image names the release
+            image, node = (
+                (launch.image.value, launch.image) if launch.image else pyxis or ("", None)
+            )
+            for item in _in_container(launch, image, node, script.path):
                 if isinstance(item, Undecided):
                     ctx.count(item.what, item.where)
                 else:
@@ -320,7 +334,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             )
             if runs is None or between:
                 ctx.count(UNDECIDED, Location(script.path, command.first_line_span))
-        where = f"on `{command.name}`" if command.name else "here"
+        where = _on(launch)
         for arg in launch.flags:
             if not arg.value.startswith("--"):
                 continue
