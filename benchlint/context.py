@@ -136,8 +136,12 @@ class Context:
 
     def _handing(self, index: int, names: frozenset[str]) -> list[Route]:
         """The routes of a pair whose launcher may hand them over (`exec bash other.sh`) to a
-        named script: its text names one (else none, without building it)."""
-        if not names or not self._names_in(self.wiring.pairs[index][1], names):
+        named script: its text names one, or builds the path it `exec`s (else none, without
+        building it)."""
+        if not names:
+            return []
+        path = self.wiring.pairs[index][1]
+        if not self._names_in(path, names) and not self._names_in(path, _EXEC):
             return []
         return [r for r in self.wiring.pair_routes(index) if r.via]
 
@@ -215,6 +219,10 @@ def wiring_of(ws: Workspace) -> Wiring:
     if not isinstance(wiring, Wiring):
         wiring = ws.models["wiring"] = Wiring(ws)
     return wiring
+
+
+# a launcher's text that may hand its routes over to a script whose name it builds
+_EXEC = frozenset({"exec "})
 
 
 def _file_names(paths: set[str]) -> frozenset[str]:

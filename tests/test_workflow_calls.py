@@ -632,6 +632,14 @@ def test_a_route_handed_over_by_exec_is_said_when_either_script_is_named(tmp_pat
     # a script the route does not go through says nothing of it
     other = run_lint(root, named=[root / "benchmarks/multi_node/other.sh"]).warnings()
     assert not any("up-trt" in w for w in other)
+    # the path the launcher execs, built from the entry's values: the same
+    files["runners/launch_gb200-nv.sh"] = (
+        '#!/usr/bin/bash\nset -e\nexec bash "benchmarks/multi_node/${MODEL_PREFIX}_submit.sh"\n'
+    )
+    files["benchmarks/multi_node/m_submit.sh"] = files.pop("benchmarks/multi_node/srt_submit.sh")
+    root = write_repo(tmp_path / "built", files)
+    for named in ("runners/launch_gb200-nv.sh", "benchmarks/multi_node/m_submit.sh"):
+        assert any(said in w for w in run_lint(root, named=[root / named]).warnings()), named
 
 
 def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_path: Path) -> None:
