@@ -77,10 +77,11 @@ PYTHON_SUFFIXES = (".py",)
 TRANSIENT_BYTES = 256 << 10
 # Jinja templates (`job_script.j2`, `values.yaml.j2`) and Terraform ones (`templatefile`'s
 # `vllm.tftpl`, `.tpl`): of a script where their `#!` line names a shell, of YAML where their
-# name says so or, for Terraform's, a line starts a Kubernetes manifest; counted as templates,
-# not linted
+# name says so or, for Terraform's, a line starts a mapping's key (a manifest, Helm values);
+# counted as templates, not linted. A Helm helper (`{{ define ... }}` blocks) is none.
 TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".tftpl", ".tpl")
-_MANIFEST_LINE = re.compile(rb"^(?:apiVersion|kind):", re.MULTILINE)
+_YAML_KEY_LINE = re.compile(rb"^[A-Za-z_][A-Za-z0-9_-]*:(?:[ \t]|\r?$)", re.MULTILINE)
+_HELM_DEFINE = re.compile(rb"\{\{-?\s*define\b")
 _READ_SUFFIXES = (
     SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES + PYTHON_SUFFIXES
 ) + TEMPLATE_SUFFIXES
@@ -407,14 +408,17 @@ class Workspace:
         return [rel, *(link for link, target in self.symlinks.items() if target == rel)]
 
     def _is_manifest(self, rel: str) -> bool:
-        """Whether the file's first 4 KiB hold a line that starts a Kubernetes manifest."""
+        """Whether the file's first 4 KiB hold a line that starts a YAML mapping's key, and no
+        Helm `define` (a template of YAML: a manifest, Helm values)."""
         if rel in self.overlay:
-            return bool(_MANIFEST_LINE.search(self.overlay[rel][:4096]))
-        try:
-            with (self.root / rel).open("rb") as handle:
-                return bool(_MANIFEST_LINE.search(handle.read(4096)))
-        except OSError:
-            return False
+            head = self.overlay[rel][:4096]
+        else:
+            try:
+                with (self.root / rel).open("rb") as handle:
+                    head = handle.read(4096)
+            except OSError:
+                return False
+        return bool(_YAML_KEY_LINE.search(head)) and not _HELM_DEFINE.search(head)
 
     def _has_shell_shebang(self, rel: str) -> bool:
         if rel in self.overlay:

@@ -35,8 +35,8 @@ or that fails just after a line that is one placeholder (`${PULL_SECRETS_BLOCK}`
 `{name}` placeholder glued to more text (`image: {username}/model:latest`, for `str.format` or
 the reader), a script bash rejects at a fill-in placeholder (`partition=<partition>`), a
 Jinja template file (`.j2`) of a script (its `#!` line names a shell) or of YAML
-(`values.yaml.j2`), and a Terraform template file (`.tftpl`, `.tpl`) of a script, of YAML by
-its name, or of a Kubernetes manifest (a line starts with `apiVersion:` or `kind:`). A
+(`values.yaml.j2`), and a Terraform template file (`.tftpl`, `.tpl`) of a script, or of YAML
+(by its name, or a line that starts a mapping's key; not a Helm helper's `define`). A
 script whose `#!` line names zsh, ksh, fish or csh is another shell's (zsh's `${(kv)map}` is not
 bash): counted ("scripts for another shell not linted") and not read by any rule.
 """

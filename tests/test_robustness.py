@@ -467,9 +467,10 @@ def test_what_follows_a_statement_bash_cannot_read_is_neither_reported_nor_said(
 
 def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None:
     """A `.j2` template of a batch script (its `#!` line names a shell: srtctl renders one for
-    every job) or of YAML (`values.yaml.j2`), and a Terraform template of a Kubernetes manifest
-    (`vllm.tftpl`), is counted as a template not linted, not passed over in silence; a `.j2` of
-    anything else (HTML) and a Helm helper (`_helpers.tpl`) are not benchlint's."""
+    every job) or of YAML (`values.yaml.j2`), and a Terraform template of YAML (a manifest,
+    `vllm.tftpl`; Helm values), is counted as a template not linted, not passed over in
+    silence; a `.j2` of anything else (HTML), a Helm helper (`_helpers.tpl`) and a `.tpl` of
+    text are not benchlint's."""
     root = write_repo(
         tmp_path / "r",
         {
@@ -483,7 +484,9 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
             "tf/manifest-templates/vllm.tftpl": (
                 "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: ${replicas}\n"
             ),
-            "charts/x/templates/_helpers.tpl": '{{- define "x.name" -}}x{{- end }}\n',
+            "charts/x/templates/_helpers.tpl": '{{- define "x.name" -}}\nname: x\n{{- end }}\n',
+            "tf/helm/gpu/values.tpl": "# a Go template\nservingEngineSpec:\n  replicas: 1\n",
+            "tf/notes.tpl": "Hello {{ .Name }}\n",
         },
     )
     result = run_lint(root)
@@ -491,6 +494,7 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
     assert result.templates == [
         "deploy/values.yaml.j2",
         "templates/job.j2",
+        "tf/helm/gpu/values.tpl",
         "tf/manifest-templates/vllm.tftpl",
     ]
 
