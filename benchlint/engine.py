@@ -320,25 +320,34 @@ def _coverage(ctx: Context) -> Coverage:
         calls=len([e for e in wiring.entries if e.step is not None]),
         unrouted=tuple(dict.fromkeys(f"{c.path} ({c.name})" for c in wiring.unrouted_calls)),
         unreached=tuple((label, len(calls)) for label, calls in sorted(wiring.unreached.items())),
-        upstream=tuple(sorted(elsewhere["upstream"])),
+        upstream=tuple(sorted(elsewhere["upstream"] - elsewhere["uncopied"])),
         untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
+        uncopied=tuple(sorted(elsewhere["uncopied"])),
         stray=_stray_launches(ws),
     )
 
 
 def _recipes_elsewhere(context: Context, routes: list[Route]) -> dict[str, set[str]]:
     """The names of the entries whose recipe, on one of these routes, is srt-slurm's own
-    ("upstream"), or one whose file cannot be told ("unknown", "outside"). A route whose
+    ("upstream"; "uncopied" where this repository has a recipe at that path, which the launcher
+    does not copy there), or one whose file cannot be told ("unknown", "outside"). A route whose
     launcher surely ends before its first copy of recipes reaches no recipe (an `exit 1` for
     a model it does not serve): its CONFIG_FILE is not upstream for want of the copy."""
-    found: dict[str, set[str]] = {"upstream": set(), "unknown": set(), "outside": set()}
+    found: dict[str, set[str]] = {
+        "upstream": set(),
+        "uncopied": set(),
+        "unknown": set(),
+        "outside": set(),
+    }
     for route in routes:
         overlays = route.launcher.overlays
         stops = bool(overlays) and route.ends_before(overlays[0].command)
         for ref in context.wiring.recipes(route):
             if ref.status == "upstream" and stops:
                 continue
-            if ref.status in found:
+            if ref.status == "upstream" and ref.mirror is not None:
+                found["uncopied"].add(route.entry.name)
+            elif ref.status in found:
                 found[ref.status].add(route.entry.name)
     return found
 
@@ -361,8 +370,9 @@ def _named_coverage(ctx: Context) -> Coverage | None:
     elsewhere = _recipes_elsewhere(ctx, routes)
     return Coverage(
         unfollowed=tuple(unfollowed(ctx, routes).items()) if routes else (),
-        upstream=tuple(sorted(elsewhere["upstream"])),
+        upstream=tuple(sorted(elsewhere["upstream"] - elsewhere["uncopied"])),
         untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
+        uncopied=tuple(sorted(elsewhere["uncopied"])),
         stray=stray,
         deprecated=deprecated,
         named=True,

@@ -234,6 +234,8 @@ def as_data(items: list[Explained]) -> list[dict[str, Any]]:
                 ),
                 "recipe": recipe.path if recipe is not None else None,
                 "recipe_status": recipe.status if recipe is not None else None,
+                # this repository's file at an upstream recipe's path, not copied on the route
+                "not_copied": recipe.mirror if recipe is not None else None,
                 "overlay": (
                     {
                         "source": recipe.overlay.source,
@@ -312,9 +314,11 @@ def render_text(items: list[Explained]) -> str:
                 switch = f", applied after line {data['switch']['line']} switches to it" + (
                     note if data["switch"]["condition_undecided"] else ""
                 )
+            mirror = data["not_copied"]
+            copied = f"; this repository's {mirror} is not copied there" if mirror else ""
             out.append(
                 f"  {data['variable']}={data['config_file']} -> {where} "
-                f"({data['recipe_status']}){switch}"
+                f"({data['recipe_status']}{copied}){switch}"
             )
         if data["benchmark_command_runs"]:
             out.append(f"  benchmark.command of the recipe runs {data['benchmark_command_runs']}")

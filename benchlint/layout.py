@@ -384,6 +384,25 @@ def _outermost(roots: list[str], facts: list[Fact]) -> list[str]:
     return kept
 
 
+def recipe_mirrors(ws: Workspace) -> list[tuple[str, str]]:
+    """Where this repository keeps recipes for paths of srt-slurm's checkout: (folder here,
+    path there), from every launcher's copies (`cp -rT benchmarks/x recipes/x`, whichever route
+    makes them) and InferenceX's `srt-slurm-recipes/` for `recipes/` (its llm-d recipes are
+    another project's)."""
+    found: dict[tuple[str, str], None] = {}
+    for path in ws.glob(ws.layout.launchers):
+        source_text = ws.source(path)
+        if source_text is None or "recipes" not in source_text.text:
+            continue
+        for source, target, _ in _cached(ws, "overlays", path, source_text.digest, _overlays):
+            if not source.endswith((".yaml", ".yml")):
+                found[(source, target)] = None
+    for root in DEFAULT.recipe_roots:
+        if root.rstrip("/").endswith("/srt-slurm-recipes"):
+            found[(root.rstrip("/"), "recipes")] = None
+    return list(found)
+
+
 def _overlays(ws: Workspace, path: str) -> list[tuple[str, str, tuple[int, ...]]]:
     from benchlint.launcher import launcher_model
 

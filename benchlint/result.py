@@ -45,6 +45,9 @@ class Coverage:
     # whose recipe's path cannot be told: their recipes were not checked
     upstream: tuple[str, ...] = ()
     untold: tuple[str, ...] = ()
+    # entries whose recipe is srt-slurm's own though this repository has one at that path (in
+    # a recipe root), which their launcher does not copy into the checkout for them
+    uncopied: tuple[str, ...] = ()
     # steps of workflows outside the layout's `workflows` that run a launcher ("path:line")
     stray: tuple[str, ...] = ()
     # a run that names files: only the warnings about the routes through them (no summary)
@@ -161,6 +164,21 @@ class Coverage:
                 f"{runs} {recipes} of the srt-slurm checkout the launcher clones, not this "
                 f"repository's: {its} values were not checked (`benchlint explain ENTRY` shows "
                 "the route)"
+            )
+        one = len(self.uncopied) == 1
+        if self.uncopied:
+            runs, recipes, has, launcher = (
+                ("runs", "a recipe", "one at that path", "its launcher does")
+                if one
+                else ("run", "recipes", "some at those paths", "their launchers do")
+            )
+            its = "its" if one else "their"
+            found.append(
+                f"{_count(len(self.uncopied), 'entry', 'entries')} ({_first(list(self.uncopied))}) "
+                f"{runs} {recipes} of the srt-slurm checkout the launcher clones, though this "
+                f"repository has {has} (under a recipe root) that {launcher} not copy: this "
+                f"repository's file is not what {its} jobs run, and srt-slurm's was not checked "
+                "(`benchlint explain ENTRY` shows the route)"
             )
         one = len(self.untold) == 1
         if self.untold:

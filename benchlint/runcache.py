@@ -29,7 +29,7 @@ from benchlint.workspace import Failure, Workspace, file_status, folder_listing
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 10
+FORMAT = 11
 
 
 def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:

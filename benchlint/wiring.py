@@ -32,7 +32,7 @@ from benchlint.launcher import (
     assigned_names,
     launcher_model,
 )
-from benchlint.layout import launcher_candidates, runner_labels
+from benchlint.layout import launcher_candidates, recipe_mirrors, runner_labels
 from benchlint.recipe import ScriptRun, script_run
 from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Decisions, Probe, guards_hold
@@ -110,6 +110,9 @@ class RecipeRef:
     # the launcher's `CONFIG_FILE="$EVAL_CONFIG_FILE"` that makes srtctl apply this recipe, the
     # one EVAL_CONFIG_FILE names (None: the recipe CONFIG_FILE names, applied as it is)
     switch: Command | None = None
+    # an upstream recipe's path in this repository's mirror of srt-slurm's `recipes/` (a recipe
+    # root): a file the launcher does not copy on this route, so srt-slurm's own runs instead
+    mirror: str | None = None
 
 
 @dataclass
@@ -834,6 +837,21 @@ class Wiring:
         """Where the route's CONFIG_FILE and EVAL_CONFIG_FILE lead (those its entry sets)."""
         return [r for r in (self.recipe(route, v) for v in RECIPE_VARIABLES) if r is not None]
 
+    def _mirror(self, rel: str) -> str | None:
+        """This repository's file for srt-slurm's recipe path, in a folder some launcher copies
+        to that path's folder, or an InferenceX recipe folder (`recipes/sglang/x.yaml`:
+        `benchmarks/multi_node/srt-slurm-recipes/sglang/x.yaml`)."""
+        for source, target in self._mirrors:
+            if rel.startswith(target.rstrip("/") + "/"):
+                candidate = posixpath.normpath(source + rel[len(target.rstrip("/")) :])
+                if self.ws.is_yaml(candidate):
+                    return candidate
+        return None
+
+    @cached_property
+    def _mirrors(self) -> list[tuple[str, str]]:
+        return recipe_mirrors(self.ws)
+
     def resolve(self, setting: Setting, route: Route) -> RecipeRef:
         match = _SELECTOR.match(setting.value.strip())
         if match is None:
@@ -864,7 +882,8 @@ class Wiring:
                 overlay, local = found[0]
                 status = "local" if self.ws.is_yaml(local) else "missing"
                 return RecipeRef(status, setting, local, selector, index, overlay)
-            return RecipeRef("upstream", setting, None, selector, index)
+            mirror = self._mirror(rel)
+            return RecipeRef("upstream", setting, None, selector, index, mirror=mirror)
         if "/" in rel:
             status = "local" if self.ws.is_yaml(rel) else "missing"
             return RecipeRef(status, setting, rel, selector, index)

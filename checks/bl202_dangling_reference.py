@@ -125,10 +125,14 @@ labels:
 name: dsr1
 ```
 
-## Exceptions A `recipes/...` path outside every overlay is an upstream srt-slurm recipe: it cannot
-be checked offline and is never reported, nor is a recipe the launcher writes itself at the path the
-setting names (`sed ... base.yaml > "$CONFIG_PATH"`, `cp base.yaml "${CONFIG_FILE%%:*}"`). An
-overlay whose condition is false for the entry does not count. A script path is checked only in a
+## Exceptions
+A `recipes/...` path outside every overlay is an upstream srt-slurm recipe: it cannot be checked
+offline and is never reported (the run's warnings count such entries, and say apart those whose
+recipe this repository has at that path, in a folder some launcher copies there or in
+`srt-slurm-recipes/`, which their route does not copy: the file edited here does not run), nor
+is a recipe the launcher writes itself at the path the setting names (`sed ... base.yaml >
+"$CONFIG_PATH"`, `cp base.yaml "${CONFIG_FILE%%:*}"`). An overlay whose condition is false for
+the entry does not count. A script path is checked only in a
 folder of the repository written plainly, or reached through the values the launcher assigns a
 variable (`bash "$BENCH_SCRIPT"` after `BENCH_SCRIPT="${BENCH_BASE}.sh"`, and those of a variable
 its folder part reads: `BENCHMARK_PATH=benchmarks/${BENCHMARK_SUBDIR}/x.sh`); not in a folder held

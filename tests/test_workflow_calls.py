@@ -492,7 +492,9 @@ def test_entries_whose_recipes_are_not_this_repositorys_are_said(tmp_path: Path)
     """An entry whose CONFIG_FILE names a recipe of the srt-slurm checkout the launcher clones
     (no copy of this repository's reaches it), and one whose CONFIG_FILE cannot be told (an
     absolute path): their recipes were not checked, and the run says so. An entry whose recipe
-    is this repository's is not named."""
+    is this repository's is not named; one whose recipe this repository has under its recipe
+    root, though the launcher does not copy it there, is said so (its edits do not reach the
+    job)."""
 
     def entry(name: str, config: str) -> str:
         return (
@@ -517,13 +519,28 @@ def test_entries_whose_recipes_are_not_this_repositorys_are_said(tmp_path: Path)
                 entry("up-trt", "recipes/trtllm/gb200-fp4/1k1k/ctx1_gen1.yaml")
                 + entry("abs-trt", "/opt/recipes/x.yaml")
                 + entry("ours-trt", "recipes/ours/x.yaml")
+                + entry("mirror-trt", "recipes/theirs/y.yaml")
             ),
             "configs/runners.yaml": "labels:\n  gb200:\n    - gb200-nv_0\n",
             "runners/launch_gb200-nv.sh": launcher,
             "benchmarks/recipes/ours/x.yaml": "name: x\n",
+            # this repository's recipe at that path (InferenceX's mirror of srt-slurm's
+            # recipes), which the launcher does not copy
+            "benchmarks/multi_node/srt-slurm-recipes/theirs/y.yaml": "name: y\n",
         },
     )
     warnings = run_lint(root).warnings()
+    assert (
+        "1 entry (mirror-trt) runs a recipe of the srt-slurm checkout the launcher clones, though "
+        "this repository has one at that path (under a recipe root) that its launcher does not "
+        "copy: this repository's file is not what its jobs run, and srt-slurm's was not checked "
+        "(`benchlint explain ENTRY` shows the route)"
+    ) in warnings
+    explained = CliRunner().invoke(main, ["explain", "--root", str(root), "mirror-trt"]).output
+    assert (
+        "-> not in this repository (upstream; this repository's "
+        "benchmarks/multi_node/srt-slurm-recipes/theirs/y.yaml is not copied there)"
+    ) in explained
     assert (
         "1 entry (up-trt) runs a recipe of the srt-slurm checkout the launcher clones, not this "
         "repository's: its values were not checked (`benchlint explain ENTRY` shows the route)"
