@@ -81,14 +81,17 @@ from benchlint.wiring import Entry
 
 _URL_START = r"https?://"
 _URL = re.compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
-# metric name prefix -> what may follow it
+# metric name prefix -> what may follow it (a name: a letter first, so no process title,
+# `sglang::scheduler`, and a whole word, so no image, `lmsysorg/sglang:v0.5.8-cu130`)
 _METRIC_FAMILIES = {
-    "vllm:": "[a-z0-9_:]+",
-    "sglang:": "[a-z0-9_:]+",
+    "vllm:": "[a-z][a-z0-9_:]*",
+    "sglang:": "[a-z][a-z0-9_:]*",
     "dynamo_frontend_": "[a-z0-9_]+",
 }
 _METRIC = re.compile(
-    r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(k) + v for k, v in _METRIC_FAMILIES.items()) + ")"
+    r"(?<![A-Za-z0-9_/.-])("
+    + "|".join(re.escape(k) + v for k, v in _METRIC_FAMILIES.items())
+    + r")(?![A-Za-z0-9_:./-])"
 )
 _FRONTEND_FAMILIES = ("dynamo_",)  # metric families of a frontend, not of an engine's server
 _HEALTH_FLAGS = ("--health-endpoint", "--health-path", "--health-check-path")
