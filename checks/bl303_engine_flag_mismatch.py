@@ -220,12 +220,13 @@ def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
 
 
 def _on(launch: Launch) -> str:
-    """Where a message says the flag is: on the engine's program (`vllm serve`, not the `srun`
-    or `docker` that runs it)."""
-    command = launch.command
-    if command.invocation.wrappers or launch.image is not None:
-        return f"on `{launch.module}`"
-    return f"on `{command.name}`" if command.name else "here"
+    """Where a message says the flag is: on the engine's program (`vllm serve`, `python3 -m
+    sglang.launch_server`; not the `srun`, `setsid` or `docker` that runs it)."""
+    module = launch.module
+    words = launch.command.invocation.words
+    if launch.image is None and " " not in module and "." in module and words:
+        return f"on `{words[0].value.rsplit('/', 1)[-1]} -m {module}`"
+    return f"on `{module}`"
 
 
 def _in_container(
