@@ -442,7 +442,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             for w in command.words
         ):
             continue
-        words = command.invocation.words
+        words = _past_env_assignments(command)
         if not words:
             continue
         # (as argparse reads them: `"--nnodes=$N"` is an option, whatever its value)
@@ -555,6 +555,27 @@ def _rewraps(command: Command, name: str, items: list[Word] | None) -> Invocatio
 
 # a piece of a string `eval` runs that is shell syntax, not a word: an operator, a redirection
 _SHELL_SYNTAX = re.compile(r"\|\|?|&&?|;|\d*[<>]|&>")
+
+
+def _past_env_assignments(command: Command) -> tuple[Word, ...]:
+    """The command's words behind its wrappers, past the leading words of an `env` that are a
+    string variable assigned once before holding only `NAME=VALUE` words (`env $EXTRA_ENVS
+    python3 x.py`: env sets them, and runs the next word)."""
+    invocation = command.invocation
+    words = invocation.words
+    if not invocation.wrappers or invocation.wrappers[-1].name != "env":
+        return words
+    while words:
+        name = words[0].unquoted_variable()
+        given = once_before(command, name) if name is not None else None
+        pieces = given.pieces() if given is not None and given.items is None else []
+        if not pieces or not all(_ENV_ASSIGNMENT.match(piece) for piece, _ in pieces):
+            break
+        words = words[1:]
+    return words
+
+
+_ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def _holder(word: Word) -> str | None:

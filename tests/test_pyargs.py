@@ -1116,6 +1116,31 @@ def test_a_script_word_inside_a_string_or_an_array_is_read(tmp_path: Any) -> Non
     ) in result.warnings()
 
 
+def test_env_assignments_a_variable_holds_are_not_the_program(tmp_path: Any) -> None:
+    """`env $EXTRA_ENVS python3 tool.py --bogus`, EXTRA_ENVS assigned `NAME=VALUE` words once
+    before (under an `if`: unset, env runs the same command): python3 runs tool.py, read
+    whatever else the file runs (`$(python3 detect.py)`). Near miss: a variable the script
+    does not assign may hold the program (said, not read)."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "tool.py": parser + "p.parse_args()\n",
+            "detect.py": "print('gpu')\n",
+            "run.sh": (
+                '#!/bin/bash\nif [[ "$1" == deep* ]]; then\n    EXTRA_ENVS="FOO=0 BAR=1"\nfi\n'
+                "DEV=$(python3 detect.py)\nenv $EXTRA_ENVS python3 tool.py --k 1 --bogus\n"
+                "env $OTHER python3 tool.py --k 1 --bogus\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["run.sh:6:39"]
+    assert any("not read (BL116): 1 (run.sh:7)" in w for w in result.warnings())
+
+
 def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -> None:
     """One warning holds lines about several scripts (`a.py` and `b.py`, both run after a
     `cd`): a run that names `a.py` says the places about `a.py`, not every place of it."""
