@@ -450,16 +450,16 @@ def _command_lines(script: Script) -> Iterator[_Line]:
         texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
         named = _script_index(texts)
         if named is None and scripts:  # (`SCRIPT=x.py; python3 "$SCRIPT" --k 1`)
-            pieces = [_whole_value(script, command, w) for w in words]
-            texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
-            named = _script_index(texts)
+            whole = [_whole_value(script, command, w) for w in words]
+            found = _named(whole)
+            if found is not None:
+                pieces, named = whole, found
+                texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
             # (`OPTS="x.py --k 1"; python3 $OPTS`, `"${CMD[@]}" --k 1`: the script's word in a
             # string or an array assigned once before, put in place as bash splits it)
             expanded = _expanded(script, command, words) if named is None else None
             if expanded and _named(expanded) is not None:
-                pieces = expanded
-                texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
-                yield _Line(command, tuple(pieces), _away(command))
+                yield _Line(command, tuple(expanded), _away(command))
                 continue
         unread = named is None
         if named is not None:  # (`python3 x.py $OPTS`: the options a variable holds)
