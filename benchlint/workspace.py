@@ -63,7 +63,7 @@ SKIP_DIRS = frozenset(
 SHELL_SUFFIXES = (".sh", ".bash")
 YAML_SUFFIXES = (".yaml", ".yml")
 # Slurm batch scripts: shell files when their `#!` line names a shell (sbatch runs them so)
-JOB_SUFFIXES = (".slurm", ".sbatch")
+JOB_SUFFIXES = (".slurm", ".sbatch", ".sub")
 # files a script may source for their assignments (`source ./runners/h200.env`): shell when a
 # script sources them, and read only then (a `.env` file of a container or of docker compose
 # is not shell: it is not linted on its own)

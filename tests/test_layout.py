@@ -376,8 +376,9 @@ def test_master_configs_of_another_project_in_the_repository_are_not_wired(tmp_p
 
 
 def test_slurm_batch_scripts_with_a_shell_line_are_shell(tmp_path: Path) -> None:
-    """`job.slurm` / `job.sbatch` whose `#!` line names a shell are read and linted as shell
-    (sbatch runs them so); one with another interpreter, or none, is not read."""
+    """`job.slurm` / `job.sbatch` / `cluster.sub` (NeMo's) whose `#!` line names a shell are
+    read and linted as shell (sbatch runs them so); one with another interpreter, or none (a
+    subtitle file), is not read."""
     leak = (
         "set -e\nvllm serve m &\nSERVER_PID=$!\ncurl -sf http://localhost:8000/health\n"
         'kill "$SERVER_PID"\n'
@@ -389,12 +390,22 @@ def test_slurm_batch_scripts_with_a_shell_line_are_shell(tmp_path: Path) -> None
             "benchmarks/job.sbatch": "#!/usr/bin/env bash\n" + leak,
             "benchmarks/py.sbatch": "#!/usr/bin/env python3\nprint('x')\n",
             "benchmarks/notes.slurm": leak,
+            "ray/cluster.sub": "#!/bin/bash\n#SBATCH -N 2\n" + leak,
+            "subtitles/talk.sub": "{1}{25}Hello\n",
         },
     )
     result = run_lint(root, "BL103")
-    assert positions(result) == ["benchmarks/job.sbatch:3:1", "benchmarks/job.slurm:4:1"]
+    assert positions(result) == [
+        "benchmarks/job.sbatch:3:1",
+        "benchmarks/job.slurm:4:1",
+        "ray/cluster.sub:4:1",
+    ]
     assert result.workspace is not None
-    assert sorted(result.workspace.shell_paths) == ["benchmarks/job.sbatch", "benchmarks/job.slurm"]
+    assert sorted(result.workspace.shell_paths) == [
+        "benchmarks/job.sbatch",
+        "benchmarks/job.slurm",
+        "ray/cluster.sub",
+    ]
 
 
 def test_layout_no_cache_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
