@@ -864,19 +864,23 @@ class _Module:
 
     def _argv_parameter(self, node: ast.Call, scope: ast.AST | None) -> bool:
         """`def main(argv=None): ... parser.parse_args(argv)`, where the function never gets
-        the parameter a value: argparse reads the command line (`sys.exit(main())`). Not
-        where the function assigns it, or a call of it in the module gives it anything but
-        None, or `*args`/`**kwargs`."""
+        the parameter another value than the command line: argparse reads the command line
+        (`sys.exit(main())`, `main(sys.argv[1:])`). Not where the function assigns it, or a
+        call of it in the module gives it anything else, or `*args`/`**kwargs`."""
         given = [*node.args, *(k.value for k in node.keywords if k.arg == "args")]
         if len(given) != 1 or not isinstance(given[0], ast.Name):
             return False
         return self._none_parameter(given[0].id, scope, 0)
 
     def _none_parameter(self, name: str, scope: ast.AST | None, depth: int) -> bool:
-        """Whether `name` is a parameter of the function `scope` whose value is None in every
-        call (`_argv_parameter`): its default, and what each call of it in the module gives,
-        None itself or such a parameter of the calling function (`def main(argv=None):
-        run(argv)`, `def run(argv=None): parser.parse_args(argv)`; three calls deep at most)."""
+        """Whether `name` is a parameter of the function `scope` whose value is the command
+        line in every call (`_argv_parameter`): its default None, and what each call of it in
+        the module gives, None itself, `sys.argv[1:]`, or such a parameter of the calling
+        function (`def main(argv=None): run(argv)`, `def run(argv=None):
+        parser.parse_args(argv)`, `main(sys.argv[1:])` of a `def main(args)` that no other
+        call gives another list; three calls deep at most). A parameter with no default is one
+        only where the module calls the function. Bound again only as `args =
+        parse_args(args)`: read before."""
         if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth > 3:
             return False
         arguments = scope.args
@@ -893,35 +897,47 @@ class _Module:
             for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
             if d is not None
         )
-        parameter = next((a for a in defaults if a.arg == name), None)
-        default = defaults.get(parameter) if parameter is not None else None
-        if not (isinstance(default, ast.Constant) and default.value is None):
+        parameter = next((a for a in [*positional, *arguments.kwonlyargs] if a.arg == name), None)
+        if parameter is None:
+            return False
+        default = defaults.get(parameter)
+        required = parameter not in defaults
+        if not required and not (isinstance(default, ast.Constant) and default.value is None):
             return False
         if any(
-            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+            isinstance(n, ast.Name)
+            and n.id == name
+            and not isinstance(n.ctx, ast.Load)
+            and not _consumed(n, name, scope)
             for n in ast.walk(scope)
         ):
             return False  # (`argv = ["--x"]`: another list)
         index = positional.index(parameter) if parameter in positional else None
+        called = False
         for call in self.nodes:
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
                 continue
             if call.func.id != scope.name or self.functions.get(scope.name) is not scope:
                 continue
+            called = True
             values = [k.value for k in call.keywords if k.arg == name or k.arg is None]
             if index is not None and len(call.args) > index:
                 values.append(call.args[index])
             if any(isinstance(a, ast.Starred) for a in call.args):
                 return False
+            if required and not values:
+                return False
             for value in values:
                 if isinstance(value, ast.Constant) and value.value is None:
                     continue
+                if ast.unparse(value).replace(" ", "") == "sys.argv[1:]":
+                    continue  # (`main(sys.argv[1:])`: the command line, as argparse reads it)
                 caller = self.scope_of.get(call)
                 if not isinstance(value, ast.Name) or caller is scope:
                     return False
                 if not self._none_parameter(value.id, caller, depth + 1):
                     return False
-        return True
+        return called or not required
 
     def _reached(self, entry: str) -> set[ast.AST | None]:
         """The function and the module's own functions it calls, directly or through others."""
@@ -1065,6 +1081,19 @@ def _is_remainder(value: ast.expr) -> bool:
 
 # values that may be a parser the module does not tell (not a constant or a literal)
 _MAY_BE_PARSER = (ast.Call, ast.Name, ast.Attribute, ast.Subscript, ast.IfExp, ast.Await)
+
+
+def _consumed(target: ast.Name, name: str, scope: ast.AST) -> bool:
+    """Whether a binding of the parameter is `name = f(..., name, ...)`: the call reads the
+    parameter before it is bound again (`args = parse_args(args)`)."""
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and target in node.targets:
+            value = node.value
+            return isinstance(value, ast.Call) and any(
+                isinstance(a, ast.Name) and a.id == name
+                for a in [*value.args, *(k.value for k in value.keywords)]
+            )
+    return False
 
 
 def _parses_argv(node: ast.Call) -> bool:

@@ -16,8 +16,10 @@ argument groups, its parents, its subcommands, and in the functions it is handed
 script's own, or one another module of the repository defines (`add_cache_args(parser)` imported
 from it, and that module's functions it calls); where the script makes no parser and parses with
 another module's, `from utils.cli import parse_args` or `PARSER.parse_args()` of an imported
-`PARSER`, that module's), and reads each word of the command line as argparse reads it. Reports
-a word every parser the script may use rejects:
+`PARSER`, that module's; a parser that parses a function's parameter parses the command line
+where every call of the module gives it `sys.argv[1:]` or None, as `main(sys.argv[1:])` does),
+and reads each word of the command line as argparse reads it. Reports a word every parser the
+script may use rejects:
 
 - an option it has no option string for, not even as the start of one (`--ignore-eos`;
   `--save_result` where the option is `--save-result`);

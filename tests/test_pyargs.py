@@ -856,6 +856,25 @@ def test_a_launcher_line_with_a_word_not_known_where_the_script_may_be_is_said(
     assert named.warnings() == [said + "1 (run.sh:3)"]
 
 
+def test_the_command_line_handed_through_main_is_the_command_line() -> None:
+    """`main(sys.argv[1:])` -> `parse_args(args)` -> `parser.parse_args(args)`, bound again
+    only as `args = parse_args(args)`: argparse parses the command line, and the parser is
+    read. Near misses: another call gives the function a list of its own; a function no call
+    of the module gives the parameter (another module may)."""
+    body = (
+        "import argparse\nimport sys\n\n\ndef parse_args(args):\n"
+        "    parser = argparse.ArgumentParser()\n    parser.add_argument('-m')\n"
+        "    return parser.parse_args(args)\n\n\ndef main(args):\n"
+        "    args = parse_args(args)\n    print(args)\n\n\n"
+    )
+    read = pyargs.read(body + "if __name__ == '__main__':\n    main(sys.argv[1:])\n")
+    assert isinstance(read, pyargs.Parser), read
+    assert read.options == {"-h", "--help", "-m"}
+    built = "main(sys.argv[1:])\nmain(['-m', 'x'])\n"
+    assert pyargs.read(body + built) == "its parser parses a list the script builds"
+    assert pyargs.read(body) == "its parser parses a list the script builds"
+
+
 def test_a_parser_an_attribute_holds_is_the_reason_said() -> None:
     """`self.parser.parse_args()`: the parser is made and parsed with, through an attribute the
     reading does not follow; said as that, not as a script nothing parses."""
