@@ -20,8 +20,9 @@ container they go with it). A release inside a function counts where the functio
 named as the trap's handler, also one that releases what the call passes it
 (`stop_server "$PID"` with `stop_server() { local pid=$1; kill "$pid"; }`); so does an
 acquisition: a server a function starts and keeps in a global
-(`start_server() { vllm serve ... & SERVER_PID=$!; }`) is acquired where the script's shell
-first calls the function (a `local` PID, gone when the function returns, is not followed). What a
+(`start_server() { vllm serve ... & SERVER_PID=$!; }`, the script's own or one of a file it
+sources) is acquired where the script's shell first calls the function (a `local` PID, gone
+when the function returns, is not followed). What a
 function the top level calls (or a function it calls: `main() { run_tests; }`; of a library it
 sources too) acquires and releases in its own body is checked in the body
 (`run_tests() { vllm serve ... & local pid=$!; vllm bench ...; kill "$pid"; }`, called at the top
@@ -262,14 +263,29 @@ def _pid_saved(later: list[Command], kinds: tuple[str, ...] = ("assign", "export
 
 def _started_in_functions(flow: Flow) -> list[Resource]:
     """Background processes a function starts and keeps in a global (`start_server() { vllm
-    serve ... & SERVER_PID=$!; }`), acquired where the script's shell first calls the function
-    (a `local` PID is gone when the function returns: nothing could release it by name; one
-    the function kills itself before it returns is not held after the call)."""
+    serve ... & SERVER_PID=$!; }`), the script's own or one of a file it sources, acquired
+    where the script's shell first calls the function (a `local` PID is gone when the
+    function returns: nothing could release it by name; one the function kills itself before
+    it returns is not held after the call)."""
     found: list[Resource] = []
     for function, (command, name) in _function_starts(flow.script).items():
         call = next((s for s in flow.statements if s.name == function), None)
         if call is not None:
             found.append(Resource("background process", command, call, name, _KILL))
+    # (and a function of a file the script sources: `. common.sh; start_etcd`)
+    called: set[str] = set(flow.script.functions)
+    for statement in flow.statements:
+        callee = statement.name
+        if not callee or callee in called:
+            continue
+        called.add(callee)
+        library = flow.defined(callee)
+        if library is None or library is flow.script:
+            continue
+        start = _function_starts(library).get(callee)
+        if start is not None:
+            command, name = start
+            found.append(Resource("background process", command, statement, name, _KILL))
     return found
 
 
@@ -1052,6 +1068,9 @@ def _check_flow(
         location = Location(script.path, span)
         shown = _program(acquisition)
         name = f"`{shown}`" if shown else "this command"
+        if acquisition.script.top is not script.top:  # (a sourced file's function starts it)
+            location = Location(script.path, resource.statement.first_line_span)
+            name += f" in `{resource.statement.name}` ({acquisition.script.path}:{span.line})"
         if uncovered and not (trap_index is not None and leaks):
             path, effective, cover = uncovered[0]
             done = "removes" if not effective.parts else "replaces"

@@ -646,6 +646,13 @@ class Flow:
         parts = self._handler_parts(args[0])
         return Trap(command, "\n".join(parts), tuple(args[1:]), parts)
 
+    def defined(self, name: str) -> Script | None:
+        """Where a function the shell may call is defined: the script, or a file it sources."""
+        script = self.script
+        if self._functions is None:
+            return script if name in script.functions else None
+        return self._functions(name)
+
     def _handler_parts(self, action: str) -> tuple[str, ...]:
         """What the handler runs: its text (a function's body for `trap cleanup EXIT`), and the
         body of each function it calls (`trap 'rc=$?; cleanup; exit $rc' EXIT`), of the script
