@@ -91,6 +91,8 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
             "python -m m",
         ),
         ("mpiexec -n 2 -ppn 1 -genv A 1 -f hosts ./serve", ["mpiexec"], "./serve"),
+        # (Hydra's `-genv NAME=VALUE` is the pair in one word)
+        ("mpirun -n 2 -genv A=4 -genv B=1 python x.py --k", ["mpirun"], "python x.py --k"),
         (
             "trtllm-llmapi-launch trtllm-serve m --tp_size 16",
             ["trtllm-llmapi-launch"],

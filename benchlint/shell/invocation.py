@@ -38,7 +38,8 @@ class Grammar:
     assignments: bool = False
     # `-np 4` is one option named `np`, not the letters n and p (MPI launchers)
     single_dash_long: bool = False
-    # long options that take two values (`--mca btl self`, `-genv NAME VALUE`)
+    # long options that take two values (`--mca btl self`, `-genv NAME VALUE`; one word holding
+    # `NAME=VALUE` is the pair)
     long_pairs: frozenset[str] = frozenset()
     # the command follows a `--` when there is one (`kubectl exec POD -c C -- cmd`: options
     # may follow the operand); without, the first operand ends the wrapper's words
@@ -485,6 +486,10 @@ def _read(
             option, equals, attached = value[2:].partition("=")
             if equals:
                 options.append(("--" + option, word, attached))
+            elif option in grammar.long_pairs and i + 1 < len(words) and "=" in words[i + 1].value:
+                # (`-genv NAME=VALUE`: MPICH's Hydra takes the pair in one word then)
+                options.append(("--" + option, words[i + 1], words[i + 1].value))
+                i += 1
             elif option in grammar.long_pairs and i + 2 < len(words):
                 pair = f"{words[i + 1].value} {words[i + 2].value}"
                 options.append(("--" + option, words[i + 1], pair))
