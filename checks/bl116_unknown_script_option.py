@@ -84,10 +84,12 @@ name is at its root (`python3 -m client`, from the checkout's root as CI runs it
 the module from the folder it runs in, and where that folder has no such file it imports an
 installed module of the name (`python3 -m coverage` beside a `scripts/coverage.py`); such a
 line is counted in the report's warnings. A package's module (`python3 -m bench.client`) is
-the file of that path under the package's folder wherever that is (`src/bench/client.py`, as
-`pip install -e` installs it), but not inside another package's folder
+the file of that path at the root or under `src/` (`src/bench/client.py`, as `pip install -e`
+installs a src layout); under another folder (`lib/bench/client.py`, importable only where
+that folder is on the path or installed) or inside another package's folder
 (`inference/eval/mmlu/run_eval.py` for `-m eval.mmlu.run_eval`, where `inference/` is a
-package: from that folder it is that file, from elsewhere an installed `eval`): counted too.
+package: from that folder it is that file, from elsewhere an installed `eval`), it is counted
+too.
 
 A command a program benchlint does not know runs after its `--` (`gantry run ... -- python3
 x.py ...`) is counted in the warnings, not read: where and how that program runs it is not
