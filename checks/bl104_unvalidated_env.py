@@ -158,7 +158,7 @@ OUTSIDE = (
 def _count_outside(ctx: Context, script: Script, found: list[Launch]) -> None:
     """Say (never silently skip) a script outside the entrypoints whose engine launch reads a
     variable it does not set: what BL104 would have checked there."""
-    assigned = {a.name for a in script.assignments}
+    assigned = {a.name for a in script.assignments} | _sourced_names(ctx, script)
     known = ctx.config.known_env
     for launch in found:
         if any(
@@ -166,6 +166,23 @@ def _count_outside(ctx: Context, script: Script, found: list[Launch]) -> None:
         ):
             ctx.count(OUTSIDE, Location(script.path, launch.command.first_line_span))
             return
+
+
+def _sourced_names(ctx: Context, script: Script, depth: int = 0) -> set[str]:
+    """The names the files the script sources assign (and the files those source, three
+    deep): `. common.sh` that sets `MODEL="${MODEL:-...}"` sets it for the script."""
+    found: set[str] = set()
+    if depth > 2:
+        return found
+    for call in ctx.environment.calls.calls_in(script):
+        if call.kind != "source":
+            continue
+        for target in call.targets:
+            library = ctx.ws.shell(target)
+            if library is not None and library is not script:
+                found |= {a.name for a in library.assignments}
+                found |= _sourced_names(ctx, library, depth + 1)
+    return found
 
 
 def _set_in_function(command: Command, read: Read) -> bool:

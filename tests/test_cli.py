@@ -366,7 +366,8 @@ def test_fixes_in_json_and_sarif_say_their_applicability(tmp_path: Path) -> None
 def test_engine_scripts_outside_the_entrypoints_are_said(tmp_path: Path) -> None:
     """BL104 checks the scripts of layout.entrypoints; a script elsewhere that hands an engine a
     variable it does not set is named in a warning, not skipped in silence. One that sets what
-    its engine reads, a launcher and a sourced library are not named."""
+    its engine reads (itself or in a file it sources), a launcher and a sourced library are not
+    named."""
     serve = 'python3 -m sglang.launch_server --model-path "$MODEL" --port "$PORT"\n'
     root = write_repo(
         tmp_path / "r",
@@ -374,6 +375,9 @@ def test_engine_scripts_outside_the_entrypoints_are_said(tmp_path: Path) -> None
             "benchmark/serve.sh": "\n" + serve,
             "scripts/ci/serve.sh": serve,
             "scripts/ci/set.sh": "MODEL=m\nPORT=1\n" + serve,
+            # the file it sources sets them (`MODEL="${MODEL:-m}"`)
+            "scripts/ci/common.sh": 'MODEL="${MODEL:-m}"\nPORT=1\n',
+            "scripts/ci/sourcing.sh": "source scripts/ci/common.sh\n" + serve,
             "scripts/ci/lib.sh": serve,
             "scripts/ci/run.sh": "source scripts/ci/lib.sh\n",
             "runners/launch_h200.sh": serve,
