@@ -1293,10 +1293,25 @@ class _Folders:
                 if same and not move.tested:
                     undone[id(pushed.pop())] = move
         closing = set(map(id, undone.values()))
+        # (a plain relative `cd` goes on from where the ones before it surely went: the top
+        # level's own moves, in order, each under no condition or loop; a folder not known, or
+        # a move that may not run, leaves where the next one starts from not known)
+        folders: dict[int, str | None] = {}
+        current: str | None = base
+        stack: list[str | None] = []
+        for move in moves:
+            folders[id(move)] = _folder_of(script, move, current)
+            sure = move.function is None and not move.subshell and not move.guards
+            if move.base == "popd":
+                current = stack.pop() if id(move) in closing and stack else None
+            elif not sure or move.loops:
+                current = None
+            else:
+                if move.base == "pushd":
+                    stack.append(current)
+                current = folders[id(move)]
         changes = tuple(
-            (c, _folder_of(script, c, base), undone.get(id(c)))
-            for c in moves
-            if id(c) not in closing
+            (c, folders[id(c)], undone.get(id(c))) for c in moves if id(c) not in closing
         )
         # (a function called only in a subshell, `$(patches_dir)`, moves no caller)
         called = frozenset(c.base for c in commands if not c.subshell) if changes else frozenset()
@@ -1323,6 +1338,16 @@ class _Folders:
             if back and change.function == command.function:
                 continue  # (a `popd` took it back where it was)
             if (change.function is None and command.function is not None) or at < before:
+                if (
+                    at < before
+                    and change.function is None
+                    and command.function is None
+                    and not change.subshell
+                    and not change.guards
+                    and not change.loops
+                    and change.base != "popd"
+                ):
+                    folders.clear()  # (it surely runs before: where it went is where it is)
                 folders.add(folder)
         if not folders:
             return False, None

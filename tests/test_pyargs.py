@@ -383,10 +383,27 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
             "bench/resolved.sh": (
                 '#!/bin/bash\ncd "$(dirname "$(readlink -f "$0")")"\npython3 main.py --bogus 1\n'
             ),
+            # a fixed folder after one not known: the last sure move is where it is
+            "bench/again.sh": (
+                '#!/bin/bash\ncd "$1"\ncd "$(dirname "$0")"\npython3 main.py --bogus 1\n'
+            ),
+            # under a condition, the move may not run (said)
+            "bench/maybe.sh": (
+                '#!/bin/bash\ncd "$(dirname "$0")"\n[ -n "$X" ] && cd "$X"\n'
+                "python3 main.py --bogus 1\n"
+            ),
+            # a workflow step's second plain relative `cd` goes on from the first
+            ".github/workflows/ci.yml": (
+                "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+                "      - run: |\n          cd bench\n          cd sub\n"
+                "          python3 tool.py --bogus 3\n"
+            ),
         },
     )
     result = run_lint(root, select="BL116")
     assert positions(result) == [
+        ".github/workflows/ci.yml:9:27",
+        "bench/again.sh:4:17",
         "bench/quiet.sh:4:17",
         "bench/resolved.sh:3:17",
         "bench/run.sh:3:26",
@@ -394,7 +411,7 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
         "bench/sub/up.sh:5:21",
     ]
     said = "Python scripts run with options where their path may name a file other than the "
-    said += "repository's (after a `cd`), not read (BL116): 1 (bench/later.sh:4)"
+    said += "repository's (after a `cd`), not read (BL116): 2 (bench/later.sh:4, bench/maybe.sh:4)"
     untold = (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
         "`main.py` (or `bench/main.py`, from another folder): it makes no argparse parser: 1 "
