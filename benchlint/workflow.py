@@ -340,7 +340,9 @@ def _unknown_value(match: re.Match[str]) -> str:
 
 def step_folder(root: YNode, job: YNode, step: YNode) -> str | None:
     """The repository folder a `run:` step runs in ("" the root): its `working-directory`,
-    else its job's default, else the workflow's; None where that is not a plain path."""
+    else its job's default, else the workflow's, inside the folder the job checks the
+    repository out to (`actions/checkout` with `path: src`: the workspace's `src/` is the
+    root); None where that is not a plain path, or is outside the checkout."""
     given = step.get("working-directory")
     for holder in (job, root) if given is None else ():
         defaults = holder.get("defaults")
@@ -348,14 +350,57 @@ def step_folder(root: YNode, job: YNode, step: YNode) -> str | None:
         given = run.get("working-directory") if run is not None and run.is_map else None
         if given is not None:
             break
+    checkout = _checkout_path(job)
     if given is None:
-        return ""
+        return "" if checkout == "" else None  # (the workspace: above a checkout's `path:`)
     value = given.value if given.is_scalar else None
-    if isinstance(value, str):  # (`${{ github.workspace }}/bench`: the checkout's `bench`)
+    if isinstance(value, str):  # (`${{ github.workspace }}/bench`: the workspace's `bench`)
         value = _WORKSPACE.sub(".", value.strip(), count=1)
-    if not isinstance(value, str) or not _PLAIN_FOLDER.fullmatch(value):
+    if not isinstance(value, str) or not _PLAIN_FOLDER.fullmatch(value) or checkout is None:
         return None
-    return posixpath.normpath(value.removeprefix("./")).removeprefix(".").strip("/")
+    folder = posixpath.normpath(value.removeprefix("./")).removeprefix(".").strip("/")
+    if not checkout:
+        return folder
+    if folder == checkout or folder.startswith(checkout + "/"):
+        return folder[len(checkout) + 1 :]  # (in the checkout: its folder)
+    return None  # (outside the checkout: no folder of the repository)
+
+
+def checkout_prefix(root: YNode, job: YNode, step: YNode) -> str:
+    """The folder of the workspace the job checks the repository out to (`path: src`), where
+    the step runs in the workspace itself (no `working-directory`): a path there names a file
+    of the repository only below it (`src/tools/x.py` is `tools/x.py`). "" otherwise."""
+    checkout = _checkout_path(job)
+    if not checkout or step.get("working-directory") is not None:
+        return ""
+    for holder in (job, root):
+        defaults = holder.get("defaults")
+        run = defaults.get("run") if defaults is not None and defaults.is_map else None
+        if run is not None and run.is_map and run.get("working-directory") is not None:
+            return ""
+    return checkout
+
+
+def _checkout_path(job: YNode) -> str | None:
+    """Where in the workspace the job checks this repository out: "" (the workspace itself,
+    `actions/checkout` with no `path:`, or no checkout step), the folder its `path:` names, or
+    None where that is not a plain folder (an expression)."""
+    steps = job.get("steps")
+    for step in steps.items if steps is not None and steps.is_seq else ():
+        uses = step.get("uses") if step.is_map else None
+        if uses is None or not uses.is_scalar or not str(uses.value).startswith("actions/checkout"):
+            continue
+        given = step.get("with")
+        if given is None or not given.is_map or given.get("repository") is not None:
+            continue  # (another repository's checkout, or this one's at the workspace)
+        path = given.get("path")
+        if path is None:
+            return ""
+        value = str(path.value).strip() if path.is_scalar else ""
+        if not _PLAIN_FOLDER.fullmatch(value):
+            return None
+        return posixpath.normpath(value.removeprefix("./")).removeprefix(".").strip("/")
+    return ""
 
 
 _PLAIN_FOLDER = re.compile(r"(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*|\.")

@@ -177,6 +177,7 @@ from benchlint.shell.model import Command, Script, Word
 from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
+    checkout_prefix,
     job_steps,
     runs_in_posix_shell,
     step_folder,
@@ -358,7 +359,10 @@ def check(ctx: Context) -> Iterator[Finding]:
                     continue
                 script, folder = found.script, step_folder(root, job, step)
                 posix = runs_in_posix_shell(root, job, step)
-                where = _Where(folder, found.place, folder is None, not posix)
+                prefix = checkout_prefix(root, job, step)
+                if prefix:  # (the workspace above the checkout's `path:`)
+                    folder = ""
+                where = _Where(folder, found.place, folder is None, not posix, prefix=prefix)
                 folders = _Folders.of(script, folder)
                 for line in _command_lines(script):
                     yield from _command_line(ctx, script, line, folders, where)
@@ -399,6 +403,9 @@ class _Where:
     other_shell: bool = False
     # an input of another repository's reusable workflow (`with: script:`): how it runs it
     external: bool = False
+    # the folder of the workspace the repository is checked out to, where the step runs in the
+    # workspace (`path: src`): a relative path names the repository's file only below it
+    prefix: str = ""
 
 
 _IN_SCRIPT = _Where(None, lambda span: span)
@@ -1072,6 +1079,10 @@ def _command_line(
         return
     index, value = named
     value = _CURRENT_FOLDER.sub("", value, count=1)  # (`${PWD}/src/x.py` is `src/x.py`)
+    if site.prefix and not value.startswith(("/", "$", "`")):
+        if not value.startswith(site.prefix + "/"):
+            return  # (a file of the workspace beside the checkout: not the repository's)
+        value = value[len(site.prefix) + 1 :]
     where = site.place(line.words[index][2])
     if line.behind:
         options = any(t is not None and t[:1] == "-" for t, _, _ in line.words[index + 1 :])

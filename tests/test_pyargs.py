@@ -810,11 +810,22 @@ def test_workflow_steps_not_surely_read_are_said(tmp_path: Any) -> None:
                 "      script: |\n        python3 utils/check.py --bogus\n"
                 "  e:\n    uses: org/infra/.github/workflows/linux_job.yml@main\n    with:\n"
                 "      script: |\n        python3 utils/check.py\n        echo done\n"
+                # checked out to `src/`: the workspace's `src/utils/check.py` is the file
+                "  f:\n    runs-on: ubuntu-latest\n    steps:\n"
+                "      - uses: actions/checkout@v4\n        with:\n          path: src\n"
+                "      - run: python3 src/utils/check.py --bogus\n"  # 37
+                "      - run: python3 utils/check.py --bogus\n"  # 38: in the checkout
+                "        working-directory: src\n"
+                "      - run: python3 utils/check.py --repo r --bogus\n"  # 40: not the repo's
             ),
         },
     )
     result = run_lint(root, select="BL116")
-    assert positions(result) == [".github/workflows/ci.yml:12:46"]
+    assert positions(result) == [
+        ".github/workflows/ci.yml:12:46",
+        ".github/workflows/ci.yml:37:41",
+        ".github/workflows/ci.yml:38:37",
+    ]
     assert (
         "Python scripts run with options in inputs to another repository's reusable workflow "
         "(`with:` of a job's `uses:`: where and how it runs them is not known), not read "
@@ -832,7 +843,7 @@ def test_workflow_steps_not_surely_read_are_said(tmp_path: Any) -> None:
     )
     assert shell in result.warnings() and folder in result.warnings()
     named = run_lint(root, select="BL116", named=[root / "utils/check.py"])
-    assert positions(named) == [".github/workflows/ci.yml:12:46"]
+    assert positions(named) == positions(result)
     assert shell in named.warnings() and folder in named.warnings()
 
 
