@@ -9,8 +9,9 @@ torch.distributed.run`, `-m accelerate.commands.launch`, `-m deepspeed.launcher.
 launcher's module as `torchrun -m pkg.train`), also those built in an argument array
 (`cmd=(python3 "$WORKSPACE/utils/client.py" ...)` with what `cmd+=(...)` appends) or in a string
 run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`), in shell scripts and in the `run:` steps
-of GitHub workflows (a relative path from the step's `working-directory`, else the root; a
-`${{...}}` expression is a value not known). It finds the parser that script parses its command
+of GitHub workflows (a relative path from the step's `working-directory`, else the root, in
+the folder an `actions/checkout` `path:` puts the repository in; a `${{...}}` expression is a
+value not known). It finds the parser that script parses its command
 line with, read from its code with Python's `ast` (the options given to `add_argument`, to its
 argument groups, its parents, its subcommands, and in the functions it is handed to: the
 script's own, or one another module of the repository defines (`add_cache_args(parser)` imported
