@@ -383,6 +383,15 @@ def last_separator(text: str) -> int:
     return cut
 
 
+_OWN_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]((?:[^{}]|\{[^{}]*\})*)\}")
+
+
+def own_default(value: str, name: str) -> str:
+    """`${NAME:-default}` (or `:=`), the variable's own: the default; else the value."""
+    match = _OWN_DEFAULT.fullmatch(value)
+    return match.group(2) if match is not None and match.group(1) == name else value
+
+
 def from_known_folder(script: Script, value: str) -> bool:
     """Whether a path starts with an expansion that is a folder known wherever the script runs
     (its own, `$(dirname "$0")`, or the checkout's root): `resolve` then names the file."""
@@ -408,6 +417,8 @@ def resolve(
     name = _variable_of(head) if head else ""
     if head == f"${name}" or head == f"${{{name}}}":
         values = [a.value.value for a in script.assignments if a.name == name and a.value]
+        if python:  # (`DIR="${DIR:-/workspace/utils}"`: its default, one value it may have)
+            values = [own_default(v, name) for v in values]
         if values and len(values) <= 16 and depth < 3 and not _is_script_dir(head):
             found = [resolve(ws, script, v + rest, depth + 1, python) for v in values]
             if any(f is not None for f in found):

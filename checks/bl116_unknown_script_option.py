@@ -168,7 +168,7 @@ from dataclasses import dataclass, replace
 
 from benchlint import pyargs
 from benchlint.calls import ROOT_MOUNTS as MOUNTS
-from benchlint.calls import fixed_folder, from_known_folder, resolve
+from benchlint.calls import fixed_folder, from_known_folder, own_default, resolve
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
@@ -863,7 +863,7 @@ def _held(
             if a.name == name and a.value is not None
         ]
         # (`${TRAIN_SCRIPT:-src/train.py}`: the default, where the environment gives none)
-        values = [_default_of(v, name) for v in values]
+        values = [own_default(v, name) for v in values]
         split = word.node.type != "string"  # (unquoted: bash splits it at blanks)
         firsts = dict.fromkeys((v.split() or [""])[0] if split else v for v in values)
         held = tuple(
@@ -878,16 +878,8 @@ def _held(
     return None
 
 
-def _default_of(value: str, name: str) -> str:
-    """`${NAME:-default}` or `${NAME:=default}` (the variable's own, so kept from the
-    environment where set): the default; else the value."""
-    match = _OWN_DEFAULT.fullmatch(value)
-    return match.group(2) if match is not None and match.group(1) == name else value
-
-
 # the folder the command runs in, written as an expansion before a relative path
 _CURRENT_FOLDER = re.compile(r"^(?:\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)/(?=[^/])")
-_OWN_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([^{}$`]*)\}")
 
 
 def _expanded_pieces(script: Script, command: Command, pieces: list[_Piece]) -> list[_Piece]:

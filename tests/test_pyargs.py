@@ -1030,6 +1030,11 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
                 'python3 -u "$WHERE/tools/$NAME" --bogus 6\nWHERE=.; NAME=a.py\n'
             ),
             "env.sh": "#!/bin/bash\nT=${T:-tools/a.py}\ntorchrun --nproc_per_node 8 $T --bogus 9\n",
+            # a folder whose default is the checkout's mount, behind a program not known
+            "lib.sh": (
+                '#!/bin/bash\nWS="${WS:-/workspace}"\nTOOLS="${TOOLS:-${WS}/tools}"\n'
+                '"$PYBIN" "$TOOLS/a.py" --bogus 10\n'
+            ),
             "tools/eval.sh": (
                 '#!/bin/bash\nHERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
                 'EVAL="${HERE}/a.py"\ncd /tmp\npython3 "$EVAL" --bogus 7\n'
@@ -1039,6 +1044,10 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
     )
     result = run_lint(root, select="BL116")
     assert positions(result) == ["run.sh:10:16", "tools/eval.sh:5:17"]
+    assert (
+        "Python scripts run after words whose values are not known (the program, or a "
+        "launcher's options: one could name another script), not read (BL116): 1 (lib.sh:4)"
+    ) in result.warnings()
     assert (
         "Python scripts run with options from a variable whose path there cannot be told (the "
         "script assigns it more than once, after the line, or with an expansion), not read "
