@@ -225,3 +225,28 @@ def test_where_a_wrapper_runs_its_command(
     assert any(w.own_env for w in invocation.wrappers) is own_env
     assert set(wrapper_settings(invocation.command)) == sets
     assert " ".join(w.value for w in invocation.words) == runs
+
+
+@pytest.mark.parametrize(
+    ("body", "runs"),
+    [
+        ('local secs="$1"\n    shift\n    "$@"', True),
+        # its arguments behind a wrapper the resolver knows
+        ('local secs="$1"\n    shift\n    timeout "$secs" "$@"', True),
+        # near misses: a wrapper given them as one word, a command of its own
+        ('shift\n    timeout 5 "$*"', False),
+        ('shift\n    echo "$@"', False),
+    ],
+)
+def test_a_function_that_runs_its_arguments_is_a_wrapper(body: str, runs: bool) -> None:
+    """`runit 60 srun -N1 hostname` with `runit() { ...; shift; timeout "$1" "$@"; }`: the
+    call runs srun, behind a wrapper named after the function."""
+    text = f"runit() {{\n    {body}\n}}\nrunit 60 srun -N1 hostname\n"
+    script = parse_file(SourceText("t.sh", text.encode()))
+    call = script.commands[-1]
+    invocation = call.invocation
+    if not runs:
+        assert invocation.wrappers == ()
+        return
+    assert [w.name for w in invocation.wrappers] == ["runit", "srun"]
+    assert " ".join(w.value for w in invocation.words) == "hostname"

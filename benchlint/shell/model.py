@@ -756,7 +756,8 @@ class Script:
 
     def runs_arguments(self, function: str) -> int | None:
         """How many leading arguments a function of the script shifts away before it runs the
-        rest as a command (`local pid=$1; shift; "$@" &`); None when it runs no command from
+        rest as a command (`local pid=$1; shift; "$@" &`, also behind a wrapper: `timeout
+        "$secs" "$@"`); None when it runs no command from
         its arguments. Read from the commands walked so far: a function defined after the call
         that is being resolved is not seen. Worked out once per function whose definition has
         been walked."""
@@ -773,6 +774,8 @@ class Script:
         return found
 
     def _runs_arguments(self, function: str) -> int | None:
+        from benchlint.shell.invocation import WRAPPERS, resolve_words  # (it imports this)
+
         shifted = 0
         for command in self.commands:
             if command.function != function or not command.words:
@@ -782,8 +785,12 @@ class Script:
                 if not count.isdigit():
                     return None
                 shifted += int(count)
-            elif self.text_of(command.words[0].node) in ('"$@"', "$@", '"${@}"', "${@}"):
+            elif self.text_of(command.words[0].node) in _ALL_ARGUMENTS:
                 return shifted
+            elif command.base in WRAPPERS:  # (`timeout "$secs" "$@"`: behind a wrapper)
+                words = resolve_words(command, tuple(command.words)).words
+                if words and self.text_of(words[0].node) in _ALL_ARGUMENTS:
+                    return shifted
         return None
 
     @property
@@ -1033,6 +1040,10 @@ def _arithmetic_shifts(src: bytes) -> bytes:
         inner = match.group(0).replace(b"<<", b"* ")
         read[match.start() : match.end()] = inner
     return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
+
+
+# a word that is every argument of the function, each its own word: the command they run
+_ALL_ARGUMENTS = frozenset({'"$@"', "$@", '"${@}"', "${@}"})
 
 
 def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> Script:
