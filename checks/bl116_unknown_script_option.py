@@ -1135,17 +1135,20 @@ def _command_line(
         at = Location(script.path, where)
         ctx.count(_ELSEWHERE_SAID.format(why), at, involves=tuple(targets))
         return
-    parsers = []
-    for target in targets:
-        parser = script_parser(ctx.ws, target)
-        if isinstance(parser, str):
-            # (with the others its path may name: which runs depends on the folder it runs in)
-            others = ", ".join(f"`{t}`" for t in targets if t != target)
-            said = f"`{target}` (or {others}, from another folder)" if others else f"`{target}`"
-            at = Location(script.path, where)
-            ctx.count(f"{_UNTOLD}: {said}: {parser}", at, involves=tuple(targets))
-            return
-        parsers.append(parser)
+    read = [(target, script_parser(ctx.ws, target)) for target in targets]
+    untold = next(((t, p) for t, p in read if isinstance(p, str)), None)
+    if untold is not None:
+        # (with the others its path may name: which runs depends on the folder it runs in; the
+        # reason is the first file's, and says so where another one's parser is told)
+        target, reason = untold
+        others = ", ".join(f"`{t}`" for t in targets if t != target)
+        told = [t for t, p in read if not isinstance(p, str)]
+        whose = ", whose parser is told" if told and len(told) == len(targets) - 1 else ""
+        said = f"`{target}` (or {others}, from another folder{whose})" if others else f"`{target}`"
+        at = Location(script.path, where)
+        ctx.count(f"{_UNTOLD}: {said}: {reason}", at, involves=tuple(targets))
+        return
+    parsers = [p for _, p in read if not isinstance(p, str)]
     found = [dict(pyargs.problems(parser, texts)) for parser, _ in parsers]
     for i, problem in sorted(found[0].items()):
         if all(i in other for other in found[1:]):

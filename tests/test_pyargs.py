@@ -340,7 +340,8 @@ def test_an_untold_parser_names_the_other_files_the_path_may_name(tmp_path: Any)
     assert result.findings == []
     assert (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
-        "`main.py` (or `bench/main.py`, from another folder): it makes no argparse parser: 1 "
+        "`main.py` (or `bench/main.py`, from another folder, whose parser is told): it makes "
+        "no argparse parser: 1 "
         "(bench/run.sh:2)"
     ) in result.warnings()
 
@@ -414,7 +415,8 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
     said += "repository's (after a `cd`), not read (BL116): 2 (bench/later.sh:4, bench/maybe.sh:4)"
     untold = (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
-        "`main.py` (or `bench/main.py`, from another folder): it makes no argparse parser: 1 "
+        "`main.py` (or `bench/main.py`, from another folder, whose parser is told): it makes "
+        "no argparse parser: 1 "
         "(bench/popd.sh:4)"
     )
     assert said in result.warnings() and untold in result.warnings()
