@@ -262,21 +262,46 @@ _SCRIPT_FOLDER = re.compile(
     rf'(?:"?{_DIRNAME}"?'
     rf'|\$\(\s*cd\s+(?:-P\s+)?(?:--\s+)?"?{_DIRNAME}(?P<up>(?:/[A-Za-z0-9_.-]+)*)/?"?'
     rf"{_QUIET}\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"
+    rf'|\$\(\s*(?:realpath|readlink\s+-f)\s+(?:--\s+)?"?{_DIRNAME}'
+    rf'(?P<resolved>(?:/[A-Za-z0-9_.-]+)*)/?"?\s*\)'
     rf"|\$\{{BASH_SOURCE%/\*\}})"
 )
 
 
 def _script_folder(script: Script, expression: str) -> str | None:
     """The repository folder an expression of the script's own folder names (`$(dirname "$0")`,
-    `$(cd "$(dirname "$0")/.." && pwd)`); None for any other expression."""
+    `$(cd "$(dirname "$0")/.." && pwd)`, `$(realpath "$(dirname "$0")/..")`); None for any
+    other expression."""
     match = _SCRIPT_FOLDER.fullmatch(expression.strip().strip('"'))
     if match is None:
         match = _SCRIPT_FOLDER.fullmatch(expression.strip())
     if match is None:
-        return None
-    up = (match["up"] or "").lstrip("/")
+        ups = _nested_dirnames(expression)
+        if ups is None:
+            return None
+        up = "/".join([".."] * ups)
+    else:
+        up = (match["up"] or match["resolved"] or "").lstrip("/")
     folder = posixpath.normpath(posixpath.join(posixpath.dirname(script.path), up))
     return None if folder.startswith("..") else ("" if folder == "." else folder)
+
+
+_ABSOLUTE_SELF = rf'"?\$\(\s*(?:readlink\s+-f|realpath)\s+(?:--\s+)?"?{_SELF}"?\s*\)"?'
+_DIRNAME_OF = re.compile(r'\$\(\s*dirname\s+(?:--\s+)?"?(.*?)"?\s*\)')
+
+
+def _nested_dirnames(expression: str) -> int | None:
+    """How many folders above the script's own `$(dirname "$(dirname "$(readlink -f "$0")")")`
+    names (one here); None for any other expression (`$(dirname "$(dirname "$0")")` too)."""
+    text = expression.strip().strip('"')
+    levels = 0
+    while (match := _DIRNAME_OF.fullmatch(text)) is not None and levels < 8:
+        text, levels = match.group(1).strip(), levels + 1
+    # (of the path resolved: `dirname` of a relative `$0` twice is `.` where the script was run
+    # from its own folder)
+    if levels < 2 or not re.fullmatch(_ABSOLUTE_SELF, text):
+        return None
+    return levels - 1
 
 
 def plain_target(script: Script, value: str) -> str | None:
@@ -428,7 +453,10 @@ def resolve(
     bases: list[str] | None
     if head:
         name = _variable_of(head)
-        if _is_script_dir(head) or name in _script_dir_variables(script):
+        fixed = _fixed_base(script, head)  # (`$(cd "$(dirname "$0")/../.." && pwd)`: its root)
+        if fixed is not None:
+            bases, rest = [fixed], rest.lstrip("/")
+        elif _is_script_dir(head) or name in _script_dir_variables(script):
             bases, rest = [script_dir], rest.lstrip("/")
         elif name in ROOT_VARIABLES or head == "$(pwd)":
             bases, rest = [""], rest.lstrip("/")

@@ -1199,6 +1199,32 @@ def test_env_assignments_a_variable_holds_are_not_the_program(tmp_path: Any) -> 
     assert any("not read (BL116): 1 (run.sh:7)" in w for w in result.warnings())
 
 
+def test_a_root_written_relative_to_the_script_names_its_file(tmp_path: Any) -> None:
+    """The checkout's root written from the script's own folder, `$(cd "$(dirname
+    "${BASH_SOURCE[0]}")/../.." && pwd)`, `$(realpath "$(dirname "$0")/../..")`, `$(dirname
+    "$(dirname "$(readlink -f "$0")")")` (one folder up): a path under it names that file.
+    Near miss: one folder up from `ci/scripts` is `ci/`, which has no such file."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    roots = {
+        "a.sh": '$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)',
+        "b.sh": '$(realpath "$(dirname "$0")/../..")',
+        "c.sh": '$(dirname "$(dirname "$(dirname "$(readlink -f "$0")")")")',
+        "d.sh": '$(cd "$(dirname "$0")/.." && pwd)',
+    }
+    files = {
+        f"ci/scripts/{name}": f'#!/bin/bash\nROOT="{root}"\npython3 "$ROOT/tools/t.py" --bogus\n'
+        for name, root in roots.items()
+    }
+    root = write_repo(tmp_path / "repo", {"tools/t.py": parser + "p.parse_args()\n", **files})
+    assert positions(run_lint(root, select="BL116")) == [
+        "ci/scripts/a.sh:3:28",
+        "ci/scripts/b.sh:3:28",
+        "ci/scripts/c.sh:3:28",
+    ]
+
+
 def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -> None:
     """One warning holds lines about several scripts (`a.py` and `b.py`, both run after a
     `cd`): a run that names `a.py` says the places about `a.py`, not every place of it."""
