@@ -164,7 +164,7 @@ import difflib
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from benchlint import pyargs
 from benchlint.calls import ROOT_MOUNTS as MOUNTS
@@ -1275,6 +1275,10 @@ class _Folders:
     # shell that no later `pushd` before it takes): commands after that are where they were
     changes: tuple[tuple[Command, str | None, Command | None], ...]
     called: frozenset[str | None]
+    # where the top level calls each function (line, column), first and last: a function's
+    # `cd` whose every call comes after every call of the command's function moves nothing
+    # before it; a function called elsewhere (from another function) has none here
+    calls: dict[str, tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=dict)
 
     @staticmethod
     def of(script: Script, base: str | None = None) -> _Folders:
@@ -1322,7 +1326,17 @@ class _Folders:
         )
         # (a function called only in a subshell, `$(patches_dir)`, moves no caller)
         called = frozenset(c.base for c in commands if not c.subshell) if changes else frozenset()
-        return _Folders(changes, called)
+        calls: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {}
+        nested = {c.words[0].value for c in commands if c.words and (c.function or c.subshell)}
+        for command in commands if changes else ():
+            name = command.words[0].value if command.words else ""
+            if command.function is None and not command.subshell and name in script.functions:
+                at = (command.span.line, command.span.column)
+                first, last = calls.get(name, (at, at))
+                calls[name] = (min(first, at), max(last, at))
+        for name in nested:  # (called from a function too: when, not known)
+            calls.pop(name, None)
+        return _Folders(changes, called, calls)
 
     def changed(self, command: Command) -> tuple[bool, str | None]:
         """Whether the shell that runs the command may have changed its folder before it, and
@@ -1337,7 +1351,11 @@ class _Folders:
             if change.subshell and not command.subshell:
                 continue
             if change.function is not None and change.function != command.function:
-                if change.function in self.called and popped is None:
+                if (
+                    change.function in self.called
+                    and popped is None
+                    and not self._called_after(change.function, command, before)
+                ):
                     folders.add(folder)
                 continue
             at = (change.span.line, change.span.column)
@@ -1359,6 +1377,21 @@ class _Folders:
         if not folders:
             return False, None
         return True, folders.pop() if len(folders) == 1 else None
+
+    def _called_after(self, function: str, command: Command, before: tuple[int, int]) -> bool:
+        """Whether every call of the function comes after the command runs for the last time:
+        after the command itself at the top level, or after every call of its function."""
+        calls = self.calls.get(function)
+        if calls is None:
+            return False
+        if command.function is None:
+            last = before
+        else:
+            own = self.calls.get(command.function)
+            if own is None:
+                return False
+            last = own[1]
+        return calls[0] > last
 
 
 def _folder_of(script: Script, command: Command, base: str | None = None) -> str | None:

@@ -388,6 +388,16 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
             "bench/again.sh": (
                 '#!/bin/bash\ncd "$1"\ncd "$(dirname "$0")"\npython3 main.py --bogus 1\n'
             ),
+            # a function's `cd` that runs only after the line (its every call comes later):
+            # nothing moved before it; one called before the line's function did move it
+            "bench/later_fn.sh": (
+                '#!/bin/bash\ndl() {\n    python3 bench/main.py --bogus 1\n}\n'
+                'build() {\n    cd "$1"\n}\ndl\nbuild x\n'
+            ),
+            "bench/before_fn.sh": (
+                '#!/bin/bash\ndl() {\n    python3 bench/main.py --bogus 1\n}\n'
+                'build() {\n    cd "$1"\n}\nbuild x\ndl\n'
+            ),
             # under a condition, the move may not run (said)
             "bench/maybe.sh": (
                 '#!/bin/bash\ncd "$(dirname "$0")"\n[ -n "$X" ] && cd "$X"\n'
@@ -405,6 +415,7 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
     assert positions(result) == [
         ".github/workflows/ci.yml:9:27",
         "bench/again.sh:4:17",
+        "bench/later_fn.sh:3:27",
         "bench/quiet.sh:4:17",
         "bench/resolved.sh:3:17",
         "bench/run.sh:3:26",
@@ -412,7 +423,8 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
         "bench/sub/up.sh:5:21",
     ]
     said = "Python scripts run with options where their path may name a file other than the "
-    said += "repository's (after a `cd`), not read (BL116): 2 (bench/later.sh:4, bench/maybe.sh:4)"
+    said += "repository's (after a `cd`), not read (BL116): 3 (bench/before_fn.sh:3, "
+    said += "bench/later.sh:4, bench/maybe.sh:4)"
     untold = (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
         "`main.py` (or `bench/main.py`, from another folder, whose parser is told): it makes "
