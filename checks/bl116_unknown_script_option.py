@@ -1327,14 +1327,17 @@ class _Folders:
         # (a function called only in a subshell, `$(patches_dir)`, moves no caller)
         called = frozenset(c.base for c in commands if not c.subshell) if changes else frozenset()
         calls: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {}
-        nested = {c.words[0].value for c in commands if c.words and (c.function or c.subshell)}
+        # (called from a function, a subshell or a loop: when, not known)
+        nested = {
+            c.words[0].value for c in commands if c.words and (c.function or c.subshell or c.loops)
+        }
         for command in commands if changes else ():
             name = command.words[0].value if command.words else ""
             if command.function is None and not command.subshell and name in script.functions:
                 at = (command.span.line, command.span.column)
                 first, last = calls.get(name, (at, at))
                 calls[name] = (min(first, at), max(last, at))
-        for name in nested:  # (called from a function too: when, not known)
+        for name in nested:
             calls.pop(name, None)
         return _Folders(changes, called, calls)
 

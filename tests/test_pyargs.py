@@ -391,12 +391,16 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
             # a function's `cd` that runs only after the line (its every call comes later):
             # nothing moved before it; one called before the line's function did move it
             "bench/later_fn.sh": (
-                '#!/bin/bash\ndl() {\n    python3 bench/main.py --bogus 1\n}\n'
+                "#!/bin/bash\ndl() {\n    python3 bench/main.py --bogus 1\n}\n"
                 'build() {\n    cd "$1"\n}\ndl\nbuild x\n'
             ),
             "bench/before_fn.sh": (
-                '#!/bin/bash\ndl() {\n    python3 bench/main.py --bogus 1\n}\n'
+                "#!/bin/bash\ndl() {\n    python3 bench/main.py --bogus 1\n}\n"
                 'build() {\n    cd "$1"\n}\nbuild x\ndl\n'
+            ),
+            "bench/loop_fn.sh": (
+                "#!/bin/bash\ndl() {\n    python3 bench/main.py --bogus 1\n}\n"
+                'build() {\n    cd "$1"\n}\nfor m in a b; do\n    dl\n    build x\ndone\n'
             ),
             # under a condition, the move may not run (said)
             "bench/maybe.sh": (
@@ -423,8 +427,8 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
         "bench/sub/up.sh:5:21",
     ]
     said = "Python scripts run with options where their path may name a file other than the "
-    said += "repository's (after a `cd`), not read (BL116): 3 (bench/before_fn.sh:3, "
-    said += "bench/later.sh:4, bench/maybe.sh:4)"
+    said += "repository's (after a `cd`), not read (BL116): 4 (bench/before_fn.sh:3, "
+    said += "bench/later.sh:4, bench/loop_fn.sh:3, bench/maybe.sh:4)"
     untold = (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
         "`main.py` (or `bench/main.py`, from another folder, whose parser is told): it makes "
