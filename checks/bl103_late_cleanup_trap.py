@@ -21,8 +21,10 @@ named as the trap's handler, also one that releases what the call passes it
 (`stop_server "$PID"` with `stop_server() { local pid=$1; kill "$pid"; }`); so does an
 acquisition: a server a function starts and keeps in a global
 (`start_server() { vllm serve ... & SERVER_PID=$!; }`, the script's own or one of a file it
-sources) is acquired where the script's shell first calls the function (a `local` PID, gone
-when the function returns, is not followed). What a
+sources), or a container it runs detached under a global name (`docker run -d --name
+"$NAME"`), is acquired where the script's shell first calls the function (a `local` PID or
+name, gone when the function returns, is not followed), and an `exit` of the function's body
+after it ends the script with it held. What a
 function the top level calls (or a function it calls: `main() { run_tests; }`; of a library it
 sources too) acquires and releases in its own body is checked in the body
 (`run_tests() { vllm serve ... & local pid=$!; vllm bench ...; kill "$pid"; }`, called at the top
@@ -272,6 +274,12 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
         call = next((s for s in flow.statements if s.name == function), None)
         if call is not None:
             found.append(Resource("background process", command, call, name, _KILL))
+    for function, (command, handles) in _function_containers(flow.script).items():
+        call = next((s for s in flow.statements if s.name == function), None)
+        if call is not None:
+            found.append(
+                Resource("detached container", command, call, None, _DOCKER_RELEASE, handles)
+            )
     # (and a function of a file the script sources: `. common.sh; start_etcd`)
     called: set[str] = set(flow.script.functions)
     for statement in flow.statements:
@@ -317,6 +325,37 @@ def _function_starts(script: Script) -> dict[str, tuple[Command, str]]:
                 break
     script.memo["BL103 function starts"] = starts
     return starts
+
+
+def _function_containers(script: Script) -> dict[str, tuple[Command, frozenset[str]]]:
+    """Each function's first detached container (`docker run -d --name "$NAME"`) named by a
+    variable no `local` of the function holds, and not stopped by the rest of its body: it
+    outlives the call, and the script stops it by that name later (worked out once per
+    script)."""
+    found = script.memo.get("BL103 function containers")
+    if isinstance(found, dict):
+        return found
+    containers: dict[str, tuple[Command, frozenset[str]]] = {}
+    for function in script.functions:
+        body = [c for c in script.body(function) if not c.subshell]
+        local = {a.name for c in body for a in c.assignments if a.kind == "local"}
+        for index, command in enumerate(body):
+            wrappers = {w.name: w for w in command.invocation.wrappers}
+            container = wrappers.get("docker run") or wrappers.get("podman run")
+            if container is None or not container.has("-d", "--detach"):
+                continue
+            named = [w for w in container.words if w.value.startswith("--name")]
+            words = container.words[container.words.index(named[0]) :][:2] if named else []
+            handles = frozenset(r.name for w in words for r in w.reads()) - local
+            if not handles:
+                continue
+            probe = Resource("detached container", command, command, None, _DOCKER_RELEASE, handles)
+            later = [script.text_of(c.node) for c in body[index + 1 :]]
+            if not any(_releases(probe, text) for text in later):
+                containers[function] = (command, handles)
+                break
+    script.memo["BL103 function containers"] = containers
+    return containers
 
 
 def _holders(script: Script, variable: str | None, acquisition: Command) -> frozenset[str]:
@@ -1005,6 +1044,34 @@ def _may_hold(command: Command) -> bool:
     )
 
 
+def _in_the_call(
+    flow: Flow, resource: Resource, lookup: Functions, released: Callable[[Command], bool]
+) -> list[ExitPath]:
+    """Where the function the script calls to acquire the resource (`check() { docker run -d
+    --name "$NAME" ...; ... exit 1; }`, stopped by the script after the call) ends the script
+    itself after the acquisition: an `exit` of its body (a `return` goes back to the caller).
+    Only a function of the flow's own file, called at its top level."""
+    acquisition, statement = resource.acquired_by, resource.statement
+    function = acquisition.function
+    if (
+        flow.function is not None
+        or statement is acquisition
+        or function is None
+        or statement.name != function
+        or acquisition.script is not flow.script
+    ):
+        return []
+    body = Flow(flow.script, False, lookup, function)
+    at = body.index(acquisition)
+    if at is None:
+        return []
+    return [
+        p
+        for p in body.exits_between(at, None)
+        if p.kind == "exit" and not released(p.command) and not _about_itself(resource, p)
+    ]
+
+
 def _check_flow(
     flow: Flow,
     runs: Callable[[Command], list[str]],
@@ -1063,6 +1130,8 @@ def _check_flow(
                 uncovered.append((p, effective, cover))
             elif cover is None:
                 leaks.append(p)
+        if not covering and trap_index is None:
+            leaks = _in_the_call(flow, resource, lookup, released) + leaks
         acquisition = resource.acquired_by
         span = acquisition.first_line_span
         location = Location(script.path, span)
