@@ -1520,6 +1520,11 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
             deeper = _parsed_in_turn(ws, file, path)
             if deeper is not None:
                 called.append(f"`{name}` of `{file}`, which calls {deeper}")
+            elif _parses_held(ws, file):  # (`parser = pkg.get_default_parser()`: not followed)
+                untold.append(
+                    f"it parses its command line with `{name}` of `{file}`, with a parser another "
+                    "call there gives it (not followed)"
+                )
         elif parser != pyargs.NOT_PARSED:
             untold.append(f"its parser is made in `{file}`, where {parser}")
     if len(found) > 1:
@@ -1532,6 +1537,16 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
             f"({called[0]}): followed one call deep"
         )
     return found[0] if found else pyargs.NO_PARSER
+
+
+def _parses_held(ws: Workspace, module: str) -> bool:
+    """Whether a module that makes no parser still parses a command line with one (`parser =
+    pkg.get_default_parser(); parser.parse_args()`): a parser it gets from a call."""
+    source = ws.source(module)
+    return source is not None and _PARSES.search(source.text) is not None
+
+
+_PARSES = re.compile(r"\.parse_(?:known_)?args\(")
 
 
 def _parsed_in_turn(ws: Workspace, module: str, script: str) -> str | None:

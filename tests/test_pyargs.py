@@ -1242,6 +1242,40 @@ def test_a_root_written_relative_to_the_script_names_its_file(tmp_path: Any) -> 
     ]
 
 
+def test_a_parser_another_call_of_the_parsing_module_gives_is_said_as_that(
+    tmp_path: Any,
+) -> None:
+    """`train.py` parses with `parse_args` of `pkg/utils/common.py`, whose parser is
+    `pkg.get_default_parser()` (a package's attribute): not followed, and said as that, not as
+    a script that makes no parser."""
+    from tests.conftest import run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "pkg/__init__.py": "from .launch import get_default_parser\n",
+            "pkg/launch.py": (
+                "import argparse\n\ndef get_default_parser():\n"
+                "    return argparse.ArgumentParser()\n"
+            ),
+            "pkg/utils/__init__.py": "",
+            "pkg/utils/common.py": (
+                "import pkg\n\ndef parse_args():\n    parser = pkg.get_default_parser()\n"
+                "    return parser.parse_args()\n"
+            ),
+            "train.py": "from pkg.utils.common import parse_args\nargs = parse_args()\n",
+            "run.sh": "#!/bin/bash\npython3 train.py --config c.yaml\n",
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "`train.py`: it parses its command line with `parse_args` of `pkg/utils/common.py`, "
+        "with a parser another call there gives it (not followed): 1 (run.sh:2)"
+    ) in result.warnings()
+
+
 def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -> None:
     """One warning holds lines about several scripts (`a.py` and `b.py`, both run after a
     `cd`): a run that names `a.py` says the places about `a.py`, not every place of it."""
