@@ -1113,6 +1113,16 @@ def _command_line(
         if inside:
             ctx.count(_INSTALLED_SAID, Location(script.path, where), involves=tuple(inside))
         return
+    if not targets and value.startswith("/") and not module:
+        # (`/fsx/ubuntu/proj/src/x.py`: a clone of the repository elsewhere, or a mount, may
+        # hold the file whose path the path ends in: said, not read)
+        clones = [p for p in ctx.ws.python_paths if "/" in p and value.endswith("/" + p)]
+        if clones:
+            why = "at an absolute path another clone or a mount of the repository may hold"
+            ctx.count(
+                _ELSEWHERE_SAID.format(why), Location(script.path, where), involves=tuple(clones)
+            )
+        return
     if not targets:
         return
     if module and into is None and "/" not in value and posixpath.normpath(path) not in targets:

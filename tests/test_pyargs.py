@@ -248,8 +248,9 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
 
 def test_a_script_run_where_its_path_may_name_another_file_is_said(tmp_path: Any) -> None:
     """A line whose relative path the script may have moved away from (`cd`), or that runs in a
-    container or on another host, is not read, and the report says so (only where a file of
-    the repository has that name and the line gives it options)."""
+    container or on another host, or whose absolute path ends in a file of the repository's
+    (another clone), is not read, and the report says so (only where a file of the repository
+    has that name and the line gives it options)."""
     from tests.conftest import run_lint, write_repo
 
     client = (
@@ -263,6 +264,8 @@ def test_a_script_run_where_its_path_may_name_another_file_is_said(tmp_path: Any
                 "#!/bin/bash\ncd /tmp\npython3 utils/client.py --b 1\n"
                 'docker exec "$C" python3 utils/client.py --b 1\n'
                 "python3 utils/client.py\npython3 other/none.py --b 1\n"
+                # another clone's file at an absolute path (not one named like a file alone)
+                "python3 /fsx/me/repo/utils/client.py --b 1\npython3 /opt/client.py --b 1\n"
             ),
         },
     )
@@ -272,17 +275,16 @@ def test_a_script_run_where_its_path_may_name_another_file_is_said(tmp_path: Any
     said += "repository's ({}), not read (BL116)"
     assert said.format("after a `cd`") + ": 1 (run.sh:3)" in result.warnings()
     assert (
+        said.format("at an absolute path another clone or a mount of the repository may hold")
+        + ": 1 (run.sh:7)"
+    ) in result.warnings()
+    assert (
         said.format("in a container, on another host or as a Ray job") + ": 1 (run.sh:4)"
         in result.warnings()
     )
     # a run that names the client (pre-commit) says them too
     named = run_lint(root, select="BL116", named=[root / "utils/client.py"])
-    assert sorted(named.warnings()) == sorted(
-        [
-            said.format("after a `cd`") + ": 1 (run.sh:3)",
-            said.format("in a container, on another host or as a Ray job") + ": 1 (run.sh:4)",
-        ]
-    )
+    assert sorted(named.warnings()) == sorted(result.warnings())
 
 
 def test_a_module_whose_file_is_not_at_the_root_may_be_an_installed_one(tmp_path: Any) -> None:
