@@ -1536,3 +1536,30 @@ def test_sbatch_directives_agree_with_sbatch(tmp_path: Path) -> None:
         path = tmp_path / "job.sh"
         path.write_text("\n".join(lines))
         assert model == _slurm_verdict(["sbatch", str(path)], cwd=tmp_path), text
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "--nodelist=$(get_nodes --ntasks 2) --ntasks=2",
+        "--a=${NODES// --b/} -c `echo E` d",
+        "python3 x.py --k $(get_nodes a  b) --m ${X:-E}",
+        "  one   two\tthree  ",
+    ],
+)
+def test_the_pieces_of_a_value_are_the_words_bash_splits_it_into(value: str) -> None:
+    """`Word.pieces`: the words an unquoted expansion of the value (assigned in double quotes)
+    splits into, as bash does where each expansion inside it gives a word with no blank (here
+    `E`): blanks inside an expansion's text split nothing."""
+    script = parse_file(SourceText("t.sh", f'V="{value}"\n'.encode()))
+    word = script.assignments[0].value
+    assert word is not None
+    program = (
+        'get_nodes() { echo E; }; NODES=E; unset X; V="' + value + '"; '
+        'for w in $V; do printf "%s\\n" "$w"; done'
+    )
+    expected = subprocess.run(
+        ["bash", "-c", program], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    expansion = re.compile(r"\$\([^()]*\)|\$\{[^{}]*\}|`[^`]*`")
+    assert [expansion.sub("E", piece) for piece, _ in word.pieces()] == expected

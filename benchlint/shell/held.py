@@ -5,7 +5,7 @@ variable holds in its place (`python3 $OPTS`, `srun "${SRUN_ARGS[@]}"`) ask here
 
 from __future__ import annotations
 
-from benchlint.shell.model import Command, Word
+from benchlint.shell.model import Assignment, Command, Word
 
 
 def once_before(command: Command, name: str) -> Word | None:
@@ -21,10 +21,32 @@ def once_before(command: Command, name: str) -> Word | None:
         assigned = [a for a in owner.assignments if a.name == name]
     if len(assigned) != 1 or assigned[0].value is None:
         return None
-    node = assigned[0].node
+    assignment = assigned[0]
+    node = assignment.node
     if node.start_byte > command.node.start_byte or owner.text_of(node).startswith(f"{name}+="):
         return None
-    return assigned[0].value
+    if not _reaches(assignment, command):
+        return None
+    if any(
+        c.base == "unset" and any(w.value == name for w in c.args)
+        for c in owner.commands
+        if c.node.start_byte < command.node.start_byte
+    ):
+        return None  # (`unset NAME` may come between)
+    return assignment.value
+
+
+def _reaches(assignment: Assignment, command: Command) -> bool:
+    """Whether the shell that runs the command holds what the assignment gives: a statement
+    of its own (not `NAME=v cmd`, which sets it for `cmd` alone), not in a subshell the command
+    is not in, nor in a function the command is not in (`local`, or one that may not have run:
+    `setup() { X=1; }`)."""
+    at = assignment.command
+    if assignment.kind not in ("assign", "export", "declare", "readonly", "local"):
+        return False
+    if at.subshell and not command.subshell:
+        return False
+    return at.function is None or at.function == command.function
 
 
 def same_shell(command: Command) -> bool:

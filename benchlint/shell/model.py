@@ -194,8 +194,8 @@ class Word:
         offsets = self.offsets
         file = self.script.file
         return [
-            (m.group(0), file.span(offsets[m.start()], offsets[m.end() - 1] + 1))
-            for m in _PIECE.finditer(text)
+            (text[start:end], file.span(offsets[start], offsets[end - 1] + 1))
+            for start, end in _blank_separated(text)
         ]
 
     def unquoted_variable(self) -> str | None:
@@ -213,7 +213,42 @@ class Word:
         return None if match is None else match.group(2) or match.group(3)
 
 
-_PIECE = re.compile(r"[^ \t\n]+")
+def _blank_separated(text: str) -> list[tuple[int, int]]:
+    """Where the blank-separated pieces of a value are: blanks inside an expansion written in
+    it (`$(get_nodes --n 2)`, `${X// -a/}`, backquotes) split nothing (its result is the word's,
+    as far as the text can tell)."""
+    found: list[tuple[int, int]] = []
+    start, depth, closers, quoted = -1, 0, [], False
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "`":
+            quoted = not quoted
+        elif not quoted and char == "$" and text[i + 1 : i + 2] in ("(", "{"):
+            closers.append(")" if text[i + 1] == "(" else "}")
+            depth += 1
+            if start < 0:
+                start = i
+            i += 2
+            continue
+        elif not quoted and depth and char in "({":
+            closers.append(")" if char == "(" else "}")
+            depth += 1
+        elif not quoted and depth and char == closers[-1]:
+            closers.pop()
+            depth -= 1
+        if char in " \t\n" and not depth and not quoted:
+            if start >= 0:
+                found.append((start, i))
+                start = -1
+        elif start < 0:
+            start = i
+        i += 1
+    if start >= 0:
+        found.append((start, len(text)))
+    return found
+
+
 _VARIABLE = re.compile(r'(")?\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))(?(1)")')
 
 
