@@ -912,6 +912,8 @@ class _Module:
             for n in ast.walk(scope)
         ):
             return False  # (`argv = ["--x"]`: another list)
+        if _mutated(name, scope):
+            return False  # (`args.remove("--legacy")`: a list the script changes)
         index = positional.index(parameter) if parameter in positional else None
         called = False
         for call in self.nodes:
@@ -1081,6 +1083,29 @@ def _is_remainder(value: ast.expr) -> bool:
 
 # values that may be a parser the module does not tell (not a constant or a literal)
 _MAY_BE_PARSER = (ast.Call, ast.Name, ast.Attribute, ast.Subscript, ast.IfExp, ast.Await)
+
+
+def _mutated(name: str, scope: ast.AST) -> bool:
+    """Whether the function changes the list a name holds in place (`args.remove(x)`,
+    `args.pop(0)`, `del args[0]`, `args[1:] = ...`, `args += [...]`)."""
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            held = node.func.value
+            if isinstance(held, ast.Name) and held.id == name and node.func.attr in _MUTATORS:
+                return True
+        targets: list[ast.expr] = []
+        if isinstance(node, (ast.Delete, ast.Assign)):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Subscript):  # (`del args[0]`, `args[1:] = ...`)
+                target = target.value
+            elif not isinstance(node, ast.AugAssign):
+                continue  # (`args = ...`: bound again, not changed)
+            if isinstance(target, ast.Name) and target.id == name:
+                return True
+    return False
 
 
 def _consumed(target: ast.Name, name: str, scope: ast.AST) -> bool:

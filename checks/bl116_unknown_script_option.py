@@ -835,6 +835,8 @@ def _runs_arguments(
     for command in wrapper.all_commands():
         moves = moves or command.base in ("cd", "pushd")
         words = command.invocation.words
+        if command.function is not None or command.script is not wrapper:
+            continue  # (a function's `"$@"` is its own arguments, not the script's)
         if words and words[0].value in ('"$@"', "$@", '"${@}"', "${@}"):
             return command.invocation, moves
     return False

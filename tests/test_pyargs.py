@@ -909,7 +909,8 @@ def test_the_command_line_handed_through_main_is_the_command_line() -> None:
     """`main(sys.argv[1:])` -> `parse_args(args)` -> `parser.parse_args(args)`, bound again
     only as `args = parse_args(args)`: argparse parses the command line, and the parser is
     read. Near misses: another call gives the function a list of its own; a function no call
-    of the module gives the parameter (another module may)."""
+    of the module gives the parameter (another module may); one that changes the list in place
+    (`args.remove(...)`)."""
     body = (
         "import argparse\nimport sys\n\n\ndef parse_args(args):\n"
         "    parser = argparse.ArgumentParser()\n    parser.add_argument('-m')\n"
@@ -922,6 +923,14 @@ def test_the_command_line_handed_through_main_is_the_command_line() -> None:
     built = "main(sys.argv[1:])\nmain(['-m', 'x'])\n"
     assert pyargs.read(body + built) == "its parser parses a list the script builds"
     assert pyargs.read(body) == "its parser parses a list the script builds"
+    # the function changes the list in place before it parses it: not the command line
+    for change in ("args.remove('--legacy')", "del args[0]", "args += ['-m', 'x']"):
+        changed = body.replace(
+            "    args = parse_args(args)\n", f"    {change}\n    args = parse_args(args)\n"
+        )
+        assert pyargs.read(changed + "main(sys.argv[1:])\n") == (
+            "its parser parses a list the script builds"
+        ), change
 
 
 def test_a_parser_an_attribute_holds_is_the_reason_said() -> None:
@@ -1122,6 +1131,11 @@ def test_a_script_given_to_a_wrapper_script_that_runs_its_arguments_is_read(
             "infra/copy.sh": '#!/bin/bash\ncp "$2" /tmp/\n',
             "infra/moved.sh": '#!/bin/bash\ncd /opt/app\nexec "$@"\n',
             "infra/boxed.sh": '#!/bin/bash\ndocker exec box "$@"\n',
+            # its only `"$@"` is a function's: the script's own arguments go elsewhere
+            "infra/retry.sh": (
+                '#!/bin/bash\nretry() { "$@" || "$@"; }\nretry pip install foo\n'
+                'exec python3 launch.py "$@"\n'
+            ),
             "profwrap": '#!/bin/bash\nnsys profile --output /tmp/r "$@"\n',
             "launch.sh": (
                 "#!/bin/bash\nsrun --nodes=1 bash infra/wrap.sh python x.py --bogus 1\n"
@@ -1132,6 +1146,7 @@ def test_a_script_given_to_a_wrapper_script_that_runs_its_arguments_is_read(
                 "srun -l ./profwrap torchrun --nproc_per_node 8 x.py --bogus 6\n"  # 7
                 "srun -l /fsx/profwrap torchrun --nproc_per_node 8 x.py --bogus 7\n"  # 8
                 "python3 ${PWD}/x.py --bogus 8\n"  # 9
+                "bash infra/retry.sh python3 x.py --bogus 9\n"  # 10
             ),
         },
     )
@@ -1144,8 +1159,8 @@ def test_a_script_given_to_a_wrapper_script_that_runs_its_arguments_is_read(
     ) in result.warnings()
     assert (
         "Python scripts given with options to a script of the repository that does not plainly "
-        'run its arguments (`"$@"`: what it does with them is not known), not read (BL116): 1 '
-        "(launch.sh:3)"
+        'run its arguments (`"$@"`: what it does with them is not known), not read (BL116): 2 '
+        "(launch.sh:3, launch.sh:10)"
     ) in result.warnings()
     assert (
         "Python scripts run with options where their path may name a file other than the "
