@@ -842,6 +842,30 @@ def _runs_arguments(
     return False
 
 
+def _from_zero(script: Script, value: str) -> bool:
+    """Whether a path is written from `$0` (`$(dirname "$0")/x.py`), directly or through the
+    variable it starts with (`HERE=$(dirname "$0")`; `TOOL="${HERE}/x.py"`), two deep."""
+    texts = [value]
+    for _ in range(2):
+        found = _ZERO.search(" ".join(texts))
+        if found is not None:
+            return True
+        names = {m.group(1) or m.group(2) for t in texts for m in _LEADING_NAME.finditer(t)}
+        texts = [
+            a.value.value
+            for inner in script.top.walk()
+            for a in inner.assignments
+            if a.name in names and a.value is not None
+        ]
+        if not texts:
+            return False
+    return _ZERO.search(" ".join(texts)) is not None
+
+
+_ZERO = re.compile(r"\$0\b|\$\{0\}")
+_LEADING_NAME = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
 def _held(
     script: Script,
     command: Command,
@@ -1085,6 +1109,15 @@ def _command_line(
         targets = _targets(ctx, script, value, module) if options else []
         if targets:
             ctx.count(_BEHIND_SAID, Location(script.path, where), involves=tuple(targets))
+        return
+    if _from_zero(script, value) and ctx.environment.calls.is_sourced(script.top.path):
+        # (`$(dirname "$0")` in a file a script sources: `$0` is the sourcing script's)
+        targets = _targets(ctx, script, value)
+        if targets:
+            why = "from `$0`, which names the script that sources this file"
+            ctx.count(
+                _ELSEWHERE_SAID.format(why), Location(script.path, where), involves=tuple(targets)
+            )
         return
     relative = not value.startswith(("/", "$", "`"))
     moved, into = folders.changed(line.command) if relative else (False, None)

@@ -1293,6 +1293,33 @@ def test_a_parser_another_call_of_the_parsing_module_gives_is_said_as_that(
     ) in result.warnings()
 
 
+def test_a_path_from_dollar_zero_in_a_sourced_file_is_said(tmp_path: Any) -> None:
+    """`$(dirname "$0")` in a file a script sources is the sourcing script's folder, not the
+    file's: said, not read (directly, or through a variable). The same in a script that runs
+    on its own is read."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    lib = 'HERE=$(dirname "$0")\nTOOL="${HERE}/x.py"\npython3 "$TOOL" --bogus 1\n'
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "x.py": parser + "p.parse_args()\n",
+            "lib/x.py": parser + "p.parse_args()\n",
+            "run.sh": "#!/bin/bash\nsource lib/common.sh\n",
+            "lib/common.sh": "#!/bin/bash\n" + lib + 'python3 "$(dirname "$0")/x.py" --bogus 2\n',
+            "lib/alone.sh": "#!/bin/bash\n" + lib,
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["lib/alone.sh:4:17"]
+    assert (
+        "Python scripts run with options where their path may name a file other than the "
+        "repository's (from `$0`, which names the script that sources this file), not read "
+        "(BL116): 2 (lib/common.sh:4, lib/common.sh:5)"
+    ) in result.warnings()
+
+
 def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -> None:
     """One warning holds lines about several scripts (`a.py` and `b.py`, both run after a
     `cd`): a run that names `a.py` says the places about `a.py`, not every place of it."""
