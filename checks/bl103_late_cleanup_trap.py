@@ -293,7 +293,13 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
         start = _function_starts(library).get(callee)
         if start is not None:
             command, name = start
-            found.append(Resource("background process", command, statement, name, _KILL))
+            resource = Resource("background process", command, statement, name, _KILL)
+            # (an EXIT trap the library sets at its top level is the sourcing shell's)
+            traps = Flow(library, False, flow.defined).traps()
+            if not any(
+                t.on_exit and _handler_releases(resource, t, flow.defined) for _, t in traps
+            ):
+                found.append(resource)
     return found
 
 
