@@ -65,7 +65,7 @@ from benchlint.source import SourceText
 _CONTINUED = re.compile(r"(?<!\\)(?:\\\\)*\\$")
 _BLANKS_AFTER = re.compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
 # inside an array's `( ... )`, a `\` then blanks before a `#`: an escaped blank, then words
-_ESCAPED_NOTE = re.compile(r"(?<!\\)(?:\\\\)*(\\[ \t]+)(#[^\n]*)")
+_ESCAPED_NOTE = re.compile(r"(?<!\\)(?:\\\\)*(\\[ \t])([ \t]*)(#[^\n]*)")
 # a Hydra (OmegaConf) override, the options of verl's, NeMo's and Megatron-Bridge's command
 # lines: `trainer.nnodes=2`, `+trainer.extra=1`, `++a.b=c` (a dotted name, or one after `+`: no
 # name bash assigns to, so a line of them on its own runs the first as a command)
@@ -114,20 +114,31 @@ def _array_comments(script: Script) -> Iterator[Finding]:
             at = start + match.start(1)
             if any(a <= at < b for a, b in quoted):
                 continue  # (`"a \\ # b"`: the text of a quoted item)
-            span = script.file.span(at, at + len(match.group(1)))
-            note = match.group(2).rstrip()
+            blanks = match.group(1) + match.group(2)
+            span = script.file.span(at, at + len(blanks))
+            note = match.group(3).rstrip()
             rest = clip(note[1:].strip(), 40)
             fix = Fix(
                 "remove the `\\` and the blanks after it (the rest of the line is then a comment)",
                 (Edit(script.path, span, ""),),
                 "unsafe",
             )
+            if match.group(2):  # (`\\  # note`: the `#` after a blank starts a comment)
+                message = (
+                    f"`\\` then a blank escapes the blank inside `{assignment.name}=( ... )`: "
+                    "the array gets a word that is one blank, and the command it is given to "
+                    "gets it as an argument"
+                )
+            else:
+                message = (
+                    f"`\\` then a blank escapes the blank, so `#` starts no comment inside "
+                    f"`{assignment.name}=( ... )`: the array gets the words ` #`"
+                    + (f" and those of `{rest}`" if rest else "")
+                    + ", and the command it is given to gets them as arguments"
+                )
             yield Finding(
                 "BL110",
-                f"`\\` then a blank escapes the blank, so `#` starts no comment inside "
-                f"`{assignment.name}=( ... )`: the array gets the words ` #`"
-                + (f" and those of `{rest}`" if rest else "")
-                + ", and the command it is given to gets them as arguments",
+                message,
                 Location(script.path, span),
                 subject=f"{assignment.name}@{clip(note, 40)}",
                 fix=fix,
