@@ -81,11 +81,12 @@ from benchlint.wiring import Entry
 
 _URL_START = r"https?://"
 _URL = re.compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
-# metric name prefix -> what may follow it (a name: a letter first, so no process title,
-# `sglang::scheduler`, and a whole word, so no image, `lmsysorg/sglang:v0.5.8-cu130`)
+# metric name prefix -> what may follow it (a name of words joined by `_`, as every metric of
+# theirs is: no process title, `sglang::scheduler`, nor image, `sglang:dev`, `vllm:latest`; and
+# a whole word: `lmsysorg/sglang:v0.5.8-cu130`)
 _METRIC_FAMILIES = {
-    "vllm:": "[a-z][a-z0-9_:]*",
-    "sglang:": "[a-z][a-z0-9_:]*",
+    "vllm:": "[a-z][a-z0-9]*_[a-z0-9_:]*",
+    "sglang:": "[a-z][a-z0-9]*_[a-z0-9_:]*",
     "dynamo_frontend_": "[a-z0-9_]+",
 }
 _METRIC = re.compile(
