@@ -80,7 +80,7 @@ TRANSIENT_BYTES = 256 << 10
 # name says so or, for Terraform's, a line starts a mapping's key (a manifest, Helm values);
 # counted as templates, not linted. A Helm helper (`{{ define ... }}` blocks) is none.
 TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".tftpl", ".tpl")
-_YAML_KEY_LINE = re.compile(rb"^[A-Za-z_][A-Za-z0-9_-]*:(?:[ \t]|\r?$)", re.MULTILINE)
+_YAML_KEY_LINE = re.compile(rb"^[ \t]*[A-Za-z_][A-Za-z0-9_-]*:(?:[ \t]|\r?$)", re.MULTILINE)
 _HELM_DEFINE = re.compile(rb"\{\{-?\s*define\b")
 _READ_SUFFIXES = (
     SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES + PYTHON_SUFFIXES
@@ -356,7 +356,8 @@ class Workspace:
             return
         elif name.endswith(TEMPLATE_SUFFIXES):
             stem = name.rsplit(".", 1)[0]
-            terraform = name.endswith((".tftpl", ".tpl"))
+            # (a Terraform template whose name says another format, `cfg.toml.tpl`, is none)
+            terraform = name.endswith((".tftpl", ".tpl")) and "." not in stem
             if not link and (
                 stem.endswith(YAML_SUFFIXES)
                 or self._has_shell_shebang(rel)
@@ -408,8 +409,9 @@ class Workspace:
         return [rel, *(link for link, target in self.symlinks.items() if target == rel)]
 
     def _is_manifest(self, rel: str) -> bool:
-        """Whether the file's first 4 KiB hold a line that starts a YAML mapping's key, and no
-        Helm `define` (a template of YAML: a manifest, Helm values)."""
+        """Whether the file's first 4 KiB hold two lines that start a YAML mapping's key (at
+        any depth), and no Helm `define` (a template of YAML: a manifest, Helm values; not a
+        message with one `Note:` line)."""
         if rel in self.overlay:
             head = self.overlay[rel][:4096]
         else:
@@ -418,7 +420,7 @@ class Workspace:
                     head = handle.read(4096)
             except OSError:
                 return False
-        return bool(_YAML_KEY_LINE.search(head)) and not _HELM_DEFINE.search(head)
+        return len(_YAML_KEY_LINE.findall(head)) >= 2 and not _HELM_DEFINE.search(head)
 
     def _has_shell_shebang(self, rel: str) -> bool:
         if rel in self.overlay:

@@ -461,6 +461,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
         pieces = [_word(script, w) for w in words]
         texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
         named = _script_index(texts)
+        whole: list[_Piece] = []
         if named is None and scripts:  # (`SCRIPT=x.py; python3 "$SCRIPT" --k 1`)
             whole = [_whole_value(script, command, w) for w in words]
             found = _named(whole)
@@ -490,9 +491,10 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             behind = _after_dashdash(texts)
             if behind is not None:  # (`gantry run ... -- python3 x.py --lr 1`)
                 yield _Line(command, tuple(pieces[behind:]), behind=True)
-            elif (start := _after_wrapper_script(texts)) is not None:
-                # (`bash infra/wrap.sh python3 x.py --k 1`: a script that may run its arguments)
-                rest = tuple(pieces[start:])
+            elif (start := _wrapped_at(texts, whole)) is not None:
+                # (`bash infra/wrap.sh python3 x.py --k 1`: a script that may run its arguments;
+                # the words after it as what the variables assigned once before hold)
+                rest = tuple(p for w in words[start:] for p in _held_in_place(script, command, w))
                 yield _Line(
                     command, rest, _elsewhere(command.invocation), wrapper=texts[start - 1][1]
                 )
@@ -792,6 +794,31 @@ def _whole_value(script: Script, command: Command, word: Word) -> _Piece:
     return given.value, given.value, word.span
 
 
+def _held_in_place(script: Script, command: Command, word: Word) -> list[_Piece]:
+    """`_in_place`, and a quoted variable's one word (`"$S"`, `_whole_value`)."""
+    pieces = _in_place(script, command, word)
+    if len(pieces) == 1 and pieces[0][0] is None:
+        return [_whole_value(script, command, word)]
+    return pieces
+
+
+def _on_line(line: _Line, index: int) -> Span:
+    """Where a word of the line is, or, for one a variable put in place (its span is in the
+    assignment), the line itself: where a line that is said is counted."""
+    span, command = line.words[index][2], line.command.first_line_span
+    return span if command.line <= span.line <= line.command.span.end_line else command
+
+
+def _wrapped_at(texts: list[tuple[str | None, str]], whole: list[_Piece]) -> int | None:
+    """`_after_wrapper_script` of the words, or of them with each variable's whole value in its
+    place (`/fsx/profwrap torchrun $TRAIN_SCRIPT ...`)."""
+    start = _after_wrapper_script(texts)
+    if start is None and whole:
+        held = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in whole]
+        start = _after_wrapper_script(held)
+    return start
+
+
 def _after_wrapper_script(words: list[tuple[str | None, str]]) -> int | None:
     """Where a command line given to a program starts (`bash infra/wrap.sh python3 x.py`,
     `./wrap.sh python3 -m pkg.x`, `/fsx/profwrap torchrun x.py`): the word after a `.sh` path a
@@ -842,6 +869,25 @@ def _runs_arguments(
     return False
 
 
+def _array_scripts(script: Script, name: str, pieces: list[_Piece], at: int) -> tuple[str, ...]:
+    """The script paths the items of an array's assignments name where the line puts them in
+    place of its word `at`, with options after them (in the items or on the line)."""
+    found: dict[str, None] = {}
+    for inner in script.top.walk():
+        for assignment in inner.assignments:
+            given = assignment.value
+            if assignment.name != name or given is None or given.items is None:
+                continue
+            items = [_word(script, item) for item in given.items]
+            line = [*pieces[:at], *items, *pieces[at + 1 :]]
+            named = _named(line)
+            if named is None or not at <= named[0] < at + len(items):
+                continue
+            if any(t is not None and t[:1] == "-" for t, _, _ in line[named[0] + 1 :]):
+                found[named[1]] = None
+    return tuple(found)
+
+
 def _from_zero(script: Script, value: str) -> bool:
     """Whether a path is written from `$0` (`$(dirname "$0")/x.py`), directly or through the
     variable it starts with (`HERE=$(dirname "$0")`; `TOOL="${HERE}/x.py"`), two deep."""
@@ -879,6 +925,13 @@ def _held(
     index, the paths its assignments give (each put in its place names the script there), and
     whether it is given one once before (`once_before`: a path with an expansion)."""
     for i, word in enumerate(words):
+        array = _ARRAY_WORD.fullmatch(word.value) if not word.static else None
+        if array is not None and array.group(1) in variables:
+            # (`"${CMD[@]}" --k 1`, CMD assigned twice: the script its items may name)
+            paths = _array_scripts(script, array.group(1), pieces, i)
+            if paths:
+                return i, paths, False
+            continue
         name = word.variable()
         if name not in variables:
             continue
@@ -1062,7 +1115,7 @@ def _command_line(
             module = named is not None and not line.words[named[0]][1].endswith(".py")
             targets = _targets(ctx, script, named[1], module) if named and options else []
             if named is not None and targets:
-                at = Location(script.path, site.place(line.words[named[0]][2]))
+                at = Location(script.path, site.place(_on_line(line, named[0])))
                 said = _PROGRAM_SAID if runs is None else _GIVEN_SAID
                 ctx.count(said, at, involves=tuple(targets))
             return
@@ -1076,7 +1129,7 @@ def _command_line(
             module = named is not None and not line.words[named[0]][1].endswith(".py")
             targets = _targets(ctx, script, named[1], module) if named and options else []
             if named is not None and targets:
-                at = Location(script.path, site.place(line.words[named[0]][2]))
+                at = Location(script.path, site.place(_on_line(line, named[0])))
                 why = "in a working directory not known"
                 ctx.count(_ELSEWHERE_SAID.format(why), at, involves=tuple(targets))
             return

@@ -1065,6 +1065,11 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
                 '#!/bin/bash\nWS="${WS:-/workspace}"\nTOOLS="${TOOLS:-${WS}/tools}"\n'
                 '"$PYBIN" "$TOOLS/a.py" --bogus 10\n'
             ),
+            # an array that holds the script, assigned twice
+            "arrays.sh": (
+                '#!/bin/bash\nCMD=(python3 tools/a.py)\n[ -n "$ALT" ] && CMD=(python3 tools/b.py)\n'
+                '"${CMD[@]}" --bogus 11\n'
+            ),
             "tools/eval.sh": (
                 '#!/bin/bash\nHERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
                 'EVAL="${HERE}/a.py"\ncd /tmp\npython3 "$EVAL" --bogus 7\n'
@@ -1081,7 +1086,7 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
     assert (
         "Python scripts run with options from a variable whose path there cannot be told (the "
         "script assigns it more than once, after the line, or with an expansion), not read "
-        "(BL116): 2 (env.sh:3, run.sh:7)"
+        "(BL116): 3 (arrays.sh:4, env.sh:3, run.sh:7)"
     ) in result.warnings()
 
 
@@ -1147,15 +1152,23 @@ def test_a_script_given_to_a_wrapper_script_that_runs_its_arguments_is_read(
                 "srun -l /fsx/profwrap torchrun --nproc_per_node 8 x.py --bogus 7\n"  # 8
                 "python3 ${PWD}/x.py --bogus 8\n"  # 9
                 "bash infra/retry.sh python3 x.py --bogus 9\n"  # 10
+                # the script's path in a variable assigned once before, behind either
+                'S=x.py\nbash infra/wrap.sh python3 "$S" --bogus 10\n'  # 12
+                "srun -l /fsx/profwrap torchrun --nproc_per_node 8 $S --bogus 11\n"  # 13
             ),
         },
     )
     result = run_lint(root, select="BL116")
-    assert positions(result) == ["launch.sh:2:47", "launch.sh:7:53", "launch.sh:9:21"]
+    assert positions(result) == [
+        "launch.sh:12:33",
+        "launch.sh:2:47",
+        "launch.sh:7:53",
+        "launch.sh:9:21",
+    ]
     assert (
         "Python scripts run with options behind a program benchlint cannot read (at a path "
         "outside the repository, or one no file of it has: what it runs them with is not known), "
-        "not read (BL116): 1 (launch.sh:8)"
+        "not read (BL116): 2 (launch.sh:8, launch.sh:13)"
     ) in result.warnings()
     assert (
         "Python scripts given with options to a script of the repository that does not plainly "

@@ -486,7 +486,8 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
             ),
             "charts/x/templates/_helpers.tpl": '{{- define "x.name" -}}\nname: x\n{{- end }}\n',
             "tf/helm/gpu/values.tpl": "# a Go template\nservingEngineSpec:\n  replicas: 1\n",
-            "tf/notes.tpl": "Hello {{ .Name }}\n",
+            "tf/notes.tpl": "Hello {{ .Name }}\n\nNote: your cluster ${cluster} is ready.\n",
+            "tf/cfg.toml.tpl": 'model = "${model}"\nport: ${port}\nhost: h\n',
         },
     )
     result = run_lint(root)
