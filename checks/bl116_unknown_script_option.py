@@ -951,7 +951,9 @@ def _held(
             if _is_script(v)
             and _named([*pieces[:i], (v, v, word.span), *pieces[i + 1 :]]) == (i, v)
         )
-        options = any(t is not None and t[:1] == "-" for t, _, _ in pieces[i + 1 :])
+        # (options on the line, or in an array or a string assigned once before it)
+        after = [p for w in words[i + 1 :] for p in _in_place(script, command, w)]
+        options = any(t is not None and t[:1] == "-" for t, _, _ in after)
         if held and (options or (split and any(" -" in v for v in values))):
             return i, held, once_before(command, name) is not None
     return None
