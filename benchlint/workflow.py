@@ -26,6 +26,8 @@ from benchlint.yamlmodel import YamlDocument, YNode, value_span
 # a run line that starts a launcher: a `.sh` path built from the runner's name (any folder,
 # the repository root included), or a fixed one under runners/
 _LAUNCH = profile.WORKFLOW_LAUNCH
+# a line that names a launcher without running it: printed, listed, tested, or a comment
+_NOT_RUN = re.compile(r"\s*(?:#|(?:echo|printf|ls|cat|test|\[\[?|stat|realpath)\s)")
 _EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
 WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")  # every workflow
 # the repository's own actions (`uses: ./.github/actions/setup`; one at the root)
@@ -409,7 +411,8 @@ _WORKSPACE = re.compile(r"^\$\{\{\s*github\.workspace\s*\}\}")
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:
-    """Every run line of these workflows that starts a launcher, with where it is."""
+    """Every run line of these workflows that starts a launcher, with where it is (not one
+    that prints, lists or tests its path: `echo "Script filepath: ./runners/launch_x.sh"`)."""
     found = []
     for path in ws.glob(workflows):
         document = ws.yaml(path)
@@ -420,7 +423,7 @@ def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, st
                     continue
                 first = run.span.line + (1 if run.style in ("|", ">") else 0)
                 for offset, line in enumerate(run.value.split("\n")):
-                    if _LAUNCH.search(line):
+                    if _LAUNCH.search(line) and not _NOT_RUN.match(line):
                         span = Span(first + offset, 1, first + offset, 1)
                         found.append((Location(path, span), line))
     return found

@@ -675,11 +675,18 @@ def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_pat
         "      - run: |\n          RUNNER_NAME=${{ runner.name }}\n"
         "          bash ./runners/launch_${RUNNER_NAME%%_*}.sh\n"
     )
+    # (a step that only prints the launcher's path runs none)
+    debug = (
+        "name: debug\non:\n  workflow_dispatch:\njobs:\n  d:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - run: |\n"
+        '          echo "Script filepath: ./runners/launch_${RUNNER_NAME%%_*}.sh"\n'
+    )
     root = write_repo(
         tmp_path / "r",
         {
             ".github/workflows/benchmark-tmpl.yml": template,
             ".github/workflows/gpu-test.yml": dispatch,
+            ".github/workflows/debug.yml": debug,
             ".github/workflows/sweep.yml": (
                 "on: workflow_dispatch\njobs:\n  bmk-h200:\n"
                 "    uses: ./.github/workflows/benchmark-tmpl.yml\n    with:\n      runner: h200\n"
