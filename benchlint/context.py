@@ -146,7 +146,10 @@ class Context:
         return [r for r in self.wiring.pair_routes(index) if r.via]
 
     def _recipes(self, route: Route) -> list[str]:
-        return [r.path for r in self.wiring.recipes(route) if r.path is not None]
+        """The recipe files of this repository a route is about: the one it applies, or the
+        one at an upstream recipe's path it does not copy (`RecipeRef.mirror`)."""
+        found = (r.path or r.mirror for r in self.wiring.recipes(route))
+        return [p for p in found if p is not None]
 
     def _reaching(self, index: int, names: frozenset[str]) -> list[Route]:
         """The routes of a pair, if any can reach one of these recipes; else none, without

@@ -364,8 +364,26 @@ def _named_coverage(ctx: Context) -> Coverage | None:
     # (the routes in scope even where no selected rule asked for them: a pre-commit hook with
     # `--select` says what a whole run with it says)
     asked = ctx.routes_asked if ctx.routes_asked is not None else ctx.routes()
-    routes = [r for r in asked if ctx.route_in_scope(*ctx.route_paths(r))]
-    if not routes and not stray and not deprecated:
+    wiring = ctx.wiring
+    # (a route is about a named recipe too: the one it applies, or this repository's file of
+    # that path it does not copy)
+    routes = [
+        r
+        for r in asked
+        if ctx.route_in_scope(*ctx.route_paths(r), *(f.path or f.mirror for f in wiring.recipes(r)))
+    ]
+    # the workflow calls of a named workflow that reach no launcher, or pass a runner not known
+    unreached = tuple(
+        (label, n)
+        for label, calls in sorted(wiring.unreached.items())
+        if (n := len([c for c in calls if ctx.route_in_scope(c.path)]))
+    )
+    unrouted = tuple(
+        dict.fromkeys(
+            f"{c.path} ({c.name})" for c in wiring.unrouted_calls if ctx.route_in_scope(c.path)
+        )
+    )
+    if not routes and not stray and not deprecated and not unreached and not unrouted:
         return None
     elsewhere = _recipes_elsewhere(ctx, routes)
     return Coverage(
@@ -373,6 +391,8 @@ def _named_coverage(ctx: Context) -> Coverage | None:
         upstream=tuple(sorted(elsewhere["upstream"] - elsewhere["uncopied"])),
         untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
         uncopied=tuple(sorted(elsewhere["uncopied"])),
+        unreached=unreached,
+        unrouted=unrouted,
         stray=stray,
         deprecated=deprecated,
         named=True,

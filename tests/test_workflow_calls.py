@@ -228,11 +228,18 @@ def test_a_label_no_launcher_is_named_after_is_said(tmp_path: Path) -> None:
     files = {**FILES, ".github/workflows/ma-tmpl.yml": model, ".github/workflows/sweep.yml": sweep}
     root = write_repo(tmp_path / "r", files)
     outcome = CliRunner().invoke(main, ["--select", "BL202", str(root)])
-    assert (
+    said = (
         "benchlint: warning: 1 workflow call with the runner label g7-trt reaches no launcher (no "
         "runners file lists a label's runners, and no launcher is named after it): their routes "
         "were not checked\n"
-    ) in outcome.stderr
+    )
+    assert said in outcome.stderr
+    # a run that names the workflow holding the call (pre-commit) says it too; one naming
+    # another file does not
+    named = CliRunner().invoke(main, [str(root / ".github/workflows/ma-tmpl.yml")])
+    assert said in named.stderr
+    other = CliRunner().invoke(main, [str(root / "runners/launch_h9-aa.sh")])
+    assert "reaches no launcher" not in other.stderr
 
 
 def test_a_launch_path_that_globs_still_leads_to_every_launcher_of_the_label(
@@ -550,6 +557,12 @@ def test_entries_whose_recipes_are_not_this_repositorys_are_said(tmp_path: Path)
         "checked (`benchlint explain ENTRY` shows the route)"
     ) in warnings
     assert not any("ours-trt" in w for w in warnings)
+    # a run naming the recipe this repository has at the path, which is not copied, says it
+    mirror = "benchmarks/multi_node/srt-slurm-recipes/theirs/y.yaml"
+    assert any(
+        "1 entry (mirror-trt) runs a recipe" in w
+        for w in run_lint(root, named=[root / mirror]).warnings()
+    )
     # a run that names the master config, or the launcher, says it too (pre-commit)
     for named in ("configs/nvidia-master.yaml", "runners/launch_gb200-nv.sh"):
         assert any(
