@@ -873,11 +873,20 @@ def _array_scripts(script: Script, name: str, pieces: list[_Piece], at: int) -> 
     """The script paths the items of an array's assignments name where the line puts them in
     place of its word `at`, with options after them (in the items or on the line)."""
     found: dict[str, None] = {}
-    for inner in script.top.walk():
-        for assignment in inner.assignments:
-            given = assignment.value
-            if assignment.name != name or given is None or given.items is None:
-                continue
+    assigned = [
+        (inner, a)
+        for inner in script.top.walk()
+        for a in inner.assignments
+        if a.name == name
+        and a.value is not None
+        and a.value.items is not None
+        and not inner.text_of(a.node).startswith(f"{name}+=")
+    ]
+    if len(assigned) < 2:
+        return ()  # (assigned once, then appended to: the command line it builds is read)
+    for _, assignment in assigned:
+        given = assignment.value
+        if given is not None and given.items is not None:
             items = [_word(script, item) for item in given.items]
             line = [*pieces[:at], *items, *pieces[at + 1 :]]
             named = _named(line)
