@@ -662,6 +662,15 @@ def test_a_route_handed_over_by_exec_is_said_when_either_script_is_named(tmp_pat
     # a script the route does not go through says nothing of it
     other = run_lint(root, named=[root / "benchmarks/multi_node/other.sh"]).warnings()
     assert not any("up-trt" in w for w in other)
+    # explaining the script the route is handed over to shows the route
+    explained = CliRunner().invoke(
+        main, ["explain", "--root", str(root), "benchmarks/multi_node/srt_submit.sh"]
+    )
+    assert explained.exit_code == 0, explained.output
+    assert (
+        "runners/launch_gb200-nv.sh, which hands over (line 3) to "
+        "benchmarks/multi_node/srt_submit.sh"
+    ) in explained.output
     # the path the launcher execs, built from the entry's values: the same
     files["runners/launch_gb200-nv.sh"] = (
         '#!/usr/bin/bash\nset -e\nexec bash "benchmarks/multi_node/${MODEL_PREFIX}_submit.sh"\n'
