@@ -203,6 +203,11 @@ def as_data(items: list[Explained]) -> list[dict[str, Any]]:
                 "handed_over_by": [{"path": c.script.path, "line": c.span.line} for c in route.via],
                 # the launcher's `exit` that surely runs on this route (nothing after it does)
                 "ends": _ends(route),
+                # whether the route reaches the launcher's copies of recipes (it may end first)
+                "reaches_copies": not (
+                    route.launcher.overlays
+                    and route.ends_before(route.launcher.overlays[0].command)
+                ),
                 # the calls from a script the launcher runs down to the script explained
                 "via": [
                     {
@@ -318,10 +323,16 @@ def render_text(items: list[Explained]) -> str:
                 )
             mirror = data["not_copied"]
             copied = f"; this repository's {mirror} is not copied there" if mirror else ""
-            out.append(
-                f"  {data['variable']}={data['config_file']} -> {where} "
-                f"({data['recipe_status']}{copied}){switch}"
-            )
+            if data["recipe_status"] == "upstream" and not data["reaches_copies"]:
+                out.append(
+                    f"  {data['variable']}={data['config_file']} -> not reached: the launcher "
+                    "ends before its copies of recipes, and before srtctl"
+                )
+            else:
+                out.append(
+                    f"  {data['variable']}={data['config_file']} -> {where} "
+                    f"({data['recipe_status']}{copied}){switch}"
+                )
         if data["benchmark_command_runs"]:
             out.append(f"  benchmark.command of the recipe runs {data['benchmark_command_runs']}")
         if data["overlay"]:

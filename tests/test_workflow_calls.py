@@ -622,6 +622,10 @@ def test_an_entry_whose_launcher_exits_before_the_copy_runs_no_upstream_recipe(
     assert positions(result, "BL202") == ["runners/launch_gb300-nv.sh:5:5"]
     outcome = CliRunner().invoke(main, ["explain", "--root", str(root), "m1-fp8"])
     assert "  ends at line 5 (exit 1) for this element: nothing after it runs" in outcome.output
+    assert (
+        "  CONFIG_FILE=recipes/sglang/m1/one.yaml -> not reached: the launcher ends before its "
+        "copies of recipes, and before srtctl"
+    ) in outcome.output
     outcome = CliRunner().invoke(main, ["explain", "--root", str(root), "m1-fp4"])
     assert "ends at" not in outcome.output
 
