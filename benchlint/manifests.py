@@ -1,5 +1,6 @@
 """Containers in Kubernetes YAML (a Deployment's or a LeaderWorkerSet's containers, a
-DynamoGraphDeployment's `mainContainer`): the image, and what the container runs as a script.
+DynamoGraphDeployment's `mainContainer`) and SkyPilot tasks (`run:`): the image, and what the
+container runs as a script.
 
 A container's `command` and `args` lists are one command line, each item one word (quoted, so
 the shell reads it back as the item: a JSON value stays one word); with `args` and no `command`,
@@ -33,7 +34,12 @@ def containers(
     file: SourceText, document: YamlDocument, naming: tuple[str, ...] = ()
 ) -> Iterator[Container]:
     """Every mapping of the document with a `command` or `args` list of scalars (`naming`: only
-    those whose items hold one of these words: modelling a long `sh -c` script costs)."""
+    those whose items hold one of these words: modelling a long `sh -c` script costs), and a
+    SkyPilot task's `run:` script (`_sky_task`)."""
+    for root in document.documents:
+        task = _sky_task(file, root, naming)
+        if task is not None:
+            yield task
     for node in YamlDocument.nodes(document.documents):
         if not node.is_map:
             continue
@@ -56,6 +62,23 @@ def containers(
             continue
         line = command_line(file, argv, entry, image)
         yield Container(image.value if image is not None else None, line, image)
+
+
+def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Container | None:
+    """A SkyPilot task (a document whose top level has a `run:` script and `resources:`): its
+    `run:` script as `bash -c` runs it, in the image `resources.image_id` names (`docker:
+    vllm/vllm-openai:v0.6.0`; none where the task runs on the host)."""
+    run = root.get("run") if root.is_map else None
+    resources = root.get("resources") if root.is_map else None
+    if run is None or not run.is_scalar or resources is None or not resources.is_map:
+        return None
+    if naming and not any(n in run.value for n in naming):
+        return None
+    image = resources.get("image_id")
+    value = image.value if image is not None and image.is_scalar else None
+    name = value.removeprefix("docker:") if value and value.startswith("docker:") else None
+    line = command_line(file, [run], ("bash", "-c"), run)
+    return Container(name, line, image if name is not None else None)
 
 
 def command_line(

@@ -15,7 +15,8 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   `model.container` image does not accept (an override block's own container wins);
 - in a Kubernetes container (a Deployment's, a LeaderWorkerSet's: its `command` and `args`,
   or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
-  them with `vllm serve`), in a script's `docker run` (or `podman run`) of that image with
+  them with `vllm serve`), in a SkyPilot task's `run:` script (in the image its `resources`
+  `image_id: docker:...` names), in a script's `docker run` (or `podman run`) of that image with
   flags after it, and in a launch an `srun --container-image=IMAGE` (pyxis) runs, a flag the
   release of the container's image does not accept;
 - where no release is known (a nightly or custom image, a container alias, a script no entry
@@ -197,13 +198,15 @@ def _unchecked(launch: Launch) -> str | None:
     return f"engine launches of `{program}` not checked for flags (BL303: no flag data for it)"
 
 
-# a `command:` or `args:` key: a file without one has no container's command line
-_CONTAINER = re.compile(r"^[ \t-]*(?:command|args)[ \t]*:", re.M)
+# a `command:` or `args:` key, or a SkyPilot task's `run:`: a file without one has no
+# container's command line
+_CONTAINER = re.compile(r"^(?:[ \t-]*(?:command|args)|run)[ \t]*:", re.M)
 
 
 def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
     """The rule's document pass: the engine launches of a Kubernetes container's `command` and
-    `args`, against the release its `image` names, else the other engine's flags."""
+    `args` (and of a SkyPilot task's `run:`), against the release its `image` names, else the
+    other engine's flags."""
     source = document.file
     if not any(name in source.text for name in ENGINES) or not _CONTAINER.search(source.text):
         return []
