@@ -433,7 +433,8 @@ class _Line:
     held: tuple[str, ...] = ()
     # the repository file the script word surely names (`EVAL="${SCRIPT_DIR}/eval.py"` once
     # before `python3 "$EVAL"`, the folder the script is in: that file wherever it runs); with
-    # `held`, "" where the variable is given its one path once before
+    # `held`, "" where the variable is given its one path once before, "param" where that is a
+    # function's parameter
     fixed: str | None = None
     # the repository script the words are given to (`bash infra/wrap.sh python3 x.py ...`): the
     # words are a command line where that script runs its arguments (`"$@"`)
@@ -501,8 +502,9 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             elif scripts:  # (`SCRIPT=a.py` or `SCRIPT=b.py`, then `python3 "$SCRIPT" --k 1`)
                 holder = _held(script, command, words, pieces, scripts)
                 if holder is not None:
-                    at, paths, once = holder
-                    yield _Line(command, tuple(pieces[at:]), held=paths, fixed="" if once else None)
+                    at, paths, once, param = holder
+                    fixed = ("param" if param else "") if once else None
+                    yield _Line(command, tuple(pieces[at:]), held=paths, fixed=fixed)
             continue
         yield _Line(command, tuple(pieces), _away(command), unread)
     run, evaluated, elsewhere_run = _run_variables(script)
@@ -772,13 +774,36 @@ def _in_place(script: Script, command: Command, word: Word) -> list[_Piece]:
 
 
 def _script_variables(script: Script) -> frozenset[str]:
-    """The variables the script gives a value naming a Python file (`SCRIPT=bench/x.py`)."""
+    """The variables the script gives a value naming a Python file (`SCRIPT=bench/x.py`, or a
+    function's parameter a call gives one: `local script=$1` and `run examples/peer.py`)."""
     return frozenset(
         a.name
         for inner in script.top.walk()
         for a in inner.assignments
-        if a.value is not None and ".py" in a.value.value
+        if a.value is not None
+        and any(".py" in v for v in _assigned_values(script, a.value.value, a.command))
     )
+
+
+def _assigned_values(script: Script, value: str, at: Command) -> list[str]:
+    """What an assignment gives: its value, or for a function's positional parameter (`$1`,
+    `${2}`) the word each call of the function at the script's top level passes there."""
+    match = _POSITIONAL.fullmatch(value)
+    if match is None or at.function is None:
+        return [value]
+    index = int(match.group(1) or match.group(2))
+    return [
+        (c.words[index].value if c.words[index].static else _UNKNOWN_ARGUMENT)
+        if len(c.words) > index
+        else _UNKNOWN_ARGUMENT
+        for c in script.top.all_commands()
+        if c.words and c.words[0].value == at.function
+    ]
+
+
+# a call that passes no plain word where a function reads its parameter
+_UNKNOWN_ARGUMENT = "$?"
+_POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])\})")
 
 
 def _whole_value(script: Script, command: Command, word: Word) -> _Piece:
@@ -927,28 +952,31 @@ def _held(
     words: tuple[Word, ...],
     pieces: list[_Piece],
     variables: frozenset[str],
-) -> tuple[int, tuple[str, ...], bool] | None:
+) -> tuple[int, tuple[str, ...], bool, bool] | None:
     """Where a variable the script gives a Python file's path names the script, though not one
     path with no expansion once before (`_whole_value`), and options follow it or, unquoted,
     its values hold some (`OPTS="bench.py "`, then `OPTS="$OPTS --k 1"` in a loop): the word's
     index, the paths its assignments give (each put in its place names the script there), and
-    whether it is given one once before (`once_before`: a path with an expansion)."""
+    whether it is given one once before (`once_before`: a path with an expansion, or a
+    function's parameter; not a default the environment may override), and whether that one is
+    a function's parameter (`local script=$1`)."""
     for i, word in enumerate(words):
         array = _ARRAY_WORD.fullmatch(word.value) if not word.static else None
         if array is not None and array.group(1) in variables:
             # (`"${CMD[@]}" --k 1`, CMD assigned twice: the script its items may name)
             paths = _array_scripts(script, array.group(1), pieces, i)
             if paths:
-                return i, paths, False
+                return i, paths, False, False
             continue
         name = word.variable()
         if name not in variables:
             continue
         values = [
-            a.value.value
+            v
             for inner in script.top.walk()
             for a in inner.assignments
             if a.name == name and a.value is not None
+            for v in _assigned_values(script, a.value.value, a.command)
         ]
         # (`${TRAIN_SCRIPT:-src/train.py}`: the default, where the environment gives none)
         values = [own_default(v, name) for v in values]
@@ -964,7 +992,17 @@ def _held(
         after = [p for w in words[i + 1 :] for p in _in_place(script, command, w)]
         options = any(t is not None and t[:1] == "-" for t, _, _ in after)
         if held and (options or (split and any(" -" in v for v in values))):
-            return i, held, once_before(command, name) is not None
+            given = once_before(command, name)
+            once = given is not None and own_default(given.value, name) == given.value
+            return (
+                i,
+                held,
+                once,
+                once
+                and given is not None
+                and bool(_POSITIONAL.fullmatch(given.value))
+                and _UNKNOWN_ARGUMENT not in values,
+            )
     return None
 
 
@@ -1149,7 +1187,15 @@ def _command_line(
         targets = list(dict.fromkeys(t for v in line.held for t in _targets(ctx, script, v)))
         value = line.held[0]
         once = line.fixed is not None  # (given once before: `_held`)
-        if once and len(targets) == 1 and from_known_folder(script, value) and not line.elsewhere:
+        # (from a folder known wherever it runs, or a function's parameter every call gives
+        # the same plain path: `local script=$1`, `run examples/peer.py`)
+        plain = line.fixed == "param" and len(line.held) == 1 and "$" not in value
+        if (
+            once
+            and len(targets) == 1
+            and not line.elsewhere
+            and (plain or from_known_folder(script, value))
+        ):
             words = ((value, value, line.words[0][2]), *line.words[1:])
             line = replace(line, words=words, held=(), fixed=targets[0])
         else:

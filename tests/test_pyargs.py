@@ -1333,6 +1333,35 @@ def test_a_path_from_dollar_zero_in_a_sourced_file_is_said(tmp_path: Any) -> Non
     ) in result.warnings()
 
 
+def test_a_script_path_a_function_is_given_is_read_where_every_call_gives_it(
+    tmp_path: Any,
+) -> None:
+    """`run_peer() { local script=$1; python3 "$script" --bogus; }` and `run_peer x.py`: the
+    path every call passes is the script. Near misses: two calls passing two paths, or one a
+    variable (said, not read)."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    body = 'run_peer() {\n    local script=$1\n    python3 "$script" --k 1 --bogus\n}\n'
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "examples/a.py": parser + "p.parse_args()\n",
+            "examples/b.py": parser + "p.parse_args()\n",
+            "one.sh": "#!/bin/bash\n" + body + "run_peer examples/a.py\nrun_peer examples/a.py\n",
+            "two.sh": "#!/bin/bash\n" + body + "run_peer examples/a.py\nrun_peer examples/b.py\n",
+            "var.sh": "#!/bin/bash\n" + body + 'run_peer examples/a.py\nrun_peer "$OTHER"\n',
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["one.sh:4:29"]
+    assert (
+        "Python scripts run with options from a variable whose path there cannot be told (the "
+        "script assigns it more than once, after the line, or with an expansion), not read "
+        "(BL116): 2 (two.sh:4, var.sh:4)"
+    ) in result.warnings()
+
+
 def test_a_named_run_says_the_places_about_the_named_file_alone(tmp_path: Any) -> None:
     """One warning holds lines about several scripts (`a.py` and `b.py`, both run after a
     `cd`): a run that names `a.py` says the places about `a.py`, not every place of it."""
