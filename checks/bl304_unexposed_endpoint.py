@@ -139,9 +139,10 @@ def _probes(
         if not _MAY_PROBE_BYTES.search(command.script.src, node.start_byte, node.end_byte):
             continue  # nor in this command
         words = command.words
+        fetches = command.base in ("curl", "wget") or _fetches_argument(script, command)
         for i, word in enumerate(words):
             value = word.value
-            if command.base in ("curl", "wget"):
+            if fetches:
                 for match in _URL.finditer(value):
                     host, path = match.group(1), match.group(2)
                     if "$" in path or "`" in path or not _local(host):
@@ -160,6 +161,19 @@ def _probes(
                 )
 
 
+def _fetches_argument(script: Script, command: Command) -> bool:
+    """Whether the command calls a function of the script that fetches one of its arguments
+    (`wait_for() { until curl -fsS "$1"; do sleep 5; done; }`): a URL it is given is probed."""
+    name = command.base
+    if not name or name not in script.top.functions:
+        return False
+    return any(
+        c.base in ("curl", "wget") and any(_ARGUMENT.fullmatch(w.value) for w in c.words[1:])
+        for c in script.top.body(name)
+    )
+
+
+_ARGUMENT = re.compile(r"\$(?:[1-9@*]|\{[1-9@*]\})")
 _PORT_OPTION = re.compile(r"--[a-z-]*ports?")
 
 
