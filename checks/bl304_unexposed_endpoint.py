@@ -1,12 +1,12 @@
 """A probe of an HTTP route or a metric the server on that path does not expose.
 
 ## What it does
-Finds the probes in scripts — `curl`/`wget` URLs with a path (also a URL given to a function of
-the script that fetches its argument: `wait_for "http://..."`), `--health-endpoint` style flags (with
+Finds the probes in scripts — `curl`/`wget` URLs with a path (also a URL given to a function of the
+script that fetches its argument: `wait_for "http://..."`), `--health-endpoint` style flags (with
 the command's own `--port`/`--node-ports` as the port), and metric names (`vllm:…`, `sglang:…`,
-`dynamo_frontend_…`) matched in the script, also in a command held in a string that `eval`,
-`bash -c "$CMD"` or a function that runs its arguments (`wait_or_die "$pid" bash -c "$CMD"`) runs,
-and metric names in a program fed to an interpreter as a heredoc (`python3 - "$URL" <<'PY'`, or
+`dynamo_frontend_…`) matched in the script, also in a command held in a string that `eval`, `bash
+-c "$CMD"` or a function that runs its arguments (`wait_or_die "$pid" bash -c "$CMD"`) runs, and
+metric names in a program fed to an interpreter as a heredoc (`python3 - "$URL" <<'PY'`, or
 `"$AIPERF_PYTHON" - ...` where the script or a file it sources gives the variable only
 interpreters' paths) — and decides which server each talks to: the launch in the same script (by
 port when there are several), or the recipes that run the script as their `benchmark.command`
