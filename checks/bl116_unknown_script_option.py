@@ -536,7 +536,14 @@ def _command_lines(script: Script) -> Iterator[_Line]:
                 built[name][1].extend(pieces)
                 continue
             unread = False
-            if pieces and _named(pieces) is None and not items:
+            if pieces and _named(pieces) is None and items:
+                # (`cmd=("$PY" x.py ...)`: the program a variable assigned once before holds;
+                # not known, the line is said)
+                pieces = [_whole_value(script, assignment.command, w) for w in invocation.words]
+                unread = _named(pieces) is None and _launched_after_unknown(
+                    [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
+                )
+            elif pieces and _named(pieces) is None:
                 # (`run_cmd="torchrun $DIST x.py ..."`: the launcher's options a string holds)
                 pieces = _expanded_pieces(script, assignment.command, pieces)
                 unread = _named(pieces) is None and _launched_after_unknown(

@@ -1205,6 +1205,9 @@ def test_a_script_word_inside_a_string_or_an_array_is_read(tmp_path: Any) -> Non
                 'PY="python3 bench.py"\n$PY --k 1 --bogus 3\n'  # 8
                 'CMD=(python3 bench.py)\n"${CMD[@]}" --bogus 4\n'  # 10
                 'QUOTED="bench.py --bogus 5"\npython3 "$QUOTED"\n'
+                # an array whose program a variable holds: assigned once before, or not known
+                'RUN=("$PYTHON" bench.py --bogus 6)\n"${RUN[@]}"\n'  # 13
+                'ODD=("$PZ" bench.py --bogus 7)\n"${ODD[@]}"\n'  # 15
             ),
             "loop.sh": (
                 '#!/bin/bash\nOPTS="bench.py "\nfor r in 1 2; do\n'
@@ -1213,7 +1216,14 @@ def test_a_script_word_inside_a_string_or_an_array_is_read(tmp_path: Any) -> Non
         },
     )
     result = run_lint(root, select="BL116")
-    assert positions(result) == ["run.sh:10:13", "run.sh:2:16", "run.sh:5:17", "run.sh:8:11"]
+    assert positions(result) == [
+        "run.sh:10:13",
+        "run.sh:13:25",
+        "run.sh:2:16",
+        "run.sh:5:17",
+        "run.sh:8:11",
+    ]
+    assert any("not read (BL116): 1 (run.sh:15)" in w for w in result.warnings())
     assert (
         "Python scripts run with options from a variable whose path there cannot be told (the "
         "script assigns it more than once, after the line, or with an expansion), not read "
