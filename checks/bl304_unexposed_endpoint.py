@@ -82,18 +82,22 @@ from benchlint.wiring import Entry
 
 _URL_START = r"https?://"
 _URL = re.compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
-# metric name prefix -> what may follow it (a name of words joined by `_`, as every metric of
-# theirs is: no process title, `sglang::scheduler`, nor image, `sglang:dev`, `vllm:latest`; and
-# a whole word: `lmsysorg/sglang:v0.5.8-cu130`)
+# metric name prefix -> what may follow it (a name: a letter first, so no process title,
+# `sglang::scheduler`, and a whole word, so no image, `lmsysorg/sglang:v0.5.8-cu130`; the words
+# of a command that names images or processes, `docker tag sglang:dev`, are none: `_IMAGES`)
 _METRIC_FAMILIES = {
-    "vllm:": "[a-z][a-z0-9]*_[a-z0-9_:]*",
-    "sglang:": "[a-z][a-z0-9]*_[a-z0-9_:]*",
+    "vllm:": "[a-z][a-z0-9_:]*",
+    "sglang:": "[a-z][a-z0-9_:]*",
     "dynamo_frontend_": "[a-z0-9_]+",
 }
 _METRIC = re.compile(
     r"(?<![A-Za-z0-9_/.-])("
     + "|".join(re.escape(k) + v for k, v in _METRIC_FAMILIES.items())
     + r")(?![A-Za-z0-9_:./-])"
+)
+# commands whose words name images or processes, not metrics (`docker pull sglang:dev`)
+_IMAGES = frozenset(
+    {"docker", "podman", "enroot", "singularity", "apptainer", "pkill", "pgrep", "killall", "ps"}
 )
 _FRONTEND_FAMILIES = ("dynamo_",)  # metric families of a frontend, not of an engine's server
 _HEALTH_FLAGS = ("--health-endpoint", "--health-path", "--health-check-path")
@@ -156,7 +160,7 @@ def _probes(
             elif value.startswith(_HEALTH_PREFIXES) and word.static:
                 path = value.split("=", 1)[1]
                 yield Probe(command, word, "route", path, _port_option(words))
-            for match in _METRIC.finditer(value):
+            for match in _METRIC.finditer(value) if command.base not in _IMAGES else ():
                 yield Probe(
                     command, word, "metric", match.group(1), None, match.start(), match.end()
                 )
