@@ -5,7 +5,7 @@ variable holds in its place (`python3 $OPTS`, `srun "${SRUN_ARGS[@]}"`) ask here
 
 from __future__ import annotations
 
-from benchlint.shell.model import Assignment, Command, Word
+from benchlint.shell.model import Assignment, Command, Script, Word
 
 
 def once_before(command: Command, name: str) -> Word | None:
@@ -27,26 +27,73 @@ def once_before(command: Command, name: str) -> Word | None:
         return None
     if not _reaches(assignment, command):
         return None
-    if any(
-        c.base == "unset" and any(w.value == name for w in c.args)
-        for c in owner.commands
-        if c.node.start_byte < command.node.start_byte
-    ):
+    if any(_unsets(c, name, command) for c in owner.commands):
         return None  # (`unset NAME` may come between)
     return assignment.value
 
 
+def _unsets(unset: Command, name: str, command: Command) -> bool:
+    """Whether `unset NAME` (not `unset -f`, a function) may run before the command: before
+    it, at the top level or in the command's own function."""
+    if unset.base != "unset" or unset.node.start_byte >= command.node.start_byte:
+        return False
+    if unset.function is not None and unset.function != command.function:
+        return False
+    words = [w.value for w in unset.args]
+    return "-f" not in words and name in words
+
+
 def _reaches(assignment: Assignment, command: Command) -> bool:
     """Whether the shell that runs the command holds what the assignment gives: a statement
-    of its own (not `NAME=v cmd`, which sets it for `cmd` alone), not in a subshell the command
-    is not in, nor in a function the command is not in (`local`, or one that may not have run:
-    `setup() { X=1; }`)."""
+    of its own (not `NAME=v cmd`, which sets it for `cmd` alone), not in a subshell, a
+    pipeline or the background (their own shells), nor a function's `local` where the command
+    is not in that function; a function's global only where the top level calls the function
+    before the command (`setup() { X=1; }; setup`)."""
     at = assignment.command
     if assignment.kind not in ("assign", "export", "declare", "readonly", "local"):
         return False
-    if at.subshell and not command.subshell:
+    if at.subshell or at.background or at.piped or _apart(at):
         return False
-    return at.function is None or at.function == command.function
+    if at.function is None or at.function == command.function:
+        return True
+    if assignment.kind == "local":
+        return False
+    # (the function that assigns it called at the top level before the command runs: before
+    # the command itself, or before the first call of the command's function)
+    when = _first_call(command.script, command.function) if command.function else command
+    if when is None:
+        return False
+    called = _first_call(command.script, at.function)
+    return called is not None and called.node.start_byte < when.node.start_byte
+
+
+def _first_call(script: Script, function: str) -> Command | None:
+    """The first command of the script's top level that calls the function, in its own shell."""
+    return next(
+        (
+            c
+            for c in script.commands
+            if c.words
+            and c.words[0].value == function
+            and c.function is None
+            and not (c.subshell or c.background or c.piped or _apart(c))
+        ),
+        None,
+    )
+
+
+def _apart(command: Command) -> bool:
+    """Whether the statement runs in a shell of its own the model does not mark: sent to the
+    background (`X=1 &`), or in a loop a pipeline feeds (`... | while read l; do X=1; done`)."""
+    src = command.script.src
+    after = src[command.node.end_byte : command.node.end_byte + 3].lstrip(b" \t")
+    if after[:1] == b"&" and after[:2] != b"&&":
+        return True
+    for loop in command.loops:
+        before = src[max(0, loop.start_byte - 3) : loop.start_byte].rstrip(b" \t")
+        if before.endswith(b"|") and not before.endswith(b"||"):
+            return True
+    return False
 
 
 def same_shell(command: Command) -> bool:
