@@ -34,13 +34,19 @@ def once_before(command: Command, name: str) -> Word | None:
 
 def _unsets(unset: Command, name: str, command: Command) -> bool:
     """Whether `unset NAME` (not `unset -f`, a function) may run before the command: before
-    it, at the top level or in the command's own function."""
-    if unset.base != "unset" or unset.node.start_byte >= command.node.start_byte:
-        return False
-    if unset.function is not None and unset.function != command.function:
+    it, at the top level or in the command's own function, or in a function the top level
+    calls before it."""
+    if unset.base != "unset":
         return False
     words = [w.value for w in unset.args]
-    return "-f" not in words and name in words
+    if "-f" in words or name not in words:
+        return False
+    if unset.function is None or unset.function == command.function:
+        return unset.node.start_byte < command.node.start_byte
+    # (another function's: where the top level calls it before the command may run)
+    called = _first_call(command.script, unset.function)
+    when = _first_call(command.script, command.function) if command.function else command
+    return called is not None and (when is None or called.node.start_byte < when.node.start_byte)
 
 
 def _reaches(assignment: Assignment, command: Command) -> bool:
