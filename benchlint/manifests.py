@@ -67,7 +67,8 @@ def containers(
 def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Container | None:
     """A SkyPilot task (a document whose top level has a `run:` script and `resources:`): its
     `run:` script as `bash -c` runs it, in the image `resources.image_id` names (`docker:
-    vllm/vllm-openai:v0.6.0`; none where the task runs on the host)."""
+    vllm/vllm-openai:v0.6.0`; none where the task runs on the host, or its `setup:` installs
+    an engine, whose release is then the one it installs)."""
     run = root.get("run") if root.is_map else None
     resources = root.get("resources") if root.is_map else None
     if run is None or not run.is_scalar or resources is None or not resources.is_map:
@@ -77,8 +78,15 @@ def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Contain
     image = resources.get("image_id")
     value = image.value if image is not None and image.is_scalar else None
     name = value.removeprefix("docker:") if value and value.startswith("docker:") else None
+    setup = root.get("setup")
+    if setup is not None and setup.is_scalar and _INSTALLS.search(setup.value):
+        name = None  # (`setup: pip install vllm==0.16.0`: the release that runs is that one)
     line = command_line(file, [run], ("bash", "-c"), run)
     return Container(name, line, image if name is not None else None)
+
+
+# a task's `setup:` that installs an engine (`pip install vllm==...`, `uv pip install sglang`)
+_INSTALLS = re.compile(r"\bpip3?\s+install\b[^\n]*\b(?:vllm|sglang|tensorrt[-_]llm)\b", re.I)
 
 
 def command_line(

@@ -180,9 +180,9 @@ UNDECIDED_RECIPE = (
     "ones that differ on it)"
 )
 UNDECIDED_MANIFEST = (
-    "engine launches in containers (Kubernetes, `docker run`) with a flag only some releases "
-    "accept not checked against their release (BL303: the container's image names no release, "
-    "or one outside the measured range)"
+    "engine launches in containers (Kubernetes, `docker run`) or SkyPilot tasks with a flag only "
+    "some releases accept not checked against their release (BL303: the image names no release, "
+    "or one outside the measured range; a task may install the engine itself)"
 )
 
 # the launches whose flags another rule checks (BL301: the Dynamo vLLM worker's)

@@ -542,9 +542,10 @@ def test_containers_of_an_unknown_release_are_said(tmp_path: Path) -> None:
     outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
     assert json.loads(outcome.stdout)["findings"] == []
     assert (
-        "engine launches in containers (Kubernetes, `docker run`) with a flag only some releases "
-        "accept not checked against their release (BL303: the container's image names no "
-        "release, or one outside the measured range): 2 (deploy/latest.yaml:3, deploy/old.yaml:4)"
+        "engine launches in containers (Kubernetes, `docker run`) or SkyPilot tasks with a flag "
+        "only some releases accept not checked against their release (BL303: the image names no "
+        "release, or one outside the measured range; a task may install the engine itself): 2 "
+        "(deploy/latest.yaml:3, deploy/old.yaml:4)"
     ) in json.loads(outcome.stdout)["warnings"]
 
 
