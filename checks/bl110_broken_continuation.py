@@ -115,6 +115,9 @@ def _array_comments(script: Script) -> Iterator[Finding]:
             if any(a <= at < b for a, b in quoted):
                 continue  # (`"a \\ # b"`: the text of a quoted item)
             blanks = match.group(1) + match.group(2)
+            joins = match.start(1) > 0 and text[match.start(1) - 1] not in " \t\n("
+            if match.group(2) and joins:
+                continue  # (`--n=32\  # note`: the blank joins the word; the note is a comment)
             span = script.file.span(at, at + len(blanks))
             note = match.group(3).rstrip()
             rest = clip(note[1:].strip(), 40)
@@ -130,10 +133,11 @@ def _array_comments(script: Script) -> Iterator[Finding]:
                     "gets it as an argument"
                 )
             else:
+                first = "a word ending in ` #`" if joins else "the word ` #`"
                 message = (
                     f"`\\` then a blank escapes the blank, so `#` starts no comment inside "
-                    f"`{assignment.name}=( ... )`: the array gets the words ` #`"
-                    + (f" and those of `{rest}`" if rest else "")
+                    f"`{assignment.name}=( ... )`: the array gets {first}"
+                    + (f" and the words of `{rest}`" if rest else "")
                     + ", and the command it is given to gets them as arguments"
                 )
             yield Finding(
