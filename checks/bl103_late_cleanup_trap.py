@@ -294,9 +294,11 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
         if start is not None:
             command, name = start
             resource = Resource("background process", command, statement, name, _KILL)
-            # (an EXIT trap the library sets at its top level is the sourcing shell's)
+            # (an EXIT trap the library sets at its top level is the sourcing shell's, until
+            # the script sets one of its own: `trap ... EXIT`, `trap - EXIT` replace it)
             traps = Flow(library, False, flow.defined).traps()
-            if not any(
+            own = any(t.on_exit for _, t in flow.traps())
+            if own or not any(
                 t.on_exit and _handler_releases(resource, t, flow.defined) for _, t in traps
             ):
                 found.append(resource)
