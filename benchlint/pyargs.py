@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -870,9 +870,9 @@ class _Module:
         given = [*node.args, *(k.value for k in node.keywords if k.arg == "args")]
         if len(given) != 1 or not isinstance(given[0], ast.Name):
             return False
-        return self._none_parameter(given[0].id, scope, 0)
+        return self._none_parameter(given[0].id, scope, 0, node.lineno)
 
-    def _none_parameter(self, name: str, scope: ast.AST | None, depth: int) -> bool:
+    def _none_parameter(self, name: str, scope: ast.AST | None, depth: int, before: int) -> bool:
         """Whether `name` is a parameter of the function `scope` whose value is the command
         line in every call (`_argv_parameter`): its default None, and what each call of it in
         the module gives, None itself, `sys.argv[1:]`, or such a parameter of the calling
@@ -912,7 +912,7 @@ class _Module:
             for n in ast.walk(scope)
         ):
             return False  # (`argv = ["--x"]`: another list)
-        if _mutated(name, scope):
+        if _mutated(name, scope, before):
             return False  # (`args.remove("--legacy")`: a list the script changes)
         index = positional.index(parameter) if parameter in positional else None
         called = False
@@ -937,7 +937,7 @@ class _Module:
                 caller = self.scope_of.get(call)
                 if not isinstance(value, ast.Name) or caller is scope:
                     return False
-                if not self._none_parameter(value.id, caller, depth + 1):
+                if not self._none_parameter(value.id, caller, depth + 1, call.lineno):
                     return False
         return called or not required
 
@@ -1085,10 +1085,13 @@ def _is_remainder(value: ast.expr) -> bool:
 _MAY_BE_PARSER = (ast.Call, ast.Name, ast.Attribute, ast.Subscript, ast.IfExp, ast.Await)
 
 
-def _mutated(name: str, scope: ast.AST) -> bool:
-    """Whether the function changes the list a name holds in place (`args.remove(x)`,
-    `args.pop(0)`, `del args[0]`, `args[1:] = ...`, `args += [...]`)."""
-    for node in ast.walk(scope):
+def _mutated(name: str, scope: ast.AST, before: int) -> bool:
+    """Whether the function changes the list a name holds in place before line `before` (where
+    it parses it, or hands it on): `args.remove(x)`, `args.pop(0)`, `del args[0]`, `args[1:] =
+    ...`, `args += [...]`; not in a function defined inside it (its own names)."""
+    for node in _own_nodes(scope):
+        if getattr(node, "lineno", before) >= before:
+            continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             held = node.func.value
             if isinstance(held, ast.Name) and held.id == name and node.func.attr in _MUTATORS:
@@ -1106,6 +1109,16 @@ def _mutated(name: str, scope: ast.AST) -> bool:
             if isinstance(target, ast.Name) and target.id == name:
                 return True
     return False
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's body, not those of the functions and lambdas it defines."""
+    pending = list(ast.iter_child_nodes(scope))
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
 
 
 def _consumed(target: ast.Name, name: str, scope: ast.AST) -> bool:

@@ -924,6 +924,14 @@ def test_the_command_line_handed_through_main_is_the_command_line() -> None:
     assert pyargs.read(body + built) == "its parser parses a list the script builds"
     assert pyargs.read(body) == "its parser parses a list the script builds"
     # the function changes the list in place before it parses it: not the command line
+    # (a change after it parses the list, or a nested function's own `args`, changes nothing)
+    after = body.replace("    print(args)\n", "    args.append('x')\n")
+    assert isinstance(pyargs.read(after + "main(sys.argv[1:])\n"), pyargs.Parser)
+    nested = body.replace(
+        "    args = parse_args(args)\n",
+        "    def helper(args):\n        args.pop()\n    args = parse_args(args)\n",
+    )
+    assert isinstance(pyargs.read(nested + "main(sys.argv[1:])\n"), pyargs.Parser)
     for change in ("args.remove('--legacy')", "del args[0]", "args += ['-m', 'x']"):
         changed = body.replace(
             "    args = parse_args(args)\n", f"    {change}\n    args = parse_args(args)\n"
