@@ -26,7 +26,18 @@ from benchlint.yamlmodel import YamlDocument, YNode, value_span
 # a run line that starts a launcher: a `.sh` path built from the runner's name (any folder,
 # the repository root included), or a fixed one under runners/
 _LAUNCH = profile.WORKFLOW_LAUNCH
-# a line that names a launcher without running it: printed, listed, tested, or a comment
+
+
+def _runs_launcher(line: str) -> bool:
+    """Whether a run line has a command that runs a launcher: one of its commands (split at
+    `&&`, `||`, `;`, `|`) names it, other than one that prints, lists or tests its path."""
+    if not _LAUNCH.search(line) or line.lstrip().startswith("#"):
+        return False
+    return any(_LAUNCH.search(part) and not _NOT_RUN.match(part) for part in _COMMANDS.split(line))
+
+
+_COMMANDS = re.compile(r"&&|\|\||;|\|")
+# a command that names a launcher without running it: printed, listed, tested, or a comment
 _NOT_RUN = re.compile(r"\s*(?:#|(?:echo|printf|ls|cat|test|\[\[?|stat|realpath)\s)")
 _EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
 WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")  # every workflow
@@ -423,7 +434,7 @@ def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, st
                     continue
                 first = run.span.line + (1 if run.style in ("|", ">") else 0)
                 for offset, line in enumerate(run.value.split("\n")):
-                    if _LAUNCH.search(line) and not _NOT_RUN.match(line):
+                    if _runs_launcher(line):
                         span = Span(first + offset, 1, first + offset, 1)
                         found.append((Location(path, span), line))
     return found

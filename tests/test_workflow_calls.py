@@ -706,6 +706,8 @@ def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_pat
         "name: debug\non:\n  workflow_dispatch:\njobs:\n  d:\n    runs-on: ubuntu-latest\n"
         "    steps:\n      - run: |\n"
         '          echo "Script filepath: ./runners/launch_${RUNNER_NAME%%_*}.sh"\n'
+        # (one that tests the path, then runs it, does run it)
+        "      - run: test -f ./runners/launch_h200-cw.sh && bash ./runners/launch_h200-cw.sh\n"
     )
     root = write_repo(
         tmp_path / "r",
@@ -722,12 +724,17 @@ def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_pat
     )
     said = [w for w in run_lint(root).warnings() if "outside those benchlint routes" in w]
     assert said == [
+        "2 workflow steps (.github/workflows/debug.yml:10, .github/workflows/gpu-test.yml:15) run "
+        "a launcher in a workflow outside those benchlint routes entries through (the layout's "
+        "`workflows`): what those jobs run was not checked (`benchlint layout` shows the "
+        "workflows)"
+    ]
+    # a run that names that workflow says it too; one that names the template does not
+    named = run_lint(root, named=[root / ".github/workflows/gpu-test.yml"]).warnings()
+    assert [w for w in named if "outside those benchlint routes" in w] == [
         "1 workflow step (.github/workflows/gpu-test.yml:15) runs a launcher in a workflow outside "
         "those benchlint routes entries through (the layout's `workflows`): what those jobs run "
         "was not checked (`benchlint layout` shows the workflows)"
     ]
-    # a run that names that workflow says it too; one that names the template does not
-    named = run_lint(root, named=[root / ".github/workflows/gpu-test.yml"]).warnings()
-    assert said == [w for w in named if "outside those benchlint routes" in w]
     template = run_lint(root, named=[root / ".github/workflows/benchmark-tmpl.yml"])
     assert not any("outside those benchlint routes" in w for w in template.warnings())
