@@ -6,6 +6,7 @@ the registry of rules and the rules).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import TypeVar, cast
@@ -141,9 +142,19 @@ class Context:
         if not names:
             return []
         path = self.wiring.pairs[index][1]
-        if not self._names_in(path, names) and not self._names_in(path, _EXEC):
+        if not self._names_in(path, names) and not self._execs_script(path):
             return []
         return [r for r in self.wiring.pair_routes(index) if r.via]
+
+    def _execs_script(self, path: str) -> bool:
+        """Whether the launcher's text `exec`s a script whose path it builds (`exec bash
+        "$SCRIPT"`; not `exec 9>"$LOCK"`, a redirection), asked once per launcher."""
+        found = self._launcher_names.get((path, _EXEC))
+        if found is None:
+            source = self.ws.source(path)
+            text = source.text if source is not None else ""
+            found = self._launcher_names[(path, _EXEC)] = _EXEC_SCRIPT.search(text) is not None
+        return found
 
     def _recipes(self, route: Route) -> list[str]:
         """The recipe files of this repository a route is about: the one it applies, or the
@@ -224,8 +235,10 @@ def wiring_of(ws: Workspace) -> Wiring:
     return wiring
 
 
-# a launcher's text that may hand its routes over to a script whose name it builds
+# a launcher's text that may hand its routes over to a script whose name it builds (the key
+# of `_execs_script`'s answers)
 _EXEC = frozenset({"exec "})
+_EXEC_SCRIPT = re.compile(r"\bexec\s+(?:(?:ba|z)?sh\s|\.?/|\$|\"\$|'\$)")
 
 
 def _file_names(paths: set[str]) -> frozenset[str]:
