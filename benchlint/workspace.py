@@ -82,6 +82,33 @@ TRANSIENT_BYTES = 256 << 10
 TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".tftpl", ".tpl")
 _YAML_KEY_LINE = re.compile(rb"^[ \t]*[A-Za-z_][A-Za-z0-9_-]*:(?:[ \t]|\r?$)", re.MULTILINE)
 _HELM_DEFINE = re.compile(rb"\{\{-?\s*define\b")
+# a line of YAML (or of a template of it): a key, an item, a comment, a template's own line
+_YAML_LIKE = re.compile(
+    r"\s*(?:#|-(?:\s|$)|[\"']?[A-Za-z0-9_./${}-]+[\"']?\s*:(?:\s|$)|\{[{%]|\$\{|%\{)"
+)
+
+
+def _reads_as_yaml(text: str) -> bool:
+    """Whether nine lines in ten of the text read as YAML's: a key, an item, a comment, a
+    template's own line, or a line of a block scalar (after `key: |`, indented more); a Go
+    template of Python (`try:` in `def main():`) or of a mail (`Results are at {{ .URL }}.`)
+    does not."""
+    lines = [line for line in text.split("\n")[:-1] if line.strip()]
+    block = -1  # (the indentation a block scalar's lines go beyond)
+    fits = 0
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        if block >= 0 and indent > block:
+            fits += 1
+            continue
+        block = -1
+        if _YAML_LIKE.match(line):
+            fits += 1
+            if line.rstrip().endswith(("|", ">", "|-", ">-")):
+                block = indent
+    return bool(lines) and fits * 10 >= len(lines) * 9
+
+
 _READ_SUFFIXES = (
     SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES + PYTHON_SUFFIXES
 ) + TEMPLATE_SUFFIXES
@@ -420,7 +447,9 @@ class Workspace:
                     head = handle.read(4096)
             except OSError:
                 return False
-        return len(_YAML_KEY_LINE.findall(head)) >= 2 and not _HELM_DEFINE.search(head)
+        if len(_YAML_KEY_LINE.findall(head)) < 2 or _HELM_DEFINE.search(head):
+            return False
+        return _reads_as_yaml(head.decode("utf-8", "replace"))
 
     def _has_shell_shebang(self, rel: str) -> bool:
         if rel in self.overlay:

@@ -488,6 +488,18 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
             "tf/helm/gpu/values.tpl": "# a Go template\nservingEngineSpec:\n  replicas: 1\n",
             "tf/notes.tpl": "Hello {{ .Name }}\n\nNote: your cluster ${cluster} is ready.\n",
             "tf/cfg.toml.tpl": 'model = "${model}"\nport: ${port}\nhost: h\n',
+            # a Go template of Python, and one of a mail: not YAML
+            "tf/handler.tpl": (
+                "def main():\n    try:\n        run({{ .Port }})\n    finally:\n        done()\n"
+            ),
+            "tf/mail.tpl": (
+                "Subject: run {{ .Name }}\nTo: {{ .Owner }}\n\nResults are at {{ .URL }}.\n"
+            ),
+            # Terraform's own directives between YAML lines
+            "tf/pool.tpl": (
+                "kind: NodePool\nspec:\n  labels:\n%{ for k, v in labels ~}\n    ${k}: ${v}\n"
+                "%{ endfor ~}\n"
+            ),
         },
     )
     result = run_lint(root)
@@ -497,6 +509,7 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
         "templates/job.j2",
         "tf/helm/gpu/values.tpl",
         "tf/manifest-templates/vllm.tftpl",
+        "tf/pool.tpl",
     ]
 
 
