@@ -58,8 +58,12 @@ def explain(ctx: Context, target: str) -> list[Explained]:
     for route in wiring.routes:
         by_entry = target in entry_names and route.entry.name == target
         by_entry = by_entry or (launcher and route.launcher.path == target)  # its every route
-        # (a script a launcher hands its route over to, `exec bash other.sh`: its every route)
-        by_entry = by_entry or (script and route.launcher.path == target and bool(route.via))
+        # (a script a launcher hands its route over to, `exec bash other.sh`, or one that hands
+        # it on again: its every route)
+        handed = route.launcher.path == target and bool(route.via)
+        by_entry = by_entry or (
+            script and (handed or any(c.script.path == target for c in route.via))
+        )
         runs = scripts_run(ctx, route)
         if script:  # the routes whose launcher runs it: those runs alone are shown
             runs = [run for run in runs if target in run.scripts]

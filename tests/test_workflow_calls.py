@@ -675,6 +675,19 @@ def test_a_route_handed_over_by_exec_is_said_when_either_script_is_named(tmp_pat
         "runners/launch_gb200-nv.sh, which hands over (line 3) to "
         "benchmarks/multi_node/srt_submit.sh"
     ) in explained.output
+    # a script between two hand-overs is explained by the route too
+    files["benchmarks/multi_node/middle.sh"] = (
+        "#!/usr/bin/bash\nexport X=1\nexec bash benchmarks/multi_node/srt_submit.sh\n"
+    )
+    files["runners/launch_gb200-nv.sh"] = (
+        "#!/usr/bin/bash\nset -e\nexec bash benchmarks/multi_node/middle.sh\n"
+    )
+    twice = write_repo(tmp_path / "twice", files)
+    explained = CliRunner().invoke(
+        main, ["explain", "--root", str(twice), "benchmarks/multi_node/middle.sh"]
+    )
+    assert explained.exit_code == 0, explained.output
+    assert "which hands over (line 3) to benchmarks/multi_node/srt_submit.sh" in explained.output
     # the path the launcher execs, built from the entry's values: the same
     files["runners/launch_gb200-nv.sh"] = (
         '#!/usr/bin/bash\nset -e\nexec bash "benchmarks/multi_node/${MODEL_PREFIX}_submit.sh"\n'
