@@ -901,9 +901,12 @@ def _runs_arguments(
     return False
 
 
-def _array_scripts(script: Script, name: str, pieces: list[_Piece], at: int) -> tuple[str, ...]:
-    """The script paths the items of an array's assignments name where the line puts them in
-    place of its word `at`, with options after them (in the items or on the line)."""
+def _array_scripts(
+    script: Script, command: Command, name: str, pieces: list[_Piece], at: int
+) -> tuple[str, ...]:
+    """The script paths the items of an array's assignments that may reach the command name
+    where the line puts them in place of its word `at`, with options after them (in the items
+    or on the line); none where one assignment alone reaches it (the line is read)."""
     found: dict[str, None] = {}
     assigned = [
         (inner, a)
@@ -913,7 +916,21 @@ def _array_scripts(script: Script, name: str, pieces: list[_Piece], at: int) -> 
         and a.value is not None
         and a.value.items is not None
         and not inner.text_of(a.node).startswith(f"{name}+=")
+        and _may_reach(a.command, command, a.kind)
     ]
+    # (an assignment in the command's own body, under no condition or loop, before it: the
+    # ones before that one are replaced)
+    last = max(
+        (
+            i
+            for i, (_, a) in enumerate(assigned)
+            if a.command.function == command.function
+            and not a.command.guards
+            and not a.command.loops
+        ),
+        default=0,
+    )
+    assigned = assigned[last:]
     if len(assigned) < 2:
         return ()  # (assigned once, then appended to: the command line it builds is read)
     for _, assignment in assigned:
@@ -927,6 +944,15 @@ def _array_scripts(script: Script, name: str, pieces: list[_Piece], at: int) -> 
             if any(t is not None and t[:1] == "-" for t, _, _ in line[named[0] + 1 :]):
                 found[named[1]] = None
     return tuple(found)
+
+
+def _may_reach(at: Command, command: Command, kind: str) -> bool:
+    """Whether an assignment may give its value to a command: one in the command's own body
+    (its function's, or the top level's) before it, or any one another function makes that is
+    no `local` of it."""
+    if at.function == command.function:
+        return at.node.start_byte < command.node.start_byte or bool(command.loops)
+    return at.function is None or kind != "local"
 
 
 def _from_zero(script: Script, value: str) -> bool:
@@ -971,7 +997,7 @@ def _held(
         array = _ARRAY_WORD.fullmatch(word.value) if not word.static else None
         if array is not None and array.group(1) in variables:
             # (`"${CMD[@]}" --k 1`, CMD assigned twice: the script its items may name)
-            paths = _array_scripts(script, array.group(1), pieces, i)
+            paths = _array_scripts(script, command, array.group(1), pieces, i)
             if paths:
                 return i, paths, False, False
             continue

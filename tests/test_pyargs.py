@@ -1073,6 +1073,11 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
                 '#!/bin/bash\nWS="${WS:-/workspace}"\nTOOLS="${TOOLS:-${WS}/tools}"\n'
                 '"$PYBIN" "$TOOLS/a.py" --bogus 10\n'
             ),
+            # two functions, each with an array of its own: each line is read
+            "locals.sh": (
+                '#!/bin/bash\na() { local c=(python3 tools/a.py --k 1); "${c[@]}"; }\n'
+                'b() { local c=(python3 tools/b.py --bogus 12); "${c[@]}"; }\na\nb\n'
+            ),
             # an array that holds the script, assigned twice
             "arrays.sh": (
                 '#!/bin/bash\nCMD=(python3 tools/a.py)\n[ -n "$ALT" ] && CMD=(python3 tools/b.py)\n'
@@ -1086,7 +1091,7 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
         },
     )
     result = run_lint(root, select="BL116")
-    assert positions(result) == ["run.sh:10:16", "tools/eval.sh:5:17"]
+    assert positions(result) == ["locals.sh:3:35", "run.sh:10:16", "tools/eval.sh:5:17"]
     assert (
         "Python scripts run after words whose values are not known (the program, or a "
         "launcher's options: one could name another script), not read (BL116): 1 (lib.sh:4)"
