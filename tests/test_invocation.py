@@ -250,3 +250,13 @@ def test_a_function_that_runs_its_arguments_is_a_wrapper(body: str, runs: bool) 
         return
     assert [w.name for w in invocation.wrappers] == ["runit", "srun"]
     assert " ".join(w.value for w in invocation.words) == "hostname"
+
+
+def test_a_function_that_hands_its_arguments_to_one_that_runs_them_is_a_wrapper() -> None:
+    """`g() { f "$@"; }` with `f() { "$@"; }`: `g srun -N1 hostname` runs srun too; a function
+    that calls itself is no wrapper (and the reading ends)."""
+    text = 'f() { "$@"; }\ng() { f "$@"; }\nh() { h "$@"; }\ng srun -N1 hostname\nh srun x\n'
+    script = parse_file(SourceText("t.sh", text.encode()))
+    g_call, h_call = script.commands[-2], script.commands[-1]
+    assert [w.name for w in g_call.invocation.wrappers] == ["g", "srun"]
+    assert h_call.invocation.wrappers == ()

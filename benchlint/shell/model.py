@@ -737,6 +737,7 @@ class Script:
         self.nested: list[Script] = []
         self.functions: dict[str, Syn] = {}
         self._argument_runners: dict[str, int | None] = {}
+        self._asking: set[str] = set()  # (functions whose `runs_arguments` is being worked out)
         self._mentions: dict[str, bool] = {}
         self._bodies: dict[str, list[Command]] | None = None
         self._calls: list[Command] | None = None
@@ -826,7 +827,25 @@ class Script:
                 words = resolve_words(command, tuple(command.words)).words
                 if words and self.text_of(words[0].node) in _ALL_ARGUMENTS:
                     return shifted
+            elif (
+                command.base in self.functions
+                and command.base != function
+                and len(command.words) == 2
+                and self.text_of(command.words[1].node) in _ALL_ARGUMENTS
+                and self._runs_arguments_once(command.base) == 0
+            ):  # (`g() { f "$@"; }` with `f() { "$@"; }`: g runs its arguments too)
+                return shifted
         return None
+
+    def _runs_arguments_once(self, function: str) -> int | None:
+        """`runs_arguments`, not following a function already being asked (a recursion)."""
+        if function in self._asking:
+            return None
+        self._asking.add(function)
+        try:
+            return self.runs_arguments(function)
+        finally:
+            self._asking.discard(function)
 
     @property
     def calls(self) -> list[Command]:
