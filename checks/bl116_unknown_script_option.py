@@ -1242,6 +1242,7 @@ def _command_line(
     index, value = named
     value = _CURRENT_FOLDER.sub("", value, count=1)  # (`${PWD}/src/x.py` is `src/x.py`)
     if site.prefix and not value.startswith(("/", "$", "`")):
+        value = value.removeprefix("./")
         if not value.startswith(site.prefix + "/"):
             return  # (a file of the workspace beside the checkout: not the repository's)
         value = value[len(site.prefix) + 1 :]
