@@ -1181,6 +1181,21 @@ def _launched(words: list[tuple[str | None, str]], start: int) -> tuple[int, str
     return None
 
 
+def _say_line(ctx: Context, script: Script, line: _Line, site: _Where, said: str) -> None:
+    """Count a line that is not read, where the script it names is a file of the repository
+    and options follow it."""
+    named = _named(line.words)
+    if named is None:
+        return
+    index, value = named
+    if not any(t is not None and t[:1] == "-" for t, _, _ in line.words[index + 1 :]):
+        return
+    targets = _targets(ctx, script, value, not line.words[index][1].endswith(".py"))
+    if targets:
+        at = Location(script.path, site.place(_on_line(line, index)))
+        ctx.count(said, at, involves=tuple(targets))
+
+
 def _command_line(
     ctx: Context, script: Script, line: _Line, folders: _Folders, site: _Where, depth: int = 0
 ) -> Iterator[Finding]:
@@ -1190,30 +1205,13 @@ def _command_line(
     if line.wrapper is not None:
         runs = _runs_arguments(ctx, script, line.wrapper)
         if not isinstance(runs, tuple):  # (what it runs them with: not known)
-            named = _named(line.words)
-            options = named is not None and any(
-                t is not None and t[:1] == "-" for t, _, _ in line.words[named[0] + 1 :]
-            )
-            module = named is not None and not line.words[named[0]][1].endswith(".py")
-            targets = _targets(ctx, script, named[1], module) if named and options else []
-            if named is not None and targets:
-                at = Location(script.path, site.place(_on_line(line, named[0])))
-                said = _PROGRAM_SAID if runs is None else _GIVEN_SAID
-                ctx.count(said, at, involves=tuple(targets))
+            _say_line(ctx, script, line, site, _PROGRAM_SAID if runs is None else _GIVEN_SAID)
             return
         invocation, moves = runs
         away = line.elsewhere or _elsewhere(invocation)
         if moves:  # (its paths are from the folder it changes to: said, as after a `cd`)
-            named = _named(line.words)
-            options = named is not None and any(
-                t is not None and t[:1] == "-" for t, _, _ in line.words[named[0] + 1 :]
-            )
-            module = named is not None and not line.words[named[0]][1].endswith(".py")
-            targets = _targets(ctx, script, named[1], module) if named and options else []
-            if named is not None and targets:
-                at = Location(script.path, site.place(_on_line(line, named[0])))
-                why = "in a working directory not known"
-                ctx.count(_ELSEWHERE_SAID.format(why), at, involves=tuple(targets))
+            why = "in a working directory not known"
+            _say_line(ctx, script, line, site, _ELSEWHERE_SAID.format(why))
             return
         line = replace(line, wrapper=None, elsewhere=away)
     if line.held:  # (options follow, or the variable holds some: `_held`)
