@@ -238,7 +238,7 @@ def wiring_of(ws: Workspace) -> Wiring:
 # a launcher's text that may hand its routes over to a script whose name it builds (the key
 # of `_execs_script`'s answers)
 _EXEC = frozenset({"exec "})
-_EXEC_SCRIPT = re.compile(r"\bexec\s+(?:(?:ba|z)?sh\s|\.?/|\$|\"\$|'\$)")
+_EXEC_SCRIPT = re.compile(r"\bexec\s+(?![0-9]*[<>&])[^\s<>]")
 
 
 def _file_names(paths: set[str]) -> frozenset[str]:

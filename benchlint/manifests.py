@@ -86,7 +86,11 @@ def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Contain
 
 
 # a task's `setup:` that installs an engine (`pip install vllm==...`, `uv pip install sglang`)
-_INSTALLS = re.compile(r"\bpip3?\s+install\b[^\n]*\b(?:vllm|sglang|tensorrt[-_]llm)\b", re.I)
+_INSTALLS = re.compile(
+    r"\bpip3?\s+install\b[^\n;&|]*?(?<=\s)[\"']?(?:vllm|sglang|tensorrt[-_]llm)"
+    r"(?:\[[^\]]*\])?(?:[=<>~!]=?[^\s;&|]*)?[\"']?(?=[\s;&|]|$)",
+    re.I,
+)
 
 
 def command_line(

@@ -1089,13 +1089,19 @@ def _mutated(name: str, scope: ast.AST, before: int) -> bool:
     """Whether the function changes the list a name holds in place before line `before` (where
     it parses it, or hands it on): `args.remove(x)`, `args.pop(0)`, `del args[0]`, `args[1:] =
     ...`, `args += [...]`; not in a function defined inside it (its own names)."""
-    for node in _own_nodes(scope):
+    for node in _own_nodes(scope, name):
         if getattr(node, "lineno", before) >= before:
             continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             held = node.func.value
             if isinstance(held, ast.Name) and held.id == name and node.func.attr in _MUTATORS:
                 return True
+        if (
+            isinstance(node, ast.Call)
+            and not (isinstance(node.func, ast.Name) and node.func.id in _READS_ONLY)
+            and any(isinstance(a, ast.Name) and a.id == name for a in node.args)
+        ):
+            return True  # (`clean(argv)`: a function given the list may change it)
         targets: list[ast.expr] = []
         if isinstance(node, (ast.Delete, ast.Assign)):
             targets = node.targets
@@ -1111,14 +1117,25 @@ def _mutated(name: str, scope: ast.AST, before: int) -> bool:
     return False
 
 
-def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function's body, not those of the functions and lambdas it defines."""
+# functions that only read a list they are given
+_READS_ONLY = frozenset(
+    {"print", "len", "list", "tuple", "str", "repr", "sorted", "any", "all", "isinstance", "set"}
+)
+
+
+def _own_nodes(scope: ast.AST, name: str) -> Iterator[ast.AST]:
+    """The nodes of a function's body, and of the functions it defines that do not take a
+    parameter of the name (theirs would be another list: `def helper(args): args.pop()`)."""
     pending = list(ast.iter_child_nodes(scope))
     while pending:
         node = pending.pop()
         yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            pending.extend(ast.iter_child_nodes(node))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            given = node.args
+            names = [a.arg for a in (*given.posonlyargs, *given.args, *given.kwonlyargs)]
+            if name in names:
+                continue
+        pending.extend(ast.iter_child_nodes(node))
 
 
 def _consumed(target: ast.Name, name: str, scope: ast.AST) -> bool:

@@ -798,6 +798,11 @@ def _assigned_values(script: Script, value: str, at: Command) -> list[str]:
     match = _POSITIONAL.fullmatch(value)
     if match is None or at.function is None:
         return [value]
+    if any(
+        c.base == "shift" and c.node.start_byte < at.node.start_byte
+        for c in script.top.body(at.function)
+    ):
+        return [_UNKNOWN_ARGUMENT]  # (`shift` first: which argument it is, not followed)
     index = int(match.group(1) or match.group(2))
     return [
         (c.words[index].value if c.words[index].static else _UNKNOWN_ARGUMENT)
@@ -930,9 +935,9 @@ def _array_scripts(
         ),
         default=0,
     )
-    assigned = assigned[last:]
     if len(assigned) < 2:
         return ()  # (assigned once, then appended to: the command line it builds is read)
+    assigned = assigned[last:]
     for _, assignment in assigned:
         given = assignment.value
         if given is not None and given.items is not None:
