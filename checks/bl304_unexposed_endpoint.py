@@ -160,7 +160,10 @@ def _probes(
             elif value.startswith(_HEALTH_PREFIXES) and word.static:
                 path = value.split("=", 1)[1]
                 yield Probe(command, word, "route", path, _port_option(words))
-            for match in _METRIC.finditer(value) if command.base not in _IMAGES else ():
+            images = command.base in _IMAGES or command.invocation.base in _IMAGES
+            # (not in a substitution, read in its own command, nor an option naming an image)
+            plain = "$(" not in value and "`" not in value and "image" not in value
+            for match in _METRIC.finditer(value) if plain and not images else ():
                 yield Probe(
                     command, word, "metric", match.group(1), None, match.start(), match.end()
                 )
