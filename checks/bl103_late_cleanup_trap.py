@@ -294,10 +294,28 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
         if start is not None:
             command, name = start
             resource = Resource("background process", command, statement, name, _KILL)
-            # (an EXIT trap the library sets at its top level is the sourcing shell's, until
-            # the script sets one of its own: `trap ... EXIT`, `trap - EXIT` replace it)
+            # (an EXIT trap the library sets at its top level is the sourcing shell's, unless
+            # the script sets one of its own between the `source` and the call: `trap ...
+            # EXIT`, `trap - EXIT` replace it)
             traps = Flow(library, False, flow.defined).traps()
-            own = any(t.on_exit for _, t in flow.traps())
+            called_at = flow.index(statement)
+            file_name = library.path.rsplit("/", 1)[-1]
+            sourced = next(
+                (
+                    i
+                    for i, c in enumerate(flow.statements)
+                    if c.base in ("source", ".") and file_name in flow.script.text_of(c.node)
+                ),
+                None,
+            )
+            # (one the script's top level sets after sourcing it and before the call)
+            own = any(
+                t.on_exit
+                and sourced is not None
+                and called_at is not None
+                and sourced < i < called_at
+                for i, t in flow.traps()
+            )
             if own or not any(
                 t.on_exit and _handler_releases(resource, t, flow.defined) for _, t in traps
             ):
