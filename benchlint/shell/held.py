@@ -5,7 +5,7 @@ variable holds in its place (`python3 $OPTS`, `srun "${SRUN_ARGS[@]}"`) ask here
 
 from __future__ import annotations
 
-from benchlint.shell.model import Assignment, Command, Script, Word
+from benchlint.shell.model import Assignment, Command, Script, Syn, Word
 
 
 def once_before(command: Command, name: str) -> Word | None:
@@ -58,7 +58,11 @@ def _reaches(assignment: Assignment, command: Command) -> bool:
     at = assignment.command
     if assignment.kind not in ("assign", "export", "declare", "readonly", "local"):
         return False
-    if at.subshell or at.background or at.piped or _apart(at):
+    if at.background or at.piped or _sent_away(at):
+        return False
+    if any(loop not in command.loops for loop in _piped_loops(at)):
+        return False  # (in a loop a pipeline feeds, the command not in it)
+    if at.subshell and not _same_subshell(at, command):
         return False
     if at.function is None or at.function == command.function:
         return True
@@ -71,6 +75,15 @@ def _reaches(assignment: Assignment, command: Command) -> bool:
         return False
     called = _first_call(command.script, at.function)
     return called is not None and called.node.start_byte < when.node.start_byte
+
+
+def _same_subshell(at: Command, command: Command) -> bool:
+    """Whether the command is in the subshell the assignment is in (`( A=1; srun $A )`): it
+    is in one, after it, with no parenthesis between them."""
+    if not command.subshell or command.node.start_byte < at.node.end_byte:
+        return False
+    between = at.script.src[at.node.end_byte : command.node.start_byte]
+    return b"(" not in between and b")" not in between
 
 
 def _first_call(script: Script, function: str) -> Command | None:
@@ -91,15 +104,26 @@ def _first_call(script: Script, function: str) -> Command | None:
 def _apart(command: Command) -> bool:
     """Whether the statement runs in a shell of its own the model does not mark: sent to the
     background (`X=1 &`), or in a loop a pipeline feeds (`... | while read l; do X=1; done`)."""
+    return _sent_away(command) or bool(_piped_loops(command))
+
+
+def _sent_away(command: Command) -> bool:
+    """Whether the statement is sent to the background (`X=1 &`), which the model marks only
+    on commands."""
     src = command.script.src
     after = src[command.node.end_byte : command.node.end_byte + 3].lstrip(b" \t")
-    if after[:1] == b"&" and after[:2] != b"&&":
-        return True
+    return after[:1] == b"&" and after[:2] != b"&&"
+
+
+def _piped_loops(command: Command) -> list[Syn]:
+    """The loops around the statement that a pipeline feeds (their own shell)."""
+    src = command.script.src
+    found = []
     for loop in command.loops:
         before = src[max(0, loop.start_byte - 3) : loop.start_byte].rstrip(b" \t")
         if before.endswith(b"|") and not before.endswith(b"||"):
-            return True
-    return False
+            found.append(loop)
+    return found
 
 
 def same_shell(command: Command) -> bool:
