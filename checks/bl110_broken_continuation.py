@@ -116,8 +116,9 @@ def _array_comments(script: Script) -> Iterator[Finding]:
                 continue  # (`"a \\ # b"`: the text of a quoted item)
             blanks = match.group(1) + match.group(2)
             joins = match.start(1) > 0 and text[match.start(1) - 1] not in " \t\n("
-            if match.group(2) and joins:
-                continue  # (`--n=32\  # note`: the blank joins the word; the note is a comment)
+            word = text[: match.start(1)].rsplit(None, 1)[-1] if joins else ""
+            if match.group(2) and joins and not (word.startswith("-") and "=" not in word):
+                continue  # (`--n=32\  # note`: the blank joins the value; the note is a comment)
             span = script.file.span(at, at + len(blanks))
             note = match.group(3).rstrip()
             rest = clip(note[1:].strip(), 40)
@@ -126,7 +127,13 @@ def _array_comments(script: Script) -> Iterator[Finding]:
                 (Edit(script.path, span, ""),),
                 "unsafe",
             )
-            if match.group(2):  # (`\\  # note`: the `#` after a blank starts a comment)
+            if match.group(2) and joins:  # (`--flag\\  # note`: the flag ends in a blank)
+                message = (
+                    f"`\\` then a blank joins a blank to `{clip(word, 30)}` inside "
+                    f"`{assignment.name}=( ... )`: the item is `{clip(word, 30)} `, which is no "
+                    "option, and the command it is given to gets it as an argument"
+                )
+            elif match.group(2):  # (`\\  # note`: the `#` after a blank starts a comment)
                 message = (
                     f"`\\` then a blank escapes the blank inside `{assignment.name}=( ... )`: "
                     "the array gets a word that is one blank, and the command it is given to "
