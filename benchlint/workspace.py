@@ -95,18 +95,26 @@ def _reads_as_yaml(text: str) -> bool:
     does not."""
     lines = [line for line in text.split("\n")[:-1] if line.strip()]
     block = -1  # (the indentation a block scalar's lines go beyond)
+    depth = 0  # (the flow collections open: `command: [` over several lines)
     fits = 0
     for line in lines:
         indent = len(line) - len(line.lstrip(" "))
-        if block >= 0 and indent > block:
+        bare = _TEMPLATE_PART.sub("", line)
+        if depth > 0 or (block >= 0 and indent > block):
             fits += 1
-            continue
-        block = -1
-        if _YAML_LIKE.match(line):
-            fits += 1
-            if line.rstrip().endswith(("|", ">", "|-", ">-")):
-                block = indent
+        else:
+            block = -1
+            if _YAML_LIKE.match(line):
+                fits += 1
+                if line.rstrip().endswith(("|", ">", "|-", ">-")):
+                    block = indent
+        depth = max(
+            0, depth + bare.count("[") + bare.count("{") - bare.count("]") - bare.count("}")
+        )
     return bool(lines) and fits * 10 >= len(lines) * 9
+
+
+_TEMPLATE_PART = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|%\{[^}]*\}|\"[^\"]*\"|'[^']*'")
 
 
 _READ_SUFFIXES = (

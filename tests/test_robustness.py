@@ -495,6 +495,11 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
             "tf/mail.tpl": (
                 "Subject: run {{ .Name }}\nTo: {{ .Owner }}\n\nResults are at {{ .URL }}.\n"
             ),
+            # a flow list over several lines
+            "tf/server.tpl": (
+                'kind: Deployment\nspec:\n  command: [\n    "python3", "-m", "vllm",\n'
+                '    "--port", "${port}",\n    "--model", "${model}"\n  ]\n'
+            ),
             # Terraform's own directives between YAML lines
             "tf/pool.tpl": (
                 "kind: NodePool\nspec:\n  labels:\n%{ for k, v in labels ~}\n    ${k}: ${v}\n"
@@ -510,6 +515,7 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
         "tf/helm/gpu/values.tpl",
         "tf/manifest-templates/vllm.tftpl",
         "tf/pool.tpl",
+        "tf/server.tpl",
     ]
 
 
