@@ -460,7 +460,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             continue
         # (as argparse reads them: `"--nnodes=$N"` is an option, whatever its value)
         pieces = [_word(script, w) for w in words]
-        texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
+        texts = _texts(pieces)
         named = _script_index(texts)
         whole: list[_Piece] = []
         if named is None and scripts:  # (`SCRIPT=x.py; python3 "$SCRIPT" --k 1`)
@@ -468,7 +468,7 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             found = _named(whole)
             if found is not None:
                 pieces, named = whole, found
-                texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
+                texts = _texts(pieces)
             # (`OPTS="x.py --k 1"; python3 $OPTS`, `"${CMD[@]}" --k 1`: the script's word in a
             # string or an array assigned once before, put in place as bash splits it)
             expanded = _expanded(script, command, words) if named is None else None
@@ -540,15 +540,11 @@ def _command_lines(script: Script) -> Iterator[_Line]:
                 # (`cmd=("$PY" x.py ...)`: the program a variable assigned once before holds;
                 # not known, the line is said)
                 pieces = [_whole_value(script, assignment.command, w) for w in invocation.words]
-                unread = _named(pieces) is None and _launched_after_unknown(
-                    [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
-                )
+                unread = _named(pieces) is None and _launched_after_unknown(_texts(pieces))
             elif pieces and _named(pieces) is None:
                 # (`run_cmd="torchrun $DIST x.py ..."`: the launcher's options a string holds)
                 pieces = _expanded_pieces(script, assignment.command, pieces)
-                unread = _named(pieces) is None and _launched_after_unknown(
-                    [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
-                )
+                unread = _named(pieces) is None and _launched_after_unknown(_texts(pieces))
             if pieces and (_named(pieces) is not None or unread):
                 built[name] = (assignment.command, pieces, bool(items), _elsewhere(invocation))
                 if unread:
@@ -683,9 +679,14 @@ def _sets_ifs(script: Script) -> bool:
     return known
 
 
+def _texts(pieces: list[_Piece] | tuple[_Piece, ...]) -> list[tuple[str | None, str]]:
+    """The words' texts and sources, where a `--` is one only as written (not a value's)."""
+    return [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in pieces]
+
+
 def _named(words: list[_Piece] | tuple[_Piece, ...]) -> tuple[int, str] | None:
     """`_script_index` of pieces: a word that may be `--` is one not known there."""
-    return _script_index([(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in words])
+    return _script_index(_texts(words))
 
 
 def _script_index(words: list[tuple[str | None, str]]) -> tuple[int, str] | None:
@@ -851,7 +852,7 @@ def _wrapped_at(texts: list[tuple[str | None, str]], whole: list[_Piece]) -> int
     place (`/fsx/profwrap torchrun $TRAIN_SCRIPT ...`)."""
     start = _after_wrapper_script(texts)
     if start is None and whole:
-        held = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in whole]
+        held = _texts(whole)
         start = _after_wrapper_script(held)
     return start
 
@@ -940,14 +941,14 @@ def _array_scripts(
     assigned = assigned[last:]
     for _, assignment in assigned:
         given = assignment.value
-        if given is not None and given.items is not None:
-            items = [_word(script, item) for item in given.items]
-            line = [*pieces[:at], *items, *pieces[at + 1 :]]
-            named = _named(line)
-            if named is None or not at <= named[0] < at + len(items):
-                continue
-            if any(t is not None and t[:1] == "-" for t, _, _ in line[named[0] + 1 :]):
-                found[named[1]] = None
+        assert given is not None and given.items is not None  # (the filter above)
+        items = [_word(script, item) for item in given.items]
+        line = [*pieces[:at], *items, *pieces[at + 1 :]]
+        named = _named(line)
+        if named is None or not at <= named[0] < at + len(items):
+            continue
+        if any(t is not None and t[:1] == "-" for t, _, _ in line[named[0] + 1 :]):
+            found[named[1]] = None
     return tuple(found)
 
 
@@ -1393,7 +1394,7 @@ def _say_unread(ctx: Context, script: Script, line: _Line, site: _Where) -> None
     it names (a `.py` word, or a module after `-m`) is a file of the repository and options
     follow it."""
     # (as `_named` reads them: a word that may be `--` is not known)
-    texts = [(t if t != "--" or raw == "--" else None, raw) for t, raw, _ in line.words]
+    texts = _texts(line.words)
     unknown = next((i for i, (text, _) in enumerate(texts) if text is None), None)
     at = _script_word(texts[unknown + 1 :]) if unknown is not None else None
     if unknown is None or at is None:
