@@ -144,6 +144,9 @@ class Context:
         path = self.wiring.pairs[index][1]
         if not self._names_in(path, names) and not self._execs_script(path):
             return []
+        targets = self.wiring.handed_to(path)
+        if not any(self.route_in_scope(*self.ws.aliases(t)) for t in targets):
+            return []  # (no script it may hand over to is named: its routes are not built)
         return [r for r in self.wiring.pair_routes(index) if r.via]
 
     def _execs_script(self, path: str) -> bool:

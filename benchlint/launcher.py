@@ -125,15 +125,7 @@ class LauncherModel:
 
     @functools.cached_property
     def ends(self) -> list[Command]:
-        """The launcher's own commands that end it when they run: `exit`, and `exec` of a
-        program (the shell becomes it); not in a function, a subshell, a loop or a condition."""
-        return [
-            c
-            for c in self.script.commands
-            if (c.base == "exit" or (c.base == "exec" and c.invocation.words))
-            and c.function is None
-            and not (c.subshell or c.background or c.tested or c.loops)
-        ]
+        return script_ends(self.script)
 
     @functools.cached_property
     def eval_switches(self) -> list[Command]:
@@ -880,6 +872,18 @@ def assigned_names(script: Script) -> tuple[set[str], set[str]]:
             if not any(w.startswith("-") and "f" in w for w in words):
                 overwritten.update(w for w in words if not w.startswith("-"))
     return overwritten, defaulted - overwritten
+
+
+def script_ends(script: Script) -> list[Command]:
+    """A script's own commands that end it when they run: `exit`, and `exec` of a program (the
+    shell becomes it); not in a function, a subshell, a loop or a condition."""
+    return [
+        c
+        for c in script.commands
+        if (c.base == "exit" or (c.base == "exec" and c.invocation.words))
+        and c.function is None
+        and not (c.subshell or c.background or c.tested or c.loops)
+    ]
 
 
 def launcher_model(ws: Workspace, path: str) -> LauncherModel | None:

@@ -31,6 +31,7 @@ from benchlint.launcher import (
     Rewrite,
     assigned_names,
     launcher_model,
+    script_ends,
 )
 from benchlint.layout import launcher_candidates, recipe_mirrors, runner_labels
 from benchlint.recipe import ScriptRun, script_run
@@ -660,6 +661,29 @@ class Wiring:
             handed.via = (*route.via, end)
             route = handed
         return route
+
+    def handed_to(self, path: str) -> frozenset[str]:
+        """Every script a route of this launcher may be handed over to (`_handed_over`), found
+        without building a route: the targets of each of its `exec` ends, and theirs (a
+        superset: a route takes only the first end that surely runs on it)."""
+        found: set[str] = set()
+        todo, depth = [path], 0
+        while todo and depth < 3:
+            step: list[str] = []
+            for current in todo:
+                script = self.ws.shell(current)
+                if script is None:
+                    continue
+                for end in script_ends(script):
+                    called = script_word(end) if end.base == "exec" else None
+                    if called is None:
+                        continue
+                    targets = resolve_call(self.ws, script, called[1].value) or []
+                    if len(targets) == 1 and targets[0] not in found and targets[0] != current:
+                        found.add(targets[0])
+                        step.append(targets[0])
+            todo, depth = step, depth + 1
+        return frozenset(found)
 
     def _step_inputs(self, step: LauncherStep) -> frozenset[str]:
         """The inputs the step's `env:` expressions read (worked out once per step)."""
