@@ -339,3 +339,39 @@ def test_the_loops_a_command_runs_in() -> None:
     assert loops[(6, "sleep")] == [until]
     assert loops[(7, "echo")] == [(7, "c_style_for_statement")]
     assert loops[(8, "echo")] == []
+
+
+def test_what_runs_in_a_shell_of_its_own_is_marked_as_bash_runs_it() -> None:
+    """Each element of a pipeline of two or more runs in a shell of its own (the last one too,
+    until `shopt -s lastpipe`): `apart` is its innermost element. A group, a loop, a condition
+    or an assignment alone sent to the background runs there whole."""
+    script = parse(
+        "a | while read -r l; do b; done\n"
+        "c | { d; e | f; }\n"
+        "g\n"
+        "{ h; } &\n"
+        "if true; then i; fi > log &\n"
+        "for x in 1; do j; done &\n"
+        "X=1 &\n"
+        "k && l &\n"
+        "shopt -s lastpipe\n"
+        "m | n\n"
+        "( shopt -s lastpipe )\n"
+    )
+    texts = {
+        c.name or script.text_of(c.node): c for c in script.commands if c.name or c.assignments
+    }
+
+    def element(name: str) -> str | None:
+        apart = texts[name].apart
+        return None if apart is None else script.text_of(apart)
+
+    assert element("a") == "a"
+    assert element("read") == element("b") == "while read -r l; do b; done"
+    assert element("c") == "c"
+    assert element("d") == "{ d; e | f; }"
+    assert (element("e"), element("f")) == ("e", "f")
+    assert element("g") is None
+    background = {name for name, c in texts.items() if c.background}
+    assert background == {"h", "true", "i", "for x in 1; do j; done", "j", "X=1", "k", "l"}
+    assert (element("m"), element("n")) == ("m", None)  # (lastpipe: the last runs here)

@@ -5,7 +5,7 @@ variable holds in its place (`python3 $OPTS`, `srun "${SRUN_ARGS[@]}"`) ask here
 
 from __future__ import annotations
 
-from benchlint.shell.model import Assignment, Command, Script, Syn, Word
+from benchlint.shell.model import Assignment, Command, Script, Word
 
 
 def once_before(command: Command, name: str) -> Word | None:
@@ -58,10 +58,11 @@ def _reaches(assignment: Assignment, command: Command) -> bool:
     at = assignment.command
     if assignment.kind not in ("assign", "export", "declare", "readonly", "local"):
         return False
-    if at.background or at.piped or _sent_away(at):
+    if at.background:
         return False
-    if any(loop not in command.loops for loop in _piped_loops(at)):
-        return False  # (in a loop a pipeline feeds, the command not in it)
+    apart = at.apart  # (a pipeline's element: the command only if in the same one)
+    if apart is not None and not apart.start_byte <= command.node.start_byte < apart.end_byte:
+        return False
     if at.subshell and not _same_subshell(at, command):
         return False
     if at.function is None or at.function == command.function:
@@ -95,35 +96,10 @@ def _first_call(script: Script, function: str) -> Command | None:
             if c.words
             and c.words[0].value == function
             and c.function is None
-            and not (c.subshell or c.background or c.piped or _apart(c))
+            and not (c.subshell or c.background or c.apart)
         ),
         None,
     )
-
-
-def _apart(command: Command) -> bool:
-    """Whether the statement runs in a shell of its own the model does not mark: sent to the
-    background (`X=1 &`), or in a loop a pipeline feeds (`... | while read l; do X=1; done`)."""
-    return _sent_away(command) or bool(_piped_loops(command))
-
-
-def _sent_away(command: Command) -> bool:
-    """Whether the statement is sent to the background (`X=1 &`), which the model marks only
-    on commands."""
-    src = command.script.src
-    after = src[command.node.end_byte : command.node.end_byte + 3].lstrip(b" \t")
-    return after[:1] == b"&" and after[:2] != b"&&"
-
-
-def _piped_loops(command: Command) -> list[Syn]:
-    """The loops around the statement that a pipeline feeds (their own shell)."""
-    src = command.script.src
-    found = []
-    for loop in command.loops:
-        before = src[max(0, loop.start_byte - 3) : loop.start_byte].rstrip(b" \t")
-        if before.endswith(b"|") and not before.endswith(b"||"):
-            found.append(loop)
-    return found
 
 
 def same_shell(command: Command) -> bool:

@@ -580,6 +580,10 @@ class Command:
     function: str | None = None
     subshell: bool = False
     background: bool = False
+    # the element of a pipeline of two or more it is in (the innermost): bash runs each element
+    # in a shell of its own (the last too, unless `shopt -s lastpipe`), so what it assigns
+    # stays there (`... | while read l; do N=$l; done`)
+    apart: Syn | None = None
     heredocs: tuple[Heredoc, ...] = ()
     guards: tuple[Guard, ...] = ()  # outermost first
     redirects: tuple[Redirect, ...] = ()
@@ -1147,7 +1151,16 @@ def option_change(args: list[str], name: str, letter: str = "") -> bool | None:
 class _Context:
     """Where the walk is: what a command found here inherits. Immutable; `with_` makes a copy."""
 
-    __slots__ = ("function", "guards", "loops", "or_guarded", "piped", "subshell", "tested")
+    __slots__ = (
+        "apart",
+        "function",
+        "guards",
+        "loops",
+        "or_guarded",
+        "piped",
+        "subshell",
+        "tested",
+    )
 
     def __init__(
         self,
@@ -1158,6 +1171,7 @@ class _Context:
         guards: tuple[Guard, ...] = (),
         loops: tuple[Syn, ...] = (),
         piped: bool = False,
+        apart: Syn | None = None,
     ) -> None:
         self.tested = tested
         self.or_guarded = or_guarded
@@ -1166,6 +1180,7 @@ class _Context:
         self.guards = guards
         self.loops = loops
         self.piped = piped
+        self.apart = apart
 
     def with_(self, **changes: object) -> _Context:
         """A copy with these changes; a change of `tested` ends `piped` unless it is given."""
@@ -1179,6 +1194,7 @@ class _Context:
             self.guards,
             self.loops,
             self.piped,
+            self.apart,
         )
         for name, value in changes.items():
             setattr(ctx, name, value)
@@ -1188,7 +1204,14 @@ class _Context:
         if self.tested and not self.piped:
             return self
         return _Context(
-            True, self.or_guarded, self.function, self.subshell, self.guards, self.loops
+            True,
+            self.or_guarded,
+            self.function,
+            self.subshell,
+            self.guards,
+            self.loops,
+            False,
+            self.apart,
         )
 
     def under(self, *guards: Guard) -> _Context:
@@ -1201,6 +1224,7 @@ class _Context:
             guarded,
             self.loops,
             self.piped,
+            self.apart,
         )
 
     def looping(self, loop: Node) -> _Context:
@@ -1213,6 +1237,7 @@ class _Builder:
         self.root = root
         self.errexit = script.errexit_at_start
         self.pipefail = False  # (a shell `bash -c` starts does not inherit it)
+        self.lastpipe = False  # `shopt -s lastpipe`: a pipeline's last element runs here
         self.allexport = False
         self.by_node: dict[int, Command] = {}
         # words after a redirection (`cat <in a b`): tree-sitter-bash reads them as more
@@ -1244,7 +1269,11 @@ class _Builder:
         kind = node.type
         handler = _HANDLERS.get(kind)
         if handler is not None:
+            first = len(self.script.commands)
             handler(self, node, ctx)
+            if kind in _SENT_WHOLE and self._sent_away(node):
+                for command in self.script.commands[first:]:  # `{ ...; } &`: all of it runs apart
+                    command.background = True
             return
         if kind in _EXPRESSIONS:
             # nothing the model records can be inside without `${`, `$(`, a backquote or `<(`
@@ -1254,6 +1283,14 @@ class _Builder:
                 self.expansion(node)
         for child in node.named_children:
             self.walk(child, ctx)
+
+    def _sent_away(self, node: Node) -> bool:
+        """`_is_background`, asked only where an `&` follows on the statement's last line."""
+        src = self.script.src
+        end = src.find(b"\n", node.end_byte)
+        if src.find(b"&", node.end_byte, end if end >= 0 else len(src)) < 0:
+            return False
+        return _is_background(node)
 
     def may_hold(self, node: Node) -> bool:
         """Whether a word or expression can hold an expansion with an operator or a command."""
@@ -1279,10 +1316,12 @@ class _Builder:
         # (in a tested pipeline, its elements are tested as any command in it)
         element = ctx.tested_() if ctx.tested else ctx.with_(tested=True, piped=True)
         first = len(self.script.commands)
+        several = len(named) > 1
         for child in named[:-1]:
-            self.walk(child, element)
+            self.walk(child, element.with_(apart=syn(child)) if several else element)
         if named:
-            self.walk(named[-1], ctx)
+            last = named[-1]
+            self.walk(last, ctx.with_(apart=syn(last)) if several and not self.lastpipe else ctx)
         if _is_background(node):  # `vllm serve ... | tee log &`: every element runs apart
             for command in self.script.commands[first:]:
                 command.background = True
@@ -1561,6 +1600,7 @@ class _Builder:
             subshell=ctx.subshell,
             guards=ctx.guards,
             loops=ctx.loops,
+            apart=ctx.apart,
         )
         self.script.commands.append(command)
         self.by_node[node.id] = command
@@ -1626,6 +1666,10 @@ class _Builder:
             allexport = option_change([w.value for w in command.args], "allexport", "a")
             if allexport is not None:
                 self.allexport = allexport
+        elif base == "shopt" and command.apart is None and not command.subshell:
+            words = [w.value for w in command.args]
+            if "lastpipe" in words and ("-s" in words or "-u" in words):
+                self.lastpipe = "-s" in words
         elif base in ("read", "mapfile", "readarray", "getopts", "printf"):
             self.read_targets(command, base, [w.value for w in command.args])
         elif base == "let":  # `let m=3 "n += 1" i++`
@@ -1851,6 +1895,27 @@ def _arithmetic_targets(node: Node) -> list[Node]:
                     found.append(target)
         stack.extend(child.named_children)
     return sorted(found, key=lambda n: n.start_byte)
+
+
+# statements whose handlers do not mark their commands sent to the background themselves (a
+# pipeline and a subshell do): a list (`a && b &`), a group, a loop, a condition, an assignment
+# alone (`X=1 &`)
+_SENT_WHOLE = frozenset(
+    {
+        "list",
+        "compound_statement",
+        "if_statement",
+        "while_statement",
+        "until_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "case_statement",
+        "variable_assignment",
+        "variable_assignments",
+        "declaration_command",
+        "unset_command",
+    }
+)
 
 
 def _is_background(node: Node) -> bool:

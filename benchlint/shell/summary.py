@@ -95,6 +95,7 @@ def encode_script(script: Script) -> Encoded:
             c.function,
             c.subshell,
             c.background,
+            _syn(c.apart),
             [(_syn(h.node), _syn(h.body), h.quoted) for h in c.heredocs],
             [guard(g) for g in c.guards],
             [(r.operator, word(r.target)) for r in c.redirects],
@@ -189,6 +190,7 @@ def _fill(script: Script, encoded: Encoded) -> None:
         function,
         subshell,
         background,
+        apart,
         heredocs,
         under,
         redirects,
@@ -208,6 +210,7 @@ def _fill(script: Script, encoded: Encoded) -> None:
             loops=loops[loop] if loop is not None else (),
         )
         command.background = background
+        command.apart = Syn(*apart) if apart is not None else None
         command.heredocs = tuple(
             Heredoc(Syn(*h), Syn(*body) if body is not None else None, quoted)
             for h, body, quoted in heredocs
