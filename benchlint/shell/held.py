@@ -69,8 +69,14 @@ def _reaches(assignment: Assignment, command: Command) -> bool:
         return True
     if assignment.kind == "local":
         return False
-    # (the function that assigns it called at the top level before the command runs: before
-    # the command itself, or before the first call of the command's function)
+    # (the function that assigns it called by the command's own function before it: `main()
+    # { setup; srun $A; }`)
+    if command.function is not None:
+        inner = _first_call(command.script, at.function, command.function)
+        if inner is not None and inner.node.start_byte < command.node.start_byte:
+            return True
+    # (or at the top level before the command runs: before the command itself, or before the
+    # first call of the command's function)
     when = _first_call(command.script, command.function) if command.function else command
     if when is None:
         return False
@@ -87,15 +93,16 @@ def _same_subshell(at: Command, command: Command) -> bool:
     return b"(" not in between and b")" not in between
 
 
-def _first_call(script: Script, function: str) -> Command | None:
-    """The first command of the script's top level that calls the function, in its own shell."""
+def _first_call(script: Script, function: str, within: str | None = None) -> Command | None:
+    """The first command of the script's top level (or of the body of the function `within`)
+    that calls the function, in its own shell."""
     return next(
         (
             c
             for c in script.commands
             if c.words
             and c.words[0].value == function
-            and c.function is None
+            and c.function == within
             and not (c.subshell or c.background or c.apart)
         ),
         None,
