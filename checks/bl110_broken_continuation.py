@@ -39,8 +39,10 @@ vllm serve "$MODEL" --tensor-parallel-size 8 \\
 
 ## Exceptions
 Not reported: `--` as a command word, and a line the model took for a command of its own
-where bash continues the line before (it ends in `\\` as bash reads it). Only a script's own
-lines are read, not a command string run by `bash -c`.
+where bash continues the line before (it ends in `\\` as bash reads it). Besides the script's
+own lines, those of a script written in it that a shell runs are read (a heredoc `bash`
+reads or `cat` writes to a script file, a `bash -c` or `ssh` string), not the words a string
+variable splits into (`$CMD`), where a line's end is a blank.
 
 ## Fix safety
 Blanks after the `\\` are removed (safe: bash then continues the line, as the `\\` meant). A
@@ -85,10 +87,13 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     source = script.file
     if not _FLAG_LINE.search(source.text):
         return
-    for command in script.commands:
-        finding = _finding(source, command)
-        if finding is not None:
-            yield finding
+    for inner in script.walk():
+        if not _read_as_lines(inner):
+            continue
+        for command in inner.commands:
+            finding = _finding(source, command)
+            if finding is not None:
+                yield finding
     if "\\" in source.text:
         yield from _array_comments(script)
 
@@ -154,6 +159,20 @@ def _array_comments(script: Script) -> Iterator[Finding]:
                 subject=f"{assignment.name}@{clip(note, 40)}",
                 fix=fix,
             )
+
+
+def _read_as_lines(inner: Script) -> bool:
+    """Whether bash reads the script line by line, a line's end ending a command: the file, or
+    a script nested in it that a shell runs (a heredoc a shell reads or a script file it
+    writes, a `bash -c`, `eval` or `ssh` string); not the words a string variable splits into
+    (`$CMD --port 1`), where a line's end is a blank. Its lines are the file's as bash reads
+    them: a `\\` ending a line joins it to the next in an unquoted heredoc and a double-quoted
+    string before the shell runs it, and in the script the shell runs otherwise."""
+    parent = inner.parent
+    if parent is None:
+        return True
+    words = parent.invocation.words
+    return not (words and words[0].node.type in ("simple_expansion", "expansion"))
 
 
 def _flag_word(command: Command) -> str | None:
