@@ -1721,6 +1721,10 @@ class _Builder:
         ARGS` runs the words a string variable splits into."""
         invocation = _shell_invocation(command)
         if invocation is None:
+            wrapped = _sbatch_wrap(command)
+            if wrapped is not None:  # `sbatch --wrap="srun ..."`: a `sh` script on the node
+                self.script.nested.append(_nested(command, *wrapped, False))
+                return
             self.held_run(command)
             return
         words, errexit = invocation
@@ -1980,6 +1984,22 @@ def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
         return None
     if _ssh_remote(invocation) and invocation.words:
         return list(invocation.words), False
+    return None
+
+
+def _sbatch_wrap(command: Command) -> tuple[str, list[int]] | None:
+    """The command string `sbatch --wrap=STRING` (or `--wrap STRING`) submits: sbatch writes
+    it after a `#!/bin/sh` line as the job's batch script. Its text and offsets in the file."""
+    wrapper = command.invocation.wrapper("sbatch")
+    if wrapper is None or not wrapper.has("--wrap"):
+        return None
+    args = wrapper.words
+    for i, word in enumerate(args):
+        if word.value == "--wrap" and i + 1 < len(args):
+            return _joined([args[i + 1]])
+        if word.value.startswith("--wrap="):
+            value, offsets = _joined([word])
+            return value[7:], offsets[7:]
     return None
 
 
