@@ -1,7 +1,8 @@
 """How scripts start serving engines: the one place that recognises an engine launch.
 
 `vllm serve`, `python -m vllm.entrypoints.openai.api_server` (and vLLM's legacy and gRPC
-servers, which parse the same engine arguments), `python -m sglang.launch_server`,
+servers, which parse the same engine arguments), `python -m sglang.launch_server` and `sglang
+serve` (the `sglang` console script runs it for every model but a diffusion model),
 `python -m dynamo.<x>`, `trtllm-serve`, directly or behind a wrapper (`srun`, `env`, `nohup`...),
 and argument arrays that hold such a command (`VLLM_CMD=(vllm serve ...)`, run later as
 `"${VLLM_CMD[@]}"`).
@@ -202,6 +203,9 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
         return Launch("vllm", "vllm serve", command, program[2:])
     if base == "trtllm-serve":
         return Launch("trtllm", "trtllm-serve", command, program[1:])
+    if base == "sglang" and len(program) > 1 and program[1].value == "serve":
+        # (the `sglang` console script's `serve`: what `python -m sglang.launch_server` runs)
+        return Launch("sglang", "sglang serve", command, program[2:])
     module = invocation.module
     if module is None:
         return None

@@ -1,13 +1,13 @@
 """An engine server started in the foreground, with a readiness poll or a client after it.
 
 ## What it does
-Reports an engine launch (`vllm serve`, `python3 -m sglang.launch_server`, `trtllm-serve`,
-`python3 -m dynamo.*`, the SGLang router) that the script runs in the foreground, at its top
-level: not with `&`, not in a pipeline or subshell that is, not `exec`, not in a container
-started detached, when a later command of the same script talks to a server: `curl` or `wget`
-(a readiness poll `until curl .../health`), a URL of this host (`localhost`, `127.0.0.1`,
-`0.0.0.0`), a benchmark client (`benchmark_serving.py`, `bench_serving`, `vllm bench`, `aiperf`,
-`genai-perf`), or a function named `wait_for...`.
+Reports an engine launch (`vllm serve`, `python3 -m sglang.launch_server`, `sglang serve`,
+`trtllm-serve`, `python3 -m dynamo.*`, the SGLang router) that the script runs in the
+foreground, at its top level: not with `&`, not in a pipeline or subshell that is, not `exec`,
+not in a container started detached, when a later command of the same script talks to a
+server: `curl` or `wget` (a readiness poll `until curl .../health`), a URL of this host
+(`localhost`, `127.0.0.1`, `0.0.0.0`), a benchmark client (`benchmark_serving.py`,
+`bench_serving`, `vllm bench`, `aiperf`, `genai-perf`), or a function named `wait_for...`.
 
 ## Why is this bad?
 The shell waits for the server to exit, and a server does not exit: the readiness poll and the

@@ -60,7 +60,9 @@ on the flag, an abbreviation argparse would accept, and a launch some job runs w
 that names no release (then only another engine's flags are reported). Of a recipe key written
 twice in one mapping only the last is checked: PyYAML drops the first (BL203 reports it).
 Launches of programs with no flag data (`trtllm-serve`, `python -m dynamo.sglang`, the SGLang
-router) are not checked either; every report counts them, by program.
+router) are not checked either; every report counts them, by program. `sglang serve` is read
+as SGLang's language-model server, which it runs for every model but a diffusion model (whose
+server parses other flags, with no data here).
 
 ## Fix safety
 Only a flag with three dashes has a fix: dropping one dash where the rest is a flag of the
