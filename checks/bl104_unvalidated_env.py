@@ -84,6 +84,7 @@ from benchlint.context import Context
 from benchlint.engines import Launch, array_name, assignments_of, launches
 from benchlint.environment import (
     VALIDATORS,
+    ScriptState,
     StartPath,
     is_builtin,
     is_slip,
@@ -157,15 +158,44 @@ OUTSIDE = (
 
 def _count_outside(ctx: Context, script: Script, found: list[Launch]) -> None:
     """Say (never silently skip) a script outside the entrypoints whose engine launch reads a
-    variable it does not set: what BL104 would have checked there."""
+    variable it does not set or check before: what BL104 would have checked there."""
     assigned = {a.name for a in script.assignments} | _sourced_names(ctx, script)
     known = ctx.config.known_env
-    for launch in found:
+    reading = [
+        launch
+        for launch in found
         if any(
             r.name not in assigned and not is_builtin(r.name, known) for r, _ in _consumed(launch)
-        ):
+        )
+    ]
+    if not reading:
+        return
+    starts = [launch.command.file_offset for launch in reading]
+    everything, *befores = ctx.environment.states_before(script, [len(script.src) + 1, *starts])
+    for launch, before in zip(reading, befores, strict=True):
+        provided = everything if launch.command.function is not None else before
+        if everything.unknown or _unvalidated(ctx, launch, provided, before):
             ctx.count(OUTSIDE, Location(script.path, launch.command.first_line_span))
             return
+
+
+def _unvalidated(
+    ctx: Context, launch: Launch, provided: ScriptState, before: ScriptState
+) -> dict[str, tuple[Read, bool]]:
+    """The variables the launch reads that the script neither provides (`provided`: what it
+    set before the launch, or anywhere for a launch in a function) nor checks before it: each
+    one's first read, and whether an empty value vanishes there."""
+    found: dict[str, tuple[Read, bool]] = {}
+    for read, gone in _consumed(launch):
+        name = read.name
+        if (
+            name in provided.assigned
+            or name in before.validated
+            or is_builtin(name, ctx.config.known_env)
+        ):
+            continue
+        found.setdefault(name, (read, gone))
+    return found
 
 
 def _sourced_names(ctx: Context, script: Script, depth: int = 0) -> set[str]:
@@ -347,18 +377,9 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         # what the script set before the launch (a launch in a function: anywhere, as the
         # function may be called after it)
         provided = everything if launch.command.function is not None else before
-        unvalidated: dict[str, Read] = {}
-        vanishes: dict[str, bool] = {}
-        for read, gone in _consumed(launch):
-            name = read.name
-            if (
-                name in provided.assigned
-                or name in before.validated
-                or is_builtin(name, ctx.config.known_env)
-            ):
-                continue
-            unvalidated.setdefault(name, read)
-            vanishes.setdefault(name, gone)
+        both = _unvalidated(ctx, launch, provided, before)
+        unvalidated = {name: read for name, (read, _) in both.items()}
+        vanishes = {name: gone for name, (_, gone) in both.items()}
         if unvalidated and checked_upstream is None:
             checked_upstream = _safe_from_callers(ctx, path)
         for name in checked_upstream or ():

@@ -366,8 +366,8 @@ def test_fixes_in_json_and_sarif_say_their_applicability(tmp_path: Path) -> None
 def test_engine_scripts_outside_the_entrypoints_are_said(tmp_path: Path) -> None:
     """BL104 checks the scripts of layout.entrypoints; a script elsewhere that hands an engine a
     variable it does not set is named in a warning, not skipped in silence. One that sets what
-    its engine reads (itself or in a file it sources), a launcher and a sourced library are not
-    named."""
+    its engine reads (itself or in a file it sources) or checks it before, a launcher and a
+    sourced library are not named."""
     serve = 'python3 -m sglang.launch_server --model-path "$MODEL" --port "$PORT"\n'
     root = write_repo(
         tmp_path / "r",
@@ -382,6 +382,11 @@ def test_engine_scripts_outside_the_entrypoints_are_said(tmp_path: Path) -> None
             "scripts/ci/run.sh": "source scripts/ci/lib.sh\n",
             "runners/launch_h200.sh": serve,
             "benchmarks/checked.sh": ': "${MODEL:?}" "${PORT:?}"\n' + serve,
+            # (one that checks them before the launch, as BL104 would decide alone)
+            "scripts/ci/tested.sh": (
+                'if [ -z "$MODEL" ] || [ -z "$PORT" ]; then\n  echo unset >&2\n  exit 1\nfi\n'
+                + serve
+            ),
         },
     )
     assert json.loads(invoke(root, "--format", "json")[1])["warnings"][1:] == [
