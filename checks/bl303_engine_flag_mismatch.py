@@ -11,7 +11,8 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   (`vllm/vllm-openai:v0.15.1`, `lmsysorg/sglang:v0.5.8-cu130`), through the launcher their
   runner starts and the path it builds from their fields. The message names the release and
   when the flag left or arrives;
-- in a recipe's `backend.<engine>_config.<role>`, a flag the release of the recipe's
+- in a recipe's `backend.<engine>_config.<role>` (in the recipe folders, and in any other
+  YAML file of that shape: a template a launcher renders), a flag the release of the recipe's
   `model.container` image does not accept (an override block's own container wins);
 - in a Kubernetes container (a Deployment's, a LeaderWorkerSet's: its `command` and `args`,
   or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
@@ -85,6 +86,7 @@ from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
 from benchlint.releases import Running, beyond_scope, launch_releases
 from benchlint.shell.model import Script, Word
+from benchlint.source import SourceText
 from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YamlDocument, YNode
 
@@ -379,9 +381,15 @@ def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if not any(path_matches(path, root, inside=True) for root in roots):
             yield from ctx.document_pass("BL303", path, _manifest_pass)
-            continue
+            if not _RECIPE_SHAPE.search((ctx.ws.source(path) or _EMPTY).text):
+                continue  # (one outside the recipe folders, `backend.sglang_config`: read too)
         document = ctx.ws.yaml(path)
         yield from _recipe_findings(ctx, path, document.root if document is not None else None)
+
+
+# the text of an srtctl recipe: a `backend:` with an engine's `<engine>_config:` under it
+_RECIPE_SHAPE = re.compile(r"^\s*(?:sglang|vllm|trtllm)_config:", re.M)
+_EMPTY = SourceText("", b"")
 
 
 def _container(root: YNode, where: str) -> YNode | None:
