@@ -1249,6 +1249,54 @@ class _Builder:
 
     def build(self) -> None:
         self.walk(self.root, _Context())
+        self.held_heredocs()
+
+    def held_heredocs(self) -> None:
+        """A heredoc a variable holds (`CMD=$(cat <<EOF ... EOF)`), written to a file a shell
+        runs later (`echo "$CMD" > w.sh` ... `bash w.sh`): a script of its own, as a heredoc
+        `cat` writes to that file is. The variable assigned once, the writer's only argument
+        `"$CMD"`."""
+        writers = [
+            c
+            for c in self.script.commands
+            if c.base in ("echo", "printf")
+            and c.words[-1].value.startswith("$")
+            and any(r.operator in (">", ">|") for r in c.redirects)
+        ]
+        for writer in writers:
+            name = writer.words[-1].variable()
+            if name is None or len(writer.words) != (3 if writer.base == "printf" else 2):
+                continue
+            if writer.base == "printf" and writer.words[1].value not in ("%s\\n", "%s"):
+                continue
+            assigned = [a for a in self.script.assignments if a.name == name]
+            value = assigned[0].value if len(assigned) == 1 else None
+            if value is None or not self.script.text_of(value.node).lstrip('"').startswith("$("):
+                continue
+            errexit = self._run_later(writer)
+            if errexit is None:
+                continue
+            start, end = value.node.start_byte, value.node.end_byte
+            cat = next(
+                (
+                    c
+                    for c in self.script.commands
+                    if c.base == "cat"
+                    and len(c.words) == 1
+                    and c.heredocs
+                    and not c.redirects
+                    and start < c.node.start_byte < end
+                ),
+                None,
+            )
+            if cat is None:
+                continue
+            for heredoc in cat.heredocs:
+                if heredoc.body is not None:
+                    text, offsets = heredoc_body(
+                        heredoc.body, self.script.src, self.script.char_of, heredoc.quoted
+                    )
+                    self.script.nested.append(_nested(cat, text, offsets, errexit))
 
     # -- words and guards --------------------------------------------------------------------
     def word(self, node: Node) -> Word:
