@@ -159,7 +159,7 @@ from collections.abc import Callable, Iterator
 
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.launcher import RECIPE_VARIABLES, leading_variable, names_of_recipe
 from benchlint.layout import srtctl_sources
 from benchlint.recipe import settings_root
@@ -815,7 +815,9 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
             )
         return
     wiring = ctx.wiring
-    found: dict[str, tuple[str, Location, str, list[str], list[str], dict[int, Command]]] = {}
+    found: dict[
+        str, tuple[str, Location, str, list[Entry], dict[str, Location], dict[int, Command]]
+    ] = {}
     for route in ctx.routes():
         for recipe in wiring.applied(route):  # (EVAL_CONFIG_FILE's where the launcher switches)
             if recipe.status != "local" or recipe.path is None:
@@ -836,16 +838,21 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
             if staged:
                 continue
             _, _, _, entries, launchers, untold = found.setdefault(
-                recipe.path, (name, where, kept, [], [], {})
+                recipe.path, (name, where, kept, [], {}, {})
             )
             untold.update((id(c), c) for c in unknown)
             untold.update((id(r.command), r.command) for r in unsimulated)
-            if route.entry.name not in entries:
-                entries.append(route.entry.name)
+            if all(e is not route.entry for e in entries):
+                entries.append(route.entry)
             if route.launcher.path not in launchers:
-                launchers.append(route.launcher.path)
+                # (where it copies the recipes, not their configs/; else its first line)
+                command = recipe.overlay.command if recipe.overlay is not None else None
+                span = command.first_line_span if command is not None else Span(1, 1, 1, 1)
+                launchers[route.launcher.path] = Location(
+                    route.launcher.path, span, "copies the recipes, not configs/"
+                )
     for name, where, kept, entries, launchers, untold in found.values():
-        named = ", ".join(entries[:2]) + (
+        named = ", ".join(e.name for e in entries[:2]) + (
             f" and {len(entries) - 2} more" if len(entries) > 2 else ""
         )
         yield Finding(
@@ -855,8 +862,15 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
             "starts the workers without it (unless the srt-slurm release it checks out has its "
             "own)",
             where,
+            related=(
+                *launchers.values(),
+                *(
+                    Location(e.location.path, e.location.span, f"entry {e.name}")
+                    for e in entries[:3]
+                ),
+            ),
             subject=f"setup_script={name}",
-            involves=tuple(entries),
+            involves=tuple(e.name for e in entries),
             notes=tuple(
                 f"not counted: `{first_line(c.script.text_of(c.node))}` "
                 f"({c.script.path}:{c.span.line}), "
