@@ -51,7 +51,10 @@ vllm serve "$MODEL_PATH" --port "$PORT" --tensor-parallel-size 8
 ```
 
 ## Exceptions
-Scripts that other scripts source are libraries, not entrypoints. What a function sets or
+Scripts that other scripts source are libraries, not entrypoints; one with an engine launch
+at its top level that reads a variable it neither sets nor checks runs that launch in the
+sourcing script's shell, which is not followed, and every report counts it (`benchlint:
+warning: scripts other scripts source ...`). What a function sets or
 validates counts where the function is called, not where it is defined (a library that
 defines an unrelated function assigning `EP_SIZE` does not make `$EP_SIZE` safe). Variables
 the system, GitHub Actions or Slurm set, and those in `known-env`, are not checked. Validation
@@ -156,9 +159,16 @@ OUTSIDE = (
 )
 
 
-def _count_outside(ctx: Context, script: Script, found: list[Launch]) -> None:
-    """Say (never silently skip) a script outside the entrypoints whose engine launch reads a
-    variable it does not set or check before: what BL104 would have checked there."""
+SOURCED = (
+    "scripts other scripts source that hand an engine variables they do not set not checked "
+    "(BL104: what the sourcing script holds where it sources them is not followed)"
+)
+
+
+def _count_outside(ctx: Context, script: Script, found: list[Launch], what: str = OUTSIDE) -> None:
+    """Say (never silently skip) a script outside the entrypoints (or one another script
+    sources: `what`) whose engine launch reads a variable it does not set or check before:
+    what BL104 would have checked there."""
     assigned = {a.name for a in script.assignments} | _sourced_names(ctx, script)
     known = ctx.config.known_env
     reading = [
@@ -175,7 +185,7 @@ def _count_outside(ctx: Context, script: Script, found: list[Launch]) -> None:
     for launch, before in zip(reading, befores, strict=True):
         provided = everything if launch.command.function is not None else before
         if everything.unknown or _unvalidated(ctx, launch, provided, before):
-            ctx.count(OUTSIDE, Location(script.path, launch.command.first_line_span))
+            ctx.count(what, Location(script.path, launch.command.first_line_span))
             return
 
 
@@ -362,6 +372,11 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     if not entrypoint and ctx.wiring.is_launcher(path):
         return  # (its variables come from the workflow the repository wires)
     if environment.calls.is_sourced(path):
+        # (a library's functions run in its callers; a launch at its top level runs where it
+        # is sourced, in the sourcing script's shell, which is not followed: said)
+        top = [launch for launch in launches(script) if launch.command.function is None]
+        if entrypoint and top:
+            _count_outside(ctx, script, top, SOURCED)
         return
     found = launches(script)
     if not entrypoint:

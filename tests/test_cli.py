@@ -405,6 +405,33 @@ def test_engine_scripts_outside_the_entrypoints_are_said(tmp_path: Path) -> None
     ]
 
 
+def test_engine_scripts_other_scripts_source_are_said(tmp_path: Path) -> None:
+    """A benchmark script a launcher sources runs its engine launch in the launcher's shell,
+    whose state BL104 does not follow: it is named in a warning, not skipped in silence. A
+    library whose launch is in a function, and a sourced script that checks what its engine
+    reads, are not named."""
+    serve = 'vllm serve $MODEL --tensor-parallel-size "$TP"\n'
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "runners/launch_h100-cr.sh": (
+                "source benchmarks/lib.sh\nsource benchmarks/checked.sh\n"
+                "source benchmarks/serve.sh\n"
+            ),
+            "benchmarks/serve.sh": "echo start\n" + serve,
+            "benchmarks/lib.sh": "start_server() {\n  " + serve + "}\n",
+            "benchmarks/checked.sh": ': "${MODEL:?}" "${TP:?}"\n' + serve,
+        },
+    )
+    assert [
+        w for w in json.loads(invoke(root, "--format", "json")[1])["warnings"] if "source" in w
+    ] == [
+        "scripts other scripts source that hand an engine variables they do not set not checked "
+        "(BL104: what the sourcing script holds where it sources them is not followed): 1 "
+        "(benchmarks/serve.sh:2)"
+    ]
+
+
 def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path: Path) -> None:
     """`benchlint layout | head -1`: the closed pipe ends the command quietly, with no internal
     error on stderr (click's own handling, as for the lint command)."""
