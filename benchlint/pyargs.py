@@ -361,12 +361,13 @@ def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
     )
 
 
-def _bound_once(tree: ast.Module) -> set[str]:
+def _bound_once(tree: ast.Module, nodes: Iterable[ast.AST] | None = None) -> set[str]:
     """The names the module binds once only, anywhere (a `def`, a class, an import, an
     assignment, a parameter): a function defined and then imported under its name, or imported
-    twice (`try: from a import f` / `except ImportError: from b import f`), is not one function."""
+    twice (`try: from a import f` / `except ImportError: from b import f`), is not one function.
+    `nodes`: the module's nodes, where already listed (else walked)."""
     seen: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if nodes is None else nodes:
         names: list[str] = []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names = [node.name]
@@ -384,7 +385,11 @@ def _bound_once(tree: ast.Module) -> set[str]:
 class _Module:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
-        once = _bound_once(tree)
+        self.scope_of: dict[ast.AST, ast.AST | None] = {}  # every node below the module's
+        self.globals: dict[ast.AST, set[str]] = {}  # the names a function declares global
+        self._scopes(tree, None)
+        nodes = self.scope_of  # (one walk of the tree: the passes below go through its nodes)
+        once = _bound_once(tree, nodes)
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in once:
@@ -392,13 +397,13 @@ class _Module:
         # a name one `from ... import` binds, and nothing else: (module, level, name)
         self.imported: dict[str, tuple[str, int, str]] = {
             alias.asname or alias.name: (node.module, node.level, alias.name)
-            for node in ast.walk(tree)
+            for node in nodes
             if isinstance(node, ast.ImportFrom) and node.module
             for alias in node.names
             if (alias.asname or alias.name) in once
         }
         # the calls that are statements of their own (their result unused)
-        self.statements = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+        self.statements = {id(n.value) for n in nodes if isinstance(n, ast.Expr)}
         self.made: dict[ast.Call, _Made] = {}
         # (scope, name) -> the parsers and groups a name of a scope may hold; a scope is a
         # function (its node) or the module (None)
@@ -409,9 +414,6 @@ class _Module:
         self.opaque: dict[tuple[ast.AST | None, str], int] = {}
         self.subs: dict[int, _Subcommands] = {}
         self.groups: dict[int, _Group] = {}
-        self.scope_of: dict[ast.AST, ast.AST | None] = {}
-        self.globals: dict[ast.AST, set[str]] = {}  # the names a function declares global
-        self._scopes(tree, None)
         self.classes = _parser_classes(self.scope_of)
         self.unconditional = _unconditional_calls(tree)
         # the nodes that bind, return, call or name something: each pass goes through these
