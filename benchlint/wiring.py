@@ -319,6 +319,7 @@ class Wiring:
         self._recipes: dict[tuple[int, str], RecipeRef | None] = {}
         self._leaves = LeafCache()  # of the workspace's recipes, as simulations compare
         self._effective: dict[tuple[int, str, int], Effective | None] = {}
+        self._handed: dict[str, frozenset[str]] = {}  # (`handed_to`, by launcher)
         self._decisions = Decisions()
         self._unknowns: dict[frozenset[str], frozenset[str]] = {}
         self._inputs_read: dict[int, tuple[LauncherStep, frozenset[str]]] = {}
@@ -665,7 +666,14 @@ class Wiring:
     def handed_to(self, path: str) -> frozenset[str]:
         """Every script a route of this launcher may be handed over to (`_handed_over`), found
         without building a route: the targets of each of its `exec` ends, and theirs (a
-        superset: a route takes only the first end that surely runs on it)."""
+        superset: a route takes only the first end that surely runs on it). Asked once per
+        launcher."""
+        known = self._handed.get(path)
+        if known is None:
+            known = self._handed[path] = self._find_handed_to(path)
+        return known
+
+    def _find_handed_to(self, path: str) -> frozenset[str]:
         found: set[str] = set()
         todo, depth = [path], 0
         while todo and depth < 3:
