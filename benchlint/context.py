@@ -6,6 +6,7 @@ the registry of rules and the rules).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from functools import cached_property
@@ -249,4 +250,11 @@ def _file_names(paths: set[str]) -> frozenset[str]:
 
 
 def inside(path: str, scope: list[str]) -> bool:
-    return any(path == s or path.startswith(s.rstrip("/") + "/") for s in scope)
+    exact, folders = _scope_tests(tuple(scope))
+    return path in exact or path.startswith(folders)
+
+
+@functools.lru_cache(maxsize=16)
+def _scope_tests(scope: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """A scope's paths, and the folders they would be (asked for every path of a run)."""
+    return frozenset(scope), tuple(s.rstrip("/") + "/" for s in scope)
