@@ -521,9 +521,9 @@ class Workspace:
     def glob(self, patterns: list[str]) -> list[str]:
         key = tuple(patterns)
         if key not in self._globbed:  # (asked again and again by the wiring and the rules)
-            self._globbed[key] = tuple(
-                p for p in self._paths if any(path_matches(p, pat) for pat in patterns)
-            )
+            # (one expression for every pattern: one match per path)
+            either = re.compile("|".join(f"(?:{_glob_regex(p).pattern})" for p in patterns))
+            self._globbed[key] = tuple(p for p in self._paths if either.fullmatch(p))
         return list(self._globbed[key])
 
     # -- reading ---------------------------------------------------------------------------------
