@@ -15,6 +15,7 @@ import hashlib
 import posixpath
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from benchlint import profile
 from benchlint.shell.model import Command, Script, Word
@@ -87,6 +88,7 @@ class CallGraph:
         self._callers: dict[str, list[str]] | None = None  # target -> the paths calling it
         self._facts: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         self._listing = hashlib.sha256("\0".join(sorted(ws.script_paths)).encode()).digest()
+        self._every = False  # (every script's facts taken: `_every_facts`)
 
     def calls_in(self, script: Script) -> list[Call]:
         """Every call in `script`, its nested scripts included."""
@@ -110,13 +112,38 @@ class CallGraph:
         (a whole-repository run)."""
         if self._callers is None:
             callers: dict[str, list[str]] = {}
+            every = self._every_facts()
             for path in self.ws.shell_paths:
-                for _, targets in self.facts(path):
+                for _, targets in every[path]:
                     for target in targets:
                         found = callers.setdefault(target, [])
                         if not found or found[-1] != path:
                             found.append(path)
             self._callers = callers
+
+    def _every_facts(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+        """Every script's call facts, for a question about all of them (who calls a file),
+        kept in the cache as one table for the repository and its list of shell files (path:
+        content hash, facts): a run reads one entry, not one per script, and reads no script
+        the index knows unchanged."""
+        if not self._every:
+            cache = self.ws.cache
+            root = str(self.ws.root)
+            stored = cache.get("calls-table", root, self._listing) if cache is not None else None
+            table: dict[str, Any] = stored if isinstance(stored, dict) else {}
+            now: dict[str, Any] = {}
+            for path in self.ws.shell_paths:
+                digest = self.ws.digest(path) if cache is not None else None
+                entry = table.get(path)
+                if digest is not None and isinstance(entry, list) and entry[0] == digest:
+                    self._facts.setdefault(path, [(kind, tuple(t)) for kind, t in entry[1]])
+                facts = self.facts(path)
+                if digest is not None:
+                    now[path] = [digest, [(kind, list(t)) for kind, t in facts]]
+            if cache is not None and now != table:
+                cache.put("calls-table", root, self._listing, now)
+            self._every = True
+        return {path: self.facts(path) for path in self.ws.shell_paths}
 
     def facts(self, path: str) -> list[tuple[str, tuple[str, ...]]]:
         """(kind, targets) of each call in the script at `path`, from the cache when its content
@@ -147,10 +174,11 @@ class CallGraph:
         if self._callers is not None:
             others = self._callers.get(path, [])
         else:
+            every = self._every_facts()
             others = [
                 other
                 for other in self.ws.shell_paths
-                if any(path in targets for _, targets in self.facts(other))
+                if any(path in targets for _, targets in every[other])
             ]
         found: list[Call] = []
         for other in others:
@@ -166,6 +194,12 @@ class CallGraph:
                 kind == "source" and path in targets
                 for other in self._callers.get(path, [])
                 for kind, targets in self.facts(other)
+            )
+        if self._every:  # (every script's facts are at hand)
+            return any(
+                kind == "source" and path in targets
+                for facts in self._every_facts().values()
+                for kind, targets in facts
             )
         name = posixpath.basename(path)
         for other in self.ws.shell_paths:
