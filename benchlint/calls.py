@@ -446,9 +446,17 @@ _OWN_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]((?:[^{}]|\{[^{}]*
 
 
 def own_default(value: str, name: str) -> str:
-    """`${NAME:-default}` (or `:=`), the variable's own: the default; else the value."""
+    """`${NAME:-default}` (or `:=`), the variable's own: the default (quoted as a whole,
+    `${NAME:-"a/b.py"}`, its quotes removed, as bash removes them); else the value."""
     match = _OWN_DEFAULT.fullmatch(value)
-    return match.group(2) if match is not None and match.group(1) == name else value
+    if match is None or match.group(1) != name:
+        return value
+    default = match.group(2)
+    quote = default[:1]
+    if len(default) >= 2 and quote in ("'", '"') and default.endswith(quote):
+        if quote not in default[1:-1] and "\\" not in default:
+            return default[1:-1]
+    return default
 
 
 def from_known_folder(script: Script, value: str) -> bool:

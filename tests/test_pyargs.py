@@ -1068,6 +1068,8 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
                 'python3 -u "$WHERE/tools/$NAME" --bogus 6\nWHERE=.; NAME=a.py\n'
             ),
             "env.sh": "#!/bin/bash\nT=${T:-tools/a.py}\ntorchrun --nproc_per_node 8 $T --bogus 9\n",
+            # (the default quoted inside the expansion: the same path once bash removes them)
+            "quoted.sh": '#!/bin/bash\nT=${T:-"tools/a.py"}\npython3 $T --bogus 13\n',
             # a folder whose default is the checkout's mount, behind a program not known
             "lib.sh": (
                 '#!/bin/bash\nWS="${WS:-/workspace}"\nTOOLS="${TOOLS:-${WS}/tools}"\n'
@@ -1099,7 +1101,7 @@ def test_a_script_path_a_variable_holds_is_said_where_it_cannot_be_told(tmp_path
     assert (
         "Python scripts run with options from a variable whose path there cannot be told (the "
         "script assigns it more than once, after the line, or with an expansion), not read "
-        "(BL116): 3 (arrays.sh:4, env.sh:3, run.sh:7)"
+        "(BL116): 4 (arrays.sh:4, env.sh:3, quoted.sh:3 and 1 more)"
     ) in result.warnings()
 
 
