@@ -453,9 +453,9 @@ def own_default(value: str, name: str) -> str:
         return value
     default = match.group(2)
     quote = default[:1]
-    if len(default) >= 2 and quote in ("'", '"') and default.endswith(quote):
-        if quote not in default[1:-1] and "\\" not in default:
-            return default[1:-1]
+    whole = len(default) >= 2 and quote in ("'", '"') and default.endswith(quote)
+    if whole and quote not in default[1:-1] and "\\" not in default:
+        return default[1:-1]
     return default
 
 
