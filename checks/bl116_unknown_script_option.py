@@ -1351,6 +1351,13 @@ def _command_line(
             ]
             # (and where another module's function adds options to it)
             made += [_made(ctx, file, at) for parser, _ in parsers for file, at in parser.added]
+            # (and the script itself, where another module makes its parser: a run that
+            # names the script reports the line)
+            made += [
+                Location(t, _made(ctx, t, 1).span, "the script it runs")
+                for t in targets
+                if all(t != m.path for m in made)
+            ]
             at = Location(script.path, site.place(words[i][2]))
             yield _finding(targets, parsers[0][0], problem, at, made, texts)
     # a launcher of another script (`multiproc.py --nproc 8 train.py --lr 1`): the words from

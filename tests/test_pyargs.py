@@ -1446,3 +1446,27 @@ def test_a_parser_of_a_class_another_module_defines_is_said_as_that() -> None:
         "its parser's class is one it defines or imports (`CustomArgumentParser`, line 4), "
         "not argparse's"
     )
+
+
+def test_a_named_script_whose_parser_another_module_makes_is_reported(tmp_path: Any) -> None:
+    """`server/api.py` parses its command line with the parser `server/cli.py` makes: a run
+    that names `api.py` (pre-commit, after an edit of it) reports the launch line that gives
+    it an option neither has, as naming `cli.py` or the shell script does."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "server/__init__.py": "",
+            "server/cli.py": (
+                "import argparse\n\n\ndef make_parser():\n"
+                "    p = argparse.ArgumentParser()\n    p.add_argument('--port')\n    return p\n"
+            ),
+            "server/api.py": "from server.cli import make_parser\n\nmake_parser().parse_args()\n",
+            "start.sh": "#!/bin/bash\npython3 -m server.api --port 1 --prot 2\n",
+        },
+    )
+    for named in ("server/api.py", "server/cli.py", "start.sh"):
+        assert positions(run_lint(root, select="BL116", named=[root / named])) == [
+            "start.sh:2:32"
+        ], named
