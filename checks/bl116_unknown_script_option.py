@@ -167,8 +167,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from benchlint import pyargs
+from benchlint.calls import PATH_EXPANSION, fixed_folder, from_known_folder, own_default, resolve
 from benchlint.calls import ROOT_MOUNTS as MOUNTS
-from benchlint.calls import fixed_folder, from_known_folder, own_default, resolve
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
@@ -1304,6 +1304,18 @@ def _command_line(
             why = "at an absolute path another clone or a mount of the repository may hold"
             ctx.count(
                 _ELSEWHERE_SAID.format(why), Location(script.path, where), involves=tuple(clones)
+            )
+        return
+    if not targets and value.startswith("$") and not module:
+        # (`$WS_PATH/sync.py`, WS_PATH set by a script that sources this one, or the job: a
+        # file of the repository may be the one, at a folder not known here: said, not read)
+        ends = [m.end() for m in PATH_EXPANSION.finditer(value)]
+        tail = value[ends[-1] :] if ends else ""
+        alike = [p for p in ctx.ws.python_paths if tail[:1] == "/" and ("/" + p).endswith(tail)]
+        if alike:
+            why = "in a folder a variable the script does not set names: its caller's, or the job's"
+            ctx.count(
+                _ELSEWHERE_SAID.format(why), Location(script.path, where), involves=tuple(alike)
             )
         return
     if not targets:
