@@ -11,6 +11,7 @@ and argument arrays that hold such a command (`VLLM_CMD=(vllm serve ...)`, run l
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -39,6 +40,8 @@ class Launch:
     @property
     def server(self) -> str | None:
         """The HTTP server clients talk to, if this launch starts one."""
+        if self.engine == DIFFUSION:
+            return None  # (its routes are not the language-model server's: not known here)
         if self.engine == "dynamo":
             return "dynamo" if self.module == "dynamo.frontend" else None
         if self.module in _NOT_OPENAI or self.image is not None:
@@ -175,6 +178,9 @@ def array_name(word: Word) -> str | None:
     return None
 
 
+# `sglang serve --model-type diffusion`: SGLang's diffusion server (no flag or route data)
+DIFFUSION = "sglang-diffusion"
+
 _MODULES = {
     "vllm.entrypoints.openai.api_server": "vllm",
     # vLLM's other servers parse the same engine arguments (and their own --host, --port, ...)
@@ -204,8 +210,14 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
     if base == "trtllm-serve":
         return Launch("trtllm", "trtllm-serve", command, program[1:])
     if base == "sglang" and len(program) > 1 and program[1].value == "serve":
-        # (the `sglang` console script's `serve`: what `python -m sglang.launch_server` runs)
-        return Launch("sglang", "sglang serve", command, program[2:])
+        # (the `sglang` console script's `serve`: what `python -m sglang.launch_server` runs,
+        # but for a diffusion model, which another server with other flags and routes serves)
+        args = program[2:]
+        values = [w.value for w in args]
+        kinds = [b for a, b in itertools.pairwise(values) if a == "--model-type"]
+        kinds += [v.split("=", 1)[1] for v in values if v.startswith("--model-type=")]
+        kind = "sglang" if all(k == "llm" for k in kinds) else DIFFUSION
+        return Launch(kind, "sglang serve", command, args)
     module = invocation.module
     if module is None:
         return None

@@ -168,7 +168,7 @@ def _candidates(script: Script) -> list[Command]:
         found = script.memo["BL103 candidates"] = [
             command
             for command in script.commands
-            if command.background
+            if _own_job(command)
             or command.invocation.base == "mktemp"
             or any(w.name in _ACQUIRERS for w in command.invocation.wrappers)
         ]
@@ -215,7 +215,7 @@ def _resources(flow: Flow) -> list[Resource]:
             if any(remover.search(script.text_of(c.node)) for c in script.commands):
                 found.append(Resource("temporary directory", command, statement, variable, _REMOVE))
         elif (
-            command.background
+            _own_job(command)
             and statement is command
             and not command.piped
             and not reads_pipe(command)  # (`... | tee log &`: tee lives as long as its input)
@@ -334,7 +334,7 @@ def _function_starts(script: Script) -> dict[str, tuple[Command, str]]:
         body = [c for c in script.body(function) if not c.subshell]
         for index, command in enumerate(body):
             # (a pipeline's `$!` is its last command's: `_killed_through_pipe`, as at the top)
-            if not command.background or command.piped or reads_pipe(command):
+            if not _own_job(command) or command.piped or reads_pipe(command):
                 continue
             name = _pid_saved(body[index + 1 : index + 4])
             if name is None:
@@ -931,17 +931,17 @@ def _killed_through_pipe(flow: Flow, lookup: Functions) -> Iterator[Finding]:
     after it, or in a function's body, itself or through a function given the PID
     (`stop "$PROXY_PID"` with `stop() { kill "$1"; }`)."""
     script = flow.script
-    piped = {c.function or "" for c in script.commands if c.background and c.piped}
+    piped = {c.function or "" for c in script.commands if _own_job(c) and c.piped}
     if not piped:
         return
     bodies = [flow] + [Flow(script, False, lookup, name) for name in sorted(piped - {""})]
     for body in bodies:
         statements = body.statements
         for i, head in enumerate(statements):
-            if not (head.background and head.piped) or (i and statements[i - 1].piped):
+            if not (_own_job(head) and head.piped) or (i and statements[i - 1].piped):
                 continue
             last = next((j for j in range(i + 1, len(statements)) if not statements[j].piped), None)
-            if last is None or not statements[last].background:
+            if last is None or not _own_job(statements[last]):
                 continue
             name = _pid_saved(statements[last + 1 : last + 4])
             if name is not None:
@@ -1064,10 +1064,17 @@ def _may_hold(command: Command) -> bool:
     """Whether the command may acquire what `_resources` looks for (a job it starts, an
     allocation, a container, a temporary directory)."""
     return (
-        command.background
+        _own_job(command)
         or command.invocation.base == "mktemp"
         or any(w.name in _ACQUIRERS for w in command.invocation.wrappers)
     )
+
+
+def _own_job(command: Command) -> bool:
+    """Sent to the background as a job whose `$!` names it (alone, or at the head or end of a
+    pipeline): not a command of a list, group or loop sent as a whole, whose `$!` is that
+    statement's shell (`cd /w && vllm serve ... &`: not known to be the server's)."""
+    return command.background and command.group is None
 
 
 def _in_the_call(

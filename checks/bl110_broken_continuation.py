@@ -172,6 +172,8 @@ def _read_as_lines(inner: Script) -> bool:
     if parent is None:
         return True
     words = parent.invocation.words
+    if parent.invocation.base == "eval":  # (`eval $CMD`: split, its lines joined by blanks)
+        return all(w.node.type not in ("simple_expansion", "expansion") for w in words[1:])
     return not (words and words[0].node.type in ("simple_expansion", "expansion"))
 
 

@@ -198,7 +198,8 @@ def _unchecked(launch: Launch) -> str | None:
     program: `trtllm-serve`, Dynamo's SGLang worker, the SGLang router); None for the rest."""
     if launch.engine in ENGINES or launch.module in _CHECKED_ELSEWHERE:
         return None
-    program = launch.module if launch.engine == "trtllm" else f"python -m {launch.module}"
+    plain = launch.engine == "trtllm" or " " in launch.module  # (`sglang serve`)
+    program = launch.module if plain else f"python -m {launch.module}"
     return f"engine launches of `{program}` not checked for flags (BL303: no flag data for it)"
 
 

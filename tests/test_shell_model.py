@@ -375,3 +375,12 @@ def test_what_runs_in_a_shell_of_its_own_is_marked_as_bash_runs_it() -> None:
     background = {name for name, c in texts.items() if c.background}
     assert background == {"h", "true", "i", "for x in 1; do j; done", "j", "X=1", "k", "l"}
     assert (element("m"), element("n")) == ("m", None)  # (lastpipe: the last runs here)
+    # (`$!` after a statement sent whole is its shell's: the statement is each command's group)
+    groups = {name: c.group and script.text_of(c.group) for name, c in texts.items()}
+    assert (groups["h"], groups["k"], groups["l"], groups["X=1"]) == (
+        "{ h; }",
+        "k && l",
+        "k && l",
+        "X=1",
+    )
+    assert groups["a"] is None and groups["g"] is None

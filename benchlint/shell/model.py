@@ -584,6 +584,9 @@ class Command:
     # in a shell of its own (the last too, unless `shopt -s lastpipe`), so what it assigns
     # stays there (`... | while read l; do N=$l; done`)
     apart: Syn | None = None
+    # the statement sent to the background as a whole it is part of (a list, a group, a loop, a
+    # condition: `cd /w && vllm serve ... &`): `$!` is that statement's shell, not this command
+    group: Syn | None = None
     heredocs: tuple[Heredoc, ...] = ()
     guards: tuple[Guard, ...] = ()  # outermost first
     redirects: tuple[Redirect, ...] = ()
@@ -1260,7 +1263,7 @@ class _Builder:
             c
             for c in self.script.commands
             if c.base in ("echo", "printf")
-            and c.words[-1].value.startswith("$")
+            and c.words[-1].node.type == "string"  # (`"$CMD"`: unquoted, its lines are joined)
             and any(r.operator in (">", ">|") for r in c.redirects)
         ]
         for writer in writers:
@@ -1277,19 +1280,11 @@ class _Builder:
             if errexit is None:
                 continue
             start, end = value.node.start_byte, value.node.end_byte
-            cat = next(
-                (
-                    c
-                    for c in self.script.commands
-                    if c.base == "cat"
-                    and len(c.words) == 1
-                    and c.heredocs
-                    and not c.redirects
-                    and start < c.node.start_byte < end
-                ),
-                None,
-            )
-            if cat is None:
+            inside = [c for c in self.script.commands if start < c.node.start_byte < end]
+            cat = inside[0] if len(inside) == 1 else None  # (the cat alone: not `| tr ...`)
+            if cat is None or cat.base != "cat" or len(cat.words) != 1 or not cat.heredocs:
+                continue
+            if cat.redirects or cat.apart is not None:
                 continue
             for heredoc in cat.heredocs:
                 if heredoc.body is not None:
@@ -1320,8 +1315,11 @@ class _Builder:
             first = len(self.script.commands)
             handler(self, node, ctx)
             if kind in _SENT_WHOLE and self._sent_away(node):
+                whole = syn(node)
                 for command in self.script.commands[first:]:  # `{ ...; } &`: all of it runs apart
                     command.background = True
+                    if command.group is None:
+                        command.group = whole
             return
         if kind in _EXPRESSIONS:
             # nothing the model records can be inside without `${`, `$(`, a backquote or `<(`
@@ -1333,9 +1331,12 @@ class _Builder:
             self.walk(child, ctx)
 
     def _sent_away(self, node: Node) -> bool:
-        """`_is_background`, asked only where an `&` follows on the statement's last line."""
+        """`_is_background`, asked only where an `&` follows on the statement's last line (and
+        the lines a `\\` at its end continues it on: `... \\` then `> log 2>&1 &`)."""
         src = self.script.src
         end = src.find(b"\n", node.end_byte)
+        while end > 0 and src[end - 1 : end] == b"\\":
+            end = src.find(b"\n", end + 1)
         if src.find(b"&", node.end_byte, end if end >= 0 else len(src)) < 0:
             return False
         return _is_background(node)
@@ -1832,7 +1833,8 @@ class _Builder:
         if command.base == "tee":
             targets = [w for w in command.words[1:] if not w.value.startswith("-")]
         src = self.script.src
-        after = src[command.node.end_byte :]
+        # (the lines after it, comments left out: `# later: bash w.sh` runs nothing)
+        after = _COMMENT_LINE.sub(b"", src[command.node.end_byte :])
         for target in targets:
             text = src[target.node.start_byte : target.node.end_byte]
             # options: `-e`, `-o errexit`, a cluster ending in `o` and its name (`-euo pipefail`)
@@ -2033,6 +2035,9 @@ def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
     if _ssh_remote(invocation) and invocation.words:
         return list(invocation.words), False
     return None
+
+
+_COMMENT_LINE = re.compile(rb"^[ \t]*#[^\n]*", re.M)
 
 
 def _sbatch_wrap(command: Command) -> tuple[str, list[int]] | None:

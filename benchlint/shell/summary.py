@@ -96,6 +96,7 @@ def encode_script(script: Script) -> Encoded:
             c.subshell,
             c.background,
             _syn(c.apart),
+            _syn(c.group),
             [(_syn(h.node), _syn(h.body), h.quoted) for h in c.heredocs],
             [guard(g) for g in c.guards],
             [(r.operator, word(r.target)) for r in c.redirects],
@@ -191,6 +192,7 @@ def _fill(script: Script, encoded: Encoded) -> None:
         subshell,
         background,
         apart,
+        group,
         heredocs,
         under,
         redirects,
@@ -211,6 +213,7 @@ def _fill(script: Script, encoded: Encoded) -> None:
         )
         command.background = background
         command.apart = Syn(*apart) if apart is not None else None
+        command.group = Syn(*group) if group is not None else None
         command.heredocs = tuple(
             Heredoc(Syn(*h), Syn(*body) if body is not None else None, quoted)
             for h, body, quoted in heredocs
