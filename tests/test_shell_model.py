@@ -354,7 +354,7 @@ def test_what_runs_in_a_shell_of_its_own_is_marked_as_bash_runs_it() -> None:
         "for x in 1; do j; done &\n"
         "X=1 &\n"
         "k && l &\n"
-        "shopt -s lastpipe\n"
+        "shopt -qs lastpipe\n"
         "m | n\n"
         "( shopt -s lastpipe )\n"
     )

@@ -1717,8 +1717,9 @@ class _Builder:
                 self.allexport = allexport
         elif base == "shopt" and command.apart is None and not command.subshell:
             words = [w.value for w in command.args]
-            if "lastpipe" in words and ("-s" in words or "-u" in words):
-                self.lastpipe = "-s" in words
+            flags = "".join(w[1:] for w in words if w.startswith("-"))  # (`-qs`, `-s -q`)
+            if "lastpipe" in words and ("s" in flags) != ("u" in flags):
+                self.lastpipe = "s" in flags
         elif base in ("read", "mapfile", "readarray", "getopts", "printf"):
             self.read_targets(command, base, [w.value for w in command.args])
         elif base == "let":  # `let m=3 "n += 1" i++`
