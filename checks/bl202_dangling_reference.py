@@ -852,13 +852,17 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
                     route.launcher.path, span, "copies the recipes, not configs/"
                 )
     for name, where, kept, entries, launchers, untold in found.values():
+        # (in the order of the files, not of the routes: the same text whichever file is named)
+        entries.sort(key=lambda e: (e.location.path, e.location.span.line))
+        launchers = dict(sorted(launchers.items()))
         named = ", ".join(e.name for e in entries[:2]) + (
             f" and {len(entries) - 2} more" if len(entries) > 2 else ""
         )
+        copies = "copies" if len(launchers) == 1 else "copy"
         yield Finding(
             "BL202",
             f"setup_script {name} is this repository's {kept}, which {', '.join(launchers)} "
-            f"copies nothing of into srtctl's configs/ for {named}: srtctl prints a warning and "
+            f"{copies} nothing of into srtctl's configs/ for {named}: srtctl prints a warning and "
             "starts the workers without it (unless the srt-slurm release it checks out has its "
             "own)",
             where,
@@ -879,7 +883,7 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
                     if c.base in _COPIES
                     else "an edit of the recipe benchlint does not simulate (BL002)"
                 )
-                for c in list(untold.values())[:3]
+                for c in sorted(untold.values(), key=lambda c: (c.script.path, c.span.line))[:3]
             ),
         )
 

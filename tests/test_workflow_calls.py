@@ -751,3 +751,57 @@ def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_pat
     ]
     template = run_lint(root, named=[root / ".github/workflows/benchmark-tmpl.yml"])
     assert not any("outside those benchlint routes" in w for w in template.warnings())
+
+
+def test_a_finding_over_several_routes_reads_the_same_whichever_file_is_named(
+    tmp_path: Path,
+) -> None:
+    """A setup_script two launchers copy nothing of, for entries of two master configs: the
+    finding's message, related places and notes are the same in the whole run and in a run
+    that names either master config or either launcher (pre-commit), in the order of the
+    files, not of the routes the run built first."""
+    entry = (
+        "{name}:\n  runner: {runner}\n  scenarios:\n    fixed-seq-len:\n    - search-space:\n"
+        '      - prefill: {{additional-settings: ["CONFIG_FILE=recipes/sglang/m1/disagg.yaml"]}}\n'
+    )
+    copy = 'cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/sglang" '
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "configs/amd-master.yaml": entry.format(name="m1-b300", runner="b300"),
+            "configs/nvidia-master.yaml": entry.format(name="m1-gb200-0", runner="gb200")
+            + entry.format(name="m1-gb200-1", runner="gb200"),
+            "configs/runners.yaml": "labels:\n  b300: [b300-nv_0]\n  gb200: [gb200-nv_0]\n",
+            "runners/launch_b300-nv.sh": copy + 'recipes/sglang\nsrtctl apply -f "$CONFIG_FILE"\n',
+            "runners/launch_gb200-nv.sh": (
+                "echo staging\n" + copy + 'recipes/sglang\nsrtctl apply -f "$CONFIG_FILE"\n'
+            ),
+            "benchmarks/multi_node/srt-slurm-recipes/configs/prep.sh": "echo prep\n",
+            "benchmarks/multi_node/srt-slurm-recipes/sglang/m1/disagg.yaml": (
+                "name: m1\nsetup_script: prep.sh\n"
+            ),
+        },
+    )
+
+    def said(*named: str) -> list[tuple[str, list[str], tuple[str, ...]]]:
+        result = run_lint(root, "BL202", named=[root / n for n in named] or None)
+        return [
+            (f.message, [f"{r.path}:{r.span.line}" for r in f.related], f.notes)
+            for f in result.findings
+        ]
+
+    whole = said()
+    assert [message for message, _, _ in whole] == [
+        "setup_script prep.sh is this repository's benchmarks/multi_node/srt-slurm-recipes/"
+        "configs/prep.sh, which runners/launch_b300-nv.sh, runners/launch_gb200-nv.sh copy "
+        "nothing of into srtctl's configs/ for m1-b300, m1-gb200-0 and 1 more: srtctl prints a "
+        "warning and starts the workers without it (unless the srt-slurm release it checks out "
+        "has its own)"
+    ]
+    for named in (
+        "configs/amd-master.yaml",
+        "configs/nvidia-master.yaml",
+        "runners/launch_gb200-nv.sh",
+        "runners/launch_b300-nv.sh",
+    ):
+        assert said(named) == whole, named
