@@ -389,7 +389,7 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 # the text of an srtctl recipe: a `backend:` with an engine's `<engine>_config:` under it
-_RECIPE_SHAPE = re.compile(r"^\s*(?:sglang|vllm|trtllm)_config:", re.M)
+_RECIPE_SHAPE = re.compile(r"""(?:^|[{,\s])["']?(?:sglang|vllm|trtllm)_config["']?\s*:""", re.M)
 _EMPTY = SourceText("", b"")
 
 
