@@ -419,8 +419,10 @@ class Environment:
             if base in VALIDATORS:
                 validated.update(w.value for w in command.args if w.static)
             elif base == "exit" or (own and base == "return"):
-                # (a `return` ends only its function: it checks for that function's later lines)
-                validated.update(self._empty_exit(command))
+                # (a `return` ends only its function: it checks for that function's later lines;
+                # an `exit` in a subshell, a pipeline or the background ends only that shell)
+                if not (command.subshell or command.background or command.apart):
+                    validated.update(self._empty_exit(command))
             elif base == "eval":
                 unknown = unknown or "eval"
             elif base in functions and depth < 3:  # a call: what the body sets, set here
