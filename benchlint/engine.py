@@ -16,7 +16,7 @@ from benchlint.config import Config
 from benchlint.context import Context, inside, wiring_of
 from benchlint.finding import Finding, Location, Span
 from benchlint.registry import Rule, all_rules
-from benchlint.releases import unfollowed
+from benchlint.releases import runs_srtctl, unfollowed
 from benchlint.result import Coverage, Result, RuleError
 from benchlint.source import SourceText
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
@@ -342,6 +342,9 @@ def _recipes_elsewhere(context: Context, routes: list[Route]) -> dict[str, set[s
     for route in routes:
         overlays = route.launcher.overlays
         stops = bool(overlays) and route.ends_before(overlays[0].command)
+        # (a launcher that runs no srtctl runs no recipe: its entries are unfollowed, not
+        # upstream)
+        stops = stops or not runs_srtctl(context, route.launcher.path)
         for ref in context.wiring.recipes(route):
             if ref.status == "upstream" and stops:
                 continue

@@ -204,6 +204,36 @@ def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     return found
 
 
+def runs_srtctl(ctx: Context, path: str) -> bool:
+    """Whether the launcher runs srtctl (which reads the recipe CONFIG_FILE names): in its own
+    text, a shell string in it, or a script it sources or runs (two deep). A launcher that
+    does not runs no recipe, whatever the entry's CONFIG_FILE says. Asked once per launcher."""
+    known = ctx.ws.models.setdefault("runs-srtctl", {})
+    assert isinstance(known, dict)
+    if path not in known:
+        known[path] = False  # (a cycle of calls ends here)
+        found = False
+        todo, seen = [(path, 0)], {path}
+        while todo and not found:
+            current, depth = todo.pop()
+            script = ctx.ws.shell(current)
+            if script is None:
+                continue
+            found = any(
+                posixpath.basename(w.value) == "srtctl"
+                for c in script.all_commands()
+                for w in c.words
+                if w.static
+            )
+            for call in ctx.environment.calls.calls_in(script) if depth < 2 else ():
+                for target in call.targets:
+                    if target not in seen:
+                        seen.add(target)
+                        todo.append((target, depth + 1))
+        known[path] = found
+    return bool(known[path])
+
+
 def unfollowed(ctx: Context, routes: list[Route] | None = None) -> dict[str, tuple[str, ...]]:
     """Launchers that run, for some entries, nothing benchlint can follow: no script or recipe
     it can evaluate a path to, and no engine of their own (a launcher that starts the engine
@@ -220,7 +250,8 @@ def unfollowed(ctx: Context, routes: list[Route] | None = None) -> dict[str, tup
         reached.setdefault(key, route)
         if key in followed:
             continue
-        if scripts_run(ctx, route) or wiring.recipes(route) or _starts_engine(ctx, route):
+        recipes = wiring.recipes(route) and runs_srtctl(ctx, route.launcher.path)
+        if scripts_run(ctx, route) or recipes or _starts_engine(ctx, route):
             followed.add(key)
     found: dict[str, list[str]] = {}
     for key, route in reached.items():

@@ -805,3 +805,37 @@ def test_a_finding_over_several_routes_reads_the_same_whichever_file_is_named(
         "runners/launch_b300-nv.sh",
     ):
         assert said(named) == whole, named
+
+
+def test_an_entry_whose_launcher_runs_no_srtctl_runs_no_recipe(tmp_path: Path) -> None:
+    """An entry with a CONFIG_FILE whose launcher neither runs srtctl nor hands over to a
+    script that does (it `exec`s a script named at run time): no recipe runs, from this
+    repository or srt-slurm's checkout; the run says the launcher runs nothing benchlint can
+    follow for it. Near miss: srtctl in a library the launcher sources."""
+    entry = (
+        "toy:\n  runner: b200\n  multinode: true\n  scenarios:\n    fixed-seq-len:\n"
+        "    - search-space:\n"
+        '      - prefill: {additional-settings: ["CONFIG_FILE=recipes/vllm/toy/disagg.yaml"]}\n'
+    )
+    files = {
+        "configs/nvidia-master.yaml": entry,
+        "configs/runners.yaml": "labels:\n  b200: [b200-edge_0]\n",
+        "runners/launch_b200-edge.sh": '#!/usr/bin/bash\nexec bash "$NEXT_LAUNCHER" "$@"\n',
+        "benchmarks/multi_node/srt-slurm-recipes/vllm/toy/disagg.yaml": "name: toy\n",
+    }
+    root = write_repo(tmp_path / "r", files)
+    warnings = run_lint(root).warnings()
+    assert not any("srt-slurm checkout" in w for w in warnings), warnings
+    assert any(
+        "1 entry (toy) reaches a launcher (runners/launch_b200-edge.sh) that runs no script or "
+        "recipe benchlint can follow" in w
+        for w in warnings
+    ), warnings
+    files["runners/launch_b200-edge.sh"] = (
+        "#!/usr/bin/bash\nsource runners/utils.sh\ngit clone https://example.invalid/srt.git s\n"
+        'cd s || exit 1\nsubmit "$CONFIG_FILE"\n'
+    )
+    files["runners/utils.sh"] = 'submit() {\n  srtctl apply -f "$1"\n}\n'
+    root = write_repo(tmp_path / "sourced", files)
+    warnings = run_lint(root).warnings()
+    assert any("1 entry (toy)" in w and "srt-slurm checkout" in w for w in warnings), warnings
