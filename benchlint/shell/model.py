@@ -1834,13 +1834,14 @@ class _Builder:
         if command.base == "tee":
             targets = [w for w in command.words[1:] if not w.value.startswith("-")]
         src = self.script.src
-        # (the lines after it, comments left out: `# later: bash w.sh` runs nothing)
-        after = _COMMENT_LINE.sub(b"", src[command.node.end_byte :])
+        after = src[command.node.end_byte :]
         for target in targets:
             text = src[target.node.start_byte : target.node.end_byte]
             # options: `-e`, `-o errexit`, a cluster ending in `o` and its name (`-euo pipefail`)
             shell = rb"(?:^|[\s;&|(])(?:ba|da|z)?sh((?:\s+-[A-Za-z]*o\s+\w+|\s+-[A-Za-z]+)*)\s+"
-            found = re.search(shell + re.escape(text) + rb"(?=$|[\s;&|)])", after) if text else None
+            runs = re.finditer(shell + re.escape(text) + rb"(?=$|[\s;&|)])", after) if text else ()
+            # (not on a comment's line: `# later: bash w.sh` runs nothing)
+            found = next((m for m in runs if not _in_comment(after, m.start(1))), None)
             if found is not None:
                 options = found.group(1).decode("utf-8", "surrogateescape").split()
                 if any(o.startswith("-") and "c" in o[1:] for o in options if o != "-o"):
@@ -2038,7 +2039,10 @@ def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
     return None
 
 
-_COMMENT_LINE = re.compile(rb"^[ \t]*#[^\n]*", re.M)
+def _in_comment(text: bytes, at: int) -> bool:
+    """Whether the position lies on a line that is a comment (`# ...`, after blanks)."""
+    start = text.rfind(b"\n", 0, at) + 1
+    return text[start:at].lstrip(b" \t").startswith(b"#")
 
 
 def _sbatch_wrap(command: Command) -> tuple[str, list[int]] | None:
