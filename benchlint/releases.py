@@ -219,7 +219,7 @@ def runs_srtctl(ctx: Context, path: str) -> bool:
             script = ctx.ws.shell(current)
             if script is None:
                 continue
-            found = any(
+            found = b"srtctl" in script.src and any(
                 posixpath.basename(w.value) == "srtctl"
                 for c in script.all_commands()
                 for w in c.words

@@ -382,7 +382,8 @@ def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.yaml_paths):
         if not any(path_matches(path, root, inside=True) for root in roots):
             yield from ctx.document_pass("BL303", path, _manifest_pass)
-            if not _RECIPE_SHAPE.search((ctx.ws.source(path) or _EMPTY).text):
+            text = (ctx.ws.source(path) or _EMPTY).text
+            if "_config" not in text or not _RECIPE_SHAPE.search(text):
                 continue  # (one outside the recipe folders, `backend.sglang_config`: read too)
         document = ctx.ws.yaml(path)
         yield from _recipe_findings(ctx, path, document.root if document is not None else None)
