@@ -214,9 +214,12 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
         # but for a diffusion model, which another server with other flags and routes serves)
         args = program[2:]
         values = [w.value for w in args]
-        kinds = [b for a, b in itertools.pairwise(values) if a == "--model-type"]
-        kinds += [v.split("=", 1)[1] for v in values if v.startswith("--model-type=")]
-        kind = "sglang" if all(k == "llm" for k in kinds) else DIFFUSION
+        kinds = [  # (the last one given wins)
+            b if a == "--model-type" else a.split("=", 1)[1]
+            for a, b in itertools.pairwise([*values, ""])
+            if a == "--model-type" or a.startswith("--model-type=")
+        ]
+        kind = DIFFUSION if kinds and kinds[-1] == "diffusion" else "sglang"
         return Launch(kind, "sglang serve", command, args)
     module = invocation.module
     if module is None:

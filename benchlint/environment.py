@@ -352,6 +352,18 @@ def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     return name in BUILTIN_ENV or name.startswith(BUILTIN_PREFIXES) or name in extra
 
 
+def _ends_script(exit_: Command) -> bool:
+    """Whether an `exit` that runs ends the script: in its own shell, or in a subshell or a
+    pipeline element whose failure `set -e` turns into the script's end (the last element of a
+    pipeline, or any under `pipefail`), or whose status a condition reads (taken to: what the
+    condition does with it is not followed); not in a job sent to the background."""
+    if exit_.background:
+        return False
+    if not (exit_.subshell or exit_.apart) or exit_.tested:
+        return True  # (a subshell whose status a condition reads: `if ! ( ... ); then exit`)
+    return exit_.errexit and (not exit_.piped or exit_.pipefail)
+
+
 class Environment:
     def __init__(self, ws: Workspace, wiring: Wiring) -> None:
         self.ws = ws
@@ -420,8 +432,10 @@ class Environment:
                 validated.update(w.value for w in command.args if w.static)
             elif base == "exit" or (own and base == "return"):
                 # (a `return` ends only its function: it checks for that function's later lines;
-                # an `exit` in a subshell, a pipeline or the background ends only that shell)
-                if not (command.subshell or command.background or command.apart):
+                # an `exit` in a subshell or a pipeline ends only that shell, whose failure ends
+                # the script under `set -e` (a pipeline's from its last element, or any under
+                # `pipefail`); in a job sent to the background, never)
+                if _ends_script(command):
                     validated.update(self._empty_exit(command))
             elif base == "eval":
                 unknown = unknown or "eval"

@@ -1306,7 +1306,8 @@ def _command_line(
                 _ELSEWHERE_SAID.format(why), Location(script.path, where), involves=tuple(clones)
             )
         return
-    if not targets and value.startswith("$") and not module:
+    unset = _unset_variable(ctx, script, value)
+    if not targets and unset and not module:
         # (`$WS_PATH/sync.py`, WS_PATH set by a script that sources this one, or the job: a
         # file of the repository may be the one, at a folder not known here: said, not read)
         ends = [m.end() for m in PATH_EXPANSION.finditer(value)]
@@ -1379,6 +1380,32 @@ def _command_line(
     if start is not None and depth < 3 and all(p.positionals <= 1 for p, _ in parsers):
         inner = _Line(line.command, words[start:], line.elsewhere)
         yield from _command_line(ctx, script, inner, folders, site, depth + 1)
+
+
+def _unset_variable(ctx: Context, script: Script, value: str) -> bool:
+    """Whether the path starts with a variable (`$WS_PATH/...`, `${DIR}/...`, `$1/...`) that
+    neither the script nor a file it sources assigns, and no shell sets (`$HOME`): its
+    caller's or the job's."""
+    # (a name, or a positional parameter: `$1/main.py`, the caller's argument)
+    match = re.match(
+        r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[1-9])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9]))", value
+    )
+    name = (match.group(1) or match.group(2)) if match is not None else None
+    if name is None or name in _SHELL_SET:
+        return False
+    top = script.top
+    if any(a.name == name for a in top.assignments):
+        return False
+    for call in ctx.environment.calls.calls_in(top):
+        for target in call.targets if call.kind == "source" else ():
+            library = ctx.ws.shell(target)
+            if library is not None and any(a.name == name for a in library.assignments):
+                return False
+    return True
+
+
+# variables a shell or login sets: a path under one is not a caller's folder
+_SHELL_SET = frozenset({"HOME", "PWD", "OLDPWD", "TMPDIR", "USER", "SHELL", "PATH"})
 
 
 def _made(ctx: Context, path: str, line: int) -> Location:

@@ -870,7 +870,7 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
                 *launchers.values(),
                 *(
                     Location(e.location.path, e.location.span, f"entry {e.name}")
-                    for e in entries[:3]
+                    for e in _shown_entries(entries)
                 ),
             ),
             subject=f"setup_script={name}",
@@ -886,6 +886,18 @@ def _setup_scripts(ctx: Context) -> Iterator[Finding]:
                 for c in sorted(untold.values(), key=lambda c: (c.script.path, c.span.line))[:3]
             ),
         )
+
+
+def _shown_entries(entries: list[Entry]) -> list[Entry]:
+    """The entries a finding names as related places: the first of each master config (a run
+    that names any of them reports it), then the next ones up to three, in file order."""
+    first = {e.location.path: e for e in reversed(entries)}
+    shown = sorted(first.values(), key=lambda e: (e.location.path, e.location.span.line))
+    rest = [e for e in entries if all(e is not s for s in shown)]
+    return sorted(
+        [*shown, *rest[: max(0, 3 - len(shown))]],
+        key=lambda e: (e.location.path, e.location.span.line),
+    )
 
 
 def _setup_script(

@@ -1492,6 +1492,11 @@ def test_a_script_in_a_folder_the_caller_names_is_said(tmp_path: Any) -> None:
                 "#!/bin/bash\npython3 $WS_PATH/sync.py --k 1 --bogus\n"
                 "python3 $WS_PATH/other.py --k 1 --bogus\n"
             ),
+            # (not a caller's: a variable the script sets, `$HOME`)
+            "utils/own.sh": (
+                "#!/bin/bash\nfor d in /opt; do python3 $d/sync.py --k 1 --bogus; done\n"
+                "python3 $HOME/sync.py --k 1 --bogus\n"
+            ),
         },
     )
     result = run_lint(root, select="BL116")

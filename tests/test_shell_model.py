@@ -346,6 +346,7 @@ def test_what_runs_in_a_shell_of_its_own_is_marked_as_bash_runs_it() -> None:
     until `shopt -s lastpipe`): `apart` is its innermost element. A group, a loop, a condition
     or an assignment alone sent to the background runs there whole."""
     script = parse(
+        "shopt -os lastpipe\n"  # (bash refuses it: lastpipe stays off)
         "a | while read -r l; do b; done\n"
         "c | { d; e | f; }\n"
         "g\n"

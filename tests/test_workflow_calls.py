@@ -839,3 +839,36 @@ def test_an_entry_whose_launcher_runs_no_srtctl_runs_no_recipe(tmp_path: Path) -
     root = write_repo(tmp_path / "sourced", files)
     warnings = run_lint(root).warnings()
     assert any("1 entry (toy)" in w and "srt-slurm checkout" in w for w in warnings), warnings
+
+
+def test_a_finding_over_many_entries_names_one_of_each_master_config(tmp_path: Path) -> None:
+    """Three entries of one master config and one of another run the recipe: naming the other
+    master config alone (pre-commit) still reports the setup_script finding (its entry is a
+    related place, beside the first three in file order)."""
+    entry = (
+        "{name}:\n  runner: gb200\n  scenarios:\n    fixed-seq-len:\n    - search-space:\n"
+        '      - prefill: {{additional-settings: ["CONFIG_FILE=recipes/sglang/m1/disagg.yaml"]}}\n'
+    )
+    copy = 'cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/sglang" '
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "configs/alpha-master.yaml": "".join(entry.format(name=f"a{i}") for i in range(3)),
+            "configs/zeta-master.yaml": entry.format(name="z0"),
+            "configs/runners.yaml": "labels:\n  gb200: [gb200-nv_0]\n",
+            "runners/launch_gb200-nv.sh": copy + 'recipes/sglang\nsrtctl apply -f "$CONFIG_FILE"\n',
+            "benchmarks/multi_node/srt-slurm-recipes/configs/prep.sh": "echo prep\n",
+            "benchmarks/multi_node/srt-slurm-recipes/sglang/m1/disagg.yaml": (
+                "name: m1\nsetup_script: prep.sh\n"
+            ),
+        },
+    )
+    whole = run_lint(root, "BL202").findings
+    assert [(r.path, r.span.line) for r in whole[0].related] == [
+        ("runners/launch_gb200-nv.sh", 1),
+        ("configs/alpha-master.yaml", 1),
+        ("configs/alpha-master.yaml", 7),
+        ("configs/zeta-master.yaml", 1),
+    ]
+    named = run_lint(root, "BL202", named=[root / "configs/zeta-master.yaml"]).findings
+    assert [f.message for f in named] == [f.message for f in whole]

@@ -1281,8 +1281,16 @@ class _Builder:
                 continue
             start, end = value.node.start_byte, value.node.end_byte
             inside = [c for c in self.script.commands if start < c.node.start_byte < end]
-            cat = inside[0] if len(inside) == 1 else None  # (the cat alone: not `| tr ...`)
-            if cat is None or cat.base != "cat" or len(cat.words) != 1 or not cat.heredocs:
+            cat = next((c for c in inside if c.heredocs), None)
+            if cat is None or cat.base != "cat" or len(cat.words) != 1:
+                continue
+            bodies = [(h.body.start_byte, h.body.end_byte) for h in cat.heredocs if h.body]
+            others = [  # (the cat alone: not `| tr ...`; the body's `$(nproc)` is the cat's)
+                c
+                for c in inside
+                if c is not cat and not any(a <= c.node.start_byte < b for a, b in bodies)
+            ]
+            if others:
                 continue
             if cat.redirects or cat.apart is not None:
                 continue
@@ -1718,7 +1726,7 @@ class _Builder:
         elif base == "shopt" and command.apart is None and not command.subshell:
             words = [w.value for w in command.args]
             flags = "".join(w[1:] for w in words if w.startswith("-"))  # (`-qs`, `-s -q`)
-            if "lastpipe" in words and ("s" in flags) != ("u" in flags):
+            if "lastpipe" in words and ("s" in flags) != ("u" in flags) and "o" not in flags:
                 self.lastpipe = "s" in flags
         elif base in ("read", "mapfile", "readarray", "getopts", "printf"):
             self.read_targets(command, base, [w.value for w in command.args])
