@@ -1306,8 +1306,7 @@ def _command_line(
                 _ELSEWHERE_SAID.format(why), Location(script.path, where), involves=tuple(clones)
             )
         return
-    unset = _unset_variable(ctx, script, value)
-    if not targets and unset and not module:
+    if not targets and not module and _unset_variable(ctx, script, value):
         # (`$WS_PATH/sync.py`, WS_PATH set by a script that sources this one, or the job: a
         # file of the repository may be the one, at a folder not known here: said, not read)
         ends = [m.end() for m in PATH_EXPANSION.finditer(value)]
