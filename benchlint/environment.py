@@ -353,13 +353,14 @@ def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
 
 
 def _ends_script(exit_: Command) -> bool:
-    """Whether an `exit` that runs ends the script: in its own shell, or in a subshell or a
-    pipeline element whose failure `set -e` turns into the script's end (the last element of a
-    pipeline, or any under `pipefail`), or whose status a condition reads (taken to: what the
-    condition does with it is not followed); not in a job sent to the background."""
+    """Whether an `exit` (or a validator, which exits) that runs ends the script: in its own
+    shell, or in a subshell or a pipeline element whose failure `set -e` turns into the
+    script's end (the last element of a pipeline, or any under `pipefail`), or whose status a
+    condition reads (taken to: what the condition does with it is not followed); not in a job
+    sent to the background."""
     if exit_.background:
         return False
-    if not (exit_.subshell or exit_.apart) or exit_.tested:
+    if not (exit_.subshell or exit_.apart) or (exit_.tested and not exit_.piped):
         return True  # (a subshell whose status a condition reads: `if ! ( ... ); then exit`)
     return exit_.errexit and (not exit_.piped or exit_.pipefail)
 
@@ -429,7 +430,8 @@ class Environment:
                     exported[name] = assigned.get(name, assignment)
             base = command.base
             if base in VALIDATORS:
-                validated.update(w.value for w in command.args if w.static)
+                if _ends_script(command):  # (its exit, as an `exit`'s, may end only a subshell)
+                    validated.update(w.value for w in command.args if w.static)
             elif base == "exit" or (own and base == "return"):
                 # (a `return` ends only its function: it checks for that function's later lines;
                 # an `exit` in a subshell or a pipeline ends only that shell, whose failure ends
