@@ -88,7 +88,7 @@ class CallGraph:
         self._callers: dict[str, list[str]] | None = None  # target -> the paths calling it
         self._facts: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         self._listing = hashlib.sha256("\0".join(sorted(ws.script_paths)).encode()).digest()
-        self._every = False  # (every script's facts taken: `_every_facts`)
+        self._every: dict[str, list[tuple[str, tuple[str, ...]]]] | None = None
 
     def calls_in(self, script: Script) -> list[Call]:
         """Every call in `script`, its nested scripts included."""
@@ -126,7 +126,7 @@ class CallGraph:
         kept in the cache as one table for the repository and its list of shell files (path:
         content hash, facts): a run reads one entry, not one per script, and reads no script
         the index knows unchanged."""
-        if not self._every:
+        if self._every is None:
             cache = self.ws.cache
             root = str(self.ws.root)
             stored = cache.get("calls-table", root, self._listing) if cache is not None else None
@@ -142,8 +142,8 @@ class CallGraph:
                     now[path] = [digest, [(kind, list(t)) for kind, t in facts]]
             if cache is not None and now != table:
                 cache.put("calls-table", root, self._listing, now)
-            self._every = True
-        return {path: self.facts(path) for path in self.ws.shell_paths}
+            self._every = {path: self.facts(path) for path in self.ws.shell_paths}
+        return self._every
 
     def facts(self, path: str) -> list[tuple[str, tuple[str, ...]]]:
         """(kind, targets) of each call in the script at `path`, from the cache when its content
@@ -195,10 +195,10 @@ class CallGraph:
                 for other in self._callers.get(path, [])
                 for kind, targets in self.facts(other)
             )
-        if self._every:  # (every script's facts are at hand)
+        if self._every is not None:  # (every script's facts are at hand)
             return any(
                 kind == "source" and path in targets
-                for facts in self._every_facts().values()
+                for facts in self._every.values()
                 for kind, targets in facts
             )
         name = posixpath.basename(path)

@@ -211,7 +211,6 @@ def runs_srtctl(ctx: Context, path: str) -> bool:
     known = ctx.ws.models.setdefault("runs-srtctl", {})
     assert isinstance(known, dict)
     if path not in known:
-        known[path] = False  # (a cycle of calls ends here)
         found = False
         todo, seen = [(path, 0)], {path}
         while todo and not found:
