@@ -63,7 +63,9 @@ twice in one mapping only the last is checked: PyYAML drops the first (BL203 rep
 Launches of programs with no flag data (`trtllm-serve`, `python -m dynamo.sglang`, the SGLang
 router) are not checked either; every report counts them, by program. `sglang serve` is read
 as SGLang's language-model server, which it runs for every model but a diffusion model (whose
-server parses other flags, with no data here).
+server parses other flags, with no data here): one given `--model-type diffusion` is counted so;
+one told a diffusion model only by its model path is not known here, and is read as the
+language model's.
 
 ## Fix safety
 Only a flag with three dashes has a fix: dropping one dash where the rest is a flag of the
