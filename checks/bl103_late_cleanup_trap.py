@@ -11,8 +11,12 @@ there is no such trap, it reports a release that something can skip (the release
 near the end), a Slurm allocation never released at all, and a program at the head of a background
 pipeline whose `$!` (its last command's: `vllm serve ... | tee log &`) the script kills, which
 signals `tee`, not the program (the pipeline at the top level or in a function; the kill after
-it, or through a function given the PID). Located at the acquisition; the first uncovered exit
-path is a related location.
+it, or through a function given the PID), and an engine in a list, group, condition or loop
+sent to the background as a whole (`cd /w && vllm serve ... &`) whose `$!`, the shell bash runs
+that statement in, the script kills: the shell ends and the server goes on (bash 5.3 too; not
+a subshell written as one, `( cd /w && vllm serve ... ) &`, whose last command bash 5.2 and
+later run in the subshell's place, nor `cd /w && exec vllm serve ... &`). Located at the
+acquisition (the engine); the first uncovered exit path, or the kill, is a related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
@@ -891,6 +895,8 @@ def _check_script(
             flows.append((defined, name, errexit, called))
     for finding in _killed_through_pipe(flow, lookup):
         yield finding, None
+    for finding in _killed_through_shell(flow, lookup):
+        yield finding, None
     every = flow.traps() if len(flows) > 1 else []
     for defined, function, errexit, first in flows:
         # (a function's: the top-level traps set before its first call cover it, and a trap
@@ -948,12 +954,51 @@ def _killed_through_pipe(flow: Flow, lookup: Functions) -> Iterator[Finding]:
                 yield from _pipe_finding(script, head, statements[last], name, lookup)
 
 
+def _killed_through_shell(flow: Flow, lookup: Functions) -> Iterator[Finding]:
+    """An engine launched in a list, group, condition or loop sent to the background as a
+    whole (`cd /w && vllm serve ... &`, `{ setup; vllm serve ...; } &`) whose `$!`, the shell
+    bash runs that statement in, the script saves and kills: `kill "$PID"` ends that shell and
+    leaves the server running (bash 5.3 too: it execs the last command only of a subshell
+    written as one, `( cd /w && vllm serve ... ) &`, which is not reported). The statement at
+    the top level or in a function's body, the kill as `_pipe_finding` finds it."""
+    script = flow.script
+    engines = {id(launch.command) for launch in launches(script)}
+    held = [c for c in script.commands if c.group is not None and id(c) in engines]
+    if not held:
+        return
+    functions = {c.function or "" for c in held}
+    bodies = [flow] + [Flow(script, False, lookup, name) for name in sorted(functions - {""})]
+    for body in bodies:
+        statements = body.statements
+        for i, command in enumerate(statements):
+            group = command.group
+            if group is None or (i + 1 < len(statements) and statements[i + 1].group == group):
+                continue  # (the group's last statement: `$!` is read after it)
+            server = next(
+                (c for c in statements[: i + 1] if c.group == group and id(c) in engines), None
+            )
+            if server is not None and server.base == "exec":
+                continue  # (`cd /w && exec vllm serve ... &`: the server is that shell)
+            name = _pid_saved(statements[i + 1 : i + 4])
+            if server is not None and name is not None:
+                shell = "the shell bash runs it in"
+                yield from _pipe_finding(script, server, command, name, lookup, shell)
+
+
 def _pipe_finding(
-    script: Script, head: Command, last: Command, name: str, lookup: Functions
+    script: Script,
+    head: Command,
+    last: Command,
+    name: str,
+    lookup: Functions,
+    shell: str | None = None,
 ) -> Iterator[Finding]:
-    """The finding for a pipeline whose `$!` is saved in `name`, when something kills it."""
+    """The finding for a pipeline whose `$!` is saved in `name`, when something kills it
+    (`shell`: a statement sent whole, whose `$!` names that shell)."""
     # (not `kill -0 "$PID"`: it only asks whether the process is there)
-    killing = re.compile(rf"\bkill\b(?!\s+-[0l]\b)(?:\s+-[A-Za-z0-9]+)*\s+[\"']?\$\{{?{name}\b")
+    killing = re.compile(
+        rf"\bkill\b(?!\s+-[0l]\b)(?:\s+-[A-Za-z0-9]+)*(?:\s+[^\s;&|]+)*?\s+[\"']?\$\{{?{name}\b"
+    )
     reading = _reading(frozenset({name}))
 
     def kills(command: Command) -> bool:
@@ -973,16 +1018,35 @@ def _pipe_finding(
     if kill is None:
         return
     shown = clip(first_line(script.text_of(head.node)), 40)
-    tail = last.name or "the last command"
     killed = clip(first_line(script.text_of(kill.node)), 40)
+    if shell is not None:
+        statement = clip(first_line(script.text_of(last.group)), 40) if last.group else ""
+        message = (
+            f"`{shown}` runs in a statement sent to the background as a whole (`{statement}`), "
+            f"whose `$!` is {shell}: `{killed}` (line {kill.span.line}) ends that shell, not "
+            "it (it goes on)"
+        )
+        help = (
+            "start it alone in the background (what comes before it, as its own statements: "
+            "`cd /w`, then `vllm serve ... > server.log 2>&1 &`) and keep that `$!`; or, in a "
+            "list or group, start it with `exec` (`cd /w && exec vllm serve ... &`)"
+        )
+    else:
+        tail = last.name or "the last command"
+        message = (
+            f"`{shown}` heads a background pipeline whose `$!` is its last command's "
+            f"(`{tail}`): `{killed}` (line {kill.span.line}) signals `{tail}`, not it (it "
+            "goes on, unless it dies writing to the closed pipe)"
+        )
+        help = (
+            "start it alone in the background (`... > server.log 2>&1 &`, or "
+            "`> >(tee server.log) 2>&1 &`) and keep that `$!`"
+        )
     yield Finding(
         "BL103",
-        f"`{shown}` heads a background pipeline whose `$!` is its last command's "
-        f"(`{tail}`): `{killed}` (line {kill.span.line}) signals `{tail}`, not it (it "
-        "goes on, unless it dies writing to the closed pipe)",
+        message,
         Location(script.path, head.first_line_span),
-        help="start it alone in the background (`... > server.log 2>&1 &`, or "
-        "`> >(tee server.log) 2>&1 &`) and keep that `$!`",
+        help=help,
         related=(Location(script.path, kill.first_line_span, "kill"),),
         subject=f"pipe:{name}",
     )

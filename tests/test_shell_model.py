@@ -385,3 +385,34 @@ def test_what_runs_in_a_shell_of_its_own_is_marked_as_bash_runs_it() -> None:
         "X=1",
     )
     assert groups["a"] is None and groups["g"] is None
+
+
+def test_a_list_before_a_redirect_and_a_pipe_is_read_as_bash_reads_it() -> None:
+    """tree-sitter-bash reads `a && b 2>&1 | c` as `(a && b 2>&1) | c`; bash, as
+    `a && (b 2>&1 | c)`: `a` runs in this shell, tested, and the pipeline under its success;
+    only `b` and `c` run apart, and the redirect is `b`'s. Near miss: without the redirect
+    tree-sitter-bash reads it right, and the model agrees."""
+    script = parse(
+        '[ -n "$MODEL" ] || exit 1 && echo ok 2>&1 | tee -a log\n'
+        "p && q 2>/dev/null | r &\n"
+        "s && t | u\n"
+    )
+    by_name = {c.name: c for c in script.commands if c.name}
+
+    def element(name: str) -> str | None:
+        apart = by_name[name].apart
+        return None if apart is None else script.text_of(apart)
+
+    assert element("exit") is None and not by_name["exit"].piped
+    assert element("tee") == "tee -a log"
+    assert element("echo") is not None and by_name["echo"].piped
+    assert [script.text_of(g.node) for g in by_name["tee"].guards] == ['[ -n "$MODEL" ] || exit 1']
+    assert [(r.operator, r.target.value) for r in by_name["echo"].redirects] == [(">&", "1")]
+    assert element("p") is None and by_name["p"].tested
+    assert element("q") is not None and element("r") == "r"
+    # (sent to the background, the list goes whole: `$!` is its shell's)
+    groups = {name: c.group and script.text_of(c.group) for name, c in by_name.items()}
+    assert groups["p"] == groups["q"] == groups["r"] == "p && q 2>/dev/null | r"
+    assert all(by_name[n].background for n in "pqr")
+    assert element("s") is None and (element("t"), element("u")) == ("t", "u")
+    assert [script.text_of(g.node) for g in by_name["u"].guards] == ["s"]

@@ -1370,18 +1370,33 @@ class _Builder:
 
     def on_pipeline(self, node: Node, ctx: _Context) -> None:
         named = [c for c in node.named_children]
+        first = len(self.script.commands)
+        misread = _list_in_first_element(named)
+        if misread is not None:
+            # tree-sitter-bash reads `a && b 2>&1 | c` as `(a && b 2>&1) | c`; bash, as
+            # `a && (b 2>&1 | c)`: the list's left side runs first, in this shell, and the
+            # pipeline, whose first element is `b 2>&1`, as `&&` or `||` lets it
+            left, operator, _ = misread
+            self.walk(left, ctx.with_(tested=True, or_guarded=ctx.or_guarded or operator == "||"))
+            ctx = ctx.under(self.guard(left, operator == "&&"))
         # (in a tested pipeline, its elements are tested as any command in it)
         element = ctx.tested_() if ctx.tested else ctx.with_(tested=True, piped=True)
-        first = len(self.script.commands)
         several = len(named) > 1
         for child in named[:-1]:
-            self.walk(child, element.with_(apart=syn(child)) if several else element)
+            inside = element.with_(apart=syn(child)) if several else element
+            if misread is not None and child.id == named[0].id:
+                self._redirected(child, misread[2], inside)
+            else:
+                self.walk(child, inside)
         if named:
             last = named[-1]
             self.walk(last, ctx.with_(apart=syn(last)) if several and not self.lastpipe else ctx)
         if _is_background(node):  # `vllm serve ... | tee log &`: every element runs apart
+            whole = syn(node) if misread is not None else None  # (the list is sent whole)
             for command in self.script.commands[first:]:
                 command.background = True
+                if whole is not None and command.group is None:
+                    command.group = whole
 
     def on_negated_command(self, node: Node, ctx: _Context) -> None:
         self.walk_list(node.named_children, ctx.tested_())
@@ -1499,9 +1514,14 @@ class _Builder:
                 self.walk(child, inside if body is not None and child.id == body.id else ctx)
 
     def on_redirected_statement(self, node: Node, ctx: _Context) -> None:
-        body = node.child_by_field_name("body")
+        self._redirected(node, node.child_by_field_name("body"), ctx)
+
+    def _redirected(self, node: Node, body: Node | None, ctx: _Context) -> None:
+        """A statement with redirects: `body`, the node's own (or, where tree-sitter-bash put a
+        list under the redirects of its last command, that command: `on_pipeline`)."""
+        own = node.child_by_field_name("body")
         for child in node.named_children:
-            if body is None or child.id != body.id:
+            if own is None or child.id != own.id:
                 self.walk(child, ctx)
         if body is None:
             return
@@ -1980,6 +2000,22 @@ _SENT_WHOLE = frozenset(
         "unset_command",
     }
 )
+
+
+def _list_in_first_element(elements: list[Node]) -> tuple[Node, str, Node] | None:
+    """Where tree-sitter-bash made the first element of a pipeline a list under the redirects
+    of its last command (`a && b 2>&1 | c`): the list's left side, its operator and its last
+    command, which bash pipes (`a && (b 2>&1 | c)`)."""
+    if len(elements) < 2 or elements[0].type != "redirected_statement":
+        return None
+    body = elements[0].child_by_field_name("body")
+    if body is None or body.type != "list":
+        return None
+    operator = next((c.type for c in body.children if c.type in ("&&", "||")), None)
+    named = body.named_children
+    if operator is None or len(named) != 2:
+        return None
+    return named[0], operator, named[1]
 
 
 def _is_background(node: Node) -> bool:
