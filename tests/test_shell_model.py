@@ -416,3 +416,33 @@ def test_a_list_before_a_redirect_and_a_pipe_is_read_as_bash_reads_it() -> None:
     assert all(by_name[n].background for n in "pqr")
     assert element("s") is None and (element("t"), element("u")) == ("t", "u")
     assert [script.text_of(g.node) for g in by_name["u"].guards] == ["s"]
+
+
+def test_a_string_a_function_evals_is_a_nested_script_of_the_call() -> None:
+    """A function that `eval`s one of its arguments (`eval "$2"`, or `eval "$cmd"` with the
+    body's one `local cmd=$2`) runs the call's argument as a script in this shell; near misses:
+    a function that shifts first, one that assigns the name twice, one called before it is
+    defined."""
+    script = parse(
+        'late "x" "echo late"\n'
+        'run_or_die() { local desc="$1" cmd="$2"; eval "$cmd" || exit 1; }\n'
+        'direct() { eval "${1}"; }\n'
+        'shifted() { shift; eval "$1"; }\n'
+        'changed() { local cmd=$1; cmd="timeout 9 $cmd"; eval "$cmd"; }\n'
+        'late() { eval "$2"; }\n'
+        'run_or_die "barrier" "python3 sync.py --timeout 300"\n'
+        'direct "curl -sf localhost:8000/health"\n'
+        'shifted "x" "echo shifted"\n'
+        'changed "echo changed"\n'
+    )
+    assert script.runs_string_argument("run_or_die") == 2
+    assert script.runs_string_argument("direct") == 1
+    assert script.runs_string_argument("shifted") is None
+    assert script.runs_string_argument("changed") is None
+    by_parent = {n.parent.name: n for n in script.nested if n.parent is not None}
+    assert set(by_parent) >= {"run_or_die", "direct"}
+    assert not {"late", "shifted", "changed"} & set(by_parent)
+    inner = by_parent["run_or_die"]
+    assert [c.name for c in inner.commands] == ["python3"]
+    assert script.file.point(inner.offsets[0]) == (7, 23)
+    assert [c.name for c in by_parent["direct"].commands] == ["curl"]

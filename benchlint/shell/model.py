@@ -6,8 +6,9 @@ Every rule that reads shell asks this model; none walks the tree for itself. Wha
 few scripts parses the script again when first asked: its guards' conditions (as small trees,
 `conditions.py`) and reads, the first time one of them is decided; a statement's shape
 (`Command.statement`). A nested script (`bash -c "..."`,
-`ssh host '...'`, a heredoc fed to a shell) is a `Script` of its own, with `parent` set and every
-position mapped to the outer file.
+`ssh host '...'`, a heredoc fed to a shell, the string `eval` runs, also through a function
+that `eval`s an argument) is a `Script` of its own, with `parent` set and every position mapped
+to the outer file.
 """
 
 from __future__ import annotations
@@ -844,6 +845,37 @@ class Script:
                 return shifted
         return None
 
+    def runs_string_argument(self, function: str) -> int | None:
+        """Which positional argument a function of the script runs as a shell string in its own
+        shell: `eval "$2"`, or `eval "$cmd"` where the body's one assignment of `cmd` is
+        `local cmd=$2` (`run_or_die "barrier" "python3 sync.py ..."`); None when it runs
+        none so, or shifts its arguments first. Read from the commands walked so far, as
+        `runs_arguments`."""
+        found: int | None = None
+        names: dict[str, int | None] = {}  # the body's assignments: the argument each holds
+        for command in self.commands:
+            if command.function != function:
+                continue
+            if command.base == "shift":
+                return None
+            for assignment in command.assignments:
+                value = assignment.value
+                match = _POSITIONAL.fullmatch(value.value) if value is not None else None
+                known = assignment.name in names
+                names[assignment.name] = (
+                    None if known or match is None else int(match[1] or match[2])
+                )
+            if command.invocation.base == "eval" and len(command.invocation.words) == 2:
+                word = command.invocation.words[1]
+                match = _POSITIONAL.fullmatch(word.value)
+                if match is not None:
+                    found = int(match[1] or match[2])
+                elif (held := _HELD.fullmatch(word.value)) is not None:
+                    found = names.get(held.group(2) or held.group(3))
+                if found is not None:
+                    return found
+        return None
+
     def _runs_arguments_once(self, function: str) -> int | None:
         """`runs_arguments`, not following a function already being asked (a recursion)."""
         if function in self._asking:
@@ -1102,6 +1134,9 @@ def _arithmetic_shifts(src: bytes) -> bytes:
         read[match.start() : match.end()] = inner
     return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
 
+
+# a word that is one positional argument of a function: `$2`, `${2}`
+_POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])\})")
 
 # a word that is every argument of the function, each its own word: the command they run
 _ALL_ARGUMENTS = frozenset({'"$@"', "$@", '"${@}"', "${@}"})
@@ -1798,6 +1833,11 @@ class _Builder:
         """`bash -c STRING` (behind wrappers) and `ssh HOST 'command'` run a new shell; `$CMD
         ARGS` runs the words a string variable splits into."""
         invocation = _shell_invocation(command)
+        if invocation is None and command.base in self.script.functions:
+            # `run_or_die "barrier" "python3 sync.py ..."`, the function `eval`s its argument
+            index = self.script.runs_string_argument(command.base)
+            if index is not None and index < len(command.words):
+                invocation = [command.words[index]], command.errexit
         if invocation is None:
             wrapped = _sbatch_wrap(command)
             if wrapped is not None:  # `sbatch --wrap="srun ..."`: a `sh` script on the node
