@@ -146,9 +146,15 @@ script's own folder) the path names the file of that folder alone (also `cd -- "
 "${BASH_SOURCE[0]}")" &> /dev/null && pwd` and `$(dirname "$(readlink -f "$0")")`), and in a
 workflow step, whose folder is known, after a plain relative `cd load_tests` the file of that
 folder. A path after a `cd` elsewhere is counted where some folder of the repository has a file of
-that path. Nor is a path in a container or on another host (`docker exec`, `ssh`, `srun
---container-image`), or in a Ray job (`ray job submit -- python3 train.py`: it runs in the working
-directory its runtime environment gives) unless it is at a mount of the checkout
+that path, as is one whose folder a variable holds that the script does not give a known value
+(`$WS_PATH/sync.py`: set by its caller or the job, by a file it sources, by a loop or a `read`)
+where a file of the repository ends in that path (not a loop's whose every value is written out
+and names no file of the repository: `for d in /opt`). A command line in a string the script runs
+with `eval`, itself or through a function that `eval`s an argument (`run_or_die "barrier"
+"python3 sync.py ..."`), is read as bash reads it. Nor is a path in a container or on another
+host (`docker exec`, `ssh`, `srun --container-image`), or in a Ray job (`ray job submit --
+python3 train.py`: it runs in the working directory its runtime environment gives) unless it is
+at a mount of the checkout
 (`/workspace/utils/client.py`); where a file of the repository has that path, the report's warnings
 count the line. A module run with `python3 -m` is not the file of that path inside another package's
 folder (`-m lm_eval` runs an installed `lm_eval`, not `srtctl/benchmarks/lm_eval.py`). Another
@@ -1306,16 +1312,19 @@ def _command_line(
                 _ELSEWHERE_SAID.format(why), Location(script.path, where), involves=tuple(clones)
             )
         return
-    if not targets and not module and _unset_variable(ctx, script, value):
-        # (`$WS_PATH/sync.py`, WS_PATH set by a script that sources this one, or the job: a
-        # file of the repository may be the one, at a folder not known here: said, not read)
+    folder = None
+    if not targets and not module:
+        folder = _variable_folder(ctx, script, value, line.command)
+    if folder is not None:
+        # (`$WS_PATH/sync.py`, WS_PATH set by a script that sources this one, or the job, or by
+        # a file this one sources: a file of the repository may be the one, at a folder not
+        # known here: said, not read)
         ends = [m.end() for m in PATH_EXPANSION.finditer(value)]
         tail = value[ends[-1] :] if ends else ""
         alike = [p for p in ctx.ws.python_paths if tail[:1] == "/" and ("/" + p).endswith(tail)]
         if alike:
-            why = "in a folder a variable the script does not set names: its caller's, or the job's"
             ctx.count(
-                _ELSEWHERE_SAID.format(why), Location(script.path, where), involves=tuple(alike)
+                _ELSEWHERE_SAID.format(folder), Location(script.path, where), involves=tuple(alike)
             )
         return
     if not targets:
@@ -1381,27 +1390,55 @@ def _command_line(
         yield from _command_line(ctx, script, inner, folders, site, depth + 1)
 
 
-def _unset_variable(ctx: Context, script: Script, value: str) -> bool:
-    """Whether the path starts with a variable (`$WS_PATH/...`, `${DIR}/...`, `$1/...`) that
-    neither the script nor a file it sources assigns, and no shell sets (`$HOME`): its
-    caller's or the job's."""
+def _variable_folder(ctx: Context, script: Script, value: str, command: Command) -> str | None:
+    """Why the folder a path starts with (`$WS_PATH/...`, `${DIR}/...`, `$1/...`) is not known
+    here: a variable that neither the script nor a file it sources assigns, and no shell sets
+    (`$HOME`): its caller's or the job's; one a file it sources assigns (not followed); one
+    only a loop or a `read` of the script sets. None otherwise (the script assigns it: where
+    that names no file of the repository, the path is not the repository's)."""
     # (a name, or a positional parameter: `$1/main.py`, the caller's argument)
     match = re.match(
         r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[1-9])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9]))", value
     )
     name = (match.group(1) or match.group(2)) if match is not None else None
     if name is None or name in _SHELL_SET:
-        return False
+        return None
     top = script.top
-    if any(a.name == name for a in top.assignments):
-        return False
+    kinds = {a.kind for a in top.assignments if a.name == name}
+    if kinds == {"for"} and match is not None:
+        # (`for d in /opt; do python3 $d/sync.py`: where every value the loop gives is written
+        # out and none names a file of the repository, the path is not the repository's)
+        rest = value[match.end() :]
+        loops = [  # (the loops of the variable the command runs in)
+            a.command.node for a in top.assignments if a.name == name and a.kind == "for"
+        ]
+        inside = [n for n in loops if n in command.loops] or loops
+        values = [v for n in inside for v in _loop_words(top.text_of(n), name)]
+        if all(_LOOP_VALUE.fullmatch(v) for v in values) and not _PATH_EXPANSION_IN.search(rest):
+            paths = {posixpath.normpath(v + rest) for v in values}
+            if not any(ctx.ws.is_python(p) for p in paths):
+                return None
+    if kinds and kinds <= {"for", "read"}:
+        return "in a folder named by a variable a loop or a `read` of the script sets: not followed"
+    if kinds:
+        return None
     for call in ctx.environment.calls.calls_in(top):
         for target in call.targets if call.kind == "source" else ():
             library = ctx.ws.shell(target)
             if library is not None and any(a.name == name for a in library.assignments):
-                return False
-    return True
+                return "in a folder named by a variable a file it sources sets: not followed"
+    return "in a folder a variable the script does not set names: its caller's, or the job's"
 
+
+def _loop_words(text: str, name: str) -> list[str]:
+    """The words a `for NAME in WORDS; do` statement's text gives NAME, as written ("$" in
+    one: not known)."""
+    found = re.match(rf"for\s+{name}\s+in\s+(.*?)\s*(?:;|\n)\s*do\b", text, re.DOTALL)
+    return found.group(1).split() if found is not None else ["$"]
+
+
+_LOOP_VALUE = re.compile(r"[A-Za-z0-9_./+-]+")
+_PATH_EXPANSION_IN = re.compile(r"[$`]")
 
 # variables a shell or login sets: a path under one is not a caller's folder
 _SHELL_SET = frozenset({"HOME", "PWD", "OLDPWD", "TMPDIR", "USER", "SHELL", "PATH"})

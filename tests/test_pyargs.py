@@ -1506,3 +1506,38 @@ def test_a_script_in_a_folder_the_caller_names_is_said(tmp_path: Any) -> None:
         "repository's (in a folder a variable the script does not set names: its caller's, or "
         "the job's), not read (BL116): 1 (utils/worker.sh:2)"
     ) in result.warnings()
+
+
+def test_a_script_in_a_folder_a_sourced_file_or_a_loop_names_is_said(tmp_path: Any) -> None:
+    """`python3 "$WS/sync.py" ...` where a file the script sources sets WS, or a loop whose
+    values are not all written out, or one that gives a folder holding the file: the folder is
+    not followed, so the line is counted in a warning with that reason, not passed over. Near
+    misses: a loop whose every value is written out and names no file of the repository."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    parser = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--k')\n"
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "bench/sync.py": parser + "p.parse_args()\n",
+            "bench/env.sh": "export WS=bench\n",
+            "bench/run.sh": (
+                '#!/bin/bash\nsource "$(dirname "$0")/env.sh"\n'
+                'python3 "$WS/sync.py" --k 1 --bogus\n'
+                'for d in bench; do python3 "$d/sync.py" --k 1 --bogus; done\n'
+                'for d in "$X" /opt; do python3 "$d/sync.py" --k 1 --bogus; done\n'
+                'for d in /opt bench2; do python3 "$d/sync.py" --k 1 --bogus; done\n'
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == []
+    said = "Python scripts run with options where their path may name a file other than the "
+    assert (
+        f"{said}repository's (in a folder named by a variable a file it sources sets: not "
+        "followed), not read (BL116): 1 (bench/run.sh:3)"
+    ) in result.warnings()
+    assert (
+        f"{said}repository's (in a folder named by a variable a loop or a `read` of the script "
+        "sets: not followed), not read (BL116): 2 (bench/run.sh:4, bench/run.sh:5)"
+    ) in result.warnings()
