@@ -352,6 +352,24 @@ def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     return name in BUILTIN_ENV or name.startswith(BUILTIN_PREFIXES) or name in extra
 
 
+def _validation_ends_script(script: Script, offset: int) -> bool:
+    """Whether a `${X:?}` at the offset that stops its shell ends the script (`_ends_script`
+    of the innermost command it is in): not in a pipeline's element whose failure nothing
+    turns into the script's end (`echo "${MODEL:?}" | tee log`), nor in a job sent to the
+    background. (One in a subshell or a substitution is taken to end it, as under `set -e` an
+    assignment's does: not told apart here.)"""
+    inner = None
+    for command in script.commands:
+        node = command.node
+        if node.start_byte <= offset < node.end_byte and (
+            inner is None or node.start_byte >= inner.node.start_byte
+        ):
+            inner = command
+    if inner is None:
+        return True
+    return not inner.background and (inner.apart is None or _ends_script(inner))
+
+
 def _ends_script(exit_: Command) -> bool:
     """Whether an `exit` (or a validator, which exits) that runs ends the script: in its own
     shell, or in a subshell or a pipeline element whose failure `set -e` turns into the
@@ -580,7 +598,11 @@ class Environment:
                 or command.base in callable_
             ):
                 changes.append((command.node.start_byte, command, call))
-        validations = [(e.node.start_byte, e.name) for e in script.expansions if e.validates]
+        validations = [
+            (e.node.start_byte, e.name)
+            for e in script.expansions
+            if e.validates and _validation_ends_script(script, e.node.start_byte)
+        ]
         return changes, validations
 
     def file_state(self, path: str) -> ScriptState:
@@ -793,8 +815,12 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
             for read in guard.test_reads:
                 note(read.name, offset, read.span, "tested")
     for expansion in script.expansions:
-        if expansion.validates and _unguarded_at(script, expansion.node.start_byte):
-            start = expansion.node.start_byte
+        start = expansion.node.start_byte
+        if (
+            expansion.validates
+            and _unguarded_at(script, start)
+            and _validation_ends_script(script, start)
+        ):
             note(expansion.name, start, script.span(expansion.node), "required")
     return uses
 

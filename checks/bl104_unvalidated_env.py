@@ -61,20 +61,24 @@ the system, GitHub Actions or Slurm set, and those in `known-env`, are not check
 and assignment are read in text order: a check inside a function that runs later does not
 count, nor does an assignment after the launch (`TP=8` below it, or a library function called
 after it that exports `EP_SIZE`); a launch inside a function counts every assignment of the
-script, as the function may be called after them. A launch inside a function reads what the
-function set before it (`local chunk=${5:-2048}`), and `$X` inside `${X:+--x "$X"}` is expanded
-only when X is not empty. An unquoted `$X` that is a word of its own is reported where a value
-is read (after an option written without `=`, or as the model of `vllm serve` and `trtllm-serve
-[serve]`): empty, it vanishes (the option takes the next word, or none: a usage error; the
-model is left out); where an option may start
-(`--port 8000 $EXTRA_ARGS`, after `--`, or after a flag that takes no value: one whose `--no-`
-form a measured vLLM release accepts, such as `--enforce-eager`, or named so, `--enable-...`,
-`--disable-...`, `--skip-...`, `--trust-remote-code`) an empty value leaves the line as it
-was (a bundle of optional flags) and is not; other flags are taken to read a value (`--headless`
-and `--log-requests` take none: not known from the data). A script outside
-`layout.entrypoints` (not a launcher, not a library) whose engine reads a variable the script
-does not set is not checked, and every report says so with its place (`benchlint: warning:
-scripts outside layout.entrypoints ...`): name such scripts there to check them.
+script, as the function may be called after them. A check ends the script only where
+bash ends it: an `exit`, a validator or a `${X:?}` in a job sent to the background, or in a
+pipeline's element whose failure nothing turns into the script's end (no `set -e`, not the
+last element without `pipefail`, no condition reading it: `echo "${MODEL:?}" | tee log`),
+checks nothing; an `exit` or a validator in a subshell is read the same way. A launch inside a
+function reads what the function set before it (`local chunk=${5:-2048}`), and `$X` inside
+`${X:+--x "$X"}` is expanded only when X is not empty. An unquoted `$X` that is a word of its own
+is reported where a value is read (after an option written without `=`, or as the model of `vllm
+serve` and `trtllm-serve [serve]`): empty, it vanishes (the option takes the next word, or none: a
+usage error; the model is left out); where an option may start (`--port 8000 $EXTRA_ARGS`, after
+`--`, or after a flag that takes no value: one whose `--no-` form a measured vLLM release accepts,
+such as `--enforce-eager`, or named so, `--enable-...`, `--disable-...`, `--skip-...`,
+`--trust-remote-code`) an empty value leaves the line as it was (a bundle of optional flags) and is
+not; other flags are taken to read a value (`--headless` and `--log-requests` take none: not known
+from the data). A script outside `layout.entrypoints` (not a launcher, not a library) whose engine
+reads a variable the script does not set is not checked, and every report says so with its place
+(`benchlint: warning: scripts outside layout.entrypoints ...`): name such scripts there to check
+them.
 """
 
 from __future__ import annotations
