@@ -24,6 +24,10 @@ from benchlint.wiring import Route
 from benchlint.workflow import WORKFLOWS, launch_lines
 from benchlint.workspace import Kept, Workspace
 
+UNMARKED_JOB = (
+    'Slurm batch scripts with no `#!` line, linted as bash scripts (sbatch refuses them: "This '
+    'does not look like a batch script"; add `#!/bin/bash` as the first line)'
+)
 OTHER_SHELL = (
     "scripts for another shell not linted (their #! line names zsh, ksh, fish or csh, whose "
     "language is not bash's)"
@@ -152,6 +156,8 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
     )
     for path in sorted(p for p in ws.other_shells if not ws.excluded(p)):
         context.count(OTHER_SHELL, Location(path, Span(1, 1, 1, 3)))
+    for path in sorted(p for p in ws.unmarked_jobs if not ws.excluded(p)):
+        context.count(UNMARKED_JOB, Location(path, Span(1, 1, 1, 2)))
     for what, where in sorted(context.undecided.items()):
         reached = {w for w in where if not _never_reached(w, ws)}
         kept = {

@@ -227,7 +227,11 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
     engine = _MODULES.get(module) or ("dynamo" if module.startswith("dynamo.") else None)
     if engine is None:
         return None
-    at = next(i for i, w in enumerate(program) if w.value == module or w.value == "-m" + module)
+    at = next(  # (the module's word: `-m MODULE`, `-mMODULE`, `-m "$MODULE"`)
+        i
+        for i, w in enumerate(program)
+        if w.value == "-m" + module or (i and program[i - 1].value == "-m")
+    )
     return Launch(engine, module, command, program[at + 1 :])
 
 
@@ -271,6 +275,43 @@ def launches(script: Script) -> list[Launch]:
     if not isinstance(known, list):
         known = script.memo["launches"] = _launches(script)
     return known
+
+
+def hidden_launches(script: Script) -> list[Command]:
+    """Command lines of the script and its nested scripts that are no launch benchlint reads,
+    but would be one without a word whose value is not known: a program behind it
+    (`$PREFIX vllm serve ...`, `${nsys_prefix} trtllm-serve ...`), or a module a variable holds
+    that the script gives an engine's module among others (`python3 -m "$WORKER_MODULE"`)."""
+    known = {id(launch.command) for launch in launches(script)}
+    found = []
+    for command in script.all_commands():
+        if id(command) in known or not command.words:
+            continue
+        words = command.words
+        invocation = command.invocation
+        if invocation.base is None and any(
+            w.static and launch_in(words[i:], command) is not None
+            for i, w in enumerate(words[1:], 1)
+        ):
+            found.append(command)
+        elif invocation.module is not None and invocation.module.startswith("$"):
+            at = next((i for i, w in enumerate(words) if w.value == "-m"), None)
+            held = _held_modules(words[at + 1]) if at is not None and at + 1 < len(words) else ()
+            if any(_MODULES.get(m) or m.startswith("dynamo.") for m in held):
+                found.append(command)
+    return found
+
+
+def _held_modules(word: Word) -> list[str]:
+    """The plain values the script's assignments give the variable a lone `$NAME` reads."""
+    name = word.value.removeprefix("$").strip("{}")
+    scripts = {word.script, word.script.top}
+    return [
+        a.value.value
+        for each in scripts
+        for a in each.assignments
+        if a.name == name and a.value is not None and a.value.static
+    ]
 
 
 def _launches(script: Script) -> list[Launch]:

@@ -121,6 +121,7 @@ _READ_SUFFIXES = (
     SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES + PYTHON_SUFFIXES
 ) + TEMPLATE_SUFFIXES
 _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
+_SBATCH_LINE = re.compile(rb"(?m)^#SBATCH\s")
 # a `#!` line that names a shell whose language is not bash's
 _OTHER_SHELL = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:zsh|m?ksh|fish|t?csh)\b")
 _BASH_ERROR = re.compile(r"line (\d+): (.*)")
@@ -294,6 +295,8 @@ class Workspace:
         # scripts whose `#!` line names a shell other than bash or sh (zsh, ksh, fish, csh):
         # their syntax and meaning are not bash's, so they are not linted (and the run says so)
         self.other_shells: set[str] = set()
+        # Slurm batch scripts with no `#!` line (`_unmarked_job`), linted as bash scripts
+        self.unmarked_jobs: set[str] = set()
         # files larger than `max-file-size` (not master configs), not linted: path -> bytes
         self.oversized: dict[str, int] = {}
         self.models: dict[str, object] = {}  # built from the workspace once per run (wiring)
@@ -402,6 +405,9 @@ class Workspace:
             return
         elif not link and self._has_shell_shebang(rel):
             self.shell_paths.append(rel)
+        elif not link and name.endswith(JOB_SUFFIXES) and self._unmarked_job(rel):
+            self.shell_paths.append(rel)  # (linted as bash; the run says sbatch refuses it)
+            self.unmarked_jobs.add(rel)
         else:
             return
         if not link:
@@ -458,6 +464,19 @@ class Workspace:
         if len(_YAML_KEY_LINE.findall(head)) < 2 or _HELM_DEFINE.search(head):
             return False
         return _reads_as_yaml(head.decode("utf-8", "replace"))
+
+    def _unmarked_job(self, rel: str) -> bool:
+        """A Slurm batch script (`#SBATCH` lines) whose first line is no `#!` line: sbatch
+        refuses it ("This does not look like a batch script"); bash reads it as any script."""
+        if rel in self.overlay:
+            head = self.overlay[rel][:4096]
+        else:
+            try:
+                with (self.root / rel).open("rb") as handle:
+                    head = handle.read(4096)
+            except OSError:
+                return False
+        return not head.startswith(b"#!") and _SBATCH_LINE.search(head) is not None
 
     def _has_shell_shebang(self, rel: str) -> bool:
         if rel in self.overlay:

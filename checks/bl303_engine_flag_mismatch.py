@@ -61,7 +61,10 @@ on the flag, an abbreviation argparse would accept, and a launch some job runs w
 that names no release (then only another engine's flags are reported). Of a recipe key written
 twice in one mapping only the last is checked: PyYAML drops the first (BL203 reports it).
 Launches of programs with no flag data (`trtllm-serve`, `python -m dynamo.sglang`, the SGLang
-router) are not checked either; every report counts them, by program. `sglang serve` is read
+router) are not checked either; every report counts them, by program, and so does it a launch
+behind a word whose value is not known (`$PREFIX vllm serve ...` where the script does not give
+PREFIX only a wrapper's words or nothing; `python3 -m "$MODULE"` where it gives MODULE an
+engine's module among others, or only under a condition). `sglang serve` is read
 as SGLang's language-model server, which it runs for every model but a diffusion model (whose
 server parses other flags, with no data here): one given `--model-type diffusion` is counted so;
 one told a diffusion model only by its model path is not known here, and is read as the
@@ -80,7 +83,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.dynamo import flag_name
 from benchlint.engine_flags import ENGINES, engine_flags
-from benchlint.engines import Arg, Launch, launches, pyxis_image
+from benchlint.engines import Arg, Launch, hidden_launches, launches, pyxis_image
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided
 from benchlint.images import image_release
 from benchlint.manifests import containers
@@ -314,8 +317,16 @@ def _image_finding(
     return Finding("BL303", message, location, subject=subject, help=hint)
 
 
+HIDDEN = (
+    "engine launches behind a word whose value is not known (a program after `$PREFIX`, a "
+    "module a variable gives one of several values) not checked for flags (BL301, BL303)"
+)
+
+
 def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     data = engine_flags()
+    for command in hidden_launches(script):
+        ctx.count(HIDDEN, Location(script.path, command.first_line_span))
     for launch in launches(script):
         unchecked = _unchecked(launch)
         if unchecked is not None:

@@ -260,3 +260,54 @@ def test_a_function_that_hands_its_arguments_to_one_that_runs_them_is_a_wrapper(
     g_call, h_call = script.commands[-2], script.commands[-1]
     assert [w.name for w in g_call.invocation.wrappers] == ["g", "srun"]
     assert h_call.invocation.wrappers == ()
+
+
+def test_a_variable_that_holds_a_wrapper_or_nothing_is_a_wrapper() -> None:
+    """An unquoted `$NUMA_CMD` every assignment of the script gives a wrapper's words or nothing
+    is that wrapper (bash drops it when empty); its engine launch is read. Near misses: a
+    variable the script does not set, one that may hold another program, a quoted one (an
+    empty command name)."""
+    script = parse_file(
+        SourceText(
+            "t.sh",
+            b'NUMA_CMD=""\n'
+            b'[ -n "$B" ] && NUMA_CMD="numactl -m 0,1"\n'
+            b'P="nsys profile -o x"\n'
+            b"OTHER=echo\n"
+            b"$NUMA_CMD vllm serve m --port 8000\n"
+            b"${P} trtllm-serve m\n"
+            b"$UNSET vllm serve m\n"
+            b"$OTHER vllm serve m\n"
+            b'"$NUMA_CMD" vllm serve m\n',
+        )
+    )
+    runs = {c.span.line: c.invocation for c in script.commands if c.words}
+    assert [w.name for w in runs[5].wrappers] == ["numactl"]
+    assert [w.name for w in runs[6].wrappers] == ["nsys profile"]
+    assert [launch.command.span.line for launch in launches(script)] == [5, 6]
+    assert all(runs[line].base is None for line in (7, 8, 9))
+
+
+def test_a_module_a_variable_holds_once_is_the_module() -> None:
+    """`python3 -m "$WORKER_MODULE"` where the script gives it one value, under no condition,
+    before the line: that module's launch; with two values, or only under a condition, none
+    (counted by BL303 as a launch behind a word whose value is not known)."""
+    from benchlint.engines import hidden_launches
+
+    script = parse_file(
+        SourceText(
+            "t.sh",
+            b'ONE="dynamo.vllm"\n'
+            b'python3 -m "$ONE" --model m\n'
+            b"TWO=dynamo.vllm\n"
+            b'[ -n "$U" ] && TWO=dynamo.vllm.unified_main\n'
+            b'python3 -m "$TWO" --model m\n'
+            b'[ -n "$U" ] && LATE=dynamo.vllm\n'
+            b'python3 -m "$LATE" --model m\n'
+            b'python3 -m "$ANY" --model m\n'
+            b"$PREFIX vllm serve m\n",
+        )
+    )
+    found = launches(script)
+    assert [(launch.command.span.line, launch.module) for launch in found] == [(2, "dynamo.vllm")]
+    assert [c.span.line for c in hidden_launches(script)] == [5, 7, 9]

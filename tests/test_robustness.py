@@ -281,6 +281,36 @@ def test_a_script_for_another_shell_is_not_linted_and_the_run_says_so(tmp_path: 
     )
 
 
+def test_a_batch_script_with_no_shebang_is_linted_and_the_run_says_sbatch_refuses_it(
+    tmp_path: Path,
+) -> None:
+    """A `.slurm` file with `#SBATCH` lines and no `#!` line (`bin/bash` as its first line): sbatch
+    refuses it, bash runs it; it is linted as a bash script and every report says so, named or
+    not. Near misses: one with its `#!` line; a `.sub` file with no `#SBATCH` line (an HTCondor
+    submit file) is not read."""
+    job = "#SBATCH --nodes=1\nsrun --timeout=10 hostname\n"
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "jobs/launch.slurm": "bin/bash\n" + job,
+            "jobs/ok.slurm": "#!/bin/bash\n" + job,
+            "jobs/condor.sub": "executable = run.sh\nqueue\n",
+        },
+    )
+    said = (
+        'Slurm batch scripts with no `#!` line, linted as bash scripts (sbatch refuses them: "This '
+        'does not look like a batch script"; add `#!/bin/bash` as the first line): 1 '
+        "(jobs/launch.slurm:1)"
+    )
+    for named in (None, [root / "jobs/launch.slurm"]):
+        result = run_lint(root, select="BL115", named=named)
+        expected = ["jobs/launch.slurm:3:6"] + ([] if named else ["jobs/ok.slurm:3:6"])
+        assert positions(result) == expected
+        assert said in result.warnings()
+    assert result.workspace is not None
+    assert "jobs/condor.sub" not in result.workspace.shell_paths
+
+
 def test_a_script_bash_accepts_but_tree_sitter_parses_in_part_is_said(tmp_path: Path) -> None:
     """`${X:/path}` is valid bash that tree-sitter-bash cannot parse: not a BL001 finding, but
     every report says which lines were not analysed (named or not)."""

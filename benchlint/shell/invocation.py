@@ -340,7 +340,10 @@ class Invocation:
         while i < len(values):
             value = values[i]
             if value == "-m":
-                return values[i + 1] if i + 1 < len(values) else None
+                if i + 1 >= len(values):
+                    return None
+                # (`python3 -m "$WORKER_MODULE"`: the one value the script gives it)
+                return held_value(self.words[i + 2]) or values[i + 1]
             if value.startswith("-m") and len(value) > 2:
                 return value[2:]
             if value in ("-X", "-W", "-Q"):
@@ -384,7 +387,7 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
     wrappers: list[Wrapper] = []
     prefix: list[Word] = []
     while _optional_prefix(words):  # `${LAUNCH_PREFIX:-} python3 -m ...`
-        wrappers.append(Wrapper(words[0].value, words[:1], ()))
+        wrappers.append(Wrapper(_held_wrapper(words[0]) or words[0].value, words[:1], ()))
         words = words[1:]
     while words and words[0].static:
         base = posixpath.basename(words[0].value)
@@ -434,14 +437,83 @@ def _optional_prefix(words: Sequence[Word]) -> bool:
     if _EMPTY_DEFAULT.fullmatch(words[0].text) is not None:
         return True
     following = words[1]
-    return (
-        _ARRAY_ITEMS.fullmatch(words[0].text) is not None
-        and following.static
-        and not following.value.startswith("-")
+    if not following.static or following.value.startswith("-"):
+        return False
+    return _ARRAY_ITEMS.fullmatch(words[0].text) is not None or _wrapper_held(words[0])
+
+
+def held_value(word: Word) -> str | None:
+    """The value of a lone `$NAME` (quoted or not) where every assignment of the script gives
+    NAME the same plain value (`WORKER_MODULE="dynamo.vllm"`), one of them before the word under
+    no condition; else None."""
+    match = _LONE_VARIABLE.fullmatch(word.text.strip('"'))
+    if match is None:
+        return None
+    name = match.group(1) or match.group(2)
+    scripts = {word.script, word.script.top}
+    values = {
+        a.value.value if a.value is not None and a.value.static and a.value.items is None else None
+        for each in scripts
+        for a in each.assignments
+        if a.name == name
+    }
+    surely = any(  # (one that surely runs before it: not the environment's value)
+        a.name == name
+        and not a.command.guards
+        and a.command.function is None
+        and a.node.end_byte <= word.node.start_byte
+        for a in word.script.assignments
     )
+    if len(values) != 1 or not surely:
+        return None
+    return values.pop()
+
+
+def _wrapper_held(word: Word) -> bool:
+    """An unquoted `$NAME` (or `${NAME}`) that every assignment of the script before it gives a
+    wrapper's words or nothing (`NUMA_CMD=""`, then `NUMA_CMD="numactl -m 0,1"` under a
+    condition): split by bash, no words or a wrapper of the command after it."""
+    return bool(_held_wrappers(word))
+
+
+def _held_wrapper(word: Word) -> str | None:
+    """The wrapper a `_wrapper_held` word holds where it holds one alone (`numactl`)."""
+    found = _held_wrappers(word)
+    return found.pop() if len(found) == 1 else None
+
+
+def _held_wrappers(word: Word) -> set[str]:
+    """The wrappers (`numactl`, `nsys profile`) the assignments of a lone `$NAME` give it, where
+    each gives one that runs the command on this host's files (not `srun`, `docker run`: their
+    options, which say where it runs, are the variable's) or nothing; else none."""
+    match = _LONE_VARIABLE.fullmatch(word.text)
+    if match is None:
+        return set()
+    name = match.group(1) or match.group(2)
+    scripts = {word.script, word.script.top}  # (a nested script's, and its file's)
+    values = [a.value for each in scripts for a in each.assignments if a.name == name]
+    if not values or any(v is None or v.items is not None for v in values):
+        return set()
+    found: set[str] = set()
+    for value in values:
+        assert value is not None
+        first = value.value.split(None, 2)[:2]
+        if not first:
+            continue
+        base = posixpath.basename(first[0])
+        two = f"{base} {first[1]}" if len(first) > 1 else ""
+        name = two if two in WRAPPER_GRAMMARS else base
+        grammar = WRAPPER_GRAMMARS.get(name)
+        # (one that runs it on this host's files: what a container or a job allocation does
+        # is in the options the variable hides)
+        if grammar is None or FILES in grammar.apart or grammar.container_options:
+            return set()
+        found.add(name)
+    return found
 
 
 _EMPTY_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}")
+_LONE_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _ARRAY_ITEMS = re.compile(r'"?\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\}"?')
 
 
