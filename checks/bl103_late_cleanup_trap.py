@@ -455,13 +455,30 @@ def _program(command: Command) -> str | None:
 
 def _release_line(script: Script, statement: Command, released: Released) -> int:
     """The line of the command in the statement that releases the resource (the `kill` in a
-    loop's body), else of the statement."""
+    loop's body; one that is not the clean-up of a branch that then ends the script, where
+    there is one), else of the statement."""
+    plain = _plain_release(script, statement, released)
+    if plain is not None:
+        return plain.span.line
     start, end = statement.node.start_byte, statement.node.end_byte
     for command in script.commands:
         inside = start <= command.node.start_byte < end
         if inside and command is not statement and released(command):
             return command.span.line
     return statement.span.line
+
+
+def _plain_release(script: Script, statement: Command, released: Released) -> Command | None:
+    """The first command of the statement (itself, or one in its body: a loop's, an `if`'s)
+    that releases the resource and is not the clean-up of a branch that then ends the script
+    (`kill "$PID"; exit 1`); None where there is none."""
+    start, end = statement.node.start_byte, statement.node.end_byte
+    inner = [
+        c
+        for c in script.commands
+        if c is not statement and start <= c.node.start_byte < end and released(c)
+    ]
+    return next((c for c in inner or [statement] if not _branch_exits(script, c)), None)
 
 
 def _kept_on_success(script: Script, first: Command, released: Released) -> bool:
@@ -769,6 +786,25 @@ def _released_before(flow: Flow, path: ExitPath, start: int, released: Released)
             if c is not command and first <= c.node.start_byte < last and released(c)
         ]
         if not all(ends_first(c) for c in inner or [command]):
+            return True
+    return False
+
+
+def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -> bool:
+    """A `wait "$PID"` of the background process between its start and the exit, that runs
+    whenever the exit does (in the script's shell, under no condition the exit is not under):
+    when it returns, the process has ended, and nothing is left to leak (`wait "$PID" || true`,
+    then `cp server.log /results/` failing under `set -e`)."""
+    names = resource.names
+    if resource.what != "background process" or not names:
+        return False
+    at = path.command
+    for command in flow.statements[start + 1 : flow.place_of(at)]:
+        if command.base != "wait" or command.background or command.apart is not None:
+            continue
+        if at.guards[: len(command.guards)] != command.guards or command.function != at.function:
+            continue
+        if any(read.name in names for word in command.args for read in word.reads()):
             return True
     return False
 
@@ -1214,6 +1250,7 @@ def _check_flow(
                 or exclusive(resource.statement, p.command)
                 or _about_itself(resource, p)
                 or _released_before(flow, p, start, released)
+                or _waited_before(flow, p, start, resource)
                 or released(p.command)
                 or (p.kind == "errexit" and on_error is not None and on_error < _at(flow, p))
             ):
@@ -1278,9 +1315,10 @@ def _check_flow(
             )
         elif not covering:
             releases = [s for s in flow.statements[start + 1 :] if released(s)]
-            # (the one to name: not the clean-up of a branch that then ends the script)
+            # (the one to name: not the clean-up of a branch that then ends the script, nor a
+            # loop whose only release is one: `if [ "$i" -eq 50 ]; then kill ...; exit 1; fi`)
             release = next(
-                (s for s in releases if not _branch_exits(script, s)),
+                (s for s in releases if _plain_release(script, s, released) is not None),
                 releases[0] if releases else None,
             )
             if release is None and (resource.what != "Slurm allocation" or outer is not None):

@@ -397,7 +397,6 @@ class Flow:
             return ExitPath(command, "exit")
         if base == "return" and self.function is None and self.sourced:
             return ExitPath(command, "return")
-        text = self.script.text_of(command.node)
         if command.words:
             can_fail = (
                 base not in _CANNOT_FAIL
@@ -407,13 +406,8 @@ class Flow:
                 and not _true_let(command)
                 and not self._quiet_function(base)
             )
-        elif any(a.kind in ("for", "arithmetic") for a in command.assignments):
-            # `for i in $(seq 1 3)`: a failing substitution in the list stops nothing (the
-            # loop's status is its body's); `(( n = ... ))`: its value decides, not modelled,
-            # but `(( n++ ))` is worth the old value: a count from 0 fails on its first step
-            can_fail = _POST_STEP.fullmatch(text) is not None
-        else:  # `X=$(cmd)` fails when the substitution does (`$((...))` is arithmetic)
-            can_fail = _SUBSTITUTION.search(text) is not None and self._substitution_fails(command)
+        else:
+            can_fail = self._assignment_fails(command)
         if (
             self.errexit_at(command)
             and (not command.tested or (command.piped and command.pipefail))
@@ -475,13 +469,31 @@ class Flow:
                 return any(o.node.start_byte <= start and end <= o.node.end_byte for o in outer)
 
             known = self._quiet[name] = bool(outer) and all(
-                (c.base in _CANNOT_FAIL or c.tested or c.or_guarded)
+                (
+                    c.base in _CANNOT_FAIL
+                    or c.tested
+                    or c.or_guarded
+                    # (`X=""`: an assignment fails only where a substitution in it does)
+                    or (not c.words and not self._assignment_fails(c))
+                )
                 if not c.subshell
                 else within_outer(c)
                 for c in body
                 if c.words or not c.subshell
             )
         return known
+
+    def _assignment_fails(self, command: Command) -> bool:
+        """Whether a command with no words (assignments, a `for`, an arithmetic command) can
+        fail."""
+        text = self.script.text_of(command.node)
+        if any(a.kind in ("for", "arithmetic") for a in command.assignments):
+            # `for i in $(seq 1 3)`: a failing substitution in the list stops nothing (the
+            # loop's status is its body's); `(( n = ... ))`: its value decides, not modelled,
+            # but `(( n++ ))` is worth the old value: a count from 0 fails on its first step
+            return _POST_STEP.fullmatch(text) is not None
+        # `X=$(cmd)` fails when the substitution does (`$((...))` is arithmetic); `X=""` cannot
+        return _SUBSTITUTION.search(text) is not None and self._substitution_fails(command)
 
     def _substitution_fails(self, command: Command) -> bool:
         """Whether an assignment's substitutions can give it a failing status. bash runs a
