@@ -251,10 +251,16 @@ def _container_entrypoint(invocation: Invocation) -> tuple[Word, tuple[str, ...]
     return None
 
 
-def pyxis_image(launch: Launch) -> tuple[str, Word] | None:
-    """The image an `srun --container-image=IMAGE` (pyxis) runs the launch in, and the word
-    that names it, where written out: it names the release that runs."""
+def container_image(launch: Launch) -> tuple[str, Word] | None:
+    """The image an `srun --container-image=IMAGE` (pyxis) runs the launch in, or a `docker run
+    IMAGE python3 -m ...` (podman's too), and the word that names it, where written out: it
+    names the release that runs."""
     for wrapper in launch.command.invocation.wrappers:
+        if wrapper.name in ("docker run", "podman run"):
+            image_word = wrapper.operands[0] if wrapper.operands else None
+            if image_word is not None and image_word.static and image_word.value:
+                return image_word.value, image_word
+            continue
         if wrapper.name != "srun":
             continue
         for name, word, _ in wrapper.options:

@@ -18,8 +18,9 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
   them with `vllm serve`), in a SkyPilot task's `run:` script (in the image its `resources`
   `image_id: docker:...` names), in a script's `docker run` (or `podman run`) of that image with
-  flags after it, and in a launch an `srun --container-image=IMAGE` (pyxis) runs, a flag the
-  release of the container's image does not accept;
+  flags after it or of any image with the launch after it (`docker run lmsysorg/sglang:v0.5.8
+  python3 -m sglang.launch_server ...`), and in a launch an `srun --container-image=IMAGE`
+  (pyxis) runs, a flag the release of the container's image does not accept;
 - where no release is known (a nightly or custom image, a container alias, a script no entry
   runs, a container's `:latest` image; every report counts these launches when one of their
   flags is one only some releases accept), a flag only the other engine has: on SGLang
@@ -83,7 +84,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.dynamo import flag_name
 from benchlint.engine_flags import ENGINES, engine_flags
-from benchlint.engines import Arg, Launch, hidden_launches, launches, pyxis_image
+from benchlint.engines import Arg, Launch, container_image, hidden_launches, launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided
 from benchlint.images import image_release
 from benchlint.manifests import containers
@@ -333,10 +334,10 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             ctx.count(unchecked, Location(script.path, launch.command.first_line_span))
         if launch.engine not in ENGINES:
             continue
-        pyxis = pyxis_image(launch) if launch.image is None else None
-        if launch.image is not None or pyxis is not None:  # its image names the release
+        wrapped = container_image(launch) if launch.image is None else None
+        if launch.image is not None or wrapped is not None:  # its image names the release
             image, node = (
-                (launch.image.value, launch.image) if launch.image else pyxis or ("", None)
+                (launch.image.value, launch.image) if launch.image else wrapped or ("", None)
             )
             for item in _in_container(launch, image, node, script.path):
                 if isinstance(item, Undecided):
