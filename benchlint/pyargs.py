@@ -193,6 +193,8 @@ class _Made:
     # its body, not under an `if`, a loop or a `try`): (scope, line) each
     known_in: list[tuple[ast.AST | None, int]] = field(default_factory=list)
     strict_in: list[tuple[ast.AST | None, int]] = field(default_factory=list)
+    # every parse of it: (scope, line, whether a statement of its body always runs it)
+    parses: list[tuple[ast.AST | None, int, bool]] = field(default_factory=list)
 
     def cannot_tell(self, why: str) -> None:
         """The parser cannot be told from the code: the first reason, as the code reads, is
@@ -485,9 +487,10 @@ class _Module:
         else:
             raise _Unknown("its parser passes through too many names to follow")
         self._opaque()
-        if _changes_argv(self.scope_of):
-            raise _Unknown("it changes its command line before parsing it (`sys.argv`)")
+        changes = _argv_changes(self.scope_of)
         self._uses()
+        if changes and not self._parsed_before(changes):
+            raise _Unknown("it changes its command line before parsing it (`sys.argv`)")
         for made in self.made.values():
             if made.known_in and all(
                 any(
@@ -822,6 +825,7 @@ class _Module:
                     )
                 parser.parsed = True
                 parser.parsed_in.add(scope)
+                parser.parses.append((scope, node.lineno, id(node) in self.unconditional))
                 # (`parse_known_args` keeps what it does not know: an ambiguous prefix is still
                 # rejected; where `parse_args` of the same parser always follows it in the same
                 # body, that one decides)
@@ -838,6 +842,21 @@ class _Module:
                     parser.cannot_tell("its subcommands' parsers cannot be told")
             else:
                 parser.cannot_tell(f"its parser's `{method}` is called (line {node.lineno})")
+
+    def _parsed_before(self, changes: list[ast.AST]) -> bool:
+        """Whether the module changes `sys.argv` only after its parsers have read it: every
+        parse of them always runs in the body (not under an `if`, a loop or a `try`) that
+        makes every change, on an earlier line (`own, rest = p.parse_known_args()` then
+        `sys.argv = [sys.argv[0], *rest]`, handing the rest on): what the parser rejects, it
+        rejects on the command line as given."""
+        parses = [at for made in self.made.values() for at in made.parses]
+        if not parses:
+            return False
+        for change in changes:
+            scope, line = self.scope_of.get(change), getattr(change, "lineno", 0)
+            if not all(s == scope and always and at < line for s, at, always in parses):
+                return False
+        return True
 
     def _opaque(self) -> None:
         """Once what names hold is worked out: the names also bound to a value it does not
@@ -1170,6 +1189,12 @@ _MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "
 def _changes_argv(nodes: Iterable[ast.AST]) -> bool:
     """Whether the module assigns to `sys.argv`, deletes from it or calls a method that
     changes it (`sys.argv.remove("--local")` before `parse_args`)."""
+    return bool(_argv_changes(nodes))
+
+
+def _argv_changes(nodes: Iterable[ast.AST]) -> list[ast.AST]:
+    """The nodes that assign to `sys.argv` (or a part of it), delete from it or call a method
+    that changes it."""
     names = {
         alias.asname or alias.name
         for node in nodes
@@ -1185,16 +1210,17 @@ def _changes_argv(nodes: Iterable[ast.AST]) -> bool:
             return isinstance(node.value, ast.Name) and node.value.id == "sys"
         return isinstance(node, ast.Name) and node.id in names
 
+    found: list[ast.AST] = []
     for node in nodes:
         written = isinstance(node, (ast.Attribute, ast.Subscript, ast.Name)) and isinstance(
             node.ctx, (ast.Store, ast.Del)
         )
         if written and is_argv(node):
-            return True
+            found.append(node)
         func = node.func if isinstance(node, ast.Call) else None
         if isinstance(func, ast.Attribute) and func.attr in _MUTATORS and is_argv(func.value):
-            return True
-    return False
+            found.append(node)
+    return found
 
 
 def _parser_classes(nodes: Iterable[ast.AST]) -> dict[str, set[str]]:

@@ -1541,3 +1541,36 @@ def test_a_script_in_a_folder_a_sourced_file_or_a_loop_names_is_said(tmp_path: A
         f"{said}repository's (in a folder named by a variable a loop or a `read` of the script "
         "sets: not followed), not read (BL116): 2 (bench/run.sh:4, bench/run.sh:5)"
     ) in result.warnings()
+
+
+def test_a_command_line_changed_after_the_parse_is_read() -> None:
+    """`own, rest = p.parse_known_args()` then `sys.argv = [sys.argv[0], *rest]` (the rest
+    handed on to another tool): the parser read the command line as given, so what it rejects
+    (an ambiguous prefix) is read. Near misses: the change before the parse, the parse under an
+    `if` (it may run after a change), a parse in another function, which may run later."""
+    body = (
+        "import argparse\nimport sys\n\n\ndef main():\n"
+        "    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--self-test', action='store_true')\n"
+        "    p.add_argument('--seed-file')\n"
+        "    own, rest = p.parse_known_args()\n    sys.argv = [sys.argv[0], *rest]\n\n\nmain()\n"
+    )
+    read = pyargs.read(body)
+    assert isinstance(read, pyargs.Parser), read
+    assert dict(pyargs.problems(read, ["--se", "1"]))[0].kind == "ambiguous"
+    said = "it changes its command line before parsing it (`sys.argv`)"
+    before = body.replace(
+        "    own, rest = p.parse_known_args()\n    sys.argv = [sys.argv[0], *rest]\n",
+        "    sys.argv = sys.argv[:2]\n    own, rest = p.parse_known_args()\n",
+    )
+    assert pyargs.read(before) == said
+    guarded = body.replace(
+        "    own, rest = p.parse_known_args()\n",
+        "    if len(sys.argv) > 1:\n        own, rest = p.parse_known_args()\n",
+    )
+    assert pyargs.read(guarded) == said
+    elsewhere = body.replace(
+        "    own, rest = p.parse_known_args()\n    sys.argv = [sys.argv[0], *rest]\n",
+        "    return p\n\n\ndef trim():\n    sys.argv.pop()\n",
+    ).replace("\nmain()\n", "\ntrim()\nmain().parse_args()\n")
+    assert pyargs.read(elsewhere) == said
