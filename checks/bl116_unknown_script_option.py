@@ -67,7 +67,9 @@ report's warnings with the reason, when its parser cannot be told from its code:
 a function that is not the repository's or not one it can read (`EngineArgs.add_cli_args(parser)`:
 any option may be added), an
 option string is computed, the script changes its command line before parsing it
-(`sys.argv.remove(...)`), the name it parses with is bound to another value too, one the code
+(`sys.argv.remove(...)`; one that changes it only after its parser read it, in the same body,
+`own, rest = p.parse_known_args()` then `sys.argv = [sys.argv[0], *rest]`, is read), the name
+it parses with is bound to another value too, one the code
 does not tell (`parser = utils.get_argument_parser()` after `parser = ArgumentParser()`), or it
 makes its parser from a class of its own. vLLM's
 `FlexibleArgumentParser` is read as vLLM reads it (`--max_model_len` is `--max-model-len`), and
