@@ -4,8 +4,9 @@
 Finds what a script acquires and must give back: a Slurm allocation (`salloc ... --no-shell`, a job
 id captured from `sbatch`, without `--wait`), a background server (`... &` whose `$!` is kept), a
 detached container (`docker run -d`), a temporary directory (`mktemp -d`) the script later removes.
-It reports one when the script can end (`exit N`, `return` at the top of a sourced file, a failing
-command under `set -e`, in a subshell too: `( cd bench && vllm bench ... )`, unless it runs in the
+It reports one when the script can end (`exit N`, a call of a function of the script whose body
+can run `exit`, itself or through another, `[ -f x ] || die "..."`, tested or not, `return` at the
+top of a sourced file, a failing command under `set -e`, in a subshell too: `( cd bench && vllm bench ... )`, unless it runs in the
 background) after the acquisition and before a `trap ... EXIT` whose handler releases it; when
 there is no such trap, it reports a release that something can skip (the release is only a command
 near the end), a Slurm allocation never released at all, and a program at the head of a background
@@ -471,14 +472,16 @@ def _release_line(script: Script, statement: Command, released: Released) -> int
 def _plain_release(script: Script, statement: Command, released: Released) -> Command | None:
     """The first command of the statement (itself, or one in its body: a loop's, an `if`'s)
     that releases the resource and is not the clean-up of a branch that then ends the script
-    (`kill "$PID"; exit 1`); None where there is none."""
+    or the loop's pass (`kill "$PID"; exit 1`, `kill_server; continue`); None where there is
+    none."""
     start, end = statement.node.start_byte, statement.node.end_byte
     inner = [
         c
         for c in script.commands
         if c is not statement and start <= c.node.start_byte < end and released(c)
     ]
-    return next((c for c in inner or [statement] if not _branch_exits(script, c)), None)
+    ends = ("exit", "continue", "break")
+    return next((c for c in inner or [statement] if not _branch_exits(script, c, ends)), None)
 
 
 def _kept_on_success(script: Script, first: Command, released: Released) -> bool:
@@ -508,13 +511,16 @@ def _kept_on_success(script: Script, first: Command, released: Released) -> bool
     )
 
 
-def _branch_exits(script: Script, command: Command) -> list[Command]:
-    """The `exit`s that follow the command in its branch, run whenever it runs (same
-    conditions, same shell and function): `kill "$PID"; exit 1` in an `if ! ready; then`."""
+def _branch_exits(
+    script: Script, command: Command, ends: tuple[str, ...] = ("exit",)
+) -> list[Command]:
+    """The `exit`s (or other `ends`) that follow the command in its branch, run whenever it
+    runs (same conditions, same shell and function): `kill "$PID"; exit 1` in an `if ! ready;
+    then`."""
     return [
         e
         for e in script.commands
-        if e.base == "exit"
+        if e.base in ends
         and e.function == command.function
         and e.guards == command.guards
         and e.subshell == command.subshell
@@ -769,10 +775,15 @@ def _released_before(flow: Flow, path: ExitPath, start: int, released: Released)
     script, at = flow.script, path.command
 
     def ends_first(release: Command) -> bool:
-        """The release is followed in its branch by an `exit` the exit path is not in."""
+        """The release is followed in its branch by an `exit` the exit path is not in, or by a
+        `continue` or `break` of a loop the exit path is in (`if ! ready; then kill_server;
+        continue; fi`: the exit never follows it in that pass)."""
         return any(
             e.node.end_byte <= at.node.start_byte and at.guards[: len(e.guards)] != e.guards
             for e in _branch_exits(script, release)
+        ) or any(
+            e.loops and e.loops[-1] in at.loops
+            for e in _branch_exits(script, release, ("continue", "break"))
         )
 
     for command in flow.statements[start + 1 : end]:

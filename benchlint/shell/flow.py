@@ -210,6 +210,10 @@ class ExitPath:
         to name (those a rule counts: not one only a dead server reaches)."""
         command = self.command
         text = first_line(command.script.text_of(command.node))
+        if self.kind == "exit" and command.base != "exit":  # (a call whose body exits)
+            inner = [c for c in _function_exits(command, True) if counts is None or counts(c)]
+            at = ", ".join(str(c.span.line) for c in inner[:3]) or "?"
+            return f"`{text}` (line {command.span.line}: it can run `exit`, on line {at})"
         if self.kind == "errexit":
             inner = [c for c in _function_exits(command) if counts is None or counts(c)]
             if inner:  # (the call ends the script either way)
@@ -227,18 +231,32 @@ class ExitPath:
         return f"`{text}` (line {command.span.line})"
 
 
-def _function_exits(call: Command) -> list[Command]:
+def _function_exits(call: Command, deep: bool = False) -> list[Command]:
     """The `exit`s of the body of the script's function the command calls, not in a subshell
-    of the body (`$(...)`, `( ... )`): each may be the one that ends the script (the first may
-    be one only a dead server reaches)."""
+    of the body (`$(...)`, `( ... )`), nor sent to the background or in a pipeline's element:
+    each may be the one that ends the script (the first may be one only a dead server
+    reaches). `deep`: those of the script's functions the body calls too (`die`), two calls
+    deep."""
     script = call.script
     if call.base is None or call.base not in script.functions:
         return []
-    return [
-        c
-        for c in script.commands
-        if c.function == call.base and c.base == "exit" and not c.subshell
-    ]
+    found: list[Command] = []
+    seen = {call.base}
+    pending = [call.base]
+    for _ in range(3 if deep else 1):
+        calls = []
+        for c in script.commands:
+            if c.function not in pending or c.subshell or c.background or c.apart:
+                continue
+            if c.base == "exit":
+                found.append(c)
+            elif c.base in script.functions and c.base not in seen:
+                seen.add(c.base)
+                calls.append(c.base)
+        pending = calls
+        if not pending:
+            break
+    return sorted(found, key=lambda c: c.node.start_byte)
 
 
 # an arithmetic command whose value is a variable's before a step (`(( n++ ))`, `((i--))`,
@@ -416,6 +434,10 @@ class Flow:
             and not command.background
         ):
             return ExitPath(command, "errexit")
+        if not (command.background or command.apart) and _function_exits(command, deep=True):
+            # (`[ -f x ] || die "no x"`, `check || rc=$?` whose body calls `die`: the `exit`
+            # in the body ends the script, tested or not, with or without `set -e`)
+            return ExitPath(command, "exit")
         return None
 
     def errexit_at(self, command: Command) -> bool:
