@@ -4,20 +4,20 @@
 Finds what a script acquires and must give back: a Slurm allocation (`salloc ... --no-shell`, a job
 id captured from `sbatch`, without `--wait`), a background server (`... &` whose `$!` is kept), a
 detached container (`docker run -d`), a temporary directory (`mktemp -d`) the script later removes.
-It reports one when the script can end (`exit N`, a call of a function of the script whose body
-can run `exit`, itself or through another, `[ -f x ] || die "..."`, tested or not, `return` at the
-top of a sourced file, a failing command under `set -e`, in a subshell too: `( cd bench && vllm bench ... )`, unless it runs in the
-background) after the acquisition and before a `trap ... EXIT` whose handler releases it; when
-there is no such trap, it reports a release that something can skip (the release is only a command
-near the end), a Slurm allocation never released at all, and a program at the head of a background
-pipeline whose `$!` (its last command's: `vllm serve ... | tee log &`) the script kills, which
-signals `tee`, not the program (the pipeline at the top level or in a function; the kill after
-it, or through a function given the PID), and an engine in a list, group, condition or loop
-sent to the background as a whole (`cd /w && vllm serve ... &`) whose `$!`, the shell bash runs
-that statement in, the script kills: the shell ends and the server goes on (bash 5.3 too; not
-a subshell written as one, `( cd /w && vllm serve ... ) &`, whose last command bash 5.2 and
-later run in the subshell's place, nor `cd /w && exec vllm serve ... &`). Located at the
-acquisition (the engine); the first uncovered exit path, or the kill, is a related location.
+It reports one when the script can end (`exit N`, a call of a function of the script whose body can
+run `exit`, itself or through another, `[ -f x ] || die "..."`, tested or not, `return` at the top
+of a sourced file, a failing command under `set -e`, in a subshell too: `( cd bench && vllm bench
+... )`, unless it runs in the background) after the acquisition and before a `trap ... EXIT` whose
+handler releases it; when there is no such trap, it reports a release that something can skip (the
+release is only a command near the end), a Slurm allocation never released at all, and a program at
+the head of a background pipeline whose `$!` (its last command's: `vllm serve ... | tee log &`) the
+script kills, which signals `tee`, not the program (the pipeline at the top level or in a function;
+the kill after it, or through a function given the PID), and an engine in a list, group, condition
+or loop sent to the background as a whole (`cd /w && vllm serve ... &`) whose `$!`, the shell bash
+runs that statement in, the script kills: the shell ends and the server goes on (bash 5.3 too; not
+a subshell written as one, `( cd /w && vllm serve ... ) &`, whose last command bash 5.2 and later
+run in the subshell's place, nor `cd /w && exec vllm serve ... &`). Located at the acquisition (the
+engine); the first uncovered exit path, or the kill, is a related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
