@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchlint import profile
+from benchlint.shell.invocation import Invocation
 from benchlint.shell.model import Command, Script, Word
 from benchlint.shell.output import substitution_pattern
 from benchlint.workspace import Workspace
@@ -582,3 +583,35 @@ def _mount_candidates(path: str) -> list[str]:
             return [path[len(mount) :]]
     parts = path.strip("/").split("/")
     return ["/".join(parts[i:]) for i in range(1, len(parts))]
+
+
+def script_runs_arguments(
+    ws: Workspace, script: Script, path: str
+) -> tuple[Invocation, bool] | bool | None:
+    """Where the repository script the path names runs its arguments as a command (`"$@"`,
+    `exec "$@"`, behind wrappers), that command's invocation, and whether the script changes
+    folders first; False where it does not, or the path may name several; None where it names
+    no script of the repository (a program of the machine's, `/fsx/profwrap`, even where the
+    repository has a file of that name: another checkout's may differ)."""
+    if path.startswith("/") and not path.startswith(ROOT_MOUNTS):
+        return None
+    found = resolve(ws, script, path)
+    if not found and not path.startswith(("/", "$", "`")):
+        # (from a folder the script is in: `bash scripts/docker/launch.sh` run from the
+        # project's folder above the script's, as `_targets` reads a Python script's path)
+        parts = posixpath.dirname(script.path).split("/")
+        bases = ["/".join(parts[:i]) for i in range(len(parts) + 1)]
+        joined = (posixpath.normpath(posixpath.join(base, path)) for base in bases)
+        found = [p for p in dict.fromkeys(joined) if ws.is_script(p)]
+    wrapper = ws.shell(found[0]) if found is not None and len(found) == 1 else None
+    if wrapper is None:
+        return None if not found else False
+    moves = False
+    for command in wrapper.all_commands():
+        moves = moves or command.base in ("cd", "pushd")
+        words = command.invocation.words
+        if command.function is not None or command.script is not wrapper:
+            continue  # (a function's `"$@"` is its own arguments, not the script's)
+        if words and words[0].value in ('"$@"', "$@", '"${@}"', "${@}"):
+            return command.invocation, moves
+    return False

@@ -175,7 +175,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from benchlint import pyargs
-from benchlint.calls import PATH_EXPANSION, fixed_folder, from_known_folder, own_default, resolve
+from benchlint.calls import (
+    PATH_EXPANSION,
+    fixed_folder,
+    from_known_folder,
+    own_default,
+    resolve,
+    script_runs_arguments,
+)
 from benchlint.calls import ROOT_MOUNTS as MOUNTS
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
@@ -883,38 +890,6 @@ def _after_wrapper_script(words: list[tuple[str | None, str]]) -> int | None:
     return at + 1 if rest and _script_index(rest) is not None else None
 
 
-def _runs_arguments(
-    ctx: Context, script: Script, path: str
-) -> tuple[Invocation, bool] | bool | None:
-    """Where the repository script the path names runs its arguments as a command (`"$@"`,
-    `exec "$@"`, behind wrappers), that command's invocation, and whether the script changes
-    folders first; False where it does not, or the path may name several; None where it names
-    no script of the repository (a program of the machine's, `/fsx/profwrap`, even where the
-    repository has a file of that name: another checkout's may differ)."""
-    if path.startswith("/") and not path.startswith(MOUNTS):
-        return None
-    found = resolve(ctx.ws, script, path)
-    if not found and not path.startswith(("/", "$", "`")):
-        # (from a folder the script is in: `bash scripts/docker/launch.sh` run from the
-        # project's folder above the script's, as `_targets` reads a Python script's path)
-        parts = posixpath.dirname(script.path).split("/")
-        bases = ["/".join(parts[:i]) for i in range(len(parts) + 1)]
-        joined = (posixpath.normpath(posixpath.join(base, path)) for base in bases)
-        found = [p for p in dict.fromkeys(joined) if ctx.ws.is_script(p)]
-    wrapper = ctx.ws.shell(found[0]) if found is not None and len(found) == 1 else None
-    if wrapper is None:
-        return None if not found else False
-    moves = False
-    for command in wrapper.all_commands():
-        moves = moves or command.base in ("cd", "pushd")
-        words = command.invocation.words
-        if command.function is not None or command.script is not wrapper:
-            continue  # (a function's `"$@"` is its own arguments, not the script's)
-        if words and words[0].value in ('"$@"', "$@", '"${@}"', "${@}"):
-            return command.invocation, moves
-    return False
-
-
 def _array_scripts(
     script: Script, command: Command, name: str, pieces: list[_Piece], at: int
 ) -> tuple[str, ...]:
@@ -1217,7 +1192,7 @@ def _command_line(
         _say_unread(ctx, script, line, site)
         return
     if line.wrapper is not None:
-        runs = _runs_arguments(ctx, script, line.wrapper)
+        runs = script_runs_arguments(ctx.ws, script, line.wrapper)
         if not isinstance(runs, tuple):  # (what it runs them with: not known)
             _say_line(ctx, script, line, site, _PROGRAM_SAID if runs is None else _GIVEN_SAID)
             return

@@ -56,6 +56,9 @@ backend:
 ```
 
 ## Exceptions
+A launch a script of the repository is given and runs as its arguments (`./tools/wrap.sh
+python3 -m sglang.launch_server ...` with `"$@"`, `exec "$@"` or `exec numactl ... "$@"` in it)
+is read as that launch, not where the script changes folders first or runs them in a container.
 Not reported: a flag no measured release of the engine knows (Dynamo's `--dyn-*` flags, a fork's
 options), a release outside the measured range, a release between two measured ones that differ
 on the flag, an abbreviation argparse would accept, and a launch some job runs with an image
@@ -81,16 +84,25 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from benchlint.calls import script_runs_arguments
 from benchlint.context import Context
 from benchlint.dynamo import flag_name
 from benchlint.engine_flags import ENGINES, engine_flags
-from benchlint.engines import Arg, Launch, container_image, hidden_launches, launches
+from benchlint.engines import (
+    Arg,
+    Launch,
+    container_image,
+    hidden_launches,
+    launch_in,
+    launches,
+)
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided
 from benchlint.images import image_release
 from benchlint.manifests import containers
 from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
 from benchlint.releases import Running, beyond_scope, launch_releases
+from benchlint.shell.invocation import FILES
 from benchlint.shell.model import Script, Word
 from benchlint.source import SourceText
 from benchlint.workspace import path_matches
@@ -237,9 +249,22 @@ def _on(launch: Launch) -> str:
     """Where a message says the flag is: on the engine's program (`vllm serve`, `python3 -m
     sglang.launch_server`; not the `srun`, `setsid` or `docker` that runs it)."""
     module = launch.module
-    words = launch.command.invocation.words
-    if launch.image is None and " " not in module and "." in module and words:
-        return f"on `{words[0].value.rsplit('/', 1)[-1]} -m {module}`"
+    words = launch.command.words
+    # (the interpreter: the last `python...` word before the launch's arguments, behind
+    # whatever wrappers or scripts run it: `./wrap.sh python3 -m ...`)
+    first = next(
+        (i for i, w in enumerate(words) if launch.args and w is launch.args[0]), len(words)
+    )
+    python = next(
+        (
+            w.value.rsplit("/", 1)[-1]
+            for w in reversed(words[:first])
+            if w.static and w.value.rsplit("/", 1)[-1].startswith("python")
+        ),
+        None,
+    )
+    if launch.image is None and " " not in module and "." in module and python:
+        return f"on `{python} -m {module}`"
     return f"on `{module}`"
 
 
@@ -318,6 +343,37 @@ def _image_finding(
     return Finding("BL303", message, location, subject=subject, help=hint)
 
 
+def _through_scripts(ctx: Context, script: Script) -> list[Launch]:
+    """Engine launches a repository script is given as its arguments and runs as they are
+    (`"$@"`, `exec "$@"`, behind wrappers that run it on this host's files), in its caller's
+    folder: `bash tools/wrap.sh python3 -m sglang.launch_server ...`, `./loadTracer.sh vllm
+    serve ...`."""
+    found = []
+    for command in script.all_commands():
+        words = command.invocation.words
+        if len(words) < 2 or not words[0].static:
+            continue
+        at = 0
+        if words[0].value.rsplit("/", 1)[-1] in ("bash", "sh"):
+            at = 1  # (`bash -x wrap.sh ...`)
+            while at < len(words) and words[at].value[:1] == "-" and words[at].value != "-c":
+                at += 1
+        if at + 1 >= len(words) or not words[at].static:
+            continue
+        path = words[at].value
+        if not (path.endswith(".sh") or (at == 0 and "/" in path)):
+            continue
+        launch = launch_in(list(words[at + 1 :]), command)
+        if launch is None:
+            continue
+        runs = script_runs_arguments(ctx.ws, script, path)
+        if not isinstance(runs, tuple) or runs[1]:
+            continue  # (not a script of the repository that runs them, or it changes folders)
+        if all(FILES not in wrapper.apart for wrapper in runs[0].wrappers):
+            found.append(launch)
+    return found
+
+
 HIDDEN = (
     "engine launches behind a word whose value is not known (a program after `$PREFIX`, a "
     "module a variable gives one of several values) not checked for flags (BL301, BL303)"
@@ -328,7 +384,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     data = engine_flags()
     for command in hidden_launches(script):
         ctx.count(HIDDEN, Location(script.path, command.first_line_span))
-    for launch in launches(script):
+    for launch in [*launches(script), *_through_scripts(ctx, script)]:
         unchecked = _unchecked(launch)
         if unchecked is not None:
             ctx.count(unchecked, Location(script.path, launch.command.first_line_span))
