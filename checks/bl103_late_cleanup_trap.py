@@ -27,9 +27,10 @@ named as the trap's handler, also one that releases what the call passes it
 acquisition: a server a function starts and keeps in a global
 (`start_server() { vllm serve ... & SERVER_PID=$!; }`, the script's own or one of a file it
 sources), or a container it runs detached under a global name (`docker run -d --name
-"$NAME"`), is acquired where the script's shell first calls the function (a `local` PID or
-name, gone when the function returns, is not followed), and an `exit` of the function's body
-after it ends the script with it held. What a
+"$NAME"`), is acquired where the script's shell first calls the function (a server whose
+`$!` it does not keep, or keeps in a `local`, gone when it returns, as one released only by
+its program's name or what ends every job; a container's `local` name is not followed), and an
+`exit` of the function's body after it ends the script with it held. What a
 function the top level calls (or a function it calls: `main() { run_tests; }`; of a library it
 sources too) acquires and releases in its own body is checked in the body
 (`run_tests() { vllm serve ... & local pid=$!; vllm bench ...; kill "$pid"; }`, called at the top
@@ -278,7 +279,8 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
     for function, (command, name) in _function_starts(flow.script).items():
         call = next((s for s in flow.statements if s.name == function), None)
         if call is not None:
-            found.append(Resource("background process", command, call, name, _KILL))
+            releases = _KILL if name is not None else _NEVER
+            found.append(Resource("background process", command, call, name, releases))
     for function, (command, handles) in _function_containers(flow.script).items():
         call = next((s for s in flow.statements if s.name == function), None)
         if call is not None:
@@ -298,7 +300,8 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
         start = _function_starts(library).get(callee)
         if start is not None:
             command, name = start
-            resource = Resource("background process", command, statement, name, _KILL)
+            releases = _KILL if name is not None else _NEVER
+            resource = Resource("background process", command, statement, name, releases)
             # (an EXIT trap the library sets at its top level is the sourcing shell's, unless
             # the script sets one of its own between the `source` and the call: `trap ...
             # EXIT`, `trap - EXIT` replace it)
@@ -328,23 +331,31 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
     return found
 
 
-def _function_starts(script: Script) -> dict[str, tuple[Command, str]]:
-    """Each function's first background process kept in a global and not released by the
-    rest of its body, with that global (worked out once per script: every flow asks)."""
+def _function_starts(script: Script) -> dict[str, tuple[Command, str | None]]:
+    """Each function's first background process kept in a global, or whose `$!` it does not
+    keep (then only what ends every job or the program by its name releases it), and not
+    released by the rest of its body, with that global (worked out once per script: every
+    flow asks)."""
     found = script.memo.get("BL103 function starts")
     if isinstance(found, dict):
         return found
-    starts: dict[str, tuple[Command, str]] = {}
+    starts: dict[str, tuple[Command, str | None]] = {}
     for function in script.functions:
         body = [c for c in script.body(function) if not c.subshell]
         for index, command in enumerate(body):
             # (a pipeline's `$!` is its last command's: `_killed_through_pipe`, as at the top)
             if not _own_job(command) or command.piped or reads_pipe(command):
                 continue
-            name = _pid_saved(body[index + 1 : index + 4])
-            if name is None:
+            name = _pid_saved(body[index + 1 : index + 4], ("assign", "export", "local"))
+            local = name is not None and any(
+                a.name == name and a.kind == "local"
+                for c in body[index + 1 : index + 4]
+                for a in c.assignments
+            )
+            if name is None and (_program(command) is None or command.loops):
                 continue
-            probe = Resource("background process", command, command, name, _KILL)
+            releases = _KILL if name is not None else _NEVER
+            probe = Resource("background process", command, command, name, releases)
             later = [script.text_of(c.node) for c in body[index + 1 :]]
             later += [  # (and the functions the rest of the body calls: `stop_server`)
                 script.text_of(script.functions[c.base])
@@ -352,7 +363,9 @@ def _function_starts(script: Script) -> dict[str, tuple[Command, str]]:
                 if c.base in script.functions and c.base != function
             ]
             if not any(_releases(probe, text) for text in later):
-                starts[function] = (command, name)  # (one the function stops itself is gone)
+                # (one the function stops itself is gone; a `local` PID is gone when it
+                # returns: then only the program's name or what ends every job releases it)
+                starts[function] = (command, None if local else name)
                 break
     script.memo["BL103 function starts"] = starts
     return starts
