@@ -221,6 +221,7 @@ class Pool:
         from concurrent.futures import ProcessPoolExecutor
 
         workers = min(jobs - 1, -(-total // WORKER_BYTES))
+        _one_malloc_arena()
         self._executor = ProcessPoolExecutor(
             workers, mp_context=_context(), initializer=_worker_start
         )
@@ -277,6 +278,27 @@ class Pool:
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
+
+
+# glibc's `mallopt` parameter for the most malloc arenas a process makes
+_M_ARENA_MAX = -8
+
+
+def _one_malloc_arena() -> None:
+    """Before the pool's threads start: one malloc arena for the process. glibc gives each
+    thread that allocates an arena of its own, and the pool's thread that reads the workers'
+    results into this process fills one; what is freed there stays resident (InferenceX: 146
+    MiB summed at the peak, against 152 with the thread's arena). Where the C library has no
+    `mallopt` (not glibc), nothing changes."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(_M_ARENA_MAX, 1)
 
 
 def _chunks(files: Iterable[tuple[str, str, bytes]]) -> list[list[tuple[str, str, bytes]]]:
