@@ -453,14 +453,9 @@ class Workspace:
         """Whether the file's first 4 KiB hold two lines that start a YAML mapping's key (at
         any depth), and no Helm `define` (a template of YAML: a manifest, Helm values; not a
         message with one `Note:` line)."""
-        if rel in self.overlay:
-            head = self.overlay[rel][:4096]
-        else:
-            try:
-                with (self.root / rel).open("rb") as handle:
-                    head = handle.read(4096)
-            except OSError:
-                return False
+        head = self._head(rel)
+        if head is None:
+            return False
         if len(_YAML_KEY_LINE.findall(head)) < 2 or _HELM_DEFINE.search(head):
             return False
         return _reads_as_yaml(head.decode("utf-8", "replace"))
@@ -468,15 +463,18 @@ class Workspace:
     def _unmarked_job(self, rel: str) -> bool:
         """A Slurm batch script (`#SBATCH` lines) whose first line is no `#!` line: sbatch
         refuses it ("This does not look like a batch script"); bash reads it as any script."""
+        head = self._head(rel)
+        return head is not None and not head.startswith(b"#!") and bool(_SBATCH_LINE.search(head))
+
+    def _head(self, rel: str) -> bytes | None:
+        """The file's first 4 KiB (None where it cannot be read)."""
         if rel in self.overlay:
-            head = self.overlay[rel][:4096]
-        else:
-            try:
-                with (self.root / rel).open("rb") as handle:
-                    head = handle.read(4096)
-            except OSError:
-                return False
-        return not head.startswith(b"#!") and _SBATCH_LINE.search(head) is not None
+            return self.overlay[rel][:4096]
+        try:
+            with (self.root / rel).open("rb") as handle:
+                return handle.read(4096)
+        except OSError:
+            return None
 
     def _has_shell_shebang(self, rel: str) -> bool:
         if rel in self.overlay:
