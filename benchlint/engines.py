@@ -288,7 +288,11 @@ def hidden_launches(script: Script) -> list[Command]:
     but would be one without a word whose value is not known: a program behind it
     (`$PREFIX vllm serve ...`, `${nsys_prefix} trtllm-serve ...`), or a module a variable holds
     that the script gives an engine's module among others (`python3 -m "$WORKER_MODULE"`)."""
-    known = {id(launch.command) for launch in launches(script)}
+    known = set()
+    for launch in launches(script):
+        known.add(id(launch.command))
+        if launch.command.script.parent is not None:  # (`$EMPTY python3 -m ...`: read nested)
+            known.add(id(launch.command.script.parent))
     found = []
     for command in script.all_commands():
         if id(command) in known or not command.words:

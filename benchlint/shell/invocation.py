@@ -386,9 +386,17 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
     """The invocation of `words` (a command's, or an argument array's items)."""
     wrappers: list[Wrapper] = []
     prefix: list[Word] = []
-    while _optional_prefix(words):  # `${LAUNCH_PREFIX:-} python3 -m ...`
-        wrappers.append(Wrapper(_held_wrapper(words[0]) or words[0].value, words[:1], ()))
-        words = words[1:]
+    while True:
+        if _optional_prefix(words):  # `${LAUNCH_PREFIX:-} python3 -m ...`
+            wrappers.append(Wrapper(_held_wrapper(words[0]) or words[0].value, words[:1], ()))
+            words = words[1:]
+        elif wrappers and len(words) > 1 and _nested_assignment(words[0]):
+            # (in a string `eval` runs, after `${SDMA_ENV}` that holds `NAME=VALUE` words or
+            # nothing: the `NAME=VALUE` words after it are still the command's assignments)
+            prefix.append(words[0])
+            words = words[1:]
+        else:
+            break
     while words and words[0].static:
         base = posixpath.basename(words[0].value)
         taken = 1
@@ -437,9 +445,23 @@ def _optional_prefix(words: Sequence[Word]) -> bool:
     if _EMPTY_DEFAULT.fullmatch(words[0].text) is not None:
         return True
     following = words[1]
-    if not following.static or following.value.startswith("-"):
+    plain = following.static and not following.value.startswith("-")
+    if _ARRAY_ITEMS.fullmatch(words[0].text) is not None:
+        return plain
+    if not _wrapper_held(words[0]):
         return False
-    return _ARRAY_ITEMS.fullmatch(words[0].text) is not None or _wrapper_held(words[0])
+    return plain or (  # (more of the prefix: `${SDMA_ENV} ${MOE_ENV} A=1 python3 ...`)
+        _nested_assignment(following)
+        or _LONE_VARIABLE.fullmatch(following.text) is not None
+        or _EMPTY_DEFAULT.fullmatch(following.text) is not None
+    )
+
+
+def _nested_assignment(word: Word) -> bool:
+    """A `NAME=VALUE` word in a nested script (a string `eval` or `bash -c` runs): an
+    assignment where the words before it in the command are (what a variable put in place
+    there gave bash to parse)."""
+    return word.script.parent is not None and _ASSIGNMENT_WORD.match(word.text) is not None
 
 
 def held_value(word: Word) -> str | None:
@@ -472,44 +494,51 @@ def held_value(word: Word) -> str | None:
 def _wrapper_held(word: Word) -> bool:
     """An unquoted `$NAME` (or `${NAME}`) that every assignment of the script before it gives a
     wrapper's words or nothing (`NUMA_CMD=""`, then `NUMA_CMD="numactl -m 0,1"` under a
-    condition): split by bash, no words or a wrapper of the command after it."""
-    return bool(_held_wrappers(word))
+    condition): split by bash, no words or a wrapper of the command after it. In a nested
+    script (a string `eval` or `bash -c` runs, where the value was put in place before the
+    shell parsed it), also `NAME=VALUE` words (`${SDMA_ENV}` given `SGLANG_SDMA=1` or "")."""
+    found = _held_wrappers(word)
+    return found is not None and (bool(found) or word.script.parent is not None)
 
 
 def _held_wrapper(word: Word) -> str | None:
     """The wrapper a `_wrapper_held` word holds where it holds one alone (`numactl`)."""
     found = _held_wrappers(word)
-    return found.pop() if len(found) == 1 else None
+    return found.pop() if found is not None and len(found) == 1 else None
 
 
-def _held_wrappers(word: Word) -> set[str]:
-    """The wrappers (`numactl`, `nsys profile`) the assignments of a lone `$NAME` give it, where
-    each gives one that runs the command on this host's files (not `srun`, `docker run`: their
-    options, which say where it runs, are the variable's) or nothing; else none."""
+def _held_wrappers(word: Word) -> set[str] | None:
+    """The wrappers (`numactl`, `nsys profile`) the assignments of a lone `$NAME` give it,
+    where each gives one that runs the command on this host's files (not `srun`, `docker run`:
+    their options, which say where it runs, are the variable's), `NAME=VALUE` words, or
+    nothing; None where one gives anything else (set() where none gives a wrapper)."""
     match = _LONE_VARIABLE.fullmatch(word.text)
     if match is None:
-        return set()
+        return None
     name = match.group(1) or match.group(2)
     scripts = {word.script, word.script.top}  # (a nested script's, and its file's)
     values = [a.value for each in scripts for a in each.assignments if a.name == name]
     if not values or any(v is None or v.items is not None for v in values):
-        return set()
+        return None
     found: set[str] = set()
     for value in values:
         assert value is not None
-        first = value.value.split(None, 2)[:2]
-        if not first:
-            continue
-        base = posixpath.basename(first[0])
-        two = f"{base} {first[1]}" if len(first) > 1 else ""
-        name = two if two in WRAPPER_GRAMMARS else base
-        grammar = WRAPPER_GRAMMARS.get(name)
+        words = value.value.split()
+        if all(_ASSIGNMENT_WORD.match(w) for w in words):
+            continue  # (nothing, or assignments: `_wrapper_held` says where they are ones)
+        base = posixpath.basename(words[0])
+        two = f"{base} {words[1]}" if len(words) > 1 else ""
+        program = two if two in WRAPPER_GRAMMARS else base
+        grammar = WRAPPER_GRAMMARS.get(program)
         # (one that runs it on this host's files: what a container or a job allocation does
         # is in the options the variable hides)
         if grammar is None or FILES in grammar.apart or grammar.container_options:
-            return set()
-        found.add(name)
+            return None
+        found.add(program)
     return found
+
+
+_ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 _EMPTY_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}")

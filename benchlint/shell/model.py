@@ -1135,6 +1135,10 @@ def _arithmetic_shifts(src: bytes) -> bytes:
     return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
 
 
+# a string that starts with a variable's value (`$CMD --nnodes 2`): an append when it is the
+# variable's own
+_SELF_REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
 # a word that is one positional argument of a function: `$2`, `${2}`
 _POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])\})")
 
@@ -1849,12 +1853,43 @@ class _Builder:
         if not words:
             return
         value, offsets = _joined(words)
-        held = self._held_command(value)
+        held = self._held_string(value)
         if held is not None:  # `bash -c "exec $CMD"`: the command the string variable holds
-            prefix, string = held
-            value = value[:prefix] + string.value
-            offsets = offsets[:prefix] + string.offsets
+            prefix, text, places = held
+            value = value[:prefix] + text
+            offsets = offsets[:prefix] + places
         self.script.nested.append(_nested(command, value, offsets, errexit))
+
+    def _held_string(self, value: str) -> tuple[int, str, list[int]] | None:
+        """`_held_command`, with what the script appends to the string after it assigns it
+        (`CMD="$CMD --nnodes 2"` or `CMD+=" --nnodes 2"`, under a condition too): each
+        appended piece is read as part of the command, as some run gives it."""
+        match = _HELD.fullmatch(value)
+        if match is None:
+            return None
+        name = match.group(2) or match.group(3)
+        assigned = [a for a in self.script.assignments if a.name == name]
+        pieces: list[tuple[str, list[int]]] = []
+        for assignment in reversed(assigned):
+            given = assignment.value
+            if given is None or given.node.type == "array":
+                return None
+            text = self.script.text_of(assignment.node)
+            self_reference = _SELF_REFERENCE.match(given.value)
+            if text.startswith(f"{name}+="):
+                pieces.append((given.value, given.offsets))
+            elif self_reference is not None and (self_reference[1] or self_reference[2]) == name:
+                end = self_reference.end()
+                pieces.append((given.value[end:], given.offsets[end:]))
+            else:
+                pieces.append((given.value, given.offsets))
+                break
+        else:
+            return None  # (appended to, never given a start: the environment's)
+        pieces.reverse()
+        text = "".join(piece for piece, _ in pieces)
+        places = [offset for _, offsets in pieces for offset in offsets]
+        return match.start(1), text, places
 
     def held_run(self, command: Command) -> None:
         """`$CMD --port "$PORT" &` (behind wrappers): bash splits the value CMD was last given
