@@ -625,7 +625,9 @@ def layout_command(
     ws.recipe_roots  # noqa: B018 - worked out on first use; its facts join the others
     facts = ws.detected.facts
     notes = []  # what was looked for and not found
-    if not any(f.kind == "master config" for f in facts):
+    if any(f.kind == "master config" for f in facts):
+        facts = [*facts, _workflows_fact(ws)]
+    else:
         notes.append(
             "no master config: no YAML file here holds entries with a runner and a search space"
         )
@@ -647,6 +649,19 @@ def layout_command(
         return
     for line in [*(fact.describe() for fact in facts), *notes]:
         click.echo(line)
+
+
+def _workflows_fact(ws: Workspace) -> Fact:
+    """The workflows entries are routed through (`layout.workflows`): a step that runs a
+    launcher in another one is not followed, and the run says so."""
+    patterns = ws.config.layout.workflows
+    found = ws.glob(patterns)
+    shown = ", ".join(found[:6]) + (f" and {len(found) - 6} more" if len(found) > 6 else "")
+    detail = f"{len(found)} {'file' if len(found) == 1 else 'files'}" + (
+        f" ({shown})" if found else ""
+    )
+    configured = "workflows" in ws.config.layout_keys
+    return Fact("workflows", " ".join(patterns), detail, None, configured)
 
 
 def _call_facts(ws: Workspace) -> list[Fact]:

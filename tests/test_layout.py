@@ -31,6 +31,9 @@ def test_the_layout_inferencex_had_before_july_2026_is_detected() -> None:
         " .github/workflows/benchmark-multinode-tmpl.yml:25",
         "recipe root benchmarks/multi_node/srt_slurm_recipes: -> recipes/ from"
         " launch_gb200-nv.sh:8",
+        # (the workflows entries are routed through: a launcher run elsewhere is said)
+        "workflows .github/workflows/*-tmpl.yml .github/workflows/*-tmpl.yaml: 1 file"
+        " (.github/workflows/benchmark-multinode-tmpl.yml)",
     ]
     code, out, _ = invoke("layout", LEGACY, "--format", "json")
     facts = json.loads(out)["facts"]
