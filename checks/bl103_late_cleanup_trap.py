@@ -230,7 +230,7 @@ def _resources(flow: Flow) -> list[Resource]:
             # (in a function's body, a `local pid=$!` holds it there too)
             kinds = ("assign", "export", "local") if flow.function else ("assign", "export")
             later = flow.statements[index + 1 : index + 4] if index is not None else []
-            name = _pid_saved(later, kinds)
+            name = _pid_saved(later, kinds, command)
             if name is not None:
                 found.append(Resource("background process", command, command, name, _KILL))
             elif _program(command) is not None and not command.loops:
@@ -255,10 +255,17 @@ def _job_id_after(flow: Flow, statement: Command) -> str | None:
     return None
 
 
-def _pid_saved(later: list[Command], kinds: tuple[str, ...] = ("assign", "export")) -> str | None:
+def _pid_saved(
+    later: list[Command],
+    kinds: tuple[str, ...] = ("assign", "export"),
+    after: Command | None = None,
+) -> str | None:
     """The variable one of these statements saves `$!` in (`SERVER_PID=$!`, `PIDS+=($!)`), if
-    any."""
+    any, before another job is sent to the background (`tail -f log &`: `$!` is that job's from
+    there on; not one in the other branch of an `if` the job `after` is in)."""
     for statement in later:
+        if statement.background and not (after is not None and exclusive(after, statement)):
+            return None
         for a in statement.assignments:
             value = a.value
             if value is None or a.kind not in kinds:
@@ -346,7 +353,8 @@ def _function_starts(script: Script) -> dict[str, tuple[Command, str | None]]:
             # (a pipeline's `$!` is its last command's: `_killed_through_pipe`, as at the top)
             if not _own_job(command) or command.piped or reads_pipe(command):
                 continue
-            name = _pid_saved(body[index + 1 : index + 4], ("assign", "export", "local"))
+            saving = body[index + 1 : index + 4]
+            name = _pid_saved(saving, ("assign", "export", "local"), command)
             local = name is not None and any(
                 a.name == name and a.kind == "local"
                 for c in body[index + 1 : index + 4]
@@ -822,14 +830,37 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
     names = resource.names
     if resource.what != "background process" or not names:
         return False
-    at = path.command
-    for command in flow.statements[start + 1 : flow.place_of(at)]:
-        if command.base != "wait" or command.background or command.apart is not None:
+    at, script = path.command, flow.script
+
+    def waits(command: Command) -> bool:
+        return command.base == "wait" and any(
+            read.name in names for word in command.args for read in word.reads()
+        )
+
+    # (the exit path itself too: `waiter` failing returns only once the process has ended)
+    end = flow.place_of(at) + (1 if flow.index(at) is not None else 0)
+    saved = False  # (the statement that keeps its `$!` first: a later one is another job's)
+    for command in flow.statements[start + 1 : end]:
+        if any(a.name in names for a in command.assignments):
+            if saved:
+                return False  # (`SERVER_PID=$!` of another job: a wait from here on is its)
+            saved = True
+        if command.background or command.apart is not None:
             continue
         if at.guards[: len(command.guards)] != command.guards or command.function != at.function:
             continue
-        if any(read.name in names for word in command.args for read in word.reads()):
+        if waits(command):
             return True
+        if command.base in script.functions and command.base != at.function:
+            # (`waiter` whose body waits for it, under no condition of its own)
+            defined = script.functions[command.base]
+            body = [
+                c
+                for c in script.body(command.base)
+                if defined.start_byte <= c.node.start_byte < defined.end_byte
+            ]
+            if any(waits(c) and not c.guards and not c.background and not c.subshell for c in body):
+                return True
     return False
 
 
@@ -1009,7 +1040,7 @@ def _killed_through_pipe(flow: Flow, lookup: Functions) -> Iterator[Finding]:
             last = next((j for j in range(i + 1, len(statements)) if not statements[j].piped), None)
             if last is None or not _own_job(statements[last]):
                 continue
-            name = _pid_saved(statements[last + 1 : last + 4])
+            name = _pid_saved(statements[last + 1 : last + 4], after=statements[last])
             if name is not None:
                 yield from _pipe_finding(script, head, statements[last], name, lookup)
 
@@ -1039,7 +1070,7 @@ def _killed_through_shell(flow: Flow, lookup: Functions) -> Iterator[Finding]:
             )
             if server is not None and server.base == "exec":
                 continue  # (`cd /w && exec vllm serve ... &`: the server is that shell)
-            name = _pid_saved(statements[i + 1 : i + 4])
+            name = _pid_saved(statements[i + 1 : i + 4], after=command)
             if server is not None and name is not None:
                 shell = "the shell bash runs it in"
                 yield from _pipe_finding(script, server, command, name, lookup, shell)
@@ -1076,6 +1107,27 @@ def _pipe_finding(
 
     kill = next((c for c in script.commands if kills(c)), None)
     if kill is None:
+        return
+    # (what ends the program too: its shell's children, `pkill -P "$PID"`; or a `wait "$PID"`
+    # before the kill, which returns only once the pipeline or the shell, and so the program,
+    # has ended)
+    children = re.compile(rf"\b(?:pkill|pgrep)\b[^\n;|&]*\s-P\s*[\"']?\$\{{?{name}\b")
+    probe = Resource("background process", head, head, name, _KILL)
+    if any(
+        children.search(text) or _kills_by_name(probe, text)
+        for text in (script.text_of(c.node) for c in script.commands)
+    ):
+        return
+    waiting = re.compile(rf"\bwait\b[^\n;|&]*[\"']?\$\{{?{name}\b")
+    if any(
+        c.base == "wait"
+        and waiting.search(script.text_of(c.node))
+        and c.node.end_byte <= kill.node.start_byte
+        and kill.guards[: len(c.guards)] == c.guards
+        and c.function == kill.function
+        and not c.background
+        for c in script.commands
+    ):
         return
     shown = clip(first_line(script.text_of(head.node)), 40)
     killed = clip(first_line(script.text_of(kill.node)), 40)

@@ -311,3 +311,31 @@ def test_a_module_a_variable_holds_once_is_the_module() -> None:
     found = launches(script)
     assert [(launch.command.span.line, launch.module) for launch in found] == [(2, "dynamo.vllm")]
     assert [c.span.line for c in hidden_launches(script)] == [5, 7, 9]
+
+
+def test_a_held_value_is_not_taken_where_the_script_may_change_it_or_a_chain_hides_wrappers() -> (
+    None
+):
+    """`MOD=dynamo.vllm`, then `source`, `eval` or `read` before the line: the value may be
+    another (not taken: counted as hidden); `$PREFIX` holding `numactl -m 0 timeout 600`: a
+    chain of wrappers is not read as one wrapper (the words bash splits it into are)."""
+    from benchlint.engines import hidden_launches
+
+    script = parse_file(
+        SourceText(
+            "t.sh",
+            b"MOD=dynamo.vllm\n"
+            b"source ./site.sh\n"
+            b'python3 -m "$MOD" --model m\n'
+            b'PREFIX="numactl -m 0 timeout 600"\n'
+            b"$PREFIX vllm serve m\n",
+        )
+    )
+    # (the line bash splits `$PREFIX` on is read as its own command line: numactl, then
+    # timeout, which returns; the launch is that nested one's)
+    found = launches(script)
+    assert [(launch.command.script.parent is not None, launch.module) for launch in found] == [
+        (True, "vllm serve")
+    ]
+    assert found[0].command.invocation.wrappers[-1].name == "timeout"
+    assert [c.span.line for c in hidden_launches(script)] == [3]

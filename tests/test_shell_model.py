@@ -430,19 +430,27 @@ def test_a_string_a_function_evals_is_a_nested_script_of_the_call() -> None:
         'shifted() { shift; eval "$1"; }\n'
         'changed() { local cmd=$1; cmd="timeout 9 $cmd"; eval "$cmd"; }\n'
         'late() { eval "$2"; }\n'
+        'dry() { case "$1" in dry) echo "$2" ;; *) eval "$2" ;; esac; }\n'
+        'again() { eval "$1"; }\n'
+        'again() { echo "$1"; }\n'
         'run_or_die "barrier" "python3 sync.py --timeout 300"\n'
         'direct "curl -sf localhost:8000/health"\n'
         'shifted "x" "echo shifted"\n'
         'changed "echo changed"\n'
+        'dry dry "echo dry"\n'
+        'again "echo again"\n'
     )
     assert script.runs_string_argument("run_or_die") == 2
     assert script.runs_string_argument("direct") == 1
     assert script.runs_string_argument("shifted") is None
     assert script.runs_string_argument("changed") is None
+    # (an eval under a condition on the arguments; a function defined again without it)
+    assert script.runs_string_argument("dry") is None
+    assert script.runs_string_argument("again") is None
     by_parent = {n.parent.name: n for n in script.nested if n.parent is not None}
     assert set(by_parent) >= {"run_or_die", "direct"}
-    assert not {"late", "shifted", "changed"} & set(by_parent)
+    assert not {"late", "shifted", "changed", "dry", "again"} & set(by_parent)
     inner = by_parent["run_or_die"]
     assert [c.name for c in inner.commands] == ["python3"]
-    assert script.file.point(inner.offsets[0]) == (7, 23)
+    assert script.file.point(inner.offsets[0]) == (10, 23)
     assert [c.name for c in by_parent["direct"].commands] == ["curl"]

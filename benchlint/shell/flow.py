@@ -248,6 +248,11 @@ def _function_exits(call: Command, deep: bool = False) -> list[Command]:
         for c in script.commands:
             if c.function not in pending or c.subshell or c.background or c.apart:
                 continue
+            defined = script.functions[c.function]  # (its last definition: not an earlier one)
+            if not defined.start_byte <= c.node.start_byte < defined.end_byte:
+                continue
+            if deep and any(script.reads_arguments(g) for g in c.guards):
+                continue  # (`case "$1" in -h) ... exit`: the call's arguments decide: not known)
             if c.base == "exit":
                 found.append(c)
             elif c.base in script.functions and c.base not in seen:
@@ -495,8 +500,9 @@ class Flow:
                     c.base in _CANNOT_FAIL
                     or c.tested
                     or c.or_guarded
-                    # (`X=""`: an assignment fails only where a substitution in it does)
-                    or (not c.words and not self._assignment_fails(c))
+                    # (`X=""`: an assignment of plain words cannot fail; `X=${1:?}`, `X=$Y`
+                    # under `set -u` or `X=$(cmd)` can)
+                    or (not c.words and "$" not in self.script.text_of(c.node))
                 )
                 if not c.subshell
                 else within_outer(c)

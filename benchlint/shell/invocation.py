@@ -479,16 +479,27 @@ def held_value(word: Word) -> str | None:
         for a in each.assignments
         if a.name == name
     }
-    surely = any(  # (one that surely runs before it: not the environment's value)
-        a.name == name
+    sure = [  # (one that surely runs before it: not the environment's value)
+        a.node.end_byte
+        for a in word.script.assignments
+        if a.name == name
         and not a.command.guards
         and a.command.function is None
         and a.node.end_byte <= word.node.start_byte
-        for a in word.script.assignments
-    )
-    if len(values) != 1 or not surely:
+    ]
+    if len(values) != 1 or not sure:
+        return None
+    # (nor one a file it sources, an `eval` or a `read` may give it after that: not known)
+    if any(
+        c.base in _MAY_ASSIGN and sure[-1] <= c.node.start_byte < word.node.start_byte
+        for c in word.script.commands
+    ):
         return None
     return values.pop()
+
+
+# commands that may assign a variable the script's own assignments do not show
+_MAY_ASSIGN = frozenset({"source", ".", "eval", "read", "getopts", "mapfile", "readarray"})
 
 
 def _wrapper_held(word: Word) -> bool:
@@ -526,6 +537,8 @@ def _held_wrappers(word: Word) -> set[str] | None:
         words = value.value.split()
         if all(_ASSIGNMENT_WORD.match(w) for w in words):
             continue  # (nothing, or assignments: `_wrapper_held` says where they are ones)
+        if any(posixpath.basename(w) in WRAPPERS for w in words[1:]):
+            return None  # (`numactl -m 0 timeout 600`: a chain whose other links are not read)
         base = posixpath.basename(words[0])
         two = f"{base} {words[1]}" if len(words) > 1 else ""
         program = two if two in WRAPPER_GRAMMARS else base

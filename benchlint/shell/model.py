@@ -853,9 +853,14 @@ class Script:
         `runs_arguments`."""
         found: int | None = None
         names: dict[str, int | None] = {}  # the body's assignments: the argument each holds
+        definition = self.functions.get(function)  # (the one in effect: the last so far)
         for command in self.commands:
-            if command.function != function:
+            if command.function != function or definition is None:
                 continue
+            if not definition.start_byte <= command.node.start_byte < definition.end_byte:
+                continue  # (an earlier definition's body)
+            if any(self.reads_arguments(g) for g in command.guards):
+                continue  # (`case "$1" in dry) echo "$2" ;; *) eval "$2"`: per call, not known)
             if command.base == "shift":
                 return None
             for assignment in command.assignments:
@@ -875,6 +880,11 @@ class Script:
                 if found is not None:
                     return found
         return None
+
+    def reads_arguments(self, guard: Guard) -> bool:
+        """Whether a condition reads the positional parameters (`$1`, `${2}`, `$#`, `$@`):
+        in a function's body, what the call gives decides it."""
+        return _POSITIONAL_READ.search(self.text_of(guard.node)) is not None
 
     def _runs_arguments_once(self, function: str) -> int | None:
         """`runs_arguments`, not following a function already being asked (a recursion)."""
@@ -1138,6 +1148,9 @@ def _arithmetic_shifts(src: bytes) -> bytes:
 # a string that starts with a variable's value (`$CMD --nnodes 2`): an append when it is the
 # variable's own
 _SELF_REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+# a read of the positional parameters: `$1`, `${2:-x}`, `$#`, `$@`, `$*`
+_POSITIONAL_READ = re.compile(r"\$(?:[0-9#@*]|\{[#]?[0-9@*#])")
 
 # a word that is one positional argument of a function: `$2`, `${2}`
 _POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])\})")
@@ -2094,8 +2107,11 @@ def _list_in_first_element(elements: list[Node]) -> tuple[Node, str, Node] | Non
 
 
 def _is_background(node: Node) -> bool:
-    target = node
-    while target.parent is not None and target.parent.type in ("redirected_statement",):
+    target = node  # (`! vllm serve ... &`: the `&` follows the negated statement)
+    while target.parent is not None and target.parent.type in (
+        "redirected_statement",
+        "negated_command",
+    ):
         target = target.parent
     sibling = target.next_sibling
     return sibling is not None and sibling.type == "&"
