@@ -34,8 +34,8 @@ done
 ## Exceptions
 Not reported: a launch inside a function (the call may be put in the background), in a
 `bash -c` string or a heredoc, in a container (`docker run -d`), behind a wrapper that returns
-(`timeout` ends it) or one that may run it elsewhere (`srun`, `nohup`: not `numactl`, `taskset`,
-`nice`, `stdbuf`, `env`, `time` or `nsys profile`, which run it in place, nor an unquoted
+(`timeout` ends it) or one that may run it elsewhere (`srun`: not `numactl`, `taskset`, `nice`,
+`nohup`, `stdbuf`, `env`, `time` or `nsys profile`, which run it in place, nor an unquoted
 `$NUMA_CMD` the script gives one of those or nothing), and a server with nothing after it that
 talks to one (an entrypoint that serves in the foreground on purpose).
 """
@@ -81,14 +81,16 @@ def _foreground(launch: Launch) -> bool:
         return False
     if not launch.args or not any(word is launch.args[0] for word in command.words):
         return False
-    # (`timeout` returns; `srun`, `nohup` and the like are left: they may be backgrounded;
-    # `numactl` and the like run it in place, as does `$NUMA_CMD` that holds one or nothing)
+    # (`timeout` returns; `srun` and the like are left: they may run it elsewhere; `numactl`,
+    # `nohup` and the like run it in place, as does `$NUMA_CMD` that holds one or nothing)
     wrappers = command.invocation.wrappers
     return all(w.name in _IN_PLACE for w in wrappers) and command.base != "exec"
 
 
 # wrappers that run the command in their own process, in the foreground, until it ends
-_IN_PLACE = frozenset({"numactl", "taskset", "nice", "stdbuf", "env", "time", "nsys profile"})
+_IN_PLACE = frozenset(
+    {"numactl", "taskset", "nice", "nohup", "stdbuf", "env", "time", "nsys profile"}
+)
 
 
 def _talks_to_server(script: Script, launch: Command, servers: set[int]) -> Command | None:
