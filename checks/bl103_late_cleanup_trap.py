@@ -14,9 +14,10 @@ the head of a background pipeline whose `$!` (its last command's: `vllm serve ..
 script kills, which signals `tee`, not the program (the pipeline at the top level or in a function;
 the kill after it, or through a function given the PID), and an engine in a list, group, condition
 or loop sent to the background as a whole (`cd /w && vllm serve ... &`) whose `$!`, the shell bash
-runs that statement in, the script kills: the shell ends and the server goes on (bash 5.3 too; not
-a subshell written as one, `( cd /w && vllm serve ... ) &`, whose last command bash 5.2 and later
-run in the subshell's place, nor `cd /w && exec vllm serve ... &`). Located at the acquisition (the
+runs that statement in, the script kills: the shell ends and the server goes on (bash 5.3 too; a
+subshell written as one too, `( cd /w && vllm serve ... > log 2>&1 ) &`, but not where the server
+is its last command, plain, with no redirect, which bash 5.2 and later run in the subshell's
+place, nor `cd /w && exec vllm serve ... &`). Located at the acquisition (the
 engine); the first uncovered exit path, or the kill, is a related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
@@ -135,7 +136,7 @@ from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
 from benchlint.fixes import line_removal
 from benchlint.registry import script_rule
 from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
-from benchlint.shell.model import Command, Script, exclusive, first_line, whole_piece
+from benchlint.shell.model import Command, Script, Syn, exclusive, first_line, whole_piece
 from benchlint.workflow import cancels_runner_jobs
 
 
@@ -1050,8 +1051,8 @@ def _killed_through_shell(flow: Flow, lookup: Functions) -> Iterator[Finding]:
     whole (`cd /w && vllm serve ... &`, `{ setup; vllm serve ...; } &`) whose `$!`, the shell
     bash runs that statement in, the script saves and kills: `kill "$PID"` ends that shell and
     leaves the server running (bash 5.3 too: it execs the last command only of a subshell
-    written as one, `( cd /w && vllm serve ... ) &`, which is not reported). The statement at
-    the top level or in a function's body, the kill as `_pipe_finding` finds it."""
+    written as one: `_killed_through_subshell`). The statement at the top level or in a
+    function's body, the kill as `_pipe_finding` finds it."""
     script = flow.script
     engines = {id(launch.command) for launch in launches(script)}
     held = [c for c in script.commands if c.group is not None and id(c) in engines]
@@ -1074,6 +1075,35 @@ def _killed_through_shell(flow: Flow, lookup: Functions) -> Iterator[Finding]:
             if server is not None and name is not None:
                 shell = "the shell bash runs it in"
                 yield from _pipe_finding(script, server, command, name, lookup, shell)
+        yield from _killed_through_subshell(script, body, engines, lookup)
+
+
+def _killed_through_subshell(
+    script: Script, body: Flow, engines: set[int], lookup: Functions
+) -> Iterator[Finding]:
+    """The same for a subshell written as one and sent to the background (`( cd /w && vllm
+    serve ... > log 2>&1 ) &`) where bash does not run the server in the subshell's place:
+    bash 5.2 and later do so for its last command when it is a plain command with no redirect
+    (and no trap is set): not for one with a redirect, in a pipeline, or before other commands
+    (earlier releases never do). Without a redirect, which bash runs it is not known: not
+    reported."""
+    members: dict[Syn, list[Command]] = {}
+    for c in script.commands:
+        group = c.group
+        if group is not None and group.type == "subshell" and c.function == body.function:
+            members.setdefault(group, []).append(c)
+    for group, inside in members.items():
+        server = next((c for c in inside if id(c) in engines), None)
+        if server is None or server.base == "exec":
+            continue
+        last = max(inside, key=lambda c: c.node.start_byte)
+        if server is last and not server.redirects and server.apart is None:
+            continue  # (bash 5.2 runs it in the subshell's place: `$!` is the server's)
+        after = [s for s in body.statements if s.node.start_byte >= group.end_byte][:3]
+        name = _pid_saved(after, after=server)
+        if name is not None:
+            shell = "the subshell bash runs it in"
+            yield from _pipe_finding(script, server, server, name, lookup, shell)
 
 
 def _pipe_finding(
@@ -1132,7 +1162,9 @@ def _pipe_finding(
     shown = clip(first_line(script.text_of(head.node)), 40)
     killed = clip(first_line(script.text_of(kill.node)), 40)
     if shell is not None:
-        statement = clip(first_line(script.text_of(last.group)), 40) if last.group else ""
+        # (the statement on one line: a subshell's `(` may open it alone)
+        text = script.text_of(last.group) if last.group is not None else ""
+        statement = clip(" ".join(text.replace("\\\n", " ").split()), 40)
         message = (
             f"`{shown}` runs in a statement sent to the background as a whole (`{statement}`), "
             f"whose `$!` is {shell}: `{killed}` (line {kill.span.line}) ends that shell, not "

@@ -1514,8 +1514,11 @@ class _Builder:
         self.walk_list(node.named_children, ctx.with_(subshell=True))
         self.errexit = saved
         if _is_background(node):  # `( sleep 600; kill "$PID" ) &`: all of it runs apart
-            for command in self.script.commands[first:]:
+            whole = syn(node)  # (`$!` is the subshell's, unless bash runs its last command
+            for command in self.script.commands[first:]:  # in its place)
                 command.background = True
+                if command.group is None:
+                    command.group = whole
 
     def on_command_substitution(self, node: Node, ctx: _Context) -> None:
         saved = self.errexit
