@@ -570,11 +570,30 @@ def _expansion_pattern(
     if simple is None or depth >= 3:
         return anything
     name = simple.group(1)
-    values = [a.value.value for a in script.assignments if a.name == name and a.value is not None]
+    assigned = [a for a in script.assignments if a.name == name]
+    if assigned and all(a.kind == "for" for a in assigned):
+        # (`for n in 1 2; do python3 "$WORK/$n/sync.py"`: the words the loops give it, where
+        # every one is written out)
+        words = [w for a in assigned for w in loop_words(script.text_of(a.command.node), name)]
+        if words and len(words) <= 16 and all(LOOP_VALUE.fullmatch(w) for w in words):
+            return "(?:" + "|".join(sorted({re.escape(w) for w in words})) + ")"
+        return anything
+    values = [a.value.value for a in assigned if a.value is not None]
     if not values or len(values) > 16:
         return anything
     alternatives = sorted({_pattern(v, script, depth + 1) for v in values})
     return "(?:" + "|".join(alternatives) + ")"
+
+
+def loop_words(text: str, name: str) -> list[str]:
+    """The words a `for NAME in WORDS; do` statement's text gives NAME, as written ("$" in
+    one: not known)."""
+    found = re.match(rf"for\s+{name}\s+in\s+(.*?)\s*(?:;|\n)\s*do\b", text, re.DOTALL)
+    return found.group(1).split() if found is not None else ["$"]
+
+
+# a loop's word written out as a path's part (no quote, expansion or glob)
+LOOP_VALUE = re.compile(r"[A-Za-z0-9_./+-]+")
 
 
 def _mount_candidates(path: str) -> list[str]:

@@ -176,9 +176,11 @@ from dataclasses import dataclass, field, replace
 
 from benchlint import pyargs
 from benchlint.calls import (
+    LOOP_VALUE,
     PATH_EXPANSION,
     fixed_folder,
     from_known_folder,
+    loop_words,
     own_default,
     resolve,
     script_runs_arguments,
@@ -1390,8 +1392,8 @@ def _variable_folder(ctx: Context, script: Script, value: str, command: Command)
             a.command.node for a in top.assignments if a.name == name and a.kind == "for"
         ]
         inside = [n for n in loops if n in command.loops] or loops
-        values = [v for n in inside for v in _loop_words(top.text_of(n), name)]
-        if all(_LOOP_VALUE.fullmatch(v) for v in values) and not _PATH_EXPANSION_IN.search(rest):
+        values = [v for n in inside for v in loop_words(top.text_of(n), name)]
+        if all(LOOP_VALUE.fullmatch(v) for v in values) and not _PATH_EXPANSION_IN.search(rest):
             paths = {posixpath.normpath(v + rest) for v in values}
             if not any(ctx.ws.is_python(p) for p in paths):
                 return None
@@ -1407,14 +1409,6 @@ def _variable_folder(ctx: Context, script: Script, value: str, command: Command)
     return "in a folder a variable the script does not set names: its caller's, or the job's"
 
 
-def _loop_words(text: str, name: str) -> list[str]:
-    """The words a `for NAME in WORDS; do` statement's text gives NAME, as written ("$" in
-    one: not known)."""
-    found = re.match(rf"for\s+{name}\s+in\s+(.*?)\s*(?:;|\n)\s*do\b", text, re.DOTALL)
-    return found.group(1).split() if found is not None else ["$"]
-
-
-_LOOP_VALUE = re.compile(r"[A-Za-z0-9_./+-]+")
 _PATH_EXPANSION_IN = re.compile(r"[$`]")
 
 # variables a shell or login sets: a path under one is not a caller's folder

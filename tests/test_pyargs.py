@@ -1527,6 +1527,8 @@ def test_a_script_in_a_folder_a_sourced_file_or_a_loop_names_is_said(tmp_path: A
                 'for d in bench; do python3 "$d/sync.py" --k 1 --bogus; done\n'
                 'for d in "$X" /opt; do python3 "$d/sync.py" --k 1 --bogus; done\n'
                 'for d in /opt bench2; do python3 "$d/sync.py" --k 1 --bogus; done\n'
+                # (a loop's word inside the path: 1 or 2, never `bench`; WORK is the caller's)
+                'for n in 1 2; do python3 "$WORK/$n/sync.py" --k 1 --bogus; done\n'
             ),
         },
     )
@@ -1540,6 +1542,10 @@ def test_a_script_in_a_folder_a_sourced_file_or_a_loop_names_is_said(tmp_path: A
     assert (
         f"{said}repository's (in a folder named by a variable a loop or a `read` of the script "
         "sets: not followed), not read (BL116): 2 (bench/run.sh:4, bench/run.sh:5)"
+    ) in result.warnings()
+    assert (
+        f"{said}repository's (in a folder a variable the script does not set names: its "
+        "caller's, or the job's), not read (BL116): 1 (bench/run.sh:7)"
     ) in result.warnings()
 
 
