@@ -156,7 +156,9 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
     )
     for path in sorted(p for p in ws.other_shells if not ws.excluded(p)):
         context.count(OTHER_SHELL, Location(path, Span(1, 1, 1, 3)))
-    for path in sorted(p for p in ws.unmarked_jobs if not ws.excluded(p)):
+    # (not a template of one, which is not linted: the run says so once, as a template)
+    unmarked = (p for p in ws.unmarked_jobs if not ws.excluded(p) and p not in ws.templates)
+    for path in sorted(unmarked):
         context.count(UNMARKED_JOB, Location(path, Span(1, 1, 1, 2)))
     for what, where in sorted(context.undecided.items()):
         reached = {w for w in where if not _never_reached(w, ws)}

@@ -295,6 +295,10 @@ def test_a_batch_script_with_no_shebang_is_linted_and_the_run_says_sbatch_refuse
             "jobs/launch.slurm": "bin/bash\n" + job,
             "jobs/ok.slurm": "#!/bin/bash\n" + job,
             "jobs/condor.sub": "executable = run.sh\nqueue\n",
+            # (a Jinja template of one: not linted, and said as a template alone)
+            "jobs/tmpl.slurm": (
+                "#SBATCH --nodes={{ nodes }}\n{% if gpus %}\nsrun hostname\n{% endif %}\n"
+            ),
         },
     )
     said = (
