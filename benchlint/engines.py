@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from benchlint.engine_flags import engine_flags
 from benchlint.finding import Span
 from benchlint.images import image_entrypoint
-from benchlint.shell.invocation import Invocation, resolve_words
+from benchlint.shell.invocation import Invocation, assigned_to, resolve_words
 from benchlint.shell.model import Assignment, Command, Script, Word
 
 
@@ -314,14 +314,10 @@ def hidden_launches(script: Script) -> list[Command]:
 
 def _held_modules(word: Word) -> list[str]:
     """The plain values the script's assignments give the variable a lone `$NAME` reads."""
-    name = word.value.removeprefix("$").strip("{}")
-    scripts = {word.script, word.script.top}
-    return [
-        a.value.value
-        for each in scripts
-        for a in each.assignments
-        if a.name == name and a.value is not None and a.value.static
-    ]
+    found = assigned_to(word)
+    return (
+        [a.value.value for a in found[1] if a.value is not None and a.value.static] if found else []
+    )
 
 
 def _launches(script: Script) -> list[Launch]:

@@ -240,6 +240,10 @@ def _function_exits(call: Command, deep: bool = False) -> list[Command]:
     script = call.script
     if call.base is None or call.base not in script.functions:
         return []
+    key = f"function exits {call.base} {deep}"  # (asked for every call of every flow)
+    known = script.memo.get(key)
+    if isinstance(known, list):
+        return known
     found: list[Command] = []
     seen = {call.base}
     pending = [call.base]
@@ -261,7 +265,9 @@ def _function_exits(call: Command, deep: bool = False) -> list[Command]:
         pending = calls
         if not pending:
             break
-    return sorted(found, key=lambda c: c.node.start_byte)
+    found.sort(key=lambda c: c.node.start_byte)
+    script.memo[key] = found
+    return found
 
 
 # an arithmetic command whose value is a variable's before a step (`(( n++ ))`, `((i--))`,

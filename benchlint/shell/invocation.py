@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from benchlint import slurm
 
 if TYPE_CHECKING:  # the model builds on this module: nested shells are found through it
-    from benchlint.shell.model import Command, Word
+    from benchlint.shell.model import Assignment, Command, Word
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
 
@@ -452,7 +452,7 @@ def _optional_prefix(words: Sequence[Word]) -> bool:
         return False
     return plain or (  # (more of the prefix: `${SDMA_ENV} ${MOE_ENV} A=1 python3 ...`)
         _nested_assignment(following)
-        or _LONE_VARIABLE.fullmatch(following.text) is not None
+        or LONE_VARIABLE.fullmatch(following.text) is not None
         or _EMPTY_DEFAULT.fullmatch(following.text) is not None
     )
 
@@ -464,20 +464,28 @@ def _nested_assignment(word: Word) -> bool:
     return word.script.parent is not None and _ASSIGNMENT_WORD.match(word.text) is not None
 
 
+def assigned_to(word: Word) -> tuple[str, list[Assignment]] | None:
+    """For a lone `$NAME` (`"$NAME"`, `${NAME}`), the name and every assignment of it in the
+    word's script and, for a nested script, in its file's; None for another word."""
+    match = LONE_VARIABLE.fullmatch(word.text.strip('"'))
+    if match is None:
+        return None
+    name = match.group(1) or match.group(2)
+    scripts = {word.script, word.script.top}  # (a nested script's, and its file's)
+    return name, [a for each in scripts for a in each.assignments if a.name == name]
+
+
 def held_value(word: Word) -> str | None:
     """The value of a lone `$NAME` (quoted or not) where every assignment of the script gives
     NAME the same plain value (`WORKER_MODULE="dynamo.vllm"`), one of them before the word under
     no condition; else None."""
-    match = _LONE_VARIABLE.fullmatch(word.text.strip('"'))
-    if match is None:
+    found = assigned_to(word)
+    if found is None:
         return None
-    name = match.group(1) or match.group(2)
-    scripts = {word.script, word.script.top}
+    name, assigned = found
     values = {
         a.value.value if a.value is not None and a.value.static and a.value.items is None else None
-        for each in scripts
-        for a in each.assignments
-        if a.name == name
+        for a in assigned
     }
     sure = [  # (one that surely runs before it: not the environment's value)
         a.node.end_byte
@@ -523,15 +531,13 @@ def _held_wrappers(word: Word) -> set[str] | None:
     where each gives one that runs the command on this host's files (not `srun`, `docker run`:
     their options, which say where it runs, are the variable's), `NAME=VALUE` words, or
     nothing; None where one gives anything else (set() where none gives a wrapper)."""
-    match = _LONE_VARIABLE.fullmatch(word.text)
-    if match is None:
+    found = assigned_to(word) if LONE_VARIABLE.fullmatch(word.text) else None  # (unquoted)
+    if found is None:
         return None
-    name = match.group(1) or match.group(2)
-    scripts = {word.script, word.script.top}  # (a nested script's, and its file's)
-    values = [a.value for each in scripts for a in each.assignments if a.name == name]
+    values = [a.value for a in found[1]]
     if not values or any(v is None or v.items is not None for v in values):
         return None
-    found: set[str] = set()
+    wrappers: set[str] = set()
     for value in values:
         assert value is not None
         words = value.value.split()
@@ -547,15 +553,16 @@ def _held_wrappers(word: Word) -> set[str] | None:
         # is in the options the variable hides)
         if grammar is None or FILES in grammar.apart or grammar.container_options:
             return None
-        found.add(program)
-    return found
+        wrappers.add(program)
+    return wrappers
 
 
 _ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 _EMPTY_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}")
-_LONE_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+# a variable's plain read, `$NAME` or `${NAME}` (fullmatch: the whole word)
+LONE_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _ARRAY_ITEMS = re.compile(r'"?\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\}"?')
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 
 from benchlint.finding import Span
 from benchlint.shell.conditions import Compiler, Condition
-from benchlint.shell.invocation import Invocation, resolve
+from benchlint.shell.invocation import LONE_VARIABLE, Invocation, resolve
 from benchlint.shell.words import EXPANSIONS, heredoc_body, unquote
 from benchlint.source import SourceText, char_offsets
 
@@ -745,6 +745,8 @@ class Script:
         self.nested: list[Script] = []
         self.functions: dict[str, Syn] = {}
         self._argument_runners: dict[str, int | None] = {}
+        # (`runs_string_argument`, kept by function and definition)
+        self._string_runners: dict[tuple[str, int], int | None] = {}
         self._asking: set[str] = set()  # (functions whose `runs_arguments` is being worked out)
         self._mentions: dict[str, bool] = {}
         self._bodies: dict[str, list[Command]] | None = None
@@ -850,7 +852,19 @@ class Script:
         shell: `eval "$2"`, or `eval "$cmd"` where the body's one assignment of `cmd` is
         `local cmd=$2` (`run_or_die "barrier" "python3 sync.py ..."`); None when it runs
         none so, or shifts its arguments first. Read from the commands walked so far, as
-        `runs_arguments`."""
+        `runs_arguments`, and kept once the definition has been walked."""
+        definition = self.functions.get(function)
+        if definition is None:
+            return None
+        key = (function, definition.start_byte)  # (a definition that replaces it: its own)
+        if key in self._string_runners:
+            return self._string_runners[key]
+        found = self._runs_string_argument(function)
+        if self.commands and self.commands[-1].node.start_byte >= definition.end_byte:
+            self._string_runners[key] = found
+        return found
+
+    def _runs_string_argument(self, function: str) -> int | None:
         found: int | None = None
         names: dict[str, int | None] = {}  # the body's assignments: the argument each holds
         definition = self.functions.get(function)  # (the one in effect: the last so far)
@@ -1144,10 +1158,6 @@ def _arithmetic_shifts(src: bytes) -> bytes:
         read[match.start() : match.end()] = inner
     return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
 
-
-# a string that starts with a variable's value (`$CMD --nnodes 2`): an append when it is the
-# variable's own
-_SELF_REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 # a read of the positional parameters: `$1`, `${2:-x}`, `$#`, `$@`, `$*`
 _POSITIONAL_READ = re.compile(r"\$(?:[0-9#@*]|\{[#]?[0-9@*#])")
@@ -1891,7 +1901,8 @@ class _Builder:
             if given is None or given.node.type == "array":
                 return None
             text = self.script.text_of(assignment.node)
-            self_reference = _SELF_REFERENCE.match(given.value)
+            # (a string that starts with the variable's own value: `$CMD --nnodes 2`)
+            self_reference = LONE_VARIABLE.match(given.value)
             if text.startswith(f"{name}+="):
                 pieces.append((given.value, given.offsets))
             elif self_reference is not None and (self_reference[1] or self_reference[2]) == name:
