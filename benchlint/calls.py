@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -602,6 +603,23 @@ def _mount_candidates(path: str) -> list[str]:
             return [path[len(mount) :]]
     parts = path.strip("/").split("/")
     return ["/".join(parts[i:]) for i in range(1, len(parts))]
+
+
+def script_word_at(words: Sequence[str | None]) -> int | None:
+    """Where a command line runs a script by its path with words after it, the index of that
+    path's word: a `.sh` path a shell runs (`bash -x infra/wrap.sh ...`), or a path the command
+    runs as its program (`./wrap.sh ...`, `/fsx/profwrap ...`); None otherwise. (None among the
+    words: one whose value is not known.)"""
+    at = 0
+    shell = words[0] is not None and words[0].rsplit("/", 1)[-1] in ("bash", "sh")
+    if shell:
+        at = 1
+        while at < len(words) and (words[at] or "")[:1] == "-" and words[at] != "-c":
+            at += 1  # (`bash -x wrap.sh`)
+    path = words[at] if at < len(words) else None
+    if path is None or not (path.endswith(".sh") or (not shell and "/" in path)):
+        return None
+    return at if at + 1 < len(words) else None
 
 
 def script_runs_arguments(

@@ -357,9 +357,7 @@ def _function_starts(script: Script) -> dict[str, tuple[Command, str | None]]:
             saving = body[index + 1 : index + 4]
             name = _pid_saved(saving, ("assign", "export", "local"), command)
             local = name is not None and any(
-                a.name == name and a.kind == "local"
-                for c in body[index + 1 : index + 4]
-                for a in c.assignments
+                a.name == name and a.kind == "local" for c in saving for a in c.assignments
             )
             if name is None and (_program(command) is None or command.loops):
                 continue
@@ -823,6 +821,13 @@ def _released_before(flow: Flow, path: ExitPath, start: int, released: Released)
     return False
 
 
+def _waits_on(command: Command, names: frozenset[str]) -> bool:
+    """`wait "$PID"` of one of these variables: it returns once that process has ended."""
+    return command.base == "wait" and any(
+        read.name in names for word in command.args for read in word.reads()
+    )
+
+
 def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -> bool:
     """A `wait "$PID"` of the background process between its start and the exit, that runs
     whenever the exit does (in the script's shell, under no condition the exit is not under):
@@ -834,9 +839,7 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
     at, script = path.command, flow.script
 
     def waits(command: Command) -> bool:
-        return command.base == "wait" and any(
-            read.name in names for word in command.args for read in word.reads()
-        )
+        return _waits_on(command, names)
 
     # (the exit path itself too: `waiter` failing returns only once the process has ended)
     end = flow.place_of(at) + (1 if flow.index(at) is not None else 0)
@@ -1148,10 +1151,8 @@ def _pipe_finding(
         for text in (script.text_of(c.node) for c in script.commands)
     ):
         return
-    waiting = re.compile(rf"\bwait\b[^\n;|&]*[\"']?\$\{{?{name}\b")
     if any(
-        c.base == "wait"
-        and waiting.search(script.text_of(c.node))
+        _waits_on(c, frozenset({name}))
         and c.node.end_byte <= kill.node.start_byte
         and kill.guards[: len(c.guards)] == c.guards
         and c.function == kill.function

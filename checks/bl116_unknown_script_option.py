@@ -184,6 +184,7 @@ from benchlint.calls import (
     own_default,
     resolve,
     script_runs_arguments,
+    script_word_at,
 )
 from benchlint.calls import ROOT_MOUNTS as MOUNTS
 from benchlint.context import Context
@@ -879,17 +880,10 @@ def _after_wrapper_script(words: list[tuple[str | None, str]]) -> int | None:
     `./wrap.sh python3 -m pkg.x`, `/fsx/profwrap torchrun x.py`): the word after a `.sh` path a
     shell runs, or a path the command runs as its program, where those words run a Python
     script; None otherwise."""
-    at = 0
-    shell = words[0][0] is not None and words[0][0].rsplit("/", 1)[-1] in ("bash", "sh")
-    if shell:
-        at = 1
-        while at < len(words) and (words[at][0] or "")[:1] == "-" and words[at][0] != "-c":
-            at += 1  # (`bash -x wrap.sh`)
-    path = words[at][0] if at < len(words) else None
-    if path is None or not (path.endswith(".sh") or (not shell and "/" in path)):
+    at = script_word_at([text for text, _ in words])
+    if at is None:
         return None
-    rest = words[at + 1 :]
-    return at + 1 if rest and _script_index(rest) is not None else None
+    return at + 1 if _script_index(words[at + 1 :]) is not None else None
 
 
 def _array_scripts(

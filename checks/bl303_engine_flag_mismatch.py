@@ -84,7 +84,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from benchlint.calls import script_runs_arguments
+from benchlint.calls import script_runs_arguments, script_word_at
 from benchlint.context import Context
 from benchlint.dynamo import flag_name
 from benchlint.engine_flags import ENGINES, engine_flags
@@ -351,18 +351,10 @@ def _through_scripts(ctx: Context, script: Script) -> list[Launch]:
     found = []
     for command in script.all_commands():
         words = command.invocation.words
-        if len(words) < 2 or not words[0].static:
-            continue
-        at = 0
-        if words[0].value.rsplit("/", 1)[-1] in ("bash", "sh"):
-            at = 1  # (`bash -x wrap.sh ...`)
-            while at < len(words) and words[at].value[:1] == "-" and words[at].value != "-c":
-                at += 1
-        if at + 1 >= len(words) or not words[at].static:
+        at = script_word_at([w.value if w.static else None for w in words]) if words else None
+        if at is None:
             continue
         path = words[at].value
-        if not (path.endswith(".sh") or (at == 0 and "/" in path)):
-            continue
         launch = launch_in(list(words[at + 1 :]), command)
         if launch is None:
             continue
