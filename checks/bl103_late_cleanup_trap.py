@@ -17,8 +17,12 @@ or loop sent to the background as a whole (`cd /w && vllm serve ... &`) whose `$
 runs that statement in, the script kills: the shell ends and the server goes on (bash 5.3 too; a
 subshell written as one too, `( cd /w && vllm serve ... > log 2>&1 ) &`, but not where the server
 is its last command, plain, with no redirect, which bash 5.2 and later run in the subshell's
-place, nor `cd /w && exec vllm serve ... &`). Located at the acquisition (the
-engine); the first uncovered exit path, or the kill, is a related location.
+place, nor `cd /w && exec vllm serve ... &`); so does a server bash runs as the child of a job
+sent to the background alone: in a string the job `eval`s (`eval "$SERVER_CMD" > server.log
+2>&1 &`), in a function of the script whose body runs it in the foreground (`start_server &`),
+timed (`time vllm serve ... &`), or in a `bash -c` string with a redirect or a command after it
+(not the string's plain last command, which bash runs in its place). Located at the acquisition
+(the engine); the first uncovered exit path, or the kill, is a related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
@@ -1054,59 +1058,205 @@ def _killed_through_shell(flow: Flow, lookup: Functions) -> Iterator[Finding]:
     whole (`cd /w && vllm serve ... &`, `{ setup; vllm serve ...; } &`) whose `$!`, the shell
     bash runs that statement in, the script saves and kills: `kill "$PID"` ends that shell and
     leaves the server running (bash 5.3 too: it execs the last command only of a subshell
-    written as one: `_killed_through_subshell`). The statement at the top level or in a
-    function's body, the kill as `_pipe_finding` finds it."""
+    written as one: `_killed_through_subshell`); so does one in a string such a statement
+    `eval`s or runs with `bash -c` (`cd /w && eval "$CMD" &`). The statement at the top level
+    or in a function's body, the kill as `_pipe_finding` finds it."""
     script = flow.script
-    engines = {id(launch.command) for launch in launches(script)}
+    engines = _engines_by_statement(script)
     held = [c for c in script.commands if c.group is not None and id(c) in engines]
-    if not held:
-        return
-    functions = {c.function or "" for c in held}
-    bodies = [flow] + [Flow(script, False, lookup, name) for name in sorted(functions - {""})]
+    if held:
+        functions = {c.function or "" for c in held}
+        bodies = [flow] + [Flow(script, False, lookup, name) for name in sorted(functions - {""})]
+    else:
+        bodies = []
     for body in bodies:
         statements = body.statements
         for i, command in enumerate(statements):
             group = command.group
             if group is None or (i + 1 < len(statements) and statements[i + 1].group == group):
                 continue  # (the group's last statement: `$!` is read after it)
-            server = next(
+            outer = next(
                 (c for c in statements[: i + 1] if c.group == group and id(c) in engines), None
             )
-            if server is not None and server.base == "exec":
-                continue  # (`cd /w && exec vllm serve ... &`: the server is that shell)
+            if outer is not None and "exec" in (outer.base, engines[id(outer)].base):
+                continue  # (`cd /w && exec vllm serve ... &`, `eval "exec $CMD"`: the server
+                # may be that shell)
             name = _pid_saved(statements[i + 1 : i + 4], after=command)
-            if server is not None and name is not None:
-                shell = "the shell bash runs it in"
-                yield from _pipe_finding(script, server, command, name, lookup, shell)
+            if outer is not None and name is not None:
+                sent = _Sent(script.text_of(group))
+                yield from _pipe_finding(script, engines[id(outer)], command, name, lookup, sent)
         yield from _killed_through_subshell(script, body, engines, lookup)
+    yield from _killed_through_job(flow, engines, lookup)
+
+
+def _engines_by_statement(script: Script) -> dict[int, Command]:
+    """The engine launches of the script, by the command of its own text that runs each: the
+    launch itself, or the `eval`, `bash -c` or call of a function that evals its argument
+    whose string holds it (the launch as bash runs it: not under `srun`, `ssh` or
+    `docker exec`, whose `$!` is another program's)."""
+    found: dict[int, Command] = {}
+    for launch in launches(script):
+        outer: Command | None = launch.command
+        while outer is not None and outer.script.parent is not None:
+            parent = outer.script.parent
+            if not (_runs_string_here(parent) or parent.name in parent.script.functions):
+                outer = None
+            else:
+                outer = parent
+        if outer is not None:
+            found.setdefault(id(outer), launch.command)
+    return found
+
+
+def _runs_string_here(command: Command) -> bool:
+    """`eval "..."` or `bash -c "..."` with no wrapper: the string runs in this shell or a
+    child of it."""
+    return not command.invocation.wrappers and command.name in ("eval", "bash")
 
 
 def _killed_through_subshell(
-    script: Script, body: Flow, engines: set[int], lookup: Functions
+    script: Script, body: Flow, engines: dict[int, Command], lookup: Functions
 ) -> Iterator[Finding]:
     """The same for a subshell written as one and sent to the background (`( cd /w && vllm
     serve ... > log 2>&1 ) &`) where bash does not run the server in the subshell's place:
     bash 5.2 and later do so for its last command when it is a plain command with no redirect
     (and no trap is set): not for one with a redirect, in a pipeline, or before other commands
     (earlier releases never do). Without a redirect, which bash runs it is not known: not
-    reported."""
+    reported. A server in a string the subshell `eval`s is its child; in one it runs with
+    `bash -c`, as `_bash_keeps` says."""
     members: dict[Syn, list[Command]] = {}
     for c in script.commands:
         group = c.group
         if group is not None and group.type == "subshell" and c.function == body.function:
             members.setdefault(group, []).append(c)
     for group, inside in members.items():
-        server = next((c for c in inside if id(c) in engines), None)
-        if server is None or server.base == "exec":
+        outer = next((c for c in inside if id(c) in engines), None)
+        if outer is None or "exec" in (outer.base, engines[id(outer)].base):
             continue
+        server = engines[id(outer)]
         last = max(inside, key=lambda c: c.node.start_byte)
-        if server is last and not server.redirects and server.apart is None:
+        in_place = outer is last and not outer.redirects and outer.apart is None
+        if in_place and (server is outer or (outer.name == "bash" and not _bash_keeps(server))):
             continue  # (bash 5.2 runs it in the subshell's place: `$!` is the server's)
         after = [s for s in body.statements if s.node.start_byte >= group.end_byte][:3]
-        name = _pid_saved(after, after=server)
+        name = _pid_saved(after, after=outer)
         if name is not None:
-            shell = "the subshell bash runs it in"
-            yield from _pipe_finding(script, server, server, name, lookup, shell)
+            sent = _Sent(script.text_of(group), whose="the subshell bash runs it in")
+            yield from _pipe_finding(script, server, outer, name, lookup, sent)
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """How a server runs in a job sent to the background whose `$!` is a shell: the statement,
+    what it is and whose `$!` it has (for the message)."""
+
+    statement: str
+    what: str = "runs in a statement sent to the background as a whole"
+    whose: str = "the shell bash runs it in"
+    help: str = (
+        "start it alone in the background (what comes before it, as its own statements: "
+        "`cd /w`, then `vllm serve ... > server.log 2>&1 &`) and keep that `$!`; or, in a "
+        "list or group, start it with `exec` (`cd /w && exec vllm serve ... &`)"
+    )
+
+
+def _bash_keeps(server: Command) -> bool:
+    """Whether `bash -c` surely runs the server as a child of its own (its `$!` then bash's,
+    which a kill ends without it): the server has a redirect (`bash -c "vllm serve ... > log
+    2>&1"`), is timed or piped, or a command of the string comes after it. bash runs a plain
+    last command in its place (since 5.1 after `cd /w &&` too, before 5.1 not: not known)."""
+    if server.redirects or server.piped or server.apart is not None or server.name == "time":
+        return True
+    end = server.node.end_byte
+    return any(c.node.start_byte >= end and c.function is None for c in server.script.commands)
+
+
+def _killed_through_job(
+    flow: Flow, engines: dict[int, Command], lookup: Functions
+) -> Iterator[Finding]:
+    """A server in a job sent to the background alone whose `$!`, the shell bash runs the job
+    in, the script saves and kills, where bash runs the server as that shell's child: a string
+    `eval` runs (`eval "$SERVER_CMD" > server.log 2>&1 &`: bash execs no command of it), a
+    `bash -c` string it runs as a child (`_bash_keeps`), a function of the script whose body
+    runs it in the foreground (`start_server > server.log 2>&1 &`: bash execs no command of a
+    function in a script), `time vllm serve ... &` (the shell waits to print the time)."""
+    script = flow.script
+    jobs: dict[int, tuple[Command, _Sent]] = {}
+    for command in script.commands:
+        if not _own_job(command) or command.piped or command.apart is not None:
+            continue
+        known = _job_server(command, engines)
+        if known is not None:
+            jobs[id(command)] = known
+    if not jobs:
+        return
+    functions = {c.function or "" for c in script.commands if id(c) in jobs}
+    bodies = [flow] + [Flow(script, False, lookup, name) for name in sorted(functions - {""})]
+    for body in bodies:
+        statements = body.statements
+        for i, command in enumerate(statements):
+            known = jobs.get(id(command))
+            if known is None:
+                continue
+            name = _pid_saved(statements[i + 1 : i + 4], after=command)
+            if name is not None:
+                server, sent = known
+                yield from _pipe_finding(script, server, command, name, lookup, sent)
+
+
+def _job_server(command: Command, engines: dict[int, Command]) -> tuple[Command, _Sent] | None:
+    """The server a job sent to the background alone runs as a child of the job's shell, and
+    how (see `_killed_through_job`)."""
+    script = command.script
+    text = " ".join(script.text_of(command.node).replace("\\\n", " ").split())
+    server = engines.get(id(command))
+    if command.name == "time" and server is command:
+        return server, _Sent(
+            text,
+            "runs in a timed job sent to the background",
+            "the shell bash times it in",
+            help="start it without `time` (`vllm serve ... > server.log 2>&1 &`) and keep that "
+            "`$!`",
+        )
+    if server is not None and server is not command and server.base != "exec":
+        if command.name == "eval":
+            string = script.text_of(command.words[1].node) if len(command.words) > 1 else ""
+            execs = f'"exec {string[1:]}' if string.startswith('"') else f"exec {string}"
+            return server, _Sent(
+                text,
+                "runs in a string a job sent to the background `eval`s",
+                help=f"start it with `exec` in the string (`eval {clip(execs, 40)} &`) and keep "
+                "that `$!`",
+            )
+        if command.name == "bash" and server.script.parent is command and _bash_keeps(server):
+            return server, _Sent(
+                text,
+                "runs as the child of a `bash -c` sent to the background",
+                "that bash's (it runs a program in its own place only as the plain last command "
+                "of its string)",
+                help='start it with `exec` in the string (`bash -c "exec vllm serve ... > '
+                'server.log 2>&1" &`) and keep that `$!`',
+            )
+    called = command.name
+    if called is None or called not in script.functions or script.parent is not None:
+        return None  # (in a `bash -c` string, bash may run a function's last command in place)
+    for outer_id, engine in engines.items():
+        outer = next((c for c in script.commands if id(c) == outer_id), None)
+        if (
+            outer is not None
+            and outer.function == called
+            and not outer.background
+            and outer.group is None
+            and outer.base != "exec"
+            and engine.base != "exec"
+        ):
+            return engine, _Sent(
+                text,
+                f"runs in function `{called}`, sent to the background",
+                help=f"start it alone in the background in `{called}` (`vllm serve ... > "
+                "server.log 2>&1 &`) and keep that `$!`, or start it there with `exec`",
+            )
+    return None
 
 
 def _pipe_finding(
@@ -1115,10 +1265,10 @@ def _pipe_finding(
     last: Command,
     name: str,
     lookup: Functions,
-    shell: str | None = None,
+    sent: _Sent | None = None,
 ) -> Iterator[Finding]:
     """The finding for a pipeline whose `$!` is saved in `name`, when something kills it
-    (`shell`: a statement sent whole, whose `$!` names that shell)."""
+    (`sent`: a job whose `$!` names the shell the program runs in)."""
     # (not `kill -0 "$PID"`: it only asks whether the process is there)
     killing = re.compile(
         rf"\bkill\b(?!\s+-[0l]\b)(?:\s+-[A-Za-z0-9]+)*(?:\s+[^\s;&|]+)*?\s+[\"']?\$\{{?{name}\b"
@@ -1160,22 +1310,16 @@ def _pipe_finding(
         for c in script.commands
     ):
         return
-    shown = clip(first_line(script.text_of(head.node)), 40)
+    shown = clip(first_line(head.script.text_of(head.node)), 40)
     killed = clip(first_line(script.text_of(kill.node)), 40)
-    if shell is not None:
+    if sent is not None:
         # (the statement on one line: a subshell's `(` may open it alone)
-        text = script.text_of(last.group) if last.group is not None else ""
-        statement = clip(" ".join(text.replace("\\\n", " ").split()), 40)
+        statement = clip(" ".join(sent.statement.replace("\\\n", " ").split()), 40)
         message = (
-            f"`{shown}` runs in a statement sent to the background as a whole (`{statement}`), "
-            f"whose `$!` is {shell}: `{killed}` (line {kill.span.line}) ends that shell, not "
-            "it (it goes on)"
+            f"`{shown}` {sent.what} (`{statement}`), whose `$!` is {sent.whose}: "
+            f"`{killed}` (line {kill.span.line}) ends that shell, not it (it goes on)"
         )
-        help = (
-            "start it alone in the background (what comes before it, as its own statements: "
-            "`cd /w`, then `vllm serve ... > server.log 2>&1 &`) and keep that `$!`; or, in a "
-            "list or group, start it with `exec` (`cd /w && exec vllm serve ... &`)"
-        )
+        help = sent.help
     else:
         tail = last.name or "the last command"
         message = (
