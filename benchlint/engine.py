@@ -20,7 +20,7 @@ from benchlint.releases import runs_srtctl, unfollowed
 from benchlint.result import Coverage, Result, RuleError
 from benchlint.source import SourceText
 from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
-from benchlint.wiring import Route
+from benchlint.wiring import Route, Wiring
 from benchlint.workflow import WORKFLOWS, launch_lines
 from benchlint.workspace import Kept, Workspace
 
@@ -332,7 +332,16 @@ def _coverage(ctx: Context) -> Coverage:
         untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
         uncopied=tuple(sorted(elsewhere["uncopied"])),
         stray=_stray_launches(ws),
+        idle=_idle_launchers(ws, wiring, launchers) if reaching else (),
     )
+
+
+def _idle_launchers(ws: Workspace, wiring: Wiring, launchers: set[str]) -> tuple[str, ...]:
+    """The launchers no route reaches, itself or as the file a reached one hands the job to
+    (`exec bash other.sh`); a symlink counts as its target."""
+    reached = {ws.symlinks.get(r.launcher.path, r.launcher.path) for r in wiring.routes}
+    reached |= {c.script.path for r in wiring.routes for c in r.via}
+    return tuple(sorted({p for p in launchers if ws.symlinks.get(p, p) not in reached}))
 
 
 def _recipes_elsewhere(context: Context, routes: list[Route]) -> dict[str, set[str]]:

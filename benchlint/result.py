@@ -50,6 +50,8 @@ class Coverage:
     uncopied: tuple[str, ...] = ()
     # steps of workflows outside the layout's `workflows` that run a launcher ("path:line")
     stray: tuple[str, ...] = ()
+    # launchers no entry's route reaches, where some entry reaches a launcher
+    idle: tuple[str, ...] = ()
     # a run that names files: only the warnings about the routes through them (no summary)
     named: bool = False
 
@@ -126,6 +128,20 @@ class Coverage:
             "of a workflow that runs a launcher "
             f"{'passes' if len(self.unrouted) == 1 else 'pass'} a runner not known statically (a "
             "matrix value, an input no caller gives): their routes were not checked"
+        )
+
+    def idle_launchers(self) -> str | None:
+        """The warning for launchers that no entry's route reaches (a retired runner's, or one
+        run by a workflow benchlint does not route): linted as scripts, with no entry's
+        values."""
+        if not self.idle:
+            return None
+        one = len(self.idle) == 1
+        return (
+            f"{_count(len(self.idle), 'launcher')} ({_first(list(self.idle))}) that no entry "
+            f"reaches: linted as {'a script' if one else 'scripts'} alone, not with the values "
+            "of an entry (benchlint routes no master-config entry or workflow call to "
+            f"{'it' if one else 'them'}: `benchlint layout` shows what was detected)"
         )
 
     def unreached_labels(self) -> str | None:
@@ -213,6 +229,7 @@ class Coverage:
             self.not_followed(),
             self.unrouted_calls(),
             self.unreached_labels(),
+            self.idle_launchers(),
             self.retired(),
         )
         return [w for w in found if w is not None]

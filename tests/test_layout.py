@@ -441,6 +441,44 @@ def test_entries_with_no_launcher_warn(tmp_path: Path) -> None:
     assert "1 master config (1 entry), 0 launchers, 0 recipes" in out
 
 
+def test_launchers_no_entry_reaches_are_said(tmp_path: Path) -> None:
+    """A launcher no entry's route reaches (a retired runner's) is linted as a script alone, and
+    every report says so; one reached through a symlink, or handed the job by a reached one
+    (`exec bash runners/launch_x.sh`), is not said."""
+    entry = (
+        "{name}:\n  image: img\n  model-prefix: m\n  precision: fp8\n  framework: vllm\n"
+        "  runner: {label}\n  scenarios:\n    fixed-seq-len:\n"
+        "    - {{isl: 1, osl: 1, search-space: [{{tp: 8}}]}}\n"
+    )
+    files = {
+        "configs/runners.yaml": "labels:\n  h200: [h200-cw_0]\n  b200: [b200-nb_0]\n",
+        "configs/nvidia-master.yaml": entry.format(name="a", label="h200")
+        + entry.format(name="b", label="b200"),
+        "runners/launch_h200-cw.sh": 'srun --container-image="$IMAGE" bash benchmarks/serve.sh\n',
+        "runners/launch_b200-nb.sh": "exec bash runners/launch_b200-common.sh\n",
+        "runners/launch_b200-common.sh": "bash benchmarks/serve.sh\n",
+        "runners/launch_mi325x-tw.sh": "bash benchmarks/serve.sh\n",
+        "runners/launch_h100-cr.sh": "bash benchmarks/serve.sh\n",
+        "benchmarks/serve.sh": "vllm serve m\n",
+    }
+    root = write_repo(tmp_path / "r", files)
+    (root / "runners/launch_h200-dgx.sh").symlink_to("launch_h200-cw.sh")
+    code, out, err = invoke(root, "--format", "concise")
+    assert (code, out) == (0, "")
+    warning = (
+        "2 launchers (runners/launch_h100-cr.sh, runners/launch_mi325x-tw.sh) that no entry "
+        "reaches: linted as scripts alone, not with the values of an entry (benchlint routes no "
+        "master-config entry or workflow call to them: `benchlint layout` shows what was "
+        "detected)"
+    )
+    assert err == f"benchlint: warning: {warning}\n"
+    assert json.loads(invoke(root, "--format", "json")[1])["warnings"] == [warning]
+    # every launcher reached: nothing said
+    (root / "runners/launch_mi325x-tw.sh").unlink()
+    (root / "runners/launch_h100-cr.sh").unlink()
+    assert invoke(root, "--format", "concise")[2] == ""
+
+
 def test_master_configs_in_a_deprecated_folder_are_said_not_linted(tmp_path: Path) -> None:
     """Master configs set aside in a `deprecated/` folder are not linted, and every report says
     so; listed in the configuration's layout, they are linted (a label their runners file lacks

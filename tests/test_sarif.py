@@ -113,22 +113,25 @@ def test_report_shape() -> None:
     assert [n["level"] for n in located] == ["error", "error"]
     uris = [n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in located]
     assert uris == unparsed
-    # and the warnings about the entry whose recipe is srt-slurm's own, about scripts
-    # tree-sitter-bash parses in part (bash accepts them), about the launches no rule checks
-    # the flags of (the SGLang router's) and about a recipe that names no container (its
-    # release-dependent flag not checked)
+    # and the warnings about the entry whose recipe is srt-slurm's own, about the launchers no
+    # entry reaches, about scripts tree-sitter-bash parses in part (bash accepts them), about
+    # the launches no rule checks the flags of (the SGLang router's) and about a recipe that
+    # names no container (its release-dependent flag not checked)
     rest = [n for n in notices if "locations" not in n]
-    assert [n["level"] for n in rest] == ["warning", "warning", "warning", "warning"]
+    assert [n["level"] for n in rest] == ["warning"] * 5
+    assert (
+        "(runners/launch_h100-dp.sh, runners/launch_mi355x-amds.sh)" in rest[1]["message"]["text"]
+    )
     assert (
         "(benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml:6)"
-        in (rest[3]["message"]["text"])
+        in (rest[4]["message"]["text"])
     )
     assert (
         "(glm5-fp4-gb200-dynamo-sglang) runs a recipe of the srt-slurm checkout"
         in (rest[0]["message"]["text"])
     )
-    assert "benchmarks/single_node/qwen3_fp8_h200_serve.sh:9" in rest[1]["message"]["text"]
-    assert "`python -m sglang_router.launch_router` not checked" in rest[2]["message"]["text"]
+    assert "benchmarks/single_node/qwen3_fp8_h200_serve.sh:9" in rest[2]["message"]["text"]
+    assert "`python -m sglang_router.launch_router` not checked" in rest[3]["message"]["text"]
     without = _sarif(TESTDATA / "example", "--ignore", "BL001")["runs"][0]
     notified = [
         n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
