@@ -626,7 +626,7 @@ def layout_command(
     facts = ws.detected.facts
     notes = []  # what was looked for and not found
     if any(f.kind == "master config" for f in facts):
-        facts = [*facts, _workflows_fact(ws)]
+        facts = [*facts, _workflows_fact(ws), *_call_facts(ws)]
     else:
         notes.append(
             "no master config: no YAML file here holds entries with a runner and a search space"
@@ -665,8 +665,9 @@ def _workflows_fact(ws: Workspace) -> Fact:
 
 
 def _call_facts(ws: Workspace) -> list[Fact]:
-    """Where no master config is, the workflow calls taken as entries: one fact per workflow
-    they call, and how their labels were followed to launchers without a runners file."""
+    """The workflow calls taken as entries (all of them where no master config is; beside
+    master configs, those whose runner is written out): one fact per workflow they call, and
+    how their labels were followed to launchers without a runners file."""
     wiring = wiring_of(ws)
     calls: dict[str, list[Entry]] = {}
     for entry in wiring.entries:

@@ -386,18 +386,19 @@ class Wiring:
         masters = self.ws.glob(self.layout.master_configs)
         for path in masters:
             entries.extend(self._master_entries(path))
-        if not masters and self.steps:  # (with master configs, calls are its sweep's and tests)
-            entries.extend(self._call_entries())
+        if self.steps:
+            entries.extend(self._call_entries(beside=bool(masters)))
         return entries
 
-    def _call_entries(self) -> list[Entry]:
-        """In a repository with no master config, the jobs that call a workflow that runs a
-        launcher, passing it a runner whose value is known (`runner: h200`, or through the
-        callers' inputs): one entry per set of inputs and row of the calling job's matrix (see
-        `WorkflowCall`), with one element (the matrix the called workflow's job expands, `tp`
-        and `conc`, is not modelled: what it sets is not known). A call whose runner is not
-        known is counted (`unrouted_calls`). (Where master configs are, a call passes the
-        sweep's matrix of their entries, or is a test.)"""
+    def _call_entries(self, beside: bool = False) -> list[Entry]:
+        """The jobs that call a workflow that runs a launcher, passing it a runner whose value
+        is known (`runner: h200`, or through the callers' inputs): one entry per set of inputs
+        and row of the calling job's matrix (see `WorkflowCall`), with one element (the matrix
+        the called workflow's job expands, `tp` and `conc`, is not modelled: what it sets is
+        not known). A call whose runner is not known is counted (`unrouted_calls`), unless
+        `beside` master configs: there it passes the sweep's matrix of their entries (a call
+        whose runner is written out is a job of its own: InferenceX's scheduler calling the
+        multinode workflow for gb200 beside them, in late 2025)."""
         entries: list[Entry] = []
         for call in workflow_calls(self.ws):
             for step in self.steps:
@@ -405,7 +406,7 @@ class Wiring:
                     entry = _call_entry(call, step)
                     if entry is not None:
                         entries.append(entry)
-                    else:
+                    elif not beside:
                         self.unrouted_calls.append(call)
         return entries
 

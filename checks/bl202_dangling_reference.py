@@ -20,6 +20,7 @@ prints `_mtp` only for an element with `spec-decoding: mtp` (the workflow's `SPE
 script is reported. The message names the entries, which are related locations.
 
 In a repository with no master config, the entries are the jobs that call the benchmark workflow
+(beside master configs, those whose runner is written out: `runner: gb200`)
 (see docs/design.md); with no runners file either, a label's runners are taken to be those named
 `<label>-<site>_<n>`, and which of them runs a job is not known: a missing script or an exit is
 reported for such an entry only where its job fails on every launcher the label may lead to, and

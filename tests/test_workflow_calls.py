@@ -875,3 +875,38 @@ def test_a_finding_over_many_entries_names_one_of_each_master_config(tmp_path: P
     ]
     named = run_lint(root, "BL202", named=[root / "configs/zeta-master.yaml"]).findings
     assert [f.message for f in named] == [f.message for f in whole]
+
+
+def test_calls_with_a_known_runner_beside_master_configs_are_entries(tmp_path: Path) -> None:
+    """Beside master configs (InferenceX in late 2025: a scheduler calls the multinode workflow
+    for gb200 with `runner: gb200` and inputs of its own), a call whose runner is known is an
+    entry too, routed with what it passes; a call whose runner is the sweep's matrix value
+    (the master configs' entries) is neither an entry nor said unrouted."""
+    master = (
+        "ma-h9:\n  image: img\n  model-prefix: ma\n  precision: fp8\n  framework: vllm\n"
+        "  runner: h9\n  scenarios:\n    fixed-seq-len:\n"
+        "    - {isl: 1, osl: 1, search-space: [{tp: 8}]}\n"
+    )
+    files = {
+        **FILES,
+        "configs/nvidia-master.yaml": master,
+        "benchmarks/ma_fp8_h9_slurm.sh": "echo bench\n",
+        "benchmarks/ma_fp8_h9_docker.sh": "echo bench\n",
+    }
+    root = write_repo(tmp_path / "r", files)
+    outcome = CliRunner().invoke(main, ["--select", "BL202", "--format", "concise", str(root)])
+    # (bmk-g7-fp4 never runs for ma-1k1k, its isl being 1024, so g7-cc's launcher is reached
+    # by no entry; bmk-matrix's runner is not known: not said, the sweep's)
+    assert (outcome.exit_code, outcome.stdout) == (0, "")
+    assert outcome.stderr == (
+        "benchlint: warning: 1 launcher (runners/launch_g7-cc.sh) that no entry reaches: linted "
+        "as a script alone, not with the values of an entry (benchlint routes no master-config "
+        "entry or workflow call to it: `benchlint layout` shows what was detected)\n"
+    )
+    files[".github/workflows/sweep.yml"] = SWEEP.replace("${{ inputs.use_g7 }}", "true").replace(
+        "isl: 1024", "isl: 8192"
+    )
+    root = write_repo(tmp_path / "s", files)
+    result = run_lint(root, "BL202")
+    assert positions(result) == ["runners/launch_g7-cc.sh:1:6"]
+    assert "for bmk-g7-fp4 (called by ma-1k1k)" in result.findings[0].message
