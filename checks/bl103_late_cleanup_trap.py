@@ -18,11 +18,16 @@ runs that statement in, the script kills: the shell ends and the server goes on 
 subshell written as one too, `( cd /w && vllm serve ... > log 2>&1 ) &`, but not where the server
 is its last command, plain, with no redirect, which bash 5.2 and later run in the subshell's
 place, nor `cd /w && exec vllm serve ... &`); so does a server bash runs as the child of a job
-sent to the background alone: in a string the job `eval`s (`eval "$SERVER_CMD" > server.log
-2>&1 &`), in a function of the script whose body runs it in the foreground (`start_server &`),
-timed (`time vllm serve ... &`), or in a `bash -c` string with a redirect or a command after it
-(not the string's plain last command, which bash runs in its place). Located at the acquisition
-(the engine); the first uncovered exit path, or the kill, is a related location.
+sent to the background alone (or of a list or subshell sent whole): in a string the job `eval`s
+(`eval "$SERVER_CMD" > server.log 2>&1 &`), in a function of the script whose definition in
+effect runs it in the foreground and `exec`s nothing (`start_server &`, `( start_server ) &`),
+timed (`time vllm serve ... &`, GNU `time` too), or in a `bash -c` string (`nohup bash -c` too)
+where it has a redirect, a pipe, a loop, a command after it or a trap before it (not the
+string's plain last command, which bash runs in its place); the `$!` kept in a function's
+`local` too; not where a string the job runs `exec`s anything, nor when a `wait` (itself or in a
+function given the PID) or a kill of the shell's children (`pkill -P`) comes before the kill.
+Located at the acquisition (the engine); the first uncovered exit path, or the kill, is a
+related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
@@ -164,6 +169,7 @@ _SLURM_RELEASE = re.compile(r"\bscancel\b")
 _KILL = re.compile(r"\bkill\b(?!\s+-[0l]\b)|\bpkill\b")  # `kill -0` only asks
 _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
 _REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
+_WAIT = re.compile(r"\bwait\b")  # (a `wait` of what a function is given: `_releases_argument`)
 _NEVER = re.compile(r"(?!)")  # no command releases it by a variable: it has none
 
 
@@ -1059,8 +1065,9 @@ def _killed_through_shell(flow: Flow, lookup: Functions) -> Iterator[Finding]:
     bash runs that statement in, the script saves and kills: `kill "$PID"` ends that shell and
     leaves the server running (bash 5.3 too: it execs the last command only of a subshell
     written as one: `_killed_through_subshell`); so does one in a string such a statement
-    `eval`s or runs with `bash -c` (`cd /w && eval "$CMD" &`). The statement at the top level
-    or in a function's body, the kill as `_pipe_finding` finds it."""
+    `eval`s or runs with `bash -c`, or in a function of the script it calls (`cd /w && eval
+    "$CMD" &`, `( start_server ) &`). The statement at the top level or in a function's body
+    (`$!` kept in a `local` there too), the kill as `_pipe_finding` finds it."""
     script = flow.script
     engines = _engines_by_statement(script)
     held = [c for c in script.commands if c.group is not None and id(c) in engines]
@@ -1078,23 +1085,35 @@ def _killed_through_shell(flow: Flow, lookup: Functions) -> Iterator[Finding]:
             outer = next(
                 (c for c in statements[: i + 1] if c.group == group and id(c) in engines), None
             )
-            if outer is not None and "exec" in (outer.base, engines[id(outer)].base):
+            if outer is not None and _execs(outer, engines[id(outer)]):
                 continue  # (`cd /w && exec vllm serve ... &`, `eval "exec $CMD"`: the server
                 # may be that shell)
-            name = _pid_saved(statements[i + 1 : i + 4], after=command)
+            name = _pid_saved(statements[i + 1 : i + 4], _kinds(body), command)
             if outer is not None and name is not None:
-                sent = _Sent(script.text_of(group))
-                yield from _pipe_finding(script, engines[id(outer)], command, name, lookup, sent)
+                server = engines[id(outer)]
+                sent = _Sent(script.text_of(group), help=_WITH_EXEC if server is outer else _ALONE)
+                yield from _pipe_finding(script, server, command, name, lookup, sent)
         yield from _killed_through_subshell(script, body, engines, lookup)
     yield from _killed_through_job(flow, engines, lookup)
 
 
+def _kinds(body: Flow) -> tuple[str, ...]:
+    """The assignments that keep a `$!` in this body: in a function's, a `local` too."""
+    return ("assign", "export", "local") if body.function else ("assign", "export")
+
+
 def _engines_by_statement(script: Script) -> dict[int, Command]:
     """The engine launches of the script, by the command of its own text that runs each: the
-    launch itself, or the `eval`, `bash -c` or call of a function that evals its argument
-    whose string holds it (the launch as bash runs it: not under `srun`, `ssh` or
-    `docker exec`, whose `$!` is another program's)."""
+    launch itself, the `eval`, `bash -c` (or `nohup bash -c`) or call of a function that evals
+    its argument whose string holds it (the launch as bash runs it: not under `srun`, `ssh` or
+    `docker exec`, whose `$!` is another program's), or a call of a function of the script
+    whose body runs one in the foreground and execs none (`_function_server`). Worked out once
+    per script."""
+    known = script.memo.get("BL103 engines by statement")
+    if isinstance(known, dict):
+        return known
     found: dict[int, Command] = {}
+    outers: list[tuple[Command, Command]] = []
     for launch in launches(script):
         outer: Command | None = launch.command
         while outer is not None and outer.script.parent is not None:
@@ -1103,15 +1122,65 @@ def _engines_by_statement(script: Script) -> dict[int, Command]:
                 outer = None
             else:
                 outer = parent
-        if outer is not None:
-            found.setdefault(id(outer), launch.command)
+        if outer is not None and id(outer) not in found:
+            found[id(outer)] = launch.command
+            outers.append((outer, launch.command))
+    if script.parent is None:  # (in a `bash -c` string, bash may run a function's in place)
+        servers: dict[str, Command | None] = {}
+        for command in script.commands:
+            name = command.name
+            if name is None or name not in script.functions or id(command) in found:
+                continue
+            if name not in servers:
+                servers[name] = _function_server(script, name, outers)
+            server = servers[name]
+            if server is not None and command.function != name:
+                found[id(command)] = server
+    script.memo["BL103 engines by statement"] = found
     return found
 
 
+def _function_server(
+    script: Script, name: str, outers: list[tuple[Command, Command]]
+) -> Command | None:
+    """The engine the function's definition in effect (the last) runs in its foreground (itself
+    or in a string its commands run): not one it sends to the background, and none if it
+    `exec`s one (the function's shell becomes the server)."""
+    definition = script.functions[name]
+    inside = [
+        (outer, engine)
+        for outer, engine in outers
+        if outer.function == name
+        and definition.start_byte <= outer.node.start_byte < definition.end_byte
+    ]
+    if any("exec" in (outer.base, engine.base) or _timed_exec(outer) for outer, engine in inside):
+        return None
+    return next((e for o, e in inside if not o.background and o.group is None), None)
+
+
+def _execs(outer: Command, server: Command) -> bool:
+    """Whether the shell that runs the outer command may become the server, or end, by an
+    `exec`: of the outer command, of the server, or of any command of the string the outer
+    command runs the server in (`eval "exec $CMD"`, whose string may be `cd /w && ...`)."""
+    if "exec" in (outer.base, server.base):
+        return True
+    return server.script is not outer.script and any(
+        c.base == "exec" for c in server.script.commands
+    )
+
+
+def _timed_exec(command: Command) -> bool:
+    """`time exec vllm serve ...`: the job's shell becomes the server."""
+    return command.name == "time" and any(w.value == "exec" for w in command.words[1:2])
+
+
 def _runs_string_here(command: Command) -> bool:
-    """`eval "..."` or `bash -c "..."` with no wrapper: the string runs in this shell or a
-    child of it."""
-    return not command.invocation.wrappers and command.name in ("eval", "bash")
+    """`eval "..."` or `bash -c "..."`, behind no wrapper but `nohup` (which execs bash): the
+    string runs in this shell or a child of it."""
+    invocation = command.invocation
+    if not all(w.name == "nohup" for w in invocation.wrappers):
+        return False
+    return command.name == "eval" or invocation.base == "bash"
 
 
 def _killed_through_subshell(
@@ -1122,8 +1191,9 @@ def _killed_through_subshell(
     bash 5.2 and later do so for its last command when it is a plain command with no redirect
     (and no trap is set): not for one with a redirect, in a pipeline, or before other commands
     (earlier releases never do). Without a redirect, which bash runs it is not known: not
-    reported. A server in a string the subshell `eval`s is its child; in one it runs with
-    `bash -c`, as `_bash_keeps` says."""
+    reported. A server in a string the subshell `eval`s, or in a function it calls, is its
+    child; in one it runs with `bash -c`, as `_bash_keeps` says (the subshell runs that bash
+    in its place when it is the plain last command: `$!` is then that bash's)."""
     members: dict[Syn, list[Command]] = {}
     for c in script.commands:
         group = c.group
@@ -1131,18 +1201,33 @@ def _killed_through_subshell(
             members.setdefault(group, []).append(c)
     for group, inside in members.items():
         outer = next((c for c in inside if id(c) in engines), None)
-        if outer is None or "exec" in (outer.base, engines[id(outer)].base):
+        if outer is None or _execs(outer, engines[id(outer)]):
             continue
         server = engines[id(outer)]
         last = max(inside, key=lambda c: c.node.start_byte)
         in_place = outer is last and not outer.redirects and outer.apart is None
-        if in_place and (server is outer or (outer.name == "bash" and not _bash_keeps(server))):
+        bash = outer.invocation.base == "bash" and server.script.parent is outer
+        if in_place and (server is outer or (bash and not _bash_keeps(server))):
             continue  # (bash 5.2 runs it in the subshell's place: `$!` is the server's)
         after = [s for s in body.statements if s.node.start_byte >= group.end_byte][:3]
-        name = _pid_saved(after, after=outer)
-        if name is not None:
-            sent = _Sent(script.text_of(group), whose="the subshell bash runs it in")
-            yield from _pipe_finding(script, server, outer, name, lookup, sent)
+        name = _pid_saved(after, _kinds(body), outer)
+        if name is None:
+            continue
+        if in_place and bash:
+            sent = _bash_sent(outer, script.text_of(group))
+        else:
+            help = _WITH_EXEC if server is outer else _ALONE
+            sent = _Sent(script.text_of(group), whose="the subshell bash runs it in", help=help)
+        yield from _pipe_finding(script, server, outer, name, lookup, sent)
+
+
+_ALONE = (
+    "start it alone in the background (what comes before it, as its own statements: `cd /w`, "
+    "then `vllm serve ... > server.log 2>&1 &`) and keep that `$!`"
+)
+_WITH_EXEC = (
+    f"{_ALONE}; or, in a list or group, start it with `exec` (`cd /w && exec vllm serve ... &`)"
+)
 
 
 @dataclass(frozen=True)
@@ -1153,22 +1238,37 @@ class _Sent:
     statement: str
     what: str = "runs in a statement sent to the background as a whole"
     whose: str = "the shell bash runs it in"
-    help: str = (
-        "start it alone in the background (what comes before it, as its own statements: "
-        "`cd /w`, then `vllm serve ... > server.log 2>&1 &`) and keep that `$!`; or, in a "
-        "list or group, start it with `exec` (`cd /w && exec vllm serve ... &`)"
+    help: str = _WITH_EXEC
+
+
+def _bash_sent(command: Command, statement: str) -> _Sent:
+    """A server `bash -c` (the command) runs as its child."""
+    option = next((w.value for w in command.invocation.args[:1] if w.value.startswith("-")), "-c")
+    return _Sent(
+        " ".join(statement.replace("\\\n", " ").split()),
+        "runs as the child of a `bash -c` sent to the background",
+        "that bash's (it runs a program in its own place only as the plain last command of its "
+        "string)",
+        help=f'start it with `exec` in the string (`bash {option} "exec vllm serve ... > '
+        'server.log 2>&1" &`) and keep that `$!`',
     )
 
 
 def _bash_keeps(server: Command) -> bool:
     """Whether `bash -c` surely runs the server as a child of its own (its `$!` then bash's,
     which a kill ends without it): the server has a redirect (`bash -c "vllm serve ... > log
-    2>&1"`), is timed or piped, or a command of the string comes after it. bash runs a plain
-    last command in its place (since 5.1 after `cd /w &&` too, before 5.1 not: not known)."""
+    2>&1"`), is timed, piped or in a loop, a command of the string comes after it, or the
+    string sets a trap. bash runs a plain last command in its place (since 5.1 after `cd /w &&`
+    too, before 5.1 not: not known)."""
     if server.redirects or server.piped or server.apart is not None or server.name == "time":
         return True
+    if server.loops:
+        return True
     end = server.node.end_byte
-    return any(c.node.start_byte >= end and c.function is None for c in server.script.commands)
+    return any(
+        (c.node.start_byte >= end and c.function is None) or c.base == "trap"
+        for c in server.script.commands
+    )
 
 
 def _killed_through_job(
@@ -1198,7 +1298,7 @@ def _killed_through_job(
             known = jobs.get(id(command))
             if known is None:
                 continue
-            name = _pid_saved(statements[i + 1 : i + 4], after=command)
+            name = _pid_saved(statements[i + 1 : i + 4], _kinds(body), command)
             if name is not None:
                 server, sent = known
                 yield from _pipe_finding(script, server, command, name, lookup, sent)
@@ -1210,52 +1310,50 @@ def _job_server(command: Command, engines: dict[int, Command]) -> tuple[Command,
     script = command.script
     text = " ".join(script.text_of(command.node).replace("\\\n", " ").split())
     server = engines.get(id(command))
-    if command.name == "time" and server is command:
+    if server is None or _execs(command, server):
+        return None
+    timed = any(w.name == "time" for w in command.invocation.wrappers)
+    if timed and server is command and not _timed_exec(command):
+        keyword = command.name == "time"  # (else GNU time, `command time`: a program's child)
         return server, _Sent(
             text,
             "runs in a timed job sent to the background",
-            "the shell bash times it in",
+            "the shell bash times it in" if keyword else "`time`'s, which runs it as its child",
             help="start it without `time` (`vllm serve ... > server.log 2>&1 &`) and keep that "
             "`$!`",
         )
-    if server is not None and server is not command and server.base != "exec":
-        if command.name == "eval":
-            string = script.text_of(command.words[1].node) if len(command.words) > 1 else ""
-            execs = f'"exec {string[1:]}' if string.startswith('"') else f"exec {string}"
-            return server, _Sent(
-                text,
-                "runs in a string a job sent to the background `eval`s",
-                help=f"start it with `exec` in the string (`eval {clip(execs, 40)} &`) and keep "
-                "that `$!`",
-            )
-        if command.name == "bash" and server.script.parent is command and _bash_keeps(server):
-            return server, _Sent(
-                text,
-                "runs as the child of a `bash -c` sent to the background",
-                "that bash's (it runs a program in its own place only as the plain last command "
-                "of its string)",
-                help='start it with `exec` in the string (`bash -c "exec vllm serve ... > '
-                'server.log 2>&1" &`) and keep that `$!`',
-            )
+    if server is command:
+        return None
+    if command.name == "eval":
+        nested = server.script
+        plain = (
+            nested.commands == [server]
+            and not server.assignments
+            and not server.piped
+            and server.apart is None
+        )
+        string = script.text_of(command.words[1].node) if len(command.words) > 1 else ""
+        execs = f'"exec {string[1:]}' if string.startswith('"') else f"exec {string}"
+        help = (
+            f"start it with `exec` in the string (`eval {clip(execs, 40)} &`) and keep that `$!`"
+            if plain and len(command.words) == 2
+            else _ALONE
+        )
+        return server, _Sent(
+            text, "runs in a string a job sent to the background `eval`s", help=help
+        )
+    if command.invocation.base == "bash" and server.script.parent is command:
+        return (server, _bash_sent(command, text)) if _bash_keeps(server) else None
     called = command.name
-    if called is None or called not in script.functions or script.parent is not None:
-        return None  # (in a `bash -c` string, bash may run a function's last command in place)
-    for outer_id, engine in engines.items():
-        outer = next((c for c in script.commands if id(c) == outer_id), None)
-        if (
-            outer is not None
-            and outer.function == called
-            and not outer.background
-            and outer.group is None
-            and outer.base != "exec"
-            and engine.base != "exec"
-        ):
-            return engine, _Sent(
-                text,
-                f"runs in function `{called}`, sent to the background",
-                help=f"start it alone in the background in `{called}` (`vllm serve ... > "
-                "server.log 2>&1 &`) and keep that `$!`, or start it there with `exec`",
-            )
+    if called is not None and called in script.functions:
+        can_exec = server.script is script and not server.piped and server.apart is None
+        return server, _Sent(
+            text,
+            f"runs in function `{called}`, sent to the background",
+            help=f"start it alone in the background in `{called}` (`vllm serve ... > "
+            "server.log 2>&1 &`) and keep that `$!`"
+            + (", or start it there with `exec`" if can_exec else ""),
+        )
     return None
 
 
@@ -1296,20 +1394,38 @@ def _pipe_finding(
     # has ended)
     children = re.compile(rf"\b(?:pkill|pgrep)\b[^\n;|&]*\s-P\s*[\"']?\$\{{?{name}\b")
     probe = Resource("background process", head, head, name, _KILL)
+
+    def after_kill(command: Command) -> bool:
+        # (`pkill -P "$PID"` after the kill matches nothing: the shell's children were handed
+        # to init when it ended; a trap set before runs at the end, after all)
+        return (
+            kill.base != "trap"
+            and command.function == kill.function
+            and command.node.start_byte > kill.node.start_byte
+        )
+
     if any(
-        children.search(text) or _kills_by_name(probe, text)
-        for text in (script.text_of(c.node) for c in script.commands)
+        (children.search(text) and not after_kill(c)) or _kills_by_name(probe, text)
+        for c, text in ((c, script.text_of(c.node)) for c in script.commands)
     ):
         return
+    names = frozenset({name})
     if any(
-        _waits_on(c, frozenset({name}))
+        (
+            _waits_on(c, names)
+            or (
+                c.base in script.functions
+                and reading.search(script.text_of(c.node)) is not None
+                and _releases_argument(script, c.base, _WAIT, lookup)
+            )
+        )
         and c.node.end_byte <= kill.node.start_byte
         and kill.guards[: len(c.guards)] == c.guards
         and c.function == kill.function
         and not c.background
         for c in script.commands
     ):
-        return
+        return  # (`wait "$PID"`, or `wait_for "$PID"` whose body waits for its argument)
     shown = clip(first_line(head.script.text_of(head.node)), 40)
     killed = clip(first_line(script.text_of(kill.node)), 40)
     if sent is not None:
