@@ -313,11 +313,22 @@ def hidden_launches(script: Script) -> list[Command]:
 
 
 def _held_modules(word: Word) -> list[str]:
-    """The plain values the script's assignments give the variable a lone `$NAME` reads."""
+    """The plain values the script's assignments give the variable a lone `$NAME` reads, and the
+    default of one that keeps the caller's value (`MOD=${MOD:-dynamo.vllm}`)."""
     found = assigned_to(word)
-    return (
-        [a.value.value for a in found[1] if a.value is not None and a.value.static] if found else []
-    )
+    values = []
+    for a in found[1] if found else ():
+        if a.value is None:
+            continue
+        if a.value.static:
+            values.append(a.value.value)
+        elif (default := _DEFAULTED.fullmatch(a.value.value)) is not None:
+            values.append(default.group(1))
+    return values
+
+
+# `${NAME:-value}` or `${NAME-value}` alone, its value plain (a module's name)
+_DEFAULTED = re.compile(r'"?\$\{[A-Za-z_][A-Za-z0-9_]*:?-([A-Za-z0-9_.]+)\}"?')
 
 
 def _launches(script: Script) -> list[Launch]:

@@ -368,7 +368,8 @@ def _through_scripts(ctx: Context, script: Script) -> list[Launch]:
 
 HIDDEN = (
     "engine launches behind a word whose value is not known (a program after `$PREFIX`, a "
-    "module a variable gives one of several values) not checked for flags (BL301, BL303)"
+    "module a variable gives one of several values, or the caller's) not checked for flags "
+    "(BL301, BL303)"
 )
 
 

@@ -290,8 +290,9 @@ def test_a_variable_that_holds_a_wrapper_or_nothing_is_a_wrapper() -> None:
 
 def test_a_module_a_variable_holds_once_is_the_module() -> None:
     """`python3 -m "$WORKER_MODULE"` where the script gives it one value, under no condition,
-    before the line: that module's launch; with two values, or only under a condition, none
-    (counted by BL303 as a launch behind a word whose value is not known)."""
+    before the line: that module's launch; with two values, only under a condition, or the
+    caller's with an engine's module as its default, none (counted by BL303 as a launch behind
+    a word whose value is not known)."""
     from benchlint.engines import hidden_launches
 
     script = parse_file(
@@ -305,12 +306,18 @@ def test_a_module_a_variable_holds_once_is_the_module() -> None:
             b'[ -n "$U" ] && LATE=dynamo.vllm\n'
             b'python3 -m "$LATE" --model m\n'
             b'python3 -m "$ANY" --model m\n'
-            b"$PREFIX vllm serve m\n",
+            b"$PREFIX vllm serve m\n"
+            b"CALLERS=${CALLERS:-dynamo.sglang}\n"
+            b'python3 -m "$CALLERS" --model m\n'
+            b'TOOL="${TOOL-my.tool}"\n'
+            b'python3 -m "$TOOL" --model m\n',
         )
     )
     found = launches(script)
     assert [(launch.command.span.line, launch.module) for launch in found] == [(2, "dynamo.vllm")]
-    assert [c.span.line for c in hidden_launches(script)] == [5, 7, 9]
+    # (`${CALLERS:-dynamo.sglang}`: the caller's module or an engine's: counted; a default
+    # that names no engine's module is no launch)
+    assert [c.span.line for c in hidden_launches(script)] == [5, 7, 9, 11]
 
 
 def test_a_held_value_is_not_taken_where_the_script_may_change_it_or_a_chain_hides_wrappers() -> (
