@@ -386,11 +386,15 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
     """The invocation of `words` (a command's, or an argument array's items)."""
     wrappers: list[Wrapper] = []
     prefix: list[Word] = []
+    skipped = False  # (a prefix read before the command)
     while True:
         if _optional_prefix(words):  # `${LAUNCH_PREFIX:-} python3 -m ...`
-            wrappers.append(Wrapper(_held_wrapper(words[0]) or words[0].value, words[:1], ()))
+            if not _only_nothing(words[0]):  # (`NUMA_CMD=""` alone: no word, no wrapper)
+                held = _held_wrapper(words[0]) or words[0].value
+                wrappers.append(Wrapper(held, words[:1], ()))
             words = words[1:]
-        elif wrappers and len(words) > 1 and _nested_assignment(words[0]):
+            skipped = True
+        elif skipped and len(words) > 1 and _nested_assignment(words[0]):
             # (in a string `eval` runs, after `${SDMA_ENV}` that holds `NAME=VALUE` words or
             # nothing: the `NAME=VALUE` words after it are still the command's assignments)
             prefix.append(words[0])
@@ -517,7 +521,18 @@ def _wrapper_held(word: Word) -> bool:
     script (a string `eval` or `bash -c` runs, where the value was put in place before the
     shell parsed it), also `NAME=VALUE` words (`${SDMA_ENV}` given `SGLANG_SDMA=1` or "")."""
     found = _held_wrappers(word)
-    return found is not None and (bool(found) or word.script.parent is not None)
+    if found is None:
+        return False
+    return bool(found) or word.script.parent is not None or _only_nothing(word)
+
+
+def _only_nothing(word: Word) -> bool:
+    """Every assignment of the lone `$NAME` gives it nothing (`NUMA_CMD=""`): bash splits it
+    into no word, so the command is the words after it."""
+    found = assigned_to(word)
+    return found is not None and all(
+        a.value is not None and not a.value.value.strip("\"'").split() for a in found[1]
+    )
 
 
 def _held_wrapper(word: Word) -> str | None:
