@@ -150,13 +150,23 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
     ),
     "ssh": _apart(_g("BbcDEeFIiJLlmOoPpQRSWw", operands=1), _CONTAINER),
     "docker run": _apart(
+        # (every option of `docker run` that takes a value, as Docker 27's reference lists
+        # them: one not known would take its value for the image: `--cgroupns host IMAGE`)
         _g(
-            "evpwulhmc",
+            "aevpwulhmc",
             "env volume publish workdir user label hostname memory cpu-shares name network "
-            "gpus ipc shm-size entrypoint runtime ulimit device env-file mount cpus "
+            "net gpus ipc shm-size entrypoint runtime ulimit device env-file mount cpus "
             "security-opt cap-add cap-drop platform pull restart log-driver log-opt pid "
             "add-host dns group-add cidfile label-file memory-swap tmpfs uts userns "
-            "stop-signal stop-timeout health-cmd health-interval cpuset-cpus",
+            "stop-signal stop-timeout health-cmd health-interval cpuset-cpus attach annotation "
+            "blkio-weight blkio-weight-device cgroup-parent cgroupns cpu-count cpu-percent "
+            "cpu-period cpu-quota cpu-rt-period cpu-rt-runtime cpuset-mems detach-keys "
+            "device-cgroup-rule device-read-bps device-read-iops device-write-bps "
+            "device-write-iops dns-option dns-search domainname expose health-retries "
+            "health-start-interval health-start-period health-timeout io-maxbandwidth "
+            "io-maxiops ip ip6 isolation kernel-memory link link-local-ip mac-address "
+            "memory-reservation memory-swappiness network-alias net-alias oom-score-adj "
+            "pids-limit storage-opt sysctl volume-driver volumes-from",
             operands=1,
         ),
         _CONTAINER,
@@ -240,8 +250,9 @@ for _alias, _same in (
     WRAPPER_GRAMMARS[_alias] = WRAPPER_GRAMMARS[_same]
 # commands with a subcommand that wraps: the first word names the family
 _SUBCOMMANDS = {
-    "docker": ("run", "exec"),
-    "podman": ("run", "exec"),
+    # (`docker container run` is `docker run`: named so below)
+    "docker": ("run", "exec", "container run", "container exec"),
+    "podman": ("run", "exec", "container run", "container exec"),
     "enroot": ("exec", "start"),
     "apptainer": ("exec",),
     "singularity": ("exec",),
@@ -409,7 +420,7 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
             sub = _subcommand(words, _SUBCOMMANDS[base])
             if sub is None:
                 break
-            name, taken = f"{base} {sub}", 1 + len(sub.split())
+            name, taken = f"{base} {sub.removeprefix('container ')}", 1 + len(sub.split())
         grammar = WRAPPER_GRAMMARS.get(name)
         if grammar is None:
             break
