@@ -82,8 +82,9 @@ a test of the resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was
 liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is
 gone), such a liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it
 fails when the process has ended), an exit in another branch of the same `if` or `case`, and an exit
-after a release that can run before it (in its branch, or under a condition benchlint cannot relate
-to the exit's: then it says nothing; not one in a branch that then always exits,
+after a release that can run before it (in its branch, or under the acquisition's own condition;
+or under a condition benchlint cannot relate to the exit's, or in a loop: then the run's warnings
+count the exit as undecided; not one in a branch that then always exits,
 `if ! ready; then kill "$PID"; exit 1; fi`, where the later exit never follows it) are not exit
 paths that leak. A trap set before the acquisition covers it, until a later `trap ... EXIT` or
 `trap - EXIT` replaces its handler, when its handler releases it (a handler in double quotes expands
@@ -141,7 +142,7 @@ from dataclasses import dataclass, field
 
 from benchlint.context import Context
 from benchlint.engines import launches
-from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
 from benchlint.fixes import line_removal
 from benchlint.registry import script_rule
 from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
@@ -170,7 +171,11 @@ _KILL = re.compile(r"\bkill\b(?!\s+-[0l]\b)|\bpkill\b")  # `kill -0` only asks
 _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
 _REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
 _WAIT = re.compile(r"\bwait\b")  # (a `wait` of what a function is given: `_releases_argument`)
-_NEVER = re.compile(r"(?!)")  # no command releases it by a variable: it has none
+_NEVER = re.compile(r"(?!)")
+_MAY_BE_RELEASED = (
+    "exits after a release under a condition not related to theirs (or in a loop), not "
+    "reported (BL103: whether the server, job or allocation is still held there is not known)"
+)  # no command releases it by a variable: it has none
 
 
 def _assigned_name(statement: Command) -> str | None:
@@ -794,13 +799,14 @@ def _described(path: ExitPath, resource: Resource) -> str:
     return path.describe(lambda c: not _about_itself(resource, ExitPath(c, "exit")))
 
 
-def _released_before(flow: Flow, path: ExitPath, start: int, released: Released) -> bool:
-    """A release between the acquisition and the exit that can run before it: on the exit's own
-    path, or under a condition the model cannot relate to the exit's (`[[ $DRY_RUN -eq 0 ]] &&
-    kill $PID` after a start in the `else` of `[[ $DRY_RUN -eq 1 ]]`): not reported, as the
-    leak then depends on values benchlint does not know. Not one in a branch that then always
-    ends the script, the exit outside it (`if ! ready; then kill "$PID"; exit 1; fi`): where it
-    runs, the exit never does."""
+def _released_before(flow: Flow, path: ExitPath, start: int, released: Released) -> bool | None:
+    """A release between the acquisition and the exit that runs before it: True for one on the
+    exit's own path (under no condition, nor in a loop, the exit is not under too); None for
+    one that may (under a condition the model cannot relate to the exit's: `[[ $DRY_RUN -eq 0
+    ]] && kill $PID` after a start in the `else` of `[[ $DRY_RUN -eq 1 ]]`, or in a loop's
+    body), where the leak depends on values benchlint does not know (counted, not reported).
+    Not one in a branch that then always ends the script, the exit outside it (`if ! ready;
+    then kill "$PID"; exit 1; fi`): where it runs, the exit never does."""
     end = flow.place_of(path.command)
     script, at = flow.script, path.command
 
@@ -816,6 +822,19 @@ def _released_before(flow: Flow, path: ExitPath, start: int, released: Released)
             for e in _branch_exits(script, release, ("continue", "break"))
         )
 
+    acquired = flow.statements[start]
+
+    def surely(release: Command) -> bool:
+        """It runs whenever the exit does, or whenever the resource was acquired: its
+        conditions and loops are the exit's, or the acquisition's (`if [[ -n "$SERVER" ]];
+        then bench & PID=$!; ...; wait "$PID"; fi`, then an exit after the `fi`)."""
+        return any(
+            other.guards[: len(release.guards)] == release.guards
+            and other.loops[: len(release.loops)] == release.loops
+            for other in (at, acquired)
+        )
+
+    maybe = False
     for command in flow.statements[start + 1 : end]:
         if exclusive(command, at) or not released(command):
             continue
@@ -826,9 +845,11 @@ def _released_before(flow: Flow, path: ExitPath, start: int, released: Released)
             for c in script.commands
             if c is not command and first <= c.node.start_byte < last and released(c)
         ]
-        if not all(ends_first(c) for c in inner or [command]):
+        running = [c for c in inner or [command] if not ends_first(c)]
+        if any(surely(c) for c in running):
             return True
-    return False
+        maybe = maybe or bool(running)
+    return None if maybe else False
 
 
 def _waits_on(command: Command, names: frozenset[str]) -> bool:
@@ -840,7 +861,8 @@ def _waits_on(command: Command, names: frozenset[str]) -> bool:
 
 def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -> bool:
     """A `wait "$PID"` of the background process between its start and the exit, that runs
-    whenever the exit does (in the script's shell, under no condition the exit is not under):
+    whenever the exit does, or the start (in the script's shell, under no condition the exit,
+    or the start, is not under):
     when it returns, the process has ended, and nothing is left to leak (`wait "$PID" || true`,
     then `cp server.log /results/` failing under `set -e`)."""
     names = resource.names
@@ -859,9 +881,15 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
             if saved:
                 return False  # (`SERVER_PID=$!` of another job: a wait from here on is its)
             saved = True
-        if command.background or command.apart is not None:
+        if command.background or command.apart is not None or command.function != at.function:
             continue
-        if at.guards[: len(command.guards)] != command.guards or command.function != at.function:
+        # (under no condition the exit, or the start, is not under: it runs whenever the
+        # exit does, or whenever the process was started)
+        if all(
+            other.guards[: len(command.guards)] != command.guards
+            or other.loops[: len(command.loops)] != command.loops
+            for other in (at, resource.statement)
+        ):
             continue
         if waits(command):
             return True
@@ -981,10 +1009,12 @@ def _check_script(
     functions: Functions | None = None,
     sourcing: Callable[[Command], bool | None] | None = None,
     libraries: _Libraries | None = None,
+    undecided: list[Undecided] | None = None,
 ) -> Iterator[tuple[Finding, Resource | None]]:
     """The script's top level, then each function its top level calls: what the body acquires
     and releases itself (`run_tests() { vllm serve ... & PID=$!; vllm bench ...; kill $PID; }`),
-    with the exits in the body, under errexit when a call runs with it."""
+    with the exits in the body, under errexit when a call runs with it; the exits it could not
+    decide put in `undecided`."""
     lookup = functions or (lambda name: script if name in script.functions else None)
     libraries = libraries or _Libraries()
     flow = Flow(script, sourced, lookup, sourcing=sourcing)
@@ -1012,7 +1042,9 @@ def _check_script(
             outer = [(i, t) for i, t in every if i < first or _set_before_calls(t, function)]
         if defined is script:
             each = flow if function is None else Flow(script, False, lookup, function, errexit)
-            found: Iterable[tuple[Finding, Resource]] = _check_flow(each, runs, lookup, outer)
+            found: Iterable[tuple[Finding, Resource]] = _check_flow(
+                each, runs, lookup, outer, undecided
+            )
         else:  # a library's function: its body checked once, the caller's traps each time
             bodies = libraries.bodies(defined)
             body = bodies.get((function or "", errexit))
@@ -1020,7 +1052,7 @@ def _check_script(
                 each = Flow(defined, False, lookup, function=function, errexit=errexit)
                 reading = functools.partial(_runs, defined)
                 body = bodies[(function or "", errexit)] = list(
-                    _check_flow(each, reading, lookup, [])
+                    _check_flow(each, reading, lookup, [], undecided)
                 )
             found = (
                 (f, r)
@@ -1579,9 +1611,11 @@ def _check_flow(
     runs: Callable[[Command], list[str]],
     lookup: Functions,
     outer: list[tuple[int, Trap]] | None,
+    undecided: list[Undecided] | None = None,
 ) -> Iterator[tuple[Finding, Resource]]:
     """`outer`: for a function's body, the traps of the script's top level (one that releases
-    the resource covers it: when it is set is not related to the calls here)."""
+    the resource covers it: when it is set is not related to the calls here); `undecided`:
+    where the exits it could not decide are put."""
     script = flow.script
     resources = _resources(flow)
     every = flow.traps() if resources else []
@@ -1618,15 +1652,22 @@ def _check_flow(
                 p.command is resource.statement
                 or exclusive(resource.statement, p.command)
                 or _about_itself(resource, p)
-                or _released_before(flow, p, start, released)
                 or _waited_before(flow, p, start, resource)
                 or released(p.command)
                 or (p.kind == "errexit" and on_error is not None and on_error < _at(flow, p))
             ):
                 continue
+            before = _released_before(flow, p, start, released)
+            if before:
+                continue
             at = _at(flow, p)
             effective = next((t for i, t in reversed(traps) if i < at), None)
             if effective is not None and any(t is effective for _, t in covering):
+                continue
+            if before is None:  # (a release under a condition: whether it ran is not known)
+                if undecided is not None:
+                    said = Location(script.path, p.command.first_line_span)
+                    undecided.append(Undecided(_MAY_BE_RELEASED, said))
                 continue
             cover = next((t for i, t in reversed(covering) if i < at), None)
             if cover is not None and effective is not None:
@@ -1889,12 +1930,14 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     sourced = functools.partial(calls.is_sourced, script.path)
     libraries = run.libraries
     libraries.functions = _libraries(ctx, script)
+    undecided: list[Undecided] = []
     found = _check_script(
         script,
         sourced,
         _functions(ctx, script),
         _sourcing(ctx, script, libraries),
         libraries,
+        undecided,
     )
     for finding, resource in found:
         key = (finding.location, finding.message)
@@ -1913,3 +1956,5 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         ):
             continue
         yield finding
+    for item in dict.fromkeys(undecided):  # (a flow checked twice says it once)
+        ctx.count(item.what, item.where)

@@ -52,6 +52,11 @@ def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
             _at(f.location): [_at(r) for r in f.related] for f in result.findings if f.rule == rule
         }
         assert {p: related.get(p) for p in case["related"]} == case["related"]
+    if "undecided" in case:  # where the rule said it could not decide ("path:line")
+        said = sorted(
+            f"{w.path}:{w.span.line}" for wheres in result.undecided.values() for w in wheres
+        )
+        assert said == sorted(case["undecided"])
     if "fixed" in case:
         _check_fixes(root, case, result, select, named, config)
 
