@@ -228,7 +228,13 @@ def _is_script_dir(expr: str) -> bool:
 
 
 def _leading_expansion(value: str) -> tuple[str, str]:
-    """`$(...)rest`, `${...}rest`, `$NAME/rest` as (expansion, rest); ("", value) if none."""
+    """`$(...)rest`, `${...}rest`, `$NAME/rest` as (expansion, rest); ("", value) if none. A
+    command substitution in backticks is given as one in `$(...)` (`` `dirname "$0"`/x.py ``)."""
+    if value.startswith("`"):
+        end = value.find("`", 1)
+        if end > 0 and "\\" not in value[:end]:
+            return f"$({value[1:end]})", value[end + 1 :]
+        return "", value
     if not value.startswith("$"):
         return "", value
     if value.startswith("$("):
@@ -307,7 +313,9 @@ _SCRIPT_FOLDER = re.compile(
 def _script_folder(script: Script, expression: str) -> str | None:
     """The repository folder an expression of the script's own folder names (`$(dirname "$0")`,
     `$(cd "$(dirname "$0")/.." && pwd)`, `$(realpath "$(dirname "$0")/..")`); None for any
-    other expression."""
+    other expression; a command substitution in backticks is read as one in `$(...)`
+    (``P=`dirname "$0"` ``)."""
+    expression = _BACKTICKS.sub(r"$(\1)", expression)
     match = _SCRIPT_FOLDER.fullmatch(expression.strip().strip('"'))
     if match is None:
         match = _SCRIPT_FOLDER.fullmatch(expression.strip())
@@ -322,6 +330,8 @@ def _script_folder(script: Script, expression: str) -> str | None:
     return None if folder.startswith("..") else ("" if folder == "." else folder)
 
 
+# a command substitution in backticks with no backslash or nested one inside
+_BACKTICKS = re.compile(r"`([^`\\]*)`")
 _ABSOLUTE_SELF = rf'"?\$\(\s*(?:readlink\s+-f|realpath)\s+(?:--\s+)?"?{_SELF}"?\s*\)"?'
 _DIRNAME_OF = re.compile(r'\$\(\s*dirname\s+(?:--\s+)?"?(.*?)"?\s*\)')
 

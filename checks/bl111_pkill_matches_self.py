@@ -32,14 +32,16 @@ its process ID (`kill "$SERVER_PID"`) or with a pattern its own name does not ho
 
 ## Exceptions
 Not reported: a `pkill` that a `bash -c` string runs last with no redirection (bash runs it in
-place of the shell, which then is not there to kill), a pattern that is not fixed text or that
-is anchored (`^`, `$`), `-x` and `-v`, signals that do not end a process by default (`-0`,
-`CONT`, `CHLD`, `URG`, `WINCH`, the stop signals), a signal the killed shell traps, and a
-file's name where the file is not run by its name: one that a script sources (the sourcing
+place of the shell, which then is not there to kill), a pattern that is not fixed text or that is
+anchored (`^`, `$`), `-x` and `-v`, signals that do not end a process by default (`-0`, `CONT`,
+`CHLD`, `URG`, `WINCH`, the stop signals), a signal the killed shell traps with a handler that lets
+it go on (not `trap -`, the default again; not a handler that runs `exit`, itself or in a function,
+nor one that runs the function holding the pkill, which then signals the shell again, for ever),
+and a file's name where the file is not run by its name: one that a script sources (the sourcing
 scripts' names are used), or a library of functions. Shells started through `srun`, `ssh`,
-`docker`, `kubectl exec`, `enroot` and the like run on another host or in a container: only
-their own command line counts. Patterns are matched as POSIX extended regular expressions, as
-pkill reads them (`tests/test_differential.py` holds the match to pgrep's).
+`docker`, `kubectl exec`, `enroot` and the like run on another host or in a container: only their
+own command line counts. Patterns are matched as POSIX extended regular expressions, as pkill reads
+them (`tests/test_differential.py` holds the match to pgrep's).
 
 ## Fix safety
 In a shell's command string, the pattern's first letter is put in brackets (`sglang` becomes
@@ -189,8 +191,11 @@ def _finding(ctx: Context, command: Command, kill: Kill) -> Finding | None:
             matched = first_match(compiled, shell.text)
         except RewriteError:
             continue
-        if matched is not None and not _traps(shell.script, kill.signal):
-            return _report(command, kill, shell, *matched)
+        if matched is None:
+            continue
+        how = _signalled(shell.script, kill.signal, command)
+        if how is not None:
+            return _report(command, kill, shell, *matched, how)
     return None
 
 
@@ -311,21 +316,58 @@ def _library(script: Script) -> bool:
     return True
 
 
-def _traps(script: Script, signal: str) -> bool:
-    """Whether the shell sets a trap for the signal (it may go on after it)."""
+def _signalled(script: Script, signal: str, pkill: Command) -> str | None:
+    """What the signal does to the shell, for the message: it ends it (no trap for it, or
+    `trap -`, the default again); a trap's handler that runs `exit` ends it; one that runs the
+    function holding the pkill (`trap cleanup TERM`, the pkill in `cleanup`) runs it again,
+    for ever. None where a trap's handler lets it go on (the pkill is not reported)."""
+    ends = "ends that shell here and nothing after it runs"
     if signal == "KILL":
-        return False
+        return ends
+    handler = None  # (the last trap set for it: a later one replaces an earlier)
     for command in script.commands:
         if command.base != "trap" or len(command.words) < 3:
             continue
-        for word in command.words[2:]:
-            name = word.value.upper().removeprefix("SIG")
-            if _NUMBERS.get(name, name) == signal:
-                return True
-    return False
+        if any(
+            _NUMBERS.get(n, n) == signal
+            for n in (w.value.upper().removeprefix("SIG") for w in command.words[2:])
+        ):
+            handler = command.words[1].value
+    if handler is None or handler == "-":
+        return ends
+    return _handled(script, handler, pkill)
 
 
-def _report(command: Command, kill: Kill, shell: Shell, start: int, end: int) -> Finding:
+def _handled(script: Script, handler: str, pkill: Command, depth: int = 0) -> str | None:
+    """What a trap's handler does when the pkill signals its shell (see `_signalled`)."""
+    if re.search(r"(?:^|[;&|\s])exit\b", handler):
+        return "runs the trap's handler, whose `exit` ends that shell here: nothing after it runs"
+    holder = pkill.function if pkill.script is script else None
+    for name in dict.fromkeys(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", handler)):
+        if name not in script.functions:
+            continue
+        if name == holder:
+            return (
+                f"runs the trap's handler `{name}`, which holds the pkill: it signals the shell "
+                "again, for ever, and nothing after it runs"
+            )
+        if depth >= 2:
+            continue  # (deeper: taken to return, as a handler is)
+        body = script.body(name)
+        if any(c.base == "exit" and not c.guards for c in body):
+            return (
+                f"runs the trap's handler `{name}`, whose `exit` ends that shell here: nothing "
+                "after it runs"
+            )
+        for called in dict.fromkeys(c.base for c in body if c.base in script.functions):
+            if called != name and called is not None:
+                found = _handled(script, called, pkill, depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def _report(command: Command, kill: Kill, shell: Shell, start: int, end: int, how: str) -> Finding:
     matched = shell.text[start:end]
     pattern = kill.pattern.value
     text = clip(command.script.text_of(command.node), 50)
@@ -347,8 +389,7 @@ def _report(command: Command, kill: Kill, shell: Shell, start: int, end: int) ->
         )
     return Finding(
         "BL111",
-        f"`{text}` matches {what}: pkill spares only its own process, so SIG{kill.signal} "
-        "ends that shell here and nothing after it runs",
+        f"`{text}` matches {what}: pkill spares only its own process, so SIG{kill.signal} {how}",
         Location(command.script.path, kill.pattern.span),
         related=(_at(command),),
         subject=f"{pattern}@{shell.text if shell.string is None else 'string'}",
