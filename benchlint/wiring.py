@@ -41,6 +41,7 @@ from benchlint.shell.expand import UNSET
 from benchlint.shell.model import Command
 from benchlint.source import SourceText
 from benchlint.workflow import (
+    WORKFLOWS,
     LauncherStep,
     WorkflowCall,
     launcher_steps,
@@ -400,6 +401,13 @@ class Wiring:
         whose runner is written out is a job of its own: InferenceX's scheduler calling the
         multinode workflow for gb200 beside them, in late 2025)."""
         entries: list[Entry] = []
+        # (beside master configs, most repositories' calls are the sweep's, none an entry: the
+        # workflows' contents that gave none are kept, so a run where they are unchanged does
+        # not parse them again)
+        cache = self.ws.cache if beside else None
+        key = self._workflows_key() if cache is not None else None
+        if cache is not None and key is not None and cache.get("no-call-entries", "", key):
+            return entries
         for call in workflow_calls(self.ws):
             for step in self.steps:
                 if step.workflow == call.called:
@@ -408,7 +416,19 @@ class Wiring:
                         entries.append(entry)
                     elif not beside:
                         self.unrouted_calls.append(call)
+        if cache is not None and key is not None and not entries:
+            cache.put("no-call-entries", "", key, True)
         return entries
+
+    def _workflows_key(self) -> bytes | None:
+        """The workflows' names and contents (None: one cannot be read)."""
+        parts = []
+        for path in self.ws.glob([*self.layout.workflows, *WORKFLOWS]):
+            digest = self.ws.digest(path)
+            if digest is None:
+                return None
+            parts.append(path.encode() + b"\0" + digest)
+        return b"\1".join(parts)
 
     def _master_entries(self, path: str) -> list[Entry]:
         """The entries of one master config; from the cache when its content was seen before

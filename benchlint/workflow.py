@@ -677,7 +677,18 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
     """Every call of a reusable workflow of the repository, once per set of inputs it can be run
     with (see WorkflowCall), in workflow and job order."""
     roots: dict[str, YNode] = {}
-    for path in ws.glob([*ws.layout.workflows, *WORKFLOWS]):
+    # (only the workflows that call one of the repository's, and those they call, are parsed:
+    # a file whose text names none calls none)
+    paths = ws.glob([*ws.layout.workflows, *WORKFLOWS])
+    wanted: set[str] = set()
+    for path in paths:
+        source = ws.source(path)
+        if source is not None and "./.github/workflows/" in source.text:
+            wanted.add(path)
+            wanted.update(_LOCAL_WORKFLOW.findall(source.text))
+    for path in paths:
+        if path not in wanted:
+            continue
         document = ws.yaml(path)
         if document is not None and document.root is not None and document.root.is_map:
             roots[path] = document.root

@@ -95,7 +95,7 @@ def test_no_cache_flag_and_environment(tmp_path: Path, monkeypatch) -> None:  # 
     # (no index: the files were written less than 2 s before the run)
     assert kinds == {
         *("calls", "entries", "master-configs", "overlays", "report", "run", "shell"),
-        *("workflow-names", "yaml"),
+        *("workflow-names", "yaml", "no-call-entries"),
     }
     assert json.loads(out.read_text())["findings"]
     assert not any(p.suffix == ".marshal" for p in root.rglob("*"))  # nothing in the repository

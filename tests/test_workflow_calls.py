@@ -4,6 +4,7 @@ a sweep calls the model's workflow with the experiment's name. Each such call is
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -910,3 +911,39 @@ def test_calls_with_a_known_runner_beside_master_configs_are_entries(tmp_path: P
     result = run_lint(root, "BL202")
     assert positions(result) == ["runners/launch_g7-cc.sh:1:6"]
     assert "for bmk-g7-fp4 (called by ma-1k1k)" in result.findings[0].message
+
+
+def test_calls_beside_master_configs_are_read_again_when_a_workflow_changes(
+    tmp_path: Path,
+) -> None:
+    """A run that found no call entry beside master configs keeps that with the workflows'
+    contents: the next run skips parsing them while they are unchanged, and reads them again
+    when one changes (a call with a runner written out, added)."""
+    master = (
+        "ma-h9:\n  image: img\n  model-prefix: ma\n  precision: fp8\n  framework: vllm\n"
+        "  runner: h9\n  scenarios:\n    fixed-seq-len:\n"
+        "    - {isl: 1, osl: 1, search-space: [{tp: 8}]}\n"
+    )
+    files = {
+        ".github/workflows/benchmark-tmpl.yml": BENCHMARK,
+        "runners/launch_h9-aa.sh": LAUNCHER.replace("SUFFIX", "h9_slurm"),
+        "runners/launch_g7-cc.sh": LAUNCHER.replace("SUFFIX", "g7_docker"),
+        "configs/nvidia-master.yaml": master,
+        "benchmarks/ma_fp8_h9_slurm.sh": "echo bench\n",
+    }
+    root = write_repo(tmp_path / "r", files)
+    args = ["--select", "BL202", "--format", "concise", str(root)]
+    first = CliRunner().invoke(main, args)
+    assert (first.exit_code, first.stdout) == (0, "")
+    kept = sorted(Path(os.environ["BENCHLINT_CACHE_DIR"]).rglob("no-call-entries-*"))
+    assert len(kept) == 1
+    sweep = SWEEP.replace("${{ inputs.use_g7 }}", "true").replace("isl: 1024", "isl: 8192")
+    for name, text in (
+        (".github/workflows/ma-tmpl.yml", MODEL),
+        (".github/workflows/sweep.yml", sweep),
+    ):
+        (root / name).write_text(text)
+    second = CliRunner().invoke(main, args)
+    assert second.exit_code == 1
+    assert second.stdout.startswith(f"{root}/runners/launch_g7-cc.sh:1:6: error:")
+    assert sorted(Path(os.environ["BENCHLINT_CACHE_DIR"]).rglob("no-call-entries-*")) == kept
