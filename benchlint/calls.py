@@ -214,11 +214,10 @@ class CallGraph:
 
 
 def _script_dir_variables(script: Script) -> frozenset[str]:
-    names = set()
-    for assignment in script.assignments:
-        if assignment.value is not None and _is_script_dir(assignment.value.value):
-            names.add(assignment.name)
-    return frozenset(names)
+    names = {a.name for a in script.assignments}
+    return frozenset(
+        name for name in names if any(_is_script_dir(v) for v in _path_values(script, name))
+    )
 
 
 def _is_script_dir(expr: str) -> bool:
@@ -256,6 +255,22 @@ def _leading_expansion(value: str) -> tuple[str, str]:
     return "", value
 
 
+def _path_values(script: Script, name: str, unset: str | None = None) -> list[str]:
+    """The values the script's assignments give a variable, as path words: not one a command's
+    prefix gives it for that command alone (`P=x cmd`), nor one written as literal text that
+    looks like a substitution (`P='$(dirname "$0")'`); `unset`: the value of `P=` (else none)."""
+    found = []
+    for a in script.assignments:
+        if a.name != name or a.kind == "prefix":
+            continue
+        if a.value is None:
+            if unset is not None:
+                found.append(unset)
+        elif not (a.value.static and ("`" in a.value.value or "$(" in a.value.value)):
+            found.append(a.value.value)
+    return found
+
+
 def _variable_of(expr: str) -> str:
     return expr.strip("${}").split("%")[0].split(":")[0].split("[")[0]
 
@@ -272,7 +287,7 @@ def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
     head, rest = _leading_expansion(value)
     name = _variable_of(head) if head else ""
     if head and head in (f"${name}", f"${{{name}}}") and depth < 3:
-        values = {a.value.value for a in script.assignments if a.name == name and a.value}
+        values = set(_path_values(script, name))
         if values:  # each value the script assigns, with the rest of the word after it
             folders = {repository_folder(script, v + rest, depth + 1) for v in values}
             return folders.pop() if len(folders) == 1 else None
@@ -387,7 +402,7 @@ def _fixed_base(script: Script, head: str) -> str | None:
     if not head:
         return None
     name = _variable_of(head)
-    values = [a.value.value if a.value else "" for a in script.assignments if a.name == name]
+    values = _path_values(script, name, unset="")
     folders = (
         {_script_folder(script, v) for v in values}
         if head in (f"${name}", f"${{{name}}}")
@@ -495,7 +510,7 @@ def resolve(
     head, rest = _leading_expansion(value.strip())
     name = _variable_of(head) if head else ""
     if head == f"${name}" or head == f"${{{name}}}":
-        values = [a.value.value for a in script.assignments if a.name == name and a.value]
+        values = _path_values(script, name)
         if python:  # (`DIR="${DIR:-/workspace/utils}"`: its default, one value it may have)
             values = [own_default(v, name) for v in values]
         if values and len(values) <= 16 and depth < 3 and not _is_script_dir(head):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from benchlint import runcache
 from benchlint.cache import Cache
+from benchlint.calls import call_graph
 from benchlint.config import Config
 from benchlint.context import Context, inside, wiring_of
 from benchlint.finding import Finding, Location, Span
@@ -337,10 +338,23 @@ def _coverage(ctx: Context) -> Coverage:
 
 
 def _idle_launchers(ws: Workspace, wiring: Wiring, launchers: set[str]) -> tuple[str, ...]:
-    """The launchers no route reaches, itself or as the file a reached one hands the job to
-    (`exec bash other.sh`); a symlink counts as its target."""
+    """The launchers no route reaches, itself or as a file a reached one runs or sources
+    (`exec bash other.sh`, `bash other.sh`, `source common.sh`), at any depth; a symlink
+    counts as its target."""
     reached = {ws.symlinks.get(r.launcher.path, r.launcher.path) for r in wiring.routes}
     reached |= {c.script.path for r in wiring.routes for c in r.via}
+    graph = call_graph(ws)
+    pending = list(reached)
+    while pending:
+        path = pending.pop()
+        if not ws.is_script(path):
+            continue
+        for _, targets in graph.facts(path):
+            for target in targets:
+                target = ws.symlinks.get(target, target)
+                if target not in reached:
+                    reached.add(target)
+                    pending.append(target)
     return tuple(sorted({p for p in launchers if ws.symlinks.get(p, p) not in reached}))
 
 

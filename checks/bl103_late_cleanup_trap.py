@@ -827,10 +827,12 @@ def _released_before(flow: Flow, path: ExitPath, start: int, released: Released)
     def surely(release: Command) -> bool:
         """It runs whenever the exit does, or whenever the resource was acquired: its
         conditions and loops are the exit's, or the acquisition's (`if [[ -n "$SERVER" ]];
-        then bench & PID=$!; ...; wait "$PID"; fi`, then an exit after the `fi`)."""
+        then bench & PID=$!; ...; wait "$PID"; fi`, then an exit after the `fi`), with no
+        `break`, `continue` or `return` between that could leave before it."""
         return any(
             other.guards[: len(release.guards)] == release.guards
             and other.loops[: len(release.loops)] == release.loops
+            and (other is at or not _left_between(script, acquired, release, at))
             for other in (at, acquired)
         )
 
@@ -850,6 +852,21 @@ def _released_before(flow: Flow, path: ExitPath, start: int, released: Released)
             return True
         maybe = maybe or bool(running)
     return None if maybe else False
+
+
+def _left_between(script: Script, first: Command, then: Command, at: Command) -> bool:
+    """Whether a `break`, `continue` or `return` between the two commands (in the text) may
+    leave before the second runs, and reach the exit `at` then: not a `return` of the exit's
+    own function, nor a `break` or `continue` of a loop the exit is in (they leave it too)."""
+    start, end = first.node.end_byte, then.node.start_byte
+    for c in script.commands:
+        if not start <= c.node.start_byte < end:
+            continue
+        if c.base == "return" and c.function != at.function:
+            return True
+        if c.base in ("break", "continue") and not (c.loops and c.loops[-1] in at.loops):
+            return True
+    return False
 
 
 def _waits_on(command: Command, names: frozenset[str]) -> bool:
@@ -888,6 +905,7 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
         if all(
             other.guards[: len(command.guards)] != command.guards
             or other.loops[: len(command.loops)] != command.loops
+            or (other is not at and _left_between(script, resource.statement, command, at))
             for other in (at, resource.statement)
         ):
             continue

@@ -76,6 +76,10 @@ _LONG_VALUES = frozenset(
 )
 # signals whose default action does not end a process
 _HARMLESS = frozenset({"0", "CONT", "CHLD", "CLD", "URG", "WINCH", "STOP", "TSTP", "TTIN", "TTOU"})
+# signals a non-interactive bash waiting for a foreground command (the pkill) goes on after: it
+# ends itself on SIGINT only when the command died of it (pkill spares itself), and ignores
+# SIGQUIT (bash 5.2: the script prints what follows)
+_SURVIVED = frozenset({"INT", "QUIT"})
 _NUMBERS = {"1": "HUP", "2": "INT", "3": "QUIT", "6": "ABRT", "9": "KILL", "15": "TERM"}
 _NUMBERS.update({"18": "CONT", "17": "CHLD", "19": "STOP", "20": "TSTP", "23": "URG"})
 # commands a library of functions runs at its top level besides defining them
@@ -176,7 +180,7 @@ def _kill(command: Command) -> Kill | None:
     if not full or i >= len(words) or not words[i].value:
         return None
     signal = _NUMBERS.get(signal, signal)
-    return Kill(words[i], signal, ignore_case) if signal not in _HARMLESS else None
+    return Kill(words[i], signal, ignore_case) if signal not in _HARMLESS | _SURVIVED else None
 
 
 def _finding(ctx: Context, command: Command, kill: Kill) -> Finding | None:
@@ -320,27 +324,61 @@ def _signalled(script: Script, signal: str, pkill: Command) -> str | None:
     """What the signal does to the shell, for the message: it ends it (no trap for it, or
     `trap -`, the default again); a trap's handler that runs `exit` ends it; one that runs the
     function holding the pkill (`trap cleanup TERM`, the pkill in `cleanup`) runs it again,
-    for ever. None where a trap's handler lets it go on (the pkill is not reported)."""
+    for ever. None where a trap's handler lets it go on (the pkill is not reported). The trap
+    in effect: for a pkill of the top level, the last set before it; for one in a function,
+    the last of the top level; one a function sets (when is not known) is taken to protect."""
     ends = "ends that shell here and nothing after it runs"
     if signal == "KILL":
         return ends
-    handler = None  # (the last trap set for it: a later one replaces an earlier)
+    if script.parent is not None:  # (a string's shell: a signal its starter ignores, it does too)
+        outer = script.parent.script
+        if _signalled(outer, signal, script.parent) is None and _ignores(outer, signal):
+            return None
+    handler = None
     for command in script.commands:
-        if command.base != "trap" or len(command.words) < 3:
+        words = [w.value for w in command.words]
+        if command.base != "trap" or command.subshell or len(words) < 3:
             continue
-        if any(
-            _NUMBERS.get(n, n) == signal
-            for n in (w.value.upper().removeprefix("SIG") for w in command.words[2:])
+        if words[1] in ("-p", "-l"):
+            continue  # (lists the traps: sets none)
+        if words[1] == "--":
+            words = words[1:]
+        if len(words) < 3 or not any(
+            _NUMBERS.get(n, n) == signal for n in (w.upper().removeprefix("SIG") for w in words[2:])
         ):
-            handler = command.words[1].value
+            continue
+        if command.function is not None:
+            return None  # (a function's: taken to be set when it matters)
+        top = pkill.function is None and pkill.script is script
+        if top and command.node.start_byte > pkill.node.start_byte:
+            continue  # (set after the pkill: not yet in effect there)
+        handler = words[1]
     if handler is None or handler == "-":
         return ends
     return _handled(script, handler, pkill)
 
 
+def _ignores(script: Script, signal: str) -> bool:
+    """Whether the script sets `trap '' SIGNAL` (ignored: a shell it starts cannot trap it)."""
+    return any(
+        c.base == "trap"
+        and len(c.words) >= 3
+        and c.words[1].value == ""
+        and any(
+            _NUMBERS.get(n, n) == signal
+            for n in (w.value.upper().removeprefix("SIG") for w in c.words[2:])
+        )
+        for c in script.commands
+    )
+
+
+# an `exit` a handler's text surely runs: its first command, or one after a `;` or a newline
+_EXITS = re.compile(r"(?:^|[;\n])\s*exit\b")
+
+
 def _handled(script: Script, handler: str, pkill: Command, depth: int = 0) -> str | None:
     """What a trap's handler does when the pkill signals its shell (see `_signalled`)."""
-    if re.search(r"(?:^|[;&|\s])exit\b", handler):
+    if _EXITS.search(handler):
         return "runs the trap's handler, whose `exit` ends that shell here: nothing after it runs"
     holder = pkill.function if pkill.script is script else None
     for name in dict.fromkeys(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", handler)):
@@ -354,7 +392,7 @@ def _handled(script: Script, handler: str, pkill: Command, depth: int = 0) -> st
         if depth >= 2:
             continue  # (deeper: taken to return, as a handler is)
         body = script.body(name)
-        if any(c.base == "exit" and not c.guards for c in body):
+        if any(c.base == "exit" and not c.guards and not c.subshell for c in body):
             return (
                 f"runs the trap's handler `{name}`, whose `exit` ends that shell here: nothing "
                 "after it runs"

@@ -498,8 +498,12 @@ def held_value(word: Word) -> str | None:
     if found is None:
         return None
     name, assigned = found
-    values = {
-        a.value.value if a.value is not None and a.value.static and a.value.items is None else None
+    values = {  # (`X=` gives it nothing, as `X=""` does)
+        ""
+        if a.value is None
+        else a.value.value
+        if a.value.static and a.value.items is None
+        else None
         for a in assigned
     }
     sure = [  # (one that surely runs before it: not the environment's value)
@@ -510,7 +514,7 @@ def held_value(word: Word) -> str | None:
         and a.command.function is None
         and a.node.end_byte <= word.node.start_byte
     ]
-    if len(values) != 1 or not sure:
+    if len(values) != 1 or None in values or not sure:
         return None
     # (nor one a file it sources, an `eval` or a `read` may give it after that: not known)
     if any(
@@ -531,19 +535,17 @@ def _wrapper_held(word: Word) -> bool:
     condition): split by bash, no words or a wrapper of the command after it. In a nested
     script (a string `eval` or `bash -c` runs, where the value was put in place before the
     shell parsed it), also `NAME=VALUE` words (`${SDMA_ENV}` given `SGLANG_SDMA=1` or "")."""
+    if LONE_VARIABLE.fullmatch(word.text) is not None and _only_nothing(word):  # (unquoted)
+        return True
     found = _held_wrappers(word)
-    if found is None:
-        return False
-    return bool(found) or word.script.parent is not None or _only_nothing(word)
+    return found is not None and (bool(found) or word.script.parent is not None)
 
 
 def _only_nothing(word: Word) -> bool:
-    """Every assignment of the lone `$NAME` gives it nothing (`NUMA_CMD=""`): bash splits it
-    into no word, so the command is the words after it."""
-    found = assigned_to(word)
-    return found is not None and all(
-        a.value is not None and not a.value.value.strip("\"'").split() for a in found[1]
-    )
+    """Every assignment of the lone `$NAME` gives it nothing (`NUMA_CMD=""`, `NUMA_CMD=`), one
+    before it surely, and no file sourced, `eval` or `read` between may give it another value
+    (`held_value`): bash splits it into no word, so the command is the words after it."""
+    return held_value(word) == ""
 
 
 def _held_wrapper(word: Word) -> str | None:
