@@ -171,11 +171,11 @@ _KILL = re.compile(r"\bkill\b(?!\s+-[0l]\b)|\bpkill\b")  # `kill -0` only asks
 _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
 _REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
 _WAIT = re.compile(r"\bwait\b")  # (a `wait` of what a function is given: `_releases_argument`)
-_NEVER = re.compile(r"(?!)")
+_NEVER = re.compile(r"(?!)")  # no command releases it by a variable: it has none
 _MAY_BE_RELEASED = (
     "exits after a release under a condition not related to theirs (or in a loop), not "
     "reported (BL103: whether the server, job or allocation is still held there is not known)"
-)  # no command releases it by a variable: it has none
+)
 
 
 def _assigned_name(statement: Command) -> str | None:
