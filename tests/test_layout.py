@@ -441,6 +441,12 @@ def test_entries_with_no_launcher_warn(tmp_path: Path) -> None:
     assert "1 master config (1 entry), 0 launchers, 0 recipes" in out
 
 
+def _warns_alone(root: Path, warning: str) -> None:
+    """A run finds nothing and says this warning alone, in the text and in JSON."""
+    assert invoke(root, "--format", "concise") == (0, "", f"benchlint: warning: {warning}\n")
+    assert json.loads(invoke(root, "--format", "json")[1])["warnings"] == [warning]
+
+
 def test_launchers_no_entry_reaches_are_said(tmp_path: Path) -> None:
     """A launcher no entry's route reaches (a retired runner's) is linted as a script alone, and
     every report says so; one reached through a symlink, or handed the job by a reached one
@@ -463,16 +469,13 @@ def test_launchers_no_entry_reaches_are_said(tmp_path: Path) -> None:
     }
     root = write_repo(tmp_path / "r", files)
     (root / "runners/launch_h200-dgx.sh").symlink_to("launch_h200-cw.sh")
-    code, out, err = invoke(root, "--format", "concise")
-    assert (code, out) == (0, "")
-    warning = (
+    _warns_alone(
+        root,
         "2 launchers (runners/launch_h100-cr.sh, runners/launch_mi325x-tw.sh) that no entry "
         "reaches: linted as scripts alone, not with the values of an entry (benchlint routes no "
         "master-config entry or workflow call to them: `benchlint layout` shows what was "
-        "detected)"
+        "detected)",
     )
-    assert err == f"benchlint: warning: {warning}\n"
-    assert json.loads(invoke(root, "--format", "json")[1])["warnings"] == [warning]
     # every launcher reached: nothing said
     (root / "runners/launch_mi325x-tw.sh").unlink()
     (root / "runners/launch_h100-cr.sh").unlink()
@@ -496,15 +499,12 @@ def test_master_configs_in_a_deprecated_folder_are_said_not_linted(tmp_path: Pat
         "benchmarks/serve.sh": "vllm serve m\n",
     }
     root = write_repo(tmp_path / "r", files)
-    code, out, err = invoke(root, "--format", "concise")
-    assert (code, out) == (0, "")
     warning = (
         "1 master config in a deprecated folder (configs/deprecated) not linted: the routes, "
         "recipes and images of their entries were not checked (list them in `master-configs` "
         "under the configuration's `[layout]` to lint them)"
     )
-    assert err == f"benchlint: warning: {warning}\n"
-    assert json.loads(invoke(root, "--format", "json")[1])["warnings"] == [warning]
+    _warns_alone(root, warning)
     # naming it says so too (pre-commit on a deprecated master config); naming another not
     named = invoke(root / "configs/deprecated/old-master.yaml", "--format", "json")[1]
     assert json.loads(named)["warnings"] == [warning]
@@ -517,7 +517,7 @@ def test_master_configs_in_a_deprecated_folder_are_said_not_linted(tmp_path: Pat
             ".benchlint.toml": '[layout]\nmaster-configs = ["configs/**/*-master.yaml"]\n',
         },
     )
-    code, out, err = invoke(configured, "--format", "concise")
+    _, out, err = invoke(configured, "--format", "concise")
     assert [line.split(": ")[0] for line in out.splitlines() if "[BL205]" in line] == [
         f"{configured}/configs/deprecated/old-master.yaml:6:11"
     ]
