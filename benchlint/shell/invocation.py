@@ -151,7 +151,8 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
     "ssh": _apart(_g("BbcDEeFIiJLlmOoPpQRSWw", operands=1), _CONTAINER),
     "docker run": _apart(
         # (every option of `docker run` that takes a value, as Docker 27's reference lists
-        # them: one not known would take its value for the image: `--cgroupns host IMAGE`)
+        # them, `--dns-opt` too: one not known would take its value for the image:
+        # `--cgroupns host IMAGE`)
         _g(
             "aevpwulhmc",
             "env volume publish workdir user label hostname memory cpu-shares name network "
@@ -166,7 +167,9 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
             "health-start-interval health-start-period health-timeout io-maxbandwidth "
             "io-maxiops ip ip6 isolation kernel-memory link link-local-ip mac-address "
             "memory-reservation memory-swappiness network-alias net-alias oom-score-adj "
-            "pids-limit storage-opt sysctl volume-driver volumes-from",
+            "pids-limit storage-opt sysctl volume-driver volumes-from dns-opt "
+            # (podman's own, the grammar being podman run's too)
+            "pod secret tz arch",
             operands=1,
         ),
         _CONTAINER,
