@@ -36,12 +36,13 @@ place of the shell, which then is not there to kill), a pattern that is not fixe
 anchored (`^`, `$`), `-x` and `-v`, signals that do not end a process by default (`-0`, `CONT`,
 `CHLD`, `URG`, `WINCH`, the stop signals), a signal the killed shell traps with a handler that lets
 it go on (not `trap -`, the default again; not a handler that runs `exit`, itself or in a function,
-nor one that runs the function holding the pkill, which then signals the shell again, for ever),
-and a file's name where the file is not run by its name: one that a script sources (the sourcing
-scripts' names are used), or a library of functions. Shells started through `srun`, `ssh`,
-`docker`, `kubectl exec`, `enroot` and the like run on another host or in a container: only their
-own command line counts. Patterns are matched as POSIX extended regular expressions, as pkill reads
-them (`tests/test_differential.py` holds the match to pgrep's).
+nor one that runs the function holding the pkill, which then signals the shell again, for ever; one
+a file the script sources sets counts too), and a file's name where the file is not run by its
+name: one that a script sources (the sourcing scripts' names are used), or a library of functions.
+Shells started through `srun`, `ssh`, `docker`, `kubectl exec`, `enroot` and the like run on
+another host or in a container: only their own command line counts. Patterns are matched as POSIX
+extended regular expressions, as pkill reads them (`tests/test_differential.py` holds the match to
+pgrep's).
 
 ## Fix safety
 In a shell's command string, the pattern's first letter is put in brackets (`sglang` becomes
@@ -198,9 +199,37 @@ def _finding(ctx: Context, command: Command, kill: Kill) -> Finding | None:
         if matched is None:
             continue
         how = _signalled(shell.script, kill.signal, command)
-        if how is not None:
+        if how is not None and not _sourced_trap(ctx, shell.script, kill.signal):
             return _report(command, kill, shell, *matched, how)
     return None
+
+
+def _sourced_trap(ctx: Context, script: Script, signal: str) -> bool:
+    """Whether a file the script sources sets a trap for the signal at its top level (`source
+    lib.sh`, whose `trap 'echo stopping' TERM` is the script's then): taken to protect it, as
+    where the `source` runs is not related to the pkill here."""
+    graph = call_graph(ctx.ws)
+    for call in graph.calls_in(script):
+        if call.kind != "source":
+            continue
+        for target in call.targets:
+            sourced = ctx.ws.shell(target)
+            if sourced is None:
+                continue
+            for command in sourced.commands:
+                words = [w.value for w in command.words]
+                if command.base != "trap" or command.function is not None or len(words) < 3:
+                    continue
+                if words[1] == "--":
+                    words = words[1:]
+                names = (w.upper().removeprefix("SIG") for w in words[2:])
+                if (
+                    len(words) >= 3
+                    and words[1] not in ("-", "-p", "-l")
+                    and any(_NUMBERS.get(n, n) == signal for n in names)
+                ):
+                    return True
+    return False
 
 
 def pkill_pattern(pattern: str, ignore_case: bool = False) -> regex.Pattern[str] | None:
