@@ -515,6 +515,8 @@ def resolve(
             values = [own_default(v, name) for v in values]
         if values and len(values) <= 16 and depth < 3 and not _is_script_dir(head):
             found = [resolve(ws, script, v + rest, depth + 1, python) for v in values]
+            if python and not all(found):
+                return None  # (one value names a file that is not known: which is run is not)
             if any(f is not None for f in found):
                 return list(dict.fromkeys(p for f in found if f for p in f))
             return None
