@@ -1295,7 +1295,7 @@ def _bash_sent(command: Command, statement: str) -> _Sent:
     """A server `bash -c` (the command) runs as its child."""
     option = next((w.value for w in command.invocation.args[:1] if w.value.startswith("-")), "-c")
     return _Sent(
-        " ".join(statement.replace("\\\n", " ").split()),
+        statement,
         "runs as the child of a `bash -c` sent to the background",
         "that bash's (it runs a program in its own place only as the plain last command of its "
         "string)",
@@ -1358,7 +1358,7 @@ def _job_server(command: Command, engines: dict[int, Command]) -> tuple[Command,
     """The server a job sent to the background alone runs as a child of the job's shell, and
     how (see `_killed_through_job`)."""
     script = command.script
-    text = " ".join(script.text_of(command.node).replace("\\\n", " ").split())
+    text = script.text_of(command.node)  # (put on one line by `_pipe_finding`)
     server = engines.get(id(command))
     if server is None or _execs(command, server):
         return None

@@ -216,20 +216,27 @@ def _sourced_trap(ctx: Context, script: Script, signal: str) -> bool:
             sourced = ctx.ws.shell(target)
             if sourced is None:
                 continue
-            for command in sourced.commands:
-                words = [w.value for w in command.words]
-                if command.base != "trap" or command.function is not None or len(words) < 3:
-                    continue
-                if words[1] == "--":
-                    words = words[1:]
-                names = (w.upper().removeprefix("SIG") for w in words[2:])
-                if (
-                    len(words) >= 3
-                    and words[1] not in ("-", "-p", "-l")
-                    and any(_NUMBERS.get(n, n) == signal for n in names)
-                ):
-                    return True
+            if any(
+                command.function is None and _trap_for(command, signal) not in (None, "-")
+                for command in sourced.commands
+            ):
+                return True
     return False
+
+
+def _trap_for(command: Command, signal: str) -> str | None:
+    """The handler a `trap` command sets for the signal (`-`: the default again; `''`: the
+    signal ignored), read as bash reads it (`trap -- 'x' TERM`, `trap 'x' SIGTERM 15`); None
+    when the command is no `trap` of that signal (`trap -p TERM` only lists)."""
+    if command.base != "trap":
+        return None
+    words = [w.value for w in command.words[1:]]
+    if words[:1] == ["--"]:
+        words = words[1:]
+    if len(words) < 2 or words[0] in ("-p", "-l"):
+        return None
+    names = (w.upper().removeprefix("SIG") for w in words[1:])
+    return words[0] if any(_NUMBERS.get(n, n) == signal for n in names) else None
 
 
 def pkill_pattern(pattern: str, ignore_case: bool = False) -> regex.Pattern[str] | None:
@@ -365,23 +372,15 @@ def _signalled(script: Script, signal: str, pkill: Command) -> str | None:
             return None
     handler = None
     for command in script.commands:
-        words = [w.value for w in command.words]
-        if command.base != "trap" or command.subshell or len(words) < 3:
-            continue
-        if words[1] in ("-p", "-l"):
-            continue  # (lists the traps: sets none)
-        if words[1] == "--":
-            words = words[1:]
-        if len(words) < 3 or not any(
-            _NUMBERS.get(n, n) == signal for n in (w.upper().removeprefix("SIG") for w in words[2:])
-        ):
+        given = _trap_for(command, signal)
+        if given is None or command.subshell:
             continue
         if command.function is not None:
             return None  # (a function's: taken to be set when it matters)
         top = pkill.function is None and pkill.script is script
         if top and command.node.start_byte > pkill.node.start_byte:
             continue  # (set after the pkill: not yet in effect there)
-        handler = words[1]
+        handler = given
     if handler is None or handler == "-":
         return ends
     return _handled(script, handler, pkill)
@@ -389,16 +388,7 @@ def _signalled(script: Script, signal: str, pkill: Command) -> str | None:
 
 def _ignores(script: Script, signal: str) -> bool:
     """Whether the script sets `trap '' SIGNAL` (ignored: a shell it starts cannot trap it)."""
-    return any(
-        c.base == "trap"
-        and len(c.words) >= 3
-        and c.words[1].value == ""
-        and any(
-            _NUMBERS.get(n, n) == signal
-            for n in (w.value.upper().removeprefix("SIG") for w in c.words[2:])
-        )
-        for c in script.commands
-    )
+    return any(_trap_for(c, signal) == "" for c in script.commands)
 
 
 # an `exit` a handler's text surely runs: its first command, or one after a `;` or a newline
