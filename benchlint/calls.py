@@ -502,11 +502,17 @@ def from_known_folder(script: Script, value: str) -> bool:
 
 
 def resolve(
-    ws: Workspace, script: Script, value: str, depth: int = 0, python: bool = False
+    ws: Workspace,
+    script: Script,
+    value: str,
+    depth: int = 0,
+    python: bool = False,
+    some: bool = False,
 ) -> list[str] | None:
     """Repository paths a script path word can name, or None when it says too little to tell.
     A leading variable the script assigns stands for each value it assigns (`BENCH=...;
-    bash "$BENCH"`). With `python`, the paths are the repository's Python files."""
+    bash "$BENCH"`). With `python`, the paths are the repository's Python files, and only
+    where every value names one, unless `some` (those that do: the files it may name)."""
     head, rest = _leading_expansion(value.strip())
     name = _variable_of(head) if head else ""
     if head == f"${name}" or head == f"${{{name}}}":
@@ -514,8 +520,8 @@ def resolve(
         if python:  # (`DIR="${DIR:-/workspace/utils}"`: its default, one value it may have)
             values = [own_default(v, name) for v in values]
         if values and len(values) <= 16 and depth < 3 and not _is_script_dir(head):
-            found = [resolve(ws, script, v + rest, depth + 1, python) for v in values]
-            if python and not all(found):
+            found = [resolve(ws, script, v + rest, depth + 1, python, some) for v in values]
+            if python and not some and not all(found):
                 return None  # (one value names a file that is not known: which is run is not)
             if any(f is not None for f in found):
                 return list(dict.fromkeys(p for f in found if f for p in f))

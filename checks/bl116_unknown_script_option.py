@@ -151,10 +151,12 @@ folder. A path after a `cd` elsewhere is counted where some folder of the reposi
 that path, as is one whose folder a variable holds that the script does not give a known value
 (`$WS_PATH/sync.py`: set by its caller or the job, by a file it sources, by a loop or a `read`)
 where a file of the repository ends in that path (not a loop's whose every value is written out
-and names no file of the repository: `for d in /opt`). A command line in a string the script runs
-with `eval`, itself or through a function that `eval`s an argument (`run_or_die "barrier"
-"python3 sync.py ..."`), is read as bash reads it. Nor is a path in a container or on another
-host (`docker exec`, `ssh`, `srun --container-image`), or in a Ray job (`ray job submit --
+and names no file of the repository: `for d in /opt`), and one whose folder a variable holds that
+the script gives several values naming different files, or a folder outside the repository as well
+(`D=bench` and `D=/opt/elsewhere`: which file runs is not known). A command line in a string the
+script runs with `eval`, itself or through a function that `eval`s an argument (`run_or_die
+"barrier" "python3 sync.py ..."`), is read as bash reads it. Nor is a path in a container or on
+another host (`docker exec`, `ssh`, `srun --container-image`), or in a Ray job (`ray job submit --
 python3 train.py`: it runs in the working directory its runtime environment gives) unless it is
 at a mount of the checkout
 (`/workspace/utils/client.py`); where a file of the repository has that path, the report's warnings
@@ -1298,6 +1300,16 @@ def _command_line(
         if alike:
             ctx.count(
                 _ELSEWHERE_SAID.format(folder), Location(script.path, where), involves=tuple(alike)
+            )
+        return
+    if not targets and not module and into is None and ("$" in value or "`" in value):
+        # (`D=bench; D=/opt/other; python $D/client.py`, or two values that each name a file:
+        # which file runs is not known; said, not read)
+        maybe = resolve(ctx.ws, script, value, python=True, some=True)
+        if maybe:
+            why = "through a variable whose values name several files, or folders outside it"
+            ctx.count(
+                _ELSEWHERE_SAID.format(why), Location(script.path, where), involves=tuple(maybe)
             )
         return
     if not targets:
