@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,31 @@ from benchlint.workspace import Failure, Workspace
 class RuleError:
     rule: str
     message: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A warning of what a run could not see, wire or decide: its sentence (which names the
+    first three places), every file and line it is about (line 0: the file as a whole), the
+    entries or workflow calls it is about, and the rule that could not decide, if one."""
+
+    text: str
+    places: tuple[tuple[str, int], ...] = ()
+    entries: tuple[str, ...] = ()
+    rule: str | None = None
+
+
+def _files(paths: tuple[str, ...] | list[str]) -> tuple[tuple[str, int], ...]:
+    return tuple((path, 0) for path in paths)
+
+
+def _lines(places: tuple[str, ...] | list[str]) -> tuple[tuple[str, int], ...]:
+    """Places written `path:line`, as pairs."""
+    pairs = []
+    for place in places:
+        path, _, line = place.rpartition(":")
+        pairs.append((path, int(line)) if path and line.isdigit() else (place, 0))
+    return tuple(pairs)
 
 
 @dataclass
@@ -66,18 +92,19 @@ class Coverage:
             f"{_count(self.scripts, 'other script')}{skipped}"
         )
 
-    def other_projects(self) -> str | None:
+    def other_projects(self) -> Notice | None:
         """The warning for master configs that belong to another project in the repository."""
         if not self.unwired:
             return None
-        return (
+        text = (
             f"{_count(len(self.unwired), 'master config')} in {_folders(self.unwired)} beside a "
             "runners file of another project kept in this repository: not wired or checked (lint "
             "that project as a repository of its own: a `.benchlint.toml` in its folder makes it "
             "one)"
         )
+        return Notice(text, _files(self.unwired))
 
-    def blind_spot(self) -> str | None:
+    def blind_spot(self) -> Notice | None:
         """The warning for a repository with launchers or recipes that nothing routes to."""
         recipes = 0 if self.recipe_tree and not self.launchers else self.recipes
         has = " and ".join(
@@ -86,24 +113,24 @@ class Coverage:
         if not has:
             if self.entries and self.reaching == 0:  # entries, and nothing for them to reach
                 entries = _count(self.entries, "master-config entry", "master-config entries")
-                return (
+                return Notice(
                     f"{entries} but no launcher: no route was checked (no runners file or "
                     "launcher was found; `benchlint layout` shows what was detected)"
                 )
             return None
         if not self.entries:
-            return (
+            return Notice(
                 f"{has} but no master-config entry or workflow call to route: no route was checked "
                 "(`benchlint layout` shows what was detected)"
             )
         if self.reaching == 0:
-            return (
+            return Notice(
                 f"{has} but no entry reaches a launcher: no route was checked "
                 "(`benchlint layout` shows what was detected)"
             )
         return None
 
-    def not_followed(self) -> str | None:
+    def not_followed(self) -> Notice | None:
         """The warning for entries whose launcher runs nothing benchlint can follow."""
         if not self.unfollowed:
             return None
@@ -112,39 +139,42 @@ class Coverage:
         reach = "reaches" if len(names) == 1 else "reach"
         one = len(launchers) == 1
         launcher, runs = ("a launcher", "runs") if one else ("launchers", "run")
-        return (
+        text = (
             f"{_count(len(names), 'entry', 'entries')} ({_first(names)}) {reach} {launcher} "
             f"({_first(launchers)}) that {runs} no script or recipe benchlint can follow for "
             "them: what their jobs run was not checked against them (`benchlint explain ENTRY` "
             "shows the launcher's calls)"
         )
+        return Notice(text, _files(launchers), tuple(names))
 
-    def unrouted_calls(self) -> str | None:
+    def unrouted_calls(self) -> Notice | None:
         """The warning for workflow calls whose runner is not known."""
         if not self.unrouted:
             return None
-        return (
+        text = (
             f"{_count(len(self.unrouted), 'workflow call')} ({_first(list(self.unrouted))}) "
             "of a workflow that runs a launcher "
             f"{'passes' if len(self.unrouted) == 1 else 'pass'} a runner not known statically (a "
             "matrix value, an input no caller gives): their routes were not checked"
         )
+        return Notice(text, entries=self.unrouted)
 
-    def idle_launchers(self) -> str | None:
+    def idle_launchers(self) -> Notice | None:
         """The warning for launchers that no entry's route reaches (a retired runner's, or one
         run by a workflow benchlint does not route): linted as scripts, with no entry's
         values."""
         if not self.idle:
             return None
         one = len(self.idle) == 1
-        return (
+        text = (
             f"{_count(len(self.idle), 'launcher')} ({_first(list(self.idle))}) that no entry "
             f"reaches: linted as {'a script' if one else 'scripts'} alone, not with the values "
             "of an entry (benchlint routes no master-config entry or workflow call to "
             f"{'it' if one else 'them'}: `benchlint layout` shows what was detected)"
         )
+        return Notice(text, _files(self.idle))
 
-    def unreached_labels(self) -> str | None:
+    def unreached_labels(self) -> Notice | None:
         """The warning for workflow calls whose runner label leads to no launcher."""
         if not self.unreached:
             return None
@@ -152,35 +182,38 @@ class Coverage:
         labels = [label for label, _ in self.unreached]
         reach = "reaches" if calls == 1 else "reach"
         label = "label" if len(labels) == 1 else "labels"
-        return (
+        text = (
             f"{_count(calls, 'workflow call')} with the runner {label} {_first(labels)} {reach} "
             "no launcher (no runners file lists a label's runners, and no launcher is named "
             "after it): their routes were not checked"
         )
+        return Notice(text, entries=tuple(labels))
 
-    def retired(self) -> str | None:
+    def retired(self) -> Notice | None:
         """The warning for master configs set aside in a `deprecated/` folder."""
         if not self.deprecated:
             return None
-        return (
+        text = (
             f"{_count(len(self.deprecated), 'master config')} in a deprecated folder "
             f"({_folders(self.deprecated)}) not linted: the routes, recipes and images of their "
             "entries were not checked (list them in `master-configs` under the configuration's "
             "`[layout]` to lint them)"
         )
+        return Notice(text, _files(self.deprecated))
 
-    def unchecked_recipes(self) -> list[str]:
+    def unchecked_recipes(self) -> list[Notice]:
         """The warnings for entries whose recipes are not this repository's, or not known."""
         found = []
         one = len(self.upstream) == 1
         if self.upstream:
             runs, recipes, its = ("runs", "a recipe", "its") if one else ("run", "recipes", "their")
-            found.append(
+            text = (
                 f"{_count(len(self.upstream), 'entry', 'entries')} ({_first(list(self.upstream))}) "
                 f"{runs} {recipes} of the srt-slurm checkout the launcher clones, not this "
                 f"repository's: {its} values were not checked (`benchlint explain ENTRY` shows "
                 "the route)"
             )
+            found.append(Notice(text, entries=self.upstream))
         one = len(self.uncopied) == 1
         if self.uncopied:
             runs, recipes, has, launcher = (
@@ -189,37 +222,40 @@ class Coverage:
                 else ("run", "recipes", "some at those paths", "their launchers do")
             )
             its = "its" if one else "their"
-            found.append(
+            text = (
                 f"{_count(len(self.uncopied), 'entry', 'entries')} ({_first(list(self.uncopied))}) "
                 f"{runs} {recipes} of the srt-slurm checkout the launcher clones, though this "
                 f"repository has {has} (under a recipe root) that {launcher} not copy: this "
                 f"repository's file is not what {its} jobs run, and srt-slurm's was not checked "
                 "(`benchlint explain ENTRY` shows the route)"
             )
+            found.append(Notice(text, entries=self.uncopied))
         one = len(self.untold) == 1
         if self.untold:
             names, recipes, it = (
                 ("names", "a recipe", "it was") if one else ("name", "recipes", "they were")
             )
-            found.append(
+            text = (
                 f"{_count(len(self.untold), 'entry', 'entries')} ({_first(list(self.untold))}) "
                 f"{names} {recipes} (CONFIG_FILE) whose file cannot be told: {it} not checked "
                 "(`benchlint explain ENTRY` shows the route)"
             )
+            found.append(Notice(text, entries=self.untold))
         return found
 
-    def stray_launches(self) -> str | None:
+    def stray_launches(self) -> Notice | None:
         """The warning for workflow steps that run a launcher outside the routed workflows."""
         if not self.stray:
             return None
-        return (
+        text = (
             f"{_count(len(self.stray), 'workflow step')} ({_first(list(self.stray))}) "
             f"run{'s' if len(self.stray) == 1 else ''} a launcher in a workflow outside those "
             "benchlint routes entries through (the layout's `workflows`): what those jobs run "
             "was not checked (`benchlint layout` shows the workflows)"
         )
+        return Notice(text, _lines(self.stray))
 
-    def warnings(self) -> list[str]:
+    def notices(self) -> list[Notice]:
         """What the run could not wire, for every output to say."""
         found = (
             self.other_projects(),
@@ -233,6 +269,9 @@ class Coverage:
             self.retired(),
         )
         return [w for w in found if w is not None]
+
+
+_RULE = re.compile(r"\((BL\d{3})\b")  # the rule an undecided count is from: "... (BL116)"
 
 
 def _folders(paths: tuple[str, ...]) -> str:
@@ -287,35 +326,49 @@ class Result:
 
     def warnings(self) -> list[str]:
         """What the run could not see or wire, for every report to say."""
-        found = self.coverage.warnings() if self.coverage is not None else []
+        return [notice.text for notice in self.notices()]
+
+    def notices(self) -> list[Notice]:
+        """The warnings with every place they are about (`warnings` names the first three)."""
+        found = self.coverage.notices() if self.coverage is not None else []
         if self.partial:
             shown = ", ".join(f"{path}:{line}" for path, line in self.partial[:3])
             more = f" and {len(self.partial) - 3} more" if len(self.partial) > 3 else ""
-            found.append(
+            text = (
                 f"{_count(len(self.partial), 'script')} that bash accepts but tree-sitter-bash "
                 f"parses only in part ({shown}{more}): some commands from that line on were not "
                 "analysed"
             )
+            found.append(Notice(text, tuple(self.partial)))
         for what, where in self.undecided.items():
             places = [f"{w.path}:{w.span.line}" for w in where]
-            found.append(f"{what}: {len(where)} ({_first(places)})")
-        if self.templates:
+            rule = _RULE.search(what)
             found.append(
+                Notice(
+                    f"{what}: {len(where)} ({_first(places)})",
+                    tuple((w.path, w.span.line) for w in where),
+                    rule=rule.group(1) if rule is not None else None,
+                )
+            )
+        if self.templates:
+            text = (
                 f"{_count(len(self.templates), 'template')} not linted ({_first(self.templates)}):"
                 " YAML with Go or Jinja syntax or a placeholder (`${...}`, `{name}`), or a script"
                 " with a value to fill in (`<...>`) or Jinja statements (`{% if x %}`); "
                 "exclude them in the configuration if that is what they are"
             )
+            found.append(Notice(text, _files(self.templates)))
         if self.oversized:
             largest = sorted(self.oversized, key=lambda item: (-item[1], item[0]))
             listed = [f"{path} ({_size(size, up=True)})" for path, size in largest]
             limit = self.workspace.config.max_file_size if self.workspace is not None else 0
-            found.append(
+            text = (
                 f"{_count(len(self.oversized), 'file')} larger than max-file-size "
                 f"({_size(limit)}) not linted ({_first(listed)}): generated files, as a rule "
                 "(install bundles, CRDs, scripts holding manifests); raise max-file-size in the "
                 "configuration or with --max-file-size (0: no limit) to lint them"
             )
+            found.append(Notice(text, _files([path for path, _ in largest])))
         return found
 
     def fixable(self, finding: Finding) -> bool:

@@ -390,15 +390,23 @@ def test_engine_scripts_outside_the_entrypoints_are_said(tmp_path: Path) -> None
         },
     )
     assert json.loads(invoke(root, "--format", "json")[1])["warnings"][1:] == [
-        "scripts outside layout.entrypoints that hand an engine variables they do not set not "
-        "checked (BL104: name them in layout.entrypoints to check what their callers provide): 2 "
-        "(benchmark/serve.sh:2, scripts/ci/serve.sh:1)"
+        {
+            "message": "scripts outside layout.entrypoints that hand an engine variables they do "
+            "not set not checked (BL104: name them in layout.entrypoints to check what their "
+            "callers provide): 2 (benchmark/serve.sh:2, scripts/ci/serve.sh:1)",
+            "rule": "BL104",
+            "places": [
+                {"path": "benchmark/serve.sh", "line": 2},
+                {"path": "scripts/ci/serve.sh", "line": 1},
+            ],
+            "entries": [],
+        }
     ]
     (root / ".benchlint.toml").write_text(
         '[layout]\nentrypoints = ["**/serve.sh", "benchmarks/**/*.sh"]\n'
     )
     found = json.loads(invoke(root, "--format", "json")[1])
-    assert not any("layout.entrypoints" in warning for warning in found["warnings"])
+    assert not any("layout.entrypoints" in warning["message"] for warning in found["warnings"])
     assert [(f["rule"], f["path"], f["line"]) for f in found["findings"]] == [
         ("BL104", "benchmark/serve.sh", 2),
         ("BL104", "scripts/ci/serve.sh", 1),
@@ -424,7 +432,9 @@ def test_engine_scripts_other_scripts_source_are_said(tmp_path: Path) -> None:
         },
     )
     assert [
-        w for w in json.loads(invoke(root, "--format", "json")[1])["warnings"] if "source" in w
+        w["message"]
+        for w in json.loads(invoke(root, "--format", "json")[1])["warnings"]
+        if "source" in w["message"]
     ] == [
         "scripts other scripts source that hand an engine variables they do not set not checked "
         "(BL104: what the sourcing script holds where it sources them is not followed): 1 "
@@ -503,7 +513,7 @@ def test_what_a_rule_cannot_decide_is_said_with_where(tmp_path: Path) -> None:
         },
     )
     outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
-    warnings = json.loads(outcome.stdout)["warnings"]
+    warnings = [w["message"] for w in json.loads(outcome.stdout)["warnings"]]
     assert (
         "engine launches with a flag only some releases accept not checked against their release "
         "(BL303: no entry's image names it, no entry runs the script, or the release lies "
@@ -549,7 +559,7 @@ def test_a_release_between_measured_ones_that_differ_on_a_flag_is_said(tmp_path:
         "engine launches with a flag only some releases accept not checked against their release "
         "(BL303: no entry's image names it, no entry runs the script, or the release lies "
         "between two measured ones that differ on the flag): 1 (benchmarks/post_h200.sh:1)"
-    ) in report["warnings"]
+    ) in [w["message"] for w in report["warnings"]]
 
 
 def test_containers_of_an_unknown_release_are_said(tmp_path: Path) -> None:
@@ -578,7 +588,7 @@ def test_containers_of_an_unknown_release_are_said(tmp_path: Path) -> None:
         "only some releases accept not checked against their release (BL303: the image names no "
         "release, or one outside the measured range; a task may install the engine itself): 2 "
         "(deploy/latest.yaml:3, deploy/old.yaml:4)"
-    ) in json.loads(outcome.stdout)["warnings"]
+    ) in [w["message"] for w in json.loads(outcome.stdout)["warnings"]]
 
 
 def test_recipes_of_an_unknown_release_are_said(tmp_path: Path) -> None:
@@ -611,7 +621,7 @@ def test_recipes_of_an_unknown_release_are_said(tmp_path: Path) -> None:
         "(BL303: the recipe's model.container names no release the flag data decides: a "
         "nightly or custom tag, an alias the site's srtslurm.yaml resolves, or a release "
         "between two measured ones that differ on it): 1 (recipes/alias.yaml:1)"
-    ) in json.loads(outcome.stdout)["warnings"]
+    ) in [w["message"] for w in json.loads(outcome.stdout)["warnings"]]
 
 
 def test_launches_of_programs_without_flag_data_are_said(tmp_path: Path) -> None:
@@ -637,7 +647,9 @@ def test_launches_of_programs_without_flag_data_are_said(tmp_path: Path) -> None
     outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
     report = json.loads(outcome.stdout)
     assert report["findings"] == []
-    unchecked = [w for w in report["warnings"] if "not checked for flags" in w]
+    unchecked = [
+        w["message"] for w in report["warnings"] if "not checked for flags" in w["message"]
+    ]
     assert unchecked == [
         "engine launches of `python -m dynamo.sglang` not checked for flags (BL303: no flag data "
         "for it): 1 (benchmarks/serve.sh:2)",

@@ -366,10 +366,25 @@ def test_master_configs_of_another_project_in_the_repository_are_not_wired(tmp_p
     assert "skipped upstream/X/configs/amd-master.yaml: beside its own runners file" in layout
     # the machine-readable reports say it too
     warning = err.removeprefix("benchlint: warning: ").strip()
-    assert json.loads(invoke(root, "--format", "json")[1])["warnings"] == [warning]
+    assert [w["message"] for w in json.loads(invoke(root, "--format", "json")[1])["warnings"]] == [
+        warning
+    ]
     sarif = json.loads(invoke(root, "--format", "sarif")[1])
     notices = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
-    assert {"level": "warning", "message": {"text": warning + "."}} in notices
+    assert {
+        "level": "warning",
+        "message": {"text": warning + "."},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {
+                        "uri": "upstream/X/configs/amd-master.yaml",
+                        "uriBaseId": "%SRCROOT%",
+                    }
+                }
+            }
+        ],
+    } in notices
     assert f"::warning title=benchlint::{warning}\n" in invoke(root, "--format", "github")[1]
     # linted as a repository of its own, the copy is wired with its runners file and launchers
     (root / "upstream" / "X" / ".benchlint.toml").write_text("")
@@ -444,7 +459,9 @@ def test_entries_with_no_launcher_warn(tmp_path: Path) -> None:
 def _warns_alone(root: Path, warning: str) -> None:
     """A run finds nothing and says this warning alone, in the text and in JSON."""
     assert invoke(root, "--format", "concise") == (0, "", f"benchlint: warning: {warning}\n")
-    assert json.loads(invoke(root, "--format", "json")[1])["warnings"] == [warning]
+    assert [w["message"] for w in json.loads(invoke(root, "--format", "json")[1])["warnings"]] == [
+        warning
+    ]
 
 
 def test_launchers_no_entry_reaches_are_said(tmp_path: Path) -> None:
@@ -507,7 +524,14 @@ def test_master_configs_in_a_deprecated_folder_are_said_not_linted(tmp_path: Pat
     _warns_alone(root, warning)
     # naming it says so too (pre-commit on a deprecated master config); naming another not
     named = invoke(root / "configs/deprecated/old-master.yaml", "--format", "json")[1]
-    assert json.loads(named)["warnings"] == [warning]
+    assert json.loads(named)["warnings"] == [
+        {
+            "message": warning,
+            "rule": None,
+            "places": [{"path": str(root / "configs/deprecated/old-master.yaml")}],
+            "entries": [],
+        }
+    ]
     other = invoke(root / "benchmarks/serve.sh", "--format", "json")[1]
     assert json.loads(other)["warnings"] == []
     configured = write_repo(

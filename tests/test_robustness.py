@@ -330,7 +330,14 @@ def test_a_script_bash_accepts_but_tree_sitter_parses_in_part_is_said(tmp_path: 
     )
     for args in ([str(root)], [str(root / "run.sh")]):
         outcome = CliRunner().invoke(main, [*args, "--format", "json"])
-        assert json.loads(outcome.stdout)["warnings"] == [warning], args
+        assert json.loads(outcome.stdout)["warnings"] == [
+            {
+                "message": warning,
+                "rule": None,
+                "places": [{"path": str(root / "run.sh"), "line": 3}],
+                "entries": [],
+            }
+        ], args
         assert outcome.stderr == f"benchlint: warning: {warning}\n", args
     outcome = CliRunner().invoke(main, [str(root / "ok.sh"), "--format", "json"])
     assert json.loads(outcome.stdout)["warnings"] == []  # not named: not said

@@ -105,20 +105,43 @@ def test_report_shape() -> None:
     failed = [r for r in run["results"] if r["ruleId"] == "BL001"]
     assert len(failed) == 2
     notices = run["invocations"][0]["toolExecutionNotifications"]
-    located = [n for n in notices if "locations" in n]
+    located = [n for n in notices if n["level"] == "error"]
     unparsed = [
         "benchmarks/multi_node/collect_results.sh",
         "benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/broken.yaml",
     ]
-    assert [n["level"] for n in located] == ["error", "error"]
+    assert all("locations" in n for n in located) and len(located) == 2
     uris = [n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in located]
     assert uris == unparsed
     # and the warnings about the entry whose recipe is srt-slurm's own, about the launchers no
     # entry reaches, about scripts tree-sitter-bash parses in part (bash accepts them), about
     # the launches no rule checks the flags of (the SGLang router's) and about a recipe that
     # names no container (its release-dependent flag not checked)
-    rest = [n for n in notices if "locations" not in n]
+    rest = [n for n in notices if n["level"] != "error"]
     assert [n["level"] for n in rest] == ["warning"] * 5
+    # each with every file and line it is about, and the rule that could not decide (if one)
+    places = [
+        [
+            (
+                at["physicalLocation"]["artifactLocation"]["uri"],
+                at["physicalLocation"].get("region", {}).get("startLine"),
+            )
+            for at in n.get("locations", [])
+        ]
+        for n in rest
+    ]
+    assert places[1] == [
+        ("runners/launch_h100-dp.sh", None),
+        ("runners/launch_mi355x-amds.sh", None),
+    ]
+    assert places[4] == [("benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml", 6)]
+    assert [n.get("associatedRule", {}).get("id") for n in rest] == [
+        None,
+        None,
+        None,
+        "BL303",
+        "BL303",
+    ]
     assert (
         "(runners/launch_h100-dp.sh, runners/launch_mi355x-amds.sh)" in rest[1]["message"]["text"]
     )
@@ -136,7 +159,7 @@ def test_report_shape() -> None:
     notified = [
         n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         for n in without["invocations"][0]["toolExecutionNotifications"]
-        if "locations" in n
+        if n["level"] == "error"
     ]
     assert notified == unparsed
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from benchlint import __version__
 from benchlint.finding import Fix, Location
-from benchlint.result import Result
+from benchlint.result import Notice, Result
 
 
 def _location(location: Location, result: Result) -> dict[str, Any]:
@@ -45,6 +45,20 @@ def _fix(fix: Fix, result: Result) -> dict[str, Any]:
     }
 
 
+def _notice(notice: Notice, result: Result) -> dict[str, Any]:
+    """A warning of what the run could not see, wire or decide, with every place it is about
+    (its message names the first three): a file and line, or a file as a whole (no line)."""
+    return {
+        "message": notice.text,
+        "rule": notice.rule,
+        "places": [
+            {"path": result.display(path), **({"line": line} if line else {})}
+            for path, line in notice.places
+        ],
+        "entries": list(notice.entries),
+    }
+
+
 def render(result: Result) -> str:
     findings = []
     for finding in result.findings:
@@ -72,6 +86,6 @@ def render(result: Result) -> str:
             for f in result.failures
         ],
         "errors": [{"rule": e.rule, "message": e.message} for e in result.errors],
-        "warnings": result.warnings(),
+        "warnings": [_notice(notice, result) for notice in result.notices()],
     }
     return json.dumps(document, indent=2) + "\n"

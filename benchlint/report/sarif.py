@@ -20,7 +20,7 @@ import sarif_om as om
 from benchlint import HOMEPAGE, __version__
 from benchlint.finding import Finding, Fix, Location, Severity
 from benchlint.registry import Rule
-from benchlint.result import Result
+from benchlint.result import Notice, Result
 from benchlint.source import SourceText
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -85,6 +85,27 @@ def _physical(location: Location, result: Result) -> om.PhysicalLocation:
             end_line=span.end_line,
             end_column=max(end, start + 1 if span.end_line == span.line else 1),
         ),
+    )
+
+
+def _notification(notice: Notice, result: Result) -> om.Notification:
+    """A warning of what the run could not see, wire or decide, with every file and line it is
+    about, and the rule that could not decide, if one."""
+    locations = [
+        om.Location(
+            physical_location=om.PhysicalLocation(
+                artifact_location=om.ArtifactLocation(uri=_uri(path), uri_base_id=SRCROOT),
+                region=om.Region(start_line=line) if line else None,
+            )
+        )
+        for path, line in notice.places
+    ]
+    rule = om.ReportingDescriptorReference(id=notice.rule) if notice.rule else None
+    return om.Notification(
+        level="warning",
+        message=om.Message(text=_sentence(notice.text)),
+        locations=locations or None,
+        associated_rule=rule,
     )
 
 
@@ -202,8 +223,7 @@ def render(result: Result) -> str:
         for e in result.errors
     ]
     notifications += [  # what the run could not wire: said where the findings are read
-        om.Notification(level="warning", message=om.Message(text=_sentence(warning)))
-        for warning in result.warnings()
+        _notification(notice, result) for notice in result.notices()
     ]
     run = om.Run(
         tool=om.Tool(
