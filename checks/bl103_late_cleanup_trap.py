@@ -21,11 +21,17 @@ place, nor `cd /w && exec vllm serve ... &`); so does a server bash runs as the 
 sent to the background alone (or of a list or subshell sent whole): in a string the job `eval`s
 (`eval "$SERVER_CMD" > server.log 2>&1 &`), in a function of the script whose definition in
 effect runs it in the foreground and `exec`s nothing (`start_server &`, `( start_server ) &`),
-timed (`time vllm serve ... &`, GNU `time` too), or in a `bash -c` string (`nohup bash -c` too)
-where it has a redirect, a pipe, a loop, a command after it or a trap before it (not the
-string's plain last command, which bash runs in its place); the `$!` kept in a function's
-`local` too; not where a string the job runs `exec`s anything, nor when a `wait` (itself or in a
-function given the PID) or a kill of the shell's children (`pkill -P`) comes before the kill.
+timed (`time vllm serve ... &`, GNU `time` too), or in a `bash -c` string (`nohup bash -c` and
+`setsid bash -c` too; `"$CMD > server.log 2>&1"`, the string a variable holds, as the writing
+shell expands it) where it has a redirect, a pipe, a loop, a command after it or a trap before it
+(not the string's plain last command, which bash runs in its place); the `$!` kept in a
+function's `local` too, or not kept where the script kills every job's first process (`kill
+$(jobs -p)`, `jobs -p | xargs kill`) or the job by its number (`kill %1`, `%%`; only where it
+sends nothing else to the background); not where a string the job runs `exec`s anything, nor
+when a `wait` (itself or in a function given the PID; a plain `wait` for every job) or a kill of
+the shell's children (`pkill -P`) comes before the kill, nor where the script kills the server by
+its name too (`pkill -f "vllm serve"`, in a trap's handler as the shell reads it) or its process
+group (`kill 0`).
 Located at the acquisition (the engine); the first uncovered exit path, or the kill, is a
 related location.
 
@@ -1225,10 +1231,11 @@ def _timed_exec(command: Command) -> bool:
 
 
 def _runs_string_here(command: Command) -> bool:
-    """`eval "..."` or `bash -c "..."`, behind no wrapper but `nohup` (which execs bash): the
-    string runs in this shell or a child of it."""
+    """`eval "..."` or `bash -c "..."`, behind no wrapper but `nohup` or `setsid` (which exec
+    bash; `setsid` forks first only where it leads its process group, and then its `$!` is a
+    process that ends at once): the string runs in this shell or a child of it."""
     invocation = command.invocation
-    if not all(w.name == "nohup" for w in invocation.wrappers):
+    if not all(w.name in ("nohup", "setsid") for w in invocation.wrappers):
         return False
     return command.name == "eval" or invocation.base == "bash"
 
@@ -1349,9 +1356,9 @@ def _killed_through_job(
             if known is None:
                 continue
             name = _pid_saved(statements[i + 1 : i + 4], _kinds(body), command)
-            if name is not None:
-                server, sent = known
-                yield from _pipe_finding(script, server, command, name, lookup, sent)
+            server, sent = known
+            # (its `$!` saved, or every job's killed: `kill $(jobs -p)`, `kill %1`)
+            yield from _pipe_finding(script, server, command, name, lookup, sent)
 
 
 def _job_server(command: Command, engines: dict[int, Command]) -> tuple[Command, _Sent] | None:
@@ -1411,12 +1418,19 @@ def _pipe_finding(
     script: Script,
     head: Command,
     last: Command,
-    name: str,
+    name: str | None,
     lookup: Functions,
     sent: _Sent | None = None,
 ) -> Iterator[Finding]:
     """The finding for a pipeline whose `$!` is saved in `name`, when something kills it
-    (`sent`: a job whose `$!` names the shell the program runs in)."""
+    (`sent`: a job whose `$!` names the shell the program runs in; with no `name`, such a job
+    when something kills every job's first process, `kill $(jobs -p)`, or the job by its
+    number, `kill %1`, where the script starts no other)."""
+    if name is None:
+        if sent is None:
+            return
+        yield from _jobs_killed(script, head, last, sent)
+        return
     # (not `kill -0 "$PID"`: it only asks whether the process is there)
     killing = re.compile(
         rf"\bkill\b(?!\s+-[0l]\b)(?:\s+-[A-Za-z0-9]+)*(?:\s+[^\s;&|]+)*?\s+[\"']?\$\{{?{name}\b"
@@ -1424,10 +1438,8 @@ def _pipe_finding(
     reading = _reading(frozenset({name}))
 
     def kills(command: Command) -> bool:
-        early = command.node.start_byte < last.node.end_byte and command.function is None
-        if early and command.base != "trap":
-            return False  # (before the pipeline, at the top level: another process's; not a
-            # trap set before it, whose action runs at the end: `trap 'kill "$PID"' EXIT`)
+        if _early(command, last):
+            return False
         text = script.text_of(command.node)
         return killing.search(text) is not None or any(
             reading.search(arguments) is not None
@@ -1438,6 +1450,8 @@ def _pipe_finding(
 
     kill = next((c for c in script.commands if kills(c)), None)
     if kill is None:
+        if sent is not None:  # (`SERVER_PID=$!`, then `trap 'kill $(jobs -p)' EXIT`)
+            yield from _jobs_killed(script, head, last, sent)
         return
     # (what ends the program too: its shell's children, `pkill -P "$PID"`; or a `wait "$PID"`
     # before the kill, which returns only once the pipeline or the shell, and so the program,
@@ -1455,7 +1469,7 @@ def _pipe_finding(
         )
 
     if any(
-        (children.search(text) and not after_kill(c)) or _kills_by_name(probe, text)
+        (children.search(text) and not after_kill(c)) or _kills_by_name(probe, _run_text(c))
         for c, text in ((c, script.text_of(c.node)) for c in script.commands)
     ):
         return
@@ -1476,6 +1490,85 @@ def _pipe_finding(
         for c in script.commands
     ):
         return  # (`wait "$PID"`, or `wait_for "$PID"` whose body waits for its argument)
+    yield _sent_finding(script, head, kill, sent, f"pipe:{name}", last)
+
+
+def _run_text(command: Command) -> str:
+    """The text a command runs: a trap's handler as the shell reads it when the signal comes
+    (`trap 'kill $P; pkill -f "vllm serve"' EXIT`: its quotes removed), else its own."""
+    words = command.args
+    if command.base == "trap" and words[:1] and words[0].static and words[0].value == "--":
+        words = words[1:]
+    if command.base == "trap" and words:
+        return words[0].value
+    return command.script.text_of(command.node)
+
+
+def _early(command: Command, job: Command) -> bool:
+    """Before the job, at the top level: a kill there is another process's; not a trap set
+    before it, whose action runs at the end (`trap 'kill "$PID"' EXIT`)."""
+    early = command.node.start_byte < job.node.end_byte and command.function is None
+    return early and command.base != "trap"
+
+
+# `kill $(jobs -p)` (each job's first process), `jobs -p | xargs kill`, `kill %1` (a job's
+# processes, by its number: bash without job control signals them one by one)
+_KILL_JOBS = re.compile(
+    r"\bkill\b(?!\s+-[0l]\b)(?:\s+-[A-Za-z0-9]+)*(?:\s+--)?\s+"
+    r"(?:\"?(?:\$\(\s*jobs\s+-p\s*\)|`jobs\s+-p`)|(?P<spec>%(?:%|\+|1\b)))"
+    r"|\bjobs\s+-p\s*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
+)
+# what ends the server with its job's shell: the script's process group (no job control: every
+# job is in it), `kill 0`, `kill -- -$$`
+_KILL_GROUP = re.compile(r"\bkill\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$)")
+
+
+def _jobs_killed(script: Script, server: Command, job: Command, sent: _Sent) -> Iterator[Finding]:
+    """A job whose shell runs the server as its child (`_job_server`), its `$!` not saved, and
+    every job killed (`kill $(jobs -p)`), or this one by its number (`kill %1`, `%%`, `%+`,
+    where the script sends nothing else to the background): that kills the job's shell, and
+    the server goes on. Not where something ends it too: its name (`pkill -f "vllm serve"`),
+    the process group (`kill 0`), or a `wait` for every job before the kill."""
+    statements = {
+        c.group.start_byte if c.group is not None else c.node.start_byte
+        for c in script.commands
+        if c.background and not c.piped
+    }
+    alone = len(statements) == 1
+
+    def kills(command: Command) -> bool:
+        if _early(command, job):
+            return False
+        for text in _runs(script, command):  # (with a pipeline's whole text, a call's body)
+            found = _KILL_JOBS.search(text)
+            if found is not None and (found.group("spec") is None or alone):
+                return True
+        return False
+
+    kill = next((c for c in script.commands if kills(c)), None)
+    if kill is None:
+        return
+    probe = Resource("background process", server, server, "", _KILL)
+    for command in script.commands:
+        text = script.text_of(command.node)
+        if _KILL_GROUP.search(text) or _kills_by_name(probe, _run_text(command)):
+            return
+        if (
+            command.base == "wait"
+            and not command.args
+            and command.node.end_byte <= kill.node.start_byte
+            and kill.guards[: len(command.guards)] == command.guards
+            and command.function == kill.function
+        ):
+            return  # (`wait` returns once every job, the server's shell too, has ended)
+    yield _sent_finding(script, server, kill, sent, "jobs", job)
+
+
+def _sent_finding(
+    script: Script, head: Command, kill: Command, sent: _Sent | None, subject: str, last: Command
+) -> Finding:
+    """The finding: the kill signals the job's shell or the pipeline's last command, not the
+    program at its head (`sent`: the job's shell runs it)."""
     shown = clip(first_line(head.script.text_of(head.node)), 40)
     killed = clip(first_line(script.text_of(kill.node)), 40)
     if sent is not None:
@@ -1497,13 +1590,13 @@ def _pipe_finding(
             "start it alone in the background (`... > server.log 2>&1 &`, or "
             "`> >(tee server.log) 2>&1 &`) and keep that `$!`"
         )
-    yield Finding(
+    return Finding(
         "BL103",
         message,
         Location(script.path, head.first_line_span),
         help=help,
         related=(Location(script.path, kill.first_line_span, "kill"),),
-        subject=f"pipe:{name}",
+        subject=subject,
     )
 
 

@@ -203,7 +203,9 @@ def test_a_word_tree_sitter_splits_is_one_word() -> None:
 
 def test_a_command_held_in_a_string_variable_is_a_nested_script() -> None:
     """`bash -c "exec $CMD"` and `eval "$CMD"` run what the string CMD holds: it is parsed as a
-    script, its positions in the assignment; an array or a string with more in it is not."""
+    script, its positions in the assignment; so does a string that goes on after it (`bash -c
+    "$CMD --x"`: the writing shell expands it in place); an array is not, nor a string whose
+    expansion is part of a longer word."""
     from benchlint.shell.model import parse_file
     from benchlint.source import SourceText
 
@@ -214,7 +216,8 @@ def test_a_command_held_in_a_string_variable_is_a_nested_script() -> None:
         'eval "$PROBE"\n'
         "ARR=(vllm serve m)\n"
         'bash -c "$ARR"\n'
-        'bash -c "$CMD --x"\n'
+        'bash -c "$CMD --x > log"\n'
+        'bash -c "$CMD.sh"\n'
     )
     script = parse_file(SourceText("run.sh", text.encode()))
     nested = {n.commands[0].name: n for n in script.nested if n.commands}
@@ -225,7 +228,12 @@ def test_a_command_held_in_a_string_variable_is_a_nested_script() -> None:
     curl = nested["curl"].commands[0]
     assert (curl.span.line, curl.span.column) == (4, 8)
     first_words = [c.words[0].value for n in script.nested for c in n.commands if c.words]
-    assert "$ARR" in first_words and "$CMD" in first_words  # not replaced
+    assert "$ARR" in first_words and "$CMD.sh" in first_words  # not replaced
+    (longer,) = [n.commands[0] for n in script.nested if n.commands[0].span.line == 1]
+    assert [w.value for w in longer.words] == ["vllm", "serve", "m", "--port", "8000", "--x"]
+    assert [(r.operator, r.target.value) for r in longer.redirects] == [(">", "log")]
+    x = longer.words[-1]
+    assert (x.span.line, x.span.column) == (8, 15)
 
 
 def test_a_read_write_redirection_is_read_as_a_redirection() -> None:

@@ -1880,17 +1880,19 @@ class _Builder:
             return
         value, offsets = _joined(words)
         held = self._held_string(value)
-        if held is not None:  # `bash -c "exec $CMD"`: the command the string variable holds
-            prefix, text, places = held
-            value = value[:prefix] + text
-            offsets = offsets[:prefix] + places
+        if held is not None:  # `bash -c "exec $CMD > log"`: the command the variable holds
+            prefix, end, text, places = held
+            value = value[:prefix] + text + value[end:]
+            offsets = offsets[:prefix] + places + offsets[end:]
         self.script.nested.append(_nested(command, value, offsets, errexit))
 
-    def _held_string(self, value: str) -> tuple[int, str, list[int]] | None:
+    def _held_string(self, value: str) -> tuple[int, int, str, list[int]] | None:
         """`_held_command`, with what the script appends to the string after it assigns it
         (`CMD="$CMD --nnodes 2"` or `CMD+=" --nnodes 2"`, under a condition too): each
-        appended piece is read as part of the command, as some run gives it."""
-        match = _HELD.fullmatch(value)
+        appended piece is read as part of the command, as some run gives it. The string may go
+        on after the expansion (`"$CMD > server.log 2>&1"`: the shell that writes it expands
+        it in place); the expansion's start and end, and the text and places of its value."""
+        match = _HELD_LEAD.match(value)
         if match is None:
             return None
         name = match.group(2) or match.group(3)
@@ -1916,7 +1918,7 @@ class _Builder:
         pieces.reverse()
         text = "".join(piece for piece, _ in pieces)
         places = [offset for _, offsets in pieces for offset in offsets]
-        return match.start(1), text, places
+        return match.start(1), match.end(1), text, places
 
     def held_run(self, command: Command) -> None:
         """`$CMD --port "$PORT" &` (behind wrappers): bash splits the value CMD was last given
@@ -2218,6 +2220,8 @@ _OPERATOR_WORDS = frozenset({"==", "=~"})
 _HELD = re.compile(
     r"\s*(?:exec\s+)?(\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)))\s*"
 )
+# the same at the start of a string that goes on after it: a blank or an operator ends the word
+_HELD_LEAD = re.compile(_HELD.pattern.removesuffix(r"\s*") + r"(?=\s|[;&|<>]|$)")
 
 
 def _joined(words: Sequence[Word]) -> tuple[str, list[int]]:
