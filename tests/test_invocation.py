@@ -63,6 +63,12 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
             "--entrypoint=python3 -m sglang.launch_server --tp 8",  # (the option stands for it)
         ),
         ("docker run $DOCKER_OPTS --rm img cmd", ["docker run"], "cmd"),
+        # the family's global options before the subcommand; one not known: not read
+        ("docker -H ssh://gpu1 --tls run --rm img cmd", ["docker run"], "cmd"),
+        ("docker --context=remote -D container run img cmd", ["docker run"], "cmd"),
+        ("podman --root /var/x --remote run -d img cmd", ["podman run"], "cmd"),
+        ("docker --bogus run img cmd", [], "docker --bogus run img cmd"),
+        ("docker -H ssh://gpu1 ps", [], "docker -H ssh://gpu1 ps"),
         # an array's items before a command written out: none, or a wrapper's words
         ('"${prefix[@]}" vllm serve m --tp 8', ["${prefix[@]}"], "vllm serve m --tp 8"),
         ('"${cmd[@]}" --extra 1', [], '"${cmd[@]}" --extra 1'),

@@ -420,10 +420,12 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
         taken = 1
         name = base
         if base in _SUBCOMMANDS:
-            sub = _subcommand(words, _SUBCOMMANDS[base])
-            if sub is None:
+            found = _subcommand(words, _SUBCOMMANDS[base], _GLOBAL_OPTIONS.get(base))
+            if found is None:
                 break
-            name, taken = f"{base} {sub.removeprefix('container ')}", 1 + len(sub.split())
+            sub, before = found
+            name = f"{base} {sub.removeprefix('container ')}"
+            taken = 1 + before + len(sub.split())
         grammar = WRAPPER_GRAMMARS.get(name)
         if grammar is None:
             break
@@ -443,14 +445,54 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
     return Invocation(command, tuple(wrappers), words, tuple(prefix), wrapped)
 
 
-def _subcommand(words: Sequence[Word], known: tuple[str, ...]) -> str | None:
+def _subcommand(
+    words: Sequence[Word], known: tuple[str, ...], options: _Globals | None
+) -> tuple[str, int] | None:
     """Which of the family's wrapping subcommands (`run`, `job submit`) the words after its
-    name are, written plainly; None for another."""
+    name are, written plainly, after the family's global options (`docker -H ssh://h run`:
+    `options`, those that take a value and those that take none), and how many words those
+    options are; None for another subcommand, or an option not known."""
+    at = 1
+    while options is not None and at < len(words) and words[at].value.startswith("-"):
+        word = words[at]
+        option = word.value.split("=", 1)[0]
+        if not word.static or (option not in options.valued and option not in options.flags):
+            return None
+        at += 2 if option in options.valued and "=" not in word.value else 1
     for sub in known:
-        given = [w.value if w.static else None for w in words[1 : 1 + sub.count(" ") + 1]]
+        given = [w.value if w.static else None for w in words[at : at + sub.count(" ") + 1]]
         if given == sub.split():
-            return sub
+            return sub, at - 1
     return None
+
+
+@dataclass(frozen=True)
+class _Globals:
+    valued: frozenset[str]
+    flags: frozenset[str]
+
+
+# the global options of a family that may come before its subcommand (Docker 28's `docker
+# --help`, Podman 5's `podman --help`)
+_GLOBAL_OPTIONS = {
+    "docker": _Globals(
+        valued=frozenset(
+            {"--config", "-c", "--context", "-H", "--host", "-l", "--log-level", "--tlscacert"}
+            | {"--tlscert", "--tlskey"}
+        ),
+        flags=frozenset({"-D", "--debug", "--tls", "--tlsverify"}),
+    ),
+    "podman": _Globals(
+        valued=frozenset(
+            {"--cdi-spec-dir", "--cgroup-manager", "--config", "--conmon", "-c", "--connection"}
+            | {"--db-backend", "--events-backend", "--hooks-dir", "--identity", "--imagestore"}
+            | {"--log-level", "--module", "--network-cmd-path", "--network-config-dir", "--out"}
+            | {"--root", "--runroot", "--runtime", "--runtime-flag", "--ssh", "--storage-driver"}
+            | {"--storage-opt", "--tmpdir", "--url", "--volumepath"}
+        ),
+        flags=frozenset({"--debug", "-r", "--remote", "--syslog", "--noout", "--transient-store"}),
+    ),
+}
 
 
 def _optional_prefix(words: Sequence[Word]) -> bool:
