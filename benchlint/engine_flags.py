@@ -117,14 +117,16 @@ def release_answer(
 
 def release_history(having: list[str], version: str) -> str:
     """When something was there, relative to `version`, from the measured releases that have
-    it: `its last release with it is 0.10.2`, `it arrives in 0.26.0`, or nothing."""
+    it: `the last measured release with it is 0.10.2`, `the first measured release with it is
+    0.26.0` (releases between two measured ones are not known: it may have come or gone in
+    one of them), or nothing."""
     key = version_key(version)
     later = [v for v in having if version_key(v) > key]
     earlier = [v for v in having if version_key(v) < key]
     if earlier and not later:
-        return f"its last release with it is {earlier[-1]}"
+        return f"the last measured release with it is {earlier[-1]}"
     if later and not earlier:
-        return f"it arrives in {later[0]}"
+        return f"the first measured release with it is {later[0]}"
     return ""
 
 

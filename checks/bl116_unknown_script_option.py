@@ -1307,7 +1307,10 @@ def _command_line(
         # which file runs is not known; said, not read)
         maybe = resolve(ctx.ws, script, value, python=True, some=True)
         if maybe:
-            why = "through a variable whose values name several files, or folders outside it"
+            why = (
+                "through a variable given several values that do not all name one file of it: "
+                "another file, a folder outside it, or one its caller or the job gives"
+            )
             ctx.count(
                 _ELSEWHERE_SAID.format(why), Location(script.path, where), involves=tuple(maybe)
             )

@@ -105,7 +105,10 @@ def test_route_lookup_between_measured_releases() -> None:
     assert data.exposes("vllm", "/health", False, "0.13.0") is True
     assert data.exposes("vllm", "/v1/responses/abc", False, "0.31.0") is True  # {response_id}
     assert data.exposes("vllm", "/no/such/route", False, "0.13.0") is False
-    assert data.history("sglang_router", "0.1.4", "/readiness") == "it arrives in 0.1.6"
+    assert (
+        data.history("sglang_router", "0.1.4", "/readiness")
+        == "the first measured release with it is 0.1.6"
+    )
 
 
 def test_slurm_options_have_provenance_and_the_docs_quote_their_range() -> None:

@@ -4,9 +4,13 @@ Usage: python tools/import_engine_flags.py DYNAMO_FLAGS_YAML [SGLANG_VERSION...]
 
 vLLM: per release, the engine flags and the OpenAI-frontend flags from the measured study of the
 released wheels (DYNAMO_FLAGS_YAML: `vllm_engine_flags_by_vllm_version`, and the frontend flags
-of each release from the Dynamo releases pinned to it), vLLM 0.10.0-0.31.0; the frontend flags
-the study names and no release's list holds count for every release (so they are never
-reported), unless the study says they were removed (`--enable-reasoning`, gone since 0.10.0).
+of each release from the Dynamo releases pinned to it), vLLM 0.10.0-0.31.0. The frontend flags
+the study names and no release's list holds are looked up in each release's source: its sdist,
+downloaded from PyPI (sha256 recorded), where `vllm/entrypoints/` defines the flag (a `"--flag"`
+string, or a field `flag_name:` of a class whose name ends in `Args`, which vLLM's frontend
+turns into `--flag-name`). One found in a run of consecutive releases only (added, or removed)
+is accepted by those; one found in none, or scattered, counts for every release (never
+reported), unless the study says it was removed (`--enable-reasoning`, gone since 0.10.0).
 SGLang: each release's wheel, downloaded from PyPI with `pip download --no-deps` (the default
 versions below, or those given), its sha256 recorded, and its flags read statically from
 `sglang/srt/server_args.py` and `sglang/srt/arg_groups/*.py`: explicit `add_argument("--x")`
@@ -25,7 +29,9 @@ import json
 import re
 import subprocess
 import sys
+import tarfile
 import tempfile
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -108,7 +114,56 @@ def _engine(releases: list[dict[str, str]], flags: list[set[str]]) -> dict[str, 
     }
 
 
-def vllm_releases(study: Path) -> tuple[list[dict[str, str]], list[set[str]]]:
+def _vllm_sdist(version: str, folder: Path) -> Path:
+    """The release's source distribution from PyPI (downloaded once into `folder`), checked
+    against the hash the index gives (pip would build it to read its metadata: vLLM's build
+    needs torch)."""
+    sdist = folder / f"vllm-{version}.tar.gz"
+    if not sdist.exists():
+        request = urllib.request.Request(
+            "https://pypi.org/simple/vllm/",
+            headers={"Accept": "application/vnd.pypi.simple.v1+json"},
+        )
+        with urllib.request.urlopen(request) as response:
+            files = json.load(response)["files"]
+        (entry,) = [f for f in files if f["filename"] == sdist.name]
+        with urllib.request.urlopen(entry["url"]) as response:
+            data = response.read()
+        if hashlib.sha256(data).hexdigest() != entry["hashes"]["sha256"]:
+            raise SystemExit(f"{sdist.name}: the download does not match the index's sha256")
+        sdist.write_bytes(data)
+    return sdist
+
+
+def vllm_defined(sdist: Path, wanted: set[str]) -> set[str]:
+    """Which of the wanted flags the release's `vllm/entrypoints/` defines: a `"--flag"` string,
+    or a field `flag_name:` of a class whose name ends in `Args` (the frontend's dataclasses,
+    each field a `--flag-name`)."""
+    found: set[str] = set()
+    with tarfile.open(sdist) as archive:
+        for member in archive.getmembers():
+            parts = member.name.split("/")
+            if not (member.isfile() and parts[1:3] == ["vllm", "entrypoints"]):
+                continue
+            if not member.name.endswith(".py"):
+                continue
+            handle = archive.extractfile(member)
+            if handle is None:
+                continue
+            tree = ast.parse(handle.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Constant) and node.value in wanted:
+                    found.add(str(node.value))
+                elif isinstance(node, ast.ClassDef) and node.name.endswith("Args"):
+                    for item in node.body:
+                        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                            flag = "--" + item.target.id.replace("_", "-")
+                            if flag in wanted:
+                                found.add(flag)
+    return found
+
+
+def vllm_releases(study: Path, folder: Path) -> tuple[list[dict[str, str]], list[set[str]]]:
     data = YAML(typ="safe").load(study.read_text())
     listed = {f for flags in data["vllm_engine_flags_by_vllm_version"].values() for f in flags}
     everywhere: set[str] = set()
@@ -120,9 +175,21 @@ def vllm_releases(study: Path) -> tuple[list[dict[str, str]], list[set[str]]]:
             # `--disable-log-requests`, vLLM 0.10.0-0.16.0)
             everywhere.update(n for n in names if n.startswith("-") and n not in listed)
     pins = data["meta"]["vllm_pin_per_dynamo_release"]
+    versions = sorted(data["vllm_engine_flags_by_vllm_version"], key=_key)
+    sdists = [_vllm_sdist(str(version), folder) for version in versions]
+    defined = [vllm_defined(sdist, everywhere) for sdist in sdists]
+    for flag in sorted(everywhere):
+        having = [i for i, found in enumerate(defined) if flag in found]
+        run = bool(having) and having == list(range(having[0], having[-1] + 1))
+        if run and (having[0] == 0 or having[-1] == len(versions) - 1):
+            everywhere.discard(flag)  # (looked up in each release instead: `defined`)
+            continue
+        for found in defined:
+            found.discard(flag)
     releases, flags = [], []
-    for version in sorted(data["vllm_engine_flags_by_vllm_version"], key=_key):
+    for version, sdist, found_here in zip(versions, sdists, defined, strict=True):
         found = {f for f in data["vllm_engine_flags_by_vllm_version"][version] if f.startswith("-")}
+        found |= found_here
         for dynamo, pin in pins.items():
             if str(pin) == str(version):
                 rejected = data["per_release"][dynamo]["rejected_vllm_frontend_flags"]
@@ -132,7 +199,10 @@ def vllm_releases(study: Path) -> tuple[list[dict[str, str]], list[set[str]]]:
                 "version": str(version),
                 "source": f"vllm=={version} wheel from PyPI, read in the measured study "
                 "(vllm/engine/arg_utils.py EngineArgs.add_cli_args and "
-                "vllm/entrypoints/openai/cli_args.py make_arg_parser)",
+                "vllm/entrypoints/openai/cli_args.py make_arg_parser); the frontend flags "
+                f"it names with no release's list, from {sdist.name} from PyPI "
+                "(vllm/entrypoints/)",
+                "sha256": hashlib.sha256(sdist.read_bytes()).hexdigest(),
             }
         )
         flags.append(found | everywhere)
@@ -174,9 +244,9 @@ def sglang_releases(
 
 
 def main(study: Path, versions: list[str]) -> None:
-    folder = Path(tempfile.gettempdir()) / "benchlint-sglang-wheels"
+    folder = Path(tempfile.gettempdir()) / "benchlint-engine-releases"
     folder.mkdir(exist_ok=True)
-    vllm = _engine(*vllm_releases(study))
+    vllm = _engine(*vllm_releases(study, folder))
     sglang = _engine(*sglang_releases(versions or SGLANG_VERSIONS, folder))
     document = {
         "schema_version": SCHEMA_VERSION,
