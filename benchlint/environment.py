@@ -720,22 +720,36 @@ class Environment:
 
         return call_names(self.ws, route, call, path)
 
+    def caller_starts(self, path: str) -> list[StartPath]:
+        """One way in per call of the script, with what the caller passes it whatever reached
+        the caller (not complete): the ways in where no route of the caller's takes the call
+        (a launcher's call no entry's values make: `${FRAMEWORK_SUFFIX}` of a framework no
+        entry has)."""
+        return [self._caller_start(call)[0] for call in self.calls.callers_of(path)]
+
+    def _caller_start(self, call: Call) -> tuple[StartPath, ScriptState, dict[str, Provenance]]:
+        top = call.caller.top  # a call inside `bash -c "..."`: the outer command's state
+        state = self.state_before(top, call.command.file_offset)
+        passed = passed_on(call.command, state, call.kind == "source")
+        span = call.command.first_line_span
+        checked = frozenset(state.validated)
+        only = container_passes(call.command)  # a container sees only what it is given
+        kept = checked if only is None else checked & only
+        location = Location(top.path, span)
+        start = StartPath(f"{top.path}:{span.line}", passed, False, location, kept)
+        return start, state, passed
+
     def _caller_routes(self, path: str) -> list[StartPath]:
         routes: list[StartPath] = []
         for call in self.calls.callers_of(path):
-            top = call.caller.top  # a call inside `bash -c "..."`: the outer command's state
-            state = self.state_before(top, call.command.file_offset)
-            passed = passed_on(call.command, state, call.kind == "source")
-            span = call.command.first_line_span
-            name = f"{top.path}:{span.line}"
-            location = Location(top.path, span)
+            start, state, passed = self._caller_start(call)
+            name, location = start.name, start.location
             complete = state.unknown is None
-            upstream = self.routes(top.path)
+            upstream = self.routes(call.caller.top.path)
             checked = frozenset(state.validated)
-            only = container_passes(call.command)  # a container sees only what it is given
+            only = container_passes(call.command)
             if not upstream:
-                kept = checked if only is None else checked & only
-                routes.append(StartPath(name, passed, False, location, kept))
+                routes.append(start)
             for route in upstream:
                 if route.route is not None and not self._reaches(route.route, call, path):
                     continue  # (an entry whose job does not run the call, or runs another file)

@@ -16,7 +16,8 @@ length of 0, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ ! -d "$
 function, a `return` of that function before it too) — in the script, or in the scripts that start
 it before they do, on every way the repository starts it (a launcher's entrypoint that checks its
 variables and then runs a worker script; a container run passes only the variables it names with
-`-e`). A variable every such way sets to a value that cannot be empty (unconditionally
+`-e`; a call no entry's values make, as a framework no entry has, passes what the caller itself
+sets). A variable every such way sets to a value that cannot be empty (unconditionally
 `export PORT=8888`, `srun --export=ALL,PORT=$((8888 + N))`, `docker run -e PORT=$PORT` after
 `PORT=8888`, a workflow's `env:` value written as a literal, `TP: "8"`, or a matrix value every
 row of the job's matrix gives as one, `CONC: ${{ matrix.conc }}` of `conc: [4, 8]`, where no
@@ -249,8 +250,9 @@ def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
     starts it: checked for empty by a script on the way before it ran the next (a caller's
     `check_env_vars X`), or set to a value that cannot be empty (`export PORT=8888`,
     `srun --export=ALL,PORT=$((8888 + N))`). What started the first script does not matter.
-    None when nothing in the repository starts the script."""
-    routes = ctx.environment.routes(path)
+    Where no route reaches the script but scripts call it (a launcher's call no entry's values
+    make), what each caller passes itself; none when nothing in the repository starts it."""
+    routes = ctx.environment.routes(path) or ctx.environment.caller_starts(path)
     if not routes:
         return frozenset()
     return frozenset.intersection(
