@@ -52,6 +52,15 @@ def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
             _at(f.location): [_at(r) for r in f.related] for f in result.findings if f.rule == rule
         }
         assert {p: related.get(p) for p in case["related"]} == case["related"]
+    if "ends" in case:  # by position: where each finding's span ends ("line:column")
+        ends = {
+            f"{f.location.path}:{f.location.span.line}:{f.location.span.column}": (
+                f"{f.location.span.end_line}:{f.location.span.end_column}"
+            )
+            for f in result.findings
+            if f.rule == rule
+        }
+        assert {p: ends.get(p) for p in case["ends"]} == case["ends"]
     if "undecided" in case:  # where the rule said it could not decide ("path:line")
         said = sorted(
             f"{w.path}:{w.span.line}" for wheres in result.undecided.values() for w in wheres
