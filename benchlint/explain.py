@@ -147,6 +147,18 @@ def _unreached(ctx: Context, target: str) -> str:
             "by a path benchlint can follow (it may be run by a path held in a variable)"
         )
     shown = ", ".join(_call_text(c) for c in callers[:5]) + (", ..." if len(callers) > 5 else "")
+    launchers = {c.caller.top.path for c in callers if ctx.wiring.is_launcher(c.caller.top.path)}
+    if launchers:
+        # (`benchmarks/${EXP_NAME%%_*}_b200${SUFFIX}.sh`, where no entry's values make its name;
+        # or a launcher no entry reaches)
+        reached = any(
+            start.route is not None for path in launchers for start in ctx.environment.routes(path)
+        )
+        why = "with a path no entry's values make" if reached else "a launcher no entry reaches"
+        return (
+            f"no entry's route reaches {target!r}: {shown}, {why} (`benchlint explain ENTRY` "
+            "shows the scripts an entry's route runs)"
+        )
     return (
         f"no launcher runs {target!r}, nor a script a launcher runs: {shown}, and nothing a "
         "launcher runs reaches those by a path benchlint can follow"

@@ -164,6 +164,49 @@ def test_explain_a_script_other_scripts_run_shows_the_routes_through_them(
     assert "no script of the repository runs or sources it" in output
 
 
+def test_explain_a_script_a_launcher_runs_with_values_no_entry_gives(tmp_path: Path) -> None:
+    """A launcher runs the script by a path no entry's values make (the `_trt` suffix of a
+    framework no entry has): said so, not that no launcher runs it; a launcher no entry
+    reaches is said to be one."""
+    workflow = (
+        "on: workflow_call\njobs:\n  run:\n    runs-on: x\n    steps:\n"
+        "      - run: bash ./runners/launch_${RUNNER_NAME%%_*}.sh\n"
+    )
+    entry = (
+        "m-fp4-b200-vllm:\n  image: vllm/vllm-openai:v0.16.0\n  model: org/m\n"
+        "  model-prefix: m\n  precision: fp4\n  framework: vllm\n  runner: b200\n"
+        "  scenarios:\n    fixed-seq-len:\n    - {isl: 1, osl: 1, search-space: [{tp: 2}]}\n"
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            ".github/workflows/benchmark-tmpl.yml": workflow,
+            "configs/runners.yaml": "b200: [b200-nvd_0]\nh100: [h100-x_0]\n",
+            "configs/nvidia-master.yaml": entry,
+            "runners/launch_b200-nvd.sh": (
+                "SUFFIX=$([[ \"$FRAMEWORK\" == trt ]] && printf _trt || printf '')\n"
+                'bash benchmarks/"${MODEL_PREFIX}_${PRECISION}_b200${SUFFIX}.sh"\n'
+            ),
+            "runners/launch_h100-x.sh": "bash benchmarks/idle_h100.sh\n",
+            "benchmarks/m_fp4_b200.sh": "vllm serve m\n",
+            "benchmarks/m_fp4_b200_trt.sh": "trtllm-serve m\n",
+            "benchmarks/idle_h100.sh": "vllm serve m\n",
+        },
+    )
+    code, output = _explain("benchmarks/m_fp4_b200_trt.sh", "--root", str(root))
+    assert code == 2
+    assert (
+        "no entry's route reaches 'benchmarks/m_fp4_b200_trt.sh': run by "
+        "runners/launch_b200-nvd.sh:2, with a path no entry's values make"
+    ) in output
+    code, output = _explain("benchmarks/idle_h100.sh", "--root", str(root))
+    assert code == 2
+    assert (
+        "no entry's route reaches 'benchmarks/idle_h100.sh': run by runners/launch_h100-x.sh:1, "
+        "a launcher no entry reaches"
+    ) in output
+
+
 def test_explain_a_recipe_nothing_routes_to_says_what_is_read_of_it(tmp_path: Path) -> None:
     root = write_repo(
         tmp_path / "srt",
