@@ -1346,7 +1346,11 @@ def _command_line(
         others = ", ".join(f"`{t}`" for t in targets if t != target)
         told = [t for t, p in read if not isinstance(p, str)]
         whose = ", whose parser is told" if told and len(told) == len(targets) - 1 else ""
-        said = f"`{target}` (or {others}, from another folder{whose})" if others else f"`{target}`"
+        said = (
+            f"`{target}` (or {others} where it runs from another folder{whose})"
+            if others
+            else f"`{target}`"
+        )
         at = Location(script.path, where)
         ctx.count(f"{_UNTOLD}: {said}: {reason}", at, involves=tuple(targets))
         return

@@ -342,8 +342,8 @@ def test_an_untold_parser_names_the_other_files_the_path_may_name(tmp_path: Any)
     assert result.findings == []
     assert (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
-        "`main.py` (or `bench/main.py`, from another folder, whose parser is told): it makes "
-        "no argparse parser: 1 "
+        "`main.py` (or `bench/main.py` where it runs from another folder, whose parser is "
+        "told): it makes no argparse parser: 1 "
         "(bench/run.sh:2)"
     ) in result.warnings()
 
@@ -433,8 +433,8 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
     said += "bench/later.sh:4, bench/loop_fn.sh:3 and 1 more)"
     untold = (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
-        "`main.py` (or `bench/main.py`, from another folder, whose parser is told): it makes "
-        "no argparse parser: 1 "
+        "`main.py` (or `bench/main.py` where it runs from another folder, whose parser is "
+        "told): it makes no argparse parser: 1 "
         "(bench/popd.sh:4)"
     )
     assert said in result.warnings()
