@@ -80,17 +80,20 @@ class Provenance:
     @property
     def nonempty(self) -> bool:
         """Whether the value is known not to be empty whenever this runs: an unconditional
-        assignment of a non-empty word with no expansion or of an arithmetic expansion
-        (`PORT=8888`, `PORT=$((8888 + N))`), or such a value a wrapper sets."""
+        assignment of a non-empty word with no expansion, of an arithmetic expansion or of a
+        variable with a non-empty default for empty (`PORT=8888`, `PORT=$((8888 + N))`,
+        `PORT=${PORT:-8888}`), or such a value a wrapper sets."""
         at = self.at
         if not isinstance(at, Assignment):
             return self.nonempty_here
         value = at.value
+        if at.kind == "default" and not at.command.guards:  # `: "${PORT:=8888}"`
+            return bool(_DEFAULTED.fullmatch(at.command.script.text_of(at.node)))
         if value is None or at.command.guards or at.kind == "default":
             return False
         if value.static:
             return _nonempty_text(value.value)
-        return bool(_ARITHMETIC.fullmatch(value.value))
+        return bool(_ARITHMETIC.fullmatch(value.value) or _DEFAULTED.fullmatch(value.value))
 
     @property
     def location(self) -> Location | None:
@@ -146,7 +149,7 @@ class ScriptState:
 
 
 # commands other than assignments and `source` that change what state_before reports
-_STATE_COMMANDS = frozenset({*VALIDATORS, "exit", "eval"})
+_STATE_COMMANDS = frozenset({*VALIDATORS, "exit", "eval", "unset"})
 _EMPTY_TEST = re.compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -234,6 +237,8 @@ def container_passes(command: Command) -> frozenset[str] | None:
 
 _SIMPLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _ARITHMETIC = re.compile(r"\$\(\(.*\)\)", re.S)  # always a number, or the shell fails
+# `${PORT:-8888}`, `${PORT:=8888}`: the default when unset or empty, a non-empty word
+_DEFAULTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:[-=][^}$`\"'\\]+\}")
 
 
 def _nonempty_text(text: str) -> bool:
@@ -244,7 +249,7 @@ def _nonempty_option(text: str, state: ScriptState | None) -> bool:
     """Whether a wrapper option's value is known not to be empty: a word with no expansion, an
     arithmetic expansion, or one variable the caller (`state`) set so (`PORT=$PORT` after
     `PORT=8888`)."""
-    if _nonempty_text(text) or _ARITHMETIC.fullmatch(text):
+    if _nonempty_text(text) or _ARITHMETIC.fullmatch(text) or _DEFAULTED.fullmatch(text):
         return True
     match = _SIMPLE.fullmatch(text)
     known = state.assigned.get(match.group(1)) if match is not None and state else None
@@ -459,6 +464,12 @@ class Environment:
                     validated.update(self._empty_exit(command))
             elif base == "eval":
                 unknown = unknown or "eval"
+            elif base == "unset":  # `unset PORT`: no value of the script's from here on
+                words = [w.value for w in command.args if w.static]
+                if not any(w.startswith("-") and "f" in w for w in words):
+                    for name in words:
+                        assigned.pop(name, None)
+                        exported.pop(name, None)
             elif base in functions and depth < 3:  # a call: what the body sets, set here
                 if self._always_exits(functions[base], base):  # `[[ -z $X ]] && die "..."`
                     validated.update(self._empty_exit(command))

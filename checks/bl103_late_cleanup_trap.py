@@ -17,21 +17,21 @@ or loop sent to the background as a whole (`cd /w && vllm serve ... &`) whose `$
 runs that statement in, the script kills: the shell ends and the server goes on (bash 5.3 too; a
 subshell written as one too, `( cd /w && vllm serve ... > log 2>&1 ) &`, but not where the server
 is its last command, plain, with no redirect, which bash 5.2 and later run in the subshell's
-place, nor `cd /w && exec vllm serve ... &`); so does a server bash runs as the child of a job
-sent to the background alone (or of a list or subshell sent whole): in a string the job `eval`s
-(`eval "$SERVER_CMD" > server.log 2>&1 &`), in a function of the script whose definition in
-effect runs it in the foreground and `exec`s nothing (`start_server &`, `( start_server ) &`),
-timed (`time vllm serve ... &`, GNU `time` too), or in a `bash -c` string (`nohup bash -c` and
-`setsid bash -c` too; `"$CMD > server.log 2>&1"`, the string a variable holds, as the writing
-shell expands it) where it has a redirect, a pipe, a loop, a command after it or a trap before it
-(not the string's plain last command, which bash runs in its place); the `$!` kept in a
-function's `local` too, or not kept where the script kills every job's first process (`kill
-$(jobs -p)`, `jobs -p | xargs kill`) or the job by its number (`kill %1`, `%%`; only where it
-sends nothing else to the background); not where a string the job runs `exec`s anything, nor
-when a `wait` (itself or in a function given the PID; a plain `wait` for every job) or a kill of
-the shell's children (`pkill -P`) comes before the kill, nor where the script kills the server by
-its name too (`pkill -f "vllm serve"`, in a trap's handler as the shell reads it) or its process
-group (`kill 0`).
+place, nor `cd /w && exec vllm serve ... &`); so does a server bash runs as the child of a job sent
+to the background alone (or of a list or subshell sent whole): in a string the job `eval`s (`eval
+"$SERVER_CMD" > server.log 2>&1 &`), in a function of the script whose definition in effect runs it
+in the foreground and `exec`s nothing (`start_server &`, `( start_server ) &`), timed (`time vllm
+serve ... &`, GNU `time` too), or in a `bash -c` string (`nohup bash -c` and `setsid bash -c` too;
+`"$CMD > server.log 2>&1"`, the string a variable holds, as the writing shell expands it) where it
+has a redirect, a pipe, a loop, a command after it or a trap before it (not the string's plain last
+command, which bash runs in its place); the `$!` kept in a function's `local` too, or not kept
+where the script kills every job's first process (`kill $(jobs -p)`, `jobs -p | xargs kill`) or the
+job by its number (`kill %1`, `%%`; only where it sends nothing else to the background, and job
+control is off: under `set -m` it signals the job's process group, the server too); not where a
+string the job runs `exec`s anything, nor when a `wait` (itself or in a function given the PID; a
+plain `wait` for every job, or `wait %1`) or a kill of the shell's children (`pkill -P`) comes
+before the kill, nor where the script kills the server by its name too (`pkill -f "vllm serve"`, in
+a trap's handler as the shell reads it) or its process group (`kill 0`).
 Located at the acquisition (the engine); the first uncovered exit path, or the kill, is a
 related location.
 
@@ -88,7 +88,8 @@ a test of the resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was
 liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is
 gone), such a liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it
 fails when the process has ended), an exit in another branch of the same `if` or `case`, and an exit
-after a release that can run before it (in its branch, or under the acquisition's own condition;
+after a release that can run before it (in its branch, or under the acquisition's own condition,
+or under a test of the resource itself, `if [ -n "$PID" ]; then kill "$PID"; fi`;
 or under a condition benchlint cannot relate to the exit's, or in a loop: then the run's warnings
 count the exit as undecided; not one in a branch that then always exits,
 `if ! ready; then kill "$PID"; exit 1; fi`, where the later exit never follows it) are not exit
@@ -100,7 +101,9 @@ kills `"${PIDS[@]}"`), or when it passes it to a function that releases its argu
 (`stop_tree "$SERVER_PID"` with `stop_tree() { local pid="${1:-}"; kill "$pid"; }`, in the script or
 a file it sources, two calls deep), or when it ends every job of the script (`kill 0`,
 `kill -- -$$`, `kill $(jobs -p)`) or the program by its name (`pkill -f "vllm serve"`,
-`pkill -u "$USER" -f vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`, `kill $(pgrep -f vllm)`;
+`pkill -u "$USER" -f vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`, `kill $(pgrep -f vllm)`,
+`P=$(pgrep -f "vllm serve"); kill $P`) or the port it holds (`lsof -t -i:8000 | xargs kill`, `kill
+$(lsof -t -i tcp:8000)`, `fuser -k 8000/tcp`: its `--port`, or any where either is not written out);
 an engine's command line starts with the Python interpreter, so `pkill -f python` ends it too;
 `pkill` and `pgrep` search their pattern in the program's name, so `pkill python` ends `python3`,
 where `pkill -x python` and `killall python` do not); so
@@ -152,7 +155,15 @@ from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Unde
 from benchlint.fixes import line_removal
 from benchlint.registry import script_rule
 from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
-from benchlint.shell.model import Command, Script, Syn, exclusive, first_line, whole_piece
+from benchlint.shell.model import (
+    Command,
+    Guard,
+    Script,
+    Syn,
+    exclusive,
+    first_line,
+    whole_piece,
+)
 from benchlint.workflow import cancels_runner_jobs
 
 
@@ -584,6 +595,61 @@ def _released_by(
     )
 
 
+# `lsof -t -i:8000 | xargs kill`, `kill $(lsof -t -i tcp:8000)`: the processes that have the
+# port open; `fuser -k 8000/tcp` (psmisc) too
+_LSOF = re.compile(r"\blsof\b[^\n;&|)]*?\s-i\s*([^\s;&|)\"']*)")
+_KILL_OF_LSOF = re.compile(r"\bkill\b[^;&|\n]*(?:\$\(|`)\s*(?:sudo\s+)?$")
+_FUSER = re.compile(r"\bfuser\b[^\n;&|]*?\s-[A-Za-z]*k[^\n;&|]*?\s([^\s;&|/]+)/tcp\b")
+
+
+def _kills_by_port(resource: Resource, text: str) -> bool:
+    """Whether the text kills the processes that hold a port the server may listen on (its
+    `--port`, where written out; any port where that or the killed one is not known)."""
+    ports = [m.group(1) for m in _FUSER.finditer(text)]
+    for match in _LSOF.finditer(text):
+        piped = _PGREP_KILLS.search(text, match.end()) is not None
+        if piped or _KILL_OF_LSOF.search(text[: match.start()]):
+            ports.append(match.group(1).rsplit(":", 1)[-1])
+    if not ports:
+        return False
+    own = _port_of(resource.acquired_by)
+    return any(own is None or not port.isdigit() or port == own for port in ports)
+
+
+def _port_of(command: Command) -> str | None:
+    """The port a server's command line gives (`--port 8000`, `--port=8000`), if written out."""
+    words = command.invocation.words
+    for i, word in enumerate(words):
+        value = word.value if word.static else ""
+        if value == "--port" and i + 1 < len(words) and words[i + 1].static:
+            given = words[i + 1].value
+            return given if given.isdigit() else None
+        if value.startswith("--port="):
+            return value.removeprefix("--port=") if value[7:].isdigit() else None
+    return None
+
+
+def _kills_pgrep_held(resource: Resource, text: str) -> bool:
+    """`VLLM_PID=$(pgrep -f "vllm serve")`, then `kill -2 "$VLLM_PID"`: the kill of a variable
+    the script gives a pgrep's output ends what that pgrep finds (by name, `_kills_by_name`)."""
+    killed = _KILLED_NAMES.search(text)
+    if killed is None:
+        return False
+    names = set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", killed.group(0)))
+    script = resource.acquired_by.script.top
+    for assignment in script.assignments:
+        value = assignment.value
+        if assignment.name not in names or value is None or "pgrep" not in value.text:
+            continue
+        if _kills_by_name(resource, f"kill {value.text}"):
+            return True
+    return False
+
+
+# a `kill` and the words it is given (up to an operator)
+_KILLED_NAMES = re.compile(r"\bkill\b[^;&|\n]*")
+
+
 # a handler that ends every background process of the script: its process group (`kill 0`,
 # `kill -- -$$`) or every job (`kill $(jobs -p)`, `pkill -P $$`)
 _KILL_ALL = re.compile(
@@ -676,12 +742,16 @@ def _kills_by_name(resource: Resource, text: str) -> bool:
 
 
 def _releases(resource: Resource, text: str) -> bool:
-    if resource.what == "background process" and "kill" in text:
+    if resource.what == "background process" and ("kill" in text or "fuser" in text):
         if _KILL_ALL.search(text):
             return True
         if ("pkill" in text or "killall" in text or "pgrep" in text) and _kills_by_name(
             resource, text
         ):
+            return True
+        if ("lsof" in text or "fuser" in text) and _kills_by_port(resource, text):
+            return True
+        if _kills_pgrep_held(resource, text):
             return True
     if not resource.release.search(text):
         return False
@@ -805,9 +875,13 @@ def _described(path: ExitPath, resource: Resource) -> str:
     return path.describe(lambda c: not _about_itself(resource, ExitPath(c, "exit")))
 
 
-def _released_before(flow: Flow, path: ExitPath, start: int, released: Released) -> bool | None:
+def _released_before(
+    flow: Flow, path: ExitPath, start: int, released: Released, names: frozenset[str] = frozenset()
+) -> bool | None:
     """A release between the acquisition and the exit that runs before it: True for one on the
-    exit's own path (under no condition, nor in a loop, the exit is not under too); None for
+    exit's own path (under no condition, nor in a loop, the exit is not under too; a condition
+    that tests the resource itself, `[ -n "$PID" ]` or `kill -0 "$PID"` of its `names`, holds
+    wherever it is held); None for
     one that may (under a condition the model cannot relate to the exit's: `[[ $DRY_RUN -eq 0
     ]] && kill $PID` after a start in the `else` of `[[ $DRY_RUN -eq 1 ]]`, or in a loop's
     body), where the leak depends on values benchlint does not know (counted, not reported).
@@ -835,8 +909,9 @@ def _released_before(flow: Flow, path: ExitPath, start: int, released: Released)
         conditions and loops are the exit's, or the acquisition's (`if [[ -n "$SERVER" ]];
         then bench & PID=$!; ...; wait "$PID"; fi`, then an exit after the `fi`), with no
         `break`, `continue` or `return` between that could leave before it."""
+        guards = [g for g in release.guards if not _tests_itself(g, names)]
         return any(
-            other.guards[: len(release.guards)] == release.guards
+            [g for g in other.guards if not _tests_itself(g, names)][: len(guards)] == guards
             and other.loops[: len(release.loops)] == release.loops
             and (other is at or not _left_between(script, acquired, release, at))
             for other in (at, acquired)
@@ -858,6 +933,17 @@ def _released_before(flow: Flow, path: ExitPath, start: int, released: Released)
             return True
         maybe = maybe or bool(running)
     return None if maybe else False
+
+
+def _tests_itself(guard: Guard, names: frozenset[str]) -> bool:
+    """A condition that asks whether the resource is there: a test of one of its names (`[ -n
+    "$PID" ]`) or its liveness (`kill -0 "$PID"`), on the branch where it is (`then`, `&&`)."""
+    if not names or guard.patterns or not guard.expect:
+        return False
+    if any(read.name in names for read in guard.test_reads):
+        return True
+    alive = _LIVENESS.search(guard.script.text_of(guard.node))
+    return alive is not None and any(read.name in names for read in guard.reads)
 
 
 def _left_between(script: Script, first: Command, then: Command, at: Command) -> bool:
@@ -1514,10 +1600,13 @@ def _early(command: Command, job: Command) -> bool:
 # `kill $(jobs -p)` (each job's first process), `jobs -p | xargs kill`, `kill %1` (a job's
 # processes, by its number: bash without job control signals them one by one)
 _KILL_JOBS = re.compile(
-    r"\bkill\b(?!\s+-[0l]\b)(?:\s+-[A-Za-z0-9]+)*(?:\s+--)?\s+"
-    r"(?:\"?(?:\$\(\s*jobs\s+-p\s*\)|`jobs\s+-p`)|(?P<spec>%(?:%|\+|1\b)))"
-    r"|\bjobs\s+-p\s*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
+    r"\bkill\b(?!\s+-[0l]\b)(?:\s+-s\s+\w+|\s+-[A-Za-z0-9]+)*(?:\s+--)?\s+"
+    r"(?:\"?\\?(?:\$\(\s*jobs\s+-[a-z]*p[a-z]*\s*\)|`jobs\s+-[a-z]*p[a-z]*`)"
+    r"|(?P<spec>%(?:%|\+|1\b)))"
+    r"|\bjobs\s+-[a-z]*p[a-z]*\s*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
 )
+# job control on: `kill %1` signals the job's process group, the server with it
+_MONITOR = re.compile(r"\bset\s+(?:-[A-Za-z]*m[A-Za-z]*\b|-o\s+monitor\b)")
 # what ends the server with its job's shell: the script's process group (no job control: every
 # job is in it), `kill 0`, `kill -- -$$`
 _KILL_GROUP = re.compile(r"\bkill\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$)")
@@ -1534,7 +1623,11 @@ def _jobs_killed(script: Script, server: Command, job: Command, sent: _Sent) -> 
         for c in script.commands
         if c.background and not c.piped
     }
-    alone = len(statements) == 1
+    # (`%1` names it where it is the only job; with job control on, `kill %1` signals the
+    # job's process group, the server too)
+    alone = len(statements) == 1 and not any(
+        c.base == "set" and _MONITOR.search(script.text_of(c.node)) for c in script.commands
+    )
 
     def kills(command: Command) -> bool:
         if _early(command, job):
@@ -1551,16 +1644,19 @@ def _jobs_killed(script: Script, server: Command, job: Command, sent: _Sent) -> 
     probe = Resource("background process", server, server, "", _KILL)
     for command in script.commands:
         text = script.text_of(command.node)
+        if _early(command, job):
+            continue  # (what ends it before it starts ends another process)
         if _KILL_GROUP.search(text) or _kills_by_name(probe, _run_text(command)):
             return
         if (
             command.base == "wait"
-            and not command.args
+            and all(w.value.startswith("%") for w in command.args)
             and command.node.end_byte <= kill.node.start_byte
             and kill.guards[: len(command.guards)] == command.guards
             and command.function == kill.function
         ):
-            return  # (`wait` returns once every job, the server's shell too, has ended)
+            return  # (`wait`, `wait %1`: it returns once the job, the server's shell with the
+            # server in it, has ended)
     yield _sent_finding(script, server, kill, sent, "jobs", job)
 
 
@@ -1768,7 +1864,7 @@ def _check_flow(
                 or (p.kind == "errexit" and on_error is not None and on_error < _at(flow, p))
             ):
                 continue
-            before = _released_before(flow, p, start, released)
+            before = _released_before(flow, p, start, released, resource.names)
             if before:
                 continue
             at = _at(flow, p)

@@ -1239,9 +1239,10 @@ def _command_line(
         if targets:
             ctx.count(_BEHIND_SAID, Location(script.path, where), involves=tuple(targets))
         return
+    options = any(t is not None and t[:1] == "-" for t, _, _ in line.words[index + 1 :])
     if _from_zero(script, value) and ctx.environment.calls.is_sourced(script.top.path):
         # (`$(dirname "$0")` in a file a script sources: `$0` is the sourcing script's)
-        targets = _targets(ctx, script, value)
+        targets = _targets(ctx, script, value) if options else []
         if targets:
             why = "from `$0`, which names the script that sources this file"
             ctx.count(

@@ -68,6 +68,9 @@ def _invocation(line: str):  # type: ignore[no-untyped-def]
         ("docker --context=remote -D container run img cmd", ["docker run"], "cmd"),
         ("podman --root /var/x --remote run -d img cmd", ["podman run"], "cmd"),
         ("docker --bogus run img cmd", [], "docker --bogus run img cmd"),
+        ("docker -Hssh://gpu1 run img cmd", ["docker run"], "cmd"),
+        ("docker -DH ssh://gpu1 run img cmd", ["docker run"], "cmd"),
+        ("docker -DX run img cmd", [], "docker -DX run img cmd"),
         ("docker -H ssh://gpu1 ps", [], "docker -H ssh://gpu1 ps"),
         # an array's items before a command written out: none, or a wrapper's words
         ('"${prefix[@]}" vllm serve m --tp 8', ["${prefix[@]}"], "vllm serve m --tp 8"),

@@ -1345,7 +1345,13 @@ def test_a_path_from_dollar_zero_in_a_sourced_file_is_said(tmp_path: Any) -> Non
             "x.py": parser + "p.parse_args()\n",
             "lib/x.py": parser + "p.parse_args()\n",
             "run.sh": "#!/bin/bash\nsource lib/common.sh\n",
-            "lib/common.sh": "#!/bin/bash\n" + lib + 'python3 "$(dirname "$0")/x.py" --bogus 2\n',
+            "lib/common.sh": (
+                "#!/bin/bash\n"
+                + lib
+                + 'python3 "$(dirname "$0")/x.py" --bogus 2\n'
+                # (with no option after it, nothing would be read: not said; t49b)
+                + 'python3 "$(dirname "$0")/x.py"\n'
+            ),
             "lib/alone.sh": "#!/bin/bash\n" + lib,
         },
     )

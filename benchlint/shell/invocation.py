@@ -456,9 +456,23 @@ def _subcommand(
     while options is not None and at < len(words) and words[at].value.startswith("-"):
         word = words[at]
         option = word.value.split("=", 1)[0]
-        if not word.static or (option not in options.valued and option not in options.flags):
+        if not word.static:
             return None
-        at += 2 if option in options.valued and "=" not in word.value else 1
+        if option in options.valued or option in options.flags:
+            at += 2 if option in options.valued and "=" not in word.value else 1
+            continue
+        if option.startswith("--"):
+            return None
+        # (short options together: flags, the last of them may take a value, written on
+        # (`-Hssh://h`) or in the next word (`-DH ssh://h`), as Docker's parser reads them)
+        taken = 1
+        for i, letter in enumerate(word.value[1:]):
+            if "-" + letter in options.valued:
+                taken = 2 if i == len(word.value) - 2 else 1
+                break
+            if "-" + letter not in options.flags:
+                return None
+        at += taken
     for sub in known:
         given = [w.value if w.static else None for w in words[at : at + sub.count(" ") + 1]]
         if given == sub.split():
