@@ -151,9 +151,11 @@ folder. A path after a `cd` elsewhere is counted where some folder of the reposi
 that path, as is one whose folder a variable holds that the script does not give a known value
 (`$WS_PATH/sync.py`: set by its caller or the job, by a file it sources, by a loop or a `read`)
 where a file of the repository ends in that path (not a loop's whose every value is written out
-and names no file of the repository: `for d in /opt`), and one whose folder a variable holds that
-the script gives several values naming different files, or a folder outside the repository as well
-(`D=bench` and `D=/opt/elsewhere`: which file runs is not known). A command line in a string the
+and names no file of the repository: `for d in /opt`; with a default, `${D:-bench}/x.py`, where
+the caller may give another), and one whose folder a variable holds that the script gives a value
+naming a folder outside the repository too (`D=bench` and `D=/opt/elsewhere`: which file runs is
+not known); where each of its values names a file of the repository (`T=bench` or `T=tools`), the
+path is read as each, and reported where every one rejects the word. A command line in a string the
 script runs with `eval`, itself or through a function that `eval`s an argument (`run_or_die
 "barrier" "python3 sync.py ..."`), is read as bash reads it. Nor is a path in a container or on
 another host (`docker exec`, `ssh`, `srun --container-image`), or in a Ray job (`ray job submit --
@@ -1303,9 +1305,15 @@ def _command_line(
                 _ELSEWHERE_SAID.format(folder), Location(script.path, where), involves=tuple(alike)
             )
         return
-    if not targets and not module and into is None and ("$" in value or "`" in value):
-        # (`D=bench; D=/opt/other; python $D/client.py`, or two values that each name a file:
-        # which file runs is not known; said, not read)
+    expanded = not module and into is None and ("$" in value or "`" in value)
+    every = resolve(ctx.ws, script, value, python=True) if expanded and not targets else None
+    if every is not None and len(every) > 1:
+        # (`if ...; then T=bench; else T=tools; fi`: each value names a file of the repository,
+        # any may run: reported where every one rejects the word, as below)
+        targets = every
+    elif not targets and expanded:
+        # (`D=bench; D=/opt/other; python $D/client.py`: which file runs is not known; said,
+        # not read)
         maybe = resolve(ctx.ws, script, value, python=True, some=True)
         if maybe:
             why = (
@@ -1389,9 +1397,11 @@ def _variable_folder(ctx: Context, script: Script, value: str, command: Command)
     (`$HOME`): its caller's or the job's; one a file it sources assigns (not followed); one
     only a loop or a `read` of the script sets. None otherwise (the script assigns it: where
     that names no file of the repository, the path is not the repository's)."""
-    # (a name, or a positional parameter: `$1/main.py`, the caller's argument)
+    # (a name, or a positional parameter: `$1/main.py`, the caller's argument; with a default,
+    # `${D:-bench}/x.py`, the caller's value where it gives one)
     match = re.match(
-        r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[1-9])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9]))", value
+        r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[1-9])(?::?[-=][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*|[1-9]))",
+        value,
     )
     name = (match.group(1) or match.group(2)) if match is not None else None
     if name is None or name in _SHELL_SET:
