@@ -155,11 +155,14 @@ and names no file of the repository: `for d in /opt`; with a default, `${D:-benc
 the caller may give another), and one whose folder a variable holds that the script gives a value
 naming a folder outside the repository too (`D=bench` and `D=/opt/elsewhere`: which file runs is
 not known); where each of its values names a file of the repository (`T=bench` or `T=tools`), the
-path is read as each, and reported where every one rejects the word. A command line in a string the
-script runs with `eval`, itself or through a function that `eval`s an argument (`run_or_die
-"barrier" "python3 sync.py ..."`), is read as bash reads it. Nor is a path in a container or on
-another host (`docker exec`, `ssh`, `srun --container-image`), or in a Ray job (`ray job submit --
-python3 train.py`: it runs in the working directory its runtime environment gives) unless it is
+path is read as each, and reported where every one rejects the word; at the script's top level,
+where the last assignment before the line is there too, under no condition, and written out
+(`D=tools`, then `D=bench`), and no function assigns it, the path is that value's. A command line
+in a string the script runs with `eval`, itself or through a function that `eval`s an argument
+(`run_or_die "barrier" "python3 sync.py ..."`), is read as bash reads it. Nor is a path in a
+container or on another host (`docker exec`, `ssh`, `srun --container-image`), or in a Ray job
+(`ray job submit -- python3 train.py`: it runs in the working directory its runtime environment
+gives) unless it is
 at a mount of the checkout
 (`/workspace/utils/client.py`); where a file of the repository has that path, the report's warnings
 count the line. A module run with `python3 -m` is not the file of that path inside another package's
@@ -182,6 +185,7 @@ from benchlint import pyargs
 from benchlint.calls import (
     LOOP_VALUE,
     PATH_EXPANSION,
+    _leading_expansion,
     fixed_folder,
     from_known_folder,
     loop_words,
@@ -1306,6 +1310,9 @@ def _command_line(
             )
         return
     expanded = not module and into is None and ("$" in value or "`" in value)
+    if expanded and not targets:  # (`D=tools; D=bench; python $D/x.py`: bench's, as bash runs)
+        in_effect = _value_in_effect(script, value, line.command)
+        targets = _targets(ctx, script, in_effect) if in_effect is not None else []
     every = resolve(ctx.ws, script, value, python=True) if expanded and not targets else None
     if every is not None and len(every) > 1:
         # (`if ...; then T=bench; else T=tools; fi`: each value names a file of the repository,
@@ -1389,6 +1396,31 @@ def _command_line(
     if start is not None and depth < 3 and all(p.positionals <= 1 for p, _ in parsers):
         inner = _Line(line.command, words[start:], line.elsewhere)
         yield from _command_line(ctx, script, inner, folders, site, depth + 1)
+
+
+def _value_in_effect(script: Script, value: str, command: Command) -> str | None:
+    """A path that starts with a variable (`$D/client.py`), with the value the variable holds
+    where a command of the script's top level runs it, when that is plain: its last assignment
+    before the command is in the top level too, under no condition or loop, and written out;
+    and no function of the script assigns it (a call may run between). None otherwise."""
+    head, rest = _leading_expansion(value.strip())
+    match = re.fullmatch(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))", head)
+    if match is None or command.function is not None or command.loops or command.script.parent:
+        return None
+    name = match.group(1) or match.group(2)
+    assigned = [a for a in script.assignments if a.name == name]
+    if any(a.command.function is not None for a in assigned):
+        return None
+    before = [a for a in assigned if a.node.start_byte < command.node.start_byte]
+    if not before:
+        return None
+    last = before[-1]
+    held = last.value
+    if last.command.guards or last.command.loops or last.kind not in ("assign", "export"):
+        return None
+    if held is None or not held.static or not held.value or "$" in held.value:
+        return None
+    return held.value + rest
 
 
 def _variable_folder(ctx: Context, script: Script, value: str, command: Command) -> str | None:
