@@ -86,14 +86,7 @@ class Provenance:
         at = self.at
         if not isinstance(at, Assignment):
             return self.nonempty_here
-        value = at.value
-        if at.kind == "default" and not at.command.guards:  # `: "${PORT:=8888}"`
-            return bool(_DEFAULTED.fullmatch(at.command.script.text_of(at.node)))
-        if value is None or at.command.guards or at.kind == "default":
-            return False
-        if value.static:
-            return _nonempty_text(value.value)
-        return bool(_ARITHMETIC.fullmatch(value.value) or _DEFAULTED.fullmatch(value.value))
+        return not at.command.guards and _nonempty_value(at)
 
     @property
     def location(self) -> Location | None:
@@ -155,6 +148,38 @@ _EMPTY_TEST = re.compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 _ASSIGNING = frozenset({"read", "for", "default", "arithmetic"})  # set without a word
 _UNUSUAL = frozenset({"local", "unexport", "dynamic"})  # kinds `states_before` treats apart
+
+
+def _nonempty_value(at: Assignment) -> bool:
+    """Whether the assignment gives a value that cannot be empty, where it runs (see
+    `Provenance.nonempty`)."""
+    value = at.value
+    if at.kind == "default":  # `: "${PORT:=8888}"`
+        return bool(_DEFAULTED.fullmatch(at.command.script.text_of(at.node)))
+    if value is None:
+        return False
+    if value.static:
+        return _nonempty_text(value.value)
+    return bool(_ARITHMETIC.fullmatch(value.value) or _DEFAULTED.fullmatch(value.value))
+
+
+def _both_branches(before: Provenance | Assignment | None, after: Assignment) -> Provenance | None:
+    """A value that cannot be empty after an `if` that gives one in each branch (`if ...; then
+    PORT=8888; else PORT=8000; fi`): the two assignments' conditions differ only in their last,
+    the same condition expected true and false, and both values cannot be empty."""
+    if not isinstance(before, Assignment) or before.command.script is not after.command.script:
+        return None
+    first, second = before.command.guards, after.command.guards
+    if not first or len(first) != len(second) or first[:-1] != second[:-1]:
+        return None
+    last, other = first[-1], second[-1]
+    same = last.node.start_byte == other.node.start_byte and not last.patterns
+    if not same or last.expect == other.expect or before.command.loops != after.command.loops:
+        return None
+    if not (_nonempty_value(before) and _nonempty_value(after)):
+        return None
+    where = Location(after.command.script.path, after.span)
+    return Provenance(f"{after.kind} in both branches", where, True)
 
 
 def _provenance(at: Provenance | Assignment, made: dict[int, Provenance]) -> Provenance:
@@ -448,7 +473,7 @@ class Environment:
                     # `export X="$X"` gives X no value of its own: still the caller's
                     value is not None and name not in assigned and value.variable() == name
                 ):
-                    assigned[name] = assignment
+                    assigned[name] = _both_branches(assigned.get(name), assignment) or assignment
                 if assignment.exported:
                     exported[name] = assigned.get(name, assignment)
             base = command.base

@@ -17,13 +17,14 @@ function, a `return` of that function before it too) — in the script, or in th
 it before they do, on every way the repository starts it (a launcher's entrypoint that checks its
 variables and then runs a worker script; a container run passes only the variables it names with
 `-e`; a call no entry's values make, as a framework no entry has, passes what the caller itself
-sets). A variable every such way sets to a value that cannot be empty (unconditionally
-`export PORT=8888`, `srun --export=ALL,PORT=$((8888 + N))`, `docker run -e PORT=$PORT` after
-`PORT=8888`, a workflow's `env:` value written as a literal, `TP: "8"`, or a matrix value every
-row of the job's matrix gives as one, `CONC: ${{ matrix.conc }}` of `conc: [4, 8]`, where no
-earlier step may write the name to `GITHUB_ENV`) is not reported either; values that come from a
-workflow's inputs or a master-config entry can be empty (a dispatch with an empty input) and
-are. Located at the first unvalidated use;
+sets). A variable every such way sets to a value that cannot be empty (unconditionally `export
+PORT=8888`, `PORT=${PORT:-8888}`, `: "${PORT:=8888}"`, in both branches of an `if`, `srun
+--export=ALL,PORT=$((8888 + N))`, `docker run -e PORT=$PORT` after `PORT=8888`, not after an `unset
+PORT`, a workflow's `env:` value written as a literal, `TP: "8"`, or a matrix value every row of
+the job's matrix gives as one, `CONC: ${{ matrix.conc }}` of `conc: [4, 8]`, where no earlier step
+may write the name to `GITHUB_ENV`) is not reported either; values that come from a workflow's
+inputs or a master-config entry can be empty (a dispatch with an empty input) and are. Located at
+the first unvalidated use;
 the message lists every unvalidated variable of that command, and says when one is cut off from a
 `check_env_vars` line that lacks its `\\` (on the lines after it: the author meant to check it;
 bash runs those lines as a command of their own). A variable that nothing on the ways into the
