@@ -31,16 +31,17 @@ class Notice:
 
 
 def _files(paths: tuple[str, ...] | list[str]) -> tuple[tuple[str, int], ...]:
-    return tuple((path, 0) for path in paths)
+    """Files as places, in order (whatever order the run found them in)."""
+    return tuple((path, 0) for path in sorted(set(paths)))
 
 
 def _lines(places: tuple[str, ...] | list[str]) -> tuple[tuple[str, int], ...]:
-    """Places written `path:line`, as pairs."""
-    pairs = []
+    """Places written `path:line`, as pairs, in order."""
+    pairs = set()
     for place in places:
         path, _, line = place.rpartition(":")
-        pairs.append((path, int(line)) if path and line.isdigit() else (place, 0))
-    return tuple(pairs)
+        pairs.add((path, int(line)) if path and line.isdigit() else (place, 0))
+    return tuple(sorted(pairs))
 
 
 @dataclass
@@ -339,7 +340,7 @@ class Result:
                 f"parses only in part ({shown}{more}): some commands from that line on were not "
                 "analysed"
             )
-            found.append(Notice(text, tuple(self.partial)))
+            found.append(Notice(text, tuple(sorted(self.partial))))
         for what, where in self.undecided.items():
             places = [f"{w.path}:{w.span.line}" for w in where]
             rule = _RULE.search(what)

@@ -221,7 +221,18 @@ def test_output_does_not_depend_on_discovery_order_or_the_cache(
     else:
         root = tmp_path / "example"
         copy_example(root)
+        # (master configs set aside, each a place of the warning that says so: in one order)
+        entry = (
+            "{name}:\n  image: img\n  model-prefix: m\n  precision: fp8\n  framework: vllm\n"
+            "  runner: h200\n  scenarios:\n    fixed-seq-len:\n"
+            "    - {{isl: 1, osl: 1, search-space: [{{tp: 8}}]}}\n"
+        )
+        (root / "configs/deprecated").mkdir()
+        for name in "qwxay":
+            (root / f"configs/deprecated/{name}-master.yaml").write_text(entry.format(name=name))
     expected = _sarif(root)
+    if repository == "example":
+        assert "configs/deprecated/y-master.yaml" in expected
     cache = Cache(tmp_path / "cache")
     assert _sarif(root, cache) == expected  # cold
     assert _sarif(root, cache) == expected  # warm
