@@ -75,7 +75,9 @@ class Provenance:
 
     what: str
     at: Location | Assignment | None = None
-    nonempty_here: bool = False  # (not an assignment) the value is known not to be empty
+    # the value is known not to be empty (not an assignment's own, or one an `if` gives in
+    # both branches: `_both_branches`)
+    nonempty_here: bool = False
 
     @property
     def nonempty(self) -> bool:
@@ -84,7 +86,7 @@ class Provenance:
         variable with a non-empty default for empty (`PORT=8888`, `PORT=$((8888 + N))`,
         `PORT=${PORT:-8888}`), or such a value a wrapper sets."""
         at = self.at
-        if not isinstance(at, Assignment):
+        if self.nonempty_here or not isinstance(at, Assignment):
             return self.nonempty_here
         return not at.command.guards and _nonempty_value(at)
 
@@ -167,10 +169,16 @@ def _both_branches(before: Provenance | Assignment | None, after: Assignment) ->
     """A value that cannot be empty after an `if` that gives one in each branch (`if ...; then
     PORT=8888; else PORT=8000; fi`): the two assignments' conditions differ only in their last,
     the same condition expected true and false, and both values cannot be empty."""
-    if not isinstance(before, Assignment) or before.command.script is not after.command.script:
+    first = after.command.guards
+    if not first or not isinstance(before, Assignment):
         return None
-    first, second = before.command.guards, after.command.guards
-    if not first or len(first) != len(second) or first[:-1] != second[:-1]:
+    second = before.command.guards
+    if len(first) != len(second) or before.command.script is not after.command.script:
+        return None
+    # (the same conditions, the last one's other branch: by where each condition is)
+    if [(g.node.start_byte, g.expect) for g in first[:-1]] != [
+        (g.node.start_byte, g.expect) for g in second[:-1]
+    ]:
         return None
     last, other = first[-1], second[-1]
     same = last.node.start_byte == other.node.start_byte and not last.patterns
@@ -178,8 +186,7 @@ def _both_branches(before: Provenance | Assignment | None, after: Assignment) ->
         return None
     if not (_nonempty_value(before) and _nonempty_value(after)):
         return None
-    where = Location(after.command.script.path, after.span)
-    return Provenance(f"{after.kind} in both branches", where, True)
+    return Provenance(f"{after.kind} in both branches", after, True)
 
 
 def _provenance(at: Provenance | Assignment, made: dict[int, Provenance]) -> Provenance:

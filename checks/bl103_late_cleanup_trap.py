@@ -633,17 +633,32 @@ def _kills_pgrep_held(resource: Resource, text: str) -> bool:
     """`VLLM_PID=$(pgrep -f "vllm serve")`, then `kill -2 "$VLLM_PID"`: the kill of a variable
     the script gives a pgrep's output ends what that pgrep finds (by name, `_kills_by_name`)."""
     killed = _KILLED_NAMES.search(text)
-    if killed is None:
+    if killed is None or "$" not in killed.group(0):
+        return False
+    held = _pgrep_held(resource.acquired_by.script.top)
+    if not held:
         return False
     names = set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", killed.group(0)))
-    script = resource.acquired_by.script.top
+    return any(
+        _kills_by_name(resource, f"kill {value}")
+        for name in names & held.keys()
+        for value in held[name]
+    )
+
+
+def _pgrep_held(script: Script) -> dict[str, list[str]]:
+    """The variables the script gives a pgrep's output (`P=$(pgrep -f "vllm serve")`), with
+    each such value's text. Worked out once per script."""
+    known = script.memo.get("BL103 pgrep held")
+    if isinstance(known, dict):
+        return known
+    found: dict[str, list[str]] = {}
     for assignment in script.assignments:
         value = assignment.value
-        if assignment.name not in names or value is None or "pgrep" not in value.text:
-            continue
-        if _kills_by_name(resource, f"kill {value.text}"):
-            return True
-    return False
+        if value is not None and "pgrep" in value.text:
+            found.setdefault(assignment.name, []).append(value.text)
+    script.memo["BL103 pgrep held"] = found
+    return found
 
 
 # a `kill` and the words it is given (up to an operator)
