@@ -31,12 +31,12 @@ class Notice:
 
 
 def _files(paths: tuple[str, ...] | list[str]) -> tuple[tuple[str, int], ...]:
-    """Files as places, in order (whatever order the run found them in)."""
+    """Files as places, sorted: the same whatever order the run found them in."""
     return tuple((path, 0) for path in sorted(set(paths)))
 
 
 def _lines(places: tuple[str, ...] | list[str]) -> tuple[tuple[str, int], ...]:
-    """Places written `path:line`, as pairs, in order."""
+    """Places written `path:line`, as pairs, sorted."""
     pairs = set()
     for place in places:
         path, _, line = place.rpartition(":")
