@@ -1,16 +1,17 @@
 """A variable an entrypoint uses that the job sets, left out of the container it runs in.
 
 ## What it does
-Follows each master-config entry's jobs through its launcher to the script the launcher runs in
-a container it starts with `docker run` or `podman run` (`docker run ... -e MODEL -e TP ...
-"$IMAGE" benchmarks/single_node/x.sh`), and reports the container command when the script
-uses a variable that the job sets (the workflow's `env:`, the entry's fields and
-`additional-settings`, what the launcher sets before the command, exported or not: a container
-gets neither unless `-e` names it, `--name=$server_name`'s variable too) but that the container's
-`-e`/`--env` options leave out: the script requires it (`check_env_vars X`, `${X:?}`), tests
-it, or reads it outside `echo` and `printf`, where neither it nor a file it sources assigns the
-variable first. The related locations are the first use of each such variable in the script
-and the entries whose jobs run it.
+Follows each master-config entry's jobs through its launcher to the script the launcher runs in a
+container it starts with `docker run` or `podman run` (`docker run ... -e MODEL -e TP ... "$IMAGE"
+benchmarks/single_node/x.sh`), and reports the container command when the script uses a variable
+that the job sets (the workflow's `env:`, the entry's fields and `additional-settings`, what the
+launcher sets before the command, exported or not: a container gets neither unless `-e` names it,
+`--name=$server_name`'s variable too) but that the container's `-e`/`--env` options leave out (or
+name with no value, `-e PORT`, where the launcher only assigns it, `PORT=8888` not exported: docker
+passes the value of its own environment, which has none): the script requires it (`check_env_vars
+X`, `${X:?}`), tests it, or reads it outside `echo` and `printf`, where neither it nor a file it
+sources assigns the variable first. The related locations are the first use of each such variable
+in the script and the entries whose jobs run it.
 
 ## Why is this bad?
 A container does not inherit the environment of the shell that starts it: only what `-e`
@@ -88,7 +89,7 @@ environment on.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from benchlint.calls import Call
@@ -118,6 +119,8 @@ class _Dropped:
     entries: dict[str, Location] = field(default_factory=dict)
     # each name left out: where the job sets it (the first route's), and the entries it is for
     names: dict[str, tuple[str, set[str]]] = field(default_factory=dict)
+    # of those, the names `-e NAME` gives with no value where the launcher did not export them
+    unexported: set[str] = field(default_factory=set)
 
 
 @rule("BL109", "container-drops-env", Severity.ERROR, tags=("wiring", "environment"))
@@ -129,7 +132,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if script is None:
             continue
         # the launcher's state at each container command, and what the command passes
-        at: dict[int, tuple[ScriptState, set[str]] | None] = {}
+        at: dict[int, tuple[ScriptState, set[str], set[str]] | None] = {}
         for start in environment.routes(launcher):
             route = start.route
             if route is None:
@@ -144,12 +147,14 @@ def check(ctx: Context) -> Iterator[Finding]:
                 target = ctx.ws.shell(run.scripts[0])
                 if known is None or target is None:
                     continue
-                state, passes = known
-                outside = {**start.variables(), **state.assigned}
+                state, passes, bare = known
+                job = start.variables()
+                outside = {**job, **state.assigned}
                 dropped = {
                     name: where
                     for name, where in outside.items()
-                    if name not in passes and not set_by_image(name)
+                    if (name not in passes or _unexported(name, bare, state, job))
+                    and not set_by_image(name)
                 }
                 if not dropped:
                     continue
@@ -161,6 +166,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                     local = name in state.assigned and name not in state.exported
                     if local and where.location is not None:
                         how = f"{where.location.path}:{where.location.span.line}, not exported"
+                        if name in passes:  # (`-e PORT` passes docker's environment's PORT)
+                            how += f": `-e {name}` passes none"
+                            item.unexported.add(name)
                     item.names.setdefault(name, (how, set()))[1].add(entry.name)
     for item in found.values():
         if not ctx.route_in_scope(item.call.caller.path, item.script.path, *_paths(item)):
@@ -197,18 +205,35 @@ def _paths(item: _Dropped) -> list[str]:
 
 def _container(
     environment: Environment, launcher: Script, command: Command
-) -> tuple[ScriptState, set[str]] | None:
-    """The launcher's state at a container command, and the names the command gives the
-    command in it; None when it runs in no container, or its options name a file of
-    variables (not known)."""
+) -> tuple[ScriptState, set[str], set[str]] | None:
+    """The launcher's state at a container command, the names the command gives the command
+    in it, and those it names with no value (`-e PORT`: the value in the environment docker
+    runs in); None when it runs in no container, or its options name a file of variables (not
+    known)."""
     passes = container_passes(command)
     if passes is None:
         return None
+    bare: set[str] = set()
     for wrapper in command.invocation.wrappers:
         if any(option in _OPTIONS_UNKNOWN for option, _, _ in wrapper.options):
             return None
+        if wrapper.own_env:
+            bare |= {
+                value
+                for option, _, value in wrapper.options
+                if option in wrapper.env_options and "=" not in value
+            }
     state = environment.state_before(launcher, command.file_offset)
-    return state, set(passes) | set(wrapper_settings(command, state))
+    return state, set(passes) | set(wrapper_settings(command, state)), bare
+
+
+def _unexported(name: str, bare: set[str], state: ScriptState, job: Mapping[str, object]) -> bool:
+    """`PORT=8888` (not exported), then `docker run -e PORT`: docker passes the PORT of the
+    environment it runs in, which the launcher did not put there (one the job's environment
+    gave is exported: assigning it changes the exported value)."""
+    return (
+        name in bare and name in state.assigned and name not in state.exported and name not in job
+    )
 
 
 def _finding(ctx: Context, item: _Dropped) -> Finding | None:
@@ -241,10 +266,30 @@ def _finding(ctx: Context, item: _Dropped) -> Finding | None:
                 for e in entries[:2]
             ),
         ),
-        help="add `" + " ".join(f"-e {n}" for n in names) + "` to the container's options",
+        help=_help(names, item.unexported),
         subject=f"{script.path}:{','.join(names)}",
         involves=tuple(entries),
     )
+
+
+def _help(names: list[str], unexported: set[str]) -> str:
+    """What to change: the container's `-e` list, or the launcher's exports."""
+    missing = [n for n in names if n not in unexported]
+    local = [n for n in names if n in unexported]
+    helps = []
+    if missing:
+        helps.append(
+            "add `" + " ".join(f"-e {n}" for n in missing) + "` to the container's options"
+        )
+    if local:
+        helps.append(
+            "export "
+            + ", ".join(local)
+            + " before the container command (or pass "
+            + " ".join(f"`-e {n}=${n}`" for n in local)
+            + ")"
+        )
+    return "; ".join(helps)
 
 
 def _names(names: list[str]) -> str:
