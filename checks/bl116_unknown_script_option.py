@@ -200,7 +200,7 @@ from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.held import once_before
 from benchlint.shell.invocation import FILES, WRAPPER_GRAMMARS, Invocation, resolve_words
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.model import Assignment, Command, Script, Word
 from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
@@ -1238,14 +1238,15 @@ def _command_line(
             return  # (a file of the workspace beside the checkout: not the repository's)
         value = value[len(site.prefix) + 1 :]
     where = site.place(line.words[index][2])
+    words = line.words[index + 1 :]
+    texts = [text for text, _, _ in words]
+    options = any(text is not None and text[:1] == "-" for text in texts)
     if line.behind:
-        options = any(t is not None and t[:1] == "-" for t, _, _ in line.words[index + 1 :])
         module = not line.words[index][1].endswith(".py")
         targets = _targets(ctx, script, value, module) if options else []
         if targets:
             ctx.count(_BEHIND_SAID, Location(script.path, where), involves=tuple(targets))
         return
-    options = any(t is not None and t[:1] == "-" for t, _, _ in line.words[index + 1 :])
     if _from_zero(script, value) and ctx.environment.calls.is_sourced(script.top.path):
         # (`$(dirname "$0")` in a file a script sources: `$0` is the sourcing script's)
         targets = _targets(ctx, script, value) if options else []
@@ -1260,9 +1261,7 @@ def _command_line(
     if relative and not moved and (site.folder is not None or site.unknown):
         moved, into = True, site.folder  # (a workflow step's working directory)
     away = line.elsewhere and not value.startswith(MOUNTS)
-    words = line.words[index + 1 :]
-    texts = [text for text, _, _ in words]
-    if not any(text is not None and text[:1] == "-" for text in texts):
+    if not options:
         return  # (no option to read)
     module = not line.words[index][1].endswith(".py")  # `python3 -m pkg.mod`
     path = value
@@ -1311,7 +1310,7 @@ def _command_line(
         return
     expanded = not module and into is None and ("$" in value or "`" in value)
     if expanded and not targets:  # (`D=tools; D=bench; python $D/x.py`: bench's, as bash runs)
-        in_effect = _value_in_effect(script, value, line.command)
+        in_effect = _value_in_effect(ctx, value, line.command)
         targets = _targets(ctx, script, in_effect) if in_effect is not None else []
     every = resolve(ctx.ws, script, value, python=True) if expanded and not targets else None
     if every is not None and len(every) > 1:
@@ -1398,27 +1397,28 @@ def _command_line(
         yield from _command_line(ctx, script, inner, folders, site, depth + 1)
 
 
-def _value_in_effect(script: Script, value: str, command: Command) -> str | None:
+def _value_in_effect(ctx: Context, value: str, command: Command) -> str | None:
     """A path that starts with a variable (`$D/client.py`), with the value the variable holds
-    where a command of the script's top level runs it, when that is plain: its last assignment
-    before the command is in the top level too, under no condition or loop, and written out;
-    and no function of the script assigns it (a call may run between). None otherwise."""
+    where a command of the script's top level runs it, when that is plain: the assignment in
+    effect there (`Environment.state_before`, the calls before it too) is the script's own, at
+    its top level, under no condition or loop, and written out. None otherwise."""
     head, rest = _leading_expansion(value.strip())
     match = re.fullmatch(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))", head)
-    if match is None or command.function is not None or command.loops or command.script.parent:
+    script = command.script
+    if match is None or command.function is not None or command.loops or script.parent:
         return None
     name = match.group(1) or match.group(2)
-    assigned = [a for a in script.assignments if a.name == name]
-    if any(a.command.function is not None for a in assigned):
+    state = ctx.environment.state_before(script, command.file_offset, command)
+    known = state.assigned.get(name)
+    at = known.at if known is not None else None
+    if not isinstance(at, Assignment) or at.command.script is not script:
+        return None  # (a file it sources, a wrapper, or nothing of the script's)
+    if at.command.function is not None or at.command.guards or at.command.loops:
+        return None  # (a function's, whose call may be under a condition; or a condition's)
+    held = at.value
+    if at.kind not in ("assign", "export") or held is None or not held.static:
         return None
-    before = [a for a in assigned if a.node.start_byte < command.node.start_byte]
-    if not before:
-        return None
-    last = before[-1]
-    held = last.value
-    if last.command.guards or last.command.loops or last.kind not in ("assign", "export"):
-        return None
-    if held is None or not held.static or not held.value or "$" in held.value:
+    if not held.value or "$" in held.value:
         return None
     return held.value + rest
 

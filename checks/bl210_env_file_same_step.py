@@ -128,8 +128,8 @@ def _step(source: SourceText, step: YNode, given: set[str]) -> Iterator[Finding]
                     f"`${name}` is empty here: this step writes {name} to $GITHUB_ENV (line "
                     f"{written.line}), which sets it for the steps after this one, not for this "
                     "one",
-                    Location(source.path, found.place(read[1])),
-                    subject=f"{name}@{read[1].line}",
+                    Location(source.path, found.place(read)),
+                    subject=f"{name}@{read.line}",
                     help=f"also `export {name}=...` in this step, or read it in a later step",
                 )
                 continue
@@ -177,10 +177,10 @@ def _written_names(command: Command) -> list[str]:
     return names[:1]
 
 
-def _read_after(script: Script, writer: Command, name: str) -> tuple[int, Span] | None:
+def _read_after(script: Script, writer: Command, name: str) -> Span | None:
     """The first top-level read of `$name` after the writer (in a command's words, its
     redirections or the conditions it runs under), where the script has not assigned the name
-    before it: (offset, the expansion's span); None otherwise."""
+    before it: the expansion's span; None otherwise."""
     end = writer.node.end_byte
     assigned = [a.node.start_byte for a in script.assignments if a.name == name]
     reads: list[Read] = []
@@ -199,4 +199,4 @@ def _read_after(script: Script, writer: Command, name: str) -> tuple[int, Span] 
     at = first.node.start_byte
     if any(start < at for start in assigned):
         return None
-    return script.char_of(at), first.span
+    return first.span
