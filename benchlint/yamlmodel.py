@@ -92,25 +92,31 @@ def _pack(line: int, column: int, end_line: int, end_column: int) -> int:
 
 
 class YNode:
-    """A mapping, sequence or scalar with its span. Scalars share the empty `pairs`/`items`."""
+    """A mapping, sequence or scalar with its span. `YNode(...)` makes a `_Collection` for a map
+    or sequence, a `_Text` for a scalar or alias: each keeps only its own fields, the others
+    are the class's empty ones (a scalar shares the empty `pairs`/`items`, a collection the
+    empty `value`; a repository's recipes hold a few hundred thousand nodes)."""
 
-    __slots__ = ("_span", "items", "kind", "pairs", "style", "value")
+    __slots__ = ("_span", "kind")
+    _span: int
+    kind: str  # "map" | "seq" | "scalar" | "alias" (inside the collection it names)
+    value: str = ""  # scalar text (after YAML unquoting); an alias's anchor
+    style: str | None = None  # scalar quoting style: None (plain), "'", '"', "|", ">"
+    pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS
+    items: Sequence[YNode] = _NO_ITEMS
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         kind: str,  # "map" | "seq" | "scalar" | "alias" (inside the collection it names)
         span: Span | int,  # a Span, or one packed by _pack
-        value: str = "",  # scalar text (after YAML unquoting)
-        style: str | None = None,  # scalar quoting style: None (plain), "'", '"', "|", ">"
+        value: str = "",
+        style: str | None = None,
         pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS,
         items: Sequence[YNode] = _NO_ITEMS,
-    ) -> None:
-        self.kind = kind
-        self._span = span if isinstance(span, int) else _pack(*span)
-        self.value = value
-        self.style = style
-        self.pairs = pairs
-        self.items = items
+    ) -> YNode:
+        if cls is not YNode:
+            return object.__new__(cls)
+        return object.__new__(_Collection if kind in ("map", "seq") else _Text)
 
     @property
     def span(self) -> Span:
@@ -222,6 +228,46 @@ class YNode:
             and ":" in self.value
             and (bool(_INT.match(self.value)) or bool(_FLOAT.match(self.value)))
         )
+
+
+class _Text(YNode):
+    """A scalar or an alias."""
+
+    __slots__ = ("style", "value")
+
+    def __init__(
+        self,
+        kind: str,
+        span: Span | int,
+        value: str = "",
+        style: str | None = None,
+        pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS,
+        items: Sequence[YNode] = _NO_ITEMS,
+    ) -> None:
+        self.kind = kind
+        self._span = span if isinstance(span, int) else _pack(*span)
+        self.value = value
+        self.style = style
+
+
+class _Collection(YNode):
+    """A mapping or sequence."""
+
+    __slots__ = ("items", "pairs")
+
+    def __init__(
+        self,
+        kind: str,
+        span: Span | int,
+        value: str = "",
+        style: str | None = None,
+        pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS,
+        items: Sequence[YNode] = _NO_ITEMS,
+    ) -> None:
+        self.kind = kind
+        self._span = span if isinstance(span, int) else _pack(*span)
+        self.pairs = pairs
+        self.items = items
 
 
 @dataclass(eq=False)
@@ -410,25 +456,28 @@ def _decode(data: Any, nodes: list[YNode]) -> YNode:
     if kind is int:
         known: YNode = nodes[data]
         return known
-    node: YNode = _new(YNode)
+    if kind is tuple:  # interned as the builder does (keys and flags repeat across files)
+        text = _new(_Text)
+        nodes.append(text)
+        text._span = data[0]
+        value = data[1]
+        text.kind, text.style = "scalar", data[2]
+        text.value = intern(value) if len(value) <= 64 else value
+        return text
+    if len(data) == 2 and type(data[1]) is not list:
+        alias = _new(_Text)
+        nodes.append(alias)
+        alias._span, alias.kind, alias.value, alias.style = data[0], "alias", data[1], None
+        return alias
+    node = _new(_Collection)
     nodes.append(node)
     node._span = data[0]
-    if kind is tuple:  # interned as the builder does (keys and flags repeat across files)
-        value = data[1]
-        node.kind, node.style = "scalar", data[2]
-        node.value = intern(value) if len(value) <= 64 else value
-        node.pairs, node.items = _NO_PAIRS, _NO_ITEMS
-        return node
-    node.value, node.style = "", None
     if len(data) == 3:
         node.kind, node.pairs = "seq", _NO_PAIRS
         node.items = [_decode(item, nodes) for item in data[1]]
-    elif type(data[1]) is list:
+    else:
         node.kind, node.items = "map", _NO_ITEMS
         node.pairs = [(_decode(k, nodes), _decode(v, nodes)) for k, v in data[1]]
-    else:
-        node.kind, node.value = "alias", data[1]
-        node.pairs, node.items = _NO_PAIRS, _NO_ITEMS
     return node
 
 
