@@ -316,9 +316,9 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
     function returns: nothing could release it by name; one the function kills itself before
     it returns is not held after the call)."""
     found: list[Resource] = []
-    for function, (command, name) in _function_starts(flow.script).items():
+    for function, starts in _function_starts(flow.script).items():
         call = next((s for s in flow.statements if s.name == function), None)
-        if call is not None:
+        for command, name in starts if call is not None else ():
             releases = _KILL if name is not None else _NEVER
             found.append(Resource("background process", command, call, name, releases))
     for function, (command, handles) in _function_containers(flow.script).items():
@@ -337,9 +337,7 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
         library = flow.defined(callee)
         if library is None or library is flow.script:
             continue
-        start = _function_starts(library).get(callee)
-        if start is not None:
-            command, name = start
+        for command, name in _function_starts(library).get(callee, ()):
             releases = _KILL if name is not None else _NEVER
             resource = Resource("background process", command, statement, name, releases)
             # (an EXIT trap the library sets at its top level is the sourcing shell's, unless
@@ -371,15 +369,14 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
     return found
 
 
-def _function_starts(script: Script) -> dict[str, tuple[Command, str | None]]:
-    """Each function's first background process kept in a global, or whose `$!` it does not
-    keep (then only what ends every job or the program by its name releases it), and not
-    released by the rest of its body, with that global (worked out once per script: every
-    flow asks)."""
+def _function_starts(script: Script) -> dict[str, list[tuple[Command, str | None]]]:
+    """Each function's background processes kept in a global, or whose `$!` it does not keep
+    (then only what ends every job or the program by its name releases it), and not released
+    by the rest of its body, with that global (worked out once per script: every flow asks)."""
     found = script.memo.get("BL103 function starts")
     if isinstance(found, dict):
         return found
-    starts: dict[str, tuple[Command, str | None]] = {}
+    starts: dict[str, list[tuple[Command, str | None]]] = {}
     for function in script.functions:
         body = [c for c in script.body(function) if not c.subshell]
         for index, command in enumerate(body):
@@ -404,8 +401,7 @@ def _function_starts(script: Script) -> dict[str, tuple[Command, str | None]]:
             if not any(_releases(probe, text) for text in later):
                 # (one the function stops itself is gone; a `local` PID is gone when it
                 # returns: then only the program's name or what ends every job releases it)
-                starts[function] = (command, None if local else name)
-                break
+                starts.setdefault(function, []).append((command, None if local else name))
     script.memo["BL103 function starts"] = starts
     return starts
 
@@ -661,6 +657,41 @@ def _pgrep_held(script: Script) -> dict[str, list[str]]:
     return found
 
 
+# `pids=$(jobs -pr)`: a variable given every job's PID (`-r`: the running ones)
+_JOBS_HELD = re.compile(
+    r"\b([A-Za-z_][A-Za-z0-9_]*)=\"?(?:\$\(\s*jobs\s+-[r]*p[r]*\s*\)|`jobs\s+-[r]*p[r]*`)"
+)
+
+
+def _kills_jobs_held(text: str, script: Script) -> bool:
+    """`pids=$(jobs -pr); [ -n "$pids" ] && kill $pids`: the kill of a variable the text or
+    the script gives every job's PID kills every job, as `kill $(jobs -p)` does."""
+    if "kill" not in text:
+        return False
+    held = {m.group(1) for m in _JOBS_HELD.finditer(text)} | _jobs_held(script)
+    if not held:
+        return False
+    return any(
+        held & set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", killed.group(0)))
+        for killed in _KILLED_NAMES.finditer(text)
+    )
+
+
+def _jobs_held(script: Script) -> set[str]:
+    """The variables the script gives every job's PID (`PIDS=$(jobs -p)`). Worked out once per
+    script."""
+    known = script.memo.get("BL103 jobs held")
+    if isinstance(known, set):
+        return known
+    found = {
+        a.name
+        for a in script.top.assignments
+        if a.value is not None and _JOBS_HELD.match(f"{a.name}={a.value.text}")
+    }
+    script.memo["BL103 jobs held"] = found
+    return found
+
+
 # a `kill` and the words it is given (up to an operator)
 _KILLED_NAMES = re.compile(r"\bkill\b[^;&|\n]*")
 
@@ -668,7 +699,7 @@ _KILLED_NAMES = re.compile(r"\bkill\b[^;&|\n]*")
 # a handler that ends every background process of the script: its process group (`kill 0`,
 # `kill -- -$$`) or every job (`kill $(jobs -p)`, `pkill -P $$`)
 _KILL_ALL = re.compile(
-    r"\bkill\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$|\"?\$\(jobs\s+-p\)|%)"
+    r"\bkill\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$|\"?\$\(\s*jobs\s+-r*pr*\s*\)|%)"
     r"|\bpkill\s+(?:-[A-Za-z0-9]+\s+)*-P\s+\$\$"
     r"|\bjobs\s+-p\s*\|\s*xargs\s+(?:-[A-Za-z]+\s+)*kill\b"
 )
@@ -767,6 +798,8 @@ def _releases(resource: Resource, text: str) -> bool:
         if ("lsof" in text or "fuser" in text) and _kills_by_port(resource, text):
             return True
         if _kills_pgrep_held(resource, text):
+            return True
+        if _kills_jobs_held(text, resource.acquired_by.script.top):
             return True
     if not resource.release.search(text):
         return False
@@ -1651,6 +1684,8 @@ def _jobs_killed(script: Script, server: Command, job: Command, sent: _Sent) -> 
             found = _KILL_JOBS.search(text)
             if found is not None and (found.group("spec") is None or alone):
                 return True
+            if _kills_jobs_held(text, script):
+                return True
         return False
 
     kill = next((c for c in script.commands if kills(c)), None)
@@ -1805,26 +1840,29 @@ def _in_the_call(
 ) -> list[ExitPath]:
     """Where the function the script calls to acquire the resource (`check() { docker run -d
     --name "$NAME" ...; ... exit 1; }`, stopped by the script after the call) ends the script
-    itself after the acquisition: an `exit` of its body (a `return` goes back to the caller).
-    Only a function of the flow's own file, called at its top level."""
+    itself after the acquisition: an `exit` of its body (a `return` goes back to the caller),
+    and where the call runs under `set -e`, a command of the body that fails (`launch() {
+    vllm serve ... & wait_for_server 8000; }`). Only a function of the flow's own file."""
     acquisition, statement = resource.acquired_by, resource.statement
     function = acquisition.function
     if (
-        flow.function is not None
-        or statement is acquisition
+        statement is acquisition
         or function is None
         or statement.name != function
         or acquisition.script is not flow.script
     ):
         return []
-    body = Flow(flow.script, False, lookup, function)
+    call = flow.exit_path(statement)
+    errexit = call is not None and call.kind == "errexit"
+    body = Flow(flow.script, False, lookup, function, errexit)
     at = body.index(acquisition)
     if at is None:
         return []
+    kinds = ("exit", "errexit") if errexit else ("exit",)
     return [
         p
         for p in body.exits_between(at, None)
-        if p.kind == "exit" and not released(p.command) and not _about_itself(resource, p)
+        if p.kind in kinds and not released(p.command) and not _about_itself(resource, p)
     ]
 
 
