@@ -318,7 +318,9 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
     found: list[Resource] = []
     for function, starts in _function_starts(flow.script).items():
         call = next((s for s in flow.statements if s.name == function), None)
-        for command, name in starts if call is not None else ():
+        if call is None:
+            continue
+        for command, name in starts:
             releases = _KILL if name is not None else _NEVER
             found.append(Resource("background process", command, call, name, releases))
     for function, (command, handles) in _function_containers(flow.script).items():
