@@ -269,10 +269,12 @@ _WINDOWS = re.compile(r"(?<![a-z0-9])win", re.I)
 
 def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
     """Whether a `run:` step surely runs in bash or sh: its `shell:` (the step's, else the
-    job's or the workflow's `defaults.run.shell`) says so, or none is given and the job's
-    `runs-on` names no Windows runner (whose default is PowerShell: a label starting with `win`)
-    and is no expression, or is the job's matrix's label (`${{ matrix.os }}`) and none of the
-    matrix's values of it is either."""
+    job's or the workflow's `defaults.run.shell`) says so; or none is given and the job's
+    `runs-on` names no Windows runner (whose default is PowerShell: a label starting with
+    `win`), each label written out (or the job's matrix's values of `${{ matrix.os }}`); or
+    the runner is not known (an expression, a `group:`) and the script is one only a POSIX
+    shell runs: it names the runner's files as shell variables (`>> $GITHUB_ENV`: PowerShell's
+    is `$env:GITHUB_ENV`, an unset variable of its own would be `$GITHUB_ENV`)."""
     for given in (step.get("shell"), _default_shell(job), _default_shell(root)):
         if given is not None:
             words = given.value.split() if given.is_scalar else []
@@ -281,10 +283,19 @@ def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
     labels = [runs_on] if runs_on is not None and runs_on.is_scalar else []
     if runs_on is not None and runs_on.is_seq:
         labels = [item for item in runs_on.items if item.is_scalar]
-    if runs_on is not None and not labels:
-        return False  # (a mapping: `group:`/`labels:`, not read)
     texts = [text for label in labels for text in _matrix_values(job, label.value)]
-    return not any(_WINDOWS.search(t) or "${{" in t for t in texts)
+    if any(_WINDOWS.search(t) for t in texts):
+        return False
+    if not any("${{" in t for t in texts) and (runs_on is None or labels):
+        return True
+    # (a mapping, `group:`/`labels:`, is not read: the runner is not known either)
+    run = step.get("run")
+    return run is not None and run.is_scalar and _POSIX_FILES.search(run.value) is not None
+
+
+# the runner's files a step writes to, named as a POSIX shell names them (`$GITHUB_ENV`,
+# `${GITHUB_OUTPUT}`; not PowerShell's `$env:GITHUB_ENV`, nor cmd's `%GITHUB_ENV%`)
+_POSIX_FILES = re.compile(r"\$\{?GITHUB_(?:ENV|OUTPUT|PATH|STEP_SUMMARY|STATE)\b")
 
 
 def _matrix_values(job: YNode, text: str) -> list[str]:

@@ -126,7 +126,8 @@ script's command line.
 A workflow step is read where bash runs it: its `shell:` (or its job's or workflow's default)
 is bash or sh, or none is given and its `runs-on` names a runner that is not Windows (a
 matrix's label, `${{ matrix.os }}`, by each value of the matrix). A step whose runner is
-another expression (a `fromJSON` of inputs) may run in PowerShell, and one with a
+another expression (a `fromJSON` of inputs) may run in PowerShell, unless its script names
+the runner's files as only a POSIX shell does (`>> "$GITHUB_OUTPUT"`), and one with a
 `working-directory` not known may run anywhere: their lines are counted in the warnings
 (`defaults: run: shell: bash` on the job has them read). A script a job gives another
 repository's reusable workflow (`uses: org/infra/.github/workflows/linux_job.yml@main` with

@@ -44,13 +44,14 @@ jobs:
 ```
 
 ## Exceptions
-Not reported: a name the runner, the job's container image or a toolkit in it may set
-already (`PATH`, `HOME`, `CUDA_HOME`, `LD_*`, `PYTHON*`: the step sees that value), a step that
-may not run in bash or sh (its `shell:` or the job's default names
-another, or the job may run on Windows, whose default is PowerShell), a write whose name is not
-written plainly (`echo "$KEY=1"`), a read inside a function or a `bash -c` string of the script,
-and the programs the step runs (the launcher's reads are its own: BL104 and the routes see
-them).
+Not reported: a name the runner, the job's container image or a toolkit in it may set already
+(`PATH`, `HOME`, `CUDA_HOME`, `LD_*`, `PYTHON*`: the step sees that value), a step that may not run
+in bash or sh (its `shell:` or the job's default names another, or the job may run on Windows,
+whose default is PowerShell: a `runs-on` that names Windows; one an expression or a runner group
+gives, where the script names no runner file as a shell variable, `$GITHUB_ENV`, as PowerShell's
+`$env:GITHUB_ENV` does not), a write whose name is not written plainly (`echo "$KEY=1"`), a read
+inside a function or a `bash -c` string of the script, and the programs the step runs (the
+launcher's reads are its own: BL104 and the routes see them).
 """
 
 from __future__ import annotations
