@@ -176,6 +176,7 @@ file of that name under a folder it is in); that parser must be told from its co
 
 from __future__ import annotations
 
+import ast
 import difflib
 import posixpath
 import re
@@ -1823,7 +1824,7 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
             deeper = _parsed_in_turn(ws, file, path)
             if deeper is not None:
                 called.append(f"`{name}` of `{file}`, which calls {deeper}")
-            elif _parses_held(ws, file):  # (`parser = pkg.get_default_parser()`: not followed)
+            elif _parses_held(ws, file, name):  # (`parser = pkg.get_default_parser()`)
                 untold.append(
                     f"it parses its command line with `{name}` of `{file}`, with a parser another "
                     "call there gives it (not followed)"
@@ -1842,11 +1843,23 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
     return found[0] if found else pyargs.NO_PARSER
 
 
-def _parses_held(ws: Workspace, module: str) -> bool:
-    """Whether a module that makes no parser still parses a command line with one (`parser =
-    pkg.get_default_parser(); parser.parse_args()`): a parser it gets from a call."""
+def _parses_held(ws: Workspace, module: str, name: str) -> bool:
+    """Whether a function of a module that makes no parser still parses a command line with one
+    (`parser = pkg.get_default_parser(); parser.parse_args()`): a parser it gets from a call.
+    The function's own text where the module defines it (not `launch_time`, beside the
+    `parse_args` that does: t50a, InternEvo), else the module's."""
     source = ws.source(module)
-    return source is not None and _PARSES.search(source.text) is not None
+    if source is None or _PARSES.search(source.text) is None:
+        return False
+    try:
+        tree = ast.parse(source.text)
+    except (SyntaxError, ValueError, RecursionError):
+        return True
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            text = ast.get_source_segment(source.text, node) or ""
+            return _PARSES.search(text) is not None
+    return True
 
 
 _PARSES = re.compile(r"\.parse_(?:known_)?args\(")

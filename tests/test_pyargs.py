@@ -1316,9 +1316,15 @@ def test_a_parser_another_call_of_the_parsing_module_gives_is_said_as_that(
             "pkg/utils/__init__.py": "",
             "pkg/utils/common.py": (
                 "import pkg\n\ndef parse_args():\n    parser = pkg.get_default_parser()\n"
-                "    return parser.parse_args()\n"
+                "    return parser.parse_args()\n\ndef launch_time():\n    return 0\n"
             ),
-            "train.py": "from pkg.utils.common import parse_args\nargs = parse_args()\n",
+            # (a function of that module called first, that parses nothing, is not named:
+            # t50a, InternEvo)
+            "train.py": (
+                "from pkg.utils.common import launch_time, parse_args\n"
+                "def main(args):\n    launch_time()\n"
+                "if __name__ == '__main__':\n    main(parse_args())\n"
+            ),
             "run.sh": "#!/bin/bash\npython3 train.py --config c.yaml\n",
         },
     )
