@@ -34,7 +34,9 @@ repository, for a script nothing starts) while one of them sets the same name in
 sets that is one or two characters short of a name a way in sets, one character off or with two
 neighbours swapped (`$MODE` where the workflow sets `MODEL`, `$PROT`), is almost always a typo:
 an error of its own, on every launch that reads it, with the place that sets the other name as a
-related location.
+related location; a name in another case is one too where the script reads it anywhere else, at
+its first such read (`if [[ "$isl" == 8192 ]]` while the launcher passes `ISL`: the test is never
+true).
 
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
@@ -366,6 +368,78 @@ def _typos(unvalidated: dict[str, Read], ctx: Context, path: str) -> list[Findin
     return found
 
 
+def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterator[Finding]:
+    """Reads outside an engine's command line (a test, `[[ "$isl" == 8192 ]]`, an echo) of a
+    name nothing on the ways into the script sets, and nothing in it, while a way in sets the
+    same name in another case (the launcher passes `ISL`): always empty, where the other was
+    meant (t50b, InferenceX 979e65e0c: an 8k1k tuning that never applied). A typo on an
+    engine's command line is said there (`_typos`), with its launch."""
+    routes = ctx.environment.routes(script.path)
+    if not routes:
+        return
+    given: dict[str, str] = {}
+    for route in routes:
+        for name in route.variables():
+            given.setdefault(name.lower(), name)
+    written = {m.decode() for m in _READ_TEXT.findall(script.src)}
+    if not any(given.get(n.lower(), n) != n for n in written):
+        return  # (the text reads no other case form of a name a way in sets)
+    # (a name an engine's command line reads too is said with its launch)
+    engine = {read.name for launch in launches(script) for read, _ in _consumed(launch)}
+    first: dict[str, tuple[Command, Read]] = {}
+    for command, read in _every_read(script):
+        name = read.name
+        other = given.get(name.lower())
+        if other is None or other == name or name in engine:
+            continue
+        if name in everything.assigned or is_builtin(name, ctx.config.known_env):
+            continue
+        if _set_in_function(command, read):
+            continue
+        known = first.get(name)
+        if known is None or read.node.start_byte < known[1].node.start_byte:
+            first[name] = (command, read)
+    sourced = _sourced_names(ctx, script) if first else set()
+    for name, (_, read) in sorted(first.items(), key=lambda item: item[1][1].node.start_byte):
+        if name in sourced:
+            continue
+        setters = _route_setters(routes, [name]).get(name, {})
+        other = given[name.lower()]
+        if name in setters or other not in setters:
+            continue  # (a way in sets it as it is written)
+        where = setters[other]
+        yield Finding(
+            "BL104",
+            f"nothing on the ways into this script sets `{name}`; {where.path}:{where.span.line}"
+            f" sets `{other}`: `${name}` is empty here where `${other}` was meant",
+            Location(script.path, read.span),
+            related=(Location(where.path, where.span, f"sets {other}"),),
+            subject=f"typo:{name}",
+            severity=Severity.ERROR,
+        )
+
+
+# a read's name as the text writes it (`$isl`, `${isl:-}`): a cheap look before the model's
+_READ_TEXT = re.compile(rb"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _every_read(script: Script) -> Iterator[tuple[Command, Read]]:
+    """Each read of the script's own commands (not a nested script's), with its command: in
+    the conditions that guard them, their words, assigned values and redirections."""
+    guards: set[int] = set()
+    for command in script.commands:
+        for guard in command.guards:
+            if id(guard) not in guards:
+                guards.add(id(guard))
+                for read in guard.reads:
+                    yield command, read
+        words = [*command.words, *(a.value for a in command.assignments if a.value is not None)]
+        words += [r.target for r in command.redirects]
+        for word in words:
+            for read in word.reads():
+                yield command, read
+
+
 @script_rule(
     "BL104", "unvalidated-env", Severity.WARNING, tags=("shell", "environment"), precision="medium"
 )
@@ -395,6 +469,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         return
     checked_upstream: frozenset[str] | None = None  # worked out on first need
     reported = False  # one report of unchecked variables per script; a typo on every launch
+    yield from _case_slips(ctx, script, everything)
     for launch, before in zip(found, befores, strict=True):
         # what the script set before the launch (a launch in a function: anywhere, as the
         # function may be called after it)
