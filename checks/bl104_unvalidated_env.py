@@ -374,6 +374,15 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
     same name in another case (the launcher passes `ISL`): always empty, where the other was
     meant (t50b, InferenceX 979e65e0c: an 8k1k tuning that never applied). A typo on an
     engine's command line is said there (`_typos`), with its launch."""
+    # (a cheap look first: the text reads a name not upper-case that the script does not set;
+    # a way in that sets `port` while the script reads `$PORT` is not looked for)
+    written = {m.decode() for m in _READ_TEXT.findall(script.src)}
+    known = ctx.config.known_env
+    if not any(
+        not n.isupper() and n not in everything.assigned and not is_builtin(n, known)
+        for n in written
+    ):
+        return
     routes = ctx.environment.routes(script.path)
     if not routes:
         return
@@ -381,8 +390,7 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
     for route in routes:
         for name in route.variables():
             given.setdefault(name.lower(), name)
-    written = {m.decode() for m in _READ_TEXT.findall(script.src)}
-    if not any(given.get(n.lower(), n) != n for n in written):
+    if not any(given.get(n.lower(), n) != n for n in written if not n.isupper()):
         return  # (the text reads no other case form of a name a way in sets)
     # (a name an engine's command line reads too is said with its launch)
     engine = {read.name for launch in launches(script) for read, _ in _consumed(launch)}
@@ -390,14 +398,14 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
     for command, read in _every_read(script):
         name = read.name
         other = given.get(name.lower())
-        if other is None or other == name or name in engine:
+        if other is None or other == name or name in engine or name.isupper():
             continue
         if name in everything.assigned or is_builtin(name, ctx.config.known_env):
             continue
         if _set_in_function(command, read):
             continue
-        known = first.get(name)
-        if known is None or read.node.start_byte < known[1].node.start_byte:
+        held = first.get(name)
+        if held is None or read.node.start_byte < held[1].node.start_byte:
             first[name] = (command, read)
     sourced = _sourced_names(ctx, script) if first else set()
     for name, (_, read) in sorted(first.items(), key=lambda item: item[1][1].node.start_byte):
