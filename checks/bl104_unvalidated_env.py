@@ -374,14 +374,14 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
     same name in another case (the launcher passes `ISL`): always empty, where the other was
     meant (t50b, InferenceX 979e65e0c: an 8k1k tuning that never applied). A typo on an
     engine's command line is said there (`_typos`), with its launch."""
-    # (a cheap look first: the text reads a name not upper-case that the script does not set;
-    # a way in that sets `port` while the script reads `$PORT` is not looked for)
+    # (a cheap look first: the text reads a name not upper-case that nothing in the script
+    # assigns, a function's `local` or a loop's variable either; a way in that sets `port`
+    # while the script reads `$PORT` is not looked for)
     written = {m.decode() for m in _READ_TEXT.findall(script.src)}
-    known = ctx.config.known_env
-    if not any(
-        not n.isupper() and n not in everything.assigned and not is_builtin(n, known)
-        for n in written
-    ):
+    written = {n for n in written if not n.isupper() and n not in everything.assigned}
+    if written:
+        written -= {a.name for inner in script.walk() for a in inner.assignments}
+    if not any(not is_builtin(n, ctx.config.known_env) for n in written):
         return
     routes = ctx.environment.routes(script.path)
     if not routes:
@@ -390,7 +390,7 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
     for route in routes:
         for name in route.variables():
             given.setdefault(name.lower(), name)
-    if not any(given.get(n.lower(), n) != n for n in written if not n.isupper()):
+    if not any(given.get(n.lower(), n) != n for n in written):
         return  # (the text reads no other case form of a name a way in sets)
     # (a name an engine's command line reads too is said with its launch)
     engine = {read.name for launch in launches(script) for read, _ in _consumed(launch)}
