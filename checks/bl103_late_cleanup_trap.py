@@ -665,12 +665,20 @@ _JOBS_HELD = re.compile(
 )
 
 
+# `for pid in $(jobs -p); do`: a loop's variable given each job's PID in turn
+_JOBS_LOOP = re.compile(
+    r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+\"?(?:\$\(\s*jobs\s+-r*pr*\s*\)|`jobs\s+-r*pr*`)"
+)
+
+
 def _kills_jobs_held(text: str, script: Script) -> bool:
-    """`pids=$(jobs -pr); [ -n "$pids" ] && kill $pids`: the kill of a variable the text or
-    the script gives every job's PID kills every job, as `kill $(jobs -p)` does."""
+    """`pids=$(jobs -pr); [ -n "$pids" ] && kill $pids`, `for pid in $(jobs -p); do kill
+    "$pid"; done`: the kill of a variable the text or the script gives every job's PID kills
+    every job, as `kill $(jobs -p)` does."""
     if "kill" not in text:
         return False
     held = {m.group(1) for m in _JOBS_HELD.finditer(text)} | _jobs_held(script)
+    held |= {m.group(1) for m in _JOBS_LOOP.finditer(text)}
     if not held:
         return False
     return any(
@@ -680,15 +688,17 @@ def _kills_jobs_held(text: str, script: Script) -> bool:
 
 
 def _jobs_held(script: Script) -> set[str]:
-    """The variables the script gives every job's PID (`PIDS=$(jobs -p)`). Worked out once per
-    script."""
+    """The variables the script gives every job's PID (`PIDS=$(jobs -p)`, `for pid in $(jobs
+    -p)`). Worked out once per script."""
     known = script.memo.get("BL103 jobs held")
     if isinstance(known, set):
         return known
+    top = script.top
     found = {
         a.name
-        for a in script.top.assignments
-        if a.value is not None and _JOBS_HELD.match(f"{a.name}={a.value.text}")
+        for a in top.assignments
+        if (a.value is not None and _JOBS_HELD.match(f"{a.name}={a.value.text}"))
+        or (a.kind == "for" and _JOBS_LOOP.match(top.text_of(a.command.node)))
     }
     script.memo["BL103 jobs held"] = found
     return found
