@@ -32,17 +32,18 @@ its process ID (`kill "$SERVER_PID"`) or with a pattern its own name does not ho
 
 ## Exceptions
 Not reported: a `pkill` that a `bash -c` string runs last with no redirection (bash runs it in
-place of the shell, which then is not there to kill), a pattern that is not fixed text or that is
-anchored (`^`, `$`), `-x` and `-v`, signals that do not end a process by default (`-0`, `CONT`,
-`CHLD`, `URG`, `WINCH`, the stop signals), a signal the killed shell traps with a handler that lets
-it go on (not `trap -`, the default again; not a handler that runs `exit`, itself or in a function,
-nor one that runs the function holding the pkill, which then signals the shell again, for ever; one
-a file the script sources sets counts too), and a file's name where the file is not run by its
-name: one that a script sources (the sourcing scripts' names are used), or a library of functions.
-Shells started through `srun`, `ssh`, `docker`, `kubectl exec`, `enroot` and the like run on
-another host or in a container: only their own command line counts. Patterns are matched as POSIX
-extended regular expressions, as pkill reads them (`tests/test_differential.py` holds the match to
-pgrep's).
+place of the shell, which then is not there to kill), a pattern that is not fixed text (a loop's
+variable alone, `for p in vllm sglang; do pkill -f "$p"`, is matched with each word the loop writes
+out) or that is anchored (`^`, `$`), `-x` and `-v`, signals that do not end a process by default
+(`-0`, `CONT`, `CHLD`, `URG`, `WINCH`, the stop signals), a signal the killed shell traps with a
+handler that lets it go on (not `trap -`, the default again; not a handler that runs `exit`, itself
+or in a function, nor one that runs the function holding the pkill, which then signals the shell
+again, for ever; one a file the script sources sets counts too), and a file's name where the file
+is not run by its name: one that a script sources (the sourcing scripts' names are used), or a
+library of functions. Shells started through `srun`, `ssh`, `docker`, `kubectl exec`, `enroot` and
+the like run on another host or in a container: only their own command line counts. Patterns are
+matched as POSIX extended regular expressions, as pkill reads them (`tests/test_differential.py`
+holds the match to pgrep's).
 
 ## Fix safety
 In a shell's command string, the pattern's first letter is put in brackets (`sglang` becomes
@@ -55,10 +56,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from benchlint.calls import call_graph
+from benchlint.calls import call_graph, loop_words
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
 from benchlint.registry import script_rule
@@ -96,6 +97,13 @@ class Kill:
     pattern: Word
     signal: str  # "TERM", "KILL", "9" ...: as pkill names it, upper case, no SIG
     ignore_case: bool
+    # the pattern's text where the word is a loop's variable (`for p in vllm sglang; do pkill
+    # -f "$p"`): one of the values the loop gives it; None: the word's own value
+    given: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.pattern.value if self.given is None else self.given
 
 
 @dataclass(frozen=True)
@@ -118,12 +126,47 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         kill = _kill(command)
         if kill is None:
             continue
+        kills = [kill]
         if not kill.pattern.static:
-            ctx.count("pkill -f patterns not fixed text, not matched (BL111)", _at(command))
-            continue
-        finding = _finding(ctx, command, kill)
-        if finding is not None:
-            yield finding
+            values = _loop_values(command, kill.pattern)
+            if values is None:
+                ctx.count("pkill -f patterns not fixed text, not matched (BL111)", _at(command))
+                continue
+            kills = [replace(kill, given=value) for value in values]
+        for each in kills:
+            finding = _finding(ctx, command, each)
+            if finding is not None:
+                yield finding
+                break
+
+
+def _loop_values(command: Command, word: Word) -> list[str] | None:
+    """The values a pattern that is a loop's variable alone (`"$p"`, `${p}`) takes: the words
+    of the `for` loops of the script that give it (the pkill inside one), where each is written
+    out (`for p in vllm 'sglang.launch_server'`); None where that is not known."""
+    script = command.script
+    text = script.text_of(word.node).strip('"')
+    found = _LOOP_READ.fullmatch(text)
+    if found is None:
+        return None
+    name = found.group(1) or found.group(2)
+    assigned = [a for a in script.assignments if a.name == name]
+    loops = [a.command.node for a in assigned if a.kind == "for"]
+    if not loops or len(loops) != len(assigned) or not any(n in command.loops for n in loops):
+        return None
+    values: list[str] = []
+    for node in (n for n in loops if n in command.loops):
+        for each in loop_words(script.text_of(node), name):
+            plain = _LOOP_WORD.fullmatch(each)
+            if plain is None:
+                return None
+            values.append(next(g for g in plain.groups() if g is not None))
+    return values or None
+
+
+_LOOP_READ = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+# a loop's word written out: plain, or all in one pair of quotes (no expansion, escape, glob)
+_LOOP_WORD = re.compile(r"'([^']+)'|\"([^\"$`\\]+)\"|([^\s'\"$`\\*?\[{]+)")
 
 
 def _at(command: Command) -> Location:
@@ -185,7 +228,7 @@ def _kill(command: Command) -> Kill | None:
 
 
 def _finding(ctx: Context, command: Command, kill: Kill) -> Finding | None:
-    pattern = kill.pattern.value
+    pattern = kill.text
     if _anchored(pattern):
         return None
     compiled = pkill_pattern(pattern, kill.ignore_case)
@@ -426,9 +469,11 @@ def _handled(script: Script, handler: str, pkill: Command, depth: int = 0) -> st
 
 def _report(command: Command, kill: Kill, shell: Shell, start: int, end: int, how: str) -> Finding:
     matched = shell.text[start:end]
-    pattern = kill.pattern.value
-    text = clip(command.script.text_of(command.node), 50)
-    fix = _fix(kill, shell) if shell.string is not None else None
+    pattern = kill.text
+    text = f"`{clip(command.script.text_of(command.node), 50)}`"
+    if kill.given is not None:  # (a loop's value)
+        text += f" (with `{pattern}`, a value its loop gives the pattern)"
+    fix = _fix(kill, shell) if shell.string is not None and kill.given is None else None
     if shell.string is None:
         what = shell.label
         help_ = (
@@ -437,7 +482,7 @@ def _report(command: Command, kill: Kill, shell: Shell, start: int, end: int, ho
         )
     else:
         what = f"{shell.label} (its string holds `{clip(matched, 40)}`"
-        own = shell.string.offsets[start] == kill.pattern.offsets[0]
+        own = kill.given is None and shell.string.offsets[start] == kill.pattern.offsets[0]
         what += ", the pattern's own text)" if own else ")"
         bracketed = f"[{pattern[0]}]{pattern[1:]}"
         help_ = (
@@ -446,7 +491,7 @@ def _report(command: Command, kill: Kill, shell: Shell, start: int, end: int, ho
         )
     return Finding(
         "BL111",
-        f"`{text}` matches {what}: pkill spares only its own process, so SIG{kill.signal} {how}",
+        f"{text} matches {what}: pkill spares only its own process, so SIG{kill.signal} {how}",
         Location(command.script.path, kill.pattern.span),
         related=(_at(command),),
         subject=f"{pattern}@{shell.text if shell.string is None else 'string'}",
@@ -458,7 +503,7 @@ def _report(command: Command, kill: Kill, shell: Shell, start: int, end: int, ho
 def _fix(kill: Kill, shell: Shell) -> Fix | None:
     """`sglang` -> `[s]glang` in the command string, when the string then no longer matches."""
     assert shell.string is not None
-    pattern = kill.pattern.value
+    pattern = kill.text
     letter = _FIRST_LETTER.match(pattern)
     if letter is None:
         return None
