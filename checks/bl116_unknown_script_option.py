@@ -1846,8 +1846,9 @@ def _delegated(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
 def _parses_held(ws: Workspace, module: str, name: str) -> bool:
     """Whether a function of a module that makes no parser still parses a command line with one
     (`parser = pkg.get_default_parser(); parser.parse_args()`): a parser it gets from a call.
-    The function's own text where the module defines it (not `launch_time`, beside the
-    `parse_args` that does: t50a, InternEvo), else the module's."""
+    The function's own text, and that of the module's functions it calls, where the module
+    defines it (not `launch_time` or a class beside the `parse_args` that does: t50a, t51a,
+    InternEvo); the module's text where the name is not defined there (imported into it)."""
     source = ws.source(module)
     if source is None or _PARSES.search(source.text) is None:
         return False
@@ -1855,11 +1856,34 @@ def _parses_held(ws: Workspace, module: str, name: str) -> bool:
         tree = ast.parse(source.text)
     except (SyntaxError, ValueError, RecursionError):
         return True
+    functions: dict[str, ast.AST] = {}
+    defined: set[str] = set()
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            text = ast.get_source_segment(source.text, node) or ""
-            return _PARSES.search(text) is not None
-    return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions[node.name] = node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined |= {t.id for t in targets if isinstance(t, ast.Name)}
+    if name not in defined:
+        return True  # (imported into the module: its text is all there is to go by)
+    pending, seen = [name], {name}
+    while pending:  # (the function, and the module's functions it calls, at any depth)
+        function = functions.get(pending.pop())
+        if function is None:
+            continue
+        if _PARSES.search(ast.get_source_segment(source.text, function) or ""):
+            return True
+        called = {
+            c.func.id
+            for c in ast.walk(function)
+            if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+        }
+        for other in sorted(called & functions.keys() - seen):
+            seen.add(other)
+            pending.append(other)
+    return False
 
 
 _PARSES = re.compile(r"\.parse_(?:known_)?args\(")

@@ -1337,6 +1337,51 @@ def test_a_parser_another_call_of_the_parsing_module_gives_is_said_as_that(
     ) in result.warnings()
 
 
+def test_the_function_that_parses_is_named_past_a_class_and_through_a_helper(
+    tmp_path: Any,
+) -> None:
+    """The module's function that parses is named: not a class of it the script uses first
+    (t51a, InternEvo's `BatchSkipper`), and one that parses through a helper of the module
+    (`init_indirect` -> `_args`) is one that parses, not a script that makes no parser."""
+    from tests.conftest import run_lint, write_repo
+
+    common = (
+        "import pkg\n\nclass BatchSkipper:\n    pass\n\n"
+        "def initialize():\n    return pkg.get_default_parser().parse_args()\n\n"
+        "def init_indirect():\n    return _args()\n\n"
+        "def _args():\n    return pkg.get_default_parser().parse_args()\n"
+    )
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "pkg/__init__.py": "from .config import get_default_parser\n",
+            "pkg/config.py": (
+                "import argparse\n\ndef get_default_parser():\n"
+                "    return argparse.ArgumentParser()\n"
+            ),
+            "pkg/utils.py": common,
+            "first.py": (
+                "from pkg.utils import BatchSkipper, initialize\nBatchSkipper()\ninitialize()\n"
+            ),
+            "helper.py": "from pkg.utils import init_indirect\ninit_indirect()\n",
+            "run.sh": (
+                "#!/bin/bash\npython3 first.py --config c.yaml\npython3 helper.py --config c.yaml\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    said = "Python scripts run with options whose parser cannot be told, not read (BL116): "
+    assert (
+        f"{said}`first.py`: it parses its command line with `initialize` of `pkg/utils.py`, "
+        "with a parser another call there gives it (not followed): 1 (run.sh:2)"
+    ) in result.warnings()
+    assert (
+        f"{said}`helper.py`: it parses its command line with `init_indirect` of `pkg/utils.py`, "
+        "with a parser another call there gives it (not followed): 1 (run.sh:3)"
+    ) in result.warnings()
+
+
 def test_a_path_from_dollar_zero_in_a_sourced_file_is_said(tmp_path: Any) -> None:
     """`$(dirname "$0")` in a file a script sources is the sourcing script's folder, not the
     file's: said, not read (directly, or through a variable). The same in a script that runs
