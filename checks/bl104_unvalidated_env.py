@@ -379,8 +379,9 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
     # while the script reads `$PORT` is not looked for)
     written = {m.decode() for m in _READ_TEXT.findall(script.src)}
     written = {n for n in written if not n.isupper() and n not in everything.assigned}
-    if written:
-        written -= {a.name for inner in script.walk() for a in inner.assignments}
+    # (a function's `local` too: a function it calls sees it, bash's scope being dynamic)
+    own = {a.name for inner in script.walk() for a in inner.assignments} if written else set()
+    written -= own
     if not any(not is_builtin(n, ctx.config.known_env) for n in written):
         return
     routes = ctx.environment.routes(script.path)
@@ -398,11 +399,9 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
     for command, read in _every_read(script):
         name = read.name
         other = given.get(name.lower())
-        if other is None or other == name or name in engine or name.isupper():
+        if other is None or other == name or name in engine or name.isupper() or name in own:
             continue
         if name in everything.assigned or is_builtin(name, ctx.config.known_env):
-            continue
-        if _set_in_function(command, read):
             continue
         held = first.get(name)
         if held is None or read.node.start_byte < held[1].node.start_byte:
@@ -416,10 +415,14 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
         if name in setters or other not in setters:
             continue  # (a way in sets it as it is written)
         where = setters[other]
+        if read.operator in (":-", "-", ":=", "="):  # (`${isl:-1024}`)
+            what = f"`{script.text_of(read.node)}` is its default here"
+        else:
+            what = f"`${name}` is empty here"
         yield Finding(
             "BL104",
             f"nothing on the ways into this script sets `{name}`; {where.path}:{where.span.line}"
-            f" sets `{other}`: `${name}` is empty here where `${other}` was meant",
+            f" sets `{other}`: {what} where `${other}` was meant",
             Location(script.path, read.span),
             related=(Location(where.path, where.span, f"sets {other}"),),
             subject=f"typo:{name}",

@@ -1834,10 +1834,14 @@ class _Builder:
                     name, kind = (target.value, "read") if known else ("", "dynamic")
                     self.assign(command, name, None, target.node, kind, False)
             return
+        if base == "getopts":  # `getopts OPTSTRING NAME [ARGS]`: NAME, whatever OPTSTRING is
+            if len(args) > 1 and args[1].static and args[1].value.isidentifier():
+                self.assign(command, args[1].value, None, args[1].node, "read", False)
+            return
         names: list[Word] = []
         skip = False
         # the options that take an argument (`read -a NAME` assigns NAME, an array)
-        taking = "dinNptu" if base == "read" else "dnOsuCc" if base != "getopts" else ""
+        taking = "dinNptu" if base == "read" else "dnOsuCc"
         for word in args:
             if skip:
                 skip = False
@@ -1851,9 +1855,7 @@ class _Builder:
                 continue
             if word.static and word.value.isidentifier():
                 names.append(word)
-        if base == "getopts":
-            names = names[1:2]
-        elif base in ("mapfile", "readarray"):
+        if base in ("mapfile", "readarray"):
             names = names[-1:]
         for word in names:
             self.assign(command, word.value, None, word.node, "read", False)
