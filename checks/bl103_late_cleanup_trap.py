@@ -659,48 +659,53 @@ def _pgrep_held(script: Script) -> dict[str, list[str]]:
     return found
 
 
-# `pids=$(jobs -pr)`: a variable given every job's PID (`-r`: the running ones)
-_JOBS_HELD = re.compile(
-    r"\b([A-Za-z_][A-Za-z0-9_]*)=\"?(?:\$\(\s*jobs\s+-[r]*p[r]*\s*\)|`jobs\s+-[r]*p[r]*`)"
-)
-
-
+# `jobs -p`, `jobs -pr`, `jobs -r -p`: every job's PID (`-r`: the running ones; not `-l`, `-s`)
+_JOBS_P = r"jobs(?:\s+-r+)*\s+-r*pr*(?:\s+-r+)*"
+# `$(jobs -p)`, `` `jobs -p` ``
+_JOBS_LIST = rf"(?:\$\(\s*{_JOBS_P}\s*\)|`{_JOBS_P}`)"
+# `pids=$(jobs -pr)`, `pids=($(jobs -p))`: a variable given every job's PID
+_JOBS_HELD = re.compile(rf"\b([A-Za-z_][A-Za-z0-9_]*)=\(?\"?{_JOBS_LIST}")
 # `for pid in $(jobs -p); do`: a loop's variable given each job's PID in turn
-_JOBS_LOOP = re.compile(
-    r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+\"?(?:\$\(\s*jobs\s+-r*pr*\s*\)|`jobs\s+-r*pr*`)"
-)
+_JOBS_LOOP = re.compile(rf"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+\"?{_JOBS_LIST}")
+# a kill that sends no signal: `kill -0` tests, `kill -l` lists
+_NO_SIGNAL = re.compile(r"kill\s+(?:-0|-[lL]|--list|-[sn]\s*0)\b")
 
 
-def _kills_jobs_held(text: str, script: Script) -> bool:
+def _kills_jobs_held(text: str, script: Script, after: int = 0) -> bool:
     """`pids=$(jobs -pr); [ -n "$pids" ] && kill $pids`, `for pid in $(jobs -p); do kill
-    "$pid"; done`: the kill of a variable the text or the script gives every job's PID kills
-    every job, as `kill $(jobs -p)` does."""
+    "$pid"; done`: the kill of a variable the text gives every job's PID, or the script, last,
+    after `after` (a byte offset of its file: where the process started) kills every job, as
+    `kill $(jobs -p)` does. (`kill -0 $pids` sends nothing.)"""
     if "kill" not in text:
         return False
-    held = {m.group(1) for m in _JOBS_HELD.finditer(text)} | _jobs_held(script)
+    held = {m.group(1) for m in _JOBS_HELD.finditer(text)}
     held |= {m.group(1) for m in _JOBS_LOOP.finditer(text)}
+    held |= {name for name, at in _jobs_held(script).items() if at > after}
     if not held:
         return False
     return any(
         held & set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", killed.group(0)))
         for killed in _KILLED_NAMES.finditer(text)
+        if not _NO_SIGNAL.match(killed.group(0))
     )
 
 
-def _jobs_held(script: Script) -> set[str]:
-    """The variables the script gives every job's PID (`PIDS=$(jobs -p)`, `for pid in $(jobs
-    -p)`). Worked out once per script."""
-    known = script.memo.get("BL103 jobs held")
-    if isinstance(known, set):
-        return known
+def _jobs_held(script: Script) -> dict[str, int]:
+    """The variables the file's script gives every job's PID last (`PIDS=$(jobs -p)`, `for pid
+    in $(jobs -p)`; not one assigned something else after it), with where that assignment
+    is. Worked out once per script."""
     top = script.top
-    found = {
-        a.name
-        for a in top.assignments
-        if (a.value is not None and _JOBS_HELD.match(f"{a.name}={a.value.text}"))
-        or (a.kind == "for" and _JOBS_LOOP.match(top.text_of(a.command.node)))
-    }
-    script.memo["BL103 jobs held"] = found
+    known = top.memo.get("BL103 jobs held")
+    if isinstance(known, dict):
+        return known
+    last: dict[str, tuple[int, bool]] = {}
+    for a in sorted(top.assignments, key=lambda a: a.node.start_byte):
+        jobs = (a.value is not None and _JOBS_HELD.match(f"{a.name}={a.value.text}")) or (
+            a.kind == "for" and _JOBS_LOOP.match(top.text_of(a.command.node))
+        )
+        last[a.name] = (a.node.start_byte, bool(jobs))
+    found = {name: at for name, (at, jobs) in last.items() if jobs}
+    top.memo["BL103 jobs held"] = found
     return found
 
 
@@ -711,9 +716,9 @@ _KILLED_NAMES = re.compile(r"\bkill\b[^;&|\n]*")
 # a handler that ends every background process of the script: its process group (`kill 0`,
 # `kill -- -$$`) or every job (`kill $(jobs -p)`, `pkill -P $$`)
 _KILL_ALL = re.compile(
-    r"\bkill\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$|\"?\$\(\s*jobs\s+-r*pr*\s*\)|%)"
+    rf"\bkill(?!\s+-[0lL]\b)\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$|\"?{_JOBS_LIST}|%)"
     r"|\bpkill\s+(?:-[A-Za-z0-9]+\s+)*-P\s+\$\$"
-    r"|\bjobs\s+-p\s*\|\s*xargs\s+(?:-[A-Za-z]+\s+)*kill\b"
+    rf"|\b{_JOBS_P}\s*\|\s*xargs\s+(?:-[A-Za-z]+\s+)*kill\b"
 )
 
 
@@ -811,7 +816,9 @@ def _releases(resource: Resource, text: str) -> bool:
             return True
         if _kills_pgrep_held(resource, text):
             return True
-        if _kills_jobs_held(text, resource.acquired_by.script.top):
+        statement = resource.statement
+        after = statement.node.end_byte if statement.script is statement.script.top else 0
+        if _kills_jobs_held(text, statement.script, after):
             return True
     if not resource.release.search(text):
         return False
@@ -1660,13 +1667,15 @@ def _early(command: Command, job: Command) -> bool:
 # `kill $(jobs -p)` (each job's first process), `jobs -p | xargs kill`, `kill %1` (a job's
 # processes, by its number: bash without job control signals them one by one)
 _KILL_JOBS = re.compile(
-    r"\bkill\b(?!\s+-[0l]\b)(?:\s+-s\s+\w+|\s+-[A-Za-z0-9]+)*(?:\s+--)?\s+"
-    r"(?:\"?\\?(?:\$\(\s*jobs\s+-[a-z]*p[a-z]*\s*\)|`jobs\s+-[a-z]*p[a-z]*`)"
+    r"\bkill\b(?!\s+-[0lL]\b)(?:\s+-s\s+\w+|\s+-[A-Za-z0-9]+)*(?:\s+--)?\s+"
+    rf"(?:\"?\\?{_JOBS_LIST}"
     r"|(?P<spec>%(?:%|\+|1\b)))"
-    r"|\bjobs\s+-[a-z]*p[a-z]*\s*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
+    rf"|\b{_JOBS_P}\s*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
 )
 # job control on: `kill %1` signals the job's process group, the server with it
 _MONITOR = re.compile(r"\bset\s+(?:-[A-Za-z]*m[A-Za-z]*\b|-o\s+monitor\b)")
+# `kill -- -$PID`, `kill -TERM -"$PID"`: the process group a PID leads
+_GROUP_OF = re.compile(r"\bkill\b[^;&|\n]*\s-\"?\$")
 # what ends the server with its job's shell: the script's process group (no job control: every
 # job is in it), `kill 0`, `kill -- -$$`
 _KILL_GROUP = re.compile(r"\bkill\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$)")
@@ -1685,9 +1694,10 @@ def _jobs_killed(script: Script, server: Command, job: Command, sent: _Sent) -> 
     }
     # (`%1` names it where it is the only job; with job control on, `kill %1` signals the
     # job's process group, the server too)
-    alone = len(statements) == 1 and not any(
+    monitor = any(
         c.base == "set" and _MONITOR.search(script.text_of(c.node)) for c in script.commands
     )
+    alone = len(statements) == 1 and not monitor
 
     def kills(command: Command) -> bool:
         if _early(command, job):
@@ -1696,8 +1706,9 @@ def _jobs_killed(script: Script, server: Command, job: Command, sent: _Sent) -> 
             found = _KILL_JOBS.search(text)
             if found is not None and (found.group("spec") is None or alone):
                 return True
-            if _kills_jobs_held(text, script):
-                return True
+            if _kills_jobs_held(text, script, job.node.end_byte if script is script.top else 0):
+                # (with job control on, `kill -- -$PID` signals the job's process group)
+                return not (monitor and _GROUP_OF.search(text))
         return False
 
     kill = next((c for c in script.commands if kills(c)), None)

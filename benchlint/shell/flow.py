@@ -148,7 +148,8 @@ def _turns_on_inherit(command: Command) -> bool:
 
 def _cannot_fail_reading(command: Command) -> bool:
     """`read` from a here-string (it always ends with a newline: a line is read), `mapfile` of
-    a process substitution or a pipe (nothing to open that can fail)."""
+    a process substitution or a pipe (nothing to open that can fail), `jobs` with options only
+    (bash 5.2: status 0 with no job)."""
     base = command.base
     if base == "read":  # (the here-string is inside the command's node, after its words)
         src, end = command.script.src, command.node.end_byte
@@ -158,7 +159,12 @@ def _cannot_fail_reading(command: Command) -> bool:
         return all(r.target.value.startswith("<(") for r in command.redirects) and (
             bool(command.redirects) or reads_pipe(command)
         )
+    if base == "jobs":  # (`jobs -p` lists the jobs, none too; a job named, `jobs %2`, can fail)
+        return all(w.static and _JOBS_OPTIONS.fullmatch(w.value) for w in command.args)
     return False
+
+
+_JOBS_OPTIONS = re.compile(r"-[lnprs]+")
 
 
 def _counts(command: Command) -> bool:
