@@ -1882,11 +1882,16 @@ def _in_the_call(
     if at is None:
         return []
     kinds = ("exit", "errexit") if errexit else ("exit",)
-    return [
-        p
-        for p in body.exits_between(at, None)
-        if p.kind in kinds and not released(p.command) and not _about_itself(resource, p)
-    ]
+    found = []
+    for p in body.exits_between(at, None):
+        if p.kind not in kinds or released(p.command) or _about_itself(resource, p):
+            continue
+        if p.command.base == "return":  # (`return 1`: the call fails, and `set -e` ends there)
+            if [w.value for w in p.command.args] == ["0"]:
+                continue
+            p = ExitPath(statement, "errexit")
+        found.append(p)
+    return found
 
 
 def _check_flow(
