@@ -31,9 +31,14 @@ control is off: under `set -m` it signals the job's process group, the server to
 string the job runs `exec`s anything, nor when a `wait` (itself or in a function given the PID; a
 plain `wait` for every job, or `wait %1`) or a kill of the shell's children (`pkill -P`) comes
 before the kill, nor where the script kills the server by its name too (`pkill -f "vllm serve"`, in
-a trap's handler as the shell reads it) or its process group (`kill 0`).
-Located at the acquisition (the engine); the first uncovered exit path, or the kill, is a
-related location.
+a trap's handler as the shell reads it) or its process group (`kill 0`). It also reports a
+background server whose `$!` is kept in a variable alone that a later statement of the same shell,
+under the same conditions and outside a loop, gives another value before anything releases it or
+keeps a copy (`vllm serve ... & PID=$!`, a second server's `PID=$!`, then `kill $PID`): nothing can
+name the first one any more (not where the script ends it by its name, every job, `kill %1` or its
+port; not an array's elements, `pids[0]=$!` and `pids[1]=$!`; not `export PID` with no value).
+Located at the acquisition (the engine); the first uncovered exit path, the kill, or the
+statement that gives the variable another value, is a related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
@@ -1918,6 +1923,10 @@ def _check_flow(
             continue
         named = _named_at(flow, resource, start)
         released = functools.cache(functools.partial(_released_by, resource, runs, lookup))
+        overwritten = _overwritten(flow, resource, named, released)
+        if overwritten is not None:
+            yield _overwritten_finding(script, resource, overwritten), resource
+            continue
         # (a trap in the other branch of the `if` that acquires it is never set with it)
         traps = [(i, t) for i, t in exit_traps if not exclusive(resource.statement, t.command)]
         covering = [(i, t) for i, t in traps if _trap_releases(resource, i, t, named, lookup)]
@@ -2072,6 +2081,77 @@ def _check_flow(
                 ),
                 resource,
             )
+
+
+def _overwritten(
+    flow: Flow, resource: Resource, named: int, released: Callable[[Command], bool]
+) -> Command | None:
+    """The statement that gives a background process's PID variable another value before
+    anything releases it or keeps a copy (`vllm serve ... & PID=$!`, a second server's `PID=$!`,
+    then `kill $PID`): the first process is named by nothing the script reads any more, and
+    runs on after the script. Only where both are statements of one shell under the same
+    conditions, outside loops, and no `trap` reads the variable in between (a double-quoted
+    handler keeps the value it had)."""
+    name = resource.variable
+    first = resource.statement
+    if name is None or resource.what != "background process" or resource.handles or first.loops:
+        return None
+    # (what ends it without its PID: its name, every job, `kill %1`, its port)
+    probe = Resource(resource.what, resource.acquired_by, first, None, _NEVER)
+    after = first.node.end_byte
+    if any(
+        (c.node.start_byte >= after or c.function is not None or c.base == "trap")
+        and _releases(probe, _run_text(c))
+        for c in flow.script.commands
+    ):
+        return None
+    for statement in flow.statements[named + 1 :]:
+        if released(statement):
+            return None
+        if statement.base == "trap" and any(
+            r.name == name for w in statement.words for r in w.reads()
+        ):
+            return None
+        # (a value: not `export PID`; a whole variable: not `pids[1]=$!` beside `pids[0]`)
+        given = [a for a in statement.assignments if a.name == name and a.value is not None]
+        if not given:
+            continue
+        saved = [a for a in flow.statements[named].assignments if a.name == name]
+        if any(_ELEMENT.match(flow.script.text_of(a.node)) for a in [*given, *saved]):
+            return None
+        if (
+            statement.guards != first.guards
+            or statement.loops != first.loops
+            or statement.function != first.function
+            or any(  # (`PID="$PID $!"` keeps it)
+                r.name == name for a in given if a.value is not None for r in a.value.reads()
+            )
+        ):
+            return None
+        return statement
+    return None
+
+
+# an assignment to an array's element (`pids[1]=$!`)
+_ELEMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
+
+
+def _overwritten_finding(script: Script, resource: Resource, statement: Command) -> Finding:
+    acquisition = resource.acquired_by
+    shown = _program(acquisition)
+    name = f"`{shown}`" if shown else "this command"
+    variable = resource.variable
+    return Finding(
+        "BL103",
+        f"the background process started by {name} is kept in `${variable}` only, and line "
+        f"{statement.span.line} gives `{variable}` another value before anything ends it: "
+        f"nothing the script runs after that can name it, and it runs on after the script",
+        Location(script.path, acquisition.first_line_span),
+        help=f"keep each process's PID in a variable of its own (or add it to an array: "
+        f'`PIDS+=("${variable}")`) and end each one',
+        related=(Location(script.path, statement.first_line_span, "overwritten"),),
+        subject=f"overwritten:{variable}",
+    )
 
 
 def _named_at(flow: Flow, resource: Resource, start: int) -> int:
