@@ -118,6 +118,24 @@ class YNode:
             return object.__new__(cls)
         return object.__new__(_Collection if kind in ("map", "seq") else _Text)
 
+    def __init__(
+        self,
+        kind: str,
+        span: Span | int,
+        value: str = "",
+        style: str | None = None,
+        pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS,
+        items: Sequence[YNode] = _NO_ITEMS,
+    ) -> None:
+        self.kind = kind
+        self._span = span if isinstance(span, int) else _pack(*span)
+        if isinstance(self, _Collection):
+            self.pairs = pairs
+            self.items = items
+        elif isinstance(self, _Text):
+            self.value = value
+            self.style = style
+
     @property
     def span(self) -> Span:
         packed = self._span
@@ -235,39 +253,11 @@ class _Text(YNode):
 
     __slots__ = ("style", "value")
 
-    def __init__(
-        self,
-        kind: str,
-        span: Span | int,
-        value: str = "",
-        style: str | None = None,
-        pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS,
-        items: Sequence[YNode] = _NO_ITEMS,
-    ) -> None:
-        self.kind = kind
-        self._span = span if isinstance(span, int) else _pack(*span)
-        self.value = value
-        self.style = style
-
 
 class _Collection(YNode):
     """A mapping or sequence."""
 
     __slots__ = ("items", "pairs")
-
-    def __init__(
-        self,
-        kind: str,
-        span: Span | int,
-        value: str = "",
-        style: str | None = None,
-        pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS,
-        items: Sequence[YNode] = _NO_ITEMS,
-    ) -> None:
-        self.kind = kind
-        self._span = span if isinstance(span, int) else _pack(*span)
-        self.pairs = pairs
-        self.items = items
 
 
 @dataclass(eq=False)
