@@ -103,7 +103,7 @@ from benchlint.environment import (
 )
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import script_rule
-from benchlint.shell.model import Command, Read, Script, Word, whole_piece
+from benchlint.shell.model import Command, Read, Script, Syn, Word, whole_piece
 from benchlint.workspace import path_matches
 
 
@@ -449,6 +449,24 @@ def _every_read(script: Script) -> Iterator[tuple[Command, Read]]:
         for word in words:
             for read in word.reads():
                 yield command, read
+        for heredoc in command.heredocs:  # (`cat > cfg <<EOF`: bash expands its body's reads)
+            body = heredoc.body
+            if heredoc.quoted or body is None or command.script is not script:
+                continue
+            src = script.src
+            for match in _HEREDOC_READ.finditer(src, body.start_byte, body.end_byte):
+                at = match.start()
+                while at > body.start_byte and src[at - 1] == 0x5C:  # a backslash
+                    at -= 1
+                if (match.start() - at) % 2:
+                    continue  # (`\$isl` is the text `$isl`)
+                name = (match.group(1) or match.group(2)).decode()
+                node = Syn("simple_expansion", match.start(), match.end())
+                yield command, Read(name, "", node, script, False)
+
+
+# a plain read in a heredoc's body: `$isl`, `${isl}` (not one with an operator)
+_HEREDOC_READ = re.compile(rb"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 @script_rule(
