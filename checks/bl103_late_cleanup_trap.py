@@ -194,10 +194,15 @@ _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
 _REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
 _WAIT = re.compile(r"\bwait\b")  # (a `wait` of what a function is given: `_releases_argument`)
 _NEVER = re.compile(r"(?!)")  # no command releases it by a variable: it has none
-_MAY_BE_RELEASED = (
-    "exits after a release under a condition not related to theirs (or in a loop), not "
-    "reported (BL103: whether the server, job or allocation is still held there is not known)"
-)
+
+
+def _may_be_released(what: str) -> str:
+    """The count of exits after a release that may not have run, of one kind of resource."""
+    held = {"Slurm batch job": "job", "Slurm allocation": "allocation"}.get(what, what)
+    return (
+        "exits after a release under a condition not related to theirs (or in a loop), not "
+        f"reported (BL103: whether the {held} is still held there is not known)"
+    )
 
 
 def _assigned_name(statement: Command) -> str | None:
@@ -963,12 +968,15 @@ def _released_before(
     script, at = flow.script, path.command
 
     def ends_first(release: Command) -> bool:
-        """The release is followed in its branch by an `exit` the exit path is not in, or by a
+        """The release is followed in its branch by an `exit` the exit path is not in (a
+        `return` too, in the function body both are in: `rm -rf "$TMP"; return 1`), or by a
         `continue` or `break` of a loop the exit path is in (`if ! ready; then kill_server;
         continue; fi`: the exit never follows it in that pass)."""
+        inside = release.function is not None and release.function == at.function
+        ends = ("exit", "return") if inside else ("exit",)
         return any(
             e.node.end_byte <= at.node.start_byte and at.guards[: len(e.guards)] != e.guards
-            for e in _branch_exits(script, release)
+            for e in _branch_exits(script, release, ends)
         ) or any(
             e.loops and e.loops[-1] in at.loops
             for e in _branch_exits(script, release, ("continue", "break"))
@@ -1964,7 +1972,7 @@ def _check_flow(
             if before is None:  # (a release under a condition: whether it ran is not known)
                 if undecided is not None:
                     said = Location(script.path, p.command.first_line_span)
-                    undecided.append(Undecided(_MAY_BE_RELEASED, said))
+                    undecided.append(Undecided(_may_be_released(resource.what), said))
                 continue
             cover = next((t for i, t in reversed(covering) if i < at), None)
             if cover is not None and effective is not None:
@@ -2324,5 +2332,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         ):
             continue
         yield finding
+    outside = {_may_be_released(what) for what in _HOST_ONLY} if not host else set()
     for item in dict.fromkeys(undecided):  # (a flow checked twice says it once)
-        ctx.count(item.what, item.where)
+        if item.what not in outside:  # (in a job or container, it ends with it: not checked)
+            ctx.count(item.what, item.where)
