@@ -23,7 +23,7 @@ from benchlint.finding import Location, Span
 from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.model import Assignment, Command, Script, exclusive
 from benchlint.wiring import Route, Wiring, entry_environment
-from benchlint.workflow import LauncherStep
+from benchlint.workflow import NULL, LauncherStep, nonempty_from_call, nonempty_from_entry
 from benchlint.workspace import Workspace
 
 # Set by the operating system, the shell, GitHub Actions or Slurm before any of our scripts run.
@@ -721,10 +721,16 @@ class Environment:
                     steps[id(step)] = self._step_env(step)
                 env = dict(steps[id(step)])
             entry = element.entry
-            if id(entry) not in entries:
-                entries[id(entry)] = Provenance(f"entry {entry.name}", entry.location)
+            if step is not None and entry.step is not None:  # a call: its literal inputs
+                for name in nonempty_from_call(step, entry.fields, entry.nonempty):
+                    env[name] = Provenance(f"env of {step.name}", step.env[name], True)
+            elif step is not None:  # a master config's entry: the values the sweep gives
+                for name in nonempty_from_entry(step, entry_environment(element)):
+                    env[name] = Provenance(f"entry {entry.name}", entry.location, True)
+            if id(entry) not in entries:  # (the value it gives each name is not empty)
+                entries[id(entry)] = Provenance(f"entry {entry.name}", entry.location, True)
             for name, value in entry_environment(element, () if step is not None else None).items():
-                if value:
+                if value.strip() not in NULL:
                     env.setdefault(name, entries[id(entry)])
             for name, setting in element.settings.items():
                 env[name] = Provenance(

@@ -97,6 +97,8 @@ class Entry:
     # an entry that is a job calling the workflow that runs the launcher (no master config:
     # InferenceX until November 2025): that workflow's step; its fields are the inputs passed
     step: LauncherStep | None = None
+    # such a call's inputs whose value is not known but cannot be empty (`WorkflowCall`)
+    nonempty: frozenset[str] = frozenset()
 
 
 @dataclass(eq=False)
@@ -1160,6 +1162,7 @@ def _call_entry(call: WorkflowCall, step: LauncherStep) -> Entry | None:
         step.multinode,
         quoted=call.quoted,
         step=step,
+        nonempty=call.nonempty,
     )
     entry.elements.append(Element(entry, "", "with", call.location))
     return entry

@@ -8,6 +8,7 @@ and the step's `env:` plus what the `run:` text exports before the launch line.
 from __future__ import annotations
 
 import itertools
+import json
 import posixpath
 import re
 from collections.abc import Iterator
@@ -110,6 +111,9 @@ class LauncherStep:
     # the `env:` names whose value is not empty on any run: a literal (`TP: "8"`), or a
     # matrix value every row of the job's matrix gives as a literal (`${{ matrix.conc }}`)
     nonempty: frozenset[str] = frozenset()
+    # the axes of the job's matrix an input gives as a JSON list (`tp: ${{
+    # fromJson(inputs.tp-list) }}`), by axis: the input's name (none where `include` adds rows)
+    matrix_inputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -511,6 +515,7 @@ def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[Launch
             runs_on = job.get("runs-on")
             launcher.runs_on = runs_on.value if runs_on is not None and runs_on.is_scalar else None
             launcher.input_defaults = _input_defaults(root)
+            launcher.matrix_inputs = _matrix_inputs(job)
             _read_run_text(launcher, run.value, location)
             # (the step's own `env:` is set over what GITHUB_ENV holds)
             launcher.written = frozenset(
@@ -519,26 +524,33 @@ def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[Launch
                 for name in env_file_writes(earlier, ws)
                 if name not in _env_of(document, step.get("env"))
             )
-            nonempty = _nonempty_values(values, job)
+            nonempty = _nonempty_values(values, job, _dispatch_choices(root))
             launcher.nonempty = nonempty - launcher.written - launcher.run_names
             found.append(launcher)
     return found
 
 
-_NULL = frozenset({"", "~", "null", "Null", "NULL"})  # (YAML's null: an empty value)
+NULL = frozenset({"", "~", "null", "Null", "NULL"})  # (YAML's null: an empty value)
 
 
-def _nonempty_values(values: dict[str, str], job: YNode) -> frozenset[str]:
+def _nonempty_values(
+    values: dict[str, str], job: YNode, choices: frozenset[str] = frozenset()
+) -> frozenset[str]:
     """The names whose `env:` value is not empty on any run of the job: a literal that is not
-    empty, or `${{ matrix.x }}` where the job's matrix lists only such literals for x (and no
-    `include`, which may add a row without it; other axes may be expressions)."""
+    empty, `${{ matrix.x }}` where the job's matrix lists only such literals for x (and no
+    `include`, which may add a row without it; other axes may be expressions), or one of the
+    `choices` inputs alone (`${{ inputs.x }}`, `${{ github.event.inputs.x }}`)."""
     strategy = job.get("strategy")
     matrix = strategy.get("matrix") if strategy is not None and strategy.is_map else None
     found = set()
     for name, text in values.items():
         if "${{" not in text:
-            if text not in _NULL:
+            if text not in NULL:
                 found.add(name)
+            continue
+        given = _EVENT_INPUT.fullmatch(text.strip())
+        if given is not None and given.group(1) in choices:
+            found.add(name)
             continue
         cell = _MATRIX_PASSED.fullmatch(text.strip())
         if cell is None or matrix is None or not matrix.is_map or matrix.get("include"):
@@ -546,9 +558,108 @@ def _nonempty_values(values: dict[str, str], job: YNode) -> frozenset[str]:
         axis = matrix.get(cell.group(1))
         items = axis.items if axis is not None and axis.is_seq else []
         literal = [i.value for i in items if i.is_scalar and "${{" not in i.value]
-        if items and len(literal) == len(items) and _NULL.isdisjoint(literal):
+        if items and len(literal) == len(items) and NULL.isdisjoint(literal):
             found.add(name)
     return frozenset(found)
+
+
+# an input alone, as a dispatch gives it: `${{ inputs.x }}`, `${{ github.event.inputs.x }}`
+_EVENT_INPUT = re.compile(r"\$\{\{\s*(?:github\.event\.)?inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+
+
+def _dispatch_choices(root: YNode) -> frozenset[str]:
+    """The inputs of a workflow only a dispatch starts (no call, push or schedule, whose runs
+    have no inputs) that cannot be empty: a `choice` among options none of which is, or a
+    `boolean` (`true` or `false`)."""
+    on = root.get("on")
+    if on is None or not (
+        (on.is_scalar and on.value == "workflow_dispatch")
+        or (on.is_seq and [i.value for i in on.items] == ["workflow_dispatch"])
+        or (on.is_map and [k.value for k, _ in on.pairs] == ["workflow_dispatch"])
+    ):
+        return frozenset()
+    dispatch = on.get("workflow_dispatch") if on.is_map else None
+    inputs = dispatch.get("inputs") if dispatch is not None and dispatch.is_map else None
+    found = set()
+    for key, spec in inputs.pairs if inputs is not None and inputs.is_map else []:
+        kind = spec.get("type") if spec.is_map else None
+        if kind is None or not kind.is_scalar:
+            continue
+        if kind.value == "boolean":
+            found.add(key.value)
+        options = spec.get("options") if kind.value == "choice" else None
+        items = options.items if options is not None and options.is_seq else []
+        if items and all(i.is_scalar and i.value.strip() not in NULL for i in items):
+            found.add(key.value)
+    return frozenset(found)
+
+
+def _matrix_inputs(job: YNode) -> dict[str, str]:
+    strategy = job.get("strategy")
+    matrix = strategy.get("matrix") if strategy is not None and strategy.is_map else None
+    if matrix is None or not matrix.is_map or matrix.get("include") is not None:
+        return {}
+    found = {}
+    for key, value in matrix.pairs:
+        given = _FROM_JSON_INPUT.fullmatch(value.value.strip()) if value.is_scalar else None
+        if key.is_scalar and given is not None:
+            found[key.value] = given.group(1)
+    return found
+
+
+_FROM_JSON_INPUT = re.compile(
+    r"\$\{\{\s*fromjson\(\s*inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\)\s*\}\}", re.IGNORECASE
+)
+
+
+def nonempty_from_call(
+    step: LauncherStep, inputs: dict[str, str], kept: frozenset[str] = frozenset()
+) -> frozenset[str]:
+    """The step's `env:` names whose value is an input alone (`MODEL: ${{ inputs.model }}`)
+    that a call gives as a literal that is not empty (`with: {model: 'org/model'}`, or the
+    input's default where the call passes none), or a matrix value of an axis such an input
+    lists (`TP: ${{ matrix.tp }}`, `tp: ${{ fromJson(inputs.tp-list) }}`, `tp-list: '[1, 2]'`):
+    not empty on that call's runs. `inputs`: the call's known inputs (its entry's fields);
+    `kept`: those not known that cannot be empty (a dispatch's choice passed on)."""
+    found = set()
+    for name, text in step.values.items():
+        passed = _PASSED.fullmatch(text.strip())
+        value = inputs.get(passed.group(1)) if passed is not None else None
+        if value is not None and value.strip() not in NULL and "${{" not in value:
+            found.add(name)
+        if passed is not None and passed.group(1) in kept:
+            found.add(name)
+        cell = _MATRIX_PASSED.fullmatch(text.strip())
+        listed = step.matrix_inputs.get(cell.group(1)) if cell is not None else None
+        if listed is not None and _nonempty_list(inputs.get(listed)):
+            found.add(name)
+    return frozenset(found) - step.written - step.run_names
+
+
+def nonempty_from_entry(step: LauncherStep, given: dict[str, str]) -> frozenset[str]:
+    """The step's `env:` names an expression sets (`MODEL: ${{ inputs.model }}`) that a
+    master config's entry gives a value that is not empty on its route (`given`: the entry's
+    environment, `wiring.entry_environment`: the sweep passes its `model:` on): not empty on
+    that route's runs."""
+    found = {
+        name
+        for name, text in step.values.items()
+        if "${{" in text and given.get(name, "").strip() not in NULL
+    }
+    return frozenset(found) - step.written - step.run_names
+
+
+def _nonempty_list(text: str | None) -> bool:
+    """Whether a JSON text is a list of values none of which is empty (`[1, 2]`)."""
+    try:
+        items = json.loads(text) if text is not None else None
+    except ValueError:
+        return False
+    return (
+        isinstance(items, list)
+        and bool(items)
+        and all(i is not None and str(i).strip() not in NULL for i in items)
+    )
 
 
 def _first_line(span: Span) -> Span:
@@ -672,6 +783,9 @@ class WorkflowCall:
     where: dict[str, Location]  # where each known value is written
     unknown: frozenset[str]  # the inputs passed whose value is not known
     via: str = ""  # the job that called the calling workflow with these inputs (if one did)
+    # of those, the ones that cannot be empty: a choice (or boolean) of a workflow only a
+    # dispatch starts, passed on (`model: ${{ inputs.model }}`)
+    nonempty: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -679,9 +793,11 @@ class WorkflowCall:
 
 
 # one set of a workflow's inputs: values, those written quoted, where each is written, the job
-# that passed them ("" where the workflow was started otherwise) and those it passed whose
-# value is not known
-_Inputs = tuple[dict[str, str], frozenset[str], dict[str, Location], str, frozenset[str]]
+# that passed them ("" where the workflow was started otherwise), those it passed whose value
+# is not known, and those of them that cannot be empty
+_Inputs = tuple[
+    dict[str, str], frozenset[str], dict[str, Location], str, frozenset[str], frozenset[str]
+]
 
 
 def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
@@ -721,11 +837,12 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
         found: list[_Inputs] = []
         # (a workflow only another can start, and none of the repository does, never runs)
         if not _only_called(roots[path]) or (callers.get(path) and depth >= _CALL_DEPTH):
-            found.append(({}, frozenset(), {}, "", frozenset()))  # its inputs not known
+            # its inputs not known (a dispatch's choices not empty)
+            found.append(({}, frozenset(), {}, "", frozenset(), _dispatch_choices(roots[path])))
         if depth < _CALL_DEPTH:
             for caller in callers.get(path, ()):
                 found += [
-                    (c.inputs, c.quoted, c.where, c.job, c.unknown)
+                    (c.inputs, c.quoted, c.where, c.job, c.unknown, c.nonempty)
                     for c in calls_in(caller, depth + 1)
                     if c.called == path
                 ]
@@ -735,7 +852,7 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
         found: list[WorkflowCall] = []
         seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         types, defaults = _input_types(roots[path]), _input_defaults(roots[path])
-        for values, quoted, where, via, unknown in runs_with(path, depth):
+        for values, quoted, where, via, unknown, nonempty in runs_with(path, depth):
             if via:  # an input the calling job does not pass has its default
                 values = {**{k: v for k, v in defaults.items() if k not in unknown}, **values}
             typed = typed_inputs(values, types, quoted)
@@ -744,7 +861,7 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
                 if _scalar(condition) and _never(condition.value, typed, types):
                     continue  # (`if: ${{ inputs.use_h200 }}` where the caller passes false)
                 for row in _matrix_rows(job, path):
-                    call = _call(path, key, job, called, typed, where, row)
+                    call = _call(path, key, job, called, typed, where, row, nonempty)
                     call.via = via
                     identity = (key.value, tuple(sorted(call.inputs.items())))
                     if identity not in seen:
@@ -763,6 +880,7 @@ def _call(
     typed: dict[str, Value],
     where: dict[str, Location],
     row: dict[str, tuple[str, Location, bool]],
+    nonempty: frozenset[str] = frozenset(),
 ) -> WorkflowCall:
     """One job's call, its `with:` values worked out for one set of its workflow's inputs and
     one row of its matrix (`row`: each `matrix.x` or `matrix.x.y` value, where it is written,
@@ -772,6 +890,7 @@ def _call(
     quoted: set[str] = set()
     located: dict[str, Location] = {}
     unknown: set[str] = set()
+    kept: set[str] = set()  # of the unknown, those passed on from an input not empty
     for name, node in given.pairs if given is not None and given.is_map else []:
         if not name.is_scalar or not node.is_scalar:
             continue
@@ -791,6 +910,9 @@ def _call(
         result = _evaluated(text, typed)
         if result is None:
             unknown.add(name.value)
+            alone = _EVENT_INPUT.fullmatch(text.strip())
+            if alone is not None and alone.group(1) in nonempty:
+                kept.add(name.value)
             continue
         values[name.value] = result
         passed = _PASSED.fullmatch(text.strip())  # `${{ inputs.runner }}`: where it was written
@@ -810,6 +932,7 @@ def _call(
         frozenset(quoted),
         located,
         frozenset(unknown),
+        nonempty=frozenset(kept),
     )
 
 

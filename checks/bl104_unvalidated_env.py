@@ -22,9 +22,11 @@ PORT=8888`, `PORT=${PORT:-8888}`, `: "${PORT:=8888}"`, in both branches of an `i
 --export=ALL,PORT=$((8888 + N))`, `docker run -e PORT=$PORT` after `PORT=8888`, not after an `unset
 PORT`, a workflow's `env:` value written as a literal, `TP: "8"`, or a matrix value every row of
 the job's matrix gives as one, `CONC: ${{ matrix.conc }}` of `conc: [4, 8]`, where no earlier step
-may write the name to `GITHUB_ENV`) is not reported either; values that come from a workflow's
-inputs or a master-config entry can be empty (a dispatch with an empty input) and are. Located at
-the first unvalidated use;
+may write the name to `GITHUB_ENV`) is not reported either, nor one a master-config entry gives
+on its route (its `model:` as `MODEL`), one a call of a reusable workflow passes as a literal
+(`with: {model: 'org/m'}`, or a list its matrix takes, `tp-list: '[1, 2]'` for `${{ matrix.tp
+}}`), or a dispatch-only workflow's choice or boolean input passed on; a dispatch's free input can
+be empty, and is reported. Located at the first unvalidated use;
 the message lists every unvalidated variable of that command, and says when one is cut off from a
 `check_env_vars` line that lacks its `\\` (on the lines after it: the author meant to check it;
 bash runs those lines as a command of their own). A variable that nothing on the ways into the
