@@ -26,6 +26,10 @@ from benchlint.wiring import Route, Wiring, entry_environment
 from benchlint.workflow import NULL, LauncherStep, nonempty_from_call, nonempty_from_entry
 from benchlint.workspace import Workspace
 
+# the names the workflow sets from a search-space element's fields (set on a route with a
+# workflow step only where the step exports them)
+ELEMENT_NAMES = frozenset(profile.ELEMENT_ENVIRONMENT)
+
 # Set by the operating system, the shell, GitHub Actions or Slurm before any of our scripts run.
 BUILTIN_ENV = frozenset(
     {
@@ -430,6 +434,7 @@ class Environment:
         self._visiting: set[str] = set()
         self._sourcing: set[str] = set()
         self._cuts: list[str] = []  # the files where a cycle of calls or sources was cut
+        self._nonempty: dict[tuple[int, str], Provenance] = {}  # (`_nonempty_env`)
         # what this environment works out once per script is kept with the script (freed with
         # it: `Script.derived`), under this token
         self._token = object()
@@ -712,6 +717,7 @@ class Environment:
         # one Provenance per step and per entry, shared by its routes (thousands of routes on a
         # large repository, each with the step's whole environment)
         steps: dict[int, dict[str, Provenance]] = {}
+        # (the value an entry gives each name is not empty: one Provenance per entry)
         entries: dict[int, Provenance] = {}
         for wired in self.wiring.routes_for_launcher(path):
             step, element = wired.step, wired.element
@@ -721,16 +727,18 @@ class Environment:
                     steps[id(step)] = self._step_env(step)
                 env = dict(steps[id(step)])
             entry = element.entry
+            if id(entry) not in entries:
+                entries[id(entry)] = Provenance(f"entry {entry.name}", entry.location, True)
+            given = entry_environment(element)
             if step is not None and entry.step is not None:  # a call: its literal inputs
                 for name in nonempty_from_call(step, entry.fields, entry.nonempty):
-                    env[name] = Provenance(f"env of {step.name}", step.env[name], True)
+                    env[name] = self._nonempty_env(step, name)
             elif step is not None:  # a master config's entry: the values the sweep gives
-                for name in nonempty_from_entry(step, entry_environment(element)):
-                    env[name] = Provenance(f"entry {entry.name}", entry.location, True)
-            if id(entry) not in entries:  # (the value it gives each name is not empty)
-                entries[id(entry)] = Provenance(f"entry {entry.name}", entry.location, True)
-            for name, value in entry_environment(element, () if step is not None else None).items():
-                if value.strip() not in NULL:
+                for name in nonempty_from_entry(step, given):
+                    env[name] = entries[id(entry)]
+            exported = step is None or entry.step is not None
+            for name, value in given.items():
+                if (exported or name not in ELEMENT_NAMES) and value.strip() not in NULL:
                     env.setdefault(name, entries[id(entry)])
             for name, setting in element.settings.items():
                 env[name] = Provenance(
@@ -746,6 +754,15 @@ class Environment:
         for step in self.wiring.steps:
             routes.append(StartPath(step.name, self._step_env(step), True, step.location))
         return routes
+
+    def _nonempty_env(self, step: LauncherStep, name: str) -> Provenance:
+        """The step's `env:` value of a name that is not empty on a call's routes (one
+        Provenance per step and name, shared by the routes)."""
+        key = (id(step), name)
+        known = self._nonempty.get(key)
+        if known is None:
+            known = self._nonempty[key] = Provenance(f"env of {step.name}", step.env[name], True)
+        return known
 
     @staticmethod
     def _step_env(step: LauncherStep) -> dict[str, Provenance]:
