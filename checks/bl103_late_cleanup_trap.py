@@ -2115,17 +2115,23 @@ def _overwritten(
         for c in flow.script.commands
     ):
         return None
+    started = False  # (another job sent to the background since: `$!` names it)
     for statement in flow.statements[named + 1 :]:
-        if released(statement):
+        if released(statement) or statement.base == "wait":  # (`wait` returns once it ended)
             return None
-        if statement.base == "trap" and any(
-            r.name == name for w in statement.words for r in w.reads()
-        ):
-            return None
+        reads = any(r.name == name for w in statement.words for r in w.reads())
+        writes = any(r.operator in (">", ">>", "&>", ">|") for r in statement.redirects)
+        if reads and (statement.base == "trap" or writes):
+            return None  # (a handler that reads it, or its value written to a file)
+        if any(a.name == name and a.kind == "readonly" for a in statement.assignments):
+            return None  # (a later assignment fails: it keeps the value)
+        started = started or statement.background
         # (a value: not `export PID`; a whole variable: not `pids[1]=$!` beside `pids[0]`)
         given = [a for a in statement.assignments if a.name == name and a.value is not None]
-        if not given:
+        if not given or statement.piped:  # (in a pipeline: a subshell's)
             continue
+        if not started and all(a.value is not None and a.value.text == "$!" for a in given):
+            continue  # (`$!` again: the same process)
         saved = [a for a in flow.statements[named].assignments if a.name == name]
         if any(_ELEMENT.match(flow.script.text_of(a.node)) for a in [*given, *saved]):
             return None
