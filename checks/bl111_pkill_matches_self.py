@@ -155,7 +155,8 @@ def _loop_values(command: Command, word: Word) -> list[str] | None:
     if not loops or len(loops) != len(assigned) or not any(n in command.loops for n in loops):
         return None
     values: list[str] = []
-    for node in (n for n in loops if n in command.loops):
+    inner = [n for n in command.loops if n in loops][-1:]  # (the innermost loop of the name)
+    for node in inner:
         for each in loop_words(script.text_of(node), name):
             plain = _LOOP_WORD.fullmatch(each)
             if plain is None:
