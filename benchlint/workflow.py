@@ -784,7 +784,8 @@ class WorkflowCall:
     unknown: frozenset[str]  # the inputs passed whose value is not known
     via: str = ""  # the job that called the calling workflow with these inputs (if one did)
     # of those, the ones that cannot be empty: a choice (or boolean) of a workflow only a
-    # dispatch starts, passed on (`model: ${{ inputs.model }}`)
+    # dispatch starts, passed on (`model: ${{ inputs.model }}`), or a value with text around
+    # its expressions (`org/${{ inputs.model }}`)
     nonempty: frozenset[str] = frozenset()
 
     @property
@@ -910,8 +911,9 @@ def _call(
         result = _evaluated(text, typed)
         if result is None:
             unknown.add(name.value)
-            alone = _EVENT_INPUT.fullmatch(text.strip())
-            if alone is not None and alone.group(1) in nonempty:
+            alone = _EVENT_INPUT.fullmatch(text.strip())  # (a dispatch's choice passed on)
+            around = _EXPRESSION.sub("", text).strip()  # (`org/${{ inputs.model }}`)
+            if around or (alone is not None and alone.group(1) in nonempty):
                 kept.add(name.value)
             continue
         values[name.value] = result
