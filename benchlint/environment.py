@@ -816,13 +816,18 @@ class Environment:
             only = container_passes(call.command)
             if not upstream:
                 routes.append(start)
+            # (a value the caller assigns a variable that reached it, exported: `MODEL=""`
+            # before `docker run -e MODEL` passes the empty value; t53a)
+            inherited = {n: p for n, p in state.assigned.items() if n not in passed}
             for route in upstream:
                 if route.route is not None and not self._reaches(route.route, call, path):
                     continue  # (an entry whose job does not run the call, or runs another file)
                 # what the caller passes over what reached the caller: a view, not a copy (a
                 # script called from a launcher has a route per entry, each with ~100 names;
                 # read only: ChainMap's type asks for maps it could write to)
-                env = ChainMap(passed, route.env)  # type: ignore[arg-type]
+                changed = {n: p for n, p in inherited.items() if n in route.env}
+                maps = (passed, changed, route.env) if changed else (passed, route.env)
+                env = ChainMap(*maps)
                 kept = route.validated | checked
                 routes.append(
                     StartPath(
