@@ -397,8 +397,8 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
         return  # (the text reads no other case form of a name a way in sets)
     # (a name an engine's command line reads too is said with its launch)
     engine = {read.name for launch in launches(script) for read, _ in _consumed(launch)}
-    first: dict[str, tuple[Command, Read]] = {}
-    for command, read in _every_read(script):
+    first: dict[str, Read] = {}
+    for read in _every_read(script):
         name = read.name
         other = given.get(name.lower())
         if other is None or other == name or name in engine or name.isupper() or name in own:
@@ -406,10 +406,10 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
         if name in everything.assigned or is_builtin(name, ctx.config.known_env):
             continue
         held = first.get(name)
-        if held is None or read.node.start_byte < held[1].node.start_byte:
-            first[name] = (command, read)
+        if held is None or read.node.start_byte < held.node.start_byte:
+            first[name] = read
     sourced = _sourced_names(ctx, script) if first else set()
-    for name, (_, read) in sorted(first.items(), key=lambda item: item[1][1].node.start_byte):
+    for name, read in sorted(first.items(), key=lambda item: item[1].node.start_byte):
         if name in sourced:
             continue
         setters = _route_setters(routes, [name]).get(name, {})
@@ -436,21 +436,19 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
 _READ_TEXT = re.compile(rb"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def _every_read(script: Script) -> Iterator[tuple[Command, Read]]:
-    """Each read of the script's own commands (not a nested script's), with its command: in
-    the conditions that guard them, their words, assigned values and redirections."""
+def _every_read(script: Script) -> Iterator[Read]:
+    """Each read of the script's own commands (not a nested script's): in the conditions that
+    guard them, their words, assigned values, redirections and unquoted heredocs."""
     guards: set[int] = set()
     for command in script.commands:
         for guard in command.guards:
             if id(guard) not in guards:
                 guards.add(id(guard))
-                for read in guard.reads:
-                    yield command, read
+                yield from guard.reads
         words = [*command.words, *(a.value for a in command.assignments if a.value is not None)]
         words += [r.target for r in command.redirects]
         for word in words:
-            for read in word.reads():
-                yield command, read
+            yield from word.reads()
         for heredoc in command.heredocs:  # (`cat > cfg <<EOF`: bash expands its body's reads)
             body = heredoc.body
             if heredoc.quoted or body is None or command.script is not script:
@@ -464,7 +462,7 @@ def _every_read(script: Script) -> Iterator[tuple[Command, Read]]:
                     continue  # (`\$isl` is the text `$isl`)
                 name = (match.group(1) or match.group(2)).decode()
                 node = Syn("simple_expansion", match.start(), match.end())
-                yield command, Read(name, "", node, script, False)
+                yield Read(name, "", node, script, False)
 
 
 # a plain read in a heredoc's body: `$isl`, `${isl}` (not one with an operator)
