@@ -23,7 +23,13 @@ from benchlint.finding import Location, Span
 from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.model import Assignment, Command, Script, exclusive
 from benchlint.wiring import Route, Wiring, entry_environment
-from benchlint.workflow import NULL, LauncherStep, nonempty_from_call, nonempty_from_entry
+from benchlint.workflow import (
+    NULL,
+    LauncherStep,
+    nonempty_from_call,
+    nonempty_from_entry,
+    typed_from_sweep,
+)
 from benchlint.workspace import Workspace
 
 # the names the workflow sets from a search-space element's fields (set on a route with a
@@ -145,6 +151,8 @@ class ScriptState:
     # the functions defined so far (a sourced library's too): their bodies set what they set
     # where they are called, not where they are defined
     functions: dict[str, Script] = field(default_factory=dict)
+    # the names an `unset` took a value from that nothing assigned again: the command
+    unset: dict[str, Command] = field(default_factory=dict)
 
 
 # commands other than assignments and `source` that change what state_before reports
@@ -458,6 +466,7 @@ class Environment:
         exported: dict[str, Provenance | Assignment] = {}
         validated: set[str] = set()
         unknown: str | None = None
+        unset: dict[str, Command] = {}
         functions: dict[str, Script] = dict.fromkeys(script.functions, script)
         changes, validations = self._state_changes(script)
         if at is not None:
@@ -486,6 +495,8 @@ class Environment:
                     value is not None and name not in assigned and value.variable() == name
                 ):
                     assigned[name] = _both_branches(assigned.get(name), assignment) or assignment
+                    if unset:
+                        unset.pop(name, None)
                 if assignment.exported:
                     exported[name] = assigned.get(name, assignment)
             base = command.base
@@ -507,6 +518,7 @@ class Environment:
                     for name in words:
                         assigned.pop(name, None)
                         exported.pop(name, None)
+                        unset[name] = command
             elif base in functions and depth < 3:  # a call: what the body sets, set here
                 if self._always_exits(functions[base], base):  # `[[ -z $X ]] && die "..."`
                     validated.update(self._empty_exit(command))
@@ -546,7 +558,7 @@ class Environment:
             # export PORT="$PORT"; }`): on copies, as the next offsets do not see it
             body = self._body_before(script, before)
             if body:
-                saved = (dict(assigned), dict(exported), set(validated), unknown)
+                saved = (dict(assigned), dict(exported), set(validated), unknown, dict(unset))
                 for command in body:
                     apply(command, own=True)
             made: dict[int, Provenance] = {}  # one Provenance per assignment: the dicts share
@@ -560,9 +572,10 @@ class Environment:
                 validated | {name for start, name in validations if start < before},
                 unknown,
                 dict(functions),
+                dict(unset) if unset else {},
             )
             if body:
-                assigned, exported, validated, unknown = saved
+                assigned, exported, validated, unknown, unset = saved
         return [state for state in states if state is not None]
 
     def functions_at_end(self, script: Script) -> dict[str, Script]:
@@ -734,8 +747,10 @@ class Environment:
                 for name in nonempty_from_call(step, entry.fields, entry.nonempty):
                     env[name] = self._nonempty_env(step, name)
             elif step is not None:  # a master config's entry: the values the sweep gives
-                for name in nonempty_from_entry(step, given):
+                for name in nonempty_from_entry(step, self.wiring.step_known(element, step)):
                     env[name] = entries[id(entry)]
+                for name in typed_from_sweep(step):
+                    env[name] = self._nonempty_env(step, name)
             exported = step is None or entry.step is not None
             for name, value in given.items():
                 if (exported or name not in ELEMENT_NAMES) and value.strip() not in NULL:
@@ -819,6 +834,8 @@ class Environment:
             # (a value the caller assigns a variable that reached it, exported: `MODEL=""`
             # before `docker run -e MODEL` passes the empty value; t53a)
             inherited = {n: p for n, p in state.assigned.items() if n not in passed}
+            # (and one it unsets: `unset MODEL` before `docker run -e MODEL` passes none)
+            unset = {n: c for n, c in state.unset.items() if n not in passed}
             for route in upstream:
                 if route.route is not None and not self._reaches(route.route, call, path):
                     continue  # (an entry whose job does not run the call, or runs another file)
@@ -826,7 +843,8 @@ class Environment:
                 # script called from a launcher has a route per entry, each with ~100 names;
                 # read only: ChainMap's type asks for maps it could write to)
                 changed = {n: p for n, p in inherited.items() if n in route.env}
-                maps = (passed, changed, route.env) if changed else (passed, route.env)
+                under = _without(route.env, unset) if unset else route.env
+                maps = (passed, changed, under) if changed else (passed, under)
                 env = ChainMap(*maps)
                 kept = route.validated | checked
                 routes.append(
@@ -839,6 +857,26 @@ class Environment:
                     )
                 )
         return routes
+
+
+def _without(env: Mapping[str, Provenance], unset: dict[str, Command]) -> Mapping[str, Provenance]:
+    """What reached a caller less what it unsets before it passes it on: a name an `unset`
+    that surely runs removes is gone; one unset under a condition may be (its value then not
+    known to be set)."""
+    if not any(name in env for name in unset):
+        return env
+    flat = dict(_flat(env))
+    for name, command in unset.items():
+        known = flat.get(name)
+        if known is None:
+            continue
+        if not command.guards and command.function is None:
+            del flat[name]
+        else:
+            line = command.span.line
+            where = f"{command.script.path}:{line}"
+            flat[name] = Provenance(f"{known.what}, unset under a condition at {where}")
+    return flat
 
 
 # set by an image or the container runtime: a script that reads them sees the image's value

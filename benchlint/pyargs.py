@@ -1022,9 +1022,11 @@ _ENDS = re.compile(r"(?:sys\.)?exit|quit|os\._exit")
 def _unconditional_calls(tree: ast.Module) -> set[int]:
     """The calls that run whenever their body does: in a statement of a module's or a
     function's body (or a `with`'s in it), not under an `if`, a loop, a `try` or a `match`, and
-    not in a function or a lambda of their own."""
+    not in a function or a lambda of their own. The module's `if __name__ == "__main__":` runs
+    its body whenever the script is run, as a command line runs it."""
     found: set[int] = set()
     bodies: list[list[ast.stmt]] = [tree.body]
+    bodies.extend(s.body for s in tree.body if isinstance(s, ast.If) and _main_guard(s.test))
     while bodies:
         for statement in bodies.pop():
             if isinstance(
@@ -1043,6 +1045,18 @@ def _unconditional_calls(tree: ast.Module) -> set[int]:
                     if not isinstance(node, (ast.Lambda, ast.IfExp, ast.BoolOp)):
                         stack.extend(ast.iter_child_nodes(node))
     return found
+
+
+def _main_guard(test: ast.expr) -> bool:
+    """`__name__ == "__main__"` (either way round)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    if not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    texts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(texts) == 1
 
 
 def _parser_of(value: _Value) -> _Made:

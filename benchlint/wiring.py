@@ -726,10 +726,19 @@ class Wiring:
         return known[1]
 
     def _step_for(self, entry: Entry) -> LauncherStep | None:
+        """The workflow step that runs an entry's launcher: a workflow call's own, else one of
+        the steps for its kind (single-node or multinode); of several, those whose workflow
+        takes the most of the elements' own fields as inputs (the sweep passes each field as
+        the input of its name: profile's workflow_inputs), as a template without `tp`,
+        `ep` or `conc` inputs is not the one called with a single-node element's."""
         if entry.step is not None:
             return entry.step
-        matching = [s for s in self.steps if s.multinode == entry.multinode]
-        return matching[0] if matching else (self.steps[0] if self.steps else None)
+        matching = [s for s in self.steps if s.multinode == entry.multinode] or self.steps
+        fields = {name for element in entry.elements for name in element.fields}
+        if len(matching) > 1 and fields:
+            best = max(len(fields & s.input_types.keys()) for s in matching)
+            matching = [s for s in matching if len(fields & s.input_types.keys()) == best]
+        return matching[0] if matching else None
 
     def _condition_env(
         self,
@@ -767,6 +776,11 @@ class Wiring:
         # launcher assigns is 4 KiB; InferenceX has 852 routes)
         shared = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
         return ConditionEnv(known, shared, self._given(launcher), self._decisions, incoming)
+
+    def step_known(self, element: Element, step: LauncherStep) -> dict[str, str]:
+        """The values the step's `env:` gives the launcher for the element that are known
+        (`TP: ${{ inputs.tp }}` with the element's `tp: 8`: the profile's workflow_inputs)."""
+        return self._workflow_known(element, step)[0]
 
     def _workflow_known(
         self, element: Element, step: LauncherStep | None

@@ -638,14 +638,26 @@ def nonempty_from_call(
 
 def nonempty_from_entry(step: LauncherStep, given: dict[str, str]) -> frozenset[str]:
     """The step's `env:` names an expression sets (`MODEL: ${{ inputs.model }}`) that a
-    master config's entry gives a value that is not empty on its route (`given`: the entry's
-    environment, `wiring.entry_environment`: the sweep passes its `model:` on): not empty on
-    that route's runs."""
+    master config's entry or search-space element gives a value that is not empty on its
+    route (`given`: the step's values known for the element, `Wiring.step_known`: the sweep
+    passes the entry's `model:` on): not empty on that route's runs."""
     found = {
         name
         for name, text in step.values.items()
         if "${{" in text and given.get(name, "").strip() not in NULL
     }
+    return frozenset(found) - step.written - step.run_names
+
+
+def typed_from_sweep(step: LauncherStep) -> frozenset[str]:
+    """The step's `env:` names that are an input alone (`TP: ${{ inputs.tp }}`) of a field
+    the sweep's validation types as a number or a boolean (profile's sweep_typed_fields): not
+    empty on a master config's entry's routes."""
+    found = set()
+    for name, text in step.values.items():
+        passed = _PASSED.fullmatch(text.strip())
+        if passed is not None and passed.group(1) in profile.SWEEP_TYPED_FIELDS:
+            found.add(name)
     return frozenset(found) - step.written - step.run_names
 
 

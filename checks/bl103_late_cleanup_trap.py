@@ -2128,8 +2128,8 @@ def _overwritten(
         started = started or statement.background
         # (a value: not `export PID`; a whole variable: not `pids[1]=$!` beside `pids[0]`)
         given = [a for a in statement.assignments if a.name == name and a.value is not None]
-        if not given or statement.piped:  # (in a pipeline: a subshell's)
-            continue
+        if not given or statement.piped or _other_shell(statement, first):
+            continue  # (in a pipeline, a piped `{ }` group or a `( )`: a subshell's)
         if not started and all(a.value is not None and a.value.text == "$!" for a in given):
             continue  # (`$!` again: the same process)
         saved = [a for a in flow.statements[named].assignments if a.name == name]
@@ -2146,6 +2146,12 @@ def _overwritten(
             return None
         return statement
     return None
+
+
+def _other_shell(statement: Command, first: Command) -> bool:
+    """Whether a statement runs in a shell of its own that the first does not: an element of a
+    pipeline (`{ PID=$!; } | tee log`) or a `( )` subshell."""
+    return statement.apart != first.apart or (statement.subshell and not first.subshell)
 
 
 # an assignment to an array's element (`pids[1]=$!`)

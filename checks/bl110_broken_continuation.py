@@ -5,15 +5,17 @@ Reports a command whose name is a flag (`--max-model-len 8192 \\`, `-e MODEL \\`
 argument array of flags (`"${SPEC_ARGS[@]}" \\`, where every array the script assigns to it is
 empty or starts with a flag): the options of a long command line written one per line, where
 the line before does not end in `\\` as bash reads it: it has none, a blank after it (`\\ `,
-which escapes the blank instead), or it is empty or a comment (a `\\` at its end is part of
-the comment), which ends the command. `--port=30000` on a line of its own is such a flag (no
-name bash assigns to: it runs it as a command), and so is a Hydra override, the options of
-verl's and NeMo's command lines (`trainer.nnodes=2`, `+trainer.extra=1`: a dotted name, or one
-after `+`, is no name bash assigns to either). Inside an array's `( ... )`, a `\\` then a
-blank before a note is reported too: the blank is escaped, so the note's comment sign starts
-no comment and the note's words become items. The
-message names the line that cut the command short; the line before is read from the script's
-text as bash reads it, so a `\\` that the model of the script missed is no finding.
+which escapes the blank instead), or it is empty or a comment (a `\\` at its end is part of the
+comment), which ends the command. `--port=30000` on a line of its own is such a flag (no name
+bash assigns to: it runs it as a command), and so is a Hydra override, the options of verl's
+and NeMo's command lines (`trainer.nnodes=2`, `+trainer.extra=1`: a dotted name, or one after
+`+`, is no name bash assigns to either). So is a line of variable names after a validator's
+list (`check_env_vars MODEL TP` ending without its `\\`, then `EP_SIZE \\`): bash runs the
+first name as a command and the validator never checks those names. Inside an array's
+`( ... )`, a `\\` then a blank before a note is reported too: the blank is escaped, so the
+note's comment sign starts no comment and the note's words become items. The message names the
+line that cut the command short; the line before is read from the script's text as bash reads
+it, so a `\\` that the model of the script missed is no finding.
 
 ## Why is this bad?
 The command above the break runs without the flags below it, and each flag line then runs as
@@ -58,6 +60,7 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.engines import array_name, assignments_of
+from benchlint.environment import VALIDATORS
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
 from benchlint.registry import script_rule
 from benchlint.shell.model import Command, Script, first_line
@@ -85,15 +88,18 @@ _FLAG_LINE = re.compile(
 @script_rule("BL110", "broken-continuation", Severity.ERROR, tags=("shell", "correctness"))
 def check(ctx: Context, script: Script) -> Iterator[Finding]:
     source = script.file
-    if not _FLAG_LINE.search(source.text):
+    validated = any(name in source.text for name in VALIDATORS)
+    if not validated and not _FLAG_LINE.search(source.text):
         return
     for inner in script.walk():
         if not _read_as_lines(inner):
             continue
+        before = None
         for command in inner.commands:
-            finding = _finding(source, command)
+            finding = _finding(source, command, _checked_by(before, command))
             if finding is not None:
                 yield finding
+            before = command
     if "\\" in source.text:
         yield from _array_comments(script)
 
@@ -206,8 +212,27 @@ def _flag_word(command: Command) -> str | None:
     return first.text if values and len(arrays) == len(values) and flags else None
 
 
-def _finding(source: SourceText, command: Command) -> Finding | None:
-    name = _flag_word(command)
+def _checked_by(before: Command | None, command: Command) -> str | None:
+    """The validator whose list of names a command continues (`check_env_vars MODEL TP` then
+    `    EP_SIZE \\` on the next line: names, written as variables are, `EP_SIZE`): its name."""
+    if (
+        before is None
+        or before.base not in VALIDATORS
+        or before.span.end_line + 1 != command.span.line
+        or command.assignments
+        or not command.words
+    ):
+        return None
+    names = all(w.static and _VARIABLE.fullmatch(w.value) for w in command.words)
+    return before.base if names and command.function is None else None
+
+
+# a variable's name as a validator's list writes it (upper case: no command is named so)
+_VARIABLE = re.compile(r"[A-Z_][A-Z0-9_]*")
+
+
+def _finding(source: SourceText, command: Command, validator: str | None = None) -> Finding | None:
+    name = command.words[0].value if validator is not None else _flag_word(command)
     if name is None:
         return None
     line = command.span.line
@@ -239,10 +264,14 @@ def _finding(source: SourceText, command: Command) -> Finding | None:
         if name.lstrip('"').startswith("${")  # (an array's elements)
         else f"{clip(name, 40)}: command not found"
     )
+    above = (
+        f"`{validator}` never checks the names on this line and those after it"
+        if validator is not None
+        else "the command above runs without this line's options and those after it"
+    )
     return Finding(
         "BL110",
-        f"bash runs `{text}` as a command of its own ({missing}): {why}, so the command "
-        "above runs without this line's options and those after it",
+        f"bash runs `{text}` as a command of its own ({missing}): {why}, so {above}",
         Location(source.path, command.first_line_span),
         related=(Location(source.path, Span(line - 1, 1, line - 1, len(before) + 1), "cut"),),
         subject=f"{name}@{clip(stripped, 40)}",

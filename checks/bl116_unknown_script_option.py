@@ -1369,7 +1369,9 @@ def _command_line(
             else f"`{target}`"
         )
         at = Location(script.path, where)
-        ctx.count(f"{_UNTOLD}: {said}: {reason}", at, involves=tuple(targets))
+        if reason == pyargs.NO_PARSER and not others:  # (one line for them all: each run
+            said, reason = "scripts that make no argparse parser", ""  # names its script)
+        ctx.count(f"{_UNTOLD}: {said}" + (f": {reason}" if reason else ""), at, tuple(targets))
         return
     parsers = [p for _, p in read if not isinstance(p, str)]
     found = [dict(pyargs.problems(parser, texts)) for parser, _ in parsers]

@@ -1637,3 +1637,38 @@ def test_a_command_line_changed_after_the_parse_is_read() -> None:
         "    return p\n\n\ndef trim():\n    sys.argv.pop()\n",
     ).replace("\nmain()\n", "\ntrim()\nmain().parse_args()\n")
     assert pyargs.read(elsewhere) == said
+
+
+def test_scripts_that_make_no_parser_are_said_in_one_line(tmp_path: Any) -> None:
+    """Scripts whose parser is in a module not in the repository (a git submodule): one warning
+    line for all of them, with each run (which names its script); a script whose parser
+    cannot be told for another reason keeps a line of its own (t54a, Pai-Megatron-Patch: 105
+    lines)."""
+    from tests.conftest import run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "a/train.py": "from megatron import get_args\nget_args()\n",
+            "b/train.py": "import megatron\nmegatron.initialize()\n",
+            "c/opaque.py": (
+                "import argparse\nimport sys\nsys.argv.pop()\n"
+                "p = argparse.ArgumentParser()\np.add_argument('--a')\np.parse_args()\n"
+            ),
+            "run.sh": (
+                "#!/bin/bash\npython3 a/train.py --lr 1\npython3 b/train.py --lr 1\n"
+                "python3 c/opaque.py --a 1\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    warnings = result.warnings()
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "scripts that make no argparse parser: 2 (run.sh:2, run.sh:3)"
+    ) in warnings
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "`c/opaque.py`: it changes its command line before parsing it (`sys.argv`): 1 (run.sh:4)"
+    ) in warnings
