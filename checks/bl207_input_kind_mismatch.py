@@ -7,14 +7,18 @@ take: a `boolean` input compared with a string (`inputs.dry_run != 'true'`), a `
 with text no number reads as (`inputs.nodes == 'all'`), a `choice` input with a boolean or a
 number none of its options equals, and `github.event.inputs.NAME` (always a string, `'true'`
 or `'false'` for a boolean input) compared with `true` or `false`. The inputs' kinds are the
-ones `on.workflow_dispatch.inputs` and `on.workflow_call.inputs` declare.
+ones `on.workflow_dispatch.inputs` and `on.workflow_call.inputs` declare. In a job's or a step's
+`if:`, `github.event.inputs.NAME` of a boolean input tested for truth (alone, after `!`, or
+beside `&&` and `||`: `if: ${{ github.event.inputs.run_h100 }}`) is reported too: its value is
+the text `'true'` or `'false'`, and a condition takes any text but the empty one as true.
 
 ## Why is this bad?
 GitHub compares values of two kinds as numbers: `true` is 1, and a string that is no number is
 NaN, equal to nothing. So `inputs.dry_run != 'true'` holds on every run: a dry run pushes
 anyway, and `inputs.dry_run == 'true'` never does what it guards. The `inputs` context keeps a
 boolean input a boolean; only `github.event.inputs` turns it into text. InferenceX fixed this in
-its image-tag monitor, whose dry run still opened pull requests.
+its image-tag monitor, whose dry run still opened pull requests, and in its sweep tests, whose
+`if: ${{ github.event.inputs.run_h100 }}` ran every job whatever was ticked.
 
 ## Example
 ```yaml path=.github/workflows/monitor.yml
@@ -63,7 +67,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from benchlint.actions import ExpressionError, Token
+from benchlint.actions import ExpressionError, Token, embedded
 from benchlint.actions import tokens as lex
 from benchlint.context import Context
 from benchlint.expressions import Value, equal, number
@@ -95,6 +99,81 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         for node, text, offset in expressions(root):
             yield from _comparisons(source, node, text, offset, declared)
+        for node in _conditions(root):
+            yield from _truth_tests(source, node, declared)
+
+
+def _conditions(root: YNode) -> Iterator[YNode]:
+    """The `if:` of each job and step."""
+    jobs = root.get("jobs")
+    for _, job in jobs.pairs if jobs is not None and jobs.is_map else ():
+        if not job.is_map:
+            continue
+        steps = job.get("steps")
+        for holder in [job, *(steps.items if steps is not None and steps.is_seq else ())]:
+            condition = holder.get("if") if holder.is_map else None
+            if condition is not None and condition.is_scalar and condition.value:
+                yield condition
+
+
+# what may stand beside an operand GitHub tests for truth in a condition
+_TRUTH_BEFORE = frozenset({"(", "&&", "||", "!"})
+_TRUTH_AFTER = frozenset({")", "&&", "||", "EOF"})
+
+
+def _truth_tests(
+    source: SourceText, node: YNode, declared: dict[tuple[str, str], list[Declared]]
+) -> Iterator[Finding]:
+    """`if: ${{ github.event.inputs.run_h100 }}` for a boolean input: the text 'true' or
+    'false', and any text but the empty one is true (InferenceX's sweep tests: fixed by
+    comparing with 'true')."""
+    value = node.value
+    text, offset = value, 0
+    if "${{" in value:
+        pieces = list(embedded(value))
+        whole = value.strip()
+        if len(pieces) != 1 or not pieces[0].closed or not whole.startswith("${{"):
+            return  # (text around an expression: BL209's)
+        if not whole.endswith("}}"):
+            return
+        text, offset = pieces[0].text, pieces[0].start
+    try:
+        tokens = lex(text)
+    except ExpressionError:
+        return  # (BL208's)
+    for k, token in enumerate(tokens):
+        if token.kind != "IDENTIFIER" or token.text.lower() != "github":
+            continue
+        if k > 0 and tokens[k - 1].kind == ".":
+            continue
+        last = k + 6
+        path = tokens[k : last + 1]
+        if len(path) < 7 or any(t.kind != "." for t in path[1::2]):
+            continue
+        found = _input(path, declared)
+        if found is None or {d.kind for d in found[2]} != {"boolean"}:
+            continue
+        before = tokens[k - 1].kind if k > 0 else "("
+        if before not in _TRUTH_BEFORE or tokens[last + 1].kind not in _TRUTH_AFTER:
+            continue
+        negated = before == "!"
+        start = tokens[k - 1].start if negated else token.start
+        end = tokens[last].start + len(tokens[last].text)
+        written = text[start:end]
+        triggers = " and ".join(f"on.{d.trigger}" for d in found[2])
+        span = value_span(source, node, offset + start)
+        yield Finding(
+            "BL207",
+            f"`{clip(written, 60)}` is always {'false' if negated else 'true'} when the workflow "
+            f"is dispatched: {'it' if not negated else f'`github.event.inputs.{found[1]}`'} "
+            "is the text 'true' or 'false' "
+            f"(the boolean input of {triggers}), and a condition takes any text but the empty "
+            "one as true",
+            Location(source.path, span),
+            subject=f"event.{found[1]}@{written}",
+            help=f"test the boolean itself (`inputs.{found[1]}`), or compare with the text "
+            f"(`github.event.inputs.{found[1]} == 'true'`)",
+        )
 
 
 def _declared(root: YNode) -> dict[tuple[str, str], list[Declared]]:
