@@ -287,7 +287,12 @@ def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
     labels = [runs_on] if runs_on is not None and runs_on.is_scalar else []
     if runs_on is not None and runs_on.is_seq:
         labels = [item for item in runs_on.items if item.is_scalar]
-    texts = [text for label in labels for text in _matrix_values(job, label.value)]
+    texts = [
+        text
+        for label in labels
+        for value in _matrix_values(job, label.value)
+        for text in _choices(root, value)
+    ]
     if any(_WINDOWS.search(t) for t in texts):
         return False
     if not any("${{" in t for t in texts) and (runs_on is None or labels):
@@ -327,6 +332,31 @@ def _matrix_values(job: YNode, text: str) -> list[str]:
 _MATRIX_LABEL = re.compile(r"\$\{\{\s*matrix\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
 
 
+def _choices(root: YNode, text: str) -> list[str]:
+    """The labels a `runs-on` of `${{ inputs.NAME }}` (or `github.event.inputs.NAME`) may be:
+    the options of a `choice` input, where every trigger that declares it declares it so; else
+    the text as it is."""
+    found = _INPUT_LABEL.fullmatch(text.strip())
+    on = root.get("on") if found is not None else None
+    if found is None or on is None or not on.is_map:
+        return [text]
+    options: list[str] = []
+    for _, trigger in on.pairs:
+        inputs = trigger.get("inputs") if trigger.is_map else None
+        spec = inputs.get(found.group(1)) if inputs is not None and inputs.is_map else None
+        if spec is None:
+            continue
+        kind = spec.get("type") if spec.is_map else None
+        given = spec.get("options") if spec.is_map else None
+        if kind is None or kind.value != "choice" or given is None or not given.is_seq:
+            return [text]
+        options.extend(o.value if o.is_scalar else "${{" for o in given.items)
+    return options or [text]
+
+
+_INPUT_LABEL = re.compile(r"\$\{\{\s*(?:github\.event\.)?inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+
+
 # a `${{ ... }}` expression, which the runner replaces in a `run:` script before the shell reads it
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
 
@@ -357,9 +387,26 @@ class StepScript:
 
 def step_script(source: SourceText, run: YNode) -> StepScript | None:
     """A step's `run:` script (`StepScript`); None where the shell would not parse it."""
-    text = _EXPRESSION.sub(_unknown_value, run.value)
-    script = parse_file(SourceText(source.path, text.encode()))
+    script = parse_file(SourceText(source.path, step_text(run).encode()))
     return None if script.has_error else StepScript(source, run, script)
+
+
+def step_text(run: YNode) -> str:
+    """A `run:` script's text as the shell reads it, each `${{ }}` expression a variable's
+    expansion as long as itself (`StepScript`)."""
+    return _EXPRESSION.sub(_unknown_value, run.value)
+
+
+def runs_in_bash(root: YNode, job: YNode, step: YNode) -> bool:
+    """Whether a `run:` step surely runs in bash: in a POSIX shell (`runs_in_posix_shell`)
+    whose `shell:` is bash or not given (a Linux or macOS runner's default)."""
+    if not runs_in_posix_shell(root, job, step):
+        return False
+    for holder in (step.get("shell"), _default_shell(job), _default_shell(root)):
+        if holder is not None:
+            words = holder.value.split() if holder.is_scalar else []
+            return bool(words) and posixpath.basename(words[0]) == "bash"
+    return True
 
 
 def _unknown_value(match: re.Match[str]) -> str:

@@ -849,7 +849,7 @@ class Workspace:
                 self._fail(rel, TOO_DEEP)
                 return None
         if script.has_error:
-            problem = _bash_syntax_error(source.data)
+            problem = bash_syntax_error(source.data)
             if problem is not None and _placeholder_at(source, problem[0]):
                 self.templates.add(rel)  # a script to fill in, not one to run: not linted
                 return None
@@ -1073,7 +1073,7 @@ def _statement_start(source: SourceText, line: int) -> int:
     lines = source.text.split("\n")
     for start in range(line, max(line - _TRIES, 0), -1):
         before = "\n".join(lines[: start - 1]) + "\n"
-        if _bash_syntax_error(before.encode("utf-8", errors="surrogateescape")) is None:
+        if bash_syntax_error(before.encode("utf-8", errors="surrogateescape")) is None:
             return start
     return line
 
@@ -1082,7 +1082,7 @@ def _statement_start(source: SourceText, line: int) -> int:
 _TRIES = 200
 
 
-def _bash_syntax_error(data: bytes) -> tuple[int, str] | None:
+def bash_syntax_error(data: bytes) -> tuple[int, str] | None:
     """Ask `bash -n` (read, never execute) whether a file tree-sitter stumbled on is really invalid.
 
     tree-sitter-bash rejects some valid constructs; only a script bash itself rejects is reported.

@@ -3,10 +3,13 @@
 ## What it does
 Reports a shell script or YAML file that cannot be read (permissions, a symlink loop, a symlink
 that leaves the repository, binary content) or parsed (invalid YAML; shell that `bash -n`
-rejects). Every other file is still linted. In a script bash rejects, the other rules report
-only what comes before the statement bash cannot read (an `if`, a function or a quote left open
-starts before the line bash names): bash runs the statements before it, then exits with status
-2, and nothing from there on ever runs.
+rejects). A workflow's `run:` step that runs in bash is read too, each `${{ }}` expression a
+word: a script bash rejects fails the step with status 2. A reserved word where a command's
+name stands (`FRAMEWORK=$( elif ...; fi )`, its `if` left out), which tree-sitter-bash reads as
+a command, is asked of bash as any other stumble. Every other file is still linted. In a script
+bash rejects, the other rules report only what comes before the statement bash cannot read (an
+`if`, a function or a quote left open starts before the line bash names): bash runs the
+statements before it, then exits with status 2, and nothing from there on ever runs.
 
 ## Why is this bad?
 A file benchlint cannot read is a file no rule checked. A recipe with a YAML syntax error fails
@@ -49,7 +52,11 @@ from benchlint.calls import call_graph
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Script
+from benchlint.shell.model import Script, parse_tree, syntax_suspect
+from benchlint.source import SourceText
+from benchlint.workflow import WORKFLOWS, runs_in_bash, step_text, workflow_roots
+from benchlint.workspace import bash_syntax_error
+from benchlint.yamlmodel import YNode, value_span
 
 
 def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
@@ -83,3 +90,38 @@ def check(ctx: Context) -> Iterator[Finding]:
             Location(failure.path, failure.span),
             subject=failure.message,
         )
+    paths = ctx.in_scope(ws.glob([*ws.layout.workflows, *WORKFLOWS]))
+    for source, root in workflow_roots(ws, paths, "run"):
+        yield from _run_steps(source, root)
+
+
+def _run_steps(source: SourceText, root: YNode) -> Iterator[Finding]:
+    """A `run:` step that runs in bash whose script bash rejects (`bash -n`, asked only where
+    tree-sitter stumbles), each expression a word: the runner's bash runs the commands before
+    the statement it cannot read, then the step fails with status 2."""
+    jobs = root.get("jobs")
+    for _, job in jobs.pairs if jobs is not None and jobs.is_map else ():
+        steps = job.get("steps") if job.is_map else None
+        for step in steps.items if steps is not None and steps.is_seq else ():
+            run = step.get("run") if step.is_map else None
+            if run is None or not run.is_scalar or not run.value:
+                continue
+            text = step_text(run).encode()
+            if not syntax_suspect(parse_tree(text)) or not runs_in_bash(root, job, step):
+                continue
+            problem = bash_syntax_error(text)
+            if problem is None:
+                continue
+            line, message = problem
+            lines = run.value.split("\n")
+            line = min(max(line, 1), len(lines))
+            before = sum(len(t) + 1 for t in lines[: line - 1])
+            at = before + len(lines[line - 1]) - len(lines[line - 1].lstrip())
+            yield Finding(
+                "BL001",
+                f"this step's `run:` script is not valid bash (its line {line}: {message}): "
+                "the runner's bash runs the commands before that statement, then the step "
+                "fails with status 2",
+                Location(source.path, value_span(source, run, at)),
+                subject=f"run:{message}",
+            )

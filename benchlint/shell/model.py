@@ -18,7 +18,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from benchlint.finding import Span
 from benchlint.shell.conditions import Compiler, Condition
@@ -44,7 +44,29 @@ def parse_tree(src: bytes) -> Tree:
     return _PARSER.parse(src)
 
 
+def syntax_suspect(tree: Tree) -> bool:
+    """Whether bash may reject a text tree-sitter-bash parsed: it found an error, or a reserved
+    word where a command's name stands (`Script.has_error` says the same of a script)."""
+    if tree.root_node.has_error:
+        return True
+    global _COMMAND_NAMES
+    if _COMMAND_NAMES is None:
+        from tree_sitter import Query
+
+        assert _PARSER is not None and _PARSER.language is not None
+        _COMMAND_NAMES = Query(_PARSER.language, "(command_name (word) @name)")
+    from tree_sitter import QueryCursor
+
+    names = QueryCursor(_COMMAND_NAMES).captures(tree.root_node).get("name", [])
+    return any(node.text in _MISPLACED for node in names)
+
+
+_COMMAND_NAMES: Any = None
+
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+# reserved words that close or continue a compound command: one where a command's name stands
+# is one bash finds out of place (tree-sitter-bash reads it as a command)
+_MISPLACED = frozenset({b"then", b"elif", b"else", b"fi", b"do", b"done", b"esac"})
 
 
 class Syn(NamedTuple):
@@ -1316,6 +1338,14 @@ class _Builder:
         self.walk(self.root, _Context())
         self.held_heredocs()
 
+    def misplaced(self, node: Node) -> None:
+        """A reserved word where a command's name stands (`x=$( elif ...; fi )`, an `if` left
+        out): bash rejects the script there, where tree-sitter-bash read a command."""
+        script = self.script
+        row = node.start_point[0]
+        script.has_error = True
+        script.error_row = row if script.error_row is None else min(script.error_row, row)
+
     def held_heredocs(self) -> None:
         """A heredoc a variable holds (`CMD=$(cat <<EOF ... EOF)`), written to a file a shell
         runs later (`echo "$CMD" > w.sh` ... `bash w.sh`): a script of its own, as a heredoc
@@ -1680,6 +1710,8 @@ class _Builder:
             rest.append(child)
             if kind == "command_name":
                 inner = child.named_children
+                if inner and inner[0].type == "word" and inner[0].text in _MISPLACED:
+                    self.misplaced(inner[0])
                 words.append(self.word(inner[0] if inner else child))
             elif kind == "file_redirect":
                 words += [self.word(d) for d in _args_in_redirect(child)]
