@@ -747,7 +747,7 @@ class Environment:
                 for name in nonempty_from_call(step, entry.fields, entry.nonempty):
                     env[name] = self._nonempty_env(step, name)
             elif step is not None:  # a master config's entry: the values the sweep gives
-                for name in nonempty_from_entry(step, self.wiring.step_known(element, step)):
+                for name in nonempty_from_entry(step, wired.env.known):
                     env[name] = entries[id(entry)]
                 for name in typed_from_sweep(step):
                     env[name] = self._nonempty_env(step, name)

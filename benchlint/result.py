@@ -156,7 +156,8 @@ class Coverage:
             f"{_count(len(self.unrouted), 'workflow call')} ({_first(list(self.unrouted))}) "
             "of a workflow that runs a launcher "
             f"{'passes' if len(self.unrouted) == 1 else 'pass'} a runner not known statically (a "
-            "matrix value, an input no caller gives): their routes were not checked"
+            "matrix value, an input no caller gives, a dispatch's choice): their routes were not "
+            "checked"
         )
         return Notice(text, entries=self.unrouted)
 

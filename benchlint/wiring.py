@@ -777,11 +777,6 @@ class Wiring:
         shared = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
         return ConditionEnv(known, shared, self._given(launcher), self._decisions, incoming)
 
-    def step_known(self, element: Element, step: LauncherStep) -> dict[str, str]:
-        """The values the step's `env:` gives the launcher for the element that are known
-        (`TP: ${{ inputs.tp }}` with the element's `tp: 8`: the profile's workflow_inputs)."""
-        return self._workflow_known(element, step)[0]
-
     def _workflow_known(
         self, element: Element, step: LauncherStep | None
     ) -> tuple[dict[str, str], dict[str, Value]]:

@@ -686,7 +686,7 @@ def nonempty_from_call(
 def nonempty_from_entry(step: LauncherStep, given: dict[str, str]) -> frozenset[str]:
     """The step's `env:` names an expression sets (`MODEL: ${{ inputs.model }}`) that a
     master config's entry or search-space element gives a value that is not empty on its
-    route (`given`: the step's values known for the element, `Wiring.step_known`: the sweep
+    route (`given`: the values the route's conditions know, `ConditionEnv.known`: the sweep
     passes the entry's `model:` on): not empty on that route's runs."""
     found = {
         name

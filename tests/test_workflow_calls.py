@@ -189,7 +189,8 @@ def test_the_summary_counts_the_calls_and_says_which_were_not_routed(tmp_path: P
     assert outcome.stderr == (
         "benchlint: warning: 1 workflow call (.github/workflows/ma-tmpl.yml (bmk-matrix (called "
         "by ma-1k1k))) of a workflow that runs a launcher passes a runner not known statically (a "
-        "matrix value, an input no caller gives): their routes were not checked\n"
+        "matrix value, an input no caller gives, a dispatch's choice): their routes were not "
+        "checked\n"
         "benchlint: warning: 1 launcher (runners/launch_g7-cc.sh) that no entry reaches: linted "
         "as a script alone, not with the values of an entry (benchlint routes no master-config "
         "entry or workflow call to it: `benchlint layout` shows what was detected)\n"
