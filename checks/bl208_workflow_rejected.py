@@ -9,7 +9,10 @@ Reads every workflow under `.github/workflows/` and reports what makes GitHub re
   too few or too many arguments;
 - a job's `needs:` that names no job of the workflow;
 - an input of `workflow_dispatch` or `workflow_call` whose `default:` is a list or a mapping
-  where its `type:` is `string`, `number` or `boolean`.
+  where its `type:` is `string`, `number` or `boolean`;
+- a job that calls a reusable workflow (`uses:`) with a key such a job cannot have (`runs-on`,
+  `steps`, `env`: it may have only `name`, `uses`, `with`, `secrets`, `needs`, `if`,
+  `permissions`, `strategy` and `concurrency`), and a step with a key no step has (`secrets`).
 Expressions are parsed as GitHub's own parser (`@actions/expressions`) parses them.
 
 ## Why is this bad?
@@ -79,6 +82,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield from _expressions(source, root)
         yield from _needs(source, root)
         yield from _defaults(source, root)
+        yield from _keys(source, root)
 
 
 def _expressions(source: SourceText, root: YNode) -> Iterator[Finding]:
@@ -168,3 +172,59 @@ def _defaults(source: SourceText, root: YNode) -> Iterator[Finding]:
                 subject=f"default:{trigger}.{key.value}",
                 help="write the default as one value (a list as text: `'[1, 2]'`)",
             )
+
+
+# what a job that calls a reusable workflow (`uses:`) may hold; a step's keys
+_CALL_KEYS = frozenset(
+    {"name", "uses", "with", "secrets", "needs", "if", "permissions", "strategy", "concurrency"}
+)
+_STEP_KEYS = frozenset(
+    {
+        "id",
+        "if",
+        "name",
+        "uses",
+        "run",
+        "shell",
+        "with",
+        "env",
+        "working-directory",
+        "continue-on-error",
+        "timeout-minutes",
+    }
+)
+
+
+def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:
+    """A job that calls a reusable workflow with a key only a job of steps has (`runs-on`,
+    `steps`, `env`...), and a step with a key no step has (`secrets`, `needs`): GitHub's schema
+    rejects the file."""
+    jobs = root.get("jobs")
+    for key, job in jobs.pairs if jobs is not None and jobs.is_map else ():
+        if not key.is_scalar or not job.is_map:
+            continue
+        if job.get("uses") is not None:
+            for name, _ in job.pairs:
+                if name.is_scalar and name.value not in _CALL_KEYS and name.value != "<<":
+                    yield Finding(
+                        "BL208",
+                        f"job `{key.value}` calls a reusable workflow (`uses:`) and has "
+                        f"`{name.value}:`, which such a job cannot have: GitHub rejects the whole "
+                        "workflow file and runs none of its jobs",
+                        Location(source.path, name.span),
+                        subject=f"call-key:{key.value}.{name.value}",
+                        help="a called workflow's jobs choose their runners and steps; pass what "
+                        "they need with `with:` or `secrets:`",
+                    )
+        steps = job.get("steps")
+        for step in steps.items if steps is not None and steps.is_seq else ():
+            for name, _ in step.pairs if step.is_map else ():
+                if name.is_scalar and name.value not in _STEP_KEYS and name.value != "<<":
+                    yield Finding(
+                        "BL208",
+                        f"a step of job `{key.value}` has `{name.value}:`, which no step has: "
+                        "GitHub rejects the whole workflow file and runs none of its jobs",
+                        Location(source.path, name.span),
+                        subject=f"step-key:{key.value}.{name.value}",
+                        help=_closest(str(name.value), set(_STEP_KEYS)),
+                    )
