@@ -43,8 +43,11 @@ vllm serve "$MODEL" --tensor-parallel-size 8 \\
 Not reported: `--` as a command word, and a line the model took for a command of its own
 where bash continues the line before (it ends in `\\` as bash reads it). Besides the script's
 own lines, those of a script written in it that a shell runs are read (a heredoc `bash`
-reads or `cat` writes to a script file, a `bash -c` or `ssh` string), not the words a string
-variable splits into (`$CMD`), where a line's end is a blank.
+reads or `cat` writes to a script file, a `bash -c` or `ssh` string), and the value of a
+string variable such a string or `eval "$CMD"` puts into the script text (assigned once in
+quotes; a double-quoted one's own variables in turn: `CMD="... $GPT_ARGS ..."`, whose lines
+keep their ends there); not the words a string variable splits into (`python3 x.py $CMD`),
+where a line's end is a blank, nor a value single quotes or `\\$` leave to the new shell.
 
 ## Fix safety
 Blanks after the `\\` are removed (safe: bash then continues the line, as the `\\` meant). A
@@ -91,6 +94,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     validated = any(name in source.text for name in VALIDATORS)
     if not validated and not _FLAG_LINE.search(source.text):
         return
+    reported: set[int] = set()
     for inner in script.walk():
         if not _read_as_lines(inner):
             continue
@@ -98,8 +102,11 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         for command in inner.commands:
             finding = _finding(source, command, _checked_by(before, command))
             if finding is not None:
+                reported.add(finding.location.span.line)
                 yield finding
             before = command
+    if script.nested and '"' in source.text:
+        yield from _held_values(script, reported)
     if "\\" in source.text:
         yield from _array_comments(script)
 
@@ -165,6 +172,101 @@ def _array_comments(script: Script) -> Iterator[Finding]:
                 subject=f"{assignment.name}@{clip(note, 40)}",
                 fix=fix,
             )
+
+
+def _held_values(script: Script, reported: set[int]) -> Iterator[Finding]:
+    """Flag lines of a string variable's value that a shell reads as script text: `bash -c
+    "$LAUNCHER $CMD"`, `eval "$CMD"`, `ssh host "$CMD"` put the value into the text the new
+    shell parses, newlines and all (a quote keeps them; only a `\\` that ends a line joins it
+    to the next: the double quote removes it, the new shell reads it). A value assigned once in
+    quotes, and the variables a double-quoted one expands in turn (`CMD="... $GPT_ARGS ..."`),
+    are read: a flag line after a line that does not continue runs as a command of its own
+    there."""
+    seen: set[str] = set()
+    for inner in script.nested:
+        parent = inner.parent
+        if parent is None or not _read_as_lines(inner):
+            continue
+        strings = [w for w in parent.words if w.node.type == "string"]
+        names = [n for w in strings for n in _EXPANDED.findall(script.text_of(w.node))]
+        todo = [(name, 0) for name in dict.fromkeys(names)]
+        while todo:
+            name, depth = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            assigned = assignments_of(script, name)
+            value = assigned[0].value if len(assigned) == 1 else None
+            if value is None or value.node.type not in ("string", "raw_string"):
+                continue
+            text = script.text_of(value.node)
+            if depth < 3 and value.node.type == "string":  # (single quotes expand nothing)
+                todo += [(n, depth + 1) for n in _EXPANDED.findall(text)]
+            if "\n" in text:
+                start = script.char_of(value.node.start_byte)
+                yield from _value_lines(script, parent, name, text, start, reported)
+
+
+# a variable the outer shell expands inside a double-quoted string (not `\$X`, not `$(...)`)
+_EXPANDED = re.compile(r"(?<!\\)\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+
+
+def _value_lines(
+    script: Script, parent: Command, name: str, text: str, start: int, reported: set[int]
+) -> Iterator[Finding]:
+    """The flag lines of a double-quoted value (its text with the quotes, starting at the
+    file's character `start`) whose line before does not continue."""
+    source = script.file
+    lines = text.split("\n")
+    offset = 0
+    for index, line in enumerate(lines):
+        if index == 0:
+            offset += len(line) + 1
+            continue
+        before = lines[index - 1]
+        at = start + offset + len(line) - len(line.lstrip(" \t"))
+        offset += len(line) + 1
+        flag = line.lstrip(" \t").split(maxsplit=1)[0] if line.strip() else ""
+        if not flag.startswith("-") or flag in ("-", "--") or flag.startswith('-"'):
+            continue
+        if _CONTINUED.search(before):
+            continue  # (a `\\` that ends the line: the double quote joins the lines)
+        number = source.point(at)[0]
+        if number in reported:
+            continue
+        reported.add(number)
+        stripped = before.strip()
+        fix = None
+        end = len(before)
+        if _BLANKS_AFTER.search(before):
+            kept = before.rstrip(" \t")
+            why = f"line {number - 1} has blanks after its `\\`, which escapes a blank instead"
+            span = Span(number - 1, len(kept) + 1, number - 1, end + 1)
+            fix = Fix("remove the blanks after the `\\`", (Edit(source.path, span, ""),))
+        elif not stripped or stripped == '"':
+            why = f"line {number - 1} ends a line of the value"
+        else:
+            why = f"line {number - 1} does not end in `\\`"
+            span = Span(number - 1, end + 1, number - 1, end + 1)
+            fix = Fix(
+                f"end line {number - 1} with `\\`", (Edit(source.path, span, " \\"),), "unsafe"
+            )
+        shell = parent.invocation.base or "the shell"
+        yield Finding(
+            "BL110",
+            f"`{clip(flag, 40)}` starts a line of `${name}`, which `{shell}` on line "
+            f"{parent.span.line} reads as script text: it runs as a command of its own "
+            f"({clip(flag, 40)}: command not found): {why}, and the quote keeps the line's end, "
+            "so the command above runs without this line's options and those after "
+            "it",
+            Location(
+                source.path,
+                Span(number, source.point(at)[1], number, source.point(at)[1] + len(flag)),
+            ),
+            related=(Location(source.path, parent.first_line_span, "read as script"),),
+            subject=f"held:{name}@{clip(flag, 40)}",
+            fix=fix,
+        )
 
 
 def _read_as_lines(inner: Script) -> bool:

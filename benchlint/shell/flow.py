@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from benchlint.shell.model import Command, Redirect, Script, first_line, option_change
+from benchlint.shell.model import Command, Redirect, Script, Word, first_line, option_change
 
 # Commands that do not fail in practice, so errexit does not make them exit paths.
 _CANNOT_FAIL = frozenset(
@@ -161,7 +161,39 @@ def _cannot_fail_reading(command: Command) -> bool:
         )
     if base == "jobs":  # (`jobs -p` lists the jobs, none too; a job named, `jobs %2`, can fail)
         return all(w.static and _JOBS_OPTIONS.fullmatch(w.value) for w in command.args)
+    if base == "cat" and command.args and not command.redirects:
+        return all(_written_before(command, w) for w in command.args)
     return False
+
+
+def _written_before(command: Command, word: Word) -> bool:
+    """Whether the file a plain relative path names is one the script wrote before, in the
+    same folder (`: > ready` ... `x=$(cat ready)`): a redirection to it that runs whenever the
+    command does (not under a condition, in a loop, a function, a subshell or the background),
+    with no `cd`, `pushd`, `popd`, `rm` or `mv` between."""
+    name = word.value
+    if not word.static or not name or name.startswith(("-", "/")) or "$" in name:
+        return False
+    at = command.node.start_byte
+    found = False
+    for other in command.script.commands:
+        if other.node.start_byte >= at:
+            break
+        if other.base in ("cd", "pushd", "popd") or (
+            other.base in ("rm", "mv") and any(w.value == name for w in other.args)
+        ):
+            found = False
+            continue
+        if other.guards or other.loops or other.function != command.function:
+            continue
+        if other.subshell or other.background or other.apart is not None:
+            continue
+        if any(
+            r.operator in (">", ">>", ">|", "&>") and r.target.static and r.target.value == name
+            for r in other.redirects
+        ):
+            found = True
+    return found
 
 
 _JOBS_OPTIONS = re.compile(r"-[lnprs]+")
