@@ -514,7 +514,7 @@ class Environment:
                 unknown = unknown or "eval"
             elif base == "unset":  # `unset PORT`: no value of the script's from here on
                 words = [w.value for w in command.args if w.static]
-                if not any(w.startswith("-") and "f" in w for w in words):
+                if not any(w.startswith("-") and "f" in w for w in words) and not _apart(command):
                     for name in words:
                         assigned.pop(name, None)
                         exported.pop(name, None)
@@ -749,7 +749,7 @@ class Environment:
             elif step is not None:  # a master config's entry: the values the sweep gives
                 for name in nonempty_from_entry(step, wired.env.known):
                     env[name] = entries[id(entry)]
-                for name in typed_from_sweep(step):
+                for name in typed_from_sweep(step, entry.multinode):
                     env[name] = self._nonempty_env(step, name)
             exported = step is None or entry.step is not None
             for name, value in given.items():
@@ -857,6 +857,18 @@ class Environment:
                     )
                 )
         return routes
+
+
+def _apart(command: Command) -> bool:
+    """Whether a command runs in a shell of its own, whose changes this one never sees: a
+    subshell (`( unset X )`, `$(...)`), a pipeline's element, the background (`unset X &`, a
+    group sent there)."""
+    return (
+        command.subshell
+        or command.apart is not None
+        or command.background
+        or command.group is not None
+    )
 
 
 def _without(env: Mapping[str, Provenance], unset: dict[str, Command]) -> Mapping[str, Provenance]:

@@ -36,7 +36,10 @@ def fact(name: str) -> Any:
 ENTRY_ENVIRONMENT: dict[str, str] = fact("entry_environment")
 ELEMENT_ENVIRONMENT: dict[str, dict[str, str]] = fact("element_environment")
 WORKFLOW_INPUTS: dict[str, str] = fact("workflow_inputs")
-SWEEP_TYPED_FIELDS: frozenset[str] = frozenset(fact("sweep_typed_fields"))
+SWEEP_TYPED_FIELDS: dict[bool, frozenset[str]] = {  # (by multinode)
+    multinode: frozenset(fact("sweep_typed_fields")["multinode" if multinode else "single-node"])
+    for multinode in (False, True)
+}
 AGENTIC_SCENARIO: str = fact("agentic_scenario")
 EXP_NAME_PREFIX: str = fact("exp_name_prefix")
 BENCHMARK_MODE: dict[str, str] = fact("benchmark_mode")

@@ -394,7 +394,16 @@ def step_script(source: SourceText, run: YNode) -> StepScript | None:
 def step_text(run: YNode) -> str:
     """A `run:` script's text as the shell reads it, each `${{ }}` expression a variable's
     expansion as long as itself (`StepScript`)."""
-    return _EXPRESSION.sub(_unknown_value, run.value)
+    value = run.value
+    pieces = []
+    end = 0
+    for piece in embedded(value) if "${{" in value else ():
+        if not piece.closed:
+            break
+        start, stop = piece.start - 3, piece.start + len(piece.text) + 2
+        pieces += [value[end:start], "${" + "_" * (stop - start - 3) + "}"]
+        end = stop
+    return "".join([*pieces, value[end:]]) if pieces else value
 
 
 def runs_in_bash(root: YNode, job: YNode, step: YNode) -> bool:
@@ -407,10 +416,6 @@ def runs_in_bash(root: YNode, job: YNode, step: YNode) -> bool:
             words = holder.value.split() if holder.is_scalar else []
             return bool(words) and posixpath.basename(words[0]) == "bash"
     return True
-
-
-def _unknown_value(match: re.Match[str]) -> str:
-    return "${" + "_" * (len(match.group(0)) - 3) + "}"
 
 
 def step_folder(root: YNode, job: YNode, step: YNode) -> str | None:
@@ -696,14 +701,15 @@ def nonempty_from_entry(step: LauncherStep, given: dict[str, str]) -> frozenset[
     return frozenset(found) - step.written - step.run_names
 
 
-def typed_from_sweep(step: LauncherStep) -> frozenset[str]:
+def typed_from_sweep(step: LauncherStep, multinode: bool) -> frozenset[str]:
     """The step's `env:` names that are an input alone (`TP: ${{ inputs.tp }}`) of a field
-    the sweep's validation types as a number or a boolean (profile's sweep_typed_fields): not
-    empty on a master config's entry's routes."""
+    the sweep's validation types as a number or a boolean and passes by its name to entries of
+    that kind (profile's sweep_typed_fields): not empty on a master config's entry's routes."""
+    typed = profile.SWEEP_TYPED_FIELDS[multinode]
     found = set()
     for name, text in step.values.items():
         passed = _PASSED.fullmatch(text.strip())
-        if passed is not None and passed.group(1) in profile.SWEEP_TYPED_FIELDS:
+        if passed is not None and passed.group(1).lower() in typed:
             found.add(name)
     return frozenset(found) - step.written - step.run_names
 

@@ -113,10 +113,11 @@ def _run_steps(source: SourceText, root: YNode) -> Iterator[Finding]:
             if problem is None:
                 continue
             line, message = problem
-            lines = run.value.split("\n")
+            lines = text.decode().split("\n")  # (an expression is as long as it was)
             line = min(max(line, 1), len(lines))
             before = sum(len(t) + 1 for t in lines[: line - 1])
             at = before + len(lines[line - 1]) - len(lines[line - 1].lstrip())
+            line = run.value.count("\n", 0, at) + 1  # (the step's own line)
             yield Finding(
                 "BL001",
                 f"this step's `run:` script is not valid bash (its line {line}: {message}): "

@@ -2150,8 +2150,13 @@ def _overwritten(
 
 def _other_shell(statement: Command, first: Command) -> bool:
     """Whether a statement runs in a shell of its own that the first does not: an element of a
-    pipeline (`{ PID=$!; } | tee log`) or a `( )` subshell."""
-    return statement.apart != first.apart or (statement.subshell and not first.subshell)
+    pipeline (`{ PID=$!; } | tee log`), a `( )` subshell, a group sent to the background (`{
+    ...; PID=$!; } &`)."""
+    return (
+        statement.apart != first.apart
+        or (statement.subshell and not first.subshell)
+        or (statement.group is not None and statement.group != first.group)
+    )
 
 
 # an assignment to an array's element (`pids[1]=$!`)

@@ -100,7 +100,10 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         before = None
         for command in inner.commands:
-            finding = _finding(source, command, _checked_by(before, command))
+            validator = _checked_by(before, command)
+            if validator is not None and command.base in ctx.environment.functions_at_end(script):
+                validator = None  # (`SETUP_ENV` after the list: a function the script has)
+            finding = _finding(source, command, validator)
             if finding is not None:
                 reported.add(finding.location.span.line)
                 yield finding
@@ -357,6 +360,8 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
         why = f"line {line - 1} has blanks after its `\\`, which escapes a blank instead"
         span = Span(line - 1, len(kept) + 1, line - 1, end + 1)
         fix = Fix("remove the blanks after the `\\`", (Edit(source.path, span, ""),))
+    elif stripped.endswith((";", "&", "|")):  # (a `\\` after it would join nothing)
+        why = f"line {line - 1} ends its command with `{stripped[-1]}`"
     else:
         why = f"line {line - 1} does not end in `\\`"
         span = Span(line - 1, end + 1, line - 1, end + 1)

@@ -262,6 +262,9 @@ _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 # the interpreter's own options that take the next word (`-X dev`, `-W ignore`)
 _VALUE_OPTIONS = ("-X", "-W")
 _UNTOLD = "Python scripts run with options whose parser cannot be told, not read (BL116)"
+_NO_PARSER_SAID = (
+    "scripts whose code makes no argparse parser benchlint follows (a library may make it)"
+)
 _ELSEWHERE_SAID = (
     "Python scripts run with options where their path may name a file other than the "
     "repository's ({}), not read (BL116)"
@@ -1370,7 +1373,7 @@ def _command_line(
         )
         at = Location(script.path, where)
         if reason == pyargs.NO_PARSER and not others:  # (one line for them all: each run
-            said, reason = "scripts that make no argparse parser", ""  # names its script)
+            said, reason = _NO_PARSER_SAID, ""  # names its script)
         ctx.count(f"{_UNTOLD}: {said}" + (f": {reason}" if reason else ""), at, tuple(targets))
         return
     parsers = [p for _, p in read if not isinstance(p, str)]

@@ -156,6 +156,8 @@ def _truth_tests(
         before = tokens[k - 1].kind if k > 0 else "("
         if before not in _TRUTH_BEFORE or tokens[last + 1].kind not in _TRUTH_AFTER:
             continue
+        if before == "(" and k > 1 and tokens[k - 2].kind == "IDENTIFIER":
+            continue  # (a function's argument: `fromJSON(github.event.inputs.x)`)
         negated = before == "!"
         start = tokens[k - 1].start if negated else token.start
         end = tokens[last].start + len(tokens[last].text)
