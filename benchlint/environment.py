@@ -547,6 +547,10 @@ class Environment:
                         unknown = unknown or f"sources {call.word.text}"
                     for target in call.targets:
                         sourced = self.file_state(target)
+                        for name, gone in sourced.unset.items():  # (`unset MODEL` in it)
+                            assigned.pop(name, None)
+                            exported.pop(name, None)
+                            unset[name] = gone
                         assigned.update(sourced.assigned)
                         exported.update(sourced.exported)
                         if _allexport_at(script, call.command.node.start_byte):

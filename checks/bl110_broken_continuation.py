@@ -323,13 +323,21 @@ def _checked_by(before: Command | None, command: Command) -> str | None:
     if (
         before is None
         or before.base not in VALIDATORS
-        or before.span.end_line + 1 != command.span.line
+        or before.function != command.function
         or command.assignments
         or not command.words
     ):
         return None
+    # (the next line, or after comment lines: a comment ends the command, its `\\` too)
+    between = range(before.span.end_line + 1, command.span.line)
+    source = command.script.file
+    if between and (
+        command.script.parent is not None
+        or not all(source.line_text(n).lstrip().startswith("#") for n in between)
+    ):
+        return None
     names = all(w.static and _VARIABLE.fullmatch(w.value) for w in command.words)
-    return before.base if names and command.function is None else None
+    return before.base if names else None
 
 
 # a variable's name as a validator's list writes it (upper case: no command is named so)

@@ -253,6 +253,23 @@ def test_a_read_write_redirection_is_read_as_a_redirection() -> None:
     assert echo.words[1].value == "a <> b"
 
 
+def test_a_line_of_assignments_before_else_keeps_the_if() -> None:
+    """tree-sitter-bash reads `A= B=` then `else` as a command named `else` with A and B in its
+    environment (t55b, unsloth's install.sh), losing the `if`: the line is read ended by `;`
+    in place of its newline, as bash reads it (`bash -n` accepts both), at the same positions.
+    A reserved word where a command's name stands is an error the model reports."""
+    script = parse('if t; then\n  A= B=\nelse\n  A=1\nfi\necho "$A"\nf() {\n  X=1 Y=2\n}\n')
+    assert not script.has_error
+    found = [
+        (c.span.line, c.span.column, [a.name for a in c.assignments], len(c.guards))
+        for c in script.commands
+        if not c.words
+    ]
+    assert found == [(2, 3, ["A", "B"], 1), (4, 3, ["A"], 1), (8, 3, ["X", "Y"], 0)]
+    assert parse("x=$(\n  elif true; then echo a\n  fi\n)\n").has_error
+    assert not parse("echo then fi done\ncase a in a) echo x ;; esac\n").has_error
+
+
 def test_a_message_quotes_a_command_by_its_first_line() -> None:
     from benchlint.shell.model import first_line
 

@@ -1116,6 +1116,8 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     src = _read_write_redirects(file.data) if b"<>" in file.data else file.data
     if b"<<" in src and _SHIFT.search(src):
         src = _arithmetic_shifts(src)
+    if _ASSIGNMENTS_BEFORE_CLOSE.search(src):
+        src = _assignments_before_close(src)
     script = Script(
         file, src, file_char_of(file), errexit_at_start=starts_errexit(file), build=False
     )
@@ -1161,6 +1163,28 @@ def _read_write_redirects(src: bytes) -> bytes:
         if any(start < match.end() and match.start() < end for start, end in errors):
             read[match.start() : match.end()] = b"> "
     return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
+
+
+# a line of two or more assignments with nothing else (`A= B=`, `X=1 Y=$Z`), then a line that
+# starts with a word that closes or continues a compound command: the line's end (group 1)
+_ASSIGNMENTS_BEFORE_CLOSE = re.compile(
+    rb"^[ \t]*[A-Za-z_][A-Za-z0-9_]*=[^\s;&|<>()`\"'\\#]*"
+    rb"(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*=[^\s;&|<>()`\"'\\#]*)+[ \t]*(\n)"
+    rb"(?=[ \t]*(?:else|elif|fi|done|esac|\})(?![\w-]))",
+    re.M,
+)
+
+
+def _assignments_before_close(src: bytes) -> bytes:
+    """tree-sitter-bash reads a line of assignments alone as the prefix of a command on the next
+    line (`A= B=` then `else` is a command named `else` with A and B in its environment): the
+    `if` around it is lost. Where the next line starts with `else`, `elif`, `fi`, `done`,
+    `esac` or `}`, the line is read ended by `;` in place of its newline (the same length, so
+    every position stays; bash reads both the same)."""
+    read = bytearray(src)
+    for match in _ASSIGNMENTS_BEFORE_CLOSE.finditer(src):
+        read[match.start(1)] = ord(";")
+    return bytes(read)
 
 
 # an arithmetic expansion with a left shift in it: `$((32 << 30))`
