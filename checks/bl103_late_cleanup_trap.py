@@ -1031,7 +1031,9 @@ def _tests_itself(guard: Guard, names: frozenset[str]) -> bool:
 def _left_between(script: Script, first: Command, then: Command, at: Command) -> bool:
     """Whether a `break`, `continue` or `return` between the two commands (in the text) may
     leave before the second runs, and reach the exit `at` then: not a `return` of the exit's
-    own function, nor a `break` or `continue` of a loop the exit is in (they leave it too)."""
+    own function, nor a `break` or `continue` of a loop the exit is in (they leave it too), or
+    of loops the second is not in (`tail -f log | while read l; do ...; break; done` before a
+    `kill`: the loop ends before it)."""
     start, end = first.node.end_byte, then.node.start_byte
     for c in script.commands:
         if not start <= c.node.start_byte < end:
@@ -1039,7 +1041,10 @@ def _left_between(script: Script, first: Command, then: Command, at: Command) ->
         if c.base == "return" and c.function != at.function:
             return True
         if c.base in ("break", "continue") and not (c.loops and c.loops[-1] in at.loops):
-            return True
+            count = c.args[0].value if c.args and c.args[0].static else "1"
+            levels = int(count) if count.isdigit() and int(count) > 0 else len(c.loops)
+            if not c.loops or c.loops[-min(levels, len(c.loops))] in then.loops:
+                return True  # (it leaves a loop the release is in; one before it, it does not)
     return False
 
 
