@@ -209,7 +209,7 @@ def short_takes_value(command: str, letter: str) -> bool:
 
 # a value to fill in: `#SBATCH -A <project id>`, `--job-name=<job name>`, `-p { partition }`,
 # `--account={{account}}` (a template to copy: sbatch rejects the line as it is)
-_PLACEHOLDER = re.compile(r"<[^<>\n]+>|\{\{?[ \t]*[A-Za-z_][^{}\n]*\}")
+_PLACEHOLDER = re.compile(r"<[^<>\n]+>|(?<!\$)\{\{?[ \t]*[A-Za-z_][^{}\n]*\}")
 
 
 def directives(text: str) -> list[list[tuple[str | None, int, int]]]:

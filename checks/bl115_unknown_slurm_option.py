@@ -17,7 +17,8 @@ Reports a word every release rejects:
 - a short option no release has (`-z`);
 - a prefix of several options (`--ntasks-per`: `--ntasks-per-node`, `--ntasks-per-gpu`...);
 - a value given with `=` to an option that takes none (`--label=1`);
-- in `#SBATCH` lines, a word that is no option (`#SBATCH time=10`).
+- in `#SBATCH` lines, a word that is no option (`#SBATCH time=10`), and a variable in an
+  option's value (`#SBATCH --nodes=$NUM_NODES`): sbatch expands none there.
 
 ## Why is this bad?
 The command stops at once with `unrecognized option`, `option is ambiguous` or `Invalid
@@ -251,6 +252,26 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
         for problem in slurm.problems("sbatch", [w for w, _, _ in words], directives=True):
             _, start, end = words[problem.index]
             yield from _report(ctx, "sbatch", problem, script.path, source.span(start, end))
+        for index, (word, start, end) in enumerate(words):
+            variable = _VARIABLE.search(word) if word is not None else None
+            before = words[index - 1][0] if index else None
+            if word is not None and variable is not None:
+                option = word.split("=", 1)[0] if word.startswith("-") else (before or word)
+                yield Finding(
+                    "BL115",
+                    f"sbatch expands no variable in an `#SBATCH` line: `{clip(option, 30)}` gets "
+                    f"the text `{variable.group(0)}` itself, not the variable's value (an option "
+                    "that takes a number or a time rejects it and nothing is submitted; any "
+                    "other takes the text as written)",
+                    Location(script.path, source.span(start, end)),
+                    subject=f"sbatch-variable:{word}",
+                    help=f"give it on sbatch's command line (`sbatch {option}=...`), where the "
+                    "shell expands it",
+                )
+
+
+# a variable's expansion, which sbatch leaves as text in a directive (not `%j`, its own)
+_VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _report(
