@@ -46,6 +46,7 @@ bash): counted ("scripts for another shell not linted") and not read by any rule
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator
 
 from benchlint.calls import call_graph
@@ -54,7 +55,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Script, parse_tree, syntax_suspect
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, runs_in_bash, step_text, workflow_roots
+from benchlint.workflow import ACTIONS, WORKFLOWS, runs_in_bash, step_text, workflow_roots
 from benchlint.workspace import bash_syntax_error
 from benchlint.yamlmodel import YNode, value_span
 
@@ -93,25 +94,40 @@ def check(ctx: Context) -> Iterator[Finding]:
     paths = ctx.in_scope(ws.glob([*ws.layout.workflows, *WORKFLOWS]))
     for source, root in workflow_roots(ws, paths, "run"):
         yield from _run_steps(source, root)
+    for source, root in workflow_roots(ws, ctx.in_scope(ws.glob(list(ACTIONS))), "bash"):
+        runs = root.get("runs")
+        steps = runs.get("steps") if runs is not None and runs.is_map else None
+        for step in steps.items if steps is not None and steps.is_seq else ():
+            shell = step.get("shell") if step.is_map else None  # (a composite's steps name it)
+            if shell is not None and shell.is_scalar and _bash(shell.value):
+                yield from _rejected(source, step)
 
 
 def _run_steps(source: SourceText, root: YNode) -> Iterator[Finding]:
     """A `run:` step that runs in bash whose script bash rejects (`bash -n`, asked only where
     tree-sitter stumbles), each expression a word: the runner's bash runs the commands before
-    the statement it cannot read, then the step fails with status 2."""
+    the statement it cannot read, then the step fails with status 2. (A composite action's
+    steps too, where their `shell:` is bash.)"""
     jobs = root.get("jobs")
     for _, job in jobs.pairs if jobs is not None and jobs.is_map else ():
         steps = job.get("steps") if job.is_map else None
         for step in steps.items if steps is not None and steps.is_seq else ():
-            run = step.get("run") if step.is_map else None
-            if run is None or not run.is_scalar or not run.value:
-                continue
-            text = step_text(run).encode()
-            if not syntax_suspect(parse_tree(text)) or not runs_in_bash(root, job, step):
-                continue
-            problem = bash_syntax_error(text)
-            if problem is None:
-                continue
+            if step.is_map and runs_in_bash(root, job, step):
+                yield from _rejected(source, step)
+
+
+def _bash(shell: object) -> bool:
+    words = shell.split() if isinstance(shell, str) else []
+    return bool(words) and posixpath.basename(words[0]) == "bash"
+
+
+def _rejected(source: SourceText, step: YNode) -> Iterator[Finding]:
+    """The step's `run:` script, where bash rejects it."""
+    run = step.get("run")
+    if run is not None and run.is_scalar and run.value:
+        text = step_text(run).encode()
+        problem = bash_syntax_error(text) if syntax_suspect(parse_tree(text)) else None
+        if problem is not None:
             line, message = problem
             lines = text.decode().split("\n")  # (an expression is as long as it was)
             line = min(max(line, 1), len(lines))

@@ -148,6 +148,12 @@ def _truth_tests(
             continue
         last = k + 6
         path = tokens[k : last + 1]
+        if len(path) == 7 and [t.kind for t in path[5:]] == ["[", "STRING"]:
+            if last + 1 >= len(tokens) or tokens[last + 1].kind != "]":
+                continue  # (`github.event.inputs['run-x']`: the input of that name)
+            name = path[6].text[1:-1]
+            path = [*path[:5], Token(".", ".", path[5].start), Token("IDENTIFIER", name, 0)]
+            last += 1
         if len(path) < 7 or any(t.kind != "." for t in path[1::2]):
             continue
         found = _input(path, declared)
