@@ -134,8 +134,7 @@ def _needs(source: SourceText, root: YNode) -> Iterator[Finding]:
                 continue
             yield Finding(
                 "BL208",
-                f"job `{key.value}` needs `{name}`, which is no job of this workflow: GitHub "
-                "rejects the whole workflow file and runs none of its jobs",
+                f"job `{key.value}` needs `{name}`, which is no job of this workflow: {_REJECTS}",
                 Location(source.path, item.span),
                 subject=f"needs:{key.value}->{name}",
                 help=_closest(name, names),
@@ -167,12 +166,14 @@ def _defaults(source: SourceText, root: YNode) -> Iterator[Finding]:
             yield Finding(
                 "BL208",
                 f"input `{key.value}` of {trigger} is of type {kind.value} but its default is "
-                f"{shape}: GitHub rejects the whole workflow file and runs none of its jobs",
+                f"{shape}: {_REJECTS}",
                 Location(source.path, default.span),
                 subject=f"default:{trigger}.{key.value}",
                 help="write the default as one value (a list as text: `'[1, 2]'`)",
             )
 
+
+_REJECTS = "GitHub rejects the whole workflow file and runs none of its jobs"
 
 # what a job that calls a reusable workflow (`uses:`) may hold; a step's keys
 _CALL_KEYS = frozenset(
@@ -209,8 +210,7 @@ def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:
                     yield Finding(
                         "BL208",
                         f"job `{key.value}` calls a reusable workflow (`uses:`) and has "
-                        f"`{name.value}:`, which such a job cannot have: GitHub rejects the whole "
-                        "workflow file and runs none of its jobs",
+                        f"`{name.value}:`, which such a job cannot have: {_REJECTS}",
                         Location(source.path, name.span),
                         subject=f"call-key:{key.value}.{name.value}",
                         help="a called workflow's jobs choose their runners and steps; pass what "
@@ -223,7 +223,7 @@ def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:
                     yield Finding(
                         "BL208",
                         f"a step of job `{key.value}` has `{name.value}:`, which no step has: "
-                        "GitHub rejects the whole workflow file and runs none of its jobs",
+                        + _REJECTS,
                         Location(source.path, name.span),
                         subject=f"step-key:{key.value}.{name.value}",
                         help=_closest(str(name.value), set(_STEP_KEYS)),
