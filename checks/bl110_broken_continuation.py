@@ -190,8 +190,8 @@ def _held_values(script: Script, reported: set[int]) -> Iterator[Finding]:
         parent = inner.parent
         if parent is None or not _read_as_lines(inner):
             continue
-        strings = [w for w in parent.words if w.node.type == "string"]
-        names = [n for w in strings for n in _EXPANDED.findall(script.text_of(w.node))]
+        strings = [script.text_of(w.node) for w in parent.words if w.node.type == "string"]
+        names = [m.group(1) for t in strings for m in _EXPANDED.finditer(t) if _bare(t, m.start())]
         todo = [(name, 0) for name in dict.fromkeys(names)]
         while todo:
             name, depth = todo.pop()
@@ -207,7 +207,26 @@ def _held_values(script: Script, reported: set[int]) -> Iterator[Finding]:
                 todo += [(n, depth + 1) for n in _EXPANDED.findall(text)]
             if "\n" in text:
                 start = script.char_of(value.node.start_byte)
-                yield from _value_lines(script, parent, name, text, start, reported)
+                double = value.node.type == "string"
+                yield from _value_lines(script, parent, name, text, start, reported, double)
+
+
+def _bare(text: str, at: int) -> bool:
+    """Whether an expansion in a double-quoted string stands outside quotes in the text the new
+    shell reads: not after an odd number of `'` (`bash -c "echo '$CMD' >> log"`) or of `\\"`
+    (`\\"$CMD\\"`), where its newlines are inside one word."""
+    before = text[1:at]
+    return before.count("'") % 2 == 0 and before.count('\\"') % 2 == 0
+
+
+def _continues(line: str, double: bool) -> bool:
+    """Whether a line of a quoted value continues in the new shell's reading: it ends in `\\`
+    there. A double quote makes `\\\\` one `\\` and removes a `\\` before the line's end (the
+    lines joined); a single quote keeps them as written."""
+    count = len(line) - len(line.rstrip("\\"))
+    if not double:
+        return count % 2 == 1
+    return count % 2 == 1 or (count // 2) % 2 == 1
 
 
 # a variable the outer shell expands inside a double-quoted string (not `\$X`, not `$(...)`)
@@ -215,7 +234,13 @@ _EXPANDED = re.compile(r"(?<!\\)\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 
 
 def _value_lines(
-    script: Script, parent: Command, name: str, text: str, start: int, reported: set[int]
+    script: Script,
+    parent: Command,
+    name: str,
+    text: str,
+    start: int,
+    reported: set[int],
+    double: bool,
 ) -> Iterator[Finding]:
     """The flag lines of a double-quoted value (its text with the quotes, starting at the
     file's character `start`) whose line before does not continue."""
@@ -232,8 +257,8 @@ def _value_lines(
         flag = line.lstrip(" \t").split(maxsplit=1)[0] if line.strip() else ""
         if not flag.startswith("-") or flag in ("-", "--") or flag.startswith('-"'):
             continue
-        if _CONTINUED.search(before):
-            continue  # (a `\\` that ends the line: the double quote joins the lines)
+        if _continues(before.rstrip("\r"), double):
+            continue  # (a `\\` that ends the line: the double quote or the new shell joins)
         number = source.point(at)[0]
         if number in reported:
             continue
@@ -254,7 +279,7 @@ def _value_lines(
             fix = Fix(
                 f"end line {number - 1} with `\\`", (Edit(source.path, span, " \\"),), "unsafe"
             )
-        shell = parent.invocation.base or "the shell"
+        shell = parent.invocation.base or (parent.words[0].value if parent.words else "a shell")
         yield Finding(
             "BL110",
             f"`{clip(flag, 40)}` starts a line of `${name}`, which `{shell}` on line "

@@ -55,6 +55,7 @@ of its job's lines.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 
@@ -253,10 +254,14 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
             _, start, end = words[problem.index]
             yield from _report(ctx, "sbatch", problem, script.path, source.span(start, end))
         for index, (word, start, end) in enumerate(words):
-            variable = _VARIABLE.search(word) if word is not None else None
+            # (in the line as written: an escaped `\$` is one sbatch keeps as it is)
+            variable = _VARIABLE.search(source.text[start:end]) if word is not None else None
             before = words[index - 1][0] if index else None
-            if word is not None and variable is not None:
-                option = word.split("=", 1)[0] if word.startswith("-") else (before or word)
+            option = (word or "").split("=", 1)[0] if (word or "").startswith("-") else before
+            if option is not None and "--wrap".startswith(option) and len(option) > 3:
+                continue  # (the command sh runs on the node: it expands it there)
+            if word is not None and variable is not None and not _filled_in(ctx, script.path):
+                option = option or word
                 yield Finding(
                     "BL115",
                     f"sbatch expands no variable in an `#SBATCH` line: `{clip(option, 30)}` gets "
@@ -270,8 +275,27 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
                 )
 
 
-# a variable's expansion, which sbatch leaves as text in a directive (not `%j`, its own)
-_VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)")
+# a variable's expansion, which sbatch leaves as text in a directive (not `%j`, its own; not
+# an escaped `\$`, meant as written)
+_VARIABLE = re.compile(r"(?<!\\)\$(?:\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _filled_in(ctx: Context, path: str) -> bool:
+    """Whether a script of the repository fills the batch script in before it is submitted: a
+    line that names the file with `envsubst`, `sed`, `perl` or `awk` (`envsubst < job.slurm >
+    run.slurm`): its `$VAR` are placeholders there."""
+    name = posixpath.basename(path)
+    for other in ctx.ws.shell_paths:
+        source = ctx.ws.source(other)
+        if source is None or name not in source.text:
+            continue
+        for line in source.text.splitlines():
+            if name in line and _FILLERS.search(line):
+                return True
+    return False
+
+
+_FILLERS = re.compile(r"\b(?:envsubst|sed|perl|awk)\b")
 
 
 def _report(
