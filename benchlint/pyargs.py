@@ -81,7 +81,7 @@ class Parser:
     # is not one in every Python release
     actions: tuple[tuple[str, ...], ...] = ()
     # how many words each option takes after it (None: not a fixed number); read only to find
-    # a subcommand's word
+    # a subcommand's word, or the value of an option before a required one's check
     arity: tuple[tuple[str, int | None], ...] = ()
     # its subcommands (`add_subparsers`): each name (and alias) with the parser it selects
     commands: tuple[tuple[str, Parser], ...] = ()
@@ -558,7 +558,7 @@ class _Module:
             made.node.lineno,
             made.fromfile,
             tuple(actions),
-            tuple(sorted(arity.items())) if commands or remainder else (),
+            tuple(sorted(arity.items())) if commands or remainder or required else (),
             commands,
             made.positionals,
             keeps,

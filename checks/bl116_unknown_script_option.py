@@ -1931,9 +1931,21 @@ def _module_file(ws: Workspace, script: str, module: str, level: int) -> str | N
 
 def _missing_required(parser: pyargs.Parser, texts: list[str | None] | None) -> str | None:
     """The first option the parser requires that the line does not give, where every word of
-    it is known (a prefix argparse takes for it counts as given)."""
-    if not texts or any(text is None for text in texts):
+    it is known, or is the value of the option before it (`--dp-rank "$i"`: no option), as it
+    takes one word (a prefix argparse takes for the required option counts as given)."""
+    if not texts:
         return None
+    arity = dict(parser.arity)
+    before = None
+    for text in texts:
+        if text is None and not (
+            before is not None
+            and before[:1] == "-"
+            and "=" not in before
+            and arity.get(before) == 1
+        ):
+            return None  # (a word not known may be the option)
+        before = text
     words = [t.split("=", 1)[0] for t in texts if t is not None and t[:1] == "-"]
     for strings in parser.required:
         if not any(

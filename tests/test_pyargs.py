@@ -591,6 +591,40 @@ def test_a_required_option_the_line_lacks_is_what_argparse_says_first(tmp_path: 
         assert said is not None and said.group(1) in error, (message, error)
 
 
+def test_a_required_option_is_said_missing_past_an_option_value_not_known(tmp_path: Any) -> None:
+    """A word not known that is the value of the option before it (`--n "$i"`, `--n` takes one
+    word) cannot give the required option: argparse's first error is still the missing one (t55b,
+    TensorRT-Model-Optimizer); a word not known anywhere else may be it (`"$EXTRA"`), and the
+    message then names only the unknown option."""
+    from tests.conftest import run_lint, write_repo
+
+    code = (
+        "import argparse\np = argparse.ArgumentParser()\n"
+        "p.add_argument('--input-data', '-i', required=True)\np.add_argument('--n')\n"
+        "p.parse_args()\n"
+    )
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "t.py": code,
+            "run.sh": (
+                '#!/bin/bash\nfor i in 1 2; do python3 t.py --input-file x --n "$i"; done\n'
+                'python3 t.py --input-file x "$EXTRA"\n'
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    messages = sorted((f.location.span.line, f.message) for f in result.findings)
+    assert [line for line, _ in messages] == [2, 3]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--input-data", "-i", required=True)
+    parser.add_argument("--n")
+    error = _argparse_fails(parser, ["--input-file", "x", "--n", "1"])
+    assert error is not None and "the following arguments are required: --input-data" in error
+    assert "the following arguments are required: --input-data/-i" in messages[0][1]
+    assert "required" not in messages[1][1]
+
+
 def _argparse_fails(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
     """argparse's error for the command line, or None when it takes it."""
     err = io.StringIO()
