@@ -242,10 +242,10 @@ def _value_lines(
     reported: set[int],
     double: bool,
 ) -> Iterator[Finding]:
-    """The flag lines of a double-quoted value (its text with the quotes, starting at the
-    file's character `start`) whose line before does not continue."""
+    """The flag lines of a quoted value (its text with the quotes, starting at the file's
+    character `start`; `double`: in double quotes) whose line before does not continue."""
     source = script.file
-    lines = text.split("\n")
+    lines = text[:-1].split("\n")  # (without the closing quote)
     offset = 0
     for index, line in enumerate(lines):
         if index == 0:
@@ -263,30 +263,17 @@ def _value_lines(
         if number in reported:
             continue
         reported.add(number)
-        stripped = before.strip()
-        fix = None
-        end = len(before)
-        if _BLANKS_AFTER.search(before):
-            kept = before.rstrip(" \t")
-            why = f"line {number - 1} has blanks after its `\\`, which escapes a blank instead"
-            span = Span(number - 1, len(kept) + 1, number - 1, end + 1)
-            fix = Fix("remove the blanks after the `\\`", (Edit(source.path, span, ""),))
-        elif not stripped or stripped == '"':
-            why = f"line {number - 1} ends a line of the value"
+        if before.strip():
+            why, fix = _cut(source.path, number - 1, before)
         else:
-            why = f"line {number - 1} does not end in `\\`"
-            span = Span(number - 1, end + 1, number - 1, end + 1)
-            fix = Fix(
-                f"end line {number - 1} with `\\`", (Edit(source.path, span, " \\"),), "unsafe"
-            )
+            why, fix = f"line {number - 1} ends a line of the value", None
         shell = parent.invocation.base or (parent.words[0].value if parent.words else "a shell")
         yield Finding(
             "BL110",
             f"`{clip(flag, 40)}` starts a line of `${name}`, which `{shell}` on line "
             f"{parent.span.line} reads as script text: it runs as a command of its own "
             f"({clip(flag, 40)}: command not found): {why}, and the quote keeps the line's end, "
-            "so the command above runs without this line's options and those after "
-            "it",
+            "so the command above runs without this line's options and those after it",
             Location(
                 source.path,
                 Span(number, source.point(at)[1], number, source.point(at)[1] + len(flag)),
@@ -342,6 +329,24 @@ def _flag_word(command: Command) -> str | None:
     return first.text if values and len(arrays) == len(values) and flags else None
 
 
+def _cut(path: str, line: int, text: str) -> tuple[str, Fix | None]:
+    """Why a line that is not empty and no comment (`text`, line `line`) does not continue the
+    command into the next, and the fix: blanks after its `\\` (they go), an operator that ends
+    the command (a `\\` after it would join nothing: none), or no `\\` (one added, unsafe)."""
+    stripped = text.strip()
+    end = len(text)
+    if _BLANKS_AFTER.search(text):
+        kept = text.rstrip(" \t")
+        span = Span(line, len(kept) + 1, line, end + 1)
+        fix = Fix("remove the blanks after the `\\`", (Edit(path, span, ""),))
+        return f"line {line} has blanks after its `\\`, which escapes a blank instead", fix
+    if stripped.endswith((";", "&", "|")):
+        return f"line {line} ends its command with `{stripped[-1]}`", None
+    span = Span(line, end + 1, line, end + 1)
+    fix = Fix(f"end line {line} with `\\`", (Edit(path, span, " \\"),), "unsafe")
+    return f"line {line} does not end in `\\`", fix
+
+
 def _checked_by(before: Command | None, command: Command) -> str | None:
     """The validator whose list of names a command continues (`check_env_vars MODEL TP` then
     `    EP_SIZE \\` on the next line: names, written as variables are, `EP_SIZE`): its name."""
@@ -383,22 +388,12 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
         return None  # bash continues the line: the model misread it (a comment's `\` is text)
     text = clip(first_line(command.script.text_of(command.node)), 50)
     fix = None
-    end = len(before)
     if not stripped:
         why = f"the empty line {line - 1} ends the command"
     elif stripped.startswith("#"):
         why = f"the comment on line {line - 1} ends the command"
-    elif _BLANKS_AFTER.search(before):
-        kept = before.rstrip(" \t")
-        why = f"line {line - 1} has blanks after its `\\`, which escapes a blank instead"
-        span = Span(line - 1, len(kept) + 1, line - 1, end + 1)
-        fix = Fix("remove the blanks after the `\\`", (Edit(source.path, span, ""),))
-    elif stripped.endswith((";", "&", "|")):  # (a `\\` after it would join nothing)
-        why = f"line {line - 1} ends its command with `{stripped[-1]}`"
     else:
-        why = f"line {line - 1} does not end in `\\`"
-        span = Span(line - 1, end + 1, line - 1, end + 1)
-        fix = Fix(f"end line {line - 1} with `\\`", (Edit(source.path, span, " \\"),), "unsafe")
+        why, fix = _cut(source.path, line - 1, before)
     missing = (
         "its first flag, or the word after it, is no command"
         if name.lstrip('"').startswith("${")  # (an array's elements)
