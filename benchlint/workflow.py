@@ -210,6 +210,26 @@ def job_steps(root: YNode | None) -> Iterator[tuple[YNode, YNode, list[YNode]]]:
             yield key, job, [step for step in items if step.is_map]
 
 
+def conditions(root: YNode) -> Iterator[YNode]:
+    """Each job's and each step's `if:` scalar (a composite action's steps: `runs.steps`)."""
+    jobs = root.get("jobs")
+    runs = root.get("runs")
+    holders = [job for _, job in jobs.pairs] if jobs is not None and jobs.is_map else []
+    if runs is not None and runs.is_map:
+        holders.append(runs)
+    for holder in holders:
+        if not holder.is_map:
+            continue
+        found = holder.get("if")
+        if found is not None and found.is_scalar and isinstance(found.value, str):
+            yield found
+        steps = holder.get("steps")
+        for step in steps.items if steps is not None and steps.is_seq else ():
+            found = step.get("if") if step.is_map else None
+            if found is not None and found.is_scalar and isinstance(found.value, str):
+                yield found
+
+
 def _job_env(document: YamlDocument, job: YNode) -> dict[str, Location]:
     """The names a job's `env:` and its container's `env:` set (the container's over the
     job's)."""

@@ -55,7 +55,14 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.shell.model import Script, parse_tree, syntax_suspect
 from benchlint.source import SourceText
-from benchlint.workflow import ACTIONS, WORKFLOWS, runs_in_bash, step_text, workflow_roots
+from benchlint.workflow import (
+    ACTIONS,
+    WORKFLOWS,
+    job_steps,
+    runs_in_bash,
+    step_text,
+    workflow_roots,
+)
 from benchlint.workspace import bash_syntax_error
 from benchlint.yamlmodel import YNode, value_span
 
@@ -108,11 +115,9 @@ def _run_steps(source: SourceText, root: YNode) -> Iterator[Finding]:
     tree-sitter stumbles), each expression a word: the runner's bash runs the commands before
     the statement it cannot read, then the step fails with status 2. (A composite action's
     steps too, where their `shell:` is bash.)"""
-    jobs = root.get("jobs")
-    for _, job in jobs.pairs if jobs is not None and jobs.is_map else ():
-        steps = job.get("steps") if job.is_map else None
-        for step in steps.items if steps is not None and steps.is_seq else ():
-            if step.is_map and runs_in_bash(root, job, step):
+    for _, job, steps in job_steps(root):
+        for step in steps:
+            if runs_in_bash(root, job, step):
                 yield from _rejected(source, step)
 
 

@@ -74,7 +74,7 @@ from benchlint.expressions import Value, equal, number
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, expressions, workflow_roots
+from benchlint.workflow import WORKFLOWS, conditions, expressions, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 # what may stand next to an operand of `==` that is the operand alone (lower precedence)
@@ -99,21 +99,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         for node, text, offset in expressions(root):
             yield from _comparisons(source, node, text, offset, declared)
-        for node in _conditions(root):
+        for node in conditions(root):
             yield from _truth_tests(source, node, declared)
-
-
-def _conditions(root: YNode) -> Iterator[YNode]:
-    """The `if:` of each job and step."""
-    jobs = root.get("jobs")
-    for _, job in jobs.pairs if jobs is not None and jobs.is_map else ():
-        if not job.is_map:
-            continue
-        steps = job.get("steps")
-        for holder in [job, *(steps.items if steps is not None and steps.is_seq else ())]:
-            condition = holder.get("if") if holder.is_map else None
-            if condition is not None and condition.is_scalar and condition.value:
-                yield condition
 
 
 # what may stand beside an operand GitHub tests for truth in a condition

@@ -69,7 +69,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, expressions, workflow_roots
+from benchlint.workflow import WORKFLOWS, expressions, job_steps, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 _TYPED = frozenset({"string", "number", "boolean"})
@@ -200,9 +200,8 @@ def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:
     """A job that calls a reusable workflow with a key only a job of steps has (`runs-on`,
     `steps`, `env`...), and a step with a key no step has (`secrets`, `needs`): GitHub's schema
     rejects the file."""
-    jobs = root.get("jobs")
-    for key, job in jobs.pairs if jobs is not None and jobs.is_map else ():
-        if not key.is_scalar or not job.is_map:
+    for key, job, steps in job_steps(root):
+        if not key.is_scalar:
             continue
         if job.get("uses") is not None:
             for name, _ in job.pairs:
@@ -216,9 +215,8 @@ def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:
                         help="a called workflow's jobs choose their runners and steps; pass what "
                         "they need with `with:` or `secrets:`",
                     )
-        steps = job.get("steps")
-        for step in steps.items if steps is not None and steps.is_seq else ():
-            for name, _ in step.pairs if step.is_map else ():
+        for step in steps:
+            for name, _ in step.pairs:
                 if name.is_scalar and name.value not in _STEP_KEYS and name.value != "<<":
                     yield Finding(
                         "BL208",

@@ -56,15 +56,15 @@ from benchlint.actions import Embedded, embedded
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.registry import rule
-from benchlint.workflow import ACTIONS, WORKFLOWS, workflow_roots
-from benchlint.yamlmodel import YNode, value_span
+from benchlint.workflow import ACTIONS, WORKFLOWS, conditions, workflow_roots
+from benchlint.yamlmodel import value_span
 
 
 @rule("BL209", "condition-always-true", Severity.ERROR, tags=("workflow", "correctness"))
 def check(ctx: Context) -> Iterator[Finding]:
     paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS, *ACTIONS]))
     for source, root in workflow_roots(ctx.ws, paths, "${{"):
-        for node in _conditions(root):
+        for node in conditions(root):
             value = node.value
             pieces = list(embedded(value))
             if not pieces or not all(p.closed for p in pieces):
@@ -82,26 +82,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 subject=f"if:{shown}",
                 help="write the whole condition inside one `${{ }}`",
             )
-
-
-def _conditions(root: YNode) -> Iterator[YNode]:
-    """Each job's and each step's `if:` scalar (a composite action's steps: `runs.steps`)."""
-    jobs = root.get("jobs")
-    runs = root.get("runs")
-    holders = [job for _, job in jobs.pairs] if jobs is not None and jobs.is_map else []
-    if runs is not None and runs.is_map:
-        holders.append(runs)
-    for holder in holders:
-        if not holder.is_map:
-            continue
-        found = holder.get("if")
-        if found is not None and found.is_scalar and isinstance(found.value, str):
-            yield found
-        steps = holder.get("steps")
-        for step in steps.items if steps is not None and steps.is_seq else ():
-            found = step.get("if") if step.is_map else None
-            if found is not None and found.is_scalar and isinstance(found.value, str):
-                yield found
 
 
 def _outside(value: str, pieces: list[Embedded]) -> str:
