@@ -249,6 +249,7 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
     if script.top is not script:
         return
     source = script.file
+    filled: bool | None = None  # (whether a script fills this one in: asked once, on need)
     for words in slurm.directives(source.text):
         for problem in slurm.problems("sbatch", [w for w, _, _ in words], directives=True):
             _, start, end = words[problem.index]
@@ -260,7 +261,11 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
             option = (word or "").split("=", 1)[0] if (word or "").startswith("-") else before
             if option is not None and "--wrap".startswith(option) and len(option) > 3:
                 continue  # (the command sh runs on the node: it expands it there)
-            if word is not None and variable is not None and not _filled_in(ctx, script.path):
+            if word is None or variable is None:
+                continue
+            if filled is None:
+                filled = _filled_in(ctx, script.path)
+            if not filled:
                 option = option or word
                 yield Finding(
                     "BL115",
