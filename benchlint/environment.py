@@ -514,7 +514,10 @@ class Environment:
                 unknown = unknown or "eval"
             elif base == "unset":  # `unset PORT`: no value of the script's from here on
                 words = [w.value for w in command.args if w.static]
-                if not any(w.startswith("-") and "f" in w for w in words) and not _apart(command):
+                if (
+                    not any(w.startswith("-") and "f" in w for w in words)
+                    and not command.apart_from_script
+                ):
                     for name in words:
                         assigned.pop(name, None)
                         exported.pop(name, None)
@@ -861,18 +864,6 @@ class Environment:
                     )
                 )
         return routes
-
-
-def _apart(command: Command) -> bool:
-    """Whether a command runs in a shell of its own, whose changes this one never sees: a
-    subshell (`( unset X )`, `$(...)`), a pipeline's element, the background (`unset X &`, a
-    group sent there)."""
-    return (
-        command.subshell
-        or command.apart is not None
-        or command.background
-        or command.group is not None
-    )
 
 
 def _without(env: Mapping[str, Provenance], unset: dict[str, Command]) -> Mapping[str, Provenance]:

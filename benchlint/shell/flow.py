@@ -186,7 +186,7 @@ def _written_before(command: Command, word: Word) -> bool:
             continue
         if other.guards or other.loops or other.function != command.function:
             continue
-        if other.subshell or other.background or other.apart is not None:
+        if other.apart_from_script:
             continue
         if any(
             r.operator in (">", ">>", ">|", "&>") and r.target.static and r.target.value == name

@@ -646,6 +646,13 @@ class Command:
         return self.words[1:]
 
     @property
+    def apart_from_script(self) -> bool:
+        """Whether it runs in a shell of its own, whose changes the script's shell never sees:
+        a subshell (`( ... )`, `$(...)`), an element of a pipeline, the background (itself, or
+        a group sent there: `{ ...; } &`)."""
+        return self.subshell or self.background or self.apart is not None or self.group is not None
+
+    @property
     def span(self) -> Span:
         return self.script.span(self.node)
 
