@@ -281,3 +281,10 @@ def _argument(line: str, at: int) -> tuple[str | None, int]:
     if quote or not chars:
         return None, index
     return "".join(chars), index
+
+
+def operands_at(command: str, words: list[str | None]) -> int | None:
+    """Where the command's operands start among these words, if every release reads them so
+    (None: not known, or releases differ)."""
+    found = {read(table, words)[1] for table in tables(command)}
+    return found.pop() if len(found) == 1 else None

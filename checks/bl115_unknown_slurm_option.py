@@ -4,7 +4,8 @@
 Reads the options of every `srun`, `sbatch` and `salloc` command line (also behind wrappers, in
 `bash -c` strings, in argument arrays that hold one, `launch=(srun ...)`, and in the `run:`
 steps of workflows that run in bash or sh) and the `SBATCH`
-directive lines of batch scripts as the commands read them (glibc's `getopt_long`: options end
+directive lines of batch scripts (also of a heredoc `sbatch <<EOF` reads as its script, after
+the shell expanded what an unquoted delimiter lets it) as the commands read them (glibc's `getopt_long`: options end
 at the first operand or `--`, a long option may be shortened to a prefix of one option only, a
 required value is the next word or after `=`), against the options each
 Slurm release from 20.11 to 26.05 defines (`src/common/slurm_opt.c`) and those of the pyxis
@@ -57,7 +58,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from benchlint import slurm
 from benchlint.context import Context
@@ -66,6 +67,7 @@ from benchlint.registry import rule
 from benchlint.shell.held import once_before
 from benchlint.shell.invocation import resolve_words
 from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.words import heredoc_body
 from benchlint.source import SourceText
 from benchlint.workflow import WORKFLOWS, runs_in_posix_shell, step_script, workflow_roots
 from benchlint.yamlmodel import YNode
@@ -85,6 +87,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     if not any(word in text for word in _MAY):
         return
     yield from _directives(ctx, script)
+    yield from _fed_directives(ctx, script)
     for command, name, problem, span in _command_lines(script):
         yield from _report(ctx, name, problem, command.script.path, span)
 
@@ -251,33 +254,129 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
     source = script.file
     filled: bool | None = None  # (whether a script fills this one in: asked once, on need)
     for words in slurm.directives(source.text):
-        for problem in slurm.problems("sbatch", [w for w, _, _ in words], directives=True):
-            _, start, end = words[problem.index]
-            yield from _report(ctx, "sbatch", problem, script.path, source.span(start, end))
-        for index, (word, start, end) in enumerate(words):
-            # (in the line as written: an escaped `\$` is one sbatch keeps as it is)
-            variable = _VARIABLE.search(source.text[start:end]) if word is not None else None
-            before = words[index - 1][0] if index else None
-            option = (word or "").split("=", 1)[0] if (word or "").startswith("-") else before
-            if option is not None and "--wrap".startswith(option) and len(option) > 3:
-                continue  # (the command sh runs on the node: it expands it there)
-            if word is None or variable is None:
-                continue
+        yield from _directive_problems(ctx, script.path, words, source.span)
+        for option, word, variable, start, end in _variables(words, source.text):
             if filled is None:
                 filled = _filled_in(ctx, script.path)
             if not filled:
-                option = option or word
-                yield Finding(
-                    "BL115",
-                    f"sbatch expands no variable in an `#SBATCH` line: `{clip(option, 30)}` gets "
-                    f"the text `{variable.group(0)}` itself, not the variable's value (an option "
-                    "that takes a number or a time rejects it and nothing is submitted; any "
-                    "other takes the text as written)",
-                    Location(script.path, source.span(start, end)),
-                    subject=f"sbatch-variable:{word}",
-                    help=f"give it on sbatch's command line (`sbatch {option}=...`), where the "
-                    "shell expands it",
+                help_ = f"give it on sbatch's command line (`sbatch {option}=...`), where the shell"
+                at = source.span(start, end)
+                yield _variable_finding(
+                    script.path, option, word, variable, at, f"{help_} expands it"
                 )
+
+
+def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:
+    """The `#SBATCH` lines of the batch scripts sbatch reads from a heredoc (`sbatch <<EOF`):
+    as sbatch gets them, after the shell expanded what an unquoted delimiter lets it expand
+    (`--nodes=$N` is a number there, whose value is not known), as written in a quoted one."""
+    source = script.file
+    for text, offsets, expands in _fed_scripts(script):
+
+        def span(start: int, end: int, offsets: list[int] = offsets) -> Span:
+            return source.span(offsets[start], offsets[end - 1] + 1)
+
+        for words in slurm.directives(text):
+            if expands:
+                words = [_expanded(w, text, offsets, source.text) for w in words]
+            yield from _directive_problems(ctx, script.path, words, span)
+            for option, word, variable, start, end in () if expands else _variables(words, text):
+                help_ = "write the heredoc's delimiter unquoted (`<<EOF`): the shell expands it"
+                yield _variable_finding(
+                    script.path, option, word, variable, span(start, end), help_
+                )
+
+
+def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool]]:
+    """The heredocs sbatch reads its batch script from (no script operand, no `--wrap`): each
+    body's text, each character's offset in the file, and whether the shell expands in it."""
+    for command in script.commands:
+        if not command.heredocs:
+            continue
+        wrapper = next((w for w in command.invocation.wrappers if w.name == "sbatch"), None)
+        first = wrapper.words[0] if wrapper is not None else None
+        start = next((i for i, w in enumerate(command.words) if w is first), None)
+        if start is None:
+            continue
+        texts = [t for w in command.words[start + 1 :] for t, _ in _in_place("sbatch", command, w)]
+        if slurm.operands_at("sbatch", texts) != len(texts) or any(
+            t is not None and "--wrap".startswith(t.split("=", 1)[0]) and len(t) > 3 for t in texts
+        ):
+            continue  # (a script operand, or a command to wrap: stdin is not the batch script)
+        for heredoc in command.heredocs:
+            if heredoc.body is not None:
+                text, offsets = heredoc_body(
+                    heredoc.body, script.src, script.char_of, heredoc.quoted
+                )
+                yield text, offsets, not heredoc.quoted
+
+
+def _expanded(
+    word: tuple[str | None, int, int], text: str, offsets: list[int], file_text: str
+) -> tuple[str | None, int, int]:
+    """A directive's word of a heredoc the shell expands in, as the options reader needs it: an
+    expansion (`$N`, a backquote; not an escaped `\\$`) stands for a value not known, its
+    option read where written out before it (`--nodes=$N`, `-N$N`); else the word is not known
+    (it may be several)."""
+    value, start, end = word
+    cut = next(
+        (
+            i
+            for i in range(start, end)
+            if text[i] in "$`" and file_text[offsets[i] - 1 : offsets[i]] != "\\"
+        ),
+        None,
+    )
+    if value is None or cut is None:
+        return word
+    head = text[start:cut]
+    if head.startswith("--") and "=" in head:
+        return head.split("=", 1)[0] + "=0", start, end
+    if len(head) == 2 and head[0] == "-" and slurm.short_takes_value("sbatch", head[1]):
+        return head + "0", start, end
+    return None, start, end
+
+
+def _directive_problems(
+    ctx: Context,
+    path: str,
+    words: list[tuple[str | None, int, int]],
+    span: Callable[[int, int], Span],
+) -> Iterator[Finding]:
+    for problem in slurm.problems("sbatch", [w for w, _, _ in words], directives=True):
+        _, start, end = words[problem.index]
+        yield from _report(ctx, "sbatch", problem, path, span(start, end))
+
+
+def _variables(
+    words: list[tuple[str | None, int, int]], text: str
+) -> Iterator[tuple[str, str, re.Match[str], int, int]]:
+    """The directive words with a variable in them, which sbatch keeps as text: each with the
+    option it belongs to (not `--wrap`'s command, which sh runs on the node and expands)."""
+    for index, (word, start, end) in enumerate(words):
+        # (in the line as written: an escaped `\$` is one sbatch keeps as it is)
+        variable = _VARIABLE.search(text[start:end]) if word is not None else None
+        before = words[index - 1][0] if index else None
+        option = (word or "").split("=", 1)[0] if (word or "").startswith("-") else before
+        if option is not None and "--wrap".startswith(option) and len(option) > 3:
+            continue  # (the command sh runs on the node: it expands it there)
+        if word is not None and variable is not None:
+            yield option or word, word, variable, start, end
+
+
+def _variable_finding(
+    path: str, option: str, word: str, variable: re.Match[str], span: Span, help_: str
+) -> Finding:
+    return Finding(
+        "BL115",
+        f"sbatch expands no variable in an `#SBATCH` line: `{clip(option, 30)}` gets "
+        f"the text `{variable.group(0)}` itself, not the variable's value (an option "
+        "that takes a number or a time rejects it and nothing is submitted; any "
+        "other takes the text as written)",
+        Location(path, span),
+        subject=f"sbatch-variable:{word}",
+        help=help_,
+    )
 
 
 # a variable's expansion, which sbatch leaves as text in a directive (not `%j`, its own; not
