@@ -270,6 +270,18 @@ def test_a_line_of_assignments_before_else_keeps_the_if() -> None:
     assert not parse("echo then fi done\ncase a in a) echo x ;; esac\n").has_error
 
 
+def test_a_line_of_quoted_assignments_before_else_keeps_the_if() -> None:
+    """The same for values bash reads on one line: quoted text, `$(...)`, `${...}`, `+=`; not a
+    line whose quote is still open (its newline is in the value)."""
+    text = 'if t; then\n  A="x y" B=$(date) C=${D:-1}\nelse\n  A+=1 B=\'q r\'\nfi\n'
+    script = parse(text)
+    assert not script.has_error
+    found = [(c.span.line, [a.name for a in c.assignments]) for c in script.commands if not c.words]
+    assert found == [(2, ["A", "B", "C"]), (4, ["A", "B"])]
+    value = parse('X="a\nA=1 B=2\nfi"\n').commands[0].assignments[0].value
+    assert value is not None and value.value == "a\nA=1 B=2\nfi"
+
+
 def test_a_message_quotes_a_command_by_its_first_line() -> None:
     from benchlint.shell.model import first_line
 

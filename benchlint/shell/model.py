@@ -1123,8 +1123,9 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     src = _read_write_redirects(file.data) if b"<>" in file.data else file.data
     if b"<<" in src and _SHIFT.search(src):
         src = _arithmetic_shifts(src)
-    if _ASSIGNMENTS_BEFORE_CLOSE.search(src):
-        src = _assignments_before_close(src)
+    ends = _assignment_lines_before_close(src)
+    if ends:
+        src = _assignments_before_close(src, ends)
     script = Script(
         file, src, file_char_of(file), errexit_at_start=starts_errexit(file), build=False
     )
@@ -1172,26 +1173,56 @@ def _read_write_redirects(src: bytes) -> bytes:
     return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
 
 
-# a line of two or more assignments with nothing else (`A= B=`, `X=1 Y=$Z`), then a line that
-# starts with a word that closes or continues a compound command: the line's end (group 1)
-_ASSIGNMENTS_BEFORE_CLOSE = re.compile(
-    rb"^[ \t]*[A-Za-z_][A-Za-z0-9_]*=[^\s;&|<>()`\"'\\#]*"
-    rb"(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*=[^\s;&|<>()`\"'\\#]*)+[ \t]*(\n)"
-    rb"(?=[ \t]*(?:else|elif|fi|done|esac|\})(?![\w-]))",
-    re.M,
+# an assignment's value on one line: plain text, quoted text, `${...}`, `$(...)` without
+# parentheses inside, `$NAME`
+_VALUE = (
+    rb"(?:[^\s;&|<>()`\"'\\#$]|\$\{[^{}\n]*\}|\$\([^()\n]*\)|\$[\w@*#?!$-]"
+    rb"|\"(?:[^\"\\\n`$]|\\.|\$\{[^{}\n]*\}|\$\([^()\n]*\)|\$[\w@*#?!$-])*\"|'[^'\n]*')*"
 )
+# a line of two or more assignments with nothing else (`A= B=`, `X="$Y" Z+=$(date)`), its newline
+# included
+_ASSIGNMENTS_LINE = re.compile(
+    rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*\+?="
+    + _VALUE
+    + rb"(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*\+?="
+    + _VALUE
+    + rb")+[ \t]*\n"
+)
+# a line that starts with a word that closes or continues a compound command (its newline before)
+_CLOSE_LINE = re.compile(rb"\n[ \t]*(?:else|elif|fi|done|esac|\})(?![\w-])")
 
 
-def _assignments_before_close(src: bytes) -> bytes:
+def _assignment_lines_before_close(src: bytes) -> list[int]:
+    """The newline that ends each line of assignments alone before a line that starts with
+    `else`, `elif`, `fi`, `done`, `esac` or `}`."""
+    ends = []
+    for match in _CLOSE_LINE.finditer(src):
+        newline = match.start()
+        start = src.rfind(b"\n", 0, newline) + 1
+        if _ASSIGNMENTS_LINE.fullmatch(src, start, newline + 1):
+            ends.append(newline)
+    return ends
+
+
+def _assignments_before_close(src: bytes, ends: list[int]) -> bytes:
     """tree-sitter-bash reads a line of assignments alone as the prefix of a command on the next
     line (`A= B=` then `else` is a command named `else` with A and B in its environment): the
     `if` around it is lost. Where the next line starts with `else`, `elif`, `fi`, `done`,
     `esac` or `}`, the line is read ended by `;` in place of its newline (the same length, so
-    every position stays; bash reads both the same)."""
+    every position stays; bash reads both the same). Not a newline inside a quoted string or a
+    heredoc (`X="...` on a line before): it is the value's."""
     read = bytearray(src)
-    for match in _ASSIGNMENTS_BEFORE_CLOSE.finditer(src):
-        read[match.start(1)] = ord(";")
+    root = parse_tree(src).root_node
+    for at in ends:
+        node: Node | None = root.descendant_for_byte_range(at, at + 1)
+        while node is not None and node.type not in _TEXT_NODES:
+            node = node.parent
+        if node is None:
+            read[at] = ord(";")
     return bytes(read)
+
+
+_TEXT_NODES = frozenset({"string", "raw_string", "ansi_c_string", "heredoc_body", "comment"})
 
 
 # an arithmetic expansion with a left shift in it: `$((32 << 30))`
