@@ -501,7 +501,9 @@ def _runs(script: Script, command: Command, depth: int = 0) -> list[str]:
 
 
 # wrappers that run the program in the same process tree, named by it (`setsid --fork server`)
-_TRANSPARENT = frozenset({"nohup", "setsid", "stdbuf", "numactl", "taskset", "env", "timeout"})
+_TRANSPARENT = frozenset(
+    {"nohup", "setsid", "stdbuf", "numactl", "taskset", "env", "timeout", "time"}
+)
 
 
 def _program(command: Command) -> str | None:
