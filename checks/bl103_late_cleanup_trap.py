@@ -37,8 +37,9 @@ also reports a background server whose `$!` is kept in a variable alone that a l
 the same shell, under the same conditions and outside a loop, gives another value before anything
 releases it or keeps a copy (`vllm serve ... & PID=$!`, a second server's `PID=$!`, then `kill
 $PID`): nothing can name the first one any more (not where the script ends it by its name, every
-job, `kill %1` or its port; not an array's elements, `pids[0]=$!` and `pids[1]=$!`; not `export
-PID` with no value).
+job, `kill %1` or its port, nor where it kills a process it finds by a name or port in between,
+`P=$(pgrep tritonserver); kill $P`: a child the job waits for, whose end may end it; not an
+array's elements, `pids[0]=$!` and `pids[1]=$!`; not `export PID` with no value).
 Located at the acquisition (the engine); the first uncovered exit path, the kill, or the statement
 that gives the variable another value, is a related location.
 
@@ -99,8 +100,10 @@ after a release that can run before it (in its branch, or under the acquisition'
 or under a test of the resource itself, `if [ -n "$PID" ]; then kill "$PID"; fi`;
 or under a condition benchlint cannot relate to the exit's, or in a loop: then the run's warnings
 count the exit as undecided; not one in a branch that then always exits,
-`if ! ready; then kill "$PID"; exit 1; fi`, where the later exit never follows it) are not exit
-paths that leak. A trap set before the acquisition covers it, until a later `trap ... EXIT` or
+`if ! ready; then kill "$PID"; exit 1; fi`, where the later exit never follows it), and, with no
+`trap ... EXIT`, an exit after which nothing releases it on its path (`if ready; then kill
+"$PID"; else grep ... "$LOG"; fi` and no kill after: it ends as the script's end leaves it) are
+not exit paths that leak. A trap set before the acquisition covers it, until a later `trap ... EXIT` or
 `trap - EXIT` replaces its handler, when its handler releases it (a handler in double quotes expands
 its variables when `trap` runs: `trap "kill $PID" EXIT` above `PID=$!` kills nothing), by its
 variable or by one the script assigns from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that
@@ -1932,6 +1935,7 @@ def _check_flow(
     exit_traps = [(i, t) for i, t in every if t.on_exit]
     # an ERR trap runs before `set -e` ends the script at a failing command
     errs = [(i, t) for i, t in every if any(s.upper() == "ERR" for s in t.signals)]
+    killing = functools.cache(functools.partial(_killing, script))
     for resource in resources:
         start = flow.index(resource.statement)
         if start is None:
@@ -1940,7 +1944,7 @@ def _check_flow(
             continue
         named = _named_at(flow, resource, start)
         released = functools.cache(functools.partial(_released_by, resource, runs, lookup))
-        overwritten = _overwritten(flow, resource, named, released)
+        overwritten = _overwritten(flow, resource, named, released, killing)
         if overwritten is not None:
             yield _overwritten_finding(script, resource, overwritten), resource
             continue
@@ -1974,6 +1978,8 @@ def _check_flow(
             before = _released_before(flow, p, start, released, resource.names)
             if before:
                 continue
+            if before is False and not exit_traps and not _release_follows(flow, p, released):
+                continue  # (nothing releases it later on the exit's path: it ends as the end does)
             at = _at(flow, p)
             effective = next((t for i, t in reversed(traps) if i < at), None)
             if effective is not None and any(t is effective for _, t in covering):
@@ -2101,14 +2107,19 @@ def _check_flow(
 
 
 def _overwritten(
-    flow: Flow, resource: Resource, named: int, released: Callable[[Command], bool]
+    flow: Flow,
+    resource: Resource,
+    named: int,
+    released: Callable[[Command], bool],
+    killing: Callable[[], list[tuple[Command, str]]],
 ) -> Command | None:
     """The statement that gives a background process's PID variable another value before
     anything releases it or keeps a copy (`vllm serve ... & PID=$!`, a second server's `PID=$!`,
     then `kill $PID`): the first process is named by nothing the script reads any more, and
     runs on after the script. Only where both are statements of one shell under the same
     conditions, outside loops, and no `trap` reads the variable in between (a double-quoted
-    handler keeps the value it had)."""
+    handler keeps the value it had). `killing`: the script's commands whose text may end a
+    process without its PID (`_killing`)."""
     name = resource.variable
     first = resource.statement
     if name is None or resource.what != "background process" or resource.handles or first.loops:
@@ -2118,14 +2129,16 @@ def _overwritten(
     after = first.node.end_byte
     if any(
         (c.node.start_byte >= after or c.function is not None or c.base == "trap")
-        and _releases(probe, _run_text(c))
-        for c in flow.script.commands
+        and _releases(probe, text)
+        for c, text in killing()
     ):
         return None
     started = False  # (another job sent to the background since: `$!` names it)
     for statement in flow.statements[named + 1 :]:
         if released(statement) or statement.base == "wait":  # (`wait` returns once it ended)
             return None
+        if _kills_looked_up(flow.script, statement, killing()):
+            return None  # (a process found by name or port: it, or a child it waits for)
         reads = any(r.name == name for w in statement.words for r in w.reads())
         writes = any(r.operator in (">", ">>", "&>", ">|") for r in statement.redirects)
         if reads and (statement.base == "trap" or writes):
@@ -2168,6 +2181,41 @@ def _other_shell(statement: Command, first: Command) -> bool:
 
 # an assignment to an array's element (`pids[1]=$!`)
 _ELEMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
+
+
+def _killing(script: Script) -> list[tuple[Command, str]]:
+    """The script's commands whose text (`_run_text`) names `kill` or `fuser`: only these can
+    end a background process without its PID (`_releases`)."""
+    texts = ((c, _run_text(c)) for c in script.commands)
+    return [(c, text) for c, text in texts if "kill" in text or "fuser" in text]
+
+
+def _kills_looked_up(
+    script: Script, statement: Command, killing: list[tuple[Command, str]]
+) -> bool:
+    """Whether the statement kills a process the script finds by its name or port (`kill
+    $(pgrep -f x)`, `SERVER_PID=`ps | grep tritonserver | awk ...`` then `kill $SERVER_PID`):
+    which process that is, is not known (the server a wrapper started, whose end ends it)."""
+    start, end = statement.node.start_byte, statement.node.end_byte
+    texts = [text for c, text in killing if start <= c.node.start_byte < end]
+    if not texts:
+        return False
+    if any(_LOOKUP.search(text) for text in texts):
+        return True
+    names = {
+        a.name
+        for c in script.commands
+        for a in c.assignments
+        if a.value is not None and _LOOKUP_SUBSTITUTION.search(a.value.text)
+    }
+    reading = _reading(frozenset(names)) if names else None
+    return reading is not None and any(reading.search(text) for text in texts)
+
+
+# a command that finds processes by name or port
+_LOOKUP = re.compile(r"\b(?:pgrep|pidof|ps|lsof)\b")
+# a substitution that does (`$(pgrep -f x)`, `` `ps | grep x | awk '{print $1}'` ``)
+_LOOKUP_SUBSTITUTION = re.compile(r"(?:\$\(|`)[^`]*?\b(?:pgrep|pidof|ps|lsof)\b")
 
 
 def _overwritten_finding(script: Script, resource: Resource, statement: Command) -> Finding:
@@ -2236,6 +2284,28 @@ def _trap_releases(
         gone = _reading(early)
         trap = dataclasses.replace(trap, parts=(gone.sub("", trap.parts[0]), *trap.parts[1:]))
     return _handler_releases(resource, trap, lookup)
+
+
+def _release_follows(flow: Flow, path: ExitPath, released: Released) -> bool:
+    """Whether the script may release the resource after the exit, where the exit is: a later
+    statement of the script, a command of the exit's own statement after it and not in a
+    branch the exit's excludes (`if ready; then kill "$PID"; else grep ... "$LOG"; fi`: on the
+    `else`'s path nothing ever releases it), a loop around the exit (its next pass), or a
+    function's caller (not known here)."""
+    at = path.command
+    if flow.function is not None or at.loops or at.function is not None:
+        return True
+    place = flow.place_of(at)
+    if any(released(s) for s in flow.statements[place + 1 :]):
+        return True
+    statement = flow.statements[place] if place < len(flow.statements) else None
+    if statement is None:
+        return False
+    start, end = at.node.end_byte, statement.node.end_byte
+    return any(
+        start <= c.node.start_byte < end and not exclusive(c, at) and released(c)
+        for c in flow.script.commands
+    )
 
 
 def _at(flow: Flow, path: ExitPath) -> int:

@@ -3,11 +3,11 @@
 ## What it does
 Reads the options of every `srun`, `sbatch` and `salloc` command line (also behind wrappers, in
 `bash -c` strings, in argument arrays that hold one, `launch=(srun ...)`, and in the `run:`
-steps of workflows that run in bash or sh) and the `SBATCH`
-directive lines of batch scripts (also of a heredoc `sbatch <<EOF` reads as its script, after
-the shell expanded what an unquoted delimiter lets it) as the commands read them (glibc's `getopt_long`: options end
-at the first operand or `--`, a long option may be shortened to a prefix of one option only, a
-required value is the next word or after `=`), against the options each
+steps of workflows that run in bash or sh) and the `SBATCH` directive lines of batch scripts
+(also of a heredoc `sbatch <<EOF` reads as its script, after the shell expanded what an unquoted
+delimiter lets it) as the commands read them (glibc's `getopt_long`: options end at the first
+operand or `--`, a long option may be shortened to a prefix of one option only, a required value
+is the next word or after `=`), against the options each
 Slurm release from 20.11 to 26.05 defines (`src/common/slurm_opt.c`) and those of the pyxis
 SPANK plugin (`--container-image`...); and the keys of srtctl recipes' `sbatch_directives` and
 `srun_options` (`cpus-per-tasks: "144"`), as the `--KEY=VALUE` options srtctl writes for them.

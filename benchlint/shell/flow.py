@@ -230,6 +230,63 @@ def _may_return_failure(command: Command) -> bool:
     return code is None or not (code.static and code.value.isdigit()) or int(code.value) % 256 != 0
 
 
+def _returns_success(script: Script, command: Command) -> bool:
+    """A bare `return` (or `return 0`) whose status is 0: the first command of an `if`'s or
+    `elif`'s `then` (its condition just succeeded), right after `&&`, or after an assignment
+    of plain text, `echo`, `:` or `true`."""
+    if command.base != "return":
+        return False
+    if command.args:
+        return not _may_return_failure(command)
+    node = script.syntax(command.node).prev_sibling
+    while node is not None and node.type == "comment":
+        node = node.prev_sibling
+    if node is None:
+        return False
+    if node.type in ("variable_assignment", "variable_assignments"):  # `RET=1; return`
+        text = script.text_of(node)
+        return "$" not in text and "`" not in text
+    if node.type == "command":  # `echo "not ready"; return`
+        name = node.child_by_field_name("name")
+        return name is not None and script.text_of(name) in ("echo", ":", "true")
+    return node.type in ("then", "&&")
+
+
+def _counted_down(script: Script, command: Command) -> bool:
+    """`(( n-- ))` in a loop that runs only while n is not 0 (`until test $n -eq 0`, `while [
+    "$n" -gt 0 ]`, `while (( n > 0 ))`) and changes n nowhere else: its old value is never 0,
+    so it cannot fail."""
+    match = _DECREMENT.fullmatch(script.text_of(command.node))
+    if match is None:
+        return False
+    name = re.escape(match.group(1))
+    node = script.syntax(command.node).parent
+    while node is not None and node.type not in ("while_statement", "function_definition"):
+        node = node.parent
+    if node is None or node.type != "while_statement" or not node.children:
+        return False
+    condition, body = node.child_by_field_name("condition"), node.child_by_field_name("body")
+    if condition is None or body is None:
+        return False
+    variable = rf'"?\$(?:{name}|\{{{name}\}})"?'
+
+    def test(operators: str) -> str:
+        return rf"(?:test\s+|\[\[?\s*){variable}\s+-(?:{operators})\s+0(?:\s*\]\]?)?"
+
+    if node.children[0].type == "until":
+        held = rf"{test('eq|le')}|\(\(\s*{name}\s*(?:==|<=)\s*0\s*\)\)"
+    else:
+        held = rf"{test('ne|gt')}|\(\(\s*{name}\s*(?:(?:!=|>)\s*0\s*)?\)\)"
+    if re.fullmatch(held, script.text_of(condition).strip().rstrip(";").strip()) is None:
+        return False
+    changes = rf"(?<![\w$]){name}\s*(?:[-+*/%]?=(?!=)|--|\+\+)|(?:--|\+\+)\s*{name}\b"
+    return len(re.findall(changes, script.text_of(body))) == 1
+
+
+# `(( n-- ))`, `((n--));`
+_DECREMENT = re.compile(r"\(\(\s*([A-Za-z_]\w*)\s*--\s*\)\)\s*;?")
+
+
 def _loop_control(command: Command) -> bool:
     """`break` or `continue`, alone or with a number: bash gives status 0 (outside a loop too);
     only a non-numeric argument fails (`break x`: status 128)."""
@@ -313,6 +370,10 @@ def _function_exits(call: Command, deep: bool = False) -> list[Command]:
 _POST_STEP = re.compile(r"\(\((?:[^()]*,)?\s*[A-Za-z_][A-Za-z0-9_]*\s*(?:\+\+|--)\s*\)\)")
 # a command substitution (`$(` not opening `$((` arithmetic, or a backquote)
 _SUBSTITUTION = re.compile(r"\$\((?!\()|`")
+# `${X:?message}`, `${X?}`: an error where X is unset (or empty)
+_CHECKED = re.compile(r"\$\{#?[A-Za-z_0-9@*]+:?\?")
+# `set -u`, `set -euo pipefail`, `set -o nounset`, a `#!` line's `-u`
+_NOUNSET = re.compile(r"\bset\s+(?:-[A-Za-z]*u|-o\s+nounset)|^#!.*\s-[A-Za-z]*u", re.M)
 # `let "N = 3"`: its status is 1 only when the last value is 0
 _NONZERO_LET = re.compile(r"\s*[A-Za-z_]\w*\s*=\s*-?[1-9][0-9]*\s*")
 
@@ -534,6 +595,9 @@ class Flow:
                         self._bodies.setdefault(c.function, []).append(c)
             body = self._bodies.get(name, [])
             outer = [c for c in body if not c.subshell]
+            own = _outermost(outer)
+            last = own[-1] if own else None
+            off = self._errexit_off_in(name)
 
             def within_outer(c: Command) -> bool:  # a substitution's command (`echo "$(date)"`)
                 start, end = c.node.start_byte, c.node.end_byte
@@ -544,9 +608,11 @@ class Flow:
                     c.base in _CANNOT_FAIL
                     or c.tested
                     or c.or_guarded
-                    # (`X=""`: an assignment of plain words cannot fail; `X=${1:?}`, `X=$Y`
-                    # under `set -u` or `X=$(cmd)` can)
-                    or (not c.words and "$" not in self.script.text_of(c.node))
+                    or (not c.words and not self._assignment_may_fail(c))
+                    or _returns_success(self.script, c)
+                    # (`set +e; curl ...; set -e`: it stops nothing; the last command's status
+                    # is the call's)
+                    or (c is not last and off(c))
                 )
                 if not c.subshell
                 else within_outer(c)
@@ -554,6 +620,33 @@ class Flow:
                 if c.words or not c.subshell
             )
         return known
+
+    def _errexit_off_in(self, function: str) -> Callable[[Command], bool]:
+        """Whether a `set +e` of the function's own body, not turned back on by a later one,
+        comes before a command of the body (the model's state there is then its own)."""
+        sets = [
+            (c.node.start_byte, on)
+            for c, on in self.script.errexit_sets()
+            if c.function == function and not c.subshell
+        ]
+        if not sets:
+            return lambda c: False
+        return lambda c: not next((on for at, on in reversed(sets) if at < c.node.start_byte), True)
+
+    def _assignment_may_fail(self, command: Command) -> bool:
+        """Whether a plain assignment (no words) of a function's body can fail: one with a
+        command substitution, a `${X:?}`, or any expansion where the script may turn on
+        `set -u` (`X=$Y`: unset Y); not `X=""`, nor `X=$Y` or `N=$((N - 1))` otherwise (an
+        unset name is empty, or 0 in arithmetic)."""
+        text = self.script.text_of(command.node)
+        if any(a.kind in ("for", "arithmetic") for a in command.assignments):
+            return self._assignment_fails(command)
+        if "$" not in text and "`" not in text:
+            return False
+        if _SUBSTITUTION.search(text) or _CHECKED.search(text):
+            return True
+        # (any other expansion fails only on an unset name, under `set -u`)
+        return _NOUNSET.search(self.script.top.file.text) is not None
 
     def _assignment_fails(self, command: Command) -> bool:
         """Whether a command with no words (assignments, a `for`, an arithmetic command) can
@@ -563,7 +656,9 @@ class Flow:
             # `for i in $(seq 1 3)`: a failing substitution in the list stops nothing (the
             # loop's status is its body's); `(( n = ... ))`: its value decides, not modelled,
             # but `(( n++ ))` is worth the old value: a count from 0 fails on its first step
-            return _POST_STEP.fullmatch(text) is not None
+            return _POST_STEP.fullmatch(text) is not None and not _counted_down(
+                self.script, command
+            )
         # `X=$(cmd)` fails when the substitution does (`$((...))` is arithmetic); `X=""` cannot
         return _SUBSTITUTION.search(text) is not None and self._substitution_fails(command)
 
