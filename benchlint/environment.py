@@ -125,6 +125,9 @@ class StartPath:
     validated: frozenset[str] = frozenset()
     # the recipe route of a launcher's start path: what it decides of the launcher's conditions
     route: Route | None = None
+    # through a launcher no entry reaches, where entries reach others (a retired runner's): a
+    # workflow step's environment stands for values no job gives it
+    idle: bool = False
 
     def variables(self) -> dict[str, Provenance]:
         """`env` as one dict, to go through (`env` is a view of the caller's layers)."""
@@ -773,8 +776,10 @@ class Environment:
             )
         if routes:
             return routes
+        idle = bool(self.wiring.pairs)  # (entries reach other launchers, none this one)
         for step in self.wiring.steps:
-            routes.append(StartPath(step.name, self._step_env(step), True, step.location))
+            env = self._step_env(step)
+            routes.append(StartPath(step.name, env, True, step.location, idle=idle))
         return routes
 
     def _nonempty_env(self, step: LauncherStep, name: str) -> Provenance:
@@ -861,6 +866,7 @@ class Environment:
                         complete and route.complete,
                         location,
                         kept if only is None else kept & only,
+                        idle=route.idle,
                     )
                 )
         return routes

@@ -256,8 +256,11 @@ def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
     `check_env_vars X`), or set to a value that cannot be empty (`export PORT=8888`,
     `srun --export=ALL,PORT=$((8888 + N))`). What started the first script does not matter.
     Where no route reaches the script but scripts call it (a launcher's call no entry's values
-    make), what each caller passes itself; none when nothing in the repository starts it."""
+    make), what each caller passes itself; none when nothing in the repository starts it.
+    Routes through a launcher no entry reaches count only where no other route reaches the
+    script (no job runs them: what such a launcher passes on is not known)."""
     routes = ctx.environment.routes(path) or ctx.environment.caller_starts(path)
+    routes = [r for r in routes if not r.idle] or routes
     if not routes:
         return frozenset()
     return frozenset.intersection(

@@ -273,7 +273,7 @@ def test_a_line_of_assignments_before_else_keeps_the_if() -> None:
 def test_a_line_of_quoted_assignments_before_else_keeps_the_if() -> None:
     """The same for values bash reads on one line: quoted text, `$(...)`, `${...}`, `+=`; not a
     line whose quote is still open (its newline is in the value)."""
-    text = 'if t; then\n  A="x y" B=$(date) C=${D:-1}\nelse\n  A+=1 B=\'q r\'\nfi\n'
+    text = "if t; then\n  A=\"x y\" B=$(date) C=${D:-1}\nelse\n  A+=1 B='q r'\nfi\n"
     script = parse(text)
     assert not script.has_error
     found = [(c.span.line, [a.name for a in c.assignments]) for c in script.commands if not c.words]
