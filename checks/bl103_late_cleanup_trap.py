@@ -125,16 +125,19 @@ exits of commands failing under `set -e` (bash runs it first), not an `exit`. `b
 (`PID=$(pgrep -n server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a
 `let` of a nonzero literal or an arithmetic command that assigns (`(( n += 1 ))`; `(( n++ ))` is
 worth n's old value and fails on a count's first step), the `for` of a list with a substitution, a
-call of a function of the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`),
-or an assignment whose substitution ends with a command that cannot (`pid=$(start_worker)` whose
-body ends with `echo "$pid"`: bash runs a substitution without `set -e`, unless
-`shopt -s inherit_errexit` or POSIX mode was set before it, or another shell runs the script). A
-pipeline's status is its last command's (`set -o pipefail`: any of its commands'), and a filter
-that reads a pipe with options it accepts cannot fail (`$(curl ... | head -1)`, `| tr -d '\\r'`,
-`| wc -l`), nor can `read` from a here-string or `mapfile` of a pipe or of `< <(...)`. A server the
-script kills only where it exits with a failure status (`else kill "$PID"; exit 1; fi`) is meant to
-outlive it: an early end leaves it as success does. An allocation named after the runner
-(`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
+call of a function of the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`;
+also one run between the body's own `set +e` and `set -e`, not its last, a bare `return` first in
+a `then`, after `&&` or after a plain assignment, an assignment that only expands names, `X=$Y`,
+where the script never turns on `set -u`, and `(( n-- ))` in a loop that runs only while n is not
+0, `until test $n -eq 0`), or an assignment whose substitution ends with a command that cannot
+(`pid=$(start_worker)` whose body ends with `echo "$pid"`: bash runs a substitution without `set
+-e`, unless `shopt -s inherit_errexit` or POSIX mode was set before it, or another shell runs the
+script). A pipeline's status is its last command's (`set -o pipefail`: any of its commands'), and a
+filter that reads a pipe with options it accepts cannot fail (`$(curl ... | head -1)`, `| tr -d
+'\\r'`, `| wc -l`), nor can `read` from a here-string or `mapfile` of a pipe or of `< <(...)`. A
+server the script kills only where it exits with a failure status (`else kill "$PID"; exit 1; fi`)
+is meant to outlive it: an early end leaves it as success does. An allocation named after the
+runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
 launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
 `scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a function that holds
 a resource, traps in subshells (they do not cover the outer script and are ignored), an `exit` in
