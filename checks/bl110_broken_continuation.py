@@ -3,15 +3,16 @@
 ## What it does
 Reports a command whose name is a flag (`--max-model-len 8192 \\`, `-e MODEL \\`), or an
 argument array of flags (`"${SPEC_ARGS[@]}" \\`, where every array the script assigns to it is
-empty or starts with a flag): the options of a long command line written one per line, where
-the line before does not end in `\\` as bash reads it: it has none, a blank after it (`\\ `,
-which escapes the blank instead), or it is empty or a comment (a `\\` at its end is part of the
-comment), which ends the command. `--port=30000` on a line of its own is such a flag (no name
-bash assigns to: it runs it as a command), and so is a Hydra override, the options of verl's
-and NeMo's command lines (`trainer.nnodes=2`, `+trainer.extra=1`: a dotted name, or one after
-`+`, is no name bash assigns to either). So is a line of variable names after a validator's
-list (`check_env_vars MODEL TP` ending without its `\\`, then `EP_SIZE \\`): bash runs the
-first name as a command and the validator never checks those names. Inside an array's
+empty or starts with a flag), or an unquoted variable whose every value the script gives is empty
+or a string of flags (`$DIST_FLAG \\` after `DIST_FLAG="--dist-url $ADDR"`): the options of a long
+command line written one per line, where the line before does not end in `\\` as bash reads it: it
+has none, a blank after it (`\\ `, which escapes the blank instead), or it is empty or a comment (a
+`\\` at its end is part of the comment), which ends the command. `--port=30000` on a line of its
+own is such a flag (no name bash assigns to: it runs it as a command), and so is a Hydra override,
+the options of verl's and NeMo's command lines (`trainer.nnodes=2`, `+trainer.extra=1`: a dotted
+name, or one after `+`, is no name bash assigns to either). So is a line of variable names after a
+validator's list (`check_env_vars MODEL TP` ending without its `\\`, then `EP_SIZE \\`): bash runs
+the first name as a command and the validator never checks those names. Inside an array's
 `( ... )`, a `\\` then a blank before a note is reported too: the blank is escaped, so the
 note's comment sign starts no comment and the note's words become items. The message names the
 line that cut the command short; the line before is read from the script's text as bash reads
@@ -322,7 +323,13 @@ def _flag_word(command: Command) -> str | None:
             return written
     array = array_name(first)
     if array is None:
-        return None
+        # (`$DIST_FLAG` unquoted, every value the script gives it empty or a flag string:
+        # `DIST_FLAG="--dist-url $ADDR"` or `DIST_FLAG=""`; bash splits it into the name)
+        name = first.unquoted_variable()
+        given = [a.value for a in assignments_of(command.script, name)] if name else []
+        strings = [v for v in given if v is not None and v.items is None]
+        flags = all(not v.value.strip() or v.value.lstrip().startswith("-") for v in strings)
+        return first.text if given and len(strings) == len(given) and flags else None
     values = [a.value for a in assignments_of(command.script, array)]
     arrays = [v for v in values if v is not None and v.items is not None]
     flags = all(not v.items or v.items[0].value.startswith("-") for v in arrays)
