@@ -323,13 +323,14 @@ def _flag_word(command: Command) -> str | None:
             return written
     array = array_name(first)
     if array is None:
-        # (`$DIST_FLAG` unquoted, every value the script gives it empty or a flag string:
-        # `DIST_FLAG="--dist-url $ADDR"` or `DIST_FLAG=""`; bash splits it into the name)
+        # (`$DIST_FLAG` unquoted, every value the script gives it empty or a flag string, one
+        # a flag: `DIST_FLAG="--dist-url $ADDR"` or `DIST_FLAG=""`; bash splits it into the
+        # name. Not `cmd=''` alone, a prefix for a dry run: the next word is the name)
         name = first.unquoted_variable()
         given = [a.value for a in assignments_of(command.script, name)] if name else []
-        strings = [v for v in given if v is not None and v.items is None]
-        flags = all(not v.value.strip() or v.value.lstrip().startswith("-") for v in strings)
-        return first.text if given and len(strings) == len(given) and flags else None
+        values = [v.value.strip() for v in given if v is not None and v.items is None]
+        flags = all(not v or v.startswith("-") for v in values) and any(values)
+        return first.text if given and len(values) == len(given) and flags else None
     values = [a.value for a in assignments_of(command.script, array)]
     arrays = [v for v in values if v is not None and v.items is not None]
     flags = all(not v.items or v.items[0].value.startswith("-") for v in arrays)
