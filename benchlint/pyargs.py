@@ -97,7 +97,8 @@ class Parser:
     # where the functions of other modules that added options to it are defined (file, line):
     # set by the caller that read them
     added: tuple[tuple[str, int], ...] = ()
-    # the option strings of each option it requires (`required=True`)
+    # the option strings of each option it requires (`required=True`, added whenever the code
+    # that adds it runs)
     required: tuple[tuple[str, ...], ...] = ()
 
     def encode(self) -> tuple[Any, ...]:
@@ -814,7 +815,7 @@ class _Module:
             if isinstance(value, _Subcommands):
                 parser.cannot_tell(f"its subcommands' `{method}` is called (line {node.lineno})")
             elif method == "add_argument":
-                _add_argument(parser, node)
+                _add_argument(parser, node, id(node) in self.unconditional)
             elif method in _GROUPS or method in _HARMLESS:
                 pass
             elif method in _PARSE | _KNOWN_ONLY and isinstance(value, _Made):
@@ -1063,7 +1064,9 @@ def _parser_of(value: _Value) -> _Made:
     return value.parser if isinstance(value, (_Group, _Subcommands)) else value
 
 
-def _add_argument(parser: _Made, node: ast.Call) -> None:
+def _add_argument(parser: _Made, node: ast.Call, always: bool = True) -> None:
+    """`always`: whether the call runs whenever its body does (an option added under an `if`
+    is not required of every command line)."""
     names: list[str] = []
     for argument in node.args:
         if not (isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
@@ -1106,7 +1109,7 @@ def _add_argument(parser: _Made, node: ast.Call) -> None:
     parser.arity.update((o, arity) for o in options)
     if options:
         parser.actions.append(options)
-    if options and required:
+    if options and required and always:
         parser.required.append(options)
 
 

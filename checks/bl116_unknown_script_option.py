@@ -26,7 +26,11 @@ script may use rejects:
   `--save_result` where the option is `--save-result`);
 - the start of several of its options (`--num-prompt` where it has `--num-prompts` and
   `--num-prompts-per-turn`);
-- a subcommand it does not have, where its parser has subcommands (`sync.py barier`).
+- a subcommand it does not have, where its parser has subcommands (`sync.py barier`);
+- no word for an option it requires (`add_argument("--io_size", required=True)`, added whenever
+  the parser is made), on a line every word of which is known and none rejected, where the
+  parser has no subcommands, reads no words from files (`fromfile_prefix_chars`), and is not
+  asked for its help or version first.
 
 A finding's related locations are where the parser is made, and where a function of another
 module that adds options to it is defined. A run that names a Python file (pre-commit, on a
@@ -1395,6 +1399,11 @@ def _command_line(
             ]
             at = Location(script.path, site.place(words[i][2]))
             yield _finding(targets, parsers[0][0], problem, at, made, texts)
+    if not any(found):
+        missing = {_required_missing(parser, texts) for parser, _ in parsers}
+        if len(missing) == 1 and None not in missing:
+            made = [_made(ctx, path, parser.line) for parser, path in parsers]
+            yield _missing_finding(targets, missing.pop() or "", Location(script.path, where), made)
     # a launcher of another script (`multiproc.py --nproc 8 train.py --lr 1`): the words from
     # the script's on are that script's command line
     starts = {pyargs.remainder_start(parser, texts) for parser, _ in parsers}
@@ -1956,6 +1965,37 @@ def _missing_required(parser: pyargs.Parser, texts: list[str | None] | None) -> 
         ):
             return "/".join(strings)
     return None
+
+
+def _required_missing(parser: pyargs.Parser, texts: list[str | None] | None) -> str | None:
+    """The option the parser requires that a command line with no rejected word does not give
+    (`_missing_required`), where argparse surely checks it: the parser reads no words from files
+    (`@args.txt`), has no subcommands, and is not asked for its help or version first."""
+    if parser.fromfile or parser.commands or not texts:
+        return None
+    if any(t is not None and t.split("=", 1)[0] in _EARLY_EXITS for t in texts):
+        return None
+    return _missing_required(parser, texts)
+
+
+# options argparse ends the run at before it checks the required ones (help, `version`)
+_EARLY_EXITS = frozenset({"-h", "--help", "--he", "--hel", "-V", "--version", "-v"})
+
+
+def _missing_finding(
+    targets: list[str], missing: str, location: Location, made: list[Location]
+) -> Finding:
+    return Finding(
+        "BL116",
+        f"`{targets[0]}` requires `{missing}` (its parser, made at {made[0].path}:"
+        f"{made[0].span.line}, adds it with `required=True`), and this command line does not "
+        f'give it: argparse stops it with "the following arguments are required: {missing}" '
+        "before it runs",
+        location,
+        help=f"add `{missing.split('/')[-1]} ...` to the command line",
+        related=tuple(Location(m.path, m.span, "parser made here") for m in made),
+        subject=f"required:{targets[0]}:{missing}",
+    )
 
 
 def _finding(
