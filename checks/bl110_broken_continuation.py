@@ -326,11 +326,11 @@ def _flag_word(command: Command) -> str | None:
         # (`$DIST_FLAG` unquoted, every value the script gives it empty or a flag string, one
         # a flag: `DIST_FLAG="--dist-url $ADDR"` or `DIST_FLAG=""`; bash splits it into the
         # name. Not `cmd=''` alone, a prefix for a dry run: the next word is the name)
-        name = first.unquoted_variable()
-        given = [a.value for a in assignments_of(command.script, name)] if name else []
-        values = [v.value.strip() for v in given if v is not None and v.items is None]
-        flags = all(not v or v.startswith("-") for v in values) and any(values)
-        return first.text if given and len(values) == len(given) and flags else None
+        variable = first.unquoted_variable()
+        given = [a.value for a in assignments_of(command.script, variable)] if variable else []
+        texts = [v.value.strip() for v in given if v is not None and v.items is None]
+        flagged = all(not t or t.startswith("-") for t in texts) and any(texts)
+        return first.text if given and len(texts) == len(given) and flagged else None
     values = [a.value for a in assignments_of(command.script, array)]
     arrays = [v for v in values if v is not None and v.items is not None]
     flags = all(not v.items or v.items[0].value.startswith("-") for v in arrays)
