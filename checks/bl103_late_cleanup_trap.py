@@ -1265,10 +1265,16 @@ def _check_script(
                 if not any(_handler_releases(r, t, lookup) for _, t in outer or ())
             )
         for finding, resource in found:
-            key2 = (finding.location, finding.message)
+            # (two starts in the branches of one function a call runs, `if ...; then $SERVER &
+            # else ... $SERVER &; fi` in `run_server`: one finding at the call, for the first)
+            key2 = (finding.location, _IN_FUNCTION_AT.sub(r"\1)", finding.message))
             if key2 not in seen:
                 seen.add(key2)
                 yield finding, resource
+
+
+# the place of a start in a function a finding's call runs: "in `run_server` (lib.sh:274)"
+_IN_FUNCTION_AT = re.compile(r"( in `[^`]+` \([^)\s]+):\d+\)")
 
 
 def _killed_through_pipe(flow: Flow, lookup: Functions) -> Iterator[Finding]:
