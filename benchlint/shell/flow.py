@@ -595,8 +595,6 @@ class Flow:
                         self._bodies.setdefault(c.function, []).append(c)
             body = self._bodies.get(name, [])
             outer = [c for c in body if not c.subshell]
-            own = _outermost(outer)
-            last = own[-1] if own else None
             off = self._errexit_off_in(name)
 
             def within_outer(c: Command) -> bool:  # a substitution's command (`echo "$(date)"`)
@@ -610,9 +608,9 @@ class Flow:
                     or c.or_guarded
                     or (not c.words and not self._assignment_may_fail(c))
                     or _returns_success(self.script, c)
-                    # (`set +e; curl ...; set -e`: it stops nothing; the last command's status
-                    # is the call's)
-                    or (c is not last and off(c))
+                    # (`set +e; curl ...; set -e`: it stops nothing; a last command after
+                    # `set +e` fails the call where errexit is off, so nothing stops either)
+                    or off(c)
                 )
                 if not c.subshell
                 else within_outer(c)
