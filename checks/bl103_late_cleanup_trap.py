@@ -163,7 +163,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from benchlint.context import Context
-from benchlint.engines import launches
+from benchlint.engines import launch_in, launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
 from benchlint.fixes import line_removal
 from benchlint.registry import script_rule
@@ -2143,10 +2143,15 @@ def _overwritten(
     ):
         return None
     started = False  # (another job sent to the background since: `$!` names it)
+    # (a program whose name is not known, a wrapper like triton's `serve`: a process found by
+    # another name may be its child; an engine's own name is known, and a kill by it is a
+    # release `_releases` reads)
+    acquired = resource.acquired_by
+    unnamed = launch_in(list(acquired.invocation.words), acquired) is None
     for statement in flow.statements[named + 1 :]:
         if released(statement) or statement.base == "wait":  # (`wait` returns once it ended)
             return None
-        if _kills_looked_up(flow.script, statement, killing()):
+        if unnamed and _kills_looked_up(flow.script, statement, killing()):
             return None  # (a process found by name or port: it, or a child it waits for)
         reads = any(r.name == name for w in statement.words for r in w.reads())
         writes = any(r.operator in (">", ">>", "&>", ">|") for r in statement.redirects)

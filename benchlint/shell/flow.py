@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from tree_sitter import Node
+
 from benchlint.shell.model import Command, Redirect, Script, Word, first_line, option_change
 
 # Commands that do not fail in practice, so errexit does not make them exit paths.
@@ -239,16 +241,29 @@ def _returns_success(script: Script, command: Command) -> bool:
     if command.args:
         return not _may_return_failure(command)
     node = script.syntax(command.node).prev_sibling
-    while node is not None and node.type == "comment":
+    while node is not None and node.type in ("comment", ";", "\n"):
         node = node.prev_sibling
-    if node is None:
-        return False
+    if node is not None and node.type == "{":  # `cond && { return; }`: what came before it
+        parent = node.parent
+        node = parent.prev_sibling if parent is not None else None
+    return node is not None and _succeeded(script, node)
+
+
+def _succeeded(script: Script, node: Node) -> bool:
+    """Whether the status a node leaves is 0 where the next command runs: right after `then` or
+    `&&` (what came before succeeded), after an assignment of plain text, `echo`, `:` or `true`,
+    or a list of such (`false || echo bad`: echo's status, or the first's 0)."""
     if node.type in ("variable_assignment", "variable_assignments"):  # `RET=1; return`
         text = script.text_of(node)
         return "$" not in text and "`" not in text
     if node.type == "command":  # `echo "not ready"; return`
         name = node.child_by_field_name("name")
         return name is not None and script.text_of(name) in ("echo", ":", "true")
+    if node.type == "list" and node.child_count >= 3:
+        first, operator, last = node.children[-3], node.children[-2], node.children[-1]
+        if operator.type == "||":  # (the first's 0, else the last's status)
+            return _succeeded(script, first) or _succeeded(script, last)
+        return operator.type == "&&" and _succeeded(script, first) and _succeeded(script, last)
     return node.type in ("then", "&&")
 
 
