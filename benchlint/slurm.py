@@ -260,6 +260,8 @@ def _argument(line: str, at: int) -> tuple[str | None, int]:
     while index < len(line) and (quote or not line[index].isspace()):
         char = line[index]
         if char == "\\":  # (the next character as it is, if any)
+            if index + 1 >= len(line):
+                break  # (a lone `\` at the line's end copies nothing)
             if line[index + 1 : index + 2].isspace():
                 return None, len(line)  # (an escaped blank: releases before 24.05 end the word)
             chars.append(line[index + 1 : index + 2])

@@ -303,12 +303,55 @@ def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool]]:
             t is not None and "--wrap".startswith(t.split("=", 1)[0]) and len(t) > 3 for t in texts
         ):
             continue  # (a script operand, or a command to wrap: stdin is not the batch script)
-        for heredoc in command.heredocs:
-            if heredoc.body is not None:
-                text, offsets = heredoc_body(
-                    heredoc.body, script.src, script.char_of, heredoc.quoted
-                )
-                yield text, offsets, not heredoc.quoted
+        if len(command.heredocs) > 1 or any(r.operator in ("<", "<<<") for r in command.redirects):
+            continue  # (stdin is the last of them: which, the model does not keep)
+        heredoc = command.heredocs[0]
+        if heredoc.body is not None:
+            text, offsets = heredoc_body(heredoc.body, script.src, script.char_of, heredoc.quoted)
+            if not heredoc.quoted:
+                text = _masked(text, offsets, script.file.text)
+            yield text, offsets, not heredoc.quoted
+
+
+def _masked(text: str, offsets: list[int], file_text: str) -> str:
+    """A heredoc's text with the inside of each expansion bash makes in it (`$(cat n.txt)`,
+    `$(( N * 2 ))`, `${NAME:-my job}`, a backquoted command) written as `x`s, the `$` or the
+    first backquote kept: one word to sbatch's reader, whose value is not known (`_expanded`);
+    every position stays."""
+    chars = list(text)
+    index = 0
+    while index < len(chars):
+        char = chars[index]
+        escaped = file_text[offsets[index] - 1 : offsets[index]] == "\\"
+        if escaped or char not in "$`":
+            index += 1
+            continue
+        if char == "`":
+            end = text.find("`", index + 1)
+        elif text[index + 1 : index + 2] in ("(", "{"):
+            end = _closing(text, index + 1)
+        else:
+            index += 1
+            continue
+        end = len(chars) - 1 if end < 0 else end
+        chars[index + 1 : end + 1] = "x" * (end - index)
+        index = end + 1
+    return "".join(chars)
+
+
+def _closing(text: str, start: int) -> int:
+    """Where the bracket at `start` closes (nested ones of its kind counted), or -1."""
+    opening = text[start]
+    closing = ")" if opening == "(" else "}"
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == opening:
+            depth += 1
+        elif text[index] == closing:
+            depth -= 1
+            if depth == 0:
+                return index
+    return -1
 
 
 def _expanded(
