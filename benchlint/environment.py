@@ -776,6 +776,8 @@ class Environment:
             )
         if routes:
             return routes
+        if self.calls.callers_of(path):
+            return []  # (a launcher another one runs, `bash runners/launch_x.sh`: its callers')
         idle = bool(self.wiring.pairs)  # (entries reach other launchers, none this one)
         for step in self.wiring.steps:
             env = self._step_env(step)
