@@ -815,7 +815,11 @@ class _Module:
             if isinstance(value, _Subcommands):
                 parser.cannot_tell(f"its subcommands' `{method}` is called (line {node.lineno})")
             elif method == "add_argument":
-                _add_argument(parser, node, id(node) in self.unconditional)
+                # (required of every command line where it always runs with the parser: in
+                # the body that makes it, not under an `if`; not in a helper called under one,
+                # nor one never called, whose parameter has the parser's name)
+                always = self.scope_of.get(node) is self.scope_of.get(parser.node)
+                _add_argument(parser, node, always and id(node) in self.unconditional)
             elif method in _GROUPS or method in _HARMLESS:
                 pass
             elif method in _PARSE | _KNOWN_ONLY and isinstance(value, _Made):
