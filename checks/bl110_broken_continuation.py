@@ -4,7 +4,8 @@
 Reports a command whose name is a flag (`--max-model-len 8192 \\`, `-e MODEL \\`), or an
 argument array of flags (`"${SPEC_ARGS[@]}" \\`, where every array the script assigns to it is
 empty or starts with a flag), or an unquoted variable whose every value the script gives is empty
-or a string of flags (`$DIST_FLAG \\` after `DIST_FLAG="--dist-url $ADDR"`): the options of a long
+or a string of flags, one at least (`$DIST_FLAG \\` after `DIST_FLAG="--dist-url $ADDR"`; not
+one `read`, `printf -v` or a file the script sources may set): the options of a long
 command line written one per line, where the line before does not end in `\\` as bash reads it: it
 has none, a blank after it (`\\ `, which escapes the blank instead), or it is empty or a comment (a
 `\\` at its end is part of the comment), which ends the command. `--port=30000` on a line of its
@@ -327,7 +328,9 @@ def _flag_word(command: Command) -> str | None:
         # a flag: `DIST_FLAG="--dist-url $ADDR"` or `DIST_FLAG=""`; bash splits it into the
         # name. Not `cmd=''` alone, a prefix for a dry run: the next word is the name)
         variable = first.unquoted_variable()
-        given = [a.value for a in assignments_of(command.script, variable)] if variable else []
+        if variable is None or _set_otherwise(command.script, variable):
+            return None
+        given = [a.value for a in assignments_of(command.script, variable)]
         texts = [v.value.strip() for v in given if v is not None and v.items is None]
         flagged = all(not t or t.startswith("-") for t in texts) and any(texts)
         return first.text if given and len(texts) == len(given) and flagged else None
@@ -335,6 +338,23 @@ def _flag_word(command: Command) -> str | None:
     arrays = [v for v in values if v is not None and v.items is not None]
     flags = all(not v.items or v.items[0].value.startswith("-") for v in arrays)
     return first.text if values and len(arrays) == len(values) and flags else None
+
+
+def _set_otherwise(script: Script, name: str) -> bool:
+    """Whether the variable may get a value no assignment of the script shows: `read NAME`,
+    `printf -v NAME`, `mapfile`, `getopts`, or a file the script sources (`export NAME=numactl`
+    there)."""
+    for command in script.top.all_commands():
+        base = command.base
+        if base in ("source", "."):
+            return True
+        if base in _SETTERS and any(w.value == name for w in command.words[1:]):
+            return True
+    return False
+
+
+# commands that give a variable named by an argument a value
+_SETTERS = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "let"})
 
 
 def _cut(path: str, line: int, text: str) -> tuple[str, Fix | None]:
