@@ -26,8 +26,8 @@ from benchlint.workflow import WORKFLOWS, launch_lines
 from benchlint.workspace import Kept, Workspace
 
 UNMARKED_JOB = (
-    'Slurm batch scripts with no `#!` line, linted as bash scripts (sbatch refuses them: "This '
-    'does not look like a batch script"; add `#!/bin/bash` as the first line)'
+    "Slurm batch scripts whose first line is no `#!` line, linted as bash scripts (sbatch "
+    'refuses them: "This does not look like a batch script"; add `#!/bin/bash` as the first line)'
 )
 OTHER_SHELL = (
     "scripts for another shell not linted (their #! line names zsh, ksh, fish or csh, whose "

@@ -419,7 +419,14 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
     if not stripped:
         why = f"the empty line {line - 1} ends the command"
     elif stripped.startswith("#"):
-        why = f"the comment on line {line - 1} ends the command"
+        # (of comment lines one after another, the first, where the line before it continues
+        # the command into it: its end ends the command, and the later ones are lines alone)
+        first = line - 1
+        while first > 1 and source.line_text(first - 1).strip().startswith("#"):
+            first -= 1
+        if first == line - 1 or not _CONTINUED.search(source.line_text(first - 1)):
+            first = line - 1
+        why = f"the comment on line {first} ends the command"
     else:
         why, fix = _cut(source.path, line - 1, before)
     missing = (

@@ -302,9 +302,9 @@ def test_a_batch_script_with_no_shebang_is_linted_and_the_run_says_sbatch_refuse
         },
     )
     said = (
-        'Slurm batch scripts with no `#!` line, linted as bash scripts (sbatch refuses them: "This '
-        'does not look like a batch script"; add `#!/bin/bash` as the first line): 1 '
-        "(jobs/launch.slurm:1)"
+        "Slurm batch scripts whose first line is no `#!` line, linted as bash scripts (sbatch "
+        'refuses them: "This does not look like a batch script"; add `#!/bin/bash` as the first '
+        "line): 1 (jobs/launch.slurm:1)"
     )
     for named in (None, [root / "jobs/launch.slurm"]):
         result = run_lint(root, select="BL115", named=named)
