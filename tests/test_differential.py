@@ -932,6 +932,55 @@ def test_what_ends_an_assignment_under_errexit(
     assert (ran.stdout != "survived\n") is ends, ran
 
 
+# pieces of a function's body (t57a, t58a: triton's wait_for_server_ready and near misses)
+_BODY_PIECES = [
+    "set +e",
+    "set -e",
+    "false",
+    "true",
+    "echo x",
+    "W=1",
+    "s=$((s - 1))",
+    "X=$Y",
+    "return",
+    "return 1",
+    '[ -n "$c" ] && return',
+    '[ -n "$c" ] || return',
+    'if [ -z "$c" ]; then return; fi',
+    "false || echo bad",
+    '[ -z "$c" ] && { W=1; return; }',
+    "n=3; until test $n -eq 0; do ((n--)); done",
+    "n=2; while [ $n -gt 0 ]; do ((n--)); done",
+    "n=0; while true; do ((n--)); break; done",
+]
+
+
+@needs_bash
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    st.lists(st.sampled_from(_BODY_PIECES), min_size=1, max_size=5),
+    st.sampled_from(["", "x"]),
+    st.booleans(),
+)
+def test_a_call_that_cannot_fail_by_the_model_goes_on_in_bash(
+    pieces: list[str], value: str, nounset: bool
+) -> None:
+    """`f` under `set -e` (and `set -u`): where the model says calling it cannot end the script
+    (`Flow.exit_path` of the call is None), bash goes on after it."""
+    from benchlint.shell.flow import Flow
+
+    body = "; ".join(pieces)
+    program = "\n".join(
+        ["set -eu" if nounset else "set -e", f'c="{value}"', f"f() {{ {body}; }}", "f"]
+    )
+    program += "\necho survived\n"
+    script = parse_file(SourceText("t.sh", program.encode()))
+    call = next(c for c in script.commands if c.base == "f" and c.function is None)
+    if Flow(script).exit_path(call) is None:
+        ran = _bash_run(program)
+        assert ran.stdout.endswith("survived\n"), (program, ran)
+
+
 _PIPE_SOURCES = ["true", "false", "printf 'a:b\\nc\\n'", "printf 'z\\n'"]
 _PIPE_SINKS = [
     "head -1",

@@ -387,6 +387,8 @@ _POST_STEP = re.compile(r"\(\((?:[^()]*,)?\s*[A-Za-z_][A-Za-z0-9_]*\s*(?:\+\+|--
 _SUBSTITUTION = re.compile(r"\$\((?!\()|`")
 # `${X:?message}`, `${X?}`: an error where X is unset (or empty)
 _CHECKED = re.compile(r"\$\{#?[A-Za-z_0-9@*]+:?\?")
+# the expansion of a name or a positional parameter (`$X`, `${X:-}`, `$1`)
+_NAMED = re.compile(r"\$\{?(?:[A-Za-z_]|[1-9])")
 # `set -u`, `set -euo pipefail`, `set -o nounset`, a `#!` line's `-u`
 _NOUNSET = re.compile(r"\bset\s+(?:-[A-Za-z]*u|-o\s+nounset)|^#!.*\s-[A-Za-z]*u", re.M)
 # `let "N = 3"`: its status is 1 only when the last value is 0
@@ -616,23 +618,55 @@ class Flow:
                 start, end = c.node.start_byte, c.node.end_byte
                 return any(o.node.start_byte <= start and end <= o.node.end_byte for o in outer)
 
-            known = self._quiet[name] = bool(outer) and all(
-                (
-                    c.base in _CANNOT_FAIL
-                    or c.tested
-                    or c.or_guarded
-                    or (not c.words and not self._assignment_may_fail(c))
-                    or _returns_success(self.script, c)
-                    # (`set +e; curl ...; set -e`: it stops nothing; a last command after
-                    # `set +e` fails the call where errexit is off, so nothing stops either)
-                    or off(c)
+            known = self._quiet[name] = (
+                bool(outer)
+                and not self._last_may_fail(outer)
+                and all(
+                    (
+                        c.base in _CANNOT_FAIL
+                        or c.tested
+                        or c.or_guarded
+                        or (not c.words and not self._assignment_may_fail(c))
+                        or _returns_success(self.script, c)
+                        # (`set +e; curl ...; set -e`: it stops nothing; a last command after
+                        # `set +e` fails the call where errexit is off, so nothing stops either;
+                        # but an expansion's error ends the shell, errexit or not: `${X:?}`, an
+                        # unset name under `set -u`)
+                        or (off(c) and not self._expansion_may_fail(c))
+                    )
+                    if not c.subshell
+                    else within_outer(c)
+                    for c in body
+                    if c.words or not c.subshell
                 )
-                if not c.subshell
-                else within_outer(c)
-                for c in body
-                if c.words or not c.subshell
             )
         return known
+
+    def _last_may_fail(self, body: list[Command]) -> bool:
+        """Whether the body's last statement, whose status is the call's, may fail where each of
+        its commands alone cannot stop the script: a list whose first part is tested (`[ -n
+        "$c" ] && return` ends the call with the test's 1), not one that ends `|| echo ...`;
+        `! cmd`. (Where errexit is off at it, the call's status stops nothing.)"""
+        node: Node | None = self.script.syntax(body[-1].node)
+        while node is not None and node.parent is not None:
+            around = node.parent.parent
+            if (
+                node.parent.type == "compound_statement"
+                and around is not None
+                and (around.type == "function_definition")
+            ):
+                break
+            node = node.parent
+        if node is None or node.parent is None:
+            return True
+        last = node.parent.named_children[-1] if node.parent.named_children else node
+        while last.type == "comment" and last.prev_named_sibling is not None:
+            last = last.prev_named_sibling
+        if last.type not in ("list", "negated_command"):
+            return False
+        if self._errexit_off_in(body[-1].function or "")(body[-1]):
+            return False
+        return not _succeeded(self.script, last)
 
     def _errexit_off_in(self, function: str) -> Callable[[Command], bool]:
         """Whether a `set +e` of the function's own body, not turned back on by a later one,
@@ -645,6 +679,19 @@ class Flow:
         if not sets:
             return lambda c: False
         return lambda c: not next((on for at, on in reversed(sets) if at < c.node.start_byte), True)
+
+    def _expansion_may_fail(self, command: Command) -> bool:
+        """Whether an expansion in the command may be an error, which ends a non-interactive
+        shell with or without errexit: a `${X:?}`, or any where the script may turn on
+        `set -u`."""
+        text = self.script.text_of(command.node)
+        if "$" not in text:
+            return False
+        if _CHECKED.search(text):
+            return True
+        # (not `$*`, `$@`, `$?`: never unset; a name inside `$((...))` is read bare)
+        named = _NAMED.search(text) is not None or "$((" in text
+        return named and _NOUNSET.search(self.script.top.file.text) is not None
 
     def _assignment_may_fail(self, command: Command) -> bool:
         """Whether a plain assignment (no words) of a function's body can fail: one with a
