@@ -282,6 +282,25 @@ def test_a_line_of_quoted_assignments_before_else_keeps_the_if() -> None:
     assert value is not None and value.value == "a\nA=1 B=2\nfi"
 
 
+def test_lines_glued_to_a_pipeline_are_commands_of_their_own() -> None:
+    """tree-sitter-bash glues the lines after a pipeline of three commands to its last, up to
+    one with a redirect, in some small scripts (t59a: `ps aux | grep vllm | xargs -r kill`, then
+    a server started `> b.log 2>&1 &`): read again with `;` where bash ends the command (the
+    whitespace before a comment that ends the line), at the same positions."""
+    script = parse("a | b | c\nls\necho > f\n")
+    assert not script.has_error
+    assert [(c.name, c.span.line, len(c.words)) for c in script.commands] == [
+        ("a", 1, 1),
+        ("b", 1, 1),
+        ("c", 1, 1),
+        ("ls", 2, 1),
+        ("echo", 3, 1),
+    ]
+    commented = parse("a | b | c # note\nd > e\n")
+    assert [(c.name, c.span.line) for c in commented.commands][-2:] == [("c", 1), ("d", 2)]
+    assert parse("a | b | c \\\n  x > f\n").commands[-1].words[-1].value == "x"
+
+
 def test_a_message_quotes_a_command_by_its_first_line() -> None:
     from benchlint.shell.model import first_line
 

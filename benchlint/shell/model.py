@@ -18,6 +18,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from benchlint.finding import Span
@@ -786,6 +787,8 @@ class Script:
         self.offsets: list[int] | None = None
         self.has_error = False
         self.error_row: int | None = None
+        # where tree-sitter-bash glued a line to the command before it (`_Builder.glued_lines`)
+        self.glued: list[int] = []
         if build:
             self._build()
 
@@ -1126,10 +1129,18 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     ends = _assignment_lines_before_close(src)
     if ends:
         src = _assignments_before_close(src, ends)
-    script = Script(
-        file, src, file_char_of(file), errexit_at_start=starts_errexit(file), build=False
-    )
+    char_of = file_char_of(file)
+    errexit = starts_errexit(file)
+    script = Script(file, src, char_of, errexit_at_start=errexit, build=False)
     script._build(keep_tree)
+    if script.glued:  # (read again with `;` where bash ends the glued command: same length)
+        read = bytearray(src)
+        for at in script.glued:
+            read[at] = ord(";")
+        again = Script(file, bytes(read), char_of, errexit_at_start=errexit, build=False)
+        again._build(keep_tree)
+        if not again.glued and not again.has_error:
+            return again
     return script
 
 
@@ -1407,6 +1418,31 @@ class _Builder:
         row = node.start_point[0]
         script.has_error = True
         script.error_row = row if script.error_row is None else min(script.error_row, row)
+
+    def glued_lines(self, node: Node) -> None:
+        """A command whose words go on past a newline no `\\` escapes (tree-sitter-bash glues
+        the lines after a pipeline of three commands to its last, up to one with a redirect, in
+        some small scripts: `a | b | c`, `ls`, `echo > f`): bash ends the command there. The
+        newline's offset is kept (the whitespace before a comment that ends the line, where one
+        does), for `parse_file` to read the text again with `;` there; the script is one
+        tree-sitter-bash parsed only in part until it does."""
+        src = self.script.src
+        children = node.children
+        if any(c.type == "heredoc_redirect" for c in children):
+            return
+        for before, after in pairwise(children):
+            newline = src.find(b"\n", before.end_byte, after.start_byte)
+            if newline < 0 or src[newline - 1 : newline] == b"\\":
+                continue
+            at = newline
+            if before.type == "comment" and src[before.start_byte - 1 : before.start_byte] in (
+                b" ",
+                b"\t",
+            ):
+                at = before.start_byte - 1
+            self.script.glued.append(at)
+            self.misplaced(after)
+            return
 
     def held_heredocs(self) -> None:
         """A heredoc a variable holds (`CMD=$(cat <<EOF ... EOF)`), written to a file a shell
@@ -1762,6 +1798,9 @@ class _Builder:
         words: list[Word] = []
         prefix: list[Node] = []
         rest: list[Node] = []  # the name, arguments and redirects
+        src = self.script.src
+        if src.find(b"\n", node.start_byte, node.end_byte) >= 0:
+            self.glued_lines(node)
         for child in node.children:
             kind = child.type
             if not child.is_named and kind not in _OPERATOR_WORDS:
