@@ -2147,11 +2147,12 @@ def _overwritten(
     # another name may be its child; an engine's own name is known, and a kill by it is a
     # release `_releases` reads)
     acquired = resource.acquired_by
-    unnamed = launch_in(list(acquired.invocation.words), acquired) is None
+    launch = launch_in(list(acquired.invocation.words), acquired)
+    known = None if launch is None else {launch.engine, launch.module.rsplit(".", 1)[0]}
     for statement in flow.statements[named + 1 :]:
         if released(statement) or statement.base == "wait":  # (`wait` returns once it ended)
             return None
-        if unnamed and _kills_looked_up(flow.script, statement, killing()):
+        if _kills_looked_up(flow.script, statement, killing(), known):
             return None  # (a process found by name or port: it, or a child it waits for)
         reads = any(r.name == name for w in statement.words for r in w.reads())
         writes = any(r.operator in (">", ">>", "&>", ">|") for r in statement.redirects)
@@ -2205,25 +2206,39 @@ def _killing(script: Script) -> list[tuple[Command, str]]:
 
 
 def _kills_looked_up(
-    script: Script, statement: Command, killing: list[tuple[Command, str]]
+    script: Script,
+    statement: Command,
+    killing: list[tuple[Command, str]],
+    known: set[str] | None,
 ) -> bool:
     """Whether the statement kills a process the script finds by its name or port (`kill
-    $(pgrep -f x)`, `SERVER_PID=`ps | grep tritonserver | awk ...`` then `kill $SERVER_PID`):
-    which process that is, is not known (the server a wrapper started, whose end ends it)."""
-    start, end = statement.node.start_byte, statement.node.end_byte
-    texts = [text for c, text in killing if start <= c.node.start_byte < end]
-    if not texts:
+    $(pgrep -f x)`, `ps aux | grep vllm | xargs kill`, `SERVER_PID=`ps | grep tritonserver |
+    awk ...`` then `kill $SERVER_PID`): which process that is, is not known (the server a
+    wrapper started, whose end ends it). `known`: the names of an engine the job runs (`vllm`,
+    `sglang`): then only a lookup that names one of them (another engine's is not its)."""
+    node = script.syntax(statement.node)
+    while node.parent is not None and node.parent.type in ("pipeline", "redirected_statement"):
+        node = node.parent  # (`ps aux | grep vllm | xargs kill`: the whole pipeline)
+    start, end = node.start_byte, node.end_byte
+    if not any(start <= c.node.start_byte < end for c, _ in killing):
         return False
-    if any(_LOOKUP.search(text) for text in texts):
+    text = script.text_of(node)
+
+    def names_it(looked: str) -> bool:
+        return known is None or any(name in looked for name in known)
+
+    if _LOOKUP.search(text) and names_it(text):
         return True
     names = {
         a.name
         for c in script.commands
         for a in c.assignments
-        if a.value is not None and _LOOKUP_SUBSTITUTION.search(a.value.text)
+        if a.value is not None
+        and _LOOKUP_SUBSTITUTION.search(a.value.text)
+        and names_it(a.value.text)
     }
     reading = _reading(frozenset(names)) if names else None
-    return reading is not None and any(reading.search(text) for text in texts)
+    return reading is not None and reading.search(text) is not None
 
 
 # a command that finds processes by name or port

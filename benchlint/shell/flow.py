@@ -259,6 +259,11 @@ def _succeeded(script: Script, node: Node) -> bool:
     if node.type == "command":  # `echo "not ready"; return`
         name = node.child_by_field_name("name")
         return name is not None and script.text_of(name) in ("echo", ":", "true")
+    if node.type == "redirected_statement":  # (`echo bad >&2`: a redirect that cannot fail)
+        body = node.child_by_field_name("body")
+        redirects = [script.text_of(c) for c in node.children if c.type == "file_redirect"]
+        quiet = all(_QUIET_REDIRECT.fullmatch(r.replace(" ", "")) for r in redirects)
+        return body is not None and quiet and _succeeded(script, body)
     if node.type == "list" and node.child_count >= 3:
         first, operator, last = node.children[-3], node.children[-2], node.children[-1]
         if operator.type == "||":  # (the first's 0, else the last's status)
@@ -298,6 +303,8 @@ def _counted_down(script: Script, command: Command) -> bool:
     return len(re.findall(changes, script.text_of(body))) == 1
 
 
+# a redirect that cannot fail: to another descriptor, or to /dev/null (`>&2`, `2>/dev/null`)
+_QUIET_REDIRECT = re.compile(r"\d*(?:>&\d|&>>?/dev/null|>>?/dev/null)")
 # `(( n-- ))`, `((n--));`
 _DECREMENT = re.compile(r"\(\(\s*([A-Za-z_]\w*)\s*--\s*\)\)\s*;?")
 
@@ -674,7 +681,7 @@ class Flow:
         sets = [
             (c.node.start_byte, on)
             for c, on in self.script.errexit_sets()
-            if c.function == function and not c.subshell
+            if c.function == function and not c.subshell and not c.guards and not c.loops
         ]
         if not sets:
             return lambda c: False
