@@ -342,14 +342,18 @@ def _flag_word(command: Command) -> str | None:
 
 def _set_otherwise(script: Script, name: str) -> bool:
     """Whether the variable may get a value no assignment of the script shows: `read NAME`,
-    `printf -v NAME`, `mapfile`, `getopts`, or a file the script sources (`export NAME=numactl`
-    there)."""
+    `printf -v NAME`, `mapfile`, `getopts`, `eval "NAME=..."`, a `for` loop over words, or a
+    file the script sources (`export NAME=numactl` there)."""
     for command in script.top.all_commands():
         base = command.base
         if base in ("source", "."):
             return True
         if base in _SETTERS and any(w.value == name for w in command.words[1:]):
             return True
+        if base == "eval" and f"{name}=" in script.text_of(command.node):
+            return True  # (`eval "EXTRA=numactl"`)
+        if any(a.name == name and a.kind == "for" for a in command.assignments):
+            return True  # (`for EXTRA in numactl taskset`: the loop's last word stays)
     return False
 
 
@@ -420,13 +424,18 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
         why = f"the empty line {line - 1} ends the command"
     elif stripped.startswith("#"):
         # (of comment lines one after another, the first, where the line before it continues
-        # the command into it: its end ends the command, and the later ones are lines alone)
+        # the command into it: its end ends the command; where that line is empty, or does not
+        # continue, it ended the command)
         first = line - 1
         while first > 1 and source.line_text(first - 1).strip().startswith("#"):
             first -= 1
-        if first == line - 1 or not _CONTINUED.search(source.line_text(first - 1)):
-            first = line - 1
-        why = f"the comment on line {first} ends the command"
+        above = source.line_text(first - 1).rstrip("\r") if first > 1 else "\\"
+        if _CONTINUED.search(above):
+            why = f"the comment on line {first} ends the command"
+        elif not above.strip():
+            why = f"the empty line {first - 1} ends the command"
+        else:
+            why = f"line {first - 1} ends the command (it does not end in `\\`)"
     else:
         why, fix = _cut(source.path, line - 1, before)
     missing = (
