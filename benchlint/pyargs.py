@@ -818,7 +818,10 @@ class _Module:
                 # (required of every command line where it always runs with the parser: in
                 # the body that makes it, not under an `if`; not in a helper called under one,
                 # nor one never called, whose parameter has the parser's name)
-                always = self.scope_of.get(node) is self.scope_of.get(parser.node)
+                scope = self.scope_of.get(node)
+                always = scope is self.scope_of.get(parser.node) and not any(
+                    where is scope and line < node.lineno for where, line, _ in parser.parses
+                )  # (not one added after the parse: `parse_args()`, then `add_argument`)
                 _add_argument(parser, node, always and id(node) in self.unconditional)
             elif method in _GROUPS or method in _HARMLESS:
                 pass

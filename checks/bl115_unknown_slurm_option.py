@@ -303,9 +303,12 @@ def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool]]:
             t is not None and "--wrap".startswith(t.split("=", 1)[0]) and len(t) > 3 for t in texts
         ):
             continue  # (a script operand, or a command to wrap: stdin is not the batch script)
-        if len(command.heredocs) > 1 or any(r.operator in ("<", "<<<") for r in command.redirects):
-            continue  # (stdin is the last of them: which, the model does not keep)
         heredoc = command.heredocs[0]
+        at = heredoc.node.start_byte
+        if len(command.heredocs) > 1 or any(
+            r.operator in ("<", "<<<") and r.target.node.start_byte > at for r in command.redirects
+        ):
+            continue  # (stdin is the last of them: `sbatch <<EOF < job.sh` reads job.sh)
         if heredoc.body is not None:
             text, offsets = heredoc_body(heredoc.body, script.src, script.char_of, heredoc.quoted)
             if not heredoc.quoted:
