@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-
-from tree_sitter import Node
+from typing import TYPE_CHECKING
 
 from benchlint.shell.model import Command, Redirect, Script, Word, first_line, option_change
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 # Commands that do not fail in practice, so errexit does not make them exit paths.
 _CANNOT_FAIL = frozenset(
