@@ -2195,7 +2195,8 @@ def _other_shell(statement: Command, first: Command) -> bool:
 
 
 # an assignment to an array's element (`pids[1]=$!`)
-_ELEMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
+# an array's element, or an append (`pids[1]=$!`, `pids+=($!)`): the earlier PIDs stay
+_ELEMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[|\+=)")
 
 
 def _killing(script: Script) -> list[tuple[Command, str]]:
