@@ -91,20 +91,22 @@ fi
 ```
 
 ## Exceptions
-An exit taken when the acquisition itself failed (`if ! salloc ...; then exit 1; fi`), or guarded
-by a test of the resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired) or of
-its liveness (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is
-gone), such a liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it
-fails when the process has ended), an exit in another branch of the same `if` or `case`, and an
-exit after a release that can run before it (in its branch, or under the acquisition's own
-condition, or under a test of the resource itself, `if [ -n "$PID" ]; then kill "$PID"; fi`;
-or under a condition benchlint cannot relate to the exit's, or in a loop: then the run's warnings
-count the exit as undecided; not one in a branch that then always exits,
-`if ! ready; then kill "$PID"; exit 1; fi`, where the later exit never follows it), and, with no
-`trap ... EXIT`, an exit after which nothing releases it on its path (`if ready; then kill
-"$PID"; else grep ... "$LOG"; fi` and no kill after: it ends as the script's end leaves it) are
-not exit paths that leak. A trap set before the acquisition covers it, until a later `trap ...
-EXIT` or `trap - EXIT` replaces its handler, when its handler releases it (a handler in double
+A background process of a Slurm batch script (`#SBATCH` lines before its first command) ends with
+its job when the script ends, and is not checked; nor is an assignment whose text spells a release
+one (`stop="docker stop $NAME"` runs nothing). An exit taken when the acquisition itself failed
+(`if ! salloc ...; then exit 1; fi`), or guarded by a test of the resource's own variable (`[ -z
+"$JOB_ID" ] && exit 1`: nothing was acquired) or of its liveness (`kill -0 "$PID" || exit 1`,
+`docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a liveness test failing under
+`set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the process has ended), an exit
+in another branch of the same `if` or `case`, and an exit after a release that can run before it
+(in its branch, or under the acquisition's own condition, or under a test of the resource itself,
+`if [ -n "$PID" ]; then kill "$PID"; fi`; or under a condition benchlint cannot relate to the
+exit's, or in a loop: then the run's warnings count the exit as undecided; not one in a branch that
+then always exits, `if ! ready; then kill "$PID"; exit 1; fi`, where the later exit never follows
+it), and, with no `trap ... EXIT`, an exit after which nothing releases it on its path (`if ready;
+then kill "$PID"; else grep ... "$LOG"; fi` and no kill after: it ends as the script's end leaves
+it) are not exit paths that leak. A trap set before the acquisition covers it, until a later `trap
+... EXIT` or `trap - EXIT` replaces its handler, when its handler releases it (a handler in double
 quotes expands its variables when `trap` runs: `trap "kill $PID" EXIT` above `PID=$!` kills
 nothing), by its variable or by one the script assigns from it afterwards (`PIDS+=("$SERVER_PID")`
 and a handler that kills `"${PIDS[@]}"`), or when it passes it to a function that releases its
@@ -162,6 +164,7 @@ import shlex
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from benchlint import slurm
 from benchlint.context import Context
 from benchlint.engines import launch_in, launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
@@ -488,7 +491,10 @@ def _runs(script: Script, command: Command, depth: int = 0) -> list[str]:
     (`pgrep -f vllm | xargs kill`)."""
     if command.base in ("echo", "printf"):
         return []  # it prints what it names (`echo "to stop it: kill $PID"`): it ends nothing
-    texts = [script.text_of(command.node)]
+    text = script.text_of(command.node)
+    if not command.words and "$(" not in text and "`" not in text:
+        return []  # (`stop="docker stop $NAME"`: an assignment runs nothing but substitutions)
+    texts = [text]
     if command.piped:
         commands = script.commands
         at = commands.index(command)
@@ -2342,6 +2348,13 @@ def _at(flow: Flow, path: ExitPath) -> int:
     return flow.place_of(path.command)
 
 
+def _batch_script(script: Script) -> bool:
+    """Whether the script is a Slurm batch script (`#SBATCH` lines before its first command):
+    when it ends, its job ends, and Slurm ends every process of the job."""
+    text = script.file.text
+    return "#SBATCH" in text and any(words for words in slurm.directives(text))
+
+
 def _named_after_runner(command: Command) -> bool:
     """`salloc ... --job-name="$RUNNER_NAME"`: the workflow's cleanup step cancels it by name."""
     invocation = command.invocation
@@ -2451,6 +2464,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         if resource.what in _HOST_ONLY and not host:
             continue  # inside a job or container, the process ends with it
+        if resource.what == "background process" and _batch_script(script):
+            continue  # (the batch script's end ends the job: Slurm ends its processes)
         if (
             run.workflow_cleans
             and resource.what in _SLURM
@@ -2459,6 +2474,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         yield finding
     outside = {_may_be_released(what) for what in _HOST_ONLY} if not host else set()
+    if _batch_script(script):
+        outside.add(_may_be_released("background process"))
     for item in dict.fromkeys(undecided):  # (a flow checked twice says it once)
         if item.what not in outside:  # (in a job or container, it ends with it: not checked)
             ctx.count(item.what, item.where)

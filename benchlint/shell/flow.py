@@ -656,8 +656,8 @@ class Flow:
         its commands alone cannot stop the script: a list whose first part is tested (`[ -n
         "$c" ] && return` ends the call with the test's 1), not one that ends `|| echo ...`;
         `! cmd`. (Where errexit is off at it, the call's status stops nothing.)"""
-        last = body[-1]
-        if not (last.guards or last.tested or last.or_guarded):
+        final = body[-1]
+        if not (final.guards or final.tested or final.or_guarded):
             return False  # (its last command runs under no `&&`, `||` or `!`: no tree needed)
         node: Node | None = self.script.syntax(body[-1].node)
         while node is not None and node.parent is not None:
