@@ -587,17 +587,20 @@ class Flow:
 
     def _top_errexit(self, command: Command) -> bool:
         """The model's errexit state at a command of the top level, unless a file sourced after
-        the script's last `set` before it changed it."""
-        if self._sourcing is None:
-            return command.errexit
+        the script's last `set` before it changed it, or a call of a function whose body
+        changes it for good (`f() { set +e; ...; }`, no `local -`: errexit stays off after)."""
         if self._errexit_events is None:
             own = [c.node.start_byte for c, _ in self.script.errexit_sets()]
             sourced = []
+            functions = self.script.functions
             for statement in self.statements:
-                if statement.base in ("source", "."):
+                state: bool | None = None
+                if statement.base in ("source", ".") and self._sourcing is not None:
                     state = self._sourcing(statement)
-                    if state is not None:
-                        sourced.append((statement.node.end_byte, state))
+                elif statement.base in functions and not statement.guards and not statement.loops:
+                    state = self._leaves_errexit(statement.base)
+                if state is not None:
+                    sourced.append((statement.node.end_byte, state))
             self._errexit_events = (own, sourced)
         own, sourced = self._errexit_events
         at = command.node.start_byte
@@ -606,6 +609,24 @@ class Flow:
         if last_sourced is not None and last_sourced[0] > last_own:
             return last_sourced[1]
         return command.errexit
+
+    def _leaves_errexit(self, function: str | None) -> bool | None:
+        """The errexit state a function's body leaves set when it returns: its last `set` of
+        errexit that always runs (not under a condition or in a loop); None where it sets none,
+        or restores the caller's options when it returns (`local -`)."""
+        if function is None:
+            return None
+        sets = [
+            on
+            for c, on in self.script.errexit_sets()
+            if c.function == function and not c.subshell and not c.guards and not c.loops
+        ]
+        if not sets:
+            return None
+        body = self.script.body(function)
+        if any(c.base == "local" and any(w.value == "-" for w in c.args) for c in body):
+            return None
+        return sets[-1]
 
     def _quiet_function(self, name: str | None) -> bool:
         """A function of the script every command of whose body cannot fail (`log() { echo
@@ -632,7 +653,10 @@ class Flow:
                 and not self._last_may_fail(outer)
                 and all(
                     (
-                        c.base in _CANNOT_FAIL
+                        (
+                            c.base in _CANNOT_FAIL
+                            and not _CHECKED.search(self.script.text_of(c.node))
+                        )
                         or c.tested
                         or c.or_guarded
                         or (not c.words and not self._assignment_may_fail(c))
