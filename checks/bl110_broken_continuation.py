@@ -73,6 +73,8 @@ from benchlint.source import SourceText
 
 # a line that ends in `\`, as bash reads it: an odd number of backslashes before the newline
 _CONTINUED = re.compile(r"(?<!\\)(?:\\\\)*\\$")
+# a comment after a command on its line: ` #` outside quotes (no quote on the line before it)
+_INLINE_COMMENT = re.compile(r"^[^'\"#]*[ \t]#")
 _BLANKS_AFTER = re.compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
 # inside an array's `( ... )`, a `\` then blanks before a `#`: an escaped blank, then words
 _ESCAPED_NOTE = re.compile(r"(?<!\\)(?:\\\\)*(\\[ \t])([ \t]*)(#[^\n]*)")
@@ -352,11 +354,16 @@ def _set_otherwise(script: Script, name: str) -> bool:
             return True
         if base == "eval" and f"{name}=" in script.text_of(command.node):
             return True  # (`eval "EXTRA=numactl"`)
+        text = script.text_of(command.node) if base in ("declare", "local", "typeset") else ""
+        if _NAMEREF.search(text) and f"={name}" in text:
+            return True  # (`declare -n ref=EXTRA; ref=numactl`)
         if any(a.name == name and a.kind == "for" for a in command.assignments):
             return True  # (`for EXTRA in numactl taskset`: the loop's last word stays)
     return False
 
 
+# a name reference (`declare -n ref=NAME`): an assignment to it is one to NAME
+_NAMEREF = re.compile(r"\s-[a-zA-Z]*n")
 # commands that give a variable named by an argument a value
 _SETTERS = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "let"})
 
@@ -374,6 +381,8 @@ def _cut(path: str, line: int, text: str) -> tuple[str, Fix | None]:
         return f"line {line} has blanks after its `\\`, which escapes a blank instead", fix
     if stripped.endswith((";", "&", "|")):
         return f"line {line} ends its command with `{stripped[-1]}`", None
+    if _INLINE_COMMENT.search(text):  # (a `\` after it would be the comment's: no fix)
+        return f"line {line} does not end in `\\` (it ends in a comment)", None
     span = Span(line, end + 1, line, end + 1)
     fix = Fix(f"end line {line} with `\\`", (Edit(path, span, " \\"),), "unsafe")
     return f"line {line} does not end in `\\`", fix

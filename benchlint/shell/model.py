@@ -1139,7 +1139,10 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
             read[at] = ord(";")
         again = Script(file, bytes(read), char_of, errexit_at_start=errexit, build=False)
         again._build(keep_tree)
-        if not again.glued and not again.has_error:
+        # (kept where it parses whole, or its first error is no earlier: another misread
+        # elsewhere in the file is no reason to keep the glued lines)
+        first = script.error_row if script.error_row is not None else 0
+        if not again.glued and (not again.has_error or (again.error_row or 0) >= first):
             return again
     return script
 
