@@ -274,6 +274,20 @@ def _succeeded(script: Script, node: Node) -> bool:
     return node.type in ("then", "&&")
 
 
+def _runs_with(first: Command, then: Command) -> bool:
+    """Whether the first command runs wherever the second does (before it in the text): its
+    conditions and loops are the second's outer ones."""
+    guards, loops = first.guards, first.loops
+    return (
+        len(guards) <= len(then.guards)
+        and all(
+            g.node == h.node and g.expect == h.expect and g.patterns == h.patterns
+            for g, h in zip(guards, then.guards, strict=False)
+        )
+        and tuple(loops) == tuple(then.loops[: len(loops)])
+    )
+
+
 def _counted_down(script: Script, command: Command) -> bool:
     """`(( n-- ))` in a loop that runs only while n is not 0 (`until test $n -eq 0`, `while [
     "$n" -gt 0 ]`, `while (( n > 0 ))`) and changes n nowhere else: its old value is never 0,
@@ -706,15 +720,25 @@ class Flow:
 
     def _errexit_off_in(self, function: str) -> Callable[[Command], bool]:
         """Whether a `set +e` of the function's own body, not turned back on by a later one,
-        comes before a command of the body (the model's state there is then its own)."""
+        comes before a command of the body and runs wherever it does: under the same
+        conditions or fewer, in the same loops or fewer (`set +e; code=$(curl ...); set -e` in a
+        loop's body; not one under an `if` the command is not under)."""
         sets = [
-            (c.node.start_byte, on)
+            (c, on)
             for c, on in self.script.errexit_sets()
-            if c.function == function and not c.subshell and not c.guards and not c.loops
+            if c.function == function and not c.subshell
         ]
         if not sets:
             return lambda c: False
-        return lambda c: not next((on for at, on in reversed(sets) if at < c.node.start_byte), True)
+
+        def off(command: Command) -> bool:
+            at = command.node.start_byte
+            for setter, on in reversed(sets):
+                if setter.node.start_byte < at and _runs_with(setter, command):
+                    return not on
+            return False
+
+        return off
 
     def _expansion_may_fail(self, command: Command) -> bool:
         """Whether an expansion in the command may be an error, which ends a non-interactive
