@@ -301,6 +301,22 @@ def test_lines_glued_to_a_pipeline_are_commands_of_their_own() -> None:
     assert parse("a | b | c \\\n  x > f\n").commands[-1].words[-1].value == "x"
 
 
+def test_assignments_with_a_redirect_and_no_name_are_read_as_bash_runs_them() -> None:
+    """tree-sitter-bash finds a command name missing in `X=$(find ...) > /dev/null 2>&1`, which
+    bash runs as written (kubeflow's flux entrypoint.sh; before, it glued the next line's first
+    word as the name): assignments and a redirect, no words, no error; the next line its own."""
+    script = parse('X=$(find a) > /dev/null 2>&1\nY=$(basename b)\necho "$Y"\n')
+    assert not script.has_error
+    found = [(c.span.line, c.name, [a.name for a in c.assignments]) for c in script.commands]
+    assert found == [
+        (1, None, ["X"]),
+        (1, "find", []),
+        (2, None, ["Y"]),
+        (2, "basename", []),
+        (3, "echo", []),
+    ]
+
+
 def test_a_message_quotes_a_command_by_its_first_line() -> None:
     from benchlint.shell.model import first_line
 

@@ -799,7 +799,7 @@ class Script:
         if keep_tree:
             self._tree = tree
         root = tree.root_node
-        self.has_error = root.has_error
+        self.has_error = root.has_error and not _only_nameless(root)
         # the first line (0-based) tree-sitter-bash could not parse, when it could not
         self.error_row = _first_error_row(root) if self.has_error else None
         _Builder(self, root).build()
@@ -1075,6 +1075,27 @@ def _walk_reads(script: Script, node: Node) -> Iterator[Read]:
         yield from _walk_reads(script, child)
 
 
+def _only_nameless(root: Node) -> bool:
+    """Whether the tree's only errors are the name tree-sitter-bash finds missing in a command
+    of assignments and redirects (`X=$(find ...) > /dev/null 2>&1`, which bash runs as
+    written): no error where the model reads it as it is."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR":
+            return False
+        if node.is_missing:
+            name, command = node.parent, node.parent.parent if node.parent else None
+            if name is None or name.type != "command_name" or command is None:
+                return False
+            if not any(c.type == "variable_assignment" for c in command.children):
+                return False
+            continue
+        if node.has_error:
+            stack.extend(node.children)
+    return True
+
+
 def _first_error_row(root: Node) -> int:
     """The row of the first part of a tree tree-sitter-bash could not parse: the innermost
     error where one holds others (a whole script wrapped in an ERROR node around the construct
@@ -1133,17 +1154,25 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     errexit = starts_errexit(file)
     script = Script(file, src, char_of, errexit_at_start=errexit, build=False)
     script._build(keep_tree)
-    if script.glued:  # (read again with `;` where bash ends the glued command: same length)
-        read = bytearray(src)
-        for at in script.glued:
+    # (read again with `;` where bash ends a glued command, the same length, until no command
+    # is glued, a few times at most: each reading may show the next glued line)
+    read = bytearray(src)
+    current = script
+    for _ in range(4):
+        if not current.glued:
+            break
+        for at in current.glued:
             read[at] = ord(";")
-        again = Script(file, bytes(read), char_of, errexit_at_start=errexit, build=False)
-        again._build(keep_tree)
-        # (kept where it parses whole, or its first error is no earlier: another misread
-        # elsewhere in the file is no reason to keep the glued lines)
-        first = script.error_row if script.error_row is not None else 0
-        if not again.glued and (not again.has_error or (again.error_row or 0) >= first):
-            return again
+        current = Script(file, bytes(read), char_of, errexit_at_start=errexit, build=False)
+        current._build(keep_tree)
+    # (kept where no command is glued and it parses whole, or its first error is on the first
+    # glued line or after it, or after the first error before: another misread of the file is
+    # no reason to keep the glued lines)
+    glue = src.count(b"\n", 0, min(script.glued)) if script.glued else 0  # (its row)
+    first = min(glue, script.error_row) if script.error_row is not None else glue
+    later = current.error_row if current.error_row is not None else first
+    if current is not script and not current.glued and (not current.has_error or later >= first):
+        return current
     return script
 
 
@@ -1814,6 +1843,8 @@ class _Builder:
             rest.append(child)
             if kind == "command_name":
                 inner = child.named_children
+                if inner and inner[0].is_missing:
+                    continue  # (`X=$(cmd) > /dev/null`: assignments and redirects, no name)
                 if inner and inner[0].type == "word" and inner[0].text in _MISPLACED:
                     self.misplaced(inner[0])
                 words.append(self.word(inner[0] if inner else child))
