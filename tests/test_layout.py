@@ -397,9 +397,10 @@ def test_slurm_batch_scripts_with_a_shell_line_are_shell(tmp_path: Path) -> None
     """`job.slurm` / `job.sbatch` / `cluster.sub` (NeMo's) whose `#!` line names a shell are
     read and linted as shell (sbatch runs them so); one with another interpreter, or none (a
     subtitle file), is not read."""
+    # (a detached container: the docker daemon keeps it when a batch job ends, where a
+    # background process of the batch script ends with the job)
     leak = (
-        "set -e\nvllm serve m &\nSERVER_PID=$!\ncurl -sf http://localhost:8000/health\n"
-        'kill "$SERVER_PID"\n'
+        "set -e\ndocker run -d --name s img\ncurl -sf http://localhost:8000/health\ndocker stop s\n"
     )
     root = write_repo(
         tmp_path / "r",
