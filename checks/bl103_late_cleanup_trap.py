@@ -1950,7 +1950,10 @@ def _check_flow(
     exit_traps = [(i, t) for i, t in every if t.on_exit]
     # an ERR trap runs before `set -e` ends the script at a failing command
     errs = [(i, t) for i, t in every if any(s.upper() == "ERR" for s in t.signals)]
-    killing = functools.cache(functools.partial(_killing, script))
+    # (once per script, whichever of its flows asks first: it depends on the text alone)
+    killing = functools.partial(
+        script.derived, "bl103-killing", _killing, functools.partial(_killing, script)
+    )
     for resource in resources:
         start = flow.index(resource.statement)
         if start is None:
@@ -2208,6 +2211,8 @@ _ELEMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[|\+=)")
 def _killing(script: Script) -> list[tuple[Command, str]]:
     """The script's commands whose text (`_run_text`) names `kill` or `fuser`: only these can
     end a background process without its PID (`_releases`)."""
+    if b"kill" not in script.src and b"fuser" not in script.src:
+        return []  # (most scripts: none to read)
     texts = ((c, _run_text(c)) for c in script.commands)
     return [(c, text) for c, text in texts if "kill" in text or "fuser" in text]
 
@@ -2223,13 +2228,17 @@ def _kills_looked_up(
     awk ...`` then `kill $SERVER_PID`): which process that is, is not known (the server a
     wrapper started, whose end ends it). `known`: the names of an engine the job runs (`vllm`,
     `sglang`): then only a lookup that names one of them (another engine's is not its)."""
-    node = script.syntax(statement.node)
-    while node.parent is not None and node.parent.type in ("pipeline", "redirected_statement"):
-        node = node.parent  # (`ps aux | grep vllm | xargs kill`: the whole pipeline)
-    start, end = node.start_byte, node.end_byte
+    # (the statement's lines, a `\` continuing them: `ps aux | grep vllm | xargs kill`, the
+    # whole pipeline its kill is the last command of)
+    src = script.src
+    start = src.rfind(b"\n", 0, statement.node.start_byte) + 1
+    end = src.find(b"\n", statement.node.end_byte)
+    while end > 0 and src[end - 1 : end] == b"\\":
+        end = src.find(b"\n", end + 1)
+    end = len(src) if end < 0 else end
     if not any(start <= c.node.start_byte < end for c, _ in killing):
         return False
-    text = script.text_of(node)
+    text = src[start:end].decode("utf-8", errors="surrogateescape")
 
     def names_it(looked: str) -> bool:
         return known is None or any(name in looked for name in known)
@@ -2441,11 +2450,26 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     if ctx.sees_everything:
         calls.index()  # (one pass over every script answers is_sourced for all)
     run = ctx.kept("BL103", lambda: _Run(cancels_runner_jobs(ctx.ws)))
+    had_tree = script.has_tree
     host = ctx.wiring.is_launcher(script.path)
     sourced = functools.partial(calls.is_sourced, script.path)
     libraries = run.libraries
     libraries.functions = _libraries(ctx, script)
     undecided: list[Undecided] = []
+    yield from _check(ctx, script, run, host, sourced, libraries, undecided)
+    if not had_tree:  # (a tree this pass asked for: let go, as the model keeps none)
+        script.let_go_tree()
+
+
+def _check(
+    ctx: Context,
+    script: Script,
+    run: _Run,
+    host: bool,
+    sourced: Callable[[], bool],
+    libraries: _Libraries,
+    undecided: list[Undecided],
+) -> Iterator[Finding]:
     found = _check_script(
         script,
         sourced,

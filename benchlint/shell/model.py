@@ -956,6 +956,16 @@ class Script:
             known = self._mentions[text] = text in self.file.text
         return known
 
+    @property
+    def has_tree(self) -> bool:
+        """Whether the script holds tree-sitter's tree now (kept, or asked for by `syntax`)."""
+        return self._tree is not None
+
+    def let_go_tree(self) -> None:
+        """Let go of the tree `syntax` parsed: a pass that asked for it is done with it (a tree
+        is several times the size of the model's facts)."""
+        self._tree = None
+
     def syntax(self, where: Syn) -> Node:
         """The tree-sitter node a `Syn` of this script came from: for the few questions about a
         statement's shape the model does not answer. The script is parsed again, once, the
@@ -1231,6 +1241,10 @@ _ASSIGNMENTS_LINE = re.compile(
     + _VALUE
     + rb")+[ \t]*\n"
 )
+# a line with two assignments or more before such a line, loosely (`_ASSIGNMENTS_LINE` decides)
+_TWO_ASSIGNMENTS_THEN_CLOSE = re.compile(
+    rb"=[^\n]*[ \t][A-Za-z_][A-Za-z0-9_]*\+?=[^\n]*\n[ \t]*(?:else|elif|fi|done|esac|\})"
+)
 # a line that starts with a word that closes or continues a compound command (its newline before)
 _CLOSE_LINE = re.compile(rb"\n[ \t]*(?:else|elif|fi|done|esac|\})(?![\w-])")
 
@@ -1238,7 +1252,9 @@ _CLOSE_LINE = re.compile(rb"\n[ \t]*(?:else|elif|fi|done|esac|\})(?![\w-])")
 def _assignment_lines_before_close(src: bytes) -> list[int]:
     """The newline that ends each line of assignments alone before a line that starts with
     `else`, `elif`, `fi`, `done`, `esac` or `}`."""
-    ends = []
+    ends: list[int] = []
+    if _TWO_ASSIGNMENTS_THEN_CLOSE.search(src) is None:
+        return ends  # (one scan in C: most scripts have no such line)
     for match in _CLOSE_LINE.finditer(src):
         newline = match.start()
         start = src.rfind(b"\n", 0, newline) + 1
