@@ -565,7 +565,9 @@ class _Module:
             keeps,
             remainder,
             tuple(handed),
-            required=tuple(required),
+            # (required where a parse always runs: not one in a `try:` that may catch its
+            # `SystemExit`, nor under an `if`)
+            required=tuple(required) if any(always for *_, always in made.parses) else (),
         )
 
     def _collect(

@@ -28,9 +28,10 @@ script may use rejects:
   `--num-prompts-per-turn`);
 - a subcommand it does not have, where its parser has subcommands (`sync.py barier`);
 - no word for an option it requires (`add_argument("--io_size", required=True)` in the body that
-  makes the parser, not under an `if`), on a line every word of which is known and none
-  rejected, where the parser has no subcommands, reads no words from files
-  (`fromfile_prefix_chars`), and is not asked for its help or version first.
+  makes the parser, not under an `if`, before a parse that always runs: not one in a `try:`
+  that may catch its `SystemExit`), on a line every word of which is known and none rejected, where
+the parser has no subcommands, reads no words from files   (`fromfile_prefix_chars`), and is not
+asked for its help or version first.
 
 A finding's related locations are where the parser is made, and where a function of another
 module that adds options to it is defined. A run that names a Python file (pre-commit, on a
@@ -139,43 +140,44 @@ repository's reusable workflow (`uses: org/infra/.github/workflows/linux_job.yml
 
 A relative script path names the file under the checkout's root, beside the script, or under a
 folder the script is in (which folder the script runs in is not known), and a word is reported only
-when each of them that is there rejects it. A launcher's script is the first word that names a `.py`
-file (a word after one of the launcher's options that take a value is that value: every option but
-its flags, as the launchers' parsers define them); nothing is read where a word not known could be
-it, or could be the program (`${LAUNCHER} train.py`, `srun $SRUN_ARGS python3 train.py`; counted in
-the warnings), but a variable the script assigns once before the line, and never appends to, is read
-as what it holds (`torchrun ${DIST_ARGS[@]} train.py ...` with `DIST_ARGS=(--nproc_per_node 8)`; a
-string run unquoted, `$DIST_ARGS` or `$LAUNCHER`, as bash splits it). Another path that names no
-repository file, or several, is not read, nor is a relative path where the script may have changed
-its folder before (a `cd` in its shell, or in a function it calls outside a command substitution) to
-one that is not known; after `cd "$(dirname "$0")"` (or `cd "$SCRIPT_DIR/.."`, a variable of the
-script's own folder) the path names the file of that folder alone (also `cd -- "$(dirname --
-"${BASH_SOURCE[0]}")" &> /dev/null && pwd` and `$(dirname "$(readlink -f "$0")")`), and in a
-workflow step, whose folder is known, after a plain relative `cd load_tests` the file of that
-folder. A path after a `cd` elsewhere is counted where some folder of the repository has a file of
-that path, as is one whose folder a variable holds that the script does not give a known value
-(`$WS_PATH/sync.py`: set by its caller or the job, by a file it sources, by a loop or a `read`)
-where a file of the repository ends in that path (not a loop's whose every value is written out
-and names no file of the repository: `for d in /opt`; with a default, `${D:-bench}/x.py`, where
-the caller may give another), and one whose folder a variable holds that the script gives a value
-naming a folder outside the repository too (`D=bench` and `D=/opt/elsewhere`: which file runs is
-not known); where each of its values names a file of the repository (`T=bench` or `T=tools`), the
-path is read as each, and reported where every one rejects the word; at the script's top level,
-where the last assignment before the line is there too, under no condition, and written out
-(`D=tools`, then `D=bench`), and no function assigns it, the path is that value's. A command line
-in a string the script runs with `eval`, itself or through a function that `eval`s an argument
-(`run_or_die "barrier" "python3 sync.py ..."`), is read as bash reads it. Nor is a path in a
-container or on another host (`docker exec`, `ssh`, `srun --container-image`), or in a Ray job
-(`ray job submit -- python3 train.py`: it runs in the working directory its runtime environment
-gives) unless it is
+when each of them that is there rejects it. A launcher's script is the first word that names a
+`.py` file (a word after one of the launcher's options that take a value is that value: every
+option but its flags, as the launchers' parsers define them); nothing is read where a word not
+known could be it, or could be the program (`${LAUNCHER} train.py`, `srun $SRUN_ARGS python3
+train.py`; counted in the warnings), but a variable the script assigns once before the line, and
+never appends to, is read as what it holds (`torchrun ${DIST_ARGS[@]} train.py ...` with
+`DIST_ARGS=(--nproc_per_node 8)`; a string run unquoted, `$DIST_ARGS` or `$LAUNCHER`, as bash
+splits it). Another path that names no repository file, or several, is not read, nor is a relative
+path where the script may have changed its folder before (a `cd` in its shell, or in a function it
+calls outside a command substitution) to one that is not known; after `cd "$(dirname "$0")"` (or
+`cd "$SCRIPT_DIR/.."`, a variable of the script's own folder) the path names the file of that
+folder alone (also `cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd` and `$(dirname
+"$(readlink -f "$0")")`), and in a workflow step, whose folder is known, after a plain relative `cd
+load_tests` the file of that folder. A path after a `cd` elsewhere is counted where some folder of
+the repository has a file of that path, as is one whose folder a variable holds that the script
+does not give a known value (`$WS_PATH/sync.py`: set by its caller or the job, by a file it
+sources, by a loop or a `read`) where a file of the repository ends in that path (not a loop's
+whose every value is written out and names no file of the repository: `for d in /opt`; with a
+default, `${D:-bench}/x.py`, where the caller may give another), and one whose folder a variable
+holds that the script gives a value naming a folder outside the repository too (`D=bench` and
+`D=/opt/elsewhere`: which file runs is not known); where each of its values names a file of the
+repository (`T=bench` or `T=tools`), the path is read as each, and reported where every one rejects
+the word; at the script's top level, where the last assignment before the line is there too, under
+no condition, and written out (`D=tools`, then `D=bench`), and no function assigns it, the path is
+that value's. A command line in a string the script runs with `eval`, itself or through a function
+that `eval`s an argument (`run_or_die "barrier" "python3 sync.py ..."`), is read as bash reads it.
+Nor is a path in a container or on another host (`docker exec`, `ssh`, `srun --container-image`),
+or in a Ray job (`ray job submit -- python3 train.py`: it runs in the working directory its runtime
+environment gives) unless it is
 at a mount of the checkout
 (`/workspace/utils/client.py`); where a file of the repository has that path, the report's warnings
-count the line. A module run with `python3 -m` is not the file of that path inside another package's
-folder (`-m lm_eval` runs an installed `lm_eval`, not `srtctl/benchmarks/lm_eval.py`). Another
-module's parser is read only where the script makes no parser of its own, takes exactly one from
-other modules (a function that parses the command line, or a parser it parses as it is and does
-nothing else with), and the import names the module without doubt (beside the script, or the one
-file of that name under a folder it is in); that parser must be told from its code alone, as above.
+count the line. A module run with `python3 -m` is not the file of that path inside another
+package's folder (`-m lm_eval` runs an installed `lm_eval`, not `srtctl/benchmarks/lm_eval.py`).
+Another module's parser is read only where the script makes no parser of its own, takes exactly one
+from other modules (a function that parses the command line, or a parser it parses as it is and
+does nothing else with), and the import names the module without doubt (beside the script, or the
+one file of that name under a folder it is in); that parser must be told from its code alone, as
+above.
 """
 
 from __future__ import annotations
