@@ -29,9 +29,9 @@ script may use rejects:
 - a subcommand it does not have, where its parser has subcommands (`sync.py barier`);
 - no word for an option it requires (`add_argument("--io_size", required=True)` in the body that
   makes the parser, not under an `if`, before a parse that always runs: not one in a `try:`
-  that may catch its `SystemExit`), on a line every word of which is known and none rejected, where
-the parser has no subcommands, reads no words from files   (`fromfile_prefix_chars`), and is not
-asked for its help or version first.
+  that may catch its `SystemExit`), on a line every word of which is known and none rejected,
+  where the parser has no subcommands, reads no words from files (`fromfile_prefix_chars`), and
+  is not asked for its help or version first.
 
 A finding's related locations are where the parser is made, and where a function of another
 module that adds options to it is defined. A run that names a Python file (pre-commit, on a
