@@ -2470,6 +2470,7 @@ def _check(
     libraries: _Libraries,
     undecided: list[Undecided],
 ) -> Iterator[Finding]:
+    batch = _batch_script(script)  # (asked once: its `#SBATCH` lines read)
     found = _check_script(
         script,
         sourced,
@@ -2488,7 +2489,7 @@ def _check(
             continue
         if resource.what in _HOST_ONLY and not host:
             continue  # inside a job or container, the process ends with it
-        if resource.what == "background process" and _batch_script(script):
+        if resource.what == "background process" and batch:
             continue  # (the batch script's end ends the job: Slurm ends its processes)
         if (
             run.workflow_cleans
@@ -2498,7 +2499,7 @@ def _check(
             continue
         yield finding
     outside = {_may_be_released(what) for what in _HOST_ONLY} if not host else set()
-    if _batch_script(script):
+    if batch:
         outside.add(_may_be_released("background process"))
     for item in dict.fromkeys(undecided):  # (a flow checked twice says it once)
         if item.what not in outside:  # (in a job or container, it ends with it: not checked)

@@ -525,6 +525,7 @@ class Flow:
         self._groups: dict[int, list[Command]] | None = None
         self._sourcing = sourcing
         self._errexit_events: tuple[list[int], list[tuple[int, bool]]] | None = None
+        self._nounset: bool | None = None
 
     @property
     def sourced(self) -> bool:
@@ -697,14 +698,11 @@ class Flow:
         final = body[-1]
         if not (final.guards or final.tested or final.or_guarded):
             return False  # (its last command runs under no `&&`, `||` or `!`: no tree needed)
-        node: Node | None = self.script.syntax(body[-1].node)
+        node: Node | None = self.script.syntax(final.node)
         while node is not None and node.parent is not None:
-            around = node.parent.parent
-            if (
-                node.parent.type == "compound_statement"
-                and around is not None
-                and (around.type == "function_definition")
-            ):
+            around = node.parent.parent  # (the function whose body `{ }` holds the statement)
+            kind = around.type if around is not None else ""
+            if node.parent.type == "compound_statement" and kind == "function_definition":
                 break
             node = node.parent
         if node is None or node.parent is None:
@@ -714,7 +712,7 @@ class Flow:
             last = last.prev_named_sibling
         if last.type not in ("list", "negated_command"):
             return False
-        if self._errexit_off_in(body[-1].function or "")(body[-1]):
+        if self._errexit_off_in(final.function or "")(final):
             return False
         return not _succeeded(self.script, last)
 
@@ -751,7 +749,7 @@ class Flow:
             return True
         # (not `$*`, `$@`, `$?`: never unset; a name inside `$((...))` is read bare)
         named = _NAMED.search(text) is not None or "$((" in text
-        return named and _NOUNSET.search(self.script.top.file.text) is not None
+        return named and self._nounset_anywhere()
 
     def _assignment_may_fail(self, command: Command) -> bool:
         """Whether a plain assignment (no words) of a function's body can fail: one with a
@@ -766,7 +764,13 @@ class Flow:
         if _SUBSTITUTION.search(text) or _CHECKED.search(text):
             return True
         # (any other expansion fails only on an unset name, under `set -u`)
-        return _NOUNSET.search(self.script.top.file.text) is not None
+        return self._nounset_anywhere()
+
+    def _nounset_anywhere(self) -> bool:
+        """Whether the file may turn on `set -u` anywhere (read once per flow)."""
+        if self._nounset is None:
+            self._nounset = _NOUNSET.search(self.script.top.file.text) is not None
+        return self._nounset
 
     def _assignment_fails(self, command: Command) -> bool:
         """Whether a command with no words (assignments, a `for`, an arithmetic command) can
