@@ -37,7 +37,6 @@ from benchlint.rewrite import (
     search,
 )
 from benchlint.shell.model import Assignment, Command, Script, Word
-from benchlint.shell.words import heredoc_body
 
 if TYPE_CHECKING:
     from benchlint.workspace import Workspace
@@ -470,10 +469,7 @@ class LauncherModel:
         elif base in ("cat", "tee") and command.heredocs:
             heredoc = command.heredocs[0]
             if heredoc.body is not None:
-                script = command.script
-                rewrite.text = heredoc_body(
-                    heredoc.body, script.src, script.char_of, heredoc.quoted
-                )[0]
+                rewrite.text = heredoc.value(heredoc.body, command.script)[0]
         else:
             rewrite.error = f"what `{base}` appends is not simulated"
         self.rewrites.append(rewrite)
@@ -509,7 +505,7 @@ class LauncherModel:
         if heredoc.body is None:
             return
         script = command.script
-        text, offsets = heredoc_body(heredoc.body, script.src, script.char_of, heredoc.quoted)
+        text, offsets = heredoc.value(heredoc.body, script)
         if _SITE_HEALTH.search(text):
             self.site_health_checks.append(command)
         for match in _TIME_LIMIT.finditer(text):

@@ -67,7 +67,6 @@ from benchlint.registry import rule
 from benchlint.shell.held import once_before
 from benchlint.shell.invocation import resolve_words
 from benchlint.shell.model import Command, Script, Word
-from benchlint.shell.words import heredoc_body
 from benchlint.source import SourceText
 from benchlint.workflow import WORKFLOWS, runs_in_posix_shell, step_script, workflow_roots
 from benchlint.yamlmodel import YNode
@@ -310,7 +309,7 @@ def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool]]:
         ):
             continue  # (stdin is the last of them: `sbatch <<EOF < job.sh` reads job.sh)
         if heredoc.body is not None:
-            text, offsets = heredoc_body(heredoc.body, script.src, script.char_of, heredoc.quoted)
+            text, offsets = heredoc.value(heredoc.body, script)
             if not heredoc.quoted:
                 text = _masked(text, offsets, script.file.text)
             yield text, offsets, not heredoc.quoted

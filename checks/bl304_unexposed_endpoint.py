@@ -77,7 +77,6 @@ from benchlint.recipe import ScriptRun
 from benchlint.registry import script_rule
 from benchlint.releases import Running, beyond_scope, launch_releases, router_releases
 from benchlint.shell.model import Command, Script, Word, runs
-from benchlint.shell.words import heredoc_body
 from benchlint.wiring import Entry
 
 _URL_START = r"https?://"
@@ -219,7 +218,7 @@ def _embedded_probes(
     for heredoc in command.heredocs:
         if heredoc.body is None:
             continue
-        value, offsets = heredoc_body(heredoc.body, script.src, script.char_of, heredoc.quoted)
+        value, offsets = heredoc.value(heredoc.body, script)
         if not _METRIC.search(value):
             continue
         body = Word(script, heredoc.body, value, runs(offsets), heredoc.quoted)

@@ -1612,3 +1612,32 @@ def test_the_pieces_of_a_value_are_the_words_bash_splits_it_into(value: str) -> 
     ).stdout.splitlines()
     expansion = re.compile(r"\$\([^()]*\)|\$\{[^{}]*\}|`[^`]*`")
     assert [expansion.sub("E", piece) for piece, _ in word.pieces()] == expected
+
+
+@needs_bash
+@pytest.mark.parametrize("delimiter", ["<<X", "<<-X", "<<'X'", "<<-'X'", '<<-"X"'])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "\tkey: 1\n\t  sub: a\n",
+        "\tabc\\\n\tdef\n\t\tghi \\$Y\n",
+        "\\\tlead\n \ttab after a blank\n\t\n\t\t\n",
+        "#SBATCH -N 1\n\t#SBATCH --time=5\n",
+        "a\\\\\n\tb\\\n\\\n\tc\n",
+        "\\$HOME/a\nb\n",
+        "\\$HOME\n",
+        "  two blanks\n",
+    ],
+)
+def test_what_a_heredoc_feeds_agrees_with_bash(delimiter: str, body: str) -> None:
+    """The text a heredoc gives its command (`<<-` strips each line's leading tabs, after an
+    unquoted body's continuations joined lines), and each character's offset in the file."""
+    end = "\tX" if delimiter.startswith("<<-") else "X"
+    text = f"cat {delimiter}\n{body}{end}\n"
+    (command,) = parse_file(SourceText("t.sh", text.encode())).commands
+    (heredoc,) = command.heredocs
+    assert heredoc.body is not None
+    value, offsets = heredoc.value(heredoc.body, command.script)
+    real = subprocess.run([BASH or "bash", "-c", text], capture_output=True, text=True).stdout
+    assert value == real
+    assert [text[o] for o in offsets] == [ch for ch in value]

@@ -540,6 +540,11 @@ class Heredoc:
     node: Syn  # the heredoc_redirect
     body: Syn | None
     quoted: bool
+    tabs: bool  # `<<-`: bash strips each line's leading tabs
+
+    def value(self, body: Syn, script: Script) -> tuple[str, list[int]]:
+        """The text the heredoc feeds its command, each character's offset in the file."""
+        return heredoc_body(body, script.src, script.char_of, self.quoted, self.tabs)
 
 
 @dataclass(eq=False, slots=True)
@@ -1439,6 +1444,32 @@ class _Context:
         return self.with_(loops=(*self.loops, syn(loop)))
 
 
+def _heredoc_body(redirect: Node, src: bytes) -> Syn | None:
+    """Where a heredoc's body lies: from the line after its operator's to its delimiter's line.
+    tree-sitter-bash starts its body node after the first line's leading blanks, and takes a
+    first line that starts with a backslash (`\\$HOME/x`) for words of the redirection; a body
+    of that one line has no body node."""
+    body = end = None
+    line_end = first = len(src)  # (where the operator's line ends; where the body starts)
+    for child in redirect.children:
+        if child.type == "heredoc_start":
+            line_end = src.find(b"\n", child.end_byte)
+            line_end = len(src) if line_end < 0 else line_end
+        elif child.type == "heredoc_body":
+            body = child
+        elif child.type == "heredoc_end":
+            end = child
+        elif child.start_byte >= line_end:  # (a word of the body's first line)
+            first = line_end + 1
+    if end is None:
+        return syn(body) if body is not None else None  # (no delimiter: bash reads to the end)
+    stop = body.end_byte if body is not None else end.start_byte
+    start = body.start_byte if body is not None else stop
+    while start > 0 and src[start - 1] in b" \t":
+        start -= 1
+    return _tuple(Syn, ("heredoc_body", min(start, first), stop))
+
+
 class _Builder:
     def __init__(self, script: Script, root: Node) -> None:
         self.script = script
@@ -1534,9 +1565,7 @@ class _Builder:
                 continue
             for heredoc in cat.heredocs:
                 if heredoc.body is not None:
-                    text, offsets = heredoc_body(
-                        heredoc.body, self.script.src, self.script.char_of, heredoc.quoted
-                    )
+                    text, offsets = heredoc.value(heredoc.body, self.script)
                     self.script.nested.append(_nested(cat, text, offsets, errexit))
 
     # -- words and guards --------------------------------------------------------------------
@@ -1792,10 +1821,10 @@ class _Builder:
             return
         for redirect in heredocs:
             start = next((c for c in redirect.named_children if c.type == "heredoc_start"), None)
-            body_node = next((c for c in redirect.named_children if c.type == "heredoc_body"), None)
             quoted = start is not None and any(q in self.script.text_of(start) for q in "'\"\\")
-            where = syn(body_node) if body_node is not None else None
-            command.heredocs += (Heredoc(syn(redirect), where, quoted),)
+            where = _heredoc_body(redirect, self.script.src)
+            tabs = any(c.type == "<<-" for c in redirect.children)
+            command.heredocs += (Heredoc(syn(redirect), where, quoted, tabs),)
         self.heredoc_to_shell(command)
 
     def on_variable_assignment(self, node: Node, ctx: _Context) -> None:
@@ -2176,9 +2205,7 @@ class _Builder:
         for heredoc in command.heredocs:
             if heredoc.body is None:
                 continue
-            value, offsets = heredoc_body(
-                heredoc.body, self.script.src, self.script.char_of, heredoc.quoted
-            )
+            value, offsets = heredoc.value(heredoc.body, self.script)
             if to_shell:
                 errexit = _stdin_shell_errexit(command)
             elif (later := self._run_later(command)) is not None:

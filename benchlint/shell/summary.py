@@ -97,7 +97,7 @@ def encode_script(script: Script) -> Encoded:
             c.background,
             _syn(c.apart),
             _syn(c.group),
-            [(_syn(h.node), _syn(h.body), h.quoted) for h in c.heredocs],
+            [(_syn(h.node), _syn(h.body), h.quoted, h.tabs) for h in c.heredocs],
             [guard(g) for g in c.guards],
             [(r.operator, word(r.target)) for r in c.redirects],
             loop(c),
@@ -215,8 +215,8 @@ def _fill(script: Script, encoded: Encoded) -> None:
         command.apart = Syn(*apart) if apart is not None else None
         command.group = Syn(*group) if group is not None else None
         command.heredocs = tuple(
-            Heredoc(Syn(*h), Syn(*body) if body is not None else None, quoted)
-            for h, body, quoted in heredocs
+            Heredoc(Syn(*h), Syn(*body) if body is not None else None, quoted, tabs)
+            for h, body, quoted, tabs in heredocs
         )
         command.redirects = tuple(Redirect(op, words[i]) for op, i in redirects)
         commands.append(command)

@@ -78,16 +78,38 @@ class Located(Protocol):
 
 
 def heredoc_body(
-    node: Located, src: bytes, char_of: Callable[[int], int], quoted: bool
+    node: Located, src: bytes, char_of: Callable[[int], int], quoted: bool, tabs: bool = False
 ) -> tuple[str, list[int]]:
-    """The text a heredoc feeds to its command; an unquoted delimiter honours `\\$`, `\\\\`."""
+    """The text a heredoc feeds to its command; an unquoted delimiter honours `\\$`, `\\\\`.
+    `tabs` (`<<-`): each line loses its leading tabs, after an unquoted body's `\\` newline
+    joined lines (bash reads it so: the tab after a continuation stays)."""
     out: list[str] = []
     offsets: list[int] = []
     if quoted:
         _verbatim(node.start_byte, node.end_byte, src, char_of, out, offsets)
     else:
         _unescape(node.start_byte, node.end_byte, src, char_of, out, offsets, _HEREDOC_ESCAPES)
-    return "".join(out), offsets
+    text = "".join(out)
+    if not tabs or "\t" not in text:
+        return text, offsets
+    return _without_leading_tabs(text, offsets)
+
+
+# A line's leading tabs, which `<<-` strips.
+_LINE_TABS = re.compile(r"^\t+", re.MULTILINE)
+
+
+def _without_leading_tabs(text: str, offsets: list[int]) -> tuple[str, list[int]]:
+    pieces: list[str] = []
+    kept: list[int] = []
+    at = 0
+    for match in _LINE_TABS.finditer(text):
+        pieces.append(text[at : match.start()])
+        kept.extend(offsets[at : match.start()])
+        at = match.end()
+    pieces.append(text[at:])
+    kept.extend(offsets[at:])
+    return "".join(pieces), kept
 
 
 def _has_expansion(node: Node) -> bool:
