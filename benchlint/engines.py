@@ -87,22 +87,26 @@ class Launch:
                 found.append(Arg(word.value, word.span, word))
         return tuple(found)
 
-    def value_slot(self, index: int) -> bool:
-        """Whether the word at `index` of `argv` stands where a value is read, so that,
+    def value_slot(self, index: int) -> str | None:
+        """Where the word at `index` of `argv` stands, if a value is read there, so that,
         unquoted and empty, it vanishes and the next word is read in its place (and, unquoted,
-        it is a value, not a bundle of flags): right after an option written without `=` that
-        takes a value (`--model $MODEL`), or the model positional of `vllm serve $MODEL` and
-        `trtllm-serve [serve] $MODEL`. Elsewhere (`--port 8000 $EXTRA_ARGS`, after a flag that
-        takes none or after `--`) an unquoted word may be a bundle of optional flags."""
+        it is a value, not a bundle of flags): "value" right after an option written without
+        `=` that takes a value (`--model $MODEL`), "model" as the model positional of `vllm
+        serve $MODEL` and `trtllm-serve [serve] $MODEL`. None elsewhere (`--port 8000
+        $EXTRA_ARGS`, after a flag that takes none or after `--`): an unquoted word there may
+        be a bundle of optional flags."""
         words = [word.value if word.static else None for word, _ in self.argv[:index]]
         if self.module == "trtllm-serve" and words[:1] == ["serve"]:
             words = words[1:]
         if not words:
-            return self.module in ("vllm serve", "trtllm-serve")
-        previous = words[-1]
+            return "model" if self.module in ("vllm serve", "trtllm-serve") else None
+        return self.after_option(words[-1])
+
+    def after_option(self, previous: str | None) -> str | None:
+        """ "value" when a word after `previous` (None: not known) is that option's value."""
         if previous is None or not previous.startswith("-") or "=" in previous or previous == "--":
-            return False
-        return not takes_no_value(self.engine, previous)
+            return None
+        return None if takes_no_value(self.engine, previous) else "value"
 
     def option(self, name: str) -> str | None:
         """The raw text of `--name VALUE` or `--name=VALUE` on this launch."""

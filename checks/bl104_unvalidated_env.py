@@ -76,15 +76,16 @@ function reads what the function set before it (`local chunk=${5:-2048}`), and `
 `${X:+--x "$X"}` is expanded only when X is not empty. An unquoted `$X` that is a word of its own
 is reported where a value is read (after an option written without `=`, or as the model of `vllm
 serve` and `trtllm-serve [serve]`): empty, it vanishes (the option takes the next word, or none: a
-usage error; the model is left out); where an option may start (`--port 8000 $EXTRA_ARGS`, after
-`--`, or after a flag that takes no value: one whose `--no-` form a measured vLLM release accepts,
-such as `--enforce-eager`, or named so, `--enable-...`, `--disable-...`, `--skip-...`,
-`--trust-remote-code`) an empty value leaves the line as it was (a bundle of optional flags) and is
-not; other flags are taken to read a value (`--headless` and `--log-requests` take none: not known
-from the data). A script outside `layout.entrypoints` (not a launcher, not a library) whose engine
-reads a variable the script does not set is not checked, and every report says so with its place
-(`benchlint: warning: scripts outside layout.entrypoints ...`): name such scripts there to check
-them.
+usage error; the model is left out), and so is a whole piece of a string of flags expanded
+unquoted (`ARGS="--max-model-len $LEN"`); where an option may start (`--port 8000 $EXTRA_ARGS`,
+in such a string too, after `--`, or after a flag that takes no value: one whose `--no-` form a
+measured vLLM release accepts, such as `--enforce-eager`, or named so, `--enable-...`,
+`--disable-...`, `--skip-...`, `--trust-remote-code`) an empty value leaves the line as it was (a
+bundle of optional flags) and is not; other flags are taken to read a value (`--headless` and
+`--log-requests` take none: not known from the data). A script outside `layout.entrypoints` (not
+a launcher, not a library) whose engine reads a variable the script does not set is not
+checked, and every report says so with its place (`benchlint: warning: scripts outside
+layout.entrypoints ...`): name such scripts there to check them.
 """
 
 from __future__ import annotations
@@ -109,14 +110,16 @@ from benchlint.shell.model import Command, Read, Script, Syn, Word, whole_piece
 from benchlint.workspace import path_matches
 
 
-def _consumed(launch: Launch) -> list[tuple[Read, bool]]:
+def _consumed(launch: Launch) -> list[tuple[Read, str]]:
     """Variables the engine command reads plainly (`$X`, `${X}`: no default, no validation), in
     text order (argument arrays followed, and plain strings expanded unquoted: `ARG="--max-model-len
     $LEN"; vllm serve m $ARG`). A read guarded by a test that the variable is set (`[ -n "$X" ] &&
-    ARGS=(--x "$X")`) is already checked. With each read, whether an empty value vanishes from
-    the command line (a whole unquoted word, or a whole blank-separated piece of such a string)
-    rather than leaving an empty argument."""
-    found: list[tuple[Read, bool]] = []
+    ARGS=(--x "$X")`) is already checked. With each read, where an empty value vanishes from
+    the command line (a whole unquoted word, or a whole blank-separated piece of such a string):
+    "value" (an option's) or "model" (`vllm serve`'s positional), or "" where it leaves an empty
+    argument; a whole word or piece where an option may start (`--port 8000 $EXTRA_ARGS`) is
+    not read: empty, it leaves the line as it is."""
+    found: list[tuple[Read, str]] = []
     for index, (word, command) in enumerate(launch.argv):
         if array_name(word) is not None:
             continue
@@ -126,14 +129,29 @@ def _consumed(launch: Launch) -> list[tuple[Read, bool]]:
             for assignment in strings:
                 value = assignment.value
                 assert value is not None
-                reads = _plain_reads(value, assignment.command)
-                found.extend((r, whole_piece(value, r)) for r in reads)
+                for read in _plain_reads(value, assignment.command):
+                    if not whole_piece(value, read):
+                        found.append((read, ""))
+                    elif (slot := _piece_slot(launch, index, value, read)) is not None:
+                        found.append((read, slot))
             continue
         reads = word.reads()
-        if len(reads) == 1 and reads[0].alone and not launch.value_slot(index):
+        slot = launch.value_slot(index)
+        if len(reads) == 1 and reads[0].alone and slot is None:
             continue  # `... --port 8000 $EXTRA_ARGS`: empty, it leaves the line as it is
-        found.extend((r, r.alone) for r in _plain_reads(word, command))
+        found.extend((r, (slot or "value") if r.alone else "") for r in _plain_reads(word, command))
     return found
+
+
+def _piece_slot(launch: Launch, index: int, value: Word, read: Read) -> str | None:
+    """Where a whole piece of a flag string stands on the command line (`Launch.value_slot`):
+    after the piece before it in the string, or, the string's first, in the string's place."""
+    src = value.script.src
+    before = src[value.node.start_byte : read.node.start_byte].decode(errors="replace")
+    pieces = before.replace('"', " ").replace("'", " ").split()
+    if not pieces:
+        return launch.value_slot(index)
+    return launch.after_option(None if "$" in pieces[-1] else pieces[-1])
 
 
 def _flag_string(value: Word | None) -> bool:
@@ -201,11 +219,11 @@ def _count_outside(ctx: Context, script: Script, found: list[Launch], what: str 
 
 def _unvalidated(
     ctx: Context, launch: Launch, provided: ScriptState, before: ScriptState
-) -> dict[str, tuple[Read, bool]]:
+) -> dict[str, tuple[Read, str]]:
     """The variables the launch reads that the script neither provides (`provided`: what it
     set before the launch, or anywhere for a launch in a function) nor checks before it: each
-    one's first read, and whether an empty value vanishes there."""
-    found: dict[str, tuple[Read, bool]] = {}
+    one's first read, and where an empty value vanishes there (`_consumed`)."""
+    found: dict[str, tuple[Read, str]] = {}
     for read, gone in _consumed(launch):
         name = read.name
         if (
@@ -268,28 +286,29 @@ def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
     )
 
 
-def _what_empty_does(vanishing: list[bool]) -> str:
-    """What an empty value does to the command line: a read that is a whole unquoted word (or a
-    whole piece of a string expanded unquoted) vanishes and the next word takes its place; any
-    other (quoted, or part of a word such as `--tp=$TP`) leaves an empty argument or value."""
-    alone = set(vanishing)
-    if alone == {False}:
+def _what_empty_does(slots: list[str]) -> str:
+    """What an empty value does to the command line (`_consumed`'s slots): a read that is a
+    whole unquoted word (or a whole piece of a string expanded unquoted) vanishes and the next
+    word takes its place; any other (quoted, or part of a word such as `--tp=$TP`) leaves an
+    empty argument or value."""
+    vanished = "; ".join(_VANISHED[slot] for slot in dict.fromkeys(slots) if slot)
+    if not vanished:
         return "an empty value reaches the engine as an empty argument"
-    if alone == {True}:
-        return f"an empty value vanishes from the unquoted command line: {_MISSING}"
+    if "" not in slots:
+        return f"an empty value vanishes from the unquoted command line: {vanished}"
     return (
         "an empty value reaches the engine as an empty argument, or (unquoted) vanishes from "
-        f"the command line: {_MISSING}"
+        f"the command line: {vanished}"
     )
 
 
 # what a vanished word leaves (argparse: an option takes the next word for its value unless
 # that is a flag, `expected one argument`; `vllm serve` without a model serves its default one
 # from 0.10.2 on, and exits before: `the following arguments are required`)
-_MISSING = (
-    "the option before it takes the next word as its value, or has none (a usage error), and "
-    "a model argument is left out"
-)
+_VANISHED = {
+    "value": "the option before it takes the next word as its value, or has none (a usage error)",
+    "model": "the model argument is left out",
+}
 
 
 def _route_setters(routes: list[StartPath], names: list[str]) -> dict[str, dict[str, Location]]:
@@ -508,7 +527,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         provided = everything if launch.command.function is not None else before
         both = _unvalidated(ctx, launch, provided, before)
         unvalidated = {name: read for name, (read, _) in both.items()}
-        vanishes = {name: gone for name, (_, gone) in both.items()}
+        slots = {name: slot for name, (_, slot) in both.items()}
         if unvalidated and checked_upstream is None:
             checked_upstream = _safe_from_callers(ctx, path)
         for name in checked_upstream or ():
@@ -528,7 +547,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         yield Finding(
             "BL104",
             f"`{launch.module}` gets {names} from the caller with no check before it: "
-            + _what_empty_does([vanishes[n] for n in unvalidated])
+            + _what_empty_does([slots[n] for n in unvalidated])
             + (
                 f" (`{stranded[0]}` on line {stranded[1]} is cut off: the `{stranded[2]}` "
                 f"line {stranded[3]} does not end in `\\`, so bash runs the lines after it "
