@@ -93,10 +93,12 @@ big-b200:
 ## Exceptions
 When a launcher's branches give several `default_time_limit` values and benchlint cannot decide
 which applies, the longest is used. Upstream recipes are not read. A recipe checked on its own
-that sets no `slurm.time_limit` is compared with nothing: the default comes from the site's
-`srtslurm.yaml`. A single-node script's start-up budget is read only from an unconditional
-`export VLLM_ENGINE_READY_TIMEOUT_S=N`: a default (`${VLLM_ENGINE_READY_TIMEOUT_S:-N}`, which
-the caller may override), a value set in a branch or twice, and the script's own readiness loop
+that sets no `slurm.time_limit` (or on a route whose launcher writes no `default_time_limit`) is
+compared with nothing: the default comes from the site's `srtslurm.yaml`, else srtctl's own;
+every report counts such recipes. A single-node script's start-up budget is read only from an
+unconditional `export VLLM_ENGINE_READY_TIMEOUT_S=N`: a default
+(`${VLLM_ENGINE_READY_TIMEOUT_S:-N}`, which the caller may override), a value set in a branch or
+twice, and the script's own readiness loop
 are not compared.
 """
 
@@ -187,7 +189,21 @@ UNDECIDED = (
     "recipes with no health_check not checked against their wall time (BL204: srtctl gives "
     "them srtslurm.yaml's default_health_check, the site's, not known here)"
 )
+NO_WALL = (
+    "recipes with no slurm.time_limit not checked against a wall time (BL204: srtctl gives "
+    "them the site's default_time_limit from srtslurm.yaml, not known here, else a default of "
+    "its own)"
+)
 FILE_START = Span(1, 1, 1, 1)
+
+
+def _count_no_wall(ctx: Context, path: str, wall: Wall | None, settings: YNode | None) -> None:
+    """Count a recipe whose window is compared with no wall time because none is known: no
+    `slurm.time_limit` and (routed) no `default_time_limit` from its launcher. One that sets
+    `UNLIMITED` has no wall time to compare with: not counted."""
+    slurm = settings.get("slurm") if settings is not None else None
+    if wall is None and (slurm is None or not slurm.is_map or slurm.get("time_limit") is None):
+        ctx.count(NO_WALL, Location(path, FILE_START))
 
 
 def _unrouted(ctx: Context) -> Iterator[Finding]:
@@ -207,6 +223,7 @@ def _unrouted(ctx: Context) -> Iterator[Finding]:
             if _compared(wall, document):
                 ctx.count(UNDECIDED, Location(path, FILE_START))
             continue
+        _count_no_wall(ctx, path, wall, settings_root(document.root))
         for node, message, related in _problems(path, document, window, wall):
             if node is not None:
                 yield Finding("BL204", message, Location(path, node.span), related=related)
@@ -381,6 +398,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             if _compared(wall, document) or route.launcher.allocations:
                 ctx.count(UNDECIDED, Location(recipe.path, FILE_START))
             continue
+        _count_no_wall(ctx, recipe.path, wall, settings_root(document.root))
         problems = _problems(recipe.path, original, window, wall, document.root)
         for allocation, text in route.launcher.allocations:
             seconds = slurm_seconds(text)

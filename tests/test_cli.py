@@ -624,6 +624,37 @@ def test_recipes_of_an_unknown_release_are_said(tmp_path: Path) -> None:
     ) in [w["message"] for w in json.loads(outcome.stdout)["warnings"]]
 
 
+def test_recipes_with_no_wall_time_are_said(tmp_path: Path) -> None:
+    """In a tree of recipes alone (t61), one with no `slurm.time_limit` has the site's
+    `default_time_limit`, not known: counted, not passed over; one with a time limit is
+    checked (reported), and one with `UNLIMITED` has none to compare with: not counted."""
+    recipe = (
+        "name: r\nmodel: {{path: m, container: c}}\n{slurm}"
+        "health_check:\n  max_attempts: 400\n  interval_seconds: 10\n"
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "srtslurm.yaml.example": "default_account: x\n",
+            "recipes/none.yaml": recipe.format(slurm=""),
+            "recipes/short.yaml": recipe.format(slurm='slurm:\n  time_limit: "01:00:00"\n'),
+            "recipes/open.yaml": recipe.format(slurm="slurm:\n  time_limit: UNLIMITED\n"),
+        },
+    )
+    outcome = CliRunner().invoke(main, ["--format", "json", "--select", "BL204", str(root)])
+    report = json.loads(outcome.stdout)
+    found = [
+        (Path(f["path"]).relative_to(root).as_posix(), f["line"], f["column"])
+        for f in report["findings"]
+    ]
+    assert found == [("recipes/short.yaml", 6, 3)]
+    assert (
+        "recipes with no slurm.time_limit not checked against a wall time (BL204: srtctl gives "
+        "them the site's default_time_limit from srtslurm.yaml, not known here, else a default "
+        "of its own): 1 (recipes/none.yaml:1)"
+    ) in [w["message"] for w in report["warnings"]]
+
+
 def test_launches_of_programs_without_flag_data_are_said(tmp_path: Path) -> None:
     """A launch whose flags no rule checks (`trtllm-serve`, Dynamo's SGLang worker, in a script or
     a container) is counted by program, not passed over; vLLM's and SGLang's launches and the
