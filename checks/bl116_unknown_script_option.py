@@ -206,7 +206,7 @@ from benchlint.calls import ROOT_MOUNTS as MOUNTS
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
-from benchlint.shell.held import once_before
+from benchlint.shell.held import once_before, read_before
 from benchlint.shell.invocation import FILES, WRAPPER_GRAMMARS, Invocation, resolve_words
 from benchlint.shell.model import Assignment, Command, Script, Word
 from benchlint.source import SourceText
@@ -506,9 +506,11 @@ def _command_lines(script: Script) -> Iterator[_Line]:
             if found is not None:
                 pieces, named = whole, found
                 texts = _texts(pieces)
+        if named is None:
             # (`OPTS="x.py --k 1"; python3 $OPTS`, `"${CMD[@]}" --k 1`: the script's word in a
-            # string or an array assigned once before, put in place as bash splits it)
-            expanded = _expanded(script, command, words) if named is None else None
+            # string or an array assigned once before, put in place as bash splits it; `read -r
+            # -d '' CMD <<EOF` then `deepspeed --module $CMD`: the module a heredoc gives)
+            expanded = _expanded(script, command, words)
             if expanded and _named(expanded) is not None:
                 yield _Line(command, tuple(expanded), _away(command))
                 continue
@@ -702,6 +704,35 @@ def _pieces(script: Script, word: Word) -> list[_Piece]:
     return out
 
 
+def _read_pieces(script: Script, command: Command, name: str) -> list[_Piece] | None:
+    """The words bash splits a variable's value into when it runs it unquoted, where the one
+    assignment before the command reads a heredoc's whole text into it (`read -r -d '' CMD
+    <<EOF`, `read_before`), each at its place in the heredoc; None for any other value."""
+    read = read_before(command, name)
+    if read is None:
+        return None
+    heredoc, at = read
+    if heredoc.body is None:
+        return None
+    text, offsets = heredoc.value(heredoc.body, at)
+    if not text.strip():
+        return []
+
+    def span(start: int, end: int) -> Span:
+        return at.file.span(offsets[start], offsets[end - 1] + 1)
+
+    if _sets_ifs(script):
+        return [(None, text.strip(), span(0, len(text)))]
+    return [
+        (
+            None if any(c in m.group() for c in "$`'\"\\*?[{") else m.group(),
+            m.group(),
+            span(*m.span()),
+        )
+        for m in re.finditer(r"[^ \t\n]+", text)
+    ]
+
+
 def _sets_ifs(script: Script) -> bool:
     """Whether the script assigns `IFS` (not as a command's prefix: `IFS= read -r line`), so
     a blank may no longer split; worked out once per script."""
@@ -793,7 +824,11 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
             continue
         given = once_before(command, name)
         if given is None:
-            return None
+            read = _read_pieces(script, command, name) if array is None else None
+            if read is None:
+                return None
+            found += read
+            continue
         if array is not None and given.items is not None:
             found += [_word(script, item) for item in given.items]
         elif array is None and given.items is None:
@@ -815,6 +850,10 @@ def _in_place(script: Script, command: Command, word: Word) -> list[_Piece]:
         return [_word(script, item) for item in given.items]
     if given is not None and array is None and given.items is None:
         return _pieces(script, given)
+    if given is None and array is None and name is not None and not quoted_star:
+        read = _read_pieces(script, command, name)
+        if read is not None:
+            return read
     return [_word(script, word)]
 
 

@@ -98,8 +98,7 @@ compared with nothing: the default comes from the site's `srtslurm.yaml`, else s
 every report counts such recipes. A single-node script's start-up budget is read only from an
 unconditional `export VLLM_ENGINE_READY_TIMEOUT_S=N`: a default
 (`${VLLM_ENGINE_READY_TIMEOUT_S:-N}`, which the caller may override), a value set in a branch or
-twice, and the script's own readiness loop
-are not compared.
+twice, and the script's own readiness loop are not compared.
 """
 
 from __future__ import annotations

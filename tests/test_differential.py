@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from benchlint import slurm
 from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.expand import UNSET
+from benchlint.shell.held import read_before
 from benchlint.shell.model import parse_file
 from benchlint.source import SourceText
 
@@ -1641,3 +1642,28 @@ def test_what_a_heredoc_feeds_agrees_with_bash(delimiter: str, body: str) -> Non
     real = subprocess.run([BASH or "bash", "-c", text], capture_output=True, text=True).stdout
     assert value == real
     assert [text[o] for o in offsets] == [ch for ch in value]
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    "read",
+    ["read -r -d '' X", "read -rd '' X", "read -d '' -r X", "read -r X", "read -d '' X Y"],
+)
+@pytest.mark.parametrize("delimiter", ["<<EOF", "<<'EOF'", "<<-EOF"])
+def test_a_variable_read_from_a_heredoc_holds_what_bash_reads(read: str, delimiter: str) -> None:
+    """`read_before`: where the model says the heredoc's whole text is the variable's, the words
+    bash splits `$X` into are the text's blank-separated words; where bash reads less (one line)
+    or into two names, the model says nothing."""
+    body = "m.cli \\\n\t--a 1 --b x\n--c\n"
+    text = f"{read} {delimiter}\n{body}EOF\nprintf '%s\\n' $X\n"
+    script = parse_file(SourceText("t.sh", text.encode()))
+    printf = next(c for c in script.commands if c.base == "printf")
+    found = read_before(printf, "X")
+    real = subprocess.run([BASH or "bash", "-c", text], capture_output=True, text=True).stdout
+    if found is None:
+        whole = " ".join(body.replace("\\\n", "").split())
+        assert " ".join(real.split()) != whole  # (bash reads less: the model must not say all)
+        return
+    heredoc, at = found
+    assert heredoc.body is not None
+    assert heredoc.value(heredoc.body, at)[0].split() == real.split()

@@ -5,7 +5,7 @@ variable holds in its place (`python3 $OPTS`, `srun "${SRUN_ARGS[@]}"`) ask here
 
 from __future__ import annotations
 
-from benchlint.shell.model import Assignment, Command, Script, Word
+from benchlint.shell.model import Assignment, Command, Heredoc, Script, Word
 
 
 def once_before(command: Command, name: str) -> Word | None:
@@ -13,15 +13,55 @@ def once_before(command: Command, name: str) -> Word | None:
     before the command, and nowhere appends to it (`NAME+=`); None otherwise. A string `eval`
     runs, or a string variable's words run (`$CMD`), is read in the shell that runs it: its
     assignments are those before it (`same_shell`)."""
+    assignment = _only_before(command, name, _ASSIGNING)
+    return assignment.value if assignment is not None else None
+
+
+def read_before(command: Command, name: str) -> tuple[Heredoc, Script] | None:
+    """The heredoc whose whole text the script's one assignment of the variable before the
+    command reads into it, as `once_before` finds one: `read -r -d '' NAME <<EOF` (an empty
+    delimiter: `read` reads to the end of its input, all of the heredoc, into one name; it
+    trims the blanks around it, which split away anyway where the value runs unquoted), and
+    the script of the `read`. None for any other `read`."""
+    assignment = _only_before(command, name, ("read",))
+    if assignment is None:
+        return None
+    at = assignment.command
+    words = [w.value if w.static else None for w in at.args]
+    delimiter = whole = False
+    for word in words[:-1]:
+        if delimiter:  # (the delimiter: `''`)
+            if word != "":
+                return None
+            delimiter, whole = False, True
+        elif word is None or not word.startswith("-") or word == "-":
+            return None
+        elif set(word[1:]) - set("rsd") or ("d" in word and not word.endswith("d")):
+            return None  # (another option, or `-dr`: `r` is the delimiter)
+        else:
+            delimiter = word.endswith("d")
+    if len(at.heredocs) != 1 or any(r.operator in ("<", "<<<") for r in at.redirects):
+        return None
+    return (at.heredocs[0], at.script) if whole and words[-1:] == [name] else None
+
+
+_ASSIGNING = ("assign", "export", "declare", "readonly", "local")
+
+
+def _only_before(command: Command, name: str, kinds: tuple[str, ...]) -> Assignment | None:
+    """The script's one assignment of the variable (of these kinds), before the command, that
+    reaches it with nothing unsetting it between (`once_before`)."""
     owner = command.script
     assigned = [a for a in owner.assignments if a.name == name]
     while not assigned and owner.parent is not None and same_shell(owner.parent):
         command = owner.parent
         owner = command.script
         assigned = [a for a in owner.assignments if a.name == name]
-    if len(assigned) != 1 or assigned[0].value is None:
+    if len(assigned) != 1 or assigned[0].kind not in kinds:
         return None
     assignment = assigned[0]
+    if kinds == _ASSIGNING and assignment.value is None:
+        return None
     node = assignment.node
     if node.start_byte > command.node.start_byte or owner.text_of(node).startswith(f"{name}+="):
         return None
@@ -29,7 +69,7 @@ def once_before(command: Command, name: str) -> Word | None:
         return None
     if any(_unsets(c, name, command) for c in owner.commands):
         return None  # (`unset NAME` may come between)
-    return assignment.value
+    return assignment
 
 
 def _unsets(unset: Command, name: str, command: Command) -> bool:
@@ -56,8 +96,6 @@ def _reaches(assignment: Assignment, command: Command) -> bool:
     is not in that function; a function's global only where the top level calls the function
     before the command (`setup() { X=1; }; setup`)."""
     at = assignment.command
-    if assignment.kind not in ("assign", "export", "declare", "readonly", "local"):
-        return False
     if at.background:
         return False
     apart = at.apart  # (a pipeline's element: the command only if in the same one)
