@@ -268,7 +268,9 @@ class LauncherModel:
         # `cp recipe.yaml recipes/dir/`; a folder landing inside the target (`into`)
         file_into = is_file and not target.endswith((".yaml", ".yml"))
         nests = into and not is_file and not content
-        if file_into or (nests and (command.base == "rsync" or target == "recipes")):
+        if file_into or (
+            nests and (command.base == "rsync" or target in profile.SRT_SLURM_RECIPE_FOLDERS)
+        ):
             target = f"{target}/{source.rsplit('/', 1)[-1]}"
         self.overlays.append(Overlay(source, target, command, givers=givers))
 
@@ -794,14 +796,15 @@ def _repository_path(value: str) -> str | None:
 
 
 def _checkout_path(value: str) -> str | None:
-    """`recipes/x`, `srt-slurm/recipes/x` or `$SRT_REPO_DIR/recipes/x` as `recipes/x`."""
+    """`recipes/x`, `srt-slurm/recipes/x` or `$SRT_REPO_DIR/recipes/x` as `recipes/x` (or
+    `recipies/`, srt-slurm's folder before its rename)."""
     value = value.rstrip("/") + "/"
-    index = value.find("recipes/")
-    if index < 0 or "$" in value[index:]:
-        return None
-    if index and value[index - 1] != "/":
-        return None
-    return value[index:]
+    for folder in profile.SRT_SLURM_RECIPE_FOLDERS:
+        index = value.find(f"{folder}/")
+        if index < 0 or "$" in value[index:] or (index and value[index - 1] != "/"):
+            continue
+        return value[index:]
+    return None
 
 
 _YQ_SCALAR = re.compile(r"-?[0-9]+(\.[0-9]+)?|true|false|null")

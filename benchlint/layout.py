@@ -323,7 +323,7 @@ def _recipe_roots(ws: Workspace, layout: Layout, facts: list[Fact], tree: bool) 
 
     for path in ws.glob(layout.launchers):
         source_text = ws.source(path)
-        if source_text is None or "recipes" not in source_text.text:
+        if source_text is None or not _names_recipe_folder(source_text.text):
             continue
         for source, target, span in _cached(ws, "overlays", path, source_text.digest, _overlays):
             if source.endswith((".yaml", ".yml")) or source in roots or not exists(source):
@@ -384,6 +384,11 @@ def _outermost(roots: list[str], facts: list[Fact]) -> list[str]:
     return kept
 
 
+def _names_recipe_folder(text: str) -> bool:
+    """Whether a launcher's text names a folder of srt-slurm's checkout (its copies there)."""
+    return any(folder in text for folder in profile.SRT_SLURM_RECIPE_FOLDERS)
+
+
 def recipe_mirrors(ws: Workspace) -> list[tuple[str, str]]:
     """Where this repository keeps recipes for paths of srt-slurm's checkout: (folder here,
     path there), from every launcher's copies (`cp -rT benchmarks/x recipes/x`, whichever route
@@ -392,7 +397,7 @@ def recipe_mirrors(ws: Workspace) -> list[tuple[str, str]]:
     found: dict[tuple[str, str], None] = {}
     for path in ws.glob(ws.layout.launchers):
         source_text = ws.source(path)
-        if source_text is None or "recipes" not in source_text.text:
+        if source_text is None or not _names_recipe_folder(source_text.text):
             continue
         for source, target, _ in _cached(ws, "overlays", path, source_text.digest, _overlays):
             if not source.endswith((".yaml", ".yml")):

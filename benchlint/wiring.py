@@ -52,7 +52,8 @@ from benchlint.workspace import Workspace, path_matches
 from benchlint.yamlmodel import YamlDocument, YamlError, YNode, parse_yaml
 from benchlint.yamlpatch import Patch, patched
 
-SRT_RECIPES = "recipes/"
+# the folders of an srt-slurm checkout a recipe path names (`recipies/` before its rename)
+SRT_RECIPES = tuple(f"{folder}/" for folder in profile.SRT_SLURM_RECIPE_FOLDERS)
 # a runner label that can start a runner's name (`h200`, `mi355x`)
 _LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9.]*")
 _SELECTOR = re.compile(
