@@ -25,6 +25,7 @@ import ast
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 # methods of a parser (or a group) that add nothing and read nothing of the command line
@@ -51,6 +52,7 @@ _READ = (
     ast.Expr,
     ast.Name,
 )
+_NAMED_DEFINITIONS = (ast.ExceptHandler, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BINDING = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.withitem, ast.Return, ast.Call)
 # actions that take no word after their option
 _NO_VALUE = frozenset(
@@ -433,6 +435,56 @@ class _Module:
                 inner = child
             self._scopes(child, inner)
 
+    @cached_property
+    def _locals(self) -> dict[ast.AST, set[str]]:
+        """The names each function binds (a parameter, an assignment's or a `for` target, an
+        `import`, an `except ... as`, a nested `def`), not declared `global`: Python reads them
+        in the function, never the module's of that name."""
+        found: dict[ast.AST, set[str]] = {}
+        for node, scope in self.scope_of.items():
+            if scope is None:
+                continue
+            names: list[str] = []
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                names = [node.id]
+            elif isinstance(node, ast.arg):
+                names = [node.arg]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [(a.asname or a.name).split(".")[0] for a in node.names]
+            elif isinstance(node, _NAMED_DEFINITIONS) and node.name:  # (`except E as e`, `def f`)
+                names = [node.name]
+            if names:
+                found.setdefault(scope, set()).update(names)
+        for scope, declared in self.globals.items():
+            found.get(scope, set()).difference_update(declared)
+        return found
+
+    @cached_property
+    def _own_names(self) -> set[int]:
+        """The names (node ids) a comprehension's expressions read of its own variables
+        (`[x for group in groups for x in group]`: `group` is the comprehension's, in a scope
+        of its own, not a parser group of the module's of that name)."""
+        found: set[int] = set()
+        for node in self.scope_of:
+            if not isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                continue
+            own = {
+                n.id
+                for generator in node.generators
+                for n in ast.walk(generator.target)
+                if isinstance(n, ast.Name)
+            }
+            # (the first generator's iterable is read in the enclosing scope)
+            inside = [c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.comprehension)]
+            inside += [*node.generators[0].ifs, *node.generators[1:]]
+            for child in inside:
+                found.update(
+                    id(n)
+                    for n in ast.walk(child)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in own
+                )
+        return found
+
     def _ends_between(self, scope: ast.AST | None, first: int, last: int) -> bool:
         """Whether the scope's code may end it between the two lines: a `return`, a `raise`,
         a `sys.exit()` (`exit`, `quit`, `os._exit`) on a line between them."""
@@ -657,9 +709,11 @@ class _Module:
                 return set(self.returns.get(func.id, ()))
             return set()
         if isinstance(node, ast.Name):
+            if id(node) in self._own_names:
+                return set()  # (a comprehension's variable: a name of its own scope)
             found = self.names.get((scope, node.id))
-            if found is None and scope is not None:
-                found = self.names.get((None, node.id))
+            if found is None and scope is not None and node.id not in self._locals.get(scope, ()):
+                found = self.names.get((None, node.id))  # (a function's free name: the module's)
             return set(found or ())
         if isinstance(node, ast.NamedExpr):
             return self._value(node.value, scope)

@@ -120,6 +120,48 @@ def test_option_strings_are_the_parsers_own() -> None:
             assert sub.options == set(choices[name]._option_string_actions), (name, source)
 
 
+@pytest.mark.parametrize(
+    "local",
+    [
+        "def flatten(groups):\n    return [x for group in groups for x in group]\n",
+        "def show(items):\n    for group in items:\n        print(group.title)\n",
+        "def show(group):\n    group.add_argument('--other')\n",
+        "def show():\n    try:\n        pass\n    except ValueError as group:\n"
+        "        print(group)\n",
+        "def show(items):\n    return {group: len(group) for group in items}\n",
+        "def show():\n    import group\n    group.add_argument('--other')\n",
+    ],
+)
+def test_a_name_a_function_binds_is_its_own_not_the_modules(local: str) -> None:
+    """A comprehension's variable, a `for` target, a parameter, an `except ... as` name or an
+    import of a function (t61b, sglang's bench_serving.py) is not the module's parser group of
+    that name: the parser is read, with the options Python's run gives it."""
+    source = (
+        "import argparse\n" + local + "parser = argparse.ArgumentParser()\n"
+        'group = parser.add_argument_group("g")\ngroup.add_argument("--foo")\n'
+        "parser.parse_args()\n"
+    )
+    read = pyargs.read(source)
+    assert isinstance(read, pyargs.Parser), read
+    assert read.options == set(_built(source)._option_string_actions)
+
+
+def test_a_function_that_hands_on_the_modules_group_makes_its_parser_untold() -> None:
+    """The near miss: a function whose `group` is the module's (a free name, or declared
+    `global`), handed to a call benchlint does not follow, may add options to it."""
+    for local in (
+        "def more():\n    hooks.setup(group)\n",
+        "def more():\n    global group\n    hooks.setup(group)\n    group = None\n",
+        "def more(items):\n    return [hooks.setup(group) for item in items]\n",
+    ):
+        source = (
+            "import argparse\nimport hooks\n" + local + "parser = argparse.ArgumentParser()\n"
+            'group = parser.add_argument_group("g")\ngroup.add_argument("--foo")\n'
+            "more()\nparser.parse_args()\n"
+        )
+        assert isinstance(pyargs.read(source), str), local
+
+
 # -- what argparse makes of one word ---------------------------------------------------------------
 
 
