@@ -95,10 +95,10 @@ When a launcher's branches give several `default_time_limit` values and benchlin
 which applies, the longest is used. Upstream recipes are not read. A recipe checked on its own
 that sets no `slurm.time_limit` (or on a route whose launcher writes no `default_time_limit`) is
 compared with nothing: the default comes from the site's `srtslurm.yaml`, else srtctl's own;
-every report counts such recipes. A single-node script's start-up budget is read only from an
-unconditional `export VLLM_ENGINE_READY_TIMEOUT_S=N`: a default
-(`${VLLM_ENGINE_READY_TIMEOUT_S:-N}`, which the caller may override), a value set in a branch or
-twice, and the script's own readiness loop are not compared.
+every report counts such recipes (those with no `health_check` either among them). A single-node
+script's start-up budget is read only from an unconditional `export VLLM_ENGINE_READY_TIMEOUT_S=N`:
+a default (`${VLLM_ENGINE_READY_TIMEOUT_S:-N}`, which the caller may override), a value set in a
+branch or twice, and the script's own readiness loop are not compared.
 """
 
 from __future__ import annotations
@@ -221,6 +221,8 @@ def _unrouted(ctx: Context) -> Iterator[Finding]:
         if window.site_default and site_default:
             if _compared(wall, document):
                 ctx.count(UNDECIDED, Location(path, FILE_START))
+            else:  # (no wall time either: said as that)
+                _count_no_wall(ctx, path, wall, settings_root(document.root))
             continue
         _count_no_wall(ctx, path, wall, settings_root(document.root))
         for node, message, related in _problems(path, document, window, wall):
@@ -396,6 +398,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         ):
             if _compared(wall, document) or route.launcher.allocations:
                 ctx.count(UNDECIDED, Location(recipe.path, FILE_START))
+            else:  # (no wall time either: said as that)
+                _count_no_wall(ctx, recipe.path, wall, settings_root(document.root))
             continue
         _count_no_wall(ctx, recipe.path, wall, settings_root(document.root))
         problems = _problems(recipe.path, original, window, wall, document.root)

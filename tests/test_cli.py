@@ -626,8 +626,9 @@ def test_recipes_of_an_unknown_release_are_said(tmp_path: Path) -> None:
 
 def test_recipes_with_no_wall_time_are_said(tmp_path: Path) -> None:
     """In a tree of recipes alone (t61), one with no `slurm.time_limit` has the site's
-    `default_time_limit`, not known: counted, not passed over; one with a time limit is
-    checked (reported), and one with `UNLIMITED` has none to compare with: not counted."""
+    `default_time_limit`, not known: counted, not passed over (with no health_check either,
+    once, as that); one with a time limit is checked (reported), and one with `UNLIMITED` has
+    none to compare with: not counted."""
     recipe = (
         "name: r\nmodel: {{path: m, container: c}}\n{slurm}"
         "health_check:\n  max_attempts: 400\n  interval_seconds: 10\n"
@@ -639,6 +640,8 @@ def test_recipes_with_no_wall_time_are_said(tmp_path: Path) -> None:
             "recipes/none.yaml": recipe.format(slurm=""),
             "recipes/short.yaml": recipe.format(slurm='slurm:\n  time_limit: "01:00:00"\n'),
             "recipes/open.yaml": recipe.format(slurm="slurm:\n  time_limit: UNLIMITED\n"),
+            # (no health_check either: the site's default_health_check; counted once, as this)
+            "recipes/bare.yaml": "name: b\nmodel: {path: m, container: c}\n",
         },
     )
     outcome = CliRunner().invoke(main, ["--format", "json", "--select", "BL204", str(root)])
@@ -651,7 +654,7 @@ def test_recipes_with_no_wall_time_are_said(tmp_path: Path) -> None:
     assert (
         "recipes with no slurm.time_limit not checked against a wall time (BL204: srtctl gives "
         "them the site's default_time_limit from srtslurm.yaml, not known here, else a default "
-        "of its own): 1 (recipes/none.yaml:1)"
+        "of its own): 2 (recipes/bare.yaml:1, recipes/none.yaml:1)"
     ) in [w["message"] for w in report["warnings"]]
 
 
