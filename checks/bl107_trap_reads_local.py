@@ -10,7 +10,9 @@ too): a handler function's body, or a single-quoted handler string
 Bash runs an EXIT trap when the script ends, after the function has returned and its locals are
 gone; also when `set -e` stops the script inside the function (checked with bash 5.2). The
 cleanup then runs with empty values: `scancel ""` cancels nothing and the Slurm allocation is held
-until something else cancels it. A real multi-node launcher shipped exactly this.
+until something else cancels it (under `set -u`, bash stops the handler at the first such read
+with "unbound variable": nothing after it runs either). A real multi-node launcher shipped
+exactly this.
 
 ## Example
 ```bash path=runners/launch_example.sh
@@ -53,6 +55,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import script_rule
+from benchlint.shell.flow import may_set_nounset
 from benchlint.shell.model import Command, Script, parse_file
 from benchlint.source import SourceText
 
@@ -132,7 +135,12 @@ def _findings(script: Script) -> Iterator[Finding]:
             "BL107",
             f"the EXIT trap set in {trap.function}() runs after {trap.function} has returned, "
             f"and its handler {shown} reads {names}, local to {trap.function}: it sees "
-            f"{'an empty value' if len(gone) == 1 else 'empty values'}",
+            f"{'an empty value' if len(gone) == 1 else 'empty values'}"
+            + (
+                ', or, where `set -u` is on then, stops there with "unbound variable"'
+                if may_set_nounset(script.top.file.text)
+                else ""
+            ),
             Location(script.path, trap.first_line_span),
             help=f"drop `{locals_[gone[0]].command.base or 'local'}` or expand the value now "
             '(`trap "..." EXIT`)',

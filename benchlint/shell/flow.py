@@ -414,6 +414,13 @@ _CHECKED = re.compile(r"\$\{#?[A-Za-z_0-9@*]+:?\?")
 _NAMED = re.compile(r"\$\{?(?:[A-Za-z_]|[1-9])")
 # `set -u`, `set -euo pipefail`, `set -o nounset`, a `#!` line's `-u`
 _NOUNSET = re.compile(r"\bset\s+(?:-[A-Za-z]*u|-o\s+nounset)|^#!.*\s-[A-Za-z]*u", re.M)
+
+
+def may_set_nounset(text: str) -> bool:
+    """Whether a script's text may turn on `set -u` (a `set` line or its `#!` line's `-u`)."""
+    return _NOUNSET.search(text) is not None
+
+
 # `let "N = 3"`: its status is 1 only when the last value is 0
 _NONZERO_LET = re.compile(r"\s*[A-Za-z_]\w*\s*=\s*-?[1-9][0-9]*\s*")
 
@@ -769,7 +776,7 @@ class Flow:
     def _nounset_anywhere(self) -> bool:
         """Whether the file may turn on `set -u` anywhere (read once per flow)."""
         if self._nounset is None:
-            self._nounset = _NOUNSET.search(self.script.top.file.text) is not None
+            self._nounset = may_set_nounset(self.script.top.file.text)
         return self._nounset
 
     def _assignment_fails(self, command: Command) -> bool:
