@@ -337,9 +337,9 @@ class Result:
             shown = ", ".join(f"{path}:{line}" for path, line in self.partial[:3])
             more = f" and {len(self.partial) - 3} more" if len(self.partial) > 3 else ""
             text = (
-                f"{_count(len(self.partial), 'script')} that bash accepts but tree-sitter-bash "
-                f"parses only in part ({shown}{more}): some commands from that line on were not "
-                "analysed"
+                f"{_count(len(self.partial), 'script')} that `bash -n` accepts but "
+                f"tree-sitter-bash parses only in part ({shown}{more}): some commands from that "
+                "line on were not analysed"
             )
             found.append(Notice(text, tuple(sorted(self.partial))))
         for what, where in self.undecided.items():
