@@ -912,6 +912,12 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
             match = _LOCAL_WORKFLOW.fullmatch(uses.value.strip()) if _scalar(uses) else None
             if match is not None and match.group(1) in roots and key.is_scalar:
                 jobs.setdefault(path, []).append((key, job, match.group(1)))
+    # (a job name two workflows have, `benchmark-gb200` in two sweeps: each call named with its
+    # workflow, not counted as one)
+    paths_of: dict[str, set[str]] = {}
+    for path, calls in jobs.items():
+        for key, _, _ in calls:
+            paths_of.setdefault(key.value, set()).add(path)
     callers: dict[str, list[str]] = {}
     for path, calls in jobs.items():
         for _, _, called in calls:
@@ -949,6 +955,8 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
                 for row in _matrix_rows(job, path):
                     call = _call(path, key, job, called, typed, where, row, nonempty)
                     call.via = via
+                    if len(paths_of[key.value]) > 1:
+                        call.job += f" of {posixpath.basename(path)}"
                     identity = (key.value, tuple(sorted(call.inputs.items())))
                     if identity not in seen:
                         seen.add(identity)

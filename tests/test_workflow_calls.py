@@ -259,6 +259,20 @@ def test_a_launch_path_that_globs_still_leads_to_every_launcher_of_the_label(
     ]
 
 
+def test_a_job_name_two_workflows_share_is_two_entries(tmp_path: Path) -> None:
+    """(t61a, InferenceX 917372ff8) two sweeps, each with a job `ma-1k1k`: each call named with
+    its workflow, so that counts and `explain` tell them apart; a name one workflow has alone is
+    kept as it is."""
+    second = SWEEP.replace("'ma_1k1k'", "'ma_8k1k'").replace("isl: 1024", "isl: 8192")
+    files = {**FILES, ".github/workflows/sweep-8k.yml": second}
+    calls = workflow_calls(Workspace(write_repo(tmp_path / "r", files), Config()))
+    assert sorted(c.name for c in calls if c.path.endswith(("sweep.yml", "sweep-8k.yml"))) == [
+        "ma-1k1k of sweep-8k.yml",
+        "ma-1k1k of sweep.yml",
+    ]
+    assert "bmk-h9-fp8 (called by ma-1k1k of sweep.yml)" in {c.name for c in calls}
+
+
 def test_a_string_passed_on_stays_a_string(tmp_path: Path) -> None:
     # `'7b_1k1k'` reads as a number's start to YAML: passed on, it is still the string
     sweep = SWEEP.replace("'ma_1k1k'", "'7b_1k1k'")
