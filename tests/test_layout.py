@@ -241,6 +241,10 @@ def test_launchers_or_recipes_with_nothing_routed_warn(tmp_path: Path) -> None:
     assert err == (
         "benchlint: warning: 1 launcher and 1 recipe but no master-config entry or workflow call "
         "to route: no route was checked (`benchlint layout` shows what was detected)\n"
+        # (the recipe, checked on its own, sets no time limit: said too)
+        "benchlint: warning: recipes with no slurm.time_limit not checked against a wall time "
+        "(BL204: srtctl gives them the site's default_time_limit from srtslurm.yaml, not known "
+        "here, else a default of its own): 1 (benchmarks/multi_node/srt-slurm-recipes/a.yaml:1)\n"
     )
     assert "0 master configs (0 entries), 1 launcher, 1 recipe (0 routed)" in out
 
