@@ -264,11 +264,18 @@ def _path_values(script: Script, name: str, unset: str | None = None) -> list[st
         if a.name != name or a.kind == "prefix":
             continue
         if a.value is None:
+            if a.kind in _NOT_KNOWN:
+                return []  # (`: ${P:=d}`, `read P`, `for P in`: its values are not plain words)
             if unset is not None:
                 found.append(unset)
         elif not (a.value.static and ("`" in a.value.value or "$(" in a.value.value)):
             found.append(a.value.value)
     return found
+
+
+# assignments whose value is no word of the script: the environment's or a default, a line
+# read, a loop's item
+_NOT_KNOWN = frozenset({"default", "read", "for", "dynamic"})
 
 
 def _variable_of(expr: str) -> str:
@@ -335,6 +342,13 @@ def _script_folder(script: Script, expression: str) -> str | None:
     if match is None:
         match = _SCRIPT_FOLDER.fullmatch(expression.strip())
     if match is None:
+        # (`$(realpath $SCRIPT_DIR/../..)`, `$(cd "$HERE/.." && pwd)`: a folder written from a
+        # variable of the script's own folder)
+        of = _OF_VARIABLE.fullmatch(expression.strip().strip('"'))
+        if of is not None and (of["name"] or of["cd_name"]) in _script_dir_variables(script):
+            up = (of["up"] or of["cd_up"] or "").lstrip("/")
+            folder = posixpath.normpath(posixpath.join(posixpath.dirname(script.path), up))
+            return None if folder.startswith("..") else ("" if folder == "." else folder)
         ups = _nested_dirnames(expression)
         if ups is None:
             return None
@@ -345,6 +359,15 @@ def _script_folder(script: Script, expression: str) -> str | None:
     return None if folder.startswith("..") else ("" if folder == "." else folder)
 
 
+_VARIABLE_PATH = r'"?\$\{?(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)\}?(?P<UP>(?:/[A-Za-z0-9_.-]+)*)/?"?'
+_OF_VARIABLE = re.compile(
+    r"\$\(\s*(?:realpath|readlink\s+-f)\s+(?:--\s+)?"
+    + _VARIABLE_PATH.replace("NAME", "name").replace("UP", "up")
+    + r"\s*\)"
+    + r"|\$\(\s*cd\s+(?:-P\s+)?(?:--\s+)?"
+    + _VARIABLE_PATH.replace("NAME", "cd_name").replace("UP", "cd_up")
+    + rf"{_QUIET}\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"
+)
 # a command substitution in backticks with no backslash or nested one inside
 _BACKTICKS = re.compile(r"`([^`\\]*)`")
 _ABSOLUTE_SELF = rf'"?\$\(\s*(?:readlink\s+-f|realpath)\s+(?:--\s+)?"?{_SELF}"?\s*\)"?'
@@ -535,8 +558,17 @@ def resolve(
             bases, rest = [fixed], rest.lstrip("/")
         elif _is_script_dir(head) or name in _script_dir_variables(script):
             bases, rest = [script_dir], rest.lstrip("/")
-        elif name in ROOT_VARIABLES or head == "$(pwd)":
+        elif head in _CURRENT_FOLDER:  # (`$(pwd)/x.py` is `x.py`, wherever that is from)
+            bases, rest = ["", script_dir], rest.lstrip("/")
+        elif name in ROOT_VARIABLES:
             bases, rest = [""], rest.lstrip("/")
+        elif python and (
+            head.startswith("$(") or _DEFAULTED.match(head) or _not_known(script, name)
+        ):
+            # (`$(mktemp -d)/x.py`, `${WS:-/opt/w}/x.py`: a folder a command prints, or one the
+            # environment may give in place of a default, is not the checkout's as far as is
+            # known: not read as the repository's file)
+            return None
         else:  # an unknown folder: match the rest as a path suffix
             bases, rest = None, rest.lstrip("/")
     else:
@@ -574,6 +606,17 @@ def resolve(
         if matches:
             return matches
     return []
+
+
+def _not_known(script: Script, name: str) -> bool:
+    """Whether the script gives the variable a value that is no word of it (`_NOT_KNOWN`)."""
+    return any(a.name == name and a.kind in _NOT_KNOWN for a in script.assignments)
+
+
+# the folder the command runs in
+_CURRENT_FOLDER = frozenset({"$(pwd)", "$PWD", "${PWD}"})
+# a parameter expansion with a default or an assignment: `${X:-d}`, `${X-d}`, `${X:=d}`
+_DEFAULTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]")
 
 
 def _pattern(text: str, script: Script, depth: int) -> str:

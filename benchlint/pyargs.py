@@ -485,6 +485,18 @@ class _Module:
                 )
         return found
 
+    def _parses_before(self, scope: ast.AST | None, line: int) -> bool:
+        """Whether the scope's code parses the command line (`parse_args()`, `parse_known_args()`)
+        on a line before this one."""
+        return any(
+            owner is scope
+            and isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _PARSE | _KNOWN_ONLY
+            and node.lineno < line
+            for node, owner in self.scope_of.items()
+        )
+
     def _ends_between(self, scope: ast.AST | None, first: int, last: int) -> bool:
         """Whether the scope's code may end it between the two lines: a `return`, a `raise`,
         a `sys.exit()` (`exit`, `quit`, `os._exit`) on a line between them."""
@@ -789,6 +801,10 @@ class _Module:
                 name = getattr(scope, "name", "")
                 if scope is not None and self.functions.get(name) is scope:
                     understood.add(id(node.value))
+                if isinstance(node.value, ast.Tuple) and self._parses_before(scope, node.lineno):
+                    # (`return args, parser` once the function parsed: what the caller does with
+                    # it comes after the parse, which has read the command line)
+                    understood.update(id(e) for e in node.value.elts)
             elif isinstance(node, ast.Expr):
                 understood.add(id(node.value))  # (a statement of a call alone)
             if isinstance(node, ast.Assign):  # `subparsers.required = True`

@@ -1512,6 +1512,8 @@ def _variable_folder(ctx: Context, script: Script, value: str, command: Command)
                 return None
     if kinds and kinds <= {"for", "read"}:
         return "in a folder named by a variable a loop or a `read` of the script sets: not followed"
+    if "default" in kinds:  # (`: ${WS:=/opt/w}`)
+        return "in a folder named by a variable the job may give, else the script's default"
     if kinds:
         return None
     for call in ctx.environment.calls.calls_in(top):

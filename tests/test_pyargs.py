@@ -162,6 +162,26 @@ def test_a_function_that_hands_on_the_modules_group_makes_its_parser_untold() ->
         assert isinstance(pyargs.read(source), str), local
 
 
+def test_a_parser_handed_back_after_it_parsed_is_read() -> None:
+    """(t62b, LMBench) `return args, parser` once the function parsed: the caller's uses come
+    after the command line was read; near miss, a parser handed back before any parse (its
+    caller may add options before it parses)."""
+    parsed = (
+        "import argparse\ndef get_args():\n    p = argparse.ArgumentParser()\n"
+        '    p.add_argument("--n", type=int)\n    args = p.parse_args()\n    return args, p\n'
+        "def main():\n    args, p = get_args()\n    if args.n is None:\n"
+        '        p.error("need --n")\nmain()\n'
+    )
+    read = pyargs.read(parsed)
+    assert isinstance(read, pyargs.Parser) and read.options == {"-h", "--help", "--n"}
+    early = (
+        "import argparse\ndef make():\n    p = argparse.ArgumentParser()\n"
+        '    p.add_argument("--n", type=int)\n    return p, 1\n'
+        'p, _ = make()\np.add_argument("--m")\np.parse_args()\n'
+    )
+    assert isinstance(pyargs.read(early), str)
+
+
 # -- what argparse makes of one word ---------------------------------------------------------------
 
 
