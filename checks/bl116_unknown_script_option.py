@@ -692,19 +692,24 @@ def _word(script: Script, word: Word) -> _Piece:
 
 def _pieces(script: Script, word: Word) -> list[_Piece]:
     """The words bash splits a string's value into when it runs it unquoted (`$CMD`): its
-    blank-separated pieces; one that holds an expansion, a quote or a pattern is not known.
-    Where the script sets `IFS` (`IFS=$'\\n\\t'`: a blank no longer splits), one word not
-    known."""
+    blank-separated pieces (`_piece`). Where the script sets `IFS` (`IFS=$'\\n\\t'`: a blank no
+    longer splits), one word not known."""
     if _sets_ifs(script):
         return [(None, word.value, word.span)]
-    out: list[_Piece] = []
-    for text, span in word.pieces():
-        if any(c in text for c in "$`'\"\\*?[{"):
-            names = set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", text))
-            out.append(("--" if _may_be_dashdash(script, names) else None, text, span))
-        else:
-            out.append((text, text, span))
-    return out
+    return [_piece(script, text, span) for text, span in word.pieces()]
+
+
+def _piece(script: Script, text: str, span: Span) -> _Piece:
+    """One piece of a value run unquoted: its text; for one that holds an expansion, a quote
+    or a pattern, not known, but an option written with its value is that option
+    (`--num_gpus=$G`: `--num_gpus=0`, as `Word.option_form` reads one)."""
+    if not any(c in text for c in "$`'\"\\*?[{"):
+        return text, text, span
+    option = _OPTION_PIECE.match(text)
+    if option is not None:
+        return option.group(1) + "=0", text, span
+    names = set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", text))
+    return ("--" if _may_be_dashdash(script, names) else None), text, span
 
 
 def _read_pieces(script: Script, command: Command, name: str) -> list[_Piece] | None:
@@ -726,14 +731,11 @@ def _read_pieces(script: Script, command: Command, name: str) -> list[_Piece] | 
 
     if _sets_ifs(script):
         return [(None, text.strip(), span(0, len(text)))]
-    return [
-        (
-            None if any(c in m.group() for c in "$`'\"\\*?[{") else m.group(),
-            m.group(),
-            span(*m.span()),
-        )
-        for m in re.finditer(r"[^ \t\n]+", text)
-    ]
+    return [_piece(script, m.group(), span(*m.span())) for m in re.finditer(r"[^ \t\n]+", text)]
+
+
+# a piece that starts with an option written with its value (`--num_gpus=...`)
+_OPTION_PIECE = re.compile(r"(--[A-Za-z0-9][A-Za-z0-9_.-]*)=")
 
 
 def _sets_ifs(script: Script) -> bool:

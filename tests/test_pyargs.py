@@ -267,6 +267,26 @@ def test_a_word_is_reported_only_where_argparse_rejects_it(seed: int) -> None:
     assert reported >= 0.9 * rejected, (reported, rejected)
 
 
+def test_a_string_run_with_an_option_written_with_its_value_is_read_once(tmp_path: Any) -> None:
+    """(t62c, DeepSpeedExamples) `CMD="deepspeed --num_gpus=$G x.py --bogus 1"; eval $CMD`:
+    `--num_gpus=$G` is an option, whatever `$G` holds, as on a command line; the line is read
+    (one finding) and not also said to be unread."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "x.py": 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr")\n'
+            "p.parse_args()\n",
+            "run.sh": '#!/bin/bash\nG=1\nCMD="deepspeed --num_gpus=$G x.py --bogus 1"\n'
+            'eval $CMD\nOPTS="--num_gpus=$G x.py --bogus 2"\ndeepspeed $OPTS\n',
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["run.sh:3:35", "run.sh:5:26"]
+    assert result.warnings() == []
+
+
 def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
     from tests.conftest import run_lint, write_repo
 
