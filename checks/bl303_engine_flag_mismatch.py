@@ -22,7 +22,8 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   python3 -m sglang.launch_server ...`), and in a launch an `srun --container-image=IMAGE`
   (pyxis) runs, a flag the release of the container's image does not accept;
 - where no release is known (a nightly or custom image, a container alias, a script no entry
-  runs, a container's `:latest` image; every report counts these launches when one of their
+  runs, a container's `:latest` image, a script a container writes to a file for another to
+  run, `cat > entry.sh <<EOF`; every report counts these launches when one of their
   flags is one only some releases accept), a flag only the other engine has: on SGLang
   `--enable-auto-tool-choice`, `--max-num-seqs`, `--gpu-memory-utilization`; on vLLM
   `--mem-fraction-static`, `--max-running-requests`, `--disable-radix-cache`, with the
@@ -103,7 +104,7 @@ from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
 from benchlint.releases import Running, beyond_scope, launch_releases
 from benchlint.shell.invocation import FILES
-from benchlint.shell.model import Script, Word
+from benchlint.shell.model import Script, Word, written_later
 from benchlint.source import SourceText
 from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YamlDocument, YNode
@@ -240,7 +241,11 @@ def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
             unchecked = _unchecked(launch)
             if unchecked is not None:
                 found.append(Undecided(unchecked, Location(path, launch.command.first_line_span)))
-            if launch.engine in ENGINES:
+            if launch.engine in ENGINES and written_later(launch.command.script):
+                # (a script the container writes to a file: whichever container runs the file
+                # runs it, in its own image, not known here)
+                found += _in_container(launch, None, None, path)
+            elif launch.engine in ENGINES:
                 found += _in_container(launch, container.image, container.image_node, path)
     return found
 

@@ -1317,6 +1317,17 @@ _POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])\})")
 _ALL_ARGUMENTS = frozenset({'"$@"', "$@", '"${@}"', "${@}"})
 
 
+def written_later(script: Script) -> bool:
+    """Whether the script is (or is nested in) the text of a file a command writes (`cat >
+    entry.sh <<EOF`), which runs when something runs that file, not where it is written."""
+    while script.parent is not None:
+        parent = script.parent
+        if parent.heredocs and _writes_file(parent) and not _reads_script_from_stdin(parent):
+            return True
+        script = parent.script
+    return False
+
+
 def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> Script:
     src = value.encode("utf-8", errors="surrogateescape")
     script = Script(parent.script.file, src, nested_char_of(value, offsets), parent, errexit, False)
