@@ -1,6 +1,6 @@
 """Containers in Kubernetes YAML (a Deployment's or a LeaderWorkerSet's containers, a
-DynamoGraphDeployment's `mainContainer`) and SkyPilot tasks (`run:`): the image, and what the
-container runs as a script.
+DynamoGraphDeployment's `mainContainer`), Compose services and SkyPilot tasks (`run:`): the
+image, and what the container runs as a script.
 
 A container's `command` and `args` lists are one command line, each item one word (quoted, so
 the shell reads it back as the item: a JSON value stays one word); with `args` and no `command`,
@@ -36,12 +36,17 @@ def containers(
     """Every mapping of the document with a `command` or `args` list of scalars (`naming`: only
     those whose items hold one of these words: modelling a long `sh -c` script costs), and a
     SkyPilot task's `run:` script (`_sky_task`)."""
+    services: set[int] = set()  # (a Compose file's services: read as Compose runs them)
     for root in document.documents:
         task = _sky_task(file, root, naming)
         if task is not None:
             yield task
+        for service, container in _compose_services(file, root, naming):
+            services.add(id(service))
+            if container is not None:
+                yield container
     for node in YamlDocument.nodes(document.documents):
-        if not node.is_map:
+        if not node.is_map or id(node) in services:
             continue
         argv: list[YNode] = []
         for key in ("command", "args"):
@@ -62,6 +67,51 @@ def containers(
             continue
         line = command_line(file, argv, entry, image)
         yield Container(image.value if image is not None else None, line, image)
+
+
+def _compose_services(
+    file: SourceText, root: YNode, naming: tuple[str, ...]
+) -> Iterator[tuple[YNode, Container | None]]:
+    """A Compose file's services (a top-level `services:` mapping), each with the command line
+    Compose runs: its `entrypoint` (else the image's, where it is known) followed by its
+    `command`, not the other way round as a Kubernetes container's `command` and `args`; a
+    string is split into words as Compose splits it (read as a shell's words: one with a shell
+    operator or a substitution in it, which Compose would pass as text, is not read)."""
+    services = root.get("services") if root.is_map else None
+    if services is None or not services.is_map:
+        return
+    for _, service in services.pairs:
+        if not service.is_map:
+            continue
+        image = service.get("image")
+        image = image if image is not None and image.is_scalar else None
+        entrypoint, command = service.get("entrypoint"), service.get("command")
+        argv: list[YNode] = []
+        split: set[int] = set()
+        for value in (entrypoint, command):
+            if value is None:
+                continue
+            if value.is_scalar and not _COMPOSE_UNSAFE.search(value.value):
+                argv.append(value)
+                split.add(id(value))
+            elif value.is_seq and all(item.is_scalar for item in value.items):
+                argv.extend(value.items)
+            else:
+                argv = []
+                break
+        entry = image_entrypoint(image.value) if image is not None and entrypoint is None else ()
+        words = [*entry, *(item.value for item in argv)]
+        if command is None and entrypoint is None:
+            continue
+        if not argv or (naming and not any(n in word for word in words for n in naming)):
+            yield service, None
+            continue
+        line = command_line(file, argv, entry, image, frozenset(split))
+        yield service, Container(image.value if image is not None else None, line, image)
+
+
+# what a shell reads otherwise than Compose splits a string: operators, substitutions, comments
+_COMPOSE_UNSAFE = re.compile(r"[;&|<>()`#]|\$\(")
 
 
 def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Container | None:
@@ -94,12 +144,17 @@ _INSTALLS = re.compile(
 
 
 def command_line(
-    file: SourceText, argv: list[YNode], entry: tuple[str, ...] = (), at: YNode | None = None
+    file: SourceText,
+    argv: list[YNode],
+    entry: tuple[str, ...] = (),
+    at: YNode | None = None,
+    split: frozenset[int] = frozenset(),
 ) -> Script:
-    """The scalars as one command line: each item single-quoted, each character of the line at
-    the file offset of the item's character it stands for (a quote at its item's first or last
-    character; an item whose characters cannot be placed, at its first); after the `entry`
-    words, placed at the start of `at` (the image that runs them)."""
+    """The scalars as one command line: each item single-quoted (those in `split`, by id, as
+    they are: words to split), each character of the line at the file offset of the item's
+    character it stands for (a quote at its item's first or last character; an item whose
+    characters cannot be placed, at its first); after the `entry` words, placed at the start of
+    `at` (the image that runs them)."""
     text: list[str] = []
     offsets: list[int] = []
 
@@ -115,6 +170,10 @@ def command_line(
         places = _places(file, node, start) or [start] * len(value)
         if index:
             put(" ", offsets[-1])
+        if id(node) in split:
+            text.append(value)
+            offsets.extend(places)
+            continue
         put("'", places[0] if places else start)
         if "'" not in value:  # (the usual item: its characters as they are, at their places)
             text.append(value)
@@ -145,6 +204,8 @@ def _places(file: SourceText, node: YNode, start: int) -> list[int] | None:
             first = start + quoted
             return list(range(first, first + len(value)))
         return None
+    if node.style == ">":
+        return _folded_places(file, node)
     if node.style != "|":
         return None
     places: list[int] = []
@@ -163,6 +224,34 @@ def _places(file: SourceText, node: YNode, start: int) -> list[int] | None:
         if len(places) < len(value):  # the newline after it
             places.append(file.line_starts[number - 1] + len(line))
     return places if len(places) == len(value) else None
+
+
+def _folded_places(file: SourceText, node: YNode) -> list[int] | None:
+    """A folded block (`>`) of lines at one indentation, with no blank or more-indented line:
+    its value is the lines joined by blanks, each blank placed at the line break it folds."""
+    value, span = node.value, node.span
+    places: list[int] = []
+    indent = None
+    text: list[str] = []
+    number = span.line + 1
+    while len("".join(text)) < len(value.rstrip("\n")) and number <= len(file.line_starts):
+        line = file.line_text(number)
+        if indent is None:
+            indent = len(line) - len(line.lstrip(" "))
+        content = line[indent:]
+        if not content.strip() or content[:1] in " \t":
+            return None
+        if text:
+            text.append(" ")
+            places.append(file.line_starts[number - 2] + len(file.line_text(number - 1)))
+        text.append(content)
+        at = file.line_starts[number - 1] + indent
+        places.extend(range(at, at + len(content)))
+        number += 1
+    if value.endswith("\n"):
+        text.append("\n")
+        places.append(file.line_starts[number - 2] + len(file.line_text(number - 1)))
+    return places if "".join(text) == value else None
 
 
 # Dynamo's runtime images name the release they hold: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0
