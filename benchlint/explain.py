@@ -50,13 +50,16 @@ def explain(ctx: Context, target: str) -> list[Explained]:
     wiring = ctx.wiring
     target = target.strip().removeprefix("./")
     entry_names = {e.name for e in wiring.entries}
+    # (a workflow call's job name, `bmk-h100`, stands for each of its calls: `bmk-h100 [h100]
+    # (called by sweep)`, ...)
+    named = {n for n in entry_names if n == target or n.startswith(target + " ")}
     found: list[Explained] = []
     launcher = wiring.is_launcher(target)
     script = ctx.ws.is_shell(target) and not launcher
     # a client script recipes run as their `benchmark.command`: the routes to those recipes
     running = {run.recipe for run in wiring.script_runs.get(target, [])} if script else set()
     for route in wiring.routes:
-        by_entry = target in entry_names and route.entry.name == target
+        by_entry = route.entry.name in named
         by_entry = by_entry or (launcher and route.launcher.path == target)  # its every route
         # (a script a launcher hands its route over to, `exec bash other.sh`, or one that hands
         # it on again: its every route)
@@ -84,7 +87,7 @@ def explain(ctx: Context, target: str) -> list[Explained]:
     if not found and script:
         found = _through_callers(ctx, target)
     if not found:
-        if target in entry_names:
+        if named:
             why = (
                 "see BL205"
                 if wiring.has_runners_file

@@ -377,6 +377,18 @@ def test_explain_says_why_a_call_reaches_no_launcher(tmp_path: Path) -> None:
     )
 
 
+def test_explain_takes_a_calls_job_name(tmp_path: Path) -> None:
+    """(t62a) `benchlint explain JOB` shows every call of that job (`bmk-h9-fp8 (called by
+    ma-1k1k)`), as the warnings' advice has it; a name that only starts a job's is not one."""
+    root = write_repo(tmp_path / "r", FILES)
+    outcome = CliRunner().invoke(main, ["explain", "bmk-h9-fp8", "--root", str(root)])
+    assert outcome.exit_code == 0
+    assert outcome.output.count("bmk-h9-fp8 (called by ma-1k1k) [with]") == 2
+    assert "runners/launch_h9-aa.sh" in outcome.output
+    partial = CliRunner().invoke(main, ["explain", "bmk-h9", "--root", str(root)])
+    assert partial.exit_code == 2
+
+
 def test_a_call_github_rejects_before_any_job_starts_is_reported(tmp_path: Path) -> None:
     sweep = (
         SWEEP.replace("      isl: 1024\n", "      isl: 1024\n      use_h8: true\n")
