@@ -345,8 +345,9 @@ def _script_folder(script: Script, expression: str) -> str | None:
         # (`$(realpath $SCRIPT_DIR/../..)`, `$(cd "$HERE/.." && pwd)`: a folder written from a
         # variable of the script's own folder)
         of = _OF_VARIABLE.fullmatch(expression.strip().strip('"'))
-        if of is not None and (of["name"] or of["cd_name"]) in _script_dir_variables(script):
-            up = (of["up"] or of["cd_up"] or "").lstrip("/")
+        named = of and (of["name"] or of["cd_name"] or of["dn_name"])
+        if of is not None and named in _script_dir_variables(script):
+            up = ".." if of["dn_name"] else (of["up"] or of["cd_up"] or "").lstrip("/")
             folder = posixpath.normpath(posixpath.join(posixpath.dirname(script.path), up))
             return None if folder.startswith("..") else ("" if folder == "." else folder)
         ups = _nested_dirnames(expression)
@@ -367,6 +368,7 @@ _OF_VARIABLE = re.compile(
     + r"|\$\(\s*cd\s+(?:-P\s+)?(?:--\s+)?"
     + _VARIABLE_PATH.replace("NAME", "cd_name").replace("UP", "cd_up")
     + rf"{_QUIET}\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"
+    + r'|\$\(\s*dirname\s+(?:--\s+)?"?\$\{?(?P<dn_name>[A-Za-z_][A-Za-z0-9_]*)\}?"?\s*\)'
 )
 # a command substitution in backticks with no backslash or nested one inside
 _BACKTICKS = re.compile(r"`([^`\\]*)`")
