@@ -441,8 +441,15 @@ class _Module:
         `import`, an `except ... as`, a nested `def`), not declared `global`: Python reads them
         in the function, never the module's of that name."""
         found: dict[ast.AST, set[str]] = {}
+        # (a comprehension's targets are its own, in a scope of its own: `_own_names`)
+        comprehended = {
+            id(n)
+            for node in self.scope_of
+            if isinstance(node, ast.comprehension)
+            for n in ast.walk(node.target)
+        }
         for node, scope in self.scope_of.items():
-            if scope is None:
+            if scope is None or id(node) in comprehended:
                 continue
             names: list[str] = []
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):

@@ -153,6 +153,8 @@ def test_a_function_that_hands_on_the_modules_group_makes_its_parser_untold() ->
         "def more():\n    hooks.setup(group)\n",
         "def more():\n    global group\n    hooks.setup(group)\n    group = None\n",
         "def more(items):\n    return [hooks.setup(group) for item in items]\n",
+        # (a comprehension's own `group` does not make the function's free `group` its own)
+        "def more(items):\n    [g for group in items]\n    hooks.setup(group)\n",
     ):
         source = (
             "import argparse\nimport hooks\n" + local + "parser = argparse.ArgumentParser()\n"
