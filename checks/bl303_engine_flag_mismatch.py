@@ -18,9 +18,8 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
   them with `vllm serve`), in a Compose service (its `entrypoint`, else its image's, then its
   `command`: a list, or a string split into words), in a SkyPilot task's `run:` script (in the
-  image its `resources`
-  `image_id: docker:...` names), in a script's `docker run` (or `podman run`) of that image
-  with flags after it or of any image with the launch after it (`docker run
+  image its `resources` `image_id: docker:...` names), in a script's `docker run` (or `podman
+  run`) of that image with flags after it or of any image with the launch after it (`docker run
   lmsysorg/sglang:v0.5.8 python3 -m sglang.launch_server ...`), and in a launch an `srun
   --container-image=IMAGE` (pyxis) runs, a flag the release of the container's image does not
   accept;
