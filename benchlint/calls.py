@@ -562,7 +562,7 @@ def resolve(
             bases, rest = [script_dir], rest.lstrip("/")
         elif head in _CURRENT_FOLDER:  # (`$(pwd)/x.py` is `x.py`, wherever that is from)
             bases, rest = ["", script_dir], rest.lstrip("/")
-        elif name in ROOT_VARIABLES:
+        elif name in ROOT_VARIABLES or _CHECKOUT_ROOT.fullmatch(head):
             bases, rest = [""], rest.lstrip("/")
         elif python and (
             head.startswith("$(") or _DEFAULTED.match(head) or _not_known(script, name)
@@ -615,6 +615,8 @@ def _not_known(script: Script, name: str) -> bool:
     return any(a.name == name and a.kind in _NOT_KNOWN for a in script.assignments)
 
 
+# the root of the checkout the script runs in
+_CHECKOUT_ROOT = re.compile(r"\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)")
 # the folder the command runs in
 _CURRENT_FOLDER = frozenset({"$(pwd)", "$PWD", "${PWD}"})
 # a parameter expansion with a default or an assignment: `${X:-d}`, `${X-d}`, `${X:=d}`
