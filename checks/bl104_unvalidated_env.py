@@ -26,8 +26,9 @@ may write the name to `GITHUB_ENV`) is not reported either, nor one a master-con
 on its route (its `model:` as `MODEL`), one a call of a reusable workflow passes as a literal
 (`with: {model: 'org/m'}`, or a list its matrix takes, `tp-list: '[1, 2]'` for `${{ matrix.tp
 }}`), or a dispatch-only workflow's choice or boolean input passed on; a dispatch's free input can
-be empty, and is reported; so is a script nothing in the repository runs, with a note that says
-so (its caller is not known). Located at the first unvalidated use;
+be empty, and is reported; so is a script nothing in the repository runs, or (in a repository
+with entries) one no entry's route reaches, with a note that says so (what reaches it is not
+known). Located at the first unvalidated use;
 the message lists every unvalidated variable of that command, and says when one is cut off from a
 `check_env_vars` line that lacks its `\\` (on the lines after it: the author meant to check it;
 bash runs those lines as a command of their own). A variable that nothing on the ways into the
@@ -562,17 +563,24 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             else f'add `check_env_vars {shown}` or `: "${{{next(iter(unvalidated))}:?}}"` '
             "before this line",
             subject=f"{launch.module}:{shown}",
-            notes=_NO_CALLER if _run_by_nothing(ctx, path) else (),
+            notes=_callers_note(ctx, path),
         )
 
 
-_NO_CALLER = ("nothing in the repository runs this script: what its caller passes is not known",)
-
-
-def _run_by_nothing(ctx: Context, path: str) -> bool:
-    """Whether no entry's route, no workflow step and no script of the repository starts the
-    script (`_safe_from_callers` has no way in to read)."""
-    return not (ctx.environment.routes(path) or ctx.environment.caller_starts(path))
+def _callers_note(ctx: Context, path: str) -> tuple[str, ...]:
+    """What the report says of the ways into the script where none gives known values: nothing
+    of the repository starts it (no entry's route, no workflow step, no script), or, in a
+    repository with entries, only scripts no entry's route reaches start it."""
+    if ctx.environment.routes(path):
+        return ()
+    if not ctx.environment.caller_starts(path):
+        return ("nothing in the repository runs this script: what its caller passes is not known",)
+    if ctx.wiring.entries:
+        return (
+            "no entry's route reaches this script, only scripts that start it: what they are "
+            "given is not known",
+        )
+    return ()
 
 
 def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str, int] | None:
