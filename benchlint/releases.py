@@ -237,10 +237,11 @@ def unfollowed(ctx: Context, routes: list[Route] | None = None) -> dict[str, tup
     """Launchers that run, for some entries, nothing benchlint can follow: no script or recipe
     it can evaluate a path to, and no engine of their own (a launcher that starts the engine
     itself, as InferenceX's did until August 2025, is what its jobs run, and is checked): each
-    with the names of those entries, in the order of the routes. Every launcher such an entry
-    reaches so is named; one it reaches that does run something for it is not (its label's
-    jobs that land on the other runners are checked). `routes`: those to look at (every route of
-    the wiring by default)."""
+    with the names of those entries, in the order of the routes; a route the launcher surely
+    ends on with an `exit` runs nothing more (BL202 says so where it fails). Every launcher such
+    an entry reaches so is named; one it reaches that does run something for it is not (its
+    label's jobs that land on the other runners are checked). `routes`: those to look at (every
+    route of the wiring by default)."""
     wiring = ctx.wiring
     followed: set[tuple[int, str]] = set()
     reached: dict[tuple[int, str], Route] = {}
@@ -250,7 +251,9 @@ def unfollowed(ctx: Context, routes: list[Route] | None = None) -> dict[str, tup
         if key in followed:
             continue
         recipes = wiring.recipes(route) and runs_srtctl(ctx, route.launcher.path)
-        if scripts_run(ctx, route) or recipes or _starts_engine(ctx, route):
+        end = route.ended_by()
+        ends = end is not None and end.base == "exit"  # (the job ends there: nothing to follow)
+        if ends or scripts_run(ctx, route) or recipes or _starts_engine(ctx, route):
             followed.add(key)
     found: dict[str, list[str]] = {}
     for key, route in reached.items():

@@ -283,6 +283,42 @@ def test_entries_whose_launcher_runs_nothing_benchlint_follows_warn(tmp_path: Pa
     )
 
 
+def test_an_entry_its_launcher_surely_ends_for_is_not_said_to_be_unfollowed(
+    tmp_path: Path,
+) -> None:
+    """(t62a) An entry whose every job the launcher ends with `exit 1` (no CONFIG_FILE: BL202
+    reports it) runs nothing more: it is not listed among those whose launcher runs nothing
+    benchlint can follow; one that passes the exit and reaches a path not known still is."""
+    master = "".join(
+        f"{name}:\n  image: x\n  model-prefix: {name[0]}\n  precision: fp8\n  framework: vllm\n"
+        "  runner: h200\n  scenarios:\n    fixed-seq-len:\n"
+        f"    - {{isl: 1, osl: 1, search-space: [{{tp: 8{extra}}}]}}\n"
+        for name, extra in (
+            ("a-h200", ""),
+            ("b-h200", ", prefill: {additional-settings: [CONFIG_FILE=r.yaml]}"),
+        )
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "configs/runners.yaml": "h200: [h200-x_0]\n",
+            "configs/nvidia-master.yaml": master,
+            "runners/launch_h200-x.sh": (
+                'if [[ -z "$CONFIG_FILE" ]]; then\n  echo "no recipe" >&2\n  exit 1\nfi\n'
+                'bash "benchmarks/${SUBDIR}/${MODEL_PREFIX}.sh"\n'
+            ),
+        },
+    )
+    _, out, err = invoke(root, "--select", "BL202", "--format", "concise")
+    assert (
+        "runners/launch_h200-x.sh:3:3: error: `exit 1` surely runs for every job of a-h200" in out
+    )
+    assert (
+        "benchlint: warning: 1 entry (b-h200) reaches a launcher (runners/launch_h200-x.sh) that "
+        "runs no script or recipe benchlint can follow for them"
+    ) in err
+
+
 def test_a_repository_benchlint_cannot_wire_says_so_in_layout_and_summary(tmp_path: Path) -> None:
     """A Kubernetes-shaped repository: `layout` says (text and JSON) that it found no master
     config, and the summary counts the Helm template it did not lint."""
