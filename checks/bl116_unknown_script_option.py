@@ -212,7 +212,7 @@ from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.held import once_before, read_before
 from benchlint.shell.invocation import FILES, WRAPPER_GRAMMARS, Invocation, resolve_words
-from benchlint.shell.model import Assignment, Command, Script, Word
+from benchlint.shell.model import Assignment, Command, Script, Word, blank_separated
 from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
@@ -732,7 +732,8 @@ def _read_pieces(script: Script, command: Command, name: str) -> list[_Piece] | 
 
     if _sets_ifs(script):
         return [(None, text.strip(), span(0, len(text)))]
-    return [_piece(script, m.group(), span(*m.span())) for m in re.finditer(r"[^ \t\n]+", text)]
+    # (split as `Word.pieces` splits a value: a substitution's blanks split nothing)
+    return [_piece(script, text[a:b], span(a, b)) for a, b in blank_separated(text)]
 
 
 # a piece that starts with an option written with its value (`--num_gpus=...`)

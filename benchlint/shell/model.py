@@ -219,7 +219,7 @@ class Word:
         file = self.script.file
         return [
             (text[start:end], file.span(offsets[start], offsets[end - 1] + 1))
-            for start, end in _blank_separated(text)
+            for start, end in blank_separated(text)
         ]
 
     def unquoted_variable(self) -> str | None:
@@ -237,7 +237,7 @@ class Word:
         return None if match is None else match.group(2) or match.group(3)
 
 
-def _blank_separated(text: str) -> list[tuple[int, int]]:
+def blank_separated(text: str) -> list[tuple[int, int]]:
     """Where the blank-separated pieces of a value are: blanks inside an expansion written in
     it (`$(get_nodes --n 2)`, `${X// -a/}`, backquotes) split nothing (its result is the word's,
     as far as the text can tell)."""
