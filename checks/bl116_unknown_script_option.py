@@ -107,10 +107,10 @@ are read as the command line; where it changes folders first or runs them in a c
 where a script of the repository does not plainly run its arguments, and where the program is
 at a path outside the repository (`/fsx/profwrap torchrun x.py ...`), the line is counted, not
 read. `${PWD}/x.py` and `$(pwd)/x.py` are `x.py` (so is `$D/x.py` after `D=$(pwd)`),
-`$(git rev-parse --show-toplevel)/x.py` the root's `x.py`; a folder
-written from one of the script's own (`$(realpath $HERE/..)`) is that folder; one another command
-prints (`$(mktemp -d)`), or one the job may give in place of a default (`${WS:-/opt/w}/x.py`,
-`: ${WS:=/opt/w}`), is not taken for the repository's (the job-given one is counted).
+`$(git rev-parse --show-toplevel)/x.py` the root's `x.py`; a folder written from one of the
+script's own (`$(realpath $HERE/..)`) is that folder; one another command prints (`$(mktemp
+-d)`), or one the job may give in place of a default (`${WS:-/opt/w}/x.py`, `: ${WS:=/opt/w}`),
+is not taken for the repository's (the job-given one is counted).
 
 A word that is a variable's whole value, assigned once before the line and never appended to,
 is read as what it holds: the script's path (`SCRIPT=tools/x.py; python3 "$SCRIPT" ...`), a
