@@ -17,11 +17,14 @@ from dataclasses import dataclass
 from benchlint import profile
 from benchlint.calls import PATH_EXPANSION, Call, last_separator, repository_folder
 from benchlint.context import Context
+from benchlint.ends import failing, launcher_ends
 from benchlint.engines import Launch, launches
 from benchlint.images import image_release
 from benchlint.launcher import reaching
+from benchlint.shell.expand import keeps_empty
 from benchlint.shell.expand import value as expanded
-from benchlint.shell.model import Command, Script
+from benchlint.shell.flow import Flow, may_set_nounset
+from benchlint.shell.model import Command, Script, Word
 from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
 from benchlint.workspace import Workspace
@@ -233,15 +236,73 @@ def runs_srtctl(ctx: Context, path: str) -> bool:
     return bool(known[path])
 
 
+_FILE_OPTIONS = ("-f", "--file")
+
+
+@dataclass(frozen=True)
+class EmptyRecipeFile:
+    """An srtctl command a route gives an empty recipe path: the command, its path's word, and
+    the failing `exit`s before it that may run on the route (`git clone ... || exit 1`): a job
+    either fails at one of them or gets to the command."""
+
+    command: Command
+    word: Word
+    failing_before: tuple[Command, ...]
+
+
+def empty_recipe_file(ctx: Context, route: Route) -> EmptyRecipeFile | None:
+    """The launcher's first `srtctl ... -f WORD` that runs on the route with WORD an empty
+    argument (`-f "$CONFIG_FILE"` for an entry that sets no CONFIG_FILE, which the launcher
+    does not assign before) for every job that gets that far: its conditions hold there, and
+    every command before it that may end the launcher surely does not, or is an `exit` of a
+    nonzero number (a job that ends there fails anyway). None when there is none or that is not
+    known: something before it may end the job otherwise (an `exec`, `exit 0`, a sourced file:
+    see `ends`), it is in a function (where it runs is where the function is called). A word an
+    unset name drops (`-f $CONFIG_FILE`, unquoted) is not one (srtctl's `-f` takes the next
+    word), nor is a line the launcher reaches under `set -u` (bash stops at the read) or `set
+    -e` (a command before it that reads the same empty name may stop it first)."""
+    script = route.launcher.script
+    if b"srtctl" not in script.src:
+        return None
+    for command in script.commands:  # (its own text: a nested shell's options are its own)
+        if command.base is None or posixpath.basename(command.base) != "srtctl":
+            continue
+        if command.function is not None:
+            return None
+        words = command.args
+        for index, word in enumerate(words):
+            if word.static and word.value in _FILE_OPTIONS and index + 1 < len(words):
+                given = words[index + 1]
+            elif word.literal_prefix.startswith("--file="):
+                given = word
+            else:
+                continue
+            text = given.text.removeprefix("--file=")
+            if given.static or keeps_empty(text) is not True or route.runs(command) is not True:
+                break
+            if route.expand(text, command) != "":
+                break
+            at = command.node.start_byte
+            before = [e for e in launcher_ends(ctx, route.launcher) if e.node.start_byte < at]
+            undecided = tuple(e for e in before if route.holds(e) is not False)
+            if not all(failing(e) for e in undecided):
+                return None  # (something before it may end the job otherwise: not decided)
+            if may_set_nounset(script.top.file.text) or Flow(script).errexit_at(command):
+                return None
+            return EmptyRecipeFile(command, given, undecided)
+    return None
+
+
 def unfollowed(ctx: Context, routes: list[Route] | None = None) -> dict[str, tuple[str, ...]]:
     """Launchers that run, for some entries, nothing benchlint can follow: no script or recipe
     it can evaluate a path to, and no engine of their own (a launcher that starts the engine
     itself, as InferenceX's did until August 2025, is what its jobs run, and is checked): each
     with the names of those entries, in the order of the routes; a route the launcher surely
-    ends on with an `exit` runs nothing more (BL202 says so where it fails). Every launcher such
-    an entry reaches so is named; one it reaches that does run something for it is not (its
-    label's jobs that land on the other runners are checked). `routes`: those to look at (every
-    route of the wiring by default)."""
+    ends on with an `exit` runs nothing more (BL202 says so where it fails), nor does one where
+    srtctl surely gets an empty recipe path (`empty_recipe_file`: BL202 says what it does).
+    Every launcher such an entry reaches so is named; one it reaches that does run something for
+    it is not (its label's jobs that land on the other runners are checked). `routes`: those to
+    look at (every route of the wiring by default)."""
     wiring = ctx.wiring
     followed: set[tuple[int, str]] = set()
     reached: dict[tuple[int, str], Route] = {}
@@ -255,6 +316,8 @@ def unfollowed(ctx: Context, routes: list[Route] | None = None) -> dict[str, tup
         ends = end is not None and end.base == "exit"  # (the job ends there: nothing to follow)
         if ends or scripts_run(ctx, route) or recipes or _starts_engine(ctx, route):
             followed.add(key)
+        if key not in followed and empty_recipe_file(ctx, route) is not None:
+            followed.add(key)  # (BL202 says what srtctl does with it)
     found: dict[str, list[str]] = {}
     for key, route in reached.items():
         if key not in followed:

@@ -38,6 +38,7 @@ from benchlint.recipe import ScriptRun, script_run
 from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Decisions, Probe, guards_hold
 from benchlint.shell.expand import UNSET
+from benchlint.shell.expand import value as expanded_value
 from benchlint.shell.model import Command
 from benchlint.source import SourceText
 from benchlint.workflow import (
@@ -235,6 +236,13 @@ class Route:
         if late:
             late = late & self.env.unknown
         return self.env.before_assigning(late) if late else self.env
+
+    def expand(self, text: str, command: Command) -> str | None:
+        """A word's source text expanded where the command runs on this route: with the
+        values its conditions read there (an unset name gives nothing); None when a name it
+        reads is not known there (the launcher assigns it before, the runner's environment may
+        hold it) or the word has a form `expand` does not model."""
+        return expanded_value(text, self._env_at(command).get)
 
     def ended_by(self) -> Command | None:
         """The launcher's first `exit` or `exec` of a program that surely runs on this route."""

@@ -38,6 +38,21 @@ a function that may exit otherwise than failing (`finish() { ...; exit 0; }`), a
 trap that may change the status (`exit 0`) hides the exit. The message says "every job" only
 when all the entry's routes, through every launcher of its runner label, end there.
 
+It reports a launcher's `srtctl apply -f "$CONFIG_FILE"` (`--file=...`, `${CONFIG_FILE%%:*}`)
+that runs for an entry that sets no `CONFIG_FILE`, which the launcher does not assign before:
+srtctl gets an empty path, which Python reads as `.`, the folder srtctl runs in (its checkout);
+srtctl since srt-slurm 55698764 (2026-01-21) submits every YAML below a folder it is given as a
+job of its own, and an older one fails to read the folder as a recipe. The command must run for
+every job of the entry that gets that far: its conditions hold on the route, and each command
+before it that may end the launcher surely does not, or is an `exit` of a nonzero number whose
+condition is not decided (`git clone ... || exit 1`: a job that ends there fails anyway; the
+message names those lines). Not reported: an unquoted path (`-f $CONFIG_FILE`: bash drops the
+word and srtctl's `-f` takes the next one), a launcher that runs under `set -e` or `set -u`
+there (bash may stop it at an earlier read of the empty name), a command in a function, and one
+after something that may end the job otherwise (`exec`, `exit 0`, a sourced file that may exit);
+such entries are listed in the run's warning about launchers that run nothing benchlint can
+follow.
+
 And a script that an entry's job runs (through its launcher, or a script that runs it) and that
 runs, sources or `exec`s another by a path fixed relative to its own folder or to the checkout
 (`source "$(dirname "$0")/../benchmark_lib.sh"` one folder short after the scripts moved into
@@ -158,14 +173,16 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator
 
+from benchlint import profile
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
+from benchlint.ends import failing, launcher_ends, masks
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.launcher import RECIPE_VARIABLES, leading_variable, names_of_recipe
 from benchlint.layout import srtctl_sources
 from benchlint.recipe import settings_root
 from benchlint.registry import rule
-from benchlint.releases import ScriptRun, scripts_run
+from benchlint.releases import EmptyRecipeFile, ScriptRun, empty_recipe_file, scripts_run
 from benchlint.shell.flow import Flow
 from benchlint.shell.model import Command, Script, Word, first_line
 from benchlint.wiring import Entry, RecipeRef, Route, Wiring
@@ -342,6 +359,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield finding
     yield from _missing_scripts(ctx)
     yield from _failing_exits(ctx)
+    yield from _empty_recipe_files(ctx)
     yield from _rejected_calls(ctx)
     yield from _setup_scripts(ctx)
     yield from _benchmark_types(ctx)
@@ -472,6 +490,65 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
             )
 
 
+def _empty_recipe_files(ctx: Context) -> Iterator[Finding]:
+    """A launcher's `srtctl apply -f "$CONFIG_FILE"` that surely runs on an entry's routes with
+    the path empty: the entry sets no CONFIG_FILE, and nothing the launcher runs before gives it
+    one or ends the job (see `empty_recipe_file`). srtctl reads `-f ""` as its working folder."""
+    wiring = ctx.wiring
+    entries: dict[str, set[str]] = {}  # launcher -> the master configs of its entries
+    launchers: dict[str, list[str]] = {}  # entry -> the launchers its label leads to
+    for entry, launcher, _ in wiring.pairs:
+        entries.setdefault(launcher, set()).add(entry.path)
+        launchers.setdefault(entry.name, []).append(launcher)
+    since = profile.SRTCTL_DIRECTORY_APPLY
+    for launcher, configs in entries.items():
+        if not ctx.route_in_scope(launcher, *configs):
+            continue
+        applying: dict[int, tuple[EmptyRecipeFile, dict[str, int]]] = {}
+        for route in wiring.routes_for_launcher(launcher):
+            found = empty_recipe_file(ctx, route)
+            if found is None or not _fails_wherever_it_runs(ctx, route.entry, launcher):
+                continue
+            counts = applying.setdefault(id(found.command), (found, {}))[1]
+            counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
+        located = {e.name: e for e, path, _ in wiring.pairs if path == launcher}
+        for found, counts in applying.values():
+            command, word = found.command, found.word
+            names = list(counts)
+            every = all(
+                ended == _jobs(wiring, name, launchers[name]) for name, ended in counts.items()
+            )
+            named = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+            variables = "/".join(dict.fromkeys(r.name for r in word.reads()))
+            lines = sorted({c.span.line for c in found.failing_before})
+            past = (
+                f" that gets past line{'s' if len(lines) > 1 else ''} "
+                f"{', '.join(map(str, lines[:3]))}{' and more' if len(lines) > 3 else ''} (a job "
+                "that ends there fails)"
+                if lines
+                else ""
+            )
+            yield Finding(
+                "BL202",
+                f"`{first_line(command.script.text_of(command.node))}` "
+                f"{'runs' if lines else 'surely runs'} for "
+                f"{'every job' if every else 'jobs'} of {named}{past} with an empty recipe path, "
+                f"`{word.text}` ({'it sets' if len(names) == 1 else 'they set'} no {variables}): "
+                "srtctl reads an empty path as the folder it runs in (Python's `Path('')` is "
+                f"`.`), and since srt-slurm {since['commit']} ({since['date']}) submits every "
+                "YAML below it as a job of its own; an older srtctl fails to read that folder as "
+                "a recipe"
+                + wiring.assumption([located[n] for n in names if n in located], launcher),
+                Location(launcher, word.span),
+                related=tuple(
+                    Location(e.location.path, e.location.span, f"entry {e.name}")
+                    for e in (located[n] for n in names[:3] if n in located)
+                ),
+                subject="srtctl -f",
+                involves=tuple(names),
+            )
+
+
 def _rejected_calls(ctx: Context) -> Iterator[Finding]:
     """A workflow's call of a reusable workflow of the repository that GitHub rejects before any
     job of the calling workflow starts (see `rejected_calls`)."""
@@ -494,20 +571,18 @@ def _launcher_ends(
     model = ctx.wiring.launcher(launcher)
     if model is None:
         return None
-    script = model.script
-    calls = _ending_calls(ctx, script)
-    if not any(_failing(c) for c in (*model.ends, *calls)):
+    ends = launcher_ends(ctx, model)
+    if not any(failing(c) for c in ends):
         return None
-    flow = Flow(script)
+    flow = Flow(model.script)
     # `trap '...; exit 0' EXIT` before an exit sets the status the job ends with
-    masked = min((i for i, t in flow.traps() if t.on_exit and _masks(t.action)), default=None)
-    ends = sorted([*model.ends, *_sourcing(ctx, script), *calls], key=lambda c: c.node.start_byte)
+    masked = min((i for i, t in flow.traps() if t.on_exit and masks(t.action)), default=None)
 
-    def failing(command: Command) -> bool:
+    def fails_job(command: Command) -> bool:
         index = flow.index(command)
         return masked is None or (index is not None and index < masked)
 
-    return ends, failing
+    return ends, fails_job
 
 
 def _fails_wherever_it_runs(ctx: Context, entry: Entry, launcher: str) -> bool:
@@ -524,25 +599,6 @@ def _fails_wherever_it_runs(ctx: Context, entry: Entry, launcher: str) -> bool:
             end = _first_end(route, found[0]) if found is not None else None
             if not missing and (found is None or end is None or not found[1](end)):
                 return False
-    return True
-
-
-def _inert(ctx: Context, sourced: Script, depth: int = 0) -> bool:
-    """A sourced file that neither ends the shell nor defines functions at its top level (a
-    file of assignments, comments and echoes: the routes take what it assigns as unknown), nor
-    sources a file that may (three deep)."""
-    if sourced.functions or any(
-        c.function is None and c.base in ("exit", "exec") for c in sourced.commands
-    ):
-        return False
-    for call in ctx.environment.calls.calls_in(sourced):
-        if call.kind != "source" or call.command.function is not None:
-            continue
-        targets = [ctx.ws.shell(t) for t in call.targets]
-        if depth >= 2 or not targets:
-            return False
-        if any(t is None or not _inert(ctx, t, depth + 1) for t in targets):
-            return False
     return True
 
 
@@ -564,94 +620,8 @@ def _first_end(route: Route, ends: list[Command]) -> Command | None:
         if runs is None:
             return None
         if runs:  # (an exec, or a sourced file that may end the launcher: not decided)
-            return command if _failing(command) else None
+            return command if failing(command) else None
     return None
-
-
-def _ending_calls(ctx: Context, script: Script) -> list[Command]:
-    """The launcher's own top-level calls of a function of it that end it for sure with a
-    nonzero number (`die "..."`: see `_dies`), or may end it otherwise than failing: an `exit`
-    of another status (`finish() { ...; exit 0; }`), an `exec`, a `source`, a call of a
-    function. (One whose every exit is a nonzero number and may return, `import_squash ... ||
-    exit 1`, leaves a later failing exit failing the job either way.)"""
-
-    sourcing = {id(c) for c in _sourcing(ctx, script, anywhere=True)}
-
-    def may_end(name: str) -> bool:  # (a file it sources may end the launcher too)
-        return any(
-            c.base == "exec"
-            or id(c) in sourcing
-            or c.base in script.functions
-            or (c.base == "exit" and not _failing(c))
-            for c in script.body(name)
-            if not c.subshell and not c.background
-        )
-
-    ending = {name for name in script.functions if _dies(script, name) or may_end(name)}
-    if not ending:
-        return []
-    return [
-        c
-        for c in script.commands
-        if c.base in ending
-        and c.function is None
-        and not (c.subshell or c.background or c.tested or c.loops)
-    ]
-
-
-def _dies(script: Script, function: str) -> bool:
-    """Whether the function always exits with a nonzero number (worked out once per function,
-    kept on the script: `_failing` asks it for every route)."""
-    key = f"bl202-dies:{function}"
-    if key not in script.memo:
-        body = [c for c in script.body(function) if not c.subshell and not c.background]
-        exits = [c for c in body if c.base == "exit"]
-        script.memo[key] = (
-            bool(exits)
-            and not any(c.base in ("return", "exec") or c.base in script.functions for c in body)
-            and all(_failing(c) for c in exits)
-            and any(not c.guards for c in exits)
-        )
-    return script.memo[key] is True
-
-
-# an `exit` in a handler that keeps the status the shell was ending with: none, `$?`, or a
-# variable the handler sets from `$?` first (`rc=$?; ...; exit $rc`)
-_EXIT_ARGUMENT = re.compile(r"\bexit\b[ \t]*([^\s;&|)]*)")
-
-
-def _masks(action: str) -> bool:
-    """Whether an EXIT trap's handler may end the shell with another status than the one it
-    was ending with."""
-    for match in _EXIT_ARGUMENT.finditer(action):
-        argument = match.group(1).strip("\"'")
-        if argument in ("", "$?", "${?}"):
-            continue
-        name = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", argument)
-        if name and re.search(rf"\b{name.group(1)}=\"?\$\?", action):
-            continue
-        return True
-    return False
-
-
-def _sourcing(ctx: Context, script: Script, anywhere: bool = False) -> list[Command]:
-    """The launcher's own `source FILE` lines (at its top level; `anywhere`: in its functions
-    too) that may end it or change what decides its conditions: a file not found, or one with
-    an `exit` or `exec` at its top level or a function (which may redefine one the launcher
-    tests), or that sources such a file (see `_inert`)."""
-    found = []
-    for call in ctx.environment.calls.calls_in(script):
-        command = call.command
-        if call.kind != "source" or call.caller is not script:
-            continue
-        if command.function is not None and not anywhere:
-            continue
-        if command.subshell or command.loops or call.known is not None:
-            continue  # (activating a virtual environment, or uv's PATH file, ends nothing)
-        targets = [ctx.ws.shell(t) for t in call.targets]
-        if not targets or any(t is None or not _inert(ctx, t) for t in targets):
-            found.append(command)
-    return found
 
 
 def _why(command: Command, who: str) -> str:
@@ -667,27 +637,12 @@ def _why(command: Command, who: str) -> str:
         return f" (its `case` on line {line} takes this branch for {who})"
     if guard.expect:
         return f" (`{text}` on line {line} holds for {who})"
-    failing = [g for g in reversed(guards) if not g.expect and not g.patterns]
-    first = script.span(failing[-1].node).line
+    failed = [g for g in reversed(guards) if not g.expect and not g.patterns]
+    first = script.span(failed[-1].node).line
     return (
         f" (`{text}` on line {line} and the conditions from line {first} on fail for {who})"
-        if len(failing) > 1
+        if len(failed) > 1
         else f" (`{text}` on line {line} fails for {who})"
-    )
-
-
-def _failing(command: Command) -> bool:
-    """`exit N` with N a nonzero number (a bare `exit` gives the last command's status), or a
-    call of a function of the script that always exits so (`die "..."`)."""
-    args = command.args
-    if command.base != "exit":
-        base = command.base
-        return base is not None and base in command.script.functions and _dies(command.script, base)
-    return (
-        len(args) == 1
-        and args[0].static
-        and args[0].value.isdigit()
-        and int(args[0].value) % 256 != 0
     )
 
 

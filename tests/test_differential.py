@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from benchlint import slurm
 from benchlint.shell.evaluate import guards_hold
-from benchlint.shell.expand import UNSET
+from benchlint.shell.expand import UNSET, keeps_empty
 from benchlint.shell.held import read_before
 from benchlint.shell.model import parse_file
 from benchlint.source import SourceText
@@ -1667,3 +1667,38 @@ def test_a_variable_read_from_a_heredoc_holds_what_bash_reads(read: str, delimit
     heredoc, at = found
     assert heredoc.body is not None
     assert heredoc.value(heredoc.body, at)[0].split() == real.split()
+
+
+# words whose expansions give nothing, with X unset (and their near misses)
+_EMPTY_WORDS = [
+    '"$X"',
+    '""$X',
+    "$X''",
+    '"${X%%:*}"',
+    "--file=\"$X\"",
+    "$X",
+    "${X}",
+    "${X%%:*}",
+    "$X$X",
+    '${X:-""}',
+    '${X:+"a"}',
+    '$(echo "")',
+    "`echo ''`",
+    "$(printf '')\"\"",
+    '\\"$X',
+]
+
+
+@pytest.mark.parametrize("word", _EMPTY_WORDS)
+def test_whether_an_empty_word_stays_an_argument_agrees_with_bash(word: str) -> None:
+    """`keeps_empty`: True where bash keeps the word as one empty argument, False where it drops
+    it; None is allowed only where a quote is inside an expansion (and is then not checked)."""
+    ran = _bash_run(f'unset X; set -- {word}; printf "%s:%s" "$#" "${{1-}}"')
+    count, _, first = ran.stdout.partition(":")
+    said = keeps_empty(word)
+    if count == "1" and first:
+        return  # (not empty: `keeps_empty` is asked only of words that expand to nothing)
+    if said is None:
+        assert "$(" in word or "${" in word or "`" in word, word
+        return
+    assert said == (count == "1"), (word, ran.stdout)

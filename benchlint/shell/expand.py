@@ -99,6 +99,43 @@ def value(text: str, lookup: Lookup) -> str | None:
         return None
 
 
+def keeps_empty(text: str) -> bool | None:
+    """Whether a word, its expansions giving nothing, is still an argument (the empty one): it
+    has a quoted part (`"$X"`, `""$X`, `--file="$X"`); bash drops an unquoted word that expands
+    to nothing (`$X`, `${X%%:*}`). None when a quote is inside an expansion and none outside
+    (`${X:-""}` keeps an empty argument, `${X:+"a"}` with X unset and `$(echo "")` do not; a
+    quoted `)` would also end the substitution early here)."""
+    depth = 0  # how many expansions (`${`, `$(`) and their brackets the character is in
+    inside_quote = False
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "$" and text[i + 1 : i + 2] in ("{", "("):
+            depth += 1
+            i += 2
+            continue
+        if depth:
+            if char in "{(":
+                depth += 1
+            elif char in "})":
+                depth -= 1
+            elif char in "\"'":  # (the expansion's own, or the word's: not told here)
+                inside_quote = True
+        elif char == "`":
+            end = text.find("`", i + 1)
+            end = len(text) if end < 0 else end
+            inside_quote = inside_quote or any(q in text[i:end] for q in "\"'")
+            i = end + 1
+            continue
+        elif char in "\"'":
+            return True
+        i += 1
+    return None if inside_quote else False
+
+
 class _Reader:
     def __init__(self, text: str, lookup: Lookup, in_dquote: bool) -> None:
         self.text = text
