@@ -212,7 +212,7 @@ from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.held import once_before, read_before
 from benchlint.shell.invocation import FILES, WRAPPER_GRAMMARS, Invocation, resolve_words
-from benchlint.shell.model import Assignment, Command, Script, Word, blank_separated
+from benchlint.shell.model import Assignment, Command, Heredoc, Script, Word, blank_separated
 from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
@@ -865,15 +865,26 @@ def _in_place(script: Script, command: Command, word: Word) -> list[_Piece]:
 
 
 def _script_variables(script: Script) -> frozenset[str]:
-    """The variables the script gives a value naming a Python file (`SCRIPT=bench/x.py`, or a
-    function's parameter a call gives one: `local script=$1` and `run examples/peer.py`)."""
+    """The variables the script gives a value naming a Python file (`SCRIPT=bench/x.py`, a
+    function's parameter a call gives one: `local script=$1` and `run examples/peer.py`, or a
+    heredoc read into it whose text names one: `read -r -d '' CMD <<EOF`)."""
     return frozenset(
         a.name
         for inner in script.top.walk()
         for a in inner.assignments
-        if a.value is not None
-        and any(".py" in v for v in _assigned_values(script, a.value.value, a.command))
+        if (
+            a.value is not None
+            and any(".py" in v for v in _assigned_values(script, a.value.value, a.command))
+        )
+        or (a.kind == "read" and any(_names_python(h, inner) for h in a.command.heredocs))
     )
+
+
+def _names_python(heredoc: Heredoc, script: Script) -> bool:
+    """Whether a heredoc's text holds a `.py` (the file a command line read from it runs)."""
+    if heredoc.body is None:
+        return False
+    return ".py" in heredoc.value(heredoc.body, script)[0]
 
 
 def _assigned_values(script: Script, value: str, at: Command) -> list[str]:
