@@ -550,8 +550,9 @@ def _command_lines(script: Script) -> Iterator[_Line]:
                     yield _Line(command, tuple(pieces[at:]), held=paths, fixed=fixed)
             continue
         yield _Line(command, tuple(pieces), _away(command), unread)
-    run, evaluated, elsewhere_run = _run_variables(script)
+    run, evaluated, elsewhere_run, by_line = _run_variables(script)
     built: dict[str, tuple[Command, list[_Piece], bool, bool]] = {}
+    ended: set[str] = set()  # of those `eval "$CMD"` runs, the strings past their first line
     unknown: set[str] = set()  # of those, the lines whose script cannot be told (`_Line.unread`)
     for inner in script.walk():
         for assignment in inner.assignments:
@@ -575,6 +576,15 @@ def _command_lines(script: Script) -> Iterator[_Line]:
                 pieces = [_word(script, w) for w in invocation.words]
             else:
                 pieces = _pieces(script, given)
+                if name in by_line:  # (`eval "$CMD"`: a newline in it ends the command)
+                    if appends and name in ended:
+                        continue
+                    first = _first_line(script, given, appends)
+                    if first < len(pieces):
+                        pieces = pieces[:first]
+                        ended.add(name)
+                    elif not appends:
+                        ended.discard(name)
             if appends:
                 built[name][1].extend(pieces)
                 continue
@@ -662,14 +672,18 @@ def _elsewhere(invocation: Invocation) -> bool:
     return any(FILES in w.apart for w in invocation.wrappers)
 
 
-def _run_variables(script: Script) -> tuple[set[str], set[str], set[str]]:
+def _run_variables(script: Script) -> tuple[set[str], set[str], set[str], set[str]]:
     """The variables a command of the script runs as a command line (`$CMD ...` unquoted,
     `eval "$CMD"`), those of them `eval` runs (bash reads their text as a script: `| tee log`
-    is a pipe there, not words), and those a command that runs in a container or on another
-    host reads (`docker exec "$C" "${cmd[@]}"`, `ssh "$HOST" $CMD`)."""
+    is a pipe there, not words), those a command that runs in a container or on another host
+    reads (`docker exec "$C" "${cmd[@]}"`, `ssh "$HOST" $CMD`), and those only `eval "$CMD"`
+    runs, quoted (each line of the text a command: unquoted, bash splits the value at its
+    newlines too, and `eval` joins the words on one line)."""
     run: set[str] = set()
     evaluated: set[str] = set()
     elsewhere: set[str] = set()
+    quoted: set[str] = set()
+    split: set[str] = set()
     for command in script.all_commands():
         words = command.words
         if not words:
@@ -677,14 +691,35 @@ def _run_variables(script: Script) -> tuple[set[str], set[str], set[str]]:
         first = words[0]
         if (name := first.unquoted_variable()) is not None:
             run.add(name)
+            split.add(name)
         elif first.value == "eval" and len(words) == 2:
             name = words[1].variable()
             if name is not None:
                 run.add(name)
                 evaluated.add(name)
+                (split if words[1].unquoted_variable() else quoted).add(name)
         if any(not w.static for w in words) and _elsewhere(command.invocation):
             elsewhere.update(read.name for word in words for read in word.reads())
-    return run, evaluated, elsewhere
+    return run, evaluated, elsewhere, quoted - split
+
+
+def _first_line(script: Script, given: Word, appended: bool = False) -> int:
+    """How many of a string's pieces (`_pieces`) are on its first line: before the first
+    newline in its value (one a `\\` before it joined is not in the value); of a value
+    `NAME+=` appends, one before its first piece ends the line too."""
+    if _sets_ifs(script):
+        return 1
+    value = given.value
+    found = blank_separated(value)
+    ends = [0 if appended else None, *(end for _, end in found)]
+    return next(
+        (
+            i
+            for i, (start, _) in enumerate(found)
+            if ends[i] is not None and "\n" in value[ends[i] : start]
+        ),
+        len(found),
+    )
 
 
 def _word(script: Script, word: Word) -> _Piece:

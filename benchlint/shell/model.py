@@ -2107,9 +2107,24 @@ class _Builder:
         held = self._held_string(value)
         if held is not None:  # `bash -c "exec $CMD > log"`: the command the variable holds
             prefix, end, text, places = held
+            if self._split_by_eval(command, words):
+                text = text.translate(_SPLIT_BLANKS)
             value = value[:prefix] + text + value[end:]
             offsets = offsets[:prefix] + places + offsets[end:]
         self.script.nested.append(_nested(command, value, offsets, errexit))
+
+    def _split_by_eval(self, command: Command, words: list[Word]) -> bool:
+        """Whether `eval` gets the value as words bash split it into: `eval $CMD` unquoted
+        (`IFS` as bash starts with it: the script assigns none), which joins them with blanks,
+        so a newline in the value ends no command (`eval "$CMD"` runs each line of it)."""
+        return (
+            command.invocation.base == "eval"
+            and words[0].node.type in ("simple_expansion", "expansion")
+            and not any(
+                a.name == "IFS" and a.kind not in ("prefix", "read")
+                for a in self.script.top.assignments
+            )
+        )
 
     def _held_string(self, value: str) -> tuple[int, int, str, list[int]] | None:
         """`_held_command`, with what the script appends to the string after it assigns it
@@ -2439,6 +2454,8 @@ def _sbatch_wrap(command: Command) -> tuple[str, list[int]] | None:
 # plain words like any other.
 _OPERATOR_WORDS = frozenset({"==", "=~"})
 
+# the blanks besides a space that split an unquoted expansion's value (IFS unset), one for one
+_SPLIT_BLANKS = str.maketrans("\n\t", "  ")
 # a shell string that only runs what a variable holds: `$CMD`, `${CMD}`, `exec $CMD`
 _HELD = re.compile(
     r"\s*(?:exec\s+)?(\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)))\s*"
