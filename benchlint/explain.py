@@ -24,7 +24,7 @@ from benchlint.recipe import (
     settings_root,
     slurm_seconds,
 )
-from benchlint.releases import ScriptRun, scripts_run
+from benchlint.releases import ScriptRun, scripts_run, unexported_read
 from benchlint.shell.model import first_line
 from benchlint.wiring import Effective, RecipeRef, Route
 
@@ -158,6 +158,11 @@ def _unreached(ctx: Context, target: str) -> str:
             start.route is not None for path in launchers for start in ctx.environment.routes(path)
         )
         why = "with a path no entry's values make" if reached else "a launcher no entry reaches"
+        if reached and any(unexported_read(c) for c in callers):
+            why = (
+                "in a shell of its own that reads a name the launcher assigns and does not "
+                "export (what that shell holds is not known)"
+            )
         return (
             f"no entry's route reaches {target!r}: {shown}, {why} (`benchlint explain ENTRY` "
             "shows the scripts an entry's route runs)"

@@ -24,6 +24,7 @@ from benchlint.launcher import reaching
 from benchlint.shell.expand import keeps_empty
 from benchlint.shell.expand import value as expanded
 from benchlint.shell.flow import Flow, may_set_nounset
+from benchlint.shell.held import same_shell
 from benchlint.shell.model import Command, Script, Word
 from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
@@ -340,7 +341,7 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     found = []
     for call, variable, folders in _script_paths(ctx, script):
         runs = route.runs(call.command)
-        if runs is False:
+        if runs is False or unexported_read(call):
             continue
         possible = {f for f, given_by in folders if _may_give(route, given_by)}
         if not possible and variable is not None and variable in route.env.known:
@@ -362,6 +363,28 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         )
         found.append(ScriptRun(call, folder, runs, named))
     return found
+
+
+def unexported_read(call: Call) -> bool:
+    """Whether the path is in a shell of its own the launcher starts (`srun bash -c "..."`) and
+    reads a name there that the launcher assigns and never exports (`MODEL_CODE=x`, then `bash
+    -c "bash benchmarks/\\${MODEL_CODE}.sh"`, escaped: the new shell expands it): that shell
+    gets the value from its environment, not the launcher's, so which file it names is not
+    known (the launcher's value is not it). A name the launcher expands in the string before
+    the new shell starts, or exports (`set -a` too), is the launcher's."""
+    nested = call.command.script
+    parent = nested.parent
+    if parent is None or same_shell(parent):
+        return False
+    outer = parent.script
+    expanded = {outer.char_of(r.node.start_byte) for w in parent.words for r in w.reads()}
+    for read in call.word.reads():
+        if nested.char_of(read.node.start_byte) in expanded:
+            continue
+        assigned = [a for a in outer.top.assignments if a.name == read.name]
+        if assigned and not any(a.exported for a in assigned):
+            return True
+    return False
 
 
 # the repository folder a script path names (None: none known), and the assignments that give

@@ -587,3 +587,49 @@ def test_master_configs_in_a_deprecated_folder_are_said_not_linted(tmp_path: Pat
         f"{configured}/configs/deprecated/old-master.yaml:6:11"
     ]
     assert err == ""
+
+
+def test_a_path_a_shell_of_its_own_expands_from_a_name_the_launcher_does_not_export(
+    tmp_path: Path,
+) -> None:
+    """(t64a) `srun bash -c "bash benchmarks/\\${CODE}_x.sh"`: the new shell expands CODE, from
+    its environment; a launcher that assigns CODE without exporting it does not give it that
+    value, so which script runs is not known (said, not matched with the launcher's value). An
+    exported CODE, or one the launcher expands in the string, is the launcher's: a script it
+    names that is missing is reported."""
+    master = "".join(
+        f"{name}:\n  image: x\n  model-prefix: m\n  precision: fp8\n  framework: vllm\n"
+        f"  runner: {runner}\n  scenarios:\n    fixed-seq-len:\n"
+        "    - {isl: 1, osl: 1, search-space: [{tp: 8}]}\n"
+        for name, runner in (("hidden", "h200"), ("exported", "b200"), ("outer", "b300"))
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "configs/runners.yaml": "h200: [h200-x_0]\nb200: [b200-x_0]\nb300: [b300-x_0]\n",
+            "configs/nvidia-master.yaml": master,
+            "runners/launch_h200-x.sh": (
+                'CODE="70b"\nsrun --export=ALL bash -c "\nbash benchmarks/\\${CODE}_x.sh\n"\n'
+            ),
+            "runners/launch_b200-x.sh": (
+                'export CODE="70b"\nsrun bash -c "\nbash benchmarks/\\${CODE}_y.sh\n"\n'
+            ),
+            "runners/launch_b300-x.sh": (
+                'CODE="70b"\nsrun bash -c "\nbash benchmarks/${CODE}_z.sh\n"\n'
+            ),
+            "benchmarks/70b_x.sh": "echo x\n",
+        },
+    )
+    _, out, err = invoke(root, "--select", "BL202", "--format", "concise")
+    assert out.replace(f"{root}/", "").splitlines()[:2] == [
+        "runners/launch_b200-x.sh:3:6: error: `benchmarks/${CODE}_y.sh` names no script in "
+        "benchmarks/ for exported: their benchmark never runs (No such file or directory) [BL202]",
+        "runners/launch_b300-x.sh:3:6: error: `benchmarks/${CODE}_z.sh` names no script in "
+        "benchmarks/ for outer: their benchmark never runs (No such file or directory) [BL202]",
+    ]
+    assert (
+        "benchlint: warning: 1 entry (hidden) reaches a launcher (runners/launch_h200-x.sh) that "
+        "runs no script or recipe benchlint can follow for them"
+    ) in err
+    _, _, said = invoke("explain", root / "benchmarks/70b_x.sh")
+    assert "in a shell of its own that reads a name the launcher assigns and does not" in said
