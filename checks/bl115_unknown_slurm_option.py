@@ -19,7 +19,9 @@ Reports a word every release rejects:
 - a prefix of several options (`--ntasks-per`: `--ntasks-per-node`, `--ntasks-per-gpu`...);
 - a value given with `=` to an option that takes none (`--label=1`);
 - in `#SBATCH` lines, a word that is no option (`#SBATCH time=10`), and a variable in an
-  option's value (`#SBATCH --nodes=$NUM_NODES`): sbatch expands none there.
+  option's value (`#SBATCH --nodes=$NUM_NODES`): sbatch expands none there, and reads the line
+  even where its command line gives the option (`sbatch --nodes=2 job.sh` still stops at the
+  directive's `$NUM_NODES`: the line must go).
 
 ## Why is this bad?
 The command stops at once with `unrecognized option`, `option is ambiguous` or `Invalid
@@ -258,11 +260,13 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
             if filled is None:
                 filled = _filled_in(ctx, script.path)
             if not filled:
-                help_ = f"give it on sbatch's command line (`sbatch {option}=...`), where the shell"
-                at = source.span(start, end)
-                yield _variable_finding(
-                    script.path, option, word, variable, at, f"{help_} expands it"
+                help_ = (
+                    f"drop the line and give it on sbatch's command line (`sbatch {option}=...`), "
+                    "where the shell expands it (left in, the line is still read: a number or a "
+                    "time sbatch cannot read stops it even with the option on its command line)"
                 )
+                at = source.span(start, end)
+                yield _variable_finding(script.path, option, word, variable, at, help_)
 
 
 def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:

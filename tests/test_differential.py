@@ -1702,3 +1702,31 @@ def test_whether_an_empty_word_stays_an_argument_agrees_with_bash(word: str) -> 
         assert "$(" in word or "${" in word or "`" in word, word
         return
     assert said == (count == "1"), (word, ran.stdout)
+
+
+@needs_slurm
+@pytest.mark.parametrize(
+    ("directive", "stops"),
+    [("--nodes=$NUM_NODES", True), ("--time=$HOURS", True), ("--job-name=$NAME", False)],
+)
+def test_a_directive_holding_a_variable_is_read_even_with_the_option_given(
+    tmp_path: Path, directive: str, stops: bool
+) -> None:
+    """BL115's help for `#SBATCH --nodes=$N`: the line must go, not only the option be given on
+    the command line (sbatch reads the directive first and stops at a number or a time it
+    cannot read, whatever its command line says; a name it takes as written)."""
+    (tmp_path / "slurm.conf").write_text("ClusterName=x\nSlurmctldHost=localhost\n")
+    option = directive.split("=")[0]
+    (tmp_path / "job.sh").write_text(f"#!/bin/bash\n#SBATCH {directive}\necho hi\n")
+    env = {**os.environ, "SLURM_CONF": str(tmp_path / "slurm.conf")}
+    done = subprocess.run(
+        [shutil.which("sbatch") or "sbatch", f"{option}=2", "job.sh"],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        env=env,
+        cwd=tmp_path,
+    )
+    said = done.stderr
+    assert ("is not a valid" in said or "Invalid --time" in said) == stops, said
+    assert ("controller" in said) == (not stops), said
