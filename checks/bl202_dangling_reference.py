@@ -24,7 +24,8 @@ In a repository with no master config, the entries are the jobs that call the be
 (see docs/design.md); with no runners file either, a label's runners are taken to be those named
 `<label>-<site>_<n>`, and which of them runs a job is not known: a missing script or an exit is
 reported for such an entry only where its job fails on every launcher the label may lead to, and
-the message says what that rests on.
+the message says what that rests on; a line that fails it on some of them only is counted in the
+run's warnings.
 
 It reports a launcher's `exit N` (a nonzero number), or a call of its function that always
 exits so (`die "..."`), that surely runs on an entry's routes, the first end of the launcher
@@ -462,7 +463,8 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
         for route in routes:
             command = _first_end(route, ends)
             if command is not None and failing(command):
-                if not _fails_wherever_it_runs(ctx, route.entry, launcher):
+                where = Location(launcher, command.first_line_span)
+                if not _fails_wherever_it_lands(ctx, route.entry, launcher, where):
                     continue
                 counts = ending.setdefault(id(command), (command, {}))[1]
                 counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
@@ -507,7 +509,10 @@ def _empty_recipe_files(ctx: Context) -> Iterator[Finding]:
         applying: dict[int, tuple[EmptyRecipeFile, dict[str, int]]] = {}
         for route in wiring.routes_for_launcher(launcher):
             found = empty_recipe_file(ctx, route)
-            if found is None or not _fails_wherever_it_runs(ctx, route.entry, launcher):
+            if found is None:
+                continue
+            where = Location(launcher, found.word.span)
+            if not _fails_wherever_it_lands(ctx, route.entry, launcher, where):
                 continue
             counts = applying.setdefault(id(found.command), (found, {}))[1]
             counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
@@ -585,6 +590,21 @@ def _launcher_ends(
     return ends, fails_job
 
 
+ELSEWHERE = (
+    "launcher lines that fail the jobs of an entry that land on them, where its runner label "
+    "may lead to other launchers, not reported (BL202: no runners file lists the label's "
+    "runners, and on another launcher the job may run; `benchlint explain ENTRY` shows them)"
+)
+
+
+def _fails_wherever_it_lands(ctx: Context, entry: Entry, launcher: str, where: Location) -> bool:
+    """`_fails_wherever_it_runs`; where it does not, the failing line is counted (ELSEWHERE)."""
+    if _fails_wherever_it_runs(ctx, entry, launcher):
+        return True
+    ctx.count(ELSEWHERE, where, (entry.path,))
+    return False
+
+
 def _fails_wherever_it_runs(ctx: Context, entry: Entry, launcher: str) -> bool:
     """Whether the entry's jobs surely fail on every other launcher its runner label may lead
     to, where no runners file says which runners have the label (`Wiring.alternatives`): the
@@ -660,7 +680,8 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
         for route in wiring.routes_for_launcher(launcher):
             for run in scripts_run(ctx, route):
                 if run.runs is True and not run.scripts:
-                    if not _fails_wherever_it_runs(ctx, route.entry, launcher):
+                    where = Location(launcher, run.call.word.span)
+                    if not _fails_wherever_it_lands(ctx, route.entry, launcher, where):
                         continue
                     found = missing.setdefault(id(run.call), (run, []))[1]
                     if route.entry not in found:

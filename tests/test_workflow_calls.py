@@ -166,7 +166,19 @@ def test_the_script_that_exists_and_the_job_that_never_runs_are_not_reported(
     # runners have the label is not known), so it is not known to fail
     files = {**FILES, "benchmarks/ma_fp8_h9_docker.sh": "echo bench\n"}
     root = write_repo(tmp_path / "r", files)
-    assert positions(run_lint(root, "BL202")) == []
+    result = run_lint(root, "BL202")
+    assert positions(result) == []
+    # (t64a) ... and said, not passed over in silence
+    assert [
+        (what.split(" (BL202")[0], [f"{w.path}:{w.span.line}" for w in where])
+        for what, where in result.undecided.items()
+    ] == [
+        (
+            "launcher lines that fail the jobs of an entry that land on them, where its runner "
+            "label may lead to other launchers, not reported",
+            ["runners/launch_h9-aa.sh:1"],
+        )
+    ]
     # with use_g7 passed as true (and an isl the job runs for), g7's missing script is found
     files[".github/workflows/sweep.yml"] = SWEEP.replace("${{ inputs.use_g7 }}", "true").replace(
         "isl: 1024", "isl: 8192"
