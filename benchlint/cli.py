@@ -676,10 +676,16 @@ def _call_facts(ws: Workspace) -> list[Fact]:
     facts = []
     for workflow, entries in calls.items():
         labels = sorted({e.runner for e in entries if e.runner})
-        unrouted = len([c for c in wiring.unrouted_calls if c.called == workflow])
+        unrouted = [c for c in wiring.unrouted_calls if c.called == workflow]
         calls_ = "call" if len(entries) == 1 else "calls"
         detail = f"{len(entries)} {calls_} with a known runner (labels {', '.join(labels)})"
-        detail += f", {unrouted} with a runner not known" if unrouted else ""
+        if unrouted:  # (where they are: the fact's own place is its first routed call's)
+            first = unrouted[0].location
+            more = f" and {len(unrouted) - 1} more" if len(unrouted) > 1 else ""
+            detail += (
+                f", {len(unrouted)} with a runner not known ({unrouted[0].job} at "
+                f"{first.path}:{first.span.line}{more})"
+            )
         facts.append(Fact("entries", f"jobs calling {workflow}", detail, entries[0].location))
     if calls and not wiring.has_runners_file:
         reached = sorted({path for _, path, _ in wiring.pairs})

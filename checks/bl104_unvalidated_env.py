@@ -569,12 +569,18 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
 
 def _callers_note(ctx: Context, path: str) -> tuple[str, ...]:
     """What the report says of the ways into the script where none gives known values: nothing
-    of the repository starts it (no entry's route, no workflow step, no script), or, in a
-    repository with entries, only scripts no entry's route reaches start it."""
-    if ctx.environment.routes(path):
+    benchlint follows starts it (no entry's route, no workflow step, no script by a path it can
+    tell), or, in a repository with entries, only scripts no entry's route reaches start it (a
+    script that starts it no entry reaches, or a launcher no entry reaches, whose workflow
+    step's environment stands for values no job gives it)."""
+    starts = ctx.environment.routes(path)
+    if starts and not all(s.idle for s in starts):
         return ()
-    if not ctx.environment.caller_starts(path):
-        return ("nothing in the repository runs this script: what its caller passes is not known",)
+    if not starts and not ctx.environment.caller_starts(path):
+        return (
+            "no script benchlint follows runs this script (it may be run by a path held in a "
+            "variable): what its caller passes is not known",
+        )
     if ctx.wiring.entries:
         return (
             "no entry's route reaches this script, only scripts that start it: what they are "

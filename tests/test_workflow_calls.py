@@ -215,7 +215,8 @@ def test_layout_says_which_calls_are_entries_and_how_labels_were_followed(tmp_pa
     assert outcome.exit_code == 0
     assert outcome.stdout.splitlines()[1:] == [
         "entries jobs calling .github/workflows/benchmark-tmpl.yml: 1 call with a known runner "
-        "(labels h9), 1 with a runner not known from .github/workflows/ma-tmpl.yml:9",
+        "(labels h9), 1 with a runner not known (bmk-matrix at .github/workflows/ma-tmpl.yml:25) "
+        "from .github/workflows/ma-tmpl.yml:9",
         "runners no runners file: a label's runners taken as those named `<label>-<site>_<n>`, so "
         "its launchers as theirs (2 launchers reached)",
         "no master config: no YAML file here holds entries with a runner and a search space",
