@@ -81,7 +81,9 @@ makes its parser from a class of its own. vLLM's
 where the code may use either it or argparse's own (an import that falls back), a word is
 reported only when both reject it (and, as vLLM may turn abbreviations off, only when it is
 rejected with them and without). A parser that reads options with `parse_known_args` keeps the
-ones it does not know: only an ambiguous prefix is reported for it; where the script reads its
+ones it does not know: only an ambiguous prefix is reported for it, and a line that gives it an
+option it does not know is counted in the run's warnings (what reads the options it keeps, a
+parser of another module or `sys.argv`, is not followed); where the script reads its
 command line with such a parser first (for `--config`) and then with one that keeps nothing, the
 second decides, as does `parse_args` of the same parser where it always follows in the same
 body (not under an `if`, a loop or a `try`). A script that parses it with two parsers that keep
@@ -280,6 +282,12 @@ _ELSEWHERE_SAID = (
     "repository's ({}), not read (BL116)"
 )
 _KEY = "pyargs"
+# `cfg, rest = p.parse_known_args()` in a script run with options `p` does not know: it keeps
+# them, for code that may read them (another module's parser, `sys.argv`) or for none
+_KEPT_SAID = (
+    "Python scripts run with options their parser does not know and keeps (`parse_known_args`: "
+    "what reads them after it is not followed), not checked (BL116)"
+)
 # `torchrun $DIST_ARGS train.py --lr 1`, `${LAUNCHER} train.py`: a word not known may name
 # another script
 _UNREAD_SAID = (
@@ -1476,6 +1484,11 @@ def _command_line(
         return
     parsers = [p for _, p in read if not isinstance(p, str)]
     found = [dict(pyargs.problems(parser, texts)) for parser, _ in parsers]
+    if any(
+        parser.keeps_unknown and pyargs.problems(replace(parser, keeps_unknown=False), texts)
+        for parser, _ in parsers
+    ):  # (options its `parse_known_args` keeps: what later code does with them is not known)
+        ctx.count(_KEPT_SAID, Location(script.path, where), tuple(targets))
     for i, problem in sorted(found[0].items()):
         if all(i in other for other in found[1:]):
             made = [

@@ -1791,3 +1791,40 @@ def test_scripts_that_make_no_parser_are_said_in_one_line(tmp_path: Any) -> None
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
         "`c/opaque.py`: it changes its command line before parsing it (`sys.argv`): 1 (run.sh:4)"
     ) in warnings
+
+
+def test_options_a_parse_known_args_parser_keeps_are_said_not_passed(tmp_path: Any) -> None:
+    """(t64c) A script whose parser reads its command line with `parse_known_args` and does not
+    know an option it is run with keeps the option for code after it (ms-swift's sft.py: a
+    strict parser in another module reads it next): not reported, and said. A line whose
+    options the parser all knows is checked as ever; one the strict parser decides (the
+    keeping parser first, then `parse_args`) is read with the strict one."""
+    from tests.conftest import run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "sft.py": (
+                "import argparse\nfrom pkg import main\np = argparse.ArgumentParser()\n"
+                'p.add_argument("--backend")\nargs, _ = p.parse_known_args()\nmain()\n'
+            ),
+            "strict.py": (
+                "import argparse\np = argparse.ArgumentParser()\n"
+                'p.add_argument("--config")\ncfg, _ = p.parse_known_args()\n'
+                'p.add_argument("--lr")\np.parse_args()\n'
+            ),
+            "run.sh": (
+                "#!/bin/bash\npython3 sft.py --backend x --model m\npython3 sft.py --backend y\n"
+                "python3 strict.py --config c --lr 1 --bogus 2\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert [
+        (f.location.path, f.location.span.line, f.location.span.column) for f in result.findings
+    ] == [("run.sh", 4, 37)]
+    assert [w for w in result.warnings() if "keeps" in w] == [
+        "Python scripts run with options their parser does not know and keeps "
+        "(`parse_known_args`: what reads them after it is not followed), not checked (BL116): "
+        "1 (run.sh:2)"
+    ]
