@@ -15,7 +15,9 @@ SGLang: each release's wheel, downloaded from PyPI with `pip download --no-deps`
 versions below, or those given), its sha256 recorded, and its flags read statically from
 `sglang/srt/server_args.py` and `sglang/srt/arg_groups/*.py`: explicit `add_argument("--x")`
 calls, and dataclass fields annotated `A[T, "help"]` / `A[T, Arg(...)]`, which
-`add_cli_args_from_dataclass` turns into `--field-name` (or `Arg(cli_name=..., aliases=...)`).
+`add_cli_args_from_dataclass` turns into `--field-name` (or `Arg(cli_name=..., aliases=...)`);
+not a flag registered with an action class whose `__call__` always raises (`DeprecatedAction`
+of 0.5.3 to 0.5.9: parsed, then the server stops with its message).
 
 Output (schema_version 2): per engine, the releases in version order, each with its version and
 provenance, and per flag the index ranges of the releases that accept it.
@@ -77,10 +79,14 @@ def sglang_flags(wheel: Path) -> set[str]:
         or (n.startswith("sglang/srt/arg_groups/") and n.endswith(".py"))
     ]
     flags: set[str] = set()
-    for name in names:
-        tree = ast.parse(archive.read(name).decode())
+    trees = [ast.parse(archive.read(name).decode()) for name in names]
+    raising = {c for tree in trees for c in _raising_actions(tree)}
+    for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
+                action = next((k.value for k in node.keywords if k.arg == "action"), None)
+                if isinstance(action, ast.Name) and action.id in raising:
+                    continue  # (registered, but given it the server stops: not accepted)
                 for arg in node.args:
                     if isinstance(arg, ast.Constant) and str(arg.value).startswith("--"):
                         flags.add(str(arg.value))
@@ -89,6 +95,21 @@ def sglang_flags(wheel: Path) -> set[str]:
                     if isinstance(item, ast.AnnAssign):
                         flags.update(f for f in _annotated_flag(item) if f.startswith("--"))
     return flags
+
+
+def _raising_actions(tree: ast.Module) -> set[str]:
+    """The argparse action classes a module defines whose `__call__` always raises (SGLang
+    0.5.3-0.5.9's `DeprecatedAction`: `raise ValueError(self.help)`): a flag registered with one
+    is parsed, and stops the server at once, so no release that does so accepts it."""
+    found = set()
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef) and item.name == "__call__":
+                if any(isinstance(statement, ast.Raise) for statement in item.body):
+                    found.add(node.name)
+    return found
 
 
 def _key(version: str) -> tuple[int, ...]:
