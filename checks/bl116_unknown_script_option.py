@@ -118,7 +118,12 @@ A word that is a variable's whole value, assigned once before the line and never
 is read as what it holds: the script's path (`SCRIPT=tools/x.py; python3 "$SCRIPT" ...`), a
 string run unquoted as bash splits it (`python3 x.py $OPTS`, `python3 $OPTS` where OPTS holds
 the script's path too; the finding at the option in the assignment), an array's items
-(`"${ARGS[@]}"`, `"${CMD[@]}" --k 1`). A script's path in a variable the script assigns
+(`"${ARGS[@]}"`, `"${CMD[@]}" --k 1`); so is a string the script builds by appending to the
+value it gives first (`o="$o --x"`, `o+=" --x"`, under a condition too: a run that takes every
+branch), each piece at its place, and a heredoc read into it (`read -r -d '' CMD <<EOF`). Options
+in a variable the script gives a value otherwise (another value under a condition, in a loop
+or a function) are not read, and the line is counted in the warnings. A script's path in a
+variable the script assigns
 otherwise (twice, as an `if` and its `else` do, after the line, with an expansion, or as a
 default the environment may override, `${T:-train.py}`) is counted in the warnings where one
 of those paths is a file of the repository and options follow, not read: which file runs is
@@ -212,7 +217,7 @@ from benchlint.calls import ROOT_MOUNTS as MOUNTS
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
-from benchlint.shell.held import once_before, read_before
+from benchlint.shell.held import built_before, once_before, read_before
 from benchlint.shell.invocation import FILES, WRAPPER_GRAMMARS, Invocation, resolve_words
 from benchlint.shell.model import Assignment, Command, Heredoc, Script, Word, blank_separated
 from benchlint.source import SourceText
@@ -282,6 +287,11 @@ _ELSEWHERE_SAID = (
     "repository's ({}), not read (BL116)"
 )
 _KEY = "pyargs"
+# `o="--lr 1"; if ...; then o="--lr 2 --x"; fi; python3 x.py $o`: which value runs is not known
+_VARIED_SAID = (
+    "Python scripts run with options held in a variable of the script whose value there is not "
+    "known (given several values, in a loop or a function), not read (BL116)"
+)
 # `cfg, rest = p.parse_known_args()` in a script run with options `p` does not know: it keeps
 # them, for code that may read them (another module's parser, `sys.argv`) or for none
 _KEPT_SAID = (
@@ -711,6 +721,16 @@ def _run_variables(script: Script) -> tuple[set[str], set[str], set[str], set[st
     return run, evaluated, elsewhere, quoted - split
 
 
+def _assigned_in(script: Script, raw: str) -> bool:
+    """Whether a word is a variable's whole value (`$OPTS`, `${OPTS}`, `"${ARGS[@]}"`) that the
+    script (its file) assigns: options it builds, not one of its caller's."""
+    match = _VARIABLE_PIECE.fullmatch(raw) or _ARRAY_WORD.fullmatch(raw)
+    if match is None:
+        return False
+    name = match.group(1) or match.group(2)
+    return any(a.name == name for inner in script.top.walk() for a in inner.assignments)
+
+
 def _first_line(script: Script, given: Word, appended: bool = False) -> int:
     """How many of a string's pieces (`_pieces`) are on its first line: before the first
     newline in its value (one a `\\` before it joined is not in the value); of a value
@@ -874,7 +894,7 @@ def _expanded(script: Script, command: Command, words: tuple[Word, ...]) -> list
             continue
         given = once_before(command, name)
         if given is None:
-            read = _read_pieces(script, command, name) if array is None else None
+            read = _held_pieces(script, command, name) if array is None else None
             if read is None:
                 return None
             found += read
@@ -901,10 +921,33 @@ def _in_place(script: Script, command: Command, word: Word) -> list[_Piece]:
     if given is not None and array is None and given.items is None:
         return _pieces(script, given)
     if given is None and array is None and name is not None and not quoted_star:
-        read = _read_pieces(script, command, name)
+        read = _held_pieces(script, command, name)
         if read is not None:
             return read
     return [_word(script, word)]
+
+
+def _held_pieces(script: Script, command: Command, name: str) -> list[_Piece] | None:
+    """The words bash splits a string variable's value into where the script does not assign
+    it once: a heredoc read into it (`_read_pieces`), or a string it builds by appending
+    (`o="$o --x"`, `o+=" --x"`: `built_before`), each piece at its place; None otherwise."""
+    read = _read_pieces(script, command, name)
+    if read is not None:
+        return read
+    built = built_before(command, name)
+    if built is None:
+        return None
+    if _sets_ifs(script):
+        return [(None, "".join(w.value[start:] for w, start in built), built[0][0].span)]
+    found: list[_Piece] = []
+    for word, start in built:
+        offsets, file = word.offsets, word.script.file
+        found += [
+            _piece(script, word.value[a:b], file.span(offsets[a], offsets[b - 1] + 1))
+            for a, b in blank_separated(word.value)
+            if a >= start
+        ]
+    return found
 
 
 def _script_variables(script: Script) -> frozenset[str]:
@@ -1352,6 +1395,8 @@ def _command_line(
     words = line.words[index + 1 :]
     texts = [text for text, _, _ in words]
     options = any(text is not None and text[:1] == "-" for text in texts)
+    # (`python3 x.py $OPTS` where the script gives OPTS several values: which is not known)
+    varied = any(text is None and _assigned_in(script, raw) for text, raw, _ in words)
     if line.behind:
         module = not line.words[index][1].endswith(".py")
         targets = _targets(ctx, script, value, module) if options else []
@@ -1372,7 +1417,7 @@ def _command_line(
     if relative and not moved and (site.folder is not None or site.unknown):
         moved, into = True, site.folder  # (a workflow step's working directory)
     away = line.elsewhere and not value.startswith(MOUNTS)
-    if not options:
+    if not options and not varied:
         return  # (no option to read)
     module = not line.words[index][1].endswith(".py")  # `python3 -m pkg.mod`
     path = value
@@ -1463,6 +1508,8 @@ def _command_line(
         at = Location(script.path, where)
         ctx.count(_ELSEWHERE_SAID.format(why), at, involves=tuple(targets))
         return
+    if varied:
+        ctx.count(_VARIED_SAID, Location(script.path, where), involves=tuple(targets))
     read = [(target, script_parser(ctx.ws, target)) for target in targets]
     untold = next(((t, p) for t, p in read if isinstance(p, str)), None)
     if untold is not None:

@@ -1828,3 +1828,33 @@ def test_options_a_parse_known_args_parser_keeps_are_said_not_passed(tmp_path: A
         "(`parse_known_args`: what reads them after it is not followed), not checked (BL116): "
         "1 (run.sh:2)"
     ]
+
+
+def test_options_a_variable_of_the_script_holds_with_several_values_are_said(
+    tmp_path: Any,
+) -> None:
+    """(t65b) `o="--lr 1 --bad 2"; if ...; then o="--lr 2"; fi; python3 train.py $o`: which
+    value runs is not known, so the options are not read, and the line is said (it was passed
+    over: it had no option benchlint could read). A string built by appending is read."""
+    from tests.conftest import run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "train.py": (
+                'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr")\n'
+                "p.parse_args()\n"
+            ),
+            "run.sh": (
+                '#!/bin/bash\nr="--lr 1 --bad 2"\nif [ -n "$X" ]; then r="--lr 2"; fi\n'
+                'python train.py $r\no="--lr 1"\no+=" --lr 2"\npython train.py $o\n'
+                "python train.py $FROM_CALLER\n"
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert [w for w in result.warnings() if "several values" in w] == [
+        "Python scripts run with options held in a variable of the script whose value there is "
+        "not known (given several values, in a loop or a function), not read (BL116): 1 (run.sh:4)"
+    ]

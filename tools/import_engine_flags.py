@@ -106,9 +106,12 @@ def _raising_actions(tree: ast.Module) -> set[str]:
         if not isinstance(node, ast.ClassDef):
             continue
         for item in node.body:
-            if isinstance(item, ast.FunctionDef) and item.name == "__call__":
-                if any(isinstance(statement, ast.Raise) for statement in item.body):
-                    found.add(node.name)
+            if (
+                isinstance(item, ast.FunctionDef)
+                and item.name == "__call__"
+                and any(isinstance(statement, ast.Raise) for statement in item.body)
+            ):
+                found.add(node.name)
     return found
 
 

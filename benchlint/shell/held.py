@@ -5,6 +5,7 @@ variable holds in its place (`python3 $OPTS`, `srun "${SRUN_ARGS[@]}"`) ask here
 
 from __future__ import annotations
 
+from benchlint.shell.invocation import LONE_VARIABLE
 from benchlint.shell.model import Assignment, Command, Heredoc, Script, Word
 
 
@@ -46,6 +47,58 @@ def read_before(command: Command, name: str) -> tuple[Heredoc, Script] | None:
 
 
 _ASSIGNING = ("assign", "export", "declare", "readonly", "local")
+
+
+def built_before(command: Command, name: str) -> list[tuple[Word, int]] | None:
+    """The string the script builds in the variable before the command, where it gives it one
+    value and then only appends to it (`o="$o --x"`, `o="${o} --x"`, `o+=" --x"`), also under a
+    condition (read as a run that takes every branch gives it): each assignment's value and
+    where in it the text it adds starts. None where the script does anything else (assigns it
+    once: `once_before`; gives it another value later, an array, in a loop, unsets it), where
+    the first value is given under a condition the command is not under, or where an
+    assignment may not reach the command (`_reaches`)."""
+    owner = command.script
+    assigned = [a for a in owner.assignments if a.name == name]
+    while not assigned and owner.parent is not None and same_shell(owner.parent):
+        command = owner.parent
+        owner = command.script
+        assigned = [a for a in owner.assignments if a.name == name]
+    if len(assigned) < 2 or any(a.node.start_byte > command.node.start_byte for a in assigned):
+        return None
+    first, *rest = assigned
+    value = first.value
+    if first.kind not in _ASSIGNING or value is None or value.items is not None:
+        return None
+    if owner.text_of(first.node).startswith(f"{name}+=") or _starts_with(value, name):
+        return None  # (the caller's value, appended to: not known)
+    around = {id(g) for g in command.guards}
+    if any(id(g) not in around for g in first.command.guards):
+        return None
+    found = [(value, 0)]
+    for assignment in rest:
+        given = assignment.value
+        if assignment.kind not in _ASSIGNING or given is None or given.items is not None:
+            return None
+        if owner.text_of(assignment.node).startswith(f"{name}+="):
+            found.append((given, 0))
+        elif (start := _starts_with(given, name)) is not None:
+            found.append((given, start))
+        else:
+            return None
+    if any(a.command.loops or not _reaches(a, command) for a in assigned):
+        return None
+    if any(_unsets(c, name, command) for c in owner.commands):
+        return None
+    return found
+
+
+def _starts_with(value: Word, name: str) -> int | None:
+    """Where the rest of a value starts after the variable's own value it begins with (`$o`,
+    `${o}`); None where it does not begin so."""
+    match = LONE_VARIABLE.match(value.value)
+    if match is None or (match.group(1) or match.group(2)) != name:
+        return None
+    return match.end()
 
 
 def _only_before(command: Command, name: str, kinds: tuple[str, ...]) -> Assignment | None:
