@@ -21,7 +21,7 @@ from benchlint import profile
 from benchlint.calls import Call, call_graph
 from benchlint.finding import Location, Span
 from benchlint.shell.evaluate import guards_hold
-from benchlint.shell.model import Assignment, Command, Script, exclusive
+from benchlint.shell.model import Assignment, Command, Script, exclusive, sets_positional
 from benchlint.wiring import Route, Wiring, entry_environment
 from benchlint.workflow import (
     NULL,
@@ -859,6 +859,11 @@ class Environment:
                 changed = {n: p for n, p in inherited.items() if n in route.env}
                 under = _without(route.env, unset) if unset else route.env
                 maps = (passed, changed, under) if changed else (passed, under)
+                if route.route is not None and call.caller.top is route.route.launcher.script:
+                    # (`MODEL="${1%%_*}"`: the launcher's value on this route, where its
+                    # route's values give one that is not empty)
+                    given = _route_nonempty(route.route, maps[:-1])
+                    maps = (given, *maps) if given else maps
                 env = ChainMap(*maps)
                 kept = route.validated | checked
                 routes.append(
@@ -872,6 +877,50 @@ class Environment:
                     )
                 )
         return routes
+
+
+def _route_nonempty(
+    route: Route, layers: Sequence[Mapping[str, Provenance]]
+) -> dict[str, Provenance]:
+    """The names a launcher passes whose value its own assignment gives, which may be empty as
+    written (`MODEL="${1%%_*}"`) and is not on this route: the assignment runs there, at the
+    launcher's top level, and the route's values (its entry's, the workflow's, the arguments of
+    its launch line: `$1` before any `shift` or `set --`) expand it to a text that is not empty."""
+    found: dict[str, Provenance] = {}
+    for layer in layers:
+        for name, provenance in layer.items():
+            at = provenance.at
+            if name in found or provenance.nonempty or not isinstance(at, Assignment):
+                continue
+            value, command = at.value, at.command
+            if value is None or command.script is not route.launcher.script:
+                continue
+            if command.function is not None or command.loops or route.runs(command) is not True:
+                continue
+            text = value.text
+            if _POSITIONAL_REF.search(text):
+                if _shifted_before(command):
+                    continue
+                text = _POSITIONAL_REF.sub(r"$\1__P\2", text)
+            expanded = route.expand(text, command, positional=True)
+            if expanded:
+                found[name] = Provenance(provenance.what, at, True)
+    return found
+
+
+# `$1`, `${1...`: a positional parameter, as an expansion reads it (not `$10`: `${10}` only)
+_POSITIONAL_REF = re.compile(r"\$(\{?)([1-9])(?![0-9])")
+
+
+def _shifted_before(command: Command) -> bool:
+    """Whether the launcher's top level may change its positional parameters before the command
+    (`shift`, `set --`, `set a b`)."""
+    return any(
+        c.function is None
+        and c.node.start_byte < command.node.start_byte
+        and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
+        for c in command.script.commands
+    )
 
 
 def _without(env: Mapping[str, Provenance], unset: dict[str, Command]) -> Mapping[str, Provenance]:

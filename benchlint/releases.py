@@ -25,7 +25,7 @@ from benchlint.shell.expand import keeps_empty
 from benchlint.shell.expand import value as expanded
 from benchlint.shell.flow import Flow, may_set_nounset
 from benchlint.shell.held import same_shell
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.model import Command, Script, Word, sets_positional
 from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
 from benchlint.workspace import Workspace
@@ -703,7 +703,7 @@ def _positional(expansion: str, index: str, script: Script, owner: Command | Non
     if any(
         c.function is None
         and c.node.start_byte < owner.node.start_byte
-        and (c.base == "shift" or (c.base == "set" and _sets_positional(c)))
+        and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
         for c in script.commands
     ):
         return _ANY
@@ -712,22 +712,6 @@ def _positional(expansion: str, index: str, script: Script, owner: Command | Non
         "${__POSITIONAL" + expansion[at + 1 :] if expansion.startswith("${") else "${__POSITIONAL}"
     )
     return _Positional(index, text)
-
-
-def _sets_positional(command: Command) -> bool:
-    """Whether a `set` command gives the positional parameters new values: a `--`, or an
-    operand after its options (`set -e`, `set -euo pipefail` do not; `set -- a b`, `set a` do;
-    a word not known statically may)."""
-    words = command.args
-    index = 0
-    while index < len(words):
-        word = words[index]
-        if not word.static or word.value == "--":
-            return True
-        if word.value[:1] not in ("-", "+") or word.value in ("-", "+"):
-            return True
-        index += 2 if "o" in word.value[1:] else 1  # (`-o NAME`, `-euo pipefail`)
-    return False
 
 
 def _printers(

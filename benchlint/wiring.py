@@ -237,12 +237,25 @@ class Route:
             late = late & self.env.unknown
         return self.env.before_assigning(late) if late else self.env
 
-    def expand(self, text: str, command: Command) -> str | None:
+    def expand(self, text: str, command: Command, positional: bool = False) -> str | None:
         """A word's source text expanded where the command runs on this route: with the
         values its conditions read there (an unset name gives nothing); None when a name it
         reads is not known there (the launcher assigns it before, the runner's environment may
-        hold it) or the word has a form `expand` does not model."""
-        return expanded_value(text, self._env_at(command).get)
+        hold it) or the word has a form `expand` does not model. `positional`: the text names
+        the launcher's positional parameters `__P1`..`__P9` (`$1` as `$__P1`), which are the
+        arguments the route's launch line gives it (the caller sees that none changed them)."""
+        get = self._env_at(command).get
+        if not positional:
+            return expanded_value(text, get)
+        known, unknown = self.env.known, self.env.unknown
+
+        def lookup(name: str) -> str | None:
+            if name.startswith("__P") and name[3:].isdigit():
+                index = name[3:]
+                return known.get(index) if index not in unknown else None
+            return get(name)
+
+        return expanded_value(text, lookup)
 
     def ended_by(self) -> Command | None:
         """The launcher's first `exit` or `exec` of a program that surely runs on this route."""

@@ -124,6 +124,22 @@ def brace_expands(text: str) -> bool:
     return False
 
 
+def sets_positional(command: Command) -> bool:
+    """Whether a `set` command gives the positional parameters new values: a `--`, or an
+    operand after its options (`set -e`, `set -euo pipefail` do not; `set -- a b`, `set a` do;
+    a word not known statically may)."""
+    words = command.args
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if not word.static or word.value == "--":
+            return True
+        if word.value[:1] not in ("-", "+") or word.value in ("-", "+"):
+            return True
+        index += 2 if "o" in word.value[1:] else 1  # (`-o NAME`, `-euo pipefail`)
+    return False
+
+
 def first_line(text: str) -> str:
     """A command's text as a message quotes it: its first line, without a trailing `\\`, and
     `…` when more follows (a multi-line `bash -c "..."` would otherwise look unbalanced)."""
