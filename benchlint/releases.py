@@ -137,7 +137,7 @@ def _entries_running(ctx: Context, path: str, depth: int) -> list[Entry] | None:
         for route in wiring.routes_for_launcher(caller.path):
             if route.runs(call.command) is False:
                 continue  # (a call in another branch: the multi-node one of a single-node job)
-            if _names(call.word.value, route, path, memo):
+            if _names(call.word.value, route, path, memo, own_arguments(call.command, route)):
                 found.append(route.element.entry)
     return list(dict.fromkeys(found)) or None
 
@@ -149,19 +149,19 @@ class _Memo:
     def __init__(self) -> None:
         # (text, launcher path, depth, the assignment giving it) -> its template
         self.templates: dict[tuple[str, str, int, int], tuple[object, ...]] = {}
-        # (text, launcher path) -> the variables its template reads
-        self.holes: dict[tuple[str, str], tuple[str, ...]] = {}
+        # (text, launcher path, whether `$1` is the launch line's) -> the variables it reads
+        self.holes: dict[tuple[str, str, bool], tuple[str, ...]] = {}
         # (text, launcher path, model prefix, the route's values of its variables) -> pattern
         self.rendered: dict[tuple[object, ...], re.Pattern[str]] = {}
-        # (word, id(route)) -> (the route, its pattern)
-        self.by_route: dict[tuple[str, int], tuple[Route, re.Pattern[str]]] = {}
+        # (word, id(route), whether `$1` is the launch line's) -> (the route, its pattern)
+        self.by_route: dict[tuple[str, int, bool], tuple[Route, re.Pattern[str]]] = {}
 
 
 def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     """Whether the call's script word may name the script at `path` on the route."""
     memo = ws.models.setdefault("release-patterns", _Memo())
     assert isinstance(memo, _Memo)
-    return _names(call.word.value, route, path, memo)
+    return _names(call.word.value, route, path, memo, own_arguments(call.command, route))
 
 
 def _crosses_folders(pattern: re.Pattern[str]) -> bool:
@@ -169,10 +169,10 @@ def _crosses_folders(pattern: re.Pattern[str]) -> bool:
     return "/" in pattern.pattern.replace("[^/]", "")
 
 
-def _names(word: str, route: Route, target: str, memo: _Memo) -> bool:
+def _names(word: str, route: Route, target: str, memo: _Memo, top: bool = False) -> bool:
     """Whether a script path word can name `target` on this route (compared by file name, or
     by the end of its path where the route gives a sub-folder)."""
-    pattern = _file_name_pattern(word, route, memo)
+    pattern = _file_name_pattern(word, route, memo, top)
     if pattern.fullmatch(posixpath.basename(target)) is not None:
         return True
     if not _crosses_folders(pattern):
@@ -352,7 +352,7 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         folder = _outermost(possible)
         if folder is None or folder not in below:
             continue  # (a value that names no folder of the repository may reach the command)
-        pattern = file_name_pattern(ctx, call.word.value, route)
+        pattern = file_name_pattern(ctx, call.word.value, route, own_arguments(call.command, route))
         # by name, or by the path below the folder where the route gives a sub-folder
         # (`${SCENARIO_SUBDIR}` as `fixed_seq_len/`)
         deep = _crosses_folders(pattern)
@@ -512,37 +512,53 @@ def _scripts_below(ctx: Context) -> dict[str, list[tuple[str, str]]]:
     return below
 
 
-def file_name_pattern(ctx: Context, word: str, route: Route) -> re.Pattern[str]:
+def file_name_pattern(ctx: Context, word: str, route: Route, top: bool = False) -> re.Pattern[str]:
     """The file names a script path word of the route's launcher can give on this route: the
     route's entry values in its expansions, the launcher's own variables by the values it
     assigns them, `${EXP_NAME%%_*}` by the entry's model prefix, what a command substitution
-    can print; anything else matches any part of a name."""
+    can print, the launch line's arguments (`${1%%_*}`) where the word is the launcher's own
+    (`top`: `own_arguments`); anything else matches any part of a name."""
     memo = ctx.ws.models.setdefault("release-patterns", _Memo())
     assert isinstance(memo, _Memo)
-    return _file_name_pattern(word, route, memo)
+    return _file_name_pattern(word, route, memo, top)
 
 
-def _file_name_pattern(word: str, route: Route, memo: _Memo) -> re.Pattern[str]:
-    key = (word, id(route))
+def own_arguments(command: Command, route: Route) -> bool:
+    """Whether `$1` in the command's words is the launcher's first argument: a command of its
+    top level (no function's, no nested shell's) with no `shift` or `set --` there before it."""
+    script = route.launcher.script
+    if command.script is not script or command.function is not None:
+        return False
+    return not any(
+        c.function is None
+        and c.node.start_byte < command.node.start_byte
+        and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
+        for c in script.commands
+    )
+
+
+def _file_name_pattern(word: str, route: Route, memo: _Memo, top: bool = False) -> re.Pattern[str]:
+    key = (word, id(route), top)
     known = memo.by_route.get(key)
     if known is not None and known[0] is route:  # (a word is asked for once per script it names)
         return known[1]
-    pattern = _rendered_pattern(word, route, memo)
+    pattern = _rendered_pattern(word, route, memo, top)
     memo.by_route[key] = (route, pattern)  # the route kept: its id is not reused while it is
     return pattern
 
 
-def _rendered_pattern(word: str, route: Route, memo: _Memo) -> re.Pattern[str]:
+def _rendered_pattern(word: str, route: Route, memo: _Memo, top: bool) -> re.Pattern[str]:
     script = route.launcher.script
     text = _file_name(word)
-    template = _template(text, script, 0, memo)
-    holes = memo.holes.get((text, script.path))
+    template = _template(text, script, 0, memo, top=top)
+    holes = memo.holes.get((text, script.path, top))
     if holes is None:  # (hashing a template is dear: its holes are looked up by its text)
-        holes = memo.holes[text, script.path] = _holes(template)
+        holes = memo.holes[text, script.path, top] = _holes(template)
     env = route.env
     signature = (
         text,
         script.path,
+        top,
         route.entry.fields.get(profile.EXP_NAME_PREFIX),
         tuple((n, env.known.get(n), env.knows(n)) for n in holes),
         tuple(route.holds(command) is not False for command in _givers(template)),
@@ -639,12 +655,17 @@ def _file_name(text: str) -> str:
 
 
 def _template(
-    text: str, script: Script, depth: int, memo: _Memo, owner: Command | None = None
+    text: str,
+    script: Script,
+    depth: int,
+    memo: _Memo,
+    owner: Command | None = None,
+    top: bool = False,
 ) -> tuple[object, ...]:
     """The route-independent parts of a file-name pattern (regular expression text) and its
     holes, worked out once per text and launcher. `owner`: the assignment whose value the text
-    is (None: the command's own word)."""
-    key = (text, script.path, depth, id(owner) if owner is not None else 0)
+    is (None: the command's own word; `top`: one whose `$1` is the launch line's)."""
+    key = (text, script.path, depth, id(owner) if owner is not None else int(top))
     cached = memo.templates.get(key)
     if cached is not None:
         return cached
@@ -652,7 +673,7 @@ def _template(
     position = 0
     for match in PATH_EXPANSION.finditer(text):
         items.append(re.escape(text[position : match.start()]))
-        items.append(_expansion(match.group(0), script, depth, memo, owner))
+        items.append(_expansion(match.group(0), script, depth, memo, owner, top))
         position = match.end()
     items.append(re.escape(text[position:]))
     template = memo.templates[key] = tuple(items)
@@ -660,13 +681,18 @@ def _template(
 
 
 def _expansion(
-    expansion: str, script: Script, depth: int, memo: _Memo, owner: Command | None = None
+    expansion: str,
+    script: Script,
+    depth: int,
+    memo: _Memo,
+    owner: Command | None = None,
+    top: bool = False,
 ) -> object:
     name = expansion.strip("${}")
     if name == "EXP_NAME%%_*":
         return _Hole("EXP_NAME", prefix=True)
     if name[:1] and name[0] in "123456789" and not name[1:2].isdigit():
-        return _positional(expansion, name[0], script, owner)
+        return _positional(expansion, name[0], script, owner, top)
     defaulted = _DEFAULTED.fullmatch(expansion)
     if defaulted is not None:  # `${SCENARIO_SUBDIR:-fixed_seq_len/}`
         variable = defaulted["name"]
@@ -694,10 +720,21 @@ def _expansion(
     return _Hole(name, tuple(sorted(alternatives, key=lambda item: repr(item[0]))))
 
 
-def _positional(expansion: str, index: str, script: Script, owner: Command | None) -> object:
+def _positional(
+    expansion: str, index: str, script: Script, owner: Command | None, top: bool = False
+) -> object:
     """A positional parameter in a path's template: the route's argument where the expansion is
-    in an assignment at the launcher's top level with no `shift` or `set --` there before it
-    (elsewhere it is a function's argument, or another one); else any part of a name."""
+    in an assignment at the launcher's top level with no `shift` or `set --` there before it, or
+    in a word of such a command (`top`; elsewhere it is a function's argument, or another one);
+    else any part of a name."""
+    if owner is None and top:
+        at = expansion.index(index)
+        text = (
+            "${__POSITIONAL" + expansion[at + 1 :]
+            if expansion.startswith("${")
+            else "${__POSITIONAL}"
+        )
+        return _Positional(index, text)
     if owner is None or owner.function is not None or owner.script is not script:
         return _ANY
     if any(
