@@ -25,6 +25,14 @@ from dataclasses import dataclass
 from benchlint.profile import data_text
 
 COMMANDS = ("srun", "sbatch", "salloc")
+# short options whose value, written after `=` (`-N=2`: the value is `=2`), the command itself
+# rejects before it asks for anything: a number, a time, a distribution (measured with srun and
+# sbatch 22.05: `"=2" is not a valid node count`, `Invalid --time specification`; a test runs
+# them where Slurm's commands are installed)
+EQUALS_STOPS = frozenset("Nnctm")
+# and those whose value names a partition, an account or a QOS, which the controller rejects
+# (no name holds a leading `=`)
+EQUALS_REJECTED = frozenset("pAq")
 # a word whose text is not known, but which bash keeps one word (`"$NODES"`): a value it gives,
 # or where an option could be, no option (the options end there)
 ONE = "\x00"
@@ -43,8 +51,10 @@ class Table:
 @dataclass(frozen=True)
 class Problem:
     """A word the command rejects: `kind` is "unknown" (no such option), "ambiguous" (a prefix
-    of several, `candidates`), "no-value" (`=VALUE` given to an option that takes none) or
-    "missing-value" (a required value, and no word after it)."""
+    of several, `candidates`), "no-value" (`=VALUE` given to an option that takes none),
+    "missing-value" (a required value, and no word after it) or "equals-value" (a short option
+    written `-N=2`: its value is the rest of the word, `=2`, which the command rejects:
+    `EQUALS_STOPS`, or the controller does: `EQUALS_REJECTED`)."""
 
     index: int  # of the word
     option: str  # as written, up to its `=`: `--timeout`, `-z`
@@ -146,6 +156,9 @@ def read(
                     continue
                 if takes == 0:
                     continue
+                if word[at + 1 : at + 2] == "=" and letter in EQUALS_STOPS | EQUALS_REJECTED:
+                    problems.append(Problem(index, f"-{letter}", "equals-value"))
+                    break
                 if takes == 1 and at == len(word) - 1:  # (the value is the next word)
                     index += 1
                     if index >= len(words):

@@ -18,6 +18,10 @@ Reports a word every release rejects:
 - a short option no release has (`-z`);
 - a prefix of several options (`--ntasks-per`: `--ntasks-per-node`, `--ntasks-per-gpu`...);
 - a value given with `=` to an option that takes none (`--label=1`);
+- a short option written with `=` (`-N=2`, `-A=acct`): its value is the rest of the word, the `=`
+  with it, which srun and sbatch reject for a number, a time or a distribution (`-N`, `-n`, `-c`,
+  `-t`, `-m`), and the controller for a partition, an account or a QOS (`-p`, `-A`, `-q`); a name
+  or a file given so (`-J=x`, `-o=x.log`) is taken as written, not reported;
 - in `#SBATCH` lines, a word that is no option (`#SBATCH time=10`), and a variable in an
   option's value (`#SBATCH --nodes=$NUM_NODES`): sbatch expands none there, and reads the line
   even where its command line gives the option (`sbatch --nodes=2 job.sh` still stops at the
@@ -482,6 +486,18 @@ def _report(
         what = f"{command}'s option {shown} takes no value, and is given one after `=`"
         why = f'{command} stops with "option doesn\'t allow an argument"'
         help_ = f"write {shown} alone"
+    elif problem.kind == "equals-value":
+        letter = option[1:]
+        what = (
+            f"{command}'s short option {shown} is written with `=` (`{option}=...`): its value is "
+            "the rest of the word, the `=` with it"
+        )
+        why = (
+            f"{command} stops at that value (no number or time starts with `=`)"
+            if letter in slurm.EQUALS_STOPS
+            else "the controller rejects the job (no partition, account or QOS is named so)"
+        )
+        help_ = f"write `{option} VALUE` or `{option}VALUE`"
     elif problem.kind == "missing-value":
         what = f"{command}'s option {shown} takes a value, and no word follows it"
         why = f'{command} stops with "option requires an argument"'

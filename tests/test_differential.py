@@ -1730,3 +1730,23 @@ def test_a_directive_holding_a_variable_is_read_even_with_the_option_given(
     said = done.stderr
     assert ("is not a valid" in said or "Invalid --time" in said) == stops, said
     assert ("controller" in said) == (not stops), said
+
+
+@needs_slurm
+@pytest.mark.parametrize("command", ["srun", "sbatch"])
+@pytest.mark.parametrize("letter", sorted(slurm.EQUALS_STOPS | {"J"}))
+def test_a_short_option_written_with_equals_stops_the_command_as_bl115_says(
+    tmp_path: Path, command: str, letter: str
+) -> None:
+    """`slurm.EQUALS_STOPS`: the short options whose value written after `=` (`-N=2`: `=2`) the
+    command rejects itself, before it asks the controller for anything; a name (`-J=x`) it
+    takes as written and goes on to the controller."""
+    (tmp_path / "slurm.conf").write_text("ClusterName=x\nSlurmctldHost=localhost\n")
+    (tmp_path / "job.sh").write_text("#!/bin/bash\necho hi\n")
+    env = {**os.environ, "SLURM_CONF": str(tmp_path / "slurm.conf")}
+    value = "block" if letter == "m" else "2"
+    argv = [shutil.which(command) or command, f"-{letter}={value}"]
+    argv += ["job.sh"] if command == "sbatch" else ["true"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=10, env=env, cwd=tmp_path)
+    reached = "controller" in done.stderr
+    assert reached == (letter not in slurm.EQUALS_STOPS), done.stderr
