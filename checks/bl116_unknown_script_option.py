@@ -217,7 +217,7 @@ from benchlint.calls import ROOT_MOUNTS as MOUNTS
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
-from benchlint.shell.held import built_before, once_before, read_before
+from benchlint.shell.held import built_before, once_before, read_before, same_subshell
 from benchlint.shell.invocation import FILES, WRAPPER_GRAMMARS, Invocation, resolve_words
 from benchlint.shell.model import Assignment, Command, Heredoc, Script, Word, blank_separated
 from benchlint.source import SourceText
@@ -1844,7 +1844,7 @@ class _Folders:
                     at < before
                     and change.function is None
                     and command.function is None
-                    and not change.subshell
+                    and (not change.subshell or same_subshell(change, command))
                     and not change.guards
                     and not change.loops
                     and change.base != "popd"

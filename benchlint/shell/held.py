@@ -154,7 +154,7 @@ def _reaches(assignment: Assignment, command: Command) -> bool:
     apart = at.apart  # (a pipeline's element: the command only if in the same one)
     if apart is not None and not apart.start_byte <= command.node.start_byte < apart.end_byte:
         return False
-    if at.subshell and not _same_subshell(at, command):
+    if at.subshell and not same_subshell(at, command):
         return False
     if at.function is None or at.function == command.function:
         return True
@@ -175,7 +175,7 @@ def _reaches(assignment: Assignment, command: Command) -> bool:
     return called is not None and called.node.start_byte < when.node.start_byte
 
 
-def _same_subshell(at: Command, command: Command) -> bool:
+def same_subshell(at: Command, command: Command) -> bool:
     """Whether the command is in the subshell the assignment is in (`( A=1; srun $A )`): it
     is in one, after it, with no parenthesis between them."""
     if not command.subshell or command.node.start_byte < at.node.end_byte:
