@@ -28,6 +28,7 @@ class Container:
     image: str | None  # None: the mapping names none
     script: Script  # `command` then `args`, as one command line
     image_node: YNode | None = None  # where the image is named
+    node: YNode | None = None  # a Kubernetes container's mapping (its probes, ports, env)
 
 
 def containers(
@@ -66,7 +67,7 @@ def containers(
         if not argv or (naming and not any(n in word for word in words for n in naming)):
             continue
         line = command_line(file, argv, entry, image)
-        yield Container(image.value if image is not None else None, line, image)
+        yield Container(image.value if image is not None else None, line, image, node)
 
 
 def _compose_services(

@@ -25,6 +25,13 @@ It reports a route that server does not expose, from the route tables of every r
 - otherwise against every release: a route none of them has, and vLLM's development routes
   such as `/reset_prefix_cache` without `VLLM_SERVER_DEV_MODE=1`.
 
+It reads the `httpGet` probes of a Kubernetes container (`readinessProbe`, `startupProbe`,
+`livenessProbe`) whose own `command`/`args` start the server, on that server's port (`--port`,
+or its default; a named port is the container's port of that name): a route the release its
+`image` names lacks (else one no release has) fails the probe, and the pod never becomes ready,
+or its container is restarted over and over. A probe of another port (a sidecar's, a router's)
+is not checked.
+
 It also reports a metric family the server's frontend and workers do not publish. For a client
 script that several recipes run, the message names the recipes for which the probe fails.
 
@@ -72,12 +79,15 @@ from benchlint import profile
 from benchlint.context import Context
 from benchlint.endpoints import NAMES, endpoints
 from benchlint.engines import Launch, launches
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, Undecided
+from benchlint.images import image_release
+from benchlint.manifests import Container, containers
 from benchlint.recipe import ScriptRun
-from benchlint.registry import script_rule
+from benchlint.registry import rule
 from benchlint.releases import Running, beyond_scope, launch_releases, router_releases
 from benchlint.shell.model import Command, Script, Word, runs
 from benchlint.wiring import Entry
+from benchlint.yamlmodel import YamlDocument, YNode
 
 _URL_START = r"https?://"
 _URL = re.compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
@@ -450,15 +460,108 @@ def _interpreter_variables(ctx: Context, script: Script) -> frozenset[str]:
 _DEFAULT_OF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?-(.*)\}$")  # `${PY:-python3}`: python3
 
 
-@script_rule(
-    "BL304",
-    "unexposed-endpoint",
-    Severity.ERROR,
-    tags=("engines", "http"),
-    precision="medium",
-    beyond=beyond_scope,
-)
-def check(ctx: Context, script: Script) -> Iterator[Finding]:
+# the words of a container's command line that may start an engine's server
+_SERVERS = ("vllm", "sglang")
+# the probes of a Kubernetes container, and what a failing one does to the pod
+_K8S_PROBES = {
+    "readinessProbe": "the pod never becomes ready (no traffic reaches it)",
+    "startupProbe": "the container is restarted before it ever serves",
+    "livenessProbe": "the container is restarted again and again",
+}
+
+
+def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
+    """The rule's document pass: a Kubernetes container's `httpGet` probes (readiness,
+    startup, liveness) of the engine server its own `command`/`args` start, on that server's
+    port, against the release its `image` names (else every release)."""
+    source = document.file
+    text = source.text
+    if "httpGet" not in text or "Probe" not in text or not any(e in text for e in _SERVERS):
+        return []
+    found: list[Finding | Undecided] = []
+    for container in containers(source, document, _SERVERS):
+        node = container.node
+        if node is None:
+            continue
+        probes = [(key, node.get(key)) for key in _K8S_PROBES if node.get(key) is not None]
+        if not probes:
+            continue
+        served = [(launch, launch.server) for launch in launches(container.script) if launch.server]
+        for key, probe in probes:
+            get = probe.get("httpGet") if probe is not None and probe.is_map else None
+            if get is None or not get.is_map:
+                continue
+            path = get.get("path")
+            if path is None or not path.is_scalar or not path.value.startswith("/"):
+                continue
+            port = _container_port(node, get.get("port"))
+            serving = {
+                server
+                for launch, server in served
+                if port is not None
+                and (launch.option("--port") or DEFAULT_PORTS.get(server or "", "")) == port
+            }
+            if len(serving) != 1:
+                continue  # (another process's port, or not known)
+            server = serving.pop()
+            assert server is not None
+            problem = _probe_problem(server, path.value.split("?", 1)[0], container, node)
+            if problem is not None:
+                found.append(
+                    Finding(
+                        "BL304",
+                        f"{problem}: this {key} on port {port} fails, and {_K8S_PROBES[key]}",
+                        Location(source.path, path.span),
+                        subject=f"route:{path.value}",
+                    )
+                )
+    return found
+
+
+def _container_port(node: YNode, port: YNode | None) -> str | None:
+    """A probe's port as a number: written so, or the container's port of that name."""
+    if port is None or not port.is_scalar:
+        return None
+    if port.value.isdigit():
+        return port.value
+    ports = node.get("ports")
+    for item in ports.items if ports is not None and ports.is_seq else ():
+        name = item.get("name") if item.is_map else None
+        number = item.get("containerPort") if item.is_map else None
+        if name is not None and name.value == port.value and number is not None:
+            return number.value if number.is_scalar and number.value.isdigit() else None
+    return None
+
+
+def _probe_problem(server: str, path: str, container: Container, node: YNode) -> str | None:
+    """What is wrong with the route on the server: on the release the image names where it
+    is that server's, else on every measured release."""
+    data = endpoints()
+    env = node.get("env")
+    dev_mode = False
+    for item in env.items if env is not None and env.is_seq else ():
+        name = item.get("name") if item.is_map else None
+        value = item.get("value") if item.is_map else None
+        if name is not None and name.value == "VLLM_SERVER_DEV_MODE":
+            dev_mode = value is None or value.value not in ("", "0")
+    if server == "vllm" and path in data.dev_routes and not dev_mode:
+        return f"{NAMES['vllm']} exposes `{path}` only with VLLM_SERVER_DEV_MODE=1"
+    release = image_release(container.image) if container.image else None
+    if release is not None and release[0] == server and server in ("vllm", "sglang"):
+        version = release[1]
+        if data.exposes(server, path, dev_mode, version) is not False:
+            return None
+        note = data.history(server, version, path)
+        return (
+            f"{NAMES[server]} {version}, the release the image {container.image} runs, has no "
+            f"route `{path}`" + (f" ({note})" if note else "")
+        )
+    if data.exposes(server, path, dev_mode) is not False:
+        return None
+    return f"{NAMES.get(server, server)} has no route `{path}` in any measured release"
+
+
+def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     dev_mode = _dev_mode(script)
     interpreters = functools.cache(functools.partial(_interpreter_variables, ctx, script))
     probes = _probes(script, interpreters)
@@ -562,3 +665,18 @@ def _run_problem(probe: Probe, run: ScriptRun, dev_mode: bool) -> str | None:
             f"has no route `{probe.value}`" + (f" ({history})" if history else "")
         )
     return _problem(probe, run.frontend, run.workers, dev_mode)
+
+
+@rule(
+    "BL304",
+    "unexposed-endpoint",
+    Severity.ERROR,
+    tags=("engines", "http"),
+    precision="medium",
+    document_pass=_manifest_pass,
+    script_pass=_script_pass,
+    beyond=beyond_scope,
+)
+def check(ctx: Context) -> Iterator[Finding]:
+    for path in ctx.in_scope(ctx.ws.yaml_paths):
+        yield from ctx.document_pass("BL304", path, _manifest_pass)
