@@ -329,6 +329,7 @@ def _coverage(ctx: Context) -> Coverage:
         calls=len([e for e in wiring.entries if e.step is not None]),
         unrouted=tuple(dict.fromkeys(f"{c.path} ({c.name})" for c in wiring.unrouted_calls)),
         unreached=tuple((label, len(calls)) for label, calls in sorted(wiring.unreached.items())),
+        guessed=tuple((label, len(calls)) for label, calls in sorted(wiring.guessed.items())),
         upstream=tuple(sorted(elsewhere["upstream"] - elsewhere["uncopied"])),
         untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
         uncopied=tuple(sorted(elsewhere["uncopied"])),
@@ -417,6 +418,11 @@ def _named_coverage(ctx: Context) -> Coverage | None:
             f"{c.path} ({c.name})" for c in wiring.unrouted_calls if ctx.route_in_scope(c.path)
         )
     )
+    guessed = tuple(
+        (label, n)
+        for label, calls in sorted(wiring.guessed.items())
+        if (n := len([c for c in calls if ctx.route_in_scope(c.path)]))
+    )
     if not routes and not stray and not deprecated and not unreached and not unrouted:
         return None
     elsewhere = _recipes_elsewhere(ctx, routes)
@@ -426,6 +432,7 @@ def _named_coverage(ctx: Context) -> Coverage | None:
         untold=tuple(sorted(elsewhere["unknown"] | elsewhere["outside"])),
         uncopied=tuple(sorted(elsewhere["uncopied"])),
         unreached=unreached,
+        guessed=guessed,
         unrouted=unrouted,
         stray=stray,
         deprecated=deprecated,

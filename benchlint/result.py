@@ -68,6 +68,9 @@ class Coverage:
     unrouted: tuple[str, ...] = ()
     # the labels of workflow calls that lead to no launcher, each with how many calls
     unreached: tuple[tuple[str, int], ...] = ()
+    # the labels of workflow calls routed only by taking the label as the runners' own name
+    # prefix (`h200` as runners `h200_<n>`: no runners file, no `<label>-<site>` launcher)
+    guessed: tuple[tuple[str, int], ...] = ()
     # entries whose recipe is srt-slurm's own (the checkout the launcher clones), and entries
     # whose recipe's path cannot be told: their recipes were not checked
     upstream: tuple[str, ...] = ()
@@ -191,6 +194,22 @@ class Coverage:
         )
         return Notice(text, entries=tuple(labels))
 
+    def guessed_labels(self) -> Notice | None:
+        """The warning for workflow calls routed by a guess of their runners' names."""
+        if not self.guessed:
+            return None
+        calls = sum(n for _, n in self.guessed)
+        labels = [label for label, _ in self.guessed]
+        label = "label" if len(labels) == 1 else "labels"
+        text = (
+            f"{_count(calls, 'workflow call')} with the runner {label} {_first(labels)} routed "
+            "by taking the label for its runners' name prefix (runners named `<label>_<n>`): no "
+            "runners file lists a label's runners, and no launcher serves runners named "
+            "`<label>-<site>_<n>`; if the runners are named otherwise, their jobs run another "
+            "launcher, or none"
+        )
+        return Notice(text, entries=tuple(labels))
+
     def retired(self) -> Notice | None:
         """The warning for master configs set aside in a `deprecated/` folder."""
         if not self.deprecated:
@@ -267,6 +286,7 @@ class Coverage:
             self.not_followed(),
             self.unrouted_calls(),
             self.unreached_labels(),
+            self.guessed_labels(),
             self.idle_launchers(),
             self.retired(),
         )

@@ -354,6 +354,9 @@ class Wiring:
         self.unrouted_calls: list[WorkflowCall] = []
         # (id(entry), launcher) -> the label and the runner names taken to carry it
         self._assumed: dict[tuple[int, str], tuple[str, list[str]]] = {}
+        # labels of workflow calls no launcher of `<label>-<site>_<n>` runners serves, taken as
+        # the runners' own name prefix (`<label>_<n>`) with no runners file to say so: their calls
+        self.guessed: dict[str, list[Entry]] = {}
         # the workflow calls whose label leads to no launcher, by label
         self.unreached: dict[str, list[Entry]] = {}
 
@@ -639,10 +642,19 @@ class Wiring:
                 for launcher, runners in by_launcher.items():
                     self._assumed[(id(entry), launcher)] = (entry.runner, runners)
             names = [] if by_launcher else self.runner_names(entry.runner)
+            guess = (
+                entry.step is not None
+                and not self.has_runners_file
+                and entry.runner is not None
+                and "_" not in entry.runner
+            )
             for name in names:
                 path = self.launcher_path(name)
                 if path is not None:
                     by_launcher.setdefault(path, []).append(name)
+                    if guess:  # (the label as the runners' name prefix: `<label>_<n>`)
+                        self._assumed[(id(entry), path)] = (name, [f"{name}_*"])
+                        self.guessed.setdefault(name, []).append(entry)
             if not by_launcher and entry.step is not None and entry.runner:
                 self.unreached.setdefault(entry.runner, []).append(entry)
             pairs.extend((entry, path, runner_names) for path, runner_names in by_launcher.items())

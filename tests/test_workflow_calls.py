@@ -987,3 +987,25 @@ def test_calls_beside_master_configs_are_read_again_when_a_workflow_changes(
     assert second.exit_code == 1
     assert second.stdout.startswith(f"{root}/runners/launch_g7-cc.sh:1:6: error:")
     assert sorted(Path(os.environ["BENCHLINT_CACHE_DIR"]).rglob("no-call-entries-*")) == kept
+
+
+def test_a_label_taken_for_its_runners_name_prefix_is_said(tmp_path: Path) -> None:
+    """(t66a) No runners file, and no launcher serves runners named `<label>-<site>_<n>`
+    (`launch_${RUNNER_NAME%%_*}-nv.sh` with `launch_h9-nv.sh` only: runners `h9-nv_0` would run
+    `launch_h9-nv-nv.sh`): the call is routed by taking the label for the runners' name prefix
+    (`h9_<n>`), and the run says so, with the label, as a guess (it was silent: the route read
+    as sure; InferenceX accd2da45, fixed upstream 28 minutes later)."""
+    files = {
+        **{k: v for k, v in FILES.items() if not k.startswith("runners/")},
+        ".github/workflows/benchmark-tmpl.yml": BENCHMARK.replace(
+            "launch_${RUNNER_NAME%%_*}.sh", "launch_${RUNNER_NAME%%_*}-nv.sh"
+        ),
+        "runners/launch_h9-nv.sh": LAUNCHER.replace("SUFFIX", "h9_slurm"),
+    }
+    assert "-nv.sh" in files[".github/workflows/benchmark-tmpl.yml"]
+    root = write_repo(tmp_path / "r", files)
+    outcome = CliRunner().invoke(main, ["--select", "BL202", str(root)])
+    assert (
+        "benchlint: warning: 1 workflow call with the runner label h9 routed by taking the label "
+        "for its runners' name prefix (runners named `<label>_<n>`)"
+    ) in outcome.stderr
