@@ -31,7 +31,8 @@ COMMANDS = ("srun", "sbatch", "salloc")
 # them where Slurm's commands are installed)
 EQUALS_STOPS = frozenset("Nnctm")
 # and those whose value names a partition, an account or a QOS, which the controller rejects
-# (no name holds a leading `=`)
+# when sbatch or salloc asks for an allocation (no name holds a leading `=`); an srun inside one
+# makes a job step, which asks for none of them (srun_job.c), and runs
 EQUALS_REJECTED = frozenset("pAq")
 # a word whose text is not known, but which bash keeps one word (`"$NODES"`): a value it gives,
 # or where an option could be, no option (the options end there)
@@ -189,10 +190,18 @@ def problems(command: str, words: list[str | None], directives: bool = False) ->
     found: dict[tuple[int, str], Problem] | None = None
     for table in tables(command):
         seen = {(p.index, p.option): p for p in read(table, words, directives)[0]}
+        if command == "srun":  # (in an allocation, a step asks for no partition or account)
+            seen = {k: p for k, p in seen.items() if not _rejected_elsewhere(p)}
         found = seen if found is None else {k: p for k, p in found.items() if k in seen}
         if not found:
             return []
     return sorted((found or {}).values(), key=lambda p: p.index)
+
+
+def _rejected_elsewhere(problem: Problem) -> bool:
+    """A short option written with `=` whose value only the controller rejects (`-p=gpu`): an
+    srun inside an allocation makes a step, which asks for none of them, and runs."""
+    return problem.kind == "equals-value" and problem.option[1:] in EQUALS_REJECTED
 
 
 def close_names(command: str, option: str) -> list[str]:

@@ -20,8 +20,9 @@ Reports a word every release rejects:
 - a value given with `=` to an option that takes none (`--label=1`);
 - a short option written with `=` (`-N=2`, `-A=acct`): its value is the rest of the word, the `=`
   with it, which srun and sbatch reject for a number, a time or a distribution (`-N`, `-n`, `-c`,
-  `-t`, `-m`), and the controller for a partition, an account or a QOS (`-p`, `-A`, `-q`); a name
-  or a file given so (`-J=x`, `-o=x.log`) is taken as written, not reported;
+  `-t`, `-m`), and the controller for a partition, an account or a QOS (`-p`, `-A`, `-q`) that
+  sbatch or salloc asks for (not srun's: inside an allocation its job step asks for none of them);
+  a name or a file given so (`-J=x`, `-o=x.log`) is taken as written, not reported;
 - in `#SBATCH` lines, a word that is no option (`#SBATCH time=10`), and a variable in an
   option's value (`#SBATCH --nodes=$NUM_NODES`): sbatch expands none there, and reads the line
   even where its command line gives the option (`sbatch --nodes=2 job.sh` still stops at the

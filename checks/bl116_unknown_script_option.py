@@ -723,12 +723,34 @@ def _run_variables(script: Script) -> tuple[set[str], set[str], set[str], set[st
 
 def _assigned_in(script: Script, raw: str) -> bool:
     """Whether a word is a variable's whole value (`$OPTS`, `${OPTS}`, `"${ARGS[@]}"`) that the
-    script (its file) assigns: options it builds, not one of its caller's."""
+    script (its file) gives options: a value (or an array item) whose first word is an option
+    (`OPTS="--lr 1"`, `ARGS=(--lr 1)`), not an option's value (`--base-ref "$REF"`) or an
+    argument (`-t $PRECISION`, from a loop)."""
     match = _VARIABLE_PIECE.fullmatch(raw) or _ARRAY_WORD.fullmatch(raw)
     if match is None:
         return False
     name = match.group(1) or match.group(2)
-    return any(a.name == name for inner in script.top.walk() for a in inner.assignments)
+    for inner in script.top.walk():
+        for assignment in inner.assignments:
+            given = assignment.value
+            if assignment.name != name or given is None:
+                continue
+            values = [item.value for item in given.items] if given.items else [given.value]
+            if any(v.lstrip().startswith("-") for v in values[:1]):
+                return True
+            if given.items is None and _starts_with_own(given.value, name):
+                return True  # (`OPTS="$OPTS --x"`: options appended)
+    return False
+
+
+def _starts_with_own(value: str, name: str) -> bool:
+    """`$NAME --x`, `${NAME} --x`: a value that appends to the variable's own."""
+    match = _VARIABLE_PIECE.match(value)
+    return (
+        match is not None
+        and (match.group(1) or match.group(2)) == name
+        and value[match.end() :].lstrip().startswith("-")
+    )
 
 
 def _first_line(script: Script, given: Word, appended: bool = False) -> int:
@@ -924,6 +946,10 @@ def _in_place(script: Script, command: Command, word: Word) -> list[_Piece]:
         read = _held_pieces(script, command, name)
         if read is not None:
             return read
+    if given is None and array is not None and name is not None and not quoted_star:
+        built = built_before(command, name)  # (`args=(...)`, then `args+=(...)`)
+        if built is not None and all(w.items is not None for w, _ in built):
+            return [_word(script, item) for w, _ in built for item in w.items or ()]
     return [_word(script, word)]
 
 
@@ -935,7 +961,7 @@ def _held_pieces(script: Script, command: Command, name: str) -> list[_Piece] | 
     if read is not None:
         return read
     built = built_before(command, name)
-    if built is None:
+    if built is None or any(w.items is not None for w, _ in built):
         return None
     if _sets_ifs(script):
         return [(None, "".join(w.value[start:] for w, start in built), built[0][0].span)]

@@ -50,11 +50,12 @@ _ASSIGNING = ("assign", "export", "declare", "readonly", "local")
 
 
 def built_before(command: Command, name: str) -> list[tuple[Word, int]] | None:
-    """The string the script builds in the variable before the command, where it gives it one
-    value and then only appends to it (`o="$o --x"`, `o="${o} --x"`, `o+=" --x"`), also under a
-    condition (read as a run that takes every branch gives it): each assignment's value and
-    where in it the text it adds starts. None where the script does anything else (assigns it
-    once: `once_before`; gives it another value later, an array, in a loop, unsets it), where
+    """The string (or array) the script builds in the variable before the command, where it
+    gives it one value and then only appends to it (`o="$o --x"`, `o="${o} --x"`, `o+=" --x"`;
+    `args=(--a 1)` then `args+=(--b 2)`), also under a condition (read as a run that takes every
+    branch gives it): each assignment's value and where in it the text it adds starts (an
+    array's: its items, all). None where the script does anything else (assigns it once:
+    `once_before`; gives it another value later, in a loop, unsets it), where
     the first value is given under a condition the command is not under, or where an
     assignment may not reach the command (`_reaches`)."""
     owner = command.script
@@ -67,8 +68,9 @@ def built_before(command: Command, name: str) -> list[tuple[Word, int]] | None:
         return None
     first, *rest = assigned
     value = first.value
-    if first.kind not in _ASSIGNING or value is None or value.items is not None:
+    if first.kind not in _ASSIGNING or value is None:
         return None
+    array = value.items is not None  # (`args=(--a 1)`, then `args+=(--b 2)`: items appended)
     if owner.text_of(first.node).startswith(f"{name}+=") or _starts_with(value, name):
         return None  # (the caller's value, appended to: not known)
     around = {id(g) for g in command.guards}
@@ -77,11 +79,13 @@ def built_before(command: Command, name: str) -> list[tuple[Word, int]] | None:
     found = [(value, 0)]
     for assignment in rest:
         given = assignment.value
-        if assignment.kind not in _ASSIGNING or given is None or given.items is not None:
+        if assignment.kind not in _ASSIGNING or given is None:
+            return None
+        if (given.items is not None) != array:
             return None
         if owner.text_of(assignment.node).startswith(f"{name}+="):
             found.append((given, 0))
-        elif (start := _starts_with(given, name)) is not None:
+        elif not array and (start := _starts_with(given, name)) is not None:
             found.append((given, start))
         else:
             return None
