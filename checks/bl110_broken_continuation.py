@@ -15,7 +15,10 @@ name, or one after `+`, is no name bash assigns to either). So is a line of vari
 validator's list (`check_env_vars MODEL TP` ending without its `\\`, then `EP_SIZE \\`): bash runs
 the first name as a command and the validator never checks those names. Inside an array's
 `( ... )`, a `\\` then a blank before a note is reported too: the blank is escaped, so the
-note's comment sign starts no comment and the note's words become items. The message names the
+note's comment sign starts no comment and the note's words become items. And an `srun` whose last
+line's `\\` continues into a comment line: bash joins the two, the comment ends the command there,
+and srun gets its options and no program ("No command given to execute"), while the lines meant
+for it run where the script runs, outside the allocation. The message names the
 line that cut the command short; the line before is read from the script's text as bash reads
 it, so a `\\` that the model of the script missed is no finding.
 
@@ -95,6 +98,8 @@ _FLAG_LINE = re.compile(
 @script_rule("BL110", "broken-continuation", Severity.ERROR, tags=("shell", "correctness"))
 def check(ctx: Context, script: Script) -> Iterator[Finding]:
     source = script.file
+    if "srun" in source.text and "\\\n" in source.text:
+        yield from _wrapper_cut(script)
     validated = any(name in source.text for name in VALIDATORS)
     if not validated and not _FLAG_LINE.search(source.text):
         return
@@ -116,6 +121,37 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         yield from _held_values(script, reported)
     if "\\" in source.text:
         yield from _array_comments(script)
+
+
+def _wrapper_cut(script: Script) -> Iterator[Finding]:
+    """`srun --jobid=$J ... \\` then a comment line: bash joins the lines, the comment ends the
+    command there, and srun gets options and no program ("No command given to execute"); the
+    lines meant for it run as commands of their own, where the script runs, outside the
+    allocation."""
+    source = script.file
+    lines = source.text.split("\n")
+    for command in script.commands:  # (the file's own lines: a nested shell's are a string's)
+        wrappers = command.invocation.wrappers
+        if not wrappers or wrappers[-1].name != "srun" or command.invocation.words:
+            continue
+        end = command.span.end_line  # (1-based: the line after it is `lines[end]`)
+        if end >= len(lines) or not lines[end - 1].rstrip(" \t").endswith("\\"):
+            continue
+        following = lines[end]
+        if not following.lstrip(" \t").startswith("#"):
+            continue
+        column = len(following) - len(following.lstrip(" \t")) + 1
+        yield Finding(
+            "BL110",
+            f"the `\\` that ends line {end} continues into this comment, which ends the command: "
+            '`srun` gets its options and no program ("No command given to execute"), and the '
+            "lines meant for it run as commands of their own, where the script runs, outside the "
+            "allocation",
+            Location(script.path, Span(end + 1, column, end + 1, len(following) + 1)),
+            related=(Location(script.path, command.first_line_span, "the srun cut short"),),
+            subject="srun-cut",
+            help="move the comment above the command, or end the command where its program is",
+        )
 
 
 def _array_comments(script: Script) -> Iterator[Finding]:
