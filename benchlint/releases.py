@@ -21,7 +21,7 @@ from benchlint.ends import failing, launcher_ends
 from benchlint.engines import Launch, launches
 from benchlint.images import image_release
 from benchlint.launcher import reaching
-from benchlint.shell.expand import keeps_empty
+from benchlint.shell.expand import UNSET, keeps_empty
 from benchlint.shell.expand import value as expanded
 from benchlint.shell.flow import Flow, may_set_nounset
 from benchlint.shell.held import same_shell
@@ -341,7 +341,7 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     found = []
     for call, variable, folders in _script_paths(ctx, script):
         runs = route.runs(call.command)
-        if runs is False or unexported_read(call):
+        if runs is False or unexported_read(call, route):
             continue
         possible = {f for f, given_by in folders if _may_give(route, given_by)}
         if not possible and variable is not None and variable in route.env.known:
@@ -365,13 +365,14 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     return found
 
 
-def unexported_read(call: Call) -> bool:
+def unexported_read(call: Call, route: Route | None = None) -> bool:
     """Whether the path is in a shell of its own the launcher starts (`srun bash -c "..."`) and
     reads a name there that the launcher assigns and never exports (`MODEL_CODE=x`, then `bash
     -c "bash benchmarks/\\${MODEL_CODE}.sh"`, escaped: the new shell expands it): that shell
     gets the value from its environment, not the launcher's, so which file it names is not
     known (the launcher's value is not it). A name the launcher expands in the string before
-    the new shell starts, or exports (`set -a` too), is the launcher's."""
+    the new shell starts, or exports (`set -a` too), is the launcher's; so is one the route
+    starts the launcher with (the workflow's `MODEL`: bash exports what it inherits)."""
     nested = call.command.script
     parent = nested.parent
     if parent is None or same_shell(parent):
@@ -382,7 +383,14 @@ def unexported_read(call: Call) -> bool:
         if nested.char_of(read.node.start_byte) in expanded:
             continue
         assigned = [a for a in outer.top.assignments if a.name == read.name]
-        if assigned and not any(a.exported for a in assigned):
+        if not assigned or any(a.exported for a in assigned):
+            continue
+        incoming = (
+            route.env.before_assigning(frozenset({read.name})).get(read.name)
+            if route is not None
+            else None
+        )
+        if incoming is None or incoming is UNSET:
             return True
     return False
 
@@ -529,12 +537,15 @@ def own_arguments(command: Command, route: Route) -> bool:
     script = route.launcher.script
     if command.script is not script or command.function is not None:
         return False
-    return not any(
-        c.function is None
-        and c.node.start_byte < command.node.start_byte
-        and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
-        for c in script.commands
-    )
+    key = f"own-arguments:{command.node.start_byte}"  # (asked per route: worked out once)
+    if key not in script.memo:
+        script.memo[key] = not any(
+            c.function is None
+            and c.node.start_byte < command.node.start_byte
+            and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
+            for c in script.commands
+        )
+    return script.memo[key] is True
 
 
 def _file_name_pattern(word: str, route: Route, memo: _Memo, top: bool = False) -> re.Pattern[str]:

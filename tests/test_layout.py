@@ -602,11 +602,23 @@ def test_a_path_a_shell_of_its_own_expands_from_a_name_the_launcher_does_not_exp
         f"  runner: {runner}\n  scenarios:\n    fixed-seq-len:\n"
         "    - {isl: 1, osl: 1, search-space: [{tp: 8}]}\n"
         for name, runner in (("hidden", "h200"), ("exported", "b200"), ("outer", "b300"))
+    ) + (
+        "inherited:\n  image: x\n  model-prefix: m\n  precision: fp8\n  framework: vllm\n"
+        "  runner: b100\n  scenarios:\n    fixed-seq-len:\n"
+        "    - {isl: 1, osl: 1, search-space: [{tp: 8, prefill: "
+        "{additional-settings: [CODE=8b]}}]}\n"
     )
     root = write_repo(
         tmp_path / "r",
         {
-            "configs/runners.yaml": "h200: [h200-x_0]\nb200: [b200-x_0]\nb300: [b300-x_0]\n",
+            "configs/runners.yaml": (
+                "h200: [h200-x_0]\nb200: [b200-x_0]\nb300: [b300-x_0]\nb100: [b100-x_0]\n"
+            ),
+            # (CODE reaches the launcher in its environment: bash exports what it inherits, and
+            # the new shell sees the launcher's value)
+            "runners/launch_b100-x.sh": (
+                'CODE="70b"\nsrun bash -c "\nbash benchmarks/\\${CODE}_w.sh\n"\n'
+            ),
             "configs/nvidia-master.yaml": master,
             "runners/launch_h200-x.sh": (
                 'CODE="70b"\nsrun --export=ALL bash -c "\nbash benchmarks/\\${CODE}_x.sh\n"\n'
@@ -621,7 +633,9 @@ def test_a_path_a_shell_of_its_own_expands_from_a_name_the_launcher_does_not_exp
         },
     )
     _, out, err = invoke(root, "--select", "BL202", "--format", "concise")
-    assert out.replace(f"{root}/", "").splitlines()[:2] == [
+    assert out.replace(f"{root}/", "").splitlines()[:3] == [
+        "runners/launch_b100-x.sh:3:6: error: `benchmarks/${CODE}_w.sh` names no script in "
+        "benchmarks/ for inherited: their benchmark never runs (No such file or directory) [BL202]",
         "runners/launch_b200-x.sh:3:6: error: `benchmarks/${CODE}_y.sh` names no script in "
         "benchmarks/ for exported: their benchmark never runs (No such file or directory) [BL202]",
         "runners/launch_b300-x.sh:3:6: error: `benchmarks/${CODE}_z.sh` names no script in "
