@@ -446,11 +446,7 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
     decide only names the wiring speaks for (`ConditionEnv`): `$SLURM_PARTITION` from the
     runner's environment is not known to be empty."""
     wiring = ctx.wiring
-    entries: dict[str, set[str]] = {}  # launcher -> the master configs of its entries
-    launchers: dict[str, list[str]] = {}  # entry -> the launchers its label leads to
-    for entry, launcher, _ in wiring.pairs:
-        entries.setdefault(launcher, set()).add(entry.path)
-        launchers.setdefault(entry.name, []).append(launcher)
+    entries, launchers = _launchers_of(wiring)
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
             continue
@@ -470,11 +466,7 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                 counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
         located = {e.name: e for e, path, _ in wiring.pairs if path == launcher}
         for command, counts in ending.values():
-            names = list(counts)
-            every = all(
-                ended == _jobs(wiring, name, launchers[name]) for name, ended in counts.items()
-            )
-            named = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+            names, every, named = _jobs_said(wiring, counts, launchers)
             why = _why(command, "it" if len(names) == 1 else "them")
             yield Finding(
                 "BL202",
@@ -497,11 +489,7 @@ def _empty_recipe_files(ctx: Context) -> Iterator[Finding]:
     the path empty: the entry sets no CONFIG_FILE, and nothing the launcher runs before gives it
     one or ends the job (see `empty_recipe_file`). srtctl reads `-f ""` as its working folder."""
     wiring = ctx.wiring
-    entries: dict[str, set[str]] = {}  # launcher -> the master configs of its entries
-    launchers: dict[str, list[str]] = {}  # entry -> the launchers its label leads to
-    for entry, launcher, _ in wiring.pairs:
-        entries.setdefault(launcher, set()).add(entry.path)
-        launchers.setdefault(entry.name, []).append(launcher)
+    entries, launchers = _launchers_of(wiring)
     since = profile.SRTCTL_DIRECTORY_APPLY
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
@@ -519,11 +507,7 @@ def _empty_recipe_files(ctx: Context) -> Iterator[Finding]:
         located = {e.name: e for e, path, _ in wiring.pairs if path == launcher}
         for found, counts in applying.values():
             command, word = found.command, found.word
-            names = list(counts)
-            every = all(
-                ended == _jobs(wiring, name, launchers[name]) for name, ended in counts.items()
-            )
-            named = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+            names, every, named = _jobs_said(wiring, counts, launchers)
             variables = "/".join(dict.fromkeys(r.name for r in word.reads()))
             lines = sorted({c.span.line for c in found.failing_before})
             past = (
@@ -620,6 +604,29 @@ def _fails_wherever_it_runs(ctx: Context, entry: Entry, launcher: str) -> bool:
             if not missing and (found is None or end is None or not found[1](end)):
                 return False
     return True
+
+
+def _launchers_of(wiring: Wiring) -> tuple[dict[str, set[str]], dict[str, list[str]]]:
+    """(launcher -> the master configs of its entries, entry -> the launchers its label leads
+    to)."""
+    entries: dict[str, set[str]] = {}
+    launchers: dict[str, list[str]] = {}
+    for entry, launcher, _ in wiring.pairs:
+        entries.setdefault(launcher, set()).add(entry.path)
+        launchers.setdefault(entry.name, []).append(launcher)
+    return entries, launchers
+
+
+def _jobs_said(
+    wiring: Wiring, counts: dict[str, int], launchers: dict[str, list[str]]
+) -> tuple[list[str], bool, str]:
+    """The entries a launcher line fails jobs of (with how many routes each), whether that is
+    every job of each (through every launcher of its label), and their names as a message
+    says them."""
+    names = list(counts)
+    every = all(ended == _jobs(wiring, name, launchers[name]) for name, ended in counts.items())
+    named = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+    return names, every, named
 
 
 def _jobs(wiring: Wiring, entry: str, launchers: list[str]) -> int:

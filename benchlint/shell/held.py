@@ -58,12 +58,7 @@ def built_before(command: Command, name: str) -> list[tuple[Word, int]] | None:
     `once_before`; gives it another value later, in a loop, unsets it), where
     the first value is given under a condition the command is not under, or where an
     assignment may not reach the command (`_reaches`)."""
-    owner = command.script
-    assigned = [a for a in owner.assignments if a.name == name]
-    while not assigned and owner.parent is not None and same_shell(owner.parent):
-        command = owner.parent
-        owner = command.script
-        assigned = [a for a in owner.assignments if a.name == name]
+    command, owner, assigned = _assignments_of(command, name)
     if len(assigned) < 2 or any(a.node.start_byte > command.node.start_byte for a in assigned):
         return None
     first, *rest = assigned
@@ -105,15 +100,23 @@ def _starts_with(value: Word, name: str) -> int | None:
     return match.end()
 
 
-def _only_before(command: Command, name: str, kinds: tuple[str, ...]) -> Assignment | None:
-    """The script's one assignment of the variable (of these kinds), before the command, that
-    reaches it with nothing unsetting it between (`once_before`)."""
+def _assignments_of(command: Command, name: str) -> tuple[Command, Script, list[Assignment]]:
+    """The assignments of the variable in the shell that runs the command: its script's, or,
+    where it has none and runs in its parent's shell (`eval`, `$CMD`), the parent's; with the
+    command of that shell the command runs in, and that shell's script."""
     owner = command.script
     assigned = [a for a in owner.assignments if a.name == name]
     while not assigned and owner.parent is not None and same_shell(owner.parent):
         command = owner.parent
         owner = command.script
         assigned = [a for a in owner.assignments if a.name == name]
+    return command, owner, assigned
+
+
+def _only_before(command: Command, name: str, kinds: tuple[str, ...]) -> Assignment | None:
+    """The script's one assignment of the variable (of these kinds), before the command, that
+    reaches it with nothing unsetting it between (`once_before`)."""
+    command, owner, assigned = _assignments_of(command, name)
     if len(assigned) != 1 or assigned[0].kind not in kinds:
         return None
     assignment = assigned[0]
