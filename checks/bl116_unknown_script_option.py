@@ -102,8 +102,8 @@ package: from that folder it is that file, from elsewhere an installed `eval`), 
 too.
 
 A command a program benchlint does not know runs after its `--` (`gantry run ... -- python3
-x.py ...`) is counted in the warnings, not read: where and how that program runs it is not
-known. A script of the repository that runs its arguments (`"$@"`, `exec "$@"`) is a wrapper:
+x.py ...`, or in a shell string there, `-- bash -c "source env.sh && torchrun x.py ..."`) is
+counted in the warnings, not read: where and how that program runs it is not known. A script of the repository that runs its arguments (`"$@"`, `exec "$@"`) is a wrapper:
 in `bash infra/wrap.sh python3 x.py ...` or `./profwrap torchrun x.py ...` the words after it
 are read as the command line; where it changes folders first or runs them in a container,
 where a script of the repository does not plainly run its arguments, and where the program is
@@ -551,8 +551,17 @@ def _command_lines(script: Script) -> Iterator[_Line]:
                 pieces, unread = expanded, False
         elif unread:
             behind = _after_dashdash(texts)
+            string = _shell_after_dashdash(texts, words) if behind is None else None
             if behind is not None:  # (`gantry run ... -- python3 x.py --lr 1`)
                 yield _Line(command, tuple(pieces[behind:]), behind=True)
+            elif string is not None:  # (`gantry run ... -- bash -c "torchrun x.py --lr 1"`)
+                split = _pieces(script, string)
+                firsts = [0] + [i + 1 for i, (_, raw, _) in enumerate(split) if raw in _LISTS]
+                for first in firsts:  # (each command of the string: `source x && torchrun ...`)
+                    part = split[first:]
+                    part = part[: next((i for i, p in enumerate(part) if p[1] in _LISTS), None)]
+                    if _after_dashdash([(None, ""), ("--", "--"), *_texts(part)]) is not None:
+                        yield _Line(command, tuple(part), behind=True)
             elif (start := _wrapped_at(texts, whole)) is not None:
                 # (`bash infra/wrap.sh python3 x.py --k 1`: a script that may run its arguments;
                 # the words after it as what the variables assigned once before hold)
@@ -1293,6 +1302,26 @@ def _after_dashdash(words: list[tuple[str | None, str]]) -> int | None:
     if not (_PYTHON.fullmatch(name) or name in _LAUNCHERS or _launcher_start(rest) is not None):
         return None
     return at if _script_index(rest) is not None else None
+
+
+# the operators that end a command in a shell string's words
+_LISTS = frozenset({"&&", "||", ";", "|"})
+
+
+def _shell_after_dashdash(
+    texts: list[tuple[str | None, str]], words: tuple[Word, ...]
+) -> Word | None:
+    """The string a shell runs after a program's `--` (`gantry run ... -- /bin/bash -c
+    "torchrun x.py ..."`): the program runs that shell, whose command line benchlint reads as
+    the text's words (no nested shell is made of a command an unknown program runs)."""
+    values = [text for text, _ in texts]
+    if "--" not in values[1:]:
+        return None
+    at = values.index("--", 1) + 1
+    shell = values[at] if at + 2 < len(values) else None
+    if shell is None or values[at + 1] != "-c" or shell.rsplit("/", 1)[-1] not in ("bash", "sh"):
+        return None
+    return words[at + 2] if at + 2 < len(words) else None
 
 
 def _launcher_start(words: list[tuple[str | None, str]]) -> int | None:

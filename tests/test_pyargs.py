@@ -1858,3 +1858,33 @@ def test_options_a_variable_of_the_script_holds_with_several_values_are_said(
         "Python scripts run with options held in a variable of the script whose value there is "
         "not known (given several values, in a loop or a function), not read (BL116): 1 (run.sh:4)"
     ]
+
+
+def test_a_shell_string_a_program_runs_after_its_dashdash_is_said(tmp_path: Any) -> None:
+    """(t65b) `gantry run ... -- /bin/bash -c "source env.sh && torchrun x.py --lr 1"`: the
+    command the unknown program runs is counted as one after `python3 x.py` directly would be
+    (not read: where and how it runs it is not known); a string that runs no script is not."""
+    from tests.conftest import run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "train.py": (
+                'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr")\n'
+                "p.parse_args()\n"
+            ),
+            "run.sh": (
+                "gantry run --gpus 8 -- python train.py --lr 1 --bogus 2\n"
+                'gantry run --gpus 8 -- /bin/bash -c "source env.sh && torchrun '
+                '--nproc_per_node 8 train.py --lr 1 --bogus 2"\n'
+                'gantry run --gpus 8 -- bash -c "echo hi"\n'
+            ),
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert result.findings == []
+    assert [w for w in result.warnings() if "after its `--`" in w] == [
+        "Python scripts run with options by a program benchlint does not know (the command "
+        "after its `--`: where and how it runs it is not known), not read (BL116): 2 (run.sh:1, "
+        "run.sh:2)"
+    ]
