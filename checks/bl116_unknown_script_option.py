@@ -103,8 +103,9 @@ too.
 
 A command a program benchlint does not know runs after its `--` (`gantry run ... -- python3
 x.py ...`, or in a shell string there, `-- bash -c "source env.sh && torchrun x.py ..."`) is
-counted in the warnings, not read: where and how that program runs it is not known. A script of the repository that runs its arguments (`"$@"`, `exec "$@"`) is a wrapper:
-in `bash infra/wrap.sh python3 x.py ...` or `./profwrap torchrun x.py ...` the words after it
+counted in the warnings, not read: where and how that program runs it is not known. A script
+of the repository that runs its arguments (`"$@"`, `exec "$@"`) is a wrapper: in `bash
+infra/wrap.sh python3 x.py ...` or `./profwrap torchrun x.py ...` the words after it
 are read as the command line; where it changes folders first or runs them in a container,
 where a script of the repository does not plainly run its arguments, and where the program is
 at a path outside the repository (`/fsx/profwrap torchrun x.py ...`), the line is counted, not
