@@ -21,7 +21,13 @@ from benchlint import profile
 from benchlint.calls import Call, call_graph
 from benchlint.finding import Location, Span
 from benchlint.shell.evaluate import guards_hold
-from benchlint.shell.model import Assignment, Command, Script, exclusive, sets_positional
+from benchlint.shell.model import (
+    Assignment,
+    Command,
+    Script,
+    exclusive,
+    positionals_changed_before,
+)
 from benchlint.wiring import Route, Wiring, entry_environment
 from benchlint.workflow import (
     NULL,
@@ -899,7 +905,7 @@ def _route_nonempty(
                 continue
             text = value.text
             if _POSITIONAL_REF.search(text):
-                if _shifted_before(command):
+                if positionals_changed_before(command):
                     continue
                 text = _POSITIONAL_REF.sub(r"$\1__P\2", text)
             expanded = route.expand(text, command, positional=True)
@@ -910,17 +916,6 @@ def _route_nonempty(
 
 # `$1`, `${1...`: a positional parameter, as an expansion reads it (not `$10`: `${10}` only)
 _POSITIONAL_REF = re.compile(r"\$(\{?)([1-9])(?![0-9])")
-
-
-def _shifted_before(command: Command) -> bool:
-    """Whether the launcher's top level may change its positional parameters before the command
-    (`shift`, `set --`, `set a b`)."""
-    return any(
-        c.function is None
-        and c.node.start_byte < command.node.start_byte
-        and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
-        for c in command.script.commands
-    )
 
 
 def _without(env: Mapping[str, Provenance], unset: dict[str, Command]) -> Mapping[str, Provenance]:

@@ -25,7 +25,7 @@ from benchlint.shell.expand import UNSET, keeps_empty
 from benchlint.shell.expand import value as expanded
 from benchlint.shell.flow import Flow, may_set_nounset
 from benchlint.shell.held import same_shell
-from benchlint.shell.model import Command, Script, Word, sets_positional
+from benchlint.shell.model import Command, Script, Word, positionals_changed_before
 from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
 from benchlint.workspace import Workspace
@@ -537,15 +537,7 @@ def own_arguments(command: Command, route: Route) -> bool:
     script = route.launcher.script
     if command.script is not script or command.function is not None:
         return False
-    key = f"own-arguments:{command.node.start_byte}"  # (asked per route: worked out once)
-    if key not in script.memo:
-        script.memo[key] = not any(
-            c.function is None
-            and c.node.start_byte < command.node.start_byte
-            and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
-            for c in script.commands
-        )
-    return script.memo[key] is True
+    return not positionals_changed_before(command)
 
 
 def _file_name_pattern(word: str, route: Route, memo: _Memo, top: bool = False) -> re.Pattern[str]:
@@ -738,22 +730,13 @@ def _positional(
     in an assignment at the launcher's top level with no `shift` or `set --` there before it, or
     in a word of such a command (`top`; elsewhere it is a function's argument, or another one);
     else any part of a name."""
-    if owner is None and top:
-        at = expansion.index(index)
-        text = (
-            "${__POSITIONAL" + expansion[at + 1 :]
-            if expansion.startswith("${")
-            else "${__POSITIONAL}"
-        )
-        return _Positional(index, text)
-    if owner is None or owner.function is not None or owner.script is not script:
-        return _ANY
-    if any(
-        c.function is None
-        and c.node.start_byte < owner.node.start_byte
-        and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
-        for c in script.commands
+    if owner is not None and (
+        owner.function is not None
+        or owner.script is not script
+        or positionals_changed_before(owner)
     ):
+        return _ANY
+    if owner is None and not top:
         return _ANY
     at = expansion.index(index)
     text = (

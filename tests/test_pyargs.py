@@ -1830,6 +1830,12 @@ def test_options_a_parse_known_args_parser_keeps_are_said_not_passed(tmp_path: A
     ]
 
 
+# a script whose parser takes `--lr` alone
+_LR_PARSER = (
+    'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr")\np.parse_args()\n'
+)
+
+
 def test_options_a_variable_of_the_script_holds_with_several_values_are_said(
     tmp_path: Any,
 ) -> None:
@@ -1841,10 +1847,7 @@ def test_options_a_variable_of_the_script_holds_with_several_values_are_said(
     root = write_repo(
         tmp_path / "repo",
         {
-            "train.py": (
-                'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr")\n'
-                "p.parse_args()\n"
-            ),
+            "train.py": _LR_PARSER,
             "run.sh": (
                 '#!/bin/bash\nr="--lr 1 --bad 2"\nif [ -n "$X" ]; then r="--lr 2"; fi\n'
                 'python train.py $r\no="--lr 1"\no+=" --lr 2"\npython train.py $o\n'
@@ -1869,10 +1872,7 @@ def test_a_shell_string_a_program_runs_after_its_dashdash_is_said(tmp_path: Any)
     root = write_repo(
         tmp_path / "repo",
         {
-            "train.py": (
-                'import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr")\n'
-                "p.parse_args()\n"
-            ),
+            "train.py": _LR_PARSER,
             "run.sh": (
                 "gantry run --gpus 8 -- python train.py --lr 1 --bogus 2\n"
                 'gantry run --gpus 8 -- /bin/bash -c "source env.sh && torchrun '

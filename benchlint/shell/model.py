@@ -140,6 +140,23 @@ def sets_positional(command: Command) -> bool:
     return False
 
 
+def positionals_changed_before(command: Command) -> bool:
+    """Whether the top level of the command's script may give its positional parameters new
+    values before the command (`shift`, `set --`, `set a b`): where it does not, `$1` in a
+    command of that top level is still the script's first argument. Worked out once per
+    command (asked per route)."""
+    script = command.script
+    key = f"positionals-changed:{command.node.start_byte}"
+    if key not in script.memo:
+        script.memo[key] = any(
+            c.function is None
+            and c.node.start_byte < command.node.start_byte
+            and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
+            for c in script.commands
+        )
+    return script.memo[key] is True
+
+
 def first_line(text: str) -> str:
     """A command's text as a message quotes it: its first line, without a trailing `\\`, and
     `…` when more follows (a multi-line `bash -c "..."` would otherwise look unbalanced)."""
