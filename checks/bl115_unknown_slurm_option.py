@@ -73,7 +73,7 @@ from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.held import once_before
 from benchlint.shell.invocation import resolve_words
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.model import Command, Script, Word, heredoc_reader
 from benchlint.source import SourceText
 from benchlint.workflow import WORKFLOWS, runs_in_posix_shell, step_script, workflow_roots
 from benchlint.yamlmodel import YNode
@@ -296,25 +296,27 @@ def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:
 
 
 def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool]]:
-    """The heredocs sbatch reads its batch script from (no script operand, no `--wrap`): each
-    body's text, each character's offset in the file, and whether the shell expands in it."""
+    """The heredocs sbatch reads its batch script from (no script operand, no `--wrap`), its
+    own or a `cat`'s piped to it (`cat <<EOF | sbatch`): each body's text, each character's
+    offset in the file, and whether the shell expands in it."""
     for command in script.commands:
         if not command.heredocs:
             continue
-        wrapper = next((w for w in command.invocation.wrappers if w.name == "sbatch"), None)
+        heredoc = command.heredocs[0]
+        reader = heredoc_reader(command, heredoc)
+        wrapper = next((w for w in reader.invocation.wrappers if w.name == "sbatch"), None)
         first = wrapper.words[0] if wrapper is not None else None
-        start = next((i for i, w in enumerate(command.words) if w is first), None)
+        start = next((i for i, w in enumerate(reader.words) if w is first), None)
         if start is None:
             continue
-        texts = [t for w in command.words[start + 1 :] for t, _ in _in_place("sbatch", command, w)]
+        texts = [t for w in reader.words[start + 1 :] for t, _ in _in_place("sbatch", reader, w)]
         if slurm.operands_at("sbatch", texts) != len(texts) or any(
             t is not None and "--wrap".startswith(t.split("=", 1)[0]) and len(t) > 3 for t in texts
         ):
             continue  # (a script operand, or a command to wrap: stdin is not the batch script)
-        heredoc = command.heredocs[0]
-        at = heredoc.node.start_byte
+        at = heredoc.node.start_byte if reader is command else 0
         if len(command.heredocs) > 1 or any(
-            r.operator in ("<", "<<<") and r.target.node.start_byte > at for r in command.redirects
+            r.operator in ("<", "<<<") and r.target.node.start_byte > at for r in reader.redirects
         ):
             continue  # (stdin is the last of them: `sbatch <<EOF < job.sh` reads job.sh)
         if heredoc.body is not None:

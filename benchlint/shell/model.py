@@ -2255,18 +2255,24 @@ class _Builder:
         return None
 
     def heredoc_to_shell(self, command: Command) -> None:
-        """A heredoc a shell reads as its script (`bash <<EOF`), or one `cat`/`tee` writes to a
-        script file (`cat > "$DIR/entry.sh" <<EOF` with a shell `#!` line or a script's suffix:
-        the job runs it later), is a script of its own."""
-        to_shell = _reads_script_from_stdin(command)
-        if not to_shell and not _writes_file(command):
-            return
+        """A heredoc a shell reads as its script (`bash <<EOF`, `cat <<EOF | ssh host`), sbatch
+        as its batch script (`sbatch <<EOF`, `cat <<EOF | sbatch`), or one `cat`/`tee` writes
+        to a script file (`cat > "$DIR/entry.sh" <<EOF` with a shell `#!` line or a script's
+        suffix: the job runs it later), is a script of its own."""
         for heredoc in command.heredocs:
             if heredoc.body is None:
                 continue
+            reader = heredoc_reader(command, heredoc)
+            to_shell = _reads_script_from_stdin(reader)
+            batch = not to_shell and batch_from_stdin(reader)
+            if not to_shell and not batch and not _writes_file(command):
+                continue
             value, offsets = heredoc.value(heredoc.body, self.script)
             if to_shell:
-                errexit = _stdin_shell_errexit(command)
+                errexit = _stdin_shell_errexit(reader)
+            elif batch:  # (sbatch runs it with its `#!` line's shell and options)
+                first = value.split("\n", 1)[0]
+                errexit = first.startswith("#!") and errexit_change(first.split()[1:]) is True
             elif (later := self._run_later(command)) is not None:
                 errexit = later  # `bash -e FILE`: the options; a `#!` line is only a comment
             elif _SCRIPT_LINE.match(value) or _names_script(command):
@@ -2531,6 +2537,48 @@ _SPLIT_AS_PARSED = re.compile(
 )
 _LEADING_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*=")
 _BLANK = re.compile(r"[ \t]")
+
+
+def heredoc_reader(command: Command, heredoc: Heredoc) -> Command:
+    """The command that reads a heredoc of the command as its input: the command itself, or
+    where it is a `cat` that only copies its input to a pipe (`cat <<EOF | sbatch`: its
+    heredoc's redirect holds the rest of the pipeline, before the body), the pipeline's next
+    command."""
+    if (
+        command.base != "cat"
+        or any(w.value != "-" for w in command.words[1:])
+        or any(r.operator not in ("<", "<<", "<<-") for r in command.redirects)
+        or heredoc.body is None
+    ):
+        return command
+    start, end = heredoc.node.start_byte, heredoc.body.start_byte
+    inside = [c for c in command.script.commands if start <= c.node.start_byte < end]
+    return min(inside, key=lambda c: c.node.start_byte) if inside else command
+
+
+def batch_from_stdin(command: Command) -> bool:
+    """Whether sbatch reads its batch script from the command's input: `sbatch [options]`
+    (behind any wrapper) with no script operand and no `--wrap`, whatever the Slurm release;
+    an option word whose value is not known may be the operand (not read so)."""
+    wrapper = next((w for w in command.invocation.wrappers if w.name == "sbatch"), None)
+    if wrapper is None or not wrapper.words or command.heredocs[1:]:
+        return False
+    if any(r.operator in ("<", "<<<") for r in command.redirects):
+        return False  # (stdin is that file or string)
+    from benchlint import slurm  # (only where sbatch meets a heredoc)
+
+    start = next((i for i, w in enumerate(command.words) if w is wrapper.words[0]), None)
+    if start is None:
+        return False
+    texts: list[str | None] = []
+    for word in command.words[start + 1 :]:
+        if word.brace_expands:
+            return False
+        known = word.option_form
+        texts.append(known if known is not None else slurm.ONE)
+    if any(t is not None and len(t) > 3 and "--wrap".startswith(t.split("=", 1)[0]) for t in texts):
+        return False
+    return slurm.operands_at("sbatch", texts) == len(texts)
 
 
 def _reads_script_from_stdin(command: Command) -> bool:
