@@ -147,10 +147,12 @@ class _Memo:
     process, the language server, runs many)."""
 
     def __init__(self) -> None:
-        # (text, launcher path, depth, the assignment giving it) -> its template
-        self.templates: dict[tuple[str, str, int, int], tuple[object, ...]] = {}
-        # (text, launcher path, whether `$1` is the launch line's) -> the variables it reads
-        self.holes: dict[tuple[str, str, bool], tuple[str, ...]] = {}
+        # (text, launcher path, depth, the assignment giving it, whether it follows a folder)
+        # -> its template
+        self.templates: dict[tuple[str, str, int, int, bool], tuple[object, ...]] = {}
+        # (text, launcher path, whether `$1` is the launch line's, whether it follows a folder)
+        # -> the variables it reads
+        self.holes: dict[tuple[str, str, bool, bool], tuple[str, ...]] = {}
         # (text, launcher path, model prefix, the route's values of its variables) -> pattern
         self.rendered: dict[tuple[object, ...], re.Pattern[str]] = {}
         # (word, id(route), whether `$1` is the launch line's) -> (the route, its pattern)
@@ -174,11 +176,22 @@ def _names(word: str, route: Route, target: str, memo: _Memo, top: bool = False)
     by the end of its path where the route gives a sub-folder)."""
     pattern = _file_name_pattern(word, route, memo, top)
     if pattern.fullmatch(posixpath.basename(target)) is not None:
-        return True
+        return _in_named_folder(word, target)
     if not _crosses_folders(pattern):
         return False
     parts = target.split("/")
     return any(pattern.fullmatch("/".join(parts[i:])) for i in range(len(parts) - 1))
+
+
+def _in_named_folder(word: str, target: str) -> bool:
+    """Whether `target` may be in the folder a path word names where its file name holds no
+    sub-folder: the folder the word names last, where that is written out (`.../agentic/${M}.sh`
+    names no file of `agentic/deprecated/`), is the target's."""
+    cut = last_separator(word)
+    last = word[: max(cut, 0)].rsplit("/", 1)[-1].strip("\"'")
+    if cut <= 0 or not last or last in (".", "..") or any(c in last for c in "$`*?[{"):
+        return True
+    return posixpath.basename(posixpath.dirname(target)) == last
 
 
 @dataclass(frozen=True)
@@ -353,13 +366,21 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         if folder is None or folder not in below:
             continue  # (a value that names no folder of the repository may reach the command)
         pattern = file_name_pattern(ctx, call.word.value, route, own_arguments(call.command, route))
-        # by name, or by the path below the folder where the route gives a sub-folder
-        # (`${SCENARIO_SUBDIR}` as `fixed_seq_len/`)
-        deep = _crosses_folders(pattern)
+        # the files in a folder the path may name, by their path below it: a sub-folder only
+        # where the route's values give one (`${SCENARIO_SUBDIR}` as `fixed_seq_len/`), never
+        # a file of the same name in a folder the path does not name (bash searches none)
+        # (a name that starts with an expansion whose value is not known may hold sub-folders
+        # too: `${EXTRA}x.sh` with EXTRA a matrix value; matched by name below the folder)
+        inside = [f + "/" for f in possible if f]
+        loose = pattern.pattern.startswith(_ANY)
         named = tuple(
             path
             for name, path in below[folder]
-            if pattern.fullmatch(name) or (deep and pattern.fullmatch(path[len(folder) + 1 :]))
+            if any(
+                path.startswith(f)
+                and (pattern.fullmatch(path[len(f) :]) or (loose and pattern.fullmatch(name)))
+                for f in inside
+            )
         )
         found.append(ScriptRun(call, folder, runs, named))
     return found
@@ -553,15 +574,17 @@ def _file_name_pattern(word: str, route: Route, memo: _Memo, top: bool = False) 
 def _rendered_pattern(word: str, route: Route, memo: _Memo, top: bool) -> re.Pattern[str]:
     script = route.launcher.script
     text = _file_name(word)
-    template = _template(text, script, 0, memo, top=top)
-    holes = memo.holes.get((text, script.path, top))
+    whole = len(text) < len(word)
+    template = _template(text, script, 0, memo, top=top, whole=whole)
+    holes = memo.holes.get((text, script.path, top, whole))
     if holes is None:  # (hashing a template is dear: its holes are looked up by its text)
-        holes = memo.holes[text, script.path, top] = _holes(template)
+        holes = memo.holes[text, script.path, top, whole] = _holes(template)
     env = route.env
     signature = (
         text,
         script.path,
         top,
+        whole,
         route.entry.fields.get(profile.EXP_NAME_PREFIX),
         tuple((n, env.known.get(n), env.knows(n)) for n in holes),
         tuple(route.holds(command) is not False for command in _givers(template)),
@@ -664,11 +687,15 @@ def _template(
     memo: _Memo,
     owner: Command | None = None,
     top: bool = False,
+    whole: bool = False,
 ) -> tuple[object, ...]:
     """The route-independent parts of a file-name pattern (regular expression text) and its
     holes, worked out once per text and launcher. `owner`: the assignment whose value the text
-    is (None: the command's own word; `top`: one whose `$1` is the launch line's)."""
-    key = (text, script.path, depth, id(owner) if owner is not None else int(top))
+    is (None: the command's own word; `top`: one whose `$1` is the launch line's). `whole`: the
+    text follows a folder the path names (`benchmarks/${SUBDIR}${M}.sh`), so a variable's whole
+    value is part of the name there (`SUBDIR=agentic/` a sub-folder); else (`"$BENCH_SCRIPT"`)
+    a variable holds the whole path, and its file name is the name."""
+    key = (text, script.path, depth, id(owner) if owner is not None else int(top), whole)
     cached = memo.templates.get(key)
     if cached is not None:
         return cached
@@ -676,7 +703,7 @@ def _template(
     position = 0
     for match in PATH_EXPANSION.finditer(text):
         items.append(re.escape(text[position : match.start()]))
-        items.append(_expansion(match.group(0), script, depth, memo, owner, top))
+        items.append(_expansion(match.group(0), script, depth, memo, owner, top, whole))
         position = match.end()
     items.append(re.escape(text[position:]))
     template = memo.templates[key] = tuple(items)
@@ -690,6 +717,7 @@ def _expansion(
     memo: _Memo,
     owner: Command | None = None,
     top: bool = False,
+    whole: bool = False,
 ) -> object:
     name = expansion.strip("${}")
     if name == "EXP_NAME%%_*":
@@ -716,11 +744,22 @@ def _expansion(
     if not assigned or len(assigned) > 16:
         return _Hole(name)
     alternatives = [
-        (_template(_file_name(a.value.value), script, depth + 1, memo, a.command), (a.command,))
+        (_value_template(a.value.value, script, depth + 1, memo, a.command, whole), (a.command,))
         for a in assigned
         if a.value is not None
     ]
     return _Hole(name, tuple(sorted(alternatives, key=lambda item: repr(item[0]))))
+
+
+def _value_template(
+    value: str, script: Script, depth: int, memo: _Memo, owner: Command, whole: bool
+) -> tuple[object, ...]:
+    """A variable's value in a file-name template: whole after a folder the path names, else
+    its file name (`_template`'s `whole`)."""
+    if whole:
+        return _template(value, script, depth, memo, owner, whole=True)
+    name = _file_name(value)
+    return _template(name, script, depth, memo, owner, whole=len(name) < len(value))
 
 
 def _positional(
