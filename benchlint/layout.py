@@ -14,7 +14,8 @@ fact is found from what the files hold:
   gives the pattern and the rule from a runner's name to its launcher);
 - recipe roots: the folders launchers copy into the srt-slurm checkout (`cp -rT DIR recipes/x`,
   `cp -r "$DIR"/* recipes/`, `rsync -a DIR/ recipes/`), the usual folders that exist, and `recipes/`
-  in a repository that is an srt-slurm tree.
+  in a repository that is an srt-slurm tree, or that holds srtctl's recipes alone (a recipe
+  collection to copy into an srt-slurm checkout: no launcher copies any, no `srtslurm.yaml`).
 
 A setting in `[tool.benchlint.layout]` wins over what is detected; each fact says where it was
 learned (`benchlint layout`).
@@ -342,7 +343,39 @@ def _recipe_roots(ws: Workspace, layout: Layout, facts: list[Fact], tree: bool) 
     for folder, path in _recipe_folders(ws, list(roots)) if tree else ():
         roots[folder] = None
         facts.append(Fact("recipe root", folder, f"srtctl recipes of an srt-slurm tree ({path})"))
+    if not roots and not tree:
+        for folder, path in _recipe_collection(ws):
+            roots[folder] = None
+            detail = f"a collection of srtctl recipes, with no srt-slurm checkout ({path})"
+            facts.append(Fact("recipe root", folder, detail))
     return _outermost(list(roots), facts) or list(DEFAULT.recipe_roots)
+
+
+# an srtctl recipe's engine block: `backend:` at the first column with an engine's config or
+# type under it
+_BACKEND = re.compile(
+    r"^backend:[ \t]*\n(?:[ \t]+.*\n|[ \t]*\n)*?[ \t]+(?:(?:sglang|vllm|trtllm)_config|type:[ \t]*"
+    r"[\"']?(?:sglang|vllm|trtllm|mocker)\b)",
+    re.M,
+)
+
+
+def _recipe_collection(ws: Workspace) -> list[tuple[str, str]]:
+    """A repository of srtctl recipes alone (recipes to copy into an srt-slurm checkout: no
+    `srtslurm.yaml`, no launcher): srt-slurm's recipe folder at its top holding recipes of
+    srtctl's shape (`model:`, `resources:` and a `backend:` with an engine's config), with its
+    first one."""
+    for folder in profile.SRT_SLURM_RECIPE_FOLDERS:
+        prefix = folder + "/"
+        for path in sorted(p for p in ws.yaml_paths if p.startswith(prefix)):
+            source = ws.source(path)
+            text = source.text if source is not None else ""
+            if _MODEL_KEY.search(text) and _RESOURCES.search(text) and _BACKEND.search(text):
+                return [(folder, path)]
+    return []
+
+
+_RESOURCES = re.compile(r"^resources:", re.M)
 
 
 # an srtctl recipe's top: `model:` and `backend:` or `resources:` keys at the first column
