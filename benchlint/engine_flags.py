@@ -72,6 +72,31 @@ class EngineFlags:
                 return other
         return None
 
+    def slip_of(self, engine: str, flag: str) -> str | None:
+        """The engine's flag that `flag`, which no release of it has and no other engine owns,
+        is one slip from (a letter more, less or other, or two neighbours swapped:
+        `--tensor-paralel-size`), the first by name; None for any other flag, and for one of
+        Dynamo's (`--dyn-*`). A name of four letters or fewer is not judged."""
+        key = (engine, flag)
+        if key not in self._slips:
+            found = None
+            if (
+                flag.startswith("--")
+                and len(flag) > 6
+                and not flag.startswith("--dyn-")
+                and self.foreign(engine, flag) is None
+                and not any(_accepted(flag, s) for s in self.accepted.get(engine, ()))
+            ):
+                found = next(
+                    (f for f in sorted(self.union.get(engine, ())) if _one_slip(flag, f)), None
+                )
+            self._slips[key] = found
+        return self._slips[key]
+
+    @functools.cached_property
+    def _slips(self) -> dict[tuple[str, str], str | None]:
+        return {}
+
     def accepts(self, engine: str, version: str, flag: str) -> bool | None:
         """Whether this release accepts the flag; None when the data cannot tell."""
         sets = self.accepted.get(engine, ())
@@ -128,6 +153,21 @@ def release_history(having: list[str], version: str) -> str:
     if later and not earlier:
         return f"the first measured release with it is {later[0]}"
     return ""
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether two different texts are one edit apart: a character added, dropped or changed,
+    or two neighbours swapped (the optimal string alignment distance is 1)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    a, b = a[start:], b[start:]
+    if len(a) == len(b):
+        return a[1:] == b[1:] or (len(a) > 1 and a[0] == b[1] and a[1] == b[0] and a[2:] == b[2:])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return long[1:] == short
 
 
 @functools.lru_cache(maxsize=65536)

@@ -30,6 +30,9 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   `--enable-auto-tool-choice`, `--max-num-seqs`, `--gpu-memory-utilization`; on vLLM
   `--mem-fraction-static`, `--max-running-requests`, `--disable-radix-cache`, with the
   engine's own spelling where there is one;
+- where the release is known (either way above), a flag no release of the engine has that is
+  one slip from a flag that release has (a letter more, less or other, or two neighbours
+  swapped: `--tensor-paralel-size`, `--gpu-memory-utilisation`): a misspelling;
 - a flag written with three dashes (`---enable-eplb`), an option of no release, on any launch.
 
 ## Why is this bad?
@@ -63,9 +66,10 @@ A launch a script of the repository is given and runs as its arguments (`./tools
 python3 -m sglang.launch_server ...` with `"$@"`, `exec "$@"` or `exec numactl ... "$@"` in it)
 is read as that launch, not where the script changes folders first or runs them in a container.
 Not reported: a flag no measured release of the engine knows (Dynamo's `--dyn-*` flags, a fork's
-options), a release outside the measured range, a release between two measured ones that differ
-on the flag, an abbreviation argparse would accept, and a launch some job runs with an image
-that names no release (then only another engine's flags are reported). Of a recipe key written
+options) but a misspelling where the release is known, a release outside the measured range, a
+release between two measured ones that differ on the flag, an abbreviation argparse would
+accept, and a launch some job runs with an image that names no release (then only another
+engine's flags are reported). Of a recipe key written
 twice in one mapping only the last is checked: PyYAML drops the first (BL203 reports it).
 Launches of programs with no flag data (`trtllm-serve`, `python -m dynamo.sglang`, the SGLang
 router) are not checked either; every report counts them, by program, and so does it a launch
@@ -108,6 +112,7 @@ from benchlint.releases import Running, beyond_scope, launch_releases
 from benchlint.shell.invocation import FILES
 from benchlint.shell.model import Script, Word, written_later
 from benchlint.source import SourceText
+from benchlint.wiring import Entry
 from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YamlDocument, YNode
 
@@ -164,14 +169,33 @@ def _release_finding(
     """The finding for a flag every release that runs the launch rejects, else None."""
     data = engine_flags()
     if flag not in data.union[engine] and data.foreign(engine, flag) is None:
-        return None  # a flag no measured release knows: a fork's or a newer one's, not told
+        # a flag no measured release knows: a fork's or a newer one's, not told; one a slip
+        # from a flag of the releases that run it is a misspelling
+        slip = data.slip_of(engine, flag)
+        if slip is None or not all(
+            data.accepts(engine, r.version, flag) is False and data.accepts(engine, r.version, slip)
+            for r in runs
+        ):
+            return None
+        versions = ", ".join(dict.fromkeys(r.version for r in runs))
+        entries = [e for r in runs for e in r.entries]
+        return _slip_finding(
+            arg.value,
+            engine,
+            slip,
+            f"{versions}, the release the image of {_named(entries)} runs",
+            where,
+            Location(script_path, arg.span),
+            tuple(
+                Location(e.location.path, e.location.span, f"entry {e.name}") for e in entries[:3]
+            ),
+            flag,
+        )
     if not all(data.accepts(engine, r.version, flag) is False for r in runs):
         return None
     versions = ", ".join(r.version for r in runs)
     entries = [e for r in runs for e in r.entries]
-    named = ", ".join(e.name for e in entries[:2]) + (
-        f" and {len(entries) - 2} more" if len(entries) > 2 else ""
-    )
+    named = _named(entries)
     history = data.history(engine, runs[-1].version, flag)
     owner = data.foreign(engine, flag)
     hint = EQUIVALENT.get(flag, "") if owner is not None else ""
@@ -190,6 +214,37 @@ def _release_finding(
         help=f"{ENGINES[engine]}'s spelling: {hint}"
         if hint and not hint.startswith("nothing")
         else "",
+    )
+
+
+def _named(entries: list[Entry]) -> str:
+    return ", ".join(e.name for e in entries[:2]) + (
+        f" and {len(entries) - 2} more" if len(entries) > 2 else ""
+    )
+
+
+def _slip_finding(
+    shown: str,
+    engine: str,
+    slip: str,
+    release: str,
+    where: str,
+    location: Location,
+    related: tuple[Location, ...],
+    subject: str,
+) -> Finding:
+    """A flag no release of the engine has, one slip from a flag of the release that runs it
+    (`engine_flags.slip_of`): a misspelling the server exits on."""
+    measured = engine_flags().versions[engine]
+    return Finding(
+        "BL303",
+        f"`{shown}` {where} is not a flag of {ENGINES[engine]} {release}, nor of any release "
+        f"from {measured[0]} to {measured[-1]}: the server exits with "
+        f"`unrecognized arguments` (`{slip}` is one of its flags)",
+        location,
+        related=related,
+        subject=subject,
+        help=f"did you mean `{slip}`?",
     )
 
 
@@ -327,6 +382,25 @@ def _image_finding(
     another engine's flag; None when neither."""
     data = engine_flags()
     version, node, label, whose = image
+    slip = data.slip_of(engine, flag) if version is not None and node is not None else None
+    if (
+        slip is not None
+        and version is not None
+        and node is not None
+        and data.accepts(engine, version, flag) is False
+        and data.accepts(engine, version, slip)
+    ):
+        related = (Location(location.path, node.span, label),)
+        return _slip_finding(
+            shown,
+            engine,
+            slip,
+            f"{version}, the release of {whose}",
+            where,
+            location,
+            related,
+            subject,
+        )
     if (
         version is not None
         and node is not None
@@ -404,7 +478,9 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         engine, command = launch.engine, launch.command
         runs = None
         flags = [flag_name(a.value) for a in launch.flags if a.value.startswith("--")]
-        if any(data.varies(engine, f) for f in flags):  # only then does the release matter
+        # (only then does the release matter: a flag some releases accept, or a misspelling,
+        # which is told only against a release)
+        if any(data.varies(engine, f) or data.slip_of(engine, f) for f in flags):
             runs = launch_releases(ctx, launch)
             between = runs is not None and any(
                 data.varies(engine, f) and data.accepts(engine, r.version, f) is None
