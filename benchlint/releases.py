@@ -202,6 +202,8 @@ class ScriptRun:
     folder: str  # the repository folder the path names its file in
     runs: bool | None  # whether the command runs on the route (None: not decided)
     scripts: tuple[str, ...]  # the scripts of that folder (or below) the path can name
+    # the one path the route makes of it, where every part is known (else None)
+    path: str | None = None
 
 
 def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
@@ -382,8 +384,17 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
                 for f in inside
             )
         )
-        found.append(ScriptRun(call, folder, runs, named))
+        tried = _literal(pattern.pattern) if len(inside) == 1 else None
+        found.append(ScriptRun(call, folder, runs, named, inside[0] + tried if tried else None))
     return found
+
+
+def _literal(pattern: str) -> str | None:
+    """The one text a pattern of escaped literal text matches (`agentic/m1\\.sh`), else None."""
+    text = re.sub(r"\\(.)", "", pattern)
+    if any(c in text for c in "[](){}*+?|^$."):
+        return None
+    return re.sub(r"\\(.)", r"\1", pattern)
 
 
 def unexported_read(call: Call, route: Route | None = None) -> bool:

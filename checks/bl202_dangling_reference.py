@@ -683,24 +683,29 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
             continue  # (before its routes are built: a named run spares the others)
-        missing: dict[int, tuple[ScriptRun, list[Entry]]] = {}
+        missing: dict[int, tuple[ScriptRun, list[Entry], list[str | None]]] = {}
         for route in wiring.routes_for_launcher(launcher):
             for run in scripts_run(ctx, route):
                 if run.runs is True and not run.scripts:
                     where = Location(launcher, run.call.word.span)
                     if not _fails_wherever_it_lands(ctx, route.entry, launcher, where):
                         continue
-                    found = missing.setdefault(id(run.call), (run, []))[1]
+                    _, found, tried = missing.setdefault(id(run.call), (run, [], []))
                     if route.entry not in found:
                         found.append(route.entry)
-        for run, lacking in missing.values():
+                        tried.append(run.path)
+        for run, lacking, tried in missing.values():
             named = ", ".join(e.name for e in lacking[:2]) + (
                 f" and {len(lacking) - 2} more" if len(lacking) > 2 else ""
             )
             word = run.call.word
+            # (the folder the routes' paths name, where each is known: `${SCENARIO_SUBDIR}`
+            # gives `agentic/` below the folder the word names)
+            folders = {posixpath.dirname(p) if p else None for p in tried}
+            folder = folders.pop() if len(folders) == 1 and None not in folders else run.folder
             yield Finding(
                 "BL202",
-                f"`{word.text}` names no script in {run.folder}/ for {named}: their benchmark "
+                f"`{word.text}` names no script in {folder}/ for {named}: their benchmark "
                 "never runs (No such file or directory)" + wiring.assumption(lacking, launcher),
                 Location(launcher, word.span),
                 related=tuple(
