@@ -132,12 +132,10 @@ def _entries_running(ctx: Context, path: str, depth: int) -> list[Entry] | None:
             found.extend(upstream)
             continue
         # a launcher no entry starts adds no job (it does not make the others unknown)
-        memo = ctx.ws.models.setdefault("release-patterns", _Memo())
-        assert isinstance(memo, _Memo)
         for route in wiring.routes_for_launcher(caller.path):
             if route.runs(call.command) is False:
                 continue  # (a call in another branch: the multi-node one of a single-node job)
-            if _names(call.word.value, route, path, memo, own_arguments(call.command, route)):
+            if call_names(ctx.ws, route, call, path):
                 found.append(route.element.entry)
     return list(dict.fromkeys(found)) or None
 
@@ -163,7 +161,20 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     """Whether the call's script word may name the script at `path` on the route."""
     memo = ws.models.setdefault("release-patterns", _Memo())
     assert isinstance(memo, _Memo)
-    return _names(call.word.value, route, path, memo, own_arguments(call.command, route))
+    top = own_arguments(call.command, route)
+    word = call.word.value
+    if not _names(word, route, path, memo, top):
+        return False
+    if last_separator(word) >= 0:
+        return True  # (the word names its folder: `_names` checked it)
+    # a path held in a variable (`bash "$BENCH_SCRIPT"`): in a folder its values name on the
+    # route, as `scripts_run` reads it (t68d)
+    possible = {f for f, given_by in _folders(call)[1] if _may_give(route, given_by)}
+    pattern = _file_name_pattern(word, route, memo, top)
+    if not possible or None in possible or pattern.pattern.startswith(_ANY):
+        return True
+    inside = [f + "/" for f in possible if f]
+    return any(path.startswith(f) and pattern.fullmatch(path[len(f) :]) for f in inside)
 
 
 def _crosses_folders(pattern: re.Pattern[str]) -> bool:
@@ -176,7 +187,9 @@ def _names(word: str, route: Route, target: str, memo: _Memo, top: bool = False)
     by the end of its path where the route gives a sub-folder)."""
     pattern = _file_name_pattern(word, route, memo, top)
     if pattern.fullmatch(posixpath.basename(target)) is not None:
-        return _in_named_folder(word, target)
+        # (a name that starts with an expansion not known may hold sub-folders: as
+        # `scripts_run` matches it)
+        return pattern.pattern.startswith(_ANY) or _in_named_folder(word, target)
     if not _crosses_folders(pattern):
         return False
     parts = target.split("/")
