@@ -2553,7 +2553,16 @@ def heredoc_reader(command: Command, heredoc: Heredoc) -> Command:
         return command
     start, end = heredoc.node.start_byte, heredoc.body.start_byte
     inside = [c for c in command.script.commands if start <= c.node.start_byte < end]
-    return min(inside, key=lambda c: c.node.start_byte) if inside else command
+    if not inside:
+        return command
+    reader = min(inside, key=lambda c: c.node.start_byte)
+    # (joined by a pipe: `cat <<EOF && bash -s` prints the body, and bash reads its own input)
+    between = command.script.src[start : reader.node.start_byte]
+    return reader if _PIPED_ON.fullmatch(between) else command
+
+
+# a heredoc's start and a pipe to the next command: `<<EOF | `, `<<-'EOF' |& `
+_PIPED_ON = re.compile(rb"<<-?[ \t]*\S+[ \t]*\|&?[ \t]*")
 
 
 def batch_from_stdin(command: Command) -> bool:
@@ -2582,11 +2591,23 @@ def batch_from_stdin(command: Command) -> bool:
 
 
 def _reads_script_from_stdin(command: Command) -> bool:
+    """Whether the command is a shell that reads its script from its input: no `-c` and no
+    script operand, or `-s` (`bash -s -- a b`: the words after are its arguments); not in a
+    container given no input (`docker exec CTR bash` without `-i`), or ssh's remote shell."""
     invocation = command.invocation
+    if any(
+        w.name in _CONTAINER_RUNS and not w.has("-i", "--interactive") for w in invocation.wrappers
+    ):
+        return False  # (docker passes its input on only with -i)
     if invocation.shell:
         has_c, _, operand = _shell_flags(invocation.args)
-        return not has_c and operand >= len(invocation.args)
+        flags = [w.value for w in invocation.args[:operand] if w.static]
+        stdin = any(f[:1] == "-" and f[:2] != "--" and "s" in f[1:] for f in flags)
+        return not has_c and (operand >= len(invocation.args) or stdin)
     return _ssh_remote(invocation) and not invocation.words
+
+
+_CONTAINER_RUNS = frozenset({"docker exec", "docker run", "podman exec", "podman run"})
 
 
 # a shell's `#!` line at the top of a written file
