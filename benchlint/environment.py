@@ -963,9 +963,11 @@ class Use:
 
 def first_uses(environment: Environment, script: Script, names: set[str]) -> dict[str, Use]:
     """The first use of each name in the script that it does not assign before: required (a
-    validator, or `${X:?}`, that surely runs), tested (in a condition, or a validator that may
-    not run) or read (not by `echo` or `printf`)."""
+    validator, or `${X:?}`, that surely runs, or a bare read that surely runs after the script
+    surely turned on `set -u`: bash stops there, "unbound variable"), tested (in a condition,
+    or a validator that may not run) or read (not by `echo` or `printf`)."""
     uses: dict[str, Use] = {}
+    strict = _nounset_from(script)
 
     def note(name: str, offset: int, span: Span, how: str) -> None:
         if name not in names:
@@ -984,18 +986,32 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
             for word in command.args:
                 if word.static:
                     note(word.value, offset, word.span, "required" if surely else "tested")
-        if command.base not in _LOGGING:
-            for word in command.words:
-                for read in word.reads():
-                    if read.operator != ":?":  # (`: "${X:?}"` requires it: below)
-                        note(read.name, offset, read.span, "read")
+        stops = (
+            strict is not None
+            and offset > strict
+            and command.script is script
+            and command.function is None
+            and not command.guards
+        )
+        for word in command.words:
+            for read in word.reads():
+                if stops and read.operator not in _NOUNSET_SAFE:
+                    note(read.name, offset, read.span, "required")  # (echo's too)
+                elif command.base not in _LOGGING and read.operator != ":?":
+                    note(read.name, offset, read.span, "read")  # (`${X:?}`: below)
         for assignment in command.assignments:
             if assignment.value is not None:
                 for read in assignment.value.reads():
                     note(read.name, offset, read.span, "read")
-        for guard in command.guards:  # (at the command's offset: a guard's own is its shell's)
+        # (at the command's offset: a guard's own is its shell's; the outermost condition of
+        # a command at the top level, out of loops, is tested whenever the script gets there)
+        top = command.script is script and command.function is None and not command.loops
+        for index, guard in enumerate(command.guards):
+            at = guard.node.start_byte
+            surely = top and index == 0 and strict is not None and at > strict
             for read in guard.test_reads:
-                note(read.name, offset, read.span, "tested")
+                fails = surely and read.operator not in _NOUNSET_SAFE
+                note(read.name, offset, read.span, "required" if fails else "tested")
     for expansion in script.expansions:
         start = expansion.node.start_byte
         if (
@@ -1005,6 +1021,31 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
         ):
             note(expansion.name, start, script.span(expansion.node), "required")
     return uses
+
+
+# the expansions that are no error on an unset name under `set -u`
+_NOUNSET_SAFE = frozenset({"-", ":-", "=", ":=", "+", ":+", "?", ":?"})
+_NOUNSET_OFF = re.compile(r"\bset\s+(?:\+[A-Za-z]*u|\+o\s+nounset)")
+
+
+def _nounset_from(script: Script) -> int | None:
+    """Where the script surely turns on `set -u` (`set -euo pipefail`, `set -o nounset`): the
+    offset of the first such `set` at its top level, under no condition, in no loop or
+    subshell; None when it has none, or turns it off anywhere (`set +u`). (bash does not
+    read a `#!` line's options when the script is run as `bash x.sh`.)"""
+    if _NOUNSET_OFF.search(script.file.text):
+        return None
+    for command in script.commands:
+        if command.base != "set" or command.function is not None or command.guards:
+            continue
+        if command.subshell or command.loops or command.background:
+            continue
+        words = [w.value for w in command.args]
+        words = words[: words.index("--")] if "--" in words else words  # (then positionals)
+        on = any(w.startswith("-") and "u" in w[1:] for w in words)
+        if on or " -o nounset " in f" {' '.join(words)} ":
+            return command.file_offset
+    return None
 
 
 def _unguarded_at(script: Script, offset: int) -> bool:

@@ -9,8 +9,9 @@ launcher sets before the command, exported or not: a container gets neither unle
 `--name=$server_name`'s variable too) but that the container's `-e`/`--env` options leave out (or
 name with no value, `-e PORT`, where the launcher only assigns it, `PORT=8888` not exported: docker
 passes the value of its own environment, which has none): the script requires it (`check_env_vars
-X`, `${X:?}`), tests it, or reads it outside `echo` and `printf`, where neither it nor a file it
-sources assigns the variable first. The related locations are the first use of each such variable
+X`, `${X:?}`, or a read with no default after it surely turned on `set -u`: bash stops there,
+"unbound variable"), tests it, or reads it outside `echo` and `printf`, where neither it nor a file
+it sources assigns the variable first. The related locations are the first use of each such variable
 in the script and the entries whose jobs run it.
 
 ## Why is this bad?

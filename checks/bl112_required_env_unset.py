@@ -1,12 +1,12 @@
 """A variable a script requires that no way into it sets, where a way in sets a close name.
 
 ## What it does
-Reports a name a script requires before it sets it (`check_env_vars EP`, `: "${EP:?}"`, at
-its top level, under no condition) when the script is started only by launchers, every way
-they start it is known (each master-config entry's route through its launcher to the command
-that runs the script by its path, with nothing unknown on the way: no `eval` before it), none
-of them sets the name, and one of them sets a name the required one is a slip for: the same
-with a word after it (`EP` for `EP_SIZE`), in another case (`port` for `PORT`), one or two
+Reports a name a script requires before it sets it (`check_env_vars EP`, `: "${EP:?}"`, a read with
+no default after `set -u`, at its top level, under no condition) when the script is started only by
+launchers, every way they start it is known (each master-config entry's route through its launcher
+to the command that runs the script by its path, with nothing unknown on the way: no `eval` before
+it), none of them sets the name, and one of them sets a name the required one is a slip for: the
+same with a word after it (`EP` for `EP_SIZE`), in another case (`port` for `PORT`), one or two
 characters short (`MODE` for `MODEL`), one character off, or with two neighbours swapped.
 
 ## Why is this bad?
