@@ -214,7 +214,7 @@ class ScriptRun:
     call: Call
     folder: str  # the repository folder the path names its file in
     runs: bool | None  # whether the command runs on the route (None: not decided)
-    scripts: tuple[str, ...]  # the scripts of that folder (or below) the path can name
+    scripts: tuple[str, ...]  # the scripts of that folder (or a sub-folder) the path can name
     # the one path the route makes of it, where every part is known (else None)
     path: str | None = None
 
@@ -223,8 +223,9 @@ def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     """What the route's launcher runs by a path in a folder of the repository that holds scripts,
     written plainly (not the root, where launchers write scripts they then run; its commands
     that do not run on the route left out), and which scripts each path can name there on the
-    route: by file name, anywhere below the folder (an expansion in the name may hold a
-    subfolder, or be one benchlint cannot evaluate)."""
+    route: the files of the folder the path names (of each folder its values may name), by
+    their path below it: in a sub-folder only where the route's values give one, or where the
+    name starts with an expansion benchlint cannot evaluate (it may hold one)."""
     memo = ctx.ws.models.setdefault("scripts-run", {})
     assert isinstance(memo, dict)
     known = memo.get(id(route))
@@ -382,10 +383,10 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
             continue  # (a value that names no folder of the repository may reach the command)
         pattern = file_name_pattern(ctx, call.word.value, route, own_arguments(call.command, route))
         # the files in a folder the path may name, by their path below it: a sub-folder only
-        # where the route's values give one (`${SCENARIO_SUBDIR}` as `fixed_seq_len/`), never
-        # a file of the same name in a folder the path does not name (bash searches none)
-        # (a name that starts with an expansion whose value is not known may hold sub-folders
-        # too: `${EXTRA}x.sh` with EXTRA a matrix value; matched by name below the folder)
+        # where the route's values give one (`${SCENARIO_SUBDIR}` as `fixed_seq_len/`) or the
+        # name starts with an expansion whose value is not known (`${EXTRA}x.sh`, a matrix
+        # value: matched by name below the folder); never a file of the same name in a folder
+        # the path does not name (bash searches none)
         inside = [f + "/" for f in possible if f]
         loose = pattern.pattern.startswith(_ANY)
         named = tuple(
@@ -449,7 +450,7 @@ Folders = list[tuple[str | None, tuple[Command, ...]]]
 def _outermost(folders: set[str | None]) -> str | None:
     """The one folder the path names, or (`benchmarks/${SUBDIR}` with SUBDIR `multi_node` or
     `multi_node/agentic` on the route) the folder that holds all the others; None when none
-    does or one is not known. Scripts are then matched by name anywhere below it."""
+    does or one is not known (`_scripts_run` looks below it for the files of each folder)."""
     if None in folders or not folders:
         return None
     outer = min(folders, key=lambda f: len(f or ""))

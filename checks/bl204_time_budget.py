@@ -19,14 +19,14 @@ and reports:
   starts vLLM and exports `VLLM_ENGINE_READY_TIMEOUT_S` as a number, once, on every path.
 
 The recipe EVAL_CONFIG_FILE names is checked too where the launcher switches to it
-(`CONFIG_FILE="$EVAL_CONFIG_FILE"` in eval-only runs), as the rewrites after the switch leave it.
-In a repository of recipes with no master config (an srt-slurm tree, or a collection of srtctl
-recipes alone), each recipe is checked as it is, against its own `slurm.time_limit`; one with
-no `health_check` block gets the site's
-`default_health_check`, not known there: counted in every report, not checked (where the
-tree holds srtctl's own source and no file of it names `default_health_check`, srtctl before
-that setting, such a recipe has the defaults, and is checked; the defaults of that srtctl's
-`HealthCheckConfig` where its source gives them, 60 × 10 s before February 2026).
+(`CONFIG_FILE="$EVAL_CONFIG_FILE"` in eval-only runs), as the rewrites after the switch leave it. In
+a repository of recipes with no master config (an srt-slurm tree, or a collection of srtctl recipes
+alone), each recipe is checked as it is, against its own `slurm.time_limit`; one with no
+`health_check` block gets the site's `default_health_check`, not known there: counted in every
+report, not checked (where the tree holds srtctl's own source and no file of it names
+`default_health_check`, srtctl before that setting, such a recipe has the defaults, and is checked;
+the defaults of that srtctl's `HealthCheckConfig` where its source gives them, 60 × 10 s before
+February 2026).
 
 ## Why is this bad?
 If the server may take the whole allocation to become ready, Slurm kills the job before a single

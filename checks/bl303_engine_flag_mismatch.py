@@ -62,24 +62,22 @@ backend:
 ```
 
 ## Exceptions
-A launch a script of the repository is given and runs as its arguments (`./tools/wrap.sh
-python3 -m sglang.launch_server ...` with `"$@"`, `exec "$@"` or `exec numactl ... "$@"` in it)
-is read as that launch, not where the script changes folders first or runs them in a container.
-Not reported: a flag no measured release of the engine knows (Dynamo's `--dyn-*` flags, a fork's
-options) but a misspelling where the release is known, a release outside the measured range, a
-release between two measured ones that differ on the flag, an abbreviation argparse would
-accept, and a launch some job runs with an image that names no release (then only another
-engine's flags are reported). Of a recipe key written
-twice in one mapping only the last is checked: PyYAML drops the first (BL203 reports it).
-Launches of programs with no flag data (`trtllm-serve`, `python -m dynamo.sglang`, the SGLang
-router) are not checked either; every report counts them, by program, and so does it a launch
+A launch a script of the repository is given and runs as its arguments (`./tools/wrap.sh python3 -m
+sglang.launch_server ...` with `"$@"`, `exec "$@"` or `exec numactl ... "$@"` in it) is read as that
+launch, not where the script changes folders first or runs them in a container. Not reported: a flag
+no measured release of the engine knows (Dynamo's `--dyn-*` flags, a fork's options) but a
+misspelling where the release is known, a release outside the measured range, a release between two
+measured ones that differ on the flag, an abbreviation argparse would accept, and a launch some job
+runs with an image that names no release (then only another engine's flags are reported). Of a
+recipe key written twice in one mapping only the last is checked: PyYAML drops the first (BL203
+reports it). Launches of programs with no flag data (`trtllm-serve`, `python -m dynamo.sglang`, the
+SGLang router) are not checked either; every report counts them, by program, and so does it a launch
 behind a word whose value is not known (`$PREFIX vllm serve ...` where the script does not give
-PREFIX only a wrapper's words or nothing; `python3 -m "$MODULE"` where it gives MODULE an
-engine's module among others, or only under a condition). `sglang serve` is read
-as SGLang's language-model server, which it runs for every model but a diffusion model (whose
-server parses other flags, with no data here): one given `--model-type diffusion` is counted so;
-one told a diffusion model only by its model path is not known here, and is read as the
-language model's.
+PREFIX only a wrapper's words or nothing; `python3 -m "$MODULE"` where it gives MODULE an engine's
+module among others, or only under a condition). `sglang serve` is read as SGLang's language-model
+server, which it runs for every model but a diffusion model (whose server parses other flags, with
+no data here): one given `--model-type diffusion` is counted so; one told a diffusion model only by
+its model path is not known here, and is read as the language model's.
 
 ## Fix safety
 Only a flag with three dashes has a fix: dropping one dash where the rest is a flag of the
