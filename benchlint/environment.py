@@ -856,6 +856,7 @@ class Environment:
             inherited = {n: p for n, p in state.assigned.items() if n not in passed}
             # (and one it unsets: `unset MODEL` before `docker run -e MODEL` passes none)
             unset = {n: c for n, c in state.unset.items() if n not in passed}
+            before = len(routes)
             for route in upstream:
                 if route.route is not None and not self._reaches(route.route, call, path):
                     continue  # (an entry whose job does not run the call, or runs another file)
@@ -882,6 +883,21 @@ class Environment:
                         idle=route.idle,
                     )
                 )
+            if upstream and len(routes) == before:
+                # no entry's job runs the call with this path (a path no entry's values make):
+                # as for a launcher no entry reaches, the environment of the workflow steps
+                # that start the caller stands for values no job gives it (t67a)
+                steps = {
+                    id(r.route.step): r.route.step for r in upstream if r.route and r.route.step
+                }
+                for step in steps.values():
+                    env = ChainMap(passed, self._step_env(step))
+                    kept = checked if only is None else checked & only
+                    routes.append(
+                        StartPath(
+                            f"{step.name} -> {name}", env, complete, location, kept, idle=True
+                        )
+                    )
         return routes
 
 
