@@ -684,20 +684,32 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
         if not ctx.route_in_scope(launcher, *configs):
             continue  # (before its routes are built: a named run spares the others)
         missing: dict[int, tuple[ScriptRun, list[Entry], list[str | None]]] = {}
+        # (per call and entry, the scenarios whose jobs find no script, and those that find one)
+        failing: dict[tuple[int, int], set[str]] = {}
+        found_one: dict[tuple[int, int], set[str]] = {}
         for route in wiring.routes_for_launcher(launcher):
             for run in scripts_run(ctx, route):
+                key = (id(run.call), id(route.entry))
+                if run.runs is True and run.scripts:
+                    found_one.setdefault(key, set()).add(route.element.scenario)
                 if run.runs is True and not run.scripts:
                     where = Location(launcher, run.call.word.span)
                     if not _fails_wherever_it_lands(ctx, route.entry, launcher, where):
                         continue
+                    failing.setdefault(key, set()).add(route.element.scenario)
                     _, found, tried = missing.setdefault(id(run.call), (run, [], []))
                     if route.entry not in found:
                         found.append(route.entry)
                         tried.append(run.path)
         for run, lacking, tried in missing.values():
-            named = ", ".join(e.name for e in lacking[:2]) + (
-                f" and {len(lacking) - 2} more" if len(lacking) > 2 else ""
-            )
+            shown = []
+            for entry in lacking[:2]:
+                key = (id(run.call), id(entry))
+                only = sorted(failing.get(key, set()) - found_one.get(key, set()))
+                # (an entry whose other scenarios' jobs find their script: these jobs alone)
+                some = only and found_one.get(key)
+                shown.append(f"{entry.name} (its {', '.join(only)} jobs)" if some else entry.name)
+            named = ", ".join(shown) + (f" and {len(lacking) - 2} more" if len(lacking) > 2 else "")
             word = run.call.word
             # (the folder the routes' paths name, where each is known: `${SCENARIO_SUBDIR}`
             # gives `agentic/` below the folder the word names)
