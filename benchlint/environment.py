@@ -24,6 +24,7 @@ from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.model import (
     Assignment,
     Command,
+    Read,
     Script,
     exclusive,
     positionals_changed_before,
@@ -983,7 +984,7 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
     surely turned on `set -u`: bash stops there, "unbound variable"), tested (in a condition,
     or a validator that may not run) or read (not by `echo` or `printf`)."""
     uses: dict[str, Use] = {}
-    strict = _nounset_from(script)
+    strict = nounset_from(script)
 
     def note(name: str, offset: int, span: Span, how: str) -> None:
         if name not in names:
@@ -1002,16 +1003,19 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
             for word in command.args:
                 if word.static:
                     note(word.value, offset, word.span, "required" if surely else "tested")
+        # (this shell surely expands the word: a command of the top level that surely runs,
+        # in this shell, not in a loop, a subshell, a pipeline's element or the background)
         stops = (
             strict is not None
             and offset > strict
-            and command.script is script
-            and command.function is None
+            and _surely_here(command, script)
             and not command.guards
         )
         for word in command.words:
+            # (not one inside a substitution: its own shell stops, this one goes on)
+            direct = stops and "$(" not in word.text and "`" not in word.text
             for read in word.reads():
-                if stops and read.operator not in _NOUNSET_SAFE:
+                if direct and _unbound_stops(read):
                     note(read.name, offset, read.span, "required")  # (echo's too)
                 elif command.base not in _LOGGING and read.operator != ":?":
                     note(read.name, offset, read.span, "read")  # (`${X:?}`: below)
@@ -1020,13 +1024,16 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
                 for read in assignment.value.reads():
                     note(read.name, offset, read.span, "read")
         # (at the command's offset: a guard's own is its shell's; the outermost condition of
-        # a command at the top level, out of loops, is tested whenever the script gets there)
-        top = command.script is script and command.function is None and not command.loops
+        # a command at the top level, out of loops, is tested whenever the script gets there,
+        # every read of it where it is one test: `[[ A || B ]]` may not read B)
+        top = _surely_here(command, script)
         for index, guard in enumerate(command.guards):
             at = guard.node.start_byte
+            condition = script.src[at : guard.node.end_byte]
             surely = top and index == 0 and strict is not None and at > strict
+            surely = surely and _ONE_TEST.fullmatch(condition) is not None
             for read in guard.test_reads:
-                fails = surely and read.operator not in _NOUNSET_SAFE
+                fails = surely and _unbound_stops(read)
                 note(read.name, offset, read.span, "required" if fails else "tested")
     for expansion in script.expansions:
         start = expansion.node.start_byte
@@ -1041,10 +1048,37 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
 
 # the expansions that are no error on an unset name under `set -u`
 _NOUNSET_SAFE = frozenset({"-", ":-", "=", ":=", "+", ":+", "?", ":?"})
+# a condition that is one test, with no substitution: each of its reads is expanded
+_ONE_TEST = re.compile(rb"(?:(?!\|\||&&|\s-[oa]\s|\$\(|`)[^;\n])*")
+
+
+def _surely_here(command: Command, script: Script) -> bool:
+    """Whether the command runs in the script's own shell whenever the script gets to it: at
+    its top level, not in a loop, a subshell, a pipeline's element or the background."""
+    return (
+        command.script is script
+        and command.function is None
+        and not command.loops
+        and not command.subshell
+        and command.apart is None
+        and not command.background
+    )
+
+
+def _unbound_stops(read: Read) -> bool:
+    """Whether the expansion is an error on an unset name under `set -u`: not one with a
+    default or a test (`${X:-}`, `${X+y}`), nor all of an array's items (`"${X[@]}"`: bash
+    4.4 and later expand an unset one to nothing)."""
+    if read.operator in _NOUNSET_SAFE:
+        return False
+    text = read.script.src[read.node.start_byte : read.node.end_byte]
+    return b"[@]" not in text and b"[*]" not in text
+
+
 _NOUNSET_OFF = re.compile(r"\bset\s+(?:\+[A-Za-z]*u|\+o\s+nounset)")
 
 
-def _nounset_from(script: Script) -> int | None:
+def nounset_from(script: Script) -> int | None:
     """Where the script surely turns on `set -u` (`set -euo pipefail`, `set -o nounset`): the
     offset of the first such `set` at its top level, under no condition, in no loop or
     subshell; None when it has none, or turns it off anywhere (`set +u`). (bash does not

@@ -173,7 +173,7 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     pattern = _file_name_pattern(word, route, memo, top)
     if not possible or None in possible or pattern.pattern.startswith(_ANY):
         return True
-    inside = [f + "/" for f in possible if f]
+    inside = [f + "/" if f else "" for f in possible]  # ("": the checkout's root)
     return any(path.startswith(f) and pattern.fullmatch(path[len(f) :]) for f in inside)
 
 

@@ -70,6 +70,7 @@ from benchlint.environment import (
     first_uses,
     is_builtin,
     is_slip,
+    nounset_from,
     passed_on,
 )
 from benchlint.finding import Finding, Location, Severity, Span
@@ -163,11 +164,15 @@ def _launchers_starting(ctx: Context, path: str) -> list[str] | None:
 
 
 def _required_names(script: Script) -> set[str]:
-    """The names the script's validators and `${X:?}` name (a quick look before the routes)."""
+    """The names the script's validators and `${X:?}` name, and those it reads after it turns
+    on `set -u` (a quick look before the routes: `first_uses` decides)."""
     names = {e.name for e in script.expansions if e.validates}
+    strict = nounset_from(script)
     for command in script.commands:
         if command.base in VALIDATORS:
             names.update(w.value for w in command.args if w.static)
+        if strict is not None and command.file_offset > strict:
+            names.update(r.name for w in command.words for r in w.reads())
     return names
 
 

@@ -2561,8 +2561,8 @@ def heredoc_reader(command: Command, heredoc: Heredoc) -> Command:
     return reader if _PIPED_ON.fullmatch(between) else command
 
 
-# a heredoc's start and a pipe to the next command: `<<EOF | `, `<<-'EOF' |& `
-_PIPED_ON = re.compile(rb"<<-?[ \t]*\S+[ \t]*\|&?[ \t]*")
+# a heredoc's start and a pipe to the next command: `<<EOF | `, `<<-'EOF' |& `, `<<EOF | \`
+_PIPED_ON = re.compile(rb"<<-?[ \t]*\S+[ \t]*\|&?(?:[ \t]|\\\n)*")
 
 
 def batch_from_stdin(command: Command) -> bool:
