@@ -2596,9 +2596,10 @@ def _reads_script_from_stdin(command: Command) -> bool:
     container given no input (`docker exec CTR bash` without `-i`), or ssh's remote shell."""
     invocation = command.invocation
     if any(
-        w.name in _CONTAINER_RUNS and not w.has("-i", "--interactive") for w in invocation.wrappers
+        w.name in _CONTAINER_RUNS and not w.has(*_CONTAINER_RUNS[w.name])
+        for w in invocation.wrappers
     ):
-        return False  # (docker passes its input on only with -i)
+        return False  # (docker and kubectl pass their input on only with -i)
     if invocation.shell:
         has_c, _, operand = _shell_flags(invocation.args)
         flags = [w.value for w in invocation.args[:operand] if w.static]
@@ -2607,7 +2608,13 @@ def _reads_script_from_stdin(command: Command) -> bool:
     return _ssh_remote(invocation) and not invocation.words
 
 
-_CONTAINER_RUNS = frozenset({"docker exec", "docker run", "podman exec", "podman run"})
+# the commands that give the command they run an input only with an option: that option
+_CONTAINER_RUNS = {
+    **dict.fromkeys(
+        ("docker exec", "docker run", "podman exec", "podman run"), ("-i", "--interactive")
+    ),
+    **dict.fromkeys(("kubectl exec", "oc exec"), ("-i", "--stdin")),
+}
 
 
 # a shell's `#!` line at the top of a written file
