@@ -169,7 +169,11 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
         return True  # (the word names its folder: `_names` checked it)
     # a path held in a variable (`bash "$BENCH_SCRIPT"`): in a folder its values name on the
     # route, as `scripts_run` reads it (t68d)
-    possible = {f for f, given_by in _folders(call)[1] if _may_give(route, given_by)}
+    folders = ws.models.setdefault("call-folders", {})  # (asked per route and script)
+    assert isinstance(folders, dict)
+    if id(call) not in folders:
+        folders[id(call)] = (call, _folders(call)[1])  # (the call kept: its id is not reused)
+    possible = {f for f, given_by in folders[id(call)][1] if _may_give(route, given_by)}
     pattern = _file_name_pattern(word, route, memo, top)
     if not possible or None in possible or pattern.pattern.startswith(_ANY):
         return True
@@ -215,7 +219,7 @@ class ScriptRun:
     folder: str  # the repository folder the path names its file in
     runs: bool | None  # whether the command runs on the route (None: not decided)
     scripts: tuple[str, ...]  # the scripts of that folder (or a sub-folder) the path can name
-    # the one path the route makes of it, where every part is known (else None)
+    # the one path the route makes of it where it names no script and every part is known
     path: str | None = None
 
 
@@ -398,7 +402,8 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
                 for f in inside
             )
         )
-        tried = _literal(pattern.pattern) if len(inside) == 1 else None
+        # (the one path it makes, for BL202 to name where it names no file)
+        tried = _literal(pattern.pattern) if len(inside) == 1 and not named else None
         found.append(ScriptRun(call, folder, runs, named, inside[0] + tried if tried else None))
     return found
 

@@ -307,6 +307,14 @@ def _argument(line: str, at: int) -> tuple[str | None, int]:
     return "".join(chars), index
 
 
+def script_from_stdin(words: list[str | None]) -> bool:
+    """Whether sbatch given these words after its name reads its batch script from its input:
+    no script operand (in every release) and no `--wrap` (nor a prefix of it)."""
+    if any(w is not None and len(w) > 3 and "--wrap".startswith(w.split("=", 1)[0]) for w in words):
+        return False
+    return operands_at("sbatch", words) == len(words)
+
+
 def operands_at(command: str, words: list[str | None]) -> int | None:
     """Where the command's operands start among these words, if every release reads them so
     (None: not known, or releases differ)."""

@@ -310,9 +310,7 @@ def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool]]:
         if start is None:
             continue
         texts = [t for w in reader.words[start + 1 :] for t, _ in _in_place("sbatch", reader, w)]
-        if slurm.operands_at("sbatch", texts) != len(texts) or any(
-            t is not None and "--wrap".startswith(t.split("=", 1)[0]) and len(t) > 3 for t in texts
-        ):
+        if not slurm.script_from_stdin(texts):
             continue  # (a script operand, or a command to wrap: stdin is not the batch script)
         at = heredoc.node.start_byte if reader is command else 0
         if len(command.heredocs) > 1 or any(

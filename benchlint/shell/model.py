@@ -1232,8 +1232,7 @@ def file_char_of(file: SourceText) -> Callable[[int], int]:
 
 def starts_errexit(file: SourceText) -> bool:
     """The file's `#!` line turns `set -e` on (`#!/bin/bash -e`)."""
-    first = file.line_text(1)
-    return first.startswith("#!") and errexit_change(first.split()[1:]) is True
+    return _shebang_errexit(file.line_text(1))
 
 
 # `N<>file`: a redirection that opens the file for reading and writing
@@ -2271,13 +2270,11 @@ class _Builder:
             if to_shell:
                 errexit = _stdin_shell_errexit(reader)
             elif batch:  # (sbatch runs it with its `#!` line's shell and options)
-                first = value.split("\n", 1)[0]
-                errexit = first.startswith("#!") and errexit_change(first.split()[1:]) is True
+                errexit = _shebang_errexit(value)
             elif (later := self._run_later(command)) is not None:
                 errexit = later  # `bash -e FILE`: the options; a `#!` line is only a comment
             elif _SCRIPT_LINE.match(value) or _names_script(command):
-                first = value.split("\n", 1)[0]
-                errexit = first.startswith("#!") and errexit_change(first.split()[1:]) is True
+                errexit = _shebang_errexit(value)
             else:
                 continue
             self.script.nested.append(_nested(command, value, offsets, errexit))
@@ -2539,6 +2536,12 @@ _LEADING_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*=")
 _BLANK = re.compile(r"[ \t]")
 
 
+def _shebang_errexit(text: str) -> bool:
+    """Whether a script's `#!` line turns on errexit (`#!/bin/bash -e`)."""
+    first = text.split("\n", 1)[0]
+    return first.startswith("#!") and errexit_change(first.split()[1:]) is True
+
+
 def heredoc_reader(command: Command, heredoc: Heredoc) -> Command:
     """The command that reads a heredoc of the command as its input: the command itself, or
     where it is a `cat` that only copies its input to a pipe (`cat <<EOF | sbatch`: its
@@ -2585,9 +2588,7 @@ def batch_from_stdin(command: Command) -> bool:
             return False
         known = word.option_form
         texts.append(known if known is not None else slurm.ONE)
-    if any(t is not None and len(t) > 3 and "--wrap".startswith(t.split("=", 1)[0]) for t in texts):
-        return False
-    return slurm.operands_at("sbatch", texts) == len(texts)
+    return slurm.script_from_stdin(texts)
 
 
 def _reads_script_from_stdin(command: Command) -> bool:
