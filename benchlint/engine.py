@@ -307,8 +307,7 @@ def _coverage(ctx: Context) -> Coverage:
     layout = ws.layout
     wiring = wiring_of(ws)
     launchers = set(ws.glob(layout.launchers))
-    roots = tuple(root.rstrip("/") + "/" for root in ws.recipe_roots)
-    recipes = [p for p in ws.yaml_paths if p.startswith(roots)]
+    recipes = ws.recipe_paths
     reaching = len({id(entry) for entry, _, _ in wiring.pairs})
     reached = {ref.path for route in wiring.routes for ref in wiring.recipes(route) if ref.path}
     elsewhere = _recipes_elsewhere(context=ctx, routes=wiring.routes)

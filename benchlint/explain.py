@@ -384,8 +384,7 @@ def recipe_alone(ctx: Context, target: str) -> dict[str, Any] | None:
     """What benchlint reads of a recipe no master-config entry routes to (an srt-slurm tree's,
     or one of this repository nothing names): it is checked as it is, with no launcher's
     rewrites. None for a file that is no recipe of the recipe tree."""
-    roots = tuple(root.rstrip("/") + "/" for root in ctx.ws.recipe_roots)
-    document = ctx.ws.yaml(target) if target.startswith(roots) else None
+    document = ctx.ws.yaml(target) if target in ctx.ws.recipe_paths else None
     if document is None:
         return None
     root = document.root

@@ -175,6 +175,8 @@ def path_matches(path: str, pattern: str, inside: bool = False) -> bool:
 # to stream: 405 MiB instead of 629, and 27 s instead of 12: docs/performance.md). InferenceX
 # (1.7 MB) and repositories ten times its size do not stream.
 HOLD = 16 << 20
+# srtctl's site configuration, by the names srtctl reads it under (never a recipe)
+SITE_CONFIGS = frozenset({"srtslurm.yaml"})
 # the source bytes let go of between two collections of the freed models' cycles (the run's
 # collector is off: see __main__), and between two full collections (a model that lived
 # through a collection is freed only by a full one)
@@ -328,6 +330,19 @@ class Workspace:
         """The folders that hold this repository's recipes (configured, else detected: worked
         out when first needed, as it models the launchers)."""
         return detect_recipe_roots(self, self.detected)
+
+    @functools.cached_property
+    def recipe_paths(self) -> list[str]:
+        """The recipes: the YAML files inside a recipe root, save srtctl's site configuration
+        (`srtslurm.yaml`, which srtctl reads by that name wherever it sits: its keys are the
+        cluster's defaults, not a job's)."""
+        roots = self.recipe_roots
+        return [
+            path
+            for path in self.yaml_paths
+            if posixpath.basename(path) not in SITE_CONFIGS
+            and any(path_matches(path, root, inside=True) for root in roots)
+        ]
 
     def excluded(self, rel: str) -> bool:
         """Whether `exclude` names this path: its findings are not reported, but it is read

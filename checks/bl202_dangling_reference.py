@@ -419,7 +419,7 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
     if not registered:
         return
     known = ", ".join(sorted(registered | named))
-    for path in ctx.in_scope(ws.glob([f"{r}/**" for r in ws.recipe_roots])):
+    for path in ctx.in_scope(ws.recipe_paths):
         document = ws.yaml(path)
         root = document.root if document is not None else None
         blocks = [v for _, v in root.pairs] if root is not None and root.is_map else []

@@ -210,11 +210,10 @@ def _unrouted(ctx: Context) -> Iterator[Finding]:
     """In a repository of recipes alone: each recipe's window against its own
     `slurm.time_limit` (srtslurm.yaml's defaults, for the wall time and for a recipe with no
     health_check, are the site's, not known here)."""
-    roots = tuple(root.rstrip("/") + "/" for root in ctx.ws.recipe_roots)
     defaults = _tree_defaults(ctx.ws)  # (the tree's own srtctl's, read once)
     site_default = _site_default_possible(ctx.ws)
-    for path in ctx.in_scope(ctx.ws.yaml_paths):
-        document = ctx.ws.yaml(path) if path.startswith(roots) else None
+    for path in ctx.in_scope(ctx.ws.recipe_paths):
+        document = ctx.ws.yaml(path)
         window = health_window(document.root, defaults) if document is not None else None
         if document is None or window is None:
             continue

@@ -74,7 +74,6 @@ from benchlint.recipe import dynamo_pin, engine_configs, frontend_args, frontend
 from benchlint.registry import rule
 from benchlint.shell.model import Script
 from benchlint.source import SourceText
-from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YNode
 
 
@@ -234,9 +233,9 @@ def _word_fix(arg: Arg, flag: str, release: str | None, given: set[str]) -> Fix 
 )
 def check(ctx: Context) -> Iterator[Finding]:
     override = ctx.config.dynamo_version
-    roots = ctx.ws.recipe_roots
+    recipes = set(ctx.ws.recipe_paths)
     for path in ctx.in_scope(ctx.ws.yaml_paths):
-        if any(path_matches(path, root, inside=True) for root in roots):
+        if path in recipes:
             yield from _recipe_findings(ctx, path, override)
         else:
             yield from _manifest_findings(ctx, path, override)

@@ -60,7 +60,6 @@ from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.recipe import engine_configs, frontend_type, settings_root
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Script, Syn
-from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YNode
 
 HYBRID = "--data-parallel-hybrid-lb"
@@ -315,7 +314,5 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     beyond=_beyond,
 )
 def check(ctx: Context) -> Iterator[Finding]:
-    roots = ctx.ws.recipe_roots
-    for path in ctx.in_scope(ctx.ws.yaml_paths):
-        if any(path_matches(path, root, inside=True) for root in roots):
-            yield from _recipe_findings(ctx, path)
+    for path in ctx.in_scope(ctx.ws.recipe_paths):
+        yield from _recipe_findings(ctx, path)

@@ -111,7 +111,6 @@ from benchlint.shell.invocation import FILES
 from benchlint.shell.model import Script, Word, written_later
 from benchlint.source import SourceText
 from benchlint.wiring import Entry
-from benchlint.workspace import path_matches
 from benchlint.yamlmodel import YamlDocument, YNode
 
 # The other engine's spelling of the same setting.
@@ -522,9 +521,9 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     beyond=beyond_scope,
 )
 def check(ctx: Context) -> Iterator[Finding]:
-    roots = ctx.ws.recipe_roots
+    recipes = set(ctx.ws.recipe_paths)
     for path in ctx.in_scope(ctx.ws.yaml_paths):
-        if not any(path_matches(path, root, inside=True) for root in roots):
+        if path not in recipes:
             yield from ctx.document_pass("BL303", path, _manifest_pass)
             text = (ctx.ws.source(path) or _EMPTY).text
             if "_config" not in text or not _RECIPE_SHAPE.search(text):
