@@ -15,7 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchlint import profile
-from benchlint.calls import PATH_EXPANSION, Call, last_separator, repository_folder
+from benchlint.calls import (
+    PATH_EXPANSION,
+    ROOT_VARIABLES,
+    Call,
+    last_separator,
+    repository_folder,
+)
 from benchlint.context import Context
 from benchlint.ends import failing, launcher_ends
 from benchlint.engines import Launch, launches
@@ -225,8 +231,9 @@ class ScriptRun:
 
 def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     """What the route's launcher runs by a path in a folder of the repository that holds scripts,
-    written plainly (not the root, where launchers write scripts they then run; its commands
-    that do not run on the route left out), and which scripts each path can name there on the
+    written plainly, or by a file name alone at the checkout's root where the launcher stays
+    there and writes no file that could be it (`_at_root`, `_may_make`; its commands that do
+    not run on the route left out), and which scripts each path can name there on the
     route: the files of the folder the path names (of each folder its values may name), by
     their path below it: in a sub-folder only where the route's values give one, or where the
     name starts with an expansion benchlint cannot evaluate (it may hold one)."""
@@ -382,38 +389,104 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
             # entry gave it (`BENCHMARK_SCRIPT` in its additional-settings)
             value = route.env.known[variable] + _after_variable(call.word.value)
             possible = {repository_folder(call.caller, value)}
-        folder = _outermost(possible)
-        if folder is None or folder not in below:
-            continue  # (a value that names no folder of the repository may reach the command)
         pattern = file_name_pattern(ctx, call.word.value, route, own_arguments(call.command, route))
+        if (None in possible or not possible) and _bare(call.word.value, pattern):
+            possible = {""}  # (`bash ${MODEL_CODE}_x.sh`, its value on the route: a name alone)
+        folder = "" if possible == {""} else _outermost(possible)
+        if folder is None or (folder and folder not in below):
+            continue  # (a value that names no folder of the repository may reach the command)
+        if folder == "" and not _at_root(script, call):
+            continue  # (a path with no folder, in a folder that may not be the checkout's)
         # the files in a folder the path may name, by their path below it: a sub-folder only
         # where the route's values give one (`${SCENARIO_SUBDIR}` as `fixed_seq_len/`) or the
         # name starts with an expansion whose value is not known (`${EXTRA}x.sh`, a matrix
         # value: matched by name below the folder); never a file of the same name in a folder
         # the path does not name (bash searches none)
-        inside = [f + "/" for f in possible if f]
+        inside = [f + "/" if f else "" for f in possible]
         loose = pattern.pattern.startswith(_ANY)
         named = tuple(
             path
-            for name, path in below[folder]
+            for name, path in below.get(folder, ())
             if any(
                 path.startswith(f)
                 and (pattern.fullmatch(path[len(f) :]) or (loose and pattern.fullmatch(name)))
                 for f in inside
             )
         )
+        if folder == "" and not named and _may_make(script, call, pattern):
+            continue  # (at the root, a file the launcher may write before it runs it)
         # (the one path it makes, for BL202 to name where it names no file)
         tried = _literal(pattern.pattern) if len(inside) == 1 and not named else None
         found.append(ScriptRun(call, folder, runs, named, inside[0] + tried if tried else None))
     return found
 
 
+def _bare(word: str, pattern: re.Pattern[str]) -> bool:
+    """Whether a path word is a file name alone on the route: no `/` in its text, and every
+    expansion in it given a value on the route that holds none (one not known may)."""
+    return (
+        last_separator(word) < 0 and _ANY not in pattern.pattern and not _crosses_folders(pattern)
+    )
+
+
+def _at_root(script: Script, call: Call) -> bool:
+    """Whether a path with no folder (`bash x.sh`, `./x.sh`) is read in the checkout's root:
+    the launcher changes folders nowhere the command could follow (no `cd`, `pushd` or `popd`
+    but one to the checkout, `cd "$GITHUB_WORKSPACE"`, or one in a subshell or a shell of its
+    own the command is not in). Not a program run by its name alone (`x.sh ...`: bash looks it
+    up in PATH, never in the folder it is in), nor a file sourced (`source x.sh`: PATH first)."""
+    if call.kind != "run" or call.word is call.command.invocation.words[0]:
+        return False
+    for command in script.all_commands():
+        if command.base not in ("cd", "pushd", "popd"):
+            continue
+        words = command.invocation.words[1:]
+        target = words[0].value.strip('"') if len(words) == 1 else None
+        if target is not None and target.lstrip("${").rstrip("}/") in ROOT_VARIABLES:
+            continue
+        apart = command.subshell or command.script is not script
+        if apart and command.script is not call.command.script:
+            continue
+        return False
+    return True
+
+
+# commands that may make a file in the folder they run in, or in one an argument names
+_MAKERS = frozenset(
+    {"cp", "mv", "ln", "install", "rsync", "scp", "tar", "unzip", "curl", "wget", "git"}
+    | {"touch", "tee", "dd", "patch", "gunzip", "bunzip2", "unxz", "python", "python3"}
+)
+
+
+def _may_make(script: Script, call: Call, pattern: re.Pattern[str]) -> bool:
+    """Whether the launcher may write, at the checkout's root, the file a path with no folder
+    names (so that it exists when the command runs): a redirection to a name the path can
+    give, or to one not known; a command that makes files (`cp`, `curl -o`, `tar -x`, `git
+    clone`, ...), or a script it sources (which could make it)."""
+    for command in script.all_commands():
+        if command is call.command:
+            continue
+        for redirect in command.redirects:
+            if redirect.operator in (">", ">>", ">|", "&>", "&>>"):
+                name = redirect.target.value.strip("\"'")
+                if not redirect.target.static or pattern.fullmatch(posixpath.basename(name)):
+                    return True
+        if command.base in _MAKERS or command.base in ("source", "."):
+            return True
+    return False
+
+
 def _literal(pattern: str) -> str | None:
-    """The one text a pattern of escaped literal text matches (`agentic/m1\\.sh`), else None."""
+    """The one text a pattern of escaped literal text matches (`agentic/m1\\.sh`, a group of one
+    choice, `(?:m1)\\.sh`, too), else None."""
+    pattern = _ONE_CHOICE.sub(r"\1", pattern)
     text = re.sub(r"\\(.)", "", pattern)
     if any(c in text for c in "[](){}*+?|^$."):
         return None
     return re.sub(r"\\(.)", r"\1", pattern)
+
+
+_ONE_CHOICE = re.compile(r"\(\?:((?:[^()|\\]|\\.)*)\)")
 
 
 def unexported_read(call: Call, route: Route | None = None) -> bool:
@@ -480,7 +553,8 @@ def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, str | None, 
             for call in ctx.environment.calls.calls_in(script)
             if call.kind == "run" or (call.kind == "source" and "$" in _file_name(call.word.value))
             for variable, folders in [_folders(call)]
-            if variable is not None or any(f and f in below for f, _ in folders)
+            if variable is not None
+            or any(f is not None and (f in below or f == "") for f, _ in folders)
         ]
     found: list[tuple[Call, str | None, Folders]] = memo[script.path]
     return found
@@ -564,6 +638,8 @@ def _scripts_below(ctx: Context) -> dict[str, list[tuple[str, str]]]:
     below: dict[str, list[tuple[str, str]]] = {}
     for path in ctx.ws.shell_paths:
         parent, name = posixpath.split(path)
+        if not parent:
+            below.setdefault("", []).append((name, path))
         while parent:
             below.setdefault(parent, []).append((name, path))
             parent = posixpath.dirname(parent)

@@ -17,7 +17,12 @@ the launcher's own assignments and what a command substitution can print on the 
 BL303's releases: `SPEC_SUFFIX=$([[ "$SPEC_DECODING" == mtp ]] && printf _mtp || printf '')`
 prints `_mtp` only for an element with `spec-decoding: mtp` (the workflow's `SPEC_DECODING`;
 `none` when the element leaves it out), so an element without it whose model has only an `_mtp`
-script is reported. The message names the entries, which are related locations.
+script is reported. The message names the entries, which are related locations. A path with no
+folder (`bash ${MODEL_CODE}_mi355x_slurm.sh`) names a file at the checkout's root, where the
+launcher runs, unless it changes folders (`cd` anywhere but to the checkout) or may write that
+file first (a redirection to it, `cp`, `curl -o`, `tar`, `git clone`, a script it sources): the
+scripts of that name elsewhere are said (`benchmarks/`). A program run by its name alone
+(`x.sh ...`) is looked up in PATH, not read.
 
 In a repository with no master config, the entries are the jobs that call the benchmark workflow
 (beside master configs, those whose runner is written out: `runner: gb200`)
@@ -715,10 +720,12 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
             # gives `agentic/` below the folder the word names)
             folders = {posixpath.dirname(p) if p else None for p in tried}
             folder = folders.pop() if len(folders) == 1 and None not in folders else run.folder
+            place = f"in {folder}/" if folder else "at the checkout's root"
             yield Finding(
                 "BL202",
-                f"`{word.text}` names no script in {folder}/ for {named}: their benchmark "
-                "never runs (No such file or directory)" + wiring.assumption(lacking, launcher),
+                f"`{word.text}` names no script {place} for {named}: their benchmark "
+                f"never runs (No such file or directory){_elsewhere(ctx, run, tried)}"
+                + wiring.assumption(lacking, launcher),
                 Location(launcher, word.span),
                 related=tuple(
                     Location(e.location.path, e.location.span, f"entry {e.name}")
@@ -727,6 +734,21 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                 subject=f"script:{word.value}",
                 involves=tuple(e.name for e in lacking),
             )
+
+
+def _elsewhere(ctx: Context, run: ScriptRun, tried: list[str | None]) -> str:
+    """For a path with no folder that names no script at the root: the folders where the
+    repository has scripts of the names it makes (`benchmarks/` for `bash x.sh`)."""
+    if run.folder:
+        return ""
+    names = {p for p in tried if p is not None}
+    found = sorted(
+        {posixpath.dirname(p) + "/" for p in ctx.ws.shell_paths if posixpath.basename(p) in names}
+        - {"/"}
+    )
+    if not found:
+        return ""
+    return f" (scripts of that name are in {' and '.join(found)}: the path lacks its folder)"
 
 
 def _writes_recipe(script: Script, variable: str) -> bool:
