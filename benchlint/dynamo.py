@@ -53,6 +53,12 @@ class WorkerFlags:
         sets = list(self.rejected.values())
         return frozenset.intersection(*sets) if sets else frozenset()
 
+    @functools.cached_property
+    def varying(self) -> frozenset[str]:
+        """The flags some checked releases reject and others accept."""
+        sets = list(self.rejected.values())
+        return frozenset.union(*sets) - self._rejected_by_all if sets else frozenset()
+
     def rename(self, flag: str, release: str | None) -> str | None:
         """The flag to write instead, when the replacement is the same option under the
         worker's own `dyn-` name (or the reverse: an obsolete `--dyn-` alias) and the release

@@ -303,6 +303,8 @@ def hidden_launches(script: Script) -> list[Command]:
             continue
         words = command.words
         invocation = command.invocation
+        if invocation.wrappers and not invocation.words:
+            continue  # (the wrappers run nothing: `command -v trtllm-serve`, t70b)
         if invocation.base is None and any(
             w.static and launch_in(words[i:], command) is not None
             for i, w in enumerate(words[1:], 1)

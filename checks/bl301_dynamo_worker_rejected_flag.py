@@ -50,7 +50,8 @@ backend:
 Recipes served with `frontend.type: vllm` (`vllm serve`, not a Dynamo worker), a frontend with
 `dyn-chat-processor: vllm`, and SGLang or TRT-LLM workers are not checked. A flag the measured
 data does not name (for example an engine flag newer than a release's vLLM pin) is never
-reported.
+reported. Where no release is known, only the flags every checked release rejects are reported;
+a flag only some releases reject (`--is-prefill-worker`, gone in 1.4.0) is said on stderr.
 
 ## Fix safety
 Renaming a flag to the worker's own is safe: the worker reads the same setting under that name
@@ -76,6 +77,12 @@ from benchlint.shell.model import Script
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YNode
 
+UNDECIDED = (
+    "Dynamo vLLM worker flags only some releases reject not checked (BL301: no release known: no "
+    "`dynamo-version` setting, no `dynamo.version` or wheel in the recipe (a `hash` names none), "
+    "no release in the runtime image's tag)"
+)
+
 
 def _release_text(release: str | None) -> str:
     return f"Dynamo {release}" if release else "every checked Dynamo release (0.4.0-1.6.1)"
@@ -94,6 +101,8 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
     rejected = data.rejected_by(release)
     for where, mapping in engine_configs(root, "vllm"):
         flags = {flag_name(k.value): k for k, _ in mapping.pairs if k.is_scalar}
+        if release is None and not data.varying.isdisjoint(flags):
+            ctx.count(UNDECIDED, Location(path, flags[min(data.varying & flags.keys())].span))
         # the fixes may drop keys, but never every key of the mapping
         dropped = [f for f in flags if f in rejected and data.rename(f, release) is None]
         may_drop = len(mapping.pairs) > len([f for f in dropped if data.droppable(f, release)])
@@ -126,7 +135,8 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
 
 
 def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
-    yield from _launch_findings(script, worker_flags().release_for(ctx.config.dynamo_version))
+    release = worker_flags().release_for(ctx.config.dynamo_version)
+    yield from _launch_findings(ctx, script, release)
 
 
 def _manifest_findings(ctx: Context, path: str, release_override: str | None) -> Iterator[Finding]:
@@ -139,18 +149,20 @@ def _manifest_findings(ctx: Context, path: str, release_override: str | None) ->
     data = worker_flags()
     for container in containers(source, document, (_MODULE,)):
         release = data.release_for(release_override or dynamo_release(container.image))
-        yield from _launch_findings(container.script, release)
+        yield from _launch_findings(ctx, container.script, release)
 
 
 _MODULE = "dynamo.vllm"
 
 
-def _launch_findings(script: Script, release: str | None) -> Iterator[Finding]:
+def _launch_findings(ctx: Context, script: Script, release: str | None) -> Iterator[Finding]:
     data = worker_flags()
     rejected = data.rejected_by(release)
     for launch in launches(script):
         if launch.module != _MODULE:
             continue
+        if release is None and any(flag_name(a.value) in data.varying for a in launch.flags):
+            ctx.count(UNDECIDED, Location(script.path, launch.command.first_line_span))
         for arg in launch.flags:
             if not arg.value.startswith("--"):
                 continue

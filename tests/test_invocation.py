@@ -329,6 +329,25 @@ def test_a_module_a_variable_holds_once_is_the_module() -> None:
     assert [c.span.line for c in hidden_launches(script)] == [5, 7, 9, 11]
 
 
+def test_a_wrapper_that_runs_nothing_hides_no_launch() -> None:
+    """`command -v trtllm-serve` looks the program up and runs nothing: no launch, and none
+    behind a word whose value is not known (t70b: it was counted so); near miss, a program
+    after `$PRE` is one."""
+    from benchlint.engines import hidden_launches
+
+    script = parse_file(
+        SourceText(
+            "t.sh",
+            b"command -v trtllm-serve >/dev/null || exit 1\n"
+            b"command -V vllm\n"
+            b"$PRE trtllm-serve m\n"
+            b"command trtllm-serve m\n",
+        )
+    )
+    assert [launch.command.span.line for launch in launches(script)] == [4]
+    assert [c.span.line for c in hidden_launches(script)] == [3]
+
+
 def test_a_held_value_is_not_taken_where_the_script_may_change_it_or_a_chain_hides_wrappers() -> (
     None
 ):
