@@ -381,6 +381,8 @@ def resolve(command: Command) -> Invocation:
         shifted = command.script.runs_arguments(base)
         if shifted is not None:
             return _function_wrapper(command, shifted)
+    if base is None and command.words and not command.words[0].static:
+        base = _program_in_folder(command.words[0].value)  # (`"$VENV/bin/python" -m ...`)
     return Invocation(command, (), tuple(command.words), (), base)  # most commands
 
 
@@ -442,7 +444,22 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
             return Invocation(command, tuple(wrappers), (word, *words), tuple(prefix), base)
     program = words[0].value if words and words[0].static else ""
     wrapped = posixpath.basename(program) if program else None
+    if words and not words[0].static:
+        wrapped = _program_in_folder(words[0].value)
     return Invocation(command, tuple(wrappers), words, tuple(prefix), wrapped)
+
+
+def _program_in_folder(value: str) -> str | None:
+    """The program a path in a folder not known runs, by its name written out after the last
+    `/` (`"$VENV/bin/python"`: python, whichever environment); None for any other word."""
+    head, slash, tail = value.rpartition("/")
+    tail = tail.rstrip("\"'")
+    if not slash or not _PROGRAM_NAME.fullmatch(tail) or head.count("${") != head.count("}"):
+        return None
+    return tail
+
+
+_PROGRAM_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
 
 
 def _subcommand(
