@@ -26,7 +26,8 @@ Reports a word every release rejects:
 - in `#SBATCH` lines, a word that is no option (`#SBATCH time=10`), and a variable in an
   option's value (`#SBATCH --nodes=$NUM_NODES`): sbatch expands none there, and reads the line
   even where its command line gives the option (`sbatch --nodes=2 job.sh` still stops at the
-  directive's `$NUM_NODES`: the line must go).
+  directive's `$NUM_NODES`: the line must go); in the job's name or comment (`--job-name`, `-J`,
+  `--comment`), where the job still runs under that text, a warning.
 
 ## Why is this bad?
 The command stops at once with `unrecognized option`, `option is ambiguous` or `Invalid
@@ -421,16 +422,27 @@ def _variables(
 def _variable_finding(
     path: str, option: str, word: str, variable: re.Match[str], span: Span, help_: str
 ) -> Finding:
+    named = option in _NAMES  # (a name the job only carries: it runs, so named)
     return Finding(
         "BL115",
         f"sbatch expands no variable in an `#SBATCH` line: `{clip(option, 30)}` gets "
-        f"the text `{variable.group(0)}` itself, not the variable's value (an option "
-        "that takes a number or a time rejects it and nothing is submitted; any "
-        "other takes the text as written)",
+        f"the text `{variable.group(0)}` itself, not the variable's value "
+        + (
+            "(the job runs under that name)"
+            if named
+            else "(an option that takes a number or a time rejects it and nothing is "
+            "submitted; any other takes the text as written)"
+        ),
         Location(path, span),
         subject=f"sbatch-variable:{word}",
         help=help_,
+        severity=Severity.WARNING if named else None,
     )
+
+
+# the options whose value only names the job (its name, a comment): a text kept as written
+# there changes no resource, partition, account or file
+_NAMES = frozenset({"--job-name", "-J", "--comment"})
 
 
 # a variable's expansion, which sbatch leaves as text in a directive (not `%j`, its own; not
