@@ -118,7 +118,8 @@ script or a file it sources, two calls deep), or when it ends every job of the s
 $(lsof -t -i tcp:8000)`, `fuser -k 8000/tcp`: its `--port`, or any where either is not written
 out); an engine's command line starts with the Python interpreter, so `pkill -f python` ends it
 too; `pkill` and `pgrep` search their pattern in the program's name, so `pkill python` ends
-`python3`, where `pkill -x python` and `killall python` do not); so
+`python3`, where `pkill -x python` and `killall python` do not; a `-f` pattern's parts after the
+program's, `--port 8188`, may be in a variable of the command line, `launch_server ${ARGS}`); so
 does a trap a function the script calls sets (`install_traps`). A handler runs the functions it
 names, anywhere in its text (`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`),
 three calls deep, in the script or a file it sources. An `ERR` trap that releases it covers the
@@ -822,12 +823,23 @@ def _kills_by_name(resource: Resource, text: str) -> bool:
             found = re.sub(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", ".*", pattern)
             if not re.search(r"\w", found.replace(".*", "")):
                 continue  # (`pkill -f "$PATTERN"`: what it ends is not known)
+            plain = line.replace('"', "").replace("'", "")
             try:
-                if re.search(found, line.replace('"', "").replace("'", "")):
+                if re.search(found, plain):
+                    return True
+                # (a line with a variable in it, `launch_server ${ARGS}`: the pattern's other
+                # parts, `--port 8188`, may be in its value; the part naming the program,
+                # written out on both sides, tells the kill is this server's)
+                head = found.split(".*", 1)[0]
+                if "$" in plain and _NAMED.search(head) and re.search(head, plain):
                     return True
             except re.error:
                 continue
     return False
+
+
+# a pattern's part that names a program or module (`sglang.launch_server`, `vllm serve`)
+_NAMED = re.compile(r"[A-Za-z_]{3,}")
 
 
 def _releases(resource: Resource, text: str) -> bool:
