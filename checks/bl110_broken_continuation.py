@@ -18,7 +18,10 @@ the first name as a command and the validator never checks those names. Inside a
 note's comment sign starts no comment and the note's words become items. And an `srun` whose last
 line's `\\` continues into a comment line: bash joins the two, the comment ends the command there,
 and srun gets its options and no program ("No command given to execute"), while the lines meant
-for it run where the script runs, outside the allocation. The message names the
+for it run where the script runs, outside the allocation. And an engine's environment written
+over lines (`PYTHONUNBUFFERED=1 \\`, then `SGLANG_X=y` with no `\\`, then `python3 -m ...`): the
+assignments end on their own as shell variables, and the command on the next line runs without
+them (reported where the script names none of them anywhere else). The message names the
 line that cut the command short; the line before is read from the script's text as bash reads
 it, so a `\\` that the model of the script missed is no finding.
 
@@ -63,6 +66,7 @@ removed, so the note is a comment (unsafe: the array loses the words it had).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -100,6 +104,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     source = script.file
     if "srun" in source.text and "\\\n" in source.text:
         yield from _wrapper_cut(script)
+    if "\\\n" in source.text:
+        yield from _prefix_cut(script)
     validated = any(name in source.text for name in VALIDATORS)
     if not validated and not _FLAG_LINE.search(source.text):
         return
@@ -422,6 +428,45 @@ def _cut(path: str, line: int, text: str) -> tuple[str, Fix | None]:
     span = Span(line, end + 1, line, end + 1)
     fix = Fix(f"end line {line} with `\\`", (Edit(path, span, " \\"),), "unsafe")
     return f"line {line} does not end in `\\`", fix
+
+
+def _prefix_cut(script: Script) -> Iterator[Finding]:
+    """`PYTHONUNBUFFERED=1 \\` then `SGLANG_X=y` with no `\\`, then `python3 -m ...` on the
+    next line: the assignments, continued over lines as a command's environment is, end on
+    their own, so they set shell variables (exported by nothing) and the command below runs
+    without them. Only where the script mentions none of their names anywhere else (then they
+    are surely meant for the command)."""
+    source = script.file
+    commands = script.commands
+    for command, after in itertools.pairwise(commands):
+        if command.words or not command.assignments or command.redirects:
+            continue
+        last = command.span.end_line
+        if last == command.span.line or after.span.line != last + 1 or not after.words:
+            continue
+        if (
+            after.function != command.function
+            or after.assignments
+            or after.words[0].value[:1] == "-"
+        ):
+            continue  # (a flag line: `_finding` says it)
+        names = [a.name for a in command.assignments]
+        if any(len(re.findall(rf"\b{re.escape(n)}\b", source.text)) != 1 for n in names):
+            continue  # (a name read or exported elsewhere: a shell variable may be meant)
+        before = source.line_text(last).rstrip("\r")
+        why, fix = _cut(source.path, last, before)
+        text = clip(first_line(script.text_of(after.node)), 50)
+        shown = ", ".join(f"`{n}`" for n in names[:3]) + (" ..." if len(names) > 3 else "")
+        yield Finding(
+            "BL110",
+            f"bash runs `{text}` without {shown} in its environment: {why}, so the "
+            f"assignments above it (from line {command.span.line}) end there as shell "
+            "variables of their own, which nothing exports or reads",
+            Location(source.path, after.first_line_span),
+            related=(Location(source.path, Span(last, 1, last, len(before) + 1), "cut"),),
+            subject=f"prefix@{names[-1]}",
+            fix=fix,
+        )
 
 
 def _checked_by(before: Command | None, command: Command) -> str | None:
