@@ -39,7 +39,9 @@ short of a name a way in sets, one character off or with two neighbours swapped 
 workflow sets `MODEL`, `$PROT`), is almost always a typo: an error of its own, on every launch that
 reads it, with the place that sets the other name as a related location; a name in another case is
 one too where the script reads it anywhere else, at its first such read (`if [[ "$isl" == 8192 ]]`
-while the launcher passes `ISL`: the test is never true).
+while the launcher passes `ISL`: the test is never true). In a launcher, whose variables come from
+the workflow, only such a name is said: `$port` where the launcher or its workflow sets `PORT` and
+nothing sets `port` (a client given `http://$server_name:$port`).
 
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
@@ -410,12 +412,16 @@ def _typos(unvalidated: dict[str, Read], ctx: Context, path: str) -> list[Findin
     return found
 
 
-def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterator[Finding]:
+def _case_slips(
+    ctx: Context, script: Script, everything: ScriptState, launcher: bool = False
+) -> Iterator[Finding]:
     """Reads outside an engine's command line (a test, `[[ "$isl" == 8192 ]]`, an echo) of a
     name nothing on the ways into the script sets, and nothing in it, while a way in sets the
     same name in another case (the launcher passes `ISL`): always empty, where the other was
     meant (t50b, InferenceX 979e65e0c: an 8k1k tuning that never applied). A typo on an
-    engine's command line is said there (`_typos`), with its launch."""
+    engine's command line is said there (`_typos`), with its launch. In a launcher (`launcher`),
+    every read, and the launcher's own assignments count as setting the other name too (t70a,
+    InferenceX 722dff5af: `PORT=8888`, then a client given `http://0.0.0.0:$port`)."""
     # (a cheap look first: the text reads a name not upper-case that nothing in the script
     # assigns, a function's `local` or a loop's variable either; a way in that sets `port`
     # while the script reads `$PORT` is not looked for)
@@ -433,10 +439,17 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
     for route in routes:
         for name in route.variables():
             given.setdefault(name.lower(), name)
+    mine = _own_setters(script, sorted(written)) if launcher else {}
+    for name, setters in mine.items():
+        given.setdefault(name.lower(), next(iter(setters)))
     if not any(given.get(n.lower(), n) != n for n in written):
         return  # (the text reads no other case form of a name a way in sets)
     # (a name an engine's command line reads too is said with its launch)
-    engine = {read.name for launch in launches(script) for read, _ in _consumed(launch)}
+    engine = (
+        set()
+        if launcher
+        else {read.name for launch in launches(script) for read, _ in _consumed(launch)}
+    )
     first: dict[str, Read] = {}
     for read in _every_read(script):
         name = read.name
@@ -454,16 +467,23 @@ def _case_slips(ctx: Context, script: Script, everything: ScriptState) -> Iterat
             continue
         setters = _route_setters(routes, [name]).get(name, {})
         other = given[name.lower()]
-        if name in setters or other not in setters:
+        if name in setters:
             continue  # (a way in sets it as it is written)
-        where = setters[other]
+        where = setters.get(other) or mine.get(name, {}).get(other)
+        if where is None:
+            continue
         if read.operator in (":-", "-", ":=", "="):  # (`${isl:-1024}`)
             what = f"`{script.text_of(read.node)}` is its default here"
         else:
             what = f"`${name}` is empty here"
+        scope = (
+            "nothing on the ways into this launcher"
+            if launcher
+            else "nothing on the ways into this script"
+        )
         yield Finding(
             "BL104",
-            f"nothing on the ways into this script sets `{name}`; {where.path}:{where.span.line}"
+            f"{scope} sets `{name}`; {where.path}:{where.span.line}"
             f" sets `{other}`: {what} where `${other}` was meant",
             Location(script.path, read.span),
             related=(Location(where.path, where.span, f"sets {other}"),),
@@ -520,7 +540,12 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     path = script.path
     entrypoint = any(path_matches(path, g) for g in layout.entrypoints)
     if not entrypoint and ctx.wiring.is_launcher(path):
-        return  # (its variables come from the workflow the repository wires)
+        # (its variables come from the workflow the repository wires: only a name in another
+        # case form than the one set is said, `$port` where only `PORT` is set)
+        everything = environment.states_before(script, [len(script.src) + 1])[0]
+        if not everything.unknown:
+            yield from _case_slips(ctx, script, everything, launcher=True)
+        return
     if environment.calls.is_sourced(path):
         # (a library's functions run in its callers; a launch at its top level runs where it
         # is sourced, in the sourcing script's shell, which is not followed: said)
