@@ -1,4 +1,4 @@
-"""A URL argument that holds `$NAME` as text: escaped, or in single quotes.
+"""A URL argument or a request body that holds `$NAME` as text: escaped, or in single quotes.
 
 ## What it does
 Reports a `$NAME` (or `${NAME}`) that bash does not expand, in an argument that is a URL
@@ -7,6 +7,9 @@ inside single quotes, where NAME is a variable the script sets or reads elsewher
 that hand their arguments to something that expands them later are left alone: `eval`, a
 shell's `-c` string (`bash -c`, `ssh`), `echo`, `printf`, `cat` and `tee` (which write scripts
 and templates), `sed`, `awk`, `perl`, `jq`, `envsubst`, `python -c`.
+
+So is one in a request body `curl` sends (`-d '{"model": "${model_name}"}'`, `--data-raw`,
+`--json`): the server gets a model named `${model_name}` and answers 404.
 
 A URL the program gets with quotes around it is reported too (`--base-url=\\"http://localhost:$PORT\\"`,
 `'"http://..."'`): bash removes only quotes it reads as quoting.
@@ -31,10 +34,10 @@ python3 bench_serving/benchmark_serving.py --model "$MODEL" --base-url http://0.
 ```
 
 ## Exceptions
-Only URLs (an argument with `://` before the `$`) are read: elsewhere a literal `$` is often
-meant (a regular expression, a template, a price). Not reported: a name the script neither
-sets nor reads, an argument of the commands above, words in a `bash -c` string (the string's
-shell expands them; its own quoting is the outer script's), assignments, `$'...'` strings.
+Only URLs (an argument with `://` before the `$`) and curl's request bodies are read: elsewhere a
+literal `$` is often meant (a regular expression, a template, a price). Not reported: a name the
+script neither sets nor reads, an argument of the commands above, words in a `bash -c` string (the
+string's shell expands them; its own quoting is the outer script's), assignments, `$'...'` strings.
 
 ## Fix safety
 The backslash is removed, or the single quotes become double quotes (where the quoted text
@@ -75,6 +78,9 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     used: set[str] | None = None
     urls = [m.start() for m in _SCHEME.finditer(script.src)]  # (bytes: the nodes' offsets)
     for command in script.commands:  # (a nested script's words: its shell expands them)
+        if command.invocation.base == "curl":
+            used = _names_used(script) if used is None else used
+            yield from _request_bodies(command, used)
         if not _holds(urls, command.node.start_byte, command.node.end_byte):
             continue
         if command.invocation.base in _EXPANDING or _runs_code(command):
@@ -101,9 +107,40 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                     break
 
 
+def _request_bodies(command: Command, used: set[str]) -> Iterator[Finding]:
+    """`curl ... -d '{"model": "${model_name}"}'`: the request body holds the text `$NAME`
+    (t70c, srt-slurm): the server gets a model named `${model_name}`, and answers 404."""
+    words = command.invocation.args
+    for before, word in zip((None, *words), words, strict=False):
+        value = before.value if before is not None else ""
+        attached = next((o for o in _CURL_DATA if word.value.startswith(o + "=")), None)
+        if value not in _CURL_DATA and attached is None:
+            continue
+        text = command.script.text_of(word.node)
+        for at, name, how in _literal_dollars(text):
+            if name in used:
+                yield _finding(command, word, text, at, name, how, "request body")
+                break
+
+
+# curl's options whose value is the request's body
+_CURL_DATA = (
+    "-d",
+    "--data",
+    "--data-raw",
+    "--data-binary",
+    "--data-ascii",
+    "--data-urlencode",
+    "--json",
+)
+
+
 def _candidate(text: str) -> bool:
     """Whether the script may hold a finding: a URL with a `$` after its scheme, or a URL
-    after a quote that may be escaped (`\\"http://`) or inside other quotes (`'"http://`)."""
+    after a quote that may be escaped (`\\"http://`) or inside other quotes (`'"http://`); or
+    a `curl` (its request body)."""
+    if "curl" in text:
+        return True
     if "://" not in text:
         return False
     if _URL_DOLLAR.search(text):
@@ -178,12 +215,14 @@ def _names_used(script: Script) -> set[str]:
     return names
 
 
-def _finding(command: Command, word: Word, text: str, at: int, name: str, how: str) -> Finding:
+def _finding(
+    command: Command, word: Word, text: str, at: int, name: str, how: str, what: str = "URL"
+) -> Finding:
     script = command.script
     source = script.file
     start = script.char_of(word.node.start_byte)
     dollar = start + at
-    shown = clip(word.value, 60)
+    shown = clip(" ".join(word.value.split()), 60)
     program = _program(command)
     fix: Fix | None
     if how == "escaped":
@@ -198,8 +237,12 @@ def _finding(command: Command, word: Word, text: str, at: int, name: str, how: s
         fix = _requote(source, text, start, at)
     return Finding(
         "BL113",
-        f"`{program}` gets the text `${name}` in `{shown}`: {why}, so the URL it is given names "
-        "no host or port that exists",
+        f"`{program}` gets the text `${name}` in `{shown}`: {why}, so "
+        + (
+            "the URL it is given names no host or port that exists"
+            if what == "URL"
+            else f"the {what} it sends holds the name as written, not the value"
+        ),
         Location(script.path, source.span(dollar, dollar + 1 + len(name))),
         subject=f"{name}@{shown}",
         fix=fix,
