@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from benchlint import profile
 from benchlint.calls import (
     PATH_EXPANSION,
+    ROOT_MOUNTS,
     ROOT_VARIABLES,
     Call,
     last_separator,
     repository_folder,
+    script_word_at,
 )
 from benchlint.context import Context
 from benchlint.ends import failing, launcher_ends
@@ -31,6 +33,7 @@ from benchlint.shell.expand import UNSET, keeps_empty
 from benchlint.shell.expand import value as expanded
 from benchlint.shell.flow import Flow, may_set_nounset
 from benchlint.shell.held import same_shell
+from benchlint.shell.invocation import FILES
 from benchlint.shell.model import Command, Script, Word, positionals_changed_before
 from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
@@ -437,6 +440,8 @@ def _at_root(script: Script, call: Call) -> bool:
     up in PATH, never in the folder it is in), nor a file sourced (`source x.sh`: PATH first)."""
     if call.kind != "run" or call.word is call.command.invocation.words[0]:
         return False
+    if not _wrappers_at_root(call.command):
+        return False
     for command in script.all_commands():
         if command.base not in ("cd", "pushd", "popd"):
             continue
@@ -451,6 +456,40 @@ def _at_root(script: Script, call: Call) -> bool:
     return True
 
 
+def _wrappers_at_root(command: Command) -> bool:
+    """Whether the wrappers a command runs in (its own, and those of each command whose shell
+    string holds it) leave it at the checkout's root: none gives it another working folder
+    (`srun --chdir`, `env -C`, `docker run -w`), and a container names one that mounts the
+    checkout (`--container-workdir=/workspace/`); a container that names none starts in its
+    image's folder."""
+    current: Command | None = command
+    while current is not None:
+        for wrapper in current.invocation.wrappers:
+            folder = wrapper.option(*_WORKDIRS)
+            if FILES in wrapper.apart and (folder is None or not _names_root(folder)):
+                return False
+            if folder is not None and not _names_root(folder):
+                return False
+        current = current.script.parent
+    return True
+
+
+# the options that give a wrapped command its working folder (docker/podman's `-w`, pyxis's,
+# Slurm's `--chdir`, env's `-C`, apptainer's `--pwd`)
+_WORKDIRS = ("-w", "--workdir", "--container-workdir", "--chdir", "-D", "-C", "--pwd")
+
+
+def _names_root(folder: str) -> bool:
+    """Whether a working folder is the checkout's root: `.`, `$GITHUB_WORKSPACE`, or where a
+    container mounts it (`/workspace/`)."""
+    value = folder.strip("\"'").rstrip("/") or "/"
+    if value in (".", "./"):
+        return True
+    if value.lstrip("$").strip("{}") in ROOT_VARIABLES:
+        return True
+    return any(value == mount.rstrip("/") for mount in ROOT_MOUNTS)
+
+
 # commands that may make a file in the folder they run in, or in one an argument names
 _MAKERS = frozenset(
     {"cp", "mv", "ln", "install", "rsync", "scp", "tar", "unzip", "curl", "wget", "git"}
@@ -458,11 +497,14 @@ _MAKERS = frozenset(
 )
 
 
+_COPIERS = frozenset({"docker", "podman", "kubectl", "oc"})
+
+
 def _may_make(script: Script, call: Call, pattern: re.Pattern[str]) -> bool:
     """Whether the launcher may write, at the checkout's root, the file a path with no folder
     names (so that it exists when the command runs): a redirection to a name the path can
     give, or to one not known; a command that makes files (`cp`, `curl -o`, `tar -x`, `git
-    clone`, ...), or a script it sources (which could make it)."""
+    clone`, `docker cp`, ...), or another script it runs or sources (which could make it)."""
     for command in script.all_commands():
         if command is call.command:
             continue
@@ -473,6 +515,14 @@ def _may_make(script: Script, call: Call, pattern: re.Pattern[str]) -> bool:
                     return True
         if command.base in _MAKERS or command.base in ("source", "."):
             return True
+        words = command.invocation.words
+        if len(words) > 1 and command.base in _COPIERS and words[1].value == "cp":
+            return True  # (`docker cp CTR:/opt/x.sh .`)
+        at = script_word_at([w.value for w in words]) if words else None
+        if at is None and command.invocation.shell and len(words) > 1:
+            at = 1 if words[1].value[:1] != "-" else None
+        if at is not None and words[at].value != call.word.value:
+            return True  # (another script it runs, `bash utils/gen.sh`, may write it)
     return False
 
 

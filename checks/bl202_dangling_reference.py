@@ -19,10 +19,11 @@ prints `_mtp` only for an element with `spec-decoding: mtp` (the workflow's `SPE
 `none` when the element leaves it out), so an element without it whose model has only an `_mtp`
 script is reported. The message names the entries, which are related locations. A path with no
 folder (`bash ${MODEL_CODE}_mi355x_slurm.sh`) names a file at the checkout's root, where the
-launcher runs, unless it changes folders (`cd` anywhere but to the checkout) or may write that
-file first (a redirection to it, `cp`, `curl -o`, `tar`, `git clone`, a script it sources): the
-scripts of that name elsewhere are said (`benchmarks/`). A program run by its name alone
-(`x.sh ...`) is looked up in PATH, not read.
+launcher runs, unless it changes folders (`cd` anywhere but to the checkout; a wrapper's working
+folder, `srun --chdir`, `docker run -w`, `env -C`, or a container's that does not mount the
+checkout there) or may write that file first (a redirection to it, `cp`, `docker cp`, `curl -o`,
+`tar`, `git clone`, another script it runs or sources): the scripts of that name elsewhere are
+said (`benchmarks/`). A program run by its name alone (`x.sh ...`) is looked up in PATH, not read.
 
 In a repository with no master config, the entries are the jobs that call the benchmark workflow
 (beside master configs, those whose runner is written out: `runner: gb200`)
