@@ -119,7 +119,8 @@ $(lsof -t -i tcp:8000)`, `fuser -k 8000/tcp`: its `--port`, or any where either 
 out); an engine's command line starts with the Python interpreter, so `pkill -f python` ends it
 too; `pkill` and `pgrep` search their pattern in the program's name, so `pkill python` ends
 `python3`, where `pkill -x python` and `killall python` do not; a `-f` pattern's parts after the
-program's, `--port 8188`, may be in a variable of the command line, `launch_server ${ARGS}`); so
+program's, `--port 8188`, may be in a variable of the command line, `launch_server ${ARGS}` or
+`--port ${PORT}`, not where the line or the script gives that option another value); so
 does a trap a function the script calls sets (`install_traps`). A handler runs the functions it
 names, anywhere in its text (`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`),
 three calls deep, in the script or a file it sources. An `ERR` trap that releases it covers the
@@ -177,6 +178,7 @@ from benchlint.shell.model import (
     Guard,
     Script,
     Syn,
+    Word,
     exclusive,
     first_line,
     whole_piece,
@@ -825,21 +827,63 @@ def _kills_by_name(resource: Resource, text: str) -> bool:
                 continue  # (`pkill -f "$PATTERN"`: what it ends is not known)
             plain = line.replace('"', "").replace("'", "")
             try:
-                if re.search(found, plain):
-                    return True
-                # (a line with a variable in it, `launch_server ${ARGS}`: the pattern's other
-                # parts, `--port 8188`, may be in its value; the part naming the program,
-                # written out on both sides, tells the kill is this server's)
-                head = found.split(".*", 1)[0]
-                if "$" in plain and _NAMED.search(head) and re.search(head, plain):
+                if re.search(found, plain) or _may_match(found, acquired):
                     return True
             except re.error:
                 continue
     return False
 
 
-# a pattern's part that names a program or module (`sglang.launch_server`, `vllm serve`)
+def _may_match(found: str, acquired: Command) -> bool:
+    """Whether a `pkill -f` pattern may match a launch line that holds variables: its first
+    part names the program as the line writes it (`sglang.launch_server`, not a bare
+    interpreter), and each later part is in the line, or may be in a variable's value there:
+    an option whose value on the line is an expansion (`--port ${PORT}` for `--port 8188`;
+    the script's one plain value for it decides), or one the line does not write while an
+    unquoted expansion may hold it (`launch_server ${ARGS}`). An option the line gives another
+    value (`--port 8000` for `--port 8001`) is another server's."""
+    line = acquired.script.text_of(acquired.node).replace('"', "").replace("'", "")
+    head, *rest = [part for part in found.split(".*") if part.strip()] or [""]
+    if not _NAMED.search(_INTERPRETER.sub("", head)) or not re.search(head, line):
+        return False
+    if "$" not in line:
+        return False
+    words = acquired.words
+    for part in rest:
+        if re.search(part, line):
+            continue
+        option = re.match(r"\s*(-{1,2}[A-Za-z][\w-]*)[ =](.*)", part)
+        given = [i for i, w in enumerate(words) if option and w.value == option.group(1)]
+        if option is not None and given and given[-1] + 1 < len(words):
+            value = words[given[-1] + 1]
+            known = value.value if value.static else _one_value(acquired, value)
+            if known is not None and not re.fullmatch(option.group(2).strip(), known):
+                return False  # (`--port 8000`: another server's pattern)
+            continue
+        if not any(not w.static and not w.text.startswith('"') for w in words):
+            return False  # (nothing on the line may hold it)
+    return True
+
+
+def _one_value(command: Command, word: Word) -> str | None:
+    """The one plain value the script gives a word that is a lone variable (`$PORT` after
+    `PORT=8000`), else None."""
+    name = re.fullmatch(r'"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?', word.value)
+    if name is None:
+        return None
+    values = {
+        a.value.value for a in command.script.assignments if a.name == name.group(1) and a.value
+    }
+    static = {
+        a.value.static for a in command.script.assignments if a.name == name.group(1) and a.value
+    }
+    return values.pop() if len(values) == 1 and static == {True} else None
+
+
+# a pattern's part that names a program or module (`sglang.launch_server`, `vllm serve`), once
+# an interpreter's name is taken out of it (every engine's command line starts with one)
 _NAMED = re.compile(r"[A-Za-z_]{3,}")
+_INTERPRETER = re.compile(r"python[0-9.]*|bash|\bsh\b|env")
 
 
 def _releases(resource: Resource, text: str) -> bool:
