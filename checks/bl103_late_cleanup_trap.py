@@ -860,7 +860,8 @@ def _may_match(found: str, acquired: Command) -> bool:
             if known is not None and not re.fullmatch(option.group(2).strip(), known):
                 return False  # (`--port 8000`: another server's pattern)
             continue
-        if not any(not w.static and not w.text.startswith('"') for w in words):
+        split = acquired.base == "eval"  # (eval splits a quoted string's values again)
+        if not any(not w.static and (split or not w.text.startswith('"')) for w in words):
             return False  # (nothing on the line may hold it)
     return True
 
