@@ -305,7 +305,9 @@ def hidden_launches(script: Script) -> list[Command]:
         invocation = command.invocation
         if invocation.wrappers and not invocation.words:
             continue  # (the wrappers run nothing: `command -v trtllm-serve`, t70b)
-        if invocation.base is None and any(
+        program = invocation.words[0] if invocation.words else None
+        unknown = invocation.base is None or (program is not None and not program.static)
+        if unknown and any(
             w.static and launch_in(words[i:], command) is not None
             for i, w in enumerate(words[1:], 1)
         ):

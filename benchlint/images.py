@@ -49,3 +49,16 @@ def image_release(image: str) -> tuple[str, str] | None:
         return None
     match = _TAG.fullmatch(tag)
     return (engine, match.group(1)) if match else None
+
+
+# Dynamo's runtime images name the release they hold: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0
+# (a mirror's copy too: .../aibrix/ai-dynamo-vllm-runtime:1.2.0)
+_DYNAMO_IMAGE = re.compile(
+    r"(?:^|/)(?:ai-dynamo-)?(?:vllm|sglang|trtllm|tensorrtllm)-runtime:v?(\d+\.\d+\.\d+)"
+)
+
+
+def dynamo_release(image: str | None) -> str | None:
+    """The Dynamo release a runtime image's tag names; None for any other image or tag."""
+    match = _DYNAMO_IMAGE.search(image or "")
+    return match.group(1) if match else None

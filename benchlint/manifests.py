@@ -253,13 +253,3 @@ def _folded_places(file: SourceText, node: YNode) -> list[int] | None:
         text.append("\n")
         places.append(file.line_starts[number - 2] + len(file.line_text(number - 1)))
     return places if "".join(text) == value else None
-
-
-# Dynamo's runtime images name the release they hold: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0
-_DYNAMO_IMAGE = re.compile(r"(?:^|/)(?:vllm|sglang|trtllm|tensorrtllm)-runtime:v?(\d+\.\d+\.\d+)")
-
-
-def dynamo_release(image: str | None) -> str | None:
-    """The Dynamo release a runtime image's tag names; None for any other image or tag."""
-    match = _DYNAMO_IMAGE.search(image or "")
-    return match.group(1) if match else None

@@ -7,7 +7,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 
 from benchlint import profile
-from benchlint.images import image_release
+from benchlint.images import dynamo_release, image_release
 from benchlint.yamlmodel import YamlDocument, YNode
 
 # srtctl's defaults when a recipe has no health_check block.
@@ -131,11 +131,19 @@ def frontend_args(root: YNode | None) -> dict[str, str]:
 
 
 def dynamo_pin(root: YNode | None) -> str | None:
-    """The Dynamo release a recipe installs (`dynamo.version`, `dynamo.wheel`), if it pins one."""
+    """The Dynamo release a recipe runs, where it says: the one it installs (`dynamo.version`,
+    `dynamo.wheel`), or, with `dynamo.install: false` (the container's own Dynamo), the one its
+    runtime image's tag names (`model.container: .../vllm-runtime:1.4.0`)."""
     settings = settings_root(root)
     dynamo = settings.get("dynamo") if settings is not None else None
     if dynamo is None or not dynamo.is_map:
         return None
+    install = dynamo.get("install")
+    if install is not None and install.is_scalar and install.value.lower() == "false":
+        model = settings.get("model") if settings is not None else None
+        container = model.get("container") if model is not None and model.is_map else None
+        image = container.value if container is not None and container.is_scalar else None
+        return dynamo_release(image)
     for key in ("version", "wheel"):
         value = dynamo.get(key)
         if value is not None and value.is_scalar and re.match(r"\d+\.\d+", value.value):

@@ -21,7 +21,9 @@ and srun gets its options and no program ("No command given to execute"), while 
 for it run where the script runs, outside the allocation. And an engine's environment written
 over lines (`PYTHONUNBUFFERED=1 \\`, then `SGLANG_X=y` with no `\\`, then `python3 -m ...`): the
 assignments end on their own as shell variables, and the command on the next line runs without
-them (reported where the script names none of them anywhere else). The message names the
+them (one assignment per line, before a program that is surely one, an engine, `python3`,
+`srun`; not where the script exports or reads those names, `set -a` included, nor before a
+function or a `source`, which run in the script's own shell). The message names the
 line that cut the command short; the line before is read from the script's text as bash reads
 it, so a `\\` that the model of the script missed is no finding.
 
@@ -432,27 +434,34 @@ def _cut(path: str, line: int, text: str) -> tuple[str, Fix | None]:
 
 def _prefix_cut(script: Script) -> Iterator[Finding]:
     """`PYTHONUNBUFFERED=1 \\` then `SGLANG_X=y` with no `\\`, then `python3 -m ...` on the
-    next line: the assignments, continued over lines as a command's environment is, end on
-    their own, so they set shell variables (exported by nothing) and the command below runs
-    without them. Only where the script mentions none of their names anywhere else (then they
-    are surely meant for the command)."""
+    next line: the assignments, one per line and continued as a command's environment is, end
+    on their own, so they set shell variables and the program below runs without them. Not
+    where the script exports them (`set -a` before them, `export NAME`) or reads them anywhere
+    (a shell variable may be meant), nor before a command that runs in the script's own shell
+    (a function, `source`), or any but a program that is surely one (an engine, `python3`,
+    `torchrun`, `srun`, ...: a name a sourced library defines may be a function)."""
     source = script.file
     commands = script.commands
+    if _ALLEXPORT.search(source.text):
+        return
+    used: set[str] | None = None
     for command, after in itertools.pairwise(commands):
-        if command.words or not command.assignments or command.redirects:
+        if command.words or len(command.assignments) < 2 or command.redirects:
             continue
         last = command.span.end_line
-        if last == command.span.line or after.span.line != last + 1 or not after.words:
+        lines = [a.span.line for a in command.assignments]
+        if lines != list(range(command.span.line, last + 1)) or after.span.line != last + 1:
+            continue  # (one assignment per line, the command right after the last)
+        base = after.invocation.base or ""
+        if after.function != command.function or after.assignments or not after.words:
             continue
-        if (
-            after.function != command.function
-            or after.assignments
-            or after.words[0].value[:1] == "-"
-        ):
-            continue  # (a flag line: `_finding` says it)
+        if not (base.startswith("python") or base in _PROGRAMS or base in _ENGINES):
+            continue
+        if used is None:
+            used = _read_or_exported(script)
         names = [a.name for a in command.assignments]
-        if any(len(re.findall(rf"\b{re.escape(n)}\b", source.text)) != 1 for n in names):
-            continue  # (a name read or exported elsewhere: a shell variable may be meant)
+        if any(n in used for n in names):
+            continue
         before = source.line_text(last).rstrip("\r")
         why, fix = _cut(source.path, last, before)
         text = clip(first_line(script.text_of(after.node)), 50)
@@ -467,6 +476,33 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
             subject=f"prefix@{names[-1]}",
             fix=fix,
         )
+
+
+# `set -a` / `set -o allexport`: every assignment after it is exported
+_ALLEXPORT = re.compile(r"\bset\s+(?:-[A-Za-z]*a[A-Za-z]*\b|-o\s+allexport\b)")
+# programs an environment is written for (not a function a sourced library may define)
+_PROGRAMS = frozenset(
+    {"torchrun", "accelerate", "deepspeed", "mpirun", "srun", "docker", "numactl", "taskset"}
+    | {"nsys", "vllm", "trtllm-serve", "sglang", "lm_eval", "exec", "env", "nohup"}
+)
+_ENGINES = frozenset({"dynamo", "aiperf", "genai-perf"})
+
+
+def _read_or_exported(script: Script) -> set[str]:
+    """The names the script (its nested scripts too) reads, or exports by name."""
+    names: set[str] = set()
+    for inner in script.walk():
+        for command in inner.commands:
+            for word in command.words:
+                names.update(r.name for r in word.reads())
+            for assignment in command.assignments:
+                if assignment.value is not None:
+                    names.update(r.name for r in assignment.value.reads())
+                if assignment.exported and assignment.kind != "prefix":
+                    names.add(assignment.name)
+            if command.base in ("export", "declare", "typeset", "readonly"):
+                names.update(w.value.split("=", 1)[0] for w in command.words[1:])
+    return names
 
 
 def _checked_by(before: Command | None, command: Command) -> str | None:

@@ -422,13 +422,13 @@ def _variables(
 def _variable_finding(
     path: str, option: str, word: str, variable: re.Match[str], span: Span, help_: str
 ) -> Finding:
-    named = option in _NAMES  # (a name the job only carries: it runs, so named)
+    named = _named(option)  # (a name the job only carries: it runs, so named)
     return Finding(
         "BL115",
         f"sbatch expands no variable in an `#SBATCH` line: `{clip(option, 30)}` gets "
         f"the text `{variable.group(0)}` itself, not the variable's value "
         + (
-            "(the job runs under that name)"
+            f"(the job runs with that text as its {named})"
             if named
             else "(an option that takes a number or a time rejects it and nothing is "
             "submitted; any other takes the text as written)"
@@ -440,9 +440,17 @@ def _variable_finding(
     )
 
 
-# the options whose value only names the job (its name, a comment): a text kept as written
-# there changes no resource, partition, account or file
-_NAMES = frozenset({"--job-name", "-J", "--comment"})
+def _named(option: str) -> str | None:
+    """What an option whose value only names the job sets ("name", "comment"), as sbatch reads
+    it (`-J${N}` attached, `--job` a prefix of `--job-name`); None for any other option: a text
+    kept as written there changes no resource, partition, account or file."""
+    if option.startswith("-J") and not option.startswith("--"):
+        return "name"
+    long = option.split("=", 1)[0]
+    for full, what in (("--job-name", "name"), ("--comment", "comment")):
+        if len(long) > 4 and full.startswith(long):
+            return what
+    return None
 
 
 # a variable's expansion, which sbatch leaves as text in a directive (not `%j`, its own; not

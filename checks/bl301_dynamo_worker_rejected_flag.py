@@ -9,14 +9,14 @@ the line), nested ones included, and in Kubernetes containers (a DynamoGraphDepl
 `mainContainer`: its `command` and `args` lists, or the script they give `sh -c`). The worker
 builds its parser from vLLM's *engine* arguments plus its own `--dyn-*` flags, so anything else
 ends it with `unrecognized arguments`. The Dynamo release is `dynamo-version` from the
-configuration, else the one the recipe installs (`dynamo.version` / `dynamo.wheel`) or a
-container's runtime image names (`.../ai-dynamo/vllm-runtime:0.8.0`), else the flags every checked
-release rejects. The message names the replacement (`--dyn-tool-call-parser`,
-`--custom-jinja-template`, `python -m dynamo.frontend --http-port`, ...), the release that added a
-Dynamo flag and the release's own spelling of it (`--is-prefill-worker` before
-`--disaggregation-mode prefill`), or says to drop it. `--reasoning-parser` is accepted but only
-configures vLLM's engine-side reasoning; without `--dyn-reasoning-parser` next to it, that is a
-note.
+configuration, else the one the recipe installs (`dynamo.version` / `dynamo.wheel`) or a container's
+runtime image names (`.../ai-dynamo/vllm-runtime:0.8.0`; a recipe's `model.container` where it
+installs none, `dynamo.install: false`), else the flags every checked release rejects. The message
+names the replacement (`--dyn-tool-call-parser`, `--custom-jinja-template`, `python -m
+dynamo.frontend --http-port`, ...), the release that added a Dynamo flag and the release's own
+spelling of it (`--is-prefill-worker` before `--disaggregation-mode prefill`), or says to drop it.
+`--reasoning-parser` is accepted but only configures vLLM's engine-side reasoning; without
+`--dyn-reasoning-parser` next to it, that is a note.
 
 ## Why is this bad?
 Every worker of a 16-GPU disaggregated job dies within seconds of start-up with
@@ -70,7 +70,8 @@ from benchlint.dynamo import flag_name, worker_flags
 from benchlint.engines import Arg, launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity
 from benchlint.fixes import line_removal
-from benchlint.manifests import containers, dynamo_release
+from benchlint.images import dynamo_release
+from benchlint.manifests import containers
 from benchlint.recipe import dynamo_pin, engine_configs, frontend_args, frontend_type
 from benchlint.registry import rule
 from benchlint.shell.model import Script
@@ -79,8 +80,13 @@ from benchlint.yamlmodel import YNode
 
 UNDECIDED = (
     "Dynamo vLLM worker flags only some releases reject not checked (BL301: no release known: no "
-    "`dynamo-version` setting, no `dynamo.version` or wheel in the recipe (a `hash` names none), "
-    "no release in the runtime image's tag)"
+    "`dynamo-version` setting, no release in the runtime image's tag)"
+)
+UNDECIDED_RECIPE = (
+    "recipes with a Dynamo vLLM worker flag only some releases reject not checked (BL301: no "
+    "release known: no `dynamo-version` setting, no `dynamo.version` or `wheel` in the recipe, a "
+    "`hash` names none, and srtctl's default version is its release's; with `install: false`, "
+    "no release in the image's tag)"
 )
 
 
@@ -102,7 +108,9 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
     for where, mapping in engine_configs(root, "vllm"):
         flags = {flag_name(k.value): k for k, _ in mapping.pairs if k.is_scalar}
         if release is None and not data.varying.isdisjoint(flags):
-            ctx.count(UNDECIDED, Location(path, flags[min(data.varying & flags.keys())].span))
+            ctx.count(
+                UNDECIDED_RECIPE, Location(path, flags[min(data.varying & flags.keys())].span)
+            )
         # the fixes may drop keys, but never every key of the mapping
         dropped = [f for f in flags if f in rejected and data.rename(f, release) is None]
         may_drop = len(mapping.pairs) > len([f for f in dropped if data.droppable(f, release)])

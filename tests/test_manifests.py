@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import yaml
 
-from benchlint.manifests import command_line, containers, dynamo_release
+from benchlint.images import dynamo_release
+from benchlint.manifests import command_line, containers
 from benchlint.source import SourceText
 from benchlint.yamlmodel import parse_yaml
 
@@ -92,6 +93,8 @@ def test_a_dynamo_runtime_image_names_its_release() -> None:
     assert dynamo_release("vllm/vllm-openai:v0.11.0") is None
     assert dynamo_release("nvcr.io/nvidia/ai-dynamo/vllm-runtime:latest") is None
     assert dynamo_release(None) is None
+    assert dynamo_release("registry.example/aibrix/ai-dynamo-vllm-runtime:1.2.0") == "1.2.0"
+    assert dynamo_release("example/my-vllm-runtime:1.2.0") is None
 
 
 def test_an_item_list_of_one_word_is_one_word() -> None:
