@@ -1,4 +1,4 @@
-"""A URL argument or a request body that holds `$NAME` as text: escaped, or in single quotes.
+"""A `$NAME` bash leaves as text (a URL, a request body) or runs as a command (`$(NAME)`).
 
 ## What it does
 Reports a `$NAME` (or `${NAME}`) that bash does not expand, in an argument that is a URL
@@ -9,7 +9,10 @@ shell's `-c` string (`bash -c`, `ssh`), `echo`, `printf`, `cat` and `tee` (which
 and templates), `sed`, `awk`, `perl`, `jq`, `envsubst`, `python -c`.
 
 So is one in a request body `curl` sends (`-d '{"model": "${model_name}"}'`, `--data-raw`,
-`--json`): the server gets a model named `${model_name}` and answers 404.
+`--json`): the server gets a model named `${model_name}` and answers 404. And `$(PROXY_PORT)`
+written for `${PROXY_PORT}` (an upper-case name the script sets, no function of it): bash runs a
+command of that name, `command not found`, and puts nothing in its place (`lsof -t -i:` then
+frees no port).
 
 A URL the program gets with quotes around it is reported too (`--base-url=\\"http://localhost:$PORT\\"`,
 `'"http://..."'`): bash removes only quotes it reads as quoting.
@@ -73,6 +76,8 @@ _QUOTED_URL = re.compile(r"(?:-{1,2}[A-Za-z0-9_-]+=)?([\"'])[a-z][a-z0-9+.-]*://
 
 @script_rule("BL113", "unexpanded-variable", Severity.ERROR, tags=("shell", "correctness"))
 def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    if "$(" in script.file.text:
+        yield from _substituted_names(script)
     if not _candidate(script.file.text):
         return
     used: set[str] | None = None
@@ -105,6 +110,46 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 if name in used:
                     yield _finding(command, word, text, at, name, how)
                     break
+
+
+def _substituted_names(script: Script) -> Iterator[Finding]:
+    """`$(PROXY_PORT)` where `${PROXY_PORT}` was meant (t71b, Mooncake's benchmarks.sh: `lsof
+    -t -i:$(PROXY_PORT) | xargs kill` frees no port): a command substitution whose command is
+    an upper-case name the script assigns, not a function of it: bash runs a command of that
+    name (`command not found`) and puts nothing in its place."""
+    assigned = {a.name: a for a in script.assignments}
+    src = script.src
+    for command in script.commands:
+        words = command.words
+        if len(words) != 1 or command.assignments or command.redirects or not words[0].static:
+            continue
+        name = words[0].value
+        if not _UPPER_NAME.fullmatch(name) or name not in assigned or name in script.functions:
+            continue
+        start, end = command.node.start_byte, command.node.end_byte
+        if not src[:start].rstrip().endswith(b"$(") or not src[end:].lstrip().startswith(b")"):
+            continue
+        opened = src.rindex(b"$(", 0, start)
+        closed = src.index(b")", end) + 1
+        source = script.file
+        begin, stop = script.char_of(opened), script.char_of(closed)
+        where = assigned[name].span.line
+        yield Finding(
+            "BL113",
+            f"`$({name})` runs a command named `{name}` (command not found) and gives nothing "
+            f"where `${{{name}}}`, the variable set on line {where}, was meant",
+            Location(script.path, source.span(begin, stop)),
+            subject=f"substituted:{name}",
+            fix=Fix(
+                f"write `${{{name}}}`",
+                (Edit(source.path, source.span(begin, stop), f"${{{name}}}"),),
+                "unsafe",
+            ),
+        )
+
+
+# a name no command has: upper case (with digits and `_`), two characters at least
+_UPPER_NAME = re.compile(r"[A-Z_][A-Z0-9_]+")
 
 
 def _request_bodies(command: Command, used: set[str]) -> Iterator[Finding]:
