@@ -270,6 +270,18 @@ def test_a_line_of_assignments_before_else_keeps_the_if() -> None:
     assert not parse("echo then fi done\ncase a in a) echo x ;; esac\n").has_error
 
 
+def test_a_bar_in_a_quoted_error_message_is_no_error() -> None:
+    """`"${2:?real|lossy}"`: tree-sitter-bash wraps the message's words in an ERROR inside the
+    expansion, the statement around it read right; bash reads the `|` as part of the message
+    (t70b, sglang's reproduce.sh: every command after it was said not analysed). Unquoted,
+    tree-sitter-bash ends the expansion at the `|` (a pipeline): still an error."""
+    script = parse('MODE="${2:?real|lossy}"\ncase ${1:-} in\n  a) vllm serve m & ;;\nesac\n')
+    assert not script.has_error
+    assert [(c.span.line, c.base) for c in script.commands if c.words] == [(3, "vllm")]
+    assert [a.name for c in script.commands for a in c.assignments] == ["MODE"]
+    assert parse("echo ${2?x|y} ok\n").has_error
+
+
 def test_a_line_of_quoted_assignments_before_else_keeps_the_if() -> None:
     """The same for values bash reads on one line: quoted text, `$(...)`, `${...}`, `+=`; not a
     line whose quote is still open (its newline is in the value)."""

@@ -1126,11 +1126,15 @@ def _walk_reads(script: Script, node: Node) -> Iterator[Read]:
 def _only_nameless(root: Node) -> bool:
     """Whether the tree's only errors are the name tree-sitter-bash finds missing in a command
     of assignments and redirects (`X=$(find ...) > /dev/null 2>&1`, which bash runs as
-    written): no error where the model reads it as it is."""
+    written), or a `|` in the message of a quoted `${2:?real|lossy}` (t70b, sglang's
+    reproduce.sh: an ERROR around the message's words, the expansion and its statement read
+    right; the message is never a value): no error where the model reads it as it is."""
     stack = [root]
     while stack:
         node = stack.pop()
         if node.type == "ERROR":
+            if _in_error_message(node):
+                continue
             return False
         if node.is_missing:
             name, command = node.parent, node.parent.parent if node.parent else None
@@ -1142,6 +1146,17 @@ def _only_nameless(root: Node) -> bool:
         if node.has_error:
             stack.extend(node.children)
     return True
+
+
+def _in_error_message(node: Node) -> bool:
+    """Whether an ERROR node is a piece of a quoted `${NAME:?message}`'s message."""
+    parent = node.parent
+    if parent is None or parent.type != "expansion" or parent.parent is None:
+        return False
+    operator = parent.child_by_field_name("operator")
+    closed = parent.children[-1].type == "}" and not parent.children[-1].is_missing
+    quoted = parent.parent.type == "string"
+    return operator is not None and operator.type in (":?", "?") and closed and quoted
 
 
 def _first_error_row(root: Node) -> int:
