@@ -284,12 +284,22 @@ def _launcher_templates(ws: Workspace, workflows: list[str], facts: list[Fact]) 
     templates: list[str] = []
     for location, line in launch_lines(ws, workflows):
         for match in _LAUNCH_TEMPLATE.finditer(line):
-            template = match.group(1)
+            template = _from_checkout(match.group(1))
             if "RUNNER_NAME" not in template or template in templates:
                 continue
             templates.append(template)
             facts.append(Fact("launchers", _glob_of(template), f"run as {template}", location))
     return templates
+
+
+def _from_checkout(template: str) -> str:
+    """A launch path relative to the checkout: `$GITHUB_WORKSPACE/runners/launch_x.sh` (t71a)
+    is `runners/launch_x.sh`."""
+    head, slash, rest = template.partition("/")
+    name = head.lstrip("$").strip("{}")
+    return (
+        rest if slash and head.startswith("$") and name in profile.WORKSPACE_VARIABLES else template
+    )
 
 
 def _glob_of(template: str) -> str:
