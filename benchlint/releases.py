@@ -408,12 +408,14 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         inside = [f + "/" if f else "" for f in possible]
         loose = pattern.pattern.startswith(_ANY)
         named = tuple(
-            path
-            for name, path in below.get(folder, ())
-            if any(
-                path.startswith(f)
-                and (pattern.fullmatch(path[len(f) :]) or (loose and pattern.fullmatch(name)))
-                for f in inside
+            dict.fromkeys(
+                ctx.ws.symlinks.get(path, path)
+                for name, path in below.get(folder, ())
+                if any(
+                    path.startswith(f)
+                    and (pattern.fullmatch(path[len(f) :]) or (loose and pattern.fullmatch(name)))
+                    for f in inside
+                )
             )
         )
         if folder == "" and not named and _may_make(script, call, pattern):
@@ -681,12 +683,15 @@ def _may_give(route: Route, given_by: tuple[Command, ...]) -> bool:
 
 
 def _scripts_below(ctx: Context) -> dict[str, list[tuple[str, str]]]:
-    """Each folder of the repository, and the shell files in it or below it (name, path)."""
+    """Each folder of the repository, and the shell files in it or below it (name, path), the
+    symlinks to them too (by the link's path: `ScriptRun.scripts` holds their targets)."""
     kept = ctx.ws.models.get("scripts-below")
     if isinstance(kept, dict):
         return kept
     below: dict[str, list[tuple[str, str]]] = {}
-    for path in ctx.ws.shell_paths:
+    shell = set(ctx.ws.shell_paths)
+    links = [link for link, target in ctx.ws.symlinks.items() if target in shell]
+    for path in [*ctx.ws.shell_paths, *links]:  # (a link to a script names it: t71a)
         parent, name = posixpath.split(path)
         if not parent:
             below.setdefault("", []).append((name, path))
