@@ -476,6 +476,21 @@ def _filled_in(ctx: Context, path: str) -> bool:
 _FILLERS = re.compile(r"\b(?:envsubst|sed|perl|awk)\b")
 
 
+def _glued(command: str, option: str) -> tuple[str, str] | None:
+    """Two options of the command written with no blank between them (`--a--b=1`): the first
+    and the second, where both are options of the command (t72b, NeMo-Run's ray.sub.j2: a
+    Jinja `{%-` ate the blank)."""
+    name = option.split("=", 1)[0]
+    at = name.find("--", 2)
+    if at < 0:
+        return None
+    first, second = option[:at], option[at:]
+    names = slurm.every_long(command)
+    if first[2:] in names and second.split("=", 1)[0][2:] in names:
+        return first, second
+    return None
+
+
 def _report(
     ctx: Context, command: str, problem: slurm.Problem, path: str, span: Span, context: str = ""
 ) -> Iterator[Finding]:
@@ -495,7 +510,10 @@ def _report(
         why = f'{command} stops with "unrecognized option"'
         if not option.startswith("--"):
             why = f'{command} stops with "invalid option"'
-        if close:
+        glued = _glued(command, option)
+        if glued is not None:  # (`--no-container-mount-home--gres=gpu:8`: a blank lost)
+            help_ = f"put a blank between `{glued[0]}` and `{glued[1]}`: two options ran together"
+        elif close:
             help_ = f"did you mean `{close[0]}`?"
     elif problem.kind == "ambiguous":
         names = ", ".join(f"`--{n}`" for n in problem.candidates[:4])
