@@ -451,10 +451,16 @@ def _case_slips(
         else {read.name for launch in launches(script) for read, _ in _consumed(launch)}
     )
     first: dict[str, Read] = {}
+    # (in a launcher, a lower-case input read on purpose is no slip: one it tests, `[[ -n
+    # "$port" ]]`, reads with a default, `${port:-8888}`, or gives the other name, `PORT=$port`:
+    # t72a)
+    optional = _optional_reads(script) if launcher else set()
     for read in _every_read(script):
         name = read.name
         other = given.get(name.lower())
         if other is None or other == name or name in engine or name.isupper() or name in own:
+            continue
+        if launcher and (read.operator or name in optional):
             continue
         if name in everything.assigned or is_builtin(name, ctx.config.known_env):
             continue
@@ -490,6 +496,23 @@ def _case_slips(
             subject=f"typo:{name}",
             severity=Severity.ERROR,
         )
+
+
+def _optional_reads(script: Script) -> set[str]:
+    """The names a launcher tests (`[[ -n "$port" ]]`) or assigns to a name in another case
+    (`PORT=$port`): an input it reads when given."""
+    found: set[str] = set()
+    for command in script.commands:
+        for guard in command.guards:
+            found.update(read.name for read in guard.reads)
+        for assignment in command.assignments:
+            if assignment.value is not None:
+                found.update(
+                    r.name
+                    for r in assignment.value.reads()
+                    if r.name != assignment.name and r.name.lower() == assignment.name.lower()
+                )
+    return found
 
 
 # a read's name as the text writes it (`$isl`, `${isl:-}`): a cheap look before the model's

@@ -106,8 +106,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     source = script.file
     if "srun" in source.text and "\\\n" in source.text:
         yield from _wrapper_cut(script)
-    if "\\\n" in source.text:
-        yield from _prefix_cut(script)
+    if "\\\n" in source.text and not ctx.environment.calls.is_sourced(script.path):
+        yield from _prefix_cut(script)  # (in a sourced file, the sourcing script may read them)
     validated = any(name in source.text for name in VALIDATORS)
     if not validated and not _FLAG_LINE.search(source.text):
         return
@@ -449,16 +449,19 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
         if command.words or len(command.assignments) < 2 or command.redirects:
             continue
         last = command.span.end_line
-        lines = [a.span.line for a in command.assignments]
-        if lines != list(range(command.span.line, last + 1)) or after.span.line != last + 1:
-            continue  # (one assignment per line, the command right after the last)
+        lines = sorted({a.span.line for a in command.assignments})
+        if last == command.span.line or lines != list(range(command.span.line, last + 1)):
+            continue  # (over lines, with assignments on every line)
+        if after.span.line != last + 1:
+            continue  # (the command on the line right after the last)
         base = after.invocation.base or ""
         if after.function != command.function or after.assignments or not after.words:
             continue
-        if not (base.startswith("python") or base in _PROGRAMS or base in _ENGINES):
+        program = after.invocation.words[0].value if after.invocation.words else ""
+        if not (base.startswith("python") or base in _PROGRAMS or "/" in program):
             continue
         if used is None:
-            used = _read_or_exported(script)
+            used = _mentioned(script)
         names = [a.name for a in command.assignments]
         if any(n in used for n in names):
             continue
@@ -468,9 +471,9 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
         shown = ", ".join(f"`{n}`" for n in names[:3]) + (" ..." if len(names) > 3 else "")
         yield Finding(
             "BL110",
-            f"bash runs `{text}` without {shown} in its environment: {why}, so the "
-            f"assignments above it (from line {command.span.line}) end there as shell "
-            "variables of their own, which nothing exports or reads",
+            f"bash runs `{text}` without {shown} in its environment (unless its caller "
+            f"exported them): {why}, so the assignments above it (from line "
+            f"{command.span.line}) end there as shell variables of their own",
             Location(source.path, after.first_line_span),
             related=(Location(source.path, Span(last, 1, last, len(before) + 1), "cut"),),
             subject=f"prefix@{names[-1]}",
@@ -482,27 +485,29 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
 _ALLEXPORT = re.compile(r"\bset\s+(?:-[A-Za-z]*a[A-Za-z]*\b|-o\s+allexport\b)")
 # programs an environment is written for (not a function a sourced library may define)
 _PROGRAMS = frozenset(
-    {"torchrun", "accelerate", "deepspeed", "mpirun", "srun", "docker", "numactl", "taskset"}
-    | {"nsys", "vllm", "trtllm-serve", "sglang", "lm_eval", "exec", "env", "nohup"}
+    {"torchrun", "accelerate", "deepspeed", "mpirun", "srun", "sbatch", "docker", "numactl"}
+    | {"taskset", "nsys", "vllm", "trtllm-serve", "sglang", "lm_eval", "exec", "env", "nohup"}
+    | {"bash", "sh", "dynamo", "aiperf", "genai-perf"}
 )
-_ENGINES = frozenset({"dynamo", "aiperf", "genai-perf"})
 
 
-def _read_or_exported(script: Script) -> set[str]:
-    """The names the script (its nested scripts too) reads, or exports by name."""
-    names: set[str] = set()
-    for inner in script.walk():
-        for command in inner.commands:
-            for word in command.words:
-                names.update(r.name for r in word.reads())
-            for assignment in command.assignments:
-                if assignment.value is not None:
-                    names.update(r.name for r in assignment.value.reads())
-                if assignment.exported and assignment.kind != "prefix":
-                    names.add(assignment.name)
-            if command.base in ("export", "declare", "typeset", "readonly"):
-                names.update(w.value.split("=", 1)[0] for w in command.words[1:])
-    return names
+def _mentioned(script: Script) -> set[str]:
+    """The names the script's text mentions other than as an assignment's name (`$TP`, `TP` in
+    `$((TP*DP))`, `[[ -v TP ]]`, `export TP`, a heredoc's `$TP`): read as text, every form
+    bash has of reading a name counts (t72a); an indirect read (`${!v}`) may be any name, as
+    may an export of names not known (`export $(... .env ...)`)."""
+    text = script.file.text
+    dynamic = any(a.kind == "dynamic" and a.exported for a in script.assignments)
+    if "${!" in text or dynamic:  # (`export $(grep -v '^#' .env | xargs)`: any name)
+        return {a.name for a in script.assignments}
+    found = set()
+    for match in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        if (
+            text[match.end() : match.end() + 1] != "="
+            and text[match.end() : match.end() + 2] != "+="
+        ):
+            found.add(match.group())
+    return found
 
 
 def _checked_by(before: Command | None, command: Command) -> str | None:

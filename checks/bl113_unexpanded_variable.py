@@ -8,8 +8,10 @@ that hand their arguments to something that expands them later are left alone: `
 shell's `-c` string (`bash -c`, `ssh`), `echo`, `printf`, `cat` and `tee` (which write scripts
 and templates), `sed`, `awk`, `perl`, `jq`, `envsubst`, `python -c`.
 
-So is one in a request body `curl` sends (`-d '{"model": "${model_name}"}'`, `--data-raw`,
-`--json`): the server gets a model named `${model_name}` and answers 404. And `$(PROXY_PORT)`
+So is one that is a whole string value of a request body `curl` sends (`-d '{"model":
+"${model_name}"}'`, `--data-raw`, `--json`): the server gets a model named `${model_name}` and
+answers 404 (not a key, `"$ref":`, nor a `$` inside other text, which the program that gets it
+may expand: a Ray job's entrypoint, a GraphQL query). And `$(PROXY_PORT)`
 written for `${PROXY_PORT}` (an upper-case name the script sets, no function of it): bash runs a
 command of that name, `command not found`, and puts nothing in its place (`lsof -t -i:` then
 frees no port).
@@ -153,30 +155,43 @@ _UPPER_NAME = re.compile(r"[A-Z_][A-Z0-9_]+")
 
 
 def _request_bodies(command: Command, used: set[str]) -> Iterator[Finding]:
-    """`curl ... -d '{"model": "${model_name}"}'`: the request body holds the text `$NAME`
-    (t70c, srt-slurm): the server gets a model named `${model_name}`, and answers 404."""
+    """`curl ... -d '{"model": "${model_name}"}'`: a JSON string value of the request body that
+    is the text `$NAME` itself (t70c, srt-slurm): the server gets a model named `${model_name}`,
+    and answers 404. Only a whole string value (not a key, `"$ref":`; not a `$` inside other
+    text, `"python x.py --port $PORT"` or a GraphQL `query($id: ID!)`, which another program may
+    expand: t72a)."""
     words = command.invocation.args
     for before, word in zip((None, *words), words, strict=False):
-        value = before.value if before is not None else ""
-        attached = next((o for o in _CURL_DATA if word.value.startswith(o + "=")), None)
-        if value not in _CURL_DATA and attached is None:
-            continue
         text = command.script.text_of(word.node)
+        if before is not None and before.value in _CURL_DATA:
+            start = 0
+        elif word.value.startswith("-d") and len(word.value) > 2:  # (`-d'{...}'`, attached)
+            start = 2
+        else:
+            continue
         for at, name, how in _literal_dollars(text):
-            if name in used:
-                yield _finding(command, word, text, at, name, how, "request body")
-                break
+            if at < start or name not in used or not _string_value(text, at, name):
+                continue
+            yield _finding(command, word, text, at, name, how, "request body")
+            break
 
 
-# curl's options whose value is the request's body
-_CURL_DATA = (
-    "-d",
-    "--data",
-    "--data-raw",
-    "--data-binary",
-    "--data-ascii",
-    "--data-urlencode",
-    "--json",
+def _string_value(text: str, at: int, name: str) -> bool:
+    """Whether the `$NAME` at `at` is a JSON string value on its own: `"$NAME"` or
+    `"${NAME}"`, with no `:` after it (a key)."""
+    end = at + 1 + len(name)
+    if text[at + 1 : at + 2] == "{":
+        end = text.find("}", at) + 1
+        if end <= 0:
+            return False
+    if text[at - 1 : at] != '"' or text[end : end + 1] != '"':
+        return False
+    return not text[end + 1 :].lstrip().startswith(":")
+
+
+# curl's options whose value is the request's body (curl takes no `--data=...`)
+_CURL_DATA = frozenset(
+    {"-d", "--data", "--data-raw", "--data-binary", "--data-ascii", "--data-urlencode", "--json"}
 )
 
 
