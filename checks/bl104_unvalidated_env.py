@@ -565,9 +565,12 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     if not entrypoint and ctx.wiring.is_launcher(path):
         # (its variables come from the workflow the repository wires: only a name in another
         # case form than the one set is said, `$port` where only `PORT` is set)
-        everything = environment.states_before(script, [len(script.src) + 1])[0]
-        if not everything.unknown:
-            yield from _case_slips(ctx, script, everything, launcher=True)
+        own = {a.name for inner in script.walk() for a in inner.assignments}
+        written = {m.decode() for m in _READ_TEXT.findall(script.src)}
+        if any(not n.isupper() and n not in own for n in written):  # (a cheap look first)
+            everything = environment.states_before(script, [len(script.src) + 1])[0]
+            if not everything.unknown:
+                yield from _case_slips(ctx, script, everything, launcher=True)
         return
     if environment.calls.is_sourced(path):
         # (a library's functions run in its callers; a launch at its top level runs where it
