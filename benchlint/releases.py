@@ -440,7 +440,8 @@ def _at_root(script: Script, call: Call) -> bool:
     but one to the checkout, `cd "$GITHUB_WORKSPACE"`, or one in a subshell or a shell of its
     own the command is not in). Not a program run by its name alone (`x.sh ...`: bash looks it
     up in PATH, never in the folder it is in), nor a file sourced (`source x.sh`: PATH first)."""
-    if call.kind != "run" or call.word is call.command.invocation.words[0]:
+    words = call.command.invocation.words
+    if call.kind != "run" or not words or call.word is words[0]:
         return False
     if not _wrappers_at_root(call.command):
         return False
@@ -492,13 +493,12 @@ def _names_root(folder: str) -> bool:
     return any(value == mount.rstrip("/") for mount in ROOT_MOUNTS)
 
 
-# commands that may make a file in the folder they run in, or in one an argument names
+# commands that may make a file in the folder they run in, or in one an argument names; and
+# those whose `cp` subcommand copies one out of a container or a pod (`docker cp CTR:/x .`)
 _MAKERS = frozenset(
     {"cp", "mv", "ln", "install", "rsync", "scp", "tar", "unzip", "curl", "wget", "git"}
     | {"touch", "tee", "dd", "patch", "gunzip", "bunzip2", "unxz", "python", "python3"}
 )
-
-
 _COPIERS = frozenset({"docker", "podman", "kubectl", "oc"})
 
 

@@ -167,6 +167,9 @@ def path_matches(path: str, pattern: str, inside: bool = False) -> bool:
     return False
 
 
+# srtctl's site configuration, by the name srtctl reads it under (never a recipe)
+SITE_CONFIGS = frozenset({"srtslurm.yaml"})
+
 # The shell source (bytes) whose models a whole run holds all at once. A repository with more
 # streams: it lets go of each model when its passes are done, or at once when it was modelled
 # in passing (for its calls), and models it again when asked. Its memory stays bounded, at a
@@ -175,8 +178,6 @@ def path_matches(path: str, pattern: str, inside: bool = False) -> bool:
 # to stream: 405 MiB instead of 629, and 27 s instead of 12: docs/performance.md). InferenceX
 # (1.7 MB) and repositories ten times its size do not stream.
 HOLD = 16 << 20
-# srtctl's site configuration, by the names srtctl reads it under (never a recipe)
-SITE_CONFIGS = frozenset({"srtslurm.yaml"})
 # the source bytes let go of between two collections of the freed models' cycles (the run's
 # collector is off: see __main__), and between two full collections (a model that lived
 # through a collection is freed only by a full one)

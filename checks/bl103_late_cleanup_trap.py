@@ -872,13 +872,9 @@ def _one_value(command: Command, word: Word) -> str | None:
     name = re.fullmatch(r'"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?', word.value)
     if name is None:
         return None
-    values = {
-        a.value.value for a in command.script.assignments if a.name == name.group(1) and a.value
-    }
-    static = {
-        a.value.static for a in command.script.assignments if a.name == name.group(1) and a.value
-    }
-    return values.pop() if len(values) == 1 and static == {True} else None
+    given = [a.value for a in command.script.assignments if a.name == name.group(1) and a.value]
+    values = {value.value for value in given}
+    return values.pop() if len(values) == 1 and all(value.static for value in given) else None
 
 
 # a pattern's part that names a program or module (`sglang.launch_server`, `vllm serve`), once

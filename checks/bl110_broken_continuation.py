@@ -18,14 +18,15 @@ the first name as a command and the validator never checks those names. Inside a
 note's comment sign starts no comment and the note's words become items. And an `srun` whose last
 line's `\\` continues into a comment line: bash joins the two, the comment ends the command there,
 and srun gets its options and no program ("No command given to execute"), while the lines meant
-for it run where the script runs, outside the allocation. And an engine's environment written
-over lines (`PYTHONUNBUFFERED=1 \\`, then `SGLANG_X=y` with no `\\`, then `python3 -m ...`): the
-assignments end on their own as shell variables, and the command on the next line runs without
-them (one assignment per line, before a program that is surely one, an engine, `python3`,
-`srun`; not where the script exports or reads those names, `set -a` included, nor before a
-function or a `source`, which run in the script's own shell). The message names the
-line that cut the command short; the line before is read from the script's text as bash reads
-it, so a `\\` that the model of the script missed is no finding.
+for it run where the script runs, outside the allocation. And an engine's environment written over
+lines (`PYTHONUNBUFFERED=1 \\`, then `SGLANG_X=y` with no `\\`, then `python3 -m ...`): the
+assignments end on their own as shell variables, and the command on the next line runs without them
+unless its caller exported them (assignments on every line, before a program that is surely one, an
+engine, `python3`, `srun`, a path; not where the script mentions those names anywhere else or may
+export them, `set -a`, `export $(...)`, nor before a function or a `source`, which run in the
+script's own shell, nor in a file other scripts source). The message names the line that cut the
+command short; the line before is read from the script's text as bash reads it, so a `\\` that the
+model of the script missed is no finding.
 
 ## Why is this bad?
 The command above the break runs without the flags below it, and each flag line then runs as

@@ -10,11 +10,10 @@ and templates), `sed`, `awk`, `perl`, `jq`, `envsubst`, `python -c`.
 
 So is one that is a whole string value of a request body `curl` sends (`-d '{"model":
 "${model_name}"}'`, `--data-raw`, `--json`): the server gets a model named `${model_name}` and
-answers 404 (not a key, `"$ref":`, nor a `$` inside other text, which the program that gets it
-may expand: a Ray job's entrypoint, a GraphQL query). And `$(PROXY_PORT)`
-written for `${PROXY_PORT}` (an upper-case name the script sets, no function of it): bash runs a
-command of that name, `command not found`, and puts nothing in its place (`lsof -t -i:` then
-frees no port).
+answers 404 (not a key, `"$ref":`, nor a `$` inside other text, which the program that gets it may
+expand: a Ray job's entrypoint, a GraphQL query). And `$(PROXY_PORT)` written for `${PROXY_PORT}`
+(an upper-case name the script sets, no function of it): bash runs a command of that name, `command
+not found`, and puts nothing in its place (`lsof -t -i:` then frees no port).
 
 A URL the program gets with quotes around it is reported too (`--base-url=\\"http://localhost:$PORT\\"`,
 `'"http://..."'`): bash removes only quotes it reads as quoting.
