@@ -279,12 +279,18 @@ def _has_labels(ws: Workspace, path: str) -> bool:
 # -- launchers -------------------------------------------------------------------------------
 def _launcher_templates(ws: Workspace, workflows: list[str], facts: list[Fact]) -> list[str]:
     """The launch paths the workflow templates build from the runner's name, as written."""
-    from benchlint.workflow import launch_lines  # workflows are read through the workspace
+    from benchlint.workflow import launch_lines_in  # workflows are read through the workspace
 
     templates: list[str] = []
-    for location, line in launch_lines(ws, workflows):
+    for location, line, folder in launch_lines_in(ws, workflows):
         for match in _LAUNCH_TEMPLATE.finditer(line):
             template = _from_checkout(match.group(1))
+            if folder and not template.startswith(("/", "$")):  # (a step's working-directory)
+                if folder == "?":
+                    continue  # (a folder an expression gives: not known)
+                template = posixpath.normpath(posixpath.join(folder, template))
+                if template.startswith(".."):
+                    continue  # (outside the checkout)
             if "RUNNER_NAME" not in template or template in templates:
                 continue
             templates.append(template)

@@ -511,20 +511,56 @@ _WORKSPACE = re.compile(r"^\$\{\{\s*github\.workspace\s*\}\}")
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:
     """Every run line of these workflows that starts a launcher, with where it is (not one
     that prints, lists or tests its path: `echo "Script filepath: ./runners/launch_x.sh"`)."""
+    return [(location, line) for location, line, _ in launch_lines_in(ws, workflows)]
+
+
+def launch_lines_in(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str, str]]:
+    """`launch_lines`, each with the folder of the checkout its step runs in: its
+    `working-directory`, else its job's or its workflow's `defaults.run.working-directory`
+    ("" for the checkout's root; None-like "?" where it is an expression not known)."""
     found = []
     for path in ws.glob(workflows):
         document = ws.yaml(path)
-        for _, _, steps in job_steps(document.root if document is not None else None):
+        root = document.root if document is not None else None
+        for _, job, steps in job_steps(root):
+            default = _working_directory(job, root)
             for step in steps:
                 run = step.get("run")
                 if run is None or not run.is_scalar:
                     continue
+                folder = _step_folder(step.get("working-directory"), default)
                 first = run.span.line + (1 if run.style in ("|", ">") else 0)
                 for offset, line in enumerate(run.value.split("\n")):
                     if _runs_launcher(line):
                         span = Span(first + offset, 1, first + offset, 1)
-                        found.append((Location(path, span), line))
+                        found.append((Location(path, span), line, folder))
     return found
+
+
+def _working_directory(job: YNode, root: YNode | None) -> YNode | None:
+    """The `defaults.run.working-directory` a job's steps start in (the job's, else the
+    workflow's)."""
+    for holder in (job, root):
+        defaults = holder.get("defaults") if holder is not None and holder.is_map else None
+        run = defaults.get("run") if defaults is not None and defaults.is_map else None
+        folder = run.get("working-directory") if run is not None and run.is_map else None
+        if folder is not None:
+            return folder
+    return None
+
+
+def _step_folder(own: YNode | None, default: YNode | None) -> str:
+    """A step's working folder relative to the checkout ("" for its root; "?" where an
+    expression gives it)."""
+    node = own if own is not None else default
+    if node is None:
+        return ""
+    if not node.is_scalar or "${{" in str(node.value):
+        return "?"
+    value = str(node.value).strip()
+    for prefix in ("$GITHUB_WORKSPACE", "${GITHUB_WORKSPACE}", "./"):
+        value = value.removeprefix(prefix).lstrip("/") if value.startswith(prefix) else value
+    return "" if value in ("", ".") else "?" if value.startswith(("/", "$", "~")) else value
 
 
 def _env_of(document: YamlDocument, node: YNode | None) -> dict[str, Location]:
