@@ -517,7 +517,7 @@ def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, st
 def launch_lines_in(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str, str]]:
     """`launch_lines`, each with the folder of the checkout its step runs in: its
     `working-directory`, else its job's or its workflow's `defaults.run.working-directory`
-    ("" for the checkout's root; None-like "?" where it is an expression not known)."""
+    ("" for the checkout's root; "?" for one not known: an expression, a path outside it)."""
     found = []
     for path in ws.glob(workflows):
         document = ws.yaml(path)
@@ -550,8 +550,8 @@ def _working_directory(job: YNode, root: YNode | None) -> YNode | None:
 
 
 def _step_folder(own: YNode | None, default: YNode | None) -> str:
-    """A step's working folder relative to the checkout ("" for its root; "?" where an
-    expression gives it)."""
+    """A step's working folder relative to the checkout ("" for its root; "?" for one not
+    known: an expression gives it, or it is outside the checkout)."""
     node = own if own is not None else default
     if node is None:
         return ""
