@@ -21,12 +21,12 @@ and srun gets its options and no program ("No command given to execute"), while 
 for it run where the script runs, outside the allocation. And an engine's environment written over
 lines (`PYTHONUNBUFFERED=1 \\`, then `SGLANG_X=y` with no `\\`, then `python3 -m ...`): the
 assignments end on their own as shell variables, and the command on the next line runs without them
-unless its caller exported them (assignments on every line, before a program that is surely one, an
-engine, `python3`, `srun`, a path; not where the script mentions those names anywhere else or may
-export them, `set -a`, `export $(...)`, nor before a function or a `source`, which run in the
-script's own shell, nor in a file other scripts source). The message names the line that cut the
-command short; the line before is read from the script's text as bash reads it, so a `\\` that the
-model of the script missed is no finding.
+unless its caller exported them (assignments on every line, or a `\\` that runs into a comment or an
+empty line, before a program that is surely one, an engine, `python3`, `srun`, a path; not where the
+script mentions those names anywhere else or may export them, `set -a`, `export $(...)`, nor before
+a function or a `source`, which run in the script's own shell, nor in a file other scripts source).
+The message names the line that cut the command short; the line before is read from the script's
+text as bash reads it, so a `\\` that the model of the script missed is no finding.
 
 ## Why is this bad?
 The command above the break runs without the flags below it, and each flag line then runs as
@@ -447,14 +447,23 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
         return
     used: set[str] | None = None
     for command, after in itertools.pairwise(commands):
-        if command.words or len(command.assignments) < 2 or command.redirects:
+        if command.words or not command.assignments or command.redirects:
             continue
         last = command.span.end_line
         lines = sorted({a.span.line for a in command.assignments})
-        if last == command.span.line or lines != list(range(command.span.line, last + 1)):
-            continue  # (over lines, with assignments on every line)
-        if after.span.line != last + 1:
-            continue  # (the command on the line right after the last)
+        if lines != list(range(command.span.line, last + 1)):
+            continue  # (assignments on every line)
+        # (the command on the line right after the last, or after comment or empty lines the
+        # last one's `\` ran into: the first of them ended the block, t72a)
+        gap = range(last + 1, after.span.line)
+        text_of = source.line_text
+        if gap and not (
+            _CONTINUED.search(text_of(last).rstrip("\r"))
+            and all(not text_of(n).strip() or text_of(n).lstrip().startswith("#") for n in gap)
+        ):
+            continue
+        if not gap and (last == command.span.line or len(command.assignments) < 2):
+            continue  # (over lines, two assignments at least)
         base = after.invocation.base or ""
         if after.function != command.function or after.assignments or not after.words:
             continue
@@ -468,6 +477,11 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
             continue
         before = source.line_text(last).rstrip("\r")
         why, fix = _cut(source.path, last, before)
+        if gap:  # (the `\` is there: the line after it ended the block)
+            first = gap[0]
+            kind = "the empty line" if not text_of(first).strip() else "the comment on line"
+            why = f"{kind} {first} ends the command"
+            fix = None
         text = clip(first_line(script.text_of(after.node)), 50)
         shown = ", ".join(f"`{n}`" for n in names[:3]) + (" ..." if len(names) > 3 else "")
         yield Finding(
