@@ -412,6 +412,18 @@ def _typos(unvalidated: dict[str, Read], ctx: Context, path: str) -> list[Findin
     return found
 
 
+def _unassigned_reads(script: Script) -> set[str]:
+    """A cheap look, from the text: the names not upper-case the script reads that nothing in
+    it assigns (a function's `local` or a loop's variable either: a function it calls sees a
+    `local`, bash's scope being dynamic); a way in that sets `port` while the script reads
+    `$PORT` is not looked for."""
+    written = {m.decode() for m in _READ_TEXT.findall(script.src)}
+    written = {n for n in written if not n.isupper()}
+    if not written:
+        return written
+    return written - {a.name for inner in script.walk() for a in inner.assignments}
+
+
 def _case_slips(
     ctx: Context, script: Script, everything: ScriptState, launcher: bool = False
 ) -> Iterator[Finding]:
@@ -422,16 +434,10 @@ def _case_slips(
     engine's command line is said there (`_typos`), with its launch. In a launcher (`launcher`),
     every read, and the launcher's own assignments count as setting the other name too (t70a,
     InferenceX 722dff5af: `PORT=8888`, then a client given `http://0.0.0.0:$port`)."""
-    # (a cheap look first: the text reads a name not upper-case that nothing in the script
-    # assigns, a function's `local` or a loop's variable either; a way in that sets `port`
-    # while the script reads `$PORT` is not looked for)
-    written = {m.decode() for m in _READ_TEXT.findall(script.src)}
-    written = {n for n in written if not n.isupper() and n not in everything.assigned}
-    # (a function's `local` too: a function it calls sees it, bash's scope being dynamic)
-    own = {a.name for inner in script.walk() for a in inner.assignments} if written else set()
-    written -= own
+    written = {n for n in _unassigned_reads(script) if n not in everything.assigned}
     if not any(not is_builtin(n, ctx.config.known_env) for n in written):
         return
+    own = {a.name for inner in script.walk() for a in inner.assignments}
     routes = ctx.environment.routes(script.path)
     if not routes:
         return
@@ -565,9 +571,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     if not entrypoint and ctx.wiring.is_launcher(path):
         # (its variables come from the workflow the repository wires: only a name in another
         # case form than the one set is said, `$port` where only `PORT` is set)
-        own = {a.name for inner in script.walk() for a in inner.assignments}
-        written = {m.decode() for m in _READ_TEXT.findall(script.src)}
-        if any(not n.isupper() and n not in own for n in written):  # (a cheap look first)
+        if _unassigned_reads(script):  # (a cheap look first)
             everything = environment.states_before(script, [len(script.src) + 1])[0]
             if not everything.unknown:
                 yield from _case_slips(ctx, script, everything, launcher=True)
