@@ -426,6 +426,61 @@ def step_text(run: YNode) -> str:
     return "".join([*pieces, value[end:]]) if pieces else value
 
 
+def step_runs(job: YNode, step: YNode) -> list[YNode]:
+    """A step's `run:` scripts: its `run:` scalar; where that is wholly one
+    `${{ matrix.NAME.FIELD }}` expression, the scripts the job's matrix writes out for it (its
+    list's and its `include:` entries' values), which the runner runs one per job. A matrix
+    that does not write out each value (an expression, a mapping) leaves the `run:` scalar as
+    it is: a word whose value is not known."""
+    run = step.get("run") if step.is_map else None
+    if run is None or not run.is_scalar:
+        return []
+    found = _MATRIX_PATH.fullmatch(run.value.strip())
+    values = _matrix_cells(job, found.group(1).split(".")) if found is not None else None
+    return values if values else [run]
+
+
+def _matrix_cells(job: YNode, path: list[str]) -> list[YNode] | None:
+    """The scalars a `${{ matrix.PATH }}` expression is in each of the job's matrix rows (a row
+    without it gives the empty string: none); None where one is not written out."""
+    strategy = job.get("strategy")
+    matrix = strategy.get("matrix") if strategy is not None and strategy.is_map else None
+    if matrix is None or not matrix.is_map:
+        return None
+    name, rest = path[0], path[1:]
+    given = matrix.get(name)
+    if given is not None and not given.is_seq:
+        return None
+    include, exclude = matrix.get("include"), matrix.get("exclude")
+    if exclude is not None and (
+        not exclude.is_seq or any(not e.is_map or e.get(name) is not None for e in exclude.items)
+    ):
+        return None  # (which rows it takes out is not read)
+    if include is not None and not include.is_seq:
+        return None
+    rows: list[YNode | None] = [*(given.items if given is not None else ())]
+    rows += [e.get(name) for e in (include.items if include is not None else ()) if e.is_map]
+    cells = []
+    for row in rows:
+        cell = row
+        for key in rest:
+            if cell is None:
+                break
+            if not cell.is_map:
+                return None
+            cell = cell.get(key)
+        if cell is not None:
+            if not cell.is_scalar:
+                return None
+            cells.append(cell)
+    return cells
+
+
+_MATRIX_PATH = re.compile(
+    r"\$\{\{\s*matrix\.([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*)\s*\}\}"
+)
+
+
 def runs_in_bash(root: YNode, job: YNode, step: YNode) -> bool:
     """Whether a `run:` step surely runs in bash: in a POSIX shell (`runs_in_posix_shell`)
     whose `shell:` is bash or not given (a Linux or macOS runner's default)."""

@@ -4,7 +4,8 @@
 Reports a shell script or YAML file that cannot be read (permissions, a symlink loop, a symlink
 that leaves the repository, binary content) or parsed (invalid YAML; shell that `bash -n`
 rejects). A workflow's `run:` step that runs in bash is read too, each `${{ }}` expression a
-word: a script bash rejects fails the step with status 2. A reserved word where a command's
+word (a `run:` that is wholly `${{ matrix.task.run }}`: each script the matrix writes out for
+it): a script bash rejects fails the step with status 2. A reserved word where a command's
 name stands (`FRAMEWORK=$( elif ...; fi )`, its `if` left out), which tree-sitter-bash reads as
 a command, is asked of bash as any other stumble. Every other file is still linted. In a script
 bash rejects, the other rules report only what comes before the statement bash cannot read (an
@@ -60,6 +61,7 @@ from benchlint.workflow import (
     WORKFLOWS,
     job_steps,
     runs_in_bash,
+    step_runs,
     step_text,
     workflow_roots,
 )
@@ -106,8 +108,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         steps = runs.get("steps") if runs is not None and runs.is_map else None
         for step in steps.items if steps is not None and steps.is_seq else ():
             shell = step.get("shell") if step.is_map else None  # (a composite's steps name it)
-            if shell is not None and shell.is_scalar and _bash(shell.value):
-                yield from _rejected(source, step)
+            run = step.get("run") if step.is_map else None
+            if shell is not None and shell.is_scalar and _bash(shell.value) and run is not None:
+                yield from _rejected(source, run)
 
 
 def _run_steps(source: SourceText, root: YNode) -> Iterator[Finding]:
@@ -117,8 +120,8 @@ def _run_steps(source: SourceText, root: YNode) -> Iterator[Finding]:
     steps too, where their `shell:` is bash.)"""
     for _, job, steps in job_steps(root):
         for step in steps:
-            if runs_in_bash(root, job, step):
-                yield from _rejected(source, step)
+            for run in step_runs(job, step) if runs_in_bash(root, job, step) else ():
+                yield from _rejected(source, run)
 
 
 def _bash(shell: object) -> bool:
@@ -126,10 +129,9 @@ def _bash(shell: object) -> bool:
     return bool(words) and posixpath.basename(words[0]) == "bash"
 
 
-def _rejected(source: SourceText, step: YNode) -> Iterator[Finding]:
-    """The step's `run:` script, where bash rejects it."""
-    run = step.get("run")
-    if run is not None and run.is_scalar and run.value:
+def _rejected(source: SourceText, run: YNode) -> Iterator[Finding]:
+    """A step's `run:` script (`step_runs`), where bash rejects it."""
+    if run.is_scalar and run.value:
         text = step_text(run).encode()
         problem = bash_syntax_error(text) if syntax_suspect(parse_tree(text)) else None
         if problem is not None:

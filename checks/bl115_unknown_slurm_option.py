@@ -76,7 +76,13 @@ from benchlint.shell.held import once_before
 from benchlint.shell.invocation import resolve_words
 from benchlint.shell.model import Command, Script, Word, heredoc_reader
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, runs_in_posix_shell, step_script, workflow_roots
+from benchlint.workflow import (
+    WORKFLOWS,
+    runs_in_posix_shell,
+    step_runs,
+    step_script,
+    workflow_roots,
+)
 from benchlint.yamlmodel import YNode
 
 # (plain substrings: a regular expression takes 0.1 s over a 2.5 MB installer script)
@@ -121,11 +127,11 @@ def check(ctx: Context) -> Iterator[Finding]:
         for _, job in jobs.pairs if jobs is not None and jobs.is_map else ():
             steps = job.get("steps") if job.is_map else None
             for step in steps.items if steps is not None and steps.is_seq else ():
-                run = step.get("run") if step.is_map else None
-                if run is None or not run.is_scalar or not any(w in run.value for w in _MAY[:3]):
-                    continue
-                if runs_in_posix_shell(root, job, step):
-                    yield from _run_step(ctx, source, run)
+                for run in step_runs(job, step) if step.is_map else ():
+                    if not any(w in run.value for w in _MAY[:3]):
+                        continue
+                    if runs_in_posix_shell(root, job, step):
+                        yield from _run_step(ctx, source, run)
 
 
 def _command_lines(script: Script) -> Iterator[tuple[Command, str, slurm.Problem, Span]]:

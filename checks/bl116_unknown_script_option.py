@@ -11,7 +11,8 @@ launcher's module as `torchrun -m pkg.train`), also those built in an argument a
 run unquoted (`CMD="python3 x.py"; CMD+=" --x"; $CMD`), in shell scripts and in the `run:` steps
 of GitHub workflows (a relative path from the step's `working-directory`, else the root, in
 the folder an `actions/checkout` `path:` puts the repository in; a `${{...}}` expression is a
-value not known). It finds the parser that script parses its command
+value not known, but a `run:` that is wholly `${{ matrix.task.run }}` runs the scripts the
+matrix writes out). It finds the parser that script parses its command
 line with, read from its code with Python's `ast` (the options given to `add_argument`, to its
 argument groups, its parents, its subcommands, and in the functions it is handed to: the
 script's own, or one another module of the repository defines (`add_cache_args(parser)` imported
@@ -228,6 +229,7 @@ from benchlint.workflow import (
     job_steps,
     runs_in_posix_shell,
     step_folder,
+    step_runs,
     step_script,
     workflow_roots,
 )
@@ -412,21 +414,26 @@ def check(ctx: Context) -> Iterator[Finding]:
         for _, job, steps in job_steps(root):
             yield from _external_inputs(ctx, source, job)
             for step in steps:
-                run = step.get("run")
-                if run is None or not run.is_scalar or not _may_run_python(run.value):
-                    continue
-                found = step_script(source, run)
-                if found is None:
-                    continue
-                script, folder = found.script, step_folder(root, job, step)
-                posix = runs_in_posix_shell(root, job, step)
-                prefix = checkout_prefix(root, job, step)
-                if prefix:  # (the workspace above the checkout's `path:`)
-                    folder = ""
-                where = _Where(folder, found.place, folder is None, not posix, prefix=prefix)
-                folders = _Folders.of(script, folder)
-                for line in _command_lines(script):
-                    yield from _command_line(ctx, script, line, folders, where)
+                for run in step_runs(job, step):
+                    if _may_run_python(run.value):
+                        yield from _step(ctx, source, root, job, step, run)
+
+
+def _step(
+    ctx: Context, source: SourceText, root: YNode, job: YNode, step: YNode, run: YNode
+) -> Iterator[Finding]:
+    found = step_script(source, run)
+    if found is None:
+        return
+    script, folder = found.script, step_folder(root, job, step)
+    posix = runs_in_posix_shell(root, job, step)
+    prefix = checkout_prefix(root, job, step)
+    if prefix:  # (the workspace above the checkout's `path:`)
+        folder = ""
+    where = _Where(folder, found.place, folder is None, not posix, prefix=prefix)
+    folders = _Folders.of(script, folder)
+    for line in _command_lines(script):
+        yield from _command_line(ctx, script, line, folders, where)
 
 
 def _external_inputs(ctx: Context, source: SourceText, job: YNode) -> Iterator[Finding]:

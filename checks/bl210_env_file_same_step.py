@@ -69,6 +69,7 @@ from benchlint.workflow import (
     WORKFLOWS,
     env_file_writes,
     runs_in_posix_shell,
+    step_runs,
     step_script,
     workflow_roots,
 )
@@ -95,8 +96,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             for step in steps.items:
                 if not step.is_map:
                     continue
-                if runs_in_posix_shell(root, job, step):
-                    yield from _step(source, step, earlier | _env_names(step))
+                for run in step_runs(job, step) if runs_in_posix_shell(root, job, step) else ():
+                    yield from _step(source, run, earlier | _env_names(step))
                 earlier |= env_file_writes(step, ctx.ws)
 
 
@@ -107,9 +108,8 @@ def _env_names(node: YNode | None) -> set[str]:
     return {k.value for k, _ in env.pairs if k.is_scalar}
 
 
-def _step(source: SourceText, step: YNode, given: set[str]) -> Iterator[Finding]:
-    run = step.get("run")
-    if run is None or not run.is_scalar or "GITHUB_ENV" not in run.value:
+def _step(source: SourceText, run: YNode, given: set[str]) -> Iterator[Finding]:
+    if not run.is_scalar or "GITHUB_ENV" not in run.value:
         return
     found = step_script(source, run)
     if found is None:

@@ -68,6 +68,7 @@ from benchlint.workflow import (
     StepScript,
     runs_in_posix_shell,
     step_folder,
+    step_runs,
     step_script,
     workflow_roots,
 )
@@ -105,17 +106,16 @@ def _job(
             if _MAKES_FILES.search(uses.value) and not _plain_checkout(uses.value, step):
                 return  # (files may come from elsewhere from here on)
             continue
-        run = step.get("run")
-        if run is None or not run.is_scalar:
-            continue
+        runs = step_runs(job, step)
         if not runs_in_posix_shell(root, job, step):
-            seen += run.value + "\n"
+            seen += "".join(run.value + "\n" for run in runs)
             continue  # (PowerShell finds `./build` as `./build.ps1`)
         folder = step_folder(root, job, step)
-        found = step_script(source, run) if folder is not None else None
-        if folder is not None and found is not None:
-            yield from _step(ctx, found, folder, seen)
-        seen += run.value + "\n"
+        for run in runs:
+            found = step_script(source, run) if folder is not None else None
+            if folder is not None and found is not None:
+                yield from _step(ctx, found, folder, seen)
+        seen += "".join(run.value + "\n" for run in runs)
 
 
 def _plain_checkout(uses: str, step: YNode) -> bool:
