@@ -9,9 +9,13 @@ shell's `-c` string (`bash -c`, `ssh`), `echo`, `printf`, `cat` and `tee` (which
 and templates), `sed`, `awk`, `perl`, `jq`, `envsubst`, `python -c`.
 
 So is one that is a whole string value of a request body `curl` sends (`-d '{"model":
-"${model_name}"}'`, `--data-raw`, `--json`): the server gets a model named `${model_name}` and
+"${model_name}"}'`, `--data-raw`, `--json`), or a form field's whole value (`-F
+'model=${model_name}'`, `-d 'n=1&model=$M'`): the server gets a model named `${model_name}` and
 answers 404 (not a key, `"$ref":`, nor a `$` inside other text, which the program that gets it may
-expand: a Ray job's entrypoint, a GraphQL query). And `$(PROXY_PORT)` written for `${PROXY_PORT}`
+expand: a Ray job's entrypoint, a GraphQL query). wget's `--post-data` and `--body-data` too, and a
+body held in a variable (`-d "$body"`) the script writes once in single quotes and hands to nothing
+but curl, wget and a plain `echo` (not to `envsubst` or another assignment, which may fill it in):
+reported where it is written. And `$(PROXY_PORT)` written for `${PROXY_PORT}`
 (an upper-case name the script sets, no function of it): bash runs a command of that name, `command
 not found`, and puts nothing in its place (`lsof -t -i:` then frees no port).
 
@@ -41,7 +45,8 @@ python3 bench_serving/benchmark_serving.py --model "$MODEL" --base-url http://0.
 Only URLs (an argument with `://` before the `$`) and curl's request bodies are read: elsewhere a
 literal `$` is often meant (a regular expression, a template, a price). Not reported: a name the
 script neither sets nor reads, an argument of the commands above, words in a `bash -c` string (the
-string's shell expands them; its own quoting is the outer script's), assignments, `$'...'` strings.
+string's shell expands them; its own quoting is the outer script's), assignments (but a request
+body's, above), `$'...'` strings.
 
 ## Fix safety
 The backslash is removed, or the single quotes become double quotes (where the quoted text
@@ -82,11 +87,12 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     if not _candidate(script.file.text):
         return
     used: set[str] | None = None
+    held: set[int] = set()  # the assignments of bodies in variables reported
     urls = [m.start() for m in _SCHEME.finditer(script.src)]  # (bytes: the nodes' offsets)
     for command in script.commands:  # (a nested script's words: its shell expands them)
-        if command.invocation.base == "curl":
+        if command.invocation.base in ("curl", "wget"):
             used = _names_used(script) if used is None else used
-            yield from _request_bodies(command, used)
+            yield from _request_bodies(command, used, held)
         if not _holds(urls, command.node.start_byte, command.node.end_byte):
             continue
         if command.invocation.base in _EXPANDING or _runs_code(command):
@@ -153,52 +159,142 @@ def _substituted_names(script: Script) -> Iterator[Finding]:
 _UPPER_NAME = re.compile(r"[A-Z_][A-Z0-9_]+")
 
 
-def _request_bodies(command: Command, used: set[str]) -> Iterator[Finding]:
+def _request_bodies(command: Command, used: set[str], held: set[int]) -> Iterator[Finding]:
     """`curl ... -d '{"model": "${model_name}"}'`: a JSON string value of the request body that
     is the text `$NAME` itself (t70c, srt-slurm): the server gets a model named `${model_name}`,
     and answers 404. Only a whole string value (not a key, `"$ref":`; not a `$` inside other
     text, `"python x.py --port $PORT"` or a GraphQL `query($id: ID!)`, which another program may
-    expand: t72a)."""
+    expand: t72a); a form field's whole value too (`-F 'model=${model_name}'`, `-d
+    'model=$M&n=1'`). Also a body held in a variable the script assigns in single quotes (`-d
+    "$body"`), and wget's `--post-data`/`--body-data` (t72a)."""
     words = command.invocation.args
+    base = command.invocation.base
     for before, word in zip((None, *words), words, strict=False):
-        text = command.script.text_of(word.node)
-        if before is not None and before.value in _CURL_DATA:
-            start = 0
-        elif word.value.startswith("-d") and len(word.value) > 2:  # (`-d'{...}'`, attached)
-            start = 2
-        else:
+        start = _body_start(base, before, word)
+        if start is None:
             continue
-        for at, name, how in _literal_dollars(text):
-            if at < start or name not in used or not _string_value(text, at, name):
+        variable = word.variable()
+        if variable is not None:  # (`-d "$body"`: the body an assignment wrote)
+            yield from _held_body(command, variable, used, held)
+            continue
+        text = command.script.text_of(word.node)
+        found = _body_value(text, start, used)
+        if found is not None:
+            yield _finding(command, word, text, *found, "request body")
+
+
+def _body_start(base: str | None, before: Word | None, word: Word) -> int | None:
+    """Where a request body starts in the word's text: 0 for the value of a body option before
+    it, past the option where it is attached (curl's `-d'{...}'`, wget's `--post-data=...`);
+    None for another word."""
+    options = _CURL_DATA if base == "curl" else _WGET_DATA
+    if before is not None and before.value in options:
+        return 0
+    if base == "curl" and word.value[:2] in ("-d", "-F") and len(word.value) > 2:
+        return 2
+    option = word.value.split("=", 1)[0]
+    if base == "wget" and "=" in word.value and option in _WGET_DATA:
+        return len(option) + 1
+    return None
+
+
+def _body_value(text: str, start: int, used: set[str]) -> tuple[int, str, str] | None:
+    """The first `$NAME` bash leaves as text in a body (the word's text from `start`) that is
+    a whole JSON string value or form field value, NAME one the script uses."""
+    for at, name, how in _literal_dollars(text):
+        if (
+            at >= start
+            and name in used
+            and (_string_value(text, at, name) or _field(text, at, name))
+        ):
+            return at, name, how
+    return None
+
+
+def _held_body(command: Command, name: str, used: set[str], held: set[int]) -> Iterator[Finding]:
+    """`curl -d "$body"` where the script assigns `body='{"model": "${model_name}"}'`: each
+    assignment of the name whose value holds such a `$NAME`, reported where it is written (once
+    for all the commands that send it). Only a body the script writes once and hands to nothing
+    but `curl`, `wget` and a plain `echo`/`printf` (not `envsubst`, `sed`, another assignment:
+    a template another program fills in)."""
+    top = command.script.top
+    if not _sent_only(top, name):
+        return
+    for script in top.walk():
+        for assignment in script.assignments:
+            value = assignment.value
+            if assignment.name != name or value is None or value.node.start_byte in held:
                 continue
-            yield _finding(command, word, text, at, name, how, "request body")
-            break
+            text = script.text_of(value.node)
+            found = _body_value(text, 0, used - {name})
+            if found is not None:
+                held.add(value.node.start_byte)
+                through = f"`${name}`, line {command.span.line}"
+                yield _finding(command, value, text, *found, "request body", through)
+
+
+def _sent_only(script: Script, name: str) -> bool:
+    """Whether the script assigns the name once and reads it only in request-sending commands
+    and in an `echo`/`printf` that prints it (not piped, not redirected)."""
+    if sum(a.name == name for s in script.walk() for a in s.assignments) != 1:
+        return False
+    for command in script.all_commands():
+        if any(r.name == name for a in command.assignments if a.value for r in a.value.reads()):
+            return False
+        if not any(r.name == name for w in command.words for r in w.reads()):
+            continue
+        base = command.invocation.base
+        if base in ("echo", "printf") and not command.piped and not command.redirects:
+            continue
+        if base not in ("curl", "wget"):
+            return False
+    return True
 
 
 def _string_value(text: str, at: int, name: str) -> bool:
     """Whether the `$NAME` at `at` is a JSON string value on its own: `"$NAME"` or
     `"${NAME}"`, with no `:` after it (a key)."""
-    end = at + 1 + len(name)
-    if text[at + 1 : at + 2] == "{":
-        end = text.find("}", at) + 1
-        if end <= 0:
-            return False
-    if text[at - 1 : at] != '"' or text[end : end + 1] != '"':
+    end = _name_end(text, at, name)
+    if end < 0 or text[at - 1 : at] != '"' or text[end : end + 1] != '"':
         return False
     return not text[end + 1 :].lstrip().startswith(":")
 
 
-# curl's options whose value is the request's body (curl takes no `--data=...`)
+def _field(text: str, at: int, name: str) -> bool:
+    """Whether the `$NAME` at `at` is a form field's whole value: `model=${NAME}` at the
+    body's start or after `&`, ending the field (`&`, `;type=...`, the quote's end)."""
+    end = _name_end(text, at, name)
+    if end < 0 or _FIELD.search(text[:at]) is None:
+        return False
+    return text[end : end + 1] in ("", "'", '"', "&", ";")
+
+
+def _name_end(text: str, at: int, name: str) -> int:
+    """Where the `$NAME` (or `${NAME}`) at `at` ends; -1 for a `${` never closed."""
+    if text[at + 1 : at + 2] == "{":
+        end = text.find("}", at) + 1
+        return end if end > 0 else -1
+    return at + 1 + len(name)
+
+
+# a form field's name and `=` ending the text, at the body's start (after its quote, an
+# attached `-d`/`-F`, `--post-data=`) or after `&`
+_FIELD = re.compile(r"(?:^(?:-[dF]|--[a-z-]+=)?['\"]?|&)[A-Za-z_][A-Za-z0-9_.\[\]-]*=\Z")
+
+# curl's options whose value is the request's body (curl takes no `--data=...`), a form's field
 _CURL_DATA = frozenset(
     {"-d", "--data", "--data-raw", "--data-binary", "--data-ascii", "--data-urlencode", "--json"}
+    | {"-F", "--form", "--form-string"}
 )
+# wget's (`--post-data STRING` or `--post-data=STRING`)
+_WGET_DATA = frozenset({"--post-data", "--body-data"})
 
 
 def _candidate(text: str) -> bool:
     """Whether the script may hold a finding: a URL with a `$` after its scheme, or a URL
     after a quote that may be escaped (`\\"http://`) or inside other quotes (`'"http://`); or
-    a `curl` (its request body)."""
-    if "curl" in text:
+    a `curl` or `wget` (its request body)."""
+    if "curl" in text or "wget" in text:
         return True
     if "://" not in text:
         return False
@@ -275,7 +371,14 @@ def _names_used(script: Script) -> set[str]:
 
 
 def _finding(
-    command: Command, word: Word, text: str, at: int, name: str, how: str, what: str = "URL"
+    command: Command,
+    word: Word,
+    text: str,
+    at: int,
+    name: str,
+    how: str,
+    what: str = "URL",
+    through: str = "",
 ) -> Finding:
     script = command.script
     source = script.file
@@ -296,7 +399,9 @@ def _finding(
         fix = _requote(source, text, start, at)
     return Finding(
         "BL113",
-        f"`{program}` gets the text `${name}` in `{shown}`: {why}, so "
+        f"`{program}` gets the text `${name}` in `{shown}`"
+        + (f" (through {through})" if through else "")
+        + f": {why}, so "
         + (
             "the URL it is given names no host or port that exists"
             if what == "URL"
