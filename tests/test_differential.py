@@ -1750,3 +1750,41 @@ def test_a_short_option_written_with_equals_stops_the_command_as_bl115_says(
     done = subprocess.run(argv, capture_output=True, text=True, timeout=10, env=env, cwd=tmp_path)
     reached = "controller" in done.stderr
     assert reached == (letter not in slurm.EQUALS_STOPS), done.stderr
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    "text",
+    [
+        'f=abcdef; i=2; echo "${f:$i:2}" ${f: $i} ${f:$i}',
+        "a=(x y z w); n=1; echo ${a[@]:$n:2} ${a[*]:$n}",
+        "printf '%s|' one `# a comment` two \\\n  three `#c`\necho",
+        "f=abc; d=zz; i=1; echo ${g:-$d} ${f:$i} ${g:=$d} ${f:+$d}",
+    ],
+)
+def test_forms_tree_sitter_cannot_parse_are_read_as_bash_runs_them(text: str) -> None:
+    """A comment in backticks and a variable as a substring's offset are read another way, the
+    same length (`model._unparsed_forms`): that reading parses whole, and bash prints the same
+    for it as for the text as written (a default's `$` is left as it is)."""
+    from benchlint.shell.model import _unparsed_forms, parse_tree
+
+    assert parse_tree(text.encode()).root_node.has_error
+    read = _unparsed_forms(text.encode())
+    assert read != text.encode() and len(read) == len(text.encode())
+    assert not parse_tree(read).root_node.has_error
+    assert BASH is not None
+
+    def run(script: str) -> str:
+        return subprocess.run([BASH, "-c", script], capture_output=True, text=True).stdout
+
+    assert run(read.decode()) == run(text)
+    assert "${g:-$d}" in read.decode() or "${g:-" not in text
+
+
+def test_a_comment_in_backticks_inside_double_quotes_is_not_read_as_blanks() -> None:
+    """Inside double quotes bash puts the empty text in its place (`"a  b"`), not blanks: such
+    a text is left as written (and stays parsed only in part)."""
+    from benchlint.shell.model import _unparsed_forms
+
+    text = b'echo "a `# in quotes` b"\n'
+    assert _unparsed_forms(text) == text

@@ -385,18 +385,23 @@ def test_a_backslash_that_ends_a_script_loses_nothing(tmp_path: Path) -> None:
 
 
 def test_a_comment_in_backticks_is_said_at_the_command_it_breaks(tmp_path: Path) -> None:
-    """A comment in backticks after a command's word, then a continuation: tree-sitter-bash
+    """A comment in backticks glued to a command's word, then a continuation: tree-sitter-bash
     reads the comment to the end of the line, so a later backtick opens a substitution that
     never closes, its missing end at the end of the command. The warning names the command's
-    first line, where the reading went wrong (bash reads it all)."""
-    script = (
+    first line, where the reading went wrong (bash reads it all). After a blank, the same
+    comment is read as the blanks bash leaves of it (`model._unparsed_forms`): the script is
+    read whole, and the launch in the foreground is reported (BL114)."""
+    glued = (
         "#!/bin/bash\nMODEL=m\necho start\n"
-        'vllm serve "$MODEL"   `# the model` \\\n    --port 8000   `# port` \\\n    --x\n'
+        'vllm serve "$MODEL"`# the model` \\\n    --port 8000   `# port` \\\n    --x\n'
         "curl -sf localhost:8000/health\n"
     )
-    root = write_repo(tmp_path / "r", {"run.sh": script})
-    result = run_lint(root)
+    root = write_repo(
+        tmp_path / "r", {"run.sh": glued, "apart.sh": glued.replace("`# the", " `# the")}
+    )
+    result = run_lint(root, select="BL114")
     assert result.partial == [("run.sh", 4)]
+    assert positions(result) == ["apart.sh:4:1"]
 
 
 def test_files_larger_than_max_file_size_are_listed_not_linted(tmp_path: Path) -> None:
@@ -573,4 +578,27 @@ def test_a_left_shift_in_a_default_is_no_heredoc(tmp_path: Path) -> None:
     root = write_repo(tmp_path / "r", {"run.sh": text})
     result = run_lint(root, select="BL107")
     assert positions(result) == ["run.sh:7:5"]
+    assert result.partial == []
+
+
+def test_a_comment_in_backticks_keeps_the_function(tmp_path: Path) -> None:
+    """(t73a, kserve's install scripts) `` `# why` `` after an option: tree-sitter-bash reads
+    the comment to the end of the line and loses the function around it, whose launch then
+    looked like a foreground one at the top (a false BL114). Read whole: the function's launch
+    is put in the background by its call (no finding), while a launch after the same idiom at
+    the top is reported at its place; no partial-parse warning."""
+    text = (
+        "#!/bin/bash\nstart_server() {\n"
+        "    export VLLM_LOGGING_LEVEL=INFO `# quieter logs`\n"
+        "    vllm serve Qwen/Qwen3-8B --port 8000\n}\nstart_server &\n"
+        "until curl -sf http://localhost:8000/health; do sleep 5; done\n"
+    )
+    top = (
+        "#!/bin/bash\nf=abcdef i=1\necho ${f:$i:2}\n"
+        "vllm serve m --port 8001 `# the second server`\n"
+        "curl -sf http://localhost:8001/health\n"
+    )
+    root = write_repo(tmp_path / "r", {"serve.sh": text, "top.sh": top})
+    result = run_lint(root, select="BL114")
+    assert positions(result) == ["top.sh:4:1"]
     assert result.partial == []

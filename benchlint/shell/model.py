@@ -1213,6 +1213,8 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     ends = _assignment_lines_before_close(src)
     if ends:
         src = _assignments_before_close(src, ends)
+    if _BACKTICK_COMMENT.search(src) or _VARIABLE_OFFSET.search(src):
+        src = _unparsed_forms(src)
     char_of = file_char_of(file)
     errexit = starts_errexit(file)
     script = Script(file, src, char_of, errexit_at_start=errexit, build=False)
@@ -1334,6 +1336,37 @@ def _assignments_before_close(src: bytes, ends: list[int]) -> bytes:
 
 
 _TEXT_NODES = frozenset({"string", "raw_string", "ansi_c_string", "heredoc_body", "comment"})
+
+
+# a comment in backticks after a blank (`` --set x=1 `# why` \ ``): a command substitution that
+# runs nothing, where tree-sitter-bash reads the comment as running to the end of the line
+_BACKTICK_COMMENT = re.compile(rb"(?<=[ \t])`[ \t]*#[^`\n]*`(?=[ \t\n;\\]|\Z)")
+# a substring's offset that is a variable (`${f:$i:1}`, `${a[@]: $n}`; not `${f:-$d}`, a
+# default), which tree-sitter-bash cannot parse: group 1 is its `$`
+_VARIABLE_OFFSET = re.compile(
+    rb"\$\{[A-Za-z_][A-Za-z0-9_]*(?:\[[@*]\])?:[ \t]*(\$)(?=[A-Za-z_0-9])"
+)
+
+
+def _unparsed_forms(src: bytes) -> bytes:
+    """Two forms bash reads that tree-sitter-bash does not, which lose the commands around
+    them (a whole function's body read as top-level commands: t73a, kserve's install scripts):
+    a comment in backticks after a blank, read as blanks (bash puts nothing in its place; not
+    one inside double quotes on its line, the empty text there), and a variable as
+    a substring's offset, read with a blank for its `$` (`${f: i:1}`: bash's arithmetic reads
+    a name as its value; the read is not kept). The same length, so every position stays; only
+    where the text as written does not parse whole and the text so read does."""
+    if not parse_tree(src).root_node.has_error:
+        return src
+    read = bytearray(src)
+    for match in _BACKTICK_COMMENT.finditer(src):
+        before = src[src.rfind(b"\n", 0, match.start()) + 1 : match.start()]
+        if (before.count(b'"') - before.count(b'\\"')) % 2:
+            continue  # (in double quotes: the empty text, not blanks)
+        read[match.start() : match.end()] = b" " * (match.end() - match.start())
+    for match in _VARIABLE_OFFSET.finditer(src):
+        read[match.start(1)] = ord(" ")
+    return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
 
 
 # an arithmetic expansion with a left shift in it: `$((32 << 30))`
