@@ -32,7 +32,9 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   engine's own spelling where there is one;
 - where the release is known (either way above), a flag no release of the engine has that is
   one slip from a flag that release has (a letter more, less or other, or two neighbours
-  swapped: `--tensor-paralel-size`, `--gpu-memory-utilisation`): a misspelling;
+  swapped: `--tensor-paralel-size`, `--gpu-memory-utilisation`): a misspelling; where no
+  release is known, the slip of a flag every measured release has (`--no-enable-prefixcaching`
+  in a nightly image), as a warning whose message says the release is not known;
 - a flag written with three dashes (`---enable-eplb`), an option of no release, on any launch.
 
 ## Why is this bad?
@@ -245,6 +247,39 @@ def _slip_finding(
     )
 
 
+def _slip_of_every(engine: str, flag: str) -> str | None:
+    """The flag `flag` is one slip from (`engine_flags.slip_of`) where every measured release
+    of the engine has that one (and none has `flag`): a misspelling whatever the release."""
+    data = engine_flags()
+    slip = data.slip_of(engine, flag)
+    if slip is None or any(not data.accepts(engine, v, slip) for v in data.versions[engine]):
+        return None
+    return slip
+
+
+def _unreleased_slip(
+    flag: str, shown: str, engine: str, where: str, location: Location, subject: str
+) -> Finding | None:
+    """Where the release that runs a launch is not known (a nightly or custom image, a script
+    no entry runs): a flag no measured release has, one slip from a flag every one has (t73b,
+    InferenceX d7ab47715: `--no-enable-prefixcaching` in a nightly image). A warning: the
+    release is not known, and the message says so."""
+    slip = _slip_of_every(engine, flag)
+    if slip is None:
+        return None
+    measured = engine_flags().versions[engine]
+    return Finding(
+        "BL303",
+        f"`{shown}` {where} is not a flag of any {ENGINES[engine]} release from {measured[0]} to "
+        f"{measured[-1]}, while `{slip}` is one of every one: the release that runs it is not "
+        "known here, but every measured one exits on it with `unrecognized arguments`",
+        location,
+        subject=subject,
+        help=f"did you mean `{slip}`?",
+        severity=Severity.WARNING,
+    )
+
+
 UNDECIDED = (
     "engine launches with a flag only some releases accept, or one a slip from a flag (no "
     "measured release has it), not checked against their release (BL303: no entry's image names "
@@ -380,6 +415,10 @@ def _image_finding(
     another engine's flag; None when neither."""
     data = engine_flags()
     version, node, label, whose = image
+    if version is None or node is None:
+        unreleased = _unreleased_slip(flag, shown, engine, where, location, subject)
+        if unreleased is not None:
+            return unreleased
     slip = data.slip_of(engine, flag) if version is not None and node is not None else None
     if (
         slip is not None
@@ -477,15 +516,21 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         runs = None
         flags = [flag_name(a.value) for a in launch.flags if a.value.startswith("--")]
         # (only then does the release matter: a flag some releases accept, or a misspelling,
-        # which is told only against a release)
+        # told against the release; without one, only that of a flag every release has)
         if any(data.varies(engine, f) or data.slip_of(engine, f) for f in flags):
             runs = launch_releases(ctx, launch)
-            between = runs is not None and any(
+        if runs is None and any(
+            data.varies(engine, f) or (data.slip_of(engine, f) and not _slip_of_every(engine, f))
+            for f in flags
+        ):
+            ctx.count(UNDECIDED, Location(script.path, command.first_line_span))
+        elif runs is not None:
+            between = any(
                 data.varies(engine, f) and data.accepts(engine, r.version, f) is None
                 for f in flags
                 for r in runs
             )
-            if runs is None or between:
+            if between:
                 ctx.count(UNDECIDED, Location(script.path, command.first_line_span))
         where = _on(launch)
         for arg in launch.flags:
@@ -497,9 +542,12 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             flag = flag_name(arg.value)
             if runs is not None:
                 finding = _release_finding(flag, arg, engine, runs, where, script.path)
-                if finding is not None:
-                    yield finding
-                    continue
+            else:
+                location = Location(script.path, arg.span)
+                finding = _unreleased_slip(flag, arg.value, engine, where, location, flag)
+            if finding is not None:
+                yield finding
+                continue
             owner = data.foreign(engine, flag)
             if owner is not None:
                 message, hint = _message(flag, arg.value, engine, owner, where)
