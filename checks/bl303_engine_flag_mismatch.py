@@ -34,7 +34,9 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   one slip from a flag that release has (a letter more, less or other, or two neighbours
   swapped: `--tensor-paralel-size`, `--gpu-memory-utilisation`): a misspelling; where no
   release is known, the slip of a flag every measured release has (`--no-enable-prefixcaching`
-  in a nightly image), as a warning whose message says the release is not known;
+  in a nightly image), and two flags no measured release has both of (`--max-seq-len-to-capture`,
+  gone after 0.10.2, beside `--disable-access-log-for-endpoints`, from 0.16.0), each a warning
+  whose message says the release is not known;
 - a flag written with three dashes (`---enable-eplb`), an option of no release, on any launch.
 
 ## Why is this bad?
@@ -247,6 +249,51 @@ def _slip_finding(
     )
 
 
+def _apart(engine: str, flags: list[tuple[str, str, Location]], where: str) -> Finding | None:
+    """Where the release that runs a launch is not known: two of its flags (name, as written,
+    where), one that every measured release up to some has and none after, the other one
+    every measured release from a later one on has and none before (t73a:
+    `--max-seq-len-to-capture`, gone after 0.10.2, beside `--disable-access-log-for-endpoints`,
+    from 0.16.0): whatever the release, also one before or after the measured ones, the server
+    exits on one of them. Not a flag that came and went within them (`--device`, 0.26.0 to
+    0.28.0: an older release may have had it too). A warning at the later flag, naming the
+    other."""
+    data = engine_flags()
+    versions = data.versions[engine]
+    having: dict[str, tuple[list[str], str, Location]] = {}
+    for name, shown, location in flags:
+        if name not in having and data.varies(engine, name):
+            accepted = [v for v in versions if data.accepts(engine, v, name)]
+            having[name] = (accepted, shown, location)
+    names = list(having)
+    for index, later in enumerate(names):
+        for earlier in names[:index]:
+            (a, a_shown, a_at), (b, b_shown, b_at) = having[earlier], having[later]
+            gone_a, gone_b = tuple(a) == versions[: len(a)], tuple(b) == versions[: len(b)]
+            come_a = tuple(a) == versions[len(versions) - len(a) :]
+            come_b = tuple(b) == versions[len(versions) - len(b) :]
+            if set(a) & set(b) or not ((gone_a and come_b) or (gone_b and come_a)):
+                continue
+            return Finding(
+                "BL303",
+                f"`{b_shown}` {where} is a flag of {ENGINES[engine]} {_range(b)}, `{a_shown}` "
+                f"(line {a_at.span.line}) one of {_range(a)}: no measured release has both, so "
+                "whatever release runs it (not known here), the server exits on one of them "
+                "with `unrecognized arguments`",
+                b_at,
+                related=(Location(a_at.path, a_at.span, a_shown),),
+                subject=f"{earlier}+{later}",
+                help="keep only the flags of the release that runs it",
+                severity=Severity.WARNING,
+            )
+    return None
+
+
+def _range(versions: list[str]) -> str:
+    """The measured releases that have a flag, in words: `0.10.0 to 0.10.2`, or the one."""
+    return versions[0] if len(versions) == 1 else f"{versions[0]} to {versions[-1]}"
+
+
 def _slip_of_every(engine: str, flag: str) -> str | None:
     """The flag `flag` is one slip from (`engine_flags.slip_of`) where every measured release
     of the engine has that one (and none has `flag`): a misspelling whatever the release."""
@@ -382,6 +429,11 @@ def _in_container(
     ):
         found.append(Undecided(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span)))
     where = _on(launch)
+    if version is None:
+        apart = [(flag_name(a.value), a.value, Location(path, a.span)) for a in flags]
+        together = _apart(engine, apart, where)
+        if together is not None:
+            found.append(together)
     for arg in flags:
         if arg.value.startswith("---"):
             found.append(_three_dashes(arg, engine, where, path))
@@ -533,6 +585,13 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             if between:
                 ctx.count(UNDECIDED, Location(script.path, command.first_line_span))
         where = _on(launch)
+        if runs is None:
+            apart = [
+                (flag_name(a.value), a.value, Location(script.path, a.span)) for a in launch.flags
+            ]
+            found = _apart(engine, [a for a in apart if a[1].startswith("--")], where)
+            if found is not None:
+                yield found
         for arg in launch.flags:
             if not arg.value.startswith("--"):
                 continue
@@ -621,6 +680,12 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
                 for f in flags
             ):
                 ctx.count(UNDECIDED_RECIPE, Location(path, (container or mapping).span))
+            if version is None:
+                keys = [k for k, _ in mapping.live_pairs() if k.is_scalar]
+                apart = [(flag_name(k.value), k.value, Location(path, k.span)) for k in keys]
+                together = _apart(engine, apart, f"in {where}")
+                if together is not None:
+                    yield together
             for key, value in mapping.live_pairs():  # (a key written twice: BL203's)
                 if not key.is_scalar:
                     continue
