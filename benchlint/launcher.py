@@ -170,8 +170,10 @@ class LauncherModel:
 
     def assigned_after(self, command: Command) -> frozenset[str]:
         """The names the command's conditions read that the launcher's text first assigns
-        after the command (none for a command in a function or a loop, or of a nested shell):
-        where the command runs, they still hold the values the launcher was started with."""
+        after the command, or in it (`if [ "$FRAMEWORK" = vllm ]; then FRAMEWORK=""`: the
+        condition is read before its body runs; none for a command in a function or a loop, or
+        of a nested shell): where its conditions are read, they still hold the values the
+        launcher was started with."""
         known = self._assigned_after.get(id(command))
         if known is None:
             found: frozenset[str] = frozenset()
@@ -181,7 +183,7 @@ class LauncherModel:
                     read.name
                     for guard in command.guards
                     for read in guard.reads
-                    if first.get(read.name, 0) > at
+                    if first.get(read.name, -1) >= at
                 )
             known = self._assigned_after[id(command)] = found
         return known

@@ -748,7 +748,7 @@ def _rendered_pattern(word: str, route: Route, memo: _Memo, top: bool) -> re.Pat
         whole,
         route.entry.fields.get(profile.EXP_NAME_PREFIX),
         tuple((n, env.known.get(n), env.knows(n)) for n in holes),
-        tuple(route.holds(command) is not False for command in _givers(template)),
+        tuple(route.holds(command) for command in _givers(template)),  # (True, None, False)
     )
     pattern = memo.rendered.get(signature)
     if pattern is None:
@@ -767,6 +767,8 @@ def _holes(template: tuple[object, ...]) -> tuple[str, ...]:
                 names.extend(_holes(alternative))
         elif isinstance(item, (_Defaulted, _Positional)):
             names.append(item.name if isinstance(item, _Defaulted) else item.index)
+        elif isinstance(item, _Alternate):
+            names.extend(_holes((item.hole, *item.word)))
     return tuple(dict.fromkeys(names))
 
 
@@ -782,6 +784,8 @@ def _givers(template: tuple[object, ...]) -> tuple[Command, ...]:
                 found.extend(_givers(alternative))
         elif isinstance(item, _Printed):
             found.extend(command for command, _ in item.printers)
+        elif isinstance(item, _Alternate):
+            found.extend(_givers((item.hole, *item.word)))
     return tuple(dict.fromkeys(found))
 
 
@@ -832,6 +836,20 @@ class _Defaulted:
 _DEFAULTED = re.compile(
     r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<colon>:?)-(?P<default>[^${}`\\]*)\}"
 )
+
+
+@dataclass(frozen=True)
+class _Alternate:
+    """`${NAME:+word}`: the word where the variable is not empty on the route, nothing where it
+    is (`benchmarks/${MODEL_PREFIX}_h200${FRAMEWORK:+_$FRAMEWORK}_slurm.sh`, t73b: InferenceX
+    9c068007e)."""
+
+    hole: _Hole  # the variable's own value on the route
+    word: tuple[object, ...]  # the word's template
+
+
+# `${NAME:+word}`, the word with no braces, quotes or backslashes in it
+_ALTERNATE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*):\+(?P<word>[^{}`'\"\\]*)\}")
 _ANY = "[^/]*"  # an expansion benchlint cannot evaluate: any part of a name
 
 
@@ -885,6 +903,13 @@ def _expansion(
         return _Hole("EXP_NAME", prefix=True)
     if name[:1] and name[0] in "123456789" and not name[1:2].isdigit():
         return _positional(expansion, name[0], script, owner, top)
+    alternate = _ALTERNATE.fullmatch(expansion)
+    if alternate is not None:  # `${FRAMEWORK:+_$FRAMEWORK}`
+        hole = _expansion("$" + alternate["name"], script, depth, memo, owner, top, whole)
+        if not isinstance(hole, _Hole):
+            return _ANY
+        word = _template(alternate["word"], script, depth + 1, memo, owner, top, whole)
+        return _Alternate(hole, word)
     defaulted = _DEFAULTED.fullmatch(expansion)
     if defaulted is not None:  # `${SCENARIO_SUBDIR:-fixed_seq_len/}`
         variable = defaulted["name"]
@@ -981,6 +1006,27 @@ def _printed_on(item: _Printed, route: Route) -> str:
     return "(?:" + "|".join(re.escape(o) for o in found) + ")"
 
 
+def _empty_on(hole: _Hole, route: Route) -> set[bool] | None:
+    """Whether the variable may be empty (or unset) on the route, and whether it may not: by the
+    launcher's assignments that may run there (each a literal text), and the value the launcher
+    was started with where none surely runs; None where one is not known."""
+    start = route.env.before_assigning(frozenset({hole.name})).get(hole.name)
+    found: set[bool] = set()
+    surely = False
+    for template, by in hole.fallback or ():
+        if not _may_give(route, by):
+            continue
+        if any(not isinstance(piece, str) for piece in template):
+            return None
+        found.add("".join(piece for piece in template if isinstance(piece, str)) == "")
+        surely = surely or all(route.holds(command) is True for command in by)
+    if not surely:
+        if start is None:
+            return None
+        found.add(start is UNSET or not start)
+    return found
+
+
 def _render(template: tuple[object, ...], route: Route) -> str:
     out = []
     env = route.env
@@ -990,6 +1036,14 @@ def _render(template: tuple[object, ...], route: Route) -> str:
             continue
         if isinstance(item, _Printed):
             out.append(_printed_on(item, route))
+            continue
+        if isinstance(item, _Alternate):
+            empty = _empty_on(item.hole, route)
+            if empty is None:
+                out.append(_ANY)
+            else:
+                options = sorted({"" if e else _render(item.word, route) for e in empty})
+                out.append(options[0] if len(options) == 1 else "(?:" + "|".join(options) + ")")
             continue
         if isinstance(item, _Defaulted):
             if not env.knows(item.name):
