@@ -296,9 +296,10 @@ def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
     job's or the workflow's `defaults.run.shell`) says so; or none is given and the job's
     `runs-on` names no Windows runner (whose default is PowerShell: a label starting with
     `win`), each label written out (or the job's matrix's values of `${{ matrix.os }}`); or
-    the runner is not known (an expression, a `group:`) and the script is one only a POSIX
-    shell runs: it names the runner's files as shell variables (`>> $GITHUB_ENV`: PowerShell's
-    is `$env:GITHUB_ENV`, an unset variable of its own would be `$GITHUB_ENV`)."""
+    the runner is not known (an expression, a `group:`) and a script of the job that runs in
+    its default shell, this one or another (t73b), is one only a POSIX shell runs: it names the
+    runner's files as shell variables (`>> $GITHUB_ENV`: PowerShell's is `$env:GITHUB_ENV`, an
+    unset variable of its own would be `$GITHUB_ENV`), and none names them as PowerShell does."""
     for given in (step.get("shell"), _default_shell(job), _default_shell(root)):
         if given is not None:
             words = given.value.split() if given.is_scalar else []
@@ -317,9 +318,21 @@ def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
         return False
     if not any("${{" in t for t in texts) and (runs_on is None or labels):
         return True
-    # (a mapping, `group:`/`labels:`, is not read: the runner is not known either)
-    run = step.get("run")
-    return run is not None and run.is_scalar and _POSIX_FILES.search(run.value) is not None
+    # (a mapping, `group:`/`labels:`, is not read: the runner is not known either; every step
+    # of the job with no `shell:` of its own runs in that runner's default shell)
+    own = step.get("run")
+    if own is not None and own.is_scalar and _POSIX_FILES.search(own.value) is not None:
+        return True
+    steps = job.get("steps")
+    scripts = [
+        run.value
+        for other in (steps.items if steps is not None and steps.is_seq else [step])
+        for run in (other.get("run") if other.is_map and other.get("shell") is None else None,)
+        if run is not None and run.is_scalar
+    ]
+    if any("$env:GITHUB_" in script for script in scripts):
+        return False  # (a step names them as PowerShell does: the two disagree)
+    return any(_POSIX_FILES.search(script) is not None for script in scripts)
 
 
 # the runner's files a step writes to, named as a POSIX shell names them (`$GITHUB_ENV`,
