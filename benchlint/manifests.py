@@ -27,8 +27,10 @@ from benchlint.yamlmodel import YamlDocument, YNode
 class Container:
     image: str | None  # None: the mapping names none
     script: Script  # `command` then `args`, as one command line
-    image_node: YNode | None = None  # where the image is named
+    image_node: YNode | None = None  # where the image is named (or the `setup:` installing)
     node: YNode | None = None  # a Kubernetes container's mapping (its probes, ports, env)
+    # (engine, version) a SkyPilot task's `setup:` installs (`pip install vllm==0.19.0`)
+    installed: tuple[str, str] | None = None
 
 
 def containers(
@@ -130,9 +132,15 @@ def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Contain
     value = image.value if image is not None and image.is_scalar else None
     name = value.removeprefix("docker:") if value and value.startswith("docker:") else None
     setup = root.get("setup")
-    if setup is not None and setup.is_scalar and _INSTALLS.search(setup.value):
-        name = None  # (`setup: pip install vllm==0.16.0`: the release that runs is that one)
     line = command_line(file, [run], ("bash", "-c"), run)
+    if setup is not None and setup.is_scalar and _INSTALLS.search(setup.value):
+        # (`setup: pip install vllm==0.19.0`: the release that runs is the one it installs,
+        # where it pins one engine's exact release, else not known)
+        pins = {(m["engine"].lower(), m["version"]) for m in _PINNED.finditer(setup.value)}
+        installs = len(_INSTALLS.findall(setup.value))
+        if len(pins) == 1 and installs == 1:
+            return Container(None, line, setup, installed=next(iter(pins)))
+        return Container(None, line)
     return Container(name, line, image if name is not None else None)
 
 
@@ -140,6 +148,15 @@ def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Contain
 _INSTALLS = re.compile(
     r"\bpip3?\s+install\b[^\n;&|]*?(?<=\s)[\"']?(?:vllm|sglang|tensorrt[-_]llm)"
     r"(?:\[[^\]]*\])?(?:[=<>~!]=?[^\s;&|]*)?[\"']?(?=[\s;&|]|$)",
+    re.I,
+)
+
+
+# an install of one exact release (`pip install vllm==0.19.0`, `uv pip install
+# "sglang[all]==0.4.2.post4"`)
+_PINNED = re.compile(
+    r"\bpip3?\s+install\b[^\n;&|]*?(?<=\s)[\"']?(?P<engine>vllm|sglang)(?:\[[^\]]*\])?"
+    r"==(?P<version>\d+(?:\.\d+)*(?:\.?post\d+)?)[\"']?(?=[\s;&|]|$)",
     re.I,
 )
 

@@ -18,7 +18,8 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
   them with `vllm serve`), in a Compose service (its `entrypoint`, else its image's, then its
   `command`: a list, or a string split into words), in a SkyPilot task's `run:` script (in the
-  image its `resources` `image_id: docker:...` names), in a script's `docker run` (or `podman
+  image its `resources` `image_id: docker:...` names, or the exact release its `setup:` installs,
+  `pip install vllm==0.19.0`), in a script's `docker run` (or `podman
   run`) of that image with flags after it or of any image with the launch after it (`docker run
   lmsysorg/sglang:v0.5.8 python3 -m sglang.launch_server ...`), and in a launch an `srun
   --container-image=IMAGE` (pyxis) runs, a flag the release of the container's image does not
@@ -383,7 +384,9 @@ def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
                 # runs it, in its own image, not known here)
                 found += _in_container(launch, None, None, path)
             elif launch.engine in ENGINES:
-                found += _in_container(launch, container.image, container.image_node, path)
+                found += _in_container(
+                    launch, container.image, container.image_node, path, container.installed
+                )
     return found
 
 
@@ -411,14 +414,24 @@ def _on(launch: Launch) -> str:
 
 
 def _in_container(
-    launch: Launch, image: str | None, node: YNode | Word | None, path: str
+    launch: Launch,
+    image: str | None,
+    node: YNode | Word | None,
+    path: str,
+    installed: tuple[str, str] | None = None,
 ) -> list[Finding | Undecided]:
     """A launch's flags where a container's image (its name, and where it is named) runs it,
-    against the release the image names, else the other engine's flags; a launch with a flag
-    only some releases accept, in an image that names none the data knows, counted."""
+    against the release the image names (or a SkyPilot task's `setup:` installs, `installed`,
+    named at `node`), else the other engine's flags; a launch with a flag only some releases
+    accept, in an image that names none the data knows, counted."""
     data = engine_flags()
     engine = launch.engine
-    found_release = image_release(image) if image is not None else None
+    found_release = installed or (image_release(image) if image is not None else None)
+    label, whose = (
+        ("setup", "the task's `setup:` install")
+        if installed
+        else ("image", "the container's image")
+    )
     version = found_release[1] if found_release is not None and found_release[0] == engine else None
     flags = [a for a in launch.flags if a.value.startswith("--")]
     found: list[Finding | Undecided] = []
@@ -443,7 +456,7 @@ def _in_container(
             flag,
             arg.value,
             engine,
-            (version, node, "image", "the container's image"),
+            (version, node, label, whose),
             where,
             Location(path, arg.span),
             flag,
