@@ -39,9 +39,10 @@ short of a name a way in sets, one character off or with two neighbours swapped 
 workflow sets `MODEL`, `$PROT`), is almost always a typo: an error of its own, on every launch that
 reads it, with the place that sets the other name as a related location; a name in another case is
 one too where the script reads it anywhere else, at its first such read (`if [[ "$isl" == 8192 ]]`
-while the launcher passes `ISL`: the test is never true). In a launcher, whose variables come from
-the workflow, only such a name is said: `$port` where the launcher or its workflow sets `PORT` and
-nothing sets `port` (a client given `http://$server_name:$port`).
+while the launcher passes `ISL`: the test is never true; a heredoc's `$port` while the script
+itself sets `PORT`; not a read on purpose, with a default or tested). In a launcher, whose
+variables come from the workflow, only such a name is said: `$port` where the launcher or its
+workflow sets `PORT` and nothing sets `port` (a client given `http://$server_name:$port`).
 
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
@@ -431,9 +432,10 @@ def _case_slips(
     name nothing on the ways into the script sets, and nothing in it, while a way in sets the
     same name in another case (the launcher passes `ISL`): always empty, where the other was
     meant (t50b, InferenceX 979e65e0c: an 8k1k tuning that never applied). A typo on an
-    engine's command line is said there (`_typos`), with its launch. In a launcher (`launcher`),
-    every read, and the launcher's own assignments count as setting the other name too (t70a,
-    InferenceX 722dff5af: `PORT=8888`, then a client given `http://0.0.0.0:$port`)."""
+    engine's command line is said there (`_typos`), with its launch. The script's own
+    assignments count as setting the other name too (t70a, InferenceX 722dff5af: `PORT=8888`,
+    then a client given `http://0.0.0.0:$port`; t72a: a heredoc's `$port` in an entrypoint). In
+    a launcher (`launcher`), every read."""
     written = {n for n in _unassigned_reads(script) if n not in everything.assigned}
     if not any(not is_builtin(n, ctx.config.known_env) for n in written):
         return
@@ -445,7 +447,8 @@ def _case_slips(
     for route in routes:
         for name in route.variables():
             given.setdefault(name.lower(), name)
-    mine = _own_setters(script, sorted(written)) if launcher else {}
+    ways_in = set(given)  # (the lower-case forms of the names a way in sets)
+    mine = _own_setters(script, sorted(written))
     for name, setters in mine.items():
         given.setdefault(name.lower(), next(iter(setters)))
     if not any(given.get(n.lower(), n) != n for n in written):
@@ -457,16 +460,16 @@ def _case_slips(
         else {read.name for launch in launches(script) for read, _ in _consumed(launch)}
     )
     first: dict[str, Read] = {}
-    # (in a launcher, a lower-case input read on purpose is no slip: one it tests, `[[ -n
-    # "$port" ]]`, reads with a default, `${port:-8888}`, or gives the other name, `PORT=$port`:
-    # t72a)
-    optional = _optional_reads(script) if launcher else set()
+    # (against the script's own other name, a lower-case input read on purpose is no slip:
+    # one it tests, `[[ -n "$port" ]]`, reads with a default, `${port:-8888}`, or gives the
+    # other name, `PORT=$port`: t72a; in a launcher, against any)
+    optional = _optional_reads(script) if launcher or mine else set()
     for read in _every_read(script):
         name = read.name
         other = given.get(name.lower())
         if other is None or other == name or name in engine or name.isupper() or name in own:
             continue
-        if launcher and (read.operator or name in optional):
+        if (launcher or name.lower() not in ways_in) and (read.operator or name in optional):
             continue
         if name in everything.assigned or is_builtin(name, ctx.config.known_env):
             continue
