@@ -905,6 +905,8 @@ def _expansion(
         return _positional(expansion, name[0], script, owner, top)
     alternate = _ALTERNATE.fullmatch(expansion)
     if alternate is not None:  # `${FRAMEWORK:+_$FRAMEWORK}`
+        if not _plainly_assigned(script, alternate["name"], expansion):
+            return _ANY
         hole = _expansion("$" + alternate["name"], script, depth, memo, owner, top, whole)
         if not isinstance(hole, _Hole):
             return _ANY
@@ -935,6 +937,30 @@ def _expansion(
         if a.value is not None
     ]
     return _Hole(name, tuple(sorted(alternatives, key=lambda item: repr(item[0]))))
+
+
+def _plainly_assigned(script: Script, name: str, expansion: str) -> bool:
+    """Whether the launcher gives the variable its values only by assignments of its own top
+    level, each before the text first reads it so (`expansion`), so that those and the value it
+    was started with are all it can hold there: none in a function, a loop or a nested shell,
+    no `unset` of it, no file sourced and no `eval` (t74a: each of those gave a false BL202)."""
+    first = script.file.text.find(expansion)
+    for command in script.all_commands():
+        if command.base in ("source", ".", "eval"):
+            return False
+        if command.base == "unset" and any(w.value == name for w in command.args):
+            return False
+    for assignment in script.assignments:
+        if assignment.name != name:
+            continue
+        command = assignment.command
+        if command.script is not script or command.function is not None or command.loops:
+            return False
+        if assignment.kind not in ("assign", "export", "declare", "readonly"):
+            return False  # (`for`, `read`, a prefix, one named at run time)
+        if first < 0 or script.char_of(assignment.node.start_byte) > first:
+            return False
+    return True
 
 
 def _value_template(
@@ -1007,23 +1033,23 @@ def _printed_on(item: _Printed, route: Route) -> str:
 
 
 def _empty_on(hole: _Hole, route: Route) -> set[bool] | None:
-    """Whether the variable may be empty (or unset) on the route, and whether it may not: by the
-    launcher's assignments that may run there (each a literal text), and the value the launcher
-    was started with where none surely runs; None where one is not known."""
+    """Whether the variable may be empty (or unset) on the route, and whether it may not: the
+    value the launcher was started with, then its assignments in text order (each a literal
+    text, at its top level: `_plainly_assigned`), one that surely runs there replacing what was
+    before, one that may adding to it; None where a value is not known."""
     start = route.env.before_assigning(frozenset({hole.name})).get(hole.name)
-    found: set[bool] = set()
-    surely = False
-    for template, by in hole.fallback or ():
+    found: set[bool] | None = None if start is None else {start is UNSET or not start}
+    givers = sorted(hole.fallback or (), key=lambda item: item[1][0].node.start_byte)
+    for template, by in givers:
         if not _may_give(route, by):
             continue
         if any(not isinstance(piece, str) for piece in template):
             return None
-        found.add("".join(piece for piece in template if isinstance(piece, str)) == "")
-        surely = surely or all(route.holds(command) is True for command in by)
-    if not surely:
-        if start is None:
-            return None
-        found.add(start is UNSET or not start)
+        empty = "".join(piece for piece in template if isinstance(piece, str)) == ""
+        if all(route.holds(command) is True for command in by):
+            found = {empty}
+        elif found is not None:
+            found.add(empty)
     return found
 
 

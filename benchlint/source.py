@@ -31,6 +31,14 @@ class SourceText:
         source._digest = None
         return source
 
+    @classmethod
+    def stand_in(cls, path: str, digest: bytes) -> SourceText:
+        """A file read but not kept (larger than `max-file-size`, not modelled): no text, its
+        content hash (what the run cache names it by) kept."""
+        source = cls.of_text(path, "")
+        source._digest = digest
+        return source
+
     @property
     def line_starts(self) -> array[int]:
         """The offset each line starts at; built on first use, in C (`split`, `accumulate`).

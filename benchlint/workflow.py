@@ -324,15 +324,24 @@ def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
     if own is not None and own.is_scalar and _POSIX_FILES.search(own.value) is not None:
         return True
     steps = job.get("steps")
+    items = steps.items if steps is not None and steps.is_seq else [step]
+    if any(_on_runner_os(other) for other in items):
+        return False  # (a step for one system only: the job may run on another, t74a)
     scripts = [
         run.value
-        for other in (steps.items if steps is not None and steps.is_seq else [step])
+        for other in items
         for run in (other.get("run") if other.is_map and other.get("shell") is None else None,)
         if run is not None and run.is_scalar
     ]
     if any("$env:GITHUB_" in script for script in scripts):
         return False  # (a step names them as PowerShell does: the two disagree)
     return any(_POSIX_FILES.search(script) is not None for script in scripts)
+
+
+def _on_runner_os(step: YNode) -> bool:
+    """Whether a step runs only on some systems (`if: runner.os == 'Windows'`)."""
+    condition = step.get("if") if step.is_map else None
+    return condition is not None and "runner.os" in str(condition.value)
 
 
 # the runner's files a step writes to, named as a POSIX shell names them (`$GITHUB_ENV`,
@@ -443,11 +452,15 @@ def step_runs(job: YNode, step: YNode) -> list[YNode]:
     """A step's `run:` scripts: its `run:` scalar; where that is wholly one
     `${{ matrix.NAME.FIELD }}` expression, the scripts the job's matrix writes out for it (its
     list's and its `include:` entries' values), which the runner runs one per job. A matrix
-    that does not write out each value (an expression, a mapping) leaves the `run:` scalar as
-    it is: a word whose value is not known."""
+    that does not write out each value (an expression, a mapping), or a step whose `if:` reads
+    the matrix (only some rows run it), leaves the `run:` scalar as it is: a word whose value
+    is not known."""
     run = step.get("run") if step.is_map else None
     if run is None or not run.is_scalar:
         return []
+    condition = step.get("if")
+    if condition is not None and "matrix." in str(condition.value):
+        return [run]  # (which rows run the step is not read: t74a)
     found = _MATRIX_PATH.fullmatch(run.value.strip())
     values = _matrix_cells(job, found.group(1).split(".")) if found is not None else None
     return values if values else [run]

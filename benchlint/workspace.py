@@ -687,7 +687,10 @@ class Workspace:
         if b"\0" in data[:8192]:
             self._fail(rel, "is a binary file, not text")
             return None
-        return SourceText(rel, data)
+        source = SourceText(rel, data)
+        if self._over_limit(rel, source):  # (its text let go as it is read: t73a, kserve's
+            return SourceText.stand_in(rel, source.digest)  # install bundles held 133 MB)
+        return source
 
     def _fail(self, rel: str, message: str, span: Span = FILE_START) -> None:
         self.failures.setdefault(rel, Failure(rel, message, span))
@@ -802,13 +805,17 @@ class Workspace:
 
     def too_large(self, rel: str, source: SourceText) -> bool:
         """Whether the file is larger than `max-file-size` and so not modelled (it is listed in
-        `oversized`, and the run says so). A master config (what `layout` detects as one, or
-        the configuration names) is modelled whatever its size: the wiring starts there."""
+        `oversized`, and the run says so; decided as it is read, `_over_limit`)."""
+        return rel in self.oversized
+
+    def _over_limit(self, rel: str, source: SourceText) -> bool:
+        """Whether a shell or YAML file just read is larger than `max-file-size` (recorded in
+        `oversized`): its text is not kept. A master config (what `layout` detects as one, or
+        the configuration names) is modelled whatever its size: the wiring starts there. A
+        Python file is read whole (BL116 reads its parser)."""
         limit = self.config.max_file_size
-        if not limit or len(source.data) <= limit:
+        if not limit or len(source.data) <= limit or rel.endswith(PYTHON_SUFFIXES):
             return False
-        if rel in self.oversized:
-            return True
         configured = self.config.layout.master_configs
         if "master-configs" in self.config.layout_keys:
             if any(path_matches(rel, pattern) for pattern in configured):

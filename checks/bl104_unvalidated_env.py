@@ -646,7 +646,8 @@ def _callers_note(ctx: Context, path: str) -> tuple[str, ...]:
     benchlint follows starts it (no entry's route, no workflow step, no script by a path it can
     tell), or, in a repository with entries, only scripts no entry's route reaches start it (a
     script that starts it no entry reaches, or a launcher no entry reaches, whose workflow
-    step's environment stands for values no job gives it)."""
+    step's environment stands for values no job gives it), naming the runner labels that lead
+    to no launcher benchlint knows, whose jobs may start it (t74a)."""
     starts = ctx.environment.routes(path)
     if starts and not all(s.idle for s in starts):
         return ()
@@ -656,9 +657,18 @@ def _callers_note(ctx: Context, path: str) -> tuple[str, ...]:
             "variable): what its caller passes is not known",
         )
     if ctx.wiring.entries:
+        _ = ctx.wiring.pairs  # (the labels that lead to no launcher are known once made)
+        unwired = sorted(ctx.wiring.unreached)
+        shown = ", ".join(unwired[:3]) + (f" and {len(unwired) - 3} more" if unwired[3:] else "")
         return (
             "no entry's route reaches this script, only scripts that start it: what they are "
-            "given is not known",
+            "given is not known"
+            + (
+                f"; the runner labels {shown} of some entries lead to no launcher benchlint "
+                "knows, and their jobs may start it"
+                if unwired
+                else ""
+            ),
         )
     return ()
 

@@ -35,9 +35,10 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   one slip from a flag that release has (a letter more, less or other, or two neighbours
   swapped: `--tensor-paralel-size`, `--gpu-memory-utilisation`): a misspelling; where no
   release is known, the slip of a flag every measured release has (`--no-enable-prefixcaching`
-  in a nightly image), and two flags no measured release has both of (`--max-seq-len-to-capture`,
-  gone after 0.10.2, beside `--disable-access-log-for-endpoints`, from 0.16.0), each a warning
-  whose message says the release is not known;
+  in a nightly image), and two flags written on one launch, one gone before a measured release
+  that has neither and the other come after it (`--max-seq-len-to-capture`, gone after 0.10.2,
+  beside `--disable-access-log-for-endpoints`, from 0.16.0), each a warning whose message says
+  the release is not known;
 - a flag written with three dashes (`---enable-eplb`), an option of no release, on any launch.
 
 ## Why is this bad?
@@ -250,15 +251,24 @@ def _slip_finding(
     )
 
 
+def _written(launch: Launch) -> list[Arg]:
+    """The launch's flags written on its own command line (not from an array or a string a
+    condition may have built: flags of two branches never run together, t74a)."""
+    own = {id(word) for word in launch.command.words}
+    return [a for a in launch.flags if a.value.startswith("--") and id(a.word) in own]
+
+
 def _apart(engine: str, flags: list[tuple[str, str, Location]], where: str) -> Finding | None:
     """Where the release that runs a launch is not known: two of its flags (name, as written,
     where), one that every measured release up to some has and none after, the other one
-    every measured release from a later one on has and none before (t73a:
-    `--max-seq-len-to-capture`, gone after 0.10.2, beside `--disable-access-log-for-endpoints`,
-    from 0.16.0): whatever the release, also one before or after the measured ones, the server
-    exits on one of them. Not a flag that came and went within them (`--device`, 0.26.0 to
-    0.28.0: an older release may have had it too). A warning at the later flag, naming the
-    other."""
+    every measured release from a later one on has and none before, with a measured release
+    between that has neither (t73a: `--max-seq-len-to-capture`, gone after 0.10.2, beside
+    `--disable-access-log-for-endpoints`, from 0.16.0; 0.11.0 has neither): whatever the
+    release, also one before, after or between the measured ones, the server exits on one of
+    them. Not two flags whose measured releases meet (`--num-redundant-experts` to 0.11.0,
+    `--all2all-backend` from 0.12.0: the unmeasured 0.11.1 has both, t74a), nor a flag that
+    came and went within them (`--device`, 0.26.0 to 0.28.0: an older release may have had it
+    too). A warning at the later flag, naming the other and the release with neither."""
     data = engine_flags()
     versions = data.versions[engine]
     having: dict[str, tuple[list[str], str, Location]] = {}
@@ -275,12 +285,15 @@ def _apart(engine: str, flags: list[tuple[str, str, Location]], where: str) -> F
             come_b = tuple(b) == versions[len(versions) - len(b) :]
             if set(a) & set(b) or not ((gone_a and come_b) or (gone_b and come_a)):
                 continue
+            neither = [v for v in versions if v not in a and v not in b]
+            if not neither:
+                continue  # (their measured releases meet: one between may have both)
             return Finding(
                 "BL303",
                 f"`{b_shown}` {where} is a flag of {ENGINES[engine]} {_range(b)}, `{a_shown}` "
-                f"(line {a_at.span.line}) one of {_range(a)}: no measured release has both, so "
-                "whatever release runs it (not known here), the server exits on one of them "
-                "with `unrecognized arguments`",
+                f"(line {a_at.span.line}) one of {_range(a)}: no release has both "
+                f"({ENGINES[engine]} {neither[0]} has neither), so whatever release runs it (not "
+                "known here), the server exits on one of them with `unrecognized arguments`",
                 b_at,
                 related=(Location(a_at.path, a_at.span, a_shown),),
                 subject=f"{earlier}+{later}",
@@ -443,7 +456,7 @@ def _in_container(
         found.append(Undecided(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span)))
     where = _on(launch)
     if version is None:
-        apart = [(flag_name(a.value), a.value, Location(path, a.span)) for a in flags]
+        apart = [(flag_name(a.value), a.value, Location(path, a.span)) for a in _written(launch)]
         together = _apart(engine, apart, where)
         if together is not None:
             found.append(together)
@@ -600,9 +613,10 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         where = _on(launch)
         if runs is None:
             apart = [
-                (flag_name(a.value), a.value, Location(script.path, a.span)) for a in launch.flags
+                (flag_name(a.value), a.value, Location(script.path, a.span))
+                for a in _written(launch)
             ]
-            found = _apart(engine, [a for a in apart if a[1].startswith("--")], where)
+            found = _apart(engine, apart, where)
             if found is not None:
                 yield found
         for arg in launch.flags:

@@ -404,6 +404,39 @@ def test_a_comment_in_backticks_is_said_at_the_command_it_breaks(tmp_path: Path)
     assert positions(result) == ["apart.sh:4:1"]
 
 
+def test_an_oversized_file_is_not_kept_in_memory(tmp_path: Path) -> None:
+    """(t73a, kserve: 46 install bundles of 1 to 4 MiB held 133 MB of text for the whole run)
+    A shell or YAML file over `max-file-size` is let go as it is read: the workspace keeps its
+    content hash (the run cache names the file by it) and no text; a master config and a Python
+    file of any size are kept whole."""
+    from benchlint.config import Config
+    from benchlint.source import content_digest
+    from benchlint.workspace import Workspace
+
+    pad = "# generated\n" * 200
+    files = {
+        "bundle.yaml": "a: 1\n" + pad,
+        "run.sh": "echo hi\n" + pad,
+        "tools/big.py": "import argparse\n" + pad,
+        "configs/big-master.yaml": (
+            "dsr1-fp8-h200:\n  image: img\n  runner: h200\n  scenarios:\n    - isl: 1\n"
+            "      search-space:\n        - {tp: 8}\n" + pad
+        ),
+    }
+    root = write_repo(tmp_path / "r", files)
+    ws = Workspace(root, Config(max_file_size=2048))
+    for rel in ("bundle.yaml", "run.sh"):
+        source = ws.source(rel)
+        assert source is not None and source.text == ""
+        assert source.digest == content_digest(files[rel].encode())
+        assert ws.too_large(rel, source)
+    assert ws.yaml("bundle.yaml") is None and ws.shell("run.sh") is None
+    assert sorted(ws.oversized) == ["bundle.yaml", "run.sh"]
+    for rel in ("tools/big.py", "configs/big-master.yaml"):
+        source = ws.source(rel)
+        assert source is not None and source.text == files[rel]
+
+
 def test_files_larger_than_max_file_size_are_listed_not_linted(tmp_path: Path) -> None:
     """A file over `max-file-size` (a generated install bundle, a CRD) is not modelled: nothing
     is reported in it, not even BL001, and every report lists it with its size, a run the cache
