@@ -408,6 +408,12 @@ def _function_exits(call: Command, deep: bool = False) -> list[Command]:
 _POST_STEP = re.compile(r"\(\((?:[^()]*,)?\s*[A-Za-z_][A-Za-z0-9_]*\s*(?:\+\+|--)\s*\)\)")
 # a command substitution (`$(` not opening `$((` arithmetic, or a backquote)
 _SUBSTITUTION = re.compile(r"\$\((?!\()|`")
+# a substitution of a command that cannot fail: `date` with a format or `-u`/`-I` only,
+# `hostname`, `whoami`, `pwd`, `id -u`
+_QUIET_SUBSTITUTION = re.compile(
+    r"\$\(\s*(?:date(?:\s+(?:-u|--utc|-I\w*|\+(?:\"[^\"$`\\]*\"|'[^']*'|[^\s\"'$`()]+)))*"
+    r"|hostname|whoami|pwd|id\s+-un?)\s*\)"
+)
 # `${X:?message}`, `${X?}`: an error where X is unset (or empty)
 _CHECKED = re.compile(r"\$\{#?[A-Za-z_0-9@*]+:?\?")
 # the expansion of a name or a positional parameter (`$X`, `${X:-}`, `$1`)
@@ -760,12 +766,14 @@ class Flow:
 
     def _assignment_may_fail(self, command: Command) -> bool:
         """Whether a plain assignment (no words) of a function's body can fail: one with a
-        command substitution, a `${X:?}`, or any expansion where the script may turn on
-        `set -u` (`X=$Y`: unset Y); not `X=""`, nor `X=$Y` or `N=$((N - 1))` otherwise (an
-        unset name is empty, or 0 in arithmetic)."""
+        command substitution (not one of a command that cannot fail: `$(date +%T)`), a
+        `${X:?}`, or any expansion where the script may turn on `set -u` (`X=$Y`: unset Y); not
+        `X=""`, nor `X=$Y` or `N=$((N - 1))` otherwise (an unset name is empty, or 0 in
+        arithmetic)."""
         text = self.script.text_of(command.node)
         if any(a.kind in ("for", "arithmetic") for a in command.assignments):
             return self._assignment_fails(command)
+        text = _QUIET_SUBSTITUTION.sub("", text)  # (`ts=$(date +%T)`: it cannot fail, t74b)
         if "$" not in text and "`" not in text:
             return False
         if _SUBSTITUTION.search(text) or _CHECKED.search(text):
