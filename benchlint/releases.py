@@ -768,7 +768,7 @@ def _holes(template: tuple[object, ...]) -> tuple[str, ...]:
         elif isinstance(item, (_Defaulted, _Positional)):
             names.append(item.name if isinstance(item, _Defaulted) else item.index)
         elif isinstance(item, _Alternate):
-            names.extend(_holes((item.hole, *item.word)))
+            names.extend((item.name, *_holes(item.word)))
     return tuple(dict.fromkeys(names))
 
 
@@ -785,7 +785,7 @@ def _givers(template: tuple[object, ...]) -> tuple[Command, ...]:
         elif isinstance(item, _Printed):
             found.extend(command for command, _ in item.printers)
         elif isinstance(item, _Alternate):
-            found.extend(_givers((item.hole, *item.word)))
+            found.extend((*(command for _, command in item.givers), *_givers(item.word)))
     return tuple(dict.fromkeys(found))
 
 
@@ -844,7 +844,10 @@ class _Alternate:
     is (`benchmarks/${MODEL_PREFIX}_h200${FRAMEWORK:+_$FRAMEWORK}_slurm.sh`, t73b: InferenceX
     9c068007e)."""
 
-    hole: _Hole  # the variable's own value on the route
+    name: str
+    # the launcher's assignments of it, in text order: whether each makes it empty (None: its
+    # value is not plain text), with the assignment
+    givers: tuple[tuple[bool | None, Command], ...]
     word: tuple[object, ...]  # the word's template
 
 
@@ -905,13 +908,11 @@ def _expansion(
         return _positional(expansion, name[0], script, owner, top)
     alternate = _ALTERNATE.fullmatch(expansion)
     if alternate is not None:  # `${FRAMEWORK:+_$FRAMEWORK}`
-        if not _plainly_assigned(script, alternate["name"], expansion):
-            return _ANY
-        hole = _expansion("$" + alternate["name"], script, depth, memo, owner, top, whole)
-        if not isinstance(hole, _Hole):
+        givers = _plain_assignments(script, alternate["name"], expansion)
+        if givers is None:
             return _ANY
         word = _template(alternate["word"], script, depth + 1, memo, owner, top, whole)
-        return _Alternate(hole, word)
+        return _Alternate(alternate["name"], givers, word)
     defaulted = _DEFAULTED.fullmatch(expansion)
     if defaulted is not None:  # `${SCENARIO_SUBDIR:-fixed_seq_len/}`
         variable = defaulted["name"]
@@ -939,28 +940,37 @@ def _expansion(
     return _Hole(name, tuple(sorted(alternatives, key=lambda item: repr(item[0]))))
 
 
-def _plainly_assigned(script: Script, name: str, expansion: str) -> bool:
-    """Whether the launcher gives the variable its values only by assignments of its own top
-    level, each before the text first reads it so (`expansion`), so that those and the value it
-    was started with are all it can hold there: none in a function, a loop or a nested shell,
-    no `unset` of it, no file sourced and no `eval` (t74a: each of those gave a false BL202)."""
+def _plain_assignments(
+    script: Script, name: str, expansion: str
+) -> tuple[tuple[bool | None, Command], ...] | None:
+    """The launcher's assignments of the variable (whether each makes it empty, None where its
+    value is not plain text), where those and the value it was started with are all it can
+    hold where the text first reads it so (`expansion`): each of its own top level and before
+    that read; none in a function, a loop or a nested shell, no `unset` of it, no file sourced
+    and no `eval` (t74a: each of those gave a false BL202); else None."""
     first = script.file.text.find(expansion)
     for command in script.all_commands():
         if command.base in ("source", ".", "eval"):
-            return False
+            return None
         if command.base == "unset" and any(w.value == name for w in command.args):
-            return False
+            return None
+    found: list[tuple[bool | None, Command]] = []
     for assignment in script.assignments:
-        if assignment.name != name:
+        if assignment.name != name or assignment.keeps_value:  # (`export FRAMEWORK`)
             continue
         command = assignment.command
         if command.script is not script or command.function is not None or command.loops:
-            return False
+            return None
         if assignment.kind not in ("assign", "export", "declare", "readonly"):
-            return False  # (`for`, `read`, a prefix, one named at run time)
+            return None  # (`for`, `read`, a prefix, one named at run time)
         if first < 0 or script.char_of(assignment.node.start_byte) > first:
-            return False
-    return True
+            return None
+        value = assignment.value
+        text = script.text_of(value.node) if value is not None else ""
+        plain = "$" not in text and "`" not in text
+        found.append(((value is None or value.value == "") if plain else None, command))
+    found.sort(key=lambda item: item[1].node.start_byte)
+    return tuple(found)
 
 
 def _value_template(
@@ -1032,21 +1042,20 @@ def _printed_on(item: _Printed, route: Route) -> str:
     return "(?:" + "|".join(re.escape(o) for o in found) + ")"
 
 
-def _empty_on(hole: _Hole, route: Route) -> set[bool] | None:
+def _empty_on(item: _Alternate, route: Route) -> set[bool] | None:
     """Whether the variable may be empty (or unset) on the route, and whether it may not: the
-    value the launcher was started with, then its assignments in text order (each a literal
-    text, at its top level: `_plainly_assigned`), one that surely runs there replacing what was
-    before, one that may adding to it; None where a value is not known."""
-    start = route.env.before_assigning(frozenset({hole.name})).get(hole.name)
+    value the launcher was started with, then its assignments in text order
+    (`_plain_assignments`), one that surely runs there replacing what was before, one that may
+    adding to it; None where a value is not known."""
+    start = route.env.before_assigning(frozenset({item.name})).get(item.name)
     found: set[bool] | None = None if start is None else {start is UNSET or not start}
-    givers = sorted(hole.fallback or (), key=lambda item: item[1][0].node.start_byte)
-    for template, by in givers:
-        if not _may_give(route, by):
+    for empty, command in item.givers:
+        holds = route.holds(command)
+        if holds is False:
             continue
-        if any(not isinstance(piece, str) for piece in template):
+        if empty is None:
             return None
-        empty = "".join(piece for piece in template if isinstance(piece, str)) == ""
-        if all(route.holds(command) is True for command in by):
+        if holds is True:
             found = {empty}
         elif found is not None:
             found.add(empty)
@@ -1064,7 +1073,7 @@ def _render(template: tuple[object, ...], route: Route) -> str:
             out.append(_printed_on(item, route))
             continue
         if isinstance(item, _Alternate):
-            empty = _empty_on(item.hole, route)
+            empty = _empty_on(item, route)
             if empty is None:
                 out.append(_ANY)
             else:
