@@ -71,6 +71,9 @@ BUILTIN_ENV = frozenset(
         "LD_LIBRARY_PATH",
         "PYTHONPATH",
     }
+    # the proxies a host's environment gives by convention, in both cases (t75a)
+    | {f"{n}_proxy" for n in ("http", "https", "ftp", "no", "all")}
+    | {f"{n}_PROXY" for n in ("HTTP", "HTTPS", "FTP", "NO", "ALL")}
 )
 BUILTIN_PREFIXES = (
     "GITHUB_",

@@ -136,12 +136,36 @@ def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Contain
     if setup is not None and setup.is_scalar and _INSTALLS.search(setup.value):
         # (`setup: pip install vllm==0.19.0`: the release that runs is the one it installs,
         # where it pins one engine's exact release, else not known)
-        pins = {(m["engine"].lower(), m["version"]) for m in _PINNED.finditer(setup.value)}
-        installs = len(_INSTALLS.findall(setup.value))
-        if len(pins) == 1 and installs == 1:
-            return Container(None, line, setup, installed=next(iter(pins)))
+        pinned = _one_pin(setup.value, run.value)
+        if pinned is not None:
+            return Container(None, line, setup, installed=pinned)
         return Container(None, line)
     return Container(name, line, image if name is not None else None)
+
+
+def _one_pin(setup: str, run: str) -> tuple[str, str] | None:
+    """The (engine, release) a task's `setup:` installs where it is plain: one exact pin
+    (`pip install vllm==0.19.0`), its comments aside, no other install and no other word naming
+    an engine (a second pin, a `git+https://.../vllm.git` or wheel, `pip install -e .` after
+    it: t75a); None where `run:` itself installs or starts a container (its server runs
+    elsewhere)."""
+    text = _SHELL_COMMENT.sub("", setup)
+    pins = list(_PINNED.finditer(text))
+    if len(pins) != 1 or len(_ENGINE_WORD.findall(text)) != 1:
+        return None
+    if len(_INSTALLS_OR_CONTAINER.findall(text)) != 1:
+        return None  # (another install may replace it: `pip install -e .` of a checkout)
+    if _INSTALLS_OR_CONTAINER.search(run):
+        return None
+    return pins[0]["engine"].lower(), pins[0]["version"]
+
+
+# a comment: `#` at a line's start or after a blank, to the end of the line
+_SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#[^\n]*")
+# a word naming an engine (a package, a URL's repository, a wheel's file)
+_ENGINE_WORD = re.compile(r"(?<![\w-])(?:vllm|sglang|tensorrt[-_]llm)(?![\w-])", re.I)
+# a task's `run:` that installs packages or runs a container itself
+_INSTALLS_OR_CONTAINER = re.compile(r"\bpip3?\s+install\b|\b(?:docker|podman)\s+run\b")
 
 
 # a task's `setup:` that installs an engine (`pip install vllm==...`, `uv pip install sglang`)

@@ -408,11 +408,12 @@ def _function_exits(call: Command, deep: bool = False) -> list[Command]:
 _POST_STEP = re.compile(r"\(\((?:[^()]*,)?\s*[A-Za-z_][A-Za-z0-9_]*\s*(?:\+\+|--)\s*\)\)")
 # a command substitution (`$(` not opening `$((` arithmetic, or a backquote)
 _SUBSTITUTION = re.compile(r"\$\((?!\()|`")
-# a substitution of a command that cannot fail: `date` with a format or `-u`/`-I` only,
-# `hostname`, `whoami`, `pwd`, `id -u`
+# a substitution of a command that cannot fail: `date` with a format or `-u` only, `hostname`
+# (not `whoami`, `id -un`: a user ID with no name, a container's `--user 1000`, fails them;
+# nor `date -Ibogus`: t75a)
 _QUIET_SUBSTITUTION = re.compile(
-    r"\$\(\s*(?:date(?:\s+(?:-u|--utc|-I\w*|\+(?:\"[^\"$`\\]*\"|'[^']*'|[^\s\"'$`()]+)))*"
-    r"|hostname|whoami|pwd|id\s+-un?)\s*\)"
+    r"\$\(\s*(?:date(?:\s+(?:-u|--utc|\+(?:\"[^\"$`\\]*\"|'[^']*'|[^\s\"'$`()]+)))*"
+    r"|hostname)\s*\)"
 )
 # `${X:?message}`, `${X?}`: an error where X is unset (or empty)
 _CHECKED = re.compile(r"\$\{#?[A-Za-z_0-9@*]+:?\?")
