@@ -748,7 +748,9 @@ def _rendered_pattern(word: str, route: Route, memo: _Memo, top: bool) -> re.Pat
         whole,
         route.entry.fields.get(profile.EXP_NAME_PREFIX),
         tuple((n, env.known.get(n), env.knows(n)) for n in holes),
-        tuple(route.holds(command) for command in _givers(template)),  # (True, None, False)
+        tuple(route.holds(command) is not False for command in _givers(template)),
+        # (a substitution's printers and `${X:+...}`'s assignments: whether each surely runs)
+        tuple(route.holds(command) for command in _givers(template, exact=True)),
     )
     pattern = memo.rendered.get(signature)
     if pattern is None:
@@ -773,19 +775,22 @@ def _holes(template: tuple[object, ...]) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _givers(template: tuple[object, ...]) -> tuple[Command, ...]:
+def _givers(template: tuple[object, ...], exact: bool = False) -> tuple[Command, ...]:
     """The assignments whose values a template's fallbacks stand for: whether each runs on a
-    route decides which of them its rendering offers."""
+    route decides which of them its rendering offers. `exact`: the commands whose rendering
+    tells one that surely runs from one that may (a substitution's printers, the assignments
+    `${X:+...}` reads); else the others."""
     found: list[Command] = []
     for item in template:
         if isinstance(item, _Hole):
             for alternative, given_by in item.fallback or ():
-                found.extend(given_by)
-                found.extend(_givers(alternative))
+                found.extend(() if exact else given_by)
+                found.extend(_givers(alternative, exact))
         elif isinstance(item, _Printed):
-            found.extend(command for command, _ in item.printers)
+            found.extend(command for command, _ in item.printers if exact)
         elif isinstance(item, _Alternate):
-            found.extend((*(command for _, command in item.givers), *_givers(item.word)))
+            found.extend(command for _, command in item.givers if exact)
+            found.extend(_givers(item.word, exact))
     return tuple(dict.fromkeys(found))
 
 

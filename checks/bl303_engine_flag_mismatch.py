@@ -92,6 +92,7 @@ engine (`---enable-eplb` to `--enable-eplb`) is safe: it is the option the line 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -274,8 +275,7 @@ def _apart(engine: str, flags: list[tuple[str, str, Location]], where: str) -> F
     having: dict[str, tuple[list[str], str, Location]] = {}
     for name, shown, location in flags:
         if name not in having and data.varies(engine, name):
-            accepted = [v for v in versions if data.accepts(engine, v, name)]
-            having[name] = (accepted, shown, location)
+            having[name] = (list(_releases_with(engine, name)), shown, location)
     names = list(having)
     for index, later in enumerate(names):
         for earlier in names[:index]:
@@ -301,6 +301,13 @@ def _apart(engine: str, flags: list[tuple[str, str, Location]], where: str) -> F
                 severity=Severity.WARNING,
             )
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _releases_with(engine: str, flag: str) -> tuple[str, ...]:
+    """The measured releases of the engine that accept the flag (asked once per flag)."""
+    data = engine_flags()
+    return tuple(v for v in data.versions[engine] if data.accepts(engine, v, flag))
 
 
 def _range(versions: list[str]) -> str:
