@@ -95,6 +95,7 @@ layout.entrypoints ...`): name such scripts there to check them.
 from __future__ import annotations
 
 import itertools
+import posixpath
 import re
 from collections.abc import Iterator
 
@@ -641,13 +642,23 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         )
 
 
+def _names_machine(path: str, label: str) -> bool:
+    """Whether a runner label's machine (its first part: `b200` of `b200-trt`) is a part of the
+    script's file name (`70b_b200_trt_slurm.sh`): a job of that label may run it; a script for
+    another machine, `gptoss_fp4_mi355x_slurm.sh`, it would not (t75a)."""
+    machine = re.split(r"[-_:]", label.split(":")[-1], maxsplit=1)[0].lower()
+    parts = re.split(r"[-_.]", posixpath.basename(path).lower())
+    return bool(machine) and machine in parts
+
+
 def _callers_note(ctx: Context, path: str) -> tuple[str, ...]:
     """What the report says of the ways into the script where none gives known values: nothing
     benchlint follows starts it (no entry's route, no workflow step, no script by a path it can
     tell), or, in a repository with entries, only scripts no entry's route reaches start it (a
     script that starts it no entry reaches, or a launcher no entry reaches, whose workflow
     step's environment stands for values no job gives it), naming the runner labels that lead
-    to no launcher benchlint knows, whose jobs may start it (t74a)."""
+    to no launcher benchlint knows and name the script's machine, whose jobs may start it
+    (t74a)."""
     starts = ctx.environment.routes(path)
     if starts and not all(s.idle for s in starts):
         return ()
@@ -658,14 +669,15 @@ def _callers_note(ctx: Context, path: str) -> tuple[str, ...]:
         )
     if ctx.wiring.entries:
         _ = ctx.wiring.pairs  # (the labels that lead to no launcher are known once made)
-        unwired = sorted(ctx.wiring.unreached)
+        unwired = [label for label in sorted(ctx.wiring.unreached) if _names_machine(path, label)]
         shown = ", ".join(unwired[:3]) + (f" and {len(unwired) - 3} more" if unwired[3:] else "")
         return (
             "no entry's route reaches this script, only scripts that start it: what they are "
             "given is not known"
             + (
-                f"; the runner labels {shown} of some entries lead to no launcher benchlint "
-                "knows, and their jobs may start it"
+                f"; the runner label{'s' if len(unwired) > 1 else ''} {shown} of some entries "
+                f"lead{'' if len(unwired) > 1 else 's'} to no launcher benchlint knows, and "
+                "their jobs may start it"
                 if unwired
                 else ""
             ),

@@ -468,3 +468,48 @@ def test_workers_end_once_every_chunk_is_taken(monkeypatch: pytest.MonkeyPatch) 
         time.sleep(0.05)
     assert not multiprocessing.active_children()
     pool.close()  # nothing left to do
+
+
+def test_a_script_no_route_reaches_names_the_unwired_labels_of_its_machine(tmp_path: Path) -> None:
+    """(t74a, t75a) BL104's note for a script no entry's route reaches names the runner labels
+    that lead to no launcher benchlint knows where their machine is in the script's name (a
+    `b200-trt` job may run `70b_b200_trt_slurm.sh`), and not for a script of another machine."""
+    tmpl = (
+        "on:\n  workflow_call:\n    inputs:\n      runner: {type: string, required: true}\n"
+        "      framework: {type: string, required: true}\n"
+        "env:\n  FRAMEWORK: ${{ inputs.framework }}\n"
+        "jobs:\n  benchmark:\n    runs-on: ${{ inputs.runner }}\n    steps:\n"
+        "      - uses: actions/checkout@v4\n"
+        "      - run: |\n          RUNNER_NAME=${{ runner.name }}\n"
+        "          bash ./runners/launch_${RUNNER_NAME%%_*}.sh\n"
+    )
+    calls = (
+        "on: workflow_dispatch\njobs:\n  bmk-b200:\n"
+        "    uses: ./.github/workflows/benchmark-tmpl.yml\n"
+        "    with: {runner: b200, framework: vllm}\n  bmk-b200-trt:\n"
+        "    uses: ./.github/workflows/benchmark-tmpl.yml\n"
+        "    with: {runner: b200-trt, framework: trt}\n"
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            ".github/workflows/benchmark-tmpl.yml": tmpl,
+            ".github/workflows/70b.yml": calls,
+            "runners/launch_b200-nv.sh": (
+                'if [ "$FRAMEWORK" = "vllm" ]; then\n    FRAMEWORK=""\nfi\n'
+                "bash benchmarks/70b_b200${FRAMEWORK:+_$FRAMEWORK}_slurm.sh\n"
+            ),
+            "runners/launch_mi355x-amd.sh": "bash benchmarks/70b_mi355x_slurm.sh\n",
+            "benchmarks/70b_b200_slurm.sh": "vllm serve $MODEL --port 8000\n",
+            "benchmarks/70b_b200_trt_slurm.sh": "trtllm-serve $MODEL --port 8000\n",
+            "benchmarks/70b_mi355x_slurm.sh": "vllm serve $MODEL --port 8000\n",
+        },
+    )
+    result = run_lint(root, select="BL104")
+    notes = {f.location.path: " ".join(f.notes) for f in result.findings}
+    assert (
+        "the runner label b200-trt of some entries leads to no launcher"
+        in notes["benchmarks/70b_b200_trt_slurm.sh"]
+    )
+    other = notes["benchmarks/70b_mi355x_slurm.sh"]
+    assert "no entry's route reaches this script" in other and "runner label" not in other
