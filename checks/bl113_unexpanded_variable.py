@@ -12,7 +12,8 @@ So is one that is a whole string value of a request body `curl` sends (`-d '{"mo
 "${model_name}"}'`, `--data-raw`, `--json`), or a form field's whole value (`-F
 'model=${model_name}'`, `-d 'n=1&model=$M'`): the server gets a model named `${model_name}` and
 answers 404 (not a key, `"$ref":`, nor a `$` inside other text, which the program that gets it may
-expand: a Ray job's entrypoint, a GraphQL query). wget's `--post-data` and `--body-data` too, and a
+expand: a Ray job's entrypoint, a GraphQL query). A quoted heredoc `-d @-` reads (`<<'JSON'`),
+wget's `--post-data` and `--body-data` too, and a
 body held in a variable (`-d "$body"`) the script writes once in single quotes and hands to nothing
 but curl, wget and a plain `echo` (not to `envsubst` or another assignment, which may fill it in):
 reported where it is written. And `$(PROXY_PORT)` written for `${PROXY_PORT}`
@@ -173,6 +174,9 @@ def _request_bodies(command: Command, used: set[str], held: set[int]) -> Iterato
         start = _body_start(base, before, word)
         if start is None:
             continue
+        if word.value in ("@-", "@/dev/stdin") and start == 0:  # (`-d @- <<'JSON'`)
+            yield from _heredoc_body(command, used)
+            continue
         variable = word.variable()
         if variable is not None:  # (`-d "$body"`: the body an assignment wrote)
             yield from _held_body(command, variable, used, held)
@@ -231,6 +235,37 @@ def _held_body(command: Command, name: str, used: set[str], held: set[int]) -> I
                 held.add(value.node.start_byte)
                 through = f"`${name}`, line {command.span.line}"
                 yield _finding(command, value, text, *found, "request body", through)
+
+
+def _heredoc_body(command: Command, used: set[str]) -> Iterator[Finding]:
+    """`curl -d @- <<'JSON'`: the request body a quoted heredoc feeds the command (t72a), its
+    first JSON string value that is a `$NAME` the script uses: bash expands nothing in it."""
+    script = command.script
+    source = script.file
+    for heredoc in command.heredocs:
+        if not heredoc.quoted or heredoc.body is None:
+            continue
+        text, offsets = heredoc.value(heredoc.body, script)
+        for match in _DOLLAR_NAME.finditer(text):
+            at, name = match.start(), match.group(1)
+            if name not in used or not _string_value(text, at, name):
+                continue
+            start = offsets[at]
+            shown = clip(" ".join(text.split()), 60)
+            yield Finding(
+                "BL113",
+                f"`{_program(command)}` gets the text `${name}` in `{shown}`: bash expands "
+                "nothing in a heredoc whose word is quoted, so the request body it sends holds "
+                "the name as written, not the value",
+                Location(script.path, source.span(start, start + 1 + len(name))),
+                subject=f"{name}@{shown}",
+                help=f"write the heredoc's word unquoted (`<<JSON`): bash then expands `${name}`",
+            )
+            break
+
+
+# a `$NAME` or `${NAME}` in a text
+_DOLLAR_NAME = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _sent_only(script: Script, name: str) -> bool:
