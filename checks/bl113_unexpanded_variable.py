@@ -264,8 +264,8 @@ def _heredoc_body(command: Command, used: set[str]) -> Iterator[Finding]:
             break
 
 
-# a `$NAME` or `${NAME}` in a text
-_DOLLAR_NAME = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+# a `$NAME` or `${NAME}` in a text (`_NAME` after its `$`)
+_DOLLAR_NAME = re.compile(r"\$" + _NAME.pattern)
 
 
 def _sent_only(script: Script, name: str) -> bool:

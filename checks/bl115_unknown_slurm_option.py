@@ -127,11 +127,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         for _, job in jobs.pairs if jobs is not None and jobs.is_map else ():
             steps = job.get("steps") if job.is_map else None
             for step in steps.items if steps is not None and steps.is_seq else ():
-                for run in step_runs(job, step) if step.is_map else ():
-                    if not any(w in run.value for w in _MAY[:3]):
-                        continue
-                    if runs_in_posix_shell(root, job, step):
-                        yield from _run_step(ctx, source, run)
+                runs = [r for r in step_runs(job, step) if any(w in r.value for w in _MAY[:3])]
+                for run in runs if runs and runs_in_posix_shell(root, job, step) else ():
+                    yield from _run_step(ctx, source, run)
 
 
 def _command_lines(script: Script) -> Iterator[tuple[Command, str, slurm.Problem, Span]]:
