@@ -308,9 +308,7 @@ def empty_recipe_file(ctx: Context, route: Route) -> EmptyRecipeFile | None:
     script = route.launcher.script
     if b"srtctl" not in script.src:
         return None
-    for command in script.commands:  # (its own text: a nested shell's options are its own)
-        if command.base is None or posixpath.basename(command.base) != "srtctl":
-            continue
+    for command in script.derived("srtctl", script, lambda: _srtctl_commands(script)):
         if command.function is not None:
             return None
         words = command.args
@@ -335,6 +333,13 @@ def empty_recipe_file(ctx: Context, route: Route) -> EmptyRecipeFile | None:
                 return None
             return EmptyRecipeFile(command, given, undecided)
     return None
+
+
+def _srtctl_commands(script: Script) -> list[Command]:
+    """The script's own `srtctl` commands (a nested shell's options are its own), in order."""
+    return [
+        c for c in script.commands if c.base is not None and posixpath.basename(c.base) == "srtctl"
+    ]
 
 
 def unfollowed(ctx: Context, routes: list[Route] | None = None) -> dict[str, tuple[str, ...]]:
