@@ -104,6 +104,18 @@ class EngineFlags:
             self._keys.get(engine, []), version, lambda i: _accepted(flag, sets[i])
         )
 
+    def gone_since(self, engine: str, flag: str) -> tuple[str, str] | None:
+        """For a flag the newest measured release rejects and an earlier one accepts: the first
+        of the newest releases that all reject it, and the last that accepts it
+        (`--disable-log-requests`: 0.19.0, 0.18.1); None for any other flag."""
+        versions, sets = self.versions.get(engine, ()), self.accepted.get(engine, ())
+        if not sets or _accepted(flag, sets[-1]):
+            return None
+        index = len(sets)
+        while index > 0 and not _accepted(flag, sets[index - 1]):
+            index -= 1
+        return (versions[index], versions[index - 1]) if index > 0 else None
+
     def rejection(self, engine: str, version: str, flag: str) -> str:
         """argparse's complaint about a flag the release rejects: `unrecognized arguments`, or,
         for a prefix of several of its flags, `ambiguous option` (naming them)."""

@@ -3,7 +3,8 @@
 An image names a release when it is a release tag of the engine's own images
 (`vllm/vllm-openai:v0.15.1`, `vllm/vllm-openai-rocm:v0.27.1`, `lmsysorg/sglang:v0.5.8-cu130`,
 `lmsysorg/sglang-rocm:v0.5.16-rocm720`, with any platform suffix or digest); a nightly, a
-custom build or another image names none.
+custom build or another image names none. `latest` (or no tag) is the newest release when the
+image was pulled (`image_latest`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ def image_release(image: str) -> tuple[str, str] | None:
         return None
     match = _TAG.fullmatch(tag)
     return (engine, match.group(1)) if match else None
+
+
+def image_latest(image: str) -> str | None:
+    """The engine whose own image this is under the tag `latest`, or no tag (which is
+    `latest`): the newest release when it was pulled. None for any other image, or one pinned
+    by a digest (`@sha256:...`: some release, not known)."""
+    if "@" in image:
+        return None
+    repository, tag = _parts(image)
+    engine = _IMAGES.get(repository)
+    return engine if engine is not None and tag in (None, "latest") else None
 
 
 # Dynamo's runtime images name the release they hold: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0

@@ -140,7 +140,13 @@ script). A pipeline's status is its last command's (`set -o pipefail`: any of it
 filter that reads a pipe with options it accepts cannot fail (`$(curl ... | head -1)`, `| tr -d
 '\\r'`, `| wc -l`), nor can `read` from a here-string or `mapfile` of a pipe or of `< <(...)`. A
 server the script kills only where it exits with a failure status (`else kill "$PID"; exit 1; fi`)
-is meant to outlive it: an early end leaves it as success does. An allocation named after the
+is meant to outlive it: an early end leaves it as success does; so is one only another branch
+of the `if` or `case` that starts it releases (`up) start ;; down) stop ;;`), and one a function
+starts after stopping the one before (`start_router() { pkill -f bin/router; bin/router & }`)
+when only its later calls release it (the last one runs on when the script ends). A `docker
+rm`/`stop`/`kill` releases a detached container named by a variable (`--name "$NAME"`) unless
+each container it names is another variable's value (`docker rm -f "$OTHER"`), none given the
+container's name. An allocation named after the
 runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
 launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
 `scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a function that holds
@@ -563,6 +569,20 @@ def _plain_release(script: Script, statement: Command, released: Released) -> Co
     return next((c for c in inner or [statement] if not _branch_exits(script, c, ends)), None)
 
 
+def _restarts(resource: Resource, releases: list[Command]) -> bool:
+    """Whether every later statement that releases a resource a function starts calls that
+    function again: it stops the one running before it starts the next (`start_router() {
+    pkill -f bin/router; ./bin/router & }`; t76a, semantic-router), and the last one started
+    is left running when the script ends as it should, as an early end leaves the one then."""
+    call = resource.statement
+    return (
+        bool(releases)
+        and call is not resource.acquired_by
+        and call.name is not None
+        and all(s.name == call.name for s in releases)
+    )
+
+
 def _kept_on_success(script: Script, first: Command, released: Released) -> bool:
     """Whether every command of the script's shell that releases the resource, from the first
     statement that does on, is the clean-up of a failure: followed in its branch by an `exit N`,
@@ -902,8 +922,44 @@ def _releases(resource: Resource, text: str) -> bool:
     if not resource.release.search(text):
         return False
     if resource.variable is None:
-        return True
+        return not _removes_others(resource, text)
     return _reading(resource.names).search(text) is not None
+
+
+# the containers a `docker rm`/`stop`/`kill` names, up to the end of its command
+_DOCKER_OPERANDS = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b([^;&|\n)`]*)")
+# an operand that is one variable's value: `$NAME`, `"${NAME}"`
+_ONE_VARIABLE = re.compile(r'"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?')
+
+
+def _removes_others(resource: Resource, text: str) -> bool:
+    """Whether the text's `docker rm`/`stop`/`kill` surely names other containers than a
+    detached one its `--name "$NAME"` names: each container it names is a variable's value, none
+    of them the resource's, nor one the script gives a value that reads the resource's
+    (`docker rm -f "$ENVOY_NAME"` before the router's `docker run -d --name "$ROUTER_NAME"`;
+    t76a, semantic-router). A name written out, a `$(...)`, or a container named by no
+    variable: it may be this one (as before)."""
+    if resource.what != "detached container" or not resource.handles:
+        return False
+    if _reading(resource.names).search(text):
+        return False
+    named: set[str] = set()
+    for match in _DOCKER_OPERANDS.finditer(text):
+        for operand in match.group(1).split():
+            if operand.startswith("-") or ">" in operand or "<" in operand:
+                continue  # (an option, a redirection)
+            variable = _ONE_VARIABLE.fullmatch(operand)
+            if variable is None:
+                return False
+            named.add(variable.group(1))
+    if not named:
+        return False
+    reading = _reading(resource.names)
+    script = resource.acquired_by.script.top
+    return not any(
+        a.name in named and a.value is not None and reading.search(a.value.text)
+        for a in script.assignments
+    )
 
 
 # `$1`, `${1:-}`, `"$@"`: what a function's caller passed it
@@ -2115,7 +2171,13 @@ def _check_flow(
                 resource,
             )
         elif not covering:
-            releases = [s for s in flow.statements[start + 1 :] if released(s)]
+            # (not one in another branch of the `if` or `case` that acquires it: `up) start;;
+            # down) stop;;` leaves it running on purpose)
+            releases = [
+                s
+                for s in flow.statements[start + 1 :]
+                if released(s) and not exclusive(resource.statement, s)
+            ]
             # (the one to name: not the clean-up of a branch that then ends the script, nor a
             # loop whose only release is one: `if [ "$i" -eq 50 ]; then kill ...; exit 1; fi`)
             release = next(
@@ -2124,6 +2186,8 @@ def _check_flow(
             )
             if release is None and (resource.what != "Slurm allocation" or outer is not None):
                 continue  # (a function's: its caller may release it)
+            if _restarts(resource, releases):
+                continue  # (each call stops the last one: the script leaves one running)
             if (
                 release is not None
                 and resource.what != "Slurm allocation"

@@ -24,8 +24,12 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   lmsysorg/sglang:v0.5.8 python3 -m sglang.launch_server ...`), and in a launch an `srun
   --container-image=IMAGE` (pyxis) runs, a flag the release of the container's image does not
   accept;
+- in a container of the engine's `latest` image (`vllm/vllm-openai:latest`, or no tag), which
+  holds the newest release when it was pulled, at least the newest measured one: a flag every
+  measured release since one rejects (`--disable-log-requests`, none from 0.19.0 to 0.31.0), a
+  warning whose message says so (a host may keep an older `latest` it pulled before);
 - where no release is known (a nightly or custom image, a container alias, a script no entry
-  runs, a container's `:latest` image, a script a container writes to a file for another to
+  runs, a script a container writes to a file for another to
   run, `cat > entry.sh <<EOF`; every report counts these launches when one of their
   flags is one only some releases accept), a flag only the other engine has: on SGLang
   `--enable-auto-tool-choice`, `--max-num-seqs`, `--gpu-memory-utilization`; on vLLM
@@ -109,7 +113,7 @@ from benchlint.engines import (
     launches,
 )
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided
-from benchlint.images import image_release
+from benchlint.images import image_latest, image_release
 from benchlint.manifests import containers
 from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
@@ -453,16 +457,24 @@ def _in_container(
         else ("image", "the container's image")
     )
     version = found_release[1] if found_release is not None and found_release[0] == engine else None
+    # (`latest`: the newest release when pulled, at least the newest measured one)
+    latest = (
+        version is None
+        and not installed
+        and image is not None
+        and node is not None
+        and image_latest(image) == engine
+    )
     flags = [a for a in launch.flags if a.value.startswith("--")]
     found: list[Finding | Undecided] = []
-    if any(
+    if not latest and any(
         data.varies(engine, name)
         and (version is None or data.accepts(engine, version, name) is None)
         for name in (flag_name(a.value) for a in flags)
     ):
         found.append(Undecided(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span)))
     where = _on(launch)
-    if version is None:
+    if version is None and not latest:
         apart = [(flag_name(a.value), a.value, Location(path, a.span)) for a in _written(launch)]
         together = _apart(engine, apart, where)
         if together is not None:
@@ -472,6 +484,10 @@ def _in_container(
             found.append(_three_dashes(arg, engine, where, path))
             continue
         flag = flag_name(arg.value)
+        gone = data.gone_since(engine, flag) if latest else None
+        if gone is not None and image is not None and node is not None:
+            found.append(_gone_finding(arg.value, engine, gone, image, node, where, path, arg))
+            continue
         finding = _image_finding(
             flag,
             arg.value,
@@ -484,6 +500,37 @@ def _in_container(
         if finding is not None:
             found.append(finding)
     return found
+
+
+def _gone_finding(
+    shown: str,
+    engine: str,
+    gone: tuple[str, str],
+    image: str,
+    node: YNode | Word,
+    where: str,
+    path: str,
+    arg: Arg,
+) -> Finding:
+    """A flag every measured release since one rejects, where the engine's `latest` image runs
+    it (t76a, semantic-router: `--disable-log-requests` on `vllm/vllm-openai:latest`): that
+    image holds the newest release when it was pulled, at least the newest measured one. A
+    warning: a host may keep an older `latest` it pulled before, and the message says so."""
+    since, last = gone
+    newest = engine_flags().versions[engine][-1]
+    name = ENGINES[engine]
+    return Finding(
+        "BL303",
+        f"`{shown}` {where} is not a flag of any measured {name} release from {since} to "
+        f"{newest}, the newest (the last with it is {last}): `{image.strip()}` runs {newest} or "
+        "a later release where it was pulled since, and the server exits with `unrecognized "
+        "arguments`",
+        Location(path, arg.span),
+        related=(Location(path, node.span, "image"),),
+        subject=flag_name(shown),
+        help=f"drop it, or pin the image to a release that has it ({last} or earlier)",
+        severity=Severity.WARNING,
+    )
 
 
 def _image_finding(

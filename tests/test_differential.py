@@ -1788,3 +1788,75 @@ def test_a_comment_in_backticks_inside_double_quotes_is_not_read_as_blanks() -> 
 
     text = b'echo "a `# in quotes` b"\n'
     assert _unparsed_forms(text) == text
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ('ARCHS="${ARCHS:-gfx942;gfx950}"\n: next\n', {"ARCHS": None}),
+        ('L="${L:-Et*10|t*12|t*9mL}"\n: next\n', {"L": None}),
+        ('M="${M:+$M; }missing"\n: next\n', {"M": "x"}),
+        # (a brace in a default: the model does not decide its value, unknown, not wrong)
+        ('K="${K:-{\\"thinking\\": true}}"\n: next\n', {"K": None, "?": None}),
+        ('s=ab[c]d; B="${s#*[}"; B="${B%%]*}"\n: next\n', {}),
+        ('s=ab[c]d; S="${s#*]}"\n: next\n', {}),
+        ('a=7; for (( n=10#$a; n<=10#$a; n++ )); do :; done; N="${X:-a&b}"\n', {"X": None}),
+    ],
+)
+def test_operands_tree_sitter_cannot_parse_are_read_as_bash_reads_them(
+    text: str, values: dict[str, str | None]
+) -> None:
+    """A parameter expansion's operand that holds a byte tree-sitter-bash cannot read there
+    (`;`, `|`, `&`, a bracket, a nested brace; and `10#$a`) is given to tree-sitter-bash another
+    way (`model._operand_reading`): the script parses whole, and the value the model reads of
+    the last assignment, from the text as written, is the one bash gives it."""
+    from benchlint.shell.expand import value
+    from benchlint.shell.model import parse_tree
+
+    assert parse_tree(text.encode()).root_node.has_error
+    script = parse_file(SourceText("t.sh", text.encode()))
+    assert not script.has_error and script.parse_src is not None
+    assert script.src == text.encode()
+    last = script.assignments[-1]
+    assert last.value is not None
+    known = {**values, **{a.name: None for a in script.assignments if a is not last}}
+    known.pop("?", None)
+    for assignment in script.assignments[:-1]:  # (the earlier ones, in order)
+        assert assignment.value is not None
+        known[assignment.name] = value(assignment.value.text, lambda n: _given(known, n))
+    read = value(last.value.text, lambda n: _given(known, n))
+    assert BASH is not None
+    undecided = values.pop("?", "") is None
+    preamble = "".join(f"unset {n}; " if v is None else f"{n}={v!r}; " for n, v in values.items())
+    done = subprocess.run(
+        [BASH, "-c", f'{preamble}{text}\nprintf "%s" "${last.name}"'],
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert done.returncode == 0, done.stderr
+    assert read == (None if undecided else done.stdout)
+
+
+def _given(known: dict[str, str | None], name: str) -> str | None:
+    from benchlint.shell.expand import UNSET
+
+    if name not in known:
+        return None
+    held = known[name]
+    return UNSET if held is None else held
+
+
+def test_an_operand_read_another_way_is_kept_in_the_cache_with_the_script() -> None:
+    """The reading tree-sitter-bash was given is part of the script's facts: a script the
+    cache gives back parses its statements again (`syntax`) from the same reading."""
+    from benchlint.shell.summary import decode_script, encode_script
+
+    source = SourceText("t.sh", b'A="${A:-x;y}"\nif [ -n "$A" ]; then echo "$A"; fi\n')
+    script = parse_file(source)
+    assert script.parse_src is not None
+    again = decode_script(source, encode_script(script))
+    assert again.parse_src == script.parse_src and again.src == source.data
+    guard = again.commands[-1].guards[0]
+    assert not again.syntax(guard.node).has_error

@@ -821,6 +821,9 @@ class Script:
         self._calls: list[Command] | None = None
         self._option_sets: dict[str, list[tuple[Command, bool]]] = {}
         self._tree: Tree | None = None  # parsed again only when `syntax` is asked
+        # the text tree-sitter-bash reads where it differs from `src` (`_operand_reading`):
+        # the same length, so every node's bytes are read from `src`, as bash reads them
+        self.parse_src: bytes | None = None
         # a nested script's: the file offset of each character of its text
         self.offsets: list[int] | None = None
         self.has_error = False
@@ -833,7 +836,7 @@ class Script:
     def _build(self, keep_tree: bool = False) -> None:
         """`keep_tree`: keep tree-sitter's tree for the questions the model does not answer
         (`syntax`, `guard_facts`), sparing a second parse; else it is let go."""
-        tree = parse_tree(self.src)
+        tree = parse_tree(self.parse_src or self.src)
         if keep_tree:
             self._tree = tree
         root = tree.root_node
@@ -1009,7 +1012,7 @@ class Script:
         statement's shape the model does not answer. The script is parsed again, once, the
         first time one is asked."""
         if self._tree is None:
-            self._tree = parse_tree(self.src)
+            self._tree = parse_tree(self.parse_src or self.src)
         start, end = where.start_byte, where.end_byte
         node = self._tree.root_node.descendant_for_byte_range(start, end)
         while node is not None and node.start_byte == start:
@@ -1034,7 +1037,7 @@ class Script:
         """Work out every guard's condition and reads, from the script parsed again (once:
         the tree is let go again after, unless `syntax` had kept it)."""
         kept = self._tree
-        self._tree = kept or parse_tree(self.src)
+        self._tree = kept or parse_tree(self.parse_src or self.src)
         commands = {c.node: c for c in self.commands}
         compiler = Compiler(self.text_of, syn, lambda n: commands.get(syn(n)))
         made: dict[tuple[Syn, bool], tuple[Condition, tuple[Read, ...], tuple[Read, ...]]] = {}
@@ -1219,16 +1222,25 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     errexit = starts_errexit(file)
     script = Script(file, src, char_of, errexit_at_start=errexit, build=False)
     script._build(keep_tree)
+    operands = _operand_reading(src) if script.has_error else None
+    if operands is not None:
+        script = Script(file, src, char_of, errexit_at_start=errexit, build=False)
+        script.parse_src = operands
+        script._build(keep_tree)
     # (read again with `;` where bash ends a glued command, the same length, until no command
     # is glued, a few times at most: each reading may show the next glued line)
     read = bytearray(src)
+    parsed = bytearray(operands) if operands is not None else None
     current = script
     for _ in range(4):
         if not current.glued:
             break
         for at in current.glued:
             read[at] = ord(";")
+            if parsed is not None:
+                parsed[at] = ord(";")
         current = Script(file, bytes(read), char_of, errexit_at_start=errexit, build=False)
+        current.parse_src = bytes(parsed) if parsed is not None else None
         current._build(keep_tree)
     # (kept where no command is glued and it parses whole, or its first error is on the first
     # glued line or after it, or after the first error before: another misread of the file is
@@ -1344,7 +1356,7 @@ _BACKTICK_COMMENT = re.compile(rb"(?<=[ \t])`[ \t]*#[^`\n]*`(?=[ \t\n;\\]|\Z)")
 # a substring's offset that is a variable (`${f:$i:1}`, `${a[@]: $n}`; not `${f:-$d}`, a
 # default), which tree-sitter-bash cannot parse: group 1 is its `$`
 _VARIABLE_OFFSET = re.compile(
-    rb"\$\{[A-Za-z_][A-Za-z0-9_]*(?:\[[@*]\])?:[ \t]*(\$)(?=[A-Za-z_0-9])"
+    rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*])(?:\[[@*]\])?:[ \t]*(\$)(?=[A-Za-z_0-9])"
 )
 
 
@@ -1367,6 +1379,121 @@ def _unparsed_forms(src: bytes) -> bytes:
     for match in _VARIABLE_OFFSET.finditer(src):
         read[match.start(1)] = ord(" ")
     return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
+
+
+# bytes of a parameter expansion's operand that tree-sitter-bash cannot read there, though bash
+# takes them as text (`${ARCHS:-gfx942;gfx950}`, `${s#*[}`, `${X:-{\"a\": 1}}`, `${x:+$x; }`)
+_OPERAND_STOPS = frozenset(b";|&()<>[]{}")
+_BRACKETS = frozenset(b"[]")
+# the `#` of an arithmetic number whose digits a variable gives: `10#$a`
+_VARIABLE_BASE = re.compile(rb"(?<=[0-9])#(?=\$)")
+# what follows `${` before the operator: a name, a positional or special parameter, with an
+# indirection or length sign and a subscript
+_PARAMETER = re.compile(rb"[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?:\[[^\]\n]*\])?")
+_LONGEST_EXPANSION = 4096  # (bytes looked at for one expansion's end)
+
+
+def _operand_reading(src: bytes) -> bytes | None:
+    """The text tree-sitter-bash is given for a script that does not parse whole, where a
+    parameter expansion's operand holds bytes it cannot read there but bash reads as text
+    (`GPU_ARCHS="${GPU_ARCHS:-gfx942;gfx950}"`, `pre="${s%%[*}"`; t76a, Primus): each such byte
+    of an expansion that does not parse alone, and each bracket, outside a command
+    substitution in it, read as `_`. The same length, so every position stays, and the model
+    reads every node's text from the script as written: the default is `gfx942;gfx950`, as
+    bash has it. An arithmetic
+    number in a base a variable gives (`10#$a`, which tree-sitter-bash cannot read either) is
+    read with `*` for its `#`. None where nothing is so read, or the text so read does not
+    parse whole either."""
+    read = bytearray(src)
+    changed = False
+    at = src.find(b"${")
+    while at != -1:
+        found = _operand_bytes(src, at)
+        if found:
+            # (a bracket, whatever the rest: `${s#*[}` reads alone, not with `${s%%]*}` after)
+            alone = _unreadable(src, at, found[0])
+            for index in found[1]:
+                if alone or src[index] in _BRACKETS:
+                    read[index] = ord("_")
+                    changed = True
+        at = src.find(b"${", at + 2)
+    for match in _VARIABLE_BASE.finditer(src):
+        read[match.start()] = ord("*")
+        changed = True
+    if not changed or parse_tree(bytes(read)).root_node.has_error:
+        return None
+    return bytes(read)
+
+
+def _operand_bytes(src: bytes, start: int) -> tuple[int, list[int]] | None:
+    """For the expansion `${` opens at `start`: where it ends (past its `}`) and the bytes of
+    its operand (after the parameter and its operator) in `_OPERAND_STOPS`, at its own level
+    (not in a nested `${...}`, `$(...)` or backquotes); None when it is not closed nearby or
+    has none."""
+    if start > 0 and src[start - 1] == ord("\\"):
+        return None
+    parameter = _PARAMETER.match(src, start + 2)
+    if parameter is None:
+        return None
+    depth, index = 1, parameter.end()
+    stops: list[int] = []
+    limit = min(len(src), start + _LONGEST_EXPANSION)
+    while index < limit:
+        byte = src[index]
+        if byte == ord("\\"):
+            index += 2
+            continue
+        if byte == ord("$") and src[index + 1 : index + 2] in (b"(", b"{"):
+            closing = _closing(src, index + 1, limit)
+            if closing is None:
+                return None
+            index = closing + 1
+            continue
+        if byte == ord("`"):
+            closing = src.find(b"`", index + 1, limit)
+            if closing == -1:
+                return None
+            index = closing + 1
+            continue
+        if byte == ord("}") and depth == 1:
+            return (index + 1, stops) if stops else None
+        if byte == ord("{"):
+            depth += 1
+        elif byte == ord("}"):
+            depth -= 1
+        if byte in _OPERAND_STOPS:
+            stops.append(index)
+        index += 1
+    return None
+
+
+def _closing(src: bytes, opening: int, limit: int) -> int | None:
+    """The index of the bracket that closes the one at `opening` (`(` or `{`), nested ones and
+    escaped bytes skipped; None when not before `limit`."""
+    open_byte = src[opening]
+    close_byte = ord(")") if open_byte == ord("(") else ord("}")
+    depth, index = 0, opening
+    while index < limit:
+        byte = src[index]
+        if byte == ord("\\"):
+            index += 2
+            continue
+        if byte == open_byte:
+            depth += 1
+        elif byte == close_byte:
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return None
+
+
+def _unreadable(src: bytes, start: int, end: int) -> bool:
+    """Whether tree-sitter-bash cannot read the expansion alone, as a word or in quotes."""
+    text = src[start:end]
+    return any(
+        parse_tree(b": " + form + b"\n").root_node.has_error for form in (text, b'"' + text + b'"')
+    )
 
 
 # an arithmetic expansion with a left shift in it: `$((32 << 30))`

@@ -134,6 +134,7 @@ def encode_script(script: Script) -> Encoded:
         [(name, _syn(where)) for name, where in script.functions.items()],
         nested,
         loops,
+        script.parse_src,
     )
 
 
@@ -144,6 +145,7 @@ def decode_script(file: SourceText, encoded: Encoded) -> Script:
     script = Script(
         file, file.data if src is None else src, file_char_of(file), None, errexit, False
     )
+    script.parse_src = encoded[13]
     _fill(script, encoded)
     return script
 
@@ -154,7 +156,7 @@ def _syn(where: Syn | None) -> tuple[str, int, int] | None:
 
 def _fill(script: Script, encoded: Encoded) -> None:
     (_, _, has_error, error_row, words_, reads_, guards_, commands_) = encoded[:8]
-    assignments_, expansions_, functions_, nested_, loops_ = encoded[8:]
+    assignments_, expansions_, functions_, nested_, loops_ = encoded[8:13]
     loops = [tuple(Syn(*where) for where in inner) for inner in loops_]
     script.has_error = has_error
     script.error_row = error_row
