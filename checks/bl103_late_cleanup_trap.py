@@ -92,7 +92,10 @@ fi
 
 ## Exceptions
 A background process of a Slurm batch script (`#SBATCH` lines before its first command) ends with
-its job when the script ends, and is not checked; nor is an assignment whose text spells a release
+its job when the script ends, and is not checked; one of a script a Dockerfile in its folder or a
+folder above copies into its image and runs there (`COPY ./download.sh /download.sh`, `RUN
+./download.sh`; or in `CMD`, `ENTRYPOINT`) ends with the container, and is counted, not reported
+(run on a host, it would leak); nor is an assignment whose text spells a release
 one (`stop="docker stop $NAME"` runs nothing). An exit taken when the acquisition itself failed
 (`if ! salloc ...; then exit 1; fi`), or guarded by a test of the resource's own variable (`[ -z
 "$JOB_ID" ] && exit 1`: nothing was acquired) or of its liveness (`kill -0 "$PID" || exit 1`,
@@ -174,6 +177,7 @@ from dataclasses import dataclass, field
 
 from benchlint import slurm
 from benchlint.context import Context
+from benchlint.dockerfiles import ImageScripts
 from benchlint.engines import launch_in, launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
 from benchlint.fixes import line_removal
@@ -1288,6 +1292,11 @@ _SLURM = ("Slurm allocation", "Slurm batch job")
 # Inside a job or a container a temporary directory goes with it; a background server does not
 # (`srun --container-image` keeps a node's GPUs held by a server its entrypoint left running).
 _HOST_ONLY = ("temporary directory",)
+_IN_IMAGE = (
+    "background processes of scripts a Dockerfile copies into its image and runs there, not "
+    "reported (BL103: they end with the container; a run of the script on a host would leave "
+    "them running)"
+)
 
 
 @dataclass(eq=False)
@@ -2555,6 +2564,7 @@ class _Run:
     """What the rule keeps from one script to the next in a run."""
 
     workflow_cleans: bool
+    images: ImageScripts
     libraries: _Libraries = field(default_factory=_Libraries)
     reported: set[tuple[Location, str]] = field(default_factory=set)
 
@@ -2566,7 +2576,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     calls = ctx.environment.calls
     if ctx.sees_everything:
         calls.index()  # (one pass over every script answers is_sourced for all)
-    run = ctx.kept("BL103", lambda: _Run(cancels_runner_jobs(ctx.ws)))
+    run = ctx.kept("BL103", lambda: _Run(cancels_runner_jobs(ctx.ws), ImageScripts(ctx.ws)))
     had_tree = script.has_tree
     host = ctx.wiring.is_launcher(script.path)
     sourced = functools.partial(calls.is_sourced, script.path)
@@ -2608,6 +2618,10 @@ def _check(
             continue  # inside a job or container, the process ends with it
         if resource.what == "background process" and batch:
             continue  # (the batch script's end ends the job: Slurm ends its processes)
+        if resource.what == "background process" and run.images.dockerfile_running(script.path):
+            # (run in an image: its processes end with the container; on a host they would not)
+            undecided.append(Undecided(_IN_IMAGE, finding.location))
+            continue
         if (
             run.workflow_cleans
             and resource.what in _SLURM
