@@ -7,6 +7,11 @@ Reads every workflow under `.github/workflows/` and reports what makes GitHub re
   an unbalanced parenthesis (`${{ inputs.run && always()) }}`), an unterminated string, a
   context name that does not exist (`runer.labels`), a function that does not exist or is given
   too few or too many arguments;
+- a value with text around its expressions (a `run:` script, an action's `prompt:`), which GitHub
+  compiles into one expression (`format('...{0}...', github.sha)`: the text with `'`, `{`, `}`
+  doubled), over GitHub's cap of 21,000 characters; under it in characters but over it both
+  in UTF-8 bytes and with the block's indentation counted, a warning (GitHub rejected such a
+  value, and does not publish which count it applies);
 - a job's `needs:` that names no job of the workflow;
 - an input of `workflow_dispatch` or `workflow_call` whose `default:` is a list or a mapping
   where its `type:` is `string`, `number` or `boolean`;
@@ -64,9 +69,9 @@ import difflib
 import functools
 from collections.abc import Iterator
 
-from benchlint.actions import ExpressionError, parse
+from benchlint.actions import MAX_LENGTH, ExpressionError, embedded, parse
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity, clip
+from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
 from benchlint.workflow import WORKFLOWS, expressions, job_steps, workflow_roots
@@ -80,6 +85,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
     for source, root in workflow_roots(ctx.ws, paths):
         yield from _expressions(source, root)
+        yield from _templates(source, root)
         yield from _needs(source, root)
         yield from _defaults(source, root)
         yield from _keys(source, root)
@@ -114,6 +120,84 @@ def _rejected(
         Location(source.path, span),
         subject=f"expression:{shown}",
     )
+
+
+def _templates(source: SourceText, root: YNode) -> Iterator[Finding]:
+    """A value with text around its expressions, which GitHub compiles into one expression
+    (`format('REPO: {0}...', github.repository, ...)`: the text with `'`, `{` and `}` doubled,
+    each expression trimmed; as `@actions/workflow-parser` builds it) over its cap of
+    MAX_LENGTH characters. Over the cap in characters: an error. Under it in characters but
+    over it both in UTF-8 bytes and with the block's indentation counted: a warning (t76b,
+    InferenceX a2b54b814: GitHub rejected a `prompt: |` of 20,988 characters so compiled,
+    21,150 bytes; which count it applies is not published)."""
+    seen: set[int] = set()
+    for node, _, _ in expressions(root, frozenset({"on"})):
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        compiled = _compiled(node.value)
+        if compiled is None or len(compiled) <= MAX_LENGTH // 2:
+            continue
+        characters, size = len(compiled), len(compiled.encode("utf-8", "surrogateescape"))
+        span = node.span
+        first = span.line + 1 if node.style in ("|", ">") else span.line
+        lines = range(first, min(span.end_line, source.line_count) + 1)
+        written = _compiled("\n".join(source.line_text(line) for line in lines))
+        if characters <= MAX_LENGTH and (
+            size <= MAX_LENGTH or written is None or len(written) <= MAX_LENGTH
+        ):
+            continue
+        over = characters > MAX_LENGTH
+        measure = (
+            f"{characters:,} characters"
+            if over
+            else f"{characters:,} characters, {size:,} bytes in UTF-8, {len(written or ''):,} "
+            "with its lines' indentation"
+        )
+        yield Finding(
+            "BL208",
+            f"GitHub compiles this value and its {_expressions_in(node.value)} into one "
+            f"expression of {measure}"
+            + (
+                f": over its cap of {MAX_LENGTH:,}, it rejects the whole workflow file"
+                if over
+                else f"; GitHub caps an expression at {MAX_LENGTH:,} and has rejected a "
+                "workflow file for a value so measured (which count it applies is not "
+                "published)"
+            ),
+            Location(source.path, Span(span.line, span.column, span.line, span.column + 1)),
+            help="move the text to a file the step reads, or pass the expressions through "
+            "`env:` and read them as variables",
+            subject="template-length",
+            severity=Severity.ERROR if over else Severity.WARNING,
+        )
+
+
+def _expressions_in(value: str) -> str:
+    count = sum(1 for piece in embedded(value) if piece.closed)
+    return "expression" if count == 1 else f"{count} expressions"
+
+
+def _compiled(value: str) -> str | None:
+    """The expression GitHub makes of a value with text around its expressions; None for a
+    value that is one expression alone, or has one not closed."""
+    pieces = list(embedded(value))
+    if not pieces or any(not p.closed for p in pieces):
+        return None
+    text, arguments, at = [], [], 0
+    for index, piece in enumerate(pieces):
+        text.append(_escaped(value[at : piece.start - 3]))
+        text.append(f"{{{index}}}")
+        arguments.append(", " + piece.text.strip())
+        at = piece.start + len(piece.text) + 2
+    text.append(_escaped(value[at:]))
+    if len(pieces) == 1 and not "".join(text).replace("{0}", ""):
+        return None
+    return f"format('{''.join(text)}'{''.join(arguments)})"
+
+
+def _escaped(text: str) -> str:
+    return text.replace("'", "''").replace("{", "{{").replace("}", "}}")
 
 
 def _needs(source: SourceText, root: YNode) -> Iterator[Finding]:
