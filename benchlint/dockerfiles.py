@@ -4,8 +4,9 @@ A `COPY ./download.sh /download.sh` (or `ADD`) from the build context, then `RUN
 (or the path in `CMD`/`ENTRYPOINT`): the script runs inside a container, at the image's build or
 as its command, and every process it starts ends with that container. The Dockerfiles looked at
 are those in the script's folder and the folders above it (`Dockerfile`, `Dockerfile.x`,
-`x.Dockerfile`, `Containerfile`), whose build context is taken to be their own folder or the
-repository's root; a `COPY --from=...` copies from another stage or image, not the context.
+`x.Dockerfile`, `Containerfile`: the workspace finds them, `Workspace.docker_paths`), whose
+build context is taken to be their own folder or the repository's root; a `COPY --from=...`
+copies from another stage or image, not the context.
 """
 
 from __future__ import annotations
@@ -16,12 +17,11 @@ import re
 
 from benchlint.workspace import Workspace
 
-_NAMES = re.compile(
-    r"(?:Dockerfile|Containerfile)(?:\.[\w.-]+)?|[\w.-]+\.(?:Dockerfile|dockerfile)"
-)
 _INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)\s+(.*)$", re.S)
 _RUNS = frozenset({"RUN", "CMD", "ENTRYPOINT"})
-_WORD_STOPS = re.compile(r"[\s;&|()\"'`]+")
+_COMMANDS = re.compile(r"&&|\|\||[;&|()`]|\n")
+_PREFIXES = frozenset({"exec", "sudo", "nohup", "time", "env"})
+_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "source", "."})
 
 
 class ImageScripts:
@@ -31,17 +31,20 @@ class ImageScripts:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self._runs: dict[str, frozenset[str]] = {}
+        self._by_folder: dict[str, list[str]] | None = None
 
     def dockerfile_running(self, rel: str) -> str | None:
         """The first Dockerfile (by its path) in the script's folder or one above it that
         copies the script into its image and runs it there; None when there is none."""
+        if self._by_folder is None:
+            self._by_folder = {}
+            for path in sorted(self.ws.docker_paths):
+                self._by_folder.setdefault(posixpath.dirname(path), []).append(path)
         folder = posixpath.dirname(rel)
         while True:
-            for name in sorted(self.ws.folder_files(folder)):
-                if _NAMES.fullmatch(name):
-                    path = posixpath.join(folder, name) if folder else name
-                    if rel in self._run_scripts(path):
-                        return path
+            for path in self._by_folder.get(folder, ()):
+                if rel in self._run_scripts(path):
+                    return path
             if not folder:
                 return None
             folder = posixpath.dirname(folder)
@@ -132,15 +135,22 @@ def _copies(ws: Workspace, dockerfile: str, rest: str, workdir: str) -> dict[str
 
 
 def _named(rest: str, copied: dict[str, str], workdir: str) -> set[str]:
-    """The copied files a `RUN`, `CMD` or `ENTRYPOINT` names by their path in the image (as
-    written, or from the working folder: `./download.sh`)."""
+    """The copied files a `RUN`, `CMD` or `ENTRYPOINT` runs by their path in the image (as
+    written, or from the working folder: `./download.sh`): the program of one of its commands,
+    or the script a shell or `source` it runs is given (`bash /download.sh`); not a file a
+    command is given otherwise (`chmod +x /download.sh`)."""
     if not copied:
         return set()
     found = set()
-    for word in _WORD_STOPS.split(" ".join(_arguments(rest))):
-        if not word or word.startswith("-"):
+    for command in _COMMANDS.split(" ".join(_arguments(rest))):
+        words = [w.strip("\"'") for w in command.split()]
+        while words and ("=" in words[0] or words[0] in _PREFIXES):
+            words = words[1:]  # (an assignment, `exec`, `sudo`: the command is next)
+        if words and posixpath.basename(words[0]) in _SHELLS:
+            words = [w for w in words[1:] if not w.startswith("-")]
+        if not words:
             continue
-        at = posixpath.normpath(posixpath.join(workdir, word))
+        at = posixpath.normpath(posixpath.join(workdir, words[0]))
         if at in copied:
             found.add(copied[at])
     return found

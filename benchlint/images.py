@@ -52,11 +52,20 @@ def image_release(image: str) -> tuple[str, str] | None:
     return (engine, match.group(1)) if match else None
 
 
+_DOCKER_HUB = frozenset({"docker.io", "index.docker.io", "registry-1.docker.io"})
+
+
 def image_latest(image: str) -> str | None:
-    """The engine whose own image this is under the tag `latest`, or no tag (which is
-    `latest`): the newest release when it was pulled. None for any other image, or one pinned
-    by a digest (`@sha256:...`: some release, not known)."""
+    """The engine whose own image this is, from Docker Hub, under the tag `latest`, or no tag
+    (which is `latest`): the newest release when it was pulled. None for any other image, one
+    pinned by a digest (`@sha256:...`: some release, not known), or one from another registry
+    (a mirror's `latest` is what it last copied)."""
+    image = image.strip().strip("'\"")
     if "@" in image:
+        return None
+    first = image.split("/", 1)[0]
+    registry = "/" in image and ("." in first or ":" in first or first == "localhost")
+    if registry and first not in _DOCKER_HUB:
         return None
     repository, tag = _parts(image)
     engine = _IMAGES.get(repository)

@@ -53,6 +53,7 @@ def listing(ws: Workspace) -> bytes:
         "\n".join(sorted(ws.shell_paths)),
         "\n".join(sorted(ws.sourced_only)),
         "\n".join(sorted(ws.python_paths)),
+        "\n".join(sorted(ws.docker_paths)),
         "\n".join(sorted(ws.yaml_paths)),
         "\n".join(sorted(ws.templates)),
         "\n".join(f"{k}->{v}" for k, v in sorted(ws.symlinks.items())),

@@ -117,6 +117,11 @@ def _reads_as_yaml(text: str) -> bool:
 _TEMPLATE_PART = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|%\{[^}]*\}|\"[^\"]*\"|'[^']*'")
 
 
+# a Dockerfile's name: `Dockerfile`, `Dockerfile.cuda`, `serve.Dockerfile`, `Containerfile`
+DOCKERFILE = re.compile(
+    r"(?:Dockerfile|Containerfile)(?:\.[\w.-]+)?|[\w.-]+\.(?:Dockerfile|dockerfile)"
+)
+
 _READ_SUFFIXES = (
     SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES + PYTHON_SUFFIXES
 ) + TEMPLATE_SUFFIXES
@@ -260,6 +265,7 @@ class Workspace:
         self.yaml_paths: list[str] = []
         self.sourced_only: list[str] = []  # SOURCED_SUFFIXES: shell only where sourced
         self.python_paths: list[str] = []  # PYTHON_SUFFIXES: not linted, read where run
+        self.docker_paths: list[str] = []  # Dockerfiles: not linted, read for what they run
         # A symlink to another file of the repository is linted once, as its target.
         self.symlinks: dict[str, str] = {}
         # A symlinked folder inside the repository (not descended): its target folder, by which
@@ -383,12 +389,18 @@ class Workspace:
                         folders.append((rel_dir + name + "/", entry.path, templates))
                     continue
                 if not name.endswith(_READ_SUFFIXES) and "." in name:
+                    if DOCKERFILE.fullmatch(name) and not entry.is_symlink():
+                        self.docker_paths.append(rel_dir + name)
                     continue  # not a file benchlint reads (checked first: most files)
                 self._classify(rel_dir + name, name, entry.is_symlink(), in_templates)
             pending.extend(reversed(folders))
 
     def _classify(self, rel: str, name: str, link: bool, in_templates: bool = False) -> None:
         """Add a file found by the walk (or named) to the shell or YAML files, if it is one."""
+        if DOCKERFILE.fullmatch(name):
+            if not link:
+                self.docker_paths.append(rel)
+            return
         shell = name.endswith(SHELL_SUFFIXES)
         yaml = not shell and name.endswith(YAML_SUFFIXES)
         if link and self._is_internal_link(rel):

@@ -94,70 +94,69 @@ fi
 A background process of a Slurm batch script (`#SBATCH` lines before its first command) ends with
 its job when the script ends, and is not checked; one of a script a Dockerfile in its folder or a
 folder above copies into its image and runs there (`COPY ./download.sh /download.sh`, `RUN
-./download.sh`; or in `CMD`, `ENTRYPOINT`) ends with the container, and is counted, not reported
-(run on a host, it would leak); nor is an assignment whose text spells a release
-one (`stop="docker stop $NAME"` runs nothing). An exit taken when the acquisition itself failed
-(`if ! salloc ...; then exit 1; fi`), or guarded by a test of the resource's own variable (`[ -z
-"$JOB_ID" ] && exit 1`: nothing was acquired) or of its liveness (`kill -0 "$PID" || exit 1`,
-`docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a liveness test failing under
-`set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the process has ended), an exit
-in another branch of the same `if` or `case`, and an exit after a release that can run before it
-(in its branch, or under the acquisition's own condition, or under a test of the resource itself,
-`if [ -n "$PID" ]; then kill "$PID"; fi`; or under a condition benchlint cannot relate to the
-exit's, or in a loop: then the run's warnings count the exit as undecided; not one in a branch that
-then always exits, `if ! ready; then kill "$PID"; exit 1; fi`, where the later exit never follows
-it), and, with no `trap ... EXIT`, an exit after which nothing releases it on its path (`if ready;
-then kill "$PID"; else grep ... "$LOG"; fi` and no kill after: it ends as the script's end leaves
-it) are not exit paths that leak. A trap set before the acquisition covers it, until a later `trap
-... EXIT` or `trap - EXIT` replaces its handler, when its handler releases it (a handler in double
-quotes expands its variables when `trap` runs: `trap "kill $PID" EXIT` above `PID=$!` kills
-nothing), by its variable or by one the script assigns from it afterwards (`PIDS+=("$SERVER_PID")`
-and a handler that kills `"${PIDS[@]}"`), or when it passes it to a function that releases its
-argument (`stop_tree "$SERVER_PID"` with `stop_tree() { local pid="${1:-}"; kill "$pid"; }`, in the
-script or a file it sources, two calls deep), or when it ends every job of the script (`kill 0`,
-`kill -- -$$`, `kill $(jobs -p)`) or the program by its name (`pkill -f "vllm serve"`,
-`pkill -u "$USER" -f vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`, `kill $(pgrep -f vllm)`,
-`P=$(pgrep -f "vllm serve"); kill $P`) or the port it holds (`lsof -t -i:8000 | xargs kill`, `kill
-$(lsof -t -i tcp:8000)`, `fuser -k 8000/tcp`: its `--port`, or any where either is not written
-out); an engine's command line starts with the Python interpreter, so `pkill -f python` ends it
-too; `pkill` and `pgrep` search their pattern in the program's name, so `pkill python` ends
-`python3`, where `pkill -x python` and `killall python` do not; a `-f` pattern's parts after the
-program's, `--port 8188`, may be in a variable of the command line, `launch_server ${ARGS}` or
-`--port ${PORT}`, not where the line or the script gives that option another value); so
+./download.sh`; or in `CMD`, `ENTRYPOINT`), and that nothing else in the repository starts, ends
+with the container, and is counted, not reported (run on a host, it would leak); nor is an
+assignment whose text spells a release one (`stop="docker stop $NAME"` runs nothing). An exit taken
+when the acquisition itself failed (`if ! salloc ...; then exit 1; fi`), or guarded by a test of the
+resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired) or of its liveness
+(`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a
+liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the
+process has ended), an exit in another branch of the same `if` or `case`, and an exit after a
+release that can run before it (in its branch, or under the acquisition's own condition, or under a
+test of the resource itself, `if [ -n "$PID" ]; then kill "$PID"; fi`; or under a condition
+benchlint cannot relate to the exit's, or in a loop: then the run's warnings count the exit as
+undecided; not one in a branch that then always exits, `if ! ready; then kill "$PID"; exit 1; fi`,
+where the later exit never follows it), and, with no `trap ... EXIT`, an exit after which nothing
+releases it on its path (`if ready; then kill "$PID"; else grep ... "$LOG"; fi` and no kill after:
+it ends as the script's end leaves it) are not exit paths that leak. A trap set before the
+acquisition covers it, until a later `trap ... EXIT` or `trap - EXIT` replaces its handler, when its
+handler releases it (a handler in double quotes expands its variables when `trap` runs: `trap "kill
+$PID" EXIT` above `PID=$!` kills nothing), by its variable or by one the script assigns from it
+afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it passes it
+to a function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree() { local
+pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep), or when it ends
+every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the program by its name
+(`pkill -f "vllm serve"`, `pkill -u "$USER" -f vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`,
+`kill $(pgrep -f vllm)`, `P=$(pgrep -f "vllm serve"); kill $P`) or the port it holds (`lsof -t
+-i:8000 | xargs kill`, `kill $(lsof -t -i tcp:8000)`, `fuser -k 8000/tcp`: its `--port`, or any
+where either is not written out); an engine's command line starts with the Python interpreter, so
+`pkill -f python` ends it too; `pkill` and `pgrep` search their pattern in the program's name, so
+`pkill python` ends `python3`, where `pkill -x python` and `killall python` do not; a `-f` pattern's
+parts after the program's, `--port 8188`, may be in a variable of the command line, `launch_server
+${ARGS}` or `--port ${PORT}`, not where the line or the script gives that option another value); so
 does a trap a function the script calls sets (`install_traps`). A handler runs the functions it
 names, anywhere in its text (`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`),
 three calls deep, in the script or a file it sources. An `ERR` trap that releases it covers the
-exits of commands failing under `set -e` (bash runs it first), not an `exit`. `break` and
-`continue` do not fail under `set -e`, nor does an assignment whose substitution falls back
-(`PID=$(pgrep -n server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a
-`let` of a nonzero literal or an arithmetic command that assigns (`(( n += 1 ))`; `(( n++ ))` is
-worth n's old value and fails on a count's first step), the `for` of a list with a substitution, a
-call of a function of the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`;
-also one run between the body's own `set +e` and `set -e`, not its last, a bare `return` first in
-a `then`, after `&&` or after a plain assignment, an assignment that only expands names, `X=$Y`,
-where the script never turns on `set -u`, and `(( n-- ))` in a loop that runs only while n is not
-0, `until test $n -eq 0`), or an assignment whose substitution ends with a command that cannot
-(`pid=$(start_worker)` whose body ends with `echo "$pid"`: bash runs a substitution without `set
--e`, unless `shopt -s inherit_errexit` or POSIX mode was set before it, or another shell runs the
-script). A pipeline's status is its last command's (`set -o pipefail`: any of its commands'), and a
-filter that reads a pipe with options it accepts cannot fail (`$(curl ... | head -1)`, `| tr -d
-'\\r'`, `| wc -l`), nor can `read` from a here-string or `mapfile` of a pipe or of `< <(...)`. A
-server the script kills only where it exits with a failure status (`else kill "$PID"; exit 1; fi`)
-is meant to outlive it: an early end leaves it as success does; so is one only another branch
-of the `if` or `case` that starts it releases (`up) start ;; down) stop ;;`), and one a function
-starts after stopping the one before (`start_router() { pkill -f bin/router; bin/router & }`)
-when only its later calls release it (the last one runs on when the script ends). A `docker
-rm`/`stop`/`kill` releases a detached container named by a variable (`--name "$NAME"`) unless
-each container it names is another variable's value (`docker rm -f "$OTHER"`), none given the
-container's name. An allocation named after the
-runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
-launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
-`scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a function that holds
-a resource, traps in subshells (they do not cover the outer script and are ignored), an `exit` in
-an element of a pipeline (`... | while read ...; do ... exit 1; done`: a subshell, it ends only
-that element, taken as ending the script), and a background process started in a loop without
-keeping `$!` (one started once without it is released only by what ends every job, `kill %1`, or
-its program by name).
+exits of commands failing under `set -e` (bash runs it first), not an `exit`. `break` and `continue`
+do not fail under `set -e`, nor does an assignment whose substitution falls back (`PID=$(pgrep -n
+server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a `let` of a nonzero
+literal or an arithmetic command that assigns (`(( n += 1 ))`; `(( n++ ))` is worth n's old value
+and fails on a count's first step), the `for` of a list with a substitution, a call of a function of
+the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`; also one run between
+the body's own `set +e` and `set -e`, not its last, a bare `return` first in a `then`, after `&&` or
+after a plain assignment, an assignment that only expands names, `X=$Y`, where the script never
+turns on `set -u`, and `(( n-- ))` in a loop that runs only while n is not 0, `until test $n -eq
+0`), or an assignment whose substitution ends with a command that cannot (`pid=$(start_worker)`
+whose body ends with `echo "$pid"`: bash runs a substitution without `set -e`, unless `shopt -s
+inherit_errexit` or POSIX mode was set before it, or another shell runs the script). A pipeline's
+status is its last command's (`set -o pipefail`: any of its commands'), and a filter that reads a
+pipe with options it accepts cannot fail (`$(curl ... | head -1)`, `| tr -d '\\r'`, `| wc -l`), nor
+can `read` from a here-string or `mapfile` of a pipe or of `< <(...)`. A server the script kills
+only where it exits with a failure status (`else kill "$PID"; exit 1; fi`) is meant to outlive it:
+an early end leaves it as success does; so is one only another branch of the `if` or `case` that
+starts it releases (`up) start ;; down) stop ;;`), and one a function starts after stopping the one
+before (`start_router() { pkill -f bin/router; bin/router & }`) when only its later calls release it
+(the last one runs on when the script ends). A `docker rm`/`stop`/`kill` releases a detached
+container named by a variable (`--name "$NAME"`) unless each container it names is another
+variable's value (`docker rm -f "$OTHER"`), none given the container's name. An allocation named
+after the runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job
+that runs a launcher later cancels the runner's jobs by that name in a step that always runs (`if:
+always()`, `scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a function
+that holds a resource, traps in subshells (they do not cover the outer script and are ignored), an
+`exit` in an element of a pipeline (`... | while read ...; do ... exit 1; done`: a subshell, it ends
+only that element, taken as ending the script), and a background process started in a loop without
+keeping `$!` (one started once without it is released only by what ends every job, `kill %1`, or its
+program by name).
 
 ## Fix safety
 The fix moves the trap to the line after the acquisition: unsafe (applied with
@@ -573,17 +572,25 @@ def _plain_release(script: Script, statement: Command, released: Released) -> Co
     return next((c for c in inner or [statement] if not _branch_exits(script, c, ends)), None)
 
 
-def _restarts(resource: Resource, releases: list[Command]) -> bool:
+def _restarts(resource: Resource, releases: list[Command], released: Released) -> bool:
     """Whether every later statement that releases a resource a function starts calls that
-    function again: it stops the one running before it starts the next (`start_router() {
-    pkill -f bin/router; ./bin/router & }`; t76a, semantic-router), and the last one started
-    is left running when the script ends as it should, as an early end leaves the one then."""
-    call = resource.statement
-    return (
-        bool(releases)
-        and call is not resource.acquired_by
-        and call.name is not None
-        and all(s.name == call.name for s in releases)
+    function again, whose body stops the one running before it starts the next, whenever it
+    starts one (`start_router() { pkill -f bin/router; ./bin/router & }`; t76a,
+    semantic-router): the last one started is left running when the script ends as it should,
+    as an early end leaves the one then. Not a function that starts or stops by its argument
+    (`svc() { case $1 in start) ... & ;; stop) pkill ... ;; esac }`: `svc stop` only stops)."""
+    call, acquired = resource.statement, resource.acquired_by
+    if not releases or call is acquired or call.name is None:
+        return False
+    if not all(s.name == call.name for s in releases):
+        return False
+    body = acquired.script.body(call.name) if acquired.function == call.name else []
+    return any(
+        c.node.end_byte <= acquired.node.start_byte
+        and released(c)
+        and set(c.guards) <= set(acquired.guards)
+        and not exclusive(c, acquired)
+        for c in body
     )
 
 
@@ -938,11 +945,12 @@ _ONE_VARIABLE = re.compile(r'"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?')
 
 def _removes_others(resource: Resource, text: str) -> bool:
     """Whether the text's `docker rm`/`stop`/`kill` surely names other containers than a
-    detached one its `--name "$NAME"` names: each container it names is a variable's value, none
-    of them the resource's, nor one the script gives a value that reads the resource's
-    (`docker rm -f "$ENVOY_NAME"` before the router's `docker run -d --name "$ROUTER_NAME"`;
-    t76a, semantic-router). A name written out, a `$(...)`, or a container named by no
-    variable: it may be this one (as before)."""
+    detached one its `--name "$NAME"` names: each container it names is a variable's value,
+    and every value the script gives those variables (plain text, at its top level) differs
+    from every one it gives the container's (`docker rm -f "$ENVOY_NAME"` before the router's
+    `docker run -d --name "$ROUTER_NAME"`; t76a, semantic-router). A name written out, a
+    `$(...)`, a variable given another value (a `local name="$1"`, a loop's, one only a sourced
+    file or the caller sets): it may be this one (as before)."""
     if resource.what != "detached container" or not resource.handles:
         return False
     if _reading(resource.names).search(text):
@@ -958,12 +966,33 @@ def _removes_others(resource: Resource, text: str) -> bool:
             named.add(variable.group(1))
     if not named:
         return False
-    reading = _reading(resource.names)
     script = resource.acquired_by.script.top
-    return not any(
-        a.name in named and a.value is not None and reading.search(a.value.text)
-        for a in script.assignments
-    )
+    ours = _plain_values(script, resource.handles)
+    theirs = _plain_values(script, frozenset(named))
+    return ours is not None and theirs is not None and not ours & theirs
+
+
+def _plain_values(script: Script, names: frozenset[str]) -> set[str] | None:
+    """Every value the script gives the variables, each plain text assigned at its top level
+    (`NAME="router"`, `NAME=${NAME:-router}` not); None when one is given another way, or
+    none (the caller's, a sourced file's, a loop's or a function's)."""
+    values: set[str] = set()
+    for name in names:
+        given = [a for a in script.assignments if a.name == name]
+        if not given:
+            return None
+        for assignment in given:
+            word = assignment.value
+            if (
+                word is None
+                or not word.static
+                or assignment.kind not in ("assign", "export", "declare", "readonly")
+                or assignment.command.function is not None
+                or assignment.command.loops
+            ):
+                return None
+            values.add(word.value)
+    return values
 
 
 # `$1`, `${1:-}`, `"$@"`: what a function's caller passed it
@@ -2195,7 +2224,7 @@ def _check_flow(
             )
             if release is None and (resource.what != "Slurm allocation" or outer is not None):
                 continue  # (a function's: its caller may release it)
-            if _restarts(resource, releases):
+            if _restarts(resource, releases, released):
                 continue  # (each call stops the last one: the script leaves one running)
             if (
                 release is not None
@@ -2588,6 +2617,15 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         script.let_go_tree()
 
 
+def _only_in_image(ctx: Context, run: _Run, path: str) -> bool:
+    """Whether a Dockerfile copies the script into its image and runs it there, and nothing
+    else in the repository starts it (no route, no script's call: one may run it on a host)."""
+    if run.images.dockerfile_running(path) is None:
+        return False
+    environment = ctx.environment
+    return not environment.routes(path) and not environment.caller_starts(path)
+
+
 def _check(
     ctx: Context,
     script: Script,
@@ -2618,7 +2656,7 @@ def _check(
             continue  # inside a job or container, the process ends with it
         if resource.what == "background process" and batch:
             continue  # (the batch script's end ends the job: Slurm ends its processes)
-        if resource.what == "background process" and run.images.dockerfile_running(script.path):
+        if resource.what == "background process" and _only_in_image(ctx, run, script.path):
             # (run in an image: its processes end with the container; on a host they would not)
             undecided.append(Undecided(_IN_IMAGE, finding.location))
             continue

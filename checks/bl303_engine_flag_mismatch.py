@@ -464,6 +464,7 @@ def _in_container(
         and image is not None
         and node is not None
         and image_latest(image) == engine
+        and not _replaced(launch, image)
     )
     flags = [a for a in launch.flags if a.value.startswith("--")]
     found: list[Finding | Undecided] = []
@@ -502,6 +503,31 @@ def _in_container(
     return found
 
 
+# an install of the engine's package (`pip install vllm==0.10.1`, `uv pip install "sglang[all]"`)
+_ENGINE_INSTALL = re.compile(
+    r"\bpip3?\s+install\b[^\n;&|]*?(?:^|[\s'\"])(?:vllm|sglang)(?=[\s'\"=<>~!\[]|$)", re.M
+)
+
+
+def _replaced(launch: Launch, image: str) -> bool:
+    """Whether the launch's script may run another release than the image's `latest`: it
+    installs the engine itself (`pip install vllm==0.10.1 && vllm serve ...`), or it (or the
+    script it is in) builds or tags an image of that name (`docker build --tag
+    vllm/vllm-openai`)."""
+    script = launch.command.script
+    texts = {script.text, script.top.text}
+    if any(_ENGINE_INSTALL.search(text) for text in texts):
+        return True
+    repository = image.strip().strip("'\"").split("@", 1)[0].rsplit(":", 1)[0]
+    name = "/".join(repository.split("/")[-2:])
+    return any(
+        re.search(
+            r"\b(?:docker|podman|buildah)\b[^\n]*\b(?:build|tag)\b[^\n]*" + re.escape(name), t
+        )
+        for t in texts
+    )
+
+
 def _gone_finding(
     shown: str,
     engine: str,
@@ -523,8 +549,8 @@ def _gone_finding(
         "BL303",
         f"`{shown}` {where} is not a flag of any measured {name} release from {since} to "
         f"{newest}, the newest (the last with it is {last}): `{image.strip()}` runs {newest} or "
-        "a later release where it was pulled since, and the server exits with `unrecognized "
-        "arguments`",
+        "a later release where it was pulled since, and the server exits with "
+        + engine_flags().rejection(engine, newest, flag_name(shown)),
         Location(path, arg.span),
         related=(Location(path, node.span, "image"),),
         subject=flag_name(shown),

@@ -566,14 +566,15 @@ def test_a_release_between_measured_ones_that_differ_on_a_flag_is_said(tmp_path:
 
 def test_containers_of_an_unknown_release_are_said(tmp_path: Path) -> None:
     """A Kubernetes container's engine launch with a flag only some releases accept, in an image
-    that names no release or one outside the measured range, is counted, not passed over; one
-    of a measured release is decided and not listed."""
+    that names no release (a nightly) or one outside the measured range, is counted, not passed
+    over; one of a measured release, or of `latest` (at least the newest), is decided and not
+    listed."""
     container = "containers:\n  - image: {image}\n    command: [vllm, serve, m, {flag}]\n"
     root = write_repo(
         tmp_path / "r",
         {
             "deploy/latest.yaml": container.format(
-                image="vllm/vllm-openai:latest", flag="--max-seq-len-to-capture"
+                image="vllm/vllm-openai:nightly", flag="--max-seq-len-to-capture"
             ),
             "deploy/old.yaml": "\n"
             + container.format(image="vllm/vllm-openai:v0.7.1", flag="--max-seq-len-to-capture"),

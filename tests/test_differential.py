@@ -1802,6 +1802,8 @@ def test_a_comment_in_backticks_inside_double_quotes_is_not_read_as_blanks() -> 
         ('s=ab[c]d; B="${s#*[}"; B="${B%%]*}"\n: next\n', {}),
         ('s=ab[c]d; S="${s#*]}"\n: next\n', {}),
         ('a=7; for (( n=10#$a; n<=10#$a; n++ )); do :; done; N="${X:-a&b}"\n', {"X": None}),
+        # (bash ends an expansion at its first `}`, a `{` before it nesting nothing; t77a)
+        ("s='node{1}'; B=${s#*{}\n: next\n", {}),
     ],
 )
 def test_operands_tree_sitter_cannot_parse_are_read_as_bash_reads_them(
@@ -1846,6 +1848,54 @@ def _given(known: dict[str, str | None], name: str) -> str | None:
         return None
     held = known[name]
     return UNSET if held is None else held
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("word", "decided"),
+    [
+        ('"${K#{a}}"', True),
+        ("${K#{a}}", True),
+        ("${X:-'a}b'}", True),
+        ('"${X:-${K}z}"', True),
+        ('"${X:-{}}"', True),
+        ('"${X:-"a}b"}"', False),  # (quotes inside quotes: not decided, not misread)
+    ],
+)
+def test_an_expansion_ends_at_its_first_brace_as_bash_ends_it(word: str, decided: bool) -> None:
+    """(t77a) bash ends `${...}` at its first `}` outside quotes and nested expansions: a `{`
+    before it nests nothing (`${K#{a}}` is `${K#{a}` and a `}`). The model's value is bash's,
+    or not decided."""
+    from benchlint.shell.expand import UNSET, value
+
+    values = {"K": "{a}}x", "X": UNSET}
+    read = value(word, lambda n: values.get(n))
+    assert BASH is not None
+    done = subprocess.run(
+        [BASH, "-c", f"K='{{a}}}}x'; unset X; printf '%s' {word}"],
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert read == (done.stdout if decided else None)
+
+
+def test_an_operand_with_a_quote_or_a_dollar_brace_in_single_quotes_is_not_read_another_way() -> (
+    None
+):
+    """(t77a) A `${` inside single quotes is text: read another way up to a `}` in a later
+    quoted string, it would swallow the commands between (the server here); an operand with a
+    quote in it is left as written (what bash makes of it depends on the quoting around it)."""
+    text = (
+        b'ARCHS="${ARCHS:-gfx942;gfx950}"\n'
+        b"echo 'usage: set ${MODEL' ; vllm serve m --port 8000 & echo '} first'\n"
+        b"X=\"${X:-'a;b'}\"\n"
+    )
+    script = parse_file(SourceText("t.sh", text))
+    assert script.parse_src is not None and not script.has_error
+    assert [c.base for c in script.commands if c.base] == ["echo", "vllm", "echo"]
+    read = script.parse_src.split(b"\n")
+    assert read[1] == text.split(b"\n")[1] and read[2] == text.split(b"\n")[2]
 
 
 def test_an_operand_read_another_way_is_kept_in_the_cache_with_the_script() -> None:

@@ -351,7 +351,7 @@ def test_a_script_wrapped_whole_in_an_error_is_said_where_the_parser_stumbled(
     construct's line, not the script's first command."""
     script = (
         "#!/bin/bash\nset -e\nMODEL=${MODEL:-m}\nfor (( i=0; i<=$#; i++ )); do\n"
-        "    case ${@:$i:1} in\n        -p=*) tag=${@:$i:1} ;;\n    esac\ndone\n"
+        "    case ${X:a.b:1} in\n        -p=*) tag=${X:a.b:1} ;;\n    esac\ndone\n"
         'echo "$MODEL $tag"\n'
     )
     root = write_repo(tmp_path / "r", {"run.sh": script})
@@ -363,11 +363,11 @@ def test_an_error_around_whole_statements_is_said_at_the_first_it_could_not_pars
     tmp_path: Path,
 ) -> None:
     """An ERROR node that holds the statements tree-sitter-bash parsed and the loose pieces of
-    the one it could not (a function whose body holds `case ${@:$i:1} in`, valid bash) is said
+    the one it could not (a function whose body holds `case ${X:a.b:1} in`, valid bash) is said
     at the first loose piece, the function's line, not the script's first."""
     script = (
         "#!/usr/bin/env bash\nset -euo pipefail\necho start\nrun_node() {\n    echo one\n"
-        "    case ${@:$i:1} in\n        -p=*) tag=1 ;;\n    esac\n    echo two\n}\nrun_node\n"
+        "    case ${X:a.b:1} in\n        -p=*) tag=1 ;;\n    esac\n    echo two\n}\nrun_node\n"
     )
     root = write_repo(tmp_path / "r", {"run.sh": script})
     result = run_lint(root)

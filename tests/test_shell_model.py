@@ -274,12 +274,16 @@ def test_a_bar_in_a_quoted_error_message_is_no_error() -> None:
     """`"${2:?real|lossy}"`: tree-sitter-bash wraps the message's words in an ERROR inside the
     expansion, the statement around it read right; bash reads the `|` as part of the message
     (t70b, sglang's reproduce.sh: every command after it was said not analysed). Unquoted,
-    tree-sitter-bash ends the expansion at the `|` (a pipeline): still an error."""
+    tree-sitter-bash ends the expansion at the `|` (a pipeline): the operand is given to it
+    another way (`_operand_reading`), and the command is one `echo` of two words, as bash
+    reads it."""
     script = parse('MODE="${2:?real|lossy}"\ncase ${1:-} in\n  a) vllm serve m & ;;\nesac\n')
     assert not script.has_error
     assert [(c.span.line, c.base) for c in script.commands if c.words] == [(3, "vllm")]
     assert [a.name for c in script.commands for a in c.assignments] == ["MODE"]
-    assert parse("echo ${2?x|y} ok\n").has_error
+    unquoted = parse("echo ${2?x|y} ok\n")
+    assert not unquoted.has_error
+    assert [[w.text for w in c.args] for c in unquoted.commands] == [["${2?x|y}", "ok"]]
 
 
 def test_a_line_of_quoted_assignments_before_else_keeps_the_if() -> None:

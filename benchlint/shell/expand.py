@@ -303,7 +303,9 @@ def _closing_dquote(text: str, start: int) -> int:
 
 
 def _closing_brace(text: str, start: int) -> int:
-    depth = 1
+    """The `}` that ends the expansion whose text starts at `start` (just after `${`): the first
+    one outside quotes, a nested `${...}` or `$(...)`, as bash ends it (a `{` before it nests
+    nothing: `${K#{a}}` is `${K#{a}` and a `}`; t77a)."""
     i = start
     while i < len(text):
         ch = text[i]
@@ -316,12 +318,16 @@ def _closing_brace(text: str, start: int) -> int:
                 break
             i = end + 1
             continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
+        if ch == '"':
+            i = _closing_dquote(text, i + 1) + 1
+            continue
+        if ch == "$" and text[i + 1 : i + 2] == "{":
+            i = _closing_brace(text, i + 2) + 1
+            continue
+        if ch == "$" and text[i + 1 : i + 2] == "(":
+            raise Unknown("command substitution")
+        if ch == "}":
+            return i
         i += 1
     raise Unknown("unterminated ${")
 

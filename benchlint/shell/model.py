@@ -767,7 +767,8 @@ class Command:
 
 def exclusive(a: Command, b: Command) -> bool:
     """Whether two commands never both run in one pass of their script: the two branches of one
-    `if`, or two items of one `case` (the first matching item wins), and no loop around the
+    `if`, or two items of one `case` (the first matching item wins; not one an item ending with
+    `;&` or `;;&` goes on to), and no loop around the
     statement runs both on different passes."""
     if a.script is not b.script or not any(
         g.node == h.node and g.patterns == h.patterns and g.expect != h.expect
@@ -1385,6 +1386,7 @@ def _unparsed_forms(src: bytes) -> bytes:
 # takes them as text (`${ARCHS:-gfx942;gfx950}`, `${s#*[}`, `${X:-{\"a\": 1}}`, `${x:+$x; }`)
 _OPERAND_STOPS = frozenset(b";|&()<>[]{}")
 _BRACKETS = frozenset(b"[]")
+_QUOTES_AND_NEWLINE = frozenset(b"'\"\n")
 # the `#` of an arithmetic number whose digits a variable gives: `10#$a`
 _VARIABLE_BASE = re.compile(rb"(?<=[0-9])#(?=\$)")
 # what follows `${` before the operator: a name, a positional or special parameter, with an
@@ -1425,17 +1427,19 @@ def _operand_reading(src: bytes) -> bytes | None:
     return bytes(read)
 
 
-def _operand_bytes(src: bytes, start: int) -> tuple[int, list[int]] | None:
-    """For the expansion `${` opens at `start`: where it ends (past its `}`) and the bytes of
-    its operand (after the parameter and its operator) in `_OPERAND_STOPS`, at its own level
-    (not in a nested `${...}`, `$(...)` or backquotes); None when it is not closed nearby or
-    has none."""
-    if start > 0 and src[start - 1] == ord("\\"):
+def _operand_bytes(src: bytes, start: int, depth: int = 0) -> tuple[int, list[int]] | None:
+    """For the expansion `${` opens at `start`: where it ends (past its `}`: the first one not
+    in a nested `${...}`, `$(...)` or backquotes, as bash ends it, a `{` before it nesting
+    nothing) and the bytes of its operand (after the parameter and its operator) in
+    `_OPERAND_STOPS` at its own level; None when it is not closed on its line nearby, or its
+    operand holds a quote (what bash makes of one there depends on the quoting around the
+    expansion: not read another way) or has no such byte."""
+    if (start > 0 and src[start - 1] == ord("\\")) or depth > 8:
         return None
     parameter = _PARAMETER.match(src, start + 2)
     if parameter is None:
         return None
-    depth, index = 1, parameter.end()
+    index = parameter.end()
     stops: list[int] = []
     limit = min(len(src), start + _LONGEST_EXPANSION)
     while index < limit:
@@ -1443,7 +1447,16 @@ def _operand_bytes(src: bytes, start: int) -> tuple[int, list[int]] | None:
         if byte == ord("\\"):
             index += 2
             continue
-        if byte == ord("$") and src[index + 1 : index + 2] in (b"(", b"{"):
+        if byte in _QUOTES_AND_NEWLINE:
+            return None
+        if byte == ord("$") and src[index + 1 : index + 2] == b"{":
+            inner = _operand_bytes(src, index, depth + 1)
+            end = inner[0] if inner is not None else _plain_end(src, index, limit)
+            if end is None:
+                return None
+            index = end
+            continue
+        if byte == ord("$") and src[index + 1 : index + 2] == b"(":
             closing = _closing(src, index + 1, limit)
             if closing is None:
                 return None
@@ -1455,16 +1468,20 @@ def _operand_bytes(src: bytes, start: int) -> tuple[int, list[int]] | None:
                 return None
             index = closing + 1
             continue
-        if byte == ord("}") and depth == 1:
-            return (index + 1, stops) if stops else None
-        if byte == ord("{"):
-            depth += 1
-        elif byte == ord("}"):
-            depth -= 1
+        if byte == ord("}"):
+            return (index + 1, stops) if stops or depth else None
         if byte in _OPERAND_STOPS:
             stops.append(index)
         index += 1
     return None
+
+
+def _plain_end(src: bytes, start: int, limit: int) -> int | None:
+    """Past the `}` that ends a nested expansion with nothing to read another way (`${B}`,
+    `${B:-x}`), on its line."""
+    end = src.find(b"}", start, limit)
+    newline = src.find(b"\n", start, limit)
+    return None if end == -1 or (newline != -1 and newline < end) else end + 1
 
 
 def _closing(src: bytes, opening: int, limit: int) -> int | None:
@@ -1914,13 +1931,17 @@ class _Builder:
     def on_case_statement(self, node: Node, ctx: _Context) -> None:
         value = node.child_by_field_name("value")
         earlier: list[Guard] = []  # the first matching item wins
+        fell = False  # (the item before ended with `;&`: this one's body runs after it too)
         for child in node.named_children:
             if child.type != "case_item" or value is None:
                 self.walk(child, ctx)
                 continue
             patterns = tuple(child.children_by_field_name("value"))
-            inside = ctx.under(*earlier, self.guard(value, True, patterns))
-            earlier.append(self.guard(value, False, patterns))
+            inside = ctx if fell else ctx.under(*earlier, self.guard(value, True, patterns))
+            ending = child.child_by_field_name("fallthrough")
+            fell = ending is not None and ending.type == ";&"
+            if ending is None:  # (after `;;&` bash tests the next patterns too: no guard)
+                earlier.append(self.guard(value, False, patterns))
             for grandchild in child.named_children:
                 if not any(grandchild.id == p.id for p in patterns):
                     self.walk(grandchild, inside)
