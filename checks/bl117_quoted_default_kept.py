@@ -1,0 +1,132 @@
+"""`"${VAR:-'default'}"`: inside double quotes, the default keeps its single quotes.
+
+## What it does
+Reports a parameter expansion that is a whole double-quoted string and whose default,
+alternative or assigned value (`${VAR:-word}`, `${VAR-word}`, `${VAR:=word}`, `${VAR:+word}` and
+their forms without `:`) is written whole in single quotes (`"${1:-'Qwen/Qwen2.5-0.5B-Instruct'}"`),
+where the value is data: an assignment's value or an argument of a command, not of `echo` or
+`printf` (a message), nor of a function of the script (what it does with the text is not
+looked at). The script's text is read as bash reads it (`benchlint.shell.braces`).
+
+## Why is this bad?
+Inside double quotes, single quotes are plain characters, and bash keeps them in the word of
+these forms (it removes them only in a pattern, `"${X#'a'}"`): with VAR unset, the value is
+`'Qwen/Qwen2.5-0.5B-Instruct'`, quotes included. The model path the engine or the downloader
+then gets names nothing, or the flag `"${TP:+'--enable-expert-parallel'}"` gives is no flag. The
+script works in every run that sets VAR; the first run that relies on the default fails.
+
+## Example
+```bash path=train.sbatch
+#!/bin/bash
+MODEL="${1:-'Qwen/Qwen2.5-0.5B-Instruct'}"
+vllm serve "$MODEL"
+```
+
+## Use instead
+```bash path=train.sbatch
+#!/bin/bash
+MODEL="${1:-Qwen/Qwen2.5-0.5B-Instruct}"
+vllm serve "$MODEL"
+```
+
+## Exceptions
+Not reported: an unquoted expansion (`${1:-'Qwen/x'}`: bash removes the quotes); a word with
+anything outside its single quotes (`"${X:-'a'b}"`), an empty one (`''`); `${X:?'message'}`
+(a message); one in a longer double-quoted text (`log "Registry: ${REGISTRY:-'not set'}"`,
+most often a message); one in a heredoc body; the arguments of `echo` and `printf` and of the
+script's own functions.
+
+## Fix safety
+The fix drops the single quotes, where the text between them holds nothing double quotes give
+a meaning to (`$`, a backquote, `\\`, `"`, `}`): unsafe (applied with `--unsafe-fixes`), as the
+value the script gives changes (to the one the author meant).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from benchlint.context import Context
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
+from benchlint.registry import script_rule
+from benchlint.shell.braces import expansions
+from benchlint.shell.model import Command, Script
+
+# a default's operator and a word that opens with a single quote: most scripts have none
+_CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*|\d+):?[-=+]'")
+_WHOLE = re.compile(r"'([^']+)'")
+_KEEPS = frozenset({":-", "-", ":=", "=", ":+", "+"})
+_MESSAGES = frozenset({"echo", "printf"})
+_PLAIN = re.compile(r'[^$`\\"}]*')
+
+
+@script_rule(
+    "BL117",
+    "quoted-default-kept",
+    Severity.WARNING,
+    tags=("shell", "correctness"),
+    precision="high",
+)
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    source, path = script.file, script.path
+    text = source.text
+    if not _CANDIDATE.search(text):
+        return
+    for expansion in expansions(text):
+        if expansion.context != "dquote" or expansion.operator not in _KEEPS:
+            continue
+        word = text[expansion.word : expansion.end - 1]
+        inner = _WHOLE.fullmatch(word)
+        if inner is None or text[expansion.start - 1 : expansion.start] != '"':
+            continue
+        if text[expansion.end : expansion.end + 1] != '"':
+            continue  # (in a longer text: a message, `"Registry: ${R:-'not set'}"`)
+        command = _command_at(
+            script, len(text[: expansion.start].encode("utf-8", "surrogateescape"))
+        )
+        if command is not None and (
+            command.base in _MESSAGES or (command.base or "") in script.functions
+        ):
+            continue
+        written = text[expansion.start : expansion.end]
+        name = expansion.name if not expansion.name.isdigit() else f"${expansion.name}"
+        plain = inner.group(1)
+        when = (
+            "set and not empty"
+            if expansion.operator == ":+"
+            else (
+                "set"
+                if expansion.operator == "+"
+                else ("unset or empty" if expansion.operator.startswith(":") else "unset")
+            )
+        )
+        fix = None
+        if _PLAIN.fullmatch(plain):
+            fix = Fix(
+                "drop the single quotes",
+                (Edit(path, source.span(expansion.word, expansion.end - 1), plain),),
+                "unsafe",
+            )
+        yield Finding(
+            "BL117",
+            f"inside double quotes bash keeps the single quotes of `{clip(written, 60)}`: "
+            f"with {name} {when}, it gives `{clip(word, 50)}`, quotes included",
+            Location(path, source.span(expansion.start, expansion.end)),
+            help=f"drop them: `{clip(written.replace(word, plain), 60)}`",
+            subject=written,
+            fix=fix,
+        )
+
+
+def _command_at(script: Script, at: int) -> Command | None:
+    """The innermost command of the script whose text holds the byte `at`."""
+    found: Command | None = None
+    for command in script.commands:
+        node = command.node
+        if node.start_byte <= at < node.end_byte and (
+            found is None
+            or node.end_byte - node.start_byte < found.node.end_byte - found.node.start_byte
+        ):
+            found = command
+    return found
