@@ -1910,3 +1910,37 @@ def test_an_operand_read_another_way_is_kept_in_the_cache_with_the_script() -> N
     assert again.parse_src == script.parse_src and again.src == source.data
     guard = again.commands[-1].guards[0]
     assert not again.syntax(guard.node).has_error
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("word", "kept"),
+    [
+        ("\"${A:-'a'}\"", True),
+        ("\"${A-'a'}\"", True),
+        ("\"${B:='a'}\"", True),
+        ("\"${C='a'}\"", True),
+        ("\"${S:+'a'}\"", True),
+        ("\"${S+'a'}\"", True),
+        ("${A:-'a'}", False),  # (unquoted: bash removes them)
+        ("\"${S#'x'}\"", False),  # (a pattern: quotes work there)
+    ],
+)
+def test_single_quotes_in_a_double_quoted_default_are_kept_as_bl117_says(
+    word: str, kept: bool, tmp_path: Path
+) -> None:
+    """BL117's claim, from bash: inside double quotes, the word of `-`, `=` and `+` forms keeps
+    its single quotes; unquoted, or in a pattern, they are quotes. The rule reports exactly the
+    forms bash keeps them in."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    assert BASH is not None
+    done = subprocess.run(
+        [BASH, "-c", f"unset A B C; S=xa; printf '%s' {word}"],
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert ("'" in done.stdout) == kept
+    root = write_repo(tmp_path / "r", {"run.sh": f'#!/bin/bash\nV={word}\nvllm serve "$V"\n'})
+    assert positions(run_lint(root, select="BL117"), "BL117") == (["run.sh:2:4"] if kept else [])
