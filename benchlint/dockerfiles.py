@@ -20,7 +20,11 @@ from benchlint.workspace import Workspace
 _INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)\s+(.*)$", re.S)
 _RUNS = frozenset({"RUN", "CMD", "ENTRYPOINT"})
 _COMMANDS = re.compile(r"&&|\|\||[;&|()`]|\n")
-_PREFIXES = frozenset({"exec", "sudo", "nohup", "time", "env"})
+# words before a command's program: wrappers, and the shell's keywords (`RUN if ...; then
+# /download.sh; fi`, `for ...; do /x.sh; done`)
+_PREFIXES = frozenset(
+    {"exec", "sudo", "nohup", "time", "env", "then", "do", "else", "if", "while", "until", "!"}
+)
 _SHELLS = frozenset({"bash", "sh", "dash", "zsh", "source", "."})
 
 

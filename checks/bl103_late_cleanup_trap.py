@@ -602,11 +602,15 @@ def _restarts(resource: Resource, releases: list[Command], released: Released) -
     if not all(s.name == call.name for s in releases):
         return False
     body = acquired.script.body(call.name) if acquired.function == call.name else []
+    if not body:
+        return False
+    # (it starts one on every call: under no condition of the body's own; a stop before it
+    # may have one, `if pgrep -f router; then pkill -f router; fi`)
+    common = set.intersection(*(set(c.guards) for c in body))
+    if not set(acquired.guards) <= common:
+        return False
     return any(
-        c.node.end_byte <= acquired.node.start_byte
-        and released(c)
-        and set(c.guards) <= set(acquired.guards)
-        and not exclusive(c, acquired)
+        c.node.end_byte <= acquired.node.start_byte and released(c) and not exclusive(c, acquired)
         for c in body
     )
 
@@ -970,7 +974,7 @@ def _removes_others(resource: Resource, text: str) -> bool:
     file or the caller sets): it may be this one (as before)."""
     if resource.what != "detached container" or not resource.handles:
         return False
-    if _reading(resource.names).search(text):
+    if _reading(resource.names).search(text) or not _named_by_one_variable(resource):
         return False
     named: set[str] = set()
     for match in _DOCKER_OPERANDS.finditer(text):
@@ -987,6 +991,26 @@ def _removes_others(resource: Resource, text: str) -> bool:
     ours = _plain_values(script, resource.handles)
     theirs = _plain_values(script, frozenset(named))
     return ours is not None and theirs is not None and not ours & theirs
+
+
+def _named_by_one_variable(resource: Resource) -> bool:
+    """Whether the container's `--name` is one variable's value (`--name "$NAME"`, `--name=$NAME`),
+    not a text built from one (`--name "bench-${TAG}"`)."""
+    container = next(
+        (
+            w
+            for w in resource.acquired_by.invocation.wrappers
+            if w.name in ("docker run", "podman run")
+        ),
+        None,
+    )
+    words = container.words if container is not None else []
+    for index, word in enumerate(words):
+        if word.static and word.value == "--name" and index + 1 < len(words):
+            return _ONE_VARIABLE.fullmatch(words[index + 1].text) is not None
+        if word.text.startswith("--name="):
+            return _ONE_VARIABLE.fullmatch(word.text.removeprefix("--name=")) is not None
+    return False
 
 
 def _plain_values(script: Script, names: frozenset[str]) -> set[str] | None:
@@ -2634,13 +2658,16 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         script.let_go_tree()
 
 
-def _only_in_image(ctx: Context, run: _Run, path: str) -> bool:
-    """Whether a Dockerfile copies the script into its image and runs it there, and nothing
-    else in the repository starts it (no route, no script's call: one may run it on a host)."""
-    if run.images.dockerfile_running(path) is None:
+def _only_in_image(ctx: Context, run: _Run, path: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether the script runs only in a container: scripts call it that run only there (the
+    image's entrypoint script), or, where none does, a Dockerfile copies it into its image and
+    runs it there and no route starts it (an entry's, a workflow's: one may run it on a host)."""
+    if path in seen or len(seen) > 4:
         return False
-    environment = ctx.environment
-    return not environment.routes(path) and not environment.caller_starts(path)
+    callers = {call.caller.top.path for call in ctx.environment.calls.callers_of(path)}
+    if callers:
+        return all(_only_in_image(ctx, run, caller, seen | {path}) for caller in callers)
+    return run.images.dockerfile_running(path) is not None and not ctx.environment.routes(path)
 
 
 def _check(

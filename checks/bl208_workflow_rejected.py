@@ -9,9 +9,9 @@ Reads every workflow under `.github/workflows/` and reports what makes GitHub re
   too few or too many arguments;
 - a value with text around its expressions (a `run:` script, an action's `prompt:`), which GitHub
   compiles into one expression (`format('...{0}...', github.sha)`: the text with `'`, `{`, `}`
-  doubled), over GitHub's cap of 21,000 characters; under it in characters but over it both
-  in UTF-8 bytes and with the block's indentation counted, a warning (GitHub rejected such a
-  value, and does not publish which count it applies);
+  doubled), over GitHub's cap of 21,000 characters (UTF-16 units, as its parsers count); under
+  it in characters but over it both in UTF-8 bytes and with the block's indentation counted, a
+  warning (GitHub rejected such a value, and does not publish which count it applies);
 - a job's `needs:` that names no job of the workflow;
 - an input of `workflow_dispatch` or `workflow_call` whose `default:` is a list or a mapping
   where its `type:` is `string`, `number` or `boolean`;
@@ -138,20 +138,21 @@ def _templates(source: SourceText, root: YNode) -> Iterator[Finding]:
         compiled = _compiled(node.value)
         if compiled is None or len(compiled) <= MAX_LENGTH // 2:
             continue
-        characters, size = len(compiled), len(compiled.encode("utf-8", "surrogateescape"))
+        characters, size = _units(compiled), len(compiled.encode("utf-8", "surrogateescape"))
         span = node.span
         first = span.line + 1 if node.style in ("|", ">") else span.line
-        lines = range(first, min(span.end_line, source.line_count) + 1)
+        last = span.end_line - 1 if span.end_column == 1 else span.end_line  # (block's end)
+        lines = range(first, min(last, source.line_count) + 1)
         written = _compiled("\n".join(source.line_text(line) for line in lines))
         if characters <= MAX_LENGTH and (
-            size <= MAX_LENGTH or written is None or len(written) <= MAX_LENGTH
+            size <= MAX_LENGTH or written is None or _units(written) <= MAX_LENGTH
         ):
             continue
         over = characters > MAX_LENGTH
         measure = (
             f"{characters:,} characters"
             if over
-            else f"{characters:,} characters, {size:,} bytes in UTF-8, {len(written or ''):,} "
+            else f"{characters:,} characters, {size:,} bytes in UTF-8, {_units(written or ''):,} "
             "with its lines' indentation"
         )
         yield Finding(
@@ -171,6 +172,12 @@ def _templates(source: SourceText, root: YNode) -> Iterator[Finding]:
             subject="template-length",
             severity=Severity.ERROR if over else Severity.WARNING,
         )
+
+
+def _units(text: str) -> int:
+    """The text's length as GitHub's parsers count it: UTF-16 code units (a character beyond
+    the Basic Multilingual Plane, an emoji, is two)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _expressions_in(value: str) -> str:

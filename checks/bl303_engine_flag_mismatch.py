@@ -503,29 +503,39 @@ def _in_container(
     return found
 
 
-# an install of the engine's package (`pip install vllm==0.10.1`, `uv pip install "sglang[all]"`)
-_ENGINE_INSTALL = re.compile(
-    r"\bpip3?\s+install\b[^\n;&|]*?(?:^|[\s'\"])(?:vllm|sglang)(?=[\s'\"=<>~!\[]|$)", re.M
-)
+_INSTALLERS = frozenset({"pip", "pip3", "uv"})
+_ENGINE_PACKAGE = re.compile(r"(?:vllm|sglang)(?:[=<>~!\[].*)?")
+_BUILDERS = frozenset({"docker", "podman", "buildah"})
 
 
 def _replaced(launch: Launch, image: str) -> bool:
-    """Whether the launch's script may run another release than the image's `latest`: it
-    installs the engine itself (`pip install vllm==0.10.1 && vllm serve ...`), or it (or the
-    script it is in) builds or tags an image of that name (`docker build --tag
-    vllm/vllm-openai`)."""
+    """Whether the launch may run another release than the image's `latest`: the container's
+    own script installs the engine (`pip install vllm==0.10.1 && vllm serve ...` in a `sh -c`
+    of a Kubernetes container; not a host script's install, for its client, around a `docker
+    run`), or the script (or the container's) builds or tags an image of that name (`docker
+    build --tag vllm/vllm-openai`). Read from the commands, not the comments."""
     script = launch.command.script
-    texts = {script.text, script.top.text}
-    if any(_ENGINE_INSTALL.search(text) for text in texts):
-        return True
-    repository = image.strip().strip("'\"").split("@", 1)[0].rsplit(":", 1)[0]
+    inside = script.parent is not None or not script.contiguous  # (the container's own text)
+    repository = image.strip().strip("'\"").split("@", 1)[0]
+    if repository.rsplit("/", 1)[-1].count(":"):
+        repository = repository.rsplit(":", 1)[0]
     name = "/".join(repository.split("/")[-2:])
-    return any(
-        re.search(
-            r"\b(?:docker|podman|buildah)\b[^\n]*\b(?:build|tag)\b[^\n]*" + re.escape(name), t
-        )
-        for t in texts
-    )
+    for command in {id(c): c for c in (*script.commands, *script.top.commands)}.values():
+        words = [w.value if w.static else "" for w in command.words]
+        base = command.base or ""
+        installs = inside and command.script is script and base in _INSTALLERS
+        if installs and "install" in words and _installs_engine(words):
+            return True
+        builds = base in _BUILDERS and ("build" in words or "tag" in words)
+        if builds and any(
+            w.split(":", 1)[0].endswith(name) for w in words if w and not w.startswith("-")
+        ):
+            return True
+    return False
+
+
+def _installs_engine(words: list[str]) -> bool:
+    return any(_ENGINE_PACKAGE.fullmatch(w) for w in words[words.index("install") + 1 :])
 
 
 def _gone_finding(

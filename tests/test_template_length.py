@@ -61,3 +61,22 @@ def test_a_value_compiled_over_the_cap_is_an_error_and_one_over_it_in_bytes_a_wa
     dashes_finding = found[".github/workflows/dashes.yml"]
     assert dashes_finding.severity == Severity.WARNING
     assert "bytes in UTF-8" in dashes_finding.message
+
+
+def test_the_cap_counts_utf16_units_as_githubs_parsers_do(tmp_path: Path) -> None:
+    """(t78a) GitHub's parsers count a string's UTF-16 units: an emoji is two. A value of
+    20,960 code points, 60 of them emoji, compiles to 21,020 units: an error. The count with
+    indentation stops at the block's end (not the next step's line)."""
+    emoji = "\U0001f680"
+    value = "${{ github.sha }} " + "x" * (20_960 - 60 - 30) + emoji * 60
+    root = write_repo(
+        tmp_path / "r",
+        {
+            ".github/workflows/emoji.yml": (
+                f'on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: "{value}"\n'
+            ),
+        },
+    )
+    result = run_lint(root, select="BL208")
+    assert positions(result, "BL208") == [".github/workflows/emoji.yml:6:14"]
+    assert result.findings[0].severity == Severity.ERROR

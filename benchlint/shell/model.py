@@ -1931,15 +1931,17 @@ class _Builder:
     def on_case_statement(self, node: Node, ctx: _Context) -> None:
         value = node.child_by_field_name("value")
         earlier: list[Guard] = []  # the first matching item wins
-        fell = False  # (the item before ended with `;&`: this one's body runs after it too)
+        # the patterns of the items before that ended with `;&`: this item's body runs when
+        # one of them matched too (it matches their patterns or its own)
+        chain: tuple[Node, ...] = ()
         for child in node.named_children:
             if child.type != "case_item" or value is None:
                 self.walk(child, ctx)
                 continue
-            patterns = tuple(child.children_by_field_name("value"))
-            inside = ctx if fell else ctx.under(*earlier, self.guard(value, True, patterns))
+            patterns = chain + tuple(child.children_by_field_name("value"))
+            inside = ctx.under(*earlier, self.guard(value, True, patterns))
             ending = child.child_by_field_name("fallthrough")
-            fell = ending is not None and ending.type == ";&"
+            chain = patterns if ending is not None and ending.type == ";&" else ()
             if ending is None:  # (after `;;&` bash tests the next patterns too: no guard)
                 earlier.append(self.guard(value, False, patterns))
             for grandchild in child.named_children:
