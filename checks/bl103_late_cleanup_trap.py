@@ -193,7 +193,7 @@ from benchlint.shell.model import (
     first_line,
     whole_piece,
 )
-from benchlint.workflow import cancels_runner_jobs
+from benchlint.workflow import WORKFLOWS, cancels_runner_jobs
 
 
 @dataclass
@@ -604,14 +604,31 @@ def _restarts(resource: Resource, releases: list[Command], released: Released) -
     body = acquired.script.body(call.name) if acquired.function == call.name else []
     if not body:
         return False
-    # (it starts one on every call: under no condition of the body's own; a stop before it
-    # may have one, `if pgrep -f router; then pkill -f router; fi`)
+    # (it starts one on every call: under no condition of the body's own, or each branch that
+    # starts one stops the one before first; a stop may have a condition of its own, `if pgrep
+    # -f router; then pkill -f router; fi`)
     common = set.intersection(*(set(c.guards) for c in body))
-    if not set(acquired.guards) <= common:
+    if not set(acquired.guards) <= common and not _every_branch_restarts(acquired, body, released):
         return False
     return any(
         c.node.end_byte <= acquired.node.start_byte and released(c) and not exclusive(c, acquired)
         for c in body
+    )
+
+
+def _every_branch_restarts(acquired: Command, body: list[Command], released: Released) -> bool:
+    """Whether the function's body starts the program only where a stop before it, under the
+    start's own conditions, runs first (`if [ "$GPU" ]; then pkill -f router; ./router --gpu &
+    else pkill -f router; ./router & fi`; t79a), and none of its starts runs without one."""
+    starts = [c for c in body if c.background and _program(c) == _program(acquired)]
+    return bool(starts) and all(
+        any(
+            c.node.end_byte <= start.node.start_byte
+            and released(c)
+            and set(c.guards) <= set(start.guards)
+            for c in body
+        )
+        for start in starts
     )
 
 
@@ -2662,12 +2679,20 @@ def _only_in_image(ctx: Context, run: _Run, path: str, seen: frozenset[str] = fr
     """Whether the script runs only in a container: scripts call it that run only there (the
     image's entrypoint script), or, where none does, a Dockerfile copies it into its image and
     runs it there and no route starts it (an entry's, a workflow's: one may run it on a host)."""
-    if path in seen or len(seen) > 4:
+    if path in seen or len(seen) > 4 or _named_in_workflows(ctx, path):
         return False
     callers = {call.caller.top.path for call in ctx.environment.calls.callers_of(path)}
     if callers:
         return all(_only_in_image(ctx, run, caller, seen | {path}) for caller in callers)
     return run.images.dockerfile_running(path) is not None and not ctx.environment.routes(path)
+
+
+def _named_in_workflows(ctx: Context, path: str) -> bool:
+    """Whether a workflow's text names the script (a step's `bash app/serve.sh` runs it on the
+    runner; t79a): then it may run on a host."""
+    workflows = ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])
+    sources = (ctx.ws.source(w) for w in workflows)
+    return any(source is not None and path in source.text for source in sources)
 
 
 def _check(

@@ -5,8 +5,10 @@ Reports a parameter expansion that is a whole double-quoted string and whose def
 alternative or assigned value (`${VAR:-word}`, `${VAR-word}`, `${VAR:=word}`, `${VAR:+word}` and
 their forms without `:`) is written whole in single quotes (`"${1:-'Qwen/Qwen2.5-0.5B-Instruct'}"`),
 where the value is data: an assignment's value or an argument of a command, not of `echo` or
-`printf` (a message), nor of a function of the script (what it does with the text is not
-looked at). The script's text is read as bash reads it (`benchlint.shell.braces`).
+`printf` (a message), nor of a function of the script or of a file it sources (what it does
+with the text is not looked at), nor text a shell reads again (`eval`, `trap`, `ssh`, `bash
+-c`), where the second reading removes the quotes. The script's text is read as bash reads it
+(`benchlint.shell.braces`).
 
 ## Why is this bad?
 Inside double quotes, single quotes are plain characters, and bash keeps them in the word of
@@ -54,10 +56,12 @@ from benchlint.shell.braces import expansions
 from benchlint.shell.model import Command, Script
 
 # a default's operator and a word that opens with a single quote: most scripts have none
-_CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*|\d+):?[-=+]'")
+_CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?|\d+|[@*]):?[-=+]'")
 _WHOLE = re.compile(r"'([^']+)'")
 _KEEPS = frozenset({":-", "-", ":=", "=", ":+", "+"})
 _MESSAGES = frozenset({"echo", "printf"})
+_REREAD = frozenset({"eval", "trap", "ssh"})
+_SHELLS = frozenset({"bash", "sh", "dash", "zsh"})
 _PLAIN = re.compile(r'[^$`\\"}]*')
 
 
@@ -85,9 +89,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         command = _command_at(
             script, len(text[: expansion.start].encode("utf-8", "surrogateescape"))
         )
-        if command is not None and (
-            command.base in _MESSAGES or (command.base or "") in script.functions
-        ):
+        if command is not None and _not_data(ctx, script, command):
             continue
         written = text[expansion.start : expansion.end]
         name = expansion.name if not expansion.name.isdigit() else f"${expansion.name}"
@@ -117,6 +119,28 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             subject=written,
             fix=fix,
         )
+
+
+def _not_data(ctx: Context, script: Script, command: Command) -> bool:
+    """Whether the command takes the word as a message or as code bash reads again: `echo`,
+    `printf` (also behind `command`/`builtin`), a function of the script or of a file it
+    sources (what it does with the text is not looked at), `eval`, `trap`, `ssh` (the remote
+    shell reads it), a shell's `-c` string (t79a: the second reading removes the quotes)."""
+    words = [w.value if w.static else "" for w in command.words]
+    while words and words[0] in ("command", "builtin"):
+        words = words[1:]
+    base = words[0].rsplit("/", 1)[-1] if words else ""
+    if base in _MESSAGES or base in _REREAD or (base in _SHELLS and "-c" in words):
+        return True
+    if base in script.functions:
+        return True
+    for call in ctx.environment.calls.calls_in(script):
+        if call.kind == "source":
+            for target in call.targets:
+                library = ctx.ws.shell(target)
+                if library is not None and base in library.functions:
+                    return True
+    return False
 
 
 def _command_at(script: Script, at: int) -> Command | None:

@@ -150,7 +150,7 @@ def _templates(source: SourceText, root: YNode) -> Iterator[Finding]:
             continue
         over = characters > MAX_LENGTH
         measure = (
-            f"{characters:,} characters"
+            f"{characters:,} characters (UTF-16 units)"
             if over
             else f"{characters:,} characters, {size:,} bytes in UTF-8, {_units(written or ''):,} "
             "with its lines' indentation"

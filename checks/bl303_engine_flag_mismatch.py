@@ -523,7 +523,10 @@ def _replaced(launch: Launch, image: str) -> bool:
     for command in {id(c): c for c in (*script.commands, *script.top.commands)}.values():
         words = [w.value if w.static else "" for w in command.words]
         base = command.base or ""
-        installs = inside and command.script is script and base in _INSTALLERS
+        pip = base in _INSTALLERS or (
+            base.startswith("python") and words[1:3] == ["-m", "pip"]  # (`python3 -m pip`)
+        )
+        installs = inside and command.script is script and pip
         if installs and "install" in words and _installs_engine(words):
             return True
         builds = base in _BUILDERS and ("build" in words or "tag" in words)
