@@ -170,6 +170,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import posixpath
 import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator
@@ -193,7 +194,13 @@ from benchlint.shell.model import (
     first_line,
     whole_piece,
 )
-from benchlint.workflow import WORKFLOWS, cancels_runner_jobs
+from benchlint.workflow import (
+    WORKFLOWS,
+    cancels_runner_jobs,
+    job_steps,
+    step_runs,
+    workflow_roots,
+)
 
 
 @dataclass
@@ -625,7 +632,8 @@ def _every_branch_restarts(acquired: Command, body: list[Command], released: Rel
         any(
             c.node.end_byte <= start.node.start_byte
             and released(c)
-            and set(c.guards) <= set(start.guards)
+            and set(start.guards) <= set(c.guards)  # (on its path, under a test of its own too)
+            and not exclusive(c, start)
             for c in body
         )
         for start in starts
@@ -2688,11 +2696,18 @@ def _only_in_image(ctx: Context, run: _Run, path: str, seen: frozenset[str] = fr
 
 
 def _named_in_workflows(ctx: Context, path: str) -> bool:
-    """Whether a workflow's text names the script (a step's `bash app/serve.sh` runs it on the
-    runner; t79a): then it may run on a host."""
+    """Whether a workflow step's `run:` names the script by its repository path (a step's
+    `bash app/serve.sh` runs it on the runner; t79a): then it may run on a host. Not the path
+    in a `paths:` filter, nor inside another path (`/app/serve.sh` in a container, `tools/x.sh`
+    for `x.sh`; t80a)."""
+    named = re.compile(rf"(?<![\w./-])(?:\./)?{re.escape(path)}(?![\w/.-])")
     workflows = ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])
-    sources = (ctx.ws.source(w) for w in workflows)
-    return any(source is not None and path in source.text for source in sources)
+    for _, root in workflow_roots(ctx.ws, workflows, posixpath.basename(path)):
+        for _, job, steps in job_steps(root):
+            for step in steps:
+                if any(named.search(run.value) for run in step_runs(job, step)):
+                    return True
+    return False
 
 
 def _check(

@@ -6,8 +6,9 @@ alternative or assigned value (`${VAR:-word}`, `${VAR-word}`, `${VAR:=word}`, `$
 their forms without `:`) is written whole in single quotes (`"${1:-'Qwen/Qwen2.5-0.5B-Instruct'}"`),
 where the value is data: an assignment's value or an argument of a command, not of `echo` or
 `printf` (a message), nor of a function of the script or of a file it sources (what it does
-with the text is not looked at), nor text a shell reads again (`eval`, `trap`, `ssh`, `bash
--c`), where the second reading removes the quotes. The script's text is read as bash reads it
+with the text is not looked at), nor text a shell reads again (`eval`, `trap`, the string of a
+shell's `-c`, behind wrappers too, `ssh`'s remote command), where the second reading removes
+the quotes. The script's text is read as bash reads it
 (`benchlint.shell.braces`).
 
 ## Why is this bad?
@@ -53,14 +54,39 @@ from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
 from benchlint.registry import script_rule
 from benchlint.shell.braces import expansions
-from benchlint.shell.model import Command, Script
+from benchlint.shell.model import Command, Script, Word
 
 # a default's operator and a word that opens with a single quote: most scripts have none
 _CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?|\d+|[@*]):?[-=+]'")
 _WHOLE = re.compile(r"'([^']+)'")
 _KEEPS = frozenset({":-", "-", ":=", "=", ":+", "+"})
 _MESSAGES = frozenset({"echo", "printf"})
-_REREAD = frozenset({"eval", "trap", "ssh"})
+_REREAD = frozenset({"eval", "trap"})
+# ssh's options that take a value (`-i key`, `-p 22`, ...)
+_SSH_VALUED = frozenset(
+    {
+        "-b",
+        "-c",
+        "-D",
+        "-E",
+        "-e",
+        "-F",
+        "-I",
+        "-i",
+        "-J",
+        "-L",
+        "-l",
+        "-m",
+        "-O",
+        "-o",
+        "-p",
+        "-Q",
+        "-R",
+        "-S",
+        "-W",
+        "-w",
+    }
+)
 _SHELLS = frozenset({"bash", "sh", "dash", "zsh"})
 _PLAIN = re.compile(r'[^$`\\"}]*')
 
@@ -89,7 +115,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         command = _command_at(
             script, len(text[: expansion.start].encode("utf-8", "surrogateescape"))
         )
-        if command is not None and _not_data(ctx, script, command):
+        if command is not None and _not_data(ctx, script, command, expansion.start):
             continue
         written = text[expansion.start : expansion.end]
         name = expansion.name if not expansion.name.isdigit() else f"${expansion.name}"
@@ -121,18 +147,22 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         )
 
 
-def _not_data(ctx: Context, script: Script, command: Command) -> bool:
-    """Whether the command takes the word as a message or as code bash reads again: `echo`,
-    `printf` (also behind `command`/`builtin`), a function of the script or of a file it
-    sources (what it does with the text is not looked at), `eval`, `trap`, `ssh` (the remote
-    shell reads it), a shell's `-c` string (t79a: the second reading removes the quotes)."""
-    words = [w.value if w.static else "" for w in command.words]
-    while words and words[0] in ("command", "builtin"):
-        words = words[1:]
-    base = words[0].rsplit("/", 1)[-1] if words else ""
-    if base in _MESSAGES or base in _REREAD or (base in _SHELLS and "-c" in words):
+def _not_data(ctx: Context, script: Script, command: Command, at: int) -> bool:
+    """Whether the command takes the word at `at` (a character of the file) as a message or as
+    code bash reads again: `echo`, `printf` (also behind `command`/`builtin`), a function of
+    the script or of a file it sources (what it does with the text is not looked at), `eval`,
+    `trap`; the command string of a shell's `-c` (behind wrappers too: `srun bash -lc`) or
+    the remote command of `ssh` (t79a: the second reading removes the quotes; not another word
+    of theirs, t80a)."""
+    words = command.words
+    values = [w.value if w.static else "" for w in words]
+    while values and values[0] in ("command", "builtin"):
+        values, words = values[1:], words[1:]
+    base = values[0].rsplit("/", 1)[-1] if values else ""
+    if base in _MESSAGES or base in _REREAD or base in script.functions:
         return True
-    if base in script.functions:
+    index = _word_at(script, words, at)
+    if index is not None and _reread(values, index):
         return True
     for call in ctx.environment.calls.calls_in(script):
         if call.kind == "source":
@@ -140,6 +170,32 @@ def _not_data(ctx: Context, script: Script, command: Command) -> bool:
                 library = ctx.ws.shell(target)
                 if library is not None and base in library.functions:
                     return True
+    return False
+
+
+def _word_at(script: Script, words: list[Word], at: int) -> int | None:
+    """The index of the word whose text holds the character `at` of the file."""
+    for index, word in enumerate(words):
+        start = script.char_of(word.node.start_byte)
+        end = script.char_of(word.node.end_byte - 1) + 1
+        if start <= at < end:
+            return index
+    return None
+
+
+def _reread(values: list[str], index: int) -> bool:
+    """Whether the word at `index` is the string a shell's `-c` runs (`bash -lc WORD`, behind
+    any wrapper), or a word of the command `ssh` gives the remote shell (after its host)."""
+    for i in range(index):
+        if values[i].rsplit("/", 1)[-1] in _SHELLS:
+            option = values[i + 1] if i + 1 < index else ""
+            if option.startswith("-") and "c" in option and i + 2 == index:
+                return True
+        if values[i].rsplit("/", 1)[-1] == "ssh":
+            j = i + 1
+            while j < index and values[j].startswith("-"):
+                j += 2 if values[j] in _SSH_VALUED else 1
+            return j < index  # (past the host: the remote command)
     return False
 
 
