@@ -95,69 +95,72 @@ fi
 A background process of a Slurm batch script (`#SBATCH` lines before its first command) ends with
 its job when the script ends, and is not checked; one of a script a Dockerfile in its folder or a
 folder above copies into its image and runs there (`COPY ./download.sh /download.sh`, `RUN
-./download.sh`; or in `CMD`, `ENTRYPOINT`), and that nothing else in the repository starts, ends
-with the container, and is counted, not reported (run on a host, it would leak); nor is an
-assignment whose text spells a release one (`stop="docker stop $NAME"` runs nothing). An exit taken
-when the acquisition itself failed (`if ! salloc ...; then exit 1; fi`), or guarded by a test of the
-resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired) or of its liveness
-(`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a
-liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the
-process has ended), an exit in another branch of the same `if` or `case`, and an exit after a
-release that can run before it (in its branch, or under the acquisition's own condition, or under a
-test of the resource itself, `if [ -n "$PID" ]; then kill "$PID"; fi`; or under a condition
-benchlint cannot relate to the exit's, or in a loop: then the run's warnings count the exit as
-undecided; not one in a branch that then always exits, `if ! ready; then kill "$PID"; exit 1; fi`,
-where the later exit never follows it), and, with no `trap ... EXIT`, an exit after which nothing
-releases it on its path (`if ready; then kill "$PID"; else grep ... "$LOG"; fi` and no kill after:
-it ends as the script's end leaves it) are not exit paths that leak. A trap set before the
-acquisition covers it, until a later `trap ... EXIT` or `trap - EXIT` replaces its handler, when its
-handler releases it (a handler in double quotes expands its variables when `trap` runs: `trap "kill
-$PID" EXIT` above `PID=$!` kills nothing), by its variable or by one the script assigns from it
-afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it passes it
-to a function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree() { local
-pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep), or when it ends
-every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the program by its name
-(`pkill -f "vllm serve"`, `pkill -u "$USER" -f vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`,
-`kill $(pgrep -f vllm)`, `P=$(pgrep -f "vllm serve"); kill $P`) or the port it holds (`lsof -t
--i:8000 | xargs kill`, `kill $(lsof -t -i tcp:8000)`, `fuser -k 8000/tcp`: its `--port`, or any
-where either is not written out); an engine's command line starts with the Python interpreter, so
-`pkill -f python` ends it too; `pkill` and `pgrep` search their pattern in the program's name, so
-`pkill python` ends `python3`, where `pkill -x python` and `killall python` do not; a `-f` pattern's
-parts after the program's, `--port 8188`, may be in a variable of the command line, `launch_server
-${ARGS}` or `--port ${PORT}`, not where the line or the script gives that option another value); so
-does a trap a function the script calls sets (`install_traps`). A handler runs the functions it
-names, anywhere in its text (`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`),
-three calls deep, in the script or a file it sources. An `ERR` trap that releases it covers the
-exits of commands failing under `set -e` (bash runs it first), not an `exit`. `break` and `continue`
-do not fail under `set -e`, nor does an assignment whose substitution falls back (`PID=$(pgrep -n
-server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a `let` of a nonzero
-literal or an arithmetic command that assigns (`(( n += 1 ))`; `(( n++ ))` is worth n's old value
-and fails on a count's first step), the `for` of a list with a substitution, a call of a function of
-the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`; also one run between
-the body's own `set +e` and `set -e`, not its last, a bare `return` first in a `then`, after `&&` or
-after a plain assignment, an assignment that only expands names, `X=$Y`, where the script never
-turns on `set -u`, and `(( n-- ))` in a loop that runs only while n is not 0, `until test $n -eq
-0`), or an assignment whose substitution ends with a command that cannot (`pid=$(start_worker)`
-whose body ends with `echo "$pid"`: bash runs a substitution without `set -e`, unless `shopt -s
-inherit_errexit` or POSIX mode was set before it, or another shell runs the script). A pipeline's
-status is its last command's (`set -o pipefail`: any of its commands'), and a filter that reads a
-pipe with options it accepts cannot fail (`$(curl ... | head -1)`, `| tr -d '\\r'`, `| wc -l`), nor
-can `read` from a here-string or `mapfile` of a pipe or of `< <(...)`. A server the script kills
-only where it exits with a failure status (`else kill "$PID"; exit 1; fi`) is meant to outlive it:
-an early end leaves it as success does; so is one only another branch of the `if` or `case` that
-starts it releases (`up) start ;; down) stop ;;`), and one a function starts after stopping the one
-before (`start_router() { pkill -f bin/router; bin/router & }`) when only its later calls release it
-(the last one runs on when the script ends). A `docker rm`/`stop`/`kill` releases a detached
-container named by a variable (`--name "$NAME"`) unless each container it names is another
-variable's value (`docker rm -f "$OTHER"`), none given the container's name. An allocation named
-after the runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job
-that runs a launcher later cancels the runner's jobs by that name in a step that always runs (`if:
-always()`, `scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a function
-that holds a resource, traps in subshells (they do not cover the outer script and are ignored), an
-`exit` in an element of a pipeline (`... | while read ...; do ... exit 1; done`: a subshell, it ends
-only that element, taken as ending the script), and a background process started in a loop without
-keeping `$!` (one started once without it is released only by what ends every job, `kill %1`, or its
-program by name).
+./download.sh`; or in `CMD`, `ENTRYPOINT`), or that only such scripts call (the image's entrypoint),
+and that no route or workflow step's `run:` starts, ends with the container, and is counted, not
+reported (run on a host, it would leak); nor is an assignment whose text spells a release one
+(`stop="docker stop $NAME"` runs nothing). An exit taken when the acquisition itself failed (`if !
+salloc ...; then exit 1; fi`), or guarded by a test of the resource's own variable (`[ -z "$JOB_ID"
+] && exit 1`: nothing was acquired) or of its liveness (`kill -0 "$PID" || exit 1`, `docker ps |
+grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a liveness test failing under `set -e`
+(`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the process has ended), an exit in another
+branch of the same `if` or `case`, and an exit after a release that can run before it (in its
+branch, or under the acquisition's own condition, or under a test of the resource itself, `if [ -n
+"$PID" ]; then kill "$PID"; fi`; or under a condition benchlint cannot relate to the exit's, or in a
+loop: then the run's warnings count the exit as undecided; not one in a branch that then always
+exits, `if ! ready; then kill "$PID"; exit 1; fi`, where the later exit never follows it), and, with
+no `trap ... EXIT`, an exit after which nothing releases it on its path (`if ready; then kill
+"$PID"; else grep ... "$LOG"; fi` and no kill after: it ends as the script's end leaves it) are not
+exit paths that leak. A trap set before the acquisition covers it, until a later `trap ... EXIT` or
+`trap - EXIT` replaces its handler, when its handler releases it (a handler in double quotes expands
+its variables when `trap` runs: `trap "kill $PID" EXIT` above `PID=$!` kills nothing), by its
+variable or by one the script assigns from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that
+kills `"${PIDS[@]}"`), or when it passes it to a function that releases its argument (`stop_tree
+"$SERVER_PID"` with `stop_tree() { local pid="${1:-}"; kill "$pid"; }`, in the script or a file it
+sources, two calls deep), or when it ends every job of the script (`kill 0`, `kill -- -$$`, `kill
+$(jobs -p)`) or the program by its name (`pkill -f "vllm serve"`, `pkill -u "$USER" -f vllm`,
+`killall vllm`, `pgrep -f vllm | xargs kill`, `kill $(pgrep -f vllm)`, `P=$(pgrep -f "vllm serve");
+kill $P`) or the port it holds (`lsof -t -i:8000 | xargs kill`, `kill $(lsof -t -i tcp:8000)`,
+`fuser -k 8000/tcp`: its `--port`, or any where either is not written out); an engine's command line
+starts with the Python interpreter, so `pkill -f python` ends it too; `pkill` and `pgrep` search
+their pattern in the program's name, so `pkill python` ends `python3`, where `pkill -x python` and
+`killall python` do not; a `-f` pattern's parts after the program's, `--port 8188`, may be in a
+variable of the command line, `launch_server ${ARGS}` or `--port ${PORT}`, not where the line or the
+script gives that option another value); so does a trap a function the script calls sets
+(`install_traps`). A handler runs the functions it names, anywhere in its text (`trap 'rc=$?; if [
+-n "$PID" ]; then cleanup; fi; exit $rc' EXIT`), three calls deep, in the script or a file it
+sources. An `ERR` trap that releases it covers the exits of commands failing under `set -e` (bash
+runs it first), not an `exit`. `break` and `continue` do not fail under `set -e`, nor does an
+assignment whose substitution falls back (`PID=$(pgrep -n server || echo "$PID")`), an arithmetic
+one (`DEADLINE=$((SECONDS + 600))`), a `let` of a nonzero literal or an arithmetic command that
+assigns (`(( n += 1 ))`; `(( n++ ))` is worth n's old value and fails on a count's first step), the
+`for` of a list with a substitution, a call of a function of the script whose commands cannot fail
+(`log() { echo "[$(date +%T)] $*"; }`; also one run between the body's own `set +e` and `set -e`,
+not its last, a bare `return` first in a `then`, after `&&` or after a plain assignment, an
+assignment that only expands names, `X=$Y`, where the script never turns on `set -u`, and `(( n--
+))` in a loop that runs only while n is not 0, `until test $n -eq 0`), or an assignment whose
+substitution ends with a command that cannot (`pid=$(start_worker)` whose body ends with `echo
+"$pid"`: bash runs a substitution without `set -e`, unless `shopt -s inherit_errexit` or POSIX mode
+was set before it, or another shell runs the script). A pipeline's status is its last command's
+(`set -o pipefail`: any of its commands'), and a filter that reads a pipe with options it accepts
+cannot fail (`$(curl ... | head -1)`, `| tr -d '\\r'`, `| wc -l`), nor can `read` from a here-string
+or `mapfile` of a pipe or of `< <(...)`. A server the script kills only where it exits with a
+failure status (`else kill "$PID"; exit 1; fi`) is meant to outlive it: an early end leaves it as
+success does; so is one only another branch of the `if` or `case` that starts it releases (`up)
+start ;; down) stop ;;`), and one a function starts after stopping the one before (`start_router() {
+pkill -f bin/router; bin/router & }`, in every branch that starts one) when only its later calls
+release it (the last one runs on when the script ends). A `docker rm`/`stop`/`kill` releases a
+detached container named by one variable (`--name "$NAME"`) unless each container it names is
+another variable's value (`docker rm -f "$OTHER"`) and every value the script gives those variables,
+plain text at its top level, differs from every one it gives the container's (not a `local`, a
+loop's, a sourced file's or the caller's: it may be the container). An allocation named after the
+runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
+launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
+`scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a function that holds a
+resource, traps in subshells (they do not cover the outer script and are ignored), an `exit` in an
+element of a pipeline (`... | while read ...; do ... exit 1; done`: a subshell, it ends only that
+element, taken as ending the script), and a background process started in a loop without keeping
+`$!` (one started once without it is released only by what ends every job, `kill %1`, or its program
+by name).
 
 ## Fix safety
 The fix moves the trap to the line after the acquisition: unsafe (applied with
