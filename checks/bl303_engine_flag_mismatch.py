@@ -504,16 +504,23 @@ def _in_container(
 
 
 _INSTALLERS = frozenset({"pip", "pip3", "uv"})
-_ENGINE_PACKAGE = re.compile(r"(?:vllm|sglang)(?:[=<>~!\[].*)?")
+# an install that may put another release in place of the image's: a pin or an upper bound
+# (`vllm==0.9.2`, `sglang[all]<0.5`), a wheel or a git checkout; not `vllm` or `vllm>=0.9`,
+# which pip leaves as the image has it ("Requirement already satisfied"; t80a)
+_ENGINE_PACKAGE = re.compile(
+    r"(?:vllm|sglang)(?:\[[^\]]*\])?\s*(?:===?|~=|<=?)\S*"
+    r"|\S*(?:vllm|sglang)\S*\.whl|git\+\S*(?:vllm|sglang)\S*"
+)
 _BUILDERS = frozenset({"docker", "podman", "buildah"})
 
 
 def _replaced(launch: Launch, image: str) -> bool:
     """Whether the launch may run another release than the image's `latest`: the container's
-    own script installs the engine (`pip install vllm==0.10.1 && vllm serve ...` in a `sh -c`
-    of a Kubernetes container; not a host script's install, for its client, around a `docker
-    run`), or the script (or the container's) builds or tags an image of that name (`docker
-    build --tag vllm/vllm-openai`). Read from the commands, not the comments."""
+    own script installs another release of the engine (`pip install vllm==0.10.1 && vllm serve
+    ...` in a `sh -c` of a Kubernetes container: a pin, an upper bound, a wheel, a git
+    checkout; not a host script's install, for its client, around a `docker run`), or the
+    script (or the container's) builds or tags an image of that name (`docker build --tag
+    vllm/vllm-openai`). Read from the commands, not the comments."""
     script = launch.command.script
     inside = script.parent is not None or not script.contiguous  # (the container's own text)
     repository = image.strip().strip("'\"").split("@", 1)[0]
@@ -523,9 +530,9 @@ def _replaced(launch: Launch, image: str) -> bool:
     for command in {id(c): c for c in (*script.commands, *script.top.commands)}.values():
         words = [w.value if w.static else "" for w in command.words]
         base = command.base or ""
-        pip = base in _INSTALLERS or (
-            base.startswith("python") and words[1:3] == ["-m", "pip"]  # (`python3 -m pip`)
-        )
+        module = words.index("-m") if "-m" in words else -1
+        # (`python3 -m pip`, `$PY -m pip`)
+        pip = base in _INSTALLERS or words[module + 1 : module + 2] == ["pip"]
         installs = inside and command.script is script and pip
         if installs and "install" in words and _installs_engine(words):
             return True
