@@ -159,18 +159,12 @@ def _not_data(ctx: Context, script: Script, command: Command, at: int) -> bool:
     while values and values[0] in ("command", "builtin"):
         values, words = values[1:], words[1:]
     base = values[0].rsplit("/", 1)[-1] if values else ""
-    if base in _MESSAGES or base in _REREAD or base in script.functions:
+    if base in _MESSAGES or base in _REREAD:
         return True
     index = _word_at(script, words, at)
     if index is not None and _reread(values, index):
         return True
-    for call in ctx.environment.calls.calls_in(script):
-        if call.kind == "source":
-            for target in call.targets:
-                library = ctx.ws.shell(target)
-                if library is not None and base in library.functions:
-                    return True
-    return False
+    return base in ctx.environment.functions_at_end(script)
 
 
 def _word_at(script: Script, words: list[Word], at: int) -> int | None:

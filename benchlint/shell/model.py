@@ -1485,19 +1485,17 @@ def _plain_end(src: bytes, start: int, limit: int) -> int | None:
 
 
 def _closing(src: bytes, opening: int, limit: int) -> int | None:
-    """The index of the bracket that closes the one at `opening` (`(` or `{`), nested ones and
-    escaped bytes skipped; None when not before `limit`."""
-    open_byte = src[opening]
-    close_byte = ord(")") if open_byte == ord("(") else ord("}")
+    """The index of the `)` that closes the `(` at `opening`, nested ones and escaped bytes
+    skipped; None when not before `limit`."""
     depth, index = 0, opening
     while index < limit:
         byte = src[index]
         if byte == ord("\\"):
             index += 2
             continue
-        if byte == open_byte:
+        if byte == ord("("):
             depth += 1
-        elif byte == close_byte:
+        elif byte == ord(")"):
             depth -= 1
             if depth == 0:
                 return index
