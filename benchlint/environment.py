@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from benchlint import profile
 from benchlint.calls import Call, call_graph
 from benchlint.finding import Location, Span
-from benchlint.shell.evaluate import guards_hold
+from benchlint.shell.evaluate import POSITIONAL_REF, guards_hold
 from benchlint.shell.model import (
     Assignment,
     Command,
@@ -924,18 +924,14 @@ def _route_nonempty(
             if command.function is not None or command.loops or route.runs(command) is not True:
                 continue
             text = value.text
-            if _POSITIONAL_REF.search(text):
+            if POSITIONAL_REF.search(text):
                 if positionals_changed_before(command):
                     continue
-                text = _POSITIONAL_REF.sub(r"$\1__P\2", text)
+                text = POSITIONAL_REF.sub(r"$\1__P\2", text)
             expanded = route.expand(text, command, positional=True)
             if expanded:
                 found[name] = Provenance(provenance.what, at, True)
     return found
-
-
-# `$1`, `${1...`: a positional parameter, as an expansion reads it (not `$10`: `${10}` only)
-_POSITIONAL_REF = re.compile(r"\$(\{?)([1-9])(?![0-9])")
 
 
 def _without(env: Mapping[str, Provenance], unset: dict[str, Command]) -> Mapping[str, Provenance]:

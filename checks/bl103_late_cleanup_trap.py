@@ -186,6 +186,7 @@ from benchlint.engines import launch_in, launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
 from benchlint.fixes import line_removal
 from benchlint.registry import script_rule
+from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
 from benchlint.shell.model import (
     Command,
@@ -195,6 +196,7 @@ from benchlint.shell.model import (
     Word,
     exclusive,
     first_line,
+    sets_positional,
     whole_piece,
 )
 from benchlint.workflow import (
@@ -454,10 +456,12 @@ def _function_starts(script: Script) -> dict[str, list[tuple[Command, str | None
                 continue
             releases = _KILL if name is not None else _NEVER
             probe = Resource("background process", command, command, name, releases)
-            later = [script.text_of(c.node) for c in body[index + 1 :]]
+            # (not a stop in another branch of an `if` or `case`: `stop) pkill ...;;`)
+            rest = [c for c in body[index + 1 :] if not exclusive(command, c)]
+            later = [script.text_of(c.node) for c in rest]
             later += [  # (and the functions the rest of the body calls: `stop_server`)
                 script.text_of(script.functions[c.base])
-                for c in body[index + 1 :]
+                for c in rest
                 if c.base in script.functions and c.base != function
             ]
             if not any(_releases(probe, text) for text in later):
@@ -470,7 +474,7 @@ def _function_starts(script: Script) -> dict[str, list[tuple[Command, str | None
 
 def _function_containers(script: Script) -> dict[str, tuple[Command, frozenset[str]]]:
     """Each function's first detached container (`docker run -d --name "$NAME"`) named by a
-    variable no `local` of the function holds, and not stopped by the rest of its body: it
+    variable no `local` of the function holds, and not stopped by the rest of its path: it
     outlives the call, and the script stops it by that name later (worked out once per
     script)."""
     found = script.memo.get("BL103 function containers")
@@ -491,7 +495,8 @@ def _function_containers(script: Script) -> dict[str, tuple[Command, frozenset[s
             if not handles:
                 continue
             probe = Resource("detached container", command, command, None, _DOCKER_RELEASE, handles)
-            later = [script.text_of(c.node) for c in body[index + 1 :]]
+            # (not a removal in another branch of an `if` or `case`: `else docker rm -f ...`)
+            later = [script.text_of(c.node) for c in body[index + 1 :] if not exclusive(command, c)]
             if not any(_releases(probe, text) for text in later):
                 containers[function] = (command, handles)
                 break
@@ -614,6 +619,10 @@ def _restarts(resource: Resource, releases: list[Command], released: Released) -
     body = acquired.script.body(call.name) if acquired.function == call.name else []
     if not body:
         return False
+    # (and each releasing call may start one: `svc stop`, where the starts are under `case
+    # "$1" in start)`, only stops, whatever the start arm stops first)
+    if any(_starts_on_call(acquired, body, s) is False for s in releases):
+        return False
     # (it starts one on every call: under no condition of the body's own, or each branch that
     # starts one stops the one before first; a stop may have a condition of its own, `if pgrep
     # -f router; then pkill -f router; fi`)
@@ -624,6 +633,45 @@ def _restarts(resource: Resource, releases: list[Command], released: Released) -
         c.node.end_byte <= acquired.node.start_byte and released(c) and not exclusive(c, acquired)
         for c in body
     )
+
+
+class _Arguments:
+    """A call's positional parameters, as `guards_hold` reads them (`positional`: `$1` as
+    `$__P1`): the call's words up to the first not known statically (which may split in
+    several), "" past the last when all are known; every other variable not known."""
+
+    positional = True
+
+    def __init__(self, call: Command) -> None:
+        words = call.args
+        known = next((i for i, w in enumerate(words) if not w.static), len(words))
+        self.values = [w.value for w in words[:known]]
+        self.complete = known == len(words)
+
+    def get(self, name: str, /) -> str | None:
+        if not name.startswith("__P") or not name[3:].isdigit():
+            return None
+        index = int(name[3:]) - 1
+        if index < len(self.values):
+            return self.values[index]
+        return "" if self.complete else None
+
+
+def _starts_on_call(acquired: Command, body: list[Command], call: Command) -> bool | None:
+    """Whether the function starts the program on this call of it: False where the conditions
+    of each of its starts are false with the call's arguments (`svc stop`, and the start under
+    `case "$1" in start)`), None where that cannot be decided (or the body changes its
+    positional parameters first: `shift`)."""
+    starts = [c for c in body if c.background and _program(c) == _program(acquired)]
+    last = max((c.node.start_byte for c in starts), default=-1)
+    if last < 0 or any(
+        c.node.start_byte < last and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
+        for c in body
+    ):
+        return None
+    arguments = _Arguments(call)
+    decided = [guards_hold(acquired.script, start.guards, arguments) for start in starts]
+    return True if True in decided else None if None in decided else False
 
 
 def _every_branch_restarts(acquired: Command, body: list[Command], released: Released) -> bool:

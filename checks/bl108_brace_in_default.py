@@ -65,13 +65,13 @@ _KEPT_BACKSLASH = re.compile(r"\\[^$`\"\\\n]")
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_{}:,.=@%+/-]*")
 # a `{` after a default's operator, on its line or before any `}`: a script without one has
 # nothing to report (most have none, and reading a script as bash does costs more than this)
-_CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*|\d+):?[-=?+](?:[^\n]*|[^}]*)\{")
+_CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?|\d+|[@*]):?[-=?+](?:[^\n]*|[^}]*)\{")
 
 
 def _gives(expansion: BraceExpansion, default: str, rest: str) -> str:
     """What bash's reading gives, by the operator (the end of the message)."""
     name, operator = expansion.name, expansion.operator
-    name = f"${name}" if name.isdigit() else name  # (a positional parameter: `$2`)
+    name = f"${name}" if name.isdigit() or name in "@*" else name  # (`$2`, `$@`)
     unset = "unset or empty" if operator.startswith(":") else "unset"
     if operator.endswith("+"):
         return f"{unset}, {name} gives `{rest}` where it should give nothing"

@@ -1,9 +1,11 @@
 """`"${VAR:-'default'}"`: inside double quotes, the default keeps its single quotes.
 
 ## What it does
-Reports a parameter expansion that is a whole double-quoted string and whose default,
-alternative or assigned value (`${VAR:-word}`, `${VAR-word}`, `${VAR:=word}`, `${VAR:+word}` and
-their forms without `:`) is written whole in single quotes (`"${1:-'Qwen/Qwen2.5-0.5B-Instruct'}"`),
+Reports a parameter expansion that is a whole double-quoted string (or the whole default of
+one that is: `"${A:-${B:-'x'}}"`) and whose default, alternative or assigned value
+(`${VAR:-word}`, `${VAR-word}`, `${VAR:=word}`, `${VAR:+word}` and their forms without `:`; of a
+variable, an array's element, a positional parameter, `$@`, `$*`) is written whole in single
+quotes (`"${1:-'Qwen/Qwen2.5-0.5B-Instruct'}"`),
 where the value is data: an assignment's value or an argument of a command, not of `echo` or
 `printf` (a message), nor of a function of the script or of a file it sources (what it does
 with the text is not looked at), nor text a shell reads again (`eval`, `trap`, the string of a
@@ -103,14 +105,20 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     text = source.text
     if not _CANDIDATE.search(text):
         return
-    for expansion in expansions(text):
+    found = expansions(text)
+    # (an expansion that is the whole word of another's default: `${A:-${B:-'x'}}`)
+    enclosing = {(e.word, e.end - 1): e for e in found if e.operator in _KEEPS}
+    for expansion in found:
         if expansion.context != "dquote" or expansion.operator not in _KEEPS:
             continue
         word = text[expansion.word : expansion.end - 1]
         inner = _WHOLE.fullmatch(word)
-        if inner is None or text[expansion.start - 1 : expansion.start] != '"':
+        if inner is None:
             continue
-        if text[expansion.end : expansion.end + 1] != '"':
+        outer = expansion
+        while (outer.start, outer.end) in enclosing:
+            outer = enclosing[(outer.start, outer.end)]
+        if text[outer.start - 1 : outer.start] != '"' or text[outer.end : outer.end + 1] != '"':
             continue  # (in a longer text: a message, `"Registry: ${R:-'not set'}"`)
         command = _command_at(
             script, len(text[: expansion.start].encode("utf-8", "surrogateescape"))
@@ -118,7 +126,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         if command is not None and _not_data(ctx, script, command, expansion.start):
             continue
         written = text[expansion.start : expansion.end]
-        name = expansion.name if not expansion.name.isdigit() else f"${expansion.name}"
+        name = expansion.name
+        name = f"${name}" if name.isdigit() or name in "@*" else name  # (`$1`, `$@`)
         plain = inner.group(1)
         when = (
             "set and not empty"

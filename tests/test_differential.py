@@ -259,6 +259,75 @@ def test_function_conditions_decided_and_not() -> None:
     assert _decide(subshell + check, {}) is True
 
 
+class _Positional:
+    """A function call's arguments as the conditions of its body read them (`positional`:
+    `$1` as `$__P1`), as BL103 asks whether `svc stop` runs the start arm of `svc`."""
+
+    positional = True
+
+    def __init__(self, arguments: list[str]) -> None:
+        self.arguments = arguments
+
+    def get(self, name: str) -> str | None:
+        if not name.startswith("__P"):
+            return None
+        index = int(name[3:]) - 1
+        return self.arguments[index] if index < len(self.arguments) else ""
+
+
+# conditions a function body tests its arguments with, as launchers write them
+_POSITIONAL_CONDITIONS = [
+    'case "$1" in start) echo T ;; *) echo F ;; esac',
+    "case $1 in up|start) echo T ;; *) echo F ;; esac",
+    'case "${1:-start}" in start) echo T ;; *) echo F ;; esac',
+    'if [ "$1" = start ]; then echo T; else echo F; fi',
+    "if [[ $2 == b* ]]; then echo T; else echo F; fi",
+    'if [ -z "$2" ]; then echo T; else echo F; fi',
+    'if [ "${1}" != stop ]; then echo T; else echo F; fi',
+    "if [ '$1' = start ]; then echo T; else echo F; fi",
+    'if [ "\\$1" = start ]; then echo T; else echo F; fi',
+    'if [ "$10" = start0 ]; then echo T; else echo F; fi',
+]
+_ARGUMENTS = ["start", "stop", "up", "b.yaml", "", "a b", "start0"]
+
+
+@needs_bash
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.sampled_from(_POSITIONAL_CONDITIONS),
+    st.lists(st.sampled_from(_ARGUMENTS), max_size=3),
+)
+def test_positional_conditions_agree_with_bash(condition: str, arguments: list[str]) -> None:
+    """A function's condition on its arguments, decided with a call's arguments: bash's answer,
+    or unknown (`'$1'`, `\\$1` and `$10` are not the first argument)."""
+    text = f"f() {{\n  {condition}\n}}\n"
+    script = parse_file(SourceText("t.sh", text.encode()))
+    target = next(c for c in script.commands if script.text_of(c.node) == "echo T")
+    decided = guards_hold(script, target.guards, _Positional(arguments))
+    if decided is None:
+        return
+    quoted = " ".join("'" + a + "'" for a in arguments)
+    done = _bash_run(f"{text}f {quoted}\n")
+    assert (done.stdout.strip() == "T") is decided, (condition, arguments)
+
+
+def test_positional_conditions_decided_and_not() -> None:
+    """The arms `svc start` and `svc stop` take are decided; a word that is not the argument
+    (single quotes, a backslash: the text `$1`) is not read as it, and `$10` is not known."""
+    for condition, arguments, expected in [
+        (_POSITIONAL_CONDITIONS[0], ["stop"], False),
+        (_POSITIONAL_CONDITIONS[0], ["start", "x"], True),
+        (_POSITIONAL_CONDITIONS[3], ["stop"], False),
+        (_POSITIONAL_CONDITIONS[7], ["start"], False),
+        (_POSITIONAL_CONDITIONS[8], ["start"], False),
+        (_POSITIONAL_CONDITIONS[9], ["start"], None),
+    ]:
+        script = parse_file(SourceText("t.sh", f"f() {{\n  {condition}\n}}\n".encode()))
+        target = next(c for c in script.commands if script.text_of(c.node) == "echo T")
+        decided = guards_hold(script, target.guards, _Positional(arguments))
+        assert decided is expected, condition
+
+
 @needs_bash
 @pytest.mark.parametrize(
     ("condition", "values", "expected"),
@@ -1924,6 +1993,12 @@ def test_an_operand_read_another_way_is_kept_in_the_cache_with_the_script() -> N
         ("\"${S+'a'}\"", True),
         ("${A:-'a'}", False),  # (unquoted: bash removes them)
         ("\"${S#'x'}\"", False),  # (a pattern: quotes work there)
+        ("\"${R[0]:-'a'}\"", True),  # (an array's element; t80a)
+        ("\"${@:-'a'}\"", True),  # (no positional parameters)
+        ("\"${*-'a'}\"", True),
+        ("\"${A:-${B:-'a'}}\"", True),  # (the whole default of one that is quoted)
+        ("\"${A:-x${B:-'a'}}\"", True),  # (kept, but in a longer text: a message, not reported)
+        ("${A:-${B:-'a'}}", False),
     ],
 )
 def test_single_quotes_in_a_double_quoted_default_are_kept_as_bl117_says(
@@ -1943,4 +2018,7 @@ def test_single_quotes_in_a_double_quoted_default_are_kept_as_bl117_says(
     )
     assert ("'" in done.stdout) == kept
     root = write_repo(tmp_path / "r", {"run.sh": f'#!/bin/bash\nV={word}\nvllm serve "$V"\n'})
-    assert positions(run_lint(root, select="BL117"), "BL117") == (["run.sh:2:4"] if kept else [])
+    # (the innermost expansion whose word is the single-quoted text)
+    column = 3 + word.rindex("${") if kept and "x$" not in word else None
+    expected = [f"run.sh:2:{column}"] if column is not None else []
+    assert positions(run_lint(root, select="BL117"), "BL117") == expected

@@ -26,8 +26,9 @@ class BraceExpansion:
     braces: tuple[int, ...]  # the `{` in that text outside quotes and nested expansions
 
 
-# `${NAME` and, where one follows, a default's operator
-_HEAD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(:?[-=?+])?")
+# `${NAME` (an array's element `${A[0]`, a positional parameter, `${@`, `${*`) and, where one
+# follows, a default's operator
+_HEAD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*(?:\[[^]\n{}'\"`\\]*\])?|[0-9]+|[@*])(:?[-=?+])?")
 # a heredoc operator and its delimiter word (not a here-string `<<<`)
 _HEREDOC = re.compile(r"<<(-?)[ \t]*((?:[^\s;&|<>()'\"\\]|\\.|'[^']*'|\"[^\"]*\")+)")
 _WORD_END = frozenset(" \t\n;&|()<>")

@@ -131,11 +131,25 @@ def guard_holds(
 
 def value_of(script: Script, where: Syn, env: Env) -> str | None:
     """A word's value after parameter expansion and quote removal; None if unknown."""
-    return expand.value(script.text_of(where), env.get)
+    return expand.value(_text(script, where, env), env.get)
+
+
+# `$1`, `${1...`: a positional parameter, as an expansion reads it (not `$10`: `${10}` only)
+POSITIONAL_REF = re.compile(r"\$(\{?)([1-9])(?![0-9])")
+
+
+def _text(script: Script, where: Syn, env: Env) -> str:
+    """The word's text to expand: where the environment knows positional parameters
+    (`positional`, a function call's arguments), `$1` read as the variable `$__P1`; not in a
+    word with single quotes or a backslash (`'$1'` and `\\$1` are `$1` as written)."""
+    text = script.text_of(where)
+    if getattr(env, "positional", False) and "$" in text and not any(c in text for c in "'\\"):
+        return POSITIONAL_REF.sub(r"$\1__P\2", text)
+    return text
 
 
 def _pieces(script: Script, where: Syn, env: Env) -> list[expand.Piece] | None:
-    text = script.text_of(where)
+    text = _text(script, where, env)
     memo = getattr(env, "memo", None)  # a route's environment: one expansion per word text
     if memo is not None and text in memo:
         return memo[text]  # type: ignore[no-any-return]
