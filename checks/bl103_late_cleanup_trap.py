@@ -96,71 +96,74 @@ A background process of a Slurm batch script (`#SBATCH` lines before its first c
 its job when the script ends, and is not checked; one of a script a Dockerfile in its folder or a
 folder above copies into its image and runs there (`COPY ./download.sh /download.sh`, `RUN
 ./download.sh`; or in `CMD`, `ENTRYPOINT`), or that only such scripts call (the image's entrypoint),
-and that no route or workflow step's `run:` starts, ends with the container, and is counted, not
-reported (run on a host, it would leak); nor is an assignment whose text spells a release one
-(`stop="docker stop $NAME"` runs nothing). An exit taken when the acquisition itself failed (`if !
-salloc ...; then exit 1; fi`), or guarded by a test of the resource's own variable (`[ -z "$JOB_ID"
-] && exit 1`: nothing was acquired) or of its liveness (`kill -0 "$PID" || exit 1`, `docker ps |
-grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a liveness test failing under `set -e`
-(`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the process has ended), an exit in another
-branch of the same `if` or `case`, and an exit after a release that can run before it (in its
-branch, or under the acquisition's own condition, or under a test of the resource itself, `if [ -n
-"$PID" ]; then kill "$PID"; fi`; or under a condition benchlint cannot relate to the exit's, or in a
-loop: then the run's warnings count the exit as undecided; not one in a branch that then always
-exits, `if ! ready; then kill "$PID"; exit 1; fi`, where the later exit never follows it), and, with
-no `trap ... EXIT`, an exit after which nothing releases it on its path (`if ready; then kill
-"$PID"; else grep ... "$LOG"; fi` and no kill after: it ends as the script's end leaves it) are not
-exit paths that leak. A trap set before the acquisition covers it, until a later `trap ... EXIT` or
-`trap - EXIT` replaces its handler, when its handler releases it (a handler in double quotes expands
-its variables when `trap` runs: `trap "kill $PID" EXIT` above `PID=$!` kills nothing), by its
-variable or by one the script assigns from it afterwards (`PIDS+=("$SERVER_PID")` and a handler that
-kills `"${PIDS[@]}"`), or when it passes it to a function that releases its argument (`stop_tree
-"$SERVER_PID"` with `stop_tree() { local pid="${1:-}"; kill "$pid"; }`, in the script or a file it
-sources, two calls deep), or when it ends every job of the script (`kill 0`, `kill -- -$$`, `kill
-$(jobs -p)`) or the program by its name (`pkill -f "vllm serve"`, `pkill -u "$USER" -f vllm`,
-`killall vllm`, `pgrep -f vllm | xargs kill`, `kill $(pgrep -f vllm)`, `P=$(pgrep -f "vllm serve");
-kill $P`) or the port it holds (`lsof -t -i:8000 | xargs kill`, `kill $(lsof -t -i tcp:8000)`,
-`fuser -k 8000/tcp`: its `--port`, or any where either is not written out); an engine's command line
-starts with the Python interpreter, so `pkill -f python` ends it too; `pkill` and `pgrep` search
-their pattern in the program's name, so `pkill python` ends `python3`, where `pkill -x python` and
-`killall python` do not; a `-f` pattern's parts after the program's, `--port 8188`, may be in a
-variable of the command line, `launch_server ${ARGS}` or `--port ${PORT}`, not where the line or the
-script gives that option another value); so does a trap a function the script calls sets
-(`install_traps`). A handler runs the functions it names, anywhere in its text (`trap 'rc=$?; if [
--n "$PID" ]; then cleanup; fi; exit $rc' EXIT`), three calls deep, in the script or a file it
-sources. An `ERR` trap that releases it covers the exits of commands failing under `set -e` (bash
-runs it first), not an `exit`. `break` and `continue` do not fail under `set -e`, nor does an
-assignment whose substitution falls back (`PID=$(pgrep -n server || echo "$PID")`), an arithmetic
-one (`DEADLINE=$((SECONDS + 600))`), a `let` of a nonzero literal or an arithmetic command that
-assigns (`(( n += 1 ))`; `(( n++ ))` is worth n's old value and fails on a count's first step), the
-`for` of a list with a substitution, a call of a function of the script whose commands cannot fail
-(`log() { echo "[$(date +%T)] $*"; }`; also one run between the body's own `set +e` and `set -e`,
-not its last, a bare `return` first in a `then`, after `&&` or after a plain assignment, an
-assignment that only expands names, `X=$Y`, where the script never turns on `set -u`, and `(( n--
-))` in a loop that runs only while n is not 0, `until test $n -eq 0`), or an assignment whose
-substitution ends with a command that cannot (`pid=$(start_worker)` whose body ends with `echo
-"$pid"`: bash runs a substitution without `set -e`, unless `shopt -s inherit_errexit` or POSIX mode
-was set before it, or another shell runs the script). A pipeline's status is its last command's
-(`set -o pipefail`: any of its commands'), and a filter that reads a pipe with options it accepts
-cannot fail (`$(curl ... | head -1)`, `| tr -d '\\r'`, `| wc -l`), nor can `read` from a here-string
-or `mapfile` of a pipe or of `< <(...)`. A server the script kills only where it exits with a
-failure status (`else kill "$PID"; exit 1; fi`) is meant to outlive it: an early end leaves it as
-success does; so is one only another branch of the `if` or `case` that starts it releases (`up)
-start ;; down) stop ;;`), and one a function starts after stopping the one before (`start_router() {
-pkill -f bin/router; bin/router & }`, in every branch that starts one) when only its later calls
-release it (the last one runs on when the script ends). A `docker rm`/`stop`/`kill` releases a
-detached container named by one variable (`--name "$NAME"`) unless each container it names is
-another variable's value (`docker rm -f "$OTHER"`) and every value the script gives those variables,
-plain text at its top level, differs from every one it gives the container's (not a `local`, a
-loop's, a sourced file's or the caller's: it may be the container). An allocation named after the
-runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every job that runs a
-launcher later cancels the runner's jobs by that name in a step that always runs (`if: always()`,
-`scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a function that holds a
-resource, traps in subshells (they do not cover the outer script and are ignored), an `exit` in an
-element of a pipeline (`... | while read ...; do ... exit 1; done`: a subshell, it ends only that
-element, taken as ending the script), and a background process started in a loop without keeping
-`$!` (one started once without it is released only by what ends every job, `kill %1`, or its program
-by name).
+or that only `docker run` (`podman run`) commands run as their container's command (`docker run --rm
+img bash -lc 'bash /w/server.sh | tee log'`; not with `--pid=host`), and that no route or workflow
+step's `run:` starts, ends with the container, and is counted, not reported (run on a host, it would
+leak); so is, in such a script, a kill that misses a background pipeline's program (`$!` is `tee`'s)
+as its last act, before only messages, other kills and the `exit`; nor is an assignment whose text
+spells a release one (`stop="docker stop $NAME"` runs nothing). An exit taken when the acquisition
+itself failed (`if ! salloc ...; then exit 1; fi`), or guarded by a test of the resource's own
+variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired) or of its liveness (`kill -0 "$PID" ||
+exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a liveness test
+failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the process has
+ended), an exit in another branch of the same `if` or `case`, and an exit after a release that can
+run before it (in its branch, or under the acquisition's own condition, or under a test of the
+resource itself, `if [ -n "$PID" ]; then kill "$PID"; fi`; or under a condition benchlint cannot
+relate to the exit's, or in a loop: then the run's warnings count the exit as undecided; not one in
+a branch that then always exits, `if ! ready; then kill "$PID"; exit 1; fi`, where the later exit
+never follows it), and, with no `trap ... EXIT`, an exit after which nothing releases it on its path
+(`if ready; then kill "$PID"; else grep ... "$LOG"; fi` and no kill after: it ends as the script's
+end leaves it) are not exit paths that leak. A trap set before the acquisition covers it, until a
+later `trap ... EXIT` or `trap - EXIT` replaces its handler, when its handler releases it (a handler
+in double quotes expands its variables when `trap` runs: `trap "kill $PID" EXIT` above `PID=$!`
+kills nothing), by its variable or by one the script assigns from it afterwards
+(`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it passes it to a
+function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree() { local
+pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep), or when it ends
+every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the program by its name
+(`pkill -f "vllm serve"`, `pkill -u "$USER" -f vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`,
+`kill $(pgrep -f vllm)`, `P=$(pgrep -f "vllm serve"); kill $P`) or the port it holds (`lsof -t
+-i:8000 | xargs kill`, `kill $(lsof -t -i tcp:8000)`, `fuser -k 8000/tcp`: its `--port`, or any
+where either is not written out); an engine's command line starts with the Python interpreter, so
+`pkill -f python` ends it too; `pkill` and `pgrep` search their pattern in the program's name, so
+`pkill python` ends `python3`, where `pkill -x python` and `killall python` do not; a `-f` pattern's
+parts after the program's, `--port 8188`, may be in a variable of the command line, `launch_server
+${ARGS}` or `--port ${PORT}`, not where the line or the script gives that option another value); so
+does a trap a function the script calls sets (`install_traps`). A handler runs the functions it
+names, anywhere in its text (`trap 'rc=$?; if [ -n "$PID" ]; then cleanup; fi; exit $rc' EXIT`),
+three calls deep, in the script or a file it sources. An `ERR` trap that releases it covers the
+exits of commands failing under `set -e` (bash runs it first), not an `exit`. `break` and `continue`
+do not fail under `set -e`, nor does an assignment whose substitution falls back (`PID=$(pgrep -n
+server || echo "$PID")`), an arithmetic one (`DEADLINE=$((SECONDS + 600))`), a `let` of a nonzero
+literal or an arithmetic command that assigns (`(( n += 1 ))`; `(( n++ ))` is worth n's old value
+and fails on a count's first step), the `for` of a list with a substitution, a call of a function of
+the script whose commands cannot fail (`log() { echo "[$(date +%T)] $*"; }`; also one run between
+the body's own `set +e` and `set -e`, not its last, a bare `return` first in a `then`, after `&&` or
+after a plain assignment, an assignment that only expands names, `X=$Y`, where the script never
+turns on `set -u`, and `(( n-- ))` in a loop that runs only while n is not 0, `until test $n -eq
+0`), or an assignment whose substitution ends with a command that cannot (`pid=$(start_worker)`
+whose body ends with `echo "$pid"`: bash runs a substitution without `set -e`, unless `shopt -s
+inherit_errexit` or POSIX mode was set before it, or another shell runs the script). A pipeline's
+status is its last command's (`set -o pipefail`: any of its commands'), and a filter that reads a
+pipe with options it accepts cannot fail (`$(curl ... | head -1)`, `| tr -d '\\r'`, `| wc -l`), nor
+can `read` from a here-string or `mapfile` of a pipe or of `< <(...)`. A server the script kills
+only where it exits with a failure status (`else kill "$PID"; exit 1; fi`) is meant to outlive it:
+an early end leaves it as success does; so is one only another branch of the `if` or `case` that
+starts it releases (`up) start ;; down) stop ;;`), and one a function starts after stopping the one
+before (`start_router() { pkill -f bin/router; bin/router & }`, in every branch that starts one)
+when only its later calls release it (the last one runs on when the script ends). A `docker
+rm`/`stop`/`kill` releases a detached container named by one variable (`--name "$NAME"`) unless each
+container it names is another variable's value (`docker rm -f "$OTHER"`) and every value the script
+gives those variables, plain text at its top level, differs from every one it gives the container's
+(not a `local`, a loop's, a sourced file's or the caller's: it may be the container). An allocation
+named after the runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every
+job that runs a launcher later cancels the runner's jobs by that name in a step that always runs
+(`if: always()`, `scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a
+function that holds a resource, traps in subshells (they do not cover the outer script and are
+ignored), an `exit` in an element of a pipeline (`... | while read ...; do ... exit 1; done`: a
+subshell, it ends only that element, taken as ending the script), and a background process started
+in a loop without keeping `$!` (one started once without it is released only by what ends every job,
+`kill %1`, or its program by name).
 
 ## Fix safety
 The fix moves the trap to the line after the acquisition: unsafe (applied with
@@ -1439,9 +1442,10 @@ _SLURM = ("Slurm allocation", "Slurm batch job")
 # (`srun --container-image` keeps a node's GPUs held by a server its entrypoint left running).
 _HOST_ONLY = ("temporary directory",)
 _IN_IMAGE = (
-    "background processes of scripts a Dockerfile copies into its image and runs there, not "
-    "reported (BL103: they end with the container; a run of the script on a host would leave "
-    "them running)"
+    "background processes of scripts that run only in a container (a Dockerfile copies them "
+    "into its image and runs them, or a `docker run` runs them as its command), not reported "
+    "(BL103: they end with the container; a run of the script on a host would leave them "
+    "running)"
 )
 
 
@@ -2740,10 +2744,58 @@ def _only_in_image(ctx: Context, run: _Run, path: str, seen: frozenset[str] = fr
     runs it there and no route starts it (an entry's, a workflow's: one may run it on a host)."""
     if path in seen or len(seen) > 4 or _named_in_workflows(ctx, path):
         return False
-    callers = {call.caller.top.path for call in ctx.environment.calls.callers_of(path)}
-    if callers:
-        return all(_only_in_image(ctx, run, caller, seen | {path}) for caller in callers)
+    calls = ctx.environment.calls.callers_of(path)
+    if calls:
+        return all(
+            _container_command(call.command)
+            or _only_in_image(ctx, run, call.caller.top.path, seen | {path})
+            for call in calls
+        )
     return run.images.dockerfile_running(path) is not None and not ctx.environment.routes(path)
+
+
+# what a script may still do after its last kill and before it ends, holding nothing
+_ENDING = frozenset({"echo", "printf", "exit", "true", ":", "kill", "wait", "sleep", "sync"})
+
+
+def _ends_after_kill(script: Script, finding: Finding) -> bool:
+    """Whether the finding's kill (a pipeline's or a job's, that misses the program) is the
+    script's last act: at its top level, with only messages, other kills, waits and the
+    `exit` after it on its path."""
+    kill = next(
+        (
+            c
+            for c in script.commands
+            for r in finding.related
+            if r.label == "kill" and c.first_line_span == r.span and c.function is None
+        ),
+        None,
+    )
+    return kill is not None and all(
+        c.base in _ENDING
+        for c in script.commands
+        if c.node.start_byte >= kill.node.end_byte
+        and c.function is None
+        and not exclusive(kill, c)
+        and c.words
+    )
+
+
+def _container_command(command: Command) -> bool:
+    """Whether the command is, or is in, the command a `docker run` (`podman run`) container
+    runs (`docker run --rm img bash -lc 'bash /workspace/server.sh | tee log'`; t76b, t81b,
+    InferenceX's amd_utils/server.sh): what it leaves running ends with the container (its
+    PID namespace goes with its first process), unless the container shares the host's
+    (`--pid=host`)."""
+    at: Command | None = command
+    while at is not None:
+        wrappers = {w.name: w for w in at.invocation.wrappers}
+        container = wrappers.get("docker run") or wrappers.get("podman run")
+        if container is not None:
+            pid = container.option("--pid")
+            return pid is None or pid != "host"
+        at = at.script.parent
+    return False
 
 
 def _named_in_workflows(ctx: Context, path: str) -> bool:
@@ -2785,6 +2837,10 @@ def _check(
             continue
         run.reported.add(key)
         if resource is None:  # (not about one resource's exits)
+            if _ends_after_kill(script, finding) and _only_in_image(ctx, run, script.path):
+                # (the kill misses the program, but the container ends right after it: t81b)
+                undecided.append(Undecided(_IN_IMAGE, finding.location))
+                continue
             yield finding
             continue
         if resource.what in _HOST_ONLY and not host:

@@ -2363,30 +2363,52 @@ class _Builder:
         match = _HELD_LEAD.match(value)
         if match is None:
             return None
-        name = match.group(2) or match.group(3)
-        assigned = [a for a in self.script.assignments if a.name == name]
+        held = self._held_value(match.group(2) or match.group(3), frozenset(), None)
+        if held is None:
+            return None
+        return match.start(1), match.end(1), held[0], held[1]
+
+    def _held_value(
+        self, name: str, seen: frozenset[str], before: int | None
+    ) -> tuple[str, list[int]] | None:
+        """The text of the string variable `name` holds, and the places of its characters: its
+        last value the script gives it whole, with what is appended after it; a value that
+        starts with another variable's (`FULL_CMD="$BASE_CMD"`, `"$BASE_CMD --tp 8"`) has that
+        one's text in its place (t81a, vllm-gaudi), as assigned before the copy (`before`)."""
+        assigned = [
+            a
+            for a in self.script.assignments
+            if a.name == name and (before is None or a.node.start_byte < before)
+        ]
         pieces: list[tuple[str, list[int]]] = []
         for assignment in reversed(assigned):
             given = assignment.value
             if given is None or given.node.type == "array":
                 return None
             text = self.script.text_of(assignment.node)
-            # (a string that starts with the variable's own value: `$CMD --nnodes 2`)
-            self_reference = LONE_VARIABLE.match(given.value)
+            # (a string that starts with a variable's value: `$CMD --nnodes 2`)
+            lead = LONE_VARIABLE.match(given.value)
+            other = (lead[1] or lead[2]) if lead is not None else None
             if text.startswith(f"{name}+="):
                 pieces.append((given.value, given.offsets))
-            elif self_reference is not None and (self_reference[1] or self_reference[2]) == name:
-                end = self_reference.end()
-                pieces.append((given.value[end:], given.offsets[end:]))
+            elif lead is not None and other == name:
+                pieces.append((given.value[lead.end() :], given.offsets[lead.end() :]))
             else:
-                pieces.append((given.value, given.offsets))
+                copied = None
+                if lead is not None and other is not None and other not in seen and len(seen) < 4:
+                    copied = self._held_value(other, seen | {name}, assignment.node.start_byte)
+                if copied is not None and lead is not None:
+                    rest = lead.end()
+                    pieces.append(
+                        (copied[0] + given.value[rest:], copied[1] + given.offsets[rest:])
+                    )
+                else:
+                    pieces.append((given.value, given.offsets))
                 break
         else:
             return None  # (appended to, never given a start: the environment's)
         pieces.reverse()
-        text = "".join(piece for piece, _ in pieces)
-        places = [offset for _, offsets in pieces for offset in offsets]
-        return match.start(1), match.end(1), text, places
+        return "".join(piece for piece, _ in pieces), [o for _, offsets in pieces for o in offsets]
 
     def held_run(self, command: Command) -> None:
         """`$CMD --port "$PORT" &` (behind wrappers): bash splits the value CMD was last given
@@ -2414,17 +2436,28 @@ class _Builder:
 
     def _held_command(self, value: str) -> tuple[int, Word] | None:
         """For a shell string that is only `$NAME` (after `exec `): where the expansion starts,
-        and the plain string the script last assigned NAME before this point; None otherwise
-        (an array, no assignment, or a string with more in it)."""
+        and the plain string the script last assigned NAME before this point (through copies:
+        `CMD2="$CMD"`); None otherwise (an array, no assignment, or a string with more in
+        it)."""
         match = _HELD.fullmatch(value)
         if match is None:
             return None
-        name = match.group(2) or match.group(3)
-        assigned = [a for a in self.script.assignments if a.name == name]
-        last = assigned[-1].value if assigned else None
-        if last is None or last.node.type == "array":
-            return None
-        return match.start(1), last
+        name, seen, before = match.group(2) or match.group(3), set(), None
+        while True:
+            seen.add(name)
+            assigned = [
+                a
+                for a in self.script.assignments
+                if a.name == name and (before is None or a.node.start_byte < before)
+            ]
+            last = assigned[-1].value if assigned else None
+            if last is None or last.node.type == "array":
+                return None
+            # (a copy of another's value, `CMD2="$CMD"`: that one's string; t81a)
+            copied = LONE_VARIABLE.fullmatch(last.value)
+            if copied is None or len(seen) > 4 or (copied[1] or copied[2]) in seen:
+                return match.start(1), last
+            name, before = copied[1] or copied[2], assigned[-1].node.start_byte
 
     def _run_later(self, command: Command) -> bool | None:
         """Whether errexit is on in a shell later in the script that runs the file the command
