@@ -17,8 +17,10 @@ CONTEXTS = frozenset(
     {"github", "env", "vars", "job", "jobs", "steps", "runner", "secrets", "strategy"}
     | {"matrix", "needs", "inputs"}
 )
-# name -> (fewest, most arguments)
-FUNCTIONS = {
+# name -> (fewest, most arguments): the library's own functions, and those of the runner a
+# workflow's values may use (where each may is `workflow_schema`'s: `failure()` in a step's
+# `if:`, `failure(needs.a)` in a job's)
+BUILT_IN = {
     "contains": (2, 2),
     "startswith": (2, 2),
     "endswith": (2, 2),
@@ -26,12 +28,16 @@ FUNCTIONS = {
     "join": (1, 2),
     "tojson": (1, 1),
     "fromjson": (1, 1),
+    "case": (3, 1 << 53),
+}
+# (anywhere: the most arguments any value gives each, `failure(needs.a)` in a job's `if:`)
+FUNCTIONS = {
+    **BUILT_IN,
     "hashfiles": (1, 255),
-    "success": (0, 0),
+    "success": (0, 1 << 53),
     "always": (0, 0),
     "cancelled": (0, 0),
-    "failure": (0, 0),
-    "case": (3, 1 << 53),
+    "failure": (0, 1 << 53),
 }
 MAX_DEPTH = 50
 MAX_LENGTH = 21000
@@ -145,8 +151,15 @@ class Use:
 
 
 class _Parser:
-    def __init__(self, items: list[Token]) -> None:
+    def __init__(
+        self,
+        items: list[Token],
+        contexts: frozenset[str] = CONTEXTS,
+        functions: dict[str, tuple[int, int]] = FUNCTIONS,
+    ) -> None:
         self.items = items
+        self.contexts = contexts
+        self.functions = functions
         self.at = 0
         self.depth = 0
         self.uses: list[Use] = []
@@ -219,7 +232,7 @@ class _Parser:
         self.at += 1
         name = token.text.lower()
         if not self.match("("):
-            if name not in CONTEXTS:
+            if name not in self.contexts:
                 raise ExpressionError(f"unrecognized named-value: '{token.text}'", token.start)
             self.uses.append(Use(token.text, token.start, False))
             return True
@@ -229,7 +242,7 @@ class _Parser:
             count += 1
             if self.peek().kind != ")" and not self.match(","):
                 raise self.fail(self.peek())
-        bounds = FUNCTIONS.get(name)
+        bounds = self.functions.get(name)
         if bounds is None:
             raise ExpressionError(f"unrecognized function: '{token.text}'", token.start)
         if count < bounds[0]:
@@ -255,10 +268,17 @@ class _Parser:
         raise self.fail(token)
 
 
-def parse(text: str) -> list[Use]:
+def parse(
+    text: str,
+    contexts: frozenset[str] = CONTEXTS,
+    functions: dict[str, tuple[int, int]] | None = None,
+) -> list[Use]:
     """The context names and functions the expression uses; ExpressionError where GitHub's
-    parser rejects it. An empty expression is none."""
-    parser = _Parser(tokens(text))
+    parser rejects it. An empty expression is none. `contexts` and `functions` (lower-case,
+    besides the built-in ones): what the value it stands in may name (`workflow_schema`);
+    by default any a workflow's jobs may."""
+    known = FUNCTIONS if functions is None else {**BUILT_IN, **functions}
+    parser = _Parser(tokens(text), contexts, known)
     if parser.peek().kind == "EOF":
         return []
     parser.expression()

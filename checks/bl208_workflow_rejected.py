@@ -7,6 +7,11 @@ Reads every workflow under `.github/workflows/` and reports what makes GitHub re
   an unbalanced parenthesis (`${{ inputs.run && always()) }}`), an unterminated string, a
   context name that does not exist (`runer.labels`), a function that does not exist or is given
   too few or too many arguments;
+- an expression that names a context or a function where GitHub does not offer it: `env` in a
+  job's `name:`, `runs-on:` or `if:`, `matrix` in a job's `if:`, `secrets` in a step's `if:`,
+  `hashFiles()` in a job's `if:`, `failure(needs.a)` in a step's `if:` ("Unrecognized
+  named-value: 'env'"), as GitHub's workflow schema gives each key its contexts (read from
+  `@actions/workflow-parser` 0.3.61, `data/workflow_schema.json`);
 - a value with text around its expressions (a `run:` script, an action's `prompt:`), which GitHub
   compiles into one expression (`format('...{0}...', github.sha)`: the text with `'`, `{`, `}`
   doubled), over GitHub's cap of 21,000 characters (UTF-16 units, as its parsers count); under
@@ -59,14 +64,18 @@ jobs:
 ```
 
 ## Exceptions
-Not checked: whether a context may be used at that key (`runner` in a job's `if:`), the
-values under `on:`, a `${{` with no `}}` after it, and workflows that are not YAML (BL001).
+Not checked: the values under `on:`, a value under an expression key (`${{ matrix.k }}: v`) or a
+key the schema does not know, an expression where the schema offers no context at all (GitHub
+then rejects any expression there), a `${{` with no `}}` after it, and workflows that are not
+YAML (BL001). Of an expression GitHub rejects for more than one reason, the first is reported,
+as GitHub reports it.
 """
 
 from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Iterator
 
 from benchlint.actions import MAX_LENGTH, ExpressionError, embedded, parse
@@ -75,6 +84,7 @@ from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
 from benchlint.workflow import WORKFLOWS, expressions, job_steps, workflow_roots
+from benchlint.workflow_schema import Allowed, allowed_values
 from benchlint.yamlmodel import YNode, value_span
 
 _TYPED = frozenset({"string", "number", "boolean"})
@@ -92,10 +102,20 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 def _expressions(source: SourceText, root: YNode) -> Iterator[Finding]:
+    allowed: dict[int, Allowed] | None = None
     for node, text, start in expressions(root, frozenset({"on"})):
         error = _error(text)
         if error is not None:
             yield _rejected(source, node, start, text, error)
+            continue
+        if allowed is None:  # (read against the schema once, where an expression is)
+            allowed = allowed_values(root)
+        here = allowed.get(id(node))
+        if here is None:
+            continue
+        error = _misplaced(text, here.contexts, tuple(sorted(here.functions.items())))
+        if error is not None:
+            yield _rejected(source, node, start, text, error, here)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -108,15 +128,48 @@ def _error(text: str) -> ExpressionError | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _misplaced(
+    text: str, contexts: frozenset[str], functions: tuple[tuple[str, tuple[int, int]], ...]
+) -> ExpressionError | None:
+    """Why GitHub's parser rejects the expression where it stands: a context or a function
+    the value does not offer (`env` in a job's `name:`), or a function's count of arguments
+    there (`failure(needs.a)` in a step's `if:`)."""
+    try:
+        parse(text, contexts, dict(functions))
+    except ExpressionError as error:
+        return error
+    return None
+
+
 def _rejected(
-    source: SourceText, node: YNode, start: int, text: str, error: ExpressionError
+    source: SourceText,
+    node: YNode,
+    start: int,
+    text: str,
+    error: ExpressionError,
+    here: Allowed | None = None,
 ) -> Finding:
     span = value_span(source, node, start + error.position)
     shown = clip(" ".join(text.split()), 70)
+    where = ""
+    if here is not None:
+        counted = re.search(r"parameters supplied: '(\w+)'", error.message)
+        bounds = here.functions.get(counted[1].lower()) if counted is not None else None
+        if counted is not None and bounds is not None:  # (`failure(needs.a)` in a step's `if:`)
+            most = "any number of" if bounds[1] >= 1 << 53 else str(bounds[1])
+            takes = f"{bounds[0]}" if bounds[0] == bounds[1] else f"{bounds[0]} to {most}"
+            where = f" at `{clip(here.where, 50)}`, where it takes {takes} arguments"
+        else:
+            function = "function" in error.message
+            offered = here.shown(function) or "none"
+            if function:
+                offered += " (and its built-in functions)"
+            where = f" at `{clip(here.where, 50)}`, where GitHub offers {offered}"
     return Finding(
         "BL208",
-        f"GitHub cannot parse the expression `{shown}`: {error.message}; it rejects the whole "
-        "workflow file and runs none of its jobs",
+        f"GitHub cannot parse the expression `{shown}`: {error.message}{where}; it rejects the "
+        "whole workflow file and runs none of its jobs",
         Location(source.path, span),
         subject=f"expression:{shown}",
     )

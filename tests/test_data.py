@@ -133,3 +133,34 @@ def test_slurm_options_have_provenance_and_the_docs_quote_their_range() -> None:
     assert data["slurm"]["options"]["srun"]["time"] == {"short": "t", "arg": "1" * len(releases)}
     doc = get_rule("BL115").doc  # type: ignore[union-attr]
     assert f"Slurm release from {versions[0]} to {versions[-1]}" in doc
+
+
+def test_the_workflow_schema_has_provenance_is_closed_and_the_doc_quotes_its_release() -> None:
+    """data/workflow_schema.json names the package release and hashes it was read from, every
+    type a definition names is defined (or one the parser defines itself), and BL208's doc
+    quotes the release."""
+    from benchlint import workflow_schema
+    from benchlint.registry import get_rule
+
+    data = json.loads((DATA / "workflow_schema.json").read_text())
+    assert data["schema_version"] == workflow_schema.SCHEMA_VERSION
+    assert data["generator"] == "tools/import_workflow_schema.py"
+    source = data["source"]
+    assert source["package"] == "@actions/workflow-parser"
+    assert source["integrity"].startswith("sha512-") and len(source["sha256"]) == 64
+    defined = set(data["definitions"]) | {"null", "boolean", "number", "string"}
+    defined |= {"sequence", "mapping", "any"}
+    for name, definition in data["definitions"].items():
+        named = [
+            *definition.get("properties", {}).values(),
+            *definition.get("one-of", ()),
+            *(
+                definition[k]
+                for k in ("item-type", "loose-key-type", "loose-value-type")
+                if k in definition
+            ),
+        ]
+        assert set(named) <= defined, name
+    assert data["root"] in data["definitions"]
+    doc = get_rule("BL208").doc  # type: ignore[union-attr]
+    assert f"{source['package']}` {source['version']}" in doc

@@ -2397,6 +2397,11 @@ class _Builder:
                 copied = None
                 if lead is not None and other is not None and other not in seen and len(seen) < 4:
                     copied = self._held_value(other, seen | {name}, assignment.node.start_byte)
+                # (not a variable of words before the program, `${SDMA_ENV} python3 -m ...`
+                # with SDMA_ENV="" or "MORI_ENABLE_SDMA=true": the command's own text is read,
+                # its variables as what they may give)
+                if copied is not None and _ASSIGNMENTS_ONLY.fullmatch(copied[0]):
+                    copied = None
                 if copied is not None and lead is not None:
                     rest = lead.end()
                     pieces.append(
@@ -2762,6 +2767,8 @@ _SPLIT_AS_PARSED = re.compile(
     r"|\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*))*"
 )
 _LEADING_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*=")
+# a text of assignment words only, or none (what a variable before a program may give)
+_ASSIGNMENTS_ONLY = re.compile(r"\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)*")
 _BLANK = re.compile(r"[ \t]")
 
 

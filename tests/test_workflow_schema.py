@@ -1,0 +1,142 @@
+"""Where a workflow's values may name each context and function (benchlint/workflow_schema.py,
+BL208) against GitHub's own workflow parser, `@actions/workflow-parser`: for every place and
+every context, BL208 reports an expression there exactly where that parser rejects it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchlint.source import SourceText
+from benchlint.yamlmodel import parse_yaml
+from checks.bl208_workflow_rejected import _expressions
+from tests.test_expressions import NODE, REPO
+
+ORACLE = Path(__file__).parent / "oracles" / "github_workflow.mjs"
+IMPORT_HOOK = Path(__file__).parent / "oracles" / "json_import.mjs"
+
+# a job `b` the others may name; `EXPR` is where the expression stands
+_JOB_B = "  b:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n"
+_STEP = "jobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - id: s\n"
+_JOB = "jobs:\n  a:\n"
+_STEPS = "    steps:\n      - run: e\n"
+
+
+def _job(lines: str, runs_on: str = "    runs-on: x\n") -> str:
+    """Job `a` with these lines (its `runs-on:` first, unless given)."""
+    return _JOB + runs_on + lines + _STEPS
+
+
+_PLACES = {
+    "workflow env": "env:\n  V: ${{ EXPR }}\n" + _job(""),
+    "run-name": "run-name: ${{ EXPR }}\n" + _job(""),
+    "job name": _job("    name: n-${{ EXPR }}\n"),
+    "job if": _job("    if: ${{ EXPR }}\n"),
+    "job if, bare": _job("    if: EXPR\n"),
+    "runs-on": _job("", runs_on="    runs-on: ${{ EXPR }}\n"),
+    "job timeout": _job("    timeout-minutes: ${{ EXPR }}\n"),
+    "job env": _job("    env:\n      V: ${{ EXPR }}\n"),
+    "container": _job("    container:\n      image: i:${{ EXPR }}\n"),
+    "concurrency": _job("    concurrency: c-${{ EXPR }}\n"),
+    "environment": _job("    environment: e-${{ EXPR }}\n"),
+    "job outputs": _job("    outputs:\n      o: ${{ EXPR }}\n"),
+    "matrix": _job("    strategy:\n      matrix:\n        v:\n          - ${{ EXPR }}\n"),
+    "defaults": _job("    defaults:\n      run:\n        working-directory: d-${{ EXPR }}\n"),
+    "step name": _STEP + "        name: n-${{ EXPR }}\n        run: e\n",
+    "step if": _STEP + "        if: ${{ EXPR }}\n        run: e\n",
+    "step if, bare": _STEP + "        if: EXPR\n        run: e\n",
+    "step run": _STEP + "        run: echo ${{ EXPR }}\n",
+    "step with": _STEP + "        uses: a/b@v1\n        with:\n          w: ${{ EXPR }}\n",
+    "step env": _STEP + "        run: e\n        env:\n          V: ${{ EXPR }}\n",
+    "step timeout": _STEP + "        run: e\n        timeout-minutes: ${{ EXPR }}\n",
+    "step directory": _STEP + "        run: e\n        working-directory: d-${{ EXPR }}\n",
+    "call with": _JOB + "    uses: ./.github/workflows/t.yml\n    with:\n      w: ${{ EXPR }}\n",
+    "call secrets": _JOB
+    + "    uses: ./.github/workflows/t.yml\n    secrets:\n      s: ${{ EXPR }}\n",
+}
+_EXPRESSIONS = [
+    "github.sha",
+    "env.X",
+    "vars.X",
+    "job.status",
+    "jobs.b.result",
+    "steps.s.outcome",
+    "runner.os",
+    "secrets.X",
+    "strategy.fail-fast",
+    "matrix.x",
+    "needs.b.result",
+    "inputs.x",
+    "hashFiles('x')",
+    "always()",
+    "success(needs.b)",
+    "failure()",
+]
+# what BL208 and the parser both say of a context or function (not the parser's other errors:
+# a value of the wrong type, `Unexpected value`)
+_ABOUT_PLACES = ("named-value", "function", "parameters supplied")
+
+
+def _workflow_parser() -> Path | None:
+    for candidate in (
+        os.environ.get("GITHUB_WORKFLOW_PARSER", ""),
+        str(REPO / ".ci" / "node_modules" / "@actions" / "workflow-parser"),
+    ):
+        if candidate and (Path(candidate) / "dist" / "index.js").is_file():
+            return Path(candidate)
+    return None
+
+
+def _github(texts: list[str]) -> list[list[str]]:
+    library = _workflow_parser()
+    if NODE is None or library is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install @actions/workflow-parser (see .ci/run)")
+        pytest.skip("node or @actions/workflow-parser not installed; .ci/run installs them")
+    done = subprocess.run(
+        [NODE, "--import", str(IMPORT_HOOK), str(ORACLE), str(library)],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    results: list[list[str]] = json.loads(done.stdout)
+    return results
+
+
+def _lines(errors: list[str]) -> set[int]:
+    return {
+        int(e.split("Line: ", 1)[1].split(",", 1)[0])
+        for e in errors
+        if e.startswith("(Line: ") and any(a in e.lower() for a in _ABOUT_PLACES)
+    }
+
+
+def _ours(text: str) -> set[int]:
+    source = SourceText(".github/workflows/w.yml", text.encode())
+    root = parse_yaml(source).root
+    assert root is not None
+    return {f.location.span.line for f in _expressions(source, root)}
+
+
+def test_contexts_are_rejected_where_githubs_parser_rejects_them() -> None:
+    cases = []
+    for place, template in _PLACES.items():
+        for expression in _EXPRESSIONS:
+            body = template.replace("EXPR", expression)
+            if "if, bare" in place and "(" not in expression:
+                body = body.replace(f"if: {expression}", f"if: {expression} != ''")
+            cases.append((place, expression, f"on: push\n{body}{_JOB_B}"))
+    found = _github([text for _, _, text in cases])
+    differ = [
+        (place, expression, sorted(_lines(errors)), sorted(_ours(text)))
+        for (place, expression, text), errors in zip(cases, found, strict=True)
+        if _lines(errors) != _ours(text)
+    ]
+    assert not differ, differ
+    assert sum(bool(_lines(errors)) for errors in found) > 100  # (the parser rejects many)
