@@ -103,7 +103,8 @@ class CallGraph:
             if word_found is None:
                 continue
             kind, word = word_found
-            targets = tuple(resolve(self.ws, script, word.value) or ())
+            folder = _changed_to(command) if not word.value.startswith(("$", "/", "~")) else None
+            targets = tuple(resolve(self.ws, script, word.value, folder=folder) or ())
             sourced = kind == "source" and not targets
             known = known_source(script, word.value) if sourced else None
             found.append(Call(script, command, kind, targets, word, known))
@@ -407,6 +408,35 @@ def plain_target(script: Script, value: str) -> str | None:
     return None if joined.startswith("..") else joined
 
 
+def _changed_to(command: Command) -> str | None:
+    """The repository folder the script's shell is in at the command, where the script's top
+    level changed to one before it (`cd "$GITHUB_WORKSPACE/benchmarks/amd_utils" || exit 1`,
+    under no condition; t81b, InferenceX's multi-node launchers: `bash ./submit.sh` after it)
+    and nothing else changes folders there; None otherwise (where the script started: its
+    caller's folder, which `resolve` takes as the checkout's root or the script's own)."""
+    script = command.script
+    if command.function is not None or script.parent is not None:
+        return None
+    moving = {c.function for c in script.commands if c.base in _MOVES and c.function is not None}
+    folder = None
+    for other in script.commands:
+        if other.node.start_byte >= command.node.start_byte:
+            break
+        if other.function is None and other.base in moving:
+            return None  # (a call of a function that changes folders)
+        if other.base not in _MOVES or other.subshell or other.function is not None:
+            continue
+        if other.guards or other.base != "cd" or len(other.args) != 1:
+            return None  # (a conditional one: where the shell is is not known)
+        folder = fixed_folder(script, other.args[0].value)
+        if folder is None:
+            return None
+    return folder
+
+
+_MOVES = frozenset({"cd", "pushd", "popd"})
+
+
 def fixed_folder(script: Script, value: str) -> str | None:
     """The repository folder a word names when nothing in it depends on the run (`cd
     "$(dirname "$0")"`, `cd "$SCRIPT_DIR/.."`, `cd "$GITHUB_WORKSPACE"`: see `plain_target`);
@@ -533,11 +563,14 @@ def resolve(
     depth: int = 0,
     python: bool = False,
     some: bool = False,
+    folder: str | None = None,
 ) -> list[str] | None:
     """Repository paths a script path word can name, or None when it says too little to tell.
     A leading variable the script assigns stands for each value it assigns (`BENCH=...;
     bash "$BENCH"`). With `python`, the paths are the repository's Python files, and only
-    where every value names one, unless `some` (those that do: the files it may name)."""
+    where every value names one, unless `some` (those that do: the files it may name).
+    `folder`: the repository folder the shell is in there (`_changed_to`), which a relative
+    path is from; else the checkout's root or the script's folder."""
     head, rest = _leading_expansion(value.strip())
     name = _variable_of(head) if head else ""
     if head == f"${name}" or head == f"${{{name}}}":
@@ -574,7 +607,7 @@ def resolve(
         else:  # an unknown folder: match the rest as a path suffix
             bases, rest = None, rest.lstrip("/")
     else:
-        bases = ["", script_dir]
+        bases = ["", script_dir] if folder is None else [folder]
     suffix = ".py" if python else ".sh"
     if not re.search(r"[A-Za-z0-9_]", PATH_EXPANSION.sub("", rest).replace(suffix, "")):
         return None
