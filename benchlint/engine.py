@@ -16,6 +16,7 @@ from benchlint.calls import call_graph
 from benchlint.config import Config
 from benchlint.context import Context, inside, wiring_of
 from benchlint.finding import Finding, Location, Span
+from benchlint.layout import recipes_outside_roots
 from benchlint.registry import Rule, all_rules
 from benchlint.releases import runs_srtctl, unfollowed
 from benchlint.result import Coverage, Result, RuleError
@@ -334,6 +335,7 @@ def _coverage(ctx: Context) -> Coverage:
         uncopied=tuple(sorted(elsewhere["uncopied"])),
         stray=_stray_launches(ws),
         idle=_idle_launchers(ws, wiring, launchers) if reaching else (),
+        loose_recipes=recipes_outside_roots(ws),
     )
 
 

@@ -392,6 +392,27 @@ def _recipe_collection(ws: Workspace) -> list[tuple[str, str]]:
 
 
 _RESOURCES = re.compile(r"^resources:", re.M)
+# srtctl's site configuration, by the name srtctl reads it under (never a recipe)
+SITE_CONFIGS = frozenset({"srtslurm.yaml"})
+
+
+def recipes_outside_roots(ws: Workspace) -> tuple[str, ...]:
+    """The YAML files of srtctl's recipe shape (`_recipe_collection`'s: `model:`, `resources:`
+    and a `backend:` with an engine's config) that are not in a recipe root: not read as
+    recipes (a run says so). Not a workflow, a master config or srtctl's site configuration."""
+    held = tuple(root.rstrip("/") + "/" for root in ws.recipe_roots)
+    masters = set(ws.glob(ws.layout.master_configs))
+    found = []
+    for path in ws.yaml_paths:
+        if path.startswith(held) or path.startswith(".github/") or path in masters:
+            continue
+        if posixpath.basename(path) in SITE_CONFIGS:
+            continue
+        source = ws.source(path)
+        text = source.text if source is not None else ""
+        if _MODEL_KEY.search(text) and _RESOURCES.search(text) and _BACKEND.search(text):
+            found.append(path)
+    return tuple(found)
 
 
 # an srtctl recipe's top: `model:` and `backend:` or `resources:` keys at the first column

@@ -82,6 +82,9 @@ class Coverage:
     stray: tuple[str, ...] = ()
     # launchers no entry's route reaches, where some entry reaches a launcher
     idle: tuple[str, ...] = ()
+    # YAML files of srtctl's recipe shape outside the recipe roots (t81a, dgxc-benchmarking's
+    # `config_template.yaml`): not read as recipes
+    loose_recipes: tuple[str, ...] = ()
     # a run that names files: only the warnings about the routes through them (no summary)
     named: bool = False
 
@@ -276,6 +279,20 @@ class Coverage:
         )
         return Notice(text, _lines(self.stray))
 
+    def outside_recipe_roots(self) -> Notice | None:
+        """The warning for files that look like srtctl recipes outside the recipe roots."""
+        if not self.loose_recipes:
+            return None
+        text = (
+            f"{_count(len(self.loose_recipes), 'YAML file')} of srtctl's recipe shape "
+            f"(`model:`, `resources:`, a `backend:` with an engine's config) outside the recipe "
+            f"folders ({_folders(self.loose_recipes)}) not checked as recipes: their time budget "
+            "(BL204) and routes (`benchlint explain`) were not checked, their engine flags were "
+            "(list their folders in `recipe-roots` under the configuration's `[layout]` to check "
+            "them as recipes)"
+        )
+        return Notice(text, _files(self.loose_recipes))
+
     def notices(self) -> list[Notice]:
         """What the run could not wire, for every output to say."""
         found = (
@@ -289,6 +306,7 @@ class Coverage:
             self.guessed_labels(),
             self.idle_launchers(),
             self.retired(),
+            self.outside_recipe_roots(),
         )
         return [w for w in found if w is not None]
 

@@ -25,7 +25,7 @@ from typing import Any
 from benchlint.cache import RACY_NS, Cache
 from benchlint.config import Config, Layout
 from benchlint.finding import Finding, Span, Undecided
-from benchlint.layout import Detected, detect, detect_recipe_roots, entries_in
+from benchlint.layout import SITE_CONFIGS, Detected, detect, detect_recipe_roots, entries_in
 from benchlint.perfile import (
     FILE_START,
     SHELL_JOBS,
@@ -171,9 +171,6 @@ def path_matches(path: str, pattern: str, inside: bool = False) -> bool:
                 return True
     return False
 
-
-# srtctl's site configuration, by the name srtctl reads it under (never a recipe)
-SITE_CONFIGS = frozenset({"srtslurm.yaml"})
 
 # The shell source (bytes) whose models a whole run holds all at once. A repository with more
 # streams: it lets go of each model when its passes are done, or at once when it was modelled

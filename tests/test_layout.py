@@ -647,3 +647,35 @@ def test_a_path_a_shell_of_its_own_expands_from_a_name_the_launcher_does_not_exp
     ) in err
     _, _, said = invoke("explain", root / "benchmarks/70b_x.sh")
     assert "in a shell of its own that reads a name the launcher assigns and does not" in said
+
+
+def test_files_of_a_recipes_shape_outside_the_recipe_folders_are_said(tmp_path: Path) -> None:
+    """(t81a, dgxc-benchmarking) A YAML file shaped like an srtctl recipe (`model:`,
+    `resources:`, a `backend:` with an engine's config) outside the recipe folders is not read
+    as a recipe (no time budget, no route), and every report says so; in a recipe folder it is a
+    recipe (BL204 reports its window); a file of that shape without `resources:` and a workflow
+    are not said."""
+    recipe = (
+        "model:\n  path: qwen3\n  container: lmsysorg/sglang:v0.5.9\n"
+        "resources:\n  gpu_type: h100\n  gpus_per_node: 8\n"
+        'slurm:\n  time_limit: "01:00:00"\n'
+        "backend:\n  type: sglang\n  sglang_config:\n    aggregated:\n      tp-size: 8\n"
+        "health_check:\n  max_attempts: 720\n  interval_seconds: 10\n"
+    )
+    files = {
+        "llm/qwen3/agg/config_template.yaml": recipe,
+        "llm/qwen3/agg/values.yaml": recipe.replace("resources:", "hardware:"),
+        ".github/workflows/x.yaml": recipe,
+    }
+    root = write_repo(tmp_path / "r", files)
+    _warns_alone(
+        root,
+        "1 YAML file of srtctl's recipe shape (`model:`, `resources:`, a `backend:` with an "
+        "engine's config) outside the recipe folders (llm/qwen3/agg) not checked as recipes: "
+        "their time budget (BL204) and routes (`benchlint explain`) were not checked, their "
+        "engine flags were (list their folders in `recipe-roots` under the configuration's "
+        "`[layout]` to check them as recipes)",
+    )
+    moved = write_repo(tmp_path / "m", {"recipes/qwen3.yaml": recipe})
+    assert positions(run_lint(moved), "BL204") == ["recipes/qwen3.yaml:15:3"]
+    assert "recipe shape" not in invoke(moved, "--format", "concise")[2]
