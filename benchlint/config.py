@@ -56,6 +56,9 @@ class Config:
     # Variables the caller's environment always holds, beyond the built-in list.
     known_env: list[str] = field(default_factory=list)
     dynamo_version: str | None = None
+    # The release of each engine the repository's own scripts run where nothing it holds says
+    # (no entry's image names one: `{"vllm": "0.26.0"}`; BL303)
+    engine_releases: dict[str, str] = field(default_factory=dict)
     unsafe_fixes: bool = False  # `--fix` and `--diff` apply the unsafe fixes too
     # A file larger than this (bytes; 0: no limit) is not linted, and the run says so: an
     # install bundle or CRD generated into the repository, megabytes of YAML or a script with
@@ -168,6 +171,8 @@ def parse_config(data: dict[str, Any], path: Path | None) -> Config:
             if not isinstance(value, str):
                 raise ConfigError(f"{where}: dynamo-version must be a string")
             config.dynamo_version = value
+        elif key == "engine-releases":
+            config.engine_releases = _engine_releases(value, where)
         elif key == "unsafe-fixes":
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}: unsafe-fixes must be true or false")
@@ -180,6 +185,26 @@ def parse_config(data: dict[str, Any], path: Path | None) -> Config:
         else:
             raise ConfigError(f"{where}: unknown key {key!r}")
     return config
+
+
+def _engine_releases(value: Any, where: str) -> dict[str, str]:
+    from benchlint.engine_flags import ENGINES
+
+    if not isinstance(value, dict):
+        raise ConfigError(f'{where}: engine-releases must be a table (engine = "release")')
+    for engine, release in value.items():
+        if engine not in ENGINES:
+            known = ", ".join(sorted(ENGINES))
+            raise ConfigError(f"{where}: engine-releases: unknown engine {engine!r} ({known})")
+        if not isinstance(release, str) or not _RELEASE.fullmatch(release):
+            raise ConfigError(
+                f'{where}: engine-releases.{engine} must be a release like "0.26.0", '
+                f"not {release!r}"
+            )
+    return dict(value)
+
+
+_RELEASE = re.compile(r"\d+\.\d+\.\d+(?:\.post\d+)?")
 
 
 def parse_severity(value: Any, where: str) -> Severity:

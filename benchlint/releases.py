@@ -42,10 +42,18 @@ from benchlint.workspace import Workspace
 
 @dataclass(frozen=True)
 class Running:
-    """A release that runs a launch, and the entries whose images say so."""
+    """A release that runs a launch, and the entries whose images say so (none where the
+    configuration's `engine-releases` does: `configured`)."""
 
     version: str
     entries: tuple[Entry, ...]
+    configured: bool = False
+
+    def said(self, named: str) -> str:
+        """Who says this release runs it, for a message."""
+        if self.configured:
+            return "the release the configuration's `engine-releases` names"
+        return f"the release the image of {named} runs"
 
 
 def beyond_scope(ctx: Context) -> list[str]:

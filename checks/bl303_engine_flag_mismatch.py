@@ -9,7 +9,9 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   expanded unquoted), a flag the release that runs it does not accept. The release is read
   from the `image:` of the master-config entries whose jobs run the script
   (`vllm/vllm-openai:v0.15.1`, `lmsysorg/sglang:v0.5.8-cu130`), through the launcher their
-  runner starts and the path it builds from their fields. The message names the release and
+  runner starts and the path it builds from their fields; where no entry's image names one,
+  from the configuration's `engine-releases` (`{ vllm = "0.26.0" }`: the release a
+  repository's own scripts run, which nothing in it says). The message names the release and
   when the flag left or arrives;
 - in a recipe's `backend.<engine>_config.<role>` (in the recipe folders, and in any other
   YAML file of that shape: a template a launcher renders), a flag the release of the recipe's
@@ -191,7 +193,7 @@ def _release_finding(
             arg.value,
             engine,
             slip,
-            f"{versions}, the release the image of {_named(entries)} runs",
+            f"{versions}, {runs[-1].said(_named(entries))}",
             where,
             Location(script_path, arg.span),
             tuple(
@@ -209,8 +211,8 @@ def _release_finding(
     hint = EQUIVALENT.get(flag, "") if owner is not None else ""
     return Finding(
         "BL303",
-        f"`{arg.value}` {where} is not a flag of {ENGINES[engine]} {versions}, the release the "
-        f"image of {named} runs: the server exits with "
+        f"`{arg.value}` {where} is not a flag of {ENGINES[engine]} {versions}, "
+        f"{runs[-1].said(named)}: the server exits with "
         + data.rejection(engine, runs[-1].version, flag),
         Location(script_path, arg.span),
         related=tuple(
@@ -697,6 +699,9 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         # told against the release; without one, only that of a flag every release has)
         if any(data.varies(engine, f) or data.slip_of(engine, f) for f in flags):
             runs = launch_releases(ctx, launch)
+            configured = ctx.config.engine_releases.get(engine)
+            if runs is None and configured is not None:  # (the user says which: t81a)
+                runs = [Running(configured, (), configured=True)]
         if runs is None and any(
             data.varies(engine, f) or (data.slip_of(engine, f) and not _slip_of_every(engine, f))
             for f in flags

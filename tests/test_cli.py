@@ -86,6 +86,14 @@ def test_bad_config_exits_2(tmp_path: Path) -> None:
     (root / ".benchlint.toml").write_text("select = [\n")
     code, _, err = invoke(root)
     assert code == 2 and "invalid TOML" in err
+    for text, said in [
+        ('engine-releases = { trtllm = "1.0.0" }', "unknown engine 'trtllm' (sglang, vllm)"),
+        ('engine-releases = { vllm = "latest" }', "engine-releases.vllm must be a release"),
+        ('engine-releases = "vllm"', "engine-releases must be a table"),
+    ]:
+        (root / ".benchlint.toml").write_text(text + "\n")
+        code, _, err = invoke(root)
+        assert code == 2 and said in err and len(err.strip().splitlines()) == 1, text
 
 
 def test_select_ignore_and_prefixes(tmp_path: Path) -> None:
