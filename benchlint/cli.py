@@ -583,7 +583,18 @@ def explain_command(
 
     candidate = Path(target)
     start = candidate if candidate.exists() else (root or Path("."))
+    given = root is not None
     config, root = _setup([start], config_file, no_config, root)
+    here = Path(".").resolve()
+    # (no repository around the file: the folder the command runs in, where it holds the file,
+    # as `benchlint .` and `layout .` there read it; t81b, an extracted srt-slurm tree)
+    if (
+        candidate.exists()
+        and _standalone(config, root, given)
+        and root != here
+        and candidate.resolve().is_relative_to(here)
+    ):
+        config, root = _setup([start], config_file, no_config, here)
     if candidate.exists():
         target = candidate.resolve().relative_to(root).as_posix()
     ws = Workspace(root, config, None if no_cache else Cache.default(root))

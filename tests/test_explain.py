@@ -236,6 +236,28 @@ def test_explain_a_recipe_nothing_routes_to_says_what_is_read_of_it(tmp_path: Pa
     assert "neither a master-config entry" in output
 
 
+def test_explain_in_a_tree_with_no_repository_around_reads_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(t81b) An extracted srt-slurm tree, with no `.git`, no workflows and no configuration:
+    run from its folder, `explain recipies/x.yaml` reads that folder, as `benchlint .` does;
+    from elsewhere, the file's own folder (which holds no recipe folder: not a recipe)."""
+    root = tmp_path / "srt"
+    recipe = root / "recipies/h100/blog-post.yaml"
+    recipe.parent.mkdir(parents=True)
+    (root / "srtslurm.yaml.example").write_text("default_account: x\n")
+    recipe.write_text("model: {container: '0.5.5.post2'}\nbackend: {type: sglang}\n")
+    monkeypatch.chdir(root)
+    code, output = _explain("recipies/h100/blog-post.yaml")
+    assert code == 0, output
+    assert output.startswith("recipies/h100/blog-post.yaml: a recipe read as it is")
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(tmp_path / "other")  # (a folder that does not hold it)
+    code, output = _explain(str(recipe))
+    assert code == 2
+    assert "neither a master-config entry" in output
+
+
 def test_explain_names_the_launcher_that_handed_the_route_over(tmp_path: Path) -> None:
     root = write_repo(
         tmp_path / "r",
