@@ -16,6 +16,7 @@ from typing import Any
 from benchlint.calls import Call
 from benchlint.context import Context
 from benchlint.images import image_release
+from benchlint.layout import srtctl_health
 from benchlint.recipe import (
     backend_type,
     dynamo_pin,
@@ -395,7 +396,19 @@ def recipe_alone(ctx: Context, target: str) -> dict[str, Any] | None:
     release = image_release(image) if image is not None else None
     slurm = settings.get("slurm") if settings is not None else None
     limit = slurm.get("time_limit") if slurm is not None and slurm.is_map else None
-    window = health_window(root)
+    health = srtctl_health(ctx.ws)
+    window = health_window(root, health.defaults)
+    shown: str | None
+    if not health.checks:  # (an srtctl before its health check: t81b)
+        shown = "none (this tree's srtctl waits for the server in its benchmark)"
+    elif window is not None and window.site_default and health.site_default:
+        # (as BL204 counts it: the site's setting, where srtslurm.yaml sets one; t81b)
+        shown = (
+            f"srtslurm.yaml's default_health_check (the site's, not known here), else "
+            f"srtctl's {window.describe()}"
+        )
+    else:
+        shown = window.describe() if window is not None else None
     return {
         "recipe": target,
         "routed": False,
@@ -405,7 +418,7 @@ def recipe_alone(ctx: Context, target: str) -> dict[str, Any] | None:
         "container": image,
         "engine_release": f"{release[0]} {release[1]}" if release is not None else None,
         "dynamo": dynamo_pin(root),
-        "health_check": window.describe() if window is not None else None,
+        "health_check": shown,
         "time_limit": limit.value if limit is not None and limit.is_scalar else None,
     }
 

@@ -501,6 +501,54 @@ def srtctl_sources(ws: Workspace) -> list[SourceText]:
 _SRTCTL_SOURCES = "srtctl-sources"
 
 
+@dataclass(frozen=True)
+class SrtctlHealth:
+    """What the srtctl that runs a tree's recipes does about a server's readiness, from its own
+    source where the repository holds it (an srt-slurm tree); else what srtctl does now."""
+
+    # it has a health check (its source names one: `HealthCheckConfig`, `health_check`); not
+    # before December 2025 (srt-slurm da5d0f41), when its benchmark waited for the server
+    # itself (t81b)
+    checks: bool = True
+    # its `HealthCheckConfig` defaults, max_attempts and interval_seconds (60 × 10 s before
+    # February 2026, 180 × 10 s since); None where not read (the profile's then)
+    defaults: tuple[int, int] | None = None
+    # a recipe with no `health_check` may get the site's `default_health_check` (srtslurm.yaml:
+    # not known here); not where its source names no such setting (srtctl before May 2026)
+    site_default: bool = True
+
+
+def srtctl_health(ws: Workspace) -> SrtctlHealth:
+    """The readiness facts of the tree's own srtctl (`SrtctlHealth`), read once per run."""
+    known = ws.models.get(_SRTCTL_HEALTH)
+    if isinstance(known, SrtctlHealth):
+        return known
+    own = srtctl_sources(ws)
+    defaults = None
+    for source in own:
+        block = _HEALTH_CLASS.search(source.text)
+        values = dict(_FIELD.findall(block.group(1))) if block is not None else {}
+        if "max_attempts" in values and "interval_seconds" in values:
+            defaults = int(values["max_attempts"]), int(values["interval_seconds"])
+            break
+    found = SrtctlHealth(
+        checks=not own or any(_HEALTH_CHECK.search(source.text) for source in own),
+        defaults=defaults,
+        site_default=not own or any(_NAMES_SETTING.search(source.text) for source in own),
+    )
+    ws.models[_SRTCTL_HEALTH] = found
+    return found
+
+
+_SRTCTL_HEALTH = "srtctl-health"
+_HEALTH_CHECK = re.compile(r"health_?check", re.I)  # (`HealthCheckConfig`, `health_check`)
+_HEALTH_CLASS = re.compile(r"^class HealthCheckConfig\b.*:\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
+_FIELD = re.compile(
+    r"^[ \t]+(max_attempts|interval_seconds)\s*:\s*int\s*=\s*(\d+)\s*(?:#.*)?$", re.M
+)
+_NAMES_SETTING = re.compile(r"^[^#\n]*\bdefault_health_check\b", re.M)  # (not in a comment)
+
+
 def _is_srt_slurm(ws: Workspace) -> bool:
     """An srtctl checkout: `srtslurm.yaml` (or its example) at the top and recipes in `recipes/`
     (`recipies/` before srt-slurm renamed it: the profile's srt_slurm_recipe_folders), or in

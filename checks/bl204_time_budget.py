@@ -26,7 +26,8 @@ alone), each recipe is checked as it is, against its own `slurm.time_limit`; one
 report, not checked (where the tree holds srtctl's own source and no file of it names
 `default_health_check`, srtctl before that setting, such a recipe has the defaults, and is checked;
 the defaults of that srtctl's `HealthCheckConfig` where its source gives them, 60 × 10 s before
-February 2026).
+February 2026; where it names no health check at all, srtctl before December 2025, whose benchmark
+waited for the server itself, no recipe of the tree is checked: each is counted).
 
 ## Why is this bad?
 If the server may take the whole allocation to become ready, Slurm kills the job before a single
@@ -104,19 +105,17 @@ branch or twice, and the script's own readiness loop are not compared.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity, Span
-from benchlint.layout import srtctl_sources
+from benchlint.layout import srtctl_health
 from benchlint.recipe import HealthWindow, duration, health_window, settings_root, slurm_seconds
 from benchlint.registry import rule
 from benchlint.releases import scripts_run
 from benchlint.shell.model import Assignment, Command
 from benchlint.wiring import Route, Wiring
-from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YamlDocument, YNode
 
 
@@ -189,6 +188,10 @@ UNDECIDED = (
     "recipes with no health_check not checked against their wall time (BL204: srtctl gives "
     "them srtslurm.yaml's default_health_check, the site's, not known here)"
 )
+NO_HEALTH_CHECK = (
+    "recipes not checked against their wall time: the srtctl of this tree has no health check "
+    "(BL204: it waits for the server in its benchmark, not for a recipe's health_check)"
+)
 NO_WALL = (
     "recipes with no slurm.time_limit not checked against a wall time (BL204: srtctl gives "
     "them the site's default_time_limit from srtslurm.yaml, not known here, else a default of "
@@ -210,15 +213,17 @@ def _unrouted(ctx: Context) -> Iterator[Finding]:
     """In a repository of recipes alone: each recipe's window against its own
     `slurm.time_limit` (srtslurm.yaml's defaults, for the wall time and for a recipe with no
     health_check, are the site's, not known here)."""
-    defaults = _tree_defaults(ctx.ws)  # (the tree's own srtctl's, read once)
-    site_default = _site_default_possible(ctx.ws)
+    health = srtctl_health(ctx.ws)  # (the tree's own srtctl's, read once)
     for path in ctx.in_scope(ctx.ws.recipe_paths):
         document = ctx.ws.yaml(path)
-        window = health_window(document.root, defaults) if document is not None else None
+        window = health_window(document.root, health.defaults) if document is not None else None
         if document is None or window is None:
             continue
+        if not health.checks:  # (an srtctl before its health check: t81b)
+            ctx.count(NO_HEALTH_CHECK, Location(path, FILE_START))
+            continue
         wall = _wall_time(ctx.wiring, None, settings_root(document.root))
-        if window.site_default and site_default:
+        if window.site_default and health.site_default:
             if _compared(wall, document):
                 ctx.count(UNDECIDED, Location(path, FILE_START))
             else:  # (no wall time either: said as that)
@@ -228,33 +233,6 @@ def _unrouted(ctx: Context) -> Iterator[Finding]:
         for node, message, related in _problems(path, document, window, wall):
             if node is not None:
                 yield Finding("BL204", message, Location(path, node.span), related=related)
-
-
-def _site_default_possible(ws: Workspace) -> bool:
-    """Whether srtctl may give a recipe with no `health_check` a site's `default_health_check`:
-    not where the repository holds srtctl's own source (an srt-slurm tree) and no file of it
-    names that setting (srtctl before it had one, May 2026: the defaults, 180 × 10 s, hold)."""
-    own = srtctl_sources(ws)
-    return not own or any(_NAMES_SETTING.search(source.text) for source in own)
-
-
-def _tree_defaults(ws: Workspace) -> tuple[int, int] | None:
-    """srtctl's own `HealthCheckConfig` defaults, where the repository holds its source (an
-    srt-slurm tree: 60 × 10 s before February 2026, 180 × 10 s since): `max_attempts` and
-    `interval_seconds` as its class gives them; None where it does not, or not both."""
-    for source in srtctl_sources(ws):
-        block = _HEALTH_CLASS.search(source.text)
-        values = dict(_FIELD.findall(block.group(1))) if block is not None else {}
-        if "max_attempts" in values and "interval_seconds" in values:
-            return int(values["max_attempts"]), int(values["interval_seconds"])
-    return None
-
-
-_HEALTH_CLASS = re.compile(r"^class HealthCheckConfig\b.*:\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
-_FIELD = re.compile(
-    r"^[ \t]+(max_attempts|interval_seconds)\s*:\s*int\s*=\s*(\d+)\s*(?:#.*)?$", re.M
-)
-_NAMES_SETTING = re.compile(r"^[^#\n]*\bdefault_health_check\b", re.M)  # (not in a comment)
 
 
 Wall = tuple[int, str, Location | None]  # seconds, what gives it, where (a launcher's line)

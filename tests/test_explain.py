@@ -225,7 +225,8 @@ def test_explain_a_recipe_nothing_routes_to_says_what_is_read_of_it(tmp_path: Pa
         "  backend: sglang; frontend: dynamo\n"
         "  model.container: lmsysorg/sglang:v0.5.8-cu130 (sglang 0.5.8)\n"
         "  dynamo: 0.8.0\n"
-        "  health_check: 180 × 10 s = 30 min\n"
+        "  health_check: srtslurm.yaml's default_health_check (the site's, not known here), "
+        "else srtctl's 180 × 10 s = 30 min\n"
         "  wall time: 02:00:00 (slurm.time_limit)\n"
     )
     code, output = _explain(str(root / "recipes/gb200/a.yaml"), "--format", "json")
@@ -256,6 +257,39 @@ def test_explain_in_a_tree_with_no_repository_around_reads_the_working_folder(
     code, output = _explain(str(recipe))
     assert code == 2
     assert "neither a master-config entry" in output
+
+
+_INTERVAL = "    interval_seconds: int = 10\n"
+
+
+def test_explain_a_recipe_says_the_window_lint_compares(tmp_path: Path) -> None:
+    """(t81b W2, W3) `explain` says of a recipe with no health_check what BL204 compares: the
+    site's default_health_check where its srtctl has that setting, none where the tree's srtctl
+    has no health check at all, its own defaults where it names no site setting."""
+    recipe = "slurm: {time_limit: '00:15:00'}\nbackend: {type: sglang}\n"
+    shown = {}
+    for name, schema in [
+        ("site", "class ClusterConfig:\n    default_health_check: dict | None = None\n"),
+        ("none", "class SlurmConfig:\n    time_limit: str | None = None\n"),
+        ("own", "class HealthCheckConfig:\n    max_attempts: int = 60\n" + _INTERVAL),
+    ]:
+        root = write_repo(
+            tmp_path / name,
+            {
+                "srtslurm.yaml.example": "default_account: x\n",
+                "src/srtctl/core/schema.py": schema,
+                "recipes/a.yaml": recipe,
+            },
+        )
+        code, output = _explain(str(root / "recipes/a.yaml"), "--format", "json")
+        assert code == 0, output
+        shown[name] = json.loads(output)["health_check"]
+    assert shown == {
+        "site": "srtslurm.yaml's default_health_check (the site's, not known here), else "
+        "srtctl's 180 × 10 s = 30 min",
+        "none": "none (this tree's srtctl waits for the server in its benchmark)",
+        "own": "60 × 10 s = 10 min",
+    }
 
 
 def test_explain_names_the_launcher_that_handed_the_route_over(tmp_path: Path) -> None:
