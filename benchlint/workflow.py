@@ -256,28 +256,50 @@ def workflow_roots(
 def expressions(
     root: YNode, skip: frozenset[str] = frozenset()
 ) -> Iterator[tuple[YNode, str, int]]:
-    """Each expression of a workflow (`${{ ... }}` that ends; an `if:` without `${{` is one as a
-    whole), with the scalar that holds it and where it starts in the scalar's value; the
-    values of the top-level keys in `skip` are not read."""
-    stack: list[tuple[YNode, str | None]] = [
-        (v, k.value if k.is_scalar else None)
-        for k, v in reversed(root.pairs)
-        if not (k.is_scalar and k.value in skip)
+    """Each expression of a workflow (`${{ ... }}` that ends; a job's or a step's `if:` without
+    `${{` is one as a whole), with the scalar that holds it and where it starts in the scalar's
+    value; the values of the top-level keys in `skip` are not read."""
+    for node, text, start, _ in expressions_at(root, skip):
+        yield node, text, start
+
+
+def expressions_at(
+    root: YNode, skip: frozenset[str] = frozenset()
+) -> Iterator[tuple[YNode, str, int, str]]:
+    """`expressions`, each with where its value is: its keys joined by `.`, a list item's
+    index in brackets (`jobs.bench.steps[0].if`, as `workflow_schema` names places; a value
+    an alias repeats is met at each place; `#key` after a key that is an expression)."""
+    stack: list[tuple[YNode, str]] = [
+        (v, k.value) for k, v in reversed(root.pairs) if k.is_scalar and k.value not in skip
     ]
     while stack:
-        node, key = stack.pop()
+        node, where = stack.pop()
         if node.is_map:
-            stack.extend((v, k.value if k.is_scalar else None) for k, v in reversed(node.pairs))
+            stack.extend((v, f"{where}.{k.value}") for k, v in reversed(node.pairs) if k.is_scalar)
+            # (a key that is an expression, `${{ matrix.k }}: v`: read with the mapping's own
+            # contexts; its place is its value's, marked as its key's)
+            stack.extend(
+                (k, f"{where}.{k.value}#key")
+                for k, _ in reversed(node.pairs)
+                if k.is_scalar and "${{" in k.value
+            )
         elif node.is_seq:
-            stack.extend((item, None) for item in reversed(node.items))
+            stack.extend(
+                (item, f"{where}[{i}]") for i, item in reversed(list(enumerate(node.items)))
+            )
         elif node.is_scalar and node.value:
             value = node.value
             if "${{" in value:
                 for piece in embedded(value):
                     if piece.closed:
-                        yield node, piece.text, piece.start
-            elif key == "if":
-                yield node, value, 0
+                        yield node, piece.text, piece.start, where
+            elif _CONDITION.fullmatch(where):  # (not an input or a variable named `if`; t82a)
+                yield node, value, 0, where
+
+
+# where a value is a condition GitHub reads as an expression without `${{ }}`: a job's `if:`
+# and a step's (`jobs.<id>.if`, `jobs.<id>.steps[<n>].if`)
+_CONDITION = re.compile(r"jobs\.[^.\[\]]+\.(?:steps\[\d+\]\.)?if")
 
 
 def _default_shell(node: YNode | None) -> YNode | None:

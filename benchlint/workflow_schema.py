@@ -73,11 +73,13 @@ def source() -> dict[str, str]:
     return _schema()["source"]  # type: ignore[no-any-return]
 
 
-def allowed_values(root: YNode) -> dict[int, Allowed]:
-    """For each scalar value of the workflow (by `id`) that the parser reads with contexts, what
-    an expression in it may name; none for a value under a key the schema does not know or an
-    expression key (`${{ matrix.k }}: v`), nor one with no context at all (`on:`)."""
-    found: dict[int, Allowed] = {}
+def allowed_values(root: YNode) -> dict[str, Allowed]:
+    """For each place of a scalar value of the workflow (`jobs.bench.steps[0].if`, as
+    `workflow.expressions_at` names places: a value an alias repeats is met at each) that the
+    parser reads with contexts, what an expression in it may name; none for a value under a key
+    the schema does not know, nor one with no context at all (`on:`). A value under an
+    expression key (`${{ matrix.k }}: v`) is read as anything, with the contexts above it."""
+    found: dict[str, Allowed] = {}
     schema = _schema()
     _read(root, schema["root"], (), "", found)
     return found
@@ -104,12 +106,12 @@ def _of_kind(name: str, kind: str) -> list[dict[str, Any]]:
 
 
 def _read(
-    node: YNode, name: str, context: tuple[str, ...], where: str, found: dict[int, Allowed]
+    node: YNode, name: str, context: tuple[str, ...], where: str, found: dict[str, Allowed]
 ) -> None:
     context = _with(context, name)
     if node.is_scalar:
         if context:
-            found[id(node)] = _allowed(context, where)
+            found[where] = _allowed(context, where)
         return
     if node.is_seq:
         sequences = _of_kind(name, "sequence")
@@ -124,9 +126,14 @@ def _read(
         return
     loose = mappings[0].get("loose-value-type")
     for key, value in node.pairs:
-        if not key.is_scalar or "${{" in key.value:
-            continue  # (an expression key: its value is read as anything)
+        if not key.is_scalar:
+            continue
         at = f"{where}.{key.value}" if where else key.value
+        if "${{" in key.value:  # (an expression key: its value is read as anything)
+            if context:  # (the key itself with the mapping's contexts)
+                found[f"{at}#key"] = _allowed(context, where)
+            _read(value, "any", context, at, found)
+            continue
         # (`matchPropertyAndFilter`: the last of the candidates with the key, which then
         # narrows them to those that have it)
         having = [m for m in mappings if key.value in m["properties"]]

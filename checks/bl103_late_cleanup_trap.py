@@ -96,29 +96,31 @@ A background process of a Slurm batch script (`#SBATCH` lines before its first c
 its job when the script ends, and is not checked; one of a script a Dockerfile in its folder or a
 folder above copies into its image and runs there (`COPY ./download.sh /download.sh`, `RUN
 ./download.sh`; or in `CMD`, `ENTRYPOINT`), or that only such scripts call (the image's entrypoint),
-or that only `docker run` (`podman run`) commands run as their container's command (`docker run --rm
-img bash -lc 'bash /w/server.sh | tee log'`; not with `--pid=host`), and that no route or workflow
-step's `run:` starts, ends with the container, and is counted, not reported (run on a host, it would
-leak); so is, in such a script, a kill that misses a background pipeline's program (`$!` is `tee`'s)
-as its last act, before only messages, other kills and the `exit`; nor is an assignment whose text
-spells a release one (`stop="docker stop $NAME"` runs nothing). An exit taken when the acquisition
-itself failed (`if ! salloc ...; then exit 1; fi`), or guarded by a test of the resource's own
-variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired) or of its liveness (`kill -0 "$PID" ||
-exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a liveness test
-failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the process has
-ended), an exit in another branch of the same `if` or `case`, and an exit after a release that can
-run before it (in its branch, or under the acquisition's own condition, or under a test of the
-resource itself, `if [ -n "$PID" ]; then kill "$PID"; fi`; or under a condition benchlint cannot
-relate to the exit's, or in a loop: then the run's warnings count the exit as undecided; not one in
-a branch that then always exits, `if ! ready; then kill "$PID"; exit 1; fi`, where the later exit
-never follows it), and, with no `trap ... EXIT`, an exit after which nothing releases it on its path
-(`if ready; then kill "$PID"; else grep ... "$LOG"; fi` and no kill after: it ends as the script's
-end leaves it) are not exit paths that leak. A trap set before the acquisition covers it, until a
-later `trap ... EXIT` or `trap - EXIT` replaces its handler, when its handler releases it (a handler
-in double quotes expands its variables when `trap` runs: `trap "kill $PID" EXIT` above `PID=$!`
-kills nothing), by its variable or by one the script assigns from it afterwards
-(`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it passes it to a
-function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree() { local
+or that only `docker run` (`podman run`) commands run as their container's command or its last act
+(`docker run --rm img bash -lc 'bash /w/server.sh | tee log'`; not where the command goes on after
+it, `; sleep infinity`, nor with `--pid=host`), and that no route or workflow step's `run:` starts,
+ends with the container, and is counted, not reported (run on a host, it would leak), unless it is
+itself a `docker run` (a sibling container, through the host's docker socket); so is, in such a
+script, a kill that misses a background pipeline's program (`$!` is `tee`'s) as its last act, not in
+a loop, before only messages, other kills and the `exit` (not `wait` or `sleep`); nor is an
+assignment whose text spells a release one (`stop="docker stop $NAME"` runs nothing). An exit taken
+when the acquisition itself failed (`if ! salloc ...; then exit 1; fi`), or guarded by a test of the
+resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired) or of its liveness
+(`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a
+liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the
+process has ended), an exit in another branch of the same `if` or `case`, and an exit after a
+release that can run before it (in its branch, or under the acquisition's own condition, or under a
+test of the resource itself, `if [ -n "$PID" ]; then kill "$PID"; fi`; or under a condition
+benchlint cannot relate to the exit's, or in a loop: then the run's warnings count the exit as
+undecided; not one in a branch that then always exits, `if ! ready; then kill "$PID"; exit 1; fi`,
+where the later exit never follows it), and, with no `trap ... EXIT`, an exit after which nothing
+releases it on its path (`if ready; then kill "$PID"; else grep ... "$LOG"; fi` and no kill after:
+it ends as the script's end leaves it) are not exit paths that leak. A trap set before the
+acquisition covers it, until a later `trap ... EXIT` or `trap - EXIT` replaces its handler, when its
+handler releases it (a handler in double quotes expands its variables when `trap` runs: `trap "kill
+$PID" EXIT` above `PID=$!` kills nothing), by its variable or by one the script assigns from it
+afterwards (`PIDS+=("$SERVER_PID")` and a handler that kills `"${PIDS[@]}"`), or when it passes it
+to a function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_tree() { local
 pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep), or when it ends
 every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the program by its name
 (`pkill -f "vllm serve"`, `pkill -u "$USER" -f vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`,
@@ -190,6 +192,7 @@ from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Unde
 from benchlint.fixes import line_removal
 from benchlint.registry import script_rule
 from benchlint.shell.evaluate import guards_hold
+from benchlint.shell.expand import UNSET
 from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
 from benchlint.shell.model import (
     Command,
@@ -641,47 +644,105 @@ def _restarts(resource: Resource, releases: list[Command], released: Released) -
 class _Arguments:
     """A call's positional parameters, as `guards_hold` reads them (`positional`: `$1` as
     `$__P1`): the call's words up to the first not known statically (which may split in
-    several), "" past the last when all are known; every other variable not known."""
+    several), unset past the last when all are known (`${1-start}` is `start`); every other
+    variable not known."""
 
     positional = True
 
-    def __init__(self, call: Command) -> None:
+    def __init__(self, call: Command, aliases: dict[str, int], shifted: bool = False) -> None:
         words = call.args
         known = next((i for i, w in enumerate(words) if not w.static), len(words))
         self.values = [w.value for w in words[:known]]
         self.complete = known == len(words)
+        self.aliases = aliases  # (`local action=$1`: action is the first argument)
+        self.shifted = shifted  # (`$1` is another after a `shift`: not known)
 
     def get(self, name: str, /) -> str | None:
+        if name in self.aliases:
+            name = f"__P{self.aliases[name]}"
+        elif self.shifted:
+            return None
         if not name.startswith("__P") or not name[3:].isdigit():
             return None
         index = int(name[3:]) - 1
         if index < len(self.values):
             return self.values[index]
-        return "" if self.complete else None
+        return UNSET if self.complete else None
+
+
+def _starts(acquired: Command, body: list[Command]) -> list[Command]:
+    """The function's commands that start the program the acquisition does: it, and those sent
+    to the background that run the same program (`docker run -d` is one: t82a)."""
+    return [
+        c for c in body if c is acquired or (c.background and _program(c) == _program(acquired))
+    ]
 
 
 def _starts_on_call(acquired: Command, body: list[Command], call: Command) -> bool | None:
     """Whether the function starts the program on this call of it: False where the conditions
-    of each of its starts are false with the call's arguments (`svc stop`, and the start under
-    `case "$1" in start)`), None where that cannot be decided (or the body changes its
-    positional parameters first: `shift`)."""
-    starts = [c for c in body if c.background and _program(c) == _program(acquired)]
+    of each of its starts (those inside its body: not an `if` around its definition) are false
+    with the call's arguments (`svc stop`, and the start under `case "$1" in start)`, or `case
+    "$action"` after `local action=$1`), None where that cannot be decided: an argument read
+    after the body changes them (`shift`), or a body that calls itself (`restart) svc stop;
+    svc start ;;`)."""
+    starts = _starts(acquired, body)
     last = max((c.node.start_byte for c in starts), default=-1)
-    if last < 0 or any(
-        c.node.start_byte < last and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
-        for c in body
-    ):
+    script = acquired.script
+    definition = script.functions.get(call.name or "")
+    if last < 0 or definition is None or any(c.base == call.name for c in body):
         return None
-    arguments = _Arguments(call)
-    decided = [guards_hold(acquired.script, start.guards, arguments) for start in starts]
+    # (the positional parameters as the call gives them hold until the first change)
+    changed = min(
+        (
+            c.node.start_byte
+            for c in body
+            if c.node.start_byte < last
+            and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
+        ),
+        default=last,
+    )
+    arguments = _Arguments(call, _argument_names(body, changed), shifted=changed < last)
+    decided = [
+        guards_hold(
+            script,
+            tuple(
+                g
+                for g in start.guards
+                if definition.start_byte <= g.node.start_byte < definition.end_byte
+            ),
+            arguments,
+        )
+        for start in starts
+    ]
     return True if True in decided else None if None in decided else False
+
+
+def _argument_names(body: list[Command], before: int) -> dict[str, int]:
+    """The variables the function's body gives an argument's value before that point, once and
+    under no condition (`local action=$1`, `mode="${1}"`), by the argument's number (t82a)."""
+    found: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    for command in body:
+        for assignment in command.assignments:
+            counts[assignment.name] = counts.get(assignment.name, 0) + 1
+            value = assignment.value
+            if command.node.start_byte >= before or command.guards or value is None:
+                continue
+            match = _ARGUMENT.fullmatch(value.text)
+            if match is not None:
+                found[assignment.name] = int(match.group(2) or match.group(3))
+    return {name: n for name, n in found.items() if counts[name] == 1}
+
+
+# a word that is one positional parameter: `$1`, `"$1"`, `${1}`, `"${1}"`
+_ARGUMENT = re.compile(r'(?P<q>"?)\$(?:([1-9])|\{([1-9])\})(?P=q)')
 
 
 def _every_branch_restarts(acquired: Command, body: list[Command], released: Released) -> bool:
     """Whether the function's body starts the program only where a stop before it, under the
     start's own conditions, runs first (`if [ "$GPU" ]; then pkill -f router; ./router --gpu &
     else pkill -f router; ./router & fi`; t79a), and none of its starts runs without one."""
-    starts = [c for c in body if c.background and _program(c) == _program(acquired)]
+    starts = _starts(acquired, body)
     return bool(starts) and all(
         any(
             c.node.end_byte <= start.node.start_byte
@@ -2754,8 +2815,9 @@ def _only_in_image(ctx: Context, run: _Run, path: str, seen: frozenset[str] = fr
     return run.images.dockerfile_running(path) is not None and not ctx.environment.routes(path)
 
 
-# what a script may still do after its last kill and before it ends, holding nothing
-_ENDING = frozenset({"echo", "printf", "exit", "true", ":", "kill", "wait", "sleep", "sync"})
+# what a script may still do after its last kill and before it ends, holding nothing (not
+# `wait`, which waits for the program the kill missed, nor `sleep`: t82a)
+_ENDING = frozenset({"echo", "printf", "exit", "true", ":", "kill", "sync"})
 
 
 def _ends_after_kill(script: Script, finding: Finding) -> bool:
@@ -2771,31 +2833,60 @@ def _ends_after_kill(script: Script, finding: Finding) -> bool:
         ),
         None,
     )
-    return kill is not None and all(
-        c.base in _ENDING
-        for c in script.commands
-        if c.node.start_byte >= kill.node.end_byte
-        and c.function is None
-        and not exclusive(kill, c)
-        and c.words
+    return (
+        kill is not None
+        and not kill.loops
+        and all(
+            c.base in _ENDING
+            for c in script.commands
+            if c.node.start_byte >= kill.node.end_byte
+            and c.function is None
+            and not exclusive(kill, c)
+            and c.words
+        )
     )
 
 
 def _container_command(command: Command) -> bool:
-    """Whether the command is, or is in, the command a `docker run` (`podman run`) container
-    runs (`docker run --rm img bash -lc 'bash /workspace/server.sh | tee log'`; t76b, t81b,
-    InferenceX's amd_utils/server.sh): what it leaves running ends with the container (its
-    PID namespace goes with its first process), unless the container shares the host's
-    (`--pid=host`)."""
+    """Whether the command is the command a `docker run` (`podman run`) container runs, or its
+    last act (`docker run --rm img bash -lc 'bash /workspace/server.sh | tee log'`; t76b,
+    t81b, InferenceX's amd_utils/server.sh): what it leaves running ends with the container
+    (its PID namespace goes with its first process). Not where the container's command goes
+    on after it (`bash srv.sh; sleep infinity`, `&& tail -f /dev/null`, `bash srv.sh & python3
+    job.py`; t82a), nor where the container shares the host's PID namespace (`--pid=host`)."""
     at: Command | None = command
+    below = command
     while at is not None:
         wrappers = {w.name: w for w in at.invocation.wrappers}
         container = wrappers.get("docker run") or wrappers.get("podman run")
         if container is not None:
             pid = container.option("--pid")
-            return pid is None or pid != "host"
-        at = at.script.parent
+            return (pid is None or pid != "host") and (below is at or _last_act(below))
+        below, at = at, at.script.parent
     return False
+
+
+def _starts_container(command: Command) -> bool:
+    """Whether the command starts a container (`docker run ... &`): a sibling of the one the
+    script runs in where the host's docker socket is mounted, which outlives it (t82a)."""
+    return any(w.name in ("docker run", "podman run") for w in command.invocation.wrappers)
+
+
+def _last_act(command: Command) -> bool:
+    """Whether the command is the last its shell runs: not sent to the background, and nothing
+    after it but the rest of its pipeline (`| tee log`) and an `exit`."""
+    if command.background or command.loops:
+        return False
+    previous = command
+    for other in sorted(command.script.commands, key=lambda c: c.node.start_byte):
+        if other.node.start_byte < command.node.end_byte or not other.words:
+            continue
+        if previous.piped and reads_pipe(other):
+            previous = other
+            continue
+        if other.base != "exit":
+            return False
+    return True
 
 
 def _named_in_workflows(ctx: Context, path: str) -> bool:
@@ -2847,7 +2938,11 @@ def _check(
             continue  # inside a job or container, the process ends with it
         if resource.what == "background process" and batch:
             continue  # (the batch script's end ends the job: Slurm ends its processes)
-        if resource.what == "background process" and _only_in_image(ctx, run, script.path):
+        if (
+            resource.what == "background process"
+            and not _starts_container(resource.acquired_by)
+            and _only_in_image(ctx, run, script.path)
+        ):
             # (run in an image: its processes end with the container; on a host they would not)
             undecided.append(Undecided(_IN_IMAGE, finding.location))
             continue

@@ -83,7 +83,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, expressions, job_steps, workflow_roots
+from benchlint.workflow import WORKFLOWS, expressions, expressions_at, job_steps, workflow_roots
 from benchlint.workflow_schema import Allowed, allowed_values
 from benchlint.yamlmodel import YNode, value_span
 
@@ -102,15 +102,15 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 def _expressions(source: SourceText, root: YNode) -> Iterator[Finding]:
-    allowed: dict[int, Allowed] | None = None
-    for node, text, start in expressions(root, frozenset({"on"})):
+    allowed: dict[str, Allowed] | None = None
+    for node, text, start, where in expressions_at(root, frozenset({"on"})):
         error = _error(text)
         if error is not None:
             yield _rejected(source, node, start, text, error)
             continue
         if allowed is None:  # (read against the schema once, where an expression is)
             allowed = allowed_values(root)
-        here = allowed.get(id(node))
+        here = allowed.get(where)
         if here is None:
             continue
         error = _misplaced(text, here.contexts, tuple(sorted(here.functions.items())))

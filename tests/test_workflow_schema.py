@@ -140,3 +140,37 @@ def test_contexts_are_rejected_where_githubs_parser_rejects_them() -> None:
     ]
     assert not differ, differ
     assert sum(bool(_lines(errors)) for errors in found) > 100  # (the parser rejects many)
+
+
+# (t82a) shapes where a place is not what its key alone says: a key named `if` that is no
+# condition, a value an alias repeats in a place of other contexts, a key that is an expression
+_RUNS = "jobs:\n  a:\n    runs-on: x\n"
+_SHAPES = [
+    _RUNS + "    env:\n      if: env.X\n" + _STEPS,
+    _RUNS + "    strategy:\n      matrix:\n        include:\n          - if: failure()\n" + _STEPS,
+    _RUNS + "    snapshot:\n      image-name: i\n      if: env.X\n" + _STEPS,
+    _RUNS + "    steps:\n      - uses: a/b@v1\n        with:\n          if: always()\n",
+    "env:\n  if: steps.x\n" + _RUNS + _STEPS,
+    _RUNS + "    steps:\n      - run: e\n        if: &c always()\n"
+    "      - uses: a/b@v1\n        with:\n          x: *c\n",
+    _RUNS + "    steps:\n      - run: e\n        if: &c secrets.X\n"
+    "      - uses: a/b@v1\n        with:\n          x: *c\n",
+    _RUNS + "    env: &e\n      V: ${{ env.X }}\n    steps:\n      - run: e\n        env: *e\n",
+    _RUNS + "    name: &n n-${{ env.X }}\n    steps:\n      - run: e\n        name: *n\n",
+    _RUNS + "    env:\n      ${{ env.X }}: v\n" + _STEPS,
+    _RUNS + "    services:\n      ${{ env.X }}:\n        image: i\n" + _STEPS,
+    _RUNS + "    env:\n      ${{ github.k }}: ${{ failure(github.x) }}\n" + _STEPS,
+    "env:\n  ${{ github.k }}: ${{ success(1, 2) }}\n" + _RUNS + _STEPS,
+]
+
+
+def test_places_an_alias_or_an_expression_key_makes_are_read_as_githubs_parser_reads_them() -> None:
+    texts = [f"on: push\n{shape}" for shape in _SHAPES]
+    found = _github(texts)
+    differ = [
+        (text, sorted(_lines(errors)), sorted(_ours(text)))
+        for text, errors in zip(texts, found, strict=True)
+        if _lines(errors) != _ours(text)
+    ]
+    assert not differ, differ
+    assert sum(bool(_lines(errors)) for errors in found) == 7  # (the parser rejects seven)
