@@ -45,7 +45,10 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   that has neither and the other come after it (`--max-seq-len-to-capture`, gone after 0.10.2,
   beside `--disable-access-log-for-endpoints`, from 0.16.0), each a warning whose message says
   the release is not known;
-- a flag written with three dashes (`---enable-eplb`), an option of no release, on any launch.
+- a flag written with three dashes (`---enable-eplb`), an option of no release, on any launch;
+- a flag of the engine and its value written as one word (`"--quantization bitsandbytes"`, a
+  Kubernetes `args:` item or a compose list's): argparse reads a word with a blank in it as a
+  positional argument, on any launch (not `--flag=a b`, whose value is all after the `=`).
 
 ## Why is this bad?
 Both servers use argparse and exit at once on an unknown option: the job fails after the
@@ -114,7 +117,7 @@ from benchlint.engines import (
     launch_in,
     launches,
 )
-from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided
+from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
 from benchlint.images import image_latest, image_release
 from benchlint.manifests import containers
 from benchlint.recipe import engine_configs, settings_root
@@ -170,6 +173,29 @@ def _three_dashes(arg: Arg, engine: str, where: str, path: str) -> Finding:
         subject=shown,
         help=f"write `{meant}`" if known else "",
         fix=fix,
+    )
+
+
+def _joined(arg: Arg, engine: str, where: str, path: str) -> Finding | None:
+    """A flag of the engine and its value written as one word (`"--quantization bitsandbytes"`,
+    a Kubernetes `args:` item; t82b, inference-perf): argparse takes a word with a blank in it
+    for a positional argument, not an option (the server stops with `unrecognized arguments`,
+    or `vllm serve` with no model before it takes it for the model). Not `--flag=a b` (its value is all after the `=`), nor a word whose first part is
+    no flag of the engine (a fork's, not told)."""
+    parts = arg.value.split(None, 1)
+    if len(parts) < 2 or "=" in parts[0]:
+        return None
+    if flag_name(parts[0]) not in engine_flags().union[engine]:
+        return None
+    head, value = parts[0], parts[1].strip()
+    return Finding(
+        "BL303",
+        f"`{clip(arg.value, 50)}` {where} is one argument: argparse reads a word with a blank in "
+        f"it as a positional argument, never as `{head}` and its value (the server stops at it, "
+        "`unrecognized arguments`, or takes it for the model where no model came before it)",
+        Location(path, arg.span),
+        subject=head,
+        help=f"write `{head}={clip(value, 30)}`, or the flag and its value as two arguments",
     )
 
 
@@ -486,6 +512,10 @@ def _in_container(
         if arg.value.startswith("---"):
             found.append(_three_dashes(arg, engine, where, path))
             continue
+        joined = _joined(arg, engine, where, path)
+        if joined is not None:
+            found.append(joined)
+            continue
         flag = flag_name(arg.value)
         gone = data.gone_since(engine, flag) if latest else None
         if gone is not None and image is not None and node is not None:
@@ -729,6 +759,10 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 continue
             if arg.value.startswith("---"):
                 yield _three_dashes(arg, engine, where, script.path)
+                continue
+            joined = _joined(arg, engine, where, script.path)
+            if joined is not None:
+                yield joined
                 continue
             flag = flag_name(arg.value)
             if runs is not None:
