@@ -177,11 +177,12 @@ def _three_dashes(arg: Arg, engine: str, where: str, path: str) -> Finding:
 
 
 def _joined(arg: Arg, engine: str, where: str, path: str) -> Finding | None:
-    """A flag of the engine and its value written as one word (`"--quantization bitsandbytes"`,
-    a Kubernetes `args:` item; t82b, inference-perf): argparse takes a word with a blank in it
-    for a positional argument, not an option (the server stops with `unrecognized arguments`,
-    or `vllm serve` with no model before it takes it for the model). Not `--flag=a b` (its value is all after the `=`), nor a word whose first part is
-    no flag of the engine (a fork's, not told)."""
+    """A flag of the engine and its value written as one word (`"--quantization bitsandbytes"`, a
+    Kubernetes `args:` item; t82b, inference-perf): argparse takes a word with a blank in it for
+    a positional argument, not an option (the server stops with `unrecognized arguments`, or
+    `vllm serve` with no model before it takes it for the model). Not `--flag=a b` (its value is
+    all after the `=`), nor a word whose first part is no flag of the engine (a fork's, not
+    told)."""
     parts = arg.value.split(None, 1)
     if len(parts) < 2 or "=" in parts[0]:
         return None
