@@ -62,10 +62,12 @@ condition naming that engine (`case "$FRAMEWORK" in dynamo-*) URL=...`). SGLang'
 value, is not flags). A release outside the measured range, or between two measured ones that differ
 on the route, is not decided. Routes of Dynamo's frontend and of TRT-LLM are not checked: their
 route tables cannot be read from the released packages reliably; their metric families are. A probe
-whose URL path is built from variables is not checked. An engine's metric name is not reported when
-the same program or command line also reads another engine's that the servers publish: a drain that
-sums `vllm:num_requests_running` and `sglang:num_requests_running` counts whichever is there (a
-Dynamo frontend's metric is no such alternative to an engine's).
+whose URL path is built from variables is not checked, nor one whose host is a variable with no port
+after it that the script does not give one address of this machine (`http://$ROUTER/...` with ROUTER
+an argument: another server's). An engine's metric name is not reported when the same program or
+command line also reads another engine's that the servers publish: a drain that sums
+`vllm:num_requests_running` and `sglang:num_requests_running` counts whichever is there (a Dynamo
+frontend's metric is no such alternative to an engine's).
 """
 
 from __future__ import annotations
@@ -159,6 +161,8 @@ def _probes(
             if fetches:
                 for match in _URL.finditer(value):
                     host, path = match.group(1), match.group(2)
+                    if ":" not in host and host.startswith("$"):
+                        host = _held_address(command.script, host)  # (`http://$ADDR/x`)
                     if "$" in path or "`" in path or not _local(host):
                         continue
                     port = host.rsplit(":", 1)[1] if ":" in host else None
@@ -236,9 +240,24 @@ def _embedded_probes(
             yield Probe(command, body, "metric", match.group(1), None, match.start(), match.end())
 
 
+def _held_address(script: Script, host: str) -> str:
+    """The address a variable with no port after it holds (`http://$SERVER_ADDR/health`): the
+    one `host:port` every assignment of the script gives it, where it names this machine
+    (`localhost:8000`, `localhost:$PORT`); else "" (t82b, open-r1: `$ROUTER_ADDRESS`, an
+    argument, is a router's address on another node, whose routes are not the script's
+    server's)."""
+    name = host.strip("${}")
+    assigned = [a for a in script.top.assignments if a.name == name]
+    values = {a.value.value for a in assigned if a.value is not None}
+    if len(values) != 1 or any(a.value is None or a.kind == "read" for a in assigned):
+        return ""
+    value = values.pop()
+    return value if ":" in value and _local(value) and "$(" not in value else ""
+
+
 def _local(host: str) -> bool:
-    """A server this job started: a port, a loopback name, or a host held in a variable;
-    not a download from the internet."""
+    """A server this job started: a port, a loopback name, or a host held in a variable (with a
+    port: `_held_address` reads one without); not a download from the internet."""
     name = host.rsplit(":", 1)[0] if ":" in host else host
     return ":" in host or name in ("localhost", "127.0.0.1", "0.0.0.0") or name.startswith("$")
 
