@@ -101,10 +101,12 @@ ORACLE = Path(__file__).parent / "oracles" / "github_expressions.mjs"
 REPO = Path(__file__).parent.parent
 
 
-def _library() -> Path | None:
+def node_package(variable: str, name: str) -> Path | None:
+    """An npm package of `@actions` an oracle imports: where the variable names it (`.ci/run`
+    sets it), else in `.ci/node_modules`; None where it is not installed."""
     for candidate in (
-        os.environ.get("GITHUB_EXPRESSIONS", ""),
-        str(REPO / ".ci" / "node_modules" / "@actions" / "expressions"),
+        os.environ.get(variable, ""),
+        str(REPO / ".ci" / "node_modules" / "@actions" / name),
     ):
         if candidate and (Path(candidate) / "dist" / "index.js").is_file():
             return Path(candidate)
@@ -114,7 +116,7 @@ def _library() -> Path | None:
 def _github(cases: list[Any], oracle: Path = ORACLE) -> list[dict[str, str]]:
     """What the oracle script prints for the cases (skipped where node or the library is not
     installed, failed on CI)."""
-    library = _library()
+    library = node_package("GITHUB_EXPRESSIONS", "expressions")
     if NODE is None or library is None:
         if os.environ.get("CI"):
             pytest.fail("CI must install @actions/expressions (see .ci/run)")

@@ -14,7 +14,7 @@ import pytest
 from benchlint.source import SourceText
 from benchlint.yamlmodel import parse_yaml
 from checks.bl208_workflow_rejected import _expressions
-from tests.test_expressions import NODE, REPO
+from tests.test_expressions import NODE, node_package
 
 ORACLE = Path(__file__).parent / "oracles" / "github_workflow.mjs"
 IMPORT_HOOK = Path(__file__).parent / "oracles" / "json_import.mjs"
@@ -81,18 +81,8 @@ _EXPRESSIONS = [
 _ABOUT_PLACES = ("named-value", "function", "parameters supplied")
 
 
-def _workflow_parser() -> Path | None:
-    for candidate in (
-        os.environ.get("GITHUB_WORKFLOW_PARSER", ""),
-        str(REPO / ".ci" / "node_modules" / "@actions" / "workflow-parser"),
-    ):
-        if candidate and (Path(candidate) / "dist" / "index.js").is_file():
-            return Path(candidate)
-    return None
-
-
 def _github(texts: list[str]) -> list[list[str]]:
-    library = _workflow_parser()
+    library = node_package("GITHUB_WORKFLOW_PARSER", "workflow-parser")
     if NODE is None or library is None:
         if os.environ.get("CI"):
             pytest.fail("CI must install @actions/workflow-parser (see .ci/run)")
