@@ -411,27 +411,45 @@ def plain_target(script: Script, value: str) -> str | None:
 def _changed_to(command: Command) -> str | None:
     """The repository folder the script's shell is in at the command, where the script's top
     level changed to one before it (`cd "$GITHUB_WORKSPACE/benchmarks/amd_utils" || exit 1`,
-    under no condition; t81b, InferenceX's multi-node launchers: `bash ./submit.sh` after it)
-    and nothing else changes folders there; None otherwise (where the script started: its
-    caller's folder, which `resolve` takes as the checkout's root or the script's own)."""
+    under no condition; t81b, InferenceX's multi-node scripts: `bash ./submit.sh` after it) and
+    nothing else may change folders before it; None otherwise (where the script started: its
+    caller's folder, which `resolve` takes as the checkout's root or the script's own). Not
+    after a `cd` in a subshell, a loop, a background group or a condition, a `source` (the file
+    may `cd`), or a call of a function that changes folders, itself or through another (t83a)."""
     script = command.script
     if command.function is not None or script.parent is not None:
         return None
-    moving = {c.function for c in script.commands if c.base in _MOVES and c.function is not None}
+    moving = _moving_functions(script)
     folder = None
     for other in script.commands:
         if other.node.start_byte >= command.node.start_byte:
             break
-        if other.function is None and other.base in moving:
-            return None  # (a call of a function that changes folders)
-        if other.base not in _MOVES or other.subshell or other.function is not None:
+        if other.function is not None:
             continue
-        if other.guards or other.base != "cd" or len(other.args) != 1:
-            return None  # (a conditional one: where the shell is is not known)
+        if other.base in moving or other.base in ("source", "."):
+            return None  # (a function that changes folders, a file that may)
+        if other.base not in _MOVES:
+            continue
+        plain = not (other.guards or other.subshell or other.loops or other.group)
+        if not plain or other.background or other.base != "cd" or len(other.args) != 1:
+            return None  # (where the shell is is not known)
         folder = fixed_folder(script, other.args[0].value)
         if folder is None:
             return None
     return folder
+
+
+def _moving_functions(script: Script) -> set[str]:
+    """The script's functions that change folders, themselves or through one they call."""
+    moving = {c.function for c in script.commands if c.base in _MOVES and c.function is not None}
+    changed = True
+    while changed:
+        changed = False
+        for c in script.commands:
+            if c.function is not None and c.function not in moving and c.base in moving:
+                moving.add(c.function)
+                changed = True
+    return {name for name in moving if name is not None}
 
 
 _MOVES = frozenset({"cd", "pushd", "popd"})

@@ -541,7 +541,8 @@ def srtctl_health(ws: Workspace) -> SrtctlHealth:
 
 
 _SRTCTL_HEALTH = "srtctl-health"
-_HEALTH_CHECK = re.compile(r"health_?check", re.I)  # (`HealthCheckConfig`, `health_check`)
+# (`HealthCheckConfig`, `health_check`; not in a comment, `# TODO: healthcheck`: t83a)
+_HEALTH_CHECK = re.compile(r"^[^#\n]*health_?check", re.I | re.M)
 _HEALTH_CLASS = re.compile(r"^class HealthCheckConfig\b.*:\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
 _FIELD = re.compile(
     r"^[ \t]+(max_attempts|interval_seconds)\s*:\s*int\s*=\s*(\d+)\s*(?:#.*)?$", re.M

@@ -2874,7 +2874,8 @@ def _starts_container(command: Command) -> bool:
 
 def _last_act(command: Command) -> bool:
     """Whether the command is the last its shell runs: not sent to the background, and nothing
-    after it but the rest of its pipeline (`| tee log`) and an `exit`."""
+    after it but the rest of its pipeline (`| tee log`), messages and an `exit` (`; echo done`:
+    the container ends right after; t83a)."""
     if command.background or command.loops:
         return False
     previous = command
@@ -2884,9 +2885,13 @@ def _last_act(command: Command) -> bool:
         if previous.piped and reads_pipe(other):
             previous = other
             continue
-        if other.base != "exit":
+        if other.base not in _AFTER_LAST:
             return False
     return True
+
+
+# what a container's command may still run after the script, holding nothing
+_AFTER_LAST = frozenset({"exit", "echo", "printf", "true", ":"})
 
 
 def _named_in_workflows(ctx: Context, path: str) -> bool:

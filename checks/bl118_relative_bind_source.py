@@ -31,8 +31,8 @@ docker run --rm --gpus all -v "$PWD/$BMK_SCRIPT":/tmp/run.sh "$IMAGE" bash /tmp/
 Not reported: an absolute source (`/models`, `$PWD/x`, `$(pwd)/x`, `$HOME/x`), one starting with `.`
 or `~`, a volume name with no `/` (`hf-cache:/root/.cache`), a source that starts with an expansion
 the script does not give a value (`$ROOT/x`), or a variable some assignment of which is not known or
-makes it absolute; a container run with `--volume-driver` (another driver's names), `podman run`
-(whose rules for names differ), and `--mount` (not read).
+makes it absolute, or that a file the script sources may set; a container run with `--volume-driver`
+(another driver's names), `podman run` (whose rules for names differ), and `--mount` (not read).
 """
 
 from __future__ import annotations
@@ -83,8 +83,8 @@ def _source(script: Script, value: str) -> str | None:
     if _named_like_a_path(source):
         return source
     variable = _VARIABLE.match(source)
-    if variable is None:
-        return None
+    if variable is None or any(c.base in ("source", ".") for c in script.commands):
+        return None  # (a file it sources may give the variable another value: t83a)
     rest = source[variable.end() :]
     values = _assigned_values(script, variable.group(1) or variable.group(2))
     if not values or not all(_named_like_a_path(v + rest) for v in values):

@@ -176,15 +176,19 @@ def _three_dashes(arg: Arg, engine: str, where: str, path: str) -> Finding:
     )
 
 
-def _joined(arg: Arg, engine: str, where: str, path: str) -> Finding | None:
-    """A flag of the engine and its value written as one word (`"--quantization bitsandbytes"`, a
-    Kubernetes `args:` item; t82b, inference-perf): argparse takes a word with a blank in it for
-    a positional argument, not an option (the server stops with `unrecognized arguments`, or
-    `vllm serve` with no model before it takes it for the model). Not `--flag=a b` (its value is
-    all after the `=`), nor a word whose first part is no flag of the engine (a fork's, not
-    told)."""
+def _joined(launch: Launch, arg: Arg, engine: str, where: str, path: str) -> Finding | None:
+    """A flag of the engine and its value written as one word of the launch (`"--quantization
+    bitsandbytes"`, a Kubernetes `args:` item; t82b, inference-perf): argparse takes a word with
+    a blank in it for a positional argument, never for the option. Not `--flag=a b` (its value
+    is all after the `=`), a word whose first part is no flag of the engine (a fork's, not
+    told), an item of an array (unquoted, `${ARGS[@]}` splits it) or a word `ssh` gives a
+    remote shell, which splits it again (t83a)."""
     parts = arg.value.split(None, 1)
     if len(parts) < 2 or "=" in parts[0]:
+        return None
+    if all(arg.word is not word for word in launch.args):
+        return None
+    if any(w.name == "ssh" for w in launch.command.invocation.wrappers):
         return None
     if flag_name(parts[0]) not in engine_flags().union[engine]:
         return None
@@ -192,8 +196,9 @@ def _joined(arg: Arg, engine: str, where: str, path: str) -> Finding | None:
     return Finding(
         "BL303",
         f"`{clip(arg.value, 50)}` {where} is one argument: argparse reads a word with a blank in "
-        f"it as a positional argument, never as `{head}` and its value (the server stops at it, "
-        "`unrecognized arguments`, or takes it for the model where no model came before it)",
+        f"it as a positional argument, never as `{head}` and its value: `{head}` is not set "
+        "(the server stops at the word, `unrecognized arguments`, or takes it for another "
+        "value: the model, or a list option's before it)",
         Location(path, arg.span),
         subject=head,
         help=f"write `{head}={clip(value, 30)}`, or the flag and its value as two arguments",
@@ -513,7 +518,7 @@ def _in_container(
         if arg.value.startswith("---"):
             found.append(_three_dashes(arg, engine, where, path))
             continue
-        joined = _joined(arg, engine, where, path)
+        joined = _joined(launch, arg, engine, where, path)
         if joined is not None:
             found.append(joined)
             continue
@@ -761,7 +766,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             if arg.value.startswith("---"):
                 yield _three_dashes(arg, engine, where, script.path)
                 continue
-            joined = _joined(arg, engine, where, script.path)
+            joined = _joined(launch, arg, engine, where, script.path)
             if joined is not None:
                 yield joined
                 continue

@@ -242,17 +242,22 @@ def _embedded_probes(
 
 def _held_address(script: Script, host: str) -> str:
     """The address a variable with no port after it holds (`http://$SERVER_ADDR/health`): the
-    one `host:port` every assignment of the script gives it, where it names this machine
-    (`localhost:8000`, `localhost:$PORT`); else "" (t82b, open-r1: `$ROUTER_ADDRESS`, an
-    argument, is a router's address on another node, whose routes are not the script's
-    server's)."""
+    `host:port` the script's assignments give it, where each names this machine (`localhost:8000`,
+    `localhost:$PORT`; `localhost`, its port not known, where they differ); the variable as it
+    is where the script sets none but sources a file (which may: t83a); else "" (t82b, open-r1:
+    `$ROUTER_ADDRESS`, an argument, is a router's address on another node, whose routes are not
+    the script's server's)."""
     name = host.strip("${}")
-    assigned = [a for a in script.top.assignments if a.name == name]
+    top = script.top
+    assigned = [a for a in top.assignments if a.name == name]
+    if not assigned:
+        return host if any(c.base in ("source", ".") for c in top.commands) else ""
     values = {a.value.value for a in assigned if a.value is not None}
-    if len(values) != 1 or any(a.value is None or a.kind == "read" for a in assigned):
+    if any(a.value is None or a.kind == "read" for a in assigned):
         return ""
-    value = values.pop()
-    return value if ":" in value and _local(value) and "$(" not in value else ""
+    if not all(":" in v and _local(v) and "$(" not in v for v in values):
+        return ""
+    return values.pop() if len(values) == 1 else "localhost"
 
 
 def _local(host: str) -> bool:

@@ -1009,3 +1009,38 @@ def test_a_label_taken_for_its_runners_name_prefix_is_said(tmp_path: Path) -> No
         "benchlint: warning: 1 workflow call with the runner label h9 routed by taking the label "
         "for its runners' name prefix (runners named `<label>_<n>`)"
     ) in outcome.stderr
+
+
+def test_a_relative_path_after_a_cd_is_from_that_folder_only_where_the_shell_surely_is_there(
+    tmp_path: Path,
+) -> None:
+    """(t81b, t83a) `bash ./x.sh` after the top level's `cd` to a folder of the checkout runs
+    that folder's x.sh; not after a `cd` in a subshell, a loop, a background group, a condition,
+    a function (or one calling it) or a sourced file: there the shell's folder is not known, and
+    the path is read as before (from the root, or the script's folder: none here)."""
+    from benchlint.calls import call_graph
+
+    head = '#!/bin/bash\ncd "$GITHUB_WORKSPACE/b/utils" || exit 1\n'
+    bodies = {
+        "plain": "J=$(bash ./x.sh)\n",
+        "subshell": "( cd ../other && true )\nbash ./x.sh\n",
+        "loop": 'for d in $D; do cd "$GITHUB_WORKSPACE/b/other"; done\nbash ./x.sh\n',
+        "group": '{ cd "$GITHUB_WORKSPACE/b/other"; sleep 1; } &\nbash ./x.sh\n',
+        "condition": '[ -n "$O" ] && cd "$GITHUB_WORKSPACE/b/other"\nbash ./x.sh\n',
+        "function": 'i() { cd "$GITHUB_WORKSPACE/b/other"; }\no() { i; }\no\nbash ./x.sh\n',
+        "source": "source ./env.sh\nbash ./x.sh\n",
+    }
+    files = {f"b/{name}.sh": head + body for name, body in bodies.items()}
+    files["b/utils/x.sh"] = "#!/bin/bash\ntrue\n"
+    root = write_repo(tmp_path / "r", files)
+    ws = Workspace(root, Config(), None)
+    graph = call_graph(ws)
+    targets = {}
+    for name in bodies:
+        script = ws.shell(f"b/{name}.sh")
+        assert script is not None
+        targets[name] = [c.targets for c in graph.calls_in(script) if "x.sh" in c.word.value]
+    assert targets == {
+        "plain": [("b/utils/x.sh",)],
+        **{name: [()] for name in bodies if name != "plain"},
+    }
