@@ -204,7 +204,7 @@ def _engine_releases(value: Any, where: str) -> dict[str, str]:
     return dict(value)
 
 
-_RELEASE = re.compile(r"\d+\.\d+\.\d+(?:\.post\d+)?")
+_RELEASE = re.compile(r"\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?")  # (`0.10.1.1` too)
 
 
 def parse_severity(value: Any, where: str) -> Severity:

@@ -94,6 +94,8 @@ def test_bad_config_exits_2(tmp_path: Path) -> None:
         (root / ".benchlint.toml").write_text(text + "\n")
         code, _, err = invoke(root)
         assert code == 2 and said in err and len(err.strip().splitlines()) == 1, text
+    (root / ".benchlint.toml").write_text('engine-releases = { vllm = "0.10.1.1" }\n')
+    assert invoke(root)[0] != 2  # (a release of four numbers, as vLLM has)
 
 
 def test_select_ignore_and_prefixes(tmp_path: Path) -> None:
