@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,12 +103,26 @@ class CallGraph:
             if word_found is None:
                 continue
             kind, word = word_found
-            folder = _changed_to(command) if not word.value.startswith(("$", "/", "~")) else None
+            relative = not word.value.startswith(("$", "/", "~"))
+            folder = _changed_to(command, self._moves_in) if relative else None
             targets = tuple(resolve(self.ws, script, word.value, folder=folder) or ())
             sourced = kind == "source" and not targets
             known = known_source(script, word.value) if sourced else None
             found.append(Call(script, command, kind, targets, word, known))
         return found
+
+    def _moves_in(self, command: Command) -> set[str] | None:
+        """What sourcing a file does to the shell's folder (`_changed_to`): the names of its
+        functions that change folders, or None where its top level does, it sources another
+        file, or which file it is is not known."""
+        words = command.invocation.words
+        targets = resolve(self.ws, command.script, words[1].value) if len(words) > 1 else None
+        library = self.ws.shell(targets[0]) if targets and len(targets) == 1 else None
+        if library is None or any(
+            c.function is None and c.base in (*_MOVES, "source", ".") for c in library.commands
+        ):
+            return None
+        return _moving_functions(library)
 
     def index(self) -> None:
         """Index every script's call facts: one pass answers is_sourced and callers_of for all
@@ -408,14 +422,15 @@ def plain_target(script: Script, value: str) -> str | None:
     return None if joined.startswith("..") else joined
 
 
-def _changed_to(command: Command) -> str | None:
+def _changed_to(command: Command, sourcing: Callable[[Command], set[str] | None]) -> str | None:
     """The repository folder the script's shell is in at the command, where the script's top
     level changed to one before it (`cd "$GITHUB_WORKSPACE/benchmarks/amd_utils" || exit 1`,
     under no condition; t81b, InferenceX's multi-node scripts: `bash ./submit.sh` after it) and
     nothing else may change folders before it; None otherwise (where the script started: its
     caller's folder, which `resolve` takes as the checkout's root or the script's own). Not
-    after a `cd` in a subshell, a loop, a background group or a condition, a `source` (the file
-    may `cd`), or a call of a function that changes folders, itself or through another (t83a)."""
+    after a `cd` in a subshell, a loop, a background group or a condition, a `source` of a file
+    that may change folders at its top level (`sourcing` says which of its functions do), or a
+    call of a function that changes folders, itself or through another (t83a)."""
     script = command.script
     if command.function is not None or script.parent is not None:
         return None
@@ -426,8 +441,14 @@ def _changed_to(command: Command) -> str | None:
             break
         if other.function is not None:
             continue
-        if other.base in moving or other.base in ("source", "."):
-            return None  # (a function that changes folders, a file that may)
+        if other.base in ("source", "."):
+            functions = sourcing(other)
+            if functions is None:
+                return None  # (a file that may change folders)
+            moving = _moving_functions(script, moving | functions)  # (and its callers here)
+            continue
+        if other.base in moving:
+            return None  # (a function that changes folders)
         if other.base not in _MOVES:
             continue
         plain = not (other.guards or other.subshell or other.loops or other.group)
@@ -439,9 +460,11 @@ def _changed_to(command: Command) -> str | None:
     return folder
 
 
-def _moving_functions(script: Script) -> set[str]:
-    """The script's functions that change folders, themselves or through one they call."""
-    moving = {c.function for c in script.commands if c.base in _MOVES and c.function is not None}
+def _moving_functions(script: Script, known: set[str] | None = None) -> set[str]:
+    """The script's functions that change folders, themselves or through one they call (or
+    through one of `known`: a sourced file's)."""
+    moving: set[str | None] = set(known or ())
+    moving |= {c.function for c in script.commands if c.base in _MOVES and c.function is not None}
     changed = True
     while changed:
         changed = False

@@ -1016,7 +1016,8 @@ def test_a_relative_path_after_a_cd_is_from_that_folder_only_where_the_shell_sur
 ) -> None:
     """(t81b, t83a) `bash ./x.sh` after the top level's `cd` to a folder of the checkout runs
     that folder's x.sh; not after a `cd` in a subshell, a loop, a background group, a condition,
-    a function (or one calling it) or a sourced file: there the shell's folder is not known, and
+    a function (or one calling it), a sourced file that changes folders or one whose function
+    that does is called: there the shell's folder is not known, and
     the path is read as before (from the root, or the script's folder: none here)."""
     from benchlint.calls import call_graph
 
@@ -1029,9 +1030,15 @@ def test_a_relative_path_after_a_cd_is_from_that_folder_only_where_the_shell_sur
         "condition": '[ -n "$O" ] && cd "$GITHUB_WORKSPACE/b/other"\nbash ./x.sh\n',
         "function": 'i() { cd "$GITHUB_WORKSPACE/b/other"; }\no() { i; }\no\nbash ./x.sh\n',
         "source": "source ./env.sh\nbash ./x.sh\n",
+        "library": 'source "$GITHUB_WORKSPACE/b/lib.sh"\nbash ./x.sh\n',
+        "moving_library": 'source "$GITHUB_WORKSPACE/b/cd_lib.sh"\nbash ./x.sh\n',
+        "library_function": 'source "$GITHUB_WORKSPACE/b/fn_lib.sh"\ngo\nbash ./x.sh\n',
     }
     files = {f"b/{name}.sh": head + body for name, body in bodies.items()}
     files["b/utils/x.sh"] = "#!/bin/bash\ntrue\n"
+    files["b/lib.sh"] = "helper() { echo hi; }\nMODEL=m\n"
+    files["b/cd_lib.sh"] = 'cd "$GITHUB_WORKSPACE/b/other"\n'
+    files["b/fn_lib.sh"] = 'go() { cd "$GITHUB_WORKSPACE/b/other"; }\n'
     root = write_repo(tmp_path / "r", files)
     ws = Workspace(root, Config(), None)
     graph = call_graph(ws)
@@ -1040,7 +1047,8 @@ def test_a_relative_path_after_a_cd_is_from_that_folder_only_where_the_shell_sur
         script = ws.shell(f"b/{name}.sh")
         assert script is not None
         targets[name] = [c.targets for c in graph.calls_in(script) if "x.sh" in c.word.value]
+    resolved = ("plain", "library")  # (a sourced file that changes no folder: t83a)
     assert targets == {
-        "plain": [("b/utils/x.sh",)],
-        **{name: [()] for name in bodies if name != "plain"},
+        **{name: [("b/utils/x.sh",)] for name in resolved},
+        **{name: [()] for name in bodies if name not in resolved},
     }
