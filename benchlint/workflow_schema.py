@@ -54,9 +54,11 @@ _BUILT_IN: dict[str, dict[str, Any]] = {
         "loose-key-type": "string",
         "loose-value-type": "any",
     },
-    "any": {"kind": "one-of", "one-of": ["null", "boolean", "number", "string"]},
+    "any": {
+        "kind": "one-of",
+        "one-of": ["null", "boolean", "number", "string", "sequence", "mapping"],
+    },
 }
-_BUILT_IN["any"]["one-of"] += ["sequence", "mapping"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,11 +68,6 @@ def _schema() -> dict[str, Any]:
         raise ValueError(f"data/workflow_schema.json: schema_version {data.get('schema_version')}")
     data["definitions"] = {**_BUILT_IN, **data["definitions"]}
     return data  # type: ignore[no-any-return]
-
-
-def source() -> dict[str, str]:
-    """The package and release the data was read from."""
-    return _schema()["source"]  # type: ignore[no-any-return]
 
 
 def allowed_values(root: YNode) -> dict[str, Allowed]:

@@ -2822,8 +2822,8 @@ _ENDING = frozenset({"echo", "printf", "exit", "true", ":", "kill", "sync"})
 
 def _ends_after_kill(script: Script, finding: Finding) -> bool:
     """Whether the finding's kill (a pipeline's or a job's, that misses the program) is the
-    script's last act: at its top level, with only messages, other kills, waits and the
-    `exit` after it on its path."""
+    script's last act: at its top level, in no loop, with only messages, other kills and the
+    `exit` after it on its path (`_ENDING`)."""
     kill = next(
         (
             c
