@@ -187,7 +187,8 @@ class CallGraph:
         return facts
 
     def callers_of(self, path: str) -> list[Call]:
-        """The calls that run or source `path`, in the order of the repository's scripts."""
+        """The calls that run or source `path`, by their scripts' paths (not the order files were
+        found in: a finding that lists its routes says them in one order)."""
         if self._callers is not None:
             others = self._callers.get(path, [])
         else:
@@ -198,7 +199,7 @@ class CallGraph:
                 if any(path in targets for _, targets in every[other])
             ]
         found: list[Call] = []
-        for other in others:
+        for other in sorted(others):
             script = self.ws.shell(other)
             if script is not None:
                 found.extend(c for c in self.calls_in(script) if path in c.targets)

@@ -230,9 +230,15 @@ def test_output_does_not_depend_on_discovery_order_or_the_cache(
         (root / "configs/deprecated").mkdir()
         for name in "qwxay":
             (root / f"configs/deprecated/{name}-master.yaml").write_text(entry.format(name=name))
+        # (a script several scripts run: the finding lists its routes, in one order)
+        (root / "benchmarks/shared_env.sh").write_text('export EXTRA_PORT="$EXTRA_PORT"\n')
+        for name in ("glm5_fp8_h200", "dsr1_fp8_b200", "kimi_fp4_mi355x"):
+            with (root / f"benchmarks/single_node/{name}.sh").open("a") as script:
+                script.write("\nbash benchmarks/shared_env.sh\n")
     expected = _sarif(root)
     if repository == "example":
         assert "configs/deprecated/y-master.yaml" in expected
+        assert "exports EXTRA_PORT as an empty string" in expected
     cache = Cache(tmp_path / "cache")
     assert _sarif(root, cache) == expected  # cold
     assert _sarif(root, cache) == expected  # warm
