@@ -113,23 +113,31 @@ def node_package(variable: str, name: str) -> Path | None:
     return None
 
 
-def _github(cases: list[Any], oracle: Path = ORACLE) -> list[dict[str, str]]:
-    """What the oracle script prints for the cases (skipped where node or the library is not
-    installed, failed on CI)."""
-    library = node_package("GITHUB_EXPRESSIONS", "expressions")
+def run_oracle(name: str, variable: str, oracle: list[str], cases: list[Any]) -> Any:
+    """What a node oracle script (`oracle`: node's options and the script) prints, as JSON,
+    for the cases, given the `@actions` package `name` (skipped where node or the package is
+    not installed, failed on CI)."""
+    library = node_package(variable, name)
     if NODE is None or library is None:
         if os.environ.get("CI"):
-            pytest.fail("CI must install @actions/expressions (see .ci/run)")
-        pytest.skip("node or @actions/expressions not installed; .ci/run installs them")
+            pytest.fail(f"CI must install @actions/{name} (see .ci/run)")
+        pytest.skip(f"node or @actions/{name} not installed; .ci/run installs them")
     done = subprocess.run(
-        [NODE, str(oracle), str(library)],
+        [NODE, *oracle, str(library)],
         input=json.dumps(cases),
         capture_output=True,
         text=True,
         check=True,
-        timeout=120,
+        timeout=300,
     )
-    results: list[dict[str, str]] = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+def _github(cases: list[Any], oracle: Path = ORACLE) -> list[dict[str, str]]:
+    """What the expressions oracle script prints for the cases."""
+    results: list[dict[str, str]] = run_oracle(
+        "expressions", "GITHUB_EXPRESSIONS", [str(oracle)], cases
+    )
     return results
 
 

@@ -4,17 +4,12 @@ every context, BL208 reports an expression there exactly where that parser rejec
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from pathlib import Path
-
-import pytest
 
 from benchlint.source import SourceText
 from benchlint.yamlmodel import parse_yaml
 from checks.bl208_workflow_rejected import _expressions
-from tests.test_expressions import NODE, node_package
+from tests.test_expressions import run_oracle
 
 ORACLE = Path(__file__).parent / "oracles" / "github_workflow.mjs"
 IMPORT_HOOK = Path(__file__).parent / "oracles" / "json_import.mjs"
@@ -82,21 +77,14 @@ _ABOUT_PLACES = ("named-value", "function", "parameters supplied")
 
 
 def _github(texts: list[str]) -> list[list[str]]:
-    library = node_package("GITHUB_WORKFLOW_PARSER", "workflow-parser")
-    if NODE is None or library is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must install @actions/workflow-parser (see .ci/run)")
-        pytest.skip("node or @actions/workflow-parser not installed; .ci/run installs them")
-    done = subprocess.run(
-        [NODE, "--import", str(IMPORT_HOOK), str(ORACLE), str(library)],
-        input=json.dumps(texts),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
+    """The errors GitHub's workflow parser reports for each workflow."""
+    found: list[list[str]] = run_oracle(
+        "workflow-parser",
+        "GITHUB_WORKFLOW_PARSER",
+        ["--import", str(IMPORT_HOOK), str(ORACLE)],
+        texts,
     )
-    results: list[list[str]] = json.loads(done.stdout)
-    return results
+    return found
 
 
 def _lines(errors: list[str]) -> set[int]:
