@@ -435,6 +435,14 @@ def _changed_to(command: Command, sourcing: Callable[[Command], set[str] | None]
     script = command.script
     if command.function is not None or script.parent is not None:
         return None
+    # (most scripts change no folder: asked once per script, not per call)
+    moves = script.memo.get("calls: changes folders")
+    if moves is None:
+        moves = script.memo["calls: changes folders"] = any(
+            c.base in _MOVES for c in script.commands
+        )
+    if not moves:
+        return None
     moving = _moving_functions(script)
     folder = None
     for other in script.commands:

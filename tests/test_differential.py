@@ -1939,13 +1939,7 @@ def test_an_expansion_ends_at_its_first_brace_as_bash_ends_it(word: str, decided
 
     values = {"K": "{a}}x", "X": UNSET}
     read = value(word, lambda n: values.get(n))
-    assert BASH is not None
-    done = subprocess.run(
-        [BASH, "-c", f"K='{{a}}}}x'; unset X; printf '%s' {word}"],
-        capture_output=True,
-        text=True,
-        timeout=10,
-    )
+    done = _bash_run(f"K='{{a}}}}x'; unset X; printf '%s' {word}")
     assert read == (done.stdout if decided else None)
 
 
@@ -2009,13 +2003,7 @@ def test_single_quotes_in_a_double_quoted_default_are_kept_as_bl117_says(
     forms bash keeps them in."""
     from tests.conftest import positions, run_lint, write_repo
 
-    assert BASH is not None
-    done = subprocess.run(
-        [BASH, "-c", f"unset A B C; S=xa; printf '%s' {word}"],
-        capture_output=True,
-        text=True,
-        timeout=10,
-    )
+    done = _bash_run(f"unset A B C; S=xa; printf '%s' {word}")
     assert ("'" in done.stdout) == kept
     root = write_repo(tmp_path / "r", {"run.sh": f'#!/bin/bash\nV={word}\nvllm serve "$V"\n'})
     # (the innermost expansion whose word is the single-quoted text)
