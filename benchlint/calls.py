@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchlint import profile
-from benchlint.shell.invocation import Invocation
+from benchlint.shell.braces import expansions
+from benchlint.shell.invocation import LONE_VARIABLE, Invocation
 from benchlint.shell.model import Command, Script, Word
 from benchlint.shell.output import substitution_pattern
 from benchlint.workspace import Workspace
@@ -69,6 +70,16 @@ def script_word(command: Command) -> tuple[str, Word] | None:
     return None
 
 
+def _held_path(command: Command) -> tuple[str, Word] | None:
+    """A command run by a path a variable holds (`"$RUN_FILE_FULL" 2>&1 | tee log`, with
+    `RUN_FILE_FULL="$WS_PATH/${RUN_FILE}"` and `RUN_FILE="server.sh"`; InferenceX's amd_utils
+    job.slurm): ("held", word), a call where its values name scripts of the repository."""
+    words = command.invocation.words
+    if not words or LONE_VARIABLE.fullmatch(words[0].text.strip('"')) is None:
+        return None
+    return "held", words[0]
+
+
 def call_graph(ws: Workspace) -> CallGraph:
     """The run's call graph (one per workspace: the wiring and the environment share it)."""
     graph = ws.models.get("calls")
@@ -99,13 +110,16 @@ class CallGraph:
     def _calls_in(self, script: Script) -> list[Call]:
         found = []
         for command in script.all_commands():
-            word_found = script_word(command)
+            word_found = script_word(command) or _held_path(command)
             if word_found is None:
                 continue
             kind, word = word_found
             relative = not word.value.startswith(("$", "/", "~"))
             folder = _changed_to(command, self._moves_in) if relative else None
             targets = tuple(resolve(self.ws, script, word.value, folder=folder) or ())
+            if not targets and kind == "held":
+                continue  # (a variable that holds a program, or nothing known)
+            kind = "run" if kind == "held" else kind
             sourced = kind == "source" and not targets
             known = known_source(script, word.value) if sourced else None
             found.append(Call(script, command, kind, targets, word, known))
@@ -262,9 +276,9 @@ def _leading_expansion(value: str) -> tuple[str, str]:
                 if depth == 0:
                     return value[: i + 1], value[i + 1 :]
         return value, ""
-    if value.startswith("${"):
-        end = value.find("}")
-        return (value, "") if end < 0 else (value[: end + 1], value[end + 1 :])
+    if value.startswith("${"):  # (where bash ends it: `${A:-${B:-x}}/s.sh`, nested; t84)
+        first = next((e for e in expansions(value) if e.start == 0), None)
+        return (value, "") if first is None else (value[: first.end], value[first.end :])
     match = re.match(r"\$[A-Za-z_][A-Za-z0-9_]*", value)
     if match:
         return match.group(0), value[match.end() :]

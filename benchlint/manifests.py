@@ -94,7 +94,7 @@ def _compose_services(
         for value in (entrypoint, command):
             if value is None:
                 continue
-            if value.is_scalar and not _COMPOSE_UNSAFE.search(value.value):
+            if value.is_scalar and not _COMPOSE_UNSAFE.search(_unquoted(value.value)):
                 argv.append(value)
                 split.add(id(value))
             elif value.is_seq and all(item.is_scalar for item in value.items):
@@ -114,7 +114,15 @@ def _compose_services(
 
 
 # what a shell reads otherwise than Compose splits a string: operators, substitutions, comments
-_COMPOSE_UNSAFE = re.compile(r"[;&|<>()`#]|\$\(")
+# (outside quotes: `bash -lc "source env.sh && vllm serve ..."` is three words to both; t82b)
+_COMPOSE_UNSAFE = re.compile(r"[;&|<>()`#'\"]|\$\(")
+_QUOTED = re.compile(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.""", re.DOTALL)
+
+
+def _unquoted(value: str) -> str:
+    """The string without its quoted parts and escaped characters (an unclosed quote is left,
+    which `_COMPOSE_UNSAFE` finds: the string is then not read)."""
+    return _QUOTED.sub(" ", value)
 
 
 def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Container | None:

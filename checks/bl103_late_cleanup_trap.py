@@ -202,9 +202,11 @@ from benchlint.shell.model import (
     Word,
     exclusive,
     first_line,
+    parse_file,
     sets_positional,
     whole_piece,
 )
+from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
     cancels_runner_jobs,
@@ -2823,7 +2825,8 @@ _ENDING = frozenset({"echo", "printf", "exit", "true", ":", "kill", "sync"})
 def _ends_after_kill(script: Script, finding: Finding) -> bool:
     """Whether the finding's kill (a pipeline's or a job's, that misses the program) is the
     script's last act: at its top level, in no loop, with only messages, other kills and the
-    `exit` after it on its path (`_ENDING`)."""
+    `exit` after it on its path (`_ENDING`); or a trap's handler that does only those and ends
+    in `exit` (`trap 'kill $pid; exit 0' TERM`: the script ends there)."""
     kill = next(
         (
             c
@@ -2833,6 +2836,11 @@ def _ends_after_kill(script: Script, finding: Finding) -> bool:
         ),
         None,
     )
+    if kill is not None and kill.base == "trap":  # (its handler's last act: `kill $p; exit 0`)
+        handler = [w.value for w in kill.args if w.value != "--"][:1]
+        text = handler[0] if handler else ""
+        called = [c.base for c in parse_file(SourceText(script.path, text.encode())).commands]
+        return bool(called) and all(n in _ENDING for n in called) and called[-1] == "exit"
     return (
         kill is not None
         and not kill.loops
@@ -2882,6 +2890,8 @@ def _last_act(command: Command) -> bool:
     for other in sorted(command.script.commands, key=lambda c: c.node.start_byte):
         if other.node.start_byte < command.node.end_byte or not other.words:
             continue
+        if other.node.start_byte < previous.node.end_byte:
+            continue  # (a substitution in a word of the one before: `tee log_$(hostname)`)
         if previous.piped and reads_pipe(other):
             previous = other
             continue

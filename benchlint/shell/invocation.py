@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from benchlint import slurm
 
 if TYPE_CHECKING:  # the model builds on this module: nested shells are found through it
-    from benchlint.shell.model import Assignment, Command, Word
+    from benchlint.shell.model import Assignment, Command, Script, Word
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
 
@@ -375,7 +375,9 @@ class Invocation:
 
 def resolve(command: Command) -> Invocation:
     base = command.base
-    if base in WRAPPERS or (base is None and _optional_prefix(command.words)):
+    if base in WRAPPERS or (
+        base is None and (_optional_prefix(command.words) or _held_program(command.words))
+    ):
         return resolve_words(command, tuple(command.words))
     if base is not None and base in command.script.functions:
         shifted = command.script.runs_arguments(base)
@@ -417,8 +419,11 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
             words = words[1:]
         else:
             break
-    while words and words[0].static:
-        base = posixpath.basename(words[0].value)
+    while words:
+        program = None if words[0].static else _held_program(words)
+        if not words[0].static and program is None:
+            break
+        base = program or posixpath.basename(words[0].value)
         taken = 1
         name = base
         if base in _SUBCOMMANDS:
@@ -447,6 +452,33 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
     if words and not words[0].static:
         wrapped = _program_in_folder(words[0].value)
     return Invocation(command, tuple(wrappers), words, tuple(prefix), wrapped)
+
+
+def _held_program(words: Sequence[Word]) -> str | None:
+    """The wrapping program a command's first word holds where every assignment of it gives
+    that one, alone or after `sudo` (`DOCKER_CMD=docker` or `DOCKER_CMD="sudo docker"`, then
+    `$DOCKER_CMD run ... IMAGE bash -lc '...'`; InferenceX's amd_utils job.slurm): `docker`,
+    read as written there (`sudo` changes nothing of what the container runs). Quoted, the
+    value is one word: `"$DOCKER_CMD"` holding `sudo docker` names no program. None where the
+    word is no lone variable, an assignment gives another value or none that is written out,
+    or the program is no wrapper's."""
+    if len(words) < 2 or words[0].static:
+        return None
+    found = assigned_to(words[0])
+    if found is None or not found[1]:
+        return None
+    quoted = words[0].text.startswith('"')
+    programs = set()
+    for assignment in found[1]:
+        value = assignment.value
+        if value is None or not value.static or value.items is not None:
+            return None
+        split = value.value.split()
+        if not split or (quoted and len(split) > 1) or any(w != "sudo" for w in split[:-1]):
+            return None
+        programs.add(posixpath.basename(split[-1]))
+    program = programs.pop() if len(programs) == 1 else None
+    return program if program in _SUBCOMMANDS or program in WRAPPER_GRAMMARS else None
 
 
 def _program_in_folder(value: str) -> str | None:
@@ -562,8 +594,20 @@ def assigned_to(word: Word) -> tuple[str, list[Assignment]] | None:
     if match is None:
         return None
     name = match.group(1) or match.group(2)
-    scripts = {word.script, word.script.top}  # (a nested script's, and its file's)
-    return name, [a for each in scripts for a in each.assignments if a.name == name]
+    scripts = [word.script, word.script.top]  # (a nested script's, and its file's)
+    # (and the strings their `eval`s run, in the same shell: `eval "$DOCKER_CMD_DETECT"`)
+    shells = dict.fromkeys(inner for each in scripts for inner in _same_shell(each))
+    return name, [a for each in shells for a in each.assignments if a.name == name]
+
+
+def _same_shell(script: Script) -> Iterator[Script]:
+    """The script and the strings its `eval`s run, theirs too: what runs in its shell (not an
+    `eval` in a subshell, a pipeline or the background)."""
+    yield script
+    for inner in script.nested:
+        command = inner.parent
+        if command is not None and command.base == "eval" and not command.apart_from_script:
+            yield from _same_shell(inner)
 
 
 def held_value(word: Word) -> str | None:
@@ -638,13 +682,14 @@ def _held_wrappers(word: Word) -> set[str] | None:
     found = assigned_to(word) if LONE_VARIABLE.fullmatch(word.text) else None  # (unquoted)
     if found is None:
         return None
-    values = [a.value for a in found[1]]
-    if not values or any(v is None or v.items is not None for v in values):
+    if not found[1] or any(
+        not _empty(a) and (a.value is None or a.value.items is not None) for a in found[1]
+    ):
         return None
     wrappers: set[str] = set()
-    for value in values:
-        assert value is not None
-        words = value.value.split()
+    for assignment in found[1]:
+        value = assignment.value
+        words = value.value.split() if value is not None else []
         if all(_ASSIGNMENT_WORD.match(w) for w in words):
             continue  # (nothing, or assignments: `_wrapper_held` says where they are ones)
         if any(posixpath.basename(w) in WRAPPERS for w in words[1:]):
@@ -659,6 +704,16 @@ def _held_wrappers(word: Word) -> set[str] | None:
             return None
         wrappers.add(program)
     return wrappers
+
+
+def _empty(assignment: Assignment) -> bool:
+    """`NAME=` (`MAYBE_EXEC=` under a condition, `exec` else): the empty string, not a value
+    the script does not show (`read NAME`, `export NAME`)."""
+    return (
+        assignment.value is None
+        and assignment.kind in ("assign", "local", "export", "declare")
+        and assignment.command.script.text_of(assignment.node).endswith("=")
+    )
 
 
 _ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -747,16 +802,19 @@ def _read(
             i += 1
             continue
         image = len(operands) < grammar.operands and _IMAGE_VARIABLE.search(value) is not None
+        after = next((k for k in range(i, len(words)) if not _unquoted_expansion(words[k])), None)
         if (
             _unquoted_expansion(word)
-            and i + 1 < len(words)
-            and words[i + 1].value.startswith("-")
+            and after is not None
+            and after > i
+            and words[after].value.startswith("-")
             and not image
         ):
             # `srun $EXTRA_MOUNTS --container-writable bash x.sh`: the shell splits the value
-            # into words among the options (a program is not followed by the wrapper's options);
-            # not a variable of the image where one is due (`docker run $IMAGE --model m`: the
-            # image's entrypoint is given the rest)
+            # into words among the options (a program is not followed by the wrapper's options),
+            # several in a row too (`${MOUNTS} ${ENV_ARGS} --name x`); not a variable of the
+            # image where one is due (`docker run $IMAGE --model m`: the image's entrypoint is
+            # given the rest)
             options.append((value, word, ""))
             i += 1
             continue
@@ -776,8 +834,9 @@ _IMAGE_VARIABLE = re.compile(r"IMAGE|IMG", re.I)
 
 
 def _unquoted_expansion(word: Word) -> bool:
-    """A word that is only an unquoted `$NAME` or `${NAME}`: zero or more words once split."""
-    return word.node.type in ("simple_expansion", "expansion")
+    """A word that is only an unquoted `$NAME`, `${NAME}` or `$(...)`: zero or more words once
+    split (`$(command -v nicctl >/dev/null && echo "-v ...")` among `docker run`'s options)."""
+    return word.node.type in ("simple_expansion", "expansion", "command_substitution")
 
 
 def _is_assignment(value: str) -> bool:

@@ -1550,6 +1550,71 @@ def written_later(script: Script) -> bool:
     return False
 
 
+def _held_value(
+    script: Script, name: str, seen: frozenset[str], before: int | None
+) -> tuple[str, list[int]] | None:
+    """The text of the string variable `name` holds, and the places of its characters: its
+    last value the script gives it whole, with what is appended after it; a value that
+    starts with another variable's (`FULL_CMD="$BASE_CMD"`, `"$BASE_CMD --tp 8"`) has that
+    one's text in its place (t81a, vllm-gaudi), as assigned before the copy (`before`). A
+    nested script that gives it none reads it from the shell it runs in (`visible_assignments`)."""
+    assigned = visible_assignments(script, name, before)
+    pieces: list[tuple[str, list[int]]] = []
+    for assignment in reversed(assigned):
+        given = assignment.value
+        if given is None or given.node.type == "array":
+            return None
+        owner = assignment.command.script
+        text = owner.text_of(assignment.node)
+        # (a string that starts with a variable's value: `$CMD --nnodes 2`)
+        lead = LONE_VARIABLE.match(given.value)
+        other = (lead[1] or lead[2]) if lead is not None else None
+        if text.startswith(f"{name}+="):
+            pieces.append((given.value, given.offsets))
+        elif lead is not None and other == name:
+            pieces.append((given.value[lead.end() :], given.offsets[lead.end() :]))
+        else:
+            copied = None
+            if lead is not None and other is not None and other not in seen and len(seen) < 4:
+                copied = _held_value(owner, other, seen | {name}, assignment.node.start_byte)
+            # (not a variable of words before the program, `${SDMA_ENV} python3 -m ...`
+            # with SDMA_ENV="" or "MORI_ENABLE_SDMA=true": the command's own text is read,
+            # its variables as what they may give)
+            if copied is not None and _ASSIGNMENTS_ONLY.fullmatch(copied[0]):
+                copied = None
+            if copied is not None and lead is not None:
+                rest = lead.end()
+                pieces.append((copied[0] + given.value[rest:], copied[1] + given.offsets[rest:]))
+            else:
+                pieces.append((given.value, given.offsets))
+            break
+    else:
+        return None  # (appended to, never given a start: the environment's)
+    pieces.reverse()
+    return "".join(piece for piece, _ in pieces), [o for _, offsets in pieces for o in offsets]
+
+
+def visible_assignments(script: Script, name: str, before: int | None = None) -> list[Assignment]:
+    """The assignments of `name` a command of the script at byte `before` (None: anywhere) may
+    read: the script's own before it; where it has none and is a nested script, those of the
+    shell that runs it, before the command that does: all of them for the string `eval` runs
+    (the same shell), the exported ones for a new shell (`srun bash -lc 'eval "$DETECT"'`
+    after `export DETECT=...`: its environment; InferenceX's amd_utils job.slurm)."""
+    while True:
+        found = [
+            a
+            for a in script.assignments
+            if a.name == name and (before is None or a.node.start_byte < before)
+        ]
+        command = script.parent
+        if found or command is None:
+            return found
+        script, before = command.script, command.node.start_byte
+        if command.base != "eval":
+            outer = visible_assignments(script, name, before)
+            return outer if any(a.exported for a in outer) else []
+
+
 def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> Script:
     src = value.encode("utf-8", errors="surrogateescape")
     script = Script(parent.script.file, src, nested_char_of(value, offsets), parent, errexit, False)
@@ -2363,57 +2428,10 @@ class _Builder:
         match = _HELD_LEAD.match(value)
         if match is None:
             return None
-        held = self._held_value(match.group(2) or match.group(3), frozenset(), None)
+        held = _held_value(self.script, match.group(2) or match.group(3), frozenset(), None)
         if held is None:
             return None
         return match.start(1), match.end(1), held[0], held[1]
-
-    def _held_value(
-        self, name: str, seen: frozenset[str], before: int | None
-    ) -> tuple[str, list[int]] | None:
-        """The text of the string variable `name` holds, and the places of its characters: its
-        last value the script gives it whole, with what is appended after it; a value that
-        starts with another variable's (`FULL_CMD="$BASE_CMD"`, `"$BASE_CMD --tp 8"`) has that
-        one's text in its place (t81a, vllm-gaudi), as assigned before the copy (`before`)."""
-        assigned = [
-            a
-            for a in self.script.assignments
-            if a.name == name and (before is None or a.node.start_byte < before)
-        ]
-        pieces: list[tuple[str, list[int]]] = []
-        for assignment in reversed(assigned):
-            given = assignment.value
-            if given is None or given.node.type == "array":
-                return None
-            text = self.script.text_of(assignment.node)
-            # (a string that starts with a variable's value: `$CMD --nnodes 2`)
-            lead = LONE_VARIABLE.match(given.value)
-            other = (lead[1] or lead[2]) if lead is not None else None
-            if text.startswith(f"{name}+="):
-                pieces.append((given.value, given.offsets))
-            elif lead is not None and other == name:
-                pieces.append((given.value[lead.end() :], given.offsets[lead.end() :]))
-            else:
-                copied = None
-                if lead is not None and other is not None and other not in seen and len(seen) < 4:
-                    copied = self._held_value(other, seen | {name}, assignment.node.start_byte)
-                # (not a variable of words before the program, `${SDMA_ENV} python3 -m ...`
-                # with SDMA_ENV="" or "MORI_ENABLE_SDMA=true": the command's own text is read,
-                # its variables as what they may give)
-                if copied is not None and _ASSIGNMENTS_ONLY.fullmatch(copied[0]):
-                    copied = None
-                if copied is not None and lead is not None:
-                    rest = lead.end()
-                    pieces.append(
-                        (copied[0] + given.value[rest:], copied[1] + given.offsets[rest:])
-                    )
-                else:
-                    pieces.append((given.value, given.offsets))
-                break
-        else:
-            return None  # (appended to, never given a start: the environment's)
-        pieces.reverse()
-        return "".join(piece for piece, _ in pieces), [o for _, offsets in pieces for o in offsets]
 
     def held_run(self, command: Command) -> None:
         """`$CMD --port "$PORT" &` (behind wrappers): bash splits the value CMD was last given
