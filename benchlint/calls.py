@@ -285,6 +285,16 @@ def _leading_expansion(value: str) -> tuple[str, str]:
     return "", value
 
 
+def _default_of(head: str) -> str | None:
+    """The word of a leading `${NAME:-WORD}` (`${NAME-WORD}`), as written; None for another."""
+    if not head.startswith("${"):
+        return None
+    first = next((e for e in expansions(head) if e.start == 0), None)
+    if first is None or first.operator not in (":-", "-") or first.end != len(head):
+        return None
+    return head[first.word : first.end - 1]
+
+
 def _path_values(script: Script, name: str, unset: str | None = None) -> list[str]:
     """The values the script's assignments give a variable, as path words: not one a command's
     prefix gives it for that command alone (`P=x cmd`), nor one written as literal text that
@@ -648,6 +658,13 @@ def resolve(
             if any(f is not None for f in found):
                 return list(dict.fromkeys(p for f in found if f for p in f))
             return None
+    default = _default_of(head)
+    if default and depth < 3 and not python:
+        # (`START="${START:-$(cd "$(dirname "$0")" && pwd)/start.sh}"`: the path it names unless
+        # the environment gives another; t82b, llm-scaler)
+        named = resolve(ws, script, default + rest, depth + 1, folder=folder)
+        if named:
+            return named
     script_dir = posixpath.dirname(script.path)
     bases: list[str] | None
     if head:

@@ -258,8 +258,19 @@ def _container_entrypoint(invocation: Invocation) -> tuple[Word, tuple[str, ...]
 def container_image(launch: Launch) -> tuple[str, Word] | None:
     """The image an `srun --container-image=IMAGE` (pyxis) runs the launch in, or a `docker run
     IMAGE python3 -m ...` (podman's too), and the word that names it, where written out: it
-    names the release that runs."""
-    for wrapper in launch.command.invocation.wrappers:
+    names the release that runs. Also the image of the container whose shell runs the string
+    the launch is in (`docker run IMAGE bash -c 'exec vllm serve ...'`)."""
+    command: Command | None = launch.command
+    while command is not None:
+        found = _image_of(command)
+        if found is not None:
+            return found
+        command = command.script.parent
+    return None
+
+
+def _image_of(command: Command) -> tuple[str, Word] | None:
+    for wrapper in command.invocation.wrappers:
         if wrapper.name in ("docker run", "podman run"):
             image_word = wrapper.operands[0] if wrapper.operands else None
             if image_word is not None and image_word.static and image_word.value:

@@ -97,12 +97,15 @@ its job when the script ends, and is not checked; one of a script a Dockerfile i
 folder above copies into its image and runs there (`COPY ./download.sh /download.sh`, `RUN
 ./download.sh`; or in `CMD`, `ENTRYPOINT`), or that only such scripts call (the image's entrypoint),
 or that only `docker run` (`podman run`) commands run as their container's command or its last act
-(`docker run --rm img bash -lc 'bash /w/server.sh | tee log'`; not where the command goes on after
-it, `; sleep infinity`, nor with `--pid=host`), and that no route or workflow step's `run:` starts,
+(`docker run --rm img bash -lc 'bash /w/server.sh | tee log'`, also through variables:
+`$MAYBE_EXEC $DOCKER_CMD run ... bash -lc '"$RUN_FILE_FULL" | tee log'` with DOCKER_CMD `docker` or
+`sudo docker`; not where the command goes on after it, `; sleep infinity`, nor with `--pid=host`),
+and that no route or workflow step's `run:` starts,
 ends with the container, and is counted, not reported (run on a host, it would leak), unless it is
 itself a `docker run` (a sibling container, through the host's docker socket); so is, in such a
 script, a kill that misses a background pipeline's program (`$!` is `tee`'s) as its last act, not in
-a loop, before only messages, other kills and the `exit` (not `wait` or `sleep`); nor is an
+a loop, before only messages, other kills and the `exit` (not `wait` or `sleep`), or in a signal
+trap that then exits (`trap 'kill $pid; exit 0' TERM`); nor is an
 assignment whose text spells a release one (`stop="docker stop $NAME"` runs nothing). An exit taken
 when the acquisition itself failed (`if ! salloc ...; then exit 1; fi`), or guarded by a test of the
 resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired) or of its liveness
@@ -126,7 +129,10 @@ every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the prog
 (`pkill -f "vllm serve"`, `pkill -u "$USER" -f vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`,
 `kill $(pgrep -f vllm)`, `P=$(pgrep -f "vllm serve"); kill $P`) or the port it holds (`lsof -t
 -i:8000 | xargs kill`, `kill $(lsof -t -i tcp:8000)`, `fuser -k 8000/tcp`: its `--port`, or any
-where either is not written out); an engine's command line starts with the Python interpreter, so
+where either is not written out), also a script of the repository sent to the background that
+runs an engine in its own shell (`bash start.sh > log &` with `exec python3 -m
+sglang.launch_server ...` in start.sh, released by `pkill -f sglang.launch_server`); an engine's
+command line starts with the Python interpreter, so
 `pkill -f python` ends it too; `pkill` and `pgrep` search their pattern in the program's name, so
 `pkill python` ends `python3`, where `pkill -x python` and `killall python` do not; a `-f` pattern's
 parts after the program's, `--port 8188`, may be in a variable of the command line, `launch_server
@@ -996,12 +1002,28 @@ def _name_kills(text: str) -> Iterator[tuple[bool, bool, str]]:
 
 def _kills_by_name(resource: Resource, text: str) -> bool:
     acquired = resource.acquired_by
-    program = _program(acquired)
     line = acquired.script.text_of(acquired.node)
     if any(launch.command is acquired for launch in launches(acquired.script)):
         # an engine is a Python program: its command line starts with the interpreter
         # (`python3 /usr/local/bin/vllm serve ...`), which `pkill -f python` matches
         line = f"python3 {line}"
+    if _kills_line(acquired, _program(acquired), line, text):
+        return True
+    # (a script of the repository it runs, that runs an engine: `bash start.sh &`, whose
+    # `exec python3 -m sglang.launch_server ...` `pkill -f sglang.launch_server` ends; t82b)
+    held = acquired.script.top.memo.get(_ENGINES_RUN)
+    engines = held.get(id(acquired), ()) if isinstance(held, dict) else ()
+    for engine in engines:
+        called = engine.script.text_of(engine.node).removeprefix("exec").strip()
+        program = engine.invocation.base or engine.name
+        if _kills_line(engine, program, f"python3 {called}", text):
+            return True
+    return False
+
+
+def _kills_line(acquired: Command, program: str | None, line: str, text: str) -> bool:
+    """Whether the name kills of `text` end the process the command starts, whose program is
+    `program` and whose command line is `line`."""
     for full, partial, pattern in _name_kills(text):
         if pattern == program:
             return True
@@ -2919,6 +2941,36 @@ def _named_in_workflows(ctx: Context, path: str) -> bool:
     return False
 
 
+# (the memo of a script: the engines each of its background commands runs through a script
+# of the repository, `_engines_run`)
+_ENGINES_RUN = "BL103 engines run"
+
+
+def _engines_run(ctx: Context, script: Script) -> dict[int, list[Command]]:
+    """For each command of the script sent to the background that runs a script of the
+    repository (`bash start.sh > log 2>&1 &`, `setsid bash -c "bash '$START'" &`), the engine
+    launches that script runs in its own shell (not in the background, nor in a function), by
+    the command's id."""
+    found: dict[int, list[Command]] = {}
+    for call in ctx.environment.calls.calls_in(script):
+        if call.kind != "run":
+            continue
+        outer = call.command  # (the command of the script's own shell that runs it)
+        while outer.script is not script and outer.script.parent is not None:
+            outer = outer.script.parent
+        if outer.script is not script or not _own_job(outer):
+            continue
+        for target in call.targets:
+            called = ctx.ws.shell(target)
+            if called is None:
+                continue
+            for launch in launches(called):
+                command = launch.command
+                if command.script is called and command.function is None and not command.background:
+                    found.setdefault(id(outer), []).append(command)
+    return found
+
+
 def _check(
     ctx: Context,
     script: Script,
@@ -2929,6 +2981,7 @@ def _check(
     undecided: list[Undecided],
 ) -> Iterator[Finding]:
     batch = _batch_script(script)  # (asked once: its `#SBATCH` lines read)
+    script.memo[_ENGINES_RUN] = _engines_run(ctx, script)
     found = _check_script(
         script,
         sourced,

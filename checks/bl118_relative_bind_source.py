@@ -29,10 +29,12 @@ docker run --rm --gpus all -v "$PWD/$BMK_SCRIPT":/tmp/run.sh "$IMAGE" bash /tmp/
 
 ## Exceptions
 Not reported: an absolute source (`/models`, `$PWD/x`, `$(pwd)/x`, `$HOME/x`), one starting with `.`
-or `~`, a volume name with no `/` (`hf-cache:/root/.cache`), a source that starts with an expansion
-the script does not give a value (`$ROOT/x`), or a variable some assignment of which is not known or
-makes it absolute, or that a file the script sources may set; a container run with `--volume-driver`
-(another driver's names), `podman run` (whose rules for names differ), and `--mount` (not read).
+or with a `~` bash expands (`-v ~/models:/models`; quoted, `"~/models:/models"`, or after
+`--volume=`, it reaches docker as written: reported), a volume name with no `/`
+(`hf-cache:/root/.cache`), a source that starts with an expansion the script does not give a value
+(`$ROOT/x`), or a variable some assignment of which is not known or makes it absolute, or that a
+file the script sources may set; a container run with `--volume-driver` (another driver's names),
+`podman run` (whose rules for names differ), and `--mount` (not read).
 """
 
 from __future__ import annotations
@@ -68,18 +70,21 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             for option, word, value in wrapper.options:
                 if option not in ("-v", "--volume") or word is None:
                     continue
-                source = _source(script, value)
+                source = _source(script, value, word.text.startswith("~"))
                 if source is None:
                     continue
                 yield _finding(script, command, word, value, source)
 
 
-def _source(script: Script, value: str) -> str | None:
+def _source(script: Script, value: str, tilde: bool) -> str | None:
     """The relative path with a `/` the option's source surely is (for every value of the
-    variable it starts with), else None."""
+    variable it starts with), else None. `tilde`: the word starts with a `~` bash expands (not
+    quoted, nor after `--volume=`: docker is given `~/models` as written, a relative path)."""
     if ":" not in value:
         return None  # (an anonymous volume, `-v /data`)
     source = value.split(":", 1)[0]
+    if source.startswith("~") and not tilde and "/" in source:
+        return source
     if _named_like_a_path(source):
         return source
     variable = _VARIABLE.match(source)
@@ -118,12 +123,16 @@ def _assigned_values(script: Script, name: str) -> list[str]:
 def _finding(script: Script, command: Command, word: Word, value: str, source: str) -> Finding:
     written = value.split(":", 1)[0]
     named = f"`{clip(source, 40)}`" + (f" (`{written}`)" if written != source else "")
+    home = source.startswith("~/")
     return Finding(
         "BL118",
         f"docker reads the source {named} of `-v {clip(value, 60)}` as a volume name, not as a "
         "host path (it binds an absolute one, or one starting with `.`), and refuses a name "
         "with a `/`: the container never starts",
         Location(script.path, word.span),
-        help=f"write it from an absolute folder: `$PWD/{clip(source, 40)}`",
+        help=f"write it from an absolute folder: `$HOME/{clip(source[2:], 40)}` (bash expands `~` "
+        "only at the start of an unquoted word)"
+        if home
+        else f"write it from an absolute folder: `$PWD/{clip(source, 40)}`",
         subject=source,
     )

@@ -23,7 +23,9 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   image its `resources` `image_id: docker:...` names, or the exact release its `setup:` installs,
   `pip install vllm==0.19.0`), in a script's `docker run` (or `podman
   run`) of that image with flags after it or of any image with the launch after it (`docker run
-  lmsysorg/sglang:v0.5.8 python3 -m sglang.launch_server ...`), and in a launch an `srun
+  lmsysorg/sglang:v0.5.8 python3 -m sglang.launch_server ...`) or in the string its shell runs
+  (`bash -c 'exec vllm serve ...'`, not one that first installs the engine; a `-c` string's
+  `"$@"` is the arguments after it, a Kubernetes container's `args:` too), and in a launch an `srun
   --container-image=IMAGE` (pyxis) runs, a flag the release of the container's image does not
   accept;
 - in a container of the engine's `latest` image (`vllm/vllm-openai:latest`, or no tag), which
@@ -582,6 +584,17 @@ def _replaced(launch: Launch, image: str) -> bool:
     return False
 
 
+def _installs_in(script: Script) -> bool:
+    """Whether the script (a string a container's shell runs) installs an engine's package."""
+    for command in script.commands:
+        words = [w.value if w.static else "" for w in command.words]
+        module = words.index("-m") if "-m" in words else -1
+        pip = (command.base or "") in _INSTALLERS or words[module + 1 : module + 2] == ["pip"]
+        if pip and "install" in words and _installs_engine(words):
+            return True
+    return False
+
+
 def _installs_engine(words: list[str]) -> bool:
     return any(_ENGINE_PACKAGE.fullmatch(w) for w in words[words.index("install") + 1 :])
 
@@ -718,6 +731,10 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         if launch.engine not in ENGINES:
             continue
         wrapped = container_image(launch) if launch.image is None else None
+        if wrapped is not None and launch.command.script.parent is not None:
+            # (in the shell a container runs, `docker run IMAGE bash -c '...'`: not where that
+            # string installs another release first, `pip install vllm==0.9.2 && vllm serve`)
+            wrapped = None if _installs_in(launch.command.script) else wrapped
         if launch.image is not None or wrapped is not None:  # its image names the release
             image, node = (
                 (launch.image.value, launch.image) if launch.image else wrapped or ("", None)

@@ -2397,6 +2397,7 @@ class _Builder:
         if not words:
             return
         value, offsets = _joined(words)
+        value, offsets = _positional_put(command, value, offsets)
         held = self._held_string(value)
         if held is not None:  # `bash -c "exec $CMD > log"`: the command the variable holds
             prefix, end, text, places = held
@@ -2657,6 +2658,62 @@ def _is_background(node: Node) -> bool:
         target = target.parent
     sibling = target.next_sibling
     return sibling is not None and sibling.type == "&"
+
+
+def _positional_put(command: Command, value: str, offsets: list[int]) -> tuple[str, list[int]]:
+    """A `-c` string with the arguments after it in place of its `"$@"` (`sh -c 'exec vllm
+    serve "$@"' _ --model m`, a container's `command:` with its `args:` after; t82b,
+    inference-perf): each argument one single-quoted word, its characters at their places. Only
+    where every argument is written out; `"$@"` in single quotes is left."""
+    if '"$@"' not in value and '"${@}"' not in value:
+        return value, offsets
+    invocation = command.invocation
+    if not invocation.shell:
+        return value, offsets
+    rest = invocation.args
+    has_c, _, operand = _shell_flags(rest)
+    given = rest[operand + 2 :] if has_c else ()  # (after the string and `$0`)
+    if not given or not all(w.static for w in given):
+        return value, offsets
+    text: list[str] = []
+    places: list[int] = []
+    for i, word in enumerate(given):
+        chars = word.offsets or [word.node.start_byte]
+        if i:
+            text.append(" ")
+            places.append(places[-1])
+        text.append("'")
+        places.append(chars[0])
+        for char, place in zip(word.value, chars, strict=False):
+            piece = "'\\''" if char == "'" else char
+            text.append(piece)
+            places.extend([place] * len(piece))
+        text.append("'")
+        places.append(chars[-1])
+    put, at = "".join(text), places
+    out: list[str] = []
+    out_offsets: list[int] = []
+    quote = ""
+    i = 0
+    while i < len(value):
+        char = value[i]
+        found = next((m for m in ('"$@"', '"${@}"') if value.startswith(m, i)), None)
+        if not quote and found is not None:
+            out.append(put)
+            out_offsets.extend(at)
+            i += len(found)
+            continue
+        if char == "\\" and quote != "'":
+            out.append(value[i : i + 2])
+            out_offsets.extend(offsets[i : i + 2])
+            i += 2
+            continue
+        if char in "'\"" and quote in ("", char):
+            quote = "" if quote else char
+        out.append(char)
+        out_offsets.append(offsets[i])
+        i += 1
+    return "".join(out), out_offsets
 
 
 def _shell_flags(words: tuple[Word, ...]) -> tuple[bool, bool, int]:
