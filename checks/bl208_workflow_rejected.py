@@ -4,7 +4,8 @@
 Reads every workflow under `.github/workflows/` and reports what makes GitHub reject the file
 ("Invalid workflow file") before any job starts:
 - an expression (`${{ ... }}`, or an `if:` written without them) that GitHub's parser rejects:
-  an unbalanced parenthesis (`${{ inputs.run && always()) }}`), an unterminated string, a
+  an empty one (`${{ }}`), an unbalanced parenthesis (`${{ inputs.run && always()) }}`), an
+  unterminated string, a
   context name that does not exist (`runer.labels`), a function that does not exist or is given
   too few or too many arguments;
 - an expression that names a context or a function where GitHub does not offer it: `env` in a
@@ -20,6 +21,7 @@ Reads every workflow under `.github/workflows/` and reports what makes GitHub re
 - a job's `needs:` that names no job of the workflow;
 - an input of `workflow_dispatch` or `workflow_call` whose `default:` is a list or a mapping
   where its `type:` is `string`, `number` or `boolean`;
+- a YAML merge key (`<<: *defaults`), which GitHub's parser reads as a key named `<<`;
 - a job that calls a reusable workflow (`uses:`) with a key such a job cannot have (`runs-on`,
   `steps`, `env`: it may have only `name`, `uses`, `with`, `secrets`, `needs`, `if`,
   `permissions`, `strategy` and `concurrency`), and a step with a key no step has (`secrets`).
@@ -85,7 +87,7 @@ from benchlint.registry import rule
 from benchlint.source import SourceText
 from benchlint.workflow import WORKFLOWS, expressions, expressions_at, job_steps, workflow_roots
 from benchlint.workflow_schema import Allowed, allowed_values
-from benchlint.yamlmodel import YNode, value_span
+from benchlint.yamlmodel import YamlDocument, YNode, value_span
 
 _TYPED = frozenset({"string", "number", "boolean"})
 
@@ -99,11 +101,15 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield from _needs(source, root)
         yield from _defaults(source, root)
         yield from _keys(source, root)
+        yield from _merge_keys(source, root)
 
 
 def _expressions(source: SourceText, root: YNode) -> Iterator[Finding]:
     allowed: dict[str, Allowed] | None = None
     for node, text, start, where in expressions_at(root, frozenset({"on"})):
+        if not text.strip() and start >= 3:  # (`${{ }}`, not a bare `if:`'s whole value)
+            yield _rejected(source, node, start - 3, "${{" + text + "}}", _EMPTY)
+            continue
         error = _error(text)
         if error is not None:
             yield _rejected(source, node, start, text, error)
@@ -116,6 +122,10 @@ def _expressions(source: SourceText, root: YNode) -> Iterator[Finding]:
         error = _misplaced(text, here.contexts, tuple(sorted(here.functions.items())))
         if error is not None:
             yield _rejected(source, node, start, text, error, here)
+
+
+# GitHub's parser on `${{ }}` (@actions/workflow-parser 0.3.61, anywhere it reads one)
+_EMPTY = ExpressionError("An expression was expected", 0)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -338,6 +348,26 @@ _STEP_KEYS = frozenset(
         "timeout-minutes",
     }
 )
+
+
+def _merge_keys(source: SourceText, root: YNode) -> Iterator[Finding]:
+    """A YAML merge key (`<<: *defaults`): GitHub's parser merges nothing; it reads a key
+    named `<<`, which no mapping of a workflow may have (`Unexpected value '<<'`), or whose
+    value may not be a mapping (`env:`, `with:`: "A mapping was not expected")."""
+    for node in YamlDocument.nodes([root]):  # (a mapping an alias repeats: once)
+        if not node.is_map:
+            continue
+        for key, value in node.pairs:
+            if key.is_scalar and key.value == "<<" and not value.is_scalar:
+                yield Finding(
+                    "BL208",
+                    "`<<:` is a YAML merge key, which GitHub's workflow parser does not merge: "
+                    f"it reads a key named `<<`, which it refuses here; {_REJECTS}",
+                    Location(source.path, key.span),
+                    subject="merge-key",
+                    help="write the keys out (an alias of a whole mapping, `env: *defaults`, "
+                    "is read)",
+                )
 
 
 def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:

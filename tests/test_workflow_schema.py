@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchlint.finding import Finding
 from benchlint.source import SourceText
 from benchlint.yamlmodel import parse_yaml
-from checks.bl208_workflow_rejected import _expressions
+from checks.bl208_workflow_rejected import _expressions, _merge_keys
 from tests.test_expressions import run_oracle
 
 ORACLE = Path(__file__).parent / "oracles" / "github_workflow.mjs"
@@ -152,3 +153,71 @@ def test_places_an_alias_or_an_expression_key_makes_are_read_as_githubs_parser_r
     ]
     assert not differ, differ
     assert sum(bool(_lines(errors)) for errors in found) == 7  # (the parser rejects seven)
+
+
+def test_an_empty_expression_is_rejected_where_githubs_parser_rejects_it() -> None:
+    cases = [
+        template.replace("${{ EXPR }}", empty).replace("EXPR", "''")
+        for place, template in _PLACES.items()
+        for empty in ("${{ }}", "${{}}", "${{    }}")
+        if "bare" not in place
+    ]
+    cases.append(_job("    if: ''\n"))  # (a bare condition that is empty: accepted)
+    found = _github([f"on: push\n{text}{_JOB_B}" for text in cases])
+    expected = [
+        {
+            (int(e.split("Line: ", 1)[1].split(",", 1)[0]) - 1)
+            for e in errors
+            if "An expression was expected" in e
+        }
+        for errors in found
+    ]
+    ours = [
+        {f.location.span.line for f in _findings(text) if "expression was expected" in f.message}
+        for text in cases
+    ]
+    assert ours == expected
+    assert sum(bool(lines) for lines in expected) == 3 * (len(_PLACES) - 2)
+
+
+def _findings(text: str) -> list[Finding]:
+    source = SourceText(".github/workflows/w.yml", text.encode())
+    root = parse_yaml(source).root
+    assert root is not None
+    return list(_expressions(source, root))
+
+
+# a merge key in each kind of mapping (a step, a job's `env:`, a step's `with:`, a matrix, the
+# jobs), and an alias of a whole mapping, which GitHub reads
+_MERGES = [
+    _RUNS + "    steps:\n      - &s\n        run: e\n      - <<: *s\n        name: n\n",
+    _RUNS
+    + "    env: &e\n      A: b\n"
+    + _STEPS.replace("run: e", "run: e\n        env:\n          <<: *e\n          B: c"),
+    _RUNS + "    steps:\n      - uses: a/b@v1\n        with: &w\n          k: v\n"
+    "      - uses: a/b@v1\n        with:\n          <<: *w\n",
+    _RUNS + "    strategy:\n      matrix:\n        <<: {v: [1]}\n" + _STEPS,
+    "jobs:\n  a: &j\n    runs-on: x\n" + _STEPS + "  <<: {b: {runs-on: x, steps: [{run: e}]}}\n",
+    _RUNS + "    env: &e\n      A: b\n" + _STEPS.replace("run: e", "run: e\n        env: *e"),
+]
+
+
+def test_a_merge_key_is_rejected_as_githubs_parser_rejects_it() -> None:
+    found = _github([f"on: push\n{text}" for text in _MERGES])
+    ours = [[f for f in _merge_findings(text)] for text in _MERGES]
+    assert [bool(errors) for errors in found] == [bool(f) for f in ours]
+    assert [bool(errors) for errors in found] == [True] * 5 + [False]
+    for text, findings in zip(_MERGES, ours, strict=True):  # (at the `<<` key)
+        lines = [
+            n
+            for n, line in enumerate(text.splitlines(), 1)
+            if line.lstrip().startswith(("<<", "- <<"))
+        ]
+        assert [f.location.span.line for f in findings] == lines
+
+
+def _merge_findings(text: str) -> list[Finding]:
+    source = SourceText(".github/workflows/w.yml", text.encode())
+    root = parse_yaml(source).root
+    assert root is not None
+    return list(_merge_keys(source, root))
