@@ -21,7 +21,7 @@ from typing import Any
 from benchlint import profile
 from benchlint.shell.braces import expansions
 from benchlint.shell.invocation import LONE_VARIABLE, Invocation
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.model import Command, Script, Word, visible_assignments
 from benchlint.shell.output import substitution_pattern
 from benchlint.workspace import Workspace
 
@@ -75,9 +75,37 @@ def _held_path(command: Command) -> tuple[str, Word] | None:
     `RUN_FILE_FULL="$WS_PATH/${RUN_FILE}"` and `RUN_FILE="server.sh"`; InferenceX's amd_utils
     job.slurm): ("held", word), a call where its values name scripts of the repository."""
     words = command.invocation.words
-    if not words or LONE_VARIABLE.fullmatch(words[0].text.strip('"')) is None:
+    match = LONE_VARIABLE.fullmatch(words[0].text.strip('"')) if words else None
+    if match is None:
+        return None
+    # (where a string runs it, the variable is one the shell that expands it has: not one only
+    # the host sets, `docker run img bash -lc '"$RUN" | tee log'`; t84a)
+    name = match.group(1) or match.group(2)
+    if any("/" not in v for v in _path_values(words[0].script.top, name)):
+        return None  # (`RUN=server.sh; "$RUN"`: a name with no `/` is looked up in PATH)
+    shell = _expanding_script(words[0], name)
+    if shell.parent is not None and not visible_assignments(shell, name):
         return None
     return "held", words[0]
+
+
+def _expanding_script(word: Word, name: str) -> Script:
+    """The script whose shell expands the word's `$NAME`: its own, or, where the string that
+    is its text got the `$` from an expansion in the command that runs it (`bash -lc
+    "...'"$RUN"'..."`: the outer shell puts the value in), that command's, and so on up."""
+    script = word.script
+    at = word.offsets[0] if word.offsets else None
+    while script.parent is not None and at is not None:
+        command = script.parent
+        outer = command.script
+        if not any(
+            r.name == name and outer.char_of(r.node.start_byte) == at
+            for w in command.words
+            for r in w.reads()
+        ):
+            break
+        script = outer
+    return script
 
 
 def call_graph(ws: Workspace) -> CallGraph:
@@ -278,7 +306,10 @@ def _leading_expansion(value: str) -> tuple[str, str]:
         return value, ""
     if value.startswith("${"):  # (where bash ends it: `${A:-${B:-x}}/s.sh`, nested; t84)
         first = next((e for e in expansions(value) if e.start == 0), None)
-        return (value, "") if first is None else (value[: first.end], value[first.end :])
+        if first is not None:
+            return value[: first.end], value[first.end :]
+        end = value.find("}")  # (a form the reader does not name: `${!DIR_VAR}`, `${#X}`)
+        return (value, "") if end < 0 else (value[: end + 1], value[end + 1 :])
     match = re.match(r"\$[A-Za-z_][A-Za-z0-9_]*", value)
     if match:
         return match.group(0), value[match.end() :]

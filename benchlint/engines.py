@@ -302,7 +302,9 @@ def hidden_launches(script: Script) -> list[Command]:
     """Command lines of the script and its nested scripts that are no launch benchlint reads,
     but would be one without a word whose value is not known: a program behind it
     (`$PREFIX vllm serve ...`, `${nsys_prefix} trtllm-serve ...`), or a module a variable holds
-    that the script gives an engine's module among others (`python3 -m "$WORKER_MODULE"`)."""
+    that the script gives an engine's module among others (`python3 -m "$WORKER_MODULE"`), or a
+    string a function runs through a variable the script gives another value after it
+    (`Script.stale`)."""
     known = set()
     for launch in launches(script):
         known.add(id(launch.command))
@@ -328,6 +330,8 @@ def hidden_launches(script: Script) -> list[Command]:
             held = _held_modules(words[at + 1]) if at is not None and at + 1 < len(words) else ()
             if any(_MODULES.get(m) or m.startswith("dynamo.") for m in held):
                 found.append(command)
+    for inner in script.walk():  # (a string a variable's value gave, which may be another)
+        found.extend(s.parent for s in inner.stale if s.parent is not None and launches(s))
     return found
 
 

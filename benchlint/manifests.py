@@ -94,7 +94,11 @@ def _compose_services(
         for value in (entrypoint, command):
             if value is None:
                 continue
-            if value.is_scalar and not _COMPOSE_UNSAFE.search(_unquoted(value.value)):
+            if (
+                value.is_scalar
+                and not _COMPOSE_UNSAFE.search(_unquoted(value.value))
+                and "\\\n" not in value.value  # (Compose keeps a newline it escapes; t84a)
+            ):
                 argv.append(value)
                 split.add(id(value))
             elif value.is_seq and all(item.is_scalar for item in value.items):
@@ -117,6 +121,9 @@ def _compose_services(
 # (outside quotes: `bash -lc "source env.sh && vllm serve ..."` is three words to both; t82b)
 _COMPOSE_UNSAFE = re.compile(r"[;&|<>()`#'\"]|\$\(")
 _QUOTED = re.compile(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.""", re.DOTALL)
+
+
+_QUOTED_OR_NEWLINE = re.compile(_QUOTED.pattern + "|\n", re.DOTALL)
 
 
 def _unquoted(value: str) -> str:
@@ -220,8 +227,8 @@ def command_line(
         places = _places(file, node, start) or [start] * len(value)
         if index:
             put(" ", offsets[-1])
-        if id(node) in split:
-            text.append(value)
+        if id(node) in split:  # (a newline outside quotes parts words, as a blank does)
+            text.append(_QUOTED_OR_NEWLINE.sub(lambda m: " " if m[0] == "\n" else m[0], value))
             offsets.extend(places)
             continue
         put("'", places[0] if places else start)

@@ -127,6 +127,8 @@ _READ_SUFFIXES = (
 ) + TEMPLATE_SUFFIXES
 _SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
 _SBATCH_LINE = re.compile(rb"(?m)^#SBATCH\s")
+# make's files, whatever their first line says (make reads a `#!` line as a comment; t84b)
+_MAKEFILE = re.compile(r"(?:GNU)?[Mm]akefile(?:\..+)?|.+\.mk|.+\.make")
 # a `#!` line that names a shell whose language is not bash's
 _OTHER_SHELL = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:zsh|m?ksh|fish|t?csh)\b")
 _BASH_ERROR = re.compile(r"line (\d+): (.*)")
@@ -428,7 +430,7 @@ class Workspace:
             ):
                 self.templates.add(rel)
             return
-        elif not link and self._has_shell_shebang(rel):
+        elif not link and not _MAKEFILE.fullmatch(name) and self._has_shell_shebang(rel):
             self.shell_paths.append(rel)
         elif not link and name.endswith(JOB_SUFFIXES) and self._unmarked_job(rel):
             self.shell_paths.append(rel)  # (linted as bash; the run says sbatch refuses it)

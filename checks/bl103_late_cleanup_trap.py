@@ -472,6 +472,9 @@ def _function_starts(script: Script) -> dict[str, list[tuple[Command, str | None
             probe = Resource("background process", command, command, name, releases)
             # (not a stop in another branch of an `if` or `case`: `stop) pkill ...;;`)
             rest = [c for c in body[index + 1 :] if not exclusive(command, c)]
+            # (nor the clean-up of a branch that then leaves the function, `if ! ready; then
+            # kill $pid; return 1; fi`: on the other path it is held after the call; t84b)
+            rest = [c for c in rest if c.guards == command.guards or not _leaves(script, c)]
             later = [script.text_of(c.node) for c in rest]
             later += [  # (and the functions the rest of the body calls: `stop_server`)
                 script.text_of(script.functions[c.base])
@@ -788,6 +791,12 @@ def _kept_on_success(script: Script, first: Command, released: Released) -> bool
         )
         for c in releases
     )
+
+
+def _leaves(script: Script, command: Command) -> bool:
+    """Whether the command's branch then leaves the function or the script (`kill "$PID";
+    return 1`, `exit 1`)."""
+    return bool(_branch_exits(script, command, ("return", "exit")))
 
 
 def _branch_exits(
@@ -2279,6 +2288,15 @@ def _in_the_call(
     for p in body.exits_between(at, None):
         if p.kind not in kinds or released(p.command) or _about_itself(resource, p):
             continue
+        if any(  # (its branch released it first: `else kill "$PID"; return 1; fi`; t84b)
+            c.function == function
+            and c.guards == p.command.guards
+            and acquisition.node.end_byte <= c.node.start_byte
+            and c.node.end_byte <= p.command.node.start_byte
+            and released(c)
+            for c in flow.script.commands
+        ):
+            continue
         if p.command.base == "return":  # (`return 1`: the call fails, and `set -e` ends there)
             if [w.value for w in p.command.args] == ["0"]:
                 continue
@@ -2299,6 +2317,9 @@ def _check_flow(
     where the exits it could not decide are put."""
     script = flow.script
     resources = _resources(flow)
+    if flow.function is not None:  # (what the body keeps after it returns is its caller's)
+        kept = {id(c) for c, _ in _function_starts(script).get(flow.function, ())}
+        resources = [r for r in resources if id(r.acquired_by) not in kept]
     every = flow.traps() if resources else []
     exit_traps = [(i, t) for i, t in every if t.on_exit]
     # an ERR trap runs before `set -e` ends the script at a failing command
@@ -2859,10 +2880,7 @@ def _ends_after_kill(script: Script, finding: Finding) -> bool:
         None,
     )
     if kill is not None and kill.base == "trap":  # (its handler's last act: `kill $p; exit 0`)
-        handler = [w.value for w in kill.args if w.value != "--"][:1]
-        text = handler[0] if handler else ""
-        called = [c.base for c in parse_file(SourceText(script.path, text.encode())).commands]
-        return bool(called) and all(n in _ENDING for n in called) and called[-1] == "exit"
+        return _ends_in_handler(script, kill)
     return (
         kill is not None
         and not kill.loops
@@ -2874,6 +2892,42 @@ def _ends_after_kill(script: Script, finding: Finding) -> bool:
             and not exclusive(kill, c)
             and c.words
         )
+    )
+
+
+def _ends_in_handler(script: Script, trap: Command) -> bool:
+    """Whether the trap's handler ends the script after its kill: only messages and kills, in
+    one list run whole (no condition, `||`, subshell or loop), then `exit`; and so does every
+    later `trap` of the script that may replace it for one of its signals (t84a)."""
+    words = [w.value for w in trap.args if w.value != "--"]
+    if len(words) < 2 or not _handler_ends(script, words[0]):
+        return False
+    signals = set(words[1:])
+    for other in script.commands:
+        if (
+            other.base == "trap"
+            and other.node.start_byte > trap.node.end_byte
+            and not exclusive(trap, other)
+        ):
+            given = [w.value for w in other.args if w.value != "--"]
+            if signals & set(given[1:]) and not (given and _handler_ends(script, given[0])):
+                return False
+    return True
+
+
+def _handler_ends(script: Script, text: str) -> bool:
+    handler = parse_file(SourceText(script.path, text.encode("utf-8", "surrogateescape")))
+    commands = handler.commands
+    return (
+        bool(commands)
+        and not handler.nested
+        and all(
+            c.base in _ENDING
+            and not (c.guards or c.tested or c.or_guarded or c.subshell or c.loops)
+            and c.function is None
+            for c in commands
+        )
+        and commands[-1].base == "exit"
     )
 
 

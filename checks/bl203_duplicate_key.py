@@ -26,16 +26,17 @@ health_check:
   interval_seconds: 10
 ```
 
-A key repeated with the same value each time (as PyYAML reads it: `deepep` and `"deepep"` are
-one) changes nothing today: it is reported as a note (an edit to the first would be silently
-ignored). In a Kubernetes manifest (a document with `apiVersion` and `kind` at its top level,
-not kustomize's own `Kustomization`) kustomize-based tools (`kubectl apply -k`, Argo CD, Flux)
-refuse a repeated key whatever the values (`mapping key "volumes" already defined`), while
-`kubectl apply -f` keeps the last value: with the same value it is a warning, as benchlint does
-not know which tool reads the file. A repeated merge key (`<<: *base` then `<<: *extra`) is
-merged every time, not the last only; PyYAML releases differ on which mapping a key both define
-comes from (an error), and where they define no key in common only a stricter loader minds (a
-warning). Its fix is one `<<: [*base, *extra]`, written by hand.
+A key that stands for one to fill in (`x.x.x.x`, once per node of a sample, or `<node-ip>`) is
+counted, not reported. A key repeated with the same value each time (as PyYAML reads it: `deepep`
+and `"deepep"` are one) changes nothing today: it is reported as a note (an edit to the first would
+be silently ignored). In a Kubernetes manifest (a document with `apiVersion` and `kind` at its top
+level, not kustomize's own `Kustomization`) kustomize-based tools (`kubectl apply -k`, Argo CD,
+Flux) refuse a repeated key whatever the values (`mapping key "volumes" already defined`), while
+`kubectl apply -f` keeps the last value: with the same value it is a warning, as benchlint does not
+know which tool reads the file. A repeated merge key (`<<: *base` then `<<: *extra`) is merged every
+time, not the last only; PyYAML releases differ on which mapping a key both define comes from (an
+error), and where they define no key in common only a stricter loader minds (a warning). Its fix is
+one `<<: [*base, *extra]`, written by hand.
 
 ## Fix safety
 The fix removes the earlier entry (with the lines under it), which PyYAML ignores: safe, what
@@ -85,9 +86,13 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield from ctx.document_pass("BL203", path, _findings)
 
 
-def _duplicates(document: YamlDocument) -> Iterator[Finding]:
+def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
     for duplicate in document.duplicates():
         key = duplicate.again.value
+        if _FILL_IN.fullmatch(str(key)):
+            # (`x.x.x.x:` once per node of a sample to fill in: keys to come, not keys; t84b)
+            yield Undecided(_FILLED_IN, Location(document.path, duplicate.again.span))
+            continue
         first_line = duplicate.first.span.line
         advice = ""
         same = _same_values(duplicate)
@@ -147,6 +152,15 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding]:
             fix=fix,
             severity=severity,
         )
+
+
+# a key that stands for one to fill in: an address of `x`s (`x.x.x.x`, `xxx.xxx.xxx.xxx`,
+# `x.x.x.x:xxxx`), a `<...>` (`<node-ip>`)
+_FILL_IN = re.compile(r"[xX]+(?:[.:][xX]+)+|<[^<>\s]+>")
+_FILLED_IN = (
+    "repeated keys that stand for values to fill in (`x.x.x.x`, `<node-ip>`), not reported "
+    "(BL203: they differ once the file is filled in)"
+)
 
 
 def _manifest(document: YamlDocument, node: YNode) -> bool:

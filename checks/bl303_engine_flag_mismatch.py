@@ -420,9 +420,9 @@ def _unchecked(launch: Launch) -> str | None:
     return f"engine launches of `{program}` not checked for flags (BL303: no flag data for it)"
 
 
-# a `command:` or `args:` key, or a SkyPilot task's `run:`: a file without one has no
-# container's command line
-_CONTAINER = re.compile(r"^(?:[ \t-]*(?:command|args)|run)[ \t]*:", re.M)
+# a `command:`, `args:` or `entrypoint:` key (a Compose service's), or a SkyPilot task's
+# `run:`: a file without one has no container's command line
+_CONTAINER = re.compile(r"^(?:[ \t-]*(?:command|args|entrypoint)|run)[ \t]*:", re.M)
 
 
 def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
@@ -715,8 +715,8 @@ def _through_scripts(ctx: Context, script: Script) -> list[Launch]:
 
 HIDDEN = (
     "engine launches behind a word whose value is not known (a program after `$PREFIX`, a "
-    "module a variable gives one of several values, or the caller's) not checked for flags "
-    "(BL301, BL303)"
+    "module a variable gives one of several values, the caller's, or one the script gives again "
+    "after the function that runs it) not checked for flags (BL301, BL303)"
 )
 
 

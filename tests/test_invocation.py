@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchlint.calls import _leading_expansion
 from benchlint.engines import launches
 from benchlint.environment import wrapper_settings
 from benchlint.shell.model import parse_file
@@ -396,3 +397,53 @@ def test_a_held_value_is_not_taken_where_the_script_may_change_it_or_a_chain_hid
     ]
     assert found[0].command.invocation.wrappers[-1].name == "timeout"
     assert [c.span.line for c in hidden_launches(script)] == [3]
+
+
+def test_a_variable_that_holds_a_wrapping_program_is_that_program() -> None:
+    """(t84, InferenceX's amd_utils job.slurm) `$DOCKER_CMD run`, where every assignment of
+    DOCKER_CMD its shell makes before it (an `eval`'d snippet's too) gives `docker` or `sudo
+    docker`, is `docker run`; `$MAYBE_EXEC` given `exec` or nothing is a wrapper; an unquoted
+    `$(...)` and several expansions in a row before the image are options. Near misses: a
+    quoted `"$DOCKER_CMD"` holding `sudo docker` (one word names no program), a variable no
+    assignment before it gives (an `eval` in a function or after it), one that may hold a
+    program no wrapper is known for, and `$(which python3)` after `srun` (a program)."""
+    script = parse_file(
+        SourceText(
+            "t.sh",
+            b'eval "DOCKER_CMD=docker"\n'
+            b"MAYBE_EXEC=exec\n"
+            b'[ -n "$B" ] && MAYBE_EXEC=\n'
+            b"$MAYBE_EXEC $DOCKER_CMD run --rm $(echo -v /a:/a) ${MOUNTS} ${ENVS} --name x img"
+            b" bash -lc 'echo hi'\n"
+            b'S="sudo docker"\n'
+            b'"$S" run --rm img true\n'
+            b"f() { eval 'LATE=docker'; }\n"
+            b"$LATE run --rm img true\n"
+            b'R=docker; [ -n "$B" ] && R=nerdctl\n'
+            b"$R run --rm img true\n"
+            b"srun $(which python3) -m sglang.launch_server --model-path m\n",
+        )
+    )
+    runs = {c.span.line: c.invocation for c in script.commands if c.span.column == 1}
+    assert [w.name for w in runs[4].wrappers] == ["exec", "docker run"]
+    assert [w.value for w in runs[4].words] == ["bash", "-lc", "echo hi"]
+    assert all(not runs[line].wrappers for line in (6, 8, 10))
+    assert [w.name for w in runs[11].wrappers] == ["srun"]
+    assert runs[11].words[0].value == "$(which python3)"
+
+
+@pytest.mark.parametrize(
+    ("value", "head", "rest"),
+    [
+        # (bash ends a nested `${...}` at its own `}`: t84, amd_utils/server.sh's WS_PATH)
+        ('${WS:-${ALT:-$(dirname "${BASH_SOURCE[0]}")}}/s.sh', None, "/s.sh"),
+        ("${!LIB_DIR}/common.sh", "${!LIB_DIR}", "/common.sh"),  # (t84a: not swallowed)
+        ("${#X}/x.sh", "${#X}", "/x.sh"),
+        ("$DIR/x.sh", "$DIR", "/x.sh"),
+    ],
+)
+def test_a_leading_expansion_ends_where_bash_ends_it(
+    value: str, head: str | None, rest: str
+) -> None:
+    found = _leading_expansion(value)
+    assert found == (value[: len(value) - len(rest)] if head is None else head, rest)

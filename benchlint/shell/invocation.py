@@ -464,12 +464,12 @@ def _held_program(words: Sequence[Word]) -> str | None:
     or the program is no wrapper's."""
     if len(words) < 2 or words[0].static:
         return None
-    found = assigned_to(words[0])
-    if found is None or not found[1]:
+    assigned = _shell_assignments(words[0])
+    if not assigned:
         return None
     quoted = words[0].text.startswith('"')
     programs = set()
-    for assignment in found[1]:
+    for assignment in assigned:
         value = assignment.value
         if value is None or not value.static or value.items is not None:
             return None
@@ -479,6 +479,28 @@ def _held_program(words: Sequence[Word]) -> str | None:
         programs.add(posixpath.basename(split[-1]))
     program = programs.pop() if len(programs) == 1 else None
     return program if program in _SUBCOMMANDS or program in WRAPPER_GRAMMARS else None
+
+
+def _shell_assignments(word: Word) -> list[Assignment]:
+    """For a lone `$NAME`, the assignments of NAME its shell makes before it (its own, and
+    those of the strings its `eval`s run), else, for a nested script, those the shell that
+    runs it passes on (`visible_assignments`: exported, not to `ssh` or a container)."""
+    match = LONE_VARIABLE.fullmatch(word.text.strip('"'))
+    if match is None:
+        return []
+    name = match.group(1) or match.group(2)
+    before = word.node.start_byte
+    own = [
+        a
+        for script in _same_shell(word.script, before)
+        for a in script.assignments
+        if a.name == name and (script is not word.script or a.node.start_byte < before)
+    ]
+    if own or word.script.parent is None:
+        return own
+    from benchlint.shell.model import visible_assignments  # (the model builds on this module)
+
+    return visible_assignments(word.script, name, before)
 
 
 def _program_in_folder(value: str) -> str | None:
@@ -595,18 +617,29 @@ def assigned_to(word: Word) -> tuple[str, list[Assignment]] | None:
         return None
     name = match.group(1) or match.group(2)
     scripts = [word.script, word.script.top]  # (a nested script's, and its file's)
-    # (and the strings their `eval`s run, in the same shell: `eval "$DOCKER_CMD_DETECT"`)
-    shells = dict.fromkeys(inner for each in scripts for inner in _same_shell(each))
+    # (and the strings their `eval`s run before it, in the same shell: `eval "$DETECT"`)
+    shells = dict.fromkeys(
+        inner
+        for each in scripts
+        for inner in _same_shell(each, word.node.start_byte if each is word.script else None)
+    )
     return name, [a for each in shells for a in each.assignments if a.name == name]
 
 
-def _same_shell(script: Script) -> Iterator[Script]:
-    """The script and the strings its `eval`s run, theirs too: what runs in its shell (not an
-    `eval` in a subshell, a pipeline or the background)."""
+def _same_shell(script: Script, before: int | None = None) -> Iterator[Script]:
+    """The script and the strings its `eval`s run (before byte `before` of it, where given),
+    theirs too: what runs in its shell (not an `eval` in a subshell, a pipeline or the
+    background, nor in a function's body: it runs where the function is called; t84a)."""
     yield script
     for inner in script.nested:
         command = inner.parent
-        if command is not None and command.base == "eval" and not command.apart_from_script:
+        if (
+            command is not None
+            and command.base == "eval"
+            and not command.apart_from_script
+            and command.function is None
+            and (before is None or command.node.end_byte <= before)
+        ):
             yield from _same_shell(inner)
 
 
@@ -801,12 +834,19 @@ def _read(
             assigned.append(word)
             i += 1
             continue
-        image = len(operands) < grammar.operands and _IMAGE_VARIABLE.search(value) is not None
-        after = next((k for k in range(i, len(words)) if not _unquoted_expansion(words[k])), None)
+        due = len(operands) < grammar.operands  # (an operand is due: `docker run`'s image)
+        image = due and _IMAGE_VARIABLE.search(value) is not None
+        # (several expansions in a row, or a substitution, only where an operand is due: a
+        # program follows `srun` at once, `srun $(which python3) -m x`, `srun ${NSYS} ${PY} -u`)
+        after = (
+            next((k for k in range(i, len(words)) if not _unquoted_expansion(words[k])), None)
+            if due
+            else i + 1
+        )
         if (
-            _unquoted_expansion(word)
+            _unquoted_expansion(word, due)
             and after is not None
-            and after > i
+            and i < after < len(words)
             and words[after].value.startswith("-")
             and not image
         ):
@@ -833,10 +873,12 @@ def _read(
 _IMAGE_VARIABLE = re.compile(r"IMAGE|IMG", re.I)
 
 
-def _unquoted_expansion(word: Word) -> bool:
-    """A word that is only an unquoted `$NAME`, `${NAME}` or `$(...)`: zero or more words once
-    split (`$(command -v nicctl >/dev/null && echo "-v ...")` among `docker run`'s options)."""
-    return word.node.type in ("simple_expansion", "expansion", "command_substitution")
+def _unquoted_expansion(word: Word, substitution: bool = True) -> bool:
+    """A word that is only an unquoted `$NAME`, `${NAME}` or (with `substitution`) `$(...)`:
+    zero or more words once split (`$(command -v nicctl >/dev/null && echo "-v ...")` among
+    `docker run`'s options)."""
+    kinds = ("simple_expansion", "expansion", "command_substitution")
+    return word.node.type in (kinds if substitution else kinds[:2])
 
 
 def _is_assignment(value: str) -> bool:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from benchlint.finding import Span
 from benchlint.shell.conditions import Compiler, Condition
-from benchlint.shell.invocation import LONE_VARIABLE, Invocation, resolve
+from benchlint.shell.invocation import FILES, LONE_VARIABLE, Invocation, resolve
 from benchlint.shell.words import EXPANSIONS, heredoc_body, unquote
 from benchlint.source import SourceText, char_offsets
 
@@ -812,6 +812,11 @@ class Script:
         self.assignments: list[Assignment] = []
         self.expansions: list[Expansion] = []
         self.nested: list[Script] = []
+        # (while it is built: each nested script a variable's value gave its text, and the
+        # names read for it; `_drop_stale_held`)
+        self.held_reads: list[tuple[Script, frozenset[str]]] = []
+        # nested scripts let go of that way: not walked, their launches counted as not known
+        self.stale: list[Script] = []
         self.functions: dict[str, Syn] = {}
         self._argument_runners: dict[str, int | None] = {}
         # (`runs_string_argument`, kept by function and definition)
@@ -1551,13 +1556,20 @@ def written_later(script: Script) -> bool:
 
 
 def _held_value(
-    script: Script, name: str, seen: frozenset[str], before: int | None
+    script: Script,
+    name: str,
+    seen: frozenset[str],
+    before: int | None,
+    names: set[str] | None = None,
 ) -> tuple[str, list[int]] | None:
     """The text of the string variable `name` holds, and the places of its characters: its
     last value the script gives it whole, with what is appended after it; a value that
     starts with another variable's (`FULL_CMD="$BASE_CMD"`, `"$BASE_CMD --tp 8"`) has that
     one's text in its place (t81a, vllm-gaudi), as assigned before the copy (`before`). A
-    nested script that gives it none reads it from the shell it runs in (`visible_assignments`)."""
+    nested script that gives it none reads it from the shell it runs in (`visible_assignments`).
+    `names`: where given, the names it reads are added to it."""
+    if names is not None:
+        names.add(name)
     assigned = visible_assignments(script, name, before)
     pieces: list[tuple[str, list[int]]] = []
     for assignment in reversed(assigned):
@@ -1576,7 +1588,7 @@ def _held_value(
         else:
             copied = None
             if lead is not None and other is not None and other not in seen and len(seen) < 4:
-                copied = _held_value(owner, other, seen | {name}, assignment.node.start_byte)
+                copied = _held_value(owner, other, seen | {name}, assignment.node.start_byte, names)
             # (not a variable of words before the program, `${SDMA_ENV} python3 -m ...`
             # with SDMA_ENV="" or "MORI_ENABLE_SDMA=true": the command's own text is read,
             # its variables as what they may give)
@@ -1611,8 +1623,58 @@ def visible_assignments(script: Script, name: str, before: int | None = None) ->
             return found
         script, before = command.script, command.node.start_byte
         if command.base != "eval":
-            outer = visible_assignments(script, name, before)
+            if not _keeps_environment(command):
+                return []
+            # (not one a command's prefix gives that command alone: `DETECT=... true`)
+            outer = [a for a in visible_assignments(script, name, before) if a.kind != "prefix"]
             return outer if any(a.exported for a in outer) else []
+
+
+def _keeps_environment(command: Command) -> bool:
+    """Whether the shell the command starts gets the caller's exported variables: not behind a
+    wrapper that runs it elsewhere or from another environment (`ssh`, `docker run`, `docker
+    exec`, `kubectl exec`, `apptainer exec --cleanenv`), `sudo` (its `env_reset`), `env -i`,
+    or Slurm's `--export=NONE` (or a list: only those names); t84a."""
+    for wrapper in command.invocation.wrappers:
+        if FILES in wrapper.apart or wrapper.own_env or wrapper.name == "sudo":
+            return False
+        if wrapper.name == "env" and wrapper.has("-i", "--ignore-environment", "-"):
+            return False
+        export = (
+            wrapper.option("--export") if wrapper.name in ("srun", "sbatch", "salloc") else None
+        )
+        if export is not None and not export.startswith("ALL"):
+            return False
+    return True
+
+
+def _drop_stale_held(script: Script) -> None:
+    """Let go of each string a function's body runs through a variable's value (`launch() { eval
+    "$SERVER_CMD --max-num-seqs 4 &"; }`) that was read as the script assigns it before the
+    body's text (not in the body before it), where the script assigns it again after (t82a F7):
+    the call, later, may run another value (`SERVER_CMD="vllm serve m"; launch`). Which one is
+    not known: the launch is counted as behind a word whose value is not known (`Script.stale`),
+    not read as the first value's."""
+    for nested, names in script.held_reads:
+        outer = nested.parent
+        while outer is not None and outer.script is not script:
+            outer = outer.script.parent
+        if outer is None or outer.function is None:
+            continue  # (at the top level, a later assignment runs after it)
+        # (a name the body assigns before it is read as the body gives it, whenever it runs)
+        own = {
+            a.name
+            for a in script.assignments
+            if a.command.function == outer.function and a.node.end_byte <= outer.node.start_byte
+        }
+        if any(
+            a.name in names - own and a.node.start_byte > outer.node.end_byte
+            for a in script.assignments
+        ):
+            holder = nested.parent.script if nested.parent is not None else script
+            holder.nested = [n for n in holder.nested if n is not nested]
+            holder.stale.append(nested)
+    script.held_reads = []
 
 
 def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> Script:
@@ -1772,6 +1834,7 @@ class _Builder:
     def __init__(self, script: Script, root: Node) -> None:
         self.script = script
         self.root = root
+        self.read_names: set[str] = set()  # (the names the last held value was read from)
         self.errexit = script.errexit_at_start
         self.pipefail = False  # (a shell `bash -c` starts does not inherit it)
         self.lastpipe = False  # `shopt -s lastpipe`: a pipeline's last element runs here
@@ -1787,6 +1850,8 @@ class _Builder:
     def build(self) -> None:
         self.walk(self.root, _Context())
         self.held_heredocs()
+        if self.script.parent is None:
+            _drop_stale_held(self.script)
 
     def misplaced(self, node: Node) -> None:
         """A reserved word where a command's name stands (`x=$( elif ...; fi )`, an `if` left
@@ -2405,7 +2470,10 @@ class _Builder:
                 text = text.translate(_SPLIT_BLANKS)
             value = value[:prefix] + text + value[end:]
             offsets = offsets[:prefix] + places + offsets[end:]
-        self.script.nested.append(_nested(command, value, offsets, errexit))
+        nested = _nested(command, value, offsets, errexit)
+        self.script.nested.append(nested)
+        if held is not None:
+            self.script.top.held_reads.append((nested, frozenset(self.read_names)))
 
     def _split_by_eval(self, command: Command, words: list[Word]) -> bool:
         """Whether `eval` gets the value as words bash split it into: `eval $CMD` unquoted
@@ -2429,9 +2497,11 @@ class _Builder:
         match = _HELD_LEAD.match(value)
         if match is None:
             return None
-        held = _held_value(self.script, match.group(2) or match.group(3), frozenset(), None)
+        names: set[str] = set()
+        held = _held_value(self.script, match.group(2) or match.group(3), frozenset(), None, names)
         if held is None:
             return None
+        self.read_names = names
         return match.start(1), match.end(1), held[0], held[1]
 
     def held_run(self, command: Command) -> None:
@@ -2456,7 +2526,9 @@ class _Builder:
             return
         value, offsets = _joined([string, *words[1:]])
         if value.strip():
-            self.script.nested.append(_nested(command, value, offsets, command.errexit))
+            nested = _nested(command, value, offsets, command.errexit)
+            self.script.nested.append(nested)
+            self.script.top.held_reads.append((nested, frozenset(self.read_names)))
 
     def _held_command(self, value: str) -> tuple[int, Word] | None:
         """For a shell string that is only `$NAME` (after `exec `): where the expansion starts,
@@ -2480,6 +2552,7 @@ class _Builder:
             # (a copy of another's value, `CMD2="$CMD"`: that one's string; t81a)
             copied = LONE_VARIABLE.fullmatch(last.value)
             if copied is None or len(seen) > 4 or (copied[1] or copied[2]) in seen:
+                self.read_names = set(seen)
                 return match.start(1), last
             name, before = copied[1] or copied[2], assigned[-1].node.start_byte
 
