@@ -690,6 +690,12 @@ def resolve(
                 return list(dict.fromkeys(p for f in found if f for p in f))
             return None
     default = _default_of(head)
+    own = _variable_of(head) if default else ""
+    if default and any(  # (only where the script gives it no other value: t84c)
+        a.name == own and not (a.value is not None and a.value.value.startswith(f"${{{own}"))
+        for a in script.assignments
+    ):
+        default = None
     if default and depth < 3 and not python:
         # (`START="${START:-$(cd "$(dirname "$0")" && pwd)/start.sh}"`: the path it names unless
         # the environment gives another; t82b, llm-scaler)

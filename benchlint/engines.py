@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from benchlint.engine_flags import engine_flags
@@ -264,9 +265,19 @@ def container_image(launch: Launch) -> tuple[str, Word] | None:
     while command is not None:
         found = _image_of(command)
         if found is not None:
+            if command is not launch.command and _runs_its_entrypoint(command, found[0]):
+                return None  # (the string is an argument of the image's own program: t84c)
             return found
         command = command.script.parent
     return None
+
+
+def _runs_its_entrypoint(command: Command, image: str) -> bool:
+    """Whether a `docker run` of an image whose entrypoint is known (`vllm serve` of vLLM's
+    OpenAI image) gives it the words after the image, a shell's `-c` string among them, as its
+    arguments: no `--entrypoint` in its place."""
+    wrapper = command.invocation.wrapper("docker run") or command.invocation.wrapper("podman run")
+    return wrapper is not None and not wrapper.has("--entrypoint") and bool(image_entrypoint(image))
 
 
 def _image_of(command: Command) -> tuple[str, Word] | None:
@@ -288,14 +299,24 @@ def _image_of(command: Command) -> tuple[str, Word] | None:
     return None
 
 
-def launches(script: Script) -> list[Launch]:
+def launches(script: Script, shapes: bool = False) -> list[Launch]:
     """Every engine launch in the script and its nested scripts, in text order, including
     argument arrays that hold a launch command. Worked out once per script and kept on it (not
-    in a module-wide cache: the language server runs many times in one process)."""
-    known = script.memo.get("launches")
+    in a module-wide cache: the language server runs many times in one process). Not those of
+    a string whose text may differ where it runs (`Script.may_differ`: its flags are not
+    known), unless `shapes` (a rule that asks where a server is started, not with what)."""
+    key = "launches, shapes" if shapes else "launches"
+    known = script.memo.get(key)
     if not isinstance(known, list):
-        known = script.memo["launches"] = _launches(script)
+        known = script.memo[key] = _launches(script, shapes)
     return known
+
+
+def _walk(script: Script, stale: bool) -> Iterator[Script]:
+    yield script
+    for inner in script.nested:
+        if stale or not inner.may_differ:
+            yield from _walk(inner, stale)
 
 
 def hidden_launches(script: Script) -> list[Command]:
@@ -304,7 +325,7 @@ def hidden_launches(script: Script) -> list[Command]:
     (`$PREFIX vllm serve ...`, `${nsys_prefix} trtllm-serve ...`), or a module a variable holds
     that the script gives an engine's module among others (`python3 -m "$WORKER_MODULE"`), or a
     string a function runs through a variable the script gives another value after it
-    (`Script.stale`)."""
+    (`Script.may_differ`)."""
     known = set()
     for launch in launches(script):
         known.add(id(launch.command))
@@ -331,7 +352,8 @@ def hidden_launches(script: Script) -> list[Command]:
             if any(_MODULES.get(m) or m.startswith("dynamo.") for m in held):
                 found.append(command)
     for inner in script.walk():  # (a string a variable's value gave, which may be another)
-        found.extend(s.parent for s in inner.stale if s.parent is not None and launches(s))
+        if inner.may_differ and inner.parent is not None and _launches(inner, True):
+            found.append(inner.parent)
     return found
 
 
@@ -354,9 +376,12 @@ def _held_modules(word: Word) -> list[str]:
 _DEFAULTED = re.compile(r'"?\$\{[A-Za-z_][A-Za-z0-9_]*:?-([A-Za-z0-9_.]+)\}"?')
 
 
-def _launches(script: Script) -> list[Launch]:
+def _launches(script: Script, stale: bool = False) -> list[Launch]:
+    """The launches of the script and its nested scripts, not those of a nested script whose
+    text may differ where it runs (`Script.may_differ`; with `stale`, those too)."""
     found: list[Launch] = []
-    for command in script.all_commands():
+    commands = (c for inner in _walk(script, stale) for c in inner.commands)
+    for command in commands:
         launch = launch_in(command.words, command)
         if launch is not None:
             found.append(launch)

@@ -97,7 +97,8 @@ def _compose_services(
             if (
                 value.is_scalar
                 and not _COMPOSE_UNSAFE.search(_unquoted(value.value))
-                and "\\\n" not in value.value  # (Compose keeps a newline it escapes; t84a)
+                # (Compose keeps a newline it escapes, but in single quotes: t84a, t84c)
+                and "\\\n" not in _SINGLE_QUOTED.sub("", value.value)
             ):
                 argv.append(value)
                 split.add(id(value))
@@ -124,6 +125,7 @@ _QUOTED = re.compile(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.""", re.DOTALL)
 
 
 _QUOTED_OR_NEWLINE = re.compile(_QUOTED.pattern + "|\n", re.DOTALL)
+_SINGLE_QUOTED = re.compile(r"'[^']*'")
 
 
 def _unquoted(value: str) -> str:

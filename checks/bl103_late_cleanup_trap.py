@@ -472,8 +472,8 @@ def _function_starts(script: Script) -> dict[str, list[tuple[Command, str | None
             probe = Resource("background process", command, command, name, releases)
             # (not a stop in another branch of an `if` or `case`: `stop) pkill ...;;`)
             rest = [c for c in body[index + 1 :] if not exclusive(command, c)]
-            # (nor the clean-up of a branch that then leaves the function, `if ! ready; then
-            # kill $pid; return 1; fi`: on the other path it is held after the call; t84b)
+            # (nor the clean-up of a branch that then leaves the function failing, `if ! ready;
+            # then kill $pid; return 1; fi`: on the other path it is held after the call; t84b)
             rest = [c for c in rest if c.guards == command.guards or not _leaves(script, c)]
             later = [script.text_of(c.node) for c in rest]
             later += [  # (and the functions the rest of the body calls: `stop_server`)
@@ -794,9 +794,13 @@ def _kept_on_success(script: Script, first: Command, released: Released) -> bool
 
 
 def _leaves(script: Script, command: Command) -> bool:
-    """Whether the command's branch then leaves the function or the script (`kill "$PID";
-    return 1`, `exit 1`)."""
-    return bool(_branch_exits(script, command, ("return", "exit")))
+    """Whether the command's branch then leaves the function or the script with a failure
+    (`kill "$PID"; return 1`, `exit 1`: not `return 0`, nor a bare `return`, whose status is
+    the kill's; t84c)."""
+    return any(
+        [w.value for w in e.args][:1] not in ([], ["0"])
+        for e in _branch_exits(script, command, ("return", "exit"))[:1]
+    )
 
 
 def _branch_exits(
@@ -1012,7 +1016,7 @@ def _name_kills(text: str) -> Iterator[tuple[bool, bool, str]]:
 def _kills_by_name(resource: Resource, text: str) -> bool:
     acquired = resource.acquired_by
     line = acquired.script.text_of(acquired.node)
-    if any(launch.command is acquired for launch in launches(acquired.script)):
+    if any(launch.command is acquired for launch in launches(acquired.script, shapes=True)):
         # an engine is a Python program: its command line starts with the interpreter
         # (`python3 /usr/local/bin/vllm serve ...`), which `pkill -f python` matches
         line = f"python3 {line}"
@@ -1286,18 +1290,22 @@ def _about_itself(resource: Resource, path: ExitPath) -> bool:
     `[ -z "$JOB_ID" ] && exit 1`), or when the resource is not alive (`kill -0 "$PID" || exit
     1`, `docker ps | grep -q "$name"`)."""
     script = path.command.script
-    acquired = resource.acquired_by.node
+    # (the acquisition, or the call of the function that acquires it, `start_server || exit
+    # 1`, which fails where the function stopped it itself: t84c)
+    acquirers = [resource.acquired_by, resource.statement]
     for guard in path.command.guards:
         node = guard.node
-        if (
-            resource.acquired_by.script is script
-            and not guard.patterns
-            and node.start_byte <= acquired.start_byte
-            and acquired.end_byte <= node.end_byte
-        ):  # the condition is the acquisition: taken when it failed, nothing was acquired
-            negated = script.text_of(node).lstrip().startswith("!")
-            if guard.expect == negated:
-                return True
+        for acquirer in acquirers:
+            acquired = acquirer.node
+            if (
+                acquirer.script is script
+                and not guard.patterns
+                and node.start_byte <= acquired.start_byte
+                and acquired.end_byte <= node.end_byte
+            ):  # the condition is the acquisition: taken when it failed, nothing was acquired
+                negated = script.text_of(node).lstrip().startswith("!")
+                if guard.expect == negated:
+                    return True
     names = resource.names
     if not names:
         return False
@@ -1725,7 +1733,7 @@ def _engines_by_statement(script: Script) -> dict[int, Command]:
         return known
     found: dict[int, Command] = {}
     outers: list[tuple[Command, Command]] = []
-    for launch in launches(script):
+    for launch in launches(script, shapes=True):
         outer: Command | None = launch.command
         while outer is not None and outer.script.parent is not None:
             parent = outer.script.parent
@@ -2317,7 +2325,12 @@ def _check_flow(
     where the exits it could not decide are put."""
     script = flow.script
     resources = _resources(flow)
-    if flow.function is not None:  # (what the body keeps after it returns is its caller's)
+    if flow.function is not None and any(  # (what the body keeps is its caller's, where
+        # the script's own shell calls it: `_started_in_functions`; not from a subshell or only
+        # from other functions, nor a library's: t84c)
+        c.name == flow.function and c.function is None and not c.apart_from_script
+        for c in script.commands
+    ):
         kept = {id(c) for c, _ in _function_starts(script).get(flow.function, ())}
         resources = [r for r in resources if id(r.acquired_by) not in kept]
     every = flow.traps() if resources else []
@@ -3018,7 +3031,7 @@ def _engines_run(ctx: Context, script: Script) -> dict[int, list[Command]]:
             called = ctx.ws.shell(target)
             if called is None:
                 continue
-            for launch in launches(called):
+            for launch in launches(called, shapes=True):
                 command = launch.command
                 if command.script is called and command.function is None and not command.background:
                     found.setdefault(id(outer), []).append(command)

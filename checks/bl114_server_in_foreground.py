@@ -61,7 +61,7 @@ _WAITER = re.compile(r"wait_for\w*|wait_until\w*")
 
 @script_rule("BL114", "server-in-foreground", Severity.ERROR, tags=("shell", "correctness"))
 def check(ctx: Context, script: Script) -> Iterator[Finding]:
-    found = launches(script)
+    found = launches(script, shapes=True)
     servers = {id(launch.command) for launch in found}
     for launch in found:
         if not _foreground(launch):

@@ -87,7 +87,7 @@ from benchlint.registry import rule
 from benchlint.source import SourceText
 from benchlint.workflow import WORKFLOWS, expressions, expressions_at, job_steps, workflow_roots
 from benchlint.workflow_schema import Allowed, allowed_values
-from benchlint.yamlmodel import YamlDocument, YNode, value_span
+from benchlint.yamlmodel import YNode, value_span
 
 _TYPED = frozenset({"string", "number", "boolean"})
 
@@ -354,9 +354,7 @@ def _merge_keys(source: SourceText, root: YNode) -> Iterator[Finding]:
     """A YAML merge key (`<<: *defaults`): GitHub's parser merges nothing; it reads a key
     named `<<`, which no mapping of a workflow may have (`Unexpected value '<<'`), or whose
     value may not be a mapping (`env:`, `with:`: "A mapping was not expected")."""
-    for node in YamlDocument.nodes([root]):  # (a mapping an alias repeats: once)
-        if not node.is_map:
-            continue
+    for node in _outside_matrices(root):
         for key, value in node.pairs:
             if key.is_scalar and key.value == "<<" and not value.is_scalar:
                 yield Finding(
@@ -368,6 +366,29 @@ def _merge_keys(source: SourceText, root: YNode) -> Iterator[Finding]:
                     help="write the keys out (an alias of a whole mapping, `env: *defaults`, "
                     "is read)",
                 )
+
+
+def _outside_matrices(root: YNode) -> Iterator[YNode]:
+    """The workflow's mappings, each once, but those in the values of a job's `strategy.matrix`,
+    which may be anything (GitHub's parser accepts a key named `<<` there, and merges nothing:
+    t84c); the matrix's own keys are checked."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.is_map:
+            yield node
+            for k, v in node.pairs:
+                if k.is_scalar and k.value == "matrix" and v.is_map:
+                    yield v  # (its own keys are checked: `<<` there is refused)
+                    seen.add(id(v))
+                else:
+                    stack.append(v)
+        elif node.is_seq:
+            stack.extend(node.items)
 
 
 def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:

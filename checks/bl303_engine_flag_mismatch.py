@@ -585,12 +585,17 @@ def _replaced(launch: Launch, image: str) -> bool:
 
 
 def _installs_in(script: Script) -> bool:
-    """Whether the script (a string a container's shell runs) installs an engine's package."""
+    """Whether the script (a string a container's shell runs) may put another release in the
+    image's place: any `pip install` (`-U vllm`, `"vllm>=0.16"`, `-e .`, a package that needs
+    another), or a script it runs (`bash /w/install_vllm.sh`); t84c."""
     for command in script.commands:
         words = [w.value if w.static else "" for w in command.words]
         module = words.index("-m") if "-m" in words else -1
         pip = (command.base or "") in _INSTALLERS or words[module + 1 : module + 2] == ["pip"]
-        if pip and "install" in words and _installs_engine(words):
+        if pip and "install" in words:
+            return True
+        runs_file = command.base in ("bash", "sh") and any(not w.startswith("-") for w in words[1:])
+        if runs_file or (command.words and command.words[0].value.endswith(".sh")):
             return True
     return False
 

@@ -54,10 +54,66 @@ def expansions(text: str) -> list[BraceExpansion]:
     return sorted(lexer.found.values(), key=lambda e: e.start)
 
 
+def every_brace(text: str) -> list[tuple[int, int, str]]:
+    """Every `${...}` bash expands in the script's text, whatever its form (`${!X}`, `${#X}`,
+    one bash rejects): its start, its end (after the `}` bash ends it at) and its context, in
+    text order."""
+    if "${" not in text:
+        return []
+    lexer = _Lexer(text)
+    lexer.code(0, None)
+    return sorted(lexer.every)
+
+
+def bad_substitution(inside: str) -> bool:
+    """Whether bash rejects the text between `${` and `}` as "bad substitution" when it
+    expands it, for the forms told here (a form not told is taken as good): nothing inside
+    (`${}`), a blank or another character where the parameter is due (`${ X}`, `${.x}`), or a
+    parameter (a name, with a subscript; digits; a special one) followed by a character that
+    starts no operator (`${SOURCE_DIR)`, `${X.y}`, `${1a}`, `${X"a"}`) or by `:` alone.
+    `tests/test_differential.py` checks it against bash."""
+    if not inside:
+        return True
+    if inside[0] in "#!":  # (`${#X}`, `${!X}`, `${#}`, `${!prefix*}`: not told)
+        return False
+    name = _PARAMETER.match(inside)
+    if name is None:
+        return True
+    end: int | None = name.end()
+    if inside.startswith("[", name.end()) and name.group(0)[0] not in "0123456789":
+        end = _subscript_end(inside, name.end())  # (`${A[${B[$i]}]}`: to its closing `]`)
+        if end is None:
+            return False  # (not closed: not told)
+    rest = inside[end:]
+    return rest == ":" or (bool(rest) and rest[0] not in _OPERATOR_START)
+
+
+def _subscript_end(text: str, i: int) -> int | None:
+    """The index after the `]` that closes the subscript whose `[` is at `i` (brackets nested
+    in it counted, `${A[${B[$i]}]}`); None where none does."""
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == "[":
+            depth += 1
+        elif text[j] == "]":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return None
+
+
+# a parameter: a name (an array's element too), a positional one, a special one
+_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0_-]")
+# what may follow the parameter: `:-` `-` `=` `?` `+` `#` `%` `/` `^` `,` `@` (each family),
+# and bash's `~` (`${X~}`, `${X~~}`: case toggled, not in its manual)
+_OPERATOR_START = frozenset(":-=?+#%/^,@~")
+
+
 class _Lexer:
     def __init__(self, text: str) -> None:
         self.text = text
         self.found: dict[int, BraceExpansion] = {}
+        self.every: list[tuple[int, int, str]] = []  # each `${...}`: start, end, context
         self.pending: list[tuple[str, bool, bool]] = []  # heredocs: delimiter, `<<-`, quoted
 
     def code(self, i: int, stop: str | None) -> int:
@@ -164,6 +220,7 @@ class _Lexer:
                 braces.append(j)
                 j += 1
             else:  # `}`
+                self.every.append((i, j + 1, context))
                 if head is not None:
                     self.found[i] = BraceExpansion(
                         i,

@@ -813,10 +813,11 @@ class Script:
         self.expansions: list[Expansion] = []
         self.nested: list[Script] = []
         # (while it is built: each nested script a variable's value gave its text, and the
-        # names read for it; `_drop_stale_held`)
+        # names read for it; `_mark_stale_held`)
         self.held_reads: list[tuple[Script, frozenset[str]]] = []
-        # nested scripts let go of that way: not walked, their launches counted as not known
-        self.stale: list[Script] = []
+        # a nested script whose text is a variable's value the call that runs it may not see
+        # (`_mark_stale_held`): its launches are counted as not known, not read
+        self.may_differ = False
         self.functions: dict[str, Syn] = {}
         self._argument_runners: dict[str, int | None] = {}
         # (`runs_string_argument`, kept by function and definition)
@@ -1567,7 +1568,9 @@ def _held_value(
     starts with another variable's (`FULL_CMD="$BASE_CMD"`, `"$BASE_CMD --tp 8"`) has that
     one's text in its place (t81a, vllm-gaudi), as assigned before the copy (`before`). A
     nested script that gives it none reads it from the shell it runs in (`visible_assignments`).
-    `names`: where given, the names it reads are added to it."""
+    `names`: where given, the names read where the string runs are added to it (the first; a
+    copy's, where the copy is made in a function or a nested script: not one the top level
+    makes, whose value is fixed there)."""
     if names is not None:
         names.add(name)
     assigned = visible_assignments(script, name, before)
@@ -1588,7 +1591,14 @@ def _held_value(
         else:
             copied = None
             if lead is not None and other is not None and other not in seen and len(seen) < 4:
-                copied = _held_value(owner, other, seen | {name}, assignment.node.start_byte, names)
+                at_call = assignment.command.function is not None or owner.parent is not None
+                copied = _held_value(
+                    owner,
+                    other,
+                    seen | {name},
+                    assignment.node.start_byte,
+                    names if at_call else None,
+                )
             # (not a variable of words before the program, `${SDMA_ENV} python3 -m ...`
             # with SDMA_ENV="" or "MORI_ENABLE_SDMA=true": the command's own text is read,
             # its variables as what they may give)
@@ -1648,13 +1658,15 @@ def _keeps_environment(command: Command) -> bool:
     return True
 
 
-def _drop_stale_held(script: Script) -> None:
-    """Let go of each string a function's body runs through a variable's value (`launch() { eval
-    "$SERVER_CMD --max-num-seqs 4 &"; }`) that was read as the script assigns it before the
-    body's text (not in the body before it), where the script assigns it again after (t82a F7):
-    the call, later, may run another value (`SERVER_CMD="vllm serve m"; launch`). Which one is
-    not known: the launch is counted as behind a word whose value is not known (`Script.stale`),
-    not read as the first value's."""
+def _mark_stale_held(script: Script) -> None:
+    """Mark each string a function's body runs through a variable's value (`launch() { eval
+    "$SERVER_CMD --max-num-seqs 4 &"; }`, or a `local` copy of it the body makes) that was read
+    as the script assigns it before the body's text (not in the body before it), where the
+    script gives it another value after (t82a F7): the call, later, may run that one
+    (`SERVER_CMD="vllm serve m"; launch`). Which one is not known: its launches are counted as
+    behind a word whose value is not known (`Script.may_differ`), not read as the first
+    value's. Not for a name a copy at the top level read before the function (fixed then), nor
+    for a later `export NAME`, `readonly NAME`, or another function's `local` (t84c)."""
     for nested, names in script.held_reads:
         outer = nested.parent
         while outer is not None and outer.script is not script:
@@ -1668,12 +1680,14 @@ def _drop_stale_held(script: Script) -> None:
             if a.command.function == outer.function and a.node.end_byte <= outer.node.start_byte
         }
         if any(
-            a.name in names - own and a.node.start_byte > outer.node.end_byte
+            a.name in names - own
+            and a.node.start_byte > outer.node.end_byte
+            and a.value is not None
+            and a.kind not in ("prefix", "unexport")
+            and not (a.kind == "local" and a.command.function != outer.function)
             for a in script.assignments
         ):
-            holder = nested.parent.script if nested.parent is not None else script
-            holder.nested = [n for n in holder.nested if n is not nested]
-            holder.stale.append(nested)
+            nested.may_differ = True
     script.held_reads = []
 
 
@@ -1851,7 +1865,7 @@ class _Builder:
         self.walk(self.root, _Context())
         self.held_heredocs()
         if self.script.parent is None:
-            _drop_stale_held(self.script)
+            _mark_stale_held(self.script)
 
     def misplaced(self, node: Node) -> None:
         """A reserved word where a command's name stands (`x=$( elif ...; fi )`, an `if` left
@@ -2733,12 +2747,19 @@ def _is_background(node: Node) -> bool:
     return sibling is not None and sibling.type == "&"
 
 
+# what in a `-c` string gives `"$@"` other values than the arguments after it (t84c)
+_SETS_POSITIONAL = re.compile(r"(?:^|[\s;&|({])(?:set|shift)(?:\s|;|$)|\(\s*\)\s*\{|\bfunction\s")
+
+
 def _positional_put(command: Command, value: str, offsets: list[int]) -> tuple[str, list[int]]:
     """A `-c` string with the arguments after it in place of its `"$@"` (`sh -c 'exec vllm
     serve "$@"' _ --model m`, a container's `command:` with its `args:` after; t82b,
     inference-perf): each argument one single-quoted word, its characters at their places. Only
-    where every argument is written out; `"$@"` in single quotes is left."""
+    where every argument is written out and the string sets no positional parameters of its
+    own (`set --`, `shift`, a function); `"$@"` in single quotes is left."""
     if '"$@"' not in value and '"${@}"' not in value:
+        return value, offsets
+    if _SETS_POSITIONAL.search(value):  # (`set -- ...`, `shift`, a function's own "$@")
         return value, offsets
     invocation = command.invocation
     if not invocation.shell:

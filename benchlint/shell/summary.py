@@ -115,14 +115,11 @@ def encode_script(script: Script) -> Encoded:
         )
         for a in script.assignments
     ]
-    nested, stale = (
-        [
-            (commands[id(inner.parent)], inner.offsets, encode_script(inner))
-            for inner in scripts
-            if inner.parent is not None
-        ]
-        for scripts in (script.nested, script.stale)
-    )
+    nested = [
+        (commands[id(inner.parent)], inner.offsets, encode_script(inner), inner.may_differ)
+        for inner in script.nested
+        if inner.parent is not None
+    ]
     return (
         script.src if script.parent is not None or script.src != script.file.data else None,
         script.errexit_at_start,
@@ -138,7 +135,6 @@ def encode_script(script: Script) -> Encoded:
         nested,
         loops,
         script.parse_src,
-        stale,
     )
 
 
@@ -243,16 +239,16 @@ def _fill(script: Script, encoded: Encoded) -> None:
         script.assignments.append(assignment)
     script.expansions = [Expansion(n, op, Syn(*where), script) for n, op, where in expansions_]
     script.functions = {name: Syn(*where) for name, where in functions_}
-    for scripts, items in ((script.nested, nested_), (script.stale, encoded[14])):
-        for index, offsets, inner_encoded in items:
-            src, errexit = inner_encoded[0], inner_encoded[1]
-            value = src.decode("utf-8", errors="surrogateescape")
-            inner = Script(
-                script.file, src, nested_char_of(value, offsets), commands[index], errexit, False
-            )
-            inner.offsets = offsets
-            _fill(inner, inner_encoded)
-            scripts.append(inner)
+    for index, offsets, inner_encoded, may_differ in nested_:
+        src, errexit = inner_encoded[0], inner_encoded[1]
+        value = src.decode("utf-8", errors="surrogateescape")
+        inner = Script(
+            script.file, src, nested_char_of(value, offsets), commands[index], errexit, False
+        )
+        inner.offsets = offsets
+        inner.may_differ = may_differ
+        _fill(inner, inner_encoded)
+        script.nested.append(inner)
 
 
 # -- guards' facts ------------------------------------------------------------------------------

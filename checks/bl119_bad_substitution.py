@@ -1,0 +1,92 @@
+"""`${SOURCE_DIR):/workspace}`: a `${...}` bash rejects as "bad substitution" when it runs.
+
+## What it does
+Reports a parameter expansion that bash parses (`bash -n` accepts the script) but refuses to
+expand: nothing inside (`${}`), a blank or a character that names no parameter where one is due
+(`${ MODEL}`, `${.x}`), or a parameter followed by a character that starts no operator
+(`${SOURCE_DIR)`, a `)` typed for the `}`; `${MODEL.name}`, `${1a}`, `${X"a"}`), or by a `:`
+alone (`${X:}`). The script's text is read as bash reads it (`benchlint.shell.braces`: where
+bash ends each `${`), and what bash rejects is checked against bash itself.
+
+## Why is this bad?
+bash prints `${SOURCE_DIR):/workspace ...}: bad substitution` and fails the command every time
+it reaches it: the `docker run` or the launch never starts, and under `set -e` (or `#!/bin/bash
+-e`) the script ends there. Nothing catches it before the job runs: `bash -n` accepts the
+script, as long as a `}` comes later (bash's `${` runs on to it, over lines).
+
+## Example
+```bash path=build.sh
+#!/bin/bash -e
+SOURCE_DIR=$(pwd)
+for model in "${MODELS[@]}"; do
+    docker run --rm -v ${SOURCE_DIR):/workspace img bash /workspace/build.sh "$model"
+    { set +x; } 2>/dev/null
+done
+```
+
+## Use instead
+```bash path=build.sh
+#!/bin/bash -e
+SOURCE_DIR=$(pwd)
+for model in "${MODELS[@]}"; do
+    docker run --rm -v ${SOURCE_DIR}:/workspace img bash /workspace/build.sh "$model"
+    { set +x; } 2>/dev/null
+done
+```
+
+## Exceptions
+Not reported: a form this rule does not tell apart (`${#...}`, `${!...}`, an operator's own
+text, `${X@}`), an expansion inside another's word (`${A:-${B.c}}`: bash expands it only when A
+is unset or empty), and one in single quotes, a quoted heredoc or a comment (not expanded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint.context import Context
+from benchlint.finding import Finding, Location, Severity, clip
+from benchlint.registry import script_rule
+from benchlint.shell.braces import bad_substitution, every_brace
+from benchlint.shell.model import Script
+
+
+@script_rule(
+    "BL119",
+    "bad-substitution",
+    Severity.ERROR,
+    tags=("shell", "correctness"),
+    precision="high",
+)
+def check(ctx: Context, script: Script) -> Iterator[Finding]:
+    source = script.file
+    text = source.text
+    if "${" not in text:
+        return
+    braces = every_brace(text)
+    outer_end = -1
+    for start, end, _ in braces:
+        if start < outer_end:
+            continue  # (inside another's word: expanded only when that one needs it)
+        outer_end = end
+        inside = text[start + 2 : end - 1]
+        if not bad_substitution(inside):
+            continue
+        written = " ".join(text[start:end].split())
+        yield Finding(
+            "BL119",
+            f'bash cannot expand `{clip(written, 60)}` ("bad substitution"): the command '
+            "fails there every time it runs, and the script ends under `set -e`",
+            Location(script.path, source.span(start, start + 2)),
+            help=_advice(inside),
+            subject=written,
+        )
+
+
+def _advice(inside: str) -> str:
+    """What the expansion was likely meant to be."""
+    for typed in (")", "]"):
+        name, found, rest = inside.partition(typed)
+        if found and name.isidentifier():  # (`${SOURCE_DIR):/w...}`: a `}` typed as `)`)
+            return f"close it with `}}`: `${{{name}}}{clip(' '.join(rest.split()), 30)}`"
+    return "write a name, a positional or special parameter, then an operator or `}`"
