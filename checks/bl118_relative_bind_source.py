@@ -30,11 +30,12 @@ docker run --rm --gpus all -v "$PWD/$BMK_SCRIPT":/tmp/run.sh "$IMAGE" bash /tmp/
 ## Exceptions
 Not reported: an absolute source (`/models`, `$PWD/x`, `$(pwd)/x`, `$HOME/x`), one starting with `.`
 or with a `~` bash expands (`-v ~/models:/models`; quoted, `"~/models:/models"`, or after
-`--volume=`, it reaches docker as written: reported), a volume name with no `/`
-(`hf-cache:/root/.cache`), a source that starts with an expansion the script does not give a value
-(`$ROOT/x`), or a variable some assignment of which is not known or makes it absolute, or that a
-file the script sources may set; a container run with `--volume-driver` (another driver's names),
-`podman run` (whose rules for names differ), and `--mount` (not read).
+`--volume=`, followed by quoted text, `~"/x"`, or a variable's quoted value, `Q="~/x"`, it reaches
+docker as written: reported), a volume name with no `/` (`hf-cache:/root/.cache`), a source that
+starts with an expansion the script does not give a value (`$ROOT/x`), or a variable some assignment
+of which is not known or makes it absolute, or that a file the script sources may set; a container
+run with `--volume-driver` (another driver's names), `podman run` (whose rules for names differ),
+and `--mount` (not read).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             for option, word, value in wrapper.options:
                 if option not in ("-v", "--volume") or word is None:
                     continue
-                source = _source(script, value, word.text.startswith("~"))
+                source = _source(script, value, _TILDE_EXPANDED.match(word.text) is not None)
                 if source is None:
                     continue
                 yield _finding(script, command, word, value, source)
@@ -92,9 +93,16 @@ def _source(script: Script, value: str, tilde: bool) -> str | None:
         return None  # (a file it sources may give the variable another value: t83a)
     rest = source[variable.end() :]
     values = _assigned_values(script, variable.group(1) or variable.group(2))
-    if not values or not all(_named_like_a_path(v + rest) for v in values):
+    if not values or not all(
+        _named_like_a_path(v + rest) or (literal and v.startswith("~") and "/" in v + rest)
+        for v, literal in values
+    ):
         return None
-    return values[0] + rest
+    return values[0][0] + rest
+
+
+# a word bash tilde-expands: `~` or `~user`, unquoted, up to a `/`, the `:` of `-v`, or its end
+_TILDE_EXPANDED = re.compile(r"~[A-Za-z0-9._-]*(?:[/:]|$)")
 
 
 def _named_like_a_path(source: str) -> bool:
@@ -104,9 +112,11 @@ def _named_like_a_path(source: str) -> bool:
     return "/" in written and not written.startswith(("/", ".", "~"))
 
 
-def _assigned_values(script: Script, name: str) -> list[str]:
-    """Every value the script assigns the variable, as written (expansions in it verbatim);
-    none where one is not known (`read`, a loop's item, the environment's default)."""
+def _assigned_values(script: Script, name: str) -> list[tuple[str, bool]]:
+    """Every value the script assigns the variable, as written (expansions in it verbatim),
+    each with whether a `~` it starts with is kept as written (quoted: `Q="~/models"`; bash
+    expands an unquoted one, `Q=~/models`); none where one is not known (`read`, a loop's
+    item, the environment's default)."""
     found = []
     for assignment in script.assignments:
         if assignment.name != name:
@@ -116,7 +126,7 @@ def _assigned_values(script: Script, name: str) -> list[str]:
             continue  # (`export NAME`: its value stays)
         if value is None or assignment.kind not in _GIVES_TEXT:
             return []
-        found.append(value.value)
+        found.append((value.value, value.text.startswith(("'~", '"~'))))
     return found
 
 
