@@ -6,7 +6,9 @@ expand: nothing inside (`${}`), a blank or a character that names no parameter w
 (`${ MODEL}`, `${.x}`), or a parameter followed by a character that starts no operator
 (`${SOURCE_DIR)`, a `)` typed for the `}`; `${MODEL.name}`, `${1a}`, `${X"a"}`), or by a `:`
 alone (`${X:}`). The script's text is read as bash reads it (`benchlint.shell.braces`: where
-bash ends each `${`), and what bash rejects is checked against bash itself.
+bash ends each `${`), and what bash rejects is checked against bash itself; a finding also needs
+tree-sitter-bash to read an expansion there (two readers agreeing: not one in single quotes, a
+quoted heredoc, an arithmetic context).
 
 ## Why is this bad?
 bash prints `${SOURCE_DIR):/workspace ...}: bad substitution` and fails the command every time
@@ -48,7 +50,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.registry import script_rule
 from benchlint.shell.braces import bad_substitution, every_brace
-from benchlint.shell.model import Script
+from benchlint.shell.model import Script, parse_tree
 
 
 @script_rule(
@@ -65,6 +67,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         return
     braces = every_brace(text)
     outer_end = -1
+    parsed: set[int] | None = None
     for start, end, _ in braces:
         if start < outer_end:
             continue  # (inside another's word: expanded only when that one needs it)
@@ -72,6 +75,10 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         inside = text[start + 2 : end - 1]
         if not bad_substitution(inside):
             continue
+        if parsed is None:
+            parsed = _expansion_starts(script.parse_src or script.src)
+        if len(text[:start].encode("utf-8", "surrogateescape")) not in parsed:
+            continue  # (tree-sitter-bash reads no expansion there: the two readers disagree)
         written = " ".join(text[start:end].split())
         yield Finding(
             "BL119",
@@ -81,6 +88,20 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             help=_advice(inside),
             subject=written,
         )
+
+
+def _expansion_starts(src: bytes) -> set[int]:
+    """Where tree-sitter-bash reads a `${` as an expansion (or fails to, at an expansion bash
+    would reject): the second reader a finding needs to agree, as one in single quotes, a
+    quoted heredoc or an arithmetic context is none (t84d)."""
+    found: set[int] = set()
+    stack = [parse_tree(src).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in ("expansion", "ERROR") and src.startswith(b"${", node.start_byte):
+            found.add(node.start_byte)
+        stack.extend(node.children)
+    return found
 
 
 def _advice(inside: str) -> str:

@@ -90,15 +90,27 @@ def bad_substitution(inside: str) -> bool:
 
 def _subscript_end(text: str, i: int) -> int | None:
     """The index after the `]` that closes the subscript whose `[` is at `i` (brackets nested
-    in it counted, `${A[${B[$i]}]}`); None where none does."""
+    in it counted, `${A[${B[$i]}]}`, quoted ones and escaped ones not); None where none does."""
     depth = 0
-    for j in range(i, len(text)):
-        if text[j] == "[":
+    j = i
+    while j < len(text):
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c in "'\"":  # (a quoted `]` closes nothing: `${A[']']}`; t84d)
+            close = text.find(c, j + 1)
+            if close < 0:
+                return None
+            j = close + 1
+            continue
+        if c == "[":
             depth += 1
-        elif text[j] == "]":
+        elif c == "]":
             depth -= 1
             if depth == 0:
                 return j + 1
+        j += 1
     return None
 
 
