@@ -351,7 +351,7 @@ def hidden_launches(script: Script) -> list[Command]:
             held = _held_modules(words[at + 1]) if at is not None and at + 1 < len(words) else ()
             if any(_MODULES.get(m) or m.startswith("dynamo.") for m in held):
                 found.append(command)
-    for inner in script.walk():  # (a string a variable's value gave, which may be another)
+    for inner in _walk(script, True):  # (a string a variable's value gave: may be another)
         if inner.may_differ and inner.parent is not None and _launches(inner, True):
             found.append(inner.parent)
     return found

@@ -1285,14 +1285,46 @@ _LIVENESS = re.compile(
 )
 
 
+def _stops_before_failing(resource: Resource) -> bool:
+    """Whether the function that acquires the resource fails only after releasing it: each
+    `return N`/`exit N` (N not 0) of its body follows a release in its branch, and its last
+    statement cannot fail with it running (an `if`, `return 0`, a message)."""
+    acquired = resource.acquired_by
+    script, function = acquired.script, acquired.function
+    if function is None:
+        return False
+    body = [c for c in script.commands if c.function == function]
+    failing = [
+        e
+        for e in body
+        if e.base in ("return", "exit") and [w.value for w in e.args][:1] not in ([], ["0"])
+    ]
+    if not failing or not all(
+        any(
+            r.guards == e.guards
+            and acquired.node.end_byte <= r.node.start_byte
+            and r.node.end_byte <= e.node.start_byte
+            and _releases(resource, script.text_of(r.node))
+            for r in body
+        )
+        for e in failing
+    ):
+        return False
+    last = max(body, key=lambda c: c.node.start_byte)  # (the body's last command)
+    return bool(last.guards) or last.base in ("return", "exit", "true", ":", "echo")
+
+
 def _about_itself(resource: Resource, path: ExitPath) -> bool:
     """An exit taken only when the acquisition failed (`if ! salloc ...; then exit 1; fi`,
     `[ -z "$JOB_ID" ] && exit 1`), or when the resource is not alive (`kill -0 "$PID" || exit
     1`, `docker ps | grep -q "$name"`)."""
     script = path.command.script
     # (the acquisition, or the call of the function that acquires it, `start_server || exit
-    # 1`, which fails where the function stopped it itself: t84c)
-    acquirers = [resource.acquired_by, resource.statement]
+    # 1`, where the function stops it itself before it fails: t84c; not where it may fail
+    # with the server running, `curl ... ` its last command: t84d)
+    acquirers = [resource.acquired_by]
+    if resource.statement is not resource.acquired_by and _stops_before_failing(resource):
+        acquirers.append(resource.statement)
     for guard in path.command.guards:
         node = guard.node
         for acquirer in acquirers:
@@ -2326,9 +2358,9 @@ def _check_flow(
     script = flow.script
     resources = _resources(flow)
     if flow.function is not None and any(  # (what the body keeps is its caller's, where
-        # the script's own shell calls it: `_started_in_functions`; not from a subshell or only
-        # from other functions, nor a library's: t84c)
-        c.name == flow.function and c.function is None and not c.apart_from_script
+        # the script's shell calls it, at its top level or in another function's body, whose
+        # flow has it (`_started_in_functions`); not from a subshell, nor a library's: t84c)
+        c.name == flow.function and c.function != flow.function and not c.apart_from_script
         for c in script.commands
     ):
         kept = {id(c) for c, _ in _function_starts(script).get(flow.function, ())}

@@ -91,14 +91,14 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
 
 
 def _expansion_starts(src: bytes) -> set[int]:
-    """Where tree-sitter-bash reads a `${` as an expansion (or fails to, at an expansion bash
-    would reject): the second reader a finding needs to agree, as one in single quotes, a
-    quoted heredoc or an arithmetic context is none (t84d)."""
+    """Where tree-sitter-bash reads a `${` as the start of an expansion (in one, or in the
+    ERROR it makes of one bash would reject): the second reader a finding needs to agree, as a
+    `${` in single quotes, a quoted heredoc or a comment is no token of its (t84d)."""
     found: set[int] = set()
     stack = [parse_tree(src).root_node]
     while stack:
         node = stack.pop()
-        if node.type in ("expansion", "ERROR") and src.startswith(b"${", node.start_byte):
+        if node.type == "${":  # (the token that opens an expansion, in one or in an ERROR)
             found.add(node.start_byte)
         stack.extend(node.children)
     return found

@@ -1086,10 +1086,13 @@ class Script:
         return script
 
     def walk(self) -> Iterator[Script]:
-        """This script and every script nested in it, depth first."""
+        """This script and every script nested in it, depth first; not one whose text may
+        differ where it runs (`may_differ`: which text is not known; `engines.launches` with
+        `shapes` reads it, for where a server starts, not with what; t84d)."""
         yield self
         for inner in self.nested:
-            yield from inner.walk()
+            if not inner.may_differ:
+                yield from inner.walk()
 
     def all_commands(self) -> Iterator[Command]:
         for script in self.walk():
@@ -2747,8 +2750,11 @@ def _is_background(node: Node) -> bool:
     return sibling is not None and sibling.type == "&"
 
 
-# what in a `-c` string gives `"$@"` other values than the arguments after it (t84c)
-_SETS_POSITIONAL = re.compile(r"(?:^|[\s;&|({])(?:set|shift)(?:\s|;|$)|\(\s*\)\s*\{|\bfunction\s")
+# what in a `-c` string gives `"$@"` other values than the arguments after it (t84c): `set --`,
+# `set WORD`, `shift`, a function (not `set -e`; t84d)
+_SETS_POSITIONAL = re.compile(
+    r"(?:^|[\s;&|({])(?:set\s+(?:--|[^-\s;&|])|shift\b)|\(\s*\)\s*\{|\bfunction\s"
+)
 
 
 def _positional_put(command: Command, value: str, offsets: list[int]) -> tuple[str, list[int]]:
