@@ -691,8 +691,13 @@ def resolve(
             return None
     default = _default_of(head)
     own = _variable_of(head) if default else ""
-    if default and any(  # (only where the script gives it no other value: t84c)
-        a.name == own and not (a.value is not None and a.value.value.startswith(f"${{{own}"))
+    if default and any(  # (not where the script gives it a value written out: t84c; an
+        # empty one, `export NAME`, a value not known, `NAME=$2`, leave the default: t84d)
+        a.name == own
+        and a.value is not None
+        and a.value.static
+        and a.value.value
+        and not a.value.value.startswith(f"${{{own}")
         for a in script.assignments
     ):
         default = None

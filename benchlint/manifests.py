@@ -98,7 +98,7 @@ def _compose_services(
                 value.is_scalar
                 and not _COMPOSE_UNSAFE.search(_unquoted(value.value))
                 # (Compose keeps a newline it escapes, but in single quotes: t84a, t84c)
-                and "\\\n" not in _SINGLE_QUOTED.sub("", value.value)
+                and not _escaped_newline(value.value)
             ):
                 argv.append(value)
                 split.add(id(value))
@@ -125,7 +125,24 @@ _QUOTED = re.compile(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.""", re.DOTALL)
 
 
 _QUOTED_OR_NEWLINE = re.compile(_QUOTED.pattern + "|\n", re.DOTALL)
-_SINGLE_QUOTED = re.compile(r"'[^']*'")
+
+
+def _escaped_newline(value: str) -> bool:
+    """Whether the string has a backslash-newline outside single quotes (read as the shell
+    reads quotes: an apostrophe in double quotes is no quote; t84d)."""
+    quote = ""
+    i = 0
+    while i < len(value):
+        c = value[i]
+        if c == "\\" and quote != "'":
+            if value[i + 1 : i + 2] == "\n":
+                return True
+            i += 2
+            continue
+        if c in "'\"" and quote in ("", c):
+            quote = "" if quote else c
+        i += 1
+    return False
 
 
 def _unquoted(value: str) -> str:

@@ -130,7 +130,7 @@ _SBATCH_LINE = re.compile(rb"(?m)^#SBATCH\s")
 # make's files, whatever their first line says (make reads a `#!` line as a comment; t84b)
 _MAKEFILE = re.compile(r"(?:GNU)?[Mm]akefile(?:\..+)?|.+\.mk|.+\.make")
 # a `#!` line that names a shell whose language is not bash's
-_OTHER_SHELL = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:zsh|m?ksh|fish|t?csh)\b")
+_OTHER_SHELL = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:zsh|m?ksh(?:93)?|fish|t?csh)\b")
 _BASH_ERROR = re.compile(r"line (\d+): (.*)")
 
 

@@ -44,6 +44,7 @@ is unset or empty), and one in single quotes, a quoted heredoc or a comment (not
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
@@ -63,8 +64,8 @@ from benchlint.shell.model import Script, parse_tree
 def check(ctx: Context, script: Script) -> Iterator[Finding]:
     source = script.file
     text = source.text
-    if "${" not in text:
-        return
+    if not _CANDIDATE.search(text):
+        return  # (no `${` of a form that may be bad: the text is not read as bash reads it)
     braces = every_brace(text)
     outer_end = -1
     parsed: set[int] | None = None
@@ -82,12 +83,21 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         written = " ".join(text[start:end].split())
         yield Finding(
             "BL119",
-            f'bash cannot expand `{clip(written, 60)}` ("bad substitution"): the command '
-            "fails there every time it runs, and the script ends under `set -e`",
+            f'bash cannot expand `{clip(written, 60)}` ("bad substitution"): the command it '
+            "is in fails there every time it runs (under `set -e`, the script ends there)",
             Location(script.path, source.span(start, start + 2)),
             help=_advice(inside),
             subject=written,
         )
+
+
+# a `${` that may be one bash rejects, in any context (a superset of what `bad_substitution`
+# tells: `${}`, a first character that names no parameter, a name, digits or a special
+# parameter followed by one that starts no operator, `${X:}`, and any subscript)
+_CANDIDATE = re.compile(
+    r"\$\{(?:\}|[^A-Za-z0-9_@*#?$!{-]|[A-Za-z_]\w*(?:[^\w:=?+#%/^,@~}\[-]|:\}|\[)"
+    r"|[0-9]+[^0-9:=?+#%/^,@~}\[-]|[@*?$!_-][^:=?+#%/^,@~}\[-])"
+)
 
 
 def _expansion_starts(src: bytes) -> set[int]:

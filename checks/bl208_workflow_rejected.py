@@ -373,22 +373,22 @@ def _outside_matrices(root: YNode) -> Iterator[YNode]:
     which may be anything (GitHub's parser accepts a key named `<<` there, and merges nothing:
     t84c); the matrix's own keys are checked."""
     seen: set[int] = set()
-    stack = [root]
+    stack: list[tuple[YNode, bool]] = [(root, False)]  # (a node, whether it is a `strategy:`)
     while stack:
-        node = stack.pop()
+        node, strategy = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
         if node.is_map:
             yield node
             for k, v in node.pairs:
-                if k.is_scalar and k.value == "matrix" and v.is_map:
+                if strategy and k.is_scalar and k.value == "matrix" and v.is_map:
                     yield v  # (its own keys are checked: `<<` there is refused)
                     seen.add(id(v))
-                else:
-                    stack.append(v)
+                else:  # (not a job whose id is `matrix`: t84d)
+                    stack.append((v, k.is_scalar and k.value == "strategy"))
         elif node.is_seq:
-            stack.extend(node.items)
+            stack.extend((item, False) for item in node.items)
 
 
 def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:
