@@ -99,10 +99,7 @@ def _subscript_end(text: str, i: int) -> int | None:
             j += 2
             continue
         if c in "'\"":  # (a quoted `]` closes nothing: `${A[']']}`; t84d)
-            close = text.find(c, j + 1)
-            if close < 0:
-                return None
-            j = close + 1
+            j = _after(text, c, j + 1)
             continue
         if c == "[":
             depth += 1
