@@ -21,7 +21,7 @@ from typing import Any
 from benchlint import profile
 from benchlint.shell.braces import expansions
 from benchlint.shell.invocation import LONE_VARIABLE, Invocation
-from benchlint.shell.model import Command, Script, Word, visible_assignments
+from benchlint.shell.model import Assignment, Command, Script, Word, visible_assignments
 from benchlint.shell.output import substitution_pattern
 from benchlint.workspace import Workspace
 
@@ -272,9 +272,18 @@ class CallGraph:
 
 
 def _script_dir_variables(script: Script) -> frozenset[str]:
-    names = {a.name for a in script.assignments}
+    """The variables whose values name the script's own folder (`DIR=$(dirname "$0")`)."""
+    return script.derived("script-dir", script, lambda: _find_script_dir_variables(script))
+
+
+def _find_script_dir_variables(script: Script) -> frozenset[str]:
+    by_name: dict[str, list[Assignment]] = {}
+    for a in script.assignments:
+        by_name.setdefault(a.name, []).append(a)
     return frozenset(
-        name for name in names if any(_is_script_dir(v) for v in _path_values(script, name))
+        name
+        for name, given in by_name.items()
+        if any(_is_script_dir(v) for v in _values_given(given))
     )
 
 
@@ -330,9 +339,14 @@ def _path_values(script: Script, name: str, unset: str | None = None) -> list[st
     """The values the script's assignments give a variable, as path words: not one a command's
     prefix gives it for that command alone (`P=x cmd`), nor one written as literal text that
     looks like a substitution (`P='$(dirname "$0")'`); `unset`: the value of `P=` (else none)."""
+    return _values_given([a for a in script.assignments if a.name == name], unset)
+
+
+def _values_given(given: list[Assignment], unset: str | None = None) -> list[str]:
+    """`_path_values` of the assignments of one variable."""
     found = []
-    for a in script.assignments:
-        if a.name != name or a.kind == "prefix":
+    for a in given:
+        if a.kind == "prefix":
             continue
         if a.value is None:
             if a.kind in _NOT_KNOWN:
