@@ -550,6 +550,46 @@ _FIELD = re.compile(
 _NAMES_SETTING = re.compile(r"^[^#\n]*\bdefault_health_check\b", re.M)  # (not in a comment)
 
 
+@dataclass(frozen=True)
+class SrtctlDefault:
+    """A default of the tree's own srtctl, and where its source gives it."""
+
+    value: str
+    where: Location
+
+
+def srtctl_dynamo_default(ws: Workspace) -> SrtctlDefault | None:
+    """The Dynamo release the tree's own srtctl installs for a recipe that names no install
+    source (its `DynamoConfig.version` default: "0.7.0", then "0.8.0" since January 2026; t85
+    h2), where the repository holds its source; None elsewhere, or where that source gives no
+    release (srtctl before its `DynamoConfig`, December 2025). Read once per run."""
+    known = ws.models.get(_SRTCTL_DYNAMO, False)
+    if known is False:
+        known = None
+        for source in srtctl_sources(ws):
+            block = _DYNAMO_CLASS.search(source.text)
+            version = (
+                _VERSION_DEFAULT.search(source.text, block.start(1), block.end(1))
+                if block
+                else None
+            )
+            if version is not None:
+                span = source.span(version.start(1), version.end(1))
+                known = SrtctlDefault(
+                    version.group(1), Location(source.path, span, "srtctl's default")
+                )
+                break
+        ws.models[_SRTCTL_DYNAMO] = known
+    return known if isinstance(known, SrtctlDefault) else None
+
+
+_SRTCTL_DYNAMO = "srtctl-dynamo-default"
+_DYNAMO_CLASS = re.compile(r"^class DynamoConfig\b.*:\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
+_VERSION_DEFAULT = re.compile(
+    r"""^[ \t]+version\s*:[^=\n]*=\s*["'](\d+\.\d+\.\d+[^"'\s]*)["']\s*(?:#.*)?$""", re.M
+)
+
+
 def _is_srt_slurm(ws: Workspace) -> bool:
     """An srtctl checkout: `srtslurm.yaml` (or its example) at the top and recipes in `recipes/`
     (`recipies/` before srt-slurm renamed it: the profile's srt_slurm_recipe_folders), or in

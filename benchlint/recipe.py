@@ -130,13 +130,17 @@ def frontend_args(root: YNode | None) -> dict[str, str]:
     return {k.value: v.value for k, v in args.pairs if k.is_scalar and v.is_scalar}
 
 
-def dynamo_pin(root: YNode | None) -> str | None:
+def dynamo_pin(root: YNode | None, default: str | None = None) -> str | None:
     """The Dynamo release a recipe runs, where it says: the one it installs (`dynamo.version`,
     `dynamo.wheel`), or, with `dynamo.install: false` (the container's own Dynamo), the one its
-    runtime image's tag names (`model.container: .../vllm-runtime:1.4.0`)."""
+    runtime image's tag names (`model.container: .../vllm-runtime:1.4.0`); `default`, srtctl's,
+    where it names no install source (no `dynamo` block, or one with no `version`, `hash` or
+    `wheel` key and no `top_of_tree: true`: srtctl installs its default release)."""
     settings = settings_root(root)
     dynamo = settings.get("dynamo") if settings is not None else None
-    if dynamo is None or not dynamo.is_map:
+    if dynamo is None:
+        return default
+    if not dynamo.is_map:
         return None
     install = dynamo.get("install")
     if install is not None and install.is_scalar and install.value.lower() == "false":
@@ -148,7 +152,11 @@ def dynamo_pin(root: YNode | None) -> str | None:
         value = dynamo.get(key)
         if value is not None and value.is_scalar and re.match(r"\d+\.\d+", value.value):
             return value.value
-    return None
+    tree = dynamo.get("top_of_tree")
+    named = any(dynamo.get(k) is not None for k in ("version", "hash", "wheel")) or (
+        tree is not None and not (tree.is_scalar and tree.value.lower() == "false")
+    )
+    return None if named else default
 
 
 def engine_configs(root: YNode | None, engine: str) -> list[tuple[str, YNode]]:

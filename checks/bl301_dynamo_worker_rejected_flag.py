@@ -71,6 +71,7 @@ from benchlint.engines import Arg, launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity
 from benchlint.fixes import line_removal
 from benchlint.images import dynamo_release
+from benchlint.layout import srtctl_dynamo_default
 from benchlint.manifests import containers
 from benchlint.recipe import dynamo_pin, engine_configs, frontend_args, frontend_type
 from benchlint.registry import rule
@@ -85,9 +86,12 @@ UNDECIDED = (
 UNDECIDED_RECIPE = (
     "recipes with a Dynamo vLLM worker flag only some releases reject not checked (BL301: no "
     "release known: no `dynamo-version` setting, no `dynamo.version` or `wheel` in the recipe, a "
-    "`hash` names none, and srtctl's default version is its release's; with `install: false`, "
-    "no release in the image's tag)"
+    "`hash` names none, and srtctl's default release is its own (not this repository's); with "
+    "`install: false`, no release in the image's tag)"
 )
+
+
+_DEFAULT = " (the one srtctl installs where a recipe names none)"
 
 
 def _release_text(release: str | None) -> str:
@@ -103,7 +107,17 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
     if frontend_args(root).get("dyn-chat-processor") == "vllm":
         return
     data = worker_flags()
-    release = data.release_for(release_override or dynamo_pin(root))
+    default = srtctl_dynamo_default(ctx.ws)
+    pin = dynamo_pin(root)
+    release = data.release_for(
+        release_override or pin or dynamo_pin(root, default.value if default is not None else None)
+    )
+    # (where the release is the default of the tree's own srtctl: where its source says so)
+    said = (
+        (default.where,)
+        if default is not None and not release_override and not pin and release is not None
+        else ()
+    )
     rejected = data.rejected_by(release)
     for where, mapping in engine_configs(root, "vllm"):
         flags = {flag_name(k.value): k for k, _ in mapping.pairs if k.is_scalar}
@@ -125,8 +139,10 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
                 yield Finding(
                     "BL301",
                     f"`{shown}` in {where} is rejected by the Dynamo vLLM worker of "
-                    f"{_release_text(release)} (`unrecognized arguments: {flag}`)",
+                    f"{_release_text(release)}{_DEFAULT if said else ''} "
+                    f"(`unrecognized arguments: {flag}`)",
                     Location(path, key.span),
+                    related=said,
                     help=data.advice(flag, release),
                     subject=f"{where}.{flag}",
                     fix=_recipe_fix(root_source, mapping, key, flag, release, may_drop),
