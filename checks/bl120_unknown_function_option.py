@@ -3,18 +3,20 @@
 ## What it does
 Reads the option loop of a shell function the script defines or sources (a `while` loop while
 arguments are left, a `case` on `$1` in it: `--model) model="$2"; shift 2 ;;`, ..., `*) echo
-"Unknown parameter: $1"; return 1 ;;`; `benchlint.shell.optloop`): the words each branch takes,
-and the branch that fails with a literal non-zero `return` or `exit`. Reports the first argument
-of a call that reaches that failing branch: one no other branch takes (a word left over from an
-edit, an option the function never had or no longer has, a value given to an option that takes
-none). Each word before it must be known: its text where a branch is chosen, or one word where
-a branch takes it as a value.
+"Unknown parameter: $1"; return 1 ;;`; `benchlint.shell.optloop`), or the one at the top of a
+repository script the script runs with arguments (`./tests/run.sh --model m`, `bash tests/run.sh
+...`, also in a workflow's `run:` step, from its working directory): the words each branch takes,
+and the branch that fails with a literal non-zero `return` or `exit`. Reports the first argument of
+a call that reaches that failing branch: one no other branch takes (a word left over from an edit,
+an option the function never had or no longer has, a value given to an option that takes none). Each
+word before it must be known: its text where a branch is chosen, or one word where a branch takes it
+as a value.
 
 ## Why is this bad?
-The function returns (or exits) at its first unknown word, before it does anything its options
-were for: `run_benchmark_serving` prints `Unknown parameter: EP_SIZE` and no benchmark runs.
-Without `set -e` the script goes on as if it had, and the job ends with no result; with it, the
-script ends there. Nothing reports it before the job runs.
+The function returns (or the script exits) at its first unknown word, before it does anything
+its options were for: `run_benchmark_serving` prints `Unknown parameter: EP_SIZE` and no
+benchmark runs. Without `set -e` the script goes on as if it had, and the job ends with no
+result; with it, the script ends there. Nothing reports it before the job runs.
 
 ## Example
 ```bash path=benchmarks/lib.sh
@@ -48,79 +50,299 @@ run_benchmark \
 ```
 
 ## Exceptions
-Not reported: a call whose reading stops before the word (a word that may be several or none:
-an unquoted expansion, `"$@"`, a glob; a word whose text is not known where a branch is chosen;
-a branch that does more than assign, print and shift, or ends the loop), and a function whose
-loop has another shape (a condition other than arguments being left, a `case` on another word, a
-pattern with an expansion or an extended glob, a fall-through `;&`). A function that calls
-another before its failing `return` (`usage; return 1`) fails all the same. A script's own
-option loop (`bash run.sh --x`) is not read.
+Not reported, and counted on stderr: a call whose reading stops before the word at a word that may
+be several or none (an unquoted expansion, `"$@"`, `"${@}"`, a glob, `~`) or whose text is not known
+where a branch is chosen; a call of a function defined more than once in the script and the files it
+sources (which definition runs is not told); a call after a `cd` where the function's file or the
+script is found by a relative path. Not reported: a call whose reading ends at a branch that ends
+the loop, `exec`s a program or does more than assign, print and shift (`--help) usage ;;`). Not
+read: a loop of another shape (an `until`, a condition other than arguments being left, a `case` on
+another word than `$1` or a variable given it first, a pattern with an expansion, an extended glob
+or a POSIX class, a fall-through `;&`), a loop after something that may set `$@` or leave on a test
+of the arguments (`set --`, a `source`, `[[ $1 == --help ]] && exit 0`), a caller or function that
+turns on `nocasematch` or `extglob`, a script run by `sh` or by a name without `/` (looked for on
+PATH), a `return` at a script's top level (bash goes on), and a script sourced with arguments. A
+branch that calls another command before its failing `return` (`usage; exit 1`) fails all the same.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import posixpath
+import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity, clip
-from benchlint.registry import script_rule
-from benchlint.shell.model import Command, Script
+from benchlint.finding import Finding, Location, Severity, Span, clip
+from benchlint.registry import rule
+from benchlint.shell.model import Command, Script, Word
+from benchlint.workflow import (
+    WORKFLOWS,
+    job_steps,
+    runs_in_posix_shell,
+    step_folder,
+    step_runs,
+    step_script,
+    workflow_roots,
+)
+
+if TYPE_CHECKING:
+    from benchlint.shell.optloop import OptionLoop
 
 
-@script_rule(
+def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
+    for call in [*_function_calls(ctx, script), *_script_runs(ctx, script)]:
+        yield from _reported(ctx, call, script.path, lambda span: span)
+
+
+@rule(
     "BL120",
     "unknown-function-option",
     Severity.ERROR,
     tags=("shell", "correctness"),
-    precision="high",
+    script_pass=_script_pass,
 )
-def check(ctx: Context, script: Script) -> Iterator[Finding]:
-    # (imported here: a run the cache answers runs no rule, and makes none of its classes)
-    from benchlint.shell.optloop import option_loop, read_call
+def check(ctx: Context) -> Iterator[Finding]:
+    """The repository scripts the `run:` steps of workflows run with arguments."""
+    workflows = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
+    for source, root in workflow_roots(ctx.ws, workflows):
+        for _, job, steps in job_steps(root):
+            for step in steps:
+                folder = step_folder(root, job, step)
+                if folder is None or not runs_in_posix_shell(root, job, step):
+                    continue
+                for run in step_runs(job, step):
+                    found = step_script(source, run) if "/" in run.value else None
+                    if found is None:
+                        continue
+                    for call in _step_runs(ctx, found.script, folder):
+                        yield from _reported(ctx, call, source.path, found.place)
 
-    defined = ctx.environment.functions_at_end(script)
-    if not defined:
+
+def _reported(
+    ctx: Context, call: _Call, path: str, place: Callable[[Span], Span]
+) -> Iterator[Finding]:
+    """The call's finding, where its loop rejects an argument (`place`: where a span of the
+    calling script is in the file `path`); counted where its reading stops at a word not known."""
+    from benchlint.shell.optloop import read_call
+
+    if call.unread is not None:
+        if any(b.failing for b in call.loop.branches) and call.arguments:
+            ctx.count(call.unread, Location(path, place(call.arguments[0].span)))
         return
-    calls = [c for c in script.commands if _calls(c, defined)]
-    if not calls:
+    reading = read_call(call.loop, call.arguments)
+    if reading.unknown is not None and any(b.failing for b in call.loop.branches):
+        ctx.count(_UNREAD, Location(path, place(reading.unknown.span)))
+    word, branch = reading.rejected, reading.branch
+    if word is None or branch is None or branch.failing is None:
         return
-    states = ctx.environment.states_before(script, [c.node.start_byte for c in calls])
-    for command, state in zip(calls, states, strict=True):
-        owner = state.functions.get(command.base or "")
-        if owner is None:
-            continue
-        loop = option_loop(owner, command.base or "")
-        if loop is None:
-            continue
-        reading = read_call(loop, command.words[1:])
-        if reading.unknown is not None and any(b.failing for b in loop.branches):
-            ctx.count(_UNREAD, Location(script.path, reading.unknown.span))
-        word, branch = reading.rejected, reading.branch
-        if word is None or branch is None or branch.failing is None:
-            continue
-        failing = branch.failing
-        ends = owner.text_of(failing)
-        where = Location(owner.path, owner.span(failing), f"`{ends}`: the call fails here")
-        defined_at = Location(
-            owner.path, owner.span(owner.functions[command.base or ""]), "the function"
-        )
-        yield Finding(
-            "BL120",
-            f"`{clip(word.value, 40)}` is an argument `{command.base}` "
-            f"({owner.path}:{defined_at.span.line}) rejects: no branch of its option loop "
-            f"takes it but the one that runs `{ends}` (line {where.span.line}), so the call "
-            "fails before it does what its options are for",
-            Location(script.path, word.span),
-            related=(where, defined_at),
-            help="drop the word, or give the option it was meant to be",
-            subject=f"{command.base} {word.value}",
-        )
+    owner = call.owner
+    shown = clip(word.value, 40) or '""'  # (an empty word: `""`)
+    ends = owner.text_of(branch.failing)
+    where = Location(owner.path, owner.span(branch.failing), f"`{ends}`: the call fails here")
+    yield Finding(
+        "BL120",
+        f"`{shown}` is an argument {call.shown} rejects: no branch of its option "
+        f"loop takes it but the one that runs `{ends}` (line {where.span.line}), so "
+        f"{call.fails} before it does what its options are for",
+        Location(path, place(word.span)),
+        related=(where, *call.related),
+        help="drop the word, or give the option it was meant to be",
+        subject=f"{call.name} {word.value}",
+    )
 
 
 _UNREAD = (
-    "calls of a shell function that rejects unknown arguments, not read past a word that may "
-    "be several or none, or whose text is not known (BL120)"
+    "calls of a shell function or script that rejects unknown arguments, not read past a word "
+    "that may be several or none, or whose text is not known (BL120)"
 )
+
+
+class _Call:
+    """A call of a function or script whose option loop is read: its arguments, where the
+    loop is (`owner`), and how a message names it. (A plain class: a warm run, which runs no
+    rule, imports this module, and a dataclass is made with `exec` at import.)"""
+
+    __slots__ = ("arguments", "fails", "loop", "name", "owner", "related", "shown", "unread")
+
+    def __init__(
+        self,
+        arguments: list[Word],
+        owner: Script,
+        loop: OptionLoop,
+        name: str,
+        shown: str,
+        fails: str,
+        related: tuple[Location, ...],
+        unread: str | None = None,
+    ) -> None:
+        self.unread = unread  # (why its arguments are not read: counted)
+        self.arguments = arguments
+        self.owner = owner
+        self.loop = loop
+        self.name = name
+        self.shown = shown
+        self.fails = fails
+        self.related = related
+
+
+def _function_calls(ctx: Context, script: Script) -> Iterator[_Call]:
+    """Calls of a function the script defines or sources, by its plain name, where one
+    definition of it is all the script and the files it sources hold (else which one a call
+    runs may be another: defined again later, in an `if`, in two files sourced in turn)."""
+    from benchlint.shell.optloop import matches_otherwise, option_loop
+
+    defined = ctx.environment.functions_at_end(script)
+    if not defined or matches_otherwise(script) or "unset -f" in script.file.text:
+        return  # (the caller's `shopt -s nocasematch` holds in the function it calls)
+    calls = [c for c in script.commands if _calls(c, defined)]
+    if not calls:
+        return
+    moves = _moves(script, _last_source(script))
+    files = _sourced(ctx, script)
+    states = ctx.environment.states_before(script, [c.node.start_byte for c in calls])
+    for command, state in zip(calls, states, strict=True):
+        name = command.base or ""
+        owner = state.functions.get(name)
+        loop = option_loop(owner, name) if owner is not None else None
+        if owner is None or loop is None:
+            continue
+        unread = None
+        if moves and owner is not script:
+            unread = _MOVED  # (after a `cd`, a relative `source` may read another file)
+        elif sum(_definitions(f, name) for f in files) != 1 or not _definitions(owner, name):
+            unread = _AMBIGUOUS
+        defined_at = Location(owner.path, owner.span(owner.functions[name]), "the function")
+        yield _Call(
+            command.words[1:],
+            owner,
+            loop,
+            name,
+            f"`{name}` ({owner.path}:{defined_at.span.line})",
+            "the call fails",
+            (defined_at,),
+            unread,
+        )
+
+
+def _sourced(ctx: Context, script: Script) -> list[Script]:
+    """The script and the files it sources, and those they source (each once)."""
+    found = [script]
+    seen = {script.path}
+    index = 0
+    while index < len(found) and len(found) < 64:
+        for call in ctx.environment.calls.calls_in(found[index]):
+            for target in call.targets if call.kind == "source" else ():
+                model = ctx.ws.shell(target) if target not in seen else None
+                seen.add(target)
+                if model is not None:
+                    found.append(model)
+        index += 1
+    return found
+
+
+def _definitions(script: Script, name: str) -> int:
+    """How many definitions of the function the script's text holds (`name()`, `function
+    name`; any `name ()` is counted, a comment's too: more is never fewer)."""
+    text = script.file.text
+    if name not in text:
+        return 0
+    escaped = re.escape(name)
+    pattern = rf"\bfunction\s+{escaped}\b(?:\s*\(\s*\))?|(?<![\w.:/-]){escaped}\s*\(\s*\)"
+    return len(re.findall(pattern, text))
+
+
+def _moves(script: Script, before: int, apart: bool = False) -> bool:
+    """Whether the script may have changed its working directory (`cd`, `pushd`) before the
+    byte `before` of its text (one in a function: whenever it is called), so that a relative
+    path it runs or sources there may name another file. A `cd` in a shell of its own
+    (`$(cd "$DIR" && pwd)`) moves only that shell: it counts where the command asked about
+    runs apart too (`(cd sub && ./run.sh)`)."""
+    return any(
+        c.base in ("cd", "pushd", "popd")
+        and (c.function is not None or c.node.start_byte < before)
+        and (apart or not c.apart_from_script)
+        for c in script.all_commands()
+    )
+
+
+def _last_source(script: Script) -> int:
+    """The byte after which the script sources nothing more (its last `source` or `.`)."""
+    return max(
+        (c.node.start_byte for c in script.all_commands() if c.base in ("source", ".")),
+        default=0,
+    )
+
+
+def _script_runs(ctx: Context, script: Script) -> Iterator[_Call]:
+    """Runs of one of the repository's scripts with arguments (`bash run.sh --x`, `./run.sh`),
+    where the path names one file of it."""
+    for call in ctx.environment.calls.calls_in(script):
+        if call.kind == "run" and len(call.targets) == 1:
+            command = call.command
+            moves = _moves(script, command.node.start_byte, command.apart_from_script)
+            found = _run_of(ctx, call.command, call.word, call.targets[0], moves)
+            if found is not None:
+                yield found
+
+
+def _step_runs(ctx: Context, script: Script, folder: str) -> Iterator[_Call]:
+    """Runs of one of the repository's scripts in a `run:` step, by a path written plainly
+    (from the step's working directory, where the step changes it nowhere)."""
+    from benchlint.calls import script_word
+
+    for command in script.all_commands():
+        found = script_word(command)
+        if found is None or found[0] != "run" or not found[1].static:
+            continue
+        value = found[1].value
+        target = posixpath.normpath(posixpath.join(folder, value.removeprefix("./")))
+        if target in ctx.ws.shell_paths:
+            moves = _moves(script, command.node.start_byte, command.apart_from_script)
+            run = _run_of(ctx, command, found[1], target, moves)
+            if run is not None:
+                yield run
+
+
+def _run_of(ctx: Context, command: Command, named: Word, path: str, moves: bool) -> _Call | None:
+    """The run of the script at `path` (named by the word `named`) with the words after it,
+    by bash: through `bash`, or by its path where its `#!` names bash (not `sh`: dash reads
+    no `[[`; a name without `/` is looked for on PATH, not here)."""
+    from benchlint.shell.optloop import script_option_loop
+
+    words = command.invocation.words
+    index = next((i for i, w in enumerate(words) if w is named), None)
+    if index is None or index + 1 >= len(words):
+        return None
+    before = [w.value.rsplit("/", 1)[-1] for w in words[:index] if w.static]
+    if any(b in _OTHER_SHELLS for b in before):
+        return None
+    target = ctx.ws.shell(path)
+    if target is None:
+        return None
+    if index == 0 or not before:
+        first = target.file.line_text(1)
+        if "/" not in named.value or not _BASH_SHEBANG.match(first):
+            return None
+    loop = script_option_loop(target)
+    if loop is None:
+        return None
+    shown = f"`{target.path}`"
+    arguments = list(words[index + 1 :])
+    unread = _MOVED if moves else None  # (after a `cd`, the path may name another file)
+    return _Call(arguments, target, loop, target.path, shown, "the script exits", (), unread)
+
+
+_MOVED = (
+    "calls of a shell function or script that rejects unknown arguments, after a `cd`: the "
+    "file a relative path names may be another, not read (BL120)"
+)
+_AMBIGUOUS = (
+    "calls of a shell function that rejects unknown arguments, defined more than once in the "
+    "script and the files it sources: which definition runs is not told, not read (BL120)"
+)
+_OTHER_SHELLS = frozenset({"sh", "dash", "ash", "ksh", "mksh", "zsh", "busybox", "posh"})
+_BASH_SHEBANG = re.compile(r"#!\s*(?:/usr)?/bin/(?:env\s+(?:-\S+\s+)*)?bash\b")
 
 
 def _calls(command: Command, defined: dict[str, Script]) -> bool:

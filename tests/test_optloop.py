@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -145,6 +146,64 @@ def test_loops_of_other_shapes_are_not_read() -> None:
         "while [[ $# -gt 0 ]]; do case $1 in @(a|b)) shift ;; *) return 1 ;; esac; done",
         "while [[ $# -gt 0 ]]; do case $1 in $X) shift ;; *) return 1 ;; esac; done",
         "eval set -- x; while [[ $# -gt 0 ]]; do case $1 in *) return 1 ;; esac; done",
+        # (`case` ignores case, or reads extended globs: not plain globs)
+        "shopt -s nocasematch; while [[ $# -gt 0 ]]; do case $1 in *) return 1;; esac; done",
+        "shopt -s extglob; while [[ $# -gt 0 ]]; do case $1 in *) return 1;; esac; done",
     ):
         script = parse_file(SourceText("t.sh", f"f() {{ {body}; }}\n".encode()))
         assert option_loop(script, "f") is None, body
+
+
+# scripts whose top level parses their options, each rejecting with `exit 3` (printing where)
+SCRIPTS = {
+    "prelude": """set -euo pipefail
+usage() { echo "usage"; exit 1; }
+[[ $# -eq 0 ]] && usage
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        -m|--model) model=$2; shift 2 ;;
+        -v) v=1; shift ;;
+        *) echo "REJECTED:$((total - $#)):$1"; usage_missing 2>/dev/null || true; exit 3 ;;
+    esac
+done""",
+    "shifted": """shift 2
+while (( $# )); do
+    case "$1" in
+        --x) shift ;;
+        -*) echo "REJECTED:$((total - $#)):$1" >&2; exit 3 ;;
+        *) shift ;;
+    esac
+done""",
+}
+
+
+@needs_bash
+@pytest.mark.parametrize("shape", sorted(SCRIPTS))
+def test_scripts_rejected_words_agree_with_bash(shape: str, tmp_path: Path) -> None:
+    """A script's own loop, run as `bash script.sh ARGS`: the model's word is bash's."""
+    from benchlint.shell.optloop import script_option_loop
+
+    body = SCRIPTS[shape]
+    (tmp_path / "s.sh").write_text("total=$#\n" + body + "\n")
+    model_script = parse_file(SourceText("s.sh", (body + "\n").encode()))
+    loop = script_option_loop(model_script)
+    assert loop is not None
+    decided = 0
+    for call in CALLS[::11]:
+        caller = parse_file(SourceText("c.sh", f"bash s.sh {call}\n".encode()))
+        arguments = caller.commands[0].words[2:]
+        reading = read_call(loop, arguments)
+        if reading.rejected is None:
+            continue
+        decided += 1
+        program = f'A="a b"; E=""\nset -- p q\nbash {tmp_path / "s.sh"} {call}'
+        found = subprocess.run(
+            [BASH or "bash", "-c", program], capture_output=True, text=True, timeout=10, cwd="/"
+        )
+        said = [
+            line[len("REJECTED:") :].split(":", 1)
+            for line in (found.stdout + found.stderr).splitlines()
+            if line.startswith("REJECTED:")
+        ]
+        assert said == [[str(arguments.index(reading.rejected)), reading.rejected.value]], call
+    assert decided > 20, shape

@@ -1,4 +1,4 @@
-"""A shell function's option loop: the words it accepts and what each does to `$@`.
+"""A shell function's or script's option loop: the words it accepts and what each does to `$@`.
 
 The loop read is the common hand-written parser of a function's arguments:
 
@@ -10,10 +10,10 @@ The loop read is the common hand-written parser of a function's arguments:
         esac
     done
 
-read from the function's syntax (tree-sitter-bash), with nothing assumed: a loop of another
-shape, a branch that does more than assign, print and shift, a pattern that is not plain text
-or a plain glob, and the loop is not read (None), or the branch stops the reading of a call
-there (`Branch.shifts` None).
+read from the function's syntax (tree-sitter-bash), or from a script's top level, with nothing
+assumed: a loop of another shape, a branch that does more than assign, print and shift, a
+pattern that is not plain text or a plain glob, and the loop is not read (None), or the branch
+stops the reading of a call there (`Branch.shifts` None).
 """
 
 from __future__ import annotations
@@ -23,22 +23,32 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from benchlint.shell.model import Script, Word
+from benchlint.shell.model import Script, Word, parse_tree
 
 if TYPE_CHECKING:  # (a run the cache answers imports no parser)
     from tree_sitter import Node
 
-# `$#` tested for more than zero: `[[ $# -gt 0 ]]`, `[ "$#" -ne 0 ]`, `(( $# ))`, `(( $# > 0 ))`
+# `$#` tested for more than zero: `[[ $# -gt 0 ]]`, `[ "$#" -ne 0 ]`, `[[ $# -ge 1 ]]`,
+# `test $# -gt 0`, `(( $# ))`, `(( $# > 0 ))`
 _WHILE_ARGUMENTS = re.compile(
-    r'\[\[?\s*"?\$#"?\s+-(?:gt|ne)\s+0\s*\]\]?|\[\[\s*"?\$#"?\s*>\s*0\s*\]\]'
-    r"|\(\(\s*\$#\s*(?:(?:>|!=)\s*0\s*)?\)\)"
+    r'(?:\[\[?|test)\s*"?\$#"?\s+-(?:gt\s+0|ne\s+0|ge\s+1)\s*(?:\]\]?)?'
+    r'|\[\[\s*"?\$#"?\s*>\s*0\s*\]\]'
+    r'|\(\(\s*"?\$#"?\s*(?:(?:>|!=)\s*0\s*)?\)\)'
 )
-# `$1`, `"$1"`, `${1}`, `"${1}"`: the word a `case` reads
+# `$1`, `"$1"`, `${1}`, `"${1}"`: the word a `case` reads (or a variable given it first:
+# `key="$1"; case $key in`)
 _FIRST = re.compile(r'"?\$(?:1|\{1\})"?')
+_HOLDS_FIRST = re.compile(r'(?:local\s+)?([A-Za-z_][A-Za-z0-9_]*)=("?)\$(?:1|\{1\})\2')
 # commands a branch may run that neither end the loop nor change `$@`
 _QUIET = frozenset({"echo", "printf", "true", ":", "local", "export", "declare", "readonly"})
 # commands that may change `$@` or end the loop or the function
 _FLOW = frozenset({"shift", "break", "continue", "return", "exit", "eval", "source", ".", "set"})
+# before the loop, those that change nothing of what it reads: leaving the body early (where
+# the loop does not run: `[ "$EVAL_ONLY" = true ] && return 0`, on a test that reads none of
+# the arguments)
+_EARLY = ("return", "exit")
+# an expansion of the arguments (`$1`, `${2:-x}`, `$@`, `$*`), not their count (`$#`)
+_ARGUMENTS = re.compile(r"\$(?:[1-9@*]|\{[!#]?[1-9@*])")
 
 
 @dataclass(frozen=True)
@@ -78,15 +88,45 @@ def option_loop(script: Script, name: str) -> OptionLoop | None:
     held = script.memo.get(key, False)
     if held is False:
         where = script.functions.get(name)
-        held = script.memo[key] = None if where is None else _read(script.syntax(where))
+        held = None
+        if where is not None and not matches_otherwise(script):
+            held = _read_function(script.syntax(where))
+        script.memo[key] = held
     return held if isinstance(held, OptionLoop) else None
 
 
-def _read(definition: Node) -> OptionLoop | None:
+def script_option_loop(script: Script) -> OptionLoop | None:
+    """The option loop at the top level of a script (what `bash run.sh --x` gives it), worked
+    out once per script; None where it has none this model reads."""
+    held = script.memo.get("option-loop", False)
+    if held is False:
+        src = script.parse_src or script.src
+        found = None
+        if b"$#" in src and b"case" in src and not matches_otherwise(script):
+            found = _read(_statements(parse_tree(src).root_node), False)
+        held = script.memo["option-loop"] = found
+    return held if isinstance(held, OptionLoop) else None
+
+
+def matches_otherwise(script: Script) -> bool:
+    """Whether the script may make `case` match otherwise than plain globs do: `shopt -s
+    nocasematch` (case ignored), `extglob` (`!(...)`)."""
+    return b"nocasematch" in script.src or b"extglob" in script.src
+
+
+def _read_function(definition: Node) -> OptionLoop | None:
     body = definition.child_by_field_name("body")
     if body is None or body.type != "compound_statement":
         return None
-    statements = _statements(body)
+    return _read(_statements(body), True)
+
+
+def _read(statements: list[Node], function: bool) -> OptionLoop | None:
+    """The option loop among a body's statements: its first `while` loop, where nothing before
+    it may change `$@` but a `shift`, nor leave the body on a test of the arguments (a function
+    defined, an assignment of `$1`, or a test of their count that leaves, `[ $# -eq 0 ] &&
+    usage`, changes nothing the loop reads). `function`: a function's body (where `return`
+    leaves it; at a script's top level, `return` fails and the script goes on)."""
     loops = [i for i, s in enumerate(statements) if s.type == "while_statement"]
     if not loops:
         return None
@@ -96,9 +136,17 @@ def _read(definition: Node) -> OptionLoop | None:
         shifted = _shift(statement)
         if shifted is not None:
             skipped += shifted
-        elif _flows(statement) and not _returns_early(statement):
-            return None
+            continue
+        if statement.type == "function_definition":
+            continue
+        if _flows(statement, _EARLY) or _name(statement) in ("return", "exit"):
+            return None  # (`set --`, `source`: `$@` may change; the body ends before its loop)
+        assigns = statement.type in ("variable_assignment", "declaration_command")
+        if not assigns and _ARGUMENTS.search(_text(statement)):
+            return None  # (`[[ $1 == --help ]] && usage`: the word may never reach the loop)
     loop = statements[index]
+    if not loop.children or loop.children[0].type != "while":
+        return None  # (`until`)
     conditions = [c for c in loop.children_by_field_name("condition") if c.type not in (";", "&")]
     if len(conditions) != 1 or not _WHILE_ARGUMENTS.fullmatch(_text(conditions[0])):
         return None
@@ -106,6 +154,9 @@ def _read(definition: Node) -> OptionLoop | None:
     if group is None:
         return None
     inner = _statements(group)
+    held = _HOLDS_FIRST.fullmatch(_text(inner[0])) if inner else None
+    if held is not None:  # (`key="$1"` then `case $key in`)
+        inner = inner[1:]
     if not inner or inner[0].type != "case_statement":
         return None
     trailing = 0
@@ -116,7 +167,12 @@ def _read(definition: Node) -> OptionLoop | None:
         trailing += shifted
     case = inner[0]
     value = case.child_by_field_name("value")
-    if value is None or not _FIRST.fullmatch(_text(value)):
+    read = _text(value) if value is not None else ""
+    if held is not None:
+        name = held.group(1)
+        if read not in (f"${name}", f'"${name}"', f"${{{name}}}", f'"${{{name}}}"'):
+            return None
+    elif not _FIRST.fullmatch(read):
         return None
     branches = []
     for item in (c for c in case.children if c.type == "case_item"):
@@ -125,37 +181,43 @@ def _read(definition: Node) -> OptionLoop | None:
         patterns = [_pattern(p) for p in item.children_by_field_name("value")]
         if any(p is None for p in patterns):
             return None
-        branches.append(_branch(item, tuple(p for p in patterns if p is not None), trailing))
+        found = tuple(p for p in patterns if p is not None)
+        branches.append(_branch(item, found, trailing, function))
     return OptionLoop(skipped, tuple(branches), trailing or None)
 
 
-def _branch(item: Node, patterns: tuple[str, ...], trailing: int) -> Branch:
+def _branch(item: Node, patterns: tuple[str, ...], trailing: int, function: bool) -> Branch:
     shifts = 0
     called = False  # (a command other than `echo`: it may end the function, `usage`)
     for statement in _statements(item):
         if statement.type == "redirected_statement":  # (`echo "..." >&2`: as the command)
             statement = statement.child_by_field_name("body") or statement
-        text = _text(statement)
-        if statement.type in ("variable_assignment", "declaration_command"):
-            if _flows(statement) or "$(" in text or "`" in text:
-                return Branch(patterns, item, None)
-            continue
         shifted = _shift(statement)
         if shifted is not None:
             shifts += shifted
             continue
         name = _name(statement)
-        if name in ("return", "exit"):
+        if name == "exit" or (name == "return" and function):
             words = _words(statement)
-            failing = (
-                statement if len(words) == 2 and words[1].isdigit() and int(words[1]) else None
-            )
-            return Branch(patterns, item, None, failing)
-        if name is None or _flows(statement) or "$(" in text or "`" in text:
+            fails = len(words) == 2 and words[1].isdigit() and int(words[1]) % 256 != 0
+            return Branch(patterns, item, None, statement if fails else None)
+        if _flows(statement) or _substitutes(statement):
             return Branch(patterns, item, None)
-        called = called or name not in _QUIET
+        if statement.type not in ("variable_assignment", "declaration_command"):
+            called = called or name not in _QUIET  # (a list, a pipeline: `log x || true`)
     total = shifts + trailing
     return Branch(patterns, item, None if called or total == 0 else total)
+
+
+def _substitutes(node: Node) -> bool:
+    """Whether the node runs a command substitution (whose commands are not followed)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("command_substitution", "process_substitution"):
+            return True
+        stack.extend(current.named_children)
+    return False
 
 
 def _name(statement: Node) -> str | None:
@@ -164,12 +226,6 @@ def _name(statement: Node) -> str | None:
         return None
     name = statement.child_by_field_name("name")
     return _text(name) if name is not None else None
-
-
-def _returns_early(statement: Node) -> bool:
-    """`if [ "$EVAL_ONLY" = true ]; then ...; return 0; fi` before the loop: a branch that
-    leaves the function without reading its arguments (the loop runs where it does not)."""
-    return statement.type == "if_statement" and not _flows(statement, ("return", "exit"))
 
 
 def _flows(node: Node, allowed: tuple[str, ...] = ()) -> bool:
@@ -181,13 +237,29 @@ def _flows(node: Node, allowed: tuple[str, ...] = ()) -> bool:
         if current.type == "command":
             name = current.child_by_field_name("name")
             word = _text(name) if name is not None else ""
+            if word == "exec" and current.child_by_field_name("argument") is not None:
+                return True  # (a program in its place: the rest never runs)
             if word in _FLOW and word not in allowed:
                 if word != "set":
                     return True
                 arguments = [_text(c) for c in current.children_by_field_name("argument")]
-                if not arguments or any(a[:1] not in "-+" or a == "--" for a in arguments):
+                if not arguments or _sets_positional(arguments):
                     return True
         stack.extend(current.named_children)
+    return False
+
+
+def _sets_positional(arguments: list[str]) -> bool:
+    """Whether `set` with these words sets `$@`: a word that is no option (`set -- a`, `set a`),
+    an option's name after `-o` aside (`set -euo pipefail`)."""
+    named = False  # (the word is the name of an option: `-o pipefail`)
+    for word in arguments:
+        if named:
+            named = False
+        elif word[:1] in "-+" and word not in ("-", "--"):
+            named = "o" in word[1:]
+        else:
+            return True
     return False
 
 
@@ -221,8 +293,8 @@ def _pattern(node: Node) -> str | None:
         return None if any(c in inner for c in "$`\\") else _literal(inner)
     if node.type not in ("word", "extglob_pattern"):
         return None
-    if any(c in text for c in "$`\\'\"()|@!+") or "[^" in text:
-        return None
+    if any(c in text for c in "$`\\'\"()|@!+~") or "[^" in text or re.search(r"\[[:=.]", text):
+        return None  # (`[[:alpha:]]`, `[=a=]`: classes `fnmatch` does not read)
     return text
 
 
@@ -295,12 +367,17 @@ def one_word(word: Word) -> bool:
     empty), no glob or brace expansion."""
     kind = word.node.type
     text = word.text
-    if kind in ("word", "number"):
-        return word.static and not any(c in text for c in "*?[{")
+    if kind in ("word", "number", "concatenation"):
+        # (`~/x` is a home folder; a `\` before a line's end joins the next line's word)
+        plain = not any(c in text for c in "*?[{") and not text.startswith("~")
+        end = word.node.end_byte
+        joined = text.endswith("\\") or word.script.src[end : end + 1] == b"\\"
+        return word.static and plain and not joined
     if kind == "raw_string":
         return True
-    if kind == "string":
-        return "$@" not in text and "[@]" not in text
-    if kind == "concatenation":
-        return word.static and not any(c in text for c in "*?[{")
+    if kind == "string":  # (`"$@"`, `"${@:2}"`, `"${A[@]}"`, `"${!P@}"`: several, or none)
+        return _SEVERAL.search(text) is None
     return False
+
+
+_SEVERAL = re.compile(r"\$@|\$\{[^}]*@")
