@@ -2345,6 +2345,38 @@ def _in_the_call(
     return found
 
 
+def _before_its_release(
+    flow: Flow,
+    path: ExitPath,
+    resource: Resource,
+    lookup: Functions,
+    released: Callable[[Command], bool],
+) -> ExitPath | None:
+    """Where a call of a function of the flow's own file that releases the resource ends the
+    script in its body before its release: an `exit` there (and where the call runs under `set
+    -e`, a command of the body that fails), before the body's first statement that releases
+    it, on the way to it (not in another branch of an `if` around it); None where none does."""
+    call = path.command
+    name = call.name
+    if name is None or name not in flow.script.functions or name == flow.function:
+        return None
+    errexit = path.kind == "errexit"
+    body = Flow(flow.script, False, lookup, name, errexit)
+    release = next((i for i, c in enumerate(body.statements) if released(c)), None)
+    if release is None:
+        return None
+    kinds = ("exit", "errexit") if errexit else ("exit",)
+    releaser = body.statements[release]
+    for inner in body.exits_between(-1, release):
+        command = inner.command
+        if inner.kind not in kinds or command.base == "return" or released(command):
+            continue
+        if exclusive(command, releaser) or _about_itself(resource, inner):
+            continue
+        return inner
+    return None
+
+
 def _check_flow(
     flow: Flow,
     runs: Callable[[Command], list[str]],
@@ -2403,19 +2435,25 @@ def _check_flow(
         leaks: list[ExitPath] = []  # before any handler that releases it
         uncovered: list[tuple[ExitPath, Trap, Trap]] = []  # after one, once it was replaced
         for p in flow.exits_between(start, None if replaced else trap_index):
+            # (a call that releases it may end the script first, in its body: `check() { [ -f
+            # x ] || exit 1; kill "$PID"; }`, said as that exit; t85 h4)
+            inner = None
+            if released(p.command) and not _about_itself(resource, p):
+                inner = _before_its_release(flow, p, resource, lookup, released)
             if (
                 p.command is resource.statement
                 or exclusive(resource.statement, p.command)
                 or _about_itself(resource, p)
                 or _waited_before(flow, p, start, resource)
-                or released(p.command)
+                or (released(p.command) and inner is None)
                 or (p.kind == "errexit" and on_error is not None and on_error < _at(flow, p))
             ):
                 continue
             before = _released_before(flow, p, start, released, resource.names)
             if before:
                 continue
-            if before is False and not exit_traps and not _release_follows(flow, p, released):
+            follows = inner is not None or _release_follows(flow, p, released)
+            if before is False and not exit_traps and not follows:
                 continue  # (nothing releases it later on the exit's path: it ends as the end does)
             at = _at(flow, p)
             effective = next((t for i, t in reversed(traps) if i < at), None)
@@ -2428,9 +2466,9 @@ def _check_flow(
                 continue
             cover = next((t for i, t in reversed(covering) if i < at), None)
             if cover is not None and effective is not None:
-                uncovered.append((p, effective, cover))
+                uncovered.append((inner or p, effective, cover))
             elif cover is None:
-                leaks.append(p)
+                leaks.append(inner or p)
         if not covering and trap_index is None:
             leaks = _in_the_call(flow, resource, lookup, released) + leaks
         acquisition = resource.acquired_by
