@@ -2355,10 +2355,23 @@ def _before_its_release(
     """Where a call of a function of the flow's own file that releases the resource ends the
     script in its body before its release: an `exit` there (and where the call runs under `set
     -e`, a command of the body that fails), before the body's first statement that releases
-    it, on the way to it (not in another branch of an `if` around it); None where none does."""
+    it, on the way to it (not in another branch of an `if` around it, nor under a condition on
+    the call's arguments: `if [ "$1" = check ]`); None where none does, or where the call may
+    run another function (defined after it, `unset`, or a `source` between the definition and
+    the call that may define it again)."""
     call = path.command
     name = call.name
-    if name is None or name not in flow.script.functions or name == flow.function:
+    script = flow.script
+    where = script.functions.get(name or "")
+    if name is None or where is None or name == flow.function:
+        return None
+    text = script.file.text
+    if call.function is None and where.start_byte > call.node.start_byte:
+        return None  # (defined after the call: bash finds no such command there)
+    if re.search(rf"\bunset\b[^\n;|&]*\b{re.escape(name)}\b", text) or any(
+        c.base in ("source", ".") and where.start_byte < c.node.start_byte < call.node.start_byte
+        for c in script.commands
+    ):
         return None
     errexit = path.kind == "errexit"
     body = Flow(flow.script, False, lookup, name, errexit)
@@ -2373,8 +2386,24 @@ def _before_its_release(
             continue
         if exclusive(command, releaser) or _about_itself(resource, inner):
             continue
+        shared = {g.node for g in releaser.guards}
+        if any(_reads_arguments(g, name) for g in command.guards if g.node not in shared):
+            continue  # (`ctl stop` where the exit is under `if [ "$1" = check ]`)
         return inner
     return None
+
+
+def _reads_arguments(guard: Guard, function: str) -> bool:
+    """Whether the condition reads the function's arguments: a positional parameter, or a
+    variable its body assigns from one (`local action=$1`)."""
+    names = {r.name for r in guard.reads}
+    if names & {"1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*", "#"}:
+        return True
+    return any(
+        a.name in names and a.value is not None and re.search(r"\$\{?[1-9@*]", a.value.text)
+        for a in guard.script.assignments
+        if a.command.function == function
+    )
 
 
 def _check_flow(

@@ -54,15 +54,16 @@ Not reported, and counted on stderr: a call whose reading stops before the word 
 be several or none (an unquoted expansion, `"$@"`, `"${@}"`, a glob, `~`) or whose text is not known
 where a branch is chosen; a call of a function defined more than once in the script and the files it
 sources (which definition runs is not told); a call after a `cd` where the function's file or the
-script is found by a relative path. Not reported: a call whose reading ends at a branch that ends
-the loop, `exec`s a program or does more than assign, print and shift (`--help) usage ;;`). Not
-read: a loop of another shape (an `until`, a condition other than arguments being left, a `case` on
+script is found by a relative path; a call of a function or script whose `while` loop on `$#` and
+its `case` this model does not read: a condition other than arguments being left, a `case` on
 another word than `$1` or a variable given it first, a pattern with an expansion, an extended glob
-or a POSIX class, a fall-through `;&`), a loop after something that may set `$@` or leave on a test
-of the arguments (`set --`, a `source`, `[[ $1 == --help ]] && exit 0`), a caller or function that
-turns on `nocasematch` or `extglob`, a script run by `sh` or by a name without `/` (looked for on
-PATH), a `return` at a script's top level (bash goes on), and a script sourced with arguments. A
-branch that calls another command before its failing `return` (`usage; exit 1`) fails all the same.
+or a POSIX class, a fall-through `;&`, or something before the loop that may set `$@` or leave on a
+test of the arguments (`set --`, a `source`, `[[ $1 == --help ]] && exit 0`). Not reported: a call
+whose reading ends at a branch that ends the loop, `exec`s a program or does more than assign, print
+and shift (`--help) usage ;;`); a caller or function that turns on `nocasematch` or `extglob`; a
+script run by `sh` or by a name without `/` (looked for on PATH); a `return` at a script's top level
+(bash goes on); an `until` loop; a script sourced with arguments. A branch that calls another
+command before its failing `return` (`usage; exit 1`) fails all the same.
 """
 
 from __future__ import annotations
@@ -126,12 +127,17 @@ def _reported(
     calling script is in the file `path`); counted where its reading stops at a word not known."""
     from benchlint.shell.optloop import read_call
 
-    if call.unread is not None:
-        if any(b.failing for b in call.loop.branches) and call.arguments:
+    loop = call.loop
+    if call.unread is not None or loop is None:
+        if (
+            call.unread
+            and call.arguments
+            and (loop is None or any(b.failing for b in loop.branches))
+        ):
             ctx.count(call.unread, Location(path, place(call.arguments[0].span)))
         return
-    reading = read_call(call.loop, call.arguments)
-    if reading.unknown is not None and any(b.failing for b in call.loop.branches):
+    reading = read_call(loop, call.arguments)
+    if reading.unknown is not None and any(b.failing for b in loop.branches):
         ctx.count(_UNREAD, Location(path, place(reading.unknown.span)))
     word, branch = reading.rejected, reading.branch
     if word is None or branch is None or branch.failing is None:
@@ -140,11 +146,13 @@ def _reported(
     shown = clip(word.value, 40) or '""'  # (an empty word: `""`)
     ends = owner.text_of(branch.failing)
     where = Location(owner.path, owner.span(branch.failing), f"`{ends}`: the call fails here")
+    leaves = [owner.span(n).line for n in loop.leaves]
+    unless = f" (unless it leaves before its loop, line {leaves[0]})" if leaves else ""
     yield Finding(
         "BL120",
         f"`{shown}` is an argument {call.shown} rejects: no branch of its option "
         f"loop takes it but the one that runs `{ends}` (line {where.span.line}), so "
-        f"{call.fails} before it does what its options are for",
+        f"{call.fails}{unless} before it does what its options are for",
         Location(path, place(word.span)),
         related=(where, *call.related),
         help="drop the word, or give the option it was meant to be",
@@ -169,7 +177,7 @@ class _Call:
         self,
         arguments: list[Word],
         owner: Script,
-        loop: OptionLoop,
+        loop: OptionLoop | None,
         name: str,
         shown: str,
         fails: str,
@@ -193,24 +201,40 @@ def _function_calls(ctx: Context, script: Script) -> Iterator[_Call]:
     from benchlint.shell.optloop import matches_otherwise, option_loop
 
     defined = ctx.environment.functions_at_end(script)
-    if not defined or matches_otherwise(script) or "unset -f" in script.file.text:
-        return  # (the caller's `shopt -s nocasematch` holds in the function it calls)
+    if not defined:
+        return
     calls = [c for c in script.commands if _calls(c, defined)]
     if not calls:
         return
-    moves = _moves(script, _last_source(script))
     files = _sourced(ctx, script)
+    if any(matches_otherwise(f) or "expand_aliases" in f.file.text for f in files):
+        return  # (a `shopt -s nocasematch` of the caller's holds in the function it calls)
+    moves = _moves(ctx, script, _last_source(script))
+    # (a file sourced by a path benchlint does not resolve may define the function again)
+    unresolved = any(
+        c.kind == "source" and not c.targets for c in ctx.environment.calls.calls_in(script)
+    )
     states = ctx.environment.states_before(script, [c.node.start_byte for c in calls])
     for command, state in zip(calls, states, strict=True):
         name = command.base or ""
         owner = state.functions.get(name)
         loop = option_loop(owner, name) if owner is not None else None
-        if owner is None or loop is None:
+        if owner is None:
             continue
+        if not _exists(ctx, script, owner, name, command):
+            continue  # (`unset`, sourced in a subshell, defined in an uncalled function)
         unread = None
-        if moves and owner is not script:
+        if loop is None:
+            if not _LOOP.search(owner.text_of(owner.functions[name])):
+                continue  # (no option loop: nothing to read)
+            unread = _SHAPE
+        elif moves and owner is not script:
             unread = _MOVED  # (after a `cd`, a relative `source` may read another file)
-        elif sum(_definitions(f, name) for f in files) != 1 or not _definitions(owner, name):
+        elif (
+            unresolved
+            or sum(_definitions(f, name) for f in files) != 1
+            or not _definitions(owner, name)
+        ):
             unread = _AMBIGUOUS
         defined_at = Location(owner.path, owner.span(owner.functions[name]), "the function")
         yield _Call(
@@ -223,6 +247,31 @@ def _function_calls(ctx: Context, script: Script) -> Iterator[_Call]:
             (defined_at,),
             unread,
         )
+
+
+def _exists(ctx: Context, script: Script, owner: Script, name: str, call: Command) -> bool:
+    """Whether the function surely exists where the call runs: not removed (`unset name`,
+    `unset -f name` in the caller or the file that defines it), not defined in another
+    function's body (it exists once that one runs), and where another file defines it, sourced
+    by the caller's shell itself at least once (not only in a subshell, `( source lib.sh; ... )`,
+    unless the call runs apart too)."""
+    unset = re.compile(rf"\bunset\b[^\n;|&]*\b{re.escape(name)}\b")
+    if unset.search(script.file.text) or unset.search(owner.file.text):
+        return False
+    where = owner.functions[name]
+    if any(
+        other != name and w.start_byte < where.start_byte and where.end_byte <= w.end_byte
+        for other, w in owner.functions.items()
+    ):
+        return False
+    if owner is script:
+        return True
+    sources = [
+        c.command
+        for c in ctx.environment.calls.calls_in(script)
+        if c.kind == "source" and c.command.script is script
+    ]
+    return not sources or call.apart_from_script or any(not c.apart_from_script for c in sources)
 
 
 def _sourced(ctx: Context, script: Script) -> list[Script]:
@@ -252,18 +301,47 @@ def _definitions(script: Script, name: str) -> int:
     return len(re.findall(pattern, text))
 
 
-def _moves(script: Script, before: int, apart: bool = False) -> bool:
-    """Whether the script may have changed its working directory (`cd`, `pushd`) before the
-    byte `before` of its text (one in a function: whenever it is called), so that a relative
-    path it runs or sources there may name another file. A `cd` in a shell of its own
-    (`$(cd "$DIR" && pwd)`) moves only that shell: it counts where the command asked about
-    runs apart too (`(cd sub && ./run.sh)`)."""
-    return any(
-        c.base in ("cd", "pushd", "popd")
+def _moves(ctx: Context, script: Script, before: int, apart: bool = False) -> bool:
+    """Whether the script may have changed its working directory before the byte `before` of
+    its text (`cd`, `pushd`, also behind `builtin` or `command`; one in a function: whenever it
+    is called; a file sourced before that runs one at its top level, or that benchlint does not
+    resolve), so that a relative path it runs or sources there may name another file. A `cd` in
+    a shell of its own (`$(cd "$DIR" && pwd)`) moves only that shell: it counts where the
+    command asked about runs apart too (`(cd sub && ./run.sh)`)."""
+    if any(
+        _changes_folder(c)
         and (c.function is not None or c.node.start_byte < before)
         and (apart or not c.apart_from_script)
         for c in script.all_commands()
-    )
+    ):
+        return True
+    for call in ctx.environment.calls.calls_in(script):
+        command = call.command
+        if call.kind != "source" or command.script is not script:
+            continue
+        if command.node.start_byte >= before or (command.apart_from_script and not apart):
+            continue
+        if not call.targets:
+            return True
+        for target in call.targets:
+            model = ctx.ws.shell(target)
+            if model is None or any(
+                _changes_folder(c) and c.function is None and not c.apart_from_script
+                for c in model.commands
+            ):
+                return True
+    return False
+
+
+def _changes_folder(command: Command) -> bool:
+    """`cd`, `pushd`, `popd`, also behind `builtin` or `command`."""
+    if command.base in _MOVERS:
+        return True
+    words = [w.value if w.static else "" for w in command.words[:2]]
+    return len(words) == 2 and words[0] in ("builtin", "command") and words[1] in _MOVERS
+
+
+_MOVERS = ("cd", "pushd", "popd")
 
 
 def _last_source(script: Script) -> int:
@@ -280,7 +358,7 @@ def _script_runs(ctx: Context, script: Script) -> Iterator[_Call]:
     for call in ctx.environment.calls.calls_in(script):
         if call.kind == "run" and len(call.targets) == 1:
             command = call.command
-            moves = _moves(script, command.node.start_byte, command.apart_from_script)
+            moves = _moves(ctx, script, command.node.start_byte, command.apart_from_script)
             found = _run_of(ctx, call.command, call.word, call.targets[0], moves)
             if found is not None:
                 yield found
@@ -298,7 +376,7 @@ def _step_runs(ctx: Context, script: Script, folder: str) -> Iterator[_Call]:
         value = found[1].value
         target = posixpath.normpath(posixpath.join(folder, value.removeprefix("./")))
         if target in ctx.ws.shell_paths:
-            moves = _moves(script, command.node.start_byte, command.apart_from_script)
+            moves = _moves(ctx, script, command.node.start_byte, command.apart_from_script)
             run = _run_of(ctx, command, found[1], target, moves)
             if run is not None:
                 yield run
@@ -325,11 +403,12 @@ def _run_of(ctx: Context, command: Command, named: Word, path: str, moves: bool)
         if "/" not in named.value or not _BASH_SHEBANG.match(first):
             return None
     loop = script_option_loop(target)
-    if loop is None:
-        return None
+    if loop is None and not _TOP_LOOP.search(target.file.text):
+        return None  # (no option loop at its top level: nothing to read)
     shown = f"`{target.path}`"
     arguments = list(words[index + 1 :])
-    unread = _MOVED if moves else None  # (after a `cd`, the path may name another file)
+    # (after a `cd`, the path may name another file)
+    unread = _SHAPE if loop is None else _MOVED if moves else None
     return _Call(arguments, target, loop, target.path, shown, "the script exits", (), unread)
 
 
@@ -341,6 +420,14 @@ _AMBIGUOUS = (
     "calls of a shell function that rejects unknown arguments, defined more than once in the "
     "script and the files it sources: which definition runs is not told, not read (BL120)"
 )
+_SHAPE = (
+    "calls of a shell function or script whose option loop has a shape BL120 does not read "
+    "(a condition, a pattern or a branch it does not follow, or something before the loop that "
+    "may change its arguments), not read (BL120)"
+)
+# an option loop, as a text search finds one: in a function's body, at a script's top level
+_LOOP = re.compile(r"\bwhile\s+(?:\[\[?|\(\(|test\b)[^\n]*\$#(?:.*\n){0,4}?.*\bcase\b")
+_TOP_LOOP = re.compile(r"^while\s+(?:\[\[?|\(\(|test\b)[^\n]*\$#(?:.*\n){0,4}?.*\bcase\b", re.M)
 _OTHER_SHELLS = frozenset({"sh", "dash", "ash", "ksh", "mksh", "zsh", "busybox", "posh"})
 _BASH_SHEBANG = re.compile(r"#!\s*(?:/usr)?/bin/(?:env\s+(?:-\S+\s+)*)?bash\b")
 

@@ -47,6 +47,10 @@ _FLOW = frozenset({"shift", "break", "continue", "return", "exit", "eval", "sour
 # the loop does not run: `[ "$EVAL_ONLY" = true ] && return 0`, on a test that reads none of
 # the arguments)
 _EARLY = ("return", "exit")
+# the names an assignment statement gives values (`local a=$1 b`, `all="$*"`)
+_ASSIGNED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
+# a declaration that changes a value's case (`local -l key`, `declare -u`, `typeset -l`)
+_CASE_ATTRIBUTE = re.compile(r"^(?:local|declare|typeset)\s+(?:-\w+\s+)*-\w*[lu]")
 # an expansion of the arguments (`$1`, `${2:-x}`, `$@`, `$*`), not their count (`$#`)
 _ARGUMENTS = re.compile(r"\$(?:[1-9@*]|\{[!#]?[1-9@*])")
 
@@ -73,6 +77,9 @@ class OptionLoop:
     skipped: int
     branches: tuple[Branch, ...]
     unmatched: int | None
+    # the statements before the loop that may leave the body first (`[ -n "$SKIP" ] && return
+    # 0`, on a condition that reads none of the arguments): where they do, the loop never runs
+    leaves: tuple[Node, ...] = ()
 
     def branch_for(self, word: str) -> Branch | None:
         for branch in self.branches:
@@ -114,6 +121,15 @@ def matches_otherwise(script: Script) -> bool:
     return b"nocasematch" in script.src or b"extglob" in script.src
 
 
+def _bare_for(statement: Node) -> bool:
+    """`for a; do`: a loop over the arguments (no `in`)."""
+    return statement.type == "for_statement" and not any(c.type == "in" for c in statement.children)
+
+
+def _reads_any(text: str, names: set[str]) -> bool:
+    return any(re.search(rf"\$\{{?{re.escape(n)}\b", text) for n in names)
+
+
 def _read_function(definition: Node) -> OptionLoop | None:
     body = definition.child_by_field_name("body")
     if body is None or body.type != "compound_statement":
@@ -132,6 +148,8 @@ def _read(statements: list[Node], function: bool) -> OptionLoop | None:
         return None
     index = loops[0]
     skipped = 0
+    derived: set[str] = set()  # (variables given the arguments: `local first=$1`, `all="$*"`)
+    leaves = []
     for statement in statements[:index]:
         shifted = _shift(statement)
         if shifted is not None:
@@ -141,9 +159,17 @@ def _read(statements: list[Node], function: bool) -> OptionLoop | None:
             continue
         if _flows(statement, _EARLY) or _name(statement) in ("return", "exit"):
             return None  # (`set --`, `source`: `$@` may change; the body ends before its loop)
-        assigns = statement.type in ("variable_assignment", "declaration_command")
-        if not assigns and _ARGUMENTS.search(_text(statement)):
+        text = _text(statement)
+        if statement.type in ("variable_assignment", "declaration_command"):
+            if _ARGUMENTS.search(text):
+                derived.update(_ASSIGNED.findall(text))
+            if _CASE_ATTRIBUTE.search(text):
+                return None  # (`local -l key`: the word is lowercased before the `case`)
+            continue
+        if _ARGUMENTS.search(text) or _bare_for(statement) or _reads_any(text, derived):
             return None  # (`[[ $1 == --help ]] && usage`: the word may never reach the loop)
+        if _flows(statement):
+            leaves.append(statement)
     loop = statements[index]
     if not loop.children or loop.children[0].type != "while":
         return None  # (`until`)
@@ -183,7 +209,7 @@ def _read(statements: list[Node], function: bool) -> OptionLoop | None:
             return None
         found = tuple(p for p in patterns if p is not None)
         branches.append(_branch(item, found, trailing, function))
-    return OptionLoop(skipped, tuple(branches), trailing or None)
+    return OptionLoop(skipped, tuple(branches), trailing or None, tuple(leaves))
 
 
 def _branch(item: Node, patterns: tuple[str, ...], trailing: int, function: bool) -> Branch:
