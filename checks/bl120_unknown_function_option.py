@@ -255,23 +255,36 @@ def _exists(ctx: Context, script: Script, owner: Script, name: str, call: Comman
     function's body (it exists once that one runs), and where another file defines it, sourced
     by the caller's shell itself at least once (not only in a subshell, `( source lib.sh; ... )`,
     unless the call runs apart too)."""
-    unset = re.compile(rf"\bunset\b[^\n;|&]*\b{re.escape(name)}\b")
-    if unset.search(script.file.text) or unset.search(owner.file.text):
+    if _removed(script, name) or _removed(owner, name) or _nested(owner, name):
         return False
-    where = owner.functions[name]
-    if any(
-        other != name and w.start_byte < where.start_byte and where.end_byte <= w.end_byte
-        for other, w in owner.functions.items()
-    ):
-        return False
-    if owner is script:
+    if owner is script or call.apart_from_script:
         return True
     sources = [
         c.command
         for c in ctx.environment.calls.calls_in(script)
         if c.kind == "source" and c.command.script is script
     ]
-    return not sources or call.apart_from_script or any(not c.apart_from_script for c in sources)
+    return not sources or any(not c.apart_from_script for c in sources)
+
+
+def _removed(script: Script, name: str) -> bool:
+    """Whether the script's text may `unset` the function (`unset name`, `unset -f name`)."""
+    held = script.memo.get("bl120-unset")
+    if not isinstance(held, tuple):  # (what follows each `unset` on its line, found once)
+        held = script.memo["bl120-unset"] = tuple(_UNSET.findall(script.file.text))
+    return any(name in words.split() for words in held)
+
+
+_UNSET = re.compile(r"\bunset\b([^\n;|&]*)")
+
+
+def _nested(script: Script, name: str) -> bool:
+    """Whether the function is defined inside another function's body."""
+    where = script.functions[name]
+    return any(
+        other != name and w.start_byte < where.start_byte and where.end_byte <= w.end_byte
+        for other, w in script.functions.items()
+    )
 
 
 def _sourced(ctx: Context, script: Script) -> list[Script]:
