@@ -145,7 +145,7 @@ def _reported(
     owner = call.owner
     shown = clip(word.value, 40) or '""'  # (an empty word: `""`)
     ends = owner.text_of(branch.failing)
-    where = Location(owner.path, owner.span(branch.failing), f"`{ends}`: the call fails here")
+    where = Location(owner.path, owner.span(branch.failing), f"`{ends}`: {call.fails} here")
     leaves = [owner.span(n).line for n in loop.leaves]
     unless = f" (unless it leaves before its loop, line {leaves[0]})" if leaves else ""
     yield Finding(
