@@ -206,27 +206,29 @@ def _function_calls(ctx: Context, script: Script) -> Iterator[_Call]:
     calls = [c for c in script.commands if _calls(c, defined)]
     if not calls:
         return
-    files = _sourced(ctx, script)
-    if any(matches_otherwise(f) or "expand_aliases" in f.file.text for f in files):
-        return  # (a `shopt -s nocasematch` of the caller's holds in the function it calls)
-    moves = _moves(ctx, script, _last_source(script))
-    # (a file sourced by a path benchlint does not resolve may define the function again)
-    unresolved = any(
-        c.kind == "source" and not c.targets for c in ctx.environment.calls.calls_in(script)
-    )
     states = ctx.environment.states_before(script, [c.node.start_byte for c in calls])
+    files: list[Script] | None = None  # (what the script sources: read at its first loop)
     for command, state in zip(calls, states, strict=True):
         name = command.base or ""
         owner = state.functions.get(name)
-        loop = option_loop(owner, name) if owner is not None else None
         if owner is None:
             continue
+        loop = option_loop(owner, name)
+        if loop is None and not _LOOP.search(owner.text_of(owner.functions[name])):
+            continue  # (no option loop: nothing to read)
         if not _exists(ctx, script, owner, name, command):
             continue  # (`unset`, sourced in a subshell, defined in an uncalled function)
+        if files is None:
+            files = _sourced(ctx, script)
+            if any(matches_otherwise(f) or "expand_aliases" in f.file.text for f in files):
+                return  # (a `shopt -s nocasematch` of the caller's holds in the function)
+            moves = _moves(ctx, script, _last_source(script))
+            # (a file sourced by a path benchlint does not resolve may define it again)
+            unresolved = any(
+                c.kind == "source" and not c.targets for c in ctx.environment.calls.calls_in(script)
+            )
         unread = None
         if loop is None:
-            if not _LOOP.search(owner.text_of(owner.functions[name])):
-                continue  # (no option loop: nothing to read)
             unread = _SHAPE
         elif moves and owner is not script:
             unread = _MOVED  # (after a `cd`, a relative `source` may read another file)
