@@ -598,6 +598,22 @@ class Environment:
                 assigned, exported, validated, unknown, unset = saved
         return [state for state in states if state is not None]
 
+    def functions_before(self, script: Script, offsets: Sequence[int]) -> list[dict[str, Script]]:
+        """`[state.functions for state in states_before(script, offsets)]` without the rest
+        of those states (offsets where no `source` came between share one dict)."""
+        changes = self._state_changes(script)[0]
+        functions: dict[str, Script] = dict.fromkeys(script.functions, script)
+        found: list[dict[str, Script]] = [functions] * len(offsets)
+        position = 0
+        for i in sorted(range(len(offsets)), key=offsets.__getitem__):
+            while position < len(changes) and changes[position][0] < offsets[i]:
+                call = changes[position][2]
+                position += 1
+                for target in call.targets if call is not None else ():
+                    functions = {**functions, **self.file_state(target).functions}
+            found[i] = functions
+        return found
+
     def functions_at_end(self, script: Script) -> dict[str, Script]:
         """Where each function the script can call after its last line is defined:
         `state_before(script, end).functions` without the rest of that state."""

@@ -207,3 +207,27 @@ def test_scripts_rejected_words_agree_with_bash(shape: str, tmp_path: Path) -> N
         ]
         assert said == [[str(arguments.index(reading.rejected)), reading.rejected.value]], call
     assert decided > 20, shape
+
+
+def test_definitions_are_counted_as_the_pattern_counts_them() -> None:
+    """BL120 counts a function's definitions by trying its pattern only where a match can
+    start: the count is `re.findall`'s over the whole text, overlapping names included."""
+    import random
+    import re
+
+    from checks.bl120_unknown_function_option import _count
+
+    pieces = ["function", " ", "\n", "(", ")", "f", "fo", "foo", "ff", "unction", ".", "-"]
+    pieces += ["x", "\t", "{", "}", ";", "function foo", "foo()", "ffoo"]
+    names = ["foo", "f", "ff", "fun", "function", "nfoo", "on", "x.y", "foo-bar", "ctionf"]
+    rng = random.Random(7)
+    found = 0
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        name = rng.choice(names)
+        escaped = re.escape(name)
+        pattern = rf"\bfunction\s+{escaped}\b(?:\s*\(\s*\))?|(?<![\w.:/-]){escaped}\s*\(\s*\)"
+        expected = len(re.findall(pattern, text))
+        assert _count(text, name) == expected, (text, name)
+        found += expected > 1
+    assert found > 50  # (texts with two definitions or more)

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from benchlint.shell.model import Script, Word, parse_tree
+from benchlint.shell.model import Script, Syn, Word, parse_tree, syn
 
 if TYPE_CHECKING:  # (a run the cache answers imports no parser)
     from tree_sitter import Node
@@ -63,9 +63,9 @@ class Branch:
     `exit`), it ends the loop or the function otherwise, or what it does is not followed."""
 
     patterns: tuple[str, ...]
-    node: Node
+    node: Syn
     shifts: int | None
-    failing: Node | None = None
+    failing: Syn | None = None
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class OptionLoop:
     unmatched: int | None
     # the statements before the loop that may leave the body first (`[ -n "$SKIP" ] && return
     # 0`, on a condition that reads none of the arguments): where they do, the loop never runs
-    leaves: tuple[Node, ...] = ()
+    leaves: tuple[Syn, ...] = ()
 
     def branch_for(self, word: str) -> Branch | None:
         for branch in self.branches:
@@ -89,17 +89,20 @@ class OptionLoop:
 
 
 def option_loop(script: Script, name: str) -> OptionLoop | None:
-    """The option loop of the function `name` the script defines (worked out once per
-    function); None where it has none this model reads."""
-    key = f"option-loop:{name}"
-    held = script.memo.get(key, False)
-    if held is False:
-        where = script.functions.get(name)
-        held = None
-        if where is not None and not matches_otherwise(script):
-            held = _read_function(script.syntax(where))
-        script.memo[key] = held
-    return held if isinstance(held, OptionLoop) else None
+    """The option loop of the function `name` the script defines; None where it has none this
+    model reads. Every function's is read at the first question (the file parsed once)."""
+    held = script.memo.get("option-loops")
+    if not isinstance(held, dict):
+        loops: dict[str, OptionLoop | None] = {}
+        if not matches_otherwise(script):
+            had_tree = script.has_tree
+            for function, where in script.functions.items():
+                loops[function] = _read_function(script.syntax(where))
+            if not had_tree:  # (the loops hold places, not nodes: the tree can go)
+                script.let_go_tree()
+        held = script.memo["option-loops"] = loops
+    found = held.get(name)
+    return found if isinstance(found, OptionLoop) else None
 
 
 def script_option_loop(script: Script) -> OptionLoop | None:
@@ -169,7 +172,7 @@ def _read(statements: list[Node], function: bool) -> OptionLoop | None:
         if _ARGUMENTS.search(text) or _bare_for(statement) or _reads_any(text, derived):
             return None  # (`[[ $1 == --help ]] && usage`: the word may never reach the loop)
         if _flows(statement):
-            leaves.append(statement)
+            leaves.append(syn(statement))
     loop = statements[index]
     if not loop.children or loop.children[0].type != "while":
         return None  # (`until`)
@@ -226,13 +229,13 @@ def _branch(item: Node, patterns: tuple[str, ...], trailing: int, function: bool
         if name == "exit" or (name == "return" and function):
             words = _words(statement)
             fails = len(words) == 2 and words[1].isdigit() and int(words[1]) % 256 != 0
-            return Branch(patterns, item, None, statement if fails else None)
+            return Branch(patterns, syn(item), None, syn(statement) if fails else None)
         if _flows(statement) or _substitutes(statement):
-            return Branch(patterns, item, None)
+            return Branch(patterns, syn(item), None)
         if statement.type not in ("variable_assignment", "declaration_command"):
             called = called or name not in _QUIET  # (a list, a pipeline: `log x || true`)
     total = shifts + trailing
-    return Branch(patterns, item, None if called or total == 0 else total)
+    return Branch(patterns, syn(item), None if called or total == 0 else total)
 
 
 def _substitutes(node: Node) -> bool:
