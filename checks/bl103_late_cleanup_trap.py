@@ -606,6 +606,30 @@ def _release_line(script: Script, statement: Command, released: Released) -> int
     return statement.span.line
 
 
+def _release_after(
+    script: Script, releases: list[Command], released: Released, leak: Command
+) -> int | None:
+    """The line of the first command of the releasing statements that releases the resource
+    after the command of the exit path and on its way (not in a branch apart from it, nor the
+    clean-up of a branch that then exits, as `_plain_release`): the release that exit skips
+    (`collect_logs; cleanup; return 1`, where the clean-up before it is another branch's: `if
+    ! setup; then cleanup; return 1; fi`)."""
+    if leak.script is not script:
+        return None  # (an exit in another file's function: no order between them)
+    for statement in releases:
+        start, end = statement.node.start_byte, statement.node.end_byte
+        for command in script.commands:
+            if (
+                start <= command.node.start_byte < end
+                and command.node.start_byte > leak.node.start_byte
+                and released(command)
+                and not exclusive(command, leak)
+                and not _branch_exits(script, command, ("exit", "continue", "break"))
+            ):
+                return command.span.line
+    return None
+
+
 def _plain_release(script: Script, statement: Command, released: Released) -> Command | None:
     """The first command of the statement (itself, or one in its body: a loop's, an `if`'s)
     that releases the resource and is not the clean-up of a branch that then ends the script
@@ -2588,11 +2612,10 @@ def _check_flow(
                     f"${resource.variable} when it is set, before line "
                     f"{flow.statements[named].span.line} assigns it"
                 )
-            where = (
-                f"only at line {_release_line(script, release, released)}, with {no_trap}"
-                if release is not None
-                else "nowhere"
-            )
+            line = _release_line(script, release, released) if release is not None else None
+            if leaks and release is not None:  # (the release the early end skips, if one)
+                line = _release_after(script, releases, released, leaks[0].command) or line
+            where = f"only at line {line}, with {no_trap}" if line is not None else "nowhere"
             exit_note = f"; {_described(leaks[0], resource)} ends the script first" if leaks else ""
             related = (
                 (Location(script.path, leaks[0].command.first_line_span, "exit path"),)
