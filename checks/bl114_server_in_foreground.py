@@ -6,8 +6,9 @@ Reports an engine launch (`vllm serve`, `python3 -m sglang.launch_server`, `sgla
 foreground, at its top level: not with `&`, not in a pipeline or subshell that is, not `exec`,
 not in a container started detached, when a later command of the same script talks to a
 server: `curl` or `wget` (a readiness poll `until curl .../health`), a URL of this host
-(`localhost`, `127.0.0.1`, `0.0.0.0`), a benchmark client (`benchmark_serving.py`,
-`bench_serving`, `vllm bench`, `aiperf`, `genai-perf`), or a function named `wait_for...`.
+(`localhost`, `127.0.0.1`, `0.0.0.0`) in a command that does more than print it (not `echo`,
+`printf`, `cat`), a benchmark client (`benchmark_serving.py`, `bench_serving`, `vllm bench`,
+`aiperf`, `genai-perf`), or a function named `wait_for...`.
 
 ## Why is this bad?
 The shell waits for the server to exit, and a server does not exit: the readiness poll and the
@@ -57,6 +58,9 @@ _CLIENTS = re.compile(
 )
 _POLLERS = frozenset({"curl", "wget"})
 _WAITER = re.compile(r"wait_for\w*|wait_until\w*")
+# commands that only print: a URL in their text talks to nothing (`echo "Base URL:
+# http://localhost:$PORT"` after a server that serves in the foreground on purpose; t86 h7)
+_PRINTERS = frozenset({"echo", "printf", ":", "cat", "tee", "logger"})
 
 
 @script_rule("BL114", "server-in-foreground", Severity.ERROR, tags=("shell", "correctness"))
@@ -106,7 +110,7 @@ def _talks_to_server(script: Script, launch: Command, servers: set[int]) -> Comm
         base = command.invocation.base or command.base or ""
         if base in _POLLERS or _WAITER.fullmatch(base):
             return command
-        if _CLIENTS.search(script.text_of(command.node)):
+        if base not in _PRINTERS and _CLIENTS.search(script.text_of(command.node)):
             return command
     return None
 
