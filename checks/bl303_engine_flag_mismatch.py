@@ -85,7 +85,9 @@ launch, not where the script changes folders first or runs them in a container. 
 no measured release of the engine knows (Dynamo's `--dyn-*` flags, a fork's options) but a
 misspelling where the release is known, a release outside the measured range, a release between two
 measured ones that differ on the flag, an abbreviation argparse would accept, and a launch some job
-runs with an image that names no release (then only another engine's flags are reported). Of a
+runs with an image that names no release (then only another engine's flags are reported; not a
+vLLM `--disable-X` of a measured `--enable-X`, counted: a vLLM release after the measured ones, as
+0.34.0, pairs every `--enable-X` with `--disable-X`, and which one began is not measured). Of a
 recipe key written twice in one mapping only the last is checked: PyYAML drops the first (BL203
 reports it). Launches of programs with no flag data (`trtllm-serve`, `python -m dynamo.sglang`, the
 SGLang router) are not checked either; every report counts them, by program, and so does it a launch
@@ -400,6 +402,11 @@ UNDECIDED_RECIPE = (
     "custom tag, an alias the site's srtslurm.yaml resolves, or a release between two measured "
     "ones that differ on it)"
 )
+PAIRED = (
+    "vLLM flags `--disable-X` of a measured `--enable-X` not checked (BL303: a vLLM release after "
+    "the measured ones pairs every `--enable-X` with `--disable-X`; which release began is not "
+    "measured)"
+)
 UNDECIDED_MANIFEST = (
     "engine launches in containers (Kubernetes, `docker run`) or SkyPilot tasks with a flag only "
     "some releases accept not checked against their release (BL303: the image names no release, "
@@ -540,6 +547,8 @@ def _in_container(
         )
         if finding is not None:
             found.append(finding)
+        elif data.paired_later(engine, flag):
+            found.append(Undecided(PAIRED, Location(path, arg.span)))
     return found
 
 
@@ -811,6 +820,8 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                     subject=flag,
                     help=hint,
                 )
+            elif data.paired_later(engine, flag):
+                ctx.count(PAIRED, Location(script.path, arg.span))
 
 
 @rule(
@@ -895,3 +906,5 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
                 )
                 if finding is not None:
                     yield finding
+                elif data.paired_later(engine, flag):
+                    ctx.count(PAIRED, Location(path, key.span))
