@@ -858,6 +858,12 @@ def _read(
             options.append((value, word, ""))
             i += 1
             continue
+        if due and not image and i + 1 < len(words) and _option_array(word):
+            # `docker run --rm "${MOUNTS[@]}" img cmd`: an array the script fills only with
+            # options (each value it gives starts with one) is options, not the image
+            options.append((value, word, ""))
+            i += 1
+            continue
         if len(operands) < grammar.operands:
             operands.append(word)
             i += 1
@@ -871,6 +877,26 @@ def _read(
 
 # a variable that by its name holds a container's image (`$IMAGE`, `${DOCKER_IMAGE}`, `$IMG`)
 _IMAGE_VARIABLE = re.compile(r"IMAGE|IMG", re.I)
+
+
+def _option_array(word: Word) -> bool:
+    """`"${NAME[@]}"` where every value the word's script (and its file's) gives NAME is an
+    array that is empty or starts with an option (`MOUNTS=()`, `MOUNTS+=(-v /dev/x:/dev/x)`;
+    not one given otherwise: `read -a`, a string)."""
+    match = _QUOTED_ITEMS.fullmatch(word.text)
+    if match is None:
+        return False
+    scripts = dict.fromkeys([word.script, word.script.top])
+    given = [a for each in scripts for a in each.assignments if a.name == match.group(1)]
+    return bool(given) and all(
+        a.value is not None
+        and a.value.items is not None
+        and (not a.value.items or a.value.items[0].value.startswith("-"))
+        for a in given
+    )
+
+
+_QUOTED_ITEMS = re.compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\}"')
 
 
 def _unquoted_expansion(word: Word, substitution: bool = True) -> bool:
