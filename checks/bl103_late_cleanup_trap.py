@@ -92,7 +92,9 @@ fi
 ```
 
 ## Exceptions
-A background process of a Slurm batch script (`#SBATCH` lines before its first command) ends with
+A batch job `sbatch` submitted that the script leaves with `exit 0` is handed off, not leaked (a
+"fire and forget" branch: the job ends when its own work does); an allocation left so, or a job
+left by a failure's exit, is reported. A background process of a Slurm batch script (`#SBATCH` lines before its first command) ends with
 its job when the script ends, and is not checked; one of a script a Dockerfile in its folder or a
 folder above copies into its image and runs there (`COPY ./download.sh /download.sh`, `RUN
 ./download.sh`; or in `CMD`, `ENTRYPOINT`), or that only such scripts call (the image's entrypoint),
@@ -604,6 +606,20 @@ def _release_line(script: Script, statement: Command, released: Released) -> int
         if inside and command is not statement and released(command):
             return command.span.line
     return statement.span.line
+
+
+def _hands_off(resource: Resource, path: ExitPath) -> bool:
+    """An `exit 0` that ends the script with a batch job it submitted still queued or running:
+    the job was handed off (`WAIT=0`: "fire and forget"; t86 h7, vLLM's amd-disagg
+    run-slurm-disagg-test.sh), and it ends when its own work does. Not an allocation's
+    (`salloc --no-shell` holds its nodes idle), nor a failure's exit."""
+    command = path.command
+    return (
+        resource.what == "Slurm batch job"
+        and path.kind == "exit"
+        and command.base == "exit"
+        and [w.value for w in command.args] == ["0"]
+    )
 
 
 def _release_after(
@@ -2496,6 +2512,7 @@ def _check_flow(
             if (
                 p.command is resource.statement
                 or exclusive(resource.statement, p.command)
+                or _hands_off(resource, p)
                 or _about_itself(resource, p)
                 or _waited_before(flow, p, start, resource)
                 or (released(p.command) and inner is None)
