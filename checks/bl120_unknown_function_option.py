@@ -76,7 +76,7 @@ from typing import TYPE_CHECKING
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.model import Command, Script, Word, syn
 from benchlint.workflow import (
     WORKFLOWS,
     job_steps,
@@ -307,14 +307,27 @@ def _sourced(ctx: Context, script: Script) -> list[Script]:
 
 def _definitions(script: Script, name: str) -> int:
     """How many definitions of the function the script's text holds (`name()`, `function
-    name`; any `name ()` is counted, a comment's too: more is never fewer)."""
+    name`; any `name ()` is counted, but in a comment: a string's too, more is never fewer)."""
     held = script.memo.get("bl120-definitions")
     if not isinstance(held, dict):
         held = script.memo["bl120-definitions"] = {}
     if name not in held:  # (a library sourced by every script is searched once per name)
-        held[name] = _count(script.file.text, name)
+        code = script.memo.get("bl120-code")
+        if not isinstance(code, str):
+            code = script.memo["bl120-code"] = _COMMENT.sub(_blank, script.file.text)
+        held[name] = _count(code, name)
     count: int = held[name]
     return count
+
+
+# a comment: a `#` at a line's start or after a blank, with no quote before it on the line (a
+# line with one is kept whole: a definition counted once more is never one fewer)
+_COMMENT = re.compile(r"^([^'\"\n#]*?(?:^|[ \t]))(#[^\n]*)", re.MULTILINE)
+
+
+def _blank(match: re.Match[str]) -> str:
+    """The comment's text as blanks: every other place stays where it was."""
+    return match.group(1) + " " * len(match.group(2))
 
 
 def _count(text: str, name: str) -> int:
@@ -349,11 +362,12 @@ def _moves(ctx: Context, script: Script, before: int, apart: bool = False) -> bo
     is called; a file sourced before that runs one at its top level, or that benchlint does not
     resolve), so that a relative path it runs or sources there may name another file. A `cd` in
     a shell of its own (`$(cd "$DIR" && pwd)`) moves only that shell: it counts where the
-    command asked about runs apart too (`(cd sub && ./run.sh)`)."""
+    command asked about runs in that shell too (`(cd sub && ./run.sh)`; not a call sent to
+    the background after `DIR="$(cd "$(dirname "$0")" && pwd)"`)."""
     if any(
         _changes_folder(c)
         and (c.function is not None or c.node.start_byte < before)
-        and (apart or not c.apart_from_script)
+        and (not c.apart_from_script or (apart and _shares_shell(c, before)))
         for c in script.all_commands()
     ):
         return True
@@ -373,6 +387,27 @@ def _moves(ctx: Context, script: Script, before: int, apart: bool = False) -> bo
             ):
                 return True
     return False
+
+
+def _shares_shell(command: Command, at: int) -> bool:
+    """Whether the byte `at` of the script lies in the shell of its own the command runs in:
+    its pipeline element, the group sent to the background with it, or the innermost `( ... )`
+    or `$( ... )` around it (read from the tree, parsed again for this and let go)."""
+    shells = [s for s in (command.apart, command.group) if s is not None]
+    if command.subshell:
+        script = command.script
+        had_tree = script.has_tree
+        node = script.syntax(command.node).parent
+        while node is not None and node.type not in _SHELLS:
+            node = node.parent
+        if node is not None:
+            shells.append(syn(node))
+        if not had_tree:
+            script.let_go_tree()
+    return any(s.start_byte <= at < s.end_byte for s in shells)
+
+
+_SHELLS = ("subshell", "command_substitution", "process_substitution")
 
 
 def _changes_folder(command: Command) -> bool:
