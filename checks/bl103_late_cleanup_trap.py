@@ -94,10 +94,11 @@ fi
 ## Exceptions
 A batch job `sbatch` submitted that the script leaves with `exit 0` is handed off, not leaked (a
 "fire and forget" branch: the job ends when its own work does); an allocation left so, or a job
-left by a failure's exit, is reported. A background process of a Slurm batch script (`#SBATCH` lines before its first command) ends with
-its job when the script ends, and is not checked; one of a script a Dockerfile in its folder or a
-folder above copies into its image and runs there (`COPY ./download.sh /download.sh`, `RUN
-./download.sh`; or in `CMD`, `ENTRYPOINT`), or that only such scripts call (the image's entrypoint),
+left by a failure's exit, is reported. A background process of a Slurm batch script (`#SBATCH`
+lines before its first command) ends with its job when the script ends, and is not checked; one
+of a script a Dockerfile in its folder or a folder above copies into its image and runs there
+(`COPY ./download.sh /download.sh`, `RUN ./download.sh`; or in `CMD`, `ENTRYPOINT`), or that only
+such scripts call (the image's entrypoint),
 or that only `docker run` (`podman run`) commands run as their container's command or its last act
 (`docker run --rm img bash -lc 'bash /w/server.sh | tee log'`, also through variables:
 `$MAYBE_EXEC $DOCKER_CMD run ... bash -lc '"$RUN_FILE_FULL" | tee log'` with DOCKER_CMD `docker` or

@@ -8,10 +8,11 @@ worker: in a Dynamo-served recipe's `backend.vllm_config.{prefill,decode,aggrega
 the line), nested ones included, and in Kubernetes containers (a DynamoGraphDeployment's
 `mainContainer`: its `command` and `args` lists, or the script they give `sh -c`). The worker
 builds its parser from vLLM's *engine* arguments plus its own `--dyn-*` flags, so anything else
-ends it with `unrecognized arguments`. The Dynamo release is `dynamo-version` from the
-configuration, else the one the recipe installs (`dynamo.version` / `dynamo.wheel`) or a container's
-runtime image names (`.../ai-dynamo/vllm-runtime:0.8.0`; a recipe's `model.container` where it
-installs none, `dynamo.install: false`), else the flags every checked release rejects. The message
+ends it with `unrecognized arguments`. The Dynamo release is the one the recipe installs
+(`dynamo.version` / `dynamo.wheel`) or a container's runtime image names
+(`.../ai-dynamo/vllm-runtime:0.8.0`; a recipe's `model.container` where it installs none,
+`dynamo.install: false`), else `dynamo-version` from the configuration (for what names none, and
+for scripts), else the flags every checked release rejects. The message
 names the replacement (`--dyn-tool-call-parser`, `--custom-jinja-template`, `python -m
 dynamo.frontend --http-port`, ...), the release that added a Dynamo flag and the release's own
 spelling of it (`--is-prefill-worker` before `--disaggregation-mode prefill`), or says to drop it.
@@ -110,7 +111,7 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
     default = srtctl_dynamo_default(ctx.ws)
     pin = dynamo_pin(root)
     release = data.release_for(
-        release_override or pin or dynamo_pin(root, default.value if default is not None else None)
+        pin or release_override or dynamo_pin(root, default.value if default is not None else None)
     )
     # (where the release is the default of the tree's own srtctl: where its source says so)
     said = (
@@ -172,7 +173,8 @@ def _manifest_findings(ctx: Context, path: str, release_override: str | None) ->
         return
     data = worker_flags()
     for container in containers(source, document, (_MODULE,)):
-        release = data.release_for(release_override or dynamo_release(container.image))
+        # (the image's own tag first: the setting is for what names no release; t86 h6)
+        release = data.release_for(dynamo_release(container.image) or release_override)
         yield from _launch_findings(ctx, container.script, release)
 
 
