@@ -2121,3 +2121,20 @@ def test_what_bl119_reports_bash_rejects_as_a_bad_substitution(quoted: bool) -> 
             if start >= top:
                 top, ours = end, ours or bad_substitution(program[start + 2 : end - 1])
         assert ours == rejected, (form, quoted, done.stderr)
+
+
+@pytest.mark.skipif(shutil.which("env") is None, reason="env is not installed")
+def test_what_env_runs_is_the_program_env_runs(tmp_path: Path) -> None:
+    """`env WORDS... PROGRAM`: the words the model reads as env's assignments are those env
+    sets (any that holds `=`, whatever its name), so the program it names is the one env runs
+    (`env "$AFFINITY=$GPU" vllm serve` runs vllm; t86 h7)."""
+    program = tmp_path / "ran"
+    program.write_text("#!/bin/sh\necho ran\n")
+    program.chmod(0o755)
+    for word in ["A=1", "b-c=2", "=x", "a=", "1a=b", "x", "x.y"]:
+        done = subprocess.run(
+            ["env", word, str(program)], capture_output=True, text=True, timeout=10, check=False
+        )
+        script = parse_file(SourceText("s.sh", f"env '{word}' {program}\n".encode()))
+        runs = script.commands[0].invocation.name
+        assert (runs == str(program)) == (done.stdout == "ran\n"), word

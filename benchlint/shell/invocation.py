@@ -908,5 +908,6 @@ def _unquoted_expansion(word: Word, substitution: bool = True) -> bool:
 
 
 def _is_assignment(value: str) -> bool:
-    name, equals, _ = value.partition("=")
-    return bool(equals) and name.isidentifier()
+    """A word `env` reads as an assignment: any that holds `=` (GNU env's test, `strchr(arg,
+    '=')`), whatever expansions it has: `env "$AFFINITY_VAR=$GPU" vllm serve` runs vllm."""
+    return "=" in value
