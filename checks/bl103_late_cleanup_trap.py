@@ -14,27 +14,28 @@ reports a release that something can skip (the release is only a command near th
 allocation never released at all, and a program at the head of a background pipeline whose `$!` (its
 last command's: `vllm serve ... | tee log &`) the script kills, which signals `tee`, not the program
 (the pipeline at the top level or in a function; the kill after it, or through a function given the
-PID), and an engine in a list, group, condition or loop sent to the background as a whole (`cd /w &&
-vllm serve ... &`) whose `$!`, the shell bash runs that statement in, the script kills: the shell
-ends and the server goes on (bash 5.3 too; a subshell written as one too, `( cd /w && vllm serve ...
-> log 2>&1 ) &`, but not where the server is its last command, plain, with no redirect, which bash
-5.2 and later run in the subshell's place, nor `cd /w && exec vllm serve ... &`); so does a server
-bash runs as the child of a job sent to the background alone (or of a list or subshell sent whole):
-in a string the job `eval`s (`eval "$SERVER_CMD" > server.log 2>&1 &`), in a function of the script
-whose definition in effect runs it in the foreground and `exec`s nothing (`start_server &`, `(
-start_server ) &`), timed (`time vllm serve ... &`, GNU `time` too), or in a `bash -c` string
-(`nohup bash -c` and `setsid bash -c` too; `"$CMD > server.log 2>&1"`, the string a variable holds,
-as the writing shell expands it) where it has a redirect, a pipe, a loop, a command after it or a
-trap before it (not the string's plain last command, which bash runs in its place); the `$!` kept in
-a function's `local` too, or not kept where the script kills every job's first process (`kill $(jobs
--p)`, `jobs -p | xargs kill`, a variable the jobs were last given after it started, `pids=$(jobs
--pr); kill $pids`, `for pid in $(jobs -p)`) or the job by its number (`kill %1`, `%%`; only where it
-sends nothing else to the background, and job control is off: under `set -m` it signals the job's
-process group, the server too); not where a string the job runs `exec`s anything, nor when a `wait`
-(itself or in a function given the PID; a plain `wait` for every job, or `wait %1`) or a kill of the
-shell's children (`pkill -P`) comes before the kill, nor where the script kills the server by its
-name too (`pkill -f "vllm serve"`, in a trap's handler as the shell reads it) or its process group
-(`kill 0`). It also reports a background server whose `$!` is kept in a variable alone that a later
+PID, or of each PID an array holds, `for pid in "${PIDS[@]}"; do kill "$pid"; done`), and an engine
+in a list, group, condition or loop sent to the background as a whole (`cd /w && vllm serve ... &`)
+whose `$!`, the shell bash runs that statement in, the script kills: the shell ends and the server
+goes on (bash 5.3 too; a subshell written as one too, `( cd /w && vllm serve ... > log 2>&1 ) &`,
+but not where the server is its last command, plain, with no redirect, which bash 5.2 and later run
+in the subshell's place, nor `cd /w && exec vllm serve ... &`); so does a server bash runs as the
+child of a job sent to the background alone (or of a list or subshell sent whole): in a string the
+job `eval`s (`eval "$SERVER_CMD" > server.log 2>&1 &`), in a function of the script whose definition
+in effect runs it in the foreground and `exec`s nothing (`start_server &`, `( start_server ) &`),
+timed (`time vllm serve ... &`, GNU `time` too), or in a `bash -c` string (`nohup bash -c` and
+`setsid bash -c` too; `"$CMD > server.log 2>&1"`, the string a variable holds, as the writing shell
+expands it) where it has a redirect, a pipe, a loop, a command after it or a trap before it (not the
+string's plain last command, which bash runs in its place); the `$!` kept in a function's `local`
+too, or not kept where the script kills every job's first process (`kill $(jobs -p)`, `jobs -p |
+xargs kill`, a variable the jobs were last given after it started, `pids=$(jobs -pr); kill $pids`,
+`for pid in $(jobs -p)`) or the job by its number (`kill %1`, `%%`; only where it sends nothing else
+to the background, and job control is off: under `set -m` it signals the job's process group, the
+server too); not where a string the job runs `exec`s anything, nor when a `wait` (itself or in a
+function given the PID; a plain `wait` for every job, or `wait %1`) or a kill of the shell's
+children (`pkill -P`) comes before the kill, nor where the script kills the server by its name too
+(`pkill -f "vllm serve"`, in a trap's handler as the shell reads it) or its process group (`kill
+0`). It also reports a background server whose `$!` is kept in a variable alone that a later
 statement of the same shell, under the same conditions and outside a loop, gives another value
 before anything releases it or keeps a copy (`vllm serve ... & PID=$!`, a second server's `PID=$!`,
 then `kill $PID`): nothing can name the first one any more (not where the script ends it by its
@@ -2077,11 +2078,15 @@ def _pipe_finding(
         if _early(command, last):
             return False
         text = script.text_of(command.node)
-        return killing.search(text) is not None or any(
-            reading.search(arguments) is not None
-            and (where := lookup(called)) is not None
-            and _releases_argument(where, called, _KILL, lookup)
-            for called, arguments in calls_in(text)
+        return (
+            killing.search(text) is not None
+            or _kills_each(script, command, name)
+            or any(
+                reading.search(arguments) is not None
+                and (where := lookup(called)) is not None
+                and _releases_argument(where, called, _KILL, lookup)
+                for called, arguments in calls_in(text)
+            )
         )
 
     kill = next((c for c in script.commands if kills(c)), None)
@@ -2214,6 +2219,27 @@ def _jobs_killed(script: Script, server: Command, job: Command, sent: _Sent) -> 
             return  # (`wait`, `wait %1`: it returns once the job, the server's shell with the
             # server in it, has ended)
     yield _sent_finding(script, server, kill, sent, "jobs", job)
+
+
+def _kills_each(script: Script, command: Command, name: str) -> bool:
+    """`for pid in "${PIDS[@]}"; do kill "$pid"; done`: a `kill` of the variable of a `for`
+    loop around it that runs over the values of `name` (t86 h6, dynamo's mm_router_worker
+    launch.sh); not `kill -0`, which only asks whether the process is there."""
+    if command.base != "kill" or any(w.value in ("-0", "-l", "-L") for w in command.args):
+        return False
+    for loop in command.loops:
+        found = _FOR_EACH.match(script.text_of(loop)) if loop.type == "for_statement" else None
+        if found is not None and found.group(2) == name:
+            variable = re.compile(rf"\$\{{?{found.group(1)}\b")
+            if any(variable.search(w.text) for w in command.args):
+                return True
+    return False
+
+
+# `for pid in "${PIDS[@]}"; do`, `for p in $PIDS; do`: the loop's variable, the name it reads
+_FOR_EACH = re.compile(
+    r'for\s+([A-Za-z_]\w*)\s+in\s+"?\$\{?([A-Za-z_]\w*)(?:\[[@*]\])?\}?"?\s*(?:;|\n)'
+)
 
 
 def _sent_finding(
