@@ -616,14 +616,19 @@ def assigned_to(word: Word) -> tuple[str, list[Assignment]] | None:
     if match is None:
         return None
     name = match.group(1) or match.group(2)
-    scripts = [word.script, word.script.top]  # (a nested script's, and its file's)
-    # (and the strings their `eval`s run before it, in the same shell: `eval "$DETECT"`)
+    return name, _assignments_of(word, name)
+
+
+def _assignments_of(word: Word, name: str) -> list[Assignment]:
+    """Every assignment of `name` in the word's script and, for a nested script, in its
+    file's, with those of the strings their `eval`s run before it (`eval "$DETECT"`)."""
+    scripts = [word.script, word.script.top]
     shells = dict.fromkeys(
         inner
         for each in scripts
         for inner in _same_shell(each, word.node.start_byte if each is word.script else None)
     )
-    return name, [a for each in shells for a in each.assignments if a.name == name]
+    return [a for each in shells for a in each.assignments if a.name == name]
 
 
 def _same_shell(script: Script, before: int | None = None) -> Iterator[Script]:
@@ -880,14 +885,13 @@ _IMAGE_VARIABLE = re.compile(r"IMAGE|IMG", re.I)
 
 
 def _option_array(word: Word) -> bool:
-    """`"${NAME[@]}"` where every value the word's script (and its file's) gives NAME is an
-    array that is empty or starts with an option (`MOUNTS=()`, `MOUNTS+=(-v /dev/x:/dev/x)`;
-    not one given otherwise: `read -a`, a string)."""
+    """`"${NAME[@]}"` where every value the word's script (and its file's, and the strings
+    their `eval`s run) gives NAME is an array that is empty or starts with an option
+    (`MOUNTS=()`, `MOUNTS+=(-v /dev/x:/dev/x)`; not one given otherwise: `read -a`, a string)."""
     match = _QUOTED_ITEMS.fullmatch(word.text)
     if match is None:
         return False
-    scripts = dict.fromkeys([word.script, word.script.top])
-    given = [a for each in scripts for a in each.assignments if a.name == match.group(1)]
+    given = _assignments_of(word, match.group(1))
     return bool(given) and all(
         a.value is not None
         and a.value.items is not None
