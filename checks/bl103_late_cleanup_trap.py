@@ -2432,10 +2432,9 @@ def _before_its_release(
     where = script.functions.get(name or "")
     if name is None or where is None or name == flow.function:
         return None
-    text = script.file.text
     if call.function is None and where.start_byte > call.node.start_byte:
         return None  # (defined after the call: bash finds no such command there)
-    if re.search(rf"\bunset\b[^\n;|&]*\b{re.escape(name)}\b", text) or any(
+    if script.may_unset(name) or any(
         c.base in ("source", ".") and where.start_byte < c.node.start_byte < call.node.start_byte
         for c in script.commands
     ):

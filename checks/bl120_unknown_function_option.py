@@ -257,7 +257,7 @@ def _exists(ctx: Context, script: Script, owner: Script, name: str, call: Comman
     function's body (it exists once that one runs), and where another file defines it, sourced
     by the caller's shell itself at least once (not only in a subshell, `( source lib.sh; ... )`,
     unless the call runs apart too)."""
-    if _removed(script, name) or _removed(owner, name) or _nested(owner, name):
+    if script.may_unset(name) or owner.may_unset(name) or _nested(owner, name):
         return False
     if owner is script or call.apart_from_script:
         return True
@@ -267,17 +267,6 @@ def _exists(ctx: Context, script: Script, owner: Script, name: str, call: Comman
         if c.kind == "source" and c.command.script is script
     ]
     return not sources or any(not c.apart_from_script for c in sources)
-
-
-def _removed(script: Script, name: str) -> bool:
-    """Whether the script's text may `unset` the function (`unset name`, `unset -f name`)."""
-    held = script.memo.get("bl120-unset")
-    if not isinstance(held, tuple):  # (what follows each `unset` on its line, found once)
-        held = script.memo["bl120-unset"] = tuple(_UNSET.findall(script.file.text))
-    return any(name in words.split() for words in held)
-
-
-_UNSET = re.compile(r"\bunset\b([^\n;|&]*)")
 
 
 def _nested(script: Script, name: str) -> bool:

@@ -82,6 +82,10 @@ class Syn(NamedTuple):
 _tuple = tuple.__new__  # (a NamedTuple's own `__new__` is a Python function: twice as slow)
 
 
+# what follows an `unset` on its line (`Script.may_unset`)
+_UNSET = re.compile(r"\bunset\b([^\n;|&]*)")
+
+
 def syn(node: Node) -> Syn:
     # (tree-sitter makes a new string of a node's type each time it is asked: one is kept)
     return _tuple(Syn, (sys.intern(node.type), node.start_byte, node.end_byte))
@@ -1003,6 +1007,21 @@ class Script:
         if known is None:
             known = self._mentions[text] = text in self.file.text
         return known
+
+    def may_unset(self, name: str) -> bool:
+        """Whether the file's text may `unset` the name (`unset name`, `unset -f "name"`; a
+        string's or a comment's too: read from the text, more is never fewer). What follows
+        each `unset` on its line is found once per script."""
+        held = self.memo.get("unset-words")
+        if not isinstance(held, tuple):
+            held = self.memo["unset-words"] = tuple(_UNSET.findall(self.file.text))
+        if not any(name in words for words in held):
+            return False
+        bounded = re.compile(rf"\b{re.escape(name)}\b")
+        return any(
+            name in words.replace('"', " ").replace("'", " ").split() or bounded.search(words)
+            for words in held
+        )
 
     @property
     def has_tree(self) -> bool:
