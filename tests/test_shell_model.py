@@ -542,3 +542,21 @@ def test_a_string_a_function_evals_is_a_nested_script_of_the_call() -> None:
     assert [c.name for c in inner.commands] == ["python3"]
     assert script.file.point(inner.offsets[0]) == (10, 23)
     assert [c.name for c in by_parent["direct"].commands] == ["curl"]
+
+
+def test_an_array_of_options_before_the_image_is_options() -> None:
+    """`docker run --rm "${M[@]}" img bash x.sh`: where every value the script gives M is an
+    array that is empty or starts with an option, M is options and `img` the image (bash runs
+    `bash x.sh` in it); where a string an `eval` runs gives M another value, or `read -a` does,
+    which word is the image is not told so: the array is read as the image, as before."""
+    runs = {}
+    for label, assigned in [
+        ("options", "M=()\n[ -e /dev/x ] && M+=(-v /dev/x:/dev/x)\n"),
+        ("eval", 'M=(-v a:b)\neval "M=(img)"\n'),
+        ("read", "M=(-v a:b)\nread -a M\n"),
+    ]:
+        src = assigned + 'docker run --rm "${M[@]}" img bash x.sh\n'
+        script = parse_file(SourceText("a.sh", src.encode()))
+        command = next(c for c in script.commands if c.base == "docker")
+        runs[label] = command.invocation.name
+    assert runs == {"options": "bash", "eval": "img", "read": "img"}
