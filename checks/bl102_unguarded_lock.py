@@ -129,7 +129,12 @@ def _carries_on(command: Command) -> list[Command] | None:
 
 def _exits_subshell(command: Command, handler: Command) -> bool:
     """`flock -n 9 || ( echo busy; exit 1 )`: the `exit` ends the subshell, not the script."""
-    return handler.base == "exit" and handler.subshell and not command.subshell
+    shell = handler.subshell
+    return (
+        handler.base == "exit"
+        and shell is not None
+        and not shell.start_byte <= command.node.start_byte < shell.end_byte
+    )
 
 
 def _calls_handle(command: Command) -> bool:

@@ -76,7 +76,7 @@ from typing import TYPE_CHECKING
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Script, Word, syn
+from benchlint.shell.model import Command, Script, Word
 from benchlint.workflow import (
     WORKFLOWS,
     job_steps,
@@ -381,22 +381,9 @@ def _moves(ctx: Context, script: Script, before: int, apart: bool = False) -> bo
 def _shares_shell(command: Command, at: int) -> bool:
     """Whether the byte `at` of the script lies in the shell of its own the command runs in:
     its pipeline element, the group sent to the background with it, or the innermost `( ... )`
-    or `$( ... )` around it (read from the tree, parsed again for this and let go)."""
-    shells = [s for s in (command.apart, command.group) if s is not None]
-    if command.subshell:
-        script = command.script
-        had_tree = script.has_tree
-        node = script.syntax(command.node).parent
-        while node is not None and node.type not in _SHELLS:
-            node = node.parent
-        if node is not None:
-            shells.append(syn(node))
-        if not had_tree:
-            script.let_go_tree()
-    return any(s.start_byte <= at < s.end_byte for s in shells)
-
-
-_SHELLS = ("subshell", "command_substitution", "process_substitution")
+    or `$( ... )` around it."""
+    shells = (command.apart, command.group, command.subshell)
+    return any(s is not None and s.start_byte <= at < s.end_byte for s in shells)
 
 
 def _changes_folder(command: Command) -> bool:

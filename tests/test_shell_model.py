@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tree_sitter import Language, Query, QueryCursor
 
-from benchlint.shell import Script, model, parse_file
+from benchlint.shell import Script, held, model, parse_file
 from benchlint.shell.model import expansion_nodes, parse_tree
 from benchlint.source import SourceText
 from tests.conftest import TESTDATA, run_lint, write_repo
@@ -473,6 +473,34 @@ def test_what_runs_in_a_shell_of_its_own_is_marked_as_bash_runs_it() -> None:
         "X=1",
     )
     assert groups["a"] is None and groups["g"] is None
+
+
+def test_a_command_knows_the_innermost_shell_of_its_own_it_runs_in() -> None:
+    """`subshell` is the innermost `( ... )`, `$( ... )` or `<( ... )` around the command (the
+    place `cd` or an assignment stays in); a value it assigns reaches later commands of that
+    shell and of the shells nested in it, whatever text comes between."""
+    script = parse(
+        '( A=1; B=$(date "("); srun $A; ( srun2 $A ) )\n'
+        "x=$(cd /w && pwd)\n"
+        "diff <(sort f) g\n"
+        "srun3 $A\n"
+    )
+    shells = {c.name: c.subshell and script.text_of(c.subshell) for c in script.commands if c.name}
+    assert shells["date"] == '$(date "(")'
+    assert shells["srun"] == '( A=1; B=$(date "("); srun $A; ( srun2 $A ) )'
+    assert shells["srun2"] == "( srun2 $A )"
+    assert shells["cd"] == shells["pwd"] == "$(cd /w && pwd)"
+    assert shells["sort"] == "<(sort f)"
+    assert shells["diff"] is None and shells["srun3"] is None
+    runs = {c.name: c for c in script.commands if c.name}
+    assigned = next(a for a in script.assignments if a.name == "A")
+    assert [
+        held.once_before(runs[n], "A") is assigned.value for n in ("srun", "srun2", "srun3")
+    ] == [
+        True,
+        True,
+        False,
+    ]
 
 
 def test_a_list_before_a_redirect_and_a_pipe_is_read_as_bash_reads_it() -> None:

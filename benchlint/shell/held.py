@@ -183,12 +183,14 @@ def _reaches(assignment: Assignment, command: Command) -> bool:
 
 
 def same_subshell(at: Command, command: Command) -> bool:
-    """Whether the command is in the subshell the assignment is in (`( A=1; srun $A )`): it
-    is in one, after it, with no parenthesis between them."""
-    if not command.subshell or command.node.start_byte < at.node.end_byte:
-        return False
-    between = at.script.src[at.node.end_byte : command.node.start_byte]
-    return b"(" not in between and b")" not in between
+    """Whether the command is in the subshell the assignment is in (`( A=1; srun $A )`), or in
+    one nested in it, after it."""
+    shell = at.subshell
+    return (
+        shell is not None
+        and command.node.start_byte >= at.node.end_byte
+        and shell.start_byte <= command.node.start_byte < shell.end_byte
+    )
 
 
 def _first_call(script: Script, function: str, within: str | None = None) -> Command | None:

@@ -644,7 +644,9 @@ class Command:
     pipefail: bool = False  # `set -o pipefail` in effect in this shell here
     errexit: bool = False  # `set -e` in effect in this shell here
     function: str | None = None
-    subshell: bool = False
+    # the innermost `( ... )`, `$( ... )` or `<( ... )` it runs in: a shell of its own, whose
+    # changes (a `cd`, an assignment) stay inside it
+    subshell: Syn | None = None
     background: bool = False
     # the element of a pipeline of two or more it is in (the innermost): bash runs each element
     # in a shell of its own (the last too, unless `shopt -s lastpipe`), so what it assigns
@@ -693,7 +695,12 @@ class Command:
         """Whether it runs in a shell of its own, whose changes the script's shell never sees:
         a subshell (`( ... )`, `$(...)`), an element of a pipeline, the background (itself, or
         a group sent there: `{ ...; } &`)."""
-        return self.subshell or self.background or self.apart is not None or self.group is not None
+        return (
+            self.subshell is not None
+            or self.background
+            or self.apart is not None
+            or self.group is not None
+        )
 
     @property
     def span(self) -> Span:
@@ -1776,7 +1783,7 @@ class _Context:
         tested: bool = False,
         or_guarded: bool = False,
         function: str | None = None,
-        subshell: bool = False,
+        subshell: Syn | None = None,
         guards: tuple[Guard, ...] = (),
         loops: tuple[Syn, ...] = (),
         piped: bool = False,
@@ -2131,7 +2138,7 @@ class _Builder:
     def on_subshell(self, node: Node, ctx: _Context) -> None:
         saved = self.errexit
         first = len(self.script.commands)
-        self.walk_list(node.named_children, ctx.with_(subshell=True))
+        self.walk_list(node.named_children, ctx.with_(subshell=syn(node)))
         self.errexit = saved
         if _is_background(node):  # `( sleep 600; kill "$PID" ) &`: all of it runs apart
             whole = syn(node)  # (`$!` is the subshell's, unless bash runs its last command
@@ -2143,7 +2150,7 @@ class _Builder:
     def on_command_substitution(self, node: Node, ctx: _Context) -> None:
         saved = self.errexit
         self.errexit = False  # bash does not inherit errexit into $(...) without inherit_errexit
-        self.walk_list(node.named_children, ctx.with_(subshell=True, tested=False))
+        self.walk_list(node.named_children, ctx.with_(subshell=syn(node), tested=False))
         self.errexit = saved
 
     def on_process_substitution(self, node: Node, ctx: _Context) -> None:

@@ -93,7 +93,7 @@ def encode_script(script: Script) -> Encoded:
             c.errexit,
             c.pipefail,
             c.function,
-            c.subshell,
+            _syn(c.subshell),
             c.background,
             _syn(c.apart),
             _syn(c.group),
@@ -210,7 +210,7 @@ def _fill(script: Script, encoded: Encoded) -> None:
             errexit=errexit,
             pipefail=pipefail,
             function=function,
-            subshell=subshell,
+            subshell=Syn(*subshell) if subshell is not None else None,
             loops=loops[loop] if loop is not None else (),
         )
         command.background = background
