@@ -203,7 +203,15 @@ from benchlint.fixes import line_removal
 from benchlint.registry import script_rule
 from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.expand import UNSET
-from benchlint.shell.flow import ExitPath, Flow, Functions, Trap, calls_in, reads_pipe
+from benchlint.shell.flow import (
+    ExitPath,
+    Flow,
+    Functions,
+    Trap,
+    calls_in,
+    function_exits,
+    reads_pipe,
+)
 from benchlint.shell.model import (
     Command,
     Guard,
@@ -1550,8 +1558,20 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
                 for c in script.body(command.base)
                 if defined.start_byte <= c.node.start_byte < defined.end_byte
             ]
-            if any(waits(c) and not c.guards and not c.background and not c.subshell for c in body):
-                return True
+            waiting = next(
+                (c for c in body if waits(c) and not (c.guards or c.background or c.subshell)),
+                None,
+            )
+            if waiting is None:
+                continue
+            if command is at and any(  # (the exit path's own call: an exit of its body before
+                c.node.start_byte < waiting.node.start_byte  # the wait ends the script first)
+                and not (c.subshell or c.background or c.apart)
+                and (c.base == "exit" or function_exits(c, True))
+                for c in body
+            ):
+                continue
+            return True
     return False
 
 

@@ -344,11 +344,11 @@ class ExitPath:
         command = self.command
         text = first_line(command.script.text_of(command.node))
         if self.kind == "exit" and command.base != "exit":  # (a call whose body exits)
-            inner = [c for c in _function_exits(command, True) if counts is None or counts(c)]
+            inner = [c for c in function_exits(command, True) if counts is None or counts(c)]
             at = ", ".join(str(c.span.line) for c in inner[:3]) or "?"
             return f"`{text}` (line {command.span.line}: it can run `exit`, on line {at})"
         if self.kind == "errexit":
-            inner = [c for c in _function_exits(command) if counts is None or counts(c)]
+            inner = [c for c in function_exits(command) if counts is None or counts(c)]
             if inner:  # (the call ends the script either way)
                 lines = [str(c.span.line) for c in inner[:3]]
                 where = (
@@ -364,7 +364,7 @@ class ExitPath:
         return f"`{text}` (line {command.span.line})"
 
 
-def _function_exits(call: Command, deep: bool = False) -> list[Command]:
+def function_exits(call: Command, deep: bool = False) -> list[Command]:
     """The `exit`s of the body of the script's function the command calls, not in a subshell
     of the body (`$(...)`, `( ... )`), nor sent to the background or in a pipeline's element:
     each may be the one that ends the script (the first may be one only a dead server
@@ -599,7 +599,7 @@ class Flow:
             and not command.background
         ):
             return ExitPath(command, "errexit")
-        if not (command.background or command.apart) and _function_exits(command, deep=True):
+        if not (command.background or command.apart) and function_exits(command, deep=True):
             # (`[ -f x ] || die "no x"`, `check || rc=$?` whose body calls `die`: the `exit`
             # in the body ends the script, tested or not, with or without `set -e`)
             return ExitPath(command, "exit")
