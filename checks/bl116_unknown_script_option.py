@@ -110,7 +110,8 @@ infra/wrap.sh python3 x.py ...` or `./profwrap torchrun x.py ...` the words afte
 are read as the command line; where it changes folders first or runs them in a container,
 where a script of the repository does not plainly run its arguments, and where the program is
 at a path outside the repository (`/fsx/profwrap torchrun x.py ...`), the line is counted, not
-read. `${PWD}/x.py` and `$(pwd)/x.py` are `x.py` (so is `$D/x.py` after `D=$(pwd)`),
+read; so is a line in a string a function runs through a variable (`launch() { eval "$CMD --k 1";
+}`) that the script gives another value after the function: the call may run either. `${PWD}/x.py` and `$(pwd)/x.py` are `x.py` (so is `$D/x.py` after `D=$(pwd)`),
 `$(git rev-parse --show-toplevel)/x.py` the root's `x.py`; a folder written from one of the
 script's own (`$(realpath $HERE/..)`) is that folder; one another command prints (`$(mktemp
 -d)`), or one the job may give in place of a default (`${WS:-/opt/w}/x.py`, `: ${WS:=/opt/w}`),
@@ -307,6 +308,12 @@ _UNREAD_SAID = (
     "Python scripts run after words whose values are not known (the program, or a launcher's "
     "options: one could name another script), not read (BL116)"
 )
+# `launch() { eval "$CMD"; }` where the script gives CMD another value after the function: the
+# string the call runs may be either
+_DIFFER_SAID = (
+    "Python scripts run with options in a string a function runs whose text there may be "
+    "another (the variable it reads given another value after the function), not read (BL116)"
+)
 # `gantry run ... -- python3 x.py`: a program benchlint does not know runs the command
 _BEHIND_SAID = (
     "Python scripts run with options by a program benchlint does not know (the command after "
@@ -387,6 +394,20 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     folders = _Folders.of(script)
     for line in _command_lines(script):
         yield from _command_line(ctx, script, line, folders, _IN_SCRIPT)
+    for inner in _differing(script):
+        for line in _command_lines(inner):
+            _say_line(ctx, inner, line, _IN_SCRIPT, _DIFFER_SAID)
+
+
+def _differing(script: Script) -> Iterator[Script]:
+    """The strings nested in the script whose text may be another where they run
+    (`Script.may_differ`: a function's `eval \"$CMD\"`, the variable given another value after
+    the function), which `Script.walk` leaves out."""
+    for inner in script.nested:
+        if inner.may_differ:
+            yield inner
+        else:
+            yield from _differing(inner)
 
 
 def _may_run_python(text: str) -> bool:
