@@ -818,17 +818,25 @@ class _Module:
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and target.attr in _HARMLESS_FIELDS:
                         understood.add(id(target.value))
+        handed: dict[int, str] = {}  # an argument's node: the function it is given to
+        for node in self.nodes:
+            if isinstance(node, ast.Call) and (name := _called_name(node.func)) is not None:
+                for argument in [*node.args, *(k.value for k in node.keywords)]:
+                    handed[id(argument)] = name
         for node in self.nodes:
             if not isinstance(node, (ast.Name, ast.Call)) or id(node) in understood:
                 continue
             scope = self.scope_of.get(node)
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                 continue
+            to = handed.get(id(node))
+            why = (
+                f"its parser is given to `{to}` (line {node.lineno}), which may change its options"
+                if to is not None
+                else f"its parser is used where its options may change (line {node.lineno})"
+            )
             for value in self._value(node, scope):
-                parser = _parser_of(value)
-                parser.cannot_tell(
-                    f"its parser is used where its options may change (line {node.lineno})"
-                )
+                _parser_of(value).cannot_tell(why)
 
     def _call(self, node: ast.Call, scope: ast.AST | None, understood: set[int]) -> None:
         func = node.func
@@ -1144,6 +1152,17 @@ def _main_guard(test: ast.expr) -> bool:
     names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
     texts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
     return len(names) == 1 and len(texts) == 1
+
+
+def _called_name(func: ast.expr) -> str | None:
+    """A call's function as written, where it is a name or a dotted name (`helpers.add_args`)."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return None
+    return ".".join([func.id, *reversed(parts)])
 
 
 def _parser_of(value: _Value) -> _Made:

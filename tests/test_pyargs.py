@@ -305,9 +305,13 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
                 'parser.add_argument("rest", nargs=argparse.REMAINDER)\n'
                 'parser.add_subparsers(dest="cmd").add_parser("barrier")\nparser.parse_args()\n'
             ),
+            "kept.py": (
+                "import argparse\nparser = argparse.ArgumentParser()\nkept = [parser]\n"
+                "parser.parse_args()\n"
+            ),
             "run.sh": (
                 "#!/bin/bash\npython3 client.py --max-model-len 8\n"
-                "python3 sync.py barrier --n 2\npython3 sync.py wait\n"
+                "python3 sync.py barrier --n 2\npython3 sync.py wait\npython3 kept.py --k 1\n"
             ),
         },
     )
@@ -315,18 +319,24 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
     assert result.findings == []
     assert (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
-        "`client.py`: its parser is used where its options may change (line 4): 1 (run.sh:2)"
+        "`client.py`: its parser is given to `EngineArgs.add_cli_args` (line 4), which may change "
+        "its options: 1 (run.sh:2)"
     ) in result.warnings()
     assert (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
         "`sync.py`: an argument of its parser takes every word after it (`REMAINDER`): "
         "1 (run.sh:3)"  # (run.sh:4 gives it no option: nothing to read)
     ) in result.warnings()
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "`kept.py`: its parser is used where its options may change (line 3): 1 (run.sh:5)"
+    ) in result.warnings()
     # a run that names the Python file (pre-commit) says it too, where it was met
     named = run_lint(root, select="BL116", named=[root / "client.py"])
     assert named.warnings() == [
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
-        "`client.py`: its parser is used where its options may change (line 4): 1 (run.sh:2)"
+        "`client.py`: its parser is given to `EngineArgs.add_cli_args` (line 4), which may change "
+        "its options: 1 (run.sh:2)"
     ]
 
 
