@@ -163,7 +163,8 @@ def _run_prefetched(ws: Workspace, rules: list[Rule], scope: list[str] | None) -
     for path in sorted(unmarked):
         context.count(UNMARKED_JOB, Location(path, Span(1, 1, 1, 2)))
     for what, where in sorted(context.undecided.items()):
-        reached = {w for w in where if not _never_reached(w, ws)}
+        # (an excluded file is read, not reported: what a rule could not decide there neither)
+        reached = {w for w in where if not _never_reached(w, ws) and not ws.excluded(w.path)}
         kept = {
             w
             for w in reached

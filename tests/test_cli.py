@@ -261,6 +261,26 @@ def test_excluded_files_are_not_reported_but_still_read(tmp_path: Path) -> None:
     assert len([f for f in after if f[0] == "BL202" and f[1].startswith("configs/")]) == 2
 
 
+def test_what_a_rule_could_not_decide_in_an_excluded_file_is_not_said(tmp_path: Path) -> None:
+    """An excluded file's undecided items (a container's flag whose release is not known) are
+    left out of the summary, as its findings are; another file's stay."""
+    manifest = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: s\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: main\n"
+        "          image: example.com/vllm-build:latest\n"
+        '          command: ["vllm", "serve", "/m"]\n'
+        '          args: ["--disable-log-requests"]\n'
+    )
+    root = write_repo(
+        tmp_path / "r", {"install/v1/bundle.yaml": manifest, "deploy/s.yaml": manifest}
+    )
+    _, _, err = invoke(root, "--format", "concise", "--select", "BL303")
+    assert "install/v1/bundle.yaml:" in err and "deploy/s.yaml:" in err
+    (root / ".benchlint.toml").write_text('exclude = ["install/"]\n')
+    _, _, err = invoke(root, "--format", "concise", "--select", "BL303")
+    assert "install/v1/bundle.yaml" not in err and "deploy/s.yaml:" in err
+
+
 def test_yaml_lookups_follow_merge_keys() -> None:
     from benchlint.source import SourceText
     from benchlint.yamlmodel import parse_yaml
