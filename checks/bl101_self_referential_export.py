@@ -12,7 +12,10 @@ path to that line:
   -e X=1`) or source it (all variables), and their own callers in turn.
 
 The finding names each route on which X arrives unset, except a launcher's route whose entry
-decides the line does not run (`if [[ "$IS_MULTINODE" == true ]]` for a single-node entry).
+decides the line does not run (`if [[ "$IS_MULTINODE" == true ]]` for a single-node entry). A
+route no entry's job takes (a workflow step's, through a launcher no entry reaches or on a path
+no entry's values make: `bash "benchmarks/${EXP_NAME%%_*}.sh"` naming a retired script) counts
+only where no entry's route reaches the script, and the message says so.
 
 ## Why is this bad?
 The line looks like it passes a value through, but it only turns "unset" into "set to the empty
@@ -139,6 +142,12 @@ def _beyond(ctx: Context) -> Iterator[str]:
             yield path
 
 
+_IDLE = (
+    " (no entry's route reaches this script: only workflow steps on paths no entry's values "
+    "make, or through a launcher no entry reaches)"
+)
+
+
 @script_rule(
     "BL101",
     "self-referential-export",
@@ -157,6 +166,10 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     routes = environment.routes(script.path)
     if not routes:
         return  # nobody in the repository runs it: its caller is unknown
+    # (a path no entry's values make, or a launcher no entry reaches: only where nothing else
+    # reaches the script, and said so)
+    idle = all(r.idle for r in routes)
+    routes = [r for r in routes if not r.idle] or routes
     for assignment in candidates:
         name = assignment.name
         if is_builtin(name, known):
@@ -190,7 +203,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         yield Finding(
             "BL101",
             f"`{text}` exports {name} as an empty string: nothing sets {name} before this "
-            f"line when the script is started from {shown}{more}",
+            f"line when the script is started from {shown}{more}" + (_IDLE if idle else ""),
             Location(script.path, assignment.span),
             help=f'give it a default (`"${{{name}:-...}}"`) or fail early (`: "${{{name}:?}}"`)',
             related=tuple(

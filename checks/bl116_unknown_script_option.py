@@ -110,8 +110,9 @@ infra/wrap.sh python3 x.py ...` or `./profwrap torchrun x.py ...` the words afte
 are read as the command line; where it changes folders first or runs them in a container,
 where a script of the repository does not plainly run its arguments, and where the program is
 at a path outside the repository (`/fsx/profwrap torchrun x.py ...`), the line is counted, not
-read; so is a line in a string a function runs through a variable (`launch() { eval "$CMD --k 1";
-}`) that the script gives another value after the function: the call may run either. `${PWD}/x.py` and `$(pwd)/x.py` are `x.py` (so is `$D/x.py` after `D=$(pwd)`),
+read; so is a line in a string a function runs through a variable (`launch() { eval "$CMD --k
+1"; }`) that the script gives another value after the function: the call may run either.
+`${PWD}/x.py` and `$(pwd)/x.py` are `x.py` (so is `$D/x.py` after `D=$(pwd)`),
 `$(git rev-parse --show-toplevel)/x.py` the root's `x.py`; a folder written from one of the
 script's own (`$(realpath $HERE/..)`) is that folder; one another command prints (`$(mktemp
 -d)`), or one the job may give in place of a default (`${WS:-/opt/w}/x.py`, `: ${WS:=/opt/w}`),
