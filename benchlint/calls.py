@@ -247,6 +247,21 @@ class CallGraph:
                 found.extend(c for c in self.calls_in(script) if path in c.targets)
         return found
 
+    def sourced_under_errexit(self, path: str) -> bool:
+        """Whether every way into `path` sources it where `set -e` holds: each call of it is a
+        `source` in its caller's shell, not in a test (`source x || true` runs it without
+        errexit), after the caller's own `set -e`."""
+        if not self.is_sourced(path):
+            return False
+        calls = self.callers_of(path)
+        return bool(calls) and all(
+            c.kind == "source"
+            and c.command.errexit
+            and not c.command.tested
+            and not c.command.apart_from_script
+            for c in calls
+        )
+
     def is_sourced(self, path: str) -> bool:
         """Whether some script sources `path`."""
         if self._callers is not None:

@@ -4,46 +4,46 @@
 Finds what a script acquires and must give back: a Slurm allocation (`salloc ... --no-shell`, a job
 id captured from `sbatch`, without `--wait`), a background server (`... &` whose `$!` is kept; one
 whose `$!` is not, alone or at the head of a pipeline, `vllm serve ... | tee log &`, released by its
-name or by what ends every job), a detached container (`docker run -d`), a temporary directory
-(`mktemp -d`) the script later removes. It reports one when the script can end (`exit N`, a call of
-a function of the script whose body can run `exit`, itself or through another, `[ -f x ] || die
-"..."`, tested or not, `return` at the top of a sourced file, a failing command under `set -e`, in a
-subshell too: `( cd bench && vllm bench ... )`, unless it runs in the background) after the
-acquisition and before a `trap ... EXIT` whose handler releases it; when there is no such trap, it
-reports a release that something can skip (the release is only a command near the end), a Slurm
-allocation never released at all, and a program at the head of a background pipeline whose `$!` (its
-last command's: `vllm serve ... | tee log &`) the script kills, which signals `tee`, not the program
-(the pipeline at the top level or in a function; the kill after it, or through a function given the
-PID, or of each PID an array holds, `for pid in "${PIDS[@]}"; do kill "$pid"; done`), and an engine
-in a list, group, condition or loop sent to the background as a whole (`cd /w && vllm serve ... &`)
-whose `$!`, the shell bash runs that statement in, the script kills: the shell ends and the server
-goes on (bash 5.3 too; a subshell written as one too, `( cd /w && vllm serve ... > log 2>&1 ) &`,
-but not where the server is its last command, plain, with no redirect, which bash 5.2 and later run
-in the subshell's place, nor `cd /w && exec vllm serve ... &`); so does a server bash runs as the
-child of a job sent to the background alone (or of a list or subshell sent whole): in a string the
-job `eval`s (`eval "$SERVER_CMD" > server.log 2>&1 &`), in a function of the script whose definition
-in effect runs it in the foreground and `exec`s nothing (`start_server &`, `( start_server ) &`),
-timed (`time vllm serve ... &`, GNU `time` too), or in a `bash -c` string (`nohup bash -c` and
-`setsid bash -c` too; `"$CMD > server.log 2>&1"`, the string a variable holds, as the writing shell
-expands it) where it has a redirect, a pipe, a loop, a command after it or a trap before it (not the
-string's plain last command, which bash runs in its place); the `$!` kept in a function's `local`
-too, or not kept where the script kills every job's first process (`kill $(jobs -p)`, `jobs -p |
-xargs kill`, a variable the jobs were last given after it started, `pids=$(jobs -pr); kill $pids`,
-`for pid in $(jobs -p)`) or the job by its number (`kill %1`, `%%`; only where it sends nothing else
-to the background, and job control is off: under `set -m` it signals the job's process group, the
-server too); not where a string the job runs `exec`s anything, nor when a `wait` (itself or in a
-function given the PID; a plain `wait` for every job, or `wait %1`) or a kill of the shell's
-children (`pkill -P`) comes before the kill, nor where the script kills the server by its name too
-(`pkill -f "vllm serve"`, in a trap's handler as the shell reads it) or its process group (`kill
-0`). It also reports a background server whose `$!` is kept in a variable alone that a later
-statement of the same shell, under the same conditions and outside a loop, gives another value
-before anything releases it or keeps a copy (`vllm serve ... & PID=$!`, a second server's `PID=$!`,
-then `kill $PID`): nothing can name the first one any more (not where the script ends it by its
-name, every job, `kill %1` or its port, nor where it kills a process it finds by a name or port in
-between, `P=$(pgrep tritonserver); kill $P`: a child the job waits for, whose end may end it; not an
-array's elements, `pids[0]=$!` and `pids[1]=$!`; not `export PID` with no value). Located at the
-acquisition (the engine); the first uncovered exit path, the kill, or the statement that gives the
-variable another value, is a related location.
+name or by what ends every job, or alone by a `kill $!` before another job), a detached container
+(`docker run -d`), a temporary directory (`mktemp -d`) the script later removes. It reports one when
+the script can end (`exit N`, a call of a function of the script whose body can run `exit`, itself
+or through another, `[ -f x ] || die "..."`, tested or not, `return` at the top of a sourced file, a
+failing command under `set -e`, in a subshell too: `( cd bench && vllm bench ... )`, unless it runs
+in the background) after the acquisition and before a `trap ... EXIT` whose handler releases it;
+when there is no such trap, it reports a release that something can skip (the release is only a
+command near the end), a Slurm allocation never released at all, and a program at the head of a
+background pipeline whose `$!` (its last command's: `vllm serve ... | tee log &`) the script kills,
+which signals `tee`, not the program (the pipeline at the top level or in a function; the kill after
+it, or through a function given the PID, or of each PID an array holds, `for pid in "${PIDS[@]}"; do
+kill "$pid"; done`), and an engine in a list, group, condition or loop sent to the background as a
+whole (`cd /w && vllm serve ... &`) whose `$!`, the shell bash runs that statement in, the script
+kills: the shell ends and the server goes on (bash 5.3 too; a subshell written as one too, `( cd /w
+&& vllm serve ... > log 2>&1 ) &`, but not where the server is its last command, plain, with no
+redirect, which bash 5.2 and later run in the subshell's place, nor `cd /w && exec vllm serve ...
+&`); so does a server bash runs as the child of a job sent to the background alone (or of a list or
+subshell sent whole): in a string the job `eval`s (`eval "$SERVER_CMD" > server.log 2>&1 &`), in a
+function of the script whose definition in effect runs it in the foreground and `exec`s nothing
+(`start_server &`, `( start_server ) &`), timed (`time vllm serve ... &`, GNU `time` too), or in a
+`bash -c` string (`nohup bash -c` and `setsid bash -c` too; `"$CMD > server.log 2>&1"`, the string a
+variable holds, as the writing shell expands it) where it has a redirect, a pipe, a loop, a command
+after it or a trap before it (not the string's plain last command, which bash runs in its place);
+the `$!` kept in a function's `local` too, or not kept where the script kills every job's first
+process (`kill $(jobs -p)`, `jobs -p | xargs kill`, a variable the jobs were last given after it
+started, `pids=$(jobs -pr); kill $pids`, `for pid in $(jobs -p)`) or the job by its number (`kill
+%1`, `%%`; only where it sends nothing else to the background, and job control is off: under `set
+-m` it signals the job's process group, the server too); not where a string the job runs `exec`s
+anything, nor when a `wait` (itself or in a function given the PID; a plain `wait` for every job, or
+`wait %1`) or a kill of the shell's children (`pkill -P`) comes before the kill, nor where the
+script kills the server by its name too (`pkill -f "vllm serve"`, in a trap's handler as the shell
+reads it) or its process group (`kill 0`). It also reports a background server whose `$!` is kept in
+a variable alone that a later statement of the same shell, under the same conditions and outside a
+loop, gives another value before anything releases it or keeps a copy (`vllm serve ... & PID=$!`, a
+second server's `PID=$!`, then `kill $PID`): nothing can name the first one any more (not where the
+script ends it by its name, every job, `kill %1` or its port, nor where it kills a process it finds
+by a name or port in between, `P=$(pgrep tritonserver); kill $P`: a child the job waits for, whose
+end may end it; not an array's elements, `pids[0]=$!` and `pids[1]=$!`; not `export PID` with no
+value). Located at the acquisition (the engine); the first uncovered exit path, the kill, or the
+statement that gives the variable another value, is a related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
@@ -64,7 +64,8 @@ level or in a subshell, `( run_tests )`): its `exit`s, and its commands failing 
 a call runs with it (not in a test, not before `||`, not in `$(...)`) or the body sets it itself
 (so does a file the script sources: a library's top-level `set -euo pipefail` holds after the
 `source`; one under a condition is not known and not counted); a top-level trap set before the
-first call that releases it covers it.
+first call that releases it covers it. A file every way into which sources it where `set -e`
+holds (not in a test, not also run by `bash`) runs under it until it sets its own.
 
 ## Why is this bad?
 The allocation outlives the script: 16 exclusive GPUs stay reserved until Slurm's time limit,
@@ -256,6 +257,8 @@ _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
 _REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
 _WAIT = re.compile(r"\bwait\b")  # (a `wait` of what a function is given: `_releases_argument`)
 _NEVER = re.compile(r"(?!)")  # no command releases it by a variable: it has none
+# a kill of the last job sent to the background, by `$!` (not `kill -0`, which only asks)
+_KILL_LAST = re.compile(r"\bkill\b(?!\s+-[0l]\b)[^;&|\n]*\$\{?!")
 
 
 def _may_be_released(what: str) -> str:
@@ -339,8 +342,11 @@ def _resources(flow: Flow) -> list[Resource]:
             if name is not None:
                 found.append(Resource("background process", command, command, name, _KILL))
             elif _program(command) is not None and not command.loops:
-                # no `$!` kept: only what ends every job or the program by its name releases it
-                found.append(Resource("background process", command, command, None, _NEVER))
+                # no `$!` kept: only what ends every job or the program by its name releases it,
+                # or a `kill $!` before another job goes to the background
+                rest = flow.statements[index + 1 :] if index is not None else []
+                release = _KILL_LAST if _kills_last_job(rest, command) else _NEVER
+                found.append(Resource("background process", command, command, None, release))
         elif (
             _own_job(command)
             and statement is command
@@ -374,6 +380,17 @@ def _job_id_after(flow: Flow, statement: Command) -> str | None:
         if name is not None and re.search(r"\$\(\s*squeue\b", flow.script.text_of(command.node)):
             return name
     return None
+
+
+def _kills_last_job(later: list[Command], after: Command) -> bool:
+    """Whether one of these statements kills `$!` (`kill $!`, `kill -INT "$!"`) before another
+    job is sent to the background (from there on `$!` is that job's)."""
+    for statement in later:
+        if statement.background and not exclusive(after, statement):
+            return False
+        if statement.base == "kill" and _KILL_LAST.search(statement.script.text_of(statement.node)):
+            return True
+    return False
 
 
 def _pid_saved(
@@ -1685,6 +1702,7 @@ def _check_script(
     sourcing: Callable[[Command], bool | None] | None = None,
     libraries: _Libraries | None = None,
     undecided: list[Undecided] | None = None,
+    inherited: Callable[[], bool] | None = None,
 ) -> Iterator[tuple[Finding, Resource | None]]:
     """The script's top level, then each function its top level calls: what the body acquires
     and releases itself (`run_tests() { vllm serve ... & PID=$!; vllm bench ...; kill $PID; }`),
@@ -1692,7 +1710,7 @@ def _check_script(
     decide put in `undecided`."""
     lookup = functions or (lambda name: script if name in script.functions else None)
     libraries = libraries or _Libraries()
-    flow = Flow(script, sourced, lookup, sourcing=sourcing)
+    flow = Flow(script, sourced, lookup, sourcing=sourcing, inherited=inherited)
     runs = functools.cache(functools.partial(_runs, script))  # (asked per resource and exit)
     seen: set[tuple[object, ...]] = set()
     # each flow: its script, its function (None: the top level), errexit where it is called,
@@ -3241,6 +3259,7 @@ def _check(
         _sourcing(ctx, script, libraries),
         libraries,
         undecided,
+        functools.partial(ctx.environment.calls.sourced_under_errexit, script.path),
     )
     for finding, resource in found:
         key = (finding.location, finding.message)

@@ -497,6 +497,7 @@ class Flow:
         function: str | None = None,
         errexit: bool = True,
         sourcing: Callable[[Command], bool | None] | None = None,
+        inherited: Callable[[], bool] | None = None,
     ) -> None:
         """`sourced`: whether the file is sourced (`return` ends it), or how to find out (asked
         only when a `return` is met: finding out can mean reading other scripts). `functions`:
@@ -505,7 +506,9 @@ class Flow:
         `return` ends only the function); `errexit`: whether `set -e` holds where it runs (a
         function called in a test, or before `||`, runs without it), until a `set` in its body
         changes it. `sourcing`: the errexit state a `source` statement leaves (a library that
-        runs `set -euo pipefail`), or None when the file it sources does not change it."""
+        runs `set -euo pipefail`), or None when the file it sources does not change it.
+        `inherited`: whether `set -e` holds where the file's top level starts (every way in
+        sources it in a shell that has it on), asked only where no `set` of its own decides."""
         self.script = script
         self._sourced = sourced
         self._functions = functions
@@ -538,6 +541,7 @@ class Flow:
         self._traps_in: dict[str, list[Command]] | None = None
         self._groups: dict[int, list[Command]] | None = None
         self._sourcing = sourcing
+        self._inherited: bool | Callable[[], bool] | None = inherited
         self._errexit_events: tuple[list[int], list[tuple[int, bool]]] | None = None
         self._nounset: bool | None = None
 
@@ -637,6 +641,11 @@ class Flow:
         last_sourced = max(((p, v) for p, v in sourced if p <= at), default=None)
         if last_sourced is not None and last_sourced[0] > last_own:
             return last_sourced[1]
+        if last_own < 0 and not command.errexit and self._inherited is not None:
+            # (no `set` of the file's own before it: the state of the shell that sourced it)
+            if callable(self._inherited):
+                self._inherited = self._inherited()
+            return bool(self._inherited)
         return command.errexit
 
     def _leaves_errexit(self, function: str | None) -> bool | None:
