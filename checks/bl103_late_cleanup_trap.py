@@ -171,8 +171,12 @@ gives those variables, plain text at its top level, differs from every one it gi
 (not a `local`, a loop's, a sourced file's or the caller's: it may be the container). An allocation
 named after the runner (`salloc --job-name="$RUNNER_NAME"`) is released by the workflow when every
 job that runs a launcher later cancels the runner's jobs by that name in a step that always runs
-(`if: always()`, `scancel --name=${{ runner.name }}`). Not modelled: a `return` as the end of a
-function that holds a resource, traps in subshells (they do not cover the outer script and are
+(`if: always()`, `scancel --name=${{ runner.name }}`). A background process, container or
+temporary directory that nothing in the script releases, on any path, is not reported: the script
+leaves it as its success does (a start script's server, meant to outlive it; one held until a final
+`wait`; an entrypoint's, which ends with its Slurm step or container); only a Slurm allocation
+released nowhere is, as it holds its nodes until the time limit. Not modelled: a `return` as the end
+of a function that holds a resource, traps in subshells (they do not cover the outer script and are
 ignored), an `exit` in an element of a pipeline (`... | while read ...; do ... exit 1; done`: a
 subshell, it ends only that element, taken as ending the script), and a background process started
 in a loop without keeping `$!` (one started once without it is released only by what ends every job,
