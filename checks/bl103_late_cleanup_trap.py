@@ -225,6 +225,7 @@ from benchlint.shell.model import (
     Word,
     exclusive,
     first_line,
+    one_line,
     parse_file,
     sets_positional,
     whole_piece,
@@ -2293,7 +2294,7 @@ def _sent_finding(
     killed = clip(first_line(script.text_of(kill.node)), 40)
     if sent is not None:
         # (the statement on one line: a subshell's `(` may open it alone)
-        statement = clip(" ".join(sent.statement.replace("\\\n", " ").split()), 40)
+        statement = clip(one_line(sent.statement), 40)
         message = (
             f"`{shown}` {sent.what} (`{statement}`), whose `$!` is {sent.whose}: "
             f"`{killed}` (line {kill.span.line}) ends that shell, not it (it goes on)"

@@ -11,10 +11,13 @@ tree-sitter-bash to read an expansion there (two readers agreeing: not one in si
 quoted heredoc, an arithmetic context).
 
 ## Why is this bad?
-bash prints `${SOURCE_DIR):/workspace ...}: bad substitution` and fails the command every time
-it reaches it: the `docker run` or the launch never starts, and under `set -e` (or `#!/bin/bash
--e`) the script ends there. Nothing catches it before the job runs: `bash -n` accepts the
-script, as long as a `}` comes later (bash's `${` runs on to it, over lines).
+bash prints `${SOURCE_DIR):/workspace ...}: bad substitution` and fails the command every time it
+reaches it, and skips the rest of the top-level statement it is in (its line, an `if` or loop around
+it, the function the line called: an `|| echo failed` after it does not run): the `docker run` or
+the launch never starts, and under `set -e` (or `#!/bin/bash -e`) the script ends there. Inside a
+`$(...)` only that shell fails: the command around it runs with the output empty. Nothing catches it
+before the job runs: `bash -n` accepts the script, as long as a `}` comes later (bash's `${` runs on
+to it, over lines).
 
 ## Example
 ```bash path=build.sh
@@ -68,7 +71,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         return  # (no `${` of a form that may be bad: the text is not read as bash reads it)
     braces = every_brace(text)
     outer_end = -1
-    parsed: set[int] | None = None
+    parsed: dict[int, bool] | None = None
     for start, end, _ in braces:
         if start < outer_end:
             continue  # (inside another's word: expanded only when that one needs it)
@@ -78,19 +81,32 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         if parsed is None:
             parsed = _expansion_starts(script.parse_src or script.src)
-        if len(text[:start].encode("utf-8", "surrogateescape")) not in parsed:
+        inner = parsed.get(len(text[:start].encode("utf-8", "surrogateescape")))
+        if inner is None:
             continue  # (tree-sitter-bash reads no expansion there: the two readers disagree)
         written = " ".join(text[start:end].split())
         yield Finding(
             "BL119",
-            f'bash cannot expand `{clip(written, 60)}` ("bad substitution"): the command it '
-            "is in fails there every time it runs (under `set -e`, the script ends there)",
+            f'bash cannot expand `{clip(written, 60)}` ("bad substitution"): '
+            + (_IN_SUBSTITUTION if inner else _IN_COMMAND),
             Location(script.path, source.span(start, start + 2)),
             help=_advice(inside),
             subject=written,
         )
 
 
+# what bash does there (5.2, a script file): it skips the rest of the top-level statement it is
+# running (the line, an `if` or loop around it, the function the line called: an `|| echo
+# failed` after it does not run), with status 1; in a `$(...)`, that shell's, and the command
+# around it goes on with the output empty (t87 h11: Megatron-LM tools/bisect.sh)
+_IN_COMMAND = (
+    "the command it is in fails there every time it runs, and bash skips the rest of the "
+    "top-level statement around it (under `set -e`, the script ends there)"
+)
+_IN_SUBSTITUTION = (
+    "the `$(...)` it is in fails there every time it runs: the command around it goes on with "
+    "its output empty (an assignment of it fails: under `set -e`, the script ends there)"
+)
 # a `${` that may be one bash rejects, in any context (a superset of what `bad_substitution`
 # tells: `${}`, a first character that names no parameter, a name, digits or a special
 # parameter followed by one that starts no operator, `${X:}`, and any subscript)
@@ -100,17 +116,26 @@ _CANDIDATE = re.compile(
 )
 
 
-def _expansion_starts(src: bytes) -> set[int]:
+def _expansion_starts(src: bytes) -> dict[int, bool]:
     """Where tree-sitter-bash reads a `${` as the start of an expansion (in one, or in the
     ERROR it makes of one bash would reject): the second reader a finding needs to agree, as a
-    `${` in single quotes, a quoted heredoc or a comment is no token of its (t84d)."""
-    found: set[int] = set()
-    stack = [parse_tree(src).root_node]
+    `${` in single quotes, a quoted heredoc or a comment is no token of its (t84d); each with
+    whether it is inside a `$(...)` or `<(...)` (its failure is that shell's)."""
+    found: dict[int, bool] = {}
+    stack = [(parse_tree(src).root_node, False)]
     while stack:
-        node = stack.pop()
+        node, inside = stack.pop()
         if node.type == "${":  # (the token that opens an expansion, in one or in an ERROR)
-            found.add(node.start_byte)
-        stack.extend(node.children)
+            found[node.start_byte] = inside
+        opened = False  # (after a `$(` token among the children, up to its `)`: also in an
+        for child in node.children:  # ERROR tree-sitter makes of the line)
+            if child.type in ("$(", "<(", ">("):
+                opened = True
+            elif child.type == ")":
+                opened = False
+            elif child.type == "`":  # (a backquote opens one and closes it)
+                opened = not opened
+            stack.append((child, inside or opened))
     return found
 
 

@@ -2123,6 +2123,32 @@ def test_what_bl119_reports_bash_rejects_as_a_bad_substitution(quoted: bool) -> 
         assert ours == rejected, (form, quoted, done.stderr)
 
 
+@needs_bash
+@pytest.mark.parametrize(
+    ("program", "printed"),
+    [
+        # (the rest of the top-level statement is skipped: its line, the `if`, the loop, the
+        # function the line called; the next statement runs)
+        ('echo "${b c}" || echo handled; echo d\necho e\n', "e\n"),
+        ('if true; then\n  echo "${b c}"\n  echo d\nfi\necho e\n', "e\n"),
+        ('f() {\n  echo "${b c}"\n  echo d\n}\nf\necho e\n', "e\n"),
+        # (in a `$(...)`: only that shell's statement; the command around it runs)
+        ('echo "x $(echo "${b c}"; echo d) y"\necho e\n', "x  y\ne\n"),
+    ],
+)
+def test_what_bl119_says_bash_does_at_a_bad_substitution(
+    program: str, printed: str, tmp_path: Path
+) -> None:
+    """What BL119's messages say bash does there, from bash running the script as a file."""
+    path = tmp_path / "t.sh"
+    path.write_text(program)
+    done = subprocess.run(
+        [BASH or "bash", str(path)], capture_output=True, text=True, timeout=10, env={}
+    )
+    assert done.stdout == printed
+    assert "bad substitution" in done.stderr
+
+
 @pytest.mark.skipif(shutil.which("env") is None, reason="env is not installed")
 def test_what_env_runs_is_the_program_env_runs(tmp_path: Path) -> None:
     """`env WORDS... PROGRAM`: the words the model reads as env's assignments are those env
@@ -2138,3 +2164,37 @@ def test_what_env_runs_is_the_program_env_runs(tmp_path: Path) -> None:
         script = parse_file(SourceText("s.sh", f"env '{word}' {program}\n".encode()))
         runs = script.commands[0].invocation.name
         assert (runs == str(program)) == (done.stdout == "ran\n"), word
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "(\n    cd /tmp\n    vllm serve m > s.log 2>&1\n) &",
+            "( cd /tmp; vllm serve m > s.log 2>&1 ) &",
+        ),
+        ("if true; then\n  a\nelse\n  b\nfi", "if true; then a; else b; fi"),
+        ("if x\nthen\n  y\nfi", "if x; then y; fi"),
+        ("cd /w && \\\n  vllm serve x &", "cd /w && vllm serve x &"),
+        ('for i in 1 2; do\n  # each\n  x "$i"\n  y\ndone &', 'for i in 1 2; do x "$i"; y; done &'),
+        ("{\n  a |\n  b\n  c &&\n  d\n} &", "{ a | b; c && d; } &"),
+        ("case $x in\n  a) b ;;\n  *) c\n  ;;\nesac", "case $x in a) b ;; *) c ;; esac"),
+        (
+            'while read -r l\ndo\n  echo "$l"\ndone < f &',
+            'while read -r l; do echo "$l"; done < f &',
+        ),
+    ],
+)
+def test_a_statement_quoted_on_one_line_is_the_statement_bash_reads(text: str, shown: str) -> None:
+    """`one_line` (how BL103 quotes a statement sent to the background) gives text bash reads
+    as the same statement: both pass `bash -n`, and the line breaks are the `;` they stand for
+    (t87 h11: `( cd /tmp vllm serve ...` read as one command)."""
+    from benchlint.shell.model import one_line
+
+    assert one_line(text) == shown
+    for program in (text, shown):
+        checked = subprocess.run(
+            [BASH or "bash", "-n", "-c", program], capture_output=True, text=True
+        )
+        assert checked.returncode == 0, (program, checked.stderr)

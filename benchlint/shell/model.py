@@ -168,6 +168,27 @@ def first_line(text: str) -> str:
     return first.rstrip().removesuffix("\\").rstrip() + (" …" if rest else "")
 
 
+def one_line(text: str) -> str:
+    """A statement's text on one line as a message quotes it: a line continued with `\\` goes
+    on after a blank, another line break is the `;` it stands for (not after `(`, `{`, `|`,
+    `&&`, `||`, `&`, `then`, `do`, `else`, `in`, nor before `)` or `;;`), a line that is a
+    comment left out, and runs of blanks are one."""
+    lines = [" ".join(line.split()) for line in text.replace("\\\n", " ").split("\n")]
+    out = ""
+    for line in (line for line in lines if line and not line.startswith("#")):
+        if not out:
+            out = line
+        elif _NO_SEMICOLON.search(out) or line.startswith((")", ";;")):
+            out += " " + line
+        else:
+            out += "; " + line
+    return out
+
+
+# the end of a line after which a line break is no `;`
+_NO_SEMICOLON = re.compile(r"(?:[({|&;]|(?:^|\s)(?:then|do|else|in))$")
+
+
 class Word:
     """A shell word: its value after quote removal (expansions kept verbatim), whether it holds
     an expansion, where each character of the value is in the file, and the variables it reads.
