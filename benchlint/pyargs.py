@@ -416,7 +416,8 @@ class _Module:
         self.returns: dict[str, set[_Value]] = {}
         # names also bound to a value the module does not tell (`parser =
         # utils.get_argument_parser()`): a parser read through one may be another
-        self.opaque: dict[tuple[ast.AST | None, str], int] = {}
+        # the line, and the function whose result it is where it is a call's
+        self.opaque: dict[tuple[ast.AST | None, str], tuple[int, str | None]] = {}
         self.subs: dict[int, _Subcommands] = {}
         self.groups: dict[int, _Group] = {}
         self.classes = _parser_classes(self.scope_of)
@@ -915,8 +916,12 @@ class _Module:
             elif method in _PARSE | _KNOWN_ONLY and isinstance(value, _Made):
                 rebound = self._rebound(func.value, scope)
                 if rebound is not None:
+                    line, called = rebound
                     parser.cannot_tell(
-                        f"the name it parses with is bound to another value too (line {rebound})"
+                        f"the name it parses with is bound to what `{called}` returns too (line "
+                        f"{line})"
+                        if called is not None
+                        else f"the name it parses with is bound to another value too (line {line})"
                     )
                 parser.parsed = True
                 parser.parsed_in.add(scope)
@@ -968,11 +973,12 @@ class _Module:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     key = (self._binding_scope(scope, target.id), target.id)
-                    self.opaque.setdefault(key, node.lineno)
+                    called = _called_name(func) if func is not None else None
+                    self.opaque.setdefault(key, (node.lineno, called))
 
-    def _rebound(self, receiver: ast.expr, scope: ast.AST | None) -> int | None:
-        """The line where the name a parser is used through is bound to a value the module
-        does not tell (`opaque`), if it is."""
+    def _rebound(self, receiver: ast.expr, scope: ast.AST | None) -> tuple[int, str | None] | None:
+        """Where the name a parser is used through is bound to a value the module does not
+        tell (`opaque`), if it is: the line, and the function whose result that value is."""
         if not isinstance(receiver, ast.Name):
             return None
         found = self.opaque.get((scope, receiver.id))

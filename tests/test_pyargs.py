@@ -309,9 +309,15 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
                 "import argparse\nparser = argparse.ArgumentParser()\nkept = [parser]\n"
                 "parser.parse_args()\n"
             ),
+            "rebound.py": (
+                "import argparse\nfrom helpers import add_tokenizer_args\n"
+                "parser = argparse.ArgumentParser()\nparser = add_tokenizer_args(parser)\n"
+                "parser.parse_args()\n"
+            ),
             "run.sh": (
                 "#!/bin/bash\npython3 client.py --max-model-len 8\n"
                 "python3 sync.py barrier --n 2\npython3 sync.py wait\npython3 kept.py --k 1\n"
+                "python3 rebound.py --k 1\n"
             ),
         },
     )
@@ -330,6 +336,11 @@ def test_a_script_whose_parser_cannot_be_told_is_said(tmp_path: Any) -> None:
     assert (
         "Python scripts run with options whose parser cannot be told, not read (BL116): "
         "`kept.py`: its parser is used where its options may change (line 3): 1 (run.sh:5)"
+    ) in result.warnings()
+    assert (
+        "Python scripts run with options whose parser cannot be told, not read (BL116): "
+        "`rebound.py`: the name it parses with is bound to what `add_tokenizer_args` returns "
+        "too (line 4): 1 (run.sh:6)"
     ) in result.warnings()
     # a run that names the Python file (pre-commit) says it too, where it was met
     named = run_lint(root, select="BL116", named=[root / "client.py"])
