@@ -53,7 +53,9 @@ run_benchmark \
 Not reported, and counted on stderr: a call whose reading stops before the word at a word that may
 be several or none (an unquoted expansion, `"$@"`, `"${@}"`, a glob, `~`) or whose text is not known
 where a branch is chosen; a call of a function defined more than once in the script and the files it
-sources (which definition runs is not told); a call after a `cd` where the function's file or the
+sources (which definition runs is not told), or in a shell that sources a file benchlint does not
+resolve (not one a `$(...)` or `( ... )` the call is not in sources, nor a virtual environment's
+activation, which defines `deactivate` only); a call after a `cd` where the function's file or the
 script is found by a relative path; a call of a function or script whose `while` loop on `$#` and
 its `case` this model does not read: a condition other than arguments being left, a `case` on
 another word than `$1` or a variable given it first, a pattern with an expansion, an extended glob
@@ -73,6 +75,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from benchlint.calls import Call
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
@@ -224,19 +227,19 @@ def _function_calls(ctx: Context, script: Script) -> Iterator[_Call]:
                 return  # (a `shopt -s nocasematch` of the caller's holds in the function)
             moves = _moves(ctx, script, _last_source(script))
             # (a file sourced by a path benchlint does not resolve may define it again)
-            unresolved = any(
-                c.kind == "source" and not c.targets for c in ctx.environment.calls.calls_in(script)
-            )
+            unresolved = [
+                c
+                for c in ctx.environment.calls.calls_in(script)
+                if c.kind == "source" and not c.targets
+            ]
         unread = None
         if loop is None:
             unread = _SHAPE
         elif moves and owner is not script:
             unread = _MOVED  # (after a `cd`, a relative `source` may read another file)
-        elif (
-            unresolved
-            or sum(_definitions(f, name) for f in files) != 1
-            or not _definitions(owner, name)
-        ):
+        elif any(_may_define(c, name, command) for c in unresolved):
+            unread = _UNRESOLVED
+        elif sum(_definitions(f, name) for f in files) != 1 or not _definitions(owner, name):
             unread = _AMBIGUOUS
         defined_at = Location(owner.path, owner.span(owner.functions[name]), "the function")
         yield _Call(
@@ -249,6 +252,18 @@ def _function_calls(ctx: Context, script: Script) -> Iterator[_Call]:
             (defined_at,),
             unread,
         )
+
+
+def _may_define(source: Call, name: str, call: Command) -> bool:
+    """Whether a file sourced by a path benchlint does not resolve may define the function
+    where the call runs: sourced in the script's own shell, or in the shell of its own the call
+    runs in (`( . x; f --k )`; not `v=$(. /etc/os-release && echo "$ID")` before a call
+    outside it); and not a file the profile knows defines no such function (a virtual
+    environment's activation defines `deactivate` only)."""
+    command = source.command
+    if command.apart_from_script and not _shares_shell(call, command.node.start_byte):
+        return False
+    return source.known is None or name in source.known.get("functions", ())
 
 
 def _exists(ctx: Context, script: Script, owner: Script, name: str, call: Command) -> bool:
@@ -472,6 +487,10 @@ _MOVED = (
 _AMBIGUOUS = (
     "calls of a shell function that rejects unknown arguments, defined more than once in the "
     "script and the files it sources: which definition runs is not told, not read (BL120)"
+)
+_UNRESOLVED = (
+    "calls of a shell function that rejects unknown arguments, in a shell that sources a file "
+    "benchlint cannot resolve (it may define the function again), not read (BL120)"
 )
 _SHAPE = (
     "calls of a shell function or script whose option loop has a shape BL120 does not read "
