@@ -442,14 +442,16 @@ def _case_slips(
         return
     own = {a.name for inner in script.walk() for a in inner.assignments}
     routes = ctx.environment.routes(script.path)
-    if not routes:
-        return
+    # (a script nothing starts: against its own other name only, where nothing in the
+    # repository sets the name as it is read: t87 h13, this rule's own heredoc example)
     given: dict[str, str] = {}
     for route in routes:
         for name in route.variables():
             given.setdefault(name.lower(), name)
     ways_in = set(given)  # (the lower-case forms of the names a way in sets)
     mine = _own_setters(script, sorted(written))
+    if not routes and not mine:
+        return
     for name, setters in mine.items():
         given.setdefault(name.lower(), next(iter(setters)))
     if not any(given.get(n.lower(), n) != n for n in written):
@@ -481,11 +483,15 @@ def _case_slips(
     for name, read in sorted(first.items(), key=lambda item: item[1].node.start_byte):
         if name in sourced:
             continue
-        setters = _route_setters(routes, [name]).get(name, {})
+        if routes:
+            setters = _route_setters(routes, [name]).get(name, {})
+        else:
+            setters = _setters(ctx, [name]).get(name.lower(), {})
         other = given[name.lower()]
         if name in setters:
-            continue  # (a way in sets it as it is written)
-        where = setters.get(other) or mine.get(name, {}).get(other)
+            continue  # (a way in sets it as it is written; for a script nothing starts, a
+            # file of the repository)
+        where = (setters.get(other) if routes else None) or mine.get(name, {}).get(other)
         if where is None:
             continue
         if read.operator in (":-", "-", ":=", "="):  # (`${isl:-1024}`)
@@ -496,6 +502,8 @@ def _case_slips(
             "nothing on the ways into this launcher"
             if launcher
             else "nothing on the ways into this script"
+            if routes
+            else "nothing in the repository"
         )
         yield Finding(
             "BL104",
