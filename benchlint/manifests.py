@@ -152,22 +152,32 @@ def _unquoted(value: str) -> str:
 
 
 def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Container | None:
-    """A SkyPilot task (a document whose top level has a `run:` script and `resources:`): its
-    `run:` script as `bash -c` runs it, in the image `resources.image_id` names (`docker:
+    """A SkyPilot task (a document whose top level has a `run:` script and `resources:`, or,
+    `resources:` being optional, only keys of a task with a `setup:` too, t87 h12): its `run:`
+    script as `bash -c` runs it, in the image `resources.image_id` names (`docker:
     vllm/vllm-openai:v0.6.0`; none where the task runs on the host, or its `setup:` installs
     an engine, whose release is then the one it installs)."""
     run = root.get("run") if root.is_map else None
-    resources = root.get("resources") if root.is_map else None
-    if run is None or not run.is_scalar or resources is None or not resources.is_map:
+    if run is None or not run.is_scalar:
+        return None
+    resources = root.get("resources")
+    keys = {k.value for k, _ in root.pairs if k.is_scalar}
+    if resources is None and not ("setup" in keys and keys <= _SKY_KEYS):
+        return None
+    if resources is not None and not resources.is_map:
         return None
     if naming and not any(n in run.value for n in naming):
         return None
-    image = resources.get("image_id")
+    image = resources.get("image_id") if resources is not None else None
     value = image.value if image is not None and image.is_scalar else None
     name = value.removeprefix("docker:") if value and value.startswith("docker:") else None
     setup = root.get("setup")
     line = command_line(file, [run], ("bash", "-c"), run)
-    if setup is not None and setup.is_scalar and _INSTALLS.search(setup.value):
+    if (
+        setup is not None
+        and setup.is_scalar
+        and _INSTALLS.search(_SHELL_COMMENT.sub("", setup.value))
+    ):
         # (`setup: pip install vllm==0.19.0`: the release that runs is the one it installs,
         # where it pins one engine's exact release, else not known)
         pinned = _one_pin(setup.value, run.value)
@@ -194,6 +204,13 @@ def _one_pin(setup: str, run: str) -> tuple[str, str] | None:
     return pins[0]["engine"].lower(), pins[0]["version"]
 
 
+# the top-level keys of a SkyPilot task (its YAML specification)
+_SKY_KEYS = frozenset(
+    {
+        "name", "workdir", "num_nodes", "resources", "envs", "secrets", "file_mounts",
+        "setup", "run", "service", "config", "volumes", "event_callback", "inputs", "outputs",
+    }
+)  # fmt: skip
 # a comment: `#` at a line's start or after a blank, to the end of the line
 _SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#[^\n]*")
 # a word naming an engine (a package, a URL's repository, a wheel's file)
