@@ -21,7 +21,8 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   them with `vllm serve`), in a Compose service (its `entrypoint`, else its image's, then its
   `command`: a list, or a string split into words), in a SkyPilot task's `run:` script (in the
   image its `resources` `image_id: docker:...` names, or the exact release its `setup:` installs,
-  `pip install vllm==0.19.0`), in a script's `docker run` (or `podman
+  `pip install vllm==0.19.0`, its comments aside; a task without `resources:` too, where it has a
+  `setup:` and only a task's keys), in a script's `docker run` (or `podman
   run`) of that image with flags after it or of any image with the launch after it (`docker run
   lmsysorg/sglang:v0.5.8 python3 -m sglang.launch_server ...`) or in the string its shell runs
   (`bash -c 'exec vllm serve ...'`, not one that first installs the engine; a `-c` string's
@@ -48,6 +49,9 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   beside `--disable-access-log-for-endpoints`, from 0.16.0), each a warning whose message says
   the release is not known;
 - a flag written with three dashes (`---enable-eplb`), an option of no release, on any launch;
+- an SGLang flag written with `_` on a launch's command line (`--mem_fraction_static`, a
+  Kubernetes `args:` item's `--tp_size`): SGLang's parser is argparse's own, which takes only
+  `--mem-fraction-static` (vLLM's reads `_` as `-`; a recipe's keys are not read so);
 - a flag of the engine and its value written as one word (`"--quantization bitsandbytes"`, a
   Kubernetes `args:` item or a compose list's): argparse reads a word with a blank in it as a
   positional argument, on any launch (not `--flag=a b`, whose value is all after the `=`).
@@ -177,6 +181,27 @@ def _three_dashes(arg: Arg, engine: str, where: str, path: str) -> Finding:
         subject=shown,
         help=f"write `{meant}`" if known else "",
         fix=fix,
+    )
+
+
+def _underscored(arg: Arg, engine: str, where: str, path: str) -> Finding | None:
+    """An SGLang flag written with `_` (`--mem_fraction_static`): SGLang parses its command line
+    with argparse's own parser, which takes an option only as registered (`--mem-fraction-static`,
+    every release measured: 0.5.23's `prepare_server_args` too) and exits with `unrecognized
+    arguments`; vLLM's `FlexibleArgumentParser` reads `_` as `-` (t87 h12)."""
+    shown = arg.value.split("=", 1)[0]
+    if engine != "sglang" or "_" not in shown or not shown.startswith("--"):
+        return None
+    meant = flag_name(shown)
+    if meant not in engine_flags().union[engine]:
+        return None  # (no flag of it either way: the other checks say what they can)
+    return Finding(
+        "BL303",
+        f"`{shown}` {where} is written with `_`: SGLang's parser takes `{meant}` only, and the "
+        "server exits with `unrecognized arguments`",
+        Location(path, arg.span),
+        subject=shown,
+        help=f"write `{meant}`",
     )
 
 
@@ -527,7 +552,7 @@ def _in_container(
         if arg.value.startswith("---"):
             found.append(_three_dashes(arg, engine, where, path))
             continue
-        joined = _joined(launch, arg, engine, where, path)
+        joined = _joined(launch, arg, engine, where, path) or _underscored(arg, engine, where, path)
         if joined is not None:
             found.append(joined)
             continue
@@ -797,7 +822,9 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             if arg.value.startswith("---"):
                 yield _three_dashes(arg, engine, where, script.path)
                 continue
-            joined = _joined(launch, arg, engine, where, script.path)
+            joined = _joined(launch, arg, engine, where, script.path) or _underscored(
+                arg, engine, where, script.path
+            )
             if joined is not None:
                 yield joined
                 continue
