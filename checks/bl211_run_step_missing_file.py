@@ -4,9 +4,10 @@
 Reports, in a workflow step's `run:` script, a command that runs a repository file by a plain
 relative path (`python3 process_results.py`, `bash utils/collect.sh`, `./scripts/run.sh`,
 `source env.sh`) when no file of the repository is at that path (from the step's
-`working-directory`, else the job's default, else the repository's root), while a file with a
-close name is in the same folder (`process_result.py`): a typo or a rename the workflow did
-not follow.
+`working-directory`, else the job's default, else the repository's root, moved by each `cd` to a
+folder written out before it: `cd utils`, `(cd utils && ./run.sh)`), while a file with a close
+name is in the same folder (`process_result.py`): a typo or a rename the workflow did not
+follow.
 
 ## Why is this bad?
 The step fails with `No such file or directory` on every run, after the benchmark it was to
@@ -48,8 +49,9 @@ Not reported: a step that may not run in bash or sh (another `shell:`, a Windows
 PowerShell, which finds `./build` as `./build.ps1`), a path with an expansion or an expression
 in it, an absolute path, a file the job may make first (its name appears in an earlier step, or
 the step downloads artifacts or checks out another repository or into a folder), a file with no
-close name in its folder (it may be generated: benchlint cannot know), and files named in a
-`bash -c` string."""
+close name in its folder (it may be generated: benchlint cannot know), files named in a
+`bash -c` string, and a command after a `cd` that may not run (under an `if`, in a loop) or to a
+folder not written out (`cd "$DIR"`), or after `pushd`/`popd`."""
 
 from __future__ import annotations
 
@@ -61,7 +63,7 @@ from collections.abc import Iterator, Sequence
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Word
+from benchlint.shell.model import Command, Script, Word
 from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
@@ -135,8 +137,11 @@ def _step(ctx: Context, step: StepScript, folder: str, seen: str) -> Iterator[Fi
         word = _file_word(command)
         if word is None:
             continue
+        here = _folder_at(script, command, folder)
+        if here is None:
+            continue  # (after a `cd` to a folder not written out, or one that may not run)
         value = word.value
-        target = posixpath.normpath(posixpath.join(folder, value.removeprefix("./")))
+        target = posixpath.normpath(posixpath.join(here, value.removeprefix("./")))
         if target == ".." or target.startswith("../"):
             continue  # (outside the repository)
         folder_of, name = posixpath.split(target)
@@ -158,6 +163,34 @@ def _step(ctx: Context, step: StepScript, folder: str, seen: str) -> Iterator[Fi
             subject=f"run:{target}",
             help=f"did you mean `{near}`?",
         )
+
+
+def _folder_at(script: Script, command: Command, folder: str) -> str | None:
+    """The folder the step's shell is in at the command: the step's, moved by each `cd` before
+    it to a folder written out (`cd utils`, `cd utils && python3 x.py`, one in the subshell the
+    command runs in); None after one that may not run (under an `if`, in a loop or a function)
+    or names a folder not written out, or after `pushd`/`popd` (t87 h13). A `cd` in a shell of
+    its own the command is not in moves nothing here."""
+    at = folder
+    for other in script.commands:
+        if other.node.start_byte >= command.node.start_byte:
+            break
+        if other.base not in ("cd", "pushd", "popd"):
+            continue
+        shell = other.subshell or other.apart or other.group
+        if other.apart_from_script and not (
+            shell is not None and shell.start_byte <= command.node.start_byte < shell.end_byte
+        ):
+            continue
+        args = other.args
+        if other.base != "cd" or other.guards or other.loops or other.function is not None:
+            return None
+        if len(args) != 1 or not args[0].static or not _PLAIN.fullmatch(args[0].value):
+            return None
+        at = posixpath.normpath(posixpath.join(at, args[0].value))
+        if at == ".." or at.startswith("../") or args[0].value.startswith("/"):
+            return None
+    return at
 
 
 def _file_word(command: Command) -> Word | None:
