@@ -297,7 +297,7 @@ def delegates(text: str) -> tuple[tuple[str, int, str, str], ...]:
         return ()
     names: dict[str, tuple[str, int, str]] = {}  # a name bound to another module's object
     modules: dict[str, str] = {}  # `import a.b as m`: "m" -> "a.b"; `import a.b`: "a.b"
-    once = _bound_once(tree)  # (a name imported twice, or defined too, is not one object)
+    once = _bound_once(tree, nodes)  # (a name imported twice, or defined too: not one object)
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
