@@ -322,6 +322,9 @@ def _coverage(ctx: Context) -> Coverage:
         routed=routed,
         reaching=reaching,
         scripts=len([p for p in ws.shell_paths if p not in launchers and p not in ws.templates]),
+        yaml=len(
+            set(ws.yaml_paths) - set(ws.glob(layout.master_configs)) - set(recipes) - ws.templates
+        ),
         recipe_tree=ws.detected.recipe_tree,
         unwired=tuple(ws.detected.unwired),
         unfollowed=tuple(unfollowed(ctx).items()),

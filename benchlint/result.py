@@ -56,6 +56,8 @@ class Coverage:
     routed: int = 0  # recipes a route reaches
     reaching: int = 0  # entries that reach a launcher
     scripts: int = 0
+    # the other YAML files read (workflows, Kubernetes, Compose, SkyPilot files, configuration)
+    yaml: int = 0
     recipe_tree: bool = False  # an srt-slurm tree: its recipes are checked one by one, unrouted
     unwired: tuple[str, ...] = ()  # master configs of another project kept in the repository
     # launchers that run no script or recipe benchlint can follow, with the names of the
@@ -96,7 +98,9 @@ class Coverage:
             f"{_count(self.master_configs, 'master config')} "
             f"({_count(self.entries - self.calls, 'entry', 'entries')}){calls}, "
             f"{_count(self.launchers, 'launcher')}, {_count(self.recipes, 'recipe')}{routed}, "
-            f"{_count(self.scripts, 'other script')}{skipped}"
+            f"{_count(self.scripts, 'other script')}"
+            + (f", {_count(self.yaml, 'other YAML file')}" if self.yaml else "")
+            + skipped
         )
 
     def other_projects(self) -> Notice | None:

@@ -62,7 +62,7 @@ def test_the_legacy_layout_is_wired_and_linted() -> None:
     assert err.startswith("benchlint: warning: 1 template not linted (deploy/chart/templates/job")
     assert out.rstrip().endswith(
         "in 7 files read: 1 master config (2 entries), 1 launcher, 1 recipe (1 routed), "
-        "0 other scripts; 1 template not linted."
+        "0 other scripts, 3 other YAML files; 1 template not linted."
     )
 
 
@@ -340,7 +340,7 @@ def test_a_repository_benchlint_cannot_wire_says_so_in_layout_and_summary(tmp_pa
     assert (code, out) == (
         0,
         "No findings in 4 files read: 0 master configs (0 entries), 0 launchers, 0 recipes, "
-        "1 other script; 1 template not linted.\n",
+        "1 other script, 2 other YAML files; 1 template not linted.\n",
     )
 
 
