@@ -568,6 +568,7 @@ def test_a_string_a_function_evals_is_a_nested_script_of_the_call() -> None:
     assert not {"late", "shifted", "changed", "dry", "again"} & set(by_parent)
     inner = by_parent["run_or_die"]
     assert [c.name for c in inner.commands] == ["python3"]
+    assert inner.offsets is not None
     assert script.file.point(inner.offsets[0]) == (10, 23)
     assert [c.name for c in by_parent["direct"].commands] == ["curl"]
 
