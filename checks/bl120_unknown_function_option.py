@@ -261,7 +261,7 @@ def _may_define(source: Call, name: str, call: Command) -> bool:
     outside it); and not a file the profile knows defines no such function (a virtual
     environment's activation defines `deactivate` only)."""
     command = source.command
-    if command.apart_from_script and not _shares_shell(call, command.node.start_byte):
+    if command.apart_from_script and not call.shares_shell(command.node.start_byte):
         return False
     return source.known is None or name in source.known.get("functions", ())
 
@@ -371,7 +371,7 @@ def _moves(ctx: Context, script: Script, before: int, apart: bool = False) -> bo
     if any(
         _changes_folder(c)
         and (c.function is not None or c.node.start_byte < before)
-        and (not c.apart_from_script or (apart and _shares_shell(c, before)))
+        and (not c.apart_from_script or (apart and c.shares_shell(before)))
         for c in script.all_commands()
     ):
         return True
@@ -391,14 +391,6 @@ def _moves(ctx: Context, script: Script, before: int, apart: bool = False) -> bo
             ):
                 return True
     return False
-
-
-def _shares_shell(command: Command, at: int) -> bool:
-    """Whether the byte `at` of the script lies in the shell of its own the command runs in:
-    its pipeline element, the group sent to the background with it, or the innermost `( ... )`
-    or `$( ... )` around it."""
-    shells = (command.apart, command.group, command.subshell)
-    return any(s is not None and s.start_byte <= at < s.end_byte for s in shells)
 
 
 def _changes_folder(command: Command) -> bool:

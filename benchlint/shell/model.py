@@ -723,6 +723,13 @@ class Command:
             or self.group is not None
         )
 
+    def shares_shell(self, at: int) -> bool:
+        """Whether the byte `at` of the script lies in a shell of its own the command runs in:
+        its pipeline element, the group sent to the background with it, or the innermost
+        `( ... )` or `$( ... )` around it (what a `cd` or an assignment there reaches)."""
+        shells = (self.apart, self.group, self.subshell)
+        return any(s is not None and s.start_byte <= at < s.end_byte for s in shells)
+
     @property
     def span(self) -> Span:
         return self.script.span(self.node)
