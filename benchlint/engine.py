@@ -309,22 +309,21 @@ def _coverage(ctx: Context) -> Coverage:
     layout = ws.layout
     wiring = wiring_of(ws)
     launchers = set(ws.glob(layout.launchers))
+    masters = ws.glob(layout.master_configs)
     recipes = ws.recipe_paths
     reaching = len({id(entry) for entry, _, _ in wiring.pairs})
     reached = {ref.path for route in wiring.routes for ref in wiring.recipes(route) if ref.path}
     elsewhere = _recipes_elsewhere(context=ctx, routes=wiring.routes)
     routed = len(reached & set(recipes)) if wiring.pairs else 0
     return Coverage(
-        master_configs=len(ws.glob(layout.master_configs)),
+        master_configs=len(masters),
         entries=len(wiring.entries),
         launchers=len(launchers),
         recipes=len(recipes),
         routed=routed,
         reaching=reaching,
         scripts=len([p for p in ws.shell_paths if p not in launchers and p not in ws.templates]),
-        yaml=len(
-            set(ws.yaml_paths) - set(ws.glob(layout.master_configs)) - set(recipes) - ws.templates
-        ),
+        yaml=len(set(ws.yaml_paths) - set(masters) - set(recipes) - ws.templates),
         recipe_tree=ws.detected.recipe_tree,
         unwired=tuple(ws.detected.unwired),
         unfollowed=tuple(unfollowed(ctx).items()),
