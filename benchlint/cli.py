@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -28,17 +28,17 @@ from benchlint.config import (
     load_config,
     parse_size,
 )
-from benchlint.context import Context, wiring_of
-from benchlint.engine import STANDALONE_ENTRIES, lint, select_rules
+from benchlint.engine import STANDALONE_ENTRIES, lint
 from benchlint.finding import Finding, Severity
 from benchlint.layout import Fact
-from benchlint.perfile import default_jobs
-from benchlint.registry import all_rules, expand_selectors, get_rule
+from benchlint.registry import Selection, all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS, renderer
 from benchlint.result import Result
 from benchlint.suppress import baseline_fingerprints, new_since
-from benchlint.wiring import Entry
 from benchlint.workspace import TooManyFiles, Workspace
+
+if TYPE_CHECKING:  # (the models: loaded by the commands that read them, `lint` only to lint)
+    from benchlint.wiring import Entry
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -342,8 +342,6 @@ def lint_command(
     try:
         explicit = _split(select) or config.select
         chosen = expand_selectors(explicit) if explicit else None
-        if show_unused_suppressions:
-            chosen = (chosen or {r.id for r in all_rules() if r.default_enabled}) | {"BL003"}
         dropped = expand_selectors(_split(ignore) + config.ignore)
         expand_selectors(r for rules in config.per_file_ignores.values() for r in rules)
     except ValueError as exc:
@@ -355,9 +353,9 @@ def lint_command(
             known = baseline_fingerprints(baseline)
         except ValueError as exc:
             _fail(str(exc))
-    rules = select_rules(config, chosen, dropped)
+    added = frozenset({"BL003"} if show_unused_suppressions else ())
+    rules = Selection(frozenset(chosen) if chosen is not None else None, frozenset(dropped), added)
     standalone = _standalone(config, root, root_option is not None)
-    jobs = jobs or default_jobs()
     unsafe = config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
     with _collector_paused():
         cache = None if no_cache else Cache.default(None if standalone else root)
@@ -572,6 +570,7 @@ def explain_command(
     """How a recipe or a script (path), or a master-config entry (name), is reached: entries,
     runner labels, launchers, the scripts they run, the rewrites each launcher applies, and the
     effective values. Files are read through the cache's per-file facts, as a lint reads them."""
+    from benchlint import context
     from benchlint.explain import (
         ExplainError,
         explain,
@@ -598,7 +597,7 @@ def explain_command(
     if candidate.exists():
         target = candidate.resolve().relative_to(root).as_posix()
     ws = Workspace(root, config, None if no_cache else Cache.default(root))
-    ctx = Context(ws)
+    ctx = context.Context(ws)
     try:
         items = explain(ctx, target)
     except ExplainError as exc:
@@ -679,6 +678,8 @@ def _call_facts(ws: Workspace) -> list[Fact]:
     """The workflow calls taken as entries (all of them where no master config is; beside
     master configs, those whose runner is written out): one fact per workflow they call, and
     how their labels were followed to launchers without a runners file."""
+    from benchlint.context import wiring_of
+
     wiring = wiring_of(ws)
     calls: dict[str, list[Entry]] = {}
     for entry in wiring.entries:

@@ -31,6 +31,9 @@ class Span(NamedTuple):
     end_column: int
 
 
+FILE_START = Span(1, 1, 1, 1)  # what is about a whole file (one that cannot be read or parsed)
+
+
 @dataclass(frozen=True)
 class Location:
     path: str  # repository-relative, with forward slashes

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from benchlint.cache import Cache
-from benchlint.finding import Span
+from benchlint.finding import FILE_START
 from benchlint.shell.model import Script, parse_file
 from benchlint.shell.summary import encode_script
 from benchlint.source import SourceText, content_digest
@@ -40,7 +40,6 @@ from benchlint.yamlmodel import (
 if TYPE_CHECKING:  # imported when a pool starts: a run without one spares 10 ms
     from concurrent.futures import Future, ProcessPoolExecutor
 
-FILE_START = Span(1, 1, 1, 1)
 TOO_DEEP = "is nested too deeply to analyse"
 # Go template or Jinja syntax (not a GitHub workflow's `${{ ... }}`)
 _TEMPLATE = re.compile(r"(?<!\$)\{\{.*?\}\}|\{%.*?%\}")

@@ -135,12 +135,61 @@ def _doc(function: Callable[..., object]) -> str:
     return (sys.modules[function.__module__].__doc__ or "").strip()
 
 
-def all_rules() -> list[Rule]:
+# a rule's module: `checks/bl102_unguarded_lock.py` holds BL102
+_MODULE = re.compile(r"bl(\d{3})_\w+")
+
+
+def rule_ids() -> list[str]:
+    """Every rule's ID, from the names of the modules of `checks/`, none of them imported (a run
+    the cache answers loads no rule: `Selection`); `all_rules` checks each name against the
+    rule its module registers."""
+    return sorted(f"BL{m.group(1)}" for m in map(_MODULE.fullmatch, _modules()) if m is not None)
+
+
+def _modules() -> list[str]:
     import checks
 
-    for info in pkgutil.iter_modules(checks.__path__):
-        importlib.import_module(f"checks.{info.name}")
+    return [info.name for info in pkgutil.iter_modules(checks.__path__)]
+
+
+def all_rules() -> list[Rule]:
+    for name in _modules():
+        importlib.import_module(f"checks.{name}")
+    if sorted(_RULES) != rule_ids():
+        named = set(rule_ids())
+        odd = sorted(set(_RULES) ^ named)
+        raise RuntimeError(
+            f"rules {', '.join(odd)}: a rule's module is named for its ID (checks/bl102_*.py "
+            "registers BL102, and nothing else)"
+        )
     return [_RULES[key] for key in sorted(_RULES)]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The rules a run asks for, by ID: those chosen (None: the rules on by default) and those
+    added, less those dropped. The rules themselves are loaded (`rules`) only when the run lints:
+    a run the cache answers is known by its selection (`key`) and imports no rule."""
+
+    chosen: frozenset[str] | None = None
+    dropped: frozenset[str] = frozenset()
+    added: frozenset[str] = frozenset()
+
+    def key(self) -> dict[str, list[str] | None]:
+        return {
+            "chosen": sorted(self.chosen) if self.chosen is not None else None,
+            "dropped": sorted(self.dropped),
+            "added": sorted(self.added),
+        }
+
+    def rules(self) -> list[Rule]:
+        every = all_rules()
+        if self.chosen is None:
+            ids = {r.id for r in every if r.default_enabled}
+        else:
+            ids = set(self.chosen)
+        ids = (ids | self.added) - self.dropped
+        return [r for r in every if r.id in ids]
 
 
 def get_rule(rule_id: str) -> Rule | None:
@@ -156,7 +205,7 @@ def expand_selectors(selectors: Iterable[str]) -> set[str]:
 
     Raises ValueError naming a selector that matches no rule.
     """
-    ids = [r.id for r in all_rules()]
+    ids = rule_ids()
     chosen: set[str] = set()
     for selector in selectors:
         key = selector.strip().upper()

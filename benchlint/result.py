@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchlint.finding import Finding, Location, Severity
-from benchlint.registry import Rule
+from benchlint.registry import Rule, Selection
 from benchlint.source import SourceText
 from benchlint.workspace import Failure, Workspace
 
@@ -345,7 +346,7 @@ def _count(n: int, noun: str, plural: str = "") -> str:
 @dataclass
 class Result:
     root: Path
-    rules: list[Rule]
+    selection: Selection  # the rules asked for (`rules`: the rules themselves, loaded on need)
     findings: list[Finding]
     failures: list[Failure]
     files_read: int
@@ -443,6 +444,10 @@ class Result:
 
     def source(self, path: str) -> SourceText | None:
         return self.workspace.source(path) if self.workspace is not None else None
+
+    @functools.cached_property
+    def rules(self) -> list[Rule]:
+        return self.selection.rules()
 
     def rule(self, rule_id: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rule_id), None)

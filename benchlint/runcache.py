@@ -22,23 +22,25 @@ from typing import Any
 
 from benchlint.cache import RACY_NS
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
-from benchlint.registry import Rule
+from benchlint.registry import Selection
 from benchlint.result import Coverage, Result
 from benchlint.workspace import Failure, Workspace, file_status, folder_listing
 
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 11
+FORMAT = 12
 
 
-def question(ws: Workspace, rules: list[Rule], scope: list[str] | None) -> bytes:
+def question(ws: Workspace, selection: Selection, scope: list[str] | None) -> bytes:
+    """What was asked: the rules by their selection (the same rules for the same code, and the
+    cache's key holds the code's fingerprint: the rules need not be loaded to ask)."""
     config = dataclasses.asdict(ws.config)
     asked = {
         "format": FORMAT,
         "root": str(ws.root),
         "config": config,
-        "rules": [r.id for r in rules],
+        "rules": selection.key(),
         "scope": scope,
     }
     return json.dumps(asked, sort_keys=True, default=_plain).encode()
@@ -133,7 +135,7 @@ def encode(result: Result) -> tuple[Any, ...]:
     coverage = dataclasses.astuple(result.coverage) if result.coverage is not None else None
     failures = [(f.path, f.message, tuple(f.span)) for f in result.failures]
     templates = sorted(result.workspace.templates) if result.workspace is not None else []
-    findings = [_finding(f) for f in result.findings]
+    findings = [_finding(f, result.severity(f)) for f in result.findings]
     counts = [(what, [_location(w) for w in where]) for what, where in result.undecided.items()]
     partial = [list(p) for p in result.partial]
     skipped = result.templates
@@ -152,7 +154,7 @@ def encode(result: Result) -> tuple[Any, ...]:
     )
 
 
-def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
+def decode(data: Any, ws: Workspace, selection: Selection) -> Result | None:
     """The stored result on this workspace (for sources, snippets and fixes); None for data
     this code did not write."""
     try:
@@ -171,7 +173,7 @@ def decode(data: Any, ws: Workspace, rules: list[Rule]) -> Result | None:
     for failure in lost:
         ws.failures[failure.path] = failure
     ws.templates.update(templates)
-    result = Result(ws.root, rules, decoded, lost, files_read, [], ws)
+    result = Result(ws.root, selection, decoded, lost, files_read, [], ws)
     result.coverage = covered
     result.undecided = undecided
     result.partial = [(path, line) for path, line in partial]
@@ -189,7 +191,9 @@ def _unlocation(data: tuple[Any, ...]) -> Location:
     return Location(path, Span(line, column, end_line, end_column), label)
 
 
-def _finding(finding: Finding) -> tuple[Any, ...]:
+def _finding(finding: Finding, severity: Severity) -> tuple[Any, ...]:
+    """A finding as plain data, with its severity (its rule's, where it has none of its own: a
+    stored result is reported without loading the rules)."""
     fix = None
     if finding.fix is not None:
         edits = [(e.path, *e.span, e.text) for e in finding.fix.edits]
@@ -200,7 +204,7 @@ def _finding(finding: Finding) -> tuple[Any, ...]:
         _location(finding.location),
         [_location(r) for r in finding.related],
         finding.subject,
-        finding.severity.value if finding.severity is not None else None,
+        severity.value,
         finding.help,
         list(finding.notes),
         fix,
@@ -237,7 +241,7 @@ def _unfinding(data: tuple[Any, ...]) -> Finding:
         _unlocation(location),
         tuple(_unlocation(r) for r in related),
         subject,
-        Severity(severity) if severity is not None else None,
+        Severity(severity),
         help_,
         tuple(notes),
         decoded_fix,

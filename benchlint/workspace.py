@@ -20,26 +20,18 @@ import weakref
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchlint.cache import RACY_NS, Cache
 from benchlint.config import Config, Layout
-from benchlint.finding import Finding, Span, Undecided
+from benchlint.finding import FILE_START, Finding, Span, Undecided
 from benchlint.layout import SITE_CONFIGS, Detected, detect, detect_recipe_roots, entries_in
-from benchlint.perfile import (
-    FILE_START,
-    SHELL_JOBS,
-    TOO_DEEP,
-    Facts,
-    Pool,
-    read_yaml,
-    script_facts,
-    yaml_document,
-)
-from benchlint.shell.model import Script, parse_file, parse_tree
-from benchlint.shell.summary import apply_guard_facts, decode_script, encode_guard_facts
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YamlDocument, encode_documents
+
+if TYPE_CHECKING:  # (loaded where a file is modelled: a run the cache answers models none)
+    from benchlint.perfile import Facts, Pool
+    from benchlint.shell.model import Script
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -238,13 +230,13 @@ class Workspace:
         max_entries: int | None = None,
         overlay: dict[str, bytes] | None = None,
         kept: Kept | None = None,
-        jobs: int = 1,
+        jobs: int | None = 1,
     ) -> None:
         """`only`: these root-relative files, not a walk (loose scripts outside a repository);
         `max_entries`: stop a walk that meets more folder entries (TooManyFiles); `overlay`:
         the text of files as an editor holds them, read instead of the disk's; `kept`: models
         an earlier run of this process parsed, reused where the file is unchanged; `jobs`: the
-        processes `prefetch` may use."""
+        processes `prefetch` may use (None: the CPUs available)."""
         self.kept = kept
         self.jobs = jobs
         self._pool: Pool | None = None
@@ -717,7 +709,7 @@ class Workspace:
                 del self._let_go[rel]
                 self.remodelled += 1
             found = self._model(rel, self.kept.shell if self.kept else None, self._parse_shell)
-            assert found is None or isinstance(found, Script)
+            assert not isinstance(found, YamlDocument)
             self._shell[rel] = found
             if self._pool is not None:  # (workers done with their files end now)
                 self._pool.finished()
@@ -848,6 +840,10 @@ class Workspace:
 
     def _parse_shell(self, rel: str) -> Script | None:
         """The per-file step's result for the file: from a worker, the cache, or done here."""
+        from benchlint.perfile import TOO_DEEP, script_facts
+        from benchlint.shell.model import parse_file
+        from benchlint.shell.summary import apply_guard_facts, decode_script
+
         source = self.source(rel)
         if source is None or self.too_large(rel, source):
             return None
@@ -914,6 +910,8 @@ class Workspace:
         source = self._sources.get(rel)
         if source is None or rel in self.overlay:
             return
+        from benchlint.shell.summary import encode_guard_facts
+
         encoded = encode_guard_facts(script)
         if encoded is not None and _worked_out(encoded) > self._guards_stored.get(rel, 0):
             self.cache.put("guards", rel, source.digest, encoded)
@@ -964,9 +962,12 @@ class Workspace:
         `jobs` > 1 and enough to do), while this process goes on: the YAML, and the scripts
         too with `perfile.SHELL_JOBS` processes or more; listed in the order a run asks for
         them (BL001 asks for every script's model, then every YAML file's)."""
+        from benchlint.perfile import SHELL_JOBS, Pool, default_jobs
+
+        jobs = self.jobs if self.jobs is not None else default_jobs()
         files = []
         kinds: list[tuple[str, list[str], Container[str], dict[str, Parsed]]] = []
-        if self.jobs >= SHELL_JOBS:
+        if jobs >= SHELL_JOBS:
             kinds.append(
                 ("shell", self.shell_paths, self._shell, self.kept.shell if self.kept else {})
             )
@@ -983,7 +984,7 @@ class Workspace:
                     self._cached[rel] = cached  # (read once: kept until the model is made)
                 else:
                     files.append((kind, rel, source.data))
-        self._pool = Pool(files, self.jobs, self.cache)
+        self._pool = Pool(files, jobs, self.cache)
 
     def close(self) -> None:
         """Stop the worker processes, if any."""
@@ -1006,6 +1007,8 @@ class Workspace:
 
     def _parse_yaml(self, rel: str) -> YamlDocument | None:
         """The per-file step's result for the file: from a worker, the cache, or done here."""
+        from benchlint.perfile import read_yaml, yaml_document
+
         source = self.source(rel)
         if source is None or self._unmodelled(rel, source):
             return None
@@ -1031,6 +1034,8 @@ class Workspace:
 def _only_final_continuation(data: bytes) -> bool:
     """Whether all tree-sitter-bash stumbles on is a `\\` that ends the file (bash reads the
     command before it as it is): the text without it parses whole, so nothing was lost."""
+    from benchlint.shell.model import parse_tree
+
     text = data.rstrip()
     return text.endswith(b"\\") and not parse_tree(text[:-1] + b"\n").root_node.has_error
 

@@ -1,11 +1,15 @@
 """The modules' top-level imports form no cycle: the run (engine), the rules' registry, the rules
-(checks) and what a rule may see (context) are layered."""
+(checks) and what a rule may see (context) are layered. A rule is known by its module's name
+before the module is loaded."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
+from benchlint import registry
 from tests.conftest import REPO
 
 
@@ -48,3 +52,16 @@ def test_no_import_cycle() -> None:
     assert "benchlint.engine" not in {
         m for p in REPO.glob("checks/*.py") for m in graph[_module(p)]
     }
+
+
+def test_a_rule_is_known_by_its_module_name_before_it_is_loaded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ids = registry.rule_ids()
+    assert len(ids) == len(list(REPO.glob("checks/bl*.py"))) and "BL303" in ids
+    assert ids == [r.id for r in registry.all_rules()]
+    # a module that registers a rule its name does not say is an error, not a rule no
+    # selection can name
+    monkeypatch.setitem(registry._RULES, "BL999", registry._RULES["BL101"])
+    with pytest.raises(RuntimeError, match="rules BL999: a rule's module is named for its ID"):
+        registry.all_rules()

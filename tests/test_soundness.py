@@ -317,7 +317,7 @@ def test_a_named_run_takes_the_yaml_files_facts_from_the_cache(
 ) -> None:
     """A whole run filled by workers leaves each YAML file's facts in the cache, failures and
     templates included; a pre-commit run after it parses no YAML and says the same."""
-    from benchlint import workspace
+    from benchlint import perfile
 
     root = tmp_path / "example"
     copy_example(root)
@@ -333,7 +333,7 @@ def test_a_named_run_takes_the_yaml_files_facts_from_the_cache(
     def parses(source: object) -> None:
         raise AssertionError("parsed, not taken from the cache")
 
-    monkeypatch.setattr(workspace, "read_yaml", parses)
+    monkeypatch.setattr(perfile, "read_yaml", parses)  # (the workspace's step, done here)
     assert _sarif(root, cache, 1, *named) == expected
 
 
@@ -344,7 +344,7 @@ def test_scripts_come_from_the_cache_from_the_second_whole_run_on(
     YAML facts, not the scripts'; the next whole run keeps every script it models; the one
     after models only the script that changed, and every run says what a run with no cache
     says, byte for byte."""
-    from benchlint import workspace
+    from benchlint.shell import model
 
     root = tmp_path / "example"
     copy_example(root)
@@ -358,9 +358,9 @@ def test_scripts_come_from_the_cache_from_the_second_whole_run_on(
     assert _sarif(root, cache) == _sarif(root)
     assert "shell" not in kinds() and {"run", "yaml"} <= kinds()
     parsed: list[str] = []
-    original = workspace.parse_file
+    original = model.parse_file
     monkeypatch.setattr(
-        workspace,
+        model,
         "parse_file",
         lambda source, *rest: parsed.append(source.path) or original(source, *rest),
     )
@@ -384,20 +384,21 @@ def test_models_kept_between_runs_are_reused_only_where_the_file_is_unchanged(
     """The language server keeps each run's models: the next run parses only what changed,
     reports the parse failures of the files it did not parse again, and says what a fresh
     run says, byte for byte."""
-    from benchlint import workspace
+    from benchlint import perfile, workspace
     from benchlint.config import Config
     from benchlint.engine import lint, select_rules
     from benchlint.registry import expand_selectors
     from benchlint.report import renderer
+    from benchlint.shell import model
 
     root = tmp_path / "example"
     copy_example(root)
     rules = select_rules(Config(), expand_selectors(["ALL"]), set())
     parsed: list[str] = []
-    for name in ("parse_file", "read_yaml"):
-        original = getattr(workspace, name)
+    for module, name in ((model, "parse_file"), (perfile, "read_yaml")):
+        original = getattr(module, name)
         monkeypatch.setattr(
-            workspace,
+            module,
             name,
             lambda source, *rest, original=original: (
                 parsed.append(source.path) or original(source, *rest)
