@@ -1,4 +1,4 @@
-"""`"${VAR:-'default'}"`: inside double quotes, the default keeps its single quotes.
+"""`"${VAR:-'x'}"`, `"${VAR:-~/x}"`: inside double quotes, the default keeps quotes and `~`.
 
 ## What it does
 Reports a parameter expansion that is a whole double-quoted string (or the whole default of
@@ -13,12 +13,21 @@ shell's `-c`, behind wrappers too, `ssh`'s remote command), where the second rea
 the quotes. The script's text is read as bash reads it
 (`benchlint.shell.braces`).
 
+The same for a default that starts with `~` (`"${HF_BIN:-~/.local/bin/hf}"`, `"${D:-~}/x"`)
+where the value is taken as a path as it is written: the command a word runs, a redirection's
+target, an argument of `cd`, `source`, `test` or of a program that makes, reads or moves files
+(`mkdir`, `cp`, `ls`, ...), or the value of an assignment whose `$NAME` starts such a word
+later in the script.
+
 ## Why is this bad?
 Inside double quotes, single quotes are plain characters, and bash keeps them in the word of
 these forms (it removes them only in a pattern, `"${X#'a'}"`): with VAR unset, the value is
 `'Qwen/Qwen2.5-0.5B-Instruct'`, quotes included. The model path the engine or the downloader
 then gets names nothing, or the flag `"${TP:+'--enable-expert-parallel'}"` gives is no flag. The
 script works in every run that sets VAR; the first run that relies on the default fails.
+Likewise bash expands a `~` that starts the word of `${VAR:-~/x}` to the home folder only
+outside double quotes: inside them the value is `~/x`, a path into a folder named `~` of the
+folder the script runs in (`mkdir -p` makes one there; a command run through it is not found).
 
 ## Example
 ```bash path=train.sbatch
@@ -39,12 +48,15 @@ Not reported: an unquoted expansion (`${1:-'Qwen/x'}`: bash removes the quotes);
 anything outside its single quotes (`"${X:-'a'b}"`), an empty one (`''`); `${X:?'message'}`
 (a message); one in a longer double-quoted text (`log "Registry: ${REGISTRY:-'not set'}"`,
 most often a message); one in a heredoc body; the arguments of `echo` and `printf` and of the
-script's own functions.
+script's own functions. A `~` default is not reported where the value goes to another program
+(it may expand `~` itself: Python's `expanduser`), where the script rewrites it
+(`${D/#\\~/$HOME}`, `eval`) or assigns the variable again, or for `~user`.
 
 ## Fix safety
 The fix drops the single quotes, where the text between them holds nothing double quotes give
-a meaning to (`$`, a backquote, `\\`, `"`, `}`): unsafe (applied with `--unsafe-fixes`), as the
-value the script gives changes (to the one the author meant).
+a meaning to (`$`, a backquote, `\\`, `"`, `}`), or writes `$HOME` for the `~`: unsafe
+(applied with `--unsafe-fixes`), as the value the script gives changes (to the one the author
+meant).
 """
 
 from __future__ import annotations
@@ -55,12 +67,23 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
 from benchlint.registry import script_rule
-from benchlint.shell.braces import expansions
+from benchlint.shell.braces import BraceExpansion, expansions
 from benchlint.shell.model import Command, Script, Word
 
-# a default's operator and a word that opens with a single quote: most scripts have none
-_CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?|\d+|[@*]):?[-=+]'")
+# a default's operator and a word that opens with a single quote or a `~`: most scripts have none
+_CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?|\d+|[@*]):?[-=+]['~]")
 _WHOLE = re.compile(r"'([^']+)'")
+# a default that names the home folder: `~` or `~/...` (not `~user`)
+_HOME = re.compile(r"~(?:/.*)?", re.S)
+# what takes a path as it is written, `~` included (none of them expands it): bash's own
+# builtins, and the programs that make, read or move files
+_PATH_TAKERS = frozenset(
+    {
+        *("cd", "pushd", "source", ".", "test", "[", "[["),
+        *("mkdir", "rmdir", "touch", "ls", "cat", "cp", "mv", "rm", "ln", "tee", "chmod"),
+        *("chown", "stat", "du", "realpath", "readlink"),
+    }
+)
 _KEEPS = frozenset({":-", "-", ":=", "=", ":+", "+"})
 _MESSAGES = frozenset({"echo", "printf"})
 _REREAD = frozenset({"eval", "trap"})
@@ -113,13 +136,16 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         word = text[expansion.word : expansion.end - 1]
         inner = _WHOLE.fullmatch(word)
-        if inner is None:
+        home = _HOME.fullmatch(word) is not None
+        if inner is None and not home:
             continue
         outer = expansion
         while (outer.start, outer.end) in enclosing:
             outer = enclosing[(outer.start, outer.end)]
-        if text[outer.start - 1 : outer.start] != '"' or text[outer.end : outer.end + 1] != '"':
+        if text[outer.start - 1 : outer.start] != '"':
             continue  # (in a longer text: a message, `"Registry: ${R:-'not set'}"`)
+        if inner is not None and text[outer.end : outer.end + 1] != '"':
+            continue  # (a `~` starts the path the rest of the text goes on: `"${D:-~}/x"`)
         command = _command_at(
             script, len(text[: expansion.start].encode("utf-8", "surrogateescape"))
         )
@@ -128,7 +154,6 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         written = text[expansion.start : expansion.end]
         name = expansion.name
         name = f"${name}" if name.isdigit() or name in "@*" else name  # (`$1`, `$@`)
-        plain = inner.group(1)
         when = (
             "set and not empty"
             if expansion.operator == ":+"
@@ -138,6 +163,12 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 else ("unset or empty" if expansion.operator.startswith(":") else "unset")
             )
         )
+        if inner is None:
+            use = _path_use(script, command, outer.start) if command is not None else None
+            if use is not None:
+                yield _home_finding(script, expansion, name, when, use)
+            continue
+        plain = inner.group(1)
         fix = None
         if _PLAIN.fullmatch(plain):
             fix = Fix(
@@ -154,6 +185,92 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             subject=written,
             fix=fix,
         )
+
+
+def _home_finding(
+    script: Script, expansion: BraceExpansion, name: str, when: str, use: tuple[Word, str]
+) -> Finding:
+    """A default that starts with `~` in double quotes, and a place its value is taken as a
+    path (`use`: the word, and what it is there)."""
+    source, path = script.file, script.path
+    start, end, at = expansion.start, expansion.end, expansion.word  # (`at`: the `~`)
+    written = source.text[start:end]
+    word, role = use
+    if (
+        start < script.char_of(word.node.end_byte - 1)
+        and script.char_of(word.node.start_byte) < end
+    ):
+        taken = f"it is {role}"
+    else:
+        shown = clip(" ".join(script.text_of(word.node).split()), 40)
+        taken = f"`{shown}` on line {word.span.line} is {role}"
+    return Finding(
+        "BL117",
+        f"inside double quotes bash does not expand the `~` of `{clip(written, 60)}`: with "
+        f"{name} {when}, the path it gives starts with a folder named `~` in the folder the "
+        f"script runs in, not the home folder ({taken})",
+        Location(path, source.span(start, end)),
+        related=(Location(path, word.span, "where the path is used"),),
+        help="write `$HOME` for it (bash expands it inside double quotes)",
+        subject=written,
+        fix=Fix("write $HOME for ~", (Edit(path, source.span(at, at + 1), "$HOME"),), "unsafe"),
+    )
+
+
+def _path_use(script: Script, command: Command, at: int) -> tuple[Word, str] | None:
+    """Where the value of the double-quoted word starting at `at` (a character of the file)
+    is taken as a path, as it is written, and what it is there: the word is a command's name,
+    a redirection's target or an argument of a program of `_PATH_TAKERS`; or it is the value of
+    an assignment and `$NAME` starts such a word later in the script, no `${NAME/#\\~/...}`
+    or `eval` rewriting it."""
+    index = _word_at(script, command.words, at)
+    if index is not None:
+        word = command.words[index]
+        role = _role(command, index) if _starts(script, word, at) else None
+        return (word, role) if role is not None else None
+    for redirect in command.redirects:
+        if _starts(script, redirect.target, at):
+            return redirect.target, "a redirection's target"
+    for assignment in command.assignments:
+        value = assignment.value
+        if value is None or not assignment.name or not _starts(script, value, at):
+            continue
+        again = [
+            a
+            for c in script.commands
+            for a in c.assignments
+            if a.name == assignment.name and a is not assignment and not a.keeps_value
+        ]
+        if again:  # (which value a later `$NAME` holds is not followed)
+            return None
+        name = re.escape(assignment.name)
+        rewritten = re.compile(rf"\$\{{{name}/#?\\?~|\beval\b[^\n]*\${{?{name}\b")
+        if rewritten.search(script.file.text):
+            return None
+        reads = re.compile(rf"\$(?:{name}|\{{{name}\}})(?![\w\[])")
+        later = [c for c in script.commands if c.node.start_byte > command.node.start_byte]
+        for other in later:
+            for i, word in enumerate(other.words):
+                role = _role(other, i) if reads.match(word.value) else None
+                if role is not None:
+                    return word, role
+            for redirect in other.redirects:
+                if reads.match(redirect.target.value):
+                    return redirect.target, "a redirection's target"
+        return None
+    return None
+
+
+def _role(command: Command, index: int) -> str | None:
+    """What the command's word at `index` is, where it is taken as a path as written."""
+    if index == 0:
+        return "the name of the command it runs"
+    return f"an argument of `{command.base}`" if command.base in _PATH_TAKERS else None
+
+
+def _starts(script: Script, word: Word, at: int) -> bool:
+    """Whether the word's text starts with the double-quoted string that opens at `at` + 1."""
+    return script.char_of(word.node.start_byte) in (at, at - 1)
 
 
 def _not_data(ctx: Context, script: Script, command: Command, at: int) -> bool:

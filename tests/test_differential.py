@@ -2012,6 +2012,35 @@ def test_single_quotes_in_a_double_quoted_default_are_kept_as_bl117_says(
     assert positions(run_lint(root, select="BL117"), "BL117") == expected
 
 
+@pytest.mark.parametrize(
+    ("word", "kept"),
+    [
+        ('"${A:-~/a}"', True),
+        ('"${A-~/a}"', True),
+        ('"${A:=~/a}"', True),
+        ('"${S:+~/a}"', True),
+        ('"${A:-~}"', True),
+        ('"${A:-${B:-~/a}}"', True),
+        ("${A:-~/a}", False),  # (unquoted: bash expands it)
+        ('"${A:-$HOME/a}"', False),
+        ('"${A:-a/~}"', False),  # (not first: not the home folder in any form)
+    ],
+)
+def test_a_tilde_in_a_double_quoted_default_is_kept_as_bl117_says(
+    word: str, kept: bool, tmp_path: Path
+) -> None:
+    """BL117's claim, from bash: inside double quotes, the `~` that starts the word of a `-`,
+    `=` or `+` form is not expanded; unquoted, it is the home folder. The rule reports the
+    forms bash keeps it in, where the value names a folder `mkdir` makes."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    done = _bash_run(f"unset A B; S=xa; HOME=/home/u; printf '%s' {word}")
+    assert done.stdout.startswith("~") == kept, done.stdout
+    root = write_repo(tmp_path / "r", {"run.sh": f"#!/bin/bash\nmkdir -p {word}\n"})
+    expected = [f"run.sh:2:{11 + word.rindex('${') - 1}"] if kept else []
+    assert positions(run_lint(root, select="BL117"), "BL117") == expected
+
+
 # `${...}` forms: those bash rejects as "bad substitution" (what BL119 reports) and near ones
 # it accepts, each in a word of its own, unquoted and in double quotes
 _SUBSTITUTIONS = [
