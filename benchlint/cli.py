@@ -354,13 +354,17 @@ def lint_command(
         except ValueError as exc:
             _fail(str(exc))
     added = frozenset({"BL003"} if show_unused_suppressions else ())
-    rules = Selection(frozenset(chosen) if chosen is not None else None, frozenset(dropped), added)
+    selection = Selection(
+        frozenset(chosen) if chosen is not None else None, frozenset(dropped), added
+    )
     standalone = _standalone(config, root, root_option is not None)
     unsafe = config.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
     with _collector_paused():
         cache = None if no_cache else Cache.default(None if standalone else root)
         try:
-            result = lint(root, config, rules, named, cache=cache, standalone=standalone, jobs=jobs)
+            result = lint(
+                root, config, selection, named, cache=cache, standalone=standalone, jobs=jobs
+            )
         except TooManyFiles:
             _fail(
                 f"{root} is not inside a repository (no .git, no configuration file) and holds "
@@ -382,7 +386,9 @@ def lint_command(
         if show_diff:
             sys.exit(_print_diff(result))
         if apply_fixes and _apply_fixes(result):  # then lint again: report what is left
-            result = lint(root, config, rules, named, cache=cache, standalone=standalone, jobs=jobs)
+            result = lint(
+                root, config, selection, named, cache=cache, standalone=standalone, jobs=jobs
+            )
             if baseline is not None:
                 result.findings = _since_baseline(result.findings, known)
             result.cwd = Path.cwd().resolve()

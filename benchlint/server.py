@@ -120,12 +120,12 @@ class BenchlintServer(LanguageServer):
             if _inside(doc.path, root)
         }
         chosen = expand_selectors(config.select) if config.select else None
-        rules = select_rules(config, chosen, expand_selectors(config.ignore))
+        selection = select_rules(config, chosen, expand_selectors(config.ignore))
         with self.lock:
             result = lint(
                 root,
                 config,
-                rules,
+                selection,
                 [path],
                 cache=Cache.default(None if standalone else root),
                 standalone=standalone,
