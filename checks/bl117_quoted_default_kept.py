@@ -15,9 +15,9 @@ the quotes. The script's text is read as bash reads it
 
 The same for a default that starts with `~` (`"${HF_BIN:-~/.local/bin/hf}"`, `"${D:-~}/x"`)
 where the value is taken as a path as it is written: the command a word runs, a redirection's
-target, an argument of `cd`, `source`, `test` or of a program that makes, reads or moves files
-(`mkdir`, `cp`, `ls`, ...), or the value of an assignment whose `$NAME` starts such a word
-later in the script.
+target, an argument of `cd` or `source`, a file test's operand (`test -d`) or an argument of
+a program that makes, reads or moves files (`mkdir`, `cp`, `ls`, ...), or the value of an
+assignment whose `$NAME` starts such a word later in the script.
 
 ## Why is this bad?
 Inside double quotes, single quotes are plain characters, and bash keeps them in the word of
@@ -77,6 +77,7 @@ _WHOLE = re.compile(r"'([^']+)'")
 _HOME = re.compile(r"~(?:/.*)?", re.S)
 # what takes a path as it is written, `~` included (none of them expands it): bash's own
 # builtins, and the programs that make, read or move files
+_FILE_TEST = re.compile(r"-[abcdefghkprsuwxLOGNS]\Z")
 _PATH_TAKERS = frozenset(
     {
         *("cd", "pushd", "source", ".", "test", "[", "[["),
@@ -262,14 +263,19 @@ def _path_use(script: Script, command: Command, at: int) -> tuple[Word, str] | N
 
 
 def _role(command: Command, index: int) -> str | None:
-    """What the command's word at `index` is, where it is taken as a path as written."""
+    """What the command's word at `index` is, where it is taken as a path as written (of
+    `test` and `[`, the operand of a file test: `[ -d "$D" ]`, not a string compared)."""
     if index == 0:
         return "the name of the command it runs"
+    if command.base in ("test", "["):
+        before = command.words[index - 1]
+        return "a file test's operand" if before.static and _FILE_TEST.match(before.value) else None
     return f"an argument of `{command.base}`" if command.base in _PATH_TAKERS else None
 
 
 def _starts(script: Script, word: Word, at: int) -> bool:
-    """Whether the word's text starts with the double-quoted string that opens at `at` + 1."""
+    """Whether the word starts with the double-quoted expansion at `at` (a character of the
+    file): its text opens with the `"` before it."""
     return script.char_of(word.node.start_byte) in (at, at - 1)
 
 
