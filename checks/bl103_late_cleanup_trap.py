@@ -4,7 +4,8 @@
 Finds what a script acquires and must give back: a Slurm allocation (`salloc ... --no-shell`, a job
 id captured from `sbatch`, without `--wait`), a background server (`... &` whose `$!` is kept; one
 whose `$!` is not, alone or at the head of a pipeline, `vllm serve ... | tee log &`, released by its
-name or by what ends every job, or alone by a `kill $!` before another job), a detached container
+name or by what ends every job, or alone by a `kill $!` before another job; one a program's `start`
+runs, `collect_metrics.sh start ... &`, also by that program's `stop`), a detached container
 (`docker run -d`), a temporary directory (`mktemp -d`) the script later removes. It reports one when
 the script can end (`exit N`, a call of a function of the script whose body can run `exit`, itself
 or through another, `[ -f x ] || die "..."`, tested or not, `return` at the top of a sourced file, a
@@ -1185,6 +1186,8 @@ _INTERPRETER = re.compile(r"python[0-9.]*|bash|\bsh\b|env")
 
 
 def _releases(resource: Resource, text: str) -> bool:
+    if resource.what == "background process" and "stop" in text and _stops_service(resource, text):
+        return True
     if resource.what == "background process" and ("kill" in text or "fuser" in text):
         if _KILL_ALL.search(text):
             return True
@@ -1205,6 +1208,19 @@ def _releases(resource: Resource, text: str) -> bool:
     if resource.variable is None:
         return not _removes_others(resource, text)
     return _reading(resource.names).search(text) is not None
+
+
+def _stops_service(resource: Resource, text: str) -> bool:
+    """Whether the text runs the program the background process was started as a service
+    with (`collect_metrics.sh start ... &`) with `stop`: the program's own way to end what its
+    `start` runs (llm-d-benchmark's harnesses, h14); the same program by its name, any folder."""
+    started = resource.acquired_by.invocation
+    args = started.args
+    program = started.base
+    if program is None or not args or not args[0].static or args[0].value != "start":
+        return False
+    name = re.escape(program)
+    return re.search(rf"(?:^|[\s;&|(/])(?:{name})\s+stop\b", text) is not None
 
 
 # the containers a `docker rm`/`stop`/`kill` names, up to the end of its command
