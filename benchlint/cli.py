@@ -208,13 +208,13 @@ def _setup(
 
 
 def _report(result: Result, output_format: str, cache: Cache | None) -> str:
-    """The report. A result the run cache holds is rendered once per format, folder and colour:
-    a later run answered by the same entry prints what was rendered then (rendering SARIF loads
-    its object model, a third of a warm run). `cache`: None when the report is not the result's
-    alone (a baseline filtered it)."""
+    """The report. A result the run cache holds is rendered once per format, folder, colour and
+    whether unsafe fixes are shown (`[*]`): a later run answered by the same entry prints what
+    was rendered then (rendering SARIF loads its object model, a third of a warm run). `cache`:
+    None when the report is not the result's alone (a baseline filtered it)."""
     if cache is None or result.stored is None:
         return renderer(output_format)(result)
-    options = f"{output_format}\0{result.cwd}\0{result.color}"
+    options = f"{output_format}\0{result.cwd}\0{result.color}\0{result.unsafe_fixes}"
     kept = cache.get("report", options, result.stored)
     if isinstance(kept, str):
         return kept

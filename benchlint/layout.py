@@ -595,9 +595,8 @@ def _is_srt_slurm(ws: Workspace) -> bool:
     (`recipies/` before srt-slurm renamed it: the profile's srt_slurm_recipe_folders), or in
     another top-level folder (`configs/` and `examples/`, before either)."""
     folders = tuple(f"{folder}/" for folder in profile.SRT_SLURM_RECIPE_FOLDERS)
-    site = any(n in ws.yaml_paths for n in ("srtslurm.yaml", "srtslurm.yaml.example")) or (
-        (ws.root / "srtslurm.yaml.example").is_file() or (ws.root / "srtslurm.yaml").is_file()
-    )
+    names = ("srtslurm.yaml", "srtslurm.yaml.example")
+    site = any(n in ws.yaml_paths or ws.kind_of(n) == "file" for n in names)
     if not site:
         return False
     # (its recipes in `recipes/`, or before that folder was made in `configs/` and `examples/`)

@@ -1,13 +1,14 @@
 """A run's result as cache data, and what decides whether a later run may reuse it.
 
-A result depends on the question (repository root, configuration, rules, named paths; the
-cache's key adds the tool fingerprint), on the repository's listing (which shell and YAML files
-exist, which are symlinks or templates, the files layout detection looks for), and on the bytes
-of every file the run read. The engine stores the result with the content hash of each file read
-(`Workspace.read_paths`) and the names in each folder a rule listed (`Workspace.folder_files`);
-a later run with the same question and listing reuses it when every one of those files hashes
-the same and every such folder holds the same names. Nothing else is read from the disk, so
-nothing else can differ.
+A result depends on the question (repository root, configuration, rules, named paths, whether
+bash is there for `bash -n`; the cache's key adds the tool fingerprint), on the repository's
+listing (which shell and YAML files exist, which are symlinks or templates, the files layout
+detection looks for), and on the bytes of every file the run read. The engine stores the result
+with the content hash of each file read (`Workspace.read_paths`), the names in each folder a rule
+listed (`Workspace.folder_files`) and what is at each path a rule asked about
+(`Workspace.kind_of`); a later run with the same question and listing reuses it when every one
+of those files hashes the same, every such folder holds the same names and every such path
+holds what it held. Nothing else is read from the disk, so nothing else can differ.
 As git's index does, a file whose status (size, times, inode) is what it was is not read again:
 only a file last changed well before the run that stored it (a write sets its change time).
 """
@@ -18,18 +19,19 @@ import dataclasses
 import hashlib
 import json
 import os
+import shutil
 from typing import Any
 
 from benchlint.cache import RACY_NS
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.registry import Selection
 from benchlint.result import Coverage, Result
-from benchlint.workspace import Failure, Workspace, file_status, folder_listing
+from benchlint.workspace import Failure, Workspace, file_status, folder_listing, path_kind
 
 # Files layout detection checks for by name, beyond the shell and YAML files of the listing.
 _PROBED = ("srtslurm.yaml.example",)
 # The shape of the stored data: a change makes earlier entries unreadable (a miss, not an error).
-FORMAT = 12
+FORMAT = 13
 
 
 def question(ws: Workspace, selection: Selection, scope: list[str] | None) -> bytes:
@@ -42,6 +44,8 @@ def question(ws: Workspace, selection: Selection, scope: list[str] | None) -> by
         "config": config,
         "rules": selection.key(),
         "scope": scope,
+        # (BL001 asks `bash -n` whether a script is valid: with no bash, nothing is reported)
+        "bash": shutil.which("bash"),
     }
     return json.dumps(asked, sort_keys=True, default=_plain).encode()
 
@@ -79,11 +83,15 @@ def file_states(ws: Workspace, paths: list[str], started_ns: int) -> dict[str, l
         states[path] = [hashes[path], status]
     for folder, names in ws.folders.items():  # (a listing: its names' hash, no status)
         states[FOLDER + folder] = [_names_digest(names), None]
+    for path, kind in ws.probed.items():  # (what is at a path: "file", "folder" or "")
+        states[PROBED + path] = [kind.encode(), None]
     return states
 
 
-# the key of a folder's listing among the files' states (no path holds a NUL)
+# the key of a folder's listing among the files' states (no path holds a NUL), and of what is
+# at a path a rule asked about
 FOLDER = "\0folder:"
+PROBED = "\0kind:"
 
 
 def _names_digest(names: tuple[str, ...]) -> bytes:
@@ -98,6 +106,10 @@ def unchanged(ws: Workspace, states: dict[str, Any]) -> bool:
             if path.startswith(FOLDER):
                 listed = folder_listing(ws.root, path.removeprefix(FOLDER))
                 if _names_digest(listed) != digest:
+                    return False
+                continue
+            if path.startswith(PROBED):
+                if path_kind(ws.root, path.removeprefix(PROBED)).encode() != digest:
                     return False
                 continue
             if status is not None and _status(ws, path) == status:

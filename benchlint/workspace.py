@@ -269,6 +269,8 @@ class Workspace:
         self.statuses: dict[str, list[int]] = {}
         # the folders whose files a rule listed (`folder_files`): the run depends on them too
         self.folders: dict[str, tuple[str, ...]] = {}
+        # the paths a rule asked what is there (`kind_of`): the run depends on them too
+        self.probed: dict[str, str] = {}
         # what earlier runs with this cache read: each file's content hash and status then
         self._index: dict[str, Any] | None = None
         # files whose content hash came from the index, unread (the run depends on them too)
@@ -575,6 +577,15 @@ class Workspace:
         if rel not in self.folders:
             self.folders[rel] = folder_listing(self.root, rel)
         return self.folders[rel]
+
+    def kind_of(self, rel: str) -> str:
+        """What the repository holds at a path: "file", "folder" or "" (nothing, or a path that
+        leaves the root), through symlinks, walked or not (`venv/`), as a rule asks whether a
+        path a script names is there: the run depends on the answer (`runcache.file_states`
+        keeps it)."""
+        if rel not in self.probed:
+            self.probed[rel] = path_kind(self.root, rel)
+        return self.probed[rel]
 
     # -- the index: files as earlier runs read them ----------------------------------------------
     def known_digest(self, rel: str) -> bytes | None:
@@ -1059,6 +1070,17 @@ def folder_listing(root: Path, rel: str) -> tuple[str, ...]:
             return tuple(sorted(e.name for e in scan if e.is_file(follow_symlinks=False)))
     except (OSError, RuntimeError):
         return ()
+
+
+def path_kind(root: Path, rel: str) -> str:
+    """ "file", "folder" or "" for a path of the repository (`Workspace.kind_of`)."""
+    path = root / rel
+    try:
+        if not path.resolve().is_relative_to(root.resolve()):
+            return ""
+        return "folder" if path.is_dir() else ("file" if path.exists() else "")
+    except (OSError, RuntimeError, ValueError):
+        return ""
 
 
 def file_status(found: os.stat_result) -> list[int]:

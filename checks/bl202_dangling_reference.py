@@ -258,10 +258,10 @@ def _missing_calls(ctx: Context, script: Script) -> Iterator[Finding]:
         if command.guards or command.tested or command.or_guarded or command.background:
             continue  # (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ... || true`)
         target = plain_target(script, call.word.value)
-        if target is None or ws.is_shell(target) or (ws.root / target).exists():
+        if target is None or ws.is_shell(target) or ws.kind_of(target):
             continue
         folder = posixpath.dirname(target)
-        if not (ws.root / folder).is_dir() or _made_by(script, target, command):
+        if ws.kind_of(folder) != "folder" or _made_by(script, target, command):
             continue  # a folder the job clones or makes, a file it writes or fetches
         if "$0" in call.word.value and calls.is_sourced(path):
             continue  # `$0` is the sourcing script's name there

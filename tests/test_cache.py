@@ -543,3 +543,96 @@ def test_a_warm_run_loads_no_parser_no_model_no_rule_and_no_sarif_model(tmp_path
     cold = (root / "out.sarif").read_text()
     assert loaded() == ""
     assert (root / "out.sarif").read_text() == cold
+
+
+_MADE_FOLDER = {
+    ".github/workflows/benchmark-tmpl.yml": (
+        "on: workflow_call\n"
+        "env:\n"
+        "  MODEL_PREFIX: ${{ inputs.model-prefix }}\n"
+        "  PRECISION: ${{ inputs.precision }}\n"
+        "jobs:\n"
+        "  run:\n"
+        "    runs-on: x\n"
+        "    steps:\n"
+        "      - run: bash ./runners/launch_${RUNNER_NAME%%_*}.sh\n"
+    ),
+    "configs/runners.yaml": "h200: [h200-cw_0]\n",
+    "configs/nvidia-master.yaml": (
+        "glm5-fp8-h200-sglang:\n"
+        "  image: lmsysorg/sglang:v0.5.16\n"
+        "  model-prefix: glm5\n"
+        "  precision: fp8\n"
+        "  runner: h200\n"
+        "  scenarios:\n"
+        "    fixed-seq-len:\n"
+        "    - {isl: 1024, osl: 1024, search-space: [{tp: 8}]}\n"
+    ),
+    "runners/launch_h200-cw.sh": (
+        '#!/usr/bin/env bash\nbash "benchmarks/${MODEL_PREFIX}_${PRECISION}_h200.sh"\n'
+    ),
+    "benchmarks/glm5_fp8_h200.sh": (
+        '#!/usr/bin/env bash\nset -euo pipefail\nbash "$(dirname "$0")/impl/run.sh"\n'
+    ),
+}
+
+
+def test_what_is_at_a_path_a_rule_asked_about_is_part_of_the_stored_result(
+    tmp_path: Path,
+) -> None:
+    """(h16) BL202 asks whether the folder of a script a script runs is there (where it is not,
+    the job may make it): a folder made or removed since the stored run is a change, as a file
+    changed is, though the repository's listing of files is the same."""
+    from tests.conftest import positions
+
+    root = write_repo(tmp_path / "repo", _MADE_FOLDER)
+    (root / ".git").mkdir()
+    selection = select_rules(Config(), {"BL202"}, set())
+
+    def found(cache: Cache | None) -> list[str]:
+        return positions(lint(root, Config(), selection, [root], cache=cache), "BL202")
+
+    assert found(Cache(tmp_path / "cache")) == found(None) == []
+    (root / "benchmarks" / "impl").mkdir()
+    missing = ["benchmarks/glm5_fp8_h200.sh:3:6"]
+    assert found(None) == missing
+    assert found(Cache(tmp_path / "cache")) == missing
+    (root / "benchmarks" / "impl").rmdir()
+    assert found(Cache(tmp_path / "cache")) == []
+
+
+def test_a_stored_report_is_kept_apart_by_whether_unsafe_fixes_are_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(h16) The text report marks the fixes `--fix` would apply with `[*]`, unsafe ones only
+    with `--unsafe-fixes`: a report stored by a run without it is not printed for one with it,
+    nor the other way round."""
+    root = write_repo(
+        tmp_path / "repo", {"run.sh": '#!/bin/bash\necho "${RESULT_DIR:/workspace/results}"\n'}
+    )
+    (root / ".git").mkdir()
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("BENCHLINT_CACHE_DIR", str(tmp_path / "cache"))
+
+    def run(*options: str) -> str:
+        return CliRunner().invoke(main, [*options, "--color", "never", "."]).output
+
+    plain, unsafe = run(), run("--unsafe-fixes")
+    assert "[*]" not in plain and "2:7 error [*]" in unsafe
+    assert unsafe == run("--unsafe-fixes", "--no-cache")
+    assert run() == plain == run("--no-cache")
+
+
+def test_whether_bash_is_there_to_ask_is_part_of_the_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(h16) BL001 asks `bash -n` whether a script tree-sitter-bash stumbles on is invalid, and
+    reports nothing without bash: a result stored where bash was is not one where it is not."""
+    from benchlint import runcache
+    from benchlint.workspace import Workspace
+
+    ws = Workspace(_example(tmp_path), Config())
+    selection = select_rules(Config(), None, set())
+    with_bash = runcache.question(ws, selection, None)
+    monkeypatch.setattr(runcache.shutil, "which", lambda name: None)
+    assert runcache.question(ws, selection, None) != with_bash
