@@ -579,10 +579,9 @@ class Workspace:
         return self.folders[rel]
 
     def kind_of(self, rel: str) -> str:
-        """What the repository holds at a path: "file", "folder" or "" (nothing, or a path that
-        leaves the root), through symlinks, walked or not (`venv/`), as a rule asks whether a
-        path a script names is there: the run depends on the answer (`runcache.file_states`
-        keeps it)."""
+        """What the repository holds at a path: "file", "folder" or "" (nothing), through
+        symlinks, walked or not (`venv/`), as a rule asks whether a path a script names is
+        there: the run depends on the answer (`runcache.file_states` keeps it)."""
         if rel not in self.probed:
             self.probed[rel] = path_kind(self.root, rel)
         return self.probed[rel]
@@ -1073,13 +1072,12 @@ def folder_listing(root: Path, rel: str) -> tuple[str, ...]:
 
 
 def path_kind(root: Path, rel: str) -> str:
-    """ "file", "folder" or "" for a path of the repository (`Workspace.kind_of`)."""
+    """ "file", "folder" or "" for a path of the repository (`Workspace.kind_of`), through
+    symlinks (one that leaves the root too: whether it is there, not what it holds)."""
     path = root / rel
     try:
-        if not path.resolve().is_relative_to(root.resolve()):
-            return ""
         return "folder" if path.is_dir() else ("file" if path.exists() else "")
-    except (OSError, RuntimeError, ValueError):
+    except (OSError, ValueError):
         return ""
 
 

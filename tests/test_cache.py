@@ -597,6 +597,11 @@ def test_what_is_at_a_path_a_rule_asked_about_is_part_of_the_stored_result(
     missing = ["benchmarks/glm5_fp8_h200.sh:3:6"]
     assert found(None) == missing
     assert found(Cache(tmp_path / "cache")) == missing
+    outside = tmp_path / "elsewhere.sh"  # (a link out of the repository: the file is there)
+    outside.write_text("#!/bin/bash\n")
+    (root / "benchmarks" / "impl" / "run.sh").symlink_to(outside)
+    assert found(Cache(tmp_path / "cache")) == found(None) == []
+    (root / "benchmarks" / "impl" / "run.sh").unlink()
     (root / "benchmarks" / "impl").rmdir()
     assert found(Cache(tmp_path / "cache")) == []
 
