@@ -340,13 +340,23 @@ def lint_command(
         except ConfigError as exc:
             _fail(str(exc))
     try:
-        explicit = _split(select) or config.select
-        chosen = expand_selectors(explicit) if explicit else None
-        dropped = expand_selectors(_split(ignore) + config.ignore)
-        expand_selectors(r for rules in config.per_file_ignores.values() for r in rules)
+        given = expand_selectors(_split(select)) if _split(select) else None
+        dropped = expand_selectors(_split(ignore))
     except ValueError as exc:
         _fail(str(exc))
         return
+    # the configuration's, said with its file and key
+    listed = [("select", config.select), ("ignore", config.ignore)]
+    listed += [(f"per-file-ignores {g!r}", r) for g, r in config.per_file_ignores.items()]
+    expanded = {}
+    for key, selectors in listed:
+        try:
+            expanded[key] = expand_selectors(selectors)
+        except ValueError as exc:
+            _fail(f"{config.path or 'configuration'}: {key}: {exc}")
+            return
+    dropped |= expanded["ignore"]
+    chosen = given if given is not None else (expanded["select"] if config.select else None)
     known: dict[str, frozenset[str] | None] = {}
     if baseline is not None:
         try:

@@ -74,6 +74,23 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
         assert len(err.strip().splitlines()) == 1
     code, _, err = invoke("rule", "BL999")
     assert code == 2 and "unknown rule 'BL999'" in err
+    # (h16) one in the configuration is said with its file, whatever the command line selects
+    toml = root / ".benchlint.toml"
+    for text, said in [
+        ("select = ['BL10', 'BL999']\n", "select"),
+        ("ignore = ['XX']\n", "ignore"),
+        ("[per-file-ignores]\n'runners/*.sh' = ['BL1', 'YY']\n", "per-file-ignores"),
+    ]:
+        toml.write_text(text)
+        for args in [(root,), (root, "--select", "BL101")]:
+            code, _, err = invoke(*args)
+            assert code == 2, (text, args)
+            assert err.strip().startswith(f"benchlint: error: {toml}: "), err
+            assert "unknown rule or prefix" in err and said in err
+            assert len(err.strip().splitlines()) == 1
+    toml.write_text("[per-file-ignores]\n'runners/*.sh' = ['BL1', 'YY']\n")
+    code, _, err = invoke(root)
+    assert f"{toml}: per-file-ignores 'runners/*.sh': unknown rule or prefix 'YY'" in err
 
 
 def test_bad_config_exits_2(tmp_path: Path) -> None:
