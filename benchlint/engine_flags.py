@@ -26,10 +26,6 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version)[:4])
 
 
-# engine -> (the flag's inverse prefix, its prefix): `--disable-X` of `--enable-X`
-_PAIRED_LATER = {"vllm": ("--enable-", "--disable-")}
-
-
 @dataclass(frozen=True)
 class EngineFlags:
     versions: dict[str, tuple[str, ...]]  # engine -> measured releases, in order
@@ -68,29 +64,13 @@ class EngineFlags:
 
     def foreign(self, engine: str, flag: str) -> str | None:
         """The engine that owns `flag` when no release of `engine` accepts it, else None (an
-        abbreviation one release accepts and another finds ambiguous is accepted; and a flag a
-        release after the measured ones may accept: `paired_later`)."""
+        abbreviation one release accepts and another finds ambiguous is accepted)."""
         if flag in self.union[engine] or any(_accepted(flag, s) for s in self.accepted[engine]):
-            return None
-        if self.paired_later(engine, flag):
             return None
         for other, flags in self.union.items():
             if other != engine and flag in flags:
                 return other
         return None
-
-    def paired_later(self, engine: str, flag: str) -> bool:
-        """Whether a release after the measured ones may accept the flag, which none of them
-        does, as the inverse of one they have: vLLM's parser pairs every `--enable-X` with a
-        `--disable-X` (`EnableDisableAction` in `vllm/utils/argparse_utils.py`, registered by
-        `FlexibleArgumentParser` in place of argparse's `BooleanOptionalAction`: in vLLM 0.34.0,
-        not in the measured 0.31.0; t86 h7, `--disable-flashinfer-autotune` in vLLM's own
-        recipes). Which release added it is not measured: such a flag is told of no release."""
-        pairs = _PAIRED_LATER.get(engine)
-        if pairs is None or flag in self.union.get(engine, ()):
-            return False
-        inverse, prefix = pairs
-        return flag.startswith(prefix) and inverse + flag[len(prefix) :] in self.union[engine]
 
     def slip_of(self, engine: str, flag: str) -> str | None:
         """The engine's flag that `flag`, which no release of it has and no other engine owns,
@@ -175,11 +155,15 @@ def release_answer(
 def release_history(having: list[str], version: str) -> str:
     """When something was there, relative to `version`, from the measured releases that have
     it: `the last measured release with it is 0.10.2`, `the first measured release with it is
-    0.26.0` (releases between two measured ones are not known: it may have come or gone in
-    one of them), or nothing."""
+    0.26.0`, `the measured releases with it nearest are 0.16.0 and 0.33.0` (gone, then back:
+    vLLM's `--disable-log-requests`, the inverse of `--enable-log-requests` from 0.33.0);
+    releases between two measured ones are not known: it may have come or gone in one of them.
+    Nothing when no measured release has it."""
     key = version_key(version)
     later = [v for v in having if version_key(v) > key]
     earlier = [v for v in having if version_key(v) < key]
+    if earlier and later:
+        return f"the measured releases with it nearest are {earlier[-1]} and {later[0]}"
     if earlier and not later:
         return f"the last measured release with it is {earlier[-1]}"
     if later and not earlier:

@@ -2,7 +2,7 @@
 
 ## What it does
 Reports, from the flags of every released vLLM and SGLang (`benchlint/data/engine_flags.json`:
-vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
+vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
 - on an engine launch in a script (`vllm serve`, `python -m sglang.launch_server`, vLLM's
   legacy `api_server` and `grpc_server` too, behind any wrapper or an optional `${PREFIX:-}`,
   run from a string by `bash -c`, `eval` or `$CMD`, with flags in arrays or in plain strings
@@ -31,7 +31,7 @@ vLLM 0.10.0-0.31.0, SGLang 0.4.0-0.5.23, per release):
   accept;
 - in a container of the engine's `latest` image (`vllm/vllm-openai:latest`, or no tag), which
   holds the newest release when it was pulled, at least the newest measured one: a flag every
-  measured release since one rejects (`--disable-log-requests`, none from 0.19.0 to 0.31.0), a
+  measured release since one rejects (`--max-seq-len-to-capture`, none from 0.11.0 to 0.34.0), a
   warning whose message says so (a host may keep an older `latest` it pulled before);
 - where no release is known (a nightly or custom image, a container alias, a script no entry
   runs, a script a container writes to a file for another to
@@ -89,9 +89,8 @@ launch, not where the script changes folders first or runs them in a container. 
 no measured release of the engine knows (Dynamo's `--dyn-*` flags, a fork's options) but a
 misspelling where the release is known, a release outside the measured range, a release between two
 measured ones that differ on the flag, an abbreviation argparse would accept, and a launch some job
-runs with an image that names no release (then only another engine's flags are reported; not a
-vLLM `--disable-X` of a measured `--enable-X`, counted: a vLLM release after the measured ones, as
-0.34.0, pairs every `--enable-X` with `--disable-X`, and which one began is not measured). Of a
+runs with an image that names no release (then only another engine's flags are reported: not a
+vLLM `--disable-X` of an `--enable-X`, which vLLM 0.33.0 on accepts as its inverse). Of a
 recipe key written twice in one mapping only the last is checked: PyYAML drops the first (BL203
 reports it). Launches of programs with no flag data (`trtllm-serve`, `python -m dynamo.sglang`, the
 SGLang router) are not checked either; every report counts them, by program, and so does it a launch
@@ -427,11 +426,6 @@ UNDECIDED_RECIPE = (
     "custom tag, an alias the site's srtslurm.yaml resolves, or a release between two measured "
     "ones that differ on it)"
 )
-PAIRED = (
-    "vLLM flags `--disable-X` of a measured `--enable-X` not checked (BL303: a vLLM release after "
-    "the measured ones pairs every `--enable-X` with `--disable-X`; which release began is not "
-    "measured)"
-)
 UNDECIDED_MANIFEST = (
     "engine launches in containers (Kubernetes, `docker run`) or SkyPilot tasks with a flag only "
     "some releases accept not checked against their release (BL303: the image names no release, "
@@ -572,8 +566,6 @@ def _in_container(
         )
         if finding is not None:
             found.append(finding)
-        elif data.paired_later(engine, flag):
-            found.append(Undecided(PAIRED, Location(path, arg.span)))
     return found
 
 
@@ -847,8 +839,6 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                     subject=flag,
                     help=hint,
                 )
-            elif data.paired_later(engine, flag):
-                ctx.count(PAIRED, Location(script.path, arg.span))
 
 
 @rule(
@@ -933,5 +923,3 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
                 )
                 if finding is not None:
                     yield finding
-                elif data.paired_later(engine, flag):
-                    ctx.count(PAIRED, Location(path, key.span))

@@ -16,7 +16,7 @@ srtctl's `sglang` frontend is sglang_router — or its workers; one report per s
 recipes give it).
 
 It reports a route that server does not expose, from the route tables of every released vLLM
-(0.10.0-0.31.0) and SGLang (0.4.0-0.5.23) server and sglang-router (0.0.2-0.3.2) in
+(0.10.0-0.34.0) and SGLang (0.4.0-0.5.23) server and sglang-router (0.0.2-0.3.2) in
 `benchlint/data/endpoints.json`:
 - against the release that runs it when that is known: the `image:` of the master-config entries
   whose jobs run the script, the router release they declare (`router: {name: sglang-router,

@@ -1,16 +1,12 @@
 """Build benchlint/data/engine_flags.json: the command-line flags of vLLM and SGLang, per release.
 
-Usage: python tools/import_engine_flags.py DYNAMO_FLAGS_YAML [SGLANG_VERSION...]
+Usage: python tools/import_engine_flags.py [--study DYNAMO_FLAGS_YAML] [SGLANG_VERSION...]
 
-vLLM: per release, the engine flags and the OpenAI-frontend flags from the measured study of the
-released wheels (DYNAMO_FLAGS_YAML: `vllm_engine_flags_by_vllm_version`, and the frontend flags
-of each release from the Dynamo releases pinned to it), vLLM 0.10.0-0.31.0. The frontend flags
-the study names and no release's list holds are looked up in each release's source: its sdist,
-downloaded from PyPI (sha256 recorded), where `vllm/entrypoints/` defines the flag (a `"--flag"`
-string, or a field `flag_name:` of a class whose name ends in `Args`, which vLLM's frontend
-turns into `--flag-name`). One found in a run of consecutive releases only (added, or removed)
-is accepted by those; one found in none, or scattered, counts for every release (never
-reported), unless the study says it was removed (`--enable-reasoning`, gone since 0.10.0).
+vLLM: every release from 0.10.0 on whose source distribution is on PyPI (downloaded, checked
+against the index's sha256, recorded): the option strings `vllm serve`'s parser registers, engine
+and frontend, read statically by tools/vllm_flags.py. With `--study`, the measured study of 13
+releases (their argparse option lists) is the check: the run stops unless the flags read agree
+with it for each release it measured.
 SGLang: each release's wheel, downloaded from PyPI with `pip download --no-deps` (the default
 versions below, or those given), its sha256 recorded, and its flags read statically from
 `sglang/srt/server_args.py` and `sglang/srt/arg_groups/*.py`: explicit `add_argument("--x")`
@@ -31,16 +27,17 @@ import json
 import re
 import subprocess
 import sys
-import tarfile
 import tempfile
 import urllib.request
 import zipfile
 from pathlib import Path
 
 from ruamel.yaml import YAML
+from vllm_flags import Sources, serve_flags
 
 OUT = Path(__file__).resolve().parent.parent / "benchlint" / "data" / "engine_flags.json"
 SCHEMA_VERSION = 2
+VLLM_FIRST = "0.10.0"  # the first release InferenceX's images used with the current parser
 # The SGLang releases InferenceX's images have used, and every release between them.
 SGLANG_VERSIONS = [f"0.4.{n}" for n in range(11)] + [f"0.5.{n}" for n in range(1, 24)]
 
@@ -138,98 +135,92 @@ def _engine(releases: list[dict[str, str]], flags: list[set[str]]) -> dict[str, 
     }
 
 
-def _vllm_sdist(version: str, folder: Path) -> Path:
+def _vllm_index() -> list[dict[str, object]]:
+    request = urllib.request.Request(
+        "https://pypi.org/simple/vllm/",
+        headers={"Accept": "application/vnd.pypi.simple.v1+json"},
+    )
+    with urllib.request.urlopen(request) as response:
+        files: list[dict[str, object]] = json.load(response)["files"]
+    return files
+
+
+def vllm_versions(files: list[dict[str, object]]) -> list[str]:
+    """Every release from VLLM_FIRST on with a source distribution on PyPI, in order."""
+    found = []
+    for entry in files:
+        name = str(entry["filename"])
+        if name.startswith("vllm-") and name.endswith(".tar.gz") and not entry.get("yanked"):
+            version = name[len("vllm-") : -len(".tar.gz")]
+            if re.fullmatch(r"\d+(\.\d+)+", version) and _key(version) >= _key(VLLM_FIRST):
+                found.append(version)
+    return sorted(found, key=_key)
+
+
+def _vllm_sdist(version: str, folder: Path, files: list[dict[str, object]]) -> Path:
     """The release's source distribution from PyPI (downloaded once into `folder`), checked
     against the hash the index gives (pip would build it to read its metadata: vLLM's build
     needs torch)."""
     sdist = folder / f"vllm-{version}.tar.gz"
+    (entry,) = [f for f in files if f["filename"] == sdist.name]
+    hashes = entry["hashes"]
+    assert isinstance(hashes, dict)
     if not sdist.exists():
-        request = urllib.request.Request(
-            "https://pypi.org/simple/vllm/",
-            headers={"Accept": "application/vnd.pypi.simple.v1+json"},
-        )
-        with urllib.request.urlopen(request) as response:
-            files = json.load(response)["files"]
-        (entry,) = [f for f in files if f["filename"] == sdist.name]
-        with urllib.request.urlopen(entry["url"]) as response:
-            data = response.read()
-        if hashlib.sha256(data).hexdigest() != entry["hashes"]["sha256"]:
-            raise SystemExit(f"{sdist.name}: the download does not match the index's sha256")
-        sdist.write_bytes(data)
+        with urllib.request.urlopen(str(entry["url"])) as response:
+            sdist.write_bytes(response.read())
+    if hashlib.sha256(sdist.read_bytes()).hexdigest() != hashes["sha256"]:
+        sdist.unlink()
+        raise SystemExit(f"{sdist.name}: the download does not match the index's sha256")
     return sdist
 
 
-def vllm_defined(sdist: Path, wanted: set[str]) -> set[str]:
-    """Which of the wanted flags the release's `vllm/entrypoints/` defines: a `"--flag"` string,
-    or a field `flag_name:` of a class whose name ends in `Args` (the frontend's dataclasses,
-    each field a `--flag-name`)."""
-    found: set[str] = set()
-    with tarfile.open(sdist) as archive:
-        for member in archive.getmembers():
-            parts = member.name.split("/")
-            if not (member.isfile() and parts[1:3] == ["vllm", "entrypoints"]):
-                continue
-            if not member.name.endswith(".py"):
-                continue
-            handle = archive.extractfile(member)
-            if handle is None:
-                continue
-            tree = ast.parse(handle.read())
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Constant) and node.value in wanted:
-                    found.add(str(node.value))
-                elif isinstance(node, ast.ClassDef) and node.name.endswith("Args"):
-                    for item in node.body:
-                        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-                            flag = "--" + item.target.id.replace("_", "-")
-                            if flag in wanted:
-                                found.add(flag)
-    return found
-
-
-def vllm_releases(study: Path, folder: Path) -> tuple[list[dict[str, str]], list[set[str]]]:
+def check_against_study(study: Path, measured: dict[str, tuple[set[str], set[str]]]) -> None:
+    """Stop unless the flags read from the sources are the study's for every release it
+    measured (argparse's own option lists): the engine's exactly; the frontend's up to the
+    flags the Dynamo worker pinned to the release declares itself, which its list of rejected
+    frontend flags leaves out (`--headless`, Dynamo 1.0.0 on)."""
     data = YAML(typ="safe").load(study.read_text())
-    listed = {f for flags in data["vllm_engine_flags_by_vllm_version"].values() for f in flags}
-    everywhere: set[str] = set()
-    for entry in data["flags"]:
-        names = entry["name"] if isinstance(entry["name"], list) else [entry["name"]]
-        owner = str(entry.get("owner", ""))
-        if owner.startswith("vllm") and "removed" not in owner:
-            # (a flag some release's list names is in the lists it belongs in, and no other:
-            # `--disable-log-requests`, vLLM 0.10.0-0.16.0)
-            everywhere.update(n for n in names if n.startswith("-") and n not in listed)
-    pins = data["meta"]["vllm_pin_per_dynamo_release"]
-    versions = sorted(data["vllm_engine_flags_by_vllm_version"], key=_key)
-    sdists = [_vllm_sdist(str(version), folder) for version in versions]
-    defined = [vllm_defined(sdist, everywhere) for sdist in sdists]
-    for flag in sorted(everywhere):
-        having = [i for i, found in enumerate(defined) if flag in found]
-        run = bool(having) and having == list(range(having[0], having[-1] + 1))
-        if run and (having[0] == 0 or having[-1] == len(versions) - 1):
-            everywhere.discard(flag)  # (looked up in each release instead: `defined`)
-            continue
-        for found in defined:
-            found.discard(flag)
-    releases, flags = [], []
-    for version, sdist, found_here in zip(versions, sdists, defined, strict=True):
-        found = {f for f in data["vllm_engine_flags_by_vllm_version"][version] if f.startswith("-")}
-        found |= found_here
+    pins = {str(d): str(v) for d, v in data["meta"]["vllm_pin_per_dynamo_release"].items()}
+    wrong = []
+    for version, listed in data["vllm_engine_flags_by_vllm_version"].items():
+        engine, frontend = measured[str(version)]
+        if engine != set(listed):
+            wrong.append(f"{version} engine: {sorted(engine ^ set(listed))}")
         for dynamo, pin in pins.items():
-            if str(pin) == str(version):
-                rejected = data["per_release"][dynamo]["rejected_vllm_frontend_flags"]
-                found.update(f for f in rejected if f.startswith("-"))
+            if pin != str(version):
+                continue
+            release = data["per_release"][dynamo]
+            rejected = set(release["rejected_vllm_frontend_flags"])
+            owned = set(release["dynamo_owned_flags"])
+            owned |= {"--no-" + f[2:] for f in owned}
+            if not rejected <= frontend or not frontend - rejected <= owned:
+                wrong.append(f"{version} frontend (Dynamo {dynamo}): {sorted(frontend ^ rejected)}")
+    if wrong:
+        raise SystemExit("the sources' flags differ from the study's:\n" + "\n".join(wrong))
+    print(f"vllm: the study's {len(data['vllm_engine_flags_by_vllm_version'])} releases agree")
+
+
+def vllm_releases(folder: Path, study: Path | None) -> tuple[list[dict[str, str]], list[set[str]]]:
+    files = _vllm_index()
+    releases, flags = [], []
+    measured = {}
+    for version in vllm_versions(files):
+        sdist = _vllm_sdist(version, folder, files)
+        engine, frontend, subcommand = serve_flags(Sources.of_sdist(sdist))
+        measured[version] = (engine, frontend)  # (what `make_arg_parser` registers)
         releases.append(
             {
-                "version": str(version),
-                "source": f"vllm=={version} wheel from PyPI, read in the measured study "
-                "(vllm/engine/arg_utils.py EngineArgs.add_cli_args and "
-                "vllm/entrypoints/openai/cli_args.py make_arg_parser); the frontend flags "
-                f"it names with no release's list, from {sdist.name} from PyPI "
-                "(vllm/entrypoints/)",
+                "version": version,
+                "source": f"{sdist.name} from PyPI: the flags `vllm serve`'s parser registers, "
+                "read by tools/vllm_flags.py (make_arg_parser, FrontendArgs.add_cli_args, "
+                "EngineArgs.add_cli_args and the config classes' fields, "
+                "ServeSubcommand.subparser_init)",
                 "sha256": hashlib.sha256(sdist.read_bytes()).hexdigest(),
             }
         )
-        flags.append(found | everywhere)
+        flags.append(engine | frontend | subcommand)
+    if study is not None:
+        check_against_study(study, measured)
     return releases, flags
 
 
@@ -267,10 +258,10 @@ def sglang_releases(
     return releases, flags
 
 
-def main(study: Path, versions: list[str]) -> None:
+def main(study: Path | None, versions: list[str]) -> None:
     folder = Path(tempfile.gettempdir()) / "benchlint-engine-releases"
     folder.mkdir(exist_ok=True)
-    vllm = _engine(*vllm_releases(study, folder))
+    vllm = _engine(*vllm_releases(folder, study))
     sglang = _engine(*sglang_releases(versions or SGLANG_VERSIONS, folder))
     document = {
         "schema_version": SCHEMA_VERSION,
@@ -283,4 +274,8 @@ def main(study: Path, versions: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), sys.argv[2:])
+    arguments = sys.argv[1:]
+    study = None
+    if arguments[:1] == ["--study"]:
+        study, arguments = Path(arguments[1]), arguments[2:]
+    main(study, arguments)
