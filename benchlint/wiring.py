@@ -497,13 +497,17 @@ class Wiring:
         """The runners an entry's `runner:` picks: a label's names; else the value itself, which
         the sweep passes to `runs-on` as it is (`runner: mi355x-amd_0`, or a label GitHub knows
         that the runners file lacks: its runners' names start with it, and so pick the launcher
-        it names)."""
+        it names; `cluster:mi325x-tw`, a cluster's label the file lacks, the runners named
+        after the cluster, `mi325x-tw_*`, which BL205 reports)."""
         if runner is None:
             return []
         if runner in self.labels:
             return self.labels[runner]
         if runner in self.listed_runners or self.launcher_path(runner) is not None:
             return [runner]
+        bare = runner.rsplit(":", 1)[-1]
+        if bare != runner and bare not in self.labels and self.launcher_path(bare) is not None:
+            return [bare]
         return []
 
     @cached_property
