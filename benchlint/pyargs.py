@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -102,6 +103,10 @@ class Parser:
     # the option strings of each option it requires (`required=True`, added whenever the code
     # that adds it runs)
     required: tuple[tuple[str, ...], ...] = ()
+    # with `keeps_unknown`: the line of its `parse_known_args()` whose leftovers the script
+    # never reads (`args, _ = p.parse_known_args()`, `p.parse_known_args()[0]`, and no other
+    # read of `sys.argv`): an option it does not know is ignored (0: they may be read)
+    drops_at: int = 0
 
     def encode(self) -> tuple[Any, ...]:
         return (
@@ -119,6 +124,7 @@ class Parser:
             [list(h) for h in self.handed],
             [list(a) for a in self.added],
             [list(r) for r in self.required],
+            self.drops_at,
         )
 
     @staticmethod
@@ -138,6 +144,7 @@ class Parser:
             handed,
             added,
             required,
+            drops_at,
         ) = data
         return Parser(
             frozenset(options),
@@ -154,12 +161,15 @@ class Parser:
             tuple((m, level, n, line) for m, level, n, line in handed),
             tuple((file, line) for file, line in added),
             tuple(tuple(r) for r in required),
+            drops_at,
         )
 
 
 @dataclass(frozen=True)
 class Problem:
-    kind: str  # "unknown" | "ambiguous" | "choice" (no subcommand has that name)
+    # "unknown" | "ambiguous" | "choice" (no subcommand has that name) | "ignored" (unknown to
+    # a parser whose `parse_known_args` leftovers the script never reads: `Parser.drops_at`)
+    kind: str
     option: str  # the option as the parser reads it
     candidates: tuple[str, ...] = ()
     command: str = ""  # the subcommand whose parser rejects it ("": the script's parser)
@@ -180,6 +190,10 @@ class _Made:
     actions: list[tuple[str, ...]]
     abbreviations: tuple[bool, ...] = ()  # (): not set in the code
     keeps_unknown: bool = False
+    # a `parse_known_args()` of it whose leftovers nothing reads (its line), and whether one's
+    # may be read (`Parser.drops_at`)
+    drops_at: int = 0
+    leftovers_read: bool = False
     fromfile: str = ""
     parents: list[_Made] | None = None
     parsed: bool = False
@@ -422,6 +436,10 @@ class _Module:
         self.groups: dict[int, _Group] = {}
         self.classes = _parser_classes(self.scope_of)
         self.unconditional = _unconditional_calls(tree)
+        self._parents: dict[int, ast.AST] | None = None  # (`_leftovers_unread`)
+        self._mentions: set[str] = set()
+        self._parses = 0
+        self._hands_on = False
         # the nodes that bind, return, call or name something: each pass goes through these
         self.nodes = [node for node in self.scope_of if isinstance(node, _READ)]
         self.binding = [node for node in self.nodes if isinstance(node, _BINDING)]
@@ -598,9 +616,62 @@ class _Module:
             if len(strict) != 1:
                 raise _Unknown(f"it parses its command line with {len(parsed)} parsers")
             parsed = strict
-        return self._build(parsed[0], parsed[0].classes, 0, parsed[0].keeps_unknown)
+        made = parsed[0]
+        drops = made.drops_at if not (parses or made.leftovers_read) else 0
+        return self._build(made, made.classes, 0, made.keeps_unknown, drops)
 
-    def _build(self, made: _Made, classes: tuple[str, ...], depth: int, keeps: bool) -> Parser:
+    def _leftovers_unread(self, call: ast.Call) -> bool:
+        """Whether nothing reads the options a `parse_known_args()` call leaves over: the call
+        is `p.parse_known_args()[0]`, or `args, rest = p.parse_known_args()` with no other
+        mention of `rest` in the module; and the module reads no `argv` itself."""
+        if self._parents is None:
+            self._parents = {
+                id(child): node
+                for node in ast.walk(self.tree)
+                for child in ast.iter_child_nodes(node)
+            }
+            parsing = {  # (what a parse call is given: `p.parse_known_args(sys.argv[1:])`)
+                id(inner)
+                for node in ast.walk(self.tree)
+                if isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _PARSE | _KNOWN_ONLY
+                for arg in node.args
+                for inner in ast.walk(arg)
+            }
+            self._mentions = {
+                node.id if isinstance(node, ast.Name) else node.attr
+                for node in ast.walk(self.tree)
+                if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in parsing
+            }
+            self._parses = sum(
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _PARSE | _KNOWN_ONLY
+                for node in ast.walk(self.tree)
+            )
+            self._hands_on = _may_read_argv(self.tree)
+        if "argv" in self._mentions or self._mentions & _ARGV_READERS or self._parses > 1:
+            return False
+        if self._hands_on:  # (code that may read the command line again)
+            return False
+        parent = self._parents.get(id(call))
+        if isinstance(parent, ast.Subscript):
+            return isinstance(parent.slice, ast.Constant) and parent.slice.value == 0
+        if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1):
+            return False
+        target = parent.targets[0]
+        if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2):
+            return False
+        rest = target.elts[1]
+        return isinstance(rest, ast.Name) and not any(
+            isinstance(n, ast.Name) and n.id == rest.id and n is not rest
+            for n in ast.walk(self.tree)
+        )
+
+    def _build(
+        self, made: _Made, classes: tuple[str, ...], depth: int, keeps: bool, drops: int = 0
+    ) -> Parser:
         if depth > 4:
             raise _Unknown("its subcommands nest too deeply")
         options: set[str] = set()
@@ -619,7 +690,7 @@ class _Module:
         if remainder and made.subcommands:
             raise _Unknown("an argument of its parser takes every word after it (`REMAINDER`)")
         commands = tuple(
-            (name, self._build(sub, classes, depth + 1, keeps))
+            (name, self._build(sub, classes, depth + 1, keeps, drops))
             for name, sub in made.commands.items()
         )
         # argparse allows abbreviations unless told not to; vLLM's parser may not
@@ -640,6 +711,7 @@ class _Module:
             # (required where a parse always runs: not one in a `try:` that may catch its
             # `SystemExit`, nor under an `if`)
             required=tuple(required) if any(always for *_, always in made.parses) else (),
+            drops_at=drops if keeps else 0,
         )
 
     def _collect(
@@ -932,6 +1004,10 @@ class _Module:
                 if method in _KNOWN_ONLY:
                     parser.keeps_unknown = True
                     parser.known_in.append((scope, node.lineno))
+                    if self._leftovers_unread(node):
+                        parser.drops_at = parser.drops_at or node.lineno
+                    else:
+                        parser.leftovers_read = True
                 elif id(node) in self.unconditional:
                     parser.strict_in.append((scope, node.lineno))
                 if not _parses_argv(node) and not self._argv_parameter(node, scope):
@@ -1487,6 +1563,55 @@ def _taken(parser: Parser, word: str) -> int | None:
 
 
 # -- one word, as argparse reads it ----------------------------------------------------------------
+# names whose code reads the command line itself: `unittest.main()`, `HfArgumentParser(...)`
+_ARGV_READERS = frozenset({"HfArgumentParser", "parse_args_into_dataclasses", "from_cli"})
+# packages whose entry points parse the command line (`fire.Fire(main)`, `app.run(main)`)
+_CLI_PACKAGES = frozenset(
+    {"absl", "fire", "tyro", "hydra", "click", "typer", "jsonargparse", "simple_parsing", "docopt"}
+    | {"configargparse"}
+)
+# packages whose `main()` parses the command line (their other names do not: a test suite run
+# with `unittest.TextTestRunner().run(suite)` reads no options)
+_MAIN_READS = frozenset({"unittest", "pytest"})
+
+
+def _may_read_argv(tree: ast.Module) -> bool:
+    """Whether the module may hand its command line to other code that reads it: it imports a
+    package whose entry points parse it (`fire.Fire`, `absl.app.run`), calls `unittest.main()`
+    or `pytest.main()`, or calls a function (a lower-case name: not a class it constructs)
+    imported from a module outside the standard library, which may parse it (`from swift.llm
+    import sft_main`, then `sft_main()`)."""
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "main"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in _MAIN_READS
+        ):
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""] * (node.level == 0)
+            )
+            if any(m.split(".")[0] in _CLI_PACKAGES for m in modules):
+                return True
+            if isinstance(node, ast.ImportFrom):
+                module = (node.module or "").split(".")[0]
+                if node.level or module not in sys.stdlib_module_names or module in _MAIN_READS:
+                    imported.update(a.asname or a.name for a in node.names)
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in imported
+        and not node.func.id[:1].isupper()
+        for node in ast.walk(tree)
+    )
+
+
 def problem(parser: Parser, word: str) -> Problem | None:
     """What every parser the script may use finds wrong with this word, or None when one
     accepts it (or reads it as no option: a value, a negative number)."""
@@ -1500,6 +1625,8 @@ def problem(parser: Parser, word: str) -> Problem | None:
             if found is None or (found.kind == "unknown" and outcome.kind == "ambiguous"):
                 found = outcome
     if found is not None and found.kind == "unknown" and parser.keeps_unknown:
+        if parser.drops_at:  # (kept where nothing reads it: ignored)
+            return Problem("ignored", found.option, found.candidates, found.command, found.line)
         return None  # (`parse_known_args` keeps it)
     return found
 

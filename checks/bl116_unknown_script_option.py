@@ -1,4 +1,4 @@
-"""An option a repository's own Python script rejects: its `argparse` parser has no such option.
+"""An option a repository's own Python script rejects or ignores: its parser has no such option.
 
 ## What it does
 Reads the command lines that run a Python script of the repository (`python3 utils/client.py
@@ -28,6 +28,14 @@ script may use rejects:
 - the start of several of its options (`--num-prompt` where it has `--num-prompts` and
   `--num-prompts-per-turn`);
 - a subcommand it does not have, where its parser has subcommands (`sync.py barier`);
+- an option it has no option string for, where it parses with `parse_known_args()` and nothing
+  reads what that leaves over (`args, unknown = p.parse_known_args()` with `unknown` never
+  mentioned again, or `p.parse_known_args()[0]`, in a script that parses its command line once,
+  reads no `argv` itself, imports no package whose entry points parse it (`fire`, `absl`,
+  `click`, ...), runs no `unittest.main()` or `pytest.main()`, and calls no function of another
+  package or module, which may; constructing its classes is no such call): argparse does not
+  stop it, the script runs as if the option were not given (`-n 1` to a script whose option is
+  `--count`);
 - no word for an option it requires (`add_argument("--io_size", required=True)` in the body that
   makes the parser, not under an `if`, before a parse that always runs: not one in a `try:`
   that may catch its `SystemExit`), on a line every word of which is known and none rejected,
@@ -82,13 +90,13 @@ makes its parser from a class of its own. vLLM's
 where the code may use either it or argparse's own (an import that falls back), a word is
 reported only when both reject it (and, as vLLM may turn abbreviations off, only when it is
 rejected with them and without). A parser that reads options with `parse_known_args` keeps the
-ones it does not know: only an ambiguous prefix is reported for it, and a line that gives it an
-option it does not know is counted in the run's warnings (what reads the options it keeps, a
-parser of another module or `sys.argv`, is not followed); where the script reads its
-command line with such a parser first (for `--config`) and then with one that keeps nothing, the
-second decides, as does `parse_args` of the same parser where it always follows in the same
-body (not under an `if`, a loop or a `try`). A script that parses it with two parsers that keep
-nothing is not read.
+ones it does not know: only an ambiguous prefix is reported for it (and an option nothing reads,
+as above), and a line that gives it an option it does not know is counted in the run's warnings
+(what reads the options it keeps, a parser of another module or `sys.argv`, is not followed);
+where the script reads its command line with such a parser first (for `--config`) and then with
+one that keeps nothing, the second decides, as does `parse_args` of the same parser where it
+always follows in the same body (not under an `if`, a loop or a `try`). A script that parses it
+with two parsers that keep nothing is not read.
 
 A module that is no package's, run with `-m`, is read only where the repository's file of that
 name is at its root (`python3 -m client`, from the checkout's root as CI runs it): Python finds
@@ -1617,7 +1625,9 @@ def _command_line(
     parsers = [p for _, p in read if not isinstance(p, str)]
     found = [dict(pyargs.problems(parser, texts)) for parser, _ in parsers]
     if any(
-        parser.keeps_unknown and pyargs.problems(replace(parser, keeps_unknown=False), texts)
+        parser.keeps_unknown
+        and not parser.drops_at
+        and pyargs.problems(replace(parser, keeps_unknown=False), texts)
         for parser, _ in parsers
     ):  # (options its `parse_known_args` keeps: what later code does with them is not known)
         ctx.count(_KEPT_SAID, Location(script.path, where), tuple(targets))
@@ -2292,8 +2302,14 @@ def _finding(
         if len(targets) > 1:  # (the script may run in either folder)
             what += f", nor has `{targets[1]}`"
         why = 'argparse stops it with "unrecognized arguments"'
+        if problem.kind == "ignored":
+            why = (
+                f"`parse_known_args()` ({parsers_at[0].path}:{parser.drops_at}) leaves it over, "
+                "and nothing reads what it leaves: the script runs as if the option were not "
+                "given"
+            )
         missing = _missing_required(parser, texts) if not problem.command else None
-        if missing:  # (argparse says that first)
+        if missing and problem.kind != "ignored":  # (argparse says that first)
             why = (
                 f'argparse stops it with "the following arguments are required: {missing}" '
                 '(the line does not give it), else with "unrecognized arguments"'
@@ -2305,7 +2321,7 @@ def _finding(
             help_ = f"did you mean `{close[0]}`?"
     return Finding(
         "BL116",
-        f"{what}: {why} before it runs",
+        f"{what}: {why}" + ("" if problem.kind == "ignored" else " before it runs"),
         location,
         related=tuple(parsers_at),
         subject=f"{target}:{problem.option}",
