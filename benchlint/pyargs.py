@@ -103,9 +103,10 @@ class Parser:
     # the option strings of each option it requires (`required=True`, added whenever the code
     # that adds it runs)
     required: tuple[tuple[str, ...], ...] = ()
-    # with `keeps_unknown`: the line of its `parse_known_args()` whose leftovers the script
-    # never reads (`args, _ = p.parse_known_args()`, `p.parse_known_args()[0]`, and no other
-    # read of `sys.argv`): an option it does not know is ignored (0: they may be read)
+    # with `keeps_unknown`: the line of its `parse_known_args()` whose leftovers nothing reads
+    # (`args, _ = p.parse_known_args()`, `p.parse_known_args()[0]`, and nothing else that may
+    # read the command line: `_Module._leftovers_unread`): an option it does not know is
+    # ignored (0: they may be read)
     drops_at: int = 0
 
     def encode(self) -> tuple[Any, ...]:
@@ -623,7 +624,8 @@ class _Module:
     def _leftovers_unread(self, call: ast.Call) -> bool:
         """Whether nothing reads the options a `parse_known_args()` call leaves over: the call
         is `p.parse_known_args()[0]`, or `args, rest = p.parse_known_args()` with no other
-        mention of `rest` in the module; and the module reads no `argv` itself."""
+        mention of `rest` in the module; and the module parses its command line only there,
+        reads no `argv` itself and hands it to no code that may (`_may_read_argv`)."""
         if self._parents is None:
             self._parents = {
                 id(child): node
@@ -1563,7 +1565,8 @@ def _taken(parser: Parser, word: str) -> int | None:
 
 
 # -- one word, as argparse reads it ----------------------------------------------------------------
-# names whose code reads the command line itself: `unittest.main()`, `HfArgumentParser(...)`
+# names whose code reads the command line itself (`HfArgumentParser(...)`, OmegaConf's
+# `from_cli()`)
 _ARGV_READERS = frozenset({"HfArgumentParser", "parse_args_into_dataclasses", "from_cli"})
 # packages whose entry points parse the command line (`fire.Fire(main)`, `app.run(main)`)
 _CLI_PACKAGES = frozenset(

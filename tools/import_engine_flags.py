@@ -37,7 +37,7 @@ from vllm_flags import Sources, serve_flags
 
 OUT = Path(__file__).resolve().parent.parent / "benchlint" / "data" / "engine_flags.json"
 SCHEMA_VERSION = 2
-VLLM_FIRST = "0.10.0"  # the first release InferenceX's images used with the current parser
+VLLM_FIRST = "0.10.0"  # the study's first release (Dynamo 0.4.0's pin); older ones are not read
 # The SGLang releases InferenceX's images have used, and every release between them.
 SGLANG_VERSIONS = [f"0.4.{n}" for n in range(11)] + [f"0.5.{n}" for n in range(1, 24)]
 
