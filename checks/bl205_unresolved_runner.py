@@ -7,7 +7,9 @@ Reports a master-config entry whose `runner:` leads to no launcher, in three deg
   `gb300-cw_0` needs `runners/launch_gb300-cw.sh`, and the job fails at once on that runner;
 - a label the runners file does not define and that no launcher is named after (a warning): the
   sweep's runner-node filter finds no runner for it, and nothing in the repository says which
-  launcher would run it;
+  launcher would run it (a cluster's label, `cluster:mi325x-tw`, whose cluster names a launcher
+  too: the message says so, and benchlint checks its entries through that launcher, as the
+  runners named `mi325x-tw_*` would run them);
 - a label the runners file does not define but that names a launcher (`gb300-nv` and
   `runners/launch_gb300-nv.sh`; a note): the sweep passes the label to `runs-on` as it is, so
   the job still runs where GitHub routes the label, but the runner-node filter cannot select it.
@@ -86,7 +88,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             bare = label.rsplit(":", 1)[-1]  # `cluster:mi325x-tw`: runners named mi325x-tw_*
             named = wiring.launcher_path(bare) if bare != label else None
             unknown = (
-                f"no runner is listed for it, though {named} would run runners named {bare}_*"
+                f"no runner is listed for it, though {named} would run runners named {bare}_* "
+                "(benchlint checks the entry's routes through it)"
                 if named is not None
                 else "no launcher is named after it"
             )
