@@ -267,9 +267,33 @@ def container_image(launch: Launch) -> tuple[str, Word] | None:
         if found is not None:
             if command is not launch.command and _runs_its_entrypoint(command, found[0]):
                 return None  # (the string is an argument of the image's own program: t84c)
+            if _own_python_path(launch, command):
+                return None  # (what runs may be another copy of the engine: h20)
             return found
         command = command.script.parent
     return None
+
+
+def _own_python_path(launch: Launch, container: Command) -> bool:
+    """Whether the container's processes get a PYTHONPATH of their own (`docker run -e
+    PYTHONPATH=/sgl/python`, or `PYTHONPATH=python exec python3 -m sglang...` in the string its
+    shell runs): Python imports from those folders before the image's packages, so a checkout
+    of the engine mounted there runs, not the image's release (a fork's launch of its own
+    code)."""
+    wrapper = container.invocation.wrapper("docker run") or container.invocation.wrapper(
+        "podman run"
+    )
+    for name, word, _ in wrapper.options if wrapper is not None else ():
+        text = word.value if word is not None and word.static else ""
+        text = text.split("=", 1)[1] if text.startswith("--env=") else text
+        if name in ("-e", "--env") and (text == "PYTHONPATH" or text.startswith("PYTHONPATH=")):
+            return True
+    script = launch.command.script
+    while script is not container.script and script.parent is not None:
+        if any(a.name == "PYTHONPATH" for a in script.assignments):
+            return True
+        script = script.parent.script
+    return False
 
 
 def _runs_its_entrypoint(command: Command, image: str) -> bool:

@@ -28,7 +28,9 @@ vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
   (`bash -c 'exec vllm serve ...'`, not one that first installs the engine; a `-c` string's
   `"$@"` is the arguments after it, a Kubernetes container's `args:` too), and in a launch an `srun
   --container-image=IMAGE` (pyxis) runs, a flag the release of the container's image does not
-  accept;
+  accept (not where the container's processes get a PYTHONPATH of their own, `-e
+  PYTHONPATH=/src/python` or `PYTHONPATH=python exec python3 -m ...` in its string: a checkout
+  of the engine mounted there may run; counted);
 - in a container of the engine's `latest` image (`vllm/vllm-openai:latest`, or no tag), which
   holds the newest release when it was pulled, at least the newest measured one: a flag every
   measured release since one rejects (`--max-seq-len-to-capture`, none from 0.11.0 to 0.34.0), a
