@@ -417,7 +417,8 @@ def recipes_outside_roots(ws: Workspace) -> tuple[str, ...]:
 
 
 _MODEL_BLOCK = re.compile(
-    r"^model:[ \t]*(?P<inline>[^\n#]*)(?:#[^\n]*)?\n(?P<block>(?:(?:[ \t]+[^\n]*|[ \t]*)\n)*)", re.M
+    r"^model:[ \t]*(?P<inline>[^\n#]*)(?:#[^\n]*)?\n(?P<block>(?:[ \t]+[^\n]*(?:\n|\Z)|[ \t]*\n)*)",
+    re.M,
 )
 
 
