@@ -536,6 +536,23 @@ class _Module:
                 return True
         return False
 
+    def _handed_away(self) -> str | None:
+        """Where nothing of the module parses its parser, a function of another module it gives
+        the parser to, whose result it keeps (`args = add_common_args_and_parse(parser)`; h20,
+        SGLang's benchmarks), as `NAME` (line N): the reason the parser cannot be told."""
+        for node in ast.walk(self.tree):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in self.imported
+            ):
+                continue
+            scope = self.scope_of.get(node)
+            for argument in node.args:
+                if any(isinstance(v, _Made) for v in self._value(argument, scope)):
+                    return f"`{node.func.id}` (line {node.lineno})"
+        return None
+
     def _held_in_attribute(self, entry: str) -> str | None:
         """Where no parser this reads parses the command line, a call that parses it with a
         parser an attribute holds (`self.parser.parse_args()`, line N), which is not followed:
@@ -609,6 +626,10 @@ class _Module:
             if attribute is not None:
                 why = f"it parses with a parser an attribute holds ({attribute}): not followed"
                 raise _Unknown(why)
+            handed = self._handed_away()
+            if handed is not None:
+                why = f"it hands its parser to {handed} of another module, which may parse it"
+                raise _Unknown(why + ": not followed")
             raise _Unknown(NOT_PARSED)
         if len(parsed) > 1:
             # a parser that keeps what it does not know (`cfg, _ = pre.parse_known_args()` for

@@ -1909,3 +1909,26 @@ def test_a_shell_string_a_program_runs_after_its_dashdash_is_said(tmp_path: Any)
         "after its `--`: where and how it runs it is not known), not read (BL116): 2 (run.sh:1, "
         "run.sh:2)"
     ]
+
+
+def test_a_parser_handed_to_a_function_of_another_module_that_may_parse_it_is_said_so() -> None:
+    """(h20, SGLang's benchmarks: `args = add_common_sglang_args_and_parse(parser)`) A script
+    whose parser nothing of it parses, handed to another module's function whose result it
+    keeps: the reason names that function, not "no parser parses the command line"; near
+    misses: a script that hands its parser on for options and parses it itself, and one that
+    hands it nowhere."""
+    handed = (
+        "import argparse\nfrom common import add_args_and_parse\n"
+        "p = argparse.ArgumentParser()\np.add_argument('--x')\nargs = add_args_and_parse(p)\n"
+    )
+    assert pyargs.read(handed) == (
+        "it hands its parser to `add_args_and_parse` (line 5) of another module, which may "
+        "parse it: not followed"
+    )
+    parsed = (
+        "import argparse\nfrom common import add_args\n"
+        "p = argparse.ArgumentParser()\nadd_args(p)\nargs = p.parse_args()\n"
+    )
+    assert isinstance(pyargs.read(parsed), pyargs.Parser)
+    alone = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--x')\n"
+    assert pyargs.read(alone) == pyargs.NOT_PARSED
