@@ -85,10 +85,12 @@ def check(ctx: Context) -> Iterator[Finding]:
                     severity=Severity.NOTE,
                 )
                 continue
-            bare = label.rsplit(":", 1)[-1]  # `cluster:mi325x-tw`: runners named mi325x-tw_*
-            named = wiring.launcher_path(bare) if bare != label else None
+            # (`cluster:mi325x-tw`: the runners named after the cluster, as the wiring routes it)
+            guessed = wiring.runner_names(label)
+            named = wiring.launcher_path(guessed[0]) if guessed else None
             unknown = (
-                f"no runner is listed for it, though {named} would run runners named {bare}_* "
+                f"no runner is listed for it, though {named} would run runners named "
+                f"{guessed[0]}_* "
                 "(benchlint checks the entry's routes through it)"
                 if named is not None
                 else "no launcher is named after it"
