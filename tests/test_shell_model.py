@@ -12,7 +12,7 @@ from tree_sitter import Language, Query, QueryCursor
 
 from benchlint.shell import Script, held, model, parse_file
 from benchlint.shell.model import expansion_nodes, parse_tree
-from benchlint.source import SourceText
+from benchlint.source import SourceText, char_offsets
 from tests.conftest import TESTDATA, run_lint, write_repo
 
 
@@ -42,6 +42,24 @@ def test_nested_positions_across_escapes_and_line_breaks() -> None:
 def test_unicode_columns_are_characters() -> None:
     script = parse('echo "héllo"; bash -c "echo ünïcode; mkdir x"\n')
     assert where(script, "mkdir") == [(1, 38, False)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("ab \n\u00e9\u2014\U0001f600\udc80\u0800\u07ff"), max_size=40)
+)
+def test_a_byte_gives_the_character_it_belongs_to(text: str) -> None:
+    """`char_offsets` against UTF-8 itself: each byte of the encoded text (an undecodable byte
+    kept as an escape is one byte) gives the index of the character whose bytes hold it, and
+    the byte after the last gives the length."""
+    expected = [i for i, c in enumerate(text) for _ in c.encode("utf-8", "surrogateescape")]
+    expected.append(len(text))
+    char_of = char_offsets(text)
+    if text.isascii():
+        assert char_of is None
+        return
+    assert char_of is not None
+    assert [char_of(b) for b in range(len(expected))] == expected
 
 
 def test_errexit_state() -> None:

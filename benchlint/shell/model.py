@@ -1319,8 +1319,8 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
 
 def file_char_of(file: SourceText) -> Callable[[int], int]:
     """The character offset of a byte of the file."""
-    table = char_offsets(file.text)
-    return (lambda b: b) if table is None else table.__getitem__
+    char_of = char_offsets(file.text)
+    return (lambda b: b) if char_of is None else char_of
 
 
 def starts_errexit(file: SourceText) -> bool:
@@ -1759,11 +1759,11 @@ def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> S
 def nested_char_of(value: str, offsets: list[int]) -> Callable[[int], int]:
     """The file offset of a byte of a nested script's text (`value`, whose characters are at
     `offsets` in the file)."""
-    table = char_offsets(value)
+    chars = char_offsets(value)
     last = len(value)
 
     def char_of(byte: int) -> int:
-        index = byte if table is None else table[min(byte, len(table) - 1)]
+        index = byte if chars is None else chars(byte)
         if index >= last:
             return offsets[-1] + 1 if offsets else 0
         return offsets[index]
