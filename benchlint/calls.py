@@ -58,6 +58,8 @@ def script_word(command: Command) -> tuple[str, Word] | None:
         return ("source", words[1]) if len(words) > 1 else None
     if words[0].value.endswith((".sh", ".bash")):  # `./run.sh`, `srun ... "$DIR/x.sh"`
         return "run", words[0]
+    if invocation.wrappers and invocation.wrappers[-1].name == "sbatch":
+        return "run", words[0]  # `sbatch job.slurm`: its operand is the job's script, any name
     if not invocation.shell:
         return None
     for word in words[1:]:

@@ -37,7 +37,7 @@ EQUALS_REJECTED = frozenset("pAq")
 # a word whose text is not known, but which bash keeps one word (`"$NODES"`): a value it gives,
 # or where an option could be, no option (the options end there)
 ONE = "\x00"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -222,6 +222,35 @@ def close_names(command: str, option: str) -> list[str]:
         f"{n}={name[len(n) + 1 :]}" for n in names if re.match(rf"{re.escape(n)}-\d", name)
     )
     return ["--" + n for n in dict.fromkeys(close)]
+
+
+def option_name(command: str, option: str) -> str | None:
+    """The long name of an option word as every release of the command reads it (`-p`, `-pgpu`,
+    `--part`, `--partition=gpu`: "partition"); None where no release has it, or where it is
+    a prefix of several or names another option in some release."""
+    options = data()["slurm"]
+    assert isinstance(options, dict)
+    table: dict[str, dict[str, str]] = options["options"][command]
+    found: set[str | None] = set()
+    if option.startswith("--"):
+        name = option[2:].partition("=")[0]
+        for release in tables(command):
+            starting = [n for n in release.long if n.startswith(name)] if name else []
+            found.add(name if name in release.long else starting[0] if len(starting) == 1 else None)
+    elif option.startswith("-") and len(option) > 1:
+        found = {n for n, o in table.items() if o["short"] == option[1] and "-" not in o["arg"]}
+    return found.pop() if len(found) == 1 and None not in found else None
+
+
+def keeps_text(command: str, name: str) -> bool:
+    """Whether every release of the command that has the long option `name` keeps its value
+    as written, checking nothing (`--partition`, `--account`: its set function is an
+    `xstrdup`): a value given after it, on sbatch's command line after the batch script's
+    `#SBATCH` lines, replaces it before anything reads it."""
+    options = data()["slurm"]
+    assert isinstance(options, dict)
+    option = options["options"][command].get(name)
+    return option is not None and "1" in option["text"] and "0" not in option["text"]
 
 
 def short_takes_value(command: str, letter: str) -> bool:

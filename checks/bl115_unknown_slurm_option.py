@@ -27,7 +27,12 @@ Reports a word every release rejects:
   option's value (`#SBATCH --nodes=$NUM_NODES`): sbatch expands none there, and reads the line
   even where its command line gives the option (`sbatch --nodes=2 job.sh` still stops at the
   directive's `$NUM_NODES`: the line must go); in the job's name or comment (`--job-name`, `-J`,
-  `--comment`), where the job still runs under that text, a warning.
+  `--comment`), where the job still runs under that text, a warning. An option whose value sbatch
+  keeps as text, checking nothing (`--partition`, `--account`, `--qos`: its set function in each
+  release's `slurm_opt.c` is an `xstrdup`), is replaced by the same option on sbatch's command
+  line, read after the directives: not reported where every `sbatch` in the repository that
+  submits the script (or reads it from a heredoc) gives the option; counted where a script to
+  fill in (`partition=<partition>`: not linted) has an `sbatch` line that names it.
 
 ## Why is this bad?
 The command stops at once with `unrecognized option`, `option is ambiguous` or `Invalid
@@ -73,7 +78,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.held import once_before
-from benchlint.shell.invocation import resolve_words
+from benchlint.shell.invocation import Wrapper, resolve_words
 from benchlint.shell.model import Command, Script, Word, heredoc_reader
 from benchlint.source import SourceText
 from benchlint.workflow import (
@@ -264,19 +269,78 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
         return
     source = script.file
     filled: bool | None = None  # (whether a script fills this one in: asked once, on need)
+    submissions: list[Wrapper] | None = None  # (the repository's `sbatch` of it: on need)
     for words in slurm.directives(source.text):
         yield from _directive_problems(ctx, script.path, words, source.span)
         for option, word, variable, start, end in _variables(words, source.text):
             if filled is None:
                 filled = _filled_in(ctx, script.path)
-            if not filled:
+            text = _keeps_text(option)  # (the command line's option replaces it)
+            if text and submissions is None:
+                submissions = _submissions(ctx, script.path)
+            if filled or (text and _replaced(option, submissions or [])):
+                continue
+            at = source.span(start, end)
+            if text and _templates_submitting(ctx, script.path):
+                ctx.count(_TEMPLATE, Location(script.path, at))
+            else:
                 help_ = (
                     f"drop the line and give it on sbatch's command line (`sbatch {option}=...`), "
                     "where the shell expands it (left in, the line is still read: a number or a "
                     "time sbatch cannot read stops it even with the option on its command line)"
                 )
-                at = source.span(start, end)
                 yield _variable_finding(script.path, option, word, variable, at, help_)
+
+
+def _keeps_text(option: str) -> bool:
+    name = slurm.option_name("sbatch", option)
+    return name is not None and slurm.keeps_text("sbatch", name)
+
+
+def _submissions(ctx: Context, path: str) -> list[Wrapper]:
+    """The `sbatch` command lines of the repository's scripts that submit the batch script."""
+    found = []
+    for call in ctx.environment.calls.callers_of(path):
+        wrappers = call.command.invocation.wrappers
+        if wrappers and wrappers[-1].name == "sbatch":
+            found.append(wrappers[-1])
+    return found
+
+
+def _templates_submitting(ctx: Context, path: str) -> bool:
+    """Whether a script to fill in (not linted: `Workspace.templates`) has an `sbatch` line
+    that names the batch script: its command line is not read (TensorRT-LLM's `submit.sh`:
+    `partition=<partition>`, then `sbatch --partition=${partition} ${workdir}/x.slurm`)."""
+    name = posixpath.basename(path)
+    for template in ctx.ws.templates:
+        text = (ctx.ws.source(template) or _NONE).text if ctx.ws.is_shell(template) else ""
+        if any("sbatch" in line and name in line for line in _joined_lines(text)):
+            return True
+    return False
+
+
+def _joined_lines(text: str) -> list[str]:
+    """The lines of a script, those a backslash continues joined to the next."""
+    return text.replace("\\\n", " ").splitlines()
+
+
+_TEMPLATE = (
+    "variables in a text option's value in `#SBATCH` lines of batch scripts a script to fill in "
+    "submits, not reported (BL115: whether its sbatch command line gives the option, which "
+    "replaces the text, is not read)"
+)
+
+
+def _replaced(option: str, submissions: list[Wrapper]) -> bool:
+    """Whether every submission gives the option a text option's directive gives (sbatch reads
+    its command line after the script's `#SBATCH` lines, and the later value replaces the
+    text, which nothing has read: h22, TensorRT-LLM's `#SBATCH --partition=${partition}`,
+    which its `submit.sh` gives as `sbatch --partition=...`). None: not replaced."""
+    name = slurm.option_name("sbatch", option)
+    return bool(submissions) and all(
+        any(slurm.option_name("sbatch", given) == name for given, _, _ in wrapper.options)
+        for wrapper in submissions
+    )
 
 
 def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:
@@ -284,7 +348,7 @@ def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:
     as sbatch gets them, after the shell expanded what an unquoted delimiter lets it expand
     (`--nodes=$N` is a number there, whose value is not known), as written in a quoted one."""
     source = script.file
-    for text, offsets, expands in _fed_scripts(script):
+    for text, offsets, expands, wrapper in _fed_scripts(script):
 
         def span(start: int, end: int, offsets: list[int] = offsets) -> Span:
             return source.span(offsets[start], offsets[end - 1] + 1)
@@ -294,16 +358,18 @@ def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:
                 words = [_expanded(w, text, offsets, source.text) for w in words]
             yield from _directive_problems(ctx, script.path, words, span)
             for option, word, variable, start, end in () if expands else _variables(words, text):
+                if _keeps_text(option) and _replaced(option, [wrapper]):
+                    continue
                 help_ = "write the heredoc's delimiter unquoted (`<<EOF`): the shell expands it"
-                yield _variable_finding(
-                    script.path, option, word, variable, span(start, end), help_
-                )
+                at = span(start, end)
+                sbatch = "the `sbatch` that reads it does not give"
+                yield _variable_finding(script.path, option, word, variable, at, help_, sbatch)
 
 
-def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool]]:
+def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool, Wrapper]]:
     """The heredocs sbatch reads its batch script from (no script operand, no `--wrap`), its
     own or a `cat`'s piped to it (`cat <<EOF | sbatch`): each body's text, each character's
-    offset in the file, and whether the shell expands in it."""
+    offset in the file, whether the shell expands in it, and the sbatch that reads it."""
     for command in script.commands:
         if not command.heredocs:
             continue
@@ -322,11 +388,11 @@ def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool]]:
             r.operator in ("<", "<<<") and r.target.node.start_byte > at for r in reader.redirects
         ):
             continue  # (stdin is the last of them: `sbatch <<EOF < job.sh` reads job.sh)
-        if heredoc.body is not None:
+        if heredoc.body is not None and wrapper is not None:
             text, offsets = heredoc.value(heredoc.body, script)
             if not heredoc.quoted:
                 text = _masked(text, offsets, script.file.text)
-            yield text, offsets, not heredoc.quoted
+            yield text, offsets, not heredoc.quoted, wrapper
 
 
 def _masked(text: str, offsets: list[int], file_text: str) -> str:
@@ -424,19 +490,31 @@ def _variables(
 
 
 def _variable_finding(
-    path: str, option: str, word: str, variable: re.Match[str], span: Span, help_: str
+    path: str,
+    option: str,
+    word: str,
+    variable: re.Match[str],
+    span: Span,
+    help_: str,
+    sbatch: str = "no `sbatch` of the script in the repository gives",
 ) -> Finding:
     named = _named(option)  # (a name the job only carries: it runs, so named)
+    if named:
+        why = f"the job runs with that text as its {named}"
+    elif _keeps_text(option):
+        why = (
+            f"sbatch takes the text as written: {sbatch} the option on its command line, "
+            "which would replace it"
+        )
+    else:
+        why = (
+            "an option that takes a number or a time rejects it and nothing is submitted; "
+            "any other takes the text as written"
+        )
     return Finding(
         "BL115",
         f"sbatch expands no variable in an `#SBATCH` line: `{clip(option, 30)}` gets "
-        f"the text `{variable.group(0)}` itself, not the variable's value "
-        + (
-            f"(the job runs with that text as its {named})"
-            if named
-            else "(an option that takes a number or a time rejects it and nothing is "
-            "submitted; any other takes the text as written)"
-        ),
+        f"the text `{variable.group(0)}` itself, not the variable's value ({why})",
         Location(path, span),
         subject=f"sbatch-variable:{word}",
         help=help_,

@@ -130,7 +130,24 @@ def test_slurm_options_have_provenance_and_the_docs_quote_their_range() -> None:
         for name, option in table.items():
             assert len(option["arg"]) == len(releases) and set(option["arg"]) <= set("-012"), name
             assert option["arg"] != "-" * len(releases), name
-    assert data["slurm"]["options"]["srun"]["time"] == {"short": "t", "arg": "1" * len(releases)}
+            # (kept as text where the release has the option, and only there)
+            assert [a == "-" for a in option["arg"]] == [t == "-" for t in option["text"]], name
+    every = "1" * len(releases)
+    assert data["slurm"]["options"]["srun"]["time"] == {
+        "short": "t",
+        "arg": every,
+        "text": "0" * len(releases),
+    }
+    assert data["slurm"]["options"]["sbatch"]["partition"] == {
+        "short": "p",
+        "arg": every,
+        "text": every,
+    }
+    assert slurm.keeps_text("sbatch", "account") and not slurm.keeps_text("sbatch", "nodes")
+    assert (
+        slurm.option_name("sbatch", "-pgpu") == slurm.option_name("sbatch", "--part") == "partition"
+    )
+    assert slurm.option_name("sbatch", "--n") is None  # (a prefix of several)
     doc = get_rule("BL115").doc  # type: ignore[union-attr]
     assert f"Slurm release from {versions[0]} to {versions[-1]}" in doc
 

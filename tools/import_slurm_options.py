@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "benchlint" / "data" / "slurm_options.json"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SLURM_MAJORS = ("20-11", "21-08", "22-05", "23-02", "23-11", "24-05", "24-11", "25-05", "25-11")
 SLURM_MAJORS += ("26-05",)
 COMMANDS = ("srun", "sbatch", "salloc")
@@ -65,14 +65,41 @@ def _without_comments(text: str) -> str:
     return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
 
 
-def slurm_options(text: str) -> dict[str, dict[str, tuple[int, str | None]]]:
-    """Each command's named options in slurm_opt.c: {command: {name: (has_arg, short letter)}}
-    (one name may be two options: srun's `--wait=SECONDS`, sbatch's `--wait`)."""
+def text_setters(text: str) -> frozenset[str]:
+    """The set functions that keep the value as written, checking nothing (`arg_set_partition`:
+    `opt->partition = xstrdup(arg)`): those a macro of slurm_opt.c defines whose body, or a
+    macro it expands, writes `arg_set_##field` as an `xstrdup(arg)`, invoked with a field."""
+    text = _without_comments(text)
+    bodies = {
+        name: body.replace("\\\n", " ")
+        for name, body in re.findall(r"#define (\w+)\(field\)((?:[^\n]*\\\n)*[^\n]*)", text)
+    }
+
+    def sets_text(macro: str, depth: int = 0) -> bool:
+        body = bodies.get(macro, "")
+        if "arg_set_##field(" in body and re.search(r"=\s*xstrdup\(arg\)", body):
+            return True
+        return depth < 3 and any(
+            sets_text(inner, depth + 1) for inner in re.findall(r"\b(\w+)\(field\)", body)
+        )
+
+    setters = [name for name in bodies if sets_text(name)]
+    if not setters:
+        raise SystemExit("slurm_opt.c: no macro that defines a set function keeping its text")
+    fields = re.findall(rf"^(?:{'|'.join(setters)})\((\w+)\)", text, re.M)
+    return frozenset(f"arg_set_{field}" for field in fields if field != "field")  # (not in a macro)
+
+
+def slurm_options(text: str) -> dict[str, dict[str, tuple[int, str | None, bool]]]:
+    """Each command's named options in slurm_opt.c: {command: {name: (has_arg, short letter,
+    whether its value is kept as written: `text_setters`)}} (one name may be two options:
+    srun's `--wait=SECONDS`, sbatch's `--wait`)."""
+    setters = text_setters(text)
     text = _without_comments(text)
     table = re.search(r"common_options\[\]\s*=\s*\{(.*?)\};", text, re.S)
     if table is None:
         raise SystemExit("slurm_opt.c: no common_options[] table")
-    found: dict[str, dict[str, tuple[int, str | None]]] = {c: {} for c in COMMANDS}
+    found: dict[str, dict[str, tuple[int, str | None, bool]]] = {c: {} for c in COMMANDS}
     for variable in re.findall(r"&slurm_opt_(\w+)", table.group(1)):
         body = re.search(rf"slurm_cli_opt_t slurm_opt_{variable}\s*=\s*\{{(.*?)\}};", text, re.S)
         if body is None:
@@ -82,10 +109,11 @@ def slurm_options(text: str) -> dict[str, dict[str, tuple[int, str | None]]]:
         if name == "NULL":
             continue  # (options that exist only as environment variables)
         val = fields.get("val", "")
-        option = (_HAS_ARG[fields["has_arg"]], val[1] if re.fullmatch(r"'.'", val) else None)
+        arg, short = _HAS_ARG[fields["has_arg"]], val[1] if re.fullmatch(r"'.'", val) else None
         for command in COMMANDS:
-            if "set_func" in fields or f"set_func_{command}" in fields:
-                found[command][json.loads(name)] = option
+            setter = fields.get(f"set_func_{command}", fields.get("set_func"))
+            if setter is not None:
+                found[command][json.loads(name)] = (arg, short, setter in setters)
     return found
 
 
@@ -128,12 +156,14 @@ def main() -> None:
         text, where = _source(slurm, tag, "src/common/slurm_opt.c")
         releases.append({"version": major.replace("-", "."), **where})
         for command, table in slurm_options(text).items():
-            for name, (arg, short) in table.items():
+            for name, (arg, short, kept) in table.items():
+                absent = "-" * len(SLURM_MAJORS)
                 known = options[command].setdefault(
-                    name, {"short": short, "arg": "-" * len(SLURM_MAJORS)}
+                    name, {"short": short, "arg": absent, "text": absent}
                 )
-                was = str(known["arg"])
+                was, text_was = str(known["arg"]), str(known["text"])
                 known["arg"] = was[:index] + str(arg) + was[index + 1 :]
+                known["text"] = text_was[:index] + str(int(kept)) + text_was[index + 1 :]
                 known["short"] = short  # (the newest release's)
     pyxis_releases = []
     pyxis_found: dict[str, int] = {}
@@ -151,7 +181,9 @@ def main() -> None:
             "releases": releases,
             # per command, each option: its short letter and, one character per release,
             # whether it takes a value (0 none, 1 required, 2 optional: only as --name=VALUE;
-            # -: the release has no such option)
+            # -: the release has no such option), and whether the release keeps its value as
+            # written, checking nothing (1: `xstrdup(arg)`, as for `--partition`; 0: its set
+            # function reads it; -: no such option)
             "options": {c: dict(sorted(table.items())) for c, table in options.items()},
         },
         "pyxis": {
