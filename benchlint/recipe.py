@@ -7,6 +7,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 
 from benchlint import profile
+from benchlint.finding import Span
 from benchlint.images import dynamo_release, image_release
 from benchlint.yamlmodel import YamlDocument, YNode
 
@@ -199,6 +200,12 @@ def benchmark_script(root: YNode | None, types: Container[str] = ()) -> str | No
     """The repository script a recipe's `benchmark.command` runs (`bash /infmax-workspace/x.sh`:
     srt-slurm mounts this repository at /infmax-workspace), or, in an srt-slurm checkout, the
     script of its `benchmark.type` (`types`: the scripts of the checkout, by path)."""
+    found = _benchmark_script(root, types)
+    return found[0] if found is not None else None
+
+
+def _benchmark_script(root: YNode | None, types: Container[str]) -> tuple[str, YNode] | None:
+    """`benchmark_script`, with the value that names it."""
     settings = settings_root(root)
     benchmark = settings.get("benchmark") if settings is not None else None
     if benchmark is None or not benchmark.is_map:
@@ -206,11 +213,11 @@ def benchmark_script(root: YNode | None, types: Container[str] = ()) -> str | No
     command = benchmark.get("command")
     if command is not None and command.is_scalar:
         match = _WORKSPACE_SCRIPT.search(command.value)
-        return match.group(1) if match else None
+        return (match.group(1), command) if match else None
     kind = benchmark.get("type")
     if kind is not None and kind.is_scalar and kind.value:
         path = profile.BENCHMARK_TYPE_SCRIPT.format(type=kind.value)
-        return path if path in types else None
+        return (path, kind) if path in types else None
     return None
 
 
@@ -226,24 +233,26 @@ class ScriptRun:
     workers: frozenset[str]
     dev_mode: bool
     release: str | None = None
+    span: Span | None = None  # of the `benchmark.command` (or `type`) that runs the script
 
 
 def script_run(
     path: str, root: YNode | None, types: Container[str] = ()
 ) -> tuple[str, ScriptRun] | None:
     """(the script, how this recipe runs it), or None for a recipe that runs no script."""
-    script = benchmark_script(root, types)
-    if script is None:
+    found = _benchmark_script(root, types)
+    if found is None:
         return None
+    script, names = found
     backend = backend_type(root)
     dev = sets_variable(root, "VLLM_SERVER_DEV_MODE", ("1", "true"))
     workers = frozenset({backend} if backend else ())
     server = profile.FRONTEND_SERVERS.get(frontend_type(root))
     release = None
     if server is not None and server in workers:  # the workers serve: their image's release
-        found = image_release(container_image(root) or "")
-        release = found[1] if found is not None and found[0] == server else None
-    return script, ScriptRun(path, server, workers, dev, release)
+        image = image_release(container_image(root) or "")
+        release = image[1] if image is not None and image[0] == server else None
+    return script, ScriptRun(path, server, workers, dev, release, names.span)
 
 
 def container_image(root: YNode | None) -> str | None:

@@ -606,7 +606,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 lacking = _launched_release_problem(ctx, probe, server, served_by, dev_mode)
         else:
             # the recipes that run the script, by what is wrong for each (the servers differ)
-            failing: dict[str, list[str]] = {}
+            failing: dict[str, list[ScriptRun]] = {}
             for run in ctx.wiring.script_runs.get(script.path, []):
                 run_dev_mode = dev_mode or run.dev_mode
                 found = _run_problem(probe, run, run_dev_mode)
@@ -614,8 +614,9 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                     _run_problem(other, run, run_dev_mode) is None for other in others
                 ):
                     continue
-                failing.setdefault(found, []).append(run.recipe)
-            for found, recipes in failing.items():
+                failing.setdefault(found, []).append(run)
+            for found, runs in failing.items():
+                recipes = [run.recipe for run in runs]
                 shown = ", ".join(recipes[:3]) + (
                     f" and {len(recipes) - 3} more" if len(recipes) > 3 else ""
                 )
@@ -623,6 +624,11 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                     "BL304",
                     f"{found} when run by {shown}: this probe fails forever or tells nothing",
                     probe.location,
+                    related=tuple(
+                        Location(run.recipe, run.span, "runs the script")
+                        for run in runs
+                        if run.span is not None
+                    ),
                     subject=f"{probe.kind}:{probe.value}",
                     involves=tuple(sorted(recipes)),
                 )
