@@ -697,6 +697,16 @@ def _run_problem(probe: Probe, run: ScriptRun, dev_mode: bool) -> str | None:
     return _problem(probe, run.frontend, run.workers, dev_mode)
 
 
+def _beyond(ctx: Context) -> list[str]:
+    """The scripts out of scope it looks at too: `beyond_scope`'s, and those a named recipe
+    runs (`benchmark.command`: a finding there has the recipe as a related location)."""
+    scripts = list(beyond_scope(ctx))  # (a copy: it may be the workspace's list)
+    if ctx.in_scope(ctx.ws.yaml_paths):
+        runs = ctx.wiring.script_runs.items()
+        scripts += [s for s, by in runs if any(ctx.in_scope([run.recipe]) for run in by)]
+    return list(dict.fromkeys(scripts))
+
+
 @rule(
     "BL304",
     "unexposed-endpoint",
@@ -705,7 +715,7 @@ def _run_problem(probe: Probe, run: ScriptRun, dev_mode: bool) -> str | None:
     precision="medium",
     document_pass=_manifest_pass,
     script_pass=_script_pass,
-    beyond=beyond_scope,
+    beyond=_beyond,
 )
 def check(ctx: Context) -> Iterator[Finding]:
     for path in ctx.in_scope(ctx.ws.yaml_paths):
