@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from sys import intern
-from typing import Any
+from typing import Any, overload
 
 from benchlint.finding import Span
 from benchlint.source import SourceText
@@ -76,19 +76,70 @@ def resolve_float(text: str) -> float:
     return sign * float(value)
 
 
-_NO_PAIRS: tuple[tuple[YNode, YNode], ...] = ()
+class Pairs(Sequence[tuple["YNode", "YNode"]]):
+    """A mapping's pairs in order, kept as one flat list of its keys and values (`flat`: key,
+    value, key, value...): a tuple per pair took 64 bytes, 7 MiB for InferenceX's 110,000."""
+
+    __slots__ = ("flat",)
+
+    def __init__(self, flat: Sequence[YNode]) -> None:
+        self.flat = flat
+
+    def __len__(self) -> int:
+        return len(self.flat) >> 1
+
+    def __iter__(self) -> Iterator[tuple[YNode, YNode]]:
+        flat = self.flat
+        return zip(flat[::2], flat[1::2], strict=True)
+
+    def __reversed__(self) -> Iterator[tuple[YNode, YNode]]:
+        flat = self.flat
+        return zip(flat[-2::-2], flat[-1::-2], strict=True)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[YNode, YNode]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[YNode, YNode]]: ...
+    def __getitem__(self, index: int | slice) -> tuple[YNode, YNode] | list[tuple[YNode, YNode]]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        count = len(self.flat) >> 1
+        at = index + count if index < 0 else index
+        if not 0 <= at < count:
+            raise IndexError(index)
+        return self.flat[2 * at], self.flat[2 * at + 1]
+
+
+_NO_PAIRS = Pairs(())
 _NO_ITEMS: tuple[YNode, ...] = ()
 
 
-# A span is kept as one int, 28 bits a field (a YAML model holds a few hundred thousand nodes:
-# a tuple of four ints each took three times the memory). 28 bits count lines and columns to
-# 268 million, past any file benchlint reads.
+# A span is kept as one int (a YAML model holds a few hundred thousand nodes: a tuple of four
+# ints each took three times the memory): narrow, 17 bits a line and 13 a column, 60 bits in
+# all, where they fit: an int of 32 bytes, where one of 112 bits takes 48 (Python's allocator
+# rounds to 16; 3 MiB over InferenceX's YAML); else wide, 28 bits a field (lines and columns
+# to 268 million, past any file benchlint reads) under a mark above them.
+_LINES, _COLUMNS = 1 << 17, 1 << 13
 _FIELD = 28
 _MASK = (1 << _FIELD) - 1
+_WIDE = 1 << 4 * _FIELD
 
 
 def _pack(line: int, column: int, end_line: int, end_column: int) -> int:
-    return (((line << _FIELD | column) << _FIELD | end_line) << _FIELD) | end_column
+    if line < _LINES and end_line < _LINES and column < _COLUMNS and end_column < _COLUMNS:
+        return ((line << 13 | column) << 17 | end_line) << 13 | end_column
+    return _WIDE | (((line << _FIELD | column) << _FIELD | end_line) << _FIELD) | end_column
+
+
+def _unpack(packed: int) -> tuple[int, int, int, int]:
+    if packed >> 60:
+        return (
+            packed >> 3 * _FIELD & _MASK,
+            packed >> 2 * _FIELD & _MASK,
+            packed >> _FIELD & _MASK,
+            packed & _MASK,
+        )
+    return packed >> 43, packed >> 30 & 0x1FFF, packed >> 13 & 0x1FFFF, packed & 0x1FFF
 
 
 class YNode:
@@ -102,7 +153,7 @@ class YNode:
     kind: str  # "map" | "seq" | "scalar" | "alias" (inside the collection it names)
     value: str = ""  # scalar text (after YAML unquoting); an alias's anchor
     style: str | None = None  # scalar quoting style: None (plain), "'", '"', "|", ">"
-    pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS
+    pairs: Pairs = _NO_PAIRS
     items: Sequence[YNode] = _NO_ITEMS
 
     def __new__(
@@ -130,7 +181,7 @@ class YNode:
         self.kind = kind
         self._span = span if isinstance(span, int) else _pack(*span)
         if isinstance(self, _Collection):
-            self.pairs = pairs
+            self.pairs = pairs if isinstance(pairs, Pairs) else Pairs([x for p in pairs for x in p])
             self.items = items
         elif isinstance(self, _Text):
             self.value = value
@@ -138,13 +189,7 @@ class YNode:
 
     @property
     def span(self) -> Span:
-        packed = self._span
-        return Span(
-            packed >> 3 * _FIELD,
-            packed >> 2 * _FIELD & _MASK,
-            packed >> _FIELD & _MASK,
-            packed & _MASK,
-        )
+        return Span(*_unpack(self._span))
 
     @span.setter
     def span(self, span: Span) -> None:
@@ -168,17 +213,17 @@ class YNode:
     def get(self, key: str) -> YNode | None:
         """The value for `key` as PyYAML sees it: on a duplicate key the last one; a key of
         the mapping itself before one merged in with `<<: *anchor`."""
-        pairs = self.pairs
+        flat = self.pairs.flat
         merges = False
-        for i in range(len(pairs) - 1, -1, -1):  # the last one wins
-            k = pairs[i][0]
+        for i in range(len(flat) - 2, -1, -2):  # the last one wins
+            k = flat[i]
             if k.value == key and k.kind == "scalar":
-                return pairs[i][1]
+                return flat[i + 1]
             merges = merges or k.value == "<<"
         if not merges:
             return None
         # several `<<` keys: the later one wins (PyYAML up to 6.0.3); in a list, the first
-        for k, v in reversed(pairs):
+        for k, v in reversed(self.pairs):
             if k.value == "<<" and k.kind == "scalar" and k.style is None:
                 for source in [v] if v.kind == "map" else [m for m in v.items if m.kind == "map"]:
                     found = source.get(key)
@@ -467,7 +512,7 @@ def _decode(data: Any, nodes: list[YNode]) -> YNode:
         node.items = [_decode(item, nodes) for item in data[1]]
     else:
         node.kind, node.items = "map", _NO_ITEMS
-        node.pairs = [(_decode(k, nodes), _decode(v, nodes)) for k, v in data[1]]
+        node.pairs = Pairs([_decode(x, nodes) for pair in data[1] for x in pair])
     return node
 
 

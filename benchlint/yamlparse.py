@@ -28,11 +28,13 @@ from ruamel.yaml.scanner import ScannerError
 from benchlint.finding import Span
 from benchlint.source import SourceText
 from benchlint.yamlmodel import (
-    _FIELD,
+    _COLUMNS,
+    _LINES,
     _NO_ITEMS,
     _NO_PAIRS,
     MAX_DEPTH,
     DepthError,
+    Pairs,
     YamlDocument,
     YamlError,
     YNode,
@@ -41,6 +43,7 @@ from benchlint.yamlmodel import (
     _lines_as_files_count_them,
     _pack,
     _Text,
+    _unpack,
 )
 
 _new = object.__new__
@@ -150,9 +153,16 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 value = event.value
                 scalar = _new(_Text)  # (its fields set here: a fifth fewer instructions)
                 scalar.kind, scalar.style = "scalar", event.style or None
-                scalar._span = (  # (`_pack`, inlined)
-                    ((start.line + 1) << _FIELD | (start.column + 1)) << _FIELD | (end.line + 1)
-                ) << _FIELD | (end.column + 1)
+                line, column = start.line + 1, start.column + 1
+                end_line, end_column = end.line + 1, end.column + 1
+                scalar._span = (  # (`_pack`, inlined where the span is narrow)
+                    ((line << 13 | column) << 17 | end_line) << 13 | end_column
+                    if line < _LINES
+                    and end_line < _LINES
+                    and column < _COLUMNS
+                    and end_column < _COLUMNS
+                    else _pack(line, column, end_line, end_column)
+                )
                 scalar.value = intern(value) if len(value) <= 64 else value  # keys and flags repeat
                 node = scalar
                 if event.anchor:
@@ -166,7 +176,7 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 node = YNode(
                     "map" if is_map else "seq",
                     _pack(start.line + 1, start.column + 1, start.line + 1, start.column + 1),
-                    pairs=children if is_map else _NO_PAIRS,
+                    pairs=Pairs(children) if is_map else _NO_PAIRS,
                     items=_NO_ITEMS if is_map else children,
                 )
                 if event.anchor:
@@ -177,12 +187,10 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                 frame = stack.pop()
                 node = frame[3]
                 end = event.end_mark
-                # the start kept, the end set: the low two fields replaced
-                node._span = (node._span >> 2 * _FIELD << 2 * _FIELD) | (
-                    (end.line + 1) << _FIELD | (end.column + 1)
-                )
-                if is_map and len(children) > 1:
-                    keys = [k.value for k, _ in children if k.kind == "scalar"]
+                line, column, _, _ = _unpack(node._span)  # (the start kept, the end set)
+                node._span = _pack(line, column, end.line + 1, end.column + 1)
+                if is_map and len(children) > 2:
+                    keys = [k.value for k in children[::2] if k.kind == "scalar"]
                     # (the same text twice, or a key PyYAML may read as another's: `yes`, `1.0`)
                     if len(set(keys)) < len(keys) or _MAY_EQUAL.search("\n".join(keys)):
                         repeats.append(node)
@@ -210,7 +218,7 @@ def _build_fast(text: str, repeats: list[YNode]) -> list[YNode] | None:
                     raise _unhashable(node)
                 pending = node
             else:
-                children.append((pending, node))
+                children += (pending, node)  # (`Pairs`: keys and values in one list)
                 pending = None
     finally:
         parser.dispose()
@@ -258,7 +266,7 @@ def _convert(node: Any, memo: dict[int, YNode], open_: set[int] | None = None) -
         result = _Collection("map", span)
         memo[id(node)] = result
         open_.add(id(node))
-        result.pairs = [(_convert(k, memo, open_), _convert(v, memo, open_)) for k, v in node.value]
+        result.pairs = Pairs([_convert(x, memo, open_) for pair in node.value for x in pair])
         open_.discard(id(node))
         for key, _ in result.pairs:
             if key.kind in ("map", "seq"):

@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from benchlint.finding import Span
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YNode, parse_yaml
 from benchlint.yamlparse import _compose_pure, _convert
@@ -193,3 +196,34 @@ def _runs(text: str) -> tuple[SourceText, list[YNode]]:
     document = parse_yaml(source)
     assert document is not None and document.root is not None
     return source, [item.get("run") for item in document.root.get("steps").items]
+
+
+_FIELDS = st.integers(min_value=1, max_value=(1 << 28) - 1)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.tuples(_FIELDS, _FIELDS, _FIELDS, _FIELDS) | st.tuples(*[st.integers(1, 9000)] * 4))
+def test_a_packed_span_gives_its_fields_back(fields: tuple[int, int, int, int]) -> None:
+    """Narrow spans (lines below 2**17, columns below 2**13: an int of 32 bytes) and wide ones
+    (28 bits a field) both unpack to what was packed."""
+    from benchlint.yamlmodel import _pack, _unpack
+
+    packed = _pack(*fields)
+    assert _unpack(packed) == fields
+    narrow = fields[0] < 1 << 17 and fields[2] < 1 << 17 and max(fields[1], fields[3]) < 1 << 13
+    assert (packed < 1 << 60) == narrow
+
+
+def test_a_scalar_past_column_8191_keeps_its_place() -> None:
+    """A value on a line longer than a narrow span's columns (minified JSON as YAML) is
+    placed where it is, as is the mapping that ends after it."""
+    text = "a: {" + ", ".join(f"k{i}: {i}" for i in range(1500)) + ", last: here}\n"
+    document = parse_yaml(SourceText("x.yaml", text.encode()))
+    mapping = document.root.get("a")
+    assert mapping is not None
+    value = mapping.get("last")
+    assert value is not None and value.value == "here"
+    column = text.index("here") + 1
+    assert column > 8191
+    assert value.span == Span(1, column, 1, column + 4)
+    assert mapping.span == Span(1, 4, 1, len(text))
