@@ -387,26 +387,37 @@ class Wiring:
         """Script path -> the recipes that run it (`benchmark.command`), in path order (the
         findings that name them are the same whatever order the files were found in)."""
         runs: dict[str, list[ScriptRun]] = {}
-        masters = set(self.ws.glob(self.layout.master_configs))
-        # an srt-slurm checkout: the scripts its recipes' `benchmark.type` names
-        head, _, _ = profile.BENCHMARK_TYPE_SCRIPT.partition("{type}")
-        types = {p for p in self.ws.shell_paths if p.startswith(head)}
         for path in sorted(self.ws.yaml_paths):  # any recipe, wherever kept, can run a script
-            if path in masters:
-                continue
-            source = self.ws.source(path)
-            if source is None:
-                continue
-            text = source.text
-            if profile.SCRIPT_RUN_MARKER not in text.lower() and not (
-                types and "benchmark" in text
-            ):
-                continue  # a recipe that runs no script of this repository
-            document = self.ws.yaml(path)
-            found = script_run(path, document.root if document is not None else None, types)
+            found = self.script_run_of(path)
             if found is not None:
                 runs.setdefault(found[0], []).append(found[1])
         return runs
+
+    def script_run_of(self, path: str) -> tuple[str, ScriptRun] | None:
+        """The script a YAML file (not a master config) runs as a recipe, and how."""
+        if path in self._masters:
+            return None
+        source = self.ws.source(path)
+        if source is None:
+            return None
+        text = source.text
+        if profile.SCRIPT_RUN_MARKER not in text.lower() and not (
+            self._type_scripts and "benchmark" in text
+        ):
+            return None  # a recipe that runs no script of this repository
+        document = self.ws.yaml(path)
+        root = document.root if document is not None else None
+        return script_run(path, root, self._type_scripts)
+
+    @cached_property
+    def _masters(self) -> frozenset[str]:
+        return frozenset(self.ws.glob(self.layout.master_configs))
+
+    @cached_property
+    def _type_scripts(self) -> frozenset[str]:
+        """An srt-slurm checkout's scripts that a recipe's `benchmark.type` names."""
+        head, _, _ = profile.BENCHMARK_TYPE_SCRIPT.partition("{type}")
+        return frozenset(p for p in self.ws.shell_paths if p.startswith(head))
 
     # -- master configs --------------------------------------------------------------------
     def _entries(self) -> list[Entry]:

@@ -701,9 +701,10 @@ def _beyond(ctx: Context) -> list[str]:
     """The scripts out of scope it looks at too: `beyond_scope`'s, and those a named recipe
     runs (`benchmark.command`: a finding there has the recipe as a related location)."""
     scripts = list(beyond_scope(ctx))  # (a copy: it may be the workspace's list)
-    if ctx.in_scope(ctx.ws.yaml_paths):
-        runs = ctx.wiring.script_runs.items()
-        scripts += [s for s, by in runs if any(ctx.in_scope([run.recipe]) for run in by)]
+    for path in ctx.in_scope(ctx.ws.yaml_paths):
+        found = ctx.wiring.script_run_of(path)
+        if found is not None:
+            scripts.append(found[0])
     return list(dict.fromkeys(scripts))
 
 
