@@ -428,6 +428,11 @@ UNDECIDED_RECIPE = (
     "custom tag, an alias the site's srtslurm.yaml resolves, or a release between two measured "
     "ones that differ on it)"
 )
+UNDECIDED_UNNAMED = (
+    "YAML files with an srtctl recipe's engine flags (`backend.<engine>_config`) and a flag only "
+    "some releases accept, not checked against a release (BL303: no model.container names the "
+    "image: a file of another schema, or a template another file completes)"
+)
 UNDECIDED_MANIFEST = (
     "engine launches in containers (Kubernetes, `docker run`) or SkyPilot tasks with a flag only "
     "some releases accept not checked against their release (BL303: the image names no release, "
@@ -897,13 +902,17 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
             container = _container(root, where)
             found = image_release(container.value) if container is not None else None
             version = found[1] if found is not None and found[0] == engine else None
-            flags = [flag_name(k.value) for k, _ in mapping.live_pairs() if k.is_scalar]
-            if any(
-                data.varies(engine, f)
-                and (version is None or data.accepts(engine, version, f) is None)
-                for f in flags
-            ):
-                ctx.count(UNDECIDED_RECIPE, Location(path, (container or mapping).span))
+            undecided = [
+                k
+                for k, _ in mapping.live_pairs()
+                if k.is_scalar
+                and data.varies(engine, flag := flag_name(k.value))
+                and (version is None or data.accepts(engine, version, flag) is None)
+            ]
+            if undecided and container is not None:
+                ctx.count(UNDECIDED_RECIPE, Location(path, container.span))
+            elif undecided:  # (h22: SGLang's CI recipes, their image in `runtime.image`)
+                ctx.count(UNDECIDED_UNNAMED, Location(path, undecided[0].span))
             if version is None:
                 keys = [k for k, _ in mapping.live_pairs() if k.is_scalar]
                 apart = [(flag_name(k.value), k.value, Location(path, k.span)) for k in keys]
