@@ -335,7 +335,7 @@ def _replaced(option: str, submissions: list[Wrapper]) -> bool:
     """Whether every submission gives the option a text option's directive gives (sbatch reads
     its command line after the script's `#SBATCH` lines, and the later value replaces the
     text, which nothing has read: h22, TensorRT-LLM's `#SBATCH --partition=${partition}`,
-    which its `submit.sh` gives as `sbatch --partition=...`). None: not replaced."""
+    which its `submit.sh` gives as `sbatch --partition=...`); no submission: not replaced."""
     name = slurm.option_name("sbatch", option)
     return bool(submissions) and all(
         any(slurm.option_name("sbatch", given) == name for given, _, _ in wrapper.options)
