@@ -181,3 +181,95 @@ def test_the_workflow_schema_has_provenance_is_closed_and_the_doc_quotes_its_rel
     assert data["root"] in data["definitions"]
     doc = get_rule("BL208").doc  # type: ignore[union-attr]
     assert f"{source['package']}` {source['version']}" in doc
+
+
+def test_the_slurm_reader_tells_text_setters_from_those_that_check() -> None:
+    """`tools/import_slurm_options.py` on a slurm_opt.c of Slurm's shape, written here: a set
+    function a macro defines as an `xstrdup(arg)` (directly, through a macro that expands it,
+    sbatch's own) keeps its text; one written out, or a macro's that parses, does not."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "import_slurm_options", Path(__file__).parent.parent / "tools/import_slurm_options.py"
+    )
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    source = """
+#define COMMON_STRING_OPTION(field)	\\
+COMMON_STRING_OPTION_SET(field)		\\
+COMMON_STRING_OPTION_GET(field)
+#define COMMON_STRING_OPTION_SET(field)				\\
+static int arg_set_##field(slurm_opt_t *opt, const char *arg)	\\
+{								\\
+	xfree(opt->field);					\\
+	opt->field = xstrdup(arg);				\\
+	return SLURM_SUCCESS;					\\
+}
+#define COMMON_STRING_OPTION_GET(field)				\\
+static char *arg_get_##field(slurm_opt_t *opt)			\\
+{								\\
+	return xstrdup(opt->field);				\\
+}
+#define COMMON_SBATCH_STRING_OPTION_SET(field)			\\
+static int arg_set_##field(slurm_opt_t *opt, const char *arg)	\\
+{								\\
+	if (!opt->sbatch_opt)					\\
+		return SLURM_ERROR;				\\
+	opt->sbatch_opt->field = xstrdup(arg);			\\
+	return SLURM_SUCCESS;					\\
+}
+#define COMMON_INT_OPTION_SET(field)				\\
+static int arg_set_##field(slurm_opt_t *opt, const char *arg)	\\
+{								\\
+	opt->field = parse_int(#field, arg, true);		\\
+	return SLURM_SUCCESS;					\\
+}
+
+COMMON_STRING_OPTION(partition);
+static slurm_cli_opt_t slurm_opt_partition = {
+	.name = "partition",
+	.has_arg = required_argument,
+	.val = 'p',
+	.set_func = arg_set_partition,
+};
+COMMON_SBATCH_STRING_OPTION_SET(wrap);
+static slurm_cli_opt_t slurm_opt_wrap = {
+	.name = "wrap",
+	.has_arg = required_argument,
+	.set_func_sbatch = arg_set_wrap,
+};
+COMMON_INT_OPTION_SET(ntasks);
+static slurm_cli_opt_t slurm_opt_ntasks = {
+	.name = "ntasks",
+	.has_arg = required_argument,
+	.val = 'n',
+	.set_func = arg_set_ntasks,
+};
+static int arg_set_nodes(slurm_opt_t *opt, const char *arg)
+{
+	opt->nodes = xstrdup(arg);
+	return verify_node_count(arg) ? SLURM_SUCCESS : SLURM_ERROR;
+}
+static slurm_cli_opt_t slurm_opt_nodes = {
+	.name = "nodes",
+	.has_arg = required_argument,
+	.val = 'N',
+	.set_func = arg_set_nodes,
+};
+static const slurm_cli_opt_t *common_options[] = {
+	&slurm_opt_nodes,
+	&slurm_opt_ntasks,
+	&slurm_opt_partition,
+	&slurm_opt_wrap,
+	NULL
+};
+"""
+    options = tool.slurm_options(source)
+    assert options["sbatch"] == {
+        "nodes": (1, "N", False),
+        "ntasks": (1, "n", False),
+        "partition": (1, "p", True),
+        "wrap": (1, None, True),
+    }
+    assert "wrap" not in options["srun"] and options["srun"]["partition"] == (1, "p", True)

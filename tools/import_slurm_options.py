@@ -11,7 +11,10 @@ when the three commands' options moved there). Its `common_options[]` table list
 an option is in a command's getopt table when it has a `.name` and a `.set_func` (all three
 commands) or the command's own `.set_func_srun`, `.set_func_sbatch` or `.set_func_salloc`
 (`slurm_option_table_create`). `.has_arg` says whether it takes a value, `.val` its short letter
-when it is a character. The options stop at the first operand (the table's `+`).
+when it is a character. The options stop at the first operand (the table's `+`). Whether the
+release keeps an option's value as written (`text`): its set function is one a macro defines as
+an `xstrdup(arg)` (`COMMON_STRING_OPTION(partition)`), which checks nothing, so a later value
+(sbatch's command line after the `#SBATCH` lines) replaces it before anything reads it.
 
 pyxis: `spank_opts[]` in each release's `args.c` (`pyxis_slurmstepd.c` before 0.8): name and
 `has_arg` of each option. SPANK options are offered by srun, and by salloc and sbatch for the
