@@ -429,9 +429,10 @@ UNDECIDED_RECIPE = (
     "ones that differ on it)"
 )
 UNDECIDED_UNNAMED = (
-    "YAML files with an srtctl recipe's engine flags (`backend.<engine>_config`) and a flag only "
-    "some releases accept, not checked against a release (BL303: no model.container names the "
-    "image: a file of another schema, or a template another file completes)"
+    "recipes with an engine flag only some releases accept and no model.container, not checked "
+    "against a release (BL303: nothing in them names the image: one the site's srtslurm.yaml "
+    "gives, a file of another schema that holds srtctl's `backend.<engine>_config`, or a "
+    "template another file completes)"
 )
 UNDECIDED_MANIFEST = (
     "engine launches in containers (Kubernetes, `docker run`) or SkyPilot tasks with a flag only "
