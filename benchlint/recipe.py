@@ -196,16 +196,11 @@ def backend_type(root: YNode | None) -> str | None:
     return kind.value.strip().lower() if kind is not None and kind.is_scalar else None
 
 
-def benchmark_script(root: YNode | None, types: Container[str] = ()) -> str | None:
+def benchmark_script(root: YNode | None, types: Container[str]) -> tuple[str, YNode] | None:
     """The repository script a recipe's `benchmark.command` runs (`bash /infmax-workspace/x.sh`:
     srt-slurm mounts this repository at /infmax-workspace), or, in an srt-slurm checkout, the
-    script of its `benchmark.type` (`types`: the scripts of the checkout, by path)."""
-    found = _benchmark_script(root, types)
-    return found[0] if found is not None else None
-
-
-def _benchmark_script(root: YNode | None, types: Container[str]) -> tuple[str, YNode] | None:
-    """`benchmark_script`, with the value that names it."""
+    script of its `benchmark.type` (`types`: the scripts of the checkout, by path); with the
+    value that names it."""
     settings = settings_root(root)
     benchmark = settings.get("benchmark") if settings is not None else None
     if benchmark is None or not benchmark.is_map:
@@ -240,7 +235,7 @@ def script_run(
     path: str, root: YNode | None, types: Container[str] = ()
 ) -> tuple[str, ScriptRun] | None:
     """(the script, how this recipe runs it), or None for a recipe that runs no script."""
-    found = _benchmark_script(root, types)
+    found = benchmark_script(root, types)
     if found is None:
         return None
     script, names = found
