@@ -171,11 +171,17 @@ def read(
     return problems, index
 
 
+def _meant(table: Table, name: str) -> list[str]:
+    """The long options `--NAME` may mean in this release: itself, else those it starts
+    (`getopt_long` takes a prefix of one option for it)."""
+    if name in table.long:
+        return [name]
+    return sorted(n for n in table.long if n.startswith(name)) if name else []
+
+
 def _long(table: Table, name: str, index: int) -> tuple[int, Problem | None]:
     """What `--NAME` takes (0, 1 or 2), or the problem with it: no option, or several."""
-    if name in table.long:
-        return table.long[name], None
-    starting = sorted(n for n in table.long if n.startswith(name)) if name else []
+    starting = _meant(table, name)
     if len(starting) == 1:
         return table.long[starting[0]], None
     option = "--" + name
@@ -235,8 +241,8 @@ def option_name(command: str, option: str) -> str | None:
     if option.startswith("--"):
         name = option[2:].partition("=")[0]
         for release in tables(command):
-            starting = [n for n in release.long if n.startswith(name)] if name else []
-            found.add(name if name in release.long else starting[0] if len(starting) == 1 else None)
+            meant = _meant(release, name)
+            found.add(meant[0] if len(meant) == 1 else None)
     elif option.startswith("-") and len(option) > 1:
         found = {n for n, o in table.items() if o["short"] == option[1] and "-" not in o["arg"]}
     return found.pop() if len(found) == 1 and None not in found else None
