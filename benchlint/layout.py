@@ -11,7 +11,8 @@ fact is found from what the files hold:
 - the runners file: a `runners.yaml` mapping labels to lists of runner names, under `labels:` or at
   the top level;
 - launchers: the scripts the workflow templates run (`bash ./runners/launch_${RUNNER_NAME%%_*}.sh`
-  gives the pattern and the rule from a runner's name to its launcher);
+  gives the pattern and the rule from a runner's name to its launcher); with none, those any
+  workflow runs by a path named after a runner label of the entries (`launch_gb200.sh`);
 - recipe roots: the folders launchers copy into the srt-slurm checkout (`cp -rT DIR recipes/x`,
   `cp -r "$DIR"/* recipes/`, `rsync -a DIR/ recipes/`), the usual folders that exist, and `recipes/`
   in a repository that is an srt-slurm tree, or that holds srtctl's recipes alone (a recipe
@@ -95,6 +96,7 @@ def detect(ws: Workspace) -> Detected:
         facts.append(Fact("runners file", configured.runners_file, "", None, True))
     if "launchers" not in given:
         templates = _launcher_templates(ws, configured.workflows, facts)
+        templates = templates or _named_launchers(ws, layout, facts)
         if templates:
             layout.launcher_templates = templates
             layout.launchers = list(dict.fromkeys(_glob_of(t) for t in templates))
@@ -296,6 +298,61 @@ def _launcher_templates(ws: Workspace, workflows: list[str], facts: list[Fact]) 
             templates.append(template)
             facts.append(Fact("launchers", _glob_of(template), f"run as {template}", location))
     return templates
+
+
+def _named_launchers(ws: Workspace, layout: Layout, facts: list[Fact]) -> list[str]:
+    """With no launch path built from the runner's name in the workflow templates, the
+    launchers any workflow runs by a path named after a runner label of the master configs'
+    entries, `launch_<label>.sh` (sgl-project/sglang: `bash scripts/ci/slurm/launch_gb200.sh`
+    for its entries with `runner: gb200`): their folder's `launch_${RUNNER_NAME%%_*}.sh`."""
+    from benchlint.workflow import WORKFLOWS, commands_matching, launch_lines_in
+
+    labels = _runner_values(ws, layout)
+    if not labels:
+        return []
+
+    def runs(line: str) -> bool:
+        return any(m.group(2) in labels for m in commands_matching(line, _NAMED_LAUNCH))
+
+    templates: list[str] = []
+    for location, line, folder in launch_lines_in(ws, list(WORKFLOWS), runs):
+        for match in commands_matching(line, _NAMED_LAUNCH):
+            if folder == "?" or match.group(2) not in labels:
+                continue
+            path = posixpath.normpath(posixpath.join(folder, _from_checkout(match.group(1))))
+            if not ws.is_shell(path):
+                continue  # (outside the checkout, or not a file of it)
+            template = f"{posixpath.dirname(path) or '.'}/launch_${{RUNNER_NAME%%_*}}.sh"
+            template = template.removeprefix("./")
+            if template in templates:
+                continue
+            templates.append(template)
+            detail = f"run as {path}, named after the runner label {match.group(2)}"
+            facts.append(Fact("launchers", _glob_of(template), detail, location))
+    return templates
+
+
+# a launcher path named after a runner label (`scripts/ci/slurm/launch_gb200.sh`)
+_NAMED_LAUNCH = re.compile(r"(?<![\w$/.-])((?:\$\{?\w+\}?/)?[\w./-]*?launch_([\w.-]+?)\.sh)\b")
+
+
+def _runner_values(ws: Workspace, layout: Layout) -> set[str]:
+    """The runner labels the master configs' entries name (`runner: gb200`), and those of the
+    runners file's runners (`gb200-nv` of `gb200-nv_0`)."""
+    values: set[str] = set()
+    for path in ws.glob(layout.master_configs):
+        document = ws.yaml(path)
+        root = document.root if document is not None else None
+        for _, entry in root.pairs if root is not None and root.is_map else ():
+            runner = entry.get("runner") if entry.is_map else None
+            if runner is not None and runner.is_scalar:
+                values.add(str(runner.value))
+    document = ws.yaml(layout.runners_file) if ws.is_yaml(layout.runners_file) else None
+    mapping = runner_labels(document.root if document is not None else None)
+    for _, names in mapping.pairs if mapping is not None else ():
+        items = names.items if names.is_seq else []
+        values.update(str(n.value).split("_")[0] for n in items if n.is_scalar)
+    return values
 
 
 def _from_checkout(template: str) -> str:

@@ -11,7 +11,7 @@ import itertools
 import json
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
@@ -32,9 +32,21 @@ _LAUNCH = profile.WORKFLOW_LAUNCH
 def _runs_launcher(line: str) -> bool:
     """Whether a run line has a command that runs a launcher: one of its commands (split at
     `&&`, `||`, `;`, `|`) names it, other than one that prints, lists or tests its path."""
-    if not _LAUNCH.search(line) or line.lstrip().startswith("#"):
-        return False
-    return any(_LAUNCH.search(part) and not _NOT_RUN.match(part) for part in _COMMANDS.split(line))
+    return bool(commands_matching(line, _LAUNCH))
+
+
+def commands_matching(line: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    """The first match of the pattern in each command of a run line (split at `&&`, `||`,
+    `;`, `|`) that runs what it names, not one that prints, lists or tests it; none in a
+    comment."""
+    if not pattern.search(line) or line.lstrip().startswith("#"):
+        return []
+    found = []
+    for part in _COMMANDS.split(line):
+        match = pattern.search(part)
+        if match is not None and not _NOT_RUN.match(part):
+            found.append(match)
+    return found
 
 
 _COMMANDS = re.compile(r"&&|\|\||;|\|")
@@ -617,10 +629,15 @@ def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, st
     return [(location, line) for location, line, _ in launch_lines_in(ws, workflows)]
 
 
-def launch_lines_in(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str, str]]:
+def launch_lines_in(
+    ws: Workspace, workflows: list[str], runs: Callable[[str], bool] | None = None
+) -> list[tuple[Location, str, str]]:
     """`launch_lines`, each with the folder of the checkout its step runs in: its
     `working-directory`, else its job's or its workflow's `defaults.run.working-directory`
-    ("" for the checkout's root; "?" for one not known: an expression, a path outside it)."""
+    ("" for the checkout's root; "?" for one not known: an expression, a path outside it).
+    `runs` tells a line that starts a launcher (default: one the workflow launch pattern
+    matches)."""
+    runs = _runs_launcher if runs is None else runs
     found = []
     for path in ws.glob(workflows):
         document = ws.yaml(path)
@@ -634,7 +651,7 @@ def launch_lines_in(ws: Workspace, workflows: list[str]) -> list[tuple[Location,
                 folder = _step_folder(step.get("working-directory"), default)
                 first = run.span.line + (1 if run.style in ("|", ">") else 0)
                 for offset, line in enumerate(run.value.split("\n")):
-                    if _runs_launcher(line):
+                    if runs(line):
                         span = Span(first + offset, 1, first + offset, 1)
                         found.append((Location(path, span), line, folder))
     return found

@@ -684,3 +684,54 @@ def test_files_of_a_recipes_shape_outside_the_recipe_folders_are_said(tmp_path: 
     moved = write_repo(tmp_path / "m", {"recipes/qwen3.yaml": recipe})
     assert positions(run_lint(moved), "BL204") == ["recipes/qwen3.yaml:15:3"]
     assert "recipe shape" not in invoke(moved, "--format", "concise")[2]
+
+
+def test_launchers_a_workflow_runs_by_a_runner_label_are_detected(tmp_path: Path) -> None:
+    """No workflow template builds a launch path from the runner's name, but a workflow runs
+    `launch_<label>.sh` for a label the master config's entries name (sgl-project/sglang's
+    `scripts/ci/slurm/`): that folder's `launch_*.sh` are the launchers, a runner's label picks
+    its own, and the entries are routed through them. A path that is printed, or named after no
+    label, is not taken."""
+    entry = (
+        "{name}:\n  image: img\n  model: m\n  runner: {label}\n  precision: fp8\n"
+        "  framework: dynamo-sglang\n  seq-len-configs:\n  - isl: 1024\n    osl: 1024\n"
+        "    search-space:\n    - conc-list: [1]\n      prefill:\n        additional-settings:\n"
+        '        - "CONFIG_FILE=ci/slurm/recipes/{recipe}.yaml"\n'
+    )
+    workflow = (
+        "on: workflow_dispatch\njobs:\n  bench:\n    runs-on: [self-hosted, gb200]\n"
+        "    steps:\n    - uses: actions/checkout@v4\n"
+        "    - run: echo scripts/ci/slurm/launch_h100.sh\n"
+        "    - run: bash launch_h100.sh\n      working-directory: ci/slurm\n"
+        "    - run: |\n        echo start\n        bash launch_gb200.sh\n"
+        "      working-directory: ./ci/slurm\n"
+    )
+    rewrite = "sed -i 's/^  max_attempts: [0-9]*/  max_attempts: 720/' \"$CONFIG_FILE\"\n"
+    recipe = (
+        "name: r\nhealth_check:\n  max_attempts: 1440\n  interval_seconds: 10\n"
+        "slurm:\n  time_limit: '06:00:00'\n"
+    )
+    files = {
+        "ci/slurm/nightly.yaml": entry.format(name="a", label="gb200", recipe="long")
+        + entry.format(name="b", label="mi355x", recipe="short"),
+        ".github/workflows/nightly.yml": workflow,
+        "ci/slurm/launch_gb200.sh": f'set -e\n{rewrite}srtctl apply -f "$CONFIG_FILE"\n',
+        "ci/slurm/launch_mi355x.sh": f'set -e\n{rewrite}srtctl apply -f "$CONFIG_FILE"\n',
+        "ci/slurm/launch_h100.sh": f'set -e\n{rewrite}srtctl apply -f "$CONFIG_FILE"\n',
+        "ci/slurm/recipes/long.yaml": recipe,
+        "ci/slurm/recipes/short.yaml": recipe.replace("1440", "360"),
+    }
+    root = write_repo(tmp_path / "r", files)
+    code, out, _ = invoke("layout", "--root", root)
+    assert code == 0
+    assert (
+        "launchers ci/slurm/launch_*.sh: run as ci/slurm/launch_gb200.sh, named after the "
+        "runner label gb200 from .github/workflows/nightly.yml:12\n"
+    ) in out
+    assert positions(run_lint(root), "BL201") == ["ci/slurm/recipes/long.yaml:3:3"]
+    # the launch path printed, or named after no label of an entry: no launcher
+    (root / ".github/workflows/nightly.yml").write_text(
+        workflow.replace("bash launch_gb200", "ls launch_gb200")
+    )
+    assert "launchers" not in invoke("layout", "--root", root)[1]
+    assert positions(run_lint(root), "BL201") == []
