@@ -490,6 +490,10 @@ class Environment:
             nonlocal unknown
             for assignment in command.assignments:
                 kind = assignment.kind
+                if kind == "prefix":
+                    # (`PORT=1 cmd`: the command's alone, not the script's after it; bash keeps
+                    # none, whatever the command: `X=1 :`, `X=1 export Y`, a function's call)
+                    continue
                 if own and kind == "local":
                     kind = "assign"
                 if kind in _UNUSUAL:

@@ -519,6 +519,7 @@ _PIECES = st.sampled_from(
         '"lit $D"',
         "'$A'",
         "\\$B",
+        "\\\n",  # a line continuation: bash removes it, the pieces around it are one word
     ]
 )
 _MARKS = {name: f"<{name}>" for name in "ABCD"}  # unique values, no blanks: no word splitting
@@ -2227,3 +2228,75 @@ def test_a_statement_quoted_on_one_line_is_the_statement_bash_reads(text: str, s
             [BASH or "bash", "-n", "-c", program], capture_output=True, text=True
         )
         assert checked.returncode == 0, (program, checked.stderr)
+
+
+_PREFIXED = [
+    "x1=1 true",
+    "x1=1 :",
+    "x1=1 export >/dev/null",
+    "f() { :; }\nx1=1 f",
+    "x1=1 eval 'x2=2'",
+    "x1=1 true\nexport x2=2",
+    "x1=1\nx2=2 true",
+    "export x1=1\nx1=2 true",
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("program", _PREFIXED)
+def test_what_the_script_has_set_after_a_prefixed_command_agrees_with_bash(
+    program: str, tmp_path: Path
+) -> None:
+    """`Environment.state_before` after a command with assignments before its name (`x1=1
+    true`): those are the command's alone, bash keeps none of them after it (in its own mode,
+    not POSIX's, where a special builtin's stay), whatever the command: a builtin, a special
+    one, a function, `export`, `eval` (after which the model says it does not know: what it
+    claims is then a part of what bash has)."""
+    from benchlint.config import Config
+    from benchlint.context import wiring_of
+    from benchlint.environment import Environment
+    from benchlint.workspace import Workspace
+
+    (tmp_path / "t.sh").write_text(f"{program}\n")
+    ws = Workspace(tmp_path, Config())
+    script = ws.shell("t.sh")
+    assert script is not None
+    state = Environment(ws, wiring_of(ws)).state_before(script, len(script.file.data))
+    probe = "".join(f'[ -n "${{{v}+x}}" ] && echo {v}\n' for v in ("x1", "x2"))
+    probe += "bash -c 'for v in x1 x2; do [ -n \"${!v+x}\" ] && echo exported-$v; done'\n"
+    done = _bash_run(f"{program}\n{probe}")
+    modelled = sorted(state.assigned) + [f"exported-{n}" for n in sorted(state.exported)]
+    if state.unknown is not None:
+        assert set(modelled) <= set(done.stdout.split()), (program, done.stderr)
+    else:
+        assert modelled == done.stdout.split(), (program, done.stderr)
+
+
+_CONTINUED = [
+    "x1='{'\\\n'\"a\": 1,'\\\n'\"b\": 2'\\\n'}'",
+    "x1=a\\\nb",
+    "x1=\\\nfoo",
+    "x2=1 x1='a'\\\n'b'",
+    "export x1='a'\\\n\"b\"",
+    "export x1='a'\\\n'b' x2=c",
+    "x1='a' \\\ntrue",
+    "x1=a\\\n\\\nb",
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("program", _CONTINUED)
+def test_a_value_past_a_line_continuation_agrees_with_bash(program: str) -> None:
+    """An assignment whose value goes on past a `\\` at the end of a line, with no blank around
+    it (`F='{'\\<newline>'"a": 1}'`, which tree-sitter-bash parses as an assignment before a
+    command): bash removes the continuation, and the value is the pieces joined; a blank before
+    the `\\` ends the value there (`x1='a' \\<newline>true` runs `true` with x1 set for it)."""
+    script = parse_file(SourceText("t.sh", f"{program}\n".encode()))
+    values = {
+        a.name: a.value.value
+        for a in script.assignments
+        if a.kind != "prefix" and a.value is not None and a.value.static
+    }
+    probe = "".join(f'[ -n "${{{v}+x}}" ] && printf "%s=%s\\n" {v} "${v}"\n' for v in ("x1", "x2"))
+    done = _bash_run(f"{program}\n{probe}")
+    assert [f"{n}={v}" for n, v in sorted(values.items())] == done.stdout.splitlines(), program

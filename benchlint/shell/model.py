@@ -406,7 +406,7 @@ class JoinedWord(Word):
     __slots__ = ("parts",)
 
     def __init__(self, first: Word, second: Word) -> None:
-        parts = [*getattr(first, "parts", [first]), second]
+        parts = [*getattr(first, "parts", [first]), *getattr(second, "parts", [second])]
         super().__init__(
             first.script,
             first.node,
@@ -2295,9 +2295,25 @@ class _Builder:
         )
         if kind == "export" and any(f.value.startswith("-") and "n" in f.value for f in flags):
             kind, exported = "unexport", False  # `export -n PORT`: no longer passed to children
-        for child in node.named_children:
+        children = node.named_children
+        src = self.script.src
+        continuing: set[int] = set()  # (pieces of a value past a line continuation: `_continued`)
+        for index, child in enumerate(children):
             if child.type == "variable_assignment":
-                self.assignment_node(command, child, kind, exported)
+                more: Word | None = None
+                end = child.end_byte
+                for piece in children[index + 1 :]:
+                    if piece.type == "variable_assignment" or not _continued(
+                        src, end, piece.start_byte
+                    ):
+                        break
+                    word = self.word(piece)
+                    more = word if more is None else JoinedWord(more, word)
+                    continuing.add(piece.id)
+                    end = piece.end_byte
+                self.assignment_node(command, child, kind, exported, more)
+            elif child.id in continuing:
+                continue
             elif child.type == "variable_name":
                 self.assign(command, self.script.text_of(child), None, syn(child), kind, exported)
             elif child.type != "comment" and not self.word(child).static:
@@ -2339,20 +2355,33 @@ class _Builder:
                 word = self.word(child)
                 previous = words[-1]
                 end = previous.parts[-1].node if isinstance(previous, JoinedWord) else previous.node
-                if len(words) > 1 and end.end_byte == child.start_byte:
+                if (len(words) > 1 and end.end_byte == child.start_byte) or _continued(
+                    src, end.end_byte, child.start_byte
+                ):
                     # one shell word that tree-sitter-bash split (`$A:$B`): no blank between
                     word = JoinedWord(previous, word)
                     words[-1] = word
                     continue
                 words.append(word)
+        # `F='{'\<newline>'"a": 1}'`: the value goes on past the line continuation, into what
+        # tree-sitter-bash took for the command's name (and the words it continues into)
+        joined: Word | None = None
+        if prefix and words and rest[0].type == "command_name":
+            first = words[0].parts[0] if isinstance(words[0], JoinedWord) else words[0]
+            if _continued(src, prefix[-1].end_byte, first.node.start_byte):
+                joined, words = words[0], words[1:]
         words += [self.word(d) for d in self.args_after.pop(node.id, ())]
         command = self.new_command(node, words, ctx)
         command.background = _is_background(node)
         for child in rest:
             if child.type == "file_redirect":
                 self.redirect(command, child)
-        for assignment in prefix:
-            self.assignment_node(command, assignment, "prefix", True)
+        for assignment in prefix:  # (with no command left, they are the shell's: `A=1 B=2`)
+            more = joined if assignment is prefix[-1] else None
+            if words:
+                self.assignment_node(command, assignment, "prefix", True, more)
+            else:
+                self.assignment_node(command, assignment, "assign", False, more)
         # expansions and substitutions inside the words run in this shell (or a subshell)
         for child in rest:
             self.walk_inside(child, ctx)
@@ -2400,7 +2429,11 @@ class _Builder:
         self.by_node[node.id] = command
         return command
 
-    def assignment_node(self, command: Command, node: Node, kind: str, exported: bool) -> None:
+    def assignment_node(
+        self, command: Command, node: Node, kind: str, exported: bool, more: Word | None = None
+    ) -> None:
+        """`more`: the rest of the value past a line continuation, which tree-sitter-bash
+        parsed as another word (`_continued`)."""
         name_node = node.child_by_field_name("name")
         value_node = node.child_by_field_name("value")
         if name_node is None:
@@ -2410,6 +2443,8 @@ class _Builder:
             inner = name_node.child_by_field_name("name")
             name = self.script.text_of(inner) if inner is not None else name
         value = self.word(value_node) if value_node is not None else None
+        if more is not None:
+            value = more if value is None else JoinedWord(value, more)
         self.assign(command, name, value, syn(node), kind, exported)
         if value_node is not None and value_node.named_child_count and self.may_hold(value_node):
             # a substitution in the value runs where the assignment does: under its guards
@@ -2999,6 +3034,14 @@ _LEADING_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*=")
 # a text of assignment words only, or none (what a variable before a program may give)
 _ASSIGNMENTS_ONLY = re.compile(r"\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)*")
 _BLANK = re.compile(r"[ \t]")
+
+
+def _continued(src: bytes, end: int, start: int) -> bool:
+    """Whether only line continuations (`\\` and a newline, no blank around them) stand
+    between two pieces tree-sitter-bash parsed as two words (`'{'\\<newline>'"a"'`): bash
+    removes each continuation before it splits words, so the pieces are one word."""
+    gap = src[end:start]
+    return bool(gap) and gap == b"\\\n" * (len(gap) // 2)
 
 
 def _shebang_errexit(text: str) -> bool:
