@@ -37,7 +37,7 @@ EQUALS_REJECTED = frozenset("pAq")
 # a word whose text is not known, but which bash keeps one word (`"$NODES"`): a value it gives,
 # or where an option could be, no option (the options end there)
 ONE = "\x00"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -257,6 +257,19 @@ def keeps_text(command: str, name: str) -> bool:
     assert isinstance(options, dict)
     option = options["options"][command].get(name)
     return option is not None and "1" in option["text"] and "0" not in option["text"]
+
+
+def sbatch_variables(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The environment variables that set sbatch's long option `name` in every measured
+    release, and those only some releases read (`SBATCH_PARTITION` for `partition`). sbatch
+    reads them after the batch script's `#SBATCH` lines and before its command line, so a value
+    one gives replaces a text option's directive as the command line's would."""
+    options = data()["slurm"]
+    assert isinstance(options, dict)
+    option = options["options"]["sbatch"].get(name) or {}
+    every = frozenset(v for v, seen in option.get("env", {}).items() if "-" not in seen)
+    some = frozenset(v for v, seen in option.get("env", {}).items() if "-" in seen)
+    return every, some
 
 
 def short_takes_value(command: str, letter: str) -> bool:

@@ -30,9 +30,13 @@ Reports a word every release rejects:
   `--comment`), where the job still runs under that text, a warning. An option whose value sbatch
   keeps as text, checking nothing (`--partition`, `--account`, `--qos`: its set function in each
   release's `slurm_opt.c` is an `xstrdup`), is replaced by the same option on sbatch's command
-  line, read after the directives: not reported where every `sbatch` in the repository that
-  submits the script (or reads it from a heredoc) gives the option; counted where a script to
-  fill in (`partition=<partition>`: not linted) has an `sbatch` line that names it.
+  line, or by its environment variable (`SBATCH_PARTITION`, `SBATCH_ACCOUNT`: `env_vars[]` of
+  each release's `sbatch/opt.c`), both read after the directives: not reported where every
+  `sbatch` in the repository that submits the script (or reads it from a heredoc) gives the
+  option, or runs with the variable (exported before it, set on its command line or by `env`);
+  counted where one may (the variable exported under a condition, a script that sources a file
+  benchlint cannot resolve), and where a script to fill in (`partition=<partition>`: not
+  linted) has an `sbatch` line that names it.
 
 ## Why is this bad?
 The command stops at once with `unrecognized option`, `option is ambiguous` or `Invalid
@@ -72,6 +76,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from benchlint import slurm
 from benchlint.context import Context
@@ -79,7 +84,7 @@ from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.held import once_before
 from benchlint.shell.invocation import Wrapper, resolve_words
-from benchlint.shell.model import Command, Script, Word, heredoc_reader
+from benchlint.shell.model import Assignment, Command, Script, Word, heredoc_reader
 from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
@@ -269,7 +274,7 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
         return
     source = script.file
     filled: bool | None = None  # (whether a script fills this one in: asked once, on need)
-    submissions: list[Wrapper] | None = None  # (the repository's `sbatch` of it: on need)
+    submissions: list[_Submission] | None = None  # (the repository's `sbatch` of it: on need)
     for words in slurm.directives(source.text):
         yield from _directive_problems(ctx, script.path, words, source.span)
         for option, word, variable, start, end in _variables(words, source.text):
@@ -278,11 +283,14 @@ def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
             text = _keeps_text(option)  # (the command line's option replaces it)
             if text and submissions is None:
                 submissions = _submissions(ctx, script.path)
-            if filled or (text and _replaced(option, submissions or [])):
+            replaced = _replaced(option, submissions or []) if text else False
+            if filled or replaced:
                 continue
             at = source.span(start, end)
             if text and _templates_submitting(ctx, script.path):
                 ctx.count(_TEMPLATE, Location(script.path, at))
+            elif replaced is None:
+                ctx.count(_ENVIRONMENT, Location(script.path, at))
             else:
                 help_ = (
                     f"drop the line and give it on sbatch's command line (`sbatch {option}=...`), "
@@ -297,14 +305,48 @@ def _keeps_text(option: str) -> bool:
     return name is not None and slurm.keeps_text("sbatch", name)
 
 
-def _submissions(ctx: Context, path: str) -> list[Wrapper]:
+@dataclass(frozen=True)
+class _Submission:
+    """An `sbatch` that submits a batch script: its command line, and the environment
+    variables it surely runs with (`SBATCH_PARTITION`), and those it may."""
+
+    wrapper: Wrapper
+    surely: frozenset[str]
+    maybe: frozenset[str]
+    unknown: bool  # (the script may have set any: an `eval`, a file it sources not known)
+
+
+def _submissions(ctx: Context, path: str) -> list[_Submission]:
     """The `sbatch` command lines of the repository's scripts that submit the batch script."""
     found = []
     for call in ctx.environment.calls.callers_of(path):
         wrappers = call.command.invocation.wrappers
         if wrappers and wrappers[-1].name == "sbatch":
-            found.append(wrappers[-1])
+            found.append(_submission(ctx, call.caller.top, call.command, wrappers[-1]))
     return found
+
+
+def _submission(ctx: Context, top: Script, command: Command, wrapper: Wrapper) -> _Submission:
+    """The sbatch's environment: what its script exported before it, what its command line
+    assigns (`SBATCH_PARTITION=gpu sbatch job.sh`) and an `env` before it sets (not sbatch's
+    `--export`, which is the job's)."""
+    state = ctx.environment.state_before(top, command.file_offset)
+    surely: set[str] = set()
+    maybe: set[str] = set()
+    for name, provenance in state.exported.items():
+        at = provenance.at
+        conditional = isinstance(at, Assignment) and bool(at.command.guards)
+        (maybe if conditional else surely).add(name)
+    surely |= {a.name for a in command.assignments}
+    for before in command.invocation.wrappers:
+        if before is wrapper:
+            break
+        if before.name == "env":
+            for setting in before.words[1:]:
+                name, equals, _ = setting.value.partition("=")
+                if equals and name.isidentifier():
+                    surely.add(name)
+    return _Submission(wrapper, frozenset(surely), frozenset(maybe), state.unknown is not None)
 
 
 def _templates_submitting(ctx: Context, path: str) -> bool:
@@ -331,16 +373,37 @@ _TEMPLATE = (
 )
 
 
-def _replaced(option: str, submissions: list[Wrapper]) -> bool:
-    """Whether every submission gives the option a text option's directive gives (sbatch reads
-    its command line after the script's `#SBATCH` lines, and the later value replaces the
-    text, which nothing has read: h22, TensorRT-LLM's `#SBATCH --partition=${partition}`,
-    which its `submit.sh` gives as `sbatch --partition=...`); no submission: not replaced."""
+def _replaced(option: str, submissions: list[_Submission]) -> bool | None:
+    """Whether every submission gives the option a text option's directive gives, on its
+    command line or in its environment (sbatch reads the variables, `SBATCH_PARTITION`, then its
+    command line, after the script's `#SBATCH` lines, and the later value replaces the text,
+    which nothing has read: h22, TensorRT-LLM's `#SBATCH --partition=${partition}`, which its
+    `submit.sh` gives as `sbatch --partition=...`); no submission: not replaced. None where
+    none surely keeps the text but one may (a variable exported under a condition, or a script
+    that may have set any)."""
     name = slurm.option_name("sbatch", option)
-    return bool(submissions) and all(
-        any(slurm.option_name("sbatch", given) == name for given, _, _ in wrapper.options)
-        for wrapper in submissions
-    )
+    if name is None or not submissions:
+        return False
+    every, some = slurm.sbatch_variables(name)
+    decided = True
+    for submission in submissions:
+        if any(slurm.option_name("sbatch", o) == name for o, _, _ in submission.wrapper.options):
+            continue
+        if every & submission.surely:
+            continue
+        if submission.unknown or (every | some) & (submission.surely | submission.maybe):
+            decided = False
+            continue
+        return False
+    return True if decided else None
+
+
+_ENVIRONMENT = (
+    "variables in a text option's value in `#SBATCH` lines of batch scripts whose `sbatch` may "
+    "run with the option's environment variable set (SBATCH_PARTITION: exported under a "
+    "condition, a variable only some releases read, or a script that may have set any), not "
+    "reported (BL115: the variable replaces the text where it is set)"
+)
 
 
 def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:
@@ -348,7 +411,8 @@ def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:
     as sbatch gets them, after the shell expanded what an unquoted delimiter lets it expand
     (`--nodes=$N` is a number there, whose value is not known), as written in a quoted one."""
     source = script.file
-    for text, offsets, expands, wrapper in _fed_scripts(script):
+    for text, offsets, expands, reader, wrapper in _fed_scripts(script):
+        submission = _submission(ctx, script.top, reader, wrapper)
 
         def span(start: int, end: int, offsets: list[int] = offsets) -> Span:
             return source.span(offsets[start], offsets[end - 1] + 1)
@@ -358,18 +422,23 @@ def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:
                 words = [_expanded(w, text, offsets, source.text) for w in words]
             yield from _directive_problems(ctx, script.path, words, span)
             for option, word, variable, start, end in () if expands else _variables(words, text):
-                if _keeps_text(option) and _replaced(option, [wrapper]):
+                replaced = _replaced(option, [submission]) if _keeps_text(option) else False
+                if replaced:
+                    continue
+                at = span(start, end)
+                if replaced is None:
+                    ctx.count(_ENVIRONMENT, Location(script.path, at))
                     continue
                 help_ = "write the heredoc's delimiter unquoted (`<<EOF`): the shell expands it"
-                at = span(start, end)
                 sbatch = "the `sbatch` that reads it does not give"
                 yield _variable_finding(script.path, option, word, variable, at, help_, sbatch)
 
 
-def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool, Wrapper]]:
+def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool, Command, Wrapper]]:
     """The heredocs sbatch reads its batch script from (no script operand, no `--wrap`), its
     own or a `cat`'s piped to it (`cat <<EOF | sbatch`): each body's text, each character's
-    offset in the file, whether the shell expands in it, and the sbatch that reads it."""
+    offset in the file, whether the shell expands in it, and the command and the sbatch that
+    read it."""
     for command in script.commands:
         if not command.heredocs:
             continue
@@ -392,7 +461,7 @@ def _fed_scripts(script: Script) -> Iterator[tuple[str, list[int], bool, Wrapper
             text, offsets = heredoc.value(heredoc.body, script)
             if not heredoc.quoted:
                 text = _masked(text, offsets, script.file.text)
-            yield text, offsets, not heredoc.quoted, wrapper
+            yield text, offsets, not heredoc.quoted, reader, wrapper
 
 
 def _masked(text: str, offsets: list[int], file_text: str) -> str:
@@ -502,9 +571,12 @@ def _variable_finding(
     if named:
         why = f"the job runs with that text as its {named}"
     elif _keeps_text(option):
+        name = slurm.option_name("sbatch", option)
+        variables = sorted(slurm.sbatch_variables(name)[0]) if name is not None else []
+        either = f", nor {' or '.join(variables)} in its environment" if variables else ""
         why = (
-            f"sbatch takes the text as written: {sbatch} the option on its command line, "
-            "which would replace it"
+            f"sbatch takes the text as written: {sbatch} the option on its command "
+            f"line{either}, which would replace it"
         )
     else:
         why = (

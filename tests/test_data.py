@@ -120,8 +120,12 @@ def test_slurm_options_have_provenance_and_the_docs_quote_their_range() -> None:
     assert data["generator"] == "tools/import_slurm_options.py"
     releases = data["slurm"]["releases"]
     for release in [*releases, *data["pyxis"]["releases"]]:
-        assert set(release) == {"version", "tag", "commit", "file", "blob"}, release
+        assert set(release) - {"sbatch"} == {"version", "tag", "commit", "file", "blob"}, release
         assert len(release["commit"]) == 40 and len(release["blob"]) == 40
+    for release in releases:  # (sbatch's environment variables: its own opt.c)
+        assert (
+            release["sbatch"]["file"] == "src/sbatch/opt.c" and len(release["sbatch"]["blob"]) == 40
+        )
     versions = [r["version"] for r in releases]
     assert versions == sorted(versions, key=lambda v: [int(n) for n in v.split(".")])
     for command in slurm.COMMANDS:
@@ -138,10 +142,17 @@ def test_slurm_options_have_provenance_and_the_docs_quote_their_range() -> None:
         "arg": every,
         "text": "0" * len(releases),
     }
+    for name, option in data["slurm"]["options"]["sbatch"].items():
+        for variable, seen in option.get("env", {}).items():
+            assert variable.startswith(("SBATCH_", "SLURM_")), (name, variable)
+            # (read only by releases that have the option)
+            assert all(a != "-" for a, s in zip(option["arg"], seen, strict=True) if s == "1"), name
+    assert slurm.sbatch_variables("partition") == (frozenset({"SBATCH_PARTITION"}), frozenset())
     assert data["slurm"]["options"]["sbatch"]["partition"] == {
         "short": "p",
         "arg": every,
         "text": every,
+        "env": {"SBATCH_PARTITION": every},
     }
     assert slurm.keeps_text("sbatch", "account") and not slurm.keeps_text("sbatch", "nodes")
     assert (
@@ -273,3 +284,23 @@ static const slurm_cli_opt_t *common_options[] = {
         "wrap": (1, None, True),
     }
     assert "wrap" not in options["srun"] and options["srun"]["partition"] == (1, "p", True)
+    # sbatch/opt.c's env_vars[]: each variable's `.val` is the option's (a character, or a
+    # LONG_OPT_ name); one whose `.val` no option of sbatch's has sets none
+    opt_c = """
+env_vars_t early_env_vars[] = {
+  { "SBATCH_DEBUG", 'v' },
+  { NULL }
+};
+env_vars_t env_vars[] = {
+  { "SBATCH_NODES", 'N' },
+  { "SBATCH_PARTITION", 'p' },
+  { "SLURM_PARTITION_ALIAS", 'p' },
+  /* { "SBATCH_NTASKS", 'n' }, */
+  { "SBATCH_NO_SUCH", LONG_OPT_NO_SUCH },
+  { NULL }
+};
+"""
+    assert tool.sbatch_env(source, opt_c) == {
+        "nodes": ["SBATCH_NODES"],
+        "partition": ["SBATCH_PARTITION", "SLURM_PARTITION_ALIAS"],
+    }

@@ -15,6 +15,10 @@ when it is a character. The options stop at the first operand (the table's `+`).
 release keeps an option's value as written (`text`): its set function is one a macro defines as
 an `xstrdup(arg)` (`COMMON_STRING_OPTION(partition)`), which checks nothing, so a later value
 (sbatch's command line after the `#SBATCH` lines) replaces it before anything reads it.
+sbatch also reads the environment variables of `env_vars[]` in each release's
+`src/sbatch/opt.c` (`{ "SBATCH_PARTITION", 'p' }`: a variable and the `.val` of the option it
+sets), after the `#SBATCH` lines and before its command line (`process_options_second_pass`):
+`env`, per sbatch option, the variables each release reads.
 
 pyxis: `spank_opts[]` in each release's `args.c` (`pyxis_slurmstepd.c` before 0.8): name and
 `has_arg` of each option. SPANK options are offered by srun, and by salloc and sbatch for the
@@ -32,7 +36,7 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "benchlint" / "data" / "slurm_options.json"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SLURM_MAJORS = ("20-11", "21-08", "22-05", "23-02", "23-11", "24-05", "24-11", "25-05", "25-11")
 SLURM_MAJORS += ("26-05",)
 COMMANDS = ("srun", "sbatch", "salloc")
@@ -120,6 +124,30 @@ def slurm_options(text: str) -> dict[str, dict[str, tuple[int, str | None, bool]
     return found
 
 
+def sbatch_env(options_text: str, opt_text: str) -> dict[str, list[str]]:
+    """{sbatch option name: the environment variables sbatch reads for it}: `env_vars[]` of
+    sbatch/opt.c, each variable's `.val` resolved to the option of slurm_opt.c with that `.val`
+    that sbatch has (`.set_func` or `.set_func_sbatch`)."""
+    options_text, opt_text = _without_comments(options_text), _without_comments(opt_text)
+    by_val: dict[str, str] = {}
+    for body in re.findall(r"slurm_cli_opt_t slurm_opt_\w+\s*=\s*\{(.*?)\};", options_text, re.S):
+        fields = {k: v.strip() for k, v in re.findall(r"\.(\w+)\s*=\s*([^,\n]+)", body)}
+        if fields.get("name", "NULL") == "NULL" or "val" not in fields:
+            continue
+        if "set_func" in fields or "set_func_sbatch" in fields:
+            by_val[fields["val"]] = json.loads(fields["name"])
+    table = re.search(r"env_vars_t env_vars\[\]\s*=\s*\{(.*?)\};", opt_text, re.S)
+    if table is None:
+        raise SystemExit("sbatch/opt.c: no env_vars[] table")
+    found: dict[str, list[str]] = {}
+    for variable, val in re.findall(r'\{\s*"(\w+)"\s*,\s*([^,}\s]+)\s*[,}]', table.group(1)):
+        if val in by_val:
+            found.setdefault(by_val[val], []).append(variable)
+    if not found:
+        raise SystemExit("sbatch/opt.c: no variable of env_vars[] sets an option")
+    return found
+
+
 def pyxis_options(text: str) -> dict[str, int]:
     """{name: has_arg} of pyxis's spank_opts[]."""
     text = _without_comments(text)
@@ -154,10 +182,18 @@ def main() -> None:
     releases = []
     # {command: {name: {"short": letter, "arg": its has_arg in each release, "-": absent}}}
     options: dict[str, dict[str, dict[str, object]]] = {c: {} for c in COMMANDS}
+    env: dict[str, dict[str, str]] = {}  # {sbatch option: {variable: "1" per release reading it}}
     for index, major in enumerate(SLURM_MAJORS):
         tag = _last_tag(slurm, rf"slurm-{major}-\d+-\d+")
         text, where = _source(slurm, tag, "src/common/slurm_opt.c")
-        releases.append({"version": major.replace("-", "."), **where})
+        opt_text, opt_where = _source(slurm, tag, "src/sbatch/opt.c")
+        sbatch_file = {k: opt_where[k] for k in ("file", "blob")}
+        releases.append({"version": major.replace("-", "."), **where, "sbatch": sbatch_file})
+        for name, variables in sbatch_env(text, opt_text).items():
+            known_env = env.setdefault(name, {})
+            for variable in variables:
+                was = known_env.get(variable, "-" * len(SLURM_MAJORS))
+                known_env[variable] = was[:index] + "1" + was[index + 1 :]
         for command, table in slurm_options(text).items():
             for name, (arg, short, kept) in table.items():
                 absent = "-" * len(SLURM_MAJORS)
@@ -168,6 +204,9 @@ def main() -> None:
                 known["arg"] = was[:index] + str(arg) + was[index + 1 :]
                 known["text"] = text_was[:index] + str(int(kept)) + text_was[index + 1 :]
                 known["short"] = short  # (the newest release's)
+    for name, variables in env.items():
+        if name in options["sbatch"]:
+            options["sbatch"][name]["env"] = dict(sorted(variables.items()))
     pyxis_releases = []
     pyxis_found: dict[str, int] = {}
     tags = [t for t in _git(pyxis, "tag", "--list").split() if re.fullmatch(r"v\d+\.\d+\.\d+", t)]
@@ -186,7 +225,8 @@ def main() -> None:
             # whether it takes a value (0 none, 1 required, 2 optional: only as --name=VALUE;
             # -: the release has no such option), and whether the release keeps its value as
             # written, checking nothing (1: `xstrdup(arg)`, as for `--partition`; 0: its set
-            # function reads it; -: no such option)
+            # function reads it; -: no such option); sbatch's options, the environment
+            # variables that set them (`env`: 1 for each release that reads the variable)
             "options": {c: dict(sorted(table.items())) for c, table in options.items()},
         },
         "pyxis": {
