@@ -77,6 +77,18 @@ def parse(file: SourceText) -> YamlDocument:
         line = mark.line + 1 if mark is not None else 1
         column = mark.column + 1 if mark is not None else 1
         message = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
+        context = exc.context_mark
+        if (
+            exc.problem
+            and exc.context
+            and context is not None
+            and mark is not None
+            and (context.line, context.column) != (mark.line, mark.column)
+        ):
+            # (what it was reading, where the cause often is: a line at column 1 that ends a
+            # block scalar, `EOF` of a heredoc, read as a key whose `:` never comes)
+            where = f"line {context.line + 1}, column {context.column + 1}"
+            message += f" ({' '.join(str(exc.context).split())} at {where})"
         span = _LineMap(file).span(Span(line, column, line, column + 1))
         raise YamlError(message, span) from None
     except (YAMLError, UnicodeError, ValueError, RecursionError) as exc:
