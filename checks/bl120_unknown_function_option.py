@@ -258,12 +258,33 @@ def _may_define(source: Call, name: str, call: Command) -> bool:
     """Whether a file sourced by a path benchlint does not resolve may define the function
     where the call runs: sourced in the script's own shell, or in the shell of its own the call
     runs in (`( . x; f --k )`; not `v=$(. /etc/os-release && echo "$ID")` before a call
-    outside it); and not a file the profile knows defines no such function (a virtual
-    environment's activation defines `deactivate` only)."""
+    outside it, nor in a new shell's command string, `bash -c ". x; ..."`), not after a call
+    that runs once (at the top level, in no loop); and not a file the profile knows defines no
+    such function (a virtual environment's activation defines `deactivate` only)."""
     command = source.command
     if command.apart_from_script and not call.shares_shell(command.node.start_byte):
         return False
+    if _in_new_shell(command.script, call.script):
+        return False  # (`bash -c "source x.sh; ..."`: another process's functions)
+    if (
+        command.script is call.script
+        and command.function is None
+        and call.function is None
+        and not call.loops
+        and command.node.start_byte >= call.node.end_byte
+    ):
+        return False  # (sourced after the call, which runs once: too late to change it)
     return source.known is None or name in source.known.get("functions", ())
+
+
+def _in_new_shell(script: Script, outer: Script) -> bool:
+    """Whether the script is the command string of a shell another program starts inside
+    `outer` (`bash -c "..."`, `ssh host '...'`; not an `eval`'s, which runs in this shell)."""
+    while script is not outer and script.parent is not None:
+        if script.parent.invocation.base != "eval":
+            return True
+        script = script.parent.script
+    return False
 
 
 def _exists(ctx: Context, script: Script, owner: Script, name: str, call: Command) -> bool:
