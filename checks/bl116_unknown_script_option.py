@@ -303,7 +303,8 @@ _KEY = "pyargs"
 # `o="--lr 1"; if ...; then o="--lr 2 --x"; fi; python3 x.py $o`: which value runs is not known
 _VARIED_SAID = (
     "Python scripts run with options held in a variable of the script whose value there is not "
-    "known (given several values, in a loop or a function), not read (BL116)"
+    "known (given several values, in a loop or a function): the options it holds not read, "
+    "those written out read (BL116)"
 )
 # `cfg, rest = p.parse_known_args()` in a script run with options `p` does not know: it keeps
 # them, for code that may read them (another module's parser, `sys.argv`) or for none

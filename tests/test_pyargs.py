@@ -1863,7 +1863,7 @@ def test_options_a_variable_of_the_script_holds_with_several_values_are_said(
     """(t65b) `o="--lr 1 --bad 2"; if ...; then o="--lr 2"; fi; python3 train.py $o`: which
     value runs is not known, so the options are not read, and the line is said (it was passed
     over: it had no option benchlint could read). A string built by appending is read."""
-    from tests.conftest import run_lint, write_repo
+    from tests.conftest import positions, run_lint, write_repo
 
     root = write_repo(
         tmp_path / "repo",
@@ -1880,8 +1880,17 @@ def test_options_a_variable_of_the_script_holds_with_several_values_are_said(
     assert result.findings == []
     assert [w for w in result.warnings() if "several values" in w] == [
         "Python scripts run with options held in a variable of the script whose value there is "
-        "not known (given several values, in a loop or a function), not read (BL116): 1 (run.sh:4)"
+        "not known (given several values, in a loop or a function): the options it holds not "
+        "read, those written out read (BL116): 1 (run.sh:4)"
     ]
+    # (h24, srt-slurm's submit_disagg.sh) an option written out after such a variable is read
+    with open(root / "run.sh", "a") as script:
+        script.write("python train.py $r --bad 3\n")
+    result = run_lint(root, select="BL116")
+    assert positions(result, "BL116") == ["run.sh:9:20"]
+    assert next(w for w in result.warnings() if "several values" in w).endswith(
+        "(BL116): 2 (run.sh:4, run.sh:9)"
+    )
 
 
 def test_a_shell_string_a_program_runs_after_its_dashdash_is_said(tmp_path: Any) -> None:
