@@ -310,6 +310,42 @@ def _is_script_dir(expr: str) -> bool:
     )
 
 
+# a folder written as an absolute path whatever the working directory: `$(cd DIR && pwd)`,
+# `$(realpath DIR)`, `$(readlink -f DIR)`, or the folder of a path made so
+# (`$(dirname "$(readlink -f "$0")")`)
+_ANCHORED = re.compile(
+    r'"?\$\(\s*(?:cd\s[^()]*(?:\([^()]*\)[^()]*)*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)'
+    r"|(?:realpath|readlink\s+-f)\s"
+    r'|dirname\s+(?:--\s+)?"?\$\(\s*(?:realpath|readlink\s+-f)\s)'
+)
+
+
+def anchored(script: Script, value: str) -> bool:
+    """Whether a path a script writes names the same file wherever the script's working
+    directory is: an absolute one, or one that starts with a folder made absolute
+    (`_ANCHORED`), written out or held by a variable whose every value is one
+    (`SCRIPT_DIR="$(dirname "$(readlink -f "$0")")"` ... `"$SCRIPT_DIR/x.sh"`: a `cd` between
+    changes nothing)."""
+    value = value.strip('"')
+    if value.startswith("/"):
+        return True
+    head, _ = _leading_expansion(value)
+    if not head:
+        return False
+    if head.startswith("$("):
+        return _ANCHORED.match(head) is not None
+    name = head.strip("${}")
+    if not name.isidentifier():
+        return False
+    given = [a for a in script.assignments if a.name == name]
+    values = _values_given(given) if given else []
+    return (
+        bool(values)
+        and len(values) == len(given)
+        and all(_ANCHORED.match(v.strip('"')) is not None for v in values)
+    )
+
+
 def _leading_expansion(value: str) -> tuple[str, str]:
     """`$(...)rest`, `${...}rest`, `$NAME/rest` as (expansion, rest); ("", value) if none. A
     command substitution in backticks is given as one in `$(...)` (`` `dirname "$0"`/x.py ``)."""

@@ -54,9 +54,11 @@ Not reported, and counted on stderr: a call whose reading stops before the word 
 be several or none (an unquoted expansion, `"$@"`, `"${@}"`, a glob, `~`) or whose text is not known
 where a branch is chosen; a call of a function defined more than once in the script and the files it
 sources (which definition runs is not told), or in a shell that sources a file benchlint does not
-resolve (not one a `$(...)` or `( ... )` the call is not in sources, nor a virtual environment's
-activation, which defines `deactivate` only); a call after a `cd` where the function's file or the
-script is found by a relative path; a call of a function or script whose `while` loop on `$#` and
+resolve (not one a `$(...)` or `( ... )` the call is not in sources, nor a new shell's command
+string, `bash -c "source x.sh; ..."`, nor one sourced after a call that runs once, nor a virtual
+environment's activation, which defines `deactivate` only); a call after a `cd` where the
+function's file or the script is found by a relative path (not an absolute one, nor one from a
+folder made absolute: `"$(dirname "$(readlink -f "$0")")/x.sh"`, `$(cd ... && pwd)`); a call of a function or script whose `while` loop on `$#` and
 its `case` this model does not read: a condition other than arguments being left, a `case` on
 another word than `$1` or a variable given it first, a pattern with an expansion, an extended glob
 or a POSIX class, a fall-through `;&`, or something before the loop that may set `$@` or leave on a
@@ -75,7 +77,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from benchlint.calls import Call
+from benchlint.calls import Call, anchored
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
@@ -488,7 +490,9 @@ def _run_of(ctx: Context, command: Command, named: Word, path: str, moves: bool)
         return None  # (no option loop at its top level: nothing to read)
     shown = f"`{target.path}`"
     arguments = list(words[index + 1 :])
-    # (after a `cd`, the path may name another file)
+    # (after a `cd`, the path may name another file; not one the `cd` cannot change: `/x.sh`,
+    # `"$SCRIPT_DIR/x.sh"` of `SCRIPT_DIR="$(dirname "$(readlink -f "$0")")"`)
+    moves = moves and not anchored(command.script, named.text)
     unread = _SHAPE if loop is None else _MOVED if moves else None
     return _Call(arguments, target, loop, target.path, shown, "the script exits", (), unread)
 
