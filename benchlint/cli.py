@@ -658,6 +658,17 @@ def layout_command(
             "no master config: no YAML file here holds entries with a runner and a search space"
         )
         facts = [*facts, *_call_facts(ws)]
+    if facts and not any(f.kind == "launchers" for f in facts) and ws.layout.master_configs:
+        notes.append(
+            "no launchers: no workflow runs a script by a path built from the runner's name "
+            "(`launch_${RUNNER_NAME%%_*}.sh`), nor one named after a runner label of the "
+            "entries (`launch_<label>.sh`)"
+        )
+    if not any(f.kind == "recipe root" for f in facts):
+        notes.append(
+            "no recipe root: no launcher copies a folder of recipes, no usual recipe folder "
+            "exists, and this is no srt-slurm tree"
+        )
     if output_format == "json":
         data = [
             {

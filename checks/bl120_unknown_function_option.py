@@ -56,18 +56,19 @@ where a branch is chosen; a call of a function defined more than once in the scr
 sources (which definition runs is not told), or in a shell that sources a file benchlint does not
 resolve (not one a `$(...)` or `( ... )` the call is not in sources, nor a new shell's command
 string, `bash -c "source x.sh; ..."`, nor one sourced after a call that runs once, nor a virtual
-environment's activation, which defines `deactivate` only); a call after a `cd` where the
-function's file or the script is found by a relative path (not an absolute one, nor one from a
-folder made absolute: `"$(dirname "$(readlink -f "$0")")/x.sh"`, `$(cd ... && pwd)`); a call of a function or script whose `while` loop on `$#` and
-its `case` this model does not read: a condition other than arguments being left, a `case` on
-another word than `$1` or a variable given it first, a pattern with an expansion, an extended glob
-or a POSIX class, a fall-through `;&`, or something before the loop that may set `$@` or leave on a
-test of the arguments (`set --`, a `source`, `[[ $1 == --help ]] && exit 0`). Not reported: a call
-whose reading ends at a branch that ends the loop, `exec`s a program or does more than assign, print
-and shift (`--help) usage ;;`); a caller or function that turns on `nocasematch` or `extglob`; a
-script run by `sh` or by a name without `/` (looked for on PATH); a `return` at a script's top level
-(bash goes on); an `until` loop; a script sourced with arguments. A branch that calls another
-command before its failing `return` (`usage; exit 1`) fails all the same.
+environment's activation, which defines `deactivate` only); a call after a `cd` where the function's
+file or the script is found by a relative path (not an absolute one, nor one from a folder made
+absolute: `"$(dirname "$(readlink -f "$0")")/x.sh"`, `$(cd ... && pwd)`); a call of a function or
+script whose `while` loop on `$#` and its `case` this model does not read: a condition other than
+arguments being left, a `case` on another word than `$1` or a variable given it first, a pattern
+with an expansion, an extended glob or a POSIX class, a fall-through `;&`, or something before the
+loop that may set `$@` or leave on a test of the arguments (`set --`, a `source`,
+`[[ $1 == --help ]] && exit 0`). Not reported: a call whose reading ends at a branch that ends the
+loop, `exec`s a program or does more than assign, print and shift (`--help) usage ;;`); a caller or
+function that turns on `nocasematch` or `extglob`; a script run by `sh` or by a name without `/`
+(looked for on PATH); a `return` at a script's top level (bash goes on); an `until` loop; a script
+sourced with arguments. A branch that calls another command before its failing `return`
+(`usage; exit 1`) fails all the same.
 """
 
 from __future__ import annotations

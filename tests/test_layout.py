@@ -332,10 +332,14 @@ def test_a_repository_benchlint_cannot_wire_says_so_in_layout_and_summary(tmp_pa
         },
     )
     note = "no master config: no YAML file here holds entries with a runner and a search space"
+    roots = (
+        "no recipe root: no launcher copies a folder of recipes, no usual recipe folder exists, "
+        "and this is no srt-slurm tree"
+    )
     code, out, _ = invoke("layout", root)
-    assert (code, out) == (0, note + "\n")
+    assert (code, out) == (0, f"{note}\n{roots}\n")
     code, out, _ = invoke("layout", root, "--format", "json")
-    assert (code, json.loads(out)["facts"], json.loads(out)["notes"]) == (0, [], [note])
+    assert (code, json.loads(out)["facts"], json.loads(out)["notes"]) == (0, [], [note, roots])
     code, out, _ = invoke(root, "--color", "never")
     assert (code, out) == (
         0,
@@ -488,6 +492,13 @@ def test_entries_with_no_launcher_warn(tmp_path: Path) -> None:
         "    search-space:\n    - {tp: 8}\n"
     )
     root = write_repo(tmp_path / "r", {"configs/nightly.yaml": master, "run.sh": "echo a\n"})
+    assert invoke("layout", root)[1].splitlines()[2:4] == [
+        "no launchers: no workflow runs a script by a path built from the runner's name "
+        "(`launch_${RUNNER_NAME%%_*}.sh`), nor one named after a runner label of the entries "
+        "(`launch_<label>.sh`)",
+        "no recipe root: no launcher copies a folder of recipes, no usual recipe folder exists, "
+        "and this is no srt-slurm tree",
+    ]
     code, out, err = invoke(root)
     assert code == 0
     assert err == (
@@ -733,5 +744,5 @@ def test_launchers_a_workflow_runs_by_a_runner_label_are_detected(tmp_path: Path
     (root / ".github/workflows/nightly.yml").write_text(
         workflow.replace("bash launch_gb200", "ls launch_gb200")
     )
-    assert "launchers" not in invoke("layout", "--root", root)[1]
+    assert "\nlaunchers " not in invoke("layout", "--root", root)[1]
     assert positions(run_lint(root), "BL201") == []
