@@ -412,7 +412,7 @@ def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:
     (`--nodes=$N` is a number there, whose value is not known), as written in a quoted one."""
     source = script.file
     for text, offsets, expands, reader, wrapper in _fed_scripts(script):
-        submission = _submission(ctx, script.top, reader, wrapper)
+        submission: _Submission | None = None  # (its environment: on need)
 
         def span(start: int, end: int, offsets: list[int] = offsets) -> Span:
             return source.span(offsets[start], offsets[end - 1] + 1)
@@ -422,7 +422,10 @@ def _fed_directives(ctx: Context, script: Script) -> Iterator[Finding]:
                 words = [_expanded(w, text, offsets, source.text) for w in words]
             yield from _directive_problems(ctx, script.path, words, span)
             for option, word, variable, start, end in () if expands else _variables(words, text):
-                replaced = _replaced(option, [submission]) if _keeps_text(option) else False
+                replaced: bool | None = False
+                if _keeps_text(option):
+                    submission = submission or _submission(ctx, script.top, reader, wrapper)
+                    replaced = _replaced(option, [submission])
                 if replaced:
                     continue
                 at = span(start, end)
