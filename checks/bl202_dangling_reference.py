@@ -89,7 +89,13 @@ And, in an srt-slurm tree whose srtctl source registers its benchmark runners
 (`@register_benchmark("sa-bench")`), a recipe's `benchmark.type` that names none of them nor a
 type its schema's `BenchmarkType` names (`manual`: no benchmark, the servers kept up): srtctl
 takes any string there, and the job ends with "Unknown benchmark type" once its workers are up
-(`gsm8k-bench` for `gsm8k`).
+(`gsm8k-bench` for `gsm8k`); and a recipe the runner of its type rejects in its own
+`validate_config`, which srtctl also runs only once the workers are up (a `router` benchmark
+without `frontend.use_sglang_router: true`, an `sa-bench` without `concurrencies`), read from
+that source with the schema's defaults for what the recipe leaves out (`benchlint/
+srtctl_runners.py` says which shapes; a check it does not read, a schema class whose hook
+changes values, and a recipe of several jobs, `base:` with override blocks or a sweep, are
+counted, not checked).
 
 ## Why is this bad?
 The launcher copies the overlay, `srtctl apply` finds no recipe (or no override block) and the
@@ -180,7 +186,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator
 
-from benchlint import profile
+from benchlint import profile, srtctl_runners
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
 from benchlint.ends import failing, launcher_ends, masks
@@ -424,6 +430,7 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
                 named.update(_MEMBER.findall(block))
     if not registered:
         return
+    runners = _srtctl(ws)[1]
     known = ", ".join(sorted(registered | named))
     for path in ctx.in_scope(ws.recipe_paths):
         document = ws.yaml(path)
@@ -443,6 +450,60 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
                     Location(path, kind.span),
                     subject=f"benchmark.type={kind.value}",
                 )
+            elif kind.value in runners and root is not None and block is not None:
+                yield from _runner_rejects(ctx, path, root, block, kind, runners[kind.value])
+
+
+def _runner_rejects(
+    ctx: Context, path: str, root: YNode, block: YNode, kind: YNode, runner: srtctl_runners.Runner
+) -> Iterator[Finding]:
+    """A recipe the `validate_config` of its benchmark type's runner rejects: srtctl calls it
+    once the workers are up (`srtctl_runners`). Read for a recipe that is one job as written
+    (not one a `base:` and override blocks make several of, nor a sweep), else counted."""
+    where = Location(path, kind.span)
+    if block is not root or any(_VARIANTS.match(str(k.value)) for k, _ in root.pairs):
+        ctx.count(_VARIANTS_SAID, where)
+        return
+    found = srtctl_runners.errors(runner, _srtctl(ctx.ws)[0], root)
+    if found is None:
+        ctx.count(_UNREAD_RUNNER_SAID, where, involves=(runner.path,))
+        return
+    if not found:
+        return
+    said = "; ".join(f'"{e}"' for e in found)
+    defined = Location(runner.path, Span(runner.check.lineno, 1, runner.check.lineno, 1))
+    yield Finding(
+        "BL202",
+        f"srtctl's {runner.name} runner rejects this recipe once its workers are up ({said}): "
+        "the job ends there, having held its allocation through the model's load and "
+        "measured nothing",
+        where,
+        related=(Location(defined.path, defined.span, "validate_config"),),
+        subject=f"benchmark.type={kind.value}:rejected",
+    )
+
+
+# top-level keys that make a recipe several jobs (srtctl's `base:` with override blocks, sweeps)
+_VARIANTS = re.compile(r"base$|override|zip_override|sweep$")
+_VARIANTS_SAID = (
+    "recipes of several jobs (a `base:` with override blocks, a sweep) not checked against their "
+    "benchmark runner's validate_config (BL202: each job's values are the blocks merged)"
+)
+_UNREAD_RUNNER_SAID = (
+    "recipes whose benchmark runner's validate_config (srtctl's) does what BL202 does not read "
+    "(a loop, a call, a value its schema gives no default), not checked against it (BL202)"
+)
+
+
+def _srtctl(ws: Workspace) -> tuple[srtctl_runners.Schema, dict[str, srtctl_runners.Runner]]:
+    """The tree's srtctl schema and runners, read once per run."""
+    known = ws.models.get(_SRTCTL_RUNNERS)
+    if not isinstance(known, tuple):
+        known = ws.models[_SRTCTL_RUNNERS] = srtctl_runners.read(srtctl_sources(ws))
+    return known
+
+
+_SRTCTL_RUNNERS = "srtctl-runners"
 
 
 def _failing_exits(ctx: Context) -> Iterator[Finding]:
