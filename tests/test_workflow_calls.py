@@ -220,6 +220,8 @@ def test_layout_says_which_calls_are_entries_and_how_labels_were_followed(tmp_pa
         "runners no runners file: a label's runners taken as those named `<label>-<site>_<n>`, so "
         "its launchers as theirs (2 launchers reached)",
         "no master config: no YAML file here holds entries with a runner and a search space",
+        "no recipe root: no launcher copies a folder of recipes, no usual recipe folder exists, "
+        "and this is no srt-slurm tree",
     ]
 
 
