@@ -10,20 +10,20 @@ Follows each search-space element's `CONFIG_FILE` and `EVAL_CONFIG_FILE` (from i
   the end of the zipped lists;
 - a path that leaves the repository (`../../x`), which benchlint does not follow.
 
-It also reports a script path in a launcher that, for an entry whose job runs that line, names
-no script of the folder it is in (`bash benchmarks/single_node/${MODEL_PREFIX}_h200.sh` for an
-entry whose model prefix no script there has). The path is evaluated with the entry's values,
-the launcher's own assignments and what a command substitution can print on the route, as for
-BL303's releases: `SPEC_SUFFIX=$([[ "$SPEC_DECODING" == mtp ]] && printf _mtp || printf '')`
-prints `_mtp` only for an element with `spec-decoding: mtp` (the workflow's `SPEC_DECODING`;
-`none` when the element leaves it out), so an element without it whose model has only an `_mtp`
-script is reported. The message names the entries, which are related locations. A path with no
-folder (`bash ${MODEL_CODE}_mi355x_slurm.sh`) names a file at the checkout's root, where the
+It also reports a script path in a launcher that, for an entry whose job runs that line, names no
+script of the folder it is in (`bash benchmarks/single_node/${MODEL_PREFIX}_h200.sh` for an entry
+whose model prefix no script there has). The path is evaluated with the entry's values, the
+launcher's own assignments and what a command substitution can print on the route, as for BL303's
+releases: `SPEC_SUFFIX=$([[ "$SPEC_DECODING" == mtp ]] && printf _mtp || printf '')` prints `_mtp`
+only for an element with `spec-decoding: mtp` (the workflow's `SPEC_DECODING`; `none` when the
+element leaves it out), so an element without it whose model has only an `_mtp` script is reported.
+The message names the first three entries (and how many more), which are related locations. A path
+with no folder (`bash ${MODEL_CODE}_mi355x_slurm.sh`) names a file at the checkout's root, where the
 launcher runs, unless it changes folders (`cd` anywhere but to the checkout; a wrapper's working
-folder, `srun --chdir`, `docker run -w`, `env -C`, or a container's that does not mount the
-checkout there) or may write that file first (a redirection to it, `cp`, `docker cp`, `curl -o`,
-`tar`, `git clone`, another script it runs or sources): the scripts of that name elsewhere are
-said (`benchmarks/`). A program run by its name alone (`x.sh ...`) is looked up in PATH, not read.
+folder, `srun --chdir`, `docker run -w`, `env -C`, or a container's that does not mount the checkout
+there) or may write that file first (a redirection to it, `cp`, `docker cp`, `curl -o`, `tar`,
+`git clone`, another script it runs or sources): the scripts of that name elsewhere are said
+(`benchmarks/`). A program run by its name alone (`x.sh ...`) is looked up in PATH, not read.
 
 In a repository with no master config, the entries are the jobs that call the benchmark workflow
 (beside master configs, those whose runner is written out: `runner: gb200`)
@@ -544,7 +544,7 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                 Location(launcher, command.first_line_span),
                 related=tuple(
                     Location(e.location.path, e.location.span, f"entry {e.name}")
-                    for e in (located[n] for n in names[:3] if n in located)
+                    for e in (located[n] for n in names[:_NAMED] if n in located)
                 ),
                 subject="exit",  # (the entries are what it involves: a baseline sees them grow)
                 involves=tuple(names),
@@ -598,7 +598,7 @@ def _empty_recipe_files(ctx: Context) -> Iterator[Finding]:
                 Location(launcher, word.span),
                 related=tuple(
                     Location(e.location.path, e.location.span, f"entry {e.name}")
-                    for e in (located[n] for n in names[:3] if n in located)
+                    for e in (located[n] for n in names[:_NAMED] if n in located)
                 ),
                 subject="srtctl -f",
                 involves=tuple(names),
@@ -692,8 +692,17 @@ def _jobs_said(
     says them."""
     names = list(counts)
     every = all(ended == _jobs(wiring, name, launchers[name]) for name, ended in counts.items())
-    named = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
-    return names, every, named
+    return names, every, _listed(names)
+
+
+def _listed(names: list[str]) -> str:
+    """Names as a message says them: the first three (those its related locations are), and
+    how many more."""
+    more = len(names) - _NAMED
+    return ", ".join(names[:_NAMED]) + (f" and {more} more" if more > 0 else "")
+
+
+_NAMED = 3  # (entries a message names, each a related location)
 
 
 def _jobs(wiring: Wiring, entry: str, launchers: list[str]) -> int:
@@ -770,13 +779,14 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                         tried.append(run.path)
         for run, lacking, tried in missing.values():
             shown = []
-            for entry in lacking[:2]:
+            for entry in lacking[:_NAMED]:
                 key = (id(run.call), id(entry))
                 only = sorted(failing.get(key, set()) - found_one.get(key, set()))
                 # (an entry whose other scenarios' jobs find their script: these jobs alone)
                 some = only and found_one.get(key)
                 shown.append(f"{entry.name} (its {', '.join(only)} jobs)" if some else entry.name)
-            named = ", ".join(shown) + (f" and {len(lacking) - 2} more" if len(lacking) > 2 else "")
+            more = len(lacking) - _NAMED
+            named = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
             word = run.call.word
             # (the folder the routes' paths name, where each is known: `${SCENARIO_SUBDIR}`
             # gives `agentic/` below the folder the word names)
@@ -791,7 +801,7 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                 Location(launcher, word.span),
                 related=tuple(
                     Location(e.location.path, e.location.span, f"entry {e.name}")
-                    for e in lacking[:3]
+                    for e in lacking[:_NAMED]
                 ),
                 subject=f"script:{word.value}",
                 involves=tuple(e.name for e in lacking),
