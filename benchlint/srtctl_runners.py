@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 UNKNOWN = object()  # a value, or a test, this model cannot tell
 _MISSING = object()  # a field the recipe does not give and its schema gives no default
+_RENAMED = object()  # a field whose YAML key its metadata may rename (marshmallow's data_key)
 
 
 @dataclass
@@ -105,7 +106,8 @@ def _read_class(node: ast.ClassDef, schema: Schema, runners: dict[str, Runner], 
                 nested[name] = given["default_factory"].id
                 continue
             value = given.get("default")
-            if "metadata" in given:  # (`data_key`: another name in the YAML)
+            if "metadata" in given:  # (`data_key`: another name in the YAML, not read)
+                defaults[name] = _RENAMED
                 continue
         if value is None:
             defaults[name] = _MISSING
@@ -302,6 +304,8 @@ def _attribute(holder: Any, name: str, schema: Schema, default: Any) -> Any:
     kind, node = holder.kind, holder.node
     if kind in schema.hooked or kind not in schema.defaults:
         raise _Unknown
+    if schema.defaults[kind].get(name) is _RENAMED:
+        raise _Unknown
     given = node.get(name) if node is not None and node.is_map else None
     if name in schema.nested.get(kind, {}):
         if given is not None and not given.is_map:
@@ -314,7 +318,7 @@ def _attribute(holder: Any, name: str, schema: Schema, default: Any) -> Any:
             raise _Unknown
         return given.scalar
     value = schema.defaults[kind].get(name, default)
-    if value is _MISSING or value is UNKNOWN:
+    if value is _MISSING or value is UNKNOWN or value is _RENAMED:
         raise _Unknown
     return value
 

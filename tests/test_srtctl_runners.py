@@ -1,0 +1,102 @@
+"""The model of srtctl's benchmark runners' `validate_config`: what it decides, and where it says
+it cannot."""
+
+from __future__ import annotations
+
+from benchlint import srtctl_runners
+from benchlint.source import SourceText
+from benchlint.yamlmodel import parse_yaml
+
+SCHEMA = """
+@dataclass(frozen=True)
+class ResourceConfig:
+    gpus: int = field(default=4, metadata={"data_key": "gpus_per_node"})
+
+
+@dataclass(frozen=True)
+class BenchmarkConfig:
+    type: str = "manual"
+    workload: str | None = None
+    ttft_ms: int | None = None
+    isl: int | None = None
+
+
+@dataclass(frozen=True)
+class SrtConfig:
+    name: str
+    benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
+    resources: ResourceConfig = field(default_factory=ResourceConfig)
+"""
+
+RUNNERS = """
+@register_benchmark("mooncake")
+class MooncakeRunner(BenchmarkRunner):
+    def validate_config(self, config: SrtConfig) -> list[str]:
+        errors = []
+        b = config.benchmark
+        valid = {"conversation", "synthetic"}
+        workload = getattr(b, "workload", None) or "conversation"
+        if workload not in valid:
+            errors.append(f"benchmark.workload must be one of {valid}, got: {workload}")
+        ttft = getattr(b, "ttft_ms", None) or 2000
+        if ttft <= 0:
+            errors.append("benchmark.ttft_ms must be positive")
+        return errors
+
+
+@register_benchmark("gpus")
+class GpusRunner(BenchmarkRunner):
+    def validate_config(self, cfg: SrtConfig) -> list[str]:
+        if cfg.resources.gpus < 8:
+            return ["needs 8 GPUs"]
+        return []
+
+
+@register_benchmark("isl")
+class IslRunner(BenchmarkRunner):
+    def validate_config(self, config: SrtConfig) -> list[str]:
+        errors = []
+        if config.benchmark.isl is None:
+            errors.append("benchmark.isl is required")
+        elif config.benchmark.isl <= 0:
+            errors.append("benchmark.isl must be positive")
+"""
+
+
+def _errors(runner: str, recipe: str) -> list[str] | None:
+    schema, runners = srtctl_runners.read(
+        [
+            SourceText("src/srtctl/core/schema.py", SCHEMA.encode()),
+            SourceText("src/srtctl/benchmarks/all.py", RUNNERS.encode()),
+        ]
+    )
+    root = parse_yaml(SourceText("r.yaml", recipe.encode())).root
+    assert root is not None
+    return srtctl_runners.errors(runners[runner], schema, root)
+
+
+def test_values_with_defaults_sets_and_comparisons_are_read() -> None:
+    assert _errors("mooncake", "name: a\nbenchmark: {type: mooncake}\n") == []
+    assert _errors("mooncake", "name: a\nbenchmark: {type: mooncake, workload: toolagent}\n") == [
+        "benchmark.workload must be one of {valid}, got: {workload}"
+    ]
+    assert _errors("mooncake", "name: a\nbenchmark: {type: mooncake, ttft_ms: -1}\n") == [
+        "benchmark.ttft_ms must be positive"
+    ]
+
+
+def test_a_check_that_falls_off_its_end_returns_none_which_passes() -> None:
+    """`validate_config` without a `return`: Python returns None, and srtctl's `if errors:`
+    lets the job go on whatever it appended."""
+    assert _errors("isl", "name: a\nbenchmark: {type: isl}\n") == []
+
+
+def test_what_it_cannot_tell_is_not_known() -> None:
+    # a field its metadata may rename in the YAML (marshmallow's data_key): the key of the
+    # attribute's name may be another field's, or none
+    assert _errors("gpus", "name: a\nbenchmark: {type: gpus}\n") is None
+    assert _errors("gpus", "name: a\nresources: {gpus: 2}\nbenchmark: {type: gpus}\n") is None
+    # a number srtctl's schema would read from a string: not compared here
+    assert _errors("mooncake", "name: a\nbenchmark: {type: mooncake, ttft_ms: '-1'}\n") is None
+    # a part of the config written as something other than a mapping
+    assert _errors("mooncake", "name: a\nbenchmark: mooncake\n") is None
