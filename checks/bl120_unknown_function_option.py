@@ -82,7 +82,7 @@ from benchlint.calls import Call, anchored
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.model import Command, Script, Word, shell_string_words
 from benchlint.workflow import (
     WORKFLOWS,
     job_steps,
@@ -281,10 +281,11 @@ def _may_define(source: Call, name: str, call: Command) -> bool:
 
 
 def _in_new_shell(script: Script, outer: Script) -> bool:
-    """Whether the script is the command string of a shell another program starts inside
-    `outer` (`bash -c "..."`, `ssh host '...'`; not an `eval`'s, which runs in this shell)."""
+    """Whether the script is, or is inside, the command string of a shell another program
+    starts inside `outer` (`bash -c "..."`, `ssh host '...'`; not an `eval`'s, which runs in
+    this shell, nor a heredoc's text, which a later `source` may read into it)."""
     while script is not outer and script.parent is not None:
-        if script.parent.invocation.base != "eval":
+        if shell_string_words(script.parent) is not None:
             return True
         script = script.parent.script
     return False
