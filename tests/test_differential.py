@@ -2234,6 +2234,8 @@ _PREFIXED = [
     "x1=1 true",
     "x1=1 :",
     "x1=1 export >/dev/null",
+    "x1=1 export x2=2",
+    'x1=1 export x2="a b"',
     "f() { :; }\nx1=1 f",
     "x1=1 eval 'x2=2'",
     "x1=1 true\nexport x2=2",

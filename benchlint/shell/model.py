@@ -2382,6 +2382,8 @@ class _Builder:
                 self.assignment_node(command, assignment, "prefix", True, more)
             else:
                 self.assignment_node(command, assignment, "assign", False, more)
+        if prefix and words and words[0].value == "export" and words[0].static:
+            self.prefixed_export(command, words[1:])
         # expansions and substitutions inside the words run in this shell (or a subshell)
         for child in rest:
             self.walk_inside(child, ctx)
@@ -2428,6 +2430,32 @@ class _Builder:
         self.script.commands.append(command)
         self.by_node[node.id] = command
         return command
+
+    def prefixed_export(self, command: Command, args: list[Word]) -> None:
+        """`X=1 export Y=2`: an `export` after assignments, which tree-sitter-bash reads as a
+        plain command: its arguments export as a declaration's do (`Y=2`, `Y`), not the prefix
+        assignments; an option (`-n`, `-f`, `-p`) or a name not written out: not read."""
+        if any(
+            w.value.startswith("-") or (not w.static and "=" not in w.literal_prefix) for w in args
+        ):
+            return
+        for word in args:
+            name, equals, _ = word.literal_prefix.partition("=")
+            if not name.isidentifier():
+                continue
+            if not equals:
+                self.assign(command, name, None, word.node, "export", True)
+                continue
+            at = len(name) + 1
+            value = Word(
+                self.script,
+                word.node,
+                word.value[at:],
+                runs(word.offsets[at:]),
+                word.static,
+                tuple(word.reads()),
+            )
+            self.assign(command, name, value, word.node, "export", True)
 
     def assignment_node(
         self, command: Command, node: Node, kind: str, exported: bool, more: Word | None = None
