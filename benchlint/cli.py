@@ -412,7 +412,7 @@ def lint_command(
                 _fail(f"{output}: cannot be written: {exc.strerror}")
         else:
             click.echo(report, nl=False, color=result.color)  # click strips ANSI codes otherwise
-        for warning in result.warnings():
+        for warning in result.shown_warnings():
             click.echo(f"benchlint: warning: {warning}", err=True)
         if statistics:
             _print_statistics(result, time.perf_counter() - started)

@@ -373,6 +373,27 @@ class Result:
         """What the run could not see or wire, for every report to say."""
         return [notice.text for notice in self.notices()]
 
+    def shown_warnings(self) -> list[str]:
+        """`warnings`, each place a sentence names as the user can type it from where they ran
+        benchlint (`display`), as the findings' paths are shown."""
+        return [self.shown(notice) for notice in self.notices()]
+
+    def shown(self, notice: Notice) -> str:
+        """A notice's sentence with the places it names (`path:line`, `path`) shown as
+        `display` shows paths inside the folder benchlint ran in (`r/x.sh` from the folder
+        above the repository); outside it, as the repository has them (a sentence of absolute
+        paths reads badly)."""
+        text = notice.text
+        if self.cwd is None or not self.root.is_relative_to(self.cwd):
+            return text
+        for path, line in notice.places:
+            written = f"{path}:{line}" if line else path
+            shown = self.display(path) + (f":{line}" if line else "")
+            if shown != written:
+                pattern = rf"(?<=[(\s]){re.escape(written)}(?=[,)\s]|$)"
+                text = re.sub(pattern, shown.replace("\\", "\\\\"), text)
+        return text
+
     def notices(self) -> list[Notice]:
         """The warnings with every place they are about (`warnings` names the first three)."""
         found = self.coverage.notices() if self.coverage is not None else []

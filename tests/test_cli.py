@@ -33,20 +33,27 @@ def invoke(*args: str | Path, cwd: Path | None = None) -> tuple[int, str, str]:
 def test_paths_are_shown_from_where_benchlint_runs(tmp_path: Path) -> None:
     """Text, concise and json print paths from the current folder (absolute outside it); the
     github format and SARIF stay repository-relative, which is what GitHub resolves."""
-    root = write_repo(tmp_path / "r", {"runners/run.sh": LAUNCHER})
+    template = "kind: Deployment\nname: {{ .Values.name }}\n"
+    root = write_repo(tmp_path / "r", {"runners/run.sh": LAUNCHER, "deploy/t.yaml": template})
     expected = "runners/run.sh:3:1: error:"
     assert invoke(root, "--format", "concise")[1].startswith(expected)
     assert invoke(root, "--format", "concise", cwd=root / "runners")[1].startswith("run.sh:3:1")
-    outside = invoke(root, "--format", "concise", cwd=tmp_path)[1]
+    _, outside, said = invoke(root, "--format", "concise", cwd=tmp_path)
     assert outside.startswith("r/runners/run.sh:3:1: error:")
+    # (the places a warning names too: `r/deploy/t.yaml`, not `deploy/t.yaml`)
+    assert said.startswith("benchlint: warning: 1 template not linted (r/deploy/t.yaml):")
+    assert "(deploy/t.yaml)" in invoke(root, "--format", "concise")[2]
     elsewhere = invoke(root, "--format", "concise", cwd=root / "runners" / "..")
     assert elsewhere[1].startswith(expected)
     data = json.loads(invoke(root, "--format", "json", cwd=tmp_path)[1])
     assert data["findings"][0]["path"] == "r/runners/run.sh"
+    assert data["warnings"][0]["message"].startswith("1 template not linted (r/deploy/t.yaml)")
+    assert data["warnings"][0]["places"] == [{"path": "r/deploy/t.yaml"}]
     text = invoke(root, cwd=tmp_path)[1]
     assert text.startswith("r/runners/run.sh\n  3:1 error ")
     github = invoke(root, "--format", "github", cwd=tmp_path)[1]
     assert "file=runners/run.sh," in github
+    assert "template not linted (deploy/t.yaml)" in github
     sarif = json.loads(invoke(root, "--format", "sarif", cwd=tmp_path)[1])
     uri = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert uri == {"uri": "runners/run.sh", "uriBaseId": "%SRCROOT%"}

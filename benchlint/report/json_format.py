@@ -49,7 +49,7 @@ def _notice(notice: Notice, result: Result) -> dict[str, Any]:
     """A warning of what the run could not see, wire or decide, with every place it is about
     (its message names the first three): a file and line, or a file as a whole (no line)."""
     return {
-        "message": notice.text,
+        "message": result.shown(notice),
         "rule": notice.rule,
         "places": [
             {"path": result.display(path), **({"line": line} if line else {})}
