@@ -223,6 +223,35 @@ def _provenance(at: Provenance | Assignment, made: dict[int, Provenance]) -> Pro
     return known
 
 
+def _prefixed(command: Command) -> frozenset[str]:
+    """The names a command's prefix assignments give values for the command alone."""
+    return frozenset(a.name for a in command.assignments if a.kind == "prefix")
+
+
+# POSIX's special builtins: in sh and dash, assignments before one stay the shell's
+_SPECIAL_BUILTINS = frozenset(
+    {":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return"}
+    | {"set", "shift", "times", "trap", "unset"}
+)
+
+
+def _posix_shell(script: Script) -> bool:
+    """Whether sh or dash runs the script (its `#!` line; a nested string, the shell that runs
+    it), not bash."""
+    while script.parent is not None:
+        runner = script.parent.invocation.base
+        if runner in ("sh", "dash"):
+            return True
+        if runner in ("bash", "eval"):
+            script = script.parent.script if runner == "eval" else script
+            if runner == "bash":
+                return False
+            continue
+        return False
+    first = script.file.line_text(1)
+    return bool(re.match(r"#!\s*(?:/usr)?/bin/(?:env\s+)?(?:sh|dash)\b", first))
+
+
 def _allexport_at(script: Script, offset: int) -> bool:
     """Whether `set -a` (allexport) is in effect at a byte offset of the script, by the `set`
     commands before it in its text."""
@@ -481,6 +510,7 @@ class Environment:
         unknown: str | None = None
         unset: dict[str, Command] = {}
         functions: dict[str, Script] = dict.fromkeys(script.functions, script)
+        posix = _posix_shell(script)
         changes, validations = self._state_changes(script)
         if at is not None:
             changes = [change for change in changes if not exclusive(change[1], at)]
@@ -488,11 +518,14 @@ class Environment:
         def apply(command: Command, depth: int = 0, own: bool = False) -> None:
             """`own`: a command of the function the offset is in (its locals are there)."""
             nonlocal unknown
+            prefixed = _prefixed(command)
             for assignment in command.assignments:
                 kind = assignment.kind
-                if kind == "prefix":
+                if kind == "prefix" and not (posix and command.base in _SPECIAL_BUILTINS):
                     # (`PORT=1 cmd`: the command's alone, not the script's after it; bash keeps
-                    # none, whatever the command: `X=1 :`, `X=1 export Y`, a function's call)
+                    # none, whatever the command: `X=1 :`, `X=1 export Y`, a function's call;
+                    # `PORT=1 export PORT` makes it the shell's: `prefixed_declaration`. sh and
+                    # dash keep those of a special builtin, POSIX's rule)
                     continue
                 if own and kind == "local":
                     kind = "assign"
@@ -536,14 +569,25 @@ class Environment:
                     and not command.apart_from_script
                 ):
                     for name in words:
+                        if name in prefixed:
+                            continue  # (`X=1 unset X`: unsets the command's X, not the shell's)
                         assigned.pop(name, None)
                         exported.pop(name, None)
                         unset[name] = command
             elif base in functions and depth < 3:  # a call: what the body sets, set here
                 if self._always_exits(functions[base], base):  # `[[ -z $X ]] && die "..."`
                     validated.update(self._empty_exit(command))
+                # (`PORT=8000 setport`: what the function assigns a prefix's variable is the
+                # call's, gone when it returns)
+                kept = {n: (assigned.get(n), exported.get(n)) for n in prefixed}
                 for inner in self._effects(functions[base], base):
                     apply(inner, depth + 1)
+                for name, (was, was_exported) in kept.items():
+                    for table, earlier in ((assigned, was), (exported, was_exported)):
+                        if earlier is None:
+                            table.pop(name, None)
+                        else:
+                            table[name] = earlier
 
         position = 0
         for i in order:

@@ -2382,8 +2382,8 @@ class _Builder:
                 self.assignment_node(command, assignment, "prefix", True, more)
             else:
                 self.assignment_node(command, assignment, "assign", False, more)
-        if prefix and words and words[0].value == "export" and words[0].static:
-            self.prefixed_export(command, words[1:])
+        if prefix and words and words[0].static and words[0].value in _DECLARATIONS:
+            self.prefixed_declaration(command, words[0].value, words[1:])
         # expansions and substitutions inside the words run in this shell (or a subshell)
         for child in rest:
             self.walk_inside(child, ctx)
@@ -2431,20 +2431,36 @@ class _Builder:
         self.by_node[node.id] = command
         return command
 
-    def prefixed_export(self, command: Command, args: list[Word]) -> None:
-        """`X=1 export Y=2`: an `export` after assignments, which tree-sitter-bash reads as a
-        plain command: its arguments export as a declaration's do (`Y=2`, `Y`), not the prefix
-        assignments; an option (`-n`, `-f`, `-p`) or a name not written out: not read."""
-        if any(
-            w.value.startswith("-") or (not w.static and "=" not in w.literal_prefix) for w in args
-        ):
+    def prefixed_declaration(self, command: Command, keyword: str, args: list[Word]) -> None:
+        """`X=1 export Y=2`, `PORT=8000 export PORT`: a declaration after assignments, which
+        tree-sitter-bash reads as a plain command. Its arguments declare as a declaration's do
+        (`Y=2`, `Y`), and one that names a prefix assignment's variable keeps that value, and
+        exported (bash makes the command's variable the shell's: `PORT=8000 readonly PORT`
+        leaves PORT=8000 exported);
+        the other prefix assignments are the command's alone. Read for `export` and
+        `readonly`, and for `declare`/`typeset` outside a function with no option but `-x`,
+        `-r`, `-g`; any other option or a name not written out: not read."""
+        flags = "".join(w.value[1:] for w in args if w.value.startswith("-"))
+        if keyword in ("declare", "typeset", "local"):
+            if command.function is not None or set(flags) - set("xrg"):
+                return
+            kind, exported = "declare", "x" in flags
+        elif flags:
             return
+        else:
+            kind, exported = keyword, keyword == "export"
+        if any(not w.static and "=" not in w.literal_prefix for w in args):
+            return
+        prefixed = {a.name: a for a in command.assignments if a.kind == "prefix"}
         for word in args:
             name, equals, _ = word.literal_prefix.partition("=")
             if not name.isidentifier():
                 continue
             if not equals:
-                self.assign(command, name, None, word.node, "export", True)
+                given = prefixed.get(name)
+                value = given.value if given is not None else None
+                # (the command's variable stays exported, as it was for the command)
+                self.assign(command, name, value, word.node, kind, exported or given is not None)
                 continue
             at = len(name) + 1
             value = Word(
@@ -2455,7 +2471,7 @@ class _Builder:
                 word.static,
                 tuple(word.reads()),
             )
-            self.assign(command, name, value, word.node, "export", True)
+            self.assign(command, name, value, word.node, kind, exported)
 
     def assignment_node(
         self, command: Command, node: Node, kind: str, exported: bool, more: Word | None = None
