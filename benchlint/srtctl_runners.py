@@ -40,6 +40,7 @@ class Schema:
     defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
     nested: dict[str, dict[str, str]] = field(default_factory=dict)
     hooked: set[str] = field(default_factory=set)  # classes whose values a hook may change
+    twice: set[str] = field(default_factory=set)  # types registered twice, or with no own check
 
 
 @dataclass(frozen=True)
@@ -84,14 +85,25 @@ def _read_class(node: ast.ClassDef, schema: Schema, runners: dict[str, Runner], 
             ),
             None,
         )
-        if check is not None and len(check.args.args) == 2:
-            runners.update((n, Runner(n, check, check.args.args[1].arg, path)) for n in names)
+        for name in names:
+            if name in runners or name in schema.twice:
+                # (registered by two modules: which one srtctl imports is not read)
+                schema.twice.add(name)
+                runners.pop(name, None)
+            elif check is not None and len(check.args.args) == 2:
+                runners[name] = Runner(name, check, check.args.args[1].arg, path)
+            else:
+                schema.twice.add(name)  # (no check of its own: inherited, not read)
         return
     if not any(_is_dataclass(d) for d in node.decorator_list):
         return
     defaults: dict[str, Any] = {}
     nested: dict[str, str] = {}
-    if any(_hook(d) for f in node.body if isinstance(f, ast.FunctionDef) for d in f.decorator_list):
+    if node.bases:
+        schema.hooked.add(node.name)  # (a base class's fields, defaults and hooks: not read)
+    elif any(
+        _hook(d) for f in node.body if isinstance(f, ast.FunctionDef) for d in f.decorator_list
+    ):
         schema.hooked.add(node.name)  # (marshmallow's hooks: they change the data read)
     elif any(_sets_self(f) for f in node.body if isinstance(f, ast.FunctionDef)):
         schema.hooked.add(node.name)  # (`object.__setattr__(self, ...)` in `__post_init__`)
@@ -184,15 +196,19 @@ def errors(runner: Runner, schema: Schema, recipe: YNode) -> list[str] | None:
     """The errors the runner's `validate_config` returns for the recipe (its top-level
     mapping), or None where that is not known."""
     scope: dict[str, Any] = {runner.config: _Part("SrtConfig", recipe)}
-    found: list[str] = []
     try:
-        returned = _run(runner.check.body, scope, schema, found)
+        returned = _run(runner.check.body, scope, schema)
     except (_Unknown, RecursionError):
         return None
     return [] if returned is None else returned  # (no `return`: None, which passes)
 
 
-def _run(body: list[ast.stmt], scope: dict[str, Any], schema: Schema, found: list[str]) -> Any:
+class _Messages(list[str]):
+    """A list the function makes (`errors = []`) and appends messages to: each its own (a
+    `notes = []` beside it is not what the function returns)."""
+
+
+def _run(body: list[ast.stmt], scope: dict[str, Any], schema: Schema) -> Any:
     """Run statements; the list a `return` gives, else None (fell off the end)."""
     for statement in body:
         if isinstance(statement, ast.Expr):
@@ -204,10 +220,10 @@ def _run(body: list[ast.stmt], scope: dict[str, Any], schema: Schema, found: lis
                 and isinstance(value.func, ast.Attribute)
                 and value.func.attr == "append"
                 and isinstance(value.func.value, ast.Name)
-                and scope.get(value.func.value.id) is found
+                and isinstance(scope.get(value.func.value.id), _Messages)
                 and len(value.args) == 1
             ):
-                found.append(_message(value.args[0]))
+                scope[value.func.value.id].append(_message(value.args[0]))
                 continue
             raise _Unknown
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
@@ -216,7 +232,7 @@ def _run(body: list[ast.stmt], scope: dict[str, Any], schema: Schema, found: lis
                 raise _Unknown
             value_node = statement.value
             if isinstance(value_node, ast.List) and not value_node.elts:
-                scope[targets[0].id] = found
+                scope[targets[0].id] = _Messages()
             else:
                 scope[targets[0].id] = _value(value_node, scope, schema)
             continue
@@ -224,14 +240,16 @@ def _run(body: list[ast.stmt], scope: dict[str, Any], schema: Schema, found: lis
             test = _truth(statement.test, scope, schema)
             if test is UNKNOWN:
                 raise _Unknown
-            returned = _run(statement.body if test else statement.orelse, scope, schema, found)
+            returned = _run(statement.body if test else statement.orelse, scope, schema)
             if returned is not None:
                 return returned
             continue
         if isinstance(statement, ast.Return):
             returned_node = statement.value
-            if isinstance(returned_node, ast.Name) and scope.get(returned_node.id) is found:
-                return list(found)
+            if isinstance(returned_node, ast.Name) and isinstance(
+                scope.get(returned_node.id), _Messages
+            ):
+                return list(scope[returned_node.id])
             if isinstance(returned_node, ast.List):
                 return [_message(e) for e in returned_node.elts]
             raise _Unknown
@@ -323,6 +341,12 @@ def _attribute(holder: Any, name: str, schema: Schema, default: Any) -> Any:
     return value
 
 
+def _coerced(text: Any, other: Any) -> bool:
+    """Whether a string of the recipe is compared with a number or a boolean, which the schema's
+    field may have made of it."""
+    return isinstance(text, str) and isinstance(other, (bool, int, float))
+
+
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Eq: lambda a, b: a == b,
     ast.NotEq: lambda a, b: a != b,
@@ -352,7 +376,11 @@ def _truth(node: ast.expr, scope: dict[str, Any], schema: Schema) -> Any:
             if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (frozenset, tuple)):
                 if left is UNKNOWN or isinstance(left, (_Part, list, tuple, frozenset)):
                     return UNKNOWN
+                if any(_coerced(left, r) for r in right):
+                    return UNKNOWN  # (marshmallow may make `"8"` 8: not decided)
                 return (left in right) == isinstance(op, ast.In)
+            if _coerced(left, right) or _coerced(right, left):
+                return UNKNOWN  # (marshmallow may make `"8"` 8, `"false"` False: not decided)
             if any(
                 v is UNKNOWN or isinstance(v, (_Part, list, tuple, frozenset))
                 for v in (left, right)

@@ -100,3 +100,74 @@ def test_what_it_cannot_tell_is_not_known() -> None:
     assert _errors("mooncake", "name: a\nbenchmark: {type: mooncake, ttft_ms: '-1'}\n") is None
     # a part of the config written as something other than a mapping
     assert _errors("mooncake", "name: a\nbenchmark: mooncake\n") is None
+
+
+def test_what_srtctl_may_read_otherwise_is_not_known() -> None:
+    """(h26, against srtctl's own runners and marshmallow) a schema class with a base (its
+    fields, defaults and hooks are the base's too), a runner registered twice (which module
+    srtctl imports is not read), a quoted number compared with a number (marshmallow makes
+    `"8"` 8): not known. A second list the check makes is not the one it returns."""
+    schema = """
+@dataclass
+class Base:
+    tp: int = 8
+
+
+@dataclass
+class BenchmarkConfig(Base):
+    type: str = "manual"
+
+
+@dataclass
+class SrtConfig:
+    benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
+"""
+    runners = """
+@register_benchmark("tp")
+class TpRunner(BenchmarkRunner):
+    def validate_config(self, config):
+        if getattr(config.benchmark, "tp", 0) != 8:
+            return ["benchmark.tp must be 8"]
+        return []
+
+
+@register_benchmark("twice")
+class One(BenchmarkRunner):
+    def validate_config(self, config):
+        return ["one"]
+
+
+@register_benchmark("twice")
+class Other(BenchmarkRunner):
+    def validate_config(self, config):
+        return []
+
+
+@register_benchmark("notes")
+class Notes(BenchmarkRunner):
+    def validate_config(self, config):
+        errors = []
+        notes = []
+        notes.append("a note")
+        return errors
+"""
+    read = srtctl_runners.read(
+        [
+            SourceText("src/srtctl/core/schema.py", schema.encode()),
+            SourceText("src/srtctl/benchmarks/all.py", runners.encode()),
+        ]
+    )
+    root = parse_yaml(SourceText("r.yaml", b"benchmark: {type: tp}\n")).root
+    assert root is not None
+    assert srtctl_runners.errors(read[1]["tp"], read[0], root) is None
+    assert "twice" not in read[1]
+    assert srtctl_runners.errors(read[1]["notes"], read[0], root) == []
+    flat = read[0]
+    flat.hooked.discard("BenchmarkConfig")  # (as if the field were the class's own)
+    flat.defaults["BenchmarkConfig"]["tp"] = 8
+    quoted = parse_yaml(SourceText("r.yaml", b"benchmark: {type: tp, tp: '8'}\n")).root
+    assert quoted is not None
+    assert srtctl_runners.errors(read[1]["tp"], flat, quoted) is None
+    plain = parse_yaml(SourceText("r.yaml", b"benchmark: {type: tp, tp: 4}\n")).root
+    assert plain is not None
+    assert srtctl_runners.errors(read[1]["tp"], flat, plain) == ["benchmark.tp must be 8"]
