@@ -330,23 +330,39 @@ def _submission(ctx: Context, top: Script, command: Command, wrapper: Wrapper) -
     """The sbatch's environment: what its script exported before it, what its command line
     assigns (`SBATCH_PARTITION=gpu sbatch job.sh`) and an `env` before it sets (not sbatch's
     `--export`, which is the job's)."""
-    state = ctx.environment.state_before(top, command.file_offset)
+    environment = ctx.environment
+    state = environment.state_before(top, command.file_offset)
     surely: set[str] = set()
     maybe: set[str] = set()
     for name, provenance in state.exported.items():
         at = provenance.at
-        conditional = isinstance(at, Assignment) and bool(at.command.guards)
-        (maybe if conditional else surely).add(name)
+        if isinstance(at, Assignment):
+            made = at.command
+            if made.apart_from_script and not command.shares_shell(made.node.start_byte):
+                continue  # (`( export X=1 )`, a pipeline's element: another shell's)
+            if name not in state.assigned:
+                continue  # (`export X` with no value: what reached the script, as without it)
+            if made.guards or made.function is not None:
+                maybe.add(name)  # (under a condition, or a function's)
+                continue
+        surely.add(name)
     surely |= {a.name for a in command.assignments}
+    unknown = state.unknown is not None
     for before in command.invocation.wrappers:
         if before is wrapper:
             break
-        if before.name == "env":
-            for setting in before.words[1:]:
-                name, equals, _ = setting.value.partition("=")
-                if equals and name.isidentifier():
-                    surely.add(name)
-    return _Submission(wrapper, frozenset(surely), frozenset(maybe), state.unknown is not None)
+        settings = before.words[1:]
+        if before.name != "env" or any(w.value.startswith("-") for w in settings):
+            unknown = True  # (`env -i`, `ssh host`, `sudo`, `srun --export=NONE`: not read)
+            continue
+        for setting in settings:
+            name, equals, _ = setting.value.partition("=")
+            if equals and name.isidentifier():
+                surely.add(name)
+    # (what reaches the submitting script from the scripts and workflow steps that start it)
+    for start in environment.routes(top.path):
+        maybe.update(n for n in start.env if n.startswith(("SBATCH_", "SLURM_")))
+    return _Submission(wrapper, frozenset(surely), frozenset(maybe - surely), unknown)
 
 
 def _templates_submitting(ctx: Context, path: str) -> bool:
@@ -389,7 +405,7 @@ def _replaced(option: str, submissions: list[_Submission]) -> bool | None:
     for submission in submissions:
         if any(slurm.option_name("sbatch", o) == name for o, _, _ in submission.wrapper.options):
             continue
-        if every & submission.surely:
+        if every & submission.surely and not submission.unknown:
             continue
         if submission.unknown or (every | some) & (submission.surely | submission.maybe):
             decided = False
