@@ -2308,3 +2308,36 @@ def test_a_value_past_a_line_continuation_agrees_with_bash(program: str) -> None
     probe = "".join(f'[ -n "${{{v}+x}}" ] && printf "%s=%s\\n" {v} "${v}"\n' for v in ("x1", "x2"))
     done = _bash_run(f"{program}\n{probe}")
     assert [f"{n}={v}" for n, v in sorted(values.items())] == done.stdout.splitlines(), program
+
+
+DASH = shutil.which("dash")
+
+
+@pytest.mark.skipif(DASH is None, reason="dash is not installed")
+@pytest.mark.parametrize(
+    "program", ["x1=1 :", "x1=1 true", "x1=1 export x2=2", "f() { :; }\nx1=1 f"]
+)
+def test_what_a_sh_script_has_set_after_a_prefixed_command_agrees_with_dash(
+    program: str, tmp_path: Path
+) -> None:
+    """In a `#!/bin/sh` script (dash), the assignments before a special builtin stay the
+    shell's (POSIX), those before any other command do not."""
+    from benchlint.config import Config
+    from benchlint.context import wiring_of
+    from benchlint.environment import Environment
+    from benchlint.workspace import Workspace
+
+    (tmp_path / "t.sh").write_text(f"#!/bin/sh\n{program}\n")
+    ws = Workspace(tmp_path, Config())
+    script = ws.shell("t.sh")
+    assert script is not None
+    state = Environment(ws, wiring_of(ws)).state_before(script, len(script.file.data))
+    probe = "".join(f'[ -n "${{{v}+x}}" ] && echo {v}\n' for v in ("x1", "x2"))
+    done = subprocess.run(
+        [DASH or "dash", "-c", f"{program}\n{probe}"],
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert sorted(state.assigned) == done.stdout.split(), (program, done.stderr)
