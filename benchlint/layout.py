@@ -332,8 +332,12 @@ def _named_launchers(ws: Workspace, layout: Layout, facts: list[Fact]) -> list[s
     return templates
 
 
-# a launcher path named after a runner label (`scripts/ci/slurm/launch_gb200.sh`)
-_NAMED_LAUNCH = re.compile(r"(?<![\w$/.-])((?:\$\{?\w+\}?/)?[\w./-]*?launch_([\w.-]+?)\.sh)\b")
+# a command that runs a launcher path named after a runner label, by its path or through a
+# shell (`bash scripts/ci/slurm/launch_gb200.sh`; not `chmod +x ...`, `shellcheck ...`)
+_NAMED_LAUNCH = re.compile(
+    r"^\s*(?:(?:exec|time|nohup)\s+)?(?:(?:bash|sh)\s+(?:-\S+\s+)*)?[\"']?"
+    r"((?:\$\{?\w+\}?/)?[\w./-]*?launch_([\w.-]+?)\.sh)\b"
+)
 
 
 def _runner_values(ws: Workspace, layout: Layout) -> set[str]:

@@ -743,9 +743,11 @@ def test_launchers_a_workflow_runs_by_a_runner_label_are_detected(tmp_path: Path
         "runner label gb200 from .github/workflows/nightly.yml:12\n"
     ) in out
     assert positions(run_lint(root), "BL201") == ["ci/slurm/recipes/long.yaml:3:3"]
-    # the launch path printed, or named after no label of an entry: no launcher
-    (root / ".github/workflows/nightly.yml").write_text(
-        workflow.replace("bash launch_gb200", "ls launch_gb200")
-    )
-    assert "\nlaunchers " not in invoke("layout", "--root", root)[1]
-    assert positions(run_lint(root), "BL201") == []
+    # the launch path printed, checked or made executable (h26), or named after no label of
+    # an entry: no launcher
+    for line in ("ls launch_gb200.sh", "chmod +x launch_gb200.sh && shellcheck launch_gb200.sh"):
+        (root / ".github/workflows/nightly.yml").write_text(
+            workflow.replace("bash launch_gb200.sh", line)
+        )
+        assert "\nlaunchers " not in invoke("layout", "--root", root)[1]
+        assert positions(run_lint(root), "BL201") == []
