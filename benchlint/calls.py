@@ -320,20 +320,19 @@ _ANCHORED = re.compile(
 )
 
 
-def anchored(script: Script, value: str) -> bool:
-    """Whether a path a script writes names the same file wherever the script's working
-    directory is: an absolute one, or one that starts with a folder made absolute
-    (`_ANCHORED`), written out or held by a variable whose every value is one
-    (`SCRIPT_DIR="$(dirname "$(readlink -f "$0")")"` ... `"$SCRIPT_DIR/x.sh"`: a `cd` between
-    changes nothing)."""
+def anchored(script: Script, value: str, moved_before: Callable[[int], bool]) -> bool:
+    """Whether a path a script writes after a change of its working folder names the file it
+    would have named before: an absolute one, or one that starts with a variable whose every
+    value is a folder made absolute (`_ANCHORED`) before the folder changed
+    (`SCRIPT_DIR="$(dirname "$(readlink -f "$0")")"`, `cd /tmp`, `"$SCRIPT_DIR/x.sh"`); not one
+    made absolute after it, nor in the path itself (`$(dirname "$0")` is relative where `$0`
+    is). `moved_before(offset)`: whether the folder may have changed before that byte."""
     value = value.strip('"')
     if value.startswith("/"):
         return True
     head, _ = _leading_expansion(value)
-    if not head:
+    if not head or head.startswith("$("):
         return False
-    if head.startswith("$("):
-        return _ANCHORED.match(head) is not None
     name = head.strip("${}")
     if not name.isidentifier():
         return False
@@ -343,6 +342,7 @@ def anchored(script: Script, value: str) -> bool:
         bool(values)
         and len(values) == len(given)
         and all(_ANCHORED.match(v.strip('"')) is not None for v in values)
+        and not any(moved_before(a.command.node.start_byte) for a in given)
     )
 
 

@@ -494,7 +494,8 @@ def _run_of(ctx: Context, command: Command, named: Word, path: str, moves: bool)
     arguments = list(words[index + 1 :])
     # (after a `cd`, the path may name another file; not one the `cd` cannot change: `/x.sh`,
     # `"$SCRIPT_DIR/x.sh"` of `SCRIPT_DIR="$(dirname "$(readlink -f "$0")")"`)
-    moves = moves and not anchored(command.script, named.text)
+    script = command.script
+    moves = moves and not anchored(script, named.text, lambda at: _moves(ctx, script, at))
     unread = _SHAPE if loop is None else _MOVED if moves else None
     return _Call(arguments, target, loop, target.path, shown, "the script exits", (), unread)
 
