@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -2230,6 +2231,20 @@ def test_a_statement_quoted_on_one_line_is_the_statement_bash_reads(text: str, s
         assert checked.returncode == 0, (program, checked.stderr)
 
 
+def _state_at_end(folder: Path, text: str) -> Any:
+    """`Environment.state_before` the end of a script of this text (t.sh in the folder)."""
+    from benchlint.config import Config
+    from benchlint.context import wiring_of
+    from benchlint.environment import Environment
+    from benchlint.workspace import Workspace
+
+    (folder / "t.sh").write_text(text)
+    ws = Workspace(folder, Config())
+    script = ws.shell("t.sh")
+    assert script is not None
+    return Environment(ws, wiring_of(ws)).state_before(script, len(script.file.data))
+
+
 _PREFIXED = [
     "x1=1 true",
     "x1=1 :",
@@ -2260,16 +2275,7 @@ def test_what_the_script_has_set_after_a_prefixed_command_agrees_with_bash(
     not POSIX's, where a special builtin's stay), whatever the command: a builtin, a special
     one, a function, `export`, `eval` (after which the model says it does not know: what it
     claims is then a part of what bash has)."""
-    from benchlint.config import Config
-    from benchlint.context import wiring_of
-    from benchlint.environment import Environment
-    from benchlint.workspace import Workspace
-
-    (tmp_path / "t.sh").write_text(f"{program}\n")
-    ws = Workspace(tmp_path, Config())
-    script = ws.shell("t.sh")
-    assert script is not None
-    state = Environment(ws, wiring_of(ws)).state_before(script, len(script.file.data))
+    state = _state_at_end(tmp_path, f"{program}\n")
     probe = "".join(f'[ -n "${{{v}+x}}" ] && echo {v}\n' for v in ("x1", "x2"))
     probe += "bash -c 'for v in x1 x2; do [ -n \"${!v+x}\" ] && echo exported-$v; done'\n"
     done = _bash_run(f"{program}\n{probe}")
@@ -2322,16 +2328,7 @@ def test_what_a_sh_script_has_set_after_a_prefixed_command_agrees_with_dash(
 ) -> None:
     """In a `#!/bin/sh` script (dash), the assignments before a special builtin stay the
     shell's (POSIX), those before any other command do not."""
-    from benchlint.config import Config
-    from benchlint.context import wiring_of
-    from benchlint.environment import Environment
-    from benchlint.workspace import Workspace
-
-    (tmp_path / "t.sh").write_text(f"#!/bin/sh\n{program}\n")
-    ws = Workspace(tmp_path, Config())
-    script = ws.shell("t.sh")
-    assert script is not None
-    state = Environment(ws, wiring_of(ws)).state_before(script, len(script.file.data))
+    state = _state_at_end(tmp_path, f"#!/bin/sh\n{program}\n")
     probe = "".join(f'[ -n "${{{v}+x}}" ] && echo {v}\n' for v in ("x1", "x2"))
     done = subprocess.run(
         [DASH or "dash", "-c", f"{program}\n{probe}"],
