@@ -327,9 +327,12 @@ def _submissions(ctx: Context, path: str) -> list[_Submission]:
 
 
 def _submission(ctx: Context, top: Script, command: Command, wrapper: Wrapper) -> _Submission:
-    """The sbatch's environment: what its script exported before it, what its command line
-    assigns (`SBATCH_PARTITION=gpu sbatch job.sh`) and an `env` before it sets (not sbatch's
-    `--export`, which is the job's)."""
+    """The sbatch's environment: surely, what its script exported with a value before it, in
+    its own shell and under no condition, what its command line assigns (`SBATCH_PARTITION=gpu
+    sbatch job.sh`) and what a plain `env` before it sets (not sbatch's `--export`, the job's);
+    maybe, what it exported under a condition or in a function, and what the scripts that start
+    it pass it. A wrapper before sbatch that may drop the environment (`env -i`, ssh, sudo),
+    or a script that may have set anything: not known."""
     environment = ctx.environment
     state = environment.state_before(top, command.file_offset)
     surely: set[str] = set()
@@ -359,7 +362,8 @@ def _submission(ctx: Context, top: Script, command: Command, wrapper: Wrapper) -
             name, equals, _ = setting.value.partition("=")
             if equals and name.isidentifier():
                 surely.add(name)
-    # (what reaches the submitting script from the scripts and workflow steps that start it)
+    # (what reaches the submitting script from the scripts that start it; not a workflow
+    # step's environment: the start paths of a script that is no launcher leave it out)
     for start in environment.routes(top.path):
         maybe.update(n for n in start.env if n.startswith(("SBATCH_", "SLURM_")))
     return _Submission(wrapper, frozenset(surely), frozenset(maybe - surely), unknown)
