@@ -2295,6 +2295,8 @@ _CONTINUED = [
     "export x1='a'\\\n'b' x2=c",
     "x1='a' \\\ntrue",
     "x1=a\\\n\\\nb",
+    "x1=a\\\nb x2=c",
+    "x1=a\\\nb x2=c true",
 ]
 
 

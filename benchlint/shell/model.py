@@ -2366,10 +2366,13 @@ class _Builder:
         # `F='{'\<newline>'"a": 1}'`: the value goes on past the line continuation, into what
         # tree-sitter-bash took for the command's name (and the words it continues into)
         joined: Word | None = None
+        written: list[Word] = []  # (assignments after it, before any name: `x1=a\<nl>b x2=c`)
         if prefix and words and rest[0].type == "command_name":
             first = words[0].parts[0] if isinstance(words[0], JoinedWord) else words[0]
             if _continued(src, prefix[-1].end_byte, first.node.start_byte):
                 joined, words = words[0], words[1:]
+                while words and self.split_assignment(words[0]) is not None:
+                    written.append(words.pop(0))
         words += [self.word(d) for d in self.args_after.pop(node.id, ())]
         command = self.new_command(node, words, ctx)
         command.background = _is_background(node)
@@ -2382,6 +2385,12 @@ class _Builder:
                 self.assignment_node(command, assignment, "prefix", True, more)
             else:
                 self.assignment_node(command, assignment, "assign", False, more)
+        for word in written:
+            name, value = self.split_assignment(word) or ("", None)
+            if words:
+                self.assign(command, name, value, word.node, "prefix", True)
+            else:
+                self.assign(command, name, value, word.node, "assign", False)
         if prefix and words and words[0].static and words[0].value in _DECLARATIONS:
             self.prefixed_declaration(command, words[0].value, words[1:])
         # expansions and substitutions inside the words run in this shell (or a subshell)
@@ -2453,25 +2462,34 @@ class _Builder:
             return
         prefixed = {a.name: a for a in command.assignments if a.kind == "prefix"}
         for word in args:
-            name, equals, _ = word.literal_prefix.partition("=")
-            if not name.isidentifier():
+            split = self.split_assignment(word)
+            if split is not None:
+                self.assign(command, split[0], split[1], word.node, kind, exported)
                 continue
-            if not equals:
-                given = prefixed.get(name)
-                value = given.value if given is not None else None
-                # (the command's variable stays exported, as it was for the command)
-                self.assign(command, name, value, word.node, kind, exported or given is not None)
+            name = word.value
+            if not word.static or not name.isidentifier():
                 continue
-            at = len(name) + 1
-            value = Word(
-                self.script,
-                word.node,
-                word.value[at:],
-                runs(word.offsets[at:]),
-                word.static,
-                tuple(word.reads()),
-            )
-            self.assign(command, name, value, word.node, kind, exported)
+            given = prefixed.get(name)
+            value = given.value if given is not None else None
+            # (the command's variable stays exported, as it was for the command)
+            self.assign(command, name, value, word.node, kind, exported or given is not None)
+
+    def split_assignment(self, word: Word) -> tuple[str, Word] | None:
+        """A word written as an assignment (`NAME=value`, the name written out): the name and
+        the value's word; None for any other word."""
+        name, equals, _ = word.literal_prefix.partition("=")
+        if not equals or not name.isidentifier():
+            return None
+        at = len(name) + 1
+        value = Word(
+            self.script,
+            word.node,
+            word.value[at:],
+            runs(word.offsets[at:]),
+            word.static,
+            tuple(word.reads()),
+        )
+        return name, value
 
     def assignment_node(
         self, command: Command, node: Node, kind: str, exported: bool, more: Word | None = None
