@@ -40,7 +40,11 @@ class Schema:
     defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
     nested: dict[str, dict[str, str]] = field(default_factory=dict)
     hooked: set[str] = field(default_factory=set)  # classes whose values a hook may change
-    twice: set[str] = field(default_factory=set)  # types registered twice, or with no own check
+    # benchmark types whose check is not read: registered twice, or with no check of its own
+    unread: set[str] = field(default_factory=set)
+    # every benchmark type a module under `srtctl/benchmarks/` registers, as a decorator or a
+    # call (`register_benchmark(name="lm-eval")(Runner)`), read from its code, not a docstring
+    registered: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,11 @@ def read(sources: list[SourceText]) -> tuple[Schema, dict[str, Runner]]:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
+        if "srtctl/benchmarks/" in source.path:
+            for call in ast.walk(tree):
+                name = _registered_name(call) if isinstance(call, ast.expr) else None
+                if name is not None:
+                    schema.registered.add(name)
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 _read_class(node, schema, runners, source.path)
@@ -86,17 +95,19 @@ def _read_class(node: ast.ClassDef, schema: Schema, runners: dict[str, Runner], 
             None,
         )
         for name in names:
-            if name in runners or name in schema.twice:
+            if name in runners or name in schema.unread:
                 # (registered by two modules: which one srtctl imports is not read)
-                schema.twice.add(name)
+                schema.unread.add(name)
                 runners.pop(name, None)
             elif check is not None and len(check.args.args) == 2:
                 runners[name] = Runner(name, check, check.args.args[1].arg, path)
             else:
-                schema.twice.add(name)  # (no check of its own: inherited, not read)
+                schema.unread.add(name)  # (no check of its own: inherited, not read)
         return
     if not any(_is_dataclass(d) for d in node.decorator_list):
         return
+    if node.name in schema.defaults:
+        schema.hooked.add(node.name)  # (two classes of the name: which one is used, not read)
     defaults: dict[str, Any] = {}
     nested: dict[str, str] = {}
     if node.bases:

@@ -181,7 +181,6 @@ itself.
 
 from __future__ import annotations
 
-import ast
 import posixpath
 import re
 from collections.abc import Callable, Iterator
@@ -383,31 +382,6 @@ _TYPE_ENUM = re.compile(r"^class BenchmarkType\(.*\):\n((?:[ \t]+.*\n|[ \t]*\n)*
 _MEMBER = re.compile(r"^[ \t]+[A-Z][A-Z0-9_]*[ \t]*=[ \t]*[\"']([^\"']+)[\"']", re.M)
 
 
-def _registered(text: str) -> set[str]:
-    """The names a module of srtctl registers benchmark runners under: each call of
-    `register_benchmark` with a string, as a decorator or not (`@register_benchmark("sa-bench")`,
-    `register_benchmark(name="x")(Runner)`), read from its code (not a docstring's example)."""
-    if "register_benchmark" not in text:
-        return set()
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-        if name != "register_benchmark":
-            continue
-        given = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "name")]
-        found.update(
-            v.value for v in given if isinstance(v, ast.Constant) and isinstance(v.value, str)
-        )
-    return found
-
-
 _PLAIN_TYPE = re.compile(r"[A-Za-z0-9_.-]+")
 
 
@@ -420,17 +394,15 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
     ws = ctx.ws
     if not ws.detected.recipe_tree:
         return
-    registered: set[str] = set()
     named: set[str] = set()
+    schema, runners = _srtctl(ws)
+    registered = schema.registered
     for source in srtctl_sources(ws):
-        if "srtctl/benchmarks/" in source.path:
-            registered.update(_registered(source.text))
         if "class BenchmarkType(" in source.text:
             for block in _TYPE_ENUM.findall(source.text):
                 named.update(_MEMBER.findall(block))
     if not registered:
         return
-    runners = _srtctl(ws)[1]
     known = ", ".join(sorted(registered | named))
     for path in ctx.in_scope(ws.recipe_paths):
         document = ws.yaml(path)
