@@ -2297,6 +2297,7 @@ _CONTINUED = [
     "x1=a\\\n\\\nb",
     "x1=a\\\nb x2=c",
     "x1=a\\\nb x2=c true",
+    'x1=a\\\nb "x2"=c',
 ]
 
 

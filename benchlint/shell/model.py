@@ -2366,13 +2366,18 @@ class _Builder:
         # `F='{'\<newline>'"a": 1}'`: the value goes on past the line continuation, into what
         # tree-sitter-bash took for the command's name (and the words it continues into)
         joined: Word | None = None
-        written: list[Word] = []  # (assignments after it, before any name: `x1=a\<nl>b x2=c`)
+        # (assignments after it, before any name: `x1=a\<nl>b x2=c`; the name unquoted, as bash
+        # reads an assignment word)
+        written: list[tuple[Word, str, Word]] = []
         if prefix and words and rest[0].type == "command_name":
             first = words[0].parts[0] if isinstance(words[0], JoinedWord) else words[0]
             if _continued(src, prefix[-1].end_byte, first.node.start_byte):
                 joined, words = words[0], words[1:]
-                while words and self.split_assignment(words[0]) is not None:
-                    written.append(words.pop(0))
+                while words:
+                    split = self.split_assignment(words[0])
+                    if split is None or not words[0].text.startswith(split[0] + "="):
+                        break
+                    written.append((words.pop(0), *split))
         words += [self.word(d) for d in self.args_after.pop(node.id, ())]
         command = self.new_command(node, words, ctx)
         command.background = _is_background(node)
@@ -2385,8 +2390,7 @@ class _Builder:
                 self.assignment_node(command, assignment, "prefix", True, more)
             else:
                 self.assignment_node(command, assignment, "assign", False, more)
-        for word in written:
-            name, value = self.split_assignment(word) or ("", None)
+        for word, name, value in written:
             if words:
                 self.assign(command, name, value, word.node, "prefix", True)
             else:
