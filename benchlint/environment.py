@@ -240,14 +240,9 @@ def _posix_shell(script: Script) -> bool:
     it), not bash."""
     while script.parent is not None:
         runner = script.parent.invocation.base
-        if runner in ("sh", "dash"):
-            return True
-        if runner in ("bash", "eval"):
-            script = script.parent.script if runner == "eval" else script
-            if runner == "bash":
-                return False
-            continue
-        return False
+        if runner != "eval":  # (an `eval`'s string runs in the shell of the script around it)
+            return runner in ("sh", "dash")
+        script = script.parent.script
     first = script.file.line_text(1)
     return bool(re.match(r"#!\s*(?:/usr)?/bin/(?:env\s+)?(?:sh|dash)\b", first))
 
