@@ -35,7 +35,8 @@ Reports a word every release rejects:
   `sbatch` in the repository that submits the script (or reads it from a heredoc) gives the
   option, or runs with the variable (exported before it, set on its command line or by `env`);
   counted where one may (the variable exported under a condition, a script that sources a file
-  benchlint cannot resolve), and where a script to fill in (`partition=<partition>`: not
+  benchlint cannot resolve, a caller of the submitting script or a workflow step that runs it
+  and may set the variable), and where a script to fill in (`partition=<partition>`: not
   linted) has an `sbatch` line that names it.
 
 ## Why is this bad?
@@ -88,7 +89,10 @@ from benchlint.shell.model import Assignment, Command, Script, Word, heredoc_rea
 from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
+    env_file_writes,
+    job_steps,
     runs_in_posix_shell,
+    step_folder,
     step_runs,
     step_script,
     workflow_roots,
@@ -362,11 +366,57 @@ def _submission(ctx: Context, top: Script, command: Command, wrapper: Wrapper) -
             name, equals, _ = setting.value.partition("=")
             if equals and name.isidentifier():
                 surely.add(name)
-    # (what reaches the submitting script from the scripts that start it; not a workflow
-    # step's environment: the start paths of a script that is no launcher leave it out)
+    # (what reaches the submitting script from the scripts that start it, and from the
+    # workflow steps that run it: the start paths of a script that is no launcher leave those
+    # out)
     for start in environment.routes(top.path):
-        maybe.update(n for n in start.env if n.startswith(("SBATCH_", "SLURM_")))
+        maybe.update(n for n in start.env if n.startswith(_SLURM_NAMES))
+    maybe |= _step_environment(ctx, top.path)
     return _Submission(wrapper, frozenset(surely), frozenset(maybe - surely), unknown)
+
+
+_SLURM_NAMES = ("SBATCH_", "SLURM_")
+_SLURM_ASSIGNED = re.compile(r"\b((?:SBATCH|SLURM)_\w+)=")
+
+
+def _step_environment(ctx: Context, path: str) -> set[str]:
+    """The SBATCH_ and SLURM_ names the workflow `run:` steps that run the script (by its path
+    from the step's folder) may give it: their workflow's, job's and own `env:`, what an
+    earlier step of the job writes to `GITHUB_ENV`, and what the step's script assigns anywhere
+    (`SBATCH_PARTITION=gpu bash submit.sh`, an `export` before it): more than may reach it,
+    which only makes a finding a count."""
+    name = posixpath.basename(path)
+    found: set[str] = set()
+    paths = ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])
+    for source, root in workflow_roots(ctx.ws, paths, holding=name):
+        for _, job, steps in job_steps(root):
+            for index, step in enumerate(steps):
+                folder = step_folder(root, job, step)
+                runs = [r for r in step_runs(job, step) if name in r.value]
+                if folder is None or not any(_runs_path(source, r, folder, path) for r in runs):
+                    continue
+                for holder in (root, job, job.get("container"), step):
+                    env = holder.get("env") if holder is not None and holder.is_map else None
+                    if env is not None and env.is_map:
+                        found.update(k.value for k, _ in env.pairs if k.is_scalar)
+                for earlier in steps[:index]:
+                    found |= env_file_writes(earlier, ctx.ws)
+                for run in runs:
+                    found.update(_SLURM_ASSIGNED.findall(run.value))
+    return {n for n in found if isinstance(n, str) and n.startswith(_SLURM_NAMES)}
+
+
+def _runs_path(source: SourceText, run: YNode, folder: str, path: str) -> bool:
+    """Whether a `run:` script sources or runs the script at `path` by a path written out."""
+    from benchlint.calls import script_word
+
+    found = step_script(source, run)
+    for command in found.script.all_commands() if found is not None else ():
+        word = script_word(command)
+        value = word[1].value if word is not None and word[1].static else None
+        if value is not None and posixpath.normpath(posixpath.join(folder, value)) == path:
+            return True
+    return False
 
 
 def _templates_submitting(ctx: Context, path: str) -> bool:
