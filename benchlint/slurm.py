@@ -213,7 +213,8 @@ def _rejected_elsewhere(problem: Problem) -> bool:
 def close_names(command: str, option: str) -> list[str]:
     """Long options of the command spelled like `option`, closest first: its name itself
     (`----nodes`), a name it starts or ends with (`--timeout`: `--time`), a name a letter or
-    two away (`--ntask-per-node`), a name and a value after a `-` for its `=` (`--mem-4G`)."""
+    two away (`--ntask-per-node`) or two letters swapped (`--wiat`: `--wait`), a name and a
+    value after a `-` for its `=` (`--mem-4G`)."""
     name = option.lstrip("-")
     names = every_long(command)
     close = [name] if name in names else []
@@ -222,12 +223,27 @@ def close_names(command: str, option: str) -> list[str]:
         key=len,
         reverse=True,
     )
+    close += sorted(n for n in names if _swapped(name, n))
     close += difflib.get_close_matches(name, names, n=3, cutoff=0.8)
     # (a `-` for the `=` of an option that takes a value: `--mem-4G`)
     close += sorted(
         f"{n}={name[len(n) + 1 :]}" for n in names if re.match(rf"{re.escape(n)}-\d", name)
     )
     return ["--" + n for n in dict.fromkeys(close)]
+
+
+def _swapped(typed: str, name: str) -> bool:
+    """Whether `typed` is `name` with two letters side by side swapped (`wiat`, `wait`: a
+    typing slip no ratio of common letters scores as close in a short name)."""
+    if len(typed) != len(name) or typed == name:
+        return False
+    apart = [i for i, (a, b) in enumerate(zip(typed, name, strict=True)) if a != b]
+    return (
+        len(apart) == 2
+        and apart[1] == apart[0] + 1
+        and typed[apart[0]] == name[apart[1]]
+        and typed[apart[1]] == name[apart[0]]
+    )
 
 
 def option_name(command: str, option: str) -> str | None:
