@@ -53,7 +53,9 @@ run_benchmark \
 Not reported, and counted on stderr: a call whose reading stops before the word at a word that may
 be several or none (an unquoted expansion, `"$@"`, `"${@}"`, a glob, `~`) or whose text is not known
 where a branch is chosen; a call of a function defined more than once in the script and the files it
-sources (which definition runs is not told), or in a shell that sources a file benchlint does not
+sources (which definition runs is not told; read where the script alone defines it, each time at
+its top level, and the call is at the top level too, which runs the last definition before it, or
+where every definition has the same text), or in a shell that sources a file benchlint does not
 resolve (not one a `$(...)` or `( ... )` the call is not in sources, nor a new shell's command
 string, `bash -c "source x.sh; ..."`, nor one sourced after a call that runs once, nor a virtual
 environment's activation, which defines `deactivate` only); a call after a `cd` where the function's
@@ -242,9 +244,18 @@ def _function_calls(ctx: Context, script: Script) -> Iterator[_Call]:
             unread = _MOVED  # (after a `cd`, a relative `source` may read another file)
         elif any(_may_define(c, name, command) for c in unresolved):
             unread = _UNRESOLVED
-        elif sum(_definitions(f, name) for f in files) != 1 or not _definitions(owner, name):
-            unread = _AMBIGUOUS
-        defined_at = Location(owner.path, owner.span(owner.functions[name]), "the function")
+        where = owner.span(owner.functions[name])
+        if unread is None and (
+            sum(_definitions(f, name) for f in files) != 1 or not _definitions(owner, name)
+        ):
+            chosen = _in_effect(script, files, name, command) if owner is script else None
+            if chosen is None:
+                unread = _AMBIGUOUS
+            else:
+                loop, where = chosen
+                if loop is None:
+                    unread = _SHAPE
+        defined_at = Location(owner.path, where, "the function")
         yield _Call(
             command.words[1:],
             owner,
@@ -255,6 +266,41 @@ def _function_calls(ctx: Context, script: Script) -> Iterator[_Call]:
             (defined_at,),
             unread,
         )
+
+
+def _in_effect(
+    script: Script, files: list[Script], name: str, call: Command
+) -> tuple[OptionLoop | None, Span] | None:
+    """For a function the script defines more than once, each time at its top level (in no
+    `if`, loop or function: bash defines it as it runs there) and the files it sources not at
+    all, the definition a call runs (its option loop, and where it is): for a call at the top
+    level, the last one before it; for any call, the one definition where each has the same
+    text (a file pasted after itself). None where that is not told."""
+    from benchlint.shell.model import parse_tree
+    from benchlint.shell.optloop import loop_of
+
+    if call.script is not script or any(_definitions(f, name) for f in files if f is not script):
+        return None
+    src = script.parse_src or script.src
+    found = [
+        node
+        for node in parse_tree(src).root_node.children
+        if node.type == "function_definition"
+        and (named := node.child_by_field_name("name")) is not None
+        and src[named.start_byte : named.end_byte].decode(errors="replace") == name
+    ]
+    if len(found) < 2 or len(found) != _definitions(script, name):
+        return None  # (one inside an `if`, a loop or another function: `_definitions` counts it)
+    if len({src[n.start_byte : n.end_byte] for n in found}) == 1:
+        chosen = found[-1]
+    elif call.function is None:
+        before = [n for n in found if n.end_byte <= call.node.start_byte]
+        if not before:
+            return None  # (not defined yet: bash finds no such command)
+        chosen = before[-1]
+    else:
+        return None  # (in a function's body: whichever was defined last when it is called)
+    return loop_of(chosen), script.span(chosen)
 
 
 def _may_define(source: Call, name: str, call: Command) -> bool:

@@ -133,6 +133,12 @@ def _reads_any(text: str, names: set[str]) -> bool:
     return any(re.search(rf"\$\{{?{re.escape(n)}\b", text) for n in names)
 
 
+def loop_of(definition: Node) -> OptionLoop | None:
+    """The option loop of a `function_definition` node (one of several of a name: where
+    `option_loop`, which reads the one in effect at the script's end, does not tell)."""
+    return _read_function(definition)
+
+
 def _read_function(definition: Node) -> OptionLoop | None:
     body = definition.child_by_field_name("body")
     if body is None or body.type != "compound_statement":
