@@ -11,6 +11,9 @@ runners are written in and says "not known" for any other:
 - `b = config.benchmark`, and `if`/`elif`/`else` on a test of the recipe's values:
   `not X`, `X is None`, `X is not None`, `X == "lit"`, `X != "lit"`, `X <= 0` (and the other
   comparisons with a number), `and`, `or`, `getattr(b, "field", default)`;
+- `for field in ("num_examples", "max_tokens"):` over a tuple or list of literals, each in
+  turn (`getattr(b, field, None)`; an f-string's `{field}` put in its message); not a set
+  (its order is its strings' hashes') nor a loop with `break`, `continue` or `else`;
 - a value is the recipe's, else the default its schema's dataclass gives the field
   (`use_sglang_router: bool = False`); a class with a hook that may change what was read
   (`__post_init__`, marshmallow's `pre_load`, `post_load`) gives none: not known.
@@ -234,7 +237,7 @@ def _run(body: list[ast.stmt], scope: dict[str, Any], schema: Schema) -> Any:
                 and isinstance(scope.get(value.func.value.id), _Messages)
                 and len(value.args) == 1
             ):
-                scope[value.func.value.id].append(_message(value.args[0]))
+                scope[value.func.value.id].append(_message(value.args[0], scope))
                 continue
             raise _Unknown
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
@@ -262,25 +265,49 @@ def _run(body: list[ast.stmt], scope: dict[str, Any], schema: Schema) -> Any:
             ):
                 return list(scope[returned_node.id])
             if isinstance(returned_node, ast.List):
-                return [_message(e) for e in returned_node.elts]
+                return [_message(e, scope) for e in returned_node.elts]
             raise _Unknown
+        if isinstance(statement, ast.For):  # (`for field in ("num_examples", ...)`)
+            items = _value(statement.iter, scope, schema)
+            target = statement.target
+            if statement.orelse or not isinstance(target, ast.Name) or not isinstance(items, tuple):
+                raise _Unknown  # (a set's order is its hashes': which message comes first)
+            for item in items:
+                scope[target.id] = item
+                returned = _run(statement.body, scope, schema)
+                if returned is not None:
+                    return returned
+            continue
         if isinstance(statement, ast.Pass):
             continue
         raise _Unknown
     return None
 
 
-def _message(node: ast.expr) -> str:
-    """An error's text: a string, or an f-string as written (its values left as `{...}`)."""
+def _message(node: ast.expr, scope: dict[str, Any]) -> str:
+    """An error's text: a string, or an f-string with the values of names that hold a string
+    or a number put in (a loop's `{field}`, a recipe's `{workload}`), the others left as
+    written (`{valid}`)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
         return "".join(
-            str(p.value) if isinstance(p, ast.Constant) else "{" + ast.unparse(p.value) + "}"
+            str(p.value) if isinstance(p, ast.Constant) else _formatted(p, scope)
             for p in node.values
             if isinstance(p, (ast.Constant, ast.FormattedValue))
         )
     raise _Unknown
+
+
+def _formatted(part: ast.FormattedValue, scope: dict[str, Any]) -> str:
+    """An f-string's `{name}`: the name's string or number as `str` gives it; as written where
+    it holds anything else, or has a conversion or a format."""
+    node = part.value
+    held = scope.get(node.id) if isinstance(node, ast.Name) else None
+    plain = part.conversion == -1 and part.format_spec is None
+    if plain and isinstance(held, (str, int, float)) and not isinstance(held, bool):
+        return str(held)
+    return "{" + ast.unparse(node) + "}"
 
 
 def _value(node: ast.expr, scope: dict[str, Any], schema: Schema) -> Any:
@@ -320,9 +347,10 @@ def _value(node: ast.expr, scope: dict[str, Any], schema: Schema) -> Any:
         and isinstance(node.func, ast.Name)
     ):
         args = node.args
-        if len(args) in (2, 3) and isinstance(args[1], ast.Constant):
+        name = _value(args[1], scope, schema) if len(args) in (2, 3) else None
+        if isinstance(name, str):  # (`getattr(b, "workload", None)`, a loop's `field`)
             default = _value(args[2], scope, schema) if len(args) == 3 else _MISSING
-            return _attribute(_value(args[0], scope, schema), str(args[1].value), schema, default)
+            return _attribute(_value(args[0], scope, schema), name, schema, default)
     raise _Unknown
 
 

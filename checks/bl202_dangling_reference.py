@@ -463,7 +463,8 @@ _VARIANTS_SAID = (
 )
 _UNREAD_RUNNER_SAID = (
     "recipes whose benchmark runner's validate_config (srtctl's) does what BL202 does not read "
-    "(a loop, a call, a value its schema gives no default), not checked against it (BL202)"
+    "(a call, a loop over a set, a value its schema gives no default), not checked against it "
+    "(BL202)"
 )
 
 

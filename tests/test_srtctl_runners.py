@@ -19,6 +19,8 @@ class BenchmarkConfig:
     workload: str | None = None
     ttft_ms: int | None = None
     isl: int | None = None
+    num_examples: int | None = None
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,39 @@ class IslRunner(BenchmarkRunner):
             errors.append("benchmark.isl is required")
         elif config.benchmark.isl <= 0:
             errors.append("benchmark.isl must be positive")
+
+
+@register_benchmark("loop")
+class LoopRunner(BenchmarkRunner):
+    def validate_config(self, config: SrtConfig) -> list[str]:
+        b = config.benchmark
+        errors: list[str] = []
+        for field in ("num_examples", "max_tokens"):
+            value = getattr(b, field, None)
+            if value is not None and value <= 0:
+                errors.append(f"benchmark.{field} must be > 0")
+        return errors
+
+
+@register_benchmark("loopset")
+class LoopSetRunner(BenchmarkRunner):
+    def validate_config(self, config: SrtConfig) -> list[str]:
+        errors = []
+        for field in {"num_examples", "max_tokens"}:
+            if getattr(config.benchmark, field, None) == 0:
+                errors.append(f"benchmark.{field!r} is 0")
+        return errors
+
+
+@register_benchmark("loopbreak")
+class LoopBreakRunner(BenchmarkRunner):
+    def validate_config(self, config: SrtConfig) -> list[str]:
+        errors = []
+        for field in ("num_examples", "max_tokens"):
+            if getattr(config.benchmark, field, None) == 0:
+                errors.append(field)
+                break
+        return errors
 """
 
 
@@ -78,7 +113,7 @@ def _errors(runner: str, recipe: str) -> list[str] | None:
 def test_values_with_defaults_sets_and_comparisons_are_read() -> None:
     assert _errors("mooncake", "name: a\nbenchmark: {type: mooncake}\n") == []
     assert _errors("mooncake", "name: a\nbenchmark: {type: mooncake, workload: toolagent}\n") == [
-        "benchmark.workload must be one of {valid}, got: {workload}"
+        "benchmark.workload must be one of {valid}, got: toolagent"
     ]
     assert _errors("mooncake", "name: a\nbenchmark: {type: mooncake, ttft_ms: -1}\n") == [
         "benchmark.ttft_ms must be positive"
@@ -171,3 +206,20 @@ class Notes(BenchmarkRunner):
     plain = parse_yaml(SourceText("r.yaml", b"benchmark: {type: tp, tp: 4}\n")).root
     assert plain is not None
     assert srtctl_runners.errors(read[1]["tp"], flat, plain) == ["benchmark.tp must be 8"]
+
+
+def test_a_loop_over_a_tuple_of_names_runs_once_per_name() -> None:
+    """(srt-slurm's gsm8k runner: `for field in ("num_examples", ...)`, `getattr(b, field,
+    None)`) each name in turn, its f-string's `{field}` put in; a loop over a set (its order is
+    the strings' hashes') or one that leaves early (`break`): not known."""
+    assert _errors("loop", "name: a\nbenchmark: {type: loop}\n") == []
+    assert _errors("loop", "name: a\nbenchmark: {type: loop, max_tokens: 0}\n") == [
+        "benchmark.max_tokens must be > 0"
+    ]
+    two = "name: a\nbenchmark: {type: loop, num_examples: -1, max_tokens: 0}\n"
+    assert _errors("loop", two) == [
+        "benchmark.num_examples must be > 0",
+        "benchmark.max_tokens must be > 0",
+    ]
+    assert _errors("loopset", "name: a\nbenchmark: {type: loopset, max_tokens: 0}\n") is None
+    assert _errors("loopbreak", "name: a\nbenchmark: {type: loopbreak, max_tokens: 0}\n") is None
