@@ -659,10 +659,11 @@ def layout_command(
         )
         facts = [*facts, *_call_facts(ws)]
     if facts and not any(f.kind == "launchers" for f in facts) and ws.layout.master_configs:
+        default = ws.layout.launcher_templates[0] if ws.layout.launcher_templates else ""
         notes.append(
-            "no launchers: no workflow runs a script by a path built from the runner's name "
-            "(`launch_${RUNNER_NAME%%_*}.sh`), nor one named after a runner label of the "
-            "entries (`launch_<label>.sh`)"
+            "no launchers detected: no workflow runs a script by a path built from the "
+            "runner's name (`launch_${RUNNER_NAME%%_*}.sh`), nor one named after a runner label "
+            f"of the entries (`launch_<label>.sh`); the default, `{default}`, is taken"
         )
     if not any(f.kind == "recipe root" for f in facts):
         notes.append(
@@ -728,12 +729,19 @@ def _call_facts(ws: Workspace) -> list[Fact]:
         facts.append(Fact("entries", f"jobs calling {workflow}", detail, entries[0].location))
     if calls and not wiring.has_runners_file:
         reached = sorted({path for _, path, _ in wiring.pairs})
+        guessed = sorted(wiring.guessed)
+        also = (
+            f", or where no launcher serves those, `<label>_<n>` (labels {', '.join(guessed)})"
+            if guessed
+            else ""
+        )
         facts.append(
             Fact(
                 "runners",
                 "no runners file",
-                "a label's runners taken as those named `<label>-<site>_<n>`, so its launchers "
-                f"as theirs ({len(reached)} launchers reached)",
+                f"a label's runners taken as those named `<label>-<site>_<n>`{also}, so its "
+                f"launchers as theirs ({len(reached)} "
+                f"{'launcher' if len(reached) == 1 else 'launchers'} reached)",
             )
         )
     return facts

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 _LAUNCH_TEMPLATE = re.compile(
     r"(?<![\w$/.-])(?:\./)?([\w./-]*(?:\$\{?[A-Za-z_]\w*[^}\s]*\}?[\w.*-]*)*\.sh)"
 )
+_ENV_EXPRESSION = re.compile(r"\$\{\{\s*env\.([A-Za-z_]\w*)\s*\}\}")
 _EXPANSION = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*")
 SEARCH_SPACES = ("scenarios", "seq-len-configs")
 DEFAULT = Layout()
@@ -285,6 +286,8 @@ def _launcher_templates(ws: Workspace, workflows: list[str], facts: list[Fact]) 
 
     templates: list[str] = []
     for location, line, folder in launch_lines_in(ws, workflows):
+        # (`${{ env.FRAMEWORK }}` is the step's environment variable: `${FRAMEWORK}`)
+        line = _ENV_EXPRESSION.sub(r"${\1}", line)
         for match in _LAUNCH_TEMPLATE.finditer(line):
             template = _from_checkout(match.group(1))
             if folder and not template.startswith(("/", "$")):  # (a step's working-directory)

@@ -533,15 +533,20 @@ class Wiring:
         return self.ws.is_yaml(path) and self.ws.yaml(path) is not None
 
     # -- launchers -------------------------------------------------------------------------
-    def launcher_path(self, runner_name: str) -> str | None:
+    def launcher_path(
+        self, runner_name: str, known: tuple[tuple[str, str], ...] = ()
+    ) -> str | None:
         """The launcher the workflow runs for a runner name (`runners/launch_<prefix>.sh` from
-        `launch_${RUNNER_NAME%%_*}.sh`), following symlinks; None if absent."""
+        `launch_${RUNNER_NAME%%_*}.sh`), following symlinks; None if absent. `known`: the
+        values a workflow call's step gives the path's other variables (`${FRAMEWORK}`); the
+        first template whose launcher exists, as a step's `if [ -f ... ]; then ... else` runs
+        it."""
         if "launchers" in self.ws.config.layout_keys:  # patterns given: `*` is the prefix
             prefix = profile.launcher_prefix(runner_name)
             candidates = [pattern.replace("*", prefix, 1) for pattern in self.layout.launchers]
         else:
             candidates = [
-                launcher_candidates(t, runner_name) for t in self.layout.launcher_templates
+                launcher_candidates(t, runner_name, known) for t in self.layout.launcher_templates
             ]
         for candidate in candidates:
             if candidate in self.ws.symlinks:
@@ -663,8 +668,9 @@ class Wiring:
                 and entry.runner is not None
                 and "_" not in entry.runner
             )
+            known = tuple(sorted(self._step_values(entry).items())) if names else ()
             for name in names:
-                path = self.launcher_path(name)
+                path = self.launcher_path(name, known)
                 if path is not None:
                     by_launcher.setdefault(path, []).append(name)
                     if guess:  # (the label as the runners' name prefix: `<label>_<n>`)

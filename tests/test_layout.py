@@ -496,9 +496,10 @@ def test_entries_with_no_launcher_warn(tmp_path: Path) -> None:
     )
     root = write_repo(tmp_path / "r", {"configs/nightly.yaml": master, "run.sh": "echo a\n"})
     assert invoke("layout", root)[1].splitlines()[2:4] == [
-        "no launchers: no workflow runs a script by a path built from the runner's name "
-        "(`launch_${RUNNER_NAME%%_*}.sh`), nor one named after a runner label of the entries "
-        "(`launch_<label>.sh`)",
+        "no launchers detected: no workflow runs a script by a path built from the runner's "
+        "name (`launch_${RUNNER_NAME%%_*}.sh`), nor one named after a runner label of the "
+        "entries (`launch_<label>.sh`); the default, `runners/launch_${RUNNER_NAME%%_*}.sh`, "
+        "is taken",
         "no recipe root: no launcher copies a folder of recipes, no usual recipe folder exists, "
         "and this is no srt-slurm tree",
     ]

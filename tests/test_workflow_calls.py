@@ -1054,3 +1054,69 @@ def test_a_relative_path_after_a_cd_is_from_that_folder_only_where_the_shell_sur
         **{name: [("b/utils/x.sh",)] for name in resolved},
         **{name: [()] for name in bodies if name not in resolved},
     }
+
+
+FRAMEWORK_TMPL = """\
+on:
+  workflow_call:
+    inputs:
+      runner: {type: string, required: true}
+      framework: {type: string, required: true}
+env:
+  FRAMEWORK: ${{ inputs.framework }}
+jobs:
+  benchmark:
+    runs-on: ${{ inputs.runner }}
+    steps:
+      - name: Launch
+        run: |
+          RUNNER_NAME=${{ runner.name }}
+          if [ -f "./runners/launch_${RUNNER_NAME%%_*}-${{ env.FRAMEWORK }}.sh" ]; then
+            bash ./runners/launch_${RUNNER_NAME%%_*}-${{ env.FRAMEWORK }}.sh
+          else
+            bash ./runners/launch_${RUNNER_NAME%%_*}-nv.sh
+          fi
+"""
+
+FRAMEWORK_CALLS = """\
+on: workflow_dispatch
+jobs:
+  bmk-trt:
+    uses: ./.github/workflows/benchmark-tmpl.yml
+    with: {runner: b200, framework: trt}
+  bmk-sglang:
+    uses: ./.github/workflows/benchmark-tmpl.yml
+    with: {runner: b200, framework: sglang}
+"""
+
+
+def test_a_launch_path_from_an_env_expression_with_a_fallback_is_each_calls(
+    tmp_path: Path,
+) -> None:
+    """(h27, InferenceX b6939da25's benchmark-tmpl.yml) `launch_${RUNNER_NAME%%_*}-${{
+    env.FRAMEWORK }}.sh` where it exists, else `launch_${RUNNER_NAME%%_*}-nv.sh`: the
+    expression is the step's FRAMEWORK, which the call's input gives; each call runs the first
+    launcher of the two that exists (the trt call its own, the sglang call the fallback)."""
+    files = {
+        ".github/workflows/benchmark-tmpl.yml": FRAMEWORK_TMPL,
+        ".github/workflows/sched.yml": FRAMEWORK_CALLS,
+        "runners/launch_b200-nv.sh": "echo nv\n",
+        "runners/launch_b200-trt.sh": 'export PORT="$PORT"\n',
+    }
+    root = write_repo(tmp_path / "r", files)
+    ws = Workspace(root, Config())
+    from benchlint.context import wiring_of
+
+    wiring = wiring_of(ws)
+    assert sorted((e.name, path) for e, path, _ in wiring.pairs) == [
+        ("bmk-sglang", "runners/launch_b200-nv.sh"),
+        ("bmk-trt", "runners/launch_b200-trt.sh"),
+    ]
+    assert positions(run_lint(root, "BL101")) == ["runners/launch_b200-trt.sh:1:8"]
+    outcome = CliRunner().invoke(main, ["layout", str(root)])
+    assert outcome.stdout.splitlines()[:2] == [
+        "launchers runners/launch_*-*.sh: run as runners/launch_${RUNNER_NAME%%_*}-${FRAMEWORK}.sh"
+        " from .github/workflows/benchmark-tmpl.yml:15",
+        "launchers runners/launch_*-nv.sh: run as runners/launch_${RUNNER_NAME%%_*}-nv.sh from "
+        ".github/workflows/benchmark-tmpl.yml:18",
+    ]
