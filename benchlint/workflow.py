@@ -31,8 +31,13 @@ _LAUNCH = profile.WORKFLOW_LAUNCH
 
 def _runs_launcher(line: str) -> bool:
     """Whether a run line has a command that runs a launcher: one of its commands (split at
-    `&&`, `||`, `;`, `|`) names it, other than one that prints, lists or tests its path."""
-    return bool(commands_matching(line, _LAUNCH))
+    `&&`, `||`, `;`, `|`) names it, other than one that prints, lists or tests its path; or a
+    `launch_*.sh` path an expression names (`launch_${{ matrix.launcher }}.sh`: a launcher
+    whatever folder it is in, run with values no entry gives)."""
+    return bool(commands_matching(line, _LAUNCH) or commands_matching(line, _EXPRESSION_LAUNCH))
+
+
+_EXPRESSION_LAUNCH = re.compile(r"\blaunch_[\w.-]*\$\{\{[^}]*\}\}[\w.${}-]*\.sh\b")
 
 
 def commands_matching(line: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:

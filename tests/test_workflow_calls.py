@@ -768,12 +768,23 @@ def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_pat
         # (one that tests the path, then runs it, does run it)
         "      - run: test -f ./runners/launch_h200-cw.sh && bash ./runners/launch_h200-cw.sh\n"
     )
+    # (h27, InferenceX e0e8bfddf's collectivex-sweep.yml) a `launch_*.sh` path a matrix value
+    # names, in another folder, runs a launcher too; one that only prints it does not
+    matrix = (
+        "on: workflow_dispatch\njobs:\n  cell:\n    strategy:\n      matrix:\n"
+        "        include:\n          - {launcher: gb-nv, runner: gb200}\n"
+        "    runs-on: ${{ matrix.runner }}\n    steps:\n      - uses: actions/checkout@v4\n"
+        '      - run: echo "tools/launch_${{ matrix.launcher }}.sh"\n'
+        '      - run: bash "tools/launch_${{ matrix.launcher }}.sh"\n'
+    )
     root = write_repo(
         tmp_path / "r",
         {
             ".github/workflows/benchmark-tmpl.yml": template,
             ".github/workflows/gpu-test.yml": dispatch,
             ".github/workflows/debug.yml": debug,
+            ".github/workflows/matrix.yml": matrix,
+            "tools/launch_gb-nv.sh": "#!/usr/bin/bash\necho run\n",
             ".github/workflows/sweep.yml": (
                 "on: workflow_dispatch\njobs:\n  bmk-h200:\n"
                 "    uses: ./.github/workflows/benchmark-tmpl.yml\n    with:\n      runner: h200\n"
@@ -783,10 +794,10 @@ def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_pat
     )
     said = [w for w in run_lint(root).warnings() if "outside those benchlint routes" in w]
     assert said == [
-        "2 workflow steps (.github/workflows/debug.yml:10, .github/workflows/gpu-test.yml:15) run "
-        "a launcher in a workflow outside those benchlint routes entries through (the layout's "
-        "`workflows`): what those jobs run was not checked (`benchlint layout` shows the "
-        "workflows)"
+        "3 workflow steps (.github/workflows/debug.yml:10, .github/workflows/gpu-test.yml:15, "
+        ".github/workflows/matrix.yml:12) run a launcher in a workflow outside those benchlint "
+        "routes entries through (the layout's `workflows`): what those jobs run was not checked "
+        "(`benchlint layout` shows the workflows)"
     ]
     # a run that names that workflow says it too; one that names the template does not
     named = run_lint(root, named=[root / ".github/workflows/gpu-test.yml"]).warnings()
