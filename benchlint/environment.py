@@ -22,10 +22,12 @@ from benchlint.calls import Call, call_graph
 from benchlint.finding import Location, Span
 from benchlint.shell.evaluate import POSITIONAL_REF, guards_hold
 from benchlint.shell.model import (
+    CONDITIONAL_OPERATORS,
     Assignment,
     Command,
     Read,
     Script,
+    conditional_outer,
     exclusive,
     positionals_changed_before,
 )
@@ -1072,8 +1074,10 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
         for word in command.words:
             # (not one inside a substitution: its own shell stops, this one goes on)
             direct = stops and "$(" not in word.text and "`" not in word.text
-            for read in word.reads():
-                if direct and _unbound_stops(read):
+            reads = word.reads()
+            for read in reads:
+                # (not one in an operand bash expands only on a condition: `${PORT:-$port}`)
+                if direct and _unbound_stops(read) and conditional_outer(read, reads) is None:
                     note(read.name, offset, read.span, "required")  # (echo's too)
                 elif command.base not in _LOGGING and read.operator != ":?":
                     note(read.name, offset, read.span, "read")  # (`${X:?}`: below)
@@ -1092,6 +1096,7 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
             surely = surely and _ONE_TEST.fullmatch(condition) is not None
             for read in guard.test_reads:
                 fails = surely and _unbound_stops(read)
+                fails = fails and conditional_outer(read, guard.test_reads) is None
                 note(read.name, offset, read.span, "required" if fails else "tested")
     for expansion in script.expansions:
         start = expansion.node.start_byte
@@ -1105,7 +1110,7 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
 
 
 # the expansions that are no error on an unset name under `set -u`
-_NOUNSET_SAFE = frozenset({"-", ":-", "=", ":=", "+", ":+", "?", ":?"})
+_NOUNSET_SAFE = CONDITIONAL_OPERATORS
 # a condition that is one test, with no substitution: each of its reads is expanded
 _ONE_TEST = re.compile(rb"(?:(?!\|\||&&|\s-[oa]\s|\$\(|`)[^;\n])*")
 

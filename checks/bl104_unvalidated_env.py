@@ -111,7 +111,15 @@ from benchlint.environment import (
 )
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import script_rule
-from benchlint.shell.model import Command, Read, Script, Syn, Word, whole_piece
+from benchlint.shell.model import (
+    Command,
+    Read,
+    Script,
+    Syn,
+    Word,
+    conditional_outer,
+    whole_piece,
+)
 from benchlint.workspace import path_matches
 
 
@@ -467,11 +475,13 @@ def _case_slips(
     # one it tests, `[[ -n "$port" ]]`, reads with a default, `${port:-8888}`, or gives the
     # other name, `PORT=$port`: t72a; in a launcher, against any)
     optional = _optional_reads(script) if launcher or mine else set()
-    for read in _every_read(script):
+    for read, outer in _every_read(script):
         name = read.name
         other = given.get(name.lower())
         if other is None or other == name or name in engine or name.isupper() or name in own:
             continue
+        if outer is not None and outer.name == other:
+            continue  # (`${PORT:-$port}`: read only where PORT is not given: on purpose; h29)
         if (launcher or name.lower() not in ways_in) and (read.operator or name in optional):
             continue
         if name in everything.assigned or is_builtin(name, ctx.config.known_env):
@@ -537,19 +547,23 @@ def _optional_reads(script: Script) -> set[str]:
 _READ_TEXT = re.compile(rb"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def _every_read(script: Script) -> Iterator[Read]:
+def _every_read(script: Script) -> Iterator[tuple[Read, Read | None]]:
     """Each read of the script's own commands (not a nested script's): in the conditions that
-    guard them, their words, assigned values, redirections and unquoted heredocs."""
+    guard them, their words, assigned values, redirections and unquoted heredocs; each with
+    the read in whose operand bash expands it only on a condition (`conditional_outer`)."""
     guards: set[int] = set()
     for command in script.commands:
         for guard in command.guards:
             if id(guard) not in guards:
                 guards.add(id(guard))
-                yield from guard.reads
+                for read in guard.reads:
+                    yield read, conditional_outer(read, guard.reads)
         words = [*command.words, *(a.value for a in command.assignments if a.value is not None)]
         words += [r.target for r in command.redirects]
         for word in words:
-            yield from word.reads()
+            reads = word.reads()
+            for read in reads:
+                yield read, conditional_outer(read, reads)
         for heredoc in command.heredocs:  # (`cat > cfg <<EOF`: bash expands its body's reads)
             body = heredoc.body
             if heredoc.quoted or body is None or command.script is not script:
@@ -563,7 +577,7 @@ def _every_read(script: Script) -> Iterator[Read]:
                     continue  # (`\$isl` is the text `$isl`)
                 name = (match.group(1) or match.group(2)).decode()
                 node = Syn("simple_expansion", match.start(), match.end())
-                yield Read(name, "", node, script, False)
+                yield Read(name, "", node, script, False), None
 
 
 # a plain read in a heredoc's body: `$isl`, `${isl}` (not one with an operator)

@@ -195,6 +195,19 @@ def test_reads_and_failure_handlers_come_from_the_model() -> None:
     assert [script.text_of(c.node) for c in flock.on_failure()] == ['echo "no lock $L"']
 
 
+def test_a_read_after_an_expansion_in_a_string_starts_at_its_dollar() -> None:
+    """tree-sitter-bash puts the blank after `${PORT:-8888}` in a string into the next `$`
+    token (h29): the read of `$port` is at its `$`, in a word and in a condition."""
+    text = 'echo "http://h:${PORT:-8888} $port"\nif [[ "${A:-} $b" == x ]]; then :; fi\n'
+    script = parse_file(SourceText("t.sh", text.encode()))
+    word = script.commands[0].words[1]
+    reads = [(r.name, r.span.column, r.span.end_column) for r in word.reads()]
+    assert reads == [("PORT", 16, 29), ("port", 30, 35)]
+    assert script.text_of(word.reads()[1].node) == "$port"
+    guard = script.commands[1].guards[0]
+    assert [(r.name, r.span.column) for r in guard.reads] == [("A", 8), ("b", 15)]
+
+
 def test_a_word_tree_sitter_splits_is_one_word() -> None:
     """tree-sitter-bash parses `--mounts=$A:$B,$C:$D` as several adjacent arguments; bash has
     one word there (no blank): so does the model, with its value, text, span and reads."""

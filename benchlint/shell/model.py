@@ -476,6 +476,27 @@ class Read:
         return self.script.span(self.node)
 
 
+# the operators whose operand bash expands only on a condition: `${X:-$Y}` and `${X=$Y}` where X
+# is empty (or unset), `${X:+$Y}` where it is not, `${X:?$Y}` to say why the shell stops
+CONDITIONAL_OPERATORS = frozenset({"-", ":-", "=", ":=", "+", ":+", "?", ":?"})
+
+
+def conditional_outer(read: Read, reads: Sequence[Read]) -> Read | None:
+    """The read among `reads` (a word's) in whose operand bash expands this one only on a
+    condition (`${PORT:-$port}`: `$port` only where PORT is empty); None where it is expanded
+    whenever its word is."""
+    start, end = read.node.start_byte, read.node.end_byte
+    for outer in reads:
+        if (
+            outer is not read
+            and outer.operator in CONDITIONAL_OPERATORS
+            and outer.node.start_byte < start
+            and end <= outer.node.end_byte
+        ):
+            return outer
+    return None
+
+
 @dataclass(eq=False, slots=True)
 class SplitRead(Read):
     """A read whose `$` and name tree-sitter-bash put in two parts of one word: located by its
@@ -521,7 +542,7 @@ class _Reads:
                 name: Node | None = first
             else:
                 name = next((c for c in node.named_children if c.type == "variable_name"), None)
-            where = syn(node)
+            where = _read_syn(node, script.src)
             if name is not None and script.text_of(name).isidentifier():
                 operator = (
                     node.child_by_field_name("operator") if where.type == "expansion" else None
@@ -1169,6 +1190,17 @@ def _guard_facts(
     return (None if guard.patterns else compiler.condition(node)), reads, test_reads
 
 
+def _read_syn(node: Node, src: bytes) -> Syn:
+    """A read's place: its node's, from its `$` (in a string, tree-sitter-bash puts the blanks
+    after an expansion into the next `$` token: `"${A:-1} $b"` has a `simple_expansion` " $b")."""
+    start = node.start_byte
+    if node.type == "simple_expansion" and src[start : start + 1] != b"$":
+        while src[start : start + 1] in (b" ", b"\t"):
+            start += 1
+        return Syn(sys.intern(node.type), start, node.end_byte)
+    return syn(node)
+
+
 def _walk_reads(script: Script, node: Node) -> Iterator[Read]:
     """The reads in a node, found by walking it (the same reads `_Reads` finds in the whole
     script, for a small part of it: a condition)."""
@@ -1180,7 +1212,7 @@ def _walk_reads(script: Script, node: Node) -> Iterator[Read]:
         if names and script.text_of(names[0]).isidentifier():
             operator = node.child_by_field_name("operator") if kind == "expansion" else None
             op = script.text_of(operator) if operator is not None else ""
-            yield Read(script.text_of(names[0]), op, syn(node), script, alone)
+            yield Read(script.text_of(names[0]), op, _read_syn(node, script.src), script, alone)
         else:
             subscript = next((c for c in node.named_children if c.type == "subscript"), None)
             name = subscript.child_by_field_name("name") if subscript is not None else None
