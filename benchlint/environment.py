@@ -577,8 +577,12 @@ class Environment:
                 # (`PORT=8000 setport`: what the function assigns a prefix's variable is the
                 # call's, gone when it returns)
                 kept = {n: (assigned.get(n), exported.get(n)) for n in prefixed}
-                for inner in self._effects(functions[base], base):
+                owner = functions[base]
+                sources = self._sources(owner)
+                for inner in self._effects(owner, base):
                     apply(inner, depth + 1)
+                    if id(inner) in sources and not inner.apart_from_script:
+                        source(sources[id(inner)])
                 for name, (was, was_exported) in kept.items():
                     for table, earlier in ((assigned, was), (exported, was_exported)):
                         if earlier is None:
@@ -586,39 +590,59 @@ class Environment:
                         else:
                             table[name] = earlier
 
+        def source(call: Call) -> None:
+            """What sourcing the call's files sets, set here (at the top level, or in the body
+            of a function where it is called: `load_env() { source port.env; }`)."""
+            nonlocal unknown
+            if call.known is not None:  # (what sourcing it sets is the profile's)
+                venv = call.known is profile.VENV_ACTIVATE
+                activated = Provenance(
+                    f"the virtual environment {call.word.text} activates"
+                    if venv
+                    else f"{call.word.text}, which puts its tool on PATH",
+                    Location(call.command.script.top.path, call.command.first_line_span),
+                )
+                assigned.update(dict.fromkeys(call.known["assigns"], activated))
+                exported.update(dict.fromkeys(call.known["exports"], activated))
+            elif not call.targets:
+                unknown = unknown or f"sources {call.word.text}"
+            for target in call.targets:
+                sourced = self.file_state(target)
+                for name, gone in sourced.unset.items():  # (`unset MODEL` in it)
+                    assigned.pop(name, None)
+                    exported.pop(name, None)
+                    unset[name] = gone
+                assigned.update(sourced.assigned)
+                exported.update(sourced.exported)
+                top = call.command.script.top
+                if _allexport_at(top, call.command.node.start_byte):
+                    exported.update(sourced.assigned)  # `set -a; source .env; set +a`
+                validated.update(sourced.validated)
+                unknown = unknown or sourced.unknown
+                functions.update(sourced.functions)
+
+        # the script's own functions, defined where their definitions run: one defined after a
+        # `source` of a library that defines it too is the script's from there on (h29)
+        definitions = self._top_definitions(script)
+        defined = 0
+
+        def define(until: int) -> None:
+            nonlocal defined
+            while defined < len(definitions) and definitions[defined][0] < until:
+                functions[definitions[defined][1]] = script
+                defined += 1
+
         position = 0
         for i in order:
             before = offsets[i]
             while position < len(changes) and changes[position][0] < before:
                 command, call = changes[position][1], changes[position][2]
                 position += 1
+                define(command.node.start_byte)
                 apply(command)
                 if call is not None:
-                    if call.known is not None:  # (what sourcing it sets is the profile's)
-                        venv = call.known is profile.VENV_ACTIVATE
-                        activated = Provenance(
-                            f"the virtual environment {call.word.text} activates"
-                            if venv
-                            else f"{call.word.text}, which puts its tool on PATH",
-                            Location(script.path, call.command.first_line_span),
-                        )
-                        assigned.update(dict.fromkeys(call.known["assigns"], activated))
-                        exported.update(dict.fromkeys(call.known["exports"], activated))
-                    elif not call.targets:
-                        unknown = unknown or f"sources {call.word.text}"
-                    for target in call.targets:
-                        sourced = self.file_state(target)
-                        for name, gone in sourced.unset.items():  # (`unset MODEL` in it)
-                            assigned.pop(name, None)
-                            exported.pop(name, None)
-                            unset[name] = gone
-                        assigned.update(sourced.assigned)
-                        exported.update(sourced.exported)
-                        if _allexport_at(script, call.command.node.start_byte):
-                            exported.update(sourced.assigned)  # `set -a; source .env; set +a`
-                        validated |= sourced.validated
-                        unknown = unknown or sourced.unknown
-                        functions.update(sourced.functions)
+                    source(call)
+            define(before)
             # inside a function, what its body did before the offset (`main() { PORT=8000;
             # export PORT="$PORT"; }`): on copies, as the next offsets do not see it
             body = self._body_before(script, before)
@@ -649,24 +673,30 @@ class Environment:
         changes = self._state_changes(script)[0]
         functions: dict[str, Script] = dict.fromkeys(script.functions, script)
         found: list[dict[str, Script]] = [functions] * len(offsets)
+        definitions = self._top_definitions(script)
+        defined = 0
         position = 0
         for i in sorted(range(len(offsets)), key=offsets.__getitem__):
             while position < len(changes) and changes[position][0] < offsets[i]:
-                call = changes[position][2]
+                start, _, call = changes[position]
                 position += 1
                 for target in call.targets if call is not None else ():
+                    while defined < len(definitions) and definitions[defined][0] < start:
+                        if functions[definitions[defined][1]] is not script:
+                            functions = {**functions, definitions[defined][1]: script}
+                        defined += 1
                     functions = {**functions, **self.file_state(target).functions}
+            while defined < len(definitions) and definitions[defined][0] < offsets[i]:
+                if functions[definitions[defined][1]] is not script:  # (defined again here)
+                    functions = {**functions, definitions[defined][1]: script}
+                defined += 1
             found[i] = functions
         return found
 
     def functions_at_end(self, script: Script) -> dict[str, Script]:
         """Where each function the script can call after its last line is defined:
         `state_before(script, end).functions` without the rest of that state."""
-        functions: dict[str, Script] = dict.fromkeys(script.functions, script)
-        for _, _, call in self._state_changes(script)[0]:
-            for target in call.targets if call is not None else ():
-                functions.update(self.file_state(target).functions)
-        return functions
+        return self.functions_before(script, [len(script.src) + 1])[0]
 
     def _body_before(self, script: Script, offset: int) -> list[Command]:
         """The state-changing commands of the function whose body holds `offset` (the
@@ -701,6 +731,7 @@ class Environment:
         """The commands of a function's body that change what state_before reports."""
         effects: dict[str, list[Command]] = script.derived("env-effects", self._token, dict)
         if function not in effects:
+            sources = self._sources(script)
             effects[function] = [
                 c
                 for c in script.body(function)
@@ -708,8 +739,31 @@ class Environment:
                 or c.base in _STATE_COMMANDS
                 or c.base == "return"  # (for lines after it in the same body)
                 or c.base in script.functions
+                or id(c) in sources  # (`load_env() { source port.env; }`)
             ]
         return effects[function]
+
+    def _sources(self, script: Script) -> dict[int, Call]:
+        """The script's `source` calls, by the id of their command."""
+        return script.derived(
+            "env-sources",
+            self._token,
+            lambda: {id(c.command): c for c in self.calls.calls_in(script) if c.kind == "source"},
+        )
+
+    @staticmethod
+    def _top_definitions(script: Script) -> list[tuple[int, str]]:
+        """Where the script's own functions are defined at its top level (in no other function's
+        body), in text order: (start offset, name)."""
+        spans = script.functions
+        return sorted(
+            (where.start_byte, name)
+            for name, where in spans.items()
+            if not any(
+                other != name and o.start_byte < where.start_byte and where.end_byte <= o.end_byte
+                for other, o in spans.items()
+            )
+        )
 
     def _state_changes(
         self, script: Script

@@ -2286,6 +2286,48 @@ def test_what_the_script_has_set_after_a_prefixed_command_agrees_with_bash(
         assert modelled == done.stdout.split(), (program, done.stderr)
 
 
+# (h29) a library (lib.sh: `x1=lib`, its function `f` that sets x2, `g` that exports x3)
+# sourced in a function's body, and functions the script defines again around the `source`
+_LIBRARY = "x1=lib\nf() { x2=lib; }\ng() { export x3=lib; }\n"
+_SOURCED = [
+    "load() { source ./lib.sh; }\nload",
+    "load() { . ./lib.sh; }\nload\ng",
+    "load() { source ./lib.sh; }",
+    "source ./lib.sh\nf() { :; }\nf",
+    "f() { x3=own; }\nsource ./lib.sh\nf",
+    "source ./lib.sh\ng() { x2=own; }\ng",
+    "load() { source ./lib.sh; }\nload\nf() { :; }\nf",
+    "load() { ( source ./lib.sh ); }\nload",
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("program", _SOURCED)
+def test_what_a_file_sourced_in_a_function_or_a_function_defined_again_sets_agrees_with_bash(
+    program: str, tmp_path: Path
+) -> None:
+    """(h29 F1, F2) a `source` in a function's body sets what the file sets where the function
+    is called; a function the script defines after a `source` of a library that defines it
+    too is the script's from there on (and the library's where it is defined before it)."""
+    (tmp_path / "lib.sh").write_text(_LIBRARY)
+    state = _state_at_end(tmp_path, f"{program}\n")
+    names = ("x1", "x2", "x3")
+    probe = "".join(f'[ -n "${{{v}+x}}" ] && echo {v}\n' for v in names)
+    probe += "bash -c 'for v in x1 x2 x3; do [ -n \"${!v+x}\" ] && echo exported-$v; done'\n"
+    done = subprocess.run(
+        [BASH or "bash", "-c", f"{program}\n{probe}"],
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=10,
+        cwd=tmp_path,
+    )
+    modelled = sorted(n for n in state.assigned if n in names)
+    modelled += [f"exported-{n}" for n in sorted(state.exported) if n in names]
+    assert state.unknown is None, program
+    assert modelled == done.stdout.split(), (program, done.stderr)
+
+
 _CONTINUED = [
     "x1='{'\\\n'\"a\": 1,'\\\n'\"b\": 2'\\\n'}'",
     "x1=a\\\nb",
