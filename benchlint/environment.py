@@ -512,11 +512,14 @@ class Environment:
         if at is not None:
             changes = [change for change in changes if not exclusive(change[1], at)]
 
-        def apply(command: Command, depth: int = 0, own: bool = False) -> None:
-            """`own`: a command of the function the offset is in (its locals are there)."""
+        def apply(command: Command, depth: int = 0, own: bool = False, shell: bool = True) -> None:
+            """`own`: a command of the function the offset is in (its locals are there).
+            `shell`: one that runs in the shell the offset is in; one in a shell of its own (a
+            subshell, a pipeline's element, the background: `cat f | read PORT`, `( source
+            x.sh )`) changes nothing there, though its exit may end the script (h29 S1)."""
             nonlocal unknown
             prefixed = _prefixed(command)
-            for assignment in command.assignments:
+            for assignment in command.assignments if shell else ():
                 kind = assignment.kind
                 if kind == "prefix" and not (posix and command.base in _SPECIAL_BUILTINS):
                     # (`PORT=1 cmd`: the command's alone, not the script's after it; bash keeps
@@ -557,6 +560,9 @@ class Environment:
                 # `pipefail`); in a job sent to the background, never)
                 if _ends_script(command):
                     validated.update(self._empty_exit(command))
+            elif not shell:
+                if base in functions and depth < 3 and self._always_exits(functions[base], base):
+                    validated.update(self._empty_exit(command))
             elif base == "eval":
                 unknown = unknown or "eval"
             elif base == "unset":  # `unset PORT`: no value of the script's from here on
@@ -580,7 +586,8 @@ class Environment:
                 owner = functions[base]
                 sources = self._sources(owner)
                 for inner in self._effects(owner, base):
-                    apply(inner, depth + 1)
+                    # (`f() ( PORT=1 )`, a `$(...)` in its body: the body's own shells)
+                    apply(inner, depth + 1, shell=not inner.apart_from_script)
                     if id(inner) in sources and not inner.apart_from_script:
                         source(sources[id(inner)])
                 for name, (was, was_exported) in kept.items():
@@ -625,6 +632,7 @@ class Environment:
         # `source` of a library that defines it too is the script's from there on (h29)
         definitions = self._top_definitions(script)
         defined = 0
+        apart: list[tuple[Command, Call | None]] = []  # (commands in shells of their own)
 
         def define(until: int) -> None:
             nonlocal defined
@@ -639,17 +647,29 @@ class Environment:
                 command, call = changes[position][1], changes[position][2]
                 position += 1
                 define(command.node.start_byte)
-                apply(command)
-                if call is not None:
+                if command.apart_from_script:  # (its own shell's: see below)
+                    apart.append((command, call))
+                apply(command, shell=not command.apart_from_script)
+                if call is not None and not command.apart_from_script:
                     source(call)
             define(before)
             # inside a function, what its body did before the offset (`main() { PORT=8000;
             # export PORT="$PORT"; }`): on copies, as the next offsets do not see it
             body = self._body_before(script, before)
-            if body:
+            # in a shell of its own (`( export X=1; use "$X" )`), what that shell did before
+            inside = [(c, call) for c, call in apart if c.shares_shell(before)]
+            if body or inside:
                 saved = (dict(assigned), dict(exported), set(validated), unknown, dict(unset))
+                for command, call in inside:
+                    apply(command)
+                    if call is not None:
+                        source(call)
                 for command in body:
-                    apply(command, own=True)
+                    apply(
+                        command,
+                        own=True,
+                        shell=not command.apart_from_script or command.shares_shell(before),
+                    )
             made: dict[int, Provenance] = {}  # one Provenance per assignment: the dicts share
             states[i] = ScriptState(
                 # (most entries of a script that sources a library are its Provenances)
@@ -663,7 +683,7 @@ class Environment:
                 dict(functions),
                 dict(unset) if unset else {},
             )
-            if body:
+            if body or inside:
                 assigned, exported, validated, unknown, unset = saved
         return [state for state in states if state is not None]
 

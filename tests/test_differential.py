@@ -2299,16 +2299,32 @@ _SOURCED = [
     "load() { source ./lib.sh; }\nload\nf() { :; }\nf",
     "load() { ( source ./lib.sh ); }\nload",
 ]
+# (h29 S1) what a shell of its own sets: a subshell, a pipeline's element, a substitution, the
+# background, a function whose body is a subshell; lastpipe runs the last element here
+_APART = [
+    "echo 1 | read x1",
+    "shopt -s lastpipe\necho 1 | read x1",
+    "( x1=1 )",
+    "( export x1=1 )\nx2=2",
+    "x2=$(x1=1; echo a)",
+    "f() { x1=1; }\nf &\nwait",
+    "f() ( x1=1 )\nf",
+    "printf 'a\\n' | while read -r x1; do x2=$x1; done",
+    "( source ./lib.sh )",
+    "{ x1=1; } &\nwait",
+    "x1=1 && ( export x2=2 )",
+]
 
 
 @needs_bash
-@pytest.mark.parametrize("program", _SOURCED)
+@pytest.mark.parametrize("program", [*_SOURCED, *_APART])
 def test_what_a_file_sourced_in_a_function_or_a_function_defined_again_sets_agrees_with_bash(
     program: str, tmp_path: Path
 ) -> None:
     """(h29 F1, F2) a `source` in a function's body sets what the file sets where the function
     is called; a function the script defines after a `source` of a library that defines it
-    too is the script's from there on (and the library's where it is defined before it)."""
+    too is the script's from there on (and the library's where it is defined before it).
+    (S1) what a shell of its own assigns, exports or sources is not the script's."""
     (tmp_path / "lib.sh").write_text(_LIBRARY)
     state = _state_at_end(tmp_path, f"{program}\n")
     names = ("x1", "x2", "x3")
