@@ -582,8 +582,11 @@ class Environment:
                     validated.update(self._empty_exit(command))
                 # (`PORT=8000 setport`: what the function assigns a prefix's variable is the
                 # call's, gone when it returns)
-                kept = {n: (assigned.get(n), exported.get(n)) for n in prefixed}
                 owner = functions[base]
+                # (and what it assigns a name its body makes local first, `local PORT;
+                # PORT=8000`, itself or through a function it calls: gone when it returns)
+                scoped = prefixed | self._locals(owner, base)
+                kept = {n: (assigned.get(n), exported.get(n)) for n in scoped}
                 sources = self._sources(owner)
                 for inner in self._effects(owner, base):
                     # (`f() ( PORT=1 )`, a `$(...)` in its body: the body's own shells)
@@ -762,6 +765,19 @@ class Environment:
                 or id(c) in sources  # (`load_env() { source port.env; }`)
             ]
         return effects[function]
+
+    def _locals(self, script: Script, function: str) -> frozenset[str]:
+        """The names a function's body declares local (`local`, a `declare` in it) before it
+        assigns them otherwise: its own while it runs."""
+        held: dict[str, frozenset[str]] = script.derived("env-locals", self._token, dict)
+        if function not in held:
+            first: dict[str, str] = {}
+            for command in self._effects(script, function):
+                for assignment in command.assignments:
+                    if assignment.kind != "prefix":
+                        first.setdefault(assignment.name, assignment.kind)
+            held[function] = frozenset(n for n, kind in first.items() if kind == "local")
+        return held[function]
 
     def _sources(self, script: Script) -> dict[int, Call]:
         """The script's `source` calls, by the id of their command."""

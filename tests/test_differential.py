@@ -2313,6 +2313,12 @@ _APART = [
     "( source ./lib.sh )",
     "{ x1=1; } &\nwait",
     "x1=1 && ( export x2=2 )",
+    # (S2) a name a function makes local first is its own, also where a function it calls
+    # assigns it (bash's dynamic scope)
+    "f() { local x1; x1=1; export x2=2; }\nf",
+    "g() { x1=1; }\nf() { local x1; g; }\nf",
+    "f() { x1=0; local x1=1; }\nf",
+    "f() { declare x1=1; x2=2; }\nf",
 ]
 
 
