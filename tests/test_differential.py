@@ -2319,6 +2319,9 @@ _APART = [
     "g() { x1=1; }\nf() { local x1; g; }\nf",
     "f() { x1=0; local x1=1; }\nf",
     "f() { declare x1=1; x2=2; }\nf",
+    # (F3) a declaration's assignment in quotes is one
+    'export "x1=1"',
+    "readonly 'x2=a b'\ndeclare \"x3=c\"",
 ]
 
 

@@ -2348,10 +2348,29 @@ class _Builder:
                 continue
             elif child.type == "variable_name":
                 self.assign(command, self.script.text_of(child), None, syn(child), kind, exported)
+            elif (quoted := self.quoted_assignment(child)) is not None:
+                # `export "PORT=8000"`: bash assigns the quoted word as it would the bare one
+                self.assign(command, quoted[0], quoted[1], syn(child), kind, exported)
             elif child.type != "comment" and not self.word(child).static:
                 # `export "$k=$v"`, `export $(grep -v '^#' .env | xargs)`: names known at run time
                 self.assign(command, "", None, syn(child), "dynamic", exported)
                 self.walk_inside(child, ctx)
+
+    def quoted_assignment(self, node: Node) -> tuple[str, Word] | None:
+        """A declaration's argument that is an assignment in quotes, `"PORT=8000"` or
+        `'PORT=8000'`, with no expansion or escape: its name and its value (a word in the
+        file, inside the quotes); None for any other word."""
+        if node.type not in ("string", "raw_string"):
+            return None
+        src = self.script.src
+        inner = src[node.start_byte + 1 : node.end_byte - 1]
+        found = _QUOTED_ASSIGNMENT.fullmatch(inner)
+        if found is None or (node.type == "string" and re.search(rb'[$`\\"]', inner)):
+            return None
+        start = node.start_byte + 1 + found.start(2)
+        value = found.group(2).decode(errors="replace")
+        word = Word(self.script, Syn("word", start, node.end_byte - 1), value, None, True)
+        return found.group(1).decode(), word
 
     def on_unset_command(self, node: Node, ctx: _Context) -> None:
         keyword = node.children[0]
@@ -3132,6 +3151,10 @@ _LEADING_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*=")
 # a text of assignment words only, or none (what a variable before a program may give)
 _ASSIGNMENTS_ONLY = re.compile(r"\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)*")
 _BLANK = re.compile(r"[ \t]")
+
+
+# a declaration's quoted argument that is an assignment: `"PORT=8000"` (name, value)
+_QUOTED_ASSIGNMENT = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)", re.S)
 
 
 def _continued(src: bytes, end: int, start: int) -> bool:
