@@ -168,6 +168,9 @@ class ScriptState:
     functions: dict[str, Script] = field(default_factory=dict)
     # the names an `unset` took a value from that nothing assigned again: the command
     unset: dict[str, Command] = field(default_factory=dict)
+    # `set -a` (allexport) as the script leaves it, itself or by a file it sources: every
+    # variable assigned after it is exported; None where neither changes it
+    allexport: bool | None = None
 
 
 # commands other than assignments and `source` that change what state_before reports
@@ -177,6 +180,7 @@ _EMPTY_TEST = re.compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 _ASSIGNING = frozenset({"read", "for", "default", "arithmetic"})  # set without a word
 _UNUSUAL = frozenset({"local", "unexport", "dynamic"})  # kinds `states_before` treats apart
+_NOT_GLOBAL = frozenset({"prefix", "local", "unexport", "dynamic"})  # (not what `set -a` exports)
 
 
 def _nonempty_value(at: Assignment) -> bool:
@@ -547,7 +551,7 @@ class Environment:
                     assigned[name] = _both_branches(assigned.get(name), assignment) or assignment
                     if unset:
                         unset.pop(name, None)
-                if assignment.exported:
+                if assignment.exported or (options["allexport"] and kind not in _NOT_GLOBAL):
                     exported[name] = assigned.get(name, assignment)
             base = command.base
             if base in VALIDATORS:
@@ -630,18 +634,32 @@ class Environment:
                 validated.update(sourced.validated)
                 unknown = unknown or sourced.unknown
                 functions.update(sourced.functions)
+                if sourced.allexport is not None:  # (a file that turns on `set -a`, h29 F6)
+                    options["allexport"] = sourced.allexport
 
         # the script's own functions, defined where their definitions run: one defined after a
         # `source` of a library that defines it too is the script's from there on (h29)
         definitions = self._top_definitions(script)
         defined = 0
         apart: list[tuple[Command, Call | None]] = []  # (commands in shells of their own)
+        # `set -a` where the script or a file it sourced last changed it (its own `set` at the
+        # top level, in its shell): assignments after it are exported
+        options: dict[str, bool | None] = {"allexport": None}
+        allexport_sets = [
+            (c.node.start_byte, on)
+            for c, on in script.option_sets("allexport", "a")
+            if c.function is None and not c.apart_from_script
+        ]
+        option_at = 0
 
         def define(until: int) -> None:
-            nonlocal defined
+            nonlocal defined, option_at
             while defined < len(definitions) and definitions[defined][0] < until:
                 functions[definitions[defined][1]] = script
                 defined += 1
+            while option_at < len(allexport_sets) and allexport_sets[option_at][0] < until:
+                options["allexport"] = allexport_sets[option_at][1]
+                option_at += 1
 
         position = 0
         for i in order:
@@ -685,6 +703,7 @@ class Environment:
                 unknown,
                 dict(functions),
                 dict(unset) if unset else {},
+                options["allexport"],
             )
             if body or inside:
                 assigned, exported, validated, unknown, unset = saved

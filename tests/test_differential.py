@@ -2319,6 +2319,11 @@ _APART = [
     "g() { x1=1; }\nf() { local x1; g; }\nf",
     "f() { x1=0; local x1=1; }\nf",
     "f() { declare x1=1; x2=2; }\nf",
+    # (F6) a sourced file that leaves `set -a` on (env.sh) exports what is assigned after it
+    "source ./env.sh\nx1=1",
+    "source ./env.sh\nset +a\nx1=1\nx2=2",
+    "f() { x1=1; }\nsource ./env.sh\nf",
+    "x1=1\n. ./env.sh\nx2=2 true\nx3=3",
     # (F3) a declaration's assignment in quotes is one
     'export "x1=1"',
     "readonly 'x2=a b'\ndeclare \"x3=c\"",
@@ -2335,6 +2340,7 @@ def test_what_a_file_sourced_in_a_function_or_a_function_defined_again_sets_agre
     too is the script's from there on (and the library's where it is defined before it).
     (S1) what a shell of its own assigns, exports or sources is not the script's."""
     (tmp_path / "lib.sh").write_text(_LIBRARY)
+    (tmp_path / "env.sh").write_text("set -a\n")
     state = _state_at_end(tmp_path, f"{program}\n")
     names = ("x1", "x2", "x3")
     probe = "".join(f'[ -n "${{{v}+x}}" ] && echo {v}\n' for v in names)
