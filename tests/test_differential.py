@@ -2324,6 +2324,8 @@ _APART = [
     "source ./env.sh\nset +a\nx1=1\nx2=2",
     "f() { x1=1; }\nsource ./env.sh\nf",
     "x1=1\n. ./env.sh\nx2=2 true\nx3=3",
+    # (S6) a function defined again runs its last body
+    "f() { x1=1; }\nf() { x2=2; }\nf",
     # (F3) a declaration's assignment in quotes is one
     'export "x1=1"',
     "readonly 'x2=a b'\ndeclare \"x3=c\"",
