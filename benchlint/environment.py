@@ -444,12 +444,8 @@ def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     return name in BUILTIN_ENV or name.startswith(BUILTIN_PREFIXES) or name in extra
 
 
-def _validation_ends_script(script: Script, offset: int) -> bool:
-    """Whether a `${X:?}` at the offset that stops its shell ends the script (`_ends_script`
-    of the innermost command it is in): not in a pipeline's element whose failure nothing
-    turns into the script's end (`echo "${MODEL:?}" | tee log`), nor in a job sent to the
-    background. (One in a subshell or a substitution is taken to end it, as under `set -e` an
-    assignment's does: not told apart here.)"""
+def _innermost(script: Script, offset: int) -> Command | None:
+    """The innermost command of the script around a byte offset."""
     inner = None
     for command in script.commands:
         node = command.node
@@ -457,6 +453,16 @@ def _validation_ends_script(script: Script, offset: int) -> bool:
             inner is None or node.start_byte >= inner.node.start_byte
         ):
             inner = command
+    return inner
+
+
+def _validation_ends_script(script: Script, offset: int) -> bool:
+    """Whether a `${X:?}` at the offset that stops its shell ends the script (`_ends_script`
+    of the innermost command it is in): not in a pipeline's element whose failure nothing
+    turns into the script's end (`echo "${MODEL:?}" | tee log`), nor in a job sent to the
+    background. (One in a subshell or a substitution is taken to end it, as under `set -e` an
+    assignment's does: not told apart here.)"""
+    inner = _innermost(script, offset)
     if inner is None:
         return True
     return not inner.background and (inner.apart is None or _ends_script(inner))
@@ -1159,8 +1165,10 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
         if name not in names:
             return
         known = uses.get(name)
-        if known is not None and known.offset <= offset:
+        if known is not None and known.offset < offset:
             return
+        if known is not None and known.offset == offset and how != "required":
+            return  # (one command's: `export MODE="${MODE:?}"` requires it, h29 S10)
         if name in environment.state_before(script, offset).assigned:
             return
         uses[name] = Use(offset, span, how)
@@ -1214,7 +1222,11 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
             and _unguarded_at(script, start)
             and _validation_ends_script(script, start)
         ):
-            note(expansion.name, start, script.span(expansion.node), "required")
+            # (at its command's start: before what the command assigns, `export
+            # MODE="${MODE:?}"`, which needs it first)
+            holder = _innermost(script, start)
+            at = holder.file_offset if holder is not None else start
+            note(expansion.name, at, script.span(expansion.node), "required")
     return uses
 
 
