@@ -726,9 +726,9 @@ class Environment:
         position = 0
         for i in sorted(range(len(offsets)), key=offsets.__getitem__):
             while position < len(changes) and changes[position][0] < offsets[i]:
-                start, _, call = changes[position]
+                start, command, call = changes[position]
                 position += 1
-                for target in call.targets if call is not None else ():
+                for target in self._sourced_by(command, call, functions):
                     while defined < len(definitions) and definitions[defined][0] < start:
                         if functions[definitions[defined][1]] is not script:
                             functions = {**functions, definitions[defined][1]: script}
@@ -790,6 +790,24 @@ class Environment:
                 or id(c) in sources  # (`load_env() { source port.env; }`)
             ]
         return effects[function]
+
+    def _sourced_by(
+        self, command: Command, call: Call | None, functions: dict[str, Script]
+    ) -> list[str]:
+        """The files a command of the script's top level sources: itself (`call`), or, a call
+        of a function, what the function's body sources (`load_lib() { source lib.sh; }`)."""
+        if call is not None:
+            return list(call.targets)
+        owner = functions.get(command.base or "")
+        if owner is None or command.apart_from_script:
+            return []
+        sources = self._sources(owner)
+        return [
+            target
+            for inner in self._effects(owner, command.base or "")
+            if id(inner) in sources and not inner.apart_from_script
+            for target in sources[id(inner)].targets
+        ]
 
     def _locals(self, script: Script, function: str) -> frozenset[str]:
         """The names a function's body declares local (`local`, a `declare` in it) before it
