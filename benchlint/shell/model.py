@@ -2334,6 +2334,8 @@ class _Builder:
         )
         if kind == "export" and any(f.value.startswith("-") and "n" in f.value for f in flags):
             kind, exported = "unexport", False  # `export -n PORT`: no longer passed to children
+        elif any(f.value.startswith("+") and "x" in f.value for f in flags):
+            kind, exported = "unexport", False  # `declare +x PORT`: the same (h29 S8)
         children = node.named_children
         src = self.script.src
         continuing: set[int] = set()  # (pieces of a value past a line continuation: `_continued`)
