@@ -174,7 +174,7 @@ class ScriptState:
 
 
 # commands other than assignments and `source` that change what state_before reports
-_STATE_COMMANDS = frozenset({*VALIDATORS, "exit", "eval", "unset"})
+_STATE_COMMANDS = frozenset({*VALIDATORS, "exit", "eval", "unset", "false"})
 _EMPTY_TEST = re.compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -563,7 +563,13 @@ class Environment:
             if base in VALIDATORS:
                 if _ends_script(command):  # (its exit, as an `exit`'s, may end only a subshell)
                     validated.update(w.value for w in command.args if w.static)
-            elif base == "exit" or (own and base == "return"):
+            elif (
+                base == "exit"
+                or (own and base == "return")
+                # (`[[ -n $PORT ]] || { echo ...; false; }` under `set -e`: its failure ends
+                # the script, as an `exit` would: h29 F4)
+                or (base == "false" and command.errexit and not command.tested)
+            ):
                 # (a `return` ends only its function: it checks for that function's later lines;
                 # an `exit` in a subshell or a pipeline ends only that shell, whose failure ends
                 # the script under `set -e` (a pipeline's from its last element, or any under
