@@ -12,8 +12,9 @@ only when X is unset), or an `exit` (or a call of a function that always exits: 
 under a condition that holds when X is empty, as the condition evaluator decides it
 (`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, a
 length of 0, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`,
-`(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`; for a launch in a
-function, a `return` of that function before it too) — in the script, or in the scripts that start
+`(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`; under `set -e`,
+a `false` there whose status nothing reads, `[[ -n $X ]] || { echo ...; false; }`; for a launch in
+a function, a `return` of that function before it too) — in the script, or in the scripts that start
 it before they do, on every way the repository starts it (a launcher's entrypoint that checks its
 variables and then runs a worker script; a container run passes only the variables it names with
 `-e`; a call no entry's values make, as a framework no entry has, passes what the caller itself
