@@ -12,6 +12,7 @@ caller that runs `eval` or sources a file that cannot be resolved makes it incom
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import ChainMap
 from collections.abc import Mapping, Sequence
@@ -522,11 +523,19 @@ class Environment:
         if at is not None:
             changes = [change for change in changes if not exclusive(change[1], at)]
 
-        def apply(command: Command, depth: int = 0, own: bool = False, shell: bool = True) -> None:
+        def apply(
+            command: Command,
+            depth: int = 0,
+            own: bool = False,
+            shell: bool = True,
+            detached: bool = False,
+        ) -> None:
             """`own`: a command of the function the offset is in (its locals are there).
             `shell`: one that runs in the shell the offset is in; one in a shell of its own (a
             subshell, a pipeline's element, the background: `cat f | read PORT`, `( source
-            x.sh )`) changes nothing there, though its exit may end the script (h29 S1)."""
+            x.sh )`) changes nothing there, though its exit may end the script (h29 S1).
+            `detached`: one in a shell of its own taken as the script's (`_calling_shells`):
+            the functions a file sourced there defines are not the script's."""
             nonlocal unknown
             prefixed = _prefixed(command)
             for assignment in command.assignments if shell else ():
@@ -604,11 +613,15 @@ class Environment:
                 scoped = prefixed | self._locals(owner, base)
                 kept = {n: (assigned.get(n), exported.get(n)) for n in scoped}
                 sources = self._sources(owner)
+                shared = self._calling_shells(owner)
                 for inner in self._effects(owner, base):
-                    # (`f() ( PORT=1 )`, a `$(...)` in its body: the body's own shells)
-                    apply(inner, depth + 1, shell=not inner.apart_from_script)
-                    if id(inner) in sources and not inner.apart_from_script:
-                        source(sources[id(inner)])
+                    # (`f() ( PORT=1 )`, a `$(...)` in its body: the body's own shells, but
+                    # for one that calls a function: `_calling_shells`)
+                    own = not inner.apart_from_script or id(inner) in shared
+                    away = detached or inner.apart_from_script
+                    apply(inner, depth + 1, shell=own, detached=away)
+                    if id(inner) in sources and own:
+                        source(sources[id(inner)], functions_too=not away)
                 for name, (was, was_exported) in kept.items():
                     for table, earlier in ((assigned, was), (exported, was_exported)):
                         if earlier is None:
@@ -616,9 +629,10 @@ class Environment:
                         else:
                             table[name] = earlier
 
-        def source(call: Call) -> None:
+        def source(call: Call, functions_too: bool = True) -> None:
             """What sourcing the call's files sets, set here (at the top level, or in the body
-            of a function where it is called: `load_env() { source port.env; }`)."""
+            of a function where it is called: `load_env() { source port.env; }`). Its functions
+            only where the `source` runs in this shell (not one of `_calling_shells`)."""
             nonlocal unknown
             if call.known is not None:  # (what sourcing it sets is the profile's)
                 venv = call.known is profile.VENV_ACTIVATE
@@ -645,7 +659,8 @@ class Environment:
                     exported.update(sourced.assigned)  # `set -a; source .env; set +a`
                 validated.update(sourced.validated)
                 unknown = unknown or sourced.unknown
-                functions.update(sourced.functions)
+                if functions_too and not call.command.apart_from_script:
+                    functions.update(sourced.functions)
                 if sourced.allexport is not None:  # (a file that turns on `set -a`, h29 F6)
                     options["allexport"] = sourced.allexport
 
@@ -654,6 +669,11 @@ class Environment:
         definitions = self._top_definitions(script)
         defined = 0
         apart: list[tuple[Command, Call | None]] = []  # (commands in shells of their own)
+        # (but those of a shell of its own that calls a function of the script, `main "$@" |
+        # tee log`, `( PORT=1; serve )`: the function's body, elsewhere in the text, runs in
+        # that shell and reads what it set; taken as the script's, as the body's state is its
+        # definition's: h30)
+        calling = self._calling_shells(script)
         # `set -a` where the script or a file it sourced last changed it (its own `set` at the
         # top level, in its shell): assignments after it are exported
         options: dict[str, bool | None] = {"allexport": None}
@@ -680,10 +700,11 @@ class Environment:
                 command, call = changes[position][1], changes[position][2]
                 position += 1
                 define(command.node.start_byte)
-                if command.apart_from_script:  # (its own shell's: see below)
+                own = not command.apart_from_script or id(command) in calling
+                if not own:  # (its own shell's: see below)
                     apart.append((command, call))
-                apply(command, shell=not command.apart_from_script)
-                if call is not None and not command.apart_from_script:
+                apply(command, shell=own, detached=command.apart_from_script)
+                if call is not None and own:
                     source(call)
             define(before)
             # inside a function, what its body did before the offset (`main() { PORT=8000;
@@ -821,11 +842,19 @@ class Environment:
         held: dict[str, frozenset[str]] = script.derived("env-locals", self._token, dict)
         if function not in held:
             first: dict[str, str] = {}
+            global_: set[str] = set()  # (`declare -g PORT=8000`: the global one, h30)
             for command in self._effects(script, function):
                 for assignment in command.assignments:
-                    if assignment.kind != "prefix":
-                        first.setdefault(assignment.name, assignment.kind)
-            held[function] = frozenset(n for n, kind in first.items() if kind == "local")
+                    kind = assignment.kind
+                    if kind == "local" and (command.guards or command.apart_from_script):
+                        kind = "assign"  # (`if ...; then local PORT; fi`: may not run)
+                    if kind in ("declare", "typeset"):
+                        global_.add(assignment.name)
+                    if kind != "prefix":
+                        first.setdefault(assignment.name, kind)
+            held[function] = frozenset(
+                n for n, kind in first.items() if kind == "local" and n not in global_
+            )
         return held[function]
 
     def _sources(self, script: Script) -> dict[int, Call]:
@@ -857,16 +886,48 @@ class Environment:
         their start offsets and `source` calls; and its validating expansions (`${X:?}`)."""
         return script.derived("env-changes", self._token, lambda: self._find_changes(script))
 
-    def _find_changes(
-        self, script: Script
-    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str]]]:
-        sources = {id(c.command): c for c in self.calls.calls_in(script) if c.kind == "source"}
-        # functions a call can reach: this script's and those of the files it sources
+    def _callable(self, script: Script) -> set[str]:
+        """The functions a call of the script can reach: its own and those of the files it
+        sources."""
         callable_ = set(script.functions)
-        for source in sources.values():
+        for source in self._sources(script).values():
             for target in source.targets:
                 library = self.ws.shell(target)
                 callable_ |= set(library.functions) if library is not None else set()
+        return callable_
+
+    def _calling_shells(self, script: Script) -> set[int]:
+        """The ids of the commands in a shell of their own (a subshell, a pipeline's element, a
+        group sent to the background) where a function of the script is called, or that are
+        such a call themselves (`main "$@" | tee log`, `serve &`)."""
+
+        def find() -> set[int]:
+            callable_ = self._callable(script)
+            calls = sorted(c.node.start_byte for c in script.commands if c.base in callable_)
+            found = set()
+            for command in script.commands:
+                if not command.apart_from_script:
+                    continue
+                if command.base in callable_:
+                    found.add(id(command))
+                    continue
+                for shell in (command.apart, command.group, command.subshell):
+                    if shell is None:
+                        continue
+                    at = bisect.bisect_left(calls, shell.start_byte)
+                    if at < len(calls) and calls[at] < shell.end_byte:
+                        found.add(id(command))
+                        break
+            return found
+
+        return script.derived("env-calling-shells", self._token, find)
+
+    def _find_changes(
+        self, script: Script
+    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str]]]:
+        sources = self._sources(script)
+        # functions a call can reach: this script's and those of the files it sources
+        callable_ = self._callable(script)
         changes: list[tuple[int, Command, Call | None]] = []
         for command in script.commands:
             if command.function is not None:

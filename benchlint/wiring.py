@@ -548,11 +548,12 @@ class Wiring:
             candidates = [
                 launcher_candidates(t, runner_name, known) for t in self.layout.launcher_templates
             ]
-        for candidate in candidates:
+        for candidate in candidates:  # (the paths known whole first, in template order)
             if candidate in self.ws.symlinks:
                 return self.ws.symlinks[candidate]
             if self.ws.is_shell(candidate):
                 return candidate
+        for candidate in candidates:
             if "*" in candidate:  # a part the runner's name does not decide
                 matches = self.ws.glob([candidate])
                 if matches:
@@ -589,9 +590,14 @@ class Wiring:
 
     def _step_values(self, entry: Entry) -> dict[str, str]:
         """The values a workflow call's step gives the launcher (`EXP_NAME: ${{
-        inputs.exp-name }}`): those its routes know."""
-        if entry.step is None or not entry.elements:
+        inputs.exp-name }}`): those its routes know; for a master config's entry, those the
+        workflow sets from its fields alike in each of its elements (`FRAMEWORK` from
+        `framework: trt`, h30)."""
+        if not entry.elements:
             return {}
+        if entry.step is None:
+            first, *rest = (entry_environment(e) for e in entry.elements)
+            return {n: v for n, v in first.items() if v and all(r.get(n) == v for r in rest)}
         return self._workflow_known(entry.elements[0], entry.step)[0]
 
     def alternatives(self, entry: Entry, launcher: str) -> list[str]:
@@ -669,6 +675,7 @@ class Wiring:
                 and "_" not in entry.runner
             )
             known = tuple(sorted(self._step_values(entry).items())) if names else ()
+            # (a master config's entry: its fields' values too, `${FRAMEWORK}`)
             for name in names:
                 path = self.launcher_path(name, known)
                 if path is not None:

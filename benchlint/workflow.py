@@ -37,7 +37,11 @@ def _runs_launcher(line: str) -> bool:
     return bool(commands_matching(line, _LAUNCH) or commands_matching(line, _EXPRESSION_LAUNCH))
 
 
-_EXPRESSION_LAUNCH = re.compile(r"\blaunch_[\w.-]*\$\{\{[^}]*\}\}[\w.${}-]*\.sh\b")
+# (run: by its path, or by a shell, at the command's start; not `chmod +x`, `shellcheck`, `cp`)
+_EXPRESSION_LAUNCH = re.compile(
+    r"^\s*(?:(?:exec|time|nohup)\s+)?(?:(?:bash|sh|source|\.)\s+(?:-\S+\s+)*)?[\"']?"
+    r"[\w./${}-]*\blaunch_[\w.-]*\$\{\{[^}]*\}\}[\w.${}-]*\.sh\b"
+)
 
 
 def commands_matching(line: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:

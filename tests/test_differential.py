@@ -2307,7 +2307,6 @@ _APART = [
     "( x1=1 )",
     "( export x1=1 )\nx2=2",
     "x2=$(x1=1; echo a)",
-    "f() { x1=1; }\nf &\nwait",
     "f() ( x1=1 )\nf",
     "printf 'a\\n' | while read -r x1; do x2=$x1; done",
     "( source ./lib.sh )",
@@ -2319,6 +2318,8 @@ _APART = [
     "g() { x1=1; }\nf() { local x1; g; }\nf",
     "f() { x1=0; local x1=1; }\nf",
     "f() { declare x1=1; x2=2; }\nf",
+    "f() { if false; then local x1; fi; x1=1; }\nf",
+    "f() { local x1=1; declare -g x1=2; }\nf",
     # (F6) a sourced file that leaves `set -a` on (env.sh) exports what is assigned after it
     "source ./env.sh\nx1=1",
     "source ./env.sh\nset +a\nx1=1\nx2=2",
@@ -2361,6 +2362,29 @@ def test_what_a_file_sourced_in_a_function_or_a_function_defined_again_sets_agre
     modelled += [f"exported-{n}" for n in sorted(state.exported) if n in names]
     assert state.unknown is None, program
     assert modelled == done.stdout.split(), (program, done.stderr)
+
+
+# (h30) a function called in a shell of its own (`main "$@" | tee log`, `f &`): what its body
+# sets is taken as the script's (the body, elsewhere in the text, reads what that shell set): a
+# superset of what bash has
+_APART_CALLS = [
+    "f() { x1=1; }\nf &\nwait",
+    "f() { export x1=1; }\nf | cat",
+    "f() { x2=2; }\n( x1=1; f )",
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("program", _APART_CALLS)
+def test_a_function_called_in_a_shell_of_its_own_sets_at_most_more_than_bash(
+    program: str, tmp_path: Path
+) -> None:
+    state = _state_at_end(tmp_path, f"{program}\n")
+    names = ("x1", "x2")
+    probe = "".join(f'[ -n "${{{v}+x}}" ] && echo {v}\n' for v in names)
+    done = _bash_run(f"{program}\n{probe}")
+    assert state.unknown is None, program
+    assert set(done.stdout.split()) <= set(state.assigned), (program, done.stderr)
 
 
 _CONTINUED = [

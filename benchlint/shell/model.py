@@ -479,17 +479,20 @@ class Read:
 # the operators whose operand bash expands only on a condition: `${X:-$Y}` and `${X=$Y}` where X
 # is empty (or unset), `${X:+$Y}` where it is not, `${X:?$Y}` to say why the shell stops
 CONDITIONAL_OPERATORS = frozenset({"-", ":-", "=", ":=", "+", ":+", "?", ":?"})
+# those whose operand is a fallback, expanded only where X is empty or unset (not `${X:+$Y}`,
+# whose operand bash expands where X is set: the usual case, h30)
+FALLBACK_OPERATORS = frozenset({"-", ":-", "=", ":=", "?", ":?"})
 
 
 def conditional_outer(read: Read, reads: Sequence[Read]) -> Read | None:
-    """The read among `reads` (a word's) in whose operand bash expands this one only on a
-    condition (`${PORT:-$port}`: `$port` only where PORT is empty); None where it is expanded
-    whenever its word is."""
+    """The read among `reads` (a word's) in whose operand bash expands this one only as a
+    fallback (`${PORT:-$port}`: `$port` only where PORT is empty); None where it is expanded
+    whenever its word is, or where the outer name is set (`${PORT:+$port}`)."""
     start, end = read.node.start_byte, read.node.end_byte
     for outer in reads:
         if (
             outer is not read
-            and outer.operator in CONDITIONAL_OPERATORS
+            and outer.operator in FALLBACK_OPERATORS
             and outer.node.start_byte < start
             and end <= outer.node.end_byte
         ):
