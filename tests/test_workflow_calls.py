@@ -775,6 +775,7 @@ def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_pat
         "        include:\n          - {launcher: gb-nv, runner: gb200}\n"
         "    runs-on: ${{ matrix.runner }}\n    steps:\n      - uses: actions/checkout@v4\n"
         '      - run: echo "tools/launch_${{ matrix.launcher }}.sh"\n'
+        "      - run: chmod +x tools/launch_${{ matrix.launcher }}.sh\n"
         '      - run: bash "tools/launch_${{ matrix.launcher }}.sh"\n'
     )
     root = write_repo(
@@ -795,7 +796,7 @@ def test_a_workflow_outside_the_routed_ones_that_runs_a_launcher_is_said(tmp_pat
     said = [w for w in run_lint(root).warnings() if "outside those benchlint routes" in w]
     assert said == [
         "3 workflow steps (.github/workflows/debug.yml:10, .github/workflows/gpu-test.yml:15, "
-        ".github/workflows/matrix.yml:12) run a launcher in a workflow outside those benchlint "
+        ".github/workflows/matrix.yml:13) run a launcher in a workflow outside those benchlint "
         "routes entries through (the layout's `workflows`): what those jobs run was not checked "
         "(`benchlint layout` shows the workflows)"
     ]
@@ -1130,4 +1131,31 @@ def test_a_launch_path_from_an_env_expression_with_a_fallback_is_each_calls(
         " from .github/workflows/benchmark-tmpl.yml:15",
         "launchers runners/launch_*-nv.sh: run as runners/launch_${RUNNER_NAME%%_*}-nv.sh from "
         ".github/workflows/benchmark-tmpl.yml:18",
+    ]
+
+
+def test_a_master_configs_entry_gives_the_launch_path_its_fields_values(tmp_path: Path) -> None:
+    """(h30) with master-config entries, `${{ env.FRAMEWORK }}` in the launch path is the
+    entry's `framework:`; a value no file is named after falls back to the next template, not
+    to the first launcher a glob of the path would match (launch_b200-atom.sh)."""
+    entry = (
+        "e-{fw}:\n  image: img\n  model: m\n  model-prefix: m\n  runner: b200\n  precision: fp8\n"
+        "  framework: {fw}\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n"
+        "    - isl: 1024\n      osl: 1024\n      search-space:\n      - {{tp: 8}}\n"
+    )
+    files = {
+        ".github/workflows/benchmark-tmpl.yml": FRAMEWORK_TMPL,
+        "configs/nvidia-master.yaml": entry.format(fw="trt") + entry.format(fw="sglang"),
+        "configs/runners.yaml": "labels:\n  b200: [b200_0, b200_1]\n",
+        "runners/launch_b200-atom.sh": "echo atom\n",
+        "runners/launch_b200-nv.sh": "echo nv\n",
+        "runners/launch_b200-trt.sh": "echo trt\n",
+    }
+    root = write_repo(tmp_path / "r", files)
+    from benchlint.context import wiring_of
+
+    pairs = wiring_of(Workspace(root, Config())).pairs
+    assert sorted((e.name, path) for e, path, _ in pairs) == [
+        ("e-sglang", "runners/launch_b200-nv.sh"),
+        ("e-trt", "runners/launch_b200-trt.sh"),
     ]
