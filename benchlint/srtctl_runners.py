@@ -305,8 +305,8 @@ def _formatted(part: ast.FormattedValue, scope: dict[str, Any]) -> str:
     node = part.value
     held = scope.get(node.id) if isinstance(node, ast.Name) else None
     plain = part.conversion == -1 and part.format_spec is None
-    if plain and isinstance(held, (str, int, float)) and not isinstance(held, bool):
-        return str(held)
+    if plain and isinstance(held, (str, int)) and not isinstance(held, bool):
+        return str(held)  # (not a float: the schema's field may make `-5.0` -5)
     return "{" + ast.unparse(node) + "}"
 
 
@@ -382,7 +382,10 @@ def _attribute(holder: Any, name: str, schema: Schema, default: Any) -> Any:
 
 def _coerced(text: Any, other: Any) -> bool:
     """Whether a string of the recipe is compared with a number or a boolean, which the schema's
-    field may have made of it."""
+    field may have made of it; or a fraction, which an `int` field truncates (`num_shots: -0.5`
+    loads as 0: h30)."""
+    if isinstance(text, float) and not text.is_integer():
+        return True
     return isinstance(text, str) and isinstance(other, (bool, int, float))
 
 

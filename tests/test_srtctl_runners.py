@@ -221,5 +221,9 @@ def test_a_loop_over_a_tuple_of_names_runs_once_per_name() -> None:
         "benchmark.num_examples must be > 0",
         "benchmark.max_tokens must be > 0",
     ]
+    # (h30) a fraction an `int` field truncates (srtctl loads `0.5` as 0, `-0.5` as 0): not known
+    assert _errors("loop", "name: a\nbenchmark: {type: loop, max_tokens: 0.5}\n") is None
+    assert _errors("loop", "name: a\nbenchmark: {type: loop, num_examples: -0.5}\n") is None
+    assert _errors("loop", "name: a\nbenchmark: {type: loop, max_tokens: 2.0}\n") == []
     assert _errors("loopset", "name: a\nbenchmark: {type: loopset, max_tokens: 0}\n") is None
     assert _errors("loopbreak", "name: a\nbenchmark: {type: loopbreak, max_tokens: 0}\n") is None
