@@ -372,19 +372,22 @@ def _submission(ctx: Context, top: Script, command: Command, wrapper: Wrapper) -
     for start in environment.routes(top.path):
         maybe.update(n for n in start.env if n.startswith(_SLURM_NAMES))
     maybe |= _step_environment(ctx, top.path)
+    # (what the script itself unsets before the sbatch, whatever condition or function, reaches
+    # it from no one: h30)
+    maybe -= {n for n, gone in state.unset.items() if not gone.guards and gone.function is None}
     return _Submission(wrapper, frozenset(surely), frozenset(maybe - surely), unknown)
 
 
 _SLURM_NAMES = ("SBATCH_", "SLURM_")
-_SLURM_ASSIGNED = re.compile(r"\b((?:SBATCH|SLURM)_\w+)=")
 
 
 def _step_environment(ctx: Context, path: str) -> set[str]:
     """The SBATCH_ and SLURM_ names the workflow `run:` steps that run the script (by its path
     from the step's folder) may give it: their workflow's, job's and own `env:`, what an
-    earlier step of the job writes to `GITHUB_ENV`, and what the step's script assigns anywhere
-    (`SBATCH_PARTITION=gpu bash submit.sh`, an `export` before it): more than may reach it,
-    which only makes a finding a count."""
+    earlier step of the job writes to `GITHUB_ENV`, and what the step's script gives the
+    command that runs it (`SBATCH_PARTITION=gpu bash submit.sh`, `env SBATCH_PARTITION=gpu
+    bash ...`, an `export` before it, in the step's own shell): more than may reach it (a
+    value `unset` or an empty one), which only makes a finding a count."""
     name = posixpath.basename(path)
     found: set[str] = set()
     paths = ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])
@@ -393,7 +396,8 @@ def _step_environment(ctx: Context, path: str) -> set[str]:
             for index, step in enumerate(steps):
                 folder = step_folder(root, job, step)
                 runs = [r for r in step_runs(job, step) if name in r.value]
-                if folder is None or not any(_runs_path(source, r, folder, path) for r in runs):
+                given = [g for r in runs for g in _given(source, r, folder or "", path)]
+                if folder is None or not given:
                     continue
                 for holder in (root, job, job.get("container"), step):
                     env = holder.get("env") if holder is not None and holder.is_map else None
@@ -401,22 +405,47 @@ def _step_environment(ctx: Context, path: str) -> set[str]:
                         found.update(k.value for k, _ in env.pairs if k.is_scalar)
                 for earlier in steps[:index]:
                     found |= env_file_writes(earlier, ctx.ws)
-                for run in runs:
-                    found.update(_SLURM_ASSIGNED.findall(run.value))
+                for names in given:
+                    found |= names
     return {n for n in found if isinstance(n, str) and n.startswith(_SLURM_NAMES)}
 
 
-def _runs_path(source: SourceText, run: YNode, folder: str, path: str) -> bool:
-    """Whether a `run:` script sources or runs the script at `path` by a path written out."""
+def _given(source: SourceText, run: YNode, folder: str, path: str) -> Iterator[set[str]]:
+    """For each command of a `run:` script that sources or runs the script at `path` (by a path
+    written out; by its name where the path holds a variable or follows a `cd`), the names it
+    gives that run: assigned before its name or set by an `env` before it, and exported before
+    it in the step's shell."""
     from benchlint.calls import script_word
 
     found = step_script(source, run)
-    for command in found.script.all_commands() if found is not None else ():
+    script = found.script if found is not None else None
+    name = posixpath.basename(path)
+    moved = False  # (after a `cd`, a relative path names a file of another folder)
+    for command in script.all_commands() if script is not None else ():
+        moved = moved or command.base in ("cd", "pushd")
         word = script_word(command)
-        value = word[1].value if word is not None and word[1].static else None
-        if value is not None and posixpath.normpath(posixpath.join(folder, value)) == path:
-            return True
-    return False
+        if word is None:
+            continue
+        known = word[1].static and not moved
+        value = word[1].value if known else word[1].text.strip("\"'")
+        if known and posixpath.normpath(posixpath.join(folder, value)) != path:
+            continue
+        if not known and not (value == name or value.endswith("/" + name)):
+            continue  # (`"$GITHUB_WORKSPACE/submit.sh"`, after a `cd`: by its name, h30)
+        assert script is not None
+        names = {a.name for a in command.assignments}
+        for wrapper in command.invocation.wrappers:
+            if wrapper.name == "env":
+                names |= {w.value.partition("=")[0] for w in wrapper.words[1:] if "=" in w.value}
+        names |= {
+            a.name
+            for a in script.assignments
+            if a.exported
+            and a.kind != "prefix"
+            and a.node.start_byte < command.node.start_byte
+            and (not a.command.apart_from_script or command.shares_shell(a.node.start_byte))
+        }
+        yield names
 
 
 def _templates_submitting(ctx: Context, path: str) -> bool:
