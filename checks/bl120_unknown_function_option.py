@@ -274,8 +274,9 @@ def _in_effect(
     """For a function the script defines more than once, each time at its top level (in no
     `if`, loop or function: bash defines it as it runs there) and the files it sources not at
     all, the definition a call runs (its option loop, and where it is): for a call at the top
-    level, the last one before it; for any call, the one definition where each has the same
-    text (a file pasted after itself). None where that is not told."""
+    level, the last one before it (none before it: bash finds no such command); for a call in
+    a function's body, the one definition where each has the same text (a file pasted after
+    itself). None where that is not told."""
     from benchlint.shell.model import parse_tree
     from benchlint.shell.optloop import loop_of
 
@@ -291,13 +292,13 @@ def _in_effect(
     ]
     if len(found) < 2 or len(found) != _definitions(script, name):
         return None  # (one inside an `if`, a loop or another function: `_definitions` counts it)
-    if len({src[n.start_byte : n.end_byte] for n in found}) == 1:
-        chosen = found[-1]
-    elif call.function is None:
+    if call.function is None:
         before = [n for n in found if n.end_byte <= call.node.start_byte]
         if not before:
             return None  # (not defined yet: bash finds no such command)
         chosen = before[-1]
+    elif len({src[n.start_byte : n.end_byte] for n in found}) == 1:
+        chosen = found[-1]
     else:
         return None  # (in a function's body: whichever was defined last when it is called)
     return loop_of(chosen), script.span(chosen)
