@@ -2325,8 +2325,6 @@ _APART = [
     "source ./env.sh\nset +a\nx1=1\nx2=2",
     "f() { x1=1; }\nsource ./env.sh\nf",
     "x1=1\n. ./env.sh\nx2=2 true\nx3=3",
-    # (S6) a function defined again runs its last body
-    "f() { x1=1; }\nf() { x2=2; }\nf",
     # (S8) `declare +x` takes the export away, as `export -n` does
     "export x1=1 x2=2\ndeclare +x x1\ntypeset +x x2=3",
     # (F3) a declaration's assignment in quotes is one

@@ -935,19 +935,12 @@ class Script:
         return self.option_sets("errexit", "e")
 
     def body(self, function: str) -> list[Command]:
-        """The commands of a function defined in this script, in text order: of its definition
-        `functions` holds (the last), not of one it replaces (`setup() { PORT=8000; }`, then
-        `setup() { ...; }`: h29)."""
+        """The commands of a function defined in this script, in text order."""
         if self._bodies is None:
             self._bodies = {}
             for command in self.commands:
-                name = command.function or ""  # ("": at the top level, no function's)
-                where = self.functions.get(name)
-                if (
-                    where is not None
-                    and where.start_byte <= command.node.start_byte < where.end_byte
-                ):
-                    self._bodies.setdefault(name, []).append(command)
+                if command.function is not None:
+                    self._bodies.setdefault(command.function, []).append(command)
         return self._bodies.get(function, [])
 
     def runs_arguments(self, function: str) -> int | None:
