@@ -529,13 +529,15 @@ class Environment:
             own: bool = False,
             shell: bool = True,
             detached: bool = False,
+            ignored: bool = False,
         ) -> None:
             """`own`: a command of the function the offset is in (its locals are there).
             `shell`: one that runs in the shell the offset is in; one in a shell of its own (a
             subshell, a pipeline's element, the background: `cat f | read PORT`, `( source
             x.sh )`) changes nothing there, though its exit may end the script (h29 S1).
             `detached`: one in a shell of its own taken as the script's (`_calling_shells`):
-            the functions a file sourced there defines are not the script's."""
+            the functions a file sourced there defines are not the script's. `ignored`: one of
+            a function a condition calls, where bash ignores `set -e`."""
             nonlocal unknown
             prefixed = _prefixed(command)
             for assignment in command.assignments if shell else ():
@@ -577,7 +579,15 @@ class Environment:
                 or (own and base == "return")
                 # (`[[ -n $PORT ]] || { echo ...; false; }` under `set -e`: its failure ends
                 # the script, as an `exit` would: h29 F4)
-                or (base == "false" and command.errexit and not command.tested)
+                or (
+                    base == "false"
+                    and command.errexit
+                    and not command.tested
+                    # (in its own shell, and not in a function called where bash ignores `set
+                    # -e`, `if ! f`, `f || ...`; a subshell's `set -e` is its own: h31)
+                    and not command.apart_from_script
+                    and not ignored
+                )
             ):
                 # (a `return` ends only its function: it checks for that function's later lines;
                 # an `exit` in a subshell or a pipeline ends only that shell, whose failure ends
@@ -619,7 +629,13 @@ class Environment:
                     # for one that calls a function: `_calling_shells`)
                     own = not inner.apart_from_script or id(inner) in shared
                     away = detached or inner.apart_from_script
-                    apply(inner, depth + 1, shell=own, detached=away)
+                    apply(
+                        inner,
+                        depth + 1,
+                        shell=own,
+                        detached=away,
+                        ignored=ignored or command.tested,
+                    )
                     if id(inner) in sources and own:
                         source(sources[id(inner)], functions_too=not away)
                 for name, (was, was_exported) in kept.items():
@@ -852,10 +868,24 @@ class Environment:
                         global_.add(assignment.name)
                     if kind != "prefix":
                         first.setdefault(assignment.name, kind)
+            global_ |= self._declared_global(script)  # (by a function it may call: h31)
             held[function] = frozenset(
                 n for n, kind in first.items() if kind == "local" and n not in global_
             )
         return held[function]
+
+    def _declared_global(self, script: Script) -> frozenset[str]:
+        """The names a function of the script declares global (`declare -g PORT=8000`): one a
+        caller made local is the global one there too (bash's dynamic scope stops at -g)."""
+        return script.derived(
+            "env-declared-global",
+            self._token,
+            lambda: frozenset(
+                a.name
+                for a in script.assignments
+                if a.kind in ("declare", "typeset") and a.command.function is not None
+            ),
+        )
 
     def _sources(self, script: Script) -> dict[int, Call]:
         """The script's `source` calls, by the id of their command."""
@@ -903,7 +933,10 @@ class Environment:
 
         def find() -> set[int]:
             callable_ = self._callable(script)
-            calls = sorted(c.node.start_byte for c in script.commands if c.base in callable_)
+            called = sorted(
+                (c.node.start_byte, c.base or "") for c in script.commands if c.base in callable_
+            )
+            starts = [start for start, _ in called]
             found = set()
             for command in script.commands:
                 if not command.apart_from_script:
@@ -911,16 +944,58 @@ class Environment:
                 if command.base in callable_:
                     found.add(id(command))
                     continue
+                # (an assignment there, or what a `source` there sets, only where a function
+                # called there reads it, `( PORT=1; serve )`, not a `log` that reads none: h31)
+                names = {a.name for a in command.assignments}
+                call = self._sources(script).get(id(command))
+                for target in call.targets if call is not None else ():
+                    names |= set(self.file_state(target).assigned)
+                sourced = call is not None and not call.targets  # (not resolved: any)
                 for shell in (command.apart, command.group, command.subshell):
                     if shell is None:
                         continue
-                    at = bisect.bisect_left(calls, shell.start_byte)
-                    if at < len(calls) and calls[at] < shell.end_byte:
+                    at = bisect.bisect_left(starts, shell.start_byte)
+                    inside = []
+                    while at < len(called) and called[at][0] < shell.end_byte:
+                        inside.append(called[at][1])
+                        at += 1
+                    reads = [self._function_reads(script, name) for name in inside]
+                    if inside and (sourced or any(r is None or names & r for r in reads)):
                         found.add(id(command))
                         break
             return found
 
         return script.derived("env-calling-shells", self._token, find)
+
+    def _function_reads(
+        self, script: Script, function: str, depth: int = 0
+    ) -> frozenset[str] | None:
+        """The names a function of the script reads, itself or through the script's functions
+        it calls; None for one another file defines (not read here: any)."""
+        if function not in script.functions:
+            return None
+        held: dict[str, frozenset[str] | None] = script.derived(
+            "env-function-reads", self._token, dict
+        )
+        if function in held:
+            return held[function]
+        held[function] = frozenset()  # (a recursion reads what it reads)
+        names: set[str] = set()
+        result: frozenset[str] | None = None
+        for command in script.body(function):
+            words = [*command.words, *(a.value for a in command.assignments if a.value)]
+            names.update(r.name for w in words for r in w.reads())
+            names.update(r.name for g in command.guards for r in g.reads)
+            callee = command.base
+            if callee and callee != function and callee in self._callable(script) and depth < 3:
+                more = self._function_reads(script, callee, depth + 1)
+                if more is None:
+                    break
+                names |= more
+        else:
+            result = frozenset(names)
+        held[function] = result
+        return result
 
     def _find_changes(
         self, script: Script

@@ -305,8 +305,10 @@ def _formatted(part: ast.FormattedValue, scope: dict[str, Any]) -> str:
     node = part.value
     held = scope.get(node.id) if isinstance(node, ast.Name) else None
     plain = part.conversion == -1 and part.format_spec is None
+    if plain and isinstance(held, float) and held.is_integer():
+        held = int(held)  # (an int field makes `-5.0` -5, as srtctl says it: h31)
     if plain and isinstance(held, (str, int)) and not isinstance(held, bool):
-        return str(held)  # (not a float: the schema's field may make `-5.0` -5)
+        return str(held)  # (not a fraction: the schema's field may make it another number)
     return "{" + ast.unparse(node) + "}"
 
 

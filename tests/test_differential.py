@@ -2320,6 +2320,10 @@ _APART = [
     "f() { declare x1=1; x2=2; }\nf",
     "f() { if false; then local x1; fi; x1=1; }\nf",
     "f() { local x1=1; declare -g x1=2; }\nf",
+    "g() { declare -g x1=2; }\nf() { local x1=1; g; }\nf",
+    # (h31) a shell of its own whose function reads nothing it sets keeps it to itself
+    'log() { echo "$@" >/dev/null; }\n( x1=1; log a )',
+    'log() { echo "$@" >/dev/null; }\n{ x2=2; log b; } | cat',
     # (F6) a sourced file that leaves `set -a` on (env.sh) exports what is assigned after it
     "source ./env.sh\nx1=1",
     "source ./env.sh\nset +a\nx1=1\nx2=2",
