@@ -685,10 +685,10 @@ class Environment:
         definitions = self._top_definitions(script)
         defined = 0
         apart: list[tuple[Command, Call | None]] = []  # (commands in shells of their own)
-        # (but those of a shell of its own that calls a function of the script, `main "$@" |
-        # tee log`, `( PORT=1; serve )`: the function's body, elsewhere in the text, runs in
-        # that shell and reads what it set; taken as the script's, as the body's state is its
-        # definition's: h30)
+        # (but a call of a function of the script in a shell of its own, `main "$@" | tee log`,
+        # and what such a shell sets that a function called there reads, `( PORT=1; serve )`:
+        # the function's body, elsewhere in the text, runs in that shell and reads it; taken as
+        # the script's, as the body's state is its definition's: h30, `_calling_shells`)
         calling = self._calling_shells(script)
         # `set -a` where the script or a file it sourced last changed it (its own `set` at the
         # top level, in its shell): assignments after it are exported
@@ -853,8 +853,9 @@ class Environment:
         ]
 
     def _locals(self, script: Script, function: str) -> frozenset[str]:
-        """The names a function's body declares local (`local`, a `declare` in it) before it
-        assigns them otherwise: its own while it runs."""
+        """The names a function's body declares local (`local`, a `declare` in it), under no
+        condition, before it assigns them otherwise, and no function of the script declares
+        global (`declare -g`): its own while it runs."""
         held: dict[str, frozenset[str]] = script.derived("env-locals", self._token, dict)
         if function not in held:
             first: dict[str, str] = {}
@@ -928,8 +929,10 @@ class Environment:
 
     def _calling_shells(self, script: Script) -> set[int]:
         """The ids of the commands in a shell of their own (a subshell, a pipeline's element, a
-        group sent to the background) where a function of the script is called, or that are
-        such a call themselves (`main "$@" | tee log`, `serve &`)."""
+        group sent to the background) taken as the script's: a call of one of its functions
+        (`main "$@" | tee log`, `serve &`), and a command that assigns, or sources a file that
+        sets, a name a function called in that shell reads (`( PORT=1; serve )`; not `( PORT=1;
+        log started )`), or a file not resolved."""
 
         def find() -> set[int]:
             callable_ = self._callable(script)

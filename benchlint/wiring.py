@@ -674,8 +674,9 @@ class Wiring:
                 and entry.runner is not None
                 and "_" not in entry.runner
             )
+            # (the launch path's other variables: a call's step values, or a master config's
+            # entry's fields, `${FRAMEWORK}`)
             known = tuple(sorted(self._step_values(entry).items())) if names else ()
-            # (a master config's entry: its fields' values too, `${FRAMEWORK}`)
             for name in names:
                 path = self.launcher_path(name, known)
                 if path is not None:

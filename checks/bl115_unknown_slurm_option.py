@@ -372,8 +372,8 @@ def _submission(ctx: Context, top: Script, command: Command, wrapper: Wrapper) -
     for start in environment.routes(top.path):
         maybe.update(n for n in start.env if n.startswith(_SLURM_NAMES))
     maybe |= _step_environment(ctx, top.path)
-    # (what the script itself unsets before the sbatch, whatever condition or function, reaches
-    # it from no one: h30)
+    # (what the script itself unsets before the sbatch, under no condition and in no function,
+    # reaches it from no one: h30)
     maybe -= {n for n, gone in state.unset.items() if not gone.guards and gone.function is None}
     return _Submission(wrapper, frozenset(surely), frozenset(maybe - surely), unknown)
 
@@ -418,10 +418,12 @@ def _given(source: SourceText, run: YNode, folder: str, path: str) -> Iterator[s
     from benchlint.calls import script_word
 
     found = step_script(source, run)
-    script = found.script if found is not None else None
+    if found is None:
+        return
+    script = found.script
     name = posixpath.basename(path)
     moved = False  # (after a `cd`, a relative path names a file of another folder)
-    for command in script.all_commands() if script is not None else ():
+    for command in script.all_commands():
         moved = moved or command.base in ("cd", "pushd")
         word = script_word(command)
         if word is None:
@@ -432,7 +434,6 @@ def _given(source: SourceText, run: YNode, folder: str, path: str) -> Iterator[s
             continue
         if not known and not (value == name or value.endswith("/" + name)):
             continue  # (`"$GITHUB_WORKSPACE/submit.sh"`, after a `cd`: by its name, h30)
-        assert script is not None
         names = {a.name for a in command.assignments}
         for wrapper in command.invocation.wrappers:
             if wrapper.name == "env":
