@@ -159,14 +159,15 @@ def _decide(script_text: str, values: dict[str, str | None]) -> bool | None:
     return guards_hold(script, target.guards, _Env(values))
 
 
-def _bash_run(program: str) -> subprocess.CompletedProcess[str]:
-    """bash running the program with only PATH set."""
+def _bash_run(program: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """bash running the program with only PATH set (in the folder `cwd`)."""
     return subprocess.run(
         [BASH or "bash", "-c", program],
         env={"PATH": os.environ.get("PATH", "")},
         capture_output=True,
         text=True,
         timeout=10,
+        cwd=cwd,
     )
 
 
@@ -2345,21 +2346,16 @@ def test_what_a_file_sourced_in_a_function_or_a_function_defined_again_sets_agre
     """(h29 F1, F2) a `source` in a function's body sets what the file sets where the function
     is called; a function the script defines after a `source` of a library that defines it
     too is the script's from there on (and the library's where it is defined before it).
-    (S1) what a shell of its own assigns, exports or sources is not the script's."""
+    (S1) what a shell of its own assigns, exports or sources is not the script's; (S2) nor a
+    function's locals; (F6) `set -a` left on by a sourced file exports what follows; (S8)
+    `declare +x` un-exports; (F3) a quoted assignment of a declaration assigns."""
     (tmp_path / "lib.sh").write_text(_LIBRARY)
     (tmp_path / "env.sh").write_text("set -a\n")
     state = _state_at_end(tmp_path, f"{program}\n")
     names = ("x1", "x2", "x3")
     probe = "".join(f'[ -n "${{{v}+x}}" ] && echo {v}\n' for v in names)
     probe += "bash -c 'for v in x1 x2 x3; do [ -n \"${!v+x}\" ] && echo exported-$v; done'\n"
-    done = subprocess.run(
-        [BASH or "bash", "-c", f"{program}\n{probe}"],
-        env={"PATH": os.environ.get("PATH", "")},
-        capture_output=True,
-        text=True,
-        timeout=10,
-        cwd=tmp_path,
-    )
+    done = _bash_run(f"{program}\n{probe}", cwd=tmp_path)
     modelled = sorted(n for n in state.assigned if n in names)
     modelled += [f"exported-{n}" for n in sorted(state.exported) if n in names]
     assert state.unknown is None, program
