@@ -917,15 +917,19 @@ class Environment:
         their start offsets and `source` calls; and its validating expansions (`${X:?}`)."""
         return script.derived("env-changes", self._token, lambda: self._find_changes(script))
 
-    def _callable(self, script: Script) -> set[str]:
+    def _callable(self, script: Script) -> frozenset[str]:
         """The functions a call of the script can reach: its own and those of the files it
-        sources."""
-        callable_ = set(script.functions)
-        for source in self._sources(script).values():
-            for target in source.targets:
-                library = self.ws.shell(target)
-                callable_ |= set(library.functions) if library is not None else set()
-        return callable_
+        sources (worked out once per script: `_function_reads` asks for each command)."""
+
+        def find() -> frozenset[str]:
+            callable_ = set(script.functions)
+            for source in self._sources(script).values():
+                for target in source.targets:
+                    library = self.ws.shell(target)
+                    callable_ |= set(library.functions) if library is not None else set()
+            return frozenset(callable_)
+
+        return script.derived("env-callable", self._token, find)
 
     def _calling_shells(self, script: Script) -> set[int]:
         """The ids of the commands in a shell of their own (a subshell, a pipeline's element, a
