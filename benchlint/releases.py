@@ -13,6 +13,7 @@ import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from benchlint import profile
 from benchlint.calls import (
@@ -419,8 +420,34 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         # value: matched by name below the folder); never a file of the same name in a folder
         # the path does not name (bash searches none)
         inside = [f + "/" if f else "" for f in possible]
+        named = _named(ctx, below, folder, tuple(inside), pattern)
+        if folder == "" and not named and _may_make(script, call, pattern):
+            continue  # (at the root, a file the launcher may write before it runs it)
+        # (the one path it makes, for BL202 to name where it names no file)
+        tried = _literal(pattern.pattern) if len(inside) == 1 and not named else None
+        found.append(ScriptRun(call, folder, runs, named, inside[0] + tried if tried else None))
+    return found
+
+
+def _named(
+    ctx: Context,
+    below: dict[str, list[tuple[str, str]]],
+    folder: str,
+    inside: tuple[str, ...],
+    pattern: re.Pattern[str],
+) -> tuple[str, ...]:
+    """The shell files below `folder` a path matching `pattern` may name, in one of the
+    folders `inside` (their targets, for symlinks), worked out once per run for each question
+    (the launchers' routes ask the same ones)."""
+    kept = cast(
+        "dict[tuple[str, tuple[str, ...], str], tuple[str, ...]]",
+        ctx.ws.models.setdefault("scripts-named", {}),
+    )
+    key = (folder, inside, pattern.pattern)
+    named = kept.get(key)
+    if named is None:
         loose = pattern.pattern.startswith(_ANY)
-        named = tuple(
+        named = kept[key] = tuple(
             dict.fromkeys(
                 ctx.ws.symlinks.get(path, path)
                 for name, path in below.get(folder, ())
@@ -431,12 +458,7 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
                 )
             )
         )
-        if folder == "" and not named and _may_make(script, call, pattern):
-            continue  # (at the root, a file the launcher may write before it runs it)
-        # (the one path it makes, for BL202 to name where it names no file)
-        tried = _literal(pattern.pattern) if len(inside) == 1 and not named else None
-        found.append(ScriptRun(call, folder, runs, named, inside[0] + tried if tried else None))
-    return found
+    return named
 
 
 def _bare(word: str, pattern: re.Pattern[str]) -> bool:

@@ -449,6 +449,12 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
     for command, after in itertools.pairwise(commands):
         if command.words or not command.assignments or command.redirects:
             continue
+        if after.function != command.function or after.assignments or not after.words:
+            continue  # (the cheap questions first: most scripts have many assignments)
+        base = after.invocation.base or ""
+        program = after.invocation.words[0].value if after.invocation.words else ""
+        if not (base.startswith("python") or base in _PROGRAMS or "/" in program):
+            continue
         last = command.span.end_line
         lines = sorted({a.span.line for a in command.assignments})
         if lines != list(range(command.span.line, last + 1)):
@@ -464,12 +470,6 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
             continue
         if not gap and (last == command.span.line or len(command.assignments) < 2):
             continue  # (over lines, two assignments at least)
-        base = after.invocation.base or ""
-        if after.function != command.function or after.assignments or not after.words:
-            continue
-        program = after.invocation.words[0].value if after.invocation.words else ""
-        if not (base.startswith("python") or base in _PROGRAMS or "/" in program):
-            continue
         if used is None:
             used = _mentioned(script)
         names = [a.name for a in command.assignments]

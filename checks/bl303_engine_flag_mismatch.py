@@ -112,7 +112,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from benchlint.calls import script_runs_arguments, script_word_at
 from benchlint.context import Context
@@ -340,18 +340,21 @@ def _apart(engine: str, flags: list[tuple[str, str, Location]], where: str) -> F
     too). A warning at the later flag, naming the other and the release with neither."""
     data = engine_flags()
     versions = data.versions[engine]
-    having: dict[str, tuple[list[str], str, Location]] = {}
+    # each flag's measured releases, whether they are the first ones (it went) or the last
+    # ones (it came), worked out once per flag, not once per pair
+    having: dict[str, tuple[tuple[str, ...], frozenset[str], bool, bool, str, Location]] = {}
     for name, shown, location in flags:
         if name not in having and data.varies(engine, name):
-            having[name] = (list(_releases_with(engine, name)), shown, location)
+            releases = tuple(_releases_with(engine, name))
+            gone = releases == tuple(versions[: len(releases)])
+            come = releases == tuple(versions[len(versions) - len(releases) :])
+            having[name] = (releases, frozenset(releases), gone, come, shown, location)
     names = list(having)
     for index, later in enumerate(names):
+        b, b_set, gone_b, come_b, b_shown, b_at = having[later]
         for earlier in names[:index]:
-            (a, a_shown, a_at), (b, b_shown, b_at) = having[earlier], having[later]
-            gone_a, gone_b = tuple(a) == versions[: len(a)], tuple(b) == versions[: len(b)]
-            come_a = tuple(a) == versions[len(versions) - len(a) :]
-            come_b = tuple(b) == versions[len(versions) - len(b) :]
-            if set(a) & set(b) or not ((gone_a and come_b) or (gone_b and come_a)):
+            a, a_set, gone_a, come_a, a_shown, a_at = having[earlier]
+            if a_set & b_set or not ((gone_a and come_b) or (gone_b and come_a)):
                 continue
             neither = [v for v in versions if v not in a and v not in b]
             if not neither:
@@ -378,7 +381,7 @@ def _releases_with(engine: str, flag: str) -> tuple[str, ...]:
     return tuple(v for v in data.versions[engine] if data.accepts(engine, v, flag))
 
 
-def _range(versions: list[str]) -> str:
+def _range(versions: Sequence[str]) -> str:
     """The measured releases that have a flag, in words: `0.10.0 to 0.10.2`, or the one."""
     return versions[0] if len(versions) == 1 else f"{versions[0]} to {versions[-1]}"
 
