@@ -350,6 +350,7 @@ class Wiring:
         self._inputs_read: dict[int, tuple[LauncherStep, frozenset[str]]] = {}
         self._assigned_by: dict[str, tuple[set[str], set[str], frozenset[str]]] = {}
         self._given_by: dict[str, frozenset[str]] = {}
+        self._launcher_paths: dict[tuple[str, tuple[tuple[str, str], ...]], str | None] = {}
         # the calls of a launcher's workflow whose runner is not known (a matrix value)
         self.unrouted_calls: list[WorkflowCall] = []
         # (id(entry), launcher) -> the label and the runner names taken to carry it
@@ -541,6 +542,12 @@ class Wiring:
         values a workflow call's step gives the path's other variables (`${FRAMEWORK}`); the
         first template whose launcher exists, as a step's `if [ -f ... ]; then ... else` runs
         it."""
+        key = (runner_name, known)
+        if key not in self._launcher_paths:  # (entries share runners: found once for each)
+            self._launcher_paths[key] = self._launcher_path(runner_name, known)
+        return self._launcher_paths[key]
+
+    def _launcher_path(self, runner_name: str, known: tuple[tuple[str, str], ...]) -> str | None:
         if "launchers" in self.ws.config.layout_keys:  # patterns given: `*` is the prefix
             prefix = profile.launcher_prefix(runner_name)
             candidates = [pattern.replace("*", prefix, 1) for pattern in self.layout.launchers]
