@@ -402,8 +402,8 @@ class Result:
             more = f" and {len(self.partial) - 3} more" if len(self.partial) > 3 else ""
             text = (
                 f"{_count(len(self.partial), 'script')} that `bash -n` accepts but "
-                f"tree-sitter-bash parses only in part ({shown}{more}): some commands from that "
-                "line on were not analysed"
+                f"tree-sitter-bash parses only in part ({shown}{more}): the commands from that "
+                "line on may be misread or missed"
             )
             found.append(Notice(text, tuple(sorted(self.partial))))
         for what, where in self.undecided.items():

@@ -36,8 +36,9 @@ Reports a word every release rejects:
   option, or runs with the variable (exported before it, set on its command line or by `env`);
   counted where one may (the variable exported under a condition, a script that sources a file
   benchlint cannot resolve, a caller of the submitting script or a workflow step that runs it
-  and may set the variable), and where a script to fill in (`partition=<partition>`: not
-  linted) has an `sbatch` line that names it.
+  and may set the variable, a composite action's step too, with its callers' `env:`), and
+  where a script to fill in (`partition=<partition>`: not linted) has an `sbatch` line that
+  names it.
 
 ## Why is this bad?
 The command stops at once with `unrecognized option`, `option is ambiguous` or `Invalid
@@ -88,6 +89,7 @@ from benchlint.shell.invocation import Wrapper, resolve_words
 from benchlint.shell.model import Assignment, Command, Script, Word, heredoc_reader
 from benchlint.source import SourceText
 from benchlint.workflow import (
+    ACTIONS,
     WORKFLOWS,
     env_file_writes,
     job_steps,
@@ -391,8 +393,10 @@ def _step_environment(ctx: Context, path: str) -> set[str]:
     name = posixpath.basename(path)
     found: set[str] = set()
     paths = ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])
-    for source, root in workflow_roots(ctx.ws, paths, holding=name):
-        for _, job, steps in job_steps(root):
+    actions = ctx.ws.glob(list(ACTIONS))
+    for source, root in workflow_roots(ctx.ws, list(dict.fromkeys([*paths, *actions])), name):
+        for job, steps in _step_lists(root):
+            ran = False
             for index, step in enumerate(steps):
                 folder = step_folder(root, job, step)
                 runs = [r for r in step_runs(job, step) if name in r.value]
@@ -407,7 +411,43 @@ def _step_environment(ctx: Context, path: str) -> set[str]:
                     found |= env_file_writes(earlier, ctx.ws)
                 for names in given:
                     found |= names
+                ran = True
+            if ran and job is root.get("runs"):  # (a composite action's: its callers' too)
+                found |= _callers_env(ctx, paths, source.path)
     return {n for n in found if isinstance(n, str) and n.startswith(_SLURM_NAMES)}
+
+
+def _step_lists(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
+    """A workflow's jobs, each with its steps; a composite action's `runs:`, with its steps."""
+    for _, job, steps in job_steps(root):
+        yield job, steps
+    runs = root.get("runs")
+    listed = runs.get("steps") if runs is not None and runs.is_map else None
+    if runs is not None and listed is not None and listed.is_seq:
+        yield runs, [step for step in listed.items if step.is_map]
+
+
+def _callers_env(ctx: Context, workflows: list[str], action: str) -> set[str]:
+    """The names a composite action's steps may get from the workflows that use it (`uses:
+    ./.github/actions/submit`): the calling workflow's, job's and step's `env:`, and what the
+    job's earlier steps write to `GITHUB_ENV`."""
+    folder = posixpath.dirname(action)
+    found: set[str] = set()
+    for _, root in workflow_roots(ctx.ws, workflows, holding=posixpath.basename(folder)):
+        for _, job, steps in job_steps(root):
+            for index, step in enumerate(steps):
+                uses = step.get("uses")
+                if uses is None or not uses.is_scalar or not isinstance(uses.value, str):
+                    continue
+                if posixpath.normpath(uses.value.removeprefix("./")) != folder:
+                    continue
+                for holder in (root, job, job.get("container"), step):
+                    env = holder.get("env") if holder is not None and holder.is_map else None
+                    if env is not None and env.is_map:
+                        found.update(k.value for k, _ in env.pairs if k.is_scalar)
+                for earlier in steps[:index]:
+                    found |= env_file_writes(earlier, ctx.ws)
+    return found
 
 
 def _given(source: SourceText, run: YNode, folder: str, path: str) -> Iterator[set[str]]:

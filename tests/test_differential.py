@@ -1700,6 +1700,11 @@ def test_the_pieces_of_a_value_are_the_words_bash_splits_it_into(value: str) -> 
         "\\$HOME/a\nb\n",
         "\\$HOME\n",
         "  two blanks\n",
+        # (lines that start with the delimiter, which tree-sitter-bash took for its end: h33)
+        "X_MARKER is logged when the run ends\nflock -w 600 9\n",
+        "cat <<XINNER\necho hi\nXINNER\nvllm serve m \\\n  --port 8000\n",
+        "Xa\n\tXb\nQ\nXQ\n",
+        "\tX \nX\t1\n",
     ],
 )
 def test_what_a_heredoc_feeds_agrees_with_bash(delimiter: str, body: str) -> None:

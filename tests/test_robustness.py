@@ -325,8 +325,8 @@ def test_a_script_bash_accepts_but_tree_sitter_parses_in_part_is_said(tmp_path: 
         {"run.sh": 'set -e\necho a\nD="${D:/tmp/x}"\necho "$D"\n', "ok.sh": "echo b\n"},
     )
     warning = (
-        "1 script that `bash -n` accepts but tree-sitter-bash parses only in part (run.sh:3): some "
-        "commands from that line on were not analysed"
+        "1 script that `bash -n` accepts but tree-sitter-bash parses only in part (run.sh:3): the "
+        "commands from that line on may be misread or missed"
     )
     for args in ([str(root)], [str(root / "run.sh")]):
         outcome = CliRunner().invoke(main, [*args, "--format", "json"])

@@ -900,6 +900,9 @@ class Script:
         self.error_row: int | None = None
         # where tree-sitter-bash glued a line to the command before it (`_Builder.glued_lines`)
         self.glued: list[int] = []
+        # the heredocs tree-sitter-bash ends early (`_early_heredoc_end`), with the delimiters
+        # that make it end them where bash does
+        self.early_heredocs: list[tuple[tuple[int, bytes], ...]] = []
         if build:
             self._build()
 
@@ -1321,7 +1324,21 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     errexit = starts_errexit(file)
     script = Script(file, src, char_of, errexit_at_start=errexit, build=False)
     script._build(keep_tree)
-    operands = _operand_reading(src) if script.has_error else None
+    # (read again with the delimiter of a heredoc tree-sitter-bash ends early replaced, where
+    # bash ends it: the first such heredoc, a few times at most, as each reading may show the
+    # next one: `_early_heredoc_end`)
+    ended: bytearray | None = None
+    for _ in range(8):
+        if not script.early_heredocs:
+            break
+        ended = bytearray(script.parse_src or src)
+        for at, word in min(script.early_heredocs):
+            ended[at : at + len(word)] = word
+        script = Script(file, src, char_of, errexit_at_start=errexit, build=False)
+        script.parse_src = bytes(ended)
+        script._build(keep_tree)
+    read_as = bytes(ended) if ended is not None else src  # (what tree-sitter-bash reads)
+    operands = _operand_reading(read_as) if script.has_error else None
     if operands is not None:
         script = Script(file, src, char_of, errexit_at_start=errexit, build=False)
         script.parse_src = operands
@@ -1329,7 +1346,7 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     # (read again with `;` where bash ends a glued command, the same length, until no command
     # is glued, a few times at most: each reading may show the next glued line)
     read = bytearray(src)
-    parsed = bytearray(operands) if operands is not None else None
+    parsed = bytearray(operands or read_as) if operands or ended is not None else None
     current = script
     for _ in range(4):
         if not current.glued:
@@ -1910,6 +1927,85 @@ class _Context:
         return self.with_(loops=(*self.loops, syn(loop)))
 
 
+def _early_heredoc_end(redirect: Node, src: bytes) -> tuple[tuple[int, bytes], ...]:
+    """Where tree-sitter-bash ends a heredoc at a line that only starts with its delimiter
+    (`EOF_MARKER is logged` for `<<EOF`, an inner `EOFINNER`): bash ends it only at a line that
+    is the delimiter (after its leading tabs, for `<<-`), and reads the lines between as the
+    body, never as commands. The edits (offset, bytes) of a text for tree-sitter-bash to read
+    that ends it there: the delimiter, at the operator and at bash's last line, replaced by a
+    word of the same length no line of the body starts with. None where it ends as bash's."""
+    start = end = None
+    tabs = False
+    for child in redirect.children:
+        if child.type == "heredoc_start":
+            start = child
+        elif child.type == "heredoc_end":
+            end = child
+        elif child.type == "<<-":
+            tabs = True
+    if start is None or end is None:
+        return ()
+    token = src[start.start_byte : start.end_byte]
+    found = _DELIMITER.fullmatch(token)
+    if found is None:
+        return ()
+    group = 2 if found.group(2) else 3
+    delimiter = found.group(group)
+    at = end.start_byte
+    line_start = src.rfind(b"\n", 0, at) + 1
+    if _bash_line(src, line_start, tabs)[0] == delimiter:
+        return ()  # (ended where bash ends it)
+    # (tree-sitter-bash also ends it at a line with blanks before the delimiter)
+    ending = _bash_line(src, line_start, False)[0].lstrip(b" \t")
+    rest = ending[len(delimiter) :]
+    if not ending.startswith(delimiter) or rest == b"\r" or rest.lstrip(b" \t")[:1] == b")":
+        # (`EOF)` and `EOF )`, where in a `$( )` bash ends it with the substitution, and
+        # `EOF\r`, a file with CRLF line ends: as tree-sitter-bash reads them)
+        return ()
+    body: list[bytes] = []
+    position, last = line_start, None
+    while position < len(src):  # (bash's end: the first line that is the delimiter)
+        line, lead, following = _bash_line(src, position, tabs)
+        if line == delimiter:
+            last = position + lead
+            break
+        body.append(line)
+        position = following
+    for row in src[src.find(b"\n", start.end_byte) + 1 : line_start].split(b"\n"):
+        body.append(row.lstrip(b"\t") if tabs else row)  # (the lines before the early end)
+    word = next(
+        (
+            candidate
+            for index in reversed(range(len(delimiter)))
+            for letter in b"QZXJKqzxjk"
+            for candidate in (delimiter[:index] + bytes([letter]) + delimiter[index + 1 :],)
+            if candidate != delimiter and not any(b.startswith(candidate) for b in body)
+        ),
+        None,
+    )
+    if word is None:
+        return ()
+    edits = [(start.start_byte + found.start(group), word)]
+    if last is not None:
+        edits.append((last, word))
+    return tuple(edits)
+
+
+def _bash_line(src: bytes, position: int, tabs: bool) -> tuple[bytes, int, int]:
+    """The line at `position` as bash compares it with a heredoc's delimiter (its leading tabs
+    stripped, for `<<-`), how many tabs were stripped, and where the next line starts."""
+    stop = src.find(b"\n", position)
+    stop = len(src) if stop < 0 else stop
+    line = src[position:stop]
+    stripped = line.lstrip(b"\t") if tabs else line
+    return stripped, len(line) - len(stripped), stop + 1
+
+
+# a heredoc's delimiter word as written: plain, in quotes, or after a backslash (`EOF`, `'EOF'`,
+# `"EOF"`, `\EOF`); the delimiter is group 2 or 3
+_DELIMITER = re.compile(rb"(['\"]?)([A-Za-z0-9_]+)\1|\\([A-Za-z0-9_]+)")
+
+
 def _heredoc_body(redirect: Node, src: bytes) -> Syn | None:
     """Where a heredoc's body lies: from the line after its operator's to its delimiter's line.
     tree-sitter-bash starts its body node after the first line's leading blanks, and takes a
@@ -2285,6 +2381,10 @@ class _Builder:
             self.args_after[last.id] = after
         self.walk(body, ctx)
         heredocs = [c for c in node.named_children if c.type == "heredoc_redirect"]
+        for redirect in heredocs if self.script.parent is None else ():
+            edits = _early_heredoc_end(redirect, self.script.parse_src or self.script.src)
+            if edits:
+                self.script.early_heredocs.append(edits)
         command = self.by_node.get(last.id)
         if command is not None:
             for child in node.named_children:
