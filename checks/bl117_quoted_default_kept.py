@@ -56,7 +56,8 @@ script's own functions. A `~` default is not reported where the value goes to an
 The fix drops the single quotes, where the text between them holds nothing double quotes give
 a meaning to (`$`, a backquote, `\\`, `"`, `}`), or writes `$HOME` for the `~`: unsafe
 (applied with `--unsafe-fixes`), as the value the script gives changes (to the one the author
-meant).
+meant). Where the text holds one, no fix is offered: without the quotes a `}` would end the
+expansion (BL108); the help says to give the default a variable of its own.
 """
 
 from __future__ import annotations
@@ -117,6 +118,31 @@ _SHELLS = frozenset({"bash", "sh", "dash", "zsh"})
 _PLAIN = re.compile(r'[^$`\\"}]*')
 
 
+def dquoted_value(word: str) -> str | None:
+    """The value bash gives the word of `${X:-WORD}` inside double quotes, where it expands
+    nothing: a `"` is removed, a backslash before `"`, `\\`, `}`, `$` or a backquote is
+    removed, a single quote is kept (as every other character). None where it holds a `$` or
+    a backquote that is not escaped (an expansion: its value is not read here)."""
+    value: list[str] = []
+    index = 0
+    while index < len(word):
+        char = word[index]
+        if char == "\\" and index + 1 < len(word):
+            following = word[index + 1]
+            if following == "\n":  # (a line continued: both removed)
+                index += 2
+                continue
+            value.append(following if following in '"\\}$`' else char + following)
+            index += 2
+            continue
+        if char in "$`":
+            return None
+        if char != '"':
+            value.append(char)
+        index += 1
+    return "".join(value)
+
+
 @script_rule(
     "BL117",
     "quoted-default-kept",
@@ -171,18 +197,31 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         plain = inner.group(1)
         fix = None
+        value = dquoted_value(word)
+        gives = (
+            f"`{clip(value, 50)}`, quotes included"
+            if value is not None
+            else "its text with the quotes (and what its expansions give)"
+        )
         if _PLAIN.fullmatch(plain):
             fix = Fix(
                 "drop the single quotes",
                 (Edit(path, source.span(expansion.word, expansion.end - 1), plain),),
                 "unsafe",
             )
+            help = f"drop them: `{clip(written.replace(word, plain), 60)}`"
+        else:  # (without them, a `}` in it would end the expansion, a `"` would be removed)
+            help = (
+                f"give the default a variable of its own in single quotes (`DEFAULT={word}`) "
+                f"and write `${{{expansion.name}{expansion.operator}$DEFAULT}}`: dropping the "
+                'quotes here leaves text bash reads in it (`}`, `"`, `$`, `\\`)'
+            )
         yield Finding(
             "BL117",
             f"inside double quotes bash keeps the single quotes of `{clip(written, 60)}`: "
-            f"with {name} {when}, it gives `{clip(word, 50)}`, quotes included",
+            f"with {name} {when}, it gives {gives}",
             Location(path, source.span(expansion.start, expansion.end)),
-            help=f"drop them: `{clip(written.replace(word, plain), 60)}`",
+            help=help,
             subject=written,
             fix=fix,
         )

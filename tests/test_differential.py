@@ -2445,3 +2445,29 @@ def test_what_a_sh_script_has_set_after_a_prefixed_command_agrees_with_dash(
         timeout=10,
     )
     assert sorted(state.assigned) == done.stdout.split(), (program, done.stderr)
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    "word",
+    [
+        "'{\"x\": 1}'",
+        "'a\\\"b'",
+        "'a\\\\b'",
+        "'a\\}b'",
+        "'a\\qb'",
+        "'a\"b c\"d'",
+        "'a\\$b'",
+        "'a\\`b'",
+        "'plain words'",
+        "'~/x'",
+    ],
+)
+def test_a_single_quoted_default_in_double_quotes_gives_what_bash_gives(word: str) -> None:
+    """BL117's value of `"${X:-'...'}"`: the single quotes kept, the double quotes removed, a
+    backslash removed before what double quotes give a meaning to (h32)."""
+    from checks.bl117_quoted_default_kept import dquoted_value
+
+    program = f"unset X; printf '%s' \"${{X:-{word}}}\""
+    real = subprocess.run([BASH or "bash", "-c", program], capture_output=True, text=True)
+    assert dquoted_value(word) == real.stdout
