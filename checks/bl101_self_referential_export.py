@@ -46,7 +46,9 @@ only PATH), or after a line that sets variables by names known only at run time
 always set (`HOME`, `GITHUB_*`, `SLURM_*`, ...) and those listed in `known-env` count as
 provided. Assignments earlier in the text count even when they are in a branch that may not
 run; in a function, so do its own lines before it and what the functions they call assign
-(`main() { setup_defaults; export PORT="$PORT"; }`, wherever `setup_defaults` is defined). A
+(`main() { setup_defaults; export PORT="$PORT"; }`, wherever `setup_defaults` is defined), and
+the script's assignments before each of its calls of the function: set before every call, it is
+not reported (`prepare() { export PORT="$PORT"; }; PORT=8000; prepare`). A
 line in another branch of the same `if` or `case` never runs before the export (no loop around
 them runs both), so neither its assignments nor its `source` or `eval` count: a multi-node
 branch that sources a file benchlint cannot find leaves the single-node branch's
@@ -148,6 +150,22 @@ _IDLE = (
 )
 
 
+def _set_at_every_call(ctx: Context, script: Script, function: str | None, name: str) -> bool:
+    """Whether the script sets (or checks) the variable before every call of the function
+    whose body exports it (`prepare() { export PORT="$PORT"; }; PORT=8000; prepare`: h30). Not
+    where the script calls it nowhere (another script may, after setting it or not)."""
+    if function is None:
+        return False
+    calls = [c for c in script.commands if c.base == function and c.function != function]
+    if not calls:
+        return False
+    for call in calls:
+        state = ctx.environment.state_before(script, call.node.start_byte, call)
+        if not (state.unknown or name in state.assigned or name in state.validated):
+            return False
+    return True
+
+
 @script_rule(
     "BL101",
     "self-referential-export",
@@ -179,6 +197,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         )
         if state.unknown or name in state.assigned or name in state.validated:
             continue
+        if _set_at_every_call(ctx, script, assignment.command.function, name):
+            continue  # (a function's body runs where it is called, not where it is defined)
         start = assignment.command.node.start_byte
         if any(  # `: "${X?}"` before it: the script stops there when X is unset
             e.name == name and e.operator == "?" and e.node.start_byte < start
