@@ -2471,3 +2471,19 @@ def test_a_single_quoted_default_in_double_quotes_gives_what_bash_gives(word: st
     program = f"unset X; printf '%s' \"${{X:-{word}}}\""
     real = subprocess.run([BASH or "bash", "-c", program], capture_output=True, text=True)
     assert dquoted_value(word) == real.stdout
+
+
+@needs_bash
+@pytest.mark.parametrize("delimiter", ["'EOF'", "EOF"])
+@pytest.mark.parametrize(
+    "body", ["echo a b\necho c\n", "echo x\n\n\n", "  echo lead\n\techo tab\n"]
+)
+def test_a_string_held_from_a_cat_heredoc_is_what_bash_holds(delimiter: str, body: str) -> None:
+    """`CMD=$(cat <<EOF ... EOF)`, then `bash -c "$CMD"`: the nested script's text is the
+    variable's value in bash (the heredoc's text, its last newlines removed: h33 N2)."""
+    text = f'CMD=$(cat <<{delimiter}\n{body}EOF\n)\nbash -c "$CMD"\n'
+    script = parse_file(SourceText("t.sh", text.encode()))
+    (nested,) = script.nested
+    program = text.replace('bash -c "$CMD"', "printf '%s' \"$CMD\"")
+    real = subprocess.run([BASH or "bash", "-c", program], capture_output=True, text=True)
+    assert nested.text == real.stdout

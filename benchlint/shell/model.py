@@ -1713,9 +1713,12 @@ def _held_value(
             # its variables as what they may give)
             if copied is not None and _ASSIGNMENTS_ONLY.fullmatch(copied[0]):
                 copied = None
+            held = _cat_heredoc_text(owner, given) if lead is None else None
             if copied is not None and lead is not None:
                 rest = lead.end()
                 pieces.append((copied[0] + given.value[rest:], copied[1] + given.offsets[rest:]))
+            elif held is not None:  # (`CMD=$(cat <<EOF ... EOF)`: the heredoc's text, h33 N2)
+                pieces.append(held)
             else:
                 pieces.append((given.value, given.offsets))
             break
@@ -1723,6 +1726,38 @@ def _held_value(
         return None  # (appended to, never given a start: the environment's)
     pieces.reverse()
     return "".join(piece for piece, _ in pieces), [o for _, offsets in pieces for o in offsets]
+
+
+def _heredoc_cat(script: Script, value: Word) -> Command | None:
+    """The `cat` whose heredoc is a value's whole text (`CMD=$(cat <<EOF ... EOF)`): the
+    substitution's one command (not `| tr ...`; the body's own `$(nproc)` is the cat's), with
+    no other redirection, in the script's own text."""
+    if not script.text_of(value.node).lstrip('"').startswith("$("):
+        return None
+    start, end = value.node.start_byte, value.node.end_byte
+    inside = [c for c in script.commands if start < c.node.start_byte < end]
+    cat = next((c for c in inside if c.heredocs), None)
+    if cat is None or cat.base != "cat" or len(cat.words) != 1:
+        return None
+    bodies = [(h.body.start_byte, h.body.end_byte) for h in cat.heredocs if h.body]
+    if any(c is not cat and not any(a <= c.node.start_byte < b for a, b in bodies) for c in inside):
+        return None
+    if cat.redirects or cat.apart is not None or len(bodies) != 1:
+        return None
+    return cat
+
+
+def _cat_heredoc_text(script: Script, value: Word) -> tuple[str, list[int]] | None:
+    """The text a `$(cat <<EOF ... EOF)` value holds (`_heredoc_cat`), with its characters'
+    places: the heredoc's, the newlines that end it removed, as the substitution removes them."""
+    cat = _heredoc_cat(script, value)
+    if cat is None:
+        return None
+    heredoc = next(h for h in cat.heredocs if h.body is not None)
+    assert heredoc.body is not None
+    text, offsets = heredoc.value(heredoc.body, script)
+    kept = len(text.rstrip("\n"))
+    return text[:kept], offsets[:kept]
 
 
 def visible_assignments(script: Script, name: str, before: int | None = None) -> list[Assignment]:
@@ -2108,25 +2143,11 @@ class _Builder:
                 continue
             assigned = [a for a in self.script.assignments if a.name == name]
             value = assigned[0].value if len(assigned) == 1 else None
-            if value is None or not self.script.text_of(value.node).lstrip('"').startswith("$("):
+            cat = _heredoc_cat(self.script, value) if value is not None else None
+            if cat is None:
                 continue
             errexit = self._run_later(writer)
             if errexit is None:
-                continue
-            start, end = value.node.start_byte, value.node.end_byte
-            inside = [c for c in self.script.commands if start < c.node.start_byte < end]
-            cat = next((c for c in inside if c.heredocs), None)
-            if cat is None or cat.base != "cat" or len(cat.words) != 1:
-                continue
-            bodies = [(h.body.start_byte, h.body.end_byte) for h in cat.heredocs if h.body]
-            others = [  # (the cat alone: not `| tr ...`; the body's `$(nproc)` is the cat's)
-                c
-                for c in inside
-                if c is not cat and not any(a <= c.node.start_byte < b for a, b in bodies)
-            ]
-            if others:
-                continue
-            if cat.redirects or cat.apart is not None:
                 continue
             for heredoc in cat.heredocs:
                 if heredoc.body is not None:
