@@ -441,6 +441,21 @@ def _always_exits(script: Script, function: str) -> bool:  # (cached by Environm
     return any(c.base == "exit" and not c.guards and not c.subshell for c in script.body(function))
 
 
+def _always_fails(script: Script, function: str) -> bool:  # (cached by Environment)
+    """A function whose body runs `false` whatever happens, in its own shell, under `set -e`
+    (`die() { echo "$*" >&2; false; }`): where `set -e` also holds at the call, and bash does
+    not ignore it there (a call a condition tests), it ends the script (h31 b09)."""
+    return any(
+        c.base == "false"
+        and c.errexit
+        and not c.guards
+        and not c.tested
+        and not c.apart_from_script
+        and not c.args
+        for c in script.body(function)
+    )
+
+
 def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     return name in BUILTIN_ENV or name.startswith(BUILTIN_PREFIXES) or name in extra
 
@@ -613,7 +628,14 @@ class Environment:
                         exported.pop(name, None)
                         unset[name] = command
             elif base in functions and depth < 3:  # a call: what the body sets, set here
-                if self._always_exits(functions[base], base):  # `[[ -z $X ]] && die "..."`
+                owner = functions[base]
+                if self._always_exits(owner, base) or (  # `[[ -z $X ]] && die "..."`
+                    command.errexit
+                    and not command.tested
+                    and not ignored
+                    and not command.apart_from_script
+                    and self._always_fails(owner, base)
+                ):
                     validated.update(self._empty_exit(command))
                 # (`PORT=8000 setport`: what the function assigns a prefix's variable is the
                 # call's, gone when it returns)
@@ -807,6 +829,12 @@ class Environment:
         if function not in exiting:
             exiting[function] = _always_exits(script, function)
         return exiting[function]
+
+    def _always_fails(self, script: Script, function: str) -> bool:
+        failing: dict[str, bool] = script.derived("env-failing", self._token, dict)
+        if function not in failing:
+            failing[function] = _always_fails(script, function)
+        return failing[function]
 
     def _empty_exit(self, command: Command) -> set[str]:
         """The variables whose emptiness sends the script to this exit (or call of a function

@@ -13,7 +13,8 @@ under a condition that holds when X is empty, as the condition evaluator decides
 (`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, a
 length of 0, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`,
 `(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`; under `set -e`,
-a `false` there whose status nothing reads, `[[ -n $X ]] || { echo ...; false; }`; for a launch in
+a `false` there whose status nothing reads, `[[ -n $X ]] || { echo ...; false; }`, or a call of a
+function whose body runs `false` whatever happens (`die() { echo ...; false; }`); for a launch in
 a function, a `return` of that function before it too) — in the script, or in the scripts that start
 it before they do, on every way the repository starts it (a launcher's entrypoint that checks its
 variables and then runs a worker script; a container run passes only the variables it names with
