@@ -756,11 +756,15 @@ class Environment:
                     apply(command)
                     if call is not None:
                         source(call)
+                # (a function a condition calls anywhere, `main || echo failed`: bash ignores
+                # `set -e` in its body there, so a `false` in it is no check: h31 b13)
+                tested = self._tested_call(script, body[0].function) if body else False
                 for command in body:
                     apply(
                         command,
                         own=True,
                         shell=not command.apart_from_script or command.shares_shell(before),
+                        ignored=tested,
                     )
             made: dict[int, Provenance] = {}  # one Provenance per assignment: the dicts share
             states[i] = ScriptState(
@@ -823,6 +827,21 @@ class Environment:
             return []
         name = min(inside)[1]
         return [c for c in self._effects(script, name) if c.node.start_byte < offset]
+
+    def _tested_call(self, script: Script, function: str | None) -> bool:
+        """Whether a condition tests a call of the function anywhere in the script (`if f`,
+        `f || ...`, `! f`), itself or through a function that calls it (two calls deep)."""
+        tested: dict[str | None, bool] = script.derived("env-tested-calls", self._token, dict)
+        if function not in tested:
+            names, found = {function}, False
+            for _ in range(3):
+                calls = [c for c in script.commands if c.base in names and c.function not in names]
+                found = any(c.tested for c in calls)
+                names |= {c.function for c in calls if c.function is not None}
+                if found:
+                    break
+            tested[function] = found
+        return tested[function]
 
     def _always_exits(self, script: Script, function: str) -> bool:
         exiting: dict[str, bool] = script.derived("env-exiting", self._token, dict)
