@@ -813,6 +813,39 @@ def test_what_a_statement_assigns_agrees_with_bash(statement: str) -> None:
 
 
 @needs_bash
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "command export x1=1",
+        "builtin export x1=1",
+        "command declare -x x1=1",
+        "builtin readonly x1=1",
+        "builtin declare x1=1",
+        "x1=1 command export x1",
+        "x1=1 builtin export x1",
+        "command export x1",
+    ],
+)
+def test_a_declaration_behind_command_or_builtin_assigns_as_bash_does(statement: str) -> None:
+    """`command export PORT=8000`, `builtin declare -x ...`: a declaration all the same, its
+    value and its export as bash has them after it (h29 F3)."""
+    script = parse_file(SourceText("t.sh", f"{statement}\n".encode()))
+    given = [a for a in script.assignments if a.name == "x1" and a.kind != "prefix"]
+    assert given
+    value = given[-1].value.value if given[-1].value is not None else None
+    if value is None:  # (`x1=1 command export x1`: the prefix's value)
+        prefix = [a for a in script.assignments if a.name == "x1" and a.kind == "prefix"]
+        value = prefix[0].value.value if prefix and prefix[0].value is not None else None
+    modelled = ("x" if given[-1].exported else "-", value)
+    done = _bash_run(
+        f'{statement}\n[[ -v x1 ]] && echo "${{x1}}"; [[ ${{x1@a}} == *x* ]] && echo x\n'
+    )
+    lines = done.stdout.splitlines()
+    real = ("x" if "x" in lines else "-", lines[0] if lines and lines[0] != "x" else None)
+    assert modelled == real
+
+
+@needs_bash
 def test_a_substring_offset_that_is_no_number_skips_the_command_and_bash_goes_on() -> None:
     """What BL105's message says: unset, the expansion is empty; set, bash reports an
     arithmetic error, skips that command and goes on, even under `set -e`."""

@@ -2574,6 +2574,14 @@ class _Builder:
                 self.assign(command, name, value, word.node, "assign", False)
         if prefix and words and words[0].static and words[0].value in _DECLARATIONS:
             self.prefixed_declaration(command, words[0].value, words[1:])
+        elif (  # (`command export PORT=8000`, `builtin declare -x PORT=8000`: h29 F3)
+            len(words) > 1
+            and words[0].static
+            and words[0].value in ("command", "builtin")
+            and words[1].static
+            and words[1].value in _DECLARATIONS
+        ):
+            self.prefixed_declaration(command, words[1].value, words[2:])
         # expansions and substitutions inside the words run in this shell (or a subshell)
         for child in rest:
             self.walk_inside(child, ctx)
