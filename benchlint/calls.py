@@ -32,6 +32,9 @@ PATH_EXPANSION = re.compile(
     r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
 )
 _SOURCE_COMMANDS = frozenset({"source", "."})
+# wrappers that run a builtin in the shell they are in (`command source x`, `builtin source x`,
+# `time source x`: it sources x there, as `source x` does)
+IN_THIS_SHELL = frozenset({"command", "builtin", "time"})
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ def script_word(command: Command) -> tuple[str, Word] | None:
     if not words:
         return None
     base = invocation.base
-    if base in _SOURCE_COMMANDS and not invocation.wrappers:
+    if base in _SOURCE_COMMANDS and all(w.name in IN_THIS_SHELL for w in invocation.wrappers):
         return ("source", words[1]) if len(words) > 1 else None
     if words[0].value.endswith((".sh", ".bash")):  # `./run.sh`, `srun ... "$DIR/x.sh"`
         return "run", words[0]

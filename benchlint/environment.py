@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from benchlint import profile
-from benchlint.calls import Call, call_graph
+from benchlint.calls import IN_THIS_SHELL, Call, call_graph
 from benchlint.finding import Location, Span
 from benchlint.shell.evaluate import POSITIONAL_REF, guards_hold
 from benchlint.shell.model import (
@@ -436,6 +436,14 @@ class _EmptyOnly:
         return "" if name == self.name else None
 
 
+def _behind_in_shell(command: Command) -> str | None:
+    """The builtin a command runs behind `command`, `builtin` or `time` (`command eval ...`),
+    which runs in this shell; None for any other command."""
+    if command.base not in IN_THIS_SHELL:
+        return None
+    return command.invocation.base
+
+
 def _always_exits(script: Script, function: str) -> bool:  # (cached by Environment)
     """A function whose body runs `exit` whatever happens (`die() { echo "$*" >&2; exit 1; }`)."""
     return any(c.base == "exit" and not c.guards and not c.subshell for c in script.body(function))
@@ -613,8 +621,8 @@ class Environment:
             elif not shell:
                 if base in functions and depth < 3 and self._always_exits(functions[base], base):
                     validated.update(self._empty_exit(command))
-            elif base == "eval":
-                unknown = unknown or "eval"
+            elif base == "eval" or (base in IN_THIS_SHELL and command.invocation.base == "eval"):
+                unknown = unknown or "eval"  # (`command eval "$(cat port.env)"` too: h29 F3)
             elif base == "unset":  # `unset PORT`: no value of the script's from here on
                 words = [w.value for w in command.args if w.static]
                 if (
@@ -876,6 +884,7 @@ class Environment:
                 if c.assignments
                 or c.base in _STATE_COMMANDS
                 or c.base == "return"  # (for lines after it in the same body)
+                or _behind_in_shell(c) in _STATE_COMMANDS
                 or c.base in script.functions
                 or id(c) in sources  # (`load_env() { source port.env; }`)
             ]
@@ -1067,6 +1076,7 @@ class Environment:
                 or command.assignments
                 or command.base in _STATE_COMMANDS
                 or command.base in callable_
+                or _behind_in_shell(command) in _STATE_COMMANDS
             ):
                 changes.append((command.node.start_byte, command, call))
         validations = [

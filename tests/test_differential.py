@@ -768,6 +768,10 @@ _SETTING = [
     "readarray -d , -t arr2",
     "printf -v pv '%d' 3",
     "getopts ab opt",
+    "command read -r r1 r2",
+    "builtin read -a ra",
+    "builtin printf -v pv '%d' 3",
+    "command mapfile -t arr",
     "{ g=1; }",
 ]
 _CANDIDATES = [
@@ -2373,6 +2377,11 @@ _APART = [
     # (F3) a declaration's assignment in quotes is one
     'export "x1=1"',
     "readonly 'x2=a b'\ndeclare \"x3=c\"",
+    # (F3) a `source` or a declaration behind `command`, `builtin` or `time`: in this shell
+    "builtin source ./lib.sh\ng",
+    "command . ./lib.sh\nf",
+    "time source ./lib.sh 2>/dev/null",
+    "command export x2=1\nbuiltin declare x3=2",
 ]
 
 
@@ -2520,3 +2529,15 @@ def test_a_string_held_from_a_cat_heredoc_is_what_bash_holds(delimiter: str, bod
     program = text.replace('bash -c "$CMD"', "printf '%s' \"$CMD\"")
     real = subprocess.run([BASH or "bash", "-c", program], capture_output=True, text=True)
     assert nested.text == real.stdout
+
+
+@pytest.mark.parametrize(
+    "program", ['command eval "$SETUP"', 'builtin eval "$SETUP"', "time eval x1=1 2>/dev/null"]
+)
+def test_an_eval_behind_command_builtin_or_time_may_set_anything(
+    program: str, tmp_path: Path
+) -> None:
+    """(h29 F3) `command eval "$(cat port.env)"` runs its string in this shell, as `eval`
+    does: what it sets is not known."""
+    assert _state_at_end(tmp_path, f"{program}\n").unknown == "eval"
+    assert _state_at_end(tmp_path, "command echo x1=1\n").unknown is None

@@ -145,6 +145,7 @@ WRAPPER_GRAMMARS: dict[str, Grammar] = {
     "time": _g("fo", "format output"),
     "exec": _g("a"),
     "command": _g(stops="-v -V"),
+    "builtin": _g(),  # (`builtin source x.env`: the builtin, in this shell)
     "xargs": _g(
         "nPIdLsaEe", "max-args max-procs replace delimiter max-lines max-chars arg-file eof"
     ),

@@ -2753,6 +2753,14 @@ class _Builder:
                 self.lastpipe = "s" in flags
         elif base in ("read", "mapfile", "readarray", "getopts", "printf"):
             self.read_targets(command, base, [w.value for w in command.args])
+        elif (  # (`command read -r PORT < f`, `builtin printf -v x ...`: the builtin's, h29 F3)
+            base in ("command", "builtin")
+            and len(command.words) > 1
+            and command.words[1].static
+            and command.words[1].value in ("read", "mapfile", "readarray", "getopts", "printf")
+        ):
+            args = command.words[2:]
+            self.read_targets(command, command.words[1].value, [w.value for w in args], args)
         elif base == "let":  # `let m=3 "n += 1" i++`
             for word in command.args:
                 match = _LET_TARGET.match(word.value) if word.static else None
@@ -2761,8 +2769,11 @@ class _Builder:
                     self.assign(command, name, None, word.node, "arithmetic", False)
         self.shell_string(command)
 
-    def read_targets(self, command: Command, base: str, values: list[str]) -> None:
-        args = command.args
+    def read_targets(
+        self, command: Command, base: str, values: list[str], given: list[Word] | None = None
+    ) -> None:
+        """`given`: the builtin's arguments, where a wrapper runs it (`command read ...`)."""
+        args = command.args if given is None else given
         if base == "printf":
             if "-v" in values:
                 i = values.index("-v")
