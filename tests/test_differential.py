@@ -2541,3 +2541,29 @@ def test_an_eval_behind_command_builtin_or_time_may_set_anything(
     does: what it sets is not known."""
     assert _state_at_end(tmp_path, f"{program}\n").unknown == "eval"
     assert _state_at_end(tmp_path, "command echo x1=1\n").unknown is None
+
+
+# (h34) heredocs tree-sitter-bash ends at a line that only starts with the delimiter, and the
+# lines bash ends them at: in a `$( )` one that closes it, with a CRLF line's `\r`, after a
+# backslash joins two lines; several in one file
+_EARLY_HEREDOCS = [
+    "x=$(cat <<EOF\nEOF_y\necho m1\nEOF)\necho m2\n",
+    "x=$(cat <<EOF\nhello\nEOF_y)\necho m1\n",
+    "cat >/dev/null <<EOF\nEOF)\necho m1\nEOF\necho m2\n",
+    "cat >/dev/null <<EOF\nEOF_x \\\nEOF\necho m1\nEOF\necho m2\n",
+    "cat >/dev/null <<EOF\r\nEOF_x\r\necho m1\r\nEOF\r\necho m2\r\n",
+    "cat >/dev/null <<END-OF\nEND-OF-FILE\necho m1\nEND-OF\necho m2\n",
+    "".join(f"cat >/dev/null <<EOF\nEOF_{i}\necho m1\nEOF\n" for i in range(12)) + "echo m2\n",
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("program", _EARLY_HEREDOCS)
+def test_the_commands_after_a_heredoc_are_those_bash_runs(program: str) -> None:
+    """The model's `echo m1`, `echo m2` outside every heredoc are those bash runs."""
+    script = parse_file(SourceText("t.sh", program.encode()))
+    modelled = sorted(
+        {c.args[0].value.rstrip("\r") for c in script.commands if c.base == "echo" and c.args}
+    )
+    done = _bash_run(program)
+    assert modelled == sorted(set(done.stdout.replace("\r", "").split())), done.stderr

@@ -1324,16 +1324,20 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     errexit = starts_errexit(file)
     script = Script(file, src, char_of, errexit_at_start=errexit, build=False)
     script._build(keep_tree)
-    # (read again with the delimiter of a heredoc tree-sitter-bash ends early replaced, where
-    # bash ends it: the first such heredoc, a few times at most, as each reading may show the
-    # next one: `_early_heredoc_end`)
+    # (read again with the delimiter of each heredoc tree-sitter-bash ends early replaced, where
+    # bash ends it, a few times at most, as each reading may show another: `_early_heredoc_end`)
     ended: bytearray | None = None
     for _ in range(8):
         if not script.early_heredocs:
             break
         ended = bytearray(script.parse_src or src)
-        for at, word in min(script.early_heredocs):
-            ended[at : at + len(word)] = word
+        reach = -1  # (a heredoc found in the body of one read too early is text: not taken)
+        for edits in sorted(script.early_heredocs):
+            if edits[0][0] < reach:
+                continue
+            for at, word in edits:
+                ended[at : at + len(word)] = word
+            reach = edits[-1][0]
         script = Script(file, src, char_of, errexit_at_start=errexit, build=False)
         script.parse_src = bytes(ended)
         script._build(keep_tree)
@@ -1965,10 +1969,13 @@ class _Context:
 def _early_heredoc_end(redirect: Node, src: bytes) -> tuple[tuple[int, bytes], ...]:
     """Where tree-sitter-bash ends a heredoc at a line that only starts with its delimiter
     (`EOF_MARKER is logged` for `<<EOF`, an inner `EOFINNER`): bash ends it only at a line that
-    is the delimiter (after its leading tabs, for `<<-`), and reads the lines between as the
-    body, never as commands. The edits (offset, bytes) of a text for tree-sitter-bash to read
-    that ends it there: the delimiter, at the operator and at bash's last line, replaced by a
-    word of the same length no line of the body starts with. None where it ends as bash's."""
+    is the delimiter (after its leading tabs, for `<<-`; with its `\r`, in a file with CRLF
+    line ends; in a `$( )`, also at a line that starts with it and closes the substitution),
+    and reads the lines between as the body, never as commands. The edits (offset, bytes) of a
+    text for tree-sitter-bash to read that ends it there: the delimiter, at the operator and at
+    bash's last line, replaced by a word of the same length no line of the body starts with.
+    None where it ends as bash's, or where bash's end is not found here (a line a backslash
+    joins to the next, a heredoc never closed: tree-sitter-bash's reading is kept)."""
     start = end = None
     tabs = False
     for child in redirect.children:
@@ -1982,30 +1989,46 @@ def _early_heredoc_end(redirect: Node, src: bytes) -> tuple[tuple[int, bytes], .
         return ()
     token = src[start.start_byte : start.end_byte]
     found = _DELIMITER.fullmatch(token)
-    if found is None:
-        return ()
+    after = src[start.end_byte : start.end_byte + 1]
+    if found is None or (after and after not in _AFTER_DELIMITER):
+        return ()  # (a word tree-sitter-bash reads in part: `'E'OF`, `"EOF"_1`)
     group = 2 if found.group(2) else 3
     delimiter = found.group(group)
+    quoted = token != delimiter
+    cr = b"\r" if after == b"\r" else b""  # (`<<EOF\r`: bash's delimiter is `EOF\r`)
+    inside = redirect.parent
+    while inside is not None and inside.type != "command_substitution":
+        inside = inside.parent
     at = end.start_byte
     line_start = src.rfind(b"\n", 0, at) + 1
-    if _bash_line(src, line_start, tabs)[0] == delimiter:
+    if _bash_line(src, line_start, tabs)[0] == delimiter + cr:
         return ()  # (ended where bash ends it)
     # (tree-sitter-bash also ends it at a line with blanks before the delimiter)
     ending = _bash_line(src, line_start, False)[0].lstrip(b" \t")
-    rest = ending[len(delimiter) :]
-    if not ending.startswith(delimiter) or rest == b"\r" or rest.lstrip(b" \t")[:1] == b")":
-        # (`EOF)` and `EOF )`, where in a `$( )` bash ends it with the substitution, and
-        # `EOF\r`, a file with CRLF line ends: as tree-sitter-bash reads them)
+    if not ending.startswith(delimiter):
         return ()
     body: list[bytes] = []
     position, last = line_start, None
     while position < len(src):  # (bash's end: the first line that is the delimiter)
         line, lead, following = _bash_line(src, position, tabs)
-        if line == delimiter:
-            last = position + lead
+        joined = False
+        while not quoted and (len(line) - len(line.rstrip(b"\\"))) % 2 and following < len(src):
+            # (in an unquoted body a backslash joins the line to the next: `flock ... \`
+            # then `EOF` is one line, not the end)
+            more, _, following = _bash_line(src, following, tabs)
+            line, joined = line[:-1] + more, True
+        if line == delimiter + cr or (
+            inside is not None and line.startswith(delimiter) and b")" in line
+        ):
+            if joined:
+                return ()  # (an end written over two lines: not followed here)
+            last = position + lead  # (in a `$( )`, `EOF)` ends it with the substitution)
             break
         body.append(line)
         position = following
+    if last is None or position == line_start:  # (bash's end is tree-sitter-bash's line)
+        return ()  # (no end of bash's found: a heredoc bash reads to the file's end, or one
+        # this does not follow; tree-sitter-bash's reading kept)
     for row in src[src.find(b"\n", start.end_byte) + 1 : line_start].split(b"\n"):
         body.append(row.lstrip(b"\t") if tabs else row)  # (the lines before the early end)
     word = next(
@@ -2020,10 +2043,7 @@ def _early_heredoc_end(redirect: Node, src: bytes) -> tuple[tuple[int, bytes], .
     )
     if word is None:
         return ()
-    edits = [(start.start_byte + found.start(group), word)]
-    if last is not None:
-        edits.append((last, word))
-    return tuple(edits)
+    return ((start.start_byte + found.start(group), word), (last, word))
 
 
 def _bash_line(src: bytes, position: int, tabs: bool) -> tuple[bytes, int, int]:
@@ -2037,8 +2057,10 @@ def _bash_line(src: bytes, position: int, tabs: bool) -> tuple[bytes, int, int]:
 
 
 # a heredoc's delimiter word as written: plain, in quotes, or after a backslash (`EOF`, `'EOF'`,
-# `"EOF"`, `\EOF`); the delimiter is group 2 or 3
-_DELIMITER = re.compile(rb"(['\"]?)([A-Za-z0-9_]+)\1|\\([A-Za-z0-9_]+)")
+# `"EOF"`, `\EOF`, `END-OF.x`); the delimiter is group 2 or 3
+_DELIMITER = re.compile(rb"(['\"]?)([A-Za-z0-9_.-]+)\1|\\([A-Za-z0-9_.-]+)")
+# what may follow a delimiter word tree-sitter-bash read whole
+_AFTER_DELIMITER = frozenset(bytes([c]) for c in b" \t\r\n;|&<>)")
 
 
 def _heredoc_body(redirect: Node, src: bytes) -> Syn | None:
