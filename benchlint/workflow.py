@@ -574,7 +574,7 @@ def step_folder(root: YNode, job: YNode, step: YNode) -> str | None:
         given = run.get("working-directory") if run is not None and run.is_map else None
         if given is not None:
             break
-    checkout = _checkout_path(job)
+    checkout = checkout_path(job)
     if given is None:
         return "" if checkout == "" else None  # (the workspace: above a checkout's `path:`)
     value = given.value if given.is_scalar else None
@@ -594,7 +594,7 @@ def checkout_prefix(root: YNode, job: YNode, step: YNode) -> str:
     """The folder of the workspace the job checks the repository out to (`path: src`), where
     the step runs in the workspace itself (no `working-directory`): a path there names a file
     of the repository only below it (`src/tools/x.py` is `tools/x.py`). "" otherwise."""
-    checkout = _checkout_path(job)
+    checkout = checkout_path(job)
     if not checkout or step.get("working-directory") is not None:
         return ""
     for holder in (job, root):
@@ -605,7 +605,7 @@ def checkout_prefix(root: YNode, job: YNode, step: YNode) -> str:
     return checkout
 
 
-def _checkout_path(job: YNode) -> str | None:
+def checkout_path(job: YNode) -> str | None:
     """Where in the workspace the job checks this repository out: "" (the workspace itself,
     `actions/checkout` with no `path:`, or no checkout step), the folder its `path:` names, or
     None where that is not a plain folder (an expression)."""

@@ -91,6 +91,7 @@ from benchlint.source import SourceText
 from benchlint.workflow import (
     ACTIONS,
     WORKFLOWS,
+    checkout_path,
     env_file_writes,
     job_steps,
     runs_in_posix_shell,
@@ -388,33 +389,59 @@ def _step_environment(ctx: Context, path: str) -> set[str]:
     from the step's folder) may give it: their workflow's, job's and own `env:`, what an
     earlier step of the job writes to `GITHUB_ENV`, and what the step's script gives the
     command that runs it (`SBATCH_PARTITION=gpu bash submit.sh`, `env SBATCH_PARTITION=gpu
-    bash ...`, an `export` before it, in the step's own shell): more than may reach it (a
-    value `unset` or an empty one), which only makes a finding a count."""
+    bash ...`, an `export` before it, in the step's own shell); for a composite action's step,
+    its own `env:` and what the steps that use the action get (`_callers_env`): more than may
+    reach it (a value `unset` or an empty one), which only makes a finding a count."""
     name = posixpath.basename(path)
     found: set[str] = set()
     paths = ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS])
     actions = ctx.ws.glob(list(ACTIONS))
     for source, root in workflow_roots(ctx.ws, list(dict.fromkeys([*paths, *actions])), name):
+        action = root.get("runs")
         for job, steps in _step_lists(root):
             ran = False
             for index, step in enumerate(steps):
                 folder = step_folder(root, job, step)
+                if (
+                    job is action
+                    and folder is None
+                    and _ACTION_PATH.fullmatch(str(_value(step.get("working-directory"))))
+                ):  # (`working-directory: ${{ github.action_path }}`: the action's folder)
+                    folder = posixpath.dirname(source.path)
                 runs = [r for r in step_runs(job, step) if name in r.value]
                 given = [g for r in runs for g in _given(source, r, folder or "", path)]
                 if folder is None or not given:
                     continue
-                for holder in (root, job, job.get("container"), step):
-                    env = holder.get("env") if holder is not None and holder.is_map else None
-                    if env is not None and env.is_map:
-                        found.update(k.value for k, _ in env.pairs if k.is_scalar)
+                # (a composite action's steps: their own `env:` alone; GitHub reads no `env:`
+                # of the action or of its `runs:`)
+                holders = (step,) if job is action else (root, job, job.get("container"), step)
+                found |= _env_names(*holders)
                 for earlier in steps[:index]:
                     found |= env_file_writes(earlier, ctx.ws)
                 for names in given:
                     found |= names
                 ran = True
-            if ran and job is root.get("runs"):  # (a composite action's: its callers' too)
-                found |= _callers_env(ctx, paths, source.path)
+            if ran and job is action:  # (a composite action's: its callers' too)
+                found |= _callers_env(ctx, paths, actions, source.path)
     return {n for n in found if isinstance(n, str) and n.startswith(_SLURM_NAMES)}
+
+
+# a step's working directory that is its composite action's folder
+_ACTION_PATH = re.compile(r"\$\{\{\s*github\.action_path\s*\}\}/?")
+
+
+def _value(node: YNode | None) -> object:
+    return node.value if node is not None and node.is_scalar else None
+
+
+def _env_names(*holders: YNode | None) -> set[str]:
+    """The names the `env:` mappings of these workflow nodes (a workflow, a job, a step) set."""
+    found: set[str] = set()
+    for holder in holders:
+        env = holder.get("env") if holder is not None and holder.is_map else None
+        if env is not None and env.is_map:
+            found.update(k.value for k, _ in env.pairs if k.is_scalar)
+    return found
 
 
 def _step_lists(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
@@ -427,27 +454,47 @@ def _step_lists(root: YNode) -> Iterator[tuple[YNode, list[YNode]]]:
         yield runs, [step for step in listed.items if step.is_map]
 
 
-def _callers_env(ctx: Context, workflows: list[str], action: str) -> set[str]:
-    """The names a composite action's steps may get from the workflows that use it (`uses:
-    ./.github/actions/submit`): the calling workflow's, job's and step's `env:`, and what the
-    job's earlier steps write to `GITHUB_ENV`."""
+def _callers_env(
+    ctx: Context, workflows: list[str], actions: list[str], action: str, depth: int = 0
+) -> set[str]:
+    """The names a composite action's steps may get from the steps that use it (`uses:
+    ./.github/actions/submit`, `uses: ./` for one at the root, a path in the folder the job
+    checks the repository out to): the calling workflow's, job's and step's `env:`, what the
+    job's earlier steps write to `GITHUB_ENV`; where another composite action uses it, that
+    step's `env:`, what its earlier steps write, and what its own callers give (a few deep)."""
     folder = posixpath.dirname(action)
     found: set[str] = set()
-    for _, root in workflow_roots(ctx.ws, workflows, holding=posixpath.basename(folder)):
-        for _, job, steps in job_steps(root):
+    for source, root in workflow_roots(ctx.ws, [*workflows, *actions], holding="uses"):
+        caller = root.get("runs")
+        for job, steps in _step_lists(root):
+            checkout = "" if job is caller else checkout_path(job)
+            ran = False
             for index, step in enumerate(steps):
-                uses = step.get("uses")
-                if uses is None or not uses.is_scalar or not isinstance(uses.value, str):
+                if _local_action(_value(step.get("uses")), checkout) != folder:
                     continue
-                if posixpath.normpath(uses.value.removeprefix("./")) != folder:
-                    continue
-                for holder in (root, job, job.get("container"), step):
-                    env = holder.get("env") if holder is not None and holder.is_map else None
-                    if env is not None and env.is_map:
-                        found.update(k.value for k, _ in env.pairs if k.is_scalar)
+                holders = (step,) if job is caller else (root, job, job.get("container"), step)
+                found |= _env_names(*holders)
                 for earlier in steps[:index]:
                     found |= env_file_writes(earlier, ctx.ws)
+                ran = True
+            if ran and job is caller and depth < 3 and source.path != action:
+                found |= _callers_env(ctx, workflows, actions, source.path, depth + 1)
     return found
+
+
+def _local_action(uses: object, checkout: str | None) -> str | None:
+    """The repository folder of the action a step's `uses:` names in the workspace (`./x`, `./`
+    the root; in the folder the job checks the repository out to, `./src/x` with `path: src`);
+    None for any other (an action of another repository, a path without `./`)."""
+    if not isinstance(uses, str) or not uses.startswith("./") or checkout is None:
+        return None
+    folder = posixpath.normpath(uses[2:].strip())
+    folder = "" if folder == "." else folder
+    if checkout:
+        if folder != checkout and not folder.startswith(checkout + "/"):
+            return None
+        folder = folder[len(checkout) + 1 :]
+    return folder
 
 
 def _given(source: SourceText, run: YNode, folder: str, path: str) -> Iterator[set[str]]:
