@@ -170,7 +170,8 @@ class Coverage:
             "matrix value, an input no caller gives, a dispatch's choice): their routes were not "
             "checked"
         )
-        return Notice(text, entries=self.unrouted)
+        paths = [entry.split(" (", 1)[0] for entry in self.unrouted]  # (`path (name)`)
+        return Notice(text, _files(paths), entries=self.unrouted)
 
     def idle_launchers(self) -> Notice | None:
         """The warning for launchers that no entry's route reaches (a retired runner's, or one

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from benchlint.cli import main
@@ -207,6 +208,20 @@ def test_the_summary_counts_the_calls_and_says_which_were_not_routed(tmp_path: P
         "as a script alone, not with the values of an entry (benchlint routes no master-config "
         "entry or workflow call to it: `benchlint layout` shows what was detected)\n"
     )
+
+
+def test_the_calls_not_routed_are_shown_from_the_folder_benchlint_ran_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(h32) as every other warning's places: `r/.github/...` run from the folder above."""
+    write_repo(tmp_path / "r", FILES)
+    monkeypatch.chdir(tmp_path)
+    outcome = CliRunner().invoke(main, ["--select", "BL202", "r"])
+    assert outcome.stderr.startswith(
+        "benchlint: warning: 1 workflow call (r/.github/workflows/ma-tmpl.yml (bmk-matrix (called "
+        "by ma-1k1k))) of a workflow"
+    )
+    assert "(r/runners/launch_g7-cc.sh)" in outcome.stderr
 
 
 def test_layout_says_which_calls_are_entries_and_how_labels_were_followed(tmp_path: Path) -> None:
