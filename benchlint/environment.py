@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import ChainMap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from benchlint import profile
@@ -29,6 +29,7 @@ from benchlint.shell.model import (
     Read,
     Script,
     conditional_outer,
+    errexit_change,
     exclusive,
     positionals_changed_before,
 )
@@ -446,22 +447,43 @@ def _behind_in_shell(command: Command) -> str | None:
 
 def _always_exits(script: Script, function: str) -> bool:  # (cached by Environment)
     """A function whose body runs `exit` whatever happens (`die() { echo "$*" >&2; exit 1; }`)."""
-    return any(c.base == "exit" and not c.guards and not c.subshell for c in script.body(function))
+    return _runs_whatever(script, function, lambda c: c.base == "exit" and not c.subshell)
 
 
 def _always_fails(script: Script, function: str) -> bool:  # (cached by Environment)
     """A function whose body runs `false` whatever happens, in its own shell, under `set -e`
     (`die() { echo "$*" >&2; false; }`): where `set -e` also holds at the call, and bash does
-    not ignore it there (a call a condition tests), it ends the script (h31 b09)."""
-    return any(
-        c.base == "false"
-        and c.errexit
-        and not c.guards
-        and not c.tested
-        and not c.apart_from_script
-        and not c.args
+    not ignore it there (a call a condition tests), it ends the script (h31 b09). `set -e` is
+    the call's (one set after the definition holds), unless the body turns it off first."""
+    if any(
+        c.base == "set" and errexit_change([w.value for w in c.args]) is False
         for c in script.body(function)
+    ):
+        return False
+    return _runs_whatever(
+        script,
+        function,
+        lambda c: c.base == "false" and not c.tested and not c.apart_from_script,
     )
+
+
+def _runs_whatever(script: Script, function: str, ends: Callable[[Command], bool]) -> bool:
+    """Whether the body of a function the script defines once runs such a command whatever
+    happens: under no condition, in no loop (one that may run no pass), with no `return`
+    before it (`[[ -n $SOFT ]] && return`: h35). A function defined twice: not known which
+    definition a call runs, so not taken."""
+    where = script.functions.get(function)
+    body = sorted(script.body(function), key=lambda c: c.node.start_byte)
+    if where is None or any(
+        not where.start_byte <= c.node.start_byte < where.end_byte for c in body
+    ):
+        return False
+    for command in body:
+        if command.base == "return":
+            return False
+        if ends(command) and not command.guards and not command.loops:
+            return True
+    return False
 
 
 def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
@@ -837,19 +859,32 @@ class Environment:
         return [c for c in self._effects(script, name) if c.node.start_byte < offset]
 
     def _tested_call(self, script: Script, function: str | None) -> bool:
-        """Whether a condition tests a call of the function anywhere in the script (`if f`,
-        `f || ...`, `! f`), itself or through a function that calls it (two calls deep)."""
+        """Whether the first call of the function the script's top level makes (itself, or
+        through a function that calls it, two calls deep) is one a condition tests (`if f`,
+        `f || ...`, `! f`): bash ignores `set -e` in the body there. A plain call first ends
+        the script where the body fails (a tested one after it is never reached: h35); a call
+        in a function the top level never calls, never runs."""
         tested: dict[str | None, bool] = script.derived("env-tested-calls", self._token, dict)
         if function not in tested:
-            names, found = {function}, False
-            for _ in range(3):
-                calls = [c for c in script.commands if c.base in names and c.function not in names]
-                found = any(c.tested for c in calls)
-                names |= {c.function for c in calls if c.function is not None}
-                if found:
-                    break
-            tested[function] = found
+            first = self._first_call(script, function, 0) if function is not None else None
+            tested[function] = first is not None and first[1]
         return tested[function]
+
+    def _first_call(self, script: Script, function: str, depth: int) -> tuple[int, bool] | None:
+        """The offset of the first top-level call that runs the function (a call of a function
+        that calls it, by that function's first call), and whether a condition tests it on the
+        way."""
+        found: list[tuple[int, bool]] = []
+        for call in script.commands:
+            if call.base != function or call.function == function:
+                continue
+            if call.function is None:
+                found.append((call.node.start_byte, call.tested))
+            elif depth < 2:
+                outer = self._first_call(script, call.function, depth + 1)
+                if outer is not None:
+                    found.append((outer[0], outer[1] or call.tested))
+        return min(found) if found else None
 
     def _always_exits(self, script: Script, function: str) -> bool:
         exiting: dict[str, bool] = script.derived("env-exiting", self._token, dict)

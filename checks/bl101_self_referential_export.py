@@ -61,7 +61,7 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.environment import is_builtin
+from benchlint.environment import ScriptState, is_builtin
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import script_rule
 from benchlint.shell.model import Assignment, Script
@@ -153,17 +153,31 @@ _IDLE = (
 def _set_at_every_call(ctx: Context, script: Script, function: str | None, name: str) -> bool:
     """Whether the script sets (or checks) the variable before every call of the function
     whose body exports it (`prepare() { export PORT="$PORT"; }; PORT=8000; prepare`: h30). Not
-    where the script calls it nowhere (another script may, after setting it or not)."""
+    where the script calls it nowhere, or where its name is written anywhere but in its plain
+    calls and its definition (`trap prepare ERR`, `run prepare`, `eval`, `fn=prepare`: a call
+    not followed), or another file sources the script (its calls there are not these: h35)."""
     if function is None:
         return False
+    states: dict[str, list[ScriptState] | None]
+    states = script.derived("bl101-call-states", ctx.environment, dict)
+    if function not in states:  # (once per function, not per export and call: h35)
+        states[function] = _call_states(ctx, script, function)
+    found = states[function]
+    return found is not None and all(
+        state.unknown or name in state.assigned or name in state.validated for state in found
+    )
+
+
+def _call_states(ctx: Context, script: Script, function: str) -> list[ScriptState] | None:
+    """The script's state before each plain call of the function (one pass over the script);
+    None where a call may be another (`_set_at_every_call`)."""
     calls = [c for c in script.commands if c.base == function and c.function != function]
-    if not calls:
-        return False
-    for call in calls:
-        state = ctx.environment.state_before(script, call.node.start_byte, call)
-        if not (state.unknown or name in state.assigned or name in state.validated):
-            return False
-    return True
+    written = len(re.findall(rf"(?<![\w$-]){re.escape(function)}(?![\w-])", script.file.text))
+    if not calls or written != len(calls) + 1:
+        return None  # (the definition and the calls: nothing else names it)
+    if ctx.environment.calls.is_sourced(script.path):
+        return None
+    return ctx.environment.states_before(script, [c.node.start_byte for c in calls])
 
 
 @script_rule(
