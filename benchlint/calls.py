@@ -21,7 +21,14 @@ from typing import Any
 from benchlint import profile
 from benchlint.shell.braces import expansions
 from benchlint.shell.invocation import LONE_VARIABLE, Invocation
-from benchlint.shell.model import Assignment, Command, Script, Word, visible_assignments
+from benchlint.shell.model import (
+    IN_THIS_SHELL,
+    Assignment,
+    Command,
+    Script,
+    Word,
+    visible_assignments,
+)
 from benchlint.shell.output import substitution_pattern
 from benchlint.workspace import Workspace
 
@@ -32,9 +39,6 @@ PATH_EXPANSION = re.compile(
     r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
 )
 _SOURCE_COMMANDS = frozenset({"source", "."})
-# wrappers that run a builtin in the shell they are in (`command source x`, `builtin source x`,
-# `time source x`: it sources x there, as `source x` does)
-IN_THIS_SHELL = frozenset({"command", "builtin", "time"})
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from benchlint import profile
-from benchlint.calls import IN_THIS_SHELL, Call, call_graph
+from benchlint.calls import Call, call_graph
 from benchlint.finding import Location, Span
 from benchlint.shell.evaluate import POSITIONAL_REF, guards_hold
 from benchlint.shell.model import (
     CONDITIONAL_OPERATORS,
+    IN_THIS_SHELL,
     Assignment,
     Command,
     Read,
@@ -467,6 +468,22 @@ def _always_fails(script: Script, function: str) -> bool:  # (cached by Environm
     )
 
 
+def _errexit_surely(script: Script, command: Command) -> bool:
+    """Whether `set -e` surely holds at a command (whose `errexit` says it may): the last
+    `set` of the top level before it that changes it turned it on under no condition, or the
+    `#!` line did and none changed it (a `set -e` in one branch of an `if` may not run: h36)."""
+    at = command.node.start_byte
+    sets = [
+        (c, on)
+        for c, on in script.errexit_sets()
+        if c.node.start_byte < at and c.function is None and not c.apart_from_script
+    ]
+    if not sets:
+        return script.errexit_at_start
+    last, on = sets[-1]
+    return on and not last.guards and not last.loops
+
+
 def _runs_whatever(script: Script, function: str, ends: Callable[[Command], bool]) -> bool:
     """Whether the body of a function the script defines once runs such a command whatever
     happens: under no condition, in no loop (one that may run no pass), with no `return`
@@ -645,8 +662,10 @@ class Environment:
                     validated.update(self._empty_exit(command))
             elif base == "eval" or (base in IN_THIS_SHELL and command.invocation.base == "eval"):
                 unknown = unknown or "eval"  # (`command eval "$(cat port.env)"` too: h29 F3)
-            elif base == "unset":  # `unset PORT`: no value of the script's from here on
-                words = [w.value for w in command.args if w.static]
+            elif base == "unset" or _behind_in_shell(command) == "unset":
+                # (`unset PORT`, `command unset PORT`: no value of the script's from here on)
+                after = command.args if base == "unset" else command.invocation.words[1:]
+                words = [w.value for w in after if w.static]
                 if (
                     not any(w.startswith("-") and "f" in w for w in words)
                     and not command.apart_from_script
@@ -664,6 +683,7 @@ class Environment:
                     and not command.tested
                     and not ignored
                     and not command.apart_from_script
+                    and _errexit_surely(command.script, command)
                     and self._always_fails(owner, base)
                 ):
                     validated.update(self._empty_exit(command))
@@ -859,32 +879,35 @@ class Environment:
         return [c for c in self._effects(script, name) if c.node.start_byte < offset]
 
     def _tested_call(self, script: Script, function: str | None) -> bool:
-        """Whether the first call of the function the script's top level makes (itself, or
-        through a function that calls it, two calls deep) is one a condition tests (`if f`,
-        `f || ...`, `! f`): bash ignores `set -e` in the body there. A plain call first ends
-        the script where the body fails (a tested one after it is never reached: h35); a call
-        in a function the top level never calls, never runs."""
+        """Whether a call of the function a condition tests (`if f`, `f || ...`, `! f`; not an
+        element of a pipeline, whose shell keeps `set -e`: h36), itself or through a function
+        that calls it (two calls deep), may come before the first call of it the top level
+        surely makes plainly: bash ignores `set -e` in the body there. A plain call that surely
+        runs first ends the script where the body fails (a tested one after it is never
+        reached: h35); a call in a function the top level never calls, never runs."""
         tested: dict[str | None, bool] = script.derived("env-tested-calls", self._token, dict)
         if function not in tested:
-            first = self._first_call(script, function, 0) if function is not None else None
-            tested[function] = first is not None and first[1]
+            calls = self._calls_of(script, function, 0) if function is not None else []
+            first = min((at for at, test, sure in calls if sure and not test), default=None)
+            tested[function] = any(test and (first is None or at < first) for at, test, _ in calls)
         return tested[function]
 
-    def _first_call(self, script: Script, function: str, depth: int) -> tuple[int, bool] | None:
-        """The offset of the first top-level call that runs the function (a call of a function
-        that calls it, by that function's first call), and whether a condition tests it on the
-        way."""
-        found: list[tuple[int, bool]] = []
+    def _calls_of(self, script: Script, function: str, depth: int) -> list[tuple[int, bool, bool]]:
+        """Each top-level call that runs the function (a call of a function that calls it, by
+        that function's calls): its offset, whether a condition tests it on the way, and whether
+        it surely runs (under no condition, in no loop)."""
+        found: list[tuple[int, bool, bool]] = []
         for call in script.commands:
             if call.base != function or call.function == function:
                 continue
+            test = call.tested and not call.piped
+            sure = not call.guards and not call.loops
             if call.function is None:
-                found.append((call.node.start_byte, call.tested))
+                found.append((call.node.start_byte, test, sure))
             elif depth < 2:
-                outer = self._first_call(script, call.function, depth + 1)
-                if outer is not None:
-                    found.append((outer[0], outer[1] or call.tested))
-        return min(found) if found else None
+                for at, outer, surely in self._calls_of(script, call.function, depth + 1):
+                    found.append((at, outer or test, surely and sure))
+        return found
 
     def _always_exits(self, script: Script, function: str) -> bool:
         exiting: dict[str, bool] = script.derived("env-exiting", self._token, dict)

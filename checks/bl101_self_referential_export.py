@@ -172,9 +172,17 @@ def _call_states(ctx: Context, script: Script, function: str) -> list[ScriptStat
     """The script's state before each plain call of the function (one pass over the script);
     None where a call may be another (`_set_at_every_call`)."""
     calls = [c for c in script.commands if c.base == function and c.function != function]
-    written = len(re.findall(rf"(?<![\w$-]){re.escape(function)}(?![\w-])", script.file.text))
-    if not calls or written != len(calls) + 1:
-        return None  # (the definition and the calls: nothing else names it)
+    if not calls:
+        return None
+    # (a word that names it anywhere else, but in a message: `trap prepare ERR`, `run prepare`,
+    # `fn=prepare`, `eval "prepare"`; not a comment, nor `echo "prepare the env"`: h36)
+    named = re.compile(rf"(?<![\w$./-]){re.escape(function)}(?![\w./-])")
+    for command in script.commands:
+        if command.base in ("echo", "printf") or command in calls:
+            continue
+        words = [*command.words, *(a.value for a in command.assignments if a.value is not None)]
+        if any(named.search(w.value) for w in words):
+            return None
     if ctx.environment.calls.is_sourced(script.path):
         return None
     return ctx.environment.states_before(script, [c.node.start_byte for c in calls])

@@ -402,12 +402,14 @@ def _step_environment(ctx: Context, path: str) -> set[str]:
             ran = False
             for index, step in enumerate(steps):
                 folder = step_folder(root, job, step)
-                if (
-                    job is action
-                    and folder is None
-                    and _ACTION_PATH.fullmatch(str(_value(step.get("working-directory"))))
-                ):  # (`working-directory: ${{ github.action_path }}`: the action's folder)
-                    folder = posixpath.dirname(source.path)
+                inside = _ACTION_PATH.fullmatch(str(_value(step.get("working-directory"))))
+                if job is action and folder is None and inside is not None:
+                    # (`working-directory: ${{ github.action_path }}/scripts`: in the action's
+                    # folder)
+                    below = posixpath.normpath(
+                        posixpath.join(posixpath.dirname(source.path), inside.group(1) or ".")
+                    )
+                    folder = None if below.startswith("..") else "" if below == "." else below
                 runs = [r for r in step_runs(job, step) if name in r.value]
                 given = [g for r in runs for g in _given(source, r, folder or "", path)]
                 if folder is None or not given:
@@ -427,7 +429,7 @@ def _step_environment(ctx: Context, path: str) -> set[str]:
 
 
 # a step's working directory that is its composite action's folder
-_ACTION_PATH = re.compile(r"\$\{\{\s*github\.action_path\s*\}\}/?")
+_ACTION_PATH = re.compile(r"\$\{\{\s*github\.action_path\s*\}\}(?:/([\w./-]*))?")
 
 
 def _value(node: YNode | None) -> object:
@@ -470,7 +472,12 @@ def _callers_env(
             checkout = "" if job is caller else checkout_path(job)
             ran = False
             for index, step in enumerate(steps):
-                if _local_action(_value(step.get("uses")), checkout) != folder:
+                named = _local_action(_value(step.get("uses")), checkout)
+                # (from a composite action, the folder the repository is checked out to is its
+                # caller's job's, not known here: `./src/.github/actions/inner` names it too)
+                if named != folder and not (
+                    job is caller and named is not None and named.endswith("/" + folder)
+                ):
                     continue
                 holders = (step,) if job is caller else (root, job, job.get("container"), step)
                 found |= _env_names(*holders)

@@ -769,6 +769,7 @@ _SETTING = [
     "printf -v pv '%d' 3",
     "getopts ab opt",
     "command read -r r1 r2",
+    "time read -r r1 2>/dev/null",
     "builtin read -a ra",
     "builtin printf -v pv '%d' 3",
     "command mapfile -t arr",
@@ -828,6 +829,8 @@ def test_what_a_statement_assigns_agrees_with_bash(statement: str) -> None:
         "x1=1 command export x1",
         "x1=1 builtin export x1",
         "command export x1",
+        "time export x1=1 2>/dev/null",
+        "time declare -x x1=1 2>/dev/null",
     ],
 )
 def test_a_declaration_behind_command_or_builtin_assigns_as_bash_does(statement: str) -> None:

@@ -65,6 +65,9 @@ def syntax_suspect(tree: Tree) -> bool:
 _COMMAND_NAMES: Any = None
 
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+# words before a builtin that run it in this shell (`command export`, `builtin source x`,
+# `time read`: it runs there as it would alone)
+IN_THIS_SHELL = frozenset({"command", "builtin", "time"})
 # reserved words that close or continue a compound command: one where a command's name stands
 # is one bash finds out of place (tree-sitter-bash reads it as a command)
 _MISPLACED = frozenset({b"then", b"elif", b"else", b"fi", b"do", b"done", b"esac"})
@@ -2596,10 +2599,10 @@ class _Builder:
                 self.assign(command, name, value, word.node, "assign", False)
         if prefix and words and words[0].static and words[0].value in _DECLARATIONS:
             self.prefixed_declaration(command, words[0].value, words[1:])
-        elif (  # (`command export PORT=8000`, `builtin declare -x PORT=8000`: h29 F3)
+        elif (  # (`command export PORT=8000`, `builtin declare -x ...`, `time export`: h29 F3)
             len(words) > 1
             and words[0].static
-            and words[0].value in ("command", "builtin")
+            and words[0].value in IN_THIS_SHELL
             and words[1].static
             and words[1].value in _DECLARATIONS
         ):
@@ -2776,7 +2779,7 @@ class _Builder:
         elif base in ("read", "mapfile", "readarray", "getopts", "printf"):
             self.read_targets(command, base, [w.value for w in command.args])
         elif (  # (`command read -r PORT < f`, `builtin printf -v x ...`: the builtin's, h29 F3)
-            base in ("command", "builtin")
+            base in IN_THIS_SHELL
             and len(command.words) > 1
             and command.words[1].static
             and command.words[1].value in ("read", "mapfile", "readarray", "getopts", "printf")
