@@ -943,7 +943,9 @@ class Environment:
                 or c.base in _STATE_COMMANDS
                 or c.base == "return"  # (for lines after it in the same body)
                 or _behind_in_shell(c) in _STATE_COMMANDS
-                or c.base in script.functions
+                # (a function of its own or of a file it sources: `check() { ... || die; }`
+                # with the library's `die`, h36 L17)
+                or c.base in self._callable(script)
                 or id(c) in sources  # (`load_env() { source port.env; }`)
             ]
         return effects[function]
