@@ -464,7 +464,22 @@ def _always_fails(script: Script, function: str) -> bool:  # (cached by Environm
     return _runs_whatever(
         script,
         function,
-        lambda c: c.base == "false" and not c.tested and not c.apart_from_script,
+        lambda c: (
+            (c.base == "false" and not c.tested and not c.apart_from_script)
+            # (`fail() { echo ...; return 1; }`: the call's status fails it, h36 L07)
+            or (c.base == "return" and _nonzero_status(c) and not c.apart_from_script)
+        ),
+    )
+
+
+def _nonzero_status(command: Command) -> bool:
+    """A `return N` whose N is a number written out that is not 0 (modulo 256)."""
+    words = command.args
+    return (
+        len(words) == 1
+        and words[0].static
+        and words[0].value.isdigit()
+        and int(words[0].value) % 256 != 0
     )
 
 
@@ -496,10 +511,10 @@ def _runs_whatever(script: Script, function: str, ends: Callable[[Command], bool
     ):
         return False
     for command in body:
-        if command.base == "return":
-            return False
         if ends(command) and not command.guards and not command.loops:
             return True
+        if command.base == "return":
+            return False
     return False
 
 
