@@ -10,22 +10,16 @@ import re
 
 from benchlint.context import Context
 from benchlint.launcher import LauncherModel
-from benchlint.shell.model import Command, Script
+from benchlint.shell.model import Command, Script, nonzero_status
 
 
 def failing(command: Command) -> bool:
     """`exit N` with N a nonzero number (a bare `exit` gives the last command's status), or a
     call of a function of the script that always exits so (`die "..."`)."""
-    args = command.args
     if command.base != "exit":
         base = command.base
         return base is not None and base in command.script.functions and dies(command.script, base)
-    return (
-        len(args) == 1
-        and args[0].static
-        and args[0].value.isdigit()
-        and int(args[0].value) % 256 != 0
-    )
+    return nonzero_status(command)
 
 
 def dies(script: Script, function: str) -> bool:

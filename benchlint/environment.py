@@ -32,6 +32,7 @@ from benchlint.shell.model import (
     conditional_outer,
     errexit_change,
     exclusive,
+    nonzero_status,
     positionals_changed_before,
 )
 from benchlint.wiring import Route, Wiring, entry_environment
@@ -467,19 +468,8 @@ def _always_fails(script: Script, function: str) -> bool:  # (cached by Environm
         lambda c: (
             (c.base == "false" and not c.tested and not c.apart_from_script)
             # (`fail() { echo ...; return 1; }`: the call's status fails it, h36 L07)
-            or (c.base == "return" and _nonzero_status(c) and not c.apart_from_script)
+            or (c.base == "return" and nonzero_status(c) and not c.apart_from_script)
         ),
-    )
-
-
-def _nonzero_status(command: Command) -> bool:
-    """A `return N` whose N is a number written out that is not 0 (modulo 256)."""
-    words = command.args
-    return (
-        len(words) == 1
-        and words[0].static
-        and words[0].value.isdigit()
-        and int(words[0].value) % 256 != 0
     )
 
 

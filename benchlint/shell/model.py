@@ -1865,6 +1865,18 @@ def nested_char_of(value: str, offsets: list[int]) -> Callable[[int], int]:
     return char_of
 
 
+def nonzero_status(command: Command) -> bool:
+    """`exit N` or `return N` with N a number written out that is not 0 (modulo 256, as the
+    shell takes it); a bare `exit` gives the last command's status: not one."""
+    args = command.args
+    return (
+        len(args) == 1
+        and args[0].static
+        and args[0].value.isdigit()
+        and int(args[0].value) % 256 != 0
+    )
+
+
 def errexit_change(args: list[str]) -> bool | None:
     """The errexit state after `set ARGS`, or None when `set` leaves it alone."""
     return option_change(args, "errexit", "e")
