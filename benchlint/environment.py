@@ -456,7 +456,8 @@ def _always_fails(script: Script, function: str) -> bool:  # (cached by Environm
     """A function whose body runs `false` whatever happens, in its own shell, under `set -e`
     (`die() { echo "$*" >&2; false; }`): where `set -e` also holds at the call, and bash does
     not ignore it there (a call a condition tests), it ends the script (h31 b09). `set -e` is
-    the call's (one set after the definition holds), unless the body turns it off first."""
+    the call's (one set after the definition holds); a body that turns it off anywhere is not
+    taken."""
     if any(
         c.base == "set" and errexit_change([w.value for w in c.args]) is False
         for c in script.body(function)
@@ -665,7 +666,7 @@ class Environment:
             elif not shell:
                 if base in functions and depth < 3 and self._always_exits(functions[base], base):
                     validated.update(self._empty_exit(command))
-            elif base == "eval" or (base in IN_THIS_SHELL and command.invocation.base == "eval"):
+            elif base == "eval" or _behind_in_shell(command) == "eval":
                 unknown = unknown or "eval"  # (`command eval "$(cat port.env)"` too: h29 F3)
             elif base == "unset" or _behind_in_shell(command) == "unset":
                 # (`unset PORT`, `command unset PORT`: no value of the script's from here on)
