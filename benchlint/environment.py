@@ -805,7 +805,7 @@ class Environment:
             # export PORT="$PORT"; }`): on copies, as the next offsets do not see it
             body = self._body_before(script, before)
             # in a shell of its own (`( export X=1; use "$X" )`), what that shell did before
-            inside = [(c, call) for c, call in apart if c.shares_shell(before)]
+            inside = [(c, call) for c, call in apart if c.in_its_shell(before)]
             if body or inside:
                 saved = (dict(assigned), dict(exported), set(validated), unknown, dict(unset))
                 for command, call in inside:
@@ -819,7 +819,7 @@ class Environment:
                     apply(
                         command,
                         own=True,
-                        shell=not command.apart_from_script or command.shares_shell(before),
+                        shell=not command.apart_from_script or command.in_its_shell(before),
                         ignored=tested,
                     )
             made: dict[int, Provenance] = {}  # one Provenance per assignment: the dicts share

@@ -2511,8 +2511,8 @@ def _before_its_release(
             continue
         if exclusive(command, releaser) or _about_itself(resource, inner):
             continue
-        shared = {g.node for g in releaser.guards}
-        if any(_reads_arguments(g, name) for g in command.guards if g.node not in shared):
+        common = {g.node for g in releaser.guards}
+        if any(_reads_arguments(g, name) for g in command.guards if g.node not in common):
             continue  # (`ctl stop` where the exit is under `if [ "$1" = check ]`)
         return inner
     return None
@@ -3174,7 +3174,7 @@ def _container_command(command: Command) -> bool:
     t81b, InferenceX's amd_utils/server.sh): what it leaves running ends with the container
     (its PID namespace goes with its first process). Not where the container's command goes
     on after it (`bash srv.sh; sleep infinity`, `&& tail -f /dev/null`, `bash srv.sh & python3
-    job.py`; t82a), nor where the container shares the host's PID namespace (`--pid=host`)."""
+    job.py`; t82a), nor where the container uses the host's PID namespace (`--pid=host`)."""
     at: Command | None = command
     below = command
     while at is not None:

@@ -348,7 +348,7 @@ def _submission(ctx: Context, top: Script, command: Command, wrapper: Wrapper) -
         at = provenance.at
         if isinstance(at, Assignment):
             made = at.command
-            if made.apart_from_script and not command.shares_shell(made.node.start_byte):
+            if made.apart_from_script and not command.in_its_shell(made.node.start_byte):
                 continue  # (`( export X=1 )`, a pipeline's element: another shell's)
             if name not in state.assigned:
                 continue  # (`export X` with no value: what reached the script, as without it)
@@ -538,7 +538,7 @@ def _given(source: SourceText, run: YNode, folder: str, path: str) -> Iterator[s
             if a.exported
             and a.kind != "prefix"
             and a.node.start_byte < command.node.start_byte
-            and (not a.command.apart_from_script or command.shares_shell(a.node.start_byte))
+            and (not a.command.apart_from_script or command.in_its_shell(a.node.start_byte))
         }
         yield names
 

@@ -312,7 +312,7 @@ def _may_define(source: Call, name: str, call: Command) -> bool:
     that runs once (at the top level, in no loop); and not a file the profile knows defines no
     such function (a virtual environment's activation defines `deactivate` only)."""
     command = source.command
-    if command.apart_from_script and not call.shares_shell(command.node.start_byte):
+    if command.apart_from_script and not call.in_its_shell(command.node.start_byte):
         return False
     if _in_new_shell(command.script, call.script):
         return False  # (`bash -c "source x.sh; ..."`: another process's functions)
@@ -443,7 +443,7 @@ def _moves(ctx: Context, script: Script, before: int, apart: bool = False) -> bo
     if any(
         _changes_folder(c)
         and (c.function is not None or c.node.start_byte < before)
-        and (not c.apart_from_script or (apart and c.shares_shell(before)))
+        and (not c.apart_from_script or (apart and c.in_its_shell(before)))
         for c in script.all_commands()
     ):
         return True

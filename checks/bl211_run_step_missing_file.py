@@ -177,7 +177,7 @@ def _folder_at(script: Script, command: Command, folder: str) -> str | None:
             break
         if other.base not in ("cd", "pushd", "popd"):
             continue
-        if other.apart_from_script and not other.shares_shell(command.node.start_byte):
+        if other.apart_from_script and not other.in_its_shell(command.node.start_byte):
             continue
         args = other.args
         if other.base != "cd" or other.guards or other.loops or other.function is not None:

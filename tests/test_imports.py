@@ -65,3 +65,22 @@ def test_a_rule_is_known_by_its_module_name_before_it_is_loaded(
     monkeypatch.setitem(registry._RULES, "BL999", registry._RULES["BL101"])
     with pytest.raises(RuntimeError, match="rules BL999: a rule's module is named for its ID"):
         registry.all_rules()
+
+
+def test_the_rules_know_nothing_of_processes() -> None:
+    """Issue 12's check, as it is written: no two-process split left (`benchlint/split.py`),
+    and no rule that asks which process owns or shares what (`git grep -n "owns\\|share"
+    checks/` finds nothing); nor one that imports a module about processes."""
+    assert not (REPO / "benchlint" / "split.py").exists()
+    for path in sorted(REPO.glob("checks/*.py")):
+        text = path.read_text()
+        assert "owns" not in text and "share" not in text, path.name
+        imported = {
+            alias.name.split(".")[0]
+            for node in ast.walk(ast.parse(text))
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in (
+                node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+            )
+        }
+        assert not imported & {"multiprocessing", "concurrent", "subprocess", "threading"}, path

@@ -750,7 +750,7 @@ class Command:
             or self.group is not None
         )
 
-    def shares_shell(self, at: int) -> bool:
+    def in_its_shell(self, at: int) -> bool:
         """Whether the byte `at` of the script lies in a shell of its own the command runs in:
         its pipeline element, the group sent to the background with it, or the innermost
         `( ... )` or `$( ... )` around it (what a `cd` or an assignment there reaches)."""
