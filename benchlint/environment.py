@@ -27,6 +27,7 @@ from benchlint.shell.model import (
     IN_THIS_SHELL,
     Assignment,
     Command,
+    Guard,
     Read,
     Script,
     conditional_outer,
@@ -425,6 +426,182 @@ def _checked_by_name(exit_command: Command) -> set[str]:
     return found
 
 
+# the words of a `for` loop over a function's arguments, one pass per argument
+_ARGUMENTS = frozenset({'"$@"', '"${@}"', "$@", "${@}", "$*", "${*}"})
+
+
+def _argument_loop(command: Command) -> str | None:
+    """The variable of the one loop a command of a function's body runs in, where that loop
+    passes over the function's arguments, one name each: `for v in "$@"`, `for v; do`."""
+    if len(command.loops) != 1:
+        return None
+    script = command.script
+    node = script.syntax(command.loops[0])
+    variable = node.child_by_field_name("variable") if node.type == "for_statement" else None
+    if variable is None:
+        return None
+    values = [script.text_of(v) for v in node.children_by_field_name("value")]
+    named = any(c.type == "in" for c in node.children)
+    if (named and (len(values) != 1 or values[0] not in _ARGUMENTS)) or (not named and values):
+        return None
+    return script.text_of(variable)
+
+
+def _when_named_empty(command: Command, variable: str) -> bool:
+    """Whether every condition a command of the loop runs under is one test that holds when
+    the variable the loop variable names is empty (`[ -z "${!v}" ] &&`, `[[ -n ${!v:-} ]]
+    ||`), and nothing else."""
+    if not command.guards:
+        return False
+    script = command.script
+    for guard in command.guards:
+        match = _INDIRECT_TEST.match(script.text_of(guard.node))
+        if match is None or match.group(2) != variable or (match.group(1) == "z") != guard.expect:
+            return False
+    return True
+
+
+# `${#A[@]} -gt 0`, `"${#A[*]}" -ne 0`, `(( ${#A[@]} ))`: the array has an element (and its
+# negation, `-eq 0`); `-n "${A[*]}"` (and `-z`)
+_ARRAY_LENGTH = re.compile(
+    r"^\s*(?:\[\[?\s+\"?\$\{#(\w+)\[[@*]\]\}\"?\s+(-gt|-ne|-eq|!=|==?)\s+\"?0\"?\s*\]\]?"
+    r"|\(\(\s*\$\{#(\w+)\[[@*]\]\}\s*(?:(>|!=|==)\s*0\s*)?\)\)"
+    r"|\[\[?\s+-([nz])\s+\"?\$\{(\w+)\[[@*]\]\}\"?\s*\]\]?)\s*$"
+)
+
+
+def _array_has_element(guard: Guard, name: str) -> bool | None:
+    """Whether the guard holds once the array has an element (None: not a test of that)."""
+    match = _ARRAY_LENGTH.match(guard.script.text_of(guard.node))
+    if match is None:
+        return None
+    compared, operator, counted, arithmetic, emptiness, tested = match.groups()
+    if (compared or counted or tested) != name:
+        return None
+    if compared is not None:
+        holds = operator in ("-gt", "-ne", "!=")
+    elif counted is not None:
+        holds = arithmetic in (None, ">", "!=")
+    else:
+        holds = emptiness == "n"
+    return holds == guard.expect
+
+
+def validates_arguments(script: Script, function: str) -> bool:
+    """Whether a function the script defines once ends the script when a variable one of its
+    arguments names is empty, whatever else holds: a check of each name, `for v in "$@"; do [
+    -z "${!v}" ] && exit 1; done`, or of each name into a list, then an exit when the list
+    is not empty (`[ -n "${!v}" ] || missing+=("$v")`, then `[[ ${#missing[@]} -gt 0 ]] &&
+    exit 1`, or a flag `missing=1` then `[ "$missing" = 1 ] && exit 1`). Its exit is an `exit`
+    or a call of a function of the script that always exits, in the function's own shell; no
+    `return` before it, no `shift` in the body, and the list changed nowhere else after the
+    loop starts. (A name checked so is a validator's argument, as `check_env_vars X` is;
+    differential tests hold it to bash.)"""
+    where = script.functions.get(function)
+    body = sorted(script.body(function), key=lambda c: c.node.start_byte)
+    if where is None or any(
+        not where.start_byte <= c.node.start_byte < where.end_byte
+        or c.base in ("shift", "continue", "break")
+        for c in body
+    ):
+        return False
+
+    def ends(command: Command) -> bool:
+        return not command.apart_from_script and (
+            command.base == "exit"
+            or (
+                command.base in script.functions
+                and command.base != function
+                and _always_exits(script, command.base)
+            )
+        )
+
+    checks = [
+        c
+        for c in body
+        if not c.apart_from_script
+        and (variable := _argument_loop(c)) is not None
+        and _when_named_empty(c, variable)
+    ]
+    if not checks:
+        return False
+    loop = script.syntax(checks[0].loops[0])
+    if any(c.loops[0] != checks[0].loops[0] for c in checks):
+        return False  # (two loops: not followed)
+    collected = {  # a name the loop puts a checked name in: an array?
+        a.name: a.value is not None and a.value.text.startswith("(")
+        for c in checks
+        for a in c.assignments
+    }
+    for command in body:
+        if command.base == "return":
+            return False  # (`[[ -n $SKIP ]] && return`: the check may not run)
+        if command in checks:
+            if ends(command):
+                return True
+            continue
+        if command.node.start_byte >= loop.start_byte and any(
+            a.name in collected for a in command.assignments
+        ):
+            return False  # (the list changed otherwise: `missing=()` after the loop)
+        if (
+            command.node.start_byte >= loop.end_byte
+            and collected
+            and not command.loops
+            and command.guards
+            and ends(command)
+            and _holds_once_collected(command, collected)
+        ):
+            return True
+    return False
+
+
+def _holds_once_collected(command: Command, collected: dict[str, bool]) -> bool:
+    """Whether each condition an exit runs under holds once a loop has put a name in one of
+    the lists (or set the flag) it collects in."""
+    for guard in command.guards:
+        holds = False
+        for name, array in collected.items():
+            if array:
+                holds = _array_has_element(guard, name) is True
+            else:
+                values = _collected_values(command, name)
+                holds = bool(values) and all(
+                    guards_hold(command.script, (guard,), _OneValue(name, value)) is True
+                    for value in values
+                )
+            if holds:
+                break
+        if not holds:
+            return False
+    return True
+
+
+def _collected_values(command: Command, name: str) -> list[str]:
+    """The values the loop of the function the command is in gives a flag: each static one
+    (`missing=1`); for one built from the names (`missing="$missing $v"`), two values that
+    are not empty, as a test that only asks whether it is (`-n`) holds for both."""
+    values: list[str] = []
+    for other in command.script.body(command.function or ""):
+        for assignment in other.assignments:
+            if assignment.name != name or not other.loops or assignment.value is None:
+                continue
+            word = assignment.value
+            values += [word.value] if word.static else ["x", "1 2"]
+    return values
+
+
+class _OneValue:
+    """Values for the condition evaluator: one variable's value, every other unknown."""
+
+    def __init__(self, name: str, value: str) -> None:
+        self.name = name
+        self.value = value
+
+    def get(self, name: str, /) -> str | None:
+        return self.value if name == self.name else None
+
+
 # a variable a guard reads: `$X`, `${X}`, `${#X}`, `${X:-}`
 _GUARD_READ = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -666,6 +843,12 @@ class Environment:
             elif not shell:
                 if base in functions and depth < 3 and self._always_exits(functions[base], base):
                     validated.update(self._empty_exit(command))
+                elif (
+                    base in functions
+                    and self._validates_arguments(functions[base], base)
+                    and _ends_script(command)  # (`( need MODEL ) || exit`)
+                ):
+                    validated.update(w.value for w in command.args if w.static)
             elif base == "eval" or _behind_in_shell(command) == "eval":
                 unknown = unknown or "eval"  # (`command eval "$(cat port.env)"` too: h29 F3)
             elif base == "unset" or _behind_in_shell(command) == "unset":
@@ -693,6 +876,10 @@ class Environment:
                     and self._always_fails(owner, base)
                 ):
                     validated.update(self._empty_exit(command))
+                if self._validates_arguments(owner, base) and _ends_script(command):
+                    # (`need MODEL PORT`, with `need() { for v in "$@"; do [ -z "${!v}" ] &&
+                    # exit 1; done; }`: as `check_env_vars MODEL PORT`)
+                    validated.update(w.value for w in command.args if w.static)
                 # (`PORT=8000 setport`: what the function assigns a prefix's variable is the
                 # call's, gone when it returns)
                 owner = functions[base]
@@ -920,6 +1107,12 @@ class Environment:
         if function not in exiting:
             exiting[function] = _always_exits(script, function)
         return exiting[function]
+
+    def _validates_arguments(self, script: Script, function: str) -> bool:
+        checking: dict[str, bool] = script.derived("env-validating", self._token, dict)
+        if function not in checking:
+            checking[function] = validates_arguments(script, function)
+        return checking[function]
 
     def _always_fails(self, script: Script, function: str) -> bool:
         failing: dict[str, bool] = script.derived("env-failing", self._token, dict)

@@ -3,47 +3,49 @@
 ## What it does
 In an entrypoint (by default any script under `benchmarks/`, `layout.entrypoints`), finds the
 variables it expects from its caller: read, but assigned neither in the script nor in anything it
-sources (`export X="$X"` gives it no value), and not read with a default (`${X:-d}`). It reports
-the first engine command line (`vllm serve`, `python -m sglang.launch_server`,
-`python -m dynamo.*`, `trtllm-serve`, or an argument array such as `VLLM_CMD=(...)` run later) that
-uses one of them when nothing validated it before: `check_env_vars X` (from
-`benchmarks/benchmark_lib.sh` or the script's own function), `: "${X:?}"` (not `${X?}`: it stops
-only when X is unset), or an `exit` (or a call of a function that always exits: `die`, `usage`)
-under a condition that holds when X is empty, as the condition evaluator decides it
-(`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] || exit`, `[ "$X" = "" ]`, a
-length of 0, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ ! -d "$X" ]`,
-`(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`; under `set -e`,
-a `false` there whose status nothing reads, `[[ -n $X ]] || { echo ...; false; }`, or a call of a
-function whose body runs `false` or `return 1` whatever happens (`die() { echo ...; false; }`); for
-a launch in a function, a `return` of that function before it too) — in the script, or in the
-scripts that start it before they do, on every way the repository starts it (a launcher's entrypoint
-that checks its variables and then runs a worker script; a container run passes only the variables
-it names with `-e`; a call no entry's values make, as a framework no entry has, passes what the
-caller itself sets). A variable every such way sets to a value that cannot be empty (unconditionally
-`export PORT=8888`, `PORT=${PORT:-8888}`, `: "${PORT:=8888}"`, in both branches of an `if`, `srun
---export=ALL,PORT=$((8888 + N))`, `docker run -e PORT=$PORT` after `PORT=8888`, not after an `unset
-PORT`, a workflow's `env:` value written as a literal, `TP: "8"`, or a matrix value every row of the
-job's matrix gives as one, `CONC: ${{ matrix.conc }}` of `conc: [4, 8]`, where no earlier step may
-write the name to `GITHUB_ENV`) is not reported either, nor one a master-config entry gives on its
-route (its `model:` as `MODEL`), one a call of a reusable workflow passes as a literal (`with:
-{model: 'org/m'}`, or a list its matrix takes, `tp-list: '[1, 2]'` for `${{ matrix.tp }}`), or a
-dispatch-only workflow's choice or boolean input passed on; a dispatch's free input can be empty,
-and is reported; so is a script nothing in the repository runs, or (in a repository with entries)
-one no entry's route reaches, with a note that says so (what reaches it is not known). Located at
-the first unvalidated use; the message lists every unvalidated variable of that command, and says
-when one is cut off from a `check_env_vars` line that lacks its `\\` (on the lines after it: the
-author meant to check it; bash runs those lines as a command of their own). A variable that nothing
-on the ways into the script sets (nothing in the repository, for a script nothing starts) while one
-of them sets the same name in another case (`--port=$port` while the launcher passes `PORT`, or
-while the script itself sets `PORT`), or an upper-case name nothing in the repository sets that is
-one or two characters short of a name a way in sets, one character off or with two neighbours
-swapped (`$MODE` where the workflow sets `MODEL`, `$PROT`), is almost always a typo: an error of its
-own, on every launch that reads it, with the place that sets the other name as a related location; a
-name in another case is one too where the script reads it anywhere else, at its first such read (`if
-[[ "$isl" == 8192 ]]` while the launcher passes `ISL`: the test is never true; a heredoc's `$port`
-while the script itself sets `PORT`; not a read on purpose, with a default or tested). In a
-launcher, whose variables come from the workflow, only such a name is said: `$port` where the
-launcher or its workflow sets `PORT` and nothing sets `port` (a client given
+sources (`export X="$X"` gives it no value), and not read with a default (`${X:-d}`). It reports the
+first engine command line (`vllm serve`, `python -m sglang.launch_server`, `python -m dynamo.*`,
+`trtllm-serve`, or an argument array such as `VLLM_CMD=(...)` run later) that uses one of them when
+nothing validated it before: `check_env_vars X` (from `benchmarks/benchmark_lib.sh` or the script's
+own function), a call of any function of the script or a library it sources that checks the
+variables its arguments name and exits (`need X`, with `need() { for v in "$@"; do [ -z "${!v}" ] &&
+exit 1; done; }`, or one that collects the empty ones, `missing+=("$v")`, and exits when there is
+one), `: "${X:?}"` (not `${X?}`: it stops only when X is unset), or an `exit` (or a call of a
+function that always exits: `die`, `usage`) under a condition that holds when X is empty, as the
+condition evaluator decides it (`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] ||
+exit`, `[ "$X" = "" ]`, a length of 0, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ !
+-d "$X" ]`, `(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`; under
+`set -e`, a `false` there whose status nothing reads, `[[ -n $X ]] || { echo ...; false; }`, or a
+call of a function whose body runs `false` or `return 1` whatever happens (`die() { echo ...; false;
+}`); for a launch in a function, a `return` of that function before it too) — in the script, or in
+the scripts that start it before they do, on every way the repository starts it (a launcher's
+entrypoint that checks its variables and then runs a worker script; a container run passes only the
+variables it names with `-e`; a call no entry's values make, as a framework no entry has, passes
+what the caller itself sets). A variable every such way sets to a value that cannot be empty
+(unconditionally `export PORT=8888`, `PORT=${PORT:-8888}`, `: "${PORT:=8888}"`, in both branches of
+an `if`, `srun --export=ALL,PORT=$((8888 + N))`, `docker run -e PORT=$PORT` after `PORT=8888`, not
+after an `unset PORT`, a workflow's `env:` value written as a literal, `TP: "8"`, or a matrix value
+every row of the job's matrix gives as one, `CONC: ${{ matrix.conc }}` of `conc: [4, 8]`, where no
+earlier step may write the name to `GITHUB_ENV`) is not reported either, nor one a master-config
+entry gives on its route (its `model:` as `MODEL`), one a call of a reusable workflow passes as a
+literal (`with: {model: 'org/m'}`, or a list its matrix takes, `tp-list: '[1, 2]'` for `${{
+matrix.tp }}`), or a dispatch-only workflow's choice or boolean input passed on; a dispatch's free
+input can be empty, and is reported; so is a script nothing in the repository runs, or (in a
+repository with entries) one no entry's route reaches, with a note that says so (what reaches it is
+not known). Located at the first unvalidated use; the message lists every unvalidated variable of
+that command, and says when one is cut off from a `check_env_vars` line that lacks its `\\` (on the
+lines after it: the author meant to check it; bash runs those lines as a command of their own). A
+variable that nothing on the ways into the script sets (nothing in the repository, for a script
+nothing starts) while one of them sets the same name in another case (`--port=$port` while the
+launcher passes `PORT`, or while the script itself sets `PORT`), or an upper-case name nothing in
+the repository sets that is one or two characters short of a name a way in sets, one character off
+or with two neighbours swapped (`$MODE` where the workflow sets `MODEL`, `$PROT`), is almost always
+a typo: an error of its own, on every launch that reads it, with the place that sets the other name
+as a related location; a name in another case is one too where the script reads it anywhere else, at
+its first such read (`if [[ "$isl" == 8192 ]]` while the launcher passes `ISL`: the test is never
+true; a heredoc's `$port` while the script itself sets `PORT`; not a read on purpose, with a default
+or tested). In a launcher, whose variables come from the workflow, only such a name is said: `$port`
+where the launcher or its workflow sets `PORT` and nothing sets `port` (a client given
 `http://$server_name:$port`).
 
 ## Why is this bad?

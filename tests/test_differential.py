@@ -2570,3 +2570,94 @@ def test_the_commands_after_a_heredoc_are_those_bash_runs(program: str) -> None:
     )
     done = _bash_run(program)
     assert modelled == sorted(set(done.stdout.replace("\r", "").split())), done.stderr
+
+
+# functions that check the variables their arguments name (`validates_arguments`), and near
+# misses: a call `need x1 x2` validates a name where bash surely ends the script there when it
+# is empty (the names given; bash must end the script for each, x1 or x2 empty, the other set;
+# a near miss may end it too, where the model cannot tell)
+_ARGUMENT_VALIDATORS = [
+    ('need() { for v in "$@"; do [ -z "${!v}" ] && exit 1; done; }', "x1 x2"),
+    ('need() { for v; do [[ -n ${!v:-} ]] || { echo "$v unset" >&2; exit 1; }; done; }', "x1 x2"),
+    ('need() { for v in $@; do if [ -z "${!v}" ]; then exit 1; fi; done; }', "x1 x2"),
+    (
+        'die() { echo "$*" >&2; exit 1; }\n'
+        'need() { for v in "$@"; do [ -n "${!v}" ] || die "$v"; done; }',
+        "x1 x2",
+    ),
+    (
+        'need() {\n local m=()\n for v in "$@"; do\n  [ -n "${!v:-}" ] || m+=("$v")\n done\n'
+        ' [ "${#m[@]}" -eq 0 ] || { echo "missing: ${m[*]}"; exit 1; }\n}',
+        "x1 x2",
+    ),
+    (
+        'need() {\n local m=()\n for v in "$@"; do\n  if [[ -z "${!v:-}" ]]; then m+=("$v"); fi\n'
+        " done\n if [[ ${#m[@]} -gt 0 ]]; then exit 1; fi\n}",
+        "x1 x2",
+    ),
+    (
+        'need() {\n m=()\n for v in "$@"; do [ -z "${!v}" ] && m+=("$v"); done\n'
+        " (( ${#m[@]} )) && exit 1\n}",
+        "x1 x2",
+    ),
+    (
+        'need() {\n bad=0\n for v; do [ -z "${!v}" ] && bad=1; done\n [ "$bad" = 1 ] && exit 1\n}',
+        "x1 x2",
+    ),
+    (
+        'need() {\n bad=""\n for v; do [ -z "${!v}" ] && bad="$bad $v"; done\n'
+        ' [ -n "$bad" ] && exit 1\n}',
+        "x1 x2",
+    ),
+    # near misses: a return, a loop over other words (a name written out is the loop's own),
+    # a flag tested for another value, a list emptied after the loop, a `continue` or a
+    # `break`, a `shift`, only a warning, a return before the check, a test of an empty list
+    ('need() { for v in "$@"; do [ -z "${!v}" ] && return 1; done; }', ""),
+    ('need() { for v in x1; do [ -z "${!v}" ] && exit 1; done; }', "x1"),
+    ('need() { for v in "$*"; do [ -z "${!v}" ] && exit 1; done; }', ""),
+    (
+        'need() {\n bad=0\n for v; do [ -z "${!v}" ] && bad=1; done\n [ "$bad" = 2 ] && exit 1\n}',
+        "",
+    ),
+    (
+        'need() {\n m=()\n for v in "$@"; do [ -z "${!v}" ] && m+=("$v"); done\n m=()\n'
+        " (( ${#m[@]} )) && exit 1\n}",
+        "",
+    ),
+    (
+        'need() { for v in "$@"; do [[ $v == x1 ]] && continue; [ -z "${!v}" ] && exit 1; done; }',
+        "",
+    ),
+    ('need() { for v in "$@"; do [ -z "${!v}" ] && exit 1; break; done; }', ""),
+    ('need() { shift; for v in "$@"; do [ -z "${!v}" ] && exit 1; done; }', ""),
+    ('need() { for v in "$@"; do [ -z "${!v}" ] && echo "$v unset" >&2; done; }', ""),
+    (
+        "need() {\n [[ -n $LAX ]] && return 0\n"
+        ' for v in "$@"; do [ -z "${!v}" ] && exit 1; done\n}',
+        "",
+    ),
+    (
+        'need() {\n m=()\n for v in "$@"; do [ -z "${!v}" ] && m+=("$v"); done\n'
+        " (( ${#m[@]} == 0 )) && exit 1\n}",
+        "",
+    ),
+]
+
+
+@needs_bash
+@pytest.mark.parametrize(("definition", "names"), _ARGUMENT_VALIDATORS)
+def test_a_function_that_checks_the_variables_its_arguments_name(
+    definition: str, names: str, tmp_path: Path
+) -> None:
+    text = f"{definition}\nneed x1 x2\n"
+    validated = _state_at_end(tmp_path, text).validated
+    assert validated == set(names.split())
+    for name, other in (("x1", "x2"), ("x2", "x1")):
+        ran = subprocess.run(
+            [BASH or "bash", "-c", f"{text}echo survived"],
+            capture_output=True,
+            text=True,
+            env={"PATH": os.environ.get("PATH", ""), name: "", other: "a", "LAX": "1"},
+        )
+        if name in validated:
+            assert not ran.stdout.endswith("survived\n"), (name, ran)
