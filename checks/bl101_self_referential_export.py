@@ -53,6 +53,13 @@ line in another branch of the same `if` or `case` never runs before the export (
 them runs both), so neither its assignments nor its `source` or `eval` count: a multi-node
 branch that sources a file benchlint cannot find leaves the single-node branch's
 `export PORT="$PORT"` reported.
+
+Where every script that may read the exported empty value gives the variable a default before
+it reads it (this script after the line, and the scripts it runs or sources, a job it submits:
+`X=${X:-0}` first, or only `${X:-0}`), and no Python file of the repository reads it from the
+environment (`os.environ["X"]`), the line changes nothing those scripts do: the finding is a
+note, which names those defaults, and what a file run or sourced by a path benchlint cannot tell
+does with it (not read). A program that reads the environment itself still gets the empty value.
 """
 
 from __future__ import annotations
@@ -62,9 +69,9 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.environment import ScriptState, is_builtin
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.registry import script_rule
-from benchlint.shell.model import Assignment, Script
+from benchlint.shell.model import Assignment, Script, Syn
 
 # `=$NAME`, `="${NAME`...: where a text can assign a variable its own value (found by the `=`,
 # which the regex engine scans for quickly; the name before it is compared after)
@@ -242,18 +249,195 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         shown = ", ".join(names[:3])
         more = f" and {len(names) - 3} more" if len(names) > 3 else ""
         text = _shown(script, assignment)
+        related = tuple(
+            dict.fromkeys(
+                Location(r.location.path, r.location.span, f"started from {r.name}")
+                for r in unset_on
+                if r.location is not None
+            )
+        )[:5]
+        defaulted, unknown = _defaulted_by_every_reader(ctx, script, assignment)
+        if defaulted:
+            places = ", ".join(f"{p.path}:{p.span.line}" for p in defaulted[:3])
+            places += f" and {len(defaulted) - 3} more" if len(defaulted) > 3 else ""
+            if unknown:
+                shown_unknown = ", ".join(f"{u.path}:{u.span.line}" for u in unknown[:2])
+                more_unknown = f" and {len(unknown) - 2} more" if len(unknown) > 2 else ""
+                unread = (
+                    f" (not read: what a file run or sourced by a path benchlint cannot tell "
+                    f"does with it, {shown_unknown}{more_unknown})"
+                )
+            else:
+                unread = ""
+            said = (
+                f"; every script benchlint sees read {name} after it gives it a default "
+                f"first ({places}): only a program that reads the environment gets the empty "
+                f"value where it would have found {name} unset{unread}"
+            )
+            severity: Severity | None = Severity.NOTE
+            related = (*related, *defaulted[:3])
+        else:
+            said, severity = "", None
         yield Finding(
             "BL101",
             f"`{text}` exports {name} as an empty string: nothing sets {name} before this "
-            f"line when the script is started from {shown}{more}" + (_IDLE if idle else ""),
+            f"line when the script is started from {shown}{more}" + (_IDLE if idle else "") + said,
             Location(script.path, assignment.span),
             help=f'give it a default (`"${{{name}:-...}}"`) or fail early (`: "${{{name}:?}}"`)',
-            related=tuple(
-                dict.fromkeys(
-                    Location(r.location.path, r.location.span, f"started from {r.name}")
-                    for r in unset_on
-                    if r.location is not None
-                )
-            )[:5],
+            related=related,
             subject=name,
+            severity=severity,
         )
+
+
+# the operators with which an expansion takes an empty value as it takes an unset one
+_EMPTY_AS_UNSET = frozenset({":-", ":=", ":?", ":+"})
+_READERS = 40  # scripts followed from the exporting one, at most
+
+
+def _defaulted_by_every_reader(
+    ctx: Context, script: Script, assignment: Assignment
+) -> tuple[list[Location], list[Location]]:
+    """Where the scripts that may read the exported empty value give the variable a default
+    first, when every one does (h32, h37: `export DECODE_MTP_SIZE=${DECODE_MTP_SIZE}`, read
+    only as `DECODE_MTP_SIZE=${DECODE_MTP_SIZE:-0}` by the job it submits), and the calls of
+    a script whose path benchlint cannot tell (not read: said); else nothing. The scripts
+    that may read it: this one after the line, and those it runs or sources after it, and
+    theirs (at most _READERS). Each mention of the name there (a comment's aside) must be an
+    expansion that takes an empty value as unset (`${X:-0}`, `${X:?}`), or come after a line
+    of the script's top level that surely gives it a value that is not empty (`X=${X:-0}`,
+    `: "${X:=0}"`, `X=0`). Not where a Python file of the repository names the variable in a
+    string of its own (`os.environ["X"]`). A file outside the repository a script sources by
+    its path (`source /opt/conda/etc/profile.d/conda.sh`) is the system's or a tool's: it
+    does not read this repository's names."""
+    name = assignment.name
+    word = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])".encode())
+    quoted = re.compile(rf"""['"]{re.escape(name)}['"]""".encode())  # `os.environ["X"]`
+    for path in ctx.ws.python_paths:
+        source = ctx.ws.source(path)
+        if source is not None and quoted.search(source.data):
+            return [], []
+    calls = ctx.environment.calls
+    after = assignment.command.node.end_byte
+    readers: list[tuple[Script, int]] = [(script, after)]
+    unknown: list[Location] = []
+    seen = {script.path}
+    index = 0
+    while index < len(readers):
+        reader, start = readers[index]
+        index += 1
+        default = _first_default(reader, name, start)
+        for call in calls.calls_in(reader):
+            at, outside = call.command.node.start_byte, call.command.function is None
+            if at < start and outside:
+                continue
+            if not call.targets:
+                # (after the script's own default, it reads the default: `X=${X:-0}; source
+                # "$tmp"`)
+                later = default is not None and outside and at >= default[0]
+                if not later and not (call.word.static and call.word.value.startswith("/")):
+                    unknown.append(Location(reader.path, call.command.first_line_span))
+                continue
+            for target in call.targets:
+                callee = ctx.ws.shell(target) if target not in seen else None
+                seen.add(target)
+                if callee is not None:
+                    readers.append((callee, 0))
+            if len(readers) > _READERS:
+                return [], []  # (too many to tell)
+    places: list[Location] = []
+    for reader, start in readers:
+        found = _defaulted_in(reader, name, word, start)
+        if found is None:
+            return [], []
+        places += found
+    return places, unknown
+
+
+def _defaulted_in(
+    script: Script, name: str, word: re.Pattern[bytes], start: int
+) -> list[Location] | None:
+    """Where the script gives the name a default before every mention of it from `start` on
+    (the defaults, where it mentions it; None where a mention may read the empty value)."""
+    data = script.file.data
+    mentions = [m.start() for m in word.finditer(data, start) if not _on_comment_line(data, m)]
+    if not mentions:
+        return []
+    safe = [
+        (e.node.start_byte, e.node.end_byte)
+        for e in script.expansions
+        if e.name == name and e.operator in _EMPTY_AS_UNSET
+    ]
+    default = _first_default(script, name, start)
+    places = []
+    for at in mentions:
+        if default is not None and at >= default[0]:
+            continue
+        if not any(a <= at < b for a, b in safe):
+            return None
+    if default is not None:
+        places.append(Location(script.path, default[1], "gives it a default first"))
+    else:
+        places += [
+            Location(script.path, e.script.span(e.node), "gives it a default first")
+            for e in script.expansions
+            if e.name == name and e.operator in _EMPTY_AS_UNSET and e.node.start_byte >= start
+        ][:1]
+    return places
+
+
+def _on_comment_line(data: bytes, match: re.Match[bytes]) -> bool:
+    line_start = data.rfind(b"\n", 0, match.start()) + 1
+    return data[line_start : match.start()].lstrip().startswith(b"#")
+
+
+def _first_default(script: Script, name: str, start: int) -> tuple[int, Span] | None:
+    """The first line from `start` on, at the script's top level and under no condition, that
+    surely gives the name a value that is not empty (`X=${X:-0}`, `: "${X:=0}"`, `X=0`): the
+    offset where it starts (its own mentions of the name are the default's), and its span."""
+    best: tuple[int, Span] | None = None
+    for command in script.commands:
+        at = command.node.start_byte
+        if (
+            at < start
+            or command.function is not None
+            or command.guards
+            or command.loops
+            or command.apart_from_script
+            or (best is not None and at >= best[0])
+        ):
+            continue
+        for made in command.assignments:
+            value = made.value
+            if made.name != name or value is None or made.kind not in ("assign", "export"):
+                continue
+            if (value.static and value.value) or _defaults_itself(script, name, made.node):
+                best = (at, script.span(made.node))
+        if command.base == ":" and any(
+            e.name == name
+            and e.operator == ":="
+            and at <= e.node.start_byte < command.node.end_byte
+            and _has_default(script, e.node)
+            for e in script.expansions
+        ):
+            best = (at, command.span)
+    return best
+
+
+def _defaults_itself(script: Script, name: str, node: Syn) -> bool:
+    """`X=${X:-0}`, `X="${X:=8000}"`: the value is the name's own, with a default that is not
+    empty, and nothing else."""
+    return any(
+        e.name == name
+        and e.operator in (":-", ":=")
+        and node.start_byte <= e.node.start_byte < node.end_byte
+        and _has_default(script, e.node)
+        for e in script.expansions
+    ) and script.text_of(node).split("=", 1)[1].strip("\"'").startswith("${")
+
+
+def _has_default(script: Script, node: Syn) -> bool:
+    text = script.text_of(node)
+    operator = text.find(":-") if ":-" in text else text.find(":=")
+    default = text[operator + 2 : -1] if operator >= 0 and text.endswith("}") else ""
+    return bool(default.strip("\"'"))
