@@ -655,6 +655,20 @@ def _hands_off(resource: Resource, path: ExitPath) -> bool:
     )
 
 
+def _called_release(script: Script, line: int, released: Released) -> str:
+    """Where the function called on the release's line releases the resource, said after the
+    line (`run_benchmark` on line 251, whose `pkill -f vllm` on line 120 does: h38 W3)."""
+    for command in script.commands:
+        name = command.base
+        if command.span.line != line or name is None or name not in script.functions:
+            continue
+        inner = next((c for c in script.body(name) if released(c)), None)
+        if inner is not None:
+            text = clip(first_line(script.text_of(inner.node)), 40)
+            return f" (`{name}`, whose `{text}` on line {inner.span.line} releases it)"
+    return ""
+
+
 def _release_after(
     script: Script, releases: list[Command], released: Released, leak: Command
 ) -> int | None:
@@ -2637,11 +2651,24 @@ def _check_flow(
         if uncovered and not (trap_index is not None and leaks):
             path, effective, cover = uncovered[0]
             done = "removes" if not effective.parts else "replaces"
+            # (the handler in place at the end does not release it, nor does any line after
+            # the acquisition: it leaks at the script's normal end too, h37 W2)
+            last = traps[-1][1] if traps else None
+            always = (
+                last is not None
+                and not any(t is last for _, t in covering)
+                and not any(released(s) for s in flow.statements[start + 1 :])
+            )
+            ends = (
+                f"leaks whenever the script ends, at its normal end as at "
+                f"{_described(path, resource)}"
+                if always
+                else f"leaks if the script ends at {_described(path, resource)}"
+            )
             yield (
                 Finding(
                     "BL103",
-                    f"the {resource.what} acquired by {name} leaks if the script ends at "
-                    f"{_described(path, resource)}: the `trap` on line "
+                    f"the {resource.what} acquired by {name} {ends}: the `trap` on line "
                     f"{effective.command.span.line} {done} the handler on line "
                     f"{cover.command.span.line} that releases it",
                     location,
@@ -2717,7 +2744,11 @@ def _check_flow(
             line = _release_line(script, release, released) if release is not None else None
             if leaks and release is not None:  # (the release the early end skips, if one)
                 line = _release_after(script, releases, released, leaks[0].command) or line
-            where = f"only at line {line}, with {no_trap}" if line is not None else "nowhere"
+            where = (
+                f"only at line {line}{_called_release(script, line, released)}, with {no_trap}"
+                if line is not None
+                else "nowhere"
+            )
             exit_note = f"; {_described(leaks[0], resource)} ends the script first" if leaks else ""
             related = (
                 (Location(script.path, leaks[0].command.first_line_span, "exit path"),)

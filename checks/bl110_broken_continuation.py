@@ -387,6 +387,17 @@ def _flag_word(command: Command) -> str | None:
     return first.text if values and len(arrays) == len(values) and flags else None
 
 
+def _held_flag(command: Command) -> str | None:
+    """The first flag of the first value that is not empty of the unquoted variable a
+    command's name is (`_flag_word`: `DIST_FLAG="--dist-url $ADDR"` gives `--dist-url`)."""
+    variable = command.words[0].unquoted_variable() if command.words else None
+    if variable is None:
+        return None
+    given = (a.value for a in assignments_of(command.script, variable))
+    texts = [v.value.split() for v in given if v is not None and v.items is None]
+    return next((t[0] for t in texts if t), None)
+
+
 def _set_otherwise(script: Script, name: str) -> bool:
     """Whether the variable may get a value no assignment of the script shows: `read NAME`,
     `printf -v NAME`, `mapfile`, `getopts`, `eval "NAME=..."`, a `for` loop over words, or a
@@ -584,11 +595,16 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
             why = f"line {first - 1} ends the command (it does not end in `\\`)"
     else:
         why, fix = _cut(source.path, line - 1, before)
-    missing = (
-        "its first flag, or the word after it, is no command"
-        if name.lstrip('"').startswith("${")  # (an array's elements)
-        else f"{clip(name, 40)}: command not found"
-    )
+    held = _held_flag(command) if name.startswith("$") else None
+    if held is not None:  # (`$DIST_FLAG`, its values a flag string or empty: h38 W1)
+        missing = (
+            f"{clip(held, 40)}: command not found, where `{clip(name, 40)}` holds a flag; "
+            "where it is empty, the word after it is run instead"
+        )
+    elif name.lstrip('"').startswith("${"):  # (an array's elements)
+        missing = "its first flag, or the word after it, is no command"
+    else:
+        missing = f"{clip(name, 40)}: command not found"
     above = (
         f"`{validator}` never checks the names on this line and those after it"
         if validator is not None

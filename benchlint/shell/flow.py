@@ -360,7 +360,7 @@ class ExitPath:
                     f"`{text}` (line {command.span.line}: its body can `exit`, on {where}, or "
                     "fail under `set -e`)"
                 )
-            return f"`{text}` failing under `set -e` (line {command.span.line})"
+            return f"`{text}` (line {command.span.line}) failing under `set -e`"
         return f"`{text}` (line {command.span.line})"
 
 
