@@ -55,6 +55,8 @@ from benchlint.yamlpatch import Patch, patched
 
 # the folders of an srt-slurm checkout a recipe path names (`recipies/` before its rename)
 SRT_RECIPES = tuple(f"{folder}/" for folder in profile.SRT_SLURM_RECIPE_FOLDERS)
+# a variable an expansion names (`$X`, `${X%%_*}`, `${#X}`, `${!X}`, the `$Y` of `${X:-$Y}`)
+_NAMED = re.compile(r"\$\{?[#!]?([A-Za-z_][A-Za-z0-9_]*)")
 # a runner label that can start a runner's name (`h200`, `mi355x`)
 _LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9.]*")
 _SELECTOR = re.compile(
@@ -542,10 +544,19 @@ class Wiring:
         values a workflow call's step gives the path's other variables (`${FRAMEWORK}`); the
         first template whose launcher exists, as a step's `if [ -f ... ]; then ... else` runs
         it."""
+        # (only the values the templates read: entries share runners, and most of a step's
+        # values, found once for each)
+        names = self._template_names
+        known = tuple(pair for pair in known if pair[0] in names)
         key = (runner_name, known)
-        if key not in self._launcher_paths:  # (entries share runners: found once for each)
+        if key not in self._launcher_paths:
             self._launcher_paths[key] = self._launcher_path(runner_name, known)
         return self._launcher_paths[key]
+
+    @cached_property
+    def _template_names(self) -> frozenset[str]:
+        """The variables the launch templates name (`launch_${RUNNER_NAME%%_*}.sh`)."""
+        return frozenset(name for t in self.layout.launcher_templates for name in _NAMED.findall(t))
 
     def _launcher_path(self, runner_name: str, known: tuple[tuple[str, str], ...]) -> str | None:
         if "launchers" in self.ws.config.layout_keys:  # patterns given: `*` is the prefix
