@@ -760,6 +760,9 @@ class Environment:
         assigned: dict[str, Provenance | Assignment] = {}
         exported: dict[str, Provenance | Assignment] = {}
         validated: set[str] = set()
+        # a name given a new value, not from itself, after a `${X:?}` before it: where (the
+        # check was of the old value; those before the offset no longer count)
+        stale: dict[str, int] = {}
         unknown: str | None = None
         unset: dict[str, Command] = {}
         functions: dict[str, Script] = dict.fromkeys(script.functions, script)
@@ -813,6 +816,10 @@ class Environment:
                     assigned[name] = _both_branches(assigned.get(name), assignment) or assignment
                     if unset:
                         unset.pop(name, None)
+                    if value is None or all(r.name != name for r in value.reads()):
+                        # (`: "${PORT:?}"` then `PORT="$OTHER"`: the check was of the old value)
+                        validated.discard(name)
+                        stale[name] = command.node.start_byte
                 if assignment.exported or (options["allexport"] and kind not in _NOT_GLOBAL):
                     exported[name] = assigned.get(name, assignment)
             base = command.base
@@ -994,7 +1001,14 @@ class Environment:
             # in a shell of its own (`( export X=1; use "$X" )`), what that shell did before
             inside = [(c, call) for c, call in apart if c.in_its_shell(before)]
             if body or inside:
-                saved = (dict(assigned), dict(exported), set(validated), unknown, dict(unset))
+                saved = (
+                    dict(assigned),
+                    dict(exported),
+                    set(validated),
+                    unknown,
+                    dict(unset),
+                    dict(stale),
+                )
                 for command, call in inside:
                     apply(command)
                     if call is not None:
@@ -1017,14 +1031,15 @@ class Environment:
                     for name, at in assigned.items()
                 },
                 {name: _provenance(at, made) for name, at in exported.items()},
-                validated | {name for start, name in validations if start < before},
+                validated
+                | {name for start, name in validations if stale.get(name, -1) < start < before},
                 unknown,
                 dict(functions),
                 dict(unset) if unset else {},
                 options["allexport"],
             )
             if body or inside:
-                assigned, exported, validated, unknown, unset = saved
+                assigned, exported, validated, unknown, unset, stale = saved
         return [state for state in states if state is not None]
 
     def functions_before(self, script: Script, offsets: Sequence[int]) -> list[dict[str, Script]]:

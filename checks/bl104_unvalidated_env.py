@@ -48,6 +48,12 @@ or tested). In a launcher, whose variables come from the workflow, only such a n
 where the launcher or its workflow sets `PORT` and nothing sets `port` (a client given
 `http://$server_name:$port`).
 
+A variable the script sets to a caller's variable as it is, under no condition, at its top level
+(`export MODEL_PATH="$MODEL"`, or `SERVED=$MODEL` then `MODEL_PATH=$SERVED`), holds the caller's
+value: an engine line that reads it reads the caller's variable, reported as `$MODEL (held in
+$MODEL_PATH)` unless one of them is checked before the launch. A check is of the value the
+variable has then: `: "${PORT:?}"` followed by `PORT="$OTHER_PORT"` checks nothing the engine gets.
+
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
 (`export PORT="$PORT"`). The engine then gets `--port ""` or a model path of `""`, and the failure
@@ -116,6 +122,7 @@ from benchlint.environment import (
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import script_rule
 from benchlint.shell.model import (
+    Assignment,
     Command,
     Read,
     Script,
@@ -243,14 +250,49 @@ def _unvalidated(
     found: dict[str, tuple[Read, str]] = {}
     for read, gone in _consumed(launch):
         name = read.name
-        if (
-            name in provided.assigned
-            or name in before.validated
-            or is_builtin(name, ctx.config.known_env)
-        ):
+        if name in before.validated or is_builtin(name, ctx.config.known_env):
             continue
+        if name in provided.assigned:
+            # (`MODEL_PATH="$MODEL"` then `vllm serve "$MODEL_PATH"`: the caller's MODEL)
+            name = _caller_alias(ctx, name, provided, before) or ""
+            if not name:
+                continue
         found.setdefault(name, (read, gone))
     return found
+
+
+def _caller_alias(
+    ctx: Context, name: str, provided: ScriptState, before: ScriptState, depth: int = 0
+) -> str | None:
+    """The caller's variable a variable of the script holds as it is, where nothing checked
+    either before the launch: `MODEL_PATH="$MODEL"` (or `export MODEL_PATH=$MODEL`), under no
+    condition, in no loop, at the top level, where the script had not set MODEL (a chain of
+    three at most: `A=$B`, `B=$C`)."""
+    made = provided.assigned.get(name)
+    at = made.at if made is not None else None
+    if not isinstance(at, Assignment) or at.value is None or depth > 2:
+        return None
+    command = at.command
+    origin = at.value.variable()
+    if (
+        origin is None
+        or origin == name
+        or at.kind not in ("assign", "export")
+        or command.guards
+        or command.loops
+        or command.function is not None
+        or command.apart_from_script
+        or command.script is not command.script.top
+        or origin in before.validated
+        or is_builtin(origin, ctx.config.known_env)
+    ):
+        return None
+    then = ctx.environment.state_before(command.script, command.node.start_byte, command)
+    if then.unknown:
+        return None
+    if origin in then.assigned:
+        return _caller_alias(ctx, origin, then, before, depth + 1)
+    return origin
 
 
 def _sourced_names(ctx: Context, script: Script, depth: int = 0) -> set[str]:
@@ -643,7 +685,10 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         if not unvalidated or reported:
             continue
         reported = True
-        names = ", ".join(f"${n}" for n in unvalidated)
+        names = ", ".join(
+            f"${n}" + (f" (held in ${r.name})" if r.name != n else "")
+            for n, r in unvalidated.items()
+        )
         first = next(iter(unvalidated.values()))
         shown = " ".join(n for n in unvalidated)
         stranded = _stranded(script, unvalidated)
