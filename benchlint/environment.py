@@ -398,8 +398,9 @@ _EMPTY_SHAPED = re.compile(
 )
 _NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 # `[ -z "${!v}" ]`, `[[ -n ${!v:-} ]]`: the variable a loop variable names, tested for empty
+# (not with a default that is not empty, `${!v:-x}`, which never is: h39 F1)
 _INDIRECT_TEST = re.compile(
-    r"^\s*\[\[?\s+-([zn])\s+\"?\$\{!([A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}\"?\s*\]\]?\s*$"
+    r"^\s*\[\[?\s+-([zn])\s+\"?\$\{!([A-Za-z_][A-Za-z0-9_]*)(?::?-)?\}\"?\s*\]\]?\s*$"
 )
 
 
@@ -454,11 +455,23 @@ def _when_named_empty(command: Command, variable: str) -> bool:
     if not command.guards:
         return False
     script = command.script
+    tested = False
     for guard in command.guards:
-        match = _INDIRECT_TEST.match(script.text_of(guard.node))
+        text = script.text_of(guard.node)
+        if guard.expect and _MESSAGE.match(text):
+            continue  # (`if ...; then echo "$v unset"; ... exit 1`)
+        if guard.expect:  # (`[[ -z ${!v} ]] && echo "$v unset" >&2 && exit 1`: h39 N1)
+            text = _AND_MESSAGE.sub("", text)
+        match = _INDIRECT_TEST.match(text)
         if match is None or match.group(2) != variable or (match.group(1) == "z") != guard.expect:
             return False
-    return True
+        tested = True
+    return tested
+
+
+# a message a condition runs before the exit (`... && echo "missing" >&2 && exit 1`)
+_MESSAGE = re.compile(r"\s*(?:echo|printf)\s")
+_AND_MESSAGE = re.compile(r"(?:\s*&&\s*(?:echo|printf)\s(?:[^&|;`()]|\d?>&\d)*)+$")
 
 
 # `${#A[@]} -gt 0`, `"${#A[*]}" -ne 0`, `(( ${#A[@]} ))`: the array has an element (and its
@@ -487,24 +500,27 @@ def _array_has_element(guard: Guard, name: str) -> bool | None:
     return holds == guard.expect
 
 
-def validates_arguments(script: Script, function: str) -> bool:
+def validates_arguments(script: Script, function: str) -> frozenset[str] | None:
     """Whether a function the script defines once ends the script when a variable one of its
     arguments names is empty, whatever else holds: a check of each name, `for v in "$@"; do [
     -z "${!v}" ] && exit 1; done`, or of each name into a list, then an exit when the list
     is not empty (`[ -n "${!v}" ] || missing+=("$v")`, then `[[ ${#missing[@]} -gt 0 ]] &&
     exit 1`, or a flag `missing=1` then `[ "$missing" = 1 ] && exit 1`). Its exit is an `exit`
     or a call of a function of the script that always exits, in the function's own shell; no
-    `return` before it, no `shift` in the body, and the list changed nowhere else after the
-    loop starts. (A name checked so is a validator's argument, as `check_env_vars X` is;
-    differential tests hold it to bash.)"""
+    `return` before it, no `shift`, `set`, `continue` or `break` in the body, nothing after
+    the loop starts that changes the list or may (`unset`, `eval`, a call of another function),
+    and the loop variable set nowhere else. The names it cannot check (its own: the loop
+    variable, the list, a `local` of its body, `need name` checks its own `name`); None where
+    it is no such function. (A name checked so is a validator's argument, as `check_env_vars X`
+    is; differential tests hold it to bash.)"""
     where = script.functions.get(function)
     body = sorted(script.body(function), key=lambda c: c.node.start_byte)
     if where is None or any(
         not where.start_byte <= c.node.start_byte < where.end_byte
-        or c.base in ("shift", "continue", "break")
+        or c.base in ("shift", "set", "continue", "break")
         for c in body
     ):
-        return False
+        return None
 
     def ends(command: Command) -> bool:
         return not command.apart_from_script and (
@@ -523,53 +539,67 @@ def validates_arguments(script: Script, function: str) -> bool:
         and (variable := _argument_loop(c)) is not None
         and _when_named_empty(c, variable)
     ]
-    if not checks:
-        return False
+    if not checks or any(c.loops[0] != checks[0].loops[0] for c in checks):
+        return None  # (none, or two loops: not followed)
     loop = script.syntax(checks[0].loops[0])
-    if any(c.loops[0] != checks[0].loops[0] for c in checks):
-        return False  # (two loops: not followed)
+    variable = _argument_loop(checks[0]) or ""
     collected = {  # a name the loop puts a checked name in: an array?
         a.name: a.value is not None and a.value.text.startswith("(")
         for c in checks
         for a in c.assignments
     }
+    own = {variable, *collected} | {
+        a.name for c in body for a in c.assignments if a.kind in ("local", "declare", "typeset")
+    }
     for command in body:
         if command.base == "return":
-            return False  # (`[[ -n $SKIP ]] && return`: the check may not run)
+            return None  # (`[[ -n $SKIP ]] && return`: the check may not run)
+        if any(a.name == variable and a.kind != "for" for a in command.assignments):
+            return None  # (`v="SGL_$v"`: the loop variable names another)
         if command in checks:
             if ends(command):
-                return True
+                return frozenset(own)
             continue
-        if command.node.start_byte >= loop.start_byte and any(
-            a.name in collected for a in command.assignments
+        after = command.node.start_byte >= loop.start_byte
+        if after and (
+            any(a.name in collected for a in command.assignments)
+            or command.base in ("unset", "eval")
+            or (command.base in script.functions and not ends(command))
         ):
-            return False  # (the list changed otherwise: `missing=()` after the loop)
+            return None  # (the list changed otherwise, or may be: `unset missing`, `reset`)
         if (
             command.node.start_byte >= loop.end_byte
             and collected
             and not command.loops
             and command.guards
             and ends(command)
-            and _holds_once_collected(command, collected)
+            and _holds_once_collected(command, collected, variable)
         ):
-            return True
-    return False
+            return frozenset(own)
+    return None
 
 
-def _holds_once_collected(command: Command, collected: dict[str, bool]) -> bool:
+def _holds_once_collected(command: Command, collected: dict[str, bool], variable: str) -> bool:
     """Whether each condition an exit runs under holds once a loop has put a name in one of
-    the lists (or set the flag) it collects in."""
+    the lists (or set the flag) it collects in: an array given the loop variable's own value
+    (`missing+=("$v")`, a name, never empty), then tested for an element; a flag given a
+    fixed value (`bad=1`), then tested as the condition evaluator decides; a string given the
+    name (`bad="$bad $v"`), then tested only for being empty (`-n "$bad"`)."""
     for guard in command.guards:
         holds = False
         for name, array in collected.items():
+            values = _collected_values(command, name, variable)
+            if values is None:
+                continue
             if array:
                 holds = _array_has_element(guard, name) is True
-            else:
-                values = _collected_values(command, name)
-                holds = bool(values) and all(
+            elif values:
+                holds = all(
                     guards_hold(command.script, (guard,), _OneValue(name, value)) is True
                     for value in values
                 )
+            else:
+                holds = _tests_not_empty(guard, name)
             if holds:
                 break
         if not holds:
@@ -577,18 +607,36 @@ def _holds_once_collected(command: Command, collected: dict[str, bool]) -> bool:
     return True
 
 
-def _collected_values(command: Command, name: str) -> list[str]:
-    """The values the loop of the function the command is in gives a flag: each static one
-    (`missing=1`); for one built from the names (`missing="$missing $v"`), two values that
-    are not empty, as a test that only asks whether it is (`-n`) holds for both."""
+def _collected_values(command: Command, name: str, variable: str) -> list[str] | None:
+    """The fixed values the loop of the command's function gives a flag (`bad=1`); none where
+    every value holds the loop variable's (a name: `missing+=("$v")`, `bad="$bad $v"`); None
+    where one may be empty (`bad="${!v}"`, `bad="$bad"`)."""
     values: list[str] = []
+    named = 0
     for other in command.script.body(command.function or ""):
         for assignment in other.assignments:
             if assignment.name != name or not other.loops or assignment.value is None:
                 continue
             word = assignment.value
-            values += [word.value] if word.static else ["x", "1 2"]
+            if word.static and word.value:
+                values.append(word.value)
+            elif any(r.name == variable and r.plain for r in word.reads()):
+                named += 1
+            else:
+                return None
+    if values and named:
+        return None
     return values
+
+
+# `-n "$bad"` (holds when not empty), `-z "$bad"` (when empty)
+_EMPTINESS = re.compile(r"^\s*\[\[?\s+-([nz])\s+\"?\$\{?(\w+)\}?\"?\s*\]\]?\s*$")
+
+
+def _tests_not_empty(guard: Guard, name: str) -> bool:
+    """Whether the guard holds exactly when the variable is not empty."""
+    match = _EMPTINESS.match(guard.script.text_of(guard.node))
+    return match is not None and match.group(2) == name and (match.group(1) == "n") == guard.expect
 
 
 class _OneValue:
@@ -850,12 +898,8 @@ class Environment:
             elif not shell:
                 if base in functions and depth < 3 and self._always_exits(functions[base], base):
                     validated.update(self._empty_exit(command))
-                elif (
-                    base in functions
-                    and self._validates_arguments(functions[base], base)
-                    and _ends_script(command)  # (`( need MODEL ) || exit`)
-                ):
-                    validated.update(w.value for w in command.args if w.static)
+                elif base in functions and _ends_script(command):  # (`( need MODEL ) || exit`)
+                    validated.update(self._validated_arguments(command, functions[base]))
             elif base == "eval" or _behind_in_shell(command) == "eval":
                 unknown = unknown or "eval"  # (`command eval "$(cat port.env)"` too: h29 F3)
             elif base == "unset" or _behind_in_shell(command) == "unset":
@@ -883,10 +927,10 @@ class Environment:
                     and self._always_fails(owner, base)
                 ):
                     validated.update(self._empty_exit(command))
-                if self._validates_arguments(owner, base) and _ends_script(command):
+                if _ends_script(command):
                     # (`need MODEL PORT`, with `need() { for v in "$@"; do [ -z "${!v}" ] &&
                     # exit 1; done; }`: as `check_env_vars MODEL PORT`)
-                    validated.update(w.value for w in command.args if w.static)
+                    validated.update(self._validated_arguments(command, owner))
                 # (`PORT=8000 setport`: what the function assigns a prefix's variable is the
                 # call's, gone when it returns)
                 owner = functions[base]
@@ -1123,11 +1167,20 @@ class Environment:
             exiting[function] = _always_exits(script, function)
         return exiting[function]
 
-    def _validates_arguments(self, script: Script, function: str) -> bool:
-        checking: dict[str, bool] = script.derived("env-validating", self._token, dict)
-        if function not in checking:
-            checking[function] = validates_arguments(script, function)
-        return checking[function]
+    def _validated_arguments(self, command: Command, owner: Script) -> set[str]:
+        """The names a call of a function that checks the variables its arguments name
+        validates (`validates_arguments`): its arguments, less those the call's prefix gives
+        (`MODEL=x need MODEL`) and the function's own names."""
+        checking: dict[str, frozenset[str] | None]
+        checking = owner.derived("env-validating", self._token, dict)
+        name = command.base or ""
+        if name not in checking:
+            checking[name] = validates_arguments(owner, name)
+        own = checking[name]
+        if own is None:
+            return set()
+        skipped = own | _prefixed(command)
+        return {w.value for w in command.args if w.static and w.value not in skipped}
 
     def _always_fails(self, script: Script, function: str) -> bool:
         failing: dict[str, bool] = script.derived("env-failing", self._token, dict)

@@ -54,12 +54,14 @@ them runs both), so neither its assignments nor its `source` or `eval` count: a 
 branch that sources a file benchlint cannot find leaves the single-node branch's
 `export PORT="$PORT"` reported.
 
-Where every script that may read the exported empty value gives the variable a default before
-it reads it (this script after the line, and the scripts it runs or sources, a job it submits:
-`X=${X:-0}` first, or only `${X:-0}`), and no Python file of the repository reads it from the
-environment (`os.environ["X"]`), the line changes nothing those scripts do: the finding is a
-note, which names those defaults, and what a file run or sourced by a path benchlint cannot tell
-does with it (not read). A program that reads the environment itself still gets the empty value.
+Where every script that may read the exported empty value treats an empty value as unset before
+it reads it otherwise (this script, its functions and traps too, and the scripts it runs or
+sources, a job it submits: `X=${X:-0}` first, or only `${X:-0}`, `${X:?}`), no script sources
+this one, and no Python file or YAML configuration of the repository reads the name from the
+environment (`os.environ["X"]`, `${oc.env:X,0}`), the line changes nothing those scripts do: the
+finding is a note, which names those places, and what a file run or sourced by a path benchlint
+cannot tell does with it (not read). A program that reads the environment itself still gets the
+empty value.
 """
 
 from __future__ import annotations
@@ -270,9 +272,10 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             else:
                 unread = ""
             said = (
-                f"; every script benchlint sees read {name} after it gives it a default "
-                f"first ({places}): only a program that reads the environment gets the empty "
-                f"value where it would have found {name} unset{unread}"
+                f"; every script benchlint sees read {name} after it treats an empty value "
+                f"as unset ({places}: a default given first, or `${{{name}:-...}}`): only a "
+                f"program that reads the environment gets the empty value where it would have "
+                f"found {name} unset{unread}"
             )
             severity: Severity | None = Severity.NOTE
             related = (*related, *defaulted[:3])
@@ -311,15 +314,29 @@ def _defaulted_by_every_reader(
     its path (`source /opt/conda/etc/profile.d/conda.sh`) is the system's or a tool's: it
     does not read this repository's names."""
     name = assignment.name
+    calls = ctx.environment.calls
+    if calls.is_sourced(script.path):
+        return [], []  # (the scripts that source it read it after: not followed, h39 F9)
     word = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])".encode())
     quoted = re.compile(rf"""['"]{re.escape(name)}['"]""".encode())  # `os.environ["X"]`
     for path in ctx.ws.python_paths:
         source = ctx.ws.source(path)
         if source is not None and quoted.search(source.data):
             return [], []
-    calls = ctx.environment.calls
-    after = assignment.command.node.end_byte
-    readers: list[tuple[Script, int]] = [(script, after)]
+    # (a configuration a program resolves from the environment: `${oc.env:X,8000}`, `$X`)
+    expanded = re.compile(rf"(?:\$\{{?|env:){re.escape(name)}(?![\w])".encode())
+    for path in ctx.ws.yaml_paths:
+        source = ctx.ws.source(path)
+        if source is not None and name.encode() in source.data:
+            lines = (
+                line for line in source.data.splitlines() if not line.lstrip().startswith(b"#")
+            )
+            if any(expanded.search(line) for line in lines):
+                return [], []
+    command = assignment.command
+    # (its calls and mentions before the line too, where they may run after it: in a
+    # function, a trap, a loop around the line, h39 F8)
+    readers: list[tuple[Script, int]] = [(script, 0 if command.loops else command.node.end_byte)]
     unknown: list[Location] = []
     seen = {script.path}
     index = 0
@@ -346,8 +363,10 @@ def _defaulted_by_every_reader(
             if len(readers) > _READERS:
                 return [], []  # (too many to tell)
     places: list[Location] = []
+    own = (command.node.start_byte, command.node.end_byte)
     for reader, start in readers:
-        found = _defaulted_in(reader, name, word, start)
+        skip = own if reader is script else None
+        found = _defaulted_in(reader, name, word, start if reader is not script else 0, skip)
         if found is None:
             return [], []
         places += found
@@ -355,40 +374,65 @@ def _defaulted_by_every_reader(
 
 
 def _defaulted_in(
-    script: Script, name: str, word: re.Pattern[bytes], start: int
+    script: Script,
+    name: str,
+    word: re.Pattern[bytes],
+    start: int,
+    skip: tuple[int, int] | None = None,
 ) -> list[Location] | None:
-    """Where the script gives the name a default before every mention of it from `start` on
-    (the defaults, where it mentions it; None where a mention may read the empty value)."""
+    """Where the script treats an empty value of the name as unset before every mention of
+    it from `start` on (`skip`: the exporting line's own): a default it gives first, or else
+    the first of its reads that do (`${X:-0}`); nothing where it does not mention it; None
+    where a mention may read the empty value (a comment's too: one in a heredoc is text)."""
     data = script.file.data
-    mentions = [m.start() for m in word.finditer(data, start) if not _on_comment_line(data, m)]
+    mentions = [
+        m.start()
+        for m in word.finditer(data, start)
+        if skip is None or not skip[0] <= m.start() < skip[1]
+    ]
+    if any(_on_comment_line(data, at) for at in mentions):
+        texts = _text_ranges(script)  # (a heredoc's `#SBATCH ...${X-none}` is no comment)
+        mentions = [
+            at
+            for at in mentions
+            if not _on_comment_line(data, at) or any(a <= at < b for a, b in texts)
+        ]
     if not mentions:
         return []
-    safe = [
-        (e.node.start_byte, e.node.end_byte)
+    # (the name's own place in `${X:-0}`: not a mention in its default, `${X:-${X-u}}`)
+    safe = {
+        e.node.start_byte + 2: e
         for e in script.expansions
         if e.name == name and e.operator in _EMPTY_AS_UNSET
-    ]
-    default = _first_default(script, name, start)
-    places = []
+    }
+    default = _first_default(script, name, skip[1] if skip is not None else start)
     for at in mentions:
         if default is not None and at >= default[0]:
             continue
-        if not any(a <= at < b for a, b in safe):
+        if at not in safe:
             return None
     if default is not None:
-        places.append(Location(script.path, default[1], "gives it a default first"))
-    else:
-        places += [
-            Location(script.path, e.script.span(e.node), "gives it a default first")
-            for e in script.expansions
-            if e.name == name and e.operator in _EMPTY_AS_UNSET and e.node.start_byte >= start
-        ][:1]
-    return places
+        return [Location(script.path, default[1], "gives it a default first")]
+    first = min(safe.values(), key=lambda e: e.node.start_byte)
+    return [Location(script.path, first.script.span(first.node), "treats empty as unset")]
 
 
-def _on_comment_line(data: bytes, match: re.Match[bytes]) -> bool:
-    line_start = data.rfind(b"\n", 0, match.start()) + 1
-    return data[line_start : match.start()].lstrip().startswith(b"#")
+def _on_comment_line(data: bytes, at: int) -> bool:
+    line_start = data.rfind(b"\n", 0, at) + 1
+    return data[line_start:at].lstrip().startswith(b"#")
+
+
+def _text_ranges(script: Script) -> list[tuple[int, int]]:
+    """Where the script holds text a line of which may start with `#` and not be a comment:
+    heredoc bodies and words (quoted strings over several lines)."""
+    ranges: list[tuple[int, int]] = []
+    for command in script.all_commands():
+        if command.script is not script:
+            continue
+        ranges += [(h.body.start_byte, h.body.end_byte) for h in command.heredocs if h.body]
+        words = [*command.words, *(a.value for a in command.assignments if a.value)]
+        ranges += [(w.node.start_byte, w.node.end_byte) for w in words]
+    return ranges
 
 
 def _first_default(script: Script, name: str, start: int) -> tuple[int, Span] | None:

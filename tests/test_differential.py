@@ -2641,15 +2641,56 @@ _ARGUMENT_VALIDATORS = [
         " (( ${#m[@]} == 0 )) && exit 1\n}",
         "",
     ),
+    # h39: a message before the exit (taken); a default in the test (`${!v:-x}` is never
+    # empty), the list unset or reset by a function after the loop, a flag holding the value
+    # itself or a name tested for another, an array of values, the loop variable or the
+    # arguments changed, a `local` of a name passed, a prefix on the call (not taken)
+    (
+        'need() { for v in "$@"; do [[ -z "${!v}" ]] && echo "$v unset" >&2 && exit 1; done; }',
+        "x1 x2",
+    ),
+    ('need() { for v in "$@"; do [ -z "${!v:-x}" ] && exit 1; done; }', ""),
+    ('need() { for v in "$@"; do [[ -n ${!v:-x} ]] || exit 1; done; }', ""),
+    (
+        'need() {\n m=()\n for v in "$@"; do [ -n "${!v}" ] || m+=("$v"); done\n unset m\n'
+        " [[ ${#m[@]} -gt 0 ]] && exit 1\n}",
+        "",
+    ),
+    (
+        'reset() { m=(); }\nneed() {\n m=()\n for v in "$@"; do [ -n "${!v}" ] || m+=("$v"); done\n'
+        " reset\n [[ ${#m[@]} -gt 0 ]] && exit 1\n}",
+        "",
+    ),
+    (
+        'need() {\n bad=""\n for v; do [ -z "${!v}" ] && bad="${!v}"; done\n'
+        ' [ -n "$bad" ] && exit 1\n}',
+        "",
+    ),
+    (
+        'need() {\n bad=""\n for v; do [ -z "${!v}" ] && bad="$v"; done\n'
+        ' [ "$bad" != x1 ] && exit 1\n}',
+        "",
+    ),
+    (
+        'need() {\n m=()\n for v in "$@"; do [ -z "${!v}" ] && m+=("${!v}"); done\n'
+        ' [ -n "${m[*]}" ] && exit 1\n}',
+        "",
+    ),
+    ('need() { for v in "$@"; do v="Y_$v"; [ -z "${!v}" ] && exit 1; done; }', ""),
+    ('need() { set -- PATH; for v in "$@"; do [ -z "${!v}" ] && exit 1; done; }', ""),
+    ('need() { local x1=a; for v in "$@"; do [ -z "${!v}" ] && exit 1; done; }', "x2"),
+    ('need() { for v in "$@"; do [ -z "${!v}" ] && exit 1; done; }', "x2", "x1=a need x1 x2"),
+    ('need() { for x1 in "$@"; do [ -z "${!x1}" ] && exit 1; done; }', "x2"),
 ]
 
 
 @needs_bash
-@pytest.mark.parametrize(("definition", "names"), _ARGUMENT_VALIDATORS)
+@pytest.mark.parametrize("case", _ARGUMENT_VALIDATORS)
 def test_a_function_that_checks_the_variables_its_arguments_name(
-    definition: str, names: str, tmp_path: Path
+    case: tuple[str, ...], tmp_path: Path
 ) -> None:
-    text = f"{definition}\nneed x1 x2\n"
+    definition, names, call = (*case, "need x1 x2")[:3]
+    text = f"{definition}\n{call}\n"
     validated = _state_at_end(tmp_path, text).validated
     assert validated == set(names.split())
     for name, other in (("x1", "x2"), ("x2", "x1")):
