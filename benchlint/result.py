@@ -291,8 +291,9 @@ class Coverage:
             return None
         text = (
             f"{_count(len(self.loose_recipes), 'YAML file')} of srtctl's recipe shape "
-            "(`model:` with a `path`, `resources:`, a `backend:` with an engine's config) outside "
-            f"the recipe folders ({_folders(self.loose_recipes)}) not checked as recipes: their "
+            "(`model:` with a `path`, `resources:`, a `backend:` with an engine's config) in "
+            f"{_folders(self.loose_recipes, 'the repository root')}, outside the recipe folders, "
+            "not checked as recipes: their "
             "time budget (BL204) and routes (`benchlint explain`) were not checked, their engine "
             "flags were (list their folders in `recipe-roots` under the configuration's "
             "`[layout]` to check them as recipes)"
@@ -320,9 +321,10 @@ class Coverage:
 _RULE = re.compile(r"\((BL\d{3})\b")  # the rule an undecided count is from: "... (BL116)"
 
 
-def _folders(paths: tuple[str, ...]) -> str:
-    """The folders of these files, the first three and how many more."""
-    return _first(sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in paths}))
+def _folders(paths: tuple[str, ...], root: str = ".") -> str:
+    """The folders of these files, the first three and how many more (`root`: how the
+    repository's root is said)."""
+    return _first(sorted({p.rsplit("/", 1)[0] if "/" in p else root for p in paths}))
 
 
 def _first(names: list[str]) -> str:

@@ -186,7 +186,8 @@ def _time_limit_key(original: YamlDocument) -> YNode | None:
 
 UNDECIDED = (
     "recipes with no health_check not checked against their wall time (BL204: srtctl gives "
-    "them srtslurm.yaml's default_health_check, the site's, not known here)"
+    "them the site's default_health_check where srtslurm.yaml sets one, not known here, else "
+    "a window of its own)"
 )
 NO_HEALTH_CHECK = (
     "recipes not checked against their wall time: the srtctl of this tree has no health check "

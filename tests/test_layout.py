@@ -691,8 +691,8 @@ def test_files_of_a_recipes_shape_outside_the_recipe_folders_are_said(tmp_path: 
     _warns_alone(
         root,
         "1 YAML file of srtctl's recipe shape (`model:` with a `path`, `resources:`, a `backend:` "
-        "with an engine's config) outside the recipe folders (llm/qwen3/agg) not checked as "
-        "recipes: their time budget (BL204) and routes (`benchlint explain`) were not checked, "
+        "with an engine's config) in llm/qwen3/agg, outside the recipe folders, not checked "
+        "as recipes: their time budget (BL204) and routes (`benchlint explain`) were not checked, "
         "their engine flags were (list their folders in `recipe-roots` under the configuration's "
         "`[layout]` to check them as recipes)",
     )
