@@ -318,21 +318,6 @@ def _defaulted_by_every_reader(
     if calls.is_sourced(script.path):
         return [], []  # (the scripts that source it read it after: not followed, h39 F9)
     word = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])".encode())
-    quoted = re.compile(rf"""['"]{re.escape(name)}['"]""".encode())  # `os.environ["X"]`
-    for path in ctx.ws.python_paths:
-        source = ctx.ws.source(path)
-        if source is not None and quoted.search(source.data):
-            return [], []
-    # (a configuration a program resolves from the environment: `${oc.env:X,8000}`, `$X`)
-    expanded = re.compile(rf"(?:\$\{{?|env:){re.escape(name)}(?![\w])".encode())
-    for path in ctx.ws.yaml_paths:
-        source = ctx.ws.source(path)
-        if source is not None and name.encode() in source.data:
-            lines = (
-                line for line in source.data.splitlines() if not line.lstrip().startswith(b"#")
-            )
-            if any(expanded.search(line) for line in lines):
-                return [], []
     command = assignment.command
     # (its calls and mentions before the line too, where they may run after it: in a
     # function, a trap, a loop around the line, h39 F8)
@@ -370,7 +355,30 @@ def _defaulted_by_every_reader(
         if found is None:
             return [], []
         places += found
+    if places and _read_elsewhere(ctx, name):
+        return [], []
     return places, unknown
+
+
+def _read_elsewhere(ctx: Context, name: str) -> bool:
+    """Whether a Python file of the repository names the variable in a string of its own
+    (`os.environ["X"]`), or a YAML file resolves it from the environment (`${oc.env:X,0}`,
+    `$X`, not in a comment): a program may read the empty value. (Asked last: it reads every
+    such file, which a run that names files otherwise need not.)"""
+    quoted = re.compile(rf"""['"]{re.escape(name)}['"]""".encode())
+    for path in ctx.ws.python_paths:
+        source = ctx.ws.source(path)
+        if source is not None and quoted.search(source.data):
+            return True
+    expanded = re.compile(rf"(?:\$\{{?|env:){re.escape(name)}(?![\w])".encode())
+    for path in ctx.ws.yaml_paths:
+        source = ctx.ws.source(path)
+        if source is None or name.encode() not in source.data:
+            continue
+        lines = (line for line in source.data.splitlines() if not line.lstrip().startswith(b"#"))
+        if any(expanded.search(line) for line in lines):
+            return True
+    return False
 
 
 def _defaulted_in(
