@@ -354,9 +354,28 @@ def runs_when_empty(command: Command) -> dict[str, bool]:
     found: dict[str, bool] = {}
     script = command.script
     for guard in command.guards:
-        for match in _EMPTY_TEST.finditer(script.text_of(guard.node)):
-            found[match.group(2)] = (match.group(1) == "z") == guard.expect
+        text = script.text_of(guard.node)
+        matches = list(_EMPTY_TEST.finditer(text))
+        if not matches:
+            continue
+        if _DECIDED_AS_WRITTEN.match(text) and not _UNQUOTED_IN_TEST.search(text):
+            for match in matches:
+                found[match.group(2)] = (match.group(1) == "z") == guard.expect
+            continue
+        # (`[ -n "$A" ] || [ -n "$B" ]`, `-o`, `!`, `[ -n $A ]` unquoted, which bash reads as
+        # `[ -n ]` when A is empty, true: as the condition evaluator decides it, h41 F11)
+        for name in dict.fromkeys(m.group(2) for m in matches):
+            holds = guards_hold(script, (guard,), _EmptyOnly(name))
+            if holds is not None:
+                found[name] = holds
     return found
+
+
+# a guard whose emptiness tests the text decides: one test, or several joined by `&&`/`-a`
+# (no `||`, `-o`, `!`, `;`, substitution or pipe, where only the evaluator can tell)
+_DECIDED_AS_WRITTEN = re.compile(r"^(?:(?!\|\||\s-o\s|!|;|\$\(|`|\|).)*$", re.DOTALL)
+# `[ -n $X ]`, `test -z $X`: an unquoted operand in `[`/`test` (not `[[`)
+_UNQUOTED_IN_TEST = re.compile(r"(?:^|[;&|(]\s*)(?:\[|test)\s(?:(?!\]).)*-[zn]\s+\$", re.DOTALL)
 
 
 def _tested_for_empty(exit_command: Command) -> set[str]:
@@ -410,7 +429,7 @@ def _checked_by_name(exit_command: Command) -> set[str]:
     script = exit_command.script
     loops = set()
     for guard in exit_command.guards:
-        match = _INDIRECT_TEST.match(script.text_of(guard.node))
+        match = _indirect_test(script.text_of(guard.node))
         if match is not None and (match.group(1) == "z") == guard.expect:
             loops.add(match.group(2))
     if not loops or not exit_command.loops:
@@ -458,19 +477,29 @@ def _when_named_empty(command: Command, variable: str) -> bool:
     tested = False
     for guard in command.guards:
         text = script.text_of(guard.node)
-        if guard.expect and _MESSAGE.match(text):
+        if guard.expect and _MESSAGE.match(text) and not _PIPED.search(text):
             continue  # (`if ...; then echo "$v unset"; ... exit 1`)
         if guard.expect:  # (`[[ -z ${!v} ]] && echo "$v unset" >&2 && exit 1`: h39 N1)
             text = _AND_MESSAGE.sub("", text)
-        match = _INDIRECT_TEST.match(text)
+        match = _indirect_test(text)
         if match is None or match.group(2) != variable or (match.group(1) == "z") != guard.expect:
             return False
         tested = True
     return tested
 
 
+def _indirect_test(text: str) -> re.Match[str] | None:
+    """`[ -z "${!v}" ]`, `[[ -n ${!v} ]]`: in `[`, quoted only (`[ -n ${!v} ]` with an empty
+    value is `[ -n ]`, true: h41 F11)."""
+    match = _INDIRECT_TEST.match(text)
+    if match is None or text.lstrip().startswith("[[") or '"${!' in text:
+        return match
+    return None
+
+
 # a message a condition runs before the exit (`... && echo "missing" >&2 && exit 1`)
 _MESSAGE = re.compile(r"\s*(?:echo|printf)\s")
+_PIPED = re.compile(r"[|;`]|\$\(|&&")  # (`echo "$v" | grep -q x` tests something: h41 F12)
 _AND_MESSAGE = re.compile(r"(?:\s*&&\s*(?:echo|printf)\s(?:[^&|;`()]|\d?>&\d)*)+$")
 
 
@@ -750,6 +779,17 @@ def _innermost(script: Script, offset: int) -> Command | None:
     return inner
 
 
+def appends(assignment: Assignment) -> bool:
+    """`PORT+=x`: the value is added to the one the variable has."""
+    text = assignment.command.script.text_of(assignment.node)
+    return text.startswith(assignment.name) and text[len(assignment.name) :].startswith("+=")
+
+
+def _in_function(script: Script, offset: int) -> bool:
+    """Whether the byte offset lies in the body of a function the script defines."""
+    return any(node.start_byte <= offset < node.end_byte for node in script.functions.values())
+
+
 def _validation_ends_script(script: Script, offset: int) -> bool:
     """Whether a `${X:?}` at the offset that stops its shell ends the script (`_ends_script`
     of the innermost command it is in): not in a pipeline's element whose failure nothing
@@ -864,8 +904,11 @@ class Environment:
                     assigned[name] = _both_branches(assigned.get(name), assignment) or assignment
                     if unset:
                         unset.pop(name, None)
-                    if value is None or all(r.name != name for r in value.reads()):
-                        # (`: "${PORT:?}"` then `PORT="$OTHER"`: the check was of the old value)
+                    if not appends(assignment) and (
+                        value is None or all(r.name != name for r in value.reads())
+                    ):
+                        # (`: "${PORT:?}"` then `PORT="$OTHER"`: the check was of the old value;
+                        # not `PORT+=x`, which keeps it)
                         validated.discard(name)
                         stale[name] = command.node.start_byte
                 if assignment.exported or (options["allexport"] and kind not in _NOT_GLOBAL):
@@ -1076,7 +1119,11 @@ class Environment:
                 },
                 {name: _provenance(at, made) for name, at in exported.items()},
                 validated
-                | {name for start, name in validations if stale.get(name, -1) < start < before},
+                | {
+                    name
+                    for start, name, inside in validations
+                    if start < before and (inside or stale.get(name, -1) < start)
+                },
                 unknown,
                 dict(functions),
                 dict(unset) if unset else {},
@@ -1295,7 +1342,7 @@ class Environment:
 
     def _state_changes(
         self, script: Script
-    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str]]]:
+    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str, bool]]]:
         """The script's commands that change what state_before reports, in text order, with
         their start offsets and `source` calls; and its validating expansions (`${X:?}`)."""
         return script.derived("env-changes", self._token, lambda: self._find_changes(script))
@@ -1389,7 +1436,7 @@ class Environment:
 
     def _find_changes(
         self, script: Script
-    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str]]]:
+    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str, bool]]]:
         sources = self._sources(script)
         # functions a call can reach: this script's and those of the files it sources
         callable_ = self._callable(script)
@@ -1406,8 +1453,10 @@ class Environment:
                 or _behind_in_shell(command) in _STATE_COMMANDS
             ):
                 changes.append((command.node.start_byte, command, call))
+        # (with whether it is in a function's body, which runs where it is called: a new
+        # value before it in the text does not make it stale, h41 N4)
         validations = [
-            (e.node.start_byte, e.name)
+            (e.node.start_byte, e.name, _in_function(script, e.node.start_byte))
             for e in script.expansions
             if e.validates and _validation_ends_script(script, e.node.start_byte)
         ]

@@ -58,10 +58,10 @@ Where every script that may read the exported empty value treats an empty value 
 it reads it otherwise (this script, its functions and traps too, and the scripts it runs or
 sources, a job it submits: `X=${X:-0}` first, or only `${X:-0}`, `${X:?}`), no script sources
 this one, and no Python file or YAML configuration of the repository reads the name from the
-environment (`os.environ["X"]`, `${oc.env:X,0}`), the line changes nothing those scripts do: the
-finding is a note, which names those places, and what a file run or sourced by a path benchlint
-cannot tell does with it (not read). A program that reads the environment itself still gets the
-empty value.
+environment (`os.environ["X"]`, `${oc.env:X,0}`), none of those scripts takes the empty value
+for a value: the finding is a note, which names those places, and what a file run or sourced by
+a path benchlint cannot tell does with it (not read). A program that reads the environment
+itself still gets the empty value.
 """
 
 from __future__ import annotations
@@ -330,7 +330,8 @@ def _defaulted_by_every_reader(
         index += 1
         default = _first_default(reader, name, start)
         for call in calls.calls_in(reader):
-            at, outside = call.command.node.start_byte, call.command.function is None
+            # (in the file: a call in a `bash -c "..."` string or a trap is at its offset there)
+            at, outside = call.command.file_offset, call.command.function is None
             if at < start and outside:
                 continue
             if not call.targets:

@@ -115,6 +115,7 @@ from benchlint.environment import (
     VALIDATORS,
     ScriptState,
     StartPath,
+    appends,
     is_builtin,
     is_slip,
     runs_when_empty,
@@ -253,8 +254,10 @@ def _unvalidated(
         if name in before.validated or is_builtin(name, ctx.config.known_env):
             continue
         if name in provided.assigned:
-            # (`MODEL_PATH="$MODEL"` then `vllm serve "$MODEL_PATH"`: the caller's MODEL)
-            name = _caller_alias(ctx, name, provided, before) or ""
+            # (`MODEL_PATH="$MODEL"` then `vllm serve "$MODEL_PATH"`: the caller's MODEL; not
+            # for a launch in a function, which may run before the assignment: h41 W2)
+            inside = launch.command.function is not None
+            name = "" if inside else _caller_alias(ctx, launch, name, provided) or ""
             if not name:
                 continue
         found.setdefault(name, (read, gone))
@@ -262,36 +265,55 @@ def _unvalidated(
 
 
 def _caller_alias(
-    ctx: Context, name: str, provided: ScriptState, before: ScriptState, depth: int = 0
+    ctx: Context, launch: Launch, name: str, provided: ScriptState, depth: int = 0
 ) -> str | None:
     """The caller's variable a variable of the script holds as it is, where nothing checked
-    either before the launch: `MODEL_PATH="$MODEL"` (or `export MODEL_PATH=$MODEL`), under no
-    condition, in no loop, at the top level, where the script had not set MODEL (a chain of
-    three at most: `A=$B`, `B=$C`)."""
+    the value it holds before the launch: `MODEL_PATH="$MODEL"` (or `export MODEL_PATH=$MODEL`),
+    under no condition, in no loop, at the top level of the launch's own file, where the
+    script had not set MODEL (a chain of three at most: `A=$B`, `B=$C`). Not `A+=$B` (A's
+    value too: h41 N3), nor a value from a name the same line sets (`B=x A=$B`: W1)."""
     made = provided.assigned.get(name)
     at = made.at if made is not None else None
     if not isinstance(at, Assignment) or at.value is None or depth > 2:
         return None
     command = at.command
+    script = launch.command.script
     origin = at.value.variable()
     if (
         origin is None
         or origin == name
         or at.kind not in ("assign", "export")
+        or appends(at)
         or command.guards
         or command.loops
         or command.function is not None
         or command.apart_from_script
-        or command.script is not command.script.top
-        or origin in before.validated
+        or command.script is not script  # (a sourced file's: its context not read, h41 N2)
+        or any(a.name == origin for a in command.assignments)
         or is_builtin(origin, ctx.config.known_env)
     ):
         return None
-    then = ctx.environment.state_before(command.script, command.node.start_byte, command)
-    if then.unknown:
+    environment = ctx.environment
+    then = environment.state_before(script, command.node.start_byte, command)
+    if then.unknown or origin in then.validated:
         return None
     if origin in then.assigned:
-        return _caller_alias(ctx, origin, then, before, depth + 1)
+        return _caller_alias(ctx, launch, origin, then, depth + 1)
+    # (a check of the origin after the line, before it gets another value: of the value held,
+    # h41 N1)
+    launch_at = launch.command.file_offset
+    later = min(
+        (
+            a.command.node.start_byte
+            for a in script.assignments
+            if a.name == origin
+            and command.node.end_byte <= a.command.node.start_byte < launch_at
+            and a.command.function is None
+        ),
+        default=launch_at,
+    )
+    if origin in environment.state_before(script, later).validated:
+        return None
     return origin
 
 

@@ -353,6 +353,15 @@ def test_positional_conditions_decided_and_not() -> None:
         ("[[ ${X:0:1} == a ]]", {"X": "ab"}, None),
         ("[[ $((X + 1)) -eq 2 ]]", {"X": "1"}, None),
         ("[[ $X -eq 8 ]]", {"X": "010"}, None),  # arithmetic: 010 is octal 8
+        # (h41 F11: an unquoted empty operand goes; `[` tests the lone operator, true)
+        ("[ -n $X ]", {"X": ""}, True),
+        ("[ -z $X ]", {"X": ""}, True),
+        ("test -n $X", {"X": ""}, None),  # (`test` as a command: not decided)
+        ("[ -n $X ]", {"X": "a"}, True),
+        ("[ -n $X ]", {}, True),
+        ('[ -n "$X" ]', {"X": ""}, False),
+        ("[[ -n $X ]]", {"X": ""}, False),
+        ("[ -n $X -a -n a ]", {"X": ""}, None),  # (the operands shift: not decided)
     ],
 )
 def test_known_shapes(condition: str, values: dict[str, str | None], expected: bool | None) -> None:

@@ -184,6 +184,17 @@ def condition(
         return None
     kind = tree[0]
     if kind == "test":
+        inner = tree[2]
+        if not tree[1] and inner is not None and inner[0] == "unary":
+            # (`[ -z $X ]`, `[ -n $X ]` with X empty: the unquoted word goes, and `[` tests
+            # the lone operator, a word that is not empty: true either way, as bash has it)
+            pieces = _pieces(script, inner[2], env)
+            if (
+                pieces is not None
+                and not "".join(p.text for p in pieces)
+                and all(p.from_expansion and not p.quoted for p in pieces)
+            ):
+                return True
         return _expression(script, tree[2], env, tree[1])
     if kind == "not":
         value = condition(script, tree[1], env, probe, deciding)
