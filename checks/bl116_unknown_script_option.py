@@ -40,7 +40,9 @@ script may use rejects:
   makes the parser, not under an `if`, before a parse that always runs: not one in a `try:`
   that may catch its `SystemExit`), on a line every word of which is known and none rejected,
   where the parser has no subcommands, reads no words from files (`fromfile_prefix_chars`), and
-  is not asked for its help or version first.
+  is not asked for its help or version first; or on a line with an unquoted variable the script
+  gives several values, each a plain string, on every way to the line (`if ...; then
+  ARGS="--port 1"; else ARGS="--port 2"; fi`), none of which gives it either.
 
 A finding's related locations are where the parser is made, and where a function of another
 module that adds options to it is defined. A run that names a Python file (pre-commit, on a
@@ -207,9 +209,10 @@ from __future__ import annotations
 
 import ast
 import difflib
+import itertools
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from benchlint import pyargs
@@ -227,6 +230,7 @@ from benchlint.calls import (
 )
 from benchlint.calls import ROOT_MOUNTS as MOUNTS
 from benchlint.context import Context
+from benchlint.engines import assignments_of
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.held import built_before, once_before, read_before, same_subshell
@@ -1650,7 +1654,10 @@ def _command_line(
             at = Location(script.path, site.place(words[i][2]))
             yield _finding(targets, parsers[0][0], problem, at, made, texts)
     if not any(found):
-        missing = {_required_missing(parser, texts) for parser, _ in parsers}
+        # (`$ARGS` the script gives several values, each known: a required option none of them
+        # and no written word gives is missing whichever runs, h33 N1)
+        given = _with_held_values(ctx, script, line.command, words) if varied else None
+        missing = {_required_missing(parser, given or texts) for parser, _ in parsers}
         if len(missing) == 1 and None not in missing:
             made = [_made(ctx, path, parser.line) for parser, path in parsers]
             yield _missing_finding(targets, missing.pop() or "", Location(script.path, where), made)
@@ -1661,6 +1668,85 @@ def _command_line(
     if start is not None and depth < 3 and all(p.positionals <= 1 for p, _ in parsers):
         inner = _Line(line.command, words[start:], line.elsewhere)
         yield from _command_line(ctx, script, inner, folders, site, depth + 1)
+
+
+def _with_held_values(
+    ctx: Context, script: Script, command: Command, words: Sequence[_Piece]
+) -> list[str | None] | None:
+    """The command line's words with each unquoted variable the script gives several values
+    (`$ARGS`) replaced by the words of all of them, where every value is known: the variable
+    gets a value on every way to the command (an assignment of the top level under no
+    condition, or one in each branch of an `if`), each a plain string, and nothing else sets
+    it (no `read`, loop, `eval` or sourced file). None where one is not known. (A required
+    option missing from this line is missing from every line the values make.)"""
+    if command.function is not None or command.loops or script.parent is not None:
+        return None
+    state = ctx.environment.state_before(script, command.file_offset, command)
+    if state.unknown or any(c.kind == "source" for c in ctx.environment.calls.calls_in(script)):
+        return None
+    texts: list[str | None] = []
+    for text, raw, _ in words:
+        if text is not None:
+            texts.append(text)
+            continue
+        match = _VARIABLE_PIECE.fullmatch(raw)
+        name = (match.group(1) or match.group(2)) if match is not None else None
+        if (
+            name is None
+            or name not in state.assigned
+            or not _given_every_way(script, name, command.file_offset)
+            or _set_otherwise(script, name)
+        ):
+            return None
+        values = [a.value for a in assignments_of(script, name)]
+        if not values or any(v is None or v.items is not None or "$(" in v.text for v in values):
+            return None
+        for value in values:
+            assert value is not None
+            texts += [None if "$" in piece else piece for piece in value.value.split()]
+    return texts
+
+
+def _given_every_way(script: Script, name: str, before: int) -> bool:
+    """Whether the script's top level gives the variable a value on every way to the offset:
+    an assignment under no condition, or one in each branch of an `if` (`if ...; then A=1;
+    else A=2; fi`: one condition, taken one way and the other)."""
+    made = [
+        a.command
+        for a in script.assignments
+        if a.name == name
+        and a.command.node.start_byte < before
+        and a.command.function is None
+        and not a.command.loops
+        and not a.command.apart_from_script
+    ]
+    if any(not c.guards for c in made):
+        return True
+    for first, second in itertools.combinations(made, 2):
+        one, other = first.guards, second.guards
+        if (
+            len(one) == len(other) == 1
+            and not one[0].patterns
+            and one[0].node == other[0].node
+            and one[0].expect != other[0].expect
+        ):
+            return True
+    return False
+
+
+def _set_otherwise(script: Script, name: str) -> bool:
+    """Whether a command other than an assignment may give the variable a value: `read`,
+    `mapfile`, `printf -v`, `getopts`, `eval`, a `for` loop, a `declare -n` name."""
+    for command in script.all_commands():
+        if command.base == "eval" or any(
+            a.name == name and a.kind in ("for", "read", "dynamic") for a in command.assignments
+        ):
+            return True
+        if command.base in ("read", "mapfile", "readarray", "printf", "getopts") and any(
+            w.value == name for w in command.args
+        ):
+            return True
+    return False
 
 
 def _value_in_effect(ctx: Context, value: str, command: Command) -> str | None:
