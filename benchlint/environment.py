@@ -350,7 +350,11 @@ def _nonempty_option(text: str, state: ScriptState | None) -> bool:
 
 def runs_when_empty(command: Command) -> dict[str, bool]:
     """For each variable an emptiness test guards this command with: True when the command runs
-    only if it is empty (`[[ -z $X ]] && cmd`), False when only if it is set (`[ -n "$X" ]`)."""
+    if it is empty, whatever else holds (`[[ -z $X ]] && cmd`, `[ -n "$X" ] || cmd`), False when
+    it runs only if it is set (`[ -n "$X" ] && cmd`). A guard made of emptiness tests joined by
+    one kind of operator is read as bash reads it (`_emptiness_terms`: `[ -n "$A" ] || [ -n "$B"
+    ]` decides neither A nor B, `[ -z $A ]` unquoted is `[ -z ]` when A is empty, true); any
+    other guard with such a test, by the condition evaluator (h41 F11, h42)."""
     found: dict[str, bool] = {}
     script = command.script
     for guard in command.guards:
@@ -358,24 +362,149 @@ def runs_when_empty(command: Command) -> dict[str, bool]:
         matches = list(_EMPTY_TEST.finditer(text))
         if not matches:
             continue
-        if _DECIDED_AS_WRITTEN.match(text) and not _UNQUOTED_IN_TEST.search(text):
-            for match in matches:
-                found[match.group(2)] = (match.group(1) == "z") == guard.expect
-            continue
-        # (`[ -n "$A" ] || [ -n "$B" ]`, `-o`, `!`, `[ -n $A ]` unquoted, which bash reads as
-        # `[ -n ]` when A is empty, true: as the condition evaluator decides it, h41 F11)
-        for name in dict.fromkeys(m.group(2) for m in matches):
-            holds = guards_hold(script, (guard,), _EmptyOnly(name))
+        names = dict.fromkeys(m.group(2) for m in matches)
+        read = _emptiness_terms(_MESSAGES.sub("", text) if guard.expect else text)
+        for name in names:
+            if read is not None:
+                value = _when_empty(read, name)
+                holds = None if value is None else value == guard.expect
+            else:
+                holds = guards_hold(script, (guard,), _EmptyOnly(name))
             if holds is not None:
                 found[name] = holds
     return found
 
 
-# a guard whose emptiness tests the text decides: one test, or several joined by `&&`/`-a`
-# (no `||`, `-o`, `!`, `;`, substitution or pipe, where only the evaluator can tell)
-_DECIDED_AS_WRITTEN = re.compile(r"^(?:(?!\|\||\s-o\s|!|;|\$\(|`|\|).)*$", re.DOTALL)
-# `[ -n $X ]`, `test -z $X`: an unquoted operand in `[`/`test` (not `[[`)
-_UNQUOTED_IN_TEST = re.compile(r"(?:^|[;&|(]\s*)(?:\[|test)\s(?:(?!\]).)*-[zn]\s+\$", re.DOTALL)
+# `[ -z "$X" ]`, `[[ -n ${X} ]]`, `test -z "${X:-}"`, `! [ -n "$X" ]`: one emptiness test (its
+# negation, the bracket, quote and name)
+_TERM = re.compile(
+    r"(?P<neg>!\s+)?(?P<open>\[\[|\[|test)\s+(?P<inner>!\s+)?-(?P<op>[zn])\s+"
+    r"(?P<q>\"?)\$(?:(?P<plain>[A-Za-z_][A-Za-z0-9_]*)|\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)"
+    r"(?::?-)?\})(?P=q)\s*(?P<close>\]\]|\])?"
+)
+# `&& echo "MODEL is not set!" >&2`, `&& printf '%s\n' "$(basename "$0"): ..."` at the end
+_MESSAGES = re.compile(
+    r"(?:\s*&&\s*(?:echo|printf)(?:\s+(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|\d?>&\d|[^\s&|;'\"`()<>]+))*)+\s*$"
+)
+# one term of a `[ ... -o ... ]` or `[ ... -a ... ]`: `-z "$X"`
+_INNER = re.compile(
+    r"(?P<inner>!\s+)?-(?P<op>[zn])\s+(?P<q>\"?)\$(?:(?P<plain>[A-Za-z_][A-Za-z0-9_]*)|"
+    r"\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?::?-)?\})(?P=q)"
+)
+
+
+def _emptiness_terms(text: str) -> tuple[str, list[tuple[str, bool, bool]]] | None:
+    """A guard made of emptiness tests only, joined by one operator (`&&` and `-a`, or `||` and
+    `-o`): the operator ("and"/"or") and each test's name, value when the name is empty, and
+    whether that value holds whatever the value (an unquoted operand of `[`/`test`: with the
+    name empty, `[ -z ]` and `[ -n ]` test the lone operator, true). None for anything else."""
+    parts = _split_outside_quotes(text.strip(), ("&&", "||"))
+    if parts is None:
+        return None
+    pieces, operators = parts
+    terms: list[tuple[str, bool, bool]] = []
+    kinds = {"and" if o == "&&" else "or" for o in operators}
+    for piece in pieces:
+        match = _TERM.fullmatch(piece.strip())
+        if match is None:
+            grouped = _grouped_terms(piece.strip())
+            if grouped is None:
+                return None
+            kind, inner = grouped
+            kinds.add(kind)
+            terms += inner
+            continue
+        single = match.group("open") in ("[", "test")
+        if single and (match.group("open") == "[") != bool(match.group("close")):
+            return None
+        if match.group("open") == "[[" and match.group("close") != "]]":
+            return None
+        name = match.group("plain") or match.group("braced")
+        empty_value = match.group("op") == "z"
+        if single and not match.group("q"):
+            empty_value = True  # (`[ -n ]`: the lone word `-n`, not empty)
+        if match.group("inner"):
+            empty_value = not empty_value
+        if match.group("neg"):
+            empty_value = not empty_value
+        terms.append((name, empty_value, True))
+    if len(kinds) > 1:
+        return None
+    return (kinds.pop() if kinds else "and"), terms
+
+
+def _grouped_terms(piece: str) -> tuple[str, list[tuple[str, bool, bool]]] | None:
+    """`[ -z "$A" -o -z "$B" ]`: its operator and terms (quoted operands only)."""
+    if not (piece.startswith("[ ") and piece.endswith(" ]")) or piece.startswith("[["):
+        return None
+    parts = _split_outside_quotes(piece[2:-2].strip(), ("-o", "-a"))
+    if parts is None or not parts[1]:
+        return None
+    pieces, operators = parts
+    if len(set(operators)) != 1:
+        return None
+    terms = []
+    for inner in pieces:
+        match = _INNER.fullmatch(inner.strip())
+        if match is None or not match.group("q"):
+            return None
+        empty_value = (match.group("op") == "z") != bool(match.group("inner"))
+        terms.append((match.group("plain") or match.group("braced"), empty_value, True))
+    return ("or" if operators[0] == "-o" else "and"), terms
+
+
+def _split_outside_quotes(
+    text: str, operators: tuple[str, ...]
+) -> tuple[list[str], list[str]] | None:
+    """The text split at the operators (words of their own) outside quotes; None where it holds
+    a substitution, a pipe, `;` or a group (not emptiness tests alone)."""
+    pieces, found, start, i, quote = [], [], 0, 0, ""
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\" and quote == '"':
+                i += 2
+                continue
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "`;(){}" or text.startswith("$(", i):
+            return None
+        else:
+            op = next((o for o in operators if text.startswith(o, i)), None)
+            boundary = i == 0 or text[i - 1] in " \t"
+            after = i + len(op) if op else i
+            if op and boundary and (after == len(text) or text[after] in " \t"):
+                pieces.append(text[start:i])
+                found.append(op)
+                i = start = after
+                continue
+            if char == "|":
+                return None
+        i += 1
+    if quote:
+        return None
+    pieces.append(text[start:])
+    return pieces, found
+
+
+def _when_empty(read: tuple[str, list[tuple[str, bool, bool]]], name: str) -> bool | None:
+    """The guard's value when the name is empty, whatever the others' values: an `or` is true
+    once one of its tests is, an `and` false once one is; else only where every test is the
+    name's."""
+    kind, terms = read
+    values = [value for term, value, _ in terms if term == name]
+    if not values:
+        return None
+    others = any(term != name for term, _, _ in terms)
+    if kind == "or":
+        if any(values):
+            return True
+        return None if others else False
+    if not all(values):
+        return False
+    return None if others else True
 
 
 def _tested_for_empty(exit_command: Command) -> set[str]:

@@ -297,10 +297,8 @@ def _caller_alias(
     then = environment.state_before(script, command.node.start_byte, command)
     if then.unknown or origin in then.validated:
         return None
-    if origin in then.assigned:
-        return _caller_alias(ctx, launch, origin, then, depth + 1)
     # (a check of the origin after the line, before it gets another value: of the value held,
-    # h41 N1)
+    # h41 N1; along a chain too, `A=$MODEL; B=$A; : "${A:?}"`, h42 N9)
     launch_at = launch.command.file_offset
     later = min(
         (
@@ -314,6 +312,8 @@ def _caller_alias(
     )
     if origin in environment.state_before(script, later).validated:
         return None
+    if origin in then.assigned:
+        return _caller_alias(ctx, launch, origin, then, depth + 1)
     return origin
 
 

@@ -362,6 +362,11 @@ def test_positional_conditions_decided_and_not() -> None:
         ('[ -n "$X" ]', {"X": ""}, False),
         ("[[ -n $X ]]", {"X": ""}, False),
         ("[ -n $X -a -n a ]", {"X": ""}, None),  # (the operands shift: not decided)
+        # (h42 N1: a message in the condition succeeds; not one written to a file)
+        ('[ -z "$X" ] && echo "X is not set!" >&2', {"X": ""}, True),
+        ('[ -z "$X" ] && echo "$(basename "$0"): X; set it" >&2', {"X": ""}, True),
+        ('[ -z "$X" ] && echo "X is not set!"', {"X": "a"}, False),
+        ('[ -z "$X" ] && echo x > /nonexistent/dir/f', {"X": ""}, None),
     ],
 )
 def test_known_shapes(condition: str, values: dict[str, str | None], expected: bool | None) -> None:
@@ -2711,3 +2716,63 @@ def test_a_function_that_checks_the_variables_its_arguments_name(
         )
         if name in validated:
             assert not ran.stdout.endswith("survived\n"), (name, ran)
+
+
+# guards of emptiness tests (`runs_when_empty`): what the model says a command under each runs
+# with A empty must be what bash does, whatever B is (h41 F11, h42 N1-N3, F4, F5)
+_EMPTINESS_GUARDS = [
+    '[ -z "$A" ]',
+    '[ -n "$A" ]',
+    "[[ -z $A ]]",
+    "[[ -n ${A} ]]",
+    "[ -z $A ]",
+    "[ -n $A ]",
+    "test -z $A",
+    'test -n "$A"',
+    '! [ -n "$A" ]',
+    '[ ! -z "$A" ]',
+    '[ -z "${A:-}" ]',
+    '[ -n "$A" ] || [ -n "$B" ]',
+    '[ -z "$A" ] || [ -z "$B" ]',
+    '[ -z "$A" ] && [ -z "$B" ]',
+    '[ -n "$A" ] && [ -n "$B" ]',
+    '[ -z "$A" -o -z "$B" ]',
+    '[ -n "$A" -a -n "$B" ]',
+    '[ -n "$A" -o -n "$B" ]',
+    "[[ -z $A || -z $B ]]",
+    '[ -z "$A" ] && echo "A is not set!"',
+    '[ -z "$A" ] && echo "$(basename "$0"): A; B" >&2',
+    '[ -z "$A" ] && echo x > /nonexistent/dir/f',
+    "[ -z $A ] && echo msg",
+    'nc -z "$A" 80',
+    'echo -n "$A" | grep -q .',
+    '[ -z "$A$B" ]',
+    '[ -n "${A:-x}" ]',
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("guard", _EMPTINESS_GUARDS)
+@pytest.mark.parametrize("expect", [True, False])
+def test_emptiness_guards_agree_with_bash(guard: str, expect: bool) -> None:
+    from benchlint.environment import runs_when_empty
+
+    joined = "&&" if expect else "||"
+    text = f"{guard} {joined} echo RAN\n"
+    script = parse_file(SourceText("t.sh", text.encode()))
+    command = next(c for c in script.commands if script.text_of(c.node) == "echo RAN")
+    said = runs_when_empty(command).get("A")
+    ran = {
+        b: "RAN"
+        in subprocess.run(
+            [BASH or "bash", "-c", text],
+            capture_output=True,
+            text=True,
+            env={"PATH": os.environ.get("PATH", ""), "A": "", "B": b},
+        ).stdout
+        for b in ("", "a")
+    }
+    if said is True:  # (it runs with A empty, whatever B is)
+        assert all(ran.values()), (text, ran)
+    elif said is False:  # (it never runs with A empty)
+        assert not any(ran.values()), (text, ran)

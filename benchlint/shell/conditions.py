@@ -40,6 +40,10 @@ _OPERANDS = frozenset(
 )
 
 
+# redirections of a message to the script's own output or error (`>&2`)
+_TO_OUTPUT = frozenset({">&2", "1>&2", ">&1", "2>&1"})
+
+
 class Compiler:
     """Compiles the conditions of one script: `text_of` reads a node's text, `syn` keeps where
     a node is, `command_at` finds the model's command of a `command` node."""
@@ -111,13 +115,23 @@ class Compiler:
             left, right = self.condition(named[0]), self.condition(named[1])
             return ("and" if operator == "&&" else "or", left, right)
         if kind == "command" and node.named_children:
+            name = self.text_of(node.named_children[0])
             if len(node.named_children) == 1:
-                name = self.text_of(node.named_children[0])
                 if name in ("true", ":"):
                     return ("const", True)
                 if name == "false":
                     return ("const", False)
+            if name == "echo":  # (a message: `[ -z "$X" ] && echo "X unset" && exit 1`)
+                return ("const", True)
             return ("command", self.command_at(node))
+        if kind == "redirected_statement":
+            # (`... && echo "X unset" >&2`: output sent to the script's error changes no status)
+            body = node.child_by_field_name("body")
+            redirects = [c for c in node.named_children if c != body]
+            if body is not None and all(
+                "".join(self.text_of(r).split()) in _TO_OUTPUT for r in redirects
+            ):
+                return self.condition(body)
         return None
 
     def expression(self, node: Node) -> Condition:
