@@ -367,6 +367,12 @@ def test_positional_conditions_decided_and_not() -> None:
         ('[ -z "$X" ] && echo "$(basename "$0"): X; set it" >&2', {"X": ""}, True),
         ('[ -z "$X" ] && echo "X is not set!"', {"X": "a"}, False),
         ('[ -z "$X" ] && echo x > /nonexistent/dir/f', {"X": ""}, None),
+        # (h42 N4: tree-sitter-bash misreads `=` beside `||` in `[[ ]]` and `-a`/`-o` in `[ ]`:
+        # not decided, where it decided them wrongly)
+        ('[[ "$X" = vllm || "$X" = sglang ]]', {"X": "vllm"}, None),
+        ('[ "$X" = a -o "$X" = b ]', {"X": "a"}, None),
+        ('[ -n "$X" -a "$X" = x ]', {"X": "x"}, None),
+        ('[[ "$X" == vllm || "$X" == sglang ]]', {"X": "vllm"}, True),
     ],
 )
 def test_known_shapes(condition: str, values: dict[str, str | None], expected: bool | None) -> None:

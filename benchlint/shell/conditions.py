@@ -40,6 +40,8 @@ _OPERANDS = frozenset(
 )
 
 
+# the nodes of a test that are expressions, not operands
+_EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "parenthesized_expression"})
 # redirections of a message to the script's own output or error (`>&2`)
 _TO_OUTPUT = frozenset({">&2", "1>&2", ">&1", "2>&1"})
 
@@ -147,6 +149,8 @@ class Compiler:
                 return None
             if op == "!":
                 return ("not", self.expression(operands[0]))
+            if operands[0].type in _EXPRESSIONS:
+                return None  # (a misparse: `[ -n "$A" -a "$B" = x ]`, h42 N4)
             if op in ("-z", "-n"):
                 return ("unary", op, self.syn(operands[0]))
             if op in _FILE_TESTS:
@@ -161,6 +165,11 @@ class Compiler:
                 return ("and", self.expression(left), self.expression(right))
             if op in ("||", "-o"):
                 return ("or", self.expression(left), self.expression(right))
+            if left.type in _EXPRESSIONS or right.type in _EXPRESSIONS:
+                # (tree-sitter-bash reads `[[ $F = a || $F = b ]]` as `$F = (a || $F) = b`,
+                # and `-a`/`-o` in `[ ]` likewise: a comparison of an expression is a misparse,
+                # not decided, h42 N4)
+                return None
             return ("binary", op, self.syn(left), self.syn(right))
         if kind in _OPERANDS:
             return ("word", self.syn(node))
