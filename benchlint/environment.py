@@ -581,19 +581,27 @@ _ARGUMENTS = frozenset({'"$@"', '"${@}"', "$@", "${@}", "$*", "${*}"})
 
 def _argument_loop(command: Command) -> str | None:
     """The variable of the one loop a command of a function's body runs in, where that loop
-    passes over the function's arguments, one name each: `for v in "$@"`, `for v; do`."""
+    passes over the function's arguments, one name each: `for v in "$@"`, `for v; do`. (Read
+    from the loop's text: asking the tree would parse the script again and keep its tree.)"""
     if len(command.loops) != 1:
         return None
-    script = command.script
-    node = script.syntax(command.loops[0])
-    variable = node.child_by_field_name("variable") if node.type == "for_statement" else None
-    if variable is None:
+    loop = command.loops[0]
+    if loop.type != "for_statement":
         return None
-    values = [script.text_of(v) for v in node.children_by_field_name("value")]
-    named = any(c.type == "in" for c in node.children)
-    if (named and (len(values) != 1 or values[0] not in _ARGUMENTS)) or (not named and values):
+    header = _FOR_HEADER.match(command.script.text_of(loop))
+    if header is None:
         return None
-    return script.text_of(variable)
+    words = header.group("words")
+    if header.group("in") and (words is None or words.strip() not in _ARGUMENTS):
+        return None  # (`for v in; do`: no pass; `for v in a b`: those words)
+    return header.group("name")
+
+
+# `for v in "$@"; do`, `for v do`, `for v; do` (its words, None where it has no `in`)
+_FOR_HEADER = re.compile(
+    r"for\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\s+(?P<in>in)(?P<words>[ \t]+[^;\n]*?)?)?"
+    r"\s*[;\n]?\s*do\b"
+)
 
 
 def _when_named_empty(command: Command, variable: str) -> bool:
@@ -699,7 +707,7 @@ def validates_arguments(script: Script, function: str) -> frozenset[str] | None:
     ]
     if not checks or any(c.loops[0] != checks[0].loops[0] for c in checks):
         return None  # (none, or two loops: not followed)
-    loop = script.syntax(checks[0].loops[0])
+    loop = checks[0].loops[0]
     variable = _argument_loop(checks[0]) or ""
     collected = {  # a name the loop puts a checked name in: an array?
         a.name: a.value is not None and a.value.text.startswith("(")

@@ -570,6 +570,17 @@ class Workspace:
             self._sources[rel] = self._read(rel)
         return self._sources[rel]
 
+    def search(self, rel: str, pattern: re.Pattern[bytes]) -> bool | None:
+        """Whether the file's bytes hold the pattern, without keeping its text for the run (a
+        question about every Python file: their text is megabytes); the run depends on the
+        file as on one it read (`read_paths`). None when it cannot be read."""
+        source = self._sources[rel] if rel in self._sources else self._read(rel)
+        if source is None:
+            return None
+        if rel not in self._sources:
+            self._known[rel] = source.digest
+        return pattern.search(source.data) is not None
+
     def folder_files(self, rel: str) -> tuple[str, ...]:
         """The names of the files in a folder of the repository ("" its root; none when it is
         no folder), as a rule asks whether a file a workflow names is there: the run depends on

@@ -323,6 +323,7 @@ def _defaulted_by_every_reader(
     # function, a trap, a loop around the line, h39 F8)
     readers: list[tuple[Script, int]] = [(script, 0 if command.loops else command.node.end_byte)]
     unknown: list[Location] = []
+    borrowed: list[str] = []
     seen = {script.path}
     index = 0
     while index < len(readers):
@@ -342,21 +343,32 @@ def _defaulted_by_every_reader(
                     unknown.append(Location(reader.path, call.command.first_line_span))
                 continue
             for target in call.targets:
-                callee = ctx.ws.shell(target) if target not in seen else None
+                if target in seen:
+                    continue
+                if not ctx.ws.holds(target):
+                    borrowed.append(target)  # (modelled for this, let go after: memory)
+                callee = ctx.ws.shell(target)
                 seen.add(target)
                 if callee is not None:
                     readers.append((callee, 0))
             if len(readers) > _READERS:
+                for target in borrowed:
+                    ctx.ws.let_go(target)
                 return [], []  # (too many to tell)
-    places: list[Location] = []
     own = (command.node.start_byte, command.node.end_byte)
-    for reader, start in readers:
-        skip = own if reader is script else None
-        found = _defaulted_in(reader, name, word, start if reader is not script else 0, skip)
-        if found is None:
-            return [], []
-        places += found
-    if places and _read_elsewhere(ctx, name):
+    found = [
+        _defaulted_in(reader, name, word, start if reader is not script else 0, own)
+        if reader is script
+        else _defaulted_in(reader, name, word, start)
+        for reader, start in readers
+    ]
+    del readers
+    for target in borrowed:
+        ctx.ws.let_go(target)
+    if any(f is None for f in found):
+        return [], []
+    places = [place for f in found if f is not None for place in f]
+    if not places or _read_elsewhere(ctx, name):
         return [], []
     return places, unknown
 
@@ -367,19 +379,13 @@ def _read_elsewhere(ctx: Context, name: str) -> bool:
     `$X`, not in a comment): a program may read the empty value. (Asked last: it reads every
     such file, which a run that names files otherwise need not.)"""
     quoted = re.compile(rf"""['"]{re.escape(name)}['"]""".encode())
-    for path in ctx.ws.python_paths:
-        source = ctx.ws.source(path)
-        if source is not None and quoted.search(source.data):
-            return True
-    expanded = re.compile(rf"(?:\$\{{?|env:){re.escape(name)}(?![\w])".encode())
-    for path in ctx.ws.yaml_paths:
-        source = ctx.ws.source(path)
-        if source is None or name.encode() not in source.data:
-            continue
-        lines = (line for line in source.data.splitlines() if not line.lstrip().startswith(b"#"))
-        if any(expanded.search(line) for line in lines):
-            return True
-    return False
+    if any(ctx.ws.search(path, quoted) for path in ctx.ws.python_paths):
+        return True
+    # (not on a comment's line)
+    expanded = re.compile(
+        rf"^[ \t]*[^#\s].*?(?:\$\{{?|env:){re.escape(name)}(?![\w])".encode(), re.M
+    )
+    return any(ctx.ws.search(path, expanded) for path in ctx.ws.yaml_paths)
 
 
 def _defaulted_in(

@@ -2701,6 +2701,8 @@ _ARGUMENT_VALIDATORS = [
     ('need() { local x1=a; for v in "$@"; do [ -z "${!v}" ] && exit 1; done; }', "x2"),
     ('need() { for v in "$@"; do [ -z "${!v}" ] && exit 1; done; }', "x2", "x1=a need x1 x2"),
     ('need() { for x1 in "$@"; do [ -z "${!x1}" ] && exit 1; done; }', "x2"),
+    ('need() { for v in; do [ -z "${!v}" ] && exit 1; done; }', ""),
+    ('need() {\n for v\n do\n  [ -z "${!v}" ] && exit 1\n done\n}', "x1 x2"),
 ]
 
 
