@@ -393,16 +393,16 @@ _INNER = re.compile(
 )
 
 
-def _emptiness_terms(text: str) -> tuple[str, list[tuple[str, bool, bool]]] | None:
+def _emptiness_terms(text: str) -> tuple[str, list[tuple[str, bool]]] | None:
     """A guard made of emptiness tests only, joined by one operator (`&&` and `-a`, or `||` and
-    `-o`): the operator ("and"/"or") and each test's name, value when the name is empty, and
-    whether that value holds whatever the value (an unquoted operand of `[`/`test`: with the
-    name empty, `[ -z ]` and `[ -n ]` test the lone operator, true). None for anything else."""
+    `-o`): the operator ("and"/"or") and each test's name and value when the name is empty (an
+    unquoted operand of `[`/`test`: with the name empty, `[ -z ]` and `[ -n ]` test the lone
+    operator, true). None for anything else."""
     parts = _split_outside_quotes(text.strip(), ("&&", "||"))
     if parts is None:
         return None
     pieces, operators = parts
-    terms: list[tuple[str, bool, bool]] = []
+    terms: list[tuple[str, bool]] = []
     kinds = {"and" if o == "&&" else "or" for o in operators}
     for piece in pieces:
         match = _TERM.fullmatch(piece.strip())
@@ -427,13 +427,13 @@ def _emptiness_terms(text: str) -> tuple[str, list[tuple[str, bool, bool]]] | No
             empty_value = not empty_value
         if match.group("neg"):
             empty_value = not empty_value
-        terms.append((name, empty_value, True))
+        terms.append((name, empty_value))
     if len(kinds) > 1:
         return None
     return (kinds.pop() if kinds else "and"), terms
 
 
-def _grouped_terms(piece: str) -> tuple[str, list[tuple[str, bool, bool]]] | None:
+def _grouped_terms(piece: str) -> tuple[str, list[tuple[str, bool]]] | None:
     """`[ -z "$A" -o -z "$B" ]`: its operator and terms (quoted operands only)."""
     if not (piece.startswith("[ ") and piece.endswith(" ]")) or piece.startswith("[["):
         return None
@@ -449,7 +449,7 @@ def _grouped_terms(piece: str) -> tuple[str, list[tuple[str, bool, bool]]] | Non
         if match is None or not match.group("q"):
             return None
         empty_value = (match.group("op") == "z") != bool(match.group("inner"))
-        terms.append((match.group("plain") or match.group("braced"), empty_value, True))
+        terms.append((match.group("plain") or match.group("braced"), empty_value))
     return ("or" if operators[0] == "-o" else "and"), terms
 
 
@@ -489,15 +489,15 @@ def _split_outside_quotes(
     return pieces, found
 
 
-def _when_empty(read: tuple[str, list[tuple[str, bool, bool]]], name: str) -> bool | None:
+def _when_empty(read: tuple[str, list[tuple[str, bool]]], name: str) -> bool | None:
     """The guard's value when the name is empty, whatever the others' values: an `or` is true
     once one of its tests is, an `and` false once one is; else only where every test is the
     name's."""
     kind, terms = read
-    values = [value for term, value, _ in terms if term == name]
+    values = [value for term, value in terms if term == name]
     if not values:
         return None
-    others = any(term != name for term, _, _ in terms)
+    others = any(term != name for term, _ in terms)
     if kind == "or":
         if any(values):
             return True
@@ -617,7 +617,7 @@ def _when_named_empty(command: Command, variable: str) -> bool:
         if guard.expect and _MESSAGE.match(text) and not _PIPED.search(text):
             continue  # (`if ...; then echo "$v unset"; ... exit 1`)
         if guard.expect:  # (`[[ -z ${!v} ]] && echo "$v unset" >&2 && exit 1`: h39 N1)
-            text = _AND_MESSAGE.sub("", text)
+            text = _MESSAGES.sub("", text)
         match = _indirect_test(text)
         if match is None or match.group(2) != variable or (match.group(1) == "z") != guard.expect:
             return False
@@ -637,7 +637,6 @@ def _indirect_test(text: str) -> re.Match[str] | None:
 # a message a condition runs before the exit (`... && echo "missing" >&2 && exit 1`)
 _MESSAGE = re.compile(r"\s*(?:echo|printf)\s")
 _PIPED = re.compile(r"[|;`]|\$\(|&&")  # (`echo "$v" | grep -q x` tests something: h41 F12)
-_AND_MESSAGE = re.compile(r"(?:\s*&&\s*(?:echo|printf)\s(?:[^&|;`()]|\d?>&\d)*)+$")
 
 
 # `${#A[@]} -gt 0`, `"${#A[*]}" -ne 0`, `(( ${#A[@]} ))`: the array has an element (and its
