@@ -382,9 +382,10 @@ _TERM = re.compile(
     r"(?P<q>\"?)\$(?:(?P<plain>[A-Za-z_][A-Za-z0-9_]*)|\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)"
     r"(?::?-)?\})(?P=q)\s*(?P<close>\]\]|\])?"
 )
-# `&& echo "MODEL is not set!" >&2`, `&& printf '%s\n' "$(basename "$0"): ..."` at the end
+# `&& echo "MODEL is not set!" >&2`, `&& printf 'no %s\n' "$MODEL"` at the end (a message to the
+# script's output or error; one with a substitution is left to the condition evaluator)
 _MESSAGES = re.compile(
-    r"(?:\s*&&\s*(?:echo|printf)(?:\s+(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|\d?>&\d|[^\s&|;'\"`()<>]+))*)+\s*$"
+    r"(?:\s*&&\s*(?:echo|printf)(?:\s+(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|1?>&2|2?>&1|[^\s&|;'\"`()<>]+))*)+\s*$"
 )
 # one term of a `[ ... -o ... ]` or `[ ... -a ... ]`: `-z "$X"`
 _INNER = re.compile(
@@ -434,10 +435,15 @@ def _emptiness_terms(text: str) -> tuple[str, list[tuple[str, bool]]] | None:
 
 
 def _grouped_terms(piece: str) -> tuple[str, list[tuple[str, bool]]] | None:
-    """`[ -z "$A" -o -z "$B" ]`: its operator and terms (quoted operands only)."""
-    if not (piece.startswith("[ ") and piece.endswith(" ]")) or piece.startswith("[["):
+    """`[ -z "$A" -o -z "$B" ]`, `test -z "$A" -o -z "$B"`: its operator and terms (quoted
+    operands only)."""
+    if piece.startswith("[ ") and piece.endswith(" ]") and not piece.startswith("[["):
+        inside = piece[2:-2]
+    elif piece.startswith("test "):
+        inside = piece[5:]
+    else:
         return None
-    parts = _split_outside_quotes(piece[2:-2].strip(), ("-o", "-a"))
+    parts = _split_outside_quotes(inside.strip(), ("-o", "-a"))
     if parts is None or not parts[1]:
         return None
     pieces, operators = parts
@@ -592,6 +598,7 @@ def _argument_loop(command: Command) -> str | None:
     if header is None:
         return None
     words = header.group("words")
+    words = words.replace("\\\n", " ") if words is not None else None
     if header.group("in") and (words is None or words.strip() not in _ARGUMENTS):
         return None  # (`for v in; do`: no pass; `for v in a b`: those words)
     return header.group("name")
@@ -599,8 +606,9 @@ def _argument_loop(command: Command) -> str | None:
 
 # `for v in "$@"; do`, `for v do`, `for v; do` (its words, None where it has no `in`)
 _FOR_HEADER = re.compile(
-    r"for\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\s+(?P<in>in)(?P<words>[ \t]+[^;\n]*?)?)?"
-    r"\s*[;\n]?\s*do\b"
+    r"for(?:\s|\\\n)+(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"(?:(?:[ \t]|\\\n)+(?P<in>in)(?P<words>(?:[ \t]|\\\n)+[^;\n#]*?)?)?"
+    r"(?:[ \t]|\\\n)*(?:#[^\n]*)?[;\n]?(?:\s|#[^\n]*)*do\b"
 )
 
 

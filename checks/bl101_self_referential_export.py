@@ -383,7 +383,7 @@ def _read_elsewhere(ctx: Context, name: str) -> bool:
         return True
     # (not on a comment's line)
     expanded = re.compile(
-        rf"^[ \t]*[^#\s].*?(?:\$\{{?|env:){re.escape(name)}(?![\w])".encode(), re.M
+        rf"^[ \t]*(?=[^#\s]).*?(?:\$\{{?|env:){re.escape(name)}(?![\w])".encode(), re.M
     )
     return any(ctx.ws.search(path, expanded) for path in ctx.ws.yaml_paths)
 

@@ -663,8 +663,9 @@ def _called_release(script: Script, line: int, released: Released) -> str:
         if command.span.line != line or name is None or name not in script.functions:
             continue
         inner = next((c for c in script.body(name) if released(c)), None)
-        if inner is not None:
-            text = clip(first_line(script.text_of(inner.node)), 40)
+        if inner is not None:  # (its line from it on: `pgrep python3 | xargs kill -9`)
+            line_text = script.file.line_text(inner.span.line)
+            text = clip(line_text[inner.span.column - 1 :].rstrip(" \t;}"), 40)
             return f" (`{name}`, whose `{text}` on line {inner.span.line} releases it)"
     return ""
 

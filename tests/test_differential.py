@@ -373,6 +373,10 @@ def test_positional_conditions_decided_and_not() -> None:
         ('[ "$X" = a -o "$X" = b ]', {"X": "a"}, None),
         ('[ -n "$X" -a "$X" = x ]', {"X": "x"}, None),
         ('[[ "$X" == vllm || "$X" == sglang ]]', {"X": "vllm"}, True),
+        # (h43 N1: a quoted word that expands to nothing stays an argument)
+        ('[ -n "${X%vllm}" ]', {"X": "vllm"}, False),
+        ('[ -n "${X:-}" ]', {"X": ""}, False),
+        ('! [ -n "${X%a}" ]', {"X": "a"}, True),
     ],
 )
 def test_known_shapes(condition: str, values: dict[str, str | None], expected: bool | None) -> None:
@@ -2703,6 +2707,9 @@ _ARGUMENT_VALIDATORS = [
     ('need() { for x1 in "$@"; do [ -z "${!x1}" ] && exit 1; done; }', "x2"),
     ('need() { for v in; do [ -z "${!v}" ] && exit 1; done; }', ""),
     ('need() {\n for v\n do\n  [ -z "${!v}" ] && exit 1\n done\n}', "x1 x2"),
+    # (h43 N2: a comment or a continued line in the loop's head)
+    ('need() {\n for v in "$@" # each name\n do\n  [ -z "${!v}" ] && exit 1\n done\n}', "x1 x2"),
+    ('need() {\n for v in \\\n   "$@"; do [ -z "${!v}" ] && exit 1; done\n}', "x1 x2"),
 ]
 
 
@@ -2751,6 +2758,9 @@ _EMPTINESS_GUARDS = [
     '[ -z "$A" ] && echo "A is not set!"',
     '[ -z "$A" ] && echo "$(basename "$0"): A; B" >&2',
     '[ -z "$A" ] && echo x > /nonexistent/dir/f',
+    '[ -z "$A" ] && echo x >&3',
+    'test -z "$A" -o -z "$B"',
+    'test -n "$A" -a -n "$B"',
     "[ -z $A ] && echo msg",
     'nc -z "$A" 80',
     'echo -n "$A" | grep -q .',

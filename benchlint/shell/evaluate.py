@@ -188,11 +188,16 @@ def condition(
         if not tree[1] and inner is not None and inner[0] == "unary":
             # (`[ -z $X ]`, `[ -n $X ]` with X empty: the unquoted word goes, and `[` tests
             # the lone operator, a word that is not empty: true either way, as bash has it)
+            # (the word quoted nowhere: `"${X%a}"` expanding to nothing stays an argument,
+            # h43 N1)
             pieces = _pieces(script, inner[2], env)
+            written = script.text_of(inner[2])
             if (
                 pieces is not None
+                and '"' not in written
+                and "'" not in written
                 and not "".join(p.text for p in pieces)
-                and all(p.from_expansion and not p.quoted for p in pieces)
+                and all(p.from_expansion for p in pieces)
             ):
                 return True
         return _expression(script, tree[2], env, tree[1])
