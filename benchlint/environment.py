@@ -383,9 +383,11 @@ _TERM = re.compile(
     r"(?::?-)?\})(?P=q)\s*(?P<close>\]\]|\])?"
 )
 # `&& echo "MODEL is not set!" >&2`, `&& printf 'no %s\n' "$MODEL"` at the end (a message to the
-# script's output or error; one with a substitution is left to the condition evaluator)
+# script's output or error; a printf whose format takes only strings, which cannot fail; one
+# with a substitution is left to the condition evaluator)
 _MESSAGES = re.compile(
-    r"(?:\s*&&\s*(?:echo|printf)(?:\s+(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|1?>&2|2?>&1|[^\s&|;'\"`()<>]+))*)+\s*$"
+    r"(?:\s*&&\s*(?:echo|printf(?=\s+(?:'(?!-)(?:[^'%]|%[sb%])*'|\"(?!-)(?:[^\"%\\]|\\.|%[sb%])*\")))"
+    r"(?:\s+(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|1?>&2|2?>&1|[^\s&|;'\"`()<>]+))*)+\s*$"
 )
 # one term of a `[ ... -o ... ]` or `[ ... -a ... ]`: `-z "$X"`
 _INNER = re.compile(
@@ -607,8 +609,8 @@ def _argument_loop(command: Command) -> str | None:
 # `for v in "$@"; do`, `for v do`, `for v; do` (its words, None where it has no `in`)
 _FOR_HEADER = re.compile(
     r"for(?:\s|\\\n)+(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"(?:(?:[ \t]|\\\n)+(?P<in>in)(?P<words>(?:[ \t]|\\\n)+[^;\n#]*?)?)?"
-    r"(?:[ \t]|\\\n)*(?:#[^\n]*)?[;\n]?(?:\s|#[^\n]*)*do\b"
+    r"(?:(?:[ \t]|\\\n)+(?P<in>in)(?P<words>(?:[ \t]|\\\n)+[^;\n]*?)?)?"
+    r"(?:[ \t]|\\\n)*(?:(?<=[ \t])#[^\n]*\n)?[;\n]?(?:\s|#[^\n]*\n)*do\b"
 )
 
 

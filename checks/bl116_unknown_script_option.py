@@ -1746,6 +1746,10 @@ def _set_otherwise(script: Script, name: str) -> bool:
             w.value == name for w in command.args
         ):
             return True
+        if command.base in ("declare", "local", "typeset") and any(
+            w.value.startswith("-") and "n" in w.value for w in command.args
+        ):
+            return True  # (`declare -n ref=ARGS; ref="--x 1"`: not followed)
     return False
 
 

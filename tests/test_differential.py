@@ -377,6 +377,9 @@ def test_positional_conditions_decided_and_not() -> None:
         ('[ -n "${X%vllm}" ]', {"X": "vllm"}, False),
         ('[ -n "${X:-}" ]', {"X": ""}, False),
         ('! [ -n "${X%a}" ]', {"X": "a"}, True),
+        # (h44 F1: a quote in a pattern keeps no word)
+        ('[ -n ${X%"vllm"} ]', {"X": "vllm"}, True),
+        ("[ -n ${X%'vllm'} ]", {"X": "vllm"}, True),
     ],
 )
 def test_known_shapes(condition: str, values: dict[str, str | None], expected: bool | None) -> None:
@@ -2710,6 +2713,9 @@ _ARGUMENT_VALIDATORS = [
     # (h43 N2: a comment or a continued line in the loop's head)
     ('need() {\n for v in "$@" # each name\n do\n  [ -z "${!v}" ] && exit 1\n done\n}', "x1 x2"),
     ('need() {\n for v in \\\n   "$@"; do [ -z "${!v}" ] && exit 1; done\n}', "x1 x2"),
+    # (h44 F3, F4: a `do` in a comment, a `#` glued to the word, which is no comment)
+    ('need() {\n for v # do\n in PATH; do [ -z "${!v}" ] && exit 1; done\n}', ""),
+    ('need() { for v in "$@"#; do [ -z "${!v}" ] && exit 1; done; }', ""),
 ]
 
 
@@ -2759,6 +2765,9 @@ _EMPTINESS_GUARDS = [
     '[ -z "$A" ] && echo "$(basename "$0"): A; B" >&2',
     '[ -z "$A" ] && echo x > /nonexistent/dir/f',
     '[ -z "$A" ] && echo x >&3',
+    "[ -z \"$A\" ] && printf '%s missing\\n' A >&2",
+    "[ -z \"$A\" ] && printf '%d\\n' missing",
+    '[ -z "$A" ] && printf -z x',
     'test -z "$A" -o -z "$B"',
     'test -n "$A" -a -n "$B"',
     "[ -z $A ] && echo msg",

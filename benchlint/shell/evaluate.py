@@ -191,7 +191,8 @@ def condition(
             # (the word quoted nowhere: `"${X%a}"` expanding to nothing stays an argument,
             # h43 N1)
             pieces = _pieces(script, inner[2], env)
-            written = script.text_of(inner[2])
+            # (a quote in a pattern, `${F%"vllm"}`, keeps no word: h44 F1)
+            written = _PATTERN_EXPANSION.sub("", script.text_of(inner[2]))
             if (
                 pieces is not None
                 and '"' not in written
@@ -350,6 +351,9 @@ def _operand(script: Script, where: Syn, env: Env, double: bool) -> str | None:
 
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+# `${F%"vllm"}`, `${F//'a'/b}`, `${F,,}`: an expansion with a pattern (not a default or an
+# alternative, whose quoted text becomes the word's)
+_PATTERN_EXPANSION = re.compile(r"\$\{[#!]?[A-Za-z_][A-Za-z0-9_]*(?:%|#|/|\^|,)[^{}]*\}")
 
 
 def _expression(script: Script, tree: Condition, env: Env, double: bool) -> bool | None:
