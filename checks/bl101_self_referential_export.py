@@ -305,14 +305,15 @@ def _defaulted_by_every_reader(
     first, when every one does (h32, h37: `export DECODE_MTP_SIZE=${DECODE_MTP_SIZE}`, read
     only as `DECODE_MTP_SIZE=${DECODE_MTP_SIZE:-0}` by the job it submits), and the calls of
     a script whose path benchlint cannot tell (not read: said); else nothing. The scripts
-    that may read it: this one after the line, and those it runs or sources after it, and
-    theirs (at most _READERS). Each mention of the name there (a comment's aside) must be an
-    expansion that takes an empty value as unset (`${X:-0}`, `${X:?}`), or come after a line
-    of the script's top level that surely gives it a value that is not empty (`X=${X:-0}`,
-    `: "${X:=0}"`, `X=0`). Not where a Python file of the repository names the variable in a
-    string of its own (`os.environ["X"]`). A file outside the repository a script sources by
-    its path (`source /opt/conda/etc/profile.d/conda.sh`) is the system's or a tool's: it
-    does not read this repository's names."""
+    that may read it: this one (its functions, traps and loops too), and those it runs or
+    sources after the line, and theirs (at most _READERS); not where another script sources
+    this one. Each mention of the name there (a comment's aside) must be an expansion that
+    takes an empty value as unset (`${X:-0}`, `${X:?}`), or come after a line of the script's
+    top level that surely gives it a value that is not empty (`X=${X:-0}`, `: "${X:=0}"`,
+    `X=0`). Not where a Python or YAML file of the repository reads the name from the
+    environment (`_read_elsewhere`). A file outside the repository a script sources by its
+    path (`source /opt/conda/etc/profile.d/conda.sh`) is the system's or a tool's: it does
+    not read this repository's names."""
     name = assignment.name
     calls = ctx.environment.calls
     if calls.is_sourced(script.path):
@@ -356,8 +357,8 @@ def _defaulted_by_every_reader(
                     ctx.ws.let_go(target)
                 return [], []  # (too many to tell)
     own = (command.node.start_byte, command.node.end_byte)
-    found = [
-        _defaulted_in(reader, name, word, start if reader is not script else 0, own)
+    found = [  # (the exporting script's mentions from its start: a function, a trap)
+        _defaulted_in(reader, name, word, 0, own)
         if reader is script
         else _defaulted_in(reader, name, word, start)
         for reader, start in readers
