@@ -187,11 +187,10 @@ def condition(
         inner = tree[2]
         if not tree[1] and inner is not None and inner[0] == "unary":
             # (`[ -z $X ]`, `[ -n $X ]` with X empty: the unquoted word goes, and `[` tests
-            # the lone operator, a word that is not empty: true either way, as bash has it)
-            # (the word quoted nowhere: `"${X%a}"` expanding to nothing stays an argument,
-            # h43 N1)
+            # the lone operator, a word that is not empty: true either way, as bash has it;
+            # only a word quoted nowhere, `"${X%a}"` stays an argument, h43 N1, though a quote
+            # in a pattern, `${F%"vllm"}`, keeps no word, h44 F1)
             pieces = _pieces(script, inner[2], env)
-            # (a quote in a pattern, `${F%"vllm"}`, keeps no word: h44 F1)
             written = _PATTERN_EXPANSION.sub("", script.text_of(inner[2]))
             if (
                 pieces is not None
