@@ -367,10 +367,14 @@ def test_positional_conditions_decided_and_not() -> None:
         ('[ -z "$X" ] && echo "$(basename "$0"): X; set it" >&2', {"X": ""}, True),
         ('[ -z "$X" ] && echo "X is not set!"', {"X": "a"}, False),
         ('[ -z "$X" ] && echo x > /nonexistent/dir/f', {"X": ""}, None),
-        # (h42 N4: tree-sitter-bash misreads `=` beside `||` in `[[ ]]` and `-a`/`-o` in `[ ]`:
-        # not decided, where it decided them wrongly)
-        ('[[ "$X" = vllm || "$X" = sglang ]]', {"X": "vllm"}, None),
-        ('[ "$X" = a -o "$X" = b ]', {"X": "a"}, None),
+        # (h42 N4, h43 F2: tree-sitter-bash misreads `=` beside `||` in `[[ ]]` and `-a`/`-o`
+        # in `[ ]`: comparisons joined by one operator read from the text, else not decided)
+        ('[[ "$X" = vllm || "$X" = sglang ]]', {"X": "vllm"}, True),
+        ('[[ "$X" = vllm || "$X" = sglang ]]', {"X": "trt"}, False),
+        ("[[ $X = v* && $X != vx ]]", {"X": "vllm"}, None),
+        ('[ "$X" = a -o "$X" = b ]', {"X": "a"}, True),
+        ('[ "$X" = a -o "$X" = b ]', {"X": "c"}, False),
+        ('[ "$X" = "a b" -o $X = c ]', {"X": "a b"}, None),  # (`$X` splits in `[ ]`)
         ('[ -n "$X" -a "$X" = x ]', {"X": "x"}, None),
         ('[[ "$X" == vllm || "$X" == sglang ]]', {"X": "vllm"}, True),
         # (h43 N1: a quoted word that expands to nothing stays an argument)

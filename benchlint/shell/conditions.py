@@ -19,6 +19,7 @@ An expression (inside a test) is None (an operator not modelled), or:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,56 @@ _OPERANDS = frozenset(
 
 # the nodes of a test that are expressions, not operands
 _EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "parenthesized_expression"})
+# `"$F" = vllm`: two words (plain text and quoted strings, no blank outside quotes) compared
+_WORD = rb"(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s\"'()<>&|;\\])+"
+_COMPARISON = re.compile(
+    rb"\s*(?P<left>" + _WORD + rb")\s+(?P<op>==|=|!=)\s+(?P<right>" + _WORD + rb")\s*"
+)
+
+
+# a `$` outside double quotes (single-quoted text holds none that expands)
+_UNQUOTED_EXPANSION = re.compile(rb"^(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^$\"'])*\$")
+
+
+def split_outside_quotes(
+    text: bytes, operators: tuple[bytes, ...]
+) -> tuple[list[tuple[int, int]], list[bytes]] | None:
+    """Where the text's pieces are between the operators (words of their own) outside quotes,
+    and the operators; None where it holds a substitution, a backquote, `;` or a group."""
+    pieces: list[tuple[int, int]] = []
+    found: list[bytes] = []
+    start, i, quote = 0, 0, 0
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == 0x5C and quote == 0x22:  # (a backslash in double quotes)
+                i += 2
+                continue
+            if char == quote:
+                quote = 0
+        elif char in (0x22, 0x27):
+            quote = char
+        elif char in b"`;(){}" or text.startswith(b"$(", i):
+            return None
+        else:
+            op = next((o for o in operators if text.startswith(o, i)), None)
+            after = i + len(op) if op else i
+            if (
+                op
+                and (i == 0 or text[i - 1] in b" \t")
+                and (after == len(text) or text[after] in b" \t")
+            ):
+                pieces.append((start, i))
+                found.append(op)
+                i = start = after
+                continue
+        i += 1
+    if quote:
+        return None
+    pieces.append((start, len(text)))
+    return pieces, found
+
+
 # redirections of a message to the script's own output or error (`>&2`)
 _TO_OUTPUT = frozenset({">&2", "1>&2", ">&1", "2>&1"})
 
@@ -103,7 +154,10 @@ class Compiler:
             if len(inner) != 1:
                 return None
             double = self.text_of(node).startswith("[[")
-            return ("test", double, self.expression(inner[0]))
+            expression = self.expression(inner[0])
+            if expression is None:  # (a misparse, `[[ $F = a || $F = b ]]`: read from the text)
+                expression = self.comparisons(node, double)
+            return ("test", double, expression)
         if kind == "compound_statement" and node.child_count and node.children[0].type == "((":
             return self.arithmetic(node)
         if kind == "negated_command":
@@ -135,6 +189,38 @@ class Compiler:
             ):
                 return self.condition(body)
         return None
+
+    def comparisons(self, node: Node, double: bool) -> Condition:
+        """A test tree-sitter-bash misreads, read from its text (h43 F2): comparisons of two
+        words (`=`, `==`, `!=`) joined by one operator (`||` or `&&` in `[[ ]]`, `-o` or `-a`
+        in `[ ]`), each word a run of plain text and quoted strings; else None."""
+        from benchlint.shell.model import Syn  # (the model imports this module)
+
+        raw = node.text or b""
+        opening, closing = (b"[[", b"]]") if double else (b"[", b"]")
+        if not (raw.startswith(opening) and raw.endswith(closing)):
+            return None
+        body_at = node.start_byte + len(opening)
+        body = raw[len(opening) : len(raw) - len(closing)]
+        joins = (b"||", b"&&") if double else (b"-o", b"-a")
+        parts = split_outside_quotes(body, joins)
+        if parts is None or not parts[1] or len(set(parts[1])) != 1:
+            return None
+        terms: list[Condition] = []
+        for start, end in parts[0]:
+            match = _COMPARISON.fullmatch(body, start, end)
+            if match is None:
+                return None
+            if not double and any(_UNQUOTED_EXPANSION.search(w) for w in match.group(1, 3)):
+                return None  # (in `[ ]` it splits or goes, shifting the words after it)
+            left = Syn("word", body_at + match.start("left"), body_at + match.end("left"))
+            right = Syn("word", body_at + match.start("right"), body_at + match.end("right"))
+            terms.append(("binary", match.group("op").decode(), left, right))
+        kind = "or" if parts[1][0] in (b"||", b"-o") else "and"
+        tree = terms[-1]
+        for term in reversed(terms[:-1]):
+            tree = (kind, term, tree)
+        return tree
 
     def expression(self, node: Node) -> Condition:
         kind = node.type
