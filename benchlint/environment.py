@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from benchlint import profile
 from benchlint.calls import Call, call_graph
 from benchlint.finding import Location, Span
+from benchlint.shell.conditions import split_outside_quotes
 from benchlint.shell.evaluate import POSITIONAL_REF, guards_hold
 from benchlint.shell.model import (
     CONDITIONAL_OPERATORS,
@@ -464,37 +465,15 @@ def _grouped_terms(piece: str) -> tuple[str, list[tuple[str, bool]]] | None:
 def _split_outside_quotes(
     text: str, operators: tuple[str, ...]
 ) -> tuple[list[str], list[str]] | None:
-    """The text split at the operators (words of their own) outside quotes; None where it holds
-    a substitution, a pipe, `;` or a group (not emptiness tests alone)."""
-    pieces, found, start, i, quote = [], [], 0, 0, ""
-    while i < len(text):
-        char = text[i]
-        if quote:
-            if char == "\\" and quote == '"':
-                i += 2
-                continue
-            if char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in "`;(){}" or text.startswith("$(", i):
-            return None
-        else:
-            op = next((o for o in operators if text.startswith(o, i)), None)
-            boundary = i == 0 or text[i - 1] in " \t"
-            after = i + len(op) if op else i
-            if op and boundary and (after == len(text) or text[after] in " \t"):
-                pieces.append(text[start:i])
-                found.append(op)
-                i = start = after
-                continue
-            if char == "|":
-                return None
-        i += 1
-    if quote:
+    """The text's pieces between the operators outside quotes, and the operators
+    (`conditions.split_outside_quotes`)."""
+    data = text.encode("utf-8", "surrogateescape")
+    parts = split_outside_quotes(data, tuple(o.encode() for o in operators))
+    if parts is None:
         return None
-    pieces.append(text[start:])
-    return pieces, found
+    ranges, found = parts
+    pieces = [data[a:b].decode("utf-8", "surrogateescape") for a, b in ranges]
+    return pieces, [o.decode() for o in found]
 
 
 def _when_empty(read: tuple[str, list[tuple[str, bool]]], name: str) -> bool | None:

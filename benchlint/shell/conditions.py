@@ -58,7 +58,8 @@ def split_outside_quotes(
     text: bytes, operators: tuple[bytes, ...]
 ) -> tuple[list[tuple[int, int]], list[bytes]] | None:
     """Where the text's pieces are between the operators (words of their own) outside quotes,
-    and the operators; None where it holds a substitution, a backquote, `;` or a group."""
+    and the operators; None where it holds a substitution, a backquote, `;`, a group or a pipe
+    (not a list of tests alone)."""
     pieces: list[tuple[int, int]] = []
     found: list[bytes] = []
     start, i, quote = 0, 0, 0
@@ -86,6 +87,8 @@ def split_outside_quotes(
                 found.append(op)
                 i = start = after
                 continue
+            if char == 0x7C:  # (`|`)
+                return None
         i += 1
     if quote:
         return None
