@@ -161,6 +161,33 @@ def assignments_of(script: Script, name: str) -> list[Assignment]:
     return [a for a in script.assignments if a.name == name and a.value is not None]
 
 
+def set_otherwise(script: Script, name: str) -> bool:
+    """Whether the variable may get a value no assignment of the script shows: `read NAME`,
+    `printf -v NAME`, `mapfile`, `getopts`, `let`, `eval "NAME=..."`, a `for` loop over words,
+    a name reference to it (`declare -n ref=NAME`), or a file the script sources (`export
+    NAME=numactl` there): where `assignments_of` may not be all its values."""
+    for command in script.top.all_commands():
+        base = command.base
+        if base in ("source", "."):
+            return True
+        if base in _SETTERS and any(w.value == name for w in command.words[1:]):
+            return True
+        if base == "eval" and f"{name}=" in script.text_of(command.node):
+            return True  # (`eval "EXTRA=numactl"`)
+        text = script.text_of(command.node) if base in ("declare", "local", "typeset") else ""
+        if _NAMEREF.search(text) and f"={name}" in text:
+            return True  # (`declare -n ref=EXTRA; ref=numactl`)
+        if any(a.name == name and a.kind == "for" for a in command.assignments):
+            return True  # (`for EXTRA in numactl taskset`: the loop's last word stays)
+    return False
+
+
+# a name reference (`declare -n ref=NAME`): an assignment to it is one to NAME
+_NAMEREF = re.compile(r"\s-[a-zA-Z]*n")
+# commands that give a variable named by an argument a value
+_SETTERS = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "let"})
+
+
 def _split(value: Word) -> list[Arg]:
     """The blank-separated pieces of a string value, each with its span in the file; pieces
     holding an expansion are left out (their words are not known)."""

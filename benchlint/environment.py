@@ -808,14 +808,11 @@ class _OneValue:
 _GUARD_READ = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-class _EmptyOnly:
+class _EmptyOnly(_OneValue):
     """Values for the condition evaluator: one variable empty, every other unknown."""
 
     def __init__(self, name: str) -> None:
-        self.name = name
-
-    def get(self, name: str, /) -> str | None:
-        return "" if name == self.name else None
+        super().__init__(name, "")
 
 
 def _behind_in_shell(command: Command) -> str | None:

@@ -73,7 +73,7 @@ from benchlint.context import Context
 from benchlint.environment import ScriptState, is_builtin
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.registry import script_rule
-from benchlint.shell.model import Assignment, Script, Syn
+from benchlint.shell.model import Assignment, Script, Syn, on_comment_line
 
 # `=$NAME`, `="${NAME`...: where a text can assign a variable its own value (found by the `=`,
 # which the regex engine scans for quickly; the name before it is compared after)
@@ -406,12 +406,12 @@ def _defaulted_in(
         for m in word.finditer(data, start)
         if skip is None or not skip[0] <= m.start() < skip[1]
     ]
-    if any(_on_comment_line(data, at) for at in mentions):
+    if any(on_comment_line(data, at) for at in mentions):
         texts = _text_ranges(script)  # (a heredoc's `#SBATCH ...${X-none}` is no comment)
         mentions = [
             at
             for at in mentions
-            if not _on_comment_line(data, at) or any(a <= at < b for a, b in texts)
+            if not on_comment_line(data, at) or any(a <= at < b for a, b in texts)
         ]
     if not mentions:
         return []
@@ -431,11 +431,6 @@ def _defaulted_in(
         return [Location(script.path, default[1], "gives it a default first")]
     first = min(safe.values(), key=lambda e: e.node.start_byte)
     return [Location(script.path, first.script.span(first.node), "treats empty as unset")]
-
-
-def _on_comment_line(data: bytes, at: int) -> bool:
-    line_start = data.rfind(b"\n", 0, at) + 1
-    return data[line_start:at].lstrip().startswith(b"#")
 
 
 def _text_ranges(script: Script) -> list[tuple[int, int]]:

@@ -74,7 +74,7 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.engines import array_name, assignments_of
+from benchlint.engines import array_name, assignments_of, set_otherwise
 from benchlint.environment import VALIDATORS
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
 from benchlint.registry import script_rule
@@ -375,7 +375,7 @@ def _flag_word(command: Command) -> str | None:
         # a flag: `DIST_FLAG="--dist-url $ADDR"` or `DIST_FLAG=""`; bash splits it into the
         # name. Not `cmd=''` alone, a prefix for a dry run: the next word is the name)
         variable = first.unquoted_variable()
-        if variable is None or _set_otherwise(command.script, variable):
+        if variable is None or set_otherwise(command.script, variable):
             return None
         given = [a.value for a in assignments_of(command.script, variable)]
         texts = [v.value.strip() for v in given if v is not None and v.items is None]
@@ -396,32 +396,6 @@ def _held_flag(command: Command) -> str | None:
     given = (a.value for a in assignments_of(command.script, variable))
     texts = [v.value.split() for v in given if v is not None and v.items is None]
     return next((t[0] for t in texts if t), None)
-
-
-def _set_otherwise(script: Script, name: str) -> bool:
-    """Whether the variable may get a value no assignment of the script shows: `read NAME`,
-    `printf -v NAME`, `mapfile`, `getopts`, `eval "NAME=..."`, a `for` loop over words, or a
-    file the script sources (`export NAME=numactl` there)."""
-    for command in script.top.all_commands():
-        base = command.base
-        if base in ("source", "."):
-            return True
-        if base in _SETTERS and any(w.value == name for w in command.words[1:]):
-            return True
-        if base == "eval" and f"{name}=" in script.text_of(command.node):
-            return True  # (`eval "EXTRA=numactl"`)
-        text = script.text_of(command.node) if base in ("declare", "local", "typeset") else ""
-        if _NAMEREF.search(text) and f"={name}" in text:
-            return True  # (`declare -n ref=EXTRA; ref=numactl`)
-        if any(a.name == name and a.kind == "for" for a in command.assignments):
-            return True  # (`for EXTRA in numactl taskset`: the loop's last word stays)
-    return False
-
-
-# a name reference (`declare -n ref=NAME`): an assignment to it is one to NAME
-_NAMEREF = re.compile(r"\s-[a-zA-Z]*n")
-# commands that give a variable named by an argument a value
-_SETTERS = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "let"})
 
 
 def _cut(path: str, line: int, text: str) -> tuple[str, Fix | None]:

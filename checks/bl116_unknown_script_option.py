@@ -230,7 +230,7 @@ from benchlint.calls import (
 )
 from benchlint.calls import ROOT_MOUNTS as MOUNTS
 from benchlint.context import Context
-from benchlint.engines import assignments_of
+from benchlint.engines import assignments_of, set_otherwise
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.registry import rule
 from benchlint.shell.held import built_before, once_before, read_before, same_subshell
@@ -1735,22 +1735,16 @@ def _given_every_way(script: Script, name: str, before: int) -> bool:
 
 
 def _set_otherwise(script: Script, name: str) -> bool:
-    """Whether a command other than an assignment may give the variable a value: `read`,
-    `mapfile`, `printf -v`, `getopts`, `eval`, a `for` loop, a `declare -n` name."""
-    for command in script.all_commands():
-        if command.base == "eval" or any(
-            a.name == name and a.kind in ("for", "read", "dynamic") for a in command.assignments
-        ):
-            return True
-        if command.base in ("read", "mapfile", "readarray", "printf", "getopts") and any(
-            w.value == name for w in command.args
-        ):
-            return True
-        if command.base in ("declare", "local", "typeset") and any(
-            w.value.startswith("-") and "n" in w.value for w in command.args
-        ):
-            return True  # (`declare -n ref=ARGS; ref="--x 1"`: not followed)
-    return False
+    """`set_otherwise`, and any `eval` or name reference at all (what they set is not
+    followed here)."""
+    return set_otherwise(script, name) or any(
+        command.base == "eval"
+        or (
+            command.base in ("declare", "local", "typeset")
+            and any(w.value.startswith("-") and "n" in w.value for w in command.args)
+        )
+        for command in script.all_commands()
+    )
 
 
 def _value_in_effect(ctx: Context, value: str, command: Command) -> str | None:

@@ -2976,7 +2976,7 @@ class _Builder:
             shell = rb"(?:^|[\s;&|(])(?:ba|da|z)?sh((?:\s+-[A-Za-z]*o\s+\w+|\s+-[A-Za-z]+)*)\s+"
             runs = re.finditer(shell + re.escape(text) + rb"(?=$|[\s;&|)])", after) if text else ()
             # (not on a comment's line: `# later: bash w.sh` runs nothing)
-            found = next((m for m in runs if not _in_comment(after, m.start(1))), None)
+            found = next((m for m in runs if not on_comment_line(after, m.start(1))), None)
             if found is not None:
                 options = found.group(1).decode("utf-8", "surrogateescape").split()
                 if any(o.startswith("-") and "c" in o[1:] for o in options if o != "-o"):
@@ -3261,7 +3261,7 @@ def _shell_invocation(command: Command) -> tuple[list[Word], bool] | None:
     return None
 
 
-def _in_comment(text: bytes, at: int) -> bool:
+def on_comment_line(text: bytes, at: int) -> bool:
     """Whether the position lies on a line that is a comment (`# ...`, after blanks)."""
     start = text.rfind(b"\n", 0, at) + 1
     return text[start:at].lstrip(b" \t").startswith(b"#")
