@@ -355,13 +355,20 @@ def runs_when_empty(command: Command) -> dict[str, bool]:
     it runs only if it is set (`[ -n "$X" ] && cmd`). A guard made of emptiness tests joined by
     one kind of operator is read as bash reads it (`_emptiness_terms`: `[ -n "$A" ] || [ -n "$B"
     ]` decides neither A nor B, `[ -z $A ]` unquoted is `[ -z ]` when A is empty, true); any
-    other guard with such a test, by the condition evaluator (h41 F11, h42)."""
+    other guard with such a test, or that can tell an empty value otherwise (`[ "$X" ]`, `[ "$X"
+    != "" ]`, `[ ${#X} -gt 0 ]`, `case "$X" in ?*)`: `_EMPTY_SHAPED`), by the condition
+    evaluator (h41 F11, h42 N7)."""
     found: dict[str, bool] = {}
     script = command.script
     for guard in command.guards:
         text = script.text_of(guard.node)
         matches = list(_EMPTY_TEST.finditer(text))
         if not matches:
+            if guard.patterns or _EMPTY_SHAPED.search(text):
+                for name in dict.fromkeys(_GUARD_READ.findall(text)):
+                    holds = guards_hold(script, (guard,), _EmptyOnly(name))
+                    if holds is not None:
+                        found[name] = holds
             continue
         names = dict.fromkeys(m.group(2) for m in matches)
         read = _emptiness_terms(_MESSAGES.sub("", text) if guard.expect else text)
@@ -388,7 +395,8 @@ _TERM = re.compile(
 # with a substitution is left to the condition evaluator)
 _MESSAGES = re.compile(
     r"(?:\s*&&\s*(?:echo|printf(?=\s+(?:'(?!-)(?:[^'%]|%[sb%])*'|\"(?!-)(?:[^\"%\\]|\\.|%[sb%])*\")))"
-    r"(?:\s+(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|1?>&2|2?>&1|[^\s&|;'\"`()<>]+))*)+\s*$"
+    r"(?:\s+(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[0-9]?>(?:&[12]|\s*/dev/(?:stdout|stderr|null))"
+    r"|[^\s&|;'\"`()<>]+))*)+\s*$"
 )
 # one term of a `[ ... -o ... ]` or `[ ... -a ... ]`: `-z "$X"`
 _INNER = re.compile(
@@ -654,7 +662,9 @@ def _array_has_element(guard: Guard, name: str) -> bool | None:
     return holds == guard.expect
 
 
-def validates_arguments(script: Script, function: str) -> frozenset[str] | None:
+def validates_arguments(
+    script: Script, function: str, returns: bool = False
+) -> frozenset[str] | None:
     """Whether a function the script defines once ends the script when a variable one of its
     arguments names is empty, whatever else holds: a check of each name, `for v in "$@"; do [
     -z "${!v}" ] && exit 1; done`, or of each name into a list, then an exit when the list
@@ -666,7 +676,9 @@ def validates_arguments(script: Script, function: str) -> frozenset[str] | None:
     and the loop variable set nowhere else. The names it cannot check (its own: the loop
     variable, the list, a `local` of its body, `need name` checks its own `name`); None where
     it is no such function. (A name checked so is a validator's argument, as `check_env_vars X`
-    is; differential tests hold it to bash.)"""
+    is; differential tests hold it to bash.) With `returns`, whether it fails instead: its end
+    may be a `return` of a status written out that is not 0 (`[ -z "${!v}" ] && return 1`), for
+    a call whose failure ends the script (`need MODEL || exit 1`: `failed_validation`)."""
     where = script.functions.get(function)
     body = sorted(script.body(function), key=lambda c: c.node.start_byte)
     if where is None or any(
@@ -679,6 +691,7 @@ def validates_arguments(script: Script, function: str) -> frozenset[str] | None:
     def ends(command: Command) -> bool:
         return not command.apart_from_script and (
             command.base == "exit"
+            or (returns and command.base == "return" and nonzero_status(command))
             or (
                 command.base in script.functions
                 and command.base != function
@@ -706,7 +719,7 @@ def validates_arguments(script: Script, function: str) -> frozenset[str] | None:
         a.name for c in body for a in c.assignments if a.kind in ("local", "declare", "typeset")
     }
     for command in body:
-        if command.base == "return":
+        if command.base == "return" and not ends(command):
             return None  # (`[[ -n $SKIP ]] && return`: the check may not run)
         if any(a.name == variable and a.kind != "for" for a in command.assignments):
             return None  # (`v="SGL_$v"`: the loop variable names another)
@@ -731,6 +744,19 @@ def validates_arguments(script: Script, function: str) -> frozenset[str] | None:
         ):
             return frozenset(own)
     return None
+
+
+def failed_call(guard: Guard) -> tuple[str, list[str]] | None:
+    """A condition that is a call a command runs under when it fails, with names written out
+    as its arguments: `need MODEL PORT || exit 1`, `if ! need MODEL; then exit 1; fi` (the
+    function's name and the names). None for anything else: a word that may be several or
+    none, a redirection, a pipe, a prefix (`MODEL=x need MODEL`)."""
+    words = guard.script.text_of(guard.node).split()
+    negated = bool(words) and words[0] == "!"
+    words = words[1:] if negated else words
+    if not words or guard.expect != negated or not all(_NAME.fullmatch(w) for w in words):
+        return None
+    return words[0], words[1:]
 
 
 def _holds_once_collected(command: Command, collected: dict[str, bool], variable: str) -> bool:
@@ -1059,10 +1085,10 @@ class Environment:
                 # the script under `set -e` (a pipeline's from its last element, or any under
                 # `pipefail`); in a job sent to the background, never)
                 if _ends_script(command):
-                    validated.update(self._empty_exit(command))
+                    validated.update(self._empty_exit(command, functions))
             elif not shell:
                 if base in functions and depth < 3 and self._always_exits(functions[base], base):
-                    validated.update(self._empty_exit(command))
+                    validated.update(self._empty_exit(command, functions))
                 elif base in functions and _ends_script(command):  # (`( need MODEL ) || exit`)
                     validated.update(self._validated_arguments(command, functions[base]))
             elif base == "eval" or _behind_in_shell(command) == "eval":
@@ -1091,7 +1117,7 @@ class Environment:
                     and _errexit_surely(command.script, command)
                     and self._always_fails(owner, base)
                 ):
-                    validated.update(self._empty_exit(command))
+                    validated.update(self._empty_exit(command, functions))
                 if _ends_script(command):
                     # (`need MODEL PORT`, with `need() { for v in "$@"; do [ -z "${!v}" ] &&
                     # exit 1; done; }`: as `check_env_vars MODEL PORT`)
@@ -1340,12 +1366,8 @@ class Environment:
         """The names a call of a function that checks the variables its arguments name
         validates (`validates_arguments`): its arguments, less those the call's prefix gives
         (`MODEL=x need MODEL`) and the function's own names."""
-        checking: dict[str, frozenset[str] | None]
-        checking = owner.derived("env-validating", self._token, dict)
         name = command.base or ""
-        if name not in checking:
-            checking[name] = validates_arguments(owner, name)
-        own = checking[name]
+        own = self._validating(owner, name)
         if own is None:
             return set()
         skipped = own | _prefixed(command)
@@ -1357,15 +1379,35 @@ class Environment:
             failing[function] = _always_fails(script, function)
         return failing[function]
 
-    def _empty_exit(self, command: Command) -> set[str]:
+    def _empty_exit(self, command: Command, functions: dict[str, Script]) -> set[str]:
         """The variables whose emptiness sends the script to this exit (or call of a function
-        that always exits), worked out once per command (states are worked out many times)."""
+        that always exits), worked out once per command (states are worked out many times):
+        its conditions' tests, and the names a call it runs under checks when the call fails
+        (`need MODEL || exit 1`, with a `need` of the script or a file it sources that fails
+        when a variable its arguments name is empty: h39 N2)."""
         exits: dict[int, tuple[Command, set[str]]]
         exits = command.script.derived("env-empty-exits", self._token, dict)
         known = exits.get(id(command))
         if known is None:  # (the command kept: its id not reused)
             known = exits[id(command)] = (command, _tested_for_empty(command))
-        return known[1]
+        found = known[1]
+        for guard in command.guards:
+            call = failed_call(guard)
+            if call is not None and call[0] in functions:
+                failing = self._validating(functions[call[0]], call[0], returns=True)
+                if failing is not None:
+                    found = found | (set(call[1]) - failing)
+        return found
+
+    def _validating(
+        self, owner: Script, function: str, returns: bool = False
+    ) -> frozenset[str] | None:
+        """`validates_arguments`, once per function."""
+        checking: dict[tuple[str, bool], frozenset[str] | None]
+        checking = owner.derived("env-validating", self._token, dict)
+        if (function, returns) not in checking:
+            checking[function, returns] = validates_arguments(owner, function, returns)
+        return checking[function, returns]
 
     def _effects(self, script: Script, function: str) -> list[Command]:
         """The commands of a function's body that change what state_before reports."""

@@ -312,6 +312,12 @@ def _caller_alias(
     )
     if origin in environment.state_before(script, later).validated:
         return None
+    if runs_when_empty(launch.command).get(origin) is False:
+        # (`[ -n "$MODEL" ] && vllm serve "$MODEL_PATH"`: the launch runs only when the origin
+        # is not empty, where it still holds what the alias was given: h42 N8)
+        held = environment.state_before(script, launch_at, launch.command)
+        if not held.unknown and origin not in held.assigned:
+            return None
     if origin in then.assigned:
         return _caller_alias(ctx, launch, origin, then, depth + 1)
     return origin

@@ -2607,6 +2607,8 @@ def test_the_commands_after_a_heredoc_are_those_bash_runs(program: str) -> None:
 # misses: a call `need x1 x2` validates a name where bash surely ends the script there when it
 # is empty (the names given; bash must end the script for each, x1 or x2 empty, the other set;
 # a near miss may end it too, where the model cannot tell)
+# (one that fails instead of exiting: h39 N2)
+_FAILS = 'need() { for v in "$@"; do [ -z "${!v}" ] && return 1; done; }'
 _ARGUMENT_VALIDATORS = [
     ('need() { for v in "$@"; do [ -z "${!v}" ] && exit 1; done; }', "x1 x2"),
     ('need() { for v; do [[ -n ${!v:-} ]] || { echo "$v unset" >&2; exit 1; }; done; }', "x1 x2"),
@@ -2643,7 +2645,7 @@ _ARGUMENT_VALIDATORS = [
     # near misses: a return, a loop over other words (a name written out is the loop's own),
     # a flag tested for another value, a list emptied after the loop, a `continue` or a
     # `break`, a `shift`, only a warning, a return before the check, a test of an empty list
-    ('need() { for v in "$@"; do [ -z "${!v}" ] && return 1; done; }', ""),
+    (_FAILS, ""),
     ('need() { for v in x1; do [ -z "${!v}" ] && exit 1; done; }', "x1"),
     ('need() { for v in "$*"; do [ -z "${!v}" ] && exit 1; done; }', ""),
     (
@@ -2720,6 +2722,42 @@ _ARGUMENT_VALIDATORS = [
     # (h44 F3, F4: a `do` in a comment, a `#` glued to the word, which is no comment)
     ('need() {\n for v # do\n in PATH; do [ -z "${!v}" ] && exit 1; done\n}', ""),
     ('need() { for v in "$@"#; do [ -z "${!v}" ] && exit 1; done; }', ""),
+    # (a validator that fails instead, to a call whose failure ends the script: h39 N2)
+    (_FAILS, "x1 x2", "need x1 x2 || exit 1"),
+    (
+        'need() { for v in "$@"; do [ -z "${!v}" ] && return 3; done; }',
+        "x1 x2",
+        "if ! need x1 x2; then exit 1; fi",
+    ),
+    (
+        'need() {\n m=()\n for v in "$@"; do [ -n "${!v}" ] || m+=("$v"); done\n'
+        " [ ${#m[@]} -gt 0 ] && return 1\n return 0\n}",
+        "x1 x2",
+        "need x1 x2 || { echo missing >&2; exit 1; }",
+    ),
+    (
+        'need() {\n [[ -n $LAX ]] && return 1\n for v; do [ -z "${!v}" ] && return 1; done\n}',
+        "x1 x2",
+        "need x1 x2 || exit 1",
+    ),
+    ('need() { for v in "$@"; do [ -z "${!v}" ] && return; done; }', "", "need x1 x2 || exit 1"),
+    ('need() { for v in "$@"; do [ -z "${!v}" ] && return 0; done; }', "", "need x1 x2 || exit 1"),
+    (_FAILS, "", "need x1 x2 && exit 1"),
+    (_FAILS, "", "need x1 x2 || true"),
+    (_FAILS, "", "! need x1 x2 || exit 1"),
+    (_FAILS, "", "need x1 x2 | cat || exit 1"),
+    (_FAILS, "", "x1=a need x1 x2 || exit 1"),
+    (_FAILS, "", "need $N || exit 1"),
+    (
+        'need() {\n [[ -n $LAX ]] && return 0\n for v; do [ -z "${!v}" ] && return 1; done\n}',
+        "",
+        "need x1 x2 || exit 1",
+    ),
+    (
+        'need() { for v in "$@"; do ( [ -z "${!v}" ] && return 1 ); done; }',
+        "",
+        "need x1 x2 || exit 1",
+    ),
 ]
 
 
@@ -2779,6 +2817,24 @@ _EMPTINESS_GUARDS = [
     'echo -n "$A" | grep -q .',
     '[ -z "$A$B" ]',
     '[ -n "${A:-x}" ]',
+    '[ "$A" ]',
+    "[[ $A ]]",
+    '[ "$A" != "" ]',
+    '[ "x$A" = "x" ]',
+    "[ ${#A} -gt 0 ]",
+    "[[ ${#A} -eq 0 ]]",
+    "[ ! -z $A ]",
+    '[ "$A" ] || [ "$B" ]',
+    '[ "$A" ] && [ "$B" ]',
+    '[ -d "$A" ]',
+    "(( ${#A} > 0 ))",
+    '[ -z "$A" ] && echo "A unset" 1>&1',
+    '[ -z "$A" ] && echo "A unset" 2>&2',
+    '[ -z "$A" ] && echo "A unset" > /dev/stderr',
+    '[ -z "$A" ] && echo "A unset" >/dev/null',
+    '[ -z "$A" ] && echo "A unset" 3>&2',
+    '[ -z "$A" ] && echo "A unset" >/dev/full',
+    '[ -z "$A" ] && echo "A unset" >&3',
 ]
 
 

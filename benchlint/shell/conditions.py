@@ -96,8 +96,9 @@ def split_outside_quotes(
     return pieces, found
 
 
-# redirections of a message to the script's own output or error (`>&2`)
-_TO_OUTPUT = frozenset({">&2", "1>&2", ">&1", "2>&1"})
+# a redirection of a message to the script's own output or error, or nowhere (`>&2`, `2>&1`,
+# `1>&1`, `3>&2`, `> /dev/stderr`, `>/dev/null`, with no blanks): it changes no status (h44 N2)
+TO_OUTPUT = re.compile(r"[0-9]?>(?:&[12]|/dev/(?:stdout|stderr|null))")
 
 
 class Compiler:
@@ -188,7 +189,7 @@ class Compiler:
             body = node.child_by_field_name("body")
             redirects = [c for c in node.named_children if c != body]
             if body is not None and all(
-                "".join(self.text_of(r).split()) in _TO_OUTPUT for r in redirects
+                TO_OUTPUT.fullmatch("".join(self.text_of(r).split())) for r in redirects
             ):
                 return self.condition(body)
         return None
