@@ -983,7 +983,7 @@ def _pgrep_held(script: Script) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for assignment in script.assignments:
         value = assignment.value
-        if value is not None and "pgrep" in value.text:
+        if value is not None and ("pgrep" in value.text or _PS_GREP.search(value.text)):
             found.setdefault(assignment.name, []).append(value.text)
     script.memo["BL103 pgrep held"] = found
     return found
@@ -1122,9 +1122,119 @@ def _kills_by_name(resource: Resource, text: str) -> bool:
     return False
 
 
+# `ps -ef | grep "vllm serve" | grep -v grep | awk '{print $2}'`: a listing of the processes
+# with their command lines, searched by `grep`, given to a kill (`kill $(...)`, `pid=$(...)`
+# then `kill $pid`, `| xargs kill`): as `pgrep -f` with each pattern (h46 M1)
+_PS_GREP = re.compile(r"\bps\s[^|;&\n]*\|\s*[ef]?grep\b")
+# what may follow the searches: the PID column cut out, the list shortened, sent to a kill
+_PS_AFTER = frozenset({"awk", "cut", "xargs", "head", "tail", "sed", "tr", "sort", "uniq"})
+
+
+def _ps_kills(text: str) -> Iterator[list[tuple[str, int]]]:
+    """The patterns (a Python regular expression, its flags) of each `ps | grep` of the text
+    that lists command lines whole (`ps -ef`, `ps aux`, `ps -eo pid,args`; not `ps -e`, whose
+    names are 15 characters), every one of which a process it finds matches. A `grep -v` of
+    any word but `grep` itself, an option not known, or a search read from elsewhere: none."""
+    for match in _PS_GREP.finditer(text):
+        try:
+            lexer = shlex.shlex(text[match.start() :], posix=True, punctuation_chars=True)
+            lexer.whitespace_split = True
+            words = list(itertools.takewhile(lambda w: w[0] not in ";&()`", lexer))
+        except ValueError:
+            continue
+        segments: list[list[str]] = [[]]
+        for word in words:
+            if word == "|":
+                segments.append([])
+            elif word.startswith("|"):
+                break  # (`||`: what follows is not the listing's)
+            else:
+                segments[-1].append(word)
+        listing, searches = segments[0], segments[1:]
+        if not _whole_lines(listing[1:]):
+            continue
+        patterns: list[tuple[str, int]] = []
+        for search in searches:
+            if not search or search[0] not in ("grep", "egrep", "fgrep"):
+                if patterns and search and search[0] in _PS_AFTER:
+                    continue
+                break
+            found = _grep_pattern(search)
+            if found is None:
+                patterns = []
+                break
+            if found[0]:
+                patterns.append(found)
+        if patterns:
+            yield patterns
+
+
+def _whole_lines(options: list[str]) -> bool:
+    """Whether `ps` with these options lists each process's whole command line: a BSD-style
+    option (`aux`, `ax`), `-f` in a group (`-ef`), or a format of `args`, `cmd` or `command`."""
+    whole = False
+    for index, option in enumerate(options):
+        if options[index - 1] in ("-o", "--format") and index > 0:
+            whole = bool(re.search(r"\b(?:args|cmd|command)\b", option))
+            if not whole:
+                return False
+        elif option.startswith("--"):
+            continue
+        elif not option.startswith("-") or "f" in option:
+            whole = True
+    return whole
+
+
+def _grep_pattern(words: list[str]) -> tuple[str, int] | None:
+    """A `grep`'s pattern as a Python regular expression (a basic one's `\\(`, `\\|`, `\\+`
+    read as grep reads them; `-E`, `-F`, `-i`, `-w`), and its flags; ("", 0) for `-v grep`
+    (drops the search's own line); None for any other option or more than one pattern."""
+    letters = {"E"} if words[0] == "egrep" else {"F"} if words[0] == "fgrep" else set()
+    pattern = None
+    for word in words[1:]:
+        if word.startswith("-") and pattern is None and len(word) > 1:
+            if not set(word[1:]) <= set("EFiwv"):
+                return None
+            letters |= set(word[1:])
+        elif pattern is None:
+            pattern = word
+        else:
+            return None  # (a file to search: not the listing)
+    if pattern is None:
+        return None
+    if "v" in letters:
+        return ("", 0) if pattern in ("grep", "[g]rep") else None
+    if "F" in letters:
+        found = re.escape(pattern)
+    elif "E" in letters:
+        found = pattern
+    else:  # (a basic expression: `+ ? | ( ) { }` are plain, their escaped forms operators)
+        found = re.sub(
+            r"\\([+?|(){}])|([+?|(){}])",
+            lambda m: m.group(1) or "\\" + m.group(2),
+            pattern,
+        )
+    # (a variable stands for any text, as in a `pkill -f` pattern; one made of nothing else
+    # finds what is not known)
+    found = re.sub(r"\\?\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", ".*", found)
+    if not re.search(r"\w", found.replace(".*", "")):
+        return None
+    if "w" in letters:
+        found = rf"\b(?:{found})\b"
+    return found, re.IGNORECASE if "i" in letters else 0
+
+
 def _kills_line(acquired: Command, program: str | None, line: str, text: str) -> bool:
     """Whether the name kills of `text` end the process the command starts, whose program is
     `program` and whose command line is `line`."""
+    plain = line.replace('"', "").replace("'", "")
+    if "grep" in text:
+        for patterns in _ps_kills(text):
+            try:
+                if all(re.search(p, plain, f) for p, f in patterns):
+                    return True
+            except re.error:
+                continue
     for full, partial, pattern in _name_kills(text):
         if pattern == program:
             return True
@@ -1142,7 +1252,6 @@ def _kills_line(acquired: Command, program: str | None, line: str, text: str) ->
             found = re.sub(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", ".*", pattern)
             if not re.search(r"\w", found.replace(".*", "")):
                 continue  # (`pkill -f "$PATTERN"`: what it ends is not known)
-            plain = line.replace('"', "").replace("'", "")
             try:
                 if re.search(found, plain) or _may_match(found, acquired):
                     return True
@@ -1206,9 +1315,9 @@ def _releases(resource: Resource, text: str) -> bool:
     if resource.what == "background process" and ("kill" in text or "fuser" in text):
         if _KILL_ALL.search(text):
             return True
-        if ("pkill" in text or "killall" in text or "pgrep" in text) and _kills_by_name(
-            resource, text
-        ):
+        if (
+            "pkill" in text or "killall" in text or "pgrep" in text or _PS_GREP.search(text)
+        ) and _kills_by_name(resource, text):
             return True
         if ("lsof" in text or "fuser" in text) and _kills_by_port(resource, text):
             return True
