@@ -394,7 +394,7 @@ _TERM = re.compile(
 # script's output or error; a printf whose format takes only strings, which cannot fail; one
 # with a substitution is left to the condition evaluator)
 _MESSAGES = re.compile(
-    r"(?:\s*&&\s*(?:echo|printf(?=\s+(?:'(?!-)(?:[^'%]|%[sb%])*'|\"(?!-)(?:[^\"%\\]|\\.|%[sb%])*\")))"
+    r"(?:\s*&&\s*(?:echo|printf(?=\s+(?:'(?!-)(?:[^'%]|%[sb%])*'|\"(?!-)(?:[^\"%\\$`]|\\.|%[sb%])*\")))"
     r"(?:\s+(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[0-9]?>(?:&[12]|\s*/dev/(?:stdout|stderr|null))"
     r"|[^\s&|;'\"`()<>]+))*)+\s*$"
 )

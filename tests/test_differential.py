@@ -2835,6 +2835,14 @@ _EMPTINESS_GUARDS = [
     '[ -z "$A" ] && echo "A unset" 3>&2',
     '[ -z "$A" ] && echo "A unset" >/dev/full',
     '[ -z "$A" ] && echo "A unset" >&3',
+    '[ -z "$A" ] && printf \'%s\\n\' "$(basename "$0"): A missing"',
+    '[ -z "$A" ] && printf "%s: %s\\n" "$(false)" A >&2',
+    '[ -z "$A" ] && printf "%d\\n" "$(basename "$0")"',
+    '[ -z "$A" ] && printf "${FMT:-%d}" x',
+    '[ -z "$A" ] && printf "$(printf \'\\x25d\')" x',
+    '[ -z "$A" ] && printf -v V "%s" x',
+    "[ -z \"$A\" ] && printf '%s\\n' x > /nonexistent/dir/f",
+    '[ -z "$A" ] && 2>/dev/null echo "A unset"',
 ]
 
 

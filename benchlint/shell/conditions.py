@@ -101,6 +101,10 @@ def split_outside_quotes(
 TO_OUTPUT = re.compile(r"[0-9]?>(?:&[12]|/dev/(?:stdout|stderr|null))")
 
 
+# a printf format of strings only, quoted, with no expansion (`'%s: %s\n'`, `"no %s\n"`)
+_STRING_FORMAT = re.compile(r"'(?!-)(?:[^'%]|%[sb%])*'|\"(?!-)(?:[^\"%\\$`]|\\.|%[sb%])*\"")
+
+
 class Compiler:
     """Compiles the conditions of one script: `text_of` reads a node's text, `syn` keeps where
     a node is, `command_at` finds the model's command of a `command` node."""
@@ -183,6 +187,12 @@ class Compiler:
                     return ("const", False)
             if name == "echo":  # (a message: `[ -z "$X" ] && echo "X unset" && exit 1`)
                 return ("const", True)
+            if name == "printf" and len(node.named_children) > 1:
+                # (`printf '%s\n' "$(basename "$0"): X unset"`: a format of strings only, a
+                # word written out, cannot fail whatever its arguments are: h43 N3)
+                form = self.text_of(node.named_children[1])
+                if _STRING_FORMAT.fullmatch(form):
+                    return ("const", True)
             return ("command", self.command_at(node))
         if kind == "redirected_statement":
             # (`... && echo "X unset" >&2`: output sent to the script's error changes no status)
