@@ -447,13 +447,20 @@ def _emptiness_terms(text: str) -> tuple[str, list[tuple[str, bool]]] | None:
 
 def _grouped_terms(piece: str) -> tuple[str, list[tuple[str, bool]]] | None:
     """`[ -z "$A" -o -z "$B" ]`, `test -z "$A" -o -z "$B"`: its operator and terms (quoted
-    operands only)."""
-    if piece.startswith("[ ") and piece.endswith(" ]") and not piece.startswith("[["):
-        inside = piece[2:-2]
-    elif piece.startswith("test "):
-        inside = piece[5:]
-    else:
+    operands only); negated (`! [ -n "$A" -a -n "$B" ]`), the other operator of the negated
+    terms."""
+    if piece[:1] == "!" and piece[1:2].isspace():
+        inner = _grouped_terms(piece[1:].lstrip())
+        if inner is None:
+            return None
+        kind, terms = inner
+        return ("and" if kind == "or" else "or"), [(name, not value) for name, value in terms]
+    grouped = _GROUPED.fullmatch(piece)
+    if grouped is None:
         return None
+    inside = (
+        grouped.group("bracket") if grouped.group("bracket") is not None else grouped.group("test")
+    )
     parts = _split_outside_quotes(inside.strip(), ("-o", "-a"))
     if parts is None or not parts[1]:
         return None
@@ -468,6 +475,10 @@ def _grouped_terms(piece: str) -> tuple[str, list[tuple[str, bool]]] | None:
         empty_value = (match.group("op") == "z") != bool(match.group("inner"))
         terms.append((match.group("plain") or match.group("braced"), empty_value))
     return ("or" if operators[0] == "-o" else "and"), terms
+
+
+# `[ ... ]` (not `[[`) or `test ...`, with blanks or tabs after the command (h44 N3)
+_GROUPED = re.compile(r"\[[ \t]+(?P<bracket>.*)[ \t]+\]|test[ \t]+(?P<test>.*)", re.S)
 
 
 def _split_outside_quotes(

@@ -2843,6 +2843,13 @@ _EMPTINESS_GUARDS = [
     '[ -z "$A" ] && printf -v V "%s" x',
     "[ -z \"$A\" ] && printf '%s\\n' x > /nonexistent/dir/f",
     '[ -z "$A" ] && 2>/dev/null echo "A unset"',
+    '! [ -n "$A" -a -n "$B" ]',
+    '! test -n "$A" -a -n "$B"',
+    '! [ -z "$A" -o -z "$B" ]',
+    '! [ -n "$A" -o -n "$B" ]',
+    '[\t-z "$A" -o -z "$B" ]',
+    'test\t-z "$A" -o -z "$B"',
+    '[ -z "$A" -o -z "$B"\t]',
 ]
 
 
