@@ -450,11 +450,10 @@ def _grouped_terms(piece: str) -> tuple[str, list[tuple[str, bool]]] | None:
     operands only); negated (`! [ -n "$A" -a -n "$B" ]`), the other operator of the negated
     terms."""
     if piece[:1] == "!" and piece[1:2].isspace():
-        inner = _grouped_terms(piece[1:].lstrip())
-        if inner is None:
+        negated = _grouped_terms(piece[1:].lstrip())
+        if negated is None:
             return None
-        kind, terms = inner
-        return ("and" if kind == "or" else "or"), [(name, not value) for name, value in terms]
+        return ("and" if negated[0] == "or" else "or"), [(n, not v) for n, v in negated[1]]
     grouped = _GROUPED.fullmatch(piece)
     if grouped is None:
         return None
