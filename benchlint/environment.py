@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import ChainMap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from benchlint import profile
@@ -31,6 +31,7 @@ from benchlint.shell.model import (
     Guard,
     Read,
     Script,
+    Syn,
     conditional_outer,
     errexit_change,
     exclusive,
@@ -177,6 +178,9 @@ class ScriptState:
     # `set -a` (allexport) as the script leaves it, itself or by a file it sources: every
     # variable assigned after it is exported; None where neither changes it
     allexport: bool | None = None
+    # the names checked before only under a condition or in a loop the command at the point
+    # may run without (`states_before`'s `commands`): the first command that checked each
+    unmet: dict[str, Command] = field(default_factory=dict)
 
 
 # commands other than assignments and `source` that change what state_before reports
@@ -973,6 +977,72 @@ def _ends_script(exit_: Command) -> bool:
     return exit_.errexit and (not exit_.piped or exit_.pipefail)
 
 
+# a check's needs (`Environment._needs`): the conditions and the loops of the command that made
+# it, one of which a command may not run under, and that command
+_Needs = tuple[tuple[Guard, ...], tuple[Syn, ...], Command]
+
+
+def _met(conditional: dict[str, list[_Needs]], command: Command | None) -> set[str]:
+    """The names a check made under conditions or in loops checks where the command runs: one
+    that runs under each of its conditions and in each of its loops (conditions the same
+    statement, or one of the same text whose variables nothing assigns between: two `if [[
+    $MODE == disagg ]]`). A command in a function: every such check (where the function is
+    called is not followed here)."""
+    if not conditional or command is None:
+        return set()
+    if command.function is not None:
+        return set(conditional)
+    return {
+        name
+        for name, needs in conditional.items()
+        if any(
+            all(any(_same_guard(g, h) for h in command.guards) for g in guards)
+            and all(loop in command.loops for loop in loops)
+            for guards, loops, _ in needs
+        )
+    }
+
+
+def _same_guard(guard: Guard, other: Guard) -> bool:
+    """The same condition: one statement, or (an earlier one) the same text, expectation and
+    patterns, none of whose variables the script assigns between them, nor in a function."""
+    if guard.node == other.node:
+        return guard.expect == other.expect and guard.patterns == other.patterns
+    script = guard.script
+    text = script.text_of(guard.node)
+    if (
+        guard.expect != other.expect
+        or script is not other.script
+        or text != script.text_of(other.node)
+        or [script.text_of(p) for p in guard.patterns]
+        != [script.text_of(p) for p in other.patterns]
+    ):
+        return False
+    names = set(_GUARD_READ.findall(text))
+    start, end = guard.node.end_byte, other.node.start_byte
+    return start <= end and not any(
+        a.name in names
+        and (a.command.function is not None or start <= a.command.node.start_byte < end)
+        for a in script.assignments
+    )
+
+
+def _runs_at_least_once(script: Script, loop: Syn) -> bool:
+    """A `for` loop over words written out (`for v in MODEL PORT`): its body runs."""
+    if loop.type != "for_statement":
+        return False
+    header = _FOR_HEADER.match(script.text_of(loop))
+    words = header.group("words") if header is not None and header.group("in") else None
+    return (
+        words is not None
+        and bool(words.split())
+        and all(_LITERAL_WORD.fullmatch(w) for w in words.split())
+    )
+
+
+_LITERAL_WORD = re.compile(r"[A-Za-z0-9_.:/=+,@%-]+")
+
+
 class Environment:
     def __init__(self, ws: Workspace, wiring: Wiring) -> None:
         self.ws = ws
@@ -997,15 +1067,26 @@ class Environment:
         return self.states_before(script, [before], at)[0]
 
     def states_before(
-        self, script: Script, offsets: Sequence[int], at: Command | None = None
+        self,
+        script: Script,
+        offsets: Sequence[int],
+        at: Command | None = None,
+        commands: Sequence[Command | None] | None = None,
     ) -> list[ScriptState]:
-        """`state_before` at each offset, in one pass over the script."""
+        """`state_before` at each offset, in one pass over the script. `commands`: the command
+        at each offset, where a check made only under a condition or in a loop counts only if
+        that command runs under it too (`[ -n "$STRICT" ] && check_env_vars MODEL`, then `vllm
+        serve "$MODEL"`: no check where STRICT is empty; h39 F7); without them, any check
+        counts."""
         order = sorted(range(len(offsets)), key=offsets.__getitem__)
         states: list[ScriptState | None] = [None] * len(offsets)
         # an assignment stands for its own Provenance until a snapshot: most are overwritten
         assigned: dict[str, Provenance | Assignment] = {}
         exported: dict[str, Provenance | Assignment] = {}
         validated: set[str] = set()
+        # checks made under conditions or in loops the offset's command may not share: each
+        # name's, with what it needs (`_needs`); only where the offsets' commands are given
+        conditional: dict[str, list[_Needs]] = {}
         # a name given a new value, not from itself, after a `${X:?}` before it: where (the
         # check was of the old value; those before the offset no longer count)
         stale: dict[str, int] = {}
@@ -1024,6 +1105,7 @@ class Environment:
             shell: bool = True,
             detached: bool = False,
             ignored: bool = False,
+            via: Command | None = None,
         ) -> None:
             """`own`: a command of the function the offset is in (its locals are there).
             `shell`: one that runs in the shell the offset is in; one in a shell of its own (a
@@ -1031,8 +1113,20 @@ class Environment:
             x.sh )`) changes nothing there, though its exit may end the script (h29 S1).
             `detached`: one in a shell of its own taken as the script's (`_calling_shells`):
             the functions a file sourced there defines are not the script's. `ignored`: one of
-            a function a condition calls, where bash ignores `set -e`."""
+            a function a condition calls, where bash ignores `set -e`. `via`: the call of the
+            script's own lines the command runs in the body of (its conditions hold too)."""
             nonlocal unknown
+
+            def check(names: Iterable[str], exits: bool = False) -> None:
+                """Names this command checks (`exits`: by ending the script when one is empty,
+                its own conditions then partly the check's)."""
+                for name in names:
+                    needs = self._needs(command, via, name, exits) if commands else None
+                    if needs:
+                        conditional.setdefault(name, []).append(needs)
+                    else:
+                        validated.add(name)
+
             prefixed = _prefixed(command)
             for assignment in command.assignments if shell else ():
                 kind = assignment.kind
@@ -1068,13 +1162,14 @@ class Environment:
                         # (`: "${PORT:?}"` then `PORT="$OTHER"`: the check was of the old value;
                         # not `PORT+=x`, which keeps it)
                         validated.discard(name)
+                        conditional.pop(name, None)
                         stale[name] = command.node.start_byte
                 if assignment.exported or (options["allexport"] and kind not in _NOT_GLOBAL):
                     exported[name] = assigned.get(name, assignment)
             base = command.base
             if base in VALIDATORS:
                 if _ends_script(command):  # (its exit, as an `exit`'s, may end only a subshell)
-                    validated.update(w.value for w in command.args if w.static)
+                    check(w.value for w in command.args if w.static)
             elif (
                 base == "exit"
                 or (own and base == "return")
@@ -1095,12 +1190,12 @@ class Environment:
                 # the script under `set -e` (a pipeline's from its last element, or any under
                 # `pipefail`); in a job sent to the background, never)
                 if _ends_script(command):
-                    validated.update(self._empty_exit(command, functions))
+                    check(self._empty_exit(command, functions), exits=True)
             elif not shell:
                 if base in functions and depth < 3 and self._always_exits(functions[base], base):
-                    validated.update(self._empty_exit(command, functions))
+                    check(self._empty_exit(command, functions), exits=True)
                 elif base in functions and _ends_script(command):  # (`( need MODEL ) || exit`)
-                    validated.update(self._validated_arguments(command, functions[base]))
+                    check(self._validated_arguments(command, functions[base]))
             elif base == "eval" or _behind_in_shell(command) == "eval":
                 unknown = unknown or "eval"  # (`command eval "$(cat port.env)"` too: h29 F3)
             elif base == "unset" or _behind_in_shell(command) == "unset":
@@ -1127,11 +1222,11 @@ class Environment:
                     and _errexit_surely(command.script, command)
                     and self._always_fails(owner, base)
                 ):
-                    validated.update(self._empty_exit(command, functions))
+                    check(self._empty_exit(command, functions), exits=True)
                 if _ends_script(command):
                     # (`need MODEL PORT`, with `need() { for v in "$@"; do [ -z "${!v}" ] &&
                     # exit 1; done; }`: as `check_env_vars MODEL PORT`)
-                    validated.update(self._validated_arguments(command, owner))
+                    check(self._validated_arguments(command, owner))
                 # (`PORT=8000 setport`: what the function assigns a prefix's variable is the
                 # call's, gone when it returns)
                 owner = functions[base]
@@ -1152,6 +1247,7 @@ class Environment:
                         shell=own,
                         detached=away,
                         ignored=ignored or command.tested,
+                        via=via or command,
                     )
                     if id(inner) in sources and own:
                         source(sources[id(inner)], functions_too=not away)
@@ -1253,6 +1349,7 @@ class Environment:
                     unknown,
                     dict(unset),
                     dict(stale),
+                    {name: list(needs) for name, needs in conditional.items()},
                 )
                 for command, call in inside:
                     apply(command)
@@ -1269,6 +1366,7 @@ class Environment:
                         ignored=tested,
                     )
             made: dict[int, Provenance] = {}  # one Provenance per assignment: the dicts share
+            met = _met(conditional, commands[i] if commands else None)
             states[i] = ScriptState(
                 # (most entries of a script that sources a library are its Provenances)
                 {
@@ -1281,14 +1379,16 @@ class Environment:
                     name
                     for start, name, inside in validations
                     if start < before and (inside or stale.get(name, -1) < start)
-                },
+                }
+                | met,
                 unknown,
                 dict(functions),
                 dict(unset) if unset else {},
                 options["allexport"],
+                {n: needs[0][2] for n, needs in conditional.items() if n not in met},
             )
             if body or inside:
-                assigned, exported, validated, unknown, unset, stale = saved
+                assigned, exported, validated, unknown, unset, stale, conditional = saved
         return [state for state in states if state is not None]
 
     def functions_before(self, script: Script, offsets: Sequence[int]) -> list[dict[str, Script]]:
@@ -1388,6 +1488,44 @@ class Environment:
         if function not in failing:
             failing[function] = _always_fails(script, function)
         return failing[function]
+
+    def _needs(
+        self, command: Command, via: Command | None, name: str, exits: bool
+    ) -> _Needs | None:
+        """What a check of the name by this command (in the body of `via`, a call of the
+        script's own lines) needs to have run where another command runs: the conditions it
+        runs under that are not the check itself (for an exit, those that hold whenever the
+        name is empty, `[ -z "$MODEL" ]`, `need MODEL ||`, are), and the loops it runs in that
+        may not run (any but a `for` over words written out). None when it needs nothing."""
+        guards = [g for g in command.guards if not (exits and self._implied(g, name))]
+        loops = [loop for loop in command.loops if not _runs_at_least_once(command.script, loop)]
+        if via is not None and via is not command:
+            guards += via.guards
+            loops += [loop for loop in via.loops if not _runs_at_least_once(via.script, loop)]
+        return (tuple(guards), tuple(loops), command) if guards or loops else None
+
+    def _implied(self, guard: Guard, name: str) -> bool:
+        """Whether the condition holds whenever the name is empty, whatever else holds (part of
+        a check of it: `[ -z "$MODEL" ] &&`, `[ -n "$MODEL" ] ||`, `need MODEL ||`, the test of
+        a validator's loop `[ -z "${!v}" ] &&`), worked out once per condition and name."""
+        script = guard.script
+        implied: dict[tuple[int, str], tuple[Guard, bool]]
+        implied = script.derived("env-implied", self._token, dict)
+        known = implied.get((id(guard), name))
+        if known is None:
+            text = script.text_of(guard.node)
+            call = failed_call(guard)
+            if (call is not None and name in call[1]) or _indirect_test(text) is not None:
+                value = True
+            else:
+                read = _emptiness_terms(_MESSAGES.sub("", text) if guard.expect else text)
+                empty = _when_empty(read, name) if read is not None else None
+                if empty is not None:
+                    value = empty == guard.expect
+                else:
+                    value = guards_hold(script, (guard,), _EmptyOnly(name)) is True
+            known = implied[id(guard), name] = (guard, value)  # (the guard kept: its id)
+        return known[1]
 
     def _empty_exit(self, command: Command, functions: dict[str, Script]) -> set[str]:
         """The variables whose emptiness sends the script to this exit (or call of a function

@@ -130,6 +130,7 @@ from benchlint.shell.model import (
     Syn,
     Word,
     conditional_outer,
+    first_line,
     whole_piece,
 )
 from benchlint.workspace import path_matches
@@ -234,7 +235,9 @@ def _count_outside(ctx: Context, script: Script, found: list[Launch], what: str 
     if not reading:
         return
     starts = [launch.command.file_offset for launch in reading]
-    everything, *befores = ctx.environment.states_before(script, [len(script.src) + 1, *starts])
+    everything, *befores = ctx.environment.states_before(
+        script, [len(script.src) + 1, *starts], commands=[None, *(x.command for x in reading)]
+    )
     for launch, before in zip(reading, befores, strict=True):
         provided = everything if launch.command.function is not None else before
         if everything.unknown or _unvalidated(ctx, launch, provided, before):
@@ -294,7 +297,7 @@ def _caller_alias(
     ):
         return None
     environment = ctx.environment
-    then = environment.state_before(script, command.node.start_byte, command)
+    then = environment.states_before(script, [command.node.start_byte], command, [command])[0]
     if then.unknown or origin in then.validated:
         return None
     # (a check of the origin after the line, before it gets another value: of the value held,
@@ -688,7 +691,9 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         _count_outside(ctx, script, found)
         return
     starts = [launch.command.file_offset for launch in found]
-    everything, *befores = environment.states_before(script, [len(script.src) + 1, *starts])
+    everything, *befores = environment.states_before(
+        script, [len(script.src) + 1, *starts], commands=[None, *(x.command for x in found)]
+    )
     if everything.unknown:
         return
     checked_upstream: frozenset[str] | None = None  # worked out on first need
@@ -720,10 +725,24 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         first = next(iter(unvalidated.values()))
         shown = " ".join(n for n in unvalidated)
         stranded = _stranded(script, unvalidated)
+        partial = next((before.unmet[n] for n in unvalidated if n in before.unmet), None)
         yield Finding(
             "BL104",
-            f"`{launch.module}` gets {names} from the caller with no check before it: "
+            f"`{launch.module}` gets {names} from the caller with no check "
+            + ("sure to run " if partial is not None else "")
+            + "before it: "
             + _what_empty_does([slots[n] for n in unvalidated])
+            + (
+                f" (`{first_line(partial.script.text_of(partial.node))}` on "
+                + (
+                    f"line {partial.span.line}"
+                    if partial.script.top is script
+                    else f"{partial.script.top.path}:{partial.span.line}"
+                )
+                + " runs only under a condition or in a loop this launch may run without)"
+                if partial is not None
+                else ""
+            )
             + (
                 f" (`{stranded[0]}` on line {stranded[1]} is cut off: the `{stranded[2]}` "
                 f"line {stranded[3]} does not end in `\\`, so bash runs the lines after it "
