@@ -1366,7 +1366,21 @@ class Environment:
                         ignored=tested,
                     )
             made: dict[int, Provenance] = {}  # one Provenance per assignment: the dicts share
-            met = _met(conditional, commands[i] if commands else None)
+            checked: set[str] = set()
+            # (`: "${MODEL:?}"` under a condition or in a loop: as a validator's call)
+            expanded = conditional
+            for start, name, in_body, expanding in validations:
+                if start < before and (in_body or stale.get(name, -1) < start):
+                    needs = (
+                        self._needs(expanding, None, name, False)
+                        if commands and expanding is not None
+                        else None
+                    )
+                    if needs is None:
+                        checked.add(name)
+                    else:
+                        expanded = {**expanded, name: [*expanded.get(name, ()), needs]}
+            met = _met(expanded, commands[i] if commands else None)
             states[i] = ScriptState(
                 # (most entries of a script that sources a library are its Provenances)
                 {
@@ -1374,18 +1388,16 @@ class Environment:
                     for name, at in assigned.items()
                 },
                 {name: _provenance(at, made) for name, at in exported.items()},
-                validated
-                | {
-                    name
-                    for start, name, inside in validations
-                    if start < before and (inside or stale.get(name, -1) < start)
-                }
-                | met,
+                validated | checked | met,
                 unknown,
                 dict(functions),
                 dict(unset) if unset else {},
                 options["allexport"],
-                {n: needs[0][2] for n, needs in conditional.items() if n not in met},
+                {
+                    n: needs[0][2]
+                    for n, needs in expanded.items()
+                    if n not in met and n not in validated and n not in checked
+                },
             )
             if body or inside:
                 assigned, exported, validated, unknown, unset, stale, conditional = saved
@@ -1654,7 +1666,7 @@ class Environment:
 
     def _state_changes(
         self, script: Script
-    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str, bool]]]:
+    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str, bool, Command | None]]]:
         """The script's commands that change what state_before reports, in text order, with
         their start offsets and `source` calls; and its validating expansions (`${X:?}`)."""
         return script.derived("env-changes", self._token, lambda: self._find_changes(script))
@@ -1748,7 +1760,7 @@ class Environment:
 
     def _find_changes(
         self, script: Script
-    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str, bool]]]:
+    ) -> tuple[list[tuple[int, Command, Call | None]], list[tuple[int, str, bool, Command | None]]]:
         sources = self._sources(script)
         # functions a call can reach: this script's and those of the files it sources
         callable_ = self._callable(script)
@@ -1768,7 +1780,12 @@ class Environment:
         # (with whether it is in a function's body, which runs where it is called: a new
         # value before it in the text does not make it stale, h41 N4)
         validations = [
-            (e.node.start_byte, e.name, _in_function(script, e.node.start_byte))
+            (
+                e.node.start_byte,
+                e.name,
+                _in_function(script, e.node.start_byte),
+                _innermost(script, e.node.start_byte),
+            )
             for e in script.expansions
             if e.validates and _validation_ends_script(script, e.node.start_byte)
         ]

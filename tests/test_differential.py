@@ -2878,3 +2878,57 @@ def test_emptiness_guards_agree_with_bash(guard: str, expect: bool) -> None:
         assert all(ran.values()), (text, ran)
     elif said is False:  # (it never runs with A empty)
         assert not any(ran.values()), (text, ran)
+
+
+# checks made under conditions or in loops (`states_before` with the command at the offset,
+# h39 F7): where the model says x1 is checked before `echo RAN`, bash never prints RAN with x1
+# empty, whatever S and M are; and it says so for the shapes listed as checked
+_CONDITIONAL_CHECKS = [
+    ('[ -n "$S" ] && : "${x1:?}"', False),
+    ('[ -n "$S" ] && check_env_vars x1', False),
+    ('if [ -n "$S" ]; then [ -z "$x1" ] && exit 1; fi', False),
+    ("for i in $S; do check_env_vars x1; done", False),
+    ('case "$M" in strict) check_env_vars x1 ;; esac', False),
+    ('[ -z "$x1" ] && echo "x1 unset" >&2 && exit 1', True),
+    ('[ -n "$x1" ] || { echo "x1 unset"; exit 1; }', True),
+    ('if [ -z "$x1" ]; then echo unset; exit 1; fi', True),
+    ('for v in x1 x2; do [ -z "${!v}" ] && exit 1; done', True),
+    ('need() { for v; do [ -z "${!v}" ] && return 1; done; }\nneed x1 || exit 1', True),
+    ('if [ "$M" = strict ]; then [ -z "$x1" ] && exit 1; fi\nM=strict', False),
+    (': "${x1:?}"', True),
+    ("check_env_vars x1", True),
+]
+
+
+@needs_bash
+@pytest.mark.parametrize(("program", "checked"), _CONDITIONAL_CHECKS)
+def test_a_check_under_a_condition_counts_only_where_it_ran(
+    program: str, checked: bool, tmp_path: Path
+) -> None:
+    from benchlint.config import Config
+    from benchlint.context import wiring_of
+    from benchlint.environment import Environment
+    from benchlint.workspace import Workspace
+
+    library = 'check_env_vars() { for v; do [ -z "${!v}" ] && exit 1; done; }\n'
+    text = f"{program}\necho RAN\n"
+    (tmp_path / "t.sh").write_text(text)
+    ws = Workspace(tmp_path, Config())
+    script = ws.shell("t.sh")
+    assert script is not None
+    launch = next(c for c in script.commands if script.text_of(c.node) == "echo RAN")
+    state = Environment(ws, wiring_of(ws)).states_before(
+        script, [launch.node.start_byte], commands=[launch]
+    )[0]
+    assert ("x1" in state.validated) == checked, state.validated
+    for s, m in (("", ""), ("1", "strict"), ("a b", "x")):
+        ran = subprocess.run(
+            [BASH or "bash", "-c", library + text],
+            capture_output=True,
+            text=True,
+            env={"PATH": os.environ.get("PATH", ""), "x1": "", "x2": "a", "S": s, "M": m},
+        )
+        if "x1" in state.validated:
+            assert "RAN" not in ran.stdout, (program, s, m)
+        if not checked and (s, m) == ("", ""):
+            assert "RAN" in ran.stdout, (program, ran)  # (the near miss: bash goes on)
