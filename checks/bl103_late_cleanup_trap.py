@@ -2445,7 +2445,9 @@ def _sent_finding(
         message = (
             f"`{shown}` heads a background pipeline whose `$!` is its last command's "
             f"(`{tail}`): `{killed}` (line {kill.span.line}) signals `{tail}`, not it (it "
-            "goes on, unless it dies writing to the closed pipe)"
+            "goes on until its next write to the closed pipe ends it: soon for a program "
+            "that writes all the time, a monitor's interval later, perhaps never for a server "
+            "with nothing more to log)"
         )
         help = (
             "start it alone in the background (`... > server.log 2>&1 &`, or "
