@@ -961,30 +961,38 @@ def _kills_pgrep_held(resource: Resource, text: str) -> bool:
     """`VLLM_PID=$(pgrep -f "vllm serve")`, then `kill -2 "$VLLM_PID"`: the kill of a variable
     the script gives a pgrep's output ends what that pgrep finds (by name, `_kills_by_name`)."""
     killed = _KILLED_NAMES.search(text)
-    if killed is None or "$" not in killed.group(0):
+    if killed is None or "$" not in killed.group(0) or _NO_SIGNAL.match(killed.group(0)):
         return False
     held = _pgrep_held(resource.acquired_by.script.top)
     if not held:
         return False
     names = set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", killed.group(0)))
+    acquired = resource.acquired_by
     return any(
         _kills_by_name(resource, f"kill {value}")
         for name in names & held.keys()
-        for value in held[name]
+        for value, where in held[name]
+        # (not a list taken at the top level before a start there: h47 S1)
+        if not (
+            where.function is None
+            and acquired.function is None
+            and where.script is acquired.script
+            and where.node.start_byte < acquired.node.start_byte
+        )
     )
 
 
-def _pgrep_held(script: Script) -> dict[str, list[str]]:
+def _pgrep_held(script: Script) -> dict[str, list[tuple[str, Command]]]:
     """The variables the script gives a pgrep's output (`P=$(pgrep -f "vllm serve")`), with
-    each such value's text. Worked out once per script."""
+    each such value's text and the command that gives it. Worked out once per script."""
     known = script.memo.get("BL103 pgrep held")
     if isinstance(known, dict):
         return known
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[tuple[str, Command]]] = {}
     for assignment in script.assignments:
         value = assignment.value
         if value is not None and ("pgrep" in value.text or _PS_GREP.search(value.text)):
-            found.setdefault(assignment.name, []).append(value.text)
+            found.setdefault(assignment.name, []).append((value.text, assignment.command))
     script.memo["BL103 pgrep held"] = found
     return found
 
@@ -1081,7 +1089,7 @@ def _name_kills(text: str) -> Iterator[tuple[bool, bool, str]]:
         try:  # (its words up to the first operator: `;`, `|`, `&&`, `)`...)
             lexer = shlex.shlex(rest, posix=True, punctuation_chars=True)
             lexer.whitespace_split = True
-            words = list(itertools.takewhile(lambda w: w[0] not in ";&|()", lexer))
+            words = list(itertools.takewhile(lambda w: not w or w[0] not in ";&|()", lexer))
         except ValueError:
             continue
         full, pattern, skip = False, None, False
@@ -1123,23 +1131,35 @@ def _kills_by_name(resource: Resource, text: str) -> bool:
 
 
 # `ps -ef | grep "vllm serve" | grep -v grep | awk '{print $2}'`: a listing of the processes
-# with their command lines, searched by `grep`, given to a kill (`kill $(...)`, `pid=$(...)`
-# then `kill $pid`, `| xargs kill`): as `pgrep -f` with each pattern (h46 M1)
+# with their command lines, searched by `grep`, its PID column cut out by `awk` and given to a
+# kill (`kill $(...)`, `pid=$(...)` then `kill $pid`, `| xargs kill`): as `pgrep -f` with each
+# pattern (h46 M1)
 _PS_GREP = re.compile(r"\bps\s[^|;&\n]*\|\s*[ef]?grep\b")
-# what may follow the searches: the PID column cut out, the list shortened, sent to a kill
-_PS_AFTER = frozenset({"awk", "cut", "xargs", "head", "tail", "sed", "tr", "sort", "uniq"})
+# `kill -9 $(` right before the listing, `kill -s TERM \``
+_KILL_OF = re.compile(r"\bkill((?:\s+-[A-Za-z0-9]+|\s+-s\s+[A-Za-z0-9]+)*)\s+(?:\$\(|`)\s*$")
+# the signals that end a process that does not handle them
+_ENDING_SIGNALS = frozenset(
+    {"", "9", "15", "2", "1", "3", "6", "KILL", "TERM", "INT", "HUP", "QUIT", "ABRT"}
+)
+# `awk '{print $2}'`: the program that cuts out one column
+_PRINT = re.compile(r"\{\s*print\s+\\?\$(\d+)\s*;?\s*\}")
 
 
 def _ps_kills(text: str) -> Iterator[list[tuple[str, int]]]:
-    """The patterns (a Python regular expression, its flags) of each `ps | grep` of the text
-    that lists command lines whole (`ps -ef`, `ps aux`, `ps -eo pid,args`; not `ps -e`, whose
-    names are 15 characters), every one of which a process it finds matches. A `grep -v` of
-    any word but `grep` itself, an option not known, or a search read from elsewhere: none."""
+    """The patterns (a Python regular expression, its flags) of each `ps | grep ... | awk
+    '{print $N}'` of the text that lists command lines whole, cuts out the PID column
+    (`_pid_column`) and gives it to a kill that ends a process (`kill $(...)`, `| xargs kill`;
+    not `kill -0`, `kill -STOP`, `xargs echo kill`), every one of which a process it finds
+    matches. A `grep -v` of any word but `grep` itself, an option not known, a pattern
+    anchored to the line's start or end (a listing's line starts with its user or PID): none.
+    (A listing held in a variable, then killed: `_kills_pgrep_held`.)"""
     for match in _PS_GREP.finditer(text):
+        line_end = re.search(r"(?<!\\)\n", text[match.start() :])
+        piece = text[match.start() : match.start() + line_end.start() if line_end else None]
         try:
-            lexer = shlex.shlex(text[match.start() :], posix=True, punctuation_chars=True)
+            lexer = shlex.shlex(piece, posix=True, punctuation_chars=True)
             lexer.whitespace_split = True
-            words = list(itertools.takewhile(lambda w: w[0] not in ";&()`", lexer))
+            words = list(itertools.takewhile(lambda w: not w or w[0] not in ";&()`", lexer))
         except ValueError:
             continue
         segments: list[list[str]] = [[]]
@@ -1150,39 +1170,91 @@ def _ps_kills(text: str) -> Iterator[list[tuple[str, int]]]:
                 break  # (`||`: what follows is not the listing's)
             else:
                 segments[-1].append(word)
-        listing, searches = segments[0], segments[1:]
-        if not _whole_lines(listing[1:]):
+        column = _pid_column(segments[0][1:])
+        if column is None:
             continue
         patterns: list[tuple[str, int]] = []
-        for search in searches:
-            if not search or search[0] not in ("grep", "egrep", "fgrep"):
-                if patterns and search and search[0] in _PS_AFTER:
-                    continue
-                break
-            found = _grep_pattern(search)
+        rest = segments[1:]
+        while rest and rest[0] and rest[0][0] in ("grep", "egrep", "fgrep"):
+            found = _grep_pattern(rest.pop(0))
             if found is None:
                 patterns = []
                 break
             if found[0]:
                 patterns.append(found)
-        if patterns:
+        printed = _PRINT.fullmatch(" ".join(rest[0][1:]).strip()) if rest and rest[0] else None
+        if (
+            not patterns
+            or not rest
+            or rest[0][:1] != ["awk"]
+            or printed is None
+            or int(printed.group(1)) != column
+        ):
+            continue
+        after = rest[1:]
+        killed = _KILL_OF.search(text, 0, match.start())
+        piped = len(after) == 1 and _xargs_kills(after[0])
+        if piped or (not after and killed is not None and _ends_process(killed.group(1).split())):
             yield patterns
 
 
-def _whole_lines(options: list[str]) -> bool:
-    """Whether `ps` with these options lists each process's whole command line: a BSD-style
-    option (`aux`, `ax`), `-f` in a group (`-ef`), or a format of `args`, `cmd` or `command`."""
-    whole = False
-    for index, option in enumerate(options):
-        if options[index - 1] in ("-o", "--format") and index > 0:
-            whole = bool(re.search(r"\b(?:args|cmd|command)\b", option))
-            if not whole:
-                return False
+def _pid_column(options: list[str]) -> int | None:
+    """The column of the PID in what `ps` lists with these options, where each line ends
+    with the process's whole command line: `-ef` (2), `aux` (2), `ax` (1), `-e -o pid,args`
+    or `axo pid,args` (the place of `pid`; `args`, `cmd` or `command` last). None for any
+    other listing (`ps -e`'s names of 15 characters, `-elf`'s columns, a format of `comm`)."""
+    letters, formats, wanted = "", [], False
+    for option in options:
+        if wanted:
+            formats.append(option)
+            wanted = False
+        elif option == "--format":
+            wanted = True
         elif option.startswith("--"):
-            continue
-        elif not option.startswith("-") or "f" in option:
-            whole = True
-    return whole
+            return None  # (`--sort`, `--forest`, ...: not read)
+        else:
+            body = option.lstrip("-")
+            wanted = body.endswith("o")
+            letters += body.removesuffix("o")
+    flags = set(letters)
+    dashed = any(o.startswith("-") for o in options)
+    if formats:
+        fields = ",".join(formats).split(",")
+        every = flags & set("eA") if dashed else {"a", "x"} <= flags
+        if not every or not flags <= set("eAax") or "pid" not in fields:
+            return None
+        return fields.index("pid") + 1 if fields[-1] in ("args", "cmd", "command") else None
+    if dashed:
+        return 2 if "f" in flags and flags & set("eA") and flags <= set("eAfaw") else None
+    if {"a", "x"} <= flags and flags <= set("auxw"):
+        return 2 if "u" in flags else 1
+    return None
+
+
+def _xargs_kills(words: list[str]) -> bool:
+    """`xargs [-r] kill [-9]`: the list given to a kill that ends a process."""
+    index = 1
+    while index < len(words) and words[index].startswith("-"):
+        index += 1
+    return (
+        words[:1] == ["xargs"]
+        and words[index : index + 1] == ["kill"]
+        and _ends_process(words[index + 1 :])
+    )
+
+
+def _ends_process(options: list[str]) -> bool:
+    """Whether `kill` with these options sends a signal that ends a process (none given: TERM;
+    not `-0`, `-l`, `-STOP`, `-USR1`)."""
+    signal = ""
+    for index, option in enumerate(options):
+        if option == "-s" and index + 1 < len(options):
+            signal = options[index + 1]
+        elif (
+            option.startswith("-") and option != "-s" and (index == 0 or options[index - 1] != "-s")
+        ):
+            signal = option[1:]
+    return signal.upper().removeprefix("SIG") in _ENDING_SIGNALS
 
 
 def _grep_pattern(words: list[str]) -> tuple[str, int] | None:
@@ -1217,8 +1289,8 @@ def _grep_pattern(words: list[str]) -> tuple[str, int] | None:
     # (a variable stands for any text, as in a `pkill -f` pattern; one made of nothing else
     # finds what is not known)
     found = re.sub(r"\\?\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", ".*", found)
-    if not re.search(r"\w", found.replace(".*", "")):
-        return None
+    if not re.search(r"\w", found.replace(".*", "")) or re.search(r"(?<!\\)[$^]", found):
+        return None  # (nothing to find; or anchored to a listing line's ends)
     if "w" in letters:
         found = rf"\b(?:{found})\b"
     return found, re.IGNORECASE if "i" in letters else 0
