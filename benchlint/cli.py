@@ -417,8 +417,15 @@ def lint_command(
         if statistics:
             _print_statistics(result, time.perf_counter() - started)
         if result.errors:
+            debug = _DefaultToLint.debug or os.environ.get("BENCHLINT_DEBUG")
             for error in result.errors:
-                click.echo(f"benchlint: internal error in {error.rule}: {error.message}", err=True)
+                click.echo(
+                    f"benchlint: internal error in {error.rule}: {error.message}"
+                    + ("" if debug else " (--debug shows the traceback)"),
+                    err=True,
+                )
+                if debug and error.trace:
+                    click.echo(error.trace.rstrip(), err=True)
             sys.exit(EXIT_ERROR)
         threshold = Severity(fail_on) if fail_on else config.fail_on
         failing = [f for f in result.findings if result.severity(f).rank >= threshold.rank]

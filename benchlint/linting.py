@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import traceback
 from collections.abc import Callable, Iterable
 
 from benchlint.calls import call_graph
@@ -428,9 +429,10 @@ def _run_pass(
     try:
         raw.extend(run(*args))
     except Exception as exc:
-        failed[rule.id] = RuleError(rule.id, f"{type(exc).__name__}: {exc}")
         if os.environ.get("BENCHLINT_DEBUG"):
             raise
+        trace = "".join(traceback.format_exception(exc))
+        failed[rule.id] = RuleError(rule.id, f"{type(exc).__name__}: {exc}", trace)
 
 
 def _fingerprint(findings: list[Finding], ws: Workspace) -> None:

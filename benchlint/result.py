@@ -17,6 +17,7 @@ from benchlint.workspace import Failure, Workspace
 class RuleError:
     rule: str
     message: str
+    trace: str = ""  # (the traceback, shown with `--debug`)
 
 
 @dataclass(frozen=True)

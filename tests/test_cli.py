@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from benchlint.cli import main
@@ -806,3 +807,26 @@ def test_baseline_reports_a_finding_that_covers_more(tmp_path: Path) -> None:
     code, out, err = invoke(root, "--baseline", old, "--select", "BL002", "--format", "json")
     assert json.loads(out)["findings"] == []
     assert "does not list what its findings cover" in err and "write the baseline again" in err
+
+
+def test_a_rule_that_fails_is_said_and_debug_shows_its_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rule's internal error ends the run with exit 2 and one line naming the rule (the
+    other rules' findings are not trusted to be whole); `--debug` adds the traceback (h47
+    W2: it showed none)."""
+    import checks.bl104_unvalidated_env as bl104
+
+    repo = write_repo(tmp_path, {"benchmarks/single_node/a.sh": 'vllm serve "$MODEL"\n'})
+
+    def broken(*_: object) -> list[object]:
+        raise IndexError("string index out of range")
+
+    monkeypatch.setattr(bl104, "launches", broken)
+    monkeypatch.delenv("BENCHLINT_DEBUG", raising=False)
+    for debug in ([], ["--debug"]):
+        outcome = CliRunner().invoke(main, [*debug, "--no-cache", "--root", str(repo), str(repo)])
+        assert outcome.exit_code == 2, outcome.output
+        line = "benchlint: internal error in BL104: IndexError: string index out of range"
+        assert line in outcome.stderr
+        assert ("Traceback" in outcome.stderr) == bool(debug), outcome.stderr
