@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from benchlint import profile
 from benchlint.calls import Call, call_graph
 from benchlint.finding import Location, Span
-from benchlint.shell.conditions import split_outside_quotes
+from benchlint.shell.conditions import TO_OUTPUT, split_outside_quotes
 from benchlint.shell.evaluate import POSITIONAL_REF, guards_hold
+from benchlint.shell.expand import UNSET
 from benchlint.shell.model import (
     CONDITIONAL_OPERATORS,
     IN_THIS_SHELL,
@@ -359,20 +360,20 @@ def runs_when_empty(command: Command) -> dict[str, bool]:
     it runs only if it is set (`[ -n "$X" ] && cmd`). A guard made of emptiness tests joined by
     one kind of operator is read as bash reads it (`_emptiness_terms`: `[ -n "$A" ] || [ -n "$B"
     ]` decides neither A nor B, `[ -z $A ]` unquoted is `[ -z ]` when A is empty, true); any
-    other guard with such a test, or that can tell an empty value otherwise (`[ "$X" ]`, `[ "$X"
-    != "" ]`, `[ ${#X} -gt 0 ]`, `case "$X" in ?*)`: `_EMPTY_SHAPED`), by the condition
-    evaluator (h41 F11, h42 N7)."""
+    other guard with such a test, and any test or case item (`[ "$X" ]`, `[ "x$X" != "x" ]`,
+    `[ ${#X} -gt 0 ]`, `[[ $X == ?* ]]`, `case "$X" in ?*)`: `_TEST_SHAPED`), by the condition
+    evaluator (h41 F11, h42 N7, h47 F1)."""
     found: dict[str, bool] = {}
     script = command.script
     for guard in command.guards:
         text = script.text_of(guard.node)
         matches = list(_EMPTY_TEST.finditer(text))
         if not matches:
-            if guard.patterns or _EMPTY_SHAPED.search(text):
+            if guard.patterns or _TEST_SHAPED.match(text):
                 for name in dict.fromkeys(_GUARD_READ.findall(text)):
-                    holds = guards_hold(script, (guard,), _EmptyOnly(name))
+                    holds = _hold_when_empty(script, (guard,), name)
                     if holds is not None:
-                        found[name] = holds
+                        found[name] = holds and found.get(name, True)
             continue
         names = dict.fromkeys(m.group(2) for m in matches)
         read = _emptiness_terms(_MESSAGES.sub("", text) if guard.expect else text)
@@ -381,9 +382,9 @@ def runs_when_empty(command: Command) -> dict[str, bool]:
                 value = _when_empty(read, name)
                 holds = None if value is None else value == guard.expect
             else:
-                holds = guards_hold(script, (guard,), _EmptyOnly(name))
-            if holds is not None:
-                found[name] = holds
+                holds = _hold_when_empty(script, (guard,), name)
+            if holds is not None:  # (one guard that fails when it is empty: never runs then)
+                found[name] = holds and found.get(name, True)
     return found
 
 
@@ -540,7 +541,7 @@ def _tested_for_empty(exit_command: Command) -> set[str]:
         name for text in texts if text.lstrip().startswith("((") for name in _NAME.findall(text)
     }
     for name in sorted(names - found):
-        if guards_hold(script, exit_command.guards, _EmptyOnly(name)) is True:
+        if _hold_when_empty(script, exit_command.guards, name) is True:
             found.add(name)
     return found
 
@@ -550,10 +551,12 @@ def _tested_for_empty(exit_command: Command) -> set[str]:
 # "$X" ]`: no file has the empty path), arithmetic (deciding a guard parses the script again:
 # only these shapes are worth it)
 _EMPTY_SHAPED = re.compile(
-    r"\"\"|''|\$\{#|=~|^\s*(?:\[\[?|test)\s+\"?\$\{?\w+\}?\"?\s*(?:\]\]?)?\s*$"
+    r"\"\"|''|\$\{#|=~|^\s*(?:\[\[?|test)\s+(?:!\s+)?\"?\$\{?\w+\}?\"?\s*(?:\]\]?)?\s*$"
     r"|-[bcdefghkprsuwxGLNOS]\s+\"?\$|^\s*\(\("
 )
 _NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+# a test (`[`, `[[`, `test`, `((`, negated or not): what the condition evaluator may decide
+_TEST_SHAPED = re.compile(r"\s*(?:!\s*)?(?:\[|test\b|\(\()")
 # `[ -z "${!v}" ]`, `[[ -n ${!v:-} ]]`: the variable a loop variable names, tested for empty
 # (not with a default that is not empty, `${!v:-x}`, which never is: h39 F1)
 _INDIRECT_TEST = re.compile(
@@ -567,7 +570,9 @@ def _checked_by_name(exit_command: Command) -> set[str]:
     script = exit_command.script
     loops = set()
     for guard in exit_command.guards:
-        match = _indirect_test(script.text_of(guard.node))
+        text = script.text_of(guard.node)
+        # (`[ -z "${!v}" ] && echo "$v unset" >&2 && exit 1`, as in a validator: h47 F4)
+        match = _indirect_test(_MESSAGES.sub("", text) if guard.expect else text)
         if match is not None and (match.group(1) == "z") == guard.expect:
             loops.add(match.group(2))
     if not loops or not exit_command.loops:
@@ -735,7 +740,17 @@ def validates_arguments(
     for command in body:
         if command.base == "return" and not ends(command):
             return None  # (`[[ -n $SKIP ]] && return`: the check may not run)
-        if any(a.name == variable and a.kind != "for" for a in command.assignments):
+        if any(
+            a.name == variable
+            and a.kind != "for"
+            # (`local v` before the loop declares it, giving no value: h47 F3)
+            and not (
+                a.kind in ("local", "declare", "typeset")
+                and a.value is None
+                and command.node.end_byte <= loop.start_byte
+            )
+            for a in command.assignments
+        ):
             return None  # (`v="SGL_$v"`: the loop variable names another)
         if command in checks:
             if ends(command):
@@ -765,12 +780,19 @@ def failed_call(guard: Guard) -> tuple[str, list[str]] | None:
     as its arguments: `need MODEL PORT || exit 1`, `if ! need MODEL; then exit 1; fi` (the
     function's name and the names). None for anything else: a word that may be several or
     none, a redirection, a pipe, a prefix (`MODEL=x need MODEL`)."""
-    words = guard.script.text_of(guard.node).split()
+    words = [  # (`need "MODEL" 2>/dev/null || exit 1`: h47 F3)
+        _UNQUOTED.sub(lambda m: m.group(1) or m.group(2), word)
+        for word in guard.script.text_of(guard.node).split()
+        if not TO_OUTPUT.fullmatch(word)
+    ]
     negated = bool(words) and words[0] == "!"
     words = words[1:] if negated else words
     if not words or guard.expect != negated or not all(_NAME.fullmatch(w) for w in words):
         return None
     return words[0], words[1:]
+
+
+_UNQUOTED = re.compile(r"^\"([A-Za-z_][A-Za-z0-9_]*)\"$|^'([A-Za-z_][A-Za-z0-9_]*)'$")
 
 
 def _holds_once_collected(command: Command, collected: dict[str, bool], variable: str) -> bool:
@@ -848,11 +870,14 @@ class _OneValue:
 _GUARD_READ = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-class _EmptyOnly(_OneValue):
-    """Values for the condition evaluator: one variable empty, every other unknown."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name, "")
+def _hold_when_empty(script: Script, guards: Sequence[Guard], name: str) -> bool | None:
+    """Whether the guards hold when the name is empty, set to the empty text or unset (`[ -z
+    "${X-x}" ]` tells them apart: h47 S5), every other variable unknown; None where that is
+    not decided, or the two differ."""
+    empty = guards_hold(script, tuple(guards), _OneValue(name, ""))
+    if empty is None:
+        return None
+    return empty if guards_hold(script, tuple(guards), _OneValue(name, UNSET)) == empty else None
 
 
 def _behind_in_shell(command: Command) -> str | None:
@@ -1001,6 +1026,13 @@ def _met(conditional: dict[str, list[_Needs]], command: Command | None) -> set[s
             for guards, loops, _ in needs
         )
     }
+
+
+def _by_success(needs: _Needs) -> bool:
+    """A check only the call's success makes (`need MODEL && ...`): not one to name where it
+    did not count (the call itself ran)."""
+    guards, loops, command = needs
+    return not loops and len(guards) == 1 and guards[0].node == command.node
 
 
 def _same_guard(guard: Guard, other: Guard) -> bool:
@@ -1227,6 +1259,21 @@ class Environment:
                     # (`need MODEL PORT`, with `need() { for v in "$@"; do [ -z "${!v}" ] &&
                     # exit 1; done; }`: as `check_env_vars MODEL PORT`)
                     check(self._validated_arguments(command, owner))
+                failing = self._validated_arguments(command, owner, returns=True)
+                if failing and (
+                    command.errexit
+                    and not command.tested
+                    and not ignored
+                    and not command.apart_from_script
+                    and _errexit_surely(command.script, command)
+                ):
+                    check(failing)  # (`set -e; need MODEL`, a `need` that fails: h47 F3)
+                elif failing and commands and not command.apart_from_script:
+                    # (`need MODEL && vllm serve "$MODEL"`, `if need MODEL; then ...`: checked
+                    # for the commands that run when the call succeeds)
+                    succeeded = Guard(command.node, True, (), command.script)
+                    for name in failing:
+                        conditional.setdefault(name, []).append(((succeeded,), (), command))
                 # (`PORT=8000 setport`: what the function assigns a prefix's variable is the
                 # call's, gone when it returns)
                 owner = functions[base]
@@ -1396,7 +1443,10 @@ class Environment:
                 {
                     n: needs[0][2]
                     for n, needs in expanded.items()
-                    if n not in met and n not in validated and n not in checked
+                    if n not in met
+                    and n not in validated
+                    and n not in checked
+                    and not _by_success(needs[0])
                 },
             )
             if body or inside:
@@ -1484,12 +1534,14 @@ class Environment:
             exiting[function] = _always_exits(script, function)
         return exiting[function]
 
-    def _validated_arguments(self, command: Command, owner: Script) -> set[str]:
+    def _validated_arguments(
+        self, command: Command, owner: Script, returns: bool = False
+    ) -> set[str]:
         """The names a call of a function that checks the variables its arguments name
-        validates (`validates_arguments`): its arguments, less those the call's prefix gives
-        (`MODEL=x need MODEL`) and the function's own names."""
+        validates (`validates_arguments`; `returns`: by failing): its arguments, less those the
+        call's prefix gives (`MODEL=x need MODEL`) and the function's own names."""
         name = command.base or ""
-        own = self._validating(owner, name)
+        own = self._validating(owner, name, returns)
         if own is None:
             return set()
         skipped = own | _prefixed(command)
@@ -1527,6 +1579,7 @@ class Environment:
         if known is None:
             text = script.text_of(guard.node)
             call = failed_call(guard)
+            text = _MESSAGES.sub("", text) if guard.expect else text
             if (call is not None and name in call[1]) or _indirect_test(text) is not None:
                 value = True
             else:
@@ -1535,7 +1588,7 @@ class Environment:
                 if empty is not None:
                     value = empty == guard.expect
                 else:
-                    value = guards_hold(script, (guard,), _EmptyOnly(name)) is True
+                    value = _hold_when_empty(script, (guard,), name) is True
             known = implied[id(guard), name] = (guard, value)  # (the guard kept: its id)
         return known[1]
 

@@ -133,7 +133,10 @@ to a function that releases its argument (`stop_tree "$SERVER_PID"` with `stop_t
 pid="${1:-}"; kill "$pid"; }`, in the script or a file it sources, two calls deep), or when it ends
 every job of the script (`kill 0`, `kill -- -$$`, `kill $(jobs -p)`) or the program by its name
 (`pkill -f "vllm serve"`, `pkill -u "$USER" -f vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`,
-`kill $(pgrep -f vllm)`, `P=$(pgrep -f "vllm serve"); kill $P`) or the port it holds (`lsof -t
+`kill $(pgrep -f vllm)`, `P=$(pgrep -f "vllm serve"); kill $P`, or a listing of whole command
+lines searched with `grep`, its PID column cut out and given to a kill: `kill $(ps -ef | grep
+"vllm serve" | grep -v grep | awk '{print $2}')`, as `pgrep -f` with each pattern; not `ps -e`'s
+names, another column, `kill -0`, a list taken before the start) or the port it holds (`lsof -t
 -i:8000 | xargs kill`, `kill $(lsof -t -i tcp:8000)`, `fuser -k 8000/tcp`: its `--port`, or any
 where either is not written out), also a script of the repository sent to the background that
 runs an engine in its own shell (`bash start.sh > log &` with `exec python3 -m

@@ -51,8 +51,27 @@ where the launcher or its workflow sets `PORT` and nothing sets `port` (a client
 A variable the script sets to a caller's variable as it is, under no condition, at its top level
 (`export MODEL_PATH="$MODEL"`, or `SERVED=$MODEL` then `MODEL_PATH=$SERVED`), holds the caller's
 value: an engine line that reads it reads the caller's variable, reported as `$MODEL (held in
-$MODEL_PATH)` unless one of them is checked before the launch. A check is of the value the
-variable has then: `: "${PORT:?}"` followed by `PORT="$OTHER_PORT"` checks nothing the engine gets.
+$MODEL_PATH)` unless one of them is checked before the launch, or the launch runs only when the
+caller's variable is not empty (`[ -n "$MODEL" ] && vllm serve "$MODEL_PATH"`). A check is of the
+value the variable has then: `: "${PORT:?}"` followed by `PORT="$OTHER_PORT"` checks nothing the
+engine gets.
+
+A check counts where bash surely made it: one under a condition or in a loop that may not run
+(`[ -n "$STRICT" ] && check_env_vars X`, an `exit` inside `if [ -n "$STRICT" ]`, `for i in
+$LIST`, a `case` item) counts only for a launch under the same condition (the same `if`, or one of
+the same text whose variables nothing assigns between) and in the same loop, and the finding names
+the check that may not have run; the conditions of the check itself (`[ -z "$X" ] && echo "X
+unset" >&2 && exit 1`) are its own. A function that fails instead of exiting when a variable its
+arguments name is empty (`[ -z "${!v}" ] && return 1`) checks them where its failure ends the
+script (`need X || exit 1`, `if ! need X; then exit 1; fi`, a plain call under `set -e`) and for a
+launch that runs only when it succeeds (`need X && vllm serve "$X"`, `if need X; then`). A message
+before the exit changes nothing where it cannot fail: `echo`, a `printf` whose format takes only
+strings, sent to the script's output or error or to `/dev/null`. A launch that runs only when the
+variable is not empty (`[ -n "$X" ] &&`, `[ "$X" ] &&`, `[[ $X ]] &&`, `[ ${#X} -gt 0 ] &&`, `case
+"$X" in ?*)`) is not reported. An empty value is both a variable set to the empty text and an
+unset one (`[ -z "${X-x}" ]` is no check: unset, it is `x`). After an `eval`, or a `source` of a
+file benchlint cannot find, any variable may have been set: the launch is not checked, and every
+report says so (`benchlint: warning: engine launches after an eval ...`).
 
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
@@ -210,6 +229,12 @@ def _plain_reads(word: Word, command: Command) -> list[Read]:
 OUTSIDE = (
     "scripts outside layout.entrypoints that hand an engine variables they do not set not "
     "checked (BL104: name them in layout.entrypoints to check what their callers provide)"
+)
+
+
+UNFOLLOWED = (
+    "engine launches after an `eval` or a `source` of a file benchlint cannot find, either of "
+    "which may set any variable, not checked for variables from the caller (BL104)"
 )
 
 
@@ -694,15 +719,20 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     everything, *befores = environment.states_before(
         script, [len(script.src) + 1, *starts], commands=[None, *(x.command for x in found)]
     )
-    if everything.unknown:
-        return
     checked_upstream: frozenset[str] | None = None  # worked out on first need
     reported = False  # one report of unchecked variables per script; a typo on every launch
-    yield from _case_slips(ctx, script, everything)
+    if not everything.unknown:
+        yield from _case_slips(ctx, script, everything)
+    known = ctx.config.known_env
     for launch, before in zip(found, befores, strict=True):
         # what the script set before the launch (a launch in a function: anywhere, as the
         # function may be called after it)
         provided = everything if launch.command.function is not None else before
+        if provided.unknown or before.unknown:
+            # (an `eval` or a `source` not resolved before it may set any variable: said, h47 S4)
+            if any(not is_builtin(r.name, known) for r, _ in _consumed(launch)):
+                ctx.count(UNFOLLOWED, Location(path, launch.command.first_line_span))
+            continue
         both = _unvalidated(ctx, launch, provided, before)
         unvalidated = {name: read for name, (read, _) in both.items()}
         slots = {name: slot for name, (_, slot) in both.items()}
