@@ -697,7 +697,7 @@ def validates_arguments(
     it is no such function. (A name checked so is a validator's argument, as `check_env_vars X`
     is; differential tests hold it to bash.) With `returns`, whether it fails instead: its end
     may be a `return` of a status written out that is not 0 (`[ -z "${!v}" ] && return 1`), for
-    a call whose failure ends the script (`need MODEL || exit 1`: `failed_validation`)."""
+    a call whose failure ends the script (`need MODEL || exit 1`: `failed_call`)."""
     where = script.functions.get(function)
     body = sorted(script.body(function), key=lambda c: c.node.start_byte)
     if where is None or any(
@@ -1130,6 +1130,18 @@ class Environment:
         if at is not None:
             changes = [change for change in changes if not exclusive(change[1], at)]
 
+        def checking(
+            names: Iterable[str], command: Command, via: Command | None, exits: bool
+        ) -> None:
+            """Names a command checks (`exits`: by ending the script when one is empty, its own
+            conditions then partly the check's), under what it needs (`_needs`)."""
+            for name in names:
+                needs = self._needs(command, via, name, exits) if commands else None
+                if needs:
+                    conditional.setdefault(name, []).append(needs)
+                else:
+                    validated.add(name)
+
         def apply(
             command: Command,
             depth: int = 0,
@@ -1148,17 +1160,6 @@ class Environment:
             a function a condition calls, where bash ignores `set -e`. `via`: the call of the
             script's own lines the command runs in the body of (its conditions hold too)."""
             nonlocal unknown
-
-            def check(names: Iterable[str], exits: bool = False) -> None:
-                """Names this command checks (`exits`: by ending the script when one is empty,
-                its own conditions then partly the check's)."""
-                for name in names:
-                    needs = self._needs(command, via, name, exits) if commands else None
-                    if needs:
-                        conditional.setdefault(name, []).append(needs)
-                    else:
-                        validated.add(name)
-
             prefixed = _prefixed(command)
             for assignment in command.assignments if shell else ():
                 kind = assignment.kind
@@ -1201,7 +1202,7 @@ class Environment:
             base = command.base
             if base in VALIDATORS:
                 if _ends_script(command):  # (its exit, as an `exit`'s, may end only a subshell)
-                    check(w.value for w in command.args if w.static)
+                    checking((w.value for w in command.args if w.static), command, via, False)
             elif (
                 base == "exit"
                 or (own and base == "return")
@@ -1222,12 +1223,14 @@ class Environment:
                 # the script under `set -e` (a pipeline's from its last element, or any under
                 # `pipefail`); in a job sent to the background, never)
                 if _ends_script(command):
-                    check(self._empty_exit(command, functions), exits=True)
+                    checking(self._empty_exit(command, functions), command, via, True)
             elif not shell:
                 if base in functions and depth < 3 and self._always_exits(functions[base], base):
-                    check(self._empty_exit(command, functions), exits=True)
+                    checking(self._empty_exit(command, functions), command, via, True)
                 elif base in functions and _ends_script(command):  # (`( need MODEL ) || exit`)
-                    check(self._validated_arguments(command, functions[base]))
+                    checking(
+                        self._validated_arguments(command, functions[base]), command, via, False
+                    )
             elif base == "eval" or _behind_in_shell(command) == "eval":
                 unknown = unknown or "eval"  # (`command eval "$(cat port.env)"` too: h29 F3)
             elif base == "unset" or _behind_in_shell(command) == "unset":
@@ -1254,11 +1257,11 @@ class Environment:
                     and _errexit_surely(command.script, command)
                     and self._always_fails(owner, base)
                 ):
-                    check(self._empty_exit(command, functions), exits=True)
+                    checking(self._empty_exit(command, functions), command, via, True)
                 if _ends_script(command):
                     # (`need MODEL PORT`, with `need() { for v in "$@"; do [ -z "${!v}" ] &&
                     # exit 1; done; }`: as `check_env_vars MODEL PORT`)
-                    check(self._validated_arguments(command, owner))
+                    checking(self._validated_arguments(command, owner), command, via, False)
                 failing = self._validated_arguments(command, owner, returns=True)
                 if failing and (
                     command.errexit
@@ -1267,7 +1270,8 @@ class Environment:
                     and not command.apart_from_script
                     and _errexit_surely(command.script, command)
                 ):
-                    check(failing)  # (`set -e; need MODEL`, a `need` that fails: h47 F3)
+                    # (`set -e; need MODEL`, a `need` that fails: h47 F3)
+                    checking(failing, command, via, False)
                 elif failing and commands and not command.apart_from_script:
                     # (`need MODEL && vllm serve "$MODEL"`, `if need MODEL; then ...`: checked
                     # for the commands that run when the call succeeds)
@@ -1578,12 +1582,12 @@ class Environment:
         known = implied.get((id(guard), name))
         if known is None:
             text = script.text_of(guard.node)
-            call = failed_call(guard)
             text = _MESSAGES.sub("", text) if guard.expect else text
+            call = failed_call(guard)
             if (call is not None and name in call[1]) or _indirect_test(text) is not None:
                 value = True
             else:
-                read = _emptiness_terms(_MESSAGES.sub("", text) if guard.expect else text)
+                read = _emptiness_terms(text)
                 empty = _when_empty(read, name) if read is not None else None
                 if empty is not None:
                     value = empty == guard.expect
