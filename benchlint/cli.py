@@ -52,9 +52,10 @@ class _DefaultToLint(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         end = args.index("--") if "--" in args else len(args)
-        if "--debug" in args[:end]:
+        # (each run's own: a process that runs several, as the tests do, must not keep it)
+        _DefaultToLint.debug = "--debug" in args[:end]
+        if _DefaultToLint.debug:
             args = [a for i, a in enumerate(args) if i >= end or a != "--debug"]
-            _DefaultToLint.debug = True
         # `benchlint --no-config explain ENTRY`, `benchlint --format json explain ENTRY`: the
         # command after options (and their values), not a path to lint; the command then says
         # whether it takes them
