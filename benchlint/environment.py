@@ -954,7 +954,7 @@ def is_builtin(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     return name in BUILTIN_ENV or name.startswith(BUILTIN_PREFIXES) or name in extra
 
 
-def _innermost(script: Script, offset: int) -> Command | None:
+def command_at(script: Script, offset: int) -> Command | None:
     """The innermost command of the script around a byte offset."""
     inner = None
     for command in script.commands:
@@ -983,7 +983,7 @@ def _validation_ends_script(script: Script, offset: int) -> bool:
     turns into the script's end (`echo "${MODEL:?}" | tee log`), nor in a job sent to the
     background. (One in a subshell or a substitution is taken to end it, as under `set -e` an
     assignment's does: not told apart here.)"""
-    inner = _innermost(script, offset)
+    inner = command_at(script, offset)
     if inner is None:
         return True
     return not inner.background and (inner.apart is None or _ends_script(inner))
@@ -1008,22 +1008,27 @@ _Needs = tuple[tuple[Guard, ...], tuple[Syn, ...], Command]
 
 
 def _met(conditional: dict[str, list[_Needs]], command: Command | None) -> set[str]:
-    """The names a check made under conditions or in loops checks where the command runs: one
-    that runs under each of its conditions and in each of its loops (conditions the same
-    statement, or one of the same text whose variables nothing assigns between: two `if [[
-    $MODE == disagg ]]`). A command in a function: every such check (where the function is
-    called is not followed here)."""
+    """The names a check made under conditions or in loops checks where the command runs. Only
+    a command the script runs whatever happens (at its top level, under no condition, in no
+    loop) is told apart: there, no such check counts (h39 F7). Any other command is taken to
+    run under the check's conditions (the same condition is often written twice, or another
+    way: h48 F3, F4): every such check counts, but one only a call's success makes (`need MODEL
+    && ...`), which counts for a command under that call alone; in a function, none of those
+    (where the function is called is not followed here)."""
     if not conditional or command is None:
         return set()
-    if command.function is not None:
-        return set(conditional)
+    if command.function is None and not command.guards and not command.loops:
+        return set()
     return {
         name
         for name, needs in conditional.items()
         if any(
-            all(any(_same_guard(g, h) for h in command.guards) for g in guards)
-            and all(loop in command.loops for loop in loops)
-            for guards, loops, _ in needs
+            not _by_success(need)
+            or (
+                command.function is None
+                and any(g.node == need[0][0].node and g.expect for g in command.guards)
+            )
+            for need in needs
         )
     }
 
@@ -1035,27 +1040,69 @@ def _by_success(needs: _Needs) -> bool:
     return not loops and len(guards) == 1 and guards[0].node == command.node
 
 
-def _same_guard(guard: Guard, other: Guard) -> bool:
-    """The same condition: one statement, or (an earlier one) the same text, expectation and
-    patterns, none of whose variables the script assigns between them, nor in a function."""
-    if guard.node == other.node:
-        return guard.expect == other.expect and guard.patterns == other.patterns
-    script = guard.script
-    text = script.text_of(guard.node)
-    if (
-        guard.expect != other.expect
-        or script is not other.script
-        or text != script.text_of(other.node)
-        or [script.text_of(p) for p in guard.patterns]
-        != [script.text_of(p) for p in other.patterns]
-    ):
-        return False
-    names = set(_GUARD_READ.findall(text))
-    start, end = guard.node.end_byte, other.node.start_byte
-    return start <= end and not any(
-        a.name in names
-        and (a.command.function is not None or start <= a.command.node.start_byte < end)
-        for a in script.assignments
+def _otherwise_ends(script: Script, guards: Sequence[Guard], index: int) -> bool:
+    """Whether the script ends wherever the command with these conditions does not get past
+    the one at `index` (the others before it holding): the `if`'s other branch runs an `exit`
+    under no further condition (`if [ -z "$MODEL" ]; then exit 1; elif [ -z "$PORT" ]; then
+    exit 1; fi`, `if ...; then check; else echo ...; exit 1; fi`: h48 F1, F2), or, for a `case`
+    item, every other item does and one of them is `*)`."""
+    guard = guards[index]
+    before = [(g.node, g.expect, g.patterns) for g in guards[:index]]
+
+    def ends(exit_: Command, other: Callable[[Guard], bool]) -> bool:
+        return (
+            exit_.base == "exit"
+            and not exit_.apart_from_script
+            and not exit_.loops
+            and len(exit_.guards) == index + 1
+            and [(g.node, g.expect, g.patterns) for g in exit_.guards[:index]] == before
+            and other(exit_.guards[index])
+        )
+
+    exits = [c for c in script.commands if c.base == "exit"]
+    if not guard.patterns:
+        return any(
+            ends(c, lambda g: g.node == guard.node and g.expect != guard.expect and not g.patterns)
+            for c in exits
+        )
+
+    def later_item(command: Command) -> tuple[tuple[Syn, ...], bool] | None:
+        """The later item of the `case` a command runs in where the item does not match (the
+        model's guards: each earlier item false, then its own true), and whether nothing else
+        guards it there."""
+        chain = command.guards
+        if (
+            len(chain) <= index + 1
+            or [(g.node, g.expect, g.patterns) for g in chain[:index]] != before
+        ):
+            return None
+        first = chain[index]
+        if first.node != guard.node or first.patterns != guard.patterns or first.expect:
+            return None
+        for j in range(index + 1, len(chain)):
+            if chain[j].node != guard.node:
+                return None
+            if chain[j].expect:
+                return chain[j].patterns, j == len(chain) - 1
+        return None
+
+    items: dict[tuple[Syn, ...], bool] = {}  # the later items: does each end the script?
+    for command in script.commands:
+        item = later_item(command)
+        if item is not None:
+            patterns, alone = item
+            ends_here = (
+                command.base == "exit"
+                and alone
+                and not command.loops
+                and not command.apart_from_script
+            )
+            items[patterns] = items.get(patterns, False) or ends_here
+    return (
+        guard.expect
+        and bool(items)
+        and all(items.values())
+        and any(script.text_of(p) == "*" for patterns in items for p in patterns)
     )
 
 
@@ -1136,7 +1183,7 @@ class Environment:
             """Names a command checks (`exits`: by ending the script when one is empty, its own
             conditions then partly the check's), under what it needs (`_needs`)."""
             for name in names:
-                needs = self._needs(command, via, name, exits) if commands else None
+                needs = self._needs(command, via, name, exits, functions) if commands else None
                 if needs:
                     conditional.setdefault(name, []).append(needs)
                 else:
@@ -1423,7 +1470,7 @@ class Environment:
             for start, name, in_body, expanding in validations:
                 if start < before and (in_body or stale.get(name, -1) < start):
                     needs = (
-                        self._needs(expanding, None, name, False)
+                        self._needs(expanding, None, name, False, functions)
                         if commands and expanding is not None
                         else None
                     )
@@ -1558,24 +1605,47 @@ class Environment:
         return failing[function]
 
     def _needs(
-        self, command: Command, via: Command | None, name: str, exits: bool
+        self,
+        command: Command,
+        via: Command | None,
+        name: str,
+        exits: bool,
+        functions: Mapping[str, Script],
     ) -> _Needs | None:
         """What a check of the name by this command (in the body of `via`, a call of the
         script's own lines) needs to have run where another command runs: the conditions it
         runs under that are not the check itself (for an exit, those that hold whenever the
         name is empty, `[ -z "$MODEL" ]`, `need MODEL ||`, are), and the loops it runs in that
         may not run (any but a `for` over words written out). None when it needs nothing."""
-        guards = [g for g in command.guards if not (exits and self._implied(g, name))]
-        loops = [loop for loop in command.loops if not _runs_at_least_once(command.script, loop)]
+        script = command.script
+        guards = [
+            g
+            for i, g in enumerate(command.guards)
+            if not (exits and self._implied(g, name, command, functions))
+            and not _otherwise_ends(script, command.guards, i)
+        ]
+        loops = [loop for loop in command.loops if not _runs_at_least_once(script, loop)]
+        named = command
         if via is not None and via is not command:
-            guards += via.guards
-            loops += [loop for loop in via.loops if not _runs_at_least_once(via.script, loop)]
-        return (tuple(guards), tuple(loops), command) if guards or loops else None
+            outer = [
+                g
+                for i, g in enumerate(via.guards)
+                if not _otherwise_ends(via.script, via.guards, i)
+            ]
+            around = [loop for loop in via.loops if not _runs_at_least_once(via.script, loop)]
+            guards += outer
+            loops += around
+            named = via if outer or around else command
+        return (tuple(guards), tuple(loops), named) if guards or loops else None
 
-    def _implied(self, guard: Guard, name: str) -> bool:
-        """Whether the condition holds whenever the name is empty, whatever else holds (part of
-        a check of it: `[ -z "$MODEL" ] &&`, `[ -n "$MODEL" ] ||`, `need MODEL ||`, the test of
-        a validator's loop `[ -z "${!v}" ] &&`), worked out once per condition and name."""
+    def _implied(
+        self, guard: Guard, name: str, command: Command, functions: Mapping[str, Script]
+    ) -> bool:
+        """Whether the condition of an exit holds whenever the name is empty, whatever else
+        holds (part of a check of it: `[ -z "$MODEL" ] &&`, `[ -n "$MODEL" ] ||`, `need MODEL
+        ||` with a `need` that fails when a name it is given is empty, the test of a loop over
+        names the exit is in, `[ -z "${!v}" ] &&` in `for v in MODEL PORT`: h48 S2), worked
+        out once per condition and name."""
         script = guard.script
         implied: dict[tuple[int, str], tuple[Guard, bool]]
         implied = script.derived("env-implied", self._token, dict)
@@ -1584,8 +1654,11 @@ class Environment:
             text = script.text_of(guard.node)
             text = _MESSAGES.sub("", text) if guard.expect else text
             call = failed_call(guard)
-            if (call is not None and name in call[1]) or _indirect_test(text) is not None:
-                value = True
+            if call is not None and name in call[1]:
+                owner = functions.get(call[0])
+                value = owner is not None and self._validating(owner, call[0], True) is not None
+            elif _indirect_test(text) is not None:
+                value = name in _checked_by_name(command)
             else:
                 read = _emptiness_terms(text)
                 empty = _when_empty(read, name) if read is not None else None
@@ -1841,7 +1914,7 @@ class Environment:
                 e.node.start_byte,
                 e.name,
                 _in_function(script, e.node.start_byte),
-                _innermost(script, e.node.start_byte),
+                command_at(script, e.node.start_byte),
             )
             for e in script.expansions
             if e.validates and _validation_ends_script(script, e.node.start_byte)
@@ -2210,7 +2283,7 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
         ):
             # (at its command's start: before what the command assigns, `export
             # MODE="${MODE:?}"`, which needs it first)
-            holder = _innermost(script, start)
+            holder = command_at(script, start)
             at = holder.file_offset if holder is not None else start
             note(expansion.name, at, script.span(expansion.node), "required")
     return uses

@@ -135,6 +135,7 @@ from benchlint.environment import (
     ScriptState,
     StartPath,
     appends,
+    command_at,
     is_builtin,
     is_slip,
     runs_when_empty,
@@ -281,6 +282,17 @@ def _unvalidated(
         name = read.name
         if name in before.validated or is_builtin(name, ctx.config.known_env):
             continue
+        if name in before.unmet:
+            # (a check under a condition, the read made elsewhere under one too: `if [[ $SPEC
+            # == mtp ]]; then check_env_vars MTP; ARGS+=(--n "$MTP"); fi`, taken as the same
+            # condition, as at a launch under one: h48 F3)
+            holder = command_at(read.script, read.node.start_byte)
+            if (
+                holder is not None
+                and holder is not launch.command
+                and (holder.guards or holder.loops or holder.function is not None)
+            ):
+                continue
         if name in provided.assigned:
             # (`MODEL_PATH="$MODEL"` then `vllm serve "$MODEL_PATH"`: the caller's MODEL; not
             # for a launch in a function, which may run before the assignment: h41 W2)
@@ -755,24 +767,25 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         first = next(iter(unvalidated.values()))
         shown = " ".join(n for n in unvalidated)
         stranded = _stranded(script, unvalidated)
-        partial = next((before.unmet[n] for n in unvalidated if n in before.unmet), None)
+        partial = next(((n, before.unmet[n]) for n in unvalidated if n in before.unmet), None)
+        partly = ""
+        if partial is not None:  # (the check that may not have run, named)
+            name, checker = partial
+            where = (
+                f"line {checker.span.line}"
+                if checker.script.top is script
+                else f"{checker.script.top.path}:{checker.span.line}"
+            )
+            partly = (
+                f" (the check of ${name}, `{first_line(checker.script.text_of(checker.node))}` "
+                f"on {where}, runs only under a condition or in a loop this launch may run "
+                "without)"
+            )
         yield Finding(
             "BL104",
-            f"`{launch.module}` gets {names} from the caller with no check "
-            + ("sure to run " if partial is not None else "")
-            + "before it: "
+            f"`{launch.module}` gets {names} from the caller with no check before it: "
             + _what_empty_does([slots[n] for n in unvalidated])
-            + (
-                f" (`{first_line(partial.script.text_of(partial.node))}` on "
-                + (
-                    f"line {partial.span.line}"
-                    if partial.script.top is script
-                    else f"{partial.script.top.path}:{partial.span.line}"
-                )
-                + " runs only under a condition or in a loop this launch may run without)"
-                if partial is not None
-                else ""
-            )
+            + partly
             + (
                 f" (`{stranded[0]}` on line {stranded[1]} is cut off: the `{stranded[2]}` "
                 f"line {stranded[3]} does not end in `\\`, so bash runs the lines after it "
@@ -843,6 +856,11 @@ def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str, in
             before.base in VALIDATORS
             and before.span.end_line + 1 == command.span.line
             and all(_NAME.fullmatch(w.value) for w in command.words)
+            # (not a second validator's line, nor a line of another `case` item: h48 W1)
+            and command.base not in VALIDATORS
+            and command.base not in script.functions
+            and [(g.node, g.expect, g.patterns) for g in before.guards]
+            == [(g.node, g.expect, g.patterns) for g in command.guards]
         ):
             # (any name of it: `CONC \` first, `MAX_MODEL_LEN` on a later continued line)
             stranded = next((w for w in command.words if w.value in names), None)
