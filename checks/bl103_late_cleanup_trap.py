@@ -261,7 +261,7 @@ class Resource:
 
 _ACQUIRERS = frozenset({"salloc", "sbatch", "docker run", "podman run"})
 _SLURM_RELEASE = re.compile(r"\bscancel\b")
-_KILL = re.compile(r"\bkill\b(?!\s+-[0l]\b)|\bpkill\b")  # `kill -0` only asks
+_KILL = re.compile(r"\bkill\b(?!\s+-[0l]\b|\s+-[sn]\s+0\b)|\bpkill\b")  # `kill -0` only asks
 _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
 _REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
 _WAIT = re.compile(r"\bwait\b")  # (a `wait` of what a function is given: `_releases_argument`)
@@ -1057,7 +1057,8 @@ _KILLED_NAMES = re.compile(r"\bkill\b[^;&|\n]*")
 # a handler that ends every background process of the script: its process group (`kill 0`,
 # `kill -- -$$`) or every job (`kill $(jobs -p)`, `pkill -P $$`)
 _KILL_ALL = re.compile(
-    rf"\bkill(?!\s+-[0lL]\b)\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$|\"?{_JOBS_LIST}|%)"
+    rf"\bkill(?!\s+-[0lL]\b|\s+-[sn]\s+0\b)\s+(?:-[sn]\s+\w+\s+|-[A-Za-z0-9]+\s+)*(?:--\s+)?"
+    rf"(?:0\b|-\$\$|\"?{_JOBS_LIST}|%)"
     r"|\bpkill\s+(?:-[A-Za-z0-9]+\s+)*-P\s+\$\$"
     rf"|\b{_JOBS_P}\s*\|\s*xargs\s+(?:-[A-Za-z]+\s+)*kill\b"
 )
@@ -1139,7 +1140,9 @@ def _kills_by_name(resource: Resource, text: str) -> bool:
 # pattern (h46 M1)
 _PS_GREP = re.compile(r"\bps\s[^|;&\n]*\|\s*[ef]?grep\b")
 # `kill -9 $(` right before the listing, `kill -s TERM \``
-_KILL_OF = re.compile(r"\bkill((?:\s+-[A-Za-z0-9]+|\s+-s\s+[A-Za-z0-9]+)*)\s+(?:\$\(|`)\s*$")
+_KILL_OF = re.compile(
+    r"\bkill((?:\s+-[sn]\s+[A-Za-z0-9]+|\s+-[A-Za-z0-9]+|\s+--)*)\s+(?:\$\(|`)\s*$"
+)
 # the signals that end a process that does not handle them
 _ENDING_SIGNALS = frozenset(
     {"", "9", "15", "2", "1", "3", "6", "KILL", "TERM", "INT", "HUP", "QUIT", "ABRT"}
@@ -1157,8 +1160,13 @@ def _ps_kills(text: str) -> Iterator[list[tuple[str, int]]]:
     anchored to the line's start or end (a listing's line starts with its user or PID): none.
     (A listing held in a variable, then killed: `_kills_pgrep_held`.)"""
     for match in _PS_GREP.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if re.search(r"(?:^|\s)#", text[line_start : match.start()]):
+            continue  # (in a comment: `# ps -ef | grep vllm | ... | xargs kill`)
         line_end = re.search(r"(?<!\\)\n", text[match.start() :])
         piece = text[match.start() : match.start() + line_end.start() if line_end else None]
+        if text[line_start : match.start()].rstrip().endswith("`"):
+            piece = piece.split("`", 1)[0]  # (``kill -9 `ps -ef | ...` ``)
         try:
             lexer = shlex.shlex(piece, posix=True, punctuation_chars=True)
             lexer.whitespace_split = True
@@ -1194,7 +1202,11 @@ def _ps_kills(text: str) -> Iterator[list[tuple[str, int]]]:
             or int(printed.group(1)) != column
         ):
             continue
-        after = rest[1:]
+        after = [
+            segment
+            for segment in rest[1:]
+            if segment[:1] not in (["head"], ["tail"], ["sort"], ["uniq"], ["tr"])
+        ]
         killed = _KILL_OF.search(text, 0, match.start())
         piped = len(after) == 1 and _xargs_kills(after[0])
         if piped or (not after and killed is not None and _ends_process(killed.group(1).split())):
@@ -1213,6 +1225,8 @@ def _pid_column(options: list[str]) -> int | None:
             wanted = False
         elif option == "--format":
             wanted = True
+        elif option in ("--no-headers", "--noheaders"):
+            continue
         elif option.startswith("--"):
             return None  # (`--sort`, `--forest`, ...: not read)
         else:
@@ -1223,13 +1237,13 @@ def _pid_column(options: list[str]) -> int | None:
     dashed = any(o.startswith("-") for o in options)
     if formats:
         fields = ",".join(formats).split(",")
-        every = flags & set("eA") if dashed else {"a", "x"} <= flags
-        if not every or not flags <= set("eAax") or "pid" not in fields:
+        every = flags & set("eA") or {"a", "x"} <= flags
+        if not every or not flags <= set("eAaxw") or "pid" not in fields:
             return None
         return fields.index("pid") + 1 if fields[-1] in ("args", "cmd", "command") else None
-    if dashed:
+    if dashed and flags != {"a", "u", "x"}:  # (`ps -aux` is read as `ps aux`)
         return 2 if "f" in flags and flags & set("eA") and flags <= set("eAfaw") else None
-    if {"a", "x"} <= flags and flags <= set("auxw"):
+    if {"a", "x"} <= flags and flags <= set("auxwf"):
         return 2 if "u" in flags else 1
     return None
 
@@ -1238,7 +1252,7 @@ def _xargs_kills(words: list[str]) -> bool:
     """`xargs [-r] kill [-9]`: the list given to a kill that ends a process."""
     index = 1
     while index < len(words) and words[index].startswith("-"):
-        index += 1
+        index += 2 if words[index] in ("-n", "-P", "-L", "-s", "-d") else 1
     return (
         words[:1] == ["xargs"]
         and words[index : index + 1] == ["kill"]
@@ -1251,10 +1265,12 @@ def _ends_process(options: list[str]) -> bool:
     not `-0`, `-l`, `-STOP`, `-USR1`)."""
     signal = ""
     for index, option in enumerate(options):
-        if option == "-s" and index + 1 < len(options):
+        if option in ("-s", "-n") and index + 1 < len(options):
             signal = options[index + 1]
         elif (
-            option.startswith("-") and option != "-s" and (index == 0 or options[index - 1] != "-s")
+            option.startswith("-")
+            and option not in ("-s", "-n", "--")
+            and (index == 0 or options[index - 1] not in ("-s", "-n"))
         ):
             signal = option[1:]
     return signal.upper().removeprefix("SIG") in _ENDING_SIGNALS
