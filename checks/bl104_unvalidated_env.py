@@ -56,12 +56,15 @@ caller's variable is not empty (`[ -n "$MODEL" ] && vllm serve "$MODEL_PATH"`). 
 value the variable has then: `: "${PORT:?}"` followed by `PORT="$OTHER_PORT"` checks nothing the
 engine gets.
 
-A check counts where bash surely made it: one under a condition or in a loop that may not run
-(`[ -n "$STRICT" ] && check_env_vars X`, an `exit` inside `if [ -n "$STRICT" ]`, `for i in
-$LIST`, a `case` item) counts only for a launch under the same condition (the same `if`, or one of
-the same text whose variables nothing assigns between) and in the same loop, and the finding names
-the check that may not have run; the conditions of the check itself (`[ -z "$X" ] && echo "X
-unset" >&2 && exit 1`) are its own. A function that fails instead of exiting when a variable its
+A check under a condition or in a loop that may not run (`[ -n "$STRICT" ] && check_env_vars
+X`, an `exit` inside `if [ -n "$STRICT" ]`, `for i in $LIST`, a `case` item) does not count for a
+launch the script runs whatever happens (at its top level, under no condition, in no loop), and
+the finding names it; a launch under a condition or in a loop, or in a function, and a read made
+under one (`ARGS+=(--x "$X")` in the check's own `if`), take it to have run (the same condition
+is often written twice, or another way: where it is not, a silence). The conditions of the check
+itself (`[ -z "$X" ] && echo "X unset" >&2 && exit 1`) are its own, and so is a condition whose
+other way ends the script: an `elif` chain of exits, an `if` whose `else` exits, a `case` whose
+later items all exit, one of them `*)`. A function that fails instead of exiting when a variable its
 arguments name is empty (`[ -z "${!v}" ] && return 1`) checks them where its failure ends the
 script (`need X || exit 1`, `if ! need X; then exit 1; fi`, a plain call under `set -e`) and for a
 launch that runs only when it succeeds (`need X && vllm serve "$X"`, `if need X; then`). A message
