@@ -180,8 +180,8 @@ class ScriptState:
     # variable assigned after it is exported; None where neither changes it
     allexport: bool | None = None
     # the names checked before only under a condition or in a loop the command at the point
-    # may run without (`states_before`'s `commands`): the first command that checked each
-    unmet: dict[str, Command] = field(default_factory=dict)
+    # may run without (`states_before`'s `commands`): what each such check needs (`met_at`)
+    unmet: dict[str, tuple[Needs, ...]] = field(default_factory=dict)
 
 
 # commands other than assignments and `source` that change what state_before reports
@@ -919,6 +919,19 @@ def _errexit_surely(script: Script, command: Command) -> bool:
     """Whether `set -e` surely holds at a command (whose `errexit` says it may): the last
     `set` of the top level before it that changes it turned it on under no condition, or the
     `#!` line did and none changed it (a `set -e` in one branch of an `if` may not run: h36)."""
+    if command.function is not None:
+        # (a function's line: `set -e` where the function is called, at every call of the top
+        # level, none a condition reads: `main() { need MODEL; ...; }; set -e; main`, h49 F2;
+        # not where its body turns it off)
+        calls = [c for c in script.commands if c.base == command.function and c.function is None]
+        return (
+            bool(calls)
+            and all(not c.tested and _errexit_surely(script, c) for c in calls)
+            and not any(
+                c.base == "set" and errexit_change([w.value for w in c.args]) is False
+                for c in script.body(command.function)
+            )
+        )
     at = command.node.start_byte
     sets = [
         (c, on)
@@ -1004,77 +1017,122 @@ def _ends_script(exit_: Command) -> bool:
 
 # a check's needs (`Environment._needs`): the conditions and the loops of the command that made
 # it, one of which a command may not run under, and that command
-_Needs = tuple[tuple[Guard, ...], tuple[Syn, ...], Command]
+Needs = tuple[tuple[Guard, ...], tuple[Syn, ...], Command]
 
 
-def _met(conditional: dict[str, list[_Needs]], command: Command | None) -> set[str]:
-    """The names a check made under conditions or in loops checks where the command runs. Only
-    a command the script runs whatever happens (at its top level, under no condition, in no
-    loop) is told apart: there, no such check counts (h39 F7). Any other command is taken to
-    run under the check's conditions (the same condition is often written twice, or another
-    way: h48 F3, F4): every such check counts, but one only a call's success makes (`need MODEL
-    && ...`), which counts for a command under that call alone; in a function, none of those
-    (where the function is called is not followed here)."""
+def met_at(needs: Sequence[Needs], command: Command) -> bool:
+    """Whether a check under conditions (`ScriptState.unmet`) counts where the command runs."""
+    return bool(_met({"": list(needs)}, command))
+
+
+def checker(needs: Sequence[Needs]) -> Command:
+    """The command a check that may not have run was made by, to name (not a call whose
+    success alone made it)."""
+    return next((need[2] for need in needs if not _by_success(need)), needs[0][2])
+
+
+def _met(conditional: dict[str, list[Needs]], command: Command | None) -> set[str]:
+    """The names a check made under conditions or in loops checks where the command runs: one
+    whose every condition the command runs under too, as the same statement, or as a test of
+    the same variable (the same condition is often written twice, or another way: `if [[ $MODE
+    == disagg ]]` twice, `[ "$MODE" = x ]`: h48 F3, F4), and whose every loop that may not run
+    the command is in. Not a condition the command runs under the other way (its `else`), nor
+    one of other variables (`cd /tmp &&`, `[ -n "$PORT" ] &&`: h49 S1). A command in a
+    function: every such check, but one only a call's success makes (where the function is
+    called is not followed here)."""
     if not conditional or command is None:
         return set()
-    if command.function is None and not command.guards and not command.loops:
-        return set()
+    if command.function is not None:
+        return {
+            name
+            for name, needs in conditional.items()
+            if any(not _by_success(need) for need in needs)
+        }
     return {
         name
         for name, needs in conditional.items()
         if any(
-            not _by_success(need)
-            or (
-                command.function is None
-                and any(g.node == need[0][0].node and g.expect for g in command.guards)
-            )
-            for need in needs
+            all(any(_related(g, h) for h in command.guards) for g in guards)
+            and all(loop in command.loops for loop in loops)
+            for guards, loops, _ in needs
         )
     }
 
 
-def _by_success(needs: _Needs) -> bool:
+def _related(guard: Guard, other: Guard) -> bool:
+    """Whether a command under `other` runs under `guard` too, as far as can be told: the same
+    statement the same way, or another test of a variable `guard` tests (taken to be the same
+    condition written again: where it is not, a silence)."""
+    if guard.node == other.node:
+        return guard.expect == other.expect and guard.patterns == other.patterns
+    names = _tested_names(guard)
+    return bool(names) and bool(names & _tested_names(other))
+
+
+def _tested_names(guard: Guard) -> set[str]:
+    """The variables a condition tests (`$X`, `${X}`, and the names of an `(( ))`)."""
+    text = guard.script.text_of(guard.node)
+    names = set(_GUARD_READ.findall(text))
+    if text.lstrip().startswith("(("):
+        names |= set(_NAME.findall(text))
+    return names
+
+
+def _by_success(needs: Needs) -> bool:
     """A check only the call's success makes (`need MODEL && ...`): not one to name where it
     did not count (the call itself ran)."""
     guards, loops, command = needs
     return not loops and len(guards) == 1 and guards[0].node == command.node
 
 
-def _otherwise_ends(script: Script, guards: Sequence[Guard], index: int) -> bool:
+def _otherwise_ends(
+    script: Script, guards: Sequence[Guard], index: int, functions: Mapping[str, Script]
+) -> bool:
     """Whether the script ends wherever the command with these conditions does not get past
-    the one at `index` (the others before it holding): the `if`'s other branch runs an `exit`
-    under no further condition (`if [ -z "$MODEL" ]; then exit 1; elif [ -z "$PORT" ]; then
-    exit 1; fi`, `if ...; then check; else echo ...; exit 1; fi`: h48 F1, F2), or, for a `case`
-    item, every other item does and one of them is `*)`."""
+    the one at `index` (the others before it holding): the `if`'s other branch (or the `case`
+    item an earlier item is) runs an exit, or a call of a function that always exits (`die`,
+    `usage`), after nothing but messages (`echo ... >&2 && exit 1`) (`if [ -z "$MODEL" ]; then
+    exit 1; elif [ -z "$PORT" ]; then exit 1; fi`, `if ...; then check; else die "..."; fi`:
+    h48 F1, F2, h49 F1); for the command's own `case` item, every later item does and one of
+    them is `*)`."""
     guard = guards[index]
     before = [(g.node, g.expect, g.patterns) for g in guards[:index]]
 
-    def ends(exit_: Command, other: Callable[[Guard], bool]) -> bool:
-        return (
-            exit_.base == "exit"
-            and not exit_.apart_from_script
-            and not exit_.loops
-            and len(exit_.guards) == index + 1
-            and [(g.node, g.expect, g.patterns) for g in exit_.guards[:index]] == before
-            and other(exit_.guards[index])
-        )
-
-    exits = [c for c in script.commands if c.base == "exit"]
-    if not guard.patterns:
-        return any(
-            ends(c, lambda g: g.node == guard.node and g.expect != guard.expect and not g.patterns)
-            for c in exits
-        )
-
-    def later_item(command: Command) -> tuple[tuple[Syn, ...], bool] | None:
-        """The later item of the `case` a command runs in where the item does not match (the
-        model's guards: each earlier item false, then its own true), and whether nothing else
-        guards it there."""
-        chain = command.guards
-        if (
-            len(chain) <= index + 1
-            or [(g.node, g.expect, g.patterns) for g in chain[:index]] != before
+    def ending(command: Command, at: int) -> bool:
+        """An exit of the script, under conditions past `at` that are only messages."""
+        if command.loops or command.apart_from_script:
+            return False
+        owner = functions.get(command.base or "")
+        if command.base != "exit" and not (
+            owner is not None and _always_exits(owner, command.base or "")
         ):
+            return False
+        return all(
+            g.expect and _MESSAGE.match(script.text_of(g.node)) is not None
+            for g in command.guards[at + 1 :]
+        )
+
+    def prefix(command: Command) -> bool:
+        chain = command.guards
+        return (
+            len(chain) > index and [(g.node, g.expect, g.patterns) for g in chain[:index]] == before
+        )
+
+    if not guard.patterns or not guard.expect:  # (the other branch, or the earlier item matched)
+        return any(
+            prefix(c)
+            and c.guards[index].node == guard.node
+            and c.guards[index].patterns == guard.patterns
+            and c.guards[index].expect != guard.expect
+            and ending(c, index)
+            for c in script.commands
+        )
+
+    def later_item(command: Command) -> tuple[tuple[Syn, ...], int] | None:
+        """The later item of the `case` a command runs in where the item does not match (the
+        model's guards: each earlier item false, then its own true), and its place."""
+        chain = command.guards
+        if len(chain) <= index + 1 or not prefix(command):
             return None
         first = chain[index]
         if first.node != guard.node or first.patterns != guard.patterns or first.expect:
@@ -1083,24 +1141,17 @@ def _otherwise_ends(script: Script, guards: Sequence[Guard], index: int) -> bool
             if chain[j].node != guard.node:
                 return None
             if chain[j].expect:
-                return chain[j].patterns, j == len(chain) - 1
+                return chain[j].patterns, j
         return None
 
     items: dict[tuple[Syn, ...], bool] = {}  # the later items: does each end the script?
     for command in script.commands:
         item = later_item(command)
         if item is not None:
-            patterns, alone = item
-            ends_here = (
-                command.base == "exit"
-                and alone
-                and not command.loops
-                and not command.apart_from_script
-            )
-            items[patterns] = items.get(patterns, False) or ends_here
+            patterns, at = item
+            items[patterns] = items.get(patterns, False) or ending(command, at)
     return (
-        guard.expect
-        and bool(items)
+        bool(items)
         and all(items.values())
         and any(script.text_of(p) == "*" for patterns in items for p in patterns)
     )
@@ -1165,7 +1216,7 @@ class Environment:
         validated: set[str] = set()
         # checks made under conditions or in loops the offset's command may not share: each
         # name's, with what it needs (`_needs`); only where the offsets' commands are given
-        conditional: dict[str, list[_Needs]] = {}
+        conditional: dict[str, list[Needs]] = {}
         # a name given a new value, not from itself, after a `${X:?}` before it: where (the
         # check was of the old value; those before the offset no longer count)
         stale: dict[str, int] = {}
@@ -1311,7 +1362,8 @@ class Environment:
                     checking(self._validated_arguments(command, owner), command, via, False)
                 failing = self._validated_arguments(command, owner, returns=True)
                 if failing and (
-                    command.errexit
+                    # (in a function, `set -e` is its callers': `_errexit_surely`)
+                    (command.errexit or command.function is not None)
                     and not command.tested
                     and not ignored
                     and not command.apart_from_script
@@ -1492,12 +1544,12 @@ class Environment:
                 dict(unset) if unset else {},
                 options["allexport"],
                 {
-                    n: needs[0][2]
+                    n: tuple(needs)
                     for n, needs in expanded.items()
                     if n not in met
                     and n not in validated
                     and n not in checked
-                    and not _by_success(needs[0])
+                    and not all(_by_success(need) for need in needs)
                 },
             )
             if body or inside:
@@ -1611,7 +1663,7 @@ class Environment:
         name: str,
         exits: bool,
         functions: Mapping[str, Script],
-    ) -> _Needs | None:
+    ) -> Needs | None:
         """What a check of the name by this command (in the body of `via`, a call of the
         script's own lines) needs to have run where another command runs: the conditions it
         runs under that are not the check itself (for an exit, those that hold whenever the
@@ -1622,7 +1674,7 @@ class Environment:
             g
             for i, g in enumerate(command.guards)
             if not (exits and self._implied(g, name, command, functions))
-            and not _otherwise_ends(script, command.guards, i)
+            and not _otherwise_ends(script, command.guards, i, functions)
         ]
         loops = [loop for loop in command.loops if not _runs_at_least_once(script, loop)]
         named = command
@@ -1630,7 +1682,7 @@ class Environment:
             outer = [
                 g
                 for i, g in enumerate(via.guards)
-                if not _otherwise_ends(via.script, via.guards, i)
+                if not _otherwise_ends(via.script, via.guards, i, functions)
             ]
             around = [loop for loop in via.loops if not _runs_at_least_once(via.script, loop)]
             guards += outer

@@ -261,7 +261,8 @@ class Resource:
 
 _ACQUIRERS = frozenset({"salloc", "sbatch", "docker run", "podman run"})
 _SLURM_RELEASE = re.compile(r"\bscancel\b")
-_KILL = re.compile(r"\bkill\b(?!\s+-[0l]\b|\s+-[sn]\s+0\b)|\bpkill\b")  # `kill -0` only asks
+# `kill -0` (`-s 0`, `-n0`, `-SIG0`) only asks
+_KILL = re.compile(r"\bkill\b(?!\s+-(?:[0l]|[sn]\s*(?:SIG)?0|SIG0)\b)|\bpkill\b")
 _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
 _REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
 _WAIT = re.compile(r"\bwait\b")  # (a `wait` of what a function is given: `_releases_argument`)
@@ -1057,7 +1058,8 @@ _KILLED_NAMES = re.compile(r"\bkill\b[^;&|\n]*")
 # a handler that ends every background process of the script: its process group (`kill 0`,
 # `kill -- -$$`) or every job (`kill $(jobs -p)`, `pkill -P $$`)
 _KILL_ALL = re.compile(
-    rf"\bkill(?!\s+-[0lL]\b|\s+-[sn]\s+0\b)\s+(?:-[sn]\s+\w+\s+|-[A-Za-z0-9]+\s+)*(?:--\s+)?"
+    rf"\bkill(?!\s+-(?:[0lL]|[sn]\s*(?:SIG)?0|SIG0)\b)\s+(?:-[sn]\s+\w+\s+|-[A-Za-z0-9]+\s+)*"
+    r"(?:--\s+)?"
     rf"(?:0\b|-\$\$|\"?{_JOBS_LIST}|%)"
     r"|\bpkill\s+(?:-[A-Za-z0-9]+\s+)*-P\s+\$\$"
     rf"|\b{_JOBS_P}\s*\|\s*xargs\s+(?:-[A-Za-z]+\s+)*kill\b"
@@ -1147,6 +1149,9 @@ _KILL_OF = re.compile(
 _ENDING_SIGNALS = frozenset(
     {"", "9", "15", "2", "1", "3", "6", "KILL", "TERM", "INT", "HUP", "QUIT", "ABRT"}
 )
+# what may follow the cut of the PID column, the server's PID still in the list (not `tail -n
+# +2`, `head -n 0`, `tr -d`: h49 S3)
+_KEEPS = [["head", "-1"], ["head", "-n", "1"], ["head", "-n1"], ["sort"], ["sort", "-u"], ["uniq"]]
 # `awk '{print $2}'`: the program that cuts out one column
 _PRINT = re.compile(r"\{\s*print\s+\\?\$(\d+)\s*;?\s*\}")
 
@@ -1161,7 +1166,7 @@ def _ps_kills(text: str) -> Iterator[list[tuple[str, int]]]:
     (A listing held in a variable, then killed: `_kills_pgrep_held`.)"""
     for match in _PS_GREP.finditer(text):
         line_start = text.rfind("\n", 0, match.start()) + 1
-        if re.search(r"(?:^|\s)#", text[line_start : match.start()]):
+        if _commented(text[line_start : match.start()]):
             continue  # (in a comment: `# ps -ef | grep vllm | ... | xargs kill`)
         line_end = re.search(r"(?<!\\)\n", text[match.start() :])
         piece = text[match.start() : match.start() + line_end.start() if line_end else None]
@@ -1202,15 +1207,26 @@ def _ps_kills(text: str) -> Iterator[list[tuple[str, int]]]:
             or int(printed.group(1)) != column
         ):
             continue
-        after = [
-            segment
-            for segment in rest[1:]
-            if segment[:1] not in (["head"], ["tail"], ["sort"], ["uniq"], ["tr"])
-        ]
+        # (a list cut to its first line, or sorted: the PIDs the kill gets still hold it)
+        after = [segment for segment in rest[1:] if segment not in _KEEPS]
         killed = _KILL_OF.search(text, 0, match.start())
         piped = len(after) == 1 and _xargs_kills(after[0])
         if piped or (not after and killed is not None and _ends_process(killed.group(1).split())):
             yield patterns
+
+
+def _commented(line: str) -> bool:
+    """Whether the text that starts a line has begun a comment: a `#` that starts a word,
+    outside quotes (not `echo "step #1";`: h49 F4)."""
+    quote = ""
+    for index, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1] in " \t;&|("):
+            return True
+    return False
 
 
 def _pid_column(options: list[str]) -> int | None:

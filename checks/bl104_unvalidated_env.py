@@ -57,14 +57,16 @@ value the variable has then: `: "${PORT:?}"` followed by `PORT="$OTHER_PORT"` ch
 engine gets.
 
 A check under a condition or in a loop that may not run (`[ -n "$STRICT" ] && check_env_vars
-X`, an `exit` inside `if [ -n "$STRICT" ]`, `for i in $LIST`, a `case` item) does not count for a
-launch the script runs whatever happens (at its top level, under no condition, in no loop), and
-the finding names it; a launch under a condition or in a loop, or in a function, and a read made
-under one (`ARGS+=(--x "$X")` in the check's own `if`), take it to have run (the same condition
-is often written twice, or another way: where it is not, a silence). The conditions of the check
-itself (`[ -z "$X" ] && echo "X unset" >&2 && exit 1`) are its own, and so is a condition whose
-other way ends the script: an `elif` chain of exits, an `if` whose `else` exits, a `case` whose
-later items all exit, one of them `*)`. A function that fails instead of exiting when a variable its
+X`, an `exit` inside `if [ -n "$STRICT" ]`, `for i in $LIST`, a `case` item) counts for a launch
+(or a read made elsewhere: `ARGS+=(--x "$X")`) only where it runs under each of those conditions,
+the same statement the same way or another test of a variable it tests (taken to be the same
+condition written again: where it is not, a silence), and in each such loop; the finding names
+the check. A launch in a function takes every check to have run (where the function is called
+is not followed). The conditions of the check itself (`[ -z "$X" ] && echo "X unset" >&2 && exit
+1`) are its own, and so is a condition whose other way ends the script: an `elif` chain of exits,
+an `if` whose `else` exits or calls a function that always exits (`die`), after nothing but
+messages, an earlier `case` item that exits, and the check's own item where every later one
+exits and one of them is `*)`. A function that fails instead of exiting when a variable its
 arguments name is empty (`[ -z "${!v}" ] && return 1`) checks them where its failure ends the
 script (`need X || exit 1`, `if ! need X; then exit 1; fi`, a plain call under `set -e`) and for a
 launch that runs only when it succeeds (`need X && vllm serve "$X"`, `if need X; then`). A message
@@ -139,9 +141,11 @@ from benchlint.environment import (
     ScriptState,
     StartPath,
     appends,
+    checker,
     command_at,
     is_builtin,
     is_slip,
+    met_at,
     runs_when_empty,
 )
 from benchlint.finding import Finding, Location, Severity
@@ -239,7 +243,7 @@ OUTSIDE = (
 
 UNFOLLOWED = (
     "engine launches after an `eval`, a `source` of a file benchlint cannot find, or an "
-    "assignment to a name held in a variable (`export \"$k=$v\"`, `declare \"$name=...\"`), "
+    'assignment to a name held in a variable (`export "$k=$v"`, `declare "$name=..."`), '
     "any of which may set any variable, not checked for variables from the caller (BL104)"
 )
 
@@ -288,14 +292,13 @@ def _unvalidated(
         if name in before.validated or is_builtin(name, ctx.config.known_env):
             continue
         if name in before.unmet:
-            # (a check under a condition, the read made elsewhere under one too: `if [[ $SPEC
-            # == mtp ]]; then check_env_vars MTP; ARGS+=(--n "$MTP"); fi`, taken as the same
-            # condition, as at a launch under one: h48 F3)
+            # (a check under a condition, the read made elsewhere under it too: `if [[ $SPEC
+            # == mtp ]]; then check_env_vars MTP; ARGS+=(--n "$MTP"); fi`: h48 F3)
             holder = command_at(read.script, read.node.start_byte)
             if (
                 holder is not None
                 and holder is not launch.command
-                and (holder.guards or holder.loops or holder.function is not None)
+                and met_at(before.unmet[name], holder)
             ):
                 continue
         if name in provided.assigned:
@@ -772,17 +775,19 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         first = next(iter(unvalidated.values()))
         shown = " ".join(n for n in unvalidated)
         stranded = _stranded(script, unvalidated)
-        partial = next(((n, before.unmet[n]) for n in unvalidated if n in before.unmet), None)
+        partial = next(
+            ((n, checker(before.unmet[n])) for n in unvalidated if n in before.unmet), None
+        )
         partly = ""
         if partial is not None:  # (the check that may not have run, named)
-            name, checker = partial
+            name, made_by = partial
             where = (
-                f"line {checker.span.line}"
-                if checker.script.top is script
-                else f"{checker.script.top.path}:{checker.span.line}"
+                f"line {made_by.span.line}"
+                if made_by.script.top is script
+                else f"{made_by.script.top.path}:{made_by.span.line}"
             )
             partly = (
-                f" (the check of ${name}, `{first_line(checker.script.text_of(checker.node))}` "
+                f" (the check of ${name}, `{first_line(made_by.script.text_of(made_by.node))}` "
                 f"on {where}, runs only under a condition or in a loop this launch may run "
                 "without)"
             )
