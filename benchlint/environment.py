@@ -926,7 +926,11 @@ def _errexit_surely(script: Script, command: Command) -> bool:
         calls = [c for c in script.commands if c.base == command.function and c.function is None]
         return (
             bool(calls)
-            and all(not c.tested and _errexit_surely(script, c) for c in calls)
+            # (not one in a substitution or a pipeline's shell: `out=$(main)`, h50 S3)
+            and all(
+                not c.tested and not c.apart_from_script and _errexit_surely(script, c)
+                for c in calls
+            )
             and not any(
                 c.base == "set" and errexit_change([w.value for w in c.args]) is False
                 for c in script.body(command.function)
@@ -1033,13 +1037,11 @@ def checker(needs: Sequence[Needs]) -> Command:
 
 def _met(conditional: dict[str, list[Needs]], command: Command | None) -> set[str]:
     """The names a check made under conditions or in loops checks where the command runs: one
-    whose every condition the command runs under too, as the same statement, or as a test of
-    the same variable (the same condition is often written twice, or another way: `if [[ $MODE
-    == disagg ]]` twice, `[ "$MODE" = x ]`: h48 F3, F4), and whose every loop that may not run
-    the command is in. Not a condition the command runs under the other way (its `else`), nor
-    one of other variables (`cd /tmp &&`, `[ -n "$PORT" ] &&`: h49 S1). A command in a
-    function: every such check, but one only a call's success makes (where the function is
-    called is not followed here)."""
+    whose every condition the command runs under too (`_related`), and whose every loop that
+    may not run the command is in (or in one written the same). Not where the command runs
+    under one of them the other way (its `else`, a later `elif`). A command in a function:
+    every such check, but one only a call's success makes (where the function is called is
+    not followed here)."""
     if not conditional or command is None:
         return set()
     if command.function is not None:
@@ -1048,12 +1050,25 @@ def _met(conditional: dict[str, list[Needs]], command: Command | None) -> set[st
             for name, needs in conditional.items()
             if any(not _by_success(need) for need in needs)
         }
+    script = command.script
     return {
         name
         for name, needs in conditional.items()
         if any(
-            all(any(_related(g, h) for h in command.guards) for g in guards)
-            and all(loop in command.loops for loop in loops)
+            not any(
+                g.node == h.node and (g.expect, g.patterns) != (h.expect, h.patterns)
+                for g in guards
+                for h in command.guards
+            )
+            and all(any(_related(g, h) for h in command.guards) for g in guards)
+            and all(
+                loop in command.loops
+                or any(
+                    _normal(script.text_of(loop)) == _normal(script.text_of(o))
+                    for o in command.loops
+                )
+                for loop in loops
+            )
             for guards, loops, _ in needs
         )
     }
@@ -1061,21 +1076,28 @@ def _met(conditional: dict[str, list[Needs]], command: Command | None) -> set[st
 
 def _related(guard: Guard, other: Guard) -> bool:
     """Whether a command under `other` runs under `guard` too, as far as can be told: the same
-    statement the same way, or another test of a variable `guard` tests (taken to be the same
-    condition written again: where it is not, a silence)."""
+    statement the same way, or one of the same text the same way, quotes, `[[`/`[` and
+    `==`/`=` aside (`if [[ "$MODE" == x ]]` twice, or as `[ $MODE = x ]`: taken to be the same
+    condition written again, the variable not changed between: where it is, a silence; h48
+    F4, h50 F1). Not another test of the same variable (`= y`, `-n` and `-z`: h50 S1)."""
     if guard.node == other.node:
         return guard.expect == other.expect and guard.patterns == other.patterns
-    names = _tested_names(guard)
-    return bool(names) and bool(names & _tested_names(other))
+    script = guard.script
+    return (
+        guard.expect == other.expect
+        and script is other.script
+        and _normal(script.text_of(guard.node)) == _normal(script.text_of(other.node))
+        and [_normal(script.text_of(p)) for p in guard.patterns]
+        == [_normal(script.text_of(p)) for p in other.patterns]
+    )
 
 
-def _tested_names(guard: Guard) -> set[str]:
-    """The variables a condition tests (`$X`, `${X}`, and the names of an `(( ))`)."""
-    text = guard.script.text_of(guard.node)
-    names = set(_GUARD_READ.findall(text))
-    if text.lstrip().startswith("(("):
-        names |= set(_NAME.findall(text))
-    return names
+def _normal(text: str) -> str:
+    """A condition's text as compared: quotes dropped, `[[ ]]` as `[ ]`, `==` as `=`, blanks
+    as one space."""
+    text = re.sub(r"[\"']", "", text)
+    text = re.sub(r"\[\[|\]\]", lambda m: m.group(0)[0], text).replace("==", "=")
+    return " ".join(text.split())
 
 
 def _by_success(needs: Needs) -> bool:

@@ -1149,9 +1149,8 @@ _KILL_OF = re.compile(
 _ENDING_SIGNALS = frozenset(
     {"", "9", "15", "2", "1", "3", "6", "KILL", "TERM", "INT", "HUP", "QUIT", "ABRT"}
 )
-# what may follow the cut of the PID column, the server's PID still in the list (not `tail -n
-# +2`, `head -n 0`, `tr -d`: h49 S3)
-_KEEPS = [["head", "-1"], ["head", "-n", "1"], ["head", "-n1"], ["sort"], ["sort", "-u"], ["uniq"]]
+# `head -1`, `tail -n 1`, `head --lines=1`: the list cut to one line
+_ONE_LINE = frozenset({"-1", "-n1", "--lines=1"})
 # `awk '{print $2}'`: the program that cuts out one column
 _PRINT = re.compile(r"\{\s*print\s+\\?\$(\d+)\s*;?\s*\}")
 
@@ -1208,19 +1207,40 @@ def _ps_kills(text: str) -> Iterator[list[tuple[str, int]]]:
         ):
             continue
         # (a list cut to its first line, or sorted: the PIDs the kill gets still hold it)
-        after = [segment for segment in rest[1:] if segment not in _KEEPS]
+        after = [segment for segment in rest[1:] if not _keeps(segment)]
         killed = _KILL_OF.search(text, 0, match.start())
         piped = len(after) == 1 and _xargs_kills(after[0])
         if piped or (not after and killed is not None and _ends_process(killed.group(1).split())):
             yield patterns
 
 
+def _keeps(segment: list[str]) -> bool:
+    """Whether a command after the cut of the PID column leaves the server's PID in the list
+    (one line of it, sorted, joined): `head -1`, `tail -n 1`, `sort -n`, `uniq`, `tr '\\n' '
+    '`; not `tail -n +2`, `head -n 0`, `uniq -u`, `tr -d` (h49 S3, h50 F3)."""
+    program, options = segment[0] if segment else "", segment[1:]
+    if program in ("head", "tail"):
+        joined = "".join(options) if options[:1] == ["-n"] else " ".join(options)
+        return joined in ("1", "-n1") or " ".join(options) in _ONE_LINE
+    if program == "sort":
+        return True
+    if program == "uniq":
+        return not options
+    if program == "tr":
+        return not any(o.startswith("-") and "d" in o for o in options)
+    return False
+
+
 def _commented(line: str) -> bool:
     """Whether the text that starts a line has begun a comment: a `#` that starts a word,
     outside quotes (not `echo "step #1";`: h49 F4)."""
-    quote = ""
+    quote, escaped = "", False
     for index, char in enumerate(line):
-        if quote:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True  # (`echo "a \" #b"`: the quote escaped: h50 F5)
+        elif quote:
             quote = "" if char == quote else quote
         elif char in "'\"":
             quote = char

@@ -59,9 +59,11 @@ engine gets.
 A check under a condition or in a loop that may not run (`[ -n "$STRICT" ] && check_env_vars
 X`, an `exit` inside `if [ -n "$STRICT" ]`, `for i in $LIST`, a `case` item) counts for a launch
 (or a read made elsewhere: `ARGS+=(--x "$X")`) only where it runs under each of those conditions,
-the same statement the same way or another test of a variable it tests (taken to be the same
-condition written again: where it is not, a silence), and in each such loop; the finding names
-the check. A launch in a function takes every check to have run (where the function is called
+the same statement the same way or one of the same text (quotes, `[[`/`[` and `==`/`=` aside:
+taken to be the same condition written again; where the variable changed between, a silence),
+not under one of them the other way (an `else`, a later `elif`), and in each such loop; another
+test of the same variable (`= y`, `-z` against `-n`) is another condition. The finding names the
+check. A launch in a function takes every check to have run (where the function is called
 is not followed). The conditions of the check itself (`[ -z "$X" ] && echo "X unset" >&2 && exit
 1`) are its own, and so is a condition whose other way ends the script: an `elif` chain of exits,
 an `if` whose `else` exits or calls a function that always exits (`die`), after nothing but
