@@ -652,6 +652,7 @@ def _indirect_test(text: str) -> re.Match[str] | None:
 
 # a message a condition runs before the exit (`... && echo "missing" >&2 && exit 1`)
 _MESSAGE = re.compile(r"\s*(?:echo|printf)\s")
+_LEADING_REDIRECT = re.compile(r"^\s*(?:[0-9]?>&?\s*\S+\s+)+")  # (`>&2 echo ...`: h50 F2)
 _PIPED = re.compile(r"[|;`]|\$\(|&&")  # (`echo "$v" | grep -q x` tests something: h41 F12)
 
 
@@ -1130,7 +1131,7 @@ def _otherwise_ends(
         ):
             return False
         return all(
-            g.expect and _MESSAGE.match(script.text_of(g.node)) is not None
+            g.expect and _MESSAGE.match(_LEADING_REDIRECT.sub("", script.text_of(g.node)))
             for g in command.guards[at + 1 :]
         )
 

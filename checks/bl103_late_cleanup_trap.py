@@ -261,8 +261,9 @@ class Resource:
 
 _ACQUIRERS = frozenset({"salloc", "sbatch", "docker run", "podman run"})
 _SLURM_RELEASE = re.compile(r"\bscancel\b")
-# `kill -0` (`-s 0`, `-n0`, `-SIG0`) only asks
-_KILL = re.compile(r"\bkill\b(?!\s+-(?:[0l]|[sn]\s*(?:SIG)?0|SIG0)\b)|\bpkill\b")
+# `kill -0` (`-s 0`, `-n0`, `-SIG0`, `-00`, `-EXIT`: bash's names of signal 0) only asks
+_SIGNAL_ZERO = r"(?:l|(?:[sn]\s*)?(?:SIG)?(?:0+|EXIT))"
+_KILL = re.compile(rf"\bkill\b(?!\s+-{_SIGNAL_ZERO}\b)|\bpkill\b")
 _DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
 _REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
 _WAIT = re.compile(r"\bwait\b")  # (a `wait` of what a function is given: `_releases_argument`)
@@ -1058,7 +1059,7 @@ _KILLED_NAMES = re.compile(r"\bkill\b[^;&|\n]*")
 # a handler that ends every background process of the script: its process group (`kill 0`,
 # `kill -- -$$`) or every job (`kill $(jobs -p)`, `pkill -P $$`)
 _KILL_ALL = re.compile(
-    rf"\bkill(?!\s+-(?:[0lL]|[sn]\s*(?:SIG)?0|SIG0)\b)\s+(?:-[sn]\s+\w+\s+|-[A-Za-z0-9]+\s+)*"
+    rf"\bkill(?!\s+-(?:L|{_SIGNAL_ZERO})\b)\s+(?:-[sn]\s+\w+\s+|-[A-Za-z0-9]+\s+)*"
     r"(?:--\s+)?"
     rf"(?:0\b|-\$\$|\"?{_JOBS_LIST}|%)"
     r"|\bpkill\s+(?:-[A-Za-z0-9]+\s+)*-P\s+\$\$"
