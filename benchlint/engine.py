@@ -55,7 +55,9 @@ def lint(
     # a whole result is kept for the next run when it depends on the disk alone
     keep = cache if cache is not None and not standalone and not overlay else None
     if keep is None:
-        return _lint(ws, selection, scope)
+        linted = _lint(ws, selection, scope)
+        ws.done(kept is None)
+        return linted
     question, listing = runcache.question(ws, selection, scope), runcache.listing(ws)
     stored = keep.get_run(question, listing, functools.partial(runcache.unchanged, ws))
     if stored is not None:
@@ -75,6 +77,7 @@ def lint(
         result.stored = keep.put_run(question, listing, states, runcache.encode(result))
         ws.store_guard_facts()
     ws.store_index(started)
+    ws.done(kept is None)
     return result
 
 

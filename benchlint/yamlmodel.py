@@ -142,13 +142,16 @@ def _unpack(packed: int) -> tuple[int, int, int, int]:
     return packed >> 43, packed >> 30 & 0x1FFF, packed >> 13 & 0x1FFFF, packed & 0x1FFF
 
 
-class YNode:
-    """A mapping, sequence or scalar with its span. `YNode(...)` makes a `_Collection` for a map
-    or sequence, a `_Text` for a scalar or alias: each keeps only its own fields, the others
-    are the class's empty ones (a scalar shares the empty `pairs`/`items`, a collection the
-    empty `value`; a repository's recipes hold a few hundred thousand nodes)."""
+_new = object.__new__
 
-    __slots__ = ("_span", "kind")
+
+class YNode:
+    """A mapping, sequence or scalar with its span. `YNode(...)` makes a node of the class for
+    its kind, which keeps only its own fields: the others, and the kind itself, are the
+    class's (a plain scalar has no slot for a style, a mapping none for items; a repository's
+    recipes hold a few hundred thousand nodes, and each slot fewer is 16 bytes fewer in two)."""
+
+    __slots__ = ("_span",)
     _span: int
     kind: str  # "map" | "seq" | "scalar" | "alias" (inside the collection it names)
     value: str = ""  # scalar text (after YAML unquoting); an alias's anchor
@@ -165,27 +168,25 @@ class YNode:
         pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS,
         items: Sequence[YNode] = _NO_ITEMS,
     ) -> YNode:
-        if cls is not YNode:
-            return object.__new__(cls)
-        return object.__new__(_Collection if kind in ("map", "seq") else _Text)
-
-    def __init__(
-        self,
-        kind: str,
-        span: Span | int,
-        value: str = "",
-        style: str | None = None,
-        pairs: Sequence[tuple[YNode, YNode]] = _NO_PAIRS,
-        items: Sequence[YNode] = _NO_ITEMS,
-    ) -> None:
-        self.kind = kind
-        self._span = span if isinstance(span, int) else _pack(*span)
-        if isinstance(self, _Collection):
-            self.pairs = pairs if isinstance(pairs, Pairs) else Pairs([x for p in pairs for x in p])
-            self.items = items
-        elif isinstance(self, _Text):
-            self.value = value
-            self.style = style
+        packed = span if isinstance(span, int) else _pack(*span)
+        node: YNode
+        if kind == "map":
+            node = _new(_Map)
+            node.pairs = pairs if isinstance(pairs, Pairs) else Pairs([x for p in pairs for x in p])
+        elif kind == "seq":
+            node = _new(_Seq)
+            node.items = items
+        elif kind == "alias":
+            node = _new(_Alias)
+            node.value = value
+        elif style is None:
+            node = _new(_Text)
+            node.value = value
+        else:
+            node = _new(_Styled)
+            node.value, node.style = value, style
+        node._span = packed
+        return node
 
     @property
     def span(self) -> Span:
@@ -294,15 +295,39 @@ class YNode:
 
 
 class _Text(YNode):
-    """A scalar or an alias."""
+    """A plain scalar; its subclasses, a quoted or block scalar and an alias."""
 
-    __slots__ = ("style", "value")
+    __slots__ = ("value",)
+    kind = "scalar"
+
+
+class _Styled(_Text):
+    """A quoted or block scalar."""
+
+    __slots__ = ("style",)
+
+
+class _Alias(_Text):
+    """An alias inside the collection it names (see yamlparse._recursive_alias)."""
+
+    __slots__ = ()
+    kind = "alias"
 
 
 class _Collection(YNode):
     """A mapping or sequence."""
 
-    __slots__ = ("items", "pairs")
+    __slots__ = ()
+
+
+class _Map(_Collection):
+    __slots__ = ("pairs",)
+    kind = "map"
+
+
+class _Seq(_Collection):
+    __slots__ = ("items",)
+    kind = "seq"
 
 
 @dataclass(eq=False)
@@ -480,9 +505,6 @@ def decode_documents(file: SourceText, encoded: tuple[list[Any], list[int] | Non
     return YamlDocument(file, decoded, None if repeats is None else [nodes[i] for i in repeats])
 
 
-_new = object.__new__
-
-
 def _decode(data: Any, nodes: list[YNode]) -> YNode:
     """`nodes`: every node made so far, in the order `_encode` met them (see there). (The hot
     loop of a run the cache answers: each node's fields set here, not through `YNode(...)`,
@@ -492,28 +514,34 @@ def _decode(data: Any, nodes: list[YNode]) -> YNode:
         known: YNode = nodes[data]
         return known
     if kind is tuple:  # interned as the builder does (keys and flags repeat across files)
-        text = _new(_Text)
+        style = data[2]
+        if style is None:
+            text = _new(_Text)
+        else:
+            styled = _new(_Styled)
+            styled.style = style
+            text = styled
         nodes.append(text)
         text._span = data[0]
         value = data[1]
-        text.kind, text.style = "scalar", data[2]
         text.value = intern(value) if len(value) <= 64 else value
         return text
     if len(data) == 2 and type(data[1]) is not list:
-        alias = _new(_Text)
+        alias = _new(_Alias)
         nodes.append(alias)
-        alias._span, alias.kind, alias.value, alias.style = data[0], "alias", data[1], None
+        alias._span, alias.value = data[0], data[1]
         return alias
-    node = _new(_Collection)
-    nodes.append(node)
-    node._span = data[0]
     if len(data) == 3:
-        node.kind, node.pairs = "seq", _NO_PAIRS
-        node.items = [_decode(item, nodes) for item in data[1]]
-    else:
-        node.kind, node.items = "map", _NO_ITEMS
-        node.pairs = Pairs([_decode(x, nodes) for pair in data[1] for x in pair])
-    return node
+        seq = _new(_Seq)
+        nodes.append(seq)
+        seq._span = data[0]
+        seq.items = [_decode(item, nodes) for item in data[1]]
+        return seq
+    mapping = _new(_Map)
+    nodes.append(mapping)
+    mapping._span = data[0]
+    mapping.pairs = Pairs([_decode(x, nodes) for pair in data[1] for x in pair])
+    return mapping
 
 
 def value_span(source: SourceText, node: YNode, offset: int) -> Span:

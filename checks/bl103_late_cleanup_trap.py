@@ -2015,11 +2015,14 @@ def _check_script(
             bodies = libraries.bodies(defined)
             body = bodies.get((function or "", errexit))
             if body is None:
+                had_tree = defined.has_tree
                 each = Flow(defined, False, lookup, function=function, errexit=errexit)
                 reading = functools.partial(_runs, defined)
                 body = bodies[(function or "", errexit)] = list(
                     _check_flow(each, reading, lookup, [], undecided)
                 )
+                if not had_tree:  # (the library's tree, as the script's below)
+                    defined.let_go_tree()
             found = (
                 (f, r)
                 for f, r in body

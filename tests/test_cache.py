@@ -33,7 +33,7 @@ def _named_run(root: Path, cache: Cache | None) -> tuple[list[str], bool]:
     rules = select_rules(config, None, set())
     result = lint(root, config, rules, [root / LAUNCHER], cache=cache)
     assert result.workspace is not None
-    parsed = MASTER in result.workspace._yaml
+    parsed = MASTER in result.workspace.documents()
     return [f"{f.rule} {f.location} {f.message} {f.related}" for f in result.findings], parsed
 
 
@@ -123,7 +123,7 @@ def _lint_whole(root: Path, cache: Cache | None) -> tuple[str, int]:
     config = load_config(root / ".benchlint.toml")
     result = lint(root, config, select_rules(config, None, set()), [root], cache=cache)
     assert result.workspace is not None
-    parsed = len(result.workspace.modelled()) + len(result.workspace._yaml)
+    parsed = len(result.workspace.modelled()) + len(result.workspace.documents())
     return render(result), parsed
 
 

@@ -124,7 +124,7 @@ def test_hostile_files_cold_and_warm(tmp_path: Path) -> None:
     cache = Cache(tmp_path / "cache")
     lint(root, Config(), rules, [root], cache=cache)
     two = lint(root, Config(), rules, [root], cache=cache)  # warm
-    assert two.workspace is not None and not two.workspace._yaml  # nothing parsed again
+    assert two.workspace is not None and not two.workspace.documents()  # nothing parsed again
     assert [(f.rule, f.location, f.message) for f in two.findings] == [
         (f.rule, f.location, f.message) for f in one.findings
     ]

@@ -24,7 +24,7 @@ FILES = {
 def _run(root: Path, select: str) -> tuple[list[str], set[str]]:
     result = run_lint(root, select=select)
     assert result.workspace is not None and not result.errors
-    return positions(result), set(result.workspace._yaml)
+    return positions(result), set(result.workspace.documents())
 
 
 def test_a_large_yaml_file_is_read_once_and_let_go(
