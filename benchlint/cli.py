@@ -33,7 +33,7 @@ from benchlint.finding import Finding, Severity
 from benchlint.layout import Fact
 from benchlint.registry import Selection, all_rules, expand_selectors, get_rule
 from benchlint.report import FORMATS, renderer
-from benchlint.result import Result
+from benchlint.result import Result, counted
 from benchlint.suppress import baseline_fingerprints, new_since
 from benchlint.workspace import TooManyFiles, Workspace
 
@@ -734,7 +734,21 @@ def _call_facts(ws: Workspace) -> list[Fact]:
                 f", {len(unrouted)} with a runner not known ({unrouted[0].job} at "
                 f"{first.path}:{first.span.line}{more})"
             )
-        facts.append(Fact("entries", f"jobs calling {workflow}", detail, entries[0].location))
+        callers: dict[str, list[Entry]] = {}
+        for entry in entries:
+            callers.setdefault(entry.location.path, []).append(entry)
+        if len(callers) == 1:
+            facts.append(Fact("entries", f"jobs calling {workflow}", detail, entries[0].location))
+            continue
+        # (from several workflows: each where its first call is, none as the fact's own place,
+        # which would read as every call's; h51 W7)
+        shown = [
+            f"{path}:{found[0].location.span.line} ({counted(len(found), 'call')})"
+            for path, found in list(callers.items())[:4]
+        ]
+        more = f" and {len(callers) - 4} more" if len(callers) > 4 else ""
+        detail += f", from {len(callers)} workflows: {', '.join(shown)}{more}"
+        facts.append(Fact("entries", f"jobs calling {workflow}", detail))
     if calls and not wiring.has_runners_file:
         reached = sorted({path for _, path, _ in wiring.pairs})
         guessed = sorted(wiring.guessed)

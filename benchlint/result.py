@@ -94,14 +94,14 @@ class Coverage:
 
     def describe(self) -> str:
         routed = f" ({self.routed} routed)" if self.recipes else ""
-        skipped = f"; {_count(self.templates, 'template')} not linted" if self.templates else ""
-        calls = f", {_count(self.calls, 'workflow call')}" if self.calls else ""
+        skipped = f"; {counted(self.templates, 'template')} not linted" if self.templates else ""
+        calls = f", {counted(self.calls, 'workflow call')}" if self.calls else ""
         return (
-            f"{_count(self.master_configs, 'master config')} "
-            f"({_count(self.entries - self.calls, 'entry', 'entries')}){calls}, "
-            f"{_count(self.launchers, 'launcher')}, {_count(self.recipes, 'recipe')}{routed}, "
-            f"{_count(self.scripts, 'other script')}"
-            + (f", {_count(self.yaml, 'other YAML file')}" if self.yaml else "")
+            f"{counted(self.master_configs, 'master config')} "
+            f"({counted(self.entries - self.calls, 'entry', 'entries')}){calls}, "
+            f"{counted(self.launchers, 'launcher')}, {counted(self.recipes, 'recipe')}{routed}, "
+            f"{counted(self.scripts, 'other script')}"
+            + (f", {counted(self.yaml, 'other YAML file')}" if self.yaml else "")
             + skipped
         )
 
@@ -110,7 +110,7 @@ class Coverage:
         if not self.unwired:
             return None
         text = (
-            f"{_count(len(self.unwired), 'master config')} in {_folders(self.unwired)} beside a "
+            f"{counted(len(self.unwired), 'master config')} in {_folders(self.unwired)} beside a "
             "runners file of another project kept in this repository: not wired or checked (lint "
             "that project as a repository of its own: a `.benchlint.toml` in its folder makes it "
             "one)"
@@ -121,11 +121,11 @@ class Coverage:
         """The warning for a repository with launchers or recipes that nothing routes to."""
         recipes = 0 if self.recipe_tree and not self.launchers else self.recipes
         has = " and ".join(
-            _count(n, noun) for n, noun in ((self.launchers, "launcher"), (recipes, "recipe")) if n
+            counted(n, noun) for n, noun in ((self.launchers, "launcher"), (recipes, "recipe")) if n
         )
         if not has:
             if self.entries and self.reaching == 0:  # entries, and nothing for them to reach
-                entries = _count(self.entries, "master-config entry", "master-config entries")
+                entries = counted(self.entries, "master-config entry", "master-config entries")
                 return Notice(
                     f"{entries} but no launcher: no route was checked (no runners file or "
                     "launcher was found; `benchlint layout` shows what was detected)"
@@ -153,7 +153,7 @@ class Coverage:
         one = len(launchers) == 1
         launcher, runs = ("a launcher", "runs") if one else ("launchers", "run")
         text = (
-            f"{_count(len(names), 'entry', 'entries')} ({_first(names)}) {reach} {launcher} "
+            f"{counted(len(names), 'entry', 'entries')} ({_first(names)}) {reach} {launcher} "
             f"({_first(launchers)}) that {runs} no script or recipe benchlint can follow for "
             "them: what their jobs run was not checked against them (`benchlint explain ENTRY` "
             "shows the launcher's calls)"
@@ -165,7 +165,7 @@ class Coverage:
         if not self.unrouted:
             return None
         text = (
-            f"{_count(len(self.unrouted), 'workflow call')} ({_first(list(self.unrouted))}) "
+            f"{counted(len(self.unrouted), 'workflow call')} ({_first(list(self.unrouted))}) "
             "of a workflow that runs a launcher "
             f"{'passes' if len(self.unrouted) == 1 else 'pass'} a runner not known statically (a "
             "matrix value, an input no caller gives, a dispatch's choice): their routes were not "
@@ -182,7 +182,7 @@ class Coverage:
             return None
         one = len(self.idle) == 1
         text = (
-            f"{_count(len(self.idle), 'launcher')} ({_first(list(self.idle))}) that no entry "
+            f"{counted(len(self.idle), 'launcher')} ({_first(list(self.idle))}) that no entry "
             f"reaches: linted as {'a script' if one else 'scripts'} alone, not with the values "
             "of an entry (benchlint routes no master-config entry or workflow call to "
             f"{'it' if one else 'them'}: `benchlint layout` shows what was detected)"
@@ -198,7 +198,7 @@ class Coverage:
         reach = "reaches" if calls == 1 else "reach"
         label = "label" if len(labels) == 1 else "labels"
         text = (
-            f"{_count(calls, 'workflow call')} with the runner {label} {_first(labels)} {reach} "
+            f"{counted(calls, 'workflow call')} with the runner {label} {_first(labels)} {reach} "
             "no launcher (no runners file lists a label's runners, and no launcher is named "
             "after it): their routes were not checked"
         )
@@ -212,7 +212,7 @@ class Coverage:
         labels = [label for label, _ in self.guessed]
         label = "label" if len(labels) == 1 else "labels"
         text = (
-            f"{_count(calls, 'workflow call')} with the runner {label} {_first(labels)} routed "
+            f"{counted(calls, 'workflow call')} with the runner {label} {_first(labels)} routed "
             "by taking the label for its runners' name prefix (runners named `<label>_<n>`): no "
             "runners file lists a label's runners, and no launcher serves runners named "
             "`<label>-<site>_<n>`; if the runners are named otherwise, their jobs run another "
@@ -225,7 +225,7 @@ class Coverage:
         if not self.deprecated:
             return None
         text = (
-            f"{_count(len(self.deprecated), 'master config')} in a deprecated folder "
+            f"{counted(len(self.deprecated), 'master config')} in a deprecated folder "
             f"({_folders(self.deprecated)}) not linted: the routes, recipes and images of their "
             "entries were not checked (list them in `master-configs` under the configuration's "
             "`[layout]` to lint them)"
@@ -239,7 +239,8 @@ class Coverage:
         if self.upstream:
             runs, recipes, its = ("runs", "a recipe", "its") if one else ("run", "recipes", "their")
             text = (
-                f"{_count(len(self.upstream), 'entry', 'entries')} ({_first(list(self.upstream))}) "
+                f"{counted(len(self.upstream), 'entry', 'entries')} "
+                f"({_first(list(self.upstream))}) "
                 f"{runs} {recipes} of the srt-slurm checkout the launcher clones, not this "
                 f"repository's: {its} values were not checked (`benchlint explain ENTRY` shows "
                 "the route)"
@@ -254,7 +255,8 @@ class Coverage:
             )
             its = "its" if one else "their"
             text = (
-                f"{_count(len(self.uncopied), 'entry', 'entries')} ({_first(list(self.uncopied))}) "
+                f"{counted(len(self.uncopied), 'entry', 'entries')} "
+                f"({_first(list(self.uncopied))}) "
                 f"{runs} {recipes} of the srt-slurm checkout the launcher clones, though this "
                 f"repository has {has} (under a recipe root) that {launcher} not copy: this "
                 f"repository's file is not what {its} jobs run, and srt-slurm's was not checked "
@@ -267,7 +269,7 @@ class Coverage:
                 ("names", "a recipe", "it was") if one else ("name", "recipes", "they were")
             )
             text = (
-                f"{_count(len(self.untold), 'entry', 'entries')} ({_first(list(self.untold))}) "
+                f"{counted(len(self.untold), 'entry', 'entries')} ({_first(list(self.untold))}) "
                 f"{names} {recipes} (CONFIG_FILE) whose file cannot be told: {it} not checked "
                 "(`benchlint explain ENTRY` shows the route)"
             )
@@ -279,7 +281,7 @@ class Coverage:
         if not self.stray:
             return None
         text = (
-            f"{_count(len(self.stray), 'workflow step')} ({_first(list(self.stray))}) "
+            f"{counted(len(self.stray), 'workflow step')} ({_first(list(self.stray))}) "
             f"run{'s' if len(self.stray) == 1 else ''} a launcher in a workflow outside those "
             "benchlint routes entries through (the layout's `workflows`): what those jobs run "
             "was not checked (`benchlint layout` shows the workflows)"
@@ -291,7 +293,7 @@ class Coverage:
         if not self.loose_recipes:
             return None
         text = (
-            f"{_count(len(self.loose_recipes), 'YAML file')} of srtctl's recipe shape "
+            f"{counted(len(self.loose_recipes), 'YAML file')} of srtctl's recipe shape "
             "(`model:` with a `path`, `resources:`, a `backend:` with an engine's config) in "
             f"{_folders(self.loose_recipes, 'the repository root')}, outside the recipe folders, "
             "not checked as recipes: their "
@@ -343,7 +345,8 @@ def _size(n: int, up: bool = False) -> str:
     return f"{n} bytes"
 
 
-def _count(n: int, noun: str, plural: str = "") -> str:
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """`n` and the noun, plural where `n` is not 1 (`plural`: where not the noun and an s)."""
     return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
 
 
@@ -405,7 +408,7 @@ class Result:
             shown = ", ".join(f"{path}:{line}" for path, line in self.partial[:3])
             more = f" and {len(self.partial) - 3} more" if len(self.partial) > 3 else ""
             text = (
-                f"{_count(len(self.partial), 'script')} that `bash -n` accepts but "
+                f"{counted(len(self.partial), 'script')} that `bash -n` accepts but "
                 f"tree-sitter-bash parses only in part ({shown}{more}): the commands from that "
                 "line on may be misread or missed"
             )
@@ -422,7 +425,7 @@ class Result:
             )
         if self.templates:
             text = (
-                f"{_count(len(self.templates), 'template')} not linted ({_first(self.templates)}):"
+                f"{counted(len(self.templates), 'template')} not linted ({_first(self.templates)}):"
                 " YAML with Go or Jinja syntax or a placeholder (`${...}`, `{name}`), or a script"
                 " with a value to fill in (`<...>`) or Jinja statements (`{% if x %}`); "
                 "exclude them in the configuration if that is what they are"
@@ -433,7 +436,7 @@ class Result:
             listed = [f"{path} ({_size(size, up=True)})" for path, size in largest]
             limit = self.workspace.config.max_file_size if self.workspace is not None else 0
             text = (
-                f"{_count(len(self.oversized), 'file')} larger than max-file-size "
+                f"{counted(len(self.oversized), 'file')} larger than max-file-size "
                 f"({_size(limit)}) not linted ({_first(listed)}): generated files, as a rule "
                 "(install bundles, CRDs, scripts holding manifests); raise max-file-size in the "
                 "configuration or with --max-file-size (0: no limit) to lint them"

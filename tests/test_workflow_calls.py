@@ -1174,3 +1174,28 @@ def test_a_master_configs_entry_gives_the_launch_path_its_fields_values(tmp_path
         ("e-sglang", "runners/launch_b200-nv.sh"),
         ("e-trt", "runners/launch_b200-trt.sh"),
     ]
+
+
+def test_layout_names_each_workflow_the_calls_come_from(tmp_path: Path) -> None:
+    """(h51 W7) calls from two workflows: each named where its first call is, none as the fact's
+    own place (which read as every call's)."""
+    other = (
+        "on: workflow_dispatch\n"
+        "jobs:\n"
+        "  bmk-h9-mb:\n"
+        "    uses: ./.github/workflows/benchmark-tmpl.yml\n"
+        "    with:\n"
+        "      runner: h9\n"
+        "      image: 'vllm/vllm-openai:v0.10.2'\n"
+        "      precision: fp8\n"
+        "      exp-name: mb_1k1k\n"
+    )
+    root = write_repo(tmp_path / "r", {**FILES, ".github/workflows/mb-tmpl.yml": other})
+    outcome = CliRunner().invoke(main, ["layout", str(root)])
+    assert outcome.exit_code == 0
+    assert outcome.stdout.splitlines()[1] == (
+        "entries jobs calling .github/workflows/benchmark-tmpl.yml: 2 calls with a known runner "
+        "(labels h9), 1 with a runner not known (bmk-matrix at .github/workflows/ma-tmpl.yml:25), "
+        "from 2 workflows: .github/workflows/ma-tmpl.yml:9 (1 call), "
+        ".github/workflows/mb-tmpl.yml:3 (1 call)"
+    )

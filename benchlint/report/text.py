@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import groupby
 
 from benchlint.finding import Finding, Severity
-from benchlint.result import Result
+from benchlint.result import Result, counted
 
 _SEVERITY_COLOR = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.NOTE: "36"}
 
@@ -43,10 +43,6 @@ def _snippet(result: Result, finding: Finding, paint: _Paint, code: str, width: 
         f"  {paint(gutter, '34')} {bar} {line}",
         f"  {pad} {bar} {' ' * (span.column - 1)}{paint('^' * carets, code)}",
     ]
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def render(result: Result) -> str:
@@ -83,12 +79,12 @@ def render(result: Result) -> str:
     for error in result.errors:
         out.append(f"benchlint: internal error in {error.rule}: {error.message}")
     total = len(result.findings)
-    read = f"{_plural(result.files_read, 'file')} read" + (
+    read = f"{counted(result.files_read, 'file')} read" + (
         f": {result.coverage.describe()}" if result.coverage and not result.coverage.named else ""
     )
     if total:
-        parts = [_plural(counts[s], s.value) for s in Severity if counts[s]]
-        out.append(f"Found {_plural(total, 'finding')} ({', '.join(parts)}) in {read}.")
+        parts = [counted(counts[s], s.value) for s in Severity if counts[s]]
+        out.append(f"Found {counted(total, 'finding')} ({', '.join(parts)}) in {read}.")
     else:
         out.append(f"No findings in {read}.")
     fixable = sum(map(result.fixable, result.findings))
