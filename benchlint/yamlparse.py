@@ -91,6 +91,8 @@ def parse(file: SourceText) -> YamlDocument:
             # block scalar, `EOF` of a heredoc, read as a key whose `:` never comes)
             where = f"line {context.line + 1}, column {context.column + 1}"
             message += f" ({' '.join(str(exc.context).split())} at {where})"
+        if message.startswith("expected <block end>"):
+            message += _closed_block(file.text, line, column)
         span = _LineMap(file).span(Span(line, column, line, column + 1))
         raise YamlError(message, span) from None
     except (YAMLError, UnicodeError, ValueError, RecursionError) as exc:
@@ -99,6 +101,31 @@ def parse(file: SourceText) -> YamlDocument:
     memo: dict[int, YNode] = {}
     converted = [_convert(node, memo) for node in raw]
     return YamlDocument(file, _lines_as_files_count_them(converted, file))
+
+
+def _closed_block(text: str, line: int, column: int) -> str:
+    """Why a line is at an indentation no open block has, where a line before it at a lesser
+    one ended the block it is indented as (`jobs:` / `  a: 1` / `b:` / `    c: 2` / `  d: 3`:
+    `b:` ended the block of `a`, and `d` is not in `b`'s; PyYAML stops at `d`, the cause is
+    `b`, often a key pasted at the wrong indentation: h51 W2); "" where that is not so."""
+    lines = text.split("\n")
+    closer: tuple[int, int, str] | None = None
+    for index in range(min(line, len(lines)) - 2, -1, -1):
+        stripped = lines[index].lstrip(" ")
+        if not stripped.strip() or stripped.startswith("#"):
+            continue
+        indent = len(lines[index]) - len(stripped)
+        if indent == column - 1:
+            if closer is None:
+                return ""  # (a block at this indentation was open: another cause)
+            at, at_column, key = closer
+            return (
+                f"; line {line} is indented as line {index + 1} is, in a block that line {at} "
+                f"(`{key}` at column {at_column}) ended"
+            )
+        if indent < column - 1 and closer is None:
+            closer = (index + 1, indent + 1, stripped.rstrip()[:40])
+    return ""
 
 
 _MAX_COLONS = 64

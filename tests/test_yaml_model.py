@@ -227,3 +227,39 @@ def test_a_scalar_past_column_8191_keeps_its_place() -> None:
     assert column > 8191
     assert value.span == Span(1, column, 1, column + 4)
     assert mapping.span == Span(1, 4, 1, len(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        # (h51 W2) `b:` at column 1 ended the block `a` is in; `d` is indented as `a`
+        (
+            "jobs:\n  a: 1\nb:\n    c: 2\n  d: 3\n",
+            "; line 5 is indented as line 2 is, in a block that line 3 (`b:` at column 1) ended",
+        ),
+        ("jobs:\n  a: 1\n# note\n\nb:\n    c: 2\n  d: 3\n", "that line 5 (`b:` at column 1)"),
+        # near misses: no block was open at the line's indentation, or a line at that
+        # indentation came after the one at a lesser one
+        ("jobs:\n    build:\n      x: 1\n  test:\n    y: 2\n", ""),
+        ("a:\n  steps:\n    - run: a\n   - run: b\n", ""),
+        ("a:\n  b: 1\n  c:\n      d: 1\n    e: 2\n", ""),
+    ],
+)
+def test_an_indentation_error_names_the_key_that_ended_the_block(text: str, hint: str) -> None:
+    """PyYAML stops at the line indented as a closed block's; the key that closed it is named
+    where there is one (the error's place stays PyYAML's)."""
+    import yaml
+
+    from benchlint.yamlmodel import YamlError
+
+    with pytest.raises(yaml.YAMLError) as oracle:
+        yaml.safe_load(text)
+    mark = oracle.value.problem_mark  # type: ignore[attr-defined]
+    with pytest.raises(YamlError) as raised:
+        parse_yaml(SourceText("x.yaml", text.encode()))
+    assert raised.value.message.startswith("expected <block end>")
+    assert (raised.value.span.line, raised.value.span.column) == (mark.line + 1, mark.column + 1)
+    if hint:
+        assert hint in raised.value.message
+    else:
+        assert raised.value.message.endswith(")")
