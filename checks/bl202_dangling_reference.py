@@ -615,17 +615,20 @@ def _launcher_ends(
 
 
 ELSEWHERE = (
-    "launcher lines that fail the jobs of an entry that land on them, where its runner label "
-    "may lead to other launchers, not reported (BL202: no runners file lists the label's "
-    "runners, and on another launcher the job may run; `benchlint explain ENTRY` shows them)"
+    "entries whose jobs fail on a launcher their runner label leads to, where the label may "
+    "lead to other launchers, not reported (BL202: no runners file lists the label's runners, "
+    "and on another launcher the job may run; `benchlint explain ENTRY` shows the launchers "
+    "and the line that fails)"
 )
 
 
 def _fails_wherever_it_lands(ctx: Context, entry: Entry, launcher: str, where: Location) -> bool:
-    """`_fails_wherever_it_runs`; where it does not, the failing line is counted (ELSEWHERE)."""
+    """`_fails_wherever_it_runs`; where it does not, the entry is counted (ELSEWHERE: the one
+    to explain, which the failing line alone did not tell; h51 W1), for a run that names the
+    launcher too."""
     if _fails_wherever_it_runs(ctx, entry, launcher):
         return True
-    ctx.count(ELSEWHERE, where, (entry.path,))
+    ctx.count(ELSEWHERE, entry.location, (where.path,))
     return False
 
 

@@ -175,10 +175,15 @@ def test_the_script_that_exists_and_the_job_that_never_runs_are_not_reported(
         for what, where in result.undecided.items()
     ] == [
         (
-            "launcher lines that fail the jobs of an entry that land on them, where its runner "
-            "label may lead to other launchers, not reported",
-            ["runners/launch_h9-aa.sh:1"],
+            "entries whose jobs fail on a launcher their runner label leads to, where the label "
+            "may lead to other launchers, not reported",
+            [".github/workflows/ma-tmpl.yml:9"],
         )
+    ]
+    # (h51 W1: the entry is what is listed; a run that names the launcher says it too)
+    named = run_lint(root, "BL202", [root / "runners/launch_h9-aa.sh"])
+    assert [[f"{w.path}:{w.span.line}" for w in where] for where in named.undecided.values()] == [
+        [".github/workflows/ma-tmpl.yml:9"]
     ]
     # with use_g7 passed as true (and an isl the job runs for), g7's missing script is found
     files[".github/workflows/sweep.yml"] = SWEEP.replace("${{ inputs.use_g7 }}", "true").replace(
