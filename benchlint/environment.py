@@ -13,6 +13,7 @@ caller that runs `eval` or sources a file that cannot be resolved makes it incom
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -1084,6 +1085,19 @@ def _related(guard: Guard, other: Guard) -> bool:
     if guard.node == other.node:
         return guard.expect == other.expect and guard.patterns == other.patterns
     script = guard.script
+    start, end = other.node.start_byte, other.node.end_byte
+    if (
+        guard.expect
+        and other.expect
+        and other.node.type == "list"
+        and script is other.script
+        and start <= guard.node.start_byte
+        and guard.node.end_byte <= end
+    ):
+        # (`need MODEL && need PORT && vllm ...`: the launch runs under the list's success,
+        # which is each `&&` operand's; not `need MODEL || need PORT && vllm`)
+        at = guard.node.start_byte - start, guard.node.end_byte - start
+        return _and_operand(script.src[start:end], *at)
     return (
         guard.expect == other.expect
         and script is other.script
@@ -1091,6 +1105,26 @@ def _related(guard: Guard, other: Guard) -> bool:
         and [_normal(script.text_of(p)) for p in guard.patterns]
         == [_normal(script.text_of(p)) for p in other.patterns]
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _and_operand(text: bytes, start: int, end: int) -> bool:
+    """Whether the bytes `start`-`end` of a list's text (`a && b`) are a command the list's
+    success says succeeded: the list itself, or an operand of `&&` in it, all the way down (the
+    list parsed alone: a few words, not the script again)."""
+    from benchlint.shell.model import parse_tree
+
+    node = parse_tree(text).root_node
+    while node.type != "list" and len(node.named_children) == 1:
+        node = node.named_children[0]  # (the program, then its one statement)
+    while True:
+        if (node.start_byte, node.end_byte) == (start, end):
+            return True
+        operator = next((c.type for c in node.children if c.type in ("&&", "||")), None)
+        inside = [c for c in node.named_children if c.start_byte <= start and end <= c.end_byte]
+        if node.type != "list" or operator != "&&" or len(inside) != 1:
+            return False
+        node = inside[0]
 
 
 def _normal(text: str) -> str:

@@ -2946,3 +2946,48 @@ def test_a_check_under_a_condition_counts_only_where_it_ran(
             assert "RAN" not in ran.stdout, (program, s, m)
         if not checked and (s, m) == ("", ""):
             assert "RAN" in ran.stdout, (program, ran)  # (the near miss: bash goes on)
+
+
+# a launch in the list of the validator's calls (`need x1 && need x2 && vllm ...`): it runs only
+# when each call joined by `&&` before it succeeded (h48 F5); not where `||` joins one
+_CHAINED_CHECKS = [
+    ("need x1 && need x2 && echo RAN", True),
+    ("need x2 && need x1 && echo RAN", True),
+    ("cd / && need x1 && need x2 && echo RAN", True),
+    ("need x1 && { need x2 && echo RAN; }", True),
+    ("need x1 || need x2 && echo RAN", False),
+    ("need x1 && need x2 || echo no && echo RAN", False),
+    ("! need x1 && echo RAN", False),
+    ("need x2 && echo RAN", False),
+]
+
+
+@needs_bash
+@pytest.mark.parametrize(("program", "checked"), _CHAINED_CHECKS)
+def test_a_launch_after_validators_joined_by_and_runs_only_when_each_succeeded(
+    program: str, checked: bool, tmp_path: Path
+) -> None:
+    from benchlint.config import Config
+    from benchlint.context import wiring_of
+    from benchlint.environment import Environment, met_at
+    from benchlint.workspace import Workspace
+
+    # (`return 0` at its end: without it, a loop whose last test fails returns 1 when set)
+    library = 'need() { for v; do [ -z "${!v}" ] && return 1; done; return 0; }\n'
+    (tmp_path / "t.sh").write_text(library + program + "\n")
+    ws = Workspace(tmp_path, Config())
+    script = ws.shell("t.sh")
+    assert script is not None
+    launch = next(c for c in script.commands if script.text_of(c.node) == "echo RAN")
+    state = Environment(ws, wiring_of(ws)).states_before(
+        script, [launch.node.start_byte], commands=[launch]
+    )[0]
+    said = "x1" in state.validated or met_at(state.unmet.get("x1", ()), launch)
+    assert said == checked, (state.validated, state.unmet)
+    ran = subprocess.run(
+        [BASH or "bash", "-c", library + program],
+        capture_output=True,
+        text=True,
+        env={"PATH": os.environ.get("PATH", ""), "x1": "", "x2": "a"},
+    )
+    assert ("RAN" in ran.stdout) is not checked, (program, ran.stdout)
