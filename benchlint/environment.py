@@ -561,7 +561,7 @@ _TEST_SHAPED = re.compile(r"\s*(?:!\s*)?(?:\[|test\b|\(\()")
 # `[ -z "${!v}" ]`, `[[ -n ${!v:-} ]]`: the variable a loop variable names, tested for empty
 # (not with a default that is not empty, `${!v:-x}`, which never is: h39 F1)
 _INDIRECT_TEST = re.compile(
-    r"^\s*\[\[?\s+-([zn])\s+\"?\$\{!([A-Za-z_][A-Za-z0-9_]*)(?::?-)?\}\"?\s*\]\]?\s*$"
+    r"^\s*\[\[?\s+-([zn])\s+\"?\$\{!([A-Za-z_][A-Za-z0-9_]*|1)(?::?-)?\}\"?\s*\]\]?\s*$"
 )
 
 
@@ -727,8 +727,10 @@ def validates_arguments(
         and (variable := _argument_loop(c)) is not None
         and _when_named_empty(c, variable)
     ]
-    if not checks or any(c.loops[0] != checks[0].loops[0] for c in checks):
-        return None  # (none, or two loops: not followed)
+    if not checks:
+        return _first_argument_checked(body, ends)
+    if any(c.loops[0] != checks[0].loops[0] for c in checks):
+        return None  # (two loops: not followed)
     loop = checks[0].loops[0]
     variable = _argument_loop(checks[0]) or ""
     collected = {  # a name the loop puts a checked name in: an array?
@@ -775,6 +777,66 @@ def validates_arguments(
         ):
             return frozenset(own)
     return None
+
+
+# in `validates_arguments`' answer: the function checks the name of its first argument alone
+# (`need() { local name="$1"; [[ -z "${!name:-}" ]] && exit 1; }`); no variable is named "1"
+FIRST_ONLY = "1"
+# `"$1"`, `$1`, `"${1}"`, `${1}`
+_FIRST_ARGUMENT = re.compile(r'^("?)\$(?:1|\{1\})\1$')
+
+
+def _first_argument_checked(
+    body: list[Command], ends: Callable[[Command], bool]
+) -> frozenset[str] | None:
+    """`validates_arguments` for a function that checks only the variable its first argument
+    names (h49 F3): through a name given `$1` once, at the body's top level, and never again
+    (`local name="$1"`), or as `${!1}`; the check one test of it that ends (an `if` with a
+    message, `[ -n "${!1}" ] || exit 1`), in no loop, with no `return` that does not end, no
+    `eval` or `unset` before it. Its answer holds FIRST_ONLY, and the names it cannot check
+    (the one holding the argument, a `local` of its body: `need name` checks `name` itself)."""
+    own = {a.name for c in body for a in c.assignments if a.kind in _DECLARING}
+    made: dict[str, list[tuple[Command, Assignment]]] = {}
+    for command in body:
+        for a in command.assignments:
+            made.setdefault(a.name, []).append((command, a))
+    holders: dict[str, Command] = {}
+    for name, where in made.items():
+        # (a bare `local name` before the one that gives it the argument aside)
+        given = [(c, a) for c, a in where if not (a.kind in _DECLARING and a.value is None)]
+        if len(given) != 1 or not name:
+            continue
+        command, a = given[0]
+        if (
+            a.kind in ("assign", *_DECLARING)
+            and a.value is not None
+            and _FIRST_ARGUMENT.match(a.value.text)
+            and not (command.guards or command.loops or command.apart_from_script)
+            and all(c.node.start_byte <= command.node.start_byte for c, _ in where)
+        ):
+            holders[name] = command
+    for command in body:
+        if command.base in ("eval", "unset") or (command.base == "return" and not ends(command)):
+            return None  # (`[[ -n $SKIP ]] && return 0`: the check may not run)
+        if command.loops or command.apart_from_script or not ends(command):
+            continue
+        for variable in (FIRST_ONLY, *holders):
+            held = holders.get(variable)
+            if held is not None and held.node.start_byte > command.node.start_byte:
+                continue
+            if _when_named_empty(command, variable):
+                return frozenset({FIRST_ONLY, *own, *holders})
+    return None
+
+
+_DECLARING = ("local", "declare", "typeset")
+
+
+def checked_arguments(own: frozenset[str], arguments: Sequence[str]) -> list[str]:
+    """The names a call checks, of the words it passes (`validates_arguments`' answer `own`):
+    each, or only the first where the function checks no other, less the function's own."""
+    chosen = arguments[:1] if FIRST_ONLY in own else arguments
+    return [name for name in chosen if name not in own]
 
 
 def failed_call(guard: Guard) -> tuple[str, list[str]] | None:
@@ -1704,8 +1766,9 @@ class Environment:
         own = self._validating(owner, name, returns)
         if own is None:
             return set()
+        words = command.args[:1] if FIRST_ONLY in own else command.args
         skipped = own | _prefixed(command)
-        return {w.value for w in command.args if w.static and w.value not in skipped}
+        return {w.value for w in words if w.static and w.value not in skipped}
 
     def _always_fails(self, script: Script, function: str) -> bool:
         failing: dict[str, bool] = script.derived("env-failing", self._token, dict)
@@ -1765,7 +1828,8 @@ class Environment:
             call = failed_call(guard)
             if call is not None and name in call[1]:
                 owner = functions.get(call[0])
-                value = owner is not None and self._validating(owner, call[0], True) is not None
+                own = self._validating(owner, call[0], True) if owner is not None else None
+                value = own is not None and name in checked_arguments(own, call[1])
             elif _indirect_test(text) is not None:
                 value = name in _checked_by_name(command)
             else:
@@ -1795,7 +1859,7 @@ class Environment:
             if call is not None and call[0] in functions:
                 failing = self._validating(functions[call[0]], call[0], returns=True)
                 if failing is not None:
-                    found = found | (set(call[1]) - failing)
+                    found = found | set(checked_arguments(failing, call[1]))
         return found
 
     def _validating(

@@ -2758,6 +2758,38 @@ _ARGUMENT_VALIDATORS = [
         "",
         "need x1 x2 || exit 1",
     ),
+    # (h49 F3) a function that checks the variable its first argument names, alone: through a
+    # name given `$1` once (`local name="$1"`), or `${!1}`; exits or fails; not the second
+    # argument, nor where the name is given another value, a `return` may come first, the name
+    # is given `$1` under a condition, or the test is of another name
+    (
+        'need() {\n local name="$1"\n if [[ -z "${!name:-}" ]]; then\n'
+        '  echo "$name is required" >&2\n  exit 1\n fi\n}',
+        "x1",
+    ),
+    ('need() { [ -n "${!1}" ] || exit 1; }', "x1"),
+    ('need() { local n=$1; [ -z "${!n}" ] && { echo "missing $n" >&2; exit 1; }; }', "x1"),
+    ('need() { local n; n="${1}"; [[ -z ${!n} ]] && exit 1; }', "x1"),
+    (
+        'need() { local n="$1"; [[ -z "${!n:-}" ]] && return 1; return 0; }',
+        "x1",
+        "need x1 || exit 1",
+    ),
+    (
+        'need() { [ -n "${!1:-}" ] || { echo "missing $1" >&2; return 1; }; }',
+        "x1",
+        "need x1 x2 || exit 1",
+    ),
+    ('need() { [ -n "${!1:-}" ] || return 1; }', "x2", "need x2 x1 || exit 1"),
+    ('need() { local n="$2"; [ -z "${!n}" ] && exit 1; }', ""),
+    ('need() { local n="$1"; n="Y_$n"; [ -z "${!n}" ] && exit 1; }', ""),
+    ('need() { local n="$1"; [[ -n $LAX ]] && return 0; [ -z "${!n}" ] && exit 1; }', ""),
+    ('need() { [[ -n $LAX ]] && local n="$1"; [ -z "${!n}" ] && exit 1; }', ""),
+    ('need() { local n="$1" m="$2"; [ -z "${!m}" ] && exit 1; }', ""),
+    ('need() { local n="$1"; [ -z "${!n:-x}" ] && exit 1; }', ""),
+    ('need() { local n="$1"; [ -z "${!n}" ] && echo "missing $n" >&2; }', ""),
+    ('need() { local n="$1"; [ -z "${!n}" ] && return; }', "", "need x1 || exit 1"),
+    ('need() { local n="$1"; eval "n=$2"; [ -z "${!n}" ] && exit 1; }', ""),
 ]
 
 
