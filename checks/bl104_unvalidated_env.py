@@ -10,7 +10,8 @@ nothing validated it before: `check_env_vars X` (from `benchmarks/benchmark_lib.
 own function), a call of any function of the script or a library it sources that checks the
 variables its arguments name and exits (`need X`, with `need() { for v in "$@"; do [ -z "${!v}" ] &&
 exit 1; done; }`, or one that collects the empty ones, `missing+=("$v")`, and exits when there is
-one), `: "${X:?}"` (not `${X?}`: it stops only when X is unset), or an `exit` (or a call of a
+one; or one that checks the variable its first argument names alone, `require_env X` with
+`require_env() { local name="$1"; [[ -z "${!name:-}" ]] && exit 1; }` or `${!1}`), `: "${X:?}"` (not `${X?}`: it stops only when X is unset), or an `exit` (or a call of a
 function that always exits: `die`, `usage`) under a condition that holds when X is empty, as the
 condition evaluator decides it (`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] ||
 exit`, `[ "$X" = "" ]`, a length of 0, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ !
@@ -71,7 +72,8 @@ messages, an earlier `case` item that exits, and the check's own item where ever
 exits and one of them is `*)`. A function that fails instead of exiting when a variable its
 arguments name is empty (`[ -z "${!v}" ] && return 1`) checks them where its failure ends the
 script (`need X || exit 1`, `if ! need X; then exit 1; fi`, a plain call under `set -e`) and for a
-launch that runs only when it succeeds (`need X && vllm serve "$X"`, `if need X; then`). A message
+launch that runs only when it succeeds (`need X && vllm serve "$X"`, `if need X; then`, `need X
+&& need Y && vllm ...`: each call joined by `&&` before it, not one joined by `||`). A message
 before the exit changes nothing where it cannot fail: `echo`, a `printf` whose format takes only
 strings, sent to the script's output or error or to `/dev/null`. A launch that runs only when the
 variable is not empty (`[ -n "$X" ] &&`, `[ "$X" ] &&`, `[[ $X ]] &&`, `[ ${#X} -gt 0 ] &&`, `case
