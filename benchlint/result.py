@@ -292,14 +292,17 @@ class Coverage:
         """The warning for files that look like srtctl recipes outside the recipe roots."""
         if not self.loose_recipes:
             return None
+        one = len(self.loose_recipes) == 1
+        its, them = ("its", "it") if one else ("their", "them")
         text = (
-            f"{counted(len(self.loose_recipes), 'YAML file')} of srtctl's recipe shape "
+            f"{counted(len(self.loose_recipes), 'YAML file')} "
+            f"({_first(sorted(self.loose_recipes))}) of srtctl's recipe shape "
             "(`model:` with a `path`, `resources:`, a `backend:` with an engine's config) in "
             f"{_folders(self.loose_recipes, 'the repository root')}, outside the recipe folders, "
-            "not checked as recipes: their "
-            "time budget (BL204) and routes (`benchlint explain`) were not checked, their engine "
-            "flags were (list their folders in `recipe-roots` under the configuration's "
-            "`[layout]` to check them as recipes)"
+            f"not checked as {'a recipe' if one else 'recipes'}: {its} time budget (BL204) and "
+            f"routes (`benchlint explain`) were not checked, {its} engine flags were (list "
+            f"{its} {'folder' if one else 'folders'} in `recipe-roots` under the "
+            f"configuration's `[layout]` to check {them} as {'a recipe' if one else 'recipes'})"
         )
         return Notice(text, _files(self.loose_recipes))
 

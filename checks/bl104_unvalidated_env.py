@@ -11,8 +11,9 @@ own function), a call of any function of the script or a library it sources that
 variables its arguments name and exits (`need X`, with `need() { for v in "$@"; do [ -z "${!v}" ] &&
 exit 1; done; }`, or one that collects the empty ones, `missing+=("$v")`, and exits when there is
 one; or one that checks the variable its first argument names alone, `require_env X` with
-`require_env() { local name="$1"; [[ -z "${!name:-}" ]] && exit 1; }` or `${!1}`), `: "${X:?}"` (not `${X?}`: it stops only when X is unset), or an `exit` (or a call of a
-function that always exits: `die`, `usage`) under a condition that holds when X is empty, as the
+`require_env() { local name="$1"; [[ -z "${!name:-}" ]] && exit 1; }` or `${!1}`), `:
+"${X:?}"` (not `${X?}`: it stops only when X is unset), or an `exit` (or a call of a function that
+always exits: `die`, `usage`) under a condition that holds when X is empty, as the
 condition evaluator decides it (`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] ||
 exit`, `[ "$X" = "" ]`, a length of 0, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ !
 -d "$X" ]`, `(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`; under

@@ -690,11 +690,11 @@ def test_files_of_a_recipes_shape_outside_the_recipe_folders_are_said(tmp_path: 
     root = write_repo(tmp_path / "r", files)
     _warns_alone(
         root,
-        "1 YAML file of srtctl's recipe shape (`model:` with a `path`, `resources:`, a `backend:` "
-        "with an engine's config) in llm/qwen3/agg, outside the recipe folders, not checked "
-        "as recipes: their time budget (BL204) and routes (`benchlint explain`) were not checked, "
-        "their engine flags were (list their folders in `recipe-roots` under the configuration's "
-        "`[layout]` to check them as recipes)",
+        "1 YAML file (llm/qwen3/agg/config_template.yaml) of srtctl's recipe shape (`model:` "
+        "with a `path`, `resources:`, a `backend:` with an engine's config) in llm/qwen3/agg, "
+        "outside the recipe folders, not checked as a recipe: its time budget (BL204) and routes "
+        "(`benchlint explain`) were not checked, its engine flags were (list its folder in "
+        "`recipe-roots` under the configuration's `[layout]` to check it as a recipe)",
     )
     moved = write_repo(tmp_path / "m", {"recipes/qwen3.yaml": recipe})
     assert positions(run_lint(moved), "BL204") == ["recipes/qwen3.yaml:15:3"]
