@@ -813,6 +813,8 @@ def _first_argument_checked(
             and _FIRST_ARGUMENT.match(a.value.text)
             and not (command.guards or command.loops or command.apart_from_script)
             and all(c.node.start_byte <= command.node.start_byte for c, _ in where)
+            # (`local -n name=$1`: `${!name}` is the name itself; `-i`: its number; h53 S1, S2)
+            and not any(w.value.startswith("-") and w.value != "-r" for w in command.args)
         ):
             holders[name] = command
     for command in body:
@@ -820,16 +822,23 @@ def _first_argument_checked(
             return None  # (`[[ -n $SKIP ]] && return 0`: the check may not run)
         if command.loops or command.apart_from_script or not ends(command):
             continue
+        tested = min(g.node.start_byte for g in command.guards) if command.guards else 0
         for variable in (FIRST_ONLY, *holders):
             held = holders.get(variable)
+            since = held.node.end_byte if held is not None else 0
             if held is not None and held.node.start_byte > command.node.start_byte:
                 continue
+            if any(since <= c.node.start_byte < tested and c.base not in _QUIET for c in body):
+                continue  # (a call or a `source` between may change it: h53 S3)
             if _when_named_empty(command, variable):
                 return frozenset({FIRST_ONLY, *own, *holders})
     return None
 
 
 _DECLARING = ("local", "declare", "typeset")
+# what may run between the name given `$1` and its test, changing neither (no call of a
+# function, which may assign the name, no `source`, which may also `shift`)
+_QUIET = frozenset({None, *_DECLARING, "readonly", "echo", "printf", ":", "true"})
 
 
 def checked_arguments(own: frozenset[str], arguments: Sequence[str]) -> list[str]:
@@ -1112,7 +1121,17 @@ def _met(conditional: dict[str, list[Needs]], command: Command | None) -> set[st
         return {
             name
             for name, needs in conditional.items()
-            if any(not _by_success(need) for need in needs)
+            if any(
+                not _by_success(need)
+                # (`start() { need MODEL && vllm ...; }`: the call's success in the same body,
+                # a condition of the launch there; h53 F1)
+                or (
+                    need[2].script is command.script
+                    and need[2].function == command.function
+                    and all(any(_related(g, h) for h in command.guards) for g in need[0])
+                )
+                for need in needs
+            )
         }
     script = command.script
     return {

@@ -2790,6 +2790,15 @@ _ARGUMENT_VALIDATORS = [
     ('need() { local n="$1"; [ -z "${!n}" ] && echo "missing $n" >&2; }', ""),
     ('need() { local n="$1"; [ -z "${!n}" ] && return; }', "", "need x1 || exit 1"),
     ('need() { local n="$1"; eval "n=$2"; [ -z "${!n}" ] && exit 1; }', ""),
+    # (h53 S1-S3) a nameref (`${!name}` is then the name itself), a number, a call of a function
+    # or a `source` between the name and its test (either may give it another value); `-r` keeps
+    ('need() { local -n n="$1"; [[ -z "${!n:-}" ]] && exit 1; return 0; }', ""),
+    ('need() { local -i n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', ""),
+    ('need() { local -r n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
+    ('fix() { n=PATH; }\nneed() { local n=$1; fix; [[ -z "${!n:-}" ]] && exit 1; return 0; }', ""),
+    ('need() { local n=$1; source /dev/null; [[ -z "${!n:-}" ]] && exit 1; return 0; }', ""),
+    ('need() { local n=$1; echo "checking $n"; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
+    ('log() { n=PATH; }\nneed() { local n=$1; [[ -z "${!n:-}" ]] && { log; exit 1; }; }', "x1"),
 ]
 
 
@@ -2991,6 +3000,10 @@ _CHAINED_CHECKS = [
     ("need x1 && need x2 || echo no && echo RAN", False),
     ("! need x1 && echo RAN", False),
     ("need x2 && echo RAN", False),
+    # (h53 F1) the list in a function's body, and near misses: `||`, a check in another function
+    ("start() { need x1 && need x2 && echo RAN; }\nstart", True),
+    ("start() { need x1 || echo RAN; }\nstart", False),
+    ("check() { need x1 && echo ok; }\nstart() { echo RAN; }\ncheck\nstart", False),
 ]
 
 
