@@ -66,8 +66,10 @@ taken to be the same condition written again; where the variable changed between
 not under one of them the other way (an `else`, a later `elif`), and in each such loop; another
 test of the same variable (`= y`, `-z` against `-n`) is another condition. The finding names the
 check. A launch in a function takes every check to have run (where the function is called
-is not followed). The conditions of the check itself (`[ -z "$X" ] && echo "X unset" >&2 && exit
-1`) are its own, and so is a condition whose other way ends the script: an `elif` chain of exits,
+is not followed), but one only a call's success makes where the launch is not in the call's
+own function body under that success (`start() { need X && vllm ...; }`). The conditions of
+the check itself (`[ -z "$X" ] && echo "X unset" >&2 && exit 1`) are its own, and so is a
+condition whose other way ends the script: an `elif` chain of exits,
 an `if` whose `else` exits or calls a function that always exits (`die`), after nothing but
 messages, an earlier `case` item that exits, and the check's own item where every later one
 exits and one of them is `*)`. A function that fails instead of exiting when a variable its
