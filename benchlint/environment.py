@@ -853,16 +853,65 @@ def failed_call(guard: Guard) -> tuple[str, list[str]] | None:
     as its arguments: `need MODEL PORT || exit 1`, `if ! need MODEL; then exit 1; fi` (the
     function's name and the names). None for anything else: a word that may be several or
     none, a redirection, a pipe, a prefix (`MODEL=x need MODEL`)."""
-    words = [  # (`need "MODEL" 2>/dev/null || exit 1`: h47 F3)
-        _UNQUOTED.sub(lambda m: m.group(1) or m.group(2), word)
-        for word in guard.script.text_of(guard.node).split()
-        if not TO_OUTPUT.fullmatch(word)
-    ]
+    words = _call_words(guard.script.text_of(guard.node))
     negated = bool(words) and words[0] == "!"
     words = words[1:] if negated else words
     if not words or guard.expect != negated or not all(_NAME.fullmatch(w) for w in words):
         return None
     return words[0], words[1:]
+
+
+def failed_calls(guard: Guard) -> list[tuple[str, list[str]]]:
+    """`failed_call`, and where the condition is a list of commands joined by `&&` that a
+    command runs under when it fails (`need MODEL && need PORT || exit 1`: it runs when any
+    of them fails), each of them that is such a call (h53 b19)."""
+    call = failed_call(guard)
+    if call is not None:
+        return [call]
+    if guard.expect or guard.node.type != "list":
+        return []
+    src = guard.script.src[guard.node.start_byte : guard.node.end_byte]
+    found = []
+    for start, end in _and_leaves(src):
+        words = _call_words(src[start:end].decode("utf-8", errors="surrogateescape"))
+        if words and all(_NAME.fullmatch(w) for w in words):
+            found.append((words[0], words[1:]))
+    return found
+
+
+def _call_words(text: str) -> list[str]:
+    """A call's words as written, names unquoted, redirections of its output left out
+    (`need "MODEL" 2>/dev/null`: h47 F3)."""
+    return [
+        _UNQUOTED.sub(lambda m: m.group(1) or m.group(2), word)
+        for word in text.split()
+        if not TO_OUTPUT.fullmatch(word)
+    ]
+
+
+@functools.lru_cache(maxsize=256)
+def _and_leaves(text: bytes) -> tuple[tuple[int, int], ...]:
+    """The commands a list joined by `&&` alone is made of (`a && b && c`: a, b and c), by
+    their bytes in its text; none where it is no such list (the list parsed alone)."""
+    from benchlint.shell.model import parse_tree
+
+    node = parse_tree(text).root_node
+    while node.type != "list" and len(node.named_children) == 1:
+        node = node.named_children[0]
+    if node.type != "list":
+        return ()
+    leaves: list[tuple[int, int]] = []
+    pending = [node]
+    while pending:
+        at = pending.pop()
+        operator = next((c.type for c in at.children if c.type in ("&&", "||")), None)
+        if at.type != "list":
+            leaves.append((at.start_byte, at.end_byte))
+        elif operator == "&&" and len(at.named_children) == 2:
+            pending.extend(reversed(at.named_children))
+        else:
+            return ()
+    return tuple(leaves)
 
 
 _UNQUOTED = re.compile(r"^\"([A-Za-z_][A-Za-z0-9_]*)\"$|^'([A-Za-z_][A-Za-z0-9_]*)'$")
@@ -1844,11 +1893,13 @@ class Environment:
         if known is None:
             text = script.text_of(guard.node)
             text = _MESSAGES.sub("", text) if guard.expect else text
-            call = failed_call(guard)
-            if call is not None and name in call[1]:
-                owner = functions.get(call[0])
-                own = self._validating(owner, call[0], True) if owner is not None else None
-                value = own is not None and name in checked_arguments(own, call[1])
+            calls = [call for call in failed_calls(guard) if name in call[1]]
+            if calls:
+                value = False
+                for function, arguments in calls:
+                    owner = functions.get(function)
+                    own = self._validating(owner, function, True) if owner is not None else None
+                    value = value or (own is not None and name in checked_arguments(own, arguments))
             elif _indirect_test(text) is not None:
                 value = name in _checked_by_name(command)
             else:
@@ -1874,11 +1925,12 @@ class Environment:
             known = exits[id(command)] = (command, _tested_for_empty(command))
         found = known[1]
         for guard in command.guards:
-            call = failed_call(guard)
-            if call is not None and call[0] in functions:
-                failing = self._validating(functions[call[0]], call[0], returns=True)
+            for name, arguments in failed_calls(guard):
+                if name not in functions:
+                    continue
+                failing = self._validating(functions[name], name, returns=True)
                 if failing is not None:
-                    found = found | set(checked_arguments(failing, call[1]))
+                    found = found | set(checked_arguments(failing, arguments))
         return found
 
     def _validating(

@@ -2935,6 +2935,8 @@ def test_emptiness_guards_agree_with_bash(guard: str, expect: bool) -> None:
         assert not any(ran.values()), (text, ran)
 
 
+_NEED = 'need() { for v; do [ -z "${!v}" ] && return 1; done; return 0; }\n'
+
 # checks made under conditions or in loops (`states_before` with the command at the offset,
 # h39 F7): where the model says x1 is checked before `echo RAN`, bash never prints RAN with x1
 # empty, whatever S and M are; and it says so for the shapes listed as checked
@@ -2952,6 +2954,13 @@ _CONDITIONAL_CHECKS = [
     ('if [ "$M" = strict ]; then [ -z "$x1" ] && exit 1; fi\nM=strict', False),
     (': "${x1:?}"', True),
     ("check_env_vars x1", True),
+    # (h53 b19) validator calls joined by `&&`, with an exit when the list fails; near misses:
+    # joined by `||` (both must fail), one in a pipeline (the pipeline's status is `cat`'s)
+    (_NEED + "need x2 && need x1 || exit 1", True),
+    (_NEED + "cd / && need x1 || exit 1", True),
+    (_NEED + "need x1 && echo ok || exit 1", True),
+    (_NEED + "need x1 || need x2 || exit 1", False),
+    (_NEED + "need x1 | cat && true || exit 1", False),
 ]
 
 
