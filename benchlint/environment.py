@@ -813,10 +813,19 @@ def _first_argument_checked(
             and _FIRST_ARGUMENT.match(a.value.text)
             and not (command.guards or command.loops or command.apart_from_script)
             and all(c.node.start_byte <= command.node.start_byte for c, _ in where)
-            # (`local -n name=$1`: `${!name}` is the name itself; `-i`: its number; h53 S1, S2)
-            and not any(w.value.startswith("-") and w.value != "-r" for w in command.args)
+            # (`local -n name=$1`: `${!name}` is the name itself; `-i`: its number; h53 S1, S2;
+            # `-g`, `-x`, `-a`, `-r` keep the name: h54 F3)
+            and all(
+                _KEEPING.fullmatch(w.value) for w in command.args if w.value.startswith(("-", "+"))
+            )
         ):
             holders[name] = command
+    if any(
+        c.base in _DECLARING
+        and any(w.value.startswith(("-", "+")) and "n" in w.value for w in c.args)
+        for c in body
+    ):
+        return None  # (a name reference may change the name through another: h54 S4)
     for command in body:
         if command.base in ("eval", "unset") or (command.base == "return" and not ends(command)):
             return None  # (`[[ -n $SKIP ]] && return 0`: the check may not run)
@@ -828,17 +837,53 @@ def _first_argument_checked(
             since = held.node.end_byte if held is not None else 0
             if held is not None and held.node.start_byte > command.node.start_byte:
                 continue
-            if any(since <= c.node.start_byte < tested and c.base not in _QUIET for c in body):
+            if not all(
+                _leaves_alone(c, variable, frozenset())
+                for c in body
+                if since <= c.node.start_byte < tested
+            ):
                 continue  # (a call or a `source` between may change it: h53 S3)
             if _when_named_empty(command, variable):
                 return frozenset({FIRST_ONLY, *own, *holders})
     return None
 
 
+def _leaves_alone(command: Command, name: str, seen: frozenset[str]) -> bool:
+    """Whether a command run between a validator's name for its argument and its test cannot
+    change it (`name`: the holder, or FIRST_ONLY for `$1`): one in a shell of its own
+    (`x=$(log ...)`), a call of a function of the script whose body leaves it alone (a called
+    function has its own `$1`), or a builtin that assigns nothing (not `source`, which may
+    also `shift`); not where an arithmetic expansion may assign (`: $((name=0))`), nor
+    `printf -v`; h54 F1, F2, F4, S1-S3."""
+    if command.apart_from_script:
+        return True
+    script = command.script
+    if "((" in script.text_of(command.node) or any(
+        a.name in (name, "") for a in command.assignments
+    ):
+        return False
+    base = command.base
+    if base in script.functions:  # (before the builtins' names: `echo() { ...; }`)
+        if name == FIRST_ONLY:
+            return True
+        if base in seen or len(seen) > 3:
+            return False
+        return all(_leaves_alone(c, name, seen | {base}) for c in script.body(base))
+    if base == "printf" and any(w.value == f"-v{name}" for w in command.args):
+        return False  # (`printf -vname`, joined, is read as no assignment; `-v name` is)
+    if name == FIRST_ONLY:
+        return base not in ("source", ".", "eval", "set", "shift")
+    return base in _QUIET
+
+
 _DECLARING = ("local", "declare", "typeset")
-# what may run between the name given `$1` and its test, changing neither (no call of a
-# function, which may assign the name, no `source`, which may also `shift`)
-_QUIET = frozenset({None, *_DECLARING, "readonly", "echo", "printf", ":", "true"})
+# the options of a declaration that keep the argument's text as the name it holds: readonly,
+# global, exported, an array's first element (not `-n`, `-i`, `-l`, `-u`)
+_KEEPING = re.compile(r"--|-[rgxa]+")
+# builtins that may run between the name given `$1` and its test, changing neither
+_QUIET = frozenset(
+    {None, *_DECLARING, "readonly", "echo", "printf", ":", "true", "cd", "[", "[[", "test"}
+)
 
 
 def checked_arguments(own: frozenset[str], arguments: Sequence[str]) -> list[str]:

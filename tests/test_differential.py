@@ -2799,6 +2799,27 @@ _ARGUMENT_VALIDATORS = [
     ('need() { local n=$1; source /dev/null; [[ -z "${!n:-}" ]] && exit 1; return 0; }', ""),
     ('need() { local n=$1; echo "checking $n"; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
     ('log() { n=PATH; }\nneed() { local n=$1; [[ -z "${!n:-}" ]] && { log; exit 1; }; }', "x1"),
+    # (h54) a function between that leaves the name alone, a call in a shell of its own, the
+    # options that keep the name (`-g`, `-x`, `-a`, `-r --`), any call before `${!1}` (a function
+    # has its own `$1`); near misses: an arithmetic or `printf -v` assignment, a builtin's name
+    # the script defines as a function, a name reference, `source` before `${!1}`
+    (
+        'log() { echo "$*" >&2; }\n'
+        'need() { local n=$1; log "checking $n"; [[ -z "${!n:-}" ]] && exit 1; return 0; }',
+        "x1",
+    ),
+    ('fix() { n=PATH; }\nneed() { local n=$1; x=$(fix); [[ -z "${!n:-}" ]] && exit 1; }', "x1"),
+    ('fix() { n=PATH; }\nneed() { local n=$1; ( fix ); [[ -z "${!n:-}" ]] && exit 1; }', "x1"),
+    ('need() { declare -g n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
+    ('need() { local -x n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
+    ('need() { local -r -- n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
+    ('need() { local -a n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
+    ('fix() { set -- PATH; }\nneed() { fix; [[ -n "${!1:-}" ]] || exit 1; }', "x1"),
+    ('need() { local n=$1; : $((n=0)); [[ -z "${!n:-}" ]] && exit 1; return 0; }', ""),
+    ('true() { n=PATH; }\nneed() { local n=$1; true; [[ -z "${!n:-}" ]] && exit 1; }', ""),
+    ('need() { local n=$1; printf -vn "%s" PATH; [[ -z "${!n:-}" ]] && exit 1; }', ""),
+    ('need() { local n=$1; local -n r=n; r=PATH; [[ -z "${!n:-}" ]] && exit 1; }', ""),
+    ('need() { source /dev/null; [[ -n "${!1:-}" ]] || exit 1; }', ""),
 ]
 
 
