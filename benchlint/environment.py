@@ -18,6 +18,7 @@ import re
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from benchlint import profile
 from benchlint.calls import Call, call_graph
@@ -49,6 +50,9 @@ from benchlint.workflow import (
     typed_from_sweep,
 )
 from benchlint.workspace import Workspace
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 # the names the workflow sets from a search-space element's fields (set on a route with a
 # workflow step only where the step exports them)
@@ -815,17 +819,12 @@ def _first_argument_checked(
             and all(c.node.start_byte <= command.node.start_byte for c, _ in where)
             # (`local -n name=$1`: `${!name}` is the name itself; `-i`: its number; h53 S1, S2;
             # `-g`, `-x`, `-a`, `-r` keep the name: h54 F3)
-            and all(
-                _KEEPING.fullmatch(w.value) for w in command.args if w.value.startswith(("-", "+"))
-            )
+            and all(_KEEPING.fullmatch(option) for option in _declaration_options(command))
         ):
             holders[name] = command
-    if any(
-        c.base in _DECLARING
-        and any(w.value.startswith(("-", "+")) and "n" in w.value for w in c.args)
-        for c in body
-    ):
-        return None  # (a name reference may change the name through another: h54 S4)
+    if any(_declares_number_or_reference(c) for c in body):
+        return None  # (a name reference may change the name through another: h54 S4; an
+        # integer's assignment is arithmetic, `local -i x; x=name=0`: h55 S2)
     for command in body:
         if command.base in ("eval", "unset") or (command.base == "return" and not ends(command)):
             return None  # (`[[ -n $SKIP ]] && return 0`: the check may not run)
@@ -837,12 +836,15 @@ def _first_argument_checked(
             since = held.node.end_byte if held is not None else 0
             if held is not None and held.node.start_byte > command.node.start_byte:
                 continue
-            if not all(
+            between = command.script.src[since:tested].decode("utf-8", errors="surrogateescape")
+            if (variable != FIRST_ONLY and _ARITHMETIC.search(between)) or not all(
                 _leaves_alone(c, variable, frozenset())
                 for c in body
                 if since <= c.node.start_byte < tested
             ):
-                continue  # (a call or a `source` between may change it: h53 S3)
+                # (a call or a `source` between may change it, h53 S3; so may arithmetic in
+                # a test, which is no command of the model: `[[ name=0 -eq 0 ]]`, h55 S2)
+                continue
             if _when_named_empty(command, variable):
                 return frozenset({FIRST_ONLY, *own, *holders})
     return None
@@ -858,28 +860,66 @@ def _leaves_alone(command: Command, name: str, seen: frozenset[str]) -> bool:
     if command.apart_from_script:
         return True
     script = command.script
-    if "((" in script.text_of(command.node) or any(
-        a.name in (name, "") for a in command.assignments
+    base = command.base
+    if name == FIRST_ONLY:  # (a called function has its own `$1`)
+        return base in script.functions or base not in _POSITIONAL
+    texts = [script.text_of(command.node), *(r.target.text for r in command.redirects)]
+    if (
+        any(_ARITHMETIC.search(text) for text in texts)
+        or any(a.name in (name, "") for a in command.assignments)
+        or _declares_number_or_reference(command)
     ):
         return False
-    base = command.base
     if base in script.functions:  # (before the builtins' names: `echo() { ...; }`)
-        if name == FIRST_ONLY:
-            return True
         if base in seen or len(seen) > 3:
             return False
+        if _ARITHMETIC.search(script.text_of(script.functions[base])):
+            return False  # (in a test, no command of the model: `[[ name=0 -eq 0 ]]`)
         return all(_leaves_alone(c, name, seen | {base}) for c in script.body(base))
     if base == "printf" and any(w.value == f"-v{name}" for w in command.args):
         return False  # (`printf -vname`, joined, is read as no assignment; `-v name` is)
-    if name == FIRST_ONLY:
-        return base not in ("source", ".", "eval", "set", "shift")
-    return base in _QUIET
+    # (in a function it calls, a `return` or `shift` is that function's own)
+    return base in _QUIET or (bool(seen) and base in ("return", "shift"))
+
+
+def _declares_number_or_reference(command: Command) -> bool:
+    """`local -i`, `declare -n`, `typeset -In` (an option with `i` or `n`)."""
+    return command.base in _DECLARING and any(
+        "n" in option or "i" in option for option in _declaration_options(command)
+    )
+
+
+def _declaration_options(command: Command) -> list[str]:
+    """The options of a declaration as written, quoted ones too (`local "-i" x`, which the
+    model keeps among no words: h55 S5)."""
+    if command.base not in _DECLARING:
+        return []
+    options = []
+    for word in command.script.text_of(command.node).split()[1:]:
+        word = word.strip("\"'")
+        if not word.startswith(("-", "+")):
+            break
+        options.append(word)
+        if word == "--":
+            break
+    return options
+
+
+# what may change a function's `$1` (also behind `builtin`, `command` or `exec`: h55 S3)
+_POSITIONAL = frozenset({"source", ".", "eval", "set", "shift", "builtin", "command", "exec"})
+# text where an arithmetic evaluation may assign a name: `((`, `$[`, a subscript (`a[name=0]`),
+# an offset (`${x:name=0}`), a test's arithmetic operator (h54 S1, h55 S2; `-v` evaluates a
+# subscript alone, which the subscript's own pattern finds)
+_ARITHMETIC = re.compile(
+    r"\(\(|\$\[|\w\[|\$\{[#!]?\w+:(?![-=?+])|(?:^|\s)-(?:eq|ne|lt|le|gt|ge)(?:\s|$)"
+)
 
 
 _DECLARING = ("local", "declare", "typeset")
 # the options of a declaration that keep the argument's text as the name it holds: readonly,
-# global, exported, an array's first element (not `-n`, `-i`, `-l`, `-u`)
-_KEEPING = re.compile(r"--|-[rgxa]+")
+# exported, an array's first element (not `-n`, `-i`, `-l`, `-u`; not `-g`, whose global a
+# caller's local of the same name hides from `${!name}`: h55 S4)
+_KEEPING = re.compile(r"--|-[rxa]+")
 # builtins that may run between the name given `$1` and its test, changing neither
 _QUIET = frozenset(
     {None, *_DECLARING, "readonly", "echo", "printf", ":", "true", "cd", "[", "[[", "test"}
@@ -913,7 +953,7 @@ def failed_calls(guard: Guard) -> list[tuple[str, list[str]]]:
     call = failed_call(guard)
     if call is not None:
         return [call]
-    if guard.expect or guard.node.type != "list":
+    if guard.expect or guard.node.type not in ("list", "redirected_statement"):
         return []
     src = guard.script.src[guard.node.start_byte : guard.node.end_byte]
     found = []
@@ -938,25 +978,45 @@ def _call_words(text: str) -> list[str]:
 def _and_leaves(text: bytes) -> tuple[tuple[int, int], ...]:
     """The commands a list joined by `&&` alone is made of (`a && b && c`: a, b and c), by
     their bytes in its text; none where it is no such list (the list parsed alone)."""
-    from benchlint.shell.model import parse_tree
-
-    node = parse_tree(text).root_node
-    while node.type != "list" and len(node.named_children) == 1:
-        node = node.named_children[0]
-    if node.type != "list":
+    node = _list_alone(text)
+    if node is None:
         return ()
     leaves: list[tuple[int, int]] = []
     pending = [node]
     while pending:
         at = pending.pop()
         operator = next((c.type for c in at.children if c.type in ("&&", "||")), None)
+        operands = _operands(at)
         if at.type != "list":
             leaves.append((at.start_byte, at.end_byte))
-        elif operator == "&&" and len(at.named_children) == 2:
-            pending.extend(reversed(at.named_children))
+        elif operator == "&&" and len(operands) == 2:
+            pending.extend(reversed(operands))
         else:
             return ()
     return tuple(leaves)
+
+
+def _list_alone(text: bytes) -> Node | None:
+    """A list's text parsed alone, its list node (through the program and its statement, and a
+    redirection tree-sitter-bash reads as the whole list's: `a && b 2>/dev/null || exit 1`,
+    h55 F4); None where it is no list."""
+    from benchlint.shell.model import parse_tree
+
+    node = parse_tree(text).root_node
+    while node.type != "list":
+        body = node.child_by_field_name("body") if node.type == "redirected_statement" else None
+        if body is not None:
+            node = body
+        elif len(_operands(node)) == 1:
+            node = _operands(node)[0]
+        else:
+            return None
+    return node
+
+
+def _operands(node: Node) -> list[Node]:
+    """A node's named children but comments (`a && # why` then `b` on the next line: h55 F5)."""
+    return [c for c in node.named_children if c.type != "comment"]
 
 
 _UNQUOTED = re.compile(r"^\"([A-Za-z_][A-Za-z0-9_]*)\"$|^'([A-Za-z_][A-Za-z0-9_]*)'$")
@@ -1287,19 +1347,16 @@ def _and_operand(text: bytes, start: int, end: int) -> bool:
     """Whether the bytes `start`-`end` of a list's text (`a && b`) are a command the list's
     success says succeeded: the list itself, or an operand of `&&` in it, all the way down (the
     list parsed alone: a few words, not the script again)."""
-    from benchlint.shell.model import parse_tree
-
-    node = parse_tree(text).root_node
-    while node.type != "list" and len(node.named_children) == 1:
-        node = node.named_children[0]  # (the program, then its one statement)
-    while True:
+    node = _list_alone(text)
+    while node is not None:
         if (node.start_byte, node.end_byte) == (start, end):
             return True
         operator = next((c.type for c in node.children if c.type in ("&&", "||")), None)
-        inside = [c for c in node.named_children if c.start_byte <= start and end <= c.end_byte]
+        inside = [c for c in _operands(node) if c.start_byte <= start and end <= c.end_byte]
         if node.type != "list" or operator != "&&" or len(inside) != 1:
             return False
         node = inside[0]
+    return False
 
 
 def _normal(text: str) -> str:

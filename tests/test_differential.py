@@ -2810,7 +2810,8 @@ _ARGUMENT_VALIDATORS = [
     ),
     ('fix() { n=PATH; }\nneed() { local n=$1; x=$(fix); [[ -z "${!n:-}" ]] && exit 1; }', "x1"),
     ('fix() { n=PATH; }\nneed() { local n=$1; ( fix ); [[ -z "${!n:-}" ]] && exit 1; }', "x1"),
-    ('need() { declare -g n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
+    # (not `-g`: a caller's local of the same name hides the global from `${!n}`: h55 S4)
+    ('need() { declare -g n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', ""),
     ('need() { local -x n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
     ('need() { local -r -- n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
     ('need() { local -a n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
@@ -2820,6 +2821,26 @@ _ARGUMENT_VALIDATORS = [
     ('need() { local n=$1; printf -vn "%s" PATH; [[ -z "${!n:-}" ]] && exit 1; }', ""),
     ('need() { local n=$1; local -n r=n; r=PATH; [[ -z "${!n:-}" ]] && exit 1; }', ""),
     ('need() { source /dev/null; [[ -n "${!1:-}" ]] || exit 1; }', ""),
+    # (h55) arithmetic in a test, a subscript, `$[`, in the body or a function it calls; an
+    # integer or a reference declared anywhere (quoted too); `shift` behind `builtin`; near
+    # misses: a log function that returns early or shifts its own arguments, `test -v name`
+    ('need() { local n=$1; [[ n=0 -eq 0 ]]; [[ -z "${!n:-}" ]] && exit 1; return 0; }', ""),
+    ('f() { [[ n=0 -eq 0 ]]; }\nneed() { local n=$1; f; [[ -z "${!n:-}" ]] && exit 1; }', ""),
+    ('need() { local n=$1; local -a a=(1); : "${a[n=0]}"; [[ -z "${!n:-}" ]] && exit 1; }', ""),
+    ('f() { : $[n=0]; }\nneed() { local n=$1; f; [[ -z "${!n:-}" ]] && exit 1; }', ""),
+    ('need() { local n=$1; local "-i" y=1; y=n=0; [[ -z "${!n:-}" ]] && exit 1; }', ""),
+    ('need() { local "-i" n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', ""),
+    (
+        'f() { local -n r=$1; r=PATH; }\nneed() { local n=$1; f n; [[ -z "${!n:-}" ]] && exit 1; }',
+        "",
+    ),
+    ('need() { builtin shift; [[ -n "${!1:-}" ]] || exit 1; }', "", "need x1 PATH"),
+    (
+        'log() { [[ -n "${QUIET:-}" ]] && return 0; local l=$1; shift; echo "[$l] $*" >&2; }\n'
+        'need() { local n=$1; log info "checking $n"; [[ -z "${!n:-}" ]] && exit 1; return 0; }',
+        "x1",
+    ),
+    ('need() { local n=$1; test -v n; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
 ]
 
 
@@ -2982,6 +3003,9 @@ _CONDITIONAL_CHECKS = [
     (_NEED + "need x1 && echo ok || exit 1", True),
     (_NEED + "need x1 || need x2 || exit 1", False),
     (_NEED + "need x1 | cat && true || exit 1", False),
+    # (h55 F4, F5) a redirection tree-sitter-bash reads as the whole list's; a comment in it
+    (_NEED + "need x2 && need x1 2>/dev/null || exit 1", True),
+    (_NEED + "need x2 &&\n  # then the model\n  need x1 || exit 1", True),
 ]
 
 
