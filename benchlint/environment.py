@@ -837,7 +837,7 @@ def _first_argument_checked(
             if held is not None and held.node.start_byte > command.node.start_byte:
                 continue
             between = command.script.src[since:tested].decode("utf-8", errors="surrogateescape")
-            if (variable != FIRST_ONLY and _ARITHMETIC.search(between)) or not all(
+            if (variable != FIRST_ONLY and _ASSIGNS_BY_ARITHMETIC.search(between)) or not all(
                 _leaves_alone(c, variable, frozenset())
                 for c in body
                 if since <= c.node.start_byte < tested
@@ -865,7 +865,7 @@ def _leaves_alone(command: Command, name: str, seen: frozenset[str]) -> bool:
         return base in script.functions or base not in _POSITIONAL
     texts = [script.text_of(command.node), *(r.target.text for r in command.redirects)]
     if (
-        any(_ARITHMETIC.search(text) for text in texts)
+        any(_ASSIGNS_BY_ARITHMETIC.search(text) for text in texts)
         or any(a.name in (name, "") for a in command.assignments)
         or _declares_number_or_reference(command)
     ):
@@ -873,7 +873,7 @@ def _leaves_alone(command: Command, name: str, seen: frozenset[str]) -> bool:
     if base in script.functions:  # (before the builtins' names: `echo() { ...; }`)
         if base in seen or len(seen) > 3:
             return False
-        if _ARITHMETIC.search(script.text_of(script.functions[base])):
+        if _ASSIGNS_BY_ARITHMETIC.search(script.text_of(script.functions[base])):
             return False  # (in a test, no command of the model: `[[ name=0 -eq 0 ]]`)
         return all(_leaves_alone(c, name, seen | {base}) for c in script.body(base))
     if base == "printf" and any(w.value == f"-v{name}" for w in command.args):
@@ -910,7 +910,7 @@ _POSITIONAL = frozenset({"source", ".", "eval", "set", "shift", "builtin", "comm
 # text where an arithmetic evaluation may assign a name: `((`, `$[`, a subscript (`a[name=0]`),
 # an offset (`${x:name=0}`), a test's arithmetic operator (h54 S1, h55 S2; `-v` evaluates a
 # subscript alone, which the subscript's own pattern finds)
-_ARITHMETIC = re.compile(
+_ASSIGNS_BY_ARITHMETIC = re.compile(
     r"\(\(|\$\[|\w\[|\$\{[#!]?\w+:(?![-=?+])|(?:^|\s)-(?:eq|ne|lt|le|gt|ge)(?:\s|$)"
 )
 
