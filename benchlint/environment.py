@@ -926,6 +926,31 @@ _QUIET = frozenset(
 )
 
 
+def _in_force(owner: Script, function: str, where: Script, at: int) -> bool:
+    """Whether a function of the script is defined where a call at byte `at` of `where` runs:
+    not for a call at the top level before the definition (bash: `command not found`), nor
+    after an `unset -f` of it (h53 S4). A call in a function's body, a definition inside one
+    and a library's function are taken to be in force (when each runs is not followed)."""
+    definition = owner.functions.get(function)
+    if owner is not where or definition is None:
+        return True
+    ranges = [d for d in owner.functions.values() if d is not definition]
+    if any(d.start_byte <= at < d.end_byte for d in ranges) or any(
+        d.start_byte < definition.start_byte and definition.end_byte <= d.end_byte for d in ranges
+    ):
+        return True
+    if at < definition.start_byte:
+        return False
+    return not any(
+        c.base == "unset"
+        and c.function is None
+        and definition.end_byte <= c.node.start_byte < at
+        and any(w.value.startswith("-") and "f" in w.value for w in c.args)
+        and function in (w.value for w in c.args)
+        for c in owner.commands
+    )
+
+
 def checked_arguments(own: frozenset[str], arguments: Sequence[str]) -> list[str]:
     """The names a call checks, of the words it passes (`validates_arguments`' answer `own`):
     each, or only the first where the function checks no other, less the function's own."""
@@ -1636,13 +1661,17 @@ class Environment:
                         unset[name] = command
             elif base in functions and depth < 3:  # a call: what the body sets, set here
                 owner = functions[base]
-                if self._always_exits(owner, base) or (  # `[[ -z $X ]] && die "..."`
-                    command.errexit
-                    and not command.tested
-                    and not ignored
-                    and not command.apart_from_script
-                    and _errexit_surely(command.script, command)
-                    and self._always_fails(owner, base)
+                in_force = _in_force(owner, base, command.script, command.node.start_byte)
+                if in_force and (
+                    self._always_exits(owner, base)  # `[[ -z $X ]] && die "..."`
+                    or (
+                        command.errexit
+                        and not command.tested
+                        and not ignored
+                        and not command.apart_from_script
+                        and _errexit_surely(command.script, command)
+                        and self._always_fails(owner, base)
+                    )
                 ):
                     checking(self._empty_exit(command, functions), command, via, True)
                 if _ends_script(command):
@@ -1934,7 +1963,7 @@ class Environment:
         call's prefix gives (`MODEL=x need MODEL`) and the function's own names."""
         name = command.base or ""
         own = self._validating(owner, name, returns)
-        if own is None:
+        if own is None or not _in_force(owner, name, command.script, command.node.start_byte):
             return set()
         words = command.args[:1] if FIRST_ONLY in own else command.args
         skipped = own | _prefixed(command)
@@ -2000,6 +2029,9 @@ class Environment:
                 value = False
                 for function, arguments in calls:
                     owner = functions.get(function)
+                    at = guard.node.start_byte
+                    if owner is not None and not _in_force(owner, function, script, at):
+                        owner = None
                     own = self._validating(owner, function, True) if owner is not None else None
                     value = value or (own is not None and name in checked_arguments(own, arguments))
             elif _indirect_test(text) is not None:
@@ -2028,7 +2060,8 @@ class Environment:
         found = known[1]
         for guard in command.guards:
             for name, arguments in failed_calls(guard):
-                if name not in functions:
+                at = guard.node.start_byte
+                if name not in functions or not _in_force(functions[name], name, guard.script, at):
                     continue
                 failing = self._validating(functions[name], name, returns=True)
                 if failing is not None:

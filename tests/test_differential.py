@@ -3003,6 +3003,10 @@ _CONDITIONAL_CHECKS = [
     (_NEED + "need x1 && echo ok || exit 1", True),
     (_NEED + "need x1 || need x2 || exit 1", False),
     (_NEED + "need x1 | cat && true || exit 1", False),
+    # (h53 S4) a validator not defined where it is called: below the call, or unset with -f
+    ('need x1\nneed() { for v; do [ -z "${!v}" ] && exit 1; done; }', False),
+    ('need() { for v; do [ -z "${!v}" ] && exit 1; done; }\nunset -f need\nneed x1', False),
+    ('need() { for v; do [ -z "${!v}" ] && exit 1; done; }\nunset -f other\nneed x1', True),
     # (h55 F4, F5) a redirection tree-sitter-bash reads as the whole list's; a comment in it
     (_NEED + "need x2 && need x1 2>/dev/null || exit 1", True),
     (_NEED + "need x2 &&\n  # then the model\n  need x1 || exit 1", True),
