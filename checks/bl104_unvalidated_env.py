@@ -11,7 +11,10 @@ own function), a call of any function of the script or a library it sources that
 variables its arguments name and exits (`need X`, with `need() { for v in "$@"; do [ -z "${!v}" ] &&
 exit 1; done; }`, or one that collects the empty ones, `missing+=("$v")`, and exits when there is
 one; or one that checks the variable its first argument names alone, `require_env X` with
-`require_env() { local name="$1"; [[ -z "${!name:-}" ]] && exit 1; }` or `${!1}`), `:
+`require_env() { local name="$1"; [[ -z "${!name:-}" ]] && exit 1; }` or `${!1}`, where nothing
+between the name and its test may change it: a `source`, arithmetic, a function that assigns
+it, a name reference or an integer; a function counts only where it is defined: not above its
+definition, nor after an `unset -f`), `:
 "${X:?}"` (not `${X?}`: it stops only when X is unset), or an `exit` (or a call of a function that
 always exits: `die`, `usage`) under a condition that holds when X is empty, as the
 condition evaluator decides it (`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] ||
