@@ -822,7 +822,19 @@ def _first_argument_checked(
             and all(_KEEPING.fullmatch(option) for option in _declaration_options(command))
         ):
             holders[name] = command
-    if any(_declares_number_or_reference(c) for c in body):
+    integers = {
+        a.name
+        for c in body
+        if any("i" in option for option in _declaration_options(c))
+        for a in c.assignments
+    }
+    for name in integers:
+        holders.pop(name, None)  # (`local -i name; name=$1`: the name's number: h55 S2)
+    if any(_declares_number_or_reference(c) for c in body) or any(
+        a.name in integers and a.value is not None and _ASSIGNING_VALUE.search(a.value.text)
+        for c in body
+        for a in c.assignments
+    ):
         return None  # (a name reference may change the name through another: h54 S4; an
         # integer's assignment is arithmetic, `local -i x; x=name=0`: h55 S2)
     for command in body:
@@ -837,7 +849,7 @@ def _first_argument_checked(
             if held is not None and held.node.start_byte > command.node.start_byte:
                 continue
             between = command.script.src[since:tested].decode("utf-8", errors="surrogateescape")
-            if (variable != FIRST_ONLY and _ASSIGNS_BY_ARITHMETIC.search(between)) or not all(
+            if (variable != FIRST_ONLY and _assigns_by_arithmetic(between)) or not all(
                 _leaves_alone(c, variable, frozenset())
                 for c in body
                 if since <= c.node.start_byte < tested
@@ -862,10 +874,12 @@ def _leaves_alone(command: Command, name: str, seen: frozenset[str]) -> bool:
     script = command.script
     base = command.base
     if name == FIRST_ONLY:  # (a called function has its own `$1`)
+        if base in ("builtin", "command", "exec"):  # (`command -v curl`: h56 F4)
+            base = next((w.value for w in command.args if not w.value.startswith("-")), None)
         return base in script.functions or base not in _POSITIONAL
     texts = [script.text_of(command.node), *(r.target.text for r in command.redirects)]
     if (
-        any(_ASSIGNS_BY_ARITHMETIC.search(text) for text in texts)
+        any(_assigns_by_arithmetic(text) for text in texts)
         or any(a.name in (name, "") for a in command.assignments)
         or _declares_number_or_reference(command)
     ):
@@ -873,7 +887,7 @@ def _leaves_alone(command: Command, name: str, seen: frozenset[str]) -> bool:
     if base in script.functions:  # (before the builtins' names: `echo() { ...; }`)
         if base in seen or len(seen) > 3:
             return False
-        if _ASSIGNS_BY_ARITHMETIC.search(script.text_of(script.functions[base])):
+        if _assigns_by_arithmetic(script.text_of(script.functions[base])):
             return False  # (in a test, no command of the model: `[[ name=0 -eq 0 ]]`)
         return all(_leaves_alone(c, name, seen | {base}) for c in script.body(base))
     if base == "printf" and any(w.value == f"-v{name}" for w in command.args):
@@ -883,9 +897,16 @@ def _leaves_alone(command: Command, name: str, seen: frozenset[str]) -> bool:
 
 
 def _declares_number_or_reference(command: Command) -> bool:
-    """`local -i`, `declare -n`, `typeset -In` (an option with `i` or `n`)."""
-    return command.base in _DECLARING and any(
-        "n" in option or "i" in option for option in _declaration_options(command)
+    """`declare -n`, or `local -i` with a value that may assign (`local -i x=name=0`; not
+    `local -i tries=0`: h56 F3): an option with `n`, or with `i` and an assignment's text with
+    `=`, `++` or `--` in its value."""
+    options = _declaration_options(command)
+    return any("n" in option for option in options) or (
+        any("i" in option for option in options)
+        and any(
+            a.value is not None and _ASSIGNING_VALUE.search(a.value.text)
+            for a in command.assignments
+        )
     )
 
 
@@ -906,13 +927,28 @@ def _declaration_options(command: Command) -> list[str]:
 
 
 # what may change a function's `$1` (also behind `builtin`, `command` or `exec`: h55 S3)
-_POSITIONAL = frozenset({"source", ".", "eval", "set", "shift", "builtin", "command", "exec"})
+_POSITIONAL = frozenset({"source", ".", "eval", "set", "shift"})
 # text where an arithmetic evaluation may assign a name: `((`, `$[`, a subscript (`a[name=0]`),
 # an offset (`${x:name=0}`), a test's arithmetic operator (h54 S1, h55 S2; `-v` evaluates a
 # subscript alone, which the subscript's own pattern finds)
 _ASSIGNS_BY_ARITHMETIC = re.compile(
-    r"\(\(|\$\[|\w\[|\$\{[#!]?\w+:(?![-=?+])|(?:^|\s)-(?:eq|ne|lt|le|gt|ge)(?:\s|$)"
+    r"\(\(|\$\[|\blet\s"
+    # a subscript that assigns (`a[name=0]`, `${a[n++]}`, `([name=0]=x)`; not `${FUNCNAME[1]}`)
+    r"|\[[^\]\n]*(?:[^=!<>\s]=[^=]|\+\+|--)[^\]\n]*\]"
+    r"|\$\{[#!]?[\w@*]+:(?![-=?+])"
+    # an operand of a test's arithmetic operator that assigns (`[[ name=0 -eq 0 ]]`)
+    r"|(?:[^\s=!<>]=[^\s=]|\+\+|--)\S*\s+-(?:eq|ne|lt|le|gt|ge)\s"
+    r"|\s-(?:eq|ne|lt|le|gt|ge)\s+\S*(?:[^\s=!<>]=|\+\+|--)"
 )
+_COMMENT = re.compile(r"(?m)(?:^|(?<=\s))#.*$")
+# an integer's value that assigns when evaluated (`x=name=0`, `x=n++`)
+_ASSIGNING_VALUE = re.compile(r"=|\+\+|--")
+
+
+def _assigns_by_arithmetic(text: str) -> bool:
+    """Whether arithmetic in the text may assign a name (`_ASSIGNS_BY_ARITHMETIC`), comments
+    aside (`# usage: need VAR[=default]`: h56 F3)."""
+    return bool(_ASSIGNS_BY_ARITHMETIC.search(_COMMENT.sub("", text)))
 
 
 _DECLARING = ("local", "declare", "typeset")
@@ -942,13 +978,27 @@ def _in_force(owner: Script, function: str, where: Script, at: int) -> bool:
     if at < definition.start_byte:
         return False
     return not any(
-        c.base == "unset"
-        and c.function is None
+        c.function is None
+        and not (c.apart_from_script or c.guards or c.loops)
         and definition.end_byte <= c.node.start_byte < at
-        and any(w.value.startswith("-") and "f" in w.value for w in c.args)
-        and function in (w.value for w in c.args)
+        and _unsets_function(c, function, owner)
         for c in owner.commands
     )
+
+
+def _unsets_function(command: Command, function: str, script: Script) -> bool:
+    """`unset -f need`, `builtin unset -f need`; a plain `unset need` where the script gives
+    no variable that name (bash then unsets the function: h56 S1); not `unset -fv`, which
+    bash refuses (h56 F1)."""
+    words = [w.value for w in command.invocation.words]
+    while words and words[0] in ("builtin", "command"):
+        words = words[1:]
+    if not words or words[0] != "unset" or function not in words[1:]:
+        return False
+    options = [w for w in words[1:] if w.startswith("-")]
+    if not options:
+        return not any(a.name == function for c in script.commands for a in c.assignments)
+    return any("f" in o for o in options) and not any("v" in o for o in options)
 
 
 def checked_arguments(own: frozenset[str], arguments: Sequence[str]) -> list[str]:
@@ -1963,8 +2013,12 @@ class Environment:
         call's prefix gives (`MODEL=x need MODEL`) and the function's own names."""
         name = command.base or ""
         own = self._validating(owner, name, returns)
-        if own is None or not _in_force(owner, name, command.script, command.node.start_byte):
+        if own is None:
             return set()
+        if not _in_force(owner, name, command.script, command.node.start_byte):
+            # (not defined there: the call fails, `command not found`, whatever the names
+            # hold; it ends nothing itself: h56 F2)
+            return {w.value for w in command.args if w.static} if returns else set()
         words = command.args[:1] if FIRST_ONLY in own else command.args
         skipped = own | _prefixed(command)
         return {w.value for w in words if w.static and w.value not in skipped}
@@ -2029,10 +2083,11 @@ class Environment:
                 value = False
                 for function, arguments in calls:
                     owner = functions.get(function)
-                    at = guard.node.start_byte
-                    if owner is not None and not _in_force(owner, function, script, at):
-                        owner = None
                     own = self._validating(owner, function, True) if owner is not None else None
+                    if own is not None and owner is not None:
+                        at = guard.node.start_byte
+                        if not _in_force(owner, function, script, at):
+                            own = frozenset()  # (the call fails whatever the names hold)
                     value = value or (own is not None and name in checked_arguments(own, arguments))
             elif _indirect_test(text) is not None:
                 value = name in _checked_by_name(command)
@@ -2060,11 +2115,14 @@ class Environment:
         found = known[1]
         for guard in command.guards:
             for name, arguments in failed_calls(guard):
-                at = guard.node.start_byte
-                if name not in functions or not _in_force(functions[name], name, guard.script, at):
+                if name not in functions:
                     continue
                 failing = self._validating(functions[name], name, returns=True)
-                if failing is not None:
+                if failing is None:
+                    continue
+                if not _in_force(functions[name], name, guard.script, guard.node.start_byte):
+                    found = found | set(arguments)  # (the call fails whatever they hold)
+                else:
                     found = found | set(checked_arguments(failing, arguments))
         return found
 

@@ -2841,6 +2841,18 @@ _ARGUMENT_VALIDATORS = [
         "x1",
     ),
     ('need() { local n=$1; test -v n; [[ -z "${!n:-}" ]] && exit 1; return 0; }', "x1"),
+    # (h56 F3, F4) brackets in a comment or a message, `[ "$#" -eq 1 ]`, a log function that
+    # reads `${FUNCNAME[1]}`, an integer counter, `command -v` before `${!1}`; near miss: an
+    # integer holder (`local -i n; n=$1` holds the name's number)
+    (
+        'log() { echo "${FUNCNAME[1]}: $*" >&2; }\n'
+        "need() {\n # usage: need VAR[=default]\n local n=$1 ; local -i tries=0\n"
+        ' [ "$#" -eq 1 ] || echo "ERROR[need]: one name" >&2\n log "checking $n"\n'
+        ' [[ -z "${!n:-}" ]] && exit 1\n return 0\n}',
+        "x1",
+    ),
+    ('need() { command -v cat >/dev/null; [[ -n "${!1:-}" ]] || exit 1; }', "x1"),
+    ('need() { local -i n; n=$1; [[ -z "${!n:-}" ]] && exit 1; return 0; }', ""),
 ]
 
 
@@ -3007,6 +3019,14 @@ _CONDITIONAL_CHECKS = [
     ('need x1\nneed() { for v; do [ -z "${!v}" ] && exit 1; done; }', False),
     ('need() { for v; do [ -z "${!v}" ] && exit 1; done; }\nunset -f need\nneed x1', False),
     ('need() { for v; do [ -z "${!v}" ] && exit 1; done; }\nunset -f other\nneed x1', True),
+    # (h56 F1, F2, S1) an `unset -f` in a subshell or refused (`-fv`) removes nothing; a plain
+    # `unset need` or `builtin unset -f` does; a failing call of a validator not yet defined
+    # ends the script under `|| exit 1` whatever the names hold
+    ('need() { for v; do [ -z "${!v}" ] && exit 1; done; }\n( unset -f need )\nneed x1', True),
+    ('need() { for v; do [ -z "${!v}" ] && exit 1; done; }\nunset -fv need\nneed x1', True),
+    ('need() { for v; do [ -z "${!v}" ] && exit 1; done; }\nunset need\nneed x1', False),
+    ('need() { for v; do [ -z "${!v}" ] && exit 1; done; }\nbuiltin unset -f need\nneed x1', False),
+    ("need x1 || exit 1\n" + _NEED, True),
     # (h55 F4, F5) a redirection tree-sitter-bash reads as the whole list's; a comment in it
     (_NEED + "need x2 && need x1 2>/dev/null || exit 1", True),
     (_NEED + "need x2 &&\n  # then the model\n  need x1 || exit 1", True),
