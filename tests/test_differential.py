@@ -2991,6 +2991,26 @@ def test_emptiness_guards_agree_with_bash(guard: str, expect: bool) -> None:
 
 _NEED = 'need() { for v; do [ -z "${!v}" ] && return 1; done; return 0; }\n'
 
+
+def _state_at_launch(tmp_path: Path, text: str) -> tuple[Any, Any]:
+    """The script's state before its `echo RAN` (the launch), with that command given, and the
+    command."""
+    from benchlint.config import Config
+    from benchlint.context import wiring_of
+    from benchlint.environment import Environment
+    from benchlint.workspace import Workspace
+
+    (tmp_path / "t.sh").write_text(text)
+    ws = Workspace(tmp_path, Config())
+    script = ws.shell("t.sh")
+    assert script is not None
+    launch = next(c for c in script.commands if script.text_of(c.node) == "echo RAN")
+    state = Environment(ws, wiring_of(ws)).states_before(
+        script, [launch.node.start_byte], commands=[launch]
+    )[0]
+    return state, launch
+
+
 # checks made under conditions or in loops (`states_before` with the command at the offset,
 # h39 F7): where the model says x1 is checked before `echo RAN`, bash never prints RAN with x1
 # empty, whatever S and M are; and it says so for the shapes listed as checked
@@ -3038,21 +3058,9 @@ _CONDITIONAL_CHECKS = [
 def test_a_check_under_a_condition_counts_only_where_it_ran(
     program: str, checked: bool, tmp_path: Path
 ) -> None:
-    from benchlint.config import Config
-    from benchlint.context import wiring_of
-    from benchlint.environment import Environment
-    from benchlint.workspace import Workspace
-
     library = 'check_env_vars() { for v; do [ -z "${!v}" ] && exit 1; done; }\n'
     text = f"{program}\necho RAN\n"
-    (tmp_path / "t.sh").write_text(text)
-    ws = Workspace(tmp_path, Config())
-    script = ws.shell("t.sh")
-    assert script is not None
-    launch = next(c for c in script.commands if script.text_of(c.node) == "echo RAN")
-    state = Environment(ws, wiring_of(ws)).states_before(
-        script, [launch.node.start_byte], commands=[launch]
-    )[0]
+    state, _ = _state_at_launch(tmp_path, text)
     assert ("x1" in state.validated) == checked, state.validated
     for s, m in (("", ""), ("1", "strict"), ("a b", "x")):
         ran = subprocess.run(
@@ -3090,21 +3098,11 @@ _CHAINED_CHECKS = [
 def test_a_launch_after_validators_joined_by_and_runs_only_when_each_succeeded(
     program: str, checked: bool, tmp_path: Path
 ) -> None:
-    from benchlint.config import Config
-    from benchlint.context import wiring_of
-    from benchlint.environment import Environment, met_at
-    from benchlint.workspace import Workspace
+    from benchlint.environment import met_at
 
     # (`return 0` at its end: without it, a loop whose last test fails returns 1 when set)
     library = 'need() { for v; do [ -z "${!v}" ] && return 1; done; return 0; }\n'
-    (tmp_path / "t.sh").write_text(library + program + "\n")
-    ws = Workspace(tmp_path, Config())
-    script = ws.shell("t.sh")
-    assert script is not None
-    launch = next(c for c in script.commands if script.text_of(c.node) == "echo RAN")
-    state = Environment(ws, wiring_of(ws)).states_before(
-        script, [launch.node.start_byte], commands=[launch]
-    )[0]
+    state, launch = _state_at_launch(tmp_path, library + program + "\n")
     said = "x1" in state.validated or met_at(state.unmet.get("x1", ()), launch)
     assert said == checked, (state.validated, state.unmet)
     ran = subprocess.run(
