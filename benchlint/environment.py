@@ -797,8 +797,10 @@ def _first_argument_checked(
     names (h49 F3): through a name given `$1` once, at the body's top level, and never again
     (`local name="$1"`), or as `${!1}`; the check one test of it that ends (an `if` with a
     message, `[ -n "${!1}" ] || exit 1`), in no loop, with no `return` that does not end, no
-    `eval` or `unset` before it. Its answer holds FIRST_ONLY, and the names it cannot check
-    (the one holding the argument, a `local` of its body: `need name` checks `name` itself)."""
+    `eval` or `unset` in the body, and nothing between the name and its test that may change
+    it (`_leaves_alone`, arithmetic). Its answer holds FIRST_ONLY, and the names it cannot
+    check (the one holding the argument, a `local` of its body: `need name` checks `name`
+    itself)."""
     own = {a.name for c in body for a in c.assignments if a.kind in _DECLARING}
     made: dict[str, list[tuple[Command, Assignment]]] = {}
     for command in body:
@@ -818,7 +820,7 @@ def _first_argument_checked(
             and not (command.guards or command.loops or command.apart_from_script)
             and all(c.node.start_byte <= command.node.start_byte for c, _ in where)
             # (`local -n name=$1`: `${!name}` is the name itself; `-i`: its number; h53 S1, S2;
-            # `-g`, `-x`, `-a`, `-r` keep the name: h54 F3)
+            # `-x`, `-a`, `-r` keep the name, h54 F3; not `-g`: `_KEEPING`)
             and all(_KEEPING.fullmatch(option) for option in _declaration_options(command))
         ):
             holders[name] = command
