@@ -314,18 +314,16 @@ class _Alias(_Text):
     kind = "alias"
 
 
-class _Collection(YNode):
-    """A mapping or sequence."""
+class _Map(YNode):
+    """A mapping."""
 
-    __slots__ = ()
-
-
-class _Map(_Collection):
     __slots__ = ("pairs",)
     kind = "map"
 
 
-class _Seq(_Collection):
+class _Seq(YNode):
+    """A sequence."""
+
     __slots__ = ("items",)
     kind = "seq"
 
