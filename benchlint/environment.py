@@ -1624,7 +1624,6 @@ class Environment:
             a function a condition calls, where bash ignores `set -e`. `via`: the call of the
             script's own lines the command runs in the body of (its conditions hold too)."""
             nonlocal unknown
-            prefixed = _prefixed(command)
             for assignment in command.assignments if shell else ():
                 kind = assignment.kind
                 if kind == "prefix" and not (posix and command.base in _SPECIAL_BUILTINS):
@@ -1664,6 +1663,7 @@ class Environment:
                 if assignment.exported or (options["allexport"] and kind not in _NOT_GLOBAL):
                     exported[name] = assigned.get(name, assignment)
             base = command.base
+            behind = _behind_in_shell(command)
             if base in VALIDATORS:
                 if _ends_script(command):  # (its exit, as an `exit`'s, may end only a subshell)
                     checking((w.value for w in command.args if w.static), command, via, False)
@@ -1695,9 +1695,9 @@ class Environment:
                     checking(
                         self._validated_arguments(command, functions[base]), command, via, False
                     )
-            elif base == "eval" or _behind_in_shell(command) == "eval":
+            elif base == "eval" or behind == "eval":
                 unknown = unknown or "eval"  # (`command eval "$(cat port.env)"` too: h29 F3)
-            elif base == "unset" or _behind_in_shell(command) == "unset":
+            elif base == "unset" or behind == "unset":
                 # (`unset PORT`, `command unset PORT`: no value of the script's from here on)
                 after = command.args if base == "unset" else command.invocation.words[1:]
                 words = [w.value for w in after if w.static]
@@ -1705,6 +1705,7 @@ class Environment:
                     not any(w.startswith("-") and "f" in w for w in words)
                     and not command.apart_from_script
                 ):
+                    prefixed = _prefixed(command)
                     for name in words:
                         if name in prefixed:
                             continue  # (`X=1 unset X`: unsets the command's X, not the shell's)
@@ -1752,7 +1753,7 @@ class Environment:
                 owner = functions[base]
                 # (and what it assigns a name its body makes local first, `local PORT;
                 # PORT=8000`, itself or through a function it calls: gone when it returns)
-                scoped = prefixed | self._locals(owner, base)
+                scoped = _prefixed(command) | self._locals(owner, base)
                 kept = {n: (assigned.get(n), exported.get(n)) for n in scoped}
                 sources = self._sources(owner)
                 shared = self._calling_shells(owner)
