@@ -13,8 +13,11 @@ from tests.conftest import positions, run_lint, write_repo
 FENCE = re.compile(r"```\w+ path=(\S+)\n(.*?)```", re.S)
 # Launchers in the examples are started by a workflow template that sets the usual entry fields.
 WORKFLOW = """\
-on: workflow_call
-env: {IMAGE: x, MODEL: x, ISL: '1024', OSL: '1024'}
+on:
+  workflow_call:
+    inputs:
+      spec-decoding: {type: string, required: false, default: none}
+env: {IMAGE: x, MODEL: x, ISL: '1024', OSL: '1024', SPEC_DECODING: '${{ inputs.spec-decoding }}'}
 jobs:
   run:
     runs-on: x
