@@ -773,6 +773,7 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                 "BL202",
                 f"`{word.text}` names no script {place} for {named}: their benchmark "
                 f"never runs (No such file or directory){_elsewhere(ctx, run, tried)}"
+                + _made(ctx, tried, lacking)
                 + wiring.assumption(lacking, launcher),
                 Location(launcher, word.span),
                 related=tuple(
@@ -782,6 +783,25 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                 subject=f"script:{word.value}",
                 involves=tuple(e.name for e in lacking),
             )
+
+
+def _made(ctx: Context, tried: list[str | None], entries: list[Entry]) -> str:
+    """The path the first entry's values make, where all of it is known (`tried`, one per
+    entry), and a script of the same folder with a close name (`..._sglang-disaggsh` for
+    `..._sglang-disagg.sh`)."""
+    index = next((i for i, p in enumerate(tried) if p is not None), None)
+    if index is None:
+        return ""
+    path = tried[index]
+    assert path is not None
+    import difflib  # (only for a finding)
+
+    folder, name = posixpath.split(path)
+    scripts = [posixpath.basename(p) for p in ctx.ws.shell_paths if posixpath.dirname(p) == folder]
+    close = difflib.get_close_matches(name, sorted(scripts), n=1, cutoff=0.9)
+    there = f" ({posixpath.join(folder, close[0])} is there)" if close else ""
+    whose = f" for {entries[index].name}" if len(entries) > 1 else ""
+    return f"; the path it makes{whose}: {path}{there}"
 
 
 def _elsewhere(ctx: Context, run: ScriptRun, tried: list[str | None]) -> str:
