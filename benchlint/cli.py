@@ -685,6 +685,7 @@ def layout_command(
                 "value": f.value,
                 "detail": f.detail,
                 "configured": f.configured,
+                "more": f.more,
                 "source": (
                     {"path": f.source.path, "line": f.source.span.line} if f.source else None
                 ),

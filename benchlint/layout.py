@@ -56,11 +56,13 @@ class Fact:
     detail: str  # what was found there
     source: Location | None = None  # where it was learned
     configured: bool = False  # from [tool.benchlint.layout]
+    more: int = 0  # other places that teach the same
 
     def describe(self) -> str:
         where = " (configured)" if self.configured else ""
         if self.source is not None and not self.configured:
             where = f" from {self.source.path}:{self.source.span.line}"
+            where += f" and {self.more} more" if self.more else ""
         detail = f": {self.detail}" if self.detail else ""
         return f"{self.kind} {self.value}{detail}{where}"
 
@@ -285,6 +287,7 @@ def _launcher_templates(ws: Workspace, workflows: list[str], facts: list[Fact]) 
     from benchlint.workflow import launch_lines_in  # workflows are read through the workspace
 
     templates: list[str] = []
+    taught: dict[str, int] = {}  # template -> the index of its fact
     for location, line, folder in launch_lines_in(ws, workflows):
         # (`${{ env.FRAMEWORK }}` is the step's environment variable: `${FRAMEWORK}`)
         line = _ENV_EXPRESSION.sub(r"${\1}", line)
@@ -296,9 +299,15 @@ def _launcher_templates(ws: Workspace, workflows: list[str], facts: list[Fact]) 
                 template = posixpath.normpath(posixpath.join(folder, template))
                 if template.startswith(".."):
                     continue  # (outside the checkout)
-            if "RUNNER_NAME" not in template or template in templates:
+            if "RUNNER_NAME" not in template:
+                continue
+            if template in templates:  # (another workflow's line, or another step's)
+                index = taught[template]
+                if facts[index].source != location:
+                    facts[index] = replace(facts[index], more=facts[index].more + 1)
                 continue
             templates.append(template)
+            taught[template] = len(facts)
             facts.append(Fact("launchers", _glob_of(template), f"run as {template}", location))
     return templates
 

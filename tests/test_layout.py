@@ -19,6 +19,39 @@ def invoke(*args: str | Path) -> tuple[int, str, str]:
     return outcome.exit_code, outcome.stdout, outcome.stderr
 
 
+def test_a_launch_line_several_workflows_run_says_how_many_more(tmp_path: Path) -> None:
+    """The launchers' fact names the first workflow line that runs them and counts the others
+    (h57 W8), in the text and the JSON."""
+    workflow = """\
+on: workflow_call
+jobs:
+  run:
+    runs-on: x
+    steps:
+      - run: bash ./runners/launch_${RUNNER_NAME%%_*}.sh
+"""
+    root = write_repo(
+        tmp_path,
+        {
+            ".github/workflows/benchmark-tmpl.yml": workflow,
+            ".github/workflows/benchmark-multinode-tmpl.yml": workflow,
+            ".github/configs/nvidia-master.yaml": (
+                "a:\n  image: x\n  model: m\n  runner: h200\n"
+                "  scenarios:\n    fixed-seq-len:\n    - search-space:\n      - {tp: 8}\n"
+            ),
+            "runners/launch_h200-cw.sh": "vllm serve m\n",
+        },
+    )
+    _, out, _ = invoke("layout", root)
+    assert (
+        "launchers runners/launch_*.sh: run as runners/launch_${RUNNER_NAME%%_*}.sh from "
+        ".github/workflows/benchmark-multinode-tmpl.yml:6 and 1 more"
+    ) in out.splitlines()
+    _, out, _ = invoke("layout", root, "--format", "json")
+    facts = [f for f in json.loads(out)["facts"] if f["kind"] == "launchers"]
+    assert [(f["source"]["line"], f["more"]) for f in facts] == [(6, 1)]
+
+
 def test_the_layout_inferencex_had_before_july_2026_is_detected() -> None:
     code, out, _ = invoke("layout", LEGACY)
     assert code == 0
@@ -650,11 +683,14 @@ def test_a_path_a_shell_of_its_own_expands_from_a_name_the_launcher_does_not_exp
     _, out, err = invoke(root, "--select", "BL202", "--format", "concise")
     assert out.replace(f"{root}/", "").splitlines()[:3] == [
         "runners/launch_b100-x.sh:3:6: error: `benchmarks/${CODE}_w.sh` names no script in "
-        "benchmarks/ for inherited: their benchmark never runs (No such file or directory) [BL202]",
+        "benchmarks/ for inherited: their benchmark never runs (No such file or directory); "
+        "the path it makes: benchmarks/70b_w.sh [BL202]",
         "runners/launch_b200-x.sh:3:6: error: `benchmarks/${CODE}_y.sh` names no script in "
-        "benchmarks/ for exported: their benchmark never runs (No such file or directory) [BL202]",
+        "benchmarks/ for exported: their benchmark never runs (No such file or directory); "
+        "the path it makes: benchmarks/70b_y.sh [BL202]",
         "runners/launch_b300-x.sh:3:6: error: `benchmarks/${CODE}_z.sh` names no script in "
-        "benchmarks/ for outer: their benchmark never runs (No such file or directory) [BL202]",
+        "benchmarks/ for outer: their benchmark never runs (No such file or directory); "
+        "the path it makes: benchmarks/70b_z.sh [BL202]",
     ]
     assert (
         "benchlint: warning: 1 entry (hidden) reaches a launcher (runners/launch_h200-x.sh) that "

@@ -152,7 +152,8 @@ def test_a_call_whose_job_cannot_find_its_script_is_reported(tmp_path: Path) -> 
     assert finding.message == (
         '`"benchmarks/${EXP_NAME%%_*}_${PRECISION}_h9_docker.sh"` names no script in benchmarks/ '
         "for bmk-h9-fp8 (called by ma-1k1k): their benchmark never runs (No such file or "
-        "directory) (the label h9 taken to mean the runners named h9-aa_*, h9-bb_*, and the job "
+        "directory); the path it makes: benchmarks/ma_fp8_h9_docker.sh (the label h9 taken to "
+        "mean the runners named h9-aa_*, h9-bb_*, and the job "
         "fails on each of their launchers: no runners file lists a label's runners)"
     )
     assert [(r.path, r.span.line, r.span.column) for r in finding.related] == [
@@ -1148,7 +1149,7 @@ def test_a_launch_path_from_an_env_expression_with_a_fallback_is_each_calls(
     outcome = CliRunner().invoke(main, ["layout", str(root)])
     assert outcome.stdout.splitlines()[:2] == [
         "launchers runners/launch_*-*.sh: run as runners/launch_${RUNNER_NAME%%_*}-${FRAMEWORK}.sh"
-        " from .github/workflows/benchmark-tmpl.yml:15",
+        " from .github/workflows/benchmark-tmpl.yml:15 and 1 more",
         "launchers runners/launch_*-nv.sh: run as runners/launch_${RUNNER_NAME%%_*}-nv.sh from "
         ".github/workflows/benchmark-tmpl.yml:18",
     ]
