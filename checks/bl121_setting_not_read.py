@@ -1,27 +1,32 @@
-"""An entry's setting that nothing on its jobs' route reads: they run without it.
+"""An entry's setting that nothing on its jobs' route reads, beside a script made for it.
 
 ## What it does
 Reports a launcher's command that runs a benchmark script for master-config entries whose
 search-space elements set a field the benchmark workflow passes the launcher as a variable
 (`spec-decoding: mtp`, as `SPEC_DECODING`) to a value other than the field's default (`none`),
-where nothing those jobs run reads the variable:
+where the repository has a script for that value beside the one the command runs (its name
+with the value added: `qwen_fp8_mi325x_mtp.sh` beside `qwen_fp8_mi325x.sh`), and nothing those
+jobs run reads the variable:
 
-- not the launcher, nor a launcher it hands the job over to (`exec bash other.sh`);
+- not the launcher, nor a launcher that hands the job over to it (`exec bash other.sh`);
 - not the script the command runs on their route, a script or library that one runs or
   sources, or a function of those they call;
-- not a Python file of the repository any of them runs.
+- not a Python file of the repository any of them runs, nor a module of the repository it
+  imports.
 
 A read that only writes the value out counts for nothing: `echo`, `printf` or a `cat`/`tee`
-heredoc, as the results' labels are written. Any other mention of the name counts as a read: a
-condition, an argument, a path, a name passed on (`-e SPEC_DECODING`), or an assignment whose
-variable is itself read so.
+heredoc, to the terminal or to a file no other command reads back (the results' labels). Any
+other mention of the name counts as a read: a condition, an argument, a path, a name passed on
+(`-e SPEC_DECODING`), a heredoc fed to a program, or an assignment whose variable is itself
+read so.
 
 ## Why is this bad?
 The jobs run as if the field were left out, while the sweep files their results under the
 value the entry gives: an "MTP" number measured without MTP. Nothing fails, so only a reader of
-the published numbers could notice. InferenceX shipped this twice: a launcher that built its
-script's path without `${SPEC_SUFFIX}` (`launch_mi325x-amds.sh`), so its `spec-decoding: mtp`
-entries ran the non-MTP script beside the `_mtp.sh` one, until the launcher was fixed.
+the published numbers could notice. InferenceX shipped this in two launchers that built their
+script's path without `${SPEC_SUFFIX}` (`launch_mi325x-amds.sh` and `launch_h100-cw.sh`, in its
+commits of late May and early June 2026), so their `spec-decoding: mtp` entries ran the plain
+script beside the `_mtp.sh` one.
 
 ## Example
 ```yaml path=.github/configs/amd-master.yaml
@@ -83,31 +88,44 @@ python3 -m sglang.launch_server --model-path "$MODEL" --tp 8 --speculative-algor
 ```
 
 ## Exceptions
-Not reported, as what the job does with the setting is not known: a job whose launcher runs
-srtctl or whose element names a recipe (the recipe sets the job up), a command whose script is
-not one known file on the route, a script that names the value itself (`qwen_mtp.sh`, a comment
-on MTP: it may be the one made for it), a job whose workflow does not pass the variable, and a
-route through an `eval` or a file sourced or run that is not found. A mention of the name
-benchlint cannot place (in a `for` list or a `case` word) is taken as a read; one in a comment,
-or in a function nothing on the route calls, is not.
+Not reported, as what the jobs do with the setting is not known:
+- a launcher that runs srtctl, or an element that names a recipe (the recipe sets the job up);
+- a command whose script is not one known file on the route, or a script with no script for
+  the value beside it;
+- a script that names the value itself (`qwen_mtp.sh`, a comment on MTP: it may be the one
+  made for it);
+- a workflow that does not pass the variable, or whose step decides by it (its `run:` text
+  names it, or another `env:` value computes from it: one that only puts it in a text, a
+  results file's name, is a label);
+- a route through an `eval`, a file sourced or run that is not found, a command named at run
+  time (`"step_$s"`; one held in an array the files assign, `"${cmd[@]}"`, is read from the
+  assignment), a listing of the environment (`compgen -e`, `$(env)`), a program that reads
+  variables a file names (`envsubst`, `make`, `docker compose`), a Python file not found, or
+  one that runs a shell or a shell script.
+
+Not followed: the programs other than a shell that a Python file runs, and a function a call
+passes a written file's path to. A mention benchlint cannot place (in a `for` list or a `case`
+word) is taken as a read; one in a comment, or in a function nothing on the route calls, is
+not.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from benchlint import profile
-from benchlint.calls import resolve
+from benchlint.calls import Call, resolve
 from benchlint.context import Context
+from benchlint.environment import appends
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, runs_srtctl, scripts_run
 from benchlint.shell.expand import UNSET
-from benchlint.shell.model import Command, Script
+from benchlint.shell.model import Command, Script, Word
 from benchlint.wiring import Element, Entry, Route
 
 # commands whose arguments only write text out (to the terminal, a log or a results file)
@@ -132,6 +150,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         return
     wiring = ctx.wiring
     verdicts: dict[tuple[object, ...], bool | None] = {}
+    twins: dict[tuple[str, str], str | None] = {}
     found: dict[tuple[int, str, str], _Ignored] = {}
     for launcher, pairs in sorted(wiring.pairs_of_launcher.items()):
         configs = {wiring.pairs[i][0].path for i in pairs}
@@ -147,6 +166,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 run = _the_run(ctx, route)
                 if run is None or _names_value(ctx, run.scripts[0], value):
                     continue
+                twin = twins.get((run.scripts[0], value), "")
+                if twin == "":
+                    twin = twins[run.scripts[0], value] = _twin(ctx, run.scripts[0], value)
+                if twin is None or _step_reads(ctx, route, name, source["field"]):
+                    continue
                 # (the launchers that handed the job over, `exec bash other.sh`, and the one that
                 # runs the script)
                 last = route.launcher.path
@@ -160,7 +184,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     ignored = found.setdefault(
                         (id(run.call), name, value), _Ignored(run, last, name, value)
                     )
-                    ignored.add(route.element, run.scripts[0])
+                    ignored.add(route.element, run.scripts[0], twin)
     for ignored in found.values():
         yield ignored.finding(ctx)
 
@@ -186,6 +210,63 @@ def _the_run(ctx: Context, route: Route) -> ScriptRun | None:
     return runs[0]
 
 
+def _twin(ctx: Context, path: str, value: str) -> str | None:
+    """The script beside this one made for the value: its name with the value added
+    (`qwen_fp8_mi325x_mtp.sh` beside `qwen_fp8_mi325x.sh`)."""
+    folder, name = posixpath.split(path)
+    lowered, word = name.lower(), value.strip().lower()
+    forms = [f"{sep}{word}" for sep in "_-."] + [f"{word}{sep}" for sep in "_-."]
+    for other in sorted(ctx.ws.shell_paths):
+        if posixpath.dirname(other) != folder or other == path:
+            continue
+        named = posixpath.basename(other).lower()
+        if any(f in named and named.replace(f, "", 1) == lowered for f in forms):
+            return other
+    return None
+
+
+def _step_reads(ctx: Context, route: Route, name: str, field_name: str) -> bool:
+    """Whether the workflow step that runs the launcher uses the setting itself: another of
+    its `env:` values decides by it, or its `run:` text names it (`bash launch.sh
+    "$SPEC_DECODING"`, `if [ "$SPEC_DECODING" != none ]; then export SPEC_ARGS=...`)."""
+    step = route.step
+    if step is None:
+        return False
+    # (an `env:` value that only puts the setting into a text, a results file's name, is a
+    # label; one that decides by it, `${{ inputs.spec-decoding != 'none' && ... }}`, is not)
+    for other, text in step.values.items():
+        for expression in _EXPRESSIONS.findall(text):
+            named = name in expression or field_name in expression
+            if other != name and named and not _REFERENCE.fullmatch(expression.strip()):
+                return True
+    run = _run_text(ctx, step.location)
+    return name in run or field_name in run
+
+
+# a workflow expression, and one that only reads a value (`inputs.spec-decoding`)
+_EXPRESSIONS = re.compile(r"\$\{\{(.*?)\}\}", re.S)
+_REFERENCE = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[[^\]]*\])*")
+
+
+def _run_text(ctx: Context, where: Location) -> str:
+    """The text of a step's `run:` from the line its launch is on: that line and those
+    indented deeper than the key that holds it (a block scalar's)."""
+    source = ctx.ws.source(where.path)
+    if source is None:
+        return ""
+    lines = source.text.splitlines()
+    first = where.span.line - 1
+    if not 0 <= first < len(lines):
+        return ""
+    indent = len(lines[first]) - len(lines[first].lstrip())
+    found = [lines[first]]
+    for line in lines[first + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        found.append(line)
+    return "\n".join(found)
+
+
 def _names_value(ctx: Context, path: str, value: str) -> bool:
     """Whether the script names the value in its file name or its text (`qwen_mtp.sh`, a
     comment on MTP): it may be the one made for it, whatever it reads."""
@@ -203,32 +284,32 @@ class _Ignored:
     name: str
     value: str
     elements: list[Element] = field(default_factory=list)
-    scripts: list[str] = field(default_factory=list)
+    scripts: dict[str, str] = field(default_factory=dict)  # script run -> the one for the value
 
-    def add(self, element: Element, script: str) -> None:
+    def add(self, element: Element, script: str, twin: str) -> None:
         if element not in self.elements:
             self.elements.append(element)
-        if script not in self.scripts:
-            self.scripts.append(script)
+        self.scripts.setdefault(script, twin)
 
     def finding(self, ctx: Context) -> Finding:
         entries: list[Entry] = list(dict.fromkeys(e.entry for e in self.elements))
         field_name = profile.ELEMENT_ENVIRONMENT[self.name]["field"]
         default = profile.ELEMENT_ENVIRONMENT[self.name]["default"]
         word = self.run.call.word
-        scripts = _listed(sorted(self.scripts))
+        runs = _listed([f"{s} ({t} is there)" for s, t in sorted(self.scripts.items())])
+        first = min(self.scripts.items())[1]
         return Finding(
             "BL121",
             f"`{field_name}: {self.value}` of {_listed([e.name for e in entries])} reaches this "
-            f"line, and nothing their jobs run reads `{self.name}` (this launcher, nor {scripts} "
-            f"it runs for them): those jobs run as if it were `{default}`, and their results "
-            f"are filed as `{self.value}`" + ctx.wiring.assumption(entries, self.launcher),
+            f"line, which runs {runs} for them, and neither this launcher nor what it runs reads "
+            f"`{self.name}`: those jobs run as if it were `{default}`, and their results are "
+            f"filed as `{self.value}`" + ctx.wiring.assumption(entries, self.launcher),
             Location(self.launcher, word.span),
             related=tuple(
                 Location(e.location.path, e.location.span, f"{field_name}: {self.value}")
                 for e in self.elements[:_NAMED]
             ),
-            help=f"pick the script by `{self.name}` (or read it in the script)",
+            help=f"pick the script by `{self.name}`, so that these jobs run {first}",
             subject=f"{self.name}={self.value}:{word.value}",
             involves=tuple(e.name for e in entries),
         )
@@ -244,16 +325,18 @@ class _Reading:
 
     def __init__(self, ctx: Context, name: str, run: ScriptRun, others: frozenset[int]) -> None:
         self.ctx = ctx
+        self.name = name
         self.run = run
-        self.others = others
-        self.names = {name}  # the variable, and those given a value from it
-        self.functions: dict[str, Script] = {}  # every function the files define
-        self.called: set[tuple[int, str]] = set()  # (definer, name) of functions called
-        self.files: dict[str, Script] = {}
+        self.others = others  # the launcher's commands that run scripts, not run on the route
+        self.files: dict[str, Script] = {}  # the files whose top level runs
+        self.called: dict[tuple[int, str], Script] = {}  # the functions whose body runs
+        self.python: dict[str, None] = {}  # the repository's Python files run
+        self.running: list[Command] = []  # the commands that run (of top levels and bodies)
+        self._calls: dict[int, dict[int, Call]] = {}
 
     def reads(self, paths: tuple[str, ...]) -> bool | None:
         todo = list(paths)
-        while todo:  # the files the route runs or sources (the functions they call)
+        while todo:  # the files the route runs or sources, and the functions they call
             path = todo.pop(0)
             if path in self.files:
                 continue
@@ -261,58 +344,72 @@ class _Reading:
             if script is None:
                 return None
             self.files[path] = script
-            for name, definer in self.ctx.environment.functions_at_end(script).items():
-                self.functions.setdefault(name, definer)
-            more = self._called_from(script)
+            more = self._walk(script)
             if more is None:
                 return None
             todo.extend(more)
-        while True:  # each mention of a name, until no assignment gives a new one
-            known = len(self.names)
-            pattern = _mentions(self.names)
-            for script in self.files.values():
-                if self._mentioned(script, pattern):
+        if not self._imports():
+            return None
+        # each mention of the name, then of the names assignments give its value, and so on
+        names, pending = {self.name}, {self.name}
+        while pending:
+            pattern = _mentions(pending)
+            given: set[str] = set()
+            for script in self._texts():
+                if self._mentioned(script, pattern, given):
                     return True
-            for definer, _ in self._definers():
-                if self._mentioned(definer, pattern):
-                    return True
-            if self._python_reads(pattern):
-                return True
-            if len(self.names) == known:
-                return False
+            if any(self.ctx.ws.search(path, pattern) is not False for path in self.python):
+                return True  # (as `os.environ["SPEC_DECODING"]`: the environment it inherits)
+            pending = given - names
+            names |= pending
+        return False
 
-    def _definers(self) -> Iterator[tuple[Script, str]]:
-        seen = {id(s) for s in self.files.values()}
-        for definer in {id(d): d for d in self.functions.values()}.values():
-            if id(definer) not in seen:
-                seen.add(id(definer))
-                yield definer, definer.path
+    def _texts(self) -> list[Script]:
+        """The files whose top level or some function runs, each once."""
+        found = {id(s): s for s in self.files.values()}
+        for definer in self.called.values():
+            found.setdefault(id(definer), definer)
+        return list(found.values())
 
-    def _called_from(self, script: Script) -> list[str] | None:
-        """The files the script's commands that run on the route source or run (None: one of
-        them is not found, or an `eval` runs), following the functions they call."""
-        calls = {id(c.command): c for c in self.ctx.environment.calls.calls_in(script)}
+    def _walk(self, script: Script) -> list[str] | None:
+        """The files the commands of the script's top level (and of the functions they call)
+        source or run; None where one is not known: not found, an `eval`, a command named by
+        an expansion (`"$@"`, `"step_$s"`), a program that reads the environment from a file
+        benchlint does not read (`envsubst`, `make`, `docker compose`), a Python file not
+        found."""
+        functions = self.ctx.environment.functions_at_end(script)
         targets: list[str] = []
         commands = [c for c in script.all_commands() if _owner(c) is None]
         while commands:
             command = commands.pop()
-            if command.base == "eval":
+            invocation = command.invocation
+            words = invocation.words
+            self.running.append(command)
+            if command.base == "eval" or invocation.base == "eval":
                 return None
+            if _reads_environment(invocation.base, [w.value for w in words[1:2]]):
+                return None
+            if _lists_environment(command, invocation.base, len(words)):
+                return None
+            call = self._call(command)
             for word in (command.base, *(w.value for w in command.words if w.static)):
-                definer = self.functions.get(word or "")
-                if definer is not None and (id(definer), word) not in self.called:
-                    self.called.add((id(definer), word or ""))
-                    commands.extend(c for c in definer.all_commands() if _owner(c) == word)
-                    if definer.path != script.path:
-                        more = self._calls_of(definer, word or "")
-                        if more is None:
-                            return None
-                        targets.extend(more)
-            call = calls.get(id(command))
-            if call is None:
-                continue
-            if id(command) == id(self.run.call.command):
-                continue  # (the script the route runs: given)
+                definer = functions.get(word or "")
+                if definer is None or (id(definer), word or "") in self.called:
+                    continue
+                self.called[id(definer), word or ""] = definer
+                commands.extend(c for c in definer.all_commands() if _owner(c) == word)
+            run = list(words)
+            if words and not words[0].static and call is None:
+                held = self._held(words[0])
+                if held is None:
+                    return None  # (a command named at run time: `"step_$s"`)
+                run = [w for items in held for w in items]
+            for path in _python_files(self.ctx, command.script, run):
+                if path is None:
+                    return None
+                self.python.setdefault(path)
+            if call is None or id(command) == id(self.run.call.command):
+                continue  # (the script the route runs is given)
             if id(command) in self.others or (not call.targets and call.known is not None):
                 continue  # (another script's command, not run on this route)
             if not call.targets:
@@ -320,27 +417,64 @@ class _Reading:
             targets.extend(call.targets)
         return targets
 
-    def _calls_of(self, definer: Script, function: str) -> list[str] | None:
-        """The files a library's function sources or runs."""
-        calls = self.ctx.environment.calls.calls_in(definer)
-        found: list[str] = []
-        for call in calls:
-            if _owner(call.command) != function:
-                continue
-            if not call.targets and call.known is None:
-                return None
-            found.extend(call.targets)
-        return found
+    def _held(self, first: Word) -> list[list[Word]] | None:
+        """The words a command named by a variable runs, as the files walked assign it
+        (`benchmark_cmd=(python3 x.py ...)`, then `"${benchmark_cmd[@]}"`); none for the
+        arguments (`"$@"`: the words of the calls, walked); None where it is not known."""
+        reads = first.reads()
+        if len(reads) != 1:
+            return None
+        name = reads[0].name
+        if name in ("@", "*"):
+            return []
+        found: list[list[Word]] = []
+        for script in self._texts():
+            for assignment in script.assignments:
+                if assignment.name != name or appends(assignment):
+                    continue
+                value = assignment.value
+                items = (value.items or [value]) if value is not None else []
+                if not items or not items[0].static:
+                    return None
+                found.append(list(items))
+        return found or None
 
-    def _mentioned(self, script: Script, pattern: re.Pattern[bytes]) -> bool:
+    def _call(self, command: Command) -> Call | None:
+        top = command.script.top
+        if id(top) not in self._calls:
+            calls = self.ctx.environment.calls.calls_in(top)
+            self._calls[id(top)] = {id(c.command): c for c in calls}
+        return self._calls[id(top)].get(id(command))
+
+    def _imports(self) -> bool:
+        """Add the repository's modules the Python files run import (False: one of them runs
+        a shell or a shell script, which may read anything; other programs it runs are not
+        followed)."""
+        todo = list(self.python)
+        while todo:
+            path = todo.pop()
+            source = self.ctx.ws.source(path)
+            if source is None:
+                return False
+            if _RUNS_PROGRAMS.search(source.data) and _RUNS_SHELL.search(source.data):
+                return False  # (a shell it runs reads the environment it is given)
+            for match in _IMPORT.finditer(source.data):
+                module = (match.group(1) or match.group(2)).decode()
+                for found in _modules(self.ctx, path, module):
+                    if found not in self.python:
+                        self.python[found] = None
+                        todo.append(found)
+        return True
+
+    def _mentioned(self, script: Script, pattern: re.Pattern[bytes], given: set[str]) -> bool:
         """Whether a command of the script that runs on the route (at its top level, or in a
         function called) reads one of the names; the names assignments give a value from them
-        are added."""
+        are added to `given`."""
         src = script.src
         if pattern.search(src) is None:
             return False
         spans = [(n.start_byte, n.end_byte, name) for name, n in script.functions.items()]
-        commands = script.commands
+        places = _Places(script)
         for match in pattern.finditer(src):
             at = match.start()
             inside = [s for s in spans if s[0] <= at < s[1]]
@@ -348,8 +482,37 @@ class _Reading:
             if not self._runs(script, function):
                 continue  # (a function nothing on the route calls; a file's top level only
                 # where the route sources or runs it)
-            if _reads_at(script, commands, at, self.names):
+            if places.reads_at(at, given, self._consumed):
                 return True
+        return False
+
+    def _consumed(self, writer: Command) -> bool:
+        """Whether what the command writes to a file is read back by another command that
+        runs (`echo "$SPEC_DECODING" > f`, then `cat f`; a config a server is given): not a
+        label; output to the terminal or a log nothing reads is one. Commands that only move,
+        copy or test files do not read it, nor does a call of a function (its body's commands
+        are looked at as commands of their own)."""
+        targets = [r.target for r in writer.redirects if r.operator in _WRITES]
+        if writer.base == "tee":
+            targets += [w for w in writer.args if not w.value.startswith("-")]
+        for target in targets:
+            if target.static and target.value in _NOWHERE:
+                continue
+            names = {r.name for r in target.reads()}
+            if names & _STEP_FILES:
+                return True  # (`>> "$GITHUB_ENV"`: the next steps read it)
+            calls = {function for _, function in self.called}  # (their bodies: walked)
+            for other in self.running:
+                if other is writer or other.base in _FILE_KEEPERS or other.base in calls:
+                    continue
+                if other.base in _WRITERS and _plain(other):
+                    continue
+                words = [*other.words, *(r.target for r in other.redirects if r.operator == "<")]
+                for word in words:
+                    if names and names & {r.name for r in word.reads()}:
+                        return True
+                    if not names and target.value and target.value in word.value:
+                        return True
         return False
 
     def _runs(self, script: Script, function: str | None) -> bool:
@@ -357,19 +520,6 @@ class _Reading:
         if function is None:
             return script.path in self.files
         return (id(script), function) in self.called
-
-    def _python_reads(self, pattern: re.Pattern[bytes]) -> bool:
-        """Whether a Python file of the repository that a command on the route runs mentions
-        one of the names (as `os.environ["SPEC_DECODING"]`: the environment it inherits)."""
-        ws = self.ctx.ws
-        for script in [*self.files.values(), *(d for d, _ in self._definers())]:
-            for command in script.all_commands():
-                if not self._runs(script, _owner(command)):
-                    continue
-                for path in _python_files(self.ctx, command):
-                    if ws.search(path, pattern):
-                        return True
-        return False
 
 
 def _owner(command: Command) -> str | None:
@@ -385,44 +535,86 @@ def _mentions(names: set[str]) -> re.Pattern[bytes]:
     return re.compile(rb"(?<![A-Za-z0-9_])(?:" + alternatives.encode() + rb")(?![A-Za-z0-9_])")
 
 
-def _reads_at(script: Script, commands: list[Command], at: int, names: set[str]) -> bool:
-    """Whether the mention of a name at this offset reads it (see the rule's doc); an
-    assignment from it adds its name to `names`."""
-    for command in commands:
-        for heredoc in command.heredocs:
+def _lists_environment(command: Command, base: str | None, words: int) -> bool:
+    """A command whose output lists the environment's names or values for another to read
+    (`compgen -e | grep SPEC_`, `$(env)`, `printenv | ...`): which it reads is not known."""
+    if base == "compgen":
+        return True
+    return (
+        base in ("env", "printenv", "export", "declare", "set")
+        and words == 1
+        and not (_plain(command))
+    )
+
+
+def _reads_environment(base: str | None, first: list[str]) -> bool:
+    """A program that reads variables a file it is given names (`envsubst < t.yaml`, a
+    Makefile's `$(SPEC_DECODING)`, a compose file's `${SPEC_DECODING}`)."""
+    if base in ("envsubst", "make", "gmake", "docker-compose"):
+        return True
+    return base in ("docker", "podman") and first[:1] == ["compose"]
+
+
+class _Places:
+    """Where a mention of a name falls in a script's commands, and what it does there."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.commands = script.commands
+        self.heredocs = [(h, c) for c in self.commands for h in c.heredocs if h.body is not None]
+
+    def reads_at(self, at: int, given: set[str], consumed: Callable[[Command], bool]) -> bool:
+        """Whether the mention at this offset reads the name (see the rule's doc); an
+        assignment from it adds the name it assigns to `given`. `consumed`: whether what a
+        command writes is read back."""
+        script = self.script
+        for heredoc, command in self.heredocs:
             body = heredoc.body
-            if body is not None and body.start_byte <= at < body.end_byte:
-                return heredoc.quoted is False and not (
-                    command.base in _COPIERS and _plain(command)
-                )
-    holding = [c for c in commands if c.node.start_byte <= at < c.node.end_byte]
-    if not holding:
-        line = script.src[script.src.rfind(b"\n", 0, at) + 1 : at]
-        return _COMMENT.match(line) is None  # (a `for` list, a `case` word: not placed)
-    command = min(holding, key=lambda c: c.node.end_byte - c.node.start_byte)
-    for assignment in command.assignments:
-        node = assignment.node
-        if node.start_byte <= at < node.end_byte:
-            if assignment.kind in ("dynamic", "arithmetic", "read"):
+            assert body is not None
+            if body.start_byte <= at < body.end_byte:
+                # (only an expanded body written out by `cat`/`tee` alone: a quoted one is text
+                # for a later run, one fed on, `cat <<EOF | python3`, is read there)
+                fed_on = b"|" in script.src[heredoc.node.start_byte : body.start_byte]
+                copied = command.base in _COPIERS and _plain(command) and not fed_on
+                return heredoc.quoted or not copied or consumed(command)
+        holding = [c for c in self.commands if c.node.start_byte <= at < c.node.end_byte]
+        if not holding:
+            line = script.src[script.src.rfind(b"\n", 0, at) + 1 : at]
+            return _COMMENT.match(line) is None  # (a `for` list, a `case` word: not placed)
+        command = min(holding, key=lambda c: c.node.end_byte - c.node.start_byte)
+        for assignment in command.assignments:
+            node = assignment.node
+            if node.start_byte <= at < node.end_byte:
+                if assignment.kind in ("dynamic", "arithmetic", "read"):
+                    return True
+                text = script.text_of(node)
+                if text.split("=", 1)[0].split("[", 1)[0].lstrip("+") != assignment.name:
+                    return True
+                if at < node.start_byte + len(assignment.name.encode()):
+                    return False  # (the name assigned: `SPEC_DECODING=...`)
+                given.add(assignment.name)
+                return False
+        for redirect in command.redirects:
+            node = redirect.target.node
+            if node.start_byte <= at < node.end_byte:
                 return True
-            text = script.text_of(node)
-            if text.split("=", 1)[0].split("[", 1)[0].lstrip("+") != assignment.name:
-                return True
-            name_end = node.start_byte + len(assignment.name.encode())
-            if at < name_end:
-                return False  # (the name assigned: `SPEC_DECODING=...`)
-            names.add(assignment.name)
-            return False
-    for redirect in command.redirects:
-        node = redirect.target.node
-        if node.start_byte <= at < node.end_byte:
-            return True
-    base = command.base
-    if base in _DECLARATIONS:
-        return False  # (`export SPEC_DECODING`: the name's attributes)
-    return not (base in _WRITERS and _plain(command) and not _sets_variable(command))
+        base = command.base
+        if base in _DECLARATIONS:
+            return False  # (`export SPEC_DECODING`: the name's attributes)
+        written = base in _WRITERS and _plain(command) and not _sets_variable(command)
+        return not written or consumed(command)
 
 
+# redirections that write a file
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
+# where written text goes nowhere a later command reads
+_NOWHERE = frozenset({"/dev/null", "/dev/stderr", "/dev/stdout", "/dev/tty"})
+# GitHub's files a step writes for the next steps
+_STEP_FILES = frozenset({"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_PATH"})
+# commands that name a file without reading what it holds
+_FILE_KEEPERS = frozenset(
+    {"mv", "cp", "rm", "ls", "test", "[", "mkdir", "touch", "chmod", "chown", "stat", "ln"}
+)
 # a line's text before a mention that puts it in a comment: `# ...`, or `cmd  # ...` with no
 # quote before the `#`
 _COMMENT = re.compile(rb"\s*#|[^'\"#]*\s#")
@@ -438,31 +630,82 @@ def _sets_variable(command: Command) -> bool:
 
 
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)?)?")
+# programs that run a Python file they are given (`torchrun x.py`, `uv run x.py`)
+_PYTHON_RUNNERS = frozenset({"torchrun", "accelerate", "deepspeed", "uv", "uvx", "mpirun"})
+# a Python module that runs other programs, and one of them a shell or a shell script
+_RUNS_PROGRAMS = re.compile(rb"\bsubprocess\b|\bos\.(?:system|popen|exec\w*|spawn\w*)\b")
+_RUNS_SHELL = re.compile(rb"\.sh\b|[\"'](?:/bin/)?(?:ba)?sh[\"']|shell\s*=\s*True|os\.system")
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import|import[ \t]+([\w.]+))", re.M)
+_EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|`[^`]*`")
 
 
-def _python_files(ctx: Context, command: Command) -> list[str]:
-    """The repository's Python files a command runs (`python3 x.py`, `python3 -m pkg.mod`),
-    where they can be told."""
-    invocation = command.invocation
-    base = invocation.base
-    if base is None or _PYTHON.fullmatch(base) is None:
-        return []
-    module = invocation.module
-    if module is not None:
-        tail = "/" + module.replace(".", "/")
-        return [
-            p
-            for p in ctx.ws.python_paths
-            if f"/{p}".endswith((f"{tail}.py", f"{tail}/__main__.py"))
-        ]
-    operand = next((w for w in invocation.args if not w.value.startswith("-")), None)
-    if operand is None:
-        return []
-    found = resolve(ctx.ws, command.script.top, operand.value, python=True, some=True) or []
-    if found:
-        return found
-    tail = re.split(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|`[^`]*`", operand.value)[-1]
-    if not tail.endswith(".py"):
-        return []
-    tail = "/" + posixpath.normpath(tail).lstrip("/")
-    return [p for p in ctx.ws.python_paths if f"/{p}".endswith(tail)]
+def _python_files(ctx: Context, script: Script, words: Sequence[Word]) -> list[str | None]:
+    """The repository's Python files a command of these words runs (`python3 x.py`,
+    `torchrun x.py`, `./x.py`, `python3 -m pkg.mod`, `retry python3 x.py`); None for a path
+    that names none and may name one of the repository (an expansion in it)."""
+    start = next((i for i, w in enumerate(words) if w.static and _runs_python(w.value)), None)
+    if start is None:
+        if not words or not words[0].value.endswith(".py"):
+            return []
+        start = 0
+    words = words[start:]
+    found: list[str | None] = []
+    if _PYTHON.fullmatch(posixpath.basename(words[0].value)):
+        operand = _operand(words[1:])
+        if isinstance(operand, str):  # (`-m pkg.mod`)
+            found.extend(_modules(ctx, "", operand))
+        elif operand is not None and not operand.value.endswith(".py"):
+            known = resolve(ctx.ws, script.top, operand.value, python=True, some=True) or []
+            found.extend(known if known or operand.static else [None])
+    for word in words:
+        value = word.value
+        if not value.endswith(".py"):
+            continue
+        known = resolve(ctx.ws, script.top, value, python=True, some=True) or []
+        if not known:
+            tail = _EXPANSION.split(value)[-1]
+            tail = "/" + posixpath.normpath(tail).lstrip("/")
+            known = [p for p in ctx.ws.python_paths if f"/{p}".endswith(tail)]
+        if not known and not word.static:
+            found.append(None)
+        found.extend(known)
+    return found
+
+
+def _runs_python(value: str) -> bool:
+    name = posixpath.basename(value)
+    return _PYTHON.fullmatch(name) is not None or name in _PYTHON_RUNNERS
+
+
+def _operand(words: Sequence[Word]) -> Word | str | None:
+    """What a Python interpreter runs: its first word that is not an option (past the options
+    that take a value), or the module of `-m`; None for `-c` and `-` (the code is in the
+    text)."""
+    index = 0
+    while index < len(words):
+        value = words[index].value
+        if value in ("-c", "-"):
+            return None
+        if value == "-m":
+            return words[index + 1].value if index + 1 < len(words) else None
+        if value.startswith("-m") and len(value) > 2:
+            return value[2:]
+        if value in ("-W", "-X", "-Q"):
+            index += 2
+            continue
+        if not value.startswith("-"):
+            return words[index]
+        index += 1
+    return None
+
+
+def _modules(ctx: Context, importer: str, module: str) -> list[str]:
+    """The repository's files a module name may be: `pkg/mod.py`, `pkg/mod/__init__.py` or
+    `pkg/mod/__main__.py` anywhere, or `mod.py` beside the importer."""
+    tail = "/" + module.replace(".", "/")
+    ends = (f"{tail}.py", f"{tail}/__init__.py", f"{tail}/__main__.py")
+    found = [p for p in ctx.ws.python_paths if f"/{p}".endswith(ends)]
+    if importer and not found:
+        beside = posixpath.join(posixpath.dirname(importer), module.split(".")[0] + ".py")
+        found = [beside] if ctx.ws.is_python(beside) else []
+    return found
