@@ -1284,6 +1284,23 @@ def _only_called(root: YNode) -> bool:
     return on.is_map and [k.value for k, _ in on.pairs if k.is_scalar] == ["workflow_call"]
 
 
+def never_started(ws: Workspace, path: str) -> bool:
+    """Whether a workflow starts only when another calls it (`on: workflow_call`) and no
+    workflow of the repository calls it (`uses: ./.github/workflows/x.yml`): none of its runs
+    happens yet."""
+    document = ws.yaml(path)
+    root = document.root if document is not None else None
+    if root is None or not root.is_map or not _only_called(root):
+        return False
+    for other in ws.glob(list(WORKFLOWS)):
+        caller = ws.yaml(other)
+        for _key, job, _ in job_steps(caller.root if caller is not None else None):
+            uses = job.get("uses")
+            if _scalar(uses) and uses.value.strip().removeprefix("./") == path:
+                return False
+    return True
+
+
 def _scalar(node: YNode | None) -> TypeGuard[YNode]:
     return node is not None and node.is_scalar
 

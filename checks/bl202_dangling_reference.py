@@ -198,7 +198,7 @@ from benchlint.releases import EmptyRecipeFile, ScriptRun, empty_recipe_file, sc
 from benchlint.shell.flow import Flow
 from benchlint.shell.model import Command, Script, Word, first_line
 from benchlint.wiring import Entry, RecipeRef, Route, Wiring
-from benchlint.workflow import WORKFLOWS, rejected_calls
+from benchlint.workflow import WORKFLOWS, never_started, rejected_calls
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YNode
 
@@ -582,11 +582,19 @@ def _rejected_calls(ctx: Context) -> Iterator[Finding]:
     """A workflow's call of a reusable workflow of the repository that GitHub rejects before any
     job of the calling workflow starts (see `rejected_calls`)."""
     paths = ctx.in_scope(ctx.ws.glob(list(WORKFLOWS)))
+    idle: dict[str, bool] = {}
     for location, what, subject in rejected_calls(ctx.ws, paths):
+        if location.path not in idle:
+            idle[location.path] = never_started(ctx.ws, location.path)
+        runs = (
+            "will fail: no workflow of the repository calls it yet"
+            if idle[location.path]
+            else "fails"
+        )
         yield Finding(
             "BL202",
             f"{what}: GitHub rejects {location.path} before any of its jobs starts, so every run "
-            "of it fails",
+            f"of it {runs}",
             location,
             subject=f"uses:{subject}",
         )

@@ -445,6 +445,24 @@ def test_a_call_github_rejects_before_any_job_starts_is_reported(tmp_path: Path)
     # the near misses: every input declared, the workflow there
     root = write_repo(tmp_path / "s", FILES)
     assert [f for f in run_lint(root, "BL202").findings if "sweep" in f.location.path] == []
+    # (h57 W4) a workflow only another starts, which none does yet: its runs will fail
+    called = sweep.replace(
+        "on:\n  schedule:\n    - cron: '0 0 * * *'\n  workflow_dispatch:\n    inputs:\n"
+        "      use_g7: {type: boolean, default: false}\n",
+        "on:\n  workflow_call:\n    inputs:\n      use_g7: {type: boolean, default: false}\n",
+    )
+    assert called != sweep
+    root = write_repo(tmp_path / "t", {**FILES, ".github/workflows/sweep.yml": called})
+    found = [f for f in run_lint(root, "BL202").findings if "sweep" in f.location.path]
+    assert found[0].message.endswith(
+        "GitHub rejects .github/workflows/sweep.yml before any of its jobs starts, so every run "
+        "of it will fail: no workflow of the repository calls it yet"
+    )
+    caller = "on: push\njobs:\n  all:\n    uses: ./.github/workflows/sweep.yml\n"
+    files = {**FILES, ".github/workflows/sweep.yml": called, ".github/workflows/ci.yml": caller}
+    root = write_repo(tmp_path / "u", files)
+    found = [f for f in run_lint(root, "BL202").findings if "sweep" in f.location.path]
+    assert found[0].message.endswith("so every run of it fails")
 
 
 def test_the_rows_of_a_matrix_of_mappings_are_told_apart_by_name(tmp_path: Path) -> None:
