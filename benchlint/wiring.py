@@ -103,6 +103,8 @@ class Entry:
     step: LauncherStep | None = None
     # such a call's inputs whose value is not known but cannot be empty (`WorkflowCall`)
     nonempty: frozenset[str] = frozenset()
+    # such a call's job's `if:`, where it surely holds for the call's inputs
+    condition: Location | None = None
 
 
 @dataclass(eq=False)
@@ -1253,6 +1255,7 @@ def _call_entry(call: WorkflowCall, step: LauncherStep) -> Entry | None:
         quoted=call.quoted,
         step=step,
         nonempty=call.nonempty,
+        condition=call.condition,
     )
     entry.elements.append(Element(entry, "", "with", call.location))
     return entry

@@ -1037,6 +1037,9 @@ class WorkflowCall:
     # dispatch starts, passed on (`model: ${{ inputs.model }}`), or a value with text around
     # its expressions (`org/${{ inputs.model }}`)
     nonempty: frozenset[str] = frozenset()
+    # the job's `if:`, where it surely holds for these inputs (a guard meant to skip them that
+    # does not: `inputs.isl == '1k'` for an isl of 1024)
+    condition: Location | None = None
 
     @property
     def name(self) -> str:
@@ -1117,9 +1120,12 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
                 condition = job.get("if")
                 if _scalar(condition) and _never(condition.value, typed, types):
                     continue  # (`if: ${{ inputs.use_h200 }}` where the caller passes false)
+                holds = _scalar(condition) and _surely_holds(condition.value, typed, types)
                 for row in _matrix_rows(job, path):
                     call = _call(path, key, job, called, typed, where, row, nonempty)
                     call.via = via
+                    if holds and condition is not None:
+                        call.condition = Location(path, condition.span)
                     if len(paths_of[key.value]) > 1:
                         call.job += f" of {posixpath.basename(path)}"
                     identity = (key.value, tuple(sorted(call.inputs.items())))
@@ -1268,6 +1274,19 @@ def _never(condition: str, typed: dict[str, Value], types: dict[str, str]) -> bo
         return False
     return all(
         evaluate(text, {**typed, **dict(zip(missing, values, strict=True))}) == "false"
+        for values in itertools.product((False, True), repeat=len(missing))
+    )
+
+
+def _surely_holds(condition: str, typed: dict[str, Value], types: dict[str, str]) -> bool:
+    """Whether a job's `if:` is true for these inputs, whatever value each boolean input not
+    known has (as `_never` decides false)."""
+    text = condition if "${{" in condition else "${{ " + condition + " }}"
+    missing = [name for name in input_names(text) if name not in typed]
+    if any(types.get(name) != "boolean" for name in missing) or len(missing) > 4:
+        return False
+    return all(
+        evaluate(text, {**typed, **dict(zip(missing, values, strict=True))}) == "true"
         for values in itertools.product((False, True), repeat=len(missing))
     )
 

@@ -515,13 +515,22 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                 "they were to run"
                 + wiring.assumption([located[n] for n in names if n in located], launcher),
                 Location(launcher, command.first_line_span),
-                related=tuple(
-                    Location(e.location.path, e.location.span, f"entry {e.name}")
-                    for e in (located[n] for n in names[:_NAMED] if n in located)
-                ),
+                related=_with_conditions([located[n] for n in names[:_NAMED] if n in located]),
                 subject="exit",  # (the entries are what it involves: a baseline sees them grow)
                 involves=tuple(names),
             )
+
+
+def _with_conditions(entries: list[Entry]) -> tuple[Location, ...]:
+    """Each entry, and the `if:` of a workflow call's job where it surely holds for the call
+    (a guard meant to keep the job from this launcher that does not: h57 W5)."""
+    found: list[Location] = []
+    for entry in entries:
+        found.append(Location(entry.location.path, entry.location.span, f"entry {entry.name}"))
+        if entry.condition is not None and entry.condition not in found:
+            where = entry.condition
+            found.append(Location(where.path, where.span, "its `if:` holds for these inputs"))
+    return tuple(found)
 
 
 def _empty_recipe_files(ctx: Context) -> Iterator[Finding]:

@@ -1223,3 +1223,33 @@ def test_layout_names_each_workflow_the_calls_come_from(tmp_path: Path) -> None:
         "from 2 workflows: .github/workflows/ma-tmpl.yml:9 (1 call), "
         ".github/workflows/mb-tmpl.yml:3 (1 call)"
     )
+
+
+def test_an_exit_a_calls_job_reaches_names_the_jobs_if_that_holds(tmp_path: Path) -> None:
+    """(h57 W5) A job's `if:` that surely holds for the call's inputs is named beside the entry
+    where an `exit` surely fails the job: the guard meant to keep it away does not (`isl ==
+    '1k'` for an isl of 1024); a job with no `if:` has none named."""
+    model = MODEL.replace("    if: ${{ inputs.use_h9 }}\n", "    if: ${{ inputs.isl != '1k' }}\n")
+    assert model != MODEL
+    launcher = 'if [ "$PRECISION" = "fp8" ]; then\n    exit 1\nfi\n' + LAUNCHER
+    files = {
+        **FILES,
+        ".github/workflows/ma-tmpl.yml": model,
+        "runners/launch_h9-aa.sh": launcher.replace("SUFFIX", "h9_slurm"),
+    }
+    root = write_repo(tmp_path / "r", files)
+    found = [f for f in run_lint(root, "BL202").findings if f.subject == "exit"]
+    assert [(f.location.path, f.location.span.line) for f in found] == [
+        ("runners/launch_h9-aa.sh", 2)
+    ]
+    assert [(r.path, r.span.line, r.span.column, r.label) for r in found[0].related] == [
+        (".github/workflows/ma-tmpl.yml", 9, 3, "entry bmk-h9-fp8 (called by ma-1k1k)"),
+        (".github/workflows/ma-tmpl.yml", 10, 9, "its `if:` holds for these inputs"),
+    ]
+    # the same without the `if:`: the entry alone
+    model = MODEL.replace("    if: ${{ inputs.use_h9 }}\n", "")
+    root = write_repo(tmp_path / "s", {**files, ".github/workflows/ma-tmpl.yml": model})
+    found = [f for f in run_lint(root, "BL202").findings if f.subject == "exit"]
+    assert [(r.path, r.span.line, r.label) for r in found[0].related] == [
+        (".github/workflows/ma-tmpl.yml", 9, "entry bmk-h9-fp8 (called by ma-1k1k)")
+    ]
