@@ -7,11 +7,13 @@ the registry of rules and the rules).
 from __future__ import annotations
 
 import functools
+import posixpath
 import re
 from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import TypeVar, cast
 
+from benchlint import profile
 from benchlint.environment import Environment
 from benchlint.finding import Finding, Location, Undecided
 from benchlint.launcher import RECIPE_VARIABLES
@@ -215,6 +217,32 @@ class Context:
         (`exec bash other.sh`) and the one it ends in, under every name they have."""
         launchers = [*(c.script.path for c in route.via), route.launcher.path]
         return (route.entry.path, *(a for p in launchers for a in self.ws.aliases(p)))
+
+    def twin_not_run(self, path: str) -> str | None:
+        """Why nothing runs a script made for a setting's value (`qwen_fp8_mi325x_mtp.sh`): the
+        script beside it without the value (`qwen_fp8_mi325x.sh`) is what routes reach, where
+        some entry sets the field to that value (BL121's other side); None otherwise."""
+        folder, name = posixpath.split(path)
+        values = {
+            element.fields[source["field"]].strip().lower(): source["field"]
+            for entry in self.wiring.entries
+            for element in entry.elements
+            for source in profile.ELEMENT_ENVIRONMENT.values()
+            if source["field"] in element.fields
+        }
+        for value, field_name in sorted(values.items()):
+            for added in (f"_{value}", f"-{value}", f"{value}_", f"{value}-"):
+                if added not in name.lower():
+                    continue
+                at = name.lower().index(added)
+                plain = posixpath.join(folder, name[:at] + name[at + len(added) :])
+                if plain != path and self.environment.routes(plain):
+                    return (
+                        f"its name is {plain}'s with `{added}` added: the launchers run that "
+                        f"one, and an entry's `{field_name}: {value}` may be meant for this one "
+                        "(BL121)"
+                    )
+        return None
 
     def route_in_scope(self, *paths: str | None) -> bool:
         """Whether a cross-file finding over these files can have a location in scope."""

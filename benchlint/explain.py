@@ -146,9 +146,10 @@ def _through_callers(ctx: Context, target: str) -> list[Explained]:
 def _unreached(ctx: Context, target: str) -> str:
     callers = ctx.environment.calls.callers_of(target)
     if not callers:
+        why = ctx.twin_not_run(target) or "it may be run by a path held in a variable"
         return (
             f"no launcher runs {target!r}, and no script of the repository runs or sources it, "
-            "by a path benchlint can follow (it may be run by a path held in a variable)"
+            f"by a path benchlint can follow ({why})"
         )
     shown = ", ".join(_call_text(c) for c in callers[:5]) + (", ..." if len(callers) > 5 else "")
     launchers = {c.caller.top.path for c in callers if ctx.wiring.is_launcher(c.caller.top.path)}

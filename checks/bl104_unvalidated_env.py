@@ -144,7 +144,6 @@ import posixpath
 import re
 from collections.abc import Iterator
 
-from benchlint import profile
 from benchlint.context import Context
 from benchlint.engines import Launch, array_name, assignments_of, launches
 from benchlint.environment import (
@@ -845,14 +844,7 @@ def _callers_note(ctx: Context, path: str) -> tuple[str, ...]:
     if starts and not all(s.idle for s in starts):
         return ()
     if not starts and not ctx.environment.caller_starts(path):
-        plain = _plain_twin(ctx, path)
-        why = (
-            f"its name is {plain[0]}'s with `{plain[1]}` added: the launchers run that one, "
-            f"and an entry's `{plain[2]}: {plain[1].strip('_-.')}` may be meant for this one "
-            "(BL121)"
-            if plain is not None
-            else "it may be run by a path held in a variable"
-        )
+        why = ctx.twin_not_run(path) or "it may be run by a path held in a variable"
         return (
             f"no script benchlint follows runs this script ({why}): what its caller passes "
             "is not known",
@@ -873,29 +865,6 @@ def _callers_note(ctx: Context, path: str) -> tuple[str, ...]:
             ),
         )
     return ()
-
-
-def _plain_twin(ctx: Context, path: str) -> tuple[str, str, str] | None:
-    """For a script made for a setting's value (`qwen_fp8_mi325x_mtp.sh`), the script beside it
-    without the value that routes reach (`qwen_fp8_mi325x.sh`), the part added (`_mtp`) and the
-    field, where some entry sets the field to that value."""
-    folder, name = posixpath.split(path)
-    values = {
-        element.fields[source["field"]].strip().lower(): source["field"]
-        for entry in ctx.wiring.entries
-        for element in entry.elements
-        for source in profile.ELEMENT_ENVIRONMENT.values()
-        if source["field"] in element.fields
-    }
-    for value, field_name in sorted(values.items()):
-        for added in (f"_{value}", f"-{value}", f"{value}_", f"{value}-"):
-            if added not in name.lower():
-                continue
-            at = name.lower().index(added)
-            plain = posixpath.join(folder, name[:at] + name[at + len(added) :])
-            if plain != path and ctx.environment.routes(plain):
-                return plain, added, field_name
-    return None
 
 
 def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str, int] | None:

@@ -375,3 +375,41 @@ def test_explain_through_the_cache_says_what_it_says_without(
     monkeypatch.setattr(benchlint.shell.model, "parse_tree", no_parse)
     code, second = _explain(launcher)
     assert code == 0 and fresh == first == second
+
+
+def test_explain_of_a_script_made_for_a_value_nothing_runs_names_the_plain_one(
+    tmp_path: Path,
+) -> None:
+    """(h57 W3) `qwen_mtp.sh`, which no launcher runs, beside `qwen.sh`, which the launcher runs
+    for an entry that sets `spec-decoding: mtp`: the reason points at BL121."""
+    workflow = (
+        "on:\n  workflow_call:\n    inputs:\n      spec-decoding: {type: string}\n"
+        "env:\n  SPEC_DECODING: ${{ inputs.spec-decoding }}\n"
+        "jobs:\n  b:\n    runs-on: x\n    steps:\n"
+        "      - run: bash ./runners/launch_${RUNNER_NAME%%_*}.sh\n"
+    )
+    entry = (
+        "qwen-mtp:\n  image: x\n  model: m\n  runner: mi325x\n  scenarios:\n"
+        "    fixed-seq-len:\n    - search-space:\n      - {tp: 8, spec-decoding: mtp}\n"
+    )
+    root = write_repo(
+        tmp_path,
+        {
+            ".github/workflows/benchmark-tmpl.yml": workflow,
+            ".github/configs/amd-master.yaml": entry,
+            ".github/configs/runners.yaml": "labels:\n  mi325x: [mi325x-amds_0]\n",
+            "runners/launch_mi325x-amds.sh": "bash benchmarks/qwen.sh\n",
+            "benchmarks/qwen.sh": "vllm serve m\n",
+            "benchmarks/qwen_mtp.sh": "vllm serve m --speculative-config '{}'\n",
+            "benchmarks/other.sh": "vllm serve m\n",
+        },
+    )
+    outcome = CliRunner().invoke(main, ["explain", "benchmarks/qwen_mtp.sh", "--root", str(root)])
+    assert outcome.exit_code == 2
+    assert (
+        "by a path benchlint can follow (its name is benchmarks/qwen.sh's with `_mtp` added: the "
+        "launchers run that one, and an entry's `spec-decoding: mtp` may be meant for this one "
+        "(BL121))"
+    ) in outcome.stderr
+    outcome = CliRunner().invoke(main, ["explain", "benchmarks/other.sh", "--root", str(root)])
+    assert "(it may be run by a path held in a variable)" in outcome.stderr
