@@ -1268,25 +1268,22 @@ def _never(condition: str, typed: dict[str, Value], types: dict[str, str]) -> bo
     """Whether a job's `if:` is false for these inputs, whatever value each boolean input not
     known has (`inputs.use_gb200 && !(inputs.isl == '1024' && ...)` is false for 1024 whatever
     use_gb200 is); not decided (False) where another input not known is read."""
-    text = condition if "${{" in condition else "${{ " + condition + " }}"
-    missing = [name for name in input_names(text) if name not in typed]
-    if any(types.get(name) != "boolean" for name in missing) or len(missing) > 4:
-        return False
-    return all(
-        evaluate(text, {**typed, **dict(zip(missing, values, strict=True))}) == "false"
-        for values in itertools.product((False, True), repeat=len(missing))
-    )
+    return _always_is(condition, typed, types, "false")
 
 
 def _surely_holds(condition: str, typed: dict[str, Value], types: dict[str, str]) -> bool:
     """Whether a job's `if:` is true for these inputs, whatever value each boolean input not
     known has (as `_never` decides false)."""
+    return _always_is(condition, typed, types, "true")
+
+
+def _always_is(condition: str, typed: dict[str, Value], types: dict[str, str], value: str) -> bool:
     text = condition if "${{" in condition else "${{ " + condition + " }}"
     missing = [name for name in input_names(text) if name not in typed]
     if any(types.get(name) != "boolean" for name in missing) or len(missing) > 4:
         return False
     return all(
-        evaluate(text, {**typed, **dict(zip(missing, values, strict=True))}) == "true"
+        evaluate(text, {**typed, **dict(zip(missing, values, strict=True))}) == value
         for values in itertools.product((False, True), repeat=len(missing))
     )
 
