@@ -5,20 +5,21 @@ Reports a launcher's command that runs a benchmark script for master-config entr
 search-space elements set a field the benchmark workflow passes the launcher as a variable
 (`spec-decoding: mtp`, as `SPEC_DECODING`) to a value other than the field's default (`none`),
 where the repository has a script for that value beside the one the command runs (its name
-with the value added: `qwen_fp8_mi325x_mtp.sh` beside `qwen_fp8_mi325x.sh`), and nothing those
-jobs run reads the variable:
+with the value added: `qwen_fp8_mi325x_mtp.sh` beside `qwen_fp8_mi325x.sh`), neither the
+launcher nor the script it runs names the variable (outside comments), and nothing benchlint
+follows from them reads it:
 
-- not the launcher, nor a launcher that hands the job over to it (`exec bash other.sh`);
-- not the script the command runs on their route, a script or library that one runs or
-  sources, or a function of those they call;
+- not a launcher that hands the job over to it (`exec bash other.sh`);
+- not a script or library they run or source, or a function of those they call;
 - not a Python file of the repository any of them runs, nor a module of the repository it
   imports.
 
-A read that only writes the value out counts for nothing: `echo`, `printf` or a `cat`/`tee`
-heredoc, to the terminal or to a file no other command reads back (the results' labels). Any
-other mention of the name counts as a read: a condition, an argument, a path, a name passed on
-(`-e SPEC_DECODING`), a heredoc fed to a program, or an assignment whose variable is itself
-read so.
+In those other files a read that only writes the value out counts for nothing: `echo`, `printf`
+or a `cat`/`tee` heredoc, to the terminal or to a file no other command names again (a
+library's results label). Any other mention of the name counts as a read: a condition, an
+argument, a path, a name passed on (`-e SPEC_DECODING`), a heredoc fed to a program, or an
+assignment whose variable is itself read so. What benchlint cannot follow keeps it silent (see
+Exceptions); the finding is a warning, as a read it does not see may still pick the value up.
 
 ## Why is this bad?
 The jobs run as if the field were left out, while the sweep files their results under the
@@ -103,10 +104,12 @@ Not reported, as what the jobs do with the setting is not known:
   variables a file names (`envsubst`, `make`, `docker compose`), a Python file not found, or
   one that runs a shell or a shell script.
 
-Not followed: the programs other than a shell that a Python file runs, and a function a call
-passes a written file's path to. A mention benchlint cannot place (in a `for` list or a `case`
-word) is taken as a read; one in a comment, or in a function nothing on the route calls, is
-not.
+Not seen, so a read there does not keep the finding away: what the programs a Python file runs
+read (other than a shell), a module it loads other than by `import` (`importlib`, `runpy`),
+a file written in a library and read back under another name or by a function its path is
+passed to, and what an earlier workflow step leaves in `GITHUB_ENV`. A mention benchlint
+cannot place (in a `for` list or a `case` word) is taken as a read; one in a comment, or in a
+function nothing on the route calls, is not.
 """
 
 from __future__ import annotations
@@ -140,7 +143,7 @@ _NAMED = 3  # entries named in a message
 @rule(
     "BL121",
     "setting-not-read",
-    Severity.ERROR,
+    Severity.WARNING,
     tags=("wiring", "environment"),
     precision="medium",
 )
@@ -301,9 +304,10 @@ class _Ignored:
         return Finding(
             "BL121",
             f"`{field_name}: {self.value}` of {_listed([e.name for e in entries])} reaches this "
-            f"line, which runs {runs} for them, and neither this launcher nor what it runs reads "
-            f"`{self.name}`: those jobs run as if it were `{default}`, and their results are "
-            f"filed as `{self.value}`" + ctx.wiring.assumption(entries, self.launcher),
+            f"line, which runs {runs} for them; neither this launcher nor that script names "
+            f"`{self.name}`, and nothing benchlint follows from them reads it: those jobs "
+            f"likely run as if it were `{default}`, while their results are filed as "
+            f"`{self.value}`" + ctx.wiring.assumption(entries, self.launcher),
             Location(self.launcher, word.span),
             related=tuple(
                 Location(e.location.path, e.location.span, f"{field_name}: {self.value}")
@@ -335,6 +339,16 @@ class _Reading:
         self._calls: dict[int, dict[int, Call]] = {}
 
     def reads(self, paths: tuple[str, ...]) -> bool | None:
+        named = _mentions({self.name})
+        for path in paths:  # (the files the claim is about: any mention there is a read)
+            script = self.ctx.ws.shell(path)
+            if script is None:
+                return None
+            src = script.src
+            for match in named.finditer(src):
+                line = src[src.rfind(b"\n", 0, match.start()) + 1 : match.start()]
+                if _COMMENT.match(line) is None:
+                    return True
         todo = list(paths)
         while todo:  # the files the route runs or sources, and the functions they call
             path = todo.pop(0)
@@ -574,7 +588,8 @@ class _Places:
             if body.start_byte <= at < body.end_byte:
                 # (only an expanded body written out by `cat`/`tee` alone: a quoted one is text
                 # for a later run, one fed on, `cat <<EOF | python3`, is read there)
-                fed_on = b"|" in script.src[heredoc.node.start_byte : body.start_byte]
+                operator = script.src[heredoc.node.start_byte : body.start_byte]
+                fed_on = _PIPE.search(operator) is not None
                 copied = command.base in _COPIERS and _plain(command) and not fed_on
                 return heredoc.quoted or not copied or consumed(command)
         holding = [c for c in self.commands if c.node.start_byte <= at < c.node.end_byte]
@@ -615,6 +630,8 @@ _STEP_FILES = frozenset({"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "
 _FILE_KEEPERS = frozenset(
     {"mv", "cp", "rm", "ls", "test", "[", "mkdir", "touch", "chmod", "chown", "stat", "ln"}
 )
+# a pipe (not `||`) between a heredoc's operator and its body: `cat <<EOF | python3`
+_PIPE = re.compile(rb"(?<!\|)\|(?!\|)")
 # a line's text before a mention that puts it in a comment: `# ...`, or `cmd  # ...` with no
 # quote before the `#`
 _COMMENT = re.compile(rb"\s*#|[^'\"#]*\s#")
@@ -656,7 +673,7 @@ def _python_files(ctx: Context, script: Script, words: Sequence[Word]) -> list[s
             found.extend(_modules(ctx, "", operand))
         elif operand is not None and not operand.value.endswith(".py"):
             known = resolve(ctx.ws, script.top, operand.value, python=True, some=True) or []
-            found.extend(known if known or operand.static else [None])
+            found.extend(known or [None])  # (a file not found: what it reads is not known)
     for word in words:
         value = word.value
         if not value.endswith(".py"):
@@ -666,7 +683,7 @@ def _python_files(ctx: Context, script: Script, words: Sequence[Word]) -> list[s
             tail = _EXPANSION.split(value)[-1]
             tail = "/" + posixpath.normpath(tail).lstrip("/")
             known = [p for p in ctx.ws.python_paths if f"/{p}".endswith(tail)]
-        if not known and not word.static:
+        if not known:
             found.append(None)
         found.extend(known)
     return found
