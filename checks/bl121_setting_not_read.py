@@ -105,9 +105,12 @@ Not reported, as what the jobs do with the setting is not known:
   one that runs a shell or a shell script.
 
 Not seen, so a read there does not keep the finding away: what the programs a Python file runs
-read (other than a shell), a module it loads other than by `import` (`importlib`, `runpy`),
-a file written in a library and read back under another name or by a function its path is
-passed to, and what an earlier workflow step leaves in `GITHUB_ENV`. A mention benchlint
+read (other than a shell), a file written in a library and read back under another name or by
+a function its path is passed to, a variable read by a name made at run time in a library
+(`${!var}`, `printenv "$k"`), a program that reads the whole environment by itself (perl's
+`%ENV`), a function or array a library defines again after it is used, and what an earlier
+workflow step leaves in `GITHUB_ENV` or a file. A Python file that loads modules by name
+(`importlib`, `runpy`, `exec`) or lists the environment keeps it silent. A mention benchlint
 cannot place (in a `for` list or a `case` word) is taken as a read; one in a comment, or in a
 function nothing on the route calls, is not.
 """
@@ -128,6 +131,7 @@ from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, runs_srtctl, scripts_run
 from benchlint.shell.expand import UNSET
+from benchlint.shell.invocation import SHELLS
 from benchlint.shell.model import Command, Script, Word
 from benchlint.wiring import Element, Entry, Route
 
@@ -180,9 +184,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 paths = (*(c.script.top.path for c in route.via), last, run.scripts[0])
                 # (the launcher's other commands that run scripts, which do not run here)
                 others = frozenset(id(r.call.command) for r in scripts_run(ctx, route))
-                key = (paths, others, id(run.call), name)
+                key: tuple[object, ...] = (paths, others, id(run.call), name)
+                copies = _step_copies(route, name, source["field"])
+                key = (*key, *sorted(copies))
                 if key not in verdicts:
-                    verdicts[key] = _Reading(ctx, name, run, others).reads(paths)
+                    verdicts[key] = _Reading(ctx, name, run, others, copies).reads(paths)
                 if verdicts[key] is False:
                     ignored = found.setdefault(
                         (id(run.call), name, value), _Ignored(run, last, name, value)
@@ -242,6 +248,8 @@ def _step_reads(ctx: Context, route: Route, name: str, field_name: str) -> bool:
             named = name in expression or field_name in expression
             if other != name and named and not _REFERENCE.fullmatch(expression.strip()):
                 return True
+            if expression.strip().startswith("steps."):
+                return True  # (what an earlier step worked out: from it, maybe)
     run = _run_text(ctx, step.location)
     return name in run or field_name in run
 
@@ -249,6 +257,22 @@ def _step_reads(ctx: Context, route: Route, name: str, field_name: str) -> bool:
 # a workflow expression, and one that only reads a value (`inputs.spec-decoding`)
 _EXPRESSIONS = re.compile(r"\$\{\{(.*?)\}\}", re.S)
 _REFERENCE = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[[^\]]*\])*")
+
+
+def _step_copies(route: Route, name: str, field_name: str) -> set[str]:
+    """The step's `env:` names whose value is the setting itself, under another name
+    (`SPEC_METHOD: ${{ inputs.spec-decoding }}`): read as it is."""
+    step = route.step
+    if step is None:
+        return set()
+    return {
+        other
+        for other, text in step.values.items()
+        if other != name
+        and (m := _EXPRESSIONS.fullmatch(text.strip())) is not None
+        and _REFERENCE.fullmatch(m.group(1).strip())
+        and (name in m.group(1) or field_name in m.group(1))
+    }
 
 
 def _run_text(ctx: Context, where: Location) -> str:
@@ -327,9 +351,17 @@ def _listed(names: list[str]) -> str:
 class _Reading:
     """Whether anything a route runs from its launcher reads a variable (None: not known)."""
 
-    def __init__(self, ctx: Context, name: str, run: ScriptRun, others: frozenset[int]) -> None:
+    def __init__(
+        self,
+        ctx: Context,
+        name: str,
+        run: ScriptRun,
+        others: frozenset[int],
+        copies: set[str] | None = None,
+    ) -> None:
         self.ctx = ctx
         self.name = name
+        self.copies = copies or set()  # the same value under other names (the step's)
         self.run = run
         self.others = others  # the launcher's commands that run scripts, not run on the route
         self.files: dict[str, Script] = {}  # the files whose top level runs
@@ -339,7 +371,7 @@ class _Reading:
         self._calls: dict[int, dict[int, Call]] = {}
 
     def reads(self, paths: tuple[str, ...]) -> bool | None:
-        named = _mentions({self.name})
+        named = _mentions({self.name, *self.copies})
         for path in paths:  # (the files the claim is about: any mention there is a read)
             script = self.ctx.ws.shell(path)
             if script is None:
@@ -365,14 +397,16 @@ class _Reading:
         if not self._imports():
             return None
         # each mention of the name, then of the names assignments give its value, and so on
-        names, pending = {self.name}, {self.name}
+        names = {self.name, *self.copies}
+        pending = set(names)
         while pending:
             pattern = _mentions(pending)
             given: set[str] = set()
             for script in self._texts():
                 if self._mentioned(script, pattern, given):
                     return True
-            if any(self.ctx.ws.search(path, pattern) is not False for path in self.python):
+            lowered = re.compile(pattern.pattern, re.IGNORECASE)  # (pydantic's settings)
+            if any(self.ctx.ws.search(path, lowered) is not False for path in self.python):
                 return True  # (as `os.environ["SPEC_DECODING"]`: the environment it inherits)
             pending = given - names
             names |= pending
@@ -401,7 +435,7 @@ class _Reading:
             self.running.append(command)
             if command.base == "eval" or invocation.base == "eval":
                 return None
-            if _reads_environment(invocation.base, [w.value for w in words[1:2]]):
+            if _reads_environment(invocation.base, [w.value for w in words[1:]]):
                 return None
             if _lists_environment(command, invocation.base, len(words)):
                 return None
@@ -414,7 +448,7 @@ class _Reading:
                 commands.extend(c for c in definer.all_commands() if _owner(c) == word)
             run = list(words)
             if words and not words[0].static and call is None:
-                held = self._held(words[0])
+                held = self._held(words[0], command.script)
                 if held is None:
                     return None  # (a command named at run time: `"step_$s"`)
                 run = [w for items in held for w in items]
@@ -431,7 +465,7 @@ class _Reading:
             targets.extend(call.targets)
         return targets
 
-    def _held(self, first: Word) -> list[list[Word]] | None:
+    def _held(self, first: Word, script: Script) -> list[list[Word]] | None:
         """The words a command named by a variable runs, as the files walked assign it
         (`benchmark_cmd=(python3 x.py ...)`, then `"${benchmark_cmd[@]}"`); none for the
         arguments (`"$@"`: the words of the calls, walked); None where it is not known."""
@@ -442,16 +476,30 @@ class _Reading:
         if name in ("@", "*"):
             return []
         found: list[list[Word]] = []
+        added: list[Word] = []  # (`cmd+=(x.py --tp 8)`: part of every value)
         for script in self._texts():
             for assignment in script.assignments:
-                if assignment.name != name or appends(assignment):
+                if assignment.name != name:
                     continue
                 value = assignment.value
                 items = (value.items or [value]) if value is not None else []
+                if appends(assignment):
+                    added += items
+                    continue
                 if not items or not items[0].static:
-                    return None
+                    return None  # (`read -a cmd`, `cmd=("$PY" x.py)`: not known)
                 found.append(list(items))
-        return found or None
+        if not found:
+            return None
+        held = [[*items, *added] for items in found]
+        for words in held:  # (a shell, a script or a function it runs: not followed)
+            program = next((w.value for w in words if not w.value.startswith("-")), "")
+            if posixpath.basename(program) in SHELLS or program.endswith(".sh"):
+                return None
+            functions = self.ctx.environment.functions_at_end(script.top)
+            if program in functions or any(program in t.functions for t in self._texts()):
+                return None
+        return held
 
     def _call(self, command: Command) -> Call | None:
         top = command.script.top
@@ -472,8 +520,9 @@ class _Reading:
                 return False
             if _RUNS_PROGRAMS.search(source.data) and _RUNS_SHELL.search(source.data):
                 return False  # (a shell it runs reads the environment it is given)
-            for match in _IMPORT.finditer(source.data):
-                module = (match.group(1) or match.group(2)).decode()
+            if _LOADS_OR_LISTS.search(source.data):
+                return False  # (a module loaded by name, the environment read by listing it)
+            for module in _imported(source.data):
                 for found in _modules(self.ctx, path, module):
                     if found not in self.python:
                         self.python[found] = None
@@ -564,9 +613,9 @@ def _lists_environment(command: Command, base: str | None, words: int) -> bool:
 def _reads_environment(base: str | None, first: list[str]) -> bool:
     """A program that reads variables a file it is given names (`envsubst < t.yaml`, a
     Makefile's `$(SPEC_DECODING)`, a compose file's `${SPEC_DECODING}`)."""
-    if base in ("envsubst", "make", "gmake", "docker-compose"):
+    if base in ("envsubst", "make", "gmake", "docker-compose", "just"):
         return True
-    return base in ("docker", "podman") and first[:1] == ["compose"]
+    return base in ("docker", "podman") and "compose" in first
 
 
 class _Places:
@@ -590,7 +639,12 @@ class _Places:
                 # for a later run, one fed on, `cat <<EOF | python3`, is read there)
                 operator = script.src[heredoc.node.start_byte : body.start_byte]
                 fed_on = _PIPE.search(operator) is not None
-                copied = command.base in _COPIERS and _plain(command) and not fed_on
+                copied = (
+                    command.base in _COPIERS
+                    and _plain(command)
+                    and not fed_on
+                    and _written_away(command)
+                )
                 return heredoc.quoted or not copied or consumed(command)
         holding = [c for c in self.commands if c.node.start_byte <= at < c.node.end_byte]
         if not holding:
@@ -617,7 +671,7 @@ class _Places:
         if base in _DECLARATIONS:
             return False  # (`export SPEC_DECODING`: the name's attributes)
         written = base in _WRITERS and _plain(command) and not _sets_variable(command)
-        return not written or consumed(command)
+        return not written or not _written_away(command) or consumed(command)
 
 
 # redirections that write a file
@@ -637,6 +691,25 @@ _PIPE = re.compile(rb"(?<!\|)\|(?!\|)")
 _COMMENT = re.compile(rb"\s*#|[^'\"#]*\s#")
 
 
+def _written_away(command: Command) -> bool:
+    """Whether the command's output goes to a file, the error stream or nowhere, not to a
+    standard output its caller may read (`flag=$(spec_args)`, `$(bash helper.sh)`)."""
+    if command.base == "tee" and any(not w.value.startswith("-") for w in command.args):
+        return True
+    for redirect in command.redirects:
+        target = redirect.target
+        if redirect.operator in _WRITES and not (target.static and target.value == "/dev/stdout"):
+            return True
+        if redirect.operator == ">&" and target.value == "2":
+            return True
+    return _to_stderr(command)
+
+
+def _to_stderr(command: Command) -> bool:
+    text = command.script.text_of(command.node)
+    return bool(re.search(r"(?:^|\s)(?:1?>&2|>\s*/dev/stderr)(?:\s|$)", text))
+
+
 def _plain(command: Command) -> bool:
     """A command whose output is not read by another (not in a pipeline or a substitution)."""
     return not command.piped and command.apart is None and command.subshell is None
@@ -652,7 +725,16 @@ _PYTHON_RUNNERS = frozenset({"torchrun", "accelerate", "deepspeed", "uv", "uvx",
 # a Python module that runs other programs, and one of them a shell or a shell script
 _RUNS_PROGRAMS = re.compile(rb"\bsubprocess\b|\bos\.(?:system|popen|exec\w*|spawn\w*)\b")
 _RUNS_SHELL = re.compile(rb"\.sh\b|[\"'](?:/bin/)?(?:ba)?sh[\"']|shell\s*=\s*True|os\.system")
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import|import[ \t]+([\w.]+))", re.M)
+_IMPORT = re.compile(
+    rb"(?:^|;)[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)"
+    rb"|import[ \t]+([\w., \t]+))",
+    re.M,
+)
+# a module loaded by a name made at run time, or the environment read by listing it
+_LOADS_OR_LISTS = re.compile(
+    rb"\bimportlib\b|\b__import__\b|\brunpy\b|\bexec\(|os\.environ\.(?:items|keys)\b"
+    rb"|dict\(os\.environ\)|in\s+os\.environ\b"
+)
 _EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|`[^`]*`")
 
 
@@ -714,6 +796,21 @@ def _operand(words: Sequence[Word]) -> Word | str | None:
             return words[index]
         index += 1
     return None
+
+
+def _imported(data: bytes) -> list[str]:
+    """The modules a Python file imports: `import a, b`, `from a import b` (a, and a.b where
+    it is a module), `from .a import b` (beside the file)."""
+    found: list[str] = []
+    for match in _IMPORT.finditer(data):
+        if match.group(3) is not None:
+            found += [n.split()[0] for n in match.group(3).decode().split(",") if n.strip()]
+            continue
+        package = match.group(1).decode().lstrip(".")
+        names = [n.split()[0] for n in match.group(2).decode().split(",") if n.strip()]
+        found += [package] if package else []
+        found += [f"{package}.{n}" if package else n for n in names]
+    return found
 
 
 def _modules(ctx: Context, importer: str, module: str) -> list[str]:
