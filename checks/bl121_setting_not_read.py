@@ -184,9 +184,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 paths = (*(c.script.top.path for c in route.via), last, run.scripts[0])
                 # (the launcher's other commands that run scripts, which do not run here)
                 others = frozenset(id(r.call.command) for r in scripts_run(ctx, route))
-                key: tuple[object, ...] = (paths, others, id(run.call), name)
                 copies = _step_copies(route, name, source["field"])
-                key = (*key, *sorted(copies))
+                key = (paths, others, id(run.call), name, *sorted(copies))
                 if key not in verdicts:
                     verdicts[key] = _Reading(ctx, name, run, others, copies).reads(paths)
                 if verdicts[key] is False:
@@ -422,9 +421,9 @@ class _Reading:
     def _walk(self, script: Script) -> list[str] | None:
         """The files the commands of the script's top level (and of the functions they call)
         source or run; None where one is not known: not found, an `eval`, a command named by
-        an expansion (`"$@"`, `"step_$s"`), a program that reads the environment from a file
-        benchlint does not read (`envsubst`, `make`, `docker compose`), a Python file not
-        found."""
+        an expansion (`"step_$s"`; `"$@"` runs the words of its callers, which are walked), a
+        program that reads the environment from a file benchlint does not read (`envsubst`,
+        `make`, `docker compose`), a listing of the environment, a Python file not found."""
         functions = self.ctx.environment.functions_at_end(script)
         targets: list[str] = []
         commands = [c for c in script.all_commands() if _owner(c) is None]
