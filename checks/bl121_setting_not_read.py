@@ -104,21 +104,29 @@ Not reported, as what the jobs do with the setting is not known:
   variables a file names (`envsubst`, `make`, `docker compose`), a Python file not found, or
   one that runs a shell or a shell script.
 
-Not seen, so a read there does not keep the finding away: what the programs a Python file runs
-read (other than a shell), a file written in a library and read back under another name or by
-a function its path is passed to, a variable read by a name made at run time in a library
-(`${!var}`, `printenv "$k"`), a program that reads the whole environment by itself (perl's
-`%ENV`), a function or array a library defines again after it is used, and what an earlier
-workflow step leaves in `GITHUB_ENV` or a file. A Python file that loads modules by name
-(`importlib`, `runpy`, `exec`) or lists the environment keeps it silent. A mention benchlint
-cannot place (in a `for` list or a `case` word) is taken as a read; one in a comment, or in a
-function nothing on the route calls, is not.
+Not seen, so a read there does not keep the finding away:
+- what the programs a Python file runs read (other than a shell);
+- a file written in a library and read back under another name, by a redirection (`done < f`,
+  `$(< f)`) or by a Python file; one a function writes to a path it is given (`write_config
+  "$CFG"`), or whose path a Python file takes from the environment;
+- a config file a Python file loads that reads the environment itself (OmegaConf's `oc.env`);
+- a variable read in a library by a name made at run time (`${!var}`, `printenv "$k"`);
+- a program that reads the whole environment by itself (perl's `%ENV`, a console script
+  installed from the repository);
+- a function or array a library defines again after it is used;
+- a workflow `env:` value that puts the setting into a text (`--spec=${{ inputs.spec-decoding
+  }}`), taken as a label, as a results file's name is;
+- what an earlier workflow step leaves in `GITHUB_ENV` or a file.
+
+A Python file that loads modules by name (`importlib`, `runpy`, `exec`), hands the environment
+over whole (`expandvars`, a template given `os.environ`) or lists it keeps it silent.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -323,11 +331,12 @@ class _Ignored:
         default = profile.ELEMENT_ENVIRONMENT[self.name]["default"]
         word = self.run.call.word
         runs = _listed([f"{s} ({t} is there)" for s, t in sorted(self.scripts.items())])
-        first = min(self.scripts.items())[1]
+        those = "that script" if len(self.scripts) == 1 else "those scripts"
+        twins = _listed(sorted(self.scripts.values()))
         return Finding(
             "BL121",
             f"`{field_name}: {self.value}` of {_listed([e.name for e in entries])} reaches this "
-            f"line, which runs {runs} for them; neither this launcher nor that script names "
+            f"line, which runs {runs} for them; neither this launcher nor {those} names "
             f"`{self.name}`, and nothing benchlint follows from them reads it: those jobs "
             f"likely run as if it were `{default}`, while their results are filed as "
             f"`{self.value}`" + ctx.wiring.assumption(entries, self.launcher),
@@ -336,7 +345,7 @@ class _Ignored:
                 Location(e.location.path, e.location.span, f"{field_name}: {self.value}")
                 for e in self.elements[:_NAMED]
             ),
-            help=f"pick the script by `{self.name}`, so that these jobs run {first}",
+            help=f"pick the script by `{self.name}`, so that these jobs run {twins}",
             subject=f"{self.name}={self.value}:{word.value}",
             involves=tuple(e.name for e in entries),
         )
@@ -368,6 +377,7 @@ class _Reading:
         self.python: dict[str, None] = {}  # the repository's Python files run
         self.running: list[Command] = []  # the commands that run (of top levels and bodies)
         self._calls: dict[int, dict[int, Call]] = {}
+        self._index: tuple[Counter[str], str, dict[int, tuple[set[str], list[str]]]] | None = None
 
     def reads(self, paths: tuple[str, ...]) -> bool | None:
         named = _mentions({self.name, *self.copies})
@@ -393,6 +403,12 @@ class _Reading:
             if more is None:
                 return None
             todo.extend(more)
+            if not todo:  # (a function a file defines, called where that file's definitions
+                # are not the caller's: `bash -c "source lib.sh && serve"`; any call counts)
+                late = self._late_calls()
+                if late is None:
+                    return None
+                todo.extend(late)
         if not self._imports():
             return None
         # each mention of the name, then of the names assignments give its value, and so on
@@ -418,6 +434,23 @@ class _Reading:
             found.setdefault(id(definer), definer)
         return list(found.values())
 
+    def _late_calls(self) -> list[str] | None:
+        """The files sourced or run by the bodies of functions a walked file defines that a
+        command walked names but did not reach through its own file's definitions."""
+        everywhere: dict[str, Script] = {}
+        for script in self.files.values():
+            for name in script.functions:
+                everywhere.setdefault(name, script)
+        bodies: list[Command] = []
+        for command in list(self.running):
+            for word in (command.base, *(w.value for w in command.words if w.static)):
+                definer = everywhere.get(word or "")
+                if definer is None or (id(definer), word or "") in self.called:
+                    continue
+                self.called[id(definer), word or ""] = definer
+                bodies.extend(c for c in definer.all_commands() if _owner(c) == word)
+        return self._walk_commands(bodies, everywhere) if bodies else []
+
     def _walk(self, script: Script) -> list[str] | None:
         """The files the commands of the script's top level (and of the functions they call)
         source or run; None where one is not known: not found, an `eval`, a command named by
@@ -425,8 +458,13 @@ class _Reading:
         program that reads the environment from a file benchlint does not read (`envsubst`,
         `make`, `docker compose`), a listing of the environment, a Python file not found."""
         functions = self.ctx.environment.functions_at_end(script)
-        targets: list[str] = []
         commands = [c for c in script.all_commands() if _owner(c) is None]
+        return self._walk_commands(commands, functions)
+
+    def _walk_commands(
+        self, commands: list[Command], functions: dict[str, Script]
+    ) -> list[str] | None:
+        targets: list[str] = []
         while commands:
             command = commands.pop()
             invocation = command.invocation
@@ -563,19 +601,40 @@ class _Reading:
             names = {r.name for r in target.reads()}
             if names & _STEP_FILES:
                 return True  # (`>> "$GITHUB_ENV"`: the next steps read it)
+            counts, joined, own = self._reading_words()
+            mine = own.get(id(writer), (set(), []))
+            if any(counts[n] > (n in mine[0]) for n in names):
+                return True
+            value = target.value
+            if not names and value and joined.count(value) > sum(t.count(value) for t in mine[1]):
+                return True
+        return False
+
+    def _reading_words(
+        self,
+    ) -> tuple[Counter[str], str, dict[int, tuple[set[str], list[str]]]]:
+        """What the commands that may read a file back read, counted once: how many of them
+        read each name, their words' texts joined, and each one's own (to leave the writer
+        out). Those are every command that runs but those that only move, copy or test files,
+        calls of functions walked, and writers of their own."""
+        if self._index is None:
             calls = {function for _, function in self.called}  # (their bodies: walked)
+            counts: Counter[str] = Counter()
+            texts: list[str] = []
+            own: dict[int, tuple[set[str], list[str]]] = {}
             for other in self.running:
-                if other is writer or other.base in _FILE_KEEPERS or other.base in calls:
+                if other.base in _FILE_KEEPERS or other.base in calls:
                     continue
                 if other.base in _WRITERS and _plain(other):
                     continue
                 words = [*other.words, *(r.target for r in other.redirects if r.operator == "<")]
-                for word in words:
-                    if names and names & {r.name for r in word.reads()}:
-                        return True
-                    if not names and target.value and target.value in word.value:
-                        return True
-        return False
+                read = {r.name for w in words for r in w.reads()}
+                values = [w.value for w in words]
+                counts.update(read)
+                texts += values
+                own[id(other)] = (read, values)
+            self._index = (counts, "\0".join(texts), own)
+        return self._index
 
     def _runs(self, script: Script, function: str | None) -> bool:
         """Whether the route runs the script's top level (None) or this function of it."""
@@ -720,19 +779,23 @@ def _sets_variable(command: Command) -> bool:
 
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)?)?")
 # programs that run a Python file they are given (`torchrun x.py`, `uv run x.py`)
-_PYTHON_RUNNERS = frozenset({"torchrun", "accelerate", "deepspeed", "uv", "uvx", "mpirun"})
+_PYTHON_RUNNERS = frozenset(
+    {"torchrun", "accelerate", "deepspeed", "uv", "uvx", "mpirun", "pytest"}
+)
 # a Python module that runs other programs, and one of them a shell or a shell script
-_RUNS_PROGRAMS = re.compile(rb"\bsubprocess\b|\bos\.(?:system|popen|exec\w*|spawn\w*)\b")
+_RUNS_PROGRAMS = re.compile(rb"subprocess|\bos\.(?:system|popen|exec\w*|spawn\w*)\b")
 _RUNS_SHELL = re.compile(rb"\.sh\b|[\"'](?:/bin/)?(?:ba)?sh[\"']|shell\s*=\s*True|os\.system")
 _IMPORT = re.compile(
-    rb"(?:^|;)[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)"
+    rb"(?:^|;)[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[\w., \t*]+)"
     rb"|import[ \t]+([\w., \t]+))",
     re.M,
 )
 # a module loaded by a name made at run time, or the environment read by listing it
 _LOADS_OR_LISTS = re.compile(
-    rb"\bimportlib\b|\b__import__\b|\brunpy\b|\bexec\(|os\.environ\.(?:items|keys)\b"
-    rb"|dict\(os\.environ\)|in\s+os\.environ\b"
+    rb"\bimportlib\b|\b__import__\b|\brunpy\b|\bexec\("
+    # (the environment handed over whole: `expandvars`, `Template(...).substitute(os.environ)`,
+    # `os.environ.items()`; not one variable of it, `os.environ["X"]`, `os.environ.get("X")`)
+    rb"|\bexpandvars\b|\boc\.env\b|os\.environ(?!\s*(?:\[|\.get\b|\.setdefault\b|\.pop\b))"
 )
 _EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|`[^`]*`")
 
@@ -806,7 +869,8 @@ def _imported(data: bytes) -> list[str]:
             found += [n.split()[0] for n in match.group(3).decode().split(",") if n.strip()]
             continue
         package = match.group(1).decode().lstrip(".")
-        names = [n.split()[0] for n in match.group(2).decode().split(",") if n.strip()]
+        listed = match.group(2).decode().strip("()")
+        names = [n.split()[0] for n in listed.split(",") if n.strip() and n.strip() != "*"]
         found += [package] if package else []
         found += [f"{package}.{n}" if package else n for n in names]
     return found
