@@ -525,10 +525,12 @@ def _with_conditions(entries: list[Entry]) -> tuple[Location, ...]:
     """Each entry, and the `if:` of a workflow call's job where it surely holds for the call
     (a guard meant to keep the job from this launcher that does not: h57 W5)."""
     found: list[Location] = []
+    named: set[Location] = set()  # (the rows of one job's matrix share its `if:`)
     for entry in entries:
         found.append(Location(entry.location.path, entry.location.span, f"entry {entry.name}"))
-        if entry.condition is not None and entry.condition not in found:
-            where = entry.condition
+        where = entry.condition
+        if where is not None and where not in named:
+            named.add(where)
             found.append(Location(where.path, where.span, "its `if:` holds for these inputs"))
     return tuple(found)
 
