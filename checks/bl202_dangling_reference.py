@@ -525,7 +525,7 @@ def _with_conditions(entries: list[Entry]) -> tuple[Location, ...]:
     """Each entry, and the `if:` of a workflow call's job where it surely holds for the call
     (a guard meant to keep the job from this launcher that does not: h57 W5)."""
     found: list[Location] = []
-    named: set[Location] = set()  # (the rows of one job's matrix share its `if:`)
+    named: set[Location] = set()  # (the rows of one job's matrix have one `if:`)
     for entry in entries:
         found.append(Location(entry.location.path, entry.location.span, f"entry {entry.name}"))
         where = entry.condition
