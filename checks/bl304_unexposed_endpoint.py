@@ -591,8 +591,10 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     probes = _probes(script, interpreters)
     unguarded = [probe for probe in probes if not _guarded_by_server_type(probe)]
     alternatives = _alternatives(unguarded)
+    partners = _partners(unguarded)
     for probe in unguarded:
         others = alternatives.get(id(probe), [])
+        paired = partners.get(id(probe), [])
         lacking = None
         launched = _launch_server(probe.command.script, probe) or _launch_server(script, probe)
         if launched is not None:
@@ -604,9 +606,13 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 continue  # the program reads another metric this server publishes
             if problem is None and server is not None:
                 lacking = _launched_release_problem(ctx, probe, server, served_by, dev_mode)
+            outcome = _outcome(
+                probe, [p for p in paired if _launched_problem(p, launched, dev_mode) is None]
+            )
         else:
             # the recipes that run the script, by what is wrong for each (the servers differ)
-            failing: dict[str, list[ScriptRun]] = {}
+            # (and by the metrics of the other role it reads that the run's servers publish)
+            failing: dict[tuple[str, str], list[ScriptRun]] = {}
             for run in ctx.wiring.script_runs.get(script.path, []):
                 run_dev_mode = dev_mode or run.dev_mode
                 found = _run_problem(probe, run, run_dev_mode)
@@ -614,15 +620,16 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                     _run_problem(other, run, run_dev_mode) is None for other in others
                 ):
                     continue
-                failing.setdefault(found, []).append(run)
-            for found, runs in failing.items():
+                read = [p for p in paired if _run_problem(p, run, run_dev_mode) is None]
+                failing.setdefault((found, _outcome(probe, read)), []).append(run)
+            for (found, outcome), runs in failing.items():
                 recipes = [run.recipe for run in runs]
                 shown = ", ".join(recipes[:3]) + (
                     f" and {len(recipes) - 3} more" if len(recipes) > 3 else ""
                 )
                 yield Finding(
                     "BL304",
-                    f"{found} when run by {shown}: {_outcome(probe)}",
+                    f"{found} when run by {shown}: {outcome}",
                     probe.location,
                     related=tuple(
                         Location(run.recipe, run.span, "runs the script")
@@ -636,7 +643,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         if lacking is not None:
             yield Finding(
                 "BL304",
-                f"{lacking.message}: {_outcome(probe)}",
+                f"{lacking.message}: {outcome}",
                 probe.location,
                 related=lacking.related,
                 subject=f"{probe.kind}:{probe.value}",
@@ -647,15 +654,24 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         yield Finding(
             "BL304",
-            f"{problem}: {_outcome(probe)}",
+            f"{problem}: {outcome}",
             probe.location,
             subject=f"{probe.kind}:{probe.value}",
         )
 
 
-def _outcome(probe: Probe) -> str:
+def _outcome(probe: Probe, partners: list[Probe]) -> str:
     """What the probe does with what the server lacks (h37 W1, h45 W2: a metric a drain loop
-    sums reads as 0, and the wait passes at once)."""
+    sums reads as 0, and the wait passes at once). `partners`: the metrics of the other role
+    the same command reads that the servers publish, which the wait then rests on (a
+    frontend's and the workers': h57 W2)."""
+    if probe.kind == "metric" and partners:
+        names = sorted({f"`{p.value}`" for p in partners})
+        return (
+            "a read of it finds nothing, so that part of the wait counts nothing whatever the "
+            f"load, and the wait rests on the other metric{'s' if len(names) > 1 else ''} the "
+            f"command reads ({', '.join(names)})"
+        )
     if probe.kind == "metric":
         return (
             "a read of it finds nothing, so a wait on it never ends or, where nothing counts "
@@ -687,6 +703,25 @@ def _alternatives(probes: list[Probe]) -> dict[int, list[Probe]]:
             by_command.setdefault((id(probe.command), frontend), []).append(probe)
     return {
         id(probe): [other for other in group if other.value != probe.value]
+        for group in by_command.values()
+        for probe in group
+    }
+
+
+def _partners(probes: list[Probe]) -> dict[int, list[Probe]]:
+    """For each metric probe, the metric probes of the other role (a frontend's, an engine's:
+    `_alternatives`) that the same command reads."""
+    by_command: dict[int, list[Probe]] = {}
+    for probe in probes:
+        if probe.kind == "metric":
+            by_command.setdefault(id(probe.command), []).append(probe)
+    return {
+        id(probe): [
+            other
+            for other in group
+            if other.value.startswith(_FRONTEND_FAMILIES)
+            != probe.value.startswith(_FRONTEND_FAMILIES)
+        ]
         for group in by_command.values()
         for probe in group
     }
