@@ -1757,7 +1757,7 @@ class Environment:
                 kept = {n: (assigned.get(n), exported.get(n)) for n in scoped}
                 sources = self._sources(owner)
                 shared = self._calling_shells(owner)
-                for inner in self._effects(owner, base):
+                for inner in self._expansion(owner, base):
                     # (`f() ( PORT=1 )`, a `$(...)` in its body: the body's own shells, but
                     # for one that calls a function: `_calling_shells`)
                     own = not inner.apart_from_script or id(inner) in shared
@@ -2157,6 +2157,25 @@ class Environment:
                 or id(c) in sources  # (`load_env() { source port.env; }`)
             ]
         return effects[function]
+
+    def _expansion(self, script: Script, function: str) -> list[Command]:
+        """`_effects` that change the state where the function is called: not its `local`
+        declarations (gone when it returns: `_locals`) nor its `return`s, which matter only
+        for its own later lines (`_body_before`)."""
+        held: dict[str, list[Command]] = script.derived("env-expansion", self._token, dict)
+        if function not in held:
+            callable_ = self._callable(script)
+            sources = self._sources(script)
+            held[function] = [
+                c
+                for c in self._effects(script, function)
+                if any(a.kind != "local" for a in c.assignments)
+                or c.base in _STATE_COMMANDS
+                or _behind_in_shell(c) in _STATE_COMMANDS
+                or c.base in callable_
+                or id(c) in sources
+            ]
+        return held[function]
 
     def _sourced_by(
         self, command: Command, call: Call | None, functions: dict[str, Script]
