@@ -20,7 +20,7 @@ from typing import Any
 
 from benchlint import profile
 from benchlint.shell.braces import expansions
-from benchlint.shell.invocation import LONE_VARIABLE, Invocation
+from benchlint.shell.invocation import LONE_VARIABLE, Invocation, Wrapper
 from benchlint.shell.model import (
     IN_THIS_SHELL,
     Assignment,
@@ -151,9 +151,13 @@ class CallGraph:
             if word_found is None:
                 continue
             kind, word = word_found
-            relative = not word.value.startswith(("$", "/", "~"))
+            value = word.value
+            relative = not value.startswith(("$", "/", "~"))
             folder = _changed_to(command, self._moves_in) if relative else None
-            targets = tuple(resolve(self.ws, script, word.value, folder=folder) or ())
+            if value.startswith("/"):  # (in a container: a folder of the checkout a mount shows)
+                value = in_mounted_folder(value, bind_mounts(command)) or value
+                folder = "" if value is not word.value else None
+            targets = tuple(resolve(self.ws, script, value, folder=folder) or ())
             if not targets and kind == "held":
                 continue  # (a variable that holds a program, or nothing known)
             kind = "run" if kind == "held" else kind
@@ -427,7 +431,109 @@ def _variable_of(expr: str) -> str:
     return expr.strip("${}").split("%")[0].split(":")[0].split("[")[0]
 
 
-def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
+# a bind mount's source that names a folder of the checkout: `$(realpath benchmarks/)`,
+# `$(readlink -f benchmarks)`, `$(pwd)/benchmarks`, `$PWD/benchmarks` (from the folder the
+# launcher runs in), `$GITHUB_WORKSPACE/benchmarks`; the rest, the folder's path ("": the root)
+_CWD_SOURCE = re.compile(
+    r'"?(?:\$\((?:realpath|readlink\s+-f)\s+"?(?P<of>[^"$`()\s]*)"?\s*\)'
+    r'|(?:\$\(pwd\)|\$PWD|\$\{PWD\})"?(?P<below>/[^"$`()\s]*)?)"?'
+)
+_ROOT_SOURCE = re.compile(r'"?\$\{?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}?"?(?P<below>/[^"$`()\s]*)?"?')
+
+
+def bind_mounts(command: Command) -> tuple[tuple[str, str | None], ...]:
+    """The folders a `docker run`/`podman run` the command runs in mounts (`-v SRC:DST`,
+    `--volume`, `--mount type=bind,source=SRC,target=DST`): each one's path in the container
+    (written out, no trailing `/`) with the repository folder it shows there ("": the root),
+    or None where that is not known (a folder outside the repository, one held in a
+    variable, or one relative to a working folder the launcher changes first)."""
+    found: list[tuple[str, str | None]] = []
+    wrappers: list[Wrapper] = []
+    current: Command | None = command
+    while current is not None:  # (and those of a command whose shell string holds it)
+        wrappers.extend(current.invocation.wrappers)
+        current = current.script.parent
+    for wrapper in wrappers:
+        if wrapper.name not in ("docker run", "podman run"):
+            continue
+        for option, _, value in wrapper.options:
+            if option in ("-v", "--volume"):
+                parts = value.split(":")
+                if len(parts) < 2:
+                    continue
+                source, target = ":".join(parts[:-1]), parts[-1]
+                if len(parts) > 2 and not parts[-1].startswith("/"):  # (`SRC:DST:ro`)
+                    source, target = ":".join(parts[:-2]), parts[-2]
+            elif option == "--mount":
+                fields = dict(f.split("=", 1) for f in value.split(",") if "=" in f)
+                fields.setdefault("source", fields.get("src", ""))
+                fields.setdefault("target", fields.get("destination", fields.get("dst", "")))
+                if fields.get("type", "volume") != "bind":
+                    continue
+                source, target = fields["source"], fields["target"]
+            else:
+                continue
+            target = target.strip('"')
+            if not target.startswith("/") or PATH_EXPANSION.search(target):
+                continue
+            found.append((posixpath.normpath(target), _mounted_folder(command.script, source)))
+    return tuple(found)
+
+
+def _mounted_folder(script: Script, source: str) -> str | None:
+    """The repository folder a bind mount's source names, or None (`bind_mounts`)."""
+    here = _CWD_SOURCE.fullmatch(source)
+    if here is not None:
+        if _changes_folder(script.top):
+            return None  # (relative to a folder the launcher may have left)
+        path = here.group("of") if here.group("of") is not None else here.group("below") or ""
+        path = path.lstrip("/") if here.group("of") is None else path
+    else:
+        rooted = _ROOT_SOURCE.fullmatch(source)
+        if rooted is None or rooted.group("name") not in ROOT_VARIABLES:
+            return None
+        path = (rooted.group("below") or "").lstrip("/")
+    if path.startswith("/"):
+        return None
+    folder = posixpath.normpath(path) if path else "."
+    return None if folder.startswith("..") else "" if folder == "." else folder
+
+
+def _changes_folder(script: Script) -> bool:
+    """Whether the script changes its working folder anywhere but to the checkout (`cd
+    "$GITHUB_WORKSPACE"`) or in a subshell."""
+    for command in script.all_commands():
+        if command.base not in ("cd", "pushd", "popd") or command.subshell:
+            continue
+        words = command.invocation.words[1:]
+        target = words[0].value.strip('"') if len(words) == 1 else None
+        if target is None or target.lstrip("${").rstrip("}/") not in ROOT_VARIABLES:
+            return True
+    return False
+
+
+def in_mounted_folder(value: str, mounts: Sequence[tuple[str, str | None]]) -> str | None:
+    """A path a command in a container is given, as the repository's path where it lies in a
+    folder a bind mount shows (`/tmp/x.sh` with `-v $(realpath benchmarks/):/tmp/`:
+    `benchmarks/x.sh`); "" where it lies in a mounted folder that is not known; None where it
+    lies in none."""
+    text = value.strip()
+    for target, folder in sorted(mounts, key=lambda m: -len(m[0])):
+        prefix = target.rstrip("/") + "/"
+        if text.startswith(prefix):
+            if folder is None:
+                return ""
+            rest = text[len(prefix) :]
+            return f"{folder}/{rest}" if folder else rest
+    return None
+
+
+def repository_folder(
+    script: Script,
+    value: str,
+    depth: int = 0,
+    mounts: Sequence[tuple[str, str | None]] = (),
+) -> str | None:
     """The repository folder a script path word names its file in, when that folder is written
     plainly (`benchmarks/single_node/${MODEL}_b200.sh`: `benchmarks/single_node`; relative to
     the root, a mount of the checkout or `$GITHUB_WORKSPACE`; through a variable the script
@@ -441,7 +547,7 @@ def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
     if head and head in (f"${name}", f"${{{name}}}") and depth < 3:
         values = set(_path_values(script, name))
         if values:  # each value the script assigns, with the rest of the word after it
-            folders = {repository_folder(script, v + rest, depth + 1) for v in values}
+            folders = {repository_folder(script, v + rest, depth + 1, mounts) for v in values}
             return folders.pop() if len(folders) == 1 else None
     if head:
         if name not in ROOT_VARIABLES or not rest.startswith("/"):
@@ -449,9 +555,13 @@ def repository_folder(script: Script, value: str, depth: int = 0) -> str | None:
         value = rest.lstrip("/")
     elif value.startswith("/"):
         mount = next((m for m in ROOT_MOUNTS if value.startswith(m)), None)
-        if mount is None:
+        mounted = in_mounted_folder(value, mounts) if mount is None else None
+        if mounted:  # (in a container, a folder of the checkout a bind mount shows)
+            value = mounted
+        elif mount is None:
             return None
-        value = value[len(mount) :]
+        else:
+            value = value[len(mount) :]
     cut = last_separator(value)  # (a `/` inside `${X:-sub/}` is part of the file's name)
     folder = posixpath.normpath(value[:cut]) if cut > 0 else ""
     if PATH_EXPANSION.search(folder) or folder.startswith("..") or value.startswith("~"):

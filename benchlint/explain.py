@@ -10,10 +10,12 @@ route with what each changes, and the effective health-check window and wall tim
 from __future__ import annotations
 
 import json
+import posixpath
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchlint.calls import Call
+from benchlint.calls import PATH_EXPANSION, Call, bind_mounts, in_mounted_folder, script_word
 from benchlint.context import Context
 from benchlint.images import image_release
 from benchlint.layout import srtctl_health
@@ -146,7 +148,11 @@ def _through_callers(ctx: Context, target: str) -> list[Explained]:
 def _unreached(ctx: Context, target: str) -> str:
     callers = ctx.environment.calls.callers_of(target)
     if not callers:
-        why = ctx.twin_not_run(target) or "it may be run by a path held in a variable"
+        why = (
+            ctx.twin_not_run(target)
+            or _under_unmapped_mount(ctx, target)
+            or "it may be run by a path held in a variable"
+        )
         return (
             f"no launcher runs {target!r}, and no script of the repository runs or sources it, "
             f"by a path benchlint can follow ({why})"
@@ -160,6 +166,17 @@ def _unreached(ctx: Context, target: str) -> str:
             start.route is not None for path in launchers for start in ctx.environment.routes(path)
         )
         why = "with a path no entry's values make" if reached else "a launcher no entry reaches"
+        unmapped = [  # (`docker run -v "$MODELS:/w" img bash /w/x.sh`: h57 W1)
+            _call_text(c)
+            for c in callers
+            if c.caller.top.path in launchers
+            and in_mounted_folder(c.word.value, bind_mounts(c.command)) == ""
+        ]
+        if reached and unmapped:
+            why += (
+                f", or inside a container under a bind mount whose source benchlint cannot tell "
+                f"({', '.join(unmapped)})"
+            )
         if reached and any(unexported_read(c) for c in callers):
             why = (
                 "in a shell of its own that reads a name the launcher assigns and does not "
@@ -173,6 +190,37 @@ def _unreached(ctx: Context, target: str) -> str:
         f"no launcher runs {target!r}, nor a script a launcher runs: {shown}, and nothing a "
         "launcher runs reaches those by a path benchlint can follow"
     )
+
+
+def _under_unmapped_mount(ctx: Context, target: str) -> str | None:
+    """Where a launcher runs a path of the script's file name inside a container, in a folder
+    a bind mount shows whose source benchlint cannot tell (`cd "$HOME"; docker run -v
+    "$(pwd)/benchmarks:/w" img bash /w/x.sh`): said, with those lines (h57 W1)."""
+    name = posixpath.basename(target)
+    found = []
+    for path in ctx.ws.shell_paths:
+        script = ctx.ws.shell(path) if ctx.wiring.is_launcher(path) else None
+        for command in script.all_commands() if script is not None else ():
+            run = script_word(command)
+            value = run[1].value if run is not None else ""
+            if (
+                value.startswith("/")
+                and re.fullmatch(_name_pattern(posixpath.basename(value)), name)
+                and in_mounted_folder(value, bind_mounts(command)) == ""
+            ):
+                found.append(f"{path}:{command.first_line_span.line}")
+    if not found:
+        return None
+    return (
+        "it may be run inside a container under a bind mount whose source benchlint cannot "
+        f"tell: {', '.join(found)}"
+    )
+
+
+def _name_pattern(name: str) -> str:
+    """A file name with expansions in it as a pattern: each expansion any text."""
+    parts = PATH_EXPANSION.split(name)
+    return "[^/]*".join(re.escape(part) for part in parts)
 
 
 def _call_text(call: Call) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -21,6 +21,8 @@ from benchlint.calls import (
     ROOT_MOUNTS,
     ROOT_VARIABLES,
     Call,
+    bind_mounts,
+    in_mounted_folder,
     last_separator,
     repository_folder,
     script_word_at,
@@ -181,6 +183,9 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     assert isinstance(memo, _Memo)
     top = own_arguments(call.command, route)
     word = call.word.value
+    mounted = in_mounted_folder(word, bind_mounts(call.command))
+    if mounted is not None:  # (in a container: the folder of the checkout a bind mount shows)
+        word = mounted or "$__MOUNTED/" + posixpath.basename(word)
     if not _names(word, route, path, memo, top):
         return False
     if last_separator(word) >= 0:
@@ -657,18 +662,21 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
     assigned = reaching(name, call.command) if name is not None else []
     if not assigned and any(a.name == name for a in call.command.script.assignments):
         return name, []  # none reaches the command: the value it came in with, the route's
+    mounts = bind_mounts(call.command)  # (`docker run -v "$(pwd)/benchmarks:/w" img /w/x.sh`)
     if not assigned:  # (`$GITHUB_WORKSPACE/...`, a mount of the checkout)
-        folder = repository_folder(call.caller, value)
+        folder = repository_folder(call.caller, value, mounts=mounts)
         if folder is not None:
             return name, [(folder, ())]
-        return name, _in_folder_part(call.caller, call.command, value)
+        return name, _in_folder_part(call.caller, call.command, value, mounts)
     rest = _after_variable(value)
     found: Folders = []
     for assignment in assigned:
         assert assignment.value is not None
         path = assignment.value.value + rest
-        named = repository_folder(call.caller, path)
-        nested = _in_folder_part(call.caller, assignment.command, path) if named is None else []
+        named = repository_folder(call.caller, path, mounts=mounts)
+        nested = (
+            _in_folder_part(call.caller, assignment.command, path, mounts) if named is None else []
+        )
         if nested:  # `P=benchmarks/${SUBDIR}/x.sh`: the values SUBDIR has there
             found.extend((folder, (assignment.command, *givers)) for folder, givers in nested)
         else:
@@ -679,7 +687,12 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
 _MAX_VALUES = 16
 
 
-def _in_folder_part(script: Script, command: Command, value: str) -> Folders:
+def _in_folder_part(
+    script: Script,
+    command: Command,
+    value: str,
+    mounts: Sequence[tuple[str, str | None]] = (),
+) -> Folders:
     """`benchmarks/${BENCHMARK_SUBDIR}/${SCRIPT_NAME}`: the folder each combination of the
     values the script gives the variables of the folder part names, with the assignments that
     give them."""
@@ -700,7 +713,9 @@ def _in_folder_part(script: Script, command: Command, value: str) -> Folders:
         ]
         if len(combinations) > _MAX_VALUES:
             return []
-    return [(repository_folder(script, text), givers) for text, givers in combinations]
+    return [
+        (repository_folder(script, text, mounts=mounts), givers) for text, givers in combinations
+    ]
 
 
 _LEADING_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")

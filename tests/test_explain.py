@@ -203,6 +203,61 @@ def test_explain_a_script_a_launcher_runs_with_values_no_entry_gives(tmp_path: P
         assert (code, f"no entry's route reaches {path!r}: {why}" in output) == (2, True), output
 
 
+def test_explain_a_script_run_in_a_container_through_a_bind_mount(tmp_path: Path) -> None:
+    """h57 W1: a launcher runs the script in a container by its path under a bind mount of a
+    folder of the checkout: the entry's route runs it; under a mount whose source is not known
+    (the launcher changed folders first), that is said beside the values no entry makes."""
+    workflow = (
+        "on: workflow_call\njobs:\n  run:\n    runs-on: x\n    steps:\n"
+        "      - run: bash ./runners/launch_${RUNNER_NAME%%_*}.sh $EXP_NAME\n"
+    )
+    entry = (
+        "m-fp4-{r}-vllm:\n  image: vllm/vllm-openai:v0.16.0\n  model: org/m\n"
+        "  model-prefix: m\n  precision: fp4\n  framework: vllm\n  runner: {r}\n"
+        "  scenarios:\n    fixed-seq-len:\n    - {{isl: 1, osl: 1, search-space: [{{tp: 2}}]}}\n"
+    )
+    root = write_repo(
+        tmp_path / "r",
+        {
+            ".github/workflows/benchmark-tmpl.yml": workflow,
+            "configs/runners.yaml": "b200: [b200-tg_0]\nh100: [h100-x_0]\n",
+            "configs/nvidia-master.yaml": entry.format(r="b200") + entry.format(r="h100"),
+            "runners/launch_b200-tg.sh": (
+                "docker run --rm -v $(realpath benchmarks/):/tmp/ --entrypoint=/bin/bash "
+                '"$IMAGE" /tmp/"${MODEL_PREFIX}_b200_docker.sh"\n'
+            ),
+            "runners/launch_h100-x.sh": (
+                'cd "$HOME"\ndocker run -v "$(pwd)/benchmarks:/w" "$IMAGE" bash /w/m_h100.sh\n'
+                'docker run -v "$(pwd)/benchmarks:/w" "$IMAGE" bash /w/${MODEL_PREFIX}_b200.sh\n'
+            ),
+            "benchmarks/m_b200.sh": "vllm serve m\n",
+            "benchmarks/m_b200_docker.sh": "vllm serve m\n",
+            "benchmarks/m_h100.sh": "vllm serve m\n",
+        },
+    )
+    code, text = _explain("m-fp4-b200-vllm", "--root", str(root))
+    assert code == 0
+    assert (
+        "  runs (line 1) /tmp/${MODEL_PREFIX}_b200_docker.sh -> benchmarks/m_b200_docker.sh\n"
+        in (text)
+    )
+    code, output = _explain("benchmarks/m_h100.sh", "--root", str(root))
+    assert code == 2
+    assert (
+        "no launcher runs 'benchmarks/m_h100.sh', and no script of the repository runs or "
+        "sources it, by a path benchlint can follow (it may be run inside a container under a "
+        "bind mount whose source benchlint cannot tell: runners/launch_h100-x.sh:2)"
+    ) in output
+    # (a path with an expansion is matched by pattern, and the call followed by its name)
+    code, output = _explain("benchmarks/m_b200.sh", "--root", str(root))
+    assert code == 2
+    assert (
+        "no entry's route reaches 'benchmarks/m_b200.sh': run by runners/launch_h100-x.sh:3, with "
+        "a path no entry's values make, or inside a container under a bind mount whose source "
+        "benchlint cannot tell (run by runners/launch_h100-x.sh:3)"
+    ) in output
+
+
 def test_explain_a_recipe_nothing_routes_to_says_what_is_read_of_it(tmp_path: Path) -> None:
     root = write_repo(
         tmp_path / "srt",
