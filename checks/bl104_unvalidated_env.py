@@ -153,6 +153,7 @@ from benchlint.environment import (
     appends,
     checker,
     command_at,
+    container_passes,
     is_builtin,
     is_slip,
     met_at,
@@ -647,10 +648,25 @@ def _case_slips(
             if routes
             else "nothing in the repository"
         )
+        # (a container that starts the script and is not given the other name either: the
+        # fix needs its `-e` too; h61 W1)
+        dropped = [
+            f"{c.caller.top.path}:{c.command.first_line_span.line}"
+            for c in ctx.environment.calls.callers_of(script.path)
+            for passes in [container_passes(c.command)]
+            if passes is not None and other not in passes
+        ]
+        several = len(dropped) > 1
+        also = (
+            f"; the container{'s' * several} {', '.join(dropped)} start{'s' * (not several)} "
+            f"the script in {'are' if several else 'is'} not given `{other}` either (`-e {other}`)"
+            if dropped and not launcher
+            else ""
+        )
         yield Finding(
             "BL104",
             f"{scope} sets `{name}`; {where.path}:{where.span.line}"
-            f" sets `{other}`: {what} where `${other}` was meant",
+            f" sets `{other}`: {what} where `${other}` was meant{also}",
             Location(script.path, read.span),
             related=(Location(where.path, where.span, f"sets {other}"),),
             subject=f"typo:{name}",
