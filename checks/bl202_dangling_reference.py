@@ -496,6 +496,8 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
         ends, failing = found
         routes = wiring.routes_for_launcher(launcher)
         ending: dict[int, tuple[Command, dict[str, int]]] = {}
+        # (per exit, the values the routes give the names its condition reads, by entry)
+        given: dict[int, dict[tuple[tuple[str, str], ...], list[str]]] = {}
         for route in routes:
             command = _first_end(route, ends)
             if command is not None and failing(command):
@@ -504,10 +506,13 @@ def _failing_exits(ctx: Context) -> Iterator[Finding]:
                     continue
                 counts = ending.setdefault(id(command), (command, {}))[1]
                 counts[route.entry.name] = counts.get(route.entry.name, 0) + 1
+                by = given.setdefault(id(command), {}).setdefault(_read(command, route), [])
+                if route.entry.name not in by:
+                    by.append(route.entry.name)
         located = {e.name: e for e, path, _ in wiring.pairs if path == launcher}
         for command, counts in ending.values():
             names, every, named = _jobs_said(wiring, counts, launchers)
-            why = _why(command, "it" if len(names) == 1 else "them")
+            why = _why(command, "it" if len(names) == 1 else "them", given[id(command)])
             yield Finding(
                 "BL202",
                 f"`{first_line(command.script.text_of(command.node))}` surely runs for "
@@ -722,26 +727,44 @@ def _first_end(route: Route, ends: list[Command]) -> Command | None:
     return None
 
 
-def _why(command: Command, who: str) -> str:
+def _why(command: Command, who: str, given: dict[tuple[tuple[str, str], ...], list[str]]) -> str:
     """The condition that leads to the exit, as the message says it: the innermost `if` (or
-    `&&`) that holds, or, in an `else`, the conditions that all fail."""
+    `&&`) that holds, or, in an `else`, the conditions that all fail; with the values the
+    routes give the names it reads (`given`, `_read`: an 8k1k job given ISL=1024 by a pasted
+    line shows why it fails the 8k1k test; h61 W3)."""
     guards = command.guards
     if not guards:
         return ""
     script = command.script
     guard = guards[-1]
     text, line = first_line(script.text_of(guard.node)), script.span(guard.node).line
+    combinations = [read for read in given if read]
+    values = "; ".join(
+        " ".join(f"{n}={v}" for n, v in read)
+        + (f" for {_listed(given[read])}" if len(given) > 1 else "")
+        for read in combinations[:2]
+    ) + (f"; and {len(combinations) - 2} other values" if len(combinations) > 2 else "")
+    values = f", given {values}" if values else ""
     if guard.patterns:  # a `case` item
-        return f" (its `case` on line {line} takes this branch for {who})"
+        return f" (its `case` on line {line} takes this branch for {who}{values})"
     if guard.expect:
-        return f" (`{text}` on line {line} holds for {who})"
+        return f" (`{text}` on line {line} holds for {who}{values})"
     failed = [g for g in reversed(guards) if not g.expect and not g.patterns]
     first = script.span(failed[-1].node).line
     return (
-        f" (`{text}` on line {line} and the conditions from line {first} on fail for {who})"
+        f" (`{text}` on line {line} and the conditions from line {first} on fail for {who}{values})"
         if len(failed) > 1
-        else f" (`{text}` on line {line} fails for {who})"
+        else f" (`{text}` on line {line} fails for {who}{values})"
     )
+
+
+def _read(command: Command, route: Route) -> tuple[tuple[str, str], ...]:
+    """The values a route gives the names the exit's innermost condition reads (those it
+    knows; at most four)."""
+    guard = command.guards[-1] if command.guards else None
+    names = dict.fromkeys(r.name for r in guard.reads) if guard is not None else {}
+    known = route.env.known
+    return tuple((n, known[n]) for n in names if n in known and n not in route.env.unknown)[:4]
 
 
 def _missing_scripts(ctx: Context) -> Iterator[Finding]:
