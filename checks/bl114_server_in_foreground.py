@@ -72,7 +72,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         after = _talks_to_server(script, launch.command, servers)
         if after is not None:
-            yield _finding(launch, after)
+            yield _finding(launch, after, _unwritten_log(script, launch.command))
 
 
 def _foreground(launch: Launch) -> bool:
@@ -115,10 +115,45 @@ def _talks_to_server(script: Script, launch: Command, servers: set[int]) -> Comm
     return None
 
 
-def _finding(launch: Launch, after: Command) -> Finding:
+# a `tail` that follows a file (`tail -F -n0 "$SERVER_LOG"`, `tail --follow=name log`), its
+# options, then the file's word (one variable, or a path with no expansion)
+_FOLLOW = re.compile(
+    r"\btail((?:\s+-[-\w=]*)+)\s+(\"\$\{?[A-Za-z_]\w*\}?\"|\$\{?[A-Za-z_]\w*\}?|[\w./-]+)"
+)
+
+
+def _unwritten_log(script: Script, launch: Command) -> tuple[str, int] | None:
+    """A log a later command waits on by following it (`done < <(tail -F -n0 "$SERVER_LOG")`,
+    for a line the server prints), where the launch, with no redirection and in no pipeline,
+    writes nothing to it: the file and the line of that wait (h61 M2: put in the background,
+    the server still leaves the wait reading a file nothing writes)."""
+    if launch.redirects or launch.apart is not None:
+        return None
+    end = launch.node.end_byte
+    for command in script.commands:
+        if command.node.start_byte < end or command.function is not None:
+            continue
+        if exclusive(launch, command):
+            continue
+        for match in _FOLLOW.finditer(script.text_of(command.node)):
+            options = match.group(1).split()
+            if any(o in ("-f", "-F") or o.startswith("--follow") for o in options):
+                return match.group(2).strip('"').replace("{", "").replace("}", ""), (
+                    command.span.line
+                )
+    return None
+
+
+def _finding(launch: Launch, after: Command, log: tuple[str, int] | None = None) -> Finding:
     command = launch.command
     script = command.script
     shown = clip(first_line(script.text_of(after.node)), 50)
+    also = (
+        f', and send its output to the log the `tail` on line {log[1]} follows (`> "{log[0]}" '
+        "2>&1`): nothing writes that file now"
+        if log is not None
+        else ""
+    )
     return Finding(
         "BL114",
         f"`{launch.module}` runs in the foreground: the script waits for the server, which does "
@@ -127,5 +162,5 @@ def _finding(launch: Launch, after: Command) -> Finding:
         Location(script.path, command.first_line_span),
         related=(Location(script.path, after.first_line_span, "never reached"),),
         subject=f"{launch.module}@{shown}",
-        help="end the launch with `&` (and keep its PID to stop it)",
+        help=f"end the launch with `&` (and keep its PID to stop it){also}",
     )
