@@ -95,12 +95,15 @@ def check(ctx: Context) -> Iterator[Finding]:
                 if named is not None
                 else "no launcher is named after it"
             )
+            # (`h200-dgxc` where `cluster:h200-dgxc` lists runners whose launcher exists:
+            # those may carry the label, which nothing here states; h61 W5)
+            kin = _kin_launchers(wiring, label) if named is None else ""
             yield Finding(
                 "BL205",
                 f"runner label '{label}' of {entry.name} is not defined in {runners_file}"
-                f"{hint} and {unknown}: the sweep's runner-node filter finds no runner for it, "
-                "and the launcher the job runs depends on the name of whichever runner GitHub "
-                "gives the label, which nothing here states",
+                f"{hint} and {unknown}{kin}: the sweep's runner-node filter finds no runner for "
+                "it, and the launcher the job runs depends on the name of whichever runner "
+                "GitHub gives the label, which nothing here states",
                 entry.runner_location,
                 subject=label,
                 severity=Severity.WARNING,
@@ -135,6 +138,21 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 _MACHINE = re.compile(r"[a-z]*\d+[a-z]*")
+
+
+def _kin_launchers(wiring: Wiring, label: str) -> str:
+    """Where a label of the runners file ends with this one (`cluster:h200-dgxc`), the
+    launchers its runners' names pick, as the message says them ("" where none exists)."""
+    for key, names in wiring.labels.items():
+        if not key.endswith(":" + label):
+            continue
+        launchers = sorted({p for n in names if (p := wiring.launcher_path(n)) is not None})
+        if launchers:
+            shown = ", ".join(launchers[:2]) + (" and more" if len(launchers) > 2 else "")
+            return (
+                f" (the runners '{key}' lists run {shown}, if GitHub gives the label one of them)"
+            )
+    return ""
 
 
 def _hint(wiring: Wiring, label: str) -> str:
