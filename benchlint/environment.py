@@ -2160,16 +2160,22 @@ class Environment:
 
     def _expansion(self, script: Script, function: str) -> list[Command]:
         """`_effects` that change the state where the function is called: not its `local`
-        declarations (gone when it returns: `_locals`) nor its `return`s, which matter only
-        for its own later lines (`_body_before`)."""
+        declarations nor its assignments to the names those make its own (gone when it
+        returns: `_locals`; a caller's check of a name a function makes local is still in
+        force after the call), nor its `return`s, which matter only for its own later lines
+        (`_body_before`)."""
         held: dict[str, list[Command]] = script.derived("env-expansion", self._token, dict)
         if function not in held:
             callable_ = self._callable(script)
             sources = self._sources(script)
+            own = self._locals(script, function)
             held[function] = [
                 c
                 for c in self._effects(script, function)
-                if any(a.kind != "local" for a in c.assignments)
+                if any(
+                    a.kind != "local" and (a.kind != "assign" or a.name not in own)
+                    for a in c.assignments
+                )
                 or c.base in _STATE_COMMANDS
                 or _behind_in_shell(c) in _STATE_COMMANDS
                 or c.base in callable_
