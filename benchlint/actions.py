@@ -74,6 +74,10 @@ class ExpressionError(Exception):
         self.position = position
 
 
+# where a word ends: at a boundary character, a white space (`_boundary`), or the text's end
+_WORD_END = re.compile(r"[()\[\],.!><=&|\s]|$")
+
+
 def _boundary(c: str) -> bool:
     return c in _BOUNDARY or c.isspace()
 
@@ -117,8 +121,7 @@ def tokens(text: str) -> list[Token]:
             i += 1
             found.append(Token("STRING", text[start:i], start))
         else:  # (a lone `=`, `&` or `|` starts an identifier, which then is not legal)
-            while i < n and not _boundary(text[i]):
-                i += 1
+            i = _WORD_END.search(text, i).start()  # type: ignore[union-attr]
             word = text[start:i]
             kind = "IDENTIFIER"
             if previous() != "." and word in _KEYWORDS:
@@ -296,13 +299,22 @@ class Embedded:
     closed: bool  # False: no `}}` ends it
 
 
+# what ends a stretch of an expression's text: a string's quote, or the `}}` that closes it
+_STRING_OR_CLOSE = re.compile(r"'|\}\}")
+
+
 def embedded(value: str) -> Iterator[Embedded]:
     """Each `${{ ... }}` of a workflow value, ended at the first `}}` outside a string."""
     at = value.find("${{")
     while at >= 0:
         i = start = at + 3
         closed = False
-        while i < len(value):
+        while True:
+            found = _STRING_OR_CLOSE.search(value, i)
+            if found is None:
+                i = len(value)
+                break
+            i = found.start()
             if value[i] == "'":
                 end = value.find("'", i + 1)
                 while end >= 0 and value[end + 1 : end + 2] == "'":
@@ -311,10 +323,8 @@ def embedded(value: str) -> Iterator[Embedded]:
                     break
                 i = end + 1
                 continue
-            if value.startswith("}}", i):
-                closed = True
-                break
-            i += 1
+            closed = True  # (`}}`)
+            break
         yield Embedded(value[start:i], start, closed)
         if not closed:
             return

@@ -147,8 +147,8 @@ def _problems(
             )
         )
     longer: dict[int, list[YNode]] = {}
-    written = list(_engine_timeouts(settings_root(original.root)))
-    if effective is not None:
+    written = list(_timeouts_of(original))
+    if effective is not None and written:
         left = [value for _, value in _engine_timeouts(settings_root(effective))]
         # (one value per key as written; a rewrite that adds or drops one: not paired, skipped)
         written = (
@@ -242,8 +242,7 @@ Wall = tuple[int, str, Location | None]  # seconds, what gives it, where (a laun
 def _compared(wall: Wall | None, document: YamlDocument) -> bool:
     """Whether the recipe has something its window is compared with: a wall time, or an engine
     timeout."""
-    timeouts = _engine_timeouts(settings_root(document.root))
-    return wall is not None or next(timeouts, None) is not None
+    return wall is not None or next(_timeouts_of(document), None) is not None
 
 
 def _wall_time(wiring: Wiring, route: Route | None, settings: YNode | None) -> Wall | None:
@@ -338,6 +337,15 @@ def _startup_budget(ctx: Context, path: str) -> tuple[Assignment, int] | None:
     ):
         return None
     return assignment, int(value.value)
+
+
+def _timeouts_of(document: YamlDocument) -> Iterator[tuple[YNode, YNode]]:
+    """`_engine_timeouts` of a recipe as written; none without the name in its text (as
+    written, or escaped: a recipe without it is not walked)."""
+    text = document.file.text
+    if _TIMEOUT not in text and "\\" not in text:
+        return iter(())
+    return _engine_timeouts(settings_root(document.root))
 
 
 def _engine_timeouts(node: YNode | None) -> Iterator[tuple[YNode, YNode]]:
