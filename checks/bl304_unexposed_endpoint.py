@@ -673,6 +673,13 @@ def _outcome(probe: Probe, partners: list[Probe]) -> str:
             f"command reads ({', '.join(names)})"
         )
     if probe.kind == "metric":
+        loop = _grep_loop(probe.command)
+        if loop is not None:  # (h61 W4: which of the two, where the shell says it)
+            ends = "never ends" if loop == "until" else "ends at once"
+            return (
+                f"a read of it finds nothing, so the `{loop}` loop this grep tests {ends}, "
+                "whatever the load"
+            )
         return (
             "a read of it finds nothing, so a wait on it never ends or, where nothing counts "
             "as 0, passes at once"
@@ -681,6 +688,35 @@ def _outcome(probe: Probe, partners: list[Probe]) -> str:
         "the server answers 404, so this step fails every time or, where the status is not "
         "checked, goes on having done nothing"
     )
+
+
+def _grep_loop(command: Command) -> str | None:
+    """ "until" or "while": where the command is a `grep` that says whether its input holds
+    a line (`-q`, not `-v`), last in the condition of the loop it runs in (`until curl ... |
+    grep -q '^m 0'; do`), not negated: a metric nobody publishes never matches, so an `until`
+    loop never ends and a `while` loop ends at once. None otherwise."""
+    if command.base != "grep" or not command.loops or not command.tested:
+        return None
+    flags = "".join(
+        w.value[1:] for w in command.args if w.static and w.value[:1] == "-" and w.value[1:2] != "-"
+    )
+    options = {w.value for w in command.args if w.static and w.value.startswith("--")}
+    if "v" in flags or "--invert-match" in options:
+        return None
+    if "q" not in flags and "--quiet" not in options and "--silent" not in options:
+        return None
+    loop = command.loops[-1]
+    src = command.script.src
+    head = _LOOP_HEAD.match(src, loop.start_byte, command.node.start_byte)
+    if head is None or not _BEFORE_DO.match(src, command.node.end_byte, loop.end_byte):
+        return None  # (not last in the condition, or the condition negated)
+    return head.group(1).decode()
+
+
+# a loop's keyword and what stands before the command in its condition (no `!`)
+_LOOP_HEAD = re.compile(rb"(until|while)\s+(?!!)[^!]*\Z", re.S)
+# the command is the last of its loop's condition: `do` comes next
+_BEFORE_DO = re.compile(rb"\s*(?:;\s*|\n\s*)do\b")
 
 
 def _launched_problem(
