@@ -16,7 +16,8 @@ follows from them reads it:
 
 In those other files a read that only writes the value out counts for nothing: `echo`, `printf`
 or a `cat`/`tee` heredoc, to the terminal or to a file no other command names again (a
-library's results label). Any other mention of the name counts as a read: a condition, an
+library's results label; a function that writes to a path it is given, `cat > "$1"`, to the
+path each call of it gives). Any other mention of the name counts as a read: a condition, an
 argument, a path, a name passed on (`-e SPEC_DECODING`), a heredoc fed to a program, or an
 assignment whose variable is itself read so. What benchlint cannot follow keeps it silent (see
 Exceptions); the finding is a warning, as a read it does not see may still pick the value up.
@@ -107,8 +108,8 @@ Not reported, as what the jobs do with the setting is not known:
 Not seen, so a read there does not keep the finding away:
 - what the programs a Python file runs read (other than a shell);
 - a file written in a library and read back under another name, by a redirection (`done < f`,
-  `$(< f)`) or by a Python file; one a function writes to a path it is given (`write_config
-  "$CFG"`), or whose path a Python file takes from the environment;
+  `$(< f)`) or by a Python file; one whose path a function prints for its caller (`cfg=$(mktemp);
+  ...; echo "$cfg"`), or a Python file takes from the environment;
 - a config file a Python file loads that reads the environment itself (OmegaConf's `oc.env`);
 - a variable read in a library by a name made at run time (`${!var}`, `printenv "$k"`);
 - a program that reads the whole environment by itself (perl's `%ENV`, a console script
@@ -598,17 +599,45 @@ class _Reading:
         for target in targets:
             if target.static and target.value in _NOWHERE:
                 continue
-            names = {r.name for r in target.reads()}
-            if names & _STEP_FILES:
-                return True  # (`>> "$GITHUB_ENV"`: the next steps read it)
-            counts, joined, own = self._reading_words()
-            mine = own.get(id(writer), (set(), []))
-            if any(counts[n] > (n in mine[0]) for n in names):
-                return True
-            value = target.value
-            if not names and value and joined.count(value) > sum(t.count(value) for t in mine[1]):
+            given = _parameters(writer, target)
+            if given:  # (`write_config() { cat > "$1" <<EOF`: the path each call gives it)
+                paths = self._arguments(writer, given)
+                if paths is None or any(self._read_back(writer, w) for w in paths):
+                    return True
+                continue
+            if self._read_back(writer, target):
                 return True
         return False
+
+    def _read_back(self, writer: Command, target: Word) -> bool:
+        """Whether a command other than the writer reads the file a word names: by a name the
+        word reads, or (a path written out) by its text."""
+        names = {r.name for r in target.reads()}
+        if names & _STEP_FILES:
+            return True  # (`>> "$GITHUB_ENV"`: the next steps read it)
+        counts, joined, own = self._reading_words()
+        mine = own.get(id(writer), (set(), []))
+        if any(counts[n] > (n in mine[0]) for n in names):
+            return True
+        value = target.value
+        return bool(
+            not names and value and joined.count(value) > sum(t.count(value) for t in mine[1])
+        )
+
+    def _arguments(self, writer: Command, indexes: set[int]) -> list[Word] | None:
+        """The words the calls that run of the writer's function give it at these positions
+        (1 for `$1`); None where that is not known: no such call runs, or one gives none
+        there, or passes its own (`"$@"`)."""
+        function = _owner(writer)
+        calls = [c for c in self.running if function is not None and c.base == function]
+        words: list[Word] = []
+        for call in calls:
+            args = call.args
+            for index in indexes:
+                if index > len(args) or any(w.value in ("$@", "$*") for w in args[:index]):
+                    return None
+                words.append(args[index - 1])
+        return words or None
 
     def _reading_words(
         self,
@@ -641,6 +670,41 @@ class _Reading:
         if function is None:
             return script.path in self.files
         return (id(script), function) in self.called
+
+
+def _parameters(command: Command, target: Word) -> set[int]:
+    """The positional parameters of its function a path a command writes to reads: `$1`, or a
+    name the function assigns from one first (`local out=$1`); none where it reads others."""
+    function = _owner(command)
+    names = {r.name for r in target.reads()}
+    positional = {int(n) for n in _POSITIONAL_READ.findall(target.text)}
+    if function is None or not (names or positional):
+        return set()
+    top = command
+    while top.script.parent is not None:
+        top = top.script.parent
+    taken: dict[str, int] = {}
+    for other in top.script.body(function):
+        for assignment in other.assignments:
+            value = assignment.value
+            held = _POSITIONAL.fullmatch(value.text) if value is not None else None
+            if held is not None and assignment.name not in taken:
+                taken[assignment.name] = int(held.group(1))
+    found = positional
+    for name in names:
+        if name.isdigit() and name != "0":
+            found.add(int(name))
+        elif name in taken:
+            found.add(taken[name])
+        else:
+            return set()  # (a path that also reads another name: as any path is)
+    return found
+
+
+# a positional parameter read in a word's text: `$1`, `${1}` (not `$10`, `\\$1`)
+_POSITIONAL_READ = re.compile(r"(?<!\\)\$\{?([1-9])(?![0-9])\}?")
+# a word that is one positional parameter: `$1`, `"$1"`, `${1}`, `"${1}"`
+_POSITIONAL = re.compile(r'"?\$\{?([1-9])\}?"?')
 
 
 def _owner(command: Command) -> str | None:
