@@ -17,7 +17,8 @@ follows from them reads it:
 In those other files a read that only writes the value out counts for nothing: `echo`, `printf`
 or a `cat`/`tee` heredoc, to the terminal or to a file no other command names again (a
 library's results label; a function that writes to a path it is given, `cat > "$1"`, to the
-path each call of it gives). Any other mention of the name counts as a read: a condition, an
+path each call of it gives; one that prints the path it wrote for its caller, `echo "$cfg"`,
+to a path that may be read back). Any other mention of the name counts as a read: a condition, an
 argument, a path, a name passed on (`-e SPEC_DECODING`), a heredoc fed to a program, or an
 assignment whose variable is itself read so. What benchlint cannot follow keeps it silent (see
 Exceptions); the finding is a warning, as a read it does not see may still pick the value up.
@@ -108,8 +109,7 @@ Not reported, as what the jobs do with the setting is not known:
 Not seen, so a read there does not keep the finding away:
 - what the programs a Python file runs read (other than a shell);
 - a file written in a library and read back under another name, by a redirection (`done < f`,
-  `$(< f)`) or by a Python file; one whose path a function prints for its caller (`cfg=$(mktemp);
-  ...; echo "$cfg"`), or a Python file takes from the environment;
+  `$(< f)`) or by a Python file, or whose path a Python file takes from the environment;
 - a config file a Python file loads that reads the environment itself (OmegaConf's `oc.env`);
 - a variable read in a library by a name made at run time (`${!var}`, `printenv "$k"`);
 - a program that reads the whole environment by itself (perl's `%ENV`, a console script
@@ -605,7 +605,7 @@ class _Reading:
                 if paths is None or any(self._read_back(writer, w) for w in paths):
                     return True
                 continue
-            if self._read_back(writer, target):
+            if self._read_back(writer, target) or _prints_path(writer, target):
                 return True
         return False
 
@@ -670,6 +670,27 @@ class _Reading:
         if function is None:
             return script.path in self.files
         return (id(script), function) in self.called
+
+
+def _prints_path(writer: Command, target: Word) -> bool:
+    """Whether the function the writer is in prints the path it wrote for its caller (`echo
+    "$cfg"`, to a standard output not sent to a file): `CFG=$(make_server_config)`, then
+    `--config "$CFG"`; where that path goes is not followed, so it may be read back."""
+    function = _owner(writer)
+    if function is None or not target.reads():
+        return False
+    top = writer
+    while top.script.parent is not None:
+        top = top.script.parent
+    text = target.value
+    return any(
+        command.base in ("echo", "printf")
+        and command.args
+        and command.args[-1].value == text
+        and all(w.value.startswith(("-", "%")) for w in command.args[:-1])
+        and not _written_away(command)
+        for command in top.script.body(function)
+    )
 
 
 def _parameters(command: Command, target: Word) -> set[int]:
