@@ -154,9 +154,11 @@ class CallGraph:
             value = word.value
             relative = not value.startswith(("$", "/", "~"))
             folder = _changed_to(command, self._moves_in) if relative else None
-            if value.startswith("/"):  # (in a container: a folder of the checkout a mount shows)
-                value = in_mounted_folder(value, bind_mounts(command)) or value
-                folder = "" if value is not word.value else None
+            workdir = container_workdir(command) if not value.startswith(("/", "~")) else None
+            if value.startswith("/") or workdir is not None:
+                # (in a container: a folder of the checkout a mount shows)
+                value = in_mounted_folder(value, bind_mounts(command), workdir) or value
+                folder = "" if value is not word.value else folder
             targets = tuple(resolve(self.ws, script, value, folder=folder) or ())
             if not targets and kind == "held":
                 continue  # (a variable that holds a program, or nothing known)
@@ -436,7 +438,8 @@ def _variable_of(expr: str) -> str:
 # launcher runs in), `$GITHUB_WORKSPACE/benchmarks`; the rest, the folder's path ("": the root)
 _CWD_SOURCE = re.compile(
     r'"?(?:\$\((?:realpath|readlink\s+-f)\s+"?(?P<of>[^"$`()\s]*)"?\s*\)'
-    r'|(?:\$\(pwd\)|\$PWD|\$\{PWD\})"?(?P<below>/[^"$`()\s]*)?)"?'
+    r'|(?:\$\(pwd\)|\$PWD|\$\{PWD\})"?(?P<below>/[^"$`()\s]*)?'
+    r'|(?P<dot>\.(?:/[^"$`()\s]*)?))"?'  # (`./benchmarks`: docker 23 binds it)
 )
 _ROOT_SOURCE = re.compile(r'"?\$\{?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}?"?(?P<below>/[^"$`()\s]*)?"?')
 
@@ -448,14 +451,7 @@ def bind_mounts(command: Command) -> tuple[tuple[str, str | None], ...]:
     or None where that is not known (a folder outside the repository, one held in a
     variable, or one relative to a working folder the launcher changes first)."""
     found: list[tuple[str, str | None]] = []
-    wrappers: list[Wrapper] = []
-    current: Command | None = command
-    while current is not None:  # (and those of a command whose shell string holds it)
-        wrappers.extend(current.invocation.wrappers)
-        current = current.script.parent
-    for wrapper in wrappers:
-        if wrapper.name not in ("docker run", "podman run"):
-            continue
+    for wrapper in _containers(command):
         for option, _, value in wrapper.options:
             if option in ("-v", "--volume"):
                 parts = value.split(":")
@@ -476,18 +472,45 @@ def bind_mounts(command: Command) -> tuple[tuple[str, str | None], ...]:
             target = target.strip('"')
             if not target.startswith("/") or PATH_EXPANSION.search(target):
                 continue
-            found.append((posixpath.normpath(target), _mounted_folder(command.script, source)))
+            found.append((posixpath.normpath(target), _mounted_folder(command, source)))
     return tuple(found)
 
 
-def _mounted_folder(script: Script, source: str) -> str | None:
-    """The repository folder a bind mount's source names, or None (`bind_mounts`)."""
+def _containers(command: Command) -> list[Wrapper]:
+    """The `docker run`/`podman run` wrappers the command runs behind: its own, and those of
+    each command whose shell string holds it."""
+    found: list[Wrapper] = []
+    current: Command | None = command
+    while current is not None:
+        found.extend(w for w in current.invocation.wrappers if w.name in _RUNS)
+        current = current.script.parent
+    return found
+
+
+_RUNS = ("docker run", "podman run")
+
+
+def container_workdir(command: Command) -> str | None:
+    """The working folder a container the command runs in starts it in (`-w /w`, written
+    out), or None."""
+    for wrapper in _containers(command):
+        folder = wrapper.option("-w", "--workdir")
+        if folder is not None:
+            folder = folder.strip('"')
+            return folder if folder.startswith("/") and not PATH_EXPANSION.search(folder) else None
+    return None
+
+
+def _mounted_folder(command: Command, source: str) -> str | None:
+    """The repository folder (or file) a bind mount's source names, or None (`bind_mounts`)."""
     here = _CWD_SOURCE.fullmatch(source)
     if here is not None:
-        if _changes_folder(script.top):
+        if _changes_folder(command):
             return None  # (relative to a folder the launcher may have left)
-        path = here.group("of") if here.group("of") is not None else here.group("below") or ""
-        path = path.lstrip("/") if here.group("of") is None else path
+        if here.group("of") is not None:
+            path = here.group("of")
+        else:
+            path = (here.group("below") or here.group("dot") or "").lstrip("/")
     else:
         rooted = _ROOT_SOURCE.fullmatch(source)
         if rooted is None or rooted.group("name") not in ROOT_VARIABLES:
@@ -499,27 +522,46 @@ def _mounted_folder(script: Script, source: str) -> str | None:
     return None if folder.startswith("..") else "" if folder == "." else folder
 
 
-def _changes_folder(script: Script) -> bool:
-    """Whether the script changes its working folder anywhere but to the checkout (`cd
-    "$GITHUB_WORKSPACE"`) or in a subshell."""
-    for command in script.all_commands():
-        if command.base not in ("cd", "pushd", "popd") or command.subshell:
+def _changes_folder(command: Command) -> bool:
+    """Whether the file's script may have changed its working folder before the command: a
+    `cd`, `pushd` or `popd` to another folder than the checkout (`cd "$GITHUB_WORKSPACE"`) in
+    its own shell (not a subshell's, nor a shell string's), before the command's line, or in a
+    function (it may be called first)."""
+    top = command
+    while top.script.parent is not None:
+        top = top.script.parent
+    script = top.script.top
+    before = top.node.start_byte if top.function is None else None
+    for other in script.all_commands():
+        if other.base not in ("cd", "pushd", "popd") or other.script is not script:
             continue
-        words = command.invocation.words[1:]
+        if other.apart_from_script:
+            continue
+        if before is not None and other.function is None and other.node.start_byte > before:
+            continue  # (after the command)
+        words = other.invocation.words[1:]
         target = words[0].value.strip('"') if len(words) == 1 else None
         if target is None or target.lstrip("${").rstrip("}/") not in ROOT_VARIABLES:
             return True
     return False
 
 
-def in_mounted_folder(value: str, mounts: Sequence[tuple[str, str | None]]) -> str | None:
+def in_mounted_folder(
+    value: str, mounts: Sequence[tuple[str, str | None]], workdir: str | None = None
+) -> str | None:
     """A path a command in a container is given, as the repository's path where it lies in a
     folder a bind mount shows (`/tmp/x.sh` with `-v $(realpath benchmarks/):/tmp/`:
-    `benchmarks/x.sh`); "" where it lies in a mounted folder that is not known; None where it
-    lies in none."""
+    `benchmarks/x.sh`; `x.sh` with `-w /tmp` too), or is a file one mounts; "" where it lies in
+    a mounted folder that is not known; None where it lies in none."""
     text = value.strip()
+    relative = text and not text.startswith(("/", "~", "`"))
+    # (`x.sh`, `sub/x.sh`, `${MODEL}_x.sh`: a name alone; not `$DIR/x.sh`, which may be anywhere)
+    if workdir is not None and relative and (not text.startswith("$") or "/" not in text):
+        text = posixpath.join(workdir, text)
     for target, folder in sorted(mounts, key=lambda m: -len(m[0])):
         prefix = target.rstrip("/") + "/"
+        if text == target:  # (a file mounted as itself: `-v $PWD/x.sh:/x.sh`)
+            return folder if folder else ""
         if text.startswith(prefix):
             if folder is None:
                 return ""

@@ -22,6 +22,7 @@ from benchlint.calls import (
     ROOT_VARIABLES,
     Call,
     bind_mounts,
+    container_workdir,
     in_mounted_folder,
     last_separator,
     repository_folder,
@@ -182,10 +183,7 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     memo = ws.models.setdefault("release-patterns", _Memo())
     assert isinstance(memo, _Memo)
     top = own_arguments(call.command, route)
-    word = call.word.value
-    mounted = in_mounted_folder(word, bind_mounts(call.command))
-    if mounted is not None:  # (in a container: the folder of the checkout a bind mount shows)
-        word = mounted or "$__MOUNTED/" + posixpath.basename(word)
+    word = in_container(call)
     if not _names(word, route, path, memo, top):
         return False
     if last_separator(word) >= 0:
@@ -202,6 +200,18 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
         return True
     inside = [f + "/" if f else "" for f in possible]  # ("": the checkout's root)
     return any(path.startswith(f) and pattern.fullmatch(path[len(f) :]) for f in inside)
+
+
+def in_container(call: Call) -> str:
+    """The call's script path word as the repository's path where a container runs it from a
+    folder or file of the checkout a bind mount shows (`/tmp/x.sh` with `-v
+    $(realpath benchmarks/):/tmp/`: `benchmarks/x.sh`); under a mount whose source is not
+    known, its file name in a folder not known; else the word as written."""
+    word = call.word.value
+    mounted = in_mounted_folder(word, bind_mounts(call.command), container_workdir(call.command))
+    if mounted is None:
+        return word
+    return mounted or "$__MOUNTED/" + posixpath.basename(word)
 
 
 def _crosses_folders(pattern: re.Pattern[str]) -> bool:
@@ -411,8 +421,9 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
             # entry gave it (`BENCHMARK_SCRIPT` in its additional-settings)
             value = route.env.known[variable] + _after_variable(call.word.value)
             possible = {repository_folder(call.caller, value)}
-        pattern = file_name_pattern(ctx, call.word.value, route, own_arguments(call.command, route))
-        if (None in possible or not possible) and _bare(call.word.value, pattern):
+        word = in_container(call)
+        pattern = file_name_pattern(ctx, word, route, own_arguments(call.command, route))
+        if (None in possible or not possible) and _bare(word, pattern):
             possible = {""}  # (`bash ${MODEL_CODE}_x.sh`, its value on the route: a name alone)
         folder = "" if possible == {""} else _outermost(possible)
         if folder is None or (folder and folder not in below):
@@ -664,7 +675,9 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
         return name, []  # none reaches the command: the value it came in with, the route's
     mounts = bind_mounts(call.command)  # (`docker run -v "$(pwd)/benchmarks:/w" img /w/x.sh`)
     if not assigned:  # (`$GITHUB_WORKSPACE/...`, a mount of the checkout)
-        folder = repository_folder(call.caller, value, mounts=mounts)
+        workdir = container_workdir(call.command)  # (`-w /w img bash x.sh`)
+        inside = in_mounted_folder(value, mounts, workdir) if workdir is not None else None
+        folder = repository_folder(call.caller, inside or value, mounts=mounts)
         if folder is not None:
             return name, [(folder, ())]
         return name, _in_folder_part(call.caller, call.command, value, mounts)

@@ -739,11 +739,12 @@ def _why(command: Command, who: str, given: dict[tuple[tuple[str, str], ...], li
     guard = guards[-1]
     text, line = first_line(script.text_of(guard.node)), script.span(guard.node).line
     combinations = [read for read in given if read]
+    rest = list(dict.fromkeys(n for read in combinations[2:] for n in given[read]))
     values = "; ".join(
         " ".join(f"{n}={v}" for n, v in read)
         + (f" for {_listed(given[read])}" if len(given) > 1 else "")
         for read in combinations[:2]
-    ) + (f"; and {len(combinations) - 2} other values" if len(combinations) > 2 else "")
+    ) + (f"; other values for {_listed(rest)}" if rest else "")
     values = f", given {values}" if values else ""
     if guard.patterns:  # a `case` item
         return f" (its `case` on line {line} takes this branch for {who}{values})"
