@@ -650,11 +650,13 @@ def _case_slips(
         )
         # (a container that starts the script and is not given the other name either: the
         # fix needs its `-e` too; h61 W1)
-        dropped = [
+        dropped = [  # (not one given a file of variables, `--env-file`: it may hold it)
             f"{c.caller.top.path}:{c.command.first_line_span.line}"
             for c in ctx.environment.calls.callers_of(script.path)
             for passes in [container_passes(c.command)]
-            if passes is not None and other not in passes
+            if passes is not None
+            and other not in passes
+            and not any(w.has("--env-file") for w in c.command.invocation.wrappers)
         ]
         several = len(dropped) > 1
         also = (

@@ -33,7 +33,10 @@ or its container is restarted over and over. A probe of another port (a sidecar'
 is not checked.
 
 It also reports a metric family the server's frontend and workers do not publish. For a client
-script that several recipes run, the message names the recipes for which the probe fails.
+script that several recipes run, the message names the recipes for which the probe fails. Where
+the same command also reads a metric of the other role (a frontend's beside the workers') that
+the servers do publish, the wait rests on that one and the finding is a warning; a `grep -q`
+last in an `until` or `while` loop's condition is said to never end or to end at once.
 
 ## Why is this bad?
 A readiness probe of a route that does not exist fails until the job's time runs out; a drain
@@ -606,13 +609,13 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 continue  # the program reads another metric this server publishes
             if problem is None and server is not None:
                 lacking = _launched_release_problem(ctx, probe, server, served_by, dev_mode)
-            outcome = _outcome(
-                probe, [p for p in paired if _launched_problem(p, launched, dev_mode) is None]
-            )
+            read = [p for p in paired if _launched_problem(p, launched, dev_mode) is None]
+            outcome = _outcome(probe, read)
+            severity = _PARTIAL if read else None
         else:
             # the recipes that run the script, by what is wrong for each (the servers differ)
             # (and by the metrics of the other role it reads that the run's servers publish)
-            failing: dict[tuple[str, str], list[ScriptRun]] = {}
+            failing: dict[tuple[str, str, bool], list[ScriptRun]] = {}
             for run in ctx.wiring.script_runs.get(script.path, []):
                 run_dev_mode = dev_mode or run.dev_mode
                 found = _run_problem(probe, run, run_dev_mode)
@@ -621,8 +624,8 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 ):
                     continue
                 read = [p for p in paired if _run_problem(p, run, run_dev_mode) is None]
-                failing.setdefault((found, _outcome(probe, read)), []).append(run)
-            for (found, outcome), runs in failing.items():
+                failing.setdefault((found, _outcome(probe, read), bool(read)), []).append(run)
+            for (found, outcome, partial), runs in failing.items():
                 recipes = [run.recipe for run in runs]
                 shown = ", ".join(recipes[:3]) + (
                     f" and {len(recipes) - 3} more" if len(recipes) > 3 else ""
@@ -638,6 +641,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                     ),
                     subject=f"{probe.kind}:{probe.value}",
                     involves=tuple(sorted(recipes)),
+                    severity=_PARTIAL if partial else None,
                 )
             continue
         if lacking is not None:
@@ -648,6 +652,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 related=lacking.related,
                 subject=f"{probe.kind}:{probe.value}",
                 notes=(lacking.note,) if lacking.note else (),
+                severity=severity,
             )
             continue
         if problem is None:
@@ -657,7 +662,13 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             f"{problem}: {outcome}",
             probe.location,
             subject=f"{probe.kind}:{probe.value}",
+            severity=severity,
         )
+
+
+# a finding where the wait still rests on metrics of the other role the servers publish: a
+# dead half of the check, not a wait that never ends or never waits (h62 W3)
+_PARTIAL = Severity.WARNING
 
 
 def _outcome(probe: Probe, partners: list[Probe]) -> str:
