@@ -513,9 +513,26 @@ def _mounted_folder(command: Command, source: str) -> str | None:
             path = (here.group("below") or here.group("dot") or "").lstrip("/")
     else:
         rooted = _ROOT_SOURCE.fullmatch(source)
-        if rooted is None or rooted.group("name") not in ROOT_VARIABLES:
-            return None
-        path = (rooted.group("below") or "").lstrip("/")
+        if rooted is not None and rooted.group("name") in ROOT_VARIABLES:
+            path = (rooted.group("below") or "").lstrip("/")
+        else:
+            # (a folder fixed whatever the working folder: the script's own, `$(dirname "$0")`,
+            # `$SCRIPT_DIR` assigned from it, or the checkout's, `$(git rev-parse
+            # --show-toplevel)`; h62 M4)
+            head, rest = _leading_expansion(source.strip('"'))
+            top = command
+            while top.script.parent is not None:
+                top = top.script.parent
+            base = (
+                ""
+                if _CHECKOUT_ROOT.fullmatch(head)
+                else _fixed_base(top.script, head)
+                if head
+                else None
+            )
+            if base is None or not (rest == "" or rest.startswith("/")) or "$" in rest:
+                return None
+            path = posixpath.join(base, rest.strip('"').lstrip("/"))
     if path.startswith("/"):
         return None
     folder = posixpath.normpath(path) if path else "."
