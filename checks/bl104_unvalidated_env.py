@@ -545,7 +545,8 @@ def _typos(unvalidated: dict[str, Read], ctx: Context, path: str) -> list[Findin
             Finding(
                 "BL104",
                 f"{scope} sets `{name}`; {where.path}:{where.span.line} sets "
-                f"`{other}`: the engine gets an empty value where `${other}` was meant",
+                f"`{other}`: the engine gets an empty value where `${other}` was meant"
+                + _not_given(ctx, path, other),
                 Location(read.script.path, read.span),
                 related=(Location(where.path, where.span, f"sets {other}"),),
                 subject=f"typo:{name}",
@@ -648,23 +649,7 @@ def _case_slips(
             if routes
             else "nothing in the repository"
         )
-        # (a container that starts the script and is not given the other name either: the
-        # fix needs its `-e` too; h61 W1)
-        dropped = [  # (not one given a file of variables, `--env-file`: it may hold it)
-            f"{c.caller.top.path}:{c.command.first_line_span.line}"
-            for c in ctx.environment.calls.callers_of(script.path)
-            for passes in [container_passes(c.command)]
-            if passes is not None
-            and other not in passes
-            and not any(w.has("--env-file") for w in c.command.invocation.wrappers)
-        ]
-        several = len(dropped) > 1
-        also = (
-            f"; the container{'s' * several} {', '.join(dropped)} start{'s' * (not several)} "
-            f"the script in {'are' if several else 'is'} not given `{other}` either (`-e {other}`)"
-            if dropped and not launcher
-            else ""
-        )
+        also = "" if launcher else _not_given(ctx, script.path, other)
         yield Finding(
             "BL104",
             f"{scope} sets `{name}`; {where.path}:{where.span.line}"
@@ -674,6 +659,27 @@ def _case_slips(
             subject=f"typo:{name}",
             severity=Severity.ERROR,
         )
+
+
+def _not_given(ctx: Context, path: str, name: str) -> str:
+    """Where containers start the script without the name set (`docker run -e OSL` where the
+    fix of `$isl` reads `$ISL`): the fix needs their `-e` too (h61 W1; not a container given a
+    file of variables, `--env-file`, which may hold it); "" where none does."""
+    dropped = [
+        f"{c.caller.top.path}:{c.command.first_line_span.line}"
+        for c in ctx.environment.calls.callers_of(path)
+        for passes in [container_passes(c.command)]
+        if passes is not None
+        and name not in passes
+        and not any(w.has("--env-file") for w in c.command.invocation.wrappers)
+    ]
+    if not dropped:
+        return ""
+    several = len(dropped) > 1
+    return (
+        f"; the container{'s' * several} {', '.join(dropped)} start{'s' * (not several)} the "
+        f"script in {'are' if several else 'is'} not given `{name}` either (`-e {name}`)"
+    )
 
 
 def _optional_reads(script: Script) -> set[str]:
