@@ -157,7 +157,7 @@ class CallGraph:
             workdir = container_workdir(command) if not value.startswith(("/", "~")) else None
             if value.startswith("/") or workdir is not None:
                 # (in a container: a folder of the checkout a mount shows)
-                value = in_mounted_folder(value, bind_mounts(command), workdir) or value
+                value = in_mounted_folder(value, bind_mounts(command), workdir, script) or value
                 folder = "" if value is not word.value else folder
             targets = tuple(resolve(self.ws, script, value, folder=folder) or ())
             if not targets and kind == "held":
@@ -461,19 +461,33 @@ def bind_mounts(command: Command) -> tuple[tuple[str, str | None], ...]:
                 if len(parts) > 2 and not parts[-1].startswith("/"):  # (`SRC:DST:ro`)
                     source, target = ":".join(parts[:-2]), parts[-2]
             elif option == "--mount":
-                fields = dict(f.split("=", 1) for f in value.split(",") if "=" in f)
-                fields.setdefault("source", fields.get("src", ""))
-                fields.setdefault("target", fields.get("destination", fields.get("dst", "")))
-                if fields.get("type", "volume") != "bind":
+                fields: dict[str, str] = {}  # (the last of a field's spellings wins, as docker's)
+                for field in value.split(","):
+                    key, _, given = field.partition("=")
+                    fields[_MOUNT_FIELDS.get(key.strip().lower(), key)] = given
+                if fields.get("type", "volume").lower() != "bind":
                     continue
-                source, target = fields["source"], fields["target"]
+                source, target = fields.get("source", ""), fields.get("target", "")
             else:
                 continue
             target = target.strip('"')
             if not target.startswith("/") or PATH_EXPANSION.search(target):
                 continue
+            if posixpath.normpath(target) == "/":
+                continue  # (docker refuses `/` as a mount's destination)
             found.append((posixpath.normpath(target), _mounted_folder(command, source)))
     return tuple(found)
+
+
+# `--mount`'s spellings of a field (docker's `opts/mount.go`)
+_MOUNT_FIELDS = {
+    "source": "source",
+    "src": "source",
+    "target": "target",
+    "destination": "target",
+    "dst": "target",
+    "type": "type",
+}
 
 
 def _containers(command: Command) -> list[Wrapper]:
@@ -497,8 +511,23 @@ def container_workdir(command: Command) -> str | None:
         folder = wrapper.option("-w", "--workdir")
         if folder is not None:
             folder = folder.strip('"')
-            return folder if folder.startswith("/") and not PATH_EXPANSION.search(folder) else None
+            if not folder.startswith("/") or PATH_EXPANSION.search(folder):
+                return None
+            # (`bash -c "cd sub && bash x.sh"`: a shell string that changes folders first)
+            script = command.script
+            moved = script.parent is not None and any(
+                other.node.start_byte < command.node.start_byte
+                and (
+                    other.base in _MOVES
+                    or (other.base in IN_THIS_SHELL and other.invocation.base in _MOVES)
+                )
+                for other in script.commands
+            )
+            return None if moved else folder
     return None
+
+
+_MOVES = frozenset({"cd", "pushd", "popd", "eval", "source", "."})
 
 
 def _mounted_folder(command: Command, source: str) -> str | None:
@@ -513,16 +542,19 @@ def _mounted_folder(command: Command, source: str) -> str | None:
             path = (here.group("below") or here.group("dot") or "").lstrip("/")
     else:
         rooted = _ROOT_SOURCE.fullmatch(source)
-        if rooted is not None and rooted.group("name") in ROOT_VARIABLES:
+        top = command
+        while top.script.parent is not None:
+            top = top.script.parent
+        name = rooted.group("name") if rooted is not None else None
+        if name in ROOT_VARIABLES and any(a.name == name for a in top.script.assignments):
+            return None  # (`GITHUB_WORKSPACE=$PWD/multi`: not the checkout's root)
+        if rooted is not None and name in ROOT_VARIABLES:
             path = (rooted.group("below") or "").lstrip("/")
         else:
             # (a folder fixed whatever the working folder: the script's own, `$(dirname "$0")`,
             # `$SCRIPT_DIR` assigned from it, or the checkout's, `$(git rev-parse
             # --show-toplevel)`; h62 M4)
             head, rest = _leading_expansion(source.strip('"'))
-            top = command
-            while top.script.parent is not None:
-                top = top.script.parent
             base = (
                 ""
                 if _CHECKOUT_ROOT.fullmatch(head)
@@ -541,30 +573,51 @@ def _mounted_folder(command: Command, source: str) -> str | None:
 
 def _changes_folder(command: Command) -> bool:
     """Whether the file's script may have changed its working folder before the command: a
-    `cd`, `pushd` or `popd` to another folder than the checkout (`cd "$GITHUB_WORKSPACE"`) in
-    its own shell (not a subshell's, nor a shell string's), before the command's line, or in a
-    function (it may be called first)."""
+    `cd`, `pushd` or `popd` (also behind `command`/`builtin`) to another folder than the
+    checkout (`cd "$GITHUB_WORKSPACE"`), an `eval`, a `source` (the file may change it) or an
+    assignment to `PWD`, in the shell the command runs in (not a subshell it is not in, nor a
+    shell string's), before the command's line, or in a function (it may be called first)."""
     top = command
     while top.script.parent is not None:
         top = top.script.parent
-    script = top.script.top
+    script = top.script
     before = top.node.start_byte if top.function is None else None
     for other in script.all_commands():
-        if other.base not in ("cd", "pushd", "popd") or other.script is not script:
+        if other.script is not script:
             continue
-        if other.apart_from_script:
+        if (
+            before is not None
+            and other.function is None
+            and other.node.start_byte > before
+            and not set(other.loops) & set(top.loops)
+        ):
+            continue  # (after the command, not in a loop around both)
+        shell = other.subshell or other.group or other.apart
+        if shell is not None and not shell.start_byte <= top.node.start_byte < shell.end_byte:
+            continue  # (in a shell of its own the command is not in)
+        if any(a.name == "PWD" for a in other.assignments):
+            return True
+        base = other.base
+        words = other.invocation.words
+        if base in IN_THIS_SHELL:  # (`builtin cd multi`, `command eval ...`)
+            base = other.invocation.base
+            words = words[1:]
+        if base in ("eval", "source", "."):
+            return True
+        if base not in ("cd", "pushd", "popd"):
             continue
-        if before is not None and other.function is None and other.node.start_byte > before:
-            continue  # (after the command)
-        words = other.invocation.words[1:]
-        target = words[0].value.strip('"') if len(words) == 1 else None
+        given = [w for w in words[1:] if not w.value.startswith("-")]
+        target = given[0].value.strip('"') if len(given) == 1 and given[0] is words[-1] else None
         if target is None or target.lstrip("${").rstrip("}/") not in ROOT_VARIABLES:
             return True
     return False
 
 
 def in_mounted_folder(
-    value: str, mounts: Sequence[tuple[str, str | None]], workdir: str | None = None
+    value: str,
+    mounts: Sequence[tuple[str, str | None]],
+    workdir: str | None = None,
+    script: Script | None = None,
 ) -> str | None:
     """A path a command in a container is given, as the repository's path where it lies in a
     folder a bind mount shows (`/tmp/x.sh` with `-v $(realpath benchmarks/):/tmp/`:
@@ -572,8 +625,14 @@ def in_mounted_folder(
     a mounted folder that is not known; None where it lies in none."""
     text = value.strip()
     relative = text and not text.startswith(("/", "~", "`"))
-    # (`x.sh`, `sub/x.sh`, `${MODEL}_x.sh`: a name alone; not `$DIR/x.sh`, which may be anywhere)
-    if workdir is not None and relative and (not text.startswith("$") or "/" not in text):
+    # (`x.sh`, `sub/x.sh`, `${MODEL}_x.sh` with a name the caller gives: a name alone; not
+    # `$DIR/x.sh`, nor `${DIR}x.sh` with a DIR the script assigns, which may be anywhere)
+    if text.startswith("$"):
+        head, _ = _leading_expansion(text)
+        name = _variable_of(head)
+        held = script is None or any(a.name == name for a in script.top.assignments)
+        relative = relative and "/" not in text and not held
+    if workdir is not None and relative:
         text = posixpath.join(workdir, text)
     for target, folder in sorted(mounts, key=lambda m: -len(m[0])):
         prefix = target.rstrip("/") + "/"
@@ -613,9 +672,11 @@ def repository_folder(
             return None
         value = rest.lstrip("/")
     elif value.startswith("/"):
+        # (in a container, a folder of the checkout a bind mount shows: before the usual
+        # mounts of the checkout, `-v "$PWD/benchmarks:/workspace"`)
+        mounted = in_mounted_folder(value, mounts)
         mount = next((m for m in ROOT_MOUNTS if value.startswith(m)), None)
-        mounted = in_mounted_folder(value, mounts) if mount is None else None
-        if mounted:  # (in a container, a folder of the checkout a bind mount shows)
+        if mounted:
             value = mounted
         elif mount is None:
             return None

@@ -177,7 +177,9 @@ def _unreached(ctx: Context, target: str) -> str:
         unmapped = [  # (`docker run -v "$MODELS:/w" img bash /w/x.sh`: h57 W1)
             _call_text(c)
             for c in ran
-            if in_mounted_folder(c.word.value, bind_mounts(c.command), container_workdir(c.command))
+            if in_mounted_folder(
+                c.word.value, bind_mounts(c.command), container_workdir(c.command), c.caller
+            )
             == ""
         ]
         mount = "inside a container under a bind mount whose source benchlint cannot tell"

@@ -208,7 +208,9 @@ def in_container(call: Call) -> str:
     $(realpath benchmarks/):/tmp/`: `benchmarks/x.sh`); under a mount whose source is not
     known, its file name in a folder not known; else the word as written."""
     word = call.word.value
-    mounted = in_mounted_folder(word, bind_mounts(call.command), container_workdir(call.command))
+    mounted = in_mounted_folder(
+        word, bind_mounts(call.command), container_workdir(call.command), call.caller
+    )
     if mounted is None:
         return word
     return mounted or "$__MOUNTED/" + posixpath.basename(word)
@@ -676,7 +678,9 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
     mounts = bind_mounts(call.command)  # (`docker run -v "$(pwd)/benchmarks:/w" img /w/x.sh`)
     if not assigned:  # (`$GITHUB_WORKSPACE/...`, a mount of the checkout)
         workdir = container_workdir(call.command)  # (`-w /w img bash x.sh`)
-        inside = in_mounted_folder(value, mounts, workdir) if workdir is not None else None
+        inside = (
+            in_mounted_folder(value, mounts, workdir, call.caller) if workdir is not None else None
+        )
         folder = repository_folder(call.caller, inside or value, mounts=mounts)
         if folder is not None:
             return name, [(folder, ())]
