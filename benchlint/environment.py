@@ -1614,6 +1614,7 @@ class Environment:
             detached: bool = False,
             ignored: bool = False,
             via: Command | None = None,
+            hidden: frozenset[str] = frozenset(),
         ) -> None:
             """`own`: a command of the function the offset is in (its locals are there).
             `shell`: one that runs in the shell the offset is in; one in a shell of its own (a
@@ -1622,10 +1623,14 @@ class Environment:
             `detached`: one in a shell of its own taken as the script's (`_calling_shells`):
             the functions a file sourced there defines are not the script's. `ignored`: one of
             a function a condition calls, where bash ignores `set -e`. `via`: the call of the
-            script's own lines the command runs in the body of (its conditions hold too)."""
+            script's own lines the command runs in the body of (its conditions hold too).
+            `hidden`: the names the functions it is called from make local (a function it
+            calls assigns theirs, gone when they return: bash's scope is dynamic)."""
             nonlocal unknown
             for assignment in command.assignments if shell else ():
                 kind = assignment.kind
+                if hidden and assignment.name in hidden and kind != "dynamic":
+                    continue
                 if kind == "prefix" and not (posix and command.base in _SPECIAL_BUILTINS):
                     # (`PORT=1 cmd`: the command's alone, not the script's after it; bash keeps
                     # none, whatever the command: `X=1 :`, `X=1 export Y`, a function's call;
@@ -1753,7 +1758,8 @@ class Environment:
                 owner = functions[base]
                 # (and what it assigns a name its body makes local first, `local PORT;
                 # PORT=8000`, itself or through a function it calls: gone when it returns)
-                scoped = _prefixed(command) | self._locals(owner, base)
+                own_locals = self._locals(owner, base)
+                scoped = _prefixed(command) | own_locals
                 kept = {n: (assigned.get(n), exported.get(n)) for n in scoped}
                 sources = self._sources(owner)
                 shared = self._calling_shells(owner)
@@ -1769,6 +1775,7 @@ class Environment:
                         detached=away,
                         ignored=ignored or command.tested,
                         via=via or command,
+                        hidden=hidden | own_locals if own_locals else hidden,
                     )
                     if id(inner) in sources and own:
                         source(sources[id(inner)], functions_too=not away)
@@ -2173,7 +2180,7 @@ class Environment:
                 c
                 for c in self._effects(script, function)
                 if any(
-                    a.kind != "local" and (a.kind != "assign" or a.name not in own)
+                    a.kind != "local" and (a.kind == "dynamic" or a.name not in own)
                     for a in c.assignments
                 )
                 or c.base in _STATE_COMMANDS

@@ -17,8 +17,11 @@ follows from them reads it:
 In those other files a read that only writes the value out counts for nothing: `echo`, `printf`
 or a `cat`/`tee` heredoc, to the terminal or to a file no other command names again (a
 library's results label; a function that writes to a path it is given, `cat > "$1"`, to the
-path each call of it gives; one that prints the path it wrote for its caller, `echo "$cfg"`,
-to a path that may be read back). Any other mention of the name counts as a read: a condition, an
+path each call of it gives, which is not followed after a `shift` or through a caller's own
+parameter, `outer() { write "$1"; }`, so the file may be read back; one that prints the path
+it wrote for its caller, `echo "$cfg"`, to a path that may be read back). Naming the file
+again to make its folder, move or copy it (`mkdir -p "$(dirname "$f")"`, `mv "$f" results/`)
+does not read it. Any other mention of the name counts as a read: a condition, an
 argument, a path, a name passed on (`-e SPEC_DECODING`), a heredoc fed to a program, or an
 assignment whose variable is itself read so. What benchlint cannot follow keeps it silent (see
 Exceptions); the finding is a warning, as a read it does not see may still pick the value up.
@@ -630,13 +633,21 @@ class _Reading:
         there, or passes its own (`"$@"`)."""
         function = _owner(writer)
         calls = [c for c in self.running if function is not None and c.base == function]
+        top = writer
+        while top.script.parent is not None:
+            top = top.script.parent
+        if function is None or any(c.base == "shift" for c in top.script.body(function)):
+            return None  # (`shift`: which word `$1` is then is not followed)
         words: list[Word] = []
         for call in calls:
             args = call.args
             for index in indexes:
                 if index > len(args) or any(w.value in ("$@", "$*") for w in args[:index]):
                     return None
-                words.append(args[index - 1])
+                word = args[index - 1]
+                if _POSITIONAL_READ.search(word.text) or "$@" in word.text or "$*" in word.text:
+                    return None  # (a wrapper's own parameter: `outer() { write "$1"; }`)
+                words.append(word)
         return words or None
 
     def _reading_words(
@@ -705,12 +716,15 @@ def _parameters(command: Command, target: Word) -> set[int]:
     while top.script.parent is not None:
         top = top.script.parent
     taken: dict[str, int] = {}
+    given: Counter[str] = Counter()  # (how many times the body assigns each name)
     for other in top.script.body(function):
         for assignment in other.assignments:
             value = assignment.value
+            given[assignment.name] += value is not None or assignment.kind != "local"
             held = _POSITIONAL.fullmatch(value.text) if value is not None else None
             if held is not None and assignment.name not in taken:
                 taken[assignment.name] = int(held.group(1))
+    taken = {n: i for n, i in taken.items() if given[n] == 1}  # (`out=$1`, then `out=/tmp/x`)
     found = positional
     for name in names:
         if name.isdigit() and name != "0":
@@ -826,6 +840,7 @@ _STEP_FILES = frozenset({"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "
 # commands that name a file without reading what it holds
 _FILE_KEEPERS = frozenset(
     {"mv", "cp", "rm", "ls", "test", "[", "mkdir", "touch", "chmod", "chown", "stat", "ln"}
+    | {"dirname", "basename", "realpath"}  # (they read its name only: h63 R5)
 )
 # a pipe (not `||`) between a heredoc's operator and its body: `cat <<EOF | python3`
 _PIPE = re.compile(rb"(?<!\|)\|(?!\|)")
