@@ -542,9 +542,7 @@ def _mounted_folder(command: Command, source: str) -> str | None:
             path = (here.group("below") or here.group("dot") or "").lstrip("/")
     else:
         rooted = _ROOT_SOURCE.fullmatch(source)
-        top = command
-        while top.script.parent is not None:
-            top = top.script.parent
+        top = command.outermost
         name = rooted.group("name") if rooted is not None else None
         if name in ROOT_VARIABLES and any(a.name == name for a in top.script.assignments):
             return None  # (`GITHUB_WORKSPACE=$PWD/multi`: not the checkout's root)
@@ -577,9 +575,7 @@ def _changes_folder(command: Command) -> bool:
     checkout (`cd "$GITHUB_WORKSPACE"`), an `eval`, a `source` (the file may change it) or an
     assignment to `PWD`, in the shell the command runs in (not a subshell it is not in, nor a
     shell string's), before the command's line, or in a function (it may be called first)."""
-    top = command
-    while top.script.parent is not None:
-        top = top.script.parent
+    top = command.outermost
     script = top.script
     before = top.node.start_byte if top.function is None else None
     for other in script.all_commands():

@@ -633,9 +633,7 @@ class _Reading:
         there, or passes its own (`"$@"`)."""
         function = _owner(writer)
         calls = [c for c in self.running if function is not None and c.base == function]
-        top = writer
-        while top.script.parent is not None:
-            top = top.script.parent
+        top = writer.outermost
         if function is None or any(c.base == "shift" for c in top.script.body(function)):
             return None  # (`shift`: which word `$1` is then is not followed)
         words: list[Word] = []
@@ -690,9 +688,7 @@ def _prints_path(writer: Command, target: Word) -> bool:
     function = _owner(writer)
     if function is None or not target.reads():
         return False
-    top = writer
-    while top.script.parent is not None:
-        top = top.script.parent
+    top = writer.outermost
     text = target.value
     return any(
         command.base in ("echo", "printf")
@@ -712,9 +708,7 @@ def _parameters(command: Command, target: Word) -> set[int]:
     positional = {int(n) for n in _POSITIONAL_READ.findall(target.text)}
     if function is None or not (names or positional):
         return set()
-    top = command
-    while top.script.parent is not None:
-        top = top.script.parent
+    top = command.outermost
     taken: dict[str, int] = {}
     given: Counter[str] = Counter()  # (how many times the body assigns each name)
     for other in top.script.body(function):
@@ -744,9 +738,7 @@ _POSITIONAL = re.compile(r'"?\$\{?([1-9])\}?"?')
 
 def _owner(command: Command) -> str | None:
     """The function of its file a command runs in (a nested shell's, its command's)."""
-    top = command
-    while top.script.parent is not None:
-        top = top.script.parent
+    top = command.outermost
     return top.function
 
 

@@ -739,6 +739,15 @@ class Command:
         return self.words[1:]
 
     @property
+    def outermost(self) -> Command:
+        """The command of its file's own script that runs the shells it is in (`srun ... bash
+        -c "..."`): itself where it is one."""
+        top = self
+        while top.script.parent is not None:
+            top = top.script.parent
+        return top
+
+    @property
     def apart_from_script(self) -> bool:
         """Whether it runs in a shell of its own, whose changes the script's shell never sees:
         a subshell (`( ... )`, `$(...)`), an element of a pipeline, the background (itself, or
