@@ -3,7 +3,11 @@
 Paths are resolved the way the scripts are run in an InferenceX-style repository: relative to the
 repository root (launchers run from the checkout) or to the script's own directory
 (`$(dirname "$0")`, a `SCRIPT_DIR` assigned from it); container mounts of the checkout
-(`/workspace`, `/infmax-workspace`, `$GITHUB_WORKSPACE`, `$INFMAX_WORKSPACE`) are the root.
+(`/workspace`, `/infmax-workspace`, `$GITHUB_WORKSPACE`, `$INFMAX_WORKSPACE`) are the root. In a
+`docker run`/`podman run`, a path under a bind mount of a folder of the checkout is that folder's
+(`-v $(realpath benchmarks/):/tmp/ img bash /tmp/x.sh`, `--mount`, `-w`: `bind_mounts`), where
+the mount's source is known: one relative to a working folder the launcher may have changed,
+or held in a variable, is not.
 Any other expansion stands for the values the script assigns to that variable, what a command
 substitution can print when it prints only literals, or else for any one path component, so one
 launcher line can run many benchmark scripts.
