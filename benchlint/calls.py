@@ -161,7 +161,12 @@ class CallGraph:
             workdir = container_workdir(command) if not value.startswith(("/", "~")) else None
             if value.startswith("/") or workdir is not None:
                 # (in a container: a folder of the checkout a mount shows)
-                value = in_mounted_folder(value, bind_mounts(command), workdir, script) or value
+                mapped = in_mounted_folder(value, bind_mounts(command), workdir)
+                if mapped == "":  # (under a mount whose source is not known: not followed)
+                    if kind != "held":
+                        found.append(Call(script, command, kind, (), word))
+                    continue
+                value = mapped or value
                 folder = "" if value is not word.value else folder
             targets = tuple(resolve(self.ws, script, value, folder=folder) or ())
             if not targets and kind == "held":
@@ -548,8 +553,11 @@ def _mounted_folder(command: Command, source: str) -> str | None:
         rooted = _ROOT_SOURCE.fullmatch(source)
         top = command.outermost
         name = rooted.group("name") if rooted is not None else None
-        if name in ROOT_VARIABLES and any(a.name == name for a in top.script.assignments):
-            return None  # (`GITHUB_WORKSPACE=$PWD/multi`: not the checkout's root)
+        if name in ROOT_VARIABLES and (
+            any(a.name == name for a in top.script.assignments)
+            or _changes_folder(command, folders=False)
+        ):
+            return None  # (`GITHUB_WORKSPACE=$PWD/multi`, or a file sourced may say so)
         if rooted is not None and name in ROOT_VARIABLES:
             path = (rooted.group("below") or "").lstrip("/")
         else:
@@ -557,6 +565,8 @@ def _mounted_folder(command: Command, source: str) -> str | None:
             # `$SCRIPT_DIR` assigned from it, or the checkout's, `$(git rev-parse
             # --show-toplevel)`; h62 M4)
             head, rest = _leading_expansion(source.strip('"'))
+            if _changes_folder(command) and not _ANCHORED.match(head):
+                return None  # (`$(dirname "$0")` is `./runners`: from the folder it runs in)
             base = (
                 ""
                 if _CHECKOUT_ROOT.fullmatch(head)
@@ -573,15 +583,27 @@ def _mounted_folder(command: Command, source: str) -> str | None:
     return None if folder.startswith("..") else "" if folder == "." else folder
 
 
-def _changes_folder(command: Command) -> bool:
+def _changes_folder(command: Command, folders: bool = True) -> bool:
     """Whether the file's script may have changed its working folder before the command: a
     `cd`, `pushd` or `popd` (also behind `command`/`builtin`) to another folder than the
-    checkout (`cd "$GITHUB_WORKSPACE"`), an `eval`, a `source` (the file may change it) or an
-    assignment to `PWD`, in the shell the command runs in (not a subshell it is not in, nor a
-    shell string's), before the command's line, or in a function (it may be called first)."""
-    top = command.outermost
-    script = top.script
-    before = top.node.start_byte if top.function is None else None
+    checkout (`cd "$GITHUB_WORKSPACE"`, where the script does not assign it), an `eval`, a
+    `source` (the file may change it) or an assignment to `PWD`, in a shell the command runs in
+    (its own shell string's, and the shells that run that: not a subshell it is not in), before
+    the command's line there, or in a function (it may be called first). `folders` False: only
+    what may change the variables (`eval`, `source`)."""
+    assigned = {a.name for a in command.outermost.script.assignments}
+    current: Command | None = command
+    while current is not None:
+        if _moved_before(current, assigned, folders):
+            return True
+        current = current.script.parent
+    return False
+
+
+def _moved_before(command: Command, assigned: set[str], folders: bool) -> bool:
+    """`_changes_folder` in the one script the command is a command of."""
+    script = command.script
+    before = command.node.start_byte if command.function is None else None
     for other in script.all_commands():
         if other.script is not script:
             continue
@@ -589,14 +611,12 @@ def _changes_folder(command: Command) -> bool:
             before is not None
             and other.function is None
             and other.node.start_byte > before
-            and not set(other.loops) & set(top.loops)
+            and not set(other.loops) & set(command.loops)
         ):
             continue  # (after the command, not in a loop around both)
         shell = other.subshell or other.group or other.apart
-        if shell is not None and not shell.start_byte <= top.node.start_byte < shell.end_byte:
+        if shell is not None and not shell.start_byte <= command.node.start_byte < shell.end_byte:
             continue  # (in a shell of its own the command is not in)
-        if any(a.name == "PWD" for a in other.assignments):
-            return True
         base = other.base
         words = other.invocation.words
         if base in IN_THIS_SHELL:  # (`builtin cd multi`, `command eval ...`)
@@ -604,35 +624,31 @@ def _changes_folder(command: Command) -> bool:
             words = words[1:]
         if base in ("eval", "source", "."):
             return True
+        if not folders:
+            continue
+        if any(a.name == "PWD" for a in other.assignments):
+            return True
         if base not in ("cd", "pushd", "popd"):
             continue
         given = [w for w in words[1:] if not w.value.startswith("-")]
         target = given[0].value.strip('"') if len(given) == 1 and given[0] is words[-1] else None
-        if target is None or target.lstrip("${").rstrip("}/") not in ROOT_VARIABLES:
+        name = target.lstrip("${").rstrip("}/") if target is not None else None
+        if name not in ROOT_VARIABLES or name in assigned:
             return True
     return False
 
 
 def in_mounted_folder(
-    value: str,
-    mounts: Sequence[tuple[str, str | None]],
-    workdir: str | None = None,
-    script: Script | None = None,
+    value: str, mounts: Sequence[tuple[str, str | None]], workdir: str | None = None
 ) -> str | None:
     """A path a command in a container is given, as the repository's path where it lies in a
     folder a bind mount shows (`/tmp/x.sh` with `-v $(realpath benchmarks/):/tmp/`:
     `benchmarks/x.sh`; `x.sh` with `-w /tmp` too), or is a file one mounts; "" where it lies in
     a mounted folder that is not known; None where it lies in none."""
     text = value.strip()
-    relative = text and not text.startswith(("/", "~", "`"))
-    # (`x.sh`, `sub/x.sh`, `${MODEL}_x.sh` with a name the caller gives: a name alone; not
-    # `$DIR/x.sh`, nor `${DIR}x.sh` with a DIR the script assigns, which may be anywhere)
-    if text.startswith("$"):
-        head, _ = _leading_expansion(text)
-        name = _variable_of(head)
-        held = script is None or any(a.name == name for a in script.top.assignments)
-        relative = relative and "/" not in text and not held
-    if workdir is not None and relative:
+    # (`x.sh`, `sub/x.sh`: relative; not `${DIR}x.sh`, whose value may be absolute: a route
+    # that knows it maps that, `scripts_run`)
+    if workdir is not None and text and not text.startswith(("/", "~", "`", "$")):
         text = posixpath.join(workdir, text)
     for target, folder in sorted(mounts, key=lambda m: -len(m[0])):
         prefix = target.rstrip("/") + "/"
@@ -678,8 +694,8 @@ def repository_folder(
         mount = next((m for m in ROOT_MOUNTS if value.startswith(m)), None)
         if mounted:
             value = mounted
-        elif mount is None:
-            return None
+        elif mount is None or mounted == "":
+            return None  # (`-v /opt/other:/workspace`: not the checkout)
         else:
             value = value[len(mount) :]
     cut = last_separator(value)  # (a `/` inside `${X:-sub/}` is part of the file's name)

@@ -177,9 +177,7 @@ def _unreached(ctx: Context, target: str) -> str:
         unmapped = [  # (`docker run -v "$MODELS:/w" img bash /w/x.sh`: h57 W1)
             _call_text(c)
             for c in ran
-            if in_mounted_folder(
-                c.word.value, bind_mounts(c.command), container_workdir(c.command), c.caller
-            )
+            if in_mounted_folder(c.word.value, bind_mounts(c.command), container_workdir(c.command))
             == ""
         ]
         mount = "inside a container under a bind mount whose source benchlint cannot tell"

@@ -208,9 +208,7 @@ def in_container(call: Call) -> str:
     $(realpath benchmarks/):/tmp/`: `benchmarks/x.sh`); under a mount whose source is not
     known, its file name in a folder not known; else the word as written."""
     word = call.word.value
-    mounted = in_mounted_folder(
-        word, bind_mounts(call.command), container_workdir(call.command), call.caller
-    )
+    mounted = in_mounted_folder(word, bind_mounts(call.command), container_workdir(call.command))
     if mounted is None:
         return word
     return mounted or "$__MOUNTED/" + posixpath.basename(word)
@@ -418,12 +416,23 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         if runs is False or unexported_read(call, route):
             continue
         possible = {f for f, given_by in folders if _may_give(route, given_by)}
+        word = in_container(call)
+        mounts = bind_mounts(call.command)
+        if mounts and variable is not None and variable in route.env.known:
+            # (in a container, the path the route's value makes as a mount shows it: `-w /w
+            # ... bash ${NAME}_x.sh`, `bash ${DIR}x.sh` with a DIR the job gives; h64 R4)
+            value = route.env.known[variable] + _after_variable(call.word.value)
+            shown = in_mounted_folder(value, mounts, container_workdir(call.command))
+            if shown == "":
+                continue  # (under a mount whose source is not known)
+            if shown is not None:
+                possible = {repository_folder(call.caller, shown)}
+                word = shown
         if not possible and variable is not None and variable in route.env.known:
             # the launcher gives the variable no value on this route: it keeps the one the
             # entry gave it (`BENCHMARK_SCRIPT` in its additional-settings)
             value = route.env.known[variable] + _after_variable(call.word.value)
             possible = {repository_folder(call.caller, value)}
-        word = in_container(call)
         pattern = file_name_pattern(ctx, word, route, own_arguments(call.command, route))
         if (None in possible or not possible) and _bare(word, pattern):
             possible = {""}  # (`bash ${MODEL_CODE}_x.sh`, its value on the route: a name alone)
@@ -678,9 +687,7 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
     mounts = bind_mounts(call.command)  # (`docker run -v "$(pwd)/benchmarks:/w" img /w/x.sh`)
     if not assigned:  # (`$GITHUB_WORKSPACE/...`, a mount of the checkout)
         workdir = container_workdir(call.command)  # (`-w /w img bash x.sh`)
-        inside = (
-            in_mounted_folder(value, mounts, workdir, call.caller) if workdir is not None else None
-        )
+        inside = in_mounted_folder(value, mounts, workdir) if workdir is not None else None
         folder = repository_folder(call.caller, inside or value, mounts=mounts)
         if folder is not None:
             return name, [(folder, ())]
