@@ -634,8 +634,11 @@ class _Reading:
         function = _owner(writer)
         calls = [c for c in self.running if function is not None and c.base == function]
         top = writer.outermost
-        if function is None or any(c.base == "shift" for c in top.script.body(function)):
-            return None  # (`shift`: which word `$1` is then is not followed)
+        if function is None or any(
+            c.base == "shift" and c.node.start_byte < top.node.start_byte
+            for c in top.script.body(function)
+        ):
+            return None  # (`shift` before it: which word `$1` is then is not followed)
         words: list[Word] = []
         for call in calls:
             args = call.args
@@ -660,9 +663,12 @@ class _Reading:
             counts: Counter[str] = Counter()
             texts: list[str] = []
             own: dict[int, tuple[set[str], list[str]]] = {}
+            keepers = [c for c in self.running if c.base in _FILE_KEEPERS]
             for other in self.running:
                 if other.base in _FILE_KEEPERS or other.base in calls:
                     continue
+                if other.base in _NAME_ONLY and _argument_of(other, keepers):
+                    continue  # (`mkdir -p "$(dirname "$f")"`: its name only)
                 if other.base in _WRITERS and _plain(other):
                     continue
                 words = [*other.words, *(r.target for r in other.redirects if r.operator == "<")]
@@ -832,8 +838,25 @@ _STEP_FILES = frozenset({"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "
 # commands that name a file without reading what it holds
 _FILE_KEEPERS = frozenset(
     {"mv", "cp", "rm", "ls", "test", "[", "mkdir", "touch", "chmod", "chown", "stat", "ln"}
-    | {"dirname", "basename", "realpath"}  # (they read its name only: h63 R5)
 )
+# commands that print a file's name or folder: no read of it where what they print is an
+# argument of one of those (`mkdir -p "$(dirname "$f")"`: h63 R5); a read where a command
+# given what they print may read the file (`CFG=$(realpath "$f")`: h64 R2)
+_NAME_ONLY = frozenset({"dirname", "basename", "realpath"})
+
+
+def _argument_of(command: Command, keepers: list[Command]) -> bool:
+    """Whether the command runs in a substitution in the words of one of these commands."""
+    start, end = command.node.start_byte, command.node.end_byte
+    return any(
+        k.script is command.script
+        and k is not command
+        and k.node.start_byte < start
+        and end <= k.node.end_byte
+        for k in keepers
+    )
+
+
 # a pipe (not `||`) between a heredoc's operator and its body: `cat <<EOF | python3`
 _PIPE = re.compile(rb"(?<!\|)\|(?!\|)")
 # a line's text before a mention that puts it in a comment: `# ...`, or `cmd  # ...` with no
