@@ -15,14 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchlint.calls import (
-    PATH_EXPANSION,
-    Call,
-    bind_mounts,
-    container_workdir,
-    in_mounted_folder,
-    script_word,
-)
+from benchlint.calls import PATH_EXPANSION, Call, bind_mounts, in_mounted_folder, script_word
 from benchlint.context import Context
 from benchlint.images import image_release
 from benchlint.layout import srtctl_health
@@ -173,18 +166,6 @@ def _unreached(ctx: Context, target: str) -> str:
             start.route is not None for path in launchers for start in ctx.environment.routes(path)
         )
         why = "with a path no entry's values make" if reached else "a launcher no entry reaches"
-        ran = [c for c in callers if c.caller.top.path in launchers]
-        unmapped = [  # (`docker run -v "$MODELS:/w" img bash /w/x.sh`: h57 W1)
-            _call_text(c)
-            for c in ran
-            if in_mounted_folder(c.word.value, bind_mounts(c.command), container_workdir(c.command))
-            == ""
-        ]
-        mount = "inside a container under a bind mount whose source benchlint cannot tell"
-        if reached and len(unmapped) == len(ran):
-            why = mount
-        elif reached and unmapped:
-            why += f", or ({', '.join(unmapped)}) {mount}"
         if reached and any(unexported_read(c) for c in callers):
             why = (
                 "in a shell of its own that reads a name the launcher assigns and does not "
