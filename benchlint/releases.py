@@ -418,9 +418,15 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         possible = {f for f, given_by in folders if _may_give(route, given_by)}
         word = in_container(call)
         mounts = bind_mounts(call.command)
-        if mounts and variable is not None and variable in route.env.known:
+        if (
+            mounts
+            and variable is not None
+            and variable in route.env.known
+            and not any(a.name == variable for a in script.assignments)
+        ):
             # (in a container, the path the route's value makes as a mount shows it: `-w /w
-            # ... bash ${NAME}_x.sh`, `bash ${DIR}x.sh` with a DIR the job gives; h64 R4)
+            # ... bash ${NAME}_x.sh`, `bash ${DIR}x.sh` with a DIR the job gives and the
+            # launcher does not assign; h64 R4)
             value = route.env.known[variable] + _after_variable(call.word.value)
             shown = in_mounted_folder(value, mounts, container_workdir(call.command))
             if shown == "":
