@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -460,7 +460,7 @@ def bind_mounts(command: Command) -> tuple[tuple[str, str | None], ...]:
     or None where that is not known (a folder outside the repository, one held in a
     variable, or one relative to a working folder the launcher changes first)."""
     found: list[tuple[str, str | None]] = []
-    for wrapper in _containers(command):
+    for wrapper, owner in _containers(command):
         for option, _, value in wrapper.options:
             if option in ("-v", "--volume"):
                 parts = value.split(":")
@@ -484,7 +484,7 @@ def bind_mounts(command: Command) -> tuple[tuple[str, str | None], ...]:
                 continue
             if posixpath.normpath(target) == "/":
                 continue  # (docker refuses `/` as a mount's destination)
-            found.append((posixpath.normpath(target), _mounted_folder(command, source)))
+            found.append((posixpath.normpath(target), _mounted_folder(owner, source)))
     return tuple(found)
 
 
@@ -499,13 +499,15 @@ _MOUNT_FIELDS = {
 }
 
 
-def _containers(command: Command) -> list[Wrapper]:
-    """The `docker run`/`podman run` wrappers the command runs behind: its own, and those of
-    each command whose shell string holds it."""
-    found: list[Wrapper] = []
+def _containers(command: Command) -> list[tuple[Wrapper, Command]]:
+    """The `docker run`/`podman run` wrappers the command runs behind, each with the command
+    whose own line it is on: the command's, and those of each command whose shell string
+    holds it (a container's own shell string, `bash -c "cd /w && ..."`, runs after its
+    mounts are made)."""
+    found: list[tuple[Wrapper, Command]] = []
     current: Command | None = command
     while current is not None:
-        found.extend(w for w in current.invocation.wrappers if w.name in _RUNS)
+        found.extend((w, current) for w in current.invocation.wrappers if w.name in _RUNS)
         current = current.script.parent
     return found
 
@@ -516,7 +518,7 @@ _RUNS = ("docker run", "podman run")
 def container_workdir(command: Command) -> str | None:
     """The working folder a container the command runs in starts it in (`-w /w`, written
     out), or None."""
-    for wrapper in _containers(command):
+    for wrapper, _ in _containers(command):
         folder = wrapper.option("-w", "--workdir")
         if folder is not None:
             folder = folder.strip('"')
@@ -553,11 +555,8 @@ def _mounted_folder(command: Command, source: str) -> str | None:
         rooted = _ROOT_SOURCE.fullmatch(source)
         top = command.outermost
         name = rooted.group("name") if rooted is not None else None
-        if name in ROOT_VARIABLES and (
-            any(a.name == name for a in top.script.assignments)
-            or _changes_folder(command, folders=False)
-        ):
-            return None  # (`GITHUB_WORKSPACE=$PWD/multi`, or a file sourced may say so)
+        if name in ROOT_VARIABLES and _changes_folder(command, folders=False):
+            return None  # (`GITHUB_WORKSPACE=$PWD/multi` before it, or a file sourced may say so)
         if rooted is not None and name in ROOT_VARIABLES:
             path = (rooted.group("below") or "").lstrip("/")
         else:
@@ -565,8 +564,8 @@ def _mounted_folder(command: Command, source: str) -> str | None:
             # `$SCRIPT_DIR` assigned from it, or the checkout's, `$(git rev-parse
             # --show-toplevel)`; h62 M4)
             head, rest = _leading_expansion(source.strip('"'))
-            if _changes_folder(command) and not _ANCHORED.match(head):
-                return None  # (`$(dirname "$0")` is `./runners`: from the folder it runs in)
+            if _changes_folder(command):
+                return None  # (`$0` is `./runners/x.sh`: read from the folder it runs in)
             base = (
                 ""
                 if _CHECKOUT_ROOT.fullmatch(head)
@@ -590,18 +589,21 @@ def _changes_folder(command: Command, folders: bool = True) -> bool:
     `source` (the file may change it) or an assignment to `PWD`, in a shell the command runs in
     (its own shell string's, and the shells that run that: not a subshell it is not in), before
     the command's line there, or in a function (it may be called first). `folders` False: only
-    what may change the variables (`eval`, `source`)."""
-    assigned = {a.name for a in command.outermost.script.assignments}
+    what may change the variables (`eval`, `source`, an assignment to the checkout's
+    variables: not `GITHUB_WORKSPACE=${GITHUB_WORKSPACE:-$PWD}` nor a bare `export`)."""
+    chain = []
     current: Command | None = command
     while current is not None:
-        if _moved_before(current, assigned, folders):
-            return True
+        chain.append(current)
         current = current.script.parent
-    return False
+    assigned = {n for c in chain for n in _root_assigned_before(c)}
+    return any(_moved_before(c, assigned, folders) for c in chain)
 
 
-def _moved_before(command: Command, assigned: set[str], folders: bool) -> bool:
-    """`_changes_folder` in the one script the command is a command of."""
+def _before_in_shell(command: Command) -> Iterator[Command]:
+    """The commands of the command's own script that may run before it in its shell: before
+    its line (or anywhere, in a loop around both or in a function: it may be called first),
+    not in a subshell it is not in."""
     script = command.script
     before = command.node.start_byte if command.function is None else None
     for other in script.all_commands():
@@ -617,6 +619,28 @@ def _moved_before(command: Command, assigned: set[str], folders: bool) -> bool:
         shell = other.subshell or other.group or other.apart
         if shell is not None and not shell.start_byte <= command.node.start_byte < shell.end_byte:
             continue  # (in a shell of its own the command is not in)
+        yield other
+
+
+def _root_assigned_before(command: Command) -> set[str]:
+    """The checkout's variables (`GITHUB_WORKSPACE`) given another value before the command in
+    its shell (not their own: `${GITHUB_WORKSPACE:-$PWD}`, `export GITHUB_WORKSPACE`)."""
+    found = set()
+    for other in _before_in_shell(command):
+        for a in other.assignments:
+            if a.name not in ROOT_VARIABLES or a.value is None:
+                continue
+            text = a.value.text.strip('"')
+            if not re.match(rf"\$\{{?{a.name}\b", text):
+                found.add(a.name)
+    return found
+
+
+def _moved_before(command: Command, assigned: set[str], folders: bool) -> bool:
+    """`_changes_folder` in the one script the command is a command of."""
+    if not folders and assigned:
+        return True
+    for other in _before_in_shell(command):
         base = other.base
         words = other.invocation.words
         if base in IN_THIS_SHELL:  # (`builtin cd multi`, `command eval ...`)
@@ -632,10 +656,15 @@ def _moved_before(command: Command, assigned: set[str], folders: bool) -> bool:
             continue
         given = [w for w in words[1:] if not w.value.startswith("-")]
         target = given[0].value.strip('"') if len(given) == 1 and given[0] is words[-1] else None
-        name = target.lstrip("${").rstrip("}/") if target is not None else None
+        root = _ROOT_TARGET.fullmatch(target) if target is not None else None
+        name = root.group(1) if root is not None else None
         if name not in ROOT_VARIABLES or name in assigned:
             return True
     return False
+
+
+# a `cd` to the checkout: `$GITHUB_WORKSPACE`, `"${GITHUB_WORKSPACE}/"`, `${GITHUB_WORKSPACE:-.}`
+_ROOT_TARGET = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}?/?")
 
 
 def in_mounted_folder(

@@ -202,6 +202,22 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     return any(path.startswith(f) and pattern.fullmatch(path[len(f) :]) for f in inside)
 
 
+def container_sets(command: Command) -> set[str]:
+    """The variables a container the command runs in is given a value of its own (`-e
+    DIR=/w/sub/`): not the job's."""
+    found: set[str] = set()
+    current: Command | None = command
+    while current is not None:  # (and a command whose shell string holds it)
+        for wrapper in current.invocation.wrappers:
+            found.update(
+                value.split("=", 1)[0]
+                for option, _, value in wrapper.options
+                if option in wrapper.env_options and "=" in value
+            )
+        current = current.script.parent
+    return found
+
+
 def in_container(call: Call) -> str:
     """The call's script path word as the repository's path where a container runs it from a
     folder or file of the checkout a bind mount shows (`/tmp/x.sh` with `-v
@@ -423,6 +439,7 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
             and variable is not None
             and variable in route.env.known
             and not any(a.name == variable for a in script.assignments)
+            and variable not in container_sets(call.command)
         ):
             # (in a container, the path the route's value makes as a mount shows it: `-w /w
             # ... bash ${NAME}_x.sh`, `bash ${DIR}x.sh` with a DIR the job gives and the
@@ -694,6 +711,8 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
     if not assigned:  # (`$GITHUB_WORKSPACE/...`, a mount of the checkout)
         workdir = container_workdir(call.command)  # (`-w /w img bash x.sh`)
         inside = in_mounted_folder(value, mounts, workdir) if workdir is not None else None
+        if inside == "":
+            return name, []  # (in a folder a mount shows whose source is not known)
         folder = repository_folder(call.caller, inside or value, mounts=mounts)
         if folder is not None:
             return name, [(folder, ())]
