@@ -20,10 +20,11 @@ library's results label; a function that writes to a path it is given, `cat > "$
 path each call of it gives, which is not followed after a `shift` or through a caller's own
 parameter, `outer() { write "$1"; }`, so the file may be read back; one that prints the path
 it wrote for its caller, `echo "$cfg"`, to a path that may be read back). Naming the file
-again to make its folder, move or copy it (`mkdir -p "$(dirname "$f")"`, `mv "$f" results/`)
-does not read it. Any other mention of the name counts as a read: a condition, an
-argument, a path, a name passed on (`-e SPEC_DECODING`), a heredoc fed to a program, or an
-assignment whose variable is itself read so. What benchlint cannot follow keeps it silent (see
+again to make its folder, move or copy it (`mkdir -p "$(dirname "$f")"`, `mv "$f" results/`),
+to test it or to print its name does not read it, nor does a variable holding its folder that
+only such commands use (`D=$(dirname "$f"); mkdir -p "$D"`). Any other mention of the name
+counts as a read: a condition, an argument, a path, a name passed on (`-e SPEC_DECODING`), a
+heredoc fed to a program, or an assignment whose variable is itself read so. What benchlint cannot follow keeps it silent (see
 Exceptions); the finding is a warning, as a read it does not see may still pick the value up.
 
 ## Why is this bad?
@@ -635,10 +636,11 @@ class _Reading:
         calls = [c for c in self.running if function is not None and c.base == function]
         top = writer.outermost
         if function is None or any(
-            c.base == "shift" and c.node.start_byte < top.node.start_byte
+            c.base == "shift"
+            and (c.node.start_byte < top.node.start_byte or set(c.loops) & set(top.loops))
             for c in top.script.body(function)
         ):
-            return None  # (`shift` before it: which word `$1` is then is not followed)
+            return None  # (`shift` before it, or in a loop around both: which word `$1` is)
         words: list[Word] = []
         for call in calls:
             args = call.args
@@ -664,11 +666,21 @@ class _Reading:
             texts: list[str] = []
             own: dict[int, tuple[set[str], list[str]]] = {}
             keepers = [c for c in self.running if c.base in _FILE_KEEPERS]
+            printers = [c for c in self.running if c.base in ("echo", "printf")]
+            held: list[tuple[Command, str]] = []  # (`D=$(dirname "$f")`: a read if D is one)
             for other in self.running:
                 if other.base in _FILE_KEEPERS or other.base in calls:
                     continue
-                if other.base in _NAME_ONLY and _argument_of(other, keepers):
-                    continue  # (`mkdir -p "$(dirname "$f")"`: its name only)
+                if other.base in _NAME_ONLY:
+                    # (`mkdir -p "$(dirname "$f")"`, `[ -d "$(dirname "$f")" ]`, an echo of it)
+                    if _argument_of(other, keepers) or _argument_of(other, printers):
+                        continue
+                    if _in_test(other):
+                        continue
+                    name = _assigned_from(other, self.running)
+                    if name is not None:
+                        held.append((other, name))
+                        continue
                 if other.base in _WRITERS and _plain(other):
                     continue
                 words = [*other.words, *(r.target for r in other.redirects if r.operator == "<")]
@@ -677,6 +689,11 @@ class _Reading:
                 counts.update(read)
                 texts += values
                 own[id(other)] = (read, values)
+            for other, name in held:  # (what they print, read where a reader reads the name)
+                if counts[name]:
+                    read = {r.name for w in other.words for r in w.reads()}
+                    counts.update(read)
+                    own[id(other)] = (read, [w.value for w in other.words])
             self._index = (counts, "\0".join(texts), own)
         return self._index
 
@@ -843,6 +860,30 @@ _FILE_KEEPERS = frozenset(
 # argument of one of those (`mkdir -p "$(dirname "$f")"`: h63 R5); a read where a command
 # given what they print may read the file (`CFG=$(realpath "$f")`: h64 R2)
 _NAME_ONLY = frozenset({"dirname", "basename", "realpath"})
+
+
+def _assigned_from(command: Command, running: list[Command]) -> str | None:
+    """The variable an assignment gives what the command prints (`D=$(dirname "$f")`)."""
+    start, end = command.node.start_byte, command.node.end_byte
+    for other in running:
+        if other.script is not command.script:
+            continue
+        for a in other.assignments:
+            if a.node.start_byte < start and end <= a.node.end_byte:
+                return a.name
+    return None
+
+
+def _in_test(command: Command) -> bool:
+    """Whether the command's substitution is an operand of a test (`[ -d "$(dirname "$f")" ]`,
+    `[[ ... ]]`, `test -d ...`): what it prints is compared, not read."""
+    src = command.script.src
+    line = src[src.rfind(b"\n", 0, command.node.start_byte) + 1 : command.node.start_byte]
+    return _OPEN_TEST.search(line) is not None
+
+
+# an open test before a position on its line: `[ `, `[[ `, `test ` not closed by `]`
+_OPEN_TEST = re.compile(rb"(?:\[\[?|(?<![\w-])test)\s[^\]]*$")
 
 
 def _argument_of(command: Command, keepers: list[Command]) -> bool:
