@@ -24,8 +24,9 @@ again to make its folder, move or copy it (`mkdir -p "$(dirname "$f")"`, `mv "$f
 to test it or to print its name does not read it, nor does a variable holding its folder that
 only such commands use (`D=$(dirname "$f"); mkdir -p "$D"`). Any other mention of the name
 counts as a read: a condition, an argument, a path, a name passed on (`-e SPEC_DECODING`), a
-heredoc fed to a program, or an assignment whose variable is itself read so. What benchlint cannot follow keeps it silent (see
-Exceptions); the finding is a warning, as a read it does not see may still pick the value up.
+heredoc fed to a program, or an assignment whose variable is itself read so. What benchlint
+cannot follow keeps it silent (see Exceptions); the finding is a warning, as a read it does not
+see may still pick the value up.
 
 ## Why is this bad?
 The jobs run as if the field were left out, while the sweep files their results under the
