@@ -624,16 +624,29 @@ def _before_in_shell(command: Command) -> Iterator[Command]:
 
 def _root_assigned_before(command: Command) -> set[str]:
     """The checkout's variables (`GITHUB_WORKSPACE`) given another value before the command in
-    its shell (not their own: `${GITHUB_WORKSPACE:-$PWD}`, `export GITHUB_WORKSPACE`)."""
-    found = set()
-    for other in _before_in_shell(command):
-        for a in other.assignments:
-            if a.name not in ROOT_VARIABLES or a.value is None:
-                continue
-            text = a.value.text.strip('"')
-            if not re.match(rf"\$\{{?{a.name}\b", text):
-                found.add(a.name)
-    return found
+    its shell (`gives_value`)."""
+    return {
+        a.name
+        for other in _before_in_shell(command)
+        for a in other.assignments
+        if a.name in ROOT_VARIABLES and a.kind != "prefix" and gives_value(a)
+    }
+
+
+def gives_value(assignment: Assignment) -> bool:
+    """Whether an assignment may give its variable another value than the one it had: not a
+    declaration with no value (`export GITHUB_WORKSPACE`), nor its own value, whole or as a
+    default (`X=$X`, `X=${X:-$PWD}`); a `read`, a `for` or `printf -v` may."""
+    value = assignment.value
+    if value is None:
+        return assignment.kind not in _DECLARING
+    text = value.text.strip('"')
+    name = re.escape(assignment.name)
+    return re.fullmatch(rf"\$(?:{name}|\{{{name}(?::?[-=][^}}]*)?\}})", text) is None
+
+
+# declarations that give no value where none is written (`export X`, `local X`)
+_DECLARING = frozenset({"export", "declare", "typeset", "readonly", "local", "unexport"})
 
 
 def _moved_before(command: Command, assigned: set[str], folders: bool) -> bool:

@@ -23,6 +23,7 @@ from benchlint.calls import (
     Call,
     bind_mounts,
     container_workdir,
+    gives_value,
     in_mounted_folder,
     last_separator,
     repository_folder,
@@ -202,12 +203,25 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     return any(path.startswith(f) and pattern.fullmatch(path[len(f) :]) for f in inside)
 
 
+def _launcher_gives(script: Script, variable: str | None, guarded: bool = False) -> bool:
+    """Whether the launcher may give the variable another value than the job's (`gives_value`:
+    not `X=${X:-a}`, not `export X`); `guarded`: only under a condition, in a loop or a
+    function, so the job's value may stay."""
+    return any(
+        a.name == variable
+        and gives_value(a)
+        and (not guarded or bool(a.command.guards or a.command.loops or a.command.function))
+        for a in script.assignments
+    )
+
+
 def container_sets(command: Command) -> set[str]:
-    """The variables a container the command runs in is given a value of its own (`-e
-    DIR=/w/sub/`): not the job's."""
+    """The variables a container gives a value of its own (`-e DIR=/w/sub/`), where the
+    command runs in the container's own shell string (`bash -c '... ${DIR}x.sh'`): not the
+    job's. (A word on the docker line itself is expanded by the shell that runs docker.)"""
     found: set[str] = set()
-    current: Command | None = command
-    while current is not None:  # (and a command whose shell string holds it)
+    current: Command | None = command.script.parent
+    while current is not None:  # (each command whose shell string holds it)
         for wrapper in current.invocation.wrappers:
             found.update(
                 value.split("=", 1)[0]
@@ -434,28 +448,25 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         possible = {f for f, given_by in folders if _may_give(route, given_by)}
         word = in_container(call)
         mounts = bind_mounts(call.command)
-        if (
-            mounts
-            and variable is not None
-            and variable in route.env.known
-            and not any(a.name == variable for a in script.assignments)
-            and variable not in container_sets(call.command)
-        ):
-            # (in a container, the path the route's value makes as a mount shows it: `-w /w
-            # ... bash ${NAME}_x.sh`, `bash ${DIR}x.sh` with a DIR the job gives and the
-            # launcher does not assign; h64 R4)
-            value = route.env.known[variable] + _after_variable(call.word.value)
-            shown = in_mounted_folder(value, mounts, container_workdir(call.command))
-            if shown == "":
-                continue  # (under a mount whose source is not known)
+        given = variable is not None and variable in route.env.known
+        if given and mounts and possible and _launcher_gives(script, variable, guarded=True):
+            continue  # (the launcher's value or the job's, which a mount shows elsewhere: h66)
+        if given and (not possible or not _launcher_gives(script, variable)):
+            # the launcher gives the variable no value on this route: it keeps the one the
+            # entry gave it (`BENCHMARK_SCRIPT` in its additional-settings); in a container,
+            # as a mount shows that path (`-w /w ... bash ${NAME}_x.sh`, `bash ${DIR}x.sh`:
+            # h64 R4), unless the container gives it a value of its own
+            value = route.env.known[str(variable)] + _after_variable(call.word.value)
+            shown = None
+            if mounts and variable not in container_sets(call.command):
+                shown = in_mounted_folder(value, mounts, container_workdir(call.command))
+                if shown == "":
+                    continue  # (under a mount whose source is not known)
             if shown is not None:
                 possible = {repository_folder(call.caller, shown)}
                 word = shown
-        if not possible and variable is not None and variable in route.env.known:
-            # the launcher gives the variable no value on this route: it keeps the one the
-            # entry gave it (`BENCHMARK_SCRIPT` in its additional-settings)
-            value = route.env.known[variable] + _after_variable(call.word.value)
-            possible = {repository_folder(call.caller, value)}
+            elif not possible:
+                possible = {repository_folder(call.caller, value)}
         pattern = file_name_pattern(ctx, word, route, own_arguments(call.command, route))
         if (None in possible or not possible) and _bare(word, pattern):
             possible = {""}  # (`bash ${MODEL_CODE}_x.sh`, its value on the route: a name alone)
