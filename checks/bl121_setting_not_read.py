@@ -667,7 +667,14 @@ class _Reading:
             texts: list[str] = []
             own: dict[int, tuple[set[str], list[str]]] = {}
             keepers = [c for c in self.running if c.base in _FILE_KEEPERS]
-            printers = [c for c in self.running if c.base in ("echo", "printf")]
+            printers = [  # (to the job's log: not in a function or a substitution)
+                c
+                for c in self.running
+                if c.base in ("echo", "printf")
+                and c.function is None
+                and not c.apart_from_script
+                and not any(w.value.startswith("-v") for w in c.args)
+            ]
             held: list[tuple[Command, str]] = []  # (`D=$(dirname "$f")`: a read if D is one)
             for other in self.running:
                 if other.base in _FILE_KEEPERS or other.base in calls:
@@ -690,8 +697,16 @@ class _Reading:
                 counts.update(read)
                 texts += values
                 own[id(other)] = (read, values)
+            # (names an assignment's value or a heredoc reads: `CFG=$D/meta.json`)
+            elsewhere = {
+                r.name
+                for c in self.running
+                for a in c.assignments
+                if a.value is not None
+                for r in a.value.reads()
+            }.union(*(_heredoc_reads(c) for c in self.running))
             for other, name in held:  # (what they print, read where a reader reads the name)
-                if counts[name]:
+                if counts[name] or name in elsewhere:
                     read = {r.name for w in other.words for r in w.reads()}
                     counts.update(read)
                     own[id(other)] = (read, [w.value for w in other.words])
@@ -861,6 +876,21 @@ _FILE_KEEPERS = frozenset(
 # argument of one of those (`mkdir -p "$(dirname "$f")"`: h63 R5); a read where a command
 # given what they print may read the file (`CFG=$(realpath "$f")`: h64 R2)
 _NAME_ONLY = frozenset({"dirname", "basename", "realpath"})
+
+
+def _heredoc_reads(command: Command) -> set[str]:
+    """The names read in the bodies of a command's unquoted heredocs."""
+    src = command.script.src
+    return {
+        m.group(1).decode()
+        for heredoc in command.heredocs
+        if not heredoc.quoted and heredoc.body is not None
+        for m in _BODY_READ.finditer(src, heredoc.body.start_byte, heredoc.body.end_byte)
+    }
+
+
+# a read in a heredoc's body: `$NAME`, `${NAME...}`
+_BODY_READ = re.compile(rb"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _assigned_from(command: Command, running: list[Command]) -> str | None:
