@@ -625,11 +625,14 @@ def _before_in_shell(command: Command) -> Iterator[Command]:
 def _root_assigned_before(command: Command) -> set[str]:
     """The checkout's variables (`GITHUB_WORKSPACE`) given another value before the command in
     its shell (`gives_value`)."""
+    script = command.script
     return {
         a.name
         for other in _before_in_shell(command)
         for a in other.assignments
-        if a.name in ROOT_VARIABLES and a.kind != "prefix" and gives_value(a)
+        if a.name in ROOT_VARIABLES
+        and (a.kind != "prefix" or other.base in script.top.functions)  # (`X=1 run`: run's)
+        and gives_value(a)
     }
 
 
@@ -642,7 +645,8 @@ def gives_value(assignment: Assignment) -> bool:
         return assignment.kind not in _DECLARING
     text = value.text.strip('"')
     name = re.escape(assignment.name)
-    return re.fullmatch(rf"\$(?:{name}|\{{{name}(?::?[-=][^}}]*)?\}})", text) is None
+    # (`$X`, `${X}`, `${X:-$PWD}`, `${X:-${PWD}}`, `${X%/}`: its own value)
+    return re.fullmatch(rf"\$(?:{name}|\{{{name}(?::?[-=].*|%/+)?\}})", text) is None
 
 
 # declarations that give no value where none is written (`export X`, `local X`)

@@ -207,10 +207,17 @@ def _launcher_gives(script: Script, variable: str | None, guarded: bool = False)
     """Whether the launcher may give the variable another value than the job's (`gives_value`:
     not `X=${X:-a}`, not `export X`); `guarded`: only under a condition, in a loop or a
     function, so the job's value may stay."""
+    functions = script.functions
     return any(
         a.name == variable
         and gives_value(a)
-        and (not guarded or bool(a.command.guards or a.command.loops or a.command.function))
+        # (`DIR=/w/ true` gives none after it; `DIR=/w/ run` gives run's body one)
+        and (a.kind != "prefix" or a.command.base in functions)
+        and (
+            not guarded
+            or a.kind == "prefix"
+            or bool(a.command.guards or a.command.loops or a.command.function)
+        )
         for a in script.assignments
     )
 
