@@ -698,13 +698,20 @@ class _Reading:
                 texts += values
                 own[id(other)] = (read, values)
             # (names an assignment's value or a heredoc reads: `CFG=$D/meta.json`)
+            # (of a variable that is itself read; of a heredoc fed to a program, not copied out)
             elsewhere = {
                 r.name
                 for c in self.running
                 for a in c.assignments
-                if a.value is not None
+                if a.value is not None and counts[a.name]
                 for r in a.value.reads()
-            }.union(*(_heredoc_reads(c) for c in self.running))
+            }.union(
+                *(
+                    _heredoc_reads(c)
+                    for c in self.running
+                    if not (c.base in _COPIERS and _written_away(c))
+                )
+            )
             for other, name in held:  # (what they print, read where a reader reads the name)
                 if counts[name] or name in elsewhere:
                     read = {r.name for w in other.words for r in w.reads()}
