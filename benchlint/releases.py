@@ -205,8 +205,9 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
 
 def _launcher_gives(script: Script, variable: str | None, guarded: bool = False) -> bool:
     """Whether the launcher may give the variable another value than the job's (`gives_value`:
-    not `X=${X:-a}`, not `export X`); `guarded`: only under a condition, in a loop or a
-    function, so the job's value may stay."""
+    not `X=${X:-a}`, not `export X`; a prefix only on a call of a function, for its body);
+    `guarded`: only under a condition, in a loop, a function or such a call, so the job's
+    value may stay."""
     functions = script.functions
     return any(
         a.name == variable

@@ -697,8 +697,8 @@ class _Reading:
                 counts.update(read)
                 texts += values
                 own[id(other)] = (read, values)
-            # (names an assignment's value or a heredoc reads: `CFG=$D/meta.json`)
-            # (of a variable that is itself read; of a heredoc fed to a program, not copied out)
+            # (names read by an assignment whose variable is itself read, `CFG=$D/meta.json`,
+            # or by a heredoc fed to a program, not copied out to a file)
             elsewhere = {
                 r.name
                 for c in self.running
