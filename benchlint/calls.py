@@ -458,7 +458,20 @@ def bind_mounts(command: Command) -> tuple[tuple[str, str | None], ...]:
     `--volume`, `--mount type=bind,source=SRC,target=DST`): each one's path in the container
     (written out, no trailing `/`) with the repository folder it shows there ("": the root),
     or None where that is not known (a folder outside the repository, one held in a
-    variable, or one relative to a working folder the launcher changes first)."""
+    variable, or one relative to a working folder the launcher changes first). Worked out
+    once per command (routes ask for each of theirs)."""
+    held: dict[int, tuple[tuple[str, str | None], ...]] = command.script.derived(
+        "bind-mounts", _MOUNTS, dict
+    )
+    if id(command) not in held:
+        held[id(command)] = _bind_mounts(command)
+    return held[id(command)]
+
+
+_MOUNTS = object()  # (what `bind_mounts` keeps with a script: it reads that script alone)
+
+
+def _bind_mounts(command: Command) -> tuple[tuple[str, str | None], ...]:
     found: list[tuple[str, str | None]] = []
     for wrapper, owner in _containers(command):
         for option, _, value in wrapper.options:
@@ -524,21 +537,12 @@ def container_workdir(command: Command) -> str | None:
             folder = folder.strip('"')
             if not folder.startswith("/") or PATH_EXPANSION.search(folder):
                 return None
-            # (`bash -c "cd sub && bash x.sh"`: a shell string that changes folders first)
-            script = command.script
-            moved = script.parent is not None and any(
-                other.node.start_byte < command.node.start_byte
-                and (
-                    other.base in _MOVES
-                    or (other.base in IN_THIS_SHELL and other.invocation.base in _MOVES)
-                )
-                for other in script.commands
-            )
+            # (`bash -c "cd sub && bash x.sh"`: a shell string that changes folders first; a
+            # `cd` to the checkout's variable too, which in a container names another folder)
+            inside = command.script.parent is not None
+            moved = inside and _moved_before(command, set(ROOT_VARIABLES), folders=True)
             return None if moved else folder
     return None
-
-
-_MOVES = frozenset({"cd", "pushd", "popd", "eval", "source", "."})
 
 
 def _mounted_folder(command: Command, source: str) -> str | None:
