@@ -473,7 +473,7 @@ _MOUNTS = object()  # (what `bind_mounts` keeps with a script: it reads that scr
 
 def _bind_mounts(command: Command) -> tuple[tuple[str, str | None], ...]:
     found: list[tuple[str, str | None]] = []
-    for wrapper, owner in _containers(command):
+    for wrapper, owner in containers(command):
         for option, _, value in wrapper.options:
             if option in ("-v", "--volume"):
                 parts = value.split(":")
@@ -512,7 +512,7 @@ _MOUNT_FIELDS = {
 }
 
 
-def _containers(command: Command) -> list[tuple[Wrapper, Command]]:
+def containers(command: Command) -> list[tuple[Wrapper, Command]]:
     """The `docker run`/`podman run` wrappers the command runs behind, each with the command
     whose own line it is on: the command's, and those of each command whose shell string
     holds it (a container's own shell string, `bash -c "cd /w && ..."`, runs after its
@@ -531,7 +531,7 @@ _RUNS = ("docker run", "podman run")
 def container_workdir(command: Command) -> str | None:
     """The working folder a container the command runs in starts it in (`-w /w`, written
     out), or None."""
-    for wrapper, _ in _containers(command):
+    for wrapper, _ in containers(command):
         folder = wrapper.option("-w", "--workdir")
         if folder is not None:
             folder = folder.strip('"')

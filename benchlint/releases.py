@@ -23,6 +23,7 @@ from benchlint.calls import (
     Call,
     bind_mounts,
     container_workdir,
+    containers,
     gives_value,
     in_mounted_folder,
     last_separator,
@@ -227,17 +228,13 @@ def container_sets(command: Command) -> set[str]:
     """The variables a container gives a value of its own (`-e DIR=/w/sub/`), where the
     command runs in the container's own shell string (`bash -c '... ${DIR}x.sh'`): not the
     job's. (A word on the docker line itself is expanded by the shell that runs docker.)"""
-    found: set[str] = set()
-    current: Command | None = command.script.parent
-    while current is not None:  # (each command whose shell string holds it)
-        for wrapper in current.invocation.wrappers:
-            found.update(
-                value.split("=", 1)[0]
-                for option, _, value in wrapper.options
-                if option in wrapper.env_options and "=" in value
-            )
-        current = current.script.parent
-    return found
+    holder = command.script.parent
+    return {
+        value.split("=", 1)[0]
+        for wrapper, _ in (containers(holder) if holder is not None else ())
+        for option, _, value in wrapper.options
+        if option in wrapper.env_options and "=" in value
+    }
 
 
 def in_container(call: Call) -> str:
