@@ -75,7 +75,7 @@ class ExpressionError(Exception):
 
 
 # where a word ends: at a boundary character, a white space (`_boundary`), or the text's end
-_WORD_END = re.compile(r"[()\[\],.!><=&|\s]|$")
+_WORD_END = re.compile("[" + re.escape("".join(sorted(_BOUNDARY))) + r"\s]|$")
 
 
 def _boundary(c: str) -> bool:
