@@ -350,6 +350,12 @@ class YamlDocument:
     def root(self) -> YNode | None:
         return self.documents[0] if self.documents else None
 
+    def may_hold(self, *keys: str) -> bool:
+        """Whether a key may be in the document: its text holds one as written, or an escape
+        (a double-quoted key may spell it `\\x5f`); a document without is not worth a walk."""
+        text = self.file.text
+        return "\\" in text or any(key in text for key in keys)
+
     def walk(self) -> Iterator[YNode]:
         return self.nodes(self.documents)
 

@@ -230,9 +230,8 @@ def _recipe_options(ctx: Context, path: str) -> Iterator[Finding]:
     document = ctx.ws.yaml(path)
     if document is None:
         return
-    written = document.file.text
-    if not any(key in written for key in _RECIPE_KEYS) and "\\" not in written:
-        return  # (a key is in the text as written, or escaped: a recipe with none is not walked)
+    if not document.may_hold(*_RECIPE_KEYS):
+        return
     for node in document.walk():
         if not node.is_map:
             continue

@@ -340,10 +340,8 @@ def _startup_budget(ctx: Context, path: str) -> tuple[Assignment, int] | None:
 
 
 def _timeouts_of(document: YamlDocument) -> Iterator[tuple[YNode, YNode]]:
-    """`_engine_timeouts` of a recipe as written; none without the name in its text (as
-    written, or escaped: a recipe without it is not walked)."""
-    text = document.file.text
-    if _TIMEOUT not in text and "\\" not in text:
+    """`_engine_timeouts` of a recipe as written (none where it cannot hold the name)."""
+    if not document.may_hold(_TIMEOUT):
         return iter(())
     return _engine_timeouts(settings_root(document.root))
 
