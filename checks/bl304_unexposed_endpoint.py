@@ -593,8 +593,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     interpreters = functools.cache(functools.partial(_interpreter_variables, ctx, script))
     probes = _probes(script, interpreters)
     unguarded = [probe for probe in probes if not _guarded_by_server_type(probe)]
-    alternatives = _alternatives(unguarded)
-    partners = _partners(unguarded)
+    alternatives, partners = _alternatives(unguarded)
     for probe in unguarded:
         others = alternatives.get(id(probe), [])
         paired = partners.get(id(probe), [])
@@ -737,41 +736,32 @@ def _launched_problem(
     return _problem(probe, server, servers, dev_mode) or _metrics_off(probe, server, served_by)
 
 
-def _alternatives(probes: list[Probe]) -> dict[int, list[Probe]]:
-    """For each metric probe, the other metric names of the same role that the same command
-    reads (one program, or one command line): a drain that sums `vllm:num_requests_running`
-    and `sglang:num_requests_running` counts whichever its workers publish. A frontend's metric
-    (`dynamo_frontend_...`) is no alternative to an engine's: the two are read from different
-    servers, and one that reads nothing leaves its half of the check dead."""
-    by_command: dict[tuple[int, bool], list[Probe]] = {}
-    for probe in probes:
-        if probe.kind == "metric":
-            frontend = probe.value.startswith(_FRONTEND_FAMILIES)
-            by_command.setdefault((id(probe.command), frontend), []).append(probe)
-    return {
-        id(probe): [other for other in group if other.value != probe.value]
-        for group in by_command.values()
-        for probe in group
-    }
-
-
-def _partners(probes: list[Probe]) -> dict[int, list[Probe]]:
-    """For each metric probe, the metric probes of the other role (a frontend's, an engine's:
-    `_alternatives`) that the same command reads."""
+def _alternatives(
+    probes: list[Probe],
+) -> tuple[dict[int, list[Probe]], dict[int, list[Probe]]]:
+    """For each metric probe, the other metric names the same command reads (one program, or
+    one command line): those of the same role, and those of the other. A drain that sums
+    `vllm:num_requests_running` and `sglang:num_requests_running` counts whichever its workers
+    publish. A frontend's metric (`dynamo_frontend_...`) is no alternative to an engine's: the
+    two are read from different servers, and one that reads nothing leaves its half of the
+    check dead, while the wait rests on the other (its partners)."""
     by_command: dict[int, list[Probe]] = {}
     for probe in probes:
         if probe.kind == "metric":
             by_command.setdefault(id(probe.command), []).append(probe)
-    return {
-        id(probe): [
-            other
-            for other in group
-            if other.value.startswith(_FRONTEND_FAMILIES)
-            != probe.value.startswith(_FRONTEND_FAMILIES)
-        ]
-        for group in by_command.values()
-        for probe in group
-    }
+    alternatives: dict[int, list[Probe]] = {}
+    partners: dict[int, list[Probe]] = {}
+    for group in by_command.values():
+        for probe in group:
+            frontend = probe.value.startswith(_FRONTEND_FAMILIES)
+            alternatives[id(probe)] = []
+            partners[id(probe)] = []
+            for other in group:
+                if other.value.startswith(_FRONTEND_FAMILIES) != frontend:
+                    partners[id(probe)].append(other)
+                elif other.value != probe.value:
+                    alternatives[id(probe)].append(other)
+    return alternatives, partners
 
 
 def _run_problem(probe: Probe, run: ScriptRun, dev_mode: bool) -> str | None:
