@@ -447,15 +447,20 @@ class _Reading:
         for script in self.files.values():
             for name in script.functions:
                 everywhere.setdefault(name, script)
-        bodies: list[Command] = []
-        for command in list(self.running):
-            for word in (command.base, *(w.value for w in command.words if w.static)):
-                definer = everywhere.get(word or "")
-                if definer is None or (id(definer), word or "") in self.called:
-                    continue
-                self.called[id(definer), word or ""] = definer
-                bodies.extend(c for c in definer.all_commands() if _owner(c) == word)
+        bodies = [c for command in list(self.running) for c in self._bodies(command, everywhere)]
         return self._walk_commands(bodies, everywhere) if bodies else []
+
+    def _bodies(self, command: Command, functions: dict[str, Script]) -> list[Command]:
+        """The commands of the functions a command names (its name, or a word it passes on:
+        `timeout 60 serve`) that are not walked yet, each now taken as called."""
+        found: list[Command] = []
+        for word in (command.base, *(w.value for w in command.words if w.static)):
+            definer = functions.get(word or "")
+            if definer is None or (id(definer), word or "") in self.called:
+                continue
+            self.called[id(definer), word or ""] = definer
+            found.extend(c for c in definer.all_commands() if _owner(c) == word)
+        return found
 
     def _walk(self, script: Script) -> list[str] | None:
         """The files the commands of the script's top level (and of the functions they call)
@@ -483,12 +488,7 @@ class _Reading:
             if _lists_environment(command, invocation.base, len(words)):
                 return None
             call = self._call(command)
-            for word in (command.base, *(w.value for w in command.words if w.static)):
-                definer = functions.get(word or "")
-                if definer is None or (id(definer), word or "") in self.called:
-                    continue
-                self.called[id(definer), word or ""] = definer
-                commands.extend(c for c in definer.all_commands() if _owner(c) == word)
+            commands.extend(self._bodies(command, functions))
             run = list(words)
             if words and not words[0].static and call is None:
                 held = self._held(words[0], command.script)
