@@ -21,10 +21,13 @@ path each call of it gives, which is not followed after a `shift` or through a c
 parameter, `outer() { write "$1"; }`, so the file may be read back; one that prints the path
 it wrote for its caller, `echo "$cfg"`, to a path that may be read back). Naming the file
 again to make its folder, move or copy it (`mkdir -p "$(dirname "$f")"`, `mv "$f" results/`),
-to test it or to print its name does not read it, nor does a variable holding its folder that
-only such commands use (`D=$(dirname "$f"); mkdir -p "$D"`). Any other mention of the name
-counts as a read: a condition, an argument, a path, a name passed on (`-e SPEC_DECODING`), a
-heredoc fed to a program, or an assignment whose variable is itself read so. What benchlint
+to test it or to print its name to the job's log does not read it, nor does a variable holding
+its folder or its name that only such commands use (`D=$(dirname "$f"); mkdir -p "$D"`,
+`MSG=$(echo "in $(dirname "$f")")`). Any other mention of the name or the path counts as a
+read: a condition, an argument, a path, a name passed on (`-e SPEC_DECODING`), a heredoc fed to
+a program, an echo in a function whose output a substitution takes (`--config "$(cfg)"`), or a
+variable given it that is itself read so, at any depth (`CFG="$f"`, `ARGS=(--config "$f")`,
+`printf -v CFG %s "$f"`, `for c in "$f"`). What benchlint
 cannot follow keeps it silent (see Exceptions); the finding is a warning, as a read it does not
 see may still pick the value up.
 
@@ -146,7 +149,7 @@ from benchlint.registry import rule
 from benchlint.releases import ScriptRun, runs_srtctl, scripts_run
 from benchlint.shell.expand import UNSET
 from benchlint.shell.invocation import SHELLS
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.model import Assignment, Command, Script, Word
 from benchlint.wiring import Element, Entry, Route
 
 # commands whose arguments only write text out (to the terminal, a log or a results file)
@@ -383,7 +386,7 @@ class _Reading:
         self.python: dict[str, None] = {}  # the repository's Python files run
         self.running: list[Command] = []  # the commands that run (of top levels and bodies)
         self._calls: dict[int, dict[int, Call]] = {}
-        self._index: tuple[Counter[str], str, dict[int, tuple[set[str], list[str]]]] | None = None
+        self._index: _Index | None = None
 
     def reads(self, paths: tuple[str, ...]) -> bool | None:
         named = _mentions({self.name, *self.copies})
@@ -620,9 +623,9 @@ class _Reading:
         names = {r.name for r in target.reads()}
         if names & _STEP_FILES:
             return True  # (`>> "$GITHUB_ENV"`: the next steps read it)
-        counts, joined, own = self._reading_words()
+        counts, joined, own, elsewhere = self._reading_words()
         mine = own.get(id(writer), (set(), []))
-        if any(counts[n] > (n in mine[0]) for n in names):
+        if any(counts[n] > (n in mine[0]) or n in elsewhere for n in names):
             return True
         value = target.value
         return bool(
@@ -654,28 +657,36 @@ class _Reading:
                 words.append(word)
         return words or None
 
-    def _reading_words(
-        self,
-    ) -> tuple[Counter[str], str, dict[int, tuple[set[str], list[str]]]]:
+    def _reading_words(self) -> _Index:
         """What the commands that may read a file back read, counted once: how many of them
-        read each name, their words' texts joined, and each one's own (to leave the writer
-        out). Those are every command that runs but those that only move, copy or test files,
-        calls of functions walked, and writers of their own."""
+        read each name, their words' texts joined, each one's own (to leave the writer out),
+        and the names read through a variable or a heredoc. Those commands are every command
+        that runs but those that only move, copy or test files, calls of functions walked,
+        and writers of their own (an `echo` in a function whose output a substitution takes
+        is a reader)."""
         if self._index is None:
             calls = {function for _, function in self.called}  # (their bodies: walked)
             counts: Counter[str] = Counter()
             texts: list[str] = []
             own: dict[int, tuple[set[str], list[str]]] = {}
             keepers = [c for c in self.running if c.base in _FILE_KEEPERS]
-            printers = [  # (to the job's log: not in a function or a substitution)
+            # (functions whose output a substitution takes: `--config "$(cfg_path)"`)
+            captured = {
+                c.base
+                for c in self.running
+                if c.subshell is not None and c.subshell.type == "command_substitution"
+            }
+            printers = [  # (to the job's log: not in a substitution, nor a function whose
+                # output one takes)
                 c
                 for c in self.running
                 if c.base in ("echo", "printf")
-                and c.function is None
+                and _owner(c) not in captured
                 and not c.apart_from_script
-                and not any(w.value.startswith("-v") for w in c.args)
+                and not _sets_variable(c)
             ]
-            held: list[tuple[Command, str]] = []  # (`D=$(dirname "$f")`: a read if D is one)
+            # (`D=$(dirname "$f")`, `D=$(echo ...)`: a read if D is one)
+            held: list[tuple[Command, str]] = []
             for other in self.running:
                 if other.base in _FILE_KEEPERS or other.base in calls:
                     continue
@@ -689,35 +700,37 @@ class _Reading:
                     if name is not None:
                         held.append((other, name))
                         continue
-                if other.base in _WRITERS and _plain(other):
-                    continue
+                if other.base in _WRITERS:
+                    if _plain(other) and _owner(other) not in captured:
+                        continue
+                    # (`MSG=$(echo "in $(dirname "$f")")`: a read if MSG is one)
+                    name = None if _written_away(other) else _assigned_from(other, self.running)
+                    if name is not None:
+                        held.append((other, name))
+                        continue
                 words = [*other.words, *(r.target for r in other.redirects if r.operator == "<")]
                 read = {r.name for w in words for r in w.reads()}
                 values = [w.value for w in words]
                 counts.update(read)
                 texts += values
                 own[id(other)] = (read, values)
-            # (names read by an assignment whose variable is itself read, `CFG=$D/meta.json`,
-            # or by a heredoc fed to a program, not copied out to a file)
-            elsewhere = {
-                r.name
-                for c in self.running
-                for a in c.assignments
-                if a.value is not None and counts[a.name]
-                for r in a.value.reads()
-            }.union(
+            # (names read by an assignment whose variable is itself read, at any depth,
+            # `CFG=$D/meta.json`, `ARGS=(--config "$OUT")`, or by a heredoc fed to a program,
+            # not copied out to a file)
+            fed: set[str] = set().union(
                 *(
                     _heredoc_reads(c)
                     for c in self.running
                     if not (c.base in _COPIERS and _written_away(c))
                 )
             )
+            elsewhere = fed | _through(self.running, fed | {n for n, k in counts.items() if k})
             for other, name in held:  # (what they print, read where a reader reads the name)
                 if counts[name] or name in elsewhere:
                     read = {r.name for w in other.words for r in w.reads()}
                     counts.update(read)
                     own[id(other)] = (read, [w.value for w in other.words])
-            self._index = (counts, "\0".join(texts), own)
+            self._index = (counts, "\0".join(texts), own, elsewhere)
         return self._index
 
     def _runs(self, script: Script, function: str | None) -> bool:
@@ -725,6 +738,52 @@ class _Reading:
         if function is None:
             return script.path in self.files
         return (id(script), function) in self.called
+
+
+# what the readers of a route's commands read (`_Reading._reading_words`)
+_Index = tuple[Counter[str], str, dict[int, tuple[set[str], list[str]]], set[str]]
+
+
+def _through(running: list[Command], read: set[str]) -> set[str]:
+    """The names read through variables these names hold, at any depth: `CFG="$OUT"`,
+    `ARGS=(--config "$OUT")`, `printf -v CFG %s "$OUT"`, `for f in "$OUT"` (OUT, where CFG,
+    ARGS or f is read)."""
+    into: dict[str, set[str]] = {}
+    for command in running:
+        for assignment in command.assignments:
+            if assignment.name:
+                into.setdefault(assignment.name, set()).update(_assigned_reads(assignment))
+    found: set[str] = set()
+    todo = [n for n in read if n in into]
+    while todo:
+        for name in into.get(todo.pop(), ()):
+            if name not in found:
+                found.add(name)
+                todo.append(name)
+    return found
+
+
+def _assigned_reads(assignment: Assignment) -> set[str]:
+    """The names an assignment's value reads: its word's (an array's items too), a `printf
+    -v`'s arguments, a `for` loop's list."""
+    if assignment.value is not None:
+        return {r.name for r in assignment.value.reads()}
+    command = assignment.command
+    if assignment.kind == "read" and _sets_variable(command):
+        return {r.name for w in command.args for r in w.reads()}
+    if assignment.kind == "for":
+        src = command.script.src
+        start = assignment.node.end_byte
+        end = _FOR_BODY.search(src, start, command.node.end_byte)
+        if end is None:
+            return set()
+        listed = src[start : end.start()]
+        return {m.group(1).decode() for m in _BODY_READ.finditer(listed)}
+    return set()
+
+
+# where a `for` loop's list of words ends: `; do`, or a line break before `do`
+_FOR_BODY = re.compile(rb"[;\n]\s*do\b")
 
 
 def _prints_path(writer: Command, target: Word) -> bool:
@@ -901,13 +960,15 @@ _BODY_READ = re.compile(rb"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _assigned_from(command: Command, running: list[Command]) -> str | None:
-    """The variable an assignment gives what the command prints (`D=$(dirname "$f")`)."""
+    """The variable an assignment gives what the command prints (`D=$(dirname "$f")`,
+    `printf -v D %s "$(dirname "$f")"`)."""
     start, end = command.node.start_byte, command.node.end_byte
     for other in running:
         if other.script is not command.script:
             continue
         for a in other.assignments:
-            if a.node.start_byte < start and end <= a.node.end_byte:
+            node = other.node if _sets_variable(other) else a.node
+            if a.name and node.start_byte < start and end <= node.end_byte:
                 return a.name
     return None
 
