@@ -121,7 +121,9 @@ bash ends it: an `exit`, a validator or a `${X:?}` in a job sent to the backgrou
 pipeline's element whose failure nothing turns into the script's end (no `set -e`, not the
 last element without `pipefail`, no condition reading it: `echo "${MODEL:?}" | tee log`),
 checks nothing; an `exit` or a validator in a subshell is read the same way. A launch inside a
-function reads what the function set before it (`local chunk=${5:-2048}`), and `$X` inside
+function reads what the function set before it (`local chunk=${5:-2048}`), or what every
+function of the script that calls it sets before the call, its own local too (`start() { local
+MODEL=/models/m; launch; }`: bash's scope is dynamic), and `$X` inside
 `${X:+--x "$X"}` is expanded only when X is not empty. An unquoted `$X` that is a word of its own
 is reported where a value is read (after an option written without `=`, or as the model of `vllm
 serve` and `trtllm-serve [serve]`): empty, it vanishes (the option takes the next word, or none: a
@@ -401,17 +403,32 @@ def _sourced_names(ctx: Context, script: Script, depth: int = 0) -> set[str]:
 
 def _set_in_function(command: Command, read: Read) -> bool:
     """A read in a function body of a variable the body sets before it (`local chunk=${5:-2048}`:
-    a local variable, gone when the function returns, so no state of the script holds it)."""
-    if command.function is None:
+    a local variable, gone when the function returns, so no state of the script holds it), or
+    that each function calling it sets before the call (`start() { local MODEL=m; launch; }`:
+    bash's scope is dynamic, so `launch` reads `start`'s local; h63 F5)."""
+    return _set_before(command, read.name, read.node.start_byte, frozenset())
+
+
+def _set_before(command: Command, name: str, at: int, seen: frozenset[str]) -> bool:
+    function = command.function
+    if function is None or function in seen:
         return False
-    at = read.node.start_byte
-    return any(
-        a.name == read.name
-        and a.command.function == command.function
+    script = command.script
+    if any(
+        a.name == name
+        and a.command.function == function
         and a.node.start_byte < at
         and (a.value is not None or a.kind in ("read", "for", "arithmetic"))
-        for a in command.script.assignments
-    )
+        for a in script.assignments
+    ):
+        return True
+    # (every call, each a command of its own in this script: not one behind a wrapper, a
+    # trap or a shell string, whose caller is not followed here)
+    calls = [c for c in script.commands if c.base == function]
+    named = [c for c in script.all_commands() if any(w.value == function for w in c.words)]
+    if not calls or len(named) != len(calls):
+        return False
+    return all(_set_before(c, name, c.node.start_byte, seen | {function}) for c in calls)
 
 
 def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
