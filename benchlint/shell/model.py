@@ -582,7 +582,8 @@ class Assignment:
     command: Command
     # assign | export | declare | local | readonly | prefix | read | for | default |
     # arithmetic (`(( n = 1 ))`, `let n=1`) | dynamic (a name known at run time: `export
-    # "$k=$v"`, `printf -v "$name"`; `name` is "") | unexport (`export -n NAME`)
+    # "$k=$v"`, `printf -v "$name"`, an assignment to a nameref, `ref=m` after `local -n
+    # ref=$1`; `name` is "") | unexport (`export -n NAME`)
     kind: str
     exported: bool
 
@@ -2122,6 +2123,10 @@ class _Builder:
         self.pipefail = False  # (a shell `bash -c` starts does not inherit it)
         self.lastpipe = False  # `shopt -s lastpipe`: a pipeline's last element runs here
         self.allexport = False
+        # names declared namerefs (`local -n ref=$1`): an assignment to one assigns the variable
+        # it names, known at run time
+        self.namerefs: set[str] = set()
+        self.declaring_namerefs = False
         self.by_node: dict[int, Command] = {}
         # words after a redirection (`cat <in a b`): tree-sitter-bash reads them as more
         # destinations of the redirect; bash as arguments of the command (see on_command)
@@ -2501,6 +2506,10 @@ class _Builder:
             kind, exported = "unexport", False  # `declare +x PORT`: the same (h29 S8)
         children = node.named_children
         src = self.script.src
+        # (`declare -n ref=MODEL`: `ref=m` then assigns MODEL)
+        self.declaring_namerefs = kind != "unexport" and any(
+            f.value.startswith("-") and "n" in f.value for f in flags
+        )
         continuing: set[int] = set()  # (pieces of a value past a line continuation: `_continued`)
         for index, child in enumerate(children):
             if child.type == "variable_assignment":
@@ -2527,6 +2536,7 @@ class _Builder:
                 # `export "$k=$v"`, `export $(grep -v '^#' .env | xargs)`: names known at run time
                 self.assign(command, "", None, syn(child), "dynamic", exported)
                 self.walk_inside(child, ctx)
+        self.declaring_namerefs = False
 
     def quoted_assignment(self, node: Node) -> tuple[str, Word] | None:
         """A declaration's argument that is an assignment in quotes, `"PORT=8000"` or
@@ -2760,6 +2770,10 @@ class _Builder:
             # `set -a`: every variable set is exported; in a function's body it depends on the
             # state where the function is called, which the text does not give (not marked)
             exported = exported or command.function is None
+        if self.declaring_namerefs:
+            self.namerefs.add(name)
+        elif name in self.namerefs:  # (assigns the variable the reference names)
+            name, value, kind = "", None, "dynamic"
         assignment = Assignment(name, value, node, command, kind, exported)
         command.assignments += (assignment,)
         self.script.assignments.append(assignment)
