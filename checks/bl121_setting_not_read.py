@@ -25,9 +25,12 @@ to test it or to print its name to the job's log does not read it, nor does a va
 its folder or its name that only such commands use (`D=$(dirname "$f"); mkdir -p "$D"`,
 `MSG=$(echo "in $(dirname "$f")")`). Any other mention of the name or the path counts as a
 read: a condition, an argument, a path, a name passed on (`-e SPEC_DECODING`), a heredoc fed to
-a program, an echo in a function whose output a substitution takes (`--config "$(cfg)"`), or a
-variable given it that is itself read so, at any depth (`CFG="$f"`, `ARGS=(--config "$f")`,
-`printf -v CFG %s "$f"`, `for c in "$f"`). What benchlint
+a program, an echo in a function whose output a reader takes (`--config "$(cfg)"`; not one
+whose output is only echoed, moved or kept unused), or a variable or a function's parameter
+given it that is itself read so where that value reaches, at any depth (`CFG="$f"`,
+`ARGS=(--config "$f")`, `printf -v CFG %s "$f"`, `read -r CFG <<< "$f"`, `for c in "$f"`,
+`serve "$f"` with `--config "$1"`; not where another value reaches the reader: reassigned
+before it, a local of its function, given in a subshell or as a prefix). What benchlint
 cannot follow keeps it silent (see Exceptions); the finding is a warning, as a read it does not
 see may still pick the value up.
 
@@ -670,23 +673,16 @@ class _Reading:
             texts: list[str] = []
             own: dict[int, tuple[set[str], list[str]]] = {}
             keepers = [c for c in self.running if c.base in _FILE_KEEPERS]
-            # (functions whose output a substitution takes: `--config "$(cfg_path)"`)
-            captured = {
-                c.base
-                for c in self.running
-                if c.subshell is not None and c.subshell.type == "command_substitution"
-            }
-            printers = [  # (to the job's log: not in a substitution, nor a function whose
-                # output one takes)
+            printers = [  # (to the job's log, or to a function's caller: `_function_output`)
                 c
                 for c in self.running
                 if c.base in ("echo", "printf")
-                and _owner(c) not in captured
                 and not c.apart_from_script
                 and not _sets_variable(c)
             ]
-            # (`D=$(dirname "$f")`, `D=$(echo ...)`: a read if D is one)
+            # (`D=$(dirname "$f")`, `D=$(echo ...)`, `P=$(cfg)`: a read if D or P is one)
             held: list[tuple[Command, str]] = []
+            readers: list[tuple[Command, set[str]]] = []
             for other in self.running:
                 if other.base in _FILE_KEEPERS or other.base in calls:
                     continue
@@ -701,30 +697,39 @@ class _Reading:
                         held.append((other, name))
                         continue
                 if other.base in _WRITERS:
-                    if _plain(other) and _owner(other) not in captured:
+                    if _written_away(other) or _sets_variable(other):
                         continue
-                    # (`MSG=$(echo "in $(dirname "$f")")`: a read if MSG is one)
-                    name = None if _written_away(other) else _assigned_from(other, self.running)
-                    if name is not None:
-                        held.append((other, name))
+                    function = _owner(other)
+                    if _plain(other) and function is not None:
+                        # (what a function prints goes where its calls' output goes)
+                        taken, names = self._function_output(function, frozenset())
+                        held.extend((other, name) for name in names)
+                        if not taken:
+                            continue
+                    elif _plain(other):
                         continue
+                    else:  # (`MSG=$(echo "in $(dirname "$f")")`: a read if MSG is one)
+                        name = _assigned_from(other, self.running)
+                        if name is not None:
+                            held.append((other, name))
+                            continue
                 words = [*other.words, *(r.target for r in other.redirects if r.operator == "<")]
                 read = {r.name for w in words for r in w.reads()}
                 values = [w.value for w in words]
                 counts.update(read)
                 texts += values
                 own[id(other)] = (read, values)
+                readers.append((other, read | _positional_reads(words)))
             # (names read by an assignment whose variable is itself read, at any depth,
             # `CFG=$D/meta.json`, `ARGS=(--config "$OUT")`, or by a heredoc fed to a program,
             # not copied out to a file)
-            fed: set[str] = set().union(
-                *(
-                    _heredoc_reads(c)
-                    for c in self.running
-                    if not (c.base in _COPIERS and _written_away(c))
-                )
-            )
-            elsewhere = fed | _through(self.running, fed | {n for n, k in counts.items() if k})
+            fed = [
+                (c, _heredoc_reads(c))
+                for c in self.running
+                if c.heredocs and not (c.base in _COPIERS and _written_away(c))
+            ]
+            elsewhere = _through(self.running, [*readers, *fed])
+            elsewhere.update(*(names for _, names in fed))
             for other, name in held:  # (what they print, read where a reader reads the name)
                 if counts[name] or name in elsewhere:
                     read = {r.name for w in other.words for r in w.reads()}
@@ -732,6 +737,37 @@ class _Reading:
                     own[id(other)] = (read, [w.value for w in other.words])
             self._index = (counts, "\0".join(texts), own, elsewhere)
         return self._index
+
+    def _function_output(self, function: str, seen: frozenset[str]) -> tuple[bool, set[str]]:
+        """Where what a function prints goes, over its calls that run: whether a command that
+        may read a file takes it (`--config "$(cfg)"`, `cfg | xargs ...`), and the variables
+        given it (`P=$(cfg)`); a bare call's goes to the job's log (or, in a function, where
+        that one's output goes), an echo's, a test's or a command's that only moves files is
+        read by none (`echo "saved $(cfg)"`)."""
+        read = False
+        names: set[str] = set()
+        for call in self.running:
+            if call.base != function or _written_away(call):
+                continue
+            if call.subshell is None or call.subshell.type != "command_substitution":
+                if call.piped or call.apart is not None:
+                    read = True
+                    continue
+                outer = _owner(call)
+                if outer is not None and outer not in seen and outer != function:
+                    more, given = self._function_output(outer, seen | {function})
+                    read, names = read or more, names | given
+                continue
+            name = _assigned_from(call, self.running)
+            if name is not None:
+                names.add(name)
+                continue
+            holder = _holder(call, self.running)
+            if holder is None or not (
+                holder.base in _FILE_KEEPERS or holder.base in _WRITERS or _in_test(call)
+            ):
+                read = True
+        return read, names
 
     def _runs(self, script: Script, function: str | None) -> bool:
         """Whether the route runs the script's top level (None) or this function of it."""
@@ -744,33 +780,97 @@ class _Reading:
 _Index = tuple[Counter[str], str, dict[int, tuple[set[str], list[str]]], set[str]]
 
 
-def _through(running: list[Command], read: set[str]) -> set[str]:
-    """The names read through variables these names hold, at any depth: `CFG="$OUT"`,
+def _through(running: list[Command], readers: list[tuple[Command, set[str]]]) -> set[str]:
+    """The names read through variables the readers read, at any depth: `CFG="$OUT"`,
     `ARGS=(--config "$OUT")`, `printf -v CFG %s "$OUT"`, `for f in "$OUT"` (OUT, where CFG,
-    ARGS or f is read)."""
-    into: dict[str, set[str]] = {}
+    ARGS or f is read), by the assignments that may give the value read (`_giving`), and a
+    function's parameter read by the words its calls give it (`serve "$OUT"`, `S --config
+    "$1"` in `serve`)."""
+    by_name: dict[str, list[Assignment]] = {}
     for command in running:
         for assignment in command.assignments:
-            if assignment.name:
-                into.setdefault(assignment.name, set()).update(_assigned_reads(assignment))
+            if assignment.name and assignment.kind != "prefix":
+                by_name.setdefault(assignment.name, []).append(assignment)
     found: set[str] = set()
-    todo = [n for n in read if n in into]
+    seen: set[tuple[str, int]] = set()
+    todo = [(name, reader) for reader, names in readers for name in names]
     while todo:
-        for name in into.get(todo.pop(), ()):
-            if name not in found:
-                found.add(name)
-                todo.append(name)
+        name, reader = todo.pop()
+        if (name, id(reader)) in seen:
+            continue
+        seen.add((name, id(reader)))
+        if name.isdigit() and name != "0":
+            function = _owner(reader)
+            for call in running if function is not None else ():
+                if call.base == function and int(name) < len(call.words):
+                    for read in call.words[int(name)].reads():
+                        found.add(read.name)
+                        todo.append((read.name, call))
+            continue
+        for assignment in _giving(by_name.get(name, []), reader):
+            for given in _assigned_reads(assignment):
+                found.add(given)
+                todo.append((given, assignment.command))
     return found
+
+
+def _positional_reads(words: Sequence[Word]) -> set[str]:
+    """The positional parameters the words read (`"$1"`: "1"), which `Word.reads` leaves out."""
+    return {n for w in words if "$" in w.text for n in _POSITIONAL_READ.findall(w.text)}
+
+
+def _giving(assignments: list[Assignment], reader: Command) -> list[Assignment]:
+    """The assignments of a name that may give it the value a command reads: in its function,
+    those before it there, where there are any; else those of its shell before it (anywhere,
+    in a loop or a function: called later), from the last one that surely runs (not under a
+    condition or in a loop); not one in a subshell it is not in; those of another file of the
+    route where its own file has none."""
+    script = reader.script
+    at = reader.node.start_byte
+    mine = sorted(
+        (a for a in assignments if a.command.script is script), key=lambda a: a.node.start_byte
+    )
+    if not mine:
+        return assignments
+    function = reader.function
+    local = [a for a in mine if function is not None and a.command.function == function]
+    if any(a.node.start_byte < at for a in local) and not reader.loops:
+        mine = [a for a in local if a.node.start_byte < at]
+    anywhere = bool(reader.loops) or function is not None
+    found = [
+        a
+        for a in mine
+        if (anywhere or a.node.start_byte < at) and (reader.subshell or not a.command.subshell)
+    ]
+    last = max(
+        (
+            i
+            for i, a in enumerate(found)
+            if a.node.start_byte < at
+            and a.command.function == function
+            and not a.command.guards
+            and not a.command.loops
+            and a.command.subshell == reader.subshell
+        ),
+        default=0,
+    )
+    return found[last:]
 
 
 def _assigned_reads(assignment: Assignment) -> set[str]:
     """The names an assignment's value reads: its word's (an array's items too), a `printf
-    -v`'s arguments, a `for` loop's list."""
+    -v`'s arguments, a `read`'s here-string, a `${X:=...}`'s default, a `for` loop's list."""
     if assignment.value is not None:
-        return {r.name for r in assignment.value.reads()}
+        return {r.name for r in assignment.value.reads()} | _positional_reads([assignment.value])
     command = assignment.command
     if assignment.kind == "read" and _sets_variable(command):
         return {r.name for w in command.args for r in w.reads()}
+    if assignment.kind == "read":  # (`read -r CFG <<< "$OUT"`, `mapfile -t A <<< ...`)
+        text = command.script.text_of(command.node)
+        given = text.split("<<<", 1)[1] if "<<<" in text else ""
+        return {m.group(1).decode() for m in _BODY_READ.finditer(given.encode())}
+    if assignment.kind == "default":  # (`: "${CFG:=$OUT}"`)
+        return {r.name for w in command.words for r in w.reads()} - {assignment.name}
     if assignment.kind == "for":
         src = command.script.src
         start = assignment.node.end_byte
@@ -971,6 +1071,20 @@ def _assigned_from(command: Command, running: list[Command]) -> str | None:
             if a.name and node.start_byte < start and end <= node.end_byte:
                 return a.name
     return None
+
+
+def _holder(command: Command, running: list[Command]) -> Command | None:
+    """The innermost other command of its script whose words hold the command's substitution."""
+    start, end = command.node.start_byte, command.node.end_byte
+    holders = [
+        k
+        for k in running
+        if k.script is command.script
+        and k is not command
+        and k.node.start_byte <= start
+        and end <= k.node.end_byte
+    ]
+    return min(holders, key=lambda k: k.node.end_byte - k.node.start_byte, default=None)
 
 
 def _in_test(command: Command) -> bool:
