@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -359,7 +360,7 @@ class LauncherModel:
         elif base == "find":
             self._find(command)
         elif self._program_given_recipe(command):
-            name = command.invocation.base
+            name = _program_name(command)
             error = f"what `{name}` does to the recipe it is given is not known"
             self.rewrites.append(Rewrite("program", command, error=error))
         elif (where := self._function_given_recipe(command)) is not None:
@@ -527,6 +528,17 @@ class LauncherModel:
                         self.time_limits.append(
                             TimeLimit(value, command, span, guards_from=assignment.command)
                         )
+
+
+def _program_name(command: Command) -> str:
+    """The program an interpreter runs (`inject.py` of `python3 "$W/runners/inject.py" f`), or
+    the interpreter where it reads its program from elsewhere (`perl - f <<'EOF'`, `-c`)."""
+    invocation = command.invocation
+    args = invocation.args
+    first = args[0].value if args else ""
+    if not first or first.startswith("-"):
+        return invocation.base or ""
+    return posixpath.basename(first)
 
 
 def reaching(name: str, command: Command) -> list[Assignment]:

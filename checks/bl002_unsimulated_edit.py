@@ -15,8 +15,9 @@ it was not simulated, and how many routes go through it.
 
 ## Why is this bad?
 The rules that compare a recipe with what the launcher leaves of it (BL201 recipe-value-overridden,
-BL204 time-budget, BL206 ineffective-rewrite) stop at such an edit: on those routes they check
-nothing after it. Without this note a clean run would look like a checked one.
+BL204 time-budget, BL206 ineffective-rewrite) check the routes through such an edit as if it
+left the recipe unchanged: a value it sets, a key it removes or adds is not seen. Without this
+note a clean run would look like a checked one.
 
 ## Example
 ```yaml path=benchmarks/multi_node/srt-slurm-recipes/vllm/big.yaml
@@ -107,9 +108,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         text = clip(first_line(rewrite.command.script.text_of(rewrite.command.node)), 60)
         yield Finding(
             "BL002",
-            f"`{text}` is not simulated ({why.rstrip('.')}): BL201 and BL204 did not check "
-            f"what it leaves of {_count(len(recipes), 'recipe')} on "
-            f"{_count(len(reached), 'route')} through it",
+            f"`{text}` is not simulated ({why.rstrip('.')}): BL201 and BL204 checked "
+            f"{_count(len(recipes), 'recipe')} on {_count(len(reached), 'route')} through it "
+            "as if it left them unchanged",
             rewrite.location,
             subject=text,
             involves=tuple(sorted(recipes)),
