@@ -419,6 +419,7 @@ def _set_before(command: Command, name: str, at: int, seen: frozenset[str]) -> b
         and a.command.function == function
         and a.node.start_byte < at
         and (a.value is not None or a.kind in ("read", "for", "arithmetic"))
+        and (not seen or _surely_given(a))
         for a in script.assignments
     ):
         return True
@@ -429,6 +430,27 @@ def _set_before(command: Command, name: str, at: int, seen: frozenset[str]) -> b
     if not calls or len(named) != len(calls):
         return False
     return all(_set_before(c, name, c.node.start_byte, seen | {function}) for c in calls)
+
+
+def _surely_given(assignment: Assignment) -> bool:
+    """A caller's assignment that surely gives a value that is not empty where it calls: a
+    word written out, not under a condition, not in a shell of its own or a prefix, and no
+    `unset` of the name in its function (h70 M3)."""
+    command = assignment.command
+    value = assignment.value
+    return (
+        value is not None
+        and value.static
+        and value.value != ""
+        and assignment.kind != "prefix"
+        and not command.guards
+        and not command.apart_from_script
+        and not any(
+            c.base == "unset" and any(w.value == assignment.name for w in c.args)
+            for c in command.script.commands
+            if c.function == command.function
+        )
+    )
 
 
 def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:

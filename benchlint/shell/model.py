@@ -582,8 +582,9 @@ class Assignment:
     command: Command
     # assign | export | declare | local | readonly | prefix | read | for | default |
     # arithmetic (`(( n = 1 ))`, `let n=1`) | dynamic (a name known at run time: `export
-    # "$k=$v"`, `printf -v "$name"`, an assignment to a nameref, `ref=m` after `local -n
-    # ref=$1`; `name` is "") | unexport (`export -n NAME`)
+    # "$k=$v"`, `printf -v "$name"`, an assignment to a nameref whose name is not known,
+    # `ref=m` after `local -n ref=$1`; `name` is "": after `local -n ref=PORT`, `ref=m`
+    # assigns PORT) | unexport (`export -n NAME`)
     kind: str
     exported: bool
 
@@ -2125,7 +2126,7 @@ class _Builder:
         self.allexport = False
         # names declared namerefs (`local -n ref=$1`): an assignment to one assigns the variable
         # it names, known at run time
-        self.namerefs: set[str] = set()
+        self.namerefs: dict[str, str] = {}  # (to the name each names, "" where not known)
         self.declaring_namerefs = False
         self.by_node: dict[int, Command] = {}
         # words after a redirection (`cat <in a b`): tree-sitter-bash reads them as more
@@ -2771,9 +2772,12 @@ class _Builder:
             # state where the function is called, which the text does not give (not marked)
             exported = exported or command.function is None
         if self.declaring_namerefs:
-            self.namerefs.add(name)
+            target = value.value if value is not None and value.static else ""
+            self.namerefs[name] = target if target.isidentifier() else ""
         elif name in self.namerefs:  # (assigns the variable the reference names)
-            name, value, kind = "", None, "dynamic"
+            name = self.namerefs[name]
+            if not name:
+                value, kind = None, "dynamic"
         assignment = Assignment(name, value, node, command, kind, exported)
         command.assignments += (assignment,)
         self.script.assignments.append(assignment)
