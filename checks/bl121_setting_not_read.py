@@ -29,8 +29,10 @@ a program, an echo in a function whose output a reader takes (`--config "$(cfg)"
 whose output is only echoed, moved or kept unused), or a variable or a function's parameter
 given it that is itself read so where that value reaches, at any depth (`CFG="$f"`,
 `ARGS=(--config "$f")`, `printf -v CFG %s "$f"`, `read -r CFG <<< "$f"`, `for c in "$f"`,
-`serve "$f"` with `--config "$1"`; not where another value reaches the reader: reassigned
-before it, a local of its function, given in a subshell or as a prefix). What benchlint
+`serve "$f"` with `--config "$1"`, after a `shift` or through `"$@"` passed on; not where
+another value reaches the reader: reassigned before it, a local of its function, given in a
+subshell or as a prefix). What a function prints into a pipe to `tee`, `grep -q` or an `echo`,
+or into a test (`[[ -f "$(cfg)" ]]`), is not read. What benchlint
 cannot follow keeps it silent (see Exceptions); the finding is a warning, as a read it does not
 see may still pick the value up.
 
@@ -751,7 +753,7 @@ class _Reading:
                 continue
             if call.subshell is None or call.subshell.type != "command_substitution":
                 if call.piped or call.apart is not None:
-                    read = True
+                    read = read or not _piped_to_printer(call)
                     continue
                 outer = _owner(call)
                 if outer is not None and outer not in seen and outer != function:
@@ -763,9 +765,9 @@ class _Reading:
                 names.add(name)
                 continue
             holder = _holder(call, self.running)
-            if holder is None or not (
-                holder.base in _FILE_KEEPERS or holder.base in _WRITERS or _in_test(call)
-            ):
+            if _in_test(call):
+                continue  # (`[[ -f "$(cfg)" ]]`: a test of its name)
+            if holder is None or not (holder.base in _FILE_KEEPERS or holder.base in _WRITERS):
                 read = True
         return read, names
 
@@ -799,13 +801,18 @@ def _through(running: list[Command], readers: list[tuple[Command, set[str]]]) ->
         if (name, id(reader)) in seen:
             continue
         seen.add((name, id(reader)))
-        if name.isdigit() and name != "0":
+        if name == "@" or (name.isdigit() and name != "0"):
             function = _owner(reader)
             for call in running if function is not None else ():
-                if call.base == function and int(name) < len(call.words):
-                    for read in call.words[int(name)].reads():
-                        found.add(read.name)
-                        todo.append((read.name, call))
+                if call.base != function:
+                    continue
+                words, forwarded = _given_at(call, _shifted(reader, name))
+                if forwarded:  # (`serve "$@"`: its caller's parameter)
+                    todo.append((forwarded, call))
+                for word in words:
+                    for given in {r.name for r in word.reads()} | _positional_reads([word]):
+                        found.add(given)
+                        todo.append((given, call))
             continue
         for assignment in _giving(by_name.get(name, []), reader):
             for given in _assigned_reads(assignment):
@@ -815,8 +822,51 @@ def _through(running: list[Command], readers: list[tuple[Command, set[str]]]) ->
 
 
 def _positional_reads(words: Sequence[Word]) -> set[str]:
-    """The positional parameters the words read (`"$1"`: "1"), which `Word.reads` leaves out."""
-    return {n for w in words if "$" in w.text for n in _POSITIONAL_READ.findall(w.text)}
+    """The positional parameters the words read (`"$1"`: "1"; `"$@"`, `$*`: "@"), which
+    `Word.reads` leaves out."""
+    found = {n for w in words if "$" in w.text for n in _POSITIONAL_READ.findall(w.text)}
+    if any(_ALL_PARAMETERS.search(w.text) for w in words):
+        found.add("@")
+    return found
+
+
+# every positional parameter: `"$@"`, `${@}`, `$*`
+_ALL_PARAMETERS = re.compile(r"(?<!\\)\$\{?[@*]")
+
+
+def _shifted(reader: Command, name: str) -> tuple[int, bool]:
+    """The first of a call's arguments a positional parameter a command reads may be (`$2`
+    after one `shift`: the third), and whether any after it may be (a `shift` in a loop or
+    under a condition, `shift "$n"`, `"$@"`)."""
+    if name == "@":
+        return 1, True
+    index, more = int(name), False
+    top = reader.outermost
+    for command in top.script.body(top.function or ""):
+        if command.base != "shift" or command.node.start_byte >= top.node.start_byte:
+            continue
+        count = command.args[0].value if command.args else "1"
+        if command.guards or command.loops or not count.isdigit():
+            more = True
+        else:
+            index += int(count)
+    return index, more
+
+
+def _given_at(call: Command, at: tuple[int, bool]) -> tuple[list[Word], str]:
+    """The words a call gives at a position (`_shifted`), or from it on, and the parameter of
+    its own function a `"$@"` there passes on ("2" for `$2` of `serve "$@"`; "@": any; ""
+    none)."""
+    index, more = at
+    args = call.args
+    spread = next((i for i, w in enumerate(args, 1) if _ALL_PARAMETERS.search(w.text)), None)
+    if spread is not None and spread <= index:  # (`serve x "$@"`: `$2` is the caller's `$1`)
+        return [], "@" if more else str(index - spread + 1)
+    if not more:
+        return list(args[index - 1 : index]), ""
+    return [w for w in args[index - 1 :] if spread is None or w is not args[spread - 1]], (
+        "@" if spread is not None else ""
+    )
 
 
 def _giving(assignments: list[Assignment], reader: Command) -> list[Assignment]:
@@ -1071,6 +1121,25 @@ def _assigned_from(command: Command, running: list[Command]) -> str | None:
             if a.name and node.start_byte < start and end <= node.end_byte:
                 return a.name
     return None
+
+
+def _piped_to_printer(command: Command) -> bool:
+    """Whether a pipeline sends what the command prints only to a command that prints or tests
+    it (`cfg | tee -a log`, `cfg | grep -q json`, `cfg | xargs echo saved`): the next
+    element's, the last."""
+    script = command.script
+    end = command.node.end_byte
+    after = [c for c in script.commands if c.node.start_byte >= end]
+    if not after:
+        return False
+    following = min(after, key=lambda c: c.node.start_byte)
+    if script.src[end : following.node.start_byte].strip() != b"|" or following.piped:
+        return False
+    words = [w.value for w in following.words]
+    if following.base == "xargs":
+        words = [w for w in words[1:] if not w.startswith("-")]
+    name = words[0] if words else ""
+    return name in _WRITERS or name == "tee" or (name == "grep" and "-q" in words)
 
 
 def _holder(command: Command, running: list[Command]) -> Command | None:
