@@ -122,8 +122,9 @@ pipeline's element whose failure nothing turns into the script's end (no `set -e
 last element without `pipefail`, no condition reading it: `echo "${MODEL:?}" | tee log`),
 checks nothing; an `exit` or a validator in a subshell is read the same way. A launch inside a
 function reads what the function set before it (`local chunk=${5:-2048}`), or what every
-function of the script that calls it sets before the call, its own local too (`start() { local
-MODEL=/models/m; launch; }`: bash's scope is dynamic), and `$X` inside
+function of the script that calls it surely sets to a written-out value before the call, its own
+local too (`start() { local MODEL=/models/m; launch; }`: bash's scope is dynamic; not where a
+library the script sources names the function), and `$X` inside
 `${X:+--x "$X"}` is expanded only when X is not empty. An unquoted `$X` that is a word of its own
 is reported where a value is read (after an option written without `=`, or as the model of `vllm
 serve` and `trtllm-serve [serve]`): empty, it vanishes (the option takes the next word, or none: a
@@ -144,7 +145,7 @@ from __future__ import annotations
 import itertools
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from benchlint.context import Context
 from benchlint.engines import Launch, array_name, assignments_of, launches
@@ -177,7 +178,7 @@ from benchlint.shell.model import (
 from benchlint.workspace import path_matches
 
 
-def _consumed(launch: Launch) -> list[tuple[Read, str]]:
+def _consumed(launch: Launch, libraries: Sequence[Script] | None = None) -> list[tuple[Read, str]]:
     """Variables the engine command reads plainly (`$X`, `${X}`: no default, no validation), in
     text order (argument arrays followed, and plain strings expanded unquoted: `ARG="--max-model-len
     $LEN"; vllm serve m $ARG`). A read guarded by a test that the variable is set (`[ -n "$X" ] &&
@@ -196,7 +197,7 @@ def _consumed(launch: Launch) -> list[tuple[Read, str]]:
             for assignment in strings:
                 value = assignment.value
                 assert value is not None
-                for read in _plain_reads(value, assignment.command):
+                for read in _plain_reads(value, assignment.command, libraries):
                     if not whole_piece(value, read):
                         found.append((read, ""))
                     elif (slot := _piece_slot(launch, index, value, read)) is not None:
@@ -206,7 +207,10 @@ def _consumed(launch: Launch) -> list[tuple[Read, str]]:
         slot = launch.value_slot(index)
         if len(reads) == 1 and reads[0].alone and slot is None:
             continue  # `... --port 8000 $EXTRA_ARGS`: empty, it leaves the line as it is
-        found.extend((r, (slot or "value") if r.alone else "") for r in _plain_reads(word, command))
+        found.extend(
+            (r, (slot or "value") if r.alone else "")
+            for r in _plain_reads(word, command, libraries)
+        )
     return found
 
 
@@ -229,9 +233,11 @@ def _flag_string(value: Word | None) -> bool:
     return any(piece.startswith("-") for piece in value.value.split())
 
 
-def _plain_reads(word: Word, command: Command) -> list[Read]:
+def _plain_reads(
+    word: Word, command: Command, libraries: Sequence[Script] | None = None
+) -> list[Read]:
     """The plain reads of one argument word (or of a string it expands to), written by
-    `command`."""
+    `command` (`libraries`: `_set_in_function`)."""
     checked = {n for n, empty in runs_when_empty(command).items() if not empty}
     reads = word.reads()
     # `${X:+--x "$X"}`: the `$X` inside is expanded only when X is not empty
@@ -244,7 +250,7 @@ def _plain_reads(word: Word, command: Command) -> list[Read]:
         and not any(
             n == r.name and a.start_byte < r.node.start_byte < a.end_byte for n, a in alternates
         )
-        and not _set_in_function(command, r)
+        and not _set_in_function(command, r, libraries)
     ]
 
 
@@ -300,7 +306,7 @@ def _unvalidated(
     set before the launch, or anywhere for a launch in a function) nor checks before it: each
     one's first read, and where an empty value vanishes there (`_consumed`)."""
     found: dict[str, tuple[Read, str]] = {}
-    for read, gone in _consumed(launch):
+    for read, gone in _consumed(launch, _libraries(ctx, launch.command.script.top)):
         name = read.name
         if name in before.validated or is_builtin(name, ctx.config.known_env):
             continue
@@ -401,15 +407,31 @@ def _sourced_names(ctx: Context, script: Script, depth: int = 0) -> set[str]:
     return found
 
 
-def _set_in_function(command: Command, read: Read) -> bool:
+def _set_in_function(
+    command: Command, read: Read, libraries: Sequence[Script] | None = None
+) -> bool:
     """A read in a function body of a variable the body sets before it (`local chunk=${5:-2048}`:
     a local variable, gone when the function returns, so no state of the script holds it), or
     that each function calling it sets before the call (`start() { local MODEL=m; launch; }`:
-    bash's scope is dynamic, so `launch` reads `start`'s local; h63 F5)."""
-    return _set_before(command, read.name, read.node.start_byte, frozenset())
+    bash's scope is dynamic, so `launch` reads `start`'s local; h63 F5), where no library
+    whose functions the script calls (`libraries`; None: not known) names the function (one
+    of them may call it: h70 M4)."""
+    return _set_before(command, read.name, read.node.start_byte, frozenset(), libraries)
 
 
-def _set_before(command: Command, name: str, at: int, seen: frozenset[str]) -> bool:
+def _libraries(ctx: Context, script: Script) -> list[Script]:
+    """The other files whose functions the script can call (the libraries it sources)."""
+    found = {id(s): s for s in ctx.environment.functions_at_end(script).values()}
+    return [s for s in found.values() if s is not script]
+
+
+def _set_before(
+    command: Command,
+    name: str,
+    at: int,
+    seen: frozenset[str],
+    libraries: Sequence[Script] | None,
+) -> bool:
     function = command.function
     if function is None or function in seen:
         return False
@@ -427,9 +449,12 @@ def _set_before(command: Command, name: str, at: int, seen: frozenset[str]) -> b
     # trap or a shell string, whose caller is not followed here)
     calls = [c for c in script.commands if c.base == function]
     named = [c for c in script.all_commands() if any(w.value == function for w in c.words)]
-    if not calls or len(named) != len(calls):
+    if not calls or len(named) != len(calls) or libraries is None:
         return False
-    return all(_set_before(c, name, c.node.start_byte, seen | {function}) for c in calls)
+    word = re.compile(rb"(?<![\w-])" + re.escape(function.encode()) + rb"(?![\w-])")
+    if any(word.search(library.src) for library in libraries):
+        return False  # (`helper() { launch; }` in a library the script sources and calls)
+    return all(_set_before(c, name, c.node.start_byte, seen | {function}, libraries) for c in calls)
 
 
 def _surely_given(assignment: Assignment) -> bool:
