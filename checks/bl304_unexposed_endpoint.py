@@ -340,8 +340,12 @@ def _problem(
     allowed = tuple(p for s in servers for p in data.prefixes.get(s, ()))
     if not servers or probe.value.startswith(allowed):
         return None
-    shown = " and ".join(sorted(NAMES[s] for s in servers if s in NAMES))
-    return f"`{probe.value}` is not a metric of {shown}"
+    names = sorted(NAMES[s] for s in servers if s in NAMES)
+    if len(names) == 2:
+        return f"`{probe.value}` is a metric of neither {names[0]} nor {names[1]}"
+    if len(names) > 2:
+        return f"`{probe.value}` is a metric of none of {', '.join(names)}"
+    return f"`{probe.value}` is not a metric of {''.join(names)}"
 
 
 @dataclass(frozen=True)
