@@ -123,7 +123,7 @@ class Provenance:
         at = self.at
         if self.nonempty_here or not isinstance(at, Assignment):
             return self.nonempty_here
-        return not at.command.guards and _nonempty_value(at)
+        return not at.command.guards and nonempty_value(at)
 
     @property
     def location(self) -> Location | None:
@@ -199,7 +199,7 @@ _UNUSUAL = frozenset({"local", "unexport", "dynamic"})  # kinds `states_before` 
 _NOT_GLOBAL = frozenset({"prefix", "local", "unexport", "dynamic"})  # (not what `set -a` exports)
 
 
-def _nonempty_value(at: Assignment) -> bool:
+def nonempty_value(at: Assignment) -> bool:
     """Whether the assignment gives a value that cannot be empty, where it runs (see
     `Provenance.nonempty`)."""
     value = at.value
@@ -231,7 +231,7 @@ def _both_branches(before: Provenance | Assignment | None, after: Assignment) ->
     same = last.node.start_byte == other.node.start_byte and not last.patterns
     if not same or last.expect == other.expect or before.command.loops != after.command.loops:
         return None
-    if not (_nonempty_value(before) and _nonempty_value(after)):
+    if not (nonempty_value(before) and nonempty_value(after)):
         return None
     return Provenance(f"{after.kind} in both branches", after, True)
 

@@ -122,8 +122,8 @@ pipeline's element whose failure nothing turns into the script's end (no `set -e
 last element without `pipefail`, no condition reading it: `echo "${MODEL:?}" | tee log`),
 checks nothing; an `exit` or a validator in a subshell is read the same way. A launch inside a
 function reads what the function set before it (`local chunk=${5:-2048}`), or what every
-function of the script that calls it surely sets to a written-out value before the call, its own
-local too (`start() { local MODEL=/models/m; launch; }`: bash's scope is dynamic; not where a
+function of the script that calls it surely sets to a value that cannot be empty before the
+call (not under a condition or in a loop, not emptied or unset after), its own local too (`start() { local MODEL=/models/m; launch; }`: bash's scope is dynamic; not where a
 library the script sources names the function), and `$X` inside
 `${X:+--x "$X"}` is expanded only when X is not empty. An unquoted `$X` that is a word of its own
 is reported where a value is read (after an option written without `=`, or as the model of `vllm
@@ -160,6 +160,7 @@ from benchlint.environment import (
     is_builtin,
     is_slip,
     met_at,
+    nonempty_value,
     runs_when_empty,
 )
 from benchlint.finding import Finding, Location, Severity
@@ -436,14 +437,14 @@ def _set_before(
     if function is None or function in seen:
         return False
     script = command.script
-    if any(
-        a.name == name
-        and a.command.function == function
-        and a.node.start_byte < at
-        and (a.value is not None or a.kind in ("read", "for", "arithmetic"))
-        and (not seen or _surely_given(a))
+    mine = [
+        a
         for a in script.assignments
-    ):
+        if a.name == name and a.command.function == function and a.node.start_byte < at
+    ]
+    if seen and mine:  # (a caller's: its last assignment before the call decides)
+        return _surely_given(max(mine, key=lambda a: a.node.start_byte), at)
+    if any(a.value is not None or a.kind in ("read", "for", "arithmetic") for a in mine):
         return True
     # (every call, each a command of its own in this script: not one behind a wrapper, a
     # trap or a shell string, whose caller is not followed here)
@@ -451,31 +452,45 @@ def _set_before(
     named = [c for c in script.all_commands() if any(w.value == function for w in c.words)]
     if not calls or len(named) != len(calls) or libraries is None:
         return False
-    word = re.compile(rb"(?<![\w-])" + re.escape(function.encode()) + rb"(?![\w-])")
-    if any(word.search(library.src) for library in libraries):
+    if any(w.value == function for library in libraries for w in _words(library)):
         return False  # (`helper() { launch; }` in a library the script sources and calls)
     return all(_set_before(c, name, c.node.start_byte, seen | {function}, libraries) for c in calls)
 
 
-def _surely_given(assignment: Assignment) -> bool:
-    """A caller's assignment that surely gives a value that is not empty where it calls: a
-    word written out, not under a condition, not in a shell of its own or a prefix, and no
-    `unset` of the name in its function (h70 M3)."""
+def _words(script: Script) -> Iterator[Word]:
+    return (w for c in script.all_commands() for w in c.words)
+
+
+def _surely_given(assignment: Assignment, at: int) -> bool:
+    """Whether a caller's assignment surely gives a value that is not empty where it calls (at
+    `at`): one that cannot be empty (`_nonempty_value`: `/models/m`, `${MODEL:-/models/m}`, or
+    a word with a character of its own, `/models/${NAME}`), not under a condition or in a loop,
+    not in a shell of its own or a prefix, and no `unset` of the name between them (h70 M3,
+    h71 F3, F4)."""
     command = assignment.command
     value = assignment.value
+    nonempty = nonempty_value(assignment) or (
+        value is not None and _EXPANSIONS.sub("", value.text).strip("\"'") != ""
+    )
     return (
-        value is not None
-        and value.static
-        and value.value != ""
+        nonempty
         and assignment.kind != "prefix"
         and not command.guards
+        and not command.loops
         and not command.apart_from_script
         and not any(
-            c.base == "unset" and any(w.value == assignment.name for w in c.args)
+            c.base == "unset"
+            and assignment.node.end_byte <= c.node.start_byte < at
+            and not any(w.value.startswith("-") and "f" in w.value for w in c.args)
+            and any(w.value == assignment.name for w in c.args)
             for c in command.script.commands
             if c.function == command.function
         )
     )
+
+
+# a word's expansions and substitutions (what is left is text of its own)
+_EXPANSIONS = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_0-9@*#?$!-]+|`[^`]*`")
 
 
 def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
