@@ -643,18 +643,20 @@ def _root_assigned_before(command: Command) -> set[str]:
 def gives_value(assignment: Assignment) -> bool:
     """Whether an assignment may give its variable another value than the one it had: not a
     declaration with no value (`export GITHUB_WORKSPACE`), nor its own value, whole or as a
-    default (`X=$X`, `X=${X:-$PWD}`); a `read`, a `for` or `printf -v` may."""
+    default (`X=$X`, `X=${X:-$PWD}`); a `read`, a `for`, `printf -v` or a bare `local` (empty
+    in the function: h67 M1, M4) may."""
     value = assignment.value
-    if value is None:
-        return assignment.kind not in _DECLARING
+    if value is None:  # (`: "${X:=a}"`: its own value, or a default where it had none)
+        return assignment.kind not in _DECLARING and assignment.kind != "default"
     text = value.text.strip('"')
     name = re.escape(assignment.name)
     # (`$X`, `${X}`, `${X:-$PWD}`, `${X:-${PWD}}`, `${X%/}`: its own value)
     return re.fullmatch(rf"\$(?:{name}|\{{{name}(?::?[-=].*|%/+)?\}})", text) is None
 
 
-# declarations that give no value where none is written (`export X`, `local X`)
-_DECLARING = frozenset({"export", "declare", "typeset", "readonly", "local", "unexport"})
+# declarations that give no value where none is written (`export X`, `declare -g X`; not
+# `local X`, nor `declare X` in a function, which make an empty variable of the function's)
+_DECLARING = frozenset({"export", "declare", "typeset", "readonly", "unexport"})
 
 
 def _moved_before(command: Command, assigned: set[str], folders: bool) -> bool:

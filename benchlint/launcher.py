@@ -541,18 +541,18 @@ def _program_name(command: Command) -> str:
     return posixpath.basename(first)
 
 
-def reaching(name: str, command: Command) -> list[Assignment]:
-    """The assignments of NAME, with a value, that may give it the value it has where the
-    command runs: those of the command's shell before it in the text, or anywhere in it when
-    the command is in a loop (a later one runs before the next pass) or a function (called
-    after it); not one in a subshell the command is not in."""
+def reaching(name: str, command: Command, valued: bool = True) -> list[Assignment]:
+    """The assignments of NAME, with a value (`valued`; else any), that may give it the value it
+    has where the command runs: those of the command's shell before it in the text, or
+    anywhere in it when the command is in a loop (a later one runs before the next pass) or a
+    function (called after it); not one in a subshell the command is not in."""
     at = command.node.start_byte
     anywhere = bool(command.loops) or command.function is not None
     return [
         a
         for a in command.script.assignments
         if a.name == name
-        and a.value is not None
+        and (a.value is not None or not valued)
         and a.command.script is command.script
         and (anywhere or a.node.start_byte < at)
         and (command.subshell or not a.command.subshell)

@@ -721,6 +721,11 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
     match = _LEADING_VARIABLE.match(value)
     name = (match.group(1) or match.group(2)) if match is not None else None
     assigned = reaching(name, call.command) if name is not None else []
+    if name is not None and any(
+        a.value is None and gives_value(a) and not a.command.apart_from_script
+        for a in reaching(name, call.command, valued=False)
+    ):
+        return name, [(None, ())]  # (`for DIR in ...`, a bare `local DIR`: a value not read)
     if not assigned and any(a.name == name for a in call.command.script.assignments):
         return name, []  # none reaches the command: the value it came in with, the route's
     mounts = bind_mounts(call.command)  # (`docker run -v "$(pwd)/benchmarks:/w" img /w/x.sh`)
