@@ -123,9 +123,10 @@ last element without `pipefail`, no condition reading it: `echo "${MODEL:?}" | t
 checks nothing; an `exit` or a validator in a subshell is read the same way. A launch inside a
 function reads what the function set before it (`local chunk=${5:-2048}`), or what every
 function of the script that calls it surely sets to a value that cannot be empty before the
-call (not under a condition or in a loop, not emptied or unset after), its own local too (`start() { local MODEL=/models/m; launch; }`: bash's scope is dynamic; not where a
-library the script sources names the function), and `$X` inside
-`${X:+--x "$X"}` is expanded only when X is not empty. An unquoted `$X` that is a word of its own
+call (not under a condition or in a loop, not emptied or unset after), its own local too
+(`start() { local MODEL=/models/m; launch; }`: bash's scope is dynamic; not where a library the
+script sources names the function), and `$X` inside `${X:+--x "$X"}` is expanded only when X is
+not empty. An unquoted `$X` that is a word of its own
 is reported where a value is read (after an option written without `=`, or as the model of `vllm
 serve` and `trtllm-serve [serve]`): empty, it vanishes (the option takes the next word, or none: a
 usage error; the model is left out), and so is a whole piece of a string of flags expanded

@@ -29,12 +29,13 @@ a program, an echo in a function whose output a reader takes (`--config "$(cfg)"
 whose output is only echoed, moved or kept unused), or a variable or a function's parameter
 given it that is itself read so where that value reaches, at any depth (`CFG="$f"`,
 `ARGS=(--config "$f")`, `printf -v CFG %s "$f"`, `read -r CFG <<< "$f"`, `for c in "$f"`,
-`serve "$f"` with `--config "$1"`, after a `shift` or through `"$@"` passed on; not where
+`serve "$f"` with `--config "$1"`, after a `shift` (in an option loop too) or through `"$@"`
+or `"${@:2}"` passed on; not where
 another value reaches the reader: reassigned before it, a local of its function, given in a
-subshell or as a prefix). What a function prints into a pipe to `tee`, `grep -q` or an `echo`,
-or into a test (`[[ -f "$(cfg)" ]]`), is not read. What benchlint
-cannot follow keeps it silent (see Exceptions); the finding is a warning, as a read it does not
-see may still pick the value up.
+subshell or as a prefix). What a function prints into a pipe to `grep -q` or an `echo`, to a
+`tee` whose file no other command names, or into a test (`[[ -f "$(cfg)" ]]`), is not read.
+What benchlint cannot follow keeps it silent (see Exceptions); the finding is a warning, as a
+read it does not see may still pick the value up.
 
 ## Why is this bad?
 The jobs run as if the field were left out, while the sweep files their results under the
@@ -753,7 +754,7 @@ class _Reading:
                 continue
             if call.subshell is None or call.subshell.type != "command_substitution":
                 if call.piped or call.apart is not None:
-                    read = read or not _piped_to_printer(call)
+                    read = read or not _piped_to_printer(call, self.running)
                     continue
                 outer = _owner(call)
                 if outer is not None and outer not in seen and outer != function:
@@ -801,7 +802,7 @@ def _through(running: list[Command], readers: list[tuple[Command, set[str]]]) ->
         if (name, id(reader)) in seen:
             continue
         seen.add((name, id(reader)))
-        if name == "@" or (name.isdigit() and name != "0"):
+        if name.startswith("@") or (name.isdigit() and name != "0"):
             function = _owner(reader)
             for call in running if function is not None else ():
                 if call.base != function:
@@ -822,28 +823,39 @@ def _through(running: list[Command], readers: list[tuple[Command, set[str]]]) ->
 
 
 def _positional_reads(words: Sequence[Word]) -> set[str]:
-    """The positional parameters the words read (`"$1"`: "1"; `"$@"`, `$*`: "@"), which
-    `Word.reads` leaves out."""
+    """The positional parameters the words read (`"$1"`: "1"; `"$@"`, `$*`: "@1", every one
+    from the first; `"${@:2}"`: "@2"), which `Word.reads` leaves out."""
     found = {n for w in words if "$" in w.text for n in _POSITIONAL_READ.findall(w.text)}
-    if any(_ALL_PARAMETERS.search(w.text) for w in words):
-        found.add("@")
+    found.update(f"@{start}" for w in words if (start := _spread(w)) is not None)
     return found
 
 
-# every positional parameter: `"$@"`, `${@}`, `$*`
-_ALL_PARAMETERS = re.compile(r"(?<!\\)\$\{?[@*]")
+def _spread(word: Word) -> int | None:
+    """The first positional parameter a word expands to with every one after it: 1 for `"$@"`,
+    `${@}` or `$*`, 2 for `"${@:2}"` (`${@:2:1}`: taken as 2 and on); None for none."""
+    match = _ALL_PARAMETERS.search(word.text)
+    if match is None:
+        return None
+    return int(match.group(1)) if match.group(1) else 1
+
+
+# every positional parameter from one on: `"$@"`, `${@}`, `$*`, `"${@:2}"`
+_ALL_PARAMETERS = re.compile(r"(?<!\\)\$(?:\{[@*](?::([1-9][0-9]*))?[^}]*\}|[@*])")
 
 
 def _shifted(reader: Command, name: str) -> tuple[int, bool]:
     """The first of a call's arguments a positional parameter a command reads may be (`$2`
-    after one `shift`: the third), and whether any after it may be (a `shift` in a loop or
-    under a condition, `shift "$n"`, `"$@"`)."""
-    if name == "@":
-        return 1, True
-    index, more = int(name), False
+    after one `shift`: the third), and whether any after it may be (every one from there:
+    `"$@"`; a `shift` in a loop, the reader's too, or under a condition, `shift "$n"`). A
+    `shift` in a shell of its own (`( shift )`) shifts nothing here."""
+    spread = name.startswith("@")
+    index, more = int(name.lstrip("@") or 1), spread
     top = reader.outermost
     for command in top.script.body(top.function or ""):
-        if command.base != "shift" or command.node.start_byte >= top.node.start_byte:
+        if command.base != "shift" or command.apart_from_script:
+            continue
+        looped = bool(set(command.loops) & set(top.loops))
+        if command.node.start_byte >= top.node.start_byte and not looped:
             continue
         count = command.args[0].value if command.args else "1"
         if command.guards or command.loops or not count.isdigit():
@@ -855,18 +867,21 @@ def _shifted(reader: Command, name: str) -> tuple[int, bool]:
 
 def _given_at(call: Command, at: tuple[int, bool]) -> tuple[list[Word], str]:
     """The words a call gives at a position (`_shifted`), or from it on, and the parameter of
-    its own function a `"$@"` there passes on ("2" for `$2` of `serve "$@"`; "@": any; ""
-    none)."""
+    its own function a `"$@"` there passes on ("2" for `$2` of `serve "$@"`, "@1" for every
+    one from the first; "" none)."""
     index, more = at
     args = call.args
-    spread = next((i for i, w in enumerate(args, 1) if _ALL_PARAMETERS.search(w.text)), None)
-    if spread is not None and spread <= index:  # (`serve x "$@"`: `$2` is the caller's `$1`)
-        return [], "@" if more else str(index - spread + 1)
+    found = next(((i, s) for i, w in enumerate(args, 1) if (s := _spread(w)) is not None), None)
+    if found is not None and found[0] <= index:  # (`serve x "$@"`: `$2` is the caller's `$1`)
+        position, start = found
+        own = index - position + start
+        return [], f"@{own}" if more else str(own)
     if not more:
         return list(args[index - 1 : index]), ""
-    return [w for w in args[index - 1 :] if spread is None or w is not args[spread - 1]], (
-        "@" if spread is not None else ""
-    )
+    if found is None:
+        return list(args[index - 1 :]), ""
+    position, start = found
+    return list(args[index - 1 : position - 1]), f"@{start}"
 
 
 def _giving(assignments: list[Assignment], reader: Command) -> list[Assignment]:
@@ -1123,10 +1138,11 @@ def _assigned_from(command: Command, running: list[Command]) -> str | None:
     return None
 
 
-def _piped_to_printer(command: Command) -> bool:
+def _piped_to_printer(command: Command, running: list[Command]) -> bool:
     """Whether a pipeline sends what the command prints only to a command that prints or tests
     it (`cfg | tee -a log`, `cfg | grep -q json`, `cfg | xargs echo saved`): the next
-    element's, the last."""
+    element's, the last; not a `tee` to a file another command names (`cat path.txt | S`) or
+    to a process substitution."""
     script = command.script
     end = command.node.end_byte
     after = [c for c in script.commands if c.node.start_byte >= end]
@@ -1139,7 +1155,16 @@ def _piped_to_printer(command: Command) -> bool:
     if following.base == "xargs":
         words = [w for w in words[1:] if not w.startswith("-")]
     name = words[0] if words else ""
-    return name in _WRITERS or name == "tee" or (name == "grep" and "-q" in words)
+    if name == "tee":
+        files = [w for w in following.args if not w.value.startswith("-")]
+        named = [w for c in running if c is not following for w in c.words] + [
+            r.target for c in running for r in c.redirects
+        ]
+        return not any(
+            w.text.startswith(">(") or (w.value and any(w.value in n.value for n in named))
+            for w in files
+        )
+    return name in _WRITERS or (name == "grep" and ("-q" in words or "--quiet" in words))
 
 
 def _holder(command: Command, running: list[Command]) -> Command | None:
