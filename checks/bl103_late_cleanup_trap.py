@@ -2577,8 +2577,9 @@ def _sent_finding(
             f"`{shown}` heads a background pipeline whose `$!` is its last command's "
             f"(`{tail}`): `{killed}` (line {kill.span.line}) signals `{tail}`, not it (it "
             "goes on until its next write to the closed pipe ends it: soon for a program "
-            "that writes all the time, a monitor's interval later, perhaps never for a server "
-            "with nothing more to log)"
+            "that writes all the time, a monitor's interval later; never for a Python server "
+            "that logs through `logging`, as the engines do: it ignores SIGPIPE and the failed "
+            "write)"
         )
         help = (
             "start it alone in the background (`... > server.log 2>&1 &`, or "

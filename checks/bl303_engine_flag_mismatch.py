@@ -439,8 +439,9 @@ UNDECIDED_UNNAMED = (
 )
 UNDECIDED_MANIFEST = (
     "engine launches in containers (Kubernetes, `docker run`) or SkyPilot tasks with a flag only "
-    "some releases accept not checked against their release (BL303: the image names no release, "
-    "or one outside the measured range; a task may install the engine itself)"
+    "some releases accept, or one a slip from a flag, not checked against their release (BL303: "
+    "the image names no release, or one outside the measured range; a task may install the "
+    "engine itself)"
 )
 
 # the launches whose flags another rule checks (BL301: the Dynamo vLLM worker's)
@@ -542,8 +543,16 @@ def _in_container(
     flags = [a for a in launch.flags if a.value.startswith("--")]
     found: list[Finding | Undecided] = []
     if not latest and any(
-        data.varies(engine, name)
-        and (version is None or data.accepts(engine, version, name) is None)
+        (
+            data.varies(engine, name)
+            and (version is None or data.accepts(engine, version, name) is None)
+        )
+        # (a slip from a flag, in a release outside the measured range: `v0.8.5`, h72 W2)
+        or (
+            version is not None
+            and data.slip_of(engine, name) is not None
+            and data.accepts(engine, version, name) is None
+        )
         for name in (flag_name(a.value) for a in flags)
     ):
         found.append(Undecided(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span)))
