@@ -126,7 +126,11 @@ read; so is a line in a string a function runs through a variable (`launch() { e
 `$(git rev-parse --show-toplevel)/x.py` the root's `x.py`; a folder written from one of the
 script's own (`$(realpath $HERE/..)`) is that folder; one another command prints (`$(mktemp
 -d)`), or one the job may give in place of a default (`${WS:-/opt/w}/x.py`, `: ${WS:=/opt/w}`),
-is not taken for the repository's (the job-given one is counted).
+is not taken for the repository's (the job-given one is counted). A relative path that names a
+file from the checkout's root and another from the script's own folder (`python3 main.py` in
+`bench/run.sh`) is read where every one's parser rejects the word; one that reads no command
+line at all (no `__main__`, no `argv`, no parser library: the root's `main.py` of mkdocs'
+macros) is not what the script runs with options, and the other decides.
 
 A word that is a variable's whole value, assigned once before the line and never appended to,
 is read as what it holds: the script's path (`SCRIPT=tools/x.py; python3 "$SCRIPT" ...`), a
@@ -1609,6 +1613,12 @@ def _command_line(
     if varied:
         ctx.count(_VARIED_SAID, Location(script.path, where), involves=tuple(targets))
     read = [(target, script_parser(ctx.ws, target)) for target in targets]
+    if any(not isinstance(p, str) for _, p in read):
+        # (a file its path may name that reads no command line at all, beside one whose parser
+        # is told: not what the script runs with options; mlcommons' `main.py` of mkdocs at
+        # the root beside each benchmark's own: h72 M1)
+        read = [(t, p) for t, p in read if p != pyargs.NO_PARSER or _reads_command_line(ctx, t)]
+        targets = [t for t, _ in read]
     untold = next(((t, p) for t, p in read if isinstance(p, str)), None)
     if untold is not None:
         # (with the others its path may name: which runs depends on the folder it runs in; the
@@ -2412,3 +2422,17 @@ def _finding(
         subject=f"{target}:{problem.option}",
         help=help_,
     )
+
+
+def _reads_command_line(ctx: Context, path: str) -> bool:
+    """Whether a Python file may read its command line: it runs as a program (`__main__`), or
+    reads `sys.argv`, or uses a library that parses it (click, typer, fire and the like)."""
+    return ctx.ws.search(path, _COMMAND_LINE) is not False
+
+
+# what a Python file that reads its command line holds
+_COMMAND_LINE = re.compile(
+    rb"__main__|\bargv\b|\bargparse\b|\bparse_args\b|^[ \t]*(?:from|import)[ \t]+(?:click|typer"
+    rb"|fire|docopt|absl|hydra|jsonargparse|tyro|simple_parsing)\b",
+    re.M,
+)

@@ -427,15 +427,15 @@ def test_a_module_whose_file_is_not_at_the_root_may_be_an_installed_one(tmp_path
 
 
 def test_an_untold_parser_names_the_other_files_the_path_may_name(tmp_path: Any) -> None:
-    """`python3 main.py` in `bench/run.sh`: the root's `main.py` (no parser) or `bench/main.py`,
-    by the folder it runs in. Not every file rejects `--bogus`: nothing is reported, and the
-    warning names both."""
+    """`python3 main.py` in `bench/run.sh`: the root's `main.py` (no parser, but it reads its
+    command line) or `bench/main.py`, by the folder it runs in. Not every file rejects
+    `--bogus`: nothing is reported, and the warning names both."""
     from tests.conftest import run_lint, write_repo
 
     root = write_repo(
         tmp_path / "repo",
         {
-            "main.py": "def define_env(env):\n    pass\n",
+            "main.py": "import sys\nprint(sys.argv[1:])\n",
             "bench/main.py": (
                 "import argparse\np = argparse.ArgumentParser()\np.add_argument('--a')\n"
                 "p.parse_args()\n"
@@ -453,6 +453,28 @@ def test_an_untold_parser_names_the_other_files_the_path_may_name(tmp_path: Any)
     ) in result.warnings()
 
 
+def test_a_file_that_reads_no_command_line_is_not_what_runs_with_options(tmp_path: Any) -> None:
+    """`python3 main.py --bogus 2` in `bench/run.sh`, where the root's `main.py` reads no command
+    line at all (mkdocs' macros: no `__main__`, no `argv`, no parser library) and
+    `bench/main.py` parses it: the script means `bench/main.py`, which rejects `--bogus` (h72
+    M1, mlcommons' benchmarks). A word `click` in a string is no parser library."""
+    from tests.conftest import positions, run_lint, write_repo
+
+    root = write_repo(
+        tmp_path / "repo",
+        {
+            "main.py": 'def define_env(env):\n    return "click here"\n',
+            "bench/main.py": (
+                "import argparse\np = argparse.ArgumentParser()\np.add_argument('--a')\n"
+                "p.parse_args()\n"
+            ),
+            "bench/run.sh": "#!/bin/bash\npython3 -u main.py --a 1 --bogus 2\n",
+        },
+    )
+    result = run_lint(root, select="BL116")
+    assert positions(result) == ["bench/run.sh:2:26"]
+
+
 def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: Any) -> None:
     """After `cd "$(dirname "$0")"` (or into a variable of it, `cd "$HERE/.."`) a relative path
     names the file of that folder alone: `bench/main.py`, not the root's. Near misses: a `cd`
@@ -467,7 +489,7 @@ def test_a_script_that_moves_into_a_fixed_folder_runs_the_file_there(tmp_path: A
     root = write_repo(
         tmp_path / "repo",
         {
-            "main.py": "def define_env(env):\n    pass\n",
+            "main.py": "import sys\nprint(sys.argv[1:])\n",
             "bench/main.py": client,
             "bench/sub/tool.py": client,
             "bench/run.sh": (
