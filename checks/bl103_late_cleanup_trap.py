@@ -183,8 +183,8 @@ released nowhere is, as it holds its nodes until the time limit. Not modelled: a
 of a function that holds a resource, traps in subshells (they do not cover the outer script and are
 ignored), an `exit` in an element of a pipeline (`... | while read ...; do ... exit 1; done`: a
 subshell, it ends only that element, taken as ending the script), and a background process started
-in a loop without keeping `$!` (one started once without it is released only by what ends every job,
-`kill %1`, or its program by name).
+in a loop (counted in the run's warnings; one started once without keeping `$!` is released only by
+what ends every job, `kill %1`, or its program by name).
 
 ## Fix safety
 The fix moves the trap to the line after the acquisition: unsafe (applied with
@@ -1927,6 +1927,10 @@ _SLURM = ("Slurm allocation", "Slurm batch job")
 # Inside a job or a container a temporary directory goes with it; a background server does not
 # (`srun --container-image` keeps a node's GPUs held by a server its entrypoint left running).
 _HOST_ONLY = ("temporary directory",)
+_IN_LOOP = (
+    "background processes started in a loop, not checked (BL103: which of them still runs at an "
+    "exit, and what releases it, is not modelled)"
+)
 _IN_IMAGE = (
     "background processes of scripts that run only in a container (a Dockerfile copies them "
     "into its image and runs them, or a `docker run` runs them as its command), not reported "
@@ -2801,6 +2805,13 @@ def _check_flow(
     where the exits it could not decide are put."""
     script = flow.script
     resources = _resources(flow)
+    looped = [c for c in _candidates(script) if c.loops and _own_job(c)]
+    if undecided is not None and looped:
+        undecided.extend(
+            Undecided(_IN_LOOP, Location(script.path, c.first_line_span))
+            for c in looped
+            if flow.statement_of(c) is not None
+        )
     if flow.function is not None and any(  # (what the body keeps is its caller's, where
         # the script's shell calls it, at its top level or in another function's body, whose
         # flow has it (`_started_in_functions`); not from a subshell, nor a library's: t84c)
@@ -3591,6 +3602,10 @@ def _check(
     outside = {_may_be_released(what) for what in _HOST_ONLY} if not host else set()
     if batch:
         outside.add(_may_be_released("background process"))
+    if batch or (
+        any(item.what == _IN_LOOP for item in undecided) and _only_in_image(ctx, run, script.path)
+    ):
+        outside.add(_IN_LOOP)  # (its background processes end with the job or container)
     for item in dict.fromkeys(undecided):  # (a flow checked twice says it once)
         if item.what not in outside:  # (in a job or container, it ends with it: not checked)
             ctx.count(item.what, item.where)

@@ -619,6 +619,29 @@ def test_a_release_between_measured_ones_that_differ_on_a_flag_is_said(tmp_path:
     ) in [w["message"] for w in report["warnings"]]
 
 
+def test_background_processes_started_in_a_loop_are_said(tmp_path: Path) -> None:
+    """BL103 does not model a background process started in a loop (which still runs at an
+    exit is not known): each is counted in the warnings, not passed over (h72 W3); one started
+    once is checked, and reported where an exit leaves it running."""
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "run.sh": (
+                "#!/bin/bash\nset -e\nfor p in 8001 8002; do\n"
+                '    vllm serve m --port "$p" &\ndone\n'
+                "curl -sf localhost:8001/health || exit 1\npkill -f vllm\n"
+            ),
+        },
+    )
+    outcome = CliRunner().invoke(main, ["--format", "json", "--select", "BL103", str(root)])
+    report = json.loads(outcome.stdout)
+    assert report["findings"] == []
+    assert (
+        "background processes started in a loop, not checked (BL103: which of them still runs "
+        "at an exit, and what releases it, is not modelled): 1 (run.sh:4)"
+    ) in [w["message"] for w in report["warnings"]]
+
+
 def test_containers_of_an_unknown_release_are_said(tmp_path: Path) -> None:
     """A Kubernetes container's engine launch with a flag only some releases accept, in an image
     that names no release (a nightly) or one outside the measured range, is counted, not passed
