@@ -183,8 +183,8 @@ released nowhere is, as it holds its nodes until the time limit. Not modelled: a
 of a function that holds a resource, traps in subshells (they do not cover the outer script and are
 ignored), an `exit` in an element of a pipeline (`... | while read ...; do ... exit 1; done`: a
 subshell, it ends only that element, taken as ending the script), and a background process started
-in a loop (counted in the run's warnings; one started once without keeping `$!` is released only by
-what ends every job, `kill %1`, or its program by name).
+in a loop without keeping `$!` (counted in the run's warnings; one started once without it is
+released only by what ends every job, `kill %1`, or its program by name).
 
 ## Fix safety
 The fix moves the trap to the line after the acquisition: unsafe (applied with
@@ -1928,8 +1928,8 @@ _SLURM = ("Slurm allocation", "Slurm batch job")
 # (`srun --container-image` keeps a node's GPUs held by a server its entrypoint left running).
 _HOST_ONLY = ("temporary directory",)
 _IN_LOOP = (
-    "background processes started in a loop, not checked (BL103: which of them still runs at an "
-    "exit, and what releases it, is not modelled)"
+    "background processes started in a loop without keeping `$!`, not checked (BL103: which of "
+    "them still runs at an exit, and what releases it, is not modelled)"
 )
 _IN_IMAGE = (
     "background processes of scripts that run only in a container (a Dockerfile copies them "
@@ -2805,7 +2805,9 @@ def _check_flow(
     where the exits it could not decide are put."""
     script = flow.script
     resources = _resources(flow)
-    looped = [c for c in _candidates(script) if c.loops and _own_job(c)]
+    # (one whose `$!` the loop keeps is a resource: `pid=$!`; one it does not is not modelled)
+    held = {id(r.acquired_by) for r in resources}
+    looped = [c for c in _candidates(script) if c.loops and _own_job(c) and id(c) not in held]
     if undecided is not None and looped:
         undecided.extend(
             Undecided(_IN_LOOP, Location(script.path, c.first_line_span))

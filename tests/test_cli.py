@@ -637,8 +637,8 @@ def test_background_processes_started_in_a_loop_are_said(tmp_path: Path) -> None
     report = json.loads(outcome.stdout)
     assert report["findings"] == []
     assert (
-        "background processes started in a loop, not checked (BL103: which of them still runs "
-        "at an exit, and what releases it, is not modelled): 1 (run.sh:4)"
+        "background processes started in a loop without keeping `$!`, not checked (BL103: which "
+        "of them still runs at an exit, and what releases it, is not modelled): 1 (run.sh:4)"
     ) in [w["message"] for w in report["warnings"]]
 
 
