@@ -148,6 +148,7 @@ import posixpath
 import re
 from collections.abc import Iterator, Sequence
 
+from benchlint.calls import gives_value
 from benchlint.context import Context
 from benchlint.engines import Launch, array_name, assignments_of, launches
 from benchlint.environment import (
@@ -443,9 +444,16 @@ def _set_before(
         for a in script.assignments
         if a.name == name and a.command.function == function and a.node.start_byte < at
     ]
-    if seen and mine:  # (a caller's: its last assignment before the call decides)
-        return _surely_given(max(mine, key=lambda a: a.node.start_byte), at)
-    if any(a.value is not None or a.kind in ("read", "for", "arithmetic") for a in mine):
+    # (a caller's: its last assignment before the call that may change the value, or default
+    # it, decides; not `export MODEL`, `MODEL=$MODEL` or one in a subshell: h73 F2)
+    changing = [
+        a for a in mine if (gives_value(a) or nonempty_value(a)) and not a.command.apart_from_script
+    ]
+    if seen and changing:
+        return _surely_given(max(changing, key=lambda a: a.node.start_byte), at)
+    if not seen and any(
+        a.value is not None or a.kind in ("read", "for", "arithmetic") for a in mine
+    ):
         return True
     # (every call, each a command of its own in this script: not one behind a wrapper, a
     # trap or a shell string, whose caller is not followed here)
@@ -477,7 +485,7 @@ def _surely_given(assignment: Assignment, at: int) -> bool:
         nonempty
         and assignment.kind != "prefix"
         and not command.guards
-        and not command.loops
+        and all(_runs_once_at_least(command.script, loop) for loop in command.loops)
         and not command.apart_from_script
         and not any(
             c.base == "unset"
@@ -488,6 +496,19 @@ def _surely_given(assignment: Assignment, at: int) -> bool:
             if c.function == command.function
         )
     )
+
+
+def _runs_once_at_least(script: Script, loop: Syn) -> bool:
+    """Whether a loop runs its body at least once: a `for` over words written out (`for d in a
+    b`; h73 F1)."""
+    if loop.type != "for_statement":
+        return False
+    listed = _FOR_LIST.match(script.src, loop.start_byte, loop.end_byte)
+    return listed is not None and bool(listed.group(1).strip())
+
+
+# a `for` loop's list of words written out: `for d in a b; do`, no expansion, glob or quote
+_FOR_LIST = re.compile(rb"for\s+\w+\s+in\s+([\w./:=@+-]+(?:[ \t]+[\w./:=@+-]+)*)\s*(?:;|\n)\s*do\b")
 
 
 # a word's expansions and substitutions (what is left is text of its own)
