@@ -210,6 +210,15 @@ def _launcher_gives(script: Script, variable: str | None, guarded: bool = False)
     `guarded`: only under a condition, in a loop, a function or such a call, so the job's
     value may stay."""
     functions = script.functions
+    unsets = [  # (`unset DIR`: empty after it, not the job's value; h73 M1)
+        c
+        for c in (script.commands if variable and script.may_unset(variable) else ())
+        if c.base == "unset"
+        and not any(w.value.startswith("-") and "f" in w.value for w in c.args)
+        and any(w.value == variable for w in c.args)
+    ]
+    if any(not guarded or c.guards or c.loops or c.function for c in unsets):
+        return True
     return any(
         a.name == variable
         and gives_value(a)
@@ -721,11 +730,15 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
     match = _LEADING_VARIABLE.match(value)
     name = (match.group(1) or match.group(2)) if match is not None else None
     assigned = reaching(name, call.command) if name is not None else []
-    if name is not None and any(
-        a.value is None and gives_value(a) and not a.command.apart_from_script
-        for a in reaching(name, call.command, valued=False)
+    if name is not None and (
+        any(
+            a.value is None and gives_value(a) and not a.command.apart_from_script
+            for a in reaching(name, call.command, valued=False)
+        )
+        or _unset_before(name, call.command)
     ):
-        return name, [(None, ())]  # (`for DIR in ...`, a bare `local DIR`: a value not read)
+        # (`for DIR in ...`, a bare `local DIR`, `unset DIR`: a value not read; h73 M1)
+        return name, [(None, ())]
     if not assigned and any(a.name == name for a in call.command.script.assignments):
         return name, []  # none reaches the command: the value it came in with, the route's
     mounts = bind_mounts(call.command)  # (`docker run -v "$(pwd)/benchmarks:/w" img /w/x.sh`)
@@ -755,6 +768,24 @@ def _folders(call: Call) -> tuple[str | None, Folders]:
 
 
 _MAX_VALUES = 16
+
+
+def _unset_before(name: str, command: Command) -> bool:
+    """Whether an `unset` of the variable may run before the command in its shell (before its
+    line, or anywhere where the command is in a loop or a function)."""
+    script = command.script
+    if not script.top.may_unset(name):
+        return False
+    at = command.node.start_byte
+    anywhere = bool(command.loops) or command.function is not None
+    return any(
+        other.base == "unset"
+        and not any(w.value.startswith("-") and "f" in w.value for w in other.args)
+        and any(w.value == name for w in other.args)
+        and (anywhere or other.node.start_byte < at)
+        and (command.subshell or not other.apart_from_script)
+        for other in script.commands
+    )
 
 
 def _in_folder_part(
