@@ -111,7 +111,7 @@ class Provenance:
     what: str
     at: Location | Assignment | None = None
     # the value is known not to be empty (not an assignment's own, or one an `if` gives in
-    # both branches: `_both_branches`)
+    # both branches: `both_branches`)
     nonempty_here: bool = False
 
     @property
@@ -212,7 +212,7 @@ def nonempty_value(at: Assignment) -> bool:
     return bool(_ARITHMETIC.fullmatch(value.value) or _DEFAULTED.fullmatch(value.value))
 
 
-def _both_branches(before: Provenance | Assignment | None, after: Assignment) -> Provenance | None:
+def both_branches(before: Provenance | Assignment | None, after: Assignment) -> Provenance | None:
     """A value that cannot be empty after an `if` that gives one in each branch (`if ...; then
     PORT=8888; else PORT=8000; fi`): the two assignments' conditions differ only in their last,
     the same condition expected true and false, and both values cannot be empty."""
@@ -1654,7 +1654,7 @@ class Environment:
                     # `export X="$X"` gives X no value of its own: still the caller's
                     value is not None and name not in assigned and value.variable() == name
                 ):
-                    assigned[name] = _both_branches(assigned.get(name), assignment) or assignment
+                    assigned[name] = both_branches(assigned.get(name), assignment) or assignment
                     if unset:
                         unset.pop(name, None)
                     if not appends(assignment) and (

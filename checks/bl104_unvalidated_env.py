@@ -156,6 +156,7 @@ from benchlint.environment import (
     ScriptState,
     StartPath,
     appends,
+    both_branches,
     checker,
     command_at,
     container_passes,
@@ -450,7 +451,11 @@ def _set_before(
         a for a in mine if (gives_value(a) or nonempty_value(a)) and not a.command.apart_from_script
     ]
     if seen and changing:
-        return _surely_given(max(changing, key=lambda a: a.node.start_byte), at)
+        ordered = sorted(changing, key=lambda a: a.node.start_byte)
+        if len(ordered) > 1 and both_branches(ordered[-2], ordered[-1]) is not None:
+            # (`if ...; then local MODEL=/a; else local MODEL=/b; fi`: h71 V01)
+            return all(_surely_given(a, at, branch=True) for a in ordered[-2:])
+        return _surely_given(ordered[-1], at)
     if not seen and any(
         a.value is not None or a.kind in ("read", "for", "arithmetic") for a in mine
     ):
@@ -470,12 +475,13 @@ def _words(script: Script) -> Iterator[Word]:
     return (w for c in script.all_commands() for w in c.words)
 
 
-def _surely_given(assignment: Assignment, at: int) -> bool:
+def _surely_given(assignment: Assignment, at: int, branch: bool = False) -> bool:
     """Whether a caller's assignment surely gives a value that is not empty where it calls (at
     `at`): one that cannot be empty (`_nonempty_value`: `/models/m`, `${MODEL:-/models/m}`, or
     a word with a character of its own, `/models/${NAME}`), not under a condition or in a loop,
     not in a shell of its own or a prefix, and no `unset` of the name between them (h70 M3,
-    h71 F3, F4)."""
+    h71 F3, F4); `branch`: one of the two branches of an `if` that each give one (its last
+    condition is that `if`'s)."""
     command = assignment.command
     value = assignment.value
     nonempty = nonempty_value(assignment) or (
@@ -484,7 +490,7 @@ def _surely_given(assignment: Assignment, at: int) -> bool:
     return (
         nonempty
         and assignment.kind != "prefix"
-        and not command.guards
+        and (not command.guards or (branch and len(command.guards) == 1))
         and all(_runs_once_at_least(command.script, loop) for loop in command.loops)
         and not command.apart_from_script
         and not any(
