@@ -213,9 +213,7 @@ def _launcher_gives(script: Script, variable: str | None, guarded: bool = False)
     unsets = [  # (`unset DIR`: empty after it, not the job's value; h73 M1)
         c
         for c in (script.commands if variable and script.may_unset(variable) else ())
-        if c.base == "unset"
-        and not any(w.value.startswith("-") and "f" in w.value for w in c.args)
-        and any(w.value == variable for w in c.args)
+        if c.unsets(str(variable))
     ]
     if any(not guarded or c.guards or c.loops or c.function for c in unsets):
         return True
@@ -779,9 +777,7 @@ def _unset_before(name: str, command: Command) -> bool:
     at = command.node.start_byte
     anywhere = bool(command.loops) or command.function is not None
     return any(
-        other.base == "unset"
-        and not any(w.value.startswith("-") and "f" in w.value for w in other.args)
-        and any(w.value == name for w in other.args)
+        other.unsets(name)
         and (anywhere or other.node.start_byte < at)
         and (command.subshell or not other.apart_from_script)
         for other in script.commands

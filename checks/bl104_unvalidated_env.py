@@ -494,10 +494,7 @@ def _surely_given(assignment: Assignment, at: int, branch: bool = False) -> bool
         and all(_runs_once_at_least(command.script, loop) for loop in command.loops)
         and not command.apart_from_script
         and not any(
-            c.base == "unset"
-            and assignment.node.end_byte <= c.node.start_byte < at
-            and not any(w.value.startswith("-") and "f" in w.value for w in c.args)
-            and any(w.value == assignment.name for w in c.args)
+            c.unsets(assignment.name) and assignment.node.end_byte <= c.node.start_byte < at
             for c in command.script.commands
             if c.function == command.function
         )

@@ -749,6 +749,14 @@ class Command:
             top = top.script.parent
         return top
 
+    def unsets(self, name: str) -> bool:
+        """Whether the command is an `unset` of the variable (not of a function, `unset -f`)."""
+        return (
+            self.base == "unset"
+            and not any(w.value.startswith("-") and "f" in w.value for w in self.args)
+            and any(w.value == name for w in self.args)
+        )
+
     @property
     def apart_from_script(self) -> bool:
         """Whether it runs in a shell of its own, whose changes the script's shell never sees:
