@@ -123,7 +123,8 @@ last element without `pipefail`, no condition reading it: `echo "${MODEL:?}" | t
 checks nothing; an `exit` or a validator in a subshell is read the same way. A launch inside a
 function reads what the function set before it (`local chunk=${5:-2048}`), or what every
 function of the script that calls it surely sets to a value that cannot be empty before the
-call (not under a condition or in a loop, not emptied or unset after), its own local too
+call (not under a condition but in both branches of an `if`, not in a loop but one over
+written-out words, not emptied or unset after), its own local too
 (`start() { local MODEL=/models/m; launch; }`: bash's scope is dynamic; not where a library the
 script sources names the function), and `$X` inside `${X:+--x "$X"}` is expanded only when X is
 not empty. An unquoted `$X` that is a word of its own
@@ -477,11 +478,11 @@ def _words(script: Script) -> Iterator[Word]:
 
 def _surely_given(assignment: Assignment, at: int, branch: bool = False) -> bool:
     """Whether a caller's assignment surely gives a value that is not empty where it calls (at
-    `at`): one that cannot be empty (`_nonempty_value`: `/models/m`, `${MODEL:-/models/m}`, or
-    a word with a character of its own, `/models/${NAME}`), not under a condition or in a loop,
-    not in a shell of its own or a prefix, and no `unset` of the name between them (h70 M3,
-    h71 F3, F4); `branch`: one of the two branches of an `if` that each give one (its last
-    condition is that `if`'s)."""
+    `at`): one that cannot be empty (`nonempty_value`: `/models/m`, `${MODEL:-/models/m}`, or
+    a word with a character of its own, `/models/${NAME}`), not under a condition or in a loop
+    (but one over written-out words), not in a shell of its own or a prefix, and no `unset` of
+    the name between them (h70 M3, h71 F3, F4); `branch`: one of the two branches of an `if`
+    that each give one (its only condition is that `if`'s)."""
     command = assignment.command
     value = assignment.value
     nonempty = nonempty_value(assignment) or (
