@@ -30,12 +30,11 @@ whose output is only echoed, moved or kept unused), or a variable or a function'
 given it that is itself read so where that value reaches, at any depth (`CFG="$f"`,
 `ARGS=(--config "$f")`, `printf -v CFG %s "$f"`, `read -r CFG <<< "$f"`, `for c in "$f"`,
 `serve "$f"` with `--config "$1"`, after a `shift` (in an option loop too) or through `"$@"`
-or `"${@:2}"` passed on; not where
-another value reaches the reader: reassigned before it, a local of its function, given in a
-subshell or as a prefix). What a function prints into a pipe to `grep -q` or an `echo`, to a
-`tee` whose file no other command names, or into a test (`[[ -f "$(cfg)" ]]`), is not read.
-What benchlint cannot follow keeps it silent (see Exceptions); the finding is a warning, as a
-read it does not see may still pick the value up.
+or `"${@:2}"` passed on; not where another value reaches the reader: reassigned before it, a
+local of its function, given in a subshell or as a prefix). What a function prints into a
+pipe to `grep -q` or an `echo`, to a `tee` whose file no other command names, or into a test
+(`[[ -f "$(cfg)" ]]`), is not read. What benchlint cannot follow keeps it silent (see
+Exceptions); the finding is a warning, as a read it does not see may still pick the value up.
 
 ## Why is this bad?
 The jobs run as if the field were left out, while the sweep files their results under the
