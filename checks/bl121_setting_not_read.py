@@ -685,6 +685,7 @@ class _Reading:
             # (`D=$(dirname "$f")`, `D=$(echo ...)`, `P=$(cfg)`: a read if D or P is one)
             held: list[tuple[Command, str]] = []
             readers: list[tuple[Command, set[str]]] = []
+            outputs: dict[str, tuple[bool, set[str]]] = {}  # (`_function_output`, once each)
             for other in self.running:
                 if other.base in _FILE_KEEPERS or other.base in calls:
                     continue
@@ -704,7 +705,9 @@ class _Reading:
                     function = _owner(other)
                     if _plain(other) and function is not None:
                         # (what a function prints goes where its calls' output goes)
-                        taken, names = self._function_output(function, frozenset())
+                        if function not in outputs:
+                            outputs[function] = self._function_output(function, frozenset())
+                        taken, names = outputs[function]
                         held.extend((other, name) for name in names)
                         if not taken:
                             continue
