@@ -28,7 +28,8 @@ read: a condition, an argument, a path, a name passed on (`-e SPEC_DECODING`), a
 a program, an echo in a function whose output a reader takes (`--config "$(cfg)"`; not one
 whose output is only echoed, moved or kept unused), or a variable or a function's parameter
 given it that is itself read so where that value reaches, at any depth (`CFG="$f"`,
-`ARGS=(--config "$f")`, `printf -v CFG %s "$f"`, `read -r CFG <<< "$f"`, `for c in "$f"`,
+`ARGS=(--config "$f")`, `printf -v CFG %s "$f"`, `read -r CFG <<< "$f"` (a loop's too, `done
+<<< "$f"`), `for c in "$f"`,
 `serve "$f"` with `--config "$1"`, after a `shift` (in an option loop too) or through `"$@"`
 or `"${@:2}"` passed on; not where another value reaches the reader: reassigned before it, a
 local of its function, given in a subshell or as a prefix). What a function prints into a
@@ -931,11 +932,18 @@ def _assigned_reads(assignment: Assignment) -> set[str]:
         return {r.name for r in assignment.value.reads()} | _positional_reads([assignment.value])
     command = assignment.command
     if assignment.kind == "read" and _sets_variable(command):
-        return {r.name for w in command.args for r in w.reads()}
-    if assignment.kind == "read":  # (`read -r CFG <<< "$OUT"`, `mapfile -t A <<< ...`)
+        return {r.name for w in command.args for r in w.reads()} | _positional_reads(command.args)
+    if assignment.kind == "read":  # (`read -r CFG <<< "$OUT"`, `mapfile -t A <<< ...`, and
+        # `while read -r f; do ...; done <<< "$OUT"`)
         text = command.script.text_of(command.node)
-        given = text.split("<<<", 1)[1] if "<<<" in text else ""
-        return {m.group(1).decode() for m in _BODY_READ.finditer(given.encode())}
+        if "<<<" not in text and command.loops:
+            loop = command.loops[-1]
+            text = command.script.src[loop.end_byte : loop.end_byte + 200].decode(errors="replace")
+            text = text if _HERE_STRING.match(text) else ""
+        given = text.split("<<<", 1)[1].split("\n", 1)[0] if "<<<" in text else ""
+        return {m.group(1).decode() for m in _BODY_READ.finditer(given.encode())} | set(
+            _POSITIONAL_READ.findall(given)
+        )
     if assignment.kind == "default":  # (`: "${CFG:=$OUT}"`)
         return {r.name for w in command.words for r in w.reads()} - {assignment.name}
     if assignment.kind == "for":
@@ -949,6 +957,8 @@ def _assigned_reads(assignment: Assignment) -> set[str]:
     return set()
 
 
+# a here-string a loop is fed (`done <<< "$OUT"`: what follows the loop's `done`)
+_HERE_STRING = re.compile(r"[ \t]*<<<")
 # where a `for` loop's list of words ends: `; do`, or a line break before `do`
 _FOR_BODY = re.compile(rb"[;\n]\s*do\b")
 
