@@ -604,7 +604,7 @@ def _changes_folder(command: Command, folders: bool = True) -> bool:
     return any(_moved_before(c, assigned, folders) for c in chain)
 
 
-def _before_in_shell(command: Command) -> Iterator[Command]:
+def before_in_shell(command: Command) -> Iterator[Command]:
     """The commands of the command's own script that may run before it in its shell: before
     its line (or anywhere, in a loop around both or in a function: it may be called first),
     not in a subshell it is not in."""
@@ -632,7 +632,7 @@ def _root_assigned_before(command: Command) -> set[str]:
     script = command.script
     return {
         a.name
-        for other in _before_in_shell(command)
+        for other in before_in_shell(command)
         for a in other.assignments
         if a.name in ROOT_VARIABLES
         and (a.kind != "prefix" or other.base in script.top.functions)  # (`X=1 run`: run's)
@@ -663,7 +663,7 @@ def _moved_before(command: Command, assigned: set[str], folders: bool) -> bool:
     """`_changes_folder` in the one script the command is a command of."""
     if not folders and assigned:
         return True
-    for other in _before_in_shell(command):
+    for other in before_in_shell(command):
         base = other.base
         words = other.invocation.words
         if base in IN_THIS_SHELL:  # (`builtin cd multi`, `command eval ...`)

@@ -21,6 +21,7 @@ from benchlint.calls import (
     ROOT_MOUNTS,
     ROOT_VARIABLES,
     Call,
+    before_in_shell,
     bind_mounts,
     container_workdir,
     containers,
@@ -769,19 +770,11 @@ _MAX_VALUES = 16
 
 
 def _unset_before(name: str, command: Command) -> bool:
-    """Whether an `unset` of the variable may run before the command in its shell (before its
-    line, or anywhere where the command is in a loop or a function)."""
-    script = command.script
-    if not script.top.may_unset(name):
+    """Whether an `unset` of the variable may run before the command in its shell
+    (`before_in_shell`)."""
+    if not command.script.top.may_unset(name):
         return False
-    at = command.node.start_byte
-    anywhere = bool(command.loops) or command.function is not None
-    return any(
-        other.unsets(name)
-        and (anywhere or other.node.start_byte < at)
-        and (command.subshell or not other.apart_from_script)
-        for other in script.commands
-    )
+    return any(other.unsets(name) for other in before_in_shell(command))
 
 
 def _in_folder_part(
