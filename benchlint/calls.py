@@ -628,16 +628,19 @@ def before_in_shell(command: Command) -> Iterator[Command]:
 
 def _root_assigned_before(command: Command) -> set[str]:
     """The checkout's variables (`GITHUB_WORKSPACE`) given another value before the command in
-    its shell (`gives_value`)."""
+    its shell (`gives_value`), or unset there (empty: h67 M4)."""
     script = command.script
-    return {
-        a.name
-        for other in before_in_shell(command)
-        for a in other.assignments
-        if a.name in ROOT_VARIABLES
-        and (a.kind != "prefix" or other.base in script.top.functions)  # (`X=1 run`: run's)
-        and gives_value(a)
-    }
+    found: set[str] = set()
+    for other in before_in_shell(command):
+        found.update(n for n in ROOT_VARIABLES if other.unsets(n))
+        found.update(
+            a.name
+            for a in other.assignments
+            if a.name in ROOT_VARIABLES
+            and (a.kind != "prefix" or other.base in script.top.functions)  # (`X=1 run`: run's)
+            and gives_value(a)
+        )
+    return found
 
 
 def gives_value(assignment: Assignment) -> bool:
