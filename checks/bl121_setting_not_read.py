@@ -928,6 +928,8 @@ def _giving(assignments: list[Assignment], reader: Command) -> list[Assignment]:
 def _assigned_reads(assignment: Assignment) -> set[str]:
     """The names an assignment's value reads: its word's (an array's items too), a `printf
     -v`'s arguments, a `read`'s here-string, a `${X:=...}`'s default, a `for` loop's list."""
+    if assignment.reference is not None:  # (`declare -n ref=OUT`: `$ref` reads OUT)
+        return {assignment.reference}
     if assignment.value is not None:
         return {r.name for r in assignment.value.reads()} | _positional_reads([assignment.value])
     command = assignment.command
@@ -953,6 +955,8 @@ def _assigned_reads(assignment: Assignment) -> set[str]:
         if end is None:
             return set()
         listed = src[start : end.start()]
+        if not listed.strip():  # (`for f; do`: the function's or script's parameters)
+            return {"@1"}
         return {m.group(1).decode() for m in _BODY_READ.finditer(listed)}
     return set()
 

@@ -805,6 +805,10 @@ _SETTING = [
     "builtin printf -v pv '%d' 3",
     "command mapfile -t arr",
     "{ g=1; }",
+    "printf -v 'pa[0]' %s x",
+    'i=2; printf -v "pa[$i]" %s x',
+    "read -r 'rb[1]'",
+    "read -r 1x 2>/dev/null",
 ]
 _CANDIDATES = [
     "n",
@@ -826,6 +830,9 @@ _CANDIDATES = [
     "pv",
     "opt",
     "g",
+    "pa",
+    "rb",
+    "i",
 ]
 
 

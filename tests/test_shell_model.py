@@ -146,6 +146,26 @@ def test_assignments_and_expansions() -> None:
     ]
 
 
+def test_a_name_a_builtin_is_given_in_a_variable_is_known_at_run_time() -> None:
+    """`read "$name"`, `mapfile -t "$1"`, `printf -v "$v"`: a variable whose name the script
+    does not give ("dynamic", as `export "$k=$v"`); `printf -v "A[$i]"` assigns A; a name
+    reference, `declare -n r=OUT`, names OUT; near misses: `local -n r=$1` (not known),
+    `declare r=OUT` (a value)."""
+    script = parse(
+        'read -r "$name" <<< x\nmapfile -t "$1" < f\nprintf -v "A[$i]" %s x\n'
+        "declare -n r=OUT\nf() { local -n q=$1; }\ndeclare s=OUT\n"
+    )
+    found = [(a.name, a.kind, a.reference) for a in script.assignments]
+    assert found == [
+        ("", "dynamic", None),
+        ("", "dynamic", None),
+        ("A", "read", None),
+        ("r", "declare", "OUT"),
+        ("q", "local", None),
+        ("s", "declare", None),
+    ]
+
+
 def test_heredoc_to_shell_is_nested_and_quoted_body_is_verbatim() -> None:
     script = parse("ssh host <<'EOF'\nrm -rf \\$HOME/x\nEOF\nbash <<EOF\necho \\$HOME\nEOF\n")
     first, second = script.nested

@@ -598,6 +598,19 @@ class Assignment:
         (bash changes only its attributes)."""
         return self.value is None and self.kind in ("export", "readonly", "unexport")
 
+    @property
+    def reference(self) -> str | None:
+        """The variable a nameref declared here names (`declare -n ref=OUT`, `local -n
+        r=OUT`: OUT, what a read of `$ref` reads); None for no nameref, or one whose target
+        is known only at run time (`local -n r=$1`)."""
+        value = self.value
+        if self.kind not in ("declare", "typeset", "local") or value is None or not value.static:
+            return None
+        flags = (w.value for w in self.command.args if w.node.start_byte < self.node.start_byte)
+        if not any(f.startswith("-") and "n" in f for f in flags):
+            return None
+        return value.value if value.value.isidentifier() else None
+
 
 @dataclass(eq=False, slots=True)
 class Expansion:
@@ -2851,9 +2864,10 @@ class _Builder:
                 i = values.index("-v")
                 if i + 1 < len(args):
                     target = args[i + 1]
-                    known = target.static and target.value.isidentifier()
-                    name, kind = (target.value, "read") if known else ("", "dynamic")
-                    self.assign(command, name, None, target.node, kind, False)
+                    name = _target_name(target)
+                    if name is not None:
+                        kind = "read" if name else "dynamic"
+                        self.assign(command, name, None, target.node, kind, False)
             return
         if base == "getopts":  # `getopts OPTSTRING NAME [ARGS]`: NAME, whatever OPTSTRING is
             if len(args) > 1 and args[1].static and args[1].value.isidentifier():
@@ -2874,12 +2888,14 @@ class _Builder:
                     continue  # (the next word is the array: taken as a name below)
                 skip = last in taking
                 continue
-            if word.static and word.value.isidentifier():
-                names.append(word)
+            names.append(word)
         if base in ("mapfile", "readarray"):
             names = names[-1:]
         for word in names:
-            self.assign(command, word.value, None, word.node, "read", False)
+            name = _target_name(word)
+            if name is not None:
+                kind = "read" if name else "dynamic"
+                self.assign(command, name, None, word.node, kind, False)
 
     # -- nested scripts ----------------------------------------------------------------------
     def shell_string(self, command: Command) -> None:
@@ -3096,6 +3112,21 @@ def _split_at_then(node: Node) -> tuple[list[Node], list[Node]]:
 
 
 # a `let` argument that assigns: `m=3`, `n += 1`, `a[2]=1`, `i++`, `--i`
+def _target_name(word: Word) -> str | None:
+    """The variable a builtin's name argument assigns (`read -r PORT`, `printf -v "A[0]"`: A,
+    an element of it), "" where a variable's value names it (`read "$name"`, `printf -v
+    "$1"`), None where bash assigns none (a word that is no name: `read 1x` fails)."""
+    if word.static:
+        match = _ELEMENT.fullmatch(word.value)
+        return match.group(1) if match is not None else None
+    match = _ELEMENT_LEAD.match(word.text)
+    return match.group(1) if match is not None else ""
+
+
+# a name, or an element of an array (`A[0]`, `A[$i]`), as `read` and `printf -v` take it
+_ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[.*\])?", re.S)
+_ELEMENT_LEAD = re.compile(r"[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?\[")
+
 _LET_TARGET = re.compile(
     r"\s*(?:(?:\+\+|--)\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)(?:\[[^]]*\])?\s*"
     r"(?:\+\+|--|(?:[-+*/%&^|]|<<|>>)?=(?!=)))"
