@@ -758,13 +758,20 @@ def _call_facts(ws: Workspace) -> list[Fact]:
             if guessed
             else ""
         )
+        unreached = sorted(wiring.unreached)
+        none = (
+            f"; no launcher is named after {'label' if len(unreached) == 1 else 'labels'} "
+            f"{', '.join(unreached)}: their calls reach none, not checked"
+            if unreached
+            else ""
+        )
         facts.append(
             Fact(
                 "runners",
                 "no runners file",
                 f"a label's runners taken as those named `<label>-<site>_<n>`{also}, so its "
                 f"launchers as theirs ({len(reached)} "
-                f"{'launcher' if len(reached) == 1 else 'launchers'} reached)",
+                f"{'launcher' if len(reached) == 1 else 'launchers'} reached){none}",
             )
         )
     return facts

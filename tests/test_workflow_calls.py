@@ -281,6 +281,12 @@ def test_a_label_no_launcher_is_named_after_is_said(tmp_path: Path) -> None:
     assert said in named.stderr
     other = CliRunner().invoke(main, [str(root / "runners/launch_h9-aa.sh")])
     assert "reaches no launcher" not in other.stderr
+    # (h74 W2) `layout` says it where it says how labels were followed
+    layout = CliRunner().invoke(main, ["layout", str(root)])
+    assert (
+        "so its launchers as theirs (2 launchers reached); no launcher is named after label "
+        "g7-trt: their calls reach none, not checked\n"
+    ) in layout.stdout
 
 
 def test_a_launch_path_that_globs_still_leads_to_every_launcher_of_the_label(
