@@ -133,7 +133,7 @@ from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
 from benchlint.releases import Running, beyond_scope, launch_releases
 from benchlint.shell.invocation import FILES
-from benchlint.shell.model import Script, Word, written_later
+from benchlint.shell.model import Command, Script, Word, written_later
 from benchlint.source import SourceText
 from benchlint.wiring import Entry
 from benchlint.yamlmodel import YamlDocument, YNode
@@ -446,6 +446,20 @@ UNDECIDED_MANIFEST = (
 
 # the launches whose flags another rule checks (BL301: the Dynamo vLLM worker's)
 _CHECKED_ELSEWHERE = frozenset({"dynamo.vllm"})
+
+
+def _behind(command: Command) -> Launch | None:
+    """The launch a command line would be after the first word whose value is not known
+    (`$PREFIX trtllm-serve ...`), where it is one behind such a word."""
+    words = command.words
+    return next(
+        (
+            launch
+            for i, w in enumerate(words[1:], 1)
+            if w.static and (launch := launch_in(words[i:], command)) is not None
+        ),
+        None,
+    )
 
 
 def _unchecked(launch: Launch) -> str | None:
@@ -774,7 +788,10 @@ HIDDEN = (
 def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     data = engine_flags()
     for command in hidden_launches(script):
-        ctx.count(HIDDEN, Location(script.path, command.first_line_span))
+        # (`$PREFIX trtllm-serve ...`: no rule checks that program's flags, whatever the word)
+        behind = _behind(command)
+        unchecked = _unchecked(behind) if behind is not None else None
+        ctx.count(unchecked or HIDDEN, Location(script.path, command.first_line_span))
     for launch in [*launches(script), *_through_scripts(ctx, script)]:
         unchecked = _unchecked(launch)
         if unchecked is not None:
