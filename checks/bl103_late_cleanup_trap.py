@@ -54,7 +54,9 @@ named as the trap's handler, also one that releases what the call passes it
 acquisition: a server a function starts and keeps in a global
 (`start_server() { vllm serve ... & SERVER_PID=$!; }`, the script's own or one of a file it
 sources), or a container it runs detached under a global name (`docker run -d --name
-"$NAME"`), is acquired where the script's shell first calls the function (a server whose
+"$NAME"`), is acquired where the script's shell first calls the function (a server the
+script's own function starts under a condition on its arguments, at the first call whose
+arguments may meet it: not `start_server ""` for one under `[[ -n "$1" ]]`; a server whose
 `$!` it does not keep, or keeps in a `local`, gone when it returns, as one released only by
 its program's name or what ends every job; a container's `local` name is not followed), and an
 `exit` of the function's body after it ends the script with it held. What a
@@ -433,10 +435,14 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
     it returns is not held after the call)."""
     found: list[Resource] = []
     for function, starts in _function_starts(flow.script).items():
-        call = next((s for s in flow.statements if s.name == function), None)
-        if call is None:
-            continue
+        calls = [s for s in flow.statements if s.name == function]
+        body = flow.script.body(function)
         for command, name in starts:
+            # (the first call the start may run on: not `start_server ""` where it runs
+            # under `[[ -n "$1" ]]`; h75 F1)
+            call = next((c for c in calls if _start_on_call(command, body, c) is not False), None)
+            if call is None:
+                continue
             releases = _KILL if name is not None else _NEVER
             found.append(Resource("background process", command, call, name, releases))
     for function, (command, handles) in _function_containers(flow.script).items():
@@ -784,41 +790,39 @@ def _starts(acquired: Command, body: list[Command]) -> list[Command]:
 
 def _starts_on_call(acquired: Command, body: list[Command], call: Command) -> bool | None:
     """Whether the function starts the program on this call of it: False where the conditions
-    of each of its starts (those inside its body: not an `if` around its definition) are false
-    with the call's arguments (`svc stop`, and the start under `case "$1" in start)`, or `case
-    "$action"` after `local action=$1`), None where that cannot be decided: an argument read
-    after the body changes them (`shift`), or a body that calls itself (`restart) svc stop;
-    svc start ;;`)."""
-    starts = _starts(acquired, body)
-    last = max((c.node.start_byte for c in starts), default=-1)
-    script = acquired.script
+    of each of its starts (`_start_on_call`) are false with the call's arguments (`svc stop`,
+    and the start under `case "$1" in start)`), None where that cannot be decided."""
+    decided = [_start_on_call(start, body, call) for start in _starts(acquired, body)]
+    return True if True in decided else None if None in decided or not decided else False
+
+
+def _start_on_call(start: Command, body: list[Command], call: Command) -> bool | None:
+    """Whether a background start in a function's body runs on this call of it: False where its
+    conditions inside the body (not an `if` around its definition) are false with the call's
+    arguments (the start under `case "$1" in start)` on `svc stop`, or under `[[ -n
+    "$profile_dir" ]]` after `local profile_dir=$1` on `start_server ""`), None where that
+    cannot be decided: an argument read after the body changes them (`shift`), or a body that
+    calls itself (`restart) svc stop; svc start ;;`)."""
+    script = start.script
     definition = script.functions.get(call.name or "")
-    if last < 0 or definition is None or any(c.base == call.name for c in body):
+    if definition is None or any(c.base == call.name for c in body):
         return None
+    at = start.node.start_byte
     # (the positional parameters as the call gives them hold until the first change)
     changed = min(
         (
             c.node.start_byte
             for c in body
-            if c.node.start_byte < last
+            if c.node.start_byte < at
             and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
         ),
-        default=last,
+        default=at,
     )
-    arguments = _Arguments(call, _argument_names(body, changed), shifted=changed < last)
-    decided = [
-        guards_hold(
-            script,
-            tuple(
-                g
-                for g in start.guards
-                if definition.start_byte <= g.node.start_byte < definition.end_byte
-            ),
-            arguments,
-        )
-        for start in starts
-    ]
-    return True if True in decided else None if None in decided else False
+    arguments = _Arguments(call, _argument_names(body, changed), shifted=changed < at)
+    inside = tuple(
+        g for g in start.guards if definition.start_byte <= g.node.start_byte < definition.end_byte
+    )
+    return guards_hold(script, inside, arguments)
 
 
 def _argument_names(body: list[Command], before: int) -> dict[str, int]:
