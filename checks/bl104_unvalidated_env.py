@@ -936,9 +936,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             + _what_empty_does([slots[n] for n in unvalidated])
             + partly
             + (
-                f" (`{stranded[0]}` on line {stranded[1]} is cut off: the `{stranded[2]}` "
-                f"line {stranded[3]} does not end in `\\`, so bash runs the lines after it "
-                "as a command of their own and never checks it)"
+                f" (`{stranded[0]}` on line {stranded[1]} is cut off from the "
+                f"`{stranded[2]}` on line {stranded[3]}, which does not end in `\\` (BL110))"
                 if stranded
                 else ""
             ),
