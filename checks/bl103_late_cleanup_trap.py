@@ -4,8 +4,9 @@
 Finds what a script acquires and must give back: a Slurm allocation (`salloc ... --no-shell`, a job
 id captured from `sbatch`, without `--wait`), a background server (`... &` whose `$!` is kept; one
 whose `$!` is not, alone or at the head of a pipeline, `vllm serve ... | tee log &`, released by its
-name or by what ends every job, or alone by a `kill $!` before another job; one a program's `start`
-runs, `collect_metrics.sh start ... &`, also by that program's `stop`), a detached container
+name or by what ends every job, or alone by a `kill $!` before another job (not one started in a
+loop: that `$!` is the last pass's, `for i in 0 1; do vllm serve ... & done`); one a program's
+`start` runs, `collect_metrics.sh start ... &`, also by that program's `stop`), a detached container
 (`docker run -d`), a temporary directory (`mktemp -d`) the script later removes. It reports one when
 the script can end (`exit N`, a call of a function of the script whose body can run `exit`, itself
 or through another, `[ -f x ] || die "..."`, tested or not, `return` at the top of a sourced file, a
@@ -184,9 +185,8 @@ leaves it as its success does (a start script's server, meant to outlive it; one
 released nowhere is, as it holds its nodes until the time limit. Not modelled: a `return` as the end
 of a function that holds a resource, traps in subshells (they do not cover the outer script and are
 ignored), an `exit` in an element of a pipeline (`... | while read ...; do ... exit 1; done`: a
-subshell, it ends only that element, taken as ending the script), and a background process started
-in a loop without keeping `$!` (counted in the run's warnings; one started once without it is
-released only by what ends every job, `kill %1`, or its program by name).
+subshell, it ends only that element, taken as ending the script), and a background pipeline started
+in a loop without keeping `$!` (counted in the run's warnings).
 
 ## Fix safety
 The fix moves the trap to the line after the acquisition: unsafe (applied with
@@ -354,11 +354,13 @@ def _resources(flow: Flow) -> list[Resource]:
             name = _pid_saved(later, kinds, command)
             if name is not None:
                 found.append(Resource("background process", command, command, name, _KILL))
-            elif _program(command) is not None and not command.loops:
+            elif _program(command) is not None:
                 # no `$!` kept: only what ends every job or the program by its name releases it,
-                # or a `kill $!` before another job goes to the background
+                # or a `kill $!` before another job goes to the background (not for one started
+                # in a loop: that kills the last pass's; h75 M1)
                 rest = flow.statements[index + 1 :] if index is not None else []
-                release = _KILL_LAST if _kills_last_job(rest, command) else _NEVER
+                last = not command.loops and _kills_last_job(rest, command)
+                release = _KILL_LAST if last else _NEVER
                 found.append(Resource("background process", command, command, None, release))
         elif (
             _own_job(command)
@@ -1932,7 +1934,7 @@ _SLURM = ("Slurm allocation", "Slurm batch job")
 # (`srun --container-image` keeps a node's GPUs held by a server its entrypoint left running).
 _HOST_ONLY = ("temporary directory",)
 _IN_LOOP = (
-    "background processes started in a loop without keeping `$!`, not checked (BL103: which of "
+    "background pipelines started in a loop without keeping `$!`, not checked (BL103: which of "
     "them still runs at an exit, and what releases it, is not modelled)"
 )
 _IN_IMAGE = (
@@ -2813,11 +2815,12 @@ def _check_flow(
     held = {id(r.acquired_by) for r in resources}
     looped = [c for c in _candidates(script) if c.loops and _own_job(c) and id(c) not in held]
     if undecided is not None and looped:
-        undecided.extend(
-            Undecided(_IN_LOOP, Location(script.path, c.first_line_span))
-            for c in looped
-            if flow.statement_of(c) is not None
-        )
+        # (once for a pipeline, not for each of its commands: `vllm serve | tee log &`)
+        places: dict[int, Span] = {}
+        for c in looped:
+            if flow.statement_of(c) is not None:
+                places.setdefault(c.first_line_span.line, c.first_line_span)
+        undecided.extend(Undecided(_IN_LOOP, Location(script.path, s)) for s in places.values())
     if flow.function is not None and any(  # (what the body keeps is its caller's, where
         # the script's shell calls it, at its top level or in another function's body, whose
         # flow has it (`_started_in_functions`); not from a subshell, nor a library's: t84c)

@@ -620,9 +620,10 @@ def test_a_release_between_measured_ones_that_differ_on_a_flag_is_said(tmp_path:
 
 
 def test_background_processes_started_in_a_loop_are_said(tmp_path: Path) -> None:
-    """BL103 does not model a background process started in a loop (which still runs at an
-    exit is not known): each is counted in the warnings, not passed over (h72 W3); one started
-    once is checked, and reported where an exit leaves it running."""
+    """BL103 models a background process started in a loop without its `$!` as one started
+    once: released by its name or what ends every job, and reported where an exit leaves every
+    pass's running (h75 M1); one at the head of a pipeline in a loop is not modelled (which
+    still runs at an exit is not known): counted in the warnings, not passed over (h72 W3)."""
     root = write_repo(
         tmp_path / "r",
         {
@@ -631,14 +632,21 @@ def test_background_processes_started_in_a_loop_are_said(tmp_path: Path) -> None
                 '    vllm serve m --port "$p" &\ndone\n'
                 "curl -sf localhost:8001/health || exit 1\npkill -f vllm\n"
             ),
+            "piped.sh": (
+                "#!/bin/bash\nset -e\nfor p in 8001 8002; do\n"
+                '    vllm serve m --port "$p" | tee "log.$p" &\ndone\n'
+                "curl -sf localhost:8001/health || exit 1\npkill -f vllm\n"
+            ),
         },
     )
     outcome = CliRunner().invoke(main, ["--format", "json", "--select", "BL103", str(root)])
     report = json.loads(outcome.stdout)
-    assert report["findings"] == []
+    assert [(f["path"], f["line"], f["column"]) for f in report["findings"]] == [
+        (str(root / "run.sh"), 4, 5)
+    ]
     assert (
-        "background processes started in a loop without keeping `$!`, not checked (BL103: which "
-        "of them still runs at an exit, and what releases it, is not modelled): 1 (run.sh:4)"
+        "background pipelines started in a loop without keeping `$!`, not checked (BL103: which "
+        "of them still runs at an exit, and what releases it, is not modelled): 1 (piped.sh:4)"
     ) in [w["message"] for w in report["warnings"]]
 
 
