@@ -1539,6 +1539,44 @@ def _runs_at_least_once(script: Script, loop: Syn) -> bool:
 _LITERAL_WORD = re.compile(r"[A-Za-z0-9_.:/=+,@%-]+")
 
 
+def _named_by_call(assignment: Assignment, call: Command) -> Assignment | None:
+    """A function body's assignment to the name its call gives as a positional parameter
+    (`read -r -a "$1"`, `printf -v "$1"`, `export "$1=$2"`, in the body of `split_to` called
+    as `split_to ARGS ...`): an assignment of that name, of a value not known; None where the
+    call gives no plain name there, or the assignment is in another function's body."""
+    script = assignment.command.script
+    match = _POSITIONAL_NAME.match(script.text_of(assignment.node))
+    if match is None or assignment.command.function != call.base:
+        return None
+    index = int(match.group(1))
+    args = call.args
+    if index > len(args) or any(not w.static for w in args[:index]):
+        return None
+    name = args[index - 1].value
+    if not name.isidentifier():
+        return None
+    return Assignment(name, None, assignment.node, assignment.command, "read", assignment.exported)
+
+
+def _only_call(script: Script, function: str | None) -> Command | None:
+    """The one call of the function in the script, where it has one."""
+    if function is None:
+        return None
+    calls = script.memo.get("env calls")
+    if not isinstance(calls, dict):
+        made: dict[str, list[Command]] = {}
+        for command in script.commands:
+            if command.base in script.functions:
+                made.setdefault(command.base, []).append(command)
+        calls = script.memo["env calls"] = made
+    found = calls.get(function, [])
+    return found[0] if len(found) == 1 else None
+
+
+# a name a positional parameter gives (`"$1"`, `${2}`, `"$1=$2"`, `$1=x`)
+_POSITIONAL_NAME = re.compile(r"[\"']?\$\{?([1-9])\}?(?:[\"']?$|=)")
+
+
 class Environment:
     def __init__(self, ws: Workspace, wiring: Wiring) -> None:
         self.ws = ws
@@ -1615,6 +1653,7 @@ class Environment:
             ignored: bool = False,
             via: Command | None = None,
             hidden: frozenset[str] = frozenset(),
+            caller: Command | None = None,
         ) -> None:
             """`own`: a command of the function the offset is in (its locals are there).
             `shell`: one that runs in the shell the offset is in; one in a shell of its own (a
@@ -1625,9 +1664,13 @@ class Environment:
             a function a condition calls, where bash ignores `set -e`. `via`: the call of the
             script's own lines the command runs in the body of (its conditions hold too).
             `hidden`: the names the functions it is called from make local (a function it
-            calls assigns theirs, gone when they return: bash's scope is dynamic)."""
+            calls assigns theirs, gone when they return: bash's scope is dynamic). `caller`:
+            the call of the function whose body the command is in (`split_to ARGS "$LIST"`:
+            its `read -r -a "$1"` assigns ARGS)."""
             nonlocal unknown
             for assignment in command.assignments if shell else ():
+                if assignment.kind == "dynamic" and caller is not None:
+                    assignment = _named_by_call(assignment, caller) or assignment
                 kind = assignment.kind
                 if hidden and assignment.name in hidden and kind != "dynamic":
                     continue
@@ -1776,6 +1819,7 @@ class Environment:
                         ignored=ignored or command.tested,
                         via=via or command,
                         hidden=hidden | own_locals if own_locals else hidden,
+                        caller=command,
                     )
                     if id(inner) in sources and own:
                         source(sources[id(inner)], functions_too=not away)
@@ -1886,12 +1930,15 @@ class Environment:
                 # (a function a condition calls anywhere, `main || echo failed`: bash ignores
                 # `set -e` in its body there, so a `false` in it is no check: h31 b13)
                 tested = self._tested_call(script, body[0].function) if body else False
+                # (its one call, where there is one: what `read -r "$1"` in it assigns)
+                caller = _only_call(script, body[0].function) if body else None
                 for command in body:
                     apply(
                         command,
                         own=True,
                         shell=not command.apart_from_script or command.in_its_shell(before),
                         ignored=tested,
+                        caller=caller,
                     )
             made: dict[int, Provenance] = {}  # one Provenance per assignment: the dicts share
             checked: set[str] = set()

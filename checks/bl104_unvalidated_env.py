@@ -85,9 +85,11 @@ strings, sent to the script's output or error or to `/dev/null`. A launch that r
 variable is not empty (`[ -n "$X" ] &&`, `[ "$X" ] &&`, `[[ $X ]] &&`, `[ ${#X} -gt 0 ] &&`, `case
 "$X" in ?*)`) is not reported. An empty value is both a variable set to the empty text and an
 unset one (`[ -z "${X-x}" ]` is no check: unset, it is `x`). After an `eval`, or a `source` of a
-file benchlint cannot find, or an assignment to a name held in a variable (`export "$k=$v"`),
-any variable may have been set: the launch is not checked, and every report says so
-(`benchlint: warning: engine launches after an eval ...`).
+file benchlint cannot find, or an assignment to a name held in a variable (`export "$k=$v"`,
+`read -r "$name"`, `printf -v "$name"`; one a call of a function gives it, `split_to ARGS`
+with `split_to() { read -r -a "$1"; }`, assigns that name), any variable may have been set:
+the launch is not checked, and every report says so (`benchlint: warning: engine launches
+after an eval ...`).
 
 ## Why is this bad?
 `set -u` does not catch a variable that is set but empty, and launchers do export empty values
@@ -267,8 +269,9 @@ OUTSIDE = (
 
 UNFOLLOWED = (
     "engine launches after an `eval`, a `source` of a file benchlint cannot find, or an "
-    'assignment to a name held in a variable (`export "$k=$v"`, `declare "$name=..."`), '
-    "any of which may set any variable, not checked for variables from the caller (BL104)"
+    'assignment to a name held in a variable (`export "$k=$v"`, `declare "$name=..."`, '
+    '`read -r "$name"`), any of which may set any variable, not checked for variables from the '
+    "caller (BL104)"
 )
 
 

@@ -806,8 +806,7 @@ _SETTING = [
     "command mapfile -t arr",
     "{ g=1; }",
     "printf -v 'pa[0]' %s x",
-    'i=2; printf -v "pa[$i]" %s x',
-    "read -r 'rb[1]'",
+    "read -r 'rb[0]'",
     "read -r 1x 2>/dev/null",
 ]
 _CANDIDATES = [
@@ -832,7 +831,6 @@ _CANDIDATES = [
     "g",
     "pa",
     "rb",
-    "i",
 ]
 
 
@@ -1915,12 +1913,14 @@ def test_a_short_option_written_with_equals_stops_the_command_as_bl115_says(
         "a=(x y z w); n=1; echo ${a[@]:$n:2} ${a[*]:$n}",
         "printf '%s|' one `# a comment` two \\\n  three `#c`\necho",
         "f=abc; d=zz; i=1; echo ${g:-$d} ${f:$i} ${g:=$d} ${f:+$d}",
+        'set -- a b\nfor f do echo "$f"; done\nf() { for x  do echo "[$x]"; done; }; f c d',
     ],
 )
 def test_forms_tree_sitter_cannot_parse_are_read_as_bash_runs_them(text: str) -> None:
-    """A comment in backticks and a variable as a substring's offset are read another way, the
-    same length (`model._unparsed_forms`): that reading parses whole, and bash prints the same
-    for it as for the text as written (a default's `$` is left as it is)."""
+    """A comment in backticks, a variable as a substring's offset and a `for` loop with no list
+    and no `;` (`for f do`) are read another way, the same length (`model._unparsed_forms`):
+    that reading parses whole, and bash prints the same for it as for the text as written (a
+    default's `$` is left as it is)."""
     from benchlint.shell.model import _unparsed_forms, parse_tree
 
     assert parse_tree(text.encode()).root_node.has_error

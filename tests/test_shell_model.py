@@ -148,11 +148,14 @@ def test_assignments_and_expansions() -> None:
 
 def test_a_name_a_builtin_is_given_in_a_variable_is_known_at_run_time() -> None:
     """`read "$name"`, `mapfile -t "$1"`, `printf -v "$v"`: a variable whose name the script
-    does not give ("dynamic", as `export "$k=$v"`); `printf -v "A[$i]"` assigns A; a name
-    reference, `declare -n r=OUT`, names OUT; near misses: `local -n r=$1` (not known),
-    `declare r=OUT` (a value)."""
+    does not give ("dynamic", as `export "$k=$v"`); `printf -v "A[0]"` assigns A (`$A`); a
+    name reference, `declare -n r=OUT`, names OUT; near misses: `read "B[1]"` and `printf -v
+    "C[$i]"` leave `$B` and `$C` as they were (h76 R3, R4: not followed, as `B[1]=x`),
+    `printf '%s' -v D` prints `-v` (h76 M2), `local -n r=$1` (not known), `declare r=OUT` (a
+    value)."""
     script = parse(
-        'read -r "$name" <<< x\nmapfile -t "$1" < f\nprintf -v "A[$i]" %s x\n'
+        'read -r "$name" <<< x\nmapfile -t "$1" < f\nprintf -v "A[0]" %s x\n'
+        'read -r "B[1]" <<< x\nprintf -v "C[$i]" %s x\nprintf "%s" -v D\n'
         "declare -n r=OUT\nf() { local -n q=$1; }\ndeclare s=OUT\n"
     )
     found = [(a.name, a.kind, a.reference) for a in script.assignments]

@@ -1353,7 +1353,7 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     ends = _assignment_lines_before_close(src)
     if ends:
         src = _assignments_before_close(src, ends)
-    if _BACKTICK_COMMENT.search(src) or _VARIABLE_OFFSET.search(src):
+    if _BACKTICK_COMMENT.search(src) or _VARIABLE_OFFSET.search(src) or _FOR_DO.search(src):
         src = _unparsed_forms(src)
     char_of = file_char_of(file)
     errexit = starts_errexit(file)
@@ -1516,13 +1516,15 @@ _VARIABLE_OFFSET = re.compile(
 
 
 def _unparsed_forms(src: bytes) -> bytes:
-    """Two forms bash reads that tree-sitter-bash does not, which lose the commands around
+    """Three forms bash reads that tree-sitter-bash does not, which lose the commands around
     them (a whole function's body read as top-level commands: t73a, kserve's install scripts):
     a comment in backticks after a blank, read as blanks (bash puts nothing in its place; not
-    one inside double quotes on its line, the empty text there), and a variable as
-    a substring's offset, read with a blank for its `$` (`${f: i:1}`: bash's arithmetic reads
-    a name as its value; the read is not kept). The same length, so every position stays; only
-    where the text as written does not parse whole and the text so read does."""
+    one inside double quotes on its line, the empty text there), a variable as a substring's
+    offset, read with a blank for its `$` (`${f: i:1}`: bash's arithmetic reads a name as its
+    value; the read is not kept), and a `for` loop with no list and no `;` before its `do`
+    (`for f do`, over the positional parameters), read as `for f;do` (h76 F2). The same length,
+    so every position stays; only where the text as written does not parse whole and the text
+    so read does."""
     if not parse_tree(src).root_node.has_error:
         return src
     read = bytearray(src)
@@ -1533,7 +1535,14 @@ def _unparsed_forms(src: bytes) -> bytes:
         read[match.start() : match.end()] = b" " * (match.end() - match.start())
     for match in _VARIABLE_OFFSET.finditer(src):
         read[match.start(1)] = ord(" ")
+    for match in _FOR_DO.finditer(src):
+        read[match.start(1)] = ord(";")
     return bytes(read) if not parse_tree(bytes(read)).root_node.has_error else src
+
+
+# `for f do`: a `for` loop over the positional parameters whose `do` follows its name after
+# blanks alone (group 1: the blank before `do`)
+_FOR_DO = re.compile(rb"(?<![\w$-])for[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*([ \t])do(?=[ \t\n;]|\Z)")
 
 
 # bytes of a parameter expansion's operand that tree-sitter-bash cannot read there, though bash
@@ -2860,14 +2869,14 @@ class _Builder:
         """`given`: the builtin's arguments, where a wrapper runs it (`command read ...`)."""
         args = command.args if given is None else given
         if base == "printf":
-            if "-v" in values:
-                i = values.index("-v")
-                if i + 1 < len(args):
-                    target = args[i + 1]
-                    name = _target_name(target)
-                    if name is not None:
-                        kind = "read" if name else "dynamic"
-                        self.assign(command, name, None, target.node, kind, False)
+            # (an option before the format only: `printf '%s\n' -v x` prints `-v`)
+            i = next((i for i, v in enumerate(values) if not v.startswith("-") or v == "-v"), 0)
+            if i + 1 < len(args) and values[i] == "-v" and "--" not in values[:i]:
+                target = args[i + 1]
+                name = _target_name(target)
+                if name is not None:
+                    kind = "read" if name else "dynamic"
+                    self.assign(command, name, None, target.node, kind, False)
             return
         if base == "getopts":  # `getopts OPTSTRING NAME [ARGS]`: NAME, whatever OPTSTRING is
             if len(args) > 1 and args[1].static and args[1].value.isidentifier():
@@ -3113,19 +3122,20 @@ def _split_at_then(node: Node) -> tuple[list[Node], list[Node]]:
 
 # a `let` argument that assigns: `m=3`, `n += 1`, `a[2]=1`, `i++`, `--i`
 def _target_name(word: Word) -> str | None:
-    """The variable a builtin's name argument assigns (`read -r PORT`, `printf -v "A[0]"`: A,
-    an element of it), "" where a variable's value names it (`read "$name"`, `printf -v
-    "$1"`), None where bash assigns none (a word that is no name: `read 1x` fails)."""
+    """The variable a builtin's name argument assigns (`read -r PORT`; `printf -v "A[0]"`: A,
+    whose `$A` is that element), "" where a variable's value names it (`read "$name"`,
+    `printf -v "$1"`), None where `$NAME` keeps its value (another element, `read "A[1]"`,
+    or one not known, `A[$i]`: as `A[1]=x`, not followed) or bash assigns none (a word that is
+    no name: `read 1x` fails)."""
     if word.static:
         match = _ELEMENT.fullmatch(word.value)
-        return match.group(1) if match is not None else None
-    match = _ELEMENT_LEAD.match(word.text)
-    return match.group(1) if match is not None else ""
+        return match.group(1) if match is not None and match.group(2) in (None, "0") else None
+    return None if _ELEMENT_LEAD.match(word.text) else ""
 
 
 # a name, or an element of an array (`A[0]`, `A[$i]`), as `read` and `printf -v` take it
-_ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[.*\])?", re.S)
-_ELEMENT_LEAD = re.compile(r"[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?\[")
+_ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?", re.S)
+_ELEMENT_LEAD = re.compile(r"[\"']?[A-Za-z_][A-Za-z0-9_]*[\"']?\[")
 
 _LET_TARGET = re.compile(
     r"\s*(?:(?:\+\+|--)\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)(?:\[[^]]*\])?\s*"
