@@ -443,6 +443,12 @@ def _started_in_functions(flow: Flow) -> list[Resource]:
             # (the first call the start may run on: not `start_server ""` where it runs
             # under `[[ -n "$1" ]]`; h75 F1)
             call = next((c for c in calls if _start_on_call(command, body, c) is not False), None)
+            if call is None and any(
+                c.base == function and not any(c is d for d in calls) for c in flow.script.commands
+            ):
+                # (another call may start it, in a subshell or another function: the first
+                # one here stands for it, as before; h76 R9)
+                call = calls[0] if calls else None
             if call is None:
                 continue
             releases = _KILL if name is not None else _NEVER
@@ -810,17 +816,34 @@ def _start_on_call(start: Command, body: list[Command], call: Command) -> bool |
     if definition is None or any(c.base == call.name for c in body):
         return None
     at = start.node.start_byte
-    # (the positional parameters as the call gives them hold until the first change)
+    # (the positional parameters as the call gives them hold until the first change: a
+    # `shift`, a `set --`, an `eval` or a `source`)
     changed = min(
         (
             c.node.start_byte
             for c in body
             if c.node.start_byte < at
-            and (c.base == "shift" or (c.base == "set" and sets_positional(c)))
+            and (
+                c.base in ("shift", "eval", "source", ".")
+                or (c.base == "set" and sets_positional(c))
+            )
         ),
         default=at,
     )
-    arguments = _Arguments(call, _argument_names(body, changed), shifted=changed < at)
+    # (and the names given them, `local p=$1`, where nothing before the start may assign
+    # them: an `eval`, a `source`, a call of a function of the script, an assignment to a
+    # name held in a variable; h76 R10)
+    wild = any(
+        c.node.start_byte < at
+        and (
+            c.base in ("eval", "source", ".")
+            or c.base in script.functions
+            or any(a.kind == "dynamic" for a in c.assignments)
+        )
+        for c in body
+    )
+    aliases = {} if wild else _argument_names(body, changed)
+    arguments = _Arguments(call, aliases, shifted=changed < at)
     inside = tuple(
         g for g in start.guards if definition.start_byte <= g.node.start_byte < definition.end_byte
     )
