@@ -41,7 +41,7 @@ from benchlint.shell.expand import value as expanded
 from benchlint.shell.flow import Flow, may_set_nounset
 from benchlint.shell.held import same_shell
 from benchlint.shell.invocation import FILES
-from benchlint.shell.model import Command, Script, Word, positionals_changed_before
+from benchlint.shell.model import Assignment, Command, Script, Word, positionals_changed_before
 from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
 from benchlint.workspace import Workspace
@@ -203,6 +203,56 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
         return True
     inside = [f + "/" if f else "" for f in possible]  # ("": the checkout's root)
     return any(path.startswith(f) and pattern.fullmatch(path[len(f) :]) for f in inside)
+
+
+def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
+    """The assignment that surely gives the variable the value it has where the command runs:
+    the last one before it in its own function's body (or the top level, for a command
+    there), under no condition and in no loop or subshell, that gives a value of its own
+    (`local DIR=/w/`), with no other assignment of it in that body, and no call of a function
+    of the script, `source` or `eval` between them (which may assign it: bash's scope is
+    dynamic); None where none does (the job's value, or one given elsewhere, may reach it)."""
+    if name is None or command.subshell is not None:
+        return None
+    script, at = command.script, command.node.start_byte
+    own = sorted(
+        (
+            a
+            for a in script.assignments
+            if a.name == name
+            and a.command.script is script
+            and a.command.function == command.function
+        ),
+        key=lambda a: a.node.start_byte,
+    )
+    before = [a for a in own if a.node.start_byte < at]
+    if (
+        not before
+        or len(own) != len(before)
+        or any(a.kind == "dynamic" for a in script.assignments)
+    ):
+        return None
+    sure = before[-1]
+    if (
+        sure.value is None
+        or sure.kind == "prefix"
+        or not gives_value(sure)
+        or sure.command.guards
+        or sure.command.loops
+        or sure.command.subshell is not None
+        or (command.loops and not set(command.loops) <= set(sure.command.loops))
+    ):
+        return None
+    start = sure.command.node.end_byte
+    functions = script.functions
+    if any(
+        start <= other.node.start_byte < at
+        and other.function == command.function
+        and (other.base in functions or other.base in ("source", ".", "eval") or other.unsets(name))
+        for other in script.commands
+    ):
+        return None
+    return sure
 
 
 def _launcher_gives(script: Script, variable: str | None, guarded: bool = False) -> bool:
@@ -462,6 +512,14 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         word = in_container(call)
         mounts = bind_mounts(call.command)
         given = variable is not None and variable in route.env.known
+        sure = _surely_assigned(call.command, variable) if None not in possible else None
+        if sure is not None:  # (`run() { local DIR=/w/; docker ... ${DIR}x.sh; }`: h73 M2)
+            possible = {
+                f
+                for f, given_by in folders
+                if any(c is sure.command for c in given_by) and _may_give(route, given_by)
+            }
+            given = False  # (the job's value does not reach the command)
         if given and mounts and possible and _launcher_gives(script, variable, guarded=True):
             continue  # (the launcher's value or the job's, which a mount shows elsewhere: h66)
         if given and (not possible or not _launcher_gives(script, variable)):
