@@ -39,8 +39,10 @@ error), and where they define no key in common only a stricter loader minds (a w
 one `<<: [*base, *extra]`, written by hand.
 
 ## Fix safety
-The fix removes the earlier entry (with the lines under it), which PyYAML ignores: safe, what
-PyYAML reads is unchanged. It is not offered where those lines hold an anchor.
+The fix removes the earlier entry (with the lines under it), which PyYAML ignores: what PyYAML
+reads is unchanged: safe for a scalar, unsafe for a mapping or a list (two blocks under one key
+were most likely meant to be one: removing the first throws away what it set, so merge it into
+the later one first). It is not offered where those lines hold an anchor.
 
 ## References
 - YAML 1.2.2, 3.2.1.1: "the content of a mapping node is an unordered set of key/value node pairs,
@@ -245,6 +247,7 @@ def _removal(document: YamlDocument, duplicate: Duplicate) -> Fix | None:
         if pairs[i].is_scalar and pairs[i].key_identity == duplicate.again.key_identity
     )
     key, following = pairs[earlier], pairs[earlier + 1]
+    value = duplicate.mapping.pairs[earlier][1]
     source = document.file
     first, stop = key.span.line, following.span.line
     for node in (key, following):
@@ -257,9 +260,18 @@ def _removal(document: YamlDocument, duplicate: Duplicate) -> Fix | None:
     lines = [source.line_text(n) for n in range(first, stop)]
     if any(_ANCHOR.search(line) for line in lines):
         return None
+    if value.is_scalar:
+        return Fix(
+            f"remove the '{key.value}' on line {first}, which PyYAML ignores",
+            (line_removal(source, first, stop - 1),),
+        )
+    # (a block of its own: likely meant to be merged into the later one, not thrown away;
+    # what PyYAML reads stays the same, what the author wrote there is lost: h77 W2)
     return Fix(
-        f"remove the '{key.value}' on line {first}, which PyYAML ignores",
+        f"remove the '{key.value}' block on lines {first}-{stop - 1}, which PyYAML ignores "
+        "(merge what it sets into the later one first, if it was meant)",
         (line_removal(source, first, stop - 1),),
+        applicability="unsafe",
     )
 
 

@@ -412,6 +412,28 @@ def test_fixes_in_json_and_sarif_say_their_applicability(tmp_path: Path) -> None
         ],
     }
     assert fixes["BL203"]["applicability"] == "safe" and fixes["BL001"] is None
+    # (h77 W2) a repeated key whose first value is a block: likely meant to be merged, its
+    # removal throws away what it set (unsafe)
+    (root / "a.yaml").write_text("ingest:\n  enabled: true\n  tag: 1\nother: 1\ningest:\n  x: 1\n")
+    block = json.loads(invoke(root, "--format", "json")[1])["findings"]
+    assert [f["fix"] for f in block if f["rule"] == "BL203"] == [
+        {
+            "applicability": "unsafe",
+            "message": "remove the 'ingest' block on lines 1-3, which PyYAML ignores (merge what "
+            "it sets into the later one first, if it was meant)",
+            "edits": [
+                {
+                    "path": "a.yaml",
+                    "line": 1,
+                    "column": 1,
+                    "end_line": 4,
+                    "end_column": 1,
+                    "content": "",
+                }
+            ],
+        }
+    ]
+    (root / "a.yaml").write_text(DUPLICATE)
     sarif = json.loads(invoke(root, "--format", "sarif")[1])
     found = {r["ruleId"]: r.get("fixes") for r in sarif["runs"][0]["results"]}
     assert found["BL105"][0]["properties"] == {"applicability": "unsafe"}
