@@ -29,12 +29,14 @@ a program, an echo in a function whose output a reader takes (`--config "$(cfg)"
 whose output is only echoed, moved or kept unused), or a variable or a function's parameter
 given it that is itself read so where that value reaches, at any depth (`CFG="$f"`,
 `ARGS=(--config "$f")`, `printf -v CFG %s "$f"`, `read -r CFG <<< "$f"` (a loop's too, `done
-<<< "$f"`), `for c in "$f"`,
-`serve "$f"` with `--config "$1"`, after a `shift` (in an option loop too) or through `"$@"`
-or `"${@:2}"` passed on; not where another value reaches the reader: reassigned before it, a
-local of its function, given in a subshell or as a prefix). What a function prints into a
-pipe to `grep -q` or an `echo`, to a `tee` whose file no other command names, or into a test
-(`[[ -f "$(cfg)" ]]`), is not read. What benchlint cannot follow keeps it silent (see
+<<< "$f"`), `for c in "$f"`, `serve "$f"` with `--config "$1"`, after a `shift` (in an option
+loop too) or through `"$@"` or `"${@:2}"` passed on, a name reference to it (`declare -n
+ref=f`), an array element `printf -v` sets, a loop over a function's parameters (`for c; do`)
+where no `set --` gives others; not where another value reaches the reader: reassigned before
+it, a local of its function, given in a subshell or as a prefix). What a function, an `echo` or
+a `printf` prints into a pipe to `grep -q` or an `echo`, to a `tee` whose file no other command
+names (`echo "cfg $f" | tee -a log`), or into a test (`[[ -f "$(cfg)" ]]`), is not read; nor is
+a file `tee` writes (`echo ok | tee -a "$f"`). What benchlint cannot follow keeps it silent (see
 Exceptions); the finding is a warning, as a read it does not see may still pick the value up.
 
 ## Why is this bad?
@@ -155,7 +157,7 @@ from benchlint.registry import rule
 from benchlint.releases import ScriptRun, runs_srtctl, scripts_run
 from benchlint.shell.expand import UNSET
 from benchlint.shell.invocation import SHELLS
-from benchlint.shell.model import Assignment, Command, Script, Word
+from benchlint.shell.model import Assignment, Command, Script, Word, sets_positional
 from benchlint.wiring import Element, Entry, Route
 
 # commands whose arguments only write text out (to the terminal, a log or a results file)
@@ -688,8 +690,8 @@ class _Reading:
             readers: list[tuple[Command, set[str]]] = []
             outputs: dict[str, tuple[bool, set[str]]] = {}  # (`_function_output`, once each)
             for other in self.running:
-                if other.base in _FILE_KEEPERS or other.base in calls:
-                    continue
+                if other.base in _FILE_KEEPERS or other.base in calls or other.base == "tee":
+                    continue  # (`tee -a "$OUT"` writes the file, reads none: h68 p02)
                 if other.base in _NAME_ONLY:
                     # (`mkdir -p "$(dirname "$f")"`, `[ -d "$(dirname "$f")" ]`, an echo of it)
                     if _argument_of(other, keepers) or _argument_of(other, printers):
@@ -714,6 +716,8 @@ class _Reading:
                             continue
                     elif _plain(other):
                         continue
+                    elif other.piped and _piped_to_printer(other, self.running):
+                        continue  # (`echo "cfg $OUT" | tee -a log`: a label; h68 p01)
                     else:  # (`MSG=$(echo "in $(dirname "$f")")`: a read if MSG is one)
                         name = _assigned_from(other, self.running)
                         if name is not None:
@@ -951,12 +955,14 @@ def _assigned_reads(assignment: Assignment) -> set[str]:
     if assignment.kind == "for":
         src = command.script.src
         start = assignment.node.end_byte
+        if _NO_LIST.match(src, start, command.node.end_byte):
+            # (`for f; do`, `for f do`: the function's parameters, where no `set --` before
+            # the loop gives it others; h76 R6, F2)
+            return set() if _positionals_set(command) else {"@1"}
         end = _FOR_BODY.search(src, start, command.node.end_byte)
         if end is None:
             return set()
         listed = src[start : end.start()]
-        if not listed.strip():  # (`for f; do`: the function's or script's parameters)
-            return {"@1"}
         return {m.group(1).decode() for m in _BODY_READ.finditer(listed)}
     return set()
 
@@ -965,6 +971,18 @@ def _assigned_reads(assignment: Assignment) -> set[str]:
 _HERE_STRING = re.compile(r"[ \t]*<<<")
 # where a `for` loop's list of words ends: `; do`, or a line break before `do`
 _FOR_BODY = re.compile(rb"[;\n]\s*do\b")
+# a `for` loop with no list (`for f; do`, `for f do`, `for f  # ...` and `do` on the next line)
+_NO_LIST = re.compile(rb"[ \t]*(?:#[^\n]*)?(?:;|\n)?\s*do\b")
+
+
+def _positionals_set(command: Command) -> bool:
+    """Whether its function's body gives the positional parameters new values (`set --
+    /tmp/x.json`) before the command."""
+    function = command.function
+    return function is not None and any(
+        c.base == "set" and sets_positional(c) and c.node.start_byte < command.node.start_byte
+        for c in command.script.body(function)
+    )
 
 
 def _prints_path(writer: Command, target: Word) -> bool:
