@@ -215,6 +215,8 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
     if name is None or command.subshell is not None:
         return None
     script, at = command.script, command.node.start_byte
+    if _HOOKED.search(script.top.src):
+        return None  # (a DEBUG or ERR trap, an alias may assign it between: h78 R3, R4)
     own = sorted(
         (
             a
@@ -222,6 +224,7 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
             if a.name == name
             and a.command.script is script
             and a.command.function == command.function
+            and not a.command.apart_from_script  # (`echo | DIR=/w/`: a pipeline's, h78 R2)
         ),
         key=lambda a: a.node.start_byte,
     )
@@ -248,11 +251,22 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
     if any(
         start <= other.node.start_byte < at
         and other.function == command.function
-        and (other.base in functions or other.base in ("source", ".", "eval") or other.unsets(name))
+        and (
+            other.base in functions
+            or other.invocation.base in functions  # (`time pick`: h78 R1)
+            or other.base in ("source", ".", "eval")
+            or (other.words and not other.words[0].static)  # (`$HOOK`: it may be one)
+            or other.unsets(name)
+        )
         for other in script.commands
     ):
         return None
     return sure
+
+
+# what may assign a variable between two lines of a script without a line that names it: a
+# trap run before every command or on a failure, an alias
+_HOOKED = re.compile(rb"\btrap\b[^\n]*\b(?:DEBUG|ERR|RETURN)\b|\bexpand_aliases\b")
 
 
 def _launcher_gives(script: Script, variable: str | None, guarded: bool = False) -> bool:
