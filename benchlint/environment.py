@@ -40,6 +40,7 @@ from benchlint.shell.model import (
     exclusive,
     nonzero_status,
     positionals_changed_before,
+    sets_positional,
 )
 from benchlint.wiring import Route, Wiring, entry_environment
 from benchlint.workflow import (
@@ -1544,9 +1545,24 @@ def _named_by_call(assignment: Assignment, call: Command) -> Assignment | None:
     (`read -r -a "$1"`, `printf -v "$1"`, `export "$1=$2"`, in the body of `split_to` called
     as `split_to ARGS ...`): an assignment of that name, of a value not known; None where the
     call gives no plain name there, or the assignment is in another function's body."""
-    script = assignment.command.script
-    match = _POSITIONAL_NAME.match(script.text_of(assignment.node))
-    if match is None or assignment.command.function != call.base:
+    command = assignment.command
+    script = command.script
+    text = script.text_of(assignment.node)
+    match = _POSITIONAL_NAME.match(text)
+    if match is None or command.function != call.base or call.apart_from_script:
+        return None  # (`( f MODEL )`: the subshell's, gone after it; h78 R7)
+    if command.base in ("local", "declare", "typeset") or (
+        command.base in ("export", "readonly") and "=" not in text
+    ):
+        return None  # (`local "$1"`: the function's own; `export "$1"`: no value; h78 R6)
+    if any(  # (`shift`, `set --` before it: another argument; h78 R5)
+        (
+            other.base in ("shift", "eval", "source", ".")
+            or (other.base == "set" and sets_positional(other))
+        )
+        and other.node.start_byte < command.node.start_byte
+        for other in script.body(command.function or "")
+    ):
         return None
     index = int(match.group(1))
     args = call.args
