@@ -690,8 +690,8 @@ class _Reading:
             readers: list[tuple[Command, set[str]]] = []
             outputs: dict[str, tuple[bool, set[str]]] = {}  # (`_function_output`, once each)
             for other in self.running:
-                if other.base in _FILE_KEEPERS or other.base in calls or other.base == "tee":
-                    continue  # (`tee -a "$OUT"` writes the file, reads none: h68 p02)
+                if other.base in _FILE_KEEPERS or other.base in calls:
+                    continue
                 if other.base in _NAME_ONLY:
                     # (`mkdir -p "$(dirname "$f")"`, `[ -d "$(dirname "$f")" ]`, an echo of it)
                     if _argument_of(other, keepers) or _argument_of(other, printers):
@@ -724,6 +724,9 @@ class _Reading:
                             held.append((other, name))
                             continue
                 words = [*other.words, *(r.target for r in other.redirects if r.operator == "<")]
+                if other.base == "tee":  # (`tee -a "$OUT"` writes the file, reads none: h68
+                    # p02; what it is fed, `tee log < "$OUT"`, it reads: h78 R8)
+                    words = [r.target for r in other.redirects if r.operator == "<"]
                 read = {r.name for w in words for r in w.reads()}
                 values = [w.value for w in words]
                 counts.update(read)
