@@ -120,9 +120,11 @@ when the acquisition itself failed (`if ! salloc ...; then exit 1; fi`), or guar
 resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired) or of its liveness
 (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a
 liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the
-process has ended), an exit in another branch of the same `if` or `case`, and an exit after a
-release that can run before it (in its branch, or under the acquisition's own condition, or under a
-test of the resource itself, `if [ -n "$PID" ]; then kill "$PID"; fi`; or under a condition
+process has ended), an exit after a wait for it (`wait "$PID"`, a plain `wait`, or `wait $!`
+before another job goes to the background: it has ended), an exit in another branch of the same
+`if` or `case`, and an exit after a release that can run before it (in its branch, or under the
+acquisition's own condition, or under a test of the resource itself, `if [ -n "$PID" ]; then
+kill "$PID"; fi`; or under a condition
 benchlint cannot relate to the exit's, or in a loop: then the run's warnings count the exit as
 undecided; not one in a branch that then always exits, `if ! ready; then kill "$PID"; exit 1; fi`,
 where the later exit never follows it), and, with no `trap ... EXIT`, an exit after which nothing
@@ -1835,23 +1837,32 @@ def _waits_on(command: Command, names: frozenset[str]) -> bool:
 
 
 def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -> bool:
-    """A `wait "$PID"` of the background process between its start and the exit, that runs
+    """A `wait "$PID"` of the background process (or a plain `wait`) between its start and the
+    exit, that runs
     whenever the exit does, or the start (in the script's shell, under no condition the exit,
     or the start, is not under):
     when it returns, the process has ended, and nothing is left to leak (`wait "$PID" || true`,
     then `cp server.log /results/` failing under `set -e`)."""
     names = resource.names
-    if resource.what != "background process" or not names:
+    if resource.what != "background process":
         return False
     at, script = path.command, flow.script
 
     def waits(command: Command) -> bool:
-        return _waits_on(command, names)
+        # (a plain `wait` waits for every job: one whose `$!` is not kept too, or started in
+        # a loop, `for ...; do vllm serve ... & wait; done`; `wait $!` before another job
+        # goes to the background waits for it; h78 R9, F5)
+        if command.base == "wait" and not command.args:
+            return True
+        last = not later and [w.text.strip('"') for w in command.args] == ["$!"]
+        return _waits_on(command, names) or (command.base == "wait" and last)
 
     # (the exit path itself too: `waiter` failing returns only once the process has ended)
     end = flow.place_of(at) + (1 if flow.index(at) is not None else 0)
     saved = False  # (the statement that keeps its `$!` first: a later one is another job's)
+    later = False  # (another job sent to the background since: `$!` is its)
     for command in flow.statements[start + 1 : end]:
+        later = later or command.background
         if any(a.name in names for a in command.assignments):
             if saved:
                 return False  # (`SERVER_PID=$!` of another job: a wait from here on is its)
