@@ -457,8 +457,8 @@ def _say_hidden(chosen: fixes.Plan) -> None:
     if chosen.hidden:
         fix = "fix" if chosen.hidden == 1 else "fixes"
         click.echo(
-            f"benchlint: {chosen.hidden} unsafe {fix} not applied (they change what runs; "
-            "`--unsafe-fixes` applies them)",
+            f"benchlint: {chosen.hidden} unsafe {fix} not applied (they may change what runs, or "
+            "throw away what was written; `--unsafe-fixes` applies them)",
             err=True,
         )
 

@@ -69,7 +69,8 @@ Applicability = Literal["safe", "unsafe"]
 
 @dataclass(frozen=True)
 class Fix:
-    """Edits that remove the finding; `applicability` says whether they change what runs."""
+    """Edits that remove the finding; `applicability` says whether they may change what runs
+    or throw away what the author wrote (unsafe)."""
 
     description: str
     edits: tuple[Edit, ...]
