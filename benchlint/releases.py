@@ -244,8 +244,9 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
         or sure.command.loops
         or sure.command.subshell is not None
         or (command.loops and not set(command.loops) <= set(sure.command.loops))
+        or _TRANSFORMS.search(script.text_of(sure.command.node).split("=", 1)[0])
     ):
-        return None
+        return None  # (`local -u DIR=/w/` gives `/W/`: h78 W1)
     start = sure.command.node.end_byte
     functions = script.functions
     if any(
@@ -263,6 +264,10 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
         return None
     return sure
 
+
+# a declaration's option that changes the value it is given (upper or lower case, an integer,
+# a name reference, an array)
+_TRANSFORMS = re.compile(r"^\s*(?:local|declare|typeset)\b.*\s[-+][a-zA-Z]*[ulinaA]")
 
 # what may assign a variable between two lines of a script without a line that names it: a
 # trap run before every command or on a failure, an alias
