@@ -25,8 +25,9 @@ to test it or to print its name to the job's log does not read it, nor does a va
 its folder or its name that only such commands use (`D=$(dirname "$f"); mkdir -p "$D"`,
 `MSG=$(echo "in $(dirname "$f")")`). Any other mention of the name or the path counts as a
 read: a condition, an argument, a path, a name passed on (`-e SPEC_DECODING`), a heredoc fed to
-a program, an echo in a function whose output a reader takes (`--config "$(cfg)"`; not one
-whose output is only echoed, moved or kept unused), or a variable or a function's parameter
+a program, a loop's `read` fed the file (`done < "$f"`), an echo in a function whose output a
+reader takes (`--config "$(cfg)"`; not one whose output is only echoed, moved or kept unused),
+or a variable or a function's parameter
 given it that is itself read so where that value reaches, at any depth (`CFG="$f"`,
 `ARGS=(--config "$f")`, `printf -v CFG %s "$f"`, `read -r CFG <<< "$f"` (a loop's too, `done
 <<< "$f"`), `for c in "$f"`, `serve "$f"` with `--config "$1"`, after a `shift` (in an option
@@ -733,6 +734,12 @@ class _Reading:
                 texts += values
                 own[id(other)] = (read, values)
                 readers.append((other, read | _positional_reads(words)))
+            # (a loop fed the file, `while read -r l; do ...; done < "$OUT"`: its `read` reads
+            # it; h78 F4)
+            for tail in _fed_loops(self.running):
+                names = {m.group(1).decode() for m in _BODY_READ.finditer(tail)}
+                counts.update(names)
+                texts.append(tail.decode(errors="replace"))
             # (names read by an assignment whose variable is itself read, at any depth,
             # `CFG=$D/meta.json`, `ARGS=(--config "$OUT")`, or by a heredoc fed to a program,
             # not copied out to a file)
@@ -970,6 +977,23 @@ def _assigned_reads(assignment: Assignment) -> set[str]:
     return set()
 
 
+def _fed_loops(running: list[Command]) -> list[bytes]:
+    """The redirects' words of the loops whose `read` (or `mapfile`) takes its input from a
+    file the loop is fed (`while read -r l; do ...; done < "$OUT"`: `"$OUT"`), once each."""
+    found: dict[int, bytes] = {}
+    for command in running:
+        if command.base not in ("read", "mapfile", "readarray") or not command.loops:
+            continue
+        loop = command.loops[-1]
+        src = command.script.src
+        match = _LOOP_INPUT.match(src, loop.end_byte, min(len(src), loop.end_byte + 300))
+        if match is not None:
+            found.setdefault(loop.start_byte, match.group(1))
+    return list(found.values())
+
+
+# a file a loop is fed (`done < "$OUT"`: what follows the loop's `done`; not `<<<`, `<<`, `<(`)
+_LOOP_INPUT = re.compile(rb"[ \t]*<(?![<&(])[ \t]*([^\s;&|)]+)")
 # a here-string a loop is fed (`done <<< "$OUT"`: what follows the loop's `done`)
 _HERE_STRING = re.compile(r"[ \t]*<<<")
 # where a `for` loop's list of words ends: `; do`, or a line break before `do`
