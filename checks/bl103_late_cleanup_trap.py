@@ -1852,6 +1852,8 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
         # (a plain `wait` waits for every job: one whose `$!` is not kept too, or started in
         # a loop, `for ...; do vllm serve ... & wait; done`; `wait $!` before another job
         # goes to the background waits for it; h78 R9, F5)
+        if disowned:
+            return False  # (`disown`: no longer a job of the shell's; h79 R1)
         if command.base == "wait" and not command.args:
             return True
         last = not later and [w.text.strip('"') for w in command.args] == ["$!"]
@@ -1861,8 +1863,21 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
     end = flow.place_of(at) + (1 if flow.index(at) is not None else 0)
     saved = False  # (the statement that keeps its `$!` first: a later one is another job's)
     later = False  # (another job sent to the background since: `$!` is its)
+    disowned = False
     for command in flow.statements[start + 1 : end]:
-        later = later or command.background
+        # (`disown -h` keeps the job, only not signalled on a hang-up)
+        disowned = disowned or (
+            command.base == "disown" and not any(w.value == "-h" for w in command.args)
+        )
+        # (what may start a job: `&`, a process substitution, `coproc`, an `eval`, a call of
+        # a function of the script; h79 R1)
+        later = later or (
+            command.background
+            or command.base in ("coproc", "eval")
+            or command.base in script.functions
+            or "<(" in script.text_of(command.node)
+            or ">(" in script.text_of(command.node)
+        )
         if any(a.name in names for a in command.assignments):
             if saved:
                 return False  # (`SERVER_PID=$!` of another job: a wait from here on is its)
