@@ -215,7 +215,7 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
     if name is None or command.subshell is not None:
         return None
     script, at = command.script, command.node.start_byte
-    if _HOOKED.search(script.top.src):
+    if _hooked(script.top, name):
         return None  # (a DEBUG or ERR trap, an alias may assign it between: h78 R3, R4)
     own = sorted(
         (
@@ -248,13 +248,16 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
     ):
         return None  # (`local -u DIR=/w/` gives `/W/`: h78 W1)
     start = sure.command.node.end_byte
-    functions = script.functions
     if any(
         start <= other.node.start_byte < at
         and other.function == command.function
         and (
-            other.base in functions
-            or other.invocation.base in functions  # (`time pick`: h78 R1)
+            _may_assign(script, other.base, name)
+            or (  # (`time pick`: h78 R1; not `nohup pick`, `command pick`: no function)
+                bool(other.words)
+                and other.words[0].value == "time"
+                and _may_assign(script, other.invocation.base, name)
+            )
             or other.base in ("source", ".", "eval")
             or (other.words and not other.words[0].static)  # (`$HOOK`: it may be one)
             or other.unsets(name)
@@ -269,9 +272,48 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
 # a name reference, an array)
 _TRANSFORMS = re.compile(r"^\s*(?:local|declare|typeset)\b.*\s[-+][a-zA-Z]*[ulinaA]")
 
-# what may assign a variable between two lines of a script without a line that names it: a
-# trap run before every command or on a failure, an alias
-_HOOKED = re.compile(rb"\btrap\b[^\n]*\b(?:DEBUG|ERR|RETURN)\b|\bexpand_aliases\b")
+
+def _may_assign(script: Script, function: str | None, name: str) -> bool:
+    """Whether a call of the script's function may assign the variable: its body, or one it
+    calls, assigns it, or runs an `eval`, a `source` or a command whose name a variable holds
+    (h79 R2: not one that touches nothing of it)."""
+    seen: set[str] = set()
+    todo = [function] if function in script.functions else []
+    while todo:
+        current = todo.pop()
+        if current is None or current in seen:
+            continue
+        seen.add(current)
+        for command in script.body(current):
+            if any(a.name in (name, "") for a in command.assignments):
+                return True
+            if command.base in ("eval", "source", ".") or (
+                command.words and not command.words[0].static
+            ):
+                return True
+            if command.base in script.functions:
+                todo.append(command.base)
+    return False
+
+
+def _hooked(script: Script, name: str) -> bool:
+    """Whether a trap run before every command, on a failure or a function's return (`trap ...
+    DEBUG`, `ERR`, `RETURN`), or an alias, may assign the variable: its text names it or a
+    function of the script (h78 R3, R4; not one that touches neither: h79 R2)."""
+    for command in script.commands:
+        if command.base not in ("trap", "alias"):
+            continue
+        text = script.text_of(command.node)
+        if command.base == "trap" and not _HOOKS.search(text):
+            continue
+        if re.search(rf"\b{re.escape(name)}\b", text) or any(
+            re.search(rf"\b{re.escape(f)}\b", text) for f in script.functions
+        ):
+            return True
+    return False
+
+
+_HOOKS = re.compile(r"\b(?:DEBUG|ERR|RETURN)\b")
 
 
 def _launcher_gives(script: Script, variable: str | None, guarded: bool = False) -> bool:
