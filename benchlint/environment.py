@@ -1549,12 +1549,14 @@ def _named_by_call(assignment: Assignment, call: Command) -> Assignment | None:
     script = command.script
     text = script.text_of(assignment.node)
     match = _POSITIONAL_NAME.match(text)
-    if match is None or command.function != call.base or call.apart_from_script:
-        return None  # (`( f MODEL )`: the subshell's, gone after it; h78 R7)
-    if command.base in ("local", "declare", "typeset") or (
-        command.base in ("export", "readonly") and "=" not in text
-    ):
-        return None  # (`local "$1"`: the function's own; `export "$1"`: no value; h78 R6)
+    if match is None or command.function != call.base:
+        return None
+    declared = command.base in ("local", "declare", "typeset") and not any(
+        w.static and w.value.startswith("-") and "g" in w.value for w in command.args
+    )
+    if declared or (command.base in ("export", "readonly") and "=" not in text):
+        return None  # (`local "$1"`: the function's own, `declare -g` not; `export "$1"`: no
+        # value; h78 R6, h79 R4)
     if any(  # (`shift`, `set --` before it: another argument; h78 R5)
         (
             other.base in ("shift", "eval", "source", ".")
@@ -1835,7 +1837,8 @@ class Environment:
                         ignored=ignored or command.tested,
                         via=via or command,
                         hidden=hidden | own_locals if own_locals else hidden,
-                        caller=command,
+                        # (`( f MODEL )`: what it assigns is the subshell's; h78 R7)
+                        caller=None if command.apart_from_script else command,
                     )
                     if id(inner) in sources and own:
                         source(sources[id(inner)], functions_too=not away)
