@@ -1544,7 +1544,10 @@ def _named_by_call(assignment: Assignment, call: Command) -> Assignment | None:
     """A function body's assignment to the name its call gives as a positional parameter
     (`read -r -a "$1"`, `printf -v "$1"`, `export "$1=$2"`, in the body of `split_to` called
     as `split_to ARGS ...`): an assignment of that name, of a value not known; None where the
-    call gives no plain name there, or the assignment is in another function's body."""
+    call gives no plain name there, the assignment is in another function's body, makes a
+    local (`local "$1"`, `declare "$1"` without `-g`) or gives no value (`export "$1"`), or a
+    `shift`, `set --`, `eval` or `source` before it in the body may have changed which word
+    `$1` is."""
     command = assignment.command
     script = command.script
     text = script.text_of(assignment.node)

@@ -1838,11 +1838,10 @@ def _waits_on(command: Command, names: frozenset[str]) -> bool:
 
 def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -> bool:
     """A `wait "$PID"` of the background process (or a plain `wait`) between its start and the
-    exit, that runs
-    whenever the exit does, or the start (in the script's shell, under no condition the exit,
-    or the start, is not under):
-    when it returns, the process has ended, and nothing is left to leak (`wait "$PID" || true`,
-    then `cp server.log /results/` failing under `set -e`)."""
+    exit, that runs whenever the exit does, or the start (in the script's shell, under no
+    condition the exit, or the start, is not under): when it returns, the process has ended,
+    and nothing is left to leak (`wait "$PID" || true`, then `cp server.log /results/` failing
+    under `set -e`)."""
     names = resource.names
     if resource.what != "background process":
         return False

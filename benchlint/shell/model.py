@@ -3120,7 +3120,6 @@ def _split_at_then(node: Node) -> tuple[list[Node], list[Node]]:
     return conditions, body
 
 
-# a `let` argument that assigns: `m=3`, `n += 1`, `a[2]=1`, `i++`, `--i`
 def _target_name(word: Word) -> str | None:
     """The variable a builtin's name argument assigns (`read -r PORT`; `printf -v "A[0]"`: A,
     whose `$A` is that element), "" where a variable's value names it (`read "$name"`,
@@ -3137,6 +3136,7 @@ def _target_name(word: Word) -> str | None:
 _ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?", re.S)
 _ELEMENT_LEAD = re.compile(r"[\"']?[A-Za-z_][A-Za-z0-9_]*[\"']?\[")
 
+# a `let` argument that assigns: `m=3`, `n += 1`, `a[2]=1`, `i++`, `--i`
 _LET_TARGET = re.compile(
     r"\s*(?:(?:\+\+|--)\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)(?:\[[^]]*\])?\s*"
     r"(?:\+\+|--|(?:[-+*/%&^|]|<<|>>)?=(?!=)))"
