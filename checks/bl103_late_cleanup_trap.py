@@ -1855,7 +1855,9 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
             return False  # (`disown`: no longer a job of the shell's; h79 R1)
         if command.base == "wait" and not command.args:
             return True
-        last = not later and [w.text.strip('"') for w in command.args] == ["$!"]
+        # (`wait $!`, `wait ${!}`, `wait -- $!`, `wait %%`: the last job; h79 F)
+        given = [w.text.strip('"') for w in command.args if w.text != "--"]
+        last = not later and len(given) == 1 and given[0] in ("$!", "${!}", "%%", "%+")
         return _waits_on(command, names) or (command.base == "wait" and last)
 
     # (the exit path itself too: `waiter` failing returns only once the process has ended)
