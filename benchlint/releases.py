@@ -209,9 +209,12 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
     """The assignment that surely gives the variable the value it has where the command runs:
     the last one before it in its own function's body (or the top level, for a command
     there), under no condition and in no loop or subshell, that gives a value of its own
-    (`local DIR=/w/`), with no other assignment of it in that body, and no call of a function
-    of the script, `source` or `eval` between them (which may assign it: bash's scope is
-    dynamic); None where none does (the job's value, or one given elsewhere, may reach it)."""
+    (`local DIR=/w/`, with no option that changes the value: `local -u`), with no other
+    assignment of it in that body, and nothing between them that may assign it: a call of a
+    function of the script that does (`_may_assign`, plainly or behind `time`: bash's scope is
+    dynamic), a command a variable names, `source`, `eval`, `unset`, or a trap or alias that
+    names it (`_hooked`); None where none does (the job's value, or one given elsewhere, may
+    reach it)."""
     if name is None or command.subshell is not None:
         return None
     script, at = command.script, command.node.start_byte
