@@ -1836,6 +1836,10 @@ def _waits_on(command: Command, names: frozenset[str]) -> bool:
     )
 
 
+# what runs the builtin after it in this shell (`command wait`, `builtin wait`, `time wait`)
+_IN_SHELL = frozenset({"command", "builtin", "time"})
+
+
 def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -> bool:
     """A `wait "$PID"` of the background process (or a plain `wait`) between its start and the
     exit, that runs whenever the exit does, or the start (in the script's shell, under no
@@ -1853,12 +1857,17 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
         # goes to the background waits for it; h78 R9, F5)
         if disowned:
             return False  # (`disown`: no longer a job of the shell's; h79 R1)
-        if command.base == "wait" and not command.args:
+        words = command.words
+        if len(words) > 1 and words[0].value in _IN_SHELL and words[1].value == "wait":
+            words = words[1:]  # (`command wait`, `builtin wait`, `time wait`: h79 F)
+        if not words or words[0].value != "wait":
+            return _waits_on(command, names)
+        if len(words) == 1:
             return True
         # (`wait $!`, `wait ${!}`, `wait -- $!`, `wait %%`: the last job; h79 F)
-        given = [w.text.strip('"') for w in command.args if w.text != "--"]
+        given = [w.text.strip('"') for w in words[1:] if w.text != "--"]
         last = not later and len(given) == 1 and given[0] in ("$!", "${!}", "%%", "%+")
-        return _waits_on(command, names) or (command.base == "wait" and last)
+        return last or _waits_on(command, names)
 
     # (the exit path itself too: `waiter` failing returns only once the process has ended)
     end = flow.place_of(at) + (1 if flow.index(at) is not None else 0)
