@@ -38,9 +38,9 @@ from benchlint.shell.model import (
     conditional_outer,
     errexit_change,
     exclusive,
+    may_change_positionals,
     nonzero_status,
     positionals_changed_before,
-    sets_positional,
 )
 from benchlint.wiring import Route, Wiring, entry_environment
 from benchlint.workflow import (
@@ -1561,11 +1561,7 @@ def _named_by_call(assignment: Assignment, call: Command) -> Assignment | None:
         return None  # (`local "$1"`: the function's own, `declare -g` not; `export "$1"`: no
         # value; h78 R6, h79 R4)
     if any(  # (`shift`, `set --` before it: another argument; h78 R5)
-        (
-            other.base in ("shift", "eval", "source", ".")
-            or (other.base == "set" and sets_positional(other))
-        )
-        and other.node.start_byte < command.node.start_byte
+        may_change_positionals(other) and other.node.start_byte < command.node.start_byte
         for other in script.body(command.function or "")
     ):
         return None

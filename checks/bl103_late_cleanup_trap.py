@@ -233,9 +233,9 @@ from benchlint.shell.model import (
     Word,
     exclusive,
     first_line,
+    may_change_positionals,
     one_line,
     parse_file,
-    sets_positional,
     whole_piece,
 )
 from benchlint.source import SourceText
@@ -821,15 +821,7 @@ def _start_on_call(start: Command, body: list[Command], call: Command) -> bool |
     # (the positional parameters as the call gives them hold until the first change: a
     # `shift`, a `set --`, an `eval` or a `source`)
     changed = min(
-        (
-            c.node.start_byte
-            for c in body
-            if c.node.start_byte < at
-            and (
-                c.base in ("shift", "eval", "source", ".")
-                or (c.base == "set" and sets_positional(c))
-            )
-        ),
+        (c.node.start_byte for c in body if c.node.start_byte < at and may_change_positionals(c)),
         default=at,
     )
     # (and the names given them, `local p=$1`, where nothing before the start may assign

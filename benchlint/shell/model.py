@@ -147,6 +147,14 @@ def sets_positional(command: Command) -> bool:
     return False
 
 
+def may_change_positionals(command: Command) -> bool:
+    """Whether the command may give its shell's positional parameters new values: a `shift`, a
+    `set` that does (`sets_positional`), or what may run either, an `eval` or a `source`."""
+    return command.base in ("shift", "eval", "source", ".") or (
+        command.base == "set" and sets_positional(command)
+    )
+
+
 def positionals_changed_before(command: Command) -> bool:
     """Whether the top level of the command's script may give its positional parameters new
     values before the command (`shift`, `set --`, `set a b`): where it does not, `$1` in a
