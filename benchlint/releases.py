@@ -568,7 +568,7 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         return []
     below = _scripts_below(ctx)
     found = []
-    for call, variable, folders in _script_paths(ctx, script):
+    for call, variable, folders, surely in _script_paths(ctx, script):
         runs = route.runs(call.command)
         if runs is False or unexported_read(call, route):
             continue
@@ -576,7 +576,7 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
         word = in_container(call)
         mounts = bind_mounts(call.command)
         given = variable is not None and variable in route.env.known
-        sure = _surely_assigned(call.command, variable) if None not in possible else None
+        sure = surely if None not in possible else None
         if sure is not None:  # (`run() { local DIR=/w/; docker ... ${DIR}x.sh; }`: h73 M2)
             possible = {
                 f
@@ -820,11 +820,12 @@ def _outermost(folders: set[str | None]) -> str | None:
     return outer if inside and outer else None
 
 
-def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, str | None, Folders]]:
+def _script_paths(ctx: Context, script: Script) -> list[_ScriptPath]:
     """The script's commands that run a file by a path that may name a folder of the
     repository that holds scripts (else a file made at run time, in a folder of its own, or
-    outside), with the variable the path starts with (if it is one) and the folders the
-    script's values can name; worked out once per launcher. A file sourced by a name the
+    outside), with the variable the path starts with (if it is one), the folders the script's
+    values can name and the assignment that surely gives the variable its value there
+    (`_surely_assigned`); worked out once per launcher. A file sourced by a name the
     route's values choose (`source benchmarks/${MODEL_CODE}_mi300x_docker.sh`) is run too; a
     library sourced by a fixed name is not what a route runs."""
     memo = ctx.ws.models.setdefault("script-paths", {})
@@ -832,15 +833,20 @@ def _script_paths(ctx: Context, script: Script) -> list[tuple[Call, str | None, 
     if script.path not in memo:
         below = _scripts_below(ctx)
         memo[script.path] = [
-            (call, variable, folders)
+            (call, variable, folders, _surely_assigned(call.command, variable))
             for call in ctx.environment.calls.calls_in(script)
             if call.kind == "run" or (call.kind == "source" and "$" in _file_name(call.word.value))
             for variable, folders in [_folders(call)]
             if variable is not None
             or any(f is not None and (f in below or f == "") for f, _ in folders)
         ]
-    found: list[tuple[Call, str | None, Folders]] = memo[script.path]
+    found: list[_ScriptPath] = memo[script.path]
     return found
+
+
+# a call of a script by its path, the variable the path starts with, the folders it can name,
+# and the assignment that surely gives that variable its value there (`_script_paths`)
+_ScriptPath = tuple[Call, str | None, Folders, Assignment | None]
 
 
 def _folders(call: Call) -> tuple[str | None, Folders]:
