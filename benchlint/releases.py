@@ -255,12 +255,7 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
         start <= other.node.start_byte < at
         and other.function == command.function
         and (
-            _may_assign(script, other.base, name)
-            or (  # (`time pick`: h78 R1; not `nohup pick`, `command pick`: no function)
-                bool(other.words)
-                and other.words[0].value == "time"
-                and _may_assign(script, other.invocation.base, name)
-            )
+            _may_assign(script, other.base, name)  # (`time pick` too: h78 R1)
             or other.base in ("source", ".", "eval")
             or (other.words and not other.words[0].static)  # (`$HOOK`: it may be one)
             or other.unsets(name)

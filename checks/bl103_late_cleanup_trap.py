@@ -121,10 +121,11 @@ resource's own variable (`[ -z "$JOB_ID" ] && exit 1`: nothing was acquired) or 
 (`kill -0 "$PID" || exit 1`, `docker ps | grep -q "$name"`, `squeue -j "$JOB"`: it is gone), such a
 liveness test failing under `set -e` (`kill -0 "$PID"` alone, or `wait "$PID"`: it fails when the
 process has ended), an exit after a wait for it (`wait "$PID"`, a plain `wait`, or `wait $!`
-before another job goes to the background: it has ended), an exit in another branch of the same
-`if` or `case`, and an exit after a release that can run before it (in its branch, or under the
-acquisition's own condition, or under a test of the resource itself, `if [ -n "$PID" ]; then
-kill "$PID"; fi`; or under a condition
+before another job goes to the background; `wait -n`, `wait %1` or `wait %vllm` where it is the
+only job; in every branch of an `if` around the wait: it has ended), an exit in another branch
+of the same `if` or `case`, and an exit after a release that can run before it (in its branch,
+or under the acquisition's own condition, or under a test of the resource itself, `if [ -n
+"$PID" ]; then kill "$PID"; fi`; or under a condition
 benchlint cannot relate to the exit's, or in a loop: then the run's warnings count the exit as
 undecided; not one in a branch that then always exits, `if ! ready; then kill "$PID"; exit 1; fi`,
 where the later exit never follows it), and, with no `trap ... EXIT`, an exit after which nothing
@@ -1828,20 +1829,101 @@ def _waits_on(command: Command, names: frozenset[str]) -> bool:
     )
 
 
-# what runs the builtin after it in this shell (`command wait`, `builtin wait`, `time wait`)
-_IN_SHELL = frozenset({"command", "builtin", "time"})
+# what runs the builtin after it in this shell (`command wait`, `builtin wait`, `eval wait`:
+# its words are the command again; `time wait` is read as `wait`)
+_IN_SHELL = frozenset({"command", "builtin", "eval"})
+# the last job sent to the background, by `$!` or by job spec
+_LAST_JOB = frozenset({"$!", "${!}", "%%", "%+"})
+
+
+def _starts_job(command: Command) -> bool:
+    """Whether the command may send a job to the background of its shell (and set `$!`): `&`,
+    a process substitution, `coproc`, an `eval` (not `eval wait ...`), a call of a function of
+    the script whose body may."""
+    script = command.script
+    words = command.words
+    if command.background or command.base == "coproc":
+        return True
+    if command.base == "eval":
+        return not (len(words) > 1 and words[1].value == "wait")
+    text = script.text_of(command.node)
+    if "<(" in text or ">(" in text:
+        return True
+    defined = script.functions.get(command.base or "")
+    return defined is not None and any(  # (what its body calls, taken as starting one)
+        defined.start_byte <= c.node.start_byte < defined.end_byte
+        and (c.base in script.functions or _starts_job(c))
+        for c in script.commands
+        if c is not command
+    )
+
+
+def _only_job(script: Script, start: Command) -> bool:
+    """Whether the process started at `start` is the only job its shell may have had: no
+    command before it may have sent one to the background (in the text: a function defined
+    before it and called later counts too)."""
+    return not any(
+        c.node.start_byte < start.node.start_byte and c is not start and _starts_job(c)
+        for c in script.commands
+    )
+
+
+def _wait_words(words: list[Word]) -> tuple[bool, list[str]] | None:
+    """A `wait`'s options read off (`-n`, `-f`, `-p NAME`, `--`): whether it waits for the
+    next job to end (`-n`), and the ids it is given; None for what it cannot be read as."""
+    next_job, given, i = False, list[str](), 1
+    while i < len(words):
+        text = words[i].text.strip('"')
+        if not words[i].static and not given and text.startswith("-"):
+            return None
+        if given or not text.startswith("-") or text == "-":
+            given.append(text)
+        elif text == "--":
+            given = []
+            given.extend(w.text.strip('"') for w in words[i + 1 :])
+            break
+        elif text in ("-n", "-f", "-nf", "-fn"):
+            next_job = next_job or "n" in text
+        elif text == "-p" and i + 1 < len(words):
+            i += 1
+        else:
+            return None
+        i += 1
+    return next_job, given
+
+
+def _covered(guards: tuple[Guard, ...], waits: list[tuple[Guard, ...]]) -> bool:
+    """Whether a wait runs whenever the conditions `guards` hold: one under them alone, or
+    waits in both branches of an `if` under them (`if ...; then wait; else wait $!; fi`)."""
+    if guards in waits:
+        return True
+    depth = len(guards)
+    branches = [w[depth] for w in waits if len(w) > depth and w[:depth] == guards]
+    return any(
+        not g.patterns
+        and _covered((*guards, g), waits)
+        and any(
+            o.node is g.node
+            and o.expect != g.expect
+            and not o.patterns
+            and _covered((*guards, o), waits)
+            for o in branches
+        )
+        for g in branches
+        if g.expect
+    )
 
 
 def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -> bool:
     """A `wait "$PID"` of the background process (or a plain `wait`) between its start and the
     exit, that runs whenever the exit does, or the start (in the script's shell, under no
-    condition the exit, or the start, is not under): when it returns, the process has ended,
-    and nothing is left to leak (`wait "$PID" || true`, then `cp server.log /results/` failing
-    under `set -e`)."""
+    condition the exit, or the start, is not under, or in both branches of an `if` that is
+    not): when it returns, the process has ended, and nothing is left to leak (`wait "$PID"
+    || true`, then `cp server.log /results/` failing under `set -e`)."""
     names = resource.names
     if resource.what != "background process":
         return False
-    at, script = path.command, flow.script
+    at, script, started = path.command, flow.script, resource.statement
 
     def waits(command: Command) -> bool:
         # (a plain `wait` waits for every job: one whose `$!` is not kept too, or started in
@@ -1850,76 +1932,106 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
         if disowned:
             return False  # (`disown`: no longer a job of the shell's; h79 R1)
         words = command.words
-        if len(words) > 1 and words[0].value in _IN_SHELL and words[1].value == "wait":
-            words = words[1:]  # (`command wait`, `builtin wait`, `time wait`: h79 F)
+        while len(words) > 1 and words[0].value in _IN_SHELL and words[0].static:
+            words = words[1:]  # (`command wait`, `builtin wait`, `time wait`, `eval wait`)
         if not words or words[0].value != "wait":
             return _waits_on(command, names)
-        if len(words) == 1:
+        read = _wait_words(words)
+        if read is None:
+            return False
+        next_job, given = read
+        if next_job and len(given) != 1:
+            # (`wait -n`: the next job to end; the process's when it is the only one: h79 F2)
+            # (in a loop, each pass's when the wait is in that pass: `for ...; do vllm serve
+            # ... & ...; wait -n; done`)
+            in_loop = command.loops[: len(started.loops)] == started.loops
+            return not given and alone and not later and in_loop
+        if not given:
             return True
-        # (`wait $!`, `wait ${!}`, `wait -- $!`, `wait %%`: the last job; h79 F)
-        given = [w.text.strip('"') for w in words[1:] if w.text != "--"]
-        last = not later and len(given) == 1 and given[0] in ("$!", "${!}", "%%", "%+")
-        return last or _waits_on(command, names)
+        if len(given) != 1:
+            return _waits_on(command, names)
+        # (`wait $!`, `wait ${!}`, `wait -- $!`, `wait %%`: the last job; `wait %1` or
+        # `wait %vllm`, the only one; h79 F2)
+        spec = given[0]
+        if spec in _LAST_JOB:
+            return not later or _waits_on(command, names)
+        job = not started.loops and (
+            spec == "%1"
+            or (spec[:1] == "%" and script.text_of(started.node).startswith(spec[1:].lstrip("?")))
+        )
+        return (job and alone and not later) or _waits_on(command, names)
 
+    alone = _only_job(script, started)
     # (the exit path itself too: `waiter` failing returns only once the process has ended)
     end = flow.place_of(at) + (1 if flow.index(at) is not None else 0)
     saved = False  # (the statement that keeps its `$!` first: a later one is another job's)
     later = False  # (another job sent to the background since: `$!` is its)
     disowned = False
+    found: dict[int, list[tuple[Guard, ...]]] = {id(at): [], id(started): []}
     for command in flow.statements[start + 1 : end]:
         # (`disown -h` keeps the job, only not signalled on a hang-up)
         disowned = disowned or (
             command.base == "disown" and not any(w.value == "-h" for w in command.args)
         )
         # (what may start a job: `&`, a process substitution, `coproc`, an `eval`, a call of
-        # a function of the script; h79 R1)
-        later = later or (
-            command.background
-            or command.base in ("coproc", "eval")
-            or command.base in script.functions
-            or "<(" in script.text_of(command.node)
-            or ">(" in script.text_of(command.node)
-        )
+        # a function of the script that may; h79 R1)
+        later = later or _starts_job(command)
         if any(a.name in names for a in command.assignments):
             if saved:
                 return False  # (`SERVER_PID=$!` of another job: a wait from here on is its)
             saved = True
         if command.background or command.apart is not None or command.function != at.function:
             continue
-        # (under no condition the exit, or the start, is not under: it runs whenever the
-        # exit does, or whenever the process was started)
-        if all(
-            other.guards[: len(command.guards)] != command.guards
-            or other.loops[: len(command.loops)] != command.loops
-            or (other is not at and _left_between(script, resource.statement, command, at))
-            for other in (at, resource.statement)
-        ):
+        # (in the loops the exit, or the start, is in, with no `break`, `continue` or
+        # `return` between that may leave first)
+        others = [
+            other
+            for other in (at, started)
+            if other.loops[: len(command.loops)] == command.loops
+            and (other is at or not _left_between(script, started, command, at))
+        ]
+        if not others or not (waits(command) or _waiter(script, command, at, waits)):
             continue
-        if waits(command):
-            return True
-        if command.base in script.functions and command.base != at.function:
-            # (`waiter` whose body waits for it, under no condition of its own)
-            defined = script.functions[command.base]
-            body = [
-                c
-                for c in script.body(command.base)
-                if defined.start_byte <= c.node.start_byte < defined.end_byte
-            ]
-            waiting = next(
-                (c for c in body if waits(c) and not (c.guards or c.background or c.subshell)),
-                None,
-            )
-            if waiting is None:
-                continue
-            if command is at and any(  # (the exit path's own call: an exit of its body before
-                c.node.start_byte < waiting.node.start_byte  # the wait ends the script first)
-                and not (c.subshell or c.background or c.apart)
-                and (c.base == "exit" or function_exits(c, True))
-                for c in body
+        for other in others:
+            found[id(other)].append(tuple(command.guards))
+            # (under no condition the exit, or the start, is not under, or in both
+            # branches of one)
+            if any(
+                _covered(tuple(other.guards[:depth]), found[id(other)])
+                for depth in range(len(other.guards) + 1)
             ):
-                continue
-            return True
+                return True
     return False
+
+
+def _waiter(
+    script: Script, command: Command, at: Command, waits: Callable[[Command], bool]
+) -> bool:
+    """A call of a function of the script whose body waits for the process, under no condition
+    of its own (`waiter`); not the exit path's own call when its body may exit first."""
+    if command.base not in script.functions or command.base == at.function:
+        return False
+    defined = script.functions[command.base]
+    body = [
+        c
+        for c in script.body(command.base)
+        if defined.start_byte <= c.node.start_byte < defined.end_byte
+    ]
+    waiting = next(
+        (c for c in body if waits(c) and not (c.guards or c.background or c.subshell)),
+        None,
+    )
+    if waiting is None:
+        return False
+    return not (
+        command is at
+        and any(  # (the exit path's own call: an exit of its body before the wait ends the
+            c.node.start_byte < waiting.node.start_byte  # script first)
+            and not (c.subshell or c.background or c.apart)
+            and (c.base == "exit" or function_exits(c, True))
+            for c in body
+        )
+    )
 
 
 _READ = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
@@ -2239,7 +2351,7 @@ def _execs(outer: Command, server: Command) -> bool:
 
 def _timed_exec(command: Command) -> bool:
     """`time exec vllm serve ...`: the job's shell becomes the server."""
-    return command.name == "time" and any(w.value == "exec" for w in command.words[1:2])
+    return command.timed and command.base == "exec"
 
 
 def _runs_string_here(command: Command) -> bool:
@@ -2329,7 +2441,7 @@ def _bash_keeps(server: Command) -> bool:
     2>&1"`), is timed, piped or in a loop, a command of the string comes after it, or the
     string sets a trap. bash runs a plain last command in its place (since 5.1 after `cd /w &&`
     too, before 5.1 not: not known)."""
-    if server.redirects or server.piped or server.apart is not None or server.name == "time":
+    if server.redirects or server.piped or server.apart is not None or server.timed:
         return True
     if server.loops:
         return True
@@ -2378,12 +2490,13 @@ def _job_server(command: Command, engines: dict[int, Command]) -> tuple[Command,
     how (see `_killed_through_job`)."""
     script = command.script
     text = script.text_of(command.node)  # (put on one line by `_pipe_finding`)
+    text = f"time {text}" if command.timed else text  # (the model reads bash's `time` as blanks)
     server = engines.get(id(command))
     if server is None or _execs(command, server):
         return None
-    timed = any(w.name == "time" for w in command.invocation.wrappers)
+    timed = command.timed or any(w.name == "time" for w in command.invocation.wrappers)
     if timed and server is command and not _timed_exec(command):
-        keyword = command.name == "time"  # (else GNU time, `command time`: a program's child)
+        keyword = command.timed  # (else GNU time, `command time`: a program's child)
         return server, _Sent(
             text,
             "runs in a timed job sent to the background",

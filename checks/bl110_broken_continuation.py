@@ -83,8 +83,6 @@ from benchlint.source import SourceText
 
 # a line that ends in `\`, as bash reads it: an odd number of backslashes before the newline
 _CONTINUED = re.compile(r"(?<!\\)(?:\\\\)*\\$")
-# a comment after a command on its line: ` #` outside quotes (no quote on the line before it)
-_INLINE_COMMENT = re.compile(r"^[^'\"#]*[ \t]#")
 _BLANKS_AFTER = re.compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
 # inside an array's `( ... )`, a `\` then blanks before a `#`: an escaped blank, then words
 _ESCAPED_NOTE = re.compile(r"(?<!\\)(?:\\\\)*(\\[ \t])([ \t]*)(#[^\n]*)")
@@ -398,6 +396,25 @@ def _held_flag(command: Command) -> str | None:
     return next((t[0] for t in texts if t), None)
 
 
+def _comment_start(text: str) -> int | None:
+    """Where a comment starts on a line: a `#` at its start or after a blank bash does not
+    escape (`x \\ #y` is the words `x`, ` #y`); None where there is none, or a quote before
+    it (not read here)."""
+    blank, escaped = True, False
+    for at, char in enumerate(text):
+        if escaped:
+            blank = escaped = False
+        elif char == "\\":
+            blank, escaped = False, True
+        elif char in "'\"`":
+            return None
+        elif char == "#" and blank:
+            return at
+        else:
+            blank = char in " \t"
+    return None
+
+
 def _cut(path: str, line: int, text: str) -> tuple[str, Fix | None]:
     """Why a line that is not empty and no comment (`text`, line `line`) does not continue the
     command into the next, and the fix: blanks after its `\\` (they go), an operator that ends
@@ -411,8 +428,25 @@ def _cut(path: str, line: int, text: str) -> tuple[str, Fix | None]:
         return f"line {line} has blanks after its `\\`, which escapes a blank instead", fix
     if stripped.endswith((";", "&", "|")):
         return f"line {line} ends its command with `{stripped[-1]}`", None
-    if _INLINE_COMMENT.search(text):  # (a `\` after it would be the comment's: no fix)
+    comment = _comment_start(text)
+    escaped = _ESCAPED_NOTE.search(text)
+    if comment is not None:  # (a `\` after it would be the comment's: no fix)
+        if escaped is not None and escaped.start(3) == comment:
+            # (`--flag x \  # note`: the `\` escapes the blank, a word of its own; h81 W2)
+            return (
+                f"line {line}'s `\\` escapes the blank after it (a word of one blank), and "
+                "the comment after that ends the command",
+                None,
+            )
+        if _CONTINUED.search(text):
+            return f"line {line} ends in a comment (its `\\` is the comment's)", None
         return f"line {line} does not end in `\\` (it ends in a comment)", None
+    if escaped is not None:  # (`--flag x \ # note`: no blank bash reads before the `#`)
+        return (
+            f"line {line}'s `\\` escapes the blank after it, so `{escaped.group(3)}` is read as "
+            "words of the command, not a comment, and the line does not end in `\\`",
+            None,
+        )
     span = Span(line, end + 1, line, end + 1)
     fix = Fix(f"end line {line} with `\\`", (Edit(path, span, " \\"),), "unsafe")
     return f"line {line} does not end in `\\`", fix
@@ -547,7 +581,7 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
         return None  # (the flag after something else on its line)
     before = source.line_text(line - 1).rstrip("\r")
     stripped = before.strip()
-    if not stripped.startswith("#") and _CONTINUED.search(before):
+    if _CONTINUED.search(before) and _comment_start(before) is None:
         return None  # bash continues the line: the model misread it (a comment's `\` is text)
     text = clip(first_line(command.script.text_of(command.node)), 50)
     fix = None

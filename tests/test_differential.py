@@ -808,6 +808,12 @@ _SETTING = [
     "printf -v 'pa[0]' %s x",
     "read -r 'rb[0]'",
     "read -r 1x 2>/dev/null",
+    # (bash's reserved word `time`: what it times runs in this shell; quoted, it is a program)
+    "time -p z=1 2>/dev/null",
+    "time -- w=1 2>/dev/null",
+    "time time j=1 2>/dev/null",
+    "! time q=1 2>/dev/null",
+    '"time" m=1 >/dev/null 2>&1',
 ]
 _CANDIDATES = [
     "n",

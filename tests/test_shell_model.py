@@ -643,3 +643,32 @@ def test_an_array_of_options_before_the_image_is_options() -> None:
         command = next(c for c in script.commands if c.base == "docker")
         runs[label] = command.invocation.name
     assert runs == {"options": "bash", "eval": "img", "read": "img"}
+
+
+def test_bash_time_is_read_as_the_command_it_times() -> None:
+    """bash's reserved word `time` (with `-p`, `--`) where a command's name stands: the command
+    after it is the one that runs, in this shell, marked timed; its positions are the file's.
+    Near misses: behind an assignment or quoted, `time` is the program (GNU time)."""
+    script = parse(
+        "f() { X=1; }\n"
+        "time f MODEL\n"
+        "time -p -- DIR=/w/sub/\n"
+        "time vllm serve m &\n"
+        "A=1 time g a\n"
+        '"time" h b\n'
+    )
+    by_line = {c.span.line: c for c in script.commands}
+    assert (by_line[2].base, by_line[2].span.column, by_line[2].timed) == ("f", 6, True)
+    assert [(a.name, a.kind, a.span.column) for a in by_line[3].assignments] == [
+        ("DIR", "assign", 12)
+    ]
+    assert by_line[4].base == "vllm" and by_line[4].background and by_line[4].timed
+    assert (by_line[5].base, by_line[5].timed) == ("time", False)
+    assert (by_line[6].base, by_line[6].timed) == ("time", False)
+    assert script.file.data.startswith(b"f() { X=1; }\ntime f MODEL\n")
+    # (kept in the cache's form of the model as well)
+    from benchlint.shell.summary import decode_script, encode_script
+
+    again = decode_script(script.file, encode_script(script))
+    assert [c.timed for c in again.commands] == [c.timed for c in script.commands]
+    assert again.timed == script.timed != frozenset()

@@ -65,9 +65,9 @@ def syntax_suspect(tree: Tree) -> bool:
 _COMMAND_NAMES: Any = None
 
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
-# words before a builtin that run it in this shell (`command export`, `builtin source x`,
-# `time read`: it runs there as it would alone)
-IN_THIS_SHELL = frozenset({"command", "builtin", "time"})
+# words before a builtin that run it in this shell (`command export`, `builtin source x`; bash's
+# `time` is read as blanks: `parse_file`)
+IN_THIS_SHELL = frozenset({"command", "builtin"})
 # reserved words that close or continue a compound command: one where a command's name stands
 # is one bash finds out of place (tree-sitter-bash reads it as a command)
 _MISPLACED = frozenset({b"then", b"elif", b"else", b"fi", b"do", b"done", b"esac"})
@@ -749,6 +749,11 @@ class Command:
         return None
 
     @property
+    def timed(self) -> bool:
+        """Whether bash's `time` times it (`time vllm serve ...`: read as the command alone)."""
+        return self.node.start_byte in self.script.timed
+
+    @property
     def base(self) -> str | None:
         """The command name without its directory (`/usr/bin/flock` -> `flock`)."""
         base = self._base
@@ -946,6 +951,10 @@ class Script:
         # the heredocs tree-sitter-bash ends early (`_early_heredoc_end`), with the delimiters
         # that make it end them where bash does
         self.early_heredocs: list[tuple[tuple[int, bytes], ...]] = []
+        # the words of each `time` reserved word (`time`, `-p`, `--`) in command position,
+        # and where each command they time starts (`parse_file`)
+        self.time_words: list[tuple[int, int]] = []
+        self.timed: frozenset[int] = frozenset()
         if build:
             self._build()
 
@@ -1355,7 +1364,41 @@ def _statement_of(node: Node) -> Node:
 
 
 def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
-    src = _read_write_redirects(file.data) if b"<>" in file.data else file.data
+    """The file's model. bash's reserved word `time` (with `-p`, `--`) before a command is
+    read as blanks: it times what follows, which runs as it would alone (`time f ARGS` calls
+    the function, `time DIR=/w/` assigns in this shell), where tree-sitter-bash takes `time`
+    for the command's name. Each command it timed is kept (`Command.timed`)."""
+    script = _parse(file, file.data, keep_tree)
+    timed: set[int] = set()
+    for _ in range(2):  # (`time time f`)
+        if not script.time_words:
+            break
+        read = bytearray(script.src)
+        for start, end in script.time_words:
+            read[start:end] = b" " * (end - start)
+        untimed = _parse(file, bytes(read), keep_tree)
+        if untimed.has_error and not script.has_error:
+            break
+        timed.update(_next_word(untimed.src, end) for _, end in script.time_words)
+        script = untimed
+    script.timed = frozenset(timed)
+    return script
+
+
+def _next_word(src: bytes, at: int) -> int:
+    """Where the next word starts, past blanks and line continuations."""
+    while at < len(src):
+        if src[at : at + 1] in (b" ", b"\t"):
+            at += 1
+        elif src[at : at + 2] == b"\\\n":
+            at += 2
+        else:
+            break
+    return at
+
+
+def _parse(file: SourceText, data: bytes, keep_tree: bool) -> Script:
+    src = _read_write_redirects(data) if b"<>" in data else data
     if b"<<" in src and _SHIFT.search(src):
         src = _arithmetic_shifts(src)
     ends = _assignment_lines_before_close(src)
@@ -2593,6 +2636,21 @@ class _Builder:
         word = Word(self.script, Syn("word", start, node.end_byte - 1), value, None, True)
         return found.group(1).decode(), word
 
+    def time_keyword(self, words: list[Word]) -> None:
+        """`time`, unquoted, where a command's name stands: bash's reserved word (behind an
+        assignment, or quoted, it is the program). Its `-p` and `--` are its own."""
+        src = self.script.src
+        found: list[tuple[int, int]] = []
+        for word in words:
+            where = word.node
+            text = src[where.start_byte : where.end_byte]
+            if (not found and text != b"time") or (found and text not in (b"-p", b"--")):
+                break
+            found.append((where.start_byte, where.end_byte))
+            if text == b"--":
+                break
+        self.script.time_words.extend(found)
+
     def on_unset_command(self, node: Node, ctx: _Context) -> None:
         keyword = node.children[0]
         words = [Word(self.script, syn(keyword), keyword.type, (), True)]
@@ -2651,6 +2709,8 @@ class _Builder:
                         break
                     written.append((words.pop(0), *split))
         words += [self.word(d) for d in self.args_after.pop(node.id, ())]
+        if not prefix and words and rest[0].type == "command_name":
+            self.time_keyword(words)
         command = self.new_command(node, words, ctx)
         command.background = _is_background(node)
         for child in rest:

@@ -135,6 +135,7 @@ def encode_script(script: Script) -> Encoded:
         nested,
         loops,
         script.parse_src,
+        sorted(script.timed),
     )
 
 
@@ -146,6 +147,7 @@ def decode_script(file: SourceText, encoded: Encoded) -> Script:
         file, file.data if src is None else src, file_char_of(file), None, errexit, False
     )
     script.parse_src = encoded[13]
+    script.timed = frozenset(encoded[14])
     _fill(script, encoded)
     return script
 
