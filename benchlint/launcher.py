@@ -545,7 +545,9 @@ def reaching(name: str, command: Command, valued: bool = True) -> list[Assignmen
     """The assignments of NAME, with a value (`valued`; else any), that may give it the value it
     has where the command runs: those of the command's shell before it in the text, or
     anywhere in it when the command is in a loop (a later one runs before the next pass) or a
-    function (called after it); not one in a subshell the command is not in."""
+    function (called after it); not one in a subshell the command is not in, nor in a
+    pipeline's element or a job sent to the background the command is not in (`echo x |
+    DIR=/w/`: h78 F2)."""
     at = command.node.start_byte
     anywhere = bool(command.loops) or command.function is not None
     return [
@@ -556,7 +558,17 @@ def reaching(name: str, command: Command, valued: bool = True) -> list[Assignmen
         and a.command.script is command.script
         and (anywhere or a.node.start_byte < at)
         and (command.subshell or not a.command.subshell)
+        and (a.command is command or not _apart_from(a.command, command))
     ]
+
+
+def _apart_from(assigning: Command, command: Command) -> bool:
+    """Whether the assigning command runs in a shell of its own the command is not in: a
+    pipeline's element, or a job sent to the background (itself, or a group with it)."""
+    own = assigning.apart or (assigning.group if assigning.background else None)
+    if own is None:
+        return assigning.background
+    return not own.start_byte <= command.node.start_byte < own.end_byte
 
 
 def _recipe_variables(script: Script, roots: Iterable[str] = RECIPE_VARIABLES) -> set[str]:

@@ -672,3 +672,11 @@ def test_bash_time_is_read_as_the_command_it_times() -> None:
     again = decode_script(script.file, encode_script(script))
     assert [c.timed for c in again.commands] == [c.timed for c in script.commands]
     assert again.timed == script.timed != frozenset()
+
+
+def test_an_element_other_than_0_leaves_the_value_of_the_name_unknown() -> None:
+    """`A[1]=x` assigns an element `$A` does not read (bash: `$A` is element 0): the model
+    says A is assigned, with a value it does not know; `A[0]=x` gives `$A` its value."""
+    script = parse("A[1]=x\nB[$i]=y\nC[0]=z\nD[1]+=w\n")
+    values = {a.name: a.value.value if a.value is not None else None for a in script.assignments}
+    assert values == {"A": None, "B": None, "C": "z", "D": None}

@@ -2845,13 +2845,17 @@ class _Builder:
         if name_node is None:
             return
         name = self.script.text_of(name_node)
+        element = False  # (an element other than 0: `$NAME` keeps its value, as bash has it)
         if name_node.type == "subscript":
             inner = name_node.child_by_field_name("name")
+            index = name_node.child_by_field_name("index")
             name = self.script.text_of(inner) if inner is not None else name
+            element = index is None or self.script.text_of(index) != "0"
         value = self.word(value_node) if value_node is not None else None
         if more is not None:
             value = more if value is None else JoinedWord(value, more)
-        self.assign(command, name, value, syn(node), kind, exported)
+        # (`A[1]=x`: assigned, the value `$A` has is not that one: not known)
+        self.assign(command, name, None if element else value, syn(node), kind, exported)
         if value_node is not None and value_node.named_child_count and self.may_hold(value_node):
             # a substitution in the value runs where the assignment does: under its guards
             self.walk_inside(value_node, _Context(function=command.function, guards=command.guards))
