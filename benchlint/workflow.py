@@ -582,7 +582,9 @@ def step_folder(root: YNode, job: YNode, step: YNode) -> str | None:
         value = _WORKSPACE.sub(".", value.strip(), count=1)
     if not isinstance(value, str) or not _PLAIN_FOLDER.fullmatch(value) or checkout is None:
         return None
-    folder = posixpath.normpath(value.removeprefix("./")).removeprefix(".").strip("/")
+    folder = plain_folder(value)
+    if folder is None:
+        return None  # (`..`: above the workspace)
     if not checkout:
         return folder
     if folder == checkout or folder.startswith(checkout + "/"):
@@ -623,11 +625,23 @@ def checkout_path(job: YNode) -> str | None:
         value = str(path.value).strip() if path.is_scalar else ""
         if not _PLAIN_FOLDER.fullmatch(value):
             return None
-        return posixpath.normpath(value.removeprefix("./")).removeprefix(".").strip("/")
+        return plain_folder(value)
     return ""
 
 
-_PLAIN_FOLDER = re.compile(r"(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*|\.")
+# a folder written out (`.github/scripts`, `./bench`, `.`)
+_PLAIN_FOLDER = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./-]*")
+
+
+def plain_folder(value: str) -> str | None:
+    """The folder a plain relative path names from where it is taken ("" that folder itself:
+    `.`, `./`; `.github/scripts` keeps its dot, h82 W1); None for one above it (`..`)."""
+    folder = posixpath.normpath(value)
+    if folder == ".." or folder.startswith(("../", "/")):
+        return None
+    return "" if folder == "." else folder
+
+
 # the checkout's folder, as a step names it
 _WORKSPACE = re.compile(r"^\$\{\{\s*github\.workspace\s*\}\}")
 

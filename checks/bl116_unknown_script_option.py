@@ -245,6 +245,7 @@ from benchlint.workflow import (
     WORKFLOWS,
     checkout_prefix,
     job_steps,
+    plain_folder,
     runs_in_posix_shell,
     step_folder,
     step_runs,
@@ -2071,7 +2072,7 @@ def _folder_of(script: Script, command: Command, base: str | None = None) -> str
     word = words[0]
     if base is not None and word.static and _PLAIN_PATH.fullmatch(word.value):
         joined = posixpath.normpath(posixpath.join(base or ".", word.value))
-        return None if joined == ".." or joined.startswith("../") else joined.removeprefix(".")
+        return None if joined == ".." or joined.startswith("../") else plain_folder(joined)
     return fixed_folder(script, word.value)
 
 
