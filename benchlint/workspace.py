@@ -91,21 +91,27 @@ def _reads_as_yaml(text: str) -> bool:
     fits = 0
     for line in lines:
         indent = len(line) - len(line.lstrip(" "))
-        bare = _TEMPLATE_PART.sub("", line)
-        if depth > 0 or (block >= 0 and indent > block):
+        if depth == 0 and block >= 0 and indent > block:
             fits += 1
-        else:
+            continue
+        if depth == 0:
             block = -1
-            if _YAML_LIKE.match(line):
-                fits += 1
-                if line.rstrip().endswith(("|", ">", "|-", ">-")):
-                    block = indent
+            if _MESSAGE_OPEN.match(line):
+                return False  # (`toolchain {`: protobuf's text format, which YAML cannot be)
+            if not _YAML_LIKE.match(line):
+                continue  # (its brackets open nothing)
+            if line.rstrip().endswith(("|", ">", "|-", ">-")):
+                block = indent
+        fits += 1
+        bare = _TEMPLATE_PART.sub("", line)
         depth = max(
             0, depth + bare.count("[") + bare.count("{") - bare.count("]") - bare.count("}")
         )
     return bool(lines) and fits * 10 >= len(lines) * 9
 
 
+# a line that opens a message of protobuf's text format (`default_toolchain {`)
+_MESSAGE_OPEN = re.compile(r"\s*[A-Za-z_][\w.-]*\s*\{\s*$")
 _TEMPLATE_PART = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|%\{[^}]*\}|\"[^\"]*\"|'[^']*'")
 
 

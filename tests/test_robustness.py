@@ -580,6 +580,12 @@ def test_jinja_templates_of_scripts_and_yaml_are_counted(tmp_path: Path) -> None
                 'kind: Deployment\nspec:\n  command: [\n    "python3", "-m", "vllm",\n'
                 '    "--port", "${port}",\n    "--model", "${model}"\n  ]\n'
             ),
+            # a Bazel template in protobuf's text format: its `name {` opens no flow (h82 W4)
+            "bazel/CROSSTOOL.tpl": (
+                'major_version: "local"\ntoolchain {\n'
+                + "".join(f'  key_{i}: "{i}"\n' for i in range(20))
+                + "}\n"
+            ),
             # Terraform's own directives between YAML lines
             "tf/pool.tpl": (
                 "kind: NodePool\nspec:\n  labels:\n%{ for k, v in labels ~}\n    ${k}: ${v}\n"
