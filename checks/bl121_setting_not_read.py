@@ -109,7 +109,8 @@ python3 -m sglang.launch_server --model-path "$MODEL" --tp 8 --speculative-algor
 
 ## Exceptions
 Not reported, as what the jobs do with the setting is not known:
-- a launcher that runs srtctl, or an element that names a recipe (the recipe sets the job up);
+- a route on which the launcher may run srtctl (one in a branch the route's values rule out does
+  not count), or an element that names a recipe (the recipe sets the job up);
 - a command whose script is not one known file on the route, or a script with no script for
   the value beside it;
 - a script that names the value itself (`qwen_mtp.sh`, a comment on MTP: it may be the one
@@ -121,7 +122,8 @@ Not reported, as what the jobs do with the setting is not known:
   time (`"step_$s"`; one held in an array the files assign, `"${cmd[@]}"`, is read from the
   assignment), a listing of the environment (`compgen -e`, `$(env)`), a program that reads
   variables a file names (`envsubst`, `make`, `docker compose`), a Python file not found, or
-  one that runs a shell or a shell script.
+  one that runs a shell or a shell script (not such a command of the launcher in a branch
+  the route's values rule out).
 
 Not seen, so a read there does not keep the finding away:
 - what the programs a Python file runs read (other than a shell);
@@ -182,16 +184,21 @@ def check(ctx: Context) -> Iterator[Finding]:
     if not fields:
         return
     wiring = ctx.wiring
-    verdicts: dict[tuple[object, ...], bool | None] = {}
+    # (each verdict with the launcher's commands it passed over as not run on its route: a
+    # route that may run one of them is asked again)
+    verdicts: dict[tuple[object, ...], tuple[bool | None, list[Command]]] = {}
     twins: dict[tuple[str, str], str | None] = {}
     found: dict[tuple[int, str, str], _Ignored] = {}
     for launcher, pairs in sorted(wiring.pairs_of_launcher.items()):
         configs = {wiring.pairs[i][0].path for i in pairs}
-        if not ctx.route_in_scope(launcher, *configs) or runs_srtctl(ctx, launcher):
+        if not ctx.route_in_scope(launcher, *configs):
             continue
+        srtctl = runs_srtctl(ctx, launcher)
         for route in wiring.routes_for_launcher(launcher):
             if any(name in route.element.settings for name in RECIPE_VARIABLES):
                 continue  # (the recipe sets the job up)
+            if srtctl and _srtctl_may_run(ctx, route):
+                continue  # (srtctl sets the job up: what it does with the setting, not known)
             for name, source in fields.items():
                 value = _given(route, name, source["field"], source["default"])
                 if value is None:
@@ -212,15 +219,33 @@ def check(ctx: Context) -> Iterator[Finding]:
                 others = frozenset(id(r.call.command) for r in scripts_run(ctx, route))
                 copies = _step_copies(route, name, source["field"])
                 key = (paths, others, id(run.call), name, *sorted(copies))
-                if key not in verdicts:
-                    verdicts[key] = _Reading(ctx, name, run, others, copies).reads(paths)
-                if verdicts[key] is False:
+                known = verdicts.get(key)
+                if known is None or not all(route.runs(c) is False for c in known[1]):
+                    reading = _Reading(ctx, name, run, others, copies, route)
+                    known = verdicts[key] = (reading.reads(paths), reading.skipped)
+                if known[0] is False:
                     ignored = found.setdefault(
                         (id(run.call), name, value), _Ignored(run, last, name, value)
                     )
                     ignored.add(route.element, run.scripts[0], twin)
     for ignored in found.values():
         yield ignored.finding(ctx)
+
+
+def _srtctl_may_run(ctx: Context, route: Route) -> bool:
+    """Whether srtctl may run on the route: a command of the launcher that runs it (in a shell
+    string too) whose conditions the route's values do not make false, or one in a file it
+    sources or runs (h80 M1: `launch_h100-dgxc-slurm.sh` runs srtctl for the `dynamo-*`
+    frameworks only, and a single-node script otherwise)."""
+    script = ctx.ws.shell(route.launcher.path)
+    if script is None:
+        return True
+    own = [
+        c
+        for c in script.all_commands()
+        if any(w.static and posixpath.basename(w.value) == "srtctl" for w in c.words)
+    ]
+    return not own or any(route.runs(c) is not False for c in own)
 
 
 def _given(route: Route, name: str, field_name: str, default: str) -> str | None:
@@ -384,8 +409,14 @@ class _Reading:
         run: ScriptRun,
         others: frozenset[int],
         copies: set[str] | None = None,
+        route: Route | None = None,
     ) -> None:
         self.ctx = ctx
+        self.route = route
+        # the launcher's commands that would leave the answer not known, passed over as the
+        # route's values keep them from running (h80 M1: `source "$UV_INSTALL_DIR/env"` in
+        # the branch of the launcher that runs srtctl)
+        self.skipped: list[Command] = []
         self.name = name
         self.copies = copies or set()  # the same value under other names (the step's)
         self.run = run
@@ -493,32 +524,49 @@ class _Reading:
             invocation = command.invocation
             words = invocation.words
             self.running.append(command)
-            if command.base == "eval" or invocation.base == "eval":
+            unknown = (
+                command.base == "eval"
+                or invocation.base == "eval"
+                or _reads_environment(invocation.base, [w.value for w in words[1:]])
+                or _lists_environment(command, invocation.base, len(words))
+            )
+            if unknown and not self._passed_over(command):
                 return None
-            if _reads_environment(invocation.base, [w.value for w in words[1:]]):
-                return None
-            if _lists_environment(command, invocation.base, len(words)):
-                return None
+            if unknown:
+                continue
             call = self._call(command)
             commands.extend(self._bodies(command, functions))
             run = list(words)
             if words and not words[0].static and call is None:
                 held = self._held(words[0], command.script)
-                if held is None:
-                    return None  # (a command named at run time: `"step_$s"`)
-                run = [w for items in held for w in items]
-            for path in _python_files(self.ctx, command.script, run):
-                if path is None:
+                if held is None:  # (a command named at run time: `"step_$s"`)
+                    if self._passed_over(command):
+                        continue
                     return None
-                self.python.setdefault(path)
+                run = [w for items in held for w in items]
+            python = _python_files(self.ctx, command.script, run)
+            if None in python and not self._passed_over(command):
+                return None
+            self.python.update((path, None) for path in python if path is not None)
             if call is None or id(command) == id(self.run.call.command):
                 continue  # (the script the route runs is given)
             if id(command) in self.others or (not call.targets and call.known is not None):
                 continue  # (another script's command, not run on this route)
-            if not call.targets:
+            if not call.targets and not self._passed_over(command):
                 return None
             targets.extend(call.targets)
         return targets
+
+    def _passed_over(self, command: Command) -> bool:
+        """Whether a command of the route's launcher that would leave the answer not known
+        does not run on the route (kept in `skipped`)."""
+        route = self.route
+        if route is None or command.script.top.path != route.launcher.path:
+            return False
+        if route.runs(command) is not False:
+            return False
+        self.skipped.append(command)
+        return True
 
     def _held(self, first: Word, script: Script) -> list[list[Word]] | None:
         """The words a command named by a variable runs, as the files walked assign it
