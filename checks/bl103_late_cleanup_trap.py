@@ -1722,6 +1722,14 @@ def _about_itself(resource: Resource, path: ExitPath) -> bool:
     return False
 
 
+# commands whose failure under `set -e` is seldom what ends a script (a message or a pause)
+_SELDOM = frozenset({"echo", "printf", "sleep", "tail", "head", "true", ":", "date", "hostname"})
+
+
+def _seldom_fails(path: ExitPath) -> bool:
+    return path.kind == "errexit" and path.command.base in _SELDOM
+
+
 def _described(path: ExitPath, resource: Resource) -> str:
     """The exit path as the message names it: of a called function's `exit`s, those not taken
     only when the resource is already gone (`! kill -0 "$PID"` before `exit 1`)."""
@@ -3169,18 +3177,27 @@ def _check_flow(
                     f"${resource.variable} when it is set, before line "
                     f"{flow.statements[named].span.line} assigns it"
                 )
+            # (the exit path the message names: not a command that seldom fails, where
+            # another may end the script, `tail -n 10 "$LOG"` before `ray job submit`; h81 W1)
+            shown_exit = (
+                next((p for p in leaks if not _seldom_fails(p)), leaks[0]) if leaks else None
+            )
             line = _release_line(script, release, released) if release is not None else None
-            if leaks and release is not None:  # (the release the early end skips, if one)
-                line = _release_after(script, releases, released, leaks[0].command) or line
+            if shown_exit is not None and release is not None:  # (the release it skips, if one)
+                line = _release_after(script, releases, released, shown_exit.command) or line
             where = (
                 f"only at line {line}{_called_release(script, line, released)}, with {no_trap}"
                 if line is not None
                 else "nowhere"
             )
-            exit_note = f"; {_described(leaks[0], resource)} ends the script first" if leaks else ""
+            exit_note = (
+                f"; {_described(shown_exit, resource)} ends the script first"
+                if shown_exit is not None
+                else ""
+            )
             related = (
-                (Location(script.path, leaks[0].command.first_line_span, "exit path"),)
-                if leaks
+                (Location(script.path, shown_exit.command.first_line_span, "exit path"),)
+                if shown_exit is not None
                 else ()
             )
             yield (
