@@ -72,8 +72,11 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         label = entry.runner
         if label not in wiring.labels and label not in wiring.listed_runners:
-            hint = _hint(wiring, label)
             launcher = wiring.launcher_path(label)
+            guessed = wiring.runner_names(label)
+            named = wiring.launcher_path(guessed[0]) if guessed else None
+            # (a launcher made for the name: not a misspelling of another label's; h80 W5)
+            hint = _hint(wiring, label, close=launcher is None and named is None)
             if launcher is not None:  # GitHub routes by the label; the name picks the launcher
                 yield Finding(
                     "BL205",
@@ -86,8 +89,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 )
                 continue
             # (`cluster:mi325x-tw`: the runners named after the cluster, as the wiring routes it)
-            guessed = wiring.runner_names(label)
-            named = wiring.launcher_path(guessed[0]) if guessed else None
             unknown = (
                 f"no runner is listed for it, though {named} would run runners named "
                 f"{guessed[0]}_* "
@@ -155,10 +156,10 @@ def _kin_launchers(wiring: Wiring, label: str) -> str:
     return ""
 
 
-def _hint(wiring: Wiring, label: str) -> str:
+def _hint(wiring: Wiring, label: str, close: bool = True) -> str:
     """What the label may have meant: a cluster-prefixed label of that name, the labels that
-    list runners named after it (a sub-fleet: `b200-dgxc_0` under `b200`), or a close name of
-    the same machine."""
+    list runners named after it (a sub-fleet: `b200-dgxc_0` under `b200`), or (`close`) a
+    close name of the same machine."""
     prefixed = [k for k in wiring.labels if k.endswith(":" + label)]
     if prefixed:
         return f" (did you mean '{prefixed[0]}'?)"
@@ -168,6 +169,8 @@ def _hint(wiring: Wiring, label: str) -> str:
     if listing:
         more = f" and {len(listing) - 1} more" if len(listing) > 1 else ""
         return f" (its runners {label}_* are listed under '{listing[0]}'{more})"
+    if not close:
+        return ""
     import difflib  # (only for a finding)
 
     # (a label's words with a number name its hardware, `mi300x`, `h200`, `b200`: a name with
