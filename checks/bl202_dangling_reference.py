@@ -48,8 +48,8 @@ when all the entry's routes, through every launcher of its runner label, end the
 It reports a launcher's `srtctl apply -f "$CONFIG_FILE"` (`--file=...`, `${CONFIG_FILE%%:*}`)
 that runs for an entry that sets no `CONFIG_FILE`, which the launcher does not assign before:
 srtctl gets an empty path, which Python reads as `.`, the folder srtctl runs in (its checkout);
-srtctl since srt-slurm 55698764 (2026-01-21) submits every YAML below a folder it is given as a
-job of its own, and an older one fails to read the folder as a recipe. The command must run for
+srtctl since NVIDIA/srt-slurm 55698764 (2026-01-21) submits every YAML below a folder it is given
+as a job of its own, and an older one fails to read the folder as a recipe. The command must run for
 every job of the entry that gets that far: its conditions hold on the route, and each command
 before it that may end the launcher surely does not, or is an `exit` of a nonzero number whose
 condition is not decided (`git clone ... || exit 1`: a job that ends there fails anyway; the
@@ -580,9 +580,9 @@ def _empty_recipe_files(ctx: Context) -> Iterator[Finding]:
                 f"{'every job' if every else 'jobs'} of {named}{past} with an empty recipe path, "
                 f"`{word.text}` ({'it sets' if len(names) == 1 else 'they set'} no {variables}): "
                 "srtctl reads an empty path as the folder it runs in (Python's `Path('')` is "
-                f"`.`), and since srt-slurm {since['commit']} ({since['date']}) submits every "
-                "YAML below it as a job of its own; an older srtctl fails to read that folder as "
-                "a recipe"
+                f"`.`), and since NVIDIA/srt-slurm {since['commit']} ({since['date']}; a fork "
+                "may differ) submits every YAML below it as a job of its own; an older srtctl "
+                "fails to read that folder as a recipe"
                 + wiring.assumption([located[n] for n in names if n in located], launcher),
                 Location(launcher, word.span),
                 related=tuple(
