@@ -133,10 +133,10 @@ def _problems(
     key = anchor.attempts_node or anchor.interval_node if anchor is not None else None
     defaulted = window.attempts_node is None and window.interval_node is None
     problems: list[Problem] = []
+    described = window.describe() + (
+        ", srtctl's default: the recipe sets no health_check" if defaulted else ""
+    )
     if wall is not None and window.seconds >= wall[0]:
-        described = window.describe() + (
-            ", srtctl's default: the recipe sets no health_check" if defaulted else ""
-        )
         problems.append(
             (
                 key or _time_limit_key(original),
@@ -168,8 +168,8 @@ def _problems(
             (
                 keys[0],
                 f"VLLM_ENGINE_READY_TIMEOUT_S={seconds} ({duration(seconds)}) is longer "
-                f"than the health-check window ({window.describe()}): the probe gives "
-                "up before the engine does",
+                f"than the health-check window ({described}): the probe gives up before "
+                "the engine does",
                 tuple(Location(path, k.span, "set here too") for k in keys[1:]),
             )
         )
