@@ -547,12 +547,12 @@ def _what_empty_does(slots: list[str]) -> str:
     empty argument or value."""
     vanished = "; ".join(_VANISHED[slot] for slot in dict.fromkeys(slots) if slot)
     if not vanished:
-        return "an empty value reaches the engine as an empty argument"
+        return "an empty value reaches the engine as an empty argument or option value"
     if "" not in slots:
         return f"an empty value vanishes from the unquoted command line: {vanished}"
     return (
-        "an empty value reaches the engine as an empty argument, or (unquoted) vanishes from "
-        f"the command line: {vanished}"
+        "an empty value reaches the engine as an empty argument or option value, or (unquoted) "
+        f"vanishes from the command line: {vanished}"
     )
 
 
