@@ -1864,7 +1864,7 @@ def _paths_of(
 def _say_unread(ctx: Context, script: Script, line: _Line, site: _Where) -> None:
     """Count a launcher's line whose script cannot be told (`_Line.unread`), where the script
     it names (a `.py` word, or a module after `-m`) is a file of the repository and options
-    follow it."""
+    (or words not known) follow it."""
     # (as `_named` reads them: a word that may be `--` is not known)
     texts = _texts(line.words)
     unknown = next((i for i, (text, _) in enumerate(texts) if text is None), None)
@@ -1873,7 +1873,8 @@ def _say_unread(ctx: Context, script: Script, line: _Line, site: _Where) -> None
         return
     at += unknown + 1
     rest = [text for text, _, _ in line.words[at + 1 :]]
-    options = any(text is not None and text[:1] == "-" for text in rest)
+    # (a word not known may hold options too: `"${ARGS[@]}"`; h82 W2)
+    options = any(text is None or text[:1] == "-" for text in rest)
     written = line.words[at][1]
     module = not _is_script(written)
     value = written.replace(".", "/") + ".py" if module else written

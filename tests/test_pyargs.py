@@ -603,7 +603,8 @@ def test_a_launcher_line_whose_script_cannot_be_told_is_said(tmp_path: Any) -> N
     """`torchrun ${ARGS[@]} train.py --bogus 2`: the launcher's options an array or a string
     assigned once before holds are read in its place; where the variable is assigned otherwise
     (appended to, or not at all) a word not known before the script's may name another script,
-    so the line is not read, and said (not skipped in silence)."""
+    so the line is not read, and said (not skipped in silence), also where its options come
+    from an array alone; not a line with nothing after the script (`torchrun $DIST train.py`)."""
     from tests.conftest import positions, run_lint, write_repo
 
     client = (
@@ -622,6 +623,8 @@ def test_a_launcher_line_whose_script_cannot_be_told_is_said(tmp_path: Any) -> N
                 "torchrun $UNSET_ARGS train.py --bogus 2\n"
                 'ONE="--nnodes 1"\ntorchrun $ONE train.py --bogus 2\n'
                 'torchrun "${ARGS[*]}" train.py --bogus 2\n'  # (one word: the items joined)
+                # (options only from an array: they may be there too; h82 W2)
+                'torchrun $DIST train.py "${EXTRA[@]}"\n'
             ),
         },
     )
@@ -629,8 +632,8 @@ def test_a_launcher_line_whose_script_cannot_be_told_is_said(tmp_path: Any) -> N
     assert positions(result) == ["run.sh:12:24", "run.sh:3:30", "run.sh:4:41"]
     said = (
         "Python scripts run after words whose values are not known (the program, or a "
-        "launcher's options: one could name another script), not read (BL116): 3 (run.sh:9, "
-        "run.sh:10, run.sh:13)"
+        "launcher's options: one could name another script), not read (BL116): 4 (run.sh:9, "
+        "run.sh:10, run.sh:13 and 1 more)"
     )
     assert said in result.warnings()
 
