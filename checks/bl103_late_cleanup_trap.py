@@ -1857,13 +1857,22 @@ def _starts_job(command: Command) -> bool:
     text = script.text_of(command.node)
     if "<(" in text or ">(" in text:
         return True
-    defined = script.functions.get(command.base or "")
-    return defined is not None and any(  # (what its body calls, taken as starting one)
-        defined.start_byte <= c.node.start_byte < defined.end_byte
-        and (c.base in script.functions or _starts_job(c))
-        for c in script.commands
-        if c is not command
-    )
+    return command.base in script.functions and _body_starts_job(script, command.base)
+
+
+def _body_starts_job(script: Script, name: str) -> bool:
+    """Whether a function's body may send a job to the background: a command of it that does,
+    or a call of a function (taken as starting one). Worked out once per function."""
+    known = script.memo.setdefault("bl103-body-jobs", {})
+    assert isinstance(known, dict)
+    if name not in known:
+        defined = script.functions[name]
+        known[name] = any(
+            defined.start_byte <= c.node.start_byte < defined.end_byte
+            and (c.base in script.functions or _starts_job(c))
+            for c in script.commands
+        )
+    return bool(known[name])
 
 
 def _only_job(script: Script, start: Command) -> bool:
@@ -1953,7 +1962,7 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
             # (in a loop, each pass's when the wait is in that pass: `for ...; do vllm serve
             # ... & ...; wait -n; done`)
             in_loop = command.loops[: len(started.loops)] == started.loops
-            return not given and alone and not later and in_loop
+            return not given and not later and in_loop and _only_job(script, started)
         if not given:
             return True
         if len(given) != 1:
@@ -1967,9 +1976,8 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
             spec == "%1"
             or (spec[:1] == "%" and script.text_of(started.node).startswith(spec[1:].lstrip("?")))
         )
-        return (job and alone and not later) or _waits_on(command, names)
+        return (job and not later and _only_job(script, started)) or _waits_on(command, names)
 
-    alone = _only_job(script, started)
     # (the exit path itself too: `waiter` failing returns only once the process has ended)
     end = flow.place_of(at) + (1 if flow.index(at) is not None else 0)
     saved = False  # (the statement that keeps its `$!` first: a later one is another job's)

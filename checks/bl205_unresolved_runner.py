@@ -177,5 +177,5 @@ def _hint(wiring: Wiring, label: str, close: bool = True) -> str:
     # other such words is another machine, however close the spelling)
     machine = _MACHINE.findall(label.lower())
     same = [k for k in wiring.labels if _MACHINE.findall(k.lower()) == machine]
-    close = difflib.get_close_matches(label, same, n=1, cutoff=0.75)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    matches = difflib.get_close_matches(label, same, n=1, cutoff=0.75)
+    return f" (did you mean '{matches[0]}'?)" if matches else ""
