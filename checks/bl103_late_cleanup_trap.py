@@ -1850,8 +1850,8 @@ def _starts_job(command: Command) -> bool:
     the script whose body may."""
     script = command.script
     words = command.words
-    if command.background or command.base == "coproc":
-        return True
+    if command.background or command.base in ("coproc", "source", "."):
+        return True  # (a file sourced may start one: h83 R3)
     if command.base == "eval":
         return not (len(words) > 1 and words[1].value == "wait")
     text = script.text_of(command.node)
@@ -1879,8 +1879,11 @@ def _only_job(script: Script, start: Command) -> bool:
     """Whether the process started at `start` is the only job its shell may have had: no
     command before it may have sent one to the background (in the text: a function defined
     before it and called later counts too)."""
+    outer = start.loops[:1]  # (in a loop, one after it starts a job before the next pass)
     return not any(
-        c.node.start_byte < start.node.start_byte and c is not start and _starts_job(c)
+        (c.node.start_byte < start.node.start_byte or (outer and c.loops[:1] == outer))
+        and c is not start
+        and _starts_job(c)
         for c in script.commands
     )
 
@@ -1972,10 +1975,10 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
         spec = given[0]
         if spec in _LAST_JOB:
             return not later or _waits_on(command, names)
-        job = not started.loops and (
-            spec == "%1"
-            or (spec[:1] == "%" and script.text_of(started.node).startswith(spec[1:].lstrip("?")))
-        )
+        # (`%vllm` names a job by its text, which a timed one starts with `time`: h83 R3)
+        text = script.text_of(started.node)
+        named = spec[:1] == "%" and not started.timed and text.startswith(spec[1:].lstrip("?"))
+        job = not started.loops and (spec == "%1" or named)
         return (job and not later and _only_job(script, started)) or _waits_on(command, names)
 
     # (the exit path itself too: `waiter` failing returns only once the process has ended)
@@ -2457,7 +2460,9 @@ def _bash_keeps(server: Command) -> bool:
     2>&1"`), is timed, piped or in a loop, a command of the string comes after it, or the
     string sets a trap. bash runs a plain last command in its place (since 5.1 after `cd /w &&`
     too, before 5.1 not: not known)."""
-    if server.redirects or server.piped or server.apart is not None or server.timed:
+    # (`time` of a string's command, not read as blanks there: `bash -c "time vllm ..."`)
+    timed = server.timed or server.name == "time"
+    if server.redirects or server.piped or server.apart is not None or timed:
         return True
     if server.loops:
         return True

@@ -398,20 +398,34 @@ def _held_flag(command: Command) -> str | None:
 
 def _comment_start(text: str) -> int | None:
     """Where a comment starts on a line: a `#` at its start or after a blank bash does not
-    escape (`x \\ #y` is the words `x`, ` #y`); None where there is none, or a quote before
-    it (not read here)."""
-    blank, escaped = True, False
-    for at, char in enumerate(text):
+    escape (`x \\ #y` is the words `x`, ` #y`), past quoted strings (h83 W1); None where there
+    is none, or a backquote or a quote not closed on the line before it (not read here)."""
+    blank, escaped, at = True, False, 0
+    while at < len(text):
+        char = text[at]
         if escaped:
             blank = escaped = False
         elif char == "\\":
             blank, escaped = False, True
-        elif char in "'\"`":
+        elif char == "'":
+            at = text.find("'", at + 1)
+            if at < 0:
+                return None
+            blank = False
+        elif char == '"':
+            at += 1
+            while at < len(text) and text[at] != '"':
+                at += 2 if text[at] == "\\" else 1
+            if at >= len(text):
+                return None
+            blank = False
+        elif char == "`":
             return None
         elif char == "#" and blank:
             return at
         else:
             blank = char in " \t"
+        at += 1
     return None
 
 
@@ -421,21 +435,25 @@ def _cut(path: str, line: int, text: str) -> tuple[str, Fix | None]:
     the command (a `\\` after it would join nothing: none), or no `\\` (one added, unsafe)."""
     stripped = text.strip()
     end = len(text)
-    if _BLANKS_AFTER.search(text):
+    comment = _comment_start(text)
+    blanks = _BLANKS_AFTER.search(text)
+    if blanks is not None and (comment is None or blanks.start() < comment):
         kept = text.rstrip(" \t")
         span = Span(line, len(kept) + 1, line, end + 1)
         fix = Fix("remove the blanks after the `\\`", (Edit(path, span, ""),))
         return f"line {line} has blanks after its `\\`, which escapes a blank instead", fix
     if stripped.endswith((";", "&", "|")):
         return f"line {line} ends its command with `{stripped[-1]}`", None
-    comment = _comment_start(text)
     escaped = _ESCAPED_NOTE.search(text)
     if comment is not None:  # (a `\` after it would be the comment's: no fix)
         if escaped is not None and escaped.start(3) == comment:
-            # (`--flag x \  # note`: the `\` escapes the blank, a word of its own; h81 W2)
+            # (`--flag x \  # note`: the `\` escapes the blank, a word of its own, or the end
+            # of the word before it, `--tp=8\  # note`; h81 W2, h83 W2)
+            alone = escaped.start(1) == 0 or text[escaped.start(1) - 1] in " \t"
+            what = "a word of one blank" if alone else "the last character of its word"
             return (
-                f"line {line}'s `\\` escapes the blank after it (a word of one blank), and "
-                "the comment after that ends the command",
+                f"line {line}'s `\\` escapes the blank after it ({what}), and the comment "
+                "after that ends the command",
                 None,
             )
         if _CONTINUED.search(text):

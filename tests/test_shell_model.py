@@ -656,6 +656,8 @@ def test_bash_time_is_read_as_the_command_it_times() -> None:
         "time vllm serve m &\n"
         "A=1 time g a\n"
         '"time" h b\n'
+        "echo | time k c\n"  # (after a `|`, the program: h83 R1)
+        "time -p -p m d\n"  # (one `-p`: bash runs the second as a command; h83 R4)
     )
     by_line = {c.span.line: c for c in script.commands}
     assert (by_line[2].base, by_line[2].span.column, by_line[2].timed) == ("f", 6, True)
@@ -665,6 +667,11 @@ def test_bash_time_is_read_as_the_command_it_times() -> None:
     assert by_line[4].base == "vllm" and by_line[4].background and by_line[4].timed
     assert (by_line[5].base, by_line[5].timed) == ("time", False)
     assert (by_line[6].base, by_line[6].timed) == ("time", False)
+    assert [(c.base, c.timed) for c in script.commands if c.span.line == 7] == [
+        ("echo", False),
+        ("time", False),
+    ]
+    assert (by_line[8].base, by_line[8].timed) == ("-p", True)
     assert script.file.data.startswith(b"f() { X=1; }\ntime f MODEL\n")
     # (kept in the cache's form of the model as well)
     from benchlint.shell.summary import decode_script, encode_script

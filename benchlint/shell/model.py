@@ -1370,7 +1370,7 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
     for the command's name. Each command it timed is kept (`Command.timed`)."""
     script = _parse(file, file.data, keep_tree)
     timed: set[int] = set()
-    for _ in range(2):  # (`time time f`)
+    for _ in range(4):  # (`time time f`)
         if not script.time_words:
             break
         read = bytearray(script.src)
@@ -1383,6 +1383,18 @@ def parse_file(file: SourceText, keep_tree: bool = False) -> Script:
         script = untimed
     script.timed = frozenset(timed)
     return script
+
+
+def _pipeline_head(node: Node) -> bool:
+    """Whether the command starts its pipeline, where bash reads its reserved words (after a
+    `|`, `time` is the program: h83 R1)."""
+    while node.parent is not None and node.parent.type == "redirected_statement":
+        node = node.parent
+    parent = node.parent
+    if parent is None or parent.type != "pipeline":
+        return True
+    first = parent.named_children[0] if parent.named_child_count else None
+    return first is not None and first.start_byte == node.start_byte
 
 
 def _next_word(src: bytes, at: int) -> int:
@@ -2641,12 +2653,17 @@ class _Builder:
         assignment, or quoted, it is the program). Its `-p` and `--` are its own."""
         src = self.script.src
         found: list[tuple[int, int]] = []
+        taken: list[bytes] = []
         for word in words:
             where = word.node
             text = src[where.start_byte : where.end_byte]
+            # (one `-p`, then `--`: bash runs a second `-p` as a command; h83 R4)
             if (not found and text != b"time") or (found and text not in (b"-p", b"--")):
                 break
+            if text in taken:
+                break
             found.append((where.start_byte, where.end_byte))
+            taken.append(text)
             if text == b"--":
                 break
         self.script.time_words.extend(found)
@@ -2709,7 +2726,7 @@ class _Builder:
                         break
                     written.append((words.pop(0), *split))
         words += [self.word(d) for d in self.args_after.pop(node.id, ())]
-        if not prefix and words and rest[0].type == "command_name":
+        if not prefix and words and rest[0].type == "command_name" and _pipeline_head(node):
             self.time_keyword(words)
         command = self.new_command(node, words, ctx)
         command.background = _is_background(node)
