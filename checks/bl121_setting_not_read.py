@@ -184,9 +184,10 @@ def check(ctx: Context) -> Iterator[Finding]:
     if not fields:
         return
     wiring = ctx.wiring
-    # (each verdict with the launcher's commands it passed over as not run on its route: a
-    # route that may run one of them is asked again)
-    verdicts: dict[tuple[object, ...], tuple[bool | None, list[Command]]] = {}
+    # (each verdict with the launcher's commands it passed over as not run on its route, and
+    # the one that left it not known: a route that may run one of the first, or does not run
+    # the last, is asked again, so no route's answer depends on the order they are asked in)
+    verdicts: dict[tuple[object, ...], tuple[bool | None, list[Command], Command | None]] = {}
     twins: dict[tuple[str, str], str | None] = {}
     found: dict[tuple[int, str, str], _Ignored] = {}
     for launcher, pairs in sorted(wiring.pairs_of_launcher.items()):
@@ -220,9 +221,14 @@ def check(ctx: Context) -> Iterator[Finding]:
                 copies = _step_copies(route, name, source["field"])
                 key = (paths, others, id(run.call), name, *sorted(copies))
                 known = verdicts.get(key)
-                if known is None or not all(route.runs(c) is False for c in known[1]):
+                if (
+                    known is None
+                    or not all(route.runs(c) is False for c in known[1])
+                    or (known[2] is not None and route.runs(known[2]) is False)
+                ):
                     reading = _Reading(ctx, name, run, others, copies, route)
-                    known = verdicts[key] = (reading.reads(paths), reading.skipped)
+                    verdict = reading.reads(paths)
+                    known = verdicts[key] = (verdict, reading.skipped, reading.blocker)
                 if known[0] is False:
                     ignored = found.setdefault(
                         (id(run.call), name, value), _Ignored(run, last, name, value)
@@ -417,6 +423,7 @@ class _Reading:
         # route's values keep them from running (h80 M1: `source "$UV_INSTALL_DIR/env"` in
         # the branch of the launcher that runs srtctl)
         self.skipped: list[Command] = []
+        self.blocker: Command | None = None  # (the launcher's command that left it not known)
         self.name = name
         self.copies = copies or set()  # the same value under other names (the step's)
         self.run = run
@@ -564,6 +571,7 @@ class _Reading:
         if route is None or command.script.top.path != route.launcher.path:
             return False
         if route.runs(command) is not False:
+            self.blocker = command
             return False
         self.skipped.append(command)
         return True
