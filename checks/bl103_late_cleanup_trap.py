@@ -1846,8 +1846,8 @@ _LAST_JOB = frozenset({"$!", "${!}", "%%", "%+"})
 
 def _starts_job(command: Command) -> bool:
     """Whether the command may send a job to the background of its shell (and set `$!`): `&`,
-    a process substitution, `coproc`, an `eval` (not `eval wait ...`), a call of a function of
-    the script whose body may."""
+    a process substitution, `coproc`, a file sourced, an `eval` (not `eval wait ...`), a call
+    of a function of the script whose body may."""
     script = command.script
     words = command.words
     if command.background or command.base in ("coproc", "source", "."):
