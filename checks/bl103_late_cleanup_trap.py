@@ -2439,6 +2439,7 @@ class _Sent:
     what: str = "runs in a statement sent to the background as a whole"
     whose: str = "the shell bash runs it in"
     help: str = _WITH_EXEC
+    ended: str = "that shell"  # (what the kill ends: GNU time is no shell; h83 W4)
 
 
 def _bash_sent(command: Command, statement: str) -> _Sent:
@@ -2524,6 +2525,7 @@ def _job_server(command: Command, engines: dict[int, Command]) -> tuple[Command,
             "the shell bash times it in" if keyword else "`time`'s, which runs it as its child",
             help="start it without `time` (`vllm serve ... > server.log 2>&1 &`) and keep that "
             "`$!`",
+            ended="that shell" if keyword else "`time`",
         )
     if server is command:
         return None
@@ -2763,7 +2765,7 @@ def _sent_finding(
         statement = clip(one_line(sent.statement), 40)
         message = (
             f"`{shown}` {sent.what} (`{statement}`), whose `$!` is {sent.whose}: "
-            f"`{killed}` (line {kill.span.line}) ends that shell, not it (it goes on)"
+            f"`{killed}` (line {kill.span.line}) ends {sent.ended}, not it (it goes on)"
         )
         help = sent.help
     else:
