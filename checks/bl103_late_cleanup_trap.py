@@ -109,6 +109,7 @@ or that only `docker run` (`podman run`) commands run as their container's comma
 (`docker run --rm img bash -lc 'bash /w/server.sh | tee log'`, also through variables:
 `$MAYBE_EXEC $DOCKER_CMD run ... bash -lc '"$RUN_FILE_FULL" | tee log'` with DOCKER_CMD `docker` or
 `sudo docker`; not where the command goes on after it, `; sleep infinity`, nor with `--pid=host`),
+or `srun` as its step's task (Slurm ends what a step leaves running when its task ends),
 and that no route or workflow step's `run:` starts,
 ends with the container, and is counted, not reported (run on a host, it would leak), unless it is
 itself a `docker run` (a sibling container, through the host's docker socket); so is, in such a
@@ -2120,10 +2121,10 @@ _IN_LOOP = (
     "them still runs at an exit, and what releases it, is not modelled)"
 )
 _IN_IMAGE = (
-    "background processes of scripts that run only in a container (a Dockerfile copies them "
-    "into its image and runs them, or a `docker run` runs them as its command), not reported "
-    "(BL103: they end with the container; a run of the script on a host would leave them "
-    "running)"
+    "background processes of scripts that run only in a container or a Slurm step (a "
+    "Dockerfile copies them into its image and runs them, a `docker run` runs them as its "
+    "command, or `srun` as its step's task), not reported (BL103: they end with the container "
+    "or the step; a run of the script on a host would leave them running)"
 )
 
 
@@ -3663,9 +3664,11 @@ def _container_command(command: Command) -> bool:
     """Whether the command is the command a `docker run` (`podman run`) container runs, or its
     last act (`docker run --rm img bash -lc 'bash /workspace/server.sh | tee log'`; t76b,
     t81b, InferenceX's amd_utils/server.sh): what it leaves running ends with the container
-    (its PID namespace goes with its first process). Not where the container's command goes
-    on after it (`bash srv.sh; sleep infinity`, `&& tail -f /dev/null`, `bash srv.sh & python3
-    job.py`; t82a), nor where the container uses the host's PID namespace (`--pid=host`)."""
+    (its PID namespace goes with its first process); or the task of a Slurm step (`srun ...
+    bash bench.sh`), whose processes Slurm ends when the step's task ends. Not where the
+    container's command goes on after it (`bash srv.sh; sleep infinity`, `&& tail -f
+    /dev/null`, `bash srv.sh & python3 job.py`; t82a), nor where the container uses the host's
+    PID namespace (`--pid=host`)."""
     at: Command | None = command
     below = command
     while at is not None:
@@ -3674,6 +3677,8 @@ def _container_command(command: Command) -> bool:
         if container is not None:
             pid = container.option("--pid")
             return (pid is None or pid != "host") and (below is at or _last_act(below))
+        if "srun" in wrappers:  # (a Slurm step: Slurm ends what is left of it with it; h80 W6)
+            return below is at or _last_act(below)
         below, at = at, at.script.parent
     return False
 
