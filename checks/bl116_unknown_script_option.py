@@ -2037,7 +2037,7 @@ class _Folders:
                     and change.function is None
                     and command.function is None
                     and (not change.subshell or same_subshell(change, command))
-                    and not change.guards
+                    and (not change.guards or _ran_first(change, command))
                     and not change.loops
                     and change.base != "popd"
                 ):
@@ -2061,6 +2061,24 @@ class _Folders:
                 return False
             last = own[1]
         return calls[0] > last
+
+
+def _ran_first(change: Command, command: Command) -> bool:
+    """Whether a `cd` under conditions surely ran, and succeeded, before the command: both in
+    an `&&` chain the command runs only after (`cd .github && cd scripts && python3 -m gate`:
+    its condition is the chain before it; h83 M6)."""
+    return any(
+        guard.expect
+        and not guard.patterns
+        and guard.node.start_byte <= change.node.start_byte < guard.node.end_byte
+        and all(
+            own.expect
+            and not own.patterns
+            and guard.node.start_byte <= own.node.start_byte < guard.node.end_byte
+            for own in change.guards
+        )
+        for guard in command.guards
+    )
 
 
 def _folder_of(script: Script, command: Command, base: str | None = None) -> str | None:
