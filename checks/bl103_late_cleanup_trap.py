@@ -2002,6 +2002,8 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
             saved = True
         if command.background or command.apart is not None or command.function != at.function:
             continue
+        if not (waits(command) or _waiter(script, command, at, waits)):
+            continue
         # (in the loops the exit, or the start, is in, with no `break`, `continue` or
         # `return` between that may leave first)
         others = [
@@ -2010,8 +2012,6 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
             if other.loops[: len(command.loops)] == command.loops
             and (other is at or not _left_between(script, started, command, at))
         ]
-        if not others or not (waits(command) or _waiter(script, command, at, waits)):
-            continue
         for other in others:
             found[id(other)].append(tuple(command.guards))
             # (under no condition the exit, or the start, is not under, or in both
