@@ -1954,7 +1954,7 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
             return False  # (`disown`: no longer a job of the shell's; h79 R1)
         words = command.words
         while len(words) > 1 and words[0].value in _IN_SHELL and words[0].static:
-            words = words[1:]  # (`command wait`, `builtin wait`, `time wait`, `eval wait`)
+            words = words[1:]  # (`command wait`, `builtin wait`, `eval wait`)
         if not words or words[0].value != "wait":
             return _waits_on(command, names)
         read = _wait_words(words)
@@ -1993,8 +1993,8 @@ def _waited_before(flow: Flow, path: ExitPath, start: int, resource: Resource) -
         disowned = disowned or (
             command.base == "disown" and not any(w.value == "-h" for w in command.args)
         )
-        # (what may start a job: `&`, a process substitution, `coproc`, an `eval`, a call of
-        # a function of the script that may; h79 R1)
+        # (what may start a job: `&`, a process substitution, `coproc`, a file sourced, an
+        # `eval`, a call of a function of the script that may; h79 R1, h83 R3)
         later = later or _starts_job(command)
         if any(a.name in names for a in command.assignments):
             if saved:
