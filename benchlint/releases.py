@@ -427,6 +427,18 @@ def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     return found
 
 
+def srtctl_commands(script: Script) -> list[Command]:
+    """The script's commands that run srtctl (a word of theirs names it: behind wrappers, in a
+    shell string too)."""
+    if b"srtctl" not in script.src:
+        return []
+    return [
+        c
+        for c in script.all_commands()
+        if any(w.static and posixpath.basename(w.value) == "srtctl" for w in c.words)
+    ]
+
+
 def runs_srtctl(ctx: Context, path: str) -> bool:
     """Whether the launcher runs srtctl (which reads the recipe CONFIG_FILE names): in its own
     text, a shell string in it, or a script it sources or runs (two deep). A launcher that
@@ -441,12 +453,7 @@ def runs_srtctl(ctx: Context, path: str) -> bool:
             script = ctx.ws.shell(current)
             if script is None:
                 continue
-            found = b"srtctl" in script.src and any(
-                posixpath.basename(w.value) == "srtctl"
-                for c in script.all_commands()
-                for w in c.words
-                if w.static
-            )
+            found = bool(srtctl_commands(script))
             for call in ctx.environment.calls.calls_in(script) if depth < 2 else ():
                 for target in call.targets:
                     if target not in seen:

@@ -228,6 +228,7 @@ from benchlint.shell.flow import (
     reads_pipe,
 )
 from benchlint.shell.model import (
+    IN_THIS_SHELL,
     Command,
     Guard,
     Script,
@@ -1840,7 +1841,7 @@ def _waits_on(command: Command, names: frozenset[str]) -> bool:
 
 # what runs the builtin after it in this shell (`command wait`, `builtin wait`, `eval wait`:
 # its words are the command again; `time wait` is read as `wait`)
-_IN_SHELL = frozenset({"command", "builtin", "eval"})
+_IN_SHELL = IN_THIS_SHELL | {"eval"}
 # the last job sent to the background, by `$!` or by job spec
 _LAST_JOB = frozenset({"$!", "${!}", "%%", "%+"})
 

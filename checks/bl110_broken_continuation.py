@@ -84,7 +84,8 @@ from benchlint.source import SourceText
 # a line that ends in `\`, as bash reads it: an odd number of backslashes before the newline
 _CONTINUED = re.compile(r"(?<!\\)(?:\\\\)*\\$")
 _BLANKS_AFTER = re.compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
-# inside an array's `( ... )`, a `\` then blanks before a `#`: an escaped blank, then words
+# a `\` then blanks before a `#`: an escaped blank, then a comment (after more blanks) or words
+# (in an array's `( ... )`, or ending a command's line: `_cut`)
 _ESCAPED_NOTE = re.compile(r"(?<!\\)(?:\\\\)*(\\[ \t])([ \t]*)(#[^\n]*)")
 # a Hydra (OmegaConf) override, the options of verl's, NeMo's and Megatron-Bridge's command
 # lines: `trainer.nnodes=2`, `+trainer.extra=1`, `++a.b=c` (a dotted name, or one after `+`: no

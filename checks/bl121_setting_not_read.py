@@ -157,7 +157,7 @@ from benchlint.environment import appends
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.registry import rule
-from benchlint.releases import ScriptRun, runs_srtctl, scripts_run
+from benchlint.releases import ScriptRun, runs_srtctl, scripts_run, srtctl_commands
 from benchlint.shell.expand import UNSET
 from benchlint.shell.invocation import SHELLS
 from benchlint.shell.model import Assignment, Command, Script, Word, sets_positional
@@ -246,11 +246,7 @@ def _srtctl_may_run(ctx: Context, route: Route) -> bool:
     script = ctx.ws.shell(route.launcher.path)
     if script is None:
         return True
-    own = [
-        c
-        for c in script.all_commands()
-        if any(w.static and posixpath.basename(w.value) == "srtctl" for w in c.words)
-    ]
+    own = srtctl_commands(script)
     return not own or any(route.runs(c) is not False for c in own)
 
 

@@ -2648,10 +2648,14 @@ class _Builder:
         word = Word(self.script, Syn("word", start, node.end_byte - 1), value, None, True)
         return found.group(1).decode(), word
 
-    def time_keyword(self, words: list[Word]) -> None:
-        """`time`, unquoted, where a command's name stands: bash's reserved word (behind an
-        assignment, or quoted, it is the program). Its `-p` and `--` are its own."""
+    def time_keyword(self, node: Node, words: list[Word]) -> None:
+        """`time`, unquoted, where a command's name stands at the head of its pipeline: bash's
+        reserved word (behind an assignment, quoted, or after a `|`, it is the program). Its
+        `-p` and `--` are its own."""
         src = self.script.src
+        first = words[0].node
+        if src[first.start_byte : first.end_byte] != b"time" or not _pipeline_head(node):
+            return
         found: list[tuple[int, int]] = []
         taken: list[bytes] = []
         for word in words:
@@ -2726,8 +2730,8 @@ class _Builder:
                         break
                     written.append((words.pop(0), *split))
         words += [self.word(d) for d in self.args_after.pop(node.id, ())]
-        if not prefix and words and rest[0].type == "command_name" and _pipeline_head(node):
-            self.time_keyword(words)
+        if not prefix and words and rest[0].type == "command_name":
+            self.time_keyword(node, words)
         command = self.new_command(node, words, ctx)
         command.background = _is_background(node)
         for child in rest:
