@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from benchlint.lazyre import lazy_compile
+
 CONTEXTS = frozenset(
     {"github", "env", "vars", "job", "jobs", "steps", "runner", "secrets", "strategy"}
     | {"matrix", "needs", "inputs"}
@@ -42,7 +44,7 @@ FUNCTIONS = {
 MAX_DEPTH = 50
 MAX_LENGTH = 21000
 _BOUNDARY = frozenset("([)],.!><=&|")
-_LEGAL = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_LEGAL = lazy_compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _KEYWORDS = {
     "true": "TRUE",
     "false": "FALSE",
@@ -51,7 +53,7 @@ _KEYWORDS = {
     "Infinity": "NUMBER",
 }
 # what JavaScript's Number() reads (a number token's text must be one)
-_JS_NUMBER = re.compile(
+_JS_NUMBER = lazy_compile(
     r"\s*(?:[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|Infinity)"
     r"|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|)\s*"
 )
@@ -75,7 +77,7 @@ class ExpressionError(Exception):
 
 
 # where a word ends: at a boundary character, a white space (`_boundary`), or the text's end
-_WORD_END = re.compile("[" + re.escape("".join(sorted(_BOUNDARY))) + r"\s]|$")
+_WORD_END = lazy_compile("[" + re.escape("".join(sorted(_BOUNDARY))) + r"\s]|$")
 
 
 def _boundary(c: str) -> bool:
@@ -300,7 +302,7 @@ class Embedded:
 
 
 # what ends a stretch of an expression's text: a string's quote, or the `}}` that closes it
-_STRING_OR_CLOSE = re.compile(r"'|\}\}")
+_STRING_OR_CLOSE = lazy_compile(r"'|\}\}")
 
 
 def embedded(value: str) -> Iterator[Embedded]:

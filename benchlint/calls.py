@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchlint import profile
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.braces import expansions
 from benchlint.shell.invocation import LONE_VARIABLE, Invocation, Wrapper
 from benchlint.shell.model import (
@@ -39,7 +40,7 @@ from benchlint.workspace import Workspace
 ROOT_VARIABLES = profile.WORKSPACE_VARIABLES
 ROOT_MOUNTS = profile.WORKSPACE_MOUNTS
 # an expansion in a path word: `${...}`, `$(...)` (one level of nesting), `$NAME`, `$1`
-PATH_EXPANSION = re.compile(
+PATH_EXPANSION = lazy_compile(
     r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
 )
 _SOURCE_COMMANDS = frozenset({"source", "."})
@@ -335,7 +336,7 @@ def _is_script_dir(expr: str) -> bool:
 # a folder written as an absolute path whatever the working directory: `$(cd DIR && pwd)`,
 # `$(realpath DIR)`, `$(readlink -f DIR)`, or the folder of a path made so
 # (`$(dirname "$(readlink -f "$0")")`)
-_ANCHORED = re.compile(
+_ANCHORED = lazy_compile(
     r'"?\$\(\s*(?:cd\s[^()]*(?:\([^()]*\)[^()]*)*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)'
     r"|(?:realpath|readlink\s+-f)\s"
     r'|dirname\s+(?:--\s+)?"?\$\(\s*(?:realpath|readlink\s+-f)\s)'
@@ -445,12 +446,14 @@ def _variable_of(expr: str) -> str:
 # a bind mount's source that names a folder of the checkout: `$(realpath benchmarks/)`,
 # `$(readlink -f benchmarks)`, `$(pwd)/benchmarks`, `$PWD/benchmarks` (from the folder the
 # launcher runs in), `$GITHUB_WORKSPACE/benchmarks`; the rest, the folder's path ("": the root)
-_CWD_SOURCE = re.compile(
+_CWD_SOURCE = lazy_compile(
     r'"?(?:\$\((?:realpath|readlink\s+-f)\s+"?(?P<of>[^"$`()\s]*)"?\s*\)'
     r'|(?:\$\(pwd\)|\$PWD|\$\{PWD\})"?(?P<below>/[^"$`()\s]*)?'
     r'|(?P<dot>\.(?:/[^"$`()\s]*)?))"?'  # (`./benchmarks`: docker 23 binds it)
 )
-_ROOT_SOURCE = re.compile(r'"?\$\{?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}?"?(?P<below>/[^"$`()\s]*)?"?')
+_ROOT_SOURCE = lazy_compile(
+    r'"?\$\{?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}?"?(?P<below>/[^"$`()\s]*)?"?'
+)
 
 
 def bind_mounts(command: Command) -> tuple[tuple[str, str | None], ...]:
@@ -690,7 +693,7 @@ def _moved_before(command: Command, assigned: set[str], folders: bool) -> bool:
 
 
 # a `cd` to the checkout: `$GITHUB_WORKSPACE`, `"${GITHUB_WORKSPACE}/"`, `${GITHUB_WORKSPACE:-.}`
-_ROOT_TARGET = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}?/?")
+_ROOT_TARGET = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::?-[^}]*)?\}?/?")
 
 
 def in_mounted_folder(
@@ -768,7 +771,7 @@ _RESOLVED = rf'(?:"?{_SELF}"?|"?\$\(\s*(?:readlink\s+-f|realpath)\s+(?:--\s+)?"?
 _DIRNAME = rf"\$\(\s*dirname\s+(?:--\s+)?{_RESOLVED}\s*\)"
 # what `cd` may be followed by before `&& pwd`: its output sent away (`&> /dev/null`)
 _QUIET = r"(?:\s*(?:&>|>|2>&1|1>)\s*(?:/dev/null)?)*"
-_SCRIPT_FOLDER = re.compile(
+_SCRIPT_FOLDER = lazy_compile(
     rf'(?:"?{_DIRNAME}"?'
     rf'|\$\(\s*cd\s+(?:-P\s+)?(?:--\s+)?"?{_DIRNAME}(?P<up>(?:/[A-Za-z0-9_.-]+)*)/?"?'
     rf"{_QUIET}\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"
@@ -807,7 +810,7 @@ def _script_folder(script: Script, expression: str) -> str | None:
 
 
 _VARIABLE_PATH = r'"?\$\{?(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)\}?(?P<UP>(?:/[A-Za-z0-9_.-]+)*)/?"?'
-_OF_VARIABLE = re.compile(
+_OF_VARIABLE = lazy_compile(
     r"\$\(\s*(?:realpath|readlink\s+-f)\s+(?:--\s+)?"
     + _VARIABLE_PATH.replace("NAME", "name").replace("UP", "up")
     + r"\s*\)"
@@ -817,9 +820,9 @@ _OF_VARIABLE = re.compile(
     + r'|\$\(\s*dirname\s+(?:--\s+)?"?\$\{?(?P<dn_name>[A-Za-z_][A-Za-z0-9_]*)\}?"?\s*\)'
 )
 # a command substitution in backticks with no backslash or nested one inside
-_BACKTICKS = re.compile(r"`([^`\\]*)`")
+_BACKTICKS = lazy_compile(r"`([^`\\]*)`")
 _ABSOLUTE_SELF = rf'"?\$\(\s*(?:readlink\s+-f|realpath)\s+(?:--\s+)?"?{_SELF}"?\s*\)"?'
-_DIRNAME_OF = re.compile(r'\$\(\s*dirname\s+(?:--\s+)?"?(.*?)"?\s*\)')
+_DIRNAME_OF = lazy_compile(r'\$\(\s*dirname\s+(?:--\s+)?"?(.*?)"?\s*\)')
 
 
 def _nested_dirnames(expression: str) -> int | None:
@@ -964,7 +967,7 @@ def known_source(script: Script, value: str) -> dict[str, list[str]] | None:
 
 
 # how a path outside the repository names the home folder (a container's runs as root)
-_HOME = re.compile(r"\$HOME\b|\$\{HOME\}|~(?=/)|/root\b")
+_HOME = lazy_compile(r"\$HOME\b|\$\{HOME\}|~(?=/)|/root\b")
 
 
 def venv_activation(script: Script, value: str) -> bool:
@@ -1004,7 +1007,7 @@ def last_separator(text: str) -> int:
     return cut
 
 
-_OWN_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]((?:[^{}]|\{[^{}]*\})*)\}")
+_OWN_DEFAULT = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]((?:[^{}]|\{[^{}]*\})*)\}")
 
 
 def own_default(value: str, name: str) -> str:
@@ -1147,11 +1150,11 @@ def _not_known(script: Script, name: str) -> bool:
 
 
 # the root of the checkout the script runs in
-_CHECKOUT_ROOT = re.compile(r"\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)")
+_CHECKOUT_ROOT = lazy_compile(r"\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)")
 # the folder the command runs in
 _CURRENT_FOLDER = frozenset({"$(pwd)", "$PWD", "${PWD}"})
 # a parameter expansion with a default or an assignment: `${X:-d}`, `${X-d}`, `${X:=d}`
-_DEFAULTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]")
+_DEFAULTED = lazy_compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]")
 
 
 def _pattern(text: str, script: Script, depth: int) -> str:
@@ -1205,7 +1208,7 @@ def loop_words(text: str, name: str) -> list[str]:
 
 
 # a loop's word written out as a path's part (no quote, expansion or glob)
-LOOP_VALUE = re.compile(r"[A-Za-z0-9_./+-]+")
+LOOP_VALUE = lazy_compile(r"[A-Za-z0-9_./+-]+")
 
 
 def _mount_candidates(path: str) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchlint.finding import Severity
+from benchlint.lazyre import lazy_compile
 
 
 class ConfigError(Exception):
@@ -204,7 +205,7 @@ def _engine_releases(value: Any, where: str) -> dict[str, str]:
     return dict(value)
 
 
-_RELEASE = re.compile(r"\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?")  # (`0.10.1.1` too)
+_RELEASE = lazy_compile(r"\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?")  # (`0.10.1.1` too)
 
 
 def parse_severity(value: Any, where: str) -> Severity:
@@ -216,7 +217,7 @@ def parse_severity(value: Any, where: str) -> Severity:
         ) from None
 
 
-_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(|B|KB|MB|KiB|MiB|K|M)", re.IGNORECASE)
+_SIZE = lazy_compile(r"(\d+(?:\.\d+)?)\s*(|B|KB|MB|KiB|MiB|K|M)", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "kb": 1000, "mb": 1000**2, "k": 1024, "kib": 1024, "m": 1 << 20}
 _UNITS["mib"] = 1 << 20
 

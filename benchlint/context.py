@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import posixpath
-import re
 from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import TypeVar, cast
@@ -17,6 +16,7 @@ from benchlint import profile
 from benchlint.environment import Environment
 from benchlint.finding import Finding, Location, Undecided
 from benchlint.launcher import RECIPE_VARIABLES
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.model import Script
 from benchlint.suppress import Suppression
 from benchlint.wiring import Entry, Route, Wiring
@@ -270,7 +270,7 @@ def wiring_of(ws: Workspace) -> Wiring:
 # a launcher's text that may hand its routes over to a script whose name it builds (the key
 # of `_execs_script`'s answers)
 _EXEC = frozenset({"exec "})
-_EXEC_SCRIPT = re.compile(r"\bexec\s+(?![0-9]*[<>&])[^\s<>]")
+_EXEC_SCRIPT = lazy_compile(r"\bexec\s+(?![0-9]*[<>&])[^\s<>]")
 
 
 def _file_names(paths: set[str]) -> frozenset[str]:

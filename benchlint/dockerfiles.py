@@ -15,11 +15,12 @@ import json
 import posixpath
 import re
 
+from benchlint.lazyre import lazy_compile
 from benchlint.workspace import Workspace
 
-_INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)\s+(.*)$", re.S)
+_INSTRUCTION = lazy_compile(r"^\s*([A-Za-z]+)\s+(.*)$", re.S)
 _RUNS = frozenset({"RUN", "CMD", "ENTRYPOINT"})
-_COMMANDS = re.compile(r"&&|\|\||[;&|()`]|\n")
+_COMMANDS = lazy_compile(r"&&|\|\||[;&|()`]|\n")
 # words before a command's program: wrappers, and the shell's keywords (`RUN if ...; then
 # /download.sh; fi`, `for ...; do /x.sh; done`)
 _PREFIXES = frozenset(

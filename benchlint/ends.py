@@ -10,6 +10,7 @@ import re
 
 from benchlint.context import Context
 from benchlint.launcher import LauncherModel
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.model import Command, Script, nonzero_status
 
 
@@ -40,7 +41,7 @@ def dies(script: Script, function: str) -> bool:
 
 # an `exit` in a handler that keeps the status the shell was ending with: none, `$?`, or a
 # variable the handler sets from `$?` first (`rc=$?; ...; exit $rc`)
-_EXIT_ARGUMENT = re.compile(r"\bexit\b[ \t]*([^\s;&|)]*)")
+_EXIT_ARGUMENT = lazy_compile(r"\bexit\b[ \t]*([^\s;&|)]*)")
 
 
 def masks(action: str) -> bool:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from benchlint.engine_flags import engine_flags
 from benchlint.finding import Span
 from benchlint.images import image_entrypoint
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.invocation import Invocation, assigned_to, resolve_words
 from benchlint.shell.model import Assignment, Command, Script, Word
 
@@ -128,7 +128,7 @@ class Launch:
 
 
 # flags that take no value by their name, in the engines' conventions (`--enable-...`)
-_SWITCH = re.compile(r"--(?:enable|disable|no|enforce|skip)-|--trust-remote-code$")
+_SWITCH = lazy_compile(r"--(?:enable|disable|no|enforce|skip)-|--trust-remote-code$")
 
 
 def takes_no_value(engine: str, flag: str) -> bool:
@@ -183,7 +183,7 @@ def set_otherwise(script: Script, name: str) -> bool:
 
 
 # a name reference (`declare -n ref=NAME`): an assignment to it is one to NAME
-_NAMEREF = re.compile(r"\s-[a-zA-Z]*n")
+_NAMEREF = lazy_compile(r"\s-[a-zA-Z]*n")
 # commands that give a variable named by an argument a value
 _SETTERS = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "let"})
 
@@ -424,7 +424,7 @@ def _held_modules(word: Word) -> list[str]:
 
 
 # `${NAME:-value}` or `${NAME-value}` alone, its value plain (a module's name)
-_DEFAULTED = re.compile(r'"?\$\{[A-Za-z_][A-Za-z0-9_]*:?-([A-Za-z0-9_.]+)\}"?')
+_DEFAULTED = lazy_compile(r'"?\$\{[A-Za-z_][A-Za-z0-9_]*:?-([A-Za-z0-9_.]+)\}"?')
 
 
 def _launches(script: Script, stale: bool = False) -> list[Launch]:

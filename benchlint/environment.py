@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from benchlint import profile
 from benchlint.calls import Call, call_graph
 from benchlint.finding import Location, Span
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.conditions import TO_OUTPUT, split_outside_quotes
 from benchlint.shell.evaluate import POSITIONAL_REF, guards_hold
 from benchlint.shell.expand import UNSET
@@ -192,7 +193,7 @@ class ScriptState:
 
 # commands other than assignments and `source` that change what state_before reports
 _STATE_COMMANDS = frozenset({*VALIDATORS, "exit", "eval", "unset", "false"})
-_EMPTY_TEST = re.compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_EMPTY_TEST = lazy_compile(r"-(z|n)\s+\"?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 _ASSIGNING = frozenset({"read", "for", "default", "arithmetic"})  # set without a word
@@ -339,10 +340,10 @@ def container_passes(command: Command) -> frozenset[str] | None:
     return frozenset(passes) if passes is not None else None
 
 
-_SIMPLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
-_ARITHMETIC = re.compile(r"\$\(\(.*\)\)", re.S)  # always a number, or the shell fails
+_SIMPLE = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_ARITHMETIC = lazy_compile(r"\$\(\(.*\)\)", re.S)  # always a number, or the shell fails
 # `${PORT:-8888}`, `${PORT:=8888}`: the default when unset or empty, a non-empty word
-_DEFAULTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:[-=][^}$`\"'\\]+\}")
+_DEFAULTED = lazy_compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:[-=][^}$`\"'\\]+\}")
 
 
 def _nonempty_text(text: str) -> bool:
@@ -396,7 +397,7 @@ def runs_when_empty(command: Command) -> dict[str, bool]:
 
 # `[ -z "$X" ]`, `[[ -n ${X} ]]`, `test -z "${X:-}"`, `! [ -n "$X" ]`: one emptiness test (its
 # negation, the bracket, quote and name)
-_TERM = re.compile(
+_TERM = lazy_compile(
     r"(?P<neg>!\s+)?(?P<open>\[\[|\[|test)\s+(?P<inner>!\s+)?-(?P<op>[zn])\s+"
     r"(?P<q>\"?)\$(?:(?P<plain>[A-Za-z_][A-Za-z0-9_]*)|\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)"
     r"(?::?-)?\})(?P=q)\s*(?P<close>\]\]|\])?"
@@ -404,13 +405,13 @@ _TERM = re.compile(
 # `&& echo "MODEL is not set!" >&2`, `&& printf 'no %s\n' "$MODEL"` at the end (a message to the
 # script's output or error; a printf whose format takes only strings, which cannot fail; one
 # with a substitution is left to the condition evaluator)
-_MESSAGES = re.compile(
+_MESSAGES = lazy_compile(
     r"(?:\s*&&\s*(?:echo|printf(?=\s+(?:'(?!-)(?:[^'%]|%[sb%])*'|\"(?!-)(?:[^\"%\\$`]|\\.|%[sb%])*\")))"
     r"(?:\s+(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[0-9]?>(?:&[12]|\s*/dev/(?:stdout|stderr|null))"
     r"|[^\s&|;'\"`()<>]+))*)+\s*$"
 )
 # one term of a `[ ... -o ... ]` or `[ ... -a ... ]`: `-z "$X"`
-_INNER = re.compile(
+_INNER = lazy_compile(
     r"(?P<inner>!\s+)?-(?P<op>[zn])\s+(?P<q>\"?)\$(?:(?P<plain>[A-Za-z_][A-Za-z0-9_]*)|"
     r"\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?::?-)?\})(?P=q)"
 )
@@ -488,7 +489,7 @@ def _grouped_terms(piece: str) -> tuple[str, list[tuple[str, bool]]] | None:
 
 
 # `[ ... ]` (not `[[`) or `test ...`, with blanks or tabs after the command (h44 N3)
-_GROUPED = re.compile(r"\[[ \t]+(?P<bracket>.*)[ \t]+\]|test[ \t]+(?P<test>.*)", re.S)
+_GROUPED = lazy_compile(r"\[[ \t]+(?P<bracket>.*)[ \t]+\]|test[ \t]+(?P<test>.*)", re.S)
 
 
 def _split_outside_quotes(
@@ -556,16 +557,16 @@ def _tested_for_empty(exit_command: Command) -> set[str]:
 # a regular expression, a test of a lone word (`[ "$X" ]`) or of a file by its path (`[ ! -d
 # "$X" ]`: no file has the empty path), arithmetic (deciding a guard parses the script again:
 # only these shapes are worth it)
-_EMPTY_SHAPED = re.compile(
+_EMPTY_SHAPED = lazy_compile(
     r"\"\"|''|\$\{#|=~|^\s*(?:\[\[?|test)\s+(?:!\s+)?\"?\$\{?\w+\}?\"?\s*(?:\]\]?)?\s*$"
     r"|-[bcdefghkprsuwxGLNOS]\s+\"?\$|^\s*\(\("
 )
-_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+_NAME = lazy_compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 # a test (`[`, `[[`, `test`, `((`, negated or not): what the condition evaluator may decide
-_TEST_SHAPED = re.compile(r"\s*(?:!\s*)?(?:\[|test\b|\(\()")
+_TEST_SHAPED = lazy_compile(r"\s*(?:!\s*)?(?:\[|test\b|\(\()")
 # `[ -z "${!v}" ]`, `[[ -n ${!v:-} ]]`: the variable a loop variable names, tested for empty
 # (not with a default that is not empty, `${!v:-x}`, which never is: h39 F1)
-_INDIRECT_TEST = re.compile(
+_INDIRECT_TEST = lazy_compile(
     r"^\s*\[\[?\s+-([zn])\s+\"?\$\{!([A-Za-z_][A-Za-z0-9_]*|1)(?::?-)?\}\"?\s*\]\]?\s*$"
 )
 
@@ -619,7 +620,7 @@ def _argument_loop(command: Command) -> str | None:
 
 
 # `for v in "$@"; do`, `for v do`, `for v; do` (its words, None where it has no `in`)
-_FOR_HEADER = re.compile(
+_FOR_HEADER = lazy_compile(
     r"for(?:\s|\\\n)+(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
     r"(?:(?:[ \t]|\\\n)+(?P<in>in)(?P<words>(?:[ \t]|\\\n)+[^;\n]*?)?)?"
     r"(?:[ \t]|\\\n)*(?:(?<=[ \t])#[^\n]*\n)?[;\n]?(?:\s|#[^\n]*\n)*do\b"
@@ -657,14 +658,14 @@ def _indirect_test(text: str) -> re.Match[str] | None:
 
 
 # a message a condition runs before the exit (`... && echo "missing" >&2 && exit 1`)
-_MESSAGE = re.compile(r"\s*(?:echo|printf)\s")
-_LEADING_REDIRECT = re.compile(r"^\s*(?:[0-9]?>&?\s*\S+\s+)+")  # (`>&2 echo ...`: h50 F2)
-_PIPED = re.compile(r"[|;`]|\$\(|&&")  # (`echo "$v" | grep -q x` tests something: h41 F12)
+_MESSAGE = lazy_compile(r"\s*(?:echo|printf)\s")
+_LEADING_REDIRECT = lazy_compile(r"^\s*(?:[0-9]?>&?\s*\S+\s+)+")  # (`>&2 echo ...`: h50 F2)
+_PIPED = lazy_compile(r"[|;`]|\$\(|&&")  # (`echo "$v" | grep -q x` tests something: h41 F12)
 
 
 # `${#A[@]} -gt 0`, `"${#A[*]}" -ne 0`, `(( ${#A[@]} ))`: the array has an element (and its
 # negation, `-eq 0`); `-n "${A[*]}"` (and `-z`)
-_ARRAY_LENGTH = re.compile(
+_ARRAY_LENGTH = lazy_compile(
     r"^\s*(?:\[\[?\s+\"?\$\{#(\w+)\[[@*]\]\}\"?\s+(-gt|-ne|-eq|!=|==?)\s+\"?0\"?\s*\]\]?"
     r"|\(\(\s*\$\{#(\w+)\[[@*]\]\}\s*(?:(>|!=|==)\s*0\s*)?\)\)"
     r"|\[\[?\s+-([nz])\s+\"?\$\{(\w+)\[[@*]\]\}\"?\s*\]\]?)\s*$"
@@ -788,7 +789,7 @@ def validates_arguments(
 # (`need() { local name="$1"; [[ -z "${!name:-}" ]] && exit 1; }`); no variable is named "1"
 FIRST_ONLY = "1"
 # `"$1"`, `$1`, `"${1}"`, `${1}`
-_FIRST_ARGUMENT = re.compile(r'^("?)\$(?:1|\{1\})\1$')
+_FIRST_ARGUMENT = lazy_compile(r'^("?)\$(?:1|\{1\})\1$')
 
 
 def _first_argument_checked(
@@ -934,7 +935,7 @@ _POSITIONAL = frozenset({"source", ".", "eval", "set", "shift"})
 # text where an arithmetic evaluation may assign a name: `((`, `$[`, a subscript (`a[name=0]`),
 # an offset (`${x:name=0}`), a test's arithmetic operator (h54 S1, h55 S2; `-v` evaluates a
 # subscript alone, which the subscript's own pattern finds)
-_ASSIGNS_BY_ARITHMETIC = re.compile(
+_ASSIGNS_BY_ARITHMETIC = lazy_compile(
     r"\(\(|\$\[|\blet\s"
     # a subscript that assigns (`a[name=0]`, `${a[n++]}`, `([name=0]=x)`; not `${FUNCNAME[1]}`)
     r"|\[[^\]\n]*(?:[^=!<>\s]=[^=]|\+\+|--)[^\]\n]*\]"
@@ -943,9 +944,9 @@ _ASSIGNS_BY_ARITHMETIC = re.compile(
     r"|(?:[^\s=!<>]=[^\s=]|\+\+|--)\S*\s+-(?:eq|ne|lt|le|gt|ge)\s"
     r"|\s-(?:eq|ne|lt|le|gt|ge)\s+\S*(?:[^\s=!<>]=|\+\+|--)"
 )
-_COMMENT = re.compile(r"(?m)(?:^|(?<=\s))#.*$")
+_COMMENT = lazy_compile(r"(?m)(?:^|(?<=\s))#.*$")
 # an integer's value that assigns when evaluated (`x=name=0`, `x=n++`)
-_ASSIGNING_VALUE = re.compile(r"=|\+\+|--")
+_ASSIGNING_VALUE = lazy_compile(r"=|\+\+|--")
 
 
 def _assigns_by_arithmetic(text: str) -> bool:
@@ -958,7 +959,7 @@ _DECLARING = ("local", "declare", "typeset")
 # the options of a declaration that keep the argument's text as the name it holds: readonly,
 # exported, an array's first element (not `-n`, `-i`, `-l`, `-u`; not `-g`, whose global a
 # caller's local of the same name hides from `${!name}`: h55 S4)
-_KEEPING = re.compile(r"--|-[rxa]+")
+_KEEPING = lazy_compile(r"--|-[rxa]+")
 # builtins that may run between the name given `$1` and its test, changing neither
 _QUIET = frozenset(
     {None, *_DECLARING, "readonly", "echo", "printf", ":", "true", "cd", "[", "[[", "test"}
@@ -1097,7 +1098,7 @@ def _operands(node: Node) -> list[Node]:
     return [c for c in node.named_children if c.type != "comment"]
 
 
-_UNQUOTED = re.compile(r"^\"([A-Za-z_][A-Za-z0-9_]*)\"$|^'([A-Za-z_][A-Za-z0-9_]*)'$")
+_UNQUOTED = lazy_compile(r"^\"([A-Za-z_][A-Za-z0-9_]*)\"$|^'([A-Za-z_][A-Za-z0-9_]*)'$")
 
 
 def _holds_once_collected(command: Command, collected: dict[str, bool], variable: str) -> bool:
@@ -1151,7 +1152,7 @@ def _collected_values(command: Command, name: str, variable: str) -> list[str] |
 
 
 # `-n "$bad"` (holds when not empty), `-z "$bad"` (when empty)
-_EMPTINESS = re.compile(r"^\s*\[\[?\s+-([nz])\s+\"?\$\{?(\w+)\}?\"?\s*\]\]?\s*$")
+_EMPTINESS = lazy_compile(r"^\s*\[\[?\s+-([nz])\s+\"?\$\{?(\w+)\}?\"?\s*\]\]?\s*$")
 
 
 def _tests_not_empty(guard: Guard, name: str) -> bool:
@@ -1172,7 +1173,7 @@ class _OneValue:
 
 
 # a variable a guard reads: `$X`, `${X}`, `${#X}`, `${X:-}`
-_GUARD_READ = re.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
+_GUARD_READ = lazy_compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _hold_when_empty(script: Script, guards: Sequence[Guard], name: str) -> bool | None:
@@ -1537,7 +1538,7 @@ def _runs_at_least_once(script: Script, loop: Syn) -> bool:
     )
 
 
-_LITERAL_WORD = re.compile(r"[A-Za-z0-9_.:/=+,@%-]+")
+_LITERAL_WORD = lazy_compile(r"[A-Za-z0-9_.:/=+,@%-]+")
 
 
 def _named_by_call(assignment: Assignment, call: Command) -> Assignment | None:
@@ -1591,7 +1592,7 @@ def _only_call(script: Script, function: str | None) -> Command | None:
 
 
 # a name a positional parameter gives (`"$1"`, `${2}`, `"$1=$2"`, `$1=x`)
-_POSITIONAL_NAME = re.compile(r"[\"']?\$\{?([1-9])\}?(?:[\"']?$|=)")
+_POSITIONAL_NAME = lazy_compile(r"[\"']?\$\{?([1-9])\}?(?:[\"']?$|=)")
 
 
 class Environment:
@@ -2829,7 +2830,7 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
 # the expansions that are no error on an unset name under `set -u`
 _NOUNSET_SAFE = CONDITIONAL_OPERATORS
 # a condition that is one test, with no substitution: each of its reads is expanded
-_ONE_TEST = re.compile(rb"(?:(?!\|\||&&|\s-[oa]\s|\$\(|`)[^;\n])*")
+_ONE_TEST = lazy_compile(rb"(?:(?!\|\||&&|\s-[oa]\s|\$\(|`)[^;\n])*")
 
 
 def _surely_here(command: Command, script: Script) -> bool:
@@ -2855,7 +2856,7 @@ def _unbound_stops(read: Read) -> bool:
     return b"[@]" not in text and b"[*]" not in text
 
 
-_NOUNSET_OFF = re.compile(r"\bset\s+(?:\+[A-Za-z]*u|\+o\s+nounset)")
+_NOUNSET_OFF = lazy_compile(r"\bset\s+(?:\+[A-Za-z]*u|\+o\s+nounset)")
 
 
 def nounset_from(script: Script) -> int | None:

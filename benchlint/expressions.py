@@ -21,12 +21,14 @@ import math
 import re
 from collections.abc import Callable, Container, Mapping
 
+from benchlint.lazyre import lazy_compile
+
 Value = str | bool | float | None
-_TOKEN = re.compile(
+_TOKEN = lazy_compile(
     r"\s*(?:(?P<string>'(?:[^']|'')*')|(?P<op>==|!=|&&|\|\||!|\(|\))"
     r"|(?P<number>-?\d+(?:\.\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*))"
 )
-_WHOLE = re.compile(r"\A\$\{\{(.*)\}\}\Z", re.DOTALL)
+_WHOLE = lazy_compile(r"\A\$\{\{(.*)\}\}\Z", re.DOTALL)
 
 
 class _Unknown(Exception):
@@ -53,8 +55,8 @@ _YAML_BOOLEANS = {
     **dict.fromkeys(("false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"), False),
 }
 _YAML_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
-_YAML_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
-_YAML_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]+")
+_YAML_INT = lazy_compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_YAML_FLOAT = lazy_compile(r"[-+]?[0-9]+\.[0-9]+")
 _STRING_TYPES = frozenset(("string", "choice", "environment"))
 
 
@@ -250,7 +252,7 @@ def number(value: Value) -> float | None:
 
 # what JavaScript's Number() reads (GitHub's evaluator turns a string into a number with it),
 # after blanks are trimmed: any other text is NaN
-_JS_NUMBER = re.compile(
+_JS_NUMBER = lazy_compile(
     r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|Infinity)"
     r"|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+"
 )

@@ -9,7 +9,7 @@ image was pulled (`image_latest`).
 
 from __future__ import annotations
 
-import re
+from benchlint.lazyre import lazy_compile
 
 _IMAGES = {
     "vllm/vllm-openai": "vllm",
@@ -17,7 +17,7 @@ _IMAGES = {
     "lmsysorg/sglang": "sglang",
     "lmsysorg/sglang-rocm": "sglang",
 }
-_TAG = re.compile(r"v(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+)*")
+_TAG = lazy_compile(r"v(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+)*")
 
 
 # What an image runs when a container gives it `args` and no `command`: vLLM's OpenAI image
@@ -74,7 +74,7 @@ def image_latest(image: str) -> str | None:
 
 # Dynamo's runtime images name the release they hold: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0
 # (a mirror's copy too: .../aibrix/ai-dynamo-vllm-runtime:1.2.0)
-_DYNAMO_IMAGE = re.compile(
+_DYNAMO_IMAGE = lazy_compile(
     r"(?:^|/)(?:ai-dynamo-)?(?:vllm|sglang|trtllm|tensorrtllm)-runtime:v?(\d+\.\d+\.\d+)"
 )
 

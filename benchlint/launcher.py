@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from benchlint import profile
 from benchlint.calls import ROOT_VARIABLES
 from benchlint.finding import Location, Span
+from benchlint.lazyre import lazy_compile
 from benchlint.rewrite import (
     PLACEHOLDER,
     RewriteError,
@@ -46,9 +47,9 @@ RECIPE_VARIABLES = ("CONFIG_FILE", "EVAL_CONFIG_FILE")
 _FIND_DEPTHS = ("-maxdepth", "-mindepth")  # a depth changes no file's name or folder
 _INTERPRETERS = ("python", "perl", "ruby", "node")
 _MAX_VALUES = 8  # values of one variable an overlay's operand is tried with
-_TIME_LIMIT = re.compile(r"^default_time_limit:\s*(.+?)\s*$", re.M)
+_TIME_LIMIT = lazy_compile(r"^default_time_limit:\s*(.+?)\s*$", re.M)
 # the site's readiness probe for recipes with none (see `profile.SITE_HEALTH_CHECK_KEY`)
-_SITE_HEALTH = re.compile(rf"^\s*{re.escape(profile.SITE_HEALTH_CHECK_KEY)}\s*:", re.M)
+_SITE_HEALTH = lazy_compile(rf"^\s*{re.escape(profile.SITE_HEALTH_CHECK_KEY)}\s*:", re.M)
 
 
 @dataclass(eq=False)
@@ -716,9 +717,9 @@ def _evaluated(word: Word) -> str:
     return _ARITHMETIC.sub(_arithmetic, _EXPANSION_NAME.sub(value_of, text))
 
 
-_EXPANSION_NAME = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_EXPANSION_NAME = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 # `$((1440 * 2))`: arithmetic of numbers alone (the names in it replaced first, when known)
-_ARITHMETIC = re.compile(r"\$\(\(([0-9+\-*/%() \t]+)\)\)")
+_ARITHMETIC = lazy_compile(r"\$\(\(([0-9+\-*/%() \t]+)\)\)")
 
 
 def _arithmetic(match: re.Match[str]) -> str:
@@ -798,8 +799,8 @@ def _grep_options(args: Sequence[Word]) -> tuple[list[str], bool, str] | None:
     return [p.value for p in patterns], extended, flags
 
 
-_LEADING = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
-_LEADING_FOLDER = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/")
+_LEADING = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_LEADING_FOLDER = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/")
 
 
 def leading_variable(value: str, folder: bool = False) -> re.Match[str] | None:
@@ -833,7 +834,7 @@ def _checkout_path(value: str) -> str | None:
     return None
 
 
-_YQ_SCALAR = re.compile(r"-?[0-9]+(\.[0-9]+)?|true|false|null")
+_YQ_SCALAR = lazy_compile(r"-?[0-9]+(\.[0-9]+)?|true|false|null")
 
 
 # a yq path: `.name`, `."gpu-memory-utilization"`, `["name"]` or `.["name"]` segments, from a `.`

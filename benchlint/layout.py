@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from benchlint import profile
 from benchlint.config import Layout
 from benchlint.finding import Location, Span
+from benchlint.lazyre import lazy_compile
 
 if TYPE_CHECKING:
     from benchlint.source import SourceText
@@ -40,11 +41,11 @@ if TYPE_CHECKING:
     from benchlint.yamlmodel import YNode
 
 # A `.sh` path in a workflow's run text that the runner's name picks
-_LAUNCH_TEMPLATE = re.compile(
+_LAUNCH_TEMPLATE = lazy_compile(
     r"(?<![\w$/.-])(?:\./)?([\w./-]*(?:\$\{?[A-Za-z_]\w*[^}\s]*\}?[\w.*-]*)*\.sh)"
 )
-_ENV_EXPRESSION = re.compile(r"\$\{\{\s*env\.([A-Za-z_]\w*)\s*\}\}")
-_EXPANSION = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*")
+_ENV_EXPRESSION = lazy_compile(r"\$\{\{\s*env\.([A-Za-z_]\w*)\s*\}\}")
+_EXPANSION = lazy_compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*")
 SEARCH_SPACES = ("scenarios", "seq-len-configs")
 DEFAULT = Layout()
 
@@ -168,9 +169,11 @@ class _Verdicts:
             self.ws.cache.put("master-configs", str(self.ws.root), b"", self.now)
 
 
-_TOP_KEY = re.compile(r"^[^\s#-][^:#\n]*:[ \t]*(?:#.*)?$", re.MULTILINE)  # `name:` opening a block
-_RUNNER = re.compile(r"^[ \t]+runner:[ \t]*\S", re.MULTILINE)
-_SPACE = re.compile(r"^[ \t]+(scenarios|seq-len-configs):", re.MULTILINE)
+_TOP_KEY = lazy_compile(
+    r"^[^\s#-][^:#\n]*:[ \t]*(?:#.*)?$", re.MULTILINE
+)  # `name:` opening a block
+_RUNNER = lazy_compile(r"^[ \t]+runner:[ \t]*\S", re.MULTILINE)
+_SPACE = lazy_compile(r"^[ \t]+(scenarios|seq-len-configs):", re.MULTILINE)
 
 
 def entries_in(text: str) -> tuple[int, list[str]] | None:
@@ -346,7 +349,7 @@ def _named_launchers(ws: Workspace, layout: Layout, facts: list[Fact]) -> list[s
 
 # a command that runs a launcher path named after a runner label, by its path or through a
 # shell (`bash scripts/ci/slurm/launch_gb200.sh`; not `chmod +x ...`, `shellcheck ...`)
-_NAMED_LAUNCH = re.compile(
+_NAMED_LAUNCH = lazy_compile(
     r"^\s*(?:(?:exec|time|nohup)\s+)?(?:(?:bash|sh)\s+(?:-\S+\s+)*)?[\"']?"
     r"((?:\$\{?\w+\}?/)?[\w./-]*?launch_([\w.-]+?)\.sh)\b"
 )
@@ -442,7 +445,7 @@ def _recipe_roots(ws: Workspace, layout: Layout, facts: list[Fact], tree: bool) 
 
 # an srtctl recipe's engine block: `backend:` at the first column with an engine's config or
 # type under it
-_BACKEND = re.compile(
+_BACKEND = lazy_compile(
     r"^backend:[ \t]*\n(?:[ \t]+.*\n|[ \t]*\n)*?[ \t]+(?:(?:sglang|vllm|trtllm)_config|type:[ \t]*"
     r"[\"']?(?:sglang|vllm|trtllm|mocker)\b)",
     re.M,
@@ -464,7 +467,7 @@ def _recipe_collection(ws: Workspace) -> list[tuple[str, str]]:
     return []
 
 
-_RESOURCES = re.compile(r"^resources:", re.M)
+_RESOURCES = lazy_compile(r"^resources:", re.M)
 # srtctl's site configuration, by the name srtctl reads it under (never a recipe)
 SITE_CONFIGS = frozenset({"srtslurm.yaml"})
 
@@ -489,7 +492,7 @@ def recipes_outside_roots(ws: Workspace) -> tuple[str, ...]:
     return tuple(found)
 
 
-_MODEL_BLOCK = re.compile(
+_MODEL_BLOCK = lazy_compile(
     r"^model:[ \t]*(?P<inline>[^\n#]*)(?:#[^\n]*)?\n(?P<block>(?:[ \t]+[^\n]*(?:\n|\Z)|[ \t]*\n)*)",
     re.M,
 )
@@ -517,8 +520,8 @@ def _model_path(text: str) -> bool:
 
 
 # an srtctl recipe's top: `model:` and `backend:` or `resources:` keys at the first column
-_MODEL_KEY = re.compile(r"^model:", re.M)
-_RUN_KEY = re.compile(r"^(?:backend|resources):", re.M)
+_MODEL_KEY = lazy_compile(r"^model:", re.M)
+_RUN_KEY = lazy_compile(r"^(?:backend|resources):", re.M)
 
 
 def _recipe_folders(ws: Workspace, roots: list[str]) -> list[tuple[str, str]]:
@@ -643,12 +646,12 @@ def srtctl_health(ws: Workspace) -> SrtctlHealth:
 
 _SRTCTL_HEALTH = "srtctl-health"
 # (`HealthCheckConfig`, `health_check`; not in a comment, `# TODO: healthcheck`: t83a)
-_HEALTH_CHECK = re.compile(r"^[^#\n]*health_?check", re.I | re.M)
-_HEALTH_CLASS = re.compile(r"^class HealthCheckConfig\b.*:\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
-_FIELD = re.compile(
+_HEALTH_CHECK = lazy_compile(r"^[^#\n]*health_?check", re.I | re.M)
+_HEALTH_CLASS = lazy_compile(r"^class HealthCheckConfig\b.*:\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
+_FIELD = lazy_compile(
     r"^[ \t]+(max_attempts|interval_seconds)\s*:\s*int\s*=\s*(\d+)\s*(?:#.*)?$", re.M
 )
-_NAMES_SETTING = re.compile(r"^[^#\n]*\bdefault_health_check\b", re.M)  # (not in a comment)
+_NAMES_SETTING = lazy_compile(r"^[^#\n]*\bdefault_health_check\b", re.M)  # (not in a comment)
 
 
 @dataclass(frozen=True)
@@ -685,8 +688,8 @@ def srtctl_dynamo_default(ws: Workspace) -> SrtctlDefault | None:
 
 
 _SRTCTL_DYNAMO = "srtctl-dynamo-default"
-_DYNAMO_CLASS = re.compile(r"^class DynamoConfig\b.*:\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
-_VERSION_DEFAULT = re.compile(
+_DYNAMO_CLASS = lazy_compile(r"^class DynamoConfig\b.*:\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
+_VERSION_DEFAULT = lazy_compile(
     r"""^[ \t]+version\s*:[^=\n]*=\s*["'](\d+\.\d+\.\d+[^"'\s]*)["']\s*(?:#.*)?$""", re.M
 )
 

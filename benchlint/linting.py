@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import traceback
 from collections.abc import Callable, Iterable
 
@@ -15,6 +14,7 @@ from benchlint.config import Config
 from benchlint.context import Context, inside, wiring_of
 from benchlint.finding import Finding, Location, Span
 from benchlint.layout import recipes_outside_roots
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import Rule, Selection
 from benchlint.releases import runs_srtctl, unfollowed
 from benchlint.result import Coverage, Result, RuleError
@@ -191,7 +191,7 @@ def _literal_spans(ws: Workspace, path: str) -> list[Span]:
 
 
 # `<<EOF`, `<<-'EOF'`, `<< "EOF"` (not a here-string `<<<`)
-_HEREDOC = re.compile(r"(?<!<)<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
+_HEREDOC = lazy_compile(r"(?<!<)<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 
 
 def _heredoc_bodies(source: SourceText | None) -> list[Span]:

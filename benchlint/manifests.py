@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from benchlint.images import image_entrypoint
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.model import Script, nested_char_of
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YamlDocument, YNode
@@ -120,11 +121,11 @@ def _compose_services(
 
 # what a shell reads otherwise than Compose splits a string: operators, substitutions, comments
 # (outside quotes: `bash -lc "source env.sh && vllm serve ..."` is three words to both; t82b)
-_COMPOSE_UNSAFE = re.compile(r"[;&|<>()`#'\"]|\$\(")
-_QUOTED = re.compile(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.""", re.DOTALL)
+_COMPOSE_UNSAFE = lazy_compile(r"[;&|<>()`#'\"]|\$\(")
+_QUOTED = lazy_compile(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.""", re.DOTALL)
 
 
-_QUOTED_OR_NEWLINE = re.compile(_QUOTED.pattern + "|\n", re.DOTALL)
+_QUOTED_OR_NEWLINE = lazy_compile(_QUOTED.pattern + "|\n", re.DOTALL)
 
 
 def _escaped_newline(value: str) -> bool:
@@ -212,15 +213,15 @@ _SKY_KEYS = frozenset(
     }
 )  # fmt: skip
 # a comment: `#` at a line's start or after a blank, to the end of the line
-_SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#[^\n]*")
+_SHELL_COMMENT = lazy_compile(r"(?:^|(?<=\s))#[^\n]*")
 # a word naming an engine (a package, a URL's repository, a wheel's file)
-_ENGINE_WORD = re.compile(r"(?<![\w-])(?:vllm|sglang|tensorrt[-_]llm)(?![\w-])", re.I)
+_ENGINE_WORD = lazy_compile(r"(?<![\w-])(?:vllm|sglang|tensorrt[-_]llm)(?![\w-])", re.I)
 # a task's `run:` that installs packages or runs a container itself
-_INSTALLS_OR_CONTAINER = re.compile(r"\bpip3?\s+install\b|\b(?:docker|podman)\s+run\b")
+_INSTALLS_OR_CONTAINER = lazy_compile(r"\bpip3?\s+install\b|\b(?:docker|podman)\s+run\b")
 
 
 # a task's `setup:` that installs an engine (`pip install vllm==...`, `uv pip install sglang`)
-_INSTALLS = re.compile(
+_INSTALLS = lazy_compile(
     r"\bpip3?\s+install\b[^\n;&|]*?(?<=\s)[\"']?(?:vllm|sglang|tensorrt[-_]llm)"
     r"(?:\[[^\]]*\])?(?:[=<>~!]=?[^\s;&|]*)?[\"']?(?=[\s;&|]|$)",
     re.I,
@@ -229,7 +230,7 @@ _INSTALLS = re.compile(
 
 # an install of one exact release (`pip install vllm==0.19.0`, `uv pip install
 # "sglang[all]==0.4.2.post4"`)
-_PINNED = re.compile(
+_PINNED = lazy_compile(
     r"\bpip3?\s+install\b[^\n;&|]*?(?<=\s)[\"']?(?P<engine>vllm|sglang)(?:\[[^\]]*\])?"
     r"==(?P<version>\d+(?:\.\d+)*(?:\.?post\d+)?)[\"']?(?=[\s;&|]|$)",
     re.I,

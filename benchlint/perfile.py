@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchlint.cache import Cache
 from benchlint.finding import FILE_START
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.model import Script, parse_file
 from benchlint.shell.summary import encode_script
 from benchlint.source import SourceText, content_digest
@@ -42,14 +43,14 @@ if TYPE_CHECKING:  # imported when a pool starts: a run without one spares 10 ms
 
 TOO_DEEP = "is nested too deeply to analyse"
 # Go template or Jinja syntax (not a GitHub workflow's `${{ ... }}`)
-_TEMPLATE = re.compile(r"(?<!\$)\{\{.*?\}\}|\{%.*?%\}")
+_TEMPLATE = lazy_compile(r"(?<!\$)\{\{.*?\}\}|\{%.*?%\}")
 # a line that is one placeholder (`envsubst`, Python's string.Template, a Terraform
 # `templatefile` interpolation: `${indent(4, yamlencode(labels))}`): it stands for a block
-_BLOCK_PLACEHOLDER = re.compile(r"[ \t]*\$(?:\{[^{}\n]+\}|[A-Za-z_][A-Za-z0-9_]*)[ \t]*")
+_BLOCK_PLACEHOLDER = lazy_compile(r"[ \t]*\$(?:\{[^{}\n]+\}|[A-Za-z_][A-Za-z0-9_]*)[ \t]*")
 
 # `{name}` in a value, followed at once by more of the word (`{username}/custom-model:latest`)
-_GLUED_PLACEHOLDER = re.compile(r"(?:^|[\s:\[,-])\{[A-Za-z_][A-Za-z0-9_]*\}[^\s,}\]#]")
-_GLUED_NAME = re.compile(r"(^|[\s:\[,-])\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[^\s,}\]#])", re.M)
+_GLUED_PLACEHOLDER = lazy_compile(r"(?:^|[\s:\[,-])\{[A-Za-z_][A-Za-z0-9_]*\}[^\s,}\]#]")
+_GLUED_NAME = lazy_compile(r"(^|[\s:\[,-])\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[^\s,}\]#])", re.M)
 
 # A YAML file's facts: ("document", encoded) | ("template",) | ("failure", message, span)
 Facts = tuple[Any, ...]

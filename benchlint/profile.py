@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from benchlint.lazyre import lazy_compile
+
 SCHEMA_VERSION = 1
 
 _DATA = Path(__file__).parent / "data"
@@ -49,13 +51,13 @@ SRTCTL_DIRECTORY_APPLY: dict[str, str] = fact("srtctl_directory_apply")
 WORKFLOW_OWNED: frozenset[str] = frozenset(fact("workflow_owned"))
 WORKSPACE_MOUNTS: tuple[str, ...] = tuple(fact("workspace_mounts"))
 WORKSPACE_VARIABLES: frozenset[str] = frozenset(fact("workspace_variables"))
-RECIPE_SCRIPT_MOUNT: re.Pattern[str] = re.compile(fact("recipe_script_mount"))
+RECIPE_SCRIPT_MOUNT: re.Pattern[str] = lazy_compile(fact("recipe_script_mount"))
 SCRIPT_RUN_MARKER: str = fact("script_run_marker")
 BENCHMARK_TYPE_SCRIPT: str = fact("benchmark_type_script")
 VALIDATORS: frozenset[str] = frozenset(fact("validators"))
 DEFAULT_PORTS: dict[str, str] = fact("default_ports")
 FRONTEND_SERVERS: dict[str, str] = fact("frontend_servers")
-WORKFLOW_LAUNCH: re.Pattern[str] = re.compile(fact("workflow_launch_pattern"))
+WORKFLOW_LAUNCH: re.Pattern[str] = lazy_compile(fact("workflow_launch_pattern"))
 SRT_SLURM_RECIPE_FOLDERS: tuple[str, ...] = tuple(fact("srt_slurm_recipe_folders"))
 VENV_ACTIVATE: dict[str, list[str]] = fact("venv_activate")
 PATH_ENV_FILES: dict[str, list[str]] = fact("path_env_files")

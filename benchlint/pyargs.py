@@ -22,12 +22,13 @@ true and false where the code does not set it (argparse's own allows abbreviatio
 from __future__ import annotations
 
 import ast
-import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
+
+from benchlint.lazyre import lazy_compile
 
 # methods of a parser (or a group) that add nothing and read nothing of the command line
 _HARMLESS = frozenset(
@@ -65,7 +66,7 @@ ARGPARSE = "argparse.ArgumentParser"
 FLEXIBLE = "vllm.FlexibleArgumentParser"
 # argparse's `_negative_number_matcher` (3.13 widened it to `-1e5`, `-.5`: the wider one, as a
 # word it matches is then no option under either)
-_NEGATIVE = re.compile(r"-\.?\d")
+_NEGATIVE = lazy_compile(r"-\.?\d")
 NO_PARSER = "it makes no argparse parser"
 NOT_PARSED = "no parser of it parses the command line (`parse_args`)"
 CHANGED = "changed"  # (`delegates`: a parser of another module the script adds to)
@@ -1216,7 +1217,7 @@ _SUBPARSERS_KEYWORDS = frozenset({"dest", "required", "help", "title", "descript
 
 
 # calls that end a script's run where they are
-_ENDS = re.compile(r"(?:sys\.)?exit|quit|os\._exit")
+_ENDS = lazy_compile(r"(?:sys\.)?exit|quit|os\._exit")
 
 
 def _unconditional_calls(tree: ast.Module) -> set[int]:

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from benchlint import profile
 from benchlint.finding import Span
 from benchlint.images import dynamo_release, image_release
+from benchlint.lazyre import lazy_compile
 from benchlint.yamlmodel import YamlDocument, YNode
 
 # srtctl's defaults when a recipe has no health_check block.
 DEFAULT_MAX_ATTEMPTS: int = profile.HEALTH_CHECK_DEFAULTS["max_attempts"]
 DEFAULT_INTERVAL_SECONDS: int = profile.HEALTH_CHECK_DEFAULTS["interval_seconds"]
-_SLURM_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
+_SLURM_TIME = lazy_compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
 
 
 def settings_root(root: YNode | None) -> YNode | None:

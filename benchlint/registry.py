@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from benchlint.finding import Finding, Severity, Undecided
+from benchlint.lazyre import lazy_compile
 
 if TYPE_CHECKING:
     from benchlint.context import Context
@@ -32,7 +32,7 @@ Beyond = Callable[["Context"], Iterable[str]]
 # what it could not decide
 DocumentPass = Callable[["YamlDocument"], list[Finding | Undecided]]
 _RULES: dict[str, Rule] = {}
-_ID = re.compile(r"^BL\d{3}$")
+_ID = lazy_compile(r"^BL\d{3}$")
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def _doc(function: Callable[..., object]) -> str:
 
 
 # a rule's module: `checks/bl102_unguarded_lock.py` holds BL102
-_MODULE = re.compile(r"bl(\d{3})_\w+")
+_MODULE = lazy_compile(r"bl(\d{3})_\w+")
 
 
 def rule_ids() -> list[str]:

@@ -36,6 +36,7 @@ from benchlint.ends import failing, launcher_ends
 from benchlint.engines import Launch, launches
 from benchlint.images import image_release
 from benchlint.launcher import reaching
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.expand import UNSET, keeps_empty
 from benchlint.shell.expand import value as expanded
 from benchlint.shell.flow import Flow, may_set_nounset
@@ -119,7 +120,7 @@ def _by_release(
     return [Running(v, tuple(dict.fromkeys(e))) for v, e in sorted(by_version.items())]
 
 
-_RELEASE = re.compile(r"\d+\.\d+\.\d+(?:\.post\d+)?")
+_RELEASE = lazy_compile(r"\d+\.\d+\.\d+(?:\.post\d+)?")
 
 
 def entries_running(ctx: Context, path: str, depth: int = 0) -> list[Entry] | None:
@@ -268,7 +269,7 @@ def _surely_assigned(command: Command, name: str | None) -> Assignment | None:
 
 # a declaration's option that changes the value it is given (upper or lower case, an integer,
 # a name reference, an array)
-_TRANSFORMS = re.compile(r"^\s*(?:local|declare|typeset)\b.*\s[-+][a-zA-Z]*[ulinaA]")
+_TRANSFORMS = lazy_compile(r"^\s*(?:local|declare|typeset)\b.*\s[-+][a-zA-Z]*[ulinaA]")
 
 
 def _may_assign(script: Script, function: str | None, name: str) -> bool:
@@ -311,7 +312,7 @@ def _hooked(script: Script, name: str) -> bool:
     return False
 
 
-_HOOKS = re.compile(r"\b(?:DEBUG|ERR|RETURN)\b")
+_HOOKS = lazy_compile(r"\b(?:DEBUG|ERR|RETURN)\b")
 
 
 def _launcher_gives(script: Script, variable: str | None, guarded: bool = False) -> bool:
@@ -771,7 +772,7 @@ def _literal(pattern: str) -> str | None:
     return re.sub(r"\\(.)", r"\1", pattern)
 
 
-_ONE_CHOICE = re.compile(r"\(\?:((?:[^()|\\]|\\.)*)\)")
+_ONE_CHOICE = lazy_compile(r"\(\?:((?:[^()|\\]|\\.)*)\)")
 
 
 def unexported_read(call: Call, route: Route | None = None) -> bool:
@@ -938,7 +939,7 @@ def _in_folder_part(
     ]
 
 
-_LEADING_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+_LEADING_VARIABLE = lazy_compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
 
 
 def _after_variable(value: str) -> str:
@@ -1108,7 +1109,7 @@ class _Defaulted:
     default: str
 
 
-_DEFAULTED = re.compile(
+_DEFAULTED = lazy_compile(
     r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<colon>:?)-(?P<default>[^${}`\\]*)\}"
 )
 
@@ -1127,7 +1128,7 @@ class _Alternate:
 
 
 # `${NAME:+word}`, the word with no braces, quotes or backslashes in it
-_ALTERNATE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*):\+(?P<word>[^{}`'\"\\]*)\}")
+_ALTERNATE = lazy_compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*):\+(?P<word>[^{}`'\"\\]*)\}")
 _ANY = "[^/]*"  # an expansion benchlint cannot evaluate: any part of a name
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchlint.finding import Finding, Location, Severity
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import Rule, Selection
 from benchlint.source import SourceText
 from benchlint.workspace import Failure, Workspace
@@ -324,7 +325,7 @@ class Coverage:
         return [w for w in found if w is not None]
 
 
-_RULE = re.compile(r"\((BL\d{3})\b")  # the rule an undecided count is from: "... (BL116)"
+_RULE = lazy_compile(r"\((BL\d{3})\b")  # the rule an undecided count is from: "... (BL116)"
 
 
 def _folders(paths: tuple[str, ...], root: str = ".") -> str:

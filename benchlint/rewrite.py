@@ -16,13 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from benchlint.lazyre import lazy_compile
+
 if TYPE_CHECKING:  # imported when a sed expression is first compiled: most runs need none
     import regex
 
 MATCH_TIMEOUT = 0.25  # seconds for one regular-expression call
 MAX_TEXT = 2_000_000  # characters of recipe text a simulation accepts
 MAX_COMMANDS = 200
-PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*")
+PLACEHOLDER = lazy_compile(r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*")
 
 
 class RewriteError(Exception):
@@ -144,7 +146,7 @@ def bracket_end(expression: str, start: int) -> int:
 
 
 _DUP_MAX = 32767  # RE_DUP_MAX of GNU's regex library
-_COUNTS = re.compile(r"(?<!\\)\{(\d+)(?:,(\d*))?\}")
+_COUNTS = lazy_compile(r"(?<!\\)\{(\d+)(?:,(\d*))?\}")
 
 
 def compile_pattern(expression: str, extended: bool, flags: str = "") -> regex.Pattern[str]:

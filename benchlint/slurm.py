@@ -22,6 +22,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from benchlint.lazyre import lazy_compile
 from benchlint.profile import data_text
 
 COMMANDS = ("srun", "sbatch", "salloc")
@@ -295,7 +296,7 @@ def short_takes_value(command: str, letter: str) -> bool:
 
 # a value to fill in: `#SBATCH -A <project id>`, `--job-name=<job name>`, `-p { partition }`,
 # `--account={{account}}` (a template to copy: sbatch rejects the line as it is)
-_PLACEHOLDER = re.compile(r"<[^<>\n]+>|(?<!\$)\{\{?[ \t]*[A-Za-z_][^{}\n]*\}")
+_PLACEHOLDER = lazy_compile(r"<[^<>\n]+>|(?<!\$)\{\{?[ \t]*[A-Za-z_][^{}\n]*\}")
 
 
 def directives(text: str) -> list[list[tuple[str | None, int, int]]]:

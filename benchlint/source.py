@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import re
 from array import array
 from collections.abc import Callable
 from itertools import accumulate
 
 from benchlint.finding import Span
+from benchlint.lazyre import lazy_compile
 
 
 class SourceText:
@@ -90,7 +90,7 @@ def content_digest(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII = lazy_compile(r"[^\x00-\x7f]")
 
 
 def _utf8_width(code: int) -> int:

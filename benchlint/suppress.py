@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchlint.finding import Finding
+from benchlint.lazyre import lazy_compile
 from benchlint.source import SourceText
 from benchlint.workspace import path_matches
 
-_DIRECTIVE = re.compile(r"#\s*benchlint:\s*(disable|disable-file)=(.*)")
+_DIRECTIVE = lazy_compile(r"#\s*benchlint:\s*(disable|disable-file)=(.*)")
 # the IDs right after `=`, separated by commas or blanks; from the first other word on, the text
 # is the reason (`disable=BL101 needed on all runners` disables BL101 only)
-_ID = re.compile(r"(?i)BL\d{1,3}|ALL")
+_ID = lazy_compile(r"(?i)BL\d{1,3}|ALL")
 
 
 @dataclass

@@ -34,6 +34,7 @@ from benchlint.launcher import (
     script_ends,
 )
 from benchlint.layout import launcher_candidates, recipe_mirrors, runner_labels
+from benchlint.lazyre import lazy_compile
 from benchlint.recipe import ScriptRun, script_run
 from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Decisions, Probe, guards_hold
@@ -56,10 +57,10 @@ from benchlint.yamlpatch import Patch, patched
 # the folders of an srt-slurm checkout a recipe path names (`recipies/` before its rename)
 SRT_RECIPES = tuple(f"{folder}/" for folder in profile.SRT_SLURM_RECIPE_FOLDERS)
 # a variable an expansion names (`$X`, `${X%%_*}`, `${#X}`, `${!X}`, the `$Y` of `${X:-$Y}`)
-_NAMED = re.compile(r"\$\{?[#!]?([A-Za-z_][A-Za-z0-9_]*)")
+_NAMED = lazy_compile(r"\$\{?[#!]?([A-Za-z_][A-Za-z0-9_]*)")
 # a runner label that can start a runner's name (`h200`, `mi355x`)
-_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9.]*")
-_SELECTOR = re.compile(
+_LABEL = lazy_compile(r"[A-Za-z0-9][A-Za-z0-9.]*")
+_SELECTOR = lazy_compile(
     r"^(?P<path>[^:]+)(?::(?P<selector>[A-Za-z0-9_.-]+)(?:\[(?P<index>\d+)\])?)?$"
 )
 
@@ -1117,7 +1118,7 @@ def _quoted(element: Element) -> frozenset[str]:
 
 # a workflow `env:` value taken as written (empty, a word or a path: not a number, a boolean or
 # a null word that YAML and the runner may render otherwise)
-_PLAIN_VALUE = re.compile(r"[A-Za-z_./][A-Za-z0-9_./:@+-]*|0|[1-9][0-9]*")
+_PLAIN_VALUE = lazy_compile(r"[A-Za-z_./][A-Za-z0-9_./:@+-]*|0|[1-9][0-9]*")
 _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
 # the names `entry_environment` may set, and the route's own: where a route leaves one unset,
 # the workflow did not set it

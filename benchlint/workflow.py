@@ -19,6 +19,7 @@ from benchlint import profile
 from benchlint.actions import embedded
 from benchlint.expressions import Value, evaluate, input_names, typed_inputs
 from benchlint.finding import Location, Span
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.model import Script, parse_file
 from benchlint.source import SourceText
 from benchlint.workspace import Workspace
@@ -38,7 +39,7 @@ def _runs_launcher(line: str) -> bool:
 
 
 # (run: by its path, or by a shell, at the command's start; not `chmod +x`, `shellcheck`, `cp`)
-_EXPRESSION_LAUNCH = re.compile(
+_EXPRESSION_LAUNCH = lazy_compile(
     r"^\s*(?:(?:exec|time|nohup)\s+)?(?:(?:bash|sh|source|\.)\s+(?:-\S+\s+)*)?[\"']?"
     r"[\w./${}-]*\blaunch_[\w.-]*\$\{\{[^}]*\}\}[\w.${}-]*\.sh\b"
 )
@@ -58,24 +59,24 @@ def commands_matching(line: str, pattern: re.Pattern[str]) -> list[re.Match[str]
     return found
 
 
-_COMMANDS = re.compile(r"&&|\|\||;|\|")
+_COMMANDS = lazy_compile(r"&&|\|\||;|\|")
 # a command that names a launcher without running it: printed, listed, tested, or a comment
-_NOT_RUN = re.compile(r"\s*(?:#|(?:echo|printf|ls|cat|test|\[\[?|stat|realpath)\s)")
-_EXPORT = re.compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
+_NOT_RUN = lazy_compile(r"\s*(?:#|(?:echo|printf|ls|cat|test|\[\[?|stat|realpath)\s)")
+_EXPORT = lazy_compile(r"^\s*export\s+((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)+)")
 WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")  # every workflow
 # the repository's own actions (`uses: ./.github/actions/setup`; one at the root)
 ACTIONS = ("**/action.yml", "**/action.yaml")
 # a name a shell line assigns (`X=1`, `X+=a`, `export X=1`), not `--flag=1` or `$X==y`
-_ASSIGNED = re.compile(r"(?<![\w$\-/.])([A-Za-z_][A-Za-z0-9_]*)\+?=(?!=)")
+_ASSIGNED = lazy_compile(r"(?<![\w$\-/.])([A-Za-z_][A-Za-z0-9_]*)\+?=(?!=)")
 # `echo "NAME<<EOF" >> "$GITHUB_ENV"`: a multi-line value
-_HEREDOC_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)<<")
+_HEREDOC_NAME = lazy_compile(r"\b([A-Za-z_][A-Za-z0-9_]*)<<")
 # `printf '%s=%s\n' NAME "$VALUE" >> "$GITHUB_ENV"`: the name is an argument (the format and
 # its arguments, up to the end of the command)
-_PRINTF = re.compile(
+_PRINTF = lazy_compile(
     r"\bprintf\s+('[^']*'|\"[^\"]*\"|[^\s;|&<>]+)((?:[ \t]+(?:'[^']*'|\"[^\"]*\"|[^\s;|&<>]+))*)"
 )
-_ARGUMENT = re.compile(r"'([^']*)'|\"([^\"]*)\"|([^\s'\"]+)")
-_CONVERSION = re.compile(r"%(?:%|[-+ #0]*\d*(?:\.\d*)?([a-zA-Z]))")
+_ARGUMENT = lazy_compile(r"'([^']*)'|\"([^\"]*)\"|([^\s'\"]+)")
+_CONVERSION = lazy_compile(r"%(?:%|[-+ #0]*\d*(?:\.\d*)?([a-zA-Z]))")
 
 
 def _printf_names(line: str) -> set[str]:
@@ -101,7 +102,7 @@ def _printf_names(line: str) -> set[str]:
 
 # the variables the runner sets for every job: a workflow that sets one in an `env:` does not
 # make it unset elsewhere
-_RUNNER_NAMES = re.compile(
+_RUNNER_NAMES = lazy_compile(
     r"(?:GITHUB|RUNNER|ACTIONS)_\w*|CI|HOME|PATH|USER|LOGNAME|SHELL|PWD|HOSTNAME|LANG|TERM|TMPDIR"
 )
 
@@ -320,7 +321,7 @@ def expressions_at(
 
 # where a value is a condition GitHub reads as an expression without `${{ }}`: a job's `if:`
 # and a step's (`jobs.<id>.if`, `jobs.<id>.steps[<n>].if`)
-_CONDITION = re.compile(r"jobs\.[^.\[\]]+\.(?:steps\[\d+\]\.)?if")
+_CONDITION = lazy_compile(r"jobs\.[^.\[\]]+\.(?:steps\[\d+\]\.)?if")
 
 
 def _default_shell(node: YNode | None) -> YNode | None:
@@ -331,7 +332,7 @@ def _default_shell(node: YNode | None) -> YNode | None:
 
 
 # a runner label that names Windows (`windows-latest`, a self-hosted `win64`)
-_WINDOWS = re.compile(r"(?<![a-z0-9])win", re.I)
+_WINDOWS = lazy_compile(r"(?<![a-z0-9])win", re.I)
 
 
 def runs_in_posix_shell(root: YNode, job: YNode, step: YNode) -> bool:
@@ -389,7 +390,7 @@ def _on_runner_os(step: YNode) -> bool:
 
 # the runner's files a step writes to, named as a POSIX shell names them (`$GITHUB_ENV`,
 # `${GITHUB_OUTPUT}`; not PowerShell's `$env:GITHUB_ENV`, nor cmd's `%GITHUB_ENV%`)
-_POSIX_FILES = re.compile(r"\$\{?GITHUB_(?:ENV|OUTPUT|PATH|STEP_SUMMARY|STATE)\b")
+_POSIX_FILES = lazy_compile(r"\$\{?GITHUB_(?:ENV|OUTPUT|PATH|STEP_SUMMARY|STATE)\b")
 
 
 def _matrix_values(job: YNode, text: str) -> list[str]:
@@ -414,7 +415,7 @@ def _matrix_values(job: YNode, text: str) -> list[str]:
     return [v.value if v.is_scalar else "${{" for v in values]
 
 
-_MATRIX_LABEL = re.compile(r"\$\{\{\s*matrix\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+_MATRIX_LABEL = lazy_compile(r"\$\{\{\s*matrix\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
 
 
 def _choices(root: YNode, text: str) -> list[str]:
@@ -439,11 +440,13 @@ def _choices(root: YNode, text: str) -> list[str]:
     return options or [text]
 
 
-_INPUT_LABEL = re.compile(r"\$\{\{\s*(?:github\.event\.)?inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+_INPUT_LABEL = lazy_compile(
+    r"\$\{\{\s*(?:github\.event\.)?inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}"
+)
 
 
 # a `${{ ... }}` expression, which the runner replaces in a `run:` script before the shell reads it
-_EXPRESSION = re.compile(r"\$\{\{.*?\}\}", re.S)
+_EXPRESSION = lazy_compile(r"\$\{\{.*?\}\}", re.S)
 
 
 @dataclass(frozen=True)
@@ -545,7 +548,7 @@ def _matrix_cells(job: YNode, path: list[str]) -> list[YNode] | None:
     return cells
 
 
-_MATRIX_PATH = re.compile(
+_MATRIX_PATH = lazy_compile(
     r"\$\{\{\s*matrix\.([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*)\s*\}\}"
 )
 
@@ -630,7 +633,7 @@ def checkout_path(job: YNode) -> str | None:
 
 
 # a folder written out (`.github/scripts`, `./bench`, `.`)
-_PLAIN_FOLDER = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./-]*")
+_PLAIN_FOLDER = lazy_compile(r"[A-Za-z0-9_./][A-Za-z0-9_./-]*")
 
 
 def plain_folder(value: str) -> str | None:
@@ -643,7 +646,7 @@ def plain_folder(value: str) -> str | None:
 
 
 # the checkout's folder, as a step names it
-_WORKSPACE = re.compile(r"^\$\{\{\s*github\.workspace\s*\}\}")
+_WORKSPACE = lazy_compile(r"^\$\{\{\s*github\.workspace\s*\}\}")
 
 
 def launch_lines(ws: Workspace, workflows: list[str]) -> list[tuple[Location, str]]:
@@ -815,7 +818,9 @@ def _nonempty_values(
 
 
 # an input alone, as a dispatch gives it: `${{ inputs.x }}`, `${{ github.event.inputs.x }}`
-_EVENT_INPUT = re.compile(r"\$\{\{\s*(?:github\.event\.)?inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+_EVENT_INPUT = lazy_compile(
+    r"\$\{\{\s*(?:github\.event\.)?inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}"
+)
 
 
 def _dispatch_choices(root: YNode) -> frozenset[str]:
@@ -858,7 +863,7 @@ def _matrix_inputs(job: YNode) -> dict[str, str]:
     return found
 
 
-_FROM_JSON_INPUT = re.compile(
+_FROM_JSON_INPUT = lazy_compile(
     r"\$\{\{\s*fromjson\(\s*inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\)\s*\}\}", re.IGNORECASE
 )
 
@@ -951,10 +956,10 @@ def _read_run_text(step: LauncherStep, text: str, location: Location) -> None:
 
 # an argument of a launch line: one expression (quoted or not) or a plain word; the end of the
 # command (a `;`, `&&`, `|`, a redirection, a comment)
-_ARG = re.compile(
+_ARG = lazy_compile(
     r"""\s+(?:"(\$\{\{[^}]*\}\})"|(\$\{\{[^}]*\}\})|([A-Za-z0-9_./:=@+-]+))(?=\s|$)"""
 )
-_COMMAND_END = re.compile(r"\s*(?:[;&|<>#]|$)")
+_COMMAND_END = lazy_compile(r"\s*(?:[;&|<>#]|$)")
 
 
 def _launch_args(line: str, start: int) -> tuple[str | None, ...] | None:
@@ -1021,7 +1026,7 @@ def _input_defaults(root: YNode) -> dict[str, str]:
 
 # -- calls of the repository's reusable workflows ------------------------------------------------
 # `uses: ./.github/workflows/benchmark-tmpl.yml`: a job that runs a workflow of the repository
-_LOCAL_WORKFLOW = re.compile(r"\./(\.github/workflows/[^@\s]+\.ya?ml)")
+_LOCAL_WORKFLOW = lazy_compile(r"\./(\.github/workflows/[^@\s]+\.ya?ml)")
 # how many callers up a value passed as `${{ inputs.x }}` is followed
 _CALL_DEPTH = 3
 
@@ -1216,8 +1221,8 @@ def _call(
     )
 
 
-_PASSED = re.compile(r"\$\{\{\s*inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
-_MATRIX_PASSED = re.compile(
+_PASSED = lazy_compile(r"\$\{\{\s*inputs\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}")
+_MATRIX_PASSED = lazy_compile(
     r"\$\{\{\s*matrix\.([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)?)\s*\}\}"
 )
 # a job's matrix is expanded up to this many rows (a larger one: its values not known)

@@ -26,6 +26,7 @@ from benchlint.cache import RACY_NS, Cache
 from benchlint.config import Config, Layout
 from benchlint.finding import FILE_START, Finding, Span, Undecided
 from benchlint.layout import SITE_CONFIGS, Detected, detect, detect_recipe_roots, entries_in
+from benchlint.lazyre import lazy_compile
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YamlDocument, encode_documents
 
@@ -72,10 +73,10 @@ TRANSIENT_BYTES = 256 << 10
 # name says so or, for Terraform's, a line starts a mapping's key (a manifest, Helm values);
 # counted as templates, not linted. A Helm helper (`{{ define ... }}` blocks) is none.
 TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".tftpl", ".tpl")
-_YAML_KEY_LINE = re.compile(rb"^[ \t]*[A-Za-z_][A-Za-z0-9_-]*:(?:[ \t]|\r?$)", re.MULTILINE)
-_HELM_DEFINE = re.compile(rb"\{\{-?\s*define\b")
+_YAML_KEY_LINE = lazy_compile(rb"^[ \t]*[A-Za-z_][A-Za-z0-9_-]*:(?:[ \t]|\r?$)", re.MULTILINE)
+_HELM_DEFINE = lazy_compile(rb"\{\{-?\s*define\b")
 # a line of YAML (or of a template of it): a key, an item, a comment, a template's own line
-_YAML_LIKE = re.compile(
+_YAML_LIKE = lazy_compile(
     r"\s*(?:#|-(?:\s|$)|[\"']?[A-Za-z0-9_./${}-]+[\"']?\s*:(?:\s|$)|\{[{%]|\$\{|%\{)"
 )
 
@@ -111,25 +112,25 @@ def _reads_as_yaml(text: str) -> bool:
 
 
 # a line that opens a message of protobuf's text format (`default_toolchain {`)
-_MESSAGE_OPEN = re.compile(r"\s*[A-Za-z_][\w.-]*\s*\{\s*$")
-_TEMPLATE_PART = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|%\{[^}]*\}|\"[^\"]*\"|'[^']*'")
+_MESSAGE_OPEN = lazy_compile(r"\s*[A-Za-z_][\w.-]*\s*\{\s*$")
+_TEMPLATE_PART = lazy_compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|%\{[^}]*\}|\"[^\"]*\"|'[^']*'")
 
 
 # a Dockerfile's name: `Dockerfile`, `Dockerfile.cuda`, `serve.Dockerfile`, `Containerfile`
-DOCKERFILE = re.compile(
+DOCKERFILE = lazy_compile(
     r"(?:Dockerfile|Containerfile)(?:\.[\w.-]+)?|[\w.-]+\.(?:Dockerfile|dockerfile)"
 )
 
 _READ_SUFFIXES = (
     SHELL_SUFFIXES + YAML_SUFFIXES + JOB_SUFFIXES + SOURCED_SUFFIXES + PYTHON_SUFFIXES
 ) + TEMPLATE_SUFFIXES
-_SHEBANG = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
-_SBATCH_LINE = re.compile(rb"(?m)^#SBATCH\s")
+_SHEBANG = lazy_compile(rb"^#!\s*\S*(?:/|env\s+)(?:ba|da|k|z)?sh\b")
+_SBATCH_LINE = lazy_compile(rb"(?m)^#SBATCH\s")
 # make's files, whatever their first line says (make reads a `#!` line as a comment; t84b)
-_MAKEFILE = re.compile(r"(?:GNU)?[Mm]akefile(?:\..+)?|.+\.mk|.+\.make")
+_MAKEFILE = lazy_compile(r"(?:GNU)?[Mm]akefile(?:\..+)?|.+\.mk|.+\.make")
 # a `#!` line that names a shell whose language is not bash's
-_OTHER_SHELL = re.compile(rb"^#!\s*\S*(?:/|env\s+)(?:zsh|m?ksh(?:93)?|fish|t?csh)\b")
-_BASH_ERROR = re.compile(r"line (\d+): (.*)")
+_OTHER_SHELL = lazy_compile(rb"^#!\s*\S*(?:/|env\s+)(?:zsh|m?ksh(?:93)?|fish|t?csh)\b")
+_BASH_ERROR = lazy_compile(r"line (\d+): (.*)")
 
 
 @functools.lru_cache(maxsize=256)
@@ -1136,7 +1137,7 @@ def _reason(exc: OSError) -> str:
 # file is a template of a script, as a Helm chart's YAML is a template of YAML
 # `<partition>`, `<YOUR_HF_TOKEN>`, `<Replace with your HF token>`, `<Path to checkpoint (e.g
 # /345m)>`: a value to fill in
-_PLACEHOLDER = re.compile(r"(?:^|[\s=/])<[A-Za-z_][A-Za-z0-9_., ()/:-]*>(?=[\s;/]|$)")
+_PLACEHOLDER = lazy_compile(r"(?:^|[\s=/])<[A-Za-z_][A-Za-z0-9_., ()/:-]*>(?=[\s;/]|$)")
 
 
 def _placeholder_at(source: SourceText, line: int) -> bool:
@@ -1152,7 +1153,7 @@ def _placeholder_at(source: SourceText, line: int) -> bool:
 
 
 # a line that is a Jinja statement (`{% if enable_eager %}`, `{%- endfor %}`): no shell has it
-_JINJA_STATEMENT = re.compile(
+_JINJA_STATEMENT = lazy_compile(
     r"^[ \t]*\{%-?[ \t]*(?:if|elif|else|endif|for|endfor|set|macro|endmacro|block|endblock"
     r"|include|import|from|raw|endraw|with|endwith|filter|endfilter|call|endcall)\b.*%\}[ \t]*$",
     re.M,

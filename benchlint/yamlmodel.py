@@ -16,21 +16,22 @@ from sys import intern
 from typing import Any, overload
 
 from benchlint.finding import Span
+from benchlint.lazyre import lazy_compile
 from benchlint.source import SourceText
 
 # Plain scalars as PyYAML's SafeLoader resolves them (YAML 1.1): what srtctl and the sweep
 # generator read. `yes`/`on` are booleans, `010` is octal, `1_440` is 1440, `4:00:00` is the
 # base-60 integer 14400, `1e3` is a string (1.1 floats need a dot and a signed exponent).
-_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_NULL = lazy_compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL = {
     **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
     **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
 }
-_INT = re.compile(
+_INT = lazy_compile(
     r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
     r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$"
 )
-_FLOAT = re.compile(
+_FLOAT = lazy_compile(
     r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
     r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
@@ -430,7 +431,7 @@ def parse_yaml(file: SourceText) -> YamlDocument:
 
 
 # YAML also ends a line at a lone \r, NEL, U+2028 and U+2029; benchlint's lines end at \n only.
-_YAML_ONLY_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+_YAML_ONLY_BREAK = lazy_compile("\r(?!\n)|[\x85\u2028\u2029]")
 
 
 class _LineMap:

@@ -26,6 +26,7 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.scanner import ScannerError
 
 from benchlint.finding import Span
+from benchlint.lazyre import lazy_compile
 from benchlint.source import SourceText
 from benchlint.yamlmodel import (
     _COLUMNS,
@@ -51,7 +52,7 @@ from benchlint.yamlmodel import (
 _new = object.__new__
 
 # a key text PyYAML may read as the same key as another text: a number, a boolean, null
-_MAY_EQUAL = re.compile(r"^(?:[-+.0-9~]|(?i:yes|no|true|false|on|off|null)$)", re.MULTILINE)
+_MAY_EQUAL = lazy_compile(r"^(?:[-+.0-9~]|(?i:yes|no|true|false|on|off|null)$)", re.MULTILINE)
 
 _CParser: Any
 try:

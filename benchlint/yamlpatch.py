@@ -14,25 +14,25 @@ simply quoted scalar.
 from __future__ import annotations
 
 import operator
-import re
 from dataclasses import dataclass
 
 from benchlint.finding import Span
+from benchlint.lazyre import lazy_compile
 from benchlint.source import SourceText
 from benchlint.yamlmodel import YamlDocument, YNode
 
 # A scalar as written that reads as exactly that one scalar, in block or flow context: plain (no
 # `: `, ` #`, quotes, flow indicators, leading indicator or surrounding space), or quoted with
 # printable ASCII and no escapes. Group 1: a plain one's text; group 2 or 3: a quoted one's.
-_SCALAR = re.compile(r"([A-Za-z0-9_./][A-Za-z0-9_./+=@%-]*)|\"([ !#-\[\]-~]*)\"|'([ -&(-~]*)'")
+_SCALAR = lazy_compile(r"([A-Za-z0-9_./][A-Za-z0-9_./+=@%-]*)|\"([ !#-\[\]-~]*)\"|'([ -&(-~]*)'")
 _QUOTES = {None: "", '"': '"', "'": "'"}
 # What may follow a value on its line: nothing, or spaces and perhaps a comment.
-_AFTER = re.compile(r"(?:[ \t]+(?:#.*)?)?")
+_AFTER = lazy_compile(r"(?:[ \t]+(?:#.*)?)?")
 
 
 # An anchor (`&name`) could be anywhere this matches; without one there is no alias, so no node
 # is reached twice and replacing one changes nothing else.
-_ANCHOR = re.compile(r"(?:^|[\s\[{,])&[^\s&]")
+_ANCHOR = lazy_compile(r"(?:^|[\s\[{,])&[^\s&]")
 
 
 @dataclass(frozen=True, eq=False)

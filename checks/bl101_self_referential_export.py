@@ -72,12 +72,13 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.environment import ScriptState, is_builtin
 from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.model import Assignment, Script, Syn, on_comment_line
 
 # `=$NAME`, `="${NAME`...: where a text can assign a variable its own value (found by the `=`,
 # which the regex engine scans for quickly; the name before it is compared after)
-_ASSIGNED_FROM = re.compile(r"=[\"']?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_ASSIGNED_FROM = lazy_compile(r"=[\"']?\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _looks_self_referential(text: str) -> bool:

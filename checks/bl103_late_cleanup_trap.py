@@ -215,6 +215,7 @@ from benchlint.dockerfiles import ImageScripts
 from benchlint.engines import launch_in, launches
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
 from benchlint.fixes import line_removal
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.evaluate import guards_hold
 from benchlint.shell.expand import UNSET
@@ -267,16 +268,16 @@ class Resource:
 
 
 _ACQUIRERS = frozenset({"salloc", "sbatch", "docker run", "podman run"})
-_SLURM_RELEASE = re.compile(r"\bscancel\b")
+_SLURM_RELEASE = lazy_compile(r"\bscancel\b")
 # `kill -0` (`-s 0`, `-n0`, `-SIG0`, `-00`, `-EXIT`: bash's names of signal 0) only asks
 _SIGNAL_ZERO = r"(?:l|(?:[sn]\s*)?(?:SIG)?(?:0+|EXIT))"
-_KILL = re.compile(rf"\bkill\b(?!\s+-{_SIGNAL_ZERO}\b)|\bpkill\b")
-_DOCKER_RELEASE = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b")
-_REMOVE = re.compile(r"\brm\s+-[a-zA-Z]*r")
-_WAIT = re.compile(r"\bwait\b")  # (a `wait` of what a function is given: `_releases_argument`)
-_NEVER = re.compile(r"(?!)")  # no command releases it by a variable: it has none
+_KILL = lazy_compile(rf"\bkill\b(?!\s+-{_SIGNAL_ZERO}\b)|\bpkill\b")
+_DOCKER_RELEASE = lazy_compile(r"\bdocker\s+(?:rm|stop|kill)\b")
+_REMOVE = lazy_compile(r"\brm\s+-[a-zA-Z]*r")
+_WAIT = lazy_compile(r"\bwait\b")  # (a `wait` of what a function is given: `_releases_argument`)
+_NEVER = lazy_compile(r"(?!)")  # no command releases it by a variable: it has none
 # a kill of the last job sent to the background, by `$!` (not `kill -0`, which only asks)
-_KILL_LAST = re.compile(r"\bkill\b(?!\s+-[0l]\b)[^;&|\n]*\$\{?!")
+_KILL_LAST = lazy_compile(r"\bkill\b(?!\s+-[0l]\b)[^;&|\n]*\$\{?!")
 
 
 def _may_be_released(what: str) -> str:
@@ -865,7 +866,7 @@ def _argument_names(body: list[Command], before: int) -> dict[str, int]:
 
 
 # a word that is one positional parameter: `$1`, `"$1"`, `${1}`, `"${1}"`
-_ARGUMENT = re.compile(r'(?P<q>"?)\$(?:([1-9])|\{([1-9])\})(?P=q)')
+_ARGUMENT = lazy_compile(r'(?P<q>"?)\$(?:([1-9])|\{([1-9])\})(?P=q)')
 
 
 def _every_branch_restarts(acquired: Command, body: list[Command], released: Released) -> bool:
@@ -956,9 +957,9 @@ def _released_by(
 
 # `lsof -t -i:8000 | xargs kill`, `kill $(lsof -t -i tcp:8000)`: the processes that have the
 # port open; `fuser -k 8000/tcp` (psmisc) too
-_LSOF = re.compile(r"\blsof\b[^\n;&|)]*?\s-i\s*([^\s;&|)\"']*)")
-_KILL_OF_LSOF = re.compile(r"\bkill\b[^;&|\n]*(?:\$\(|`)\s*(?:sudo\s+)?$")
-_FUSER = re.compile(r"\bfuser\b[^\n;&|]*?\s-[A-Za-z]*k[^\n;&|]*?\s([^\s;&|/]+)/tcp\b")
+_LSOF = lazy_compile(r"\blsof\b[^\n;&|)]*?\s-i\s*([^\s;&|)\"']*)")
+_KILL_OF_LSOF = lazy_compile(r"\bkill\b[^;&|\n]*(?:\$\(|`)\s*(?:sudo\s+)?$")
+_FUSER = lazy_compile(r"\bfuser\b[^\n;&|]*?\s-[A-Za-z]*k[^\n;&|]*?\s([^\s;&|/]+)/tcp\b")
 
 
 def _kills_by_port(resource: Resource, text: str) -> bool:
@@ -1033,11 +1034,11 @@ _JOBS_P = r"jobs(?:\s+-r+)*\s+-r*pr*(?:\s+-r+)*"
 # `$(jobs -p)`, `` `jobs -p` ``
 _JOBS_LIST = rf"(?:\$\(\s*{_JOBS_P}\s*\)|`{_JOBS_P}`)"
 # `pids=$(jobs -pr)`, `pids=($(jobs -p))`: a variable given every job's PID
-_JOBS_HELD = re.compile(rf"\b([A-Za-z_][A-Za-z0-9_]*)=\(?\"?{_JOBS_LIST}")
+_JOBS_HELD = lazy_compile(rf"\b([A-Za-z_][A-Za-z0-9_]*)=\(?\"?{_JOBS_LIST}")
 # `for pid in $(jobs -p); do`: a loop's variable given each job's PID in turn
-_JOBS_LOOP = re.compile(rf"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+\"?{_JOBS_LIST}")
+_JOBS_LOOP = lazy_compile(rf"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+\"?{_JOBS_LIST}")
 # a kill that sends no signal: `kill -0` tests, `kill -l` lists
-_NO_SIGNAL = re.compile(r"kill\s+(?:-0|-[lL]|--list|-[sn]\s*0)\b")
+_NO_SIGNAL = lazy_compile(r"kill\s+(?:-0|-[lL]|--list|-[sn]\s*0)\b")
 
 
 def _kills_jobs_held(text: str, script: Script, after: int = 0) -> bool:
@@ -1079,12 +1080,12 @@ def _jobs_held(script: Script) -> dict[str, int]:
 
 
 # a `kill` and the words it is given (up to an operator)
-_KILLED_NAMES = re.compile(r"\bkill\b[^;&|\n]*")
+_KILLED_NAMES = lazy_compile(r"\bkill\b[^;&|\n]*")
 
 
 # a handler that ends every background process of the script: its process group (`kill 0`,
 # `kill -- -$$`) or every job (`kill $(jobs -p)`, `pkill -P $$`)
-_KILL_ALL = re.compile(
+_KILL_ALL = lazy_compile(
     rf"\bkill(?!\s+-(?:L|{_SIGNAL_ZERO})\b)\s+(?:-[sn]\s+\w+\s+|-[A-Za-z0-9]+\s+)*"
     r"(?:--\s+)?"
     rf"(?:0\b|-\$\$|\"?{_JOBS_LIST}|%)"
@@ -1096,7 +1097,7 @@ _KILL_ALL = re.compile(
 # `pkill -f "vllm serve"`, `pkill vllm`, `killall vllm`, `pgrep -f vllm | xargs kill`,
 # `kill $(pgrep python)`: ends processes by their name (with `-f`, by a pattern of the whole
 # command line): the program and its words up to the end of its command
-_BY_NAME = re.compile(r"\b(pkill|killall|pgrep)\s+([^\n]*)")
+_BY_NAME = lazy_compile(r"\b(pkill|killall|pgrep)\s+([^\n]*)")
 # the options of each that take a value (procps-ng pkill/pgrep, psmisc killall)
 _VALUED = {
     "pkill": frozenset({"-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal", "--ns"}),
@@ -1104,8 +1105,8 @@ _VALUED = {
     "killall": frozenset({"-s", "--signal", "-u", "--user", "-o", "--older-than", "-y"}),
 }
 # what a pgrep's output is given to that kills: `| xargs [-r] kill`, or a `kill $(pgrep ...)`
-_PGREP_KILLS = re.compile(r"\|\s*xargs\s+(?:-\S+\s+)*kill\b")
-_KILL_OF_PGREP = re.compile(r"\bkill\b[^;&|\n]*(?:\$\(|`)\s*pgrep\b")
+_PGREP_KILLS = lazy_compile(r"\|\s*xargs\s+(?:-\S+\s+)*kill\b")
+_KILL_OF_PGREP = lazy_compile(r"\bkill\b[^;&|\n]*(?:\$\(|`)\s*pgrep\b")
 
 
 def _name_kills(text: str) -> Iterator[tuple[bool, bool, str]]:
@@ -1167,9 +1168,9 @@ def _kills_by_name(resource: Resource, text: str) -> bool:
 # with their command lines, searched by `grep`, its PID column cut out by `awk` and given to a
 # kill (`kill $(...)`, `pid=$(...)` then `kill $pid`, `| xargs kill`): as `pgrep -f` with each
 # pattern (h46 M1)
-_PS_GREP = re.compile(r"\bps\s[^|;&\n]*\|\s*[ef]?grep\b")
+_PS_GREP = lazy_compile(r"\bps\s[^|;&\n]*\|\s*[ef]?grep\b")
 # `kill -9 $(` right before the listing, `kill -s TERM \``
-_KILL_OF = re.compile(
+_KILL_OF = lazy_compile(
     r"\bkill((?:\s+-[sn]\s+[A-Za-z0-9]+|\s+-[A-Za-z0-9]+|\s+--)*)\s+(?:\$\(|`)\s*$"
 )
 # the signals that end a process that does not handle them
@@ -1179,7 +1180,7 @@ _ENDING_SIGNALS = frozenset(
 # `head -1`, `tail -n 1`, `head --lines=1`: the list cut to one line
 _ONE_LINE = frozenset({"-1", "-n1", "--lines=1"})
 # `awk '{print $2}'`: the program that cuts out one column
-_PRINT = re.compile(r"\{\s*print\s+\\?\$(\d+)\s*;?\s*\}")
+_PRINT = lazy_compile(r"\{\s*print\s+\\?\$(\d+)\s*;?\s*\}")
 
 
 def _ps_kills(text: str) -> Iterator[list[tuple[str, int]]]:
@@ -1459,8 +1460,8 @@ def _one_value(command: Command, word: Word) -> str | None:
 
 # a pattern's part that names a program or module (`sglang.launch_server`, `vllm serve`), once
 # an interpreter's name is taken out of it (every engine's command line starts with one)
-_NAMED = re.compile(r"[A-Za-z_]{3,}")
-_INTERPRETER = re.compile(r"python[0-9.]*|bash|\bsh\b|env")
+_NAMED = lazy_compile(r"[A-Za-z_]{3,}")
+_INTERPRETER = lazy_compile(r"python[0-9.]*|bash|\bsh\b|env")
 
 
 def _releases(resource: Resource, text: str) -> bool:
@@ -1502,9 +1503,9 @@ def _stops_service(resource: Resource, text: str) -> bool:
 
 
 # the containers a `docker rm`/`stop`/`kill` names, up to the end of its command
-_DOCKER_OPERANDS = re.compile(r"\bdocker\s+(?:rm|stop|kill)\b([^;&|\n)`]*)")
+_DOCKER_OPERANDS = lazy_compile(r"\bdocker\s+(?:rm|stop|kill)\b([^;&|\n)`]*)")
 # an operand that is one variable's value: `$NAME`, `"${NAME}"`
-_ONE_VARIABLE = re.compile(r'"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?')
+_ONE_VARIABLE = lazy_compile(r'"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?')
 
 
 def _removes_others(resource: Resource, text: str) -> bool:
@@ -1580,7 +1581,7 @@ def _plain_values(script: Script, names: frozenset[str]) -> set[str] | None:
 
 
 # `$1`, `${1:-}`, `"$@"`: what a function's caller passed it
-_POSITIONAL = re.compile(r"\$(?:[1-9@*]|\{[1-9@*](?:[:#%/^,-][^}]*)?\})")
+_POSITIONAL = lazy_compile(r"\$(?:[1-9@*]|\{[1-9@*](?:[:#%/^,-][^}]*)?\})")
 
 
 def _handler_releases(resource: Resource, trap: Trap, lookup: Functions) -> bool:
@@ -1645,7 +1646,7 @@ def _reading(names: frozenset[str]) -> re.Pattern[str]:
 
 
 # Commands that tell whether a resource is alive: an exit they guard is taken only when it is not.
-_LIVENESS = re.compile(
+_LIVENESS = lazy_compile(
     r"\b(?:docker|podman)\s+(?:ps|inspect|container\s+inspect)\b|\bkill\s+-0\b|\bsqueue\b"
     r"|\bps\s+-p\b|\bpgrep\b|\bwait\s+[\"']?\$"
 )
@@ -2055,7 +2056,7 @@ def _waiter(
     )
 
 
-_READ = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_READ = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _move_trap(flow: Flow, start: int, trap_index: int, trap: Trap) -> Fix | None:
@@ -2232,7 +2233,7 @@ def _check_script(
 
 
 # the place of a start in a function a finding's call runs: "in `run_server` (lib.sh:274)"
-_IN_FUNCTION_AT = re.compile(r"( in `[^`]+` \([^)\s]+):\d+\)")
+_IN_FUNCTION_AT = lazy_compile(r"( in `[^`]+` \([^)\s]+):\d+\)")
 
 
 def _killed_through_pipe(flow: Flow, lookup: Functions) -> Iterator[Finding]:
@@ -2667,19 +2668,19 @@ def _early(command: Command, job: Command) -> bool:
 
 # `kill $(jobs -p)` (each job's first process), `jobs -p | xargs kill`, `kill %1` (a job's
 # processes, by its number: bash without job control signals them one by one)
-_KILL_JOBS = re.compile(
+_KILL_JOBS = lazy_compile(
     r"\bkill\b(?!\s+-[0lL]\b)(?:\s+-s\s+\w+|\s+-[A-Za-z0-9]+)*(?:\s+--)?\s+"
     rf"(?:\"?\\?{_JOBS_LIST}"
     r"|(?P<spec>%(?:%|\+|1\b)))"
     rf"|\b{_JOBS_P}\s*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
 )
 # job control on: `kill %1` signals the job's process group, the server with it
-_MONITOR = re.compile(r"\bset\s+(?:-[A-Za-z]*m[A-Za-z]*\b|-o\s+monitor\b)")
+_MONITOR = lazy_compile(r"\bset\s+(?:-[A-Za-z]*m[A-Za-z]*\b|-o\s+monitor\b)")
 # `kill -- -$PID`, `kill -TERM -"$PID"`: the process group a PID leads
-_GROUP_OF = re.compile(r"\bkill\b[^;&|\n]*\s-\"?\$")
+_GROUP_OF = lazy_compile(r"\bkill\b[^;&|\n]*\s-\"?\$")
 # what ends the server with its job's shell: the script's process group (no job control: every
 # job is in it), `kill 0`, `kill -- -$$`
-_KILL_GROUP = re.compile(r"\bkill\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$)")
+_KILL_GROUP = lazy_compile(r"\bkill\s+(?:-[A-Za-z0-9]+\s+)*(?:--\s+)?(?:0\b|-\$\$)")
 
 
 def _jobs_killed(script: Script, server: Command, job: Command, sent: _Sent) -> Iterator[Finding]:
@@ -2750,7 +2751,7 @@ def _kills_each(script: Script, command: Command, name: str) -> bool:
 
 
 # `for pid in "${PIDS[@]}"; do`, `for p in $PIDS; do`: the loop's variable, the name it reads
-_FOR_EACH = re.compile(
+_FOR_EACH = lazy_compile(
     r'for\s+([A-Za-z_]\w*)\s+in\s+"?\$\{?([A-Za-z_]\w*)(?:\[[@*]\])?\}?"?\s*(?:;|\n)'
 )
 
@@ -3317,7 +3318,7 @@ def _other_shell(statement: Command, first: Command) -> bool:
 
 # an assignment to an array's element (`pids[1]=$!`)
 # an array's element, or an append (`pids[1]=$!`, `pids+=($!)`): the earlier PIDs stay
-_ELEMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[|\+=)")
+_ELEMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[|\+=)")
 
 
 def _killing(script: Script) -> list[tuple[Command, str]]:
@@ -3370,9 +3371,9 @@ def _kills_looked_up(
 
 
 # a command that finds processes by name or port
-_LOOKUP = re.compile(r"\b(?:pgrep|pidof|ps|lsof)\b")
+_LOOKUP = lazy_compile(r"\b(?:pgrep|pidof|ps|lsof)\b")
 # a substitution that does (`$(pgrep -f x)`, `` `ps | grep x | awk '{print $1}'` ``)
-_LOOKUP_SUBSTITUTION = re.compile(r"(?:\$\(|`)[^`]*?\b(?:pgrep|pidof|ps|lsof)\b")
+_LOOKUP_SUBSTITUTION = lazy_compile(r"(?:\$\(|`)[^`]*?\b(?:pgrep|pidof|ps|lsof)\b")
 
 
 def _overwritten_finding(script: Script, resource: Resource, statement: Command) -> Finding:

@@ -170,6 +170,7 @@ from benchlint.environment import (
     runs_when_empty,
 )
 from benchlint.finding import Finding, Location, Severity
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.model import (
     Assignment,
@@ -515,11 +516,13 @@ def _runs_once_at_least(script: Script, loop: Syn) -> bool:
 
 
 # a `for` loop's list of words written out: `for d in a b; do`, no expansion, glob or quote
-_FOR_LIST = re.compile(rb"for\s+\w+\s+in\s+([\w./:=@+-]+(?:[ \t]+[\w./:=@+-]+)*)\s*(?:;|\n)\s*do\b")
+_FOR_LIST = lazy_compile(
+    rb"for\s+\w+\s+in\s+([\w./:=@+-]+(?:[ \t]+[\w./:=@+-]+)*)\s*(?:;|\n)\s*do\b"
+)
 
 
 # a word's expansions and substitutions (what is left is text of its own)
-_EXPANSIONS = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_0-9@*#?$!-]+|`[^`]*`")
+_EXPANSIONS = lazy_compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_0-9@*#?$!-]+|`[^`]*`")
 
 
 def _safe_from_callers(ctx: Context, path: str) -> frozenset[str]:
@@ -808,7 +811,7 @@ def _optional_reads(script: Script) -> set[str]:
 
 
 # a read's name as the text writes it (`$isl`, `${isl:-}`): a cheap look before the model's
-_READ_TEXT = re.compile(rb"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_READ_TEXT = lazy_compile(rb"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _every_read(script: Script) -> Iterator[tuple[Read, Read | None]]:
@@ -845,7 +848,7 @@ def _every_read(script: Script) -> Iterator[tuple[Read, Read | None]]:
 
 
 # a plain read in a heredoc's body: `$isl`, `${isl}` (not one with an operator)
-_HEREDOC_READ = re.compile(rb"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_HEREDOC_READ = lazy_compile(rb"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 @script_rule(
@@ -1021,4 +1024,4 @@ def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str, in
     return None
 
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -56,27 +56,28 @@ from collections.abc import Callable, Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.model import Script
 
 # `${NAME:` not followed by an operator that starts with `:` (`:-`, `:=`, `:?`, `:+`)
-_SUBSTRING = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+):(?![-=?+])([^}]*)\}")
+_SUBSTRING = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+):(?![-=?+])([^}]*)\}")
 # characters bash's arithmetic rejects in an offset (`a/b` divides by a name nothing sets, 0;
 # `,` and `~` are operators, and double quotes are removed before the offset is evaluated)
-_NOT_ARITHMETIC = re.compile(r"""[/.'@]""")
+_NOT_ARITHMETIC = lazy_compile(r"""[/.'@]""")
 # a number with letters after it (`1e3`, `10GB`; not `0x1F` nor `10#08`): bash's arithmetic
 # rejects it ("value too great for base")
-_GLUED_NUMBER = re.compile(r"(?<![0-9A-Za-z_#])(?!0[xX])[0-9]+[A-Za-z_]")
+_GLUED_NUMBER = lazy_compile(r"(?<![0-9A-Za-z_#])(?!0[xX])[0-9]+[A-Za-z_]")
 # a name in an arithmetic expression (not the digits and letters of a number, `0x1F`, `10#08`,
 # nor an expansion's, `$N`, `${N}`: its value is the run's)
-_OPERAND_NAME = re.compile(r"(?<![0-9A-Za-z_#${])[A-Za-z_][A-Za-z0-9_]*")
+_OPERAND_NAME = lazy_compile(r"(?<![0-9A-Za-z_#${])[A-Za-z_][A-Za-z0-9_]*")
 # an offset this long is a default that lost its `-` (a port, a size, a count): no variable a
 # benchmark script reads holds 1,000 characters it would cut
 _LONGEST_OFFSET = 1000
 # `meta-llama`: a hyphen between two names (a subtraction only when both are variables)
-_HYPHENATED = re.compile(r"([A-Za-z_]\w*)\s*-\s*(?=([A-Za-z_]\w*))")
+_HYPHENATED = lazy_compile(r"([A-Za-z_]\w*)\s*-\s*(?=([A-Za-z_]\w*))")
 # `pos[1]`: an array element (brackets anywhere else are no arithmetic)
-_ELEMENT = re.compile(r"([A-Za-z_]\w*)\[[^][]*\]")
+_ELEMENT = lazy_compile(r"([A-Za-z_]\w*)\[[^][]*\]")
 # the numbers bash keeps itself
 _BASH_NUMBERS = frozenset(
     {"OPTIND", "SECONDS", "RANDOM", "SRANDOM", "LINENO", "PPID", "UID", "EUID", "BASHPID"}
@@ -141,7 +142,7 @@ _PART = (
 )
 
 
-_INTERESTING = re.compile(r"[\n'\"\\\\#$]")
+_INTERESTING = lazy_compile(r"[\n'\"\\\\#$]")
 
 
 def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:

@@ -47,6 +47,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.engines import assignments_of, launches, string_values
 from benchlint.finding import Finding, Location, Severity, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.model import Script, Word
 
@@ -67,11 +68,11 @@ def _joined_array(word: Word) -> str | None:
     return match.group(1) if match is not None else None
 
 
-_EMPTY_DEFAULT = re.compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*):?-\}"')
-_STAR = re.compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[\*\]\}"')
+_EMPTY_DEFAULT = lazy_compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*):?-\}"')
+_STAR = lazy_compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[\*\]\}"')
 
 
-_ALTERNATIVE = re.compile(
+_ALTERNATIVE = lazy_compile(
     r'\$\{([A-Za-z_][A-Za-z0-9_]*):?\+"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))"\}'
 )
 

@@ -50,22 +50,24 @@ and `{}:,.=@%+/-` only. The fix is safe: the expansion keeps the value the autho
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.braces import BraceExpansion, expansions, intended_end
 from benchlint.shell.model import Script
 from benchlint.source import SourceText
 
 # a backslash double quotes keep as it is (before anything but `$`, a backquote, `"`, `\`)
-_KEPT_BACKSLASH = re.compile(r"\\[^$`\"\\\n]")
-_PLAIN_WORD = re.compile(r"[A-Za-z0-9_{}:,.=@%+/-]*")
+_KEPT_BACKSLASH = lazy_compile(r"\\[^$`\"\\\n]")
+_PLAIN_WORD = lazy_compile(r"[A-Za-z0-9_{}:,.=@%+/-]*")
 # a `{` after a default's operator, on its line or before any `}`: a script without one has
 # nothing to report (most have none, and reading a script as bash does costs more than this)
-_CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?|\d+|[@*]):?[-=?+](?:[^\n]*|[^}]*)\{")
+_CANDIDATE = lazy_compile(
+    r"\$\{(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?|\d+|[@*]):?[-=?+](?:[^\n]*|[^}]*)\{"
+)
 
 
 def _gives(expansion: BraceExpansion, default: str, rest: str) -> str:

@@ -77,26 +77,27 @@ from benchlint.context import Context
 from benchlint.engines import array_name, assignments_of, set_otherwise
 from benchlint.environment import VALIDATORS
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.model import Command, Script, first_line
 from benchlint.source import SourceText
 
 # a line that ends in `\`, as bash reads it: an odd number of backslashes before the newline
-_CONTINUED = re.compile(r"(?<!\\)(?:\\\\)*\\$")
-_BLANKS_AFTER = re.compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
+_CONTINUED = lazy_compile(r"(?<!\\)(?:\\\\)*\\$")
+_BLANKS_AFTER = lazy_compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
 # a `\` then blanks before a `#`: an escaped blank, then a comment (after more blanks) or words
 # (in an array's `( ... )`, or ending a command's line: `_cut`)
-_ESCAPED_NOTE = re.compile(r"(?<!\\)(?:\\\\)*(\\[ \t])([ \t]*)(#[^\n]*)")
+_ESCAPED_NOTE = lazy_compile(r"(?<!\\)(?:\\\\)*(\\[ \t])([ \t]*)(#[^\n]*)")
 # a Hydra (OmegaConf) override, the options of verl's, NeMo's and Megatron-Bridge's command
 # lines: `trainer.nnodes=2`, `+trainer.extra=1`, `++a.b=c` (a dotted name, or one after `+`: no
 # name bash assigns to, so a line of them on its own runs the first as a command)
-_OVERRIDE = re.compile(
+_OVERRIDE = lazy_compile(
     r"\+{1,2}[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*="
     r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+="
 )
 # a line that starts with a flag, an array's elements or an override (a script with none has
 # nothing to report)
-_FLAG_LINE = re.compile(
+_FLAG_LINE = lazy_compile(
     r"^[ \t]*(?:-|\"?\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\}|\+{1,2}[A-Za-z_]|[A-Za-z_]\w*\.\w)", re.M
 )
 
@@ -278,7 +279,7 @@ def _continues(line: str, double: bool) -> bool:
 
 
 # a variable the outer shell expands inside a double-quoted string (not `\$X`, not `$(...)`)
-_EXPANDED = re.compile(r"(?<!\\)\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_EXPANDED = lazy_compile(r"(?<!\\)\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 
 
 def _value_lines(
@@ -535,7 +536,7 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
 
 
 # `set -a` / `set -o allexport`: every assignment after it is exported
-_ALLEXPORT = re.compile(r"\bset\s+(?:-[A-Za-z]*a[A-Za-z]*\b|-o\s+allexport\b)")
+_ALLEXPORT = lazy_compile(r"\bset\s+(?:-[A-Za-z]*a[A-Za-z]*\b|-o\s+allexport\b)")
 # programs an environment is written for (not a function a sourced library may define)
 _PROGRAMS = frozenset(
     {"torchrun", "accelerate", "deepspeed", "mpirun", "srun", "sbatch", "docker", "numactl"}
@@ -587,7 +588,7 @@ def _checked_by(before: Command | None, command: Command) -> str | None:
 
 
 # a variable's name as a validator's list writes it (upper case: no command is named so)
-_VARIABLE = re.compile(r"[A-Z_][A-Z0-9_]*")
+_VARIABLE = lazy_compile(r"[A-Z_][A-Z0-9_]*")
 
 
 def _finding(source: SourceText, command: Command, validator: str | None = None) -> Finding | None:

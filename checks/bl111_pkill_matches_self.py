@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING
 from benchlint.calls import call_graph, loop_words
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.rewrite import RewriteError, bracket_end, compile_pattern, first_match, search
 from benchlint.shell.invocation import PROCESSES, Wrapper
@@ -88,8 +89,8 @@ _NUMBERS.update({"18": "CONT", "17": "CHLD", "19": "STOP", "20": "TSTP", "23": "
 _LIBRARY_TOP = frozenset(
     {"export", "declare", "typeset", "readonly", "set", "shopt", "source", "."}
 )
-_FIRST_LETTER = re.compile(r"[A-Za-z0-9]")
-_BOUND = re.compile(r"\{[0-9]*(?:,[0-9]*)?\}")
+_FIRST_LETTER = lazy_compile(r"[A-Za-z0-9]")
+_BOUND = lazy_compile(r"\{[0-9]*(?:,[0-9]*)?\}")
 
 
 @dataclass(frozen=True)
@@ -165,9 +166,9 @@ def _loop_values(command: Command, word: Word) -> list[str] | None:
     return values or None
 
 
-_LOOP_READ = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_LOOP_READ = lazy_compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # a loop's word written out: plain, or all in one pair of quotes (no expansion, escape, glob)
-_LOOP_WORD = re.compile(r"'([^']+)'|\"([^\"$`\\]+)\"|([^\s'\"$`\\*?\[{]+)")
+_LOOP_WORD = lazy_compile(r"'([^']+)'|\"([^\"$`\\]+)\"|([^\s'\"$`\\*?\[{]+)")
 
 
 def _at(command: Command) -> Location:
@@ -436,7 +437,7 @@ def _ignores(script: Script, signal: str) -> bool:
 
 
 # an `exit` a handler's text surely runs: its first command, or one after a `;` or a newline
-_EXITS = re.compile(r"(?:^|[;\n])\s*exit\b")
+_EXITS = lazy_compile(r"(?:^|[;\n])\s*exit\b")
 
 
 def _handled(script: Script, handler: str, pkill: Command, depth: int = 0) -> str | None:

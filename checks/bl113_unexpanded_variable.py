@@ -58,11 +58,11 @@ argument (the one meant).
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.model import Command, Script, Word
 from benchlint.source import SourceText
@@ -72,13 +72,13 @@ _EXPANDING = frozenset(
     {"eval", "echo", "printf", "cat", "tee", "sed", "awk", "gawk", "mawk", "perl", "jq", "yq"}
     | {"envsubst", "ssh", "bash", "sh", "zsh", "dash", "ksh", "export", "declare", "local"}
 )
-_NAME = re.compile(r"\{?([A-Za-z_][A-Za-z0-9_]*)")
-_SCHEME = re.compile(rb"://")
+_NAME = lazy_compile(r"\{?([A-Za-z_][A-Za-z0-9_]*)")
+_SCHEME = lazy_compile(rb"://")
 # a URL with a `$` after its scheme (before a blank)
-_URL_DOLLAR = re.compile(r"://\S*\$")
-_SCHEME_NAME = re.compile(r"[a-z][a-z0-9+.-]*\Z")
+_URL_DOLLAR = lazy_compile(r"://\S*\$")
+_SCHEME_NAME = lazy_compile(r"[a-z][a-z0-9+.-]*\Z")
 # a word whose value is a URL (an option's, after `=`) inside quotes the program gets
-_QUOTED_URL = re.compile(r"(?:-{1,2}[A-Za-z0-9_-]+=)?([\"'])[a-z][a-z0-9+.-]*://[^\"'\s]*\1")
+_QUOTED_URL = lazy_compile(r"(?:-{1,2}[A-Za-z0-9_-]+=)?([\"'])[a-z][a-z0-9+.-]*://[^\"'\s]*\1")
 
 
 @script_rule("BL113", "unexpanded-variable", Severity.ERROR, tags=("shell", "correctness"))
@@ -157,7 +157,7 @@ def _substituted_names(script: Script) -> Iterator[Finding]:
 
 
 # a name no command has: upper case (with digits and `_`), two characters at least
-_UPPER_NAME = re.compile(r"[A-Z_][A-Z0-9_]+")
+_UPPER_NAME = lazy_compile(r"[A-Z_][A-Z0-9_]+")
 
 
 def _request_bodies(command: Command, used: set[str], held: set[int]) -> Iterator[Finding]:
@@ -265,7 +265,7 @@ def _heredoc_body(command: Command, used: set[str]) -> Iterator[Finding]:
 
 
 # a `$NAME` or `${NAME}` in a text (`_NAME` after its `$`)
-_DOLLAR_NAME = re.compile(r"\$" + _NAME.pattern)
+_DOLLAR_NAME = lazy_compile(r"\$" + _NAME.pattern)
 
 
 def _sent_only(script: Script, name: str) -> bool:
@@ -314,7 +314,7 @@ def _name_end(text: str, at: int, name: str) -> int:
 
 # a form field's name and `=` ending the text, at the body's start (after its quote, an
 # attached `-d`/`-F`, `--post-data=`) or after `&`
-_FIELD = re.compile(r"(?:^(?:-[dF]|--[a-z-]+=)?['\"]?|&)[A-Za-z_][A-Za-z0-9_.\[\]-]*=\Z")
+_FIELD = lazy_compile(r"(?:^(?:-[dF]|--[a-z-]+=)?['\"]?|&)[A-Za-z_][A-Za-z0-9_.\[\]-]*=\Z")
 
 # curl's options whose value is the request's body (curl takes no `--data=...`), a form's field
 _CURL_DATA = frozenset(

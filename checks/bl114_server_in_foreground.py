@@ -43,21 +43,21 @@ talks to one (an entrypoint that serves in the foreground on purpose).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.engines import Launch, launches
 from benchlint.finding import Finding, Location, Severity, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.model import Command, Script, exclusive, first_line
 
-_CLIENTS = re.compile(
+_CLIENTS = lazy_compile(
     r"benchmark_serving|bench_serving|\bvllm\s+bench\b|\baiperf\b|\bgenai-perf\b|localhost"
     r"|127\.0\.0\.1|0\.0\.0\.0"
 )
 _POLLERS = frozenset({"curl", "wget"})
-_WAITER = re.compile(r"wait_for\w*|wait_until\w*")
+_WAITER = lazy_compile(r"wait_for\w*|wait_until\w*")
 # commands that only print: a URL in their text talks to nothing (`echo "Base URL:
 # http://localhost:$PORT"` after a server that serves in the foreground on purpose; t86 h7)
 _PRINTERS = frozenset({"echo", "printf", ":", "cat", "tee", "logger"})
@@ -117,7 +117,7 @@ def _talks_to_server(script: Script, launch: Command, servers: set[int]) -> Comm
 
 # a `tail` that follows a file (`tail -F -n0 "$SERVER_LOG"`, `tail --follow=name log`), its
 # options, then the file's word (one variable, or a path with no expansion)
-_FOLLOW = re.compile(
+_FOLLOW = lazy_compile(
     r"\btail((?:\s+-[-\w=]*)+)\s+(\"\$\{?[A-Za-z_]\w*\}?\"|\$\{?[A-Za-z_]\w*\}?|[\w./-]+)"
 )
 

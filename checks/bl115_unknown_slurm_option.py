@@ -83,6 +83,7 @@ from dataclasses import dataclass
 from benchlint import slurm
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
 from benchlint.shell.held import once_before
 from benchlint.shell.invocation import Wrapper, resolve_words
@@ -188,7 +189,7 @@ def _in_place(name: str, command: Command, word: Word) -> list[tuple[str | None,
     return [(_option_text(name, word), word.span)]
 
 
-_ARRAY = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\}")
+_ARRAY = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\}")
 
 
 def _piece_text(command: str, piece: str) -> str | None:
@@ -431,7 +432,7 @@ def _step_environment(ctx: Context, path: str) -> set[str]:
 
 
 # a step's working directory that is its composite action's folder
-_ACTION_PATH = re.compile(r"\$\{\{\s*github\.action_path\s*\}\}(?:/([\w./-]*))?")
+_ACTION_PATH = lazy_compile(r"\$\{\{\s*github\.action_path\s*\}\}(?:/([\w./-]*))?")
 
 
 def _value(node: YNode | None) -> object:
@@ -808,7 +809,7 @@ def _named(option: str) -> str | None:
 
 # a variable's expansion, which sbatch leaves as text in a directive (not `%j`, its own; not
 # an escaped `\$`, meant as written)
-_VARIABLE = re.compile(r"(?<!\\)\$(?:\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)")
+_VARIABLE = lazy_compile(r"(?<!\\)\$(?:\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _filled_in(ctx: Context, path: str) -> bool:
@@ -826,7 +827,7 @@ def _filled_in(ctx: Context, path: str) -> bool:
     return False
 
 
-_FILLERS = re.compile(r"\b(?:envsubst|sed|perl|awk)\b")
+_FILLERS = lazy_compile(r"\b(?:envsubst|sed|perl|awk)\b")
 
 
 def _glued(command: str, option: str) -> tuple[str, str] | None:

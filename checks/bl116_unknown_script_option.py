@@ -236,6 +236,7 @@ from benchlint.calls import ROOT_MOUNTS as MOUNTS
 from benchlint.context import Context
 from benchlint.engines import assignments_of, set_otherwise
 from benchlint.finding import Finding, Location, Severity, Span, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
 from benchlint.shell.held import built_before, once_before, read_before, same_subshell
 from benchlint.shell.invocation import FILES, WRAPPER_GRAMMARS, Invocation, resolve_words
@@ -255,8 +256,8 @@ from benchlint.workflow import (
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YNode
 
-_PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
-_SUBSTITUTION = re.compile(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
+_PYTHON = lazy_compile(r"python(?:\d+(?:\.\d+)*)?")
+_SUBSTITUTION = lazy_compile(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
 # launchers that run a Python script after options of their own
 _LAUNCHERS: frozenset[object] = frozenset(
     {
@@ -297,7 +298,7 @@ _FLAG_NAMES = """
     a append branch L pylib p parallel-mode timid
 """
 _LAUNCHER_FLAGS = frozenset(_FLAG_NAMES.split())
-_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_MODULE = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 # the interpreter's own options that take the next word (`-X dev`, `-W ignore`)
 _VALUE_OPTIONS = ("-X", "-W")
 _UNTOLD = "Python scripts run with options whose parser cannot be told, not read (BL116)"
@@ -701,7 +702,7 @@ def _rewraps(command: Command, name: str, items: list[Word] | None) -> Invocatio
 
 
 # a piece of a string `eval` runs that is shell syntax, not a word: an operator, a redirection
-_SHELL_SYNTAX = re.compile(r"\|\|?|&&?|;|\d*[<>]|&>")
+_SHELL_SYNTAX = lazy_compile(r"\|\|?|&&?|;|\d*[<>]|&>")
 
 
 def _past_env_assignments(command: Command) -> tuple[Word, ...]:
@@ -722,7 +723,7 @@ def _past_env_assignments(command: Command) -> tuple[Word, ...]:
     return words
 
 
-_ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ENV_ASSIGNMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def _holder(word: Word) -> str | None:
@@ -879,7 +880,7 @@ def _read_pieces(script: Script, command: Command, name: str) -> list[_Piece] | 
 
 
 # a piece that starts with an option written with its value (`--num_gpus=...`)
-_OPTION_PIECE = re.compile(r"(--[A-Za-z0-9][A-Za-z0-9_.-]*)=")
+_OPTION_PIECE = lazy_compile(r"(--[A-Za-z0-9][A-Za-z0-9_.-]*)=")
 
 
 def _sets_ifs(script: Script) -> bool:
@@ -1079,7 +1080,7 @@ def _assigned_values(script: Script, value: str, at: Command) -> list[str]:
 
 # a call that passes no plain word where a function reads its parameter
 _UNKNOWN_ARGUMENT = "$?"
-_POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])\})")
+_POSITIONAL = lazy_compile(r"\$(?:([1-9])|\{([1-9])\})")
 
 
 def _whole_value(script: Script, command: Command, word: Word) -> _Piece:
@@ -1205,8 +1206,8 @@ def _from_zero(script: Script, value: str) -> bool:
     return _ZERO.search(" ".join(texts)) is not None
 
 
-_ZERO = re.compile(r"\$0\b|\$\{0\}")
-_LEADING_NAME = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_ZERO = lazy_compile(r"\$0\b|\$\{0\}")
+_LEADING_NAME = lazy_compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 def _held(
@@ -1270,7 +1271,7 @@ def _held(
 
 
 # the folder the command runs in, written as an expansion before a relative path
-_CURRENT_FOLDER = re.compile(r"^(?:\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)/(?=[^/])")
+_CURRENT_FOLDER = lazy_compile(r"^(?:\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)/(?=[^/])")
 
 
 def _expanded_pieces(script: Script, command: Command, pieces: list[_Piece]) -> list[_Piece]:
@@ -1288,9 +1289,9 @@ def _expanded_pieces(script: Script, command: Command, pieces: list[_Piece]) -> 
     return found
 
 
-_VARIABLE_PIECE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_VARIABLE_PIECE = lazy_compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # `${NAME[@]}` and `"${NAME[@]}"` (an array's items, each a word)
-_ARRAY_WORD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}")
+_ARRAY_WORD = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}")
 
 
 def _launched_after_unknown(words: list[tuple[str | None, str]]) -> bool:
@@ -1828,7 +1829,7 @@ def _variable_folder(ctx: Context, script: Script, value: str, command: Command)
     return "in a folder a variable the script does not set names: its caller's, or the job's"
 
 
-_PATH_EXPANSION_IN = re.compile(r"[$`]")
+_PATH_EXPANSION_IN = lazy_compile(r"[$`]")
 
 # variables a shell or login sets: a path under one is not a caller's folder
 _SHELL_SET = frozenset({"HOME", "PWD", "OLDPWD", "TMPDIR", "USER", "SHELL", "PATH"})
@@ -2095,7 +2096,7 @@ def _folder_of(script: Script, command: Command, base: str | None = None) -> str
     return fixed_folder(script, word.value)
 
 
-_PLAIN_PATH = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./-]*")
+_PLAIN_PATH = lazy_compile(r"[A-Za-z0-9_.][A-Za-z0-9_./-]*")
 
 
 def script_parser(ws: Workspace, path: str) -> tuple[pyargs.Parser, str] | str:
@@ -2273,7 +2274,7 @@ def _parses_held(ws: Workspace, module: str, name: str) -> bool:
     return False
 
 
-_PARSES = re.compile(r"\.parse_(?:known_)?args\(")
+_PARSES = lazy_compile(r"\.parse_(?:known_)?args\(")
 
 
 def _parsed_in_turn(ws: Workspace, module: str, script: str) -> str | None:
@@ -2451,7 +2452,7 @@ def _reads_command_line(ctx: Context, path: str) -> bool:
 
 
 # what a Python file that reads its command line holds
-_COMMAND_LINE = re.compile(
+_COMMAND_LINE = lazy_compile(
     rb"__main__|\bargv\b|\bargparse\b|\bparse_args\b|^[ \t]*(?:from|import)[ \t]+(?:click|typer"
     rb"|fire|docopt|absl|hydra|jsonargparse|tyro|simple_parsing)\b",
     re.M,

@@ -67,18 +67,19 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.braces import BraceExpansion, expansions
 from benchlint.shell.model import Command, Script, Word
 
 # a default's operator and a word that opens with a single quote or a `~`: most scripts have none
-_CANDIDATE = re.compile(r"\$\{(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?|\d+|[@*]):?[-=+]['~]")
-_WHOLE = re.compile(r"'([^']+)'")
+_CANDIDATE = lazy_compile(r"\$\{(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?|\d+|[@*]):?[-=+]['~]")
+_WHOLE = lazy_compile(r"'([^']+)'")
 # a default that names the home folder: `~` or `~/...` (not `~user`)
-_HOME = re.compile(r"~(?:/.*)?", re.S)
+_HOME = lazy_compile(r"~(?:/.*)?", re.S)
 # what takes a path as it is written, `~` included (none of them expands it): bash's own
 # builtins, and the programs that make, read or move files
-_FILE_TEST = re.compile(r"-[abcdefghkprsuwxLOGNS]\Z")
+_FILE_TEST = lazy_compile(r"-[abcdefghkprsuwxLOGNS]\Z")
 _PATH_TAKERS = frozenset(
     {
         *("cd", "pushd", "source", ".", "test", "[", "[["),
@@ -115,7 +116,7 @@ _SSH_VALUED = frozenset(
     }
 )
 _SHELLS = frozenset({"bash", "sh", "dash", "zsh"})
-_PLAIN = re.compile(r'[^$`\\"}]*')
+_PLAIN = lazy_compile(r'[^$`\\"}]*')
 
 
 def dquoted_value(word: str) -> str | None:

@@ -45,13 +45,14 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.model import Command, Script, Word
 
 # assignments that give a variable the text written (not `read`, `for`, a default, a prefix)
 _GIVES_TEXT = frozenset({"assign", "export", "declare", "local", "readonly"})
 # a source that is a variable's value, then plain text: `$BMK`, `${BMK}`, `$BMK/run.sh`
-_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_VARIABLE = lazy_compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 @script_rule(
@@ -102,7 +103,7 @@ def _source(script: Script, value: str, tilde: bool) -> str | None:
 
 
 # a word bash tilde-expands: `~` or `~user`, unquoted, up to a `/`, the `:` of `-v`, or its end
-_TILDE_EXPANDED = re.compile(r"~[A-Za-z0-9._-]*(?:[/:]|$)")
+_TILDE_EXPANDED = lazy_compile(r"~[A-Za-z0-9._-]*(?:[/:]|$)")
 
 
 def _named_like_a_path(source: str) -> bool:

@@ -47,11 +47,11 @@ is unset or empty), and one in single quotes, a quoted heredoc or a comment (not
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.braces import bad_substitution, every_brace
 from benchlint.shell.model import Script, parse_tree
@@ -110,7 +110,7 @@ _IN_SUBSTITUTION = (
 # a `${` that may be one bash rejects, in any context (a superset of what `bad_substitution`
 # tells: `${}`, a first character that names no parameter, a name, digits or a special
 # parameter followed by one that starts no operator, `${X:}`, and any subscript)
-_CANDIDATE = re.compile(
+_CANDIDATE = lazy_compile(
     r"\$\{(?:\}|[^A-Za-z0-9_@*#?$!{-]|[A-Za-z_]\w*(?:[^\w:=?+#%/^,@~}\[-]|:\}|\[)"
     r"|[0-9]+[^0-9:=?+#%/^,@~}\[-]|[@*?$!_-][^:=?+#%/^,@~}\[-])"
 )

@@ -83,6 +83,7 @@ from typing import TYPE_CHECKING
 from benchlint.calls import Call, anchored
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Script, Word, shell_string_words
 from benchlint.workflow import (
@@ -398,7 +399,7 @@ def _definitions(script: Script, name: str) -> int:
 
 # a comment: a `#` at a line's start or after a blank, with no quote before it on the line (a
 # line with one is kept whole: a definition counted once more is never one fewer)
-_COMMENT = re.compile(r"^([^'\"\n#]*?(?:^|[ \t]))(#[^\n]*)", re.MULTILINE)
+_COMMENT = lazy_compile(r"^([^'\"\n#]*?(?:^|[ \t]))(#[^\n]*)", re.MULTILINE)
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -565,10 +566,10 @@ _SHAPE = (
     "may change its arguments), not read (BL120)"
 )
 # an option loop, as a text search finds one: in a function's body, at a script's top level
-_LOOP = re.compile(r"\bwhile\s+(?:\[\[?|\(\(|test\b)[^\n]*\$#(?:.*\n){0,4}?.*\bcase\b")
-_TOP_LOOP = re.compile(r"^while\s+(?:\[\[?|\(\(|test\b)[^\n]*\$#(?:.*\n){0,4}?.*\bcase\b", re.M)
+_LOOP = lazy_compile(r"\bwhile\s+(?:\[\[?|\(\(|test\b)[^\n]*\$#(?:.*\n){0,4}?.*\bcase\b")
+_TOP_LOOP = lazy_compile(r"^while\s+(?:\[\[?|\(\(|test\b)[^\n]*\$#(?:.*\n){0,4}?.*\bcase\b", re.M)
 _OTHER_SHELLS = frozenset({"sh", "dash", "ash", "ksh", "mksh", "zsh", "busybox", "posh"})
-_BASH_SHEBANG = re.compile(r"#!\s*(?:/usr)?/bin/(?:env\s+(?:-\S+\s+)*)?bash\b")
+_BASH_SHEBANG = lazy_compile(r"#!\s*(?:/usr)?/bin/(?:env\s+(?:-\S+\s+)*)?bash\b")
 
 
 def _calls(command: Command, defined: dict[str, Script]) -> bool:

@@ -156,6 +156,7 @@ from benchlint.context import Context
 from benchlint.environment import appends
 from benchlint.finding import Finding, Location, Severity
 from benchlint.launcher import RECIPE_VARIABLES
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
 from benchlint.releases import ScriptRun, runs_srtctl, scripts_run, srtctl_commands
 from benchlint.shell.expand import UNSET
@@ -307,8 +308,8 @@ def _step_reads(ctx: Context, route: Route, name: str, field_name: str) -> bool:
 
 
 # a workflow expression, and one that only reads a value (`inputs.spec-decoding`)
-_EXPRESSIONS = re.compile(r"\$\{\{(.*?)\}\}", re.S)
-_REFERENCE = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[[^\]]*\])*")
+_EXPRESSIONS = lazy_compile(r"\$\{\{(.*?)\}\}", re.S)
+_REFERENCE = lazy_compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[[^\]]*\])*")
 
 
 def _step_copies(route: Route, name: str, field_name: str) -> set[str]:
@@ -909,7 +910,7 @@ def _spread(word: Word) -> int | None:
 
 
 # every positional parameter from one on: `"$@"`, `${@}`, `$*`, `"${@:2}"`
-_ALL_PARAMETERS = re.compile(r"(?<!\\)\$(?:\{[@*](?::([1-9][0-9]*))?[^}]*\}|[@*])")
+_ALL_PARAMETERS = lazy_compile(r"(?<!\\)\$(?:\{[@*](?::([1-9][0-9]*))?[^}]*\}|[@*])")
 
 
 def _shifted(reader: Command, name: str) -> tuple[int, bool]:
@@ -1045,13 +1046,13 @@ def _fed_loops(running: list[Command]) -> list[bytes]:
 
 
 # a file a loop is fed (`done < "$OUT"`: what follows the loop's `done`; not `<<<`, `<<`, `<(`)
-_LOOP_INPUT = re.compile(rb"[ \t]*<(?![<&(])[ \t]*([^\s;&|)]+)")
+_LOOP_INPUT = lazy_compile(rb"[ \t]*<(?![<&(])[ \t]*([^\s;&|)]+)")
 # a here-string a loop is fed (`done <<< "$OUT"`: what follows the loop's `done`)
-_HERE_STRING = re.compile(r"[ \t]*<<<")
+_HERE_STRING = lazy_compile(r"[ \t]*<<<")
 # where a `for` loop's list of words ends: `; do`, or a line break before `do`
-_FOR_BODY = re.compile(rb"[;\n]\s*do\b")
+_FOR_BODY = lazy_compile(rb"[;\n]\s*do\b")
 # a `for` loop with no list (`for f; do`, `for f do`, `for f  # ...` and `do` on the next line)
-_NO_LIST = re.compile(rb"[ \t]*(?:#[^\n]*)?(?:;|\n)?\s*do\b")
+_NO_LIST = lazy_compile(rb"[ \t]*(?:#[^\n]*)?(?:;|\n)?\s*do\b")
 
 
 def _positionals_set(command: Command) -> bool:
@@ -1114,9 +1115,9 @@ def _parameters(command: Command, target: Word) -> set[int]:
 
 
 # a positional parameter read in a word's text: `$1`, `${1}` (not `$10`, `\\$1`)
-_POSITIONAL_READ = re.compile(r"(?<!\\)\$\{?([1-9])(?![0-9])\}?")
+_POSITIONAL_READ = lazy_compile(r"(?<!\\)\$\{?([1-9])(?![0-9])\}?")
 # a word that is one positional parameter: `$1`, `"$1"`, `${1}`, `"${1}"`
-_POSITIONAL = re.compile(r'"?\$\{?([1-9])\}?"?')
+_POSITIONAL = lazy_compile(r'"?\$\{?([1-9])\}?"?')
 
 
 def _owner(command: Command) -> str | None:
@@ -1234,7 +1235,7 @@ def _heredoc_reads(command: Command) -> set[str]:
 
 
 # a read in a heredoc's body: `$NAME`, `${NAME...}`
-_BODY_READ = re.compile(rb"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_BODY_READ = lazy_compile(rb"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _assigned_from(command: Command, running: list[Command]) -> str | None:
@@ -1303,7 +1304,7 @@ def _in_test(command: Command) -> bool:
 
 
 # an open test before a position on its line: `[ `, `[[ `, `test ` not closed by `]`
-_OPEN_TEST = re.compile(rb"(?:\[\[?|(?<![\w-])test)\s[^\]]*$")
+_OPEN_TEST = lazy_compile(rb"(?:\[\[?|(?<![\w-])test)\s[^\]]*$")
 
 
 def _argument_of(command: Command, keepers: list[Command]) -> bool:
@@ -1319,10 +1320,10 @@ def _argument_of(command: Command, keepers: list[Command]) -> bool:
 
 
 # a pipe (not `||`) between a heredoc's operator and its body: `cat <<EOF | python3`
-_PIPE = re.compile(rb"(?<!\|)\|(?!\|)")
+_PIPE = lazy_compile(rb"(?<!\|)\|(?!\|)")
 # a line's text before a mention that puts it in a comment: `# ...`, or `cmd  # ...` with no
 # quote before the `#`
-_COMMENT = re.compile(rb"\s*#|[^'\"#]*\s#")
+_COMMENT = lazy_compile(rb"\s*#|[^'\"#]*\s#")
 
 
 def _written_away(command: Command) -> bool:
@@ -1353,27 +1354,27 @@ def _sets_variable(command: Command) -> bool:
     return command.base == "printf" and any(w.value.startswith("-v") for w in command.args)
 
 
-_PYTHON = re.compile(r"python(?:\d+(?:\.\d+)?)?")
+_PYTHON = lazy_compile(r"python(?:\d+(?:\.\d+)?)?")
 # programs that run a Python file they are given (`torchrun x.py`, `uv run x.py`)
 _PYTHON_RUNNERS = frozenset(
     {"torchrun", "accelerate", "deepspeed", "uv", "uvx", "mpirun", "pytest"}
 )
 # a Python module that runs other programs, and one of them a shell or a shell script
-_RUNS_PROGRAMS = re.compile(rb"subprocess|\bos\.(?:system|popen|exec\w*|spawn\w*)\b")
-_RUNS_SHELL = re.compile(rb"\.sh\b|[\"'](?:/bin/)?(?:ba)?sh[\"']|shell\s*=\s*True|os\.system")
-_IMPORT = re.compile(
+_RUNS_PROGRAMS = lazy_compile(rb"subprocess|\bos\.(?:system|popen|exec\w*|spawn\w*)\b")
+_RUNS_SHELL = lazy_compile(rb"\.sh\b|[\"'](?:/bin/)?(?:ba)?sh[\"']|shell\s*=\s*True|os\.system")
+_IMPORT = lazy_compile(
     rb"(?:^|;)[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[\w., \t*]+)"
     rb"|import[ \t]+([\w., \t]+))",
     re.M,
 )
 # a module loaded by a name made at run time, or the environment read by listing it
-_LOADS_OR_LISTS = re.compile(
+_LOADS_OR_LISTS = lazy_compile(
     rb"\bimportlib\b|\b__import__\b|\brunpy\b|\bexec\("
     # (the environment handed over whole: `expandvars`, `Template(...).substitute(os.environ)`,
     # `os.environ.items()`; not one variable of it, `os.environ["X"]`, `os.environ.get("X")`)
     rb"|\bexpandvars\b|\boc\.env\b|os\.environ(?!\s*(?:\[|\.get\b|\.setdefault\b|\.pop\b))"
 )
-_EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|`[^`]*`")
+_EXPANSION = lazy_compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|`[^`]*`")
 
 
 def _python_files(ctx: Context, script: Script, words: Sequence[Word]) -> list[str | None]:

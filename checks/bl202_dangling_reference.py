@@ -192,6 +192,7 @@ from benchlint.ends import failing, launcher_ends, masks
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.launcher import RECIPE_VARIABLES, leading_variable, names_of_recipe
 from benchlint.layout import srtctl_sources
+from benchlint.lazyre import lazy_compile
 from benchlint.recipe import settings_root
 from benchlint.registry import rule
 from benchlint.releases import EmptyRecipeFile, ScriptRun, empty_recipe_file, scripts_run
@@ -378,11 +379,11 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 # the types its schema names (`class BenchmarkType(str, Enum)`: `manual`, which runs none)
-_TYPE_ENUM = re.compile(r"^class BenchmarkType\(.*\):\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
-_MEMBER = re.compile(r"^[ \t]+[A-Z][A-Z0-9_]*[ \t]*=[ \t]*[\"']([^\"']+)[\"']", re.M)
+_TYPE_ENUM = lazy_compile(r"^class BenchmarkType\(.*\):\n((?:[ \t]+.*\n|[ \t]*\n)*)", re.M)
+_MEMBER = lazy_compile(r"^[ \t]+[A-Z][A-Z0-9_]*[ \t]*=[ \t]*[\"']([^\"']+)[\"']", re.M)
 
 
-_PLAIN_TYPE = re.compile(r"[A-Za-z0-9_.-]+")
+_PLAIN_TYPE = lazy_compile(r"[A-Za-z0-9_.-]+")
 
 
 def _benchmark_types(ctx: Context) -> Iterator[Finding]:
@@ -456,7 +457,7 @@ def _runner_rejects(
 
 
 # top-level keys that make a recipe several jobs (srtctl's `base:` with override blocks, sweeps)
-_VARIANTS = re.compile(r"base$|override|zip_override|sweep$")
+_VARIANTS = lazy_compile(r"base$|override|zip_override|sweep$")
 _VARIANTS_SAID = (
     "recipes of several jobs (a `base:` with override blocks, a sweep) not checked against their "
     "benchmark runner's validate_config (BL202: each job's values are the blocks merged)"
@@ -921,7 +922,7 @@ def _run_by_entries(ctx: Context, path: str, depth: int = 0) -> Entry | None:
 
 
 # a path fixed relative to the script's folder or the checkout's root
-_FIXED_FOLDER = re.compile("|".join(("dirname", "BASH_SOURCE", *sorted(ROOT_VARIABLES))))
+_FIXED_FOLDER = lazy_compile("|".join(("dirname", "BASH_SOURCE", *sorted(ROOT_VARIABLES))))
 
 
 # commands that may put a file into srtctl's checkout (`cp ... configs/x.sh`, `rsync -a ... .`)

@@ -51,12 +51,12 @@ the later one first). It is not offered where those lines hold an anchor.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Finding, Fix, Location, Severity, Undecided, clip
 from benchlint.fixes import line_removal
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
 from benchlint.yamlmodel import Duplicate, YamlDocument, YNode
 
@@ -158,7 +158,7 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
 
 # a key that stands for one to fill in: an address of `x`s (`x.x.x.x`, `xxx.xxx.xxx.xxx`,
 # `x.x.x.x:xxxx`), a `<...>` (`<node-ip>`)
-_FILL_IN = re.compile(r"[xX]+(?:[.:][xX]+)+|<[^<>\s]+>")
+_FILL_IN = lazy_compile(r"[xX]+(?:[.:][xX]+)+|<[^<>\s]+>")
 _FILLED_IN = (
     "repeated keys that stand for values to fill in (`x.x.x.x`, `<node-ip>`), not reported "
     "(BL203: they differ once the file is filled in)"
@@ -275,4 +275,4 @@ def _removal(document: YamlDocument, duplicate: Duplicate) -> Fix | None:
     )
 
 
-_ANCHOR = re.compile(r"(^|[\s\[{,:-])&[^\s,\[\]{}]")
+_ANCHOR = lazy_compile(r"(^|[\s\[{,:-])&[^\s,\[\]{}]")

@@ -51,12 +51,12 @@ that cannot be parsed (BL001 says where): its labels are not known.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.layout import launcher_candidates
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
 from benchlint.wiring import Wiring
 
@@ -138,7 +138,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         )
 
 
-_MACHINE = re.compile(r"[a-z]*\d+[a-z]*")
+_MACHINE = lazy_compile(r"[a-z]*\d+[a-z]*")
 
 
 def _kin_launchers(wiring: Wiring, label: str) -> str:

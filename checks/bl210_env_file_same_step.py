@@ -56,12 +56,12 @@ launcher's reads are its own: BL104 and the routes see them).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.environment import is_builtin, set_by_image
 from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Read, Script
 from benchlint.source import SourceText
@@ -75,9 +75,9 @@ from benchlint.workflow import (
 )
 from benchlint.yamlmodel import YNode, value_span
 
-_ENV_FILE = re.compile(r"\$\{?GITHUB_ENV\}?")
-_WRITTEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=|<<)")
-_ENV_EXPRESSION = re.compile(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_ENV_FILE = lazy_compile(r"\$\{?GITHUB_ENV\}?")
+_WRITTEN = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=|<<)")
+_ENV_EXPRESSION = lazy_compile(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
 @rule("BL210", "env-file-same-step", Severity.ERROR, tags=("workflow", "correctness"))

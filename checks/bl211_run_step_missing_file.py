@@ -57,11 +57,11 @@ from __future__ import annotations
 
 import difflib
 import posixpath
-import re
 from collections.abc import Iterator, Sequence
 
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Script, Word
 from benchlint.source import SourceText
@@ -76,10 +76,10 @@ from benchlint.workflow import (
 )
 from benchlint.yamlmodel import YNode
 
-_PLAIN = re.compile(r"(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*")
-_INTERPRETERS = re.compile(r"python(?:3(?:\.\d+)?)?|bash|sh")
+_PLAIN = lazy_compile(r"(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*")
+_INTERPRETERS = lazy_compile(r"python(?:3(?:\.\d+)?)?|bash|sh")
 # steps whose `uses:` may put files in the workspace the checkout did not
-_MAKES_FILES = re.compile(r"actions/download-artifact|actions/cache|actions/checkout")
+_MAKES_FILES = lazy_compile(r"actions/download-artifact|actions/cache|actions/checkout")
 
 
 @rule("BL211", "run-step-missing-file", Severity.ERROR, tags=("workflow", "correctness"))

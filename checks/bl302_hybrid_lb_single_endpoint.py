@@ -51,12 +51,12 @@ absence of such a router, not traced through the client's code.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.lazyre import lazy_compile
 from benchlint.recipe import engine_configs, frontend_type, settings_root
 from benchlint.registry import rule
 from benchlint.shell.model import Command, Script, Syn
@@ -68,9 +68,9 @@ _MULTI_NODE = (
     "--data-parallel-address",
     "--data-parallel-size-local",
 )
-_URL_HOST = re.compile(r"https?://([^/:\s\"']+)")
-_HEAD = re.compile(r"(?i)head|master")
-_ROUTER = re.compile(r"router|nginx|envoy|haproxy|^epp$|dynamo\.frontend|llm-d-inference")
+_URL_HOST = lazy_compile(r"https?://([^/:\s\"']+)")
+_HEAD = lazy_compile(r"(?i)head|master")
+_ROUTER = lazy_compile(r"router|nginx|envoy|haproxy|^epp$|dynamo\.frontend|llm-d-inference")
 
 
 def _runs_vllm_serve(script: Script) -> bool:
@@ -98,8 +98,8 @@ def _has_router(script: Script) -> bool:
     return False
 
 
-_COUNT_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
-_DEFAULTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-(\d+)\}")
+_COUNT_VARIABLE = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_DEFAULTED = lazy_compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-(\d+)\}")
 
 
 def _several_nodes(command: Command, caller: Script) -> tuple[str, bool] | None:

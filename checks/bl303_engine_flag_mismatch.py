@@ -128,6 +128,7 @@ from benchlint.engines import (
 )
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
 from benchlint.images import image_latest, image_release
+from benchlint.lazyre import lazy_compile
 from benchlint.manifests import containers
 from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
@@ -474,7 +475,7 @@ def _unchecked(launch: Launch) -> str | None:
 
 # a `command:`, `args:` or `entrypoint:` key (a Compose service's), or a SkyPilot task's
 # `run:`: a file without one has no container's command line
-_CONTAINER = re.compile(r"^(?:[ \t-]*(?:command|args|entrypoint)|run)[ \t]*:", re.M)
+_CONTAINER = lazy_compile(r"^(?:[ \t-]*(?:command|args|entrypoint)|run)[ \t]*:", re.M)
 
 
 def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
@@ -607,7 +608,7 @@ _INSTALLERS = frozenset({"pip", "pip3", "uv"})
 # an install that may put another release in place of the image's: a pin or an upper bound
 # (`vllm==0.9.2`, `sglang[all]<0.5`), a wheel or a git checkout; not `vllm` or `vllm>=0.9`,
 # which pip leaves as the image has it ("Requirement already satisfied"; t80a)
-_ENGINE_PACKAGE = re.compile(
+_ENGINE_PACKAGE = lazy_compile(
     r"(?:vllm|sglang)(?:\[[^\]]*\])?\s*(?:===?|~=|<=?)\S*"
     r"|\S*(?:vllm|sglang)\S*\.whl|git\+\S*(?:vllm|sglang)\S*"
 )
@@ -900,7 +901,7 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 # the text of an srtctl recipe: a `backend:` with an engine's `<engine>_config:` under it
-_RECIPE_SHAPE = re.compile(r"""(?:^|[{,\s])["']?(?:sglang|vllm|trtllm)_config["']?\s*:""", re.M)
+_RECIPE_SHAPE = lazy_compile(r"""(?:^|[{,\s])["']?(?:sglang|vllm|trtllm)_config["']?\s*:""", re.M)
 _EMPTY = SourceText("", b"")
 
 

@@ -86,6 +86,7 @@ from benchlint.endpoints import NAMES, endpoints
 from benchlint.engines import Launch, launches
 from benchlint.finding import Finding, Location, Severity, Undecided
 from benchlint.images import image_release
+from benchlint.lazyre import lazy_compile
 from benchlint.manifests import Container, containers
 from benchlint.recipe import ScriptRun
 from benchlint.registry import rule
@@ -95,7 +96,7 @@ from benchlint.wiring import Entry
 from benchlint.yamlmodel import YamlDocument, YNode
 
 _URL_START = r"https?://"
-_URL = re.compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
+_URL = lazy_compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
 # metric name prefix -> what may follow it (a name: a letter first, so no process title,
 # `sglang::scheduler`, and a whole word, so no image, `lmsysorg/sglang:v0.5.8-cu130`; the words
 # of a command that names images or processes, `docker tag sglang:dev`, are none: `_IMAGES`)
@@ -104,7 +105,7 @@ _METRIC_FAMILIES = {
     "sglang:": "[a-z][a-z0-9_:]*",
     "dynamo_frontend_": "[a-z0-9_]+",
 }
-_METRIC = re.compile(
+_METRIC = lazy_compile(
     r"(?<![A-Za-z0-9_/.-])("
     + "|".join(re.escape(k) + v for k, v in _METRIC_FAMILIES.items())
     + r")(?![A-Za-z0-9_:./-])"
@@ -116,10 +117,10 @@ _IMAGES = frozenset(
 _FRONTEND_FAMILIES = ("dynamo_",)  # metric families of a frontend, not of an engine's server
 _HEALTH_FLAGS = ("--health-endpoint", "--health-path", "--health-check-path")
 # a file with none of these holds no probe (tested once, before its words are looked at)
-_MAY_PROBE = re.compile("|".join([_URL_START, *_HEALTH_FLAGS, *_METRIC_FAMILIES]))
-_MAY_PROBE_BYTES = re.compile(_MAY_PROBE.pattern.encode())  # the same, on one command's bytes
+_MAY_PROBE = lazy_compile("|".join([_URL_START, *_HEALTH_FLAGS, *_METRIC_FAMILIES]))
+_MAY_PROBE_BYTES = lazy_compile(_MAY_PROBE.pattern.encode())  # the same, on one command's bytes
 _HEALTH_PREFIXES = tuple(f + "=" for f in _HEALTH_FLAGS)
-_SERVER_TYPE = re.compile(r"FRAMEWORK|BACKEND|FRONTEND|ENGINE|SERVER_TYPE|_TYPE\b", re.I)
+_SERVER_TYPE = lazy_compile(r"FRAMEWORK|BACKEND|FRONTEND|ENGINE|SERVER_TYPE|_TYPE\b", re.I)
 DEFAULT_PORTS = profile.DEFAULT_PORTS
 
 
@@ -197,8 +198,8 @@ def _fetches_argument(script: Script, command: Command) -> bool:
     )
 
 
-_ARGUMENT = re.compile(r"\$(?:[1-9@*]|\{[1-9@*]\})")
-_PORT_OPTION = re.compile(r"--[a-z-]*ports?")
+_ARGUMENT = lazy_compile(r"\$(?:[1-9@*]|\{[1-9@*]\})")
+_PORT_OPTION = lazy_compile(r"--[a-z-]*ports?")
 
 
 def _port_option(words: list[Word]) -> str | None:
@@ -305,7 +306,7 @@ def _under_server_type(command: Command, engine: str) -> bool:
     return False
 
 
-_DEV_MODE = re.compile(r"VLLM_SERVER_DEV_MODE=[\"']?(1|true)")
+_DEV_MODE = lazy_compile(r"VLLM_SERVER_DEV_MODE=[\"']?(1|true)")
 
 
 def _dev_mode(script: Script) -> bool:
@@ -488,7 +489,7 @@ def _interpreter_variables(ctx: Context, script: Script) -> frozenset[str]:
     )
 
 
-_DEFAULT_OF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?-(.*)\}$")  # `${PY:-python3}`: python3
+_DEFAULT_OF = lazy_compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?-(.*)\}$")  # `${PY:-python3}`: python3
 
 
 # the words of a container's command line that may start an engine's server
@@ -728,9 +729,9 @@ def _grep_loop(command: Command) -> str | None:
 
 
 # a loop's keyword and what stands before the command in its condition (no `!`)
-_LOOP_HEAD = re.compile(rb"(until|while)\s+(?!!)[^!]*\Z", re.S)
+_LOOP_HEAD = lazy_compile(rb"(until|while)\s+(?!!)[^!]*\Z", re.S)
 # the command is the last of its loop's condition: `do` comes next
-_BEFORE_DO = re.compile(rb"\s*(?:;\s*|\n\s*)do\b")
+_BEFORE_DO = lazy_compile(rb"\s*(?:;\s*|\n\s*)do\b")
 
 
 def _launched_problem(

@@ -5,11 +5,13 @@ before the module is loaded."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 from benchlint import registry
+from benchlint.lazyre import lazy_compile
 from tests.conftest import REPO
 
 
@@ -84,3 +86,81 @@ def test_the_rules_know_nothing_of_processes() -> None:
             )
         }
         assert not imported & {"multiprocessing", "concurrent", "subprocess", "threading"}, path
+
+
+def _import_time_compiles(path: Path) -> list[int]:
+    """Lines of `re.compile(...)` calls run when the module is imported: outside any function
+    or lambda (a module's or a class's body, or a table of them)."""
+    found: list[int] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inside = in_function or isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+            )
+            func = child.func if isinstance(child, ast.Call) else None
+            if (
+                not inside
+                and isinstance(func, ast.Attribute)
+                and func.attr == "compile"
+                and isinstance(func.value, ast.Name)
+                and func.value.id == "re"
+            ):
+                found.append(child.lineno)
+            visit(child, inside)
+
+    visit(ast.parse(path.read_text()), False)
+    return found
+
+
+def test_patterns_are_compiled_when_first_used_not_when_imported() -> None:
+    """A module's patterns are `lazy_compile`d: `re.compile` at import is a sixth of importing
+    benchlint, most of it for patterns a run that names a file or two never uses."""
+    paths = [*REPO.glob("benchlint/**/*.py"), *REPO.glob("checks/*.py")]
+    found = [
+        f"{p.relative_to(REPO)}:{line}"
+        for p in sorted(paths)
+        if p.name != "lazyre.py"
+        for line in _import_time_compiles(p)
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "text"),
+    [
+        (r"(?P<name>[a-z]+)=(\d+)", 0, "x a=1 b=22"),
+        (r"^--(\w+)$", re.MULTILINE, "a\n--flag\n--other\n"),
+        (rb"[\x00-\x1f]", 0, b"a\x01b\x02"),
+        (r"A", re.IGNORECASE, "bab"),
+    ],
+)
+def test_a_lazy_pattern_answers_as_the_compiled_one(
+    pattern: str | bytes, flags: int, text: str | bytes
+) -> None:
+    compiled = re.compile(pattern, flags)
+    lazy = lazy_compile(pattern, flags)
+    assert lazy.pattern == compiled.pattern
+    # (`flags` first: it compiles the pattern as any method does, UNICODE added for str)
+    assert lazy.flags == compiled.flags
+    assert lazy.groups == compiled.groups
+    assert lazy.groupindex == compiled.groupindex
+    assert [m.span() for m in lazy.finditer(text)] == [m.span() for m in compiled.finditer(text)]
+    assert lazy.findall(text) == compiled.findall(text)
+    assert lazy.sub(text[:0], text) == compiled.sub(text[:0], text)
+    assert lazy.split(text) == compiled.split(text)
+    for method in ("search", "match", "fullmatch"):
+        got, want = getattr(lazy, method)(text), getattr(compiled, method)(text)
+        assert (got and got.span()) == (want and want.span())
+
+
+def test_a_lazy_pattern_compiles_once_and_fails_where_re_would() -> None:
+    lazy = lazy_compile(r"a+")
+    assert "search" not in vars(lazy)  # (not compiled before its first use)
+    assert lazy.search("baa") is not None
+    assert vars(lazy)["search"] == re.compile(r"a+").search  # (the compiled method itself)
+    with pytest.raises(AttributeError):
+        lazy.no_such_method  # noqa: B018
+    broken = lazy_compile(r"a(")
+    with pytest.raises(re.error):
+        broken.search("a")

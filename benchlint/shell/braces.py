@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from benchlint.lazyre import lazy_compile
+
 
 @dataclass(frozen=True)
 class BraceExpansion:
@@ -28,20 +30,20 @@ class BraceExpansion:
 
 # `${NAME` (an array's element `${A[0]`, a positional parameter, `${@`, `${*`) and, where one
 # follows, a default's operator
-_HEAD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*(?:\[[^]\n{}'\"`\\]*\])?|[0-9]+|[@*])(:?[-=?+])?")
+_HEAD = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*(?:\[[^]\n{}'\"`\\]*\])?|[0-9]+|[@*])(:?[-=?+])?")
 # a heredoc operator and its delimiter word (not a here-string `<<<`)
-_HEREDOC = re.compile(r"<<(-?)[ \t]*((?:[^\s;&|<>()'\"\\]|\\.|'[^']*'|\"[^\"]*\")+)")
+_HEREDOC = lazy_compile(r"<<(-?)[ \t]*((?:[^\s;&|<>()'\"\\]|\\.|'[^']*'|\"[^\"]*\")+)")
 _WORD_END = frozenset(" \t\n;&|()<>")
 # what each reader stops at (the rest it jumps over)
-_CODE = re.compile(r"[#\\'\"`$<]")
-_CODE_LINES = re.compile(r"[\n#\\'\"`$<]")
-_SUBST = re.compile(r"[#\\'\"`$<()]")
-_SUBST_LINES = re.compile(r"[\n#\\'\"`$<()]")
-_DQUOTE = re.compile(r'[\\"`$]')
-_IN_BRACE = re.compile(r"[\\'\"`${}]")
-_HEREDOC_LINE = re.compile(r"[\\`$]")
-_ESCAPED_QUOTE = re.compile(r"[\\']")
-_ESCAPED_BACKQUOTE = re.compile(r"[\\`]")
+_CODE = lazy_compile(r"[#\\'\"`$<]")
+_CODE_LINES = lazy_compile(r"[\n#\\'\"`$<]")
+_SUBST = lazy_compile(r"[#\\'\"`$<()]")
+_SUBST_LINES = lazy_compile(r"[\n#\\'\"`$<()]")
+_DQUOTE = lazy_compile(r'[\\"`$]')
+_IN_BRACE = lazy_compile(r"[\\'\"`${}]")
+_HEREDOC_LINE = lazy_compile(r"[\\`$]")
+_ESCAPED_QUOTE = lazy_compile(r"[\\']")
+_ESCAPED_BACKQUOTE = lazy_compile(r"[\\`]")
 
 
 def expansions(text: str) -> list[BraceExpansion]:
@@ -112,7 +114,7 @@ def _subscript_end(text: str, i: int) -> int | None:
 
 
 # a parameter: a name (an array's element too), a positional one, a special one
-_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0_-]")
+_PARAMETER = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0_-]")
 # what may follow the parameter: `:-` `-` `=` `?` `+` `#` `%` `/` `^` `,` `@` (each family),
 # and bash's `~` (`${X~}`, `${X~~}`: case toggled, not in its manual)
 _OPERATOR_START = frozenset(":-=?+#%/^,@~")

@@ -19,9 +19,10 @@ An expression (inside a test) is None (an operator not modelled), or:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from benchlint.lazyre import lazy_compile
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -45,13 +46,13 @@ _OPERANDS = frozenset(
 _EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "parenthesized_expression"})
 # `"$F" = vllm`: two words (plain text and quoted strings, no blank outside quotes) compared
 _WORD = rb"(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s\"'()<>&|;\\])+"
-_COMPARISON = re.compile(
+_COMPARISON = lazy_compile(
     rb"\s*(?P<left>" + _WORD + rb")\s+(?P<op>==|=|!=)\s+(?P<right>" + _WORD + rb")\s*"
 )
 
 
 # a `$` outside double quotes (single-quoted text holds none that expands)
-_UNQUOTED_EXPANSION = re.compile(rb"^(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^$\"'])*\$")
+_UNQUOTED_EXPANSION = lazy_compile(rb"^(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^$\"'])*\$")
 
 
 def split_outside_quotes(
@@ -98,11 +99,11 @@ def split_outside_quotes(
 
 # a redirection of a message to the script's own output or error, or nowhere (`>&2`, `2>&1`,
 # `1>&1`, `3>&2`, `> /dev/stderr`, `>/dev/null`, with no blanks): it changes no status (h44 N2)
-TO_OUTPUT = re.compile(r"[0-9]?>(?:&[12]|/dev/(?:stdout|stderr|null))")
+TO_OUTPUT = lazy_compile(r"[0-9]?>(?:&[12]|/dev/(?:stdout|stderr|null))")
 
 
 # a printf format of strings only, quoted, with no expansion (`'%s: %s\n'`, `"no %s\n"`)
-_STRING_FORMAT = re.compile(r"'(?!-)(?:[^'%]|%[sb%])*'|\"(?!-)(?:[^\"%\\$`]|\\.|%[sb%])*\"")
+_STRING_FORMAT = lazy_compile(r"'(?!-)(?:[^'%]|%[sb%])*'|\"(?!-)(?:[^\"%\\$`]|\\.|%[sb%])*\"")
 
 
 class Compiler:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Protocol
 
+from benchlint.lazyre import lazy_compile
 from benchlint.shell import expand
 from benchlint.shell.conditions import Condition
 from benchlint.shell.model import Command, Guard, Script, Syn
@@ -135,7 +136,7 @@ def value_of(script: Script, where: Syn, env: Env) -> str | None:
 
 
 # `$1`, `${1...`: a positional parameter, as an expansion reads it (not `$10`: `${10}` only)
-POSITIONAL_REF = re.compile(r"\$(\{?)([1-9])(?![0-9])")
+POSITIONAL_REF = lazy_compile(r"\$(\{?)([1-9])(?![0-9])")
 
 
 def _text(script: Script, where: Syn, env: Env) -> str:
@@ -349,10 +350,10 @@ def _operand(script: Script, where: Syn, env: Env, double: bool) -> str | None:
     return text
 
 
-_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+_INTEGER = lazy_compile(r"-?(0|[1-9][0-9]*)")
 # `${F%"vllm"}`, `${F//'a'/b}`, `${F,,}`: an expansion with a pattern (not a default or an
 # alternative, whose quoted text becomes the word's)
-_PATTERN_EXPANSION = re.compile(r"\$\{[#!]?[A-Za-z_][A-Za-z0-9_]*(?:%|#|/|\^|,)[^{}]*\}")
+_PATTERN_EXPANSION = lazy_compile(r"\$\{[#!]?[A-Za-z_][A-Za-z0-9_]*(?:%|#|/|\^|,)[^{}]*\}")
 
 
 def _expression(script: Script, tree: Condition, env: Env, double: bool) -> bool | None:

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from benchlint.lazyre import lazy_compile
 from benchlint.rewrite import RewriteError, compile_pattern, search
 
 Lookup = Callable[[str], "str | None"]
@@ -46,7 +47,7 @@ class Unset(str):
 
 UNSET = Unset()
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # operators of `${NAME<op>word}`, longest first
 _OPERATORS = (
     ":-",
@@ -68,9 +69,9 @@ _OPERATORS = (
 )
 
 
-_PLAIN = re.compile(r"[^$`\\'\"~]*")  # nothing to expand or unquote
-_QUOTED = re.compile(r'"([^$`\\"]*)"|\'([^\']*)\'')  # "literal", 'literal'
-_VARIABLE = re.compile(r'(")?\$(\{)?([A-Za-z_][A-Za-z0-9_]*)(?(2)\})(?(1)")')  # $X "${X}"
+_PLAIN = lazy_compile(r"[^$`\\'\"~]*")  # nothing to expand or unquote
+_QUOTED = lazy_compile(r'"([^$`\\"]*)"|\'([^\']*)\'')  # "literal", 'literal'
+_VARIABLE = lazy_compile(r'(")?\$(\{)?([A-Za-z_][A-Za-z0-9_]*)(?(2)\})(?(1)")')  # $X "${X}"
 
 
 def expand(text: str, lookup: Lookup, in_dquote: bool = False) -> list[Piece]:
@@ -350,7 +351,7 @@ def _trim(known: str, op: str, pattern: str) -> str:
 
 
 # -- patterns --------------------------------------------------------------------------------
-_EXTGLOB = re.compile(r"[?*+@!]\(")
+_EXTGLOB = lazy_compile(r"[?*+@!]\(")
 
 
 def glob_regex(pieces: list[Piece]) -> str:
@@ -469,14 +470,14 @@ def matches(subject: str, pieces: list[Piece]) -> bool | None:
 
 # -- [[ =~ ]] --------------------------------------------------------------------------------
 _ERE_SPECIAL = set(".[]()*+?{}|^$\\")
-_NOT_POSIX = re.compile(
+_NOT_POSIX = lazy_compile(
     r"\\[A-Za-z0-9]"  # GNU escapes and back-references: their meaning varies
     r"|\(\?"  # Python-only groups
     r"|[*+?}][*+?{]"  # lazy or repeated quantifiers
     r"|\(\)|\(\||\|\||\|\)|^\||\|$"  # empty alternatives
     r"|\[[.=]"  # collating elements, equivalence classes
 )
-_INTERVAL = re.compile(r"\{(?!\d+(,\d*)?\})")
+_INTERVAL = lazy_compile(r"\{(?!\d+(,\d*)?\})")
 
 
 def regex_matches(subject: str, pieces: list[Piece]) -> bool | None:

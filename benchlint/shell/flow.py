@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.model import Command, Redirect, Script, Word, first_line, option_change
 
 if TYPE_CHECKING:
@@ -53,23 +54,23 @@ _EXIT_SIGNALS = frozenset({"EXIT", "0", "SIGEXIT"})
 # operand (`head -1 missing.txt`) or a word benchlint cannot read makes them able to fail.
 _PIPE_FILTERS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
     "head": (
-        re.compile(r"-\d+|-[nc]-?\d+[a-zA-Z]*|--(?:lines|bytes)=-?\d+[a-zA-Z]*|-[qvz]+"),
+        lazy_compile(r"-\d+|-[nc]-?\d+[a-zA-Z]*|--(?:lines|bytes)=-?\d+[a-zA-Z]*|-[qvz]+"),
         frozenset({"-n", "-c"}),
     ),
     "tail": (
-        re.compile(r"-\d+|-[nc][+-]?\d+[a-zA-Z]*|--(?:lines|bytes)=[+-]?\d+[a-zA-Z]*|-[qvz]+"),
+        lazy_compile(r"-\d+|-[nc][+-]?\d+[a-zA-Z]*|--(?:lines|bytes)=[+-]?\d+[a-zA-Z]*|-[qvz]+"),
         frozenset({"-n", "-c"}),
     ),
-    "wc": (re.compile(r"-[lcwmL]+|--(?:lines|bytes|words|chars|max-line-length)"), frozenset()),
-    "cat": (re.compile(r"-[AbeEnstTuv]*"), frozenset()),
-    "sort": (re.compile(r"-[bdfgHhMnrRsuVz]+|-[kt].+"), frozenset({"-k", "-t"})),
-    "uniq": (re.compile(r"-[cdDiuz]+|-[fsw]\d+"), frozenset({"-f", "-s", "-w"})),
+    "wc": (lazy_compile(r"-[lcwmL]+|--(?:lines|bytes|words|chars|max-line-length)"), frozenset()),
+    "cat": (lazy_compile(r"-[AbeEnstTuv]*"), frozenset()),
+    "sort": (lazy_compile(r"-[bdfgHhMnrRsuVz]+|-[kt].+"), frozenset({"-k", "-t"})),
+    "uniq": (lazy_compile(r"-[cdDiuz]+|-[fsw]\d+"), frozenset({"-f", "-s", "-w"})),
     "cut": (
-        re.compile(r"-[bcdf].+|-s|--complement|--(?:delimiter|fields|bytes|characters)=.+"),
+        lazy_compile(r"-[bcdf].+|-s|--complement|--(?:delimiter|fields|bytes|characters)=.+"),
         frozenset({"-b", "-c", "-d", "-f"}),
     ),
 }
-_NUMBER = re.compile(r"[+-]?\d+[a-zA-Z]*")
+_NUMBER = lazy_compile(r"[+-]?\d+[a-zA-Z]*")
 
 
 def reads_pipe(command: Command) -> bool:
@@ -200,7 +201,7 @@ def _written_before(command: Command, word: Word) -> bool:
     return found
 
 
-_JOBS_OPTIONS = re.compile(r"-[lnprs]+")
+_JOBS_OPTIONS = lazy_compile(r"-[lnprs]+")
 
 
 def _counts(command: Command) -> bool:
@@ -320,9 +321,9 @@ def _counted_down(script: Script, command: Command) -> bool:
 
 
 # a redirect that cannot fail: to another descriptor, or to /dev/null (`>&2`, `2>/dev/null`)
-_QUIET_REDIRECT = re.compile(r"\d*(?:>&\d|&>>?/dev/null|>>?/dev/null)")
+_QUIET_REDIRECT = lazy_compile(r"\d*(?:>&\d|&>>?/dev/null|>>?/dev/null)")
 # `(( n-- ))`, `((n--));`
-_DECREMENT = re.compile(r"\(\(\s*([A-Za-z_]\w*)\s*--\s*\)\)\s*;?")
+_DECREMENT = lazy_compile(r"\(\(\s*([A-Za-z_]\w*)\s*--\s*\)\)\s*;?")
 
 
 def _loop_control(command: Command) -> bool:
@@ -405,22 +406,22 @@ def function_exits(call: Command, deep: bool = False) -> list[Command]:
 
 # an arithmetic command whose value is a variable's before a step (`(( n++ ))`, `((i--))`,
 # `(( a = 1, n++ ))`): its status is 1 when that was 0
-_POST_STEP = re.compile(r"\(\((?:[^()]*,)?\s*[A-Za-z_][A-Za-z0-9_]*\s*(?:\+\+|--)\s*\)\)")
+_POST_STEP = lazy_compile(r"\(\((?:[^()]*,)?\s*[A-Za-z_][A-Za-z0-9_]*\s*(?:\+\+|--)\s*\)\)")
 # a command substitution (`$(` not opening `$((` arithmetic, or a backquote)
-_SUBSTITUTION = re.compile(r"\$\((?!\()|`")
+_SUBSTITUTION = lazy_compile(r"\$\((?!\()|`")
 # a substitution of a command that cannot fail: `date` with a format or `-u` only, `hostname`
 # (not `whoami`, `id -un`: a user ID with no name, a container's `--user 1000`, fails them;
 # nor `date -Ibogus`: t75a)
-_QUIET_SUBSTITUTION = re.compile(
+_QUIET_SUBSTITUTION = lazy_compile(
     r"\$\(\s*(?:date(?:\s+(?:-u|--utc|\+(?:\"[^\"$`\\]*\"|'[^']*'|[^\s\"'$`()]+)))*"
     r"|hostname)\s*\)"
 )
 # `${X:?message}`, `${X?}`: an error where X is unset (or empty)
-_CHECKED = re.compile(r"\$\{#?[A-Za-z_0-9@*]+:?\?")
+_CHECKED = lazy_compile(r"\$\{#?[A-Za-z_0-9@*]+:?\?")
 # the expansion of a name or a positional parameter (`$X`, `${X:-}`, `$1`)
-_NAMED = re.compile(r"\$\{?(?:[A-Za-z_]|[1-9])")
+_NAMED = lazy_compile(r"\$\{?(?:[A-Za-z_]|[1-9])")
 # `set -u`, `set -euo pipefail`, `set -o nounset`, a `#!` line's `-u`
-_NOUNSET = re.compile(r"\bset\s+(?:-[A-Za-z]*u|-o\s+nounset)|^#!.*\s-[A-Za-z]*u", re.M)
+_NOUNSET = lazy_compile(r"\bset\s+(?:-[A-Za-z]*u|-o\s+nounset)|^#!.*\s-[A-Za-z]*u", re.M)
 
 
 def may_set_nounset(text: str) -> bool:
@@ -429,7 +430,7 @@ def may_set_nounset(text: str) -> bool:
 
 
 # `let "N = 3"`: its status is 1 only when the last value is 0
-_NONZERO_LET = re.compile(r"\s*[A-Za-z_]\w*\s*=\s*-?[1-9][0-9]*\s*")
+_NONZERO_LET = lazy_compile(r"\s*[A-Za-z_]\w*\s*=\s*-?[1-9][0-9]*\s*")
 
 
 def _true_let(command: Command) -> bool:
@@ -471,7 +472,7 @@ class Trap:
 
 
 # a word that may be a call of one of the script's functions (not `$name`, `${name}`, `a-name`)
-_CALLED = re.compile(r"(?<![\w$\-{/.])([A-Za-z_][A-Za-z0-9_]*)(?![\w\-/.=])")
+_CALLED = lazy_compile(r"(?<![\w$\-{/.])([A-Za-z_][A-Za-z0-9_]*)(?![\w\-/.=])")
 
 
 def calls_in(text: str) -> Iterator[tuple[str, str]]:
@@ -482,7 +483,7 @@ def calls_in(text: str) -> Iterator[tuple[str, str]]:
         yield match.group(1), rest.group(0) if rest else ""
 
 
-_REST = re.compile(r"[^;&|\n]*")
+_REST = lazy_compile(r"[^;&|\n]*")
 
 # where a function the shell may call is defined: the script, or a file it sources
 Functions = Callable[[str], Script | None]

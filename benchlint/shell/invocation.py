@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from benchlint import slurm
+from benchlint.lazyre import lazy_compile
 
 if TYPE_CHECKING:  # the model builds on this module: nested shells are found through it
     from benchlint.shell.model import Assignment, Command, Script, Word
@@ -514,7 +515,7 @@ def _program_in_folder(value: str) -> str | None:
     return tail
 
 
-_PROGRAM_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
+_PROGRAM_NAME = lazy_compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
 
 
 def _subcommand(
@@ -755,13 +756,13 @@ def _empty(assignment: Assignment) -> bool:
     )
 
 
-_ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT_WORD = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
-_EMPTY_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}")
+_EMPTY_DEFAULT = lazy_compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}")
 # a variable's plain read, `$NAME` or `${NAME}` (fullmatch: the whole word)
-LONE_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-_ARRAY_ITEMS = re.compile(r'"?\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\}"?')
+LONE_VARIABLE = lazy_compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_ARRAY_ITEMS = lazy_compile(r'"?\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\}"?')
 
 
 def _entrypoint(wrapper: Wrapper) -> tuple[Word, str] | None:
@@ -882,7 +883,7 @@ def _read(
 
 
 # a variable that by its name holds a container's image (`$IMAGE`, `${DOCKER_IMAGE}`, `$IMG`)
-_IMAGE_VARIABLE = re.compile(r"IMAGE|IMG", re.I)
+_IMAGE_VARIABLE = lazy_compile(r"IMAGE|IMG", re.I)
 
 
 def _option_array(word: Word) -> bool:
@@ -901,7 +902,7 @@ def _option_array(word: Word) -> bool:
     )
 
 
-_QUOTED_ITEMS = re.compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\}"')
+_QUOTED_ITEMS = lazy_compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\}"')
 
 
 def _unquoted_expansion(word: Word, substitution: bool = True) -> bool:

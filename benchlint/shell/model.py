@@ -22,6 +22,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from benchlint.finding import Span
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.conditions import Compiler, Condition
 from benchlint.shell.invocation import FILES, LONE_VARIABLE, Invocation, resolve
 from benchlint.shell.words import EXPANSIONS, heredoc_body, unquote
@@ -86,7 +87,7 @@ _tuple = tuple.__new__  # (a NamedTuple's own `__new__` is a Python function: tw
 
 
 # what follows an `unset` on its line (`Script.may_unset`)
-_UNSET = re.compile(r"\bunset\b([^\n;|&]*)")
+_UNSET = lazy_compile(r"\bunset\b([^\n;|&]*)")
 
 
 def syn(node: Node) -> Syn:
@@ -95,7 +96,7 @@ def syn(node: Node) -> Syn:
 
 
 # a brace's text bash expands as a sequence: `1..4`, `a..e`, `01..10..2`
-_SEQUENCE = re.compile(r"(?:-?\d+\.\.-?\d+|[A-Za-z]\.\.[A-Za-z])(?:\.\.-?\d+)?")
+_SEQUENCE = lazy_compile(r"(?:-?\d+\.\.-?\d+|[A-Za-z]\.\.[A-Za-z])(?:\.\.-?\d+)?")
 
 
 def brace_expands(text: str) -> bool:
@@ -197,7 +198,7 @@ def one_line(text: str) -> str:
 
 
 # the end of a line after which a line break is no `;`
-_NO_SEMICOLON = re.compile(r"(?:[({|&;]|(?:^|\s)(?:then|do|else|in))$")
+_NO_SEMICOLON = lazy_compile(r"(?:[({|&;]|(?:^|\s)(?:then|do|else|in))$")
 
 
 class Word:
@@ -342,7 +343,7 @@ def blank_separated(text: str) -> list[tuple[int, int]]:
     return found
 
 
-_VARIABLE = re.compile(r'(")?\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))(?(1)")')
+_VARIABLE = lazy_compile(r'(")?\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))(?(1)")')
 
 
 def whole_piece(word: Word, read: Read) -> bool:
@@ -464,7 +465,7 @@ class JoinedWord(Word):
         return None
 
 
-_SPLIT_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)")
+_SPLIT_NAME = lazy_compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass(eq=False, slots=True)
@@ -1483,7 +1484,7 @@ def starts_errexit(file: SourceText) -> bool:
 
 
 # `N<>file`: a redirection that opens the file for reading and writing
-_READ_WRITE = re.compile(rb"(?<=[0-9\s])<>(?=\s*[\"'$/\w])")
+_READ_WRITE = lazy_compile(rb"(?<=[0-9\s])<>(?=\s*[\"'$/\w])")
 
 
 def _read_write_redirects(src: bytes) -> bytes:
@@ -1518,7 +1519,7 @@ _VALUE = (
 )
 # a line of two or more assignments with nothing else (`A= B=`, `X="$Y" Z+=$(date)`), its newline
 # included
-_ASSIGNMENTS_LINE = re.compile(
+_ASSIGNMENTS_LINE = lazy_compile(
     rb"[ \t]*[A-Za-z_][A-Za-z0-9_]*\+?="
     + _VALUE
     + rb"(?:[ \t]+[A-Za-z_][A-Za-z0-9_]*\+?="
@@ -1526,11 +1527,11 @@ _ASSIGNMENTS_LINE = re.compile(
     + rb")+[ \t]*\n"
 )
 # a line with two assignments or more before such a line, loosely (`_ASSIGNMENTS_LINE` decides)
-_TWO_ASSIGNMENTS_THEN_CLOSE = re.compile(
+_TWO_ASSIGNMENTS_THEN_CLOSE = lazy_compile(
     rb"=[^\n]*[ \t][A-Za-z_][A-Za-z0-9_]*\+?=[^\n]*\n[ \t]*(?:else|elif|fi|done|esac|\})"
 )
 # a line that starts with a word that closes or continues a compound command (its newline before)
-_CLOSE_LINE = re.compile(rb"\n[ \t]*(?:else|elif|fi|done|esac|\})(?![\w-])")
+_CLOSE_LINE = lazy_compile(rb"\n[ \t]*(?:else|elif|fi|done|esac|\})(?![\w-])")
 
 
 def _assignment_lines_before_close(src: bytes) -> list[int]:
@@ -1570,10 +1571,10 @@ _TEXT_NODES = frozenset({"string", "raw_string", "ansi_c_string", "heredoc_body"
 
 # a comment in backticks after a blank (`` --set x=1 `# why` \ ``): a command substitution that
 # runs nothing, where tree-sitter-bash reads the comment as running to the end of the line
-_BACKTICK_COMMENT = re.compile(rb"(?<=[ \t])`[ \t]*#[^`\n]*`(?=[ \t\n;\\]|\Z)")
+_BACKTICK_COMMENT = lazy_compile(rb"(?<=[ \t])`[ \t]*#[^`\n]*`(?=[ \t\n;\\]|\Z)")
 # a substring's offset that is a variable (`${f:$i:1}`, `${a[@]: $n}`; not `${f:-$d}`, a
 # default), which tree-sitter-bash cannot parse: group 1 is its `$`
-_VARIABLE_OFFSET = re.compile(
+_VARIABLE_OFFSET = lazy_compile(
     rb"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*])(?:\[[@*]\])?:[ \t]*(\$)(?=[A-Za-z_0-9])"
 )
 
@@ -1605,7 +1606,7 @@ def _unparsed_forms(src: bytes) -> bytes:
 
 # `for f do`: a `for` loop over the positional parameters whose `do` follows its name after
 # blanks alone (group 1: the blank before `do`)
-_FOR_DO = re.compile(rb"(?<![\w$-])for[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*([ \t])do(?=[ \t\n;]|\Z)")
+_FOR_DO = lazy_compile(rb"(?<![\w$-])for[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*([ \t])do(?=[ \t\n;]|\Z)")
 
 
 # bytes of a parameter expansion's operand that tree-sitter-bash cannot read there, though bash
@@ -1614,10 +1615,10 @@ _OPERAND_STOPS = frozenset(b";|&()<>[]{}")
 _BRACKETS = frozenset(b"[]")
 _QUOTES_AND_NEWLINE = frozenset(b"'\"\n")
 # the `#` of an arithmetic number whose digits a variable gives: `10#$a`
-_VARIABLE_BASE = re.compile(rb"(?<=[0-9])#(?=\$)")
+_VARIABLE_BASE = lazy_compile(rb"(?<=[0-9])#(?=\$)")
 # what follows `${` before the operator: a name, a positional or special parameter, with an
 # indirection or length sign and a subscript
-_PARAMETER = re.compile(rb"[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?:\[[^\]\n]*\])?")
+_PARAMETER = lazy_compile(rb"[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?:\[[^\]\n]*\])?")
 _LONGEST_EXPANSION = 4096  # (bytes looked at for one expansion's end)
 
 
@@ -1738,7 +1739,7 @@ def _unreadable(src: bytes, start: int, end: int) -> bool:
 
 
 # an arithmetic expansion with a left shift in it: `$((32 << 30))`
-_SHIFT = re.compile(rb"\$\(\((?:[^()]|\([^()]*\))*?<<(?:[^()]|\([^()]*\))*?\)\)")
+_SHIFT = lazy_compile(rb"\$\(\((?:[^()]|\([^()]*\))*?<<(?:[^()]|\([^()]*\))*?\)\)")
 
 
 def _arithmetic_shifts(src: bytes) -> bytes:
@@ -1756,10 +1757,10 @@ def _arithmetic_shifts(src: bytes) -> bytes:
 
 
 # a read of the positional parameters: `$1`, `${2:-x}`, `$#`, `$@`, `$*`
-_POSITIONAL_READ = re.compile(r"\$(?:[0-9#@*]|\{[#]?[0-9@*#])")
+_POSITIONAL_READ = lazy_compile(r"\$(?:[0-9#@*]|\{[#]?[0-9@*#])")
 
 # a word that is one positional argument of a function: `$2`, `${2}`
-_POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])\})")
+_POSITIONAL = lazy_compile(r"\$(?:([1-9])|\{([1-9])\})")
 
 # a word that is every argument of the function, each its own word: the command they run
 _ALL_ARGUMENTS = frozenset({'"$@"', "$@", '"${@}"', "${@}"})
@@ -2177,7 +2178,7 @@ def _bash_line(src: bytes, position: int, tabs: bool) -> tuple[bytes, int, int]:
 
 # a heredoc's delimiter word as written: plain, in quotes, or after a backslash (`EOF`, `'EOF'`,
 # `"EOF"`, `\EOF`, `END-OF.x`); the delimiter is group 2 or 3
-_DELIMITER = re.compile(rb"(['\"]?)([A-Za-z0-9_.-]+)\1|\\([A-Za-z0-9_.-]+)")
+_DELIMITER = lazy_compile(rb"(['\"]?)([A-Za-z0-9_.-]+)\1|\\([A-Za-z0-9_.-]+)")
 # what may follow a delimiter word tree-sitter-bash read whole
 _AFTER_DELIMITER = frozenset(bytes([c]) for c in b" \t\r\n;|&<>)")
 
@@ -3190,7 +3191,7 @@ _EXPRESSIONS = frozenset(
         "brace_expression",
     }
 )
-_MAY_HOLD = re.compile(rb"\$[{(]|`|[<>]\(")
+_MAY_HOLD = lazy_compile(rb"\$[{(]|`|[<>]\(")
 _HANDLERS: dict[str, Callable[[_Builder, Node, _Context], None]] = {
     name[3:]: getattr(_Builder, name) for name in dir(_Builder) if name.startswith("on_")
 }
@@ -3226,11 +3227,11 @@ def _target_name(word: Word) -> str | None:
 
 
 # a name, or an element of an array (`A[0]`, `A[$i]`), as `read` and `printf -v` take it
-_ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?", re.S)
-_ELEMENT_LEAD = re.compile(r"[\"']?[A-Za-z_][A-Za-z0-9_]*[\"']?\[")
+_ELEMENT = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?", re.S)
+_ELEMENT_LEAD = lazy_compile(r"[\"']?[A-Za-z_][A-Za-z0-9_]*[\"']?\[")
 
 # a `let` argument that assigns: `m=3`, `n += 1`, `a[2]=1`, `i++`, `--i`
-_LET_TARGET = re.compile(
+_LET_TARGET = lazy_compile(
     r"\s*(?:(?:\+\+|--)\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)(?:\[[^]]*\])?\s*"
     r"(?:\+\+|--|(?:[-+*/%&^|]|<<|>>)?=(?!=)))"
 )
@@ -3309,7 +3310,7 @@ def _is_background(node: Node) -> bool:
 
 # what in a `-c` string gives `"$@"` other values than the arguments after it (t84c): `set --`,
 # `set WORD`, `shift`, a function (not `set -e`; t84d)
-_SETS_POSITIONAL = re.compile(
+_SETS_POSITIONAL = lazy_compile(
     r"(?:^|[\s;&|({])(?:set\s+(?:--|[^-\s;&|])|shift\b)|\(\s*\)\s*\{|\bfunction\s"
 )
 
@@ -3459,11 +3460,11 @@ _OPERATOR_WORDS = frozenset({"==", "=~"})
 # the blanks besides a space that split an unquoted expansion's value (IFS unset), one for one
 _SPLIT_BLANKS = str.maketrans("\n\t", "  ")
 # a shell string that only runs what a variable holds: `$CMD`, `${CMD}`, `exec $CMD`
-_HELD = re.compile(
+_HELD = lazy_compile(
     r"\s*(?:exec\s+)?(\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)))\s*"
 )
 # the same at the start of a string that goes on after it: a blank or an operator ends the word
-_HELD_LEAD = re.compile(_HELD.pattern.removesuffix(r"\s*") + r"(?=\s|[;&|<>]|$)")
+_HELD_LEAD = lazy_compile(_HELD.pattern.removesuffix(r"\s*") + r"(?=\s|[;&|<>]|$)")
 
 
 def _joined(words: Sequence[Word]) -> tuple[str, list[int]]:
@@ -3494,18 +3495,18 @@ def _plain(word: Word) -> bool:
 
 # blanks, plain characters and `$NAME`/`${NAME}` expansions; a first word that is an
 # assignment; a blank
-_SPLIT_AS_PARSED = re.compile(
+_SPLIT_AS_PARSED = lazy_compile(
     r"(?:[^\s'\"\\;&|<>()`*?\[\]{}#~!$]|[ \t]"
     r"|\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*))*"
 )
-_LEADING_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*=")
+_LEADING_ASSIGNMENT = lazy_compile(r"\s*[A-Za-z_][A-Za-z0-9_]*=")
 # a text of assignment words only, or none (what a variable before a program may give)
-_ASSIGNMENTS_ONLY = re.compile(r"\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)*")
-_BLANK = re.compile(r"[ \t]")
+_ASSIGNMENTS_ONLY = lazy_compile(r"\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s*)*")
+_BLANK = lazy_compile(r"[ \t]")
 
 
 # a declaration's quoted argument that is an assignment: `"PORT=8000"` (name, value)
-_QUOTED_ASSIGNMENT = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)", re.S)
+_QUOTED_ASSIGNMENT = lazy_compile(rb"([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)", re.S)
 
 
 def _continued(src: bytes, end: int, start: int) -> bool:
@@ -3545,7 +3546,7 @@ def heredoc_reader(command: Command, heredoc: Heredoc) -> Command:
 
 
 # a heredoc's start and a pipe to the next command: `<<EOF | `, `<<-'EOF' |& `, `<<EOF | \`
-_PIPED_ON = re.compile(rb"<<-?[ \t]*\S+[ \t]*\|&?(?:[ \t]|\\\n)*")
+_PIPED_ON = lazy_compile(rb"<<-?[ \t]*\S+[ \t]*\|&?(?:[ \t]|\\\n)*")
 
 
 def batch_from_stdin(command: Command) -> bool:
@@ -3599,7 +3600,7 @@ _CONTAINER_RUNS = {
 
 
 # a shell's `#!` line at the top of a written file
-_SCRIPT_LINE = re.compile(r"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+)?(?:ba|da|k|z)?sh\b")
+_SCRIPT_LINE = lazy_compile(r"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+)?(?:ba|da|k|z)?sh\b")
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
 
 

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from benchlint.lazyre import lazy_compile
 from benchlint.shell.model import Script, Syn, Word, parse_tree, syn
 
 if TYPE_CHECKING:  # (a run the cache answers imports no parser)
@@ -30,15 +31,15 @@ if TYPE_CHECKING:  # (a run the cache answers imports no parser)
 
 # `$#` tested for more than zero: `[[ $# -gt 0 ]]`, `[ "$#" -ne 0 ]`, `[[ $# -ge 1 ]]`,
 # `test $# -gt 0`, `(( $# ))`, `(( $# > 0 ))`
-_WHILE_ARGUMENTS = re.compile(
+_WHILE_ARGUMENTS = lazy_compile(
     r'(?:\[\[?|test)\s*"?\$#"?\s+-(?:gt\s+0|ne\s+0|ge\s+1)\s*(?:\]\]?)?'
     r'|\[\[\s*"?\$#"?\s*>\s*0\s*\]\]'
     r'|\(\(\s*"?\$#"?\s*(?:(?:>|!=)\s*0\s*)?\)\)'
 )
 # `$1`, `"$1"`, `${1}`, `"${1}"`: the word a `case` reads (or a variable given it first:
 # `key="$1"; case $key in`)
-_FIRST = re.compile(r'"?\$(?:1|\{1\})"?')
-_HOLDS_FIRST = re.compile(r'(?:local\s+)?([A-Za-z_][A-Za-z0-9_]*)=("?)\$(?:1|\{1\})\2')
+_FIRST = lazy_compile(r'"?\$(?:1|\{1\})"?')
+_HOLDS_FIRST = lazy_compile(r'(?:local\s+)?([A-Za-z_][A-Za-z0-9_]*)=("?)\$(?:1|\{1\})\2')
 # commands a branch may run that neither end the loop nor change `$@`
 _QUIET = frozenset({"echo", "printf", "true", ":", "local", "export", "declare", "readonly"})
 # commands that may change `$@` or end the loop or the function
@@ -48,11 +49,11 @@ _FLOW = frozenset({"shift", "break", "continue", "return", "exit", "eval", "sour
 # the arguments)
 _EARLY = ("return", "exit")
 # the names an assignment statement gives values (`local a=$1 b`, `all="$*"`)
-_ASSIGNED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
+_ASSIGNED = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
 # a declaration that changes a value's case (`local -l key`, `declare -u`, `typeset -l`)
-_CASE_ATTRIBUTE = re.compile(r"^(?:local|declare|typeset)\s+(?:-\w+\s+)*-\w*[lu]")
+_CASE_ATTRIBUTE = lazy_compile(r"^(?:local|declare|typeset)\s+(?:-\w+\s+)*-\w*[lu]")
 # an expansion of the arguments (`$1`, `${2:-x}`, `$@`, `$*`), not their count (`$#`)
-_ARGUMENTS = re.compile(r"\$(?:[1-9@*]|\{[!#]?[1-9@*])")
+_ARGUMENTS = lazy_compile(r"\$(?:[1-9@*]|\{[!#]?[1-9@*])")
 
 
 @dataclass(frozen=True)
@@ -415,4 +416,4 @@ def one_word(word: Word) -> bool:
     return False
 
 
-_SEVERAL = re.compile(r"\$@|\$\{[^}]*@")
+_SEVERAL = lazy_compile(r"\$@|\$\{[^}]*@")

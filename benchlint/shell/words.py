@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from benchlint.lazyre import lazy_compile
+
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -96,7 +98,7 @@ def heredoc_body(
 
 
 # A line's leading tabs, which `<<-` strips.
-_LINE_TABS = re.compile(r"^\t+", re.MULTILINE)
+_LINE_TABS = lazy_compile(r"^\t+", re.MULTILINE)
 
 
 def _without_leading_tabs(text: str, offsets: list[int]) -> tuple[str, list[int]]:
@@ -166,7 +168,7 @@ def _verbatim(
 
 # A backslash and the char it may escape. A backslash never fails to escape another backslash,
 # so matching pairs left to right reads the text as the shell does.
-_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPE = lazy_compile(r"\\(.)", re.DOTALL)
 
 
 def _unescape(
