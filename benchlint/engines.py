@@ -20,7 +20,7 @@ from benchlint.finding import Span
 from benchlint.images import image_entrypoint
 from benchlint.lazyre import lazy_compile
 from benchlint.shell.invocation import Invocation, assigned_to, resolve_words
-from benchlint.shell.model import Assignment, Command, Script, Word
+from benchlint.shell.model import Assignment, Command, Script, Word, visible_assignments
 
 
 @dataclass(frozen=True)
@@ -145,11 +145,10 @@ def takes_no_value(engine: str, flag: str) -> bool:
 
 def string_values(script: Script, name: str) -> list[Word]:
     """The values of the script's plain-string assignments to `name` (none when it is ever
-    assigned an array)."""
+    assigned an array); in a nested script that assigns none, those of the shell that runs it
+    it may read (`visible_assignments`: `A="--tp 8"; eval "vllm serve m $A"`, the same shell)."""
     values: list[Word] = []
-    for assignment in script.assignments:
-        if assignment.name != name:
-            continue
+    for assignment in visible_assignments(script, name):
         value = assignment.value
         if value is None or value.node.type == "array":
             return []

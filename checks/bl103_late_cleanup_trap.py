@@ -206,7 +206,7 @@ import itertools
 import posixpath
 import re
 import shlex
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from benchlint import slurm
@@ -641,14 +641,48 @@ _TRANSPARENT = frozenset(
 
 def _program(command: Command) -> str | None:
     """What a message calls the acquisition: the program behind wrappers that only change how
-    it runs (`nohup`, `setsid --fork`, `numactl ...`), else the command's own name (`srun`)."""
+    it runs (`nohup`, `setsid --fork`, `numactl ...`), else the command's own name (`srun`);
+    Python with the module or script it runs (`python3 -m sglang.launch_server`, `python3
+    serve.py`: `python3` alone says nothing, h85 W1); a string `eval` or a shell runs, by its
+    text (`eval "python3 -m sglang.launch_server..."`)."""
     invocation = command.invocation
     wrappers = invocation.wrappers
-    if invocation.shell:  # `setsid bash -c "..."`: the shell says nothing of the program
-        return command.name
-    if wrappers and invocation.base and all(w.name in _TRANSPARENT for w in wrappers):
-        return invocation.base
+    if invocation.shell or command.base == "eval":
+        return clip(first_line(command.script.text_of(command.node)), 48)
+    transparent = not wrappers or all(w.name in _TRANSPARENT for w in wrappers)
+    base = invocation.base if transparent else None
+    if base is not None and _PYTHON.fullmatch(base):
+        ran = _python_runs(invocation.words[1:])
+        return f"{base} {ran}" if ran is not None else base
+    if wrappers and base:
+        return base
     return command.name
+
+
+_PYTHON = lazy_compile(r"python(?:[23](?:\.\d+)?)?")
+
+
+def _python_runs(words: Sequence[Word]) -> str | None:
+    """What `python3 ARGS` runs: `-m MODULE`, or its script's path as written (its first word
+    that is no option; past `-X opt`, `-W arg`, `-u`)."""
+    taking = {"-X", "-W", "-c"}
+    skip = False
+    for i, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        value = word.value if word.static else word.text
+        if value == "-m":
+            return f"-m {words[i + 1].text}" if i + 1 < len(words) else None
+        if value in taking:
+            if value == "-c":
+                return None  # (a program as a string: not a name)
+            skip = True
+            continue
+        if value.startswith("-"):
+            continue
+        return clip(value, 40)
+    return None
 
 
 def _release_line(script: Script, statement: Command, released: Released) -> int:
