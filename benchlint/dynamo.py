@@ -27,6 +27,7 @@ class WorkerFlags:
     rejected: dict[str, frozenset[str]]
     replacement: dict[str, str]
     note: dict[str, str]
+    vllm_pin: dict[str, str]  # the vLLM release each Dynamo release's wheel pins
 
     def release_for(self, version: str | None) -> str | None:
         """The checked release a version string means: the same major.minor.patch (a dev or
@@ -41,6 +42,14 @@ class WorkerFlags:
             return same[0]
         earlier = [r for r in self.releases if _numbers(r) < wanted]
         return earlier[-1] if earlier else None
+
+    def vllm_of(self, version: str | None) -> str | None:
+        """The vLLM release Dynamo `version` pins (its `vllm` extra, which its vllm-runtime
+        image installs): only for a measured release of the same major.minor.patch (1.2.0 is
+        1.2.0.post1); None otherwise (another release may pin another vLLM)."""
+        wanted = _numbers(version or "")
+        same = [r for r in self.vllm_pin if wanted and _numbers(r) == wanted]
+        return self.vllm_pin[same[0]] if len(same) == 1 else None
 
     def rejected_by(self, release: str | None) -> frozenset[str]:
         """The flags this release rejects; without a release, those every release rejects."""
@@ -119,6 +128,7 @@ def worker_flags() -> WorkerFlags:
         {release: frozenset(flags) for release, flags in data["rejected"].items()},
         data["replacement"],
         data["note"],
+        data["vllm_pin"],
     )
 
 

@@ -75,11 +75,21 @@ def image_latest(image: str) -> str | None:
 # Dynamo's runtime images name the release they hold: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0
 # (a mirror's copy too: .../aibrix/ai-dynamo-vllm-runtime:1.2.0)
 _DYNAMO_IMAGE = lazy_compile(
-    r"(?:^|/)(?:ai-dynamo-)?(?:vllm|sglang|trtllm|tensorrtllm)-runtime:v?(\d+\.\d+\.\d+)"
+    r"(?:^|/)(?:ai-dynamo-)?(vllm|sglang|trtllm|tensorrtllm)-runtime:v?(\d+\.\d+\.\d+)"
 )
 
 
 def dynamo_release(image: str | None) -> str | None:
     """The Dynamo release a runtime image's tag names; None for any other image or tag."""
     match = _DYNAMO_IMAGE.search(image or "")
-    return match.group(1) if match else None
+    return match.group(2) if match else None
+
+
+def dynamo_runtime(image: str | None) -> tuple[str, str] | None:
+    """(engine, Dynamo release) of a Dynamo runtime image (`vllm-runtime:0.8.0`: the engine it
+    holds); None for any other image or tag."""
+    match = _DYNAMO_IMAGE.search(image or "")
+    if match is None:
+        return None
+    engine = "trtllm" if match.group(1) == "tensorrtllm" else match.group(1)
+    return engine, match.group(2)

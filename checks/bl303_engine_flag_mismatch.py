@@ -30,7 +30,9 @@ vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
   --container-image=IMAGE` (pyxis) runs, a flag the release of the container's image does not
   accept (not where the container's processes get a PYTHONPATH of their own, `-e
   PYTHONPATH=/src/python` or `PYTHONPATH=python exec python3 -m ...` in its string: a checkout
-  of the engine mounted there may run; counted);
+  of the engine mounted there may run; counted); a Dynamo vLLM runtime image
+  (`nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0`) holds the vLLM its release pins, for a
+  measured release (`benchlint/data/dynamo_vllm_worker.json`: Dynamo 0.8.0 pins vLLM 0.12.0);
 - in a container of the engine's `latest` image (`vllm/vllm-openai:latest`, or no tag), which
   holds the newest release when it was pulled, at least the newest measured one: a flag every
   measured release since one rejects (`--max-seq-len-to-capture`, none from 0.11.0 to 0.34.0), a
@@ -116,7 +118,7 @@ from collections.abc import Iterator, Sequence
 
 from benchlint.calls import script_runs_arguments, script_word_at
 from benchlint.context import Context
-from benchlint.dynamo import flag_name
+from benchlint.dynamo import flag_name, worker_flags
 from benchlint.engine_flags import ENGINES, engine_flags
 from benchlint.engines import (
     Arg,
@@ -127,7 +129,7 @@ from benchlint.engines import (
     launches,
 )
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
-from benchlint.images import image_latest, image_release
+from benchlint.images import dynamo_runtime, image_latest, image_release
 from benchlint.lazyre import lazy_compile
 from benchlint.manifests import containers
 from benchlint.recipe import engine_configs, settings_root
@@ -546,6 +548,11 @@ def _in_container(
         else ("image", "the container's image")
     )
     version = found_release[1] if found_release is not None and found_release[0] == engine else None
+    runtime = dynamo_runtime(image) if found_release is None and engine == "vllm" else None
+    pinned = worker_flags().vllm_of(runtime[1]) if runtime and runtime[0] == engine else None
+    if runtime is not None and pinned is not None:  # (`.../vllm-runtime:0.8.0`: the vLLM it pins)
+        version = pinned
+        whose = f"the container's image (Dynamo {runtime[1]}, whose vLLM pin it is)"
     # (`latest`: the newest release when pulled, at least the newest measured one)
     latest = (
         version is None
