@@ -3023,6 +3023,22 @@ def _reads_arguments(guard: Guard, function: str) -> bool:
     )
 
 
+def _every_job_ended(flow: Flow, command: Command, lookup: Functions) -> bool:
+    """Whether every exit after the command's statement runs an EXIT handler that ends every
+    job (`trap 'kill 0' EXIT` set before it, and any set after it too): a job it sends to the
+    background, its `$!` not kept, is released at any end of the script."""
+    statement = flow.statement_of(command)
+    at = flow.index(statement) if statement is not None else None
+    if at is None:
+        return False
+    held = Resource("background process", command, command, None, _NEVER)
+    traps = [(i, t) for i, t in flow.traps() if t.on_exit]
+    before = [t for i, t in traps if i < at]
+    return bool(before) and all(
+        _handler_releases(held, t, lookup) for t in (before[-1], *(t for i, t in traps if i > at))
+    )
+
+
 def _check_flow(
     flow: Flow,
     runs: Callable[[Command], list[str]],
@@ -3039,11 +3055,12 @@ def _check_flow(
     held = {id(r.acquired_by) for r in resources}
     looped = [c for c in _candidates(script) if c.loops and _own_job(c) and id(c) not in held]
     if undecided is not None and looped:
-        # (once for a pipeline, not for each of its commands: `vllm serve | tee log &`)
+        # (once for a pipeline, not for each of its commands: `vllm serve | tee log &`, over
+        # two lines too, h84 W1; not where an EXIT trap set before it ends every job, h84 W2)
         places: dict[int, Span] = {}
         for c in looped:
-            if flow.statement_of(c) is not None:
-                places.setdefault(c.first_line_span.line, c.first_line_span)
+            if flow.statement_of(c) is not None and not _every_job_ended(flow, c, lookup):
+                places.setdefault(c.statement().start_byte, c.first_line_span)
         undecided.extend(Undecided(_IN_LOOP, Location(script.path, s)) for s in places.values())
     if flow.function is not None and any(  # (what the body keeps is its caller's, where
         # the script's shell calls it, at its top level or in another function's body, whose

@@ -865,6 +865,12 @@ def _read(
             options.append((value, word, ""))
             i += 1
             continue
+        if not due and i + 1 < len(words) and _options_held(word, grammar):
+            # `sbatch ${slurm_args} job.slurm`, every value of `slurm_args` only options
+            # (`--nodes=2 --segment=2`): split among the options, the script follows (h84 W4)
+            options.append((value, word, ""))
+            i += 1
+            continue
         if due and not image and i + 1 < len(words) and _option_array(word):
             # `docker run --rm "${MOUNTS[@]}" img cmd`: an array the script fills only with
             # options (each value it gives starts with one) is options, not the image
@@ -884,6 +890,38 @@ def _read(
 
 # a variable that by its name holds a container's image (`$IMAGE`, `${DOCKER_IMAGE}`, `$IMG`)
 _IMAGE_VARIABLE = lazy_compile(r"IMAGE|IMG", re.I)
+
+
+def _options_held(word: Word, grammar: Grammar) -> bool:
+    """An unquoted lone `$NAME` every assignment of which before it gives only the wrapper's
+    options, split at blanks (`slurm_args="--nodes=2 --segment=2"`): each piece an option,
+    the value of one that takes one (`-N 2`, `--time 30`) the next piece. Not where one gives
+    none that is written out, or a piece that is no option (the program, or the script)."""
+    if not _unquoted_expansion(word, False) or LONE_VARIABLE.fullmatch(word.text) is None:
+        return False
+    given = _shell_assignments(word)
+    if not given or any(a.value is None or a.value.items is not None for a in given):
+        return False
+    for assignment in given:
+        value = assignment.value
+        if value is None or not value.static:
+            return False
+        pieces = value.value.split()
+        k = 0
+        while k < len(pieces):
+            piece = pieces[k]
+            if piece.startswith("--") and len(piece) > 2:
+                takes = "=" not in piece and piece[2:] in grammar.long_values
+            elif piece.startswith("-") and len(piece) > 1:
+                letters = piece[1:]
+                at = next((j for j, c in enumerate(letters) if c in grammar.short_values), None)
+                takes = at is not None and at == len(letters) - 1
+            else:
+                return False
+            k += 2 if takes else 1
+        if k > len(pieces):
+            return False  # (an option's value missing: the next word would be it)
+    return True
 
 
 def _option_array(word: Word) -> bool:
