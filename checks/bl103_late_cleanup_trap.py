@@ -640,23 +640,30 @@ _TRANSPARENT = frozenset(
 
 
 def _program(command: Command) -> str | None:
-    """What a message calls the acquisition: the program behind wrappers that only change how
-    it runs (`nohup`, `setsid --fork`, `numactl ...`), else the command's own name (`srun`);
-    Python with the module or script it runs (`python3 -m sglang.launch_server`, `python3
-    serve.py`: `python3` alone says nothing, h85 W1); a string `eval` or a shell runs, by its
-    text (`eval "python3 -m sglang.launch_server..."`)."""
+    """What the script's commands name the acquisition by: the program behind wrappers that
+    only change how it runs (`nohup`, `setsid --fork`, `numactl ...`), else the command's own
+    name (`srun`)."""
     invocation = command.invocation
     wrappers = invocation.wrappers
+    if invocation.shell:  # `setsid bash -c "..."`: the shell says nothing of the program
+        return command.name
+    if wrappers and invocation.base and all(w.name in _TRANSPARENT for w in wrappers):
+        return invocation.base
+    return command.name
+
+
+def _shown_program(command: Command) -> str | None:
+    """What a message calls the acquisition: `_program`, with what Python runs (`python3 -m
+    sglang.launch_server`, `python3 serve.py`: `python3` alone says nothing, h85 W1); a string
+    `eval` or a shell runs, by its text (`eval "python3 -m sglang.launch_server..."`)."""
+    invocation = command.invocation
     if invocation.shell or command.base == "eval":
         return clip(first_line(command.script.text_of(command.node)), 48)
-    transparent = not wrappers or all(w.name in _TRANSPARENT for w in wrappers)
-    base = invocation.base if transparent else None
-    if base is not None and _PYTHON.fullmatch(base):
+    program = _program(command)
+    if program is not None and program == invocation.base and _PYTHON.fullmatch(program):
         ran = _python_runs(invocation.words[1:])
-        return f"{base} {ran}" if ran is not None else base
-    if wrappers and base:
-        return base
-    return command.name
+        return f"{program} {ran}" if ran is not None else program
+    return program
 
 
 _PYTHON = lazy_compile(r"python(?:[23](?:\.\d+)?)?")
@@ -3148,7 +3155,7 @@ def _check_flow(
         acquisition = resource.acquired_by
         span = acquisition.first_line_span
         location = Location(script.path, span)
-        shown = _program(acquisition)
+        shown = _shown_program(acquisition)
         name = f"`{shown}`" if shown else "this command"
         if acquisition.script.top is not script.top:  # (a sourced file's function starts it)
             location = Location(script.path, resource.statement.first_line_span)
@@ -3429,7 +3436,7 @@ _LOOKUP_SUBSTITUTION = lazy_compile(r"(?:\$\(|`)[^`]*?\b(?:pgrep|pidof|ps|lsof)\
 
 def _overwritten_finding(script: Script, resource: Resource, statement: Command) -> Finding:
     acquisition = resource.acquired_by
-    shown = _program(acquisition)
+    shown = _shown_program(acquisition)
     name = f"`{shown}`" if shown else "this command"
     variable = resource.variable
     return Finding(
