@@ -426,7 +426,8 @@ UNDECIDED = (
     "engine launches with a flag only some releases accept, or one a slip from a flag (no "
     "measured release has it), not checked against their release (BL303: no entry's image names "
     "it, no entry runs the script, or the release lies between two measured ones that differ on "
-    "the flag)"
+    "the flag; the configuration's `engine-releases` names the release a repository's own "
+    "scripts run)"
 )
 UNDECIDED_RECIPE = (
     "recipes with an engine flag only some releases accept not checked against their release "
