@@ -146,14 +146,43 @@ def takes_no_value(engine: str, flag: str) -> bool:
 def string_values(script: Script, name: str) -> list[Word]:
     """The values of the script's plain-string assignments to `name` (none when it is ever
     assigned an array); in a nested script that assigns none, those of the shell that runs it
-    it may read (`visible_assignments`: `A="--tp 8"; eval "vllm serve m $A"`, the same shell)."""
+    where bash surely passes them (`_outer_assignments`)."""
+    own = [a for a in script.assignments if a.name == name]
+    given = own if own or script.parent is None else _outer_assignments(script, name)
     values: list[Word] = []
-    for assignment in visible_assignments(script, name):
+    for assignment in given:
         value = assignment.value
         if value is None or value.node.type == "array":
             return []
         values.append(value)
     return values
+
+
+def _outer_assignments(script: Script, name: str) -> list[Assignment]:
+    """For a nested script that assigns no `name`: the assignments of the shell that runs it
+    it reads (`visible_assignments`: `A="--tp 8"; eval "vllm serve m $A"`, the same shell; the
+    exported ones for a new shell, every one of them exported), only where each is a plain one
+    of that shell's top level (not a command's prefix, a `local`, one in a subshell, a pipeline
+    or the background) the file never `unset`s; and where the string runs in a function, only
+    the one the top level makes (its value whenever the function is called: h86 F1, F2, F3)."""
+    command = script.parent
+    assert command is not None
+    outer = command.script
+    given = visible_assignments(script, name)
+    plain = all(
+        a.kind in ("assign", "export", "declare", "readonly")
+        and a.command.function is None
+        and not a.command.apart_from_script
+        and (command.base == "eval" or a.exported)
+        for a in given
+    )
+    if not given or not plain or outer.may_unset(name):
+        return []
+    if command.function is not None:
+        every = [a for a in outer.assignments if a.name == name]
+        if len(every) != 1 or every[0] is not given[0]:
+            return []
+    return given
 
 
 def assignments_of(script: Script, name: str) -> list[Assignment]:
@@ -339,11 +368,14 @@ def _image_of(command: Command) -> tuple[str, Word] | None:
             continue
         if wrapper.name != "srun":
             continue
-        for name, word, _ in wrapper.options:
-            if name != "--container-image" or word is None or not word.static:
+        for name, word, value in wrapper.options:
+            if name != "--container-image" or word is None:
                 continue
-            text = word.value
-            image = text.split("=", 1)[1] if text.startswith("--container-image=") else text
+            # (written out, or in a variable's value split among the options: `srun $s ...`
+            # where `s="--container-image=IMAGE"`, read as written there)
+            if not word.static and (not value or "$" in value or "`" in value):
+                continue
+            image = value
             if image and not image.startswith("-"):
                 return image, word
     return None

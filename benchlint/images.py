@@ -9,6 +9,8 @@ image was pulled (`image_latest`).
 
 from __future__ import annotations
 
+import re
+
 from benchlint.lazyre import lazy_compile
 
 _IMAGES = {
@@ -86,10 +88,22 @@ def dynamo_release(image: str | None) -> str | None:
 
 
 def dynamo_runtime(image: str | None) -> tuple[str, str] | None:
-    """(engine, Dynamo release) of a Dynamo runtime image (`vllm-runtime:0.8.0`: the engine it
-    holds); None for any other image or tag."""
-    match = _DYNAMO_IMAGE.search(image or "")
-    if match is None:
+    """(engine, Dynamo release) of one of Dynamo's runtime images, by its name (`ai-dynamo/`
+    or `ai-dynamo-` in it: another project's `vllm-runtime` is not one) and a release tag
+    (`nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0`, `-cuda13` or `.post1` after it; not a
+    pre-release or a dev build, `0.8.0rc1`, `0.8.0.dev20251201`, which may hold another
+    engine release: h86 F7, F8); None for any other image or tag."""
+    text = image or ""
+    match = _DYNAMO_IMAGE.search(text)
+    if match is None or "ai-dynamo" not in text[: match.start(1)]:
+        return None
+    if not _RELEASE_REST.fullmatch(text[match.end(2) :].split("@", 1)[0]):
         return None
     engine = "trtllm" if match.group(1) == "tensorrtllm" else match.group(1)
     return engine, match.group(2)
+
+
+# what may follow a release's number in a runtime image's tag: a post release, a platform
+_RELEASE_REST = lazy_compile(
+    r"(?:\.post\d+)?(?:-(?!rc|dev|pre|alpha|beta|nightly)[A-Za-z0-9._]+)?", re.I
+)

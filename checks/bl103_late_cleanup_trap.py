@@ -670,9 +670,10 @@ _PYTHON = lazy_compile(r"python(?:[23](?:\.\d+)?)?")
 
 
 def _python_runs(words: Sequence[Word]) -> str | None:
-    """What `python3 ARGS` runs: `-m MODULE`, or its script's path as written (its first word
-    that is no option; past `-X opt`, `-W arg`, `-u`)."""
-    taking = {"-X", "-W", "-c"}
+    """What `python3 ARGS` runs: `-m MODULE` (`-mMODULE` too), or its script's path as written
+    (its first word that is no option; past `-X opt`, `-W arg`, `--check-hash-based-pycs
+    never`, `-u`)."""
+    taking = {"-X", "-W", "--check-hash-based-pycs"}
     skip = False
     for i, word in enumerate(words):
         if skip:
@@ -681,9 +682,11 @@ def _python_runs(words: Sequence[Word]) -> str | None:
         value = word.value if word.static else word.text
         if value == "-m":
             return f"-m {words[i + 1].text}" if i + 1 < len(words) else None
+        if value.startswith("-m") and not value.startswith("--"):
+            return f"-m {value[2:]}"
+        if value.startswith("-c") and not value.startswith("--"):
+            return None  # (a program as a string: not a name)
         if value in taking:
-            if value == "-c":
-                return None  # (a program as a string: not a name)
             skip = True
             continue
         if value.startswith("-"):
@@ -3032,18 +3035,39 @@ def _reads_arguments(guard: Guard, function: str) -> bool:
 
 def _every_job_ended(flow: Flow, command: Command, lookup: Functions) -> bool:
     """Whether every exit after the command's statement runs an EXIT handler that ends every
-    job (`trap 'kill 0' EXIT` set before it, and any set after it too): a job it sends to the
-    background, its `$!` not kept, is released at any end of the script."""
+    job (`trap 'kill 0' EXIT` set before it, under no condition, and any set after it too): a
+    job it sends to the background, its `$!` not kept, is released at any end of the script.
+    Not with job control on (`set -m`: each job a process group of its own, which `kill 0`
+    does not reach), nor for a loop that runs in a pipeline (`seq 2 | while read ...`: its
+    jobs are a subshell's, which `jobs -p` does not list; h86 M4)."""
+    script = flow.script
     statement = flow.statement_of(command)
     at = flow.index(statement) if statement is not None else None
-    if at is None:
+    if at is None or any(_in_pipeline(script, loop) for loop in command.loops):
+        return False
+    if any(c.base == "set" and _MONITOR.search(script.text_of(c.node)) for c in script.commands):
         return False
     held = Resource("background process", command, command, None, _NEVER)
     traps = [(i, t) for i, t in flow.traps() if t.on_exit]
     before = [t for i, t in traps if i < at]
-    return bool(before) and all(
-        _handler_releases(held, t, lookup) for t in (before[-1], *(t for i, t in traps if i > at))
+    return (
+        bool(before)
+        and not before[-1].command.guards
+        and all(
+            _handler_releases(held, t, lookup)
+            for t in (before[-1], *(t for i, t in traps if i > at))
+        )
     )
+
+
+def _in_pipeline(script: Script, node: Syn) -> bool:
+    """Whether the loop (its body or condition) runs in an element of a pipeline."""
+    parent = script.syntax(node).parent
+    while parent is not None and parent.type not in ("program", "function_definition"):
+        if parent.type == "pipeline":
+            return True
+        parent = parent.parent
+    return False
 
 
 def _check_flow(

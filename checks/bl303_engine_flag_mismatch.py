@@ -112,6 +112,7 @@ engine (`---enable-eplb` to `--enable-eplb`) is safe: it is the option the line 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterator, Sequence
@@ -553,7 +554,7 @@ def _in_container(
     pinned = worker_flags().vllm_of(runtime[1]) if runtime and runtime[0] == engine else None
     if runtime is not None and pinned is not None:  # (`.../vllm-runtime:0.8.0`: the vLLM it pins)
         version = pinned
-        whose = f"the container's image (Dynamo {runtime[1]}, whose vLLM pin it is)"
+        whose = f"the container's image (Dynamo {runtime[1]}'s pinned vLLM)"
     # (`latest`: the newest release when pulled, at least the newest measured one)
     latest = (
         version is None
@@ -867,13 +868,16 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 yield joined
                 continue
             flag = flag_name(arg.value)
+            when = _only_when(arg, launch)
             if runs is not None:
                 finding = _release_finding(flag, arg, engine, runs, where, script.path)
             else:
                 location = Location(script.path, arg.span)
                 finding = _unreleased_slip(flag, arg.value, engine, where, location, flag)
             if finding is not None:
-                yield finding
+                yield (
+                    dataclasses.replace(finding, notes=(*finding.notes, when)) if when else finding
+                )
                 continue
             owner = data.foreign(engine, flag)
             if owner is not None:
@@ -884,7 +888,23 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                     Location(script.path, arg.span),
                     subject=flag,
                     help=hint,
+                    notes=(when,) if when else (),
                 )
+
+
+def _only_when(arg: Arg, launch: Launch) -> str | None:
+    """Where a flag comes from a string the script gives its variable under a condition the
+    launch does not run under (`[[ $DP == true ]] && ARGS+=" --enable-dp-attention"`): a note
+    that says so (the launch passes it only where that holds; h87 W2)."""
+    command = launch.command
+    given = next((a for a in arg.word.script.assignments if a.value is arg.word), None)
+    if given is None or given.command is command:
+        return None
+    around = {g.node for g in command.guards}
+    if all(g.node in around for g in given.command.guards):
+        return None
+    line = given.command.span.line
+    return f"the script adds it on line {line} only where the condition there holds"
 
 
 @rule(

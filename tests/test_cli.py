@@ -595,8 +595,8 @@ def test_what_a_rule_cannot_decide_is_said_with_where(tmp_path: Path) -> None:
         "engine launches with a flag only some releases accept, or one a slip from a flag (no "
         "measured release has it), not checked against their release (BL303: no entry's image "
         "names it, no entry runs the script, or the release lies between two measured ones that "
-        "differ on the flag): 2 (benchmarks/new_h200.sh:2, "
-        "benchmarks/orphan.sh:3)"
+        "differ on the flag; the configuration's `engine-releases` names the release a "
+        "repository's own scripts run): 2 (benchmarks/new_h200.sh:2, benchmarks/orphan.sh:3)"
     ) in warnings
     statistics = CliRunner().invoke(main, ["--statistics", str(root)])
     assert "engine launches with a flag only some releases accept" in statistics.stderr
@@ -637,7 +637,8 @@ def test_a_release_between_measured_ones_that_differ_on_a_flag_is_said(tmp_path:
         "engine launches with a flag only some releases accept, or one a slip from a flag (no "
         "measured release has it), not checked against their release (BL303: no entry's image "
         "names it, no entry runs the script, or the release lies between two measured ones that "
-        "differ on the flag): 1 (benchmarks/post_h200.sh:1)"
+        "differ on the flag; the configuration's `engine-releases` names the release a "
+        "repository's own scripts run): 1 (benchmarks/post_h200.sh:1)"
     ) in [w["message"] for w in report["warnings"]]
 
 

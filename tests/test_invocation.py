@@ -299,35 +299,53 @@ def test_a_variable_that_holds_a_wrapper_or_nothing_is_a_wrapper() -> None:
 
 
 def test_a_variable_that_holds_only_a_wrappers_options_is_split_among_them() -> None:
-    """`sbatch ${slurm_args} job.slurm` where every value of `slurm_args` is only sbatch's
-    options (an option's value in the next piece too): the job's script follows it (h84 W4,
-    ai-dynamo/dynamo's submit_disagg.sh). Near misses: a value that holds a word no option
-    takes (the script, or the program), an option whose value is missing, a variable given no
-    value written out, a quoted one (one word)."""
+    """`sbatch ${slurm_args} job.slurm` where the script gives `slurm_args` one value before
+    it, only sbatch's options (an option's value in the next piece too): the job's script
+    follows it, and the options are read as written there (h84 W4, ai-dynamo/dynamo's
+    submit_disagg.sh; h86 F5: `--container-image`, `--export=NONE`, `--wrap`). Near misses: a
+    value that holds a word no option takes (the script), an option whose value is missing, a
+    variable given no value written out, or two values, a quoted one (one word)."""
     script = parse_file(
         SourceText(
             "t.sh",
-            b'slurm_args="--nodes=2 --segment=2"\n'
-            b'[ -n "$B" ] && slurm_args="-N 4 --time 30 --exclusive"\n'
+            b'slurm_args="--nodes=2 --segment=2 -N 4 --time 30"\n'
             b'with_job="--nodes=2 job.slurm"\n'
             b'no_value="--nodes=2 -t"\n'
             b"read -r got\n"
+            b'two="--nodes=2"\n'
+            b'[ -n "$B" ] && two="--nodes=4"\n'
+            b'image="--container-image=vllm/vllm-openai:v0.10.2 --export=NONE"\n'
+            b'wrap="--wrap=hostname"\n'
             b"sbatch ${slurm_args} job.slurm\n"
             b"sbatch $with_job other.slurm\n"
             b"sbatch $no_value 30 other.slurm\n"
             b"sbatch $got job.slurm\n"
             b'sbatch "$slurm_args" job.slurm\n'
-            b"srun $slurm_args python3 x.py\n",
+            b"sbatch $two job.slurm\n"
+            b"srun $image python3 x.py\n"
+            b"sbatch $wrap job.slurm\n",
         )
     )
     runs = {c.span.line: c.invocation for c in script.commands if c.words}
-    assert " ".join(w.text for w in runs[6].words) == "job.slurm"
-    # (as `srun $EXTRA_MOUNTS --x`: the word among the options, as written)
-    assert [o[0] for o in runs[6].wrapper("sbatch").options] == ["${slurm_args}"]
-    assert " ".join(w.text for w in runs[11].words) == "python3 x.py"
-    for line in (7, 8, 9, 10):
+    assert " ".join(w.text for w in runs[9].words) == "job.slurm"
+    sbatch = runs[9].wrapper("sbatch")
+    assert sbatch is not None
+    assert [(o[0], o[2]) for o in sbatch.options] == [
+        ("--nodes", "2"),
+        ("--segment", "2"),
+        ("-N", "4"),
+        ("--time", "30"),
+    ]
+    for line in (10, 11, 12, 13, 14):
         assert runs[line].words[0].text != "job.slurm", line
         assert runs[line].words[0].text.startswith(("$", '"')), line
+    srun = runs[15].wrapper("srun")
+    assert srun is not None
+    assert " ".join(w.text for w in runs[15].words) == "python3 x.py"
+    assert srun.option("--container-image") == "vllm/vllm-openai:v0.10.2"
+    assert srun.option("--export") == "NONE"
+    assert srun.apart  # (in a container: not this host's files)
+    assert runs[16].words == ()  # (`--wrap`: sbatch runs the string, not a script)
 
 
 def test_a_module_a_variable_holds_once_is_the_module() -> None:

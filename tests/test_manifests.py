@@ -3,9 +3,10 @@ PyYAML reads them, and each character a word has in the file is found where the 
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
-from benchlint.images import dynamo_release
+from benchlint.images import dynamo_release, dynamo_runtime
 from benchlint.manifests import command_line, containers
 from benchlint.source import SourceText
 from benchlint.yamlmodel import parse_yaml
@@ -95,6 +96,30 @@ def test_a_dynamo_runtime_image_names_its_release() -> None:
     assert dynamo_release(None) is None
     assert dynamo_release("registry.example/aibrix/ai-dynamo-vllm-runtime:1.2.0") == "1.2.0"
     assert dynamo_release("example/my-vllm-runtime:1.2.0") is None
+
+
+@pytest.mark.parametrize(
+    ("image", "runtime"),
+    [
+        ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0", ("vllm", "0.8.0")),
+        ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:v0.8.0", ("vllm", "0.8.0")),
+        ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0.post1", ("vllm", "0.8.0")),
+        ("nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.0.0-cuda13", ("sglang", "1.0.0")),
+        ("nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.0@sha256:ab", ("trtllm", "0.8.0")),
+        ("registry.example/aibrix/ai-dynamo-vllm-runtime:1.2.0", ("vllm", "1.2.0")),
+        # (h86 F7, F8: another project's runtime image; a pre-release or a dev build)
+        ("registry.example.com/team/vllm-runtime:0.9.0", None),
+        ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0rc1", None),
+        ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0-rc1", None),
+        ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0.dev20251201", None),
+        ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0-nightly", None),
+        ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:latest", None),
+    ],
+)
+def test_a_dynamo_runtime_image_names_its_engine_and_release(
+    image: str, runtime: tuple[str, str] | None
+) -> None:
+    assert dynamo_runtime(image) == runtime
 
 
 def test_an_item_list_of_one_word_is_one_word() -> None:

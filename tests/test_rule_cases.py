@@ -39,6 +39,9 @@ def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
         assert all(f.rule == rule for f in result.findings)
     for text in case.get("messages", []):
         assert any(text in f.full_message for f in result.findings), text
+    for place, text in case.get("unsaid", {}).items():  # by position: what its message lacks
+        at = [f for f in result.findings if _at(f.location).rsplit("-", 1)[0] == place]
+        assert at and not any(text in f.full_message for f in at), (place, text)
     if "severities" in case:  # by position, where a finding's severity is not the rule's
         found = {
             f"{f.location.path}:{f.location.span.line}:{f.location.span.column}": (

@@ -865,10 +865,13 @@ def _read(
             options.append((value, word, ""))
             i += 1
             continue
-        if not due and i + 1 < len(words) and _options_held(word, grammar):
-            # `sbatch ${slurm_args} job.slurm`, every value of `slurm_args` only options
-            # (`--nodes=2 --segment=2`): split among the options, the script follows (h84 W4)
-            options.append((value, word, ""))
+        held = _options_held(word, grammar) if not due and i + 1 < len(words) else None
+        if held is not None:
+            # `sbatch ${slurm_args} job.slurm`, `slurm_args` given only options (`--nodes=2
+            # --segment=2`): split among them, each read as written there, the script follows
+            # (h84 W4; h86 F5: `--container-image=...`, `--export=NONE` in it count)
+            options.extend((name, word, given) for name, given in held)
+            stopped = stopped or any(name in grammar.stops for name, _ in held)
             i += 1
             continue
         if due and not image and i + 1 < len(words) and _option_array(word):
@@ -892,36 +895,52 @@ def _read(
 _IMAGE_VARIABLE = lazy_compile(r"IMAGE|IMG", re.I)
 
 
-def _options_held(word: Word, grammar: Grammar) -> bool:
-    """An unquoted lone `$NAME` every assignment of which before it gives only the wrapper's
-    options, split at blanks (`slurm_args="--nodes=2 --segment=2"`): each piece an option,
-    the value of one that takes one (`-N 2`, `--time 30`) the next piece. Not where one gives
-    none that is written out, or a piece that is no option (the program, or the script)."""
+def _options_held(word: Word, grammar: Grammar) -> list[tuple[str, str]] | None:
+    """The wrapper's options an unquoted lone `$NAME` holds, as (option, value), where the
+    script gives it one value before it, written out and only options once split at blanks
+    (`slurm_args="--nodes=2 --segment=2"`; an option's value the next piece, `-N 2`, `--time
+    30`). None where it gives none written out, several, or a piece that is no option (the
+    program, or the script)."""
     if not _unquoted_expansion(word, False) or LONE_VARIABLE.fullmatch(word.text) is None:
-        return False
+        return None
     given = _shell_assignments(word)
-    if not given or any(a.value is None or a.value.items is not None for a in given):
-        return False
-    for assignment in given:
-        value = assignment.value
-        if value is None or not value.static:
-            return False
-        pieces = value.value.split()
-        k = 0
-        while k < len(pieces):
-            piece = pieces[k]
-            if piece.startswith("--") and len(piece) > 2:
-                takes = "=" not in piece and piece[2:] in grammar.long_values
-            elif piece.startswith("-") and len(piece) > 1:
-                letters = piece[1:]
-                at = next((j for j, c in enumerate(letters) if c in grammar.short_values), None)
-                takes = at is not None and at == len(letters) - 1
+    if len(given) != 1 or given[0].value is None or given[0].value.items is not None:
+        return None
+    value = given[0].value
+    if not value.static:
+        return None
+    pieces = value.value.split()
+    found: list[tuple[str, str]] = []
+    k = 0
+    while k < len(pieces):
+        piece = pieces[k]
+        if grammar.single_dash_long and piece[:1] == "-" and piece[1:2] not in ("", "-"):
+            piece = "-" + piece
+        if piece.startswith("--") and len(piece) > 2:
+            option, equals, attached = piece[2:].partition("=")
+            if equals or option not in grammar.long_values:
+                found.append(("--" + option, attached))
+            elif k + 1 < len(pieces):
+                found.append(("--" + option, pieces[k + 1]))
+                k += 1
             else:
-                return False
-            k += 2 if takes else 1
-        if k > len(pieces):
-            return False  # (an option's value missing: the next word would be it)
-    return True
+                return None  # (its value missing: the next word would be it)
+        elif piece.startswith("-") and len(piece) > 1:
+            letters = piece[1:]
+            for j, letter in enumerate(letters):
+                if letter in grammar.short_values:
+                    attached = letters[j + 1 :].lstrip("=")
+                    if not attached and k + 1 >= len(pieces):
+                        return None
+                    if not attached:
+                        k += 1
+                    found.append(("-" + letter, attached or pieces[k]))
+                    break
+                found.append(("-" + letter, ""))
+        else:
+            return None
+        k += 1
+    return found
 
 
 def _option_array(word: Word) -> bool:
