@@ -659,6 +659,9 @@ def _shown_program(command: Command) -> str | None:
     invocation = command.invocation
     if invocation.shell or command.base == "eval":
         return clip(first_line(command.script.text_of(command.node)), 48)
+    for wrapper in invocation.wrappers:  # `docker run -d ... IMAGE`: the image (h87 W3)
+        if wrapper.name in ("docker run", "podman run") and wrapper.operands:
+            return f"{wrapper.name} {clip(wrapper.operands[0].text, 40)}"
     program = _program(command)
     if program is not None and program == invocation.base and _PYTHON.fullmatch(program):
         ran = _python_runs(invocation.words[1:])

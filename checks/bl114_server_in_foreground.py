@@ -148,6 +148,19 @@ def _finding(launch: Launch, after: Command, log: tuple[str, int] | None = None)
     command = launch.command
     script = command.script
     shown = clip(first_line(script.text_of(after.node)), 50)
+    cut = _cut_off(command)
+    if cut is not None:  # (its `&` and redirections are on the line cut off: h87 W1)
+        return Finding(
+            "BL114",
+            f"`{launch.module}` runs in the foreground: line {command.span.end_line} does not "
+            f"end in `\\`, so the `&` on line {cut.span.line} ends `{clip(cut.name or '', 30)}`, "
+            f"a command of its own (BL110), not the launch; the script waits for the server, so "
+            f"`{shown}` (line {after.span.line}) and what follows never run",
+            Location(script.path, command.first_line_span),
+            related=(Location(script.path, after.first_line_span, "never reached"),),
+            subject=f"{launch.module}@{shown}",
+            help=f"end line {command.span.end_line} with `\\`",
+        )
     also = (
         f', and send its output to the log the `tail` on line {log[1]} follows (`> "{log[0]}" '
         "2>&1`): nothing writes that file now"
@@ -164,3 +177,21 @@ def _finding(launch: Launch, after: Command, log: tuple[str, int] | None = None)
         subject=f"{launch.module}@{shown}",
         help=f"end the launch with `&` (and keep its PID to stop it){also}",
     )
+
+
+def _cut_off(command: Command) -> Command | None:
+    """The rest of the launch a missing `\\` cut off, where it is sent to the background: the
+    command on the next line is only options (`--disable-log-requests > "$LOG" 2>&1 &`)."""
+    following = next(
+        (
+            c
+            for c in command.script.commands
+            if c.span.line == command.span.end_line + 1
+            and c.node.start_byte > command.node.end_byte
+        ),
+        None,
+    )
+    words = following.words if following is not None else []
+    if following is None or not following.background or not words:
+        return None
+    return following if all(w.value.startswith("-") for w in words) else None
