@@ -336,6 +336,25 @@ def directives(text: str) -> list[list[tuple[str | None, int, int]]]:
     return components
 
 
+def late_directives(text: str) -> list[tuple[int, int, int]]:
+    """Where a batch script's first command is, then the `#SBATCH` (and `#SLURM`) lines after
+    it, which sbatch never reads (it stops at the first line that is neither blank nor a
+    comment: `_opt_batch_script`): each as its line number and its start and end offsets in
+    `text`; none where no such line follows a command."""
+    found: list[tuple[int, int, int]] = []
+    offset = 0
+    for number, line in enumerate(text.split("\n"), 1):
+        start = offset
+        offset += len(line) + 1
+        if not found:
+            if line.strip() and not line.lstrip().startswith("#"):
+                found.append((number, start, start + len(line.rstrip())))
+            continue
+        if line.startswith(("#SBATCH", "#SLURM")):
+            found.append((number, start, start + len(line.rstrip())))
+    return found if len(found) > 1 else []
+
+
 def _argument(line: str, at: int) -> tuple[str | None, int]:
     """sbatch's `get_argument` from `at`: the word and where it ends (None at the line's end, an
     unquoted `#`, an unmatched quote, which sbatch rejects before it reads any option, or a

@@ -38,7 +38,11 @@ Reports a word every release rejects:
   benchlint cannot resolve, a caller of the submitting script or a workflow step that runs it
   and may set the variable, a composite action's step too, with its callers' `env:`), and
   where a script to fill in (`partition=<partition>`: not linted) has an `sbatch` line that
-  names it.
+  names it;
+- an `#SBATCH` (or `#SLURM`) line after the script's first command (`set -ex` above `#SBATCH
+  --ntasks-per-core=1`), in an `if` or a function body too: sbatch reads no directive past the
+  first line that is neither blank nor a comment, so the job runs without that option (a
+  warning; not the lines of a heredoc or a string a command writes out).
 
 ## Why is this bad?
 The command stops at once with `unrecognized option`, `option is ambiguous` or `Invalid
@@ -118,6 +122,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     if not any(word in text for word in _MAY):
         return
     yield from _directives(ctx, script)
+    yield from _late_directives(script)
     yield from _fed_directives(ctx, script)
     for command, name, problem, span in _command_lines(script):
         yield from _report(ctx, name, problem, command.script.path, span)
@@ -276,6 +281,39 @@ def _option_text(command: str, word: Word) -> str | None:
     if len(head) == 2 and head[0] == "-" and slurm.short_takes_value(command, head[1]):
         return head + "0"
     return slurm.ONE
+
+
+def _late_directives(script: Script) -> Iterator[Finding]:
+    """An `#SBATCH` line after the script's first command (not one in a heredoc or a string
+    a command writes out): sbatch reads no directive past that command, so the option is not
+    applied (h88 M1: `set -ex` above `#SBATCH --ntasks-per-core=1`)."""
+    if script.top is not script:
+        return
+    source = script.file
+    lines = slurm.late_directives(source.text)
+    if not lines:
+        return
+    (first, first_start, first_end), late = lines[0], lines[1:]
+    char_of = script.char_of
+    statements = [
+        (char_of(s.start_byte), char_of(s.end_byte))
+        for c in script.commands
+        for s in (c.statement(),)
+    ]
+    for number, start, end in late:
+        if any(low <= start < high for low, high in statements):
+            continue  # (a line of a heredoc or a string: what a command writes, not a comment)
+        shown = clip(source.line_text(number).strip(), 50)
+        yield Finding(
+            "BL115",
+            f"`{shown}` comes after the script's first command (line {first}): sbatch reads no "
+            "`#SBATCH` line past it, so the job runs without this option",
+            Location(script.path, source.span(start, end)),
+            related=(Location(script.path, source.span(first_start, first_end), "first command"),),
+            subject=shown,
+            severity=Severity.WARNING,
+            help=f"move it above line {first}, with the other `#SBATCH` lines",
+        )
 
 
 def _directives(ctx: Context, script: Script) -> Iterator[Finding]:
