@@ -663,12 +663,20 @@ def _shown_program(command: Command) -> str | None:
         if wrapper.name in ("docker run", "podman run") and wrapper.operands:
             return f"{wrapper.name} {clip(wrapper.operands[0].text, 40)}"
     program = _program(command)
-    if program is not None and program == invocation.base and _PYTHON.fullmatch(program):
+    if program is None or program != invocation.base:
+        return program
+    if _PYTHON.fullmatch(program):
         ran = _python_runs(invocation.words[1:])
         return f"{program} {ran}" if ran is not None else program
+    words = invocation.words
+    if len(words) > 1 and words[1].static and _SUBCOMMAND.fullmatch(words[1].value):
+        return f"{program} {words[1].value}"  # (`vllm serve`, `kubectl port-forward`: h88 W3)
     return program
 
 
+# a program's first argument that names what it does (`serve`, `port-forward`, `start`): no
+# option, path, number or value
+_SUBCOMMAND = lazy_compile(r"[a-z][a-z]*(?:-[a-z]+)*")
 _PYTHON = lazy_compile(r"python(?:[23](?:\.\d+)?)?")
 
 
