@@ -92,6 +92,7 @@ def parse(file: SourceText) -> YamlDocument:
             # block scalar, `EOF` of a heredoc, read as a key whose `:` never comes)
             where = f"line {context.line + 1}, column {context.column + 1}"
             message += f" ({' '.join(str(exc.context).split())} at {where})"
+            message += _ended_scalar(file.text, context.line + 1, context.column + 1)
         if message.startswith("expected <block end>"):
             message += _closed_block(file.text, line, column)
         span = _LineMap(file).span(Span(line, column, line, column + 1))
@@ -102,6 +103,38 @@ def parse(file: SourceText) -> YamlDocument:
     memo: dict[int, YNode] = {}
     converted = [_convert(node, memo) for node in raw]
     return YamlDocument(file, _lines_as_files_count_them(converted, file))
+
+
+def _ended_scalar(text: str, line: int, column: int) -> str:
+    """Why a line read as a key ends a block scalar above it: it starts at or left of the
+    scalar's key (`run: |` then a heredoc's `EOF` at column 1, h88 W1), where every line
+    between is the scalar's, indented more than its key; "" where no block scalar is open
+    above it."""
+    lines = text.split("\n")
+    if not 1 < line <= len(lines):
+        return ""
+    between = None  # (the least indent of the lines between)
+    for number in range(line - 1, 0, -1):
+        above = lines[number - 1]
+        if not above.strip():
+            continue
+        indent = len(above) - len(above.lstrip(" "))
+        if _BLOCK_SCALAR.search(above) is not None and indent >= column - 1:
+            if between is None or between <= indent:
+                return ""
+            return (
+                f"; line {line} starts at column {column} and so ends the block scalar that "
+                f"`{above.strip()}` on line {number} opens: indent it as that block's lines "
+                "are (a heredoc's terminator too)"
+            )
+        between = indent if between is None else min(between, indent)
+        if indent < column:
+            return ""  # (a line left of it that opens no block scalar)
+    return ""
+
+
+# a line that opens a block scalar: `run: |`, `script: >-`, `- |2` (a comment may follow)
+_BLOCK_SCALAR = lazy_compile(r"(?:^|:|-)\s*[|>][-+0-9]*\s*(?:#.*)?$")
 
 
 def _closed_block(text: str, line: int, column: int) -> str:

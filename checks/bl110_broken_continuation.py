@@ -529,7 +529,9 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
             f"exported them): {why}, so the assignments above it (from line "
             f"{command.span.line}) end there as shell variables of their own",
             Location(source.path, after.first_line_span),
-            related=(Location(source.path, Span(last, 1, last, len(before) + 1), "cut"),),
+            related=(
+                Location(source.path, Span(last, 1, last, len(before) + 1), "ends the command"),
+            ),
             subject=f"prefix@{names[-1]}",
             fix=fix,
         )
@@ -605,6 +607,7 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
         return None  # bash continues the line: the model misread it (a comment's `\` is text)
     text = clip(first_line(command.script.text_of(command.node)), 50)
     fix = None
+    ends = line - 1  # (the line that ends the command, which the message names)
     if not stripped:
         why = f"the empty line {line - 1} ends the command"
     elif stripped.startswith("#"):
@@ -616,11 +619,12 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
             first -= 1
         above = source.line_text(first - 1).rstrip("\r") if first > 1 else "\\"
         if _CONTINUED.search(above):
-            why = f"the comment on line {first} ends the command"
+            why, ends = f"the comment on line {first} ends the command", first
         elif not above.strip():
-            why = f"the empty line {first - 1} ends the command"
+            why, ends = f"the empty line {first - 1} ends the command", first - 1
         else:
             why = f"line {first - 1} ends the command (it does not end in `\\`)"
+            ends = first - 1
     else:
         why, fix = _cut(source.path, line - 1, before)
     held = _held_flag(command) if name.startswith("$") else None
@@ -631,8 +635,8 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
         )
     elif name.lstrip('"').startswith("${"):  # (an array's elements)
         missing = "its first flag, or the word after it, is no command"
-    else:
-        missing = f"{clip(name, 40)}: command not found"
+    else:  # (bash's own words; clipped as the text is, where it starts the text: h88 W4)
+        missing = f"{clip(name, 50)}: command not found"
     above = (
         f"`{validator}` never checks the names on this line and those after it"
         if validator is not None
@@ -642,7 +646,12 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
         "BL110",
         f"bash runs `{text}` as a command of its own ({missing}): {why}, so {above}",
         Location(source.path, command.first_line_span),
-        related=(Location(source.path, Span(line - 1, 1, line - 1, len(before) + 1), "cut"),),
+        related=(Location(source.path, _line_span(source, ends), "ends the command"),),
         subject=f"{name}@{clip(stripped, 40)}",
         fix=fix,
     )
+
+
+def _line_span(source: SourceText, line: int) -> Span:
+    """The whole of a line, as a related location shows it."""
+    return Span(line, 1, line, len(source.line_text(line).rstrip("\r")) + 1)

@@ -252,14 +252,17 @@ def _heredoc_body(command: Command, used: set[str]) -> Iterator[Finding]:
                 continue
             start = offsets[at]
             shown = clip(" ".join(text.split()), 60)
+            written = match.group(0)
+            if written[1:2] == "{" and text[match.end() : match.end() + 1] == "}":
+                written += "}"  # (as written: `${NAME}`)
             yield Finding(
                 "BL113",
-                f"`{_program(command)}` gets the text `${name}` in `{shown}`: bash expands "
+                f"`{_program(command)}` gets the text `{written}` in `{shown}`: bash expands "
                 "nothing in a heredoc whose word is quoted, so the request body it sends holds "
                 "the name as written, not the value",
-                Location(script.path, source.span(start, start + 1 + len(name))),
+                Location(script.path, source.span(start, start + len(written))),
                 subject=f"{name}@{shown}",
-                help=f"write the heredoc's word unquoted (`<<JSON`): bash then expands `${name}`",
+                help=f"write the heredoc's word unquoted (`<<JSON`): bash then expands `{written}`",
             )
             break
 
@@ -419,6 +422,9 @@ def _finding(
     source = script.file
     start = script.char_of(word.node.start_byte)
     dollar = start + at
+    # (as written: `${caption_fn}` with its braces, h88 W5)
+    braced = text[at + 1 : at + 2] == "{" and text[at + 2 + len(name) : at + 3 + len(name)] == "}"
+    written = f"${{{name}}}" if braced else f"${name}"
     shown = clip(" ".join(word.value.split()), 60)
     program = _program(command)
     fix: Fix | None
@@ -434,7 +440,7 @@ def _finding(
         fix = _requote(source, text, start, at)
     return Finding(
         "BL113",
-        f"`{program}` gets the text `${name}` in `{shown}`"
+        f"`{program}` gets the text `{written}` in `{shown}`"
         + (f" (through {through})" if through else "")
         + f": {why}, so "
         + (
@@ -442,10 +448,10 @@ def _finding(
             if what == "URL"
             else f"the {what} it sends holds the name as written, not the value"
         ),
-        Location(script.path, source.span(dollar, dollar + 1 + len(name))),
+        Location(script.path, source.span(dollar, dollar + len(written))),
         subject=f"{name}@{shown}",
         fix=fix,
-        help=f"write `${name}` where bash expands it (unescaped, in double quotes or none)",
+        help=f"write `{written}` where bash expands it (unescaped, in double quotes or none)",
     )
 
 

@@ -290,6 +290,8 @@ def _late_directives(script: Script) -> Iterator[Finding]:
     if script.top is not script:
         return
     source = script.file
+    if not source.text.startswith("#!"):
+        return  # (sbatch refuses a script with no `#!` line at all: said apart)
     lines = slurm.late_directives(source.text)
     if not lines:
         return
