@@ -169,11 +169,19 @@ def _outer_assignments(script: Script, name: str) -> list[Assignment]:
     assert command is not None
     outer = command.script
     given = visible_assignments(script, name)
+    # (`export A` before or after `A=...`: it exports the name, and gives no value of its own;
+    # one under no condition, at the top level: h86 M1)
+    marks = [a for a in given if a.kind == "export" and a.value is None]
+    given = [a for a in given if a not in marks]
+    exported = any(
+        not m.command.guards and m.command.function is None and not m.command.apart_from_script
+        for m in marks
+    )
     plain = all(
         a.kind in ("assign", "export", "declare", "readonly")
         and a.command.function is None
         and not a.command.apart_from_script
-        and (command.base == "eval" or a.exported)
+        and (command.base == "eval" or a.exported or exported)
         for a in given
     )
     if not given or not plain or outer.may_unset(name):
