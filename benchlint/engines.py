@@ -168,6 +168,10 @@ def _outer_assignments(script: Script, name: str) -> list[Assignment]:
     command = script.parent
     assert command is not None
     outer = command.script
+    # (`A=... bash -c '...$A'`, `A=... eval '...'`: the command's own prefix gives it: h89 M4)
+    prefixed = [a for a in outer.assignments if a.command is command and a.name == name]
+    if prefixed:
+        return prefixed if all(a.kind == "prefix" for a in prefixed) else []
     given = visible_assignments(script, name)
     # (`export A` before or after `A=...`: it exports the name, and gives no value of its own;
     # one under no condition, at the top level: h86 M1)

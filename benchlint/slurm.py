@@ -350,9 +350,13 @@ def late_directives(text: str) -> list[tuple[int, int, int]]:
             if line.strip() and not line.lstrip().startswith("#"):
                 found.append((number, start, start + len(line.rstrip())))
             continue
-        if line.startswith(("#SBATCH", "#SLURM")):
+        if _LATE.match(line):  # (an option after the word: not `#SLURM_ARRAY_TASK_ID=7`)
             found.append((number, start, start + len(line.rstrip())))
     return found if len(found) > 1 else []
+
+
+# a directive line with a word after its magic word (what sbatch would read as one)
+_LATE = lazy_compile(r"#(?:SBATCH|SLURM)[ \t]+\S")
 
 
 def _argument(line: str, at: int) -> tuple[str | None, int]:

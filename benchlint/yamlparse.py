@@ -108,33 +108,41 @@ def parse(file: SourceText) -> YamlDocument:
 def _ended_scalar(text: str, line: int, column: int) -> str:
     """Why a line read as a key ends a block scalar above it: it starts at or left of the
     scalar's key (`run: |` then a heredoc's `EOF` at column 1, h88 W1), where every line
-    between is the scalar's, indented more than its key; "" where no block scalar is open
-    above it."""
+    between is the scalar's (indented at least as its first line is, and more than its key);
+    "" where no block scalar is open above it (h89 W3: not a line of the scalar's own text that
+    ends in `|`, a comment, a scalar a line at a lesser indent closed)."""
     lines = text.split("\n")
     if not 1 < line <= len(lines):
         return ""
-    between = None  # (the least indent of the lines between)
+    found: tuple[int, str] | None = None  # (the outermost: a `script: |` in a `run: |` text)
     for number in range(line - 1, 0, -1):
         above = lines[number - 1]
         if not above.strip():
             continue
         indent = len(above) - len(above.lstrip(" "))
-        if _BLOCK_SCALAR.search(above) is not None and indent >= column - 1:
-            if between is None or between <= indent:
-                return ""
-            return (
-                f"; line {line} starts at column {column} and so ends the block scalar that "
-                f"`{above.strip()}` on line {number} opens: indent it as that block's lines "
-                "are (a heredoc's terminator too)"
-            )
-        between = indent if between is None else min(between, indent)
-        if indent < column:
-            return ""  # (a line left of it that opens no block scalar)
-    return ""
+        if indent < column - 1:
+            break  # (a line left of it: what it is in, if anything, is not a scalar here)
+        if not _BLOCK_SCALAR.match(above):
+            continue
+        body = [b for b in lines[number : line - 1] if b.strip()]
+        inner = len(body[0]) - len(body[0].lstrip(" ")) if body else 0
+        if body and inner > indent and all(len(b) - len(b.lstrip(" ")) >= inner for b in body):
+            found = number, above.strip()
+    if found is None:
+        return ""
+    return (
+        f"; line {line} starts at column {column} and so ends the block scalar that "
+        f"`{found[1]}` on line {found[0]} opens: indent it as that block's lines are (a "
+        "heredoc's terminator too)"
+    )
 
 
-# a line that opens a block scalar: `run: |`, `script: >-`, `- |2` (a comment may follow)
-_BLOCK_SCALAR = lazy_compile(r"(?:^|:|-)\s*[|>][-+0-9]*\s*(?:#.*)?$")
+# a line that opens a block scalar: a key's or a sequence item's value `|` or `>` (`run: |`,
+# `script: >-`, `- |2`), a comment after it
+_BLOCK_SCALAR = lazy_compile(
+    r"[ ]*(?:-[ ]+)*(?:(?:[^\s#'\"{}\[\]][^#]*?|\"[^\"]*\"|'[^']*'):[ ]+|-[ ]+)"
+    r"[|>][-+0-9]*[ ]*(?:#.*)?$"
+)
 
 
 def _closed_block(text: str, line: int, column: int) -> str:

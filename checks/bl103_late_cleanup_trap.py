@@ -668,14 +668,43 @@ def _shown_program(command: Command) -> str | None:
     if _PYTHON.fullmatch(program):
         ran = _python_runs(invocation.words[1:])
         return f"{program} {ran}" if ran is not None else program
-    words = invocation.words
-    if len(words) > 1 and words[1].static and _SUBCOMMAND.fullmatch(words[1].value):
-        return f"{program} {words[1].value}"  # (`vllm serve`, `kubectl port-forward`: h88 W3)
+    if program in _WITH_SUBCOMMANDS:  # (`vllm serve`, `kubectl port-forward`: h88 W3)
+        rest = iter(invocation.words[1:])
+        for word in rest:
+            value = word.value if word.static else ""
+            if value in _OPTIONS_WITH_VALUES:
+                next(rest, None)  # (`kubectl -n ns port-forward`)
+                continue
+            if _SUBCOMMAND.fullmatch(value):
+                return f"{program} {value}"
+            if not value.startswith("-"):
+                break
     return program
 
 
-# a program's first argument that names what it does (`serve`, `port-forward`, `start`): no
-# option, path, number or value
+# programs whose first word that is no option names what they do (`serve`, `port-forward`,
+# `start`: h89 W7, not `nc localhost`), and options of theirs that take a value before it
+_WITH_SUBCOMMANDS = frozenset(
+    {
+        "vllm",
+        "sglang",
+        "trtllm-serve",
+        "kubectl",
+        "ray",
+        "ollama",
+        "uv",
+        "enroot",
+        "apptainer",
+        "singularity",
+        "helm",
+        "dynamo",
+        "hf",
+        "huggingface-cli",
+        "podman",
+        "nerdctl",
+    }
+)
+_OPTIONS_WITH_VALUES = frozenset({"-n", "--namespace", "--context", "--kubeconfig"})
 _SUBCOMMAND = lazy_compile(r"[a-z][a-z]*(?:-[a-z]+)*")
 _PYTHON = lazy_compile(r"python(?:[23](?:\.\d+)?)?")
 

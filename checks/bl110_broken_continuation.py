@@ -608,20 +608,17 @@ def _finding(source: SourceText, command: Command, validator: str | None = None)
     text = clip(first_line(command.script.text_of(command.node)), 50)
     fix = None
     ends = line - 1  # (the line that ends the command, which the message names)
-    if not stripped:
-        why = f"the empty line {line - 1} ends the command"
-    elif stripped.startswith("#"):
-        # (of comment lines one after another, the first, where the line before it continues
-        # the command into it: its end ends the command; where that line is empty, or does not
-        # continue, it ended the command)
+    if not stripped or stripped.startswith("#"):
+        # (of the empty and comment lines between, the first, where the line before it
+        # continues the command into it: it ends the command; where that line does not
+        # continue, that line ended it: h89 W5)
         first = line - 1
-        while first > 1 and source.line_text(first - 1).strip().startswith("#"):
+        while first > 1 and source.line_text(first - 1).strip()[:1] in ("", "#"):
             first -= 1
         above = source.line_text(first - 1).rstrip("\r") if first > 1 else "\\"
-        if _CONTINUED.search(above):
-            why, ends = f"the comment on line {first} ends the command", first
-        elif not above.strip():
-            why, ends = f"the empty line {first - 1} ends the command", first - 1
+        if _CONTINUED.search(above) and _comment_start(above) is None:
+            kind = "the comment on line" if source.line_text(first).strip() else "the empty line"
+            why, ends = f"{kind} {first} ends the command", first
         else:
             why = f"line {first - 1} ends the command (it does not end in `\\`)"
             ends = first - 1

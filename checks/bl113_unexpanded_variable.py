@@ -252,9 +252,7 @@ def _heredoc_body(command: Command, used: set[str]) -> Iterator[Finding]:
                 continue
             start = offsets[at]
             shown = clip(" ".join(text.split()), 60)
-            written = match.group(0)
-            if written[1:2] == "{" and text[match.end() : match.end() + 1] == "}":
-                written += "}"  # (as written: `${NAME}`)
+            written = _as_written(text, at, name)
             yield Finding(
                 "BL113",
                 f"`{_program(command)}` gets the text `{written}` in `{shown}`: bash expands "
@@ -408,6 +406,18 @@ def _names_used(script: Script) -> set[str]:
     return names
 
 
+def _as_written(text: str, at: int, name: str) -> str:
+    """The expansion at `at` of the text as written: `$NAME`, or `${NAME}` and `${NAME:-8000}`
+    with their braces (h88 W5, h89 W4)."""
+    if text[at + 1 : at + 2] != "{":
+        return f"${name}"
+    close = text.find("}", at)
+    line_end = text.find("\n", at)
+    if close < 0 or (0 <= line_end < close):
+        return f"${{{name}"
+    return text[at : close + 1]
+
+
 def _finding(
     command: Command,
     word: Word,
@@ -422,9 +432,7 @@ def _finding(
     source = script.file
     start = script.char_of(word.node.start_byte)
     dollar = start + at
-    # (as written: `${caption_fn}` with its braces, h88 W5)
-    braced = text[at + 1 : at + 2] == "{" and text[at + 2 + len(name) : at + 3 + len(name)] == "}"
-    written = f"${{{name}}}" if braced else f"${name}"
+    written = _as_written(text, at, name)
     shown = clip(" ".join(word.value.split()), 60)
     program = _program(command)
     fix: Fix | None

@@ -149,17 +149,25 @@ def _finding(launch: Launch, after: Command, log: tuple[str, int] | None = None)
     script = command.script
     shown = clip(first_line(script.text_of(after.node)), 50)
     cut = _cut_off(command)
-    if cut is not None:  # (its `&` and redirections are on the line cut off: h87 W1)
+    if cut is not None:  # (its `&` and redirections are on a line cut off: h87 W1, h89 W1, W2)
+        last = command.span.end_line
+        plain = _plain_end(script.file.line_text(last)) and cut.span.line == last + 1
         return Finding(
             "BL114",
-            f"`{launch.module}` runs in the foreground: line {command.span.end_line} does not "
-            f"end in `\\`, so the `&` on line {cut.span.line} ends `{clip(cut.name or '', 30)}`, "
-            f"a command of its own (BL110), not the launch; the script waits for the server, so "
-            f"`{shown}` (line {after.span.line}) and what follows never run",
+            f"`{launch.module}` runs in the foreground: the `&` on line {cut.span.line} ends "
+            f"`{clip(cut.name or '', 30)}`, a command of its own that the end of line {last} "
+            f"cuts off from the launch (BL110); the script waits for the server, so `{shown}` "
+            f"(line {after.span.line}) and what follows never run",
             Location(script.path, command.first_line_span),
             related=(Location(script.path, after.first_line_span, "never reached"),),
             subject=f"{launch.module}@{shown}",
-            help=f"end line {command.span.end_line} with `\\`",
+            help=(
+                f"move line {cut.span.line}'s options into the launch, before its `|`"
+                if command.piped
+                else f"end line {last} with `\\`"
+                if plain
+                else f"join line {cut.span.line} to the launch (BL110 says what cuts it off)"
+            ),
         )
     also = (
         f', and send its output to the log the `tail` on line {log[1]} follows (`> "{log[0]}" '
@@ -180,18 +188,26 @@ def _finding(launch: Launch, after: Command, log: tuple[str, int] | None = None)
 
 
 def _cut_off(command: Command) -> Command | None:
-    """The rest of the launch a missing `\\` cut off, where it is sent to the background: the
-    command on the next line is only options (`--disable-log-requests > "$LOG" 2>&1 &`)."""
-    following = next(
-        (
-            c
-            for c in command.script.commands
-            if c.span.line == command.span.end_line + 1
-            and c.node.start_byte > command.node.end_byte
-        ),
-        None,
+    """The rest of the launch that its line's end cut off, where it is sent to the background:
+    the next command, after blank and comment lines only, starts with an option (`--port 8000
+    > "$LOG" 2>&1 &`)."""
+    script = command.script
+    end = command.statement().end_byte  # (a pipeline's end: `vllm serve ... | tee log`)
+    following = min(
+        (c for c in script.commands if c.node.start_byte >= end),
+        key=lambda c: c.node.start_byte,
+        default=None,
     )
-    words = following.words if following is not None else []
-    if following is None or not following.background or not words:
+    if following is None or not following.background or not following.words:
         return None
-    return following if all(w.value.startswith("-") for w in words) else None
+    between = range(command.span.end_line + 1, following.span.line)
+    if any(script.file.line_text(n).strip()[:1] not in ("", "#") for n in between):
+        return None
+    return following if following.words[0].value.startswith("-") else None
+
+
+def _plain_end(line: str) -> bool:
+    """Whether a `\\` added at the end of the line would continue the command: it ends in a
+    word, not `;`, `|`, `&&`, a `\\` with a blank after it, or a comment."""
+    text = line.rstrip()
+    return bool(text) and "#" not in text and not text.endswith(("\\", ";", "|", "&"))

@@ -283,33 +283,52 @@ def _option_text(command: str, word: Word) -> str | None:
     return slurm.ONE
 
 
+# the nodes of commands whose text is their words (not a loop's or a group's, which hold
+# comment lines of their own)
+_SIMPLE = frozenset({"command", "declaration_command", "unset_command", "test_command"})
+
+
 def _late_directives(script: Script) -> Iterator[Finding]:
-    """An `#SBATCH` line after the script's first command (not one in a heredoc or a string
-    a command writes out): sbatch reads no directive past that command, so the option is not
-    applied (h88 M1: `set -ex` above `#SBATCH --ntasks-per-core=1`)."""
+    """An `#SBATCH` line after the first command of a batch script that has some before it
+    (not one in a heredoc or a string a command writes out): sbatch reads no directive past
+    that command, so the option is not applied (h88 M1: `set -ex` above `#SBATCH
+    --ntasks-per-core=1`). Not in a file with no directive before its first command (a
+    library it sources, a script bash runs), one sbatch refuses whole (no `#!` line, DOS line
+    ends: said apart), or a template whose first line to fill in is no command (h89)."""
     if script.top is not script:
         return
     source = script.file
-    if not source.text.startswith("#!"):
-        return  # (sbatch refuses a script with no `#!` line at all: said apart)
-    lines = slurm.late_directives(source.text)
-    if not lines:
+    text = source.text
+    if not text.startswith("#!") or "\r\n" in text:
+        return  # (sbatch refuses the whole script: said apart)
+    lines = slurm.late_directives(text)
+    if not lines or not any(words for words in slurm.directives(text)):
         return
     (first, first_start, first_end), late = lines[0], lines[1:]
+    if "{{" in text[first_start:first_end]:
+        return  # (a template's line to fill in: not known to be a command)
     char_of = script.char_of
-    statements = [
-        (char_of(s.start_byte), char_of(s.end_byte))
+    inside = [
+        (char_of(syn.start_byte), char_of(syn.end_byte))
         for c in script.commands
-        for s in (c.statement(),)
+        for syn in (
+            *((c.node,) if c.node.type in _SIMPLE else ()),  # (a here-string's text too)
+            *(h.body for h in c.heredocs if h.body is not None),
+        )
+    ] + [
+        (char_of(a.value.node.start_byte), char_of(a.value.node.end_byte))
+        for a in script.assignments
+        if a.value is not None
     ]
     for number, start, end in late:
-        if any(low <= start < high for low, high in statements):
+        if any(low <= start < high for low, high in inside):
             continue  # (a line of a heredoc or a string: what a command writes, not a comment)
         shown = clip(source.line_text(number).strip(), 50)
+        magic = shown.split(None, 1)[0]
         yield Finding(
             "BL115",
             f"`{shown}` comes after the script's first command (line {first}): sbatch reads no "
-            "`#SBATCH` line past it, so the job runs without this option",
+            f"`{magic}` line past it, so the job runs without this option",
             Location(script.path, source.span(start, end)),
             related=(Location(script.path, source.span(first_start, first_end), "first command"),),
             subject=shown,

@@ -894,8 +894,8 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
 
 def _only_when(arg: Arg, launch: Launch) -> str | None:
     """Where a flag comes from a string the script gives its variable under a condition the
-    launch does not run under (`[[ $DP == true ]] && ARGS+=" --enable-dp-attention"`): a note
-    that says so (the launch passes it only where that holds; h87 W2)."""
+    launch does not run under (`[[ $DP == true ]] && ARGS+=" --enable-dp-attention"`, an
+    `else`, a `||`): a note that the line adding it runs only on some paths (h87 W2, h89 W6)."""
     command = launch.command
     given = next((a for a in arg.word.script.assignments if a.value is arg.word), None)
     if given is None or given.command is command:
@@ -904,7 +904,7 @@ def _only_when(arg: Arg, launch: Launch) -> str | None:
     if all(g.node in around for g in given.command.guards):
         return None
     line = given.command.span.line
-    return f"the script adds it on line {line} only where the condition there holds"
+    return f"line {line}, which adds it, runs only on some paths: under a condition there"
 
 
 @rule(

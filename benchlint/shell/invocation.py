@@ -895,6 +895,15 @@ def _read(
 _IMAGE_VARIABLE = lazy_compile(r"IMAGE|IMG", re.I)
 
 
+def word_function(word: Word) -> str | None:
+    """The function whose body holds the word (None: the script's top level)."""
+    at = word.node.start_byte
+    return next(
+        (c.function for c in word.script.commands if c.node.start_byte <= at < c.node.end_byte),
+        None,
+    )
+
+
 def _options_held(word: Word, grammar: Grammar) -> list[tuple[str, str]] | None:
     """The wrapper's options an unquoted lone `$NAME` holds, as (option, value), where the
     script gives it one value before it, written out and only options once split at blanks
@@ -906,8 +915,19 @@ def _options_held(word: Word, grammar: Grammar) -> list[tuple[str, str]] | None:
     given = _shell_assignments(word)
     if len(given) != 1 or given[0].value is None or given[0].value.items is not None:
         return None
-    value = given[0].value
-    if not value.static:
+    assignment, value = given[0], given[0].value
+    command = assignment.command
+    # (one that reaches the word: a plain assignment of its shell, at the top level or in the
+    # word's function, not in a subshell, a pipeline or the background; bash splits the value
+    # at blanks where the script leaves IFS alone, and removes no quote in it: h89 F4, F5)
+    if (
+        assignment.kind not in ("assign", "export", "declare")
+        or command.function not in (None, word_function(word))
+        or command.apart_from_script
+        or not value.static
+        or any(c in value.value for c in "'\"\\*?[")
+        or any(a.name == "IFS" for a in word.script.top.assignments)
+    ):
         return None
     pieces = value.value.split()
     found: list[tuple[str, str]] = []

@@ -1889,11 +1889,23 @@ def visible_assignments(script: Script, name: str, before: int | None = None) ->
             return found
         script, before = command.script, command.node.start_byte
         if command.base != "eval":
-            if not _keeps_environment(command):
+            if not _keeps_environment(command) or _unsets(command, name):
                 return []
             # (not one a command's prefix gives that command alone: `DETECT=... true`)
             outer = [a for a in visible_assignments(script, name, before) if a.kind != "prefix"]
             return outer if any(a.exported for a in outer) else []
+
+
+def _unsets(command: Command, name: str) -> bool:
+    """Whether a wrapper takes the variable out of the environment the command's shell gets
+    (`env -u NAME`, `env --unset=NAME`; `exec -c`, which passes none: h89 F6)."""
+    for wrapper in command.invocation.wrappers:
+        if wrapper.name == "env" and any(
+            option in ("-u", "--unset") and value == name for option, _, value in wrapper.options
+        ):
+            return True
+    words = [w.value for w in command.words[:2]]
+    return words[:1] == ["exec"] and len(words) > 1 and words[1].startswith("-") and "c" in words[1]
 
 
 def _keeps_environment(command: Command) -> bool:
