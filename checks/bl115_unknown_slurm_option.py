@@ -39,10 +39,12 @@ Reports a word every release rejects:
   and may set the variable, a composite action's step too, with its callers' `env:`), and
   where a script to fill in (`partition=<partition>`: not linted) has an `sbatch` line that
   names it;
-- an `#SBATCH` (or `#SLURM`) line after the script's first command (`set -ex` above `#SBATCH
-  --ntasks-per-core=1`), in an `if` or a function body too: sbatch reads no directive past the
-  first line that is neither blank nor a comment, so the job runs without that option (a
-  warning; not the lines of a heredoc or a string a command writes out).
+- in a batch script with `#SBATCH` lines before its first command, one after it (`set -ex`
+  above `#SBATCH --ntasks-per-core=1`), in a loop, an `if` or a function body too: sbatch reads
+  no directive past the first line that is neither blank nor a comment, so the job runs without
+  that option (a warning; not the lines of a heredoc or a string a command writes out, a
+  commented-out `#SLURM_ARRAY_TASK_ID=7`, a script sbatch refuses whole: no `#!` line, DOS line
+  ends).
 
 ## Why is this bad?
 The command stops at once with `unrecognized option`, `option is ambiguous` or `Invalid
