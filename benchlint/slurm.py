@@ -359,6 +359,24 @@ def late_directives(text: str) -> list[tuple[int, int, int]]:
 _LATE = lazy_compile(r"#(?:SBATCH|SLURM)[ \t]+\S")
 
 
+def indented_directives(text: str) -> list[tuple[int, int, int]]:
+    """The `#SBATCH` (and `#SLURM`) lines before a batch script's first command that start
+    with blanks: sbatch compares the magic word with the line's start (`strncmp` in
+    `_opt_batch_script`), so it reads them as comments; each as its line number and its
+    start and end offsets in `text`."""
+    found: list[tuple[int, int, int]] = []
+    offset = 0
+    for number, line in enumerate(text.split("\n"), 1):
+        start = offset
+        offset += len(line) + 1
+        if line.strip() and not line.lstrip().startswith("#"):
+            break  # (a command: sbatch reads no further)
+        if line[:1] in (" ", "\t") and _LATE.match(line.lstrip(" \t")):
+            blanks = len(line) - len(line.lstrip(" \t"))
+            found.append((number, start + blanks, start + len(line.rstrip())))
+    return found
+
+
 def _argument(line: str, at: int) -> tuple[str | None, int]:
     """sbatch's `get_argument` from `at`: the word and where it ends (None at the line's end, an
     unquoted `#`, an unmatched quote, which sbatch rejects before it reads any option, or a

@@ -44,7 +44,8 @@ Reports a word every release rejects:
   no directive past the first line that is neither blank nor a comment, so the job runs without
   that option (a warning; not the lines of a heredoc or a string a command writes out, a
   commented-out `#SLURM_ARRAY_TASK_ID=7`, a script sbatch refuses whole: no `#!` line, DOS line
-  ends).
+  ends); and an `#SBATCH` line before it that starts with blanks, which sbatch takes for a
+  comment (it matches the word at the line's start).
 
 ## Why is this bad?
 The command stops at once with `unrecognized option`, `option is ambiguous` or `Invalid
@@ -303,6 +304,18 @@ def _late_directives(script: Script) -> Iterator[Finding]:
     text = source.text
     if not text.startswith("#!") or "\r\n" in text:
         return  # (sbatch refuses the whole script: said apart)
+    for number, start, end in slurm.indented_directives(text):  # (h89 M3)
+        shown = clip(source.line_text(number).strip(), 50)
+        yield Finding(
+            "BL115",
+            f"`{shown}` is indented: sbatch reads a `{shown.split(None, 1)[0]}` line only where "
+            "it starts the line, and takes this one for a comment, so the job runs without "
+            "this option",
+            Location(script.path, source.span(start, end)),
+            subject=shown,
+            severity=Severity.WARNING,
+            help="remove the blanks before it",
+        )
     lines = slurm.late_directives(text)
     if not lines or not any(words for words in slurm.directives(text)):
         return
