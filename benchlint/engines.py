@@ -19,7 +19,7 @@ from benchlint.engine_flags import engine_flags
 from benchlint.finding import Span
 from benchlint.images import image_entrypoint
 from benchlint.lazyre import lazy_compile
-from benchlint.shell.invocation import Invocation, assigned_to, resolve_words
+from benchlint.shell.invocation import Invocation, assigned_to, reaches_plainly, resolve_words
 from benchlint.shell.model import Assignment, Command, Script, Word, visible_assignments
 
 
@@ -182,10 +182,7 @@ def _outer_assignments(script: Script, name: str) -> list[Assignment]:
         for m in marks
     )
     plain = all(
-        a.kind in ("assign", "export", "declare", "readonly")
-        and a.command.function is None
-        and not a.command.apart_from_script
-        and (command.base == "eval" or a.exported or exported)
+        reaches_plainly(a, None) and (command.base == "eval" or a.exported or exported)
         for a in given
     )
     if not given or not plain or outer.may_unset(name):

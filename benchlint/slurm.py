@@ -336,45 +336,36 @@ def directives(text: str) -> list[list[tuple[str | None, int, int]]]:
     return components
 
 
-def late_directives(text: str) -> list[tuple[int, int, int]]:
-    """Where a batch script's first command is, then the `#SBATCH` (and `#SLURM`) lines after
-    it, which sbatch never reads (it stops at the first line that is neither blank nor a
-    comment: `_opt_batch_script`): each as its line number and its start and end offsets in
-    `text`; none where no such line follows a command."""
-    found: list[tuple[int, int, int]] = []
+# a line's place in the text: its number, its start and end offsets
+Place = tuple[int, int, int]
+
+
+def unread_directives(text: str) -> tuple[Place | None, list[Place], list[Place]]:
+    """The `#SBATCH` (and `#SLURM`) lines sbatch never reads (`_opt_batch_script`), with the
+    first command (the first line that is neither blank nor a comment; None: none): those
+    before it that start with blanks (sbatch compares the magic word with the line's start, so
+    it takes them for comments; the place from the `#`), and those after it (it reads no
+    further). Each line holds a word after its magic word (not `#SLURM_ARRAY_TASK_ID=7`)."""
+    first: Place | None = None
+    indented: list[Place] = []
+    late: list[Place] = []
     offset = 0
     for number, line in enumerate(text.split("\n"), 1):
         start = offset
         offset += len(line) + 1
-        if not found:
-            if line.strip() and not line.lstrip().startswith("#"):
-                found.append((number, start, start + len(line.rstrip())))
-            continue
-        if _LATE.match(line):  # (an option after the word: not `#SLURM_ARRAY_TASK_ID=7`)
-            found.append((number, start, start + len(line.rstrip())))
-    return found if len(found) > 1 else []
+        end = start + len(line.rstrip())
+        if first is not None:
+            if _DIRECTIVE.match(line):
+                late.append((number, start, end))
+        elif line.strip() and not line.lstrip().startswith("#"):
+            first = number, start, end
+        elif line[:1] in (" ", "\t") and _DIRECTIVE.match(line.lstrip(" \t")):
+            indented.append((number, start + len(line) - len(line.lstrip(" \t")), end))
+    return first, indented, late
 
 
 # a directive line with a word after its magic word (what sbatch would read as one)
-_LATE = lazy_compile(r"#(?:SBATCH|SLURM)[ \t]+\S")
-
-
-def indented_directives(text: str) -> list[tuple[int, int, int]]:
-    """The `#SBATCH` (and `#SLURM`) lines before a batch script's first command that start
-    with blanks: sbatch compares the magic word with the line's start (`strncmp` in
-    `_opt_batch_script`), so it reads them as comments; each as its line number and its
-    start and end offsets in `text`."""
-    found: list[tuple[int, int, int]] = []
-    offset = 0
-    for number, line in enumerate(text.split("\n"), 1):
-        start = offset
-        offset += len(line) + 1
-        if line.strip() and not line.lstrip().startswith("#"):
-            break  # (a command: sbatch reads no further)
-        if line[:1] in (" ", "\t") and _LATE.match(line.lstrip(" \t")):
-            blanks = len(line) - len(line.lstrip(" \t"))
-            found.append((number, start + blanks, start + len(line.rstrip())))
-    return found
+_DIRECTIVE = lazy_compile(r"#(?:SBATCH|SLURM)[ \t]+\S")
 
 
 def _argument(line: str, at: int) -> tuple[str | None, int]:

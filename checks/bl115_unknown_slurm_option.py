@@ -125,7 +125,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     if not any(word in text for word in _MAY):
         return
     yield from _directives(ctx, script)
-    yield from _late_directives(script)
+    yield from _unread_directives(script)
     yield from _fed_directives(ctx, script)
     for command, name, problem, span in _command_lines(script):
         yield from _report(ctx, name, problem, command.script.path, span)
@@ -291,8 +291,10 @@ def _option_text(command: str, word: Word) -> str | None:
 _SIMPLE = frozenset({"command", "declaration_command", "unset_command", "test_command"})
 
 
-def _late_directives(script: Script) -> Iterator[Finding]:
-    """An `#SBATCH` line after the first command of a batch script that has some before it
+def _unread_directives(script: Script) -> Iterator[Finding]:
+    """An `#SBATCH` line before a batch script's first command that starts with blanks (h89
+    M3: sbatch takes it for a comment); one after the first command of a batch script that has
+    some before it
     (not one in a heredoc or a string a command writes out): sbatch reads no directive past
     that command, so the option is not applied (h88 M1: `set -ex` above `#SBATCH
     --ntasks-per-core=1`). Not in a file with no directive before its first command (a
@@ -304,7 +306,8 @@ def _late_directives(script: Script) -> Iterator[Finding]:
     text = source.text
     if not text.startswith("#!") or "\r\n" in text:
         return  # (sbatch refuses the whole script: said apart)
-    for number, start, end in slurm.indented_directives(text):  # (h89 M3)
+    first_command, indented, late = slurm.unread_directives(text)
+    for number, start, end in indented:  # (h89 M3)
         shown = clip(source.line_text(number).strip(), 50)
         yield Finding(
             "BL115",
@@ -316,10 +319,9 @@ def _late_directives(script: Script) -> Iterator[Finding]:
             severity=Severity.WARNING,
             help="remove the blanks before it",
         )
-    lines = slurm.late_directives(text)
-    if not lines or not any(words for words in slurm.directives(text)):
+    if first_command is None or not late or not any(words for words in slurm.directives(text)):
         return
-    (first, first_start, first_end), late = lines[0], lines[1:]
+    first, first_start, first_end = first_command
     if "{{" in text[first_start:first_end]:
         return  # (a template's line to fill in: not known to be a command)
     char_of = script.char_of

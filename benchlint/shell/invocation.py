@@ -438,7 +438,7 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
         grammar = WRAPPER_GRAMMARS.get(name)
         if grammar is None:
             break
-        wrapper, rest, assigned = _read(name, grammar, words, taken)
+        wrapper, rest, assigned = _read(name, grammar, words, taken, command.function)
         wrappers.append(wrapper)
         prefix.extend(assigned)
         if rest is None:
@@ -777,9 +777,10 @@ def _entrypoint(wrapper: Wrapper) -> tuple[Word, str] | None:
 
 
 def _read(
-    name: str, grammar: Grammar, words: tuple[Word, ...], start: int
+    name: str, grammar: Grammar, words: tuple[Word, ...], start: int, function: str | None
 ) -> tuple[Wrapper, tuple[Word, ...] | None, list[Word]]:
-    """The wrapper's own words from `start` on; the rest (None: it runs nothing)."""
+    """The wrapper's own words from `start` on; the rest (None: it runs nothing). `function`:
+    the function whose body the command is in (None: the top level)."""
     options: list[tuple[str, Word | None, str]] = []
     operands: list[Word] = []
     assigned: list[Word] = []
@@ -865,7 +866,7 @@ def _read(
             options.append((value, word, ""))
             i += 1
             continue
-        held = _options_held(word, grammar) if not due and i + 1 < len(words) else None
+        held = _options_held(word, grammar, function) if not due and i + 1 < len(words) else None
         if held is not None:
             # `sbatch ${slurm_args} job.slurm`, `slurm_args` given only options (`--nodes=2
             # --segment=2`): split among them, each read as written there, the script follows
@@ -895,35 +896,37 @@ def _read(
 _IMAGE_VARIABLE = lazy_compile(r"IMAGE|IMG", re.I)
 
 
-def word_function(word: Word) -> str | None:
-    """The function whose body holds the word (None: the script's top level)."""
-    at = word.node.start_byte
-    return next(
-        (c.function for c in word.script.commands if c.node.start_byte <= at < c.node.end_byte),
-        None,
+def reaches_plainly(assignment: Assignment, function: str | None) -> bool:
+    """Whether an assignment gives the variable its value wherever the shell goes on, in the
+    top level or the body of `function`: a plain one (not a command's prefix, a `local`, a
+    `read`), at the top level or in that body, not in a subshell, a pipeline's element or the
+    background."""
+    command = assignment.command
+    return (
+        assignment.kind in ("assign", "export", "declare", "readonly")
+        and command.function in (None, function)
+        and not command.apart_from_script
     )
 
 
-def _options_held(word: Word, grammar: Grammar) -> list[tuple[str, str]] | None:
+def _options_held(
+    word: Word, grammar: Grammar, function: str | None
+) -> list[tuple[str, str]] | None:
     """The wrapper's options an unquoted lone `$NAME` holds, as (option, value), where the
     script gives it one value before it, written out and only options once split at blanks
     (`slurm_args="--nodes=2 --segment=2"`; an option's value the next piece, `-N 2`, `--time
     30`). None where it gives none written out, several, or a piece that is no option (the
-    program, or the script)."""
+    program, or the script). `function`: the one whose body the word is in."""
     if not _unquoted_expansion(word, False) or LONE_VARIABLE.fullmatch(word.text) is None:
         return None
     given = _shell_assignments(word)
     if len(given) != 1 or given[0].value is None or given[0].value.items is not None:
         return None
-    assignment, value = given[0], given[0].value
-    command = assignment.command
-    # (one that reaches the word: a plain assignment of its shell, at the top level or in the
-    # word's function, not in a subshell, a pipeline or the background; bash splits the value
-    # at blanks where the script leaves IFS alone, and removes no quote in it: h89 F4, F5)
+    value = given[0].value
+    # (one that reaches the word; bash splits the value at blanks where the script leaves IFS
+    # alone, and removes no quote in it: h89 F4, F5)
     if (
-        assignment.kind not in ("assign", "export", "declare")
-        or command.function not in (None, word_function(word))
-        or command.apart_from_script
+        not reaches_plainly(given[0], function)
         or not value.static
         or any(c in value.value for c in "'\"\\*?[")
         or any(a.name == "IFS" for a in word.script.top.assignments)
