@@ -127,6 +127,19 @@ class EngineFlags:
                 return f"`ambiguous option` (it could be {', '.join(matches)})"
         return "`unrecognized arguments`"
 
+    def one_dash_rejection(self, engine: str, word: str) -> str | None:
+        """argparse's complaint about a word with one dash read where an option is (`-host`),
+        where every measured release of the engine rejects it; None where one reads it (an
+        option of its own, `-tp`; a prefix of exactly one, `-dc`; its one-letter option with
+        the rest as the value, `-qfp8`) or where the release matters. Only vLLM's data holds
+        the one-dash options (SGLang's importer keeps `--` flags only): None for SGLang."""
+        if engine != "vllm" or engine not in self.accepted:
+            return None
+        complaints = {_one_dash_complaint(word, flags) for flags in self.accepted[engine]}
+        if None in complaints or len(complaints) != 1:
+            return None
+        return complaints.pop()
+
     def history(self, engine: str, version: str, flag: str) -> str:
         """When the flag was there, in words: `until 0.10.2`, `from 0.26.0`."""
         versions = self.versions[engine]
@@ -184,6 +197,26 @@ def _one_slip(a: str, b: str) -> bool:
         return a[1:] == b[1:] or (len(a) > 1 and a[0] == b[1] and a[1] == b[0] and a[2:] == b[2:])
     short, long = (a, b) if len(a) < len(b) else (b, a)
     return long[1:] == short
+
+
+def _one_dash_complaint(word: str, flags: frozenset[str]) -> str | None:
+    """What argparse (Python 3.8 on) says of `word`, one dash and two letters or more, where a
+    parser with the options `flags` and `-h` reads an option; None where it reads one.
+    argparse looks for options that start with the word (a prefix of one is that option, of
+    several an error) and for the two-letter option the word starts with, whose value the rest
+    is; `-h` takes none, so the rest is read as more one-letter options (`-host`: `-o`)."""
+    options = {"-h", *(f for f in flags if not f.startswith("--"))}
+    if word in options:
+        return None
+    short = word[:2]
+    matches = sorted({*(f for f in options if f.startswith(word)), *([short] * (short in options))})
+    if len(matches) > 1:
+        return f"`ambiguous option: {word} could match {', '.join(matches)}`"
+    if matches == ["-h"] and "-" + word[2] not in options:
+        return f"`argument -h/--help: ignored explicit argument '{word[2:]}'`"
+    if matches:
+        return None  # (an option, or `-h` followed by more options: not told here)
+    return "`unrecognized arguments`"
 
 
 @functools.lru_cache(maxsize=65536)

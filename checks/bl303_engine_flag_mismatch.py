@@ -53,6 +53,12 @@ vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
   beside `--disable-access-log-for-endpoints`, from 0.16.0), each a warning whose message says
   the release is not known;
 - a flag written with three dashes (`---enable-eplb`), an option of no release, on any launch;
+- a vLLM flag written with one dash where the parser reads an option (`-host 0.0.0.0`,
+  `-max-model-len 8192`): argparse finds no option of that name in any measured release, reads
+  `-host` as `-h` followed by `-o`, and exits (not vLLM's own one-dash options, `-tp 8`, an
+  abbreviation of one, `-O3`, `-qfp8` read as `-q fp8`, a word an option before it takes as
+  its value, or one after a word whose value is not known; SGLang's one-dash options are not
+  in the data, so its launches are not judged so);
 - an SGLang flag written with `_` on a launch's command line (`--mem_fraction_static`, a
   Kubernetes `args:` item's `--tp_size`): SGLang's parser is argparse's own, which takes only
   `--mem-fraction-static` (vLLM's reads `_` as `-`; a recipe's keys are not read so);
@@ -106,8 +112,10 @@ no data here): one given `--model-type diffusion` is counted so; one told a diff
 its model path is not known here, and is read as the language model's.
 
 ## Fix safety
-Only a flag with three dashes has a fix: dropping one dash where the rest is a flag of the
-engine (`---enable-eplb` to `--enable-eplb`) is safe: it is the option the line means.
+Only a flag with three dashes or with one has a fix: dropping a dash (`---enable-eplb` to
+`--enable-eplb`), or adding one (`-host` to `--host`), where the result is a flag of the engine,
+is safe: it is the option the line means. A flag split from a variable's string has none (the
+assignment may be used elsewhere).
 """
 
 from __future__ import annotations
@@ -174,19 +182,90 @@ def _three_dashes(arg: Arg, engine: str, where: str, path: str) -> Finding:
     shown = arg.value.split("=", 1)[0]
     meant = flag_name(shown[1:])
     known = meant in engine_flags().union[engine]
-    span = arg.span
-    dash = Edit(path, Span(span.line, span.column, span.line, span.column + 1), "")
-    fix = Fix(f"write `{meant}`", (dash,)) if known else None
+    dash = _first_dash(arg, path, "")
+    fix = Fix(f"write `{meant}`", (dash,)) if known and dash is not None else None
     return Finding(
         "BL303",
         f"`{shown}` {where} has three dashes: no release of {ENGINES[engine]} has such an option, "
         "and the server exits with `unrecognized arguments`"
         + (f" (`{meant}` is one of its flags)" if known else ""),
-        Location(path, span),
+        Location(path, arg.span),
         subject=shown,
         help=f"write `{meant}`" if known else "",
         fix=fix,
     )
+
+
+def _one_dash(launch: Launch, where: str, path: str) -> Iterator[Finding]:
+    """A vLLM flag written with one dash where the parser reads an option (`-host 0.0.0.0`,
+    `-max-model-len 8192`): argparse finds no such option in any measured release (it reads
+    `-host` as `-h` and then `-o`), and the server exits; the fix adds the dash where the rest
+    is a flag of vLLM. Not a word read as an option's value, a number, a word with a blank
+    (a positional argument), one after `--`, nor one after a word whose value is not known."""
+    data = engine_flags()
+    if launch.engine != "vllm":
+        return
+    flags = launch.flags
+    for index, arg in enumerate(flags):
+        value = arg.value
+        if value == "--":
+            return
+        if not _ONE_DASH.fullmatch(value) or value.startswith("-O") or _value_at(launch, index):
+            continue
+        complaint = data.one_dash_rejection("vllm", value)
+        if complaint is None:
+            continue
+        meant = flag_name("-" + value)
+        known = meant in data.union["vllm"]
+        dash = _first_dash(arg, path, "--")
+        fix = Fix(f"write `{meant}`", (dash,)) if known and dash is not None else None
+        measured = data.versions["vllm"]
+        yield Finding(
+            "BL303",
+            f"`{value}` {where} has one dash: no vLLM release from {measured[0]} to "
+            f"{measured[-1]} has such an option, and the server exits with {complaint}"
+            + (f" (`{meant}` is one of its flags)" if known else ""),
+            Location(path, arg.span),
+            subject=value,
+            help=f"write `{meant}`" if known else "",
+            fix=fix,
+        )
+
+
+# a word argparse may read as an option with one dash: letters, digits, `-`, `_`, no `=`
+_ONE_DASH = lazy_compile(r"-[A-Za-z][A-Za-z0-9_-]+")
+
+
+def _value_at(launch: Launch, index: int) -> bool:
+    """Whether the word at `index` of the launch's flags may be read as the value of the option
+    before it (`--served-model-name -x`), or what comes before is not known (an unquoted `$X`
+    the script gives no value: it may be an option, or nothing; a quoted `"$X"` is one word,
+    read as a value, the option's before it or the model)."""
+    before = launch.flags[:index]
+    if not before:
+        return False
+    previous = before[-1]
+    if _UNKNOWN.search(previous.value) and not previous.word.static:
+        # (`$EXTRA -host`: `$EXTRA` may be an option, or nothing; `--port "$PORT" -host`: one
+        # word, the value of `--port`)
+        return previous.word.node.type != "string"
+    return launch.after_option(previous.value) == "value"
+
+
+_UNKNOWN = lazy_compile(r"[$`]")
+
+
+def _first_dash(arg: Arg, path: str, text: str) -> Edit | None:
+    """The edit that writes `text` in place of the flag's first dash, inside its quotes
+    (`"---x"`, a Kubernetes `args:` item); None for a flag split from a variable's string
+    (its assignment may give other words) or one whose dash is not placed in the file."""
+    word = arg.word
+    if word.value != arg.value or not word.offsets:
+        return None
+    line, column = word.script.file.point(word.offsets[0])
+    if word.script.file.line_text(line)[column - 1 : column] != "-":
+        return None
+    return Edit(path, Span(line, column, line, column + 1), text)
 
 
 def _underscored(arg: Arg, engine: str, where: str, path: str) -> Finding | None:
@@ -586,6 +665,7 @@ def _in_container(
         together = _apart(engine, apart, where)
         if together is not None:
             found.append(together)
+    found.extend(_one_dash(launch, where, path))
     for arg in flags:
         if arg.value.startswith("---"):
             found.append(_three_dashes(arg, engine, where, path))
@@ -855,6 +935,10 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             found = _apart(engine, apart, where)
             if found is not None:
                 yield found
+        for finding in _one_dash(launch, where, script.path):
+            arg = next(a for a in launch.flags if a.span == finding.location.span)
+            when = _only_when(arg, launch)
+            yield dataclasses.replace(finding, notes=(when,)) if when else finding
         for arg in launch.flags:
             if not arg.value.startswith("--"):
                 continue
