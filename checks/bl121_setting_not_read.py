@@ -5,17 +5,19 @@ Reports a launcher's command that runs a benchmark script for master-config entr
 search-space elements set a field the benchmark workflow passes the launcher as a variable
 (`spec-decoding: mtp`, as `SPEC_DECODING`) to a value other than the field's default (`none`),
 where the repository has a script for that value beside the one the command runs (its name
-with the value added: `qwen_fp8_mi325x_mtp.sh` beside `qwen_fp8_mi325x.sh`), neither the
-launcher nor the script it runs names the variable (outside comments), and nothing benchlint
-follows from them reads it:
+with the value added: `qwen_fp8_mi325x_mtp.sh` beside `qwen_fp8_mi325x.sh`), and nothing
+benchlint follows reads the variable:
 
+- not the launcher, nor the script it runs (a mention there that leads nowhere, as below, is
+  no read: `SPEC_SUFFIX=$(...)` that nothing uses, an `echo` to the error stream; the message
+  names those lines);
 - not a launcher that hands the job over to it (`exec bash other.sh`);
 - not a script or library they run or source, or a function of those they call;
 - not a Python file of the repository any of them runs, nor a module of the repository it
   imports.
 
-In those other files a read that only writes the value out counts for nothing: `echo`, `printf`
-or a `cat`/`tee` heredoc, to the terminal or to a file no other command names again (a
+In any of those files a read that only writes the value out counts for nothing: `echo`,
+`printf` or a `cat`/`tee` heredoc, to the terminal or to a file no other command names again (a
 library's results label; a function that writes to a path it is given, `cat > "$1"`, to the
 path each call of it gives, which is not followed after a `shift` or through a caller's own
 parameter, `outer() { write "$1"; }`, so the file may be read back; one that prints the path
@@ -379,22 +381,58 @@ class _Ignored:
         runs = _listed([f"{s} ({t} is there)" for s, t in sorted(self.scripts.items())])
         those = "that script" if len(self.scripts) == 1 else "those scripts"
         twins = _listed(sorted(self.scripts.values()))
+        named = _named_at(ctx, [self.launcher, *sorted(self.scripts)], self.name)
+        said = f"neither this launcher nor {those} names `{self.name}`"
+        if named:  # (a read that leads nowhere: an `echo`, a variable nothing reads: h92 M1)
+            where: dict[str, list[str]] = {}
+            for n in named[:_NAMED]:
+                where.setdefault(n.path, []).append(str(n.span.line))
+            lines = _listed(
+                [f"line{'s' * (len(ls) > 1)} {_listed(ls)} of {p}" for p, ls in where.items()]
+            )
+            said = (
+                f"this launcher and {those} name `{self.name}` only where nothing reads it on "
+                f"(printed, written to a file nothing reads back, or given to a variable nothing "
+                f"reads: {lines})"
+            )
         return Finding(
             "BL121",
             f"`{field_name}: {self.value}` of {_listed([e.name for e in entries])} reaches this "
-            f"line, which runs {runs} for them; neither this launcher nor {those} names "
-            f"`{self.name}`, and nothing benchlint follows from them reads it: those jobs "
+            f"line, which runs {runs} for them; {said}, and nothing benchlint follows from them "
+            "reads it: those jobs "
             f"likely run as if it were `{default}`, while their results are filed as "
             f"`{self.value}`" + ctx.wiring.assumption(entries, self.launcher),
             Location(self.launcher, word.span),
             related=tuple(
                 Location(e.location.path, e.location.span, f"{field_name}: {self.value}")
                 for e in self.elements[:_NAMED]
-            ),
+            )
+            + tuple(named[:_NAMED]),
             help=f"pick the script by `{self.name}`, so that these jobs run {twins}",
             subject=f"{self.name}={self.value}:{word.value}",
             involves=tuple(e.name for e in entries),
         )
+
+
+def _named_at(ctx: Context, paths: list[str], name: str) -> list[Location]:
+    """Where the files name the variable outside comments (where nothing reads it on: the
+    finding's reading found no read), each line once."""
+    pattern = _mentions({name})
+    found: list[Location] = []
+    for path in paths:
+        script = ctx.ws.shell(path)
+        if script is None:
+            continue
+        src, seen = script.src, set()
+        for match in pattern.finditer(src):
+            start = src.rfind(b"\n", 0, match.start()) + 1
+            line = src.count(b"\n", 0, match.start()) + 1
+            if line not in seen and _COMMENT.match(src[start : match.start()]) is None:
+                seen.add(line)
+                chars = script.char_of(match.start()), script.char_of(match.end() - 1) + 1
+                span = script.file.span(*chars)
+                found.append(Location(path, span, f"names {name}"))
+    return found
 
 
 def _listed(names: list[str]) -> str:
@@ -433,16 +471,6 @@ class _Reading:
         self._index: _Index | None = None
 
     def reads(self, paths: tuple[str, ...]) -> bool | None:
-        named = _mentions({self.name, *self.copies})
-        for path in paths:  # (the files the claim is about: any mention there is a read)
-            script = self.ctx.ws.shell(path)
-            if script is None:
-                return None
-            src = script.src
-            for match in named.finditer(src):
-                line = src[src.rfind(b"\n", 0, match.start()) + 1 : match.start()]
-                if _COMMENT.match(line) is None:
-                    return True
         todo = list(paths)
         while todo:  # the files the route runs or sources, and the functions they call
             path = todo.pop(0)
