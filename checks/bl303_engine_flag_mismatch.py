@@ -935,10 +935,10 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             found = _apart(engine, apart, where)
             if found is not None:
                 yield found
-        for finding in _one_dash(launch, where, script.path):
-            arg = next(a for a in launch.flags if a.span == finding.location.span)
+        for dashed in _one_dash(launch, where, script.path):
+            arg = next(a for a in launch.flags if a.span == dashed.location.span)
             when = _only_when(arg, launch)
-            yield dataclasses.replace(finding, notes=(when,)) if when else finding
+            yield dataclasses.replace(dashed, notes=(when,)) if when else dashed
         for arg in launch.flags:
             if not arg.value.startswith("--"):
                 continue
