@@ -407,6 +407,9 @@ class ScriptRun:
     scripts: tuple[str, ...]  # the scripts of that folder (or a sub-folder) the path can name
     # the one path the route makes of it where it names no script and every part is known
     path: str | None = None
+    # the one folder the path names on the route (`benchmarks/fixed_seq_len/` where the route
+    # gives `${SCENARIO_SUBDIR}`), where its values give one; None where they may give several
+    inside: str | None = None
 
 
 def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
@@ -624,7 +627,9 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
             continue  # (at the root, a file the launcher may write before it runs it)
         # (the one path it makes, for BL202 to name where it names no file)
         tried = _literal(pattern.pattern) if len(inside) == 1 and not named else None
-        found.append(ScriptRun(call, folder, runs, named, inside[0] + tried if tried else None))
+        one = _made_folder(inside[0], pattern.pattern) if len(inside) == 1 else None
+        made = inside[0] + tried if tried else None
+        found.append(ScriptRun(call, folder, runs, named, made, one))
     return found
 
 
@@ -760,6 +765,68 @@ def _may_make(script: Script, call: Call, pattern: re.Pattern[str]) -> bool:
         if at is not None and words[at].value != call.word.value:
             return True  # (another script it runs, `bash utils/gen.sh`, may write it)
     return False
+
+
+def _made_folder(inside: str, pattern: str) -> str:
+    """The folder every name the pattern matches is in, below `inside` (`fixed_seq_len` of
+    `(?:fixed_seq_len/a\\.sh)|(?:fixed_seq_len/b\\.sh)`, the choices a condition makes), else
+    `inside` itself."""
+    folders = {posixpath.dirname(_literal_start(c)) for c in _choices(pattern)}
+    folder = folders.pop() if len(folders) == 1 else None
+    return posixpath.join(inside, folder) if folder else inside.rstrip("/")
+
+
+def _literal_start(pattern: str) -> str:
+    """The text every match of the pattern starts with, as far as its plain characters go."""
+    pattern = _ONE_CHOICE.sub(r"\1", pattern)
+    text, index = [], 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern):
+            text.append(pattern[index + 1])
+            index += 2
+            continue
+        if char in "[](){}*+?|^$.":
+            break
+        text.append(char)
+        index += 1
+    return "".join(text)
+
+
+def _choices(pattern: str) -> list[str]:
+    """The pattern's alternatives at its top level (inside one group around all of it)."""
+    while pattern.startswith("(?:") and pattern.endswith(")") and _closes(pattern) == len(pattern):
+        pattern = pattern[3:-1]
+    found, depth, start, index = [], 0, 0, 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            found.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    return [*found, pattern[start:]]
+
+
+def _closes(pattern: str) -> int:
+    """Where the group the pattern opens with ends (the index after its `)`)."""
+    depth, index = 0, 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        depth += (char == "(") - (char == ")")
+        index += 1
+        if depth == 0:
+            return index
+    return -1
 
 
 def _literal(pattern: str) -> str | None:

@@ -779,7 +779,7 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
     for launcher, configs in entries.items():
         if not ctx.route_in_scope(launcher, *configs):
             continue  # (before its routes are built: a named run spares the others)
-        missing: dict[int, tuple[ScriptRun, list[Entry], list[str | None]]] = {}
+        missing: dict[int, tuple[ScriptRun, list[Entry], list[str | None], set[str | None]]] = {}
         # (per call and entry, the scenarios whose jobs find no script, and those that find one)
         failing: dict[tuple[int, int], set[str]] = {}
         found_one: dict[tuple[int, int], set[str]] = {}
@@ -793,11 +793,12 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                     if not _fails_wherever_it_lands(ctx, route.entry, launcher, where):
                         continue
                     failing.setdefault(key, set()).add(route.element.scenario)
-                    _, found, tried = missing.setdefault(id(run.call), (run, [], []))
+                    _, found, tried, inside = missing.setdefault(id(run.call), (run, [], [], set()))
+                    inside.add(run.inside)
                     if route.entry not in found:
                         found.append(route.entry)
                         tried.append(run.path)
-        for run, lacking, tried in missing.values():
+        for run, lacking, tried, inside in missing.values():
             shown = []
             for entry in lacking[:_NAMED]:
                 key = (id(run.call), id(entry))
@@ -812,6 +813,9 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
             # gives `agentic/` below the folder the word names)
             folders = {posixpath.dirname(p) if p else None for p in tried}
             folder = folders.pop() if len(folders) == 1 and None not in folders else run.folder
+            if None in folders and len(inside) == 1 and None not in inside:
+                # (the name not known, the folder is: h92 W1, `${SCENARIO_SUBDIR:-x/}${M}.sh`)
+                folder = inside.pop() or folder
             place = f"in {folder}/" if folder else "at the checkout's root"
             yield Finding(
                 "BL202",
