@@ -497,3 +497,21 @@ def test_a_leading_expansion_ends_where_bash_ends_it(
 ) -> None:
     found = _leading_expansion(value)
     assert found == (value[: len(value) - len(rest)] if head is None else head, rest)
+
+
+def test_env_reads_an_array_of_assignments() -> None:
+    """`env "${ENV_ARGS[@]}" vllm serve ...` (h91): each item `NAME=VALUE`, in every assignment of
+    the array, is an assignment of `env`'s; not an array with another item, nor one unquoted
+    (its items are split again)."""
+    text = (
+        'A=(X=1 "Y=$Z")\nenv "${A[@]}" vllm serve m\n'
+        'B=(X=1 --foo)\nenv "${B[@]}" vllm serve m\n'
+        "env ${A[@]} vllm serve m\n"
+    )
+    script = parse_file(SourceText("t.sh", text.encode()))
+    runs = [c.invocation for c in script.commands if c.base == "env"]
+    assert [" ".join(w.text for w in i.words) for i in runs] == [
+        "vllm serve m",
+        '"${B[@]}" vllm serve m',
+        "${A[@]} vllm serve m",
+    ]

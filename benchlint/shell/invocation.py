@@ -838,7 +838,7 @@ def _read(
             stopped = stopped or value in grammar.stops
             i += 1
             continue
-        if grammar.assignments and _is_assignment(value):
+        if grammar.assignments and (_is_assignment(value) or _assignment_array(word)):
             assigned.append(word)
             i += 1
             continue
@@ -991,6 +991,27 @@ def _unquoted_expansion(word: Word, substitution: bool = True) -> bool:
     `docker run`'s options)."""
     kinds = ("simple_expansion", "expansion", "command_substitution")
     return word.node.type in (kinds if substitution else kinds[:2])
+
+
+def _assignment_array(word: Word) -> bool:
+    """`"${ENV_ARGS[@]}"` where every assignment the word's shell makes of ENV_ARGS gives
+    items that are each `NAME=VALUE` (`ENV_ARGS=(A=1 "B=$X")`; h91, LMCache's
+    `env "${ENV_ARGS[@]}" vllm serve ...`): `env` reads each as an assignment. Not unquoted
+    (the items are split again), nor where an assignment gives anything else or none."""
+    text = word.value
+    if not (text.startswith("${") and text.endswith("[@]}") and word.text.startswith('"')):
+        return False
+    name = text[2:-4]
+    given = [a for a in word.script.assignments if a.name == name]
+    return bool(given) and all(
+        a.value is not None
+        and a.value.items is not None
+        and all(_PAIR.match(item.value) for item in a.value.items)
+        for a in given
+    )
+
+
+_PAIR = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def _is_assignment(value: str) -> bool:
