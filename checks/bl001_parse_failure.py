@@ -10,7 +10,9 @@ name stands (`FRAMEWORK=$( elif ...; fi )`, its `if` left out), which tree-sitte
 a command, is asked of bash as any other stumble. Every other file is still linted. In a script
 bash rejects, the other rules report only what comes before the statement bash cannot read (an
 `if`, a function or a quote left open starts before the line bash names): bash runs the
-statements before it, then exits with status 2, and nothing from there on ever runs.
+statements before it, then exits with status 2, and nothing from there on ever runs. So does a
+script a string or a heredoc gives a shell (`docker run IMAGE bash -c "..."`, `ssh host bash
+<<EOF`), where bash rejects its text: the container or remote shell exits with status 2.
 
 ## Why is this bad?
 A file benchlint cannot read is a file no rule checked. A recipe with a YAML syntax error fails
@@ -29,20 +31,23 @@ backend:
 ```
 
 ## Exceptions
-tree-sitter-bash does not parse a few valid constructs; shell is reported only when `bash -n`
-(which reads a script without running any of it) rejects it too. A nested script (`bash -c "..."`)
-is never reported: its text is often built from expansions. A `.env` file is shell only where a
-script sources it (`source ./settings.env`), and read only then. Templates are counted ("templates
-not linted") and not reported: YAML in a Helm chart's `templates/`, YAML with Go or Jinja syntax
-or that fails just after a line that is one placeholder (`${PULL_SECRETS_BLOCK}`, filled in by
-`envsubst`; `${indent(4, yamlencode(labels))}`, by Terraform's `templatefile`) or at a
-`{name}` placeholder glued to more text (`image: {username}/model:latest`, for `str.format` or
-the reader), a script bash rejects at a fill-in placeholder (`partition=<partition>`), a
-Jinja template file (`.j2`) of a script (its `#!` line names a shell) or of YAML
-(`values.yaml.j2`), and a Terraform template file (`.tftpl`, `.tpl`) of a script, or of YAML
-(by its name, or a line that starts a mapping's key; not a Helm helper's `define`). A
-script whose `#!` line names zsh, ksh, fish or csh is another shell's (zsh's `${(kv)map}` is not
-bash): counted ("scripts for another shell not linted") and not read by any rule.
+tree-sitter-bash does not parse a few valid constructs; shell is reported only when `bash -n` (which
+reads a script without running any of it) rejects it too. A script a string or heredoc gives a shell
+(`bash -c "..."`, a container's `-c`, `eval`, `ssh host bash <<EOF`) is reported where its text as
+written, the outer shell's expansions kept as words, is what `bash -n` rejects (an `if` opened twice
+and closed once); not one a variable's value gives (`bash -c "$CMD"`: which value runs is not always
+known), nor one inside a file bash rejects. A `.env` file is shell only where a script sources it
+(`source ./settings.env`), and read only then. Templates are counted ("templates not linted") and
+not reported: YAML in a Helm chart's `templates/`, YAML with Go or Jinja syntax or that fails just
+after a line that is one placeholder (`${PULL_SECRETS_BLOCK}`, filled in by `envsubst`; `${indent(4,
+yamlencode(labels))}`, by Terraform's `templatefile`) or at a `{name}` placeholder glued to more
+text (`image: {username}/model:latest`, for `str.format` or the reader), a script bash rejects at a
+fill-in placeholder (`partition=<partition>`), a Jinja template file (`.j2`) of a script (its `#!`
+line names a shell) or of YAML (`values.yaml.j2`), and a Terraform template file (`.tftpl`, `.tpl`)
+of a script, or of YAML (by its name, or a line that starts a mapping's key; not a Helm helper's
+`define`). A script whose `#!` line names zsh, ksh, fish or csh is another shell's (zsh's
+`${(kv)map}` is not bash): counted ("scripts for another shell not linted") and not read by any
+rule.
 """
 
 from __future__ import annotations
@@ -70,9 +75,43 @@ from benchlint.yamlmodel import YNode, value_span
 
 
 def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
-    """Nothing: the run models each script in scope before its passes, and records there what
-    it could not model (`Workspace.failures`, reported below)."""
-    yield from ()
+    """A script a string or a heredoc gives a shell (`bash -c "..."`, a container's `-c`, `eval`,
+    `ssh host bash <<EOF`) as written, that `bash -n` rejects (asked only where tree-sitter
+    stumbles): the shell runs the commands before the statement it cannot read, then exits with
+    status 2 (h91 O2: an `if` opened twice and closed once, in a `docker run ... -c` string).
+    The file's own failure is recorded where the run models it (`Workspace.failures`, reported
+    below)."""
+    if script.path in ctx.ws.failures:
+        return
+    for nested in script.walk():
+        if nested is script or not nested.verbatim or not nested.has_error:
+            continue
+        problem = bash_syntax_error(nested.src)
+        if problem is None:
+            continue
+        line, message = problem
+        lines = nested.src.split(b"\n")
+        line = min(max(line, 1), len(lines))
+        if _AT_END in message:  # (bash names the end: the script's start is where to look)
+            line = next((i + 1 for i, t in enumerate(lines) if t.strip()), 1)
+            message += ": a compound command or a quote it opens is never closed"
+        text = lines[line - 1]
+        at = sum(len(t) + 1 for t in lines[: line - 1]) + len(text) - len(text.lstrip())
+        place = nested.char_of(min(at, max(len(nested.src) - 1, 0)))
+        parent = nested.parent
+        assert parent is not None
+        yield Finding(
+            "BL001",
+            f"the script line {parent.span.line} gives a shell is not valid bash ({message}): "
+            "that shell runs the commands before the statement it cannot read, then exits "
+            "with status 2",
+            Location(script.path, script.file.span(place, place + 1)),
+            related=(Location(script.path, parent.first_line_span, "runs it"),),
+            subject=f"nested:{message}",
+        )
+
+
+_AT_END = "unexpected end of file"
 
 
 @rule(

@@ -49,7 +49,9 @@ statement that gives the variable another value, is a related location.
 
 Scope: every script benchlint reads, launchers and entrypoints alike, for allocations, batch jobs,
 containers and background servers; temporary directories only in launchers (inside a job or a
-container they go with it). A release inside a function counts where the function is called or
+container they go with it). A release a background job makes after a `sleep` of its own (a
+watchdog: `(sleep 600 && docker kill "$CID") &`) is no release before an exit: it comes that
+much later; the finding notes it. A release inside a function counts where the function is called or
 named as the trap's handler, also one that releases what the call passes it
 (`stop_server "$PID"` with `stop_server() { local pid=$1; kill "$pid"; }`); so does an
 acquisition: a server a function starts and keeps in a global
@@ -1032,7 +1034,11 @@ def _released_by(
     resource: Resource, runs: Callable[[Command], list[str]], lookup: Functions, command: Command
 ) -> bool:
     """Whether the command releases the resource: one of the texts it runs (`runs`) does, or
-    passes it to a function that releases its argument (`stop_server "$PID"`)."""
+    passes it to a function that releases its argument (`stop_server "$PID"`); not where a
+    `sleep` of its background job runs first (`{ sleep 600; docker kill "$CID"; } &`: a
+    watchdog, which releases it that much later, `_watchdog`)."""
+    if command.background and _delayed_by(command) is not None:
+        return False
     return any(
         _releases(resource, text) or _releases_by_call(resource, text, lookup)
         for text in runs(command)
@@ -3340,12 +3346,14 @@ def _check_flow(
                 if shown_exit is not None
                 else ()
             )
+            watchdog = _watchdog(script, resource)
             yield (
                 Finding(
                     "BL103",
                     f"the {resource.what} acquired by {name} is released {where}{exit_note}: "
                     "it leaks on any early end",
                     location,
+                    notes=(watchdog,) if watchdog else (),
                     help=(
                         "release it in the handler of a `trap ... EXIT` set right after the "
                         "acquisition (a second `trap ... EXIT` replaces the first)"
@@ -3357,6 +3365,50 @@ def _check_flow(
                 ),
                 resource,
             )
+
+
+def _watchdog(script: Script, resource: Resource) -> str | None:
+    """A note on a release the script sends to the background after a `sleep` of the same job,
+    after the acquisition, in its function (`(sleep 600 && docker kill "$CID") &`, h91 W1): it
+    ends the resource that long after it starts, whatever ends the script first, so an early
+    end leaks it only for a while."""
+    acquired = resource.statement
+    for release in script.commands:
+        if (
+            release.background
+            and release.node.start_byte >= acquired.node.end_byte
+            and release.function == acquired.function
+            and _releases(resource, script.text_of(release.node))
+        ):
+            sleep = _delayed_by(release)
+            if sleep is not None:
+                return (
+                    f"the background job on line {sleep.span.line} releases it after `sleep "
+                    f"{sleep.args[0].value}`, whatever ends the script: an early end leaks it "
+                    "for that long"
+                )
+    return None
+
+
+def _delayed_by(command: Command) -> Command | None:
+    """The `sleep N` that runs before the command in its background job (`sleep 600 && kill
+    "$PID" &`, `(sleep 600; kill "$PID") &`), if one."""
+    script = command.script
+    for sleep in script.commands:
+        if (
+            sleep.node.end_byte <= command.node.start_byte
+            and sleep.background
+            and sleep.base == "sleep"
+            and len(sleep.args) == 1
+            and sleep.function == command.function
+            and not _JOB_END.search(script.src[sleep.node.end_byte : command.node.start_byte])
+        ):
+            return sleep
+    return None
+
+
+# the `&` that ends a job (not `&&`, `>&`, `&>`)
+_JOB_END = lazy_compile(rb"(?<![&>])&(?![&>])")
 
 
 def _overwritten(

@@ -930,6 +930,10 @@ class Script:
         # a nested script whose text is a variable's value the call that runs it may not see
         # (`_mark_stale_held`): its launches are counted as not known, not read
         self.may_differ = False
+        # a nested script whose text is the words that give it as written (`bash -c '...'`, a
+        # heredoc fed to a shell), not a variable's value put in their place: what bash reads,
+        # but for the expansions of the shell that runs it
+        self.verbatim = False
         self.functions: dict[str, Syn] = {}
         self._argument_runners: dict[str, int | None] = {}
         # (`runs_string_argument`, kept by function and definition)
@@ -1959,10 +1963,13 @@ def _mark_stale_held(script: Script) -> None:
     script.held_reads = []
 
 
-def _nested(parent: Command, value: str, offsets: list[int], errexit: bool) -> Script:
+def _nested(
+    parent: Command, value: str, offsets: list[int], errexit: bool, verbatim: bool = False
+) -> Script:
     src = value.encode("utf-8", errors="surrogateescape")
     script = Script(parent.script.file, src, nested_char_of(value, offsets), parent, errexit, False)
     script.offsets = offsets
+    script.verbatim = verbatim
     script._build()
     return script
 
@@ -2310,7 +2317,10 @@ class _Builder:
             for heredoc in cat.heredocs:
                 if heredoc.body is not None:
                     text, offsets = heredoc.value(heredoc.body, self.script)
-                    self.script.nested.append(_nested(cat, text, offsets, errexit))
+                    verbatim = heredoc.quoted or not _OUTER_SUBSTITUTION.search(
+                        self.script.text_of(heredoc.body)
+                    )
+                    self.script.nested.append(_nested(cat, text, offsets, errexit, verbatim))
 
     # -- words and guards --------------------------------------------------------------------
     def word(self, node: Node) -> Word:
@@ -3025,7 +3035,8 @@ class _Builder:
         if invocation is None:
             wrapped = _sbatch_wrap(command)
             if wrapped is not None:  # `sbatch --wrap="srun ..."`: a `sh` script on the node
-                self.script.nested.append(_nested(command, *wrapped, False))
+                verbatim = not _OUTER_SUBSTITUTION.search(wrapped[0])
+                self.script.nested.append(_nested(command, *wrapped, False, verbatim=verbatim))
                 return
             self.held_run(command)
             return
@@ -3041,7 +3052,12 @@ class _Builder:
                 text = text.translate(_SPLIT_BLANKS)
             value = value[:prefix] + text + value[end:]
             offsets = offsets[:prefix] + places + offsets[end:]
-        nested = _nested(command, value, offsets, errexit)
+        # (as written: no variable's value in the words' place, and no command substitution
+        # of this shell, whose output the shell is given: `eval "$(python3 -c '...')"`)
+        verbatim = held is None and not any(
+            not w.static and _OUTER_SUBSTITUTION.search(w.text) for w in words
+        )
+        nested = _nested(command, value, offsets, errexit, verbatim=verbatim)
         self.script.nested.append(nested)
         if held is not None:
             self.script.top.held_reads.append((nested, frozenset(self.read_names)))
@@ -3163,7 +3179,8 @@ class _Builder:
             batch = not to_shell and batch_from_stdin(reader)
             if not to_shell and not batch and not _writes_file(command):
                 continue
-            value, offsets = heredoc.value(heredoc.body, self.script)
+            body = heredoc.body
+            value, offsets = heredoc.value(body, self.script)
             if to_shell:
                 errexit = _stdin_shell_errexit(reader)
             elif batch:  # (sbatch runs it with its `#!` line's shell and options)
@@ -3174,7 +3191,8 @@ class _Builder:
                 errexit = _shebang_errexit(value)
             else:
                 continue
-            self.script.nested.append(_nested(command, value, offsets, errexit))
+            verbatim = heredoc.quoted or not _OUTER_SUBSTITUTION.search(self.script.text_of(body))
+            self.script.nested.append(_nested(command, value, offsets, errexit, verbatim))
 
 
 # Words and expressions: they hold commands only inside substitutions.
@@ -3464,6 +3482,9 @@ def _sbatch_wrap(command: Command) -> tuple[str, list[int]] | None:
             return value[7:], offsets[7:]
     return None
 
+
+# a command substitution the shell that writes a text runs (`$(...)`, `` `...` ``; not `\$(`)
+_OUTER_SUBSTITUTION = lazy_compile(r"(?:^|[^\\])(?:\\\\)*(?:\$\(|`)")
 
 # Arguments tree-sitter-bash keeps as anonymous operator tokens (`test "$A" == b`): to bash,
 # plain words like any other.

@@ -116,7 +116,13 @@ def encode_script(script: Script) -> Encoded:
         for a in script.assignments
     ]
     nested = [
-        (commands[id(inner.parent)], inner.offsets, encode_script(inner), inner.may_differ)
+        (
+            commands[id(inner.parent)],
+            inner.offsets,
+            encode_script(inner),
+            inner.may_differ,
+            inner.verbatim,
+        )
         for inner in script.nested
         if inner.parent is not None
     ]
@@ -241,7 +247,7 @@ def _fill(script: Script, encoded: Encoded) -> None:
         script.assignments.append(assignment)
     script.expansions = [Expansion(n, op, Syn(*where), script) for n, op, where in expansions_]
     script.functions = {name: Syn(*where) for name, where in functions_}
-    for index, offsets, inner_encoded, may_differ in nested_:
+    for index, offsets, inner_encoded, may_differ, verbatim in nested_:
         src, errexit = inner_encoded[0], inner_encoded[1]
         value = src.decode("utf-8", errors="surrogateescape")
         inner = Script(
@@ -249,6 +255,7 @@ def _fill(script: Script, encoded: Encoded) -> None:
         )
         inner.offsets = offsets
         inner.may_differ = may_differ
+        inner.verbatim = verbatim
         _fill(inner, inner_encoded)
         script.nested.append(inner)
 
