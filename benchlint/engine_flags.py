@@ -127,18 +127,18 @@ class EngineFlags:
                 return f"`ambiguous option` (it could be {', '.join(matches)})"
         return "`unrecognized arguments`"
 
-    def one_dash_rejection(self, engine: str, word: str) -> str | None:
-        """argparse's complaint about a word with one dash read where an option is (`-host`),
-        where every measured release of the engine rejects it; None where one reads it (an
-        option of its own, `-tp`; a prefix of exactly one, `-dc`; its one-letter option with
-        the rest as the value, `-qfp8`) or where the release matters. Only vLLM's data holds
-        the one-dash options (SGLang's importer keeps `--` flags only): None for SGLang."""
+    def one_dash_reading(self, engine: str, word: str) -> tuple[str, str] | None:
+        """How argparse reads a word with one dash where an option is read (`-host`), where
+        every measured release of the engine reads it the same way and none as an option of
+        that name (`_one_dash_reading`); None where one does (`-tp`, a prefix of exactly one
+        one-dash option, `-dc`) or the releases differ. Only vLLM's data holds the one-dash
+        options (SGLang's importer keeps `--` flags only): None for SGLang."""
         if engine != "vllm" or engine not in self.accepted:
             return None
-        complaints = {_one_dash_complaint(word, flags) for flags in self.accepted[engine]}
-        if None in complaints or len(complaints) != 1:
+        readings = {_one_dash_reading(word, flags) for flags in self.accepted[engine]}
+        if None in readings or len(readings) != 1:
             return None
-        return complaints.pop()
+        return readings.pop()
 
     def history(self, engine: str, version: str, flag: str) -> str:
         """When the flag was there, in words: `until 0.10.2`, `from 0.26.0`."""
@@ -199,24 +199,29 @@ def _one_slip(a: str, b: str) -> bool:
     return long[1:] == short
 
 
-def _one_dash_complaint(word: str, flags: frozenset[str]) -> str | None:
-    """What argparse (Python 3.8 on) says of `word`, one dash and two letters or more, where a
-    parser with the options `flags` and `-h` reads an option; None where it reads one.
+def _one_dash_reading(word: str, flags: frozenset[str]) -> tuple[str, str] | None:
+    """How argparse (Python 3.8 on) reads `word`, one dash and two letters or more, where a
+    parser with the options `flags` and `-h` reads an option: ("rejected", its complaint),
+    ("help", the letters after `-h`: argparse runs `-h`, which prints the usage, and exits:
+    with `ignored explicit argument` before Python 3.12.3, with the help after), ("short",
+    the two-letter option the word starts with, whose value the rest is: `-qfp8`); None where it
+    reads an option of that name (`-tp`, `-tp=8`) or a prefix of exactly one (`-dc`).
     argparse looks for options that start with the word (a prefix of one is that option, of
-    several an error) and for the two-letter option the word starts with, whose value the rest
-    is; `-h` takes none, so the rest is read as more one-letter options (`-host`: `-o`)."""
+    several an error) and for the two-letter option the word starts with."""
     options = {"-h", *(f for f in flags if not f.startswith("--"))}
-    if word in options:
+    if word in options or word.split("=", 1)[0] in options:
         return None
     short = word[:2]
     matches = sorted({*(f for f in options if f.startswith(word)), *([short] * (short in options))})
     if len(matches) > 1:
-        return f"`ambiguous option: {word} could match {', '.join(matches)}`"
-    if matches == ["-h"] and "-" + word[2] not in options:
-        return f"`argument -h/--help: ignored explicit argument '{word[2:]}'`"
+        return "rejected", f"`ambiguous option: {word} could match {', '.join(matches)}`"
+    if matches == ["-h"]:
+        return "help", word[2:]
+    if matches == [short]:
+        return "short", short
     if matches:
-        return None  # (an option, or `-h` followed by more options: not told here)
-    return "`unrecognized arguments`"
+        return None  # (a prefix of one option: that option)
+    return "rejected", "`unrecognized arguments`"
 
 
 @functools.lru_cache(maxsize=65536)

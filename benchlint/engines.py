@@ -57,7 +57,7 @@ class Launch:
         arrays: dict[str, list[tuple[Word, Command]]] = {}
         for assignment in script.assignments:
             value = assignment.value
-            if value is not None and value.items is not None:
+            if value is not None and value.items is not None and self._may_reach(assignment):
                 items = [(item, assignment.command) for item in value.items]
                 arrays.setdefault(assignment.name, []).extend(items)
         found: list[tuple[Word, Command]] = []
@@ -68,6 +68,20 @@ class Launch:
             else:
                 found.append((word, self.command))
         return tuple(found)
+
+    def _may_reach(self, assignment: Assignment) -> bool:
+        """Whether an array's assignment may give the value the launch expands: not a `local`
+        of another function, nor one the top level makes after a launch of the top level
+        outside loops (h93 F1: `ARGS=(-host x)` for a client, written after the server)."""
+        command = self.command
+        if assignment.kind == "local" and assignment.command.function != command.function:
+            return False
+        return not (
+            command.function is None
+            and not command.loops
+            and assignment.command.function is None
+            and assignment.node.start_byte > command.node.end_byte
+        )
 
     @functools.cached_property
     def flags(self) -> tuple[Arg, ...]:

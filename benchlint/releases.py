@@ -42,7 +42,14 @@ from benchlint.shell.expand import value as expanded
 from benchlint.shell.flow import Flow, may_set_nounset
 from benchlint.shell.held import same_shell
 from benchlint.shell.invocation import FILES
-from benchlint.shell.model import Assignment, Command, Script, Word, positionals_changed_before
+from benchlint.shell.model import (
+    Assignment,
+    Command,
+    Script,
+    Syn,
+    Word,
+    positionals_changed_before,
+)
 from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
 from benchlint.workspace import Workspace
@@ -178,8 +185,9 @@ class _Memo:
         self.holes: dict[tuple[str, str, bool, bool], tuple[str, ...]] = {}
         # (text, launcher path, model prefix, the route's values of its variables) -> pattern
         self.rendered: dict[tuple[object, ...], re.Pattern[str]] = {}
-        # (word, id(route), whether `$1` is the launch line's) -> (the route, its pattern)
-        self.by_route: dict[tuple[str, int, bool], tuple[Route, re.Pattern[str]]] = {}
+        # (word, id(route), whether `$1` is the launch line's, id(the command it is in)) -> (the
+        # route, its pattern)
+        self.by_route: dict[tuple[str, int, bool, int], tuple[Route, re.Pattern[str]]] = {}
 
 
 def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
@@ -188,7 +196,7 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     assert isinstance(memo, _Memo)
     top = own_arguments(call.command, route)
     word = in_container(call)
-    if not _names(word, route, path, memo, top):
+    if not _names(word, route, path, memo, top, call.command):
         return False
     if last_separator(word) >= 0:
         return True  # (the word names its folder: `_names` checked it)
@@ -199,7 +207,7 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     if id(call) not in folders:
         folders[id(call)] = (call, _folders(call)[1])  # (the call kept: its id is not reused)
     possible = {f for f, given_by in folders[id(call)][1] if _may_give(route, given_by)}
-    pattern = _file_name_pattern(word, route, memo, top)
+    pattern = _file_name_pattern(word, route, memo, top, call.command)
     if not possible or None in possible or pattern.pattern.startswith(_ANY):
         return True
     inside = [f + "/" if f else "" for f in possible]  # ("": the checkout's root)
@@ -372,10 +380,12 @@ def _crosses_folders(pattern: re.Pattern[str]) -> bool:
     return "/" in pattern.pattern.replace("[^/]", "")
 
 
-def _names(word: str, route: Route, target: str, memo: _Memo, top: bool = False) -> bool:
+def _names(
+    word: str, route: Route, target: str, memo: _Memo, top: bool = False, use: Command | None = None
+) -> bool:
     """Whether a script path word can name `target` on this route (compared by file name, or
     by the end of its path where the route gives a sub-folder)."""
-    pattern = _file_name_pattern(word, route, memo, top)
+    pattern = _file_name_pattern(word, route, memo, top, use)
     if pattern.fullmatch(posixpath.basename(target)) is not None:
         # (a name that starts with an expansion not known may hold sub-folders: as
         # `scripts_run` matches it)
@@ -407,9 +417,9 @@ class ScriptRun:
     scripts: tuple[str, ...]  # the scripts of that folder (or a sub-folder) the path can name
     # the one path the route makes of it where it names no script and every part is known
     path: str | None = None
-    # the one folder the path names on the route (`benchmarks/fixed_seq_len/` where the route
-    # gives `${SCENARIO_SUBDIR}`), where its values give one; None where they may give several
-    inside: str | None = None
+    # the folders the path may name on the route (`benchmarks/fixed_seq_len` where the route
+    # gives `${SCENARIO_SUBDIR}`), as its values give them
+    inside: tuple[str, ...] = ()
 
 
 def scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
@@ -576,7 +586,7 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
     found = []
     for call, variable, folders, surely in _script_paths(ctx, script):
         runs = route.runs(call.command)
-        if runs is False or unexported_read(call, route):
+        if runs is False or unexported_read(call, route) or _globbed(call.word):
             continue
         possible = {f for f, given_by in folders if _may_give(route, given_by)}
         word = in_container(call)
@@ -608,7 +618,9 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
                 word = shown
             elif not possible:
                 possible = {repository_folder(call.caller, value)}
-        pattern = file_name_pattern(ctx, word, route, own_arguments(call.command, route))
+        pattern = file_name_pattern(
+            ctx, word, route, own_arguments(call.command, route), call.command
+        )
         if (None in possible or not possible) and _bare(word, pattern):
             possible = {""}  # (`bash ${MODEL_CODE}_x.sh`, its value on the route: a name alone)
         folder = "" if possible == {""} else _outermost(possible)
@@ -627,9 +639,9 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
             continue  # (at the root, a file the launcher may write before it runs it)
         # (the one path it makes, for BL202 to name where it names no file)
         tried = _literal(pattern.pattern) if len(inside) == 1 and not named else None
-        one = _made_folder(inside[0], pattern.pattern) if len(inside) == 1 else None
+        folders_made = tuple(m for f in inside for m in _made_folders(f, pattern.pattern))
         made = inside[0] + tried if tried else None
-        found.append(ScriptRun(call, folder, runs, named, made, one))
+        found.append(ScriptRun(call, folder, runs, named, made, folders_made))
     return found
 
 
@@ -767,13 +779,28 @@ def _may_make(script: Script, call: Call, pattern: re.Pattern[str]) -> bool:
     return False
 
 
-def _made_folder(inside: str, pattern: str) -> str:
-    """The folder every name the pattern matches is in, below `inside` (`fixed_seq_len` of
-    `(?:fixed_seq_len/a\\.sh)|(?:fixed_seq_len/b\\.sh)`, the choices a condition makes), else
-    `inside` itself."""
-    folders = {posixpath.dirname(_literal_start(c)) for c in _choices(pattern)}
-    folder = folders.pop() if len(folders) == 1 else None
-    return posixpath.join(inside, folder) if folder else inside.rstrip("/")
+def _made_folders(inside: str, pattern: str) -> tuple[str, ...]:
+    """The folders the names the pattern matches are in, below `inside` (`fixed_seq_len` of
+    `(?:fixed_seq_len/a\\.sh)|(?:fixed_seq_len/b\\.sh)`, the choices a condition makes; both
+    of `(?:agentic/|fixed_seq_len/)a\\.sh`), as far as each way it starts is plain text."""
+    folders = {posixpath.dirname(start) for start in _starts(pattern)}
+    return tuple(sorted(posixpath.join(inside, f) if f else inside.rstrip("/") for f in folders))
+
+
+def _starts(pattern: str, depth: int = 0) -> list[str]:
+    """The plain text each way the pattern can match starts with (a group it starts with read
+    as its choices, each followed by the rest)."""
+    found: list[str] = []
+    for choice in _choices(pattern):
+        end = _closes(choice) if choice.startswith("(?:") else -1
+        if end > 0 and depth < 4 and len(found) < 16:
+            rest = choice[end:]
+            found.extend(
+                s for c in _choices(choice[3 : end - 1]) for s in _starts(c + rest, depth + 1)
+            )
+        else:
+            found.append(_literal_start(choice))
+    return found
 
 
 def _literal_start(pattern: str) -> str:
@@ -988,9 +1015,14 @@ def _in_folder_part(
     choices: list[tuple[re.Match[str], list[tuple[str, Command]]]] = []
     for match in PATH_EXPANSION.finditer(value, 0, max(cut, 0)):
         name = match.group(0).strip("${}")
-        given = [(a.value.value, a.command) for a in reaching(name, command) if a.value is not None]
+        reached = reaching(name, command)
+        given = [(a.value.value, a.command) for a in reached if a.value is not None]
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or not given:
             return []
+        if not _covered([a.command for a in reached], command):
+            # (`if [[ -n $X ]]; then SUB=agentic/; fi`: where none runs, the value it came in
+            # with, which the folder does not show; h93 F5)
+            return [(None, ())]
         choices.append((match, given))
     combinations: list[tuple[str, tuple[Command, ...]]] = [(value, ())]
     for match, given in reversed(choices):  # (from the right: earlier offsets stay valid)
@@ -1013,6 +1045,65 @@ def _after_variable(value: str) -> str:
     """A path word's text after the variable it starts with."""
     match = _LEADING_VARIABLE.match(value.strip())
     return value.strip()[match.end() :] if match is not None else value
+
+
+def _globbed(word: Word) -> bool:
+    """Whether bash may expand the path as a glob (`benchmarks/${SUBDIR}*_b200.sh`: a `*`, `?`
+    or `[` outside quotes; h93 F6): which file it names is the disk's to say."""
+    return _GLOB.search(_UNQUOTED_PARTS.sub("", word.text)) is not None
+
+
+# the quoted parts of a word's text, its escaped characters and its expansions (`${X%%_*}`,
+# `$(...)`): what is left is the text bash may glob
+_UNQUOTED_PARTS = lazy_compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|\\.|\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`")
+_GLOB = lazy_compile(r"[*?\[]")
+
+
+def _covered(commands: Sequence[Command], use: Command) -> bool:
+    """Whether one of the commands (assignments before `use`) runs whenever `use` does: one
+    under conditions `use` runs under too (none, or some of them), or one in each branch of an
+    `if` (`elif`s too) inside them; of `use`'s own function, in no loop, subshell or job `use`
+    is not in."""
+    own = tuple((g.node.start_byte, g.expect) for g in use.guards)
+    loops = tuple(loop.start_byte for loop in use.loops)
+    paths = []
+    for c in commands:
+        guards = tuple((g.node.start_byte, g.expect) for g in c.guards)
+        if (
+            c.node.start_byte < use.node.start_byte
+            and c.function == use.function
+            and tuple(loop.start_byte for loop in c.loops) == loops[: len(c.loops)]
+            and (c.subshell is None or c.subshell.start_byte == _start(use.subshell))
+            and not c.apart_from_script
+            and not any(g.patterns for g in c.guards)
+        ):
+            if own[: len(guards)] == guards:  # (under conditions `use` runs under too)
+                return True
+            if guards[: len(own)] == own:  # (inside them, under more)
+                paths.append(guards[len(own) :])
+    return _branches_cover(paths)
+
+
+def _start(node: Syn | None) -> int | None:
+    return node.start_byte if node is not None else None
+
+
+def _branches_cover(paths: list[tuple[tuple[int, bool], ...]], depth: int = 0) -> bool:
+    """Whether the guards of some commands (each the conditions it runs under, outermost
+    first) leave no way past them all: one runs under no further condition, or both ways of a
+    condition each lead to such a command."""
+    if any(len(path) == depth for path in paths):
+        return True
+    by_way: dict[tuple[int, bool], list[tuple[tuple[int, bool], ...]]] = {}
+    for path in paths:
+        by_way.setdefault(path[depth], []).append(path)
+    return any(
+        expect
+        and (node, False) in by_way
+        and _branches_cover(by_way[node, True], depth + 1)
+        and _branches_cover(by_way[node, False], depth + 1)
+        for node, expect in by_way
+    )
 
 
 def _may_give(route: Route, given_by: tuple[Command, ...]) -> bool:
@@ -1040,15 +1131,19 @@ def _scripts_below(ctx: Context) -> dict[str, list[tuple[str, str]]]:
     return below
 
 
-def file_name_pattern(ctx: Context, word: str, route: Route, top: bool = False) -> re.Pattern[str]:
+def file_name_pattern(
+    ctx: Context, word: str, route: Route, top: bool = False, use: Command | None = None
+) -> re.Pattern[str]:
     """The file names a script path word of the route's launcher can give on this route: the
     route's entry values in its expansions, the launcher's own variables by the values it
     assigns them, `${EXP_NAME%%_*}` by the entry's model prefix, what a command substitution
     can print, the launch line's arguments (`${1%%_*}`) where the word is the launcher's own
-    (`top`: `own_arguments`); anything else matches any part of a name."""
+    (`top`: `own_arguments`); anything else matches any part of a name. `use`: the command
+    the word is written in: a variable the launcher gives a value only on some ways to it
+    keeps the value it came in with on the others (h93 F5)."""
     memo = ctx.ws.models.setdefault("release-patterns", _Memo())
     assert isinstance(memo, _Memo)
-    return _file_name_pattern(word, route, memo, top)
+    return _file_name_pattern(word, route, memo, top, use)
 
 
 def own_arguments(command: Command, route: Route) -> bool:
@@ -1060,17 +1155,21 @@ def own_arguments(command: Command, route: Route) -> bool:
     return not positionals_changed_before(command)
 
 
-def _file_name_pattern(word: str, route: Route, memo: _Memo, top: bool = False) -> re.Pattern[str]:
-    key = (word, id(route), top)
+def _file_name_pattern(
+    word: str, route: Route, memo: _Memo, top: bool = False, use: Command | None = None
+) -> re.Pattern[str]:
+    key = (word, id(route), top, id(use))
     known = memo.by_route.get(key)
     if known is not None and known[0] is route:  # (a word is asked for once per script it names)
         return known[1]
-    pattern = _rendered_pattern(word, route, memo, top)
+    pattern = _rendered_pattern(word, route, memo, top, use)
     memo.by_route[key] = (route, pattern)  # the route kept: its id is not reused while it is
     return pattern
 
 
-def _rendered_pattern(word: str, route: Route, memo: _Memo, top: bool) -> re.Pattern[str]:
+def _rendered_pattern(
+    word: str, route: Route, memo: _Memo, top: bool, use: Command | None = None
+) -> re.Pattern[str]:
     script = route.launcher.script
     text = _file_name(word)
     whole = len(text) < len(word)
@@ -1089,11 +1188,27 @@ def _rendered_pattern(word: str, route: Route, memo: _Memo, top: bool) -> re.Pat
         tuple(route.holds(command) is not False for command in _givers(template)),
         # (a substitution's printers and `${X:+...}`'s assignments: whether each surely runs)
         tuple(route.holds(command) for command in _givers(template, exact=True)),
+        uncovered := _uncovered(template, use),
     )
     pattern = memo.rendered.get(signature)
     if pattern is None:
-        pattern = memo.rendered[signature] = re.compile(_render(template, route))
+        pattern = memo.rendered[signature] = re.compile(_render(template, route, uncovered))
     return pattern
+
+
+def _uncovered(template: tuple[object, ...], use: Command | None) -> frozenset[str]:
+    """The variables of the template's expansions that the launcher gives a value on some
+    ways to `use` but not on all (`if [[ -n $X ]]; then SUB=agentic/; fi`, h93 F5): there they
+    keep the value they came in with."""
+    if use is None:
+        return frozenset()
+    return frozenset(
+        item.name
+        for item in template
+        if isinstance(item, _Hole)
+        and item.fallback
+        and not _covered([c for _, by in item.fallback for c in by], use)
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1405,7 +1520,9 @@ def _empty_on(item: _Alternate, route: Route) -> set[bool] | None:
     return found
 
 
-def _render(template: tuple[object, ...], route: Route) -> str:
+def _render(
+    template: tuple[object, ...], route: Route, uncovered: frozenset[str] = frozenset()
+) -> str:
     out = []
     env = route.env
     for item in template:
@@ -1448,9 +1565,12 @@ def _render(template: tuple[object, ...], route: Route) -> str:
         elif item.fallback is None:
             out.append(_ANY)
         else:  # the values of the assignments that may run on the route
-            rendered = sorted(
-                {_render(t, route) for t, given_by in item.fallback if _may_give(route, given_by)}
-            )
+            offered = {
+                _render(t, route) for t, given_by in item.fallback if _may_give(route, given_by)
+            }
+            if offered and item.name in uncovered:
+                offered.add(_ANY)  # (where none runs, the value it came in with)
+            rendered = sorted(offered)
             if rendered:
                 out.append("(?:" + "|".join(rendered) + ")")
             elif item.name in env.known:  # none does: the value the entry gave it (a path)

@@ -665,7 +665,9 @@ def _shown_program(command: Command) -> str | None:
         if wrapper.name in ("docker run", "podman run") and wrapper.operands:
             return f"{wrapper.name} {clip(wrapper.operands[0].text, 40)}"
     program = _program(command)
-    if program is None or program != invocation.base:
+    if program is None:  # (`"$WORKSPACE/build/mooncake_master" ... &`: its name, h94 W1)
+        return invocation.base
+    if program != invocation.base:
         return program
     if _PYTHON.fullmatch(program):
         ran = _python_runs(invocation.words[1:])
@@ -1816,7 +1818,11 @@ def _about_itself(resource: Resource, path: ExitPath) -> bool:
 
 
 # commands whose failure under `set -e` is seldom what ends a script (a message or a pause)
-_SELDOM = frozenset({"echo", "printf", "sleep", "tail", "head", "true", ":", "date", "hostname"})
+# commands that seldom fail, not the exit path a message names where another can end the script
+# (`cd` into a folder of the checkout: h94 W1)
+_SELDOM = frozenset(
+    {"echo", "printf", "sleep", "tail", "head", "true", ":", "date", "hostname", "cd", "mkdir"}
+)
 
 
 def _seldom_fails(path: ExitPath) -> bool:
@@ -3346,7 +3352,18 @@ def _check_flow(
                 if shown_exit is not None
                 else ()
             )
-            watchdog = _watchdog(script, resource)
+            sleep = _watchdog(script, resource)
+            watchdog = None
+            # (an exit before the watchdog starts leaks it for good: no note then; h93 W6)
+            if sleep is not None and (
+                shown_exit is None or sleep.node.end_byte <= shown_exit.command.node.start_byte
+            ):
+                delay = " ".join(w.value for w in sleep.args)
+                watchdog = (
+                    f"the background job on line {sleep.span.line} releases it after `sleep "
+                    f"{delay}`, whatever ends the script: an early end after that line leaks it "
+                    "for that long"
+                )
             yield (
                 Finding(
                     "BL103",
@@ -3367,11 +3384,11 @@ def _check_flow(
             )
 
 
-def _watchdog(script: Script, resource: Resource) -> str | None:
-    """A note on a release the script sends to the background after a `sleep` of the same job,
+def _watchdog(script: Script, resource: Resource) -> Command | None:
+    """The `sleep` of a release the script sends to the background after it, in the same job,
     after the acquisition, in its function (`(sleep 600 && docker kill "$CID") &`, h91 W1): it
     ends the resource that long after it starts, whatever ends the script first, so an early
-    end leaks it only for a while."""
+    end after it leaks the resource only for a while."""
     acquired = resource.statement
     for release in script.commands:
         if (
@@ -3382,11 +3399,7 @@ def _watchdog(script: Script, resource: Resource) -> str | None:
         ):
             sleep = _delayed_by(release)
             if sleep is not None:
-                return (
-                    f"the background job on line {sleep.span.line} releases it after `sleep "
-                    f"{sleep.args[0].value}`, whatever ends the script: an early end leaks it "
-                    "for that long"
-                )
+                return sleep
     return None
 
 
@@ -3399,7 +3412,8 @@ def _delayed_by(command: Command) -> Command | None:
             sleep.node.end_byte <= command.node.start_byte
             and sleep.background
             and sleep.base == "sleep"
-            and len(sleep.args) == 1
+            and sleep.args
+            and sleep.loops == command.loops  # (not a poll: `while kill -0 $$; do sleep 5`)
             and sleep.function == command.function
             and not _JOB_END.search(script.src[sleep.node.end_byte : command.node.start_byte])
         ):

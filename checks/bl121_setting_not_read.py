@@ -10,37 +10,37 @@ benchlint follows reads the variable:
 
 - not the launcher, nor the script it runs (a mention there that leads nowhere, as below, is
   no read: `SPEC_SUFFIX=$(...)` that nothing uses, an `echo` to the error stream; the message
-  names those lines);
+  names those lines; but a write there to any file counts as read back, as the file may be
+  read under another spelling, `$PWD/f` for `f`);
 - not a launcher that hands the job over to it (`exec bash other.sh`);
 - not a script or library they run or source, or a function of those they call;
 - not a Python file of the repository any of them runs, nor a module of the repository it
   imports.
 
-In any of those files a read that only writes the value out counts for nothing: `echo`,
-`printf` or a `cat`/`tee` heredoc, to the terminal or to a file no other command names again (a
-library's results label; a function that writes to a path it is given, `cat > "$1"`, to the
-path each call of it gives, which is not followed after a `shift` or through a caller's own
-parameter, `outer() { write "$1"; }`, so the file may be read back; one that prints the path
-it wrote for its caller, `echo "$cfg"`, to a path that may be read back). Naming the file
-again to make its folder, move or copy it (`mkdir -p "$(dirname "$f")"`, `mv "$f" results/`),
-to test it or to print its name to the job's log does not read it, nor does a variable holding
-its folder or its name that only such commands use (`D=$(dirname "$f"); mkdir -p "$D"`,
-`MSG=$(echo "in $(dirname "$f")")`). Any other mention of the name or the path counts as a
-read: a condition, an argument, a path, a name passed on (`-e SPEC_DECODING`), a heredoc fed to
-a program, a loop's `read` fed the file (`done < "$f"`), an echo in a function whose output a
-reader takes (`--config "$(cfg)"`; not one whose output is only echoed, moved or kept unused),
-or a variable or a function's parameter
-given it that is itself read so where that value reaches, at any depth (`CFG="$f"`,
-`ARGS=(--config "$f")`, `printf -v CFG %s "$f"`, `read -r CFG <<< "$f"` (a loop's too, `done
-<<< "$f"`), `for c in "$f"`, `serve "$f"` with `--config "$1"`, after a `shift` (in an option
-loop too) or through `"$@"` or `"${@:2}"` passed on, a name reference to it (`declare -n
-ref=f`), an array element `printf -v` sets, a loop over a function's parameters (`for c; do`)
-where no `set --` gives others; not where another value reaches the reader: reassigned before
-it, a local of its function, given in a subshell or as a prefix). What a function, an `echo` or
-a `printf` prints into a pipe to `grep -q` or an `echo`, to a `tee` whose file no other command
-names (`echo "cfg $f" | tee -a log`), or into a test (`[[ -f "$(cfg)" ]]`), is not read; nor is
-a file `tee` writes (`echo ok | tee -a "$f"`). What benchlint cannot follow keeps it silent (see
-Exceptions); the finding is a warning, as a read it does not see may still pick the value up.
+In any of those files a read that only writes the value out counts for nothing: `echo`, `printf` or
+a `cat`/`tee` heredoc, to the terminal or to a file no other command names again (a library's
+results label; a function that writes to a path it is given, `cat > "$1"`, to the path each call of
+it gives, which is not followed after a `shift` or through a caller's own parameter, `outer() {
+write "$1"; }`, so the file may be read back; one that prints the path it wrote for its caller,
+`echo "$cfg"`, to a path that may be read back). Naming the file again to make its folder, move or
+copy it (`mkdir -p "$(dirname "$f")"`, `mv "$f" results/`), to test it or to print its name to the
+job's log does not read it, nor does a variable holding its folder or its name that only such
+commands use (`D=$(dirname "$f"); mkdir -p "$D"`, `MSG=$(echo "in $(dirname "$f")")`). Any other
+mention of the name or the path counts as a read: a condition, an argument, a path, a name passed on
+(`-e SPEC_DECODING`), a heredoc fed to a program, a loop's `read` fed the file (`done < "$f"`), an
+echo in a function whose output a reader takes (`--config "$(cfg)"`; not one whose output is only
+echoed, moved or kept unused), or a variable or a function's parameter given it that is itself read
+so where that value reaches, at any depth (`CFG="$f"`, `ARGS=(--config "$f")`, `printf -v CFG %s
+"$f"`, the names a prefix lists (`"${!SPEC_@}"`), `read -r CFG <<< "$f"` (a loop's too, `done <<<
+"$f"`), `for c in "$f"`, `serve "$f"` with `--config "$1"`, after a `shift` (in an option loop too)
+or through `"$@"` or `"${@:2}"` passed on, a name reference to it (`declare -n ref=f`), an array
+element `printf -v` sets, a loop over a function's parameters (`for c; do`) where no `set --` gives
+others; not where another value reaches the reader: reassigned before it, a local of its function,
+given in a subshell or as a prefix). What a function, an `echo` or a `printf` prints into a pipe to
+`grep -q` or an `echo`, to a `tee` whose file no other command names (`echo "cfg $f" | tee -a log`),
+or into a test (`[[ -f "$(cfg)" ]]`), is not read; nor is a file `tee` writes (`echo ok | tee -a
+"$f"`). What benchlint cannot follow keeps it silent (see Exceptions); the finding is a warning, as
+a read it does not see may still pick the value up.
 
 ## Why is this bad?
 The jobs run as if the field were left out, while the sweep files their results under the
@@ -391,9 +391,8 @@ class _Ignored:
                 [f"line{'s' * (len(ls) > 1)} {_listed(ls)} of {p}" for p, ls in where.items()]
             )
             said = (
-                f"this launcher and {those} name `{self.name}` only where nothing reads it on "
-                f"(printed, written to a file nothing reads back, or given to a variable nothing "
-                f"reads: {lines})"
+                f"this launcher and {those} name `{self.name}` only where benchlint finds "
+                f"nothing that reads it on ({lines})"
             )
         return Finding(
             "BL121",
@@ -466,11 +465,15 @@ class _Reading:
         self.files: dict[str, Script] = {}  # the files whose top level runs
         self.called: dict[tuple[int, str], Script] = {}  # the functions whose body runs
         self.python: dict[str, None] = {}  # the repository's Python files run
+        # the files the claim is about (the launchers, the script run): a file one of them
+        # writes the value to is taken as read back, under whatever spelling (h93 F2, F3)
+        self.claimed: set[str] = set()
         self.running: list[Command] = []  # the commands that run (of top levels and bodies)
         self._calls: dict[int, dict[int, Call]] = {}
         self._index: _Index | None = None
 
     def reads(self, paths: tuple[str, ...]) -> bool | None:
+        self.claimed = set(paths)
         todo = list(paths)
         while todo:  # the files the route runs or sources, and the functions they call
             path = todo.pop(0)
@@ -499,7 +502,7 @@ class _Reading:
             pattern = _mentions(pending)
             given: set[str] = set()
             for script in self._texts():
-                if self._mentioned(script, pattern, given):
+                if self._mentioned(script, pattern, given) or _lists_names(script, pending):
                     return True
             lowered = re.compile(pattern.pattern, re.IGNORECASE)  # (pydantic's settings)
             if any(self.ctx.ws.search(path, lowered) is not False for path in self.python):
@@ -681,9 +684,22 @@ class _Reading:
             if not self._runs(script, function):
                 continue  # (a function nothing on the route calls; a file's top level only
                 # where the route sources or runs it)
-            if places.reads_at(at, given, self._consumed):
+            consumed = self._claimed_consumed if script.path in self.claimed else self._consumed
+            if places.reads_at(at, given, consumed):
                 return True
         return False
+
+    def _claimed_consumed(self, writer: Command) -> bool:
+        """`_consumed`, where a write to any file counts as read back: the launcher or the
+        script may name it otherwise where it reads it (`$PWD/f` for `f`, `$(dirname "$0")/f`),
+        or a later job may."""
+        if writer.base == "tee" and any(not w.value.startswith("-") for w in writer.args):
+            return True
+        for redirect in writer.redirects:
+            target = redirect.target
+            if redirect.operator in _WRITES and not (target.static and target.value in _NOWHERE):
+                return True
+        return self._consumed(writer)
 
     def _consumed(self, writer: Command) -> bool:
         """Whether what the command writes to a file is read back by another command that
@@ -1152,6 +1168,19 @@ def _owner(command: Command) -> str | None:
     """The function of its file a command runs in (a nested shell's, its command's)."""
     top = command.outermost
     return top.function
+
+
+def _lists_names(script: Script, names: set[str]) -> bool:
+    """Whether the script expands the names of the variables that start with a prefix of one
+    of `names` (`"${!SPEC_@}"`, then `${!v}`: h93 F4), which reads them all."""
+    return any(
+        any(n.startswith(m.group(1).decode()) for n in names)
+        for m in _PREFIX_NAMES.finditer(script.src)
+    )
+
+
+# `${!PREFIX@}`, `${!PREFIX*}`: the names of the variables that start with PREFIX
+_PREFIX_NAMES = lazy_compile(rb"\$\{!([A-Za-z_][A-Za-z0-9_]*)[@*]\}")
 
 
 def _mentions(names: set[str]) -> re.Pattern[bytes]:

@@ -154,30 +154,30 @@ labels:
 name: dsr1
 ```
 
-## Exceptions
-A `recipes/...` path outside every overlay is an upstream srt-slurm recipe: it cannot be checked
-offline and is never reported (the run's warnings count such entries, and say apart those whose
-recipe this repository has at that path, in a folder some launcher copies there or in
-`srt-slurm-recipes/`, which their route does not copy: the file edited here does not run), nor
-is a recipe the launcher writes itself at the path the setting names (`sed ... base.yaml >
-"$CONFIG_PATH"`, `cp base.yaml "${CONFIG_FILE%%:*}"`). An overlay whose condition is false for
-the entry does not count. A script path is checked only in a
-folder of the repository written plainly, or reached through the values the launcher assigns a
-variable (`bash "$BENCH_SCRIPT"` after `BENCH_SCRIPT="${BENCH_BASE}.sh"`, and those of a variable
-its folder part reads: `BENCHMARK_PATH=benchmarks/${BENCHMARK_SUBDIR}/x.sh`); not in a folder held
-in a variable nothing in the launcher assigns, outside the checkout, or in the repository's root,
-where launchers write scripts they then run. It is checked only on a line that runs for the entry
-(its conditions decided true under the entry's values; in a function, when a call of it runs for the
-entry, directly or through an exported function run by `bash -c`), and a part benchlint cannot
-evaluate matches anything (a `${X:-default}` where the launcher assigns X or the route does not know
-it; where the route leaves X unset or empty, the default). A script's own call is not checked under
-a condition, with `||` or as a test (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`,
-`source ... || true`), in a function, in a file other scripts source when the path starts from `$0`
-(it names the sourcing script there), or in a launcher (checked per route above); nor a path from
-`$PWD` or from a folder computed otherwise (`$(dirname "$(dirname "$0")")`), a file in a folder the
-repository does not have (a clone the job makes), or a file the script writes, copies or fetches
-itself.
-"""
+## Exceptions A `recipes/...` path outside every overlay is an upstream srt-slurm recipe: it cannot
+be checked offline and is never reported (the run's warnings count such entries, and say apart those
+whose recipe this repository has at that path, in a folder some launcher copies there or in
+`srt-slurm-recipes/`, which their route does not copy: the file edited here does not run), nor is a
+recipe the launcher writes itself at the path the setting names (`sed ... base.yaml >
+"$CONFIG_PATH"`, `cp base.yaml "${CONFIG_FILE%%:*}"`). An overlay whose condition is false for the
+entry does not count. A script path is checked only in a folder of the repository written plainly,
+or reached through the values the launcher assigns a variable (`bash "$BENCH_SCRIPT"` after
+`BENCH_SCRIPT="${BENCH_BASE}.sh"`, and those of a variable its folder part reads:
+`BENCHMARK_PATH=benchmarks/${BENCHMARK_SUBDIR}/x.sh`); not in a folder held in a variable nothing in
+the launcher assigns, outside the checkout, or in the repository's root, where launchers write
+scripts they then run; not a path bash globs (`${SUBDIR}*_b200.sh`, an unquoted `*`, `?` or `[`: the
+disk decides), and a variable the launcher gives a value only on some ways to the command (`if [[ -n
+$X ]]; then SUB=agentic/; fi`, not one in each branch of an `if`) is read on the others as any value
+(the one it came in with). It is checked only on a line that runs for the entry (its conditions
+decided true under the entry's values; in a function, when a call of it runs for the entry, directly
+or through an exported function run by `bash -c`), and a part benchlint cannot evaluate matches
+anything (a `${X:-default}` where the launcher assigns X or the route does not know it; where the
+route leaves X unset or empty, the default). A script's own call is not checked under a condition,
+with `||` or as a test (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ... || true`), in a
+function, in a file other scripts source when the path starts from `$0` (it names the sourcing
+script there), or in a launcher (checked per route above); nor a path from `$PWD` or from a folder
+computed otherwise (`$(dirname "$(dirname "$0")")`), a file in a folder the repository does not have
+(a clone the job makes), or a file the script writes, copies or fetches itself. """
 
 from __future__ import annotations
 
@@ -794,7 +794,10 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                         continue
                     failing.setdefault(key, set()).add(route.element.scenario)
                     _, found, tried, inside = missing.setdefault(id(run.call), (run, [], [], set()))
-                    inside.add(run.inside)
+                    # (the folder each failing route's path names: the one it makes, else
+                    # the one its values make; h92 W1, h93 W4)
+                    made = (posixpath.dirname(run.path),) if run.path else run.inside
+                    inside.update(posixpath.normpath(f) if f else None for f in made or (None,))
                     if route.entry not in found:
                         found.append(route.entry)
                         tried.append(run.path)
@@ -809,14 +812,13 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
             more = len(lacking) - _NAMED
             named = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
             word = run.call.word
-            # (the folder the routes' paths name, where each is known: `${SCENARIO_SUBDIR}`
+            # (the folders the routes' paths name, where each is known: `${SCENARIO_SUBDIR}`
             # gives `agentic/` below the folder the word names)
-            folders = {posixpath.dirname(p) if p else None for p in tried}
-            folder = folders.pop() if len(folders) == 1 and None not in folders else run.folder
-            if None in folders and len(inside) == 1 and None not in inside:
-                # (the name not known, the folder is: h92 W1, `${SCENARIO_SUBDIR:-x/}${M}.sh`)
-                folder = inside.pop() or folder
-            place = f"in {folder}/" if folder else "at the checkout's root"
+            known = sorted(f for f in inside if f is not None)
+            places = known if known and None not in inside else [run.folder]
+            if len(places) > _NAMED:
+                places = [run.folder]
+            place = " or ".join(f"in {f}/" if f else "at the checkout's root" for f in places)
             yield Finding(
                 "BL202",
                 f"`{word.text}` names no script {place} for {named}: their benchmark "

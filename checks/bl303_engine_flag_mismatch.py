@@ -54,11 +54,14 @@ vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
   the release is not known;
 - a flag written with three dashes (`---enable-eplb`), an option of no release, on any launch;
 - a vLLM flag written with one dash where the parser reads an option (`-host 0.0.0.0`,
-  `-max-model-len 8192`): argparse finds no option of that name in any measured release, reads
-  `-host` as `-h` followed by `-o`, and exits (not vLLM's own one-dash options, `-tp 8`, an
-  abbreviation of one, `-O3`, `-qfp8` read as `-q fp8`, a word an option before it takes as
-  its value, or one after a word whose value is not known; SGLang's one-dash options are not
-  in the data, so its launches are not judged so);
+  `-max-model-len=8192`): argparse finds no option of that name in any measured release and
+  exits (`-host` is read as `-h`, which prints the usage: an error before Python 3.12.3, the
+  help after), or, where the word starts with a one-letter option, reads it as that option
+  with the rest as its value (`-quantization fp8`: `-q uantization`) where the rest with two
+  dashes is a flag of vLLM (not vLLM's own one-dash options, `-tp 8`, `-tp=8`, an abbreviation
+  of one, `-O3`, `-qfp8` read as `-q fp8`, a word an option before it takes as its value, or
+  one after a word whose value is not known; SGLang's one-dash options are not in the data,
+  so its launches are not judged so);
 - an SGLang flag written with `_` on a launch's command line (`--mem_fraction_static`, a
   Kubernetes `args:` item's `--tp_size`): SGLang's parser is argparse's own, which takes only
   `--mem-fraction-static` (vLLM's reads `_` as `-`; a recipe's keys are not read so);
@@ -114,8 +117,8 @@ its model path is not known here, and is read as the language model's.
 ## Fix safety
 Only a flag with three dashes or with one has a fix: dropping a dash (`---enable-eplb` to
 `--enable-eplb`), or adding one (`-host` to `--host`), where the result is a flag of the engine,
-is safe: it is the option the line means. A flag split from a variable's string has none (the
-assignment may be used elsewhere).
+is safe: it is the option the line means. A flag split from a variable's string or an array's
+item has none (the assignment may be used elsewhere).
 """
 
 from __future__ import annotations
@@ -198,42 +201,62 @@ def _three_dashes(arg: Arg, engine: str, where: str, path: str) -> Finding:
 
 def _one_dash(launch: Launch, where: str, path: str) -> Iterator[Finding]:
     """A vLLM flag written with one dash where the parser reads an option (`-host 0.0.0.0`,
-    `-max-model-len 8192`): argparse finds no such option in any measured release (it reads
-    `-host` as `-h` and then `-o`), and the server exits; the fix adds the dash where the rest
-    is a flag of vLLM. Not a word read as an option's value, a number, a word with a blank
-    (a positional argument), one after `--`, nor one after a word whose value is not known."""
+    `-max-model-len=8192`): argparse finds no such option in any measured release (it reads
+    `-host` as `-h`, which prints the usage and exits; `-quantization` as `-q` with the value
+    `uantization`), and the server does not serve as meant; the fix adds the dash where the
+    rest is a flag of vLLM, on the launch's own line. Not a word read as an option's value, a
+    number, a word with a blank (a positional argument), one after `--`, nor one after a word
+    whose value is not known."""
     data = engine_flags()
     if launch.engine != "vllm":
         return
     flags = launch.flags
+    measured = data.versions["vllm"]
     for index, arg in enumerate(flags):
         value = arg.value
         if value == "--":
             return
         if not _ONE_DASH.fullmatch(value) or value.startswith("-O") or _value_at(launch, index):
             continue
-        complaint = data.one_dash_rejection("vllm", value)
-        if complaint is None:
+        reading = data.one_dash_reading("vllm", value)
+        if reading is None:
             continue
-        meant = flag_name("-" + value)
+        shown = value.split("=", 1)[0]
+        meant = flag_name("-" + shown)
         known = meant in data.union["vllm"]
-        dash = _first_dash(arg, path, "--")
-        fix = Fix(f"write `{meant}`", (dash,)) if known and dash is not None else None
-        measured = data.versions["vllm"]
+        kind, said = reading
+        if kind == "short" and not known:
+            continue  # (`-qfp8`: `-q fp8`, as meant)
+        if kind == "rejected":
+            what = f"no vLLM release from {measured[0]} to {measured[-1]} has such an option, "
+            what += f"and the server exits with {said}"
+        elif kind == "help":
+            what = (
+                f"no vLLM release from {measured[0]} to {measured[-1]} has such an option: "
+                f"argparse reads `-h` (help), then `{said}`, and the server prints its usage "
+                "and exits instead of serving"
+            )
+        else:
+            rest = shown[len(said) :]
+            what = f"argparse reads it as `{said}` with the value `{rest}`, not as `{meant}`"
+        own = any(arg.word is w for w in launch.command.words)  # (not an array's item)
+        dash = _first_dash(arg, path, "--") if own else None
+        written = "-" + shown
+        fix = Fix(f"write `{written}`", (dash,)) if known and dash is not None else None
         yield Finding(
             "BL303",
-            f"`{value}` {where} has one dash: no vLLM release from {measured[0]} to "
-            f"{measured[-1]} has such an option, and the server exits with {complaint}"
-            + (f" (`{meant}` is one of its flags)" if known else ""),
+            f"`{shown}` {where} has one dash: {what}"
+            + (f" (`{meant}` is one of its flags)" if known and kind != "short" else ""),
             Location(path, arg.span),
-            subject=value,
-            help=f"write `{meant}`" if known else "",
+            subject=shown,
+            help=f"write `{written}`" if known else "",
             fix=fix,
         )
 
 
-# a word argparse may read as an option with one dash: letters, digits, `-`, `_`, no `=`
-_ONE_DASH = lazy_compile(r"-[A-Za-z][A-Za-z0-9_-]+")
+# a word argparse may read as an option with one dash: a letter, then letters, digits, `-`,
+# `_`, and a value after `=`
+_ONE_DASH = lazy_compile(r"-[A-Za-z][A-Za-z0-9_-]+(?:=.*)?", re.S)
 
 
 def _value_at(launch: Launch, index: int) -> bool:
