@@ -12,7 +12,10 @@ bash rejects, the other rules report only what comes before the statement bash c
 `if`, a function or a quote left open starts before the line bash names): bash runs the
 statements before it, then exits with status 2, and nothing from there on ever runs. So does a
 script a string or a heredoc gives a shell (`docker run IMAGE bash -c "..."`, `ssh host bash
-<<EOF`), where bash rejects its text: the container or remote shell exits with status 2.
+<<EOF`), where bash rejects its text: the container or remote shell exits with status 2. A script
+whose lines end with `\\r\\n` (Windows line endings) is reported too, all or some of them: bash
+reads the `\\r` as part of each such line's last word, and sbatch refuses such a batch script
+(not where every shell file of the repository has them: a checkout git's `autocrlf` wrote so).
 
 ## Why is this bad?
 A file benchlint cannot read is a file no rule checked. A recipe with a YAML syntax error fails
@@ -81,6 +84,9 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
     status 2 (h91 O2: an `if` opened twice and closed once, in a `docker run ... -c` string).
     The file's own failure is recorded where the run models it (`Workspace.failures`, reported
     below)."""
+    crlf = script.parent is None and script.contiguous and b"\r\n" in script.src
+    if crlf and _apart_from_checkout(ctx, script):
+        yield _windows_lines(script)
     if script.path in ctx.ws.failures:
         return
     for nested in script.walk():
@@ -112,6 +118,45 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
 
 
 _AT_END = "unexpected end of file"
+
+
+def _apart_from_checkout(ctx: Context, script: Script) -> bool:
+    """Whether a script's `\r\n` endings are its own, not the checkout's (git's `autocrlf` on
+    Windows writes every text file so): some of its lines end with `\n` alone, or another shell
+    file of the repository has none."""
+    src = script.src
+    if src.count(b"\n") != src.count(b"\r\n"):
+        return True
+    memo = ctx.ws.models.setdefault("unix-line-endings", {})
+    assert isinstance(memo, dict)
+    if "any" not in memo:
+        memo["any"] = any(
+            (source := ctx.ws.source(path)) is not None
+            and "\n" in source.text
+            and "\r\n" not in source.text
+            for path in ctx.ws.shell_paths
+        )
+    return bool(memo["any"])
+
+
+def _windows_lines(script: Script) -> Finding:
+    """A script whose lines end with `\r\n` (h89 M2): bash reads the `\r` as the last
+    character of each such line's last word, and sbatch refuses a batch script with them."""
+    src = script.src
+    first = src.index(b"\r\n")
+    lines = src.count(b"\n")
+    ending = src.count(b"\r\n")
+    place = script.char_of(first)
+    return Finding(
+        "BL001",
+        f"{script.path} ends {ending} of its {lines} lines with `\\r\\n` (Windows line "
+        "endings): bash reads the `\\r` as part of each such line's last word (`then\\r` is "
+        "no `then`; `$'\\r': command not found`)"
+        + (", and sbatch refuses the batch script" if b"#SBATCH" in src else ""),
+        Location(script.path, script.file.span(place, place + 1)),
+        help="convert the file to `\\n` line endings (`dos2unix`, or `sed -i 's/\\r$//'`)",
+        subject="crlf",
+    )
 
 
 @rule(

@@ -177,7 +177,7 @@ with `||` or as a test (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ..
 function, in a file other scripts source when the path starts from `$0` (it names the sourcing
 script there), or in a launcher (checked per route above); nor a path from `$PWD` or from a folder
 computed otherwise (`$(dirname "$(dirname "$0")")`), a file in a folder the repository does not have
-(a clone the job makes), or a file the script writes, copies or fetches itself. """
+(a clone the job makes), or a file the script writes, copies or fetches itself."""
 
 from __future__ import annotations
 
