@@ -102,7 +102,10 @@ fi
 ## Exceptions
 A batch job `sbatch` submitted that the script leaves with `exit 0` is handed off, not leaked (a
 "fire and forget" branch: the job ends when its own work does); an allocation left so, or a job
-left by a failure's exit, is reported. A background process of a Slurm batch script (`#SBATCH`
+left by a failure's exit, is reported, but not an allocation whose job id the script prints to its
+standard output for its caller (`export SLURM_JOB_ID=$(./alloc.sh)`: the `salloc --no-shell`
+pipeline's output, or an `echo` of the variable that holds the id, not to a file or the error
+stream). A background process of a Slurm batch script (`#SBATCH`
 lines before its first command) ends with its job when the script ends, and is not checked; one
 of a script a Dockerfile in its folder or a folder above copies into its image and runs there
 (`COPY ./download.sh /download.sh`, `RUN ./download.sh`; or in `CMD`, `ENTRYPOINT`), or that only
@@ -765,6 +768,40 @@ def _hands_off(resource: Resource, path: ExitPath) -> bool:
         and path.kind == "exit"
         and command.base == "exit"
         and [w.value for w in command.args] == ["0"]
+    )
+
+
+def _handed_to_caller(script: Script, resource: Resource) -> bool:
+    """Whether the script prints an allocation's job id to its standard output for its caller
+    (`export SLURM_JOB_ID=$(./alloc.sh)`; h97 F1, TensorRT-LLM's slurm_alloc.sh): the `salloc
+    --no-shell` pipeline's output, or an `echo`/`printf` of the variable that holds the id,
+    at the top level, not sent to a file or the error stream."""
+    acquired = resource.acquired_by
+    commands = script.commands
+    if acquired.piped and acquired.function is None and acquired.subshell is None:
+        at = commands.index(acquired)
+        last = next((c for c in commands[at + 1 :] if not c.piped and c.subshell is None), None)
+        if last is not None and _to_stdout(last):
+            return True
+    name = resource.variable
+    return name is not None and any(
+        c.base in ("echo", "printf")
+        and c.function is None
+        and c.subshell is None
+        and c.node.start_byte > resource.statement.node.end_byte
+        and any(r.name == name for w in c.args for r in w.reads())
+        and _to_stdout(c)
+        for c in commands
+    )
+
+
+def _to_stdout(command: Command) -> bool:
+    """Whether what the command prints goes to the script's standard output (no redirection
+    of it to a file or to the error stream)."""
+    return not any(
+        r.operator in (">", ">>", ">|", "&>", "&>>")
+        or (r.operator == ">&" and r.target.value != "1")
+        for r in command.redirects
     )
 
 
@@ -3304,6 +3341,8 @@ def _check_flow(
             )
             if release is None and (resource.what != "Slurm allocation" or outer is not None):
                 continue  # (a function's: its caller may release it)
+            if release is None and _handed_to_caller(script, resource):
+                continue  # (its job id printed for the caller, who uses the allocation)
             if _restarts(resource, releases, released):
                 continue  # (each call stops the last one: the script leaves one running)
             if (
