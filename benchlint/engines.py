@@ -71,10 +71,19 @@ class Launch:
 
     def _may_reach(self, assignment: Assignment) -> bool:
         """Whether an array's assignment may give the value the launch expands: not a `local`
-        of another function, nor one the top level makes after a launch of the top level
-        outside loops (h93 F1: `ARGS=(-host x)` for a client, written after the server)."""
+        of another function, not one in a subshell or a job of its own the launch is not in
+        (h96 F7), nor one the top level makes after a launch of the top level outside loops
+        (h93 F1: `ARGS=(-host x)` for a client, written after the server)."""
         command = self.command
         if assignment.kind == "local" and assignment.command.function != command.function:
+            return False
+        given = assignment.command  # (not one in a subshell or a job the launch is not in)
+        if given.apart_from_script or (
+            given.subshell is not None
+            and (
+                command.subshell is None or command.subshell.start_byte != given.subshell.start_byte
+            )
+        ):
             return False
         return not (
             command.function is None

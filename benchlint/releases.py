@@ -42,14 +42,7 @@ from benchlint.shell.expand import value as expanded
 from benchlint.shell.flow import Flow, may_set_nounset
 from benchlint.shell.held import same_shell
 from benchlint.shell.invocation import FILES
-from benchlint.shell.model import (
-    Assignment,
-    Command,
-    Script,
-    Syn,
-    Word,
-    positionals_changed_before,
-)
+from benchlint.shell.model import Assignment, Command, Script, Word, positionals_changed_before
 from benchlint.shell.output import substitution_outputs, substitution_pattern
 from benchlint.wiring import Entry, Route
 from benchlint.workspace import Workspace
@@ -185,9 +178,8 @@ class _Memo:
         self.holes: dict[tuple[str, str, bool, bool], tuple[str, ...]] = {}
         # (text, launcher path, model prefix, the route's values of its variables) -> pattern
         self.rendered: dict[tuple[object, ...], re.Pattern[str]] = {}
-        # (word, id(route), whether `$1` is the launch line's, id(the command it is in)) -> (the
-        # route, its pattern)
-        self.by_route: dict[tuple[str, int, bool, int], tuple[Route, re.Pattern[str]]] = {}
+        # (word, id(route), whether `$1` is the launch line's) -> (the route, its pattern)
+        self.by_route: dict[tuple[str, int, bool], tuple[Route, re.Pattern[str]]] = {}
 
 
 def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
@@ -196,7 +188,7 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     assert isinstance(memo, _Memo)
     top = own_arguments(call.command, route)
     word = in_container(call)
-    if not _names(word, route, path, memo, top, call.command):
+    if not _names(word, route, path, memo, top):
         return False
     if last_separator(word) >= 0:
         return True  # (the word names its folder: `_names` checked it)
@@ -207,7 +199,7 @@ def call_names(ws: Workspace, route: Route, call: Call, path: str) -> bool:
     if id(call) not in folders:
         folders[id(call)] = (call, _folders(call)[1])  # (the call kept: its id is not reused)
     possible = {f for f, given_by in folders[id(call)][1] if _may_give(route, given_by)}
-    pattern = _file_name_pattern(word, route, memo, top, call.command)
+    pattern = _file_name_pattern(word, route, memo, top)
     if not possible or None in possible or pattern.pattern.startswith(_ANY):
         return True
     inside = [f + "/" if f else "" for f in possible]  # ("": the checkout's root)
@@ -380,12 +372,10 @@ def _crosses_folders(pattern: re.Pattern[str]) -> bool:
     return "/" in pattern.pattern.replace("[^/]", "")
 
 
-def _names(
-    word: str, route: Route, target: str, memo: _Memo, top: bool = False, use: Command | None = None
-) -> bool:
+def _names(word: str, route: Route, target: str, memo: _Memo, top: bool = False) -> bool:
     """Whether a script path word can name `target` on this route (compared by file name, or
     by the end of its path where the route gives a sub-folder)."""
-    pattern = _file_name_pattern(word, route, memo, top, use)
+    pattern = _file_name_pattern(word, route, memo, top)
     if pattern.fullmatch(posixpath.basename(target)) is not None:
         # (a name that starts with an expansion not known may hold sub-folders: as
         # `scripts_run` matches it)
@@ -618,9 +608,7 @@ def _scripts_run(ctx: Context, route: Route) -> list[ScriptRun]:
                 word = shown
             elif not possible:
                 possible = {repository_folder(call.caller, value)}
-        pattern = file_name_pattern(
-            ctx, word, route, own_arguments(call.command, route), call.command
-        )
+        pattern = file_name_pattern(ctx, word, route, own_arguments(call.command, route))
         if (None in possible or not possible) and _bare(word, pattern):
             possible = {""}  # (`bash ${MODEL_CODE}_x.sh`, its value on the route: a name alone)
         folder = "" if possible == {""} else _outermost(possible)
@@ -1015,14 +1003,9 @@ def _in_folder_part(
     choices: list[tuple[re.Match[str], list[tuple[str, Command]]]] = []
     for match in PATH_EXPANSION.finditer(value, 0, max(cut, 0)):
         name = match.group(0).strip("${}")
-        reached = reaching(name, command)
-        given = [(a.value.value, a.command) for a in reached if a.value is not None]
+        given = [(a.value.value, a.command) for a in reaching(name, command) if a.value is not None]
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or not given:
             return []
-        if not _covered([a.command for a in reached], command):
-            # (`if [[ -n $X ]]; then SUB=agentic/; fi`: where none runs, the value it came in
-            # with, which the folder does not show; h93 F5)
-            return [(None, ())]
         choices.append((match, given))
     combinations: list[tuple[str, tuple[Command, ...]]] = [(value, ())]
     for match, given in reversed(choices):  # (from the right: earlier offsets stay valid)
@@ -1059,53 +1042,6 @@ _UNQUOTED_PARTS = lazy_compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|\\.|\$\{[^}]*\}|\$
 _GLOB = lazy_compile(r"[*?\[]")
 
 
-def _covered(commands: Sequence[Command], use: Command) -> bool:
-    """Whether one of the commands (assignments before `use`) runs whenever `use` does: one
-    under conditions `use` runs under too (none, or some of them), or one in each branch of an
-    `if` (`elif`s too) inside them; of `use`'s own function, in no loop, subshell or job `use`
-    is not in."""
-    own = tuple((g.node.start_byte, g.expect) for g in use.guards)
-    loops = tuple(loop.start_byte for loop in use.loops)
-    paths = []
-    for c in commands:
-        guards = tuple((g.node.start_byte, g.expect) for g in c.guards)
-        if (
-            c.node.start_byte < use.node.start_byte
-            and c.function == use.function
-            and tuple(loop.start_byte for loop in c.loops) == loops[: len(c.loops)]
-            and (c.subshell is None or c.subshell.start_byte == _start(use.subshell))
-            and not c.apart_from_script
-            and not any(g.patterns for g in c.guards)
-        ):
-            if own[: len(guards)] == guards:  # (under conditions `use` runs under too)
-                return True
-            if guards[: len(own)] == own:  # (inside them, under more)
-                paths.append(guards[len(own) :])
-    return _branches_cover(paths)
-
-
-def _start(node: Syn | None) -> int | None:
-    return node.start_byte if node is not None else None
-
-
-def _branches_cover(paths: list[tuple[tuple[int, bool], ...]], depth: int = 0) -> bool:
-    """Whether the guards of some commands (each the conditions it runs under, outermost
-    first) leave no way past them all: one runs under no further condition, or both ways of a
-    condition each lead to such a command."""
-    if any(len(path) == depth for path in paths):
-        return True
-    by_way: dict[tuple[int, bool], list[tuple[tuple[int, bool], ...]]] = {}
-    for path in paths:
-        by_way.setdefault(path[depth], []).append(path)
-    return any(
-        expect
-        and (node, False) in by_way
-        and _branches_cover(by_way[node, True], depth + 1)
-        and _branches_cover(by_way[node, False], depth + 1)
-        for node, expect in by_way
-    )
-
-
 def _may_give(route: Route, given_by: tuple[Command, ...]) -> bool:
     """Whether these assignments may all run on the route (none: the path is written so)."""
     return all(route.holds(command) is not False for command in given_by)
@@ -1131,19 +1067,15 @@ def _scripts_below(ctx: Context) -> dict[str, list[tuple[str, str]]]:
     return below
 
 
-def file_name_pattern(
-    ctx: Context, word: str, route: Route, top: bool = False, use: Command | None = None
-) -> re.Pattern[str]:
+def file_name_pattern(ctx: Context, word: str, route: Route, top: bool = False) -> re.Pattern[str]:
     """The file names a script path word of the route's launcher can give on this route: the
     route's entry values in its expansions, the launcher's own variables by the values it
     assigns them, `${EXP_NAME%%_*}` by the entry's model prefix, what a command substitution
     can print, the launch line's arguments (`${1%%_*}`) where the word is the launcher's own
-    (`top`: `own_arguments`); anything else matches any part of a name. `use`: the command
-    the word is written in: a variable the launcher gives a value only on some ways to it
-    keeps the value it came in with on the others (h93 F5)."""
+    (`top`: `own_arguments`); anything else matches any part of a name."""
     memo = ctx.ws.models.setdefault("release-patterns", _Memo())
     assert isinstance(memo, _Memo)
-    return _file_name_pattern(word, route, memo, top, use)
+    return _file_name_pattern(word, route, memo, top)
 
 
 def own_arguments(command: Command, route: Route) -> bool:
@@ -1155,21 +1087,17 @@ def own_arguments(command: Command, route: Route) -> bool:
     return not positionals_changed_before(command)
 
 
-def _file_name_pattern(
-    word: str, route: Route, memo: _Memo, top: bool = False, use: Command | None = None
-) -> re.Pattern[str]:
-    key = (word, id(route), top, id(use))
+def _file_name_pattern(word: str, route: Route, memo: _Memo, top: bool = False) -> re.Pattern[str]:
+    key = (word, id(route), top)
     known = memo.by_route.get(key)
     if known is not None and known[0] is route:  # (a word is asked for once per script it names)
         return known[1]
-    pattern = _rendered_pattern(word, route, memo, top, use)
+    pattern = _rendered_pattern(word, route, memo, top)
     memo.by_route[key] = (route, pattern)  # the route kept: its id is not reused while it is
     return pattern
 
 
-def _rendered_pattern(
-    word: str, route: Route, memo: _Memo, top: bool, use: Command | None = None
-) -> re.Pattern[str]:
+def _rendered_pattern(word: str, route: Route, memo: _Memo, top: bool) -> re.Pattern[str]:
     script = route.launcher.script
     text = _file_name(word)
     whole = len(text) < len(word)
@@ -1188,27 +1116,11 @@ def _rendered_pattern(
         tuple(route.holds(command) is not False for command in _givers(template)),
         # (a substitution's printers and `${X:+...}`'s assignments: whether each surely runs)
         tuple(route.holds(command) for command in _givers(template, exact=True)),
-        uncovered := _uncovered(template, use),
     )
     pattern = memo.rendered.get(signature)
     if pattern is None:
-        pattern = memo.rendered[signature] = re.compile(_render(template, route, uncovered))
+        pattern = memo.rendered[signature] = re.compile(_render(template, route))
     return pattern
-
-
-def _uncovered(template: tuple[object, ...], use: Command | None) -> frozenset[str]:
-    """The variables of the template's expansions that the launcher gives a value on some
-    ways to `use` but not on all (`if [[ -n $X ]]; then SUB=agentic/; fi`, h93 F5): there they
-    keep the value they came in with."""
-    if use is None:
-        return frozenset()
-    return frozenset(
-        item.name
-        for item in template
-        if isinstance(item, _Hole)
-        and item.fallback
-        and not _covered([c for _, by in item.fallback for c in by], use)
-    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1520,9 +1432,7 @@ def _empty_on(item: _Alternate, route: Route) -> set[bool] | None:
     return found
 
 
-def _render(
-    template: tuple[object, ...], route: Route, uncovered: frozenset[str] = frozenset()
-) -> str:
+def _render(template: tuple[object, ...], route: Route) -> str:
     out = []
     env = route.env
     for item in template:
@@ -1565,12 +1475,9 @@ def _render(
         elif item.fallback is None:
             out.append(_ANY)
         else:  # the values of the assignments that may run on the route
-            offered = {
-                _render(t, route) for t, given_by in item.fallback if _may_give(route, given_by)
-            }
-            if offered and item.name in uncovered:
-                offered.add(_ANY)  # (where none runs, the value it came in with)
-            rendered = sorted(offered)
+            rendered = sorted(
+                {_render(t, route) for t, given_by in item.fallback if _may_give(route, given_by)}
+            )
             if rendered:
                 out.append("(?:" + "|".join(rendered) + ")")
             elif item.name in env.known:  # none does: the value the entry gave it (a path)

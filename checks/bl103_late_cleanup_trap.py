@@ -667,10 +667,10 @@ def _shown_program(command: Command) -> str | None:
     for wrapper in invocation.wrappers:  # `docker run -d ... IMAGE`: the image (h87 W3)
         if wrapper.name in ("docker run", "podman run") and wrapper.operands:
             return f"{wrapper.name} {clip(wrapper.operands[0].text, 40)}"
-    program = _program(command)
-    if program is None:  # (`"$WORKSPACE/build/mooncake_master" ... &`: its name, h94 W1)
-        return invocation.base
-    if program != invocation.base:
+    # (`"$WORKSPACE/build/mooncake_master" ... &`: by its file's name, h94 W1; `"$VENV/bin/
+    # python3" -m sglang.launch_server`, with what it runs, h96 W2)
+    program = _program(command) or invocation.base
+    if program is None or program != invocation.base:
         return program
     if _PYTHON.fullmatch(program):
         ran = _python_runs(invocation.words[1:])
@@ -3437,7 +3437,8 @@ def _watchdog(script: Script, resource: Resource) -> Command | None:
             and _releases(resource, script.text_of(release.node))
         ):
             sleep = _delayed_by(release)
-            if sleep is not None:
+            between = script.src[sleep.node.end_byte : release.node.start_byte] if sleep else b""
+            if sleep is not None and b"||" not in between:  # (`sleep || rm`: never, h96 W3)
                 return sleep
     return None
 
@@ -3447,6 +3448,7 @@ def _delayed_by(command: Command) -> Command | None:
     "$PID" &`, `(sleep 600; kill "$PID") &`), if one."""
     script = command.script
     for sleep in script.commands:
+        between = script.src[sleep.node.end_byte : command.node.start_byte]
         if (
             sleep.node.end_byte <= command.node.start_byte
             and sleep.background
@@ -3454,7 +3456,12 @@ def _delayed_by(command: Command) -> Command | None:
             and sleep.args
             and sleep.loops == command.loops  # (not a poll: `while kill -0 $$; do sleep 5`)
             and sleep.function == command.function
-            and not _JOB_END.search(script.src[sleep.node.end_byte : command.node.start_byte])
+            and not _JOB_END.search(between)
+            and not any(  # (no poll between: `sleep 5; while kill -0 $$; do ...`, h96 F10)
+                c.loops != command.loops
+                and sleep.node.end_byte <= c.node.start_byte < command.node.start_byte
+                for c in script.commands
+            )
         ):
             return sleep
     return None

@@ -1173,9 +1173,11 @@ def _owner(command: Command) -> str | None:
 def _lists_names(script: Script, names: set[str]) -> bool:
     """Whether the script expands the names of the variables that start with a prefix of one
     of `names` (`"${!SPEC_@}"`, then `${!v}`: h93 F4), which reads them all."""
+    src = script.src
     return any(
         any(n.startswith(m.group(1).decode()) for n in names)
-        for m in _PREFIX_NAMES.finditer(script.src)
+        and _COMMENT.match(src[src.rfind(b"\n", 0, m.start()) + 1 : m.start()]) is None
+        for m in _PREFIX_NAMES.finditer(src)
     )
 
 

@@ -166,18 +166,16 @@ or reached through the values the launcher assigns a variable (`bash "$BENCH_SCR
 `BENCHMARK_PATH=benchmarks/${BENCHMARK_SUBDIR}/x.sh`); not in a folder held in a variable nothing in
 the launcher assigns, outside the checkout, or in the repository's root, where launchers write
 scripts they then run; not a path bash globs (`${SUBDIR}*_b200.sh`, an unquoted `*`, `?` or `[`: the
-disk decides), and a variable the launcher gives a value only on some ways to the command (`if [[ -n
-$X ]]; then SUB=agentic/; fi`, not one in each branch of an `if`) is read on the others as any value
-(the one it came in with). It is checked only on a line that runs for the entry (its conditions
-decided true under the entry's values; in a function, when a call of it runs for the entry, directly
-or through an exported function run by `bash -c`), and a part benchlint cannot evaluate matches
-anything (a `${X:-default}` where the launcher assigns X or the route does not know it; where the
-route leaves X unset or empty, the default). A script's own call is not checked under a condition,
-with `||` or as a test (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ... || true`), in a
-function, in a file other scripts source when the path starts from `$0` (it names the sourcing
-script there), or in a launcher (checked per route above); nor a path from `$PWD` or from a folder
-computed otherwise (`$(dirname "$(dirname "$0")")`), a file in a folder the repository does not have
-(a clone the job makes), or a file the script writes, copies or fetches itself."""
+disk decides). It is checked only on a line that runs for the entry (its conditions decided true
+under the entry's values; in a function, when a call of it runs for the entry, directly or through
+an exported function run by `bash -c`), and a part benchlint cannot evaluate matches anything (a
+`${X:-default}` where the launcher assigns X or the route does not know it; where the route leaves X
+unset or empty, the default). A script's own call is not checked under a condition, with `||` or as
+a test (`[[ -f "$DIR/x.sh" ]] && source "$DIR/x.sh"`, `source ... || true`), in a function, in a
+file other scripts source when the path starts from `$0` (it names the sourcing script there), or in
+a launcher (checked per route above); nor a path from `$PWD` or from a folder computed otherwise
+(`$(dirname "$(dirname "$0")")`), a file in a folder the repository does not have (a clone the job
+makes), or a file the script writes, copies or fetches itself."""
 
 from __future__ import annotations
 

@@ -237,7 +237,7 @@ def _one_dash(launch: Launch, where: str, path: str) -> Iterator[Finding]:
                 "and exits instead of serving"
             )
         else:
-            rest = shown[len(said) :]
+            rest = value[len(said) :]  # (`-quantization=fp8`: `uantization=fp8`, h96 W1)
             what = f"argparse reads it as `{said}` with the value `{rest}`, not as `{meant}`"
         own = any(arg.word is w for w in launch.command.words)  # (not an array's item)
         dash = _first_dash(arg, path, "--") if own else None
