@@ -10,7 +10,8 @@ and the branch that fails with a literal non-zero `return` or `exit`. Reports th
 a call that reaches that failing branch: one no other branch takes (a word left over from an edit,
 an option the function never had or no longer has, a value given to an option that takes none). Each
 word before it must be known: its text where a branch is chosen, or one word where a branch takes it
-as a value.
+as a value. A quoted `"${ARGS[@]}"` among the arguments is the items of the array the calling
+script assigns once before the call (`args=(1 4 true)`), each at its place there.
 
 ## Why is this bad?
 The function returns (or the script exits) at its first unknown word, before it does anything
@@ -77,7 +78,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from benchlint.calls import Call, anchored
@@ -85,6 +86,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, clip
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
+from benchlint.shell.held import once_before
 from benchlint.shell.model import Command, Script, Word, shell_string_words
 from benchlint.workflow import (
     WORKFLOWS,
@@ -258,7 +260,7 @@ def _function_calls(ctx: Context, script: Script) -> Iterator[_Call]:
                     unread = _SHAPE
         defined_at = Location(owner.path, where, "the function")
         yield _Call(
-            command.words[1:],
+            _spread(command, command.words[1:]),
             owner,
             loop,
             name,
@@ -539,7 +541,7 @@ def _run_of(ctx: Context, command: Command, named: Word, path: str, moves: bool)
     if loop is None and not _TOP_LOOP.search(target.file.text):
         return None  # (no option loop at its top level: nothing to read)
     shown = f"`{target.path}`"
-    arguments = list(words[index + 1 :])
+    arguments = _spread(command, words[index + 1 :])
     # (after a `cd`, the path may name another file; not one the `cd` cannot change: `/x.sh`,
     # `"$SCRIPT_DIR/x.sh"` of `SCRIPT_DIR="$(dirname "$(readlink -f "$0")")"`)
     script = command.script
@@ -548,6 +550,22 @@ def _run_of(ctx: Context, command: Command, named: Word, path: str, moves: bool)
     return _Call(arguments, target, loop, target.path, shown, "the script exits", (), unread)
 
 
+def _spread(command: Command, words: Sequence[Word]) -> list[Word]:
+    """The arguments the words give, a quoted `"${ARGS[@]}"` as the items of the array the
+    script assigns once before the command (`args=(1 4 true)`: h97 M2, TensorRT-LLM's
+    submitters), each at its place in the assignment."""
+    found: list[Word] = []
+    for word in words:
+        array = _ARRAY.fullmatch(word.text)
+        given = once_before(command, array.group(1)) if array is not None else None
+        if given is not None and given.items is not None:
+            found.extend(given.items)
+        else:
+            found.append(word)
+    return found
+
+
+_ARRAY = lazy_compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\}"')
 _MOVED = (
     "calls of a shell function or script that rejects unknown arguments, after a `cd`: the "
     "file a relative path names may be another, not read (BL120)"
