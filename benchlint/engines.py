@@ -72,8 +72,9 @@ class Launch:
     def _may_reach(self, assignment: Assignment) -> bool:
         """Whether an array's assignment may give the value the launch expands: not a `local`
         of another function, not one in a subshell or a job of its own the launch is not in
-        (h96 F7), nor one the top level makes after a launch of the top level outside loops
-        (h93 F1: `ARGS=(-host x)` for a client, written after the server)."""
+        (h96 F7), nor, for a launch of the top level outside loops, one the top level makes
+        after it (h93 F1: `ARGS=(-host x)` for a client, written after the server) or one
+        another plain assignment of the top level replaces before it (h96 F8)."""
         command = self.command
         if assignment.kind == "local" and assignment.command.function != command.function:
             return False
@@ -85,11 +86,23 @@ class Launch:
             )
         ):
             return False
-        return not (
-            command.function is None
-            and not command.loops
-            and assignment.command.function is None
-            and assignment.node.start_byte > command.node.end_byte
+        if command.function is not None or command.loops or given.function is not None:
+            return True
+        if assignment.node.start_byte > command.node.end_byte:
+            return False
+        # (not one another plain assignment of the top level gives a new value before it: h96 F8)
+        script = command.script
+        return not any(
+            later.name == assignment.name
+            and assignment.node.end_byte <= later.node.start_byte < command.node.start_byte
+            and later.kind == "assign"
+            and not script.text_of(later.node).startswith(later.name + "+=")
+            and not later.command.guards
+            and not later.command.loops
+            and later.command.function is None
+            and later.command.subshell is None
+            and not later.command.apart_from_script
+            for later in script.assignments
         )
 
     @functools.cached_property
