@@ -199,7 +199,7 @@ def _three_dashes(arg: Arg, engine: str, where: str, path: str) -> Finding:
     )
 
 
-def _one_dash(launch: Launch, where: str, path: str) -> Iterator[Finding]:
+def _one_dash(launch: Launch, where: str, path: str) -> Iterator[tuple[Arg, Finding]]:
     """A vLLM flag written with one dash where the parser reads an option (`-host 0.0.0.0`,
     `-max-model-len=8192`): argparse finds no such option in any measured release (it reads
     `-host` as `-h`, which prints the usage and exits; `-quantization` as `-q` with the value
@@ -243,14 +243,17 @@ def _one_dash(launch: Launch, where: str, path: str) -> Iterator[Finding]:
         dash = _first_dash(arg, path, "--") if own else None
         written = "-" + shown
         fix = Fix(f"write `{written}`", (dash,)) if known and dash is not None else None
-        yield Finding(
-            "BL303",
-            f"`{shown}` {where} has one dash: {what}"
-            + (f" (`{meant}` is one of its flags)" if known and kind != "short" else ""),
-            Location(path, arg.span),
-            subject=shown,
-            help=f"write `{written}`" if known else "",
-            fix=fix,
+        yield (
+            arg,
+            Finding(
+                "BL303",
+                f"`{shown}` {where} has one dash: {what}"
+                + (f" (`{meant}` is one of its flags)" if known and kind != "short" else ""),
+                Location(path, arg.span),
+                subject=shown,
+                help=f"write `{written}`" if known else "",
+                fix=fix,
+            ),
         )
 
 
@@ -688,7 +691,7 @@ def _in_container(
         together = _apart(engine, apart, where)
         if together is not None:
             found.append(together)
-    found.extend(_one_dash(launch, where, path))
+    found.extend(dashed for _, dashed in _one_dash(launch, where, path))
     for arg in flags:
         if arg.value.startswith("---"):
             found.append(_three_dashes(arg, engine, where, path))
@@ -958,8 +961,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             found = _apart(engine, apart, where)
             if found is not None:
                 yield found
-        for dashed in _one_dash(launch, where, script.path):
-            arg = next(a for a in launch.flags if a.span == dashed.location.span)
+        for arg, dashed in _one_dash(launch, where, script.path):
             when = _only_when(arg, launch)
             yield dataclasses.replace(dashed, notes=(when,)) if when else dashed
         for arg in launch.flags:
