@@ -34,6 +34,17 @@ class Container:
     installed: tuple[str, str] | None = None
 
 
+# a `command:`, `args:` or `entrypoint:` key (a Compose service's), or a SkyPilot task's
+# `run:`: a file without one has no container's command line
+_CONTAINER_KEY = lazy_compile(r"^(?:[ \t-]*(?:command|args|entrypoint)|run)[ \t]*:", re.M)
+
+
+def may_hold_containers(text: str) -> bool:
+    """Whether a YAML file's text may hold a container's command line (`containers`): a
+    `command:`, `args:` or `entrypoint:` key, or a `run:` (a file without one holds none)."""
+    return _CONTAINER_KEY.search(text) is not None
+
+
 def containers(
     file: SourceText, document: YamlDocument, naming: tuple[str, ...] = ()
 ) -> Iterator[Container]:

@@ -12,7 +12,10 @@ bash rejects, the other rules report only what comes before the statement bash c
 `if`, a function or a quote left open starts before the line bash names): bash runs the
 statements before it, then exits with status 2, and nothing from there on ever runs. So does a
 script a string or a heredoc gives a shell (`docker run IMAGE bash -c "..."`, `ssh host bash
-<<EOF`), where bash rejects its text: the container or remote shell exits with status 2. A script
+<<EOF`), where bash rejects its text: the container or remote shell exits with status 2; and one
+a container's command line gives a shell (a Kubernetes container's `command: ["/bin/bash",
+"-c"]` with the script in `args`, a Compose service's `bash -c` command, a SkyPilot task's
+`run:`), which then fails at every start. A script
 whose lines end with `\\r\\n` (Windows line endings) is reported too, all or some of them: bash
 reads the `\\r` as part of each such line's last word, and sbatch refuses such a batch script
 (not where every shell file of the repository has them: a checkout git's `autocrlf` wrote so).
@@ -56,11 +59,14 @@ rule.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 
 from benchlint.calls import call_graph
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, Undecided
+from benchlint.lazyre import lazy_compile
+from benchlint.manifests import containers, may_hold_containers
 from benchlint.registry import rule
 from benchlint.shell.model import Script, parse_tree, syntax_suspect
 from benchlint.source import SourceText
@@ -74,7 +80,7 @@ from benchlint.workflow import (
     workflow_roots,
 )
 from benchlint.workspace import bash_syntax_error
-from benchlint.yamlmodel import YNode, value_span
+from benchlint.yamlmodel import YamlDocument, YNode, value_span
 
 
 def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
@@ -89,6 +95,11 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         yield _windows_lines(script)
     if script.path in ctx.ws.failures:
         return
+    yield from _nested_rejected(script)
+
+
+def _nested_rejected(script: Script) -> Iterator[Finding]:
+    """The scripts nested in `script` as written that `bash -n` rejects."""
     for nested in script.walk():
         if nested is script or not nested.verbatim or not nested.has_error:
             continue
@@ -106,15 +117,35 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         place = nested.char_of(min(at, max(len(nested.src) - 1, 0)))
         parent = nested.parent
         assert parent is not None
+        runs = parent.first_line_span
         yield Finding(
             "BL001",
-            f"the script line {parent.span.line} gives a shell is not valid bash ({message}): "
-            "that shell runs the commands before the statement it cannot read, then exits "
-            "with status 2",
+            f"the script line {runs.line} gives a shell is not valid bash ({message}): that "
+            "shell runs the commands before the statement it cannot read, then exits with "
+            "status 2",
             Location(script.path, script.file.span(place, place + 1)),
-            related=(Location(script.path, parent.first_line_span, "runs it"),),
+            related=(Location(script.path, runs, "runs it"),),
             subject=f"nested:{message}",
         )
+
+
+def _container_scripts(document: YamlDocument) -> list[Finding | Undecided]:
+    """The rule's document pass: a script a Kubernetes container's `command` and `args`, a
+    Compose service's command or a SkyPilot task's `run:` gives a shell (`["/bin/bash", "-c"]`
+    with the script in `args`), where `bash -n` rejects it: the container's shell exits with
+    status 2 at every start (h98 M2)."""
+    source = document.file
+    if not may_hold_containers(source.text) or not _SHELL_OPTION_C.search(source.text):
+        return []
+    found: list[Finding | Undecided] = []
+    for container in containers(source, document):
+        found += _nested_rejected(container.script)
+    return found
+
+
+# a shell's `-c` option, alone or among others (`-c`, `-lc`, `-ec`, `-xc`), or a SkyPilot
+# task's `run:` (a script its bash runs)
+_SHELL_OPTION_C = lazy_compile(r"(?<![\w-])-[A-Za-z]*c\b|^run[ \t]*:", re.M)
 
 
 _AT_END = "unexpected end of file"
@@ -166,11 +197,15 @@ def _windows_lines(script: Script) -> Finding:
     tags=("reliability",),
     precision="very-high",
     script_pass=_script_pass,
+    document_pass=_container_scripts,
 )
 def check(ctx: Context) -> Iterator[Finding]:
     ws = ctx.ws
+    recipes = set(ws.recipe_paths)
     for path in ctx.in_scope(ws.yaml_paths):
         ws.yaml(path, keep=False)  # (a large one no later rule keeps is let go)
+        if path not in recipes:
+            yield from ctx.document_pass("BL001", path, _container_scripts)
     sourced = ctx.in_scope(ws.sourced_only)
     if sourced:  # (a `.env` file is shell only where a script sources it)
         graph = call_graph(ws)

@@ -143,7 +143,7 @@ from benchlint.engines import (
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
 from benchlint.images import dynamo_runtime, image_latest, image_release
 from benchlint.lazyre import lazy_compile
-from benchlint.manifests import containers
+from benchlint.manifests import containers, may_hold_containers
 from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
 from benchlint.releases import Running, beyond_scope, launch_releases
@@ -582,17 +582,12 @@ def _unchecked(launch: Launch) -> str | None:
     return f"engine launches of `{program}` not checked for flags (BL303: no flag data for it)"
 
 
-# a `command:`, `args:` or `entrypoint:` key (a Compose service's), or a SkyPilot task's
-# `run:`: a file without one has no container's command line
-_CONTAINER = lazy_compile(r"^(?:[ \t-]*(?:command|args|entrypoint)|run)[ \t]*:", re.M)
-
-
 def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
     """The rule's document pass: the engine launches of a Kubernetes container's `command` and
     `args` (and of a SkyPilot task's `run:`), against the release its `image` names, else the
     other engine's flags."""
     source = document.file
-    if not any(name in source.text for name in ENGINES) or not _CONTAINER.search(source.text):
+    if not any(name in source.text for name in ENGINES) or not may_hold_containers(source.text):
         return []
     found: list[Finding | Undecided] = []
     path = source.path
