@@ -590,6 +590,49 @@ def test_words_and_their_reads_agree_with_bash(words: list[str]) -> None:
         assert [r.name for r in word.reads()] == expanded, (line, word.text, printed)
 
 
+# pieces of a `$'...'` string's text: every kind of escape bash's `ansicstr` reads, and the
+# edges (a digit past an escape's last, an escape with no digit, a NUL, a value past U+10FFFF)
+_ANSI_PIECES = st.sampled_from(
+    [
+        "a", " ", "$", "é", "\\n", "\\t", "\\e", "\\E", "\\a", "\\b", "\\f", "\\v",
+        "\\r", "\\q", "\\\\", "\\'", '\\"', "\\?", "\\0", "\\01", "\\012",
+        "\\0101", "\\101", "\\7", "\\8", "\\777", "\\400", "\\x", "\\x4", "\\x41",
+        "\\x414", "\\xg", "\\xff", "\\x0", "\\u", "\\u41", "\\u00e9", "\\u263a",
+        "\\uD800", "\\U0001F600", "\\U41", "\\U7FFFFFFF", "\\UFFFFFFFF", "\\U00110000",
+        "\\cA", "\\ca", "\\c?", "\\c", "\\c\\\\", "\\c\\x", "\\c[", "\\cé",
+    ]
+)  # fmt: skip
+
+
+@needs_bash
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(_ANSI_PIECES, min_size=1, max_size=5).map("".join))
+@example("\\0101")  # `\0` takes two more digits, as the others do (`\010`, then `1`)
+@example("a\\0b")  # the string ends at a NUL
+@example("\\cé")  # the control character of the first byte; the others stay
+def test_ansi_c_strings_agree_with_bash(text: str) -> None:
+    """A `$'...'` word's value is the bytes bash makes of it (in a UTF-8 locale), each
+    character placed at the file offset of its escape's backslash or of itself."""
+    line = f"x$'{text}'y"
+    printed = subprocess.run(
+        [BASH or "bash", "-c", f"printf '%s' {line}"],
+        env={"LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        timeout=10,
+    ).stdout
+    script = parse_file(SourceText("t.sh", f"echo {line}\n".encode()))
+    word = script.commands[0].words[1]
+    assert word.value.encode("utf-8", "surrogateescape") == printed, (text, word.value, printed)
+    assert word.static
+    offsets = word.offsets
+    assert len(offsets) == len(word.value)
+    assert offsets[0] == 5 and offsets[-1] == len(line) + 4  # (`x` and `y`, after `echo `)
+    assert offsets == sorted(offsets)
+    backslashes = [i + 8 for i, c in enumerate(text) if c == "\\"]
+    for char, offset in zip(word.value[1:-1], offsets[1:-1], strict=True):
+        assert offset in backslashes or line[offset - 5] == char, (text, char, offset)
+
+
 @needs_bash
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(

@@ -61,7 +61,7 @@ def _collect(
         _unescape(node.start_byte + 1, node.end_byte - 1, src, char_of, out, offsets, _DQ_ESCAPES)
         return static
     if kind == "ansi_c_string":
-        _verbatim(node.start_byte + 2, node.end_byte - 1, src, char_of, out, offsets)
+        _ansi_c(node.start_byte + 2, node.end_byte - 1, src, char_of, out, offsets)
         return True
     # word, number, string_content and anything else: unquoted text, `\x` is `x`.
     static = not _has_expansion(node)
@@ -217,3 +217,102 @@ def _unescape(
         out.append(ch)
         offsets.append(offset)
         i += 1
+
+
+# `$'...'`: the escapes bash replaces by one character (`\\'`, `\\"` and `\\?` by themselves)
+_ANSI_C = {
+    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+    "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}  # fmt: skip
+_OCTAL = frozenset("01234567")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
+
+
+def _ansi_c(
+    start: int,
+    end: int,
+    src: bytes,
+    char_of: Callable[[int], int],
+    out: list[str],
+    offsets: list[int],
+) -> None:
+    """The value of a `$'...'` string's text, as bash's `ansicstr` makes it (each character at
+    its escape's backslash): the letter escapes (`\\t`, `\\n`, `\\e`), octal `\\nnn` and hex
+    `\\xHH` bytes, `\\uHHHH` and `\\UHHHHHHHH` characters, `\\cX` control characters; an
+    escape bash does not know keeps its backslash (`\\q`, a `\\x` with no digit); a NUL ends the
+    string (bash's strings are C strings)."""
+    if src.find(b"\\", start, end) < 0:
+        _verbatim(start, end, src, char_of, out, offsets)
+        return
+    chars = _chars(start, end, src, char_of)
+    i, n = 0, len(chars)
+    while i < n:
+        c, at = chars[i]
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            offsets.append(at)
+            i += 1
+            continue
+        e = chars[i + 1][0]
+        j = i + 2
+        if e in _ANSI_C:
+            ch = _ANSI_C[e]
+        elif e in _OCTAL:  # (at most three digits, `\\0` too)
+            value = int(e)
+            while j < n and j < i + 4 and chars[j][0] in _OCTAL:
+                value = value * 8 + int(chars[j][0])
+                j += 1
+            ch = _byte(value & 0xFF)
+        elif e in _HEX_DIGITS:
+            digits = ""
+            while j < n and chars[j][0] in _HEX and len(digits) < _HEX_DIGITS[e]:
+                digits += chars[j][0]
+                j += 1
+            if not digits:  # (kept as written)
+                out += ("\\", e)
+                offsets += (at, chars[i + 1][1])
+                i = j
+                continue
+            value = int(digits, 16)
+            ch = _byte(value) if e == "x" else _utf8(value)
+        elif e == "c" and j < n:  # (the control character of the next byte; `\\c\\\\` of `\\`)
+            x = chars[j][0]
+            j += 1
+            if x == "\\" and j < n and chars[j][0] == "\\":
+                j += 1
+            first, *rest = x.encode("utf-8", "surrogateescape")
+            ch = "\x7f" if x == "?" else chr((ord(x.upper()) if x.isascii() else first) & 0x1F)
+            ch += bytes(rest).decode("utf-8", "surrogateescape")
+        else:  # (an escape bash does not know: kept, backslash and all)
+            out += ("\\", e)
+            offsets += (at, chars[i + 1][1])
+            i = j
+            continue
+        if ch.startswith("\0"):  # (the string ends at a NUL)
+            return
+        out.append(ch)
+        offsets.extend([at] * len(ch))
+        i = j
+
+
+def _byte(value: int) -> str:
+    """A byte as a character of a value decoded with `surrogateescape`."""
+    return chr(value) if value < 0x80 else chr(0xDC00 + value)
+
+
+# the bytes of a value in UTF-8 as first defined, by the values below each limit
+_UTF8_SIZES = ((2, 0x800), (3, 0x10000), (4, 0x200000), (5, 0x4000000), (6, 1 << 31))
+
+
+def _utf8(value: int) -> str:
+    """bash's encoding of a `\\u`/`\\U` value: UTF-8 as first defined, up to six bytes (a
+    surrogate or a value past U+10FFFF too, as bytes), nothing past 0x7FFFFFFF."""
+    if value < 0x80:
+        return chr(value)
+    if value >= 1 << 31:
+        return ""
+    size = next(size for size, limit in _UTF8_SIZES if value < limit)
+    tail = [0x80 | (value >> (6 * k)) & 0x3F for k in range(size - 2, -1, -1)]
+    lead = (0xFF00 >> size) & 0xFF | value >> (6 * (size - 1))
+    return bytes([lead, *tail]).decode("utf-8", "surrogateescape")
