@@ -844,6 +844,54 @@ def _release_after(
     return None
 
 
+def _other_releases(
+    script: Script, releases: list[Command], released: Released, line: int | None
+) -> list[Command]:
+    """The commands of the releasing statements that release the resource, not on `line`: the
+    innermost (the `kill` in an `if` in a loop), else the statement itself."""
+    found: dict[int, Command] = {}
+    for statement in releases:
+        start, end = statement.node.start_byte, statement.node.end_byte
+        inner = [
+            command
+            for command in script.commands
+            if start <= command.node.start_byte < end
+            and command is not statement
+            and released(command)
+        ]
+        for command in inner or [statement]:
+            start, end = command.node.start_byte, command.node.end_byte
+            if not any(c is not command and start <= c.node.start_byte < end for c in inner):
+                found.setdefault(command.span.line, command)  # (the innermost: the `kill`)
+    return [command for at, command in sorted(found.items()) if at != line]
+
+
+def _released_where(
+    script: Script, line: int, others: list[Command], leak: Command | None, called: str
+) -> tuple[str, bool]:
+    """Where the message says the resource is released (`only at line 9`, `only at lines 4
+    and 5`, `at line 9, and at line 6 on another way`), and whether some way releases it
+    (h99 W1: the clean-up of a branch that then exits, `if ! ready; then kill "$PID"; exit 1;
+    fi`, before the exit path named)."""
+    skipped = [line]
+    apart = []
+    for command in others:
+        after = leak is not None and command.node.start_byte > leak.node.start_byte
+        if after and not _branch_exits(script, command, ("exit", "continue", "break")):
+            skipped.append(command.span.line)
+        else:
+            apart.append(command.span.line)
+    # (`called`, where the line's call releases it, said after the line)
+    shown = [f"{n}{called}" if n == line else str(n) for n in sorted(skipped)]
+    said = (
+        f"line {shown[0]}" if len(shown) == 1 else f"lines {', '.join(shown[:-1])} and {shown[-1]}"
+    )
+    if not apart:
+        return f"only at {said}", False
+    other = ", ".join(map(str, apart))
+    return f"at {said}, and at line{'s' * (len(apart) > 1)} {other} on another way", True
+
+
 def _plain_release(script: Script, statement: Command, released: Released) -> Command | None:
     """The first command of the statement (itself, or one in its body: a loop's, an `if`'s)
     that releases the resource and is not the clean-up of a branch that then ends the script
@@ -3376,11 +3424,13 @@ def _check_flow(
             line = _release_line(script, release, released) if release is not None else None
             if shown_exit is not None and release is not None:  # (the release it skips, if one)
                 line = _release_after(script, releases, released, shown_exit.command) or line
-            where = (
-                f"only at line {line}{_called_release(script, line, released)}, with {no_trap}"
-                if line is not None
-                else "nowhere"
-            )
+            released_at, elsewhere = "nowhere", False
+            if line is not None:
+                others = _other_releases(script, releases, released, line)
+                leak = shown_exit.command if shown_exit is not None else None
+                called = _called_release(script, line, released)
+                at_lines, elsewhere = _released_where(script, line, others, leak, called)
+                released_at = f"{at_lines}, with {no_trap}"
             exit_note = (
                 f"; {_described(shown_exit, resource)} ends the script first"
                 if shown_exit is not None
@@ -3406,8 +3456,8 @@ def _check_flow(
             yield (
                 Finding(
                     "BL103",
-                    f"the {resource.what} acquired by {name} is released {where}{exit_note}: "
-                    "it leaks on any early end",
+                    f"the {resource.what} acquired by {name} is released {released_at}{exit_note}: "
+                    f"it leaks on {'such an' if elsewhere else 'any'} early end",
                     location,
                     notes=(watchdog,) if watchdog else (),
                     help=(
