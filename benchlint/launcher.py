@@ -152,8 +152,9 @@ class LauncherModel:
         return found
 
     @functools.cached_property
-    def assigned_names(self) -> tuple[set[str], set[str]]:
-        """(variables the launcher sets, variables it only defaults: `X="${X:-d}"`)."""
+    def assigned_names(self) -> tuple[set[str], set[str], set[str]]:
+        """(variables the launcher sets, variables it only defaults: `X="${X:-d}"`, those of
+        them whose default replaces an empty value too)."""
         return assigned_names(self.script)
 
     @functools.cached_property
@@ -859,13 +860,16 @@ def _yq_literal(expression: str) -> str | None:
     return None
 
 
-def assigned_names(script: Script) -> tuple[set[str], set[str]]:
+def assigned_names(script: Script) -> tuple[set[str], set[str], set[str]]:
     """(variables the script sets, variables it only defaults, `X="${X:-d}"`, or keeps,
-    `export X="$X"`). An assignment in a subshell (`( export X=1; ... )`, `$(...)`) sets nothing
-    outside it: it counts only where a guard that may lie inside a subshell mentions the name (a
-    guard of a command outside every subshell, too, is outside them)."""
+    `export X="$X"`, and those of the defaulted whose default replaces an empty value too:
+    `${X:-d}`, `${X:=d}`, not `${X-d}`; h100 F3). An assignment in a subshell (`( export X=1;
+    ... )`, `$(...)`) sets nothing outside it: it counts only where a guard that may lie inside
+    a subshell mentions the name (a guard of a command outside every subshell, too, is outside
+    them)."""
     overwritten: set[str] = set()
     defaulted: set[str] = set()
+    emptied: set[str] = set()
     commands = list(script.all_commands())
     outside = {id(g) for command in commands if not command.subshell for g in command.guards}
     in_subshells = " ".join(
@@ -883,21 +887,22 @@ def assigned_names(script: Script) -> tuple[set[str], set[str]]:
         word = assignment.value
         # `${NAME` is in the text as written whenever the value is `${NAME:-d}`: most values
         # need no quote removal to tell
-        keeps = word is not None and (
-            (
-                "${" + assignment.name in word.text
-                and re.fullmatch(rf"\$\{{{assignment.name}:?[-=][^}}]*\}}", word.value)
-            )
-            # `export ISL="$ISL"`: the value it was started with, as a default keeps it
-            or word.variable() == assignment.name
+        default = (
+            re.fullmatch(rf"\$\{{{assignment.name}(:?)[-=][^}}]*\}}", word.value)
+            if word is not None and "${" + assignment.name in word.text
+            else None
         )
+        # `export ISL="$ISL"`: the value it was started with, as a default keeps it
+        keeps = default is not None or (word is not None and word.variable() == assignment.name)
         (defaulted if keeps else overwritten).add(assignment.name)
+        if default is not None and default[1]:
+            emptied.add(assignment.name)
     for command in commands:  # `unset FRAMEWORK` (not `unset -f name`, a function)
         if command.base == "unset" and not command.subshell:
             words = [w.value for w in command.args]
             if not any(w.startswith("-") and "f" in w for w in words):
                 overwritten.update(w for w in words if not w.startswith("-"))
-    return overwritten, defaulted - overwritten
+    return overwritten, defaulted - overwritten, emptied - overwritten
 
 
 def script_ends(script: Script) -> list[Command]:

@@ -353,7 +353,7 @@ class Wiring:
         self._decisions = Decisions()
         self._unknowns: dict[frozenset[str], frozenset[str]] = {}
         self._inputs_read: dict[int, tuple[LauncherStep, frozenset[str]]] = {}
-        self._assigned_by: dict[str, tuple[set[str], set[str], frozenset[str]]] = {}
+        self._assigned_by: dict[str, tuple[set[str], set[str], set[str], frozenset[str]]] = {}
         self._given_by: dict[str, frozenset[str]] = {}
         self._launcher_paths: dict[tuple[str, tuple[tuple[str, str], ...]], str | None] = {}
         # the calls of a launcher's workflow whose runner is not known (a matrix value)
@@ -850,12 +850,14 @@ class Wiring:
             known["RUNNER_NAME"] = runner_names[0]
         else:
             unknown.add("RUNNER_NAME")
-        overwritten, defaulted, sourced = self._assigned(launcher)
+        overwritten, defaulted, emptied, sourced = self._assigned(launcher)
         # a name a sourced file sets may hold its value before the launcher first assigns it
         starting = frozenset(unknown | (sourced - known.keys()) if sourced else unknown)
         incoming = self._unknowns.setdefault(starting, starting)
         unknown |= overwritten
         unknown |= defaulted - known.keys()
+        # (`X="${X:-d}"` given X empty: `d` from there on, the empty value before)
+        unknown |= {name for name in emptied if known.get(name) == ""}
         # one set for the routes that agree on it: most of a launcher's (a set of the names a
         # launcher assigns is 4 KiB; InferenceX has 852 routes)
         shared = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
@@ -885,22 +887,30 @@ class Wiring:
                     known[name] = text  # `DEPLOY_MODE: disagg`, as the workflow writes it
         return known, inputs
 
-    def _assigned(self, launcher: LauncherModel) -> tuple[set[str], set[str], frozenset[str]]:
-        """(names the launcher or a file it sources sets, names they only default, names the
-        sourced files assign). What a sourced file assigns (`CONFIG_FILE=${CONFIG_FILE:-...}`
-        in a defaults file) is taken as assigned throughout the launcher (before the `source`
-        line too), and as holding a value not known before the launcher first assigns it."""
+    def _assigned(
+        self, launcher: LauncherModel
+    ) -> tuple[set[str], set[str], set[str], frozenset[str]]:
+        """(names the launcher or a file it sources sets, names they only default, those of them
+        an empty value does not keep, names the sourced files assign). What a sourced file
+        assigns (`CONFIG_FILE=${CONFIG_FILE:-...}` in a defaults file) is taken as assigned
+        throughout the launcher (before the `source` line too), and as holding a value not
+        known before the launcher first assigns it."""
         found = self._assigned_by.get(launcher.path)
         if found is None:
-            overwritten, defaulted = launcher.assigned_names
-            overwritten, defaulted = set(overwritten), set(defaulted)
+            overwritten, defaulted, emptied = map(set, launcher.assigned_names)
             sourced: set[str] = set()
             for path in self.sourced_files(launcher.path):
-                more, more_defaulted = self._file_assigned(path)
+                more, more_defaulted, more_emptied = self._file_assigned(path)
                 sourced |= more | more_defaulted
                 overwritten |= more
                 defaulted |= more_defaulted
-            found = (overwritten, defaulted - overwritten, frozenset(sourced))
+                emptied |= more_emptied
+            found = (
+                overwritten,
+                defaulted - overwritten,
+                emptied - overwritten,
+                frozenset(sourced),
+            )
             self._assigned_by[launcher.path] = found
         return found
 
@@ -921,18 +931,18 @@ class Wiring:
             paths, depth = following, depth + 1
         return list(found)
 
-    def _file_assigned(self, path: str) -> tuple[set[str], set[str]]:
+    def _file_assigned(self, path: str) -> tuple[set[str], set[str], set[str]]:
         """`assigned_names` of a sourced file, kept in the cache by its content."""
         cache = self.ws.cache
         digest = self.ws.digest(path) if cache is not None else None
         stored = cache.get("assigned", path, digest) if cache is not None and digest else None
-        if isinstance(stored, list) and len(stored) == 2:
-            return set(stored[0]), set(stored[1])
+        if isinstance(stored, list) and len(stored) == 3:
+            return set(stored[0]), set(stored[1]), set(stored[2])
         script = self.ws.shell(path)
-        overwritten, defaulted = assigned_names(script) if script is not None else (set(), set())
+        found = assigned_names(script) if script is not None else (set(), set(), set())
         if cache is not None and digest:
-            cache.put("assigned", path, digest, [sorted(overwritten), sorted(defaulted)])
-        return overwritten, defaulted
+            cache.put("assigned", path, digest, [sorted(names) for names in found])
+        return found
 
     def _given(self, launcher: LauncherModel) -> frozenset[str]:
         """The names the wiring speaks for on the launcher's routes (see `ConditionEnv`): the
