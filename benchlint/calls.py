@@ -39,9 +39,11 @@ from benchlint.workspace import Workspace
 
 ROOT_VARIABLES = profile.WORKSPACE_VARIABLES
 ROOT_MOUNTS = profile.WORKSPACE_MOUNTS
-# an expansion in a path word: `${...}`, `$(...)` (one level of nesting), `$NAME`, `$1`
+# an expansion in a path word: `${...}` (one `${...}` nested in it: `${A:-${B}_x}`, h100 F1),
+# `$(...)` (one level of nesting), `$NAME`, `$1`
 PATH_EXPANSION = lazy_compile(
-    r"\$\{[^}]*\}|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
+    r"\$\{(?:\$\{[^}]*\}|\$(?!\{)|[^}$])*\}|\$\((?:[^()]|\([^()]*\))*\)"
+    r"|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
 )
 _SOURCE_COMMANDS = frozenset({"source", "."})
 

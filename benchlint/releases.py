@@ -1288,7 +1288,13 @@ def _expansion(
         variable = defaulted["name"]
         if any(a.name == variable for a in script.assignments):
             return _ANY  # (the launcher's own values: not followed through a default)
-        return _Defaulted(variable, defaulted["colon"] == ":", defaulted["default"])
+        default = defaulted["default"]
+        if "'" in default:
+            # (kept in double quotes, `"${X:-'d'}"`, removed outside them: which, the word's
+            # value no longer says; h100 F2)
+            return _ANY
+        # (`${X:-"d"}`: bash removes the quotes, in double quotes too)
+        return _Defaulted(variable, defaulted["colon"] == ":", default.replace('"', ""))
     printed = substitution_pattern(expansion)
     if printed is not None:
         printers = _printers(script, owner, expansion) if owner is not None else None
