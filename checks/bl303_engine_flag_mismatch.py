@@ -957,7 +957,10 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             if found is not None:
                 yield found
         for arg, dashed in _one_dash(launch, where, script.path):
-            when = _only_when(arg, launch)
+            adding = _adding(arg, launch)
+            if adding is not None and _never_adds(ctx, adding):
+                continue
+            when = _only_when(adding)
             yield dataclasses.replace(dashed, notes=(when,)) if when else dashed
         for arg in launch.flags:
             if not arg.value.startswith("--"):
@@ -972,9 +975,15 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 yield joined
                 continue
             flag = flag_name(arg.value)
-            when = _only_when(arg, launch)
-            if runs is not None:
-                finding = _release_finding(flag, arg, engine, runs, where, script.path)
+            adding = _adding(arg, launch)
+            if adding is not None and _never_adds(ctx, adding):
+                continue  # (no route runs the line that adds it)
+            when = _only_when(adding)
+            reaching = _reaching(ctx, adding, runs) if adding is not None else runs
+            if reaching == []:
+                continue
+            if reaching is not None:
+                finding = _release_finding(flag, arg, engine, reaching, where, script.path)
             else:
                 location = Location(script.path, arg.span)
                 finding = _unreleased_slip(flag, arg.value, engine, where, location, flag)
@@ -996,10 +1005,10 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 )
 
 
-def _only_when(arg: Arg, launch: Launch) -> str | None:
-    """Where a flag comes from a string the script gives its variable under a condition the
-    launch does not run under (`[[ $DP == true ]] && ARGS+=" --enable-dp-attention"`, an
-    `else`, a `||`): a note that the line adding it runs only on some paths (h87 W2, h89 W6)."""
+def _adding(arg: Arg, launch: Launch) -> Command | None:
+    """The assignment that gives the flag in a string of its variable, where it is under a
+    condition the launch does not run under (`[[ $DP == true ]] && ARGS+=" --enable-dp-attention"`,
+    an `else`, a `||`); None for a flag written on the launch, or given where it runs."""
     command = launch.command
     given = next((a for a in arg.word.script.assignments if a.value is arg.word), None)
     if given is None or given.command is command:
@@ -1007,8 +1016,41 @@ def _only_when(arg: Arg, launch: Launch) -> str | None:
     around = {g.node for g in command.guards}
     if all(g.node in around for g in given.command.guards):
         return None
-    line = given.command.span.line
+    return given.command
+
+
+def _only_when(adding: Command | None) -> str | None:
+    """A note that the line adding the flag runs only on some paths (h87 W2, h89 W6)."""
+    if adding is None:
+        return None
+    line = adding.span.line
     return f"line {line}, which adds it, runs only on some paths: under a condition there"
+
+
+def _reaching(ctx: Context, adding: Command, runs: list[Running] | None) -> list[Running] | None:
+    """The releases of `runs` whose entries' routes may run the launcher's assignment that adds
+    the flag: not one each of whose routes decides the condition around it false (h100 F5:
+    `[[ $IMAGE == *:v0.9* ]] && ARGS+=" --max-seq-len-to-capture 8192"` for a v0.15.1 image);
+    `runs` as they are for an assignment in another script (a benchmark script's conditions
+    are not decided per entry here), or where no route through the launcher is known."""
+    top = adding.script.top
+    routes = [r for r in ctx.routes() if r.launcher.script is top]
+    if runs is None or not routes:
+        return runs
+    kept = []
+    for run in runs:
+        mine = [r for r in routes if r.entry in run.entries]
+        if not mine or any(r.holds(adding) is not False for r in mine):
+            kept.append(run)
+    return kept
+
+
+def _never_adds(ctx: Context, adding: Command) -> bool:
+    """Whether every route through the launcher decides the condition around the assignment
+    that adds the flag false: the flag never reaches the engine."""
+    top = adding.script.top
+    routes = [r for r in ctx.routes() if r.launcher.script is top]
+    return bool(routes) and all(r.holds(adding) is False for r in routes)
 
 
 @rule(
