@@ -191,6 +191,11 @@ class ConditionEnv:
         """Whether the name's value (or that it is unset) is known on the route."""
         return name not in self.unknown and (name in self.known or name in self.given)
 
+    def with_unset(self, names: AbstractSet[str]) -> ConditionEnv:
+        """This environment where these names are surely unset."""
+        known = {k: v for k, v in self.known.items() if k not in names}
+        return ConditionEnv(known, self.unknown - names, self.given | names)
+
     def before_assigning(self, names: frozenset[str]) -> ConditionEnv:
         """This environment where the launcher has not assigned these names yet: each has the
         value it was started with."""
@@ -220,10 +225,16 @@ class Route:
     def entry(self) -> Entry:
         return self.element.entry
 
-    def holds(self, command: Command, probe: Probe | None = None) -> bool | None:
+    def holds(
+        self, command: Command, probe: Probe | None = None, unset: AbstractSet[str] = frozenset()
+    ) -> bool | None:
         """Whether the command's conditions hold on this route (None: not known); False, too,
-        for a command of the launcher after it surely ended (`exit`, `exec bash other.sh`)."""
-        answer = guards_hold(command.script, command.guards, self._env_at(command), probe)
+        for a command of the launcher after it surely ended (`exit`, `exec bash other.sh`).
+        `unset`: names taken as unset there (what a rule's finding supposes)."""
+        env = self._env_at(command)
+        answer = guards_hold(
+            command.script, command.guards, env.with_unset(unset) if unset else env, probe
+        )
         if answer is False or not self.launcher.ends:
             return answer
         top = commands_up(command)[-1]  # (a function's command runs where it is called)

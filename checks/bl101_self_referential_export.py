@@ -243,8 +243,12 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             if r.complete
             and name not in r.env
             # (not where the route decides the line does not run: `if [[ $IS_MULTINODE ==
-            # true ]]` on a single-node entry's)
-            and (r.route is None or r.route.holds(assignment.command) is not False)
+            # true ]]` on a single-node entry's, `if [[ -n $PORT ]]` with PORT unset, as the
+            # finding supposes: h100 F8)
+            and (
+                r.route is None
+                or r.route.holds(assignment.command, unset=frozenset({name})) is not False
+            )
         ]
         if not unset_on:
             continue

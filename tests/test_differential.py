@@ -104,6 +104,8 @@ def _leaf() -> st.SearchStrategy[str]:
         st.builds(lambda w, p: f"[[ {w} != {p} ]]", word, pattern),
         st.builds(lambda w, r: f"[[ {w} =~ {r} ]]", word, st.sampled_from(REGEXES)),
         st.builds(lambda op, w: f"[[ {op} {w} ]]", st.sampled_from(["-z", "-n"]), word),
+        st.builds(lambda w: f"[[ -v {w} ]]", st.sampled_from(["A", "B", '"A"', "C", "A[0]"])),
+        st.builds(lambda w: f"[ -v {w} ]", st.sampled_from(["A", "B", "$B"])),
         st.builds(lambda w: f"[[ {w} ]]", word),
         st.builds(lambda op, w: f"[ {op} {w} ]", st.sampled_from(["-z", "-n"]), word),
         st.builds(lambda op, w: f"[ {op} {w} ]", st.sampled_from(["-d", "-f", "-e", "-s"]), word),

@@ -11,6 +11,7 @@ A condition is None (a command or construct whose status is not modelled), or a 
 An expression (inside a test) is None (an operator not modelled), or:
 - `("not", e)`, `("and", a, b)`, `("or", a, b)`: `!`, `&&`/`-a`, `||`/`-o`;
 - `("unary", op, operand)`: `-z`/`-n` and its operand's `Syn`;
+- `("set", operand)`: `-v NAME`, whether the variable is set (bash 4.2);
 - `("file", op, operand)`: a file test (`-d`, `-f`, `-e`...): false for an empty path, else not
   decided (the file system is not read);
 - `("binary", op, left, right)`: a comparison of two operands' `Syn`;
@@ -254,6 +255,8 @@ class Compiler:
                 return None  # (a misparse: `[ -n "$A" -a "$B" = x ]`, h42 N4)
             if op in ("-z", "-n"):
                 return ("unary", op, self.syn(operands[0]))
+            if op == "-v":
+                return ("set", self.syn(operands[0]))
             if op in _FILE_TESTS:
                 return ("file", op, self.syn(operands[0]))
             return None

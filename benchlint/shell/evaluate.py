@@ -351,6 +351,7 @@ def _operand(script: Script, where: Syn, env: Env, double: bool) -> str | None:
 
 
 _INTEGER = lazy_compile(r"-?(0|[1-9][0-9]*)")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `${F%"vllm"}`, `${F//'a'/b}`, `${F,,}`: an expansion with a pattern (not a default or an
 # alternative, whose quoted text becomes the word's)
 _PATTERN_EXPANSION = lazy_compile(r"\$\{[#!]?[A-Za-z_][A-Za-z0-9_]*(?:%|#|/|\^|,)[^{}]*\}")
@@ -368,6 +369,12 @@ def _expression(script: Script, tree: Condition, env: Env, double: bool) -> bool
         if text is None:
             return None
         return (text == "") == bool(tree[1] == "-z")
+    if kind == "set":  # `-v NAME`: set (to anything, empty too), not the value
+        name = _operand(script, tree[1], env, double)
+        if name is None or not _NAME.fullmatch(name):
+            return None  # (`-v ARR[0]`, an element: not decided)
+        held = env.get(name)
+        return None if held is None else held is not expand.UNSET
     if kind == "file":  # no file has the empty path; any other is not known here
         text = _operand(script, tree[2], env, double)
         return False if text == "" else None
