@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from benchlint.engine_flags import engine_flags
@@ -90,13 +90,18 @@ class Launch:
             return True
         if assignment.node.start_byte > command.node.end_byte:
             return False
-        # (not one another plain assignment of the top level gives a new value before it: h96 F8)
+        # (not one another plain assignment of the top level gives a new value before it: h96 F8;
+        # `ARGS="$ARGS --x"` adds to it, `ARGS="${ARGS/ --x/}"` edits it: h100 F4)
         script = command.script
         return not any(
             later.name == assignment.name
             and assignment.node.end_byte <= later.node.start_byte < command.node.start_byte
             and later.kind == "assign"
             and not script.text_of(later.node).startswith(later.name + "+=")
+            and not (
+                later.value is not None
+                and any(r.name == later.name and r.plain for r in later.value.reads())
+            )
             and not later.command.guards
             and not later.command.loops
             and later.command.function is None
@@ -115,7 +120,7 @@ class Launch:
             name = word.unquoted_variable()
             pieces = [
                 piece
-                for value in string_values(self.command.script, name or "")
+                for value in string_values(self.command.script, name or "", self._may_reach)
                 for piece in _split(value)
             ]
             if name is not None and pieces:
@@ -179,11 +184,20 @@ def takes_no_value(engine: str, flag: str) -> bool:
     return engine_flags().negatable(data_engine, flag)
 
 
-def string_values(script: Script, name: str) -> list[Word]:
+def string_values(
+    script: Script, name: str, reaching: Callable[[Assignment], bool] | None = None
+) -> list[Word]:
     """The values of the script's plain-string assignments to `name` (none when it is ever
-    assigned an array); in a nested script that assigns none, those of the shell that runs it
-    where bash surely passes them (`_outer_assignments`)."""
+    assigned an array), those `reaching` keeps (the ones that may give the value a command
+    reads: `Launch._may_reach`); in a nested script that assigns none, those of the shell that
+    runs it where bash surely passes them (`_outer_assignments`)."""
     own = [a for a in script.assignments if a.name == name]
+    if own and reaching is not None:
+        if any(a.value is not None and a.value.node.type == "array" for a in own):
+            return []
+        own = [a for a in own if reaching(a)]
+        if not own:
+            return []
     given = own if own or script.parent is None else _outer_assignments(script, name)
     values: list[Word] = []
     for assignment in given:
