@@ -167,6 +167,7 @@ class ConditionEnv:
         given: AbstractSet[str],
         decisions: Decisions | None = None,
         incoming: AbstractSet[str] | None = None,
+        nocasematch: bool = False,
     ) -> None:
         self.known = known
         self.unknown = unknown
@@ -177,6 +178,9 @@ class ConditionEnv:
         # of the unknown names, those whose value the launcher is started with is not known
         # (the others are unknown because the launcher assigns them)
         self.incoming = unknown if incoming is None else incoming
+        # (the launcher or a file it sources says `shopt -s nocasematch`: its pattern matches
+        # are not decided, as in a script that says it itself; h100 F7)
+        self.nocasematch = nocasematch
         self._before: dict[frozenset[str], ConditionEnv] = {}
 
     def get(self, name: str) -> str | None:
@@ -194,7 +198,9 @@ class ConditionEnv:
     def with_unset(self, names: AbstractSet[str]) -> ConditionEnv:
         """This environment where these names are surely unset."""
         known = {k: v for k, v in self.known.items() if k not in names}
-        return ConditionEnv(known, self.unknown - names, self.given | names)
+        return ConditionEnv(
+            known, self.unknown - names, self.given | names, nocasematch=self.nocasematch
+        )
 
     def before_assigning(self, names: frozenset[str]) -> ConditionEnv:
         """This environment where the launcher has not assigned these names yet: each has the
@@ -202,7 +208,13 @@ class ConditionEnv:
         found = self._before.get(names)
         if found is None:
             unknown = (set(self.unknown) - names) | (names & set(self.incoming))
-            found = ConditionEnv(self.known, frozenset(unknown), self.given, self.decisions)
+            found = ConditionEnv(
+                self.known,
+                frozenset(unknown),
+                self.given,
+                self.decisions,
+                nocasematch=self.nocasematch,
+            )
             self._before[names] = found
         return found
 
@@ -310,7 +322,9 @@ class Route:
         """`holds`, with these variables known as well (a mode of the run)."""
         env = self.env
         known = {**env.known, **values}
-        within = ConditionEnv(known, env.unknown - set(values), env.given)
+        within = ConditionEnv(
+            known, env.unknown - set(values), env.given, nocasematch=env.nocasematch
+        )
         return guards_hold(command.script, command.guards, within)
 
     def runs(self, command: Command, depth: int = 0) -> bool | None:
@@ -775,7 +789,13 @@ class Wiring:
             # (its positional parameters are the exec's arguments: not known)
             unknown = env.unknown | route.env.unknown | {str(i) for i in range(1, 10)}
             known = {k: v for k, v in env.known.items() if k not in unknown}
-            env = ConditionEnv(known, unknown, env.given | route.env.given, self._decisions)
+            env = ConditionEnv(
+                known,
+                unknown,
+                env.given | route.env.given,
+                self._decisions,
+                nocasematch=env.nocasematch or route.env.nocasematch,
+            )
             handed = Route(route.element, target, route.runner_names, route.step, env)
             handed.via = (*route.via, end)
             route = handed
@@ -872,7 +892,14 @@ class Wiring:
         # one set for the routes that agree on it: most of a launcher's (a set of the names a
         # launcher assigns is 4 KiB; InferenceX has 852 routes)
         shared = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
-        return ConditionEnv(known, shared, self._given(launcher), self._decisions, incoming)
+        casefold = any(
+            "nocasematch" in source.text
+            for path in (launcher.path, *self.sourced_files(launcher.path))
+            if (source := self.ws.source(path)) is not None
+        )
+        return ConditionEnv(
+            known, shared, self._given(launcher), self._decisions, incoming, casefold
+        )
 
     def _workflow_known(
         self, element: Element, step: LauncherStep | None

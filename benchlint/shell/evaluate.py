@@ -70,6 +70,8 @@ class Decisions:
         self._by_guard = {}
 
     def decide(self, script: Script, guard: Guard, env: Env) -> bool | None:
+        if _nocasematch(script, env):  # (kept apart: the same values decide otherwise there)
+            return guard_holds(script, guard, env)
         known = self._by_guard.setdefault(id(guard), {})
         for names, decided in known.items():
             values = tuple(_marked(env.get(name)) for name in names)
@@ -112,7 +114,7 @@ def guard_holds(
     """`deciding`: the functions whose status is being decided, by script (a function's
     condition that calls itself, or another that calls it back, is not decided)."""
     if guard.patterns:
-        if _nocasematch(script):
+        if _nocasematch(script, env):
             return None
         word = value_of(script, guard.node, env)
         if word is None:
@@ -168,9 +170,10 @@ def _matches(script: Script, subject: str, pattern: Syn, env: Env) -> bool | Non
     return None if pieces is None else expand.matches(subject, pieces)
 
 
-def _nocasematch(script: Script) -> bool:
-    """`shopt -s nocasematch` changes every pattern match of the script: not modelled."""
-    return script.mentions("nocasematch")
+def _nocasematch(script: Script, env: Env) -> bool:
+    """`shopt -s nocasematch` changes every pattern match of the script: not modelled; nor where
+    the environment says a file the script sources may say it (`ConditionEnv.nocasematch`)."""
+    return script.mentions("nocasematch") or getattr(env, "nocasematch", False) is True
 
 
 def condition(
@@ -390,7 +393,7 @@ def _expression(script: Script, tree: Condition, env: Env, double: bool) -> bool
         if a is None:
             return None
         if double and op in ("==", "=", "!=", "=~"):
-            if _nocasematch(script):
+            if _nocasematch(script, env):
                 return None
             pieces = _pieces(script, right, env)
             if pieces is None:
