@@ -490,8 +490,9 @@ def empty_recipe_file(ctx: Context, route: Route) -> EmptyRecipeFile | None:
     known: something before it may end the job otherwise (an `exec`, `exit 0`, a sourced file:
     see `ends`), it is in a function (where it runs is where the function is called). A word an
     unset name drops (`-f $CONFIG_FILE`, unquoted) is not one (srtctl's `-f` takes the next
-    word), nor is a line the launcher reaches under `set -u` (bash stops at the read) or `set
-    -e` (a command before it that reads the same empty name may stop it first)."""
+    word; `--file=$CONFIG_FILE` stays, `--file=`), nor is a line the launcher reaches under
+    `set -u` (bash stops at the read) or `set -e` (a command before it that reads the same
+    empty name may stop it first)."""
     script = route.launcher.script
     if b"srtctl" not in script.src:
         return None
@@ -506,10 +507,13 @@ def empty_recipe_file(ctx: Context, route: Route) -> EmptyRecipeFile | None:
                 given = word
             else:
                 continue
-            text = given.text.removeprefix("--file=")
-            if given.static or keeps_empty(text) is not True or route.runs(command) is not True:
+            # (`--file=$CONFIG_FILE`: the word stays whatever the value, `--file=` then; h100 M3)
+            joined = given is word
+            if given.static or route.runs(command) is not True:
                 break
-            if route.expand(text, command) != "":
+            if not joined and keeps_empty(given.text) is not True:
+                break
+            if route.expand(given.text, command) != ("--file=" if joined else ""):
                 break
             at = command.node.start_byte
             before = [e for e in launcher_ends(ctx, route.launcher) if e.node.start_byte < at]
