@@ -210,8 +210,9 @@ def string_values(
 
 def _outer_assignments(script: Script, name: str) -> list[Assignment]:
     """For a nested script that assigns no `name`: the assignments of the shell that runs it
-    it reads (`visible_assignments`: `A="--tp 8"; eval "vllm serve m $A"`, the same shell; the
-    exported ones for a new shell, every one of them exported), only where each is a plain one
+    it reads (`visible_assignments`: `A="--tp 8"; eval "vllm serve m $A"`, the same shell, or
+    a new one whose string the running shell expands it in; the exported ones for a new shell,
+    every one of them exported), only where each is a plain one
     of that shell's top level (not a command's prefix, a `local`, one in a subshell, a pipeline
     or the background) the file never `unset`s; and where the string runs in a function, only
     the one the top level makes (its value whenever the function is called: h86 F1, F2, F3)."""
@@ -231,8 +232,11 @@ def _outer_assignments(script: Script, name: str) -> list[Assignment]:
         not m.command.guards and m.command.function is None and not m.command.apart_from_script
         for m in marks
     )
+    # (`bash -c "vllm serve m $EXTRA"`: the running shell expands it in its own words, before
+    # the new shell starts: exported or not; h100 M4)
+    expands = any(r.name == name for w in command.words for r in w.reads())
     plain = all(
-        reaches_plainly(a, None) and (command.base == "eval" or a.exported or exported)
+        reaches_plainly(a, None) and (command.base == "eval" or expands or a.exported or exported)
         for a in given
     )
     if not given or not plain or outer.may_unset(name):

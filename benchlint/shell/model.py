@@ -1880,8 +1880,9 @@ def visible_assignments(script: Script, name: str, before: int | None = None) ->
     """The assignments of `name` a command of the script at byte `before` (None: anywhere) may
     read: the script's own before it; where it has none and is a nested script, those of the
     shell that runs it, before the command that does: all of them for the string `eval` runs
-    (the same shell), the exported ones for a new shell (`srun bash -lc 'eval "$DETECT"'`
-    after `export DETECT=...`: its environment; InferenceX's amd_utils job.slurm)."""
+    (the same shell) or for a name the running shell expands in the command's words (`bash -c
+    "vllm serve m $EXTRA"`), the exported ones for a new shell (`srun bash -lc 'eval
+    "$DETECT"'` after `export DETECT=...`: its environment; InferenceX's amd_utils job.slurm)."""
     while True:
         found = [
             a
@@ -1892,7 +1893,10 @@ def visible_assignments(script: Script, name: str, before: int | None = None) ->
         if found or command is None:
             return found
         script, before = command.script, command.node.start_byte
-        if command.base != "eval":
+        # (`bash -c "vllm serve m $EXTRA"`: the running shell expands it in the string, as
+        # for `eval`; h100 M4)
+        expands = any(r.name == name for w in command.words for r in w.reads())
+        if command.base != "eval" and not expands:
             if not _keeps_environment(command) or _unsets(command, name):
                 return []
             # (not one a command's prefix gives that command alone: `DETECT=... true`)
