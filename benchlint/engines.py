@@ -60,6 +60,10 @@ class Launch:
             if value is not None and value.items is not None and self._may_reach(assignment):
                 items = [(item, assignment.command) for item in value.items]
                 arrays.setdefault(assignment.name, []).extend(items)
+        for command in script.commands:  # (`unset 'ARGS[3]'`: which items are left, not known)
+            if command.base == "unset" and arrays:
+                for word in command.args:
+                    arrays.pop(word.value.split("[", 1)[0] if "[" in word.value else "", None)
         found: list[tuple[Word, Command]] = []
         for word in self.args:
             name = array_name(word)
