@@ -63,7 +63,7 @@ class Launch:
         for command in script.commands:  # (`unset 'ARGS[3]'`: which items are left, not known)
             if command.base == "unset" and arrays:
                 for word in command.args:
-                    arrays.pop(word.value.split("[", 1)[0] if "[" in word.value else "", None)
+                    arrays.pop(word.value.split("[", 1)[0], None)
         found: list[tuple[Word, Command]] = []
         for word in self.args:
             name = array_name(word)
