@@ -184,7 +184,7 @@ def _sky_task(file: SourceText, root: YNode, naming: tuple[str, ...]) -> Contain
     value = image.value if image is not None and image.is_scalar else None
     name = value.removeprefix("docker:") if value and value.startswith("docker:") else None
     setup = root.get("setup")
-    line = command_line(file, [run], ("bash", "-c"), run)
+    line = command_line(file, [run], ("bash", "-c"), run, dollars=False)
     if (
         setup is not None
         and setup.is_scalar
@@ -254,12 +254,14 @@ def command_line(
     entry: tuple[str, ...] = (),
     at: YNode | None = None,
     split: frozenset[int] = frozenset(),
+    dollars: bool = True,
 ) -> Script:
     """The scalars as one command line: each item single-quoted (those in `split`, by id, as
     they are: words to split), each character of the line at the file offset of the item's
     character it stands for (a quote at its item's first or last character; an item whose
     characters cannot be placed, at its first); after the `entry` words, placed at the start of
-    `at` (the image that runs them)."""
+    `at` (the image that runs them). `dollars`: each `$$` is the one `$` Kubernetes and Compose
+    make of it before the container starts (h101 F1: `for i in $$(seq 3)`)."""
     text: list[str] = []
     offsets: list[int] = []
 
@@ -273,6 +275,9 @@ def command_line(
         value = node.value
         start = _start(file, node)
         places = _places(file, node, start) or [start] * len(value)
+        if dollars and "$$" in value:
+            places = [p for i, p in enumerate(places) if not _second_dollar(value, i)]
+            value = value.replace("$$", "$")
         if index:
             put(" ", offsets[-1])
         if id(node) in split:  # (a newline outside quotes parts words, as a blank does)
@@ -290,6 +295,15 @@ def command_line(
     line = "".join(text)
     src = line.encode("utf-8", errors="surrogateescape")
     return Script(file, src, nested_char_of(line, offsets), contiguous=False)
+
+
+def _second_dollar(value: str, index: int) -> bool:
+    """Whether the character at `index` is the second `$` of a `$$` (read left to right, as
+    `str.replace` pairs them)."""
+    if value[index] != "$":
+        return False
+    run = len(value[:index]) - len(value[:index].rstrip("$"))
+    return run % 2 == 1
 
 
 def _start(file: SourceText, node: YNode) -> int:

@@ -103,6 +103,12 @@ def _nested_rejected(script: Script) -> Iterator[Finding]:
     for nested in script.walk():
         if nested is script or not nested.verbatim or not nested.has_error:
             continue
+        parent = nested.parent
+        assert parent is not None
+        if parent.invocation.base in _OTHER_SHELLS or b"{{" in nested.src:
+            # (another shell's script, `zsh -c 'for f (a b) ...'` (h101 F2); a template's
+            # placeholder, Argo's `{{=expr}}` or Helm's, filled in before it runs: h101 F3)
+            continue
         problem = bash_syntax_error(nested.src)
         if problem is None:
             continue
@@ -115,14 +121,18 @@ def _nested_rejected(script: Script) -> Iterator[Finding]:
         text = lines[line - 1]
         at = sum(len(t) + 1 for t in lines[: line - 1]) + len(text) - len(text.lstrip())
         place = nested.char_of(min(at, max(len(nested.src) - 1, 0)))
-        parent = nested.parent
-        assert parent is not None
         runs = parent.first_line_span
+        # (a script of one line: bash reads the whole line before it runs any of it; h101 W1)
+        one_line = b"\n" not in nested.src.strip()
         yield Finding(
             "BL001",
             f"the script line {runs.line} gives a shell is not valid bash ({message}): that "
-            "shell runs the commands before the statement it cannot read, then exits with "
-            "status 2",
+            + (
+                "shell runs none of it and exits with status 2"
+                if one_line
+                else "shell runs the commands before the statement it cannot read, then exits "
+                "with status 2"
+            ),
             Location(script.path, script.file.span(place, place + 1)),
             related=(Location(script.path, runs, "runs it"),),
             subject=f"nested:{message}",
@@ -149,6 +159,8 @@ _SHELL_OPTION_C = lazy_compile(r"(?<![\w-])-[A-Za-z]*c\b|^run[ \t]*:", re.M)
 
 
 _AT_END = "unexpected end of file"
+# shells whose scripts are not bash's (as a file whose `#!` line names one is not read)
+_OTHER_SHELLS = frozenset({"zsh", "ksh", "mksh", "ksh93", "fish", "csh", "tcsh"})
 
 
 def _apart_from_checkout(ctx: Context, script: Script) -> bool:

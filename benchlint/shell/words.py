@@ -239,7 +239,7 @@ def _ansi_c(
 ) -> None:
     """The value of a `$'...'` string's text, as bash's `ansicstr` makes it (each character at
     its escape's backslash): the letter escapes (`\\t`, `\\n`, `\\e`), octal `\\nnn` and hex
-    `\\xHH` bytes, `\\uHHHH` and `\\UHHHHHHHH` characters, `\\cX` control characters; an
+    `\\xHH`, `\\x{HH}` bytes, `\\uHHHH` and `\\UHHHHHHHH` characters, `\\cX` control characters; an
     escape bash does not know keeps its backslash (`\\q`, a `\\x` with no digit); a NUL ends the
     string (bash's strings are C strings)."""
     if src.find(b"\\", start, end) < 0:
@@ -264,6 +264,15 @@ def _ansi_c(
                 value = value * 8 + int(chars[j][0])
                 j += 1
             ch = _byte(value & 0xFF)
+        elif e == "x" and j < n and chars[j][0] == "{":  # (bash 5.2: `\\x{HH...}`, a byte)
+            j += 1
+            digits = ""
+            while j < n and chars[j][0] in _HEX:
+                digits += chars[j][0]
+                j += 1
+            if j < n and chars[j][0] == "}":
+                j += 1
+            ch = _byte(int(digits or "0", 16) & 0xFF)
         elif e in _HEX_DIGITS:
             digits = ""
             while j < n and chars[j][0] in _HEX and len(digits) < _HEX_DIGITS[e]:
