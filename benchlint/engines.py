@@ -20,7 +20,14 @@ from benchlint.finding import Span
 from benchlint.images import image_entrypoint
 from benchlint.lazyre import lazy_compile
 from benchlint.shell.invocation import Invocation, assigned_to, reaches_plainly, resolve_words
-from benchlint.shell.model import Assignment, Command, Script, Word, visible_assignments
+from benchlint.shell.model import (
+    FALLBACK_OPERATORS,
+    Assignment,
+    Command,
+    Script,
+    Word,
+    visible_assignments,
+)
 
 
 @dataclass(frozen=True)
@@ -74,45 +81,8 @@ class Launch:
         return tuple(found)
 
     def _may_reach(self, assignment: Assignment) -> bool:
-        """Whether an array's assignment may give the value the launch expands: not a `local`
-        of another function, not one in a subshell or a job of its own the launch is not in
-        (h96 F7), nor, for a launch of the top level outside loops, one the top level makes
-        after it (h93 F1: `ARGS=(-host x)` for a client, written after the server) or one
-        another plain assignment of the top level replaces before it (h96 F8)."""
-        command = self.command
-        if assignment.kind == "local" and assignment.command.function != command.function:
-            return False
-        given = assignment.command  # (not one in a subshell or a job the launch is not in)
-        if given.apart_from_script or (
-            given.subshell is not None
-            and (
-                command.subshell is None or command.subshell.start_byte != given.subshell.start_byte
-            )
-        ):
-            return False
-        if command.function is not None or command.loops or given.function is not None:
-            return True
-        if assignment.node.start_byte > command.node.end_byte:
-            return False
-        # (not one another plain assignment of the top level gives a new value before it: h96 F8;
-        # `ARGS="$ARGS --x"` adds to it, `ARGS="${ARGS/ --x/}"` edits it: h100 F4)
-        script = command.script
-        return not any(
-            later.name == assignment.name
-            and assignment.node.end_byte <= later.node.start_byte < command.node.start_byte
-            and later.kind == "assign"
-            and not script.text_of(later.node).startswith(later.name + "+=")
-            and not (
-                later.value is not None
-                and any(r.name == later.name and r.plain for r in later.value.reads())
-            )
-            and not later.command.guards
-            and not later.command.loops
-            and later.command.function is None
-            and later.command.subshell is None
-            and not later.command.apart_from_script
-            for later in script.assignments
-        )
+        """`may_reach` for the launch's command."""
+        return may_reach(assignment, self.command)
 
     @functools.cached_property
     def flags(self) -> tuple[Arg, ...]:
@@ -176,6 +146,47 @@ class Launch:
 _SWITCH = lazy_compile(r"--(?:enable|disable|no|enforce|skip)-|--trust-remote-code$")
 
 
+def may_reach(assignment: Assignment, command: Command) -> bool:
+    """Whether an assignment (an array's, a string's) may give the value the command expands:
+    not a `local` of another function, not one in a subshell or a job of its own the command
+    is not in (h96 F7), nor, for a command of the top level outside loops, one the top level
+    makes after it (h93 F1: `ARGS=(-host x)` for a client, written after the server) or one
+    another plain assignment of the top level replaces before it (h96 F8)."""
+    if assignment.kind == "local" and assignment.command.function != command.function:
+        return False
+    given = assignment.command  # (not one in a subshell or a job the launch is not in)
+    if given.apart_from_script or (
+        given.subshell is not None
+        and (command.subshell is None or command.subshell.start_byte != given.subshell.start_byte)
+    ):
+        return False
+    if command.function is not None or command.loops or given.function is not None:
+        return True
+    if assignment.node.start_byte > command.node.end_byte:
+        return False
+    # (not one another plain assignment of the top level gives a new value before it: h96 F8;
+    # `ARGS="$ARGS --x"` adds to it, `ARGS="${ARGS/ --x/}"` edits it: h100 F4)
+    script = command.script
+    return not any(
+        later.name == assignment.name
+        and assignment.node.end_byte <= later.node.start_byte < command.node.start_byte
+        # (`export D=...` too, not `export D`: h101 F6)
+        and (later.kind == "assign" or (later.kind == "export" and later.value is not None))
+        and not script.text_of(later.node).startswith(later.name + "+=")
+        # (`ARGS="$ARGS --x"`, `"${ARGS:-} --x"`: adds to it; h101 M5)
+        and not any(
+            r.name == later.name and (r.plain or r.operator in FALLBACK_OPERATORS)
+            for r in (later.value.reads() if later.value is not None else ())
+        )
+        and not later.command.guards
+        and not later.command.loops
+        and later.command.function is None
+        and later.command.subshell is None
+        and not later.command.apart_from_script
+        for later in script.assignments
+    )
+
+
 def takes_no_value(engine: str, flag: str) -> bool:
     """A flag the engine reads alone: `--no-FLAG` is accepted too (vLLM's BooleanOptionalAction,
     from the measured releases), or its name says so (`--enable-...`, `--disable-...`,
@@ -203,6 +214,8 @@ def string_values(
         if not own:
             return []
     given = own if own or script.parent is None else _outer_assignments(script, name)
+    if not own and reaching is not None:  # (the shell that runs it: as of the command that does)
+        given = [a for a in given if _reaches_from(a, script)]
     values: list[Word] = []
     for assignment in given:
         value = assignment.value
@@ -210,6 +223,15 @@ def string_values(
             return []
         values.append(value)
     return values
+
+
+def _reaches_from(assignment: Assignment, script: Script) -> bool:
+    """`may_reach` for the command of the assignment's shell that runs the nested script
+    (`B=...; B=...; bash -c "vllm serve m $B"`: the later value; h101)."""
+    command = script.parent
+    while command is not None and command.script is not assignment.command.script:
+        command = command.script.parent
+    return command is None or may_reach(assignment, command)
 
 
 def _outer_assignments(script: Script, name: str) -> list[Assignment]:

@@ -888,14 +888,14 @@ def assigned_names(script: Script) -> tuple[set[str], set[str], set[str]]:
         # `${NAME` is in the text as written whenever the value is `${NAME:-d}`: most values
         # need no quote removal to tell
         default = (
-            re.fullmatch(rf"\$\{{{assignment.name}(:?)[-=][^}}]*\}}", word.value)
+            re.fullmatch(rf"\$\{{{assignment.name}(:?)[-=]([^}}]*)\}}", word.value)
             if word is not None and "${" + assignment.name in word.text
             else None
         )
         # `export ISL="$ISL"`: the value it was started with, as a default keeps it
         keeps = default is not None or (word is not None and word.variable() == assignment.name)
         (defaulted if keeps else overwritten).add(assignment.name)
-        if default is not None and default[1]:
+        if default is not None and default[1] and default[2]:  # (not `${X:-}`: h101 M2)
             emptied.add(assignment.name)
     for command in commands:  # `unset FRAMEWORK` (not `unset -f name`, a function)
         if command.base == "unset" and not command.subshell:

@@ -794,7 +794,7 @@ class Wiring:
                 unknown,
                 env.given | route.env.given,
                 self._decisions,
-                nocasematch=env.nocasematch or route.env.nocasematch,
+                nocasematch=env.nocasematch,  # (a new bash: no shell option of this one)
             )
             handed = Route(route.element, target, route.runner_names, route.step, env)
             handed.via = (*route.via, end)
