@@ -866,30 +866,20 @@ def _other_releases(
     return [command for at, command in sorted(found.items()) if at != line]
 
 
-def _released_where(
-    script: Script, line: int, others: list[Command], leak: Command | None, called: str
-) -> tuple[str, bool]:
-    """Where the message says the resource is released (`only at line 9`, `only at lines 4
-    and 5`, `at line 9, and at line 6 on another way`), and whether some way releases it
-    (h99 W1: the clean-up of a branch that then exits, `if ! ready; then kill "$PID"; exit 1;
-    fi`, before the exit path named)."""
-    skipped = [line]
-    apart = []
-    for command in others:
-        after = leak is not None and command.node.start_byte > leak.node.start_byte
-        if after and not _branch_exits(script, command, ("exit", "continue", "break")):
-            skipped.append(command.span.line)
-        else:
-            apart.append(command.span.line)
-    # (`called`, where the line's call releases it, said after the line)
-    shown = [f"{n}{called}" if n == line else str(n) for n in sorted(skipped)]
-    said = (
-        f"line {shown[0]}" if len(shown) == 1 else f"lines {', '.join(shown[:-1])} and {shown[-1]}"
-    )
+def _released_where(line: int, others: list[Command], called: str) -> tuple[str, bool]:
+    """Where the message says the resource is released (`only at line 9`, `at line 9, and at
+    line 6 on another way`), and whether another way releases it (h99 W1: the clean-up of a
+    branch that then exits, `if ! ready; then kill "$PID"; exit 1; fi`, before the release
+    named). Not a release after the one named: of a resource gone by then, or of another the
+    same variable holds later (`PID=$!` again: h101 W2)."""
+    apart = sorted({command.span.line for command in others if command.span.line < line})
     if not apart:
-        return f"only at {said}", False
-    other = ", ".join(map(str, apart))
-    return f"at {said}, and at line{'s' * (len(apart) > 1)} {other} on another way", True
+        return f"only at line {line}{called}", False
+    shown = ", ".join(map(str, apart))
+    return (
+        f"at line {line}{called}, and at line{'s' * (len(apart) > 1)} {shown} on another way",
+        True,
+    )
 
 
 def _plain_release(script: Script, statement: Command, released: Released) -> Command | None:
@@ -3427,9 +3417,8 @@ def _check_flow(
             released_at, elsewhere = "nowhere", False
             if line is not None:
                 others = _other_releases(script, releases, released, line)
-                leak = shown_exit.command if shown_exit is not None else None
                 called = _called_release(script, line, released)
-                at_lines, elsewhere = _released_where(script, line, others, leak, called)
+                at_lines, elsewhere = _released_where(line, others, called)
                 released_at = f"{at_lines}, with {no_trap}"
             exit_note = (
                 f"; {_described(shown_exit, resource)} ends the script first"
