@@ -379,6 +379,7 @@ class Wiring:
         self._unknowns: dict[frozenset[str], frozenset[str]] = {}
         self._inputs_read: dict[int, tuple[LauncherStep, frozenset[str]]] = {}
         self._assigned_by: dict[str, tuple[set[str], set[str], set[str], frozenset[str]]] = {}
+        self._casefolds: dict[str, bool] = {}
         self._given_by: dict[str, frozenset[str]] = {}
         self._launcher_paths: dict[tuple[str, tuple[tuple[str, str], ...]], str | None] = {}
         # the calls of a launcher's workflow whose runner is not known (a matrix value)
@@ -892,14 +893,25 @@ class Wiring:
         # one set for the routes that agree on it: most of a launcher's (a set of the names a
         # launcher assigns is 4 KiB; InferenceX has 852 routes)
         shared = self._unknowns.setdefault(frozenset(unknown), frozenset(unknown))
-        casefold = any(
-            "nocasematch" in source.text
-            for path in (launcher.path, *self.sourced_files(launcher.path))
-            if (source := self.ws.source(path)) is not None
-        )
         return ConditionEnv(
-            known, shared, self._given(launcher), self._decisions, incoming, casefold
+            known,
+            shared,
+            self._given(launcher),
+            self._decisions,
+            incoming,
+            self._casefold(launcher),
         )
+
+    def _casefold(self, launcher: LauncherModel) -> bool:
+        """Whether the launcher or a file it sources may say `shopt -s nocasematch`."""
+        found = self._casefolds.get(launcher.path)
+        if found is None:
+            found = self._casefolds[launcher.path] = any(
+                "nocasematch" in source.text
+                for path in (launcher.path, *self.sourced_files(launcher.path))
+                if (source := self.ws.source(path)) is not None
+            )
+        return found
 
     def _workflow_known(
         self, element: Element, step: LauncherStep | None
