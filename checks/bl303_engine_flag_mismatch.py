@@ -150,7 +150,7 @@ from benchlint.releases import Running, beyond_scope, launch_releases
 from benchlint.shell.invocation import FILES
 from benchlint.shell.model import Command, Script, Word, written_later
 from benchlint.source import SourceText
-from benchlint.wiring import Entry
+from benchlint.wiring import Entry, Route
 from benchlint.yamlmodel import YamlDocument, YNode
 
 # The other engine's spelling of the same setting.
@@ -1033,8 +1033,7 @@ def _reaching(ctx: Context, adding: Command, runs: list[Running] | None) -> list
     `[[ $IMAGE == *:v0.9* ]] && ARGS+=" --max-seq-len-to-capture 8192"` for a v0.15.1 image);
     `runs` as they are for an assignment in another script (a benchmark script's conditions
     are not decided per entry here), or where no route through the launcher is known."""
-    top = adding.script.top
-    routes = [r for r in ctx.routes() if r.launcher.script is top]
+    routes = _routes_through(ctx, adding)
     if runs is None or not routes:
         return runs
     kept = []
@@ -1048,9 +1047,14 @@ def _reaching(ctx: Context, adding: Command, runs: list[Running] | None) -> list
 def _never_adds(ctx: Context, adding: Command) -> bool:
     """Whether every route through the launcher decides the condition around the assignment
     that adds the flag false: the flag never reaches the engine."""
-    top = adding.script.top
-    routes = [r for r in ctx.routes() if r.launcher.script is top]
+    routes = _routes_through(ctx, adding)
     return bool(routes) and all(r.holds(adding) is False for r in routes)
+
+
+def _routes_through(ctx: Context, command: Command) -> list[Route]:
+    """The routes through the launcher whose command it is (none for another script's)."""
+    top = command.script.top
+    return [r for r in ctx.routes() if r.launcher.script is top]
 
 
 @rule(
