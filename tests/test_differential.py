@@ -106,6 +106,13 @@ def _leaf() -> st.SearchStrategy[str]:
         st.builds(lambda op, w: f"[[ {op} {w} ]]", st.sampled_from(["-z", "-n"]), word),
         st.builds(lambda w: f"[[ -v {w} ]]", st.sampled_from(["A", "B", '"A"', "C", "A[0]"])),
         st.builds(lambda w: f"[ -v {w} ]", st.sampled_from(["A", "B", "$B"])),
+        # (`test`: `[` without its `]`, read by the number of its arguments)
+        st.builds(lambda op, w: f"test {op} {w}", st.sampled_from(["-z", "-n", "!", "-v"]), word),
+        st.builds(lambda w: f"test {w}", word),
+        st.builds(lambda w: f"test ! -n {w}", word),
+        st.builds(
+            lambda a, op, b: f"test {a} {op} {b}", word, st.sampled_from(["=", "==", "!="]), word
+        ),
         st.builds(lambda w: f"[[ {w} ]]", word),
         st.builds(lambda op, w: f"[ {op} {w} ]", st.sampled_from(["-z", "-n"]), word),
         st.builds(lambda op, w: f"[ {op} {w} ]", st.sampled_from(["-d", "-f", "-e", "-s"]), word),
@@ -358,7 +365,9 @@ def test_positional_conditions_decided_and_not() -> None:
         # (h41 F11: an unquoted empty operand goes; `[` tests the lone operator, true)
         ("[ -n $X ]", {"X": ""}, True),
         ("[ -z $X ]", {"X": ""}, True),
-        ("test -n $X", {"X": ""}, None),  # (`test` as a command: not decided)
+        ("test -n $X", {"X": ""}, True),  # (`test -n`: one argument, not empty)
+        ("test $X", {"X": ""}, None),  # (`test` alone: false, as no argument is given)
+        ('test -n "$X" -a -n "$X"', {"X": "a"}, None),  # (more than three: not read)
         ("[ -n $X ]", {"X": "a"}, True),
         ("[ -n $X ]", {}, True),
         ('[ -n "$X" ]', {"X": ""}, False),

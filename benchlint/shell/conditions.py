@@ -10,7 +10,7 @@ A condition is None (a command or construct whose status is not modelled), or a 
 
 An expression (inside a test) is None (an operator not modelled), or:
 - `("not", e)`, `("and", a, b)`, `("or", a, b)`: `!`, `&&`/`-a`, `||`/`-o`;
-- `("unary", op, operand)`: `-z`/`-n` and its operand's `Syn`;
+- `("unary", op, operand)`: `-z`/`-n` and its operand's `Syn` (op "": `test WORD`, not empty);
 - `("set", operand)`: `-v NAME`, whether the variable is set (bash 4.2);
 - `("file", op, operand)`: a file test (`-d`, `-f`, `-e`...): false for an empty path, else not
   decided (the file system is not read);
@@ -182,6 +182,10 @@ class Compiler:
             return ("and" if operator == "&&" else "or", left, right)
         if kind == "command" and node.named_children:
             name = self.text_of(node.named_children[0])
+            if name == "test":  # (`test ARGS` is `[ ARGS ]`: h101 F7)
+                expression = self.test_arguments(node.named_children[1:])
+                if expression is not None:
+                    return ("test", False, expression)
             if len(node.named_children) == 1:
                 if name in ("true", ":"):
                     return ("const", True)
@@ -204,6 +208,30 @@ class Compiler:
                 TO_OUTPUT.fullmatch("".join(self.text_of(r).split())) for r in redirects
             ):
                 return self.condition(body)
+        return None
+
+    def test_arguments(self, args: list[Node]) -> Condition:
+        """The expression of `test`'s arguments as POSIX reads them by their number (one: not
+        empty; two: `!` or a unary test; three: a comparison, or `!` and two); None for more,
+        or an argument that is not a plain word (a redirection, a herestring)."""
+        if not args or len(args) > 3 or any(a.type not in _OPERANDS for a in args):
+            return None
+        words = [self.text_of(a) if a.type == "word" else None for a in args]
+        if len(args) == 1:  # (no operator: an empty unquoted word leaves `test` none, false)
+            return ("unary", "", self.syn(args[0]))
+        if len(args) == 3 and words[1] in ("=", "==", "!="):
+            return ("binary", words[1], self.syn(args[0]), self.syn(args[2]))
+        if words[0] == "!":
+            inner = self.test_arguments(args[1:])
+            return None if inner is None else ("not", inner)
+        if len(args) != 2:
+            return None
+        if words[0] in ("-z", "-n"):
+            return ("unary", words[0], self.syn(args[1]))
+        if words[0] == "-v":
+            return ("set", self.syn(args[1]))
+        if words[0] in _FILE_TESTS:
+            return ("file", words[0], self.syn(args[1]))
         return None
 
     def comparisons(self, node: Node, double: bool) -> Condition:

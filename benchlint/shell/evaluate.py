@@ -189,7 +189,7 @@ def condition(
     kind = tree[0]
     if kind == "test":
         inner = tree[2]
-        if not tree[1] and inner is not None and inner[0] == "unary":
+        if not tree[1] and inner is not None and inner[0] == "unary" and inner[1]:
             # (`[ -z $X ]`, `[ -n $X ]` with X empty: the unquoted word goes, and `[` tests
             # the lone operator, a word that is not empty: true either way, as bash has it;
             # only a word quoted nowhere, `"${X%a}"` stays an argument, h43 N1, though a quote
