@@ -2797,8 +2797,14 @@ def first_uses(environment: Environment, script: Script, names: set[str]) -> dic
                     note(read.name, offset, read.span, "read")  # (`${X:?}`: below)
         for assignment in command.assignments:
             if assignment.value is not None:
-                for read in assignment.value.reads():
-                    note(read.name, offset, read.span, "read")
+                value = assignment.value
+                # (`X=$EP` after `set -u`: bash stops there too; h100 M2)
+                direct = stops and "$(" not in value.text and "`" not in value.text
+                reads = value.reads()
+                for read in reads:
+                    stopped = direct and _unbound_stops(read)
+                    stopped = stopped and conditional_outer(read, reads) is None
+                    note(read.name, offset, read.span, "required" if stopped else "read")
         # (at the command's offset: a guard's own is its shell's; the outermost condition of
         # a command at the top level, out of loops, is tested whenever the script gets there,
         # every read of it where it is one test: `[[ A || B ]]` may not read B)

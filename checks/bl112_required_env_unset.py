@@ -173,6 +173,11 @@ def _required_names(script: Script) -> set[str]:
             names.update(w.value for w in command.args if w.static)
         if strict is not None and command.file_offset > strict:
             names.update(r.name for w in command.words for r in w.reads())
+            # (an assignment's value, a condition's test: bash stops at those too; h100 M2)
+            for assignment in command.assignments:
+                if assignment.value is not None:
+                    names.update(r.name for r in assignment.value.reads())
+            names.update(r.name for guard in command.guards for r in guard.test_reads)
     return names
 
 
