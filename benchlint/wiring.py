@@ -243,7 +243,7 @@ class Route:
         """Whether the command's conditions hold on this route (None: not known); False, too,
         for a command of the launcher after it surely ended (`exit`, `exec bash other.sh`).
         `unset`: names taken as unset there (what a rule's finding supposes)."""
-        env = self._env_at(command)
+        env = self.env_at(command)
         answer = guards_hold(
             command.script, command.guards, env.with_unset(unset) if unset else env, probe
         )
@@ -255,7 +255,7 @@ class Route:
             return False
         return answer
 
-    def _env_at(self, command: Command) -> ConditionEnv:
+    def env_at(self, command: Command) -> ConditionEnv:
         """The environment the command's conditions read: names the launcher assigns only
         after the command (in its text, the command in no function or loop) still hold the
         values the launcher was started with (`if [[ -n "${BENCHMARK_SCRIPT:-}" ]]` before an
@@ -272,7 +272,7 @@ class Route:
         hold it) or the word has a form `expand` does not model. `positional`: the text names
         the launcher's positional parameters `__P1`..`__P9` (`$1` as `$__P1`), which are the
         arguments the route's launch line gives it (the caller sees that none changed them)."""
-        get = self._env_at(command).get
+        get = self.env_at(command).get
         if not positional:
             return expanded_value(text, get)
         known, unknown = self.env.known, self.env.unknown
@@ -312,7 +312,7 @@ class Route:
             if end > at:
                 break
             index += 1
-            if guards_hold(command.script, command.guards, self._env_at(command)) is True:
+            if guards_hold(command.script, command.guards, self.env_at(command)) is True:
                 self._decided, self._first_end = index, end
                 return True
         self._decided = index

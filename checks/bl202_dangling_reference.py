@@ -759,12 +759,14 @@ def _why(command: Command, who: str, given: dict[tuple[tuple[str, str], ...], li
 
 
 def _read(command: Command, route: Route) -> tuple[tuple[str, str], ...]:
-    """The values a route gives the names the exit's innermost condition reads (those it
-    knows; at most four)."""
+    """The values a route gives the names the exit's innermost condition reads where it reads
+    them (those it knows; at most four: before `X="${X:-d}"`, the value X was started with;
+    h101 W3)."""
     guard = command.guards[-1] if command.guards else None
     names = dict.fromkeys(r.name for r in guard.reads) if guard is not None else {}
-    known = route.env.known
-    return tuple((n, known[n]) for n in names if n in known and n not in route.env.unknown)[:4]
+    env = route.env_at(command)
+    known = env.known
+    return tuple((n, known[n]) for n in names if n in known and n not in env.unknown)[:4]
 
 
 def _missing_scripts(ctx: Context) -> Iterator[Finding]:
