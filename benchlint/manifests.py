@@ -130,6 +130,28 @@ def _compose_services(
         yield service, Container(image.value if image is not None else None, line, image)
 
 
+def healthcheck_scripts(file: SourceText, document: YamlDocument) -> Iterator[Script]:
+    """The command line of each Compose service's `healthcheck.test`: `["CMD-SHELL", "..."]`
+    (or a string) is a script `/bin/sh -c` runs, `["CMD", ...]` the words of one (h101 M1)."""
+    for root in document.documents:
+        services = root.get("services") if root.is_map else None
+        for _, service in services.pairs if services is not None and services.is_map else ():
+            check = service.get("healthcheck") if service.is_map else None
+            test = check.get("test") if check is not None and check.is_map else None
+            if test is None:
+                continue
+            if test.is_scalar and test.value:
+                yield command_line(file, [test], ("/bin/sh", "-c"), test)
+                continue
+            items = list(test.items) if test.is_seq else []
+            if len(items) < 2 or not all(item.is_scalar for item in items):
+                continue
+            if items[0].value == "CMD-SHELL":
+                yield command_line(file, items[1:2], ("/bin/sh", "-c"), items[1])
+            elif items[0].value == "CMD":
+                yield command_line(file, items[1:])
+
+
 # what a shell reads otherwise than Compose splits a string: operators, substitutions, comments
 # (outside quotes: `bash -lc "source env.sh && vllm serve ..."` is three words to both; t82b)
 _COMPOSE_UNSAFE = lazy_compile(r"[;&|<>()`#'\"]|\$\(")

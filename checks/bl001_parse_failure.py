@@ -14,8 +14,8 @@ statements before it, then exits with status 2, and nothing from there on ever r
 script a string or a heredoc gives a shell (`docker run IMAGE bash -c "..."`, `ssh host bash
 <<EOF`), where bash rejects its text: the container or remote shell exits with status 2; and one
 a container's command line gives a shell (a Kubernetes container's `command: ["/bin/bash",
-"-c"]` with the script in `args`, a Compose service's `bash -c` command, a SkyPilot task's
-`run:`), which then fails at every start. A script
+"-c"]` with the script in `args` or a probe's, a Compose service's `bash -c` command or health
+check, a SkyPilot task's `run:`), which then fails at every start. A script
 whose lines end with `\\r\\n` (Windows line endings) is reported too, all or some of them: bash
 reads the `\\r` as part of each such line's last word, and sbatch refuses such a batch script
 (not where every shell file of the repository has them: a checkout git's `autocrlf` wrote so).
@@ -66,7 +66,7 @@ from benchlint.calls import call_graph
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Undecided
 from benchlint.lazyre import lazy_compile
-from benchlint.manifests import containers, may_hold_containers
+from benchlint.manifests import containers, healthcheck_scripts, may_hold_containers
 from benchlint.registry import rule
 from benchlint.shell.model import Script, parse_tree, syntax_suspect
 from benchlint.source import SourceText
@@ -145,17 +145,20 @@ def _container_scripts(document: YamlDocument) -> list[Finding | Undecided]:
     with the script in `args`), where `bash -n` rejects it: the container's shell exits with
     status 2 at every start (h98 M2)."""
     source = document.file
-    if not may_hold_containers(source.text) or not _SHELL_OPTION_C.search(source.text):
+    text = source.text
+    if not (may_hold_containers(text) or "healthcheck" in text) or not _SHELL_OPTION_C.search(text):
         return []
     found: list[Finding | Undecided] = []
     for container in containers(source, document):
         found += _nested_rejected(container.script)
+    for script in healthcheck_scripts(source, document):
+        found += _nested_rejected(script)
     return found
 
 
-# a shell's `-c` option, alone or among others (`-c`, `-lc`, `-ec`, `-xc`), or a SkyPilot
-# task's `run:` (a script its bash runs)
-_SHELL_OPTION_C = lazy_compile(r"(?<![\w-])-[A-Za-z]*c\b|^run[ \t]*:", re.M)
+# a shell's `-c` option, alone or among others (`-c`, `-lc`, `-ec`, `-xc`), a SkyPilot task's
+# `run:` (a script its bash runs), a Compose health check's test
+_SHELL_OPTION_C = lazy_compile(r"(?<![\w-])-[A-Za-z]*c\b|^run[ \t]*:|healthcheck", re.M)
 
 
 _AT_END = "unexpected end of file"
