@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from benchlint.engine_flags import engine_flags
@@ -26,6 +26,7 @@ from benchlint.shell.model import (
     Command,
     Script,
     Word,
+    expands_in_words,
     visible_assignments,
 )
 
@@ -60,16 +61,17 @@ class Launch:
     def argv(self) -> tuple[tuple[Word, Command], ...]:
         """The launch's arguments, with the items of every argument array it expands
         (`"${ARGS[@]}"`) in place of the expansion; each with the command that wrote it."""
-        script = self.command.script
+        launch = self.command
+        script = launch.script
         arrays: dict[str, list[tuple[Word, Command]]] = {}
         for assignment in script.assignments:
             value = assignment.value
-            if value is not None and value.items is not None and self._may_reach(assignment):
+            if value is not None and value.items is not None and may_reach(assignment, launch):
                 items = [(item, assignment.command) for item in value.items]
                 arrays.setdefault(assignment.name, []).extend(items)
-        for command in script.commands:  # (`unset 'ARGS[3]'`: which items are left, not known)
-            if command.base == "unset" and arrays:
-                for word in command.args:
+        for unset in script.commands:  # (`unset 'ARGS[3]'`: which items are left, not known)
+            if unset.base == "unset" and arrays:
+                for word in unset.args:
                     arrays.pop(word.value.split("[", 1)[0], None)
         found: list[tuple[Word, Command]] = []
         for word in self.args:
@@ -79,10 +81,6 @@ class Launch:
             else:
                 found.append((word, self.command))
         return tuple(found)
-
-    def _may_reach(self, assignment: Assignment) -> bool:
-        """`may_reach` for the launch's command."""
-        return may_reach(assignment, self.command)
 
     @functools.cached_property
     def flags(self) -> tuple[Arg, ...]:
@@ -94,7 +92,7 @@ class Launch:
             name = word.unquoted_variable()
             pieces = [
                 piece
-                for value in string_values(self.command.script, name or "", self._may_reach)
+                for value in string_values(self.command.script, name or "", self.command)
                 for piece in _split(value)
             ]
             if name is not None and pieces:
@@ -199,22 +197,20 @@ def takes_no_value(engine: str, flag: str) -> bool:
     return engine_flags().negatable(data_engine, flag)
 
 
-def string_values(
-    script: Script, name: str, reaching: Callable[[Assignment], bool] | None = None
-) -> list[Word]:
+def string_values(script: Script, name: str, at: Command | None = None) -> list[Word]:
     """The values of the script's plain-string assignments to `name` (none when it is ever
-    assigned an array), those `reaching` keeps (the ones that may give the value a command
-    reads: `Launch._may_reach`); in a nested script that assigns none, those of the shell that
-    runs it where bash surely passes them (`_outer_assignments`)."""
+    assigned an array); with `at`, only those that may give the value that command reads
+    (`may_reach`); in a nested script that assigns none, those of the shell that runs it where
+    bash surely passes them (`_outer_assignments`), as of the command that runs it."""
     own = [a for a in script.assignments if a.name == name]
-    if own and reaching is not None:
+    if own and at is not None:
         if any(a.value is not None and a.value.node.type == "array" for a in own):
             return []
-        own = [a for a in own if reaching(a)]
+        own = [a for a in own if may_reach(a, at)]
         if not own:
             return []
     given = own if own or script.parent is None else _outer_assignments(script, name)
-    if not own and reaching is not None:  # (the shell that runs it: as of the command that does)
+    if not own and at is not None:
         given = [a for a in given if _reaches_from(a, script)]
     values: list[Word] = []
     for assignment in given:
@@ -258,9 +254,7 @@ def _outer_assignments(script: Script, name: str) -> list[Assignment]:
         not m.command.guards and m.command.function is None and not m.command.apart_from_script
         for m in marks
     )
-    # (`bash -c "vllm serve m $EXTRA"`: the running shell expands it in its own words, before
-    # the new shell starts: exported or not; h100 M4)
-    expands = any(r.name == name for w in command.words for r in w.reads())
+    expands = expands_in_words(command, name)  # (exported or not; h100 M4)
     plain = all(
         reaches_plainly(a, None) and (command.base == "eval" or expands or a.exported or exported)
         for a in given

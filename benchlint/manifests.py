@@ -298,8 +298,7 @@ def command_line(
         start = _start(file, node)
         places = _places(file, node, start) or [start] * len(value)
         if dollars and "$$" in value:
-            places = [p for i, p in enumerate(places) if not _second_dollar(value, i)]
-            value = value.replace("$$", "$")
+            value, places = _one_dollar(value, places)
         if index:
             put(" ", offsets[-1])
         if id(node) in split:  # (a newline outside quotes parts words, as a blank does)
@@ -319,13 +318,16 @@ def command_line(
     return Script(file, src, nested_char_of(line, offsets), contiguous=False)
 
 
-def _second_dollar(value: str, index: int) -> bool:
-    """Whether the character at `index` is the second `$` of a `$$` (read left to right, as
-    `str.replace` pairs them)."""
-    if value[index] != "$":
-        return False
-    run = len(value[:index]) - len(value[:index].rstrip("$"))
-    return run % 2 == 1
+def _one_dollar(value: str, places: list[int]) -> tuple[str, list[int]]:
+    """The value with each `$$` (paired left to right) made one `$`, at the first one's place."""
+    text: list[str] = []
+    kept: list[int] = []
+    index = 0
+    while index < len(value):
+        text.append(value[index])
+        kept.append(places[index])
+        index += 2 if value.startswith("$$", index) else 1
+    return "".join(text), kept
 
 
 def _start(file: SourceText, node: YNode) -> int:

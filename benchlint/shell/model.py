@@ -1895,13 +1895,18 @@ def visible_assignments(script: Script, name: str, before: int | None = None) ->
         script, before = command.script, command.node.start_byte
         # (`bash -c "vllm serve m $EXTRA"`: the running shell expands it in the string, as
         # for `eval`; h100 M4)
-        expands = any(r.name == name for w in command.words for r in w.reads())
-        if command.base != "eval" and not expands:
+        if command.base != "eval" and not expands_in_words(command, name):
             if not _keeps_environment(command) or _unsets(command, name):
                 return []
             # (not one a command's prefix gives that command alone: `DETECT=... true`)
             outer = [a for a in visible_assignments(script, name, before) if a.kind != "prefix"]
             return outer if any(a.exported for a in outer) else []
+
+
+def expands_in_words(command: Command, name: str) -> bool:
+    """Whether the shell that runs the command expands the variable in the command's own words
+    (`bash -c "vllm serve m $EXTRA"`: before the new shell starts, exported or not)."""
+    return any(r.name == name for w in command.words for r in w.reads())
 
 
 def _unsets(command: Command, name: str) -> bool:
