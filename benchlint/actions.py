@@ -155,6 +155,25 @@ class Use:
     function: bool
 
 
+@dataclass(frozen=True)
+class Node:
+    """A part of a parsed expression, from `start` to `end` in its text. `kind`: an operator
+    (`||`, `&&`, `==`, `!=`, `<`, `<=`, `>`, `>=`, `!`, its operands in `parts`; `||` and `&&`
+    with all of a chain's), "call" (`name` the function's, lower-case; its arguments in
+    `parts`), "ref" (a context and the keys read of it, `*` for a star: `path`), "index" (any
+    other indexing: what is indexed and the index in `parts`), "literal" (`value`: a string's
+    text, a boolean, None, a number's text; `name` the token's kind), "star" (`[*]`, `.*`)
+    or "group" (a parenthesised expression)."""
+
+    kind: str
+    start: int
+    end: int
+    parts: tuple[Node, ...] = ()
+    name: str = ""
+    path: tuple[str, ...] | None = None
+    value: str | bool | None = None
+
+
 class _Parser:
     def __init__(
         self,
@@ -178,6 +197,11 @@ class _Parser:
             return True
         return False
 
+    def end(self) -> int:
+        """Where the last token read ends."""
+        last = self.items[self.at - 1]
+        return last.start + len(last.text)
+
     def fail(self, token: Token) -> ExpressionError:
         if token.kind == "EOF":
             return ExpressionError("unexpected end of expression", token.start)
@@ -188,49 +212,68 @@ class _Parser:
         if self.depth > MAX_DEPTH:
             raise ExpressionError(f"the expression nests deeper than {MAX_DEPTH}", 0)
 
-    def expression(self) -> None:
+    def expression(self) -> Node:
         self.deeper()
-        self.binary(0)
+        node = self.binary(0)
         self.depth -= 1
+        return node
 
     _LEVELS = (("||",), ("&&",), ("==", "!="), (">", ">=", "<", "<="))
 
-    def binary(self, level: int) -> None:
+    def binary(self, level: int) -> Node:
         if level == len(self._LEVELS):
-            self.unary()
-            return
-        self.binary(level + 1)
-        while self.match(*self._LEVELS[level]):
-            self.binary(level + 1)
+            return self.unary()
+        node = self.binary(level + 1)
+        while self.peek().kind in self._LEVELS[level]:
+            kind = self.peek().kind
+            self.at += 1
+            right = self.binary(level + 1)
+            if level < 2 and node.kind == kind and node.parts:  # (a chain of `||` or `&&`)
+                parts = (*node.parts, right)
+            else:
+                parts = (node, right)
+            node = Node(kind, parts[0].start, right.end, parts)
+        return node
 
-    def unary(self) -> None:
+    def unary(self) -> Node:
+        start = self.peek().start
         if self.match("!"):
             self.deeper()
-            self.unary()
+            operand = self.unary()
             self.depth -= 1
-            return
-        self.index()
+            return Node("!", start, operand.end, (operand,))
+        return self.index()
 
-    def index(self) -> None:
-        accessible = self.call()
+    def index(self) -> Node:
+        node, accessible = self.call()
         increased = 0
         while accessible:
             if self.match("["):
-                if not self.match("*"):
-                    self.expression()
+                at = self.peek().start
+                key = Node("star", at, at + 1) if self.match("*") else self.expression()
                 if not self.match("]"):
                     raise self.fail(self.peek())
             elif self.match("."):
                 if not self.match("IDENTIFIER", "*"):
                     raise self.fail(self.peek())
+                name = self.items[self.at - 1]
+                key = Node("literal", name.start, self.end(), (), "STRING", None, name.text)
+                if name.kind == "*":
+                    key = Node("star", name.start, self.end())
             else:
                 break
+            read = "*" if key.kind == "star" else key.value if key.name == "STRING" else None
+            if node.path is not None and isinstance(read, str):
+                node = Node("ref", node.start, self.end(), (), "", (*node.path, read))
+            else:
+                node = Node("index", node.start, self.end(), (node, key))
             self.deeper()
             increased += 1
         self.depth -= increased
+        return node
 
-    def call(self) -> bool:
-        """A primary; whether it can be indexed (a group, a call or a context)."""
+    def call(self) -> tuple[Node, bool]:
+        """A primary, and whether it can be indexed (a group, a call or a context)."""
         token = self.peek()
         if token.kind != "IDENTIFIER":
             return self.primary()
@@ -240,13 +283,13 @@ class _Parser:
             if name not in self.contexts:
                 raise ExpressionError(f"unrecognized named-value: '{token.text}'", token.start)
             self.uses.append(Use(token.text, token.start, False))
-            return True
-        count = 0
+            return Node("ref", token.start, self.end(), (), "", (name,)), True
+        arguments: list[Node] = []
         while not self.match(")"):
-            self.expression()
-            count += 1
+            arguments.append(self.expression())
             if self.peek().kind != ")" and not self.match(","):
                 raise self.fail(self.peek())
+        count = len(arguments)
         bounds = self.functions.get(name)
         if bounds is None:
             raise ExpressionError(f"unrecognized function: '{token.text}'", token.start)
@@ -257,20 +300,26 @@ class _Parser:
         if name == "case" and count % 2 == 0:
             raise ExpressionError("case requires an odd number of arguments", token.start)
         self.uses.append(Use(token.text, token.start, True))
-        return True
+        return Node("call", token.start, self.end(), tuple(arguments), name), True
 
-    def primary(self) -> bool:
+    def primary(self) -> tuple[Node, bool]:
         token = self.peek()
         if self.match("FALSE", "TRUE", "NULL", "NUMBER", "STRING"):
-            return False
+            value = _LITERALS.get(token.kind, token.text)
+            if token.kind == "STRING":
+                value = token.text[1:-1].replace("''", "'")
+            return Node("literal", token.start, self.end(), (), token.kind, None, value), False
         if self.match("("):
-            self.expression()
+            inner = self.expression()
             if self.peek().kind == "EOF":
                 raise ExpressionError("unexpected end of expression", self.peek().start)
             if not self.match(")"):
                 raise self.fail(self.peek())
-            return True
+            return Node("group", token.start, self.end(), (inner,)), True
         raise self.fail(token)
+
+
+_LITERALS: dict[str, str | bool | None] = {"TRUE": True, "FALSE": False, "NULL": None}
 
 
 def parse(
@@ -290,6 +339,18 @@ def parse(
     if parser.peek().kind != "EOF":
         raise parser.fail(parser.peek())
     return parser.uses
+
+
+def tree(text: str) -> Node | None:
+    """The expression as GitHub's parser reads it; None where it rejects it or it is empty."""
+    try:
+        parser = _Parser(tokens(text))
+        if parser.peek().kind == "EOF":
+            return None
+        node = parser.expression()
+    except ExpressionError:
+        return None
+    return node if parser.peek().kind == "EOF" else None
 
 
 @dataclass(frozen=True)

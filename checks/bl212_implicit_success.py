@@ -1,0 +1,426 @@
+"""A job's `if:` with no status function tests for a job that did not succeed: it never sees one.
+
+## What it does
+A job's `if:` that calls none of GitHub's status functions (`always()`, `success()`,
+`failure()`, `cancelled()`) is read as `success() && (...)`, and a job's `success()` holds only
+when every job before it (those it `needs`, theirs, and so on) succeeded. So, in such an `if:`:
+- a test of a needed job's result other than `== 'success'` is decided: `needs.build.result ==
+  'skipped'` (or `'failure'`, `'cancelled'`, `!= 'success'`) never holds, `needs.build.result !=
+  'failure'` always does;
+- a test that contradicts the `if:` of a job before it never holds: a job before it ran, so its
+  own `if:` held (each `&&` operand of it, for the values every job reads alike: `inputs`,
+  `vars`, `github.event*`, `github.ref*`, and the outputs of a job both need);
+- a warning for a job that waits on one which runs when a job before it was skipped
+  (`always() && needs.gate.result == 'skipped'`): when that job is skipped, this one is skipped
+  too, though the job it needs ran.
+
+## Why is this bad?
+The branch meant for the skipped or failed case never runs, and nothing says so: a trusted
+author's sweep that should start without approval is skipped (InferenceX's `validate` job), an
+ingest job is skipped on every push because a gate before the job it needs was skipped
+(InferenceX's `reuse-ingest-artifacts`), and results stop arriving.
+
+## Example
+```yaml path=.github/workflows/sweep.yml
+on: [push, workflow_dispatch]
+jobs:
+  gate:
+    if: github.event_name == 'workflow_dispatch'
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./gate.sh
+  setup:
+    needs: gate
+    if: always() && (needs.gate.result == 'success' || needs.gate.result == 'skipped')
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./setup.sh
+  publish:
+    needs: setup
+    if: needs.setup.result == 'success' || needs.setup.result == 'skipped'
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./publish.sh
+```
+
+## Use instead
+```yaml path=.github/workflows/sweep.yml
+on: [push, workflow_dispatch]
+jobs:
+  gate:
+    if: github.event_name == 'workflow_dispatch'
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./gate.sh
+  setup:
+    needs: gate
+    if: always() && (needs.gate.result == 'success' || needs.gate.result == 'skipped')
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./setup.sh
+  publish:
+    needs: setup
+    if: always() && (needs.setup.result == 'success' || needs.setup.result == 'skipped')
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./publish.sh
+```
+
+## Exceptions
+Not read: steps' `if:` (a skipped step does not stop the steps after it), an `if:` GitHub cannot
+parse (BL208) or that is not one expression (BL209), a needed job with `continue-on-error:`,
+tests of values a job may read otherwise than the jobs before it (`matrix`, `github.job`,
+`github.run_attempt`), and comparisons of values of different kinds (a string with a number).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from benchlint.actions import Node, embedded, tree
+from benchlint.context import Context
+from benchlint.finding import Finding, Location, Severity
+from benchlint.registry import rule
+from benchlint.source import SourceText
+from benchlint.workflow import WORKFLOWS, workflow_roots
+from benchlint.yamlmodel import YNode, value_span
+
+_STATUS = frozenset(("always", "success", "failure", "cancelled"))
+# what every job of a run reads alike (`github.job`, `github.run_attempt` and the like differ)
+_RUN_WIDE_GITHUB = frozenset(
+    {"event_name", "event", "ref", "ref_name", "ref_type", "base_ref", "head_ref", "sha"}
+    | {"repository", "repository_owner", "workflow", "workflow_ref", "event_path"}
+)
+_SUCCESS = "success"
+
+
+@dataclass(frozen=True)
+class _Test:
+    """A comparison of a value a job reads with a literal: `path` lower-case; `equal` for `==`
+    (`!=` otherwise, a `!` in front turning it over); `literal` the literal's kind and value
+    (a string lower-case, as GitHub compares strings)."""
+
+    path: tuple[str, ...]
+    equal: bool
+    literal: tuple[str, str | bool | None]
+    node: Node
+
+
+@dataclass
+class _Job:
+    name: str
+    key: YNode
+    node: YNode
+    needs: tuple[str, ...]
+    condition: Node | None  # None: no `if:`, or not one expression GitHub parses
+    text: str  # the `if:` expression's text
+    offset: int  # where it starts in the `if:` value
+    condition_node: YNode | None
+    status: bool  # its `if:` calls a status function
+
+    @property
+    def implicit(self) -> bool:
+        """GitHub runs it only when every job before it succeeded."""
+        return not self.status and (self.condition is not None or self.condition_node is None)
+
+
+@rule("BL212", "implicit-success", Severity.ERROR, tags=("workflow", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
+    for source, root in workflow_roots(ctx.ws, paths, "needs"):
+        jobs = _jobs(root)
+        if not jobs:
+            continue
+        before = {name: _ancestors(name, jobs) for name in jobs}
+        for job in jobs.values():
+            if not job.implicit or not job.needs:
+                continue
+            if job.condition is not None:
+                yield from _results(source, job, jobs)
+                yield from _contradicted(source, job, jobs, before[job.name])
+            yield from _poisoned(source, job, jobs, before)
+
+
+def _results(source: SourceText, job: _Job, jobs: dict[str, _Job]) -> Iterator[Finding]:
+    """Tests of a needed job's result, which is always `success` where the `if:` is read."""
+    assert job.condition is not None
+    for test in _tests(job.condition):
+        if len(test.path) != 3 or test.path[0] != "needs" or test.path[2] != "result":
+            continue
+        needed = jobs.get(_named(test.path[1], job.needs) or "")
+        kind, value = test.literal
+        if needed is None or needed.node.get("continue-on-error") is not None or kind != "STRING":
+            continue
+        if test.equal and value == _SUCCESS:
+            continue
+        holds = not test.equal and value != _SUCCESS
+        shown = job.text[test.node.start : test.node.end]
+        yield Finding(
+            "BL212",
+            f"`{shown}` {'always' if holds else 'never'} holds: job `{job.name}`'s `if:` calls "
+            f"no status function, so GitHub reads it only when `{needed.name}` and every job "
+            f"before it succeeded ({'a skipped or failed' if holds else 'a'} `{needed.name}` "
+            f"skips `{job.name}`)",
+            _at(source, job, test.node),
+            related=(Location(source.path, needed.key.span),),
+            subject=f"result:{job.name}:{shown}",
+            help="begin the `if:` with `always() && ` (or `!cancelled() && `) to read it whatever "
+            "the jobs before it did",
+        )
+
+
+def _contradicted(
+    source: SourceText, job: _Job, jobs: dict[str, _Job], before: list[str]
+) -> Iterator[Finding]:
+    """Tests the `if:` of a job before this one decides false: that job ran, so its `if:` held."""
+    assert job.condition is not None
+    known: list[tuple[_Test, _Job]] = []
+    for name in before:
+        earlier = jobs[name]
+        if earlier.condition is None:
+            continue
+        for fact in _facts(earlier.condition):
+            if _same_in_both(fact.path, earlier, job):
+                known.append((fact, earlier))
+    for test in _tests(job.condition):
+        for fact, earlier in known:
+            if fact.path != test.path or not _contradicts(fact, test):
+                continue
+            shown = job.text[test.node.start : test.node.end]
+            said = earlier.text[fact.node.start : fact.node.end]
+            line = _at(source, earlier, fact.node).span.line
+            yield Finding(
+                "BL212",
+                f"`{shown}` never holds: job `{job.name}`'s `if:` calls no status function, so "
+                f"GitHub reads it only when every job before it succeeded, and `{earlier.name}` "
+                f"runs only when `{said}` (line {line})",
+                _at(source, job, test.node),
+                related=(_at(source, earlier, fact.node),),
+                subject=f"contradicted:{job.name}:{shown}",
+                help="begin the `if:` with `always() && ` and test the results of the jobs it "
+                "needs, to run it when one of them was skipped",
+            )
+            break
+
+
+def _poisoned(
+    source: SourceText, job: _Job, jobs: dict[str, _Job], before: dict[str, list[str]]
+) -> Iterator[Finding]:
+    """A job that needs one written to run when a job before it was skipped (`always() &&
+    needs.gate.result == 'skipped'`): skipped then too, though the job it needs ran."""
+    for need in job.needs:
+        runs = jobs[need]
+        if runs.condition is None or not _runs_on_skip(runs.condition):
+            continue
+        skips: dict[str, _Test] = {}  # each job before it whose skip it expects: its test
+        for test in _tests(runs.condition, positive=True):
+            skipped = _named(test.path[1], runs.needs) if _result(test.path) else None
+            if skipped is None or skipped in skips or not _holds_for(test, "skipped"):
+                continue
+            if _only_through(job, skipped, jobs, before):
+                skips[skipped] = test
+        if not skips:
+            continue
+        first = next(iter(skips.values()))
+        said = runs.text[first.node.start : first.node.end]
+        at = (
+            _at(source, job, job.condition)
+            if job.condition is not None
+            else Location(source.path, job.key.span)
+        )
+        yield Finding(
+            "BL212",
+            f"job `{job.name}` is skipped whenever {_either(list(skips))} is, though `{need}`, "
+            f"which it needs, runs then (its `if:` tests `{said}`, line "
+            f"{_at(source, runs, first.node).span.line}): without a status function in its "
+            "`if:`, GitHub runs a job only when every job before it succeeded",
+            at,
+            related=(
+                *(_at(source, runs, test.node) for test in skips.values()),
+                *(Location(source.path, jobs[name].key.span) for name in skips),
+            ),
+            subject=f"skipped:{job.name}:{','.join(skips)}",
+            severity=Severity.WARNING,
+            help=f"begin `{job.name}`'s `if:` with `always() && needs.{need}.result == 'success'`",
+        )
+        return
+
+
+def _either(names: list[str]) -> str:
+    quoted = [f"`{name}`" for name in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
+def _only_through(
+    job: _Job, skipped: str, jobs: dict[str, _Job], before: dict[str, list[str]]
+) -> bool:
+    """Whether the job reaches `skipped` only through jobs that run when it is skipped: it does
+    not need it itself, and each job it needs either is not after it or calls a status
+    function."""
+    for need in job.needs:
+        if need == skipped:
+            return False
+        if skipped in before[need] and not jobs[need].status:
+            return False
+    return True
+
+
+def _runs_on_skip(condition: Node) -> bool:
+    """Whether an `if:` lets its job run when a job before it was skipped: it calls `always()`
+    or `cancelled()` (as `!cancelled()`)."""
+    return any(n.kind == "call" and n.name in ("always", "cancelled") for n in _walk(condition))
+
+
+def _result(path: tuple[str, ...]) -> bool:
+    return len(path) == 3 and path[0] == "needs" and path[2] == "result"
+
+
+def _holds_for(test: _Test, value: str) -> bool:
+    kind, literal = test.literal
+    return kind == "STRING" and (literal == value) == test.equal
+
+
+def _contradicts(fact: _Test, test: _Test) -> bool:
+    """Whether `test` is false wherever `fact` holds."""
+    if fact.literal[0] != test.literal[0]:
+        return False
+    same = fact.literal == test.literal
+    if fact.equal and test.equal:
+        return not same
+    return same and fact.equal != test.equal
+
+
+def _same_in_both(path: tuple[str, ...], earlier: _Job, job: _Job) -> bool:
+    """Whether the value is the same in both jobs' `if:`."""
+    if path[0] in ("inputs", "vars"):
+        return len(path) > 1
+    if path[0] == "github":
+        return len(path) > 1 and path[1] in _RUN_WIDE_GITHUB
+    if path[0] == "needs" and len(path) > 2:
+        return _named(path[1], earlier.needs) is not None and _named(path[1], job.needs) is not None
+    return False
+
+
+def _named(name: str, needs: tuple[str, ...]) -> str | None:
+    """The job of `needs` the (lower-case) name reads, if any."""
+    return next((need for need in needs if need.lower() == name), None)
+
+
+def _facts(condition: Node) -> Iterator[_Test]:
+    """The comparisons that hold wherever the `if:` does: its `&&` operands'."""
+    node = _ungrouped(condition)
+    if node.kind == "&&":
+        for part in node.parts:
+            yield from _facts(part)
+        return
+    test = _test(node)
+    if test is not None:
+        yield test
+
+
+def _tests(condition: Node, positive: bool = False) -> Iterator[_Test]:
+    """Every comparison of the `if:` with a literal (`positive`: those not under a `!`)."""
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if positive and node.kind == "!":
+            continue
+        test = _test(node)
+        if test is not None:
+            yield test
+        else:
+            stack.extend(reversed(node.parts))
+
+
+def _test(node: Node) -> _Test | None:
+    node = _ungrouped(node)
+    flip = False
+    if node.kind == "!" and _ungrouped(node.parts[0]).kind in ("==", "!="):
+        flip, node = True, _ungrouped(node.parts[0])
+    if node.kind not in ("==", "!="):
+        return None
+    left, right = (_ungrouped(part) for part in node.parts)
+    if left.kind == "literal":
+        left, right = right, left
+    if left.kind != "ref" or right.kind != "literal" or left.path is None or "*" in left.path:
+        return None
+    literal = right.value.lower() if isinstance(right.value, str) else right.value
+    kind = "NUMBER" if right.name == "NUMBER" else right.name
+    if kind == "NUMBER":
+        return None  # (numbers compare as numbers: `1.0 == 1`)
+    path = tuple(part.lower() for part in left.path)
+    return _Test(path, (node.kind == "==") != flip, (kind, literal), node)
+
+
+def _ungrouped(node: Node) -> Node:
+    while node.kind == "group" and len(node.parts) == 1:
+        node = node.parts[0]
+    return node
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        found = stack.pop()
+        yield found
+        stack.extend(found.parts)
+
+
+def _at(source: SourceText, job: _Job, node: Node) -> Location:
+    assert job.condition_node is not None
+    return Location(source.path, value_span(source, job.condition_node, job.offset + node.start))
+
+
+def _jobs(root: YNode) -> dict[str, _Job]:
+    found: dict[str, _Job] = {}
+    jobs = root.get("jobs")
+    for key, node in jobs.pairs if jobs is not None and jobs.is_map else ():
+        if not key.is_scalar or not isinstance(key.value, str) or not node.is_map:
+            continue
+        needs = node.get("needs")
+        items = [needs] if needs is not None and needs.is_scalar else []
+        if needs is not None and needs.is_seq:
+            items = list(needs.items)
+        names = tuple(i.value for i in items if i.is_scalar and isinstance(i.value, str))
+        condition = node.get("if")
+        parsed, text, offset = _expression(condition)
+        status = parsed is not None and any(
+            n.kind == "call" and n.name in _STATUS for n in _walk(parsed)
+        )
+        found[key.value] = _Job(
+            key.value, key, node, names, parsed, text, offset, condition, status
+        )
+    for job in found.values():  # (a need of no job is BL208's)
+        job.needs = tuple(need for need in job.needs if need in found and need != job.name)
+    return found
+
+
+def _expression(condition: YNode | None) -> tuple[Node | None, str, int]:
+    """A job's `if:` as one expression: its tree, its text and where that starts in the
+    value; no tree where it is not a string, not one expression or not one GitHub parses."""
+    if condition is None or not condition.is_scalar or not isinstance(condition.value, str):
+        return None, "", 0
+    value = condition.value
+    if "${{" not in value:
+        return tree(value), value, 0
+    pieces = list(embedded(value))
+    if len(pieces) != 1 or not pieces[0].closed:
+        return None, "", 0
+    piece = pieces[0]
+    if value[: piece.start - 3].strip() or value[piece.start + len(piece.text) + 2 :].strip():
+        return None, "", 0
+    return tree(piece.text), piece.text, piece.start
+
+
+def _ancestors(name: str, jobs: dict[str, _Job]) -> list[str]:
+    """The jobs before this one (those it needs, theirs, ...), nearest first."""
+    seen: list[str] = []
+    queue = list(jobs[name].needs)
+    while queue:
+        need = queue.pop(0)
+        if need in seen or need == name:
+            continue
+        seen.append(need)
+        queue.extend(jobs[need].needs)
+    return seen
