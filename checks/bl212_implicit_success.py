@@ -1,4 +1,4 @@
-"""A job's `if:` with no status function tests for a job that did not succeed: it never sees one.
+"""An `if:` with no status function that tests for a job or step that failed: it never sees one.
 
 ## What it does
 A job's `if:` that calls none of GitHub's status functions (`always()`, `success()`,
@@ -13,6 +13,10 @@ when every job before it (those it `needs`, theirs, and so on) succeeded. So, in
 - a warning for a job that waits on one which runs when a job before it was skipped
   (`always() && needs.gate.result == 'skipped'`): when that job is skipped, this one is skipped
   too, though the job it needs ran.
+
+A step's `if:` with no status function is read only while no step before it failed, so a test
+of a step before it for `conclusion == 'failure'` (or a cancelled one) never holds, nor one for
+`outcome == 'failure'` of a step with no `continue-on-error:`.
 
 ## Why is this bad?
 The branch meant for the skipped or failed case never runs, and nothing says so: a trusted
@@ -67,10 +71,11 @@ jobs:
 ```
 
 ## Exceptions
-Not read: steps' `if:` (a skipped step does not stop the steps after it), an `if:` GitHub cannot
-parse (BL208) or that is not one expression (BL209), a needed job with `continue-on-error:`,
-tests of values a job may read otherwise than the jobs before it (`matrix`, `github.job`,
-`github.run_attempt`), and comparisons of values of different kinds (a string with a number).
+Not read: a step's test for a skipped step (a skipped step does not stop the steps after it),
+a composite action's steps, an `if:` GitHub cannot parse (BL208) or that is not one expression
+(BL209), a needed job with `continue-on-error:`, tests of values a job may read otherwise than
+the jobs before it (`matrix`, `github.job`, `github.run_attempt`), and comparisons of values of
+different kinds (a string with a number).
 """
 
 from __future__ import annotations
@@ -107,46 +112,70 @@ class _Test:
     node: Node
 
 
+@dataclass(frozen=True)
+class _If:
+    """A job's or a step's `if:` that is one expression GitHub parses: its tree, its text,
+    where that starts in the value, and the scalar."""
+
+    tree: Node
+    text: str
+    offset: int
+    node: YNode
+
+    @property
+    def status(self) -> bool:
+        """Whether it calls a status function (else GitHub reads it as `success() && (...)`)."""
+        return any(n.kind == "call" and n.name in _STATUS for n in _walk(self.tree))
+
+    def at(self, source: SourceText, node: Node) -> Location:
+        """Where a part of it is in the file."""
+        return Location(source.path, value_span(source, self.node, self.offset + node.start))
+
+    def shown(self, node: Node) -> str:
+        return self.text[node.start : node.end]
+
+
 @dataclass
 class _Job:
     name: str
     key: YNode
     node: YNode
     needs: tuple[str, ...]
-    condition: Node | None  # None: no `if:`, or not one expression GitHub parses
-    text: str  # the `if:` expression's text
-    offset: int  # where it starts in the `if:` value
-    condition_node: YNode | None
-    status: bool  # its `if:` calls a status function
+    condition: _If | None  # None: no `if:`, or not one expression GitHub parses
+    written: bool  # it has an `if:`
+
+    @property
+    def status(self) -> bool:
+        return self.condition is not None and self.condition.status
 
     @property
     def implicit(self) -> bool:
         """GitHub runs it only when every job before it succeeded."""
-        return not self.status and (self.condition is not None or self.condition_node is None)
+        return not self.status and (self.condition is not None or not self.written)
 
 
 @rule("BL212", "implicit-success", Severity.ERROR, tags=("workflow", "correctness"))
 def check(ctx: Context) -> Iterator[Finding]:
     paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
-    for source, root in workflow_roots(ctx.ws, paths, "needs"):
+    for source, root in workflow_roots(ctx.ws, paths, "if"):
         jobs = _jobs(root)
-        if not jobs:
-            continue
         before = {name: _ancestors(name, jobs) for name in jobs}
         for job in jobs.values():
+            yield from _steps(source, job)
             if not job.implicit or not job.needs:
                 continue
             if job.condition is not None:
-                yield from _results(source, job, jobs)
-                yield from _contradicted(source, job, jobs, before[job.name])
+                yield from _results(source, job, job.condition, jobs)
+                yield from _contradicted(source, job, job.condition, jobs, before[job.name])
             yield from _poisoned(source, job, jobs, before)
 
 
-def _results(source: SourceText, job: _Job, jobs: dict[str, _Job]) -> Iterator[Finding]:
+def _results(
+    source: SourceText, job: _Job, condition: _If, jobs: dict[str, _Job]
+) -> Iterator[Finding]:
     """Tests of a needed job's result, which is always `success` where the `if:` is read."""
-    assert job.condition is not None
-    for test in _tests(job.condition):
-        if len(test.path) != 3 or test.path[0] != "needs" or test.path[2] != "result":
+    for test in _tests(condition.tree):
+        if not _result(test.path):
             continue
         needed = jobs.get(_named(test.path[1], job.needs) or "")
         kind, value = test.literal
@@ -155,14 +184,14 @@ def _results(source: SourceText, job: _Job, jobs: dict[str, _Job]) -> Iterator[F
         if test.equal and value == _SUCCESS:
             continue
         holds = not test.equal and value != _SUCCESS
-        shown = job.text[test.node.start : test.node.end]
+        shown = condition.shown(test.node)
         yield Finding(
             "BL212",
             f"`{shown}` {'always' if holds else 'never'} holds: job `{job.name}`'s `if:` calls "
             f"no status function, so GitHub reads it only when `{needed.name}` and every job "
             f"before it succeeded ({'a skipped or failed' if holds else 'a'} `{needed.name}` "
             f"skips `{job.name}`)",
-            _at(source, job, test.node),
+            condition.at(source, test.node),
             related=(Location(source.path, needed.key.span),),
             subject=f"result:{job.name}:{shown}",
             help="begin the `if:` with `always() && ` (or `!cancelled() && `) to read it whatever "
@@ -171,32 +200,30 @@ def _results(source: SourceText, job: _Job, jobs: dict[str, _Job]) -> Iterator[F
 
 
 def _contradicted(
-    source: SourceText, job: _Job, jobs: dict[str, _Job], before: list[str]
+    source: SourceText, job: _Job, condition: _If, jobs: dict[str, _Job], before: list[str]
 ) -> Iterator[Finding]:
     """Tests the `if:` of a job before this one decides false: that job ran, so its `if:` held."""
-    assert job.condition is not None
-    known: list[tuple[_Test, _Job]] = []
+    known: list[tuple[_Test, _Job, _If]] = []
     for name in before:
         earlier = jobs[name]
         if earlier.condition is None:
             continue
-        for fact in _facts(earlier.condition):
+        for fact in _facts(earlier.condition.tree):
             if _same_in_both(fact.path, earlier, job):
-                known.append((fact, earlier))
-    for test in _tests(job.condition):
-        for fact, earlier in known:
+                known.append((fact, earlier, earlier.condition))
+    for test in _tests(condition.tree):
+        for fact, earlier, said in known:
             if fact.path != test.path or not _contradicts(fact, test):
                 continue
-            shown = job.text[test.node.start : test.node.end]
-            said = earlier.text[fact.node.start : fact.node.end]
-            line = _at(source, earlier, fact.node).span.line
+            shown = condition.shown(test.node)
+            where = said.at(source, fact.node)
             yield Finding(
                 "BL212",
                 f"`{shown}` never holds: job `{job.name}`'s `if:` calls no status function, so "
                 f"GitHub reads it only when every job before it succeeded, and `{earlier.name}` "
-                f"runs only when `{said}` (line {line})",
-                _at(source, job, test.node),
-                related=(_at(source, earlier, fact.node),),
+                f"runs only when `{said.shown(fact.node)}` (line {where.span.line})",
+                condition.at(source, test.node),
+                related=(where,),
                 subject=f"contradicted:{job.name}:{shown}",
                 help="begin the `if:` with `always() && ` and test the results of the jobs it "
                 "needs, to run it when one of them was skipped",
@@ -210,12 +237,12 @@ def _poisoned(
     """A job that needs one written to run when a job before it was skipped (`always() &&
     needs.gate.result == 'skipped'`): skipped then too, though the job it needs ran."""
     for need in job.needs:
-        runs = jobs[need]
-        if runs.condition is None or not _runs_on_skip(runs.condition):
+        runs = jobs[need].condition
+        if runs is None or not _runs_on_skip(runs.tree):
             continue
         skips: dict[str, _Test] = {}  # each job before it whose skip it expects: its test
-        for test in _tests(runs.condition, positive=True):
-            skipped = _named(test.path[1], runs.needs) if _result(test.path) else None
+        for test in _tests(runs.tree, positive=True):
+            skipped = _named(test.path[1], jobs[need].needs) if _result(test.path) else None
             if skipped is None or skipped in skips or not _holds_for(test, "skipped"):
                 continue
             if _only_through(job, skipped, jobs, before):
@@ -223,21 +250,20 @@ def _poisoned(
         if not skips:
             continue
         first = next(iter(skips.values()))
-        said = runs.text[first.node.start : first.node.end]
         at = (
-            _at(source, job, job.condition)
+            job.condition.at(source, job.condition.tree)
             if job.condition is not None
             else Location(source.path, job.key.span)
         )
         yield Finding(
             "BL212",
             f"job `{job.name}` is skipped whenever {_either(list(skips))} is, though `{need}`, "
-            f"which it needs, runs then (its `if:` tests `{said}`, line "
-            f"{_at(source, runs, first.node).span.line}): without a status function in its "
+            f"which it needs, runs then (its `if:` tests `{runs.shown(first.node)}`, line "
+            f"{runs.at(source, first.node).span.line}): without a status function in its "
             "`if:`, GitHub runs a job only when every job before it succeeded",
             at,
             related=(
-                *(_at(source, runs, test.node) for test in skips.values()),
+                *(runs.at(source, test.node) for test in skips.values()),
                 *(Location(source.path, jobs[name].key.span) for name in skips),
             ),
             subject=f"skipped:{job.name}:{','.join(skips)}",
@@ -245,6 +271,67 @@ def _poisoned(
             help=f"begin `{job.name}`'s `if:` with `always() && needs.{need}.result == 'success'`",
         )
         return
+
+
+# a step's result that a step after it with no status function never sees: (what it reads,
+# the result) -> whether a `continue-on-error:` on the step lets it be seen
+_UNSEEN_STEP_RESULTS = {
+    ("conclusion", "failure"): False,
+    ("conclusion", "cancelled"): False,
+    ("outcome", "cancelled"): False,
+    ("outcome", "failure"): True,
+}
+
+
+def _steps(source: SourceText, job: _Job) -> Iterator[Finding]:
+    """Tests, in a step's `if:` with no status function, of a failed or cancelled step before
+    it: GitHub runs such a step only while no step before it failed (a step whose
+    `continue-on-error:` holds fails with `outcome` 'failure', `conclusion` 'success')."""
+    steps = job.node.get("steps")
+    earlier: dict[str, YNode] = {}  # each step before it with an id: the step
+    for step in steps.items if steps is not None and steps.is_seq else ():
+        if not step.is_map:
+            continue
+        condition = _condition(step.get("if"))
+        if condition is not None and not condition.status:
+            for test in _tests(condition.tree):
+                if len(test.path) != 3 or test.path[0] != "steps" or not test.equal:
+                    continue
+                before = earlier.get(test.path[1])
+                kind, value = test.literal
+                tolerated = _UNSEEN_STEP_RESULTS.get((test.path[2], str(value)))
+                if before is None or kind != "STRING" or tolerated is None:
+                    continue
+                if tolerated and before.get("continue-on-error") is not None:
+                    continue
+                yield _unseen_step(source, condition, test, before, tolerated)
+        named = step.get("id")
+        if named is not None and named.is_scalar and isinstance(named.value, str):
+            earlier[named.value.lower()] = step
+
+
+def _unseen_step(
+    source: SourceText, condition: _If, test: _Test, step: YNode, tolerated: bool
+) -> Finding:
+    shown = condition.shown(test.node)
+    named = step.get("id")
+    assert named is not None
+    if tolerated:
+        why = f"and `{named.value}` has no `continue-on-error:`, so its failure fails the job"
+    elif test.literal[1] == "failure":
+        why = "and a step whose conclusion is 'failure' has failed the job"
+    else:
+        why = "and a step that was cancelled has cancelled the job"
+    return Finding(
+        "BL212",
+        f"`{shown}` never holds: this step's `if:` calls no status function, so GitHub runs it "
+        f"only while every step before it succeeded, {why}",
+        condition.at(source, test.node),
+        related=(Location(source.path, named.span),),
+        subject=f"step:{shown}",
+        help="begin the `if:` with `failure() && ` (or `always() && `) to run the step after a "
+        "failure",
+    )
 
 
 def _either(names: list[str]) -> str:
@@ -367,11 +454,6 @@ def _walk(node: Node) -> Iterator[Node]:
         stack.extend(found.parts)
 
 
-def _at(source: SourceText, job: _Job, node: Node) -> Location:
-    assert job.condition_node is not None
-    return Location(source.path, value_span(source, job.condition_node, job.offset + node.start))
-
-
 def _jobs(root: YNode) -> dict[str, _Job]:
     found: dict[str, _Job] = {}
     jobs = root.get("jobs")
@@ -383,34 +465,32 @@ def _jobs(root: YNode) -> dict[str, _Job]:
         if needs is not None and needs.is_seq:
             items = list(needs.items)
         names = tuple(i.value for i in items if i.is_scalar and isinstance(i.value, str))
-        condition = node.get("if")
-        parsed, text, offset = _expression(condition)
-        status = parsed is not None and any(
-            n.kind == "call" and n.name in _STATUS for n in _walk(parsed)
-        )
+        written = node.get("if")
         found[key.value] = _Job(
-            key.value, key, node, names, parsed, text, offset, condition, status
+            key.value, key, node, names, _condition(written), written is not None
         )
     for job in found.values():  # (a need of no job is BL208's)
         job.needs = tuple(need for need in job.needs if need in found and need != job.name)
     return found
 
 
-def _expression(condition: YNode | None) -> tuple[Node | None, str, int]:
-    """A job's `if:` as one expression: its tree, its text and where that starts in the
-    value; no tree where it is not a string, not one expression or not one GitHub parses."""
-    if condition is None or not condition.is_scalar or not isinstance(condition.value, str):
-        return None, "", 0
-    value = condition.value
-    if "${{" not in value:
-        return tree(value), value, 0
-    pieces = list(embedded(value))
-    if len(pieces) != 1 or not pieces[0].closed:
-        return None, "", 0
-    piece = pieces[0]
-    if value[: piece.start - 3].strip() or value[piece.start + len(piece.text) + 2 :].strip():
-        return None, "", 0
-    return tree(piece.text), piece.text, piece.start
+def _condition(written: YNode | None) -> _If | None:
+    """An `if:` as one expression; None where it is not a string, not one expression (text
+    around a `${{ }}`: BL209's) or not one GitHub parses (BL208's)."""
+    if written is None or not written.is_scalar or not isinstance(written.value, str):
+        return None
+    value = written.value
+    text, offset = value, 0
+    if "${{" in value:
+        pieces = list(embedded(value))
+        if len(pieces) != 1 or not pieces[0].closed:
+            return None
+        piece = pieces[0]
+        if value[: piece.start - 3].strip() or value[piece.start + len(piece.text) + 2 :].strip():
+            return None
+        text, offset = piece.text, piece.start
+    parsed = tree(text)
+    return _If(parsed, text, offset, written) if parsed is not None else None
 
 
 def _ancestors(name: str, jobs: dict[str, _Job]) -> list[str]:
