@@ -39,11 +39,21 @@ from benchlint.workspace import Workspace
 
 ROOT_VARIABLES = profile.WORKSPACE_VARIABLES
 ROOT_MOUNTS = profile.WORKSPACE_MOUNTS
-# an expansion in a path word: `${...}` (one `${...}` nested in it: `${A:-${B}_x}`, h100 F1),
+
+
+def _nested(depth: int) -> str:
+    """A `${...}` holding others nested up to `depth` deep (`${A:-${B:-${C}_x}}`: two)."""
+    inner = r"[^}]*"
+    for _ in range(depth):
+        inner = rf"(?:\$\{{{inner}\}}|\$(?!\{{)|[^}}$])*"
+    return rf"\$\{{{inner}\}}"
+
+
+# an expansion in a path word: `${...}` (others nested in it: `${A:-${B}_x}`, h100 F1, h101 F5),
 # `$(...)` (one level of nesting), `$NAME`, `$1`
 PATH_EXPANSION = lazy_compile(
-    r"\$\{(?:\$\{[^}]*\}|\$(?!\{)|[^}$])*\}|\$\((?:[^()]|\([^()]*\))*\)"
-    r"|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
+    _nested(3)
+    + r"|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
 )
 _SOURCE_COMMANDS = frozenset({"source", "."})
 
