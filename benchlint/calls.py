@@ -52,8 +52,7 @@ def _nested(depth: int) -> str:
 # an expansion in a path word: `${...}` (others nested in it: `${A:-${B}_x}`, h100 F1, h101 F5),
 # `$(...)` (one level of nesting), `$NAME`, `$1`
 PATH_EXPANSION = lazy_compile(
-    _nested(3)
-    + r"|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
+    _nested(3) + r"|\$\((?:[^()]|\([^()]*\))*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]"
 )
 _SOURCE_COMMANDS = frozenset({"source", "."})
 
