@@ -1136,8 +1136,10 @@ def _holes(template: tuple[object, ...]) -> tuple[str, ...]:
             names.append(item.name)
             for alternative, _ in item.fallback or ():
                 names.extend(_holes(alternative))
-        elif isinstance(item, (_Defaulted, _Positional)):
-            names.append(item.name if isinstance(item, _Defaulted) else item.index)
+        elif isinstance(item, _Defaulted):
+            names.extend((item.name, *_holes(item.default)))
+        elif isinstance(item, _Positional):
+            names.append(item.index)
         elif isinstance(item, _Alternate):
             names.extend((item.name, *_holes(item.word)))
     return tuple(dict.fromkeys(names))
@@ -1160,6 +1162,8 @@ def _givers(template: tuple[object, ...], exact: bool = False) -> tuple[Command,
         elif isinstance(item, _Alternate):
             found.extend(command for _, command in item.givers if exact)
             found.extend(_givers(item.word, exact))
+        elif isinstance(item, _Defaulted):
+            found.extend(_givers(item.default, exact))
     return tuple(dict.fromkeys(found))
 
 
@@ -1199,16 +1203,17 @@ class _Positional:
 
 @dataclass(frozen=True)
 class _Defaulted:
-    """`${NAME:-default}` (`colon`) or `${NAME-default}` with a literal default, for a variable
-    the launcher does not assign: the route's value, else the default."""
+    """`${NAME:-default}` (`colon`) or `${NAME-default}`, for a variable the launcher does not
+    assign: the route's value, else the default's (its template: text, or expansions nested in
+    it, `${BENCH:-${MODEL_PREFIX}_h100}`, h101 M4)."""
 
     name: str
     colon: bool
-    default: str
+    default: tuple[object, ...]
 
 
 _DEFAULTED = lazy_compile(
-    r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<colon>:?)-(?P<default>[^${}`\\]*)\}"
+    r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<colon>:?)-(?P<default>[^`\\]*)\}", re.DOTALL
 )
 
 
@@ -1292,13 +1297,14 @@ def _expansion(
         variable = defaulted["name"]
         if any(a.name == variable for a in script.assignments):
             return _ANY  # (the launcher's own values: not followed through a default)
-        default = defaulted["default"]
-        if "'" in default:
-            # (kept in double quotes, `"${X:-'d'}"`, removed outside them: which, the word's
-            # value no longer says; h100 F2)
-            return _ANY
         # (`${X:-"d"}`: bash removes the quotes, in double quotes too)
-        return _Defaulted(variable, defaulted["colon"] == ":", default.replace('"', ""))
+        default = defaulted["default"].replace('"', "")
+        if "'" in default or re.search(r"[${}]", PATH_EXPANSION.sub("", default)):
+            # (kept in double quotes, `"${X:-'d'}"`, removed outside them: which, the word's
+            # value no longer says, h100 F2; or an expansion not of a path's kinds)
+            return _ANY
+        template = _template(default, script, depth + 1, memo, owner, top, whole)
+        return _Defaulted(variable, defaulted["colon"] == ":", template)
     printed = substitution_pattern(expansion)
     if printed is not None:
         printers = _printers(script, owner, expansion) if owner is not None else None
@@ -1466,8 +1472,9 @@ def _render(template: tuple[object, ...], route: Route) -> str:
                 continue
             value = env.known.get(item.name)  # (None: unset on the route)
             if value is None or (item.colon and not value):
-                value = item.default
-            out.append(re.escape(value))
+                out.append(_render(item.default, route))
+            else:
+                out.append(re.escape(value))
             continue
         if isinstance(item, _Positional):
             given = env.known.get(item.index) if item.index not in env.unknown else None
