@@ -12,6 +12,13 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def listed(names: list[str], total: int | None = None, shown: int = 3) -> str:
+    """Names as a message says them: the first `shown`, and how many more of `total` (by
+    default, of the names)."""
+    more = (len(names) if total is None else total) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
 class Severity(enum.Enum):
     ERROR = "error"
     WARNING = "warning"

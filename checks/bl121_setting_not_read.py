@@ -156,7 +156,7 @@ from benchlint import profile
 from benchlint.calls import Call, resolve
 from benchlint.context import Context
 from benchlint.environment import appends
-from benchlint.finding import Finding, Location, Severity
+from benchlint.finding import Finding, Location, Severity, listed
 from benchlint.launcher import RECIPE_VARIABLES
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
@@ -378,17 +378,17 @@ class _Ignored:
         field_name = profile.ELEMENT_ENVIRONMENT[self.name]["field"]
         default = profile.ELEMENT_ENVIRONMENT[self.name]["default"]
         word = self.run.call.word
-        runs = _listed([f"{s} ({t} is there)" for s, t in sorted(self.scripts.items())])
+        runs = listed([f"{s} ({t} is there)" for s, t in sorted(self.scripts.items())])
         those = "that script" if len(self.scripts) == 1 else "those scripts"
-        twins = _listed(sorted(self.scripts.values()))
+        twins = listed(sorted(self.scripts.values()))
         named = _named_at(ctx, [self.launcher, *sorted(self.scripts)], self.name)
         said = f"neither this launcher nor {those} names `{self.name}`"
         if named:  # (a read that leads nowhere: an `echo`, a variable nothing reads: h92 M1)
             where: dict[str, list[str]] = {}
             for n in named[:_NAMED]:
                 where.setdefault(n.path, []).append(str(n.span.line))
-            lines = _listed(
-                [f"line{'s' * (len(ls) > 1)} {_listed(ls)} of {p}" for p, ls in where.items()]
+            lines = listed(
+                [f"line{'s' * (len(ls) > 1)} {listed(ls)} of {p}" for p, ls in where.items()]
             )
             said = (
                 f"this launcher and {those} name `{self.name}` only where benchlint finds "
@@ -396,7 +396,7 @@ class _Ignored:
             )
         return Finding(
             "BL121",
-            f"`{field_name}: {self.value}` of {_listed([e.name for e in entries])} reaches this "
+            f"`{field_name}: {self.value}` of {listed([e.name for e in entries])} reaches this "
             f"line, which runs {runs} for them; {said}, and nothing benchlint follows from them "
             "reads it: those jobs "
             f"likely run as if it were `{default}`, while their results are filed as "
@@ -432,11 +432,6 @@ def _named_at(ctx: Context, paths: list[str], name: str) -> list[Location]:
                 span = script.file.span(*chars)
                 found.append(Location(path, span, f"names {name}"))
     return found
-
-
-def _listed(names: list[str]) -> str:
-    more = len(names) - _NAMED
-    return ", ".join(names[:_NAMED]) + (f" and {more} more" if more > 0 else "")
 
 
 class _Reading:

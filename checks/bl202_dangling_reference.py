@@ -187,7 +187,7 @@ from benchlint import profile, srtctl_runners
 from benchlint.calls import ROOT_VARIABLES, plain_target
 from benchlint.context import Context
 from benchlint.ends import failing, launcher_ends, masks
-from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.finding import Finding, Location, Severity, Span, listed
 from benchlint.launcher import RECIPE_VARIABLES, leading_variable, names_of_recipe
 from benchlint.layout import srtctl_sources
 from benchlint.lazyre import lazy_compile
@@ -691,14 +691,7 @@ def _jobs_said(
     says them."""
     names = list(counts)
     every = all(ended == _jobs(wiring, name, launchers[name]) for name, ended in counts.items())
-    return names, every, _listed(names)
-
-
-def _listed(names: list[str]) -> str:
-    """Names as a message says them: the first three (those its related locations are), and
-    how many more."""
-    more = len(names) - _NAMED
-    return ", ".join(names[:_NAMED]) + (f" and {more} more" if more > 0 else "")
+    return names, every, listed(names)
 
 
 _NAMED = 3  # (entries a message names, each a related location)
@@ -741,9 +734,9 @@ def _why(command: Command, who: str, given: dict[tuple[tuple[str, str], ...], li
     rest = list(dict.fromkeys(n for read in combinations[2:] for n in given[read]))
     values = "; ".join(
         " ".join(f"{n}={v}" for n, v in read)
-        + (f" for {_listed(given[read])}" if len(given) > 1 else "")
+        + (f" for {listed(given[read])}" if len(given) > 1 else "")
         for read in combinations[:2]
-    ) + (f"; other values for {_listed(rest)}" if rest else "")
+    ) + (f"; other values for {listed(rest)}" if rest else "")
     values = f", given {values}" if values else ""
     if guard.patterns:  # a `case` item
         return f" (its `case` on line {line} takes this branch for {who}{values})"
@@ -809,8 +802,7 @@ def _missing_scripts(ctx: Context) -> Iterator[Finding]:
                 # (an entry whose other scenarios' jobs find their script: these jobs alone)
                 some = only and found_one.get(key)
                 shown.append(f"{entry.name} (its {', '.join(only)} jobs)" if some else entry.name)
-            more = len(lacking) - _NAMED
-            named = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+            named = listed(shown, len(lacking))
             word = run.call.word
             # (the folders the routes' paths name, where each is known: `${SCENARIO_SUBDIR}`
             # gives `agentic/` below the folder the word names)
