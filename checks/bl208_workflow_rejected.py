@@ -182,6 +182,20 @@ def _rejected(
         "whole workflow file and runs none of its jobs",
         Location(source.path, span),
         subject=f"expression:{shown}",
+        help=_digit_key(text, error),
+    )
+
+
+def _digit_key(text: str, error: ExpressionError) -> str:
+    """Advice for a key after `.` that starts with a digit (`inputs.70b_image`), which GitHub's
+    lexer reads as a number (h104 W1)."""
+    at = error.position
+    key = re.match(r"[0-9][A-Za-z0-9_-]*", text[at:])
+    if at == 0 or text[at - 1] != "." or key is None or not re.search(r"[A-Za-z_-]", key[0]):
+        return ""
+    return (
+        f"a key after `.` cannot start with a digit: write `['{key[0]}']` for `.{key[0]}`, "
+        "or rename it"
     )
 
 
