@@ -421,7 +421,7 @@ def _tests(condition: Node, positive: bool = False) -> Iterator[_Test]:
 
 
 def _test(node: Node) -> _Test | None:
-    node = _ungrouped(node)
+    shown = node = _ungrouped(node)  # (`!(a == 'x')` shown whole)
     flip = False
     if node.kind == "!" and _ungrouped(node.parts[0]).kind in ("==", "!="):
         flip, node = True, _ungrouped(node.parts[0])
@@ -432,12 +432,11 @@ def _test(node: Node) -> _Test | None:
         left, right = right, left
     if left.kind != "ref" or right.kind != "literal" or left.path is None or "*" in left.path:
         return None
-    literal = right.value.lower() if isinstance(right.value, str) else right.value
-    kind = "NUMBER" if right.name == "NUMBER" else right.name
-    if kind == "NUMBER":
+    if right.name == "NUMBER":
         return None  # (numbers compare as numbers: `1.0 == 1`)
+    literal = right.value.lower() if isinstance(right.value, str) else right.value
     path = tuple(part.lower() for part in left.path)
-    return _Test(path, (node.kind == "==") != flip, (kind, literal), node)
+    return _Test(path, (node.kind == "==") != flip, (right.name, literal), shown)
 
 
 def _ungrouped(node: Node) -> Node:
