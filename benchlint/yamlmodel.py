@@ -568,15 +568,34 @@ def value_span(source: SourceText, node: YNode, offset: int) -> Span:
     raw = source.text[first : starts[span.end_line - 1] + span.end_column - 1]
     before = value[max(0, offset - 30) : offset].rsplit("\n", 1)[-1]
     after = value[offset : offset + 30].split("\n", 1)[0]
+    quote = "'" if node.style == "'" else ""  # (a single-quoted scalar writes each `'` twice)
     # the text around the character, else after it, else before it (a folded scalar's lines
     # are joined by a blank, a quoted one's escapes are written otherwise: the text on one
-    # side of the character may still be the file's as it is), where the file has it once
+    # side of the character may still be the file's as it is), where the file has it once, or
+    # as many times as the value (the same occurrence: two tests of one `if:` alike in their
+    # first 30 characters, h103 W3)
     for probe, skip in ((before + after, len(before)), (after, 0), (before, len(before))):
-        at = raw.find(probe) if probe else -1
-        if at >= 0 and raw.find(probe, at + 1) < 0:
-            where = first + at + skip
+        if not probe:
+            continue
+        shift = len(probe[:skip]) + (probe[:skip].count(quote) if quote else 0)
+        places = _occurrences(raw, probe.replace(quote, quote * 2) if quote else probe)
+        own = _occurrences(value, probe)
+        if len(places) > 1 and len(own) == len(places) and offset - skip in own:
+            places = [places[own.index(offset - skip)]]
+        if len(places) == 1:
+            where = first + places[0] + shift
             return source.span(where, where + 1)
     return Span(span.line, span.column, span.line, span.column + 1)
+
+
+def _occurrences(text: str, probe: str) -> list[int]:
+    """Where the probe starts in the text, each time (overlapping ones too)."""
+    found: list[int] = []
+    at = text.find(probe)
+    while at >= 0:
+        found.append(at)
+        at = text.find(probe, at + 1)
+    return found
 
 
 def _literal_line(source: SourceText, node: YNode, offset: int) -> Span | None:

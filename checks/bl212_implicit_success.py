@@ -5,14 +5,17 @@ A job's `if:` that calls none of GitHub's status functions (`always()`, `success
 `failure()`, `cancelled()`) is read as `success() && (...)`, and a job's `success()` holds only
 when every job before it (those it `needs`, theirs, and so on) succeeded. So, in such an `if:`:
 - a test of a needed job's result other than `== 'success'` is decided: `needs.build.result ==
-  'skipped'` (or `'failure'`, `'cancelled'`, `!= 'success'`) never holds, `needs.build.result !=
-  'failure'` always does;
-- a test that contradicts the `if:` of a job before it never holds: a job before it ran, so its
-  own `if:` held (each `&&` operand of it, for the values every job reads alike: `inputs`,
-  `vars`, `github.event*`, `github.ref*`, and the outputs of a job both need);
+  'skipped'` (or `'failure'`, `'cancelled'`, `!= 'success'`, `contains(needs.*.result,
+  'failure')`) never holds, `needs.build.result != 'failure'` always does;
+- a test (`==`, `!=`, `startsWith`) that contradicts the `if:` of a job before it never holds: a
+  job before it ran, so its own `if:` held (each `&&` operand of it, for the values every job
+  reads alike: `inputs`, `vars`, `github.event*`, `github.ref*`, and the outputs of a job both
+  need): `github.ref == 'refs/heads/main'` after a job that runs only where
+  `startsWith(github.ref, 'refs/heads/pull-request/')`;
 - a warning for a job that waits on one which runs when a job before it was skipped
   (`always() && needs.gate.result == 'skipped'`): when that job is skipped, this one is skipped
-  too, though the job it needs ran.
+  too, though the job it needs ran (where the gate may be skipped: it or a job before it has an
+  `if:`, and the job's own `if:` does not hold only where the gate's does).
 
 A step's `if:` with no status function is read only while no step before it failed, so a test
 of a step before it for `conclusion == 'failure'` (or a cancelled one) never holds, nor one for
@@ -73,13 +76,16 @@ jobs:
 ## Exceptions
 Not read: a step's test for a skipped step (a skipped step does not stop the steps after it),
 a composite action's steps, an `if:` GitHub cannot parse (BL208) or that is not one expression
-(BL209), a needed job with `continue-on-error:`, tests of values a job may read otherwise than
-the jobs before it (`matrix`, `github.job`, `github.run_attempt`), and comparisons of values of
-different kinds (a string with a number).
+(BL209), a needed job whose `continue-on-error:` may hold, tests of values a job may read
+otherwise than the jobs before it (`matrix`, `github.job`, `github.run_attempt`), and
+comparisons of values of different kinds (a string with a number). A repository variable
+(`vars.X`) is taken to be the same for every job of a run (one changed before a re-run of
+failed jobs is not).
 """
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -102,14 +108,16 @@ _SUCCESS = "success"
 
 @dataclass(frozen=True)
 class _Test:
-    """A comparison of a value a job reads with a literal: `path` lower-case; `equal` for `==`
-    (`!=` otherwise, a `!` in front turning it over); `literal` the literal's kind and value
-    (a string lower-case, as GitHub compares strings)."""
+    """A test of a value a job reads against a literal: `path` lower-case; `op` "==" (`!=`
+    when not `equal`), "prefix" (`startsWith(value, 'lit')`) or "contains"
+    (`contains(needs.*.result, 'lit')`), `equal` False where a `!` turns it over; `literal` the
+    literal's kind and value (a string lower-case, as GitHub compares strings)."""
 
     path: tuple[str, ...]
     equal: bool
     literal: tuple[str, str | bool | None]
     node: Node
+    op: str = "=="
 
 
 @dataclass(frozen=True)
@@ -164,10 +172,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield from _steps(source, job)
             if not job.implicit or not job.needs:
                 continue
+            found: list[Finding] = []
             if job.condition is not None:
-                yield from _results(source, job, job.condition, jobs)
-                yield from _contradicted(source, job, job.condition, jobs, before[job.name])
-            yield from _poisoned(source, job, jobs, before)
+                found += _results(source, job, job.condition, jobs)
+                found += _contradicted(source, job, job.condition, jobs, before[job.name])
+            # (the warning only where no test of the `if:` was reported: one fix, a status
+            # function, answers both)
+            yield from found or _poisoned(source, job, jobs, before)
 
 
 def _results(
@@ -175,24 +186,27 @@ def _results(
 ) -> Iterator[Finding]:
     """Tests of a needed job's result, which is always `success` where the `if:` is read."""
     for test in _tests(condition.tree):
-        if not _result(test.path):
-            continue
-        needed = jobs.get(_named(test.path[1], job.needs) or "")
         kind, value = test.literal
-        if needed is None or needed.node.get("continue-on-error") is not None or kind != "STRING":
+        if not _result(test.path) or kind != "STRING" or (test.equal and value == _SUCCESS):
             continue
-        if test.equal and value == _SUCCESS:
+        if test.path[1] == "*":  # (`contains(needs.*.result, 'failure')`)
+            needed = [jobs[need] for need in job.needs]
+        else:
+            one = jobs.get(_named(test.path[1], job.needs) or "")
+            needed = [one] if one is not None else []
+        if not needed or any(_may_fail_on(n) for n in needed):
             continue
-        holds = not test.equal and value != _SUCCESS
+        holds = (value == _SUCCESS) == test.equal
         shown = condition.shown(test.node)
+        named = needed[0].name if len(needed) == 1 else "the jobs it needs"
         yield Finding(
             "BL212",
             f"`{shown}` {'always' if holds else 'never'} holds: job `{job.name}`'s `if:` calls "
-            f"no status function, so GitHub reads it only when `{needed.name}` and every job "
-            f"before it succeeded ({'a skipped or failed' if holds else 'a'} `{needed.name}` "
-            f"skips `{job.name}`)",
+            f"no status function, so GitHub reads it only when `{named}` and every job before "
+            f"it succeeded (where one of them was skipped or failed, GitHub skips `{job.name}` "
+            "without reading it)",
             condition.at(source, test.node),
-            related=(Location(source.path, needed.key.span),),
+            related=tuple(Location(source.path, n.key.span) for n in needed[:3]),
             subject=f"result:{job.name}:{shown}",
             help="begin the `if:` with `always() && ` (or `!cancelled() && `) to read it whatever "
             "the jobs before it did",
@@ -212,6 +226,8 @@ def _contradicted(
             if _same_in_both(fact.path, earlier, job):
                 known.append((fact, earlier, earlier.condition))
     for test in _tests(condition.tree):
+        if _result(test.path):
+            continue  # (a result of a job it needs: `_results`)
         for fact, earlier, said in known:
             if fact.path != test.path or not _contradicts(fact, test):
                 continue
@@ -245,7 +261,9 @@ def _poisoned(
             skipped = _named(test.path[1], jobs[need].needs) if _result(test.path) else None
             if skipped is None or skipped in skips or not _holds_for(test, "skipped"):
                 continue
-            if _only_through(job, skipped, jobs, before):
+            if _only_through(job, skipped, jobs, before) and _may_skip(
+                jobs[skipped], job, jobs, before
+            ):
                 skips[skipped] = test
         if not skips:
             continue
@@ -295,7 +313,12 @@ def _steps(source: SourceText, job: _Job) -> Iterator[Finding]:
         condition = _condition(step.get("if"))
         if condition is not None and not condition.status:
             for test in _tests(condition.tree):
-                if len(test.path) != 3 or test.path[0] != "steps" or not test.equal:
+                if (
+                    len(test.path) != 3
+                    or test.path[0] != "steps"
+                    or test.op != "=="
+                    or not test.equal
+                ):
                     continue
                 before = earlier.get(test.path[1])
                 kind, value = test.literal
@@ -334,6 +357,29 @@ def _unseen_step(
     )
 
 
+def _may_fail_on(job: _Job) -> bool:
+    """Whether the job's `continue-on-error:` may hold (its failure then does not stop the
+    jobs after it)."""
+    value = job.node.get("continue-on-error")
+    return value is not None and not (value.is_scalar and value.value.lower() == "false")
+
+
+def _may_skip(gate: _Job, job: _Job, jobs: dict[str, _Job], before: dict[str, list[str]]) -> bool:
+    """Whether the gate may be skipped where the job's own `if:` holds: it or a job before it has
+    an `if:`, and the job's `if:` does not hold only where the gate's does (each `&&` operand of
+    the gate's, of values every job reads alike, one of the job's)."""
+    if not any(jobs[name].written for name in (gate.name, *before[gate.name])):
+        return False
+    if gate.condition is None or job.condition is None:
+        return True
+    operands = _operands(gate.condition.tree)
+    facts = [test for test in map(_test, operands) if test is not None]
+    if len(facts) < len(operands) or not all(_run_wide(fact.path) for fact in facts):
+        return True  # (an operand that is not a test of a value every job reads alike)
+    own = {(f.path, f.equal, f.literal, f.op) for f in _facts(job.condition.tree)}
+    return not all((f.path, f.equal, f.literal, f.op) in own for f in facts)
+
+
 def _either(names: list[str]) -> str:
     quoted = [f"`{name}`" for name in names]
     return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
@@ -369,24 +415,47 @@ def _holds_for(test: _Test, value: str) -> bool:
 
 
 def _contradicts(fact: _Test, test: _Test) -> bool:
-    """Whether `test` is false wherever `fact` holds."""
-    if fact.literal[0] != test.literal[0]:
+    """Whether `test` is false wherever `fact` holds (`==`, `!=` and `startsWith`, which
+    GitHub reads without regard to case)."""
+    if fact.literal[0] != test.literal[0] or "contains" in (fact.op, test.op):
         return False
-    same = fact.literal == test.literal
-    if fact.equal and test.equal:
-        return not same
-    return same and fact.equal != test.equal
+    if fact.op == test.op == "==":
+        same = fact.literal == test.literal
+        if fact.equal and test.equal:
+            return not same
+        return same and fact.equal != test.equal
+    held, tested = fact.literal[1], test.literal[1]
+    if not isinstance(held, str) or not isinstance(tested, str):
+        return False
+    if fact.op == "==" and fact.equal:  # (the value is `held`)
+        return (
+            tested.startswith(held) != test.equal
+            if test.op == "=="
+            else (held.startswith(tested) != test.equal)
+        )
+    if fact.op == "prefix" and fact.equal:  # (it starts with `held`)
+        if test.op == "==":
+            return test.equal and not tested.startswith(held)
+        if test.equal:
+            return not held.startswith(tested) and not tested.startswith(held)
+        return held.startswith(tested)
+    if fact.op == "prefix" and test.equal:  # (it does not start with `held`)
+        return tested.startswith(held)
+    return False
 
 
 def _same_in_both(path: tuple[str, ...], earlier: _Job, job: _Job) -> bool:
     """Whether the value is the same in both jobs' `if:`."""
-    if path[0] in ("inputs", "vars"):
-        return len(path) > 1
-    if path[0] == "github":
-        return len(path) > 1 and path[1] in _RUN_WIDE_GITHUB
     if path[0] == "needs" and len(path) > 2:
         return _named(path[1], earlier.needs) is not None and _named(path[1], job.needs) is not None
-    return False
+    return _run_wide(path)
+
+
+def _run_wide(path: tuple[str, ...]) -> bool:
+    """Whether every job of a run reads the value alike."""
+    if path[0] in ("inputs", "vars"):
+        return len(path) > 1
+    return path[0] == "github" and len(path) > 1 and path[1] in _RUN_WIDE_GITHUB
 
 
 def _named(name: str, needs: tuple[str, ...]) -> str | None:
@@ -395,15 +464,19 @@ def _named(name: str, needs: tuple[str, ...]) -> str | None:
 
 
 def _facts(condition: Node) -> Iterator[_Test]:
-    """The comparisons that hold wherever the `if:` does: its `&&` operands'."""
+    """The tests that hold wherever the `if:` does: its `&&` operands'."""
+    for operand in _operands(condition):
+        test = _test(operand)
+        if test is not None:
+            yield test
+
+
+def _operands(condition: Node) -> list[Node]:
+    """The `&&` operands of an `if:` (those of a group among them too); itself if it has none."""
     node = _ungrouped(condition)
-    if node.kind == "&&":
-        for part in node.parts:
-            yield from _facts(part)
-        return
-    test = _test(node)
-    if test is not None:
-        yield test
+    if node.kind != "&&":
+        return [node]
+    return [operand for part in node.parts for operand in _operands(part)]
 
 
 def _tests(condition: Node, positive: bool = False) -> Iterator[_Test]:
@@ -423,8 +496,10 @@ def _tests(condition: Node, positive: bool = False) -> Iterator[_Test]:
 def _test(node: Node) -> _Test | None:
     shown = node = _ungrouped(node)  # (`!(a == 'x')` shown whole)
     flip = False
-    if node.kind == "!" and _ungrouped(node.parts[0]).kind in ("==", "!="):
+    if node.kind == "!" and _ungrouped(node.parts[0]).kind in ("==", "!=", "call"):
         flip, node = True, _ungrouped(node.parts[0])
+    if node.kind == "call":
+        return _called(node, flip, shown)
     if node.kind not in ("==", "!="):
         return None
     left, right = (_ungrouped(part) for part in node.parts)
@@ -437,6 +512,23 @@ def _test(node: Node) -> _Test | None:
     literal = right.value.lower() if isinstance(right.value, str) else right.value
     path = tuple(part.lower() for part in left.path)
     return _Test(path, (node.kind == "==") != flip, (right.name, literal), shown)
+
+
+def _called(node: Node, flip: bool, shown: Node) -> _Test | None:
+    """`startsWith(value, 'lit')`, `contains(needs.*.result, 'lit')` as a test."""
+    if node.name not in ("startswith", "contains") or len(node.parts) != 2:
+        return None
+    value, literal = (_ungrouped(part) for part in node.parts)
+    if value.kind != "ref" or value.path is None or literal.name != "STRING":
+        return None
+    path = tuple(part.lower() for part in value.path)
+    if node.name == "contains" and path != ("needs", "*", "result"):
+        return None
+    if node.name == "startswith" and "*" in path:
+        return None
+    text = literal.value.lower() if isinstance(literal.value, str) else ""
+    op = "prefix" if node.name == "startswith" else "contains"
+    return _Test(path, not flip, ("STRING", text), shown, op)
 
 
 def _ungrouped(node: Node) -> Node:
@@ -494,12 +586,12 @@ def _condition(written: YNode | None) -> _If | None:
 
 def _ancestors(name: str, jobs: dict[str, _Job]) -> list[str]:
     """The jobs before this one (those it needs, theirs, ...), nearest first."""
-    seen: list[str] = []
-    queue = list(jobs[name].needs)
+    seen: dict[str, None] = {}
+    queue = collections.deque(jobs[name].needs)
     while queue:
-        need = queue.pop(0)
+        need = queue.popleft()
         if need in seen or need == name:
             continue
-        seen.append(need)
+        seen[need] = None
         queue.extend(jobs[need].needs)
-    return seen
+    return list(seen)
