@@ -1,0 +1,202 @@
+"""A job whose recipe offloads the KV cache to host memory, labelled as one that does not.
+
+## What it does
+Follows each master-config search-space element to the recipe its jobs run (its `CONFIG_FILE`,
+as the launcher leaves it after its rewrites) and reports the element when its `kv-offloading`
+says `none` (or it leaves the field out, which the sweep generator reads as `none`) while the
+recipe turns on offloading of the KV cache to host memory in an engine's config under
+`backend`: TensorRT-LLM's `kv_cache_config.host_cache_size` above 0, SGLang's
+`enable-hierarchical-cache: true`, vLLM's `kv-offloading-size` above 0. The related locations
+are the recipe's setting and the element's `CONFIG_FILE`.
+
+## Why is this bad?
+The results are published as those of a configuration without KV offload: the sweep generator
+names them from the element's fields (a `_kvdram-...` part only where `kv-offloading` is not
+`none`), so a run that kept part of its cache in host memory is compared with, and stands in
+for, runs that did not. Nothing fails; the mistake shows only in the published numbers.
+InferenceX fixed such labels for its DeepSeek-V4 TensorRT-LLM agentic entries.
+
+## Example
+```yaml path=configs/nvidia-master.yaml
+dsv4-fp4-gb300-dynamo-trt-agentic:
+  runner: gb300
+  multinode: true
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - conc-list: [44]
+        prefill:
+          additional-settings:
+          - CONFIG_FILE=benchmarks/multi_node/srt-slurm-recipes/trtllm/offload.yaml
+```
+```yaml path=configs/runners.yaml
+labels:
+  gb300: [gb300-nv_0]
+```
+```bash path=runners/launch_gb300-nv.sh
+srtctl apply -f "$CONFIG_FILE"
+```
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/trtllm/offload.yaml
+backend:
+  trtllm_config:
+    prefill:
+      kv_cache_config:
+        host_cache_size: 137438953472
+```
+
+## Use instead
+```yaml path=configs/nvidia-master.yaml
+dsv4-fp4-gb300-dynamo-trt-agentic:
+  runner: gb300
+  multinode: true
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - conc-list: [44]
+        kv-offloading: dram
+        kv-offload-backend: {name: native, version: "1.3.0rc24"}
+        prefill:
+          additional-settings:
+          - CONFIG_FILE=benchmarks/multi_node/srt-slurm-recipes/trtllm/offload.yaml
+```
+```yaml path=configs/runners.yaml
+labels:
+  gb300: [gb300-nv_0]
+```
+```bash path=runners/launch_gb300-nv.sh
+srtctl apply -f "$CONFIG_FILE"
+```
+```yaml path=benchmarks/multi_node/srt-slurm-recipes/trtllm/offload.yaml
+backend:
+  trtllm_config:
+    prefill:
+      kv_cache_config:
+        host_cache_size: 137438953472
+```
+
+## Exceptions
+Only this direction is read: an element labelled `dram` whose recipe shows none of these
+settings may offload another way (Dynamo's KV block manager, a Mooncake or LMCache connector),
+so it is not reported. Not read: a recipe of srtctl's override form (`base:` with override
+sections; counted, not checked), a value that is not a plain number or YAML boolean, the
+recipe of an evaluation-only run (`EVAL_CONFIG_FILE`), and recipes outside this repository.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchlint import profile
+from benchlint.context import Context
+from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.registry import rule
+from benchlint.yamlmodel import YamlDocument, YNode
+
+_LABEL = profile.KV_OFFLOAD_LABEL
+_TRUE = frozenset(("true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"))
+OVERRIDE_FORM = (
+    "recipes of srtctl's override form (`base:` with override sections) not checked for KV "
+    "offload against their elements' `kv-offloading` (BL213: which sections a job applies "
+    "decides it)"
+)
+
+
+@rule("BL213", "kv-offload-unlabeled", Severity.WARNING, tags=("wiring", "recipes"))
+def check(ctx: Context) -> Iterator[Finding]:
+    wiring = ctx.wiring
+    done: set[int] = set()  # (one finding per element)
+    for route in ctx.routes():
+        element = route.element
+        label = element.fields.get(_LABEL["field"], _LABEL["default"])
+        if id(element) in done or label.strip("'\"").lower() != _LABEL["off"]:
+            continue
+        recipe = wiring.recipe(route)
+        if recipe is None or recipe.status != "local" or recipe.path is None:
+            continue
+        original = ctx.ws.yaml(recipe.path)
+        effective = wiring.effective(route, recipe)
+        document = effective.document if effective is not None else original
+        if document is None or document.root is None or not document.root.is_map:
+            continue
+        if document.root.get("base") is not None:
+            if _offload(document.root, ()) is not None:  # (in a section a job may not apply)
+                ctx.count(OVERRIDE_FORM, Location(recipe.path, Span(1, 1, 1, 1)))
+            continue
+        found = _offload(document.root.get("backend"), ("backend",))
+        if found is None or not ctx.route_in_scope(recipe.path, element.location.path):
+            continue
+        done.add(id(element))
+        path, node, engine = found
+        where = _located(original, path) if original is not None else None
+        at = Location(recipe.path, where.span if where is not None else Span(1, 1, 1, 1))
+        written = f"{'.'.join(path)}: {node.value}"
+        shown = (
+            f"not set (the sweep generator reads `{_LABEL['default']}`)"
+            if _LABEL["field"] not in element.fields
+            else f"`{label}`"
+        )
+        yield Finding(
+            "BL213",
+            f"`{_LABEL['field']}` of {element.entry.name} [{element.label}] is {shown}, but "
+            f"the recipe its jobs run, {recipe.path}, offloads the KV "
+            f"cache to host memory ({engine}: `{written}`): the results are published as those "
+            "of a run without KV offload",
+            Location(element.location.path, _first_line(element.location.span)),
+            related=(at, recipe.setting.location),
+            subject=f"{element.entry.name}:{element.label}",
+            help=f"set `{_LABEL['field']}: dram` (and `kv-offload-backend`) on the element, or "
+            "take the offload out of the recipe",
+        )
+
+
+def _offload(
+    node: YNode | None, path: tuple[str, ...]
+) -> tuple[tuple[str, ...], YNode, str] | None:
+    """The first setting under `backend` that turns on KV offload to host memory: its path, its
+    value's node and the engine's name."""
+    if node is None or not node.is_map:
+        return None
+    for key, value in node.pairs:
+        if not key.is_scalar:
+            continue
+        here = (*path, key.value)
+        for setting in profile.RECIPE_KV_OFFLOAD:
+            under = not setting["under"] or (path and _same(path[-1], setting["under"]))
+            if _same(key.value, setting["key"]) and under and _turns_on(value, setting["on"]):
+                return here, value, setting["engine"]
+        found = _offload(value, here)
+        if found is not None:
+            return found
+    return None
+
+
+def _same(key: str, name: str) -> bool:
+    return key.replace("_", "-") == name.replace("_", "-")
+
+
+def _turns_on(value: YNode, on: str) -> bool:
+    if not value.is_scalar or value.style is not None:  # (a quoted value: a string)
+        return False
+    if on == "true":
+        return value.value in _TRUE
+    try:
+        return float(value.value) > 0
+    except ValueError:
+        return False
+
+
+def _located(document: YamlDocument, path: tuple[str, ...]) -> YNode | None:
+    """The key at that path in the recipe as written."""
+    node = document.root
+    key: YNode | None = None
+    for name in path:
+        if node is None or not node.is_map:
+            return None
+        key, node = next(
+            ((k, v) for k, v in node.pairs if k.is_scalar and k.value == name), (None, None)
+        )
+    return key
+
+
+def _first_line(span: Span) -> Span:
+    return Span(span.line, span.column, span.line, span.column + 1)
