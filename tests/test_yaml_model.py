@@ -175,7 +175,8 @@ def test_a_character_of_a_literal_block_is_placed_on_its_own_line() -> None:
 def test_a_character_of_a_folded_or_escaped_scalar_is_placed_where_it_is_written() -> None:
     """A folded scalar joins its lines with a blank, a double-quoted one writes `"` as `\\"`:
     the text before the character is not the file's, the text after it is (or the reverse),
-    and either places it; only where neither is found once is the scalar's start given."""
+    and either places it, found once or as many times as the value has it; else the scalar's
+    start is given."""
     from benchlint.yamlmodel import value_span
 
     text = (
@@ -186,8 +187,13 @@ def test_a_character_of_a_folded_or_escaped_scalar_is_placed_where_it_is_written
     source, (folded, quoted, repeated) = _runs(text)
     assert value_span(source, folded, folded.value.index("--bogus"))[:2] == (4, 15)
     assert value_span(source, quoted, quoted.value.index("--bogus"))[:2] == (5, 35)
-    # (`x` after the join of two lines, with an `x` after it and elsewhere: the scalar's start)
-    assert value_span(source, repeated, 6)[:2] == (6, 10)
+    # (the last `x`, after the join of two lines: the text around it is not the file's, and
+    # `x` alone is there four times, as in the value: the fourth, h103 W3)
+    assert value_span(source, repeated, 6)[:2] == (8, 9)
+    # (the `a` an escape writes, `\\x61`: where the escape starts, after the text before it)
+    source, (_, _, escaped) = _runs(text.replace(">\n      x x\n      x x", '"a \\x61 a"'))
+    assert escaped.value == "a a a"
+    assert value_span(source, escaped, 2)[:2] == (6, 13)
 
 
 def _runs(text: str) -> tuple[SourceText, list[YNode]]:
