@@ -22,9 +22,11 @@ for it run where the script runs, outside the allocation. And an engine's enviro
 lines (`PYTHONUNBUFFERED=1 \\`, then `SGLANG_X=y` with no `\\`, then `python3 -m ...`): the
 assignments end on their own as shell variables, and the command on the next line runs without them
 unless its caller exported them (assignments on every line, or a `\\` that runs into a comment or an
-empty line, before a program that is surely one, an engine, `python3`, `srun`, a path; not where the
-script mentions those names anywhere else or may export them, `set -a`, `export $(...)`, nor before
-a function or a `source`, which run in the script's own shell, nor in a file other scripts source).
+empty line, before a program that is surely one, an engine, `python3`, `srun`, a path, or, after
+such a comment, the first one past commands that only assign other names, as an `if` choosing
+flags does; not where the script mentions those names anywhere else or may export them, `set -a`,
+`export $(...)`, nor before a function or a `source`, which run in the script's own shell, nor in a
+file other scripts source).
 The message names the line that cut the command short; the line before is read from the script's
 text as bash reads it, so a `\\` that the model of the script missed is no finding.
 
@@ -69,7 +71,6 @@ removed, so the note is a comment (unsafe: the array loses the words it had).
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 
@@ -485,23 +486,32 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
     if _ALLEXPORT.search(source.text):
         return
     used: set[str] | None = None
-    for command, after in itertools.pairwise(commands):
+    text_of = source.line_text
+    for index, command in enumerate(commands[:-1]):
         if command.words or not command.assignments or command.redirects:
             continue
-        if after.function != command.function or after.assignments or not after.words:
+        after: Command | None = commands[index + 1]
+        if after is None or after.function != command.function:
+            continue
+        last = command.span.end_line
+        if not after.words and _CONTINUED.search(text_of(last).rstrip("\r")):
+            # (the `\` ran into a comment: the program may come after other assignments and
+            # the tests of an `if`, h105 M2)
+            after = _next_program(commands, index + 1, command)
+        if after is None or after.assignments or not after.words:
             continue  # (the cheap questions first: most scripts have many assignments)
         base = after.invocation.base or ""
         program = after.invocation.words[0].value if after.invocation.words else ""
         if not (base.startswith("python") or base in _PROGRAMS or "/" in program):
             continue
-        last = command.span.end_line
         lines = sorted({a.span.line for a in command.assignments})
         if lines != list(range(command.span.line, last + 1)):
             continue  # (assignments on every line)
         # (the command on the line right after the last, or after comment or empty lines the
         # last one's `\` ran into: the first of them ended the block, t72a)
         gap = range(last + 1, after.span.line)
-        text_of = source.line_text
+        if after is not commands[index + 1]:  # (up to the first line of code after the block)
+            gap = range(last + 1, _code_after(source, last))
         if gap and not (
             _CONTINUED.search(text_of(last).rstrip("\r"))
             and all(not text_of(n).strip() or text_of(n).lstrip().startswith("#") for n in gap)
@@ -535,6 +545,31 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
             subject=f"prefix@{names[-1]}",
             fix=fix,
         )
+
+
+def _next_program(commands: list[Command], start: int, block: Command) -> Command | None:
+    """The first command from `start` that runs a program, past commands that only assign
+    names other than the block's (in the same function); None where another comes first."""
+    names = {a.name for a in block.assignments}
+    for command in commands[start:]:
+        if command.function != block.function:
+            return None
+        if command.words:
+            return command
+        if command.redirects or any(a.name in names for a in command.assignments):
+            return None
+    return None
+
+
+def _code_after(source: SourceText, line: int) -> int:
+    """The first line after `line` that is neither empty nor a comment."""
+    number = line + 1
+    while number <= source.line_count:
+        text = source.line_text(number).strip()
+        if text and not text.startswith("#"):
+            return number
+        number += 1
+    return number
 
 
 # `set -a` / `set -o allexport`: every assignment after it is exported
