@@ -179,6 +179,7 @@ makes), or a file the script writes, copies or fetches itself."""
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 from collections.abc import Callable, Iterator
@@ -400,8 +401,6 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
         if "class BenchmarkType(" in source.text:
             for block in _TYPE_ENUM.findall(source.text):
                 named.update(_MEMBER.findall(block))
-    if not registered:
-        return
     known = ", ".join(sorted(registered | named))
     for path in ctx.in_scope(ws.recipe_paths):
         document = ws.yaml(path)
@@ -412,7 +411,10 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
             kind = benchmark.get("type") if benchmark is not None and benchmark.is_map else None
             if kind is None or not kind.is_scalar or not _PLAIN_TYPE.fullmatch(kind.value):
                 continue
-            if kind.value not in registered | named:
+            if not registered:  # (an srtctl whose benchmarks benchlint does not find, h105)
+                ctx.count(_NO_TYPES_SAID, Location(path, kind.span))
+            elif kind.value not in registered | named:
+                close = difflib.get_close_matches(kind.value, sorted(registered | named), n=1)
                 yield Finding(
                     "BL202",
                     f"benchmark.type {kind.value} names no benchmark type this srtctl knows "
@@ -420,9 +422,16 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
                     'benchmark type" once its workers are up, having measured nothing',
                     Location(path, kind.span),
                     subject=f"benchmark.type={kind.value}",
+                    help=f"did you mean `{close[0]}`?" if close else "",
                 )
             elif kind.value in runners and root is not None and block is not None:
                 yield from _runner_rejects(ctx, path, root, block, kind, runners[kind.value])
+
+
+_NO_TYPES_SAID = (
+    "recipes' benchmark.type not checked against srtctl's benchmark types (BL202: the srtctl of "
+    "this tree registers none benchlint finds)"
+)
 
 
 def _runner_rejects(
