@@ -414,7 +414,7 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
             if not registered:  # (an srtctl whose benchmarks benchlint does not find, h105)
                 ctx.count(_NO_TYPES_SAID, Location(path, kind.span))
             elif kind.value not in registered | named:
-                close = difflib.get_close_matches(kind.value, sorted(registered | named), n=1)
+                close = _closest_type(kind.value, registered | named)
                 yield Finding(
                     "BL202",
                     f"benchmark.type {kind.value} names no benchmark type this srtctl knows "
@@ -426,6 +426,13 @@ def _benchmark_types(ctx: Context) -> Iterator[Finding]:
                 )
             elif kind.value in runners and root is not None and block is not None:
                 yield from _runner_rejects(ctx, path, root, block, kind, runners[kind.value])
+
+
+def _closest_type(value: str, known: set[str]) -> list[str]:
+    """The known type a mistyped one most likely means: one it holds, or that holds it
+    (`gsm8k` for `gsm8k-bench`, the longest), else the closest in spelling."""
+    within = sorted((t for t in known if t in value or value in t), key=lambda t: (-len(t), t))
+    return within[:1] or difflib.get_close_matches(value, sorted(known), n=1, cutoff=0.75)
 
 
 _NO_TYPES_SAID = (
