@@ -15,7 +15,8 @@ vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
   when the flag left or arrives;
 - in a recipe's `backend.<engine>_config.<role>` (in the recipe folders, and in any other
   YAML file of that shape: a template a launcher renders), a flag the release of the recipe's
-  `model.container` image does not accept (an override block's own container wins);
+  `model.container` image does not accept (an override block's own container wins; a Dynamo
+  vllm-runtime image runs the vLLM its release pins);
 - in a Kubernetes container (a Deployment's, a LeaderWorkerSet's: its `command` and `args`,
   or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
   them with `vllm serve`), in a Compose service (its `entrypoint`, else its image's, then its
@@ -1097,6 +1098,21 @@ def _container(root: YNode, where: str) -> YNode | None:
     return None
 
 
+def _container_release(container: YNode | None, engine: str) -> tuple[str | None, str]:
+    """The engine release a recipe's `model.container` runs: the one its image names, or for a
+    Dynamo vLLM runtime image the vLLM its release pins (h105 M1, as for a launch); with what
+    a message calls it."""
+    whose = "the recipe's model.container"
+    found = image_release(container.value) if container is not None else None
+    if found is not None:
+        return (found[1] if found[0] == engine else None), whose
+    runtime = dynamo_runtime(container.value) if container is not None else None
+    if runtime is None or runtime[0] != engine or engine != "vllm":
+        return None, whose
+    pinned = worker_flags().vllm_of(runtime[1])
+    return pinned, f"{whose} (Dynamo {runtime[1]}'s pinned vLLM)"
+
+
 def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Finding]:
     """A recipe's engine flags: against the release its `model.container` image names (srtctl
     runs the workers in it), else the other engine's flags; a block with a flag only some
@@ -1109,8 +1125,7 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
     for engine in ENGINES:
         for where, mapping in engine_configs(root, engine):
             container = _container(root, where)
-            found = image_release(container.value) if container is not None else None
-            version = found[1] if found is not None and found[0] == engine else None
+            version, whose = _container_release(container, engine)
             undecided = [
                 k
                 for k, _ in mapping.live_pairs()
@@ -1136,7 +1151,7 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
                     flag,
                     f"{key.value}: {value.value}" if value.is_scalar else key.value,
                     engine,
-                    (version, container, "model.container", "the recipe's model.container"),
+                    (version, container, "model.container", whose),
                     f"in {where}",
                     Location(path, key.span),
                     f"{where}.{flag}",
