@@ -2650,6 +2650,9 @@ class Environment:
                     maps = (given, *maps) if given else maps
                 env = ChainMap(*maps)
                 kept = route.validated | checked
+                # (the launcher this route's launcher hands over to, `exec bash other.sh`: the
+                # route goes on there, its conditions decided by the entry's values, h107 F1)
+                handed = route.route is not None and _hands_over(route.route, call, path)
                 routes.append(
                     StartPath(
                         f"{route.name} -> {name}",
@@ -2657,6 +2660,7 @@ class Environment:
                         complete and route.complete,
                         location,
                         kept if only is None else kept & only,
+                        route=route.route if handed else None,
                         idle=route.idle,
                     )
                 )
@@ -2676,6 +2680,12 @@ class Environment:
                         )
                     )
         return routes
+
+
+def _hands_over(route: Route, call: Call, path: str) -> bool:
+    """Whether the call is the `exec` by which the route's launcher was handed over to `path`
+    (the wiring's route goes on in the launcher it hands over to)."""
+    return route.launcher.path == path and any(call.command is end for end in route.via)
 
 
 def _route_nonempty(
