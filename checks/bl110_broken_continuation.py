@@ -494,7 +494,7 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
         if after is None or after.function != command.function:
             continue
         last = command.span.end_line
-        if not after.words and _CONTINUED.search(text_of(last).rstrip("\r")):
+        if _CONTINUED.search(text_of(last).rstrip("\r")) and _code_after(source, last) > last + 1:
             # (the `\` ran into a comment: the program may come after other assignments and
             # the tests of an `if`, h105 M2)
             after = _next_program(commands, index + 1, command)
@@ -549,16 +549,31 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
 
 def _next_program(commands: list[Command], start: int, block: Command) -> Command | None:
     """The first command from `start` that runs a program, past commands that only assign
-    names other than the block's (in the same function); None where another comes first."""
+    names other than the block's (`X=...`, `export X=...`, `local x=...`, and the commands of
+    a substitution in such a value) and the tests of an `if` (in the same function); None
+    where another comes first."""
     names = {a.name for a in block.assignments}
+    skipped: list[Command] = []  # (assignments passed over: the commands inside them too)
     for command in commands[start:]:
         if command.function != block.function:
             return None
-        if command.words:
-            return command
-        if command.redirects or any(a.name in names for a in command.assignments):
+        node = command.node
+        if any(s.node.start_byte <= node.start_byte < s.node.end_byte for s in skipped):
+            continue
+        if any(a.name in names for a in command.assignments):
             return None
+        if command.tested:  # (`if python3 -c "import x"; then`: not the program meant)
+            continue
+        if command.redirects:
+            return None
+        if not command.words or (command.base in _DECLARING and command.assignments):
+            skipped.append(command)
+            continue
+        return command
     return None
+
+
+_DECLARING = frozenset({"export", "local", "declare", "typeset", "readonly"})
 
 
 def _code_after(source: SourceText, line: int) -> int:

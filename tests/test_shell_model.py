@@ -369,6 +369,12 @@ def test_lines_glued_to_a_pipeline_are_commands_of_their_own() -> None:
     commented = parse("a | b | c # note\nd > e\n")
     assert [(c.name, c.span.line) for c in commented.commands][-2:] == [("c", 1), ("d", 2)]
     assert parse("a | b | c \\\n  x > f\n").commands[-1].words[-1].value == "x"
+    # (h106 M1: assignments whose `\\` runs into a comment at the start of a line: the comment
+    # ends the command, and the next line is a command of its own, as bash runs it)
+    block = parse("A=1 \\\nB=2 \\\n# note\npython3 -m x --port 1\n")
+    assert not block.has_error
+    found = [(c.span.line, c.name, [a.name for a in c.assignments]) for c in block.commands]
+    assert found == [(1, None, ["A", "B"]), (4, "python3", [])]
 
 
 def test_assignments_with_a_redirect_and_no_name_are_read_as_bash_runs_them() -> None:

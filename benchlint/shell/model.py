@@ -2288,11 +2288,16 @@ class _Builder:
             if newline < 0 or src[newline - 1 : newline] == b"\\":
                 continue
             at = newline
-            if before.type == "comment" and src[before.start_byte - 1 : before.start_byte] in (
-                b" ",
-                b"\t",
-            ):
+            ahead = src[before.start_byte - 1 : before.start_byte]
+            if before.type == "comment" and ahead in (b" ", b"\t"):
                 at = before.start_byte - 1
+            elif before.type == "comment" and src[before.start_byte - 2 : before.start_byte] in (
+                b"\\\n",
+            ):
+                # (a comment at the start of the line a `\` ran into: the `\` is where bash
+                # ends the command, h106 M1; the newline after the comment would join the next
+                # line to the comment)
+                at = before.start_byte - 2
             self.script.glued.append(at)
             self.misplaced(after)
             return
