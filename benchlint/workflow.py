@@ -721,7 +721,7 @@ def _values_of(node: YNode | None) -> dict[str, str]:
     return {k.value: v.value for k, v in node.pairs if k.is_scalar and v.is_scalar}
 
 
-def _input_types(root: YNode) -> dict[str, str]:
+def input_types(root: YNode) -> dict[str, str]:
     """`on.workflow_call.inputs` and `on.workflow_dispatch.inputs`: each input's declared type
     (a dispatch input's is `string` unless said); an input the two triggers type differently is
     left out (its kind depends on how the run started)."""
@@ -749,7 +749,7 @@ def _input_types(root: YNode) -> dict[str, str]:
 def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[LauncherStep]:
     found: list[LauncherStep] = []
     workflow_env = _env_of(document, root.get("env"))
-    input_types = _input_types(root)
+    declared = input_types(root)
     for job_key, job, items in job_steps(root):
         job_env = _job_env(document, job)
         for index, step in enumerate(items):
@@ -764,7 +764,7 @@ def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[Launch
                 **_values_of(step.get("env")),
             }
             launcher = LauncherStep(
-                document.path, job_key.value, location, env, False, values, input_types
+                document.path, job_key.value, location, env, False, values, declared
             )
             runs_on = job.get("runs-on")
             launcher.runs_on = runs_on.value if runs_on is not None and runs_on.is_scalar else None
@@ -1130,7 +1130,7 @@ def workflow_calls(ws: Workspace) -> list[WorkflowCall]:
     def calls_in(path: str, depth: int) -> list[WorkflowCall]:
         found: list[WorkflowCall] = []
         seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
-        types, defaults = _input_types(roots[path]), _input_defaults(roots[path])
+        types, defaults = input_types(roots[path]), _input_defaults(roots[path])
         for values, quoted, where, via, unknown, nonempty in runs_with(path, depth):
             if via:  # an input the calling job does not pass has its default
                 values = {**{k: v for k, v in defaults.items() if k not in unknown}, **values}

@@ -7,6 +7,12 @@ inputs.run_70b }} && ${{ inputs.run_1k1k }}`, `if: ${{ a }} == 'true'`): GitHub 
 each expression into the text and evaluates the result as a string, which is not empty, so the
 condition holds on every run.
 
+A block scalar that keeps its last line end (`if: |` or `if: >`, then `${{ ... }}` on the next
+line) is such a value too, as is a quoted one with blanks around its expression
+(`if: " ${{ a }}"`): GitHub's parser keeps any text outside `${{ }}`, a line end too, as text of
+the string (`@actions/workflow-parser`; GitHub's own validation reports the block scalar:
+"Block scalar adds trailing newline which breaks boolean evaluation").
+
 ## Why is this bad?
 The job or step runs whatever the inputs say: a sweep's selection of models or sequence
 lengths is ignored and every job of the schedule starts, or a step meant for dry runs pushes
@@ -44,8 +50,9 @@ jobs:
 ```
 
 ## Exceptions
-Not reported: an `if:` that is one `${{ ... }}` with only blanks or line ends around it, and
-one without `${{` (GitHub reads all of it as one expression).
+Not reported: an `if:` that is one `${{ ... }}` alone (a plain scalar's blanks around it are
+not part of its value, nor is the line end of a `|-` or `>-` block), and one without `${{`
+(GitHub reads all of it as one expression).
 """
 
 from __future__ import annotations
@@ -69,10 +76,19 @@ def check(ctx: Context) -> Iterator[Finding]:
             pieces = list(embedded(value))
             if not pieces or not all(p.closed for p in pieces):
                 continue
-            outside = " ".join(_outside(value, pieces).split())
-            if not outside and len(pieces) == 1:
+            around = _outside(value, pieces)
+            if not around and len(pieces) == 1:
                 continue
-            why = f"the text `{outside}` outside its" if outside else "two"
+            outside = " ".join(around.split())
+            help = "write the whole condition inside one `${{ }}`"
+            if outside:
+                why = f"the text `{outside}` outside its"
+            elif len(pieces) > 1:
+                why = "two"
+            elif "\n" in around:  # (a `|` or `>` block keeps its last line end, h106 M6)
+                why, help = "the line end after its", _BLOCK_HELP
+            else:
+                why, help = "blanks around its", "write the `${{ }}` with nothing around it"
             shown = clip(" ".join(value.split()), 70)
             yield Finding(
                 "BL209",
@@ -80,8 +96,11 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "the condition as a string, which is not empty",
                 Location(source.path, value_span(source, node, 0)),
                 subject=f"if:{shown}",
-                help="write the whole condition inside one `${{ }}`",
+                help=help,
             )
+
+
+_BLOCK_HELP = "end the block's indicator with `-` (`|-`, `>-`) to drop the line end"
 
 
 def _outside(value: str, pieces: list[Embedded]) -> str:

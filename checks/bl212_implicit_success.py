@@ -76,9 +76,11 @@ jobs:
 ## Exceptions
 Not read: a step's test for a skipped step (a skipped step does not stop the steps after it),
 a composite action's steps, an `if:` GitHub cannot parse (BL208) or that is not one expression
-(BL209), a needed job whose `continue-on-error:` may hold, tests of values a job may read
-otherwise than the jobs before it (`matrix`, `github.job`, `github.run_attempt`), and
-comparisons of values of different kinds (a string with a number). A repository variable
+(BL209: text, blanks or a block's line end around its `${{ }}`), a needed job whose
+`continue-on-error:` may hold, tests of values a job may read otherwise than the jobs before it
+(`matrix`, `github.job`, `github.run_attempt`), and comparisons of values not surely strings
+(an input declared a number or a boolean, most event fields: GitHub compares a number with a
+string as numbers, so `8 == '8'` and `8 == '8.0'` both hold). A repository variable
 (`vars.X`) is taken to be the same for every job of a run (one changed before a re-run of
 failed jobs is not).
 """
@@ -94,7 +96,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, workflow_roots
+from benchlint.workflow import WORKFLOWS, input_types, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 _STATUS = frozenset(("always", "success", "failure", "cancelled"))
@@ -104,6 +106,12 @@ _RUN_WIDE_GITHUB = frozenset(
     | {"repository", "repository_owner", "workflow", "workflow_ref", "event_path"}
 )
 _SUCCESS = "success"
+_STRINGS = frozenset(("string", "choice", "environment"))
+# fields of the event that are strings (a dispatch's `inputs` are too, whatever their type)
+_EVENT_STRINGS = frozenset(
+    {("action",), ("label", "name"), ("ref",), ("ref_type",), ("before",), ("after",)}
+    | {("pull_request", "head", "ref"), ("pull_request", "base", "ref")}
+)
 
 
 @dataclass(frozen=True)
@@ -167,6 +175,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
     for source, root in workflow_roots(ctx.ws, paths, "if"):
         jobs = _jobs(root)
+        strings = frozenset(n.lower() for n, t in input_types(root).items() if t in _STRINGS)
         before = {name: _ancestors(name, jobs) for name in jobs}
         for job in jobs.values():
             yield from _steps(source, job)
@@ -175,7 +184,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             found: list[Finding] = []
             if job.condition is not None:
                 found += _results(source, job, job.condition, jobs)
-                found += _contradicted(source, job, job.condition, jobs, before[job.name])
+                found += _contradicted(source, job, job.condition, jobs, before[job.name], strings)
             # (the warning only where no test of the `if:` was reported: one fix, a status
             # function, answers both)
             yield from found or _poisoned(source, job, jobs, before)
@@ -194,15 +203,15 @@ def _results(
         else:
             one = jobs.get(_named(test.path[1], job.needs) or "")
             needed = [one] if one is not None else []
-        if not needed or any(_may_fail_on(n) for n in needed):
+        if not needed or any(_may_fail_on(n.node) for n in needed):
             continue
         holds = (value == _SUCCESS) == test.equal
         shown = condition.shown(test.node)
-        named = needed[0].name if len(needed) == 1 else "the jobs it needs"
+        named = f"`{needed[0].name}`" if len(needed) == 1 else "the jobs it needs"
         yield Finding(
             "BL212",
             f"`{shown}` {'always' if holds else 'never'} holds: job `{job.name}`'s `if:` calls "
-            f"no status function, so GitHub reads it only when `{named}` and every job before "
+            f"no status function, so GitHub reads it only when {named} and every job before "
             f"it succeeded (where one of them was skipped or failed, GitHub skips `{job.name}` "
             "without reading it)",
             condition.at(source, test.node),
@@ -214,7 +223,12 @@ def _results(
 
 
 def _contradicted(
-    source: SourceText, job: _Job, condition: _If, jobs: dict[str, _Job], before: list[str]
+    source: SourceText,
+    job: _Job,
+    condition: _If,
+    jobs: dict[str, _Job],
+    before: list[str],
+    strings: frozenset[str],
 ) -> Iterator[Finding]:
     """Tests the `if:` of a job before this one decides false: that job ran, so its `if:` held."""
     known: list[tuple[_Test, _Job, _If]] = []
@@ -229,7 +243,7 @@ def _contradicted(
         if _result(test.path):
             continue  # (a result of a job it needs: `_results`)
         for fact, earlier, said in known:
-            if fact.path != test.path or not _contradicts(fact, test):
+            if fact.path != test.path or not _contradicts(fact, test, _text(fact.path, strings)):
                 continue
             shown = condition.shown(test.node)
             where = said.at(source, fact.node)
@@ -325,7 +339,7 @@ def _steps(source: SourceText, job: _Job) -> Iterator[Finding]:
                 tolerated = _UNSEEN_STEP_RESULTS.get((test.path[2], str(value)))
                 if before is None or kind != "STRING" or tolerated is None:
                     continue
-                if tolerated and before.get("continue-on-error") is not None:
+                if tolerated and _may_fail_on(before):
                     continue
                 yield _unseen_step(source, condition, test, before, tolerated)
         named = step.get("id")
@@ -357,18 +371,20 @@ def _unseen_step(
     )
 
 
-def _may_fail_on(job: _Job) -> bool:
-    """Whether the job's `continue-on-error:` may hold (its failure then does not stop the
-    jobs after it)."""
-    value = job.node.get("continue-on-error")
-    return value is not None and not (value.is_scalar and value.value.lower() == "false")
+def _may_fail_on(node: YNode) -> bool:
+    """Whether a job's or a step's `continue-on-error:` may hold (its failure then does not
+    stop the jobs or steps after it): not `false`, nor empty (h106 M5)."""
+    value = node.get("continue-on-error")
+    return value is not None and not (
+        value.is_scalar and value.value.strip().lower() in ("false", "", "~", "null")
+    )
 
 
 def _may_skip(gate: _Job, job: _Job, jobs: dict[str, _Job], before: dict[str, list[str]]) -> bool:
     """Whether the gate may be skipped where the job's own `if:` holds: it or a job before it has
     an `if:`, and the job's `if:` does not hold only where the gate's does (each `&&` operand of
     the gate's, of values every job reads alike, one of the job's)."""
-    if not any(jobs[name].written for name in (gate.name, *before[gate.name])):
+    if not any(_skips(jobs[name]) for name in (gate.name, *before[gate.name])):
         return False
     if gate.condition is None or job.condition is None:
         return True
@@ -378,6 +394,18 @@ def _may_skip(gate: _Job, job: _Job, jobs: dict[str, _Job], before: dict[str, li
         return True  # (an operand that is not a test of a value every job reads alike)
     own = {(f.path, f.equal, f.literal, f.op) for f in _facts(job.condition.tree)}
     return not all((f.path, f.equal, f.literal, f.op) in own for f in facts)
+
+
+def _skips(job: _Job) -> bool:
+    """Whether the job's `if:` may skip it: it has one, and not `always()` or `true` alone
+    (h106 F2)."""
+    if not job.written:
+        return False
+    if job.condition is None:
+        return True
+    node = _ungrouped(job.condition.tree)
+    always = node.kind == "call" and node.name == "always"
+    return not always and not (node.kind == "literal" and node.value is True)
 
 
 def _either(names: list[str]) -> str:
@@ -414,10 +442,11 @@ def _holds_for(test: _Test, value: str) -> bool:
     return kind == "STRING" and (literal == value) == test.equal
 
 
-def _contradicts(fact: _Test, test: _Test) -> bool:
+def _contradicts(fact: _Test, test: _Test, text: bool) -> bool:
     """Whether `test` is false wherever `fact` holds (`==`, `!=` and `startsWith`, which
-    GitHub reads without regard to case)."""
-    if fact.literal[0] != test.literal[0] or "contains" in (fact.op, test.op):
+    GitHub reads without regard to case), for a value that is surely a string (`text`: `8 ==
+    '8'` and `8 == '8.0'` both hold for a number, h106 F1)."""
+    if not text or fact.literal[0] != test.literal[0] or "contains" in (fact.op, test.op):
         return False
     if fact.op == test.op == "==":
         same = fact.literal == test.literal
@@ -449,6 +478,18 @@ def _same_in_both(path: tuple[str, ...], earlier: _Job, job: _Job) -> bool:
     if path[0] == "needs" and len(path) > 2:
         return _named(path[1], earlier.needs) is not None and _named(path[1], job.needs) is not None
     return _run_wide(path)
+
+
+def _text(path: tuple[str, ...], strings: frozenset[str]) -> bool:
+    """Whether the value is surely a string: a job's result or output, a repository variable,
+    one of the run's names and refs, an input declared a string."""
+    if path[0] == "needs" or path[0] == "vars":
+        return True
+    if path[0] == "inputs":
+        return len(path) == 2 and path[1] in strings
+    if path[0] == "github" and len(path) > 1:
+        return path[1] != "event" or path[2:] in _EVENT_STRINGS or path[2:3] == ("inputs",)
+    return False
 
 
 def _run_wide(path: tuple[str, ...]) -> bool:
@@ -577,8 +618,8 @@ def _condition(written: YNode | None) -> _If | None:
         if len(pieces) != 1 or not pieces[0].closed:
             return None
         piece = pieces[0]
-        if value[: piece.start - 3].strip() or value[piece.start + len(piece.text) + 2 :].strip():
-            return None
+        if value[: piece.start - 3] or value[piece.start + len(piece.text) + 2 :]:
+            return None  # (a line end or blanks around it too: a string, h106 F3)
         text, offset = piece.text, piece.start
     parsed = tree(text)
     return _If(parsed, text, offset, written) if parsed is not None else None

@@ -238,7 +238,7 @@ def test_a_workflow_declares_its_inputs_types() -> None:
     """`on.workflow_call.inputs` give each input's type; a dispatch input without one is a
     string; an input the two triggers type differently is left out."""
     from benchlint.source import SourceText
-    from benchlint.workflow import _input_types
+    from benchlint.workflow import input_types
     from benchlint.yamlmodel import parse_yaml
 
     text = """\
@@ -257,7 +257,7 @@ on:
 """
     document = parse_yaml(SourceText(".github/workflows/w.yml", text.encode()))
     assert document.root is not None
-    assert _input_types(document.root) == {
+    assert input_types(document.root) == {
         "dp-attn": "boolean",
         "tp": "number",
         "note": "string",
