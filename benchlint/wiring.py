@@ -1269,7 +1269,7 @@ def _entry(path: str, key: YNode, node: YNode) -> Entry:
                     _scalar_text(item.get("osl")),
                 )
                 if element_node.is_map:
-                    pairs = element_node.pairs
+                    pairs = element_node.loaded_pairs()  # (merged fields too, h106 F5)
                     element.fields = {k.value: v.value for k, v in pairs if v.is_scalar}
                     element.quoted = frozenset(
                         k.value for k, v in pairs if v.is_scalar and v.style is not None

@@ -241,6 +241,26 @@ class YNode:
         last = {k.value: i for i, (k, _) in enumerate(pairs) if k.kind == "scalar"}
         return [p for i, p in enumerate(pairs) if p[0].kind != "scalar" or last[p[0].value] == i]
 
+    def loaded_pairs(self) -> list[tuple[YNode, YNode]]:
+        """The pairs of a mapping as PyYAML loads it: of a key written twice the last, and the
+        keys merged in (`<<: *a`) that it does not write itself, each once."""
+        own = [(k, v) for k, v in self.live_pairs() if not (k.value == "<<" and k.style is None)]
+        if len(own) == len(self.pairs):
+            return own
+        found = {k.value: (k, v) for k, v in own if k.kind == "scalar"}
+        merged: list[tuple[YNode, YNode]] = []
+        for k, v in self.pairs:
+            if k.value != "<<" or k.kind != "scalar" or k.style is not None:
+                continue
+            for source in [v] if v.kind == "map" else [m for m in v.items if m.kind == "map"]:
+                for key, value in source.loaded_pairs():
+                    if key.kind == "scalar" and key.value not in found:
+                        kept = self.get(key.value)  # (the merge PyYAML keeps)
+                        value = kept if kept is not None else value
+                        found[key.value] = (key, value)
+                        merged.append((key, value))
+        return own + merged
+
     def key_node(self, key: str) -> YNode | None:
         found = None
         for k, _ in self.pairs:

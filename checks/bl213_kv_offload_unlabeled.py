@@ -1,13 +1,14 @@
 """A job whose recipe offloads the KV cache to host memory, labelled as one that does not.
 
 ## What it does
-Follows each master-config search-space element to the recipe its jobs run (its `CONFIG_FILE`,
-as the launcher leaves it after its rewrites) and reports the element when its `kv-offloading`
-says `none` (or it leaves the field out, which the sweep generator reads as `none`) while the
-recipe turns on offloading of the KV cache to host memory in an engine's config under
-`backend`: TensorRT-LLM's `kv_cache_config.host_cache_size` above 0, SGLang's
-`enable-hierarchical-cache: true`, vLLM's `kv-offloading-size` above 0. The related locations
-are the recipe's setting and the element's `CONFIG_FILE`.
+Follows each master-config search-space element of the agentic scenario (the only one whose
+schema has the field) to the recipe its jobs run (its `CONFIG_FILE`, as the launcher leaves it
+after its rewrites, read as PyYAML loads it: merged keys, the last of a key written twice) and
+reports the element when its `kv-offloading` says `none` (or it leaves the field out, which the
+sweep generator reads as `none`) while the recipe turns on offloading of the KV cache to host
+memory in an engine's config under `backend`: TensorRT-LLM's `kv_cache_config.host_cache_size`
+above 0, SGLang's `enable-hierarchical-cache: true`, vLLM's `kv-offloading-size` above 0. The
+related locations are the recipe's setting and the element's `CONFIG_FILE`.
 
 ## Why is this bad?
 The results are published as those of a configuration without KV offload: the sweep generator
@@ -110,6 +111,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         label = element.fields.get(_LABEL["field"], _LABEL["default"])
         if id(element) in done or label.strip("'\"").lower() != _LABEL["off"]:
             continue
+        if element.scenario != profile.AGENTIC_SCENARIO:
+            continue  # (the generator reads the field in agentic scenarios only, h106 F4)
         recipe = wiring.recipe(route)
         if recipe is None or recipe.status != "local" or recipe.path is None:
             continue
@@ -156,13 +159,14 @@ def _offload(
     value's node and the engine's name."""
     if node is None or not node.is_map:
         return None
-    for key, value in node.pairs:
+    for key, value in node.loaded_pairs():  # (as PyYAML loads it: h106 F6)
         if not key.is_scalar:
             continue
-        here = (*path, key.value)
+        name = key.value
+        here = (*path, name)
         for setting in profile.RECIPE_KV_OFFLOAD:
             under = not setting["under"] or (path and _same(path[-1], setting["under"]))
-            if _same(key.value, setting["key"]) and under and _turns_on(value, setting["on"]):
+            if _same(name, setting["key"]) and under and _turns_on(value, setting["on"]):
                 return here, value, setting["engine"]
         found = _offload(value, here)
         if found is not None:
@@ -179,10 +183,8 @@ def _turns_on(value: YNode, on: str) -> bool:
         return False
     if on == "true":
         return value.value in _TRUE
-    try:
-        return float(value.value) > 0
-    except ValueError:
-        return False
+    number = value.scalar  # (as PyYAML reads it: `0x40000000`, `1_000` too)
+    return isinstance(number, (int, float)) and not isinstance(number, bool) and number > 0
 
 
 def _located(document: YamlDocument, path: tuple[str, ...]) -> YNode | None:
