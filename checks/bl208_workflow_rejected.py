@@ -191,7 +191,7 @@ def _digit_key(text: str, error: ExpressionError) -> str:
     lexer reads as a number (h104 W1)."""
     at = error.position
     key = re.match(r"[0-9][A-Za-z0-9_-]*", text[at:])
-    if at == 0 or text[at - 1] != "." or key is None or not re.search(r"[A-Za-z_-]", key[0]):
+    if at == 0 or text[at - 1] != "." or key is None:
         return ""
     return (
         f"a key after `.` cannot start with a digit: write `['{key[0]}']` for `.{key[0]}`, "
