@@ -48,6 +48,9 @@ class Schema:
     # every benchmark type a module under `srtctl/benchmarks/` registers, as a decorator or a
     # call (`register_benchmark(name="lm-eval")(Runner)`), read from its code, not a docstring
     registered: set[str] = field(default_factory=set)
+    # a registration whose name is not a literal (`register_benchmark(NAME)`): the types
+    # registered are not all known (h106 F7)
+    unnamed: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,8 @@ def read(sources: list[SourceText]) -> tuple[Schema, dict[str, Runner]]:
                 name = _registered_name(call) if isinstance(call, ast.expr) else None
                 if name is not None:
                     schema.registered.add(name)
+                elif isinstance(call, ast.Call) and _callee(call) == "register_benchmark":
+                    schema.unnamed = True
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 _read_class(node, schema, runners, source.path)
