@@ -1263,10 +1263,15 @@ def _template(
     items: list[object] = []
     position = 0
     for match in PATH_EXPANSION.finditer(text):
+        found = match.group(0)
+        if found.startswith("${") and found.count("{") != found.count("}"):
+            items = [_ANY]  # (nested deeper than the pattern reads: not known, h106 F8)
+            break
         items.append(re.escape(text[position : match.start()]))
-        items.append(_expansion(match.group(0), script, depth, memo, owner, top, whole))
+        items.append(_expansion(found, script, depth, memo, owner, top, whole))
         position = match.end()
-    items.append(re.escape(text[position:]))
+    else:
+        items.append(re.escape(text[position:]))
     template = memo.templates[key] = tuple(items)
     return template
 
