@@ -2652,7 +2652,7 @@ class Environment:
                 kept = route.validated | checked
                 # (the launcher this route's launcher hands over to, `exec bash other.sh`: the
                 # route goes on there, its conditions decided by the entry's values, h107 F1)
-                handed = route.route is not None and _hands_over(route.route, call, path)
+                handed = route.route is not None and _hands_over(route.route, call)
                 routes.append(
                     StartPath(
                         f"{route.name} -> {name}",
@@ -2682,10 +2682,10 @@ class Environment:
         return routes
 
 
-def _hands_over(route: Route, call: Call, path: str) -> bool:
-    """Whether the call is the `exec` by which the route's launcher was handed over to `path`
-    (the wiring's route goes on in the launcher it hands over to)."""
-    return route.launcher.path == path and any(call.command is end for end in route.via)
+def _hands_over(route: Route, call: Call) -> bool:
+    """Whether the call is one of the `exec`s by which the route was handed over from launcher
+    to launcher (the wiring's route goes on in each, to the last: h108 F1)."""
+    return any(call.command is end for end in route.via)
 
 
 def _route_nonempty(

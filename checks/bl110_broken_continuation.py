@@ -487,6 +487,7 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
         return
     used: set[str] | None = None
     text_of = source.line_text
+    reported: set[int] = set()  # (the programs named: one finding each, h108 W3)
     for index, command in enumerate(commands[:-1]):
         if command.words or not command.assignments or command.redirects:
             continue
@@ -497,12 +498,14 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
         if _CONTINUED.search(text_of(last).rstrip("\r")) and _code_after(source, last) > last + 1:
             # (the `\` ran into a comment: the program may come after other assignments and
             # the tests of an `if`, h105 M2)
-            after = _next_program(commands, index + 1, command)
+            after = _next_program(source, commands, index + 1, command)
         if after is None or after.assignments or not after.words:
             continue  # (the cheap questions first: most scripts have many assignments)
         base = after.invocation.base or ""
         program = after.invocation.words[0].value if after.invocation.words else ""
         if not (base.startswith("python") or base in _PROGRAMS or "/" in program):
+            continue
+        if id(after) in reported:
             continue
         lines = sorted({a.span.line for a in command.assignments})
         if lines != list(range(command.span.line, last + 1)):
@@ -531,6 +534,7 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
             kind = "the empty line" if not text_of(first).strip() else "the comment on line"
             why = f"{kind} {first} ends the command"
             fix = None
+        reported.add(id(after))
         text = clip(first_line(script.text_of(after.node)), 50)
         shown = ", ".join(f"`{n}`" for n in names[:3]) + (" ..." if len(names) > 3 else "")
         yield Finding(
@@ -547,11 +551,13 @@ def _prefix_cut(script: Script) -> Iterator[Finding]:
         )
 
 
-def _next_program(commands: list[Command], start: int, block: Command) -> Command | None:
+def _next_program(
+    source: SourceText, commands: list[Command], start: int, block: Command
+) -> Command | None:
     """The first command from `start` that runs a program, past commands that only assign
     names other than the block's (`X=...`, `export X=...`, `local x=...`, and the commands of
-    a substitution in such a value) and the tests of an `if` (in the same function); None
-    where another comes first."""
+    a substitution in such a value) and the tests an `if` or a loop starts with (in the same
+    function); None where another comes first."""
     names = {a.name for a in block.assignments}
     skipped: list[Command] = []  # (assignments passed over: the commands inside them too)
     for command in commands[start:]:
@@ -562,15 +568,25 @@ def _next_program(commands: list[Command], start: int, block: Command) -> Comman
             continue
         if any(a.name in names for a in command.assignments):
             return None
-        if command.tested:  # (`if python3 -c "import x"; then`: not the program meant)
-            continue
+        if command.words and not (command.base in _DECLARING and command.assignments):
+            if _starts_condition(source, command):
+                continue  # (`if python3 -c "import x"; then`: not the program meant, h106 W3)
+            return command
         if command.redirects:
             return None
-        if not command.words or (command.base in _DECLARING and command.assignments):
-            skipped.append(command)
-            continue
-        return command
+        skipped.append(command)
     return None
+
+
+def _starts_condition(source: SourceText, command: Command) -> bool:
+    """Whether the command is the first of an `if`'s, `elif`'s or a loop's test (what stands
+    before it on its line is that keyword alone, and a `!`)."""
+    span = command.span
+    before = source.line_text(span.line)[: span.column - 1].split()
+    return bool(before) and before[0] in _TESTS and all(w == "!" for w in before[1:])
+
+
+_TESTS = frozenset({"if", "elif", "while", "until"})
 
 
 _DECLARING = frozenset({"export", "local", "declare", "typeset", "readonly"})

@@ -85,10 +85,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 why = f"the text `{outside}` outside its"
             elif len(pieces) > 1:
                 why = "two"
-            elif "\n" in around:  # (a `|` or `>` block keeps its last line end, h106 M6)
-                why, help = "the line end after its", _BLOCK_HELP
-            else:
-                why, help = "blanks around its", "write the `${{ }}` with nothing around it"
+            else:  # (blanks or line ends alone: h106 M6, h108 W1, W2)
+                why, help = _blank(value, pieces[0], node.style)
             shown = clip(" ".join(value.split()), 70)
             yield Finding(
                 "BL209",
@@ -100,7 +98,15 @@ def check(ctx: Context) -> Iterator[Finding]:
             )
 
 
-_BLOCK_HELP = "end the block's indicator with `-` (`|-`, `>-`) to drop the line end"
+def _blank(value: str, piece: Embedded, style: str | None) -> tuple[str, str]:
+    """What a message says of the blanks or line ends around one `${{ }}`, and its help."""
+    before, after = value[: piece.start - 3], value[piece.start + len(piece.text) + 2 :]
+    where = "around" if before and after else "before" if before else "after"
+    kind = "line end" if "\n" in before + after else "blanks"
+    why = f"the {kind} {where} its"
+    if style in ("|", ">") and not before and not after.strip(" \n"):
+        return why, "end the block's indicator with `-` (`|-`, `>-`) to drop the line end"
+    return why, "write the `${{ }}` with nothing around it"
 
 
 def _outside(value: str, pieces: list[Embedded]) -> str:

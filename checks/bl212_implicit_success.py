@@ -397,15 +397,24 @@ def _may_skip(gate: _Job, job: _Job, jobs: dict[str, _Job], before: dict[str, li
 
 
 def _skips(job: _Job) -> bool:
-    """Whether the job's `if:` may skip it: it has one, and not `always()` or `true` alone
-    (h106 F2)."""
+    """Whether the job's `if:` may skip it: it has one, and not one that always holds
+    (`always()`, `true`, `success()` with no job before it, an `||` with such an operand:
+    h106 F2, h108 F2)."""
     if not job.written:
         return False
-    if job.condition is None:
-        return True
-    node = _ungrouped(job.condition.tree)
-    always = node.kind == "call" and node.name == "always"
-    return not always and not (node.kind == "literal" and node.value is True)
+    return job.condition is None or not _holds(job.condition.tree, bool(job.needs))
+
+
+def _holds(node: Node, needs: bool) -> bool:
+    """Whether an `if:` always holds where GitHub reads it."""
+    node = _ungrouped(node)
+    if node.kind == "call":
+        return node.name == "always" or (node.name == "success" and not needs)
+    if node.kind == "||":
+        return any(_holds(part, needs) for part in node.parts)
+    if node.kind == "&&":
+        return all(_holds(part, needs) for part in node.parts)
+    return node.kind == "literal" and node.value is True
 
 
 def _either(names: list[str]) -> str:

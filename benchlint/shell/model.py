@@ -2285,18 +2285,21 @@ class _Builder:
             return
         for before, after in pairwise(children):
             newline = src.find(b"\n", before.end_byte, after.start_byte)
-            if newline < 0 or src[newline - 1 : newline] == b"\\":
+            while newline >= 0 and src[newline - 1 : newline] == b"\\":  # (an empty line
+                newline = src.find(b"\n", newline + 1, after.start_byte)  # after a `\`: h108)
+            if newline < 0:
                 continue
             at = newline
             ahead = src[before.start_byte - 1 : before.start_byte]
             if before.type == "comment" and ahead in (b" ", b"\t"):
                 at = before.start_byte - 1
-            elif before.type == "comment" and src[before.start_byte - 2 : before.start_byte] in (
-                b"\\\n",
+            elif before.type == "comment" and src[before.start_byte - 3 : before.start_byte] in (
+                b" \\\n",
+                b"\t\\\n",
             ):
-                # (a comment at the start of the line a `\` ran into: the `\` is where bash
-                # ends the command, h106 M1; the newline after the comment would join the next
-                # line to the comment)
+                # (a comment at the start of the line a `\` after a blank ran into: the `\` is
+                # where bash ends the command, h106 M1; the newline after the comment would join
+                # the next line to the comment. Glued to a word, `--a=b\`, the `#` starts none)
                 at = before.start_byte - 2
             self.script.glued.append(at)
             self.misplaced(after)
