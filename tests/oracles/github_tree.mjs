@@ -4,17 +4,12 @@
 // prints a JSON list of S-expressions, or null where the library rejects the text.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { contexts, functions } from "./job_context.mjs";
 
 const library = await import(pathToFileURL(`${process.argv[2]}/dist/index.js`).href);
 const ast = await import(pathToFileURL(`${process.argv[2]}/dist/ast.js`).href);
 const { Lexer, Parser } = library;
 
-const contexts = ["github", "env", "vars", "job", "jobs", "steps", "runner", "secrets",
-  "strategy", "matrix", "needs", "inputs"];
-const fn = (name, minArgs, maxArgs) => ({ name, description: "", minArgs, maxArgs, call: () => null });
-const MAX = Number.MAX_SAFE_INTEGER;
-const functions = [fn("success", 0, MAX), fn("always", 0, 0), fn("cancelled", 0, 0),
-  fn("failure", 0, MAX), fn("hashFiles", 1, 255)];
 
 function written(node) {
   if (node instanceof ast.Literal) {
