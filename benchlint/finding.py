@@ -37,6 +37,11 @@ class Span(NamedTuple):
     end_line: int
     end_column: int
 
+    @property
+    def start(self) -> Span:
+        """Its first character (where a finding about what starts there points)."""
+        return Span(self.line, self.column, self.line, self.column + 1)
+
 
 FILE_START = Span(1, 1, 1, 1)  # what is about a whole file (one that cannot be read or parsed)
 

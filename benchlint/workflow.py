@@ -756,7 +756,7 @@ def _steps_of(document: YamlDocument, root: YNode, ws: Workspace) -> list[Launch
             run = step.get("run")
             if run is None or not run.is_scalar or not _LAUNCH.search(run.value):
                 continue
-            location = Location(document.path, _first_line(run.span))
+            location = Location(document.path, run.span.start)
             env = {**workflow_env, **job_env, **_env_of(document, step.get("env"))}
             values = {
                 **_values_of(root.get("env")),
@@ -929,10 +929,6 @@ def _nonempty_list(text: str | None) -> bool:
         and bool(items)
         and all(i is not None and str(i).strip() not in NULL for i in items)
     )
-
-
-def _first_line(span: Span) -> Span:
-    return Span(span.line, span.column, span.line, span.column + 1)
 
 
 def _read_run_text(step: LauncherStep, text: str, location: Location) -> None:

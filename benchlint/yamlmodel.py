@@ -605,7 +605,7 @@ def value_span(source: SourceText, node: YNode, offset: int) -> Span:
         if len(places) == 1:
             where = first + places[0] + shift
             return source.span(where, where + 1)
-    return Span(span.line, span.column, span.line, span.column + 1)
+    return span.start
 
 
 def _occurrences(text: str, probe: str) -> list[int]:

@@ -82,7 +82,7 @@ from collections.abc import Iterator
 
 from benchlint.actions import MAX_LENGTH, ExpressionError, embedded, parse
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity, Span, clip
+from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
 from benchlint.workflow import WORKFLOWS, expressions, expressions_at, job_steps, workflow_roots
@@ -243,7 +243,7 @@ def _templates(source: SourceText, root: YNode) -> Iterator[Finding]:
                 "workflow file for a value so measured (which count it applies is not "
                 "published)"
             ),
-            Location(source.path, Span(span.line, span.column, span.line, span.column + 1)),
+            Location(source.path, span.start),
             help="move the text to a file the step reads, or pass the expressions through "
             "`env:` and read them as variables",
             subject="template-length",

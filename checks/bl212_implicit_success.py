@@ -88,6 +88,7 @@ failed jobs is not).
 from __future__ import annotations
 
 import collections
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -150,6 +151,17 @@ class _If:
     def shown(self, node: Node) -> str:
         return self.text[node.start : node.end]
 
+    @functools.cached_property
+    def tests(self) -> tuple[_Test, ...]:
+        """Its comparisons with a literal (`_tests`), read once."""
+        return tuple(_tests(self.tree))
+
+    @functools.cached_property
+    def facts(self) -> tuple[_Test, ...]:
+        """The tests that hold wherever it does (`_facts`), read once: every job after this
+        one asks."""
+        return tuple(_facts(self.tree))
+
 
 @dataclass
 class _Job:
@@ -194,7 +206,7 @@ def _results(
     source: SourceText, job: _Job, condition: _If, jobs: dict[str, _Job]
 ) -> Iterator[Finding]:
     """Tests of a needed job's result, which is always `success` where the `if:` is read."""
-    for test in _tests(condition.tree):
+    for test in condition.tests:
         kind, value = test.literal
         if not _result(test.path) or kind != "STRING" or (test.equal and value == _SUCCESS):
             continue
@@ -236,10 +248,10 @@ def _contradicted(
         earlier = jobs[name]
         if earlier.condition is None:
             continue
-        for fact in _facts(earlier.condition.tree):
+        for fact in earlier.condition.facts:
             if _same_in_both(fact.path, earlier, job):
                 known.append((fact, earlier, earlier.condition))
-    for test in _tests(condition.tree):
+    for test in condition.tests:
         if _result(test.path):
             continue  # (a result of a job it needs: `_results`)
         for fact, earlier, said in known:
@@ -326,7 +338,7 @@ def _steps(source: SourceText, job: _Job) -> Iterator[Finding]:
             continue
         condition = _condition(step.get("if"))
         if condition is not None and not condition.status:
-            for test in _tests(condition.tree):
+            for test in condition.tests:
                 if (
                     len(test.path) != 3
                     or test.path[0] != "steps"
@@ -392,7 +404,7 @@ def _may_skip(gate: _Job, job: _Job, jobs: dict[str, _Job], before: dict[str, li
     facts = [test for test in map(_test, operands) if test is not None]
     if len(facts) < len(operands) or not all(_run_wide(fact.path) for fact in facts):
         return True  # (an operand that is not a test of a value every job reads alike)
-    own = {(f.path, f.equal, f.literal, f.op) for f in _facts(job.condition.tree)}
+    own = {(f.path, f.equal, f.literal, f.op) for f in job.condition.facts}
     return not all((f.path, f.equal, f.literal, f.op) in own for f in facts)
 
 

@@ -89,12 +89,11 @@ from collections.abc import Iterator
 
 from benchlint import profile
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity, Span
+from benchlint.finding import FILE_START, Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.yamlmodel import YamlDocument, YNode
 
 _LABEL = profile.KV_OFFLOAD_LABEL
-_TRUE = frozenset(("true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"))
 OVERRIDE_FORM = (
     "recipes of srtctl's override form (`base:` with override sections) not checked for KV "
     "offload against their elements' `kv-offloading` (BL213: which sections a job applies "
@@ -123,7 +122,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             continue
         if document.root.get("base") is not None:
             if _offload(document.root, ()) is not None:  # (in a section a job may not apply)
-                ctx.count(OVERRIDE_FORM, Location(recipe.path, Span(1, 1, 1, 1)))
+                ctx.count(OVERRIDE_FORM, Location(recipe.path, FILE_START))
             continue
         found = _offload(document.root.get("backend"), ("backend",))
         if found is None or not ctx.route_in_scope(recipe.path, element.location.path):
@@ -131,7 +130,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         done.add(id(element))
         path, node, engine = found
         where = _located(original, path) if original is not None else None
-        at = Location(recipe.path, where.span if where is not None else Span(1, 1, 1, 1))
+        at = Location(recipe.path, where.span if where is not None else FILE_START)
         written = f"{'.'.join(path)}: {node.value}"
         shown = (
             f"not set (the sweep generator reads `{_LABEL['default']}`)"
@@ -144,7 +143,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"the recipe its jobs run, {recipe.path}, offloads the KV "
             f"cache to host memory ({engine}: `{written}`): the results are published as those "
             "of a run without KV offload",
-            Location(element.location.path, _first_line(element.location.span)),
+            Location(element.location.path, element.location.span.start),
             related=(at, recipe.setting.location),
             subject=f"{element.entry.name}:{element.label}",
             help=f"set `{_LABEL['field']}: dram` (and `kv-offload-backend`) on the element, or "
@@ -179,26 +178,19 @@ def _same(key: str, name: str) -> bool:
 
 
 def _turns_on(value: YNode, on: str) -> bool:
-    if not value.is_scalar or value.style is not None:  # (a quoted value: a string)
-        return False
+    loaded = value.scalar  # (as PyYAML reads it: `yes`, `0x40000000`, `1_000`; quoted: text)
     if on == "true":
-        return value.value in _TRUE
-    number = value.scalar  # (as PyYAML reads it: `0x40000000`, `1_000` too)
-    return isinstance(number, (int, float)) and not isinstance(number, bool) and number > 0
+        return loaded is True
+    return isinstance(loaded, (int, float)) and not isinstance(loaded, bool) and loaded > 0
 
 
 def _located(document: YamlDocument, path: tuple[str, ...]) -> YNode | None:
-    """The key at that path in the recipe as written."""
+    """The key at that path in the recipe as written (the one PyYAML keeps; None for one a
+    merge gives)."""
     node = document.root
     key: YNode | None = None
     for name in path:
         if node is None or not node.is_map:
             return None
-        key, node = next(
-            ((k, v) for k, v in node.pairs if k.is_scalar and k.value == name), (None, None)
-        )
+        key, node = node.key_node(name), node.get(name)
     return key
-
-
-def _first_line(span: Span) -> Span:
-    return Span(span.line, span.column, span.line, span.column + 1)
