@@ -171,6 +171,8 @@ class _Job:
     needs: tuple[str, ...]
     condition: _If | None  # None: no `if:`, or not one expression GitHub parses
     written: bool  # it has an `if:`
+    # its `if:` is a value GitHub reads as true (`true`, BL209's string: text around a `${{ }}`)
+    truthy: bool = False
 
     @property
     def status(self) -> bool:
@@ -179,7 +181,7 @@ class _Job:
     @property
     def implicit(self) -> bool:
         """GitHub runs it only when every job before it succeeded."""
-        return not self.status and (self.condition is not None or not self.written)
+        return not self.status and (self.condition is not None or self.truthy or not self.written)
 
 
 @rule("BL212", "implicit-success", Severity.ERROR, tags=("workflow", "correctness"))
@@ -412,7 +414,7 @@ def _skips(job: _Job) -> bool:
     """Whether the job's `if:` may skip it: it has one, and not one that always holds
     (`always()`, `true`, `success()` with no job before it, an `||` with such an operand:
     h106 F2, h108 F2)."""
-    if not job.written:
+    if not job.written or job.truthy:
         return False
     return job.condition is None or not _holds(job.condition.tree, bool(job.needs))
 
@@ -620,7 +622,7 @@ def _jobs(root: YNode) -> dict[str, _Job]:
         names = tuple(i.value for i in items if i.is_scalar and isinstance(i.value, str))
         written = node.get("if")
         found[key.value] = _Job(
-            key.value, key, node, names, _condition(written), written is not None
+            key.value, key, node, names, _condition(written), written is not None, _truthy(written)
         )
     for job in found.values():  # (a need of no job is BL208's)
         job.needs = tuple(need for need in job.needs if need in found and need != job.name)
@@ -644,6 +646,20 @@ def _condition(written: YNode | None) -> _If | None:
         text, offset = piece.text, piece.start
     parsed = tree(text)
     return _If(parsed, text, offset, written) if parsed is not None else None
+
+
+def _truthy(written: YNode | None) -> bool:
+    """Whether an `if:` is a value GitHub reads as true whatever the run: `true`, or a string
+    with text around its `${{ }}` or more than one (BL209's)."""
+    if written is None or not written.is_scalar:
+        return False
+    value = written.value
+    if not isinstance(value, str):
+        return value is True
+    pieces = list(embedded(value))
+    if not pieces or not all(piece.closed for piece in pieces):
+        return False
+    return len(pieces) > 1 or (_condition(written) is None and tree(pieces[0].text) is not None)
 
 
 def _ancestors(name: str, jobs: dict[str, _Job]) -> list[str]:
