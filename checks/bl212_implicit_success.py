@@ -12,10 +12,14 @@ when every job before it (those it `needs`, theirs, and so on) succeeded. So, in
   reads alike: `inputs`, `vars`, `github.event*`, `github.ref*`, and the outputs of a job both
   need): `github.ref == 'refs/heads/main'` after a job that runs only where
   `startsWith(github.ref, 'refs/heads/pull-request/')`;
+- the job never runs where it waits on one that runs only when a job before it failed or was
+  cancelled (`always() && needs.build.result == 'failure'`, `failure()`: `cleanup` with `needs:
+  [build, notify]`);
 - a warning for a job that waits on one which runs when a job before it was skipped
-  (`always() && needs.gate.result == 'skipped'`): when that job is skipped, this one is skipped
-  too, though the job it needs ran (where the gate may be skipped: it or a job before it has an
-  `if:`, and the job's own `if:` does not hold only where the gate's does).
+  (`always() && needs.gate.result == 'skipped'`, or `success() || ...`): when that job is
+  skipped, this one is skipped too, though the job it needs ran (where the gate may be skipped:
+  it or a job before it has an `if:`, and the job's own `if:` does not hold only where the
+  gate's does).
 
 A step's `if:` with no status function is read only while no step before it failed, so a test
 of a step before it for `conclusion == 'failure'` (or a cancelled one) never holds, nor one for
@@ -107,6 +111,8 @@ _RUN_WIDE_GITHUB = frozenset(
     | {"repository", "repository_owner", "workflow", "workflow_ref", "event_path"}
 )
 _SUCCESS = "success"
+_UNSUCCESSFUL = ("failure", "cancelled")  # (results a job that ran has, where it did not succeed)
+_HAPPENED = {"failure": "failed", "cancelled": "was cancelled"}
 _STRINGS = frozenset(("string", "choice", "environment"))
 # fields of the event that are strings (a dispatch's `inputs` are too, whatever their type)
 _EVENT_STRINGS = frozenset(
@@ -199,9 +205,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             if job.condition is not None:
                 found += _results(source, job, job.condition, jobs)
                 found += _contradicted(source, job, job.condition, jobs, before[job.name], strings)
-            # (the warning only where no test of the `if:` was reported: one fix, a status
-            # function, answers both)
-            yield from found or _poisoned(source, job, jobs, before)
+            # (the warning only where no test of the `if:` was reported, nor that the job never
+            # runs: one fix, a status function, answers them all)
+            yield from (
+                found
+                or list(_never(source, job, jobs, before[job.name]))
+                or _poisoned(source, job, jobs, before)
+            )
 
 
 def _results(
@@ -273,6 +283,77 @@ def _contradicted(
                 "needs, to run it when one of them was skipped",
             )
             break
+
+
+def _never(
+    source: SourceText, job: _Job, jobs: dict[str, _Job], before: list[str]
+) -> Iterator[Finding]:
+    """A job that needs (itself or through others) one that runs only when a job before it
+    failed or was cancelled: GitHub runs the job only when every job before it succeeded, so
+    never (h106 M3: `notify` on `always() && needs.build.result == 'failure'`, `cleanup` with
+    `needs: [build, notify]`)."""
+    for name in before:
+        earlier = jobs[name]
+        if earlier.condition is None:
+            continue
+        for operand in _operands(earlier.condition.tree):
+            failed = _failed_before(operand, earlier, jobs)
+            if failed is None:
+                continue
+            said = earlier.condition
+            where = said.at(source, operand)
+            at = (
+                job.condition.at(source, job.condition.tree)
+                if job.condition is not None
+                else Location(source.path, job.key.span)
+            )
+            yield Finding(
+                "BL212",
+                f"job `{job.name}` never runs: without a status function in its `if:`, GitHub "
+                f"runs it only when every job before it succeeded, and `{earlier.name}`, which "
+                f"it waits on, runs only when {failed} (its `if:` tests "
+                f"`{said.shown(operand)}`, line {where.span.line})",
+                at,
+                related=(where, Location(source.path, earlier.key.span)),
+                subject=f"never:{job.name}:{earlier.name}",
+                help=f"begin `{job.name}`'s `if:` with `always() && ` and test the results it "
+                f"needs, or take `{earlier.name}` out of its `needs`",
+            )
+            return
+
+
+def _failed_before(operand: Node, earlier: _Job, jobs: dict[str, _Job]) -> str | None:
+    """What an `&&` operand of a job's `if:` needs that fails the jobs after it: a job before it
+    that did not succeed (`needs.build.result == 'failure'`, `!= 'success'`, `contains(
+    needs.*.result, 'cancelled')`, `failure()`), in words; None if it needs none, or a job
+    whose `continue-on-error:` may hold is read (its failure is not one)."""
+    node = _ungrouped(operand)
+    if node.kind == "call" and node.name == "failure" and not node.parts:
+        ancestors = _ancestors(earlier.name, jobs)
+        if not ancestors or any(_may_fail_on(jobs[name].node) for name in ancestors):
+            return None
+        return "a job before it failed"
+    test = _test(node)
+    if test is None or not _result(test.path) or test.literal[0] != "STRING":
+        return None
+    if test.op == "contains":
+        if not test.equal or test.literal[1] not in _UNSUCCESSFUL:
+            return None
+        needed = [jobs[name] for name in earlier.needs]
+        named = "one of the jobs it needs"
+    elif test.op == "==" and not _holds_for(test, _SUCCESS):
+        # (a result it may have: one `skipped` alone may never hold, the warning's case)
+        if not any(_holds_for(test, result) for result in _UNSUCCESSFUL):
+            return None
+        one = _named(test.path[1], earlier.needs)
+        needed = [jobs[one]] if one is not None else []
+        named = f"`{one}`"
+    else:
+        return None
+    if not needed or any(_may_fail_on(n.node) for n in needed):
+        return None
+    happened = _HAPPENED.get(str(test.literal[1])) if test.equal else None
+    return f"{named} {happened or 'did not succeed'}"
 
 
 def _poisoned(
@@ -452,8 +533,20 @@ def _only_through(
 
 def _runs_on_skip(condition: Node) -> bool:
     """Whether an `if:` lets its job run when a job before it was skipped: it calls `always()`
-    or `cancelled()` (as `!cancelled()`)."""
-    return any(n.kind == "call" and n.name in ("always", "cancelled") for n in _walk(condition))
+    or `cancelled()` (as `!cancelled()`), or it calls `success()` or `failure()` `||` an
+    operand with no status function (`success() || needs.gate.result == 'skipped'`: h106 M4)."""
+    called = {n.name for n in _walk(condition) if n.kind == "call"}
+    if called & {"always", "cancelled"}:
+        return True
+    node = _ungrouped(condition)
+    return (
+        bool(called & _STATUS)
+        and node.kind == "||"
+        and any(
+            not any(n.kind == "call" and n.name in _STATUS for n in _walk(part))
+            for part in node.parts
+        )
+    )
 
 
 def _result(path: tuple[str, ...]) -> bool:
