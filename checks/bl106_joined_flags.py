@@ -11,14 +11,17 @@ branch then sets the flags: on that path the engine gets one empty argument, whi
 too). So is `"${args:-}"` (its value, or an empty word), and `"${args[*]}"` of an array of flags
 (its elements joined into one word). The alternative of an expansion, `${args:+"$args"}`, is
 reported when a path sets several words (it gives nothing when `args` is empty, else its value as
-one word).
+one word). The same words among a container run's options (`docker run "$RUN_OPTS" IMAGE`, `podman
+run`, `nvidia-docker run`, `docker exec`) are reported too.
 
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument
 `--tp 8 --port 30000`. argparse takes an argument with a blank in it for a positional, so the
 server exits at start-up with a usage error (`unrecognized arguments`, or a required flag such
 as `--model-path` missing when the string holds it; `vllm serve` takes the string for the model
-name), after the job has waited for its nodes.
+name), after the job has waited for its nodes. Docker's option parser reads the word as one
+option: `--rm -it --ipc=host` is the unknown flag `--rm -it --ipc`, and `-e A=1 -e B=2` gives
+`-e` all the rest as its value.
 
 ## Example
 ```bash path=benchmarks/serve.sh
@@ -49,6 +52,7 @@ from benchlint.engines import assignments_of, launches, string_values
 from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
+from benchlint.shell.invocation import WRAPPER_GRAMMARS, Grammar
 from benchlint.shell.model import Script, Word
 
 
@@ -112,16 +116,17 @@ def _joined(values: list[Word], name: str) -> bool:
 
 
 def _arrays_of_flags(values: list[Word]) -> bool:
-    """Every value is an array whose first element is a flag, one of them with several
-    elements (joined by `"${NAME[*]}"` into one word)."""
-    return (
-        bool(values)
-        and all(
-            v.items is not None and bool(v.items) and v.items[0].value.startswith("-")
-            for v in values
-        )
-        and any(len(v.items or []) > 1 for v in values)
-    )
+    """Every value is an array whose first element is a flag, or an empty one (`EXTRA=()`
+    before `EXTRA+=(...)`: h109 M2), one of them with several elements (joined by
+    `"${NAME[*]}"` into one word)."""
+    return all(
+        v.items is not None and (not v.items or v.items[0].value.startswith("-")) for v in values
+    ) and any(len(v.items or []) > 1 for v in values)
+
+
+def _first_elements(values: list[Word]) -> list[Word]:
+    """The elements of the first array of flags the values give."""
+    return next((v.items for v in values if v.items), None) or []
 
 
 def _joined_value(values: list[Word], name: str) -> str:
@@ -130,7 +135,9 @@ def _joined_value(values: list[Word], name: str) -> str:
     start = next(
         (i for i, v in enumerate(values) if v.value.strip() and not own.match(v.value)), -1
     )
-    shown = values[start].value if start >= 0 else ""  # (`args=""`, then only appends)
+    if start < 0:  # (`args=""`, then only appends: the first as written, h109 W1)
+        return next((v.value for v in values if own.match(v.value)), "")
+    shown = values[start].value
     for value in values[start + 1 :]:
         head = own.match(value.value)
         if head is not None:
@@ -144,37 +151,90 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         if launch.command.invocation.wrapper("ssh") is not None:
             continue  # ssh joins its arguments and the remote shell splits them again
         for word, _ in launch.argv:
-            name = _quoted_variable(word)
-            if name is not None:
-                values = string_values(word.script, name)
-                if not values or not _joined(values, name):
+            joined = _flags_joined(word)
+            if joined is not None:
+                what = "a flag (the blank is part of it)" if joined != joined.strip() else "flags"
+                yield _finding(
+                    script,
+                    word,
+                    launch.module,
+                    f"`{clip(joined, 60)}`: the engine takes it for a single word, not {what}, "
+                    "and exits with a usage error",
+                )
+    if "run" not in script.file.text:
+        return
+    for command in script.all_commands():
+        for wrapper in command.invocation.wrappers:
+            if wrapper.name not in _CONTAINER_RUNS:
+                continue
+            for word in wrapper.words[1:]:
+                joined = _flags_joined(word)
+                if joined is None or joined != joined.strip():
                     continue
-                first = " ".join(_joined_value(values, name).split())
-                appends = any(_own(name).match(v.value) for v in values)
-                if " " not in first and not appends:  # (one flag and a blank: as it is)
-                    first = _joined_value(values, name)
-            else:
-                name = _joined_array(word)
-                values = [a.value for a in assignments_of(word.script, name or "") if a.value]
-                if name is None or not _arrays_of_flags(values):
-                    continue
-                first = " ".join(w.value for w in values[0].items or [])
-            shown = clip(first, 60)
-            what = "a flag (the blank is part of it)" if first != first.strip() else "flags"
-            yield Finding(
-                "BL106",
-                f"`{word.text}` hands `{launch.module}` one argument, `{shown}`: the "
-                f"engine takes it for a single word, not {what}, and exits with a usage error",
-                Location(script.path, word.span),
-                related=tuple(
-                    Location(script.path, a.span, f"sets {name}")
-                    for a in assignments_of(word.script, name)
-                )[:3],
-                subject=f"{launch.module}:{name}",
-                help=(
-                    f'write `"${{{name}[@]}}"`: one word per element'
-                    if word.text.endswith('[*]}"')
-                    else f"write `${name}` unquoted, or hold the flags in an array "
-                    f'(`{name}=(...)`, then `"${{{name}[@]}}"`)'
-                ),
-            )
+                yield _finding(
+                    script,
+                    word,
+                    wrapper.name,
+                    f"`{clip(joined, 60)}`: it reads a single option, not flags "
+                    f"({_read_as(joined, WRAPPER_GRAMMARS[wrapper.name])})",
+                )
+
+
+# the container runs whose options a word holding several flags breaks (`docker run "$OPTS"`)
+_CONTAINER_RUNS = frozenset({"docker run", "podman run", "docker exec", "podman exec"})
+
+
+def _read_as(joined: str, grammar: Grammar) -> str:
+    """What a container run's option parser (Go's pflag) makes of one word holding several
+    flags: `--a b` is the flag named `a b` (to the first `=`), which it does not know; `-it
+    --rm` the switches `-i`, `-t`, then the blank, no flag; `-e A=1 -e B=2` gives `-e` the rest."""
+    if joined.startswith("--"):
+        head = joined.split(" ", 1)[0]
+        if "=" in head:
+            return f"`{head.split('=')[0]}` with the rest of the word as its value"
+        return f"the unknown flag `{clip(joined.split('=')[0], 40)}`"
+    for at, letter in enumerate(joined[1:], 1):
+        if letter in grammar.short_values:
+            return f"`-{letter}` with the rest of the word as its value"
+        if not letter.isalnum():
+            return f"the blank after `{joined[:at]}` is no short flag"
+    return "one group of short flags"
+
+
+def _flags_joined(word: Word) -> str | None:
+    """The value shown for a quoted word that holds several flags (`"$ARGS"` where `ARGS="--x 1
+    --y"`, `"${ARGS[*]}"`), else None."""
+    name = _quoted_variable(word)
+    if name is not None:
+        values = string_values(word.script, name)
+        if not values or not _joined(values, name):
+            return None
+        first = " ".join(_joined_value(values, name).split())
+        appends = any(_own(name).match(v.value) for v in values)
+        if " " not in first and not appends:  # (one flag and a blank: as it is)
+            first = _joined_value(values, name)
+        return first
+    name = _joined_array(word)
+    values = [a.value for a in assignments_of(word.script, name or "") if a.value]
+    if name is None or not _arrays_of_flags(values):
+        return None
+    return " ".join(w.value for w in _first_elements(values))
+
+
+def _finding(script: Script, word: Word, program: str, what: str) -> Finding:
+    name = _quoted_variable(word) or _joined_array(word) or ""
+    return Finding(
+        "BL106",
+        f"`{word.text}` hands `{program}` one argument, {what}",
+        Location(script.path, word.span),
+        related=tuple(
+            Location(script.path, a.span, f"sets {name}") for a in assignments_of(word.script, name)
+        )[:3],
+        subject=f"{program}:{name}",
+        help=(
+            f'write `"${{{name}[@]}}"`: one word per element'
+            if word.text.endswith('[*]}"')
+            else f"write `${name}` unquoted, or hold the flags in an array "
+            f'(`{name}=(...)`, then `"${{{name}[@]}}"`)'
+        ),
+    )

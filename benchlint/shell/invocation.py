@@ -258,6 +258,7 @@ _SUBCOMMANDS = {
     # (`docker container run` is `docker run`: named so below)
     "docker": ("run", "exec", "container run", "container exec"),
     "podman": ("run", "exec", "container run", "container exec"),
+    "nvidia-docker": ("run", "exec", "container run", "container exec"),  # (named docker's)
     "enroot": ("exec", "start"),
     "apptainer": ("exec",),
     "singularity": ("exec",),
@@ -433,7 +434,9 @@ def resolve_words(command: Command, words: tuple[Word, ...]) -> Invocation:
             if found is None:
                 break
             sub, before = found
-            name = f"{base} {sub.removeprefix('container ')}"
+            # (NVIDIA's wrapper hands its arguments to docker, with the NVIDIA runtime)
+            family = "docker" if base == "nvidia-docker" else base
+            name = f"{family} {sub.removeprefix('container ')}"
             taken = 1 + before + len(sub.split())
         grammar = WRAPPER_GRAMMARS.get(name)
         if grammar is None:
