@@ -2433,7 +2433,9 @@ def _finding(
         close = difflib.get_close_matches(
             pyargs.flexible(problem.option), sorted(parser.options), n=1, cutoff=0.75
         )
-        if close:
+        if close and _given(close[0], texts):  # (h109 W2: `--mlperf-conf` beside `--user-conf`)
+            help_ = f"remove it (the line gives `{close[0]}` already)"
+        elif close:
             help_ = f"did you mean `{close[0]}`?"
     return Finding(
         "BL116",
@@ -2443,6 +2445,11 @@ def _finding(
         subject=f"{target}:{problem.option}",
         help=help_,
     )
+
+
+def _given(option: str, texts: list[str | None] | None) -> bool:
+    """Whether the command line's words give the option (`--x`, `--x=1`)."""
+    return any(t is not None and (t == option or t.startswith(option + "=")) for t in texts or ())
 
 
 def _reads_command_line(ctx: Context, path: str) -> bool:
