@@ -1,0 +1,194 @@
+"""`${{ env.NAME }}` in a job where NAME is written to `$GITHUB_ENV` only by another job: empty.
+
+## What it does
+Reports a `${{ env.NAME }}` in a step of a workflow job (its `if:`, `with:`, `run:` or any other
+field) where NAME is written to `$GITHUB_ENV` (`echo "NAME=..." >> "$GITHUB_ENV"`, a `NAME<<EOF`
+block, `printf`, `tee -a`, a composite action of the repository) by steps of other jobs of the
+workflow only, and nothing gives it a value in this job before the step: not the workflow's, the
+job's or the step's `env:`, nor an earlier step of the job.
+
+## Why is this bad?
+A line written to `$GITHUB_ENV` sets the variable for the later steps of the job that wrote it:
+each job runs on a runner of its own and starts from the workflow's and its own `env:`. In any
+other job `env.NAME` is empty, so a test of it is decided (`if: ${{ env.FLAVOR == 'trt' }}`
+skips the step on every run, and the job passes having run nothing) and a value built from it
+loses that part. huggingface/text-generation-inference's C++ backend tests were skipped so.
+
+## Example
+```yaml path=.github/workflows/build.yml
+on: push
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo "FLAVOR=trt" >> "$GITHUB_ENV"
+  test:
+    needs: build
+    runs-on: ubuntu-latest
+    steps:
+      - if: ${{ env.FLAVOR == 'trt' }}
+        run: ./run_tests.sh
+```
+
+## Use instead
+Hand the value over as an output of the job that makes it:
+```yaml path=.github/workflows/build.yml
+on: push
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    outputs:
+      flavor: ${{ steps.flavor.outputs.flavor }}
+    steps:
+      - id: flavor
+        run: echo "flavor=trt" >> "$GITHUB_OUTPUT"
+  test:
+    needs: build
+    runs-on: ubuntu-latest
+    steps:
+      - if: ${{ needs.build.outputs.flavor == 'trt' }}
+        run: ./run_tests.sh
+```
+
+## Exceptions
+Not reported where something before the step in the job may write names benchlint does not see:
+a step that uses an action from outside the repository (an action may write `$GITHUB_ENV`), a
+`run:` that writes a name not written plainly (`echo "$KEY=1" >> "$GITHUB_ENV"`) or runs a file
+of the repository that names `GITHUB_ENV`; nor in a job whose `env:` is not a mapping (an
+expression gives it). The `env` context holds only what the workflow sets: the runner's own
+variables (`HOME`, `GITHUB_SHA`) are not in it, but names the runner sets (`GITHUB_*`, `RUNNER_*`)
+are not reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from benchlint.context import Context
+from benchlint.environment import is_builtin
+from benchlint.finding import Finding, Location, Severity
+from benchlint.lazyre import lazy_compile
+from benchlint.registry import rule
+from benchlint.source import SourceText
+from benchlint.workflow import WORKFLOWS, env_file_writes, expressions_at, workflow_roots
+from benchlint.workspace import Workspace
+from benchlint.yamlmodel import YNode, value_span
+
+# `env.NAME` in an expression (not `steps.x.env`, `github.env`)
+_ENV_READ = lazy_compile(r"(?<![\w.])env\.([A-Za-z_][A-Za-z0-9_-]*)")
+# on a `run:` line that names GITHUB_ENV: a name a variable gives (`echo "$KEY=1"`, `${K}<<EOF`),
+# and one written plainly (`NAME=`, `NAME<<`)
+_DYNAMIC = lazy_compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?(?:=|<<)")
+_PLAIN = lazy_compile(r"(?<![\w$\-/.{])[A-Za-z_][A-Za-z0-9_]*(?:=|<<)")
+# a repository file a `run:` names (`./ci/env.sh`, `python3 tools/setup.py`)
+_FILE = lazy_compile(r"(?<![\w$/.-])(?:\./)?([\w.-]+(?:/[\w.-]+)*\.(?:sh|bash|py))\b")
+_GITHUB_ENV = lazy_compile(rb"GITHUB_ENV")
+
+
+@rule("BL214", "env-file-other-job", Severity.ERROR, tags=("workflow", "correctness"))
+def check(ctx: Context) -> Iterator[Finding]:
+    paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
+    for source, root in workflow_roots(ctx.ws, paths, "GITHUB_ENV"):
+        jobs = root.get("jobs")
+        if jobs is None or not jobs.is_map or "env." not in source.text:
+            continue
+        workflow_env = _names(root)
+        if workflow_env is None:
+            continue
+        steps_of = {
+            key.value: _steps(job) for key, job in jobs.pairs if key.is_scalar and job.is_map
+        }
+        # name -> (job, the step that writes it)
+        written: dict[str, list[tuple[str, YNode]]] = {}
+        for job_name, steps in steps_of.items():
+            for step in steps:
+                for name in env_file_writes(step, ctx.ws):
+                    written.setdefault(name, []).append((job_name, step))
+        for key, job in jobs.pairs:
+            if not key.is_scalar or key.value not in steps_of:
+                continue
+            job_env = _names(job)
+            if job_env is None:
+                continue
+            given = workflow_env | job_env
+            for step in steps_of[key.value]:
+                yield from _reads(source, key.value, step, given, written)
+                if _hides_writes(step, ctx.ws):
+                    break  # (what the job's later steps see is not known)
+                given |= env_file_writes(step, ctx.ws)
+
+
+def _reads(
+    source: SourceText,
+    job: str,
+    step: YNode,
+    given: set[str],
+    written: dict[str, list[tuple[str, YNode]]],
+) -> Iterator[Finding]:
+    own = _names(step)
+    if own is None:
+        return
+    for node, text, start, _ in expressions_at(step):
+        for match in _ENV_READ.finditer(text):
+            name = match.group(1)
+            others = [(j, s) for j, s in written.get(name, ()) if j != job]
+            if not others or name in given or name in own or is_builtin(name):
+                continue
+            other, writer = others[0]
+            line = _write_line(source, writer, name)
+            yield Finding(
+                "BL214",
+                f"`{match.group(0)}` is empty here: {name} is written to $GITHUB_ENV only in job "
+                f"`{other}` (line {line}), which sets it for that job's later steps, not for job "
+                f"`{job}`",
+                Location(source.path, value_span(source, node, start + match.start())),
+                related=(Location(source.path, writer.span, f"writes {name}"),),
+                subject=f"{job}:{name}",
+                help=f"hand it over as an output of `{other}` (`$GITHUB_OUTPUT`, `outputs:`) and "
+                f"read `needs.{other}.outputs.<name>`",
+            )
+
+
+def _write_line(source: SourceText, step: YNode, name: str) -> int:
+    """The line of the step's `run:` where it writes the name (`NAME=`, `NAME<<`), else the
+    step's (a composite action's write)."""
+    run = step.get("run")
+    if run is not None and run.is_scalar and isinstance(run.value, str):
+        found = re.search(rf"(?<![\w$\-/.{{]){re.escape(name)}(?:=|<<)", run.value)
+        if found is not None:
+            return value_span(source, run, found.start()).line
+    return step.span.line
+
+
+def _steps(job: YNode) -> list[YNode]:
+    steps = job.get("steps")
+    return [s for s in steps.items if s.is_map] if steps is not None and steps.is_seq else []
+
+
+def _names(node: YNode) -> set[str] | None:
+    """The names an `env:` mapping sets; None when it is not a mapping (an expression)."""
+    env = node.get("env")
+    if env is None:
+        return set()
+    if not env.is_map:
+        return None
+    return {k.value for k, _ in env.pairs if k.is_scalar and isinstance(k.value, str)}
+
+
+def _hides_writes(step: YNode, ws: Workspace) -> bool:
+    """Whether the step may write to `$GITHUB_ENV` names benchlint does not see: it uses an
+    action from outside the repository, writes a name not written plainly, or runs a file of the
+    repository that names `GITHUB_ENV`."""
+    uses = step.get("uses")
+    if uses is not None:
+        return not (uses.is_scalar and str(uses.value).startswith("./"))
+    run = step.get("run")
+    if run is None or not run.is_scalar or not isinstance(run.value, str):
+        return False
+    text = run.value
+    for line in text.splitlines():
+        # (a line that names it with no name written plainly: `cat vars >> "$GITHUB_ENV"`)
+        if "GITHUB_ENV" in line and (_DYNAMIC.search(line) or not _PLAIN.search(line)):
+            return True
+    return any(ws.search(path, _GITHUB_ENV) for path in _FILE.findall(text))
