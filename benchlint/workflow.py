@@ -973,6 +973,17 @@ def _launch_args(line: str, start: int) -> tuple[str | None, ...] | None:
     return tuple(args)
 
 
+def env_names(node: YNode | None) -> set[str] | None:
+    """The names a workflow's, a job's or a step's `env:` mapping sets (none without one); None
+    when it is not a mapping (an expression gives it: which names is not known)."""
+    env = node.get("env") if node is not None and node.is_map else None
+    if env is None:
+        return set()
+    if not env.is_map:
+        return None
+    return {k.value for k, _ in env.pairs if k.is_scalar and isinstance(k.value, str)}
+
+
 def env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
     """The names a step may write to `GITHUB_ENV` for the job's later steps: in a `run:` text
     that names it (`echo "X=1" >> "$GITHUB_ENV"`, `tee -a`, `printf`, a `NAME<<EOF` block),

@@ -68,6 +68,7 @@ from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
     env_file_writes,
+    env_names,
     runs_in_posix_shell,
     step_runs,
     step_script,
@@ -87,25 +88,22 @@ def check(ctx: Context) -> Iterator[Finding]:
         jobs = root.get("jobs")
         if jobs is None or not jobs.is_map:
             continue
-        outer = _env_names(root)
+        outer = _given_by(root)
         for _, job in jobs.pairs:
             steps = job.get("steps") if job.is_map else None
             if steps is None or not steps.is_seq:
                 continue
-            earlier = outer | _env_names(job)
+            earlier = outer | _given_by(job)
             for step in steps.items:
                 if not step.is_map:
                     continue
                 for run in step_runs(job, step) if runs_in_posix_shell(root, job, step) else ():
-                    yield from _step(source, run, earlier | _env_names(step))
+                    yield from _step(source, run, earlier | _given_by(step))
                 earlier |= env_file_writes(step, ctx.ws)
 
 
-def _env_names(node: YNode | None) -> set[str]:
-    env = node.get("env") if node is not None and node.is_map else None
-    if env is None or not env.is_map:
-        return set()
-    return {k.value for k, _ in env.pairs if k.is_scalar}
+def _given_by(node: YNode | None) -> set[str]:
+    return env_names(node) or set()  # (an `env:` an expression gives: none known)
 
 
 def _step(source: SourceText, run: YNode, given: set[str]) -> Iterator[Finding]:

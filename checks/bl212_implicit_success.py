@@ -184,6 +184,12 @@ class _Job:
     def status(self) -> bool:
         return self.condition is not None and self.condition.status
 
+    def at(self, source: SourceText) -> Location:
+        """Where a finding about the whole job goes: its `if:`, else its key."""
+        if self.condition is not None:
+            return self.condition.at(source, self.condition.tree)
+        return Location(source.path, self.key.span)
+
     @property
     def implicit(self) -> bool:
         """GitHub runs it only when every job before it succeeded."""
@@ -302,18 +308,13 @@ def _never(
                 continue
             said = earlier.condition
             where = said.at(source, operand)
-            at = (
-                job.condition.at(source, job.condition.tree)
-                if job.condition is not None
-                else Location(source.path, job.key.span)
-            )
             yield Finding(
                 "BL212",
                 f"job `{job.name}` never runs: without a status function in its `if:`, GitHub "
                 f"runs it only when every job before it succeeded, and `{earlier.name}`, which "
                 f"it waits on, runs only when {failed} (its `if:` tests "
                 f"`{said.shown(operand)}`, line {where.span.line})",
-                at,
+                job.at(source),
                 related=(where, Location(source.path, earlier.key.span)),
                 subject=f"never:{job.name}:{earlier.name}",
                 help=f"begin `{job.name}`'s `if:` with `always() && ` and test the results it "
@@ -377,18 +378,13 @@ def _poisoned(
         if not skips:
             continue
         first = next(iter(skips.values()))
-        at = (
-            job.condition.at(source, job.condition.tree)
-            if job.condition is not None
-            else Location(source.path, job.key.span)
-        )
         yield Finding(
             "BL212",
             f"job `{job.name}` is skipped whenever {_either(list(skips))} is, though `{need}`, "
             f"which it needs, runs then (its `if:` tests `{runs.shown(first.node)}`, line "
             f"{runs.at(source, first.node).span.line}): without a status function in its "
             "`if:`, GitHub runs a job only when every job before it succeeded",
-            at,
+            job.at(source),
             related=(
                 *(runs.at(source, test.node) for test in skips.values()),
                 *(Location(source.path, jobs[name].key.span) for name in skips),

@@ -71,7 +71,13 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, env_file_writes, expressions_at, workflow_roots
+from benchlint.workflow import (
+    WORKFLOWS,
+    env_file_writes,
+    env_names,
+    expressions_at,
+    workflow_roots,
+)
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YNode, value_span
 
@@ -93,7 +99,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         jobs = root.get("jobs")
         if jobs is None or not jobs.is_map or "env." not in source.text:
             continue
-        workflow_env = _names(root)
+        workflow_env = env_names(root)
         if workflow_env is None:
             continue
         steps_of = {
@@ -108,7 +114,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         for key, job in jobs.pairs:
             if not key.is_scalar or key.value not in steps_of:
                 continue
-            job_env = _names(job)
+            job_env = env_names(job)
             if job_env is None:
                 continue
             given = workflow_env | job_env
@@ -126,7 +132,7 @@ def _reads(
     given: set[str],
     written: dict[str, list[tuple[str, YNode]]],
 ) -> Iterator[Finding]:
-    own = _names(step)
+    own = env_names(step)
     if own is None:
         return
     for node, text, start, _ in expressions_at(step):
@@ -164,16 +170,6 @@ def _write_line(source: SourceText, step: YNode, name: str) -> int:
 def _steps(job: YNode) -> list[YNode]:
     steps = job.get("steps")
     return [s for s in steps.items if s.is_map] if steps is not None and steps.is_seq else []
-
-
-def _names(node: YNode) -> set[str] | None:
-    """The names an `env:` mapping sets; None when it is not a mapping (an expression)."""
-    env = node.get("env")
-    if env is None:
-        return set()
-    if not env.is_map:
-        return None
-    return {k.value for k, _ in env.pairs if k.is_scalar and isinstance(k.value, str)}
 
 
 def _hides_writes(step: YNode, ws: Workspace) -> bool:
