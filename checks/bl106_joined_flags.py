@@ -44,6 +44,7 @@ script or with a value that is not a plain string on some path, nor a launch beh
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -167,7 +168,10 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         for wrapper in command.invocation.wrappers:
             if wrapper.name not in _CONTAINER_RUNS:
                 continue
-            for word in wrapper.words[1:]:
+            grammar = WRAPPER_GRAMMARS[wrapper.name]
+            for before, word in itertools.pairwise(wrapper.words):
+                if _takes_value(before.value, grammar):
+                    continue  # (`--health-cmd "$CHECK"`: the option's value, blanks and all)
                 joined = _flags_joined(word)
                 if joined is None or joined != joined.strip():
                     continue
@@ -176,12 +180,19 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                     word,
                     wrapper.name,
                     f"`{clip(joined, 60)}`: it reads a single option, not flags "
-                    f"({_read_as(joined, WRAPPER_GRAMMARS[wrapper.name])})",
+                    f"({_read_as(joined, grammar)})",
                 )
 
 
 # the container runs whose options a word holding several flags breaks (`docker run "$OPTS"`)
 _CONTAINER_RUNS = frozenset({"docker run", "podman run", "docker exec", "podman exec"})
+
+
+def _takes_value(word: str, grammar: Grammar) -> bool:
+    """Whether the word is an option whose value is the next word (`--health-cmd`, `-e`)."""
+    if word.startswith("--"):
+        return "=" not in word and word[2:] in grammar.long_values
+    return len(word) == 2 and word[0] == "-" and word[1] in grammar.short_values
 
 
 def _read_as(joined: str, grammar: Grammar) -> str:
