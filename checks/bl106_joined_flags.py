@@ -110,10 +110,23 @@ def _joined(values: list[Word], name: str) -> bool:
             continue
         if not words or not words[0].startswith("-"):
             return False
+        if _one_flag(words):
+            continue  # (`--chat-template=a b`: one flag, its value with a blank; h111 F1, F2)
         # (one flag with a blank before or after it, `EP=" --enable-expert-parallel"`, is one
         # word that does not start with `-` to argparse either: a positional)
         sets = sets or len(words) > 1 or text != text.strip()
     return sets
+
+
+def _one_flag(words: list[str]) -> bool:
+    """Whether the words are one long flag with its value after `=`, no other long flag after
+    it (argparse and Docker's parser split the word there: `--health-cmd=curl -f x` is one flag
+    and its value; `--ipc=host --rm` gives `--ipc` the rest, which was not meant)."""
+    return (
+        words[0].startswith("--")
+        and "=" in words[0]
+        and not any(w.startswith("--") for w in words[1:])
+    )
 
 
 def _arrays_of_flags(values: list[Word]) -> bool:
@@ -175,10 +188,13 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 joined = _flags_joined(word)
                 if joined is None or joined != joined.strip():
                     continue
+                program = wrapper.name
+                if wrapper.words[0].value == "nvidia-docker":  # (docker's, named as written)
+                    program = program.replace("docker", "nvidia-docker", 1)
                 yield _finding(
                     script,
                     word,
-                    wrapper.name,
+                    program,
                     f"`{clip(joined, 60)}`: it reads a single option, not flags "
                     f"({_read_as(joined, grammar)})",
                 )

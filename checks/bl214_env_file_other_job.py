@@ -95,9 +95,10 @@ _GITHUB_ENV = lazy_compile(rb"GITHUB_ENV")
 @rule("BL214", "env-file-other-job", Severity.ERROR, tags=("workflow", "correctness"))
 def check(ctx: Context) -> Iterator[Finding]:
     paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
-    for source, root in workflow_roots(ctx.ws, paths, "GITHUB_ENV"):
+    # (the writes may be a composite action's: the workflow need not name GITHUB_ENV, h111 M2)
+    for source, root in workflow_roots(ctx.ws, paths, "env."):
         jobs = root.get("jobs")
-        if jobs is None or not jobs.is_map or "env." not in source.text:
+        if jobs is None or not jobs.is_map:
             continue
         workflow_env = env_names(root)
         if workflow_env is None:
@@ -135,7 +136,7 @@ def _reads(
     own = env_names(step)
     if own is None:
         return
-    for node, text, start, _ in expressions_at(step):
+    for node, text, start in _expressions(step):
         for match in _ENV_READ.finditer(text):
             name = match.group(1)
             others = [(j, s) for j, s in written.get(name, ()) if j != job]
@@ -154,6 +155,16 @@ def _reads(
                 help=f"hand it over as an output of `{other}` (`$GITHUB_OUTPUT`, `outputs:`) and "
                 f"read `needs.{other}.outputs.<name>`",
             )
+
+
+def _expressions(step: YNode) -> Iterator[tuple[YNode, str, int]]:
+    """The step's expressions (`expressions_at`), its `if:` without `${{ }}` as one (h111 M1)."""
+    for node, text, start, _ in expressions_at(step):
+        yield node, text, start
+    condition = step.get("if")
+    value = condition.value if condition is not None and condition.is_scalar else None
+    if condition is not None and isinstance(value, str) and "${{" not in value:
+        yield condition, value, 0
 
 
 def _write_line(source: SourceText, step: YNode, name: str) -> int:
