@@ -2433,8 +2433,10 @@ def _finding(
         close = difflib.get_close_matches(
             pyargs.flexible(problem.option), sorted(parser.options), n=1, cutoff=0.75
         )
-        if close and _given(close[0], texts):  # (h109 W2: `--mlperf-conf` beside `--user-conf`)
-            help_ = f"remove it (the line gives `{close[0]}` already)"
+        given = _given(close[0], texts, parser) if close else None
+        if given is not None:  # (h109 W2: `--mlperf-conf` beside `--user-conf`)
+            spelled = f", as `{given}`" if given != close[0] else ""
+            help_ = f"remove it (the line gives `{close[0]}` already{spelled})"
         elif close:
             help_ = f"did you mean `{close[0]}`?"
     return Finding(
@@ -2447,9 +2449,23 @@ def _finding(
     )
 
 
-def _given(option: str, texts: list[str | None] | None) -> bool:
-    """Whether the command line's words give the option (`--x`, `--x=1`)."""
-    return any(t is not None and (t == option or t.startswith(option + "=")) for t in texts or ())
+def _given(option: str, texts: list[str | None] | None, parser: pyargs.Parser) -> str | None:
+    """The string by which the command line's words give the option, if they do (`--port`,
+    `--port=1`, `-p 1`, `-p1`; `--a_b` for `--a-b` to vLLM's parser: h111 W2)."""
+    spellings = next((a for a in parser.actions if option in a), (option,))
+    for text in texts or ():
+        if text is None:
+            continue
+        word = pyargs.flexible(text) if pyargs.FLEXIBLE in parser.classes else text
+        for spelling in spellings:
+            short = len(spelling) == 2 and not spelling.startswith("--")
+            if (
+                word == spelling
+                or word.startswith(spelling + "=")
+                or (short and word.startswith(spelling))
+            ):
+                return spelling
+    return None
 
 
 def _reads_command_line(ctx: Context, path: str) -> bool:

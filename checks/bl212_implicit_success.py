@@ -326,14 +326,20 @@ def _never(
 def _failed_before(operand: Node, earlier: _Job, jobs: dict[str, _Job]) -> str | None:
     """What an `&&` operand of a job's `if:` needs that fails the jobs after it: a job before it
     that did not succeed (`needs.build.result == 'failure'`, `!= 'success'`, `contains(
-    needs.*.result, 'cancelled')`, `failure()`), in words; None if it needs none, or a job
-    whose `continue-on-error:` may hold is read (its failure is not one)."""
+    needs.*.result, 'cancelled')`, `failure()`, `!success()`), or a cancelled run
+    (`cancelled()`), in words; None if it needs none, or a job whose `continue-on-error:` may
+    hold is read (its failure is not one)."""
     node = _ungrouped(operand)
-    if node.kind == "call" and node.name == "failure" and not node.parts:
+    negated = node.kind == "!" and _ungrouped(node.parts[0]).kind == "call"
+    call = _ungrouped(node.parts[0]) if negated else node
+    said = {"failure": "a job before it failed", "cancelled": "the run was cancelled"}
+    if call.kind == "call" and not call.parts and (call.name in said) != negated:
+        if negated and call.name != "success":
+            return None
         ancestors = _ancestors(earlier.name, jobs)
         if not ancestors or any(_may_fail_on(jobs[name].node) for name in ancestors):
             return None
-        return "a job before it failed"
+        return "a job before it did not succeed" if negated else said[call.name]
     test = _test(node)
     if test is None or not _result(test.path) or test.literal[0] != "STRING":
         return None
