@@ -12,7 +12,9 @@ too). So is `"${args:-}"` (its value, or an empty word), and `"${args[*]}"` of a
 (its elements joined into one word). The alternative of an expansion, `${args:+"$args"}`, is
 reported when a path sets several words (it gives nothing when `args` is empty, else its value as
 one word). The same words among a container run's options (`docker run "$RUN_OPTS" IMAGE`, `podman
-run`, `nvidia-docker run`, `docker exec`) are reported too.
+run`, `nvidia-docker run`, `docker exec`) are reported too, and a word that holds one flag, a
+blank and its value (`"--tp 8"`, written on the line or as an array's element, `MOUNTS+=("--mount
+type=bind,...")` given as `"${MOUNTS[@]}"`), where it is no option's value.
 
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument
@@ -75,6 +77,7 @@ def _joined_array(word: Word) -> str | None:
 
 _EMPTY_DEFAULT = lazy_compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*):?-\}"')
 _STAR = lazy_compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[\*\]\}"')
+_ARRAY = lazy_compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}"')
 
 
 _ALTERNATIVE = lazy_compile(
@@ -164,10 +167,14 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     for launch in launches(script):
         if launch.command.invocation.wrapper("ssh") is not None:
             continue  # ssh joins its arguments and the remote shell splits them again
+        previous = ""
         for word, _ in launch.argv:
+            prior, previous = previous, word.value
             joined = _flags_joined(word)
+            if joined is None and _flag_word(word) and not _may_take(prior):
+                joined = word.value  # (`"--tp 8"`, on the line or an array's element it gives)
             if joined is not None:
-                what = "a flag (the blank is part of it)" if joined != joined.strip() else "flags"
+                what = _noun(word, joined)
                 yield _finding(
                     script,
                     word,
@@ -195,8 +202,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                     script,
                     word,
                     program,
-                    f"`{clip(joined, 60)}`: it reads a single option, not flags "
-                    f"({_read_as(joined, grammar)})",
+                    f"`{clip(joined, 60)}`: it reads a single option, not "
+                    f"{_noun(word, joined)} ({_read_as(joined, grammar)})",
                 )
 
 
@@ -241,6 +248,9 @@ def _flags_joined(word: Word) -> str | None:
         if " " not in first and not appends:  # (one flag and a blank: as it is)
             first = _joined_value(values, name)
         return first
+    element = _flag_element(word)
+    if element is not None:
+        return element.value
     name = _joined_array(word)
     values = [a.value for a in assignments_of(word.script, name or "") if a.value]
     if name is None or not _arrays_of_flags(values):
@@ -248,8 +258,57 @@ def _flags_joined(word: Word) -> str | None:
     return " ".join(w.value for w in _first_elements(values))
 
 
+def _flag_word(word: Word) -> bool:
+    """Whether the word is one quoted word holding a flag, a blank and more (`"--tp 8"`); not
+    one long flag with its value after `=` (`"--chat-template=a b"`)."""
+    if word.node.type not in ("string", "raw_string") or " " not in word.value:
+        return False
+    head = word.value.split(" ", 1)[0]
+    return head.startswith("-") and bool(head.strip("-")) and "$" not in head and "=" not in head
+
+
+def _may_take(before: str) -> bool:
+    """Whether the word before may be an option whose value the next word is (argparse takes
+    `"-x y"` after `--opt` for its value: a word with a blank is no option to it)."""
+    return before.startswith("-") and "=" not in before and " " not in before
+
+
+def _flag_element(word: Word) -> Word | None:
+    """For `"${NAME[@]}"` (or `[*]`): an element the script gives NAME that is one quoted word
+    holding a flag, a blank and more (`MOUNTS+=("--mount type=bind,...")`: h109 M2), which stays
+    one argument; not one long flag with its value after `=` (`"--chat-template=a b"`)."""
+    match = _ARRAY.fullmatch(word.text) if word.node.type == "string" else None
+    if match is None:
+        return None
+    for assignment in assignments_of(word.script, match.group(1)):
+        for item in assignment.value.items or () if assignment.value is not None else ():
+            if _flag_word(item):
+                return item
+    return None
+
+
+def _noun(word: Word, joined: str) -> str:
+    """What the one argument was meant to be."""
+    if _flag_element(word) is not None or _flag_word(word):
+        return "a flag and its value"
+    return "a flag (the blank is part of it)" if joined != joined.strip() else "flags"
+
+
 def _finding(script: Script, word: Word, program: str, what: str) -> Finding:
-    name = _quoted_variable(word) or _joined_array(word) or ""
+    array = _ARRAY.fullmatch(word.text)
+    name = _quoted_variable(word) or (array.group(1) if array is not None else "")
+    element = _flag_element(word) or (word if _flag_word(word) else None)
+    if element is not None:
+        flag, rest = element.value.split(" ", 1)
+        within = f"elements of {name}" if element is not word else "words"
+        help_ = f"give `{flag}` and its value as two {within} (`{flag}` `{rest.strip()}`)"
+    elif word.text.endswith('[*]}"'):
+        help_ = f'write `"${{{name}[@]}}"`: one word per element'
+    else:
+        help_ = (
+            f"write `${name}` unquoted, or hold the flags in an array "
+            f'(`{name}=(...)`, then `"${{{name}[@]}}"`)'
+        )
     return Finding(
         "BL106",
         f"`{word.text}` hands `{program}` one argument, {what}",
@@ -258,10 +317,5 @@ def _finding(script: Script, word: Word, program: str, what: str) -> Finding:
             Location(script.path, a.span, f"sets {name}") for a in assignments_of(word.script, name)
         )[:3],
         subject=f"{program}:{name}",
-        help=(
-            f'write `"${{{name}[@]}}"`: one word per element'
-            if word.text.endswith('[*]}"')
-            else f"write `${name}` unquoted, or hold the flags in an array "
-            f'(`{name}=(...)`, then `"${{{name}[@]}}"`)'
-        ),
+        help=help_,
     )
