@@ -555,6 +555,12 @@ UNDECIDED_MANIFEST = (
     "engine itself)"
 )
 
+
+def _dashed(launch: Launch) -> list[Arg]:
+    """The launch's flags written with two dashes, as `flags` in `check` reads them."""
+    return [a for a in launch.flags if a.value.startswith("--")]
+
+
 # the launches whose flags another rule checks (BL301: the Dynamo vLLM worker's)
 _CHECKED_ELSEWHERE = frozenset({"dynamo.vllm"})
 
@@ -927,7 +933,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         engine, command = launch.engine, launch.command
         runs = None
-        flags = [flag_name(a.value) for a in launch.flags if a.value.startswith("--")]
+        flags = [flag_name(a.value) for a in _dashed(launch)]
         # (only then does the release matter: a flag some releases accept, or a misspelling,
         # told against the release; without one, only that of a flag every release has)
         if any(data.varies(engine, f) or data.slip_of(engine, f) for f in flags):
@@ -935,19 +941,31 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             configured = ctx.config.engine_releases.get(engine)
             if runs is None and configured is not None:  # (the user says which: t81a)
                 runs = [Running(configured, (), configured=True)]
-        if runs is None and any(
-            data.varies(engine, f) or (data.slip_of(engine, f) and not _slip_of_every(engine, f))
-            for f in flags
-        ):
-            ctx.count(UNDECIDED, Location(script.path, command.first_line_span))
-        elif runs is not None:
-            between = any(
-                data.varies(engine, f) and data.accepts(engine, r.version, f) is None
-                for f in flags
-                for r in runs
+        # (counted at the first flag it could not decide, so that the note names its line: h109
+        # N9)
+        undecided = None
+        if runs is None:
+            undecided = next(
+                (
+                    a
+                    for a, f in zip(_dashed(launch), flags, strict=True)
+                    if data.varies(engine, f)
+                    or (data.slip_of(engine, f) and not _slip_of_every(engine, f))
+                ),
+                None,
             )
-            if between:
-                ctx.count(UNDECIDED, Location(script.path, command.first_line_span))
+        else:
+            undecided = next(
+                (
+                    a
+                    for a, f in zip(_dashed(launch), flags, strict=True)
+                    if data.varies(engine, f)
+                    and any(data.accepts(engine, r.version, f) is None for r in runs)
+                ),
+                None,
+            )
+        if undecided is not None:
+            ctx.count(UNDECIDED, Location(script.path, undecided.span))
         where = _on(launch)
         if runs is None:
             apart = [
