@@ -12,7 +12,8 @@ too). So is `"${args:-}"` (its value, or an empty word), and `"${args[*]}"` of a
 (its elements joined into one word). The alternative of an expansion, `${args:+"$args"}`, is
 reported when a path sets several words (it gives nothing when `args` is empty, else its value as
 one word). The same words among a container run's options (`docker run "$RUN_OPTS" IMAGE`, `podman
-run`, `nvidia-docker run`, `docker exec`) are reported too, and a word that holds one flag, a
+run`, `nvidia-docker run`, `docker exec`) and among `torchrun`'s (which takes the word for the
+script to run) are reported too, and a word that holds one flag, a
 blank and its value (`"--tp 8"`, written on the line or as an array's element, `MOUNTS+=("--mount
 type=bind,...")` given as `"${MOUNTS[@]}"`), where it is no option's value.
 
@@ -56,7 +57,7 @@ from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.invocation import WRAPPER_GRAMMARS, Grammar
-from benchlint.shell.model import Script, Word
+from benchlint.shell.model import Command, Script, Word
 
 
 def _quoted_variable(word: Word) -> str | None:
@@ -182,9 +183,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                     f"`{clip(joined, 60)}`: the engine takes it for a single word, not {what}, "
                     "and exits with a usage error",
                 )
-    if "run" not in script.file.text:
-        return
     for command in script.all_commands():
+        yield from _distributed(script, command)
         for wrapper in command.invocation.wrappers:
             if wrapper.name not in _CONTAINER_RUNS:
                 continue
@@ -206,6 +206,36 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                     f"{_noun(word, joined)} ({_read_as(joined, grammar)})",
                 )
 
+
+def _distributed(script: Script, command: Command) -> Iterator[Finding]:
+    """`torchrun "$DIST_ARGS" train.py`: the launcher's argparse takes the one word (a blank in
+    it) for the script to run (h109 M3)."""
+    words = command.invocation.words
+    if not words or words[0].value != "torchrun":
+        return
+    value = False  # (the word is the value of the option before it)
+    for word in words[1:]:
+        joined = None if value else _flags_joined(word)
+        if joined is not None and joined == joined.strip():
+            yield _finding(
+                script,
+                word,
+                words[0].value,
+                f"`{clip(joined, 60)}`: its parser takes a word with a blank for the script to "
+                f"run, not {_noun(word, joined)}, and each worker's `python` exits on it "
+                "(`unknown option`)",
+            )
+            return
+        if not value and not word.value.startswith("-"):
+            return  # (the script: the words after it are its own)
+        option = word.value.startswith("-") and not value
+        value = option and "=" not in word.value and word.value not in _TORCHRUN_SWITCHES
+
+
+# torchrun's options that take no value (every other one takes the next word)
+_TORCHRUN_SWITCHES = frozenset(
+    {"--standalone", "--no-python", "--no_python", "-m", "--module", "--run-path", "--run_path"}
+)
 
 # the container runs whose options a word holding several flags breaks (`docker run "$OPTS"`)
 _CONTAINER_RUNS = frozenset({"docker run", "podman run", "docker exec", "podman exec"})
