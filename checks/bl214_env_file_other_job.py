@@ -81,8 +81,10 @@ from benchlint.workflow import (
 from benchlint.workspace import Workspace
 from benchlint.yamlmodel import YNode, value_span
 
-# `env.NAME` in an expression (not `steps.x.env`, `github.env`)
-_ENV_READ = lazy_compile(r"(?<![\w.])env\.([A-Za-z_][A-Za-z0-9_-]*)")
+# `env.NAME` (or `env['NAME']`) in an expression (not `steps.x.env`, `github.env`)
+_ENV_READ = lazy_compile(
+    r"(?<![\w.])env(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\[\s*'([A-Za-z_][A-Za-z0-9_-]*)'\s*\])"
+)
 # on a `run:` line that names GITHUB_ENV: a name a variable gives (`echo "$KEY=1"`, `${K}<<EOF`),
 # and one written plainly (`NAME=`, `NAME<<`)
 _DYNAMIC = lazy_compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?(?:=|<<)")
@@ -96,7 +98,7 @@ _GITHUB_ENV = lazy_compile(rb"GITHUB_ENV")
 def check(ctx: Context) -> Iterator[Finding]:
     paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
     # (the writes may be a composite action's: the workflow need not name GITHUB_ENV, h111 M2)
-    for source, root in workflow_roots(ctx.ws, paths, "env."):
+    for source, root in workflow_roots(ctx.ws, paths, "env"):
         jobs = root.get("jobs")
         if jobs is None or not jobs.is_map:
             continue
@@ -138,17 +140,26 @@ def _reads(
         return
     for node, text, start in _expressions(step):
         for match in _ENV_READ.finditer(text):
-            name = match.group(1)
-            others = [(j, s) for j, s in written.get(name, ()) if j != job]
+            name = match.group(1) or match.group(2)
+            writers = written.get(name, [])
+            others = [(j, s) for j, s in writers if j != job]
             if not others or name in given or name in own or is_builtin(name):
                 continue
             other, writer = others[0]
             line = _write_line(source, writer, name)
+            # (this job writes it too, in a step after this one: h112 W1)
+            later = next((s for j, s in writers if j == job), None)
+            where = (
+                f"in job `{other}` (line {line}) and, in job `{job}`, only after this step (line "
+                f"{_write_line(source, later, name)}): each write sets it for the later steps of "
+                "its own job"
+                if later is not None
+                else f"only in job `{other}` (line {line}), which sets it for that job's later "
+                f"steps, not for job `{job}`"
+            )
             yield Finding(
                 "BL214",
-                f"`{match.group(0)}` is empty here: {name} is written to $GITHUB_ENV only in job "
-                f"`{other}` (line {line}), which sets it for that job's later steps, not for job "
-                f"`{job}`",
+                f"`{match.group(0)}` is empty here: {name} is written to $GITHUB_ENV {where}",
                 Location(source.path, value_span(source, node, start + match.start())),
                 related=(Location(source.path, writer.span, f"writes {name}"),),
                 subject=f"{job}:{name}",
