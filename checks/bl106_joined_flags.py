@@ -11,9 +11,9 @@ branch then sets the flags: on that path the engine gets one empty argument, whi
 too). So is `"${args:-}"` (its value, or an empty word), and `"${args[*]}"` of an array of flags
 (its elements joined into one word). The alternative of an expansion, `${args:+"$args"}`, is
 reported when a path sets several words (it gives nothing when `args` is empty, else its value as
-one word). The same words among a container run's options (`docker run "$RUN_OPTS" IMAGE`, `podman
-run`, `nvidia-docker run`, `docker exec`) and among `torchrun`'s (which takes the word for the
-script to run) are reported too, and a word that holds one flag, a
+one word). The same words among a container run's options (`docker run "$RUN_OPTS" IMAGE`,
+`podman run`, `nvidia-docker run`, `docker exec`, `docker compose run`) and among `torchrun`'s
+(which takes the word for the script to run) are reported too, and a word that holds one flag, a
 blank and its value (`"--tp 8"`, written on the line or as an array's element, `MOUNTS+=("--mount
 type=bind,...")` given as `"${MOUNTS[@]}"`), where it is no option's value.
 
@@ -53,6 +53,7 @@ from collections.abc import Iterator
 
 from benchlint.context import Context
 from benchlint.engines import assignments_of, launches, string_values
+from benchlint.environment import appends
 from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
@@ -185,6 +186,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 )
     for command in script.all_commands():
         yield from _distributed(script, command)
+        yield from _compose_run(script, command)
         for wrapper in command.invocation.wrappers:
             if wrapper.name not in _CONTAINER_RUNS:
                 continue
@@ -217,19 +219,62 @@ def _distributed(script: Script, command: Command) -> Iterator[Finding]:
     for word in words[1:]:
         joined = None if value else _flags_joined(word)
         if joined is not None and joined == joined.strip():
-            yield _finding(
-                script,
-                word,
-                words[0].value,
-                f"`{clip(joined, 60)}`: its parser takes a word with a blank for the script to "
-                f"run, not {_noun(word, joined)}, and each worker's `python` exits on it "
-                "(`unknown option`)",
+            head = joined.split(" ", 1)[0]
+            read = (
+                f"its parser gives `{head.split('=')[0]}` the rest of the word as its value, "
+                "not flags"
+                if head.startswith("--") and "=" in head
+                else "its parser takes a word with a blank for the script to run, not flags, "
+                "and no worker starts"
             )
+            yield _finding(script, word, words[0].value, f"`{clip(joined, 60)}`: {read}")
             return
         if not value and not word.value.startswith("-"):
             return  # (the script: the words after it are its own)
         option = word.value.startswith("-") and not value
         value = option and "=" not in word.value and word.value not in _TORCHRUN_SWITCHES
+
+
+def _compose_run(script: Script, command: Command) -> Iterator[Finding]:
+    """`docker compose run "$OPTS" SERVICE` (or `docker-compose run`): Compose's option parser
+    reads the one word as one option, as `docker run`'s does (h111 M4)."""
+    words = [w.value for w in command.invocation.words]
+    if words[:1] == ["docker-compose"]:
+        at = 1
+    elif words[:1] in (["docker"], ["podman"]) and words[1:2] == ["compose"]:
+        at = 2
+    else:
+        return
+    while at < len(words) and words[at].startswith("-"):  # (Compose's own: `-f x.yml`)
+        at += 1 if "=" in words[at] or words[at] in _COMPOSE_GLOBAL_SWITCHES else 2
+    if words[at : at + 1] != ["run"]:
+        return
+    name = "docker-compose run" if words[0] == "docker-compose" else f"{words[0]} compose run"
+    value = False
+    for word in command.invocation.words[at + 1 :]:
+        joined = None if value else _flags_joined(word)
+        if joined is not None and joined == joined.strip():
+            yield _finding(
+                script,
+                word,
+                name,
+                f"`{clip(joined, 60)}`: it reads a single option, not {_noun(word, joined)} "
+                f"({_read_as(joined, WRAPPER_GRAMMARS['docker run'])})",
+            )
+            return
+        if not value and not word.value.startswith("-"):
+            return  # (the service: what follows is its command)
+        option = word.value.startswith("-") and not value
+        value = option and "=" not in word.value and word.value in _COMPOSE_RUN_VALUES
+
+
+# Compose's global options that take no value, and `compose run`'s options that take one
+_COMPOSE_GLOBAL_SWITCHES = frozenset({"--dry-run", "--compatibility", "--all-resources"})
+_COMPOSE_RUN_VALUES = frozenset(
+    {"-e", "--env", "-v", "--volume", "-p", "--publish", "-w", "--workdir", "-u", "--user"}
+    | {"--name", "--entrypoint", "-l", "--label", "--cap-add", "--cap-drop", "--env-from-file"}
+    | {"--pull"}
+)
 
 
 # torchrun's options that take no value (every other one takes the next word)
@@ -278,14 +323,12 @@ def _flags_joined(word: Word) -> str | None:
         if " " not in first and not appends:  # (one flag and a blank: as it is)
             first = _joined_value(values, name)
         return first
-    element = _flag_element(word)
-    if element is not None:
-        return element.value
     name = _joined_array(word)
     values = [a.value for a in assignments_of(word.script, name or "") if a.value]
-    if name is None or not _arrays_of_flags(values):
-        return None
-    return " ".join(w.value for w in _first_elements(values))
+    if name is not None and _arrays_of_flags(values):  # (the join first: h113 F3)
+        return " ".join(w.value for w in _first_elements(values))
+    element = _flag_element(word)
+    return element.value if element is not None else None
 
 
 def _flag_word(word: Word) -> bool:
@@ -294,7 +337,8 @@ def _flag_word(word: Word) -> bool:
     if word.node.type not in ("string", "raw_string") or " " not in word.value:
         return False
     head = word.value.split(" ", 1)[0]
-    return head.startswith("-") and bool(head.strip("-")) and "$" not in head and "=" not in head
+    # (two dashes: argparse splits `"-O 3"` after its letter, h113 W1)
+    return head.startswith("--") and bool(head.strip("-")) and "$" not in head and "=" not in head
 
 
 def _may_take(before: str) -> bool:
@@ -310,10 +354,19 @@ def _flag_element(word: Word) -> Word | None:
     match = _ARRAY.fullmatch(word.text) if word.node.type == "string" else None
     if match is None:
         return None
-    for assignment in assignments_of(word.script, match.group(1)):
+    given = assignments_of(word.script, match.group(1))
+    # (only an array built once, then added to: which of two it holds, or what an element
+    # assigned alone holds, is not known here; h113 F2)
+    if any(a.value is None or a.value.items is None for a in given):
+        return None
+    if sum(not appends(a) for a in given) > 1:
+        return None
+    for assignment in given:
+        before = ""
         for item in assignment.value.items or () if assignment.value is not None else ():
-            if _flag_word(item):
+            if _flag_word(item) and not _may_take(before):  # (h113 F1: an option's value)
                 return item
+            before = item.value
     return None
 
 

@@ -145,6 +145,8 @@ def _reads(
             others = [(j, s) for j, s in writers if j != job]
             if not others or name in given or name in own or is_builtin(name):
                 continue
+            if any(s is step for _, s in writers):
+                continue  # (this step writes it itself: BL210's, h113 W5)
             other, writer = others[0]
             line = _write_line(source, writer, name)
             # (this job writes it too, in a step after this one: h112 W1)

@@ -673,20 +673,25 @@ def _in_container(
     )
     flags = [a for a in launch.flags if a.value.startswith("--")]
     found: list[Finding | Undecided] = []
-    if not latest and any(
+    undecided = next(
         (
-            data.varies(engine, name)
-            and (version is None or data.accepts(engine, version, name) is None)
-        )
-        # (a slip from a flag, in a release outside the measured range: `v0.8.5`, h72 W2)
-        or (
-            version is not None
-            and data.slip_of(engine, name) is not None
-            and data.accepts(engine, version, name) is None
-        )
-        for name in (flag_name(a.value) for a in flags)
-    ):
-        found.append(Undecided(UNDECIDED_MANIFEST, Location(path, launch.command.first_line_span)))
+            a
+            for a, name in ((a, flag_name(a.value)) for a in flags)
+            if (
+                data.varies(engine, name)
+                and (version is None or data.accepts(engine, version, name) is None)
+            )
+            # (a slip from a flag, in a release outside the measured range: `v0.8.5`, h72 W2)
+            or (
+                version is not None
+                and data.slip_of(engine, name) is not None
+                and data.accepts(engine, version, name) is None
+            )
+        ),
+        None,
+    )
+    if not latest and undecided is not None:  # (at the flag: h113 W6, as a script's are)
+        found.append(Undecided(UNDECIDED_MANIFEST, Location(path, undecided.span)))
     where = _on(launch)
     if version is None and not latest:
         apart = [(flag_name(a.value), a.value, Location(path, a.span)) for a in _written(launch)]
