@@ -195,6 +195,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 if _takes_value(before.value, grammar):
                     continue  # (`--health-cmd "$CHECK"`: the option's value, blanks and all)
                 joined = _flags_joined(word)
+                if joined is None and _flag_word(word):
+                    joined = word.value  # (`docker run "--mount type=bind,..." img`)
                 if joined is None or joined != joined.strip():
                     continue
                 program = wrapper.name
@@ -323,12 +325,26 @@ def _flags_joined(word: Word) -> str | None:
         if " " not in first and not appends:  # (one flag and a blank: as it is)
             first = _joined_value(values, name)
         return first
-    name = _joined_array(word)
-    values = [a.value for a in assignments_of(word.script, name or "") if a.value]
-    if name is not None and _arrays_of_flags(values):  # (the join first: h113 F3)
-        return " ".join(w.value for w in _first_elements(values))
+    arrays = _star_values(word)
+    if arrays is not None:  # (the join first: h113 F3)
+        return " ".join(w.value for w in _first_elements(arrays))
     element = _flag_element(word)
     return element.value if element is not None else None
+
+
+def _star_values(word: Word) -> list[Word] | None:
+    """For `"${NAME[*]}"` of arrays of flags (`_arrays_of_flags`): the values NAME is given."""
+    name = _joined_array(word)
+    values = [a.value for a in assignments_of(word.script, name or "") if a.value]
+    return values if name is not None and _arrays_of_flags(values) else None
+
+
+def _lone_element(word: Word) -> Word | None:
+    """The element (or the word itself) that holds one flag and its value, where no `[*]` join
+    of flags is what breaks the word."""
+    if _star_values(word) is not None:
+        return None
+    return _flag_element(word) or (word if _flag_word(word) else None)
 
 
 def _flag_word(word: Word) -> bool:
@@ -372,7 +388,7 @@ def _flag_element(word: Word) -> Word | None:
 
 def _noun(word: Word, joined: str) -> str:
     """What the one argument was meant to be."""
-    if _flag_element(word) is not None or _flag_word(word):
+    if _lone_element(word) is not None:
         return "a flag and its value"
     return "a flag (the blank is part of it)" if joined != joined.strip() else "flags"
 
@@ -380,7 +396,7 @@ def _noun(word: Word, joined: str) -> str:
 def _finding(script: Script, word: Word, program: str, what: str) -> Finding:
     array = _ARRAY.fullmatch(word.text)
     name = _quoted_variable(word) or (array.group(1) if array is not None else "")
-    element = _flag_element(word) or (word if _flag_word(word) else None)
+    element = _lone_element(word)
     if element is not None:
         flag, rest = element.value.split(" ", 1)
         within = f"elements of {name}" if element is not word else "words"
