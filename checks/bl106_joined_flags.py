@@ -177,12 +177,15 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 joined = word.value  # (`"--tp 8"`, on the line or an array's element it gives)
             if joined is not None:
                 what = _noun(word, joined)
+                node = launch.command.node
                 yield _finding(
                     script,
                     word,
                     launch.module,
                     f"`{clip(joined, 60)}`: the engine takes it for a single word, not {what}, "
                     "and exits with a usage error",
+                    # (an element of an array the launch expands, written where it is assigned)
+                    element=not node.start_byte <= word.node.start_byte < node.end_byte,
                 )
     for command in script.all_commands():
         yield from _distributed(script, command)
@@ -393,13 +396,14 @@ def _noun(word: Word, joined: str) -> str:
     return "a flag (the blank is part of it)" if joined != joined.strip() else "flags"
 
 
-def _finding(script: Script, word: Word, program: str, what: str) -> Finding:
+def _finding(script: Script, word: Word, program: str, what: str, element: bool = False) -> Finding:
     array = _ARRAY.fullmatch(word.text)
     name = _quoted_variable(word) or (array.group(1) if array is not None else "")
-    element = _lone_element(word)
-    if element is not None:
-        flag, rest = element.value.split(" ", 1)
-        within = f"elements of {name}" if element is not word else "words"
+    lone = _lone_element(word)
+    if lone is not None:
+        flag, rest = lone.value.split(" ", 1)
+        within = f"elements of {name}" if lone is not word else "words"
+        within = "elements of its array" if element else within
         help_ = f"give `{flag}` and its value as two {within} (`{flag}` `{rest.strip()}`)"
     elif word.text.endswith('[*]}"'):
         help_ = f'write `"${{{name}[@]}}"`: one word per element'
