@@ -230,7 +230,7 @@ def _distributed(script: Script, command: Command) -> Iterator[Finding]:
                 "not flags"
                 if head.startswith("--") and "=" in head
                 else "its parser takes a word with a blank for the script to run, not flags, "
-                "and no worker starts"
+                "and the workers exit at start"
             )
             yield _finding(script, word, words[0].value, f"`{clip(joined, 60)}`: {read}")
             return
@@ -405,6 +405,8 @@ def _finding(script: Script, word: Word, program: str, what: str, element: bool 
         within = f"elements of {name}" if lone is not word else "words"
         within = "elements of its array" if element else within
         help_ = f"give `{flag}` and its value as two {within} (`{flag}` `{rest.strip()}`)"
+        if word.text.endswith('[*]}"'):  # (the join would make them one word again: h114 W1)
+            help_ += f', and write `"${{{name}[@]}}"`'
     elif word.text.endswith('[*]}"'):
         help_ = f'write `"${{{name}[@]}}"`: one word per element'
     else:
