@@ -62,6 +62,7 @@ are not reported.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 
@@ -122,7 +123,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             given = workflow_env | job_env
             for step in steps_of[key.value]:
-                yield from _reads(source, key.value, step, given, written)
+                for found in _reads(source, key.value, step, given, written):
+                    yield _handed(found, job, jobs)
                 if _hides_writes(step, ctx.ws):
                     break  # (what the job's later steps see is not known)
                 given |= env_file_writes(step, ctx.ws)
@@ -164,10 +166,32 @@ def _reads(
                 f"`{match.group(0)}` is empty here: {name} is written to $GITHUB_ENV {where}",
                 Location(source.path, value_span(source, node, start + match.start())),
                 related=(Location(source.path, writer.span, f"writes {name}"),),
-                subject=f"{job}:{name}",
+                subject=f"{job}:{other}@{name}",
                 help=f"hand it over as an output of `{other}` (`$GITHUB_OUTPUT`, `outputs:`) and "
                 f"read `needs.{other}.outputs.<name>`",
             )
+
+
+def _handed(found: Finding, job: YNode, jobs: YNode) -> Finding:
+    """The finding, its help naming the output of the writing job that holds the name already,
+    where the reading job needs that job (`needs.build.outputs.label_extension` for
+    LABEL_EXTENSION: h114 W2)."""
+    other, name = found.subject.split(":", 1)[1].split("@", 1)
+    needs = job.get("needs")
+    needed = [needs] if needs is not None and needs.is_scalar else []
+    needed += list(needs.items) if needs is not None and needs.is_seq else []
+    if other not in {n.value for n in needed if n.is_scalar}:
+        return found
+    writer = jobs.get(other)
+    outputs = writer.get("outputs") if writer is not None and writer.is_map else None
+    for key, _ in outputs.pairs if outputs is not None and outputs.is_map else ():
+        if key.is_scalar and str(key.value).lower() == name.lower():
+            return dataclasses.replace(
+                found,
+                help=f"read `needs.{other}.outputs.{key.value}`: `{other}` hands the value over "
+                "as that output already",
+            )
+    return found
 
 
 def _expressions(step: YNode) -> Iterator[tuple[YNode, str, int]]:
