@@ -984,6 +984,15 @@ def env_names(node: YNode | None) -> set[str] | None:
     return {k.value for k, _ in env.pairs if k.is_scalar and isinstance(k.value, str)}
 
 
+def needs_items(job: YNode) -> list[YNode]:
+    """The scalar items of a job's `needs:` (one name, or a list of them)."""
+    needs = job.get("needs") if job.is_map else None
+    items = [needs] if needs is not None and needs.is_scalar else []
+    if needs is not None and needs.is_seq:
+        items = [item for item in needs.items if item.is_scalar]
+    return items
+
+
 def env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
     """The names a step may write to `GITHUB_ENV` for the job's later steps: in a `run:` text
     that names it (`echo "X=1" >> "$GITHUB_ENV"`, `tee -a`, `printf`, a `NAME<<EOF` block),

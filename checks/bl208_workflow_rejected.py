@@ -85,7 +85,14 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, expressions, expressions_at, job_steps, workflow_roots
+from benchlint.workflow import (
+    WORKFLOWS,
+    expressions,
+    expressions_at,
+    job_steps,
+    needs_items,
+    workflow_roots,
+)
 from benchlint.workflow_schema import Allowed, allowed_values
 from benchlint.yamlmodel import YNode, value_span
 
@@ -292,11 +299,7 @@ def _needs(source: SourceText, root: YNode) -> Iterator[Finding]:
     for key, job in jobs.pairs:
         if not key.is_scalar or not job.is_map:
             continue
-        needs = job.get("needs")
-        items = [needs] if needs is not None and needs.is_scalar else []
-        if needs is not None and needs.is_seq:
-            items = [item for item in needs.items if item.is_scalar]
-        for item in items:
+        for item in needs_items(job):
             name = item.value
             if not isinstance(name, str) or "${{" in name or name in names:
                 continue

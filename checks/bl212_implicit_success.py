@@ -101,7 +101,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import rule
 from benchlint.source import SourceText
-from benchlint.workflow import WORKFLOWS, input_types, workflow_roots
+from benchlint.workflow import WORKFLOWS, input_types, needs_items, workflow_roots
 from benchlint.yamlmodel import YNode, value_span
 
 _STATUS = frozenset(("always", "success", "failure", "cancelled"))
@@ -710,11 +710,7 @@ def _jobs(root: YNode) -> dict[str, _Job]:
     for key, node in jobs.pairs if jobs is not None and jobs.is_map else ():
         if not key.is_scalar or not isinstance(key.value, str) or not node.is_map:
             continue
-        needs = node.get("needs")
-        items = [needs] if needs is not None and needs.is_scalar else []
-        if needs is not None and needs.is_seq:
-            items = list(needs.items)
-        names = tuple(i.value for i in items if i.is_scalar and isinstance(i.value, str))
+        names = tuple(i.value for i in needs_items(node) if isinstance(i.value, str))
         written = node.get("if")
         found[key.value] = _Job(
             key.value, key, node, names, _condition(written), written is not None, _truthy(written)

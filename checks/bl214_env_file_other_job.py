@@ -62,7 +62,6 @@ are not reported.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator
 
@@ -77,6 +76,7 @@ from benchlint.workflow import (
     env_file_writes,
     env_names,
     expressions_at,
+    needs_items,
     workflow_roots,
 )
 from benchlint.workspace import Workspace
@@ -109,11 +109,12 @@ def check(ctx: Context) -> Iterator[Finding]:
         steps_of = {
             key.value: _steps(job) for key, job in jobs.pairs if key.is_scalar and job.is_map
         }
-        # name -> (job, the step that writes it)
+        # what each step writes (read once), and name -> (job, the step that writes it)
+        writes = {id(s): env_file_writes(s, ctx.ws) for steps in steps_of.values() for s in steps}
         written: dict[str, list[tuple[str, YNode]]] = {}
         for job_name, steps in steps_of.items():
             for step in steps:
-                for name in env_file_writes(step, ctx.ws):
+                for name in writes[id(step)]:
                     written.setdefault(name, []).append((job_name, step))
         for key, job in jobs.pairs:
             if not key.is_scalar or key.value not in steps_of:
@@ -123,20 +124,21 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             given = workflow_env | job_env
             for step in steps_of[key.value]:
-                for found in _reads(source, key.value, step, given, written):
-                    yield _handed(found, job, jobs)
+                yield from _reads(source, (key.value, job), jobs, step, given, written)
                 if _hides_writes(step, ctx.ws):
                     break  # (what the job's later steps see is not known)
-                given |= env_file_writes(step, ctx.ws)
+                given |= writes[id(step)]
 
 
 def _reads(
     source: SourceText,
-    job: str,
+    reading: tuple[str, YNode],
+    jobs: YNode,
     step: YNode,
     given: set[str],
     written: dict[str, list[tuple[str, YNode]]],
 ) -> Iterator[Finding]:
+    job, job_node = reading
     own = env_names(step)
     if own is None:
         return
@@ -167,31 +169,27 @@ def _reads(
                 Location(source.path, value_span(source, node, start + match.start())),
                 related=(Location(source.path, writer.span, f"writes {name}"),),
                 subject=f"{job}:{other}@{name}",
-                help=f"hand it over as an output of `{other}` (`$GITHUB_OUTPUT`, `outputs:`) and "
-                f"read `needs.{other}.outputs.<name>`",
+                help=_help(job_node, jobs, other, name),
             )
 
 
-def _handed(found: Finding, job: YNode, jobs: YNode) -> Finding:
-    """The finding, its help naming the output of the writing job that holds the name already,
-    where the reading job needs that job (`needs.build.outputs.label_extension` for
-    LABEL_EXTENSION: h114 W2)."""
-    other, name = found.subject.split(":", 1)[1].split("@", 1)
-    needs = job.get("needs")
-    needed = [needs] if needs is not None and needs.is_scalar else []
-    needed += list(needs.items) if needs is not None and needs.is_seq else []
-    if other not in {n.value for n in needed if n.is_scalar}:
-        return found
+def _help(job: YNode, jobs: YNode, other: str, name: str) -> str:
+    """How to hand the value over: the output of the writing job that holds it already, where
+    the reading job needs that job (`needs.build.outputs.label_extension` for LABEL_EXTENSION:
+    h114 W2), else one to add."""
     writer = jobs.get(other)
     outputs = writer.get("outputs") if writer is not None and writer.is_map else None
-    for key, _ in outputs.pairs if outputs is not None and outputs.is_map else ():
-        if key.is_scalar and str(key.value).lower() == name.lower():
-            return dataclasses.replace(
-                found,
-                help=f"read `needs.{other}.outputs.{key.value}`: `{other}` hands the value over "
-                "as that output already",
-            )
-    return found
+    if other in {n.value for n in needs_items(job)}:
+        for key, _ in outputs.pairs if outputs is not None and outputs.is_map else ():
+            if key.is_scalar and str(key.value).lower() == name.lower():
+                return (
+                    f"read `needs.{other}.outputs.{key.value}`: `{other}` hands the value over "
+                    "as that output already"
+                )
+    return (
+        f"hand it over as an output of `{other}` (`$GITHUB_OUTPUT`, `outputs:`) and read "
+        f"`needs.{other}.outputs.<name>`"
+    )
 
 
 def _expressions(step: YNode) -> Iterator[tuple[YNode, str, int]]:
