@@ -418,7 +418,7 @@ class Result:
             )
             found.append(Notice(text, tuple(sorted(self.partial))))
         for what, where in self.undecided.items():
-            places = [f"{w.path}:{w.span.line}" for w in where]
+            places = [f"{w.path}:{w.span.line}" + (f" {w.label}" if w.label else "") for w in where]
             rule = _RULE.search(what)
             found.append(
                 Notice(

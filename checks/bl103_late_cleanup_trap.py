@@ -2944,17 +2944,25 @@ def _sent_finding(
         help = sent.help
     else:
         tail = last.name or "the last command"
+        engine = launch_in(list(head.invocation.words), head) is not None
+        goes_on = (
+            # (h115 R1: what a monitor does is not what an engine's server does)
+            "it goes on: a Python server that logs through `logging`, as the engines do, "
+            "ignores SIGPIPE and the failed write"
+            if engine
+            else "it goes on until its next write to the closed pipe ends it: soon for a "
+            "program that writes all the time, a monitor's interval later; never for a Python "
+            "server that logs through `logging`: it ignores SIGPIPE and the failed write"
+        )
         message = (
             f"`{shown}` heads a background pipeline whose `$!` is its last command's "
-            f"(`{tail}`): `{killed}` (line {kill.span.line}) signals `{tail}`, not it (it "
-            "goes on until its next write to the closed pipe ends it: soon for a program "
-            "that writes all the time, a monitor's interval later; never for a Python server "
-            "that logs through `logging`, as the engines do: it ignores SIGPIPE and the failed "
-            "write)"
+            f"(`{tail}`): `{killed}` (line {kill.span.line}) signals `{tail}`, not it "
+            f"({goes_on})"
         )
+        log = "server.log" if engine else "out.log"
         help = (
-            "start it alone in the background (`... > server.log 2>&1 &`, or "
-            "`> >(tee server.log) 2>&1 &`) and keep that `$!`"
+            f"start it alone in the background (`... > {log} 2>&1 &`, or "
+            f"`> >(tee {log}) 2>&1 &`) and keep that `$!`"
         )
     return Finding(
         "BL103",

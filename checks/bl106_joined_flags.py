@@ -13,9 +13,12 @@ too). So is `"${args:-}"` (its value, or an empty word), and `"${args[*]}"` of a
 reported when a path sets several words (it gives nothing when `args` is empty, else its value as
 one word). The same words among a container run's options (`docker run "$RUN_OPTS" IMAGE`,
 `podman run`, `nvidia-docker run`, `docker exec`, `docker compose run`) and among `torchrun`'s
-(which takes the word for the script to run) are reported too, and a word that holds one flag, a
-blank and its value (`"--tp 8"`, written on the line or as an array's element, `MOUNTS+=("--mount
-type=bind,...")` given as `"${MOUNTS[@]}"`), where it is no option's value.
+(`python -m torch.distributed.run`'s; it takes the word for the script to run) are reported
+too, and a word that holds one flag, a blank and its value (`"--tp 8"`, written on the line or as
+an array's element, `MOUNTS+=("--mount type=bind,...")` given as `"${MOUNTS[@]}"`), where it is
+no option's value. Among a container
+run's options, such a word that is empty on a path (`MOUNTS=""`, then `MOUNTS="$MOUNTS -v $m"` in
+a loop) is no option either: Docker takes it for the image's name.
 
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument
@@ -205,23 +208,46 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 program = wrapper.name
                 if wrapper.words[0].value == "nvidia-docker":  # (docker's, named as written)
                     program = program.replace("docker", "nvidia-docker", 1)
-                yield _finding(
-                    script,
-                    word,
-                    program,
-                    f"`{clip(joined, 60)}`: it reads a single option, not "
-                    f"{_noun(word, joined)} ({_read_as(joined, grammar)})",
+                operand = "container" if wrapper.name.endswith("exec") else "image"
+                read = (
+                    "empty on a path (or with a blank first, after appends to the empty "
+                    f"string), it is no option: it takes the word for the {operand}'s name"
+                    + (" (`invalid reference format`)" if operand == "image" else "")
+                    if _may_be_empty(word)
+                    else f"it reads a single option, not {_noun(word, joined)} "
+                    f"({_read_as(joined, grammar)})"
                 )
+                yield _finding(script, word, program, f"`{clip(joined, 60)}`: {read}")
+
+
+def _may_be_empty(word: Word) -> bool:
+    """`"$NAME"` where the script gives NAME the empty string on a path (`MOUNTS=""`, then
+    `MOUNTS="$MOUNTS -v $m"` in a loop): Docker reads an empty word, or one starting with a
+    blank, among its options as the image's name (h114 M1's `"$EXTRA_MOUNT_OPTS"`)."""
+    name = _quoted_variable(word)
+    return name is not None and any(
+        v.static and not v.value.strip() for v in string_values(word.script, name)
+    )
 
 
 def _distributed(script: Script, command: Command) -> Iterator[Finding]:
     """`torchrun "$DIST_ARGS" train.py`: the launcher's argparse takes the one word (a blank in
     it) for the script to run (h109 M3)."""
-    words = command.invocation.words
-    if not words or words[0].value != "torchrun":
+    invocation = command.invocation
+    words = invocation.words
+    if invocation.base == "torchrun":  # (`/usr/bin/torchrun` too)
+        start, program = 1, "torchrun"
+    elif invocation.module == "torch.distributed.run":  # (`python -m torch.distributed.run`)
+        start = 1 + next(
+            i for i, w in enumerate(words) if w.value.endswith("torch.distributed.run")
+        )
+        program = "torch.distributed.run"
+    else:
         return
     value = False  # (the word is the value of the option before it)
-    for word in words[1:]:
+    for word in words[start:]:
+        if word.value == "--" and not value:
+            return  # (the script follows: argparse reads no option after it)
         joined = None if value else _flags_joined(word)
         if joined is not None and joined == joined.strip():
             head = joined.split(" ", 1)[0]
@@ -232,7 +258,7 @@ def _distributed(script: Script, command: Command) -> Iterator[Finding]:
                 else "its parser takes a word with a blank for the script to run, not flags, "
                 "and the workers exit at start"
             )
-            yield _finding(script, word, words[0].value, f"`{clip(joined, 60)}`: {read}")
+            yield _finding(script, word, program, f"`{clip(joined, 60)}`: {read}")
             return
         if not value and not word.value.startswith("-"):
             return  # (the script: the words after it are its own)

@@ -589,6 +589,12 @@ def _unchecked(launch: Launch) -> str | None:
     return f"engine launches of `{program}` not checked for flags (BL303: no flag data for it)"
 
 
+def _flag(written: str) -> str:
+    """A place's label in a "not checked" note: the flag it could not decide (h116, h117: the
+    line alone did not say which)."""
+    return f"`{clip(written.split('=', 1)[0], 40)}`"
+
+
 def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
     """The rule's document pass: the engine launches of a Kubernetes container's `command` and
     `args` (and of a SkyPilot task's `run:`), against the release its `image` names, else the
@@ -691,7 +697,9 @@ def _in_container(
         None,
     )
     if not latest and undecided is not None:  # (at the flag: h113 W6, as a script's are)
-        found.append(Undecided(UNDECIDED_MANIFEST, Location(path, undecided.span)))
+        found.append(
+            Undecided(UNDECIDED_MANIFEST, Location(path, undecided.span, _flag(undecided.value)))
+        )
     where = _on(launch)
     if version is None and not latest:
         apart = [(flag_name(a.value), a.value, Location(path, a.span)) for a in _written(launch)]
@@ -970,7 +978,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 None,
             )
         if undecided is not None:
-            ctx.count(UNDECIDED, Location(script.path, undecided.span))
+            ctx.count(UNDECIDED, Location(script.path, undecided.span, _flag(undecided.value)))
         where = _on(launch)
         if runs is None:
             apart = [
@@ -1157,9 +1165,13 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
                 and (version is None or data.accepts(engine, version, flag) is None)
             ]
             if undecided and container is not None:
-                ctx.count(UNDECIDED_RECIPE, Location(path, container.span))
+                ctx.count(
+                    UNDECIDED_RECIPE, Location(path, container.span, _flag(undecided[0].value))
+                )
             elif undecided:  # (h22: SGLang's CI recipes, their image in `runtime.image`)
-                ctx.count(UNDECIDED_UNNAMED, Location(path, undecided[0].span))
+                ctx.count(
+                    UNDECIDED_UNNAMED, Location(path, undecided[0].span, _flag(undecided[0].value))
+                )
             if version is None:
                 keys = [k for k, _ in mapping.live_pairs() if k.is_scalar]
                 apart = [(flag_name(k.value), k.value, Location(path, k.span)) for k in keys]

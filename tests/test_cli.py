@@ -596,7 +596,8 @@ def test_what_a_rule_cannot_decide_is_said_with_where(tmp_path: Path) -> None:
         "measured release has it), not checked against their release (BL303: no entry's image "
         "names it, no entry runs the script, or the release lies between two measured ones that "
         "differ on the flag; the configuration's `engine-releases` names the release a "
-        "repository's own scripts run): 2 (benchmarks/new_h200.sh:2, benchmarks/orphan.sh:3)"
+        "repository's own scripts run): 2 (benchmarks/new_h200.sh:2 `--max-seq-len-to-capture`, "
+        "benchmarks/orphan.sh:3 `--max-seq-len-to-capture`)"
     ) in warnings
     statistics = CliRunner().invoke(main, ["--statistics", str(root)])
     assert "engine launches with a flag only some releases accept" in statistics.stderr
@@ -638,7 +639,8 @@ def test_a_release_between_measured_ones_that_differ_on_a_flag_is_said(tmp_path:
         "measured release has it), not checked against their release (BL303: no entry's image "
         "names it, no entry runs the script, or the release lies between two measured ones that "
         "differ on the flag; the configuration's `engine-releases` names the release a "
-        "repository's own scripts run): 1 (benchmarks/post_h200.sh:1)"
+        "repository's own scripts run): 1 (benchmarks/post_h200.sh:1 "
+        "`--enable-flashinfer-trtllm-moe`)"
     ) in [w["message"] for w in report["warnings"]]
 
 
@@ -703,8 +705,9 @@ def test_containers_of_an_unknown_release_are_said(tmp_path: Path) -> None:
         "engine launches in containers (Kubernetes, `docker run`) or SkyPilot tasks with a flag "
         "only some releases accept, or one a slip from a flag, not checked against their release "
         "(BL303: the image names no release, or one outside the measured range; a task may "
-        "install the engine itself): 3 (deploy/latest.yaml:3, deploy/old.yaml:4, "
-        "deploy/slip.yaml:3)"
+        "install the engine itself): 3 (deploy/latest.yaml:3 `--max-seq-len-to-capture`, "
+        "deploy/old.yaml:4 `--max-seq-len-to-capture`, deploy/slip.yaml:3 "
+        "`--tensor-parallel-sizee`)"
     ) in [w["message"] for w in json.loads(outcome.stdout)["warnings"]]
 
 
@@ -737,7 +740,7 @@ def test_recipes_of_an_unknown_release_are_said(tmp_path: Path) -> None:
         "recipes with an engine flag only some releases accept not checked against their release "
         "(BL303: the recipe's model.container names no release the flag data decides: a "
         "nightly or custom tag, an alias the site's srtslurm.yaml resolves, or a release "
-        "between two measured ones that differ on it): 1 (recipes/alias.yaml:1)"
+        "between two measured ones that differ on it): 1 (recipes/alias.yaml:1 `enable-dp-lm-head`)"
     ) in [w["message"] for w in json.loads(outcome.stdout)["warnings"]]
 
 

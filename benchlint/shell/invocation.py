@@ -884,6 +884,14 @@ def _read(
             options.append((value, word, ""))
             i += 1
             continue
+        if due and not image and i + 1 < len(words) and _option_string(word):
+            # `docker run "$RUN_OPTS" img cmd`, `docker run $RUN_OPTS img`: a variable every
+            # assignment of the script gives options (a value starting with one) is options,
+            # not the image: quoted, one option with blanks in it (BL106's), unquoted, split
+            held = _options_held(word, grammar, function)
+            options.extend((n, word, given) for n, given in held or [(value, "")])
+            i += 1
+            continue
         if len(operands) < grammar.operands:
             operands.append(word)
             i += 1
@@ -986,6 +994,32 @@ def _option_array(word: Word) -> bool:
 
 
 _QUOTED_ITEMS = lazy_compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\}"')
+
+
+def _option_string(word: Word) -> bool:
+    """A lone `$NAME` (quoted or not) where every value the word's script (and its file's, and
+    the strings their `eval`s run) gives NAME is a string starting with an option
+    (`RUN_OPTS="--rm -it"`, `MOUNT="-v $DIR:/data"`), or, unquoted, nothing (`OPTS=""`: no
+    word then); not one given otherwise (`read`), nor, quoted, an empty one (an empty word:
+    docker's image then)."""
+    found = assigned_to(word)
+    unquoted = not word.text.startswith('"')
+    return (
+        found is not None
+        and any(a.value is not None and a.value.value.strip() for a in found[1])
+        and all(
+            (unquoted and _empty(a))
+            or (
+                a.value is not None
+                and a.value.items is None
+                and (
+                    a.value.value.startswith("-")  # (`-v ${DIR}:/data`: a dash written first)
+                    or (unquoted and a.value.static and not a.value.value.strip())
+                )
+            )
+            for a in found[1]
+        )
+    )
 
 
 def _unquoted_expansion(word: Word, substitution: bool = True) -> bool:
