@@ -110,8 +110,11 @@ def _run_prefetched(
             or inside(w.path, scope)  # (or about a named file: said where it was met)
             or any(inside(p, scope) for p in context.involved.get((what, w), ()))
         }
-        if kept:
-            result.undecided[what] = sorted(kept, key=lambda w: (w.path, w.span))
+        # (one place once: two blocks of one recipe counted at its container, each with its
+        # first undecided flag for a label, are one recipe; the least label is kept)
+        places = {(w.path, w.span): w for w in sorted(kept, key=lambda w: w.label, reverse=True)}
+        if places:
+            result.undecided[what] = sorted(places.values(), key=lambda w: (w.path, w.span))
     if scope is None:  # named files (pre-commit, an editor) spare the work: no summary of it
         result.coverage = _coverage(context)
     else:

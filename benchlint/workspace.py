@@ -196,6 +196,9 @@ class Failure:
     # a script bash rejects: the first line of the statement bash could not read (it runs the
     # statements before it, then exits with status 2); 0 for the span's line
     stops: int = 0
+    # the compound command left open before the line bash stopped at (`if` with no `fi`): where
+    # it starts, and what closes it
+    opened: tuple[Span, str, str] | None = None
 
     @property
     def stops_at(self) -> int:
@@ -918,7 +921,9 @@ class Workspace:
                 width = len(source.line_text(line)) + 1
                 span = Span(line, 1, line, width)
                 stops = _statement_start(source, line)
-                failure = Failure(rel, f"is not valid shell: {message}", span, stops)
+                failure = Failure(
+                    rel, f"is not valid shell: {message}", span, stops, unclosed(source, line)
+                )
                 self.failures.setdefault(rel, failure)
             elif not _only_final_continuation(source.data):
                 # bash reads it: tree-sitter-bash cannot (`exec 9<>file`), some commands lost
@@ -1175,6 +1180,42 @@ def _statement_start(source: SourceText, line: int) -> int:
 
 # `bash -n` runs per try (a few milliseconds), only for a script bash rejects
 _TRIES = 200
+
+
+# the keyword that opens a compound command, by tree-sitter-bash's node, and what closes it
+_CLOSERS = {
+    "if_statement": ("if", "fi"),
+    "case_statement": ("case", "esac"),
+    "while_statement": ("while", "done"),
+    "for_statement": ("for", "done"),
+    "c_style_for_statement": ("for", "done"),
+    "do_group": ("do", "done"),
+    "compound_statement": ("{", "}"),
+}
+
+
+def unclosed(source: SourceText, line: int) -> tuple[Span, str, str] | None:
+    """The compound command tree-sitter-bash finds left open (its closing word missing) that
+    starts before `line`, where bash stopped reading: the last such opener (h116 W1, an `if`
+    with no `fi` in a function, which bash reports only at the function's `}`)."""
+    from benchlint.shell.model import parse_tree
+
+    found = None
+    stack = [parse_tree(source.data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_missing and node.parent is not None and node.parent.type in _CLOSERS:
+            opener, closer = _CLOSERS[node.parent.type]
+            start = node.parent.start_point
+            if node.type == closer and start.row + 1 < line and (found is None or start > found[0]):
+                found = (start, opener, closer)
+        stack.extend(node.children)
+    if found is None:
+        return None
+    (row, column), opener, closer = found
+    text = source.line_text(row + 1)
+    begin = len(text.encode()[:column].decode(errors="replace")) + 1
+    return Span(row + 1, begin, row + 1, begin + len(opener)), opener, closer
 
 
 def bash_syntax_error(data: bytes) -> tuple[int, str] | None:

@@ -10,7 +10,9 @@ name stands (`FRAMEWORK=$( elif ...; fi )`, its `if` left out), which tree-sitte
 a command, is asked of bash as any other stumble. Every other file is still linted. In a script
 bash rejects, the other rules report only what comes before the statement bash cannot read (an
 `if`, a function or a quote left open starts before the line bash names): bash runs the
-statements before it, then exits with status 2, and nothing from there on ever runs. So does a
+statements before it, then exits with status 2, and nothing from there on ever runs. Where
+bash names a line after the fault (an `if` with no `fi` in a function, reported at the function's
+`}`), the compound command tree-sitter-bash finds left open before it is named too. So does a
 script a string or a heredoc gives a shell (`docker run IMAGE bash -c "..."`, `ssh host bash
 <<EOF`), where bash rejects its text: the container or remote shell exits with status 2; and one
 a container's command line gives a shell (a Kubernetes container's `command: ["/bin/bash",
@@ -228,11 +230,19 @@ def check(ctx: Context) -> Iterator[Finding]:
             if graph.is_sourced(path):
                 ws.shell(path)
     for failure in ws.failures.values():
+        related: tuple[Location, ...] = ()
+        help_ = ""
+        if failure.opened is not None:  # (where the fault is: bash names where it gave up)
+            span, opener, closer = failure.opened
+            related = (Location(failure.path, span, f"`{opener}` with no `{closer}`"),)
+            help_ = f"close the `{opener}` of line {span.line} with `{closer}`"
         yield Finding(
             "BL001",
             f"{failure.path} {failure.message}",
             Location(failure.path, failure.span),
             subject=failure.message,
+            related=related,
+            help=help_,
         )
     paths = ctx.in_scope(ws.glob([*ws.layout.workflows, *WORKFLOWS]))
     for source, root in workflow_roots(ws, paths, "run"):

@@ -110,7 +110,10 @@ reports it). Launches of programs with no flag data (`trtllm-serve`, `python -m 
 SGLang router) are not checked either; every report counts them, by program, and so does it a launch
 behind a word whose value is not known (`$PREFIX vllm serve ...` where the script does not give
 PREFIX only a wrapper's words or nothing; `python3 -m "$MODULE"` where it gives MODULE an engine's
-module among others, or only under a condition). `sglang serve` is read as SGLang's language-model
+module among others, or only under a condition). A launch handed its function's or script's
+arguments (`vllm serve m "$@"`) is checked for the flags it writes; those a caller passes are not
+read, and every report counts such launches (not a function whose every call passes none).
+`sglang serve` is read as SGLang's language-model
 server, which it runs for every model but a diffusion model (whose server parses other flags, with
 no data here): one given `--model-type diffusion` is counted so; one told a diffusion model only by
 its model path is not known here, and is read as the language model's.
@@ -556,6 +559,29 @@ UNDECIDED_MANIFEST = (
 )
 
 
+PASSED_ON = (
+    'engine launches given the arguments of their function or script (`"$@"`, `$*`), not '
+    "checked for the flags its callers pass (BL303: a call's words are not read as the "
+    "launch's)"
+)
+# the words that hand a launch every argument of its function or script
+_PASSED = frozenset({'"$@"', "$@", '"${@}"', "${@}", '"$*"', "$*", '"${*}"', "${*}"})
+
+
+def _passed_on(launch: Launch) -> Word | None:
+    """The word handing the launch its function's (or script's) arguments, where a caller may
+    give some: a call of the function in the script with words after its name, or one not
+    seen (a script that sources it, a caller of the script); not a function whose every call
+    in the script gives none (h113 M4)."""
+    script = launch.command.script
+    word = next((w for w in launch.args if script.text_of(w.node) in _PASSED), None)
+    function = launch.command.function
+    if word is None or function is None:
+        return word
+    calls = [c for c in script.top.commands if c.base == function]
+    return word if not calls or any(len(c.words) > 1 for c in calls) else None
+
+
 def _dashed(launch: Launch) -> list[Arg]:
     """The launch's flags written with two dashes, as `flags` in `check` reads them."""
     return [a for a in launch.flags if a.value.startswith("--")]
@@ -927,6 +953,9 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         unchecked = _unchecked(launch)
         if unchecked is not None:
             ctx.count(unchecked, Location(script.path, launch.command.first_line_span))
+        passed = _passed_on(launch) if launch.engine in ENGINES else None
+        if passed is not None:
+            ctx.count(PASSED_ON, Location(script.path, passed.span))
         if launch.engine not in ENGINES:
             continue
         wrapped = container_image(launch) if launch.image is None else None

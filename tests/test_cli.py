@@ -603,6 +603,30 @@ def test_what_a_rule_cannot_decide_is_said_with_where(tmp_path: Path) -> None:
     assert "engine launches with a flag only some releases accept" in statistics.stderr
 
 
+def test_flags_a_launch_is_handed_by_its_callers_are_said(tmp_path: Path) -> None:
+    """h113 M4: a launch handed its function's arguments (`"$@"`), where a call gives some, or
+    its script's, is counted at that word, not passed over in silence; a function whose every
+    call gives none, and an array's `"${A[@]}"`, are not listed."""
+    root = write_repo(
+        tmp_path / "r",
+        {
+            "benchmarks/fn.sh": (
+                'start() {\n  vllm serve m --port 8000 "$@"\n}\nstart --tensor-parallel-szie 8\n'
+            ),
+            "benchmarks/bare.sh": 'start() { vllm serve m "$@"; }\nstart\n',
+            "benchmarks/top.sh": "python3 -m sglang.launch_server --model-path m $*\n",
+            "benchmarks/array.sh": 'A=(--port 1)\nvllm serve m "${A[@]}"\n',
+        },
+    )
+    outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
+    assert json.loads(outcome.stdout)["findings"] == []
+    assert (
+        'engine launches given the arguments of their function or script (`"$@"`, `$*`), not '
+        "checked for the flags its callers pass (BL303: a call's words are not read as the "
+        "launch's): 2 (benchmarks/fn.sh:2, benchmarks/top.sh:1)"
+    ) in [w["message"] for w in json.loads(outcome.stdout)["warnings"]]
+
+
 def test_a_release_between_measured_ones_that_differ_on_a_flag_is_said(tmp_path: Path) -> None:
     """SGLang 0.4.9.post1 lies between 0.4.9, which rejects `--enable-flashinfer-trtllm-moe`,
     and 0.4.10, which accepts it: the launch is counted, not reported and not passed over; the
