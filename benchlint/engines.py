@@ -421,10 +421,13 @@ def _own_python_path(launch: Launch, container: Command) -> bool:
     wrapper = container.invocation.wrapper("docker run") or container.invocation.wrapper(
         "podman run"
     )
-    for name, word, _ in wrapper.options if wrapper is not None else ():
-        text = word.value if word is not None and word.static else ""
-        text = text.split("=", 1)[1] if text.startswith("--env=") else text
-        if name in ("-e", "--env") and (text == "PYTHONPATH" or text.startswith("PYTHONPATH=")):
+    for name, word, given in wrapper.options if wrapper is not None else ():
+        if name in ("-e", "--env") and (given == "PYTHONPATH" or given.startswith("PYTHONPATH=")):
+            return True
+        held = assigned_to(word) if word is not None and name.startswith("$") else None
+        if held is not None and any(
+            a.value is not None and "PYTHONPATH" in a.value.value for a in held[1]
+        ):  # (`docker run $OPTS IMAGE`, OPTS holding `-e PYTHONPATH=...`: h118 F2)
             return True
     script = launch.command.script
     while script is not container.script and script.parent is not None:

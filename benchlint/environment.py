@@ -218,24 +218,29 @@ def both_branches(before: Provenance | Assignment | None, after: Assignment) -> 
     """A value that cannot be empty after an `if` that gives one in each branch (`if ...; then
     PORT=8888; else PORT=8000; fi`): the two assignments' conditions differ only in their last,
     the same condition expected true and false, and both values cannot be empty."""
-    first = after.command.guards
-    if not first or not isinstance(before, Assignment):
-        return None
-    second = before.command.guards
-    if len(first) != len(second) or before.command.script is not after.command.script:
-        return None
-    # (the same conditions, the last one's other branch: by where each condition is)
-    if [(g.node.start_byte, g.expect) for g in first[:-1]] != [
-        (g.node.start_byte, g.expect) for g in second[:-1]
-    ]:
-        return None
-    last, other = first[-1], second[-1]
-    same = last.node.start_byte == other.node.start_byte and not last.patterns
-    if not same or last.expect == other.expect or before.command.loops != after.command.loops:
+    if not isinstance(before, Assignment) or not opposite_branches(before, after):
         return None
     if not (nonempty_value(before) and nonempty_value(after)):
         return None
     return Provenance(f"{after.kind} in both branches", after, True)
+
+
+def opposite_branches(before: Assignment, after: Assignment) -> bool:
+    """Whether two assignments stand in the two branches of one `if` (`if ...; then X=a; else
+    X=b; fi`): their conditions differ only in their last, the same condition expected true and
+    false, in the same loops."""
+    first = after.command.guards
+    second = before.command.guards
+    if not first or len(first) != len(second) or before.command.script is not after.command.script:
+        return False
+    # (the same conditions, the last one's other branch: by where each condition is)
+    if [(g.node.start_byte, g.expect) for g in first[:-1]] != [
+        (g.node.start_byte, g.expect) for g in second[:-1]
+    ]:
+        return False
+    last, other = first[-1], second[-1]
+    same = last.node.start_byte == other.node.start_byte and not last.patterns
+    return same and last.expect != other.expect and before.command.loops == after.command.loops
 
 
 def _provenance(at: Provenance | Assignment, made: dict[int, Provenance]) -> Provenance:

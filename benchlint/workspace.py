@@ -922,7 +922,11 @@ class Workspace:
                 span = Span(line, 1, line, width)
                 stops = _statement_start(source, line)
                 failure = Failure(
-                    rel, f"is not valid shell: {message}", span, stops, unclosed(source, line)
+                    rel,
+                    f"is not valid shell: {message}",
+                    span,
+                    stops,
+                    unclosed(source, line, message),
                 )
                 self.failures.setdefault(rel, failure)
             elif not _only_final_continuation(source.data):
@@ -1182,6 +1186,8 @@ def _statement_start(source: SourceText, line: int) -> int:
 _TRIES = 200
 
 
+# the word bash stopped at (`syntax error near unexpected token `done'`)
+_UNEXPECTED = re.compile(r"unexpected token `([^']*)'")
 # the keyword that opens a compound command, by tree-sitter-bash's node, and what closes it
 _CLOSERS = {
     "if_statement": ("if", "fi"),
@@ -1194,10 +1200,12 @@ _CLOSERS = {
 }
 
 
-def unclosed(source: SourceText, line: int) -> tuple[Span, str, str] | None:
+def unclosed(source: SourceText, line: int, message: str) -> tuple[Span, str, str] | None:
     """The compound command tree-sitter-bash finds left open (its closing word missing) that
     starts before `line`, where bash stopped reading: the last such opener (h116 W1, an `if`
-    with no `fi` in a function, which bash reports only at the function's `}`)."""
+    with no `fi` in a function, which bash reports only at the function's `}`). None where
+    bash stopped at the very word that would close it (`done` where tree-sitter finds a `do`
+    open: the closers are swapped, and another construct is the one left open: h118 F3)."""
     from benchlint.shell.model import parse_tree
 
     found = None
@@ -1210,7 +1218,8 @@ def unclosed(source: SourceText, line: int) -> tuple[Span, str, str] | None:
             if node.type == closer and start.row + 1 < line and (found is None or start > found[0]):
                 found = (start, opener, closer)
         stack.extend(node.children)
-    if found is None:
+    token = _UNEXPECTED.search(message)
+    if found is None or (token is not None and token.group(1) == found[2]):
         return None
     (row, column), opener, closer = found
     text = source.line_text(row + 1)

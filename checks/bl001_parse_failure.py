@@ -10,14 +10,15 @@ name stands (`FRAMEWORK=$( elif ...; fi )`, its `if` left out), which tree-sitte
 a command, is asked of bash as any other stumble. Every other file is still linted. In a script
 bash rejects, the other rules report only what comes before the statement bash cannot read (an
 `if`, a function or a quote left open starts before the line bash names): bash runs the
-statements before it, then exits with status 2, and nothing from there on ever runs. Where
-bash names a line after the fault (an `if` with no `fi` in a function, reported at the function's
-`}`), the compound command tree-sitter-bash finds left open before it is named too. So does a
+statements before it, then exits with status 2, and nothing from there on ever runs. So does a
 script a string or a heredoc gives a shell (`docker run IMAGE bash -c "..."`, `ssh host bash
 <<EOF`), where bash rejects its text: the container or remote shell exits with status 2; and one
 a container's command line gives a shell (a Kubernetes container's `command: ["/bin/bash",
 "-c"]` with the script in `args` or a probe's, a Compose service's `bash -c` command or health
-check, a SkyPilot task's `run:`), which then fails at every start. A script
+check, a SkyPilot task's `run:`), which then fails at every start. Where bash names, in a
+script file, a line after the fault (an `if` with no `fi` in a function, reported at the
+function's `}`), the compound command tree-sitter-bash finds left open before it is named too
+(not where bash stops at the very word that would close it: closers swapped). A script
 whose lines end with `\\r\\n` (Windows line endings) is reported too, all or some of them: bash
 reads the `\\r` as part of each such line's last word, and sbatch refuses such a batch script
 (not where every shell file of the repository has them: a checkout git's `autocrlf` wrote so).

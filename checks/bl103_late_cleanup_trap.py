@@ -2927,6 +2927,24 @@ _FOR_EACH = lazy_compile(
 )
 
 
+# container runs whose container goes on whatever becomes of the client that started it
+_RUNS_CONTAINER = frozenset({"docker run", "podman run"})
+
+
+def _starts_engine(head: Command) -> bool:
+    """Whether the command launches an engine's server: itself, or the body of the script's
+    function it calls."""
+    if launch_in(list(head.invocation.words), head) is not None:
+        return True
+    script = head.script
+    name = head.base
+    return name is not None and any(
+        launch_in(list(c.invocation.words), c) is not None
+        for c in script.top.commands
+        if c.function == name
+    )
+
+
 def _sent_finding(
     script: Script, head: Command, kill: Command, sent: _Sent | None, subject: str, last: Command
 ) -> Finding:
@@ -2944,16 +2962,23 @@ def _sent_finding(
         help = sent.help
     else:
         tail = last.name or "the last command"
-        engine = launch_in(list(head.invocation.words), head) is not None
-        goes_on = (
-            # (h115 R1: what a monitor does is not what an engine's server does)
-            "it goes on: a Python server that logs through `logging`, as the engines do, "
-            "ignores SIGPIPE and the failed write"
-            if engine
-            else "it goes on until its next write to the closed pipe ends it: soon for a "
-            "program that writes all the time, a monitor's interval later; never for a Python "
-            "server that logs through `logging`: it ignores SIGPIPE and the failed write"
-        )
+        container = any(w.name in _RUNS_CONTAINER for w in head.invocation.wrappers)
+        engine = container or _starts_engine(head)
+        # (h115 R1: what a monitor does is not what an engine's server does; h118 W2, W3)
+        if container:
+            goes_on = "it goes on: the container runs on, whatever becomes of the client"
+        elif engine:
+            goes_on = (
+                "it goes on: a Python server that logs through `logging`, as the engines do, "
+                "ignores SIGPIPE and the failed write"
+            )
+        else:
+            goes_on = (
+                "it goes on until its next write to the closed pipe ends it: soon for a "
+                "program that writes all the time, a monitor's interval later; never for a "
+                "Python server that logs through `logging`: it ignores SIGPIPE and the failed "
+                "write"
+            )
         message = (
             f"`{shown}` heads a background pipeline whose `$!` is its last command's "
             f"(`{tail}`): `{killed}` (line {kill.span.line}) signals `{tail}`, not it "

@@ -55,12 +55,18 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.engines import assignments_of, launches, string_values
-from benchlint.environment import appends
+from benchlint.engines import (
+    assignments_of,
+    launches,
+    may_reach,
+    string_values,
+    takes_no_value,
+)
+from benchlint.environment import appends, opposite_branches
 from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
-from benchlint.shell.invocation import WRAPPER_GRAMMARS, Grammar
+from benchlint.shell.invocation import WRAPPER_GRAMMARS, Grammar, held_value
 from benchlint.shell.model import Command, Script, Word
 
 
@@ -172,12 +178,18 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     for launch in launches(script):
         if launch.command.invocation.wrapper("ssh") is not None:
             continue  # ssh joins its arguments and the remote shell splits them again
-        previous = ""
+        value = False  # (the word is the value of the option before it)
         for word, _ in launch.argv:
-            prior, previous = previous, word.value
             joined = _flags_joined(word)
-            if joined is None and _flag_word(word) and not _may_take(prior):
+            if joined is None and _flag_word(word) and not value:
                 joined = word.value  # (`"--tp 8"`, on the line or an array's element it gives)
+            # (not after a switch, `--trust-remote-code "--tp 8"`, nor after an option's value,
+            # `--seed -1 "--tp 8"`: h113 M1)
+            value = (
+                not value
+                and _may_take(word.value)
+                and not takes_no_value(launch.engine, word.value.split("=", 1)[0])
+            )
             if joined is not None:
                 what = _noun(word, joined)
                 node = launch.command.node
@@ -197,6 +209,9 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             if wrapper.name not in _CONTAINER_RUNS:
                 continue
             grammar = WRAPPER_GRAMMARS[wrapper.name]
+            program = wrapper.name
+            if wrapper.words[0].value == "nvidia-docker":  # (docker's, named as written)
+                program = program.replace("docker", "nvidia-docker", 1)
             for before, word in itertools.pairwise(wrapper.words):
                 if _takes_value(before.value, grammar):
                     continue  # (`--health-cmd "$CHECK"`: the option's value, blanks and all)
@@ -205,29 +220,69 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                     joined = word.value  # (`docker run "--mount type=bind,..." img`)
                 if joined is None or joined != joined.strip():
                     continue
-                program = wrapper.name
-                if wrapper.words[0].value == "nvidia-docker":  # (docker's, named as written)
-                    program = program.replace("docker", "nvidia-docker", 1)
                 operand = "container" if wrapper.name.endswith("exec") else "image"
                 read = (
                     "empty on a path (or with a blank first, after appends to the empty "
                     f"string), it is no option: it takes the word for the {operand}'s name"
                     + (" (`invalid reference format`)" if operand == "image" else "")
-                    if _may_be_empty(word)
+                    if _may_be_empty(word, command)
                     else f"it reads a single option, not {_noun(word, joined)} "
                     f"({_read_as(joined, grammar)})"
                 )
                 yield _finding(script, word, program, f"`{clip(joined, 60)}`: {read}")
+            empty = next((w for w in wrapper.operands[:1] if _always_empty(w)), None)
+            if (
+                empty is not None
+                and not wrapper.name.endswith("exec")
+                and command.invocation.words  # (the image follows it: not `"$IMAGE"` alone)
+                and not _IMAGE_NAME.search(empty.text)
+            ):
+                # (`DOCKER_RUN_ARGS=""`, then `docker run "$OPTS" "$DOCKER_RUN_ARGS" img`)
+                yield _finding(
+                    script,
+                    empty,
+                    program,
+                    "an empty word (every value the script gives it is empty): it takes the "
+                    "word for the image's name (`invalid reference format`)",
+                )
 
 
-def _may_be_empty(word: Word) -> bool:
-    """`"$NAME"` where the script gives NAME the empty string on a path (`MOUNTS=""`, then
-    `MOUNTS="$MOUNTS -v $m"` in a loop): Docker reads an empty word, or one starting with a
-    blank, among its options as the image's name (h114 M1's `"$EXTRA_MOUNT_OPTS"`)."""
+# a variable that by its name holds a container's image (`"$IMAGE"`, `"${DOCKER_IMG}"`)
+_IMAGE_NAME = lazy_compile(r"IMAGE|IMG", re.I)
+
+
+def _always_empty(word: Word) -> bool:
+    """`"$NAME"` where NAME is given nothing before the word and nothing else anywhere
+    (`held_value`): quoted, an empty word, which Docker reads where its image is due."""
+    return _quoted_variable(word) is not None and held_value(word) == ""
+
+
+def _may_be_empty(word: Word, command: Command) -> bool:
+    """`"$NAME"` where the script gives NAME the empty string on a path to the command
+    (`MOUNTS=""`, then `MOUNTS="$MOUNTS -v $m"` in a loop): Docker reads an empty word, or one
+    starting with a blank, among its options as the image's name (h114 M1's
+    `"$EXTRA_MOUNT_OPTS"`). Not one an `if` then gives a value in both branches, or a plain
+    assignment replaces (h118 W1)."""
     name = _quoted_variable(word)
-    return name is not None and any(
-        v.static and not v.value.strip() for v in string_values(word.script, name)
-    )
+    if name is None:
+        return False
+    script = word.script
+    given = [(a, a.value) for a in assignments_of(script, name) if a.value is not None]
+    for empty, value in given:
+        if not (value.static and not value.value.strip()):
+            continue
+        if not may_reach(empty, command):
+            continue
+        later = [
+            a
+            for a, v in given
+            if empty.node.end_byte <= a.node.start_byte < command.node.start_byte
+            and v.value.strip()[:1] not in ("", "$")  # (a value with a word of its own)
+            and a.command.function == empty.command.function
+        ]
+        if not any(opposite_branches(a, b) for a, b in itertools.combinations(later, 2)):
+            return True
+    return False
 
 
 def _distributed(script: Script, command: Command) -> Iterator[Finding]:
@@ -237,11 +292,14 @@ def _distributed(script: Script, command: Command) -> Iterator[Finding]:
     words = invocation.words
     if invocation.base == "torchrun":  # (`/usr/bin/torchrun` too)
         start, program = 1, "torchrun"
-    elif invocation.module == "torch.distributed.run":  # (`python -m torch.distributed.run`)
-        start = 1 + next(
-            i for i, w in enumerate(words) if w.value.endswith("torch.distributed.run")
-        )
-        program = "torch.distributed.run"
+    elif invocation.module in _TORCHRUN_MODULES:  # (`python -m torch.distributed.run`)
+        program = invocation.module
+        # (after the module's word: `-m MODULE`, `-mMODULE`, `-m "$MOD"`; not a module a
+        # variable holding the interpreter and its `-m` gives, `$LAUNCHER "$DIST"`: h118 F1)
+        at = next((i for i, w in enumerate(words) if w.value.startswith("-m")), None)
+        if at is None:
+            return
+        start = at + (1 if len(words[at].value) > 2 else 2)
     else:
         return
     value = False  # (the word is the value of the option before it)
@@ -308,10 +366,13 @@ _COMPOSE_RUN_VALUES = frozenset(
 )
 
 
-# torchrun's options that take no value (every other one takes the next word)
+# torchrun's options that take no value (every other one takes the next word); the older
+# `torch.distributed.launch` parses the same, with `--use-env` besides
 _TORCHRUN_SWITCHES = frozenset(
     {"--standalone", "--no-python", "--no_python", "-m", "--module", "--run-path", "--run_path"}
+    | {"--use-env", "--use_env"}
 )
+_TORCHRUN_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
 
 # the container runs whose options a word holding several flags breaks (`docker run "$OPTS"`)
 _CONTAINER_RUNS = frozenset({"docker run", "podman run", "docker exec", "podman exec"})

@@ -561,25 +561,47 @@ UNDECIDED_MANIFEST = (
 
 PASSED_ON = (
     'engine launches given the arguments of their function or script (`"$@"`, `$*`), not '
-    "checked for the flags its callers pass (BL303: a call's words are not read as the "
+    "checked for the flags their callers pass (BL303: a call's words are not read as the "
     "launch's)"
 )
-# the words that hand a launch every argument of its function or script
-_PASSED = frozenset({'"$@"', "$@", '"${@}"', "${@}", '"$*"', "$*", '"${*}"', "${*}"})
+# the words that hand a launch the arguments of its function or script (`"${@:2}"`: from the
+# second on)
+_PASSED = lazy_compile(r'"?\$(?:@|\*|\{[@*](?::[0-9]+(?::[0-9]+)?)?\})"?')
 
 
 def _passed_on(launch: Launch) -> Word | None:
     """The word handing the launch its function's (or script's) arguments, where a caller may
-    give some: a call of the function in the script with words after its name, or one not
-    seen (a script that sources it, a caller of the script); not a function whose every call
-    in the script gives none (h113 M4)."""
+    give flags (`_may_pass_flags`): not a function whose every call in the script gives
+    none, nor a script that sets its own (`set -- --port 8000`) (h113 M4, h118 W4, M7)."""
     script = launch.command.script
-    word = next((w for w in launch.args if script.text_of(w.node) in _PASSED), None)
+    word = next((w for w in launch.args if _PASSED.fullmatch(script.text_of(w.node))), None)
+    if word is None:
+        return None
     function = launch.command.function
-    if word is None or function is None:
-        return word
-    calls = [c for c in script.top.commands if c.base == function]
-    return word if not calls or any(len(c.words) > 1 for c in calls) else None
+    if function is None:
+        own = any(
+            c.base == "set" and c.args[:1] and c.args[0].value == "--" for c in script.commands
+        )
+        return None if own else word
+    return word if _may_pass_flags(script.top, function, 3) else None
+
+
+def _may_pass_flags(script: Script, function: str, depth: int) -> bool:
+    """Whether a call of the function may give it a flag: a word written with a dash, one
+    whose value is not known, or the arguments of a function (or the script) that is so
+    called in turn; a function no call of the script reaches (a script that sources it) may be
+    given any."""
+    calls = [c for c in script.commands if c.base == function]
+    if not calls or depth == 0:
+        return True
+    for call in calls:
+        for arg in call.args:
+            if _PASSED.fullmatch(script.text_of(arg.node)):
+                if call.function is None or _may_pass_flags(script, call.function, depth - 1):
+                    return True
+            elif not arg.static or arg.value.startswith("-"):
+                return True
+    return False
 
 
 def _dashed(launch: Launch) -> list[Arg]:

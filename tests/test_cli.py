@@ -616,14 +616,22 @@ def test_flags_a_launch_is_handed_by_its_callers_are_said(tmp_path: Path) -> Non
             "benchmarks/bare.sh": 'start() { vllm serve m "$@"; }\nstart\n',
             "benchmarks/top.sh": "python3 -m sglang.launch_server --model-path m $*\n",
             "benchmarks/array.sh": 'A=(--port 1)\nvllm serve m "${A[@]}"\n',
+            # (h118 W4, M7: a caller that passes a model alone, a chain whose outer call passes
+            # nothing, a script that sets its own; `"${@:2}"` hands them on too)
+            "benchmarks/model.sh": 'serve() { vllm serve "$@" --port 8000; }\nserve org/m\n',
+            "benchmarks/chain.sh": (
+                'serve() { vllm serve m "$@"; }\nmain() { serve "$@"; }\nmain\n'
+            ),
+            "benchmarks/own.sh": 'set -- --port 8000\nvllm serve m "$@"\n',
+            "benchmarks/shift.sh": 'vllm serve "$1" "${@:2}"\n',
         },
     )
     outcome = CliRunner().invoke(main, ["--format", "json", str(root)])
     assert json.loads(outcome.stdout)["findings"] == []
     assert (
         'engine launches given the arguments of their function or script (`"$@"`, `$*`), not '
-        "checked for the flags its callers pass (BL303: a call's words are not read as the "
-        "launch's): 2 (benchmarks/fn.sh:2, benchmarks/top.sh:1)"
+        "checked for the flags their callers pass (BL303: a call's words are not read as the "
+        "launch's): 3 (benchmarks/fn.sh:2, benchmarks/shift.sh:1, benchmarks/top.sh:1)"
     ) in [w["message"] for w in json.loads(outcome.stdout)["warnings"]]
 
 

@@ -661,13 +661,14 @@ def held_value(word: Word) -> str | None:
     if found is None:
         return None
     name, assigned = found
-    values = {  # (`X=` gives it nothing, as `X=""` does)
-        ""
+    values = {  # (`X=` gives it nothing, as `X=""` does; `read X` a value not known)
+        ("" if _empty(a) else None)
         if a.value is None
         else a.value.value
         if a.value.static and a.value.items is None
         else None
         for a in assigned
+        if not a.keeps_value  # (`export X`: the value it has)
     }
     sure = [  # (one that surely runs before it: not the environment's value)
         a.node.end_byte
@@ -803,6 +804,9 @@ def _read(
         value = word.value
         if value == "--":
             i += 1
+            if len(operands) < grammar.operands and i < len(words):
+                operands.append(words[i])  # (`docker run --rm -- IMAGE`: h118 M6)
+                i += 1
             break
         if grammar.single_dash_long and value[:1] == "-" and value[1:2] not in ("", "-"):
             value = "-" + value  # `-np 4`: the option `np`
@@ -1003,22 +1007,33 @@ def _option_string(word: Word) -> bool:
     word then); not one given otherwise (`read`), nor, quoted, an empty one (an empty word:
     docker's image then)."""
     found = assigned_to(word)
+    if found is None:
+        return False
+    name, given = found
     unquoted = not word.text.startswith('"')
-    return (
-        found is not None
-        and any(a.value is not None and a.value.value.strip() for a in found[1])
-        and all(
-            (unquoted and _empty(a))
-            or (
-                a.value is not None
-                and a.value.items is None
-                and (
-                    a.value.value.startswith("-")  # (`-v ${DIR}:/data`: a dash written first)
-                    or (unquoted and a.value.static and not a.value.value.strip())
-                )
-            )
-            for a in found[1]
+    own = re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r")(?![\w\[])")
+
+    def adds(a: Assignment) -> bool:  # (`OPTS="$OPTS --gpus all"`, `OPTS+=" --gpus all"`: h118 M2)
+        text = a.command.script.text_of(a.node)
+        return text.startswith(name + "+=") or (
+            a.value is not None and own.match(a.value.value) is not None
         )
+
+    starts = [a for a in given if not adds(a)]
+    # (one that sets options; unquoted, appends onto nothing do: `OPTS=""`, `OPTS="$OPTS -x"`)
+    sets = any(a.value is not None and a.value.value.strip() for a in starts)
+    return (sets or (unquoted and len(starts) < len(given))) and all(
+        adds(a)
+        or (unquoted and _empty(a))
+        or (
+            a.value is not None
+            and a.value.items is None
+            and (
+                a.value.value.startswith("-")  # (`-v ${DIR}:/data`: a dash written first)
+                or (unquoted and a.value.static and not a.value.value.strip())
+            )
+        )
+        for a in given
     )
 
 
