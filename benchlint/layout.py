@@ -452,17 +452,33 @@ _BACKEND = lazy_compile(
 )
 
 
+# srtctl's schema 2 (h119 M1): `engine:` naming the engine (or a block with its `type:`) and a
+# `roles:` block, where schema 1 had `backend:`
+_ENGINE = lazy_compile(
+    r"^engine:[ \t]*(?:[\"']?(?:sglang|vllm|trtllm|mocker)\b|\n(?:[ \t]+.*\n|[ \t]*\n)*?[ \t]+"
+    r"type:[ \t]*[\"']?(?:sglang|vllm|trtllm|mocker)\b)",
+    re.M,
+)
+_ROLES = lazy_compile(r"^roles:", re.M)
+
+
+def engine_block(text: str) -> bool:
+    """Whether a YAML text holds an srtctl recipe's engine block: schema 1's `backend:` or
+    schema 2's `engine:` with `roles:`."""
+    return bool(_BACKEND.search(text) or (_ENGINE.search(text) and _ROLES.search(text)))
+
+
 def _recipe_collection(ws: Workspace) -> list[tuple[str, str]]:
     """A repository of srtctl recipes alone (recipes to copy into an srt-slurm checkout: no
     `srtslurm.yaml`, no launcher): srt-slurm's recipe folder at its top holding recipes of
-    srtctl's shape (`model:`, `resources:` and a `backend:` with an engine's config), with its
+    srtctl's shape (`model:`, `resources:` and an engine block: `engine_block`), with its
     first one."""
     for folder in profile.SRT_SLURM_RECIPE_FOLDERS:
         prefix = folder + "/"
         for path in sorted(p for p in ws.yaml_paths if p.startswith(prefix)):
             source = ws.source(path)
             text = source.text if source is not None else ""
-            if _MODEL_KEY.search(text) and _RESOURCES.search(text) and _BACKEND.search(text):
+            if _MODEL_KEY.search(text) and _RESOURCES.search(text) and engine_block(text):
                 return [(folder, path)]
     return []
 
@@ -474,7 +490,7 @@ SITE_CONFIGS = frozenset({"srtslurm.yaml"})
 
 def recipes_outside_roots(ws: Workspace) -> tuple[str, ...]:
     """The YAML files of srtctl's recipe shape (`_recipe_collection`'s: `model:`, `resources:`
-    and a `backend:` with an engine's config) that are not in a recipe root: not read as
+    and an engine block: `engine_block`) that are not in a recipe root: not read as
     recipes (a run says so). Not a workflow, a master config or srtctl's site configuration."""
     held = tuple(root.rstrip("/") + "/" for root in ws.recipe_roots)
     masters = set(ws.glob(ws.layout.master_configs))
@@ -486,7 +502,7 @@ def recipes_outside_roots(ws: Workspace) -> tuple[str, ...]:
             continue
         source = ws.source(path)
         text = source.text if source is not None else ""
-        shaped = _MODEL_KEY.search(text) and _RESOURCES.search(text) and _BACKEND.search(text)
+        shaped = _MODEL_KEY.search(text) and _RESOURCES.search(text) and engine_block(text)
         if shaped and _model_path(text):
             found.append(path)
     return tuple(found)

@@ -150,20 +150,36 @@ def dynamo_pin(root: YNode | None, default: str | None = None) -> str | None:
         container = model.get("container") if model is not None and model.is_map else None
         image = container.value if container is not None and container.is_scalar else None
         return dynamo_release(image)
-    for key in ("version", "wheel"):
-        value = dynamo.get(key)
+    # (srtctl's schema 2 keeps them in `dynamo.source`: `pypi`, `wheel`, `rev`)
+    source = dynamo.get("source")
+    source = source if source is not None and source.is_map else None
+    for holder, key in (
+        (dynamo, "version"),
+        (dynamo, "wheel"),
+        (source, "pypi"),
+        (source, "wheel"),
+    ):
+        value = holder.get(key) if holder is not None else None
         if value is not None and value.is_scalar and re.match(r"\d+\.\d+", value.value):
             return value.value
     tree = dynamo.get("top_of_tree")
-    named = any(dynamo.get(k) is not None for k in ("version", "hash", "wheel")) or (
-        tree is not None and not (tree.is_scalar and tree.value.lower() == "false")
+    named = (
+        any(dynamo.get(k) is not None for k in ("version", "hash", "wheel"))
+        or source is not None
+        or (tree is not None and not (tree.is_scalar and tree.value.lower() == "false"))
     )
     return None if named else default
 
 
+# srtctl's schema 2 roles (`roles.<role>.args` holds what `backend.<engine>_config.<mode>` did)
+SCHEMA2_ROLES = ("prefill", "decode", "agg")
+
+
 def engine_configs(root: YNode | None, engine: str) -> list[tuple[str, YNode]]:
     """Every `backend.<engine>_config.<role>` mapping, in the recipe and in its override blocks,
-    as (where, mapping): where is the dotted path for messages."""
+    as (where, mapping): where is the dotted path for messages. In srtctl's schema 2 (h119 M1)
+    the engine's flags of a role are `roles.<role>.args`, of the engine the block's `engine`
+    names (else the base's or the document's; none named: not read here)."""
     if root is None or not root.is_map:
         return []
     found: list[tuple[str, YNode]] = []
@@ -175,15 +191,23 @@ def engine_configs(root: YNode | None, engine: str) -> list[tuple[str, YNode]]:
             and (key.value == "base" or key.value.startswith(("override", "zip_override")))
         ):
             blocks.append((key.value + ".", value))
+    named = _engine_type(settings_root(root)) or _engine_type(root)
     for prefix, block in blocks:
         backend = block.get("backend")
         config = backend.get(f"{engine}_config") if backend is not None and backend.is_map else None
-        if config is None or not config.is_map:
+        if config is not None and config.is_map:
+            for role in ENGINE_ROLES:
+                mapping = config.get(role)
+                if mapping is not None and mapping.is_map:
+                    found.append((f"{prefix}backend.{engine}_config.{role}", mapping))
+        roles = block.get("roles")
+        if roles is None or not roles.is_map or (_engine_type(block) or named) != engine:
             continue
-        for role in ENGINE_ROLES:
-            mapping = config.get(role)
-            if mapping is not None and mapping.is_map:
-                found.append((f"{prefix}backend.{engine}_config.{role}", mapping))
+        for role in SCHEMA2_ROLES:
+            spec = roles.get(role)
+            args = spec.get("args") if spec is not None and spec.is_map else None
+            if args is not None and args.is_map:
+                found.append((f"{prefix}roles.{role}.args", args))
     return found
 
 
@@ -191,9 +215,19 @@ _WORKSPACE_SCRIPT = profile.RECIPE_SCRIPT_MOUNT
 
 
 def backend_type(root: YNode | None) -> str | None:
-    settings = settings_root(root)
-    backend = settings.get("backend") if settings is not None else None
+    """The engine a recipe serves with: `backend.type`, or (srtctl's schema 2) `engine`, a
+    name or a mapping with a `type`."""
+    return _engine_type(settings_root(root))
+
+
+def _engine_type(block: YNode | None) -> str | None:
+    if block is None or not block.is_map:
+        return None
+    backend = block.get("backend")
     kind = backend.get("type") if backend is not None and backend.is_map else None
+    engine = block.get("engine")
+    if kind is None and engine is not None:
+        kind = engine.get("type") if engine.is_map else engine
     return kind.value.strip().lower() if kind is not None and kind.is_scalar else None
 
 

@@ -298,7 +298,8 @@ class Coverage:
         text = (
             f"{counted(len(self.loose_recipes), 'YAML file')} "
             f"({_first(sorted(self.loose_recipes))}) of srtctl's recipe shape "
-            "(`model:` with a `path`, `resources:`, a `backend:` with an engine's config) in "
+            "(`model:` with a `path`, `resources:`, a `backend:` with an engine's config, or "
+            "schema 2's `engine:` and `roles:`) in "
             f"{_folders(self.loose_recipes, 'the repository root')}, outside the recipe folders, "
             f"not checked as {'a recipe' if one else 'recipes'}: {its} time budget (BL204) and "
             f"routes (`benchlint explain`) were not checked, {its} engine flags were (list "

@@ -1187,7 +1187,7 @@ _TRIES = 200
 
 
 # the word bash stopped at (`syntax error near unexpected token `done'`)
-_UNEXPECTED = re.compile(r"unexpected token `([^']*)'")
+_UNEXPECTED = lazy_compile(r"unexpected token `([^']*)'")
 # the keyword that opens a compound command, by tree-sitter-bash's node, and what closes it
 _CLOSERS = {
     "if_statement": ("if", "fi"),

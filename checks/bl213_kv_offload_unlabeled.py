@@ -6,7 +6,8 @@ schema has the field) to the recipe its jobs run (its `CONFIG_FILE`, as the laun
 after its rewrites, read as PyYAML loads it: merged keys, the last of a key written twice) and
 reports the element when its `kv-offloading` says `none` (or it leaves the field out, which the
 sweep generator reads as `none`) while the recipe turns on offloading of the KV cache to host
-memory in an engine's config under `backend`: TensorRT-LLM's `kv_cache_config.host_cache_size`
+memory in an engine's config under `backend` (srtctl's schema 2: under `engine` or a role's
+`args`): TensorRT-LLM's `kv_cache_config.host_cache_size`
 above 0, SGLang's `enable-hierarchical-cache: true`, vLLM's `kv-offloading-size` above 0. The
 related locations are the recipe's setting and the element's `CONFIG_FILE`.
 
@@ -124,7 +125,11 @@ def check(ctx: Context) -> Iterator[Finding]:
             if _offload(document.root, ()) is not None:  # (in a section a job may not apply)
                 ctx.count(OVERRIDE_FORM, Location(recipe.path, FILE_START))
             continue
-        found = _offload(document.root.get("backend"), ("backend",))
+        root = document.root  # (srtctl's schema 2: `engine` and `roles.<role>.args` too)
+        found = next(
+            (f for k in ("backend", "engine", "roles") if (f := _offload(root.get(k), (k,)))),
+            None,
+        )
         if found is None or not ctx.route_in_scope(recipe.path, element.location.path):
             continue
         done.add(id(element))

@@ -3,17 +3,18 @@
 ## What it does
 Reports vLLM *frontend* flags (and Dynamo flags a release does not have) given to the Dynamo vLLM
 worker: in a Dynamo-served recipe's `backend.vllm_config.{prefill,decode,aggregated}` (also under
-`base:` and override blocks), on `python -m dynamo.vllm` command lines in scripts (also `python -m
+`base:` and override blocks; in srtctl's schema 2, `roles.{prefill,decode,agg}.args` of a vLLM
+`engine`), on `python -m dynamo.vllm` command lines in scripts (also `python -m
 "$WORKER_MODULE"` where the script gives the variable that one value, under no condition, before
 the line), nested ones included, and in Kubernetes containers (a DynamoGraphDeployment's
 `mainContainer`: its `command` and `args` lists, or the script they give `sh -c`). The worker
 builds its parser from vLLM's *engine* arguments plus its own `--dyn-*` flags, so anything else
 ends it with `unrecognized arguments`. The Dynamo release is the one the recipe installs
-(`dynamo.version` / `dynamo.wheel`) or a container's runtime image names
-(`.../ai-dynamo/vllm-runtime:0.8.0`; a recipe's `model.container` where it installs none,
-`dynamo.install: false`), else `dynamo-version` from the configuration (for what names none, and
-for scripts), else the flags every checked release rejects. The message
-names the replacement (`--dyn-tool-call-parser`, `--custom-jinja-template`, `python -m
+(`dynamo.version` / `dynamo.wheel`, schema 2's `dynamo.source.pypi` / `wheel`) or a container's
+runtime image names (`.../ai-dynamo/vllm-runtime:0.8.0`; a recipe's `model.container` where it
+installs none, `dynamo.install: false`), else `dynamo-version` from the configuration (for what
+names none, and for scripts), else the flags every checked release rejects. The message names the
+replacement (`--dyn-tool-call-parser`, `--custom-jinja-template`, `python -m
 dynamo.frontend --http-port`, ...), the release that added a Dynamo flag and the release's own
 spelling of it (`--is-prefill-worker` before `--disaggregation-mode prefill`), or says to drop it.
 `--reasoning-parser` is accepted but only configures vLLM's engine-side reasoning; without

@@ -13,8 +13,9 @@ vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
   from the configuration's `engine-releases` (`{ vllm = "0.26.0" }`: the release a
   repository's own scripts run, which nothing in it says). The message names the release and
   when the flag left or arrives;
-- in a recipe's `backend.<engine>_config.<role>` (in the recipe folders, and in any other
-  YAML file of that shape: a template a launcher renders), a flag the release of the recipe's
+- in a recipe's `backend.<engine>_config.<role>` (srtctl's schema 2: `roles.<role>.args` of
+  the engine `engine` names; in the recipe folders, and in any other YAML file of that shape:
+  a template a launcher renders), a flag the release of the recipe's
   `model.container` image does not accept (an override block's own container wins; a Dynamo
   vllm-runtime image runs the vLLM its release pins);
 - in a Kubernetes container (a Deployment's, a LeaderWorkerSet's: its `command` and `args`,
@@ -146,6 +147,7 @@ from benchlint.engines import (
 )
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Undecided, clip
 from benchlint.images import dynamo_runtime, image_latest, image_release
+from benchlint.layout import engine_block
 from benchlint.lazyre import lazy_compile
 from benchlint.manifests import containers, may_hold_containers
 from benchlint.recipe import engine_configs, settings_root
@@ -1155,7 +1157,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         if path not in recipes:
             yield from ctx.document_pass("BL303", path, _manifest_pass)
             text = (ctx.ws.source(path) or _EMPTY).text
-            if "_config" not in text or not _RECIPE_SHAPE.search(text):
+            schema2 = "roles:" in text and _ARGS_SHAPE.search(text) and engine_block(text)
+            if not schema2 and ("_config" not in text or not _RECIPE_SHAPE.search(text)):
                 continue  # (one outside the recipe folders, `backend.sglang_config`: read too)
         document = ctx.ws.yaml(path)
         yield from _recipe_findings(ctx, path, document.root if document is not None else None)
@@ -1163,6 +1166,8 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 # the text of an srtctl recipe: a `backend:` with an engine's `<engine>_config:` under it
 _RECIPE_SHAPE = lazy_compile(r"""(?:^|[{,\s])["']?(?:sglang|vllm|trtllm)_config["']?\s*:""", re.M)
+# srtctl's schema 2: a role's engine flags under `args:` (`roles.prefill.args`)
+_ARGS_SHAPE = lazy_compile(r"^[ \t]+args:[ \t]*$", re.M)
 _EMPTY = SourceText("", b"")
 
 

@@ -727,7 +727,8 @@ def test_files_of_a_recipes_shape_outside_the_recipe_folders_are_said(tmp_path: 
     _warns_alone(
         root,
         "1 YAML file (llm/qwen3/agg/config_template.yaml) of srtctl's recipe shape (`model:` "
-        "with a `path`, `resources:`, a `backend:` with an engine's config) in llm/qwen3/agg, "
+        "with a `path`, `resources:`, a `backend:` with an engine's config, or schema 2's "
+        "`engine:` and `roles:`) in llm/qwen3/agg, "
         "outside the recipe folders, not checked as a recipe: its time budget (BL204) and routes "
         "(`benchlint explain`) were not checked, its engine flags were (list its folder in "
         "`recipe-roots` under the configuration's `[layout]` to check it as a recipe)",

@@ -146,8 +146,8 @@ def test_report_shape() -> None:
         "(runners/launch_h100-dp.sh, runners/launch_mi355x-amds.sh)" in rest[1]["message"]["text"]
     )
     assert (
-        "(benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml:6)"
-        in (rest[4]["message"]["text"])
+        "(benchmarks/multi_node/srt-slurm-recipes/sglang/glm5/agg-tools.yaml:6 "
+        "`tool-call-parser`)" in (rest[4]["message"]["text"])
     )
     assert (
         "(glm5-fp4-gb200-dynamo-sglang) runs a recipe of the srt-slurm checkout"
