@@ -452,20 +452,16 @@ _BACKEND = lazy_compile(
 )
 
 
-# srtctl's schema 2 (h119 M1): `engine:` naming the engine (or a block with its `type:`) and a
-# `roles:` block, where schema 1 had `backend:`
-_ENGINE = lazy_compile(
-    r"^engine:[ \t]*(?:[\"']?(?:sglang|vllm|trtllm|mocker)\b|\n(?:[ \t]+.*\n|[ \t]*\n)*?[ \t]+"
-    r"type:[ \t]*[\"']?(?:sglang|vllm|trtllm|mocker)\b)",
-    re.M,
-)
-_ROLES = lazy_compile(r"^roles:", re.M)
+# srtctl's schema 2 (h119 M1): a document saying `schema: 2` (srtctl refuses one that does not)
+# with a `roles:` block, at the top or in `base:`, where schema 1 had `backend:` (h120 F3, M6)
+_SCHEMA2 = lazy_compile(r"^schema:[ \t]*[\"']?[2-9]\b", re.M)
+_ROLES = lazy_compile(r"^(?:[ \t]+)?roles:", re.M)
 
 
 def engine_block(text: str) -> bool:
     """Whether a YAML text holds an srtctl recipe's engine block: schema 1's `backend:` or
-    schema 2's `engine:` with `roles:`."""
-    return bool(_BACKEND.search(text) or (_ENGINE.search(text) and _ROLES.search(text)))
+    schema 2's `roles:` in a document that says `schema: 2`."""
+    return bool(_BACKEND.search(text) or (_SCHEMA2.search(text) and _ROLES.search(text)))
 
 
 def _recipe_collection(ws: Workspace) -> list[tuple[str, str]]:

@@ -177,9 +177,11 @@ SCHEMA2_ROLES = ("prefill", "decode", "agg")
 
 def engine_configs(root: YNode | None, engine: str) -> list[tuple[str, YNode]]:
     """Every `backend.<engine>_config.<role>` mapping, in the recipe and in its override blocks,
-    as (where, mapping): where is the dotted path for messages. In srtctl's schema 2 (h119 M1)
-    the engine's flags of a role are `roles.<role>.args`, of the engine the block's `engine`
-    names (else the base's or the document's; none named: not read here)."""
+    as (where, mapping): where is the dotted path for messages. In srtctl's schema 2 (h119 M1;
+    a document saying `schema: 2`) the engine's flags of a role are `roles.<role>.args`, run by
+    the role's own `engine`, else its block's, else (an override block) the base's, else
+    SGLang, srtctl's default (h120 F2, M1-M3: srtctl reads nothing beside `base:` but
+    `schema`)."""
     if root is None or not root.is_map:
         return []
     found: list[tuple[str, YNode]] = []
@@ -191,7 +193,8 @@ def engine_configs(root: YNode | None, engine: str) -> list[tuple[str, YNode]]:
             and (key.value == "base" or key.value.startswith(("override", "zip_override")))
         ):
             blocks.append((key.value + ".", value))
-    named = _engine_type(settings_root(root)) or _engine_type(root)
+    base = settings_root(root)
+    schema2 = schema_version(root) >= 2
     for prefix, block in blocks:
         backend = block.get("backend")
         config = backend.get(f"{engine}_config") if backend is not None and backend.is_map else None
@@ -201,14 +204,35 @@ def engine_configs(root: YNode | None, engine: str) -> list[tuple[str, YNode]]:
                 if mapping is not None and mapping.is_map:
                     found.append((f"{prefix}backend.{engine}_config.{role}", mapping))
         roles = block.get("roles")
-        if roles is None or not roles.is_map or (_engine_type(block) or named) != engine:
+        if not schema2 or roles is None or not roles.is_map or (not prefix and base is not root):
             continue
+        shared = _named_engine(block) or (_named_engine(base) if block is not base else None)
         for role in SCHEMA2_ROLES:
             spec = roles.get(role)
             args = spec.get("args") if spec is not None and spec.is_map else None
-            if args is not None and args.is_map:
+            runs = _named_engine(spec) or shared or "sglang"
+            if args is not None and args.is_map and runs == engine:
                 found.append((f"{prefix}roles.{role}.args", args))
     return found
+
+
+def schema_version(root: YNode | None) -> int:
+    """The srtctl schema a recipe declares (`schema: 2`); 1 where it declares none."""
+    value = root.get("schema") if root is not None and root.is_map else None
+    loaded = value.scalar if value is not None and value.is_scalar else None
+    return loaded if isinstance(loaded, int) and not isinstance(loaded, bool) else 1
+
+
+def _named_engine(block: YNode | None) -> str | None:
+    """The engine a schema 2 block's (or role's) `engine` names: a name, or a mapping's `type`
+    (SGLang where the mapping has none: srtctl's default)."""
+    engine = block.get("engine") if block is not None and block.is_map else None
+    if engine is None:
+        return None
+    if engine.is_map:
+        kind = engine.get("type")
+        return kind.value.strip().lower() if kind is not None and kind.is_scalar else "sglang"
+    return engine.value.strip().lower() if engine.is_scalar else None
 
 
 _WORKSPACE_SCRIPT = profile.RECIPE_SCRIPT_MOUNT

@@ -581,8 +581,15 @@ def _passed_on(launch: Launch) -> Word | None:
         return None
     function = launch.command.function
     if function is None:
-        own = any(
-            c.base == "set" and c.args[:1] and c.args[0].value == "--" for c in script.commands
+        own = any(  # (`set -- --port 8000` before it, at the top level, under no condition)
+            c.base == "set"
+            and c.args[:1]
+            and c.args[0].value == "--"
+            and c.function is None
+            and not c.guards
+            and not c.loops
+            and c.node.end_byte <= launch.command.node.start_byte
+            for c in script.commands
         )
         return None if own else word
     return word if _may_pass_flags(script.top, function, 3) else None
@@ -1157,7 +1164,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if path not in recipes:
             yield from ctx.document_pass("BL303", path, _manifest_pass)
             text = (ctx.ws.source(path) or _EMPTY).text
-            schema2 = "roles:" in text and _ARGS_SHAPE.search(text) and engine_block(text)
+            schema2 = "roles:" in text and engine_block(text)
             if not schema2 and ("_config" not in text or not _RECIPE_SHAPE.search(text)):
                 continue  # (one outside the recipe folders, `backend.sglang_config`: read too)
         document = ctx.ws.yaml(path)
@@ -1166,19 +1173,40 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 # the text of an srtctl recipe: a `backend:` with an engine's `<engine>_config:` under it
 _RECIPE_SHAPE = lazy_compile(r"""(?:^|[{,\s])["']?(?:sglang|vllm|trtllm)_config["']?\s*:""", re.M)
-# srtctl's schema 2: a role's engine flags under `args:` (`roles.prefill.args`)
-_ARGS_SHAPE = lazy_compile(r"^[ \t]+args:[ \t]*$", re.M)
 _EMPTY = SourceText("", b"")
+
+
+def _blocks(root: YNode, where: str) -> list[YNode]:
+    """The blocks a block's settings come from: an override block's own, then the base (or
+    the document)."""
+    block = where.split(".", 1)[0]
+    own = root.get(block) if block not in ("backend", "roles") else None
+    return [b for b in (own, settings_root(root)) if b is not None and b.is_map]
+
+
+def _role_container(root: YNode, where: str) -> YNode | None:
+    """A schema 2 role's own `container` (`roles.prefill.container`), for `where` in its
+    `args`: the override block's, else the base's."""
+    parts = where.split(".")
+    role = parts[parts.index("roles") + 1] if "roles" in parts[:-1] else ""
+    for candidate in _blocks(root, where) if role else ():
+        roles = candidate.get("roles")
+        spec = roles.get(role) if roles is not None and roles.is_map else None
+        container = spec.get("container") if spec is not None and spec.is_map else None
+        if container is not None and container.is_scalar:
+            return container
+    return None
 
 
 def _container(root: YNode, where: str) -> YNode | None:
     """The `model.container` in force for a block: the override block's own, else the
-    recipe's (under `base:` in override-style recipes)."""
-    block = where.split(".", 1)[0]
-    candidates = [root.get(block)] if block != "backend" else []
-    candidates.append(settings_root(root))
-    for candidate in candidates:
-        model = candidate.get("model") if candidate is not None and candidate.is_map else None
+    recipe's (under `base:` in override-style recipes); for a schema 2 role's `args`, the
+    role's own `container` first, the override block's, else the base's (h120 F1, M4)."""
+    found = _role_container(root, where)
+    if found is not None:
+        return found
+    for candidate in _blocks(root, where):
+        model = candidate.get("model")
         container = model.get("container") if model is not None and model.is_map else None
         if container is not None and container.is_scalar:
             return container
@@ -1213,6 +1241,10 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
         for where, mapping in engine_configs(root, engine):
             container = _container(root, where)
             version, whose = _container_release(container, engine)
+            label = "model.container"
+            if container is not None and container is _role_container(root, where):
+                whose = whose.replace("the recipe's model.container", "the role's container")
+                label = "the role's container"
             undecided = [
                 k
                 for k, _ in mapping.live_pairs()
@@ -1242,7 +1274,7 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
                     flag,
                     f"{key.value}: {value.value}" if value.is_scalar else key.value,
                     engine,
-                    (version, container, "model.container", whose),
+                    (version, container, label, whose),
                     f"in {where}",
                     Location(path, key.span),
                     f"{where}.{flag}",
