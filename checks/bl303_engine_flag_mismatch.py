@@ -13,11 +13,12 @@ vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
   from the configuration's `engine-releases` (`{ vllm = "0.26.0" }`: the release a
   repository's own scripts run, which nothing in it says). The message names the release and
   when the flag left or arrives;
-- in a recipe's `backend.<engine>_config.<role>` (srtctl's schema 2: `roles.<role>.args` of
-  the engine `engine` names; in the recipe folders, and in any other YAML file of that shape:
-  a template a launcher renders), a flag the release of the recipe's
-  `model.container` image does not accept (an override block's own container wins; a Dynamo
-  vllm-runtime image runs the vLLM its release pins);
+- in a recipe's `backend.<engine>_config.<role>` (srtctl's schema 2, a document saying
+  `schema: 2`: `roles.<role>.args`, run by the role's own `engine`, else the block's, else the
+  base's, else SGLang; in the recipe folders, and in any other YAML file of that shape: a
+  template a launcher renders), a flag the release of the recipe's `model.container` image does
+  not accept (a schema 2 role's own `container` wins, then an override block's own container; a
+  Dynamo vllm-runtime image runs the vLLM its release pins);
 - in a Kubernetes container (a Deployment's, a LeaderWorkerSet's: its `command` and `args`,
   or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
   them with `vllm serve`), in a Compose service (its `entrypoint`, else its image's, then its
