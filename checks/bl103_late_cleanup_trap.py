@@ -2962,7 +2962,9 @@ def _sent_finding(
         help = sent.help
     else:
         tail = last.name or "the last command"
-        container = any(w.name in _RUNS_CONTAINER for w in head.invocation.wrappers)
+        runs = [w for w in head.invocation.wrappers if w.name in _RUNS_CONTAINER]
+        container = bool(runs)
+        detached = any(w.has("-d", "--detach") for w in runs)
         engine = container or _starts_engine(head)
         # (h115 R1: what a monitor does is not what an engine's server does; h118 W2, W3)
         if container:
@@ -2989,6 +2991,8 @@ def _sent_finding(
             f"start it alone in the background (`... > {log} 2>&1 &`, or "
             f"`> >(tee {log}) 2>&1 &`) and keep that `$!`"
         )
+        if detached:  # (`docker run -d`: the client returns at once; h120 W2)
+            help = "name the container (`--name`) and stop it by that name (`docker stop`)"
     return Finding(
         "BL103",
         message,
