@@ -680,9 +680,15 @@ def held_value(word: Word) -> str | None:
     ]
     if len(values) != 1 or None in values or not sure:
         return None
-    # (nor one a file it sources, an `eval` or a `read` may give it after that: not known)
+    # (nor one a file it sources, an `eval` or a `read` of it may give it after that: not
+    # known; a `read` of another name gives it nothing: h121 M1)
     if any(
-        c.base in _MAY_ASSIGN and sure[-1] <= c.node.start_byte < word.node.start_byte
+        c.base in _MAY_ASSIGN
+        and sure[-1] <= c.node.start_byte < word.node.start_byte
+        and (
+            c.base in _RUNS_CODE
+            or any(a.name in (name, "") or a.kind == "dynamic" for a in c.assignments)
+        )
         for c in word.script.commands
     ):
         return None
@@ -691,6 +697,8 @@ def held_value(word: Word) -> str | None:
 
 # commands that may assign a variable the script's own assignments do not show
 _MAY_ASSIGN = frozenset({"source", ".", "eval", "read", "getopts", "mapfile", "readarray"})
+# of those, the ones that run code (any name may be given), not only set the names they are given
+_RUNS_CODE = frozenset({"source", ".", "eval"})
 
 
 def _wrapper_held(word: Word) -> bool:
