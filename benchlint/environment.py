@@ -1295,9 +1295,8 @@ def command_at(script: Script, offset: int) -> Command | None:
 
 
 def appends(assignment: Assignment) -> bool:
-    """`PORT+=x`: the value is added to the one the variable has."""
-    text = assignment.command.script.text_of(assignment.node)
-    return text.startswith(assignment.name) and text[len(assignment.name) :].startswith("+=")
+    """`PORT+=x`: the value is added to the one the variable has (`Assignment.appends`)."""
+    return assignment.appends
 
 
 def _in_function(script: Script, offset: int) -> bool:

@@ -249,10 +249,9 @@ def _engine_type(block: YNode | None) -> str | None:
         return None
     backend = block.get("backend")
     kind = backend.get("type") if backend is not None and backend.is_map else None
-    engine = block.get("engine")
-    if kind is None and engine is not None:
-        kind = engine.get("type") if engine.is_map else engine
-    return kind.value.strip().lower() if kind is not None and kind.is_scalar else None
+    if kind is None:
+        return _named_engine(block)
+    return kind.value.strip().lower() if kind.is_scalar else None
 
 
 def benchmark_script(root: YNode | None, types: Container[str]) -> tuple[str, YNode] | None:

@@ -16,9 +16,9 @@ one word). The same words among a container run's options (`docker run "$RUN_OPT
 (`python -m torch.distributed.run`'s; it takes the word for the script to run) are reported
 too, and a word that holds one flag, a blank and its value (`"--tp 8"`, written on the line or as
 an array's element, `MOUNTS+=("--mount type=bind,...")` given as `"${MOUNTS[@]}"`), where it is
-no option's value. Among a container
-run's options, such a word that is empty on a path (`MOUNTS=""`, then `MOUNTS="$MOUNTS -v $m"` in
-a loop) is no option either: Docker takes it for the image's name.
+no option's value. Among a container run's options, such a word that is empty on a path
+(`MOUNTS=""`, then `MOUNTS="$MOUNTS -v $m"` in a loop) is no option either: Docker takes it for
+the image's name.
 
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument
@@ -51,8 +51,7 @@ script or with a value that is not a plain string on some path, nor a launch beh
 from __future__ import annotations
 
 import itertools
-import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from benchlint.context import Context
 from benchlint.engines import (
@@ -66,8 +65,8 @@ from benchlint.environment import appends, opposite_branches
 from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
-from benchlint.shell.invocation import WRAPPER_GRAMMARS, Grammar, held_value
-from benchlint.shell.model import Command, Script, Word
+from benchlint.shell.invocation import IMAGE_VARIABLE, WRAPPER_GRAMMARS, Grammar, held_value
+from benchlint.shell.model import Command, Script, Word, own_value
 
 
 def _quoted_variable(word: Word) -> str | None:
@@ -96,18 +95,12 @@ _ALTERNATIVE = lazy_compile(
 )
 
 
-def _own(name: str) -> re.Pattern[str]:
-    """The variable's own value at the start of one it is given (`args="$args --x 1"`): an
-    append."""
-    return re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r"\b)")
-
-
 def _joined(values: list[Word], name: str) -> bool:
     """Every value the script gives NAME is blank-separated words starting with a flag, empty
     (`EXTRA_ARGS=""` before a branch that sets the flags: quoted, the engine then gets an empty
     argument), or appends to its earlier value (`args="$args --x 1"`), and one of them sets
     several words (a path with one flag is one word, fine quoted; the others are not)."""
-    own = _own(name)
+    own = own_value(name)
     sets = False
     for value in values:
         text = value.value
@@ -159,7 +152,7 @@ def _first_elements(values: list[Word]) -> list[Word]:
 
 def _joined_value(values: list[Word], name: str) -> str:
     """A value to show: the first that sets flags, with what the appends after it add."""
-    own = _own(name)
+    own = own_value(name)
     start = next(
         (i for i, v in enumerate(values) if v.value.strip() and not own.match(v.value)), -1
     )
@@ -235,7 +228,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 empty is not None
                 and not wrapper.name.endswith("exec")
                 and command.invocation.words  # (the image follows it: not `"$IMAGE"` alone)
-                and not _IMAGE_NAME.search(empty.text)
+                and not IMAGE_VARIABLE.search(empty.text)
             ):
                 # (`DOCKER_RUN_ARGS=""`, then `docker run "$OPTS" "$DOCKER_RUN_ARGS" img`)
                 yield _finding(
@@ -245,10 +238,6 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                     "an empty word (every value the script gives it is empty): it takes the "
                     "word for the image's name (`invalid reference format`)",
                 )
-
-
-# a variable that by its name holds a container's image (`"$IMAGE"`, `"${DOCKER_IMG}"`)
-_IMAGE_NAME = lazy_compile(r"IMAGE|IMG", re.I)
 
 
 def _always_empty(word: Word) -> bool:
@@ -302,26 +291,37 @@ def _distributed(script: Script, command: Command) -> Iterator[Finding]:
         start = at + (1 if len(words[at].value) > 2 else 2)
     else:
         return
+    found = _joined_option(words[start:], lambda option: option not in _TORCHRUN_SWITCHES)
+    if found is not None:
+        word, joined = found
+        head = joined.split(" ", 1)[0]
+        read = (
+            f"its parser gives `{head.split('=')[0]}` the rest of the word as its value, not flags"
+            if head.startswith("--") and "=" in head
+            else "its parser takes a word with a blank for the script to run, not flags, "
+            "and the workers exit at start"
+        )
+        yield _finding(script, word, program, f"`{clip(joined, 60)}`: {read}")
+
+
+def _joined_option(
+    words: Sequence[Word], takes_value: Callable[[str], bool]
+) -> tuple[Word, str] | None:
+    """The first word among a program's options (up to its first operand, or `--`) that holds
+    several flags (`_flags_joined`), with its shown value; not the value of an option before it
+    (`takes_value`: whether an option written without `=` takes the next word)."""
     value = False  # (the word is the value of the option before it)
-    for word in words[start:]:
+    for word in words:
         if word.value == "--" and not value:
-            return  # (the script follows: argparse reads no option after it)
+            return None  # (an operand follows: no option after it)
         joined = None if value else _flags_joined(word)
         if joined is not None and joined == joined.strip():
-            head = joined.split(" ", 1)[0]
-            read = (
-                f"its parser gives `{head.split('=')[0]}` the rest of the word as its value, "
-                "not flags"
-                if head.startswith("--") and "=" in head
-                else "its parser takes a word with a blank for the script to run, not flags, "
-                "and the workers exit at start"
-            )
-            yield _finding(script, word, program, f"`{clip(joined, 60)}`: {read}")
-            return
+            return word, joined
         if not value and not word.value.startswith("-"):
-            return  # (the script: the words after it are its own)
+            return None  # (the operand: the words after it are its own)
         option = word.value.startswith("-") and not value
-        value = option and "=" not in word.value and word.value not in _TORCHRUN_SWITCHES
+        value = option and "=" not in word.value and takes_value(word.value)
+    return None
 
 
 def _compose_run(script: Script, command: Command) -> Iterator[Finding]:
@@ -339,22 +339,17 @@ def _compose_run(script: Script, command: Command) -> Iterator[Finding]:
     if words[at : at + 1] != ["run"]:
         return
     name = "docker-compose run" if words[0] == "docker-compose" else f"{words[0]} compose run"
-    value = False
-    for word in command.invocation.words[at + 1 :]:
-        joined = None if value else _flags_joined(word)
-        if joined is not None and joined == joined.strip():
-            yield _finding(
-                script,
-                word,
-                name,
-                f"`{clip(joined, 60)}`: it reads a single option, not {_noun(word, joined)} "
-                f"({_read_as(joined, WRAPPER_GRAMMARS['docker run'])})",
-            )
-            return
-        if not value and not word.value.startswith("-"):
-            return  # (the service: what follows is its command)
-        option = word.value.startswith("-") and not value
-        value = option and "=" not in word.value and word.value in _COMPOSE_RUN_VALUES
+    # (up to the service: what follows is its command)
+    found = _joined_option(command.invocation.words[at + 1 :], _COMPOSE_RUN_VALUES.__contains__)
+    if found is not None:
+        word, joined = found
+        yield _finding(
+            script,
+            word,
+            name,
+            f"`{clip(joined, 60)}`: it reads a single option, not {_noun(word, joined)} "
+            f"({_read_as(joined, WRAPPER_GRAMMARS['docker run'])})",
+        )
 
 
 # Compose's global options that take no value, and `compose run`'s options that take one
@@ -411,7 +406,7 @@ def _flags_joined(word: Word) -> str | None:
         if not values or not _joined(values, name):
             return None
         first = " ".join(_joined_value(values, name).split())
-        appends = any(_own(name).match(v.value) for v in values)
+        appends = any(own_value(name).match(v.value) for v in values)
         if " " not in first and not appends:  # (one flag and a blank: as it is)
             first = _joined_value(values, name)
         return first

@@ -858,7 +858,7 @@ def _read(
             i += 1
             continue
         due = len(operands) < grammar.operands  # (an operand is due: `docker run`'s image)
-        image = due and _IMAGE_VARIABLE.search(value) is not None
+        image = due and IMAGE_VARIABLE.search(value) is not None
         # (several expansions in a row, or a substitution, only where an operand is due: a
         # program follows `srun` at once, `srun $(which python3) -m x`, `srun ${NSYS} ${PY} -u`)
         after = (
@@ -916,7 +916,7 @@ def _read(
 
 
 # a variable that by its name holds a container's image (`$IMAGE`, `${DOCKER_IMAGE}`, `$IMG`)
-_IMAGE_VARIABLE = lazy_compile(r"IMAGE|IMG", re.I)
+IMAGE_VARIABLE = lazy_compile(r"IMAGE|IMG", re.I)
 
 
 def reaches_plainly(assignment: Assignment, function: str | None) -> bool:
@@ -1018,14 +1018,13 @@ def _option_string(word: Word) -> bool:
     if found is None:
         return False
     name, given = found
+    from benchlint.shell.model import own_value  # (the model builds on this module)
+
     unquoted = not word.text.startswith('"')
-    own = re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r")(?![\w\[])")
+    own = own_value(name)
 
     def adds(a: Assignment) -> bool:  # (`OPTS="$OPTS --gpus all"`, `OPTS+=" --gpus all"`: h118 M2)
-        text = a.command.script.text_of(a.node)
-        return text.startswith(name + "+=") or (
-            a.value is not None and own.match(a.value.value) is not None
-        )
+        return a.appends or (a.value is not None and own.match(a.value.value) is not None)
 
     starts = [a for a in given if not adds(a)]
     # (one that sets options; unquoted, appends onto nothing do: `OPTS=""`, `OPTS="$OPTS -x"`)

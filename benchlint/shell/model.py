@@ -14,6 +14,7 @@ to the outer file.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -606,6 +607,12 @@ class Assignment:
         """`export NAME`, `readonly NAME`, `export -n NAME`: the name keeps the value it has
         (bash changes only its attributes)."""
         return self.value is None and self.kind in ("export", "readonly", "unexport")
+
+    @property
+    def appends(self) -> bool:
+        """`PORT+=x`: the value is added to the one the variable has."""
+        text = self.command.script.text_of(self.node)
+        return text.startswith(self.name) and text[len(self.name) :].startswith("+=")
 
     @property
     def reference(self) -> str | None:
@@ -1766,7 +1773,15 @@ _POSITIONAL_READ = lazy_compile(r"\$(?:[0-9#@*]|\{[#]?[0-9@*#])")
 # a word that is one positional argument of a function: `$2`, `${2}`
 _POSITIONAL = lazy_compile(r"\$(?:([1-9])|\{([1-9])\})")
 
+
 # a word that is every argument of the function, each its own word: the command they run
+@functools.lru_cache(maxsize=256)
+def own_value(name: str) -> re.Pattern[str]:
+    """The variable's own value at the start of one it is given (`args="$args --x 1"`): an
+    append, written out."""
+    return re.compile(r"\$(?:\{" + re.escape(name) + r"\}|" + re.escape(name) + r"\b)")
+
+
 _ALL_ARGUMENTS = frozenset({'"$@"', "$@", '"${@}"', "${@}"})
 
 
