@@ -2933,13 +2933,16 @@ _RUNS_CONTAINER = frozenset({"docker run", "podman run"})
 
 def _starts_engine(head: Command) -> bool:
     """Whether the command launches an engine's server: itself, or the body of the script's
-    function it calls."""
+    function it calls, not under a condition on the call's arguments (`serve() { if [ "$1" =
+    real ]; then vllm serve m; else nvidia-smi dmon; fi; }`: `serve monitor` runs the other
+    branch; h120 W1)."""
     if launch_in(list(head.invocation.words), head) is not None:
         return True
     script = head.script
     name = head.base
     return name is not None and any(
         launch_in(list(c.invocation.words), c) is not None
+        and not any(script.top.reads_arguments(g) for g in c.guards)
         for c in script.top.commands
         if c.function == name
     )

@@ -915,8 +915,9 @@ def _read(
     return wrapper, words[i:], assigned
 
 
-# a variable that by its name holds a container's image (`$IMAGE`, `${DOCKER_IMAGE}`, `$IMG`)
-IMAGE_VARIABLE = lazy_compile(r"IMAGE|IMG", re.I)
+# a variable named for a container's image (`$IMAGE`, `${DOCKER_IMG}`, `$IMAGE_TAG`), not for
+# its options (`$IMAGE_ARGS`, `$IMG_OPTS`: h120 M9)
+IMAGE_VARIABLE = lazy_compile(r"(?:IMAGE|IMG)(?![A-Z_]*(?:ARG|OPT|FLAG|PARAM))", re.I)
 
 
 def reaches_plainly(assignment: Assignment, function: str | None) -> bool:
