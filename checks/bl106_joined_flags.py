@@ -18,7 +18,8 @@ too, and a word that holds one flag, a blank and its value (`"--tp 8"`, written 
 an array's element, `MOUNTS+=("--mount type=bind,...")` given as `"${MOUNTS[@]}"`), where it is
 no option's value. Among a container run's options, such a word that is empty on a path
 (`MOUNTS=""`, then `MOUNTS="$MOUNTS -v $m"` in a loop) is no option either: Docker takes it for
-the image's name.
+the image's name (the words after it are read as on the path where it holds options: each
+joined one among them is reported at once, not after the first is fixed).
 
 ## Why is this bad?
 The double quotes keep the string one word: the engine receives the single argument

@@ -1012,9 +1012,10 @@ _QUOTED_ITEMS = lazy_compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\}"')
 def _option_string(word: Word) -> bool:
     """A lone `$NAME` (quoted or not) where every value the word's script (and its file's, and
     the strings their `eval`s run) gives NAME is a string starting with an option
-    (`RUN_OPTS="--rm -it"`, `MOUNT="-v $DIR:/data"`), or, unquoted, nothing (`OPTS=""`: no
-    word then); not one given otherwise (`read`), nor, quoted, an empty one (an empty word:
-    docker's image then)."""
+    (`RUN_OPTS="--rm -it"`, `MOUNT="-v $DIR:/data"`), or nothing (`OPTS=""`: unquoted, no word
+    then; quoted, an empty word, which docker takes for the image where it is empty, and BL106
+    reports: the words after it are read as on the path where it holds options, h118 M1); not
+    one given otherwise (`read`), nor, quoted, one given only the empty string (the image)."""
     found = assigned_to(word)
     if found is None:
         return False
@@ -1032,13 +1033,13 @@ def _option_string(word: Word) -> bool:
     sets = any(a.value is not None and a.value.value.strip() for a in starts)
     return (sets or (unquoted and len(starts) < len(given))) and all(
         adds(a)
-        or (unquoted and _empty(a))
+        or _empty(a)
         or (
             a.value is not None
             and a.value.items is None
             and (
                 a.value.value.startswith("-")  # (`-v ${DIR}:/data`: a dash written first)
-                or (unquoted and a.value.static and not a.value.value.strip())
+                or (a.value.static and not a.value.value.strip())
             )
         )
         for a in given
