@@ -35,8 +35,9 @@ is not checked.
 It also reports a metric family the server's frontend and workers do not publish. For a client
 script that several recipes run, the message names the recipes for which the probe fails. Where
 the same command also reads a metric of the other role (a frontend's beside the workers') that
-the servers do publish, the wait rests on that one and the finding is a warning; a `grep -q`
-last in an `until` or `while` loop's condition is said to never end or to end at once.
+the servers do publish, the wait rests on that one (if the command reads it from a server that
+publishes it: the URL each metric is read from is not followed) and the finding is a warning; a
+`grep -q` last in an `until` or `while` loop's condition is said to never end or to end at once.
 
 ## Why is this bad?
 A readiness probe of a route that does not exist fails until the job's time runs out; a drain
@@ -685,7 +686,9 @@ def _outcome(probe: Probe, partners: list[Probe]) -> str:
         return (
             "a read of it finds nothing, so that part of the wait counts nothing whatever the "
             f"load, and the wait rests on the other metric{'s' if len(names) > 1 else ''} the "
-            f"command reads ({', '.join(names)})"
+            f"command reads ({', '.join(names)}) if it reads "
+            f"{'them' if len(names) > 1 else 'it'} from a server that publishes "
+            f"{'them' if len(names) > 1 else 'it'} (the URL each is read from is not followed)"
         )
     if probe.kind == "metric":
         loop = _grep_loop(probe.command)
