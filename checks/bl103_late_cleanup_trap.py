@@ -28,7 +28,8 @@ function of the script whose definition in effect runs it in the foreground and 
 (`start_server &`, `( start_server ) &`), timed (`time vllm serve ... &`, GNU `time` too), or in a
 `bash -c` string (`nohup bash -c` and `setsid bash -c` too; `"$CMD > server.log 2>&1"`, the string a
 variable holds, as the writing shell expands it) where it has a redirect, a pipe, a loop, a command
-after it or a trap before it (not the string's plain last command, which bash runs in its place);
+after it or a trap before it, or any text after its line but one newline (a blank, a blank line
+or a comment line; not the string's plain last command, which bash runs in its place);
 the `$!` kept in a function's `local` too, or not kept where the script kills every job's first
 process (`kill $(jobs -p)`, `jobs -p | xargs kill`, a variable the jobs were last given after it
 started, `pids=$(jobs -pr); kill $pids`, `for pid in $(jobs -p)`) or the job by its number (`kill
@@ -2623,7 +2624,7 @@ def _bash_sent(command: Command, statement: str) -> _Sent:
         statement,
         "runs as the child of a `bash -c` sent to the background",
         "that bash's (it runs a program in its own place only as the plain last command of its "
-        "string)",
+        "string, with nothing after its line but one newline)",
         help=f'start it with `exec` in the string (`bash {option} "exec vllm serve ... > '
         'server.log 2>&1" &`) and keep that `$!`',
     )
@@ -2633,8 +2634,10 @@ def _bash_keeps(server: Command) -> bool:
     """Whether `bash -c` surely runs the server as a child of its own (its `$!` then bash's,
     which a kill ends without it): the server has a redirect (`bash -c "vllm serve ... > log
     2>&1"`), is timed, piped or in a loop, a command of the string comes after it, or the
-    string sets a trap. bash runs a plain last command in its place (since 5.1 after `cd /w &&`
-    too, before 5.1 not: not known)."""
+    string sets a trap, or any text but one newline follows its line (a blank, a blank line, a
+    comment line: bash 5.2 execs `"vllm serve m\n"`, not `"vllm serve m\n  "`; h124 M1). bash
+    runs a plain last command in its place (since 5.1 after `cd /w &&` too, before 5.1 not: not
+    known)."""
     # (`time` of a string's command, not read as blanks there: `bash -c "time vllm ..."`)
     timed = server.timed or server.name == "time"
     if server.redirects or server.piped or server.apart is not None or timed:
@@ -2642,10 +2645,18 @@ def _bash_keeps(server: Command) -> bool:
     if server.loops:
         return True
     end = server.node.end_byte
+    if _TAIL_KEPT.fullmatch(server.script.src, end) is None:
+        return True
     return any(
         (c.node.start_byte >= end and c.function is None) or c.base == "trap"
         for c in server.script.commands
     )
+
+
+# what may follow the last command of a `bash -c` string that bash still runs in its own place:
+# blanks, a `;`, a comment, a line continuation on its line, then at most one newline (bash
+# 5.2: anything after that newline, a blank or a comment line, keeps bash as its parent)
+_TAIL_KEPT = lazy_compile(rb"[ \t]*;?[ \t]*(?:#[^\n]*)?(?:\\\n)?\n?")
 
 
 def _killed_through_job(
