@@ -35,12 +35,12 @@ vllm serve "$MODEL"
 Offsets and lengths that read as arithmetic are substrings and are not reported: `${X:1}`,
 `${X:100}`, `${X: -1}`, `${X:(-1)}`, `${X:i:2}`, `${X:$N}`, `${X:start}` and
 `${X:start:end-start}` where the script assigns `start` and `end` (`=`, `read`, `for`, `(( ))`,
-`let`..., or a file it sources does; any name when a file it sources is not found),
-`${X:pos[1]}` where it assigns the array `pos`, and bash's own numbers (`${X:OPTIND}`,
+`let`, `$((pos = 1))`..., or a file it sources does; any name when a file it sources is not
+found), `${X:pos[1]}` where it assigns the array `pos`, and bash's own numbers (`${X:OPTIND}`,
 `$SECONDS`, `$RANDOM`). tree-sitter-bash does not parse this form, so the rule reads the
-script's text: comments, single-quoted strings (over several lines
-too: `python3 -c '...'`) and the bodies of quoted heredocs (which bash does not expand) are
-skipped.
+script's text as bash does: comments, single-quoted strings (over several lines too: `python3
+-c '...'`) and the bodies of quoted heredocs (which bash does not expand) are skipped; in an
+unquoted heredoc's body a quote or a `#` is a plain character.
 
 ## Fix safety
 The fix inserts the `-` (or, for `${X: -"d"}`, removes the blank that split `:-`): unsafe
@@ -58,6 +58,7 @@ from benchlint.context import Context
 from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
+from benchlint.shell.braces import expansions
 from benchlint.shell.model import Script
 
 # `${NAME:` not followed by an operator that starts with `:` (`:-`, `:=`, `:?`, `:+`)
@@ -68,6 +69,12 @@ _NOT_ARITHMETIC = lazy_compile(r"""[/.'@]""")
 # a number with letters after it (`1e3`, `10GB`; not `0x1F` nor `10#08`): bash's arithmetic
 # rejects it ("value too great for base")
 _GLUED_NUMBER = lazy_compile(r"(?<![0-9A-Za-z_#])(?!0[xX])[0-9]+[A-Za-z_]")
+# a name an arithmetic expansion assigns or steps at its start (`$((pos = 1))`, `$((i += 2))`,
+# `$((++i))`, `$((i--))`)
+_ARITHMETIC_ASSIGNED = lazy_compile(
+    r"\$\(\(\s*(?:(?:\+\+|--)\s*([A-Za-z_]\w*)"
+    r"|([A-Za-z_]\w*)\s*(?:\+\+|--|(?:[-+*/%&|^]|<<|>>)?=(?!=)))"
+)
 # a name in an arithmetic expression (not the digits and letters of a number, `0x1F`, `10#08`,
 # nor an expansion's, `$N`, `${N}`: its value is the run's)
 _OPERAND_NAME = lazy_compile(r"(?<![0-9A-Za-z_#${])[A-Za-z_][A-Za-z0-9_]*")
@@ -83,17 +90,6 @@ _BASH_NUMBERS = frozenset(
     {"OPTIND", "SECONDS", "RANDOM", "SRANDOM", "LINENO", "PPID", "UID", "EUID", "BASHPID"}
     | {"COLUMNS", "LINES", "SHLVL", "OPTERR", "EPOCHSECONDS", "BASH_SUBSHELL", "HISTCMD"}
 )
-
-
-def _skipped(script: Script) -> list[tuple[int, int]]:
-    """Character ranges bash does not expand: quoted heredoc bodies."""
-    ranges = []
-    for command in script.commands:
-        for heredoc in command.heredocs:
-            if heredoc.quoted and heredoc.body is not None:
-                span = script.span(heredoc.body)
-                ranges.append((span.line, span.end_line))
-    return ranges
 
 
 def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | None]) -> str | None:
@@ -113,6 +109,9 @@ def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | Non
         nonlocal variables, unknown
         if variables is None:
             variables = {a.name for a in script.assignments} | _BASH_NUMBERS
+            # (and those an arithmetic expansion assigns: `: $((pos = 1))`, `$((i++))`; h123 F1)
+            text = script.file.text
+            variables |= {m[1] or m[2] for m in _ARITHMETIC_ASSIGNED.finditer(text)}
             if name not in variables:
                 more = sourced()
                 unknown = more is None
@@ -142,59 +141,20 @@ _PART = (
 )
 
 
-_INTERESTING = lazy_compile(r"[\n'\"\\\\#$]")
-
-
 def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
-    """(line, column) and match of each `${NAME:...}` outside comments, single quotes (which
-    may span lines: `python3 -c '...'`) and quoted heredoc bodies."""
+    """(line, column) and match of each `${NAME:...}` bash expands: read as bash reads the
+    text (`braces.expansions`: not in comments, single quotes over several lines, `python3 -c
+    '...'`, quoted heredoc bodies; a quote or a `#` in an unquoted one's body is a plain
+    character, h123 F2, M5)."""
     text = script.file.text
     if not _SUBSTRING.search(text):  # (most scripts: no `${X:` at all)
         return
-    skipped = _skipped(script)
-    line, line_start = 1, 0
-    quoted = False
-    i = 0
-    while True:
-        found = _INTERESTING.search(text, i)  # (jumps over the plain characters)
-        if found is None:
-            return
-        i = found.start()
-        ch = text[i]
-        if ch == "\n":
-            line, line_start = line + 1, i + 1
-            i += 1
-            continue
-        if any(a <= line <= b for a, b in skipped):
-            end = text.find("\n", i)
-            i = len(text) if end < 0 else end
-            continue
-        if ch == "'" and not quoted:
-            end = text.find("'", i + 1)
-            end = len(text) if end < 0 else end
-            line += text.count("\n", i, end)
-            if "\n" in text[i:end]:
-                line_start = text.rindex("\n", i, end) + 1
-            i = end + 1
-            continue
-        if ch == '"':
-            quoted = not quoted
-        elif ch == "\\":
-            if text.startswith("\n", i + 1):  # (a line continuation: the next line)
-                line, line_start = line + 1, i + 2
-            i += 2
-            continue
-        elif ch == "#" and not quoted and (i == line_start or text[i - 1] in " \t;"):
-            end = text.find("\n", i)
-            i = len(text) if end < 0 else end
-            continue
-        elif ch == "$":
-            match = _SUBSTRING.match(text, i)
-            if match is not None and "\n" not in match.group():
-                yield line, i - line_start + 1, match
-                i = match.end()
-                continue
-        i += 1
+    for expansion in expansions(text):
+        match = _SUBSTRING.match(text, expansion.start)
+        if match is not None and "\n" not in match.group():
+            line = text.count("\n", 0, expansion.start) + 1
+            column = expansion.start - (text.rfind("\n", 0, expansion.start) + 1) + 1
+            yield line, column, match
 
 
 def _sourced_names(ctx: Context, script: Script) -> set[str] | None:

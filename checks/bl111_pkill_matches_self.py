@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import signal as signal_module
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -83,6 +84,11 @@ _HARMLESS = frozenset({"0", "CONT", "CHLD", "CLD", "URG", "WINCH", "STOP", "TSTP
 # ends itself on SIGINT only when the command died of it (pkill spares itself), and ignores
 # SIGQUIT (bash 5.2: the script prints what follows)
 _SURVIVED = frozenset({"INT", "QUIT"})
+# the signals procps names (Linux's), without `SIG`
+_SIGNALS = frozenset(
+    {name.removeprefix("SIG") for name in signal_module.Signals.__members__}
+    | {"IOT", "CLD", "POLL", "PWR", "STKFLT", "UNUSED"}
+)
 _NUMBERS = {"1": "HUP", "2": "INT", "3": "QUIT", "6": "ABRT", "9": "KILL", "15": "TERM"}
 _NUMBERS.update({"18": "CONT", "17": "CHLD", "19": "STOP", "20": "TSTP", "23": "URG"})
 # commands a library of functions runs at its top level besides defining them
@@ -175,6 +181,15 @@ def _at(command: Command) -> Location:
     return Location(command.script.path, command.first_line_span)
 
 
+def _signal_of(word: str) -> str | None:
+    """The signal a word of pkill's names (`-9`, `-KILL`, `-sigkill`: procps reads the name
+    in any case), else None."""
+    if word[:1] != "-" or word[1:2] == "-":
+        return None
+    name = word[1:].upper().removeprefix("SIG")
+    return name if name.isdigit() or name in _SIGNALS else None
+
+
 def _kill(command: Command) -> Kill | None:
     """The pattern and signal of `pkill -f`; None for no `-f`, `-x`, `-v`, or options this
     does not read."""
@@ -182,9 +197,12 @@ def _kill(command: Command) -> Kill | None:
     signal = "TERM"
     full = ignore_case = False
     i = 0
-    if words and re.fullmatch(r"-(?:SIG)?[A-Z]+[0-9]*|-[0-9]+", words[0].value):
-        signal = words[0].value[1:].removeprefix("SIG")  # `-9`, `-KILL`, `-SIGKILL` (first only)
-        i = 1
+    # procps takes the first word that names a signal, wherever it is (`pkill -f -9 x`), and
+    # reads the others without it; a word naming none is an option (`-A`, `--ignore-ancestors`)
+    at = next((k for k, w in enumerate(words) if _signal_of(w.value) is not None), None)
+    if at is not None:
+        signal = _signal_of(words[at].value) or signal
+        words = (*words[:at], *words[at + 1 :])
     while i < len(words):
         value = words[i].value
         if value == "--":

@@ -4,8 +4,10 @@
 Reports `--data-parallel-hybrid-lb` in a native multi-node vLLM launch where nothing spreads the
 requests over the nodes:
 - a `vllm serve` command line (or the argument array it runs) in a script that starts ranks on
-  other nodes (`--data-parallel-start-rank`, `--data-parallel-address`,
-  `--data-parallel-size-local`, `srun -N 2`...) and runs no router, proxy or Dynamo frontend;
+  other nodes (`--data-parallel-start-rank`, `--data-parallel-address`, a
+  `--data-parallel-size-local` below `--data-parallel-size` or not known, `srun -N 2`...) and
+  runs no router, proxy or Dynamo frontend (the flag as vLLM reads it: `-dph`,
+  `--data_parallel_hybrid_lb`);
 - across files, `--data-parallel-hybrid-lb` in an entrypoint (often only in its DP-attention
   arm, also behind `uv run`) that a launcher starts on several nodes (`srun --nodes=N`,
   `salloc -N` with N above 1, or a variable the launcher sets only to such numbers; a count it
@@ -41,12 +43,12 @@ fi
 ```
 
 ## Exceptions
-A script (or its launcher) that also runs a router (`*router*`, nginx, envoy, an llm-d endpoint
-picker) or `dynamo.frontend` is taken to spread requests over every node's endpoint, and so is a
-launcher whose probe loops over the nodes; an entrypoint with a `--headless` launch uses internal
-load balancing. Recipes served by a
-Dynamo frontend are not reported. Whether the client talks to one endpoint is inferred from the
-absence of such a router, not traced through the client's code.
+A script (or its launcher) that also runs a router or a proxy (`*router*`, `*proxy*`, nginx,
+envoy, an llm-d endpoint picker) or `dynamo.frontend` is taken to spread requests over every
+node's endpoint, and so is a launcher whose probe loops over the nodes; an entrypoint with a
+`--headless` launch uses internal load balancing. Recipes served by a Dynamo frontend are not
+reported. Whether the client talks to one endpoint is inferred from the absence of such a
+router, not traced through the client's code.
 """
 
 from __future__ import annotations
@@ -63,23 +65,42 @@ from benchlint.shell.model import Command, Script, Syn
 from benchlint.yamlmodel import YNode
 
 HYBRID = "--data-parallel-hybrid-lb"
-_MULTI_NODE = (
-    "--data-parallel-start-rank",
-    "--data-parallel-address",
-    "--data-parallel-size-local",
+# vLLM's spellings of it: its short alias, and `_` for `-` (FlexibleArgumentParser reads both)
+_HYBRID_SPELLINGS = frozenset({HYBRID, "-dph"})
+# ranks on other nodes: a start rank or the head's address given (with their short aliases)
+_OTHER_NODES = lazy_compile(
+    r"(?<![\w-])(?:--data[-_]parallel[-_](?:start[-_]rank|address)|-dp[ra])\b"
 )
+# the ranks on this node, and in all (`--data-parallel-size-local 8`, `-dpl=8`, `-dp 16`)
+_LOCAL_SIZE = lazy_compile(r"(?<![\w-])(?:--data[-_]parallel[-_]size[-_]local|-dpl)\b[ =]?(\S*)")
+_SIZE = lazy_compile(r"(?<![\w-])(?:--data[-_]parallel[-_]size|-dp)(?![-_\w])[ =]?(\S*)")
 _URL_HOST = lazy_compile(r"https?://([^/:\s\"']+)")
 _HEAD = lazy_compile(r"(?i)head|master")
-_ROUTER = lazy_compile(r"router|nginx|envoy|haproxy|^epp$|dynamo\.frontend|llm-d-inference")
+_ROUTER = lazy_compile(r"router|proxy|nginx|envoy|haproxy|^epp$|dynamo\.frontend|llm-d-inference")
 
 
 def _runs_vllm_serve(script: Script) -> bool:
     return any(launch.engine == "vllm" for launch in launches(script))
 
 
+def _is_hybrid(flag: str) -> bool:
+    return flag.replace("_", "-") in _HYBRID_SPELLINGS
+
+
 def _multi_node(script: Script) -> bool:
-    """Ranks on other nodes: DP start ranks or addresses, or `srun -N 2`."""
-    if any(flag in script.text for flag in _MULTI_NODE):
+    """Ranks on other nodes: DP start ranks or addresses, a local DP size below the whole
+    (not one every launch gives the whole size: one node holds every rank, h123 F5), or `srun
+    -N 2`."""
+    text = script.text
+    if _OTHER_NODES.search(text):
+        return True
+    local = [m.group(1).strip("\"'") for m in _LOCAL_SIZE.finditer(text)]
+    whole = [m.group(1).strip("\"'") for m in _SIZE.finditer(text)]
+    if local and not (
+        all(v.isdigit() for v in local + whole)
+        and whole
+        and min(map(int, local)) >= max(map(int, whole))
+    ):
         return True
     for command in script.all_commands():
         srun = command.invocation.wrapper("srun")
@@ -91,9 +112,12 @@ def _multi_node(script: Script) -> bool:
 
 
 def _has_router(script: Script) -> bool:
+    """A program among a command's first words named as a router or proxy (`vllm-router`,
+    `python3 toy_proxy_server.py`; not an assignment, `https_proxy=...`)."""
     for command in script.all_commands():
         for word in command.words[:4]:
-            if word.static and _ROUTER.search(word.value.rsplit("/", 1)[-1]):
+            name = word.value.rsplit("/", 1)[-1]
+            if word.static and "=" not in name and _ROUTER.search(name):
                 return True
     return False
 
@@ -213,12 +237,12 @@ def _cross_file_findings(ctx: Context, script: Script) -> Iterator[Finding]:
             if launch.engine != "vllm":
                 continue
             for arg in launch.flags:
-                if arg.value != HYBRID:
+                if not _is_hybrid(arg.value):
                     continue
                 line = probe.first_line_span.line
                 yield Finding(
                     "BL302",
-                    f"`{HYBRID}` runs an API server on each of {nodes} "
+                    f"`{arg.value}` runs an API server on each of {nodes} "
                     f"{caller.path} starts this script on, but it probes only the head node's "
                     f"endpoint (line {line}): requests reach only the head node's ranks",
                     Location(arg.word.script.file.path, arg.span),
@@ -243,12 +267,12 @@ def _script_findings(script: Script) -> Iterator[Finding]:
         if launch.engine != "vllm":
             continue
         for arg in launch.flags:
-            if arg.value != HYBRID or arg.span in seen:
+            if not _is_hybrid(arg.value) or arg.span in seen:
                 continue
             seen.add(arg.span)
             yield Finding(
                 "BL302",
-                f"`{HYBRID}` runs an API server on every node, but this multi-node vLLM "
+                f"`{arg.value}` runs an API server on every node, but this multi-node vLLM "
                 "launch has no router or Dynamo frontend: requests sent to the head node "
                 "reach only its local ranks",
                 Location(arg.word.script.file.path, arg.span),

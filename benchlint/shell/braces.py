@@ -11,6 +11,7 @@ expansions and command substitutions, and ends at the first other `}`: a `{` cou
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -46,14 +47,15 @@ _ESCAPED_QUOTE = lazy_compile(r"[\\']")
 _ESCAPED_BACKQUOTE = lazy_compile(r"[\\`]")
 
 
-def expansions(text: str) -> list[BraceExpansion]:
+@functools.lru_cache(maxsize=8)  # (BL105, BL108 and BL117 read one script's in turn)
+def expansions(text: str) -> tuple[BraceExpansion, ...]:
     """Every `${...}` of the script's text that bash expands (not in a comment, a quoted
     string or a quoted heredoc's body), nested ones too, in text order."""
     if "${" not in text:
-        return []
+        return ()
     lexer = _Lexer(text)
     lexer.code(0, None)
-    return sorted(lexer.found.values(), key=lambda e: e.start)
+    return tuple(sorted(lexer.found.values(), key=lambda e: e.start))
 
 
 def every_brace(text: str) -> list[tuple[int, int, str]]:
