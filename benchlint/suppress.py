@@ -19,7 +19,8 @@ from benchlint.workspace import path_matches
 _DIRECTIVE = lazy_compile(r"#\s*benchlint:\s*(disable|disable-file)=(.*)")
 # the IDs right after `=`, separated by commas or blanks; from the first other word on, the text
 # is the reason (`disable=BL101 needed on all runners` disables BL101 only)
-_ID = lazy_compile(r"(?i)BL\d{1,3}|ALL")
+# (any number of digits: `BL1020`, a typo, is an ID that names no rule, which BL003 reports)
+_ID = lazy_compile(r"(?i)BL\d+|ALL")
 
 
 @dataclass

@@ -3,9 +3,11 @@
 ## What it does
 Reports each rule ID of an inline suppression (`# benchlint: disable=BL102` on a line or the
 line before, `# benchlint: disable-file=BL203`) that no finding of this run needed, and IDs that
-name no benchlint rule at all (`disable=BL999`, a typo that silently disables nothing). Off by
-default, like ruff's RUF100: turn it on with `--select BL003` (or a selection that includes it,
-`ALL`) or `--show-unused-suppressions`.
+name no benchlint rule at all (`disable=BL999`, `disable=BL1020`: a typo that silently disables
+nothing). Off by default, like ruff's RUF100: turn it on with `--show-unused-suppressions` (with
+every other rule), or a selection that includes it beside the rules whose suppressions it judges
+(`--select ALL`, `--select BL1,BL003`; `--select BL003` alone judges only the IDs, as no other rule
+runs).
 
 ## Why is this bad?
 A suppression outlives the finding it was written for. Once the lock is guarded or the recipe
@@ -76,7 +78,16 @@ def check(ctx: Context) -> Iterator[Finding]:
                     continue
                 span = Span(suppression.line, start, suppression.line, end)
                 fix = _removal(source, suppression, selector, stale) if source else None
-                if _unknown(selector, known):
+                if selector.startswith("BL003"):  # (h123 W1: a rule, though not one it hides)
+                    message = (
+                        f"`{kind}={selector}` suppresses nothing: BL003's own findings are not "
+                        "suppressed inline"
+                    )
+                    subject, advice = (
+                        "unknown",
+                        "remove it; use `per-file-ignores` or `--ignore BL003`",
+                    )
+                elif _unknown(selector, known):
                     message = f"`{kind}={selector}` names no benchlint rule: it suppresses nothing"
                     subject, advice = (
                         "unknown",

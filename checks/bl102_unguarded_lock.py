@@ -106,10 +106,23 @@ def _gives_up(args: list[str]) -> str | None:
             when = f"after {arg.split('=', 1)[1]} s"
         elif arg in ("-n", "--nb", "--nonblock", "--nonblocking"):
             when = "at once when the lock is held"
-        elif arg.startswith("-w") and len(arg) > 2 and not arg.startswith("--"):
-            when = f"after {arg[2:]} s"
-        elif arg.startswith("-") and not arg.startswith("--") and "n" in arg[1:]:
-            when = "at once when the lock is held"
+        elif arg.startswith("-") and not arg.startswith("--") and len(arg) > 2:
+            # letters in one word (`-xw 30`, `-nw30`, `-xn`): a letter that takes a value
+            # takes the rest of the word, or the next word where it ends it (h123 M2)
+            for j, letter in enumerate(arg[1:], start=1):
+                if letter == "u":
+                    return None
+                if letter == "n":
+                    when = when or "at once when the lock is held"
+                elif letter in "wEc":
+                    value = arg[j + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
+                    if letter == "c":
+                        return None
+                    if letter == "w":
+                        when = f"after {value} s" if value else "on timeout"
+                    if not arg[j + 1 :]:
+                        i += 1  # (its value is the next word)
+                    break
         elif not arg.startswith("-") or arg == "-":
             operands += 1
             if operands > 1:

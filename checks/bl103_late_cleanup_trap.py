@@ -2833,10 +2833,8 @@ def _pipe_finding(
 def _run_text(command: Command) -> str:
     """The text a command runs: a trap's handler as the shell reads it when the signal comes
     (`trap 'kill $P; pkill -f "vllm serve"' EXIT`: its quotes removed), else its own."""
-    words = command.args
-    if command.base == "trap" and words[:1] and words[0].static and words[0].value == "--":
-        words = words[1:]
-    if command.base == "trap" and words:
+    words = command.trap_args if command.base == "trap" else []
+    if words:
         return words[0].value
     return command.script.text_of(command.node)
 

@@ -65,7 +65,7 @@ _EXIT = frozenset({"EXIT", "0", "SIGEXIT"})
 def _handler_reads(script: Script, trap: Command) -> tuple[str, set[str]] | None:
     """(how the handler is named, the variables it reads when it runs); None when it is
     expanded at `trap` time (a double-quoted string) or not known."""
-    action = trap.args[0]
+    action = trap.trap_args[0]
     name = action.value.strip()
     if name.isidentifier() and name in script.functions:
         body = [c for c in script.all_commands() if c.function == name]
@@ -110,11 +110,11 @@ def _findings(script: Script) -> Iterator[Finding]:
         if a.kind == "declare" and any("g" in w.value for w in a.command.args if w.value[:1] == "-")
     }
     for trap in script.commands:
-        if trap.base != "trap" or trap.function is None or len(trap.args) < 2:
+        if trap.base != "trap" or trap.function is None or len(trap.trap_args) < 2:
             continue
         if trap.subshell:  # `( trap ... EXIT; ... )` fires when the subshell ends: locals live
             continue
-        if not any(w.value.upper() in _EXIT for w in trap.args[1:]):
+        if not any(w.value.upper() in _EXIT for w in trap.trap_args[1:]):
             continue
         if _never_after_return(script, trap):
             continue

@@ -169,7 +169,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                         how = f"{where.location.path}:{where.location.span.line}, not exported"
                         if name in passes:  # (`-e PORT` passes docker's environment's PORT)
                             how += f": `-e {name}` passes none"
-                            item.unexported.add(name)
+                        # (`-e NAME` alone would pass none either: the help exports it or
+                        # gives its value, h122 W1)
+                        item.unexported.add(name)
                     item.names.setdefault(name, (how, set()))[1].add(entry.name)
     for item in found.values():
         if not ctx.route_in_scope(item.call.caller.path, item.script.path, *_paths(item)):

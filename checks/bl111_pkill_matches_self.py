@@ -293,9 +293,7 @@ def _trap_for(command: Command, signal: str) -> str | None:
     when the command is no `trap` of that signal (`trap -p TERM` only lists)."""
     if command.base != "trap":
         return None
-    words = [w.value for w in command.words[1:]]
-    if words[:1] == ["--"]:
-        words = words[1:]
+    words = [w.value for w in command.trap_args]
     if len(words) < 2 or words[0] in ("-p", "-l"):
         return None
     names = (w.upper().removeprefix("SIG") for w in words[1:])

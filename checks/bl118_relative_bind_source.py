@@ -75,7 +75,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 source = _source(script, value, _TILDE_EXPANDED.match(word.text) is not None)
                 if source is None:
                     continue
-                yield _finding(script, command, word, value, source)
+                yield _finding(script, command, word, option, value, source)
 
 
 def _source(script: Script, value: str, tilde: bool) -> str | None:
@@ -131,13 +131,17 @@ def _assigned_values(script: Script, name: str) -> list[tuple[str, bool]]:
     return found
 
 
-def _finding(script: Script, command: Command, word: Word, value: str, source: str) -> Finding:
+def _finding(
+    script: Script, command: Command, word: Word, option: str, value: str, source: str
+) -> Finding:
     written = value.split(":", 1)[0]
     named = f"`{clip(source, 40)}`" + (f" (`{written}`)" if written != source else "")
     home = source.startswith("~/")
+    # (the option as written: `-v x:/y`, `--volume x:/y`, `--volume=x:/y`; h123 W5)
+    shown = word.value if word.value.startswith(option) else f"{option} {value}"
     return Finding(
         "BL118",
-        f"docker reads the source {named} of `-v {clip(value, 60)}` as a volume name, not as a "
+        f"docker reads the source {named} of `{clip(shown, 70)}` as a volume name, not as a "
         "host path (it binds an absolute one, or one starting with `.`), and refuses a name "
         "with a `/`: the container never starts",
         Location(script.path, word.span),

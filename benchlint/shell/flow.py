@@ -459,9 +459,7 @@ class Trap:
     def expanded_now(self) -> frozenset[str]:
         """The variables the handler's own text expands when `trap` runs, not when the handler
         does (`trap "kill $PID" EXIT`: the PID as it is then)."""
-        words = self.command.args
-        if words[:1] and words[0].static and words[0].value == "--":
-            words = words[1:]
+        words = self.command.trap_args
         if not words or words[0].node.type == "raw_string":
             return frozenset()
         return frozenset(read.name for read in words[0].reads())
@@ -965,9 +963,7 @@ class Flow:
 
     def trap_of(self, command: Command) -> Trap | None:
         """The `trap` command read as this shell reads it (None: it sets no handler)."""
-        args = [w.value for w in command.args]
-        if args[:1] == ["--"]:  # `trap -- 'handler' EXIT`
-            args = args[1:]
+        args = [w.value for w in command.trap_args]  # (`trap -- 'handler' EXIT` too)
         if not args or args[0] in ("-l", "-p"):
             return None
         if args[0] == "-":  # `trap - EXIT`: the signals' handlers are reset (to none for EXIT)

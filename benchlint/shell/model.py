@@ -775,6 +775,13 @@ class Command:
         return self.words[1:]
 
     @property
+    def trap_args(self) -> list[Word]:
+        """A `trap` command's arguments as bash reads them: the handler, then the signals (a
+        leading `--` ends its options, `trap -- 'x' EXIT`)."""
+        args = self.args
+        return args[1:] if args[:1] and args[0].static and args[0].value == "--" else args
+
+    @property
     def outermost(self) -> Command:
         """The command of its file's own script that runs the shells it is in (`srun ... bash
         -c "..."`): itself where it is one."""
