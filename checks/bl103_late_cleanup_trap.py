@@ -2634,15 +2634,16 @@ def _bash_keeps(server: Command) -> bool:
     """Whether `bash -c` surely runs the server as a child of its own (its `$!` then bash's,
     which a kill ends without it): the server has a redirect (`bash -c "vllm serve ... > log
     2>&1"`), is timed, piped or in a loop, a command of the string comes after it, or the
-    string sets a trap, or any text but one newline follows its line (a blank, a blank line, a
-    comment line: bash 5.2 execs `"vllm serve m\n"`, not `"vllm serve m\n  "`; h124 M1). bash
-    runs a plain last command in its place (since 5.1 after `cd /w &&` too, before 5.1 not: not
+    string sets a trap, it is in an `if`, `case`, `{ }` group or `!` (not at the string's top
+    level), or any text but one newline follows its line (a blank, a blank line, a comment
+    line: bash 5.2 execs `"vllm serve m\n"`, not `"vllm serve m\n  "`; h124 M1). bash runs a
+    plain last command in its place (since 5.1 after `cd /w &&` too, before 5.1 not: not
     known)."""
     # (`time` of a string's command, not read as blanks there: `bash -c "time vllm ..."`)
     timed = server.timed or server.name == "time"
     if server.redirects or server.piped or server.apart is not None or timed:
         return True
-    if server.loops:
+    if server.loops or not server.at_top_level:  # (in an `if`, a `{ }`: h123 M12)
         return True
     end = server.node.end_byte
     if _TAIL_KEPT.fullmatch(server.script.src, end) is None:

@@ -14,9 +14,11 @@ After `${NAME:` bash reads an *offset*, an arithmetic expression, not a default:
 form `${NAME:offset:length}`. When NAME is unset the expansion is silently empty, so the model
 path or port the author meant as a fallback never appears; when it is set, bash evaluates the
 text as arithmetic, reports an error (`Llama-3.1-8B: division by 0`, `invalid arithmetic
-operator`) and skips the command: the engine it was to start never starts, and the script goes
-on (bash 5.2, even under `set -e`); or, where the text is names nothing sets
-(`${RUN: -"finetune_5e-6"}`), reads them as 0 and cuts the value at the offset that gives.
+operator`) and skips the rest of the top-level statement it is in (its line, a loop or `if`
+around it, the function the line called): the engine it was to start never starts, and the
+script goes on with the next statement (bash 5.2, even under `set -e`); or, where the text is
+names nothing sets (`${RUN: -"finetune_5e-6"}`), reads them as 0 and cuts the value at the
+offset that gives.
 Public benchmark scripts ship this; ShellCheck does not report it.
 
 ## Example
@@ -134,7 +136,10 @@ def _implausible(text: str, script: Script, sourced: Callable[[], set[str] | Non
 
 
 # what a set variable's expansion gives
-_ERROR = "bash reports an arithmetic error and skips the command"
+_ERROR = (
+    "bash reports an arithmetic error and skips the rest of the top-level statement it is in "
+    "(its line, a loop or `if` around it, the function the line called)"
+)
 _PART = (
     "bash reads the names nothing sets as 0 and expands to its value from the offset that "
     "gives (all of it where that is 0)"

@@ -70,6 +70,10 @@ _CANDIDATE = lazy_compile(
 )
 
 
+# what a backslash escapes in double quotes (bash removes it there)
+_DQUOTE_ESCAPE = lazy_compile(r'\\([\\"$`])')
+
+
 def _gives(expansion: BraceExpansion, default: str, rest: str) -> str:
     """What bash's reading gives, by the operator (the end of the message)."""
     name, operator = expansion.name, expansion.operator
@@ -79,7 +83,9 @@ def _gives(expansion: BraceExpansion, default: str, rest: str) -> str:
         return f"{unset}, {name} gives `{rest}` where it should give nothing"
     given = f"set, {name} gives its value followed by `{rest}`"
     if operator.endswith("="):
-        return f"{unset}, {name} is assigned `{default}`; {given}"
+        # (the value after quote removal: `\"` in double quotes is `"`; h123 W4)
+        assigned = _DQUOTE_ESCAPE.sub(r"\1", default) if expansion.context == "dquote" else default
+        return f"{unset}, {name} is assigned `{assigned}`; {given}"
     return given
 
 

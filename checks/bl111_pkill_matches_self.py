@@ -376,10 +376,12 @@ def _reads_stdin_here(parent: Command) -> bool:
 def _forked(script: Script, command: Command) -> bool:
     """Whether the command string's shell stays while `command` (or what it starts) runs: it
     is not the string's last command, run in place of the shell (bash and dash run a last
-    simple command without redirections with `exec`)."""
+    simple command without redirections with `exec`, at the string's top level only)."""
     if command.tested or command.or_guarded or command.loops or command.piped:
         return True
     if command.function is not None or command.subshell or command.background:
+        return True
+    if not command.at_top_level:  # (`if ...; then pkill ...; fi` last: bash stays, h123 M12)
         return True
     end = command.node.end_byte
     if any(other.node.start_byte >= end for other in script.commands):

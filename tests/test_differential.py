@@ -995,19 +995,23 @@ _OFFSETS = [
 @pytest.mark.parametrize("text", _OFFSETS)
 def test_what_bl105_says_a_set_variable_gives_agrees_with_bash(text: str) -> None:
     """BL105's message for a set variable (the names it reads unset, as in a script that sets
-    none of them): an arithmetic error (bash skips the command), or the value from an offset
-    (all of it where the offset is 0)."""
+    none of them): an arithmetic error (bash skips the rest of the top-level statement: its
+    loop, the rest of its line, and goes on with the next), or the value from an offset (all
+    of it where the offset is 0)."""
     import importlib
 
     bl105 = importlib.import_module("checks.bl105_substring_as_default")
     script = parse_file(SourceText("x.sh", b"true\n"))
     said = bl105._implausible(text, script, lambda: set())
-    done = _bash_run(f'X=abcdefghijkl\necho "[${{X:{text}}}]"\n')
+    done = _bash_run(
+        f'X=abcdefghijkl\nfor i in 1 2; do echo "[${{X:{text}}}]"; echo loop; done; echo line\n'
+        "echo next\n"
+    )
     if said == bl105._ERROR:
-        assert done.stdout == "" and done.stderr, (said, done)
+        assert done.stdout == "next\n" and done.stderr, (said, done)
     else:
         assert said == bl105._PART, said
-        out = done.stdout.strip()
+        out = done.stdout.split("\n", 1)[0]
         assert not done.stderr and "abcdefghijkl".endswith(out[1:-1]), (said, done)
 
 

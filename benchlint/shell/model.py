@@ -871,6 +871,18 @@ class Command:
             )
         ]
 
+    @property
+    def at_top_level(self) -> bool:
+        """Whether the command stands at its script's top level, alone or in an `&&`/`||` list:
+        not in an `if`, `case`, loop, `{ }` group, `!`, pipeline, redirection or function, where
+        bash runs a `-c` string's last command in its own place only at the top level (bash
+        5.2: `bash -c 'true && sleep 9'` execs sleep, `bash -c 'if true; then sleep 9; fi'`
+        and `bash -c '{ sleep 9; }'` do not; h123 M12)."""
+        node = self.script.syntax(self.node).parent
+        while node is not None and node.type == "list":
+            node = node.parent
+        return node is not None and node.type == "program"
+
     def statement(self) -> Syn:
         """The list item this command belongs to (climbing pipelines, `&&` lists, redirections)."""
         node = self.script.syntax(self.node)
