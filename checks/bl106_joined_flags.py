@@ -430,7 +430,9 @@ def _lone_element(word: Word) -> Word | None:
     of flags is what breaks the word."""
     if _star_values(word) is not None:
         return None
-    return _flag_element(word) or (word if _flag_word(word) else None)
+    return _flag_element(word) or (
+        word if _flag_word(word) and not _several_flags(word.value) else None
+    )
 
 
 def _flag_word(word: Word) -> bool:
@@ -441,6 +443,12 @@ def _flag_word(word: Word) -> bool:
     head = word.value.split(" ", 1)[0]
     # (two dashes: argparse splits `"-O 3"` after its letter, h113 W1)
     return head.startswith("--") and bool(head.strip("-")) and "$" not in head and "=" not in head
+
+
+def _several_flags(text: str) -> bool:
+    """Whether the text holds more than one flag (`--max-model-len 4096 --port 8000`), not one
+    flag and its value (h124 W1)."""
+    return sum(part.startswith("-") and part.strip("-") != "" for part in text.split()) > 1
 
 
 def _may_take(before: str) -> bool:
@@ -492,6 +500,8 @@ def _finding(script: Script, word: Word, program: str, what: str, element: bool 
             help_ += f', and write `"${{{name}[@]}}"`'
     elif word.text.endswith('[*]}"'):
         help_ = f'write `"${{{name}[@]}}"`: one word per element'
+    elif not name:  # (written out: `"--max-model-len 4096 --port 8000"`)
+        help_ = f"write them as words of their own, without the quotes: `{clip(word.value, 60)}`"
     else:
         help_ = (
             f"write `${name}` unquoted, or hold the flags in an array "

@@ -68,9 +68,10 @@ vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
 - an SGLang flag written with `_` on a launch's command line (`--mem_fraction_static`, a
   Kubernetes `args:` item's `--tp_size`): SGLang's parser is argparse's own, which takes only
   `--mem-fraction-static` (vLLM's reads `_` as `-`; a recipe's keys are not read so);
-- a flag of the engine and its value written as one word (`"--quantization bitsandbytes"`, a
-  Kubernetes `args:` item or a compose list's): argparse reads a word with a blank in it as a
-  positional argument, on any launch (not `--flag=a b`, whose value is all after the `=`).
+- a flag of the engine and its value written as one word (`"--quantization bitsandbytes"` in a
+  Kubernetes `args:` item or a compose list): argparse reads a word with a blank in it as a
+  positional argument, on any launch (not `--flag=a b`, whose value is all after the `=`; a
+  quoted word of a script is BL106's).
 
 ## Why is this bad?
 Both servers use argparse and exit at once on an unknown option: the job fails after the
@@ -320,6 +321,12 @@ def _underscored(arg: Arg, engine: str, where: str, path: str) -> Finding | None
         subject=shown,
         help=f"write `{meant}`",
     )
+
+
+def _quoted_long_flag(arg: Arg) -> bool:
+    """A quoted word of a script holding a long flag, a blank and more (`"--tp 8"`): BL106
+    reports it (one argument, not flags), with the help to split it."""
+    return arg.word.node.type in ("string", "raw_string") and arg.value.startswith("--")
 
 
 def _joined(launch: Launch, arg: Arg, engine: str, where: str, path: str) -> Finding | None:
@@ -1065,7 +1072,8 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 arg, engine, where, script.path
             )
             if joined is not None:
-                yield joined
+                if not _quoted_long_flag(arg):  # (BL106's, where a script quotes one: h124 W1)
+                    yield joined
                 continue
             flag = flag_name(arg.value)
             adding = _adding(arg, launch)

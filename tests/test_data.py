@@ -194,6 +194,62 @@ def test_the_workflow_schema_has_provenance_is_closed_and_the_doc_quotes_its_rel
     assert f"{source['package']}` {source['version']}" in doc
 
 
+def test_the_slurm_reader_takes_the_branches_a_default_build_compiles() -> None:
+    """`#ifdef WITH_SLURM_X11` (on unless `--disable-x11`) names the option; `#ifdef
+    WITH_SELINUX` (off unless `--with-selinux`) and `#ifndef WITH_SLURM_X11` do not (h123 M17:
+    `--x11` was missing, and srun read nothing after it)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "import_slurm_options", Path(__file__).parent.parent / "tools/import_slurm_options.py"
+    )
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    source = """
+#define COMMON_STRING_OPTION_SET(field)				\\
+static int arg_set_##field(slurm_opt_t *opt, const char *arg)	\\
+{								\\
+	opt->field = xstrdup(arg);				\\
+}
+COMMON_STRING_OPTION_SET(partition);
+static slurm_cli_opt_t slurm_opt_x11 = {
+#ifdef WITH_SLURM_X11
+	.name = "x11",
+#else
+	.name = NULL,
+#endif
+	.has_arg = optional_argument,
+	.set_func_srun = arg_set_x11,
+};
+static slurm_cli_opt_t slurm_opt_context = {
+#ifdef WITH_SELINUX
+	.name = "context",
+#else
+	.name = NULL,
+#endif
+	.has_arg = required_argument,
+	.set_func = arg_set_context,
+};
+static slurm_cli_opt_t slurm_opt_legacy = {
+#ifndef WITH_SLURM_X11
+	.name = "legacy",
+#else
+	.name = NULL,
+#endif
+	.has_arg = no_argument,
+	.set_func = arg_set_legacy,
+};
+static const slurm_cli_opt_t *common_options[] = {
+	&slurm_opt_x11,
+	&slurm_opt_context,
+	&slurm_opt_legacy,
+	NULL
+};
+"""
+    assert tool.slurm_options(source)["srun"] == {"x11": (2, None, False)}
+
+
 def test_the_slurm_reader_tells_text_setters_from_those_that_check() -> None:
     """`tools/import_slurm_options.py` on a slurm_opt.c of Slurm's shape, written here: a set
     function a macro defines as an `xstrdup(arg)` (directly, through a macro that expands it,

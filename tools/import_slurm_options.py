@@ -72,6 +72,35 @@ def _without_comments(text: str) -> str:
     return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
 
 
+# what Slurm's configure defines in a default build (`X_AC_X11`: internal X11 forwarding unless
+# `--disable-x11`); any other macro an `#ifdef` of slurm_opt.c tests is taken as not defined
+# (`WITH_SELINUX`: only `--with-selinux`)
+DEFAULT_BUILD = frozenset({"WITH_SLURM_X11"})
+
+
+def default_build(text: str) -> str:
+    """The text a default build compiles: of each `#ifdef`/`#ifndef`/`#else`/`#endif` (on a
+    macro), the branch its macro's definition in `DEFAULT_BUILD` selects (slurm_opt.c's
+    `slurm_opt_x11` is named `x11` only `#ifdef WITH_SLURM_X11`: h123 M17)."""
+    kept, stack = [], []  # (stack: whether each open branch is compiled)
+    for line in text.split("\n"):
+        directive = re.match(r"\s*#\s*(ifdef|ifndef|if|else|elif|endif)\b\s*(\w*)", line)
+        if directive is None:
+            if all(stack):
+                kept.append(line)
+            continue
+        word, macro = directive.groups()
+        if word in ("ifdef", "ifndef"):
+            stack.append((macro in DEFAULT_BUILD) == (word == "ifdef"))
+        elif word == "if":  # (an expression: both branches kept, as before)
+            stack.append(True)
+        elif word in ("else", "elif") and stack:
+            stack[-1] = not stack[-1] if word == "else" else stack[-1]
+        elif word == "endif" and stack:
+            stack.pop()
+    return "\n".join(kept)
+
+
 def text_setters(text: str) -> frozenset[str]:
     """The set functions that keep the value as written, checking nothing (`arg_set_partition`:
     `opt->partition = xstrdup(arg)`): those a macro of slurm_opt.c defines whose body, or a
@@ -102,7 +131,7 @@ def slurm_options(text: str) -> dict[str, dict[str, tuple[int, str | None, bool]
     whether its value is kept as written: `text_setters`)}} (one name may be two options:
     srun's `--wait=SECONDS`, sbatch's `--wait`)."""
     setters = text_setters(text)
-    text = _without_comments(text)
+    text = default_build(_without_comments(text))
     table = re.search(r"common_options\[\]\s*=\s*\{(.*?)\};", text, re.S)
     if table is None:
         raise SystemExit("slurm_opt.c: no common_options[] table")
