@@ -41,8 +41,9 @@ Offsets and lengths that read as arithmetic are substrings and are not reported:
 found), `${X:pos[1]}` where it assigns the array `pos`, and bash's own numbers (`${X:OPTIND}`,
 `$SECONDS`, `$RANDOM`). tree-sitter-bash does not parse this form, so the rule reads the
 script's text as bash does: comments, single-quoted strings (over several lines too: `python3
--c '...'`) and the bodies of quoted heredocs (which bash does not expand) are skipped; in an
-unquoted heredoc's body a quote or a `#` is a plain character.
+-c '...'`) and the bodies of quoted heredocs (which bash does not expand) are skipped, but
+read as the shell that runs them reads them where one does (`bash -c '...'`, `bash <<'EOF'`);
+in an unquoted heredoc's body a quote or a `#` is a plain character.
 
 ## Fix safety
 The fix inserts the `-` (or, for `${X: -"d"}`, removes the blank that split `:-`): unsafe
@@ -61,7 +62,7 @@ from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.braces import expansions
-from benchlint.shell.model import Script
+from benchlint.shell.model import Script, shells_as_written
 
 # `${NAME:` not followed by an operator that starts with `:` (`:-`, `:=`, `:?`, `:+`)
 _SUBSTRING = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+):(?![-=?+])([^}]*)\}")
@@ -150,16 +151,21 @@ def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
     """(line, column) and match of each `${NAME:...}` bash expands: read as bash reads the
     text (`braces.expansions`: not in comments, single quotes over several lines, `python3 -c
     '...'`, quoted heredoc bodies; a quote or a `#` in an unquoted one's body is a plain
-    character, h123 F2, M5)."""
+    character, h123 F2, M5), and as the shell a `bash -c '...'` string or a quoted heredoc
+    fed to one runs reads its text."""
     text = script.file.text
     if not _SUBSTRING.search(text):  # (most scripts: no `${X:` at all)
         return
-    for expansion in expansions(text):
-        match = _SUBSTRING.match(text, expansion.start)
-        if match is not None and "\n" not in match.group():
-            line = text.count("\n", 0, expansion.start) + 1
-            column = expansion.start - (text.rfind("\n", 0, expansion.start) + 1) + 1
-            yield line, column, match
+    seen: set[int] = set()
+    for _, shell, base in shells_as_written(script):  # (`bash -c '...'`'s too: h123 M6)
+        for expansion in expansions(shell):
+            match = _SUBSTRING.match(shell, expansion.start)
+            at = base + expansion.start
+            if match is None or "\n" in match.group() or at in seen:
+                continue
+            seen.add(at)
+            line = text.count("\n", 0, at) + 1
+            yield line, at - (text.rfind("\n", 0, at) + 1) + 1, match
 
 
 def _sourced_names(ctx: Context, script: Script) -> set[str] | None:

@@ -37,7 +37,8 @@ Not reported: a `}` in the word that is quoted (`${X:-"{a}"}`, `${X:-'{a}'}`), e
 follow before the double-quoted string, the unquoted word or the heredoc line ends (`${X:-{}`
 is the default `{`); pattern forms such as `${X#{}`; a word holding `{{`, a template's placeholder
 (`${MODEL_PATH:-{{ model_path }}}`, filled in before bash reads the file); comments,
-single-quoted strings and quoted heredoc bodies, which bash does not expand. A word whose first
+single-quoted strings and quoted heredoc bodies, which bash does not expand (read as the shell
+that runs them reads them where one does: `bash -c '...'`, `bash <<'EOF'`). A word whose first
 `{` is on a later line than its `${`, after a quoted or escaped `}`, is not looked at.
 
 ## Fix safety
@@ -50,6 +51,7 @@ and `{}:,.=@%+/-` only. The fix is safe: the expansion keeps the value the autho
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from benchlint.context import Context
@@ -57,7 +59,7 @@ from benchlint.finding import Edit, Finding, Fix, Location, Severity, clip
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.braces import BraceExpansion, expansions, intended_end
-from benchlint.shell.model import Script
+from benchlint.shell.model import Script, shells_as_written
 from benchlint.source import SourceText
 
 # a backslash double quotes keep as it is (before anything but `$`, a backquote, `"`, `\`)
@@ -109,6 +111,31 @@ def _fix(
     return quoted, Fix(f"write `{quoted}`", edits)
 
 
+def _read(script: Script) -> Iterator[tuple[BraceExpansion, int]]:
+    """Each expansion with braces in its word, and where its author meant it to end (in the
+    file's text), as the shell that expands it reads it: the file's, and the one a `bash -c
+    '...'` string or a quoted heredoc fed to one runs (h123 M10)."""
+    for _, shell, base in shells_as_written(script):
+        for expansion in expansions(shell):
+            if not expansion.operator or not expansion.braces:
+                continue
+            if "{{" in shell[expansion.word : expansion.end]:
+                continue  # a template's placeholder (`{{ model_path }}`), filled in before bash
+            end = intended_end(shell, expansion)
+            if end is None:
+                continue
+            yield (
+                dataclasses.replace(
+                    expansion,
+                    start=base + expansion.start,
+                    end=base + expansion.end,
+                    word=base + expansion.word,
+                    braces=tuple(base + b for b in expansion.braces),
+                ),
+                base + end,
+            )
+
+
 @script_rule(
     "BL108", "brace-in-default", Severity.ERROR, tags=("shell", "correctness"), precision="high"
 )
@@ -117,14 +144,11 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     if not _CANDIDATE.search(source.text):
         return
     text = source.text
-    for expansion in expansions(text):
-        if not expansion.operator or not expansion.braces:
+    seen: set[int] = set()
+    for expansion, end in _read(script):
+        if expansion.start in seen:
             continue
-        if "{{" in text[expansion.word : expansion.end]:
-            continue  # a template's placeholder (`{{ model_path }}`), filled in before bash
-        end = intended_end(text, expansion)
-        if end is None:
-            continue
+        seen.add(expansion.start)
         written = text[expansion.start : end]
         default = text[expansion.word : expansion.end - 1]
         rest = text[expansion.end : end]

@@ -42,7 +42,8 @@ done
 ## Exceptions
 Not reported: a form this rule does not tell apart (`${#...}`, `${!...}`, an operator's own
 text, `${X@}`), an expansion inside another's word (`${A:-${B.c}}`: bash expands it only when A
-is unset or empty), and one in single quotes, a quoted heredoc or a comment (not expanded).
+is unset or empty), and one in single quotes, a quoted heredoc or a comment (not expanded; read
+as the shell that runs them reads them where one does: `bash -c '...'`, `bash <<'EOF'`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.braces import bad_substitution, every_brace
-from benchlint.shell.model import Script, parse_tree
+from benchlint.shell.model import Script, parse_tree, shells_as_written
 
 
 @script_rule(
@@ -69,21 +70,11 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     text = source.text
     if not _CANDIDATE.search(text):
         return  # (no `${` of a form that may be bad: the text is not read as bash reads it)
-    braces = every_brace(text)
-    outer_end = -1
-    parsed: dict[int, bool] | None = None
-    for start, end, _ in braces:
-        if start < outer_end:
-            continue  # (inside another's word: expanded only when that one needs it)
-        outer_end = end
-        inside = text[start + 2 : end - 1]
-        if not bad_substitution(inside):
+    seen: set[int] = set()
+    for start, end, inside, inner in _bad(script):
+        if start in seen:
             continue
-        if parsed is None:
-            parsed = _expansion_starts(script.parse_src or script.src)
-        inner = parsed.get(len(text[:start].encode("utf-8", "surrogateescape")))
-        if inner is None:
-            continue  # (tree-sitter-bash reads no expansion there: the two readers disagree)
+        seen.add(start)
         written = " ".join(text[start:end].split())
         yield Finding(
             "BL119",
@@ -93,6 +84,30 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             help=_advice(inside),
             subject=written,
         )
+
+
+def _bad(script: Script) -> Iterator[tuple[int, int, str, bool]]:
+    """Each `${...}` bash rejects (its start and end in the file's text, its inside, whether it
+    is in a `$(...)`), as the shell that expands it reads it: the file's, and the one a `bash
+    -c '...'` string or a quoted heredoc fed to one runs (h123 M20); where tree-sitter-bash
+    reads an expansion there too."""
+    for shell_script, shell, base in shells_as_written(script):
+        outer_end = -1
+        parsed: dict[int, bool] | None = None
+        for start, end, _ in every_brace(shell):
+            if start < outer_end:
+                continue  # (inside another's word: expanded only when that one needs it)
+            outer_end = end
+            inside = shell[start + 2 : end - 1]
+            if not bad_substitution(inside):
+                continue
+            if parsed is None:
+                src = shell_script.parse_src or shell_script.src
+                parsed = _expansion_starts(src)
+            inner = parsed.get(len(shell[:start].encode("utf-8", "surrogateescape")))
+            if inner is None:
+                continue  # (tree-sitter-bash reads no expansion there: the readers disagree)
+            yield base + start, base + end, inside, inner
 
 
 # what bash does there (5.2, a script file): it skips the rest of the top-level statement it is

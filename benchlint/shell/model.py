@@ -2017,6 +2017,34 @@ def _nested(
     return script
 
 
+def shells_as_written(script: Script) -> Iterator[tuple[Script, str, int]]:
+    """The file's shell and its text (at 0), then each shell it runs whose text is the file's
+    own characters in a row that the file's shell leaves unexpanded: a single-quoted `bash -c
+    '...'` string, a quoted heredoc fed to a shell (the inner shell expands what the file's
+    reading skips as quoted text; h123 M6, M10, M20), with where its text starts in the
+    file's."""
+    text = script.file.text
+    yield script, text, 0
+    stack = list(script.nested)
+    while stack:
+        inner = stack.pop()
+        stack.extend(inner.nested)
+        offsets = inner.offsets
+        if not inner.verbatim or not offsets or inner.parent is None:
+            continue
+        value = inner.src.decode("utf-8", "surrogateescape")
+        base = offsets[0]
+        if offsets[-1] - base + 1 != len(value) or text[base : base + len(value)] != value:
+            continue  # (not the file's characters in a row)
+        outer = inner.parent.script
+        quoted = text[base - 1 : base] == "'" or any(
+            h.quoted and h.body is not None and outer.char_of(h.body.start_byte) == base
+            for h in inner.parent.heredocs
+        )
+        if quoted:
+            yield inner, value, base
+
+
 def nested_char_of(value: str, offsets: list[int]) -> Callable[[int], int]:
     """The file offset of a byte of a nested script's text (`value`, whose characters are at
     `offsets` in the file)."""
