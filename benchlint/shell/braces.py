@@ -45,6 +45,8 @@ _IN_BRACE = lazy_compile(r"[\\'\"`${}]")
 _HEREDOC_LINE = lazy_compile(r"[\\`$]")
 _ESCAPED_QUOTE = lazy_compile(r"[\\']")
 _ESCAPED_BACKQUOTE = lazy_compile(r"[\\`]")
+# a backslash bash removes in a backquoted substitution before reading its commands
+_UNESCAPED_IN_BACKQUOTES = lazy_compile(r"\\[\\`$]")
 
 
 @functools.lru_cache(maxsize=8)  # (BL105, BL108 and BL117 read one script's in turn)
@@ -179,7 +181,7 @@ class _Lexer:
             elif c == '"':
                 return i + 1
             elif c == "`":
-                i = _backquote(text, i + 1)
+                i = self.backquote(i + 1)
             else:
                 i = self.dollar(i, context)
 
@@ -195,10 +197,33 @@ class _Lexer:
         if c == '"':
             return self.dquote(i + 1, "dquote")
         if c == "`":
-            return _backquote(self.text, i + 1)
+            return self.backquote(i + 1)
         if c == "$":
             return self.dollar(i, context)
         return None
+
+    def backquote(self, i: int) -> int:
+        """Reads the commands of a backquoted substitution whose text starts at `i` (bash reads
+        them as a script of their own, once it has removed the backslashes before `\\`, a
+        backquote and `$`: where there are none, the text is that script, each character at
+        its place; h123 M10, M20); the index after the closing backquote."""
+        end = _backquote(self.text, i)
+        inner = self.text[i : end - 1]
+        if "${" in inner and _UNESCAPED_IN_BACKQUOTES.search(inner) is None:
+            lexer = _Lexer(inner)
+            lexer.code(0, None)
+            for start, found in lexer.found.items():
+                self.found[i + start] = BraceExpansion(
+                    i + found.start,
+                    i + found.end,
+                    found.name,
+                    found.operator,
+                    i + found.word,
+                    found.context,
+                    tuple(i + b for b in found.braces),
+                )
+            self.every.extend((i + a, i + b, context) for a, b, context in lexer.every)
+        return end
 
     def dollar(self, i: int, context: str) -> int:
         """Reads what starts with the `$` at `i`; the index after it."""
