@@ -83,6 +83,18 @@ def test_deep_nesting_and_long_line(tmp_path: Path) -> None:
     assert positions(result, "BL102") == ["ok.sh:2:1"]
 
 
+def test_expansions_nested_hundreds_deep_are_read(tmp_path: Path) -> None:
+    """(h123 F3) 400 defaults nested in one another, which bash reads (`bash -n` accepts
+    them): BL108, BL117 and BL119 read them (a brace in the innermost default, found), no
+    internal error."""
+    deep = 'echo "' + "${A:-" * 400 + "{x}" + "}" * 399 + '}"\n'
+    root = write_repo(tmp_path / "r", {"deep.sh": deep, "ok.sh": BAD_LOCK})
+    result = run_lint(root)
+    assert not result.errors
+    assert positions(result, "BL102") == ["ok.sh:2:1"]
+    assert positions(result, "BL108") == ["deep.sh:1:2002"]
+
+
 def test_cli_never_writes_the_files_it_reads(tmp_path: Path) -> None:
     root = write_repo(tmp_path / "r", {"ok.sh": BAD_LOCK, "a.yaml": "a: 1\na: 2\n"})
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}

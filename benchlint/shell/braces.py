@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from dataclasses import dataclass
 
 from benchlint.lazyre import lazy_compile
@@ -55,9 +56,7 @@ def expansions(text: str) -> tuple[BraceExpansion, ...]:
     string or a quoted heredoc's body), nested ones too, in text order."""
     if "${" not in text:
         return ()
-    lexer = _Lexer(text)
-    lexer.code(0, None)
-    return tuple(sorted(lexer.found.values(), key=lambda e: e.start))
+    return tuple(sorted(_read(text).found.values(), key=lambda e: e.start))
 
 
 def every_brace(text: str) -> list[tuple[int, int, str]]:
@@ -66,9 +65,24 @@ def every_brace(text: str) -> list[tuple[int, int, str]]:
     text order."""
     if "${" not in text:
         return []
+    return sorted(_read(text).every)
+
+
+# the reader descends once per nested expansion, quote or substitution (about five frames
+# each): room for some 1,500 levels, which bash reads (h123 F3: 180 made Python's default of
+# 1,000 frames run out)
+_DEPTH = 8000
+
+
+def _read(text: str) -> _Lexer:
     lexer = _Lexer(text)
-    lexer.code(0, None)
-    return sorted(lexer.every)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _DEPTH))
+    try:
+        lexer.code(0, None)
+    finally:
+        sys.setrecursionlimit(limit)
+    return lexer
 
 
 def bad_substitution(inside: str) -> bool:
