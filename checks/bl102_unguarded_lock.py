@@ -2,15 +2,15 @@
 
 ## What it does
 Reports `flock -w SECONDS` and `flock -n` acquisitions whose failure nothing handles: the call is
-not an `if`/`while`/`until` condition, not followed by `&&` or by a `||` that stops or retries
-(`|| true` and `|| echo ...` report the failure and carry on: they are reported even under
-`set -e`), its status is not read from `$?` on the next line, and errexit (`set -e`) is not in
-effect *in that shell*. The string given to
-`bash -c` / `sh -c` (also behind `srun`, `ssh HOST`, `docker exec`, `enroot exec`, `timeout`,
-`env`), a heredoc fed to a shell, and a heredoc written to a file a shell later runs (`cat >
-"$INNER" <<'EOF'` ... `srun bash "$INNER"`, or a file named or headed as a script) are
-new shells: they do not inherit the outer `set -e`, and the finding points at the `flock` inside
-the string.
+not an `if`/`while`/`until` condition, not followed by `&&` and work (a `&& echo locked` with
+more statements after it guards only its report: they run either way, under `set -e` too) or by
+a `||` that stops or retries (`|| true` and `|| echo ...` report the failure and carry on: they
+are reported even under `set -e`), its status is not read from `$?` on the next line, and
+errexit (`set -e`) is not in effect *in that shell*. The string given to `bash -c` / `sh -c`
+(also behind `srun`, `ssh HOST`, `docker exec`, `enroot exec`, `timeout`, `env`), a heredoc fed
+to a shell, and a heredoc written to a file a shell later runs (`cat > "$INNER" <<'EOF'` ...
+`srun bash "$INNER"`, or a file named or headed as a script) are new shells: they do not inherit
+the outer `set -e`, and the finding points at the `flock` inside the string.
 
 ## Why is this bad?
 When the wait times out, `flock` returns 1 and the script runs its critical section anyway, next
@@ -131,6 +131,38 @@ def _gives_up(args: list[str]) -> str | None:
     return when
 
 
+def _conflict_code(args: list[str]) -> str | None:
+    """The status `-E CODE` (`--conflict-exit-code`) gives a busy lock or a timeout, if set."""
+    for i, arg in enumerate(args):
+        if arg in ("-E", "--conflict-exit-code") and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--conflict-exit-code="):
+            return arg.split("=", 1)[1]
+        if arg.startswith("-") and not arg.startswith("--") and "E" in arg:
+            rest = arg[arg.index("E") + 1 :]
+            return rest or (args[i + 1] if i + 1 < len(args) else None)
+    return None
+
+
+def _guards_a_report(command: Command) -> str | None:
+    """`flock -w 600 9 && echo "got the lock"`, then more statements: the `&&` runs only its
+    report with the lock, and what follows runs either way (errexit does not stop at a failure
+    left of `&&`: bash 5.2; h123 M3). The report's text, else None (work after the `&&`, an
+    `if`'s body, nothing after the list)."""
+    success = command.on_success()
+    if not success or not all(c.base in _CARRIES_ON for c in success):
+        return None
+    statement = command.script.syntax(command.statement())
+    if statement.type != "list":
+        return None
+    after = statement.next_named_sibling
+    while after is not None and after.type == "comment":
+        after = after.next_named_sibling
+    if after is None:
+        return None
+    return "; ".join(command.script.text_of(c.node) for c in success)
+
+
 def _carries_on(command: Command) -> list[Command] | None:
     """What runs when `flock` fails, if all of it reports and carries on (`|| true`,
     `|| echo "no lock"`); None when it stops, retries, or is not known."""
@@ -243,19 +275,26 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 when = f"when `timeout {timeout.operands[0].value}` kills it"
         if when is None:
             continue
-        if command.tested and command.on_success():
+        silent = _conflict_code([w.value for w in words[1:]]) == "0"
+        reported = _guards_a_report(command) if command.tested else None
+        if command.tested and command.on_success() and reported is None and not silent:
             continue  # `flock -n 9 && work || echo busy`: the work runs only with the lock
         if command.function is not None and _calls_handle(command):
             continue
         shell = _shell_name(command)
         carries_on = _carries_on(command) if command.or_guarded else None
         shown = ""
-        if carries_on is not None:
+        if silent:  # (h123 M4)
+            carries_on = None
+            why = "`-E 0` makes it exit 0 when it gives up: nothing that reads its status can tell"
+        elif carries_on is not None:
             shown = "; ".join(c.script.text_of(c.node) for c in carries_on)
             why = f"`|| {shown}` reports the failure and carries on"
             if any(_exits_subshell(command, c) for c in carries_on):
                 why = "the `exit` in `|| ( ... )` ends only that subshell"
                 shown = "( ... )"
+        elif reported is not None:
+            why = f"`&& {reported}` is all that runs only with it; what follows runs either way"
         elif (
             command.tested
             or command.or_guarded
@@ -273,12 +312,16 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             f"`{text}` can fail {when}, and {shell} goes on without the lock ({why})",
             Location(script.path, _from_word(command, words[0])),
             help=(
-                f"replace `|| {shown}` with `{_HANDLER.strip()}`"
+                "drop `-E 0` and stop when it fails: " + f"`{_HANDLER.strip()}`"
+                if silent
+                else f"replace `|| {shown}` with `{_HANDLER.strip()}`"
                 if carries_on is not None
+                else f"write `{text}{_HANDLER}` (the report after it)"
+                if reported is not None
                 else f"add `{_HANDLER.strip()}` or `set -e` in that shell"
             ),
             subject=text,
-            fix=None if carries_on is not None else _stop_on_failure(command),
+            fix=None if carries_on is not None or reported or silent else _stop_on_failure(command),
         )
 
 
