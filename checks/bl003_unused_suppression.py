@@ -78,7 +78,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     continue
                 span = Span(suppression.line, start, suppression.line, end)
                 fix = _removal(source, suppression, selector, stale) if source else None
-                if selector.startswith("BL003"):  # (h123 W1: a rule, though not one it hides)
+                if selector == "BL003":  # (h123 W1: a rule, though not one it hides)
                     message = (
                         f"`{kind}={selector}` suppresses nothing: BL003's own findings are not "
                         "suppressed inline"

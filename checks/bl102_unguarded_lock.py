@@ -92,6 +92,7 @@ def _gives_up(args: list[str]) -> str | None:
     """How the acquisition can fail: "after N s" or "at once", or None if it blocks, releases,
     or runs a command only once it holds the lock (`flock -w 5 FILE cmd`, `flock FILE -c ...`)."""
     when = None
+    nonblock = False  # (`-n` with `-w`: flock gives up at once, h125 W1)
     operands = 0
     i = 0
     while i < len(args):
@@ -105,7 +106,7 @@ def _gives_up(args: list[str]) -> str | None:
         elif arg.startswith(("--wait=", "--timeout=")):
             when = f"after {arg.split('=', 1)[1]} s"
         elif arg in ("-n", "--nb", "--nonblock", "--nonblocking"):
-            when = "at once when the lock is held"
+            nonblock = True
         elif arg.startswith("-") and not arg.startswith("--") and len(arg) > 2:
             # letters in one word (`-xw 30`, `-nw30`, `-xn`): a letter that takes a value
             # takes the rest of the word, or the next word where it ends it (h123 M2)
@@ -113,7 +114,7 @@ def _gives_up(args: list[str]) -> str | None:
                 if letter == "u":
                     return None
                 if letter == "n":
-                    when = when or "at once when the lock is held"
+                    nonblock = True
                 elif letter in "wEc":
                     value = arg[j + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
                     if letter == "c":
@@ -128,7 +129,7 @@ def _gives_up(args: list[str]) -> str | None:
             if operands > 1:
                 return None  # `flock FILE cmd ...`: the command runs only with the lock
         i += 2 if arg in _VALUED else 1
-    return when
+    return "at once when the lock is held" if nonblock else when
 
 
 def _conflict_code(args: list[str]) -> str | None:

@@ -2645,19 +2645,13 @@ def _bash_keeps(server: Command) -> bool:
         return True
     if server.loops or not server.at_top_level:  # (in an `if`, a `{ }`: h123 M12)
         return True
-    end = server.node.end_byte
-    if _TAIL_KEPT.fullmatch(server.script.src, end) is None:
+    if not server.ends_its_text:
         return True
+    end = server.node.end_byte
     return any(
         (c.node.start_byte >= end and c.function is None) or c.base == "trap"
         for c in server.script.commands
     )
-
-
-# what may follow the last command of a `bash -c` string that bash still runs in its own place:
-# blanks, a `;`, a comment, a line continuation on its line, then at most one newline (bash
-# 5.2: anything after that newline, a blank or a comment line, keeps bash as its parent)
-_TAIL_KEPT = lazy_compile(rb"[ \t]*;?[ \t]*(?:#[^\n]*)?(?:\\\n)?\n?")
 
 
 def _killed_through_job(

@@ -442,13 +442,20 @@ def _flag_word(word: Word) -> bool:
         return False
     head = word.value.split(" ", 1)[0]
     # (two dashes: argparse splits `"-O 3"` after its letter, h113 W1)
-    return head.startswith("--") and bool(head.strip("-")) and "$" not in head and "=" not in head
+    if not head.startswith("--") or not head.strip("-") or "$" in head:
+        return False
+    # (`--flag=a b` is one flag and its value; `--x=1 --y 2`, several: h125 M4)
+    return "=" not in head or _several_flags(word.value)
+
+
+# a word that is a flag (`--port`, `-O`, `--x=1`), not a negative number (`-1`, `-0.5`)
+_FLAG_PART = lazy_compile(r"-{1,2}[A-Za-z][\w.-]*(?:=.*)?")
 
 
 def _several_flags(text: str) -> bool:
     """Whether the text holds more than one flag (`--max-model-len 4096 --port 8000`), not one
     flag and its value (h124 W1)."""
-    return sum(part.startswith("-") and part.strip("-") != "" for part in text.split()) > 1
+    return sum(_FLAG_PART.fullmatch(part) is not None for part in text.split()) > 1
 
 
 def _may_take(before: str) -> bool:

@@ -72,8 +72,30 @@ _CANDIDATE = lazy_compile(
 )
 
 
-# what a backslash escapes in double quotes (bash removes it there)
-_DQUOTE_ESCAPE = lazy_compile(r'\\([\\"$`])')
+def _removed(word: str, context: str) -> str:
+    """The word as `:=` assigns it, its quotes removed (bash 5.2: `${S:={"m": "mtp"}}` assigns
+    `{m: mtp`, in double quotes too; `\"` there gives `"`, and a single quote is a plain
+    character there; h123 W4, h125 W2)."""
+    out, i, n, quoted = [], 0, len(word), False
+    while i < n:
+        c = word[i]
+        if c == "\\" and i + 1 < n:
+            escaped = word[i + 1]
+            plain = context == "dquote" or quoted
+            out.append(escaped if not plain or escaped in '\\"$`' else c + escaped)
+            i += 2
+            continue
+        if c == '"':
+            quoted = not quoted
+        elif c == "'" and context != "dquote" and not quoted:
+            end = word.find("'", i + 1)
+            end = n if end < 0 else end
+            out.append(word[i + 1 : end])
+            i = end
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def _gives(expansion: BraceExpansion, default: str, rest: str) -> str:
@@ -85,9 +107,7 @@ def _gives(expansion: BraceExpansion, default: str, rest: str) -> str:
         return f"{unset}, {name} gives `{rest}` where it should give nothing"
     given = f"set, {name} gives its value followed by `{rest}`"
     if operator.endswith("="):
-        # (the value after quote removal: `\"` in double quotes is `"`; h123 W4)
-        assigned = _DQUOTE_ESCAPE.sub(r"\1", default) if expansion.context == "dquote" else default
-        return f"{unset}, {name} is assigned `{assigned}`; {given}"
+        return f"{unset}, {name} is assigned `{_removed(default, expansion.context)}`; {given}"
     return given
 
 

@@ -122,6 +122,8 @@ class _Dropped:
     names: dict[str, tuple[str, set[str]]] = field(default_factory=dict)
     # of those, the names `-e NAME` gives with no value where the launcher did not export them
     unexported: set[str] = field(default_factory=set)
+    # names the launcher only assigns and does not pass: `-e NAME="$NAME"` gives the value
+    valued: set[str] = field(default_factory=set)
 
 
 @rule("BL109", "container-drops-env", Severity.ERROR, tags=("wiring", "environment"))
@@ -169,9 +171,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                         how = f"{where.location.path}:{where.location.span.line}, not exported"
                         if name in passes:  # (`-e PORT` passes docker's environment's PORT)
                             how += f": `-e {name}` passes none"
-                        # (`-e NAME` alone would pass none either: the help exports it or
-                        # gives its value, h122 W1)
-                        item.unexported.add(name)
+                            item.unexported.add(name)
+                        else:  # (`-e NAME` alone would pass none either: h122 W1, h125 W3)
+                            item.valued.add(name)
                     item.names.setdefault(name, (how, set()))[1].add(entry.name)
     for item in found.values():
         if not ctx.route_in_scope(item.call.caller.path, item.script.path, *_paths(item)):
@@ -269,20 +271,24 @@ def _finding(ctx: Context, item: _Dropped) -> Finding | None:
                 for e in entries[:2]
             ),
         ),
-        help=_help(names, item.unexported),
+        help=_help(names, item.unexported, item.valued),
         subject=f"{script.path}:{','.join(names)}",
         involves=tuple(entries),
     )
 
 
-def _help(names: list[str], unexported: set[str]) -> str:
-    """What to change: the container's `-e` list, or the launcher's exports."""
+def _help(names: list[str], unexported: set[str], valued: set[str]) -> str:
+    """What to change: the container's `-e` list (with the value of a name the launcher only
+    assigns: docker passes a bare `-e NAME` from its own environment), or the launcher's
+    exports."""
     missing = [n for n in names if n not in unexported]
     local = [n for n in names if n in unexported]
     helps = []
     if missing:
         helps.append(
-            "add `" + " ".join(f"-e {n}" for n in missing) + "` to the container's options"
+            "add `"
+            + " ".join(f'-e {n}="${n}"' if n in valued else f"-e {n}" for n in missing)
+            + "` to the container's options"
         )
     if local:
         helps.append(

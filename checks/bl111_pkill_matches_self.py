@@ -375,13 +375,17 @@ def _reads_stdin_here(parent: Command) -> bool:
 
 def _forked(script: Script, command: Command) -> bool:
     """Whether the command string's shell stays while `command` (or what it starts) runs: it
-    is not the string's last command, run in place of the shell (bash and dash run a last
-    simple command without redirections with `exec`, at the string's top level only)."""
+    is not the string's last command, run in place of the shell (bash runs a last simple
+    command without redirections with `exec`, at the string's top level only; dash 0.5.12,
+    Debian's `sh`, never does: there a pkill last in `sh -c` ends that shell too, which only
+    the string's status, 143, shows: not reported, as what `sh` is is not known; h125 M2)."""
     if command.tested or command.or_guarded or command.loops or command.piped:
         return True
     if command.function is not None or command.subshell or command.background:
         return True
     if not command.at_top_level:  # (`if ...; then pkill ...; fi` last: bash stays, h123 M12)
+        return True
+    if not command.ends_its_text:  # (a blank or a comment line after it: bash stays, h125 M1)
         return True
     end = command.node.end_byte
     if any(other.node.start_byte >= end for other in script.commands):

@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.engines import launches
+from benchlint.engines import Launch, launches
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.lazyre import lazy_compile
 from benchlint.recipe import engine_configs, frontend_type, settings_root
@@ -71,9 +71,14 @@ _HYBRID_SPELLINGS = frozenset({HYBRID, "-dph"})
 _OTHER_NODES = lazy_compile(
     r"(?<![\w-])(?:--data[-_]parallel[-_](?:start[-_]rank|address)|-dp[ra])\b"
 )
-# the ranks on this node, and in all (`--data-parallel-size-local 8`, `-dpl=8`, `-dp 16`)
-_LOCAL_SIZE = lazy_compile(r"(?<![\w-])(?:--data[-_]parallel[-_]size[-_]local|-dpl)\b[ =]?(\S*)")
-_SIZE = lazy_compile(r"(?<![\w-])(?:--data[-_]parallel[-_]size|-dp)(?![-_\w])[ =]?(\S*)")
+# the ranks on this node (`--data-parallel-size-local 8`, `-dpl 8`), and in all
+_LOCAL_SIZE = lazy_compile(r"(?<![\w-])(?:--data[-_]parallel[-_]size[-_]local|-dpl)\b")
+_LOCAL_NAMES = ("--data-parallel-size-local", "--data_parallel_size_local", "-dpl")
+_SIZE_NAMES = ("--data-parallel-size", "--data_parallel_size", "-dp")
+# commands whose words name no program they run (`unset http_proxy`, `curl --noproxy '*'`)
+_NOT_RUN = frozenset(
+    {"unset", "export", "declare", "local", "readonly", "echo", "printf", "curl", "wget"}
+)
 _URL_HOST = lazy_compile(r"https?://([^/:\s\"']+)")
 _HEAD = lazy_compile(r"(?i)head|master")
 _ROUTER = lazy_compile(r"router|proxy|nginx|envoy|haproxy|^epp$|dynamo\.frontend|llm-d-inference")
@@ -94,14 +99,11 @@ def _multi_node(script: Script) -> bool:
     text = script.text
     if _OTHER_NODES.search(text):
         return True
-    local = [m.group(1).strip("\"'") for m in _LOCAL_SIZE.finditer(text)]
-    whole = [m.group(1).strip("\"'") for m in _SIZE.finditer(text)]
-    if local and not (
-        all(v.isdigit() for v in local + whole)
-        and whole
-        and min(map(int, local)) >= max(map(int, whole))
-    ):
-        return True
+    if _LOCAL_SIZE.search(text):
+        vllm = [launch for launch in launches(script) if launch.engine == "vllm"]
+        written = [launch for launch in vllm if _option(launch, _LOCAL_NAMES) is not None]
+        if not written or any(_below_whole(launch) for launch in written):
+            return True  # (one a variable or an array holds: not known, taken as several)
     for command in script.all_commands():
         srun = command.invocation.wrapper("srun")
         count = srun.option("-N", "--nodes") if srun is not None else None
@@ -111,13 +113,32 @@ def _multi_node(script: Script) -> bool:
     return False
 
 
+def _option(launch: Launch, names: tuple[str, ...]) -> str | None:
+    return next((v for v in map(launch.option, names) if v is not None), None)
+
+
+def _below_whole(launch: Launch) -> bool:
+    """Whether the launch's local DP size may be below its whole DP size: not two numbers
+    written out, the local one at least the whole (one node holds every rank: h123 F5)."""
+    local, whole = _option(launch, _LOCAL_NAMES), _option(launch, _SIZE_NAMES)
+    return not (
+        local is not None
+        and whole is not None
+        and local.isdigit()
+        and whole.isdigit()
+        and int(local) >= int(whole)
+    )
+
+
 def _has_router(script: Script) -> bool:
     """A program among a command's first words named as a router or proxy (`vllm-router`,
     `python3 toy_proxy_server.py`; not an assignment, `https_proxy=...`)."""
     for command in script.all_commands():
+        if command.base in _NOT_RUN:
+            continue  # (`unset http_proxy`, `curl --noproxy`: h125 F2)
         for word in command.words[:4]:
             name = word.value.rsplit("/", 1)[-1]
-            if word.static and "=" not in name and _ROUTER.search(name):
+            if word.static and "=" not in name and name[:1] != "-" and _ROUTER.search(name):
                 return True
     return False
 

@@ -917,7 +917,9 @@ def _read(
 
 # a variable named for a container's image (`$IMAGE`, `${DOCKER_IMG}`, `$IMAGE_TAG`), not for
 # its options (`$IMAGE_ARGS`, `$IMG_OPTS`: h120 M9)
-IMAGE_VARIABLE = lazy_compile(r"(?:IMAGE|IMG)(?![A-Z_]*(?:ARG|OPT|FLAG|PARAM))", re.I)
+IMAGE_VARIABLE = lazy_compile(
+    r"(?:IMAGE|IMG)(?![A-Z0-9_]*?_(?:ARGS?|OPTS?|OPTIONS|FLAGS?|PARAMS?)(?![A-Z0-9]))", re.I
+)
 
 
 def reaches_plainly(assignment: Assignment, function: str | None) -> bool:

@@ -883,6 +883,33 @@ class Command:
             node = node.parent
         return node is not None and node.type == "program"
 
+    @property
+    def ends_its_text(self) -> bool:
+        """Whether nothing follows the command in its script's text but what bash reads as the
+        end of its line and of the text: blanks, line continuations, a `;`, a comment, then at
+        most one newline (bash 5.2 execs a `-c` string's last command only so: `"vllm serve
+        m\n"` and `"vllm serve m \\\n  "`, not `"vllm serve m\n  "` nor a comment line
+        after it; h124 M1, h125 F1)."""
+        src, n = self.script.src, len(self.script.src)
+
+        def blanks(i: int) -> int:
+            while True:
+                while i < n and src[i] in b" \t":
+                    i += 1
+                if not src.startswith(b"\\\n", i):
+                    return i
+                i += 2
+
+        i = blanks(self.node.end_byte)
+        if src.startswith(b";", i):
+            i = blanks(i + 1)
+        if src.startswith(b"#", i):
+            end = src.find(b"\n", i)
+            i = n if end < 0 else end
+        if src.startswith(b"\n", i):
+            i += 1
+        return i == n
+
     def statement(self) -> Syn:
         """The list item this command belongs to (climbing pipelines, `&&` lists, redirections)."""
         node = self.script.syntax(self.node)
