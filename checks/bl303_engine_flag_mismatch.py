@@ -324,9 +324,14 @@ def _underscored(arg: Arg, engine: str, where: str, path: str) -> Finding | None
 
 
 def _quoted_long_flag(arg: Arg) -> bool:
-    """A quoted word of a script holding a long flag, a blank and more (`"--tp 8"`): BL106
-    reports it (one argument, not flags), with the help to split it."""
-    return arg.word.node.type in ("string", "raw_string") and arg.value.startswith("--")
+    """A quoted word of a shell script holding a long flag, a blank and more (`"--tp 8"`):
+    BL106 reports it (one argument, not flags), with the help to split it; not an item of a
+    YAML file's list (a Kubernetes `args:`, a compose `command:`), which BL106 does not read."""
+    return (
+        arg.word.node.type in ("string", "raw_string")
+        and arg.value.startswith("--")
+        and not arg.word.script.path.endswith((".yaml", ".yml"))
+    )
 
 
 def _joined(launch: Launch, arg: Arg, engine: str, where: str, path: str) -> Finding | None:
@@ -778,7 +783,8 @@ def _in_container(
             continue
         joined = _joined(launch, arg, engine, where, path) or _underscored(arg, engine, where, path)
         if joined is not None:
-            found.append(joined)
+            if not _quoted_long_flag(arg):  # (BL106's in a script: h125 W5)
+                found.append(joined)
             continue
         flag = flag_name(arg.value)
         gone = data.gone_since(engine, flag) if latest else None
