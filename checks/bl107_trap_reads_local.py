@@ -4,7 +4,8 @@
 Reports `trap HANDLER EXIT` registered inside a function when the handler, run later, reads a
 variable declared `local` in that function (or `declare`/`typeset` there without `-g`: a local
 too): a handler function's body, or a single-quoted handler string
-(`trap 'scancel "$job_id"' EXIT`), both expanded when the trap fires.
+(`trap 'scancel "$job_id"' EXIT`, `trap -- '...' EXIT`), both expanded when the trap fires, and
+the functions of the script they call (three calls deep).
 
 ## Why is this bad?
 Bash runs an EXIT trap when the script ends, after the function has returned and its locals are
@@ -68,15 +69,29 @@ def _handler_reads(script: Script, trap: Command) -> tuple[str, set[str]] | None
     action = trap.trap_args[0]
     name = action.value.strip()
     if name.isidentifier() and name in script.functions:
-        body = [c for c in script.all_commands() if c.function == name]
-        own = {a.name for c in body for a in c.assignments if a.kind == "local"}  # `local rc=$?`
-        reads = {r.name for c in body for w in c.words for r in w.reads()}
-        return f"`{name}`", reads - own
+        return f"`{name}`", _function_reads(script, name, set())
     if action.node.type != "raw_string":  # "..." is expanded now; an unquoted word too
         return None
     handler = parse_file(SourceText(script.path, action.value.encode()))
-    reads = {r.name for c in handler.all_commands() for w in c.words for r in w.reads()}
+    commands = handler.all_commands()
+    reads = {r.name for c in commands for w in c.words for r in w.reads()}
+    for called in {c.base for c in commands if c.base in script.functions}:
+        reads |= _function_reads(script, called, set())
     return f"`{action.text}`", reads
+
+
+def _function_reads(script: Script, name: str, seen: set[str]) -> set[str]:
+    """The variables a function of the script reads when it runs, and (three calls deep) those
+    the functions it calls read (`cleanup() { really_cancel; }`: h123 M8); not its own locals
+    (`local rc=$?`), nor a called function's."""
+    seen.add(name)
+    body = [c for c in script.all_commands() if c.function == name]
+    own = {a.name for c in body for a in c.assignments if a.kind == "local"}
+    reads = {r.name for c in body for w in c.words for r in w.reads()}
+    if len(seen) < 4:
+        for called in {c.base for c in body if c.base in script.functions} - seen:
+            reads |= _function_reads(script, called, seen)
+    return reads - own
 
 
 def _never_after_return(script: Script, trap: Command) -> bool:
