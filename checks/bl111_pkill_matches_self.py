@@ -7,7 +7,8 @@ that is running when it runs: the `bash -c '...'` (or `sh -c`, or `ssh host '...
 is in, which holds the pattern itself (`pkill -9 -f "sglang"` inside `bash -c '...; pkill -9
 -f "sglang"; sleep 2'`), or the script file's own name (`pkill -f vllm` in
 `dsv4_fp4_b300_vllm.sh`, run as `bash .../dsv4_fp4_b300_vllm.sh`). pkill leaves out only its
-own process, not the shells above it.
+own process, not the shells above it. So does a `pgrep -f` whose list a kill is given (`kill
+$(pgrep -f PATTERN)`, `pgrep -f PATTERN | xargs kill`).
 
 ## Why is this bad?
 The shell is killed with the servers it meant to stop: the commands after the `pkill` never
@@ -107,6 +108,9 @@ class Kill:
     # the pattern's text where the word is a loop's variable (`for p in vllm sglang; do pkill
     # -f "$p"`): one of the values the loop gives it; None: the word's own value
     given: str | None = None
+    # the command that signals what a `pgrep` lists (`kill $(pgrep -f x)`, `pgrep -f x | xargs
+    # kill`); None for a pkill
+    through: Command | None = None
 
     @property
     def text(self) -> str:
@@ -125,12 +129,16 @@ class Shell:
 
 @script_rule("BL111", "pkill-matches-self", Severity.ERROR, tags=("shell", "correctness"))
 def check(ctx: Context, script: Script) -> Iterator[Finding]:
-    if "pkill" not in script.file.text:
+    if "pkill" not in script.file.text and "pgrep" not in script.file.text:
         return
     for command in script.all_commands():
-        if command.invocation.base != "pkill":
+        base = command.invocation.base
+        if base == "pkill":
+            kill = _kill(command)
+        elif base == "pgrep":
+            kill = _pgrep_kill(command)
+        else:
             continue
-        kill = _kill(command)
         if kill is None:
             continue
         kills = [kill]
@@ -181,6 +189,54 @@ def _at(command: Command) -> Location:
     return Location(command.script.path, command.first_line_span)
 
 
+def _pgrep_kill(command: Command) -> Kill | None:
+    """`kill $(pgrep -f PATTERN)`, `pgrep -f PATTERN | xargs kill`: pgrep spares only its own
+    process, so the list holds the shell that runs it where its command line matches, and the
+    kill signals that shell too (bash 5.2: 143; h123 M13). The pattern, with the kill's
+    signal."""
+    found = _kill(command, "pgrep")
+    if found is None:
+        return None
+    script = command.script
+    start, end = command.node.start_byte, command.node.end_byte
+    killer = next(
+        (
+            c
+            for c in script.all_commands()
+            if c.base == "kill" and c.node.start_byte < start and end <= c.node.end_byte
+        ),
+        None,
+    )
+    if killer is not None:
+        args = [w.value for w in killer.args]
+    else:
+        statement = command.statement()
+        killer = next(
+            (
+                c
+                for c in script.all_commands()
+                if c.base == "xargs"
+                and c.node.start_byte >= end
+                and c.statement() == statement
+                and "kill" in (w.value for w in c.args)
+            ),
+            None,
+        )
+        if killer is None:
+            return None
+        args = [w.value for w in killer.args]
+        args = args[args.index("kill") + 1 :]
+    signal = "TERM"
+    if args[:1] and _signal_of(args[0]) is not None:
+        signal = _signal_of(args[0]) or signal
+    elif args[:1] in (["-s"], ["-n"]) and len(args) > 1:
+        signal = args[1].upper().removeprefix("SIG")
+    signal = _NUMBERS.get(signal, signal)
+    if signal in _HARMLESS | _SURVIVED:
+        return None
+    return replace(found, signal=signal, through=killer)
+
+
 def _signal_of(word: str) -> str | None:
     """The signal a word of pkill's names (`-9`, `-KILL`, `-sigkill`: procps reads the name
     in any case), else None."""
@@ -190,9 +246,9 @@ def _signal_of(word: str) -> str | None:
     return name if name.isdigit() or name in _SIGNALS else None
 
 
-def _kill(command: Command) -> Kill | None:
-    """The pattern and signal of `pkill -f`; None for no `-f`, `-x`, `-v`, or options this
-    does not read."""
+def _kill(command: Command, program: str = "pkill") -> Kill | None:
+    """The pattern and signal of `pkill -f` (of `pgrep -f`, its pattern: it lists); None for no
+    `-f`, `-x`, `-v`, or options this does not read."""
     words = command.invocation.args
     signal = "TERM"
     full = ignore_case = False
@@ -238,7 +294,7 @@ def _kill(command: Command) -> Kill | None:
                 full = True
             elif letter == "i":
                 ignore_case = True
-            elif letter not in "enoc":
+            elif letter not in ("enoc" if program == "pkill" else "enocla"):
                 return None  # `-x`, `-v`, or an option this does not read
         i += 1
     if not full or i >= len(words) or not words[i].value:
@@ -513,9 +569,15 @@ def _report(command: Command, kill: Kill, shell: Shell, start: int, end: int, ho
             f"write the pattern as `{bracketed}` (quoted): it matches the same processes, "
             "but not its own text"
         )
+    spares = "pkill spares only its own process"
+    if kill.through is not None:  # (`kill $(pgrep -f x)`: h123 M13)
+        killer = kill.through.base
+        spares = f"pgrep lists every other process, and `{killer}` signals them"
+        if killer == "xargs":
+            spares = "pgrep lists every other process, and `xargs kill` signals them"
     return Finding(
         "BL111",
-        f"{text} matches {what}: pkill spares only its own process, so SIG{kill.signal} {how}",
+        f"{text} matches {what}: {spares}, so SIG{kill.signal} {how}",
         Location(command.script.path, kill.pattern.span),
         related=(_at(command),),
         subject=f"{pattern}@{shell.text if shell.string is None else 'string'}",
