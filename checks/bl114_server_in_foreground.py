@@ -8,7 +8,8 @@ not in a container started detached, when a later command of the same script tal
 server: `curl` or `wget` (a readiness poll `until curl .../health`), a URL of this host
 (`localhost`, `127.0.0.1`, `0.0.0.0`) in a command that does more than print it (not `echo`,
 `printf`, `cat`), a benchmark client (`benchmark_serving.py`, `bench_serving`, `vllm bench`,
-`aiperf`, `genai-perf`), or a function named `wait_for...`.
+`aiperf`, `genai-perf`), a function named `wait_for...`, or one of the script's functions that
+does one of these (`check_health() { until curl ...; done; }`).
 
 ## Why is this bad?
 The shell waits for the server to exit, and a server does not exit: the readiness poll and the
@@ -108,11 +109,28 @@ def _talks_to_server(script: Script, launch: Command, servers: set[int]) -> Comm
         if id(command) in servers or exclusive(launch, command):
             continue
         base = command.invocation.base or command.base or ""
-        if base in _POLLERS or _WAITER.fullmatch(base):
+        if base in _POLLERS or _WAITER.fullmatch(base) or _polls(script, base, 0):
             return command
         if base not in _PRINTERS and _CLIENTS.search(script.text_of(command.node)):
             return command
     return None
+
+
+def _polls(script: Script, name: str, depth: int) -> bool:
+    """Whether the script's function of that name polls or uses a server, itself or through
+    the functions it calls (two calls deep): `check_health() { until curl ...; done; }`, whatever
+    its name (h123 M14)."""
+    if name not in script.functions or depth > 2:
+        return False
+    for command in script.body(name):
+        base = command.invocation.base or command.base or ""
+        if base in _POLLERS or _WAITER.fullmatch(base):
+            return True
+        if base not in _PRINTERS and _CLIENTS.search(script.text_of(command.node)):
+            return True
+        if base != name and _polls(script, base, depth + 1):
+            return True
+    return False
 
 
 # a `tail` that follows a file (`tail -F -n0 "$SERVER_LOG"`, `tail --follow=name log`), its
