@@ -3,7 +3,8 @@
 ## What it does
 Reports an engine launch (`vllm serve`, `python3 -m sglang.launch_server`, `sglang serve`,
 `trtllm-serve`, `python3 -m dynamo.*`, the SGLang router) that the script runs in the
-foreground, at its top level: not with `&`, not in a pipeline or subshell that is, not `exec`,
+foreground, at its top level (or in a function a top-level line calls in the foreground): not
+with `&`, not in a pipeline or subshell that is, not `exec`,
 not in a container started detached, when a later command of the same script talks to a
 server: `curl` or `wget` (a readiness poll `until curl .../health`), a URL of this host
 (`localhost`, `127.0.0.1`, `0.0.0.0`) in a command that does more than print it (not `echo`,
@@ -34,8 +35,9 @@ done
 ```
 
 ## Exceptions
-Not reported: a launch inside a function (the call may be put in the background), in a
-`bash -c` string or a heredoc, in a container (`docker run -d`), behind a wrapper that returns
+Not reported: a launch in a function's body under a condition there, or in a function no line
+of the script's top level calls in the foreground (`start_server &`), in a `bash -c` string or a
+heredoc, in a container (`docker run -d`), behind a wrapper that returns
 (`timeout` ends it) or one that may run it elsewhere (`srun`: not `numactl`, `taskset`, `nice`,
 `nohup`, `stdbuf`, `env`, `time` or `nsys profile`, which run it in place, nor an unquoted
 `$NUMA_CMD` the script gives one of those or nothing), and a server with nothing after it that
@@ -69,11 +71,15 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     found = launches(script, shapes=True)
     servers = {id(launch.command) for launch in found}
     for launch in found:
-        if not _foreground(launch):
+        if _foreground(launch):
+            after = _talks_to_server(script, launch.command, servers)
+            if after is not None:
+                yield _finding(launch, after, _unwritten_log(script, launch.command))
             continue
-        after = _talks_to_server(script, launch.command, servers)
-        if after is not None:
-            yield _finding(launch, after, _unwritten_log(script, launch.command))
+        call = _foreground_call(launch)
+        after = _talks_to_server(script, call, servers) if call is not None else None
+        if call is not None and after is not None:
+            yield _finding(launch, after, called=call)
 
 
 def _foreground(launch: Launch) -> bool:
@@ -90,6 +96,32 @@ def _foreground(launch: Launch) -> bool:
     # `nohup` and the like run it in place, as does `$NUMA_CMD` that holds one or nothing)
     wrappers = command.invocation.wrappers
     return all(w.name in _IN_PLACE for w in wrappers) and command.base != "exec"
+
+
+def _foreground_call(launch: Launch) -> Command | None:
+    """For a launch in the foreground of a function's body (not under a condition there), the
+    first call of the function at the script's top level that runs it in the foreground too
+    (`start_server` on a line of its own, not `start_server &`: h123 M15)."""
+    command = launch.command
+    name = command.function
+    if name is None or command.script.parent is not None or command.guards:
+        return None
+    if command.background or command.subshell or launch.image is not None:
+        return None
+    if not launch.args or not any(word is launch.args[0] for word in command.words):
+        return None
+    if not all(w.name in _IN_PLACE for w in command.invocation.wrappers) or command.base == "exec":
+        return None
+    return next(
+        (
+            c
+            for c in command.script.commands
+            if c.base == name
+            and c.function is None
+            and not (c.background or c.subshell or c.piped or c.invocation.wrappers)
+        ),
+        None,
+    )
 
 
 # wrappers that run the command in their own process, in the foreground, until it ends
@@ -162,10 +194,31 @@ def _unwritten_log(script: Script, launch: Command) -> tuple[str, int] | None:
     return None
 
 
-def _finding(launch: Launch, after: Command, log: tuple[str, int] | None = None) -> Finding:
+def _finding(
+    launch: Launch,
+    after: Command,
+    log: tuple[str, int] | None = None,
+    called: Command | None = None,
+) -> Finding:
     command = launch.command
     script = command.script
     shown = clip(first_line(script.text_of(after.node)), 50)
+    if called is not None:  # (in a function the script calls in the foreground: h123 M15)
+        return Finding(
+            "BL114",
+            f"`{launch.module}` runs in the foreground of `{command.function}`, which line "
+            f"{called.span.line} calls in the foreground: the script waits for the server, "
+            f"which does not exit, so `{shown}` (line {after.span.line}) and what follows never "
+            "run; the job hangs until its time limit",
+            Location(script.path, command.first_line_span),
+            related=(
+                Location(script.path, called.first_line_span, "called in the foreground"),
+                Location(script.path, after.first_line_span, "never reached"),
+            ),
+            subject=f"{launch.module}@{shown}",
+            help=f"end the launch with `&` (and keep its PID to stop it), or call "
+            f"`{command.function} &`",
+        )
     cut = _cut_off(command)
     if cut is not None:  # (its `&` and redirections are on a line cut off: h87 W1, h89 W1, W2)
         last = command.span.end_line
