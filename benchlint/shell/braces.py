@@ -50,7 +50,7 @@ _ESCAPED_BACKQUOTE = lazy_compile(r"[\\`]")
 _UNESCAPED_IN_BACKQUOTES = lazy_compile(r"\\[\\`$]")
 
 
-@functools.lru_cache(maxsize=8)  # (BL105, BL108 and BL117 read one script's in turn)
+@functools.lru_cache(maxsize=32)  # (BL105, BL108 and BL117 read a script's texts in turn)
 def expansions(text: str) -> tuple[BraceExpansion, ...]:
     """Every `${...}` of the script's text that bash expands (not in a comment, a quoted
     string or a quoted heredoc's body), nested ones too, in text order."""
