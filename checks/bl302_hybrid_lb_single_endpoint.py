@@ -96,7 +96,8 @@ def _multi_node(script: Script) -> bool:
     """Ranks on other nodes: DP start ranks or addresses, a local DP size below the whole
     (not one every launch gives the whole size: one node holds every rank, h123 F5), or `srun
     -N 2`."""
-    text = script.text
+    # (the commands' text, not a comment's: `# on two nodes use --data-parallel-size-local 4`)
+    text = "\n".join(c.script.text_of(c.node) for c in script.all_commands())
     if _OTHER_NODES.search(text):
         return True
     if _LOCAL_SIZE.search(text):
