@@ -28,8 +28,9 @@ function of the script whose definition in effect runs it in the foreground and 
 (`start_server &`, `( start_server ) &`), timed (`time vllm serve ... &`, GNU `time` too), or in a
 `bash -c` string (`nohup bash -c` and `setsid bash -c` too; `"$CMD > server.log 2>&1"`, the string a
 variable holds, as the writing shell expands it) where it has a redirect, a pipe, a loop, a command
-after it or a trap before it, or any text after its line but one newline (a blank, a blank line
-or a comment line; not the string's plain last command, which bash runs in its place);
+after it or a trap before it (not one of SIGINT or SIGQUIT, which a background job ignores), in
+an `if`, `case`, `{ }` or after `!`, or with any text after its line but one newline (a blank, a
+blank line or a comment line; not the string's plain last command, which bash runs in its place);
 the `$!` kept in a function's `local` too, or not kept where the script kills every job's first
 process (`kill $(jobs -p)`, `jobs -p | xargs kill`, a variable the jobs were last given after it
 started, `pids=$(jobs -pr); kill $pids`, `for pid in $(jobs -p)`) or the job by its number (`kill
@@ -2633,12 +2634,12 @@ def _bash_sent(command: Command, statement: str) -> _Sent:
 def _bash_keeps(server: Command) -> bool:
     """Whether `bash -c` surely runs the server as a child of its own (its `$!` then bash's,
     which a kill ends without it): the server has a redirect (`bash -c "vllm serve ... > log
-    2>&1"`), is timed, piped or in a loop, a command of the string comes after it, or the
-    string sets a trap, it is in an `if`, `case`, `{ }` group or `!` (not at the string's top
-    level), or any text but one newline follows its line (a blank, a blank line, a comment
-    line: bash 5.2 execs `"vllm serve m\n"`, not `"vllm serve m\n  "`; h124 M1). bash runs a
-    plain last command in its place (since 5.1 after `cd /w &&` too, before 5.1 not: not
-    known)."""
+    2>&1"`), is timed, piped or in a loop, a command of the string comes after it, the string
+    sets a trap (not one of SIGINT or SIGQUIT, which a background job ignores), it is in an
+    `if`, `case`, `{ }` group or `!` (not at the string's top level), or any text but one
+    newline follows its line (a blank, a blank line, a comment line: bash 5.2 execs `"vllm
+    serve m\n"`, not `"vllm serve m\n  "`; h124 M1). bash runs a plain last command in its
+    place (since 5.1 after `cd /w &&` too, before 5.1 not: not known)."""
     # (`time` of a string's command, not read as blanks there: `bash -c "time vllm ..."`)
     timed = server.timed or server.name == "time"
     if server.redirects or server.piped or server.apart is not None or timed:
@@ -2649,9 +2650,21 @@ def _bash_keeps(server: Command) -> bool:
         return True
     end = server.node.end_byte
     return any(
-        (c.node.start_byte >= end and c.function is None) or c.base == "trap"
+        (c.node.start_byte >= end and c.function is None) or _traps_here(c)
         for c in server.script.commands
     )
+
+
+def _traps_here(command: Command) -> bool:
+    """A `trap` that sets a handler bash keeps running for: not `''` or `-`, nor one for
+    SIGINT or SIGQUIT alone, which a job sent to the background ignores (bash 5.2 execs the
+    last command after `trap "..." INT`, not after `trap "..." TERM`; h126 F2)."""
+    if command.base != "trap":
+        return False
+    args = [w.value for w in command.trap_args]
+    if not args or args[0] in ("", "-", "-p", "-l"):
+        return False
+    return any(s.upper().removeprefix("SIG") not in ("INT", "QUIT", "2", "3") for s in args[1:])
 
 
 def _killed_through_job(

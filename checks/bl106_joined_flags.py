@@ -187,12 +187,23 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             if joined is not None:
                 what = _noun(word, joined)
                 node = launch.command.node
+                head = joined.split(" ", 1)[0]
+                read = (
+                    f"the engine takes it for a single word, not {what}, and exits with a usage "
+                    "error"
+                )
+                if head.startswith("--") and "=" in head:  # (h126 W3)
+                    flag, given = joined.split("=", 1)
+                    read = (
+                        f"its parser gives `{flag}` all the rest as its value "
+                        f"(`{clip(given, 40)}`), not flags: a usage error where that is no "
+                        "value of it, else the flags after it are silently not set"
+                    )
                 yield _finding(
                     script,
                     word,
                     launch.module,
-                    f"`{clip(joined, 60)}`: the engine takes it for a single word, not {what}, "
-                    "and exits with a usage error",
+                    f"`{clip(joined, 60)}`: {read}",
                     # (an element of an array the launch expands, written where it is assigned)
                     element=not node.start_byte <= word.node.start_byte < node.end_byte,
                 )

@@ -119,8 +119,9 @@ _IN_COMMAND = (
     "top-level statement around it (under `set -e`, the script ends there)"
 )
 _IN_SUBSTITUTION = (
-    "the `$(...)` it is in fails there every time it runs: the command around it goes on with "
-    "its output empty (an assignment of it fails: under `set -e`, the script ends there)"
+    "the command substitution it is in fails there every time it runs: the command around it "
+    "goes on with its output empty (an assignment of it fails: under `set -e`, the script ends "
+    "there)"
 )
 # a `${` that may be one bash rejects, in any context (a superset of what `bad_substitution`
 # tells: `${}`, a first character that names no parameter, a name, digits or a special
