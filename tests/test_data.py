@@ -194,10 +194,8 @@ def test_the_workflow_schema_has_provenance_is_closed_and_the_doc_quotes_its_rel
     assert f"{source['package']}` {source['version']}" in doc
 
 
-def test_the_slurm_reader_takes_the_branches_a_default_build_compiles() -> None:
-    """`#ifdef WITH_SLURM_X11` (on unless `--disable-x11`) names the option; `#ifdef
-    WITH_SELINUX` (off unless `--with-selinux`) and `#ifndef WITH_SLURM_X11` do not (h123 M17:
-    `--x11` was missing, and srun read nothing after it)."""
+def _slurm_importer():  # type: ignore[no-untyped-def]
+    """tools/import_slurm_options.py as a module (the tools are scripts, not a package)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -206,6 +204,14 @@ def test_the_slurm_reader_takes_the_branches_a_default_build_compiles() -> None:
     assert spec is not None and spec.loader is not None
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
+    return tool
+
+
+def test_the_slurm_reader_takes_the_branches_a_default_build_compiles() -> None:
+    """`#ifdef WITH_SLURM_X11` (on unless `--disable-x11`) names the option; `#ifdef
+    WITH_SELINUX` (off unless `--with-selinux`) and `#ifndef WITH_SLURM_X11` do not (h123 M17:
+    `--x11` was missing, and srun read nothing after it)."""
+    tool = _slurm_importer()
     source = """
 #define COMMON_STRING_OPTION_SET(field)				\\
 static int arg_set_##field(slurm_opt_t *opt, const char *arg)	\\
@@ -254,14 +260,7 @@ def test_the_slurm_reader_tells_text_setters_from_those_that_check() -> None:
     """`tools/import_slurm_options.py` on a slurm_opt.c of Slurm's shape, written here: a set
     function a macro defines as an `xstrdup(arg)` (directly, through a macro that expands it,
     sbatch's own) keeps its text; one written out, or a macro's that parses, does not."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "import_slurm_options", Path(__file__).parent.parent / "tools/import_slurm_options.py"
-    )
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = _slurm_importer()
     source = """
 #define COMMON_STRING_OPTION(field)	\\
 COMMON_STRING_OPTION_SET(field)		\\
