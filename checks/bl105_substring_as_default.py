@@ -16,9 +16,10 @@ path or port the author meant as a fallback never appears; when it is set, bash 
 text as arithmetic, reports an error (`Llama-3.1-8B: division by 0`, `invalid arithmetic
 operator`) and skips the rest of the top-level statement it is in (its line, a loop or `if`
 around it, the function the line called): the engine it was to start never starts, and the
-script goes on with the next statement (bash 5.2, even under `set -e`); or, where the text is
-names nothing sets (`${RUN: -"finetune_5e-6"}`), reads them as 0 and cuts the value at the
-offset that gives.
+script goes on with the next statement (bash 5.2, even under `set -e`; in a `$(...)`, that
+shell's statement: the substitution gives nothing, the command around it goes on); or, where the
+text is names nothing sets (`${RUN: -"finetune_5e-6"}`), reads them as 0 and cuts the value at
+the offset that gives.
 Public benchmark scripts ship this; ShellCheck does not report it.
 
 ## Example
@@ -141,13 +142,17 @@ _ERROR = (
     "bash reports an arithmetic error and skips the rest of the top-level statement it is in "
     "(its line, a loop or `if` around it, the function the line called)"
 )
+_ERROR_IN_SUBSTITUTION = (
+    "bash reports an arithmetic error, and the command substitution it is in gives nothing (its "
+    "shell skips the rest of that statement): the command around it goes on with it empty"
+)
 _PART = (
     "bash reads the names nothing sets as 0 and expands to its value from the offset that "
     "gives (all of it where that is 0)"
 )
 
 
-def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
+def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str], bool]]:
     """(line, column) and match of each `${NAME:...}` bash expands: read as bash reads the
     text (`braces.expansions`: not in comments, single quotes over several lines, `python3 -c
     '...'`, quoted heredoc bodies; a quote or a `#` in an unquoted one's body is a plain
@@ -165,7 +170,8 @@ def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str]]]:
                 continue
             seen.add(at)
             line = text.count("\n", 0, at) + 1
-            yield line, at - (text.rfind("\n", 0, at) + 1) + 1, match
+            column = at - (text.rfind("\n", 0, at) + 1) + 1
+            yield line, column, match, expansion.substitution
 
 
 def _sourced_names(ctx: Context, script: Script) -> set[str] | None:
@@ -198,11 +204,13 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     if "${" not in source.text:
         return
     sourced = functools.cache(functools.partial(_sourced_names, ctx, script))
-    for line, column, match in _expansions(script):
+    for line, column, match, substitution in _expansions(script):
         name, text = match.group(1), match.group(2)
         given = _implausible(text, script, sourced)
         if given is None:
             continue
+        if given == _ERROR and substitution:  # (h126 W1)
+            given = _ERROR_IN_SUBSTITUTION
         written = match.group()
         colon = column + 3 + len(name)  # just after `${NAME:`
         unset = f"not passed, ${name}" if name.isdigit() else f"unset, {name}"  # (`${2:x}`)

@@ -28,6 +28,8 @@ class BraceExpansion:
     word: int  # where the text after the operator starts
     context: str  # "unquoted", "dquote" (inside double quotes) or "heredoc" (a heredoc body)
     braces: tuple[int, ...]  # the `{` in that text outside quotes and nested expansions
+    # in a command substitution (`$(...)`, backquotes): its failure is that shell's
+    substitution: bool = False
 
 
 # `${NAME` (an array's element `${A[0]`, a positional parameter, `${@`, `${*`) and, where one
@@ -139,8 +141,9 @@ _OPERATOR_START = frozenset(":-=?+#%/^,@~")
 
 
 class _Lexer:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, substitution: bool = False) -> None:
         self.text = text
+        self.inside = int(substitution)  # (how many command substitutions the reader is in)
         self.found: dict[int, BraceExpansion] = {}
         self.every: list[tuple[int, int, str]] = []  # each `${...}`: start, end, context
         self.pending: list[tuple[str, bool, bool]] = []  # heredocs: delimiter, `<<-`, quoted
@@ -224,7 +227,7 @@ class _Lexer:
         end = _backquote(self.text, i)
         inner = self.text[i : end - 1]
         if "${" in inner and _UNESCAPED_IN_BACKQUOTES.search(inner) is None:
-            lexer = _Lexer(inner)
+            lexer = _Lexer(inner, substitution=True)
             lexer.code(0, None)
             for start, found in lexer.found.items():
                 self.found[i + start] = BraceExpansion(
@@ -235,6 +238,7 @@ class _Lexer:
                     i + found.word,
                     found.context,
                     tuple(i + b for b in found.braces),
+                    True,
                 )
             self.every.extend((i + a, i + b, context) for a, b, context in lexer.every)
         return end
@@ -245,7 +249,11 @@ class _Lexer:
         if text.startswith("$((", i):
             return _arithmetic(text, i + 3)
         if text.startswith("$(", i):
-            return self.code(i + 2, ")") + 1
+            self.inside += 1
+            try:
+                return self.code(i + 2, ")") + 1
+            finally:
+                self.inside -= 1
         if text.startswith("${", i):
             return self.brace(i, context)
         if text.startswith("$'", i) and context == "unquoted":
@@ -282,6 +290,7 @@ class _Lexer:
                         word,
                         context,
                         tuple(braces),
+                        self.inside > 0,
                     )
                 return j + 1
 
