@@ -5,7 +5,8 @@ Reports `trap HANDLER EXIT` registered inside a function when the handler, run l
 variable declared `local` in that function (or `declare`/`typeset` there without `-g`: a local
 too): a handler function's body, or a single-quoted handler string
 (`trap 'scancel "$job_id"' EXIT`, `trap -- '...' EXIT`), both expanded when the trap fires, and
-the functions of the script they call (three calls deep).
+the functions of the script they call (three calls deep); also a trap a helper sets that a
+function with the local calls (bash's locals are dynamic: the handler reads the caller's).
 
 ## Why is this bad?
 Bash runs an EXIT trap when the script ends, after the function has returned and its locals are
@@ -57,7 +58,7 @@ from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import script_rule
 from benchlint.shell.flow import may_set_nounset
-from benchlint.shell.model import Command, Script, parse_file
+from benchlint.shell.model import Assignment, Command, Script, parse_file
 from benchlint.source import SourceText
 
 _EXIT = frozenset({"EXIT", "0", "SIGEXIT"})
@@ -133,23 +134,34 @@ def _findings(script: Script) -> Iterator[Finding]:
             continue
         if _never_after_return(script, trap):
             continue
-        locals_ = {
-            a.name: a
-            for a in script.assignments
-            if a.kind == "local" and a.command.function == trap.function
-        }
         found = _handler_reads(script, trap)
-        if not locals_ or found is None:
+        if found is None:
             continue
         shown, reads = found
-        gone = [n for n in locals_ if n in reads and n not in globals_]
-        if not gone:
+        own = _locals(script, trap.function)
+        # (a function that calls the one setting the trap: bash's locals are dynamic, so the
+        # handler reads the caller's, gone once the caller returns; h123 M9)
+        calling = {c.function for c in script.commands if c.base == trap.function and c.function}
+        callers = [trap.function, *sorted(calling - {trap.function})]
+        for holder in callers:
+            locals_ = own if holder == trap.function else _locals(script, holder)
+            gone = [n for n in locals_ if n in reads and n not in globals_]
+            if holder != trap.function:
+                gone = [n for n in gone if n not in own]
+            if gone:
+                break
+        else:
             continue
         names = ", ".join(gone)
+        where = (
+            f"in {trap.function}() runs after {trap.function} has returned"
+            if holder == trap.function
+            else f"in {trap.function}(), which {holder}() calls, runs after {holder} has returned"
+        )
         yield Finding(
             "BL107",
-            f"the EXIT trap set in {trap.function}() runs after {trap.function} has returned, "
-            f"and its handler {shown} reads {names}, local to {trap.function}: it sees "
+            f"the EXIT trap set {where}, "
+            f"and its handler {shown} reads {names}, local to {holder}: it sees "
             f"{'an empty value' if len(gone) == 1 else 'empty values'}"
             + (
                 ', or, where `set -u` is on then, stops there with "unbound variable"'
@@ -160,8 +172,17 @@ def _findings(script: Script) -> Iterator[Finding]:
             help=f"drop `{locals_[gone[0]].command.base or 'local'}` or expand the value now "
             '(`trap "..." EXIT`)',
             related=tuple(Location(script.path, locals_[n].span, f"local {n}") for n in gone),
-            subject=f"{trap.function}:{names}",
+            subject=f"{holder}:{names}",
         )
+
+
+def _locals(script: Script, function: str) -> dict[str, Assignment]:
+    """The variables a function of the script declares `local` (or `declare` there)."""
+    return {
+        a.name: a
+        for a in script.assignments
+        if a.kind == "local" and a.command.function == function
+    }
 
 
 @script_rule("BL107", "trap-reads-local", Severity.ERROR, tags=("shell", "resources"))
