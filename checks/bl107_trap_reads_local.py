@@ -142,6 +142,13 @@ def _findings(script: Script) -> Iterator[Finding]:
         # (a function that calls the one setting the trap: bash's locals are dynamic, so the
         # handler reads the caller's, gone once the caller returns; h123 M9)
         calling = {c.function for c in script.commands if c.base == trap.function and c.function}
+        # (not a caller that sets a trap itself, or `exit`s or `exec`s: as `_never_after_return`
+        # reads the function that sets it, taken to handle it)
+        calling = {
+            name
+            for name in calling
+            if not any(c.base in ("trap", "exit", "exec") for c in script.body(name))
+        }
         callers = [trap.function, *sorted(calling - {trap.function})]
         for holder in callers:
             locals_ = own if holder == trap.function else _locals(script, holder)
