@@ -88,21 +88,26 @@ def _flock_words(command: Command) -> list[Word] | None:
     return list(invocation.words)
 
 
-def _gives_up(args: list[str]) -> str | None:
+def _gives_up(args: list[str]) -> tuple[str | None, str | None]:
     """How the acquisition can fail: "after N s" or "at once", or None if it blocks, releases,
-    or runs a command only once it holds the lock (`flock -w 5 FILE cmd`, `flock FILE -c ...`)."""
-    when = None
+    or runs a command only once it holds the lock (`flock -w 5 FILE cmd`, `flock FILE -c ...`);
+    and the status `-E CODE` (`--conflict-exit-code`) gives it then, if set."""
+    when = conflict = None
     nonblock = False  # (`-n` with `-w`: flock gives up at once, h125 W1)
     operands = 0
     i = 0
     while i < len(args):
         arg = args[i]
         if arg in _UNLOCK:
-            return None
+            return None, None
         if arg in ("-c", "--command") or arg.startswith("--command="):
-            return None
+            return None, None
         if arg in ("-w", "--wait", "--timeout"):
             when = f"after {args[i + 1]} s" if i + 1 < len(args) else "on timeout"
+        elif arg in ("-E", "--conflict-exit-code"):
+            conflict = args[i + 1] if i + 1 < len(args) else None
+        elif arg.startswith("--conflict-exit-code="):
+            conflict = arg.split("=", 1)[1]
         elif arg.startswith(("--wait=", "--timeout=")):
             when = f"after {arg.split('=', 1)[1]} s"
         elif arg in ("-n", "--nb", "--nonblock", "--nonblocking"):
@@ -112,37 +117,26 @@ def _gives_up(args: list[str]) -> str | None:
             # takes the rest of the word, or the next word where it ends it (h123 M2)
             for j, letter in enumerate(arg[1:], start=1):
                 if letter == "u":
-                    return None
+                    return None, None
                 if letter == "n":
                     nonblock = True
                 elif letter in "wEc":
                     value = arg[j + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
                     if letter == "c":
-                        return None
+                        return None, None
                     if letter == "w":
                         when = f"after {value} s" if value else "on timeout"
+                    if letter == "E":
+                        conflict = value
                     if not arg[j + 1 :]:
                         i += 1  # (its value is the next word)
                     break
         elif not arg.startswith("-") or arg == "-":
             operands += 1
             if operands > 1:
-                return None  # `flock FILE cmd ...`: the command runs only with the lock
+                return None, None  # `flock FILE cmd ...`: the command runs only with the lock
         i += 2 if arg in _VALUED else 1
-    return "at once when the lock is held" if nonblock else when
-
-
-def _conflict_code(args: list[str]) -> str | None:
-    """The status `-E CODE` (`--conflict-exit-code`) gives a busy lock or a timeout, if set."""
-    for i, arg in enumerate(args):
-        if arg in ("-E", "--conflict-exit-code") and i + 1 < len(args):
-            return args[i + 1]
-        if arg.startswith("--conflict-exit-code="):
-            return arg.split("=", 1)[1]
-        if arg.startswith("-") and not arg.startswith("--") and "E" in arg:
-            rest = arg[arg.index("E") + 1 :]
-            return rest or (args[i + 1] if i + 1 < len(args) else None)
-    return None
+    return ("at once when the lock is held" if nonblock else when), conflict
 
 
 def _guards_a_report(command: Command) -> str | None:
@@ -266,17 +260,17 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         words = _flock_words(command)
         if words is None:
             continue
-        when = _gives_up([w.value for w in words[1:]])
+        when, conflict = _gives_up([w.value for w in words[1:]])
         timeout = command.invocation.wrapper("timeout")
         if when is None and timeout is not None and timeout.operands:
             # `timeout 60 flock 9`: a blocking flock killed after the duration fails (an
             # acquisition: with a wait added it could give up; not `-u`, not `flock FILE cmd`)
-            blocking = _gives_up([*(w.value for w in words[1:]), "-w", "0"]) is not None
+            blocking = _gives_up([*(w.value for w in words[1:]), "-w", "0"])[0] is not None
             if blocking:
                 when = f"when `timeout {timeout.operands[0].value}` kills it"
         if when is None:
             continue
-        silent = _conflict_code([w.value for w in words[1:]]) == "0"
+        silent = conflict == "0"
         reported = _guards_a_report(command) if command.tested else None
         if command.tested and command.on_success() and reported is None and not silent:
             continue  # `flock -n 9 && work || echo busy`: the work runs only with the lock

@@ -83,10 +83,17 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
 
 
 def _foreground(launch: Launch) -> bool:
-    """A launch the script waits for: a top-level command of the file, as written (not an
-    argument array run later), not in the background, not `exec`, not in a container."""
+    """A launch the script waits for: a top-level command of the file that runs it in place."""
     command = launch.command
-    if command.script.parent is not None or command.function is not None:
+    return command.function is None and _in_place(launch)
+
+
+def _in_place(launch: Launch) -> bool:
+    """A launch of the file's own script (not a nested one's), as written (not an argument
+    array run later), not in the background, not `exec`, not in a container, behind no wrapper
+    that returns or may run it elsewhere."""
+    command = launch.command
+    if command.script.parent is not None:
         return False
     if command.background or command.subshell or launch.image is not None:
         return False
@@ -104,13 +111,7 @@ def _foreground_call(launch: Launch) -> Command | None:
     (`start_server` on a line of its own, not `start_server &`: h123 M15)."""
     command = launch.command
     name = command.function
-    if name is None or command.script.parent is not None or command.guards:
-        return None
-    if command.background or command.subshell or launch.image is not None:
-        return None
-    if not launch.args or not any(word is launch.args[0] for word in command.words):
-        return None
-    if not all(w.name in _IN_PLACE for w in command.invocation.wrappers) or command.base == "exec":
+    if name is None or command.guards or not _in_place(launch):
         return None
     return next(
         (
@@ -140,29 +141,34 @@ def _talks_to_server(script: Script, launch: Command, servers: set[int]) -> Comm
             continue
         if id(command) in servers or exclusive(launch, command):
             continue
-        base = command.invocation.base or command.base or ""
-        if base in _POLLERS or _WAITER.fullmatch(base) or _polls(script, base, 0):
-            return command
-        if base not in _PRINTERS and _CLIENTS.search(script.text_of(command.node)):
+        if _talks(script, command, 0):
             return command
     return None
 
 
-def _polls(script: Script, name: str, depth: int) -> bool:
-    """Whether the script's function of that name polls or uses a server, itself or through
-    the functions it calls (two calls deep): `check_health() { until curl ...; done; }`, whatever
-    its name (h123 M14)."""
-    if name not in script.functions or depth > 2:
+def _talks(script: Script, command: Command, depth: int) -> bool:
+    """Whether the command polls or uses a server (`_direct`), or calls one of the script's
+    functions that does, itself or through the functions it calls (two calls deep:
+    `check_health() { until curl ...; done; }`, whatever its name; h123 M14)."""
+    if _direct(script, command):
+        return True
+    base = command.invocation.base or command.base or ""
+    if base not in script.functions or depth > 2:
         return False
-    for command in script.body(name):
-        base = command.invocation.base or command.base or ""
-        if base in _POLLERS or _WAITER.fullmatch(base):
-            return True
-        if base not in _PRINTERS and _CLIENTS.search(script.text_of(command.node)):
-            return True
-        if base != name and _polls(script, base, depth + 1):
-            return True
-    return False
+    return any(
+        _direct(script, c)
+        or ((c.invocation.base or c.base) != base and _talks(script, c, depth + 1))
+        for c in script.body(base)
+    )
+
+
+def _direct(script: Script, command: Command) -> bool:
+    """A poller (`curl`, `wget`), a `wait_for...`, or a client or a URL of this host in a
+    command that does more than print it."""
+    base = command.invocation.base or command.base or ""
+    if base in _POLLERS or _WAITER.fullmatch(base):
+        return True
+    return base not in _PRINTERS and _CLIENTS.search(script.text_of(command.node)) is not None
 
 
 # a `tail` that follows a file (`tail -F -n0 "$SERVER_LOG"`, `tail --follow=name log`), its
