@@ -17,10 +17,13 @@ from benchlint.source import SourceText
 from benchlint.workspace import path_matches
 
 _DIRECTIVE = lazy_compile(r"#\s*benchlint:\s*(disable|disable-file)=(.*)")
+# a comment that starts as a directive does (`# benchlint:`) but is none: `disable BL102` (no
+# `=`), `disable: BL102`, `ignore=BL102`, `disable=for BL102` (no ID right after `=`)
+_LOOSE = lazy_compile(r"#\s*benchlint\s*:")
 # the IDs right after `=`, separated by commas or blanks; from the first other word on, the text
 # is the reason (`disable=BL101 needed on all runners` disables BL101 only)
 # (any number of digits: `BL1020`, a typo, is an ID that names no rule, which BL003 reports)
-_ID = lazy_compile(r"(?i)BL\d+|ALL")
+SELECTOR = lazy_compile(r"(?i)BL\d+|ALL")
 
 
 @dataclass
@@ -34,6 +37,8 @@ class Suppression:
     columns: tuple[tuple[int, int], ...] = ()
     # the directive from its `#` to the end of the line's text: (column, end column)
     directive: tuple[int, int] = (1, 1)
+    # a `# benchlint:` comment that is no directive benchlint reads (no `rules`): its text
+    malformed: str | None = None
 
 
 def suppressions(source: SourceText) -> list[Suppression]:
@@ -43,10 +48,11 @@ def suppressions(source: SourceText) -> list[Suppression]:
     # lines as findings count them: only `\n` ends one (not a form feed or U+2028)
     for index, line in enumerate(source.text.split("\n"), start=1):
         match = _DIRECTIVE.search(line)
+        tokens: list[re.Match[str]] = []
         if match is not None:
             tokens = list(
                 itertools.takewhile(
-                    lambda t: _ID.fullmatch(t.group()) is not None,
+                    lambda t: SELECTOR.fullmatch(t.group()) is not None,
                     re.finditer(r"[^,\s]+", match.group(2)),
                 )
             )
@@ -65,6 +71,17 @@ def suppressions(source: SourceText) -> list[Suppression]:
                         directive=(match.start() + 1, len(line.rstrip()) + 1),
                     )
                 )
+        if not tokens and (loose := _LOOSE.search(line)) is not None:
+            found.append(
+                Suppression(
+                    source.path,
+                    index,
+                    (),
+                    False,
+                    directive=(loose.start() + 1, len(line.rstrip()) + 1),
+                    malformed=line[loose.start() :].rstrip(),
+                )
+            )
     return found
 
 

@@ -4,7 +4,9 @@
 Reports each rule ID of an inline suppression (`# benchlint: disable=BL102` on a line or the
 line before, `# benchlint: disable-file=BL203`) that no finding of this run needed, and IDs that
 name no benchlint rule at all (`disable=BL999`, `disable=BL1020`: a typo that silently disables
-nothing). Off by default, like ruff's RUF100: turn it on with `--show-unused-suppressions` (with
+nothing), and a `# benchlint:` comment that is no suppression benchlint reads (`disable BL102`
+with no `=`, `disable: BL102`, `ignore=BL102`, `disable=for BL102` with a word before the IDs).
+Off by default, like ruff's RUF100: turn it on with `--show-unused-suppressions` (with
 every other rule), or a selection that includes it beside the rules whose suppressions it judges
 (`--select ALL`, `--select BL1,BL003`; `--select BL003` alone judges only the IDs, as no other rule
 runs).
@@ -42,6 +44,7 @@ that runs changes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
@@ -49,7 +52,7 @@ from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span
 from benchlint.fixes import line_removal
 from benchlint.registry import all_rules, rule
 from benchlint.source import SourceText
-from benchlint.suppress import Suppression
+from benchlint.suppress import SELECTOR, Suppression
 
 
 @rule(
@@ -66,6 +69,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     for path, entries in sorted(ctx.suppressions.items()):
         source = ctx.ws.source(path)
         for suppression in entries:
+            if suppression.malformed is not None:
+                yield _malformed(path, suppression, suppression.malformed)
+                continue
             stale = [
                 rule
                 for rule in suppression.rules
@@ -109,6 +115,29 @@ def check(ctx: Context) -> Iterator[Finding]:
                     help=advice,
                     fix=fix,
                 )
+
+
+def _malformed(path: str, suppression: Suppression, text: str) -> Finding:
+    """A `# benchlint:` comment that no directive matches (h123 M1): what it suppresses is
+    nothing, whatever it was meant to."""
+    words = re.findall(r"[^,\s=:]+", text.partition(":")[2])
+    ids = [w.upper() for w in words if SELECTOR.fullmatch(w) is not None and w.upper() != "ALL"]
+    kind = "disable-file" if any(w.lower() == "disable-file" for w in words) else "disable"
+    shown = text if len(text) <= 60 else text[:59] + "…"
+    help = (
+        f"write `# benchlint: {kind}={','.join(ids)}`, the IDs right after `=` and any reason "
+        "after them"
+        if ids
+        else "write `# benchlint: disable=BLxxx` (the IDs right after `=`) or remove it"
+    )
+    start, end = suppression.directive
+    return Finding(
+        "BL003",
+        f"`{shown}` is no suppression benchlint reads: it suppresses nothing",
+        Location(path, Span(suppression.line, start, suppression.line, end)),
+        subject="malformed",
+        help=help,
+    )
 
 
 def _named(selector: str, known: list[str]) -> list[str]:
