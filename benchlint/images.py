@@ -16,6 +16,10 @@ from benchlint.lazyre import lazy_compile
 _IMAGES = {
     "vllm/vllm-openai": "vllm",
     "vllm/vllm-openai-rocm": "vllm",
+    # vLLM's own CPU release images (its docs' CPU installation, "Pre-built images": x86 and
+    # arm64 on public ECR), built from docker/Dockerfile.cpu's target vllm-openai
+    "q9t5s3a7/vllm-cpu-release-repo": "vllm",
+    "q9t5s3a7/vllm-arm64-cpu-release-repo": "vllm",
     "lmsysorg/sglang": "sglang",
     "lmsysorg/sglang-rocm": "sglang",
 }
@@ -25,7 +29,12 @@ _TAG = lazy_compile(r"v(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9._]+
 # What an image runs when a container gives it `args` and no `command`: vLLM's OpenAI image
 # starts its server (vLLM's docker/Dockerfile, target vllm-openai: `ENTRYPOINT ["vllm", "serve"]`;
 # before 0.9, `python3 -m vllm.entrypoints.openai.api_server`, which reads the same flags)
-_ENTRYPOINTS = {"vllm/vllm-openai": ("vllm", "serve")}
+# (Dockerfile.cpu's target vllm-openai: the same; before, the api_server module, the same flags)
+_ENTRYPOINTS = {
+    "vllm/vllm-openai": ("vllm", "serve"),
+    "q9t5s3a7/vllm-cpu-release-repo": ("vllm", "serve"),
+    "q9t5s3a7/vllm-arm64-cpu-release-repo": ("vllm", "serve"),
+}
 
 
 def _parts(image: str) -> tuple[str, str | None]:

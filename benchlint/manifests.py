@@ -77,7 +77,7 @@ def containers(
             image = None
         runs_args = image is not None and node.get("command") is None
         entry = image_entrypoint(image.value) if image is not None and runs_args else ()
-        words = [*entry, *(item.value for item in argv)]
+        words = [*entry, *(item.value for item in argv), *_image_name(image)]
         if not argv or (naming and not any(n in word for word in words for n in naming)):
             continue
         line = command_line(file, argv, entry, image)
@@ -120,7 +120,7 @@ def _compose_services(
                 argv = []
                 break
         entry = image_entrypoint(image.value) if image is not None and entrypoint is None else ()
-        words = [*entry, *(item.value for item in argv)]
+        words = [*entry, *(item.value for item in argv), *_image_name(image)]
         if command is None and entrypoint is None:
             continue
         if not argv or (naming and not any(n in word for word in words for n in naming)):
@@ -128,6 +128,19 @@ def _compose_services(
             continue
         line = command_line(file, argv, entry, image, frozenset(split))
         yield service, Container(image.value if image is not None else None, line, image)
+
+
+def _image_name(image: YNode | None) -> tuple[str, ...]:
+    """The image's name, for `naming`: a container of an image named for an engine
+    (`opea/vllm-rocm`) whose command line is only its options names the engine nowhere else."""
+    return (image.value,) if image is not None else ()
+
+
+def only_options(container: Container) -> bool:
+    """Whether the container's command line is options alone (`--model m --port 80`) for an
+    image whose entrypoint is not known: what runs them is the image's business."""
+    commands = container.script.commands
+    return bool(commands and commands[0].words and commands[0].words[0].value.startswith("-"))
 
 
 def healthcheck_scripts(file: SourceText, document: YamlDocument) -> Iterator[Script]:

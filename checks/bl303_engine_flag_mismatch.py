@@ -20,9 +20,11 @@ vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
   not accept (a schema 2 role's own `container` wins, then an override block's own container; a
   Dynamo vllm-runtime image runs the vLLM its release pins);
 - in a Kubernetes container (a Deployment's, a LeaderWorkerSet's: its `command` and `args`,
-  or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image, whose entrypoint runs
-  them with `vllm serve`), in a Compose service (its `entrypoint`, else its image's, then its
-  `command`: a list, or a string split into words), in a SkyPilot task's `run:` script (in the
+  or the script a `sh -c` item runs; `args` alone on vLLM's OpenAI image or its CPU release
+  images, whose entrypoint runs them with `vllm serve`), in a Compose service (its `entrypoint`,
+  else its image's, then its `command`: a list, or a string split into words; options alone on
+  another image named for an engine, `opea/vllm-rocm`, whose entrypoint is not known, are
+  counted), in a SkyPilot task's `run:` script (in the
   image its `resources` `image_id: docker:...` names, or the exact release its `setup:` installs,
   `pip install vllm==0.19.0`, its comments aside; a task without `resources:` too, where it has a
   `setup:` and only a task's keys), in a script's `docker run` (or `podman
@@ -151,7 +153,7 @@ from benchlint.finding import Edit, Finding, Fix, Location, Severity, Span, Unde
 from benchlint.images import dynamo_runtime, image_latest, image_release
 from benchlint.layout import engine_block
 from benchlint.lazyre import lazy_compile
-from benchlint.manifests import containers, may_hold_containers
+from benchlint.manifests import Container, containers, may_hold_containers, only_options
 from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
 from benchlint.releases import Running, beyond_scope, launch_releases
@@ -574,6 +576,12 @@ UNDECIDED_MANIFEST = (
 )
 
 
+UNKNOWN_ENTRYPOINT = (
+    "containers of an image named for an engine given only options (`--model m --port 80`), "
+    "not checked as the engine's launch (BL303: the image's entrypoint is not known; vLLM's own "
+    "images, `vllm/vllm-openai` and its CPU release images, are known to run `vllm serve` with "
+    "them)"
+)
 PASSED_ON = (
     'engine launches given the arguments of their function or script (`"$@"`, `$*`), not '
     "checked for the flags their callers pass (BL303: a call's words are not read as the "
@@ -675,6 +683,7 @@ def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
     found: list[Finding | Undecided] = []
     path = source.path
     for container in containers(source, document, tuple(ENGINES)):
+        found += _options_only(container, path)
         for launch in launches(container.script):
             unchecked = _unchecked(launch)
             if unchecked is not None:
@@ -688,6 +697,17 @@ def _manifest_pass(document: YamlDocument) -> list[Finding | Undecided]:
                     launch, container.image, container.image_node, path, container.installed
                 )
     return found
+
+
+def _options_only(container: Container, path: str) -> list[Undecided]:
+    """A container of an image named for an engine (`opea/vllm-rocm:latest`) given only options
+    (`--model m --port 80`), whose entrypoint is not known: counted, not read as the engine's
+    launch (h124 W2: it could run anything with them)."""
+    image = (container.image or "").lower()
+    if not any(engine in image for engine in ENGINES) or not only_options(container):
+        return []
+    first = container.script.commands[0]
+    return [Undecided(UNKNOWN_ENTRYPOINT, Location(path, first.first_line_span))]
 
 
 def _on(launch: Launch) -> str:
