@@ -249,6 +249,7 @@ from benchlint.shell.model import (
     parse_file,
     whole_piece,
 )
+from benchlint.shell.procps import read_kill
 from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
@@ -1267,12 +1268,6 @@ _KILL_ALL = lazy_compile(
 # `kill $(pgrep python)`: ends processes by their name (with `-f`, by a pattern of the whole
 # command line): the program and its words up to the end of its command
 _BY_NAME = lazy_compile(r"\b(pkill|killall|pgrep)\s+([^\n]*)")
-# the options of each that take a value (procps-ng pkill/pgrep, psmisc killall)
-_VALUED = {
-    "pkill": frozenset({"-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--signal", "--ns"}),
-    "pgrep": frozenset({"-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "--ns", "-d"}),
-    "killall": frozenset({"-s", "--signal", "-u", "--user", "-o", "--older-than", "-y"}),
-}
 # what a pgrep's output is given to that kills: `| xargs [-r] kill`, or a `kill $(pgrep ...)`
 _PGREP_KILLS = lazy_compile(r"\|\s*xargs\s+(?:-\S+\s+)*kill\b")
 _KILL_OF_PGREP = lazy_compile(r"\bkill\b[^;&|\n]*(?:\$\(|`)\s*pgrep\b")
@@ -1295,21 +1290,9 @@ def _name_kills(text: str) -> Iterator[tuple[bool, bool, str]]:
             words = list(itertools.takewhile(lambda w: not w or w[0] not in ";&|()", lexer))
         except ValueError:
             continue
-        full, pattern, skip = False, None, False
-        partial = program != "killall"
-        for word in words:
-            if skip:
-                skip = False
-            elif word.startswith("-") and pattern is None:
-                full = full or word == "--full" or (not word.startswith("--") and "f" in word)
-                exact = word == "--exact" or (not word.startswith("--") and "x" in word)
-                partial = partial and not exact
-                skip = word in _VALUED[program]
-            else:
-                pattern = word
-                break
-        if pattern is not None:
-            yield full, partial, pattern
+        read = read_kill(program, words)
+        if read.pattern is not None and read.ends and not read.inverse:
+            yield read.full, not read.whole, words[read.pattern]
 
 
 def _kills_by_name(resource: Resource, text: str) -> bool:

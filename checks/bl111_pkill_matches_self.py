@@ -32,19 +32,22 @@ shell's own command line. A script whose name the pattern matches should stop it
 its process ID (`kill "$SERVER_PID"`) or with a pattern its own name does not hold.
 
 ## Exceptions
-Not reported: a `pkill` that a `bash -c` string runs last with no redirection (bash runs it in
-place of the shell, which then is not there to kill), a pattern that is not fixed text (a loop's
-variable alone, `for p in vllm sglang; do pkill -f "$p"`, is matched with each word the loop writes
-out) or that is anchored (`^`, `$`), `-x` and `-v`, signals that do not end a process by default
+Not reported: a `pkill` that a `bash -c` string runs last with no redirection (bash runs it in place
+of the shell, which then is not there to kill), a pattern that is not fixed text (a loop's variable
+alone, `for p in vllm sglang; do pkill -f "$p"`, is matched with each word the loop writes out) or
+that is anchored (`^`, `$`), `-x`, `-v` and `-A`, an option that narrows the match otherwise than by
+the user or to the newest process (`-O 60`: the shell may be younger; `-o`, the oldest; `-P`, `-r`,
+`-s`, `-t`, `-F`; procps's options are read as procps-ng 4.0.2 reads them, held to pgrep's and
+pkill's own reading in `tests/test_differential.py`), signals that do not end a process by default
 (`-0`, `CONT`, `CHLD`, `URG`, `WINCH`, the stop signals), a signal the killed shell traps with a
 handler that lets it go on (not `trap -`, the default again; not a handler that runs `exit`, itself
 or in a function, nor one that runs the function holding the pkill, which then signals the shell
-again, for ever; one a file the script sources sets counts too), and a file's name where the file
-is not run by its name: one that a script sources (the sourcing scripts' names are used), or a
-library of functions. Shells started through `srun`, `ssh`, `docker`, `kubectl exec`, `enroot` and
-the like run on another host or in a container: only their own command line counts. Patterns are
-matched as POSIX extended regular expressions, as pkill reads them (`tests/test_differential.py`
-holds the match to pgrep's).
+again, for ever; one a file the script sources sets counts too), and a file's name where the file is
+not run by its name: one that a script sources (the sourcing scripts' names are used), or a library
+of functions. Shells started through `srun`, `ssh`, `docker`, `kubectl exec`, `enroot` and the like
+run on another host or in a container: only their own command line counts. Patterns are matched as
+POSIX extended regular expressions, as pkill reads them (`tests/test_differential.py` holds the
+match to pgrep's).
 
 ## Fix safety
 In a shell's command string, the pattern's first letter is put in brackets (`sglang` becomes
@@ -56,7 +59,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import signal as signal_module
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -69,29 +71,15 @@ from benchlint.registry import script_rule
 from benchlint.rewrite import RewriteError, bracket_end, compile_pattern, first_match, search
 from benchlint.shell.invocation import PROCESSES, Wrapper
 from benchlint.shell.model import Command, Script, Word, shell_string_words
+from benchlint.shell.procps import HARMLESS, read_kill, signal_name, signal_of
 
 if TYPE_CHECKING:
     import regex
 
-# options of pkill that take a value, short and long (procps-ng 3.3 to 4.0)
-_SHORT_VALUES = frozenset("cgGPstuUFq")
-_LONG_VALUES = frozenset(
-    {"signal", "group", "pgroup", "parent", "session", "terminal", "euid", "uid", "pidfile"}
-    | {"ns", "nslist", "runstates", "cgroup", "env", "queue"}
-)
-# signals whose default action does not end a process
-_HARMLESS = frozenset({"0", "CONT", "CHLD", "CLD", "URG", "WINCH", "STOP", "TSTP", "TTIN", "TTOU"})
 # signals a non-interactive bash waiting for a foreground command (the pkill) goes on after: it
 # ends itself on SIGINT only when the command died of it (pkill spares itself), and ignores
 # SIGQUIT (bash 5.2: the script prints what follows)
 _SURVIVED = frozenset({"INT", "QUIT"})
-# the signals procps names (Linux's), without `SIG`
-_SIGNALS = frozenset(
-    {name.removeprefix("SIG") for name in signal_module.Signals.__members__}
-    | {"IOT", "CLD", "POLL", "PWR", "STKFLT", "UNUSED"}
-)
-_NUMBERS = {"1": "HUP", "2": "INT", "3": "QUIT", "6": "ABRT", "9": "KILL", "15": "TERM"}
-_NUMBERS.update({"18": "CONT", "17": "CHLD", "19": "STOP", "20": "TSTP", "23": "URG"})
 # commands a library of functions runs at its top level besides defining them
 _LIBRARY_TOP = frozenset(
     {"export", "declare", "typeset", "readonly", "set", "shopt", "source", "."}
@@ -227,80 +215,43 @@ def _pgrep_kill(command: Command) -> Kill | None:
         args = [w.value for w in killer.args]
         args = args[args.index("kill") + 1 :]
     signal = "TERM"
-    if args[:1] and _signal_of(args[0]) is not None:
-        signal = _signal_of(args[0]) or signal
+    if args[:1] and signal_of("kill", args[0]) is not None:
+        signal = signal_name(args[0][1:])
     elif args[:1] in (["-s"], ["-n"]) and len(args) > 1:
-        signal = args[1].upper().removeprefix("SIG")
-    signal = _NUMBERS.get(signal, signal)
-    if signal in _HARMLESS | _SURVIVED:
+        signal = signal_name(args[1])
+    if signal in HARMLESS | _SURVIVED:
         return None
     return replace(found, signal=signal, through=killer)
 
 
-def _signal_of(word: str) -> str | None:
-    """The signal a word of pkill's names (`-9`, `-KILL`, `-sigkill`: procps reads the name
-    in any case), else None."""
-    if word[:1] != "-" or word[1:2] == "-":
-        return None
-    name = word[1:].upper().removeprefix("SIG")
-    return name if name.isdigit() or name in _SIGNALS else None
+# options that leave the shell among what the pattern matches: its user and group are the
+# pkill's; it is the newest match, started after what it signals (bash 5.2, procps 4.0.2:
+# `-n` ends the `bash -c` shell, `-o` the server started before it)
+_KEEPS_THE_SHELL = frozenset({"euid", "uid", "group", "newest"})
 
 
 def _kill(command: Command, program: str = "pkill") -> Kill | None:
     """The pattern and signal of `pkill -f` (of `pgrep -f`, its pattern: it lists); None for no
-    `-f`, `-x`, `-v`, or options this does not read."""
+    `-f`, `-x`, `-v`, `-A` (it spares the shell), an option that narrows the match otherwise
+    than by the user (`-O 60`: the shell may be younger; `-o`, `-P`, `-r`), or one this does
+    not read."""
     words = command.invocation.args
-    signal = "TERM"
-    full = ignore_case = False
-    i = 0
-    # procps takes the first word that names a signal, wherever it is (`pkill -f -9 x`), and
-    # reads the others without it; a word naming none is an option (`-A`, `--ignore-ancestors`)
-    at = next((k for k, w in enumerate(words) if _signal_of(w.value) is not None), None)
-    if at is not None:
-        signal = _signal_of(words[at].value) or signal
-        words = (*words[:at], *words[at + 1 :])
-    while i < len(words):
-        value = words[i].value
-        if value == "--":
-            i += 1
-            break
-        if value.startswith("--"):
-            name, eq, given = value[2:].partition("=")
-            if name == "full":
-                full = True
-            elif name == "ignore-case":
-                ignore_case = True
-            elif name in ("exact", "inverse"):
-                return None
-            elif name in _LONG_VALUES:
-                if not eq:
-                    i += 1
-                    given = words[i].value if i < len(words) else ""
-                if name == "signal":
-                    signal = given.upper().removeprefix("SIG")
-            elif name not in ("echo", "newest", "oldest", "count", "list-name", "list-full"):
-                return None  # an option this does not know
-            i += 1
-            continue
-        if not value.startswith("-") or value == "-":
-            break
-        letters = value[1:]
-        for j, letter in enumerate(letters):
-            if letter in _SHORT_VALUES:
-                if j + 1 == len(letters):
-                    i += 1
-                break
-            if letter == "f":
-                full = True
-            elif letter == "i":
-                ignore_case = True
-            elif letter not in ("enoc" if program == "pkill" else "enocla"):
-                return None  # `-x`, `-v`, or an option this does not read
-        i += 1
-    if not full or i >= len(words) or not words[i].value:
+    read = read_kill(program, [w.value for w in words])
+    at = read.pattern
+    if (
+        not read.full
+        or read.whole
+        or read.inverse
+        or read.spares_ancestors
+        or read.unknown
+        or read.criteria - _KEEPS_THE_SHELL
+        or at is None
+        or not words[at].value
+        or not read.ends
+        or read.signal in _SURVIVED
+    ):
         return None
-    signal = _NUMBERS.get(signal, signal)
-    return Kill(words[i], signal, ignore_case) if signal not in _HARMLESS | _SURVIVED else None
+    return Kill(words[at], read.signal, read.ignore_case)
 
 
 def _finding(ctx: Context, command: Command, kill: Kill) -> Finding | None:
@@ -352,8 +303,7 @@ def _trap_for(command: Command, signal: str) -> str | None:
     words = [w.value for w in command.trap_args]
     if len(words) < 2 or words[0] in ("-p", "-l"):
         return None
-    names = (w.upper().removeprefix("SIG") for w in words[1:])
-    return words[0] if any(_NUMBERS.get(n, n) == signal for n in names) else None
+    return words[0] if any(signal_name(w) == signal for w in words[1:]) else None
 
 
 def pkill_pattern(pattern: str, ignore_case: bool = False) -> regex.Pattern[str] | None:

@@ -1731,6 +1731,82 @@ def test_pkill_patterns_match_as_pgrep_matches_them() -> None:
             process.wait()
 
 
+# how pgrep and pkill read their words (`benchlint.shell.procps`), T the pattern: which word is
+# the pattern, `-f`, `-x`, `-i`, the options that take a value; pkill's signal (`-0`, sent to
+# nothing, tells whether it matched), wherever it is
+_PROCPS_WORDS = [
+    ("pgrep", ["-f", "T"]),
+    ("pgrep", ["T"]),
+    ("pgrep", ["-c", "-f", "T"]),
+    ("pgrep", ["-fc", "T"]),
+    ("pgrep", ["-fx", "T"]),
+    ("pgrep", ["-fi", "t"]),
+    ("pgrep", ["-f", "t"]),
+    ("pgrep", ["-d", ",", "-f", "T"]),
+    ("pgrep", ["-d,", "-f", "T"]),
+    ("pgrep", ["-O", "0", "-f", "T"]),
+    ("pgrep", ["-r", "S", "-f", "T"]),
+    ("pgrep", ["-fr", "S", "T"]),
+    ("pgrep", ["--older=0", "--full", "T"]),
+    ("pgrep", ["--runstates", "S", "-f", "T"]),
+    ("pgrep", ["-f", "--", "T"]),
+    ("pgrep", ["-nf", "T"]),
+    ("pgrep", ["-A", "-f", "T"]),
+    ("pkill", ["-0", "-f", "T"]),
+    ("pkill", ["-f", "-0", "T"]),
+    ("pkill", ["-c", "-0", "-f", "T"]),
+    ("pkill", ["-0", "-fx", "T"]),
+    ("pkill", ["-0", "T"]),
+    ("pkill", ["--signal", "0", "-f", "T"]),
+    ("pkill", ["--signal=0", "-fi", "t"]),
+    ("pkill", ["-q", "1", "-0", "-f", "T"]),
+    ("pkill", ["-0", "-O", "0", "-f", "T"]),
+    ("pkill", ["-e", "-0", "-f", "T"]),
+]
+
+
+@needs_procps
+@pytest.mark.parametrize(("program", "words"), _PROCPS_WORDS)
+def test_pkill_and_pgrep_read_their_words_as_procps_does(program: str, words: list[str]) -> None:
+    """Which processes `read_kill` says the words match (the pattern, against the command line
+    with `-f`, else the name; whole with `-x`; any case with `-i`), and pkill's signal, agree
+    with procps on a process whose command line holds the pattern and whose name does not."""
+    import time
+
+    from benchlint.shell.procps import read_kill
+
+    token = f"zqbl{os.getpid()}procps"
+    process = subprocess.Popen(
+        [BASH or "bash", "-c", 'exec -a "$0" sleep 60', token], stdout=subprocess.DEVNULL
+    )
+    try:
+        time.sleep(0.3)  # (the `exec -a` has replaced its bash: `TOKEN 60`, named `sleep`)
+        argv = [{"T": token, "t": token.upper()}.get(w, w) for w in words]
+        done = subprocess.run(
+            [PGREP if program == "pgrep" else PKILL, *argv],  # type: ignore[list-item]
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        read = read_kill(program, argv)
+        assert read.pattern is not None and not read.unknown, words
+        text = f"{token} 60" if read.full else "sleep"
+        match = re.fullmatch if read.whole else re.search
+        expected = match(argv[read.pattern], text, re.I if read.ignore_case else 0) is not None
+        if program == "pgrep":
+            counted = "-c" in words or "-fc" in words  # (a count, not the PIDs)
+            listed = done.stdout.split()
+            found = listed != ["0"] if counted else str(process.pid) in listed
+        else:
+            assert read.signal == "0", words
+            found = done.returncode == 0
+        assert found == expected, (words, done.returncode, done.stdout, done.stderr)
+        assert process.poll() is None  # (signal 0: it is still running)
+    finally:
+        process.kill()
+        process.wait()
+
+
 # -- BL115: srun, sbatch and salloc options, against Slurm's own commands -----------------------
 SRUN = shutil.which("srun")
 needs_slurm = pytest.mark.skipif(
