@@ -257,8 +257,9 @@ class LauncherModel:
     ) -> None:
         """`into`: a folder copied without `-T` lands inside the target when the target is a
         folder that exists: `cp -r DIR recipes/` in the srt-slurm checkout (which has
-        `recipes/`) makes `recipes/DIR`; `rsync -a DIR recipes/x` always does (`DIR/`: its
-        content)."""
+        `recipes/`) makes `recipes/DIR`, `cp -r DIR/vllm recipes/vllm` makes `recipes/vllm/vllm`
+        (a current checkout ships `recipes/vllm`: h128 F2); `rsync -a DIR recipes/x` always
+        does (`DIR/`: its content)."""
         content = re.search(r"/(?:\*|\.)?$", written) is not None  # DIR/*, DIR/., DIR/
         source = _repository_path(re.sub(r"/(?:\*|\.)?$", "", written))  # DIR/* is DIR's content
         target = _checkout_path(copied_to)
@@ -273,9 +274,8 @@ class LauncherModel:
         # `cp recipe.yaml recipes/dir/`; a folder landing inside the target (`into`)
         file_into = is_file and not target.endswith((".yaml", ".yml"))
         nests = into and not is_file and not content
-        if file_into or (
-            nests and (command.base == "rsync" or target in profile.SRT_SLURM_RECIPE_FOLDERS)
-        ):
+        shipped = (*profile.SRT_SLURM_RECIPE_FOLDERS, *profile.SRT_SLURM_ENGINE_FOLDERS)
+        if file_into or (nests and (command.base == "rsync" or target in shipped)):
             target = f"{target}/{source.rsplit('/', 1)[-1]}"
         self.overlays.append(Overlay(source, target, command, givers=givers))
 

@@ -13,6 +13,7 @@ import dataclasses
 import fnmatch
 import posixpath
 import re
+import shlex
 from collections.abc import Container
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -1284,13 +1285,29 @@ def _entry(path: str, key: YNode, node: YNode) -> Entry:
                     for setting in (
                         settings.items if settings is not None and settings.is_seq else []
                     ):
-                        if setting.is_scalar and "=" in setting.value:
-                            name, value = setting.value.split("=", 1)
-                            element.settings[name.strip()] = Setting(
-                                name.strip(), value.strip(), Location(path, setting.span)
-                            )
+                        read = _setting(setting.value) if setting.is_scalar else None
+                        if read is not None:
+                            element.settings[read[0]] = Setting(*read, Location(path, setting.span))
                 entry.elements.append(element)
     return entry
+
+
+def _setting(text: str) -> tuple[str, str] | None:
+    """The name and value an additional-setting gives, as the workflow's `export ${{ join(...)
+    }}` gives it: bash removes its quotes (`CONFIG_FILE="recipes/x.yaml"` is
+    `recipes/x.yaml`: h128 F1) and ends it at a blank outside them; text with an expansion or
+    an unclosed quote is kept as written."""
+    if "=" not in text:
+        return None
+    name, value = text.split("=", 1)
+    if any(c in value for c in "'\"\\") and not any(c in value for c in "$`"):
+        try:
+            words = shlex.split(value.strip(), posix=True)
+        except ValueError:
+            words = None
+        if words is not None:
+            return name.strip(), words[0] if words else ""
+    return name.strip(), value.strip()
 
 
 def _call_entry(call: WorkflowCall, step: LauncherStep) -> Entry | None:

@@ -3,9 +3,10 @@
 ## What it does
 For each launcher rewrite (`sed -i`, `yq -i`, an append), collects the keys it changes in the
 recipes routed to that launcher. Where the same rewrite applies to another routed recipe (its
-condition holds on that route) but changes nothing, while that recipe has the key somewhere else
-(`name` under `base:` in an override-style recipe, `max_attempts` under another parent), it
-reports the recipe's key, with the launcher line and the entry as related locations.
+condition holds on that route) but changes nothing, while that recipe has the same setting somewhere
+else (`name` under `base:` or an `override_*` block of an override-style recipe; not `model.name`,
+another setting of the same key), it reports the recipe's key, with the launcher line and the entry
+as related locations.
 
 ## Why is this bad?
 The rewrite was meant to apply: it changes that key in the launcher's other recipes. In a recipe
@@ -169,7 +170,9 @@ def check(ctx: Context) -> Iterator[Finding]:
                 elsewhere = [
                     (node, holder)
                     for node, holder in _keys_named(document, path[-1])
-                    if (*holder, path[-1]) != path  # the same place: the value did not match
+                    # (the same setting: `model.name` is not the job's `name`, h128 F3)
+                    if _setting(holder) == _setting(path[:-1])
+                    and (*holder, path[-1]) != path  # the same place: the value did not match
                     and (*holder, path[-1]) not in done  # another rewrite changes it there
                 ]
                 if not elsewhere:
@@ -197,6 +200,14 @@ def check(ctx: Context) -> Iterator[Finding]:
                     subject=f"{where}:{inside}",
                 )
                 break
+
+
+def _setting(parents: tuple[str, ...]) -> tuple[str, ...]:
+    """The key's parents as srtctl reads the setting: a recipe's `base:`, `override_*:` and
+    `zip_override_*:` blocks hold what a flat recipe holds at its top level."""
+    if parents and (parents[0] == "base" or parents[0].startswith(("override_", "zip_override_"))):
+        return parents[1:]
+    return parents
 
 
 def _number(value: object) -> bool:
