@@ -5,8 +5,10 @@ Reports a `$NAME` (or `${NAME}`) that bash does not expand, in an argument that 
 (`http://0.0.0.0:\\$PORT`, `--base-url='http://0.0.0.0:$PORT'`): escaped with a backslash, or
 inside single quotes, where NAME is a variable the script sets or reads elsewhere. Commands
 that hand their arguments to something that expands them later are left alone: `eval`, a
-shell's `-c` string (`bash -c`, `ssh`), `echo`, `printf`, `cat` and `tee` (which write scripts
-and templates), `sed`, `awk`, `perl`, `jq`, `envsubst`, `python -c`.
+shell's `-c` string (`bash -c`, `ssh`, `flock -c`, `sbatch --wrap`, `find -exec sh -c`, `su`,
+`watch`, `tmux`, `screen`, `parallel`), `trap` and `alias` (expanded when the trap runs or the
+alias is used), `echo`, `printf`, `cat` and `tee` (which write scripts and templates), `sed`,
+`awk`, `perl`, `jq`, `envsubst`, `python -c`.
 
 So is one that is a whole string value of a request body `curl` sends (`-d '{"model":
 "${model_name}"}'`, `--data-raw`, `--json`), or a form field's whole value (`-F
@@ -71,7 +73,16 @@ from benchlint.source import SourceText
 _EXPANDING = frozenset(
     {"eval", "echo", "printf", "cat", "tee", "sed", "awk", "gawk", "mawk", "perl", "jq", "yq"}
     | {"envsubst", "ssh", "bash", "sh", "zsh", "dash", "ksh", "export", "declare", "local"}
+    # a string a shell expands later: when the trap runs or the alias is used (this shell,
+    # bash 5.2: the value then), or that `sh -c` runs (watch, tmux, screen, parallel, su)
+    | {"trap", "alias", "watch", "tmux", "screen", "parallel", "su", "runuser"}
 )
+# programs that run one option's value (or what follows a word) as a shell's command string:
+# `flock LOCK -c CMD`, `find ... -exec sh -c CMD \;` (`sbatch --wrap=CMD`: a wrapper, below)
+_CODE_OPTIONS = {
+    "flock": ("-c", "--command"),
+    "find": ("-exec", "-execdir", "-ok", "-okdir"),
+}
 _NAME = lazy_compile(r"\{?([A-Za-z_][A-Za-z0-9_]*)")
 _SCHEME = lazy_compile(rb"://")
 # a URL with a `$` after its scheme (before a blank)
@@ -353,11 +364,15 @@ def _holds(positions: list[int], start: int, end: int) -> bool:
 
 
 def _runs_code(command: Command) -> bool:
-    """`python -c CODE`, `node -e CODE`: the argument is a program of its own."""
+    """`python -c CODE`, `node -e CODE`: the argument is a program of its own; `flock -c
+    CMD`, `sbatch --wrap=CMD`, `find -exec sh -c CMD`: a shell's command string (h127 F4)."""
     base = command.invocation.base or ""
     if base.startswith("python") or base in ("node", "ruby"):
         return any(w.value in ("-c", "-e") for w in command.invocation.args)
-    return False
+    if any(w.name == "sbatch" and w.has("--wrap") for w in command.invocation.wrappers):
+        return True
+    options = _CODE_OPTIONS.get(base, ())
+    return any(w.value.split("=", 1)[0] in options for w in command.invocation.args)
 
 
 def _literal_dollars(text: str) -> list[tuple[int, str, str]]:
