@@ -596,9 +596,49 @@ def _checked_by_name(exit_command: Command) -> set[str]:
         if variable is None or script.text_of(variable) not in loops:
             continue
         values = [script.text_of(v) for v in node.children_by_field_name("value")]
+        if len(values) == 1 and (held := _names_held(script, values[0], loop)) is not None:
+            values = held  # (`for v in "${REQUIRED[@]}"`, `for v in $REQUIRED`: h127 F2)
         if all(v.isidentifier() for v in values):
             found.update(values)
     return found
+
+
+# a loop's one word that is a list held in a variable: `"${NAME[@]}"`, `$NAME`, `${NAME}`
+_HELD_LIST = lazy_compile(r'"\$\{([A-Za-z_]\w*)\[@\]\}"|\$\{?([A-Za-z_]\w*)\}?')
+
+
+def _names_held(script: Script, word: str, loop: Syn) -> list[str] | None:
+    """The names a loop's word gives, where it is an array or a string the script gives one
+    value, at its top level before the loop, written out (`REQUIRED=(MODEL PORT)`,
+    `REQUIRED="MODEL PORT"`, split at blanks unquoted); None where that is not known."""
+    match = _HELD_LIST.fullmatch(word)
+    if match is None:
+        return None
+    array = match.group(1) is not None
+    name = match.group(1) or match.group(2)
+    given = [a for a in script.assignments if a.name == name]
+    if len(given) != 1:
+        return None
+    assignment = given[0]
+    value = assignment.value
+    if (
+        value is None
+        or assignment.kind not in ("assign", "declare", "readonly", "export")
+        or assignment.command.function is not None
+        or assignment.command.subshell
+        or assignment.command.guards
+        or assignment.node.start_byte > loop.start_byte
+        or any(a.name == "IFS" for a in script.assignments)
+    ):
+        return None
+    if array:
+        items = value.items
+        if items is None or not all(i.static for i in items):
+            return None
+        return [i.value for i in items]
+    if value.items is not None or not value.static:
+        return None
+    return value.value.split()
 
 
 # the words of a `for` loop over a function's arguments, one pass per argument
@@ -1530,11 +1570,16 @@ def _otherwise_ends(
 
 
 def _runs_at_least_once(script: Script, loop: Syn) -> bool:
-    """A `for` loop over words written out (`for v in MODEL PORT`): its body runs."""
+    """A `for` loop over words written out (`for v in MODEL PORT`), or over a list the script
+    holds so (`for v in "${REQUIRED[@]}"`, `_names_held`): its body runs."""
     if loop.type != "for_statement":
         return False
     header = _FOR_HEADER.match(script.text_of(loop))
     words = header.group("words") if header is not None and header.group("in") else None
+    if words is not None and len(words.split()) == 1:
+        held = _names_held(script, words.strip(), loop)
+        if held is not None:
+            return bool(held) and all(_LITERAL_WORD.fullmatch(w) for w in held)
     return (
         words is not None
         and bool(words.split())

@@ -19,7 +19,9 @@ definition, nor after an `unset -f`), `:
 always exits: `die`, `usage`) under a condition that holds when X is empty, as the
 condition evaluator decides it (`[[ -z $X ]] && exit`, `if [ -z "$X" ]; then ... exit`, `[ "$X" ] ||
 exit`, `[ "$X" = "" ]`, a length of 0, `case "$X" in "") exit`, `[[ $X =~ ^[0-9]+$ ]] || exit`, `[ !
--d "$X" ]`, `(( X > 0 )) || exit`; a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`; under
+-d "$X" ]`, `(( X > 0 )) || exit`, `[ "$X" -gt 0 ] || exit` (`[` fails on an empty operand,
+`[[` reads it as 0); a loop `for v in X Y; do [ -z "${!v}" ] && exit 1; done`, or over a list
+the script gives once, written out, before it (`REQUIRED=(X Y)`, `for v in "${REQUIRED[@]}"`); under
 `set -e`, a `false` there whose status nothing reads, `[[ -n $X ]] || { echo ...; false; }`, or a
 call of a function whose body runs `false` or `return 1` whatever happens (`die() { echo ...; false;
 }`); for a launch in a function, a `return` of that function before it too) — in the script, or in

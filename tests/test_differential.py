@@ -395,6 +395,19 @@ def test_positional_conditions_decided_and_not() -> None:
         # (h44 F1: a quote in a pattern keeps no word)
         ('[ -n ${X%"vllm"} ]', {"X": "vllm"}, True),
         ("[ -n ${X%'vllm'} ]", {"X": "vllm"}, True),
+        # (h127 F1: `[`'s integer comparison fails on an operand that is no integer, `!`
+        # inside it too, status 2; `[[ ]]` reads nothing as 0; `[` allows blanks and a sign)
+        ('[ "$X" -gt 0 ]', {"X": ""}, False),
+        ('[ ! "$X" -gt 0 ]', {"X": ""}, None),  # (`!` inside `[ ]`: not read)
+        ('! [ "$X" -gt 0 ]', {"X": ""}, True),
+        ('[ "$X" -eq 0 ]', {"X": "abc"}, False),
+        ('[ "$X" -eq 16 ]', {"X": "0x10"}, False),
+        ('[ "$X" -gt 0 ]', {"X": " +5 "}, True),
+        ('[ "$X" -eq 10 ]', {"X": "010"}, True),
+        ("[[ $X -gt 0 ]]", {"X": ""}, False),
+        ("[[ $X -eq 0 ]]", {"X": ""}, True),
+        ('[[ "$X" -eq 0 ]]', {"X": " "}, True),
+        ("[[ $X -eq 0 ]]", {"X": "abc"}, None),  # (a name: its value)
     ],
 )
 def test_known_shapes(condition: str, values: dict[str, str | None], expected: bool | None) -> None:

@@ -8,7 +8,6 @@ holds the answers to bash's.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Protocol
 
@@ -204,7 +203,10 @@ def condition(
                 and all(p.from_expansion for p in pieces)
             ):
                 return True
-        return _expression(script, tree[2], env, tree[1])
+        try:
+            return _expression(script, tree[2], env, tree[1])
+        except _NotAnInteger:
+            return False  # (`[` reports the error and fails, whatever `!` it holds: status 2)
     if kind == "not":
         value = condition(script, tree[1], env, probe, deciding)
         return None if value is None else not value
@@ -354,6 +356,7 @@ def _operand(script: Script, where: Syn, env: Env, double: bool) -> str | None:
 
 
 _INTEGER = lazy_compile(r"-?(0|[1-9][0-9]*)")
+_DECIMAL = lazy_compile(r"[-+]?[0-9]+")  # (what `[`'s `-gt` reads: `010` is 10)
 _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `${F%"vllm"}`, `${F//'a'/b}`, `${F,,}`: an expansion with a pattern (not a default or an
 # alternative, whose quoted text becomes the word's)
@@ -412,6 +415,11 @@ def _expression(script: Script, tree: Condition, env: Env, double: bool) -> bool
     return None
 
 
+class _NotAnInteger(Exception):
+    """`[ a -gt b ]` with an operand that is no integer (`""`, `abc`, `0x10`): `[` prints
+    "integer expression expected" and fails with status 2 (bash 5.2), under `!` too."""
+
+
 def _compare(a: str, op: str, b: str, double: bool) -> bool | None:
     """`[ a OP b ]`, and the arithmetic comparisons of `[[ ]]`."""
     if op in ("==", "=") and not double:
@@ -420,11 +428,17 @@ def _compare(a: str, op: str, b: str, double: bool) -> bool | None:
         return a != b
     numeric = {"-eq": 0, "-ne": 1, "-lt": 2, "-le": 3, "-gt": 4, "-ge": 5}
     if op in numeric:
-        # `[[ ]]` reads operands as arithmetic (010 is 8, a name is its value): plain integers
-        # only; `[ ]` reads decimal integers
-        pattern = _INTEGER if double else re.compile(r"-?[0-9]+")
-        if not (pattern.fullmatch(a) and pattern.fullmatch(b)):
-            return None
+        # `[[ ]]` reads operands as arithmetic (010 is 8, a name is its value, blanks or
+        # nothing 0): plain integers only; `[ ]` reads decimal integers, blanks around them
+        # and a sign allowed, and fails on anything else (h127 F1)
+        if double:
+            a, b = a.strip(" \t\n") or "0", b.strip(" \t\n") or "0"
+            if not (_INTEGER.fullmatch(a) and _INTEGER.fullmatch(b)):
+                return None
+        else:
+            a, b = a.strip(" \t\n"), b.strip(" \t\n")
+            if not (_DECIMAL.fullmatch(a) and _DECIMAL.fullmatch(b)):
+                raise _NotAnInteger
         x, y = int(a), int(b)
         return [x == y, x != y, x < y, x <= y, x > y, x >= y][numeric[op]]
     return None
