@@ -87,6 +87,23 @@ BUILTIN_ENV = frozenset(
         "HIP_VISIBLE_DEVICES",
         "LD_LIBRARY_PATH",
         "PYTHONPATH",
+        # what bash itself sets (`read` with no name: REPLY; `getopts`: OPTARG, OPTIND)
+        "REPLY",
+        "OPTARG",
+        "OPTIND",
+        "OPTERR",
+        "OSTYPE",
+        "HOSTTYPE",
+        "MACHTYPE",
+        "SHLVL",
+        "EPOCHSECONDS",
+        "EPOCHREALTIME",
+        "SRANDOM",
+        "FUNCNAME",
+        "PIPESTATUS",
+        "GROUPS",
+        "DIRSTACK",
+        "SHELLOPTS",
     }
     # the proxies a host's environment gives by convention, in both cases (t75a)
     | {f"{n}_proxy" for n in ("http", "https", "ftp", "no", "all")}

@@ -20,7 +20,10 @@ only where no entry's route reaches the script, and the message says so.
 ## Why is this bad?
 The line looks like it passes a value through, but it only turns "unset" into "set to the empty
 string". `set -u` no longer catches it, and the next command gets an empty argument: a server
-started with `--port ""`, a readiness probe polling `http://host:/health` for two hours.
+started with `--port ""`, a readiness probe polling `http://host:/health` for two hours. Where
+`set -u` is already on (a top-level `set -euo pipefail` before the line), the line itself stops
+the script (`PORT: unbound variable`): the message says so, and every job on those routes fails
+there.
 
 ## Example
 A launcher started by a workflow template whose `env:` does not set PORT:
@@ -70,7 +73,7 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.environment import ScriptState, is_builtin
+from benchlint.environment import ScriptState, is_builtin, nounset_from
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
@@ -263,6 +266,26 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 if r.location is not None
             )
         )[:5]
+        nounset = nounset_from(script)
+        if nounset is not None and assignment.command.function is None and nounset < start:
+            # (bash 5.2, `set -u`: "PORT: unbound variable", the script stops, nothing is
+            # exported; every job of those entries fails there: h127 W1)
+            line = next(
+                script.span(c.node).line for c in script.commands if c.node.start_byte == nounset
+            )
+            yield Finding(
+                "BL101",
+                f"`{text}` stops the script when {name} is unset: `set -u` (line {line}) makes "
+                f"reading it an error (`{name}: unbound variable`), and nothing sets {name} "
+                f"before this line when the script is started from {shown}{more}"
+                + (_IDLE if idle else ""),
+                Location(script.path, assignment.span),
+                help=f'give it a default (`"${{{name}:-...}}"`) or fail early with a message '
+                f'(`: "${{{name}:?set {name}}}"`)',
+                related=related,
+                subject=name,
+            )
+            continue
         defaulted, unknown = _defaulted_by_every_reader(ctx, script, assignment)
         if defaulted:
             places = ", ".join(f"{p.path}:{p.span.line}" for p in defaulted[:3])
