@@ -516,7 +516,7 @@ class LauncherModel:
         if _SITE_HEALTH.search(text):
             self.site_health_checks.append(command)
         for match in _TIME_LIMIT.finditer(text):
-            raw = match.group(1).strip().strip("\"'")
+            raw = _yaml_scalar_text(match.group(1))
             start, end = offsets[match.start()], offsets[match.end() - 1] + 1
             span = script.file.span(start, end)
             variable = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", raw)
@@ -530,6 +530,16 @@ class LauncherModel:
                         self.time_limits.append(
                             TimeLimit(value, command, span, guards_from=assignment.command)
                         )
+
+
+def _yaml_scalar_text(text: str) -> str:
+    """A one-line YAML value's text as written: the inside of its quotes, else up to a
+    comment (` #`); `"04:00:00"  # was 2h` is `04:00:00` (h128 M5)."""
+    text = text.strip()
+    if text[:1] in ("'", '"'):
+        end = text.find(text[0], 1)
+        return text[1:end] if end > 0 else text.strip("\"'")
+    return re.split(r"\s#", text, maxsplit=1)[0].strip()
 
 
 def _program_name(command: Command) -> str:

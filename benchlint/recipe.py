@@ -95,10 +95,15 @@ def slurm_seconds(text: str) -> int | None:
 
 
 def duration(seconds: int) -> str:
+    """A span of time as a message gives it, exactly (`3:59:59` is not "4.0 h": h128 W4)."""
     if seconds % 3600 == 0:
         return f"{seconds // 3600} h"
-    if seconds >= 3600:
+    if seconds >= 3600 and seconds % 360 == 0:
         return f"{seconds / 3600:.1f} h"
+    if seconds >= 3600:
+        hours, rest = divmod(seconds, 3600)
+        minutes, rest = divmod(rest, 60)
+        return f"{hours} h {minutes} min" + (f" {rest} s" if rest else "")
     if seconds % 60 == 0:
         return f"{seconds // 60} min"
     return f"{seconds} s"

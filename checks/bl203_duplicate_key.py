@@ -33,16 +33,18 @@ be silently ignored). In a Kubernetes manifest (a document with `apiVersion` and
 level, not kustomize's own `Kustomization`) kustomize-based tools (`kubectl apply -k`, Argo CD,
 Flux) refuse a repeated key whatever the values (`mapping key "volumes" already defined`), while
 `kubectl apply -f` keeps the last value: with the same value it is a warning, as benchlint does not
-know which tool reads the file. A repeated merge key (`<<: *base` then `<<: *extra`) is merged every
-time, not the last only; PyYAML releases differ on which mapping a key both define comes from (an
-error), and where they define no key in common only a stricter loader minds (a warning). Its fix is
-one `<<: [*base, *extra]`, written by hand.
+know which tool reads the file. GitHub refuses a workflow with a repeated key (`'X' is already
+defined`), whatever the values: an error. A repeated merge key (`<<: *base` then `<<: *extra`) is
+merged every time, not the last only; PyYAML releases differ on which mapping a key both define
+comes from (an error), and where they define no key in common only a stricter loader minds (a
+warning). Its fix is one `<<: [*base, *extra]`, written by hand.
 
 ## Fix safety
 The fix removes the earlier entry (with the lines under it), which PyYAML ignores: what PyYAML
 reads is unchanged: safe for a scalar, unsafe for a mapping or a list (two blocks under one key
 were most likely meant to be one: removing the first throws away what it set, so merge it into
-the later one first). It is not offered where those lines hold an anchor.
+the later one first), and unsafe in a workflow (GitHub refused it: which value was meant is not
+known). It is not offered where those lines hold an anchor.
 
 ## References
 - YAML 1.2.2, 3.2.1.1: "the content of a mapping node is an unordered set of key/value node pairs,
@@ -58,6 +60,8 @@ from benchlint.finding import Finding, Fix, Location, Severity, Undecided, clip
 from benchlint.fixes import line_removal
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
+from benchlint.workflow import WORKFLOWS
+from benchlint.workspace import path_matches
 from benchlint.yamlmodel import Duplicate, YamlDocument, YNode
 
 
@@ -114,6 +118,12 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
             )
             advice = "write one `<<: [*first, *second]`"
             severity = None
+        elif any(path_matches(document.path, pattern) for pattern in WORKFLOWS):
+            # (GitHub reads a workflow with its own template reader, not PyYAML: h128 W2)
+            outcome = (
+                f"GitHub refuses the workflow (`'{key}' is already defined`): none of its jobs runs"
+            )
+            severity = None
         elif _manifest(document, duplicate.again):
             refused = (
                 "kustomize-based tools (`kubectl apply -k`, Argo CD, Flux) refuse the manifest "
@@ -138,6 +148,13 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
         else:
             outcome = f"PyYAML keeps the last value, {_show(duplicate.winner)}"
         fix = None if advice else _removal(document, duplicate)
+        if fix is not None and any(path_matches(document.path, p) for p in WORKFLOWS):
+            # (GitHub refused the file: which value was meant is not known)
+            fix = Fix(
+                fix.description.replace("which PyYAML ignores", "so GitHub accepts the workflow"),
+                fix.edits,
+                applicability="unsafe",
+            )
         yield Finding(
             "BL203",
             f"key '{key}' is repeated in this mapping (first at line {first_line}"
