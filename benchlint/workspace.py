@@ -912,7 +912,7 @@ class Workspace:
                 return None
         if script.has_error:
             problem = bash_syntax_error(source.data)
-            if problem is not None and _placeholder_at(source, problem[0]):
+            if problem is not None and placeholder_at(source, problem[0]):
                 self.templates.add(rel)  # a script to fill in, not one to run: not linted
                 return None
             if problem is not None:
@@ -1149,7 +1149,7 @@ def _reason(exc: OSError) -> str:
 _PLACEHOLDER = lazy_compile(r"(?:^|[\s=/])<[A-Za-z_][A-Za-z0-9_., ()/:-]*>(?=[\s;/]|$)")
 
 
-def _placeholder_at(source: SourceText, line: int) -> bool:
+def placeholder_at(source: SourceText, line: int) -> bool:
     """Whether the line bash rejects, or a line it continues (`X=<PATH> \\`, then a line bash
     rejects), holds a value to fill in: `<partition>`, `/<username>/`, `<partition, for -p>`."""
     for at in range(line, max(line - 4, 0), -1):

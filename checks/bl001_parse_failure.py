@@ -45,13 +45,16 @@ reads a script without running any of it) rejects it too. A script a string or h
 (`bash -c "..."`, a container's `-c`, `eval`, `ssh host bash <<EOF`) is reported where its text as
 written, the outer shell's expansions kept as words, is what `bash -n` rejects (an `if` opened twice
 and closed once); not one a variable's value gives (`bash -c "$CMD"`: which value runs is not always
-known), nor one inside a file bash rejects. A `.env` file is shell only where a script sources it
+known), nor one inside a file bash rejects, nor a workflow's `run:` step with an expression GitHub
+cannot parse (BL208 reports it: GitHub refuses the workflow, and the text bash would read is not
+known). A `.env` file is shell only where a script sources it
 (`source ./settings.env`), and read only then. Templates are counted ("templates not linted") and
 not reported: YAML in a Helm chart's `templates/`, YAML with Go or Jinja syntax or that fails just
 after a line that is one placeholder (`${PULL_SECRETS_BLOCK}`, filled in by `envsubst`; `${indent(4,
 yamlencode(labels))}`, by Terraform's `templatefile`) or at a `{name}` placeholder glued to more
 text (`image: {username}/model:latest`, for `str.format` or the reader), a script bash rejects at a
-fill-in placeholder (`partition=<partition>`), a Jinja template file (`.j2`) of a script (its `#!`
+fill-in placeholder (`partition=<partition>`; a string's or a container's script is counted so
+too), a Jinja template file (`.j2`) of a script (its `#!`
 line names a shell) or of YAML (`values.yaml.j2`), and a Terraform template file (`.tftpl`, `.tpl`)
 of a script, or of YAML (by its name, or a line that starts a mapping's key; not a Helm helper's
 `define`). A script whose `#!` line names zsh, ksh, fish or csh is another shell's (zsh's
@@ -65,6 +68,7 @@ import posixpath
 import re
 from collections.abc import Iterator
 
+from benchlint.actions import ExpressionError, embedded, parse
 from benchlint.calls import call_graph
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Undecided
@@ -82,7 +86,7 @@ from benchlint.workflow import (
     step_text,
     workflow_roots,
 )
-from benchlint.workspace import bash_syntax_error
+from benchlint.workspace import bash_syntax_error, placeholder_at
 from benchlint.yamlmodel import YamlDocument, YNode, value_span
 
 
@@ -98,11 +102,17 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
         yield _windows_lines(script)
     if script.path in ctx.ws.failures:
         return
-    yield from _nested_rejected(script)
+    for item in _nested_rejected(script):
+        if isinstance(item, Undecided):
+            ctx.count(item.what, item.where)
+        else:
+            yield item
 
 
-def _nested_rejected(script: Script) -> Iterator[Finding]:
-    """The scripts nested in `script` as written that `bash -n` rejects."""
+def _nested_rejected(script: Script) -> Iterator[Finding | Undecided]:
+    """The scripts nested in `script` as written that `bash -n` rejects; counted where bash
+    stops at a value to fill in (`export HF_TOKEN=<YOUR_TOKEN_HERE>`: a template, as a script
+    file with one is; h130 W1)."""
     for nested in script.walk():
         if nested is script or not nested.verbatim or not nested.has_error:
             continue
@@ -118,6 +128,10 @@ def _nested_rejected(script: Script) -> Iterator[Finding]:
         line, message = problem
         lines = nested.src.split(b"\n")
         line = min(max(line, 1), len(lines))
+        if placeholder_at(SourceText(script.path, nested.src), line):
+            where = parent.first_line_span
+            yield Undecided(_FILL_IN, Location(script.path, where))
+            continue
         if _AT_END in message:  # (bash names the end: the script's start is where to look)
             line = next((i + 1 for i, t in enumerate(lines) if t.strip()), 1)
             message += ": a compound command or a quote it opens is never closed"
@@ -127,9 +141,10 @@ def _nested_rejected(script: Script) -> Iterator[Finding]:
         runs = parent.first_line_span
         # (a script of one line: bash reads the whole line before it runs any of it; h101 W1)
         one_line = b"\n" not in nested.src.strip()
+        shell = "shell" if parent.invocation.base in ("sh", "dash") else "bash"
         yield Finding(
             "BL001",
-            f"the script line {runs.line} gives a shell is not valid bash ({message}): that "
+            f"the script line {runs.line} gives a shell is not valid {shell} ({message}): that "
             + (
                 "shell runs none of it and exits with status 2"
                 if one_line
@@ -165,6 +180,10 @@ _SHELL_OPTION_C = lazy_compile(r"(?<![\w-])-[A-Za-z]*c\b|^run[ \t]*:|healthcheck
 
 
 _AT_END = "unexpected end of file"
+_FILL_IN = (
+    "scripts a string or a container's command line gives a shell, that stop at a value to fill "
+    "in (`<YOUR_TOKEN>`), not reported (BL001: templates, as a script file with one is)"
+)
 # shells whose scripts are not bash's (as a file whose `#!` line names one is not read)
 _OTHER_SHELLS = frozenset({"zsh", "ksh", "mksh", "ksh93", "fish", "csh", "tcsh"})
 
@@ -269,14 +288,27 @@ def _run_steps(source: SourceText, root: YNode) -> Iterator[Finding]:
                 yield from _rejected(source, run)
 
 
+def _refused(value: str) -> bool:
+    """Whether an expression of the value is one GitHub's parser rejects."""
+    for piece in embedded(value) if "${{" in value else ():
+        if piece.closed:
+            try:
+                parse(piece.text)
+            except ExpressionError:
+                return True
+    return False
+
+
 def _bash(shell: object) -> bool:
     words = shell.split() if isinstance(shell, str) else []
     return bool(words) and posixpath.basename(words[0]) == "bash"
 
 
 def _rejected(source: SourceText, run: YNode) -> Iterator[Finding]:
-    """A step's `run:` script (`step_runs`), where bash rejects it."""
-    if run.is_scalar and run.value:
+    """A step's `run:` script (`step_runs`), where bash rejects it; not where GitHub refuses
+    the workflow for an expression in it (BL208's: no step runs, and the text bash would read
+    is not known: h129 W1)."""
+    if run.is_scalar and run.value and not _refused(run.value):
         text = step_text(run).encode()
         problem = bash_syntax_error(text) if syntax_suspect(parse_tree(text)) else None
         if problem is not None:
