@@ -72,9 +72,17 @@ def health_window(
 
 
 def _integer(node: YNode | None, default: int) -> int | None:
+    """An `int` field of srtctl's schema as it loads it: marshmallow's Integer, not strict,
+    takes what Python's `int()` takes (`"1440"`, quoted, is 1440: NVIDIA/srt-slurm's
+    HealthCheckConfig, a marshmallow_dataclass; h128 M1), not a boolean or `1440.0`."""
     if node is None:
         return default
     value = node.scalar
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return None
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 

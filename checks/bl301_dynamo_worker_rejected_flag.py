@@ -4,17 +4,17 @@
 Reports vLLM *frontend* flags (and Dynamo flags a release does not have) given to the Dynamo vLLM
 worker: in a Dynamo-served recipe's `backend.vllm_config.{prefill,decode,aggregated}` (also under
 `base:` and override blocks; in srtctl's schema 2, `roles.{prefill,decode,agg}.args` of a vLLM
-`engine`), on `python -m dynamo.vllm` command lines in scripts (also `python -m
-"$WORKER_MODULE"` where the script gives the variable that one value, under no condition, before
-the line), nested ones included, and in Kubernetes containers (a DynamoGraphDeployment's
-`mainContainer`: its `command` and `args` lists, or the script they give `sh -c`). The worker
-builds its parser from vLLM's *engine* arguments plus its own `--dyn-*` flags, so anything else
-ends it with `unrecognized arguments`. The Dynamo release is the one the recipe installs
-(`dynamo.version` / `dynamo.wheel`, schema 2's `dynamo.source.pypi` / `wheel`) or a container's
-runtime image names (`.../ai-dynamo/vllm-runtime:0.8.0`; a recipe's `model.container` where it
-installs none, `dynamo.install: false`), else `dynamo-version` from the configuration (for what
-names none, and for scripts), else the flags every checked release rejects. The message names the
-replacement (`--dyn-tool-call-parser`, `--custom-jinja-template`, `python -m
+`engine`; keys merged in with `<<: *common` too, reported once at the anchor), on `python -m
+dynamo.vllm` command lines in scripts (also `python -m "$WORKER_MODULE"` where the script gives the
+variable that one value, under no condition, before the line), nested ones included, and in
+Kubernetes containers (a DynamoGraphDeployment's `mainContainer`: its `command` and `args` lists, or
+the script they give `sh -c`). The worker builds its parser from vLLM's *engine* arguments plus its
+own `--dyn-*` flags, so anything else ends it with `unrecognized arguments`. The Dynamo release is
+the one the recipe installs (`dynamo.version` / `dynamo.wheel`, schema 2's `dynamo.source.pypi` /
+`wheel`) or a container's runtime image names (`.../ai-dynamo/vllm-runtime:0.8.0`; a recipe's
+`model.container` where it installs none, `dynamo.install: false`), else `dynamo-version` from the
+configuration (for what names none, and for scripts), else the flags every checked release rejects.
+The message names the replacement (`--dyn-tool-call-parser`, `--custom-jinja-template`, `python -m
 dynamo.frontend --http-port`, ...), the release that added a Dynamo flag and the release's own
 spelling of it (`--is-prefill-worker` before `--disaggregation-mode prefill`), or says to drop it.
 `--reasoning-parser` is accepted but only configures vLLM's engine-side reasoning; without
@@ -121,8 +121,14 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
         else ()
     )
     rejected = data.rejected_by(release)
+    merged: set[int] = set()  # (a key merged into several roles from one anchor: once)
     for where, mapping in engine_configs(root, "vllm"):
-        flags = {flag_name(k.value): k for k, _ in mapping.pairs if k.is_scalar}
+        # (as PyYAML loads it: keys merged in with `<<: *common` too, h128 M3)
+        loaded = mapping.loaded_pairs()
+        values = {id(k): v for k, v in loaded}
+        own = {id(k) for k, _ in mapping.pairs}
+        flags = {flag_name(k.value): k for k, _ in loaded if k.is_scalar and id(k) not in merged}
+        merged.update(id(k) for k in flags.values() if id(k) not in own)
         if release is None and not data.varying.isdisjoint(flags):
             ctx.count(
                 UNDECIDED_RECIPE, Location(path, flags[min(data.varying & flags.keys())].span)
@@ -131,7 +137,7 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
         dropped = [f for f in flags if f in rejected and data.rename(f, release) is None]
         may_drop = len(mapping.pairs) > len([f for f in dropped if data.droppable(f, release)])
         for flag, key in flags.items():
-            value = mapping.get(key.value)
+            value = values.get(id(key))
             shown = (
                 f"{key.value}: {value.value}"
                 if value is not None and value.is_scalar
@@ -147,7 +153,10 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
                     related=said,
                     help=data.advice(flag, release),
                     subject=f"{where}.{flag}",
-                    fix=_recipe_fix(root_source, mapping, key, flag, release, may_drop),
+                    # (a merged key is the anchor's, which other mappings share: no fix)
+                    fix=_recipe_fix(root_source, mapping, key, flag, release, may_drop)
+                    if id(key) in own
+                    else None,
                 )
             elif flag == "--reasoning-parser" and "--dyn-reasoning-parser" not in flags:
                 yield Finding(

@@ -13,7 +13,8 @@ vLLM 0.10.0-0.34.0, SGLang 0.4.0-0.5.23, per release):
   from the configuration's `engine-releases` (`{ vllm = "0.26.0" }`: the release a
   repository's own scripts run, which nothing in it says). The message names the release and
   when the flag left or arrives;
-- in a recipe's `backend.<engine>_config.<role>` (srtctl's schema 2, a document saying
+- in a recipe's `backend.<engine>_config.<role>` (keys merged in with `<<: *common` too,
+  reported once at the anchor; srtctl's schema 2, a document saying
   `schema: 2`: `roles.<role>.args`, run by the role's own `engine`, else the block's, else the
   base's, else SGLang; in the recipe folders, and in any other YAML file of that shape: a
   template a launcher renders), a flag the release of the recipe's `model.container` image does
@@ -1272,8 +1273,11 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
     if root is None or not root.is_map:
         return
     data = engine_flags()
+    merged: set[int] = set()  # (a key merged into several roles from one anchor: once)
     for engine in ENGINES:
         for where, mapping in engine_configs(root, engine):
+            # (as PyYAML loads it: keys merged in with `<<: *common` too, h128 M3)
+            loaded = mapping.loaded_pairs()
             container = _container(root, where)
             version, whose = _container_release(container, engine)
             label = "model.container"
@@ -1282,7 +1286,7 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
                 label = "the role's container"
             undecided = [
                 k
-                for k, _ in mapping.live_pairs()
+                for k, _ in loaded
                 if k.is_scalar
                 and data.varies(engine, flag := flag_name(k.value))
                 and (version is None or data.accepts(engine, version, flag) is None)
@@ -1296,14 +1300,17 @@ def _recipe_findings(ctx: Context, path: str, root: YNode | None) -> Iterator[Fi
                     UNDECIDED_UNNAMED, Location(path, undecided[0].span, _flag(undecided[0].value))
                 )
             if version is None:
-                keys = [k for k, _ in mapping.live_pairs() if k.is_scalar]
+                keys = [k for k, _ in loaded if k.is_scalar]
                 apart = [(flag_name(k.value), k.value, Location(path, k.span)) for k in keys]
                 together = _apart(engine, apart, f"in {where}")
                 if together is not None:
                     yield together
-            for key, value in mapping.live_pairs():  # (a key written twice: BL203's)
-                if not key.is_scalar:
+            own = {id(k) for k, _ in mapping.pairs}
+            for key, value in loaded:  # (a key written twice: BL203's)
+                if not key.is_scalar or id(key) in merged:
                     continue
+                if id(key) not in own:
+                    merged.add(id(key))
                 flag = flag_name(key.value)
                 finding = _image_finding(
                     flag,
