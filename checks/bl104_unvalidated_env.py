@@ -152,6 +152,7 @@ import itertools
 import posixpath
 import re
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from benchlint.calls import gives_value
 from benchlint.context import Context
@@ -944,13 +945,13 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             + _what_empty_does([slots[n] for n in unvalidated])
             + partly
             + (
-                f" (`{stranded[0]}` on line {stranded[1]} is cut off from the "
-                f"`{stranded[2]}` on line {stranded[3]}, which does not end in `\\` (BL110))"
+                f" (`{stranded.name}` on line {stranded.line} is cut off from the "
+                f"`{stranded.validator}` on line {stranded.validator_line}: {stranded.why} (BL110))"
                 if stranded
                 else ""
             ),
             Location(path, first.span),
-            help=f"end line {stranded[3]} with `\\`"
+            help=stranded.help
             if stranded
             else f'add `check_env_vars {shown}` or `: "${{{next(iter(unvalidated))}:?}}"` '
             "before this line",
@@ -1003,15 +1004,29 @@ def _callers_note(ctx: Context, path: str) -> tuple[str, ...]:
     return ()
 
 
-def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str, int] | None:
+class _Stranded(NamedTuple):
+    name: str  # the name cut off, and its line
+    line: int
+    validator: str  # the validator, and its first line
+    validator_line: int
+    why: str  # what ends the validator's command, and how to mend it
+    help: str
+
+
+def _stranded(script: Script, names: dict[str, Read]) -> _Stranded | None:
     """A name the author meant to check, on the lines after a validator's whose last line lacks
     its `\\` (`check_env_vars A B` then `    EP_SIZE \\`: bash runs `EP_SIZE ...` as a command
-    of its own): the name, its line, the validator and the validator's last line."""
+    of its own), has blanks after it (`MODEL \\ `: an escaped blank), or runs on into a comment
+    line (`# TP \\`, which ends the command: h133 W3)."""
     commands = [c for c in script.commands if c.function is None]
+    lines = script.file.text.split("\n") if script.parent is None else []
     for before, command in itertools.pairwise(commands):
+        gap = lines[before.span.end_line : command.span.line - 1]  # (the lines between)
         if (
             before.base in VALIDATORS
-            and before.span.end_line + 1 == command.span.line
+            and before.span.end_line < command.span.line
+            and len(gap) == command.span.line - before.span.end_line - 1
+            and all(not t.strip() or t.lstrip().startswith("#") for t in gap)
             and all(_NAME.fullmatch(w.value) for w in command.words)
             # (not a second validator's line, nor a line of another `case` item: h48 W1)
             and command.base not in VALIDATORS
@@ -1019,10 +1034,27 @@ def _stranded(script: Script, names: dict[str, Read]) -> tuple[str, int, str, in
             and [(g.node, g.expect, g.patterns) for g in before.guards]
             == [(g.node, g.expect, g.patterns) for g in command.guards]
         ):
-            # (any name of it: `CONC \` first, `MAX_MODEL_LEN` on a later continued line)
+            # (any name of it: `CONC \\` first, `MAX_MODEL_LEN` on a later continued line)
             stranded = next((w for w in command.words if w.value in names), None)
-            if stranded is not None:
-                return stranded.value, stranded.span.line, before.base, before.span.end_line
+            if stranded is None:
+                continue
+            last = before.span.end_line
+            text = lines[last - 1].rstrip("\r") if last <= len(lines) else ""
+            comment = next(
+                (last + 1 + i for i, t in enumerate(gap) if t.lstrip().startswith("#")), None
+            )
+            if text.endswith("\\") and comment is not None:
+                why = f"the comment on line {comment} ends the command"
+                advice = f"move the comment on line {comment} out of the list"
+            elif text.rstrip(" \t").endswith("\\") and not text.endswith("\\"):
+                why = f"line {last} has blanks after its `\\`"
+                advice = f"remove the blanks after the `\\` of line {last}"
+            else:
+                why = f"line {last} does not end in `\\`"
+                advice = f"end line {last} with `\\`"
+            return _Stranded(
+                stranded.value, stranded.span.line, before.base, before.span.line, why, advice
+            )
     return None
 
 

@@ -18,7 +18,8 @@ The message names the replacement (`--dyn-tool-call-parser`, `--custom-jinja-tem
 dynamo.frontend --http-port`, ...), the release that added a Dynamo flag and the release's own
 spelling of it (`--is-prefill-worker` before `--disaggregation-mode prefill`), or says to drop it.
 `--reasoning-parser` is accepted but only configures vLLM's engine-side reasoning; without
-`--dyn-reasoning-parser` next to it, that is a note.
+`--dyn-reasoning-parser` next to it, that is a note (not on a prefill role, which returns no
+response text).
 
 ## Why is this bad?
 Every worker of a 16-GPU disaggregated job dies within seconds of start-up with
@@ -158,7 +159,14 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
                     if id(key) in own
                     else None,
                 )
-            elif flag == "--reasoning-parser" and "--dyn-reasoning-parser" not in flags:
+            elif (
+                flag == "--reasoning-parser"
+                and "--dyn-reasoning-parser" not in flags
+                # (a prefill worker returns no response text: the decode worker's note says it
+                # for the recipe; h133 W2)
+                and where.rsplit(".", 1)[-1] != "prefill"
+                and not where.endswith("prefill.args")
+            ):
                 yield Finding(
                     "BL301",
                     f"`{shown}` in {where} only sets vLLM's engine-side reasoning; Dynamo parses "
