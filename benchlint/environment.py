@@ -634,7 +634,10 @@ def _names_held(script: Script, word: str, loop: Syn) -> list[str] | None:
     array = match.group(1) is not None
     name = match.group(1) or match.group(2)
     given = [a for a in script.assignments if a.name == name]
-    if len(given) != 1:
+    if len(given) != 1 or any(  # (`unset REQUIRED`, `unset 'REQUIRED[1]'`: h131 M4)
+        c.base == "unset" and any(w.value.split("[", 1)[0] == name for w in c.args)
+        for c in script.commands
+    ):
         return None
     assignment = given[0]
     value = assignment.value
@@ -1221,6 +1224,14 @@ def _tests_not_empty(guard: Guard, name: str) -> bool:
     """Whether the guard holds exactly when the variable is not empty."""
     match = _EMPTINESS.match(guard.script.text_of(guard.node))
     return match is not None and match.group(2) == name and (match.group(1) == "n") == guard.expect
+
+
+def runs_when_unset(command: Command, name: str) -> bool | None:
+    """Whether the command's conditions hold when the name is unset, every other variable
+    unknown (`[ -n "${PORT:-}" ] && export PORT="$PORT"`: False); None where not decided."""
+    if not command.guards:
+        return True
+    return guards_hold(command.script, tuple(command.guards), _OneValue(name, UNSET))
 
 
 class _OneValue:

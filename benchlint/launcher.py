@@ -260,7 +260,11 @@ class LauncherModel:
         `recipes/`) makes `recipes/DIR`, `cp -r DIR/vllm recipes/vllm` makes `recipes/vllm/vllm`
         (a current checkout ships `recipes/vllm`: h128 F2); `rsync -a DIR recipes/x` always
         does (`DIR/`: its content)."""
-        content = re.search(r"/(?:\*|\.)?$", written) is not None  # DIR/*, DIR/., DIR/
+        # DIR/*, DIR/.: its content; DIR/ too for rsync, not for cp (`cp -r DIR/ x` copies DIR
+        # as `cp -r DIR x` does: h131 F7)
+        content = re.search(r"/(?:\*|\.)$", written) is not None or (
+            command.base == "rsync" and written.endswith("/")
+        )
         source = _repository_path(re.sub(r"/(?:\*|\.)?$", "", written))  # DIR/* is DIR's content
         target = _checkout_path(copied_to)
         if source is None or target is None:
@@ -517,6 +521,10 @@ class LauncherModel:
             self.site_health_checks.append(command)
         for match in _TIME_LIMIT.finditer(text):
             raw = _yaml_scalar_text(match.group(1))
+            if _SEXAGESIMAL.fullmatch(match.group(1).split(" #", 1)[0].strip()):
+                # (unquoted `4:00:00`: PyYAML reads the integer 14400, which srtctl's cluster
+                # config, a string field, rejects: it ignores the whole srtslurm.yaml; h131 F8)
+                continue
             start, end = offsets[match.start()], offsets[match.end() - 1] + 1
             span = script.file.span(start, end)
             variable = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", raw)
@@ -530,6 +538,10 @@ class LauncherModel:
                         self.time_limits.append(
                             TimeLimit(value, command, span, guards_from=assignment.command)
                         )
+
+
+# a YAML 1.1 base-60 integer, as PyYAML reads an unquoted `4:00:00`
+_SEXAGESIMAL = lazy_compile(r"[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+")
 
 
 def _yaml_scalar_text(text: str) -> str:

@@ -19,7 +19,10 @@ from benchlint.workspace import path_matches
 _DIRECTIVE = lazy_compile(r"#\s*benchlint:\s*(disable|disable-file)=(.*)")
 # a comment that starts as a directive does (`# benchlint:`) but is none: `disable BL102` (no
 # `=`), `disable: BL102`, `ignore=BL102`, `disable=for BL102` (no ID right after `=`)
-_LOOSE = lazy_compile(r"#\s*benchlint\s*:")
+# (a `#` that starts a comment in a shell and in YAML: at the line's start or after a blank, not
+# one inside a word, `*"# benchlint:"*`: h131 F9; any case, and `benchlint disable` with no
+# colon: M8)
+_LOOSE = lazy_compile(r"(?i)(?:^|(?<=\s))#\s*benchlint\b\s*(?::|(?=disable))")
 # the IDs right after `=`, separated by commas or blanks; from the first other word on, the text
 # is the reason (`disable=BL101 needed on all runners` disables BL101 only)
 # (any number of digits: `BL1020`, a typo, is an ID that names no rule, which BL003 reports)
@@ -43,7 +46,7 @@ class Suppression:
 
 def suppressions(source: SourceText) -> list[Suppression]:
     found: list[Suppression] = []
-    if "benchlint:" not in source.text:
+    if "benchlint" not in source.text.lower():  # (`benchlint :` too: h131 M7)
         return found
     # lines as findings count them: only `\n` ends one (not a form feed or U+2028)
     for index, line in enumerate(source.text.split("\n"), start=1):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import functools
 import posixpath
 import re
-import shlex
 from collections.abc import Container
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -41,7 +41,7 @@ from benchlint.rewrite import RewriteError, run_sed
 from benchlint.shell.evaluate import Decisions, Probe, guards_hold
 from benchlint.shell.expand import UNSET
 from benchlint.shell.expand import value as expanded_value
-from benchlint.shell.model import Command
+from benchlint.shell.model import Command, parse_file
 from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
@@ -1285,29 +1285,36 @@ def _entry(path: str, key: YNode, node: YNode) -> Entry:
                     for setting in (
                         settings.items if settings is not None and settings.is_seq else []
                     ):
-                        read = _setting(setting.value) if setting.is_scalar else None
-                        if read is not None:
-                            element.settings[read[0]] = Setting(*read, Location(path, setting.span))
+                        for name, value in _settings(setting.value) if setting.is_scalar else ():
+                            element.settings[name] = Setting(
+                                name, value, Location(path, setting.span)
+                            )
                 entry.elements.append(element)
     return entry
 
 
-def _setting(text: str) -> tuple[str, str] | None:
-    """The name and value an additional-setting gives, as the workflow's `export ${{ join(...)
-    }}` gives it: bash removes its quotes (`CONFIG_FILE="recipes/x.yaml"` is
-    `recipes/x.yaml`: h128 F1) and ends it at a blank outside them; text with an expansion or
-    an unclosed quote is kept as written."""
+@functools.lru_cache(maxsize=4096)
+def _settings(text: str) -> tuple[tuple[str, str], ...]:
+    """The names and values an additional-setting gives, as the workflow's `export ${{
+    join(...) }}` gives them: read as bash reads `export TEXT` (its quotes removed,
+    `CONFIG_FILE="recipes/x.yaml"` is `recipes/x.yaml`: h128 F1; a blank ends the value and
+    what follows is another word, `A=1 B=2` two settings, `# ...` a comment; a quoted whole,
+    `"A=1"`, one: h131 F5, F6). Text bash would reject (an unclosed quote) is kept as written."""
     if "=" not in text:
-        return None
-    name, value = text.split("=", 1)
-    if any(c in value for c in "'\"\\") and not any(c in value for c in "$`"):
-        try:
-            words = shlex.split(value.strip(), posix=True)
-        except ValueError:
-            words = None
-        if words is not None:
-            return name.strip(), words[0] if words else ""
-    return name.strip(), value.strip()
+        return ()
+    if not any(c in text for c in " \t'\"\\#;&|<>()`"):
+        name, value = text.split("=", 1)
+        return ((name, value),)
+    script = parse_file(SourceText("setting", f"export {text}\n".encode()))
+    if script.has_error or len(script.commands) != 1:
+        name, value = text.split("=", 1)
+        return ((name.strip(), value.strip()),)
+    return tuple(
+        (a.name, a.value.value if a.value is not None else "")
+        for a in script.commands[0].assignments
+        # (not `export NAME` alone, which keeps the value the name has)
+        if a.kind == "export" and a.name and "=" in script.text_of(a.node)
+    )
 
 
 def _call_entry(call: WorkflowCall, step: LauncherStep) -> Entry | None:

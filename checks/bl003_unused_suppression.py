@@ -120,8 +120,8 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _malformed(path: str, suppression: Suppression, text: str) -> Finding:
     """A `# benchlint:` comment that no directive matches (h123 M1): what it suppresses is
     nothing, whatever it was meant to."""
-    words = re.findall(r"[^,\s=:]+", text.partition(":")[2])
-    ids = [w.upper() for w in words if SELECTOR.fullmatch(w) is not None and w.upper() != "ALL"]
+    words = re.findall(r"[^,\s=:]+", re.sub(r"(?i)^#\s*benchlint\b\s*:?", "", text))
+    ids = [w.upper() for w in words if SELECTOR.fullmatch(w) is not None]
     kind = "disable-file" if any(w.lower() == "disable-file" for w in words) else "disable"
     shown = text if len(text) <= 60 else text[:59] + "…"
     help = (

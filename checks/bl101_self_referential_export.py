@@ -73,7 +73,7 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.environment import ScriptState, is_builtin, nounset_from
+from benchlint.environment import ScriptState, is_builtin, nounset_from, runs_when_unset
 from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
@@ -234,6 +234,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         if _set_at_every_call(ctx, script, assignment.command.function, name):
             continue  # (a function's body runs where it is called, not where it is defined)
+        if runs_when_unset(assignment.command, name) is False:
+            continue  # (`[ -n "${PORT:-}" ] && export PORT="$PORT"`: h131 F4)
         start = assignment.command.node.start_byte
         if any(  # `: "${X?}"` before it: the script stops there when X is unset
             e.name == name and e.operator == "?" and e.node.start_byte < start
@@ -267,7 +269,12 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             )
         )[:5]
         nounset = nounset_from(script)
-        if nounset is not None and assignment.command.function is None and nounset < start:
+        if (
+            nounset is not None
+            and assignment.command.function is None
+            and not assignment.command.subshell  # (only a subshell stops: h131 W1)
+            and nounset < start
+        ):
             # (bash 5.2, `set -u`: "PORT: unbound variable", the script stops, nothing is
             # exported; every job of those entries fails there: h127 W1)
             line = next(

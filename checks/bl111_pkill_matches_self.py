@@ -36,18 +36,19 @@ Not reported: a `pkill` that a `bash -c` string runs last with no redirection (b
 of the shell, which then is not there to kill), a pattern that is not fixed text (a loop's variable
 alone, `for p in vllm sglang; do pkill -f "$p"`, is matched with each word the loop writes out) or
 that is anchored (`^`, `$`), `-x`, `-v` and `-A`, an option that narrows the match otherwise than by
-the user or to the newest process (`-O 60`: the shell may be younger; `-o`, the oldest; `-P`, `-r`,
-`-s`, `-t`, `-F`; procps's options are read as procps-ng 4.0.2 reads them, held to pgrep's and
-pkill's own reading in `tests/test_differential.py`), signals that do not end a process by default
-(`-0`, `CONT`, `CHLD`, `URG`, `WINCH`, the stop signals), a signal the killed shell traps with a
-handler that lets it go on (not `trap -`, the default again; not a handler that runs `exit`, itself
-or in a function, nor one that runs the function holding the pkill, which then signals the shell
-again, for ever; one a file the script sources sets counts too), and a file's name where the file is
-not run by its name: one that a script sources (the sourcing scripts' names are used), or a library
-of functions. Shells started through `srun`, `ssh`, `docker`, `kubectl exec`, `enroot` and the like
-run on another host or in a container: only their own command line counts. Patterns are matched as
-POSIX extended regular expressions, as pkill reads them (`tests/test_differential.py` holds the
-match to pgrep's).
+the user (`-O 60`: the shell may be younger; `-n` and `-o`, the newest and the oldest match: the
+shell or a server; `-P`, `-r`, `-s`, `-t`, `-F`; not `-g 0` or `-s 0`, pkill's own group and
+session), two patterns (pkill refuses them; procps reads options after the pattern too, `pkill -f
+vllm -x`, as procps-ng 4.0.2 reads them, held to pgrep's and pkill's own reading in
+`tests/test_differential.py`), signals that do not end a process by default (`-0`, `CONT`, `CHLD`,
+`URG`, `WINCH`, the stop signals), a signal the killed shell traps with a handler that lets it go on
+(not `trap -`, the default again; not a handler that runs `exit`, itself or in a function, nor one
+that runs the function holding the pkill, which then signals the shell again, for ever; one a file
+the script sources sets counts too), and a file's name where the file is not run by its name: one
+that a script sources (the sourcing scripts' names are used), or a library of functions. Shells
+started through `srun`, `ssh`, `docker`, `kubectl exec`, `enroot` and the like run on another host
+or in a container: only their own command line counts. Patterns are matched as POSIX extended
+regular expressions, as pkill reads them (`tests/test_differential.py` holds the match to pgrep's).
 
 ## Fix safety
 In a shell's command string, the pattern's first letter is put in brackets (`sglang` becomes
@@ -225,16 +226,18 @@ def _pgrep_kill(command: Command) -> Kill | None:
 
 
 # options that leave the shell among what the pattern matches: its user and group are the
-# pkill's; it is the newest match, started after what it signals (bash 5.2, procps 4.0.2:
-# `-n` ends the `bash -c` shell, `-o` the server started before it)
-_KEEPS_THE_SHELL = frozenset({"euid", "uid", "group", "newest"})
+# pkill's (`-g 0`, `-s 0`, the pkill's own group and session, are not read as narrowing);
+# not `-n` or `-o`: the newest match is the shell or a server it started since, the oldest a
+# server started before it or the shell (bash 5.2, procps 4.0.2; h131 F2)
+_KEEPS_THE_SHELL = frozenset({"euid", "uid", "group"})
 
 
 def _kill(command: Command, program: str = "pkill") -> Kill | None:
     """The pattern and signal of `pkill -f` (of `pgrep -f`, its pattern: it lists); None for no
     `-f`, `-x`, `-v`, `-A` (it spares the shell), an option that narrows the match otherwise
-    than by the user (`-O 60`: the shell may be younger; `-o`, `-P`, `-r`), or one this does
-    not read."""
+    than by the user (`-O 60`: the shell may be younger; `-n`, `-o`, `-P`, `-r`), two patterns
+    (a usage error: it kills nothing), or an option this does not read (procps reads options
+    after the pattern too: `pkill -f vllm -x`)."""
     words = command.invocation.args
     read = read_kill(program, [w.value for w in words])
     at = read.pattern

@@ -51,7 +51,8 @@ python3 -m sglang.launch_server --model-path "$MODEL" --expert-parallel-size "$E
 ## Exceptions
 Not reported: a name no way in sets a close name of (it may come from the runner's environment or
 the image: `HF_TOKEN`), a name the Hugging Face libraries read (`HF_*`, `TRANSFORMERS_*`: runners
-commonly set them themselves; counted), a script some way into which is not known (a launcher's
+commonly set them themselves) where a way in sets it with a word after it (`HF_HUB_CACHE_MOUNT`;
+counted; a misspelling of one is reported), a script some way into which is not known (a launcher's
 `eval` before the command, a route whose environment is not complete), a script another script runs
 or sources (its ways in are not followed here), a requirement under a condition or in a function,
 names the system, Slurm or GitHub set and those in `known-env`. A name a container command does not
@@ -108,9 +109,10 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
     for name, use in sorted(uses.items(), key=lambda item: item[1].offset):
         if use.how != "required":
             continue
-        if name.startswith(_LIBRARY_PREFIXES):
+        if name.startswith(_LIBRARY_PREFIXES) and close[name][0].startswith(name + "_"):
             # (a name a library reads, which runners commonly set themselves: `HF_HUB_CACHE`
-            # beside a launcher's `HF_HUB_CACHE_MOUNT` may be no slip; h127 W2)
+            # beside a launcher's `HF_HUB_CACHE_MOUNT` may be no slip; h127 W2; a misspelling,
+            # `HF_CAHCE_DIR`, is one: h131 M5)
             ctx.count(_LIBRARY_NOTE, Location(path, use.span))
             continue
         yield _finding(path, name, use.span, len(found), *close[name])
@@ -120,8 +122,9 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
 # HF_TOKEN, TRANSFORMERS_CACHE, HUGGING_FACE_HUB_TOKEN): a runner's own environment may give them
 _LIBRARY_PREFIXES = ("HF_", "HUGGING_FACE_", "TRANSFORMERS_")
 _LIBRARY_NOTE = (
-    "required names a runner's environment may set (a library's own, `HF_HUB_CACHE`) where a way "
-    "in sets a close one, not reported (BL112: whether the runner sets it is not known)"
+    "required names the Hugging Face libraries read (`HF_HUB_CACHE`), which a runner's "
+    "environment may set, where a way in sets the name with a word after it "
+    "(`HF_HUB_CACHE_MOUNT`), not reported (BL112: whether the runner sets it is not known)"
 )
 
 

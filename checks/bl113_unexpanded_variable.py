@@ -2,13 +2,13 @@
 
 ## What it does
 Reports a `$NAME` (or `${NAME}`) that bash does not expand, in an argument that is a URL
-(`http://0.0.0.0:\\$PORT`, `--base-url='http://0.0.0.0:$PORT'`): escaped with a backslash, or
-inside single quotes, where NAME is a variable the script sets or reads elsewhere. Commands
-that hand their arguments to something that expands them later are left alone: `eval`, a
-shell's `-c` string (`bash -c`, `ssh`, `flock -c`, `sbatch --wrap`, `find -exec sh -c`, `su`,
-`watch`, `tmux`, `screen`, `parallel`), `trap` and `alias` (expanded when the trap runs or the
-alias is used), `echo`, `printf`, `cat` and `tee` (which write scripts and templates), `sed`,
-`awk`, `perl`, `jq`, `envsubst`, `python -c`.
+(`http://0.0.0.0:\\$PORT`, `--base-url='http://0.0.0.0:$PORT'`): escaped with a backslash, or inside
+single quotes, where NAME is a variable the script sets or reads elsewhere. Commands that hand their
+arguments to something that expands them later are left alone: `eval`, a shell's `-c` string (`bash
+-c`, `ssh`, `flock -c`, `sbatch --wrap`, `find -exec sh -c`, `su -c`, `watch` without `-x`, GNU
+`parallel`, a command `tmux` or `screen` is given as one string), `trap` and `alias` (expanded when
+the trap runs or the alias is used), `echo`, `printf`, `cat` and `tee` (which write scripts and
+templates), `sed`, `awk`, `perl`, `jq`, `envsubst`, `python -c`.
 
 So is one that is a whole string value of a request body `curl` sends (`-d '{"model":
 "${model_name}"}'`, `--data-raw`, `--json`), or a form field's whole value (`-F
@@ -60,6 +60,7 @@ argument (the one meant).
 from __future__ import annotations
 
 import bisect
+import posixpath
 from collections.abc import Iterator
 
 from benchlint.context import Context
@@ -74,15 +75,21 @@ _EXPANDING = frozenset(
     {"eval", "echo", "printf", "cat", "tee", "sed", "awk", "gawk", "mawk", "perl", "jq", "yq"}
     | {"envsubst", "ssh", "bash", "sh", "zsh", "dash", "ksh", "export", "declare", "local"}
     # a string a shell expands later: when the trap runs or the alias is used (this shell,
-    # bash 5.2: the value then), or that `sh -c` runs (watch, tmux, screen, parallel, su)
-    | {"trap", "alias", "watch", "tmux", "screen", "parallel", "su", "runuser"}
+    # bash 5.2: the value then), or the command line GNU parallel gives a shell
+    | {"trap", "alias", "parallel"}
 )
-# programs that run one option's value (or what follows a word) as a shell's command string:
-# `flock LOCK -c CMD`, `find ... -exec sh -c CMD \;` (`sbatch --wrap=CMD`: a wrapper, below)
+# programs that run one option's value as a shell's command string: `flock LOCK -c CMD`,
+# `su USER -c CMD` (`sbatch --wrap=CMD`: a wrapper, below; `find -exec sh -c CMD`, `watch`
+# without `-x`: `_runs_code`)
 _CODE_OPTIONS = {
     "flock": ("-c", "--command"),
-    "find": ("-exec", "-execdir", "-ok", "-okdir"),
+    "su": ("-c", "--command"),
+    "runuser": ("-c", "--command"),
 }
+# programs that give a shell a command given as one string (`tmux new-session 'curl ...'`), and
+# run one given as several words without one (h131 M3)
+_ONE_STRING = frozenset({"tmux", "screen"})
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
 _NAME = lazy_compile(r"\{?([A-Za-z_][A-Za-z0-9_]*)")
 _SCHEME = lazy_compile(rb"://")
 # a URL with a `$` after its scheme (before a blank)
@@ -114,6 +121,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         for word in command.words[1:]:
             if not _holds(urls, word.node.start_byte, word.node.end_byte):
                 continue
+            if command.invocation.base in _ONE_STRING and any(c.isspace() for c in word.value):
+                continue  # (a command given as one string: its shell expands it)
             text = script.text_of(word.node)
             if _QUOTED_URL.fullmatch(word.value):
                 yield _quoted(command, word)
@@ -371,8 +380,18 @@ def _runs_code(command: Command) -> bool:
         return any(w.value in ("-c", "-e") for w in command.invocation.args)
     if any(w.name == "sbatch" and w.has("--wrap") for w in command.invocation.wrappers):
         return True
+    args = [w.value for w in command.invocation.args]
+    if base == "watch":  # (`watch CMD...` joins its words for `sh -c`; `-x` runs them itself)
+        return not any(a in ("-x", "--exec") or a.startswith("-x") for a in args)
+    if base == "find":  # (`-exec sh -c CMD \;`; not `-exec curl URL \;`, run as it is)
+        return any(
+            a in ("-exec", "-execdir", "-ok", "-okdir")
+            and posixpath.basename(args[i + 1] if i + 1 < len(args) else "") in _SHELLS
+            and "-c" in args[i + 2 : i + 3]
+            for i, a in enumerate(args)
+        )
     options = _CODE_OPTIONS.get(base, ())
-    return any(w.value.split("=", 1)[0] in options for w in command.invocation.args)
+    return any(a.split("=", 1)[0] in options for a in args)
 
 
 def _literal_dollars(text: str) -> list[tuple[int, str, str]]:

@@ -1775,6 +1775,11 @@ _PROCPS_WORDS = [
     ("pkill", ["-q", "1", "-0", "-f", "T"]),
     ("pkill", ["-0", "-O", "0", "-f", "T"]),
     ("pkill", ["-e", "-0", "-f", "T"]),
+    # (GNU getopt reads the options after the pattern too: h131 F1)
+    ("pgrep", ["T", "-f"]),
+    ("pgrep", ["-f", "T", "-x"]),
+    ("pkill", ["T", "-0", "-f"]),
+    ("pkill", ["-0", "T", "-fi"]),
 ]
 
 
@@ -1814,6 +1819,14 @@ def test_pkill_and_pgrep_read_their_words_as_procps_does(program: str, words: li
             assert read.signal == "0", words
             found = done.returncode == 0
         assert found == expected, (words, done.returncode, done.stdout, done.stderr)
+        # (a second pattern: procps refuses the line, status 2, and `read_kill` says unknown)
+        twice = subprocess.run(
+            [PGREP if program == "pgrep" else PKILL, *argv, "other"],  # type: ignore[list-item]
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        assert twice.returncode == 2 and read_kill(program, [*argv, "other"]).unknown
         assert process.poll() is None  # (signal 0: it is still running)
     finally:
         process.kill()

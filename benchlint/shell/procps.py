@@ -50,6 +50,9 @@ _CRITERIA["pgrep"] = _CRITERIA["pkill"]
 _LONG_CRITERIA = frozenset(
     {*_CRITERIA["pkill"].values(), *_CRITERIA["killall"].values(), "cgroup", "ns", "env"}
 )
+# a criterion's value that names the caller's own (`-g 0`: pkill's process group, `-s 0` its
+# session, which the shell that runs it shares): it leaves the shell among the matches
+_OWN = {"pgroup": "0", "session": "0"}
 # the signals procps and psmisc name (Linux's), without `SIG`
 SIGNALS = frozenset(
     {name.removeprefix("SIG") for name in signal_module.Signals.__members__}
@@ -112,7 +115,7 @@ def read_kill(program: str, words: Sequence[str]) -> ProcessKill:
     full = exact = inverse = ignore_case = spares = regexp = unknown = False
     criteria: set[str] = set()
     short_criteria = _CRITERIA[program]
-    pattern: int | None = None
+    operands: list[int] = []  # (GNU getopt reads options after them too: `pkill x -f`)
     i = 0
     while i < len(words):
         word = words[i]
@@ -120,16 +123,16 @@ def read_kill(program: str, words: Sequence[str]) -> ProcessKill:
             i += 1
             continue
         if word == "--":
-            pattern = i + 1 if i + 1 < len(words) else None
+            operands += range(i + 1, len(words))
             break
         if word.startswith("--"):
             name, equals, given = word[2:].partition("=")
-            if name in _LONG_CRITERIA and (name in valued_long or name in plain_long):
-                criteria.add(name)
             if name in valued_long:
                 if not equals:
                     i += 1
                     given = words[i] if i < len(words) else ""
+                if name in _LONG_CRITERIA and _OWN.get(name) != given:
+                    criteria.add(name)
                 if name == "signal":
                     signal = given.upper().removeprefix("SIG")
             elif name == "full" and procps:
@@ -144,22 +147,29 @@ def read_kill(program: str, words: Sequence[str]) -> ProcessKill:
                 spares = True
             elif name == "regexp" and not procps:
                 regexp = True
-            elif name not in plain_long:
+            elif name in plain_long:
+                if name in _LONG_CRITERIA:
+                    criteria.add(name)
+            else:
                 unknown = True
             i += 1
             continue
         if not word.startswith("-") or word == "-":
-            pattern = i
-            break
+            operands.append(i)
+            i += 1
+            continue
         letters = word[1:]
         for j, letter in enumerate(letters):
-            if letter in short_criteria and (letter in valued_short or letter in plain_short):
+            if letter in short_criteria and letter in plain_short:
                 criteria.add(short_criteria[letter])
             if letter in valued_short:
                 given = letters[j + 1 :]
                 if not given:
                     i += 1
                     given = words[i] if i < len(words) else ""
+                criterion = short_criteria.get(letter)
+                if criterion is not None and _OWN.get(criterion) != given:
+                    criteria.add(criterion)
                 if letter == "s" and not procps:  # (pkill's `-s` is a session)
                     signal = given.removeprefix("SIG")
                 break
@@ -178,6 +188,9 @@ def read_kill(program: str, words: Sequence[str]) -> ProcessKill:
             elif letter not in plain_short:
                 unknown = True
         i += 1
+    if procps and len(operands) > 1:
+        unknown = True  # (procps: "only one pattern can be provided", status 2: it kills nothing)
+    pattern = operands[0] if operands else None
     whole = exact if procps else not regexp
     signal = _NUMBERS.get(signal, signal)
     return ProcessKill(
