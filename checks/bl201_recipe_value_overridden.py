@@ -127,6 +127,9 @@ def _value(node: YNode | None) -> str:
     return node.value if node.is_scalar else "a block"
 
 
+_WINDOW_KEYS = frozenset({"max_attempts", "interval_seconds"})
+
+
 def _is_health(path: tuple[str, ...]) -> bool:
     return len(path) >= 2 and path[-2] == "health_check"
 
@@ -222,8 +225,16 @@ def check(ctx: Context) -> Iterator[Finding]:
             rewrites = [r for group in health for r in group]
             # (a health check written through an alias, `health_check: *hc`: the anchor's key
             # is the window's; one report, the window's, not a second for the key: h128 W1)
-            same = [r for k, _, group in found if k.span == window[0].span for r in group]
-            found = [f for f in found if f[0].span != window[0].span]
+            # (or merged into it and overridden beside: the anchor's max_attempts, the block's
+            # own interval_seconds: h131 W4)
+            folded = {id(c.key) for c in effective.changes if c.path[-1] in _WINDOW_KEYS}
+            same = [
+                r
+                for k, _, group in found
+                if k.span == window[0].span or id(k) in folded
+                for r in group
+            ]
+            found = [f for f in found if f[0].span != window[0].span and id(f[0]) not in folded]
             found.append((window[0], window[1], list(dict.fromkeys([*rewrites, *same]))))
         for key, what, rewrites in found:
             # the key node belongs to the original recipe; locate by its key text
