@@ -1,4 +1,4 @@
 """benchlint: a static analyzer for the glue that runs LLM-inference benchmarks."""
 
-__version__ = "0.7.62"
+__version__ = "0.7.63"
 HOMEPAGE = "https://github.com/benchlint/benchlint"

@@ -63,6 +63,9 @@ class Overlay:
     # the assignments that give the operands' variables these values (`cp -rT "$SRC" "$DST"`
     # with SRC and DST set in each branch): the copy is this one where they all run
     givers: tuple[Command, ...] = ()
+    # where the copy lands is not known: a folder copied without -T into an engine's folder of
+    # a checkout the launcher pins, which may or may not have it (h132 R2)
+    uncertain: bool = False
 
 
 @dataclass(frozen=True)
@@ -278,6 +281,12 @@ class LauncherModel:
         # `cp recipe.yaml recipes/dir/`; a folder landing inside the target (`into`)
         file_into = is_file and not target.endswith((".yaml", ".yml"))
         nests = into and not is_file and not content
+        engine_folder = target in profile.SRT_SLURM_ENGINE_FOLDERS
+        if nests and engine_folder and command.base != "rsync" and _pins_checkout(command.script):
+            # (a pinned srt-slurm, `git checkout REF`, `clone -b BRANCH`: whether it has
+            # recipes/sglang, which it gained on 2026-05-18, is not known here)
+            self.overlays.append(Overlay(source, target, command, givers=givers, uncertain=True))
+            return
         shipped = (*profile.SRT_SLURM_RECIPE_FOLDERS, *profile.SRT_SLURM_ENGINE_FOLDERS)
         if file_into or (nests and (command.base == "rsync" or target in shipped)):
             target = f"{target}/{source.rsplit('/', 1)[-1]}"
@@ -542,6 +551,22 @@ class LauncherModel:
 
 # a YAML 1.1 base-60 integer, as PyYAML reads an unquoted `4:00:00`
 _SEXAGESIMAL = lazy_compile(r"[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+")
+
+
+def _pins_checkout(script: Script) -> bool:
+    """Whether the launcher checks out a ref of its own (`git checkout REF`, `git switch`,
+    `git reset --hard REF`, `git clone -b BRANCH`): not the default branch's current tree."""
+    for command in script.top.all_commands():
+        if command.base != "git" or not command.args:
+            continue
+        words = [w.value for w in command.args]
+        if words[0] in ("checkout", "switch", "reset"):
+            return True
+        if words[0] == "clone" and any(
+            w in ("-b", "--branch") or w.startswith("--branch=") for w in words
+        ):
+            return True
+    return False
 
 
 def _yaml_scalar_text(text: str) -> str:

@@ -1085,7 +1085,8 @@ class Wiring:
                     if overlay.if_present and not self.ws.is_yaml(local):
                         continue  # copied only when this repository has the file
                     found.append((overlay, local))
-            if len({local for _, local in found}) > 1:  # which values the copy has: not known
+            if len({local for _, local in found}) > 1 or any(o.uncertain for o, _ in found):
+                # (which values the copy has, or where it lands: not known)
                 return RecipeRef("unknown", setting, None, selector, index)
             if found:
                 overlay, local = found[0]
