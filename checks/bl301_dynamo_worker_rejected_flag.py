@@ -154,7 +154,7 @@ def _recipe_findings(ctx: Context, path: str, release_override: str | None) -> I
                     related=said,
                     help=data.advice(flag, release),
                     subject=f"{where}.{flag}",
-                    # (a merged key is the anchor's, which other mappings share: no fix)
+                    # (a merged key is the anchor's, which other mappings use too: no fix)
                     fix=_recipe_fix(root_source, mapping, key, flag, release, may_drop)
                     if id(key) in own
                     else None,

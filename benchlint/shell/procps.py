@@ -13,8 +13,6 @@ import signal as signal_module
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-PROGRAMS = frozenset({"pkill", "pgrep", "killall"})
-
 # the options that take a value: short letters, long names (`--env`: procps-ng 4.0.3 on)
 _SHORT_VALUED = {"pkill": "qgGOPstuUFr", "pgrep": "dgGOPstuUFr", "killall": "suoynZ"}
 _LONG_VALUED = {
