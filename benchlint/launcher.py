@@ -120,6 +120,8 @@ class LauncherModel:
         self._assigned_after: dict[int, frozenset[str]] = {}  # command -> its late names
         self.rewrites: list[Rewrite] = []
         self.time_limits: list[TimeLimit] = []
+        # an unquoted base-60 `default_time_limit: 4:00:00`: srtctl ignores the whole file
+        self.rejected_time_limits: list[TimeLimit] = []
         # the commands that write a `default_health_check` into srtslurm.yaml
         self.site_health_checks: list[Command] = []
         for command in script.all_commands():
@@ -530,12 +532,13 @@ class LauncherModel:
             self.site_health_checks.append(command)
         for match in _TIME_LIMIT.finditer(text):
             raw = _yaml_scalar_text(match.group(1))
+            start, end = offsets[match.start()], offsets[match.end() - 1] + 1
+            span = script.file.span(start, end)
             if _SEXAGESIMAL.fullmatch(match.group(1).split(" #", 1)[0].strip()):
                 # (unquoted `4:00:00`: PyYAML reads the integer 14400, which srtctl's cluster
                 # config, a string field, rejects: it ignores the whole srtslurm.yaml; h131 F8)
+                self.rejected_time_limits.append(TimeLimit(raw, command, span))
                 continue
-            start, end = offsets[match.start()], offsets[match.end() - 1] + 1
-            span = script.file.span(start, end)
             variable = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", raw)
             if variable is None:
                 self.time_limits.append(TimeLimit(raw, command, span))

@@ -16,7 +16,11 @@ and reports:
 - an `salloc --time` in the launcher not longer than that window (located at the `salloc`);
 - on a route with no recipe, an `salloc --time` not longer than the start-up budget of the
   script the launcher then runs (the one script its path names on that route): a script that
-  starts vLLM and exports `VLLM_ENGINE_READY_TIMEOUT_S` as a number, once, on every path.
+  starts vLLM and exports `VLLM_ENGINE_READY_TIMEOUT_S` as a number, once, on every path;
+- a `default_time_limit: 4:00:00` the launcher writes into `srtslurm.yaml` unquoted: PyYAML reads
+  YAML 1.1's base-60 integer 14400, srtctl's cluster config (a marshmallow string field) rejects
+  it and srtctl ignores the whole file, its account, partition and aliases too (NVIDIA/srt-slurm
+  `load_cluster_config`); the site's time limit is then not known to the other checks.
 
 The recipe EVAL_CONFIG_FILE names is checked too where the launcher switches to it
 (`CONFIG_FILE="$EVAL_CONFIG_FILE"` in eval-only runs), as the rewrites after the switch leave it. In
@@ -448,6 +452,33 @@ def check(ctx: Context) -> Iterator[Finding]:
             )
             finding = Finding("BL204", message, where, related=related, subject=message)
             reported[index] = (finding, [route.entry.name])
+    for route in ctx.routes():
+        for limit in route.launcher.rejected_time_limits:
+            if route.holds(limit.command) is False:
+                continue
+            where = Location(route.launcher.path, limit.span)
+            message = (
+                f"`default_time_limit: {limit.value}` unquoted is the integer "
+                f"{_base60(limit.value)} to PyYAML (YAML 1.1's base 60): srtctl's "
+                "cluster config takes a string, fails to load srtslurm.yaml and ignores all of "
+                "it (its default account, partition, time limit and aliases)"
+            )
+            index = (where.path, where.span.line, where.span.column, message)
+            if index in reported:
+                reported[index][1].append(route.entry.name)
+                continue
+            related = (
+                Location(route.entry.path, route.entry.location.span, f"entry {route.entry.name}"),
+            )
+            finding = Finding(
+                "BL204",
+                message,
+                where,
+                related=related,
+                subject="rejected-time-limit",
+                help=f'quote it: `default_time_limit: "{limit.value}"`',
+            )
+            reported[index] = (finding, [route.entry.name])
     if not wiring.entries:  # no master config (an srt-slurm tree): each recipe as it is
         yield from _unrouted(ctx)
     for finding, entries in reported.values():
@@ -455,3 +486,11 @@ def check(ctx: Context) -> Iterator[Finding]:
         shown = ", ".join(unique[:3]) + (f" and {len(unique) - 3} more" if len(unique) > 3 else "")
         finding.message += f" (for {shown})"
         yield finding
+
+
+def _base60(text: str) -> int:
+    """An unquoted `4:00:00` as PyYAML reads it: 4 × 3600 + 0 × 60 + 0."""
+    value = 0
+    for part in text.lstrip("+-").split(":"):
+        value = value * 60 + int(part.replace("_", ""))
+    return -value if text.startswith("-") else value
