@@ -9,6 +9,7 @@ library's built-in functions and the runner's status functions and `hashFiles`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -320,6 +321,17 @@ class _Parser:
 
 
 _LITERALS: dict[str, str | bool | None] = {"TRUE": True, "FALSE": False, "NULL": None}
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_error(text: str) -> ExpressionError | None:
+    """Why GitHub's parser rejects the expression, with any context a workflow's jobs may use
+    (None: it parses); kept, as a workflow repeats most of its own."""
+    try:
+        parse(text)
+    except ExpressionError as error:
+        return error
+    return None
 
 
 def parse(

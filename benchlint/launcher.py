@@ -531,10 +531,10 @@ class LauncherModel:
         if _SITE_HEALTH.search(text):
             self.site_health_checks.append(command)
         for match in _TIME_LIMIT.finditer(text):
-            raw = _yaml_scalar_text(match.group(1))
+            raw, quoted = _yaml_scalar_text(match.group(1))
             start, end = offsets[match.start()], offsets[match.end() - 1] + 1
             span = script.file.span(start, end)
-            if _SEXAGESIMAL.fullmatch(match.group(1).split(" #", 1)[0].strip()):
+            if not quoted and _SEXAGESIMAL.fullmatch(raw):
                 # (unquoted `4:00:00`: PyYAML reads the integer 14400, which srtctl's cluster
                 # config, a string field, rejects: it ignores the whole srtslurm.yaml; h131 F8)
                 self.rejected_time_limits.append(TimeLimit(raw, command, span))
@@ -572,14 +572,14 @@ def _pins_checkout(script: Script) -> bool:
     return False
 
 
-def _yaml_scalar_text(text: str) -> str:
-    """A one-line YAML value's text as written: the inside of its quotes, else up to a
-    comment (` #`); `"04:00:00"  # was 2h` is `04:00:00` (h128 M5)."""
+def _yaml_scalar_text(text: str) -> tuple[str, bool]:
+    """A one-line YAML value's text as written, and whether it is quoted: the inside of its
+    quotes, else up to a comment (` #`); `"04:00:00"  # was 2h` is `04:00:00` (h128 M5)."""
     text = text.strip()
     if text[:1] in ("'", '"'):
         end = text.find(text[0], 1)
-        return text[1:end] if end > 0 else text.strip("\"'")
-    return re.split(r"\s#", text, maxsplit=1)[0].strip()
+        return (text[1:end] if end > 0 else text.strip("\"'")), True
+    return re.split(r"\s#", text, maxsplit=1)[0].strip(), False
 
 
 def _program_name(command: Command) -> str:

@@ -68,7 +68,7 @@ import posixpath
 import re
 from collections.abc import Iterator
 
-from benchlint.actions import ExpressionError, embedded, parse
+from benchlint.actions import embedded, parse_error
 from benchlint.calls import call_graph
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Undecided
@@ -290,13 +290,8 @@ def _run_steps(source: SourceText, root: YNode) -> Iterator[Finding]:
 
 def _refused(value: str) -> bool:
     """Whether an expression of the value is one GitHub's parser rejects."""
-    for piece in embedded(value) if "${{" in value else ():
-        if piece.closed:
-            try:
-                parse(piece.text)
-            except ExpressionError:
-                return True
-    return False
+    pieces = embedded(value) if "${{" in value else ()
+    return any(piece.closed and parse_error(piece.text) is not None for piece in pieces)
 
 
 def _bash(shell: object) -> bool:

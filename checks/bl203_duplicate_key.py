@@ -93,6 +93,8 @@ def check(ctx: Context) -> Iterator[Finding]:
 
 
 def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
+    # (GitHub reads a workflow with its own template reader, not PyYAML: h128 W2)
+    workflow = any(path_matches(document.path, pattern) for pattern in WORKFLOWS)
     for duplicate in document.duplicates():
         key = duplicate.again.value
         if _FILL_IN.fullmatch(str(key)):
@@ -118,8 +120,7 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
             )
             advice = "write one `<<: [*first, *second]`"
             severity = None
-        elif any(path_matches(document.path, pattern) for pattern in WORKFLOWS):
-            # (GitHub reads a workflow with its own template reader, not PyYAML: h128 W2)
+        elif workflow:
             outcome = (
                 f"GitHub refuses the workflow (`'{key}' is already defined`): none of its jobs runs"
             )
@@ -147,14 +148,7 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
             )
         else:
             outcome = f"PyYAML keeps the last value, {_show(duplicate.winner)}"
-        fix = None if advice else _removal(document, duplicate)
-        if fix is not None and any(path_matches(document.path, p) for p in WORKFLOWS):
-            # (GitHub refused the file: which value was meant is not known)
-            fix = Fix(
-                fix.description.replace("which PyYAML ignores", "so GitHub accepts the workflow"),
-                fix.edits,
-                applicability="unsafe",
-            )
+        fix = None if advice else _removal(document, duplicate, workflow)
         yield Finding(
             "BL203",
             f"key '{key}' is repeated in this mapping (first at line {first_line}"
@@ -251,11 +245,12 @@ def _same_values(duplicate: Duplicate) -> bool:
     return all(r == read[0] for r in read)
 
 
-def _removal(document: YamlDocument, duplicate: Duplicate) -> Fix | None:
+def _removal(document: YamlDocument, duplicate: Duplicate, workflow: bool) -> Fix | None:
     """Remove the occurrence right before the repeated key (PyYAML ignores it), with its
     value: the lines from its key to the next key, less the comments right above that one. Only
     in a block mapping whose keys start their lines, and never when those lines define an
-    anchor (an alias elsewhere may use it)."""
+    anchor (an alias elsewhere may use it). In a workflow, which GitHub refused, unsafe: which
+    value was meant is not known."""
     pairs = [k for k, _ in duplicate.mapping.pairs]
     again = next(i for i, k in enumerate(pairs) if k is duplicate.again)
     earlier = max(
@@ -277,15 +272,17 @@ def _removal(document: YamlDocument, duplicate: Duplicate) -> Fix | None:
     lines = [source.line_text(n) for n in range(first, stop)]
     if any(_ANCHOR.search(line) for line in lines):
         return None
+    why = "so GitHub accepts the workflow" if workflow else "which PyYAML ignores"
     if value.is_scalar:
         return Fix(
-            f"remove the '{key.value}' on line {first}, which PyYAML ignores",
+            f"remove the '{key.value}' on line {first}, {why}",
             (line_removal(source, first, stop - 1),),
+            applicability="unsafe" if workflow else "safe",
         )
     # (a block of its own: likely meant to be merged into the later one, not thrown away;
     # what PyYAML reads stays the same, what the author wrote there is lost: h77 W2)
     return Fix(
-        f"remove the '{key.value}' block on lines {first}-{stop - 1}, which PyYAML ignores "
+        f"remove the '{key.value}' block on lines {first}-{stop - 1}, {why} "
         "(merge what it sets into the later one first, if it was meant)",
         (line_removal(source, first, stop - 1),),
         applicability="unsafe",

@@ -419,17 +419,13 @@ def check(ctx: Context) -> Iterator[Finding]:
                 location = related[0]
             if location is None:
                 continue
-            index = (location.path, location.span.line, location.span.column, message)
-            if index in reported:
-                reported[index][1].append(route.entry.name)
-                continue
             setting = recipe.setting.location  # (CONFIG_FILE's, or EVAL_CONFIG_FILE's)
             extra = (
                 *(r for r in related if r != location),
                 Location(setting.path, setting.span, f"entry {route.entry.name}"),
             )
             finding = Finding("BL204", message, location, related=extra, subject=message)
-            reported[index] = (finding, [route.entry.name])
+            _gather(reported, finding, route.entry.name)
     for route in ctx.routes():
         for allocation, text, budget, script in _startup_budgets(ctx, route):
             seconds = slurm_seconds(text)
@@ -442,16 +438,12 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f", {duration(budget[1])}): the allocation can end while the server is still "
                 "loading"
             )
-            index = (where.path, where.span.line, where.span.column, message)
-            if index in reported:
-                reported[index][1].append(route.entry.name)
-                continue
             related = (
                 Location(script, budget[0].span, "start-up budget"),
                 Location(route.entry.path, route.entry.location.span, f"entry {route.entry.name}"),
             )
             finding = Finding("BL204", message, where, related=related, subject=message)
-            reported[index] = (finding, [route.entry.name])
+            _gather(reported, finding, route.entry.name)
     for route in ctx.routes():
         for limit in route.launcher.rejected_time_limits:
             if route.holds(limit.command) is False:
@@ -463,10 +455,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "cluster config takes a string, fails to load srtslurm.yaml and ignores all of "
                 "it (its default account, partition, time limit and aliases)"
             )
-            index = (where.path, where.span.line, where.span.column, message)
-            if index in reported:
-                reported[index][1].append(route.entry.name)
-                continue
             related = (
                 Location(route.entry.path, route.entry.location.span, f"entry {route.entry.name}"),
             )
@@ -478,7 +466,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 subject="rejected-time-limit",
                 help=f'quote it: `default_time_limit: "{limit.value}"`',
             )
-            reported[index] = (finding, [route.entry.name])
+            _gather(reported, finding, route.entry.name)
     if not wiring.entries:  # no master config (an srt-slurm tree): each recipe as it is
         yield from _unrouted(ctx)
     for finding, entries in reported.values():
@@ -486,6 +474,21 @@ def check(ctx: Context) -> Iterator[Finding]:
         shown = ", ".join(unique[:3]) + (f" and {len(unique) - 3} more" if len(unique) > 3 else "")
         finding.message += f" (for {shown})"
         yield finding
+
+
+def _gather(
+    reported: dict[tuple[str, int, int, str], tuple[Finding, list[str]]],
+    finding: Finding,
+    entry: str,
+) -> None:
+    """One finding per place and message, with every entry it holds for (the first route's
+    finding kept, its related places among them)."""
+    span = finding.location.span
+    index = (finding.location.path, span.line, span.column, finding.message)
+    if index in reported:
+        reported[index][1].append(entry)
+    else:
+        reported[index] = (finding, [entry])
 
 
 def _base60(text: str) -> int:

@@ -80,7 +80,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from benchlint.actions import MAX_LENGTH, ExpressionError, embedded, parse
+from benchlint.actions import MAX_LENGTH, ExpressionError, embedded, parse, parse_error
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, clip
 from benchlint.registry import rule
@@ -117,7 +117,7 @@ def _expressions(source: SourceText, root: YNode) -> Iterator[Finding]:
         if not text.strip() and start >= 3:  # (`${{ }}`, not a bare `if:`'s whole value)
             yield _rejected(source, node, start - 3, "${{" + text + "}}", _EMPTY)
             continue
-        error = _error(text)
+        error = parse_error(text)
         if error is not None:
             yield _rejected(source, node, start, text, error)
             continue
@@ -133,16 +133,6 @@ def _expressions(source: SourceText, root: YNode) -> Iterator[Finding]:
 
 # GitHub's parser on `${{ }}` (@actions/workflow-parser 0.3.61, anywhere it reads one)
 _EMPTY = ExpressionError("An expression was expected", 0)
-
-
-@functools.lru_cache(maxsize=4096)
-def _error(text: str) -> ExpressionError | None:
-    """Why GitHub's parser rejects the expression (a workflow repeats most of its own)."""
-    try:
-        parse(text)
-    except ExpressionError as error:
-        return error
-    return None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -520,3 +520,24 @@ def test_a_script_no_route_reaches_names_the_unwired_labels_of_its_machine(tmp_p
     )
     other = notes["benchmarks/70b_mi355x_slurm.sh"]
     assert "no entry's route reaches this script" in other and "runner label" not in other
+
+
+def test_a_repeated_key_is_removed_safely_only_where_pyyaml_reads_the_file(tmp_path: Path) -> None:
+    """BL203's fix keeps what PyYAML reads (safe) in a recipe; in a workflow, which GitHub
+    refuses, which value was meant is not known: unsafe (h128 W2)."""
+    text = "env:\n  X: 1\n  X: 2\n"
+    root = write_repo(
+        tmp_path / "r", {"recipes/a.yaml": text, ".github/workflows/w.yml": "on: push\n" + text}
+    )
+    fixes = {
+        f.location.path: (f.fix.applicability, f.fix.description)
+        for f in run_lint(root, select="BL203").findings
+        if f.fix is not None
+    }
+    assert fixes == {
+        "recipes/a.yaml": ("safe", "remove the 'X' on line 2, which PyYAML ignores"),
+        ".github/workflows/w.yml": (
+            "unsafe",
+            "remove the 'X' on line 3, so GitHub accepts the workflow",
+        ),
+    }
