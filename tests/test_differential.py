@@ -120,6 +120,23 @@ def _leaf() -> st.SearchStrategy[str]:
         st.builds(
             lambda a, op, b: f"[ {a} {op} {b} ]", word, st.sampled_from(["=", "==", "!="]), word
         ),
+        # (joined in `[ ]`, read from the text where tree-sitter-bash misreads it: h131 F3)
+        st.builds(
+            lambda a, op, b, join, c: f"[ {a} {op} {b} {join} -z {c} ]",
+            word,
+            st.sampled_from(["=", "!=", "-eq", "-gt"]),
+            word,
+            st.sampled_from(["-o", "-a"]),
+            word,
+        ),
+        st.builds(
+            lambda a, join, b, op, c: f"[ -n {a} {join} {b} {op} {c} ]",
+            word,
+            st.sampled_from(["-o", "-a"]),
+            word,
+            st.sampled_from(["=", "-lt", "-ne"]),
+            word,
+        ),
         st.builds(
             lambda a, op, b: (
                 f"{'[[' if op[0] == '[' else '['} {a} {op[1:]} {b} {']]' if op[0] == '[' else ']'}"
@@ -386,7 +403,17 @@ def test_positional_conditions_decided_and_not() -> None:
         ('[ "$X" = a -o "$X" = b ]', {"X": "a"}, True),
         ('[ "$X" = a -o "$X" = b ]', {"X": "c"}, False),
         ('[ "$X" = "a b" -o $X = c ]', {"X": "a b"}, None),  # (`$X` splits in `[ ]`)
-        ('[ -n "$X" -a "$X" = x ]', {"X": "x"}, None),
+        ('[ -n "$X" -a "$X" = x ]', {"X": "x"}, True),
+        # (h131 F3: `[` reads both sides of `-o`/`-a` and fails on an error in either)
+        ('[ "$X" -ge 1 -o "$X" = x ]', {"X": ""}, False),
+        ('[ "$X" = x -o "$X" -ge 1 ]', {"X": "x"}, False),
+        ('[ "$X" -ge 1 -o "$X" = x ]', {"X": "3"}, True),
+        ('[ -z "$X" -o "$X" -lt 1 ]', {"X": ""}, False),
+        ('[ -n "$X" -a "$X" -gt 0 ]', {"X": "4"}, True),
+        ('[[ -z "$X" || "$X" -lt 1 ]]', {"X": ""}, True),
+        # (an operand whose value is an operator of `[` shifts how a joined test reads)
+        ('[ "$X" = a -o "$X" = b ]', {"X": "!"}, None),
+        ('[ -n "$X" -a "$X" = "$X" ]', {"X": "-o"}, None),
         ('[[ "$X" == vllm || "$X" == sglang ]]', {"X": "vllm"}, True),
         # (h43 N1: a quoted word that expands to nothing stays an argument)
         ('[ -n "${X%vllm}" ]', {"X": "vllm"}, False),

@@ -48,8 +48,11 @@ _EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "parenthesize
 # `"$F" = vllm`: two words (plain text and quoted strings, no blank outside quotes) compared
 _WORD = rb"(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s\"'()<>&|;\\])+"
 _COMPARISON = lazy_compile(
-    rb"\s*(?P<left>" + _WORD + rb")\s+(?P<op>==|=|!=)\s+(?P<right>" + _WORD + rb")\s*"
+    rb"\s*(?P<left>" + _WORD + rb")\s+(?P<op>==|=|!=|-eq|-ne|-lt|-le|-gt|-ge)\s+"
+    rb"(?P<right>" + _WORD + rb")\s*"
 )
+# `-z "$X"`, `-n "$X"`: a test of one word's emptiness
+_UNARY = lazy_compile(rb"\s*(?P<op>-z|-n)\s+(?P<word>" + _WORD + rb")\s*")
 
 
 # a `$` outside double quotes (single-quoted text holds none that expands)
@@ -236,8 +239,9 @@ class Compiler:
 
     def comparisons(self, node: Node, double: bool) -> Condition:
         """A test tree-sitter-bash misreads, read from its text (h43 F2): comparisons of two
-        words (`=`, `==`, `!=`) joined by one operator (`||` or `&&` in `[[ ]]`, `-o` or `-a`
-        in `[ ]`), each word a run of plain text and quoted strings; else None."""
+        words (`=`, `==`, `!=`, `-eq`...`-ge`) and `-z`/`-n` tests of one, joined by one operator
+        (`||` or `&&` in `[[ ]]`, `-o` or `-a` in `[ ]`: h131 F3), each word a run of plain text
+        and quoted strings; else None."""
         from benchlint.shell.model import Syn  # (the model imports this module)
 
         raw = node.text or b""
@@ -252,14 +256,16 @@ class Compiler:
             return None
         terms: list[Condition] = []
         for start, end in parts[0]:
-            match = _COMPARISON.fullmatch(body, start, end)
+            unary = _UNARY.fullmatch(body, start, end)
+            match = unary or _COMPARISON.fullmatch(body, start, end)
             if match is None:
                 return None
-            if not double and any(_UNQUOTED_EXPANSION.search(w) for w in match.group(1, 3)):
+            words = ("word",) if unary else ("left", "right")
+            if not double and any(_UNQUOTED_EXPANSION.search(match[w]) for w in words):
                 return None  # (in `[ ]` it splits or goes, shifting the words after it)
-            left = Syn("word", body_at + match.start("left"), body_at + match.end("left"))
-            right = Syn("word", body_at + match.start("right"), body_at + match.end("right"))
-            terms.append(("binary", match.group("op").decode(), left, right))
+            syn = [Syn("word", body_at + match.start(w), body_at + match.end(w)) for w in words]
+            op = match.group("op").decode()
+            terms.append(("unary", op, syn[0]) if unary else ("binary", op, *syn))
         kind = "or" if parts[1][0] in (b"||", b"-o") else "and"
         tree = terms[-1]
         for term in reversed(terms[:-1]):

@@ -342,9 +342,13 @@ def _or(left: bool | None, right: bool | None) -> bool | None:
     return False if left is False and right is False else None
 
 
-def _operand(script: Script, where: Syn, env: Env, double: bool) -> str | None:
+def _operand(
+    script: Script, where: Syn, env: Env, double: bool, joined: bool = False
+) -> str | None:
     """An operand's value; in `[ ]` an unquoted expansion is split and globbed, so a value that
-    would change there (blanks, glob characters, nothing at all) is unknown."""
+    would change there (blanks, glob characters, nothing at all) is unknown; in a joined `[ ]`
+    (`-o`, `-a`) so is one `[` may read as an operator (`!`, `(`, `=`, `-n`...: bash 5.2 then
+    reads the words otherwise, or fails)."""
     pieces = _pieces(script, where, env)
     if pieces is None:
         return None
@@ -352,47 +356,54 @@ def _operand(script: Script, where: Syn, env: Env, double: bool) -> str | None:
     split = not double and any(p.from_expansion for p in pieces)
     if split and (not text or any(c in text for c in " \t\n*?[")):
         return None
+    if joined and _OPERATOR_LIKE.fullmatch(text):
+        return None
     return text
 
 
 _INTEGER = lazy_compile(r"-?(0|[1-9][0-9]*)")
 _DECIMAL = lazy_compile(r"[-+]?[0-9]+")  # (what `[`'s `-gt` reads: `010` is 10)
 _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_OPERATOR_LIKE = lazy_compile(r"[!()=]|==|!=|<|>|-.*")
 # `${F%"vllm"}`, `${F//'a'/b}`, `${F,,}`: an expansion with a pattern (not a default or an
 # alternative, whose quoted text becomes the word's)
 _PATTERN_EXPANSION = lazy_compile(r"\$\{[#!]?[A-Za-z_][A-Za-z0-9_]*(?:%|#|/|\^|,)[^{}]*\}")
 
 
-def _expression(script: Script, tree: Condition, env: Env, double: bool) -> bool | None:
+def _expression(
+    script: Script, tree: Condition, env: Env, double: bool, joined: bool = False
+) -> bool | None:
+    """A test's value; `joined`: a part of `[ A -o B ]` or `[ A -a B ]`, where an operand's value
+    that is itself an operator of `[` shifts how it reads its words (`_operand`)."""
     if tree is None:
         return None
     kind = tree[0]
     if kind == "not":
-        value = _expression(script, tree[1], env, double)
+        value = _expression(script, tree[1], env, double, joined)
         return None if value is None else not value
     if kind == "unary":
-        text = _operand(script, tree[2], env, double)
+        text = _operand(script, tree[2], env, double, joined)
         if text is None:
             return None
         return (text == "") == bool(tree[1] == "-z")
     if kind == "set":  # `-v NAME`: set (to anything, empty too), not the value
-        name = _operand(script, tree[1], env, double)
+        name = _operand(script, tree[1], env, double, joined)
         if name is None or not _NAME.fullmatch(name):
             return None  # (`-v ARR[0]`, an element: not decided)
         held = env.get(name)
         return None if held is None else held is not expand.UNSET
     if kind == "file":  # no file has the empty path; any other is not known here
-        text = _operand(script, tree[2], env, double)
+        text = _operand(script, tree[2], env, double, joined)
         return False if text == "" else None
-    if kind == "and":
-        left, right = tree[1], tree[2]
-        return _and(_expression(script, left, env, double), _expression(script, right, env, double))
-    if kind == "or":
-        left, right = tree[1], tree[2]
-        return _or(_expression(script, left, env, double), _expression(script, right, env, double))
+    if kind in ("and", "or"):
+        # (`[` reads both sides whatever the first gives, and fails on an error in either,
+        # status 2: `[ -z "$X" -o "$X" -lt 1 ]` with X empty)
+        left = _expression(script, tree[1], env, double, not double)
+        right = _expression(script, tree[2], env, double, not double)
+        return _and(left, right) if kind == "and" else _or(left, right)
     if kind == "binary":
         op, left, right = tree[1], tree[2], tree[3]
-        a = _operand(script, left, env, double)
+        a = _operand(script, left, env, double, joined)
         if a is None:
             return None
         if double and op in ("==", "=", "!=", "=~"):
@@ -405,12 +416,12 @@ def _expression(script: Script, tree: Condition, env: Env, double: bool) -> bool
                 return expand.regex_matches(a, pieces)
             matched = expand.matches(a, pieces)
             return None if matched is None else matched == (op != "!=")
-        b = _operand(script, right, env, double)
+        b = _operand(script, right, env, double, joined)
         if b is None:
             return None
         return _compare(a, op, b, double)
     if kind == "word":
-        text = _operand(script, tree[1], env, double)
+        text = _operand(script, tree[1], env, double, joined)
         return None if text is None else text != ""
     return None
 
