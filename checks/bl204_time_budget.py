@@ -17,6 +17,10 @@ and reports:
 - on a route with no recipe, an `salloc --time` not longer than the start-up budget of the
   script the launcher then runs (the one script its path names on that route): a script that
   starts vLLM and exports `VLLM_ENGINE_READY_TIMEOUT_S` as a number, once, on every path;
+- a recipe's `slurm.time_limit` PyYAML reads as a number: an unquoted `6:00:00` is YAML 1.1's
+  base-60 integer 21600, `360` the integer 360; srtctl's recipe schema takes a string there
+  (marshmallow's since January 2026, pydantic's before) and refuses the recipe (`Invalid
+  config`): reported at the value whatever the window, which is not compared then;
 - a `default_time_limit: 4:00:00` the launcher writes into `srtslurm.yaml` unquoted: PyYAML reads
   YAML 1.1's base-60 integer 14400, srtctl's cluster config (a marshmallow string field) rejects
   it and srtctl ignores the whole file, its account, partition and aliases too (NVIDIA/srt-slurm
@@ -180,6 +184,49 @@ def _problems(
     return problems
 
 
+def _refused_time_limit(
+    original: YamlDocument, effective: YNode | None = None, related: tuple[Location, ...] = ()
+) -> Finding | None:
+    """A `slurm.time_limit` PyYAML reads as a number (in the recipe as the launcher leaves it
+    too, where it is given): an unquoted `6:00:00` is YAML 1.1's base-60 integer, `360` an
+    integer; srtctl's recipe schema, a string field there (marshmallow's since January 2026,
+    pydantic's before), refuses the recipe."""
+    limits = [_time_limit(root) for root in (original.root, effective) if root is not None]
+    written = limits[0] if limits else None
+    if written is None or not all(limit is not None and _number(limit) for limit in limits):
+        return None
+    kind = "integer" if isinstance(written.scalar, int) else "number"
+    read = (
+        f"the integer {_base60(written.value)} to PyYAML (YAML 1.1's base 60)"
+        if written.sexagesimal
+        else f"the {kind} {written.scalar} to PyYAML"
+    )
+    message = (
+        f"`time_limit: {written.value}` unquoted is {read}: srtctl's recipe schema takes a "
+        "string there and refuses the recipe (`Invalid config`): the job is never submitted"
+    )
+    return Finding(
+        "BL204",
+        message,
+        Location(original.path, written.span),
+        related=related,
+        subject="rejected-time-limit",
+        help=f'quote it: `time_limit: "{written.value}"`',
+    )
+
+
+def _number(node: YNode) -> bool:
+    """A plain scalar PyYAML reads as a number (not `true`, which srtctl refuses too but no one
+    writes for a time)."""
+    return node.is_scalar and node.style is None and type(node.scalar) in (int, float)
+
+
+def _time_limit(root: YNode) -> YNode | None:
+    settings = settings_root(root)
+    slurm = settings.get("slurm") if settings is not None else None
+    return slurm.get("time_limit") if slurm is not None and slurm.is_map else None
+
+
 def _time_limit_key(original: YamlDocument) -> YNode | None:
     """The recipe's own `slurm.time_limit` key: where a window it leaves to srtctl's default is
     reported."""
@@ -221,6 +268,9 @@ def _unrouted(ctx: Context) -> Iterator[Finding]:
     health = srtctl_health(ctx.ws)  # (the tree's own srtctl's, read once)
     for path in ctx.in_scope(ctx.ws.recipe_paths):
         document = ctx.ws.yaml(path)
+        refused = _refused_time_limit(document) if document is not None else None
+        if refused is not None:
+            yield refused
         window = health_window(document.root, health.defaults) if document is not None else None
         if document is None or window is None:
             continue
@@ -254,15 +304,11 @@ def _wall_time(wiring: Wiring, route: Route | None, settings: YNode | None) -> W
     limit = slurm.get("time_limit") if slurm is not None and slurm.is_map else None
     if limit is not None and limit.is_scalar:
         seconds = slurm_seconds(limit.value)
-        if seconds is None:  # `UNLIMITED`, `infinite`: srtctl passes the recipe's own value
+        if seconds is None or _number(limit):
+            # (`UNLIMITED`, `infinite`: srtctl passes the recipe's own value; a number, an
+            # unquoted `6:00:00`: srtctl refuses the recipe, `_refused_time_limit`)
             return None
-        label = f"slurm.time_limit {limit.value}"
-        if limit.sexagesimal:  # what the author meant; not what srtctl is given
-            label += (
-                f", unquoted: PyYAML reads it as the base-60 number {limit.scalar} and that "
-                f"is what srtctl receives, so quote it"
-            )
-        return seconds, label, None
+        return seconds, f"slurm.time_limit {limit.value}", None
     if route is None:
         return None
     best: Wall | None = None
@@ -378,6 +424,10 @@ def check(ctx: Context) -> Iterator[Finding]:
         original = wiring.ws.yaml(recipe.path)
         if document is None or original is None:
             continue
+        entry = Location(route.entry.path, route.entry.location.span, f"entry {route.entry.name}")
+        refused = _refused_time_limit(original, document.root, (entry,))
+        if refused is not None:
+            _gather(reported, refused, route.entry.name)
         window = health_window(document.root)
         if window is None:
             continue
