@@ -10,7 +10,7 @@ collapsing; lookups follow PyYAML and take the last value.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from sys import intern
 from typing import Any, overload
@@ -409,24 +409,31 @@ class YamlDocument:
             stack.extend(v for _, v in reversed(current.pairs) if not v.is_scalar)
             stack.extend(i for i in reversed(current.items) if not i.is_scalar)
 
-    def duplicates(self) -> Iterator[Duplicate]:
-        maps = self._repeats if self._repeats is not None else self.walk()
+    def duplicates(self, same: Callable[[YNode], Hashable] | None = None) -> Iterator[Duplicate]:
+        """The keys written again in a mapping: the same key as PyYAML reads it, or by `same`
+        (a scalar key's identity to another reader; NOT_COMPARED: a key it does not compare)."""
+        maps = self._repeats if self._repeats is not None and same is None else self.walk()
         for node in maps:
             if not node.is_map:
                 continue
             first: dict[Any, YNode] = {}
             last_value: dict[Any, YNode] = {}
-            for k, v in node.pairs:
-                if k.is_scalar:
-                    last_value[k.key_identity] = v
-            for k, _ in node.pairs:
-                if not k.is_scalar:
-                    continue
-                identity = k.key_identity
+            keys = [
+                (k, v, k.key_identity if same is None else same(k))
+                for k, v in node.pairs
+                if k.is_scalar
+            ]
+            keys = [(k, v, identity) for k, v, identity in keys if identity is not NOT_COMPARED]
+            for _, v, identity in keys:
+                last_value[identity] = v
+            for k, _, identity in keys:
                 if identity in first:
                     yield Duplicate(node, first[identity], k, last_value[identity])
                 else:
                     first[identity] = k
+
+
+NOT_COMPARED = object()  # (a key `YamlDocument.duplicates` is told not to compare)
 
 
 MAX_DEPTH = 200  # deeper than any configuration; keeps every recursive reader safe

@@ -34,7 +34,9 @@ level, not kustomize's own `Kustomization`) kustomize-based tools (`kubectl appl
 Flux) refuse a repeated key whatever the values (`mapping key "volumes" already defined`), while
 `kubectl apply -f` keeps the last value: with the same value it is a warning, as benchlint does not
 know which tool reads the file. GitHub refuses a workflow with a repeated key (`'X' is already
-defined`), whatever the values: an error. A repeated merge key (`<<: *base` then `<<: *extra`) is
+defined`), whatever the values: an error; its reader compares keys without their case (`build`
+and `Build`, `X` and `x` under `env:` are one key; a `${{ }}` key is not compared), and so does
+this rule in a workflow. A repeated merge key (`<<: *base` then `<<: *extra`) is
 merged every time, not the last only; PyYAML releases differ on which mapping a key both define
 comes from (an error), and where they define no key in common only a stricter loader minds (a
 warning). Its fix is one `<<: [*base, *extra]`, written by hand.
@@ -53,7 +55,7 @@ known). It is not offered where those lines hold an anchor.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 
 from benchlint.context import Context
 from benchlint.finding import Finding, Fix, Location, Severity, Undecided, clip
@@ -62,7 +64,7 @@ from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
 from benchlint.workflow import WORKFLOWS
 from benchlint.workspace import path_matches
-from benchlint.yamlmodel import Duplicate, YamlDocument, YNode
+from benchlint.yamlmodel import NOT_COMPARED, Duplicate, YamlDocument, YNode
 
 
 def _show(node: YNode) -> str:
@@ -95,16 +97,22 @@ def check(ctx: Context) -> Iterator[Finding]:
 def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
     # (GitHub reads a workflow with its own template reader, not PyYAML: h128 W2)
     workflow = any(path_matches(document.path, pattern) for pattern in WORKFLOWS)
-    for duplicate in document.duplicates():
+    same = _github_key if workflow else _pyyaml_key
+    for duplicate in document.duplicates(_github_key if workflow else None):
         key = duplicate.again.value
         if _FILL_IN.fullmatch(str(key)):
             # (`x.x.x.x:` once per node of a sample to fill in: keys to come, not keys; t84b)
             yield Undecided(_FILLED_IN, Location(document.path, duplicate.again.span))
             continue
         first_line = duplicate.first.span.line
+        reader = (
+            "GitHub reads as the same key (it ignores case)"
+            if workflow
+            else "PyYAML reads as the same key"
+        )
         advice = ""
-        same = _same_values(duplicate)
-        severity = Severity.NOTE if same else None
+        alike = _same_values(duplicate, same)
+        severity = Severity.NOTE if alike else None
         if key == "<<" and duplicate.again.style is None and _disjoint_merges(duplicate):
             outcome = (
                 "PyYAML merges every one of them, and as no key takes two values from them "
@@ -130,7 +138,7 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
                 "kustomize-based tools (`kubectl apply -k`, Argo CD, Flux) refuse the manifest "
                 f'(`mapping key "{key}" already defined`)'
             )
-            if same:
+            if alike:
                 outcome = (
                     f"both give {_show(duplicate.winner)}: `kubectl apply -f` and PyYAML change "
                     f"nothing today, but {refused}"
@@ -141,19 +149,19 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
                     f"{refused}; `kubectl apply -f` and PyYAML keep the last value, "
                     f"{_show(duplicate.winner)}"
                 )
-        elif same:
+        elif alike:
             outcome = (
                 f"both give {_show(duplicate.winner)}, so nothing changes today, but an edit "
                 "to the first is silently ignored"
             )
         else:
             outcome = f"PyYAML keeps the last value, {_show(duplicate.winner)}"
-        fix = None if advice else _removal(document, duplicate, workflow)
+        fix = None if advice else _removal(document, duplicate, workflow, same)
         yield Finding(
             "BL203",
             f"key '{key}' is repeated in this mapping (first at line {first_line}"
             + (
-                f" as '{duplicate.first.value}', which PyYAML reads as the same key"
+                f" as '{duplicate.first.value}', which {reader}"
                 if duplicate.first.value != key
                 else ""
             )
@@ -165,6 +173,18 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
             fix=fix,
             severity=severity,
         )
+
+
+def _pyyaml_key(key: YNode) -> Hashable:
+    """A key as PyYAML compares them: the scalar it reads (`YNode.key_identity`)."""
+    return key.key_identity  # type: ignore[no-any-return]
+
+
+def _github_key(key: YNode) -> Hashable:
+    """A workflow's key as GitHub's template reader compares them: its text, whatever its case
+    (`'env' is already defined` for `ENV` after `env`; actions/runner's TemplateReader, mirrored
+    in actions/languageservices); an expression key is not compared."""
+    return NOT_COMPARED if "${{" in key.value else key.value.upper()
 
 
 # a key that stands for one to fill in: an address of `x`s (`x.x.x.x`, `xxx.xxx.xxx.xxx`,
@@ -230,14 +250,12 @@ def _keys(mapping: YNode, depth: int = 0) -> dict[object, object] | None:
     return keys
 
 
-def _same_values(duplicate: Duplicate) -> bool:
-    """Whether every occurrence of the key gives the same scalar as PyYAML reads it (`cutlass`
-    and `"cutlass"`, `yes` and `true`; not `1` and `"1"`, a number and a string, nor `1` and
-    `1.0`)."""
+def _same_values(duplicate: Duplicate, same: Callable[[YNode], Hashable]) -> bool:
+    """Whether every occurrence of the key (as `same` tells keys apart) gives the same scalar as
+    PyYAML reads it (`cutlass` and `"cutlass"`, `yes` and `true`; not `1` and `"1"`, a number
+    and a string, nor `1` and `1.0`)."""
     values = [
-        v
-        for k, v in duplicate.mapping.pairs
-        if k.is_scalar and k.key_identity == duplicate.again.key_identity
+        v for k, v in duplicate.mapping.pairs if k.is_scalar and same(k) == same(duplicate.again)
     ]
     if not all(v.is_scalar for v in values):
         return False
@@ -245,7 +263,9 @@ def _same_values(duplicate: Duplicate) -> bool:
     return all(r == read[0] for r in read)
 
 
-def _removal(document: YamlDocument, duplicate: Duplicate, workflow: bool) -> Fix | None:
+def _removal(
+    document: YamlDocument, duplicate: Duplicate, workflow: bool, same: Callable[[YNode], Hashable]
+) -> Fix | None:
     """Remove the occurrence right before the repeated key (PyYAML ignores it), with its
     value: the lines from its key to the next key, less the comments right above that one. Only
     in a block mapping whose keys start their lines, and never when those lines define an
@@ -254,9 +274,7 @@ def _removal(document: YamlDocument, duplicate: Duplicate, workflow: bool) -> Fi
     pairs = [k for k, _ in duplicate.mapping.pairs]
     again = next(i for i, k in enumerate(pairs) if k is duplicate.again)
     earlier = max(
-        i
-        for i in range(again)
-        if pairs[i].is_scalar and pairs[i].key_identity == duplicate.again.key_identity
+        i for i in range(again) if pairs[i].is_scalar and same(pairs[i]) == same(duplicate.again)
     )
     key, following = pairs[earlier], pairs[earlier + 1]
     value = duplicate.mapping.pairs[earlier][1]
