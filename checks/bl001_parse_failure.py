@@ -22,6 +22,9 @@ function's `}`), the compound command tree-sitter-bash finds left open before it
 whose lines end with `\\r\\n` (Windows line endings) is reported too, all or some of them: bash
 reads the `\\r` as part of each such line's last word, and sbatch refuses such a batch script
 (not where every shell file of the repository has them: a checkout git's `autocrlf` wrote so).
+So is a recipe, a master config or the runners file that holds more than one YAML document (a
+`---` after the first, even with nothing after it): srtctl and InferenceX's sweep tools load
+them with PyYAML's `safe_load`, which refuses it (`expected a single document in the stream`).
 
 ## Why is this bad?
 A file benchlint cannot read is a file no rule checked. A recipe with a YAML syntax error fails
@@ -71,7 +74,7 @@ from collections.abc import Iterator
 from benchlint.actions import embedded, parse_error
 from benchlint.calls import call_graph
 from benchlint.context import Context
-from benchlint.finding import Finding, Location, Severity, Undecided
+from benchlint.finding import Finding, Location, Severity, Span, Undecided
 from benchlint.lazyre import lazy_compile
 from benchlint.manifests import containers, healthcheck_scripts, may_hold_containers
 from benchlint.registry import rule
@@ -188,6 +191,41 @@ _FILL_IN = (
 _OTHER_SHELLS = frozenset({"zsh", "ksh", "mksh", "ksh93", "fish", "csh", "tcsh"})
 
 
+def _single_document_files(ctx: Context, recipes: set[str]) -> dict[str, str]:
+    """The files their readers load with PyYAML's `safe_load`, one document each: recipes
+    (srtctl's `load_config`), master configs and the runners file (InferenceX's sweep tools,
+    `utils/matrix_logic`), with what reads each."""
+    ws = ctx.ws
+    readers = dict.fromkeys(recipes, "srtctl reads a recipe")
+    if ctx.wiring.entries:
+        readers.update(dict.fromkeys(ws.glob(ws.layout.master_configs), "the sweep tools read it"))
+        readers[ws.layout.runners_file] = "the sweep tools read the runners file"
+    return readers
+
+
+def _documents(document: YamlDocument, reader: str) -> Finding:
+    """A file of more than one YAML document its reader loads with `safe_load`, which refuses
+    it (`expected a single document in the stream`; h128 M11): at the second one's `---`."""
+    source = document.file
+    first = document.documents[0].span.line
+    line = next(
+        (n for n in range(first + 1, source.line_count + 1) if _MARKER.match(source.line_text(n))),
+        first,
+    )
+    return Finding(
+        "BL001",
+        f"{document.path} holds {len(document.documents)} YAML documents (the second starts "
+        f"at line {line}): {reader} with PyYAML's `safe_load`, which refuses more than one "
+        "(`expected a single document in the stream`)",
+        Location(document.path, Span(line, 1, line, 4)),
+        subject="documents",
+        help="remove the `---` and what follows it, or move it to a file of its own",
+    )
+
+
+_MARKER = lazy_compile(r"---(?:[ \t]|$)")
+
+
 def _apart_from_checkout(ctx: Context, script: Script) -> bool:
     """Whether a script's `\r\n` endings are its own, not the checkout's (git's `autocrlf` on
     Windows writes every text file so): some of its lines end with `\n` alone, or another shell
@@ -239,8 +277,11 @@ def _windows_lines(script: Script) -> Finding:
 def check(ctx: Context) -> Iterator[Finding]:
     ws = ctx.ws
     recipes = set(ws.recipe_paths)
+    single = _single_document_files(ctx, recipes)
     for path in ctx.in_scope(ws.yaml_paths):
-        ws.yaml(path, keep=False)  # (a large one no later rule keeps is let go)
+        document = ws.yaml(path, keep=False)  # (a large one no later rule keeps is let go)
+        if path in single and document is not None and len(document.documents) > 1:
+            yield _documents(document, single[path])
         if path not in recipes:
             yield from ctx.document_pass("BL001", path, _container_scripts)
     sourced = ctx.in_scope(ws.sourced_only)
