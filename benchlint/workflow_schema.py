@@ -152,3 +152,11 @@ def _allowed(context: tuple[str, ...], where: str) -> Allowed:
         else:
             contexts.add(item.lower())
     return Allowed(frozenset(contexts), functions, where, context)
+
+
+@functools.cache
+def properties(name: str) -> frozenset[str]:
+    """The keys a mapping the definition gives may have: the properties of the definition, or of
+    every mapping a one-of of it offers (`steps-item`: a run step's, an action's, a background
+    `wait:`'s...)."""
+    return frozenset(key for mapping in _of_kind(name, "mapping") for key in mapping["properties"])

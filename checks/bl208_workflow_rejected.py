@@ -24,7 +24,10 @@ Reads every workflow under `.github/workflows/` and reports what makes GitHub re
 - a YAML merge key (`<<: *defaults`), which GitHub's parser reads as a key named `<<`;
 - a job that calls a reusable workflow (`uses:`) with a key such a job cannot have (`runs-on`,
   `steps`, `env`: it may have only `name`, `uses`, `with`, `secrets`, `needs`, `if`,
-  `permissions`, `strategy` and `concurrency`), and a step with a key no step has (`secrets`).
+  `permissions`, `strategy` and `concurrency`), a job with a key no job has (`timeout_minutes`),
+  and a step with a key no step has (`secrets`), as GitHub's schema gives each its keys (a step's
+  include `background:` and the `wait:`, `wait-all:`, `cancel:` and `parallel:` steps, generally
+  available since June 2026).
 Expressions are parsed as GitHub's own parser (`@actions/expressions`) parses them.
 
 ## Why is this bad?
@@ -93,7 +96,7 @@ from benchlint.workflow import (
     needs_items,
     workflow_roots,
 )
-from benchlint.workflow_schema import Allowed, allowed_values
+from benchlint.workflow_schema import Allowed, allowed_values, properties
 from benchlint.yamlmodel import YNode, value_span
 
 _TYPED = frozenset({"string", "number", "boolean"})
@@ -336,25 +339,11 @@ def _defaults(source: SourceText, root: YNode) -> Iterator[Finding]:
 
 _REJECTS = "GitHub rejects the whole workflow file and runs none of its jobs"
 
-# what a job that calls a reusable workflow (`uses:`) may hold; a step's keys
-_CALL_KEYS = frozenset(
-    {"name", "uses", "with", "secrets", "needs", "if", "permissions", "strategy", "concurrency"}
-)
-_STEP_KEYS = frozenset(
-    {
-        "id",
-        "if",
-        "name",
-        "uses",
-        "run",
-        "shell",
-        "with",
-        "env",
-        "working-directory",
-        "continue-on-error",
-        "timeout-minutes",
-    }
-)
+# the keys GitHub's schema gives a job that calls a reusable workflow (`workflow-job`: `name`,
+# `uses`, `with`, `secrets`, `needs`, `if`, `permissions`, `strategy`, `concurrency`), a job of
+# steps (`job-factory`) and a step (`steps-item`: a run or action step, with `background:`, and
+# the `wait:`, `wait-all:`, `cancel:` and `parallel:` steps; h135 F1)
+_CALL_KEYS, _JOB_KEYS, _STEP_KEYS = "workflow-job", "job-factory", "steps-item"
 
 
 def _merge_keys(source: SourceText, root: YNode) -> Iterator[Finding]:
@@ -398,6 +387,23 @@ def _outside_matrices(root: YNode) -> Iterator[YNode]:
             stack.extend((item, False) for item in node.items)
 
 
+def _unknown_keys(source: SourceText, key: YNode, job: YNode) -> Iterator[Finding]:
+    """A key no job has (`timeout_minutes:`, `run-on:`): GitHub's parser reads the job against
+    both kinds of job, and a key neither has is `Unexpected value` (h135 M1)."""
+    known = properties(_JOB_KEYS) | properties(_CALL_KEYS)
+    for name, _ in job.pairs:
+        if name.is_scalar and name.value not in known and name.value != "<<":
+            if "${{" in name.value:
+                continue
+            yield Finding(
+                "BL208",
+                f"job `{key.value}` has `{name.value}:`, which no job has: {_REJECTS}",
+                Location(source.path, name.span),
+                subject=f"job-key:{key.value}.{name.value}",
+                help=_closest(str(name.value), set(properties(_JOB_KEYS))),
+            )
+
+
 def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:
     """A job that calls a reusable workflow with a key only a job of steps has (`runs-on`,
     `steps`, `env`...), and a step with a key no step has (`secrets`, `needs`): GitHub's schema
@@ -407,7 +413,11 @@ def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:
             continue
         if job.get("uses") is not None:
             for name, _ in job.pairs:
-                if name.is_scalar and name.value not in _CALL_KEYS and name.value != "<<":
+                if (
+                    name.is_scalar
+                    and name.value not in properties(_CALL_KEYS)
+                    and name.value != "<<"
+                ):
                     yield Finding(
                         "BL208",
                         f"job `{key.value}` calls a reusable workflow (`uses:`) and has "
@@ -417,14 +427,17 @@ def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:
                         help="a called workflow's jobs choose their runners and steps; pass what "
                         "they need with `with:` or `secrets:`",
                     )
+        else:
+            yield from _unknown_keys(source, key, job)
+        step_keys = properties(_STEP_KEYS)
         for step in steps:
             for name, _ in step.pairs:
-                if name.is_scalar and name.value not in _STEP_KEYS and name.value != "<<":
+                if name.is_scalar and name.value not in step_keys and name.value != "<<":
                     yield Finding(
                         "BL208",
                         f"a step of job `{key.value}` has `{name.value}:`, which no step has: "
                         + _REJECTS,
                         Location(source.path, name.span),
                         subject=f"step-key:{key.value}.{name.value}",
-                        help=_closest(str(name.value), set(_STEP_KEYS)),
+                        help=_closest(str(name.value), set(step_keys)),
                     )
