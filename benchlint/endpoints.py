@@ -4,7 +4,9 @@ vLLM's and SGLang's servers and SGLang's router (sglang-router).
 
 A route is matched against a release's route table (`{name}` holds one path segment,
 `{name:path}` several). A release between two measured ones has a route both of them have and
-lacks a route neither has; otherwise it is not known, as is a release outside the range.
+lacks a route neither has; otherwise it is not known, as is a release outside the range. The
+routes of the server's framework (FastAPI's `/openapi.json`, `/docs`, `/redoc`) every release
+has.
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ class Endpoints:
     releases: dict[str, tuple[Release, ...]]  # server -> its measured releases, in order
     prefixes: dict[str, tuple[str, ...]]
     source: dict[str, str]
+    # server -> its framework's own routes (FastAPI's `/openapi.json`, `/docs`, `/redoc`),
+    # served by every release unless the server is built without them
+    framework: dict[str, frozenset[str]]
 
     def exposes(
         self, server: str, path: str, dev_mode: bool, version: str | None = None
@@ -61,6 +66,8 @@ class Endpoints:
         route; None when its routes are not known."""
         if server == "vllm" and dev_mode and path in self.dev_routes:
             return True
+        if (path.rstrip("/") or "/") in self.framework.get(server, ()):
+            return True  # (h135 F4)
         if version is None:
             routes = self.routes.get(server)
             return None if routes is None else _has(routes, path)
@@ -95,4 +102,5 @@ def endpoints() -> Endpoints:
         },
         prefixes,
         data["source"],
+        {name: frozenset(s.get("framework_routes", ())) for name, s in servers.items()},
     )

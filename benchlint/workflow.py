@@ -68,6 +68,8 @@ WORKFLOWS = (".github/workflows/*.yml", ".github/workflows/*.yaml")  # every wor
 ACTIONS = ("**/action.yml", "**/action.yaml")
 # a name a shell line assigns (`X=1`, `X+=a`, `export X=1`), not `--flag=1` or `$X==y`
 _ASSIGNED = lazy_compile(r"(?<![\w$\-/.])([A-Za-z_][A-Za-z0-9_]*)\+?=(?!=)")
+# `NAME=` after a `\n` a printf or `echo -e` writes as a line break
+_AFTER_LINE_BREAK = lazy_compile(r"\\n([A-Za-z_][A-Za-z0-9_]*)\+?=(?!=)")
 # `echo "NAME<<EOF" >> "$GITHUB_ENV"`: a multi-line value
 _HEREDOC_NAME = lazy_compile(r"\b([A-Za-z_][A-Za-z0-9_]*)<<")
 # `printf '%s=%s\n' NAME "$VALUE" >> "$GITHUB_ENV"`: the name is an argument (the format and
@@ -1003,6 +1005,7 @@ def env_file_writes(step: YNode, ws: Workspace, depth: int = 0) -> set[str]:
     text = _run_text(step)
     if "GITHUB_ENV" in text or "github.env" in text:
         names.update(_ASSIGNED.findall(text))
+        names.update(_AFTER_LINE_BREAK.findall(text))  # (`printf 'A=%s\nB=%s\n'`: h135 F3)
         names.update(_HEREDOC_NAME.findall(text))
         for line in text.splitlines():
             if "GITHUB_ENV" in line or "github.env" in line:  # (a printf written there)

@@ -78,6 +78,8 @@ from benchlint.yamlmodel import YNode, value_span
 
 _ENV_FILE = lazy_compile(r"\$\{?GITHUB_ENV\}?")
 _WRITTEN = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:=|<<)")
+# a `NAME=` after a `\n` printf writes as a line break
+_LATER_LINE = lazy_compile(r"\\n([A-Za-z_][A-Za-z0-9_]*)(?:=|<<)")
 _ENV_EXPRESSION = lazy_compile(r"\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
@@ -173,7 +175,10 @@ def _written_names(command: Command) -> list[str]:
         match = _WRITTEN.match(word.value)
         if match and word.value.startswith(match.group(0)):
             names.append(match.group(1))
-    return names[:1]
+            if command.base == "printf":  # (its format's lines: `'A=%s\nB=%s\n'`; h135 M4)
+                names += _LATER_LINE.findall(word.value)
+            break
+    return names
 
 
 def _read_after(script: Script, writer: Command, name: str) -> Span | None:
@@ -182,6 +187,14 @@ def _read_after(script: Script, writer: Command, name: str) -> Span | None:
     before it: the expansion's span; None otherwise."""
     end = writer.node.end_byte
     assigned = [a.node.start_byte for a in script.assignments if a.name == name]
+    # (`source "$GITHUB_ENV"` after the write sets every name written: h135 F2)
+    assigned += [
+        c.node.start_byte
+        for c in script.commands
+        if c.base in ("source", ".")
+        and c.node.start_byte >= end
+        and any(_ENV_FILE.fullmatch(w.text.strip("\"'")) for w in c.words[1:2])
+    ]
     reads: list[Read] = []
     for command in script.commands:
         if command.node.start_byte < end or command.function is not None:

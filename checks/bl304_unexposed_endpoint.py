@@ -17,7 +17,8 @@ recipes give it).
 
 It reports a route that server does not expose, from the route tables of every released vLLM
 (0.10.0-0.34.0) and SGLang (0.4.0-0.5.23) server and sglang-router (0.0.2-0.3.2) in
-`benchlint/data/endpoints.json`:
+`benchlint/data/endpoints.json` (with FastAPI's own `/openapi.json`, `/docs` and `/redoc`, which
+vLLM's and SGLang's servers serve though their source declares no such route):
 - against the release that runs it when that is known: the `image:` of the master-config entries
   whose jobs run the script, the router release they declare (`router: {name: sglang-router,
   version: ...}`), or the recipe's `model.container` when its workers serve; the message names

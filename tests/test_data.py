@@ -89,6 +89,8 @@ def test_endpoint_data_records_each_release_it_read() -> None:
             assert versions == [r["version"] for r in flags[server]["releases"]], server
     vllm = data["servers"]["vllm"]
     assert not set(vllm["dev_mode_routes"]) & set(vllm["routes"])
+    for server in ("vllm", "sglang"):  # FastAPI applications
+        assert "/openapi.json" in data["servers"][server]["framework_routes"]
     # the router's readiness route arrived in 0.1.6 (actix-web's #[get("/readiness")])
     router = {r["version"]: set(r["routes"]) for r in data["servers"]["sglang_router"]["releases"]}
     assert "/readiness" not in router["0.1.5"] and "/readiness" in router["0.1.6"]
@@ -105,6 +107,10 @@ def test_route_lookup_between_measured_releases() -> None:
     assert data.exposes("vllm", "/health", False, "0.13.0") is True
     assert data.exposes("vllm", "/v1/responses/abc", False, "0.31.0") is True  # {response_id}
     assert data.exposes("vllm", "/no/such/route", False, "0.13.0") is False
+    # FastAPI's own routes, which no decorator declares (h135 F4)
+    assert data.exposes("vllm", "/openapi.json", False, "0.13.0") is True
+    assert data.exposes("sglang", "/redoc", False) is True
+    assert data.exposes("sglang_router", "/openapi.json", False) is False
     assert (
         data.history("sglang_router", "0.1.4", "/readiness")
         == "the first measured release with it is 0.1.6"

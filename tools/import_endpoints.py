@@ -19,6 +19,12 @@ routes are the Rust HTTP server's route table in src/**/*.rs (actix-web attribut
 `#[get("/health")]` up to 0.1.6, axum `.route("/health", ...)` after). Its metrics are served on
 a separate Prometheus port, so `/metrics` is not one of its routes.
 
+vLLM's and SGLang's servers are FastAPI applications, which serve FastAPI's own routes (the
+OpenAPI schema and its two documentation pages) unless built without them (vLLM's
+`--disable-fastapi-docs`, SGLang's `DISABLE_OPENAPI_DOC=1`): `framework_routes`, FastAPI's
+defaults (`FastAPI(openapi_url="/openapi.json", docs_url="/docs", redoc_url="/redoc")`), which
+no decorator in their source declares.
+
 Every release is recorded with its routes, its artifact and the artifact's sha256; each server's
 `routes` is the union over its releases, used when the release that runs is not known. Metric
 families are the prefixes each server's Prometheus names carry.
@@ -50,6 +56,9 @@ ROUTER_SDISTS = Path(tempfile.gettempdir()) / "benchlint-router-sdists"
 # (`def attach_router(app): if not envs.VLLM_SERVER_DEV_MODE: return`)
 _DEV_ONLY_ATTACH = re.compile(r"if not envs\.VLLM_SERVER_DEV_MODE:\s*\n\s*return\b")
 _SGLANG_SERVERS = ("sglang/srt/entrypoints/http_server.py", "sglang/srt/server.py")
+# FastAPI's own routes, served by every FastAPI application by default (fastapi.FastAPI's
+# `openapi_url`, `docs_url`, `swagger_ui_oauth2_redirect_url`, `redoc_url`)
+_FASTAPI_ROUTES = ["/docs", "/docs/oauth2-redirect", "/openapi.json", "/redoc"]
 
 
 def _routes(tree: ast.AST) -> tuple[set[str], set[str]]:
@@ -218,6 +227,8 @@ def main(versions: list[str]) -> None:
             "sglang": "sglang "
             + ", ".join(str(r["version"]) for r in sglang)
             + " (wheels from PyPI): sglang/srt/entrypoints/http_server.py",
+            "framework": "FastAPI's own routes (vLLM's and SGLang's servers are FastAPI "
+            "applications: served unless built without them)",
             "sglang_router": "sglang-router "
             + ", ".join(str(r["version"]) for r in router)
             + " (sdists from PyPI): the route table of src/**/*.rs",
@@ -226,11 +237,13 @@ def main(versions: list[str]) -> None:
             "vllm": {
                 "routes": sorted(union),
                 "dev_mode_routes": sorted(dev - union),
+                "framework_routes": _FASTAPI_ROUTES,
                 "metric_prefixes": ["vllm:"],
                 "releases": vllm,
             },
             "sglang": {
                 "routes": sorted({x for r in sglang for x in r["routes"]}),  # type: ignore[attr-defined]
+                "framework_routes": _FASTAPI_ROUTES,
                 "metric_prefixes": ["sglang:"],
                 "releases": sglang,
             },
