@@ -335,6 +335,18 @@ _MODULES = {
 }
 
 
+# a word that asks a server program for its usage, which it prints and exits (argparse's `-h`,
+# vLLM's `--help=GROUP`)
+_HELP = lazy_compile(r"-h|--help(?:=.*)?")
+
+
+def _dynamo_server(module: str) -> bool:
+    """A Dynamo module `python -m` runs as a server (`dynamo.frontend`, `dynamo.vllm`,
+    `dynamo.sglang.decode_worker`): not one of a package's `utils` (`dynamo.sglang.utils.
+    clear_namespace` clears etcd and exits; h137 F1)."""
+    return module.startswith("dynamo.") and "utils" not in module.split(".")
+
+
 def launch_in(words: list[Word], command: Command) -> Launch | None:
     """The engine launch these words make, behind any wrapper (`srun ... uv run vllm serve`)."""
     if not words:
@@ -344,6 +356,8 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
     )
     program = invocation.words
     base = invocation.base
+    if any(w.static and _HELP.fullmatch(w.value) for w in program[1:]):
+        return None  # (`vllm serve --help`: argparse prints its usage and exits; h134 F3)
     started = _container_entrypoint(invocation)
     if started is not None:  # `docker run IMAGE --flags`: the image's own `vllm serve`
         image, entry = started
@@ -367,7 +381,7 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
     module = invocation.module
     if module is None:
         return None
-    engine = _MODULES.get(module) or ("dynamo" if module.startswith("dynamo.") else None)
+    engine = _MODULES.get(module) or ("dynamo" if _dynamo_server(module) else None)
     if engine is None:
         return None
     at = next(  # (the module's word: `-m MODULE`, `-mMODULE`, `-m "$MODULE"`)
@@ -517,7 +531,7 @@ def hidden_launches(script: Script) -> list[Command]:
         elif invocation.module is not None and invocation.module.startswith("$"):
             at = next((i for i, w in enumerate(words) if w.value == "-m"), None)
             held = _held_modules(words[at + 1]) if at is not None and at + 1 < len(words) else ()
-            if any(_MODULES.get(m) or m.startswith("dynamo.") for m in held):
+            if any(_MODULES.get(m) or _dynamo_server(m) for m in held):
                 found.append(command)
     for inner in _walk(script, True):  # (a string a variable's value gave: may be another)
         if inner.may_differ and inner.parent is not None and _launches(inner, True):
