@@ -787,7 +787,7 @@ def validates_arguments(
             or (
                 command.base in script.functions
                 and command.base != function
-                and _always_exits(script, command.base)
+                and always_exits(script, command.base)
             )
         )
 
@@ -1267,7 +1267,7 @@ def _behind_in_shell(command: Command) -> str | None:
     return command.invocation.base
 
 
-def _always_exits(script: Script, function: str) -> bool:  # (cached by Environment)
+def always_exits(script: Script, function: str) -> bool:  # (cached by Environment)
     """A function whose body runs `exit` whatever happens (`die() { echo "$*" >&2; exit 1; }`)."""
     return _runs_whatever(script, function, lambda c: c.base == "exit" and not c.subshell)
 
@@ -1544,7 +1544,7 @@ def _otherwise_ends(
             return False
         owner = functions.get(command.base or "")
         if command.base != "exit" and not (
-            owner is not None and _always_exits(owner, command.base or "")
+            owner is not None and always_exits(owner, command.base or "")
         ):
             return False
         return all(
@@ -2155,7 +2155,7 @@ class Environment:
     def _always_exits(self, script: Script, function: str) -> bool:
         exiting: dict[str, bool] = script.derived("env-exiting", self._token, dict)
         if function not in exiting:
-            exiting[function] = _always_exits(script, function)
+            exiting[function] = always_exits(script, function)
         return exiting[function]
 
     def _validated_arguments(

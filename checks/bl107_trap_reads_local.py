@@ -44,10 +44,12 @@ Or expand the value when the trap is set: `trap "scancel $job_id" EXIT`.
 Not reported: a variable that is also assigned outside the function or declared `declare -g`, a
 handler function's own `local`, a trap the function resets or replaces before it returns
 (`trap - EXIT`, or the script's own `trap cleanup EXIT` put back; not under a condition the first
-trap is not under), a function that ends the script itself (its last command is `exit`: the trap
-runs while its locals exist; or `exec`: it never runs), a `RETURN` trap (it runs while the locals
-exist), a trap set inside a subshell of the function (`( trap ... EXIT; ... )` fires when the
-subshell ends), and a double-quoted handler string, which is expanded when `trap` runs.
+trap is not under), a function that ends the script itself (its last statement is an `exit`, a
+call of a function of the script that always exits, or an `if` with an `else` whose every branch
+ends so: the trap runs while its locals exist; or `exec`: it never runs), a `RETURN` trap (it
+runs while the locals exist), a trap set inside a subshell of the function (`( trap ... EXIT;
+... )` fires when the subshell ends), and a double-quoted handler string, which is expanded when
+`trap` runs.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from benchlint.context import Context
+from benchlint.environment import always_exits
 from benchlint.finding import Finding, Location, Severity
 from benchlint.registry import script_rule
 from benchlint.shell.flow import may_set_nounset
@@ -99,8 +102,8 @@ def _never_after_return(script: Script, trap: Command) -> bool:
     """The function resets or replaces the trap after setting it (`trap - EXIT`, `trap '' EXIT`,
     `trap cleanup EXIT`: a handler that reads a local is reported of its own), where it surely
     runs once the trap was set (under no condition the trap is not under), or ends the script
-    itself (its last command is `exit`: the trap runs while its locals live; `exec`: the trap
-    never runs)."""
+    itself (its last statement ends it on every path, `_ends`: the trap runs while its locals
+    live; `exec`: the trap never runs)."""
     body = [
         c
         for c in script.commands
@@ -114,8 +117,37 @@ def _never_after_return(script: Script, trap: Command) -> bool:
         on_exit = any(a.upper() in _EXIT for a in args[1:])
         if on_exit and all(id(g) in around for g in command.guards):
             return True
-    last = max(body, key=lambda c: c.node.start_byte, default=None)
-    return last is not None and not last.guards and last.base in ("exit", "exec")
+    if trap.guards or any(c.loops and c.loops[-1].start_byte > trap.node.start_byte for c in body):
+        return False
+    return _ends(script, [c for c in body if not c.apart_from_script], 0)
+
+
+def _ends(script: Script, region: list[Command], depth: int) -> bool:
+    """Whether the last statement of a region (the commands under the same first `depth`
+    guards) ends the script on every path: an `exit` or `exec`, a call of a function of the
+    script that always exits (`finish $?`), or an `if` with an `else` whose every branch ends
+    so (h134 F1, F2)."""
+    last = max(region, key=lambda c: c.node.start_byte, default=None)
+    if last is None:
+        return False
+    if len(last.guards) == depth:
+        return last.base in ("exit", "exec") or (
+            last.base in script.functions and always_exits(script, last.base)
+        )
+    guard = last.guards[depth]
+    if guard.patterns:
+        return False  # (a `case`: an item not written may match)
+    branches = [
+        [
+            c
+            for c in region
+            if len(c.guards) > depth
+            and c.guards[depth].node == guard.node
+            and c.guards[depth].expect is way
+        ]
+        for way in (True, False)
+    ]
+    return all(branches) and all(_ends(script, branch, depth + 1) for branch in branches)
 
 
 def _findings(script: Script) -> Iterator[Finding]:
