@@ -48,7 +48,10 @@ Not reported: an unquoted expansion (`${1:-'Qwen/x'}`: bash removes the quotes);
 anything outside its single quotes (`"${X:-'a'b}"`), an empty one (`''`); `${X:?'message'}`
 (a message); one in a longer double-quoted text (`log "Registry: ${REGISTRY:-'not set'}"`,
 most often a message); one in a heredoc body; the arguments of `echo` and `printf` and of the
-script's own functions. A `~` default is not reported where the value goes to another program
+script's own functions; an assignment whose variable the script reads only where its value
+lands in text a shell reads again (`bash -c "vllm serve $MODEL"`, `eval`: the inner shell
+removes the quotes; not a single-quoted `-c` string, whose shell expands the variable itself and
+keeps them). A `~` default is not reported where the value goes to another program
 (it may expand `~` itself: Python's `expanduser`), where the script rewrites it
 (`${D/#\\~/$HOME}`, `eval`) or assigns the variable again, or for `~user`.
 
@@ -178,6 +181,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             script, len(text[: expansion.start].encode("utf-8", "surrogateescape"))
         )
         if command is not None and _not_data(ctx, script, command, expansion.start):
+            continue
+        if inner is not None and command is not None and _reread_only(script, command, expansion):
             continue
         written = text[expansion.start : expansion.end]
         name = expansion.name
@@ -337,6 +342,40 @@ def _not_data(ctx: Context, script: Script, command: Command, at: int) -> bool:
     if index is not None and _reread(values, index):
         return True
     return base in ctx.environment.functions_at_end(script)
+
+
+def _reread_only(script: Script, command: Command, expansion: BraceExpansion) -> bool:
+    """Whether the expansion is an assignment's value (`MODEL="${MODEL:-'m'}"`) whose variable
+    the script reads only where its value lands in text a shell reads again, which removes the
+    quotes: `bash -c "vllm serve $MODEL"`, `eval`, `ssh` (h134 F4). Every `$NAME` written after
+    the assignment must be such a read of this script's (not one a single-quoted string leaves
+    to the inner shell, which keeps the quotes of the value it expands)."""
+    at = len(script.file.text[: expansion.start].encode("utf-8", "surrogateescape"))
+    owner = next(
+        (
+            a
+            for a in command.assignments
+            if a.value is not None and a.value.node.start_byte <= at < a.value.node.end_byte
+        ),
+        None,
+    )
+    if owner is None or not owner.name:
+        return False
+    text = script.file.text
+    written = [
+        m.start()
+        for m in re.finditer(r"\$\{?" + re.escape(owner.name) + r"(?![A-Za-z0-9_])", text)
+        if m.start() >= expansion.end
+    ]
+    if not written:
+        return False
+    reread: set[int] = set()
+    for other in script.commands:
+        values = [w.value if w.static else "" for w in other.words]
+        for index, word in enumerate(other.words):
+            if values and (values[0] in _REREAD or _reread(values, index)):
+                reread |= {script.char_of(r.node.start_byte) for r in word.reads()}
+    return all(start in reread for start in written)
 
 
 def _word_at(script: Script, words: list[Word], at: int) -> int | None:
