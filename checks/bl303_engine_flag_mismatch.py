@@ -119,6 +119,11 @@ PREFIX only a wrapper's words or nothing; `python3 -m "$MODULE"` where it gives 
 module among others, or only under a condition). A launch handed its function's or script's
 arguments (`vllm serve m "$@"`) is checked for the flags it writes; those a caller passes are not
 read, and every report counts such launches (not a function whose every call passes none).
+A flag a line adds under a condition the launch does not run under
+(`[[ $PREFILL_ENABLE_DP == true ]] && CONFIG+=" --enable-dp-attention"`) is reported with that
+condition, and not where every route through the launcher decides it false; where no route
+decides it true (a script the launcher starts, whose conditions its callers' values decide), it
+is a warning: the flag is wrong, whether a job sets the condition is not known.
 `sglang serve` is read as SGLang's language-model
 server, which it runs for every model but a diffusion model (whose server parses other flags, with
 no data here): one given `--model-type diffusion` is counted so; one told a diffusion model only by
@@ -1087,8 +1092,7 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             adding = _adding(arg, launch)
             if adding is not None and _never_adds(ctx, adding):
                 continue
-            when = _only_when(adding)
-            yield dataclasses.replace(dashed, notes=(when,)) if when else dashed
+            yield _conditional(ctx, dashed, adding, launch)
         for arg in launch.flags:
             if not arg.value.startswith("--"):
                 continue
@@ -1106,7 +1110,6 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
             adding = _adding(arg, launch)
             if adding is not None and _never_adds(ctx, adding):
                 continue  # (no route runs the line that adds it)
-            when = _only_when(adding)
             reaching = _reaching(ctx, adding, runs) if adding is not None else runs
             if reaching == []:
                 continue
@@ -1116,21 +1119,15 @@ def _script_pass(ctx: Context, script: Script) -> Iterator[Finding]:
                 location = Location(script.path, arg.span)
                 finding = _unreleased_slip(flag, arg.value, engine, where, location, flag)
             if finding is not None:
-                yield (
-                    dataclasses.replace(finding, notes=(*finding.notes, when)) if when else finding
-                )
+                yield _conditional(ctx, finding, adding, launch)
                 continue
             owner = data.foreign(engine, flag)
             if owner is not None:
                 message, hint = _message(flag, arg.value, engine, owner, where)
-                yield Finding(
-                    "BL303",
-                    message,
-                    Location(script.path, arg.span),
-                    subject=flag,
-                    help=hint,
-                    notes=(when,) if when else (),
+                found = Finding(
+                    "BL303", message, Location(script.path, arg.span), subject=flag, help=hint
                 )
+                yield _conditional(ctx, found, adding, launch)
 
 
 def _adding(arg: Arg, launch: Launch) -> Command | None:
@@ -1147,12 +1144,34 @@ def _adding(arg: Arg, launch: Launch) -> Command | None:
     return given.command
 
 
-def _only_when(adding: Command | None) -> str | None:
-    """A note that the line adding the flag runs only on some paths (h87 W2, h89 W6)."""
+def _conditional(ctx: Context, finding: Finding, adding: Command | None, launch: Launch) -> Finding:
+    """The finding of a flag a line adds under a condition the launch does not run under (h87
+    W2, h89 W6): a note with the condition, the launch related; a warning where no route is
+    known to run that line (a script another starts, whose condition, `[[ $PREFILL_ENABLE_DP ==
+    true ]]`, its callers' values decide: h133 W1, h136 W1)."""
     if adding is None:
-        return None
+        return finding
+    script = adding.script
+    guard = next((g for g in adding.guards if g not in launch.command.guards), None)
+    shown = script.text_of(guard.node) if guard is not None else ""
+    if len(shown) > 60 and " && " in shown:  # (its first test says what it turns on)
+        shown = shown.split(" && ", 1)[0] + " && ..."
+    condition = f" `{clip(shown, 70)}`" if shown else ""
+    surely = any(r.holds(adding) is True for r in _routes_through(ctx, adding))
     line = adding.span.line
-    return f"line {line}, which adds it, runs only on some paths: under a condition there"
+    note = (
+        f"line {line} adds it under the condition{condition}, which holds on the routes that run it"
+        if surely
+        else f"line {line}, which adds it, runs only when{condition or ' its condition'} "
+        "holds, which benchlint cannot decide"
+    )
+    related = Location(script.path, launch.command.first_line_span, "the launch")
+    return dataclasses.replace(
+        finding,
+        notes=(*finding.notes, note),
+        related=(*finding.related, related),
+        severity=finding.severity if surely else Severity.WARNING,
+    )
 
 
 def _reaching(ctx: Context, adding: Command, runs: list[Running] | None) -> list[Running] | None:
