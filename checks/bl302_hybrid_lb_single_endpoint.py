@@ -44,7 +44,9 @@ fi
 
 ## Exceptions
 A script (or its launcher) that also runs a router or a proxy (`*router*`, `*proxy*`, nginx,
-envoy, an llm-d endpoint picker) or `dynamo.frontend` is taken to spread requests over every
+envoy, an llm-d endpoint picker) or `dynamo.frontend` (the program a command runs behind any
+wrapper, its Python module or script, a container's image; not another program's word, `source
+site_proxy.sh`, `pip install sglang-router`) is taken to spread requests over every
 node's endpoint, and so is a launcher whose probe loops over the nodes; an entrypoint with a
 `--headless` launch uses internal load balancing. Recipes served by a Dynamo frontend are not
 reported. Whether the client talks to one endpoint is inferred from the absence of such a
@@ -132,16 +134,31 @@ def _below_whole(launch: Launch) -> bool:
 
 
 def _has_router(script: Script) -> bool:
-    """A program among a command's first words named as a router or proxy (`vllm-router`,
-    `python3 toy_proxy_server.py`; not an assignment, `https_proxy=...`)."""
+    """A command that runs a program named as a router or proxy (`vllm-router`, `python3
+    toy_proxy_server.py`, `python3 -m sglang_router.launch_router`, `docker run ... nginx`),
+    behind any wrapper: the program, its module or script, a container's image; not a word of
+    another program (`source site_proxy.sh`, `pip install sglang-router`, `mkdir -p
+    /tmp/router-logs`, `git config http.proxy`: h135 M8), nor an assignment (`https_proxy=...`)."""
     for command in script.all_commands():
         if command.base in _NOT_RUN:
             continue  # (`unset http_proxy`, `curl --noproxy`: h125 F2)
-        for word in command.words[:4]:
-            name = word.value.rsplit("/", 1)[-1]
-            if word.static and "=" not in name and name[:1] != "-" and _ROUTER.search(name):
+        invocation = command.invocation
+        words = invocation.words
+        names = [invocation.base or "", invocation.module or ""]
+        if invocation.base in _INTERPRETERS and len(words) > 1 and words[1].static:
+            names.append(words[1].value)  # (the script it runs)
+        for wrapper in ("docker run", "podman run"):
+            runner = invocation.wrapper(wrapper)
+            if runner is not None and runner.operands and runner.operands[0].static:
+                names.append(runner.operands[0].value)  # (the image)
+        for name in names:
+            name = name.rsplit("/", 1)[-1]
+            if name and "=" not in name and name[:1] != "-" and _ROUTER.search(name):
                 return True
     return False
+
+
+_INTERPRETERS = frozenset({"python", "python3", "node", "bash", "sh", "uv", "uvicorn"})
 
 
 _COUNT_VARIABLE = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
