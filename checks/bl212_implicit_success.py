@@ -23,7 +23,10 @@ when every job before it (those it `needs`, theirs, and so on) succeeded. So, in
 
 A step's `if:` with no status function is read only while no step before it failed, so a test
 of a step before it for `conclusion == 'failure'` (or a cancelled one) never holds, nor one for
-`outcome == 'failure'` of a step with no `continue-on-error:`.
+`outcome == 'failure'` of a step with no `continue-on-error:`, nor `conclusion != 'success'` of
+a step with no `if:` of its own (it ran: not skipped), nor `outcome != 'success'` of one with no
+`if:` and no `continue-on-error:`; nor `job.status == 'failure'` (or `'cancelled'`, `!=
+'success'`): the job's status is then 'success'.
 
 ## Why is this bad?
 The branch meant for the skipped or failed case never runs, and nothing says so: a trusted
@@ -424,17 +427,27 @@ def _steps(source: SourceText, job: _Job) -> Iterator[Finding]:
         condition = _condition(step.get("if"))
         if condition is not None and not condition.status:
             for test in condition.tests:
-                if (
-                    len(test.path) != 3
-                    or test.path[0] != "steps"
-                    or test.op != "=="
-                    or not test.equal
-                ):
+                kind, value = test.literal
+                if test.op != "==" or kind != "STRING":
+                    continue
+                if test.path == ("job", "status") and _not_success(test):
+                    yield _unseen_status(source, condition, test)
+                    continue
+                if len(test.path) != 3 or test.path[0] != "steps":
                     continue
                 before = earlier.get(test.path[1])
-                kind, value = test.literal
+                if before is None:
+                    continue
+                if value == "success" and not test.equal:  # (`!= 'success'`: h135 M6)
+                    # (it ran, no `if:` of its own skipping it, and succeeded: its outcome
+                    # 'failure' only where its `continue-on-error:` may hold)
+                    if before.get("if") is None and not (
+                        test.path[2] == "outcome" and _may_fail_on(before)
+                    ):
+                        yield _unseen_step(source, condition, test, before, None)
+                    continue
                 tolerated = _UNSEEN_STEP_RESULTS.get((test.path[2], str(value)))
-                if before is None or kind != "STRING" or tolerated is None:
+                if not test.equal or tolerated is None:
                     continue
                 if tolerated and _may_fail_on(before):
                     continue
@@ -444,13 +457,39 @@ def _steps(source: SourceText, job: _Job) -> Iterator[Finding]:
             earlier[named.value.lower()] = step
 
 
+def _not_success(test: _Test) -> bool:
+    """`job.status == 'failure'` (or 'cancelled'), `job.status != 'success'`: a status the job
+    does not have while every step before it succeeded."""
+    value = test.literal[1]
+    return value != "success" if test.equal else value == "success"
+
+
+def _unseen_status(source: SourceText, condition: _If, test: _Test) -> Finding:
+    shown = condition.shown(test.node)
+    return Finding(
+        "BL212",
+        f"`{shown}` never holds: this step's `if:` calls no status function, so GitHub runs it "
+        "only while every step before it succeeded, and the job's status is then 'success'",
+        condition.at(source, test.node),
+        subject=f"step:{shown}",
+        help="begin the `if:` with `failure() && ` (or `always() && `) to run the step after a "
+        "failure",
+    )
+
+
 def _unseen_step(
-    source: SourceText, condition: _If, test: _Test, step: YNode, tolerated: bool
+    source: SourceText, condition: _If, test: _Test, step: YNode, tolerated: bool | None
 ) -> Finding:
     shown = condition.shown(test.node)
     named = step.get("id")
     assert named is not None
-    if tolerated:
+    if tolerated is None:  # (`!= 'success'` of a step that surely ran)
+        why = (
+            f"and `{named.value}`, which has no `if:` of its own"
+            + (" nor `continue-on-error:`" if test.path[2] == "outcome" else "")
+            + ", ran and succeeded"
+        )
+    elif tolerated:
         why = f"and `{named.value}` has no `continue-on-error:`, so its failure fails the job"
     elif test.literal[1] == "failure":
         why = "and a step whose conclusion is 'failure' has failed the job"
