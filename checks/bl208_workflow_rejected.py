@@ -18,7 +18,8 @@ Reads every workflow under `.github/workflows/` and reports what makes GitHub re
   doubled), over GitHub's cap of 21,000 characters (UTF-16 units, as its parsers count); under
   it in characters but over it both in UTF-8 bytes and with the block's indentation counted, a
   warning (GitHub rejected such a value, and does not publish which count it applies);
-- a job's `needs:` that names no job of the workflow;
+- a job's `needs:` that names no job of the workflow, or a job that needs it in turn, directly
+  or through others (a cycle: "depends on job 'b' which creates a cycle");
 - an input of `workflow_dispatch` or `workflow_call` whose `default:` is a list or a mapping
   where its `type:` is `string`, `number` or `boolean`;
 - a YAML merge key (`<<: *defaults`), which GitHub's parser reads as a key named `<<`;
@@ -109,6 +110,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         yield from _expressions(source, root)
         yield from _templates(source, root)
         yield from _needs(source, root)
+        yield from _cycles(source, root)
         yield from _defaults(source, root)
         yield from _keys(source, root)
         yield from _merge_keys(source, root)
@@ -303,6 +305,53 @@ def _needs(source: SourceText, root: YNode) -> Iterator[Finding]:
                 subject=f"needs:{key.value}->{name}",
                 help=_closest(name, names),
             )
+
+
+def _cycles(source: SourceText, root: YNode) -> Iterator[Finding]:
+    """A job's `needs` of a job that needs it back, directly or through others: GitHub's parser
+    rejects the file ("Job 'a' depends on job 'b' which creates a cycle in the dependency
+    graph": actions/languageservices, `validateNeeds`; names compared with their case, as it
+    does; h135 M2). Reported at each need on the cycle."""
+    jobs = root.get("jobs")
+    if jobs is None or not jobs.is_map:
+        return
+    edges: dict[str, list[YNode]] = {}
+    for key, job in jobs.pairs:
+        if key.is_scalar and isinstance(key.value, str) and job.is_map:
+            items = needs_items(job)
+            edges[key.value] = [i for i in items if isinstance(i.value, str)]
+    for name, items in edges.items():
+        for item in items:
+            path = _path(item.value, name, edges)
+            if path is None:
+                continue
+            loop = " -> ".join(f"`{n}`" for n in (name, *path))
+            yield Finding(
+                "BL208",
+                f"job `{name}` needs `{item.value}`, which needs it in turn ({loop}): in a "
+                f"cycle of needs no job can start, and {_REJECTS}",
+                Location(source.path, item.span),
+                subject=f"needs-cycle:{name}->{item.value}",
+                help="drop one of the needs on the cycle",
+            )
+
+
+def _path(start: str, goal: str, edges: dict[str, list[YNode]]) -> list[str] | None:
+    """The jobs from `start` to `goal` along needs (`start` first, `goal` last), if any."""
+    before: dict[str, str | None] = {start: None}
+    queue = [start]
+    while queue:
+        current = queue.pop(0)
+        if current == goal:
+            path = [current]
+            while (previous := before[path[-1]]) is not None:
+                path.append(previous)
+            return path[::-1]
+        for item in edges.get(current, ()):
+            if item.value not in before:
+                before[item.value] = current
+                queue.append(item.value)
+    return None
 
 
 def _closest(name: str, names: set[str]) -> str:
