@@ -213,19 +213,24 @@ def _rejected_elsewhere(problem: Problem) -> bool:
 
 def close_names(command: str, option: str) -> list[str]:
     """Long options of the command spelled like `option`, closest first: its name itself
-    (`----nodes`), a name it starts or ends with (`--timeout`: `--time`), a name a letter or
-    two away (`--ntask-per-node`) or two letters swapped (`--wiat`: `--wait`), a name and a
-    value after a `-` for its `=` (`--mem-4G`)."""
+    (`----nodes`), a name it starts or ends with, four letters or fewer beyond it (`--timeout`:
+    `--time`), a name a letter or two away (`--ntask-per-node`) or two letters swapped
+    (`--wiat`: `--wait`), a name it starts or ends with farther beyond, a name and a value
+    after a `-` for its `=` (`--mem-4G`)."""
     name = option.lstrip("-")
     names = every_long(command)
     close = [name] if name in names else []
-    close += sorted(
+    inside = sorted(
         (n for n in names if len(n) >= 4 and (name.startswith(n) or name.endswith(n))),
         key=len,
         reverse=True,
     )
+    # (a name the typed word starts with and goes on far beyond, `--container` of
+    # `--container-work-dir`, after the names spelt like it, `--container-workdir`: h134 W2)
+    close += [n for n in inside if len(name) - len(n) <= 4]
     close += sorted(n for n in names if _swapped(name, n))
     close += difflib.get_close_matches(name, names, n=3, cutoff=0.8)
+    close += inside
     # (a `-` for the `=` of an option that takes a value: `--mem-4G`)
     close += sorted(
         f"{n}={name[len(n) + 1 :]}" for n in names if re.match(rf"{re.escape(n)}-\d", name)
