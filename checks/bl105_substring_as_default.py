@@ -47,7 +47,8 @@ read as the shell that runs them reads them where one does (`bash -c '...'`, `ba
 in an unquoted heredoc's body a quote or a `#` is a plain character.
 
 ## Fix safety
-The fix inserts the `-` (or, for `${X: -"d"}`, removes the blank that split `:-`): unsafe
+The fix inserts the `-` (in place of the blank of `${X: fp8}`, whose default would otherwise
+start with it; for `${X: -"d"}`, removes the blank that split `:-`): unsafe
 (applied with `--unsafe-fixes`): it takes the default for the author's intent, and a script
 that meant the substring would change.
 """
@@ -219,6 +220,9 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         if blank and text[blank:].startswith("-"):  # `${X: -"d"}`: a `:-` split by a blank
             default = text[blank + 1 :]
             edit = Edit(path, Span(line, colon, line, colon + blank), "")
+        elif blank:  # `${X: fp8}`: the blank goes too, or the default starts with it (h134 W1)
+            default = text[blank:]
+            edit = Edit(path, Span(line, colon, line, colon + blank), "-")
         yield Finding(
             "BL105",
             f"`{written}` takes a substring at the arithmetic offset `{text}`, not a "
