@@ -3,11 +3,12 @@
 ## What it does
 Reports, in a workflow step's `run:` script, a command that runs a repository file by a plain
 relative path (`python3 process_results.py`, `bash utils/collect.sh`, `./scripts/run.sh`,
-`source env.sh`) when no file of the repository is at that path (from the step's
-`working-directory`, else the job's default, else the repository's root, moved by each `cd` to a
-folder written out before it: `cd utils`, `(cd utils && ./run.sh)`), while a file with a close
-name is in the same folder (`process_result.py`): a typo or a rename the workflow did not
-follow.
+`source env.sh`; behind a shell's options, `bash -euo pipefail x.sh`, and behind a wrapper,
+`timeout 600 ./x.sh`, `sudo -E ./x.sh`, `uv run utils/p.py`) when no file of the repository is
+at that path (from the step's `working-directory`, else the job's default, else the
+repository's root, moved by each `cd` to a folder written out before it: `cd utils`, `(cd utils
+&& ./run.sh)`), while a file with a close name is in the same folder (`process_result.py`): a
+typo or a rename the workflow did not follow.
 
 ## Why is this bad?
 The step fails with `No such file or directory` on every run, after the benchmark it was to
@@ -191,19 +192,25 @@ def _folder_at(script: Script, command: Command, folder: str) -> str | None:
 
 
 def _file_word(command: Command) -> Word | None:
-    """The word naming the file a command runs or sources, when written plainly."""
-    words = command.words
+    """The word naming the file a command runs or sources, when written plainly, behind a
+    wrapper too (`timeout 600 ./x.sh`, `sudo -E ./x.sh`, `uv run utils/p.py`: h135 M7)."""
+    words = command.invocation.words
     if not words or not words[0].static:
         return None
     first = words[0].value
+    wrapped = len(words) < len(command.words)
     if first in ("source", ".") or _INTERPRETERS.fullmatch(first):
         rest = list(words[1:])
         while rest and rest[0].static and rest[0].value.startswith("-"):
-            if first.startswith("python") and rest[0].value in ("-m", "-c"):
+            option = rest[0].value
+            if first.startswith("python") and option in ("-m", "-c"):
                 return None
-            rest = rest[1:]
+            # (a shell's `-o pipefail`, `-euo pipefail`, `-O extglob`: the next word is the
+            # option's name, not the script)
+            takes = not first.startswith("python") and not option.startswith("--")
+            rest = rest[2:] if takes and option[-1] in "oO" else rest[1:]
         candidate = rest[0] if rest else None
-    elif first.startswith("./"):
+    elif first.startswith("./") or (wrapped and "/" in first and not first.startswith("/")):
         candidate = words[0]
     else:
         return None
