@@ -1,16 +1,17 @@
 """A probe of an HTTP route or a metric the server on that path does not expose.
 
 ## What it does
-Finds the probes in scripts — `curl`/`wget` URLs with a path (also a URL given to a function of the
-script that fetches its argument: `wait_for "http://..."`), `--health-endpoint` style flags (with
-the command's own `--port`/`--node-ports` as the port), and metric names (`vllm:…`, `sglang:…`,
-`dynamo_frontend_…`) matched in the script, also in a command held in a string that `eval`, `bash
--c "$CMD"` or a function that runs its arguments (`wait_or_die "$pid" bash -c "$CMD"`) runs, and
-metric names in a program fed to an interpreter as a heredoc (`python3 - "$URL" <<'PY'`, or
-`"$AIPERF_PYTHON" - ...` where the script or a file it sources gives the variable only
+Finds the probes in scripts — `curl`/`wget` URLs with a path (with no scheme too, a local address
+and its port, `localhost:8000/health`, which they take for http; also a URL given to a function of
+the script that fetches its argument: `wait_for "http://..."`), `--health-endpoint` style flags
+(with the command's own `--port`/`--node-ports` as the port), and metric names (`vllm:…`,
+`sglang:…`, `dynamo_frontend_…`) matched in the script, also in a command held in a string that
+`eval`, `bash -c "$CMD"` or a function that runs its arguments (`wait_or_die "$pid" bash -c "$CMD"`)
+runs, and metric names in a program fed to an interpreter as a heredoc (`python3 - "$URL" <<'PY'`,
+or `"$AIPERF_PYTHON" - ...` where the script or a file it sources gives the variable only
 interpreters' paths) — and decides which server each talks to: the launch in the same script (by
-port when there are several), or the recipes that run the script as their `benchmark.command`
-(`bash /infmax-workspace/<path>`; in an srt-slurm checkout, the script of their `benchmark.type`,
+port when there are several), or the recipes that run the script as their `benchmark.command` (`bash
+/infmax-workspace/<path>`; in an srt-slurm checkout, the script of their `benchmark.type`,
 `src/srtctl/benchmarks/scripts/<type>/bench.sh`; the probe may reach the recipe's frontend —
 srtctl's `sglang` frontend is sglang_router — or its workers; one report per set of servers the
 recipes give it).
@@ -99,6 +100,10 @@ from benchlint.yamlmodel import YamlDocument, YNode
 
 _URL_START = r"https?://"
 _URL = lazy_compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
+# a URL curl and wget are given with no scheme, which they take for http (`localhost:8000/x`;
+# with its port: `localhost/out.json` may be a file, `-o localhost/out.json`)
+_BARE_HOST = r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0)"
+_BARE_URL = lazy_compile(r"(" + _BARE_HOST + r":[^/\s\"']+)(/[^\s\"'?#]*)")
 # metric name prefix -> what may follow it (a name: a letter first, so no process title,
 # `sglang::scheduler`, and a whole word, so no image, `lmsysorg/sglang:v0.5.8-cu130`; the words
 # of a command that names images or processes, `docker tag sglang:dev`, are none: `_IMAGES`)
@@ -119,7 +124,7 @@ _IMAGES = frozenset(
 _FRONTEND_FAMILIES = ("dynamo_",)  # metric families of a frontend, not of an engine's server
 _HEALTH_FLAGS = ("--health-endpoint", "--health-path", "--health-check-path")
 # a file with none of these holds no probe (tested once, before its words are looked at)
-_MAY_PROBE = lazy_compile("|".join([_URL_START, *_HEALTH_FLAGS, *_METRIC_FAMILIES]))
+_MAY_PROBE = lazy_compile("|".join([_URL_START, _BARE_HOST, *_HEALTH_FLAGS, *_METRIC_FAMILIES]))
 _MAY_PROBE_BYTES = lazy_compile(_MAY_PROBE.pattern.encode())  # the same, on one command's bytes
 _HEALTH_PREFIXES = tuple(f + "=" for f in _HEALTH_FLAGS)
 _SERVER_TYPE = lazy_compile(r"FRAMEWORK|BACKEND|FRONTEND|ENGINE|SERVER_TYPE|_TYPE\b", re.I)
@@ -165,7 +170,8 @@ def _probes(
         for i, word in enumerate(words):
             value = word.value
             if fetches:
-                for match in _URL.finditer(value):
+                bare = _BARE_URL.fullmatch(value) if "://" not in value else None
+                for match in [bare] if bare is not None else _URL.finditer(value):
                     host, path = match.group(1), match.group(2)
                     if ":" not in host and host.startswith("$"):
                         host = _held_address(command.script, host)  # (`http://$ADDR/x`)
