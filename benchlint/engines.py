@@ -332,6 +332,9 @@ _MODULES = {
     "sglang.launch_server": "sglang",
     "sglang.launch_server.py": "sglang",
     "sglang_router.launch_router": "sglang_router",
+    # (the router with its data-parallel SGLang workers, which it starts and serves in front of:
+    # the router's routes; its flags, the router's and SGLang's, are not in the data: h134 M7)
+    "sglang_router.launch_server": "sglang_router",
 }
 
 

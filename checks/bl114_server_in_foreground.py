@@ -37,11 +37,13 @@ done
 ## Exceptions
 Not reported: a launch in a function's body under a condition there, or in a function no line
 of the script's top level calls in the foreground (`start_server &`), in a `bash -c` string or a
-heredoc, in a container (`docker run -d`), behind a wrapper that returns
-(`timeout` ends it) or one that may run it elsewhere (`srun`: not `numactl`, `taskset`, `nice`,
-`nohup`, `stdbuf`, `env`, `time` or `nsys profile`, which run it in place, nor an unquoted
-`$NUMA_CMD` the script gives one of those or nothing), and a server with nothing after it that
-talks to one (an entrypoint that serves in the foreground on purpose).
+heredoc, in a container started detached (`docker run -d`), behind a wrapper that returns
+(`timeout` ends it) or one not known to wait for it (`setsid`, `ray job submit`: not `numactl`,
+`taskset`, `nice`, `nohup`, `stdbuf`, `env`, `time` or `nsys profile`, which run it in place,
+nor `srun`, `mpirun`, `ssh`, `sudo` or an attached `docker run`/`exec`, `enroot start`,
+`apptainer exec`, which run it elsewhere and wait for it to end, nor an unquoted `$NUMA_CMD` the
+script gives one of those or nothing), and a server with nothing after it that talks to one (an
+entrypoint that serves in the foreground on purpose).
 """
 
 from __future__ import annotations
@@ -95,14 +97,23 @@ def _in_place(launch: Launch) -> bool:
     command = launch.command
     if command.script.parent is not None:
         return False
-    if command.background or command.subshell or launch.image is not None:
+    if command.background or command.subshell:
         return False
     if not launch.args or not any(word is launch.args[0] for word in command.words):
         return False
-    # (`timeout` returns; `srun` and the like are left: they may run it elsewhere; `numactl`,
-    # `nohup` and the like run it in place, as does `$NUMA_CMD` that holds one or nothing)
+    # (`timeout` returns, and so does a container started detached; `numactl`, `nohup` and
+    # the like run it in place, as does `$NUMA_CMD` that holds one or nothing; `srun`,
+    # `mpirun`, an attached `docker run` wait for it wherever it runs: h134 M13, M14)
     wrappers = command.invocation.wrappers
-    return all(w.name in _IN_PLACE for w in wrappers) and command.base != "exec"
+    if launch.image is not None and not any(w.name in _WAITS for w in wrappers):
+        return False  # (an image's entrypoint some other way: not known to wait)
+    return (
+        all(
+            w.name in _IN_PLACE or (w.name in _WAITS and not w.has("-d", "--detach"))
+            for w in wrappers
+        )
+        and command.base != "exec"
+    )
 
 
 def _foreground_call(launch: Launch) -> Command | None:
@@ -126,6 +137,11 @@ def _foreground_call(launch: Launch) -> Command | None:
 
 
 # wrappers that run the command in their own process, in the foreground, until it ends
+# wrappers that run the command elsewhere (another node, a container) and wait for it to end
+_WAITS = frozenset(
+    {"srun", "mpirun", "mpiexec", "docker run", "podman run", "docker exec", "podman exec"}
+    | {"enroot start", "enroot exec", "apptainer exec", "singularity exec", "ssh", "sudo"}
+)
 _IN_PLACE = frozenset(
     {"numactl", "taskset", "nice", "nohup", "stdbuf", "env", "time", "nsys profile"}
 )
