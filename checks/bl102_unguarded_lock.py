@@ -2,15 +2,16 @@
 
 ## What it does
 Reports `flock -w SECONDS` and `flock -n` acquisitions whose failure nothing handles: the call is
-not an `if`/`while`/`until` condition, not followed by `&&` and work (a `&& echo locked` with
-more statements after it guards only its report: they run either way, under `set -e` too) or by
-a `||` that stops or retries (`|| true` and `|| echo ...` report the failure and carry on: they
-are reported even under `set -e`), its status is not read from `$?` on the next line, and
-errexit (`set -e`) is not in effect *in that shell*. The string given to `bash -c` / `sh -c`
-(also behind `srun`, `ssh HOST`, `docker exec`, `enroot exec`, `timeout`, `env`), a heredoc fed
-to a shell, and a heredoc written to a file a shell later runs (`cat > "$INNER" <<'EOF'` ...
-`srun bash "$INNER"`, or a file named or headed as a script) are new shells: they do not inherit
-the outer `set -e`, and the finding points at the `flock` inside the string.
+not an `if`/`while`/`until` condition, not followed by `&&` and work (a `&& echo locked` with more
+statements after it guards only its report: they run either way, under `set -e` too) or by a `||`
+that stops or retries (`|| true`, `|| echo ...` and a call of a function of the script that only
+reports, `|| log "..."`, report the failure and carry on: they are reported even under `set -e`; so
+is `|| false` where `set -e` is off), its status is not read from `$?` on the next line, and errexit
+(`set -e`) is not in effect *in that shell*. The string given to `bash -c` / `sh -c` (also behind
+`srun`, `ssh HOST`, `docker exec`, `enroot exec`, `timeout`, `env`), a heredoc fed to a shell, and a
+heredoc written to a file a shell later runs (`cat > "$INNER" <<'EOF'` ... `srun bash "$INNER"`, or
+a file named or headed as a script) are new shells: they do not inherit the outer `set -e`, and the
+finding points at the `flock` inside the string.
 
 ## Why is this bad?
 When the wait times out, `flock` returns 1 and the script runs its critical section anyway, next
@@ -50,8 +51,10 @@ that subshell: the failure is not handled. A blocking flock behind `timeout N` f
 timeout kills it. `flock -n 9 && work || echo busy` runs the work only with the lock: not
 reported. errexit is bash's state where the flock runs: for one
 in a function, at each of the function's calls (a function defined above `set -e` and called
-after it stops at a failing flock), and a flock that is the function's last command gives the
-call its status (`if ! acquire_lock; then exit 1; fi` handles it); a file the script sources
+after it stops at a failing flock; not where a condition tests a call, `if ! import_image` or
+`import_image || exit 1`: bash ignores `set -e` in the whole body then), and a flock that is the
+function's last command gives the call its status (`if ! acquire_lock; then exit 1; fi` handles
+it); a file the script sources
 before the flock can turn errexit on or off (`source common.sh` running `set -euo pipefail`);
 `bash -euo pipefail FILE` runs FILE with it on. `set -e` inside a function that runs later is
 not modelled.
@@ -158,13 +161,28 @@ def _guards_a_report(command: Command) -> str | None:
     return "; ".join(command.script.text_of(c.node) for c in success)
 
 
-def _carries_on(command: Command) -> list[Command] | None:
+def _carries_on(command: Command, errexit: bool = True) -> list[Command] | None:
     """What runs when `flock` fails, if all of it reports and carries on (`|| true`,
-    `|| echo "no lock"`); None when it stops, retries, or is not known."""
+    `|| echo "no lock"`, a call of a function of the script that only reports, `|| log "..."`;
+    `|| false` where errexit is off: h134 M3); None when it stops, retries, or is not known."""
     handlers = command.on_failure()
-    if handlers and all(c.base in _CARRIES_ON or _exits_subshell(command, c) for c in handlers):
+    if handlers and all(
+        c.base in _CARRIES_ON
+        or _exits_subshell(command, c)
+        or (c.base == "false" and not errexit)
+        or _reports_only(command.script, c.base)
+        for c in handlers
+    ):
         return handlers
     return None
+
+
+def _reports_only(script: Script, name: str | None) -> bool:
+    """A function of the script whose body only reports (`log() { echo "$*" >&2; }`)."""
+    if not name or name not in script.functions:
+        return False
+    body = [c for c in script.all_commands() if c.function == name]
+    return bool(body) and all(c.base in _CARRIES_ON for c in body)
 
 
 def _exits_subshell(command: Command, handler: Command) -> bool:
@@ -211,6 +229,12 @@ def _errexit_with_sources(ctx: Context, command: Command) -> bool:
     """errexit at the flock, with the files the script sources before it (`source common.sh`
     whose top level runs `set -euo pipefail`, or `set +e`) and its own `set` lines since."""
     script = command.script
+    if command.function is not None and any(
+        c.base == command.function and c.tested for c in script.commands
+    ):
+        # (`if ! import_image; then ...`, `import_image || exit 1`: bash ignores `set -e` in
+        # the whole body of a function a condition tests: h134 M1)
+        return False
     if script.parent is not None or command.function is not None:
         return command.errexit
     at = command.node.start_byte
@@ -277,7 +301,11 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         if command.function is not None and _calls_handle(command):
             continue
         shell = _shell_name(command)
-        carries_on = _carries_on(command) if command.or_guarded else None
+        carries_on = (
+            _carries_on(command, _errexit_with_sources(ctx, command))
+            if command.or_guarded
+            else None
+        )
         shown = ""
         if silent:  # (h123 M4)
             carries_on = None
