@@ -4,7 +4,8 @@
 Reports `trap HANDLER EXIT` registered inside a function when the handler, run later, reads a
 variable declared `local` in that function (or `declare`/`typeset` there without `-g`: a local
 too): a handler function's body, or a single-quoted handler string
-(`trap 'scancel "$job_id"' EXIT`, `trap -- '...' EXIT`), both expanded when the trap fires, and
+(`trap 'scancel "$job_id"' EXIT`, `trap -- '...' EXIT`) or an escaped expansion in a
+double-quoted one (`trap "scancel \\$job_id" EXIT`), all expanded when the trap fires, and
 the functions of the script they call (three calls deep); also a trap a helper sets that a
 function with the local calls (bash's locals are dynamic: the handler reads the caller's).
 
@@ -49,7 +50,7 @@ call of a function of the script that always exits, or an `if` with an `else` wh
 ends so: the trap runs while its locals exist; or `exec`: it never runs), a `RETURN` trap (it
 runs while the locals exist), a trap set inside a subshell of the function (`( trap ... EXIT;
 ... )` fires when the subshell ends), and a double-quoted handler string, which is expanded when
-`trap` runs.
+`trap` runs (but for its escaped `\\$job_id`, which the handler reads when it runs: reported).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.environment import always_exits
 from benchlint.finding import Finding, Location, Severity
+from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.flow import may_set_nounset
 from benchlint.shell.model import Assignment, Command, Script, parse_file
@@ -74,14 +76,55 @@ def _handler_reads(script: Script, trap: Command) -> tuple[str, set[str]] | None
     name = action.value.strip()
     if name.isidentifier() and name in script.functions:
         return f"`{name}`", _function_reads(script, name, set())
-    if action.node.type != "raw_string":  # "..." is expanded now; an unquoted word too
+    if action.node.type == "raw_string":
+        text = action.value
+    elif action.node.type == "string":  # "..." is expanded now: only its `\$x` later
+        later = _later_text(action.text)
+        if later is None:
+            return None
+        text = later
+    else:  # (an unquoted word: expanded now too)
         return None
-    handler = parse_file(SourceText(script.path, action.value.encode()))
+    handler = parse_file(SourceText(script.path, text.encode()))
     commands = handler.all_commands()
     reads = {r.name for c in commands for w in c.words for r in w.reads()}
     for called in {c.base for c in commands if c.base in script.functions}:
         reads |= _function_reads(script, called, set())
     return f"`{action.text}`", reads
+
+
+def _later_text(written: str) -> str | None:
+    """The text `trap` keeps of a double-quoted handler (`"scancel \\$job_id; rm $tmp"`), which
+    bash reads again when the trap runs: what the quotes leave of each escape (`\\$` is `$`,
+    read then: h134 M8), each plain expansion made now (`$tmp`, `${tmp}`: a word with no `$`
+    left); None for a substitution or another expansion made now (what it gives is not known)."""
+    body = written[1:-1] if len(written) >= 2 and written[0] == written[-1] == '"' else None
+    if body is None:
+        return None
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char == "\\" and i + 1 < len(body):
+            following = body[i + 1]
+            out.append(following if following in '$`"\\' else char + following)
+            i += 2
+            continue
+        if char == "`":
+            return None
+        if char == "$":
+            match = _PLAIN_EXPANSION.match(body, i)
+            if match is None:
+                return None
+            out.append("_")
+            i = match.end()
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+_PLAIN_EXPANSION = lazy_compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})")
 
 
 def _function_reads(script: Script, name: str, seen: set[str]) -> set[str]:
