@@ -16,8 +16,10 @@ the quotes. The script's text is read as bash reads it
 The same for a default that starts with `~` (`"${HF_BIN:-~/.local/bin/hf}"`, `"${D:-~}/x"`)
 where the value is taken as a path as it is written: the command a word runs, a redirection's
 target, an argument of `cd` or `source`, a file test's operand (`test -d`) or an argument of
-a program that makes, reads or moves files (`mkdir`, `cp`, `ls`, ...), or the value of an
-assignment whose `$NAME` starts such a word later in the script.
+a program that makes, reads or moves files (`mkdir`, `cp`, `ls`, ...), a bind mount's source
+(`docker run -v "${HF_HOME:-~/.cache/huggingface}:/root/..."`: docker expands no `~` and reads
+the source as a volume name, which may hold no `/`), or the value of an assignment whose
+`$NAME` starts such a word later in the script.
 
 ## Why is this bad?
 Inside double quotes, single quotes are plain characters, and bash keeps them in the word of
@@ -250,11 +252,17 @@ def _home_finding(
     else:
         shown = clip(" ".join(script.text_of(word.node).split()), 40)
         taken = f"`{shown}` on line {word.span.line} is {role}"
+    gives = (
+        "the source starts with `~`, which docker does not expand either: it reads it as a "
+        "volume name, which may hold no `/`, and the run stops before the container starts"
+        if role.startswith("a bind mount's source")
+        else "the path it gives starts with a folder named `~` in the folder the script runs "
+        "in, not the home folder"
+    )
     return Finding(
         "BL117",
         f"inside double quotes bash does not expand the `~` of `{clip(written, 60)}`: with "
-        f"{name} {when}, the path it gives starts with a folder named `~` in the folder the "
-        f"script runs in, not the home folder ({taken})",
+        f"{name} {when}, {gives} ({taken})",
         Location(path, source.span(start, end)),
         related=(Location(path, word.span, "where the path is used"),),
         help="write `$HOME` for it (bash expands it inside double quotes)",
@@ -315,7 +323,15 @@ def _role(command: Command, index: int) -> str | None:
     if command.base in ("test", "["):
         before = command.words[index - 1]
         return "a file test's operand" if before.static and _FILE_TEST.match(before.value) else None
+    before = command.words[index - 1]
+    if command.base in _CONTAINER_RUNNERS and before.static and before.value in ("-v", "--volume"):
+        # (`docker run -v "${HF_HOME:-~/.cache/huggingface}:/root/..."`: docker expands no
+        # `~` in a bind mount's source, BL118's literal `-v "~/..."`: h134 M15)
+        return f"a bind mount's source of `{command.base}`"
     return f"an argument of `{command.base}`" if command.base in _PATH_TAKERS else None
+
+
+_CONTAINER_RUNNERS = frozenset({"docker", "podman", "nvidia-docker"})
 
 
 def _starts(script: Script, word: Word, at: int) -> bool:
