@@ -15,7 +15,9 @@ script a string or a heredoc gives a shell (`docker run IMAGE bash -c "..."`, `s
 <<EOF`), where bash rejects its text: the container or remote shell exits with status 2; and one
 a container's command line gives a shell (a Kubernetes container's `command: ["/bin/bash",
 "-c"]` with the script in `args` or a probe's, a Compose service's `bash -c` command or health
-check, a SkyPilot task's `run:`), which then fails at every start. Where bash names, in a
+check, a SkyPilot task's `run:`), which then fails at every start, and a recipe's
+`benchmark.command` of `type: custom`, which srtctl hands to `bash -lc` as it is: the benchmark
+fails after the workers came up. Where bash names, in a
 script file, a line after the fault (an `if` with no `fi` in a function, reported at the
 function's `}`), the compound command tree-sitter-bash finds left open before it is named too
 (not where bash stops at the very word that would close it: closers swapped). A script
@@ -76,7 +78,12 @@ from benchlint.calls import call_graph
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, Undecided
 from benchlint.lazyre import lazy_compile
-from benchlint.manifests import containers, healthcheck_scripts, may_hold_containers
+from benchlint.manifests import (
+    command_line,
+    containers,
+    healthcheck_scripts,
+    may_hold_containers,
+)
 from benchlint.registry import rule
 from benchlint.shell.model import Script, parse_tree, syntax_suspect
 from benchlint.source import SourceText
@@ -191,6 +198,24 @@ _FILL_IN = (
 _OTHER_SHELLS = frozenset({"zsh", "ksh", "mksh", "ksh93", "fish", "csh", "tcsh"})
 
 
+def _recipe_command(document: YamlDocument) -> Iterator[Finding]:
+    """A recipe's `benchmark.command` of `type: custom`, which srtctl hands to `bash -lc` as it
+    is (srt-slurm's `benchmarks/custom.py`), where bash rejects it (h138 M1)."""
+    root = document.root
+    benchmark = root.get("benchmark") if root is not None and root.is_map else None
+    if benchmark is None or not benchmark.is_map:
+        return
+    kind, command = benchmark.get("type"), benchmark.get("command")
+    if kind is None or not kind.is_scalar or kind.value != "custom":
+        return
+    if command is None or not command.is_scalar or not command.value.strip():
+        return
+    script = command_line(document.file, [command], ("bash", "-lc"), command, dollars=False)
+    for item in _nested_rejected(script):
+        if isinstance(item, Finding):
+            yield item
+
+
 def _single_document_files(ctx: Context, recipes: set[str]) -> dict[str, str]:
     """The files their readers load with PyYAML's `safe_load`, one document each: recipes
     (srtctl's `load_config`), master configs and the runners file (InferenceX's sweep tools,
@@ -284,6 +309,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             yield _documents(document, single[path])
         if path not in recipes:
             yield from ctx.document_pass("BL001", path, _container_scripts)
+        elif document is not None:
+            yield from _recipe_command(document)
     sourced = ctx.in_scope(ws.sourced_only)
     if sourced:  # (a `.env` file is shell only where a script sources it)
         graph = call_graph(ws)
