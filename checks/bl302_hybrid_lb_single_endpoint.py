@@ -312,8 +312,9 @@ def _script_findings(script: Script) -> Iterator[Finding]:
             yield Finding(
                 "BL302",
                 f"`{arg.value}` runs an API server on every node, but this multi-node vLLM "
-                "launch has no router or Dynamo frontend: requests sent to the head node "
-                "reach only its local ranks",
+                "launch has no router or Dynamo frontend: requests sent to one node's endpoint "
+                "reach only its local ranks, unless a client runs on every node (none is "
+                "started here)",
                 Location(arg.word.script.file.path, arg.span),
                 help="use internal load balancing (drop the flag, `--headless` on ranks above "
                 "0) or route to every node's endpoint",
