@@ -1,11 +1,14 @@
-"""`${{ env.NAME }}` in a job where NAME is written to `$GITHUB_ENV` only by another job: empty.
+"""`${{ env.NAME }}` or `$NAME` in a job where NAME is written to `$GITHUB_ENV` only by another job.
 
 ## What it does
 Reports a `${{ env.NAME }}` in a step of a workflow job (its `if:`, `with:`, `run:` or any other
 field) where NAME is written to `$GITHUB_ENV` (`echo "NAME=..." >> "$GITHUB_ENV"`, a `NAME<<EOF`
 block, `printf`, `tee -a`, a composite action of the repository) by steps of other jobs of the
 workflow only, and nothing gives it a value in this job before the step: not the workflow's, the
-job's or the step's `env:`, nor an earlier step of the job.
+job's or the step's `env:`, nor an earlier step of the job. So is a `$NAME` in the step's `run:`
+script (bash or sh) that reads such a name: the first plain read of the script's top level (not
+`${NAME:-default}`), before anything in the script assigns NAME or sources a file, where the
+job's container image is not one known to set it.
 
 ## Why is this bad?
 A line written to `$GITHUB_ENV` sets the variable for the later steps of the job that wrote it:
@@ -66,10 +69,11 @@ import re
 from collections.abc import Iterator
 
 from benchlint.context import Context
-from benchlint.environment import is_builtin
+from benchlint.environment import is_builtin, set_by_image
 from benchlint.finding import Finding, Location, Severity
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import rule
+from benchlint.shell.model import Read, Script
 from benchlint.source import SourceText
 from benchlint.workflow import (
     WORKFLOWS,
@@ -77,6 +81,8 @@ from benchlint.workflow import (
     env_names,
     expressions_at,
     needs_items,
+    runs_in_posix_shell,
+    step_script,
     workflow_roots,
 )
 from benchlint.workspace import Workspace
@@ -98,8 +104,9 @@ _GITHUB_ENV = lazy_compile(rb"GITHUB_ENV")
 @rule("BL214", "env-file-other-job", Severity.ERROR, tags=("workflow", "correctness"))
 def check(ctx: Context) -> Iterator[Finding]:
     paths = ctx.in_scope(ctx.ws.glob([*ctx.ws.layout.workflows, *WORKFLOWS]))
-    # (the writes may be a composite action's: the workflow need not name GITHUB_ENV, h111 M2)
-    for source, root in workflow_roots(ctx.ws, paths, "env"):
+    # (the writes may be a composite action's: the workflow need not name GITHUB_ENV, h111 M2;
+    # the reads `$NAME` in a script: it need not name `env` either)
+    for source, root in workflow_roots(ctx.ws, paths):
         jobs = root.get("jobs")
         if jobs is None or not jobs.is_map:
             continue
@@ -125,6 +132,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             given = workflow_env | job_env
             for step in steps_of[key.value]:
                 yield from _reads(source, (key.value, job), jobs, step, given, written)
+                if runs_in_posix_shell(root, job, step):
+                    yield from _shell_reads(source, (key.value, job), jobs, step, given, written)
                 if _hides_writes(step, ctx.ws):
                     break  # (what the job's later steps see is not known)
                 given |= writes[id(step)]
@@ -171,6 +180,82 @@ def _reads(
                 subject=f"{job}:{other}@{name}",
                 help=_help(job_node, jobs, other, name),
             )
+
+
+def _shell_reads(
+    source: SourceText,
+    reading: tuple[str, YNode],
+    jobs: YNode,
+    step: YNode,
+    given: set[str],
+    written: dict[str, list[tuple[str, YNode]]],
+) -> Iterator[Finding]:
+    """`$NAME` in a step's `run:` script where NAME is written to `$GITHUB_ENV` by other jobs
+    only (h135 M5): the first plain read (not `${NAME:-d}`, which gives a value of its own) of
+    the script's top level, before anything in it assigns NAME or sources a file (which may);
+    the step's own `env:` and the names a container's image sets left out."""
+    job, job_node = reading
+    own = env_names(step)
+    run = step.get("run")
+    if own is None or run is None or not run.is_scalar or "$" not in run.value:
+        return
+    names = {
+        name
+        for name, writers in written.items()
+        if any(j != job for j, _ in writers)
+        and not any(s is step for _, s in writers)
+        and name not in given
+        and name not in own
+        and not is_builtin(name)
+        and not set_by_image(name)
+    }
+    if not names or not any(name in run.value for name in names):
+        return
+    found = step_script(source, run)
+    if found is None:
+        return
+    script = found.script
+    sourcing = [c.node.start_byte for c in script.commands if c.base in ("source", ".", "eval")]
+    for name in sorted(names):
+        read = _first_plain_read(script, name)
+        if read is None or any(at < read.node.start_byte for at in sourcing):
+            continue
+        writers = written[name]
+        other, writer = next((j, s) for j, s in writers if j != job)
+        if any(j == job for j, _ in writers):
+            continue  # (this job writes it too: where it is read after is `_reads`'s shape)
+        line = _write_line(source, writer, name)
+        yield Finding(
+            "BL214",
+            f"`${name}` is empty here: {name} is written to $GITHUB_ENV only in job `{other}` "
+            f"(line {line}), which sets it for that job's later steps, not for job `{job}`",
+            Location(source.path, found.place(read.span)),
+            related=(Location(source.path, writer.span, f"writes {name}"),),
+            subject=f"{job}:{other}@{name}:shell",
+            help=_help(job_node, jobs, other, name),
+        )
+
+
+def _first_plain_read(script: Script, name: str) -> Read | None:
+    """The first `$NAME` (no default) of the script's top level, where nothing in it assigned
+    NAME before."""
+    assigned = [a.node.start_byte for a in script.assignments if a.name == name]
+    reads = [
+        r
+        for c in script.commands
+        if c.function is None
+        for w in [
+            *c.words,
+            *(a.value for a in c.assignments if a.value),
+            *(r.target for r in c.redirects),
+        ]
+        for r in w.reads()
+        if r.name == name and r.operator == ""
+    ]
+    if not reads:
+        return None
+    first = min(reads, key=lambda r: r.node.start_byte)
+    return None if any(at < first.node.start_byte for at in assigned) else first
 
 
 def _help(job: YNode, jobs: YNode, other: str, name: str) -> str:
