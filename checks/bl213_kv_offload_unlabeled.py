@@ -8,7 +8,9 @@ reports the element when its `kv-offloading` says `none` (or it leaves the field
 sweep generator reads as `none`) while the recipe turns on offloading of the KV cache to host
 memory in an engine's config under `backend` (srtctl's schema 2: under `engine` or a role's
 `args`): TensorRT-LLM's `kv_cache_config.host_cache_size`
-above 0, SGLang's `enable-hierarchical-cache: true`, vLLM's `kv-offloading-size` above 0. The
+above 0, SGLang's `enable-hierarchical-cache: true`, vLLM's `kv-offloading-size` above 0 or a
+`kv-transfer-config` (a mapping or its JSON text) whose connector is vLLM's CPU offload connector
+(`OffloadingConnector`, `SimpleCPUOffloadConnector`), itself or among a `MultiConnector`'s. The
 related locations are the recipe's setting and the element's `CONFIG_FILE`.
 
 ## Why is this bad?
@@ -86,6 +88,7 @@ recipe of an evaluation-only run (`EVAL_CONFIG_FILE`), and recipes outside this 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 from benchlint import profile
@@ -183,10 +186,54 @@ def _same(key: str, name: str) -> bool:
 
 
 def _turns_on(value: YNode, on: str) -> bool:
+    if on == "offloading-connector":
+        return _offloading_connector(value)
     loaded = value.scalar  # (as PyYAML reads it: `yes`, `0x40000000`, `1_000`; quoted: text)
     if on == "true":
         return loaded is True
     return isinstance(loaded, (int, float)) and not isinstance(loaded, bool) and loaded > 0
+
+
+def _offloading_connector(value: YNode) -> bool:
+    """A vLLM `kv-transfer-config` (a mapping, or its JSON text) whose connector is vLLM's CPU
+    offload connector, itself or among a `MultiConnector`'s (h128 M10, h135 M10)."""
+    if value.is_map:
+        config: object = _plain(value)
+    elif value.is_scalar and isinstance(value.scalar, str) and "Offload" in value.scalar:
+        try:
+            config = json.loads(value.scalar)
+        except ValueError:
+            return False
+    else:
+        return False
+    if not isinstance(config, dict):
+        return False
+    if config.get("kv_connector") in _CPU_OFFLOAD_CONNECTORS:
+        return True
+    extra = config.get("kv_connector_extra_config")
+    connectors = extra.get("connectors") if isinstance(extra, dict) else None
+    return (
+        config.get("kv_connector") == "MultiConnector"
+        and isinstance(connectors, list)
+        and any(
+            isinstance(c, dict) and c.get("kv_connector") in _CPU_OFFLOAD_CONNECTORS
+            for c in connectors
+        )
+    )
+
+
+def _plain(node: YNode, depth: int = 0) -> object:
+    """The node as PyYAML loads it, a few levels deep (mappings, lists, scalars)."""
+    if depth > 4:
+        return None
+    if node.is_map:
+        return {k.value: _plain(v, depth + 1) for k, v in node.loaded_pairs() if k.is_scalar}
+    if node.is_seq:
+        return [_plain(item, depth + 1) for item in node.items]
+    return node.scalar
+
+
+_CPU_OFFLOAD_CONNECTORS = frozenset({"OffloadingConnector", "SimpleCPUOffloadConnector"})
 
 
 def _located(document: YamlDocument, path: tuple[str, ...]) -> YNode | None:
