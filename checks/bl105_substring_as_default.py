@@ -44,7 +44,9 @@ found), `${X:pos[1]}` where it assigns the array `pos`, and bash's own numbers (
 script's text as bash does: comments, single-quoted strings (over several lines too: `python3
 -c '...'`) and the bodies of quoted heredocs (which bash does not expand) are skipped, but
 read as the shell that runs them reads them where one does (`bash -c '...'`, `bash <<'EOF'`);
-in an unquoted heredoc's body a quote or a `#` is a plain character.
+so is an escaped `\\${X:a}` the file's shell leaves to the one a double-quoted `bash -c "..."`
+string or an unquoted heredoc runs; in an unquoted heredoc's body a quote or a `#` is a plain
+character.
 
 ## Fix safety
 The fix inserts the `-` (in place of the blank of `${X: fp8}`, whose default would otherwise
@@ -163,12 +165,14 @@ def _expansions(script: Script) -> Iterator[tuple[int, int, re.Match[str], bool]
     if not _SUBSTRING.search(text):  # (most scripts: no `${X:` at all)
         return
     seen: set[int] = set()
-    for _, shell, base in shells_as_written(script):  # (`bash -c '...'`'s too: h123 M6)
-        for expansion in expansions(shell):
-            match = _SUBSTRING.match(shell, expansion.start)
-            at = base + expansion.start
+    for shell in shells_as_written(script):  # (`bash -c '...'`'s too: h123 M6)
+        for expansion in expansions(shell.text):
+            match = _SUBSTRING.match(shell.text, expansion.start)
+            at = shell.at(expansion.start)
             if match is None or "\n" in match.group() or at in seen:
                 continue
+            if not shell.own(expansion.start):
+                continue  # (the file's shell expands it: read there)
             seen.add(at)
             line = text.count("\n", 0, at) + 1
             column = at - (text.rfind("\n", 0, at) + 1) + 1

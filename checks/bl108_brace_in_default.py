@@ -38,7 +38,9 @@ follow before the double-quoted string, the unquoted word or the heredoc line en
 is the default `{`); pattern forms such as `${X#{}`; a word holding `{{`, a template's placeholder
 (`${MODEL_PATH:-{{ model_path }}}`, filled in before bash reads the file); comments,
 single-quoted strings and quoted heredoc bodies, which bash does not expand (read as the shell
-that runs them reads them where one does: `bash -c '...'`, `bash <<'EOF'`). A word whose first
+that runs them reads them where one does: `bash -c '...'`, `bash <<'EOF'`, and the escaped
+`\\${X:-{}}` of a double-quoted `bash -c "..."` string, which the inner shell expands: there the
+help writes the quotes escaped, and no fix is offered). A word whose first
 `{` is on a later line than its `${`, after a quoted or escaped `}`, is not looked at.
 
 ## Fix safety
@@ -131,28 +133,32 @@ def _fix(
     return quoted, Fix(f"write `{quoted}`", edits)
 
 
-def _read(script: Script) -> Iterator[tuple[BraceExpansion, int]]:
+def _read(script: Script) -> Iterator[tuple[BraceExpansion, int, bool]]:
     """Each expansion with braces in its word, and where its author meant it to end (in the
     file's text), as the shell that expands it reads it: the file's, and the one a `bash -c
     '...'` string or a quoted heredoc fed to one runs (h123 M10)."""
-    for _, shell, base in shells_as_written(script):
-        for expansion in expansions(shell):
+    for shell in shells_as_written(script):
+        text = shell.text
+        for expansion in expansions(text):
             if not expansion.operator or not expansion.braces:
                 continue
-            if "{{" in shell[expansion.word : expansion.end]:
+            if "{{" in text[expansion.word : expansion.end]:
                 continue  # a template's placeholder (`{{ model_path }}`), filled in before bash
-            end = intended_end(shell, expansion)
+            if not shell.own(expansion.start):
+                continue  # (the file's shell expands it: read there)
+            end = intended_end(text, expansion)
             if end is None:
                 continue
             yield (
                 dataclasses.replace(
                     expansion,
-                    start=base + expansion.start,
-                    end=base + expansion.end,
-                    word=base + expansion.word,
-                    braces=tuple(base + b for b in expansion.braces),
+                    start=shell.at(expansion.start),
+                    end=shell.at(expansion.end - 1) + 1,
+                    word=shell.at(expansion.word),
+                    braces=tuple(shell.at(b) for b in expansion.braces),
                 ),
-                base + end,
+                shell.at(end - 1) + 1 if end > 0 else shell.at(end),
+                shell.escaped_only,  # (in the file's double quotes: its `"` written `\\"`)
             )
 
 
@@ -165,7 +171,7 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         return
     text = source.text
     seen: set[int] = set()
-    for expansion, end in _read(script):
+    for expansion, end, escaped in _read(script):
         if expansion.start in seen:
             continue
         seen.add(expansion.start)
@@ -173,6 +179,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
         default = text[expansion.word : expansion.end - 1]
         rest = text[expansion.end : end]
         quoted, fix = _fix(source, expansion, end, written)
+        if escaped:  # (a string in the file's double quotes: its quotes are written escaped)
+            quoted, fix = quoted.replace('"', '\\"'), None
         tail = default if len(default) <= 16 else "…" + default[-15:]
         yield Finding(
             "BL108",

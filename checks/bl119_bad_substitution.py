@@ -8,7 +8,9 @@ expand: nothing inside (`${}`), a blank or a character that names no parameter w
 alone (`${X:}`). The script's text is read as bash reads it (`benchlint.shell.braces`: where
 bash ends each `${`), and what bash rejects is checked against bash itself; a finding also needs
 tree-sitter-bash to read an expansion there (two readers agreeing: not one in single quotes, a
-quoted heredoc, an arithmetic context).
+quoted heredoc, an arithmetic context). A `bash -c '...'` string, a quoted heredoc fed to bash,
+and the escaped `\\${...}` of a double-quoted `bash -c "..."` string are read as the shell that
+runs them reads them.
 
 ## Why is this bad?
 bash prints `${SOURCE_DIR):/workspace ...}: bad substitution` and fails the command every time it
@@ -91,23 +93,24 @@ def _bad(script: Script) -> Iterator[tuple[int, int, str, bool]]:
     is in a `$(...)`), as the shell that expands it reads it: the file's, and the one a `bash
     -c '...'` string or a quoted heredoc fed to one runs (h123 M20); where tree-sitter-bash
     reads an expansion there too."""
-    for shell_script, shell, base in shells_as_written(script):
+    for shell in shells_as_written(script):
+        text = shell.text
         outer_end = -1
         parsed: dict[int, bool] | None = None
-        for start, end, _ in every_brace(shell):
+        for start, end, _ in every_brace(text):
             if start < outer_end:
                 continue  # (inside another's word: expanded only when that one needs it)
             outer_end = end
-            inside = shell[start + 2 : end - 1]
-            if not bad_substitution(inside):
+            inside = text[start + 2 : end - 1]
+            if not bad_substitution(inside) or not shell.own(start):
                 continue
             if parsed is None:
-                src = shell_script.parse_src or shell_script.src
+                src = shell.script.parse_src or shell.script.src
                 parsed = _expansion_starts(src)
-            inner = parsed.get(len(shell[:start].encode("utf-8", "surrogateescape")))
+            inner = parsed.get(len(text[:start].encode("utf-8", "surrogateescape")))
             if inner is None:
                 continue  # (tree-sitter-bash reads no expansion there: the readers disagree)
-            yield base + start, base + end, inside, inner
+            yield shell.at(start), shell.at(end - 1) + 1, inside, inner
 
 
 # what bash does there (5.2, a script file): it skips the rest of the top-level statement it is

@@ -2044,14 +2044,44 @@ def _nested(
     return script
 
 
-def shells_as_written(script: Script) -> Iterator[tuple[Script, str, int]]:
+@dataclass(frozen=True)
+class ShellText:
+    """A shell's text as it reads it (`shells_as_written`): the file's, or a string or heredoc
+    the file gives a shell, with where each of its characters is in the file."""
+
+    script: Script
+    text: str
+    base: int  # where its text starts in the file's, its characters in a row
+    offsets: Sequence[int] | None = None  # else: where each character is (escapes left out)
+    escaped_only: bool = False  # the file's shell expanded the rest (`"...\\${X:a}..."`)
+
+    def at(self, index: int) -> int:
+        """The file offset of the character at `index` of the text (its end: after the last)."""
+        if self.offsets is None:
+            return self.base + index
+        if index >= len(self.offsets):
+            return self.offsets[-1] + 1 if self.offsets else self.base
+        return self.offsets[index]
+
+    def own(self, index: int) -> bool:
+        """Whether an expansion starting at `index` is this shell's: not one the file's shell
+        made before handing the text over (in a double-quoted string or an unquoted heredoc,
+        only an escaped `\\$` is left to the inner shell: h134 M5)."""
+        if not self.escaped_only:
+            return True
+        at = self.at(index)
+        return self.script.file.text[at - 1 : at] == "\\"
+
+
+def shells_as_written(script: Script) -> Iterator[ShellText]:
     """The file's shell and its text (at 0), then each shell it runs whose text is the file's
-    own characters in a row that the file's shell leaves unexpanded: a single-quoted `bash -c
-    '...'` string, a quoted heredoc fed to a shell (the inner shell expands what the file's
-    reading skips as quoted text; h123 M6, M10, M20), with where its text starts in the
-    file's."""
+    own characters that the file's shell leaves unexpanded: a single-quoted `bash -c '...'`
+    string, a quoted heredoc fed to a shell (the inner shell expands what the file's reading
+    skips as quoted text; h123 M6, M10, M20), with where its text starts in the file's; and a
+    double-quoted string or an unquoted heredoc a shell runs, for the expansions the file's
+    shell leaves to it (`\\${X:a}`: h134 M5), with where each character is."""
     text = script.file.text
-    yield script, text, 0
+    yield ShellText(script, text, 0)
     stack = list(script.nested)
     while stack:
         inner = stack.pop()
@@ -2061,15 +2091,21 @@ def shells_as_written(script: Script) -> Iterator[tuple[Script, str, int]]:
             continue
         value = inner.src.decode("utf-8", "surrogateescape")
         base = offsets[0]
-        if offsets[-1] - base + 1 != len(value) or text[base : base + len(value)] != value:
-            continue  # (not the file's characters in a row)
+        if len(offsets) != len(value):
+            continue
         outer = inner.parent.script
-        quoted = text[base - 1 : base] == "'" or any(
-            h.quoted and h.body is not None and outer.char_of(h.body.start_byte) == base
-            for h in inner.parent.heredocs
+        in_a_row = offsets[-1] - base + 1 == len(value) and text[base : base + len(value)] == value
+        quoted = in_a_row and (
+            text[base - 1 : base] == "'"
+            or any(
+                h.quoted and h.body is not None and outer.char_of(h.body.start_byte) == base
+                for h in inner.parent.heredocs
+            )
         )
         if quoted:
-            yield inner, value, base
+            yield ShellText(inner, value, base)
+        elif "\\$" in text[base : offsets[-1] + 1]:
+            yield ShellText(inner, value, base, tuple(offsets), escaped_only=True)
 
 
 def nested_char_of(value: str, offsets: list[int]) -> Callable[[int], int]:
