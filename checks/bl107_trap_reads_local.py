@@ -55,7 +55,7 @@ runs while the locals exist), a trap set inside a subshell of the function (`( t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from benchlint.context import Context
 from benchlint.environment import always_exits
@@ -63,7 +63,7 @@ from benchlint.finding import Finding, Location, Severity
 from benchlint.lazyre import lazy_compile
 from benchlint.registry import script_rule
 from benchlint.shell.flow import may_set_nounset
-from benchlint.shell.model import Assignment, Command, Script, parse_file
+from benchlint.shell.model import Assignment, Command, Guard, Script, parse_file
 from benchlint.source import SourceText
 
 _EXIT = frozenset({"EXIT", "0", "SIGEXIT"})
@@ -124,7 +124,9 @@ def _later_text(written: str) -> str | None:
     return "".join(out)
 
 
-_PLAIN_EXPANSION = lazy_compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})")
+_PLAIN_EXPANSION = lazy_compile(
+    r"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9$?#!@*-]|\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[$?#!@*-])\})"
+)  # (a name, `$$`, `$?`, `$1`, `${10}`: made when `trap` runs; h140 M4)
 
 
 def _function_reads(script: Script, name: str, seen: set[str]) -> set[str]:
@@ -160,18 +162,29 @@ def _never_after_return(script: Script, trap: Command) -> bool:
         on_exit = any(a.upper() in _EXIT for a in args[1:])
         if on_exit and all(id(g) in around for g in command.guards):
             return True
-    if trap.guards or any(c.loops and c.loops[-1].start_byte > trap.node.start_byte for c in body):
-        return False
-    return _ends(script, [c for c in body if not c.apart_from_script], 0)
+    region = [c for c in body if not c.apart_from_script]
+    if any(c.base == "return" for c in region):
+        return False  # (`[ -z "$X" ] && return 1`: the function may return, trap still set)
+    after = trap.node.start_byte
+    # (the statement after the trap under the trap's own conditions, `if c; then trap ...;
+    # ...; exit 0; fi`, or the function's last one: h140 F1)
+    depth = len(trap.guards)
+    inside = [c for c in region if _keys(c.guards[:depth]) == _keys(trap.guards)]
+    return _ends(script, inside, depth, after) or _ends(script, region, 0, after)
 
 
-def _ends(script: Script, region: list[Command], depth: int) -> bool:
+def _keys(guards: Sequence[Guard]) -> list[tuple[object, bool, object]]:
+    return [(g.node, g.expect, g.patterns) for g in guards]
+
+
+def _ends(script: Script, region: list[Command], depth: int, after: int) -> bool:
     """Whether the last statement of a region (the commands under the same first `depth`
     guards) ends the script on every path: an `exit` or `exec`, a call of a function of the
     script that always exits (`finish $?`), or an `if` with an `else` whose every branch ends
-    so (h134 F1, F2)."""
+    so (h134 F1, F2); not one in a loop that starts after the trap (`after`: it may run no
+    pass)."""
     last = max(region, key=lambda c: c.node.start_byte, default=None)
-    if last is None:
+    if last is None or any(loop.start_byte > after for loop in last.loops):
         return False
     if len(last.guards) == depth:
         return last.base in ("exit", "exec") or (
@@ -190,7 +203,7 @@ def _ends(script: Script, region: list[Command], depth: int) -> bool:
         ]
         for way in (True, False)
     ]
-    return all(branches) and all(_ends(script, branch, depth + 1) for branch in branches)
+    return all(branches) and all(_ends(script, branch, depth + 1, after) for branch in branches)
 
 
 def _findings(script: Script) -> Iterator[Finding]:
@@ -252,7 +265,11 @@ def _findings(script: Script) -> Iterator[Finding]:
             ),
             Location(script.path, trap.first_line_span),
             help=f"drop `{locals_[gone[0]].command.base or 'local'}` or expand the value now "
-            '(`trap "..." EXIT`)',
+            + (
+                "(drop the `\\` before its `$` in the double-quoted handler)"
+                if trap.trap_args[0].node.type == "string"
+                else '(`trap "..." EXIT`)'
+            ),
             related=tuple(Location(script.path, locals_[n].span, f"local {n}") for n in gone),
             subject=f"{holder}:{names}",
         )
