@@ -359,9 +359,11 @@ def launch_in(words: list[Word], command: Command) -> Launch | None:
     )
     program = invocation.words
     base = invocation.base
-    if any(w.static and _HELP.fullmatch(w.value) for w in program[1:]):
-        return None  # (`vllm serve --help`: argparse prints its usage and exits; h134 F3)
     started = _container_entrypoint(invocation)
+    # (`vllm serve --help`, `docker run IMAGE --help`: argparse prints its usage and exits;
+    # h134 F3, h140 F3)
+    if any(w.static and _HELP.fullmatch(w.value) for w in program[0 if started else 1 :]):
+        return None
     if started is not None:  # `docker run IMAGE --flags`: the image's own `vllm serve`
         image, entry = started
         return Launch("vllm", " ".join(entry), command, program, image)

@@ -38,9 +38,10 @@ done
 Not reported: a launch in a function's body under a condition there, or in a function no line
 of the script's top level calls in the foreground (`start_server &`), in a `bash -c` string or a
 heredoc, in a container started detached (`docker run -d`), behind a wrapper that returns
-(`timeout` ends it) or one not known to wait for it (`setsid`, `ray job submit`: not `numactl`,
+(`timeout` ends it) or one not known to wait for it (`setsid`, `ray job submit`, `ssh`, whose
+remote shell may send it to the background, `sudo -b`: not `numactl`,
 `taskset`, `nice`, `nohup`, `stdbuf`, `env`, `time` or `nsys profile`, which run it in place,
-nor `srun`, `mpirun`, `ssh`, `sudo` or an attached `docker run`/`exec`, `enroot start`,
+nor `srun`, `mpirun`, `sudo` or an attached `docker run`/`exec`, `enroot start`,
 `apptainer exec`, which run it elsewhere and wait for it to end, nor an unquoted `$NUMA_CMD` the
 script gives one of those or nothing), and a server with nothing after it that talks to one (an
 entrypoint that serves in the foreground on purpose).
@@ -109,7 +110,7 @@ def _in_place(launch: Launch) -> bool:
         return False  # (an image's entrypoint some other way: not known to wait)
     return (
         all(
-            w.name in _IN_PLACE or (w.name in _WAITS and not w.has("-d", "--detach"))
+            w.name in _IN_PLACE or (w.name in _WAITS and not w.has(*_DETACHES.get(w.name, ())))
             for w in wrappers
         )
         and command.base != "exec"
@@ -140,8 +141,17 @@ def _foreground_call(launch: Launch) -> Command | None:
 # wrappers that run the command elsewhere (another node, a container) and wait for it to end
 _WAITS = frozenset(
     {"srun", "mpirun", "mpiexec", "docker run", "podman run", "docker exec", "podman exec"}
-    | {"enroot start", "enroot exec", "apptainer exec", "singularity exec", "ssh", "sudo"}
+    | {"enroot start", "enroot exec", "apptainer exec", "singularity exec", "sudo"}
 )
+# the options with which such a wrapper returns at once, its command going on (not srun's `-d`,
+# a dependency: h140 F2, M1)
+_DETACHES = {
+    "docker run": ("-d", "--detach"),
+    "podman run": ("-d", "--detach"),
+    "docker exec": ("-d", "--detach"),
+    "podman exec": ("-d", "--detach"),
+    "sudo": ("-b", "--background"),
+}
 _IN_PLACE = frozenset(
     {"numactl", "taskset", "nice", "nohup", "stdbuf", "env", "time", "nsys profile"}
 )
