@@ -375,8 +375,8 @@ def _reread_only(script: Script, command: Command, expansion: BraceExpansion) ->
         ),
         None,
     )
-    if owner is None or not owner.name:
-        return False
+    if owner is None or not owner.name or _exported(script, owner.name):
+        return False  # (an exported one reaches programs as it is: h140 R1)
     text = script.file.text
     written = [
         m.start()
@@ -390,8 +390,26 @@ def _reread_only(script: Script, command: Command, expansion: BraceExpansion) ->
         values = [w.value if w.static else "" for w in other.words]
         for index, word in enumerate(other.words):
             if values and (values[0] in _REREAD or _reread(values, index)):
-                reread |= {script.char_of(r.node.start_byte) for r in word.reads()}
+                raw = script.text_of(word.node)
+                start = script.char_of(word.node.start_byte)
+                reread |= {
+                    at
+                    for r in word.reads()
+                    if not _in_inner_quotes(raw, (at := script.char_of(r.node.start_byte)) - start)
+                }
     return all(start in reread for start in written)
+
+
+def _exported(script: Script, name: str) -> bool:
+    """Whether the script exports the name (`export NAME=...`, `export NAME`, `declare -x`)."""
+    return any(a.name == name and a.exported for a in script.assignments)
+
+
+def _in_inner_quotes(raw: str, at: int) -> bool:
+    """Whether the character `at` of a word written in double quotes lies inside `\\"...\\"`,
+    a double-quoted string of the shell that reads the word again (`bash -c "vllm serve
+    \\"$MODEL\\""`: there the value's single quotes stay; h140 R1)."""
+    return raw[:at].count('\\"') % 2 == 1
 
 
 def _word_at(script: Script, words: list[Word], at: int) -> int | None:
