@@ -594,6 +594,19 @@ def recipe_mirrors(ws: Workspace) -> list[tuple[str, str]]:
     return list(found)
 
 
+def srtctl_reads(path: str) -> bool:
+    """Whether srtctl is what reads a recipe: not one of a default recipe root that is another
+    project's (InferenceX's `llm-d-recipes/`, which its `llm-d/submit.sh` reads, handing
+    `slurm.time_limit` to `sbatch --time` as it is; h140 F4)."""
+    from benchlint.workspace import path_matches
+
+    return not any(
+        path_matches(path, root, inside=True)
+        for root in DEFAULT.recipe_roots
+        if not root.rstrip("/").endswith("/srt-slurm-recipes")
+    )
+
+
 def _overlays(ws: Workspace, path: str) -> list[tuple[str, str, tuple[int, ...]]]:
     from benchlint.launcher import launcher_model
 

@@ -19,7 +19,7 @@ and reports:
   starts vLLM and exports `VLLM_ENGINE_READY_TIMEOUT_S` as a number, once, on every path;
 - a recipe's `slurm.time_limit` PyYAML reads as a number: an unquoted `6:00:00` is YAML 1.1's
   base-60 integer 21600, `360` the integer 360; srtctl's recipe schema takes a string there
-  (marshmallow's since January 2026, pydantic's before) and refuses the recipe (`Invalid
+  (marshmallow's since December 2025, pydantic's before) and refuses the recipe (`Invalid
   config`): reported at the value whatever the window, which is not compared then;
 - a `default_time_limit: 4:00:00` the launcher writes into `srtslurm.yaml` unquoted: PyYAML reads
   YAML 1.1's base-60 integer 14400, srtctl's cluster config (a marshmallow string field) rejects
@@ -118,7 +118,7 @@ from collections.abc import Iterator
 from benchlint.context import Context
 from benchlint.engines import launches
 from benchlint.finding import Finding, Location, Severity, Span
-from benchlint.layout import srtctl_health
+from benchlint.layout import srtctl_health, srtctl_reads
 from benchlint.recipe import HealthWindow, duration, health_window, settings_root, slurm_seconds
 from benchlint.registry import rule
 from benchlint.releases import scripts_run
@@ -189,8 +189,10 @@ def _refused_time_limit(
 ) -> Finding | None:
     """A `slurm.time_limit` PyYAML reads as a number (in the recipe as the launcher leaves it
     too, where it is given): an unquoted `6:00:00` is YAML 1.1's base-60 integer, `360` an
-    integer; srtctl's recipe schema, a string field there (marshmallow's since January 2026,
+    integer; srtctl's recipe schema, a string field there (marshmallow's since December 2025,
     pydantic's before), refuses the recipe."""
+    if not srtctl_reads(original.path):
+        return None  # (another project's recipe: what reads it is not srtctl)
     limits = [_time_limit(root) for root in (original.root, effective) if root is not None]
     written = limits[0] if limits else None
     if written is None or not all(limit is not None and _number(limit) for limit in limits):
