@@ -229,11 +229,14 @@ def _errexit_with_sources(ctx: Context, command: Command) -> bool:
     """errexit at the flock, with the files the script sources before it (`source common.sh`
     whose top level runs `set -euo pipefail`, or `set +e`) and its own `set` lines since."""
     script = command.script
+    called = {c.base for c in script.commands if c.function is None}
     if command.function is not None and any(
-        c.base == command.function and c.tested for c in script.commands
+        c.base == command.function and c.tested and (c.function is None or c.function in called)
+        for c in script.commands
     ):
         # (`if ! import_image; then ...`, `import_image || exit 1`: bash ignores `set -e` in
-        # the whole body of a function a condition tests: h134 M1)
+        # the whole body of a function a condition tests: h134 M1; a call the script makes, at
+        # its top level or in a function it calls there: h140 F6)
         return False
     if script.parent is not None or command.function is not None:
         return command.errexit
