@@ -25,7 +25,8 @@ Reads every workflow under `.github/workflows/` and reports what makes GitHub re
 - a YAML merge key (`<<: *defaults`), which GitHub's parser reads as a key named `<<`;
 - a job that calls a reusable workflow (`uses:`) with a key such a job cannot have (`runs-on`,
   `steps`, `env`: it may have only `name`, `uses`, `with`, `secrets`, `needs`, `if`,
-  `permissions`, `strategy` and `concurrency`), a job with a key no job has (`timeout_minutes`),
+  `permissions`, `strategy` and `concurrency`), a job with a key no job has (`timeout_minutes`)
+or one only such a job has while it calls none (`with:`, `secrets:` on a job of steps),
   and a step with a key no step has (`secrets`), as GitHub's schema gives each its keys (a step's
   include `background:` and the `wait:`, `wait-all:`, `cancel:` and `parallel:` steps, generally
   available since June 2026).
@@ -438,19 +439,30 @@ def _outside_matrices(root: YNode) -> Iterator[YNode]:
 
 def _unknown_keys(source: SourceText, key: YNode, job: YNode) -> Iterator[Finding]:
     """A key no job has (`timeout_minutes:`, `run-on:`): GitHub's parser reads the job against
-    both kinds of job, and a key neither has is `Unexpected value` (h135 M1)."""
-    known = properties(_JOB_KEYS) | properties(_CALL_KEYS)
+    both kinds of job, and a key neither has is `Unexpected value` (h135 M1); a key only a job
+    that calls a reusable workflow has, on one that does not (`with:`, `secrets:`: h140 M3)."""
+    steps = properties(_JOB_KEYS)
     for name, _ in job.pairs:
-        if name.is_scalar and name.value not in known and name.value != "<<":
-            if "${{" in name.value:
-                continue
-            yield Finding(
-                "BL208",
-                f"job `{key.value}` has `{name.value}:`, which no job has: {_REJECTS}",
-                Location(source.path, name.span),
-                subject=f"job-key:{key.value}.{name.value}",
-                help=_closest(str(name.value), set(properties(_JOB_KEYS))),
+        if not name.is_scalar or name.value in steps or name.value == "<<":
+            continue
+        if "${{" in name.value:
+            continue
+        if name.value in properties(_CALL_KEYS):  # (`with:`, `secrets:` with no `uses:`)
+            message = (
+                f"job `{key.value}` has `{name.value}:`, which only a job that calls a reusable "
+                f"workflow (`uses:`) has, and it calls none: {_REJECTS}"
             )
+            help_ = "a step's `with:` goes under the step that `uses:` the action"
+        else:
+            message = f"job `{key.value}` has `{name.value}:`, which no job has: {_REJECTS}"
+            help_ = _closest(str(name.value), set(steps))
+        yield Finding(
+            "BL208",
+            message,
+            Location(source.path, name.span),
+            subject=f"job-key:{key.value}.{name.value}",
+            help=help_,
+        )
 
 
 def _keys(source: SourceText, root: YNode) -> Iterator[Finding]:
