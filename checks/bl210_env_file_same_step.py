@@ -181,19 +181,37 @@ def _written_names(command: Command) -> list[str]:
     return names
 
 
+def _sourced_sets(writer: Command, name: str) -> bool:
+    """Whether the line the writer writes for the name sets it when a shell sources the file:
+    `NAME=word`, the value one word with no quote or operator in it."""
+    for word in writer.words[1:]:
+        value = word.value if word.static else _EXPANSION.sub("x", word.value)
+        if value.startswith(name + "="):
+            # (what an expansion gives is taken for one word: the usual value, not known)
+            return not _NOT_ONE_WORD.search(value[len(name) + 1 :])
+    return False
+
+
+_NOT_ONE_WORD = lazy_compile(r"[\s'\"\\;&|<>()`]")
+_EXPANSION = lazy_compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|\([^)]*\))")
+
+
 def _read_after(script: Script, writer: Command, name: str) -> Span | None:
     """The first top-level read of `$name` after the writer (in a command's words, its
     redirections or the conditions it runs under), where the script has not assigned the name
     before it: the expansion's span; None otherwise."""
     end = writer.node.end_byte
     assigned = [a.node.start_byte for a in script.assignments if a.name == name]
-    # (`source "$GITHUB_ENV"` after the write sets every name written: h135 F2)
+    # (`source "$GITHUB_ENV"` after the write sets a name written as `NAME=word`: h135 F2;
+    # not `NAME=a b`, which bash reads as `b` run with NAME set for it, nor a `NAME<<EOF`
+    # block: h140 R2)
     assigned += [
         c.node.start_byte
         for c in script.commands
         if c.base in ("source", ".")
         and c.node.start_byte >= end
         and any(_ENV_FILE.fullmatch(w.text.strip("\"'")) for w in c.words[1:2])
+        and _sourced_sets(writer, name)
     ]
     reads: list[Read] = []
     for command in script.commands:
