@@ -191,10 +191,20 @@ def _folder_at(script: Script, command: Command, folder: str) -> str | None:
     return at
 
 
+# wrappers that run the command on another machine's or a container's files (h140 F7)
+_ELSEWHERE = frozenset(
+    {"docker", "podman", "nvidia-docker", "ssh", "srun", "salloc", "sbatch", "kubectl", "oc"}
+    | {"enroot", "apptainer", "singularity", "incus", "lxc", "mpirun", "mpiexec", "ray"}
+)
+
+
 def _file_word(command: Command) -> Word | None:
     """The word naming the file a command runs or sources, when written plainly, behind a
     wrapper too (`timeout 600 ./x.sh`, `sudo -E ./x.sh`, `uv run utils/p.py`: h135 M7)."""
-    words = command.invocation.words
+    invocation = command.invocation
+    if any(w.name in _ELSEWHERE or w.name.split()[0] in _ELSEWHERE for w in invocation.wrappers):
+        return None  # (`docker exec ctr ./x.sh`, `ssh host ./x.sh`: another machine's files)
+    words = invocation.words
     if not words or not words[0].static:
         return None
     first = words[0].value
