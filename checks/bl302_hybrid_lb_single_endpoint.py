@@ -55,7 +55,7 @@ router, not traced through the client's code.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from benchlint.context import Context
 from benchlint.engines import Launch, launches
@@ -63,7 +63,7 @@ from benchlint.finding import Finding, Location, Severity, Span
 from benchlint.lazyre import lazy_compile
 from benchlint.recipe import engine_configs, frontend_type, settings_root
 from benchlint.registry import rule
-from benchlint.shell.model import Command, Script, Syn
+from benchlint.shell.model import Command, Script, Syn, Word
 from benchlint.yamlmodel import YNode
 
 HYBRID = "--data-parallel-hybrid-lb"
@@ -145,8 +145,10 @@ def _has_router(script: Script) -> bool:
         invocation = command.invocation
         words = invocation.words
         names = [invocation.base or "", invocation.module or ""]
-        if invocation.base in _INTERPRETERS and len(words) > 1 and words[1].static:
-            names.append(words[1].value)  # (the script it runs)
+        if words and (invocation.base in _INTERPRETERS or not words[0].static):
+            script_word = _script_word(words[1:])  # (the script it runs: h140 F5)
+            if script_word is not None:
+                names.append(script_word)
         for wrapper in ("docker run", "podman run"):
             runner = invocation.wrapper(wrapper)
             if runner is not None and runner.operands and runner.operands[0].static:
@@ -159,6 +161,17 @@ def _has_router(script: Script) -> bool:
 
 
 _INTERPRETERS = frozenset({"python", "python3", "node", "bash", "sh", "uv", "uvicorn"})
+# an interpreter's options that take the next word (`python3 -X importtime proxy.py`)
+_VALUED = frozenset({"-X", "-W", "-Q", "--check-hash-based-pycs"})
+
+
+def _script_word(words: Sequence[Word]) -> str | None:
+    """The first word after an interpreter's options: the script it runs."""
+    index = 0
+    while index < len(words) and words[index].value.startswith("-"):
+        index += 2 if words[index].value in _VALUED else 1
+    word = words[index] if index < len(words) else None
+    return word.value if word is not None and word.static else None
 
 
 _COUNT_VARIABLE = lazy_compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
