@@ -1159,11 +1159,17 @@ def _conditional(ctx: Context, finding: Finding, adding: Command | None, launch:
     condition = f" `{clip(shown, 70)}`" if shown else ""
     surely = any(r.holds(adding) is True for r in _routes_through(ctx, adding))
     line = adding.span.line
+    # (an `else`'s or a `||`'s line runs where its condition does not hold: h140 W1)
+    holds = "holds" if guard is None or guard.expect else "does not hold"
+    if guard is not None and guard.patterns:  # (a `case` item: its word and its patterns)
+        patterns = clip(" | ".join(script.text_of(p) for p in guard.patterns), 40)
+        condition, holds = f" `{clip(shown, 30)}`", f"matches `{patterns}`"
+    where = condition or " its condition"
     note = (
-        f"line {line} adds it under the condition{condition}, which holds on the routes that run it"
+        f"line {line} adds it where{where} {holds}, which is so on the routes that run it"
         if surely
-        else f"line {line}, which adds it, runs only when{condition or ' its condition'} "
-        "holds, which benchlint cannot decide"
+        else f"line {line}, which adds it, runs only where{where} {holds}, which benchlint "
+        "cannot decide"
     )
     related = Location(script.path, launch.command.first_line_span, "the launch")
     return dataclasses.replace(
