@@ -19,7 +19,8 @@ recipes give it).
 It reports a route that server does not expose, from the route tables of every released vLLM
 (0.10.0-0.34.0) and SGLang (0.4.0-0.5.23) server and sglang-router (0.0.2-0.3.2) in
 `benchlint/data/endpoints.json` (with FastAPI's own `/openapi.json`, `/docs` and `/redoc`, which
-vLLM's and SGLang's servers serve though their source declares no such route):
+vLLM's and SGLang's servers serve though their source declares no such route; a server started
+without them, vLLM's `--disable-fastapi-docs`, is not read so):
 - against the release that runs it when that is known: the `image:` of the master-config entries
   whose jobs run the script, the router release they declare (`router: {name: sglang-router,
   version: ...}`), or the recipe's `model.container` when its workers serve; the message names
@@ -103,6 +104,11 @@ _URL = lazy_compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
 # a URL curl and wget are given with no scheme, which they take for http (`localhost:8000/x`;
 # with its port: `localhost/out.json` may be a file, `-o localhost/out.json`)
 _BARE_HOST = r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0)"
+# curl's and wget's options whose value is a file (h140 F8)
+_FILE_OPTIONS = frozenset(
+    {"-o", "--output", "-O", "--output-document", "-D", "--dump-header", "-T", "--upload-file"}
+    | {"-K", "--config", "-b", "--cookie", "-c", "--cookie-jar", "-a", "--append-output"}
+)
 _BARE_URL = lazy_compile(r"(" + _BARE_HOST + r":[^/\s\"']+)(/[^\s\"'?#]*)")
 # metric name prefix -> what may follow it (a name: a letter first, so no process title,
 # `sglang::scheduler`, and a whole word, so no image, `lmsysorg/sglang:v0.5.8-cu130`; the words
@@ -170,7 +176,8 @@ def _probes(
         for i, word in enumerate(words):
             value = word.value
             if fetches:
-                bare = _BARE_URL.fullmatch(value) if "://" not in value else None
+                valued = i and words[i - 1].value in _FILE_OPTIONS  # (`-o localhost:8000/x`)
+                bare = _BARE_URL.fullmatch(value) if "://" not in value and not valued else None
                 for match in [bare] if bare is not None else _URL.finditer(value):
                     host, path = match.group(1), match.group(2)
                     if ":" not in host and host.startswith("$"):
