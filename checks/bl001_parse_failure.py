@@ -77,6 +77,7 @@ from benchlint.actions import embedded, parse_error
 from benchlint.calls import call_graph
 from benchlint.context import Context
 from benchlint.finding import Finding, Location, Severity, Span, Undecided
+from benchlint.layout import srtctl_reads
 from benchlint.lazyre import lazy_compile
 from benchlint.manifests import (
     command_line,
@@ -221,7 +222,10 @@ def _single_document_files(ctx: Context, recipes: set[str]) -> dict[str, str]:
     (srtctl's `load_config`), master configs and the runners file (InferenceX's sweep tools,
     `utils/matrix_logic`), with what reads each."""
     ws = ctx.ws
-    readers = dict.fromkeys(recipes, "srtctl reads a recipe")
+    readers = {
+        path: "srtctl reads a recipe" if srtctl_reads(path) else "its reader loads it"
+        for path in recipes
+    }  # (InferenceX's llm-d recipes: its llm-d scripts' safe_load; h140 W4)
     if ctx.wiring.entries:
         readers.update(dict.fromkeys(ws.glob(ws.layout.master_configs), "the sweep tools read it"))
         readers[ws.layout.runners_file] = "the sweep tools read the runners file"

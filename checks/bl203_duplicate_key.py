@@ -156,7 +156,14 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
             )
         else:
             outcome = f"PyYAML keeps the last value, {_show(duplicate.winner)}"
-        fix = None if advice else _removal(document, duplicate, workflow, same)
+        # (keys GitHub takes for one but spelt otherwise, `HF_HOME` and `hf_home`, are two
+        # variables to the shell: which to keep is not known, no fix: h140 W5)
+        respelt = duplicate.first.value != key
+        fix = (
+            None
+            if advice or (workflow and respelt)
+            else _removal(document, duplicate, workflow, same)
+        )
         yield Finding(
             "BL203",
             f"key '{key}' is repeated in this mapping (first at line {first_line}"
@@ -167,7 +174,9 @@ def _duplicates(document: YamlDocument) -> Iterator[Finding | Undecided]:
             )
             + f"); {outcome}",
             Location(document.path, duplicate.again.span),
-            related=(Location(document.path, duplicate.first.span, f"first '{key}'"),),
+            related=(
+                Location(document.path, duplicate.first.span, f"first '{duplicate.first.value}'"),
+            ),
             subject=key,
             help=advice,
             fix=fix,
