@@ -483,7 +483,12 @@ def _unseen_step(
     shown = condition.shown(test.node)
     named = step.get("id")
     assert named is not None
-    if tolerated is None:  # (`!= 'success'` of a step that surely ran)
+    if tolerated is None and test.path[2] == "conclusion" and _may_fail_on(step):
+        why = (
+            f"and `{named.value}`, which has no `if:` of its own, ran: its conclusion is "
+            "'success' even where it failed, as its `continue-on-error:` holds"
+        )
+    elif tolerated is None:  # (`!= 'success'` of a step that surely ran)
         why = (
             f"and `{named.value}`, which has no `if:` of its own"
             + (" nor `continue-on-error:`" if test.path[2] == "outcome" else "")
