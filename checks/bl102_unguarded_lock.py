@@ -330,6 +330,11 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
             continue
         elif command.script.parent is not None:
             why = "that shell does not inherit the outer `set -e`"
+        elif command.errexit and command.function is not None:
+            why = (
+                f"a condition tests a call of `{command.function}`, and bash ignores `set -e` "
+                "in its whole body then"
+            )
         else:
             why = "errexit is off here"
         text = " ".join(w.value for w in words)
@@ -344,6 +349,8 @@ def check(ctx: Context, script: Script) -> Iterator[Finding]:
                 if carries_on is not None
                 else f"write `{text}{_HANDLER}` (the report after it)"
                 if reported is not None
+                else f"add `{_HANDLER.strip()}`"
+                if command.errexit and command.function is not None
                 else f"add `{_HANDLER.strip()}` or `set -e` in that shell"
             ),
             subject=text,
