@@ -26,8 +26,8 @@ Reads every workflow under `.github/workflows/` and reports what makes GitHub re
 - a job that calls a reusable workflow (`uses:`) with a key such a job cannot have (`runs-on`,
   `steps`, `env`: it may have only `name`, `uses`, `with`, `secrets`, `needs`, `if`,
   `permissions`, `strategy` and `concurrency`), a job with a key no job has (`timeout_minutes`)
-or one only such a job has while it calls none (`with:`, `secrets:` on a job of steps),
-  and a step with a key no step has (`secrets`), as GitHub's schema gives each its keys (a step's
+  or one only such a job has while it calls none (`with:`, `secrets:` on a job of steps), and a
+  step with a key no step has (`secrets`), as GitHub's schema gives each its keys (a step's
   include `background:` and the `wait:`, `wait-all:`, `cancel:` and `parallel:` steps, generally
   available since June 2026).
 Expressions are parsed as GitHub's own parser (`@actions/expressions`) parses them.
