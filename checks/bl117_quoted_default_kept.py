@@ -392,11 +392,8 @@ def _reread_only(script: Script, command: Command, expansion: BraceExpansion) ->
             if values and (values[0] in _REREAD or _reread(values, index)):
                 raw = script.text_of(word.node)
                 start = script.char_of(word.node.start_byte)
-                reread |= {
-                    at
-                    for r in word.reads()
-                    if not _in_inner_quotes(raw, (at := script.char_of(r.node.start_byte)) - start)
-                }
+                places = [script.char_of(r.node.start_byte) for r in word.reads()]
+                reread |= {p for p in places if not _in_inner_quotes(raw, p - start)}
     return all(start in reread for start in written)
 
 
