@@ -19,7 +19,13 @@ from benchlint.registry import Rule, Selection
 from benchlint.releases import runs_srtctl, unfollowed
 from benchlint.result import Coverage, Result, RuleError
 from benchlint.source import SourceText
-from benchlint.suppress import Suppression, ignored_by_config, is_suppressed, suppressions
+from benchlint.suppress import (
+    Suppression,
+    continued_from,
+    ignored_by_config,
+    is_suppressed,
+    suppressions,
+)
 from benchlint.wiring import Route, Wiring
 from benchlint.workflow import WORKFLOWS, launch_lines
 from benchlint.workspace import Workspace
@@ -150,10 +156,22 @@ def _kept(
         path = finding.location.path
         if inline is not None and path not in inline:
             inline[path] = _suppressions(ws, path)
-        if inline is not None and is_suppressed(finding, inline[path]):
+        if inline is not None and is_suppressed(finding, inline[path], _first_line(ws, finding)):
             continue
         findings.append(finding)
     return findings
+
+
+def _first_line(ws: Workspace, finding: Finding) -> int | None:
+    """The first line of the `\\`-continued shell command the finding's line is in (None for a
+    file that is not shell, or a line no other continues into)."""
+    path = finding.location.path
+    source = ws.source(path) if ws.is_shell(path) else None
+    if source is None:
+        return None
+    line = finding.location.span.line
+    first = continued_from(source, line)
+    return first if first != line else None
 
 
 def _suppressions(ws: Workspace, path: str) -> list[Suppression]:

@@ -95,10 +95,14 @@ def _matches(rule: str, selectors: tuple[str, ...]) -> str | None:
     return None
 
 
-def is_suppressed(finding: Finding, inline: list[Suppression]) -> bool:
+def is_suppressed(finding: Finding, inline: list[Suppression], first: int | None = None) -> bool:
+    """Whether a suppression of the file covers the finding: on its line or the line above, or
+    above the first line of the command it is in (`first`: a shell command continued with `\\`
+    over several lines, where no comment can stand between its lines: h135 W1)."""
     line = finding.location.span.line
+    lines = {line, line - 1} | ({first - 1} if first is not None else set())
     for suppression in inline:
-        if not suppression.whole_file and suppression.line not in (line, line - 1):
+        if not suppression.whole_file and suppression.line not in lines:
             continue
         selector = _matches(finding.rule, suppression.rules)
         if selector is not None:
@@ -167,3 +171,12 @@ def ignored_by_config(finding: Finding, per_file_ignores: dict[str, list[str]]) 
         if path_matches(path, glob, inside=True) and _matches(finding.rule, selectors):
             return True
     return False
+
+
+def continued_from(source: SourceText, line: int) -> int:
+    """The first line of the shell line `line` continues (each line before it ending in `\\`),
+    or `line` itself."""
+    first = line
+    while first > 1 and source.line_text(first - 1).rstrip().endswith("\\"):
+        first -= 1
+    return first

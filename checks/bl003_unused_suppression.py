@@ -2,8 +2,9 @@
 
 ## What it does
 Reports each rule ID of an inline suppression (`# benchlint: disable=BL102` on a line or the
-line before, `# benchlint: disable-file=BL203`) that no finding of this run needed, and IDs that
-name no benchlint rule at all (`disable=BL999`, `disable=BL1020`: a typo that silently disables
+line before, or before a shell command continued with `\\` over the lines after it;
+`# benchlint: disable-file=BL203`) that no finding of this run needed, and IDs that name no
+benchlint rule at all (`disable=BL999`, `disable=BL1020`: a typo that silently disables
 nothing), and a `# benchlint:` comment that is no suppression benchlint reads (`disable BL102`
 with no `=`, `disable: BL102`, `ignore=BL102`, `disable=for BL102` with a word before the IDs).
 Off by default, like ruff's RUF100: turn it on with `--show-unused-suppressions` (with
