@@ -555,6 +555,16 @@ _MATRIX_PATH = lazy_compile(
 )
 
 
+def step_shell(root: YNode, job: YNode, step: YNode) -> str | None:
+    """The program a `run:` step's `shell:` names (the step's, else the job's or the workflow's
+    `defaults.run.shell`: `sh` of `sh -e {0}`); None where none is given."""
+    for holder in (step.get("shell"), _default_shell(job), _default_shell(root)):
+        if holder is not None:
+            words = holder.value.split() if holder.is_scalar else []
+            return posixpath.basename(words[0]) if words else ""
+    return None
+
+
 def runs_in_bash(root: YNode, job: YNode, step: YNode) -> bool:
     """Whether a `run:` step surely runs in bash: in a POSIX shell (`runs_in_posix_shell`)
     whose `shell:` is bash or not given (a Linux or macOS runner's default)."""

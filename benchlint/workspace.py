@@ -131,6 +131,7 @@ _MAKEFILE = lazy_compile(r"(?:GNU)?[Mm]akefile(?:\..+)?|.+\.mk|.+\.make")
 # a `#!` line that names a shell whose language is not bash's
 _OTHER_SHELL = lazy_compile(rb"^#!\s*\S*(?:/|env\s+)(?:zsh|m?ksh(?:93)?|fish|t?csh)\b")
 _BASH_ERROR = lazy_compile(r"line (\d+): (.*)")
+_DASH_ERROR = lazy_compile(r"^(?:\S*/)?(?:dash|sh): (\d+): (.*)$", re.M)
 
 
 @functools.lru_cache(maxsize=256)
@@ -1225,6 +1226,31 @@ def unclosed(source: SourceText, line: int, message: str) -> tuple[Span, str, st
     text = source.line_text(row + 1)
     begin = len(text.encode()[:column].decode(errors="replace")) + 1
     return Span(row + 1, begin, row + 1, begin + len(opener)), opener, closer
+
+
+def dash_syntax_error(data: bytes) -> tuple[int, str] | None:
+    """Ask `dash -n` (read, never execute) whether a script `sh` runs on Debian and Ubuntu is
+    invalid there: (its line, dash's message); None where it reads it, or without dash."""
+    import subprocess  # (only here: few workflows run steps in sh)
+
+    dash = shutil.which("dash")
+    if dash is None:
+        return None
+    try:
+        result = subprocess.run(
+            [dash, "-n"],
+            input=data,
+            capture_output=True,
+            timeout=10,
+            check=False,
+            env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if result.returncode == 0:
+        return None
+    match = _DASH_ERROR.search(result.stderr.decode("utf-8", errors="replace"))
+    return (int(match.group(1)), match.group(2).strip()) if match else None
 
 
 def bash_syntax_error(data: bytes) -> tuple[int, str] | None:

@@ -5,7 +5,9 @@ Reports a shell script or YAML file that cannot be read (permissions, a symlink 
 that leaves the repository, binary content) or parsed (invalid YAML; shell that `bash -n`
 rejects). A workflow's `run:` step that runs in bash is read too, each `${{ }}` expression a
 word (a `run:` that is wholly `${{ matrix.task.run }}`: each script the matrix writes out for
-it): a script bash rejects fails the step with status 2. A reserved word where a command's
+it): a script bash rejects fails the step with status 2; so does one whose shell is `sh` on
+GitHub's Ubuntu runners, where `sh` is dash, that `dash -n` rejects (bash-only syntax, `CONCS=(4
+8)`). A reserved word where a command's
 name stands (`FRAMEWORK=$( elif ...; fi )`, its `if` left out), which tree-sitter-bash reads as
 a command, is asked of bash as any other stumble. Every other file is still linted. In a script
 bash rejects, the other rules report only what comes before the statement bash cannot read (an
@@ -94,10 +96,11 @@ from benchlint.workflow import (
     job_steps,
     runs_in_bash,
     step_runs,
+    step_shell,
     step_text,
     workflow_roots,
 )
-from benchlint.workspace import bash_syntax_error, placeholder_at
+from benchlint.workspace import bash_syntax_error, dash_syntax_error, placeholder_at
 from benchlint.yamlmodel import YamlDocument, YNode, value_span
 
 
@@ -339,6 +342,8 @@ def check(ctx: Context) -> Iterator[Finding]:
     paths = ctx.in_scope(ws.glob([*ws.layout.workflows, *WORKFLOWS]))
     for source, root in workflow_roots(ws, paths, "run"):
         yield from _run_steps(source, root)
+        if "sh" in source.text:
+            yield from _sh_steps(source, root)
     for source, root in workflow_roots(ws, ctx.in_scope(ws.glob(list(ACTIONS))), "bash"):
         runs = root.get("runs")
         steps = runs.get("steps") if runs is not None and runs.is_map else None
@@ -379,17 +384,52 @@ def _rejected(source: SourceText, run: YNode) -> Iterator[Finding]:
         text = step_text(run).encode()
         problem = bash_syntax_error(text) if syntax_suspect(parse_tree(text)) else None
         if problem is not None:
-            line, message = problem
-            lines = text.decode().split("\n")  # (an expression is as long as it was)
-            line = min(max(line, 1), len(lines))
-            before = sum(len(t) + 1 for t in lines[: line - 1])
-            at = before + len(lines[line - 1]) - len(lines[line - 1].lstrip())
-            line = run.value.count("\n", 0, at) + 1  # (the step's own line)
+            line, at = _step_line(run, text, problem[0])
             yield Finding(
                 "BL001",
-                f"this step's `run:` script is not valid bash (its line {line}: {message}): "
+                f"this step's `run:` script is not valid bash (its line {line}: {problem[1]}): "
                 "the runner's bash runs the commands before that statement, then the step "
                 "fails with status 2",
                 Location(source.path, value_span(source, run, at)),
-                subject=f"run:{message}",
+                subject=f"run:{problem[1]}",
+            )
+
+
+def _step_line(run: YNode, text: bytes, line: int) -> tuple[int, int]:
+    """The step's own line of a line a shell names in its script, and where its text starts."""
+    lines = text.decode().split("\n")  # (an expression is as long as it was)
+    line = min(max(line, 1), len(lines))
+    before = sum(len(t) + 1 for t in lines[: line - 1])
+    at = before + len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    return run.value.count("\n", 0, at) + 1, at
+
+
+def _sh_steps(source: SourceText, root: YNode) -> Iterator[Finding]:
+    """A `run:` step whose shell is `sh` on GitHub's Ubuntu runners, where `sh` is dash, whose
+    script dash rejects (bash-only syntax, `CONCS=(4 8)`: h135 M11); not in a job's container
+    (its own `sh`), nor on another runner (macOS's `sh` is bash)."""
+    for _, job, steps in job_steps(root):
+        runs_on = job.get("runs-on")
+        label = runs_on.value if runs_on is not None and runs_on.is_scalar else ""
+        if not label.startswith("ubuntu-") or job.get("container") is not None:
+            continue
+        for step in steps:
+            run = step.get("run")
+            if run is None or not run.is_scalar or not run.value or _refused(run.value):
+                continue
+            if step_shell(root, job, step) != "sh":
+                continue
+            text = step_text(run).encode()
+            problem = dash_syntax_error(text)
+            if problem is None:
+                continue
+            line, at = _step_line(run, text, problem[0])
+            yield Finding(
+                "BL001",
+                f"this step's `run:` script is not valid for `sh`, which is dash on GitHub's "
+                f"Ubuntu runners (its line {line}: {problem[1]}): the step fails with status 2 "
+                "before it runs anything",
+                Location(source.path, value_span(source, run, at)),
+                subject=f"run-sh:{problem[1]}",
+                help="write it for POSIX sh, or give the step `shell: bash`",
             )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ def _cases() -> list[Any]:
 
 @pytest.mark.parametrize(("rule", "case"), _cases())
 def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
+    for program in case.get("requires", []):  # (a program the rule asks, `dash -n`)
+        if shutil.which(program) is None:
+            pytest.skip(f"{program} is not installed: the case needs it")
     root = write_repo(tmp_path / "repo", case["files"], case.get("symlinks"))
     named = [root / n for n in case["named"]] if "named" in case else None  # as pre-commit does
     select = case.get("select", rule)  # a case may run other rules alongside (BL003 needs them)
