@@ -199,7 +199,7 @@ def _refused_time_limit(
         return None
     kind = "integer" if isinstance(written.scalar, int) else "number"
     read = (
-        f"the integer {_base60(written.value)} to PyYAML (YAML 1.1's base 60)"
+        f"the {kind} {_base60(written.value)} to PyYAML (YAML 1.1's base 60)"
         if written.sexagesimal
         else f"the {kind} {written.scalar} to PyYAML"
     )
@@ -502,7 +502,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             where = Location(route.launcher.path, limit.span)
             message = (
-                f"`default_time_limit: {limit.value}` unquoted is the integer "
+                f"`default_time_limit: {limit.value}` unquoted is the "
+                f"{'number' if '.' in limit.value else 'integer'} "
                 f"{_base60(limit.value)} to PyYAML (YAML 1.1's base 60): srtctl's "
                 "cluster config takes a string, fails to load srtslurm.yaml and ignores all of "
                 "it (its default account, partition, time limit and aliases)"
@@ -543,9 +544,12 @@ def _gather(
         reported[index] = (finding, [entry])
 
 
-def _base60(text: str) -> int:
-    """An unquoted `4:00:00` as PyYAML reads it: 4 × 3600 + 0 × 60 + 0."""
-    value = 0
+def _base60(text: str) -> str:
+    """An unquoted `4:00:00` as PyYAML reads it, 4 × 3600 + 0 × 60 + 0 (`1:30:00.5`, a base-60
+    float: 5400.5; h141 R1), as it is shown."""
+    value: float = 0
     for part in text.lstrip("+-").split(":"):
-        value = value * 60 + int(part.replace("_", ""))
-    return -value if text.startswith("-") else value
+        digits = part.replace("_", "")
+        value = value * 60 + (float(digits) if "." in digits else int(digits))
+    value = -value if text.startswith("-") else value
+    return f"{value:g}" if isinstance(value, float) else str(value)
