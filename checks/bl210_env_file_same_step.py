@@ -183,13 +183,16 @@ def _written_names(command: Command) -> list[str]:
 
 def _sourced_sets(writer: Command, name: str) -> bool:
     """Whether the line the writer writes for the name sets it when a shell sources the file:
-    `NAME=word`, the value one word with no quote or operator in it."""
+    an `echo`'s `NAME=word`, the value one word with no quote or operator in it (a value with a
+    blank is refused: h140 R2); what a `printf` or a `tee -a` writes is taken to set it."""
+    if writer.base != "echo":
+        return True  # (printf's arguments, a `tee -a`'s input: not read here, taken as one word)
     for word in writer.words[1:]:
         value = word.value if word.static else _EXPANSION.sub("x", word.value)
         if value.startswith(name + "="):
             # (what an expansion gives is taken for one word: the usual value, not known)
             return not _NOT_ONE_WORD.search(value[len(name) + 1 :])
-    return False
+    return True  # (not written out so: not known, taken as set; h141 F1)
 
 
 _NOT_ONE_WORD = lazy_compile(r"[\s'\"\\;&|<>()`]")
