@@ -7,8 +7,10 @@ block, `printf`, `tee -a`, a composite action of the repository) by steps of oth
 workflow only, and nothing gives it a value in this job before the step: not the workflow's, the
 job's or the step's `env:`, nor an earlier step of the job. So is a `$NAME` in the step's `run:`
 script (bash or sh) that reads such a name: the first plain read of the script's top level (not
-`${NAME:-default}`), before anything in the script assigns NAME or sources a file, where the
-job's container image is not one known to set it.
+`${NAME:-default}`), before anything in the script assigns NAME, sources a file or loads names it
+does not write out (`eval`, `export $(grep ... | xargs)`); not in a job that runs in a container
+(its image and its `env:` may set the name), nor a name a hosted runner's image sets for its tools
+(`JAVA_HOME`, `ANDROID_SDK_ROOT`, `CONDA`).
 
 ## Why is this bad?
 A line written to `$GITHUB_ENV` sets the variable for the later steps of the job that wrote it:
@@ -199,6 +201,8 @@ def _shell_reads(
     run = step.get("run")
     if own is None or run is None or not run.is_scalar or "$" not in run.value:
         return
+    if job_node.get("container") is not None:
+        return  # (its image's, its `env:` and `options: --env` may set the name: h141 F2)
     names = {
         name
         for name, writers in written.items()
@@ -208,6 +212,7 @@ def _shell_reads(
         and name not in own
         and not is_builtin(name)
         and not set_by_image(name)
+        and not _RUNNER_PRESET.search(name)
     }
     if not names or not any(name in run.value for name in names):
         return
@@ -215,7 +220,9 @@ def _shell_reads(
     if found is None:
         return
     script = found.script
+    # (a file sourced, an `eval`, `export $(grep ... | xargs)`: may set any name; h141 F3)
     sourcing = [c.node.start_byte for c in script.commands if c.base in ("source", ".", "eval")]
+    sourcing += [a.command.node.start_byte for a in script.assignments if a.kind == "dynamic"]
     for name in sorted(names):
         read = _first_plain_read(script, name)
         if read is None or any(at < read.node.start_byte for at in sourcing):
@@ -234,6 +241,14 @@ def _shell_reads(
             subject=f"{job}:{other}@{name}:shell",
             help=_help(job_node, jobs, other, name),
         )
+
+
+# names a hosted runner's image sets for the tools it holds (`JAVA_HOME`, `ANDROID_SDK_ROOT`,
+# `CONDA`, `GOROOT_1_22_X64`...): a shell reads the image's value there (h141 F4)
+_RUNNER_PRESET = lazy_compile(
+    r"_HOME(?:_\w+)?$|_ROOT$|^(?:JAVA|ANDROID|CONDA|GOROOT|VCPKG|DOTNET|POWERSHELL|CHROME|EDGE|"
+    r"GECKO|SELENIUM|PIPX|HOMEBREW|NVM|RUNNER|AGENT|ImageOS|ImageVersion)"
+)
 
 
 def _first_plain_read(script: Script, name: str) -> Read | None:
