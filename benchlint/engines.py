@@ -338,9 +338,9 @@ _MODULES = {
 }
 
 
-# a word that asks a server program for its usage, which it prints and exits (argparse's `-h`,
-# vLLM's `--help=GROUP`)
-_HELP = lazy_compile(r"-h|--help(?:=.*)?")
+# a word that asks a server program for its usage or its version, which it prints and exits
+# (argparse's `-h`, vLLM's `--help=GROUP`, `--version`: h141 F7)
+_HELP = lazy_compile(r"-h|--help(?:=.*)?|--version")
 
 
 def _dynamo_server(module: str) -> bool:

@@ -104,11 +104,23 @@ _URL = lazy_compile(_URL_START + r"([^/\s\"']*)(/[^\s\"'?#]*)")
 # a URL curl and wget are given with no scheme, which they take for http (`localhost:8000/x`;
 # with its port: `localhost/out.json` may be a file, `-o localhost/out.json`)
 _BARE_HOST = r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0)"
-# curl's and wget's options whose value is a file (h140 F8)
-_FILE_OPTIONS = frozenset(
-    {"-o", "--output", "-O", "--output-document", "-D", "--dump-header", "-T", "--upload-file"}
-    | {"-K", "--config", "-b", "--cookie", "-c", "--cookie-jar", "-a", "--append-output"}
-)
+# curl's and wget's options whose value is a file (`-o localhost:8000/x.json`: h140 F8), the
+# short ones also last in a cluster (`-so FILE`: h141 F6); not curl's `-O`, wget's `-c`,
+# which take none (h141 M1)
+_FILE_OPTIONS = {
+    "curl": ("oDTKbc", {"--output", "--dump-header", "--upload-file", "--config", "--cookie"}),
+    "wget": ("Oaoi", {"--output-document", "--append-output", "--output-file", "--input-file"}),
+}
+
+
+def _file_option(program: str | None, word: str) -> bool:
+    """Whether the word is an option of curl or wget that takes a file as the next word."""
+    short, long = _FILE_OPTIONS.get(program or "", ("", set()))
+    if word.startswith("--"):
+        return word in long or (program == "curl" and word == "--cookie-jar")
+    return len(word) > 1 and word[0] == "-" and word[1:].isalpha() and word[-1] in short
+
+
 _BARE_URL = lazy_compile(r"(" + _BARE_HOST + r":[^/\s\"']+)(/[^\s\"'?#]*)")
 # metric name prefix -> what may follow it (a name: a letter first, so no process title,
 # `sglang::scheduler`, and a whole word, so no image, `lmsysorg/sglang:v0.5.8-cu130`; the words
@@ -176,7 +188,7 @@ def _probes(
         for i, word in enumerate(words):
             value = word.value
             if fetches:
-                valued = i and words[i - 1].value in _FILE_OPTIONS  # (`-o localhost:8000/x`)
+                valued = i and _file_option(command.base, words[i - 1].value)
                 bare = _BARE_URL.fullmatch(value) if "://" not in value and not valued else None
                 for match in [bare] if bare is not None else _URL.finditer(value):
                     host, path = match.group(1), match.group(2)
