@@ -158,7 +158,7 @@ def _read(script: Script) -> Iterator[tuple[BraceExpansion, int, bool]]:
                     braces=tuple(shell.at(b) for b in expansion.braces),
                 ),
                 shell.at(end - 1) + 1 if end > 0 else shell.at(end),
-                shell.escaped_only,  # (in the file's double quotes: its `"` written `\\"`)
+                shell.in_double_quotes,  # (in the file's double quotes: its `"` written `\\"`)
             )
 
 

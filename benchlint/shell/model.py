@@ -2054,6 +2054,7 @@ class ShellText:
     base: int  # where its text starts in the file's, its characters in a row
     offsets: Sequence[int] | None = None  # else: where each character is (escapes left out)
     escaped_only: bool = False  # the file's shell expanded the rest (`"...\\${X:a}..."`)
+    in_double_quotes: bool = False  # (a double-quoted string's, not an unquoted heredoc's)
 
     def at(self, index: int) -> int:
         """The file offset of the character at `index` of the text (its end: after the last)."""
@@ -2105,7 +2106,8 @@ def shells_as_written(script: Script) -> Iterator[ShellText]:
         if quoted:
             yield ShellText(inner, value, base)
         elif "\\$" in text[base : offsets[-1] + 1]:
-            yield ShellText(inner, value, base, tuple(offsets), escaped_only=True)
+            quoted_twice = text[base - 1 : base] == '"'
+            yield ShellText(inner, value, base, tuple(offsets), True, quoted_twice)
 
 
 def nested_char_of(value: str, offsets: list[int]) -> Callable[[int], int]:
