@@ -164,7 +164,7 @@ from benchlint.recipe import engine_configs, settings_root
 from benchlint.registry import rule
 from benchlint.releases import Running, beyond_scope, launch_releases
 from benchlint.shell.invocation import FILES
-from benchlint.shell.model import Command, Script, Word, written_later
+from benchlint.shell.model import Command, Guard, Script, Word, written_later
 from benchlint.source import SourceText
 from benchlint.wiring import Entry, Route
 from benchlint.yamlmodel import YamlDocument, YNode
@@ -1152,24 +1152,18 @@ def _conditional(ctx: Context, finding: Finding, adding: Command | None, launch:
     if adding is None:
         return finding
     script = adding.script
-    guard = next((g for g in adding.guards if g not in launch.command.guards), None)
-    shown = script.text_of(guard.node) if guard is not None else ""
-    if len(shown) > 60 and " && " in shown:  # (its first test says what it turns on)
-        shown = shown.split(" && ", 1)[0] + " && ..."
-    condition = f" `{clip(shown, 70)}`" if shown else ""
+    # (each condition of its own, the way it must go: an `else`'s or a `||`'s where it does not
+    # hold, an `elif`'s after those before it did not, a `case` item's pattern or, for `*)`,
+    # those of the items before it: h140 W1, h141 W2, W3)
+    own = [g for g in adding.guards if g not in launch.command.guards]
+    where = " and ".join(_way(script, g) for g in own[:3]) + (" and ..." if len(own) > 3 else "")
+    where = where or "its condition holds"
     surely = any(r.holds(adding) is True for r in _routes_through(ctx, adding))
     line = adding.span.line
-    # (an `else`'s or a `||`'s line runs where its condition does not hold: h140 W1)
-    holds = "holds" if guard is None or guard.expect else "does not hold"
-    if guard is not None and guard.patterns:  # (a `case` item: its word and its patterns)
-        patterns = clip(" | ".join(script.text_of(p) for p in guard.patterns), 40)
-        condition, holds = f" `{clip(shown, 30)}`", f"matches `{patterns}`"
-    where = condition or " its condition"
     note = (
-        f"line {line} adds it where{where} {holds}, which is so on the routes that run it"
+        f"line {line} adds it where {where}, which is so on the routes that run it"
         if surely
-        else f"line {line}, which adds it, runs only where{where} {holds}, which benchlint "
-        "cannot decide"
+        else f"line {line}, which adds it, runs only where {where}, which benchlint cannot decide"
     )
     related = Location(script.path, launch.command.first_line_span, "the launch")
     return dataclasses.replace(
@@ -1178,6 +1172,18 @@ def _conditional(ctx: Context, finding: Finding, adding: Command | None, launch:
         related=(*finding.related, related),
         severity=finding.severity if surely else Severity.WARNING,
     )
+
+
+def _way(script: Script, guard: Guard) -> str:
+    """A condition and the way it goes: `` `[[ $DP == true ]]` holds``, `` `"$MODE"` matches
+    `dp` `` (a `case` item's word and patterns)."""
+    shown = script.text_of(guard.node)
+    if guard.patterns:
+        patterns = clip(" | ".join(script.text_of(p) for p in guard.patterns), 40)
+        return f"`{clip(shown, 30)}` {'matches' if guard.expect else 'does not match'} `{patterns}`"
+    if len(shown) > 60 and " && " in shown:  # (its first test says what it turns on)
+        shown = shown.split(" && ", 1)[0] + " && ..."
+    return f"`{clip(shown, 70)}` {'holds' if guard.expect else 'does not hold'}"
 
 
 def _reaching(ctx: Context, adding: Command, runs: list[Running] | None) -> list[Running] | None:
