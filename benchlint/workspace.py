@@ -1231,14 +1231,22 @@ def unclosed(source: SourceText, line: int, message: str) -> tuple[Span, str, st
 def dash_syntax_error(data: bytes) -> tuple[int, str] | None:
     """Ask `dash -n` (read, never execute) whether a script `sh` runs on Debian and Ubuntu is
     invalid there: (its line, dash's message); None where it reads it, or without dash."""
-    import subprocess  # (only here: few workflows run steps in sh)
+    text = _rejects("dash", [], data)
+    match = _DASH_ERROR.search(text) if text is not None else None
+    return (int(match.group(1)), match.group(2).strip()) if match else None
 
-    dash = shutil.which("dash")
-    if dash is None:
+
+def _rejects(program: str, options: list[str], data: bytes) -> str | None:
+    """What `PROGRAM -n` (read, never execute) says of the script where it rejects it; None
+    where it reads it, fails to run or is not installed."""
+    import subprocess  # (only here: most runs meet no such file)
+
+    found = shutil.which(program)
+    if found is None:
         return None
     try:
         result = subprocess.run(
-            [dash, "-n"],
+            [found, *options, "-n"],
             input=data,
             capture_output=True,
             timeout=10,
@@ -1247,10 +1255,7 @@ def dash_syntax_error(data: bytes) -> tuple[int, str] | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if result.returncode == 0:
-        return None
-    match = _DASH_ERROR.search(result.stderr.decode("utf-8", errors="replace"))
-    return (int(match.group(1)), match.group(2).strip()) if match else None
+    return None if result.returncode == 0 else result.stderr.decode("utf-8", errors="replace")
 
 
 def bash_syntax_error(data: bytes) -> tuple[int, str] | None:
@@ -1259,27 +1264,10 @@ def bash_syntax_error(data: bytes) -> tuple[int, str] | None:
     tree-sitter-bash rejects some valid constructs; only a script bash itself rejects is reported.
     Without bash on the machine, tree-sitter's recovery is trusted and nothing is reported.
     """
-    import subprocess  # (only here: most runs meet no such file)
-
-    bash = shutil.which("bash")
-    if bash is None:
-        return None
     # `shopt -s extglob` runs before bash reads the lines after it; `bash -n` runs nothing
-    extglob = ["-O", "extglob"] if b"extglob" in data else []
-    try:
-        result = subprocess.run(
-            [bash, *extglob, "-n"],
-            input=data,
-            capture_output=True,
-            timeout=10,
-            check=False,
-            env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"},
-        )
-    except (OSError, subprocess.TimeoutExpired):
+    text = _rejects("bash", ["-O", "extglob"] if b"extglob" in data else [], data)
+    if text is None:
         return None
-    if result.returncode == 0:
-        return None
-    text = result.stderr.decode("utf-8", errors="replace")
     for line in text.splitlines():
         match = _BASH_ERROR.search(line)
         if match:
