@@ -189,6 +189,8 @@ def _sourced_sets(writer: Command, name: str) -> bool:
         return True  # (printf's arguments, a `tee -a`'s input: not read here, taken as one word)
     for word in writer.words[1:]:
         value = word.value if word.static else _EXPANSION.sub("x", word.value)
+        if value.startswith(name + "<<"):
+            return False  # (a block's first line: a heredoc to the sourcing shell)
         if value.startswith(name + "="):
             # (what an expansion gives is taken for one word: the usual value, not known)
             return not _NOT_ONE_WORD.search(value[len(name) + 1 :])
