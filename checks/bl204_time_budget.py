@@ -426,8 +426,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         original = wiring.ws.yaml(recipe.path)
         if document is None or original is None:
             continue
-        entry = Location(route.entry.path, route.entry.location.span, f"entry {route.entry.name}")
-        refused = _refused_time_limit(original, document.root, (entry,))
+        refused = _refused_time_limit(original, document.root, (_entry(route),))
         if refused is not None:
             _gather(reported, refused, route.entry.name)
         window = health_window(document.root)
@@ -492,7 +491,7 @@ def check(ctx: Context) -> Iterator[Finding]:
             )
             related = (
                 Location(script, budget[0].span, "start-up budget"),
-                Location(route.entry.path, route.entry.location.span, f"entry {route.entry.name}"),
+                _entry(route),
             )
             finding = Finding("BL204", message, where, related=related, subject=message)
             _gather(reported, finding, route.entry.name)
@@ -508,9 +507,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "cluster config takes a string, fails to load srtslurm.yaml and ignores all of "
                 "it (its default account, partition, time limit and aliases)"
             )
-            related = (
-                Location(route.entry.path, route.entry.location.span, f"entry {route.entry.name}"),
-            )
+            related = (_entry(route),)
             finding = Finding(
                 "BL204",
                 message,
@@ -527,6 +524,12 @@ def check(ctx: Context) -> Iterator[Finding]:
         shown = ", ".join(unique[:3]) + (f" and {len(unique) - 3} more" if len(unique) > 3 else "")
         finding.message += f" (for {shown})"
         yield finding
+
+
+def _entry(route: Route) -> Location:
+    """Where the route's master-config entry is written, named for the findings it concerns."""
+    entry = route.entry
+    return Location(entry.path, entry.location.span, f"entry {entry.name}")
 
 
 def _gather(
